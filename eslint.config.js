@@ -1,0 +1,8 @@
+'use strict'
+
+const neostandard = require('neostandard')
+
+module.exports = neostandard({
+  ignores: [...neostandard.resolveIgnoresFromGitignore(), 'test/types/**'],
+  ts: true
+})

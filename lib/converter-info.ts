@@ -1,0 +1,93 @@
+/**
+ * What converters receive: {@link RequestInfo} for request converters (older version → next version) and
+ * {@link ResponseInfo} for response converters (newer version → previous version).
+ * @module
+ */
+
+/**
+ * The body type a converter works on when it does not name one: an object whose fields may be read and
+ * written freely, because a converter by definition handles two shapes of the same data. Give the generic
+ * parameter (e.g. `RequestInfo<Static<typeof OldSchema>>`) to type it.
+ */
+export type UntypedBody = Record<string, any>
+
+/** An uploaded file in a multipart form. */
+export interface FormFile {
+  /** The field's file name, as the client sent it. */
+  filename: string
+  /** The part's content type. */
+  mimetype: string
+  /** The part's content transfer encoding. */
+  encoding: string
+  /** The file's content. */
+  data: Buffer
+}
+
+/** One value of a form field: text, or an uploaded file. */
+export type FormValue = string | FormFile
+
+/** The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name. */
+export type FormFields = Record<string, FormValue | FormValue[]>
+
+/** Options of a cookie set or deleted by a response converter. */
+export interface CookieOptions {
+  path?: string
+  domain?: string
+  maxAge?: number
+  expires?: Date
+  httpOnly?: boolean
+  secure?: boolean
+  sameSite?: 'strict' | 'lax' | 'none'
+}
+
+/**
+ * What a request converter receives: the request of an older version, to be changed in place into the
+ * request of the next version.
+ * @example
+ * ```ts
+ * @ConvertRequestToNextVersionFor(UserCreateRequest)
+ * addressToList (request: RequestInfo<{ address: string }>) {
+ *   const { address, ...rest } = request.body
+ *   request.body = { ...rest, addresses: [address] } as never
+ * }
+ * ```
+ */
+export interface RequestInfo<Body = UntypedBody> {
+  /** The parsed body (plain JSON data), validated against the older version's schema. Assign to replace it. */
+  body: Body
+  /** The request headers (lower-case names). Changes reach later validation, hooks and the handler. */
+  headers: Record<string, string | string[] | undefined>
+  /** The request cookies (needs `@fastify/cookie` for parsing; otherwise read from the `cookie` header). */
+  cookies: Record<string, string>
+  /** The parsed query string. Changes reach HEAD validation and the handler. */
+  queryParams: Record<string, unknown>
+  /** The fields of a form body (url-encoded or multipart), or `undefined` for other bodies. */
+  form: FormFields | undefined
+}
+
+/**
+ * What a response converter receives: the response of a newer version, to be changed in place into the
+ * response of the previous version.
+ * @example
+ * ```ts
+ * @ConvertResponseToPreviousVersionFor(UserResource)
+ * addressesToSingleItem (response: ResponseInfo) {
+ *   response.body.address = response.body.addresses[0]
+ *   delete response.body.addresses
+ * }
+ * ```
+ */
+export interface ResponseInfo<Body = UntypedBody> {
+  /** The body (plain JSON data). Assign to replace it. */
+  body: Body
+  /** The status code. Converters after this one see the new value. */
+  statusCode: number
+  /** The response headers (lower-case names). */
+  headers: Record<string, string | string[] | number | undefined>
+  /** Sets a cookie on the response. */
+  setCookie: (name: string, value: string, options?: CookieOptions) => void
+  /** Deletes a cookie on the client (an expired `Set-Cookie`). */
+  deleteCookie: (name: string, options?: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'>) => void
+  /** The reply payload as the handler produced it (a stream or buffer, for example), before any conversion. */
+  readonly raw: unknown
+}

@@ -1,0 +1,207 @@
+/**
+ * Every error fastify-versioner throws or answers with, built with `@fastify/error`.
+ *
+ * Start-up errors (a developer's mistake) carry status 500 and a message naming the version change, schema,
+ * field or route at fault. Request errors (a client's mistake) carry a 4xx status and a message naming the
+ * bad value and what is accepted. Each class is exported, and all of them are collected in {@link errorCodes}.
+ *
+ * @example
+ * ```ts
+ * import { errorCodes } from 'fastify-versioner'
+ * try { await app.ready() } catch (err) {
+ *   if (err instanceof errorCodes.FST_VERSIONER_INVALID_GENERATION_INSTRUCTION) console.error(err.message)
+ * }
+ * ```
+ * @module
+ */
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
+
+/** `@fastify/error` types its `Base` parameter as a plain `ErrorConstructor`; our own classes are valid bases. */
+function asBase (constructor: FastifyErrorConstructor<{ code: string }, [string]>): ErrorConstructor {
+  return constructor as unknown as ErrorConstructor
+}
+
+/**
+ * The structure of the version description is wrong: the bundle, a version, a version change class, a
+ * converter declaration or an instruction's arguments. Thrown when the offending object is built.
+ * @example
+ * ```ts
+ * new VersionBundle(new HeadVersion()) // throws FST_VERSIONER_STRUCTURE: at least one dated version
+ * ```
+ */
+export const VersionerStructureError = createError<'FST_VERSIONER_STRUCTURE', 500, [message: string]>('FST_VERSIONER_STRUCTURE', '%s', 500)
+
+/**
+ * A schema or enum instruction cannot apply to the schema as it stands in that version (field missing,
+ * same name, same type, same value, member absent, keyword not present…). Thrown by schema generation.
+ * @example
+ * ```ts
+ * schema(User).field('nickname').didntExist // throws at generation when User has no `nickname`
+ * ```
+ */
+export const InvalidGenerationInstructionError = createError<'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', 500, [message: string]>(
+  'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', '%s', 500)
+
+/**
+ * An endpoint instruction or a converter cannot be applied to the application's routes. Thrown when the
+ * application becomes ready. The more specific router errors below extend it.
+ * @example
+ * ```ts
+ * endpoint('/missing', ['GET']).didntExist // throws FST_VERSIONER_ROUTER_GENERATION at app.ready()
+ * ```
+ */
+export const RouterGenerationError = createError<'FST_VERSIONER_ROUTER_GENERATION', 500, [message: string]>('FST_VERSIONER_ROUTER_GENERATION', '%s', 500)
+
+/**
+ * `endpoint(...).had({ path })` changes the path parameters of a route, which the handler cannot serve.
+ * @example
+ * ```ts
+ * endpoint('/users/:id', ['GET']).had({ path: '/users/:userId' }) // throws at app.ready()
+ * ```
+ */
+export const RouterPathParamsModifiedError = createError<'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', 500, [message: string]>('FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', '%s', 500, asBase(RouterGenerationError))
+
+/**
+ * A `@ConvertRequestToNextVersionFor(Schema)` converter names a schema no route's request uses.
+ * @example
+ * ```ts
+ * // pass { checkUsage: false } when the schema is only used outside routes
+ * @ConvertRequestToNextVersionFor(Unused) up (request: RequestInfo) {}
+ * ```
+ */
+export const RouteRequestBySchemaConverterDoesNotApplyToAnythingError =
+  createError<'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_REQUEST_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
+
+/**
+ * A `@ConvertResponseToPreviousVersionFor(Schema)` converter names a schema no route's response uses.
+ * @example
+ * ```ts
+ * // pass { checkUsage: false } for schemas used only in webhooks or jobs (migrateResponseBody)
+ * @ConvertResponseToPreviousVersionFor(WebhookPayload, { checkUsage: false }) down (response: ResponseInfo) {}
+ * ```
+ */
+export const RouteResponseBySchemaConverterDoesNotApplyToAnythingError =
+  createError<'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
+
+/**
+ * A converter declared by path and methods matches no route in the version it belongs to.
+ * @example
+ * ```ts
+ * @ConvertRequestToNextVersionFor('/users/:id', ['PUT']) up (request: RequestInfo) {} // no PUT /users/:id
+ * ```
+ */
+export const RouteByPathConverterDoesNotApplyToAnythingError =
+  createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
+
+/**
+ * A request, migrated by the request converters, fails validation against the HEAD schemas: a bug in a
+ * converter or an instruction. Answered with a 500; the details go to the log, never to the client.
+ * @example
+ * ```ts
+ * // response body: { statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION', message: '…' }
+ * ```
+ */
+export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_LATEST_REQUEST_VALIDATION', 500, [version: string]>(
+  'FST_VERSIONER_LATEST_REQUEST_VALIDATION',
+  'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.',
+  500
+)
+
+/**
+ * An HTTP method name in `endpoint(...)` or in a by-path converter is not a method Fastify can route.
+ * @example
+ * ```ts
+ * endpoint('/users', ['GETT']) // throws FST_VERSIONER_LINTING
+ * ```
+ */
+export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>(
+  'FST_VERSIONER_LINTING',
+  'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.',
+  500
+)
+
+/**
+ * 400: the request names an API version that is malformed or that this API does not serve.
+ * @example
+ * ```ts
+ * // x-api-version: 1999-01-01 → 400 "Unsupported API version '1999-01-01' …"
+ * ```
+ */
+export const InvalidApiVersionError = createError<'FST_VERSIONER_INVALID_API_VERSION', 400, [message: string]>('FST_VERSIONER_INVALID_API_VERSION', '%s', 400)
+
+/**
+ * 400: a versioned route was requested without a version, and no default version is configured.
+ * @example
+ * ```ts
+ * // POST /users with no x-api-version header → 400 "Send the API version in the 'x-api-version' header…"
+ * ```
+ */
+export const MissingApiVersionError = createError<'FST_VERSIONER_MISSING_API_VERSION', 400, [message: string]>('FST_VERSIONER_MISSING_API_VERSION', '%s', 400)
+
+/**
+ * A version value that the bundle does not hold was passed to a programmatic API
+ * (`migrateResponseBody`, `generateVersionedSchemas(...).get`).
+ * @example
+ * ```ts
+ * migrateResponseBody(bundle, User, { latestBody, version: '1900-01-01' }) // throws FST_VERSIONER_UNKNOWN_VERSION
+ * ```
+ */
+export const UnknownVersionError = createError<'FST_VERSIONER_UNKNOWN_VERSION', 500, [message: string]>('FST_VERSIONER_UNKNOWN_VERSION', '%s', 500)
+
+/**
+ * `isApplied` was read on a `VersionChangeWithSideEffects` that no `Version` of a bundle holds.
+ * @example
+ * ```ts
+ * class Orphan extends VersionChangeWithSideEffects { … }
+ * Orphan.isApplied // throws FST_VERSIONER_VERSION_CHANGE_NOT_BOUND
+ * ```
+ */
+export const VersionChangeNotBoundError = createError<'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND', 500, [versionChange: string]>(
+  'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND',
+  "You tried to check whether '%s' is applied, but it was never bound to any version. Put it in a Version of a VersionBundle.",
+  500
+)
+
+/**
+ * The plugin was registered with options it cannot use.
+ * @example
+ * ```ts
+ * app.register(fastifyVersioner, { versions: bundle, apiVersionLocation: 'query' }) // FST_VERSIONER_INVALID_OPTION
+ * ```
+ */
+export const InvalidOptionError = createError<'FST_VERSIONER_INVALID_OPTION', 500, [message: string]>('FST_VERSIONER_INVALID_OPTION', '%s', 500, TypeError)
+
+/**
+ * Something that needs the finished route table was used before `app.ready()`.
+ * @example
+ * ```ts
+ * app.versioner.routes // before ready: throws FST_VERSIONER_NOT_READY
+ * ```
+ */
+export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: string]>('FST_VERSIONER_NOT_READY', '%s is only available after app.ready().', 500)
+
+/**
+ * Every error class of fastify-versioner, keyed by its code.
+ * @example
+ * ```ts
+ * import { errorCodes } from 'fastify-versioner'
+ * err instanceof errorCodes.FST_VERSIONER_STRUCTURE
+ * ```
+ */
+export const errorCodes = {
+  FST_VERSIONER_STRUCTURE: VersionerStructureError,
+  FST_VERSIONER_INVALID_GENERATION_INSTRUCTION: InvalidGenerationInstructionError,
+  FST_VERSIONER_ROUTER_GENERATION: RouterGenerationError,
+  FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED: RouterPathParamsModifiedError,
+  FST_VERSIONER_REQUEST_CONVERTER_UNUSED: RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
+  FST_VERSIONER_RESPONSE_CONVERTER_UNUSED: RouteResponseBySchemaConverterDoesNotApplyToAnythingError,
+  FST_VERSIONER_PATH_CONVERTER_UNUSED: RouteByPathConverterDoesNotApplyToAnythingError,
+  FST_VERSIONER_LATEST_REQUEST_VALIDATION: VersionerLatestRequestValidationError,
+  FST_VERSIONER_LINTING: LintingError,
+  FST_VERSIONER_INVALID_API_VERSION: InvalidApiVersionError,
+  FST_VERSIONER_MISSING_API_VERSION: MissingApiVersionError,
+  FST_VERSIONER_UNKNOWN_VERSION: UnknownVersionError,
+  FST_VERSIONER_VERSION_CHANGE_NOT_BOUND: VersionChangeNotBoundError,
+  FST_VERSIONER_INVALID_OPTION: InvalidOptionError,
+  FST_VERSIONER_NOT_READY: NotReadyError
+} as const

@@ -1,0 +1,20 @@
+/**
+ * ISO 8601 calendar dates (`YYYY-MM-DD`), the default format of version values.
+ * @module
+ */
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** True for a real calendar date written `YYYY-MM-DD` (so `2001-02-30` is false). */
+export function isIsoDate (value: string): boolean {
+  const match = ISO_DATE.exec(value)
+  if (match === null) return false
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/** The ISO date (`YYYY-MM-DD`, UTC) of a `Date`. */
+export function toIsoDate (date: Date): string {
+  return date.toISOString().slice(0, 10)
+}

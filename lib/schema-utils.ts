@@ -1,0 +1,103 @@
+/**
+ * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
+ * message, structural equality, and the `Type.Optional` / `Type.Readonly` modifiers.
+ * @module
+ */
+import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+
+/** A JSON Schema object (TypeBox schemas are plain objects with a `Kind` symbol). */
+export type SchemaObject = TSchema & Record<symbol, unknown>
+
+/** True for anything that can be a JSON Schema: a non-null object that is not an array. */
+export function isSchemaObject (value: unknown): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A short human name for a schema, for error messages: its `$id`, else its `title`, else its shape
+ * (`Object { id, addresses }`, `Array<String>`, `Union`).
+ */
+export function describeSchema (schema: unknown): string {
+  if (!isSchemaObject(schema)) return String(schema)
+  if (typeof schema.$id === 'string') return schema.$id
+  if (typeof schema.title === 'string') return schema.title
+  const kind = typeof schema[Kind] === 'string' ? schema[Kind] as string : typeof schema.type === 'string' ? schema.type : 'Schema'
+  if (isSchemaObject(schema.properties)) {
+    const keys = Object.keys(schema.properties)
+    const shown = keys.slice(0, 4).join(', ') + (keys.length > 4 ? ', …' : '')
+    return `${kind} { ${shown} }`
+  }
+  if (isSchemaObject(schema.items)) return `${kind}<${describeSchema(schema.items)}>`
+  return kind
+}
+
+/** Formats a value for an error message: strings quoted, TypeBox schemas described, objects and lists shallowly. */
+export function describeValue (value: unknown, depth = 0): string {
+  if (typeof value === 'string') return `'${value}'`
+  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') return String(value)
+  if (Array.isArray(value)) return depth > 1 ? '[…]' : `[${value.map((item) => describeValue(item, depth + 1)).join(', ')}]`
+  if (isSchemaObject(value)) {
+    if (Kind in value) return describeSchema(value)
+    if (depth > 1) return '{…}'
+    const entries = Object.entries(value).map(([key, item]) => `${key}: ${describeValue(item, depth + 1)}`)
+    return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`
+  }
+  return String(value)
+}
+
+/** True when the schema carries TypeBox's `Optional` modifier. */
+export function isOptional (schema: TSchema): boolean {
+  return (schema as SchemaObject)[OptionalKind] === 'Optional'
+}
+
+/** True when the schema carries TypeBox's `Readonly` modifier. */
+export function isReadonly (schema: TSchema): boolean {
+  return (schema as SchemaObject)[ReadonlyKind] === 'Readonly'
+}
+
+/** True when the schema carries `Optional` or `Readonly`. */
+export function hasModifiers (schema: TSchema): boolean {
+  return isOptional(schema) || isReadonly(schema)
+}
+
+/** A shallow copy of `schema` with the modifiers of `from` (and only those) applied. */
+export function withModifiersOf<T extends TSchema> (schema: T, from: TSchema): T {
+  return setModifiers(schema, isOptional(from), isReadonly(from))
+}
+
+/** A shallow copy of `schema` with exactly the given modifiers; `schema` itself when nothing changes. */
+export function setModifiers<T extends TSchema> (schema: T, optional: boolean, readonly: boolean): T {
+  if (isOptional(schema) === optional && isReadonly(schema) === readonly) return schema
+  const copy: SchemaObject = { ...(schema as SchemaObject) }
+  if (optional) copy[OptionalKind] = 'Optional'
+  else delete copy[OptionalKind]
+  if (readonly) copy[ReadonlyKind] = 'Readonly'
+  else delete copy[ReadonlyKind]
+  return copy as T
+}
+
+/** Structural equality of JSON values and schemas (string keys and TypeBox's Kind and modifier symbols). */
+export function deepEqual (a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b)
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]))
+  }
+  const left = a as Record<string | symbol, unknown>
+  const right = b as Record<string | symbol, unknown>
+  for (const symbol of [Kind, OptionalKind, ReadonlyKind]) {
+    if (left[symbol] !== right[symbol]) return false
+  }
+  const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined)
+  const rightKeys = Object.keys(right).filter((key) => right[key] !== undefined)
+  if (leftKeys.length !== rightKeys.length) return false
+  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && deepEqual(left[key], right[key]))
+}
+
+/** Makes a string safe to use inside a JSON Schema `$id` (a URI reference). */
+export function idSafe (value: string): string {
+  return value.replace(/[^A-Za-z0-9_.-]/g, '_')
+}
