@@ -1,0 +1,135 @@
+// Converters and what they receive, as a user of the built package sees them.
+//
+// tsd merges the project's tsconfig.json, which turns on `experimentalDecorators`, so the `@decorator`
+// syntax below is checked in legacy mode. The standard (TC39) form is checked by calling the decorator the
+// way the standard runtime does (value, context); test/package.test.ts also compiles a consumer that uses
+// standard decorator syntax.
+import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd'
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type ConverterDecorator,
+  type CookieOptions, type FormFields, type RequestInfo, type ResponseInfo, type UntypedBody
+} from '../..'
+import { isAny } from './helpers'
+
+const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) })
+const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
+const OldUserCreateRequest = Type.Object({ address: Type.String() })
+
+// The body defaults to UntypedBody, the one documented `any` of the public types; everything else is typed.
+expectType<UntypedBody>({} as RequestInfo['body'])
+expectType<UntypedBody>({} as ResponseInfo['body'])
+expectType<Record<string, any>>({} as UntypedBody)
+declare const request: RequestInfo
+declare const response: ResponseInfo
+expectType<Record<string, string | string[] | undefined>>(request.headers)
+expectType<Record<string, string>>(request.cookies)
+expectType<Record<string, unknown>>(request.queryParams)
+expectType<FormFields | undefined>(request.form)
+expectType<number>(response.statusCode)
+expectType<Record<string, string | string[] | number | undefined>>(response.headers)
+expectType<(name: string, value: string, options?: CookieOptions) => void>(response.setCookie)
+expectType<unknown>(response.raw)
+expectType<void>(response.deleteCookie('session', { path: '/' }))
+expectError(response.raw = 'replaced')
+expectError(response.setCookie('session', 42))
+expectError(response.deleteCookie('session', { maxAge: 1 }))
+expectError(request.statusCode)
+for (const value of [request.headers, request.cookies, request.queryParams, request.form, response.statusCode, response.headers, response.raw]) {
+  expectType<false>(isAny(value))
+}
+
+// A converter can type its body, for instance from the older version's schema.
+declare const typedRequest: RequestInfo<Static<typeof OldUserCreateRequest>>
+expectType<{ address: string }>(typedRequest.body)
+expectType<false>(isAny(typedRequest.body.address))
+expectError(typedRequest.body.addresses)
+declare const typedResponse: ResponseInfo<Static<typeof UserResource>>
+expectType<string[]>(typedResponse.body.addresses)
+expectError(typedResponse.body.address)
+
+// Decorator factories: schemas (and options last), or a path with methods (and response options).
+expectType<ConverterDecorator<RequestInfo<never>>>(ConvertRequestToNextVersionFor(UserCreateRequest))
+expectType<ConverterDecorator<RequestInfo<never>>>(ConvertRequestToNextVersionFor(UserCreateRequest, UserResource, { checkUsage: false }))
+expectType<ConverterDecorator<RequestInfo<never>>>(ConvertRequestToNextVersionFor('/users', ['post']))
+expectType<ConverterDecorator<ResponseInfo<never>>>(ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true }))
+expectType<ConverterDecorator<ResponseInfo<never>>>(ConvertResponseToPreviousVersionFor('/users/:id', 'GET', { migrateHttpErrors: true }))
+expectError(ConvertRequestToNextVersionFor())
+expectError(ConvertRequestToNextVersionFor('/users'))
+expectError(ConvertRequestToNextVersionFor('/users', ['FETCH']))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest, { migrateHttpErrors: true }))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest, 'extra'))
+expectError(ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { checkUsage: false }))
+expectError(ConvertResponseToPreviousVersionFor(42))
+
+// Decorator syntax (legacy mode here): one parameter, a RequestInfo or a ResponseInfo, typed body or not.
+class ReplaceAddressWithAddresses extends VersionChange {
+  description = 'Users can now store several addresses.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(UserCreateRequest).field('addresses').had({ name: 'address', type: Type.String() })
+  ]
+
+  @ConvertRequestToNextVersionFor(UserCreateRequest)
+  addressToList (request: RequestInfo): void {
+    request.body.addresses = [request.body.address]
+  }
+
+  @ConvertRequestToNextVersionFor('/users', ['POST'])
+  typedAddressToList (request: RequestInfo<Static<typeof OldUserCreateRequest>>): void {
+    expectType<string>(request.body.address)
+  }
+
+  @ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true })
+  addressesToSingleItem (response: ResponseInfo<Static<typeof UserResource>>): void {
+    expectType<string[]>(response.body.addresses)
+  }
+
+  @ConvertResponseToPreviousVersionFor('/users/:id', ['get'])
+  static statusFor (response: ResponseInfo): void {
+    response.statusCode = 200
+  }
+
+  // @ts-expect-error a converter takes exactly one parameter
+  @ConvertRequestToNextVersionFor(UserCreateRequest)
+  twoParameters (request: RequestInfo, extra: string): void {
+    expectType<string>(extra)
+    expectType<RequestInfo>(request)
+  }
+
+  // @ts-expect-error a request converter receives a RequestInfo, not a ResponseInfo
+  @ConvertRequestToNextVersionFor(UserCreateRequest)
+  wrongInfo (response: ResponseInfo): void {
+    expectType<ResponseInfo>(response)
+  }
+
+  // @ts-expect-error a response converter receives a ResponseInfo, not a string
+  @ConvertResponseToPreviousVersionFor(UserResource)
+  wrongParameter (body: string): void {
+    expectType<string>(body)
+  }
+}
+expectType<ReplaceAddressWithAddresses>(new ReplaceAddressWithAddresses())
+
+// Standard (TC39) form: (value, context), as the standard decorator runtime calls it.
+class Change extends VersionChange {
+  description = 'A change.'
+  instructionsToMigrateToPreviousVersion = []
+}
+type RequestMethod = (this: Change, request: RequestInfo) => void
+type TwoParameterMethod = (this: Change, request: RequestInfo, extra: string) => void
+type ResponseMethod = (this: Change, response: ResponseInfo<Static<typeof UserResource>>) => void
+declare const requestContext: ClassMethodDecoratorContext<Change, RequestMethod>
+declare const twoParameterContext: ClassMethodDecoratorContext<Change, TwoParameterMethod>
+declare const responseContext: ClassMethodDecoratorContext<Change, ResponseMethod>
+declare const requestMethod: RequestMethod
+declare const twoParameterMethod: TwoParameterMethod
+declare const responseMethod: ResponseMethod
+expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)(requestMethod, requestContext))
+expectType<void>(ConvertResponseToPreviousVersionFor(UserResource)(responseMethod, responseContext))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest)(twoParameterMethod, twoParameterContext))
+expectError(ConvertResponseToPreviousVersionFor(UserResource)(requestMethod, requestContext))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest)(responseMethod, responseContext))
+
+// A converter decorator is not a class decorator.
+expectNotAssignable<ClassDecorator>(ConvertRequestToNextVersionFor(UserCreateRequest))
+expectAssignable<MethodDecorator>(ConvertRequestToNextVersionFor(UserCreateRequest))
