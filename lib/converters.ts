@@ -65,10 +65,20 @@ export interface ConverterDecorator<Info> {
   (target: object, propertyKey: string | symbol, descriptor?: TypedPropertyDescriptor<(info: Info) => unknown>): void
 }
 
-const OPTION_KEYS = new Set(['checkUsage', 'migrateHttpErrors'])
+const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf', 'enum', 'const', '$ref', '$id', 'not',
+  'patternProperties', 'additionalProperties', 'prefixItems', 'required', 'format', 'pattern']
+
+/** True for a TypeBox schema or an object with at least one JSON Schema keyword. */
+function looksLikeSchema (value: unknown): boolean {
+  return isSchemaObject(value) && (Kind in value || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
+}
 
 function isOptionsObject (value: unknown): value is Record<string, unknown> {
-  return isSchemaObject(value) && !(Kind in value) && Object.keys(value).every((key) => OPTION_KEYS.has(key))
+  return isSchemaObject(value) && !looksLikeSchema(value)
+}
+
+function isMethods (value: unknown): boolean {
+  return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
 }
 
 function readOptions (options: Record<string, unknown>, allowed: readonly string[], display: string): Record<string, boolean> {
@@ -87,8 +97,9 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
   const [first, ...rest] = args
   if (typeof first === 'string') {
     if (!first.startsWith('/')) throw new VersionerStructureError(`${display}: a path must start with '/'.`)
-    if (rest.length === 0 || isOptionsObject(rest[0])) {
-      throw new VersionerStructureError(`${display}: if a path is given as the first argument, methods must be given as the second.`)
+    if (rest.length === 0 || !isMethods(rest[0])) {
+      throw new VersionerStructureError(`${display}: if a path is given as the first argument, methods must be given as the second ` +
+        "(a method name such as 'PUT', or a list of them).")
     }
     const methods = normaliseMethods(rest[0])
     if (rest.length > 2 || (rest.length === 2 && !isOptionsObject(rest[1]))) {
@@ -109,7 +120,7 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
     throw new VersionerStructureError(`${display}: give the schema(s) whose routes it converts, or a path and methods.`)
   }
   for (const schema of schemas) {
-    if (!isSchemaObject(schema) || Array.isArray(schema)) {
+    if (!looksLikeSchema(schema)) {
       throw new VersionerStructureError(`${display}: if a schema is given as the first argument, all other arguments must be schemas ` +
         `(and an options object last); got ${describeValue(schema)}.`)
     }

@@ -13,13 +13,13 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from './errors'
 import { childSchemaInfo, objectSchema } from './extend-schema'
 import { isSchemaLevelInstruction } from './instructions'
-import { validatorsOf } from './named-validators'
+import { visibleFields, visibleValidators } from './object-fields'
 import { SchemaStates } from './schema-instruction-application'
 import { nameOf, SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './schema-seeds'
 import { idSafe, isOptional, isReadonly, isSchemaObject, setModifiers, type SchemaObject } from './schema-utils'
 import { forEachSubschema, replaceSubschemas, subschemasOf } from './schema-walk'
-import { kBundleInternals, kHeadSchema, kSchemaName } from './symbols'
-import type { VersionBundle } from './versions'
+import { kHeadSchema, kSchemaName } from './symbols'
+import { generationSteps, type VersionBundle } from './versions'
 
 /**
  * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
@@ -64,17 +64,11 @@ export class SchemaGeneration {
   private readonly records = new WeakMap<object, FormRecord>()
   private readonly plans = new WeakMap<object, Plan>()
   private readonly inProgress = new Set<object>()
+  private readonly builtById = new Map<string, TSchema>()
 
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
-    for (const schema of options.sharedSchemas ?? []) {
-      const id = nameOf(schema)
-      if (id !== undefined) this.shared.set(id, schema)
-    }
-    const internals = bundle[kBundleInternals]
-    const steps = [
-      { version: bundle.versionValues[0], changes: internals.headChanges },
-      ...bundle.versionValues.map((value) => ({ version: value, changes: internals.changesByVersion.get(value) ?? [] }))
-    ]
+    this.addSharedSchemas(options.sharedSchemas ?? [])
+    const steps = generationSteps(bundle)
     for (const { changes } of steps) {
       for (const change of changes) {
         for (const instruction of change.instructions) {
@@ -82,11 +76,18 @@ export class SchemaGeneration {
         }
       }
     }
+    // Schemas named by converters are recognised the same way (through wrappers and by $id).
+    for (const { changes } of steps) {
+      for (const change of changes) {
+        for (const converter of change.converters) {
+          if (converter.target.kind === 'schema') for (const schema of converter.target.schemas) this.index.add(schema, describeSeed(schema))
+        }
+      }
+    }
     this.walker = new SchemaStates(this.index)
     const states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
     // HEAD changes give the latest version; each version's changes give the version before it.
-    steps.forEach(({ changes }, step) => {
-      const origin = step === 0 ? 'HeadVersion' : bundle.versionValues[step - 1]
+    steps.forEach(({ changes, origin }, step) => {
       for (const change of changes) {
         for (const instruction of change.instructions) {
           if (isSchemaLevelInstruction(instruction)) this.walker.apply(instruction, { change: change.name, version: origin })
@@ -96,6 +97,35 @@ export class SchemaGeneration {
     })
     this.states = states
     this.levels = ['head', ...bundle.versionValues]
+  }
+
+  /** Adds shared schemas (with `$id`) that `$ref`s may point to. */
+  addSharedSchemas (schemas: Iterable<TSchema>): void {
+    for (const schema of schemas) {
+      const id = nameOf(schema)
+      if (id !== undefined && !this.shared.has(id)) this.shared.set(id, schema)
+    }
+  }
+
+  /** The schema a `$ref` points to (`'Address'` or `'Address#'`): a named seed, or a shared schema. */
+  resolveRef (ref: string): TSchema | undefined {
+    const id = refId(ref)
+    return this.index.findById(id)?.head ?? this.shared.get(id)
+  }
+
+  /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`). */
+  resolveAnyId (ref: string): TSchema | undefined {
+    return this.resolveRef(ref) ?? this.builtById.get(refId(ref))
+  }
+
+  /** Every generated schema with an `$id`, by `$id`. */
+  generatedSchemas (): ReadonlyMap<string, TSchema> {
+    return this.builtById
+  }
+
+  /** The canonical HEAD schema `schema` stands for (itself, or the seed it wraps or shares an `$id` with). */
+  canonical (schema: TSchema): TSchema {
+    return this.index.find(schema)?.head ?? schema
   }
 
   /** The level of a version value (1 for the latest); throws for a value the bundle does not hold. */
@@ -148,7 +178,9 @@ export class SchemaGeneration {
     } else if (childSchemaInfo(schema) !== undefined) {
       plan = { kind: 'state', head: schema }
     } else if (typeof source.$ref === 'string') {
-      plan = { kind: 'ref', target: this.index.findById(source.$ref)?.head ?? this.shared.get(source.$ref) }
+      const target = this.resolveRef(source.$ref)
+      if (target === undefined) return { kind: 'identity' }
+      plan = { kind: 'ref', target }
     } else {
       let hasSubschemas = false
       forEachSubschema(schema, () => { hasSubschemas = true })
@@ -197,7 +229,9 @@ export class SchemaGeneration {
       case 'ref': {
         const target = inputs[0] as TSchema | undefined
         const id = target === undefined ? undefined : nameOf(target)
-        return id === undefined || id === (schema as SchemaObject).$ref ? schema : { ...(schema as SchemaObject), $ref: id } as TSchema
+        const ref = (schema as SchemaObject).$ref as string
+        if (id === undefined || id === refId(ref)) return schema
+        return { ...(schema as SchemaObject), $ref: ref.endsWith('#') ? `${id}#` : id } as TSchema
       }
       case 'generic': {
         const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
@@ -219,21 +253,12 @@ export class SchemaGeneration {
   }
 
   private buildObject (state: ObjectState, level: number): TSchema {
+    const stateOf = (head: TSchema): SeedState => this.stateAt(head, level)
     const properties: Record<string, TSchema> = {}
-    const own = new Map(state.fields.map((field) => [field.key, field]))
-    const parent = state.parent === undefined ? undefined : this.formAt(state.parent, level) as SchemaObject
-    if (parent !== undefined) {
-      for (const [key, value] of Object.entries(parent.properties as Record<string, TSchema>)) {
-        if (state.hidden.includes(key)) continue
-        const override = own.get(key)
-        properties[key] = override === undefined ? value : this.fieldForm(override, level)
-      }
-    }
-    for (const field of state.fields) {
-      if (!(field.key in properties)) properties[field.key] = this.fieldForm(field, level)
-    }
+    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
     const options = replaceSubschemas(state.options, subschemasOf(state.options).map((sub) => this.formAt(sub, level))) as SchemaObject
-    const validators = [...(parent === undefined ? [] : validatorsOf(parent)), ...state.validators]
+    // A validator about a field this version lacks would reject every request: it is not part of that version.
+    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => field in properties))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
     const { allOf: _allOf, ...rest } = options
     return objectSchema(properties, allOf.length > 0 ? { ...rest, allOf } : rest)
@@ -251,9 +276,14 @@ export class SchemaGeneration {
   /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */
   private named (built: TSchema, head: TSchema, name: string, level: number): TSchema {
     const headId = nameOf(head)
-    const id = `${idSafe(name)}__${idSafe(this.levels[level])}`
-    const result = { ...(built as SchemaObject), $id: id, [kSchemaName]: name, [kHeadSchema]: head } as TSchema
-    return headId === undefined ? result : rewriteSelfReferences(result, headId, id)
+    const base = `${idSafe(name)}__${idSafe(this.levels[level])}`
+    // Two schemas may reach the same name (one renamed onto another's): each generated schema keeps its own $id.
+    let id = base
+    for (let suffix = 2; this.builtById.has(id) && (this.builtById.get(id) as SchemaObject)[kHeadSchema] !== head; suffix++) id = `${base}_${suffix}`
+    const named = { ...(built as SchemaObject), $id: id, [kSchemaName]: name, [kHeadSchema]: head } as TSchema
+    const result = headId === undefined ? named : rewriteSelfReferences(named, headId, id)
+    this.builtById.set(id, result)
+    return result
   }
 }
 
@@ -266,12 +296,19 @@ function describeSeed (schema: TSchema): string {
   return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
 }
 
+/** The `$id` a `$ref` names (`'Address#'` names `'Address'`). */
+export function refId (ref: string): string {
+  return ref.endsWith('#') ? ref.slice(0, -1) : ref
+}
+
 /** Points `$ref`s to `fromId` inside `schema` (not inside nested schemas with their own `$id`) at `toId`. */
 function rewriteSelfReferences (schema: TSchema, fromId: string, toId: string): TSchema {
   const visit = (node: TSchema, root: boolean): TSchema => {
     const source = node as SchemaObject
     if (!root && typeof source.$id === 'string') return node
-    if (source.$ref === fromId) return { ...source, $ref: toId } as TSchema
+    if (typeof source.$ref === 'string' && refId(source.$ref) === fromId) {
+      return { ...source, $ref: source.$ref.endsWith('#') ? `${toId}#` : toId } as TSchema
+    }
     return replaceSubschemas(node, subschemasOf(node).map((sub) => visit(sub, false)))
   }
   return visit(schema, true)

@@ -6,40 +6,15 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from './errors'
-import type { EnumInstruction, EnumValue, FieldDidntHaveInstruction, FieldExistedAsInstruction, FieldHadInstruction, SchemaInstruction } from './instructions'
-import type { NamedValidator } from './named-validators'
-import { initialState, isEnumSchema, isObjectSchema, withoutModifiers, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './schema-seeds'
-import { deepEqual, describeValue, isOptional, type SchemaObject } from './schema-utils'
-
-/** Keywords that describe a field rather than constrain it: kept when an instruction changes its type. */
-const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
+import type { EnumInstruction, EnumValue, FieldExistedAsInstruction, SchemaInstruction } from './instructions'
+import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
+import { initialState, isEnumSchema, isObjectSchema, newFieldId, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './schema-seeds'
+import { deepEqual, describeSchema, describeValue } from './schema-utils'
 
 /** Where an instruction comes from, for messages. */
 export interface InstructionOrigin {
   readonly change: string
   readonly version: string
-}
-
-/** A field as visible in an object schema, with where it comes from. */
-interface VisibleField {
-  readonly field: FieldState
-  readonly inherited: boolean
-}
-
-function keywordsOf (field: FieldState): SchemaObject {
-  const result: SchemaObject = { ...(withoutModifiers(field.type) as SchemaObject) }
-  for (const keyword of field.unset) delete result[keyword]
-  return Object.assign(result, field.set)
-}
-
-function optionalOf (field: FieldState): boolean {
-  return field.optional ?? isOptional(field.type)
-}
-
-function typeSignature (schema: SchemaObject): SchemaObject {
-  const copy: SchemaObject = { ...(withoutModifiers(schema) as SchemaObject) }
-  for (const keyword of ANNOTATIONS) delete copy[keyword]
-  return copy
 }
 
 function memberName (value: EnumValue): string {
@@ -91,6 +66,10 @@ export class SchemaStates {
         fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
       }
       if (state.name === instruction.name) fail(`${schemaName} already has the name '${instruction.name}'.`)
+      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === instruction.name)
+      if (holder !== undefined) {
+        fail(`another schema is already named '${instruction.name}' in this version (${holder.display}); two schemas cannot share a name.`)
+      }
       this.working.set(seed, { ...state, name: instruction.name })
       return
     }
@@ -109,23 +88,7 @@ export class SchemaStates {
 
   /** The fields visible in an object schema state (inherited ones included), by key, in order. */
   visibleFields (state: ObjectState): Map<string, VisibleField> {
-    const result = new Map<string, VisibleField>()
-    if (state.parent !== undefined) {
-      const parent = this.stateOf(state.parent)
-      if (parent.kind === 'object') {
-        for (const [key, visible] of this.visibleFields(parent)) {
-          if (!state.hidden.includes(key)) result.set(key, { field: visible.field, inherited: true })
-        }
-      }
-    }
-    for (const field of state.fields) result.set(field.key, { field, inherited: false })
-    return result
-  }
-
-  private visibleValidators (state: ObjectState): NamedValidator[] {
-    const parent = state.parent === undefined ? undefined : this.stateOf(state.parent)
-    const inherited = parent?.kind === 'object' ? this.visibleValidators(parent) : []
-    return [...inherited, ...state.validators]
+    return new Map(visibleFields(state, (head) => this.stateOf(head)).map((visible) => [visible.key, visible]))
   }
 
   private applyObject (state: ObjectState, instruction: Exclude<SchemaInstruction, { kind: 'schema.had' }>,
@@ -134,7 +97,7 @@ export class SchemaStates {
     const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
     switch (instruction.kind) {
       case 'validator.existed': {
-        if (this.visibleValidators(state).some((validator) => validator.name === instruction.validator.name)) {
+        if (visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validator.name)) {
           fail(`${schemaName} already has a validator named '${instruction.validator.name}'.`)
         }
         return { ...state, validators: [...state.validators, instruction.validator] }
@@ -142,7 +105,7 @@ export class SchemaStates {
       case 'validator.didntExist': {
         const own = state.validators.find((validator) => validator.name === instruction.validatorName)
         if (own === undefined) {
-          const inherited = this.visibleValidators(state).some((validator) => validator.name === instruction.validatorName)
+          const inherited = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validatorName)
           fail(inherited
             ? `the validator '${instruction.validatorName}' is inherited; remove it from the parent schema instead.`
             : `${schemaName} has no validator named '${instruction.validatorName}'.`)
@@ -151,13 +114,14 @@ export class SchemaStates {
       }
       case 'field.existedAs': {
         if (visible.has(instruction.field)) fail(`${schemaName} already has a field '${instruction.field}'.`)
-        return { ...state, fields: [...state.fields, this.newField(instruction)], hidden: state.hidden.filter((key) => key !== instruction.field) }
+        return { ...state, fields: [...state.fields, this.newField(instruction)] }
       }
       case 'field.didntExist': {
         const found = visible.get(instruction.field)
         if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
         if (found.inherited) {
-          fail(`the field '${instruction.field}' is inherited from a parent schema (extendSchema); apply the instruction to the parent.`)
+          fail(`the field '${instruction.field}' is inherited from the parent schema '${state.parent === undefined ? 'parent' : describeSchema(state.parent)}' ` +
+            '(extendSchema); apply the instruction to the parent.')
         }
         return {
           ...state,
@@ -170,76 +134,24 @@ export class SchemaStates {
       case 'field.didntHave': {
         const found = visible.get(instruction.field)
         if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
+        const keys = new Set(visible.keys())
         const edited = instruction.kind === 'field.had'
-          ? this.editField(found.field, instruction, visible, schemaName, fail)
-          : this.removeKeywords(found.field, instruction, fail)
-        const fields = found.inherited
-          ? [...state.fields, edited]
-          : state.fields.map((field) => field.key === instruction.field ? edited : field)
-        const renamedInherited = found.inherited && edited.key !== instruction.field
-        return { ...state, fields, hidden: renamedInherited ? [...state.hidden, instruction.field] : state.hidden }
+          ? editField(found.field, instruction, keys, schemaName, fail)
+          : removeKeywords(found.field, instruction, fail)
+        if (found.inherited) {
+          // Kept as an override of the parent's field, replayed over it in every older version.
+          const overrides = new Map(state.overrides)
+          overrides.set(found.field.id, [...(state.overrides.get(found.field.id) ?? []), instruction])
+          return { ...state, overrides }
+        }
+        return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
       }
     }
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {
     const optional = instruction.optional ?? ('default' in instruction.keywords ? true : undefined)
-    return { key: instruction.field, type: instruction.type, optional, set: { ...instruction.keywords }, unset: [] }
-  }
-
-  private editField (field: FieldState, instruction: FieldHadInstruction, visible: Map<string, VisibleField>,
-    schemaName: string, fail: (message: string) => never): FieldState {
-    let next: FieldState = field
-    if (instruction.type !== undefined) {
-      const current = keywordsOf(field)
-      if (deepEqual(typeSignature(instruction.type as SchemaObject), typeSignature(current))) {
-        fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
-      }
-      const carried: Record<string, unknown> = {}
-      for (const keyword of ANNOTATIONS) {
-        if (keyword in current && !(keyword in instruction.type) && !(keyword in instruction.keywords)) carried[keyword] = current[keyword]
-      }
-      next = { key: field.key, type: instruction.type, optional: optionalOf(field), set: carried, unset: [] }
-    }
-    const keywords = Object.entries(instruction.keywords)
-    if (keywords.length > 0) {
-      const current = keywordsOf(next)
-      const set = { ...next.set }
-      for (const [keyword, value] of keywords) {
-        if (keyword in current && deepEqual(current[keyword], value)) {
-          fail(`the keyword '${keyword}' of field '${instruction.field}' of ${schemaName} already is ${describeValue(value)}.`)
-        }
-        set[keyword] = value
-      }
-      next = { ...next, set, unset: next.unset.filter((keyword) => !(keyword in instruction.keywords)) }
-      // A field with a default can be omitted by clients: it was optional.
-      if ('default' in instruction.keywords && instruction.optional === undefined && !optionalOf(next)) next = { ...next, optional: true }
-    }
-    if (instruction.optional !== undefined) {
-      if (optionalOf(next) === instruction.optional && instruction.type === undefined && keywords.length === 0) {
-        fail(`the field '${instruction.field}' of ${schemaName} already is ${instruction.optional ? 'optional' : 'required'}.`)
-      }
-      next = { ...next, optional: instruction.optional }
-    }
-    if (instruction.name !== undefined) {
-      if (instruction.name === field.key) fail(`the field '${instruction.field}' of ${schemaName} already has the name '${instruction.name}'.`)
-      if (visible.has(instruction.name)) fail(`${schemaName} already has a field '${instruction.name}'; a field cannot be renamed onto it.`)
-      next = { ...next, key: instruction.name }
-    }
-    return next
-  }
-
-  private removeKeywords (field: FieldState, instruction: FieldDidntHaveInstruction, fail: (message: string) => never): FieldState {
-    const current = keywordsOf(field)
-    const set = { ...field.set }
-    for (const keyword of instruction.keywords) {
-      if (!(keyword in current)) fail(`the field '${instruction.field}' already lacks the keyword '${keyword}'.`)
-      delete set[keyword]
-    }
-    const unset = [...new Set([...field.unset, ...instruction.keywords])]
-    // Without a default, a client must send the field: it was required.
-    const optional = instruction.keywords.includes('default') && optionalOf(field) ? false : field.optional
-    return { ...field, set, unset, optional }
+    return { id: newFieldId(), key: instruction.field, type: instruction.type, optional, set: { ...instruction.keywords }, unset: [] }
   }
 
   private applyEnum (state: EnumState, instruction: EnumInstruction, schemaName: string, fail: (message: string) => never): EnumState {

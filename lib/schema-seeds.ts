@@ -20,6 +20,8 @@ export interface Seed {
 
 /** One field of an object schema in a version: its HEAD-level type plus the edits instructions made. */
 export interface FieldState {
+  /** The field's identity, kept through renames (so that a child's overrides follow it). */
+  readonly id: number
   readonly key: string
   /** The field's type as written in HEAD or in an instruction (versioned when the schema is built). */
   readonly type: TSchema
@@ -35,10 +37,10 @@ export interface FieldState {
 export interface ObjectState {
   readonly kind: 'object'
   readonly name: string | undefined
-  /** Own fields (for a schema made by `extendSchema`: its own and overridden ones). */
+  /** Own fields (for a schema made by `extendSchema`: those it declares itself). */
   readonly fields: readonly FieldState[]
-  /** Inherited fields this schema no longer has (renamed away in a child). */
-  readonly hidden: readonly string[]
+  /** Instructions on inherited fields, by the parent field's id, replayed over the parent's field in each version. */
+  readonly overrides: ReadonlyMap<number, ReadonlyArray<import('./object-fields').FieldEdit>>
   /** Every other keyword, with `allOf` holding only what is not a named validator. */
   readonly options: SchemaObject
   /** Own named validators. */
@@ -106,6 +108,13 @@ export function isEnumSchema (schema: TSchema): boolean {
   return enumShape(schema) !== undefined
 }
 
+let fieldIds = 0
+
+/** A new field identity. */
+export function newFieldId (): number {
+  return ++fieldIds
+}
+
 /** The state a HEAD schema starts from. */
 export function initialState (head: TSchema): SeedState {
   const name = nameOf(head)
@@ -124,8 +133,8 @@ export function initialState (head: TSchema): SeedState {
     return {
       kind: 'object',
       name,
-      fields: ownKeys.map((key) => ({ key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
-      hidden: [],
+      fields: ownKeys.map((key) => ({ id: newFieldId(), key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
+      overrides: new Map(),
       options,
       validators: validatorsOf(head).filter((validator) => !inherited.includes(validator)),
       parent: info?.parent
@@ -143,7 +152,7 @@ function ownKeys (value: object): Array<string | symbol> {
 }
 
 /** True when `a` and `b` hold the very same values under every key but TypeBox's modifiers. */
-function sameButModifiers (a: TSchema, b: TSchema): boolean {
+export function sameButModifiers (a: TSchema, b: TSchema): boolean {
   const left = a as SchemaObject
   const right = b as SchemaObject
   const keys = ownKeys(left)

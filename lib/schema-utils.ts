@@ -34,7 +34,11 @@ export function describeSchema (schema: unknown): string {
 /** Formats a value for an error message: strings quoted, TypeBox schemas described, objects and lists shallowly. */
 export function describeValue (value: unknown, depth = 0): string {
   if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') return String(value)
+  if (typeof value === 'function') {
+    const isClass = /^class[\s{]/.test(Function.prototype.toString.call(value))
+    return `${isClass ? 'class' : 'function'} ${value.name === '' ? '(anonymous)' : value.name}`
+  }
+  if (typeof value === 'bigint' || typeof value === 'symbol') return String(value)
   if (Array.isArray(value)) return depth > 1 ? '[…]' : `[${value.map((item) => describeValue(item, depth + 1)).join(', ')}]`
   if (isSchemaObject(value)) {
     if (Kind in value) return describeSchema(value)

@@ -22,3 +22,27 @@ export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 
 /** Internal view of a `VersionBundle` (its read version change descriptors). */
 export const kBundleInternals = Symbol('fastify-versioner.bundleInternals')
+
+/** Decoration of the Fastify contexts created by `versioned(...)`: their versioned scope. */
+export const kVersionedScope = Symbol('fastify-versioner.versionedScope')
+
+/** Per-application state of the plugin, on the root instance. */
+export const kVersionerState = Symbol('fastify-versioner.state')
+
+/** On a route's `config`: the versioned route (its per-version behaviour). */
+export const kVersionedRoute = Symbol('fastify-versioner.versionedRoute')
+
+/** On a request: the version picked for it (a `PickedVersion`). */
+export const kPicked = Symbol('fastify-versioner.picked')
+
+/** On a request: true once the request holds HEAD data (after migration). */
+export const kMigrated = Symbol('fastify-versioner.migrated')
+
+/** On a request: the behaviour of the version it is served as. */
+export const kBehaviour = Symbol('fastify-versioner.behaviour')
+
+/** On a reply: true once its success payload went through the response converters. */
+export const kConverted = Symbol('fastify-versioner.converted')
+
+/** On a copied route's `config`: the URL it is registered at. */
+export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')

@@ -72,10 +72,12 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
     throw new VersionerStructureError(`Attribute 'instructionsToMigrateToPreviousVersion' must be an array in '${name}'.`)
   }
   instructions.forEach((instruction, index) => {
-    if (!isInstruction(instruction)) {
-      throw new VersionerStructureError(`Instruction ${index} of '${name}' (${describeValue(instruction)}) is not an instruction: ` +
-        'use schema(...), enumeration(...) or endpoint(...).')
-    }
+    if (isInstruction(instruction)) return
+    const unfinished = typeof instruction === 'object' && instruction !== null && Object.values(instruction).some((value) => typeof value === 'function')
+    throw new VersionerStructureError(unfinished
+      ? `Instruction ${index} of '${name}' is an unfinished builder: end it with .had(...), .didntHave(...), .existedAs(...), ` +
+        '.didntExist, .existed or .didntHave(...), as in schema(User).field(\'name\').didntExist.'
+      : `Instruction ${index} of '${name}' (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
   })
   for (const key of Object.keys(instance)) {
     if (!ALLOWED_INSTANCE_KEYS.has(key)) throw strayMember(name, key)
@@ -83,7 +85,7 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   const entries = readConverters(cls as VersionChangeClass)
   const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
   for (const key of Object.getOwnPropertyNames(cls.prototype)) {
-    if (key !== 'constructor' && !decorated.has(key)) throw strayMember(name, key)
+    if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key) && !decorated.has(key)) throw strayMember(name, key)
   }
   for (const key of Object.getOwnPropertyNames(cls)) {
     if (!IGNORED_STATIC_KEYS.has(key) && !decorated.has(`static ${key}`)) throw strayMember(name, `static ${key}`)

@@ -163,11 +163,17 @@ export class VersionBundle implements Iterable<Version> {
     if (typeof options !== 'object' || options === null) {
       throw new VersionerStructureError(`VersionBundle: the last argument must be a Version or an options object; got ${describeValue(options)}.`)
     }
-    const head = args[0] instanceof HeadVersion ? args.shift() as HeadVersion : new HeadVersion()
+    const unknownOptions = Object.keys(options).filter((key) => key !== 'apiVersionStorage')
+    if (unknownOptions.length > 0) {
+      throw new VersionerStructureError(`VersionBundle: unknown option(s) ${unknownOptions.join(', ')}; the options object takes apiVersionStorage.`)
+    }
+    const hasHead = args[0] instanceof HeadVersion
+    const head = hasHead ? args.shift() as HeadVersion : new HeadVersion()
     args.forEach((item, index) => {
-      if (item instanceof HeadVersion) throw new VersionerStructureError('VersionBundle: HeadVersion must be the first argument.')
+      const position = index + (hasHead ? 2 : 1)
+      if (item instanceof HeadVersion) throw new VersionerStructureError(`VersionBundle: HeadVersion must be the first argument, not argument ${position}.`)
       if (!(item instanceof Version)) {
-        throw new VersionerStructureError(`VersionBundle: argument ${index + 1} (${describeValue(item)}) is not a Version.`)
+        throw new VersionerStructureError(`VersionBundle: argument ${position} (${describeValue(item)}) is not a Version.`)
       }
     })
     const versions = args as Version[]
@@ -251,4 +257,23 @@ export class VersionBundle implements Iterable<Version> {
   get (value: string): Version | undefined {
     return this.versions.find((version) => version.value === value)
   }
+}
+
+/** One step of the walk from HEAD to the oldest version: the changes that give the next level. */
+export interface GenerationStep {
+  /** `'HeadVersion'` or the version holding the changes. */
+  readonly origin: string
+  readonly changes: readonly VersionChangeDescriptor[]
+}
+
+/**
+ * The walk of schema and route generation: HEAD changes (giving the latest version), then each version's
+ * changes, newest first (each giving the version before it). Step `k` gives level `k + 1`; level 0 is HEAD.
+ */
+export function generationSteps (bundle: VersionBundle): GenerationStep[] {
+  const internals = bundle[kBundleInternals]
+  return [
+    { origin: 'HeadVersion', changes: internals.headChanges },
+    ...bundle.versionValues.map((value) => ({ origin: value, changes: internals.changesByVersion.get(value) ?? [] }))
+  ]
 }

@@ -102,8 +102,7 @@ console.log(JSON.stringify(result))
 
 /**
  * TypeScript consumers with standard (TC39) decorators. The core one passes no TypeBox schema to the package
- * and is checked as both .mts and .cts; the TypeBox one passes schemas, and is checked as .cts, and as .mts in
- * a todo test (see ESM_TYPEBOX_TODO).
+ * and is checked as both .mts and .cts; the TypeBox one passes schemas, and is checked as .cts and as .mts.
  */
 const TS_CONSUMER_CORE = `import {
   VersionBundle, Version, HeadVersion, VersionChange, endpoint, errorCodes, ConvertRequestToNextVersionFor,
@@ -173,13 +172,11 @@ export const oldUserKeys: string[] = Object.keys(lookup.get(User).properties)
 `
 
 /**
- * ESM TypeScript consumers (.mts, or any file of a "type": "module" project) get TypeBox's ESM declarations,
- * while the package's CommonJS declarations import TypeBox's CommonJS ones. Each declares its own
- * \`unique symbol\` Kind, so a schema built with the ESM \`Type\` is not a \`TSchema\` to the package
- * (TS2345 "Property '[Kind]' is missing"; sinclairzx81/typebox#890). Fixed when the package ships
- * declarations for both module modes; then this todo passes and the option can go.
+ * ESM TypeScript consumers (.mts, or any file of a "type": "module" project) get TypeBox's ESM declarations, and
+ * TypeBox declares its Kind symbol separately in its ESM and CJS declarations (sinclairzx81/typebox#890). The
+ * package therefore ships its declarations twice (dist/esm for the `import` condition), so that a schema built
+ * with the ESM `Type` is a `TSchema` to the package.
  */
-const ESM_TYPEBOX_TODO = 'ESM TypeScript consumers: TypeBox ESM and CJS declarations have distinct Kind symbols (sinclairzx81/typebox#890)'
 
 /** Must fail to type-check: proves the consumer sees real types (an \`any\` would accept all of this). */
 const TS_CONSUMER_WITH_ERRORS = `import { Version, VersionChange, endpoint, ConvertRequestToNextVersionFor } from 'fastify-versioner'
@@ -240,7 +237,9 @@ t.before(async () => {
   }
   for (const [file, text] of Object.entries(typescript)) await writeFile(join(consumerDir, file), text)
   const tsconfigs: Record<string, string[]> = {
-    'tsconfig.json': ['core.mts', 'core.cts', 'typebox.cts'],
+    // One program per module mode: the package ships its declarations once per mode (see the ESM test below).
+    'tsconfig.json': ['core.cts', 'typebox.cts'],
+    'tsconfig.esm.json': ['core.mts'],
     'tsconfig.esm-typebox.json': ['typebox.mts'],
     'tsconfig.broken.json': ['broken.mts']
   }
@@ -298,18 +297,24 @@ t.test('ESM sees every named export that CommonJS sees', async (t) => {
 })
 
 t.test('a TypeScript consumer type-checks with module nodenext, as .mts and .cts', async (t) => {
-  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--listFiles'], consumerDir)
-  const lines = checked.stdout.split('\n')
-  t.same(lines.filter((line) => line.includes('error TS')), [], 'tsc reports no errors (including in the shipped .d.ts files)')
-  t.equal(checked.code, 0, 'tsc --noEmit exits with 0')
-  for (const file of ['core.mts', 'core.cts', 'typebox.cts']) t.ok(lines.includes(join(consumerDir, file)), `${file} was checked`)
-  t.ok(lines.includes(join(consumerDir, 'node_modules', 'fastify-versioner', 'dist', 'plugin.d.ts')),
-    'the types come from the packed dist/plugin.d.ts')
-  t.same(lines.filter((file) => file.startsWith(root) && !file.startsWith(consumerDir) && !file.includes('/node_modules/')), [],
-    'no file of the repository outside node_modules is compiled')
+  const programs = [
+    { config: 'tsconfig.json', files: ['core.cts', 'typebox.cts'], declarations: join('dist', 'plugin.d.ts') },
+    { config: 'tsconfig.esm.json', files: ['core.mts'], declarations: join('dist', 'esm', 'plugin.d.ts') }
+  ]
+  for (const program of programs) {
+    const checked = await run(process.execPath, [tsc, '-p', program.config, '--listFiles'], consumerDir)
+    const lines = checked.stdout.split('\n')
+    t.same(lines.filter((line) => line.includes('error TS')), [], `${program.config}: tsc reports no errors (including in the shipped .d.ts files)`)
+    t.equal(checked.code, 0, `${program.config}: tsc --noEmit exits with 0`)
+    for (const file of program.files) t.ok(lines.includes(join(consumerDir, file)), `${file} was checked`)
+    t.ok(lines.includes(join(consumerDir, 'node_modules', 'fastify-versioner', program.declarations)),
+      `${program.config}: the types come from the packed ${program.declarations}`)
+    t.same(lines.filter((file) => file.startsWith(root) && !file.startsWith(consumerDir) && !file.includes('/node_modules/')), [],
+      `${program.config}: no file of the repository outside node_modules is compiled`)
+  }
 })
 
-t.test('an ESM TypeScript consumer passes TypeBox schemas to the package', { todo: ESM_TYPEBOX_TODO }, async (t) => {
+t.test('an ESM TypeScript consumer passes TypeBox schemas to the package', async (t) => {
   const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.esm-typebox.json'], consumerDir)
   t.same(checked.stdout.split('\n').filter((line) => line.includes('error TS')), [], 'tsc reports no errors')
   t.equal(checked.code, 0, 'tsc --noEmit exits with 0')
@@ -353,5 +358,8 @@ t.test("the shipped declarations leak no `any` except UntypedBody's", async (t) 
     }
   }
   await visit(dist)
-  t.same(found, ['lib/converter-info.d.ts: export type UntypedBody = Record<string, any>;'], 'only the documented UntypedBody')
+  t.same(found, [
+    'esm/lib/converter-info.d.ts: export type UntypedBody = Record<string, any>;',
+    'lib/converter-info.d.ts: export type UntypedBody = Record<string, any>;'
+  ], 'only the documented UntypedBody (in the CommonJS and the ESM declarations)')
 })

@@ -88,7 +88,7 @@ test('instructionsToMigrateToPreviousVersion is required: an array of instructio
     description = 'A builder without its last step.'
     instructionsToMigrateToPreviousVersion = [asAny(schema(Body).field('age'))]
   }
-  throwsStructure(t, () => bundleWith(UnfinishedBuilder), /Instruction 0 of 'UnfinishedBuilder' [^]* is not an instruction/)
+  throwsStructure(t, () => bundleWith(UnfinishedBuilder), /Instruction 0 of 'UnfinishedBuilder' is an unfinished builder: end it with \.had\(\.\.\.\)/)
 
   class SchemaAsInstruction extends VersionChange {
     description = 'A schema is not an instruction.'
@@ -223,7 +223,7 @@ test('a concrete version change cannot be subclassed', async (t) => {
   }
   t.equal(bundleWith(DirectSideEffect)[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].hasSideEffects, true)
   // the base classes themselves are not version changes
-  throwsStructure(t, () => bundleWith(VersionChange), /Version\('2001-01-01'\) was given class VersionChange [^]* which is not a class extending VersionChange/)
+  throwsStructure(t, () => bundleWith(VersionChange), /Version\('2001-01-01'\) was given class VersionChange, which is not a class extending VersionChange/)
 })
 
 test('a constructor that throws is reported with the class name and the cause', async (t) => {

@@ -1,0 +1,33 @@
+/**
+ * HEAD schemas of the users API: the internal representation every handler works with. HEAD keeps the
+ * widest data (all addresses) so that older versions can be served from it.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+
+export const UserCreateRequest = Type.Object({
+  defaultAddress: Type.String({ minLength: 1, description: 'The address deliveries go to by default.' }),
+  // Internal: the full list sent by clients of versions before 2002-01-01 (the latest version lacks it).
+  addressesToCreate: Type.Optional(Type.Array(Type.String({ minLength: 1 })))
+}, { $id: 'UserCreateRequest' })
+
+export const UserResource = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  // Internal: the user's addresses, for versions that still return them inline.
+  prefetchedAddresses: Type.Optional(Type.Array(Type.String()))
+}, { $id: 'UserResource' })
+
+export const UserAddressResource = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  value: Type.String()
+}, { $id: 'UserAddressResource' })
+
+export const UserAddressResourceList = Type.Object({
+  data: Type.Array(UserAddressResource)
+}, { $id: 'UserAddressResourceList' })
+
+export const UserParams = Type.Object({ userId: Type.String({ format: 'uuid' }) })
+
+export const NotFound = Type.Object({ message: Type.String() }, { $id: 'NotFound' })
+
+export type User = { id: string, addresses: Array<{ id: string, value: string }> }
+export type UserCreate = Static<typeof UserCreateRequest>

@@ -1,0 +1,206 @@
+/**
+ * Running converters: the `RequestInfo` and `ResponseInfo` objects handed to them, and the loop that runs
+ * planned steps over every occurrence of their schema. Steps run synchronously; a converter returning a
+ * promise makes the rest of the run asynchronous.
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from './converter-info'
+import type { ConverterStep } from './converter-steps'
+import type { Holder, Occurrence } from './data-walker'
+
+/** The value boxed under `body`, so that converters can replace it. */
+export interface BodyBox {
+  body: unknown
+}
+
+function parseCookieHeader (header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {}
+  if (header === undefined) return cookies
+  for (const pair of header.split(';')) {
+    const index = pair.indexOf('=')
+    if (index === -1) continue
+    const name = pair.slice(0, index).trim()
+    const value = pair.slice(index + 1).trim()
+    if (name === '' || name in cookies) continue
+    try {
+      cookies[name] = decodeURIComponent(value)
+    } catch {
+      cookies[name] = value
+    }
+  }
+  return cookies
+}
+
+/** A `RequestInfo` over a Fastify request. */
+export class VersionedRequestInfo implements RequestInfo {
+  body: UntypedBody
+  headers: Record<string, string | string[] | undefined>
+  queryParams: Record<string, unknown>
+  form: FormFields | undefined
+  private cookieJar: Record<string, string> | undefined
+  private readonly originalCookies: string
+
+  constructor (request: FastifyRequest, form: FormFields | undefined) {
+    this.body = request.body as UntypedBody
+    this.headers = { ...request.headers }
+    this.queryParams = request.query as Record<string, unknown>
+    this.form = form
+    const header = request.headers.cookie
+    this.originalCookies = Array.isArray(header) ? header.join('; ') : header ?? ''
+    const parsed = (request as FastifyRequest & { cookies?: Record<string, string> }).cookies
+    this.cookieJar = parsed === undefined ? undefined : { ...parsed }
+  }
+
+  get cookies (): Record<string, string> {
+    this.cookieJar ??= parseCookieHeader(this.originalCookies)
+    return this.cookieJar
+  }
+
+  set cookies (value: Record<string, string>) {
+    this.cookieJar = value
+  }
+
+  /** Writes headers, query and cookies back into the request (the body is written by the caller). */
+  writeBack (request: FastifyRequest): void {
+    const raw = request.raw.headers as Record<string, string | string[] | undefined>
+    const headers = this.headers
+    if (this.cookieJar !== undefined) {
+      const serialised = Object.entries(this.cookieJar).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ')
+      if (serialised !== this.originalCookies && !(serialised === '' && headers.cookie === undefined)) headers.cookie = serialised
+      const withCookies = request as FastifyRequest & { cookies?: Record<string, string> }
+      if (withCookies.cookies !== undefined) withCookies.cookies = this.cookieJar
+    }
+    for (const name of Object.keys(raw)) {
+      if (!(name in headers) || headers[name] === undefined) delete raw[name]
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      const key = name.toLowerCase()
+      if (value !== undefined && raw[key] !== value) raw[key] = value
+    }
+    if (request.query !== this.queryParams) request.query = this.queryParams
+  }
+}
+
+function serialiseCookie (name: string, value: string, options: CookieOptions): string {
+  let cookie = `${name}=${encodeURIComponent(value)}`
+  if (options.maxAge !== undefined) cookie += `; Max-Age=${Math.floor(options.maxAge)}`
+  if (options.domain !== undefined) cookie += `; Domain=${options.domain}`
+  cookie += `; Path=${options.path ?? '/'}`
+  if (options.expires !== undefined) cookie += `; Expires=${options.expires.toUTCString()}`
+  if (options.httpOnly === true) cookie += '; HttpOnly'
+  if (options.secure === true) cookie += '; Secure'
+  if (options.sameSite !== undefined) cookie += `; SameSite=${options.sameSite[0].toUpperCase()}${options.sameSite.slice(1)}`
+  return cookie
+}
+
+/** A `ResponseInfo` over a Fastify reply. */
+export class VersionedResponseInfo implements ResponseInfo {
+  body: UntypedBody
+  readonly raw: unknown
+  private headerCopy: Record<string, string | string[] | number | undefined> | undefined
+
+  constructor (private readonly reply: FastifyReply, body: unknown, raw: unknown) {
+    this.body = body as UntypedBody
+    this.raw = raw
+  }
+
+  get statusCode (): number {
+    return this.reply.statusCode
+  }
+
+  set statusCode (value: number) {
+    this.reply.code(value)
+  }
+
+  get headers (): Record<string, string | string[] | number | undefined> {
+    this.headerCopy ??= { ...(this.reply.getHeaders() as Record<string, string | string[] | number | undefined>) }
+    return this.headerCopy
+  }
+
+  set headers (value: Record<string, string | string[] | number | undefined>) {
+    this.headerCopy = value
+  }
+
+  setCookie (name: string, value: string, options: CookieOptions = {}): void {
+    const reply = this.reply as FastifyReply & { setCookie?: (name: string, value: string, options: CookieOptions) => unknown }
+    if (typeof reply.setCookie === 'function') {
+      reply.setCookie(name, value, options)
+      return
+    }
+    const existing = this.reply.getHeader('set-cookie')
+    const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)]
+    const cookie = serialiseCookie(name, value, options)
+    this.reply.header('set-cookie', [...list, cookie])
+    if (this.headerCopy !== undefined) this.headerCopy['set-cookie'] = [...list, cookie]
+  }
+
+  deleteCookie (name: string, options: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'> = {}): void {
+    this.setCookie(name, '', { ...options, maxAge: 0, expires: new Date(0) })
+  }
+
+  /** Writes changed headers back into the reply. */
+  writeBack (): void {
+    if (this.headerCopy === undefined) return
+    const current = this.reply.getHeaders() as Record<string, unknown>
+    for (const name of Object.keys(current)) {
+      if (!(name in this.headerCopy) || this.headerCopy[name] === undefined) this.reply.removeHeader(name)
+    }
+    for (const [name, value] of Object.entries(this.headerCopy)) {
+      if (value !== undefined && current[name.toLowerCase()] !== value) this.reply.header(name, value)
+    }
+  }
+}
+
+const ROOT_KEY = 'body'
+
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+}
+
+/**
+ * Runs `steps` on `box.body`: each step on every occurrence of its schema (or on the whole body), with
+ * `info.body` set to that occurrence and written back afterwards. `shouldRun` filters steps at run time
+ * (by request method, or by status for error responses). Returns a promise only if a converter did.
+ */
+export function runSteps (
+  steps: readonly ConverterStep[],
+  info: { body: unknown },
+  box: BodyBox,
+  shouldRun: (step: ConverterStep) => boolean
+): void | Promise<void> {
+  const holder = box as unknown as Holder
+  const run = (stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number): void | Promise<void> => {
+    for (let index = stepIndex; index < steps.length; index++) {
+      const step = steps[index]
+      let list = occurrences
+      let start = occurrenceIndex
+      if (index !== stepIndex || list === undefined) {
+        start = 0
+        if (!shouldRun(step)) continue
+        if (step.collect === undefined) {
+          list = [[holder, ROOT_KEY]]
+        } else {
+          const found: Occurrence[] = []
+          step.collect(holder, ROOT_KEY, found)
+          list = found
+        }
+      }
+      for (let position = start; position < list.length; position++) {
+        const [container, key] = list[position]
+        info.body = container[key]
+        const result = step.converter.run(info)
+        if (isThenable(result)) {
+          const current = list
+          return Promise.resolve(result).then(() => {
+            container[key] = info.body
+            return run(index, current, position + 1)
+          })
+        }
+        container[key] = info.body
+      }
+      occurrences = undefined
+    }
+  }
+  return run(0, undefined, 0)
+}

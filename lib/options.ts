@@ -1,0 +1,142 @@
+/**
+ * The plugin's options: their types, defaults, and checks. A bad option fails registration with a
+ * `FST_VERSIONER_INVALID_OPTION` error that says what was given and what is accepted. The user's options
+ * object is never changed.
+ * @module
+ */
+import { processWarning } from './warnings'
+import { InvalidOptionError } from './errors'
+import { isIsoDate } from './iso-date'
+import { describeValue } from './schema-utils'
+import {
+  resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
+} from './version-picking'
+import { VersionBundle } from './versions'
+
+/**
+ * Options of `fastifyVersioner`.
+ * @example
+ * ```ts
+ * await app.register(fastifyVersioner, {
+ *   versions,
+ *   apiVersionLocation: 'header',
+ *   apiVersionParameterName: 'x-api-version',
+ *   apiVersionDefaultValue: (request) => latestVersionFor(request)
+ * })
+ * ```
+ */
+export interface FastifyVersionerOptions {
+  /** The versions of the API. */
+  versions: VersionBundle
+  /** Where the version travels: a header (default) or a path segment after the `versioned(...)` prefix. */
+  apiVersionLocation?: ApiVersionLocation
+  /** `'date'` (ISO dates, waterfalling; default) or `'string'` (any string, bundle order, no waterfalling). */
+  apiVersionFormat?: ApiVersionFormat
+  /** The header name, or the path parameter name (default `'x-api-version'`). Echoed in responses as a header. */
+  apiVersionParameterName?: string
+  /** @deprecated Use `apiVersionParameterName`. */
+  apiVersionHeaderName?: string
+  /** The version of requests that name none: a version, or a function of the request (may be async). */
+  apiVersionDefaultValue?: ApiVersionDefaultValue
+  /** A `VersionPicker` subclass, for custom version-picking logic. */
+  versionPicker?: typeof VersionPicker
+  /** Title of the version parameter in the OpenAPI documents. */
+  apiVersionTitle?: string
+  /** Description of the version parameter in the OpenAPI documents. */
+  apiVersionDescription?: string
+}
+
+/** Options after defaults and checks. */
+export interface ResolvedOptions {
+  readonly versions: VersionBundle
+  readonly location: ApiVersionLocation
+  readonly format: ApiVersionFormat
+  /** Header name in lower case, or a path parameter name. */
+  readonly parameterName: string
+  /** The name as the user wrote it (used for the response header). */
+  readonly headerName: string
+  readonly defaultValue: ApiVersionDefaultValue | undefined
+  readonly picker: VersionPicker
+  /** True when picking may be asynchronous (a default function or a custom picker). */
+  readonly asyncPicking: boolean
+  readonly apiVersionTitle: string | undefined
+  readonly apiVersionDescription: string | undefined
+}
+
+const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription'])
+
+function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T
+  throw new InvalidOptionError(`Option '${name}' must be ${allowed.map((item) => `'${item}'`).join(' or ')}; got ${describeValue(value)}.`)
+}
+
+function optionalString (name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new InvalidOptionError(`Option '${name}' must be a string; got ${describeValue(value)}.`)
+  return value
+}
+
+/**
+ * Checks the options and fills in defaults. `extraKeys` are option names handled elsewhere (documents).
+ */
+export function resolveOptions (options: FastifyVersionerOptions, extraKeys: ReadonlySet<string> = new Set()): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('fastifyVersioner needs an options object with { versions }.')
+  const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !extraKeys.has(key) && key !== 'prefix')
+  if (unknown.length > 0) {
+    throw new InvalidOptionError(`Unknown option(s) ${unknown.join(', ')}. Known options: ${[...KNOWN, ...extraKeys].join(', ')}.`)
+  }
+  const versions = options.versions
+  if (!(versions instanceof VersionBundle)) {
+    throw new InvalidOptionError(`Option 'versions' must be a VersionBundle; got ${describeValue(versions)}.`)
+  }
+  const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
+  const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'string'], 'date')
+  if (options.apiVersionHeaderName !== undefined) processWarning.emit('FSTVRSDEP001')
+  const name = optionalString('apiVersionParameterName', options.apiVersionParameterName) ??
+    optionalString('apiVersionHeaderName', options.apiVersionHeaderName) ?? 'x-api-version'
+  if (name === '' || (location === 'header' && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))) {
+    throw new InvalidOptionError(`Option 'apiVersionParameterName' must be a valid header name; got ${describeValue(name)}.`)
+  }
+  if (format === 'date') {
+    const notDates = versions.versionValues.filter((value) => !isIsoDate(value))
+    if (notDates.length > 0) {
+      throw new InvalidOptionError('With apiVersionFormat \'date\', every version must be an ISO date (YYYY-MM-DD); ' +
+        `these are not: ${notDates.join(', ')}. Use apiVersionFormat: 'string' for other version names.`)
+    }
+  }
+  const defaultValue = options.apiVersionDefaultValue
+  if (defaultValue !== undefined) {
+    if (location === 'path') {
+      throw new InvalidOptionError('Option \'apiVersionDefaultValue\' cannot be used with apiVersionLocation \'path\': ' +
+        'a request without a version segment has a different path. Put the version in a header to have a default.')
+    }
+    if (typeof defaultValue === 'string') {
+      if (!resolveVersion(defaultValue, versions, format).ok) {
+        throw new InvalidOptionError(`Option 'apiVersionDefaultValue' '${defaultValue}' is not a version this API serves; ` +
+          `versions: ${versions.versionValues.join(', ')}.`)
+      }
+    } else if (typeof defaultValue !== 'function') {
+      throw new InvalidOptionError(`Option 'apiVersionDefaultValue' must be a version string or a function of the request; got ${describeValue(defaultValue)}.`)
+    }
+  }
+  const Picker = options.versionPicker ?? VersionPicker
+  if (typeof Picker !== 'function' || (Picker !== VersionPicker && !(Picker.prototype instanceof VersionPicker))) {
+    throw new InvalidOptionError(`Option 'versionPicker' must be VersionPicker or a subclass of it; got ${describeValue(Picker)}.`)
+  }
+  const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
+  const picker = new Picker({ versions, location, format, parameterName, defaultValue })
+  return {
+    versions,
+    location,
+    format,
+    parameterName,
+    headerName: name,
+    defaultValue,
+    picker,
+    asyncPicking: typeof defaultValue === 'function' || Picker !== VersionPicker,
+    apiVersionTitle: optionalString('apiVersionTitle', options.apiVersionTitle),
+    apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription)
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The request side of a versioned route, in its route-level `preValidation` hook: pick the version (400 when
+ * it cannot be served, 404 when the route does not exist in it), validate the request against that
+ * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
+ * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
+ * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged.
+ * @module
+ */
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
+import type { SchemaErrorDataVar } from 'fastify/types/schema'
+import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from './errors'
+import { formKind, readForm, writeForm } from './form-fields'
+import { runSteps, VersionedRequestInfo, type BodyBox } from './converter-runtime'
+import type { ResolvedOptions } from './options'
+import { versionedRequest, type VersionedRequest } from './request-state'
+import { kBehaviour, kMigrated, kPicked } from './symbols'
+import type { RequestPart, VersionBehaviour } from './version-behaviour'
+import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import type { VersionedScope } from './versioned'
+
+/** What the request hook of one registered route needs. */
+export interface RequestHookRoute {
+  readonly behaviours: ReadonlyMap<string, VersionBehaviour>
+  readonly scope: VersionedScope
+  /** `METHOD url` of the HEAD route, for logs. */
+  readonly display: string
+}
+
+/** A request whose parts passed their version's schemas and were migrated, waiting for HEAD validation. */
+interface PendingMigration {
+  readonly request: FastifyRequest
+  readonly behaviour: VersionBehaviour
+  readonly route: RequestHookRoute
+}
+
+// Fastify validates synchronously right after the last preValidation hook calls done(); the versioner's hook is
+// always the last one of its routes and sets this just before, so the formatter reads the current request.
+let pendingMigration: PendingMigration | null = null
+
+type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
+
+function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
+  return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
+}
+
+/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
+function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter | undefined): Error {
+  const error = (formatter ?? defaultFormatter)(errors, part) as Error & Record<string, unknown>
+  error.statusCode ??= 400
+  error.code ??= 'FST_ERR_VALIDATION'
+  error.validation = errors
+  error.validationContext = part
+  return error
+}
+
+/**
+ * The route's `schemaErrorFormatter`: a failure of Fastify's (HEAD) validation on a part the versioner
+ * already validated against the version's schema is a migration bug: logged, and answered with a 500 whose
+ * body carries no schema detail. Any other failure is the client's, formatted as usual.
+ */
+export function createSchemaErrorFormatter (userFormatter: SchemaErrorFormatter | undefined): SchemaErrorFormatter {
+  return function versionerSchemaErrorFormatter (errors, dataVar) {
+    const pending = pendingMigration
+    pendingMigration = null
+    if (pending !== null && pending.behaviour.validatedParts.has(dataVar)) {
+      const error = new VersionerLatestRequestValidationError(pending.behaviour.version)
+      pending.request.log.error({
+        err: error, apiVersion: pending.behaviour.version, route: pending.route.display, part: dataVar, validation: errors
+      }, `A request of API version ${pending.behaviour.version} to ${pending.route.display} failed HEAD validation after its migration: ` +
+        'a request converter or an instruction produces data the HEAD schema rejects.')
+      return error
+    }
+    return (userFormatter ?? defaultFormatter)(errors, dataVar)
+  }
+}
+
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+}
+
+/** Picks and checks the version of a request (cached on the request). */
+export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | Promise<PickedVersion> {
+  const request = versionedRequest(fastifyRequest)
+  const known = request[kPicked]
+  if (known !== null) return known
+  const value = options.picker.pick(request)
+  if (isThenable(value)) {
+    return Promise.resolve(value).then((resolved) => {
+      const picked = resolveVersion(resolved, options.versions, options.format)
+      request[kPicked] = picked
+      return picked
+    })
+  }
+  const picked = resolveVersion(value, options.versions, options.format)
+  request[kPicked] = picked
+  return picked
+}
+
+const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/** The route-level `preValidation` hook of a versioned route. */
+export function createRequestHook (route: RequestHookRoute, options: ResolvedOptions, userFormatter: SchemaErrorFormatter | undefined): preValidationHookHandler {
+  const storage = options.versions.apiVersionStorage
+  const echo = options.headerName
+  const vary = options.location === 'header' ? options.parameterName : undefined
+
+  const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
+    if (!picked.ok) {
+      const message = pickingErrorMessage(picked, options, route.scope.prefix)
+      done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
+      return
+    }
+    const version = picked.version
+    reply.header(echo, version)
+    if (vary !== undefined) {
+      const current = reply.getHeader('vary')
+      reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
+    }
+    const behaviour = route.behaviours.get(version)
+    if (behaviour === undefined) {
+      reply.callNotFound()
+      return
+    }
+    request[kBehaviour] = behaviour
+    storage.enterWith(version)
+    if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
+    const validate = behaviour.validate
+    for (let index = 0; index < validate.length; index++) {
+      const [part, schema] = validate[index]
+      const check = request.compileValidationSchema(schema, part)
+      if (!check(request[PART_PROPERTY[part]])) {
+        done(validationError(check.errors ?? [], part, userFormatter))
+        return
+      }
+    }
+    const steps = behaviour.requestSteps
+    if (steps.length === 0) {
+      finish(request, behaviour, done)
+      return
+    }
+    const kind = formKind(request.headers['content-type'])
+    const originalBody = request.body
+    const form = readForm(kind, originalBody)
+    const info = new VersionedRequestInfo(request, form)
+    if (form !== undefined) info.body = form
+    const box: BodyBox = { body: info.body }
+    const method = request.method
+    const result = runSteps(steps, info, box, (step) => step.methods === undefined || step.methods.has(method))
+    const complete = (): void => {
+      const body = box.body
+      request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
+        ? writeForm(kind, info.form === form ? body as never : info.form ?? body as never, originalBody)
+        : body
+      info.writeBack(request)
+      finish(request, behaviour, done)
+    }
+    if (result === undefined) {
+      complete()
+    } else {
+      result.then(complete, done)
+    }
+  }
+
+  const finish = (request: VersionedRequest, behaviour: VersionBehaviour, done: (error?: Error) => void): void => {
+    request[kMigrated] = true
+    pendingMigration = behaviour.validatedParts.size > 0 ? { request, behaviour, route } : null
+    done()
+  }
+
+  return function versionerRequestHook (fastifyRequest, reply, done) {
+    const request = versionedRequest(fastifyRequest)
+    let picked: PickedVersion | Promise<PickedVersion>
+    try {
+      picked = pickVersion(request, options)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (isThenable(picked)) {
+      picked.then((resolved) => {
+        try {
+          proceed(request, reply, resolved, done)
+        } catch (error) {
+          done(error as Error)
+        }
+      }, done)
+      return
+    }
+    try {
+      proceed(request, reply, picked, done)
+    } catch (error) {
+      done(error as Error)
+    }
+  }
+}

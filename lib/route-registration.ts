@@ -1,0 +1,208 @@
+/**
+ * Serving HEAD routes in every version, from Fastify's `onRoute` hook. For each route registered inside
+ * `versioned(...)`: apply the endpoint instructions (its path, methods and existence per version), then
+ * register one Fastify route per distinct (path, methods) it has across versions; the user's own route
+ * becomes the first of them. Each registered route carries the behaviour of every version it serves and
+ * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
+ * responses). Routes that do nothing in a version cost nothing there. Two HEAD routes on one path in
+ * different versions are told apart by a route constraint on the version.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { RouterGenerationError } from './errors'
+import { normaliseMethods, type HttpMethod } from './http-methods'
+import { createRequestHook, createSchemaErrorFormatter } from './request-migration'
+import { createSendHook, createSuccessHook } from './response-migration'
+import { routeTimeline } from './route-timeline'
+import { kRegisteredUrl, kVersionedRoute } from './symbols'
+import {
+  attributesOf, buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour
+} from './version-behaviour'
+import { versionedScopeOf, type VersionedScope } from './versioned'
+import type { HeadRoute, RegisteredRoute, VersionerState } from './versioner-state'
+
+/** The name of the route constraint that separates HEAD routes sharing a path. */
+export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
+
+/** Route options as `onRoute` receives them. */
+type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown }
+
+type Hook = (...args: never[]) => unknown
+
+function toList<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? [...value] : [value]
+}
+
+/** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
+function registeredUrl (state: VersionerState, scope: VersionedScope, path: string): string {
+  if (state.options.location !== 'path') return path
+  const segment = `/:${state.options.parameterName}`
+  const prefix = scope.prefix.replace(/\/$/, '')
+  const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
+  return `${prefix}${segment}${rest === '/' ? '' : rest}`
+}
+
+interface Group {
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  readonly levels: number[]
+}
+
+interface Prepared {
+  readonly registered: RegisteredRoute
+  readonly schema: RouteSchema
+  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
+  readonly constraints: Record<string, unknown> | undefined
+}
+
+/** Adds the versioner's hooks, schema, config and constraints to route options (in place). */
+function applyTo (options: Record<string, unknown>, prepared: Prepared, userFormatter: unknown): void {
+  options.schema = prepared.schema
+  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
+  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
+  if (prepared.hooks.preSerialization !== undefined) {
+    options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), prepared.hooks.preSerialization]
+  }
+  if (prepared.hooks.onSend !== undefined) options.onSend = [prepared.hooks.onSend, ...toList(options.onSend as Hook[] | Hook | undefined)]
+  options.schemaErrorFormatter = createSchemaErrorFormatter(userFormatter as never)
+  if (prepared.constraints !== undefined) options.constraints = prepared.constraints
+}
+
+/** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
+export function createRouteObserver (state: VersionerState): (this: FastifyInstance, route: ObservedRoute) => void {
+  let lastGet: { instance: FastifyInstance, routePath: string, apply: (options: Record<string, unknown>) => void } | undefined
+
+  const prepare = (head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared => {
+    const url = registeredUrl(state, scope, group.path)
+    const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
+    const headResponses = responseMapAt(head, newest)
+    const nativeResponse: Record<string, TSchema> = {}
+    for (const [key, schema] of Object.entries(headResponses)) {
+      nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
+    }
+    const behaviours = new Map<string, VersionBehaviour>()
+    for (const level of group.levels) {
+      const version = state.versionAt(level)
+      behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner))
+    }
+    const display = `${group.methods.join(',')} ${url}`
+    const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
+    const all = [...behaviours.values()]
+    const hooks: Prepared['hooks'] = {
+      preValidation: createRequestHook({ behaviours, scope, display: head.display }, state.options, userFormatter as never) as Hook
+    }
+    if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
+    if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0)) {
+      hooks.onSend = createSendHook() as Hook
+    }
+    const schema: RouteSchema = { ...head.schema }
+    if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
+    return { registered, schema, hooks, constraints: nodeConstraints(group, url, [...behaviours.keys()], baseConstraints, head) }
+  }
+
+  /** Claims the route nodes of a group; constrains it by version when another HEAD route already serves a node. */
+  const nodeConstraints = (group: Group, url: string, versions: string[], base: unknown, head: HeadRoute): Record<string, unknown> | undefined => {
+    let shared = false
+    for (const method of group.methods) {
+      const key = `${method} ${url}`
+      const served = state.nodes.get(key)
+      if (served === undefined) {
+        state.nodes.set(key, new Set(versions))
+        continue
+      }
+      shared = true
+      const overlap = versions.filter((version) => served.has(version))
+      if (overlap.length > 0) {
+        throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${overlap.join(', ')}: ${head.display} and another ` +
+          'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
+          'must not land on a path and method another route still serves in that version.')
+      }
+      for (const version of versions) served.add(version)
+    }
+    if (!shared) return undefined
+    // A route serving no version at a shared node still needs a value no request can match.
+    const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
+    return { ...(base as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: value }
+  }
+
+  return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
+    const config = route.config as Record<symbol, unknown> | undefined
+    const copyUrl = config?.[kRegisteredUrl]
+    if (typeof copyUrl === 'string') {
+      route.url = copyUrl
+      return
+    }
+    const scope = versionedScopeOf(this)
+    if (scope === undefined) return
+    const methods = normaliseMethods(route.method)
+    if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this && lastGet.routePath === route.routePath) {
+      lastGet.apply(route as unknown as Record<string, unknown>)
+      lastGet = undefined
+      return
+    }
+    lastGet = undefined
+    state.generation.addSharedSchemas(Object.values(this.getSchemas()) as TSchema[])
+    const schema = (route.schema ?? {}) as RouteSchema
+    const timeline = routeTimeline({
+      path: route.url,
+      methods,
+      onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
+      attributes: attributesOf(schema)
+    }, state.steps, state.log)
+    const head: HeadRoute = {
+      display: `${methods.join(',')} ${route.url}`,
+      path: route.url,
+      methods,
+      schema,
+      timeline,
+      body: schema.body,
+      scope,
+      registered: []
+    }
+    state.headRoutes.push(head)
+    const groups = new Map<string, Group>()
+    for (let level = 1; level < timeline.length; level++) {
+      const at = timeline[level]
+      if (!at.exists) continue
+      const key = `${at.methods.join(',')} ${at.path}`
+      const group = groups.get(key) ?? { path: at.path, methods: at.methods, levels: [] }
+      group.levels.push(level)
+      groups.set(key, group)
+    }
+    if (groups.size === 0) groups.set('', { path: route.url, methods, levels: [] })
+
+    const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
+    const userFormatter = route.schemaErrorFormatter
+    const baseConstraints = route.constraints
+    let first = true
+    for (const group of groups.values()) {
+      const prepared = prepare(head, group, scope, userFormatter, baseConstraints)
+      head.registered.push(prepared.registered)
+      const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
+      if (first) {
+        first = false
+        const target = route as unknown as Record<string, unknown>
+        target.url = prepared.registered.url
+        target.method = method
+        applyTo(target, prepared, userFormatter)
+        if (group.methods.includes('GET')) {
+          lastGet = {
+            instance: this,
+            routePath: route.routePath,
+            apply: (twin) => {
+              twin.url = prepared.registered.url
+              applyTo(twin, prepared, userFormatter)
+            }
+          }
+        }
+        continue
+      }
+      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash' }
+      const relative = prepared.registered.url.startsWith(this.prefix) ? prepared.registered.url.slice(this.prefix.length) : prepared.registered.url
+      options.url = relative === '' ? '/' : relative
+      applyTo(options, prepared, userFormatter)
+      this.route(options as unknown as RouteOptions)
+    }
+  }
+}

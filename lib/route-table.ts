@@ -1,0 +1,54 @@
+/**
+ * The routes of every version, as served: built when the application is ready, for `app.versioner.routes`
+ * and the per-version OpenAPI documents.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { HttpMethod } from './http-methods'
+import type { RouteAttributes } from './route-timeline'
+import { prepareForFastify, REQUEST_PARTS, type RouteSchema } from './version-behaviour'
+import type { VersionerState } from './versioner-state'
+
+/** One route as a version serves it. */
+export interface VersionedRouteInfo {
+  /** The methods. */
+  readonly methods: readonly HttpMethod[]
+  /** The path in this version (prefixes included, without the version segment). */
+  readonly path: string
+  /** The URL registered with Fastify (with `/:<parameter>` for path versions). */
+  readonly url: string
+  /** The HEAD route's path. */
+  readonly headPath: string
+  /** This version's schemas (request parts and responses). */
+  readonly schema: RouteSchema
+  /** OpenAPI attributes in this version (summary, tags, deprecated…). */
+  readonly attributes: RouteAttributes
+}
+
+/** The routes each version serves, by version value (newest version first). */
+export function buildRouteTable (state: VersionerState): Map<string, VersionedRouteInfo[]> {
+  const table = new Map<string, VersionedRouteInfo[]>(state.options.versions.versionValues.map((version) => [version, []]))
+  for (const head of state.headRoutes) {
+    for (const registered of head.registered) {
+      for (const behaviour of registered.behaviours.values()) {
+        const schema: RouteSchema = { ...head.schema }
+        for (const part of REQUEST_PARTS) {
+          const headPart = head.schema[part]
+          if (headPart !== undefined) schema[part] = prepareForFastify(state.generation.formAt(headPart, behaviour.level), state.generation)
+        }
+        const response: Record<string, TSchema> = Object.fromEntries(behaviour.responseForms)
+        if (Object.keys(response).length > 0) schema.response = response
+        else delete schema.response
+        table.get(behaviour.version)?.push({
+          methods: registered.methods,
+          path: behaviour.state.path,
+          url: registered.url,
+          headPath: head.path,
+          schema,
+          attributes: behaviour.state.attributes
+        })
+      }
+    }
+  }
+  return table
+}

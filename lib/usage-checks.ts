@@ -1,0 +1,66 @@
+/**
+ * Checks that need every route, run when the application becomes ready: every endpoint instruction
+ * matched a route, every by-path converter finds its route in the version its change belongs to, and every
+ * by-schema converter (unless `checkUsage: false`) names a schema some route uses.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { describeTarget } from './converters'
+import { pathConverterMatches } from './converter-steps'
+import {
+  RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
+  RouteResponseBySchemaConverterDoesNotApplyToAnythingError
+} from './errors'
+import { describeSchema } from './schema-utils'
+import type { HeadRoute, VersionerState } from './versioner-state'
+
+function responseSchemas (route: HeadRoute): TSchema[] {
+  const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
+  for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
+  return [...schemas]
+}
+
+function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
+  return roots.some((root) => root !== undefined && state.planner.collectorFor(root, schema, 0) !== null)
+}
+
+/** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
+export function checkUsage (state: VersionerState): void {
+  state.log.check()
+  for (let level = 1; level < state.steps.length; level++) {
+    for (const change of state.steps[level].changes) {
+      for (const converter of change.converters) {
+        const target = converter.target
+        const direction = converter.direction === 'request' ? 'Request' : 'Response'
+        if (target.kind === 'path') {
+          const found = new Set<string>()
+          for (const route of state.headRoutes) {
+            const at = route.timeline[level]
+            if (pathConverterMatches(at, target)) for (const method of at.methods) found.add(method)
+          }
+          const missing = target.methods.filter((method) => !found.has(method))
+          if (missing.length > 0) {
+            throw new RouteByPathConverterDoesNotApplyToAnythingError(`${direction} by path converter "${converter.display}" failed to find ` +
+              `routes with the following methods: [${missing.join(', ')}] at ${target.path} in version '${change.version}'. Check the path and ` +
+              'methods: the path must include all path parameters and be the path the route has in the version this version change belongs to.')
+          }
+          continue
+        }
+        if (!converter.checkUsage) continue
+        const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
+          const present = route.timeline[level]?.exists === true || route.timeline[level + 1]?.exists === true
+          return present && occurs(state, converter.direction === 'request' ? [route.body] : responseSchemas(route), schema)
+        }))
+        if (unused.length === 0) continue
+        const names = unused.map(describeSchema).join(', ')
+        const message = `${direction} by ${converter.direction === 'request' ? 'body' : 'response'} schema converter "${converter.display}" ` +
+          `failed to find routes with the following ${converter.direction === 'request' ? 'body' : 'response'} schemas: [${names}] ` +
+          `(converting ${describeTarget(target)}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
+          'If this is intentional (a schema used only in webhooks or jobs), declare it with { checkUsage: false }.'
+        throw converter.direction === 'request'
+          ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
+          : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
+      }
+    }
+  }
+}

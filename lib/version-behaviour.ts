@@ -1,0 +1,182 @@
+/**
+ * What a versioned route does for one version: which request parts it validates by hand against that
+ * version's schemas, which converters run, and which schemas serialize its responses. Computed once per
+ * (route, version) at start-up; a request only looks its version up.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
+import type { RouteAttributes, RouteState } from './route-timeline'
+import { refId, type SchemaGeneration } from './schema-generation'
+import { isSchemaObject, type SchemaObject } from './schema-utils'
+import { mapSchemaDeep } from './schema-walk'
+
+/** The request parts Fastify validates. */
+export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
+
+/** The request parts, in the order Fastify validates them. */
+export const REQUEST_PARTS: readonly RequestPart[] = ['params', 'body', 'querystring', 'headers']
+
+/** A route's schema as Fastify takes it. */
+export interface RouteSchema {
+  body?: TSchema
+  querystring?: TSchema
+  params?: TSchema
+  headers?: TSchema
+  response?: Record<string, TSchema>
+  [keyword: string]: unknown
+}
+
+/** One version of one route. */
+export interface VersionBehaviour {
+  readonly version: string
+  readonly level: number
+  /** Request parts checked by hand against this version's schemas, before conversion. */
+  readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
+  /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
+  readonly validatedParts: ReadonlySet<string>
+  readonly requestSteps: readonly ConverterStep[]
+  /** Response converter steps by response status key (`''` for statuses without a schema). */
+  readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
+  /** This version's response schemas by status key (ready for Fastify). */
+  readonly responseForms: ReadonlyMap<string, TSchema>
+  /** Success status keys whose schema differs from the one the route serializes with natively. */
+  readonly ownSuccessSerializers: ReadonlySet<string>
+  /** The status of a successful response in this version, when an instruction changed it. */
+  readonly statusCode: number | undefined
+  /** True when successful object payloads need the preSerialization hook. */
+  readonly successWork: boolean
+  /** True when error responses need the onSend hook (converters with migrateHttpErrors, or other schemas). */
+  readonly errorWork: boolean
+  /** By-path response converters, which also see streamed or raw payloads. */
+  readonly rawSteps: readonly ConverterStep[]
+  /** The route in this version (path, methods, attributes). */
+  readonly state: RouteState
+}
+
+/** True for a response status key of a success (`1xx`-`2xx`). */
+export function isSuccessKey (key: string): boolean {
+  return /^[12]/.test(key)
+}
+
+/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default`. */
+export function statusKey (keys: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>, status: number): string | undefined {
+  const has = (key: string): boolean => keys instanceof Map ? keys.has(key) : Object.prototype.hasOwnProperty.call(keys, key)
+  const exact = String(status)
+  if (has(exact)) return exact
+  const range = `${exact[0]}xx`
+  if (has(range)) return range
+  return has('default') ? 'default' : undefined
+}
+
+const prepared = new WeakMap<TSchema, TSchema>()
+
+/**
+ * A generated schema ready for Fastify: `$ref`s to generated schemas (which Fastify does not know as shared
+ * schemas) are replaced by the schemas themselves. References of a schema to itself stay.
+ */
+export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
+  const known = prepared.get(schema)
+  if (known !== undefined) return known
+  const generated = generation.generatedSchemas()
+  const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
+    const ref = (sub as SchemaObject).$ref
+    if (typeof ref !== 'string' || within.has(refId(ref))) return sub
+    const target = generated.get(refId(ref))
+    if (target === undefined) return sub
+    const id = (target as SchemaObject).$id as string
+    const body = inline(target, new Set([...within, id]))
+    // Inlined more than once, an $id would be declared twice in one route schema: keep it only where needed.
+    const selfReferencing = JSON.stringify(body).includes(`"$ref":"${id}"`) || JSON.stringify(body).includes(`"$ref":"${id}#"`)
+    if (selfReferencing) return body
+    const { $id: _id, ...rest } = body as SchemaObject
+    return rest as TSchema
+  })
+  const ownId = (schema as SchemaObject).$id
+  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  prepared.set(schema, result)
+  return result
+}
+
+/** The HEAD facts of a route that behaviours are built from. */
+export interface BehaviourRoute extends PlannedRoute {
+  readonly schema: RouteSchema
+}
+
+/** The response schemas (HEAD-level) a route has in a version. */
+export function responseMapAt (route: BehaviourRoute, level: number): Readonly<Record<string, TSchema>> {
+  const override = route.timeline[level].attributes.response
+  const map = override ?? route.schema.response ?? {}
+  return isSchemaObject(map) ? map as Record<string, TSchema> : {}
+}
+
+/** Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. */
+export function buildBehaviour (
+  route: BehaviourRoute,
+  level: number,
+  version: string,
+  native: Readonly<Record<string, TSchema>>,
+  generation: SchemaGeneration,
+  planner: ConverterPlanner
+): VersionBehaviour {
+  const requestSteps = planner.requestSteps(route, level)
+  const validate: Array<readonly [RequestPart, TSchema]> = []
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head === undefined) continue
+    const form = generation.formAt(head, level)
+    // Converters read the request, so with converters every part is checked before them.
+    if (form !== head || requestSteps.length > 0) validate.push([part, prepareForFastify(form, generation)])
+  }
+  const responses = responseMapAt(route, level)
+  const responseForms = new Map<string, TSchema>()
+  const responseSteps = new Map<string, readonly ConverterStep[]>()
+  const ownSuccessSerializers = new Set<string>()
+  let errorWork = false
+  for (const [key, schema] of Object.entries(responses)) {
+    const form = prepareForFastify(generation.formAt(schema, level), generation)
+    responseForms.set(key, form)
+    const steps = planner.responseSteps(route, schema, level)
+    responseSteps.set(key, steps)
+    if (isSuccessKey(key)) {
+      if (native[key] !== form) ownSuccessSerializers.add(key)
+    } else if (native[key] !== form || steps.some((step) => step.converter.migrateHttpErrors)) {
+      errorWork = true
+    }
+  }
+  const withoutSchema = planner.responseSteps(route, undefined, level)
+  responseSteps.set('', withoutSchema)
+  if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
+  for (const [key, steps] of responseSteps) {
+    if (!isSuccessKey(key) && key !== '' && steps.some((step) => step.converter.migrateHttpErrors)) errorWork = true
+  }
+  const state = route.timeline[level]
+  const statusCode = state.attributes.statusCode
+  const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
+    [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.length > 0)
+  return {
+    version,
+    level,
+    validate,
+    validatedParts: new Set(validate.map(([part]) => part)),
+    requestSteps,
+    responseSteps,
+    responseForms,
+    ownSuccessSerializers,
+    statusCode,
+    successWork,
+    errorWork,
+    rawSteps: withoutSchema.filter((step) => step.collect === undefined),
+    state
+  }
+}
+
+/** The route attributes of HEAD, read from a route schema (OpenAPI fields used by @fastify/swagger). */
+export function attributesOf (schema: RouteSchema | undefined): RouteAttributes {
+  if (schema === undefined) return {}
+  const attributes: Record<string, unknown> = {}
+  for (const key of ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const) {
+    if (schema[key] !== undefined) attributes[key] = schema[key]
+  }
+  return attributes as RouteAttributes
+}

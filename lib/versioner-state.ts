@@ -1,0 +1,71 @@
+/**
+ * The per-application state of the plugin: resolved options, the generated schemas, the converter planner,
+ * the HEAD routes seen so far, and the registry of route nodes (to serve two HEAD routes on one path in
+ * different versions).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { ConverterPlanner } from './converter-steps'
+import type { HttpMethod } from './http-methods'
+import type { ResolvedOptions } from './options'
+import { EndpointInstructionLog, type RouteState } from './route-timeline'
+import { SchemaGeneration } from './schema-generation'
+import type { RouteSchema, VersionBehaviour } from './version-behaviour'
+import { VersionChangeWithSideEffects } from './version-change'
+import type { VersionedScope } from './versioned'
+import { generationSteps, type GenerationStep } from './versions'
+import { kBundleInternals } from './symbols'
+
+/** A HEAD route registered inside `versioned(...)`. */
+export interface HeadRoute {
+  /** `METHODS url`, for messages and logs. */
+  readonly display: string
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  readonly schema: RouteSchema
+  readonly timeline: readonly RouteState[]
+  readonly body: TSchema | undefined
+  readonly scope: VersionedScope
+  /** The routes registered for it: one per distinct (path, methods) it has across versions. */
+  readonly registered: RegisteredRoute[]
+}
+
+/** One route registered with Fastify for a HEAD route: the versions it serves at one path and methods. */
+export interface RegisteredRoute {
+  readonly head: HeadRoute
+  readonly url: string
+  readonly methods: readonly HttpMethod[]
+  readonly behaviours: ReadonlyMap<string, VersionBehaviour>
+  /** The response schemas Fastify serializes with natively. */
+  readonly nativeResponse: Readonly<Record<string, TSchema>>
+  /** The route display for logs. */
+  readonly display: string
+}
+
+/** The plugin's state for one application. */
+export class VersionerState {
+  readonly steps: readonly GenerationStep[]
+  readonly generation: SchemaGeneration
+  readonly planner: ConverterPlanner
+  readonly log: EndpointInstructionLog
+  readonly headRoutes: HeadRoute[] = []
+  /** `METHOD url` → versions served there, to detect and separate routes sharing a node. */
+  readonly nodes = new Map<string, Set<string>>()
+  readonly hasSideEffects: boolean
+  ready = false
+
+  constructor (readonly options: ResolvedOptions) {
+    const bundle = options.versions
+    this.steps = generationSteps(bundle)
+    this.generation = new SchemaGeneration(bundle)
+    this.planner = new ConverterPlanner(this.generation, this.steps)
+    this.log = new EndpointInstructionLog(this.steps)
+    const internals = bundle[kBundleInternals]
+    this.hasSideEffects = [...internals.changesByVersion.values()].flat().some((change) => change.cls.prototype instanceof VersionChangeWithSideEffects)
+  }
+
+  /** The version value of a level (level 1 is the latest). */
+  versionAt (level: number): string {
+    return this.generation.levels[level]
+  }
+}
