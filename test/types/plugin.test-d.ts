@@ -1,0 +1,58 @@
+// The plugin as a Fastify user sees it: options, decorations, typed HEAD handlers inside versioned(...).
+import Fastify, { type FastifyRequest } from 'fastify'
+import { expectAssignable, expectError, expectType } from 'tsd'
+import { Type, type TSchema } from '@sinclair/typebox'
+import fastifyVersionerDefault, {
+  currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
+  type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
+} from '../..'
+
+const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
+const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) })
+const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
+
+const app = Fastify()
+
+// Options: `versions` is required; the rest are typed.
+expectAssignable<FastifyVersionerOptions>({ versions })
+expectAssignable<FastifyVersionerOptions>({
+  versions,
+  apiVersionLocation: 'path',
+  apiVersionFormat: 'string',
+  apiVersionParameterName: 'api-version',
+  apiVersionTitle: 'Version',
+  apiVersionDescription: 'The API version'
+})
+expectAssignable<FastifyVersionerOptions>({ versions, apiVersionDefaultValue: async (request: FastifyRequest) => String(request.headers['x-account']) })
+expectError(app.register(fastifyVersioner, {}))
+expectError(app.register(fastifyVersioner, { versions, apiVersionLocation: 'query' }))
+expectError(app.register(fastifyVersioner, { versions, apiVersionDefaultValue: 20000101 }))
+
+class PinnedPicker extends VersionPicker {
+  override async pick (request: FastifyRequest): Promise<string | undefined> {
+    return this.requested(request) ?? '2000-01-01'
+  }
+}
+app.register(fastifyVersioner, { versions, versionPicker: PinnedPicker })
+app.register(fastifyVersionerDefault, { versions })
+
+// Handlers inside versioned(...) are typed from their HEAD schemas (TypeBox type provider).
+app.register(versioned(async (api) => {
+  api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } }, async (request) => {
+    expectType<string[]>(request.body.addresses)
+    expectError(request.body.address)
+    expectType<string | undefined>(request.apiVersion)
+    expectType<DependencySolver>(currentDependencySolver(request))
+    return { id: 'u1', addresses: request.body.addresses }
+  })
+  api.get('/legacy', { onlyExistsInOlderVersions: true }, async () => ({ ok: true }))
+  expectError(api.post('/users', { schema: { response: { 200: UserResource } } }, async () => ({ id: 1 })))
+}), { prefix: '/api' })
+
+// Decorations.
+expectType<VersionBundle>(app.versioner.versions)
+expectType<ReadonlyMap<string, readonly VersionedRouteInfo[]>>(app.versioner.routes)
+expectType<TSchema>(app.versioner.schemas.get('2000-01-01').get(UserResource))
+expectType<{ id: string }>(app.versioner.migrateResponseBody<{ id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' }))
+expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: {}, version: new Date('2000-06-01') }))
+expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
