@@ -1,0 +1,145 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import fastifyCookie from '@fastify/cookie'
+import {
+  ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
+} from '../plugin'
+import { buildVersionedApp, call, json } from './helpers/http'
+
+const Session = Type.Object({ user: Type.String() })
+const NotFound = Type.Object({ message: Type.String() })
+
+/** The Set-Cookie header of a response, as a list. */
+function setCookies (header: string | string[] | number | undefined): string[] {
+  return header === undefined ? [] : Array.isArray(header) ? header : [String(header)]
+}
+
+/** A version change whose response converters set and delete cookies, on success and on error. */
+function cookieChange (): typeof VersionChange {
+  class OldSessionCookies extends VersionChange {
+    description = 'Older clients got a legacy session cookie, and no tracking cookie.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Session)
+    legacyCookie (response: ResponseInfo) {
+      response.setCookie('legacy_session', `for ${String(response.body.user)}`, {
+        maxAge: 83, path: '/old', httpOnly: true, secure: true, sameSite: 'lax', domain: 'example.com'
+      })
+      response.deleteCookie('tracking', { path: '/' })
+    }
+
+    @ConvertResponseToPreviousVersionFor('/session', ['GET'], { migrateHttpErrors: true })
+    onError (response: ResponseInfo) {
+      if (response.statusCode === 404) response.setCookie('error_cookie', 'yes')
+    }
+  }
+  return OldSessionCookies
+}
+
+for (const withPlugin of [false, true]) {
+  test(`converters set and delete cookies ${withPlugin ? 'with' : 'without'} @fastify/cookie: a Set-Cookie header either way`, async (t) => {
+    const versions = new VersionBundle(new Version('2001-01-01', cookieChange() as never), new Version('2000-01-01'))
+    const app = await buildVersionedApp(t, versions, async (api) => {
+      api.get('/session', { schema: { querystring: Type.Object({ missing: Type.Optional(Type.Boolean()) }), response: { 200: Session, 404: NotFound } } },
+        async (request, reply) => {
+          reply.header('set-cookie', 'handler_cookie=1; Path=/')
+          if (request.query.missing === true) return reply.code(404).send({ message: 'no session' })
+          return { user: 'ada' }
+        })
+    }, { before: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
+
+    const old = await call(app, '2000-01-01', '/session')
+    t.equal(old.statusCode, 200)
+    t.same(json(old), { user: 'ada' })
+    const cookies = setCookies(old.headers['set-cookie'])
+    const duplicates = withPlugin
+      ? {}
+      : { todo: 'bug: without @fastify/cookie, setCookie re-adds the existing Set-Cookie values (reply.header appends to set-cookie)' }
+    t.equal(cookies.length, 3, 'the handler\'s cookie and the two set by the converter, once each', duplicates)
+    t.equal(cookies.filter((cookie) => cookie.startsWith('legacy_session=')).length, 1, 'one legacy_session cookie', duplicates)
+    t.ok(cookies.includes('handler_cookie=1; Path=/'), 'the handler\'s own cookie is kept')
+    const legacy = cookies.find((cookie) => cookie.startsWith('legacy_session='))
+    t.match(legacy, /^legacy_session=for%20ada; /, 'value encoded')
+    t.match(legacy, /Max-Age=83/)
+    t.match(legacy, /Domain=example\.com/)
+    t.match(legacy, /Path=\/old/)
+    t.match(legacy, /HttpOnly/)
+    t.match(legacy, /Secure/)
+    t.match(legacy, /SameSite=Lax/)
+    const tracking = cookies.find((cookie) => cookie.startsWith('tracking='))
+    t.match(tracking, /^tracking=;/, 'deleted: empty value')
+    t.match(tracking, /Expires=Thu, 01 Jan 1970 00:00:00 GMT/, 'deleted: expired')
+    t.match(tracking, /Path=\//)
+    const parsed = old.cookies.find((cookie) => cookie.name === 'legacy_session')
+    t.equal(parsed?.value, 'for ada', 'the client reads the cookie')
+
+    const latest = await call(app, '2001-01-01', '/session')
+    t.same(setCookies(latest.headers['set-cookie']), ['handler_cookie=1; Path=/'], 'latest: only the handler\'s cookie')
+
+    const error = await call(app, '2000-01-01', '/session?missing=true')
+    t.equal(error.statusCode, 404)
+    t.same(json(error), { message: 'no session' })
+    const errorCookies = setCookies(error.headers['set-cookie'])
+    t.ok(errorCookies.includes('handler_cookie=1; Path=/'), 'the handler\'s cookie on the error response')
+    t.ok(errorCookies.some((cookie) => cookie.startsWith('error_cookie=yes')), 'a cookie set by an error converter')
+  })
+}
+
+test('converters change, add and delete response headers and change the success status', async (t) => {
+  const seenHeaders: Array<Record<string, unknown>> = []
+
+  class OldHeaders extends VersionChange {
+    description = 'Older clients got x-old-* headers, no x-internal header, and 201 on creation.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Session)
+    headers (response: ResponseInfo) {
+      seenHeaders.push({ ...response.headers })
+      delete response.headers['x-internal']
+      response.headers['x-rate-limit'] = '10'
+      response.headers['x-old-count'] = 3
+      response.headers['cache-control'] = 'no-store'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/sessions', ['POST'])
+    created (response: ResponseInfo) {
+      t.equal(response.statusCode, 200, 'the converter reads the status')
+      response.statusCode = 201
+      response.headers.location = `/sessions/${String(response.body.user)}`
+    }
+
+    @ConvertResponseToPreviousVersionFor('/sessions', ['POST'])
+    afterCreated (response: ResponseInfo) {
+      response.headers['x-status-seen'] = String(response.statusCode)
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', OldHeaders), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.post('/sessions', { schema: { response: { 200: Session, 201: Session } } }, async (_request, reply) => {
+      reply.header('x-internal', 'secret').header('x-rate-limit', '100').header('cache-control', 'max-age=60')
+      return { user: 'ada' }
+    })
+  })
+
+  const old = await call(app, '2000-01-01', '/sessions', { method: 'POST' })
+  t.equal(old.statusCode, 201, 'status changed by the converter')
+  t.same(json(old), { user: 'ada' })
+  t.equal(old.headers['x-internal'], undefined, 'a header deleted by the converter is gone')
+  t.equal(old.headers['x-rate-limit'], '10', 'a changed header')
+  t.equal(old.headers['x-old-count'], '3', 'an added header')
+  t.equal(old.headers['cache-control'], 'no-store')
+  t.equal(old.headers.location, '/sessions/ada')
+  t.equal(old.headers['x-status-seen'], '201', 'a later converter sees the new status')
+  t.equal(old.headers['x-api-version'], '2000-01-01', 'the version header is kept')
+  t.equal(seenHeaders.length, 1)
+  t.match(seenHeaders[0], { 'x-internal': 'secret', 'x-rate-limit': '100', 'x-api-version': '2000-01-01' },
+    'the converter sees the headers the handler set')
+
+  const latest = await call(app, '2001-01-01', '/sessions', { method: 'POST' })
+  t.equal(latest.statusCode, 200)
+  t.equal(latest.headers['x-internal'], 'secret')
+  t.equal(latest.headers['x-rate-limit'], '100')
+  t.equal(latest.headers['x-old-count'], undefined)
+  t.equal(latest.headers.location, undefined)
+})

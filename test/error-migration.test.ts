@@ -1,0 +1,296 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo
+} from '../plugin'
+import { buildVersionedApp, call, json } from './helpers/http'
+
+const Params = Type.Object({ id: Type.String() })
+
+/** An error with an HTTP status, as handlers throw them. */
+function httpError (statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { statusCode })
+}
+
+test('404 → 200: a migrateHttpErrors converter turns an error into a success, with a body and a header', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String() })
+  const seen: Array<{ status: number, body: unknown }> = []
+
+  class MissingUsersWereGhosts extends VersionChange {
+    description = 'Unknown users used to be answered with a ghost user.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    ghost (response: ResponseInfo) {
+      seen.push({ status: response.statusCode, body: structuredClone(response.body) })
+      if (response.statusCode !== 404) return
+      response.statusCode = 200
+      response.body = { id: 'ghost', name: 'darkness', extra: 'not in the schema' }
+      response.headers.hewwo = 'dawkness'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', MissingUsersWereGhosts), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
+      if (request.params.id === 'returned') return reply.code(404).send({ message: 'No such user' })
+      if (request.params.id === 'thrown') throw httpError(404, 'No such user (thrown)')
+      return { id: request.params.id, name: 'Ada' }
+    })
+  })
+
+  const returned = await call(app, '2000-01-01', '/users/returned')
+  t.equal(returned.statusCode, 200, 'reply.code(404).send(...) became 200')
+  t.same(json(returned), { id: 'ghost', name: 'darkness' }, 'the new body, serialized with the 200 schema')
+  t.equal(returned.headers.hewwo, 'dawkness', 'the header set by the converter')
+  t.equal(returned.headers['x-api-version'], '2000-01-01')
+  t.same(seen, [{ status: 404, body: { message: 'No such user' } }], 'the converter saw the parsed error body and its status')
+
+  seen.length = 0
+  const thrown = await call(app, '2000-01-01', '/users/thrown')
+  t.equal(thrown.statusCode, 200, 'a thrown 404 became 200')
+  t.same(json(thrown), { id: 'ghost', name: 'darkness' })
+  t.equal(thrown.headers.hewwo, 'dawkness')
+  t.equal(seen.length, 1)
+  t.equal(seen[0].status, 404)
+  t.match(seen[0].body, { message: 'No such user (thrown)' }, 'the default error handler\'s body reached the converter')
+
+  seen.length = 0
+  const found = await call(app, '2000-01-01', '/users/u1')
+  t.equal(found.statusCode, 200)
+  t.same(json(found), { id: 'u1', name: 'Ada' }, 'a success passes through untouched')
+  t.equal(found.headers.hewwo, undefined)
+  t.same(seen, [{ status: 200, body: { id: 'u1', name: 'Ada' } }], 'the converter saw the success too')
+
+  seen.length = 0
+  const latest = await call(app, '2001-01-01', '/users/returned')
+  t.equal(latest.statusCode, 404, 'latest keeps the 404')
+  t.same(json(latest), { message: 'No such user' })
+  t.equal(latest.headers.hewwo, undefined)
+  t.same(seen, [], 'no converter for latest')
+})
+
+test('404 → 401: a thrown error and a by-schema error converter', async (t) => {
+  const Item = Type.Object({ id: Type.String() })
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
+  let calls = 0
+
+  class NotFoundWasUnauthorized extends VersionChange {
+    description = 'Items of other accounts used to answer 401.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    unauthorized (response: ResponseInfo) {
+      calls++
+      response.statusCode = 401
+      response.body.statusCode = 401
+      response.body.error = 'Unauthorized'
+      response.body.message = `was: ${String(response.body.message)}`
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', NotFoundWasUnauthorized), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/items/:id', { schema: { params: Params, response: { 200: Item, '4xx': ErrorBody } } }, async (request) => {
+      if (request.params.id === 'other') throw httpError(404, 'Not yours')
+      return { id: request.params.id }
+    })
+  })
+
+  const old = await call(app, '2000-01-01', '/items/other')
+  t.equal(old.statusCode, 401)
+  t.same(json(old), { statusCode: 401, error: 'Unauthorized', message: 'was: Not yours' }, 'the converted body', {
+    todo: 'bug: with a range key (4xx) the final status is serialized through serializeInput(body, form, \'401\'): FST_ERR_MISSING_SERIALIZATION_FN'
+  })
+  t.equal(old.headers['x-api-version'], '2000-01-01')
+  t.equal(calls, 1)
+
+  const latest = await call(app, '2001-01-01', '/items/other')
+  t.equal(latest.statusCode, 404)
+  t.same(json(latest), { statusCode: 404, error: 'Not Found', message: 'Not yours' })
+
+  const ok = await call(app, '2000-01-01', '/items/mine')
+  t.equal(ok.statusCode, 200)
+  t.same(json(ok), { id: 'mine' }, 'the 200 response is not of the error schema: untouched')
+  t.equal(calls, 1, 'the converter ran only for the error')
+})
+
+test('without migrateHttpErrors, error responses (and redirects) are left untouched', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String() })
+  const ran: string[] = []
+
+  class Unflagged extends VersionChange {
+    description = 'Converters without the flag.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'])
+    byPath (response: ResponseInfo) {
+      ran.push(`byPath ${response.statusCode}`)
+      response.statusCode = 200
+      response.body = { id: 'x', name: 'converted' }
+      response.headers['x-converted'] = 'yes'
+    }
+
+    @ConvertResponseToPreviousVersionFor(NotFound)
+    bySchema (response: ResponseInfo) {
+      ran.push('bySchema')
+      response.body.message = 'converted'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/go', ['GET'])
+    redirect (response: ResponseInfo) {
+      ran.push('redirect')
+      response.headers.location = '/converted'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', Unflagged), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
+      if (request.params.id === 'thrown') throw httpError(404, 'thrown')
+      if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user' })
+      return { id: request.params.id, name: 'Ada' }
+    })
+    api.get('/go', async (_request, reply) => reply.redirect('/target'))
+  })
+
+  const missing = await call(app, '2000-01-01', '/users/missing')
+  t.equal(missing.statusCode, 404)
+  t.same(json(missing), { message: 'No such user' })
+  t.equal(missing.headers['x-converted'], undefined)
+
+  const thrown = await call(app, '2000-01-01', '/users/thrown')
+  t.equal(thrown.statusCode, 404)
+  t.same(json(thrown), { message: 'thrown' }, 'serialized with the 404 schema, not converted')
+
+  const redirect = await call(app, '2000-01-01', '/go')
+  t.equal(redirect.statusCode, 302)
+  t.equal(redirect.headers.location, '/target', 'a 3xx counts as an error: the unflagged converter does not run')
+  t.same(ran, [], 'no unflagged converter ran on an error or redirect')
+
+  const found = await call(app, '2000-01-01', '/users/u1')
+  t.equal(found.statusCode, 200)
+  t.same(json(found), { id: 'x', name: 'converted' }, 'the by-path converter does run on success')
+  t.equal(found.headers['x-converted'], 'yes')
+  t.same(ran, ['byPath 200'])
+})
+
+test('a custom error handler\'s body reaches migrateHttpErrors converters', async (t) => {
+  const Thing = Type.Object({ id: Type.String() })
+  const seen: unknown[] = []
+
+  class ProblemWasReason extends VersionChange {
+    description = 'Errors used to carry reason instead of problem, and gone things answered 410.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things/:id', ['GET'], { migrateHttpErrors: true })
+    problemToReason (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      seen.push(structuredClone(response.body))
+      response.body = { reason: response.body.problem, kind: response.body.kind }
+      if (response.statusCode === 404) response.statusCode = 410
+      response.setCookie('error-seen', '1')
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', ProblemWasReason), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+      return reply.code(error.statusCode ?? 500).send({ problem: error.message, kind: 'custom' })
+    })
+    api.get('/things/:id', { schema: { params: Params, response: { 200: Thing } } }, async (request) => {
+      if (request.params.id === 'gone') throw httpError(404, 'It is gone')
+      if (request.params.id === 'teapot') throw httpError(418, 'I am a teapot')
+      return { id: request.params.id }
+    })
+  })
+
+  const gone = await call(app, '2000-01-01', '/things/gone')
+  t.equal(gone.statusCode, 410)
+  t.same(json(gone), { reason: 'It is gone', kind: 'custom' })
+  t.match(gone.headers['set-cookie'], /error-seen=1/)
+
+  const teapot = await call(app, '2000-01-01', '/things/teapot')
+  t.equal(teapot.statusCode, 418)
+  t.same(json(teapot), { reason: 'I am a teapot', kind: 'custom' })
+  t.same(seen, [{ problem: 'It is gone', kind: 'custom' }, { problem: 'I am a teapot', kind: 'custom' }])
+
+  const latest = await call(app, '2001-01-01', '/things/gone')
+  t.equal(latest.statusCode, 404)
+  t.same(json(latest), { problem: 'It is gone', kind: 'custom' })
+  t.equal(latest.headers['set-cookie'], undefined)
+})
+
+test('error bodies are serialized with the schema the version has for the final status', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String(), code: Type.String() })
+  const Unauthorized = Type.Object({ reason: Type.String() })
+
+  class RenameCode extends VersionChange {
+    description = 'NotFound.code was errorCode; User.name was fullName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(NotFound).field('code').had({ name: 'errorCode' }),
+      schema(User).field('name').had({ name: 'fullName' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(NotFound, { migrateHttpErrors: true })
+    codeToErrorCode (response: ResponseInfo) {
+      response.body.errorCode = response.body.code
+      delete response.body.code
+    }
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    byStatus (response: ResponseInfo) {
+      if (response.statusCode === 200) {
+        response.body.fullName = response.body.name
+        delete response.body.name
+      }
+      if (response.body.errorCode === 'E_GHOST') {
+        response.statusCode = 200
+        response.body = { id: 'ghost', fullName: 'Ghost', name: 'HEAD field', errorCode: 'E_GHOST' }
+      }
+      if (response.body.errorCode === 'E_AUTH') {
+        response.statusCode = 401
+        response.body = { reason: 'auth', message: 'dropped' }
+      }
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameCode), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound, 401: Unauthorized } } }, async (request, reply) => {
+      if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user', code: 'E_MISSING', stack: 'secret' } as never)
+      if (request.params.id === 'ghost') return reply.code(404).send({ message: 'Ghost', code: 'E_GHOST' })
+      if (request.params.id === 'auth') return reply.code(404).send({ message: 'Auth', code: 'E_AUTH' })
+      return { id: request.params.id, name: 'Ada' }
+    })
+  })
+
+  const latest = await call(app, '2001-01-01', '/users/missing')
+  t.equal(latest.statusCode, 404)
+  t.same(json(latest), { message: 'No such user', code: 'E_MISSING' }, 'latest: the 404 schema strips the unknown field')
+
+  const old = await call(app, '2000-01-01', '/users/missing')
+  t.equal(old.statusCode, 404, 'still a 404', {
+    todo: 'bug: serialized with the HEAD 404 schema, which requires code: FST_ERR_FAILED_ERROR_SERIALIZATION (500)'
+  })
+  t.same(json(old), { message: 'No such user', errorCode: 'E_MISSING' }, '2000-01-01 speaks errorCode, with its own 404 schema', {
+    todo: 'bug: error bodies are serialized with the route\'s native (HEAD) schema of the status, not the version\'s'
+  })
+  t.notOk(JSON.parse(old.body).stack, 'the unknown field is stripped in 2000-01-01 too')
+
+  const success = await call(app, '2000-01-01', '/users/u1')
+  t.same(json(success), { id: 'u1', fullName: 'Ada' }, 'a success uses the version\'s 200 schema')
+
+  const ghost = await call(app, '2000-01-01', '/users/ghost')
+  t.equal(ghost.statusCode, 200, '404 → 200')
+  t.same(json(ghost), { id: 'ghost', fullName: 'Ghost' }, 'serialized with 2000-01-01\'s 200 schema (fullName, no HEAD name)', {
+    todo: 'bug: after 404 → 200 the body is serialized with the route\'s native 200 schema, not the version\'s'
+  })
+
+  const auth = await call(app, '2000-01-01', '/users/auth')
+  t.equal(auth.statusCode, 401, '404 → 401')
+  t.same(json(auth), { reason: 'auth' }, 'serialized with the 401 schema')
+})

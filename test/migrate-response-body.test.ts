@@ -1,0 +1,175 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import {
+  ConvertResponseToPreviousVersionFor, fastifyVersioner, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
+  versioned, type ResponseInfo
+} from '../plugin'
+import { caught } from './helpers/structure'
+
+test('the reference example: converters of the schema, then the version\'s schema with defaults; unknown fields removed', async (t) => {
+  const EmptySchema = Type.Object({})
+
+  class AddNameAndAmount extends VersionChange {
+    description = 'name and amount were removed from EmptySchema.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(EmptySchema).field('name').existedAs({ type: Type.String(), default: 'Apples' }),
+      schema(EmptySchema).field('amount').existedAs({ type: Type.Integer() })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(EmptySchema, { checkUsage: false })
+    setAmount (response: ResponseInfo) {
+      response.body.amount = 83
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', AddNameAndAmount), new Version('2000-01-01'))
+  const latestBody = { id: 'hewwo' }
+  t.same(migrateResponseBody(versions, EmptySchema, { latestBody, version: '2000-01-01' }), { name: 'Apples', amount: 83 })
+  t.same(migrateResponseBody(versions, EmptySchema, { latestBody, version: '2001-01-01' }), {}, 'latest: the unknown id is removed')
+  t.same(latestBody, { id: 'hewwo' }, 'the input is not mutated')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/ping', async () => ({ ok: true }))
+  }))
+  await app.ready()
+  t.same(app.versioner.migrateResponseBody(EmptySchema, { latestBody, version: '2000-01-01' }), { name: 'Apples', amount: 83 },
+    'app.versioner.migrateResponseBody gives the same')
+  t.same(app.versioner.migrateResponseBody(EmptySchema, { latestBody: { id: 'x', amount: 1 }, version: '2000-06-30' }),
+    { name: 'Apples', amount: 83 }, 'a date between versions waterfalls')
+})
+
+test('nested occurrences, three versions in order, dates and Date objects, by-path converters ignored', async (t) => {
+  const Item = Type.Object({ sku: Type.String(), price: Type.Integer() })
+  const Webhook = Type.Object({
+    event: Type.String(),
+    item: Item,
+    related: Type.Array(Item),
+    byId: Type.Record(Type.String(), Item)
+  })
+  const calls: string[] = []
+
+  class PriceInCents extends VersionChange {
+    description = 'Item.price is in cents; it was priceEuros.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('price').had({ name: 'priceEuros', type: Type.Number() })]
+
+    @ConvertResponseToPreviousVersionFor(Item, { checkUsage: false })
+    toEuros (response: ResponseInfo) {
+      calls.push(`2002:${String(response.body.sku)}`)
+      response.body.priceEuros = Number(response.body.price) / 100
+      delete response.body.price
+    }
+
+    @ConvertResponseToPreviousVersionFor('/webhooks', ['POST'])
+    byPath (response: ResponseInfo) {
+      calls.push('byPath')
+      response.body.event = 'by-path'
+    }
+  }
+
+  class EventWasType extends VersionChange {
+    description = 'Webhook.event was type, and items had a currency.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Webhook).field('event').had({ name: 'type' }),
+      schema(Item).field('currency').existedAs({ type: Type.String(), default: 'EUR' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Webhook, { checkUsage: false })
+    eventToType (response: ResponseInfo) {
+      calls.push('2001:webhook')
+      response.body.type = response.body.event
+      delete response.body.event
+    }
+
+    @ConvertResponseToPreviousVersionFor(Item, { checkUsage: false })
+    itemSeenIn2001 (response: ResponseInfo) {
+      calls.push(`2001:${String(response.body.sku)}:${String(response.body.priceEuros)}`)
+    }
+  }
+
+  const versions = new VersionBundle(
+    new Version('2002-01-01', PriceInCents),
+    new Version('2001-01-01', EventWasType),
+    new Version('2000-01-01')
+  )
+  const latestBody = Object.freeze({
+    event: 'order.paid',
+    item: Object.freeze({ sku: 'a', price: 250 }),
+    related: Object.freeze([Object.freeze({ sku: 'b', price: 100 })]),
+    byId: Object.freeze({ c: Object.freeze({ sku: 'c', price: 5 }) }),
+    internal: 'dropped'
+  })
+  const snapshot = JSON.stringify(latestBody)
+
+  calls.length = 0
+  t.same(migrateResponseBody(versions, Webhook, { latestBody, version: '2002-01-01' }), {
+    event: 'order.paid', item: { sku: 'a', price: 250 }, related: [{ sku: 'b', price: 100 }], byId: { c: { sku: 'c', price: 5 } }
+  }, 'latest: no converter, unknown fields removed')
+  t.same(calls, [])
+
+  calls.length = 0
+  t.same(migrateResponseBody(versions, Webhook, { latestBody, version: '2001-01-01' }), {
+    event: 'order.paid',
+    item: { sku: 'a', priceEuros: 2.5 },
+    related: [{ sku: 'b', priceEuros: 1 }],
+    byId: { c: { sku: 'c', priceEuros: 0.05 } }
+  }, '2001-01-01: every nested Item converted')
+  t.equal(calls.length, 3, 'one call per Item occurrence; the by-path converter does not run')
+  t.same(new Set(calls), new Set(['2002:a', '2002:b', '2002:c']))
+
+  calls.length = 0
+  const oldest = migrateResponseBody<Record<string, unknown>>(versions, Webhook, { latestBody, version: '2000-01-01' })
+  const { byId, ...rest } = oldest
+  t.same(rest, {
+    type: 'order.paid',
+    item: { sku: 'a', priceEuros: 2.5, currency: 'EUR' },
+    related: [{ sku: 'b', priceEuros: 1, currency: 'EUR' }]
+  }, '2000-01-01: both versions\' converters, nested defaults applied')
+  t.match(byId, { c: { sku: 'c', priceEuros: 0.05 } }, 'record values converted')
+  t.same(byId, { c: { sku: 'c', priceEuros: 0.05, currency: 'EUR' } }, 'defaults applied inside record values too', {
+    todo: 'bug: Value.Default (TypeBox) skips record values whose schema has no default of its own, so nested defaults are missing'
+  })
+  t.equal(calls.length, 7)
+  t.same(calls.slice(0, 3).sort(), ['2002:a', '2002:b', '2002:c'], 'the newer version\'s converters first')
+  t.ok(calls.indexOf('2001:webhook') > 2)
+  t.same(calls.filter((call) => call.startsWith('2001:') && call !== '2001:webhook').sort(), ['2001:a:2.5', '2001:b:1', '2001:c:0.05'],
+    'the older version\'s Item converter sees the newer one\'s result')
+
+  t.same(migrateResponseBody(versions, Webhook, { latestBody, version: '2001-07-04' }),
+    migrateResponseBody(versions, Webhook, { latestBody, version: '2001-01-01' }), 'a date between versions waterfalls')
+  t.same(migrateResponseBody(versions, Webhook, { latestBody, version: new Date('2000-12-31T12:00:00Z') }), oldest, 'a Date waterfalls')
+  t.same(migrateResponseBody(versions, Webhook, { latestBody, version: '2030-01-01' }),
+    migrateResponseBody(versions, Webhook, { latestBody, version: '2002-01-01' }), 'a date after the newest: the newest')
+  t.equal(JSON.stringify(latestBody), snapshot, 'the input was never mutated')
+})
+
+test('unknown or too old versions: FST_VERSIONER_UNKNOWN_VERSION', async (t) => {
+  const Thing = Type.Object({ id: Type.String() })
+  class Nothing extends VersionChange {
+    description = 'Nothing changed.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', Nothing), new Version('2000-01-01'))
+
+  for (const version of ['1999-01-01', 'banana', '2000-13-45', '']) {
+    const error = caught(() => migrateResponseBody(versions, Thing, { latestBody: { id: '1' }, version }))
+    t.equal(error?.code, 'FST_VERSIONER_UNKNOWN_VERSION', `${JSON.stringify(version)} is rejected`)
+  }
+  const tooOld = caught(() => migrateResponseBody(versions, Thing, { latestBody: { id: '1' }, version: new Date('1999-12-31T00:00:00Z') }))
+  t.equal(tooOld?.code, 'FST_VERSIONER_UNKNOWN_VERSION')
+  t.match(tooOld?.message, /1999-12-31/, 'the message names the version')
+  t.match(tooOld?.message, /2000-01-01/, 'and the oldest version')
+  const unknown = caught(() => migrateResponseBody(versions, Thing, { latestBody: { id: '1' }, version: 'banana' }))
+  t.match(unknown?.message, /banana/)
+  t.match(unknown?.message, /2001-01-01, 2000-01-01/, 'the message lists the versions')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.ready()
+  const viaApp = caught(() => app.versioner.migrateResponseBody(Thing, { latestBody: { id: '1' }, version: '1990-01-01' }))
+  t.equal(viaApp?.code, 'FST_VERSIONER_UNKNOWN_VERSION')
+})

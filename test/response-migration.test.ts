@@ -1,0 +1,300 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type ResponseInfo
+} from '../plugin'
+import { buildVersionedApp, call, json } from './helpers/http'
+
+test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
+  const UserResource = Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    email: Type.String(),
+    internalNote: Type.Optional(Type.String())
+  })
+
+  class HideInternalNote extends VersionChange {
+    description = 'internalNote is internal.'
+    instructionsToMigrateToPreviousVersion = [schema(UserResource).field('internalNote').didntExist]
+  }
+  class AddEmail extends VersionChange {
+    description = 'Users have an email.'
+    instructionsToMigrateToPreviousVersion = [schema(UserResource).field('email').didntExist]
+  }
+  class RenameFullName extends VersionChange {
+    description = 'fullName became name; note is gone.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserResource).field('name').had({ name: 'fullName' }),
+      schema(UserResource).field('note').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(UserResource)
+    nameToFullName (response: ResponseInfo) {
+      response.body.fullName = response.body.name
+      delete response.body.name
+      response.body.note = `note: ${String(response.body.internalNote)}`
+    }
+  }
+
+  const versions = new VersionBundle(
+    new HeadVersion(HideInternalNote),
+    new Version('2002-01-01', AddEmail),
+    new Version('2001-01-01', RenameFullName),
+    new Version('2000-01-01')
+  )
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: UserResource } } },
+      async (request) => ({ id: request.params.id, name: 'Ada', email: 'ada@example.com', internalNote: 'vip', debug: true } as never))
+  })
+
+  const latest = await call(app, '2002-01-01', '/users/u1')
+  t.equal(latest.statusCode, 200)
+  t.equal(latest.headers['x-api-version'], '2002-01-01')
+  t.same(json(latest), { id: 'u1', name: 'Ada', email: 'ada@example.com' }, 'the HEAD-only field and unknown fields are stripped from latest')
+
+  const middle = await call(app, '2001-01-01', '/users/u1')
+  t.equal(middle.statusCode, 200)
+  t.equal(middle.headers['x-api-version'], '2001-01-01')
+  t.same(json(middle), { id: 'u1', name: 'Ada' }, 'a field the version lacks is stripped, with no converter')
+
+  const oldest = await call(app, '2000-01-01', '/users/u1')
+  t.equal(oldest.statusCode, 200)
+  t.same(json(oldest), { id: 'u1', fullName: 'Ada', note: 'note: vip' }, 'the converter used the HEAD-only field; leftovers are stripped')
+
+  const between = await call(app, '2001-06-15', '/users/u1')
+  t.equal(between.headers['x-api-version'], '2001-01-01', 'a date between versions is served as the older one')
+  t.same(json(between), { id: 'u1', name: 'Ada' })
+
+  t.equal(latest.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+test('response converters run from latest down, versions in order, changes as listed, converters as declared', async (t) => {
+  const Trail = Type.Object({ trail: Type.Array(Type.String()) })
+  const calls: string[] = []
+  const mark = (response: ResponseInfo, name: string): void => {
+    calls.push(name)
+    response.body.trail = [...response.body.trail, name]
+  }
+
+  class A extends VersionChange {
+    description = 'A'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Trail)
+    a1 (response: ResponseInfo) { mark(response, 'A.a1') }
+
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    a2 (response: ResponseInfo) { mark(response, 'A.a2') }
+  }
+  class B extends VersionChange {
+    description = 'B'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    b1 (response: ResponseInfo) { mark(response, 'B.b1') }
+
+    @ConvertResponseToPreviousVersionFor(Trail)
+    b2 (response: ResponseInfo) { mark(response, 'B.b2') }
+  }
+  class C extends VersionChange {
+    description = 'C'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Trail)
+    c1 (response: ResponseInfo) { mark(response, 'C.c1') }
+  }
+  class D extends VersionChange {
+    description = 'D'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    d1 (response: ResponseInfo) { mark(response, 'D.d1') }
+
+    @ConvertResponseToPreviousVersionFor(Trail)
+    d2 (response: ResponseInfo) { mark(response, 'D.d2') }
+  }
+
+  const versions = new VersionBundle(
+    new Version('2003-01-01', A, B),
+    new Version('2002-01-01', C),
+    new Version('2001-01-01', D),
+    new Version('2000-01-01')
+  )
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/trail', { schema: { response: { 200: Trail } } }, async () => ({ trail: ['head'] }))
+  })
+
+  const expected: Record<string, string[]> = {
+    '2003-01-01': [],
+    '2002-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2'],
+    '2001-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2', 'C.c1'],
+    '2000-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2', 'C.c1', 'D.d1', 'D.d2']
+  }
+  for (const [version, order] of Object.entries(expected)) {
+    calls.length = 0
+    const response = await call(app, version, '/trail')
+    t.equal(response.statusCode, 200, `${version}: 200`)
+    t.same(json(response), { trail: ['head', ...order] }, `${version}: body records the order`)
+    t.same(calls, order, `${version}: converters called in order, once each`)
+  }
+})
+
+test('by-schema converters apply at every occurrence of the schema, once each, with body set to it', async (t) => {
+  const Item = Type.Object({ id: Type.String(), label: Type.String() })
+  const Other = Type.Object({ kind: Type.Literal('other'), size: Type.Number() })
+  const Page = Type.Object({
+    main: Item,
+    items: Type.Array(Item),
+    byKey: Type.Record(Type.String(), Item),
+    mixed: Type.Array(Type.Union([Other, Item])),
+    deep: Type.Object({ inner: Type.Object({ item: Item }) })
+  })
+  const Unrelated = Type.Object({ id: Type.String(), label: Type.String(), note: Type.String() })
+  const seen: unknown[] = []
+
+  class RenameLabel extends VersionChange {
+    description = 'Item.label was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('label').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    labelToTitle (response: ResponseInfo) {
+      seen.push(structuredClone(response.body))
+      response.body.title = `${String(response.body.label)}!`
+      delete response.body.label
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameLabel), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/item', { schema: { response: { 200: Item } } }, async () => ({ id: 'root', label: 'r' }))
+    api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }])
+    api.get('/page', { schema: { response: { 200: Page } } }, async () => ({
+      main: { id: 'm', label: 'M' },
+      items: [{ id: 'i1', label: 'I1' }, { id: 'i2', label: 'I2' }],
+      byKey: { k1: { id: 'r1', label: 'R1' } },
+      mixed: [{ kind: 'other' as const, size: 3 }, { id: 'u1', label: 'U1' }],
+      deep: { inner: { item: { id: 'd', label: 'D' } } }
+    }))
+    api.get('/unrelated', { schema: { response: { 200: Unrelated } } }, async () => ({ id: 'x', label: 'X', note: 'n' }))
+  })
+
+  seen.length = 0
+  const root = await call(app, '2000-01-01', '/item')
+  t.same(json(root), { id: 'root', title: 'r!' }, 'root')
+  t.same(seen, [{ id: 'root', label: 'r' }], 'once, with the whole body')
+
+  seen.length = 0
+  const list = await call(app, '2000-01-01', '/items')
+  t.same(json(list), [{ id: 'a', title: 'A!' }, { id: 'b', title: 'B!' }], 'an array of the schema as the response')
+  t.same(seen, [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], 'once per item, with body set to the item')
+
+  seen.length = 0
+  const page = await call(app, '2000-01-01', '/page')
+  t.equal(page.statusCode, 200)
+  t.same(json(page), {
+    main: { id: 'm', title: 'M!' },
+    items: [{ id: 'i1', title: 'I1!' }, { id: 'i2', title: 'I2!' }],
+    byKey: { k1: { id: 'r1', title: 'R1!' } },
+    mixed: [{ kind: 'other', size: 3 }, { id: 'u1', title: 'U1!' }],
+    deep: { inner: { item: { id: 'd', title: 'D!' } } }
+  }, 'nested property, array items, record values, the union member the data belongs to, deep nesting')
+  t.equal(seen.length, 6, 'six occurrences, six calls (not the union member of another schema)')
+  t.same(new Set(seen.map((body) => (body as { id: string }).id)), new Set(['m', 'i1', 'i2', 'r1', 'u1', 'd']))
+
+  seen.length = 0
+  const latestPage = await call(app, '2001-01-01', '/page')
+  t.same((json(latestPage) as { main: unknown }).main, { id: 'm', label: 'M' }, 'latest is not converted')
+  t.same(seen, [], 'no converter runs for the latest version')
+
+  seen.length = 0
+  const unrelated = await call(app, '2000-01-01', '/unrelated')
+  t.same(json(unrelated), { id: 'x', label: 'X', note: 'n' }, 'a schema with the same fields is not the converter\'s schema')
+  t.same(seen, [])
+})
+
+test('by-path converters follow their HEAD route: renamed paths and method filters', async (t) => {
+  const Thing = Type.Object({ id: Type.String(), method: Type.String(), tag: Type.Optional(Type.String()) })
+  const seen: string[] = []
+
+  class RenameThings extends VersionChange {
+    description = '/things/:id was /stuff/:id.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/things/:id', ['GET']).had({ path: '/stuff/:id' })]
+
+    @ConvertResponseToPreviousVersionFor('/things/:id', ['GET'])
+    tagThing (response: ResponseInfo) {
+      seen.push('tagThing')
+      response.body.tag = 'from-2001-change'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/both', ['POST'])
+    onlyPost (response: ResponseInfo) {
+      seen.push('onlyPost')
+      response.body.tag = 'post-only'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameThings), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/things/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Thing } } },
+      async (request) => ({ id: request.params.id, method: request.method }))
+    api.route({
+      method: ['GET', 'POST'],
+      url: '/both',
+      schema: { response: { 200: Thing } },
+      handler: async (request) => ({ id: 'both', method: request.method })
+    })
+  })
+
+  const renamed = await call(app, '2000-01-01', '/stuff/7')
+  t.equal(renamed.statusCode, 200)
+  t.same(json(renamed), { id: '7', method: 'GET', tag: 'from-2001-change' }, 'the old path runs the converter of the HEAD route')
+  t.same(seen, ['tagThing'])
+
+  const goneInOld = await call(app, '2000-01-01', '/things/7')
+  t.equal(goneInOld.statusCode, 404, 'the HEAD path does not exist in 2000-01-01')
+
+  seen.length = 0
+  const latest = await call(app, '2001-01-01', '/things/7')
+  t.same(json(latest), { id: '7', method: 'GET' }, 'latest: no converter')
+  const oldPathInLatest = await call(app, '2001-01-01', '/stuff/7')
+  t.equal(oldPathInLatest.statusCode, 404, 'the old path does not exist in latest')
+
+  const post = await call(app, '2000-01-01', '/both', { method: 'POST' })
+  t.same(json(post), { id: 'both', method: 'POST', tag: 'post-only' }, 'the POST of a GET+POST route is converted')
+  const get = await call(app, '2000-01-01', '/both')
+  t.same(json(get), { id: 'both', method: 'GET' }, 'its GET is not')
+  t.same(seen, ['onlyPost'])
+})
+
+test('a JSON text payload sent by the handler is converted too, and async converters are awaited', async (t) => {
+  const Note = Type.Object({ text: Type.String() })
+
+  class CountWords extends VersionChange {
+    description = 'words was removed.'
+    instructionsToMigrateToPreviousVersion = [schema(Note).field('words').existedAs({ type: Type.Integer() })]
+
+    // An async converter; `async` methods do not type-check with the decorator under experimentalDecorators.
+    @ConvertResponseToPreviousVersionFor(Note)
+    countWords (response: ResponseInfo): unknown {
+      return new Promise((resolve) => setTimeout(resolve, 5)).then(() => {
+        response.body.words = String(response.body.text).split(' ').length
+      })
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', CountWords), new Version('2000-01-01'))
+  const app = await buildVersionedApp(t, versions, async (api) => {
+    api.get('/text', { schema: { response: { 200: Note } } }, async (_request, reply) => {
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ text: 'one two three', extra: 1 }) as never)
+    })
+    api.get('/object', { schema: { response: { 200: Note } } }, async () => ({ text: 'a b' }))
+  })
+
+  const text = await call(app, '2000-01-01', '/text')
+  t.equal(text.statusCode, 200)
+  t.same(json(text), { text: 'one two three', words: 3 }, 'parsed, converted, serialized with the version schema', {
+    todo: 'bug: onSend serializes with reply.serializeInput(body, form, status), which uses the route\'s native schema for the status, not the version\'s'
+  })
+  t.notOk(JSON.parse(text.body).extra, 'fields no schema has are stripped')
+  const object = await call(app, '2000-01-01', '/object')
+  t.same(json(object), { text: 'a b', words: 2 })
+  const latest = await call(app, '2001-01-01', '/object')
+  t.same(json(latest), { text: 'a b' })
+})
