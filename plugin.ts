@@ -10,7 +10,7 @@ import { setupVersioner } from './lib/versioner'
 import './lib/type-augmentation'
 
 const plugin: FastifyPluginAsync<FastifyVersionerOptions> = async function fastifyVersioner (fastify, options) {
-  setupVersioner(fastify, options)
+  await setupVersioner(fastify, options)
 }
 
 /**
@@ -30,6 +30,9 @@ export default fastifyVersioner
 
 export { versioned, type VersionedScope } from './lib/versioned'
 export type { FastifyVersionerOptions } from './lib/options'
+export type { DocsOptions, OpenApiBase } from './lib/docs-options'
+export { Webhooks, type WebhookDefinition, type DeclaredWebhook } from './lib/webhooks'
+export type { Changelog, ChangelogEntryData } from './lib/changelog'
 export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type ApiVersionFormat, type ApiVersionDefaultValue } from './lib/version-picking'
 export { currentDependencySolver, type DependencySolver } from './lib/dependency-solver'
 export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/migrate-response-body'

@@ -61,9 +61,15 @@ type Declaration = Omit<ConverterEntry, 'methodName' | 'isStatic'>
  * The decorated method takes exactly one parameter.
  */
 export interface ConverterDecorator<Info> {
-  <This, Method extends (this: This, info: Info) => unknown>(value: Method, context: ClassMethodDecoratorContext<This, Method>): void
-  (target: object, propertyKey: string | symbol, descriptor?: TypedPropertyDescriptor<(info: Info) => unknown>): void
+  <This, Method extends (this: This, info: Info) => unknown>(value: Method & ExactlyOneParameter<Method>, context: ClassMethodDecoratorContext<This, Method>): void
+  <Method extends (info: Info) => unknown>(
+    target: object, propertyKey: string | symbol, descriptor?: TypedPropertyDescriptor<Method> & ExactlyOneParameter<Method>
+  ): void
 }
+
+/** Rejects (at compile time) a converter method that does not take exactly one parameter. */
+export type ExactlyOneParameter<Method extends (...args: never[]) => unknown> =
+  Parameters<Method> extends [unknown] ? unknown : { readonly 'a converter takes exactly one parameter': never }
 
 const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf', 'enum', 'const', '$ref', '$id', 'not',
   'patternProperties', 'additionalProperties', 'prefixItems', 'required', 'format', 'pattern']

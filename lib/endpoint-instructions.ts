@@ -12,6 +12,15 @@ import {
 } from './instructions'
 import { describeValue, isSchemaObject } from './schema-utils'
 
+/** Options of `endpoint(path, methods, options)`. */
+export interface EndpointOptions {
+  /**
+   * Only the HEAD route whose schema has this `operationId`: tells apart two routes that share a path and
+   * methods in different versions (a route replaced by another one).
+   */
+  operationId?: string
+}
+
 /** Instructions about one route (or the routes of several methods on one path). */
 export interface EndpointInstructionBuilder {
   /** The route existed in the previous version (it was deleted since, or is marked `onlyExistsInOlderVersions`). */
@@ -25,8 +34,8 @@ export interface EndpointInstructionBuilder {
 const allowed = new Set<string>(ENDPOINT_ATTRIBUTES)
 
 function checkPath (path: unknown, what: string): asserts path is string {
-  if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new VersionerStructureError(`${what} must be a route path starting with '/'; got ${describeValue(path)}.`)
+  if (typeof path !== 'string' || path === '' || /\s/.test(path)) {
+    throw new VersionerStructureError(`${what} must be a route path starting with '/' (or a webhook name); got ${describeValue(path)}.`)
   }
 }
 
@@ -76,30 +85,38 @@ function checkAttributes (attributes: EndpointHadAttributes, display: string): E
 
 /**
  * Starts an instruction about the route(s) at `path` with `methods` (HEAD path and methods as they stand in
- * the version the change belongs to). Methods are checked at once: a misspelled one throws `LintingError`.
+ * the version the change belongs to), or about a webhook when `path` is a webhook's name (no leading `/`).
+ * Methods are checked at once: a misspelled one throws `LintingError`.
  * @example
  * ```ts
  * endpoint('/users/:id/addresses', ['GET']).didntExist       // added in this version
  * endpoint('/users/:id/legacy', ['GET']).existed              // removed in this version
  * endpoint('/users', ['POST']).had({ path: '/accounts', statusCode: 200 })
+ * endpoint('/items', ['GET'], { operationId: 'listItemsLegacy' }).existed // one of two routes on one path
  * ```
  */
 export function endpoint (
   path: string,
-  methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>
+  methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>,
+  options: EndpointOptions = {}
 ): EndpointInstructionBuilder {
   checkPath(path, 'endpoint(path, methods): path')
   const normalised = normaliseMethods(methods)
-  const base = `endpoint('${path}', [${normalised.join(', ')}])`
+  if (!isSchemaObject(options) || Object.keys(options).some((key) => key !== 'operationId') ||
+    (options.operationId !== undefined && (typeof options.operationId !== 'string' || options.operationId === ''))) {
+    throw new VersionerStructureError(`endpoint('${path}', …, options): options take only { operationId: string }; got ${describeValue(options)}.`)
+  }
+  const operationId = options.operationId
+  const base = `endpoint('${path}', [${normalised.join(', ')}]${operationId === undefined ? '' : `, { operationId: '${operationId}' }`})`
   const existence = (kind: EndpointExistenceInstruction['kind'], suffix: string): EndpointExistenceInstruction =>
-    makeInstruction<EndpointExistenceInstruction>({ kind, display: `${base}.${suffix}`, path, methods: normalised })
+    makeInstruction<EndpointExistenceInstruction>({ kind, display: `${base}.${suffix}`, path, methods: normalised, operationId })
   return {
     get existed () { return existence('endpoint.existed', 'existed') },
     get didntExist () { return existence('endpoint.didntExist', 'didntExist') },
     had (attributes: EndpointHadAttributes): EndpointHadInstruction {
       const display = `${base}.had(${describeValue(attributes)})`
       return makeInstruction<EndpointHadInstruction>({
-        kind: 'endpoint.had', display, path, methods: normalised, attributes: checkAttributes(attributes, display)
+        kind: 'endpoint.had', display, path, methods: normalised, operationId, attributes: checkAttributes(attributes, display)
       })
     }
   }

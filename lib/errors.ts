@@ -181,6 +181,15 @@ export const InvalidOptionError = createError<'FST_VERSIONER_INVALID_OPTION', 50
 export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: string]>('FST_VERSIONER_NOT_READY', '%s is only available after app.ready().', 500)
 
 /**
+ * 404: `GET /openapi.json` was asked for a version that has no document.
+ * @example
+ * ```ts
+ * // GET /openapi.json?version=1999-01-01 → 404 "No OpenAPI document for version '1999-01-01'. Ask for one of: …"
+ * ```
+ */
+export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
+
+/**
  * Every error class of fastify-versioner, keyed by its code.
  * @example
  * ```ts
@@ -203,5 +212,6 @@ export const errorCodes = {
   FST_VERSIONER_UNKNOWN_VERSION: UnknownVersionError,
   FST_VERSIONER_VERSION_CHANGE_NOT_BOUND: VersionChangeNotBoundError,
   FST_VERSIONER_INVALID_OPTION: InvalidOptionError,
-  FST_VERSIONER_NOT_READY: NotReadyError
+  FST_VERSIONER_NOT_READY: NotReadyError,
+  FST_VERSIONER_OPENAPI_NOT_FOUND: OpenApiVersionNotFoundError
 } as const

@@ -170,6 +170,8 @@ export interface EndpointExistenceInstruction extends InstructionBase {
   readonly kind: 'endpoint.existed' | 'endpoint.didntExist'
   readonly path: string
   readonly methods: readonly HttpMethod[]
+  /** Only the HEAD route with this `operationId` (to tell apart routes sharing a path and methods). */
+  readonly operationId: string | undefined
 }
 
 /** `endpoint(path, methods).had({...})`. */
@@ -177,6 +179,8 @@ export interface EndpointHadInstruction extends InstructionBase {
   readonly kind: 'endpoint.had'
   readonly path: string
   readonly methods: readonly HttpMethod[]
+  /** Only the HEAD route with this `operationId`. */
+  readonly operationId: string | undefined
   readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods'> & { methods?: readonly HttpMethod[] }>
 }
 

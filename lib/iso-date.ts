@@ -10,7 +10,9 @@ export function isIsoDate (value: string): boolean {
   const match = ISO_DATE.exec(value)
   if (match === null) return false
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
-  const date = new Date(Date.UTC(year, month - 1, day))
+  // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are.
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 

@@ -4,6 +4,7 @@
  * object is never changed.
  * @module
  */
+import type { DocsOptions } from './docs-options'
 import { processWarning } from './warnings'
 import { InvalidOptionError } from './errors'
 import { isIsoDate } from './iso-date'
@@ -25,7 +26,7 @@ import { VersionBundle } from './versions'
  * })
  * ```
  */
-export interface FastifyVersionerOptions {
+export interface FastifyVersionerOptions extends DocsOptions {
   /** The versions of the API. */
   versions: VersionBundle
   /** Where the version travels: a header (default) or a path segment after the `versioned(...)` prefix. */

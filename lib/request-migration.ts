@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preVal
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from './errors'
 import { formKind, readForm, writeForm } from './form-fields'
+import { lifecycleHeadersByVersion } from './lifecycle'
 import { runSteps, VersionedRequestInfo, type BodyBox } from './converter-runtime'
 import type { ResolvedOptions } from './options'
 import { versionedRequest, type VersionedRequest } from './request-state'
@@ -103,6 +104,7 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
   const storage = options.versions.apiVersionStorage
   const echo = options.headerName
   const vary = options.location === 'header' ? options.parameterName : undefined
+  const lifecycle = lifecycleHeadersByVersion(options.versions)
 
   const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
     if (!picked.ok) {
@@ -116,6 +118,7 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
       const current = reply.getHeader('vary')
       reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
     }
+    if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()

@@ -116,11 +116,18 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       if (overlap.length > 0) {
         throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${overlap.join(', ')}: ${head.display} and another ` +
           'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
-          'must not land on a path and method another route still serves in that version.')
+          'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
+          'path and methods, name it with endpoint(path, methods, { operationId }).')
       }
       for (const version of versions) served.add(version)
     }
     if (!shared) return undefined
+    if (state.options.asyncPicking) {
+      throw new RouterGenerationError(`[${group.methods.join(', ')}] ${url} is served by two HEAD routes in different versions (${head.display} and ` +
+        'another one). Fastify then picks the route before the request exists, from the version header or path segment (or a string ' +
+        'apiVersionDefaultValue): a function apiVersionDefaultValue or a custom versionPicker cannot choose between them. Give the routes ' +
+        'different paths, or pick versions from the header or path only.')
+    }
     // A route serving no version at a shared node still needs a value no request can match.
     const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
     return { ...(base as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: value }
@@ -148,7 +155,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       path: route.url,
       methods,
       onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
-      attributes: attributesOf(schema)
+      attributes: attributesOf(schema),
+      operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined
     }, state.steps, state.log)
     const head: HeadRoute = {
       display: `${methods.join(',')} ${route.url}`,

@@ -77,15 +77,17 @@ export class EndpointInstructionLog {
     for (const { instruction, change, existing, deleted, restorable } of this.records.values()) {
       const endpointName = `"[${instruction.methods.join(', ')}] ${instruction.path}"`
       const missing = instruction.methods.filter((method) => !(instruction.kind === 'endpoint.existed' ? deleted : existing).has(method))
-      const hint = ' (a route matches when its path is the same and every one of its methods is listed)'
+      const hint = ' (a route matches when its path is the same, every one of its methods is listed, and its HEAD operationId is the one given, if any)'
       if (instruction.kind === 'endpoint.didntExist' && missing.length > 0) {
         throw new RouterGenerationError(missing.every((method) => deleted.has(method))
-          ? `Endpoint ${endpointName} you tried to delete in "${change}" was already deleted in a newer version.`
+          ? `Endpoint ${endpointName} you tried to delete in "${change}" was already deleted in a newer version. If two routes share ` +
+            'this path and methods, name the one you mean with endpoint(path, methods, { operationId }).'
           : `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to delete in "${change}" doesn't exist in a newer version${hint}.`)
       }
       if (instruction.kind === 'endpoint.existed') {
         if (existing.size > 0 && missing.length > 0) {
-          throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" already existed in a newer version.`)
+          throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" already existed in a newer version. ` +
+            'If two routes share this path and methods, name the one you mean with endpoint(path, methods, { operationId }).')
         }
         if (missing.length > 0) {
           throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to restore in "${change}" ` +
@@ -94,7 +96,7 @@ export class EndpointInstructionLog {
         const duplicates = restorable.filter((route, index) => restorable.indexOf(route) !== index)
         if (duplicates.length > 0) {
           throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" has ${restorable.filter((route) => route === duplicates[0]).length} ` +
-            `applicable routes that could be restored (${duplicates[0]}). Two deleted routes with the same path and methods cannot both come back.`)
+            `applicable routes that could be restored (${duplicates[0]}). Name the one to restore with endpoint(path, methods, { operationId }).`)
         }
       }
       if (instruction.kind === 'endpoint.had' && missing.length > 0) {
@@ -115,8 +117,9 @@ function normalisePath (path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path
 }
 
-function applies (state: RouteState, instruction: EndpointInstruction): boolean {
-  return normalisePath(state.path) === normalisePath(instruction.path) && state.methods.every((method) => instruction.methods.includes(method))
+function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
+  return normalisePath(state.path) === normalisePath(instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
+    (instruction.operationId === undefined || instruction.operationId === operationId)
 }
 
 function applyHad (state: RouteState, instruction: EndpointHadInstruction, change: string): RouteState {
@@ -152,6 +155,8 @@ export interface HeadRouteFacts {
   readonly methods: readonly HttpMethod[]
   readonly onlyExistsInOlderVersions: boolean
   readonly attributes: RouteAttributes
+  /** The HEAD route's `operationId`, which instructions can name. */
+  readonly operationId?: string
 }
 
 /**
@@ -167,7 +172,7 @@ export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationS
       for (const instruction of change.instructions) {
         if (!instruction.kind.startsWith('endpoint.')) continue
         const endpointInstruction = instruction as EndpointInstruction
-        if (!applies(state, endpointInstruction)) continue
+        if (!applies(state, endpointInstruction, head.operationId)) continue
         log.match(endpointInstruction, state.methods, state.exists, state.path)
         if (endpointInstruction.kind === 'endpoint.had') {
           if (state.exists) state = applyHad(state, endpointInstruction, change.name)

@@ -3,7 +3,7 @@
  * option `onlyExistsInOlderVersions`.
  * @module
  */
-import type { FastifyBaseLogger, FastifySchema, FastifyTypeProvider, FastifyTypeProviderDefault, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerBase, RawServerDefault, RouteGenericInterface, ContextConfigDefault } from 'fastify'
+import type { ContextConfigDefault, FastifyBaseLogger, FastifySchema as FastifyRouteSchema, FastifyTypeProvider, FastifyTypeProviderDefault, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerBase, RawServerDefault, RouteGenericInterface } from 'fastify'
 import type { VersionerDecoration } from './versioner'
 
 declare module 'fastify' {
@@ -24,7 +24,7 @@ declare module 'fastify' {
     RawReply extends RawReplyDefaultExpression<RawServer> = RawReplyDefaultExpression<RawServer>,
     RouteGeneric extends RouteGenericInterface = RouteGenericInterface,
     ContextConfig = ContextConfigDefault,
-    SchemaCompiler extends FastifySchema = FastifySchema,
+    SchemaCompiler extends FastifyRouteSchema = FastifyRouteSchema,
     TypeProvider extends FastifyTypeProvider = FastifyTypeProviderDefault,
     Logger extends FastifyBaseLogger = FastifyBaseLogger
   > {

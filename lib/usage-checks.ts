@@ -13,6 +13,7 @@ import {
 } from './errors'
 import { describeSchema } from './schema-utils'
 import type { HeadRoute, VersionerState } from './versioner-state'
+import type { DeclaredWebhook } from './webhooks'
 
 function responseSchemas (route: HeadRoute): TSchema[] {
   const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
@@ -25,7 +26,7 @@ function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[],
 }
 
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
-export function checkUsage (state: VersionerState): void {
+export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   state.log.check()
   for (let level = 1; level < state.steps.length; level++) {
     for (const change of state.steps[level].changes) {
@@ -50,7 +51,7 @@ export function checkUsage (state: VersionerState): void {
         const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
           const present = route.timeline[level]?.exists === true || route.timeline[level + 1]?.exists === true
           return present && occurs(state, converter.direction === 'request' ? [route.body] : responseSchemas(route), schema)
-        }))
+        }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
         if (unused.length === 0) continue
         const names = unused.map(describeSchema).join(', ')
         const message = `${direction} by ${converter.direction === 'request' ? 'body' : 'response'} schema converter "${converter.display}" ` +

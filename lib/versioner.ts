@@ -17,12 +17,19 @@ import { buildRouteTable, type VersionedRouteInfo } from './route-table'
 import { VersionedSchemas } from './schema-generation'
 import { kBehaviour, kConverted, kMigrated, kPicked, kVersionedRoute } from './symbols'
 import { checkUsage } from './usage-checks'
+import { routeTimeline } from './route-timeline'
+import { Webhooks } from './webhooks'
+import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs-options'
+import { changelogOnce, registerDocs } from './docs-routes'
+import type { OpenApiDocuments } from './openapi-documents'
+import type { Changelog } from './changelog'
 import { resolveVersion } from './version-picking'
 import { VersionerState } from './versioner-state'
 import type { VersionBundle } from './versions'
 
 /**
- * `app.versioner`: the versions, their schemas and routes, and response migration bound to them.
+ * `app.versioner`: the versions, their schemas, routes and documents, webhooks, and response migration bound
+ * to them.
  * @example
  * ```ts
  * await app.ready()
@@ -39,6 +46,12 @@ export interface VersionerDecoration {
   readonly routes: ReadonlyMap<string, readonly VersionedRouteInfo[]>
   /** `migrateResponseBody` bound to this application's versions and shared schemas. */
   migrateResponseBody: <T = unknown>(schema: TSchema, options: MigrateResponseBodyOptions) => T
+  /** Webhook payloads each version's document lists (declare them before `app.ready()`). */
+  readonly webhooks: Webhooks
+  /** The OpenAPI document of a version (or `'unversioned'`), after `app.ready()`; `undefined` when there is none. */
+  openapi: (version: string) => Record<string, unknown> | undefined
+  /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
+  changelog: () => Changelog
 }
 
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions): string | undefined {
@@ -57,11 +70,24 @@ function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptio
 }
 
 /** Registers everything the plugin adds to `fastify`. */
-export function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): void {
-  const resolved = resolveOptions(options)
+export async function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): Promise<void> {
+  const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
+  const docsOptions = resolveDocsOptions(options)
   const state = new VersionerState(resolved)
+  const webhooks = new Webhooks()
+  const changelog = changelogOnce(state, webhooks)
+  const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined
   const decoration: VersionerDecoration = {
+    webhooks,
+    openapi: (version: string) => {
+      if (!state.ready) throw new NotReadyError('app.versioner.openapi()')
+      return built.documents?.document(fastify, version)
+    },
+    changelog: () => {
+      if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
+      return changelog()
+    },
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {
@@ -99,10 +125,16 @@ export function setupVersioner (fastify: FastifyInstance, options: FastifyVersio
     },
     deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved)
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
+  // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
   fastify.addHook('onRoute', createRouteObserver(state) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
-      checkUsage(state)
+      webhooks.seal()
+      for (const webhook of webhooks.list()) {
+        webhook.timeline = routeTimeline({ path: webhook.name, methods: [webhook.method], onlyExistsInOlderVersions: false, attributes: webhook.attributes },
+          state.steps, state.log)
+      }
+      checkUsage(state, webhooks.list())
       routes = buildRouteTable(state)
       state.ready = true
       done()
@@ -110,4 +142,5 @@ export function setupVersioner (fastify: FastifyInstance, options: FastifyVersio
       done(error as Error)
     }
   })
+  built.documents = await registerDocs(fastify, state, resolved, docsOptions, webhooks, changelog)
 }

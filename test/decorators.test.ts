@@ -171,6 +171,7 @@ test('a converter takes exactly one parameter; the error names the method and th
     class DefaultedParameter extends VersionChange {
       description = 'A defaulted parameter does not count.'
       instructionsToMigrateToPreviousVersion = []
+      // @ts-expect-error TypeScript rejects an optional (defaulted) parameter too
       @ConvertRequestToNextVersionFor(UserCreate)
       up (request: RequestInfo = requestInfo({})) { request.body.x = 1 }
     }

@@ -4,7 +4,7 @@
 // syntax below is checked in legacy mode. The standard (TC39) form is checked by calling the decorator the
 // way the standard runtime does (value, context); test/package.test.ts also compiles a consumer that uses
 // standard decorator syntax.
-import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd'
+import { expectError, expectNotAssignable, expectType } from 'tsd'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type ConverterDecorator,
@@ -132,4 +132,7 @@ expectError(ConvertRequestToNextVersionFor(UserCreateRequest)(responseMethod, re
 
 // A converter decorator is not a class decorator.
 expectNotAssignable<ClassDecorator>(ConvertRequestToNextVersionFor(UserCreateRequest))
-expectAssignable<MethodDecorator>(ConvertRequestToNextVersionFor(UserCreateRequest))
+// The legacy (experimentalDecorators) call shape, as TypeScript or a JavaScript user calls it.
+expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: (request: RequestInfo) => { request.body.a = 1 } }))
+expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: async (request: RequestInfo) => { request.body.a = 1 } }))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: () => {} }))

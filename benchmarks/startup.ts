@@ -1,0 +1,118 @@
+/**
+ * Question: how long does `ready()` take, and how much memory does the process hold, for 100 routes × 50 versions
+ * where each version changes a few routes? Targets: under 2 s and under 300 MB RSS. And how do they grow: with
+ * the number of distinct route shapes (what actually differs between versions), not with routes × versions?
+ *
+ * Each version change has 3 schema instructions (a field renamed in a body schema and in its response schema, with
+ * a request and a response converter; a keyword changed in another body schema); every schema is used by two
+ * routes (`benchmarks/_startup-app.ts`). Configurations: 100 × 10, 100 × 25, 100 × 50, 200 × 50, and plain Fastify
+ * with the same 100 and 200 HEAD routes as the baseline. Each measurement runs in a fresh process (RSS is per
+ * process); the table shows the median time and the largest RSS of the runs. The first run of each configuration
+ * also sends a first request to every route in every version: validators and serializers of older versions are
+ * compiled then, lazily, so that cost is reported apart from `ready()`.
+ *
+ * Run: `npm run bench -- startup`. More runs per configuration: BENCH_STARTUP_RUNS=5.
+ */
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { fixed, markdownTable, median } from './_measure'
+import type { StartupResult } from './_startup-app'
+
+const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS ?? 3) || 3)
+const READY_TARGET_MS = 2000
+const RSS_TARGET_MB = 300
+
+interface Configuration {
+  routes: number
+  versions: number
+  mode: 'plain' | 'versioned'
+}
+
+const CONFIGURATIONS: readonly Configuration[] = [
+  { routes: 100, versions: 1, mode: 'plain' },
+  { routes: 100, versions: 10, mode: 'versioned' },
+  { routes: 100, versions: 25, mode: 'versioned' },
+  { routes: 100, versions: 50, mode: 'versioned' },
+  { routes: 200, versions: 1, mode: 'plain' },
+  { routes: 200, versions: 50, mode: 'versioned' }
+]
+
+function runChild (configuration: Configuration, warm: boolean): StartupResult {
+  const args = ['--expose-gc', '--import', 'tsx', join(__dirname, '_startup-app.ts'),
+    String(configuration.routes), String(configuration.versions), configuration.mode, ...(warm ? [] : ['no-warm'])]
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000 })
+  if (result.status !== 0) throw new Error(`_startup-app.ts ${args.slice(4).join(' ')} failed (${result.error?.message ?? result.signal ?? `exit code ${result.status}`})`)
+  const line = result.stdout.trim().split('\n').pop() ?? ''
+  return JSON.parse(line) as StartupResult
+}
+
+interface Row {
+  configuration: Configuration
+  runs: StartupResult[]
+  readyMs: number
+  rssMb: number
+  warm: StartupResult
+}
+
+function label (configuration: Configuration): string {
+  return configuration.mode === 'plain' ? `${configuration.routes} routes, plain Fastify` : `${configuration.routes} × ${configuration.versions}`
+}
+
+function main (): void {
+  const rows: Row[] = []
+  for (const configuration of CONFIGURATIONS) {
+    const runs: StartupResult[] = []
+    for (let run = 0; run < RUNS; run++) runs.push(runChild(configuration, run === 0))
+    rows.push({
+      configuration,
+      runs,
+      readyMs: median(runs.map((run) => run.readyMs).sort((a, b) => a - b)),
+      rssMb: Math.max(...runs.map((run) => Math.max(run.rssMb, run.peakRssMb))),
+      warm: runs[0]
+    })
+  }
+
+  console.log('# Start-up: routes × versions, each version changing 2 schemas of 2 routes each (3 instructions, 2 converters)')
+  console.log(`Node ${process.version}; ${RUNS} fresh processes per configuration; ready() = Fastify() to ready() resolved (median); ` +
+    'RSS = the largest of the runs (at ready(), peak included).\n')
+  const plainFor = (routes: number): Row | undefined => rows.find((row) => row.configuration.mode === 'plain' && row.configuration.routes === routes)
+  console.log(markdownTable([
+    'configuration', 'build versions ms', 'ready() ms (min–max)', 'ready() − plain ms', 'RSS MB', 'heap after GC MB', 'Fastify routes (API / all)',
+    'distinct route shapes', 'routes × versions', 'first request to every route in every version: ms', 'RSS after it MB'
+  ], rows.map((row) => {
+    const times = row.runs.map((run) => run.readyMs).sort((a, b) => a - b)
+    const plain = plainFor(row.configuration.routes)
+    const first = row.runs[0]
+    return [
+      label(row.configuration),
+      fixed(median(row.runs.map((run) => run.buildVersionsMs).sort((a, b) => a - b)), 1),
+      `${fixed(row.readyMs, 0)} (${fixed(times[0], 0)}–${fixed(times[times.length - 1], 0)})`,
+      plain === undefined || plain === row ? '–' : fixed(row.readyMs - plain.readyMs, 0),
+      fixed(row.rssMb, 0),
+      fixed(median(row.runs.map((run) => run.heapMb).sort((a, b) => a - b)), 0),
+      `${first.fastifyRoutes} / ${first.allFastifyRoutes}`,
+      String(first.distinctShapes),
+      String(row.configuration.routes * row.configuration.versions),
+      `${fixed(row.warm.warmAllMs, 0)} (${row.warm.warmRequests} requests)`,
+      fixed(row.warm.rssAfterWarmMb, 0)
+    ]
+  })))
+
+  const headline = rows.find((row) => row.configuration.mode === 'versioned' && row.configuration.routes === 100 && row.configuration.versions === 50) as Row
+  const ten = rows.find((row) => row.configuration.mode === 'versioned' && row.configuration.routes === 100 && row.configuration.versions === 10) as Row
+  const wide = rows.find((row) => row.configuration.mode === 'versioned' && row.configuration.routes === 200) as Row
+  const plain100 = plainFor(100) as Row
+  const plain200 = plainFor(200) as Row
+  const extra = (row: Row, plain: Row): number => row.readyMs - plain.readyMs
+  console.log(`\nGrowth: from 10 to 50 versions (5×) the plugin's share of ready() went ${fixed(extra(ten, plain100), 0)} → ` +
+    `${fixed(extra(headline, plain100), 0)} ms (${fixed(extra(headline, plain100) / extra(ten, plain100))}×), distinct route shapes ` +
+    `${ten.warm.distinctShapes} → ${headline.warm.distinctShapes}, Fastify routes ${ten.warm.fastifyRoutes} → ${headline.warm.fastifyRoutes}; ` +
+    `from 100 to 200 routes at 50 versions: ${fixed(extra(headline, plain100), 0)} → ${fixed(extra(wide, plain200), 0)} ms.`)
+  const timeMet = headline.readyMs < READY_TARGET_MS
+  const rssMet = headline.rssMb < RSS_TARGET_MB
+  console.log(`Answer: 100 routes × 50 versions: ready() ${fixed(headline.readyMs, 0)} ms (target < ${READY_TARGET_MS} ms: ${timeMet ? 'MET' : 'NOT MET'}), ` +
+    `RSS ${fixed(headline.rssMb, 0)} MB (target < ${RSS_TARGET_MB} MB: ${rssMet ? 'MET' : 'NOT MET'}); ` +
+    `${headline.warm.fastifyRoutes} Fastify routes for ${headline.configuration.routes * headline.configuration.versions} (route, version) pairs.`)
+}
+
+main()

@@ -1,0 +1,32 @@
+/**
+ * Version lifecycle: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers of responses served
+ * as a deprecated or sunset version.
+ * @module
+ */
+import type { Version, VersionBundle } from './versions'
+
+/** A response header: name and value. */
+export type Header = readonly [name: string, value: string]
+
+/** The lifecycle headers of a version (empty when it has no lifecycle dates). */
+export function lifecycleHeaders (version: Version): Header[] {
+  const headers: Header[] = []
+  if (version.deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(version.deprecatedAt.getTime() / 1000)}`])
+  if (version.sunsetAt !== undefined) headers.push(['sunset', version.sunsetAt.toUTCString()])
+  if (version.link !== undefined) {
+    headers.push(['link', `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`])
+  }
+  return headers
+}
+
+const cache = new WeakMap<VersionBundle, ReadonlyMap<string, Header[]>>()
+
+/** The lifecycle headers of every version of a bundle that has some, by version value. */
+export function lifecycleHeadersByVersion (bundle: VersionBundle): ReadonlyMap<string, Header[]> {
+  let byVersion = cache.get(bundle)
+  if (byVersion === undefined) {
+    byVersion = new Map(bundle.versions.map((version) => [version.value, lifecycleHeaders(version)] as const).filter(([, headers]) => headers.length > 0))
+    cache.set(bundle, byVersion)
+  }
+  return byVersion
+}
