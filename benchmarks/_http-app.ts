@@ -12,21 +12,14 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createRequire } from 'node:module'
 import type { RequestInfo, ResponseInfo, VersionBundle, VersionChangeClass } from '../plugin'
+import { loadPlugin } from './_plugin'
 
-/**
- * Where the plugin comes from: its TypeScript sources run through tsx (default), or with
- * `BENCH_PLUGIN_SOURCE=dist` the compiled package in `dist/` (run `npm run build` first), which is what users run.
- * tsx compiles with esbuild's `keepNames`, which adds a `__name(fn, 'name')` call wherever a named closure is
- * created, so the sources cost slightly more per request than the build.
- */
-export const PLUGIN_SOURCE = process.env.BENCH_PLUGIN_SOURCE === 'dist' ? 'dist' : 'ts'
-
+// The build users run by default, or the sources (BENCH_PLUGIN_SOURCE, see ./_plugin.ts).
 const {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle: Bundle,
   VersionChange, versioned
-} = createRequire(__filename)(PLUGIN_SOURCE === 'dist' ? '../dist/plugin.js' : '../plugin') as typeof import('../plugin')
+} = loadPlugin()
 
 /** How many versions the versioned application serves. */
 export const VERSION_COUNT = 10

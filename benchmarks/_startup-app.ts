@@ -15,10 +15,14 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { readFileSync } from 'node:fs'
-import {
-  fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, versioned, ConvertRequestToNextVersionFor,
-  ConvertResponseToPreviousVersionFor, type Instruction, type RequestInfo, type ResponseInfo, type VersionChangeClass
-} from '../plugin'
+import type { Instruction, RequestInfo, ResponseInfo, VersionBundle, VersionChangeClass } from '../plugin'
+import { loadPlugin } from './_plugin'
+
+// The build users run by default, or the sources (BENCH_PLUGIN_SOURCE, see ./_plugin.ts).
+const {
+  fastifyVersioner, HeadVersion, schema, Version, VersionBundle: Bundle, VersionChange, versioned, ConvertRequestToNextVersionFor,
+  ConvertResponseToPreviousVersionFor
+} = loadPlugin()
 
 /** What the child prints. */
 export interface StartupResult {
@@ -111,7 +115,7 @@ function renameChange (step: number, pair: Pair, newer: string, older: string, k
 /** The versions, newest first; fills each pair's `nameAt`. */
 function buildVersions (pairs: Pair[], versionCount: number): VersionBundle {
   const current = pairs.map(() => 'name')
-  const versions: Version[] = []
+  const versions: Array<InstanceType<typeof Version>> = []
   for (let step = 0; step < versionCount; step++) {
     pairs.forEach((pair, index) => { pair.nameAt[step] = current[index] })
     const date = new Date(Date.UTC(2030, 0, 1) - step * 86_400_000)
@@ -125,7 +129,7 @@ function buildVersions (pairs: Pair[], versionCount: number): VersionBundle {
     versions.push(new Version(date, renameChange(step, pairs[renamed], current[renamed], older, pairs[keyword].body)))
     current[renamed] = older
   }
-  return new VersionBundle(new HeadVersion(), ...versions)
+  return new Bundle(new HeadVersion(), ...versions)
 }
 
 function registerRoutes (api: FastifyInstance, pairs: Pair[], routes: number): void {

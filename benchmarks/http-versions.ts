@@ -12,17 +12,19 @@
  * then measured in interleaved rounds (the order reversed on even rounds). Per round, each configuration's
  * requests per second and server CPU time per request (`utime + stime` from `/proc/<pid>/stat` over the
  * measured window, divided by the requests) are divided by plain Fastify's of the same round; the answer is the
- * median of those paired ratios. Every response of every run must be a 200 with the exact expected body.
+ * median of those paired ratios. Plain Fastify is sent the same `x-api-version` header (which it ignores). Every response of every run must be a 200 with the exact expected body.
  *
  * Run: `npm run bench -- http-versions` (about 2 minutes). Longer and steadier:
  *   BENCH_HTTP_ROUNDS=16 BENCH_HTTP_SECONDS=6 npm run bench -- http-versions
  * Other knobs: BENCH_HTTP_WARMUP (seconds per configuration, default 3), BENCH_HTTP_CONNECTIONS (default 10),
- * BENCH_HTTP_CPU_PROF=<directory> (servers write V8 CPU profiles there when they exit).
+ * BENCH_HTTP_CPU_PROF=<directory> (servers write V8 CPU profiles there when they exit), BENCH_PLUGIN_SOURCE=ts|dist
+ * (by default the plugin is compiled with tsc first, as published; see `benchmarks/_plugin.ts`).
  */
 import { cpus } from 'node:os'
 import { fixed, markdownTable, median } from './_measure'
 import { exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, ROUTE, VERSION_COUNT, type ServerKind } from './_http-app'
 import { allowedCpus, measureLoad, pinSelf, startServer, type Exchange, type Measurement, type ServerProcess } from './_load'
+import { preparePlugin } from './_plugin'
 
 function numberFromEnv (name: string, fallback: number, minimum: number): number {
   const raw = process.env[name]
@@ -66,7 +68,8 @@ function exchangeOf (configuration: Configuration, server: ServerProcess): Excha
   const { body, response } = exchangeFor(configuration.versionIndex)
   return {
     url: `http://127.0.0.1:${server.port}${ROUTE}`,
-    headers: configuration.version === undefined ? {} : { [HEADER]: configuration.version },
+    // Plain Fastify gets the newest version's header too (and ignores it), so every configuration parses the same request headers.
+    headers: { [HEADER]: configuration.version ?? NEWEST_VERSION },
     body,
     expectBody: response
   }
@@ -111,6 +114,7 @@ function spread (values: readonly number[], decimals: number): string {
 }
 
 async function main (): Promise<void> {
+  const pluginDescription = preparePlugin()
   const allowed = allowedCpus()
   const serverCpu = allowed !== undefined && allowed.length >= 2 ? allowed[0] : undefined
   const loadCpu = allowed !== undefined && allowed.length >= 2 ? allowed[1] : undefined
@@ -131,7 +135,7 @@ async function main (): Promise<void> {
     console.log(`Node ${process.version}, ${cpuModel}; ` + (serverCpu === undefined
       ? 'NOT PINNED (taskset or a second CPU is unavailable): expect more noise; '
       : `servers pinned to CPU ${serverCpu}, autocannon (in this process) to CPU ${loadCpu}; `) +
-      `${CONNECTIONS} connections, ${WARMUP} s warm-up, ${ROUNDS} interleaved rounds × ${SECONDS} s per configuration.`)
+      `${CONNECTIONS} connections, ${WARMUP} s warm-up, ${ROUNDS} interleaved rounds × ${SECONDS} s per configuration; ${pluginDescription}.`)
     console.log('All configurations checked: 200, exact body, version header echoed, other versions\' bodies rejected (400).\n')
 
     const run = async (configuration: Configuration, seconds: number): Promise<Measurement> =>

@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { fixed, markdownTable, median } from './_measure'
+import { preparePlugin } from './_plugin'
 import type { StartupResult } from './_startup-app'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS ?? 3) || 3)
@@ -59,6 +60,7 @@ function label (configuration: Configuration): string {
 }
 
 function main (): void {
+  const pluginDescription = preparePlugin()
   const rows: Row[] = []
   for (const configuration of CONFIGURATIONS) {
     const runs: StartupResult[] = []
@@ -74,7 +76,7 @@ function main (): void {
 
   console.log('# Start-up: routes × versions, each version changing 2 schemas of 2 routes each (3 instructions, 2 converters)')
   console.log(`Node ${process.version}; ${RUNS} fresh processes per configuration; ready() = Fastify() to ready() resolved (median); ` +
-    'RSS = the largest of the runs (at ready(), peak included).\n')
+    `RSS = the largest of the runs (at ready(), peak included); ${pluginDescription}.\n`)
   const plainFor = (routes: number): Row | undefined => rows.find((row) => row.configuration.mode === 'plain' && row.configuration.routes === routes)
   console.log(markdownTable([
     'configuration', 'build versions ms', 'ready() ms (min–max)', 'ready() − plain ms', 'RSS MB', 'heap after GC MB', 'Fastify routes (API / all)',

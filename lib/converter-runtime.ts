@@ -37,19 +37,29 @@ export class VersionedRequestInfo implements RequestInfo {
   body: UntypedBody
   headers: Record<string, string | string[] | undefined>
   queryParams: Record<string, unknown>
-  form: FormFields | undefined
   private cookieJar: Record<string, string> | undefined
   private readonly originalCookies: string
+  private readonly isForm: boolean
 
+  /** `form` holds the fields of a form body; the body is then the same fields (one object, two names). */
   constructor (request: FastifyRequest, form: FormFields | undefined) {
-    this.body = request.body as UntypedBody
+    this.isForm = form !== undefined
+    this.body = (form ?? request.body) as UntypedBody
     this.headers = { ...request.headers }
     this.queryParams = request.query as Record<string, unknown>
-    this.form = form
     const header = request.headers.cookie
     this.originalCookies = Array.isArray(header) ? header.join('; ') : header ?? ''
     const parsed = (request as FastifyRequest & { cookies?: Record<string, string> }).cookies
     this.cookieJar = parsed === undefined ? undefined : { ...parsed }
+  }
+
+  /** The fields of a form body (the body itself, for form requests), or `undefined`. */
+  get form (): FormFields | undefined {
+    return this.isForm ? this.body as FormFields : undefined
+  }
+
+  set form (fields: FormFields | undefined) {
+    if (this.isForm && fields !== undefined) this.body = fields as UntypedBody
   }
 
   get cookies (): Record<string, string> {
@@ -67,7 +77,8 @@ export class VersionedRequestInfo implements RequestInfo {
     const headers = this.headers
     if (this.cookieJar !== undefined) {
       const serialised = Object.entries(this.cookieJar).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ')
-      if (serialised !== this.originalCookies && !(serialised === '' && headers.cookie === undefined)) headers.cookie = serialised
+      if (serialised === '') delete headers.cookie
+      else if (serialised !== this.originalCookies) headers.cookie = serialised
       const withCookies = request as FastifyRequest & { cookies?: Record<string, string> }
       if (withCookies.cookies !== undefined) withCookies.cookies = this.cookieJar
     }
@@ -128,11 +139,14 @@ export class VersionedResponseInfo implements ResponseInfo {
       reply.setCookie(name, value, options)
       return
     }
-    const existing = this.reply.getHeader('set-cookie')
-    const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)]
     const cookie = serialiseCookie(name, value, options)
-    this.reply.header('set-cookie', [...list, cookie])
-    if (this.headerCopy !== undefined) this.headerCopy['set-cookie'] = [...list, cookie]
+    // Fastify appends to set-cookie rather than replacing it.
+    this.reply.header('set-cookie', cookie)
+    if (this.headerCopy !== undefined) {
+      const copied = this.headerCopy['set-cookie']
+      const list = copied === undefined ? [] : Array.isArray(copied) ? copied.map(String) : [String(copied)]
+      this.headerCopy['set-cookie'] = [...list, cookie]
+    }
   }
 
   deleteCookie (name: string, options: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'> = {}): void {
@@ -147,7 +161,14 @@ export class VersionedResponseInfo implements ResponseInfo {
       if (!(name in this.headerCopy) || this.headerCopy[name] === undefined) this.reply.removeHeader(name)
     }
     for (const [name, value] of Object.entries(this.headerCopy)) {
-      if (value !== undefined && current[name.toLowerCase()] !== value) this.reply.header(name, value)
+      const key = name.toLowerCase()
+      if (value === undefined || current[key] === value) continue
+      if (key === 'set-cookie') {
+        // Fastify appends set-cookie values: replace the list as a whole.
+        if (JSON.stringify(current[key]) === JSON.stringify(value)) continue
+        this.reply.removeHeader(key)
+      }
+      this.reply.header(name, Array.isArray(value) ? [...value] : value)
     }
   }
 }

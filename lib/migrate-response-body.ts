@@ -5,12 +5,13 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import { runSteps } from './converter-runtime'
 import { ConverterPlanner } from './converter-steps'
 import { UnknownVersionError, VersionerStructureError } from './errors'
 import { isIsoDate, toIsoDate } from './iso-date'
 import { SchemaGeneration } from './schema-generation'
+import { plausiblyMatches } from './data-walker'
+import { isSchemaObject, type SchemaObject } from './schema-utils'
 import { generationSteps, type VersionBundle } from './versions'
 
 /** What `migrateResponseBody` needs of a bundle (the plugin passes its application's own). */
@@ -67,12 +68,58 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
       'Make the response converters of this schema synchronous.')
   }
   const form = engine.generation.formAt(schema, level)
-  try {
-    return Value.Default(form, Value.Clean(form, box.body))
-  } catch {
-    // Not a TypeBox schema (plain JSON Schema): return the converted body as it is.
-    return box.body
+  return conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * `value` as the version's schema has it: fields the schema does not declare removed (unless it allows
+ * them), defaults filled in (in properties, items, record values, `allOf` members and the union member the
+ * value belongs to). Changes `value` in place and returns it (or the default, when it is undefined).
+ */
+function conform (schema: TSchema, value: unknown, resolveRef: (ref: string) => TSchema | undefined, depth = 0): unknown {
+  const source = schema as SchemaObject
+  if (depth > 64) return value
+  if (typeof source.$ref === 'string') {
+    const target = resolveRef(source.$ref)
+    return target === undefined ? value : conform(target, value, resolveRef, depth + 1)
   }
+  if (value === undefined) return 'default' in source ? structuredClone(source.default) : undefined
+  for (const member of Array.isArray(source.allOf) ? source.allOf : []) {
+    if (isSchemaObject(member)) conform(member as TSchema, value, resolveRef, depth + 1)
+  }
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const members = source[keyword]
+    if (!Array.isArray(members)) continue
+    const member = members.find((candidate) => isSchemaObject(candidate) && plausiblyMatches(candidate as TSchema, value))
+    if (member !== undefined) return conform(member as TSchema, value, resolveRef, depth + 1)
+  }
+  if (Array.isArray(value)) {
+    if (isSchemaObject(source.items)) value.forEach((item, index) => { value[index] = conform(source.items as TSchema, item, resolveRef, depth + 1) })
+    return value
+  }
+  if (!isPlainObject(value)) return value
+  const properties = isSchemaObject(source.properties) ? source.properties as Record<string, TSchema> : {}
+  const patterns = isSchemaObject(source.patternProperties)
+    ? Object.entries(source.patternProperties as Record<string, TSchema>).map(([pattern, sub]) => [new RegExp(pattern, 'u'), sub] as const)
+    : []
+  const extra = source.additionalProperties
+  const declaresShape = isSchemaObject(source.properties) || patterns.length > 0 || extra !== undefined
+  for (const key of Object.keys(value)) {
+    if (key in properties) continue
+    const pattern = patterns.find(([regex]) => regex.test(key))
+    if (pattern !== undefined) value[key] = conform(pattern[1], value[key], resolveRef, depth + 1)
+    else if (isSchemaObject(extra)) value[key] = conform(extra as TSchema, value[key], resolveRef, depth + 1)
+    else if (declaresShape && extra !== true) delete value[key]
+  }
+  for (const [key, property] of Object.entries(properties)) {
+    const conformed = conform(property, value[key], resolveRef, depth + 1)
+    if (conformed !== undefined) value[key] = conformed
+  }
+  return value
 }
 
 /**

@@ -3,10 +3,11 @@
  * it cannot be served, 404 when the route does not exist in it), validate the request against that
  * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
  * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
- * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged.
+ * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
+ * the route's error handler. The version is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
-import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from './errors'
 import { formKind, readForm, writeForm } from './form-fields'
@@ -27,26 +28,33 @@ export interface RequestHookRoute {
   readonly display: string
 }
 
-/** A request whose parts passed their version's schemas and were migrated, waiting for HEAD validation. */
-interface PendingMigration {
-  readonly request: FastifyRequest
-  readonly behaviour: VersionBehaviour
-  readonly route: RequestHookRoute
-}
-
-// Fastify validates synchronously right after the last preValidation hook calls done(); the versioner's hook is
-// always the last one of its routes and sets this just before, so the formatter reads the current request.
-let pendingMigration: PendingMigration | null = null
-
 type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
 
 function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
   return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
 }
 
+const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
+
+/**
+ * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
+ * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
+ * cannot be found, Fastify's default format is used.
+ */
+function contextFormatter (instance: object): SchemaErrorFormatter | undefined {
+  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
+    for (const symbol of Object.getOwnPropertySymbols(object)) {
+      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
+      const formatter = (object as Record<symbol, unknown>)[symbol]
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+    }
+  }
+  return undefined
+}
+
 /** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
-function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter | undefined): Error {
-  const error = (formatter ?? defaultFormatter)(errors, part) as Error & Record<string, unknown>
+function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
+  const error = formatter(errors, part) as Error & Record<string, unknown>
   error.statusCode ??= 400
   error.code ??= 'FST_ERR_VALIDATION'
   error.validation = errors
@@ -54,24 +62,29 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
   return error
 }
 
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+
 /**
- * The route's `schemaErrorFormatter`: a failure of Fastify's (HEAD) validation on a part the versioner
- * already validated against the version's schema is a migration bug: logged, and answered with a 500 whose
- * body carries no schema detail. Any other failure is the client's, formatted as usual.
+ * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
+ * validated against the version's schema is a migration bug, logged with the version, route and errors, and
+ * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
+ * handler, if any, then to the context's.
  */
-export function createSchemaErrorFormatter (userFormatter: SchemaErrorFormatter | undefined): SchemaErrorFormatter {
-  return function versionerSchemaErrorFormatter (errors, dataVar) {
-    const pending = pendingMigration
-    pendingMigration = null
-    if (pending !== null && pending.behaviour.validatedParts.has(dataVar)) {
-      const error = new VersionerLatestRequestValidationError(pending.behaviour.version)
-      pending.request.log.error({
-        err: error, apiVersion: pending.behaviour.version, route: pending.route.display, part: dataVar, validation: errors
-      }, `A request of API version ${pending.behaviour.version} to ${pending.route.display} failed HEAD validation after its migration: ` +
+export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined): ErrorHandler {
+  return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
+    const request = versionedRequest(fastifyRequest)
+    const behaviour = request[kBehaviour]
+    let result: FastifyError = error
+    const part = (error as FastifyError & { validationContext?: string }).validationContext
+    if (request[kMigrated] && behaviour !== null && error.code === 'FST_ERR_VALIDATION' && part !== undefined && behaviour.validatedParts.has(part)) {
+      result = new VersionerLatestRequestValidationError(behaviour.version)
+      request.log.error({
+        err: result, apiVersion: behaviour.version, route: route.display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+      }, `A request of API version ${behaviour.version} to ${route.display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
-      return error
     }
-    return (userFormatter ?? defaultFormatter)(errors, dataVar)
+    if (routeHandler !== undefined) return routeHandler.call(this, result, fastifyRequest, reply)
+    throw result
   }
 }
 
@@ -100,7 +113,7 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOp
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The route-level `preValidation` hook of a versioned route. */
-export function createRequestHook (route: RequestHookRoute, options: ResolvedOptions, userFormatter: SchemaErrorFormatter | undefined): preValidationHookHandler {
+export function createRequestHook (route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
   const echo = options.headerName
   const vary = options.location === 'header' ? options.parameterName : undefined
@@ -125,37 +138,40 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
       return
     }
     request[kBehaviour] = behaviour
-    storage.enterWith(version)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     const validate = behaviour.validate
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       if (!check(request[PART_PROPERTY[part]])) {
-        done(validationError(check.errors ?? [], part, userFormatter))
+        done(validationError(check.errors ?? [], part, routeFormatter ?? contextFormatter(request.server) ?? defaultFormatter))
         return
       }
     }
+    // Fields the version does not have (but HEAD has) cannot be set by its clients.
+    for (const [part, clean] of behaviour.cleaners) {
+      const data = request[PART_PROPERTY[part]]
+      if (data !== undefined && data !== null) clean(data)
+    }
     const steps = behaviour.requestSteps
     if (steps.length === 0) {
-      finish(request, behaviour, done)
+      finish(request, version, done)
       return
     }
     const kind = formKind(request.headers['content-type'])
     const originalBody = request.body
     const form = readForm(kind, originalBody)
     const info = new VersionedRequestInfo(request, form)
-    if (form !== undefined) info.body = form
     const box: BodyBox = { body: info.body }
     const method = request.method
     const result = runSteps(steps, info, box, (step) => step.methods === undefined || step.methods.has(method))
     const complete = (): void => {
       const body = box.body
       request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
-        ? writeForm(kind, info.form === form ? body as never : info.form ?? body as never, originalBody)
+        ? writeForm(kind, body as never, originalBody)
         : body
       info.writeBack(request)
-      finish(request, behaviour, done)
+      finish(request, version, done)
     }
     if (result === undefined) {
       complete()
@@ -164,10 +180,11 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
     }
   }
 
-  const finish = (request: VersionedRequest, behaviour: VersionBehaviour, done: (error?: Error) => void): void => {
+  const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {
     request[kMigrated] = true
-    pendingMigration = behaviour.validatedParts.size > 0 ? { request, behaviour, route } : null
-    done()
+    // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
+    // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
+    storage.run(version, done)
   }
 
   return function versionerRequestHook (fastifyRequest, reply, done) {

@@ -24,13 +24,26 @@ function runnable (request: FastifyRequest, reply: FastifyReply): (step: Convert
   return (step) => (step.methods === undefined || step.methods.has(method)) && (reply.statusCode < 300 || step.converter.migrateHttpErrors)
 }
 
-/** Sets the serializer of the final status: this version's schema for it, or plain JSON when it has none. */
-function serializeWith (reply: FastifyReply, behaviour: VersionBehaviour): void {
-  const status = reply.statusCode
-  const key = statusKey(behaviour.responseForms, status)
-  const form = key === undefined ? undefined : behaviour.responseForms.get(key)
-  if (form !== undefined) reply.serializer(reply.compileSerializationSchema(form, String(status)))
-  else reply.serializer(JSON.stringify)
+/**
+ * The serializer of a response of this version: the schema of `key` when the version changed the success
+ * status (the body is still the success body), else the schema of the final status, else plain JSON.
+ */
+function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, key: string | undefined): (payload: unknown) => string {
+  const finalKey = key ?? statusKey(behaviour.responseForms, reply.statusCode)
+  const form = finalKey === undefined ? undefined : behaviour.responseForms.get(finalKey)
+  return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(reply.statusCode)) as (payload: unknown) => string
+}
+
+/**
+ * Applies this version's success status, if it changed it, once converters ran. Returns the schema key the body
+ * must be serialized with when that differs from the final status's own (`undefined` otherwise).
+ */
+function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): string | undefined {
+  if (behaviour.statusCode !== undefined && status < 300 && reply.statusCode === status) {
+    reply.code(behaviour.statusCode)
+    return key
+  }
+  return undefined
 }
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
@@ -48,8 +61,10 @@ export function createSuccessHook (): preSerializationHookHandler {
     const key = statusKey(behaviour.responseForms, status)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
     const finish = (body: unknown): void => {
-      if (behaviour.statusCode !== undefined && reply.statusCode === status) reply.code(behaviour.statusCode)
-      if (reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) serializeWith(reply, behaviour)
+      const serializeAs = applyStatus(reply, behaviour, status, key)
+      if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+        reply.serializer(serializerFor(reply, behaviour, serializeAs))
+      }
       done(null, body)
     }
     if (steps.length === 0) {
@@ -65,17 +80,18 @@ export function createSuccessHook (): preSerializationHookHandler {
   }
 }
 
-function isJsonText (payload: unknown, reply: FastifyReply): payload is string | Buffer {
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return false
+/** True for a JSON text payload (a string; buffers and streams are never parsed). */
+function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
+  if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
   return type === undefined || String(type).includes('json')
 }
 
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see: error
- * bodies (thrown or returned), and successes a handler sent as text. They are parsed, converted, and
- * serialized with the version's schema for the final status. By-path converters also see raw success
- * payloads (streams, buffers, other text) on `raw`, with `body` undefined, to change status and headers.
+ * bodies (thrown or returned), and successes a handler sent as JSON text. They are parsed, converted, and
+ * serialized with the version's schema for the final status. Streams and buffers are never parsed: by-path
+ * converters see them on `raw`, with `body` undefined, and may change status and headers.
  */
 export function createSendHook (): onSendHookHandler {
   return function versionerSendHook (fastifyRequest, fastifyReply, payload, done) {
@@ -88,18 +104,18 @@ export function createSendHook (): onSendHookHandler {
       return
     }
     if (!isJsonText(payload, reply)) {
-      if (status < 300 && behaviour.rawSteps.length > 0) {
-        const info = new VersionedResponseInfo(reply, undefined, payload)
-        settle(() => runSteps(behaviour.rawSteps, info, { body: undefined }, runnable(request, reply)), () => {
-          info.writeBack()
-          done(null, payload)
-        }, done)
+      const key = statusKey(behaviour.responseForms, status)
+      const bodySteps = (behaviour.responseSteps.get(key ?? '') ?? []).filter((step) => step.collect !== undefined && (status < 300 || step.converter.migrateHttpErrors))
+      if (bodySteps.length > 0 && payload !== null && payload !== undefined) processWarning.FSTVRS001(String(status), behaviour.version)
+      if (behaviour.rawSteps.length === 0) {
+        done(null, payload)
         return
       }
-      if (status >= 300 && behaviour.errorWork && payload !== null && payload !== undefined) {
-        processWarning.FSTVRS001(String(status), behaviour.version)
-      }
-      done(null, payload)
+      const info = new VersionedResponseInfo(reply, undefined, payload)
+      settle(() => runSteps(behaviour.rawSteps, info, { body: undefined }, runnable(request, reply)), () => {
+        info.writeBack()
+        done(null, payload)
+      }, done)
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -119,11 +135,8 @@ export function createSendHook (): onSendHookHandler {
     const box: BodyBox = { body }
     settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
       info.writeBack()
-      if (status < 300 && behaviour.statusCode !== undefined && reply.statusCode === status) reply.code(behaviour.statusCode)
-      const finalStatus = reply.statusCode
-      const finalKey = statusKey(behaviour.responseForms, finalStatus)
-      const form = finalKey === undefined ? undefined : behaviour.responseForms.get(finalKey)
-      done(null, form === undefined ? JSON.stringify(box.body) : reply.serializeInput(box.body as Record<string, unknown>, form, String(finalStatus)))
+      const serializeAs = applyStatus(reply, behaviour, status, key)
+      done(null, serializerFor(reply, behaviour, serializeAs)(box.body))
     }, done)
   }
 }

@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { RouterGenerationError } from './errors'
 import { normaliseMethods, type HttpMethod } from './http-methods'
-import { createRequestHook, createSchemaErrorFormatter } from './request-migration'
+import { createMigrationErrorHandler, createRequestHook } from './request-migration'
 import { createSendHook, createSuccessHook } from './response-migration'
 import { routeTimeline } from './route-timeline'
 import { kRegisteredUrl, kVersionedRoute } from './symbols'
@@ -56,8 +56,8 @@ interface Prepared {
   readonly constraints: Record<string, unknown> | undefined
 }
 
-/** Adds the versioner's hooks, schema, config and constraints to route options (in place). */
-function applyTo (options: Record<string, unknown>, prepared: Prepared, userFormatter: unknown): void {
+/** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
+function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
   options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
@@ -65,7 +65,11 @@ function applyTo (options: Record<string, unknown>, prepared: Prepared, userForm
     options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), prepared.hooks.preSerialization]
   }
   if (prepared.hooks.onSend !== undefined) options.onSend = [prepared.hooks.onSend, ...toList(options.onSend as Hook[] | Hook | undefined)]
-  options.schemaErrorFormatter = createSchemaErrorFormatter(userFormatter as never)
+  options.errorHandler = createMigrationErrorHandler({
+    behaviours: prepared.registered.behaviours,
+    scope: prepared.registered.head.scope,
+    display: prepared.registered.head.display
+  }, routeErrorHandler as never)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }
 
@@ -149,6 +153,18 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       return
     }
     lastGet = undefined
+    // An error here is the application's description of its versions: it surfaces from app.ready().
+    if (state.startupError !== undefined) return
+    try {
+      versionRoute.call(this, route, scope, methods)
+    } catch (error) {
+      state.startupError = error as Error
+      // Keep the route out of the way (no request matches this version), so that the error above is the one reported.
+      route.constraints = { ...route.constraints, [VERSION_CONSTRAINT]: '\u0000unusable' }
+    }
+  }
+
+  function versionRoute (this: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): void {
     state.generation.addSharedSchemas(Object.values(this.getSchemas()) as TSchema[])
     const schema = (route.schema ?? {}) as RouteSchema
     const timeline = routeTimeline({
@@ -182,6 +198,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
 
     const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
     const userFormatter = route.schemaErrorFormatter
+    const routeErrorHandler = route.errorHandler
     const baseConstraints = route.constraints
     let first = true
     for (const group of groups.values()) {
@@ -193,14 +210,14 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
         const target = route as unknown as Record<string, unknown>
         target.url = prepared.registered.url
         target.method = method
-        applyTo(target, prepared, userFormatter)
+        applyTo(target, prepared, routeErrorHandler)
         if (group.methods.includes('GET')) {
           lastGet = {
             instance: this,
             routePath: route.routePath,
             apply: (twin) => {
               twin.url = prepared.registered.url
-              applyTo(twin, prepared, userFormatter)
+              applyTo(twin, prepared, routeErrorHandler)
             }
           }
         }
@@ -209,7 +226,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash' }
       const relative = prepared.registered.url.startsWith(this.prefix) ? prepared.registered.url.slice(this.prefix.length) : prepared.registered.url
       options.url = relative === '' ? '/' : relative
-      applyTo(options, prepared, userFormatter)
+      applyTo(options, prepared, routeErrorHandler)
       this.route(options as unknown as RouteOptions)
     }
   }

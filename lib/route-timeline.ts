@@ -69,12 +69,15 @@ export class EndpointInstructionLog {
     /* c8 ignore next */
     if (record === undefined) return
     for (const method of methods) (existing ? record.existing : record.deleted).add(method)
-    if (!existing) record.restorable.push(`${methods.join(',')} ${path}`)
+    if (existing) return
+    const route = `${methods.join(',')} ${path}`
+    if (instruction.kind === 'endpoint.existed' && record.restorable.includes(route)) throw ambiguousRestore(record, route)
+    record.restorable.push(route)
   }
 
   /** Throws `RouterGenerationError` for the first instruction that did not apply to the application's routes. */
   check (): void {
-    for (const { instruction, change, existing, deleted, restorable } of this.records.values()) {
+    for (const { instruction, change, existing, deleted } of this.records.values()) {
       const endpointName = `"[${instruction.methods.join(', ')}] ${instruction.path}"`
       const missing = instruction.methods.filter((method) => !(instruction.kind === 'endpoint.existed' ? deleted : existing).has(method))
       const hint = ' (a route matches when its path is the same, every one of its methods is listed, and its HEAD operationId is the one given, if any)'
@@ -93,17 +96,19 @@ export class EndpointInstructionLog {
           throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to restore in "${change}" ` +
             `wasn't among the deleted routes${hint}.`)
         }
-        const duplicates = restorable.filter((route, index) => restorable.indexOf(route) !== index)
-        if (duplicates.length > 0) {
-          throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" has ${restorable.filter((route) => route === duplicates[0]).length} ` +
-            `applicable routes that could be restored (${duplicates[0]}). Name the one to restore with endpoint(path, methods, { operationId }).`)
-        }
       }
       if (instruction.kind === 'endpoint.had' && missing.length > 0) {
         throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to change in "${change}" doesn't exist${hint}.`)
       }
     }
   }
+}
+
+/** The error of an `existed` instruction that could restore two routes with the same path and methods. */
+function ambiguousRestore (record: InstructionRecord, route: string): Error {
+  const { instruction, change } = record
+  return new RouterGenerationError(`Endpoint "[${instruction.methods.join(', ')}] ${instruction.path}" you tried to restore in "${change}" has 2 ` +
+    `applicable routes that could be restored (${route}). Name the one to restore with endpoint(path, methods, { operationId }).`)
 }
 
 /** Path parameter names of a Fastify path (`:id`, `:id(^\\d+)`, `*`). */

@@ -18,7 +18,7 @@ import { SchemaStates } from './schema-instruction-application'
 import { nameOf, SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './schema-seeds'
 import { idSafe, isOptional, isReadonly, isSchemaObject, setModifiers, type SchemaObject } from './schema-utils'
 import { forEachSubschema, replaceSubschemas, subschemasOf } from './schema-walk'
-import { kHeadSchema, kSchemaName } from './symbols'
+import { kGenerated, kHeadSchema, kSchemaName } from './symbols'
 import { generationSteps, type VersionBundle } from './versions'
 
 /**
@@ -261,7 +261,7 @@ export class SchemaGeneration {
     const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => field in properties))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
     const { allOf: _allOf, ...rest } = options
-    return objectSchema(properties, allOf.length > 0 ? { ...rest, allOf } : rest)
+    return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
   }
 
   private fieldForm (field: FieldState, level: number): TSchema {

@@ -46,3 +46,6 @@ export const kConverted = Symbol('fastify-versioner.converted')
 
 /** On a copied route's `config`: the URL it is registered at. */
 export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')
+
+/** On an object schema built by schema generation for a version (its own fields differ from HEAD's). */
+export const kGenerated = Symbol('fastify-versioner.generated')

@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
+import { compileCleaner, type Cleaner } from './request-cleaner'
 import type { RouteAttributes, RouteState } from './route-timeline'
 import { refId, type SchemaGeneration } from './schema-generation'
 import { isSchemaObject, type SchemaObject } from './schema-utils'
@@ -35,6 +36,8 @@ export interface VersionBehaviour {
   readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
   /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
   readonly validatedParts: ReadonlySet<string>
+  /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
+  readonly cleaners: ReadonlyArray<readonly [RequestPart, Cleaner]>
   readonly requestSteps: readonly ConverterStep[]
   /** Response converter steps by response status key (`''` for statuses without a schema). */
   readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
@@ -98,6 +101,16 @@ export function prepareForFastify (schema: TSchema, generation: SchemaGeneration
   return result
 }
 
+/** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
+function lowerCaseHeaders (schema: TSchema): TSchema {
+  const source = schema as SchemaObject
+  if (!isSchemaObject(source.properties)) return schema
+  const properties: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(source.properties)) properties[name.toLowerCase()] = property
+  const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
+  return { ...source, properties, ...(required === undefined ? {} : { required }) } as unknown as TSchema
+}
+
 /** The HEAD facts of a route that behaviours are built from. */
 export interface BehaviourRoute extends PlannedRoute {
   readonly schema: RouteSchema
@@ -121,12 +134,18 @@ export function buildBehaviour (
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
   const validate: Array<readonly [RequestPart, TSchema]> = []
+  const cleaners: Array<readonly [RequestPart, Cleaner]> = []
   for (const part of REQUEST_PARTS) {
     const head = route.schema[part]
     if (head === undefined) continue
     const form = generation.formAt(head, level)
     // Converters read the request, so with converters every part is checked before them.
-    if (form !== head || requestSteps.length > 0) validate.push([part, prepareForFastify(form, generation)])
+    if (form === head && requestSteps.length === 0) continue
+    const prepared = prepareForFastify(form, generation)
+    // Fastify validates headers by lower-case names: so does the versioner.
+    validate.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
+    const cleaner = part === 'body' || part === 'querystring' ? compileCleaner(prepared) : null
+    if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const responses = responseMapAt(route, level)
   const responseForms = new Map<string, TSchema>()
@@ -159,6 +178,7 @@ export function buildBehaviour (
     level,
     validate,
     validatedParts: new Set(validate.map(([part]) => part)),
+    cleaners,
     requestSteps,
     responseSteps,
     responseForms,

@@ -53,6 +53,8 @@ export class VersionerState {
   readonly nodes = new Map<string, Set<string>>()
   readonly hasSideEffects: boolean
   ready = false
+  /** The first error met while registering routes, thrown when the application becomes ready. */
+  startupError: Error | undefined
 
   constructor (readonly options: ResolvedOptions) {
     const bundle = options.versions

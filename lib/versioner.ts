@@ -129,6 +129,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   fastify.addHook('onRoute', createRouteObserver(state) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
+      if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
       for (const webhook of webhooks.list()) {
         webhook.timeline = routeTimeline({ path: webhook.name, methods: [webhook.method], onlyExistsInOlderVersions: false, attributes: webhook.attributes },

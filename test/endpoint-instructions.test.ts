@@ -162,7 +162,7 @@ test('had({ statusCode }) sends successful responses of that version with the ol
   response = await post('2001-01-01', false)
   t.equal(response.statusCode, 200, '2001-01-01 answers 200')
   t.equal(response.json().id, 'u1')
-  t.same(response.json(), { id: 'u1' }, { todo: 'bug: with had({ statusCode }) the body is not serialized with the route\'s response schema; undeclared fields leak' })
+  t.same(response.json(), { id: 'u1' })
   response = await post('2000-01-01', true)
   t.equal(response.statusCode, 409, 'an error status is not changed')
   t.same(response.json(), { message: 'exists' })
@@ -240,9 +240,7 @@ test('deleting a deleted route, restoring an existing one, ambiguous restores, n
   t.ok(error instanceof RouterGenerationError, 'restoring two candidates: a RouterGenerationError')
   t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION')
   t.match(error?.message, /\[GET\] \/gadgets/, 'the message names the endpoint')
-  t.match(error?.message, /"RestoreGadgets"/, {
-    todo: 'bug: restoring two candidate routes fails with "Two routes answer [GET] /gadgets …", which does not name the version change'
-  })
+  t.match(error?.message, /"RestoreGadgets"/)
 
   const sameSummary = appWith(t, threeVersions(change('SameSummary', [endpoint('/widgets', ['GET']).had({ summary: 'List widgets' })])),
     (api) => { api.get('/widgets', { schema: { summary: 'List widgets' } }, async () => ({})) })

@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyRequest } from 'fastify'
 import { buildApp } from '../examples/users/app'
 import { versioned } from '../plugin'
-import { appWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { appWith, bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
 
 async function exampleServer (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
   const app = await buildApp()
@@ -130,22 +130,26 @@ test('over HTTP: static files and path versions under a prefix; a custom header 
 test('over HTTP: shared paths reach the right handler, and interleaved requests keep their own versions', async (t) => {
   const delay = (request: FastifyRequest): Promise<unknown> =>
     new Promise((resolve) => setTimeout(resolve, Number(request.headers['x-delay'] ?? 0)))
-  const app = await appWith(t, {
-    versions: sharedPathBundle(),
+  // Two HEAD routes on one path are told apart when the route is found: the version comes from the header there.
+  const app = await appWith(t, { versions: sharedPathBundle() })
+  await app.register(sharedPathRoutes, { prefix: '/api' })
+  const base = await listen(app)
+  // An async default (a version per client plan) on another application, for the same interleaving.
+  const slowApp = await appWith(t, {
+    versions: bundleOf(DATES),
     apiVersionDefaultValue: async (request: FastifyRequest) => {
       await delay(request)
       return String(request.headers['x-plan'])
     }
   })
-  await app.register(sharedPathRoutes, { prefix: '/api' })
-  await app.register(versioned(async (api) => {
+  await slowApp.register(versioned(async (api) => {
     api.get('/slow', async (request) => {
       const before = request.apiVersion
       await delay(request)
       return { before, after: request.apiVersion }
     })
   }))
-  const base = await listen(app)
+  const slowBase = await listen(slowApp)
 
   t.same(await (await get(`${base}/api/items`, '2002-01-01')).json(), { handler: 'new', version: '2002-01-01' })
   t.same(await (await get(`${base}/api/items`, '2001-04-04')).json(), { handler: 'old', version: '2001-01-01' })
@@ -158,8 +162,8 @@ test('over HTTP: shared paths reach the right handler, and interleaved requests 
     const wait = String(30 - index * 5)
     return [
       fetch(`${base}/api/items`, { headers: { 'x-api-version': plan } }),
-      fetch(`${base}/slow`, { headers: { 'x-plan': plan, 'x-delay': wait } }),
-      fetch(`${base}/slow`, { headers: { 'x-api-version': plan, 'x-delay': wait } })
+      fetch(`${slowBase}/slow`, { headers: { 'x-plan': plan, 'x-delay': wait } }),
+      fetch(`${slowBase}/slow`, { headers: { 'x-api-version': plan, 'x-delay': wait } })
     ]
   })
   const responses = await Promise.all(requests)

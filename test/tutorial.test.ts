@@ -81,9 +81,7 @@ test('the tutorial: validation per version, unknown users, unversioned routes', 
   t.equal(internal2002.statusCode, 200)
   const id = (json(internal2002) as { id: string }).id
   const readBack = await call(app, '2001-01-01', `/users/${id}`)
-  t.same(json(readBack), { id, addresses: ['a'] }, 'the HEAD-only field sent by a latest client is ignored', {
-    todo: 'bug: a field the requested version lacks (HEAD-only addressesToCreate) is not removed and reaches the handler'
-  })
+  t.same(json(readBack), { id, addresses: ['a'] }, 'the HEAD-only field sent by a latest client is ignored')
 
   const missingId = '00000000-0000-4000-8000-000000000000'
   for (const version of ['2000-01-01', '2001-01-01', '2002-01-01']) {
