@@ -58,25 +58,13 @@ export function createSuccessHook (): preSerializationHookHandler {
       return
     }
     reply[kConverted] = true
-    const key = statusKey(behaviour.responseForms, status)
-    const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const finish = (body: unknown): void => {
+    convertBody(request, reply, behaviour, payload, payload, done, (body, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
       if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
         reply.serializer(serializerFor(reply, behaviour, serializeAs))
       }
       done(null, body)
-    }
-    if (steps.length === 0) {
-      finish(payload)
-      return
-    }
-    const info = new VersionedResponseInfo(reply, payload, payload)
-    const box: BodyBox = { body: payload }
-    settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
-      info.writeBack()
-      finish(box.body)
-    }, done)
+    })
   }
 }
 
@@ -129,16 +117,33 @@ export function createSendHook (): onSendHookHandler {
       done(null, payload)
       return
     }
-    const key = statusKey(behaviour.responseForms, status)
-    const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const info = new VersionedResponseInfo(reply, body, payload)
-    const box: BodyBox = { body }
-    settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
-      info.writeBack()
+    convertBody(request, reply, behaviour, body, payload, done, (converted, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
-      done(null, serializerFor(reply, behaviour, serializeAs)(box.body))
-    }, done)
+      done(null, serializerFor(reply, behaviour, serializeAs)(converted))
+    })
   }
+}
+
+/**
+ * Runs the response converters of the reply's status on `body` (the raw payload on `raw`), writes changed
+ * headers back, then calls `complete` with the converted body and the status key the steps were chosen by.
+ */
+function convertBody (
+  request: FastifyRequest, reply: FastifyReply, behaviour: VersionBehaviour, body: unknown, raw: unknown,
+  fail: (error: Error) => void, complete: (body: unknown, key: string | undefined) => void
+): void {
+  const key = statusKey(behaviour.responseForms, reply.statusCode)
+  const steps = behaviour.responseSteps.get(key ?? '') ?? []
+  if (steps.length === 0) {
+    complete(body, key)
+    return
+  }
+  const info = new VersionedResponseInfo(reply, body, raw)
+  const box: BodyBox = { body }
+  settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
+    info.writeBack()
+    complete(box.body, key)
+  }, fail)
 }
 
 /** Runs steps, then `complete` (now, or when their promise settles); any error goes to `fail`. */
