@@ -150,6 +150,8 @@ export interface Measurement {
   readonly cpuPerRequest: number
   /** Server CPU time over wall time (1 = one core fully busy). */
   readonly busy: number
+  /** CPU time of this process (autocannon) over wall time: near 1, the load generator limits the throughput. */
+  readonly loadBusy: number
 }
 
 /**
@@ -158,6 +160,7 @@ export interface Measurement {
  */
 export async function measureLoad (server: ServerProcess, exchange: Exchange, seconds: number, connections: number): Promise<Measurement> {
   const cpuBefore = cpuMicros(server.pid)
+  const loadBefore = process.cpuUsage()
   const wallBefore = process.hrtime.bigint()
   const result = await autocannon({
     url: exchange.url,
@@ -171,11 +174,12 @@ export async function measureLoad (server: ServerProcess, exchange: Exchange, se
   })
   const wall = Number(process.hrtime.bigint() - wallBefore) / 1e3
   const cpu = cpuMicros(server.pid) - cpuBefore
+  const load = process.cpuUsage(loadBefore)
   const requests = result.requests.total
   const bad = result.errors + result.timeouts + result.mismatches + result.non2xx + result.resets
   if (!(requests > 0) || !(bad === 0) || result['2xx'] !== requests) {
     throw new Error(`load run against ${exchange.url} ${JSON.stringify(exchange.headers)} went wrong: ${requests} requests, ${result['2xx']} 2xx, ` +
       `${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result.mismatches} unexpected bodies, ${result.resets} resets`)
   }
-  return { requests, throughput: requests / result.duration, cpuPerRequest: cpu / requests, busy: cpu / wall }
+  return { requests, throughput: requests / result.duration, cpuPerRequest: cpu / requests, busy: cpu / wall, loadBusy: (load.user + load.system) / wall }
 }

@@ -174,6 +174,7 @@ async function main (): Promise<void> {
         spread(own.map((sample) => sample.measurement.cpuPerRequest), 1),
         target === undefined ? '1.000' : spread(cpuRatios, 3),
         fixed(median(own.map((sample) => sample.measurement.busy).sort((a, b) => a - b))),
+        fixed(median(own.map((sample) => sample.measurement.loadBusy).sort((a, b) => a - b))),
         target === undefined ? '–' : `req/s ≥ ${fixed(target)}, CPU ≤ ${fixed(1 / target, 3)}`,
         met === undefined ? '–' : met ? 'yes' : '**NO**'
       ])
@@ -184,9 +185,11 @@ async function main (): Promise<void> {
     }
     console.log('\n' + markdownTable([
       'configuration', 'rounds', 'req/s median (min–max)', 'req/s ratio vs plain, median of paired (min–max)', 'server CPU µs/req median (min–max)',
-      'CPU µs/req ratio vs plain, median of paired (min–max)', 'server busy', 'target', 'met'
+      'CPU µs/req ratio vs plain, median of paired (min–max)', 'server busy', 'autocannon busy', 'target', 'met'
     ], rows))
-    console.log('\nRatios are config ÷ plain of the same round; for CPU per request lower is better, so a target ratio t means ≤ 1/t.')
+    console.log('\nRatios are config ÷ plain of the same round; for CPU per request lower is better, so a target ratio t means ≤ 1/t. ' +
+      'Busy = CPU time ÷ wall time (medians): a server busy well under 1 while autocannon is not saturated means the server ' +
+      'waited for its CPU (other processes on the machine), which makes throughput noisy; CPU per request is the steadier figure.')
     for (const verdict of verdicts) console.log(`Answer ${verdict}`)
   } finally {
     await stopAll()
