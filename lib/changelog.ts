@@ -86,19 +86,43 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
     }
     return false
   }
-  /** The names, at `level`, of the named schemas an instruction on `target` affects. */
-  const models = (target: TSchema, level: number): string[] => {
+  /** True when `schema` (made with `extendSchema` from `ancestor`) declares `field` itself somewhere down its chain. */
+  const overrides = (schema: TSchema, ancestor: TSchema, field: string): boolean => {
+    for (let current = schema, info = childSchemaInfo(schema); info !== undefined; current = info.parent, info = childSchemaInfo(current)) {
+      if (info.ownKeys.has(field)) return true
+      if (generation.canonical(info.parent) === ancestor) return false
+    }
+    return false
+  }
+  /**
+   * The names, at `level`, of the named schemas an instruction on `target` affects: the target, the schemas
+   * derived from it (unless they declare the changed field themselves), and those containing it in that version.
+   */
+  const models = (target: TSchema, level: number, field?: string, inherited = true): string[] => {
     const canonical = generation.canonical(target)
     const names = new Set<string>()
     const own = nameOf(generation.formAt(canonical, level))
     if (own !== undefined) names.add(componentName(own, generation))
     for (const schema of named) {
-      if (schema === canonical || isDescendant(schema, canonical) || state.planner.collectorFor(schema, canonical, 0) !== null) {
+      const derived = inherited && isDescendant(schema, canonical) && (field === undefined || !overrides(schema, canonical, field))
+      if (derived || (schema !== canonical && state.planner.collectorFor(schema, canonical, level) !== null)) {
         const id = nameOf(generation.formAt(schema, level))
         if (id !== undefined) names.add(componentName(id, generation))
       }
     }
     return [...names]
+  }
+  /** A schema for the changelog: named subschemas become references to their components. */
+  const referenced = (schema: unknown): unknown => {
+    const visit = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(visit)
+      if (!isSchemaObject(node)) return node
+      if (typeof node.$id === 'string') return { $ref: `#/components/schemas/${componentName(node.$id, generation)}` }
+      const result: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(node)) result[key] = visit(value)
+      return result
+    }
+    return visit(json(schema))
   }
   const fieldAt = (target: TSchema, field: string, level: number): SchemaObject | undefined => {
     const form = prepareForDocs(generation.formAt(generation.canonical(target), level), generation) as SchemaObject
@@ -110,11 +134,12 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
     if (instruction.kind.startsWith('endpoint.')) return endpointEntry(instruction as EndpointInstruction, level)
     if (instruction.kind.startsWith('enum.')) return enumEntry(instruction as EnumInstruction, level)
     const schemaInstruction = instruction as SchemaInstruction
-    const affected = models(schemaInstruction.schema, level)
+    const field = 'field' in schemaInstruction ? schemaInstruction.field : undefined
+    const affected = models(schemaInstruction.schema, level, field, schemaInstruction.kind !== 'schema.had')
     switch (schemaInstruction.kind) {
       case 'schema.had': return { type: 'schema.renamed', models: affected, previousName: schemaInstruction.name }
       case 'field.didntExist':
-        return { type: 'schema.field.added', models: affected, field: schemaInstruction.field, schema: json(fieldAt(schemaInstruction.schema, schemaInstruction.field, level)) }
+        return { type: 'schema.field.added', models: affected, field: schemaInstruction.field, schema: referenced(fieldAt(schemaInstruction.schema, schemaInstruction.field, level)) }
       case 'field.existedAs': return { type: 'schema.field.removed', models: affected, field: schemaInstruction.field }
       case 'validator.existed': return { type: 'schema.validator.removed', models: affected, validator: schemaInstruction.validator.name }
       case 'validator.didntExist': return { type: 'schema.validator.added', models: affected, validator: schemaInstruction.validatorName }
@@ -152,7 +177,7 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
         (at.path === instruction.path || at.path.replace(/\/+$/, '') === instruction.path.replace(/\/+$/, '')))
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
       const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
-      return { name, status: 'changed' as const, previousValue: json(previousValue), newValue: json(current) }
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: json(previousValue), newValue: json(current) }
     })
     return { type: 'endpoint.changed', ...base, changes }
   }
@@ -174,6 +199,9 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
     }
   }
 
+  /** Drops the keys whose value is undefined (as JSON would). */
+  const clean = (entry: ChangelogEntryData): ChangelogEntryData => json(entry) as ChangelogEntryData
+
   const versions = state.options.versions.versionValues.slice(0, -1).map((value, index) => {
     const level = index + 1
     return {
@@ -181,7 +209,7 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
       changes: state.steps[level].changes.map((change) => ({
         description: change.description,
         sideEffects: change.hasSideEffects,
-        instructions: change.instructions.map((instruction) => entry(instruction, level))
+        instructions: change.instructions.map((instruction) => clean(entry(instruction, level)))
       }))
     }
   })

@@ -173,6 +173,20 @@ export class VersionedResponseInfo implements ResponseInfo {
   }
 }
 
+/**
+ * A copy of JSON-like data (plain objects and arrays are copied, anything else is kept): response converters
+ * work on it, so that a handler's returned object (a cached or stored one) is never changed.
+ */
+export function copyJson (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson)
+  if (typeof value !== 'object' || value === null) return value
+  const prototype = Object.getPrototypeOf(value) as unknown
+  if (prototype !== Object.prototype && prototype !== null) return value
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key])
+  return copy
+}
+
 const ROOT_KEY = 'body'
 
 function isThenable (value: unknown): value is PromiseLike<unknown> {

@@ -94,6 +94,15 @@ function localRedoc (): string | undefined {
   }
 }
 
+/**
+ * Swagger UI's standalone preset (its topbar holds the version switcher): next to a `swagger-ui-bundle.js`,
+ * else the locally served one.
+ */
+function presetUrl (bundle: string | null, local: string | null): string | null {
+  if (bundle === null) return null
+  return /swagger-ui-bundle\.js(\?.*)?$/.test(bundle) ? bundle.replace(/swagger-ui-bundle\.js(\?.*)?$/, 'swagger-ui-standalone-preset.js$1') : local
+}
+
 /** Checks the documents' options and fills in defaults. */
 export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
   if (options.openapi !== undefined && (typeof options.openapi !== 'object' || options.openapi === null)) {
@@ -119,7 +128,7 @@ export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
     redocUrl,
     swaggerAssetsPrefix,
     swaggerJsUrl,
-    swaggerPresetUrl: swaggerJsUrl?.replace(/swagger-ui-bundle\.js(\?.*)?$/, 'swagger-ui-standalone-preset.js$1') ?? null,
+    swaggerPresetUrl: presetUrl(swaggerJsUrl, local('swagger-ui-standalone-preset.js')),
     swaggerCssUrl: asset('swaggerCssUrl', options.swaggerCssUrl) ?? local('swagger-ui.css'),
     swaggerFaviconUrl: asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
     redocJsUrl: asset('redocJsUrl', options.redocJsUrl) ?? (redocFile === undefined ? REDOC_CDN : `${redocBase}/redoc.standalone.js`),

@@ -83,6 +83,7 @@ export function versionListPage (context: PageContext, entries: readonly Version
 
 /** Swagger UI for one version, with a switcher (Swagger UI's `urls`) between every version. */
 export function swaggerPage (context: PageContext, assets: { js: string, preset: string, css: string }, entries: readonly VersionEntry[], current: VersionEntry): string {
+  const pages = Object.fromEntries(entries.map((entry) => [documentUrl(context, entry.key), pageUrl(context.docsUrl ?? '', entry.key)]))
   const config = {
     urls: entries.map((entry) => ({ url: documentUrl(context, entry.key), name: entry.label })),
     'urls.primaryName': current.label,
@@ -95,7 +96,10 @@ export function swaggerPage (context: PageContext, assets: { js: string, preset:
     (current.deprecatedAt === undefined && current.sunsetAt === undefined ? '' : `<p style="margin:.5rem 1rem">${badges(current)}</p>`) +
     '<div id="swagger-ui"></div>' +
     `<script src="${escapeHtml(assets.js)}"></script><script src="${escapeHtml(assets.preset)}"></script>` +
-    `<script>window.ui = SwaggerUIBundle(Object.assign(${scriptJson(config)}, { presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset] }))</script>` +
+    `<script>window.ui = SwaggerUIBundle(Object.assign(${scriptJson(config)}, { presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset] }))\n` +
+    // Picking another definition in the switcher opens that version's page, so that title, links and UI agree.
+    `document.addEventListener('change', function (event) { var pages = ${scriptJson(pages)}; var target = event.target; ` +
+    'if (target && target.id === \'select\' && pages[target.value]) window.location.assign(pages[target.value]) })</script>' +
     '</body></html>\n'
 }
 

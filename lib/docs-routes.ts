@@ -91,22 +91,23 @@ export async function registerDocs (
   }
   const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
-  const page = (render: (list: VersionEntry[], current: VersionEntry) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const page = (pageContext: PageContext, render: (list: VersionEntry[], current: VersionEntry) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
     const list = entries()
     const key = (request.query as { version?: string }).version
-    if (key === undefined || key === '') return html(reply, 200, versionListPage(context, list))
+    if (key === undefined || key === '') return html(reply, 200, versionListPage(pageContext, list))
     const current = list.find((entry) => entry.key === key)
-    return current === undefined ? html(reply, 404, notFoundPage(context, key, list)) : html(reply, 200, render(list, current))
+    return current === undefined ? html(reply, 404, notFoundPage(pageContext, key, list)) : html(reply, 200, render(list, current))
   }
 
   if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
     const assets = { js: docs.swaggerJsUrl, preset: docs.swaggerPresetUrl, css: docs.swaggerCssUrl }
-    fastify.get(docs.docsUrl, { schema: { hide: true, querystring: VersionQuery } }, page((list, current) => swaggerPage(context, assets, list, current)))
+    fastify.get(docs.docsUrl, { schema: { hide: true, querystring: VersionQuery } }, page(context, (list, current) => swaggerPage(context, assets, list, current)))
   }
   if (docs.redocUrl !== null) {
     const redocUrl = docs.redocUrl
+    const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
     fastify.get(redocUrl, { schema: { hide: true, querystring: VersionQuery } },
-      page((list, current) => redocPage({ ...context, faviconUrl: docs.redocFaviconUrl }, docs.redocJsUrl, list, current)))
+      page(redocContext, (list, current) => redocPage(redocContext, docs.redocJsUrl, list, current)))
     const file = docs.redocJsFile
     if (file !== undefined) {
       fastify.get(`${redocUrl === '/' ? '' : redocUrl}/redoc.standalone.js`, { schema: { hide: true } }, async (_request, reply) =>

@@ -8,15 +8,24 @@ import type { Version, VersionBundle } from './versions'
 /** A response header: name and value. */
 export type Header = readonly [name: string, value: string]
 
-/** The lifecycle headers of a version (empty when it has no lifecycle dates). */
+/** The `Deprecation` and `Sunset` headers of a version (empty when it has no lifecycle dates). */
 export function lifecycleHeaders (version: Version): Header[] {
   const headers: Header[] = []
   if (version.deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(version.deprecatedAt.getTime() / 1000)}`])
   if (version.sunsetAt !== undefined) headers.push(['sunset', version.sunsetAt.toUTCString()])
-  if (version.link !== undefined) {
-    headers.push(['link', `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`])
-  }
   return headers
+}
+
+/** The `Link` a version's responses carry (its deprecation or sunset policy page), if it has one. */
+export function lifecycleLink (version: Version): string | undefined {
+  if (version.link === undefined || (version.deprecatedAt === undefined && version.sunsetAt === undefined)) return undefined
+  return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
+}
+
+/** Adds a link to a reply's `Link` header, keeping the links already there (RFC 8288 allows several). */
+export function appendLink (current: unknown, link: string): string {
+  const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
+  return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
 }
 
 const cache = new WeakMap<VersionBundle, ReadonlyMap<string, Header[]>>()

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { runSteps } from './converter-runtime'
+import { copyJson, runSteps } from './converter-runtime'
 import { ConverterPlanner } from './converter-steps'
 import { UnknownVersionError, VersionerStructureError } from './errors'
 import { isIsoDate, toIsoDate } from './iso-date'
@@ -60,7 +60,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
   const steps = engine.planner.responseSteps(undefined, schema, level)
-  const box = { body: structuredClone(options.latestBody) }
+  const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const result = runSteps(steps, info, box, () => true)
   if (result !== undefined) {

@@ -69,26 +69,27 @@ export function unwrapRoots (document: Record<string, Json>): Record<string, Jso
  * subschemas and references become `#/components/schemas/<name>`, adding the components.
  */
 export function componentize (schema: TSchema, components: Record<string, Json>, generation: SchemaGeneration): Json {
+  // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
+  const defined = new Set<string>()
+  const define = (name: string, build: () => Json): void => {
+    if (defined.has(name)) return
+    defined.add(name)
+    components[name] = {}
+    components[name] = build()
+  }
   const visit = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(visit)
     if (typeof node !== 'object' || node === null) return node
     const source = node as Record<string, Json>
     if (typeof source.$ref === 'string' && !source.$ref.startsWith('#')) {
       const name = componentName(source.$ref, generation)
-      if (!(name in components)) {
-        const target = generation.resolveAnyId(source.$ref)
-        components[name] = {}
-        components[name] = target === undefined ? {} : visitFields(prepareForDocs(target, generation) as unknown as Record<string, Json>, true)
-      }
+      const target = generation.resolveAnyId(source.$ref)
+      if (target !== undefined) define(name, () => visitFields(prepareForDocs(target, generation) as unknown as Record<string, Json>, true))
       return { $ref: `${COMPONENTS}${name}` }
     }
     if (typeof source.$id === 'string') {
-      const name = componentName(source.$id, generation)
-      if (!(name in components)) {
-        components[name] = {}
-        components[name] = visitFields(source, true)
-      }
-      return { $ref: `${COMPONENTS}${name}` }
+      define(componentName(source.$id, generation), () => visitFields(source, true))
+      return { $ref: `${COMPONENTS}${componentName(source.$id, generation)}` }
     }
     return visitFields(source, false)
   }

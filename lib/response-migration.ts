@@ -8,11 +8,12 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { runSteps, VersionedResponseInfo, type BodyBox } from './converter-runtime'
+import { copyJson, runSteps, VersionedResponseInfo, type BodyBox } from './converter-runtime'
 import type { ConverterStep } from './converter-steps'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { kBehaviour, kConverted } from './symbols'
 import { statusKey, type VersionBehaviour } from './version-behaviour'
+import { appendLink } from './lifecycle'
 import { processWarning } from './warnings'
 
 function isThenable (value: unknown): value is PromiseLike<unknown> {
@@ -87,6 +88,7 @@ export function createSendHook (): onSendHookHandler {
     const reply = fastifyReply as VersionedReply
     const behaviour = request[kBehaviour]
     const status = reply.statusCode
+    if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     if (behaviour === null || (status < 300 && reply[kConverted])) {
       done(null, payload)
       return
@@ -138,8 +140,9 @@ function convertBody (
     complete(body, key)
     return
   }
-  const info = new VersionedResponseInfo(reply, body, raw)
-  const box: BodyBox = { body }
+  const copied = copyJson(body)
+  const info = new VersionedResponseInfo(reply, copied, raw)
+  const box: BodyBox = { body: copied }
   settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
     info.writeBack()
     complete(box.body, key)

@@ -14,6 +14,7 @@ import { RouterGenerationError } from './errors'
 import { normaliseMethods, type HttpMethod } from './http-methods'
 import { createMigrationErrorHandler, createRequestHook } from './request-migration'
 import { createSendHook, createSuccessHook } from './response-migration'
+import { lifecycleLink } from './lifecycle'
 import { routeTimeline } from './route-timeline'
 import { kRegisteredUrl, kVersionedRoute } from './symbols'
 import {
@@ -88,7 +89,9 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const behaviours = new Map<string, VersionBehaviour>()
     for (const level of group.levels) {
       const version = state.versionAt(level)
-      behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner))
+      const described = state.options.versions.get(version)
+      const link = described === undefined ? undefined : lifecycleLink(described)
+      behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
     }
     const display = `${group.methods.join(',')} ${url}`
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
@@ -97,7 +100,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       preValidation: createRequestHook({ behaviours, scope, display: head.display }, state.options, userFormatter as never) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
-    if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0)) {
+    if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
       hooks.onSend = createSendHook() as Hook
     }
     const schema: RouteSchema = { ...head.schema }

@@ -8,10 +8,15 @@ import type { TSchema } from '@sinclair/typebox'
 import { describeTarget } from './converters'
 import { pathConverterMatches } from './converter-steps'
 import {
-  RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
+  InvalidGenerationInstructionError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from './errors'
-import { describeSchema } from './schema-utils'
+import { describeSchema, type SchemaObject } from './schema-utils'
+import { componentName } from './openapi-schemas'
+import { nameOf } from './schema-seeds'
+import { forEachSubschema } from './schema-walk'
+import { kHeadSchema } from './symbols'
+import { responseMapAt } from './version-behaviour'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -64,4 +69,53 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
       }
     }
   }
+}
+
+/**
+ * Throws when, in some version, two different schemas would have the same OpenAPI component name (a schema
+ * renamed with `schema(S).had({ name })` onto the name of another schema that version documents).
+ */
+export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
+  const { generation } = state
+  for (let level = 1; level < state.steps.length; level++) {
+    const names = new Map<string, string>()
+    const seen = new Set<TSchema>()
+    const visit = (node: TSchema): void => {
+      if (seen.has(node)) return
+      seen.add(node)
+      const source = node as SchemaObject
+      if (typeof source.$id === 'string') {
+        const name = componentName(source.$id, generation)
+        const head = source[kHeadSchema] as TSchema | undefined
+        const origin = head === undefined ? source.$id : nameOf(head) ?? source.$id
+        const known = names.get(name)
+        if (known !== undefined && known !== origin) throw nameClash(state, level, name, known, origin)
+        names.set(name, origin)
+      }
+      if (typeof source.$ref === 'string') {
+        const target = generation.resolveAnyId(source.$ref)
+        if (target !== undefined) visit(target)
+      }
+      forEachSubschema(node, visit)
+    }
+    for (const route of state.headRoutes) {
+      if (route.timeline[level]?.exists !== true) continue
+      for (const part of [route.schema.body, route.schema.querystring, route.schema.params, route.schema.headers]) {
+        if (part !== undefined) visit(generation.formAt(part, level))
+      }
+      for (const response of Object.values(responseMapAt(route, level))) visit(generation.formAt(response, level))
+    }
+    for (const webhook of webhooks) {
+      if (webhook.timeline[level]?.exists === true) visit(generation.formAt(webhook.body, level))
+    }
+  }
+}
+
+function nameClash (state: VersionerState, level: number, name: string, first: string, second: string): Error {
+  const renames = state.steps.flatMap((step) => step.changes.flatMap((change) => change.instructions
+    .filter((instruction) => instruction.kind === 'schema.had' && instruction.name === name)
+    .map((instruction) => `${instruction.display} in "${change.name}"`)))
+  return new InvalidGenerationInstructionError(`In version '${state.versionAt(level)}', two different schemas would both be named '${name}' ` +
+    `(the schemas named '${first}' and '${second}' in HEAD)${renames.length > 0 ? `, because of ${renames.join(' and ')}` : ''}. ` +
+    'A version documents each name once: rename the schema to a name no other schema of that version has.')
 }

@@ -55,6 +55,8 @@ export interface VersionBehaviour {
   readonly rawSteps: readonly ConverterStep[]
   /** The route in this version (path, methods, attributes). */
   readonly state: RouteState
+  /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
+  readonly link: string | undefined
 }
 
 /** True for a response status key of a success (`1xx`-`2xx`). */
@@ -130,7 +132,8 @@ export function buildBehaviour (
   version: string,
   native: Readonly<Record<string, TSchema>>,
   generation: SchemaGeneration,
-  planner: ConverterPlanner
+  planner: ConverterPlanner,
+  link: string | undefined = undefined
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
   const validate: Array<readonly [RequestPart, TSchema]> = []
@@ -187,7 +190,8 @@ export function buildBehaviour (
     successWork,
     errorWork,
     rawSteps: withoutSchema.filter((step) => step.collect === undefined),
-    state
+    state,
+    link
   }
 }
 

@@ -16,7 +16,7 @@ import { createRouteObserver, VERSION_CONSTRAINT } from './route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './route-table'
 import { VersionedSchemas } from './schema-generation'
 import { kBehaviour, kConverted, kMigrated, kPicked, kVersionedRoute } from './symbols'
-import { checkUsage } from './usage-checks'
+import { checkComponentNames, checkUsage } from './usage-checks'
 import { routeTimeline } from './route-timeline'
 import { Webhooks } from './webhooks'
 import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs-options'
@@ -136,6 +136,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
           state.steps, state.log)
       }
       checkUsage(state, webhooks.list())
+      checkComponentNames(state, webhooks.list())
       routes = buildRouteTable(state)
       state.ready = true
       done()

@@ -21,6 +21,17 @@ export interface VersionLifecycle {
   link?: string
 }
 
+/** True for a URL that can stand inside `<…>` in a `Link` header. */
+function isHeaderSafeUrl (value: unknown): value is string {
+  if (typeof value !== 'string' || value === '' || /[\s"<>\\^`{|}]/.test(value) || /[^\x21-\x7e]/.test(value)) return false
+  if (value.startsWith('/')) return true
+  try {
+    return new URL(value).protocol.length > 1
+  } catch {
+    return false
+  }
+}
+
 function readDate (value: unknown, what: string, version: string): Date | undefined {
   if (value === undefined) return undefined
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
@@ -79,8 +90,9 @@ export class Version {
     if (this.deprecatedAt !== undefined && this.sunsetAt !== undefined && this.sunsetAt < this.deprecatedAt) {
       throw new VersionerStructureError(`Version('${this.value}'): sunsetAt must not be earlier than deprecatedAt (RFC 9745).`)
     }
-    if (lifecycle.link !== undefined && (typeof lifecycle.link !== 'string' || lifecycle.link === '')) {
-      throw new VersionerStructureError(`Version('${this.value}'): link must be a URL string.`)
+    if (lifecycle.link !== undefined && !isHeaderSafeUrl(lifecycle.link)) {
+      throw new VersionerStructureError(`Version('${this.value}'): link must be an absolute URL or a path starting with '/', without ` +
+        `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(lifecycle.link)}.`)
     }
     this.link = lifecycle.link
     Object.freeze(this)

@@ -6,7 +6,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { NotReadyError, VersionerStructureError } from './errors'
+import { VersionerStructureError } from './errors'
 import { normaliseMethods, type HttpMethod } from './http-methods'
 import type { RouteAttributes, RouteState } from './route-timeline'
 import { describeValue, isSchemaObject } from './schema-utils'
@@ -50,7 +50,10 @@ export class Webhooks {
 
   /** Declares a webhook. */
   add (definition: WebhookDefinition): this {
-    if (this.sealed) throw new NotReadyError('Declaring webhooks after app.ready()? webhooks.add(...)')
+    if (this.sealed) {
+      throw new VersionerStructureError('webhooks.add() must be called before app.ready(): the documents are built from the webhooks declared by then' +
+        `${isSchemaObject(definition) && typeof definition.name === 'string' ? ` (got '${definition.name}' too late)` : ''}.`)
+    }
     if (!isSchemaObject(definition) || typeof definition.name !== 'string' || definition.name === '') {
       throw new VersionerStructureError(`webhooks.add({ name, body }) needs a name; got ${describeValue(definition)}.`)
     }

@@ -70,8 +70,7 @@ test('Version lifecycle options: Date or date string; sunset before deprecation 
     t.equal(caught(() => new Version('2000-01-01', lifecycle as VersionLifecycle))?.code, 'FST_VERSIONER_STRUCTURE', what)
   }
   t.equal(caught(() => new Version('2000-01-01', { deprecatedAt: '2025-01-01', link: 'https://example.com/upgrade\r\nx-injected: 1' }))?.code,
-    'FST_VERSIONER_STRUCTURE', 'a link that cannot be a header value is refused at start-up',
-    { todo: 'bug: link is only checked to be a non-empty string; a CR/LF in it makes every response of the version a 500 ERR_INVALID_CHAR' })
+    'FST_VERSIONER_STRUCTURE', 'a link that cannot be a header value is refused at start-up')
 })
 
 test('responses served as a deprecated version carry Deprecation (RFC 9745), Sunset (RFC 8594) and Link; others carry none', async (t) => {
@@ -156,12 +155,10 @@ test('the deprecation link survives other Link headers of the response', async (
   await app.ready()
   const plain = await app.inject({ url: '/plain', headers: { 'x-api-version': '2000-01-01' } })
   t.match(String(plain.headers.link), '<https://example.com/upgrade>; rel="deprecation"')
-  t.match(String(plain.headers.link), 'rel="status"', 'a Link set by an onRequest hook is kept',
-    { todo: 'bug: the versioner replaces a Link header set earlier (reply.header), RFC 8288 allows several links' })
+  t.match(String(plain.headers.link), 'rel="status"', 'a Link set by an onRequest hook is kept')
   const pages = await app.inject({ url: '/pages', headers: { 'x-api-version': '2000-01-01' } })
   t.match(String(pages.headers.link), 'rel="next"', 'the handler\'s own link')
-  t.match(String(pages.headers.link), 'rel="deprecation"', 'and the deprecation link',
-    { todo: 'bug: a handler that sets its own Link header drops the deprecation Link' })
+  t.match(String(pages.headers.link), 'rel="deprecation"', 'and the deprecation link')
   t.equal(pages.headers.deprecation, '@1735689600', 'the Deprecation header itself stays')
 })
 

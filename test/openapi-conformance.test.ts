@@ -304,10 +304,9 @@ test("a record answered twice in an older version still matches the document (co
   const operation = operationsOf(document)[0]
   const first = await exchange(t, app, '2000-01-01', document, operation, { expectSuccess: true, label: 'first read' })
   t.same(first.json(), { id: 'd1', name: 'Tea' })
-  const bug = { todo: "bug: response converters change the handler's own object in place (stored record loses title)" }
-  t.same(stored, { id: 'd1', title: 'Tea' }, "the handler's object is unchanged", bug)
+  t.same(stored, { id: 'd1', title: 'Tea' }, "the handler's object is unchanged")
   const second = await app.inject({ url: '/doc', headers: { 'x-api-version': '2000-01-01' } })
-  t.equal(second.statusCode, 200, 'the second read succeeds too', bug)
+  t.equal(second.statusCode, 200, 'the second read succeeds too')
   const latest = await app.inject({ url: '/doc', headers: { 'x-api-version': '2001-01-01' } })
-  t.equal(latest.statusCode, 200, 'and the latest version still reads the record', bug)
+  t.equal(latest.statusCode, 200, 'and the latest version still reads the record')
 })

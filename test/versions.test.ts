@@ -216,8 +216,8 @@ test('lifecycle options are validated and stored', async (t) => {
   throwsStructure(t, () => new Version('2000-01-01', { sunsetAt: new Date('nope') }), /sunsetAt must be a Date/)
   throwsStructure(t, () => new Version('2000-01-01', { deprecatedAt: '2026-01-01', sunsetAt: '2025-01-01' }),
     /Version\('2000-01-01'\): sunsetAt must not be earlier than deprecatedAt/)
-  throwsStructure(t, () => new Version('2000-01-01', { link: '' }), /Version\('2000-01-01'\): link must be a URL string/)
-  throwsStructure(t, () => new Version('2000-01-01', { link: asAny(42) }), /link must be a URL string/)
+  throwsStructure(t, () => new Version('2000-01-01', { link: '' }), /Version\('2000-01-01'\): link must be an absolute URL or a path starting with '\/'/)
+  throwsStructure(t, () => new Version('2000-01-01', { link: asAny(42) }), /link must be an absolute URL or a path starting with '\/'/)
   throwsStructure(t, () => new Version('2000-01-01', asAny({ deprecated: '2025-01-01', sunset: 'x' })),
     /Version\('2000-01-01'\): unknown lifecycle option\(s\) deprecated, sunset; use deprecatedAt, sunsetAt, link/)
 })
