@@ -32,25 +32,36 @@ function parseCookieHeader (header: string | undefined): Record<string, string> 
   return cookies
 }
 
+function originalCookies (request: FastifyRequest): string {
+  const header = request.headers.cookie
+  return Array.isArray(header) ? header.join('; ') : header ?? ''
+}
+
 /** A `RequestInfo` over a Fastify request. */
 export class VersionedRequestInfo implements RequestInfo {
   body: UntypedBody
-  headers: Record<string, string | string[] | undefined>
   queryParams: Record<string, unknown>
+  private headerCopy: Record<string, string | string[] | undefined> | undefined
   private cookieJar: Record<string, string> | undefined
-  private readonly originalCookies: string
   private readonly isForm: boolean
+  private readonly request: FastifyRequest
 
   /** `form` holds the fields of a form body; the body is then the same fields (one object, two names). */
   constructor (request: FastifyRequest, form: FormFields | undefined) {
+    this.request = request
     this.isForm = form !== undefined
     this.body = (form ?? request.body) as UntypedBody
-    this.headers = { ...request.headers }
     this.queryParams = request.query as Record<string, unknown>
-    const header = request.headers.cookie
-    this.originalCookies = Array.isArray(header) ? header.join('; ') : header ?? ''
-    const parsed = (request as FastifyRequest & { cookies?: Record<string, string> }).cookies
-    this.cookieJar = parsed === undefined ? undefined : { ...parsed }
+  }
+
+  /** A copy of the request headers (made on first use); changes reach the request. */
+  get headers (): Record<string, string | string[] | undefined> {
+    this.headerCopy ??= { ...this.request.headers }
+    return this.headerCopy
+  }
+
+  set headers (value: Record<string, string | string[] | undefined>) {
+    this.headerCopy = value
   }
 
   /** The fields of a form body (the body itself, for form requests), or `undefined`. */
@@ -63,7 +74,10 @@ export class VersionedRequestInfo implements RequestInfo {
   }
 
   get cookies (): Record<string, string> {
-    this.cookieJar ??= parseCookieHeader(this.originalCookies)
+    if (this.cookieJar === undefined) {
+      const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
+      this.cookieJar = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
+    }
     return this.cookieJar
   }
 
@@ -71,14 +85,16 @@ export class VersionedRequestInfo implements RequestInfo {
     this.cookieJar = value
   }
 
-  /** Writes headers, query and cookies back into the request (the body is written by the caller). */
+  /** Writes headers, query and cookies back into the request, when converters used them (the body is written by the caller). */
   writeBack (request: FastifyRequest): void {
+    if (request.query !== this.queryParams) request.query = this.queryParams
+    if (this.headerCopy === undefined && this.cookieJar === undefined) return
     const raw = request.raw.headers as Record<string, string | string[] | undefined>
     const headers = this.headers
     if (this.cookieJar !== undefined) {
       const serialised = Object.entries(this.cookieJar).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ')
       if (serialised === '') delete headers.cookie
-      else if (serialised !== this.originalCookies) headers.cookie = serialised
+      else if (serialised !== originalCookies(request)) headers.cookie = serialised
       const withCookies = request as FastifyRequest & { cookies?: Record<string, string> }
       if (withCookies.cookies !== undefined) withCookies.cookies = this.cookieJar
     }
@@ -89,7 +105,6 @@ export class VersionedRequestInfo implements RequestInfo {
       const key = name.toLowerCase()
       if (value !== undefined && raw[key] !== value) raw[key] = value
     }
-    if (request.query !== this.queryParams) request.query = this.queryParams
   }
 }
 
@@ -193,49 +208,67 @@ function isThenable (value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
+/** Who a run of steps is for: the request method (by-path converters of multi-method routes), and for responses the reply. */
+export interface StepFilter {
+  readonly method: string | undefined
+  /** For responses: steps not declared with `migrateHttpErrors` skip statuses ≥ 300 (read before each step). */
+  readonly reply: { readonly statusCode: number } | undefined
+}
+
+function shouldRun (step: ConverterStep, filter: StepFilter): boolean {
+  if (step.methods !== undefined && filter.method !== undefined && !step.methods.has(filter.method)) return false
+  return filter.reply === undefined || filter.reply.statusCode < 300 || step.converter.migrateHttpErrors
+}
+
 /**
  * Runs `steps` on `box.body`: each step on every occurrence of its schema (or on the whole body), with
- * `info.body` set to that occurrence and written back afterwards. `shouldRun` filters steps at run time
- * (by request method, or by status for error responses). Returns a promise only if a converter did.
+ * `info.body` set to that occurrence and written back afterwards. Returns a promise only if a converter did.
  */
-export function runSteps (
-  steps: readonly ConverterStep[],
-  info: { body: unknown },
-  box: BodyBox,
-  shouldRun: (step: ConverterStep) => boolean
+export function runSteps (steps: readonly ConverterStep[], info: { body: unknown }, box: BodyBox, filter: StepFilter): void | Promise<void> {
+  return runFrom(steps, info, box, filter, 0, undefined, 0)
+}
+
+function runFrom (
+  steps: readonly ConverterStep[], info: { body: unknown }, box: BodyBox, filter: StepFilter,
+  stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number
 ): void | Promise<void> {
-  const holder = box as unknown as Holder
-  const run = (stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number): void | Promise<void> => {
-    for (let index = stepIndex; index < steps.length; index++) {
-      const step = steps[index]
-      let list = occurrences
-      let start = occurrenceIndex
-      if (index !== stepIndex || list === undefined) {
-        start = 0
-        if (!shouldRun(step)) continue
-        if (step.collect === undefined) {
-          list = [[holder, ROOT_KEY]]
-        } else {
-          const found: Occurrence[] = []
-          step.collect(holder, ROOT_KEY, found)
-          list = found
-        }
+  for (let index = stepIndex; index < steps.length; index++) {
+    const step = steps[index]
+    if (occurrences === undefined && !shouldRun(step, filter)) continue
+    if (step.collect === undefined) {
+      // The whole body: no occurrence list to build.
+      info.body = box.body
+      const result = step.converter.run(info)
+      if (isThenable(result)) {
+        return Promise.resolve(result).then(() => {
+          box.body = info.body
+          return runFrom(steps, info, box, filter, index + 1, undefined, 0)
+        })
       }
-      for (let position = start; position < list.length; position++) {
-        const [container, key] = list[position]
-        info.body = container[key]
-        const result = step.converter.run(info)
-        if (isThenable(result)) {
-          const current = list
-          return Promise.resolve(result).then(() => {
-            container[key] = info.body
-            return run(index, current, position + 1)
-          })
-        }
-        container[key] = info.body
-      }
-      occurrences = undefined
+      box.body = info.body
+      continue
     }
+    let list = occurrences
+    let start = occurrenceIndex
+    if (list === undefined) {
+      const found: Occurrence[] = []
+      step.collect(box as unknown as Holder, ROOT_KEY, found)
+      list = found
+      start = 0
+    }
+    for (let position = start; position < list.length; position++) {
+      const [container, key] = list[position]
+      info.body = container[key]
+      const result = step.converter.run(info)
+      if (isThenable(result)) {
+        const current = list
+        return Promise.resolve(result).then(() => {
+          container[key] = info.body
+          return runFrom(steps, info, box, filter, index, current, position + 1)
+        })
+      }
+      container[key] = info.body
+    }
+    occurrences = undefined
   }
-  return run(0, undefined, 0)
 }

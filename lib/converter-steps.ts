@@ -101,7 +101,8 @@ export class ConverterPlanner {
         if (body === undefined) continue
         for (const schema of target.schemas) {
           const collect = this.collectorFor(body, schema, bodyLevel)
-          if (collect !== null) result.push({ converter, collect, methods: undefined })
+          // A body that is the schema itself needs no walk: the step runs on the whole body.
+          if (collect !== null) result.push({ converter, collect: collect.onlySelf === true ? undefined : collect, methods: undefined })
         }
       }
     }

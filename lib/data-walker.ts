@@ -15,7 +15,10 @@ export type Holder = Record<PropertyKey, unknown>
 export type Occurrence = readonly [holder: Holder, key: PropertyKey]
 
 /** Appends the occurrences of the target inside `holder[key]` to `out`, innermost first. */
-export type Collector = (holder: Holder, key: PropertyKey, out: Occurrence[]) => void
+export type Collector = ((holder: Holder, key: PropertyKey, out: Occurrence[]) => void) & {
+  /** Set when the only occurrence is the value itself (the schema is the target, nothing nested). */
+  readonly onlySelf?: true
+}
 
 /** What a collector looks for, and how it resolves `$ref`s. */
 export interface CollectorTarget {
@@ -179,7 +182,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
     }
     const self = target.isTarget(node)
     if (parts.length === 0 && !self) return null
-    if (parts.length === 0) return (holder, key, out) => { out.push([holder, key]) }
+    if (parts.length === 0) return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
     return (holder, key, out) => {
       for (const part of parts) part(holder, key, out)
       if (self) out.push([holder, key])

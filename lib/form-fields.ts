@@ -6,13 +6,16 @@
  */
 import type { FormFields, FormFile, FormValue } from './converter-info'
 
-/** The kind of form a content type announces, if any. */
+const kinds = new Map<string, 'urlencoded' | 'multipart' | undefined>()
+
+/** The kind of form a content type announces, if any (remembered for the first 64 content types seen). */
 export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
   if (contentType === undefined) return undefined
+  if (kinds.has(contentType)) return kinds.get(contentType)
   const type = contentType.split(';')[0].trim().toLowerCase()
-  if (type === 'application/x-www-form-urlencoded') return 'urlencoded'
-  if (type === 'multipart/form-data') return 'multipart'
-  return undefined
+  const kind = type === 'application/x-www-form-urlencoded' ? 'urlencoded' : type === 'multipart/form-data' ? 'multipart' : undefined
+  if (kinds.size < 64) kinds.set(contentType, kind)
+  return kind
 }
 
 interface MultipartPart {

@@ -62,7 +62,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const steps = engine.planner.responseSteps(undefined, schema, level)
   const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
-  const result = runSteps(steps, info, box, () => true)
+  const result = runSteps(steps, info, box, { method: undefined, reply: undefined })
   if (result !== undefined) {
     throw new VersionerStructureError('migrateResponseBody runs converters synchronously, but one of them returned a promise. ' +
       'Make the response converters of this schema synchronous.')

@@ -113,7 +113,9 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOp
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The route-level `preValidation` hook of a versioned route. */
-export function createRequestHook (route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined): preValidationHookHandler {
+export function createRequestHook (
+  route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
+): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
   const echo = options.headerName
   const vary = options.location === 'header' ? options.parameterName : undefined
@@ -127,7 +129,8 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
     }
     const version = picked.version
     reply.header(echo, version)
-    if (vary !== undefined) {
+    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
+    if (vary !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
       const current = reply.getHeader('vary')
       reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
     }
@@ -163,8 +166,7 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
     const form = readForm(kind, originalBody)
     const info = new VersionedRequestInfo(request, form)
     const box: BodyBox = { body: info.body }
-    const method = request.method
-    const result = runSteps(steps, info, box, (step) => step.methods === undefined || step.methods.has(method))
+    const result = runSteps(steps, info, box, { method: request.method, reply: undefined })
     const complete = (): void => {
       const body = box.body
       request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
@@ -184,7 +186,8 @@ export function createRequestHook (route: RequestHookRoute, options: ResolvedOpt
     request[kMigrated] = true
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
-    storage.run(version, done)
+    if (storesVersion) storage.run(version, done)
+    else done()
   }
 
   return function versionerRequestHook (fastifyRequest, reply, done) {

@@ -8,8 +8,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, runSteps, VersionedResponseInfo, type BodyBox } from './converter-runtime'
-import type { ConverterStep } from './converter-steps'
+import { copyJson, runSteps, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { kBehaviour, kConverted } from './symbols'
 import { statusKey, type VersionBehaviour } from './version-behaviour'
@@ -20,9 +19,8 @@ function isThenable (value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
-function runnable (request: FastifyRequest, reply: FastifyReply): (step: ConverterStep) => boolean {
-  const method = request.method
-  return (step) => (step.methods === undefined || step.methods.has(method)) && (reply.statusCode < 300 || step.converter.migrateHttpErrors)
+function runnable (request: FastifyRequest, reply: FastifyReply): StepFilter {
+  return { method: request.method, reply }
 }
 
 /**

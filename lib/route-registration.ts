@@ -97,7 +97,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
     const all = [...behaviours.values()]
     const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display }, state.options, userFormatter as never) as Hook
+      preValidation: createRequestHook({ behaviours, scope, display: head.display }, state.options, userFormatter as never, state.storesVersion) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {

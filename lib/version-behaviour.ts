@@ -64,8 +64,22 @@ export function isSuccessKey (key: string): boolean {
   return /^[12]/.test(key)
 }
 
-/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default`. */
+const statusKeys = new WeakMap<object, Map<number, string | undefined>>()
+
+/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default` (remembered per map). */
 export function statusKey (keys: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>, status: number): string | undefined {
+  let known = statusKeys.get(keys)
+  if (known === undefined) {
+    known = new Map()
+    statusKeys.set(keys, known)
+  }
+  if (known.has(status)) return known.get(status)
+  const key = findStatusKey(keys, status)
+  if (known.size < 600) known.set(status, key)
+  return key
+}
+
+function findStatusKey (keys: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>, status: number): string | undefined {
   const has = (key: string): boolean => keys instanceof Map ? keys.has(key) : Object.prototype.hasOwnProperty.call(keys, key)
   const exact = String(status)
   if (has(exact)) return exact

@@ -72,15 +72,29 @@ export class VersionPicker {
   }
 }
 
+const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
+const exactCache = new WeakMap<VersionBundle, ReadonlyMap<string, PickedVersion>>()
+
+/** The (shared, frozen) outcome of picking each version value of a bundle exactly. */
+function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion> {
+  let picks = exactCache.get(versions)
+  if (picks === undefined) {
+    picks = new Map(versions.versionValues.map((value) => [value, Object.freeze({ ok: true as const, version: value, requested: value })]))
+    exactCache.set(versions, picks)
+  }
+  return picks
+}
+
 /**
  * Checks a picked value against the bundle: an exact version; for dates, the closest older version
  * (waterfalling); otherwise the reason it cannot be served.
  */
 export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
-  if (value === undefined || value === '') return { ok: false, reason: 'missing', requested: undefined }
+  if (value === undefined || value === '') return MISSING
   if (typeof value !== 'string') return { ok: false, reason: 'malformed', requested: String(value) }
+  const exact = exactPicks(versions).get(value)
+  if (exact !== undefined) return exact
   const values = versions.versionValues
-  if (values.includes(value)) return { ok: true, version: value, requested: value }
   if (format === 'string') return { ok: false, reason: 'unknown', requested: value }
   if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
   // Newest first: the first version not after the requested date is the closest older one.

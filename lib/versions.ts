@@ -134,6 +134,8 @@ export interface BundleInternals {
   readonly headChanges: readonly VersionChangeDescriptor[]
   /** Version changes of each version, read, by version value. */
   readonly changesByVersion: ReadonlyMap<string, readonly VersionChangeDescriptor[]>
+  /** True when the application passed its own `apiVersionStorage` (so it reads it). */
+  readonly customStorage: boolean
 }
 
 const RESERVED_VALUES = new Set(['unversioned', 'head'])
@@ -256,7 +258,7 @@ export class VersionBundle implements Iterable<Version> {
     this.versionValues = Object.freeze(values)
     this.apiVersionStorage = storage
     this.valuesAreDates = valuesAreDates
-    this[kBundleInternals] = Object.freeze({ headChanges: Object.freeze(headChanges), changesByVersion })
+    this[kBundleInternals] = Object.freeze({ headChanges: Object.freeze(headChanges), changesByVersion, customStorage: options.apiVersionStorage !== undefined })
     Object.freeze(this)
   }
 

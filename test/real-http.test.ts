@@ -29,7 +29,7 @@ test('the example over HTTP: each version in its shape, the served version echoe
   const created = await post(`${base}/users`, '2000-01-01', { address: '1 Main St' })
   t.equal(created.status, 200)
   t.equal(created.headers.get('x-api-version'), '2000-01-01')
-  t.equal(created.headers.get('vary'), 'x-api-version')
+  t.equal(created.headers.get('vary'), null, 'a POST response is not cacheable: no Vary')
   t.match(created.headers.get('content-type'), /^application\/json/)
   const user = await created.json() as { id: string, address: string }
   t.equal(user.address, '1 Main St')
@@ -38,6 +38,7 @@ test('the example over HTTP: each version in its shape, the served version echoe
   const between = await get(`${base}/users/${user.id}`, '2001-06-15')
   t.equal(between.status, 200)
   t.equal(between.headers.get('x-api-version'), '2001-01-01')
+  t.equal(between.headers.get('vary'), 'x-api-version', 'a GET response varies on the version header')
   t.same(await between.json(), { id: user.id, addresses: ['1 Main St'] })
 
   const future = await get(`${base}/users/${user.id}`, '2100-01-01')
