@@ -1,12 +1,15 @@
 /**
  * The applications `benchmarks/http-versions.ts` measures (a helper: `benchmarks/run.js` skips files whose name
  * starts with `_`): one POST route with a small JSON body and a 4-field response, written once against the HEAD
- * schemas, served either by plain Fastify or by the plugin over 10 versions.
+ * schemas, served by plain Fastify, by plain Fastify with three no-op route hooks (the floor of any design that
+ * converts in hooks), or by the plugin over 10 versions.
  *
- * The 10 versions are linked by 9 version changes. Each renames the same field of the body and of the response
- * (`name` in HEAD and the newest version, `name1` one version older, … `name9` in the oldest), with a request
- * converter and a response converter. A request for the oldest version therefore passes 9 request converters
- * and 9 response converters; a request for the newest passes none.
+ * The 10 versions are linked by 9 version changes. In the `versioned` application each renames the same field
+ * of the body and of the response (`name` in HEAD and the newest version, `name1` one version older, … `name9`
+ * in the oldest), with a request converter and a response converter: a request for the oldest version passes 9
+ * request converters and 9 response converters, one for the newest passes none. In the `versioned-request`
+ * application the changes rename the body field only, with a request converter each (9 converters in all); the
+ * response is the same in every version.
  * @module
  */
 import { Type, type Static } from '@sinclair/typebox'
@@ -52,15 +55,16 @@ export const USER_ID = 'user_42'
 export const HEADER = 'x-api-version'
 
 /** The request body a version sends, and the exact response body it must get back. */
-export function exchangeFor (versionIndex: number): { body: string, response: string } {
+export function exchangeFor (versionIndex: number, kind: ServerKind = 'versioned'): { body: string, response: string } {
   const field = FIELD_NAMES[versionIndex]
+  const responseField = kind === 'versioned-request' ? FIELD_NAMES[0] : field
   return {
     body: JSON.stringify({ [field]: 'Ada Lovelace', email: 'ada@example.com', age: 36 }),
-    response: JSON.stringify({ id: USER_ID, [field]: 'Ada Lovelace', email: 'ada@example.com', age: 36 })
+    response: JSON.stringify({ id: USER_ID, [responseField]: 'Ada Lovelace', email: 'ada@example.com', age: 36 })
   }
 }
 
-function renameChange (newer: string, older: string): VersionChangeClass {
+function renameChange (newer: string, older: string, renameResponse: boolean): VersionChangeClass {
   class RenameField extends VersionChange {
     description = `The field ${newer} was called ${older}.`
     instructionsToMigrateToPreviousVersion = [
@@ -80,14 +84,26 @@ function renameChange (newer: string, older: string): VersionChangeClass {
       delete response.body[newer]
     }
   }
-  Object.defineProperty(RenameField, 'name', { value: `Rename${older}To${newer}` })
-  return RenameField
+  class RenameBodyField extends VersionChange {
+    description = `The body field ${newer} was called ${older}.`
+    instructionsToMigrateToPreviousVersion = [schema(CreateUser).field(newer).had({ name: older })]
+
+    @ConvertRequestToNextVersionFor(CreateUser)
+    renameInRequest (request: RequestInfo) {
+      request.body[newer] = request.body[older]
+      delete request.body[older]
+    }
+  }
+  const change = renameResponse ? RenameField : RenameBodyField
+  Object.defineProperty(change, 'name', { value: `Rename${older}To${newer}` })
+  return change
 }
 
-/** The 10 versions: each but the oldest made by one version change that renames the field. */
-export function buildVersions (): VersionBundle {
-  const versions = VERSION_VALUES.map((value, index) =>
-    index === VERSION_COUNT - 1 ? new Version(value) : new Version(value, renameChange(FIELD_NAMES[index], FIELD_NAMES[index + 1])))
+/** The 10 versions: each but the oldest made by one version change that renames the field (of the body and, by default, the response). */
+export function buildVersions (renameResponse = true): VersionBundle {
+  const versions = VERSION_VALUES.map((value, index) => index === VERSION_COUNT - 1
+    ? new Version(value)
+    : new Version(value, renameChange(FIELD_NAMES[index], FIELD_NAMES[index + 1], renameResponse)))
   return new Bundle(new HeadVersion(), ...versions)
 }
 
@@ -100,8 +116,10 @@ async function createUser (request: { body: Body }): Promise<Static<typeof User>
 
 const routeSchema = { body: CreateUser, response: { 200: User } }
 
-/** The server kinds: plain Fastify, or the same route inside `versioned(...)`. */
-export type ServerKind = 'plain' | 'versioned'
+/** The server kinds: plain Fastify, with three no-op route hooks, or the route inside `versioned(...)` (9 + 9 or 9 request converters). */
+export type ServerKind = 'plain' | 'hooks' | 'versioned' | 'versioned-request'
+
+export const SERVER_KINDS: readonly ServerKind[] = ['plain', 'hooks', 'versioned', 'versioned-request']
 
 /** Builds the application of a kind (not listening). */
 export async function buildBenchmarkApp (kind: ServerKind): Promise<FastifyInstance> {
@@ -110,7 +128,16 @@ export async function buildBenchmarkApp (kind: ServerKind): Promise<FastifyInsta
     app.withTypeProvider<TypeBoxTypeProvider>().post(ROUTE, { schema: routeSchema }, createUser)
     return app
   }
-  await app.register(fastifyVersioner, { versions: buildVersions() })
+  if (kind === 'hooks') {
+    app.withTypeProvider<TypeBoxTypeProvider>().post(ROUTE, {
+      schema: routeSchema,
+      preValidation: (_request, _reply, done) => { done() },
+      preSerialization: (_request, _reply, payload, done) => { done(null, payload) },
+      onSend: (_request, _reply, payload, done) => { done(null, payload) }
+    }, createUser)
+    return app
+  }
+  await app.register(fastifyVersioner, { versions: buildVersions(kind === 'versioned') })
   await app.register(versioned(async (api) => {
     api.post(ROUTE, { schema: routeSchema }, createUser)
   }))

@@ -1,15 +1,15 @@
 /**
  * A benchmark server (a helper, started by `benchmarks/http-versions.ts`, one process per configuration):
- * `node --import tsx benchmarks/_server.ts plain|versioned`. It listens on 127.0.0.1 on a free port, prints
+ * `node --import tsx benchmarks/_server.ts <kind>` (see `ServerKind`). It listens on 127.0.0.1 on a free port, prints
  * `listening <port>` on stdout, and exits when its stdin closes (so it never outlives the benchmark) or on
  * SIGTERM.
  * @module
  */
-import { buildBenchmarkApp, type ServerKind } from './_http-app'
+import { buildBenchmarkApp, SERVER_KINDS, type ServerKind } from './_http-app'
 
 async function main (): Promise<void> {
   const kind = process.argv[2]
-  if (kind !== 'plain' && kind !== 'versioned') throw new Error(`usage: _server.ts plain|versioned (got ${String(kind)})`)
+  if (!(SERVER_KINDS as readonly string[]).includes(kind)) throw new Error(`usage: _server.ts ${SERVER_KINDS.join('|')} (got ${String(kind)})`)
   const app = await buildBenchmarkApp(kind as ServerKind)
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()

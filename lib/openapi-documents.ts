@@ -14,7 +14,7 @@ import { componentize, componentName, operationsOf, prepareForDocs, pruneCompone
 import type { ResolvedOptions } from './options'
 import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RouteSchema, type VersionBehaviour } from './version-behaviour'
 import type { RegisteredRoute, VersionerState } from './versioner-state'
-import { kVersionedRoute } from './symbols'
+import { kPassthroughRoute, kVersionedRoute } from './symbols'
 import type { Webhooks } from './webhooks'
 import type { Version } from './versions'
 import { isSchemaObject, type SchemaObject } from './schema-utils'
@@ -84,6 +84,8 @@ export class OpenApiDocuments {
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
     const hidden = { schema: { ...schema, hide: true } }
     const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
+    // A passthrough route repeats versions its hooked route documents.
+    if (route.config?.[kPassthroughRoute] === true) return hidden
     if (key === UNVERSIONED) return registered === undefined ? {} : hidden
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden

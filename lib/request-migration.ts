@@ -4,17 +4,18 @@
  * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
  * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
  * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
- * the route's error handler. The version is held in the bundle's `AsyncLocalStorage` from then on.
+ * the route's error handler, which also sets the version headers on errors raised before the hook. The version
+ * is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from './errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { lifecycleHeadersByVersion } from './lifecycle'
 import { runSteps, VersionedRequestInfo, type BodyBox } from './converter-runtime'
 import type { ResolvedOptions } from './options'
 import { versionedRequest, type VersionedRequest } from './request-state'
+import { createVersionHeaders } from './version-headers'
 import { kBehaviour, kMigrated, kPicked } from './symbols'
 import type { RequestPart, VersionBehaviour } from './version-behaviour'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
@@ -70,9 +71,19 @@ type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: Fastif
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
  * handler, if any, then to the context's.
  */
-export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined): ErrorHandler {
+export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+  const setVersionHeaders = createVersionHeaders(options)
   return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
+    // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
+    if (!reply.hasHeader(options.headerName)) {
+      try {
+        const picked = request[kPicked] ?? (options.asyncPicking ? null : pickVersion(request, options) as PickedVersion)
+        if (picked !== null && picked.ok && route.behaviours.has(picked.version)) setVersionHeaders(request.method, reply, picked.version)
+      } catch {
+        // The error being handled is the one to report.
+      }
+    }
     const behaviour = request[kBehaviour]
     let result: FastifyError = error
     const part = (error as FastifyError & { validationContext?: string }).validationContext
@@ -117,9 +128,7 @@ export function createRequestHook (
   route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
 ): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
-  const echo = options.headerName
-  const vary = options.location === 'header' ? options.parameterName : undefined
-  const lifecycle = lifecycleHeadersByVersion(options.versions)
+  const setVersionHeaders = createVersionHeaders(options)
 
   const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
     if (!picked.ok) {
@@ -128,13 +137,7 @@ export function createRequestHook (
       return
     }
     const version = picked.version
-    reply.header(echo, version)
-    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
-    if (vary !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
-      const current = reply.getHeader('vary')
-      reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
-    }
-    if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
+    setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()

@@ -12,11 +12,13 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { RouterGenerationError } from './errors'
 import { normaliseMethods, type HttpMethod } from './http-methods'
+import type { ResolvedOptions } from './options'
 import { createMigrationErrorHandler, createRequestHook } from './request-migration'
 import { createSendHook, createSuccessHook } from './response-migration'
 import { lifecycleLink } from './lifecycle'
 import { routeTimeline } from './route-timeline'
-import { kRegisteredUrl, kVersionedRoute } from './symbols'
+import { createPassthroughErrorHandler, createPassthroughHandler, passthroughPossible } from './passthrough'
+import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from './symbols'
 import {
   attributesOf, buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour
 } from './version-behaviour'
@@ -55,10 +57,12 @@ interface Prepared {
   readonly schema: RouteSchema
   readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
   readonly constraints: Record<string, unknown> | undefined
+  /** The versions served without hooks, by a second route (see ./passthrough.ts), with its constraints. */
+  readonly passthrough: { readonly versions: readonly string[], readonly constraints: Record<string, unknown> } | undefined
 }
 
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
-function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown): void {
+function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ResolvedOptions): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
   options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
@@ -70,8 +74,15 @@ function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErr
     behaviours: prepared.registered.behaviours,
     scope: prepared.registered.head.scope,
     display: prepared.registered.head.display
-  }, routeErrorHandler as never)
+  }, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
+}
+
+/** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
+function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
+  const url = prepared.registered.url
+  const relative = url.startsWith(instance.prefix) ? url.slice(instance.prefix.length) : url
+  return relative === '' ? '/' : relative
 }
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
@@ -105,11 +116,25 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     }
     const schema: RouteSchema = { ...head.schema }
     if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
-    return { registered, schema, hooks, constraints: nodeConstraints(group, url, [...behaviours.keys()], baseConstraints, head) }
+    const versions = [...behaviours.keys()]
+    const passthroughVersions = passthroughPossible(state.options, state.storesVersion)
+      ? all.filter((behaviour) => behaviour.passthrough).map((behaviour) => behaviour.version)
+      : []
+    const hooked = versions.filter((version) => !passthroughVersions.includes(version))
+    const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
+    const passthrough = passthroughVersions.length === 0
+      ? undefined
+      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: passthroughVersions.join('\n') } }
+    return { registered, schema, hooks, constraints, passthrough }
   }
 
-  /** Claims the route nodes of a group; constrains it by version when another HEAD route already serves a node. */
-  const nodeConstraints = (group: Group, url: string, versions: string[], base: unknown, head: HeadRoute): Record<string, unknown> | undefined => {
+  /**
+   * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
+   * the route to the versions it serves with hooks (`hooked`: the others have their passthrough route).
+   */
+  const nodeConstraints = (
+    group: Group, url: string, versions: string[], hooked: string[], base: unknown, head: HeadRoute
+  ): Record<string, unknown> | undefined => {
     let shared = false
     for (const method of group.methods) {
       const key = `${method} ${url}`
@@ -136,7 +161,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
         'different paths, or pick versions from the header or path only.')
     }
     // A route serving no version at a shared node still needs a value no request can match.
-    const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
+    const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
     return { ...(base as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: value }
   }
 
@@ -204,32 +229,52 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const routeErrorHandler = route.errorHandler
     const baseConstraints = route.constraints
     let first = true
+    const passthroughs: Prepared[] = []
     for (const group of groups.values()) {
       const prepared = prepare(head, group, scope, userFormatter, baseConstraints)
       head.registered.push(prepared.registered)
+      if (prepared.passthrough !== undefined) passthroughs.push(prepared)
       const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
       if (first) {
         first = false
         const target = route as unknown as Record<string, unknown>
         target.url = prepared.registered.url
         target.method = method
-        applyTo(target, prepared, routeErrorHandler)
+        applyTo(target, prepared, routeErrorHandler, state.options)
         if (group.methods.includes('GET')) {
           lastGet = {
             instance: this,
             routePath: route.routePath,
             apply: (twin) => {
               twin.url = prepared.registered.url
-              applyTo(twin, prepared, routeErrorHandler)
+              applyTo(twin, prepared, routeErrorHandler, state.options)
             }
           }
         }
         continue
       }
-      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash' }
-      const relative = prepared.registered.url.startsWith(this.prefix) ? prepared.registered.url.slice(this.prefix.length) : prepared.registered.url
-      options.url = relative === '' ? '/' : relative
-      applyTo(options, prepared, routeErrorHandler)
+      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(this, prepared) }
+      applyTo(options, prepared, routeErrorHandler, state.options)
+      this.route(options as unknown as RouteOptions)
+    }
+    // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
+    for (const prepared of passthroughs) {
+      const options: Record<string, unknown> = {
+        ...rest,
+        method: prepared.registered.methods.length === 1 ? prepared.registered.methods[0] : [...prepared.registered.methods],
+        prefixTrailingSlash: 'no-slash',
+        url: relativeUrl(this, prepared),
+        schema: prepared.schema,
+        config: {
+          ...(rest.config as object | undefined),
+          [kVersionedRoute]: prepared.registered,
+          [kRegisteredUrl]: prepared.registered.url,
+          [kPassthroughRoute]: true
+        },
+        handler: createPassthroughHandler(rest.handler as never, state.options, scope.prefix),
+        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options, scope.prefix),
+        constraints: prepared.passthrough?.constraints
+      }
       this.route(options as unknown as RouteOptions)
     }
   }

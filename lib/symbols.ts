@@ -49,3 +49,6 @@ export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')
 
 /** On an object schema built by schema generation for a version (its own fields differ from HEAD's). */
 export const kGenerated = Symbol('fastify-versioner.generated')
+
+/** On the `config` of a passthrough route (versions with nothing to do, served without hooks): true. */
+export const kPassthroughRoute = Symbol('fastify-versioner.passthroughRoute')

@@ -57,6 +57,11 @@ export interface VersionBehaviour {
   readonly state: RouteState
   /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
   readonly link: string | undefined
+  /**
+   * True when the version has nothing to do on this route: its request and response schemas are the route's
+   * own, and no converter, cleaner or `Link` applies. Such a version can be served without the versioner's hooks.
+   */
+  readonly passthrough: boolean
 }
 
 /** True for a response status key of a success (`1xx`-`2xx`). */
@@ -190,6 +195,9 @@ export function buildBehaviour (
   const statusCode = state.attributes.statusCode
   const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.length > 0)
+  const rawSteps = withoutSchema.filter((step) => step.collect === undefined)
+  const passthrough = validate.length === 0 && cleaners.length === 0 && requestSteps.length === 0 && !successWork && !errorWork &&
+    rawSteps.length === 0 && link === undefined
   return {
     version,
     level,
@@ -203,9 +211,10 @@ export function buildBehaviour (
     statusCode,
     successWork,
     errorWork,
-    rawSteps: withoutSchema.filter((step) => step.collect === undefined),
+    rawSteps,
     state,
-    link
+    link,
+    passthrough
   }
 }
 

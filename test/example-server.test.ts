@@ -1,15 +1,15 @@
 /**
- * `npm run example` starts the users API on 127.0.0.1 and prints where to send requests; the printed address
- * answers a real request for 2000-01-01.
+ * `npm run example` starts the users API on 127.0.0.1 and prints where its docs page is and where to send
+ * requests; the printed addresses answer a real request for 2000-01-01 and serve the docs page.
  */
 import { test } from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
 const ROOT = join(__dirname, '..')
-const READY_LINE = /send requests to (http:\/\/127\.0\.0\.1:(\d+)) .*(curl -X POST \S+\/users .*)$/m
+const READY_LINE = /docs for every version at (\S+\/docs); send requests to (http:\/\/127\.0\.0\.1:(\d+)) .*(curl -X POST \S+\/users .*)$/m
 
-test('npm run example: prints where to send requests, and answers there', async (t) => {
+test('npm run example: prints where its docs page is and where to send requests, and answers there', async (t) => {
   // Its own process group, so that npm and the server it starts are stopped together.
   const child = spawn('npm', ['run', 'example'], {
     cwd: ROOT,
@@ -45,7 +45,7 @@ test('npm run example: prints where to send requests, and answers there', async 
       reject(new Error(`npm run example exited (${signal ?? `code ${code}`}) before it was ready; output:\n${output}`))
     })
   })
-  const [, base, port, curl] = ready
+  const [, docs, base, port, curl] = ready
   t.not(port, '0', 'a real port is printed, not the PORT=0 request')
   t.match(curl, `curl -X POST ${base}/users -H 'content-type: application/json' -H 'x-api-version: 2000-01-01' -d '{"address":"1 Main St"}'`,
     'the curl example targets the printed address, with the version header')
@@ -61,6 +61,13 @@ test('npm run example: prints where to send requests, and answers there', async 
   t.same(Object.keys(user).sort(), ['address', 'id'], '2000-01-01 answers with one address')
   t.equal(user.address, '1 Main St')
   t.match(user.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+
+  t.equal(docs, `${base}/docs`, 'the docs page is on the same address')
+  const page = await fetch(docs)
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /^text\/html/)
+  const html = await page.text()
+  for (const version of ['2000-01-01', '2001-01-01', '2002-01-01']) t.match(html, version, `the docs page lists ${version}`)
 
   await stop()
   t.ok(child.exitCode !== null || child.signalCode !== null, 'the example stops')

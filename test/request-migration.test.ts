@@ -221,7 +221,7 @@ test('a migrated request invalid for HEAD is a 500 FST_VERSIONER_LATEST_REQUEST_
   t.equal(handled, 1)
 })
 
-test('preHandler hooks and the handler see HEAD data only; currentDependencySolver tells the phases apart', async (t) => {
+test('preHandler hooks and the handler see HEAD data only; currentDependencySolver tells versioned data from HEAD data', async (t) => {
   const Body = Type.Object({ fullName: Type.String() })
   class RenameName extends VersionChange {
     description = 'The user name field is called fullName instead of name.'
@@ -283,13 +283,13 @@ test('preHandler hooks and the handler see HEAD data only; currentDependencySolv
   response = await app.inject({ method: 'POST', url: '/users', headers: v('2001-01-01'), payload: { fullName: 'Bob' } })
   t.equal(response.statusCode, 200)
   t.same(seen, [
-    'onRequest:fastify',
-    'app preValidation:fastify:{"fullName":"Bob"}',
-    'route preValidation:fastify:{"fullName":"Bob"}',
+    'onRequest:versioner',
+    'app preValidation:versioner:{"fullName":"Bob"}',
+    'route preValidation:versioner:{"fullName":"Bob"}',
     'app preHandler:versioner:{"fullName":"Bob"}',
     'route preHandler:versioner:{"fullName":"Bob"}',
     'handler:versioner:{"fullName":"Bob"}'
-  ], 'the latest version has no converter but the same two phases')
+  ], 'the latest version is HEAD as it is: no migration, HEAD data in every hook (and the same hooks run)')
 
   seen.length = 0
   response = await app.inject({ method: 'POST', url: '/echo', headers: v('2000-01-01'), payload: { name: 'Cy' } })

@@ -1,6 +1,6 @@
 /**
  * Starts the users API on 127.0.0.1: `npm run example` (port 3000, or `PORT`; `PORT=0` picks a free port).
- * Prints one line saying where to send requests, with a curl command for the oldest version.
+ * Prints one line saying where the docs page is and where to send requests, with a curl command for the oldest version.
  */
 import { buildApp } from './app'
 
@@ -11,7 +11,7 @@ async function main (): Promise<void> {
   await app.listen({ host: '127.0.0.1', port })
   const address = app.server.address()
   const url = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : `http://127.0.0.1:${port}`
-  console.log(`Users API ready: send requests to ${url} with an x-api-version header (2000-01-01, 2001-01-01 or 2002-01-01), e.g. ` +
+  console.log(`Users API ready: docs for every version at ${url}/docs; send requests to ${url} with an x-api-version header (2000-01-01, 2001-01-01 or 2002-01-01), e.g. ` +
     `curl -X POST ${url}/users -H 'content-type: application/json' -H 'x-api-version: 2000-01-01' -d '{"address":"1 Main St"}'`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

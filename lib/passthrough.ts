@@ -1,0 +1,68 @@
+/**
+ * Versions served without hooks. Fastify's route hooks cost about a microsecond each per request, more than
+ * the versioner's own work, so a version with nothing to do on a route (its schemas are the route's own, no
+ * converter applies: usually the newest versions) is served by a second Fastify route at the same path, with
+ * no versioner hooks, chosen by a route constraint on the version (derived from the version header, or the
+ * string default). Its handler sets the version headers and calls the application's handler; its error handler
+ * sets them on errors (a validation failure, an error thrown by a hook). Everything else about the route (the
+ * application's own hooks, schema, config, error handler) is the HEAD route's.
+ * @module
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { InvalidApiVersionError } from './errors'
+import type { ResolvedOptions } from './options'
+import { pickVersion } from './request-migration'
+import { versionedRequest } from './request-state'
+import { kMigrated } from './symbols'
+import { createVersionHeaders } from './version-headers'
+import { pickingErrorMessage, type PickedVersion } from './version-picking'
+
+/**
+ * Whether versions can be served without hooks: the version must be known before Fastify picks the route
+ * (from the header, or a string default) and no one reads the version from `apiVersionStorage` (which needs
+ * the request hook to enter it).
+ */
+export function passthroughPossible (options: ResolvedOptions, storesVersion: boolean): boolean {
+  return options.location === 'header' && !options.asyncPicking && !storesVersion
+}
+
+type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** Sets the version headers of a request on the passthrough route (once), and marks it as holding HEAD data. */
+function createVersionSetter (options: ResolvedOptions, prefix: string): (request: FastifyRequest, reply: FastifyReply) => void {
+  const setVersionHeaders = createVersionHeaders(options)
+  return (fastifyRequest, reply) => {
+    const request = versionedRequest(fastifyRequest)
+    if (request[kMigrated]) return
+    // Synchronous: passthrough routes exist only when picking is (see passthroughPossible).
+    const picked = pickVersion(request, options) as PickedVersion
+    // The route constraint matched a version this route serves; anything else would be a bug, answered as the hook would.
+    if (!picked.ok) throw new InvalidApiVersionError(pickingErrorMessage(picked, options, prefix))
+    request[kMigrated] = true
+    setVersionHeaders(request.method, reply, picked.version)
+  }
+}
+
+/** The handler of a passthrough route: sets the version headers, then runs the application's handler. */
+export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string): Handler {
+  const setVersion = createVersionSetter(options, prefix)
+  return function versionerPassthroughHandler (request, reply) {
+    setVersion(request, reply)
+    return handler.call(this, request, reply)
+  }
+}
+
+/** The error handler of a passthrough route: sets the version headers, then hands the error on. */
+export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions, prefix: string): ErrorHandler {
+  const setVersion = createVersionSetter(options, prefix)
+  return function versionerPassthroughErrorHandler (error, request, reply) {
+    try {
+      setVersion(request, reply)
+    } catch {
+      // The error being handled is the one to report.
+    }
+    if (routeHandler !== undefined) return routeHandler.call(this, error, request, reply)
+    throw error
+  }
+}
