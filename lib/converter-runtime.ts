@@ -32,6 +32,13 @@ function parseCookieHeader (header: string | undefined): Record<string, string> 
   return cookies
 }
 
+/** True when two cookie jars hold the same names and values. */
+function sameEntries (jar: Record<string, string>, original: Readonly<Record<string, string>>): boolean {
+  const names = Object.keys(jar)
+  if (names.length !== Object.keys(original).length) return false
+  return names.every((name) => Object.hasOwn(original, name) && original[name] === jar[name])
+}
+
 function originalCookies (request: FastifyRequest): string {
   const header = request.headers.cookie
   return Array.isArray(header) ? header.join('; ') : header ?? ''
@@ -43,6 +50,9 @@ export class VersionedRequestInfo implements RequestInfo {
   queryParams: Record<string, unknown>
   private headerCopy: Record<string, string | string[] | undefined> | undefined
   private cookieJar: Record<string, string> | undefined
+  /** The cookies as the request had them, when the jar was read (to tell whether converters changed it). */
+  private cookieOriginal: Readonly<Record<string, string>> | undefined
+  private cookiesAssigned = false
   private readonly isForm: boolean
   private readonly request: FastifyRequest
 
@@ -76,22 +86,32 @@ export class VersionedRequestInfo implements RequestInfo {
   get cookies (): Record<string, string> {
     if (this.cookieJar === undefined) {
       const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
-      this.cookieJar = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
+      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
+      this.cookieJar = { ...this.cookieOriginal }
     }
     return this.cookieJar
   }
 
   set cookies (value: Record<string, string>) {
     this.cookieJar = value
+    this.cookiesAssigned = true
+  }
+
+  /** True when converters assigned the cookie jar, or changed its entries (reading it changes nothing). */
+  private cookiesChanged (): boolean {
+    if (this.cookieJar === undefined) return false
+    if (this.cookiesAssigned || this.cookieOriginal === undefined) return true
+    return !sameEntries(this.cookieJar, this.cookieOriginal)
   }
 
   /** Writes headers, query and cookies back into the request, when converters used them (the body is written by the caller). */
   writeBack (request: FastifyRequest): void {
     if (request.query !== this.queryParams) request.query = this.queryParams
-    if (this.headerCopy === undefined && this.cookieJar === undefined) return
+    const cookiesChanged = this.cookiesChanged()
+    if (this.headerCopy === undefined && !cookiesChanged) return
     const raw = request.raw.headers as Record<string, string | string[] | undefined>
     const headers = this.headers
-    if (this.cookieJar !== undefined) {
+    if (cookiesChanged && this.cookieJar !== undefined) {
       const serialised = Object.entries(this.cookieJar).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ')
       if (serialised === '') delete headers.cookie
       else if (serialised !== originalCookies(request)) headers.cookie = serialised
@@ -204,8 +224,36 @@ export function copyJson (value: unknown): unknown {
 
 const ROOT_KEY = 'body'
 
-function isThenable (value: unknown): value is PromiseLike<unknown> {
+/** True for a promise, or anything with a `then` method. */
+export function isThenable (value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+}
+
+/**
+ * Runs steps with `run`, then `complete` (at once, or when the promise `run` returned resolves). An error
+ * thrown by either, or a rejection, goes to `fail`: nothing is left as an unhandled rejection.
+ */
+export function settle (run: () => void | PromiseLike<void>, complete: () => void, fail: (error: Error) => void): void {
+  let result: void | PromiseLike<void>
+  try {
+    result = run()
+  } catch (error) {
+    fail(error as Error)
+    return
+  }
+  if (isThenable(result)) {
+    result.then(() => { completeOrFail(complete, fail) }, fail)
+    return
+  }
+  completeOrFail(complete, fail)
+}
+
+function completeOrFail (complete: () => void, fail: (error: Error) => void): void {
+  try {
+    complete()
+  } catch (error) {
+    fail(error as Error)
+  }
 }
 
 /** Who a run of steps is for: the request method (by-path converters of multi-method routes), and for responses the reply. */

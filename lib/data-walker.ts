@@ -30,9 +30,10 @@ export interface CollectorTarget {
 
 const PENDING = Symbol('pending')
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+/** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
+export type Matcher = (value: unknown) => boolean
+
+const matchers = new WeakMap<TSchema, Matcher>()
 
 /**
  * True when `value` plausibly belongs to the union member `schema`: its type, `const`, `enum`, required
@@ -40,29 +41,51 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
  * older versions lack).
  */
 export function plausiblyMatches (schema: TSchema, value: unknown): boolean {
-  const source = schema as SchemaObject
-  if ('const' in source) return source.const === value
-  if (Array.isArray(source.enum)) return source.enum.includes(value)
+  return compileMatcher(schema)(value)
+}
+
+/** The matcher of {@link plausiblyMatches} for `schema`, compiled on first use and cached per schema. */
+export function compileMatcher (schema: TSchema): Matcher {
+  let matcher = matchers.get(schema)
+  if (matcher === undefined) {
+    matcher = buildMatcher(schema as SchemaObject)
+    matchers.set(schema, matcher)
+  }
+  return matcher
+}
+
+function buildMatcher (source: SchemaObject): Matcher {
+  if ('const' in source) {
+    const expected = source.const
+    return (value) => value === expected
+  }
+  if (Array.isArray(source.enum)) {
+    const allowed: unknown[] = source.enum
+    return (value) => allowed.includes(value)
+  }
   if (Array.isArray(source.anyOf) || Array.isArray(source.oneOf)) {
-    const members = (source.anyOf ?? source.oneOf) as unknown[]
-    return members.some((member) => isSchemaObject(member) && plausiblyMatches(member as TSchema, value))
+    const members = ((Array.isArray(source.anyOf) ? source.anyOf : source.oneOf) as unknown[]).filter(isSchemaObject).map((member) => compileMatcher(member as TSchema))
+    return (value) => members.some((member) => member(value))
   }
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
-  if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
-  if (isPlainObject(value)) {
-    if (Array.isArray(source.required) && !source.required.every((key) => typeof key === 'string' && key in value)) return false
-    if (isSchemaObject(source.properties)) {
-      for (const [key, property] of Object.entries(source.properties)) {
-        if (isSchemaObject(property) && 'const' in property && key in value && value[key] !== property.const) return false
-      }
-    }
+  // A `required` that is not a list of strings matches no object (as before compilation).
+  const required = Array.isArray(source.required) ? source.required as unknown[] : []
+  const discriminators = isSchemaObject(source.properties)
+    ? Object.entries(source.properties).filter(([, property]) => isSchemaObject(property) && 'const' in property)
+      .map(([key, property]) => [key, (property as SchemaObject).const] as const)
+    : []
+  return (value) => {
+    if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
+    if (!isSchemaObject(value)) return true
+    for (const key of required) if (typeof key !== 'string' || !(key in value)) return false
+    for (const [key, expected] of discriminators) if (key in value && value[key] !== expected) return false
+    return true
   }
-  return true
 }
 
 function typeMatches (type: string, value: unknown): boolean {
   switch (type) {
-    case 'object': return isPlainObject(value)
+    case 'object': return isSchemaObject(value)
     case 'array': return Array.isArray(value)
     case 'null': return value === null
     case 'integer': return Number.isInteger(value)
@@ -110,7 +133,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
         if (inner === null) continue
         parts.push((holder, key, out) => {
           const value = holder[key]
-          if (isPlainObject(value) && value[property] !== undefined) inner(value, property, out)
+          if (isSchemaObject(value) && value[property] !== undefined) inner(value, property, out)
         })
       }
     }
@@ -122,7 +145,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       const regex = new RegExp(pattern, 'u')
       parts.push((holder, key, out) => {
         const value = holder[key]
-        if (!isPlainObject(value)) return
+        if (!isSchemaObject(value)) return
         for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) inner(value, name, out)
       })
     }
@@ -132,7 +155,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       if (inner !== null) {
         parts.push((holder, key, out) => {
           const value = holder[key]
-          if (!isPlainObject(value)) return
+          if (!isSchemaObject(value)) return
           for (const name of Object.keys(value)) {
             if (!named.has(name) && !regexes.some((regex) => regex.test(name))) inner(value, name, out)
           }
@@ -166,11 +189,11 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       if (!Array.isArray(members)) continue
       const candidates = members
         .filter(isSchemaObject)
-        .map((member) => ({ member: member as TSchema, inner: build(member as TSchema) }))
+        .map((member) => ({ matches: compileMatcher(member as TSchema), inner: build(member as TSchema) }))
       if (!candidates.some((candidate) => candidate.inner !== null)) continue
       parts.push((holder, key, out) => {
         const value = holder[key]
-        const chosen = candidates.find((candidate) => plausiblyMatches(candidate.member, value))
+        const chosen = candidates.find((candidate) => candidate.matches(value))
         if (chosen?.inner != null) chosen.inner(holder, key, out)
       })
     }

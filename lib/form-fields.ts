@@ -6,16 +6,14 @@
  */
 import type { FormFields, FormFile, FormValue } from './converter-info'
 
-const kinds = new Map<string, 'urlencoded' | 'multipart' | undefined>()
-
-/** The kind of form a content type announces, if any (remembered for the first 64 content types seen). */
+/**
+ * The kind of form a content type announces, if any. Not cached: a multipart content type carries a boundary
+ * that differs per request, and the split is cheaper than a lookup keyed by the media type.
+ */
 export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
   if (contentType === undefined) return undefined
-  if (kinds.has(contentType)) return kinds.get(contentType)
   const type = contentType.split(';')[0].trim().toLowerCase()
-  const kind = type === 'application/x-www-form-urlencoded' ? 'urlencoded' : type === 'multipart/form-data' ? 'multipart' : undefined
-  if (kinds.size < 64) kinds.set(contentType, kind)
-  return kind
+  return type === 'application/x-www-form-urlencoded' ? 'urlencoded' : type === 'multipart/form-data' ? 'multipart' : undefined
 }
 
 interface MultipartPart {
@@ -41,7 +39,8 @@ function partToValue (part: unknown): FormValue {
 }
 
 function isFile (value: FormValue): value is FormFile {
-  return typeof value === 'object'
+  // A converter may have set a field to null.
+  return typeof value === 'object' && value !== null
 }
 
 /** The form fields of a body, or `undefined` when it is not a form. */

@@ -14,7 +14,7 @@ import type { ResolvedOptions } from './options'
 import { pickVersion } from './request-migration'
 import { versionedRequest } from './request-state'
 import { kMigrated } from './symbols'
-import { createVersionHeaders } from './version-headers'
+import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
 import { pickingErrorMessage, type PickedVersion } from './version-picking'
 
 /**
@@ -29,39 +29,34 @@ export function passthroughPossible (options: ResolvedOptions, storesVersion: bo
 type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
-/** Sets the version headers of a request on the passthrough route (once), and marks it as holding HEAD data. */
-function createVersionSetter (options: ResolvedOptions, prefix: string): (request: FastifyRequest, reply: FastifyReply) => void {
-  const setVersionHeaders = createVersionHeaders(options)
-  return (fastifyRequest, reply) => {
-    const request = versionedRequest(fastifyRequest)
-    if (request[kMigrated]) return
-    // Synchronous: passthrough routes exist only when picking is (see passthroughPossible).
-    const picked = pickVersion(request, options) as PickedVersion
-    // The route constraint matched a version this route serves; anything else would be a bug, answered as the hook would.
-    if (!picked.ok) throw new InvalidApiVersionError(pickingErrorMessage(picked, options, prefix))
-    request[kMigrated] = true
-    setVersionHeaders(request.method, reply, picked.version)
-  }
+/** The version a request on the passthrough route is served in (the route constraint already picked it). */
+function passthroughVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion {
+  // Synchronous: passthrough routes exist only when picking is (see passthroughPossible).
+  return pickVersion(fastifyRequest, options) as PickedVersion
 }
 
 /** The handler of a passthrough route: sets the version headers, then runs the application's handler. */
 export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string): Handler {
-  const setVersion = createVersionSetter(options, prefix)
-  return function versionerPassthroughHandler (request, reply) {
-    setVersion(request, reply)
+  const setVersionHeaders = createVersionHeaders(options)
+  return function versionerPassthroughHandler (fastifyRequest, reply) {
+    const request = versionedRequest(fastifyRequest)
+    const picked = passthroughVersion(request, options)
+    // The route constraint matched a version this route serves; anything else would be a bug, answered as the hook would.
+    if (!picked.ok) throw new InvalidApiVersionError(pickingErrorMessage(picked, options, prefix))
+    request[kMigrated] = true
+    setVersionHeaders(request.method, reply, picked.version)
     return handler.call(this, request, reply)
   }
 }
 
-/** The error handler of a passthrough route: sets the version headers, then hands the error on. */
-export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions, prefix: string): ErrorHandler {
-  const setVersion = createVersionSetter(options, prefix)
+/** The error handler of a passthrough route: sets the version headers (unless the handler did), then hands the error on. */
+export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
+    const picked = passthroughVersion(request, options)
+    return picked.ok ? picked.version : undefined
+  })
   return function versionerPassthroughErrorHandler (error, request, reply) {
-    try {
-      setVersion(request, reply)
-    } catch {
-      // The error being handled is the one to report.
-    }
+    setVersionHeaders(request, reply)
     if (routeHandler !== undefined) return routeHandler.call(this, error, request, reply)
     throw error
   }

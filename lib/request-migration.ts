@@ -12,11 +12,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from './errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { runSteps, VersionedRequestInfo, type BodyBox } from './converter-runtime'
+import { isThenable, runSteps, settle, VersionedRequestInfo, type BodyBox } from './converter-runtime'
 import type { ResolvedOptions } from './options'
-import { versionedRequest, type VersionedRequest } from './request-state'
-import { createVersionHeaders } from './version-headers'
-import { kBehaviour, kMigrated, kPicked } from './symbols'
+import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
+import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
+import { kBehaviour, kConverted, kMigrated, kPicked } from './symbols'
 import type { RequestPart, VersionBehaviour } from './version-behaviour'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import type { VersionedScope } from './versioned'
@@ -72,18 +72,17 @@ type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: Fastif
  * handler, if any, then to the context's.
  */
 export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
-  const setVersionHeaders = createVersionHeaders(options)
+  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
+  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
+    const picked = knownVersion(request, options)
+    return picked !== null && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
+  })
   return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
-    // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
-    if (!reply.hasHeader(options.headerName)) {
-      try {
-        const picked = request[kPicked] ?? (options.asyncPicking ? null : pickVersion(request, options) as PickedVersion)
-        if (picked !== null && picked.ok && route.behaviours.has(picked.version)) setVersionHeaders(request.method, reply, picked.version)
-      } catch {
-        // The error being handled is the one to report.
-      }
-    }
+    setVersionHeaders(request, reply)
+    // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
+    const versionedReply = reply as VersionedReply
+    versionedReply[kConverted] = false
     const behaviour = request[kBehaviour]
     let result: FastifyError = error
     const part = (error as FastifyError & { validationContext?: string }).validationContext
@@ -99,8 +98,9 @@ export function createMigrationErrorHandler (route: RequestHookRoute, routeHandl
   }
 }
 
-function isThenable (value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+/** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
+function knownVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | null {
+  return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
 }
 
 /** Picks and checks the version of a request (cached on the request). */
@@ -129,6 +129,12 @@ export function createRequestHook (
 ): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
   const setVersionHeaders = createVersionHeaders(options)
+  // The schema error formatter of the route's context (fixed per route), found on the first failed validation.
+  let formatter: SchemaErrorFormatter | undefined
+  const formatterOf = (request: FastifyRequest): SchemaErrorFormatter => {
+    formatter ??= routeFormatter ?? contextFormatter(request.server) ?? defaultFormatter
+    return formatter
+  }
 
   const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
     if (!picked.ok) {
@@ -150,7 +156,7 @@ export function createRequestHook (
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       if (!check(request[PART_PROPERTY[part]])) {
-        done(validationError(check.errors ?? [], part, routeFormatter ?? contextFormatter(request.server) ?? defaultFormatter))
+        done(validationError(check.errors ?? [], part, formatterOf(request)))
         return
       }
     }
@@ -169,20 +175,14 @@ export function createRequestHook (
     const form = readForm(kind, originalBody)
     const info = new VersionedRequestInfo(request, form)
     const box: BodyBox = { body: info.body }
-    const result = runSteps(steps, info, box, { method: request.method, reply: undefined })
-    const complete = (): void => {
+    settle(() => runSteps(steps, info, box, { method: request.method, reply: undefined }), () => {
       const body = box.body
       request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
         ? writeForm(kind, body as never, originalBody)
         : body
       info.writeBack(request)
       finish(request, version, done)
-    }
-    if (result === undefined) {
-      complete()
-    } else {
-      result.then(complete, done)
-    }
+    }, done)
   }
 
   const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {

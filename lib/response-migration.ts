@@ -8,15 +8,34 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, runSteps, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
+import { copyJson, runSteps, settle, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
+import type { ConverterStep } from './converter-steps'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { kBehaviour, kConverted } from './symbols'
 import { statusKey, type VersionBehaviour } from './version-behaviour'
 import { appendLink } from './lifecycle'
 import { processWarning } from './warnings'
 
-function isThenable (value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+/** Whether a list of response steps has converters that need the body, for successes and for errors. */
+interface BodyNeeds {
+  readonly success: boolean
+  readonly error: boolean
+}
+
+const bodyNeeds = new WeakMap<readonly ConverterStep[], BodyNeeds>()
+
+/**
+ * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
+ * ones see raw payloads too). Computed once per step list.
+ */
+function needsBody (steps: readonly ConverterStep[], status: number): boolean {
+  let needs = bodyNeeds.get(steps)
+  if (needs === undefined) {
+    const bySchema = steps.filter((step) => step.converter.target.kind !== 'path')
+    needs = { success: bySchema.length > 0, error: bySchema.some((step) => step.converter.migrateHttpErrors) }
+    bodyNeeds.set(steps, needs)
+  }
+  return status < 300 ? needs.success : needs.error
 }
 
 function runnable (request: FastifyRequest, reply: FastifyReply): StepFilter {
@@ -81,20 +100,29 @@ function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
  * converters see them on `raw`, with `body` undefined, and may change status and headers.
  */
 export function createSendHook (): onSendHookHandler {
+  // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
+  const warned = new Set<string>()
+  const warnIfUnconverted = (behaviour: VersionBehaviour, status: number): void => {
+    const key = statusKey(behaviour.responseForms, status)
+    if (!needsBody(behaviour.responseSteps.get(key ?? '') ?? [], status)) return
+    const once = `${behaviour.version}\n${key ?? ''}`
+    if (warned.has(once)) return
+    warned.add(once)
+    processWarning.FSTVRS001(String(status), behaviour.version)
+  }
   return function versionerSendHook (fastifyRequest, fastifyReply, payload, done) {
     const request = versionedRequest(fastifyRequest)
     const reply = fastifyReply as VersionedReply
     const behaviour = request[kBehaviour]
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
-    if (behaviour === null || (status < 300 && reply[kConverted])) {
+    // A payload the preSerialization hook converted is done, whatever status its converters gave it.
+    if (behaviour === null || reply[kConverted]) {
       done(null, payload)
       return
     }
     if (!isJsonText(payload, reply)) {
-      const key = statusKey(behaviour.responseForms, status)
-      const bodySteps = (behaviour.responseSteps.get(key ?? '') ?? []).filter((step) => step.collect !== undefined && (status < 300 || step.converter.migrateHttpErrors))
-      if (bodySteps.length > 0 && payload !== null && payload !== undefined) processWarning.FSTVRS001(String(status), behaviour.version)
+      if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status)
       if (behaviour.rawSteps.length === 0) {
         done(null, payload)
         return
@@ -145,30 +173,4 @@ function convertBody (
     info.writeBack()
     complete(box.body, key)
   }, fail)
-}
-
-/** Runs steps, then `complete` (now, or when their promise settles); any error goes to `fail`. */
-function settle (run: () => void | Promise<void>, complete: () => void, fail: (error: Error) => void): void {
-  let result: void | Promise<void>
-  try {
-    result = run()
-  } catch (error) {
-    fail(error as Error)
-    return
-  }
-  if (isThenable(result)) {
-    result.then(() => {
-      try {
-        complete()
-      } catch (error) {
-        fail(error as Error)
-      }
-    }, fail)
-    return
-  }
-  try {
-    complete()
-  } catch (error) {
-    fail(error as Error)
-  }
 }

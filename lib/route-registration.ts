@@ -87,7 +87,8 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
 export function createRouteObserver (state: VersionerState): (this: FastifyInstance, route: ObservedRoute) => void {
-  let lastGet: { instance: FastifyInstance, routePath: string, apply: (options: Record<string, unknown>) => void } | undefined
+  /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
+  let lastGet: { instance: FastifyInstance, routePath: string, handler: unknown, apply: (options: Record<string, unknown>) => void } | undefined
 
   const prepare = (head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared => {
     const url = registeredUrl(state, scope, group.path)
@@ -175,7 +176,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const scope = versionedScopeOf(this)
     if (scope === undefined) return
     const methods = normaliseMethods(route.method)
-    if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this && lastGet.routePath === route.routePath) {
+    if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
+      lastGet.routePath === route.routePath && lastGet.handler === route.handler) {
       lastGet.apply(route as unknown as Record<string, unknown>)
       lastGet = undefined
       return
@@ -241,10 +243,11 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
         target.url = prepared.registered.url
         target.method = method
         applyTo(target, prepared, routeErrorHandler, state.options)
-        if (group.methods.includes('GET')) {
+        if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
           lastGet = {
             instance: this,
             routePath: route.routePath,
+            handler: route.handler,
             apply: (twin) => {
               twin.url = prepared.registered.url
               applyTo(twin, prepared, routeErrorHandler, state.options)
@@ -272,7 +275,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
           [kPassthroughRoute]: true
         },
         handler: createPassthroughHandler(rest.handler as never, state.options, scope.prefix),
-        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options, scope.prefix),
+        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options),
         constraints: prepared.passthrough?.constraints
       }
       this.route(options as unknown as RouteOptions)

@@ -4,7 +4,7 @@
  * from a header, and the version's lifecycle headers (`Deprecation`, `Sunset`).
  * @module
  */
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { lifecycleHeadersByVersion } from './lifecycle'
 import type { ResolvedOptions } from './options'
 
@@ -24,5 +24,32 @@ export function createVersionHeaders (options: ResolvedOptions): VersionHeaders 
       reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
     }
     if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
+  }
+}
+
+/** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
+export type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
+
+/**
+ * Builds the function error handlers call to set the version headers, unless the reply has them already (its
+ * version echo header is set: the request hook or the handler set them, and `Vary` must not list the version
+ * header twice). `servedVersion` gives the version answering the request, synchronously (`undefined` when it
+ * is not known without waiting, or the route does not serve it); it is called only when the headers are
+ * missing, and an error it throws is ignored: the error being handled is the one to report.
+ */
+export function createErrorVersionHeaders (
+  options: ResolvedOptions, servedVersion: (request: FastifyRequest) => string | undefined
+): ErrorVersionHeaders {
+  const setVersionHeaders = createVersionHeaders(options)
+  const echo = options.headerName
+  return function setErrorVersionHeaders (request, reply) {
+    if (reply.hasHeader(echo)) return
+    let version: string | undefined
+    try {
+      version = servedVersion(request)
+    } catch {
+      return
+    }
+    if (version !== undefined) setVersionHeaders(request.method, reply, version)
   }
 }

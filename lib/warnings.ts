@@ -17,7 +17,8 @@ export const processWarning = {
   FSTVRS001: createWarning({
     name: 'FastifyVersionerWarning',
     code: 'FSTVRS001',
-    message: "An error response of %s could not be migrated to API version '%s': its payload is not JSON text (compressed or streamed before the versioner's onSend hook).",
+    message: "A response of status %s could not be migrated to API version '%s': its payload is not JSON text (a stream, a buffer, " +
+      "or compressed before the versioner's onSend hook), so the converters of its body did not run. Emitted once per route, version and status.",
     unlimited: true
   }),
   emit (code: 'FSTVRSDEP001' | 'FSTVRSDEP002'): void {
