@@ -7,6 +7,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { EndpointHadInstruction, EndpointInstruction, EnumInstruction, Instruction, SchemaInstruction } from './instructions'
 import { componentName, prepareForDocs } from './openapi-schemas'
+import { applies } from './route-timeline'
 import { nameOf } from './schema-seeds'
 import { isSchemaObject, type SchemaObject } from './schema-utils'
 import { forEachSubschema } from './schema-walk'
@@ -171,10 +172,12 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
     const base = { path: instruction.path, methods: [...instruction.methods] }
     if (instruction.kind === 'endpoint.didntExist') return { type: 'endpoint.added', ...base }
     if (instruction.kind === 'endpoint.existed') return { type: 'endpoint.removed', ...base }
-    const route = [...state.headRoutes.map((head) => head.timeline), ...webhooks.list().map((webhook) => webhook.timeline)]
-      .map((timeline) => timeline[level])
-      .find((at) => at?.exists === true && at.methods.every((method) => instruction.methods.includes(method)) &&
-        (at.path === instruction.path || at.path.replace(/\/+$/, '') === instruction.path.replace(/\/+$/, '')))
+    // The route the instruction changed, matched as the route timelines match it (by the HEAD operationId too).
+    const candidates = [
+      ...state.headRoutes.map((head) => [head.timeline[level], typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined] as const),
+      ...webhooks.list().map((webhook) => [webhook.timeline[level], webhook.attributes.operationId] as const)
+    ]
+    const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
       const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
       return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: json(previousValue), newValue: json(current) }

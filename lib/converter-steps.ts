@@ -9,7 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector } from './data-walker'
-import type { RouteState } from './route-timeline'
+import { normalisePath, type RouteState } from './route-timeline'
 import type { SchemaGeneration } from './schema-generation'
 import { nameOf, sameButModifiers } from './schema-seeds'
 import type { ConverterDescriptor } from './version-change-reader'
@@ -31,10 +31,6 @@ export interface PlannedRoute {
   readonly timeline: readonly RouteState[]
   /** The HEAD body schema, if any. */
   readonly body: TSchema | undefined
-}
-
-function normalisePath (path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path
 }
 
 /** True when a by-path converter names this route as it stands at a level. */

@@ -61,18 +61,33 @@ export async function registerDocs (
     return Array.isArray(header) ? header[0] : header
   }
 
+  // A document does not change once built: each is serialized once (unknown keys are not remembered).
+  const texts = new Map<string, string>()
+  const documentText = (key: string): string | undefined => {
+    let text = texts.get(key)
+    if (text === undefined) {
+      const document = documents.document(fastify, key)
+      if (document === undefined) return undefined
+      text = JSON.stringify(document)
+      texts.set(key, text)
+    }
+    return text
+  }
+
   fastify.get(openapiUrl, { schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const key = requestedKey(request)
-    const document = key === undefined ? undefined : documents.document(fastify, key)
-    if (document === undefined) {
+    const text = key === undefined ? undefined : documentText(key)
+    if (text === undefined) {
       const available = [...options.versions.versionValues, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key ?? ''}'. ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
-    return reply.type('application/json; charset=utf-8').send(document)
+    return reply.type('application/json; charset=utf-8').send(text)
   })
 
-  const entries = (): VersionEntry[] => [
+  let entryList: VersionEntry[] | undefined
+  // Read on the first page request (the unversioned document exists only once the application is ready).
+  const entries = (): VersionEntry[] => (entryList ??= [
     ...options.versions.versions.map((version) => ({
       key: version.value,
       label: version.value,
@@ -81,7 +96,7 @@ export async function registerDocs (
       ...(version.link === undefined ? {} : { link: version.link })
     })),
     ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
-  ]
+  ])
   const context: PageContext = {
     title: docs.openapi.info?.title ?? 'API',
     openapiUrl,
@@ -91,12 +106,20 @@ export async function registerDocs (
   }
   const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
-  const page = (pageContext: PageContext, render: (list: VersionEntry[], current: VersionEntry) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const list = entries()
-    const key = (request.query as { version?: string }).version
-    if (key === undefined || key === '') return html(reply, 200, versionListPage(pageContext, list))
-    const current = list.find((entry) => entry.key === key)
-    return current === undefined ? html(reply, 404, notFoundPage(pageContext, key, list)) : html(reply, 200, render(list, current))
+  const page = (pageContext: PageContext, render: (list: VersionEntry[], current: VersionEntry) => string) => {
+    // The pages of the list ('') and of each version, rendered once; a page for an unknown version is not remembered.
+    const rendered = new Map<string, string>()
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const key = (request.query as { version?: string }).version ?? ''
+      const known = rendered.get(key)
+      if (known !== undefined) return html(reply, 200, known)
+      const list = entries()
+      const current = list.find((entry) => entry.key === key)
+      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list))
+      const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
+      rendered.set(key, body)
+      return html(reply, 200, body)
+    }
   }
 
   if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {

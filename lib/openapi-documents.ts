@@ -12,11 +12,10 @@ import type { FastifyInstance } from 'fastify'
 import type { ResolvedDocsOptions } from './docs-options'
 import { componentize, componentName, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots } from './openapi-schemas'
 import type { ResolvedOptions } from './options'
-import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RouteSchema, type VersionBehaviour } from './version-behaviour'
+import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from './version-behaviour'
 import type { RegisteredRoute, VersionerState } from './versioner-state'
 import { kPassthroughRoute, kVersionedRoute } from './symbols'
 import type { Webhooks } from './webhooks'
-import type { Version } from './versions'
 import { isSchemaObject, type SchemaObject } from './schema-utils'
 import { toIsoDate } from './iso-date'
 
@@ -34,7 +33,6 @@ interface SwaggerRouteInput {
 /** The per-version documents of an application. */
 export class OpenApiDocuments {
   private readonly decorators = new Map<string, string>()
-  private readonly docSchemas = new WeakMap<VersionBehaviour, RouteSchema>()
 
   constructor (
     private readonly state: VersionerState,
@@ -94,33 +92,20 @@ export class OpenApiDocuments {
 
   /** The schema `@fastify/swagger` documents for a route in a version. */
   private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour): RouteSchema {
-    const known = this.docSchemas.get(behaviour)
-    if (known !== undefined) return known
     const { generation } = this.state
-    const head = registered.head
-    const level = behaviour.level
-    const attributes = behaviour.state.attributes
-    const schema: RouteSchema = {}
-    for (const key of ['summary', 'description', 'tags', 'operationId'] as const) {
-      if (attributes[key] !== undefined) schema[key] = attributes[key]
-    }
-    const version = this.options.versions.get(behaviour.version) as Version
-    if (attributes.deprecated === true || version.deprecatedAt !== undefined) schema.deprecated = true
-    for (const part of REQUEST_PARTS) {
-      const headPart = head.schema[part]
-      if (headPart === undefined) continue
-      const form = prepareForDocs(generation.formAt(headPart, level), generation)
-      schema[part] = part === 'body' ? rootForDocs(form) : form
-    }
+    const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
+      const prepared = prepareForDocs(form, generation)
+      return part === 'body' || part === 'response' ? rootForDocs(prepared) : prepared
+    })
+    // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
+    if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
     this.addVersionParameter(schema, behaviour.version)
-    const response: Record<string, TSchema> = {}
-    for (const [status, headSchema] of Object.entries(responseMapAt(head, level))) {
-      const key = behaviour.statusCode !== undefined && isSuccessKey(status) ? String(behaviour.statusCode) : status
-      response[key] = rootForDocs(prepareForDocs(generation.formAt(headSchema, level), generation))
-    }
-    if (Object.keys(response).length > 0) schema.response = response
-    this.docSchemas.set(behaviour, schema)
     return schema
+  }
+
+  /** True when a version has a deprecation date: each of its operations is deprecated. */
+  private versionDeprecated (version: string): boolean {
+    return this.options.versions.get(version)?.deprecatedAt !== undefined
   }
 
   private addVersionParameter (schema: RouteSchema, version: string): void {
@@ -159,7 +144,6 @@ export class OpenApiDocuments {
       if (version.deprecatedAt !== undefined) {
         info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
         notes.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
-        for (const operation of operationsOf(document)) operation.deprecated = true
       }
       if (version.sunsetAt !== undefined) {
         info['x-sunset-at'] = toIsoDate(version.sunsetAt)
@@ -173,17 +157,15 @@ export class OpenApiDocuments {
 
   private addWebhooks (version: string, document: Json, schemas: Record<string, unknown>): void {
     const level = this.state.generation.levelOf(version)
-    const deprecated = this.options.versions.get(version)?.deprecatedAt !== undefined
     const webhooks: Record<string, Json> = {}
     for (const webhook of this.webhooks.list()) {
       const state = webhook.timeline[level]
       if (state === undefined || !state.exists || state.attributes.hide === true) continue
       const form = this.state.generation.formAt(webhook.body, level)
-      const operation: Json = {}
-      for (const key of ['summary', 'description', 'tags', 'operationId'] as const) {
-        if (state.attributes[key] !== undefined) operation[key] = state.attributes[key]
-      }
-      if (state.attributes.deprecated === true || deprecated) operation.deprecated = true
+      const { deprecated, hide: _hide, ...text } = attributesOf(state.attributes)
+      const operation: Json = { ...text }
+      // In a document, operations are deprecated when they or their version are (`false` is not written).
+      if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
       operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation) } } }
       operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
       const item = webhooks[state.path] ?? {}

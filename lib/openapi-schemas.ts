@@ -8,8 +8,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { refId, type SchemaGeneration } from './schema-generation'
 import { isSchemaObject, type SchemaObject } from './schema-utils'
-import { mapSchemaDeep } from './schema-walk'
 import { kSchemaName } from './symbols'
+import { prepareSchema } from './version-behaviour'
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 export const UNWRAP = 'x-fastify-versioner-root'
@@ -25,20 +25,10 @@ export function componentName (id: string, generation: SchemaGeneration): string
 
 /**
  * A generated schema for a document: references to generated schemas (which only this library knows) are
- * replaced by the schemas, keeping their `$id` so that they become components.
+ * replaced by the schemas, keeping their `$id` so that they become components ({@link prepareSchema}).
  */
 export function prepareForDocs (schema: TSchema, generation: SchemaGeneration): TSchema {
-  const generated = generation.generatedSchemas()
-  const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
-    const ref = (sub as SchemaObject).$ref
-    if (typeof ref !== 'string') return sub
-    const id = refId(ref)
-    const target = generated.get(id)
-    if (target === undefined || within.has(id)) return sub
-    return inline(target, new Set([...within, id]))
-  })
-  const own = (schema as SchemaObject).$id
-  return inline(schema, new Set(typeof own === 'string' ? [own] : []))
+  return prepareSchema(schema, generation, true)
 }
 
 /** A body or response schema for `@fastify/swagger`: a named root is wrapped so that it becomes a component too. */

@@ -3,10 +3,9 @@
  * and the per-version OpenAPI documents.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from './http-methods'
 import type { RouteAttributes } from './route-timeline'
-import { prepareForFastify, REQUEST_PARTS, type RouteSchema } from './version-behaviour'
+import { prepareForFastify, routeSchemaIn, type RouteSchema } from './version-behaviour'
 import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */
@@ -19,7 +18,11 @@ export interface VersionedRouteInfo {
   readonly url: string
   /** The HEAD route's path. */
   readonly headPath: string
-  /** This version's schemas (request parts and responses). */
+  /**
+   * This version's schema, as its document shows it: the version's forms of the request parts and responses
+   * (ready for Fastify; success responses under the version's status code), its attributes, and the HEAD
+   * schema's other fields (`security`, `x-*`…).
+   */
   readonly schema: RouteSchema
   /** OpenAPI attributes in this version (summary, tags, deprecated…). */
   readonly attributes: RouteAttributes
@@ -31,14 +34,8 @@ export function buildRouteTable (state: VersionerState): Map<string, VersionedRo
   for (const head of state.headRoutes) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) {
-        const schema: RouteSchema = { ...head.schema }
-        for (const part of REQUEST_PARTS) {
-          const headPart = head.schema[part]
-          if (headPart !== undefined) schema[part] = prepareForFastify(state.generation.formAt(headPart, behaviour.level), state.generation)
-        }
-        const response: Record<string, TSchema> = Object.fromEntries(behaviour.responseForms)
-        if (Object.keys(response).length > 0) schema.response = response
-        else delete schema.response
+        // As the version's document has it (success responses under the version's status, its attributes).
+        const schema = routeSchemaIn(head, behaviour, state.generation, (form) => prepareForFastify(form, state.generation))
         table.get(behaviour.version)?.push({
           methods: registered.methods,
           path: behaviour.state.path,

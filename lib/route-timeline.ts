@@ -118,11 +118,16 @@ export function pathParameters (path: string): string[] {
   return names.sort()
 }
 
-function normalisePath (path: string): string {
+/** A path without its trailing slashes (`/` stays `/`): how instructions and by-path converters compare paths. */
+export function normalisePath (path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path
 }
 
-function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
+/**
+ * True when an endpoint instruction names a route as it stands at a level: the same path (trailing slashes
+ * aside), every one of its methods listed, and, when the instruction gives one, the route's HEAD `operationId`.
+ */
+export function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
   return normalisePath(state.path) === normalisePath(instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
     (instruction.operationId === undefined || instruction.operationId === operationId)
 }

@@ -69,57 +69,68 @@ export function isSuccessKey (key: string): boolean {
   return /^[12]/.test(key)
 }
 
-const statusKeys = new WeakMap<object, Map<number, string | undefined>>()
+const statusKeys = new WeakMap<ReadonlyMap<string, unknown>, Map<number, string | undefined>>()
 
 /** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default` (remembered per map). */
-export function statusKey (keys: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>, status: number): string | undefined {
+export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): string | undefined {
   let known = statusKeys.get(keys)
   if (known === undefined) {
     known = new Map()
     statusKeys.set(keys, known)
   }
   if (known.has(status)) return known.get(status)
-  const key = findStatusKey(keys, status)
+  const exact = String(status)
+  const range = `${exact[0]}xx`
+  const key = keys.has(exact) ? exact : keys.has(range) ? range : keys.has('default') ? 'default' : undefined
   if (known.size < 600) known.set(status, key)
   return key
 }
 
-function findStatusKey (keys: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>, status: number): string | undefined {
-  const has = (key: string): boolean => keys instanceof Map ? keys.has(key) : Object.prototype.hasOwnProperty.call(keys, key)
-  const exact = String(status)
-  if (has(exact)) return exact
-  const range = `${exact[0]}xx`
-  if (has(range)) return range
-  return has('default') ? 'default' : undefined
+/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
+const preparedSchemas = {
+  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
+  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
 }
 
-const prepared = new WeakMap<TSchema, TSchema>()
-
 /**
- * A generated schema ready for Fastify: `$ref`s to generated schemas (which Fastify does not know as shared
- * schemas) are replaced by the schemas themselves. References of a schema to itself stay.
+ * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
+ * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
+ * (for the documents) the inlined schemas keep their `$id`, so that they become components; without (for
+ * Fastify) an inlined schema keeps its `$id` only when it refers to itself, since an `$id` declared twice in
+ * one route schema is an error. Cached per generation, schema and mode.
  */
-export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
-  const known = prepared.get(schema)
+export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
+  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
+  let cache = byGeneration.get(generation)
+  if (cache === undefined) {
+    cache = new WeakMap()
+    byGeneration.set(generation, cache)
+  }
+  const known = cache.get(schema)
   if (known !== undefined) return known
   const generated = generation.generatedSchemas()
   const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
     const ref = (sub as SchemaObject).$ref
-    if (typeof ref !== 'string' || within.has(refId(ref))) return sub
-    const target = generated.get(refId(ref))
-    if (target === undefined) return sub
-    const id = (target as SchemaObject).$id as string
+    if (typeof ref !== 'string') return sub
+    const id = refId(ref)
+    const target = generated.get(id)
+    if (target === undefined || within.has(id)) return sub
     const body = inline(target, new Set([...within, id]))
-    // Inlined more than once, an $id would be declared twice in one route schema: keep it only where needed.
-    const selfReferencing = JSON.stringify(body).includes(`"$ref":"${id}"`) || JSON.stringify(body).includes(`"$ref":"${id}#"`)
-    if (selfReferencing) return body
+    if (keepIds) return body
+    const text = JSON.stringify(body)
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
     const { $id: _id, ...rest } = body as SchemaObject
     return rest as TSchema
   })
   const ownId = (schema as SchemaObject).$id
   const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
-  prepared.set(schema, result)
+  cache.set(schema, result)
   return result
+}
+
+/** A generated schema ready for Fastify: {@link prepareSchema} without the `$id`s of inlined schemas. */
+export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
+  return prepareSchema(schema, generation, false)
 }
 
 /** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
@@ -188,16 +199,13 @@ export function buildBehaviour (
   const withoutSchema = planner.responseSteps(route, undefined, level)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  for (const [key, steps] of responseSteps) {
-    if (!isSuccessKey(key) && key !== '' && steps.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  }
   const state = route.timeline[level]
   const statusCode = state.attributes.statusCode
   const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.length > 0)
   const rawSteps = withoutSchema.filter((step) => step.collect === undefined)
-  const passthrough = validate.length === 0 && cleaners.length === 0 && requestSteps.length === 0 && !successWork && !errorWork &&
-    rawSteps.length === 0 && link === undefined
+  // No part validated means no cleaner either.
+  const passthrough = validate.length === 0 && requestSteps.length === 0 && !successWork && !errorWork && rawSteps.length === 0 && link === undefined
   return {
     version,
     level,
@@ -218,12 +226,47 @@ export function buildBehaviour (
   }
 }
 
-/** The route attributes of HEAD, read from a route schema (OpenAPI fields used by @fastify/swagger). */
-export function attributesOf (schema: RouteSchema | undefined): RouteAttributes {
-  if (schema === undefined) return {}
+/** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */
+const SCHEMA_ATTRIBUTES = ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const
+
+/** The route attributes of HEAD, read from a route schema or a webhook declaration (OpenAPI fields used by @fastify/swagger). */
+export function attributesOf (source: object | undefined): RouteAttributes {
+  if (source === undefined) return {}
   const attributes: Record<string, unknown> = {}
-  for (const key of ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const) {
-    if (schema[key] !== undefined) attributes[key] = schema[key]
+  for (const key of SCHEMA_ATTRIBUTES) {
+    const value = (source as Record<string, unknown>)[key]
+    if (value !== undefined) attributes[key] = value
   }
   return attributes as RouteAttributes
+}
+
+/** The keys of a HEAD route schema a version rebuilds: request parts, responses and attributes. */
+const REBUILT_KEYS: ReadonlySet<string> = new Set<string>([...REQUEST_PARTS, 'response', ...SCHEMA_ATTRIBUTES])
+
+/**
+ * A HEAD route's schema in the version of `behaviour`, as the documents and `app.versioner.routes` show it:
+ * the HEAD schema's other fields (`security`, `externalDocs`, `x-*`…), the version's attributes, and the
+ * version's forms of the request parts and responses, each passed through `prepare`; the success responses
+ * are under the version's status code when an instruction changed it. The HEAD schema is not changed.
+ */
+export function routeSchemaIn (
+  route: BehaviourRoute,
+  behaviour: VersionBehaviour,
+  generation: SchemaGeneration,
+  prepare: (form: TSchema, part: RequestPart | 'response') => TSchema
+): RouteSchema {
+  const schema: RouteSchema = {}
+  for (const [key, value] of Object.entries(route.schema)) if (!REBUILT_KEYS.has(key)) schema[key] = value
+  Object.assign(schema, attributesOf(behaviour.state.attributes))
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head !== undefined) schema[part] = prepare(generation.formAt(head, behaviour.level), part)
+  }
+  const response: Record<string, TSchema> = {}
+  for (const [status, head] of Object.entries(responseMapAt(route, behaviour.level))) {
+    const key = behaviour.statusCode !== undefined && isSuccessKey(status) ? String(behaviour.statusCode) : status
+    response[key] = prepare(generation.formAt(head, behaviour.level), 'response')
+  }
+  if (Object.keys(response).length > 0) schema.response = response
+  return schema
 }

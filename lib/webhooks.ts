@@ -10,6 +10,7 @@ import { VersionerStructureError } from './errors'
 import { normaliseMethods, type HttpMethod } from './http-methods'
 import type { RouteAttributes, RouteState } from './route-timeline'
 import { describeValue, isSchemaObject } from './schema-utils'
+import { attributesOf } from './version-behaviour'
 
 /** A webhook declaration. */
 export interface WebhookDefinition {
@@ -64,11 +65,7 @@ export class Webhooks {
     if (this.declared.some((webhook) => webhook.name === definition.name && webhook.method === method)) {
       throw new VersionerStructureError(`Webhook '${definition.name}' (${method}) is declared twice.`)
     }
-    const attributes: Record<string, unknown> = {}
-    for (const key of ['summary', 'description', 'tags', 'operationId', 'deprecated'] as const) {
-      if (definition[key] !== undefined) attributes[key] = definition[key]
-    }
-    this.declared.push({ name: definition.name, method, body: definition.body, attributes: attributes as RouteAttributes, timeline: [] })
+    this.declared.push({ name: definition.name, method, body: definition.body, attributes: attributesOf(definition), timeline: [] })
     return this
   }
 
