@@ -39,7 +39,7 @@ function checkPath (path: unknown, what: string): asserts path is string {
   }
 }
 
-function checkAttributes (attributes: EndpointHadAttributes, display: string): EndpointHadInstruction['attributes'] {
+function checkAttributes (attributes: EndpointHadAttributes, display: string, path: string): EndpointHadInstruction['attributes'] {
   if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
     throw new VersionerStructureError(`${display}: had() needs at least one attribute (${ENDPOINT_ATTRIBUTES.join(', ')}).`)
   }
@@ -52,7 +52,14 @@ function checkAttributes (attributes: EndpointHadAttributes, display: string): E
   for (const [key, value] of Object.entries(attributes)) {
     if (value === undefined) throw new VersionerStructureError(`${display}: attribute '${key}' is undefined.`)
   }
-  if (attributes.path !== undefined) checkPath(attributes.path, `${display}: path`)
+  if (attributes.path !== undefined) {
+    checkPath(attributes.path, `${display}: path`)
+    // A route keeps a route path: without its leading '/', it would be registered at a URL no request reaches.
+    if (path.startsWith('/') && !attributes.path.startsWith('/')) {
+      throw new VersionerStructureError(`${display}: path must start with '/' like the route path '${path}' it replaces; ` +
+        `got ${describeValue(attributes.path)}.`)
+    }
+  }
   if (attributes.methods !== undefined) result.methods = normaliseMethods(attributes.methods)
   if (attributes.statusCode !== undefined &&
     (!Number.isInteger(attributes.statusCode) || attributes.statusCode < 100 || attributes.statusCode > 599)) {
@@ -116,7 +123,7 @@ export function endpoint (
     had (attributes: EndpointHadAttributes): EndpointHadInstruction {
       const display = `${base}.had(${describeValue(attributes)})`
       return makeInstruction<EndpointHadInstruction>({
-        kind: 'endpoint.had', display, path, methods: normalised, operationId, attributes: checkAttributes(attributes, display)
+        kind: 'endpoint.had', display, path, methods: normalised, operationId, attributes: checkAttributes(attributes, display, path)
       })
     }
   }

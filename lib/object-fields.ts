@@ -121,14 +121,15 @@ export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => S
       const inherited = visibleFields(parent, stateOf)
       const keys = new Set(inherited.map((visible) => visible.key))
       for (const visible of inherited) {
-        const shadow = own.get(visible.key)
+        // The overrides first: an own field shadows the parent's field under the name it has in this schema.
+        let field = visible.field
+        for (const edit of state.overrides.get(field.id) ?? []) field = replayEdit(field, edit, keys)
+        const shadow = own.get(field.key)
         if (shadow !== undefined) {
           result.push({ key: shadow.key, field: shadow, inherited: false })
           placed.add(shadow.key)
           continue
         }
-        let field = visible.field
-        for (const edit of state.overrides.get(field.id) ?? []) field = replayEdit(field, edit, keys)
         result.push({ key: field.key, field, inherited: true })
       }
     }

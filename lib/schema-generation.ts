@@ -16,10 +16,13 @@ import { isSchemaLevelInstruction } from './instructions'
 import { visibleFields, visibleValidators } from './object-fields'
 import { SchemaStates } from './schema-instruction-application'
 import { nameOf, SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './schema-seeds'
-import { idSafe, isOptional, isReadonly, isSchemaObject, setModifiers, type SchemaObject } from './schema-utils'
+import { idSafe, isOptional, isReadonly, isSchemaObject, refId, setModifiers, withRefId, type SchemaObject } from './schema-utils'
 import { forEachSubschema, replaceSubschemas, subschemasOf } from './schema-walk'
 import { kGenerated, kHeadSchema, kSchemaName } from './symbols'
 import { generationSteps, type VersionBundle } from './versions'
+
+/** Re-exported from ./schema-utils for the modules that import it from here. */
+export { refId }
 
 /**
  * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
@@ -45,7 +48,7 @@ type Plan =
   | { kind: 'identity' }
   | { kind: 'wrapper', base: TSchema }
   | { kind: 'state', head: TSchema }
-  | { kind: 'ref', target: TSchema | undefined }
+  | { kind: 'ref', target: TSchema }
   | { kind: 'generic' }
 
 interface FormRecord {
@@ -61,6 +64,8 @@ export class SchemaGeneration {
   private readonly index = new SeedIndex()
   private readonly walker: SchemaStates
   private readonly shared = new Map<string, TSchema>()
+  /** Every schema already given to {@link addSharedSchemas} (the plugin passes its application's schemas once per route). */
+  private readonly sharedSeen = new WeakSet<object>()
   private readonly records = new WeakMap<object, FormRecord>()
   private readonly plans = new WeakMap<object, Plan>()
   private readonly inProgress = new Set<object>()
@@ -69,21 +74,20 @@ export class SchemaGeneration {
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
     this.addSharedSchemas(options.sharedSchemas ?? [])
     const steps = generationSteps(bundle)
+    // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
+    // by instructions: the first schema seen with an $id is the seed's HEAD schema.
+    const converterSchemas: TSchema[] = []
     for (const { changes } of steps) {
       for (const change of changes) {
         for (const instruction of change.instructions) {
           if (isSchemaLevelInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
         }
-      }
-    }
-    // Schemas named by converters are recognised the same way (through wrappers and by $id).
-    for (const { changes } of steps) {
-      for (const change of changes) {
         for (const converter of change.converters) {
-          if (converter.target.kind === 'schema') for (const schema of converter.target.schemas) this.index.add(schema, describeSeed(schema))
+          if (converter.target.kind === 'schema') converterSchemas.push(...converter.target.schemas)
         }
       }
     }
+    for (const schema of converterSchemas) this.index.add(schema, describeSeed(schema))
     this.walker = new SchemaStates(this.index)
     const states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
     // HEAD changes give the latest version; each version's changes give the version before it.
@@ -102,6 +106,8 @@ export class SchemaGeneration {
   /** Adds shared schemas (with `$id`) that `$ref`s may point to. */
   addSharedSchemas (schemas: Iterable<TSchema>): void {
     for (const schema of schemas) {
+      if (!isSchemaObject(schema) || this.sharedSeen.has(schema)) continue
+      this.sharedSeen.add(schema)
       const id = nameOf(schema)
       if (id !== undefined && !this.shared.has(id)) this.shared.set(id, schema)
     }
@@ -202,7 +208,7 @@ export class SchemaGeneration {
     switch (plan.kind) {
       case 'identity': return []
       case 'wrapper': return [this.formAt(plan.base, level)]
-      case 'ref': return plan.target === undefined ? [] : [this.formAt(plan.target, level)]
+      case 'ref': return [this.formAt(plan.target, level)]
       case 'generic': return subschemasOf(schema).map((sub) => this.formAt(sub, level))
       case 'state': {
         const state = this.stateAt(plan.head, level)
@@ -227,11 +233,10 @@ export class SchemaGeneration {
         return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
       }
       case 'ref': {
-        const target = inputs[0] as TSchema | undefined
-        const id = target === undefined ? undefined : nameOf(target)
+        const id = nameOf(inputs[0] as TSchema)
         const ref = (schema as SchemaObject).$ref as string
         if (id === undefined || id === refId(ref)) return schema
-        return { ...(schema as SchemaObject), $ref: ref.endsWith('#') ? `${id}#` : id } as TSchema
+        return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
       }
       case 'generic': {
         const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
@@ -258,7 +263,7 @@ export class SchemaGeneration {
     for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
     const options = replaceSubschemas(state.options, subschemasOf(state.options).map((sub) => this.formAt(sub, level))) as SchemaObject
     // A validator about a field this version lacks would reject every request: it is not part of that version.
-    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => field in properties))
+    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
     const { allOf: _allOf, ...rest } = options
     return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
@@ -270,6 +275,14 @@ export class SchemaGeneration {
     const copy: SchemaObject = { ...(base as SchemaObject) }
     for (const keyword of field.unset) delete copy[keyword]
     Object.assign(copy, field.set)
+    const id = nameOf(base)
+    // Edited, a named schema is another schema: under the same $id as the schema itself (used elsewhere in the
+    // version), one $id would name two schemas. A recursive one keeps it: its references to itself need it.
+    if (id !== undefined && (field.unset.length > 0 || Object.keys(field.set).length > 0) && !refersTo(copy, id)) {
+      delete copy.$id
+      delete copy[kSchemaName]
+      delete copy[kHeadSchema]
+    }
     return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
   }
 
@@ -296,9 +309,17 @@ function describeSeed (schema: TSchema): string {
   return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
 }
 
-/** The `$id` a `$ref` names (`'Address#'` names `'Address'`). */
-export function refId (ref: string): string {
-  return ref.endsWith('#') ? ref.slice(0, -1) : ref
+/** True when `schema` holds a `$ref` to `id` (not counting nested schemas with their own `$id`). */
+function refersTo (schema: TSchema, id: string): boolean {
+  let found = false
+  const visit = (node: TSchema): void => {
+    const source = node as SchemaObject
+    if (found || typeof source.$id === 'string') return
+    if (typeof source.$ref === 'string' && refId(source.$ref) === id) found = true
+    else forEachSubschema(node, visit)
+  }
+  forEachSubschema(schema, visit)
+  return found
 }
 
 /** Points `$ref`s to `fromId` inside `schema` (not inside nested schemas with their own `$id`) at `toId`. */
@@ -307,7 +328,7 @@ function rewriteSelfReferences (schema: TSchema, fromId: string, toId: string): 
     const source = node as SchemaObject
     if (!root && typeof source.$id === 'string') return node
     if (typeof source.$ref === 'string' && refId(source.$ref) === fromId) {
-      return { ...source, $ref: source.$ref.endsWith('#') ? `${toId}#` : toId } as TSchema
+      return { ...source, $ref: withRefId(source.$ref, toId) } as TSchema
     }
     return replaceSubschemas(node, subschemasOf(node).map((sub) => visit(sub, false)))
   }

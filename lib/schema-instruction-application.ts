@@ -120,15 +120,14 @@ export class SchemaStates {
         const found = visible.get(instruction.field)
         if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
         if (found.inherited) {
-          fail(`the field '${instruction.field}' is inherited from the parent schema '${state.parent === undefined ? 'parent' : describeSchema(state.parent)}' ` +
-            '(extendSchema); apply the instruction to the parent.')
+          const owner = this.ownerOf(state, found.field)
+          fail(owner === state.parent
+            ? `the field '${instruction.field}' is inherited from the parent schema '${describeSchema(owner)}' (extendSchema); apply the instruction to the parent.`
+            : `the field '${instruction.field}' is inherited from '${describeSchema(owner)}', an ancestor of the parent schema ` +
+              `'${describeSchema(state.parent as TSchema)}' (extendSchema); apply the instruction to '${describeSchema(owner)}'.`)
         }
-        return {
-          ...state,
-          fields: state.fields.filter((field) => field.key !== instruction.field),
-          // A validator about a field that does not exist would reject every request: it goes with the field.
-          validators: state.validators.filter((validator) => !validator.fields.includes(instruction.field))
-        }
+        // Validators about the field stay: each version's form leaves out those about fields it lacks (buildObject).
+        return { ...state, fields: state.fields.filter((field) => field.key !== instruction.field) }
       }
       case 'field.had':
       case 'field.didntHave': {
@@ -147,6 +146,16 @@ export class SchemaStates {
         return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
       }
     }
+  }
+
+  /** The ancestor (through `extendSchema`) that declares an inherited field. */
+  private ownerOf (state: ObjectState, field: FieldState): TSchema {
+    let head = state.parent as TSchema
+    for (let ancestor = this.stateOf(head); ancestor.kind === 'object' && ancestor.parent !== undefined; ancestor = this.stateOf(head)) {
+      if (ancestor.fields.some((own) => own.id === field.id)) break
+      head = ancestor.parent
+    }
+    return head
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {

@@ -105,3 +105,13 @@ export function deepEqual (a: unknown, b: unknown): boolean {
 export function idSafe (value: string): string {
   return value.replace(/[^A-Za-z0-9_.-]/g, '_')
 }
+
+/** The `$id` a `$ref` names (`'Address#'` names `'Address'`). */
+export function refId (ref: string): string {
+  return ref.endsWith('#') ? ref.slice(0, -1) : ref
+}
+
+/** `ref` pointed at the schema `id` instead, keeping its form (`'Address#'` → `'Address__2000-01-01#'`). */
+export function withRefId (ref: string, id: string): string {
+  return ref.endsWith('#') ? `${id}#` : id
+}

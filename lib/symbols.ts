@@ -26,9 +26,6 @@ export const kBundleInternals = Symbol('fastify-versioner.bundleInternals')
 /** Decoration of the Fastify contexts created by `versioned(...)`: their versioned scope. */
 export const kVersionedScope = Symbol('fastify-versioner.versionedScope')
 
-/** Per-application state of the plugin, on the root instance. */
-export const kVersionerState = Symbol('fastify-versioner.state')
-
 /** On a route's `config`: the versioned route (its per-version behaviour). */
 export const kVersionedRoute = Symbol('fastify-versioner.versionedRoute')
 

@@ -76,7 +76,7 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
     const unfinished = typeof instruction === 'object' && instruction !== null && Object.values(instruction).some((value) => typeof value === 'function')
     throw new VersionerStructureError(unfinished
       ? `Instruction ${index} of '${name}' is an unfinished builder: end it with .had(...), .didntHave(...), .existedAs(...), ` +
-        '.didntExist, .existed or .didntHave(...), as in schema(User).field(\'name\').didntExist.'
+        '.didntExist or .existed, as in schema(User).field(\'name\').didntExist.'
       : `Instruction ${index} of '${name}' (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
   })
   for (const key of Object.keys(instance)) {

@@ -11,7 +11,6 @@ import type { ResolvedOptions } from './options'
 import { EndpointInstructionLog, type RouteState } from './route-timeline'
 import { SchemaGeneration } from './schema-generation'
 import type { RouteSchema, VersionBehaviour } from './version-behaviour'
-import { VersionChangeWithSideEffects } from './version-change'
 import type { VersionedScope } from './versioned'
 import { generationSteps, type GenerationStep } from './versions'
 import { kBundleInternals } from './symbols'
@@ -69,7 +68,7 @@ export class VersionerState {
     this.planner = new ConverterPlanner(this.generation, this.steps)
     this.log = new EndpointInstructionLog(this.steps)
     const internals = bundle[kBundleInternals]
-    this.hasSideEffects = [...internals.changesByVersion.values()].flat().some((change) => change.cls.prototype instanceof VersionChangeWithSideEffects)
+    this.hasSideEffects = [...internals.changesByVersion.values()].flat().some((change) => change.hasSideEffects)
     this.storesVersion = this.hasSideEffects || internals.customStorage
   }
 

@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { VersionerStructureError } from './errors'
 import { isIsoDate, toIsoDate } from './iso-date'
-import { describeValue } from './schema-utils'
+import { describeValue, idSafe } from './schema-utils'
 import { kBundleInternals } from './symbols'
 import { bindVersionChange, versionChangeBinding, type VersionChangeBinding } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
@@ -23,13 +23,9 @@ export interface VersionLifecycle {
 
 /** True for a URL that can stand inside `<…>` in a `Link` header. */
 function isHeaderSafeUrl (value: unknown): value is string {
-  if (typeof value !== 'string' || value === '' || /[\s"<>\\^`{|}]/.test(value) || /[^\x21-\x7e]/.test(value)) return false
-  if (value.startsWith('/')) return true
-  try {
-    return new URL(value).protocol.length > 1
-  } catch {
-    return false
-  }
+  // Printable ASCII only (so no spaces), and none of the characters a URL must escape.
+  if (typeof value !== 'string' || value === '' || /[^\x21-\x7e]|["<>\\^`{|}]/.test(value)) return false
+  return value.startsWith('/') || URL.canParse(value)
 }
 
 function readDate (value: unknown, what: string, version: string): Date | undefined {
@@ -193,6 +189,8 @@ export class VersionBundle implements Iterable<Version> {
     const versions = args as Version[]
     if (versions.length === 0) throw new VersionerStructureError('You must define at least one non-head version in a VersionBundle.')
     const seen = new Set<string>()
+    // Generated schemas are named `Name__<value>` with the value made $id-safe: two values must stay apart there.
+    const idForms = new Map<string, string>()
     for (const version of versions) {
       if (seen.has(version.value)) {
         throw new VersionerStructureError(`You tried to define two versions with the same value in the same VersionBundle: '${version.value}'.`)
@@ -200,6 +198,13 @@ export class VersionBundle implements Iterable<Version> {
       if (RESERVED_VALUES.has(version.value)) {
         throw new VersionerStructureError(`Version value '${version.value}' is reserved (it names ${version.value === 'head' ? 'HEAD' : 'the unversioned routes'}).`)
       }
+      const idForm = idSafe(version.value)
+      const other = idForms.get(idForm)
+      if (other !== undefined) {
+        throw new VersionerStructureError(`Version values '${other}' and '${version.value}' both become '${idForm}' in the $id of generated ` +
+          'schemas (characters other than letters, digits, _, . and - become _): give them values that differ in those characters.')
+      }
+      idForms.set(idForm, version.value)
       seen.add(version.value)
     }
     const oldest = versions[versions.length - 1]
