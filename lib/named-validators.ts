@@ -4,8 +4,8 @@
  *
  * A validator is a JSON Schema fragment the whole object must also satisfy. It is kept in the object's
  * `allOf`, so Fastify's own validator enforces it, the OpenAPI document shows it, and it costs nothing extra
- * per request. It lists the fields it is about; when a version removes such a field, the validator forgets
- * it, and a validator left with no field is removed from that version.
+ * per request. It lists the fields it is about; a version that lacks one of them (removed or renamed) is built
+ * without it, and gets it back in an older version where the fields are there again.
  * @module
  */
 import type { TObject, TSchema } from '@sinclair/typebox'

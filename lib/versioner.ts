@@ -132,7 +132,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
       for (const webhook of webhooks.list()) {
-        webhook.timeline = routeTimeline({ path: webhook.name, methods: [webhook.method], onlyExistsInOlderVersions: false, attributes: webhook.attributes },
+        const { name: path, method, attributes } = webhook
+        webhook.timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId },
           state.steps, state.log)
       }
       checkUsage(state, webhooks.list())

@@ -138,6 +138,17 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
   t.match(error?.message, /user\.updated.*NoSuchWebhook/)
 })
 
+test('endpoint(name, methods, { operationId }) names a webhook by its operationId', async (t) => {
+  const Created = Type.Object({ id: Type.String() })
+  const Change = changeClass('OldSummary', [endpoint('user.created', ['POST'], { operationId: 'userCreated' }).had({ summary: 'Old summary' })])
+  const app = await appOf(t, new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01')), ping, {
+    before: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: Created, summary: 'A user was created', operationId: 'userCreated' }) }
+  })
+  await app.ready()
+  t.equal(documentOf(app, '2001-01-01').webhooks['user.created'].post.summary, 'A user was created')
+  t.equal(documentOf(app, '2000-01-01').webhooks['user.created'].post.summary, 'Old summary', 'the instruction applies to the named webhook')
+})
+
 test('a by-schema response converter of a schema only a webhook body uses needs no checkUsage: false', async (t) => {
   const build = async (body: TSchema, Converted: TSchema, request: boolean): Promise<Error | undefined> => {
     class Change extends VersionChange {
