@@ -28,36 +28,36 @@ const plugin: FastifyPluginAsync<FastifyVersionerOptions> = async function fasti
 export const fastifyVersioner = fp(plugin, { name: 'fastify-versioner', fastify: '5.x' })
 export default fastifyVersioner
 
-export { versioned, type VersionedScope } from './lib/versioned'
+export { versioned, type VersionedScope } from './lib/describe/versioned-scope'
 export type { FastifyVersionerOptions } from './lib/options'
-export type { DocsOptions, OpenApiBase } from './lib/docs-options'
-export { Webhooks, type WebhookDefinition, type DeclaredWebhook } from './lib/webhooks'
-export type { Changelog, ChangelogEntryData } from './lib/changelog'
-export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type ApiVersionFormat, type ApiVersionDefaultValue } from './lib/version-picking'
-export { currentDependencySolver, type DependencySolver } from './lib/dependency-solver'
-export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/migrate-response-body'
+export type { DocsOptions, OpenApiBase } from './lib/docs/options'
+export { Webhooks, type WebhookDefinition, type DeclaredWebhook } from './lib/routes/webhooks'
+export type { Changelog, ChangelogEntryData } from './lib/docs/changelog'
+export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type ApiVersionFormat, type ApiVersionDefaultValue } from './lib/serve/version-picking'
+export { currentDependencySolver, type DependencySolver } from './lib/serve/dependency-solver'
+export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/serve/migrate-response-body'
 export type { VersionerDecoration } from './lib/versioner'
-export type { VersionedRouteInfo } from './lib/route-table'
-export type { RouteAttributes } from './lib/route-timeline'
-export { Version, HeadVersion, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from './lib/versions'
-export { VersionChange, VersionChangeWithSideEffects } from './lib/version-change'
-export type { VersionChangeClass } from './lib/version-change-reader'
+export type { VersionedRouteInfo } from './lib/routes/route-table'
+export type { RouteAttributes } from './lib/routes/timeline'
+export { Version, HeadVersion, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from './lib/describe/versions'
+export { VersionChange, VersionChangeWithSideEffects } from './lib/describe/version-change'
+export type { VersionChangeClass } from './lib/describe/version-change-reader'
 export {
   schema, enumeration, type SchemaInstructionBuilder, type FieldInstructionBuilder, type ValidatorInstructionBuilder,
   type EnumInstructionBuilder, type FieldName
-} from './lib/schema-instructions'
-export { endpoint, type EndpointInstructionBuilder } from './lib/endpoint-instructions'
+} from './lib/describe/schema-instructions'
+export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
   FieldExistedAsAttributes, EndpointHadAttributes, EnumValue
-} from './lib/instructions'
-export type { HttpMethod } from './lib/http-methods'
+} from './lib/describe/instructions'
+export type { HttpMethod } from './lib/core/http-methods'
 export {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,
   type ResponseConverterOptions, type ResponsePathConverterOptions
-} from './lib/converters'
-export type { RequestInfo, ResponseInfo, UntypedBody, FormFields, FormFile, FormValue, CookieOptions } from './lib/converter-info'
-export { extendSchema, type ExtendedProperties } from './lib/extend-schema'
-export { defineValidator, withValidators, type NamedValidator } from './lib/named-validators'
-export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schema-generation'
-export * from './lib/errors'
+} from './lib/describe/converter-decorators'
+export type { RequestInfo, ResponseInfo, UntypedBody, FormFields, FormFile, FormValue, CookieOptions } from './lib/describe/converter-info'
+export { extendSchema, type ExtendedProperties } from './lib/describe/extend-schema'
+export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
+export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/generation'
+export * from './lib/core/errors'

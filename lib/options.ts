@@ -4,15 +4,15 @@
  * object is never changed.
  * @module
  */
-import type { DocsOptions } from './docs-options'
-import { processWarning } from './warnings'
-import { InvalidOptionError } from './errors'
-import { isIsoDate } from './iso-date'
-import { describeValue } from './schema-utils'
+import type { DocsOptions } from './docs/options'
+import { processWarning } from './core/warnings'
+import { InvalidOptionError } from './core/errors'
+import { isIsoDate } from './core/iso-date'
+import { describeValue } from './core/json-schema'
 import {
   resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
-} from './version-picking'
-import { VersionBundle } from './versions'
+} from './serve/version-picking'
+import { VersionBundle } from './describe/versions'
 
 /**
  * Options of `fastifyVersioner`.

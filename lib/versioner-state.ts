@@ -5,15 +5,15 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { ConverterPlanner } from './converter-steps'
-import type { HttpMethod } from './http-methods'
+import { ConverterPlanner } from './routes/converter-steps'
+import type { HttpMethod } from './core/http-methods'
 import type { ResolvedOptions } from './options'
-import { EndpointInstructionLog, type RouteState } from './route-timeline'
-import { SchemaGeneration } from './schema-generation'
-import type { RouteSchema, VersionBehaviour } from './version-behaviour'
-import type { VersionedScope } from './versioned'
-import { generationSteps, type GenerationStep } from './versions'
-import { kBundleInternals } from './symbols'
+import { EndpointInstructionLog, type RouteState } from './routes/timeline'
+import { SchemaGeneration } from './schemas/generation'
+import type { RouteSchema, VersionBehaviour } from './routes/version-plan'
+import type { VersionedScope } from './describe/versioned-scope'
+import { generationSteps, type GenerationStep } from './describe/versions'
+import { kBundleInternals } from './core/symbols'
 
 /** A HEAD route registered inside `versioned(...)`. */
 export interface HeadRoute {

@@ -10,8 +10,8 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange,
   type HttpMethod, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
-import { readConverters } from '../lib/converters'
-import { kBundleInternals, kConverters } from '../lib/symbols'
+import { readConverters } from '../lib/describe/converter-decorators'
+import { kBundleInternals, kConverters } from '../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from './helpers/structure'
 
 type LooseDecorator = (target: object, key: string) => void

@@ -334,7 +334,7 @@ t.test('the tarball holds the built package and nothing else', async (t) => {
   const listed = await run('tar', ['-tzf', tarball], workDir)
   t.equal(listed.code, 0, 'tar lists the tarball')
   const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''))
-  for (const file of ['package.json', 'dist/plugin.js', 'dist/plugin.d.ts', 'dist/lib/versions.js', 'dist/lib/versions.d.ts']) {
+  for (const file of ['package.json', 'dist/plugin.js', 'dist/plugin.d.ts', 'dist/lib/describe/versions.js', 'dist/lib/describe/versions.d.ts']) {
     t.ok(files.includes(file), `contains ${file}`)
   }
   t.same(files.filter((file) => file.startsWith('test/')), [], 'no tests')
@@ -359,7 +359,7 @@ t.test("the shipped declarations leak no `any` except UntypedBody's", async (t) 
   }
   await visit(dist)
   t.same(found, [
-    'esm/lib/converter-info.d.ts: export type UntypedBody = Record<string, any>;',
-    'lib/converter-info.d.ts: export type UntypedBody = Record<string, any>;'
+    'esm/lib/describe/converter-info.d.ts: export type UntypedBody = Record<string, any>;',
+    'lib/describe/converter-info.d.ts: export type UntypedBody = Record<string, any>;'
   ], 'only the documented UntypedBody (in the CommonJS and the ESM declarations)')
 })

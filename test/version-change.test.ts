@@ -6,7 +6,7 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
   enumeration, endpoint, schema, type RequestInfo, type VersionChangeClass
 } from '../plugin'
-import { kBundleInternals } from '../lib/symbols'
+import { kBundleInternals } from '../lib/core/symbols'
 import { caught, makeSideEffectChange, throwsCoded, throwsStructure } from './helpers/structure'
 
 const asAny = (value: unknown): any => value

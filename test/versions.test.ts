@@ -5,7 +5,7 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
   schema, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
-import { kBundleInternals } from '../lib/symbols'
+import { kBundleInternals } from '../lib/core/symbols'
 import { caught, makeChange, throwsStructure } from './helpers/structure'
 
 const asAny = (value: unknown): any => value

@@ -1,0 +1,279 @@
+/**
+ * The converter decorators `@ConvertRequestToNextVersionFor` and `@ConvertResponseToPreviousVersionFor`,
+ * and the one reader of what they record.
+ *
+ * A decorator only writes metadata: under TypeScript's `experimentalDecorators` through reflect-metadata,
+ * on the class, under a symbol key; under standard (TC39) decorators in `context.metadata`, under the same
+ * key. Nothing depends on `design:*` metadata, which tsx, esbuild and TC39 decorators never emit.
+ * JavaScript without decorators calls the decorator by hand: `Decorator(...)(Class.prototype, 'method')`.
+ * @module
+ */
+import 'reflect-metadata'
+import { Kind, type TSchema } from '@sinclair/typebox'
+import type { RequestInfo, ResponseInfo } from './converter-info'
+import { VersionerStructureError } from '../core/errors'
+import { normaliseMethods, type HttpMethod } from '../core/http-methods'
+import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+import { kConverters } from '../core/symbols'
+
+// Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
+;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
+
+/** Options of a by-schema request converter. */
+export interface RequestConverterOptions {
+  /** Fail at start-up when no route's request uses the schema(s) (default `true`). */
+  checkUsage?: boolean
+}
+
+/** Options of a by-schema response converter. */
+export interface ResponseConverterOptions {
+  /** Fail at start-up when no route's response uses the schema(s) (default `true`). */
+  checkUsage?: boolean
+  /** Also run on error responses (status ≥ 300), thrown or returned (default `false`). */
+  migrateHttpErrors?: boolean
+}
+
+/** Options of a by-path response converter. */
+export interface ResponsePathConverterOptions {
+  /** Also run on error responses (status ≥ 300), thrown or returned (default `false`). */
+  migrateHttpErrors?: boolean
+}
+
+/** What a converter applies to: routes using schemas, or one route by its (HEAD) path and methods. */
+export type ConverterTarget =
+  | { readonly kind: 'schema', readonly schemas: readonly TSchema[] }
+  | { readonly kind: 'path', readonly path: string, readonly methods: readonly HttpMethod[] }
+
+/** One converter, as read from a version change class. */
+export interface ConverterEntry {
+  readonly direction: 'request' | 'response'
+  readonly target: ConverterTarget
+  readonly checkUsage: boolean
+  readonly migrateHttpErrors: boolean
+  readonly methodName: string | symbol
+  readonly isStatic: boolean
+}
+
+type Declaration = Omit<ConverterEntry, 'methodName' | 'isStatic'>
+
+/**
+ * A method decorator for converters, usable with `experimentalDecorators` and with standard decorators.
+ * The decorated method takes exactly one parameter.
+ */
+export interface ConverterDecorator<Info> {
+  <This, Method extends (this: This, info: Info) => unknown>(value: Method & ExactlyOneParameter<Method>, context: ClassMethodDecoratorContext<This, Method>): void
+  <Method extends (info: Info) => unknown>(
+    target: object, propertyKey: string | symbol, descriptor?: TypedPropertyDescriptor<Method> & ExactlyOneParameter<Method>
+  ): void
+}
+
+/** Rejects (at compile time) a converter method that does not take exactly one parameter. */
+export type ExactlyOneParameter<Method extends (...args: never[]) => unknown> =
+  Parameters<Method> extends [unknown] ? unknown : { readonly 'a converter takes exactly one parameter': never }
+
+const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf', 'enum', 'const', '$ref', '$id', 'not',
+  'patternProperties', 'additionalProperties', 'prefixItems', 'required', 'format', 'pattern']
+
+/** True for a TypeBox schema or an object with at least one JSON Schema keyword. */
+function looksLikeSchema (value: unknown): boolean {
+  return isSchemaObject(value) && (Kind in value || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
+}
+
+function isOptionsObject (value: unknown): value is Record<string, unknown> {
+  return isSchemaObject(value) && !looksLikeSchema(value)
+}
+
+function isMethods (value: unknown): boolean {
+  return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+}
+
+function readOptions (options: Record<string, unknown>, allowed: readonly string[], display: string): Record<string, boolean> {
+  for (const [key, value] of Object.entries(options)) {
+    if (!allowed.includes(key)) {
+      throw new VersionerStructureError(`${display}: option '${key}' does not apply here; allowed: ${allowed.join(', ') || 'none'}.`)
+    }
+    if (typeof value !== 'boolean') throw new VersionerStructureError(`${display}: option '${key}' must be true or false.`)
+  }
+  return options as Record<string, boolean>
+}
+
+function parseDeclaration (direction: 'request' | 'response', args: unknown[]): Declaration {
+  const name = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
+  const display = `${name}(${args.map((arg) => describeValue(arg)).join(', ')})`
+  const [first, ...rest] = args
+  if (typeof first === 'string') {
+    if (!first.startsWith('/')) throw new VersionerStructureError(`${display}: a path must start with '/'.`)
+    if (rest.length === 0 || !isMethods(rest[0])) {
+      throw new VersionerStructureError(`${display}: if a path is given as the first argument, methods must be given as the second ` +
+        "(a method name such as 'PUT', or a list of them).")
+    }
+    const methods = normaliseMethods(rest[0])
+    if (rest.length > 2 || (rest.length === 2 && !isOptionsObject(rest[1]))) {
+      throw new VersionerStructureError(`${display}: if a path is given as the first argument, no schemas can be added.`)
+    }
+    const options = readOptions((rest[1] ?? {}) as Record<string, unknown>, direction === 'response' ? ['migrateHttpErrors'] : [], display)
+    return {
+      direction,
+      target: Object.freeze({ kind: 'path' as const, path: first, methods: Object.freeze(methods) }),
+      checkUsage: true,
+      migrateHttpErrors: options.migrateHttpErrors ?? false
+    }
+  }
+  const last = args[args.length - 1]
+  const hasOptions = args.length > 1 && isOptionsObject(last)
+  const schemas = hasOptions ? args.slice(0, -1) : args
+  if (schemas.length === 0) {
+    throw new VersionerStructureError(`${display}: give the schema(s) whose routes it converts, or a path and methods.`)
+  }
+  for (const schema of schemas) {
+    if (!looksLikeSchema(schema)) {
+      throw new VersionerStructureError(`${display}: if a schema is given as the first argument, all other arguments must be schemas ` +
+        `(and an options object last); got ${describeValue(schema)}.`)
+    }
+  }
+  const options = readOptions(hasOptions ? last as Record<string, unknown> : {},
+    direction === 'response' ? ['checkUsage', 'migrateHttpErrors'] : ['checkUsage'], display)
+  return {
+    direction,
+    target: Object.freeze({ kind: 'schema' as const, schemas: Object.freeze(schemas as TSchema[]) }),
+    checkUsage: options.checkUsage ?? true,
+    migrateHttpErrors: options.migrateHttpErrors ?? false
+  }
+}
+
+function checkArity (method: unknown, where: string, direction: 'request' | 'response'): void {
+  const parameter = direction === 'request' ? 'request (a RequestInfo)' : 'response (a ResponseInfo)'
+  if (typeof method !== 'function') {
+    throw new VersionerStructureError(`Converter '${where}' is not a method; converters must be methods taking one parameter: ${parameter}.`)
+  }
+  if (method.length !== 1) {
+    throw new VersionerStructureError(`Converter method '${where}' must have exactly 1 parameter: ${parameter}; it has ${method.length}.`)
+  }
+}
+
+function isDecoratorContext (value: unknown): value is DecoratorContext {
+  return typeof value === 'object' && value !== null && 'kind' in value && 'name' in value
+}
+
+function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info> {
+  function decorate (targetOrValue: unknown, keyOrContext: unknown, descriptor?: PropertyDescriptor): void {
+    if (isDecoratorContext(keyOrContext)) {
+      const context = keyOrContext
+      const where = String(context.name)
+      if (context.kind !== 'method') {
+        throw new VersionerStructureError(`Converter decorators apply to methods; '${where}' is a ${context.kind}.`)
+      }
+      if (context.private) throw new VersionerStructureError(`Converter method '${where}' must not be private (#name).`)
+      checkArity(targetOrValue, where, declaration.direction)
+      const metadata = context.metadata as Record<symbol, unknown> | undefined
+      if (metadata === undefined) {
+        throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object (Symbol.metadata is missing).`)
+      }
+      if (!Object.prototype.hasOwnProperty.call(metadata, kConverters)) metadata[kConverters] = []
+      ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })
+      return
+    }
+    const target = targetOrValue as object & Record<string | symbol, unknown>
+    const key = keyOrContext as string | symbol
+    const isStatic = typeof target === 'function'
+    const owner = (isStatic ? target : target.constructor) as object & { name?: string }
+    checkArity(descriptor?.value ?? target[key], `${owner.name ?? 'anonymous'}.${String(key)}`, declaration.direction)
+    const list = (Reflect.getOwnMetadata(kConverters, owner) ?? []) as ConverterEntry[]
+    Reflect.defineMetadata(kConverters, [...list, { ...declaration, methodName: key, isStatic }], owner)
+  }
+  return decorate as ConverterDecorator<Info>
+}
+
+/**
+ * Declares a request converter: it turns a request of the version before the change into a request of the
+ * version with the change. By schema, it applies to every route whose request body uses one of the schemas
+ * (nested, in arrays or unions too); by path and methods, to that route (matched by its HEAD route).
+ * @example
+ * ```ts
+ * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
+ *   description = 'Users can now store several addresses.'
+ *   instructionsToMigrateToPreviousVersion = [...]
+ *
+ *   @ConvertRequestToNextVersionFor(UserCreateRequest)
+ *   addressToList (request: RequestInfo) {
+ *     request.body.addresses = [request.body.address]
+ *     delete request.body.address
+ *   }
+ *
+ *   @ConvertRequestToNextVersionFor('/users/:id', ['PUT'])
+ *   renameOnUpdate (request: RequestInfo) { … }
+ * }
+ * ```
+ */
+export function ConvertRequestToNextVersionFor (
+  schema: TSchema, ...more: Array<TSchema | RequestConverterOptions>
+): ConverterDecorator<RequestInfo<never>>
+export function ConvertRequestToNextVersionFor (path: string, methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>): ConverterDecorator<RequestInfo<never>>
+export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDecorator<RequestInfo<never>> {
+  return makeDecorator(parseDeclaration('request', args))
+}
+
+/**
+ * Declares a response converter: it turns a response of the version with the change into a response of the
+ * version before it. By schema, it applies to every route whose response uses one of the schemas (nested,
+ * in arrays or unions too); by path and methods, to that route. Error responses (status ≥ 300) reach it only
+ * with `migrateHttpErrors: true`.
+ * @example
+ * ```ts
+ * @ConvertResponseToPreviousVersionFor(UserResource)
+ * addressesToSingleItem (response: ResponseInfo) {
+ *   response.body.address = response.body.addresses[0]
+ *   delete response.body.addresses
+ * }
+ *
+ * @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+ * notFoundWasUnauthorized (response: ResponseInfo) { if (response.statusCode === 404) response.statusCode = 401 }
+ * ```
+ */
+export function ConvertResponseToPreviousVersionFor (
+  schema: TSchema, ...more: Array<TSchema | ResponseConverterOptions>
+): ConverterDecorator<ResponseInfo<never>>
+export function ConvertResponseToPreviousVersionFor (
+  path: string,
+  methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>,
+  options?: ResponsePathConverterOptions
+): ConverterDecorator<ResponseInfo<never>>
+export function ConvertResponseToPreviousVersionFor (...args: unknown[]): ConverterDecorator<ResponseInfo<never>> {
+  return makeDecorator(parseDeclaration('response', args))
+}
+
+/**
+ * The converters declared on a version change class (by either decorator mode), in declaration order:
+ * instance methods in the order the class declares them, then static methods; several decorators on one
+ * method in the order they are written.
+ */
+export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
+  const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]
+  const metadataKey = (Symbol as unknown as { metadata: symbol }).metadata
+  const metadata = Object.prototype.hasOwnProperty.call(cls, metadataKey)
+    ? (cls as unknown as Record<symbol, Record<symbol, unknown> | undefined>)[metadataKey]
+    : undefined
+  const standard = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, kConverters)
+    ? metadata[kConverters] as ConverterEntry[]
+    : []
+  const instanceOrder = Object.getOwnPropertyNames(cls.prototype)
+  const staticOrder = Object.getOwnPropertyNames(cls)
+  const position = (entry: ConverterEntry): number => {
+    const order = entry.isStatic ? staticOrder : instanceOrder
+    const index = typeof entry.methodName === 'string' ? order.indexOf(entry.methodName) : -1
+    return (entry.isStatic ? 1_000_000 : 0) + (index === -1 ? 999_999 : index)
+  }
+  // Decorators on one method are applied bottom-up; reversing restores the order they are written in.
+  const entries = [...legacy, ...standard].reverse()
+  return entries
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => position(a.entry) - position(b.entry) || a.index - b.index)
+    .map(({ entry }) => entry)
+}
+
+/** `Schema` names, for messages. */
+export function describeTarget (target: ConverterTarget): string {
+  return target.kind === 'path'
+    ? `${target.methods.join(', ')} ${target.path}`
+    : target.schemas.map(describeSchema).join(', ')
+}

@@ -1,0 +1,82 @@
+/**
+ * `extendSchema`: the TypeBox counterpart of a child class. The child is an ordinary object schema holding
+ * the parent's properties and its own; fastify-versioner remembers the link, so that an instruction on the
+ * parent also reaches the child in every version.
+ * @module
+ */
+import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { VersionerStructureError } from '../core/errors'
+import { describeSchema, isOptional, isSchemaObject, type SchemaObject } from '../core/json-schema'
+
+/** How a schema made by {@link extendSchema} relates to its parent. */
+export interface ChildSchemaInfo {
+  /** The parent object schema. */
+  readonly parent: TObject
+  /** The properties the child declares itself (new ones and overrides of the parent's). */
+  readonly ownKeys: ReadonlySet<string>
+}
+
+// Facts about schema objects themselves (keyed weakly by the object), not a registry of applications.
+const children = new WeakMap<object, ChildSchemaInfo>()
+
+/** Keywords of a parent that describe the parent itself rather than its shape, so a child does not inherit them. */
+const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'description', 'examples', 'default', 'type', 'properties', 'required'])
+
+/** The properties of `Parent` overridden or extended by `Own`. */
+export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
+
+/**
+ * Builds an object schema from a parent object schema plus its own properties (which may override the
+ * parent's). Instructions on the parent reach the child; instructions on the child leave the parent alone.
+ * The child inherits the parent's structural options (such as `additionalProperties`) and named
+ * validators, not its `$id`, `title`, `description`, `examples` or `default`.
+ * @example
+ * ```ts
+ * const UserBase = Type.Object({ name: Type.String() })
+ * const UserResource = extendSchema(UserBase, { id: Type.String() }, { $id: 'UserResource' })
+ * // schema(UserBase).field('name').had({ name: 'fullName' }) renames `name` in UserResource too
+ * ```
+ */
+export function extendSchema<P extends TObject, O extends TProperties> (
+  parent: P,
+  ownProperties: O,
+  options: ObjectOptions = {}
+): TObject<ExtendedProperties<P['properties'], O>> {
+  if (!isSchemaObject(parent) || parent.type !== 'object' || !isSchemaObject(parent.properties)) {
+    throw new VersionerStructureError(`extendSchema(parent, ...) needs an object schema as parent; got ${describeSchema(parent)}.`)
+  }
+  if (!isSchemaObject(ownProperties)) {
+    throw new VersionerStructureError(`extendSchema(${describeSchema(parent)}, properties) needs an object of property schemas.`)
+  }
+  const inherited: Record<string, unknown> = {}
+  for (const key of Object.keys(parent)) {
+    if (!NOT_INHERITED.has(key)) inherited[key] = (parent as SchemaObject)[key]
+  }
+  const properties: Record<string, TSchema> = { ...(parent.properties as Record<string, TSchema>), ...ownProperties }
+  const child = objectSchema(properties, { ...inherited, ...options })
+  children.set(child, { parent, ownKeys: new Set(Object.keys(ownProperties)) })
+  return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
+}
+
+/** The parent link of a schema made by {@link extendSchema} (or derived from one), if any. */
+export function childSchemaInfo (schema: TSchema): ChildSchemaInfo | undefined {
+  return children.get(schema)
+}
+
+/** Records that `derived` (a copy of `source` with other keywords) has the same parent link as `source`. */
+export function registerDerivedSchema (derived: TSchema, source: TSchema): void {
+  const info = children.get(source)
+  if (info !== undefined) children.set(derived, info)
+}
+
+/**
+ * An object schema with `required` computed from the properties' `Optional` modifiers, built directly
+ * (independent of TypeBox's instance mode). `options` supplies every other keyword.
+ */
+export function objectSchema (properties: Record<string, TSchema>, options: Record<string | symbol, unknown> = {}): TSchema {
+  const { type: _type, properties: _properties, required: _required, ...rest } = options
+  const required = Object.keys(properties).filter((key) => !isOptional(properties[key]))
+  const result = { ...rest, [Kind]: 'Object', type: 'object', properties } as unknown as SchemaObject
+  if (required.length > 0) result.required = required
+  return result
+}

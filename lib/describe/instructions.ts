@@ -1,0 +1,223 @@
+/**
+ * The instruction types: what `schema(...)`, `enumeration(...)` and `endpoint(...)` produce, and what a
+ * version change lists in `instructionsToMigrateToPreviousVersion`. Instructions are plain frozen data; the
+ * schema generator and the route generator interpret them.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { HttpMethod } from '../core/http-methods'
+import type { NamedValidator } from './named-validators'
+import { kInstruction } from '../core/symbols'
+
+/**
+ * JSON Schema keywords a field can have, change or lack in an older version. Any other keyword is allowed
+ * too (it is written into the field's schema as given).
+ */
+export interface FieldKeywords {
+  default?: unknown
+  minLength?: number
+  maxLength?: number
+  minimum?: number
+  exclusiveMinimum?: number
+  maximum?: number
+  exclusiveMaximum?: number
+  multipleOf?: number
+  pattern?: string
+  format?: string
+  minItems?: number
+  maxItems?: number
+  uniqueItems?: boolean
+  minProperties?: number
+  maxProperties?: number
+  title?: string
+  description?: string
+  examples?: unknown[]
+  deprecated?: boolean
+  readOnly?: boolean
+  writeOnly?: boolean
+  nullable?: boolean
+  [keyword: string]: unknown
+}
+
+/** Names of {@link FieldKeywords}, for `didntHave(...)`; any other keyword name is accepted as well. */
+export type FieldKeywordName = Exclude<keyof FieldKeywords, number> | (string & {})
+
+/** What `schema(S).field(f).had({...})` accepts. */
+export interface FieldHadAttributes extends FieldKeywords {
+  /** The field's name in the previous version. */
+  name?: string
+  /** The field's type (schema) in the previous version. */
+  type?: TSchema
+  /** Whether the field was optional (`true`) or required (`false`) in the previous version. */
+  optional?: boolean
+}
+
+/** What `schema(S).field(f).existedAs({...})` accepts. */
+export interface FieldExistedAsAttributes extends FieldKeywords {
+  /** The field's type (schema) in the previous version. */
+  type: TSchema
+  /** Whether the field was optional; by default it was required, unless a `default` is given. */
+  optional?: boolean
+}
+
+/** Route attributes an endpoint had in the previous version (`endpoint(path, methods).had({...})`). */
+export interface EndpointHadAttributes {
+  /** The path in the previous version; its path parameters must be the same as the route's. */
+  path?: string
+  /** The methods in the previous version. */
+  methods?: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>
+  /** The status code of a successful response in the previous version (replaces the handler's 2xx status). */
+  statusCode?: number
+  /** OpenAPI summary. */
+  summary?: string
+  /** OpenAPI description. */
+  description?: string
+  /** OpenAPI tags. */
+  tags?: string[]
+  /** Whether the operation was deprecated. */
+  deprecated?: boolean
+  /** OpenAPI operationId. */
+  operationId?: string
+  /** Whether the route was hidden from the OpenAPI document. */
+  hide?: boolean
+  /** Response schemas by status code in the previous version (HEAD schemas, versioned like any other). */
+  response?: Record<string | number, TSchema>
+}
+
+/** Names accepted by {@link EndpointHadAttributes}. */
+export const ENDPOINT_ATTRIBUTES = ['path', 'methods', 'statusCode', 'summary', 'description', 'tags', 'deprecated',
+  'operationId', 'hide', 'response'] as const
+
+interface InstructionBase {
+  readonly [kInstruction]: true
+  /** How the instruction was written, for messages: `schema(User).field('name').didntExist`. */
+  readonly display: string
+}
+
+/** `schema(S).had({ name })`: the schema had another name (OpenAPI component name). */
+export interface SchemaHadInstruction extends InstructionBase {
+  readonly kind: 'schema.had'
+  readonly schema: TSchema
+  readonly name: string
+}
+
+/** `schema(S).field(f).had({...})`. */
+export interface FieldHadInstruction extends InstructionBase {
+  readonly kind: 'field.had'
+  readonly schema: TSchema
+  readonly field: string
+  readonly name: string | undefined
+  readonly type: TSchema | undefined
+  readonly optional: boolean | undefined
+  readonly keywords: Readonly<Record<string, unknown>>
+}
+
+/** `schema(S).field(f).didntHave(...keywords)`. */
+export interface FieldDidntHaveInstruction extends InstructionBase {
+  readonly kind: 'field.didntHave'
+  readonly schema: TSchema
+  readonly field: string
+  readonly keywords: readonly string[]
+}
+
+/** `schema(S).field(f).existedAs({ type, ... })`. */
+export interface FieldExistedAsInstruction extends InstructionBase {
+  readonly kind: 'field.existedAs'
+  readonly schema: TSchema
+  readonly field: string
+  readonly type: TSchema
+  readonly optional: boolean | undefined
+  readonly keywords: Readonly<Record<string, unknown>>
+}
+
+/** `schema(S).field(f).didntExist`. */
+export interface FieldDidntExistInstruction extends InstructionBase {
+  readonly kind: 'field.didntExist'
+  readonly schema: TSchema
+  readonly field: string
+}
+
+/** `schema(S).validator(v).existed`. */
+export interface ValidatorExistedInstruction extends InstructionBase {
+  readonly kind: 'validator.existed'
+  readonly schema: TSchema
+  readonly validator: NamedValidator
+}
+
+/** `schema(S).validator(name).didntExist`. */
+export interface ValidatorDidntExistInstruction extends InstructionBase {
+  readonly kind: 'validator.didntExist'
+  readonly schema: TSchema
+  readonly validatorName: string
+}
+
+/** `enumeration(E).had({ member: value })`. */
+export interface EnumHadInstruction extends InstructionBase {
+  readonly kind: 'enum.had'
+  readonly schema: TSchema
+  readonly members: Readonly<Record<string, EnumValue>>
+}
+
+/** `enumeration(E).didntHave(...members)`. */
+export interface EnumDidntHaveInstruction extends InstructionBase {
+  readonly kind: 'enum.didntHave'
+  readonly schema: TSchema
+  readonly members: readonly string[]
+}
+
+/** `endpoint(path, methods).existed` / `.didntExist`. */
+export interface EndpointExistenceInstruction extends InstructionBase {
+  readonly kind: 'endpoint.existed' | 'endpoint.didntExist'
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  /** Only the HEAD route with this `operationId` (to tell apart routes sharing a path and methods). */
+  readonly operationId: string | undefined
+}
+
+/** `endpoint(path, methods).had({...})`. */
+export interface EndpointHadInstruction extends InstructionBase {
+  readonly kind: 'endpoint.had'
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  /** Only the HEAD route with this `operationId`. */
+  readonly operationId: string | undefined
+  readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods'> & { methods?: readonly HttpMethod[] }>
+}
+
+/** A value an enum member can have. */
+export type EnumValue = string | number | boolean | null
+
+/** Instructions about schemas and their fields. */
+export type SchemaInstruction = SchemaHadInstruction | FieldHadInstruction | FieldDidntHaveInstruction |
+  FieldExistedAsInstruction | FieldDidntExistInstruction | ValidatorExistedInstruction | ValidatorDidntExistInstruction
+
+/** Instructions about enum members. */
+export type EnumInstruction = EnumHadInstruction | EnumDidntHaveInstruction
+
+/** Instructions about routes. */
+export type EndpointInstruction = EndpointExistenceInstruction | EndpointHadInstruction
+
+/**
+ * One migration instruction: how a schema, an enum or an endpoint looked in the previous version.
+ * Made by {@link schema}, {@link enumeration} and {@link endpoint}.
+ * @example
+ * ```ts
+ * const instructions: Instruction[] = [schema(User).field('addresses').had({ name: 'address', type: Type.String() })]
+ * ```
+ */
+export type Instruction = SchemaInstruction | EnumInstruction | EndpointInstruction
+
+/** True for an object made by one of the instruction builders. */
+export function isInstruction (value: unknown): value is Instruction {
+  return typeof value === 'object' && value !== null && (value as Partial<InstructionBase>)[kInstruction] === true
+}
+
+/** Brands and freezes an instruction. */
+export function makeInstruction<T extends Instruction> (fields: Omit<T, typeof kInstruction>): T {
+  return Object.freeze({ ...fields, [kInstruction]: true, toString: () => fields.display }) as unknown as T
+}
+
+/** True for schema and enum instructions (those schema generation applies). */
+export function isSchemaLevelInstruction (instruction: Instruction): instruction is SchemaInstruction | EnumInstruction {
+  return !instruction.kind.startsWith('endpoint.')
+}

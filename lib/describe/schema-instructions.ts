@@ -1,0 +1,246 @@
+/**
+ * The builders `schema(S)` and `enumeration(E)`: how a schema, its fields, its named validators and an
+ * enum's members looked in the previous version. Arguments are checked when the instruction is written;
+ * whether it applies is checked by schema generation, which knows the version change it belongs to.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { VersionerStructureError } from '../core/errors'
+import {
+  makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
+  type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
+  type FieldHadInstruction, type FieldKeywordName, type SchemaHadInstruction, type ValidatorDidntExistInstruction,
+  type ValidatorExistedInstruction
+} from './instructions'
+import type { NamedValidator } from './named-validators'
+import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+
+/** Field names of an object schema, for autocompletion; any string is accepted (fields of older versions). */
+export type FieldName<S extends TSchema> = (S extends { properties: infer P } ? Extract<keyof P, string> : never) | (string & {})
+
+/** Instructions about one field of an object schema. */
+export interface FieldInstructionBuilder {
+  /**
+   * The field had another name, type, optionality or keywords in the previous version.
+   * `had({ default })` also makes a required field optional (a client could omit it).
+   */
+  had: (attributes: FieldHadAttributes) => FieldHadInstruction
+  /** The field lacked these keywords. Removing `default` also makes an optional field required. */
+  didntHave: (...keywords: FieldKeywordName[]) => FieldDidntHaveInstruction
+  /** The field existed (it was removed since), with this type and these keywords. */
+  existedAs: (attributes: FieldExistedAsAttributes) => FieldExistedAsInstruction
+  /** The field did not exist (it was added since). */
+  readonly didntExist: FieldDidntExistInstruction
+}
+
+/** Instructions about one named validator of an object schema. */
+export interface ValidatorInstructionBuilder {
+  /** The validator existed (it was removed since). Needs the validator made by `defineValidator`. */
+  readonly existed: ValidatorExistedInstruction
+  /** The validator did not exist (it was added since). */
+  readonly didntExist: ValidatorDidntExistInstruction
+}
+
+/** Instructions about a schema. */
+export interface SchemaInstructionBuilder<S extends TSchema> {
+  /** The schema had another name (its `$id`, the OpenAPI component name) in the previous version. */
+  had: (attributes: { name: string }) => SchemaHadInstruction
+  /** Instructions about one field (property) of this object schema. */
+  field: (name: FieldName<S>) => FieldInstructionBuilder
+  /** Instructions about one named validator of this object schema (by name, or the validator itself). */
+  validator: (validator: string | NamedValidator) => ValidatorInstructionBuilder
+}
+
+/** Instructions about an enum schema (a union of literals, or a schema with an `enum` keyword). */
+export interface EnumInstructionBuilder {
+  /** The enum had these members (name → value): added, or with another value. */
+  had: (members: Record<string, EnumValue>) => EnumHadInstruction
+  /** The enum lacked these members (by name). */
+  didntHave: (...members: string[]) => EnumDidntHaveInstruction
+}
+
+function checkSchemaArgument (target: unknown, builder: string): asserts target is TSchema {
+  if (!isSchemaObject(target)) {
+    throw new VersionerStructureError(`${builder}(...) takes a TypeBox schema (or a JSON Schema object); got ${describeValue(target)}.`)
+  }
+}
+
+function checkName (value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new VersionerStructureError(`${what} must be a non-empty string; got ${describeValue(value)}.`)
+  }
+}
+
+const FIELD_ATTRIBUTES_NOT_KEYWORDS = new Set(['name', 'type', 'optional'])
+
+function splitKeywords (attributes: Record<string, unknown>, display: string): Record<string, unknown> {
+  const keywords: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(attributes)) {
+    if (FIELD_ATTRIBUTES_NOT_KEYWORDS.has(key)) continue
+    if (key === 'required') {
+      throw new VersionerStructureError(`${display}: 'required' is not a field keyword; use { optional: true } or { optional: false }.`)
+    }
+    if (value === undefined) {
+      throw new VersionerStructureError(`${display}: keyword '${key}' is undefined; to say the field lacked it, use .didntHave('${key}').`)
+    }
+    keywords[key] = value
+  }
+  return keywords
+}
+
+function fieldBuilder (target: TSchema, schemaDisplay: string, field: string): FieldInstructionBuilder {
+  const base = `${schemaDisplay}.field('${field}')`
+  return {
+    had (attributes: FieldHadAttributes): FieldHadInstruction {
+      const display = `${base}.had(${describeValue(attributes)})`
+      if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
+        throw new VersionerStructureError(`${display}: had() needs at least one attribute (name, type, optional, or a keyword).`)
+      }
+      if (attributes.name !== undefined) checkName(attributes.name, `${base}.had({ name })`)
+      if (attributes.type !== undefined && !isSchemaObject(attributes.type)) {
+        throw new VersionerStructureError(`${base}.had({ type }) takes a TypeBox schema; got ${describeValue(attributes.type)}.`)
+      }
+      if (attributes.optional !== undefined && typeof attributes.optional !== 'boolean') {
+        throw new VersionerStructureError(`${base}.had({ optional }) takes true or false; got ${describeValue(attributes.optional)}.`)
+      }
+      return makeInstruction<FieldHadInstruction>({
+        kind: 'field.had',
+        display,
+        schema: target,
+        field,
+        name: attributes.name,
+        type: attributes.type,
+        optional: attributes.optional,
+        keywords: Object.freeze(splitKeywords(attributes, display))
+      })
+    },
+    didntHave (...keywords: FieldKeywordName[]): FieldDidntHaveInstruction {
+      const display = `${base}.didntHave(${keywords.map(describeValue).join(', ')})`
+      if (keywords.length === 0) throw new VersionerStructureError(`${display}: didntHave() needs at least one keyword name.`)
+      for (const keyword of keywords) {
+        if (typeof keyword !== 'string' || keyword === '') {
+          throw new VersionerStructureError(`${display}: keyword names must be non-empty strings.`)
+        }
+        if (FIELD_ATTRIBUTES_NOT_KEYWORDS.has(keyword) || keyword === 'required') {
+          throw new VersionerStructureError(`${display}: '${keyword}' is not a keyword a field can lack. ` +
+            'To remove the field use .didntExist; to change its name or type use .had({ name }) or .had({ type }); ' +
+            'to make it required or optional use .had({ optional }).')
+        }
+      }
+      return makeInstruction<FieldDidntHaveInstruction>({ kind: 'field.didntHave', display, schema: target, field, keywords: Object.freeze([...keywords]) })
+    },
+    existedAs (attributes: FieldExistedAsAttributes): FieldExistedAsInstruction {
+      const display = `${base}.existedAs(${describeValue(attributes)})`
+      if (!isSchemaObject(attributes) || !isSchemaObject(attributes.type)) {
+        throw new VersionerStructureError(`${display}: existedAs() needs { type }, a TypeBox schema.`)
+      }
+      if (attributes.optional !== undefined && typeof attributes.optional !== 'boolean') {
+        throw new VersionerStructureError(`${display}: { optional } takes true or false.`)
+      }
+      if ('name' in attributes) throw new VersionerStructureError(`${display}: existedAs() takes no name; the field is '${field}'.`)
+      return makeInstruction<FieldExistedAsInstruction>({
+        kind: 'field.existedAs',
+        display,
+        schema: target,
+        field,
+        type: attributes.type,
+        optional: attributes.optional,
+        keywords: Object.freeze(splitKeywords(attributes, display))
+      })
+    },
+    get didntExist (): FieldDidntExistInstruction {
+      return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display: `${base}.didntExist`, schema: target, field })
+    }
+  }
+}
+
+/**
+ * Starts an instruction about a schema, written against the latest schemas.
+ * @example
+ * ```ts
+ * schema(UserResource).had({ name: 'User' })
+ * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
+ * schema(UserResource).field('nickname').didntExist
+ * schema(UserResource).field('legacyId').existedAs({ type: Type.Integer() })
+ * schema(UserResource).field('name').didntHave('maxLength')
+ * schema(Booking).validator('endAfterStart').didntExist
+ * ```
+ */
+export function schema<S extends TSchema> (target: S): SchemaInstructionBuilder<S> {
+  checkSchemaArgument(target, 'schema')
+  const schemaDisplay = `schema(${describeSchema(target)})`
+  return {
+    had (attributes: { name: string }): SchemaHadInstruction {
+      const display = `${schemaDisplay}.had(${describeValue(attributes)})`
+      if (!isSchemaObject(attributes)) throw new VersionerStructureError(`${display}: had() takes { name }.`)
+      const extra = Object.keys(attributes).filter((key) => key !== 'name')
+      if (extra.length > 0 || attributes.name === undefined) {
+        throw new VersionerStructureError(`${display}: schema(...).had() takes only { name }; ` +
+          `to change a field use ${schemaDisplay}.field(name).had(...)${extra.length > 0 ? ` (got ${extra.join(', ')})` : ''}.`)
+      }
+      checkName(attributes.name, `${schemaDisplay}.had({ name })`)
+      return makeInstruction<SchemaHadInstruction>({ kind: 'schema.had', display, schema: target, name: attributes.name })
+    },
+    field (name: FieldName<S>): FieldInstructionBuilder {
+      checkName(name, `${schemaDisplay}.field(name)`)
+      return fieldBuilder(target, schemaDisplay, name)
+    },
+    validator (validator: string | NamedValidator): ValidatorInstructionBuilder {
+      const validatorName = typeof validator === 'string' ? validator : isSchemaObject(validator) ? validator.name : undefined
+      checkName(validatorName, `${schemaDisplay}.validator(...)`)
+      const base = `${schemaDisplay}.validator('${validatorName}')`
+      return {
+        get existed (): ValidatorExistedInstruction {
+          if (typeof validator === 'string' || !isSchemaObject(validator.fragment)) {
+            throw new VersionerStructureError(`${base}.existed needs the validator itself (made by defineValidator), ` +
+              'not only its name, because the previous version has to know its rule.')
+          }
+          return makeInstruction<ValidatorExistedInstruction>({ kind: 'validator.existed', display: `${base}.existed`, schema: target, validator })
+        },
+        get didntExist (): ValidatorDidntExistInstruction {
+          return makeInstruction<ValidatorDidntExistInstruction>({
+            kind: 'validator.didntExist', display: `${base}.didntExist`, schema: target, validatorName
+          })
+        }
+      }
+    }
+  }
+}
+
+const ENUM_VALUE_TYPES = new Set(['string', 'number', 'boolean'])
+
+/**
+ * Starts an instruction about an enum: a union of literals (`Type.Union([Type.Literal('a'), …])`,
+ * `Type.Enum(...)`) or a schema with an `enum` keyword. JSON Schema keeps only values, so a member's name
+ * is its value as a string (`'active'`, or `'2'` for the number 2).
+ * @example
+ * ```ts
+ * enumeration(Status).didntHave('archived')        // 'archived' was added since
+ * enumeration(Status).had({ pending: 'pending' })  // 'pending' was removed since
+ * enumeration(Status).had({ active: 'enabled' })   // the value 'active' was called 'enabled'
+ * ```
+ */
+export function enumeration (target: TSchema): EnumInstructionBuilder {
+  checkSchemaArgument(target, 'enumeration')
+  const base = `enumeration(${describeSchema(target)})`
+  return {
+    had (members: Record<string, EnumValue>): EnumHadInstruction {
+      const display = `${base}.had(${describeValue(members)})`
+      if (!isSchemaObject(members) || Object.keys(members).length === 0) {
+        throw new VersionerStructureError(`${display}: had() needs at least one member, as { name: value }.`)
+      }
+      for (const [name, value] of Object.entries(members)) {
+        if (value !== null && !ENUM_VALUE_TYPES.has(typeof value)) {
+          throw new VersionerStructureError(`${display}: member '${name}' must have a string, number, boolean or null value.`)
+        }
+      }
+      return makeInstruction<EnumHadInstruction>({ kind: 'enum.had', display, schema: target, members: Object.freeze({ ...members }) })
+    },
+    didntHave (...members: string[]): EnumDidntHaveInstruction {
+      const display = `${base}.didntHave(${members.map(describeValue).join(', ')})`
+      if (members.length === 0) throw new VersionerStructureError(`${display}: didntHave() needs at least one member name.`)
+      for (const member of members) checkName(member, `${display}: a member name`)
+      return makeInstruction<EnumDidntHaveInstruction>({ kind: 'enum.didntHave', display, schema: target, members: Object.freeze([...members]) })
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The one reader of version change classes: checks a class (for JavaScript users as much as TypeScript
+ * ones) and turns it, with its decorator metadata, into plain data that the rest of the library uses.
+ * @module
+ */
+import { readConverters, type ConverterEntry } from './converter-decorators'
+import { VersionerStructureError } from '../core/errors'
+import { isInstruction, type Instruction } from './instructions'
+import { describeValue } from '../core/json-schema'
+import { VersionChange, VersionChangeWithSideEffects } from './version-change'
+
+/** A version change class: a concrete subclass of `VersionChange`. */
+export type VersionChangeClass = new () => VersionChange
+
+/** One converter of a version change, ready to run. */
+export interface ConverterDescriptor extends ConverterEntry {
+  /** `ChangeName.methodName`, for messages. */
+  readonly display: string
+  /** The version change it belongs to. */
+  readonly change: VersionChangeDescriptor
+  /** Runs the converter on its argument (a `RequestInfo` or `ResponseInfo`). */
+  readonly run: (info: unknown) => unknown
+}
+
+/** A version change class, read. */
+export interface VersionChangeDescriptor {
+  readonly cls: VersionChangeClass
+  readonly name: string
+  readonly description: string
+  readonly instructions: readonly Instruction[]
+  readonly converters: readonly ConverterDescriptor[]
+  readonly hasSideEffects: boolean
+  /** The version holding the change (`'head'` for `HeadVersion`). */
+  readonly version: string
+}
+
+const ALLOWED_INSTANCE_KEYS = new Set(['description', 'instructionsToMigrateToPreviousVersion'])
+const IGNORED_STATIC_KEYS = new Set(['length', 'name', 'prototype'])
+
+/**
+ * Reads and checks a version change class held by `version` (`'head'` for `HeadVersion`). Throws
+ * `VersionerStructureError` naming the class for: not a direct subclass of `VersionChange` /
+ * `VersionChangeWithSideEffects`, a missing or empty `description`, a missing or malformed
+ * `instructionsToMigrateToPreviousVersion`, and members that are neither of those nor decorated converters.
+ */
+export function readVersionChange (cls: unknown, version: string): VersionChangeDescriptor {
+  const where = version === 'head' ? 'HeadVersion' : `Version('${version}')`
+  if (typeof cls !== 'function' || !(cls.prototype instanceof VersionChange)) {
+    throw new VersionerStructureError(`${where} was given ${describeValue(cls)}, which is not a class extending VersionChange.`)
+  }
+  const name = cls.name === '' ? '(anonymous version change)' : cls.name
+  const parent = Object.getPrototypeOf(cls) as unknown
+  if (parent !== VersionChange && parent !== VersionChangeWithSideEffects) {
+    throw new VersionerStructureError(`Version change '${name}' extends '${(parent as { name?: string }).name ?? 'another class'}'. ` +
+      'A version change must extend VersionChange or VersionChangeWithSideEffects directly: version changes cannot be subclassed.')
+  }
+  let instance: VersionChange
+  try {
+    instance = new (cls as VersionChangeClass)()
+  } catch (error) {
+    throw new VersionerStructureError(`Version change '${name}' could not be created: ${(error as Error).message}`)
+  }
+  const { description, instructionsToMigrateToPreviousVersion: instructions } = instance as Partial<VersionChange>
+  if (typeof description !== 'string' || description.trim() === '') {
+    throw new VersionerStructureError(`Version change description is not set on '${name}' but is required: ` +
+      'say what changed and why, naming the schemas and fields.')
+  }
+  if (instructions === undefined) {
+    throw new VersionerStructureError(`Attribute 'instructionsToMigrateToPreviousVersion' is not set on '${name}' but is required (it may be []).`)
+  }
+  if (!Array.isArray(instructions)) {
+    throw new VersionerStructureError(`Attribute 'instructionsToMigrateToPreviousVersion' must be an array in '${name}'.`)
+  }
+  instructions.forEach((instruction, index) => {
+    if (isInstruction(instruction)) return
+    const unfinished = typeof instruction === 'object' && instruction !== null && Object.values(instruction).some((value) => typeof value === 'function')
+    throw new VersionerStructureError(unfinished
+      ? `Instruction ${index} of '${name}' is an unfinished builder: end it with .had(...), .didntHave(...), .existedAs(...), ` +
+        '.didntExist or .existed, as in schema(User).field(\'name\').didntExist.'
+      : `Instruction ${index} of '${name}' (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
+  })
+  for (const key of Object.keys(instance)) {
+    if (!ALLOWED_INSTANCE_KEYS.has(key)) throw strayMember(name, key)
+  }
+  const entries = readConverters(cls as VersionChangeClass)
+  const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
+  for (const key of Object.getOwnPropertyNames(cls.prototype)) {
+    if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key) && !decorated.has(key)) throw strayMember(name, key)
+  }
+  for (const key of Object.getOwnPropertyNames(cls)) {
+    if (!IGNORED_STATIC_KEYS.has(key) && !decorated.has(`static ${key}`)) throw strayMember(name, `static ${key}`)
+  }
+  const converters: ConverterDescriptor[] = []
+  const descriptor: VersionChangeDescriptor = {
+    cls: cls as VersionChangeClass,
+    name,
+    description,
+    instructions: Object.freeze([...instructions]),
+    converters,
+    hasSideEffects: cls.prototype instanceof VersionChangeWithSideEffects,
+    version
+  }
+  for (const entry of entries) {
+    const owner = (entry.isStatic ? cls : instance) as unknown as Record<string | symbol, unknown>
+    const method = owner[entry.methodName]
+    if (typeof method !== 'function') {
+      throw new VersionerStructureError(`Converter '${name}.${String(entry.methodName)}' is not a method of '${name}'.`)
+    }
+    converters.push(Object.freeze({
+      ...entry,
+      display: `${name}.${String(entry.methodName)}`,
+      change: descriptor,
+      run: (method as (info: unknown) => unknown).bind(owner)
+    }))
+  }
+  Object.freeze(converters)
+  return Object.freeze(descriptor)
+}
+
+function strayMember (name: string, key: string): Error {
+  return new VersionerStructureError(`Found '${key}' in version change '${name}'. A version change class holds only description, ` +
+    'instructionsToMigrateToPreviousVersion and converter methods (decorated with @ConvertRequestToNextVersionFor or ' +
+    '@ConvertResponseToPreviousVersionFor); move helpers out of the class.')
+}

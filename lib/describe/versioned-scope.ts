@@ -1,0 +1,62 @@
+/**
+ * `versioned(plugin)`: marks a Fastify plugin's routes as HEAD routes, served in every version. Everything the
+ * plugin registers, including nested plugins and their prefixes, belongs to the versioned scope.
+ * @module
+ */
+import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions } from 'fastify'
+import { InvalidOptionError } from '../core/errors'
+import { kVersionedScope } from '../core/symbols'
+
+/** A context created by `versioned(...)`. */
+export interface VersionedScope {
+  /** The prefix `versioned(...)` was registered with (path versions go right after it). */
+  readonly prefix: string
+}
+
+/** The versioned scope of a Fastify context, if it is inside `versioned(...)`. */
+export function versionedScopeOf (instance: FastifyInstance): VersionedScope | undefined {
+  return (instance as unknown as Record<symbol, VersionedScope | undefined>)[kVersionedScope]
+}
+
+/**
+ * Wraps a Fastify plugin: every route it registers (directly, in nested plugins, under any prefix) is a
+ * HEAD route, written against the HEAD schemas and served in every version. Register `fastifyVersioner`
+ * first. Handlers are typed from their TypeBox schemas (`@fastify/type-provider-typebox`). `versioned`
+ * may be registered several times, with different prefixes.
+ * @example
+ * ```ts
+ * await app.register(fastifyVersioner, { versions })
+ * await app.register(versioned(async (api) => {
+ *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } },
+ *     async (request) => ({ id: 'u1', addresses: request.body.addresses }))
+ * }), { prefix: '/api' })
+ * ```
+ */
+export function versioned<Options extends FastifyPluginOptions = Record<never, never>> (
+  plugin: FastifyPluginAsyncTypebox<Options>
+): FastifyPluginAsync<Options>
+export function versioned<Options extends FastifyPluginOptions = Record<never, never>> (
+  plugin: FastifyPluginCallbackTypebox<Options>
+): FastifyPluginAsync<Options>
+export function versioned<Options extends FastifyPluginOptions = Record<never, never>> (
+  plugin: FastifyPluginAsyncTypebox<Options> | FastifyPluginCallbackTypebox<Options>
+): FastifyPluginAsync<Options> {
+  if (typeof plugin !== 'function') {
+    throw new InvalidOptionError(`versioned(plugin) needs a Fastify plugin function; got ${typeof plugin}.`)
+  }
+  const wrapper: FastifyPluginAsync<Options> = async function (instance, options) {
+    if (!instance.hasDecorator('versioner')) {
+      throw new InvalidOptionError('versioned(...) was registered before fastifyVersioner. Register fastifyVersioner first ' +
+        '(await app.register(fastifyVersioner, { versions })), then the versioned routes.')
+    }
+    if (versionedScopeOf(instance) === undefined) {
+      const scope: VersionedScope = Object.freeze({ prefix: instance.prefix })
+      instance.decorate(kVersionedScope, scope)
+    }
+    const { prefix: _prefix, ...rest } = (options ?? {}) as FastifyPluginOptions
+    await instance.register(plugin as unknown as FastifyPluginCallback<FastifyPluginOptions>, rest)
+  }
+  Object.defineProperty(wrapper, 'name', { value: `versioned(${plugin.name === '' ? 'anonymous' : plugin.name})` })
+  return wrapper
+}

@@ -1,0 +1,177 @@
+/**
+ * One OpenAPI 3.1 document per version (and one for the unversioned routes), built by `@fastify/swagger`
+ * from the routes actually registered: one registration per version, whose `transform` shows each
+ * versioned route in the versions it serves, with that version's schemas, attributes and version
+ * parameter, and whose `transformObject` finishes the document (components, webhooks, tags, lifecycle).
+ * Documents are built on first use and cached by `@fastify/swagger`.
+ * @module
+ */
+import fastifySwagger from '@fastify/swagger'
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import type { ResolvedDocsOptions } from './options'
+import { componentize, componentName, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots } from './openapi-schemas'
+import type { ResolvedOptions } from '../options'
+import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import type { RegisteredRoute, VersionerState } from '../versioner-state'
+import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
+import type { Webhooks } from '../routes/webhooks'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { toIsoDate } from '../core/iso-date'
+
+type Json = Record<string, unknown>
+
+/** The key of the unversioned document. */
+export const UNVERSIONED = 'unversioned'
+
+interface SwaggerRouteInput {
+  schema: RouteSchema | undefined
+  url: string
+  route: { config?: Record<symbol | string, unknown> }
+}
+
+/** The per-version documents of an application. */
+export class OpenApiDocuments {
+  private readonly decorators = new Map<string, string>()
+
+  constructor (
+    private readonly state: VersionerState,
+    private readonly options: ResolvedOptions,
+    private readonly docs: ResolvedDocsOptions,
+    private readonly webhooks: Webhooks
+  ) {}
+
+  /** The document keys: every version, newest first, then `unversioned`. */
+  get keys (): string[] {
+    return [...this.options.versions.versionValues, UNVERSIONED]
+  }
+
+  /** Registers one `@fastify/swagger` per document (before any route, so that they see every route). */
+  async register (fastify: FastifyInstance): Promise<void> {
+    for (const [index, key] of this.keys.entries()) {
+      const decorator = `fastifyVersionerOpenApi${index}`
+      this.decorators.set(key, decorator)
+      const base = this.docs.openapi
+      await fastify.register(fastifySwagger, {
+        decorator,
+        hideUntagged: false,
+        openapi: {
+          ...base,
+          openapi: '3.1.0',
+          info: { title: 'API', ...base.info, version: key }
+        } as never,
+        refResolver: {
+          buildLocalReference: (json: Json, _baseUri: unknown, _fragment: unknown, index: number) =>
+            typeof json.$id === 'string' ? componentName(json.$id, this.state.generation) : `def-${index}`
+        },
+        transform: ((input: SwaggerRouteInput) => this.transform(key, input)) as never,
+        transformObject: (({ openapiObject }: { openapiObject: Json }) => this.finish(key, openapiObject)) as never
+      })
+    }
+  }
+
+  /** The document of a key (a version or `unversioned`), or `undefined` when there is none. */
+  document (fastify: FastifyInstance, key: string): Json | undefined {
+    const decorator = this.decorators.get(key)
+    if (decorator === undefined) return undefined
+    const document = (fastify as unknown as Record<string, () => Json>)[decorator]()
+    if (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) return undefined
+    return document
+  }
+
+  private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
+    const hidden = { schema: { ...schema, hide: true } }
+    const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
+    // A passthrough route repeats versions its hooked route documents.
+    if (route.config?.[kPassthroughRoute] === true) return hidden
+    if (key === UNVERSIONED) return registered === undefined ? {} : hidden
+    const behaviour = registered?.behaviours.get(key)
+    if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden
+    return { schema: this.schemaFor(registered, behaviour), url }
+  }
+
+  /** The schema `@fastify/swagger` documents for a route in a version. */
+  private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour): RouteSchema {
+    const { generation } = this.state
+    const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
+      const prepared = prepareForDocs(form, generation)
+      return part === 'body' || part === 'response' ? rootForDocs(prepared) : prepared
+    })
+    // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
+    if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
+    this.addVersionParameter(schema, behaviour.version)
+    return schema
+  }
+
+  /** True when a version has a deprecation date: each of its operations is deprecated. */
+  private versionDeprecated (version: string): boolean {
+    return this.options.versions.get(version)?.deprecatedAt !== undefined
+  }
+
+  private addVersionParameter (schema: RouteSchema, version: string): void {
+    const { location, format, headerName, parameterName, defaultValue, apiVersionTitle, apiVersionDescription } = this.options
+    const parameter: SchemaObject = { type: 'string', enum: [version] } as unknown as SchemaObject
+    if (format === 'date') parameter.format = 'date'
+    if (apiVersionTitle !== undefined) parameter.title = apiVersionTitle
+    if (apiVersionDescription !== undefined) parameter.description = apiVersionDescription
+    const part = location === 'header' ? 'headers' : 'params'
+    const name = location === 'header' ? headerName : parameterName
+    if (location === 'header') parameter.default = version
+    const existing = schema[part] as SchemaObject | undefined
+    const properties = { ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
+    const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
+    if (location === 'path' || defaultValue === undefined) required.push(name)
+    schema[part] = { ...existing, type: 'object', properties, required } as unknown as TSchema
+  }
+
+  /** Finishes a document built by `@fastify/swagger`. */
+  private finish (key: string, built: Json): Json {
+    const document = unwrapRoots(built)
+    const components = (document.components ??= {}) as Json
+    const schemas = (components.schemas ??= {}) as Record<string, unknown>
+    if (key !== UNVERSIONED) this.addWebhooks(key, document, schemas)
+    const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
+    if (Array.isArray(document.tags)) {
+      const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
+      if (tags.length > 0) document.tags = tags
+      else delete document.tags
+    }
+    pruneComponents(document)
+    const version = this.options.versions.get(key)
+    if (version !== undefined && (version.deprecatedAt !== undefined || version.sunsetAt !== undefined)) {
+      const info = document.info as Json
+      const notes: string[] = []
+      if (version.deprecatedAt !== undefined) {
+        info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
+        notes.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
+      }
+      if (version.sunsetAt !== undefined) {
+        info['x-sunset-at'] = toIsoDate(version.sunsetAt)
+        notes.push(`It stops being served on ${toIsoDate(version.sunsetAt)}.`)
+      }
+      if (version.link !== undefined) notes.push(`See ${version.link}.`)
+      info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
+    }
+    return document
+  }
+
+  private addWebhooks (version: string, document: Json, schemas: Record<string, unknown>): void {
+    const level = this.state.generation.levelOf(version)
+    const webhooks: Record<string, Json> = {}
+    for (const webhook of this.webhooks.list()) {
+      const state = webhook.timeline[level]
+      if (state === undefined || !state.exists || state.attributes.hide === true) continue
+      const form = this.state.generation.formAt(webhook.body, level)
+      const { deprecated, hide: _hide, ...text } = attributesOf(state.attributes)
+      const operation: Json = { ...text }
+      // In a document, operations are deprecated when they or their version are (`false` is not written).
+      if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
+      operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation) } } }
+      operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
+      const item = webhooks[state.path] ?? {}
+      for (const method of state.methods) item[method.toLowerCase()] = operation
+      webhooks[state.path] = item
+    }
+    if (Object.keys(webhooks).length > 0) document.webhooks = webhooks
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Schemas in the per-version OpenAPI documents: every named schema (one with an `$id`) becomes a component
+ * under its name in that version (after `schema(S).had({ name })`, the new name), and documents are finished
+ * after `@fastify/swagger` built them: root schemas hoisted too, webhooks added, tags filtered, unused
+ * components removed.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { refId, type SchemaGeneration } from '../schemas/generation'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { kSchemaName } from '../core/symbols'
+import { prepareSchema } from '../routes/version-plan'
+
+/** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
+export const UNWRAP = 'x-fastify-versioner-root'
+
+const COMPONENTS = '#/components/schemas/'
+
+/** The component name of a schema `$id` in its version (a generated `User__2000-01-01` is named `User`). */
+export function componentName (id: string, generation: SchemaGeneration): string {
+  const generated = generation.generatedSchemas().get(refId(id)) as SchemaObject | undefined
+  const name = generated?.[kSchemaName]
+  return typeof name === 'string' ? name : refId(id)
+}
+
+/**
+ * A generated schema for a document: references to generated schemas (which only this library knows) are
+ * replaced by the schemas, keeping their `$id` so that they become components ({@link prepareSchema}).
+ */
+export function prepareForDocs (schema: TSchema, generation: SchemaGeneration): TSchema {
+  return prepareSchema(schema, generation, true)
+}
+
+/** A body or response schema for `@fastify/swagger`: a named root is wrapped so that it becomes a component too. */
+export function rootForDocs (schema: TSchema): TSchema {
+  return isSchemaObject(schema) && typeof schema.$id === 'string' ? { allOf: [schema], [UNWRAP]: true } as unknown as TSchema : schema
+}
+
+type Json = unknown
+
+function mapJson (value: Json, visit: (node: Record<string, Json>) => Json): Json {
+  if (Array.isArray(value)) return value.map((item) => mapJson(item, visit))
+  if (typeof value !== 'object' || value === null) return value
+  const mapped: Record<string, Json> = {}
+  for (const [key, item] of Object.entries(value)) mapped[key] = mapJson(item, visit)
+  return visit(mapped)
+}
+
+/** Replaces the root wrappers made by {@link rootForDocs} by the reference they hold. */
+export function unwrapRoots (document: Record<string, Json>): Record<string, Json> {
+  return mapJson(document, (node) => {
+    if (node[UNWRAP] === true && Array.isArray(node.allOf) && node.allOf.length === 1) return node.allOf[0]
+    return node
+  }) as Record<string, Json>
+}
+
+/**
+ * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
+ * subschemas and references become `#/components/schemas/<name>`, adding the components.
+ */
+export function componentize (schema: TSchema, components: Record<string, Json>, generation: SchemaGeneration): Json {
+  // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
+  const defined = new Set<string>()
+  const define = (name: string, build: () => Json): void => {
+    if (defined.has(name)) return
+    defined.add(name)
+    components[name] = {}
+    components[name] = build()
+  }
+  const visit = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(visit)
+    if (typeof node !== 'object' || node === null) return node
+    const source = node as Record<string, Json>
+    if (typeof source.$ref === 'string' && !source.$ref.startsWith('#')) {
+      const name = componentName(source.$ref, generation)
+      const target = generation.resolveAnyId(source.$ref)
+      if (target !== undefined) define(name, () => visitFields(prepareForDocs(target, generation) as unknown as Record<string, Json>, true))
+      return { $ref: `${COMPONENTS}${name}` }
+    }
+    if (typeof source.$id === 'string') {
+      define(componentName(source.$id, generation), () => visitFields(source, true))
+      return { $ref: `${COMPONENTS}${componentName(source.$id, generation)}` }
+    }
+    return visitFields(source, false)
+  }
+  const visitFields = (source: Record<string, Json>, dropId: boolean): Record<string, Json> => {
+    const result: Record<string, Json> = {}
+    for (const [key, value] of Object.entries(source)) {
+      if (dropId && key === '$id') continue
+      result[key] = visit(value)
+    }
+    return result
+  }
+  return visit(prepareForDocs(schema, generation))
+}
+
+/** Every operation object of a document (paths and webhooks). */
+export function operationsOf (document: Record<string, Json>): Array<Record<string, Json>> {
+  const operations: Array<Record<string, Json>> = []
+  for (const section of ['paths', 'webhooks']) {
+    const items = document[section]
+    if (typeof items !== 'object' || items === null) continue
+    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method) && typeof operation === 'object' && operation !== null) {
+          operations.push(operation as Record<string, Json>)
+        }
+      }
+    }
+  }
+  return operations
+}
+
+/** Removes the schema components nothing references (directly or through other components). */
+export function pruneComponents (document: Record<string, Json>): void {
+  const components = (document.components as Record<string, Json> | undefined)?.schemas as Record<string, Json> | undefined
+  if (components === undefined) return
+  const used = new Set<string>()
+  const queue: Json[] = [document.paths, document.webhooks]
+  const collect = (value: Json): void => {
+    if (Array.isArray(value)) { value.forEach(collect); return }
+    if (typeof value !== 'object' || value === null) return
+    const ref = (value as Record<string, Json>).$ref
+    if (typeof ref === 'string' && ref.startsWith(COMPONENTS)) {
+      const name = decodeURIComponent(ref.slice(COMPONENTS.length))
+      if (!used.has(name)) {
+        used.add(name)
+        queue.push(components[name])
+      }
+    }
+    for (const item of Object.values(value)) collect(item)
+  }
+  while (queue.length > 0) collect(queue.shift())
+  for (const name of Object.keys(components)) if (!used.has(name)) delete components[name]
+}

@@ -1,0 +1,106 @@
+/**
+ * Which converters a request or response of a version goes through, in order: request converters from the
+ * requested version up to the latest, response converters from the latest down to the requested version;
+ * within a version, its changes in the order listed and each change's converters in declaration order.
+ * A by-schema converter applies wherever its schema occurs in the body (as the version before the step
+ * lays the body out); a by-path converter applies to the HEAD route whose path and methods it names as
+ * they are in the version holding the change.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { compileCollector, type Collector } from '../values/occurrences'
+import { normalisePath, type RouteState } from './timeline'
+import type { SchemaGeneration } from '../schemas/generation'
+import { nameOf, sameButModifiers } from '../schemas/seeds'
+import type { ConverterDescriptor } from '../describe/version-change-reader'
+import type { ConverterTarget } from '../describe/converter-decorators'
+import type { GenerationStep } from '../describe/versions'
+
+/** One converter to run on a request or response, and where in the body. */
+export interface ConverterStep {
+  readonly converter: ConverterDescriptor
+  /** Finds the occurrences of the converter's schema; `undefined` runs it once on the whole body. */
+  readonly collect: Collector | undefined
+  /** For a route with several methods: the request methods this converter is for. */
+  readonly methods: ReadonlySet<string> | undefined
+}
+
+/** What the planner needs of a HEAD route. */
+export interface PlannedRoute {
+  /** The route at every level. */
+  readonly timeline: readonly RouteState[]
+  /** The HEAD body schema, if any. */
+  readonly body: TSchema | undefined
+}
+
+/** True when a by-path converter names this route as it stands at a level. */
+export function pathConverterMatches (state: RouteState, target: Extract<ConverterTarget, { kind: 'path' }>): boolean {
+  return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
+}
+
+/** Plans converter steps for routes and bodies, caching collectors per (body schema, target) form. */
+export class ConverterPlanner {
+  private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
+
+  constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
+
+  /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
+  collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
+    const rootForm = this.generation.formAt(root, level)
+    const targetForm = this.generation.formAt(this.generation.canonical(target), level)
+    let byTarget = this.collectors.get(rootForm)
+    if (byTarget === undefined) {
+      byTarget = new Map()
+      this.collectors.set(rootForm, byTarget)
+    }
+    if (byTarget.has(targetForm)) return byTarget.get(targetForm) ?? null
+    const id = nameOf(targetForm)
+    const collector = compileCollector(rootForm, {
+      isTarget: (node) => node === targetForm || sameButModifiers(node, targetForm) || (id !== undefined && (node as { $id?: unknown }).$id === id),
+      resolveRef: (ref) => this.generation.resolveAnyId(ref)
+    })
+    byTarget.set(targetForm, collector)
+    return collector
+  }
+
+  /** Request converters for a request of the version at `level`, from that version up to the latest. */
+  requestSteps (route: PlannedRoute, level: number): ConverterStep[] {
+    const result: ConverterStep[] = []
+    for (let step = level - 1; step >= 1; step--) {
+      this.collect(result, 'request', route.timeline[step], route.body, step, step + 1)
+    }
+    return result
+  }
+
+  /** Response converters for a response of the version at `level`, from the latest down to that version. */
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number): ConverterStep[] {
+    const result: ConverterStep[] = []
+    for (let step = 1; step < level; step++) {
+      this.collect(result, 'response', route?.timeline[step], body, step, step)
+    }
+    return result
+  }
+
+  /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
+  private collect (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
+    body: TSchema | undefined, step: number, bodyLevel: number): void {
+    for (const change of this.steps[step].changes) {
+      for (const converter of change.converters) {
+        if (converter.direction !== direction) continue
+        const target = converter.target
+        if (target.kind === 'path') {
+          if (state === undefined || !pathConverterMatches(state, target)) continue
+          const covers = state.methods.every((method) => target.methods.includes(method))
+          result.push({ converter, collect: undefined, methods: covers ? undefined : new Set(target.methods) })
+          continue
+        }
+        if (body === undefined) continue
+        for (const schema of target.schemas) {
+          const collect = this.collectorFor(body, schema, bodyLevel)
+          // A body that is the schema itself needs no walk: the step runs on the whole body.
+          if (collect !== null) result.push({ converter, collect: collect.onlySelf === true ? undefined : collect, methods: undefined })
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The routes of every version, as served: built when the application is ready, for `app.versioner.routes`
+ * and the per-version OpenAPI documents.
+ * @module
+ */
+import type { HttpMethod } from '../core/http-methods'
+import type { RouteAttributes } from './timeline'
+import { prepareForFastify, routeSchemaIn, type RouteSchema } from './version-plan'
+import type { VersionerState } from '../versioner-state'
+
+/** One route as a version serves it. */
+export interface VersionedRouteInfo {
+  /** The methods. */
+  readonly methods: readonly HttpMethod[]
+  /** The path in this version (prefixes included, without the version segment). */
+  readonly path: string
+  /** The URL registered with Fastify (with `/:<parameter>` for path versions). */
+  readonly url: string
+  /** The HEAD route's path. */
+  readonly headPath: string
+  /**
+   * This version's schema, as its document shows it: the version's forms of the request parts and responses
+   * (ready for Fastify; success responses under the version's status code), its attributes, and the HEAD
+   * schema's other fields (`security`, `x-*`…).
+   */
+  readonly schema: RouteSchema
+  /** OpenAPI attributes in this version (summary, tags, deprecated…). */
+  readonly attributes: RouteAttributes
+}
+
+/** The routes each version serves, by version value (newest version first). */
+export function buildRouteTable (state: VersionerState): Map<string, VersionedRouteInfo[]> {
+  const table = new Map<string, VersionedRouteInfo[]>(state.options.versions.versionValues.map((version) => [version, []]))
+  for (const head of state.headRoutes) {
+    for (const registered of head.registered) {
+      for (const behaviour of registered.behaviours.values()) {
+        // As the version's document has it (success responses under the version's status, its attributes).
+        const schema = routeSchemaIn(head, behaviour, state.generation, (form) => prepareForFastify(form, state.generation))
+        table.get(behaviour.version)?.push({
+          methods: registered.methods,
+          path: behaviour.state.path,
+          url: registered.url,
+          headPath: head.path,
+          schema,
+          attributes: behaviour.state.attributes
+        })
+      }
+    }
+  }
+  return table
+}

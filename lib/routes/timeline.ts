@@ -1,0 +1,202 @@
+/**
+ * Endpoint instructions applied to one HEAD route: whether it exists, its path, methods and attributes in
+ * every version. Errors that one route shows by itself (an attribute that does not change, path parameters
+ * that change, a route never restored) are thrown here; errors that need every route (an instruction that
+ * matches no route) are collected in an {@link EndpointInstructionLog} and checked when the app is ready.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { RouterGenerationError, RouterPathParamsModifiedError } from '../core/errors'
+import type { HttpMethod } from '../core/http-methods'
+import type { EndpointExistenceInstruction, EndpointHadInstruction, EndpointInstruction } from '../describe/instructions'
+import { deepEqual, describeValue } from '../core/json-schema'
+import type { GenerationStep } from '../describe/versions'
+
+/** Route attributes instructions can change (OpenAPI text, visibility, success status, response schemas). */
+export interface RouteAttributes {
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: readonly string[]
+  readonly deprecated?: boolean
+  readonly operationId?: string
+  readonly hide?: boolean
+  /** The status of a successful response, when a version changes it. */
+  readonly statusCode?: number
+  /** Response schemas (HEAD-level) replacing the route's, when a version changes them. */
+  readonly response?: Readonly<Record<string, TSchema>>
+}
+
+/** A HEAD route in one version. */
+export interface RouteState {
+  readonly exists: boolean
+  /** The full path (prefixes included, version segment excluded). */
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  readonly attributes: RouteAttributes
+}
+
+interface InstructionRecord {
+  readonly instruction: EndpointInstruction
+  readonly change: string
+  readonly existing: Set<HttpMethod>
+  readonly deleted: Set<HttpMethod>
+  /** Deleted routes matched by `existed`, as `METHODS path`, to find ambiguous restores. */
+  readonly restorable: string[]
+}
+
+/** Which routes each endpoint instruction matched, across every route of the application. */
+export class EndpointInstructionLog {
+  private readonly records = new Map<EndpointInstruction, InstructionRecord>()
+
+  /** Registers every endpoint instruction of the steps, so that one matching nothing is found. */
+  constructor (steps: readonly GenerationStep[]) {
+    for (const step of steps) {
+      for (const change of step.changes) {
+        for (const instruction of change.instructions) {
+          if (instruction.kind.startsWith('endpoint.')) {
+            this.records.set(instruction as EndpointInstruction, {
+              instruction: instruction as EndpointInstruction, change: change.name, existing: new Set(), deleted: new Set(), restorable: []
+            })
+          }
+        }
+      }
+    }
+  }
+
+  /** Notes that `instruction` matched a route with `methods` that existed (or was deleted) at that point. */
+  match (instruction: EndpointInstruction, methods: readonly HttpMethod[], existing: boolean, path: string): void {
+    const record = this.records.get(instruction)
+    /* c8 ignore next */
+    if (record === undefined) return
+    for (const method of methods) (existing ? record.existing : record.deleted).add(method)
+    if (existing) return
+    const route = `${methods.join(',')} ${path}`
+    if (instruction.kind === 'endpoint.existed' && record.restorable.includes(route)) throw ambiguousRestore(record, route)
+    record.restorable.push(route)
+  }
+
+  /** Throws `RouterGenerationError` for the first instruction that did not apply to the application's routes. */
+  check (): void {
+    for (const { instruction, change, existing, deleted } of this.records.values()) {
+      const endpointName = `"[${instruction.methods.join(', ')}] ${instruction.path}"`
+      const missing = instruction.methods.filter((method) => !(instruction.kind === 'endpoint.existed' ? deleted : existing).has(method))
+      const hint = ' (a route matches when its path is the same, every one of its methods is listed, and its HEAD operationId is the one given, if any)'
+      if (instruction.kind === 'endpoint.didntExist' && missing.length > 0) {
+        throw new RouterGenerationError(missing.every((method) => deleted.has(method))
+          ? `Endpoint ${endpointName} you tried to delete in "${change}" was already deleted in a newer version. If two routes share ` +
+            'this path and methods, name the one you mean with endpoint(path, methods, { operationId }).'
+          : `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to delete in "${change}" doesn't exist in a newer version${hint}.`)
+      }
+      if (instruction.kind === 'endpoint.existed') {
+        if (existing.size > 0 && missing.length > 0) {
+          throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" already existed in a newer version. ` +
+            'If two routes share this path and methods, name the one you mean with endpoint(path, methods, { operationId }).')
+        }
+        if (missing.length > 0) {
+          throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to restore in "${change}" ` +
+            `wasn't among the deleted routes${hint}.`)
+        }
+      }
+      if (instruction.kind === 'endpoint.had' && missing.length > 0) {
+        throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to change in "${change}" doesn't exist${hint}.`)
+      }
+    }
+  }
+}
+
+/** The error of an `existed` instruction that could restore two routes with the same path and methods. */
+function ambiguousRestore (record: InstructionRecord, route: string): Error {
+  const { instruction, change } = record
+  return new RouterGenerationError(`Endpoint "[${instruction.methods.join(', ')}] ${instruction.path}" you tried to restore in "${change}" has 2 ` +
+    `applicable routes that could be restored (${route}). Name the one to restore with endpoint(path, methods, { operationId }).`)
+}
+
+/** Path parameter names of a Fastify path (`:id`, `:id(^\\d+)`, `*`). */
+export function pathParameters (path: string): string[] {
+  const names = [...path.matchAll(/:([A-Za-z0-9_$]+)/g)].map((match) => match[1])
+  if (path.includes('*')) names.push('*')
+  return names.sort()
+}
+
+/** A path without its trailing slashes (`/` stays `/`): how instructions and by-path converters compare paths. */
+export function normalisePath (path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path
+}
+
+/**
+ * True when an endpoint instruction names a route as it stands at a level: the same path (trailing slashes
+ * aside), every one of its methods listed, and, when the instruction gives one, the route's HEAD `operationId`.
+ */
+export function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
+  return normalisePath(state.path) === normalisePath(instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
+    (instruction.operationId === undefined || instruction.operationId === operationId)
+}
+
+function applyHad (state: RouteState, instruction: EndpointHadInstruction, change: string): RouteState {
+  const display = `"[${state.methods.join(', ')}] ${state.path}"`
+  const current: Record<string, unknown> = { ...state.attributes, path: state.path, methods: state.methods }
+  for (const [name, value] of Object.entries(instruction.attributes)) {
+    if (deepEqual(current[name], value)) {
+      throw new RouterGenerationError(`Expected attribute "${name}" of endpoint ${display} to be different in "${change}", but it was the same ` +
+        `(${describeValue(value)}). It means that your version change has no effect on the attribute and can be removed.`)
+    }
+  }
+  const { path, methods, ...attributes } = instruction.attributes
+  if (path !== undefined) {
+    const before = pathParameters(state.path)
+    const after = pathParameters(path)
+    if (!deepEqual(before, after)) {
+      throw new RouterPathParamsModifiedError(`When altering the path of ${display} in "${change}", you have tried to change its path params ` +
+        `from [${before.join(', ')}] to [${after.join(', ')}]. A route's path params cannot change, because its handler was written for them. ` +
+        'Changing them is not a breaking change anyway; if you really need to, create a new route with the new params and delete the old one.')
+    }
+  }
+  return {
+    exists: true,
+    path: path ?? state.path,
+    methods: methods ?? state.methods,
+    attributes: { ...state.attributes, ...attributes }
+  }
+}
+
+/** The HEAD route facts a timeline starts from. */
+export interface HeadRouteFacts {
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  readonly onlyExistsInOlderVersions: boolean
+  readonly attributes: RouteAttributes
+  /** The HEAD route's `operationId`, which instructions can name. */
+  readonly operationId?: string
+}
+
+/**
+ * The state of a HEAD route at every level (0 = HEAD, 1 = latest, n = n-th version from newest), after the
+ * endpoint instructions of each step. Matches are noted in `log`.
+ */
+export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationStep[], log: EndpointInstructionLog): RouteState[] {
+  let state: RouteState = { exists: !head.onlyExistsInOlderVersions, path: head.path, methods: head.methods, attributes: head.attributes }
+  const timeline: RouteState[] = [state]
+  for (const [index, step] of steps.entries()) {
+    if (index === steps.length - 1) break
+    for (const change of step.changes) {
+      for (const instruction of change.instructions) {
+        if (!instruction.kind.startsWith('endpoint.')) continue
+        const endpointInstruction = instruction as EndpointInstruction
+        if (!applies(state, endpointInstruction, head.operationId)) continue
+        log.match(endpointInstruction, state.methods, state.exists, state.path)
+        if (endpointInstruction.kind === 'endpoint.had') {
+          if (state.exists) state = applyHad(state, endpointInstruction, change.name)
+        } else {
+          const restore = (endpointInstruction as EndpointExistenceInstruction).kind === 'endpoint.existed'
+          if (state.exists !== restore) state = { ...state, exists: restore }
+        }
+      }
+    }
+    timeline.push(state)
+  }
+  if (head.onlyExistsInOlderVersions && !timeline.some((level) => level.exists)) {
+    throw new RouterGenerationError('Every route marked onlyExistsInOlderVersions must be restored with endpoint(...).existed in one of ' +
+      `the older versions; otherwise delete it altogether. This route was never restored: [${head.methods.join(', ')}] ${head.path}.`)
+  }
+  return timeline
+}

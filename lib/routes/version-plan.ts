@@ -1,0 +1,272 @@
+/**
+ * What a versioned route does for one version: which request parts it validates by hand against that
+ * version's schemas, which converters run, and which schemas serialize its responses. Computed once per
+ * (route, version) at start-up; a request only looks its version up.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
+import { compileCleaner, type Cleaner } from '../values/clean'
+import type { RouteAttributes, RouteState } from './timeline'
+import { refId, type SchemaGeneration } from '../schemas/generation'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { mapSchemaDeep } from '../core/subschemas'
+
+/** The request parts Fastify validates. */
+export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
+
+/** The request parts, in the order Fastify validates them. */
+export const REQUEST_PARTS: readonly RequestPart[] = ['params', 'body', 'querystring', 'headers']
+
+/** A route's schema as Fastify takes it. */
+export interface RouteSchema {
+  body?: TSchema
+  querystring?: TSchema
+  params?: TSchema
+  headers?: TSchema
+  response?: Record<string, TSchema>
+  [keyword: string]: unknown
+}
+
+/** One version of one route. */
+export interface VersionBehaviour {
+  readonly version: string
+  readonly level: number
+  /** Request parts checked by hand against this version's schemas, before conversion. */
+  readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
+  /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
+  readonly validatedParts: ReadonlySet<string>
+  /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
+  readonly cleaners: ReadonlyArray<readonly [RequestPart, Cleaner]>
+  readonly requestSteps: readonly ConverterStep[]
+  /** Response converter steps by response status key (`''` for statuses without a schema). */
+  readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
+  /** This version's response schemas by status key (ready for Fastify). */
+  readonly responseForms: ReadonlyMap<string, TSchema>
+  /** Success status keys whose schema differs from the one the route serializes with natively. */
+  readonly ownSuccessSerializers: ReadonlySet<string>
+  /** The status of a successful response in this version, when an instruction changed it. */
+  readonly statusCode: number | undefined
+  /** True when successful object payloads need the preSerialization hook. */
+  readonly successWork: boolean
+  /** True when error responses need the onSend hook (converters with migrateHttpErrors, or other schemas). */
+  readonly errorWork: boolean
+  /** By-path response converters, which also see streamed or raw payloads. */
+  readonly rawSteps: readonly ConverterStep[]
+  /** The route in this version (path, methods, attributes). */
+  readonly state: RouteState
+  /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
+  readonly link: string | undefined
+  /**
+   * True when the version has nothing to do on this route: its request and response schemas are the route's
+   * own, and no converter, cleaner or `Link` applies. Such a version can be served without the versioner's hooks.
+   */
+  readonly passthrough: boolean
+}
+
+/** True for a response status key of a success (`1xx`-`2xx`). */
+export function isSuccessKey (key: string): boolean {
+  return /^[12]/.test(key)
+}
+
+const statusKeys = new WeakMap<ReadonlyMap<string, unknown>, Map<number, string | undefined>>()
+
+/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default` (remembered per map). */
+export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): string | undefined {
+  let known = statusKeys.get(keys)
+  if (known === undefined) {
+    known = new Map()
+    statusKeys.set(keys, known)
+  }
+  if (known.has(status)) return known.get(status)
+  const exact = String(status)
+  const range = `${exact[0]}xx`
+  const key = keys.has(exact) ? exact : keys.has(range) ? range : keys.has('default') ? 'default' : undefined
+  if (known.size < 600) known.set(status, key)
+  return key
+}
+
+/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
+const preparedSchemas = {
+  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
+  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
+}
+
+/**
+ * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
+ * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
+ * (for the documents) the inlined schemas keep their `$id`, so that they become components; without (for
+ * Fastify) an inlined schema keeps its `$id` only when it refers to itself, since an `$id` declared twice in
+ * one route schema is an error. Cached per generation, schema and mode.
+ */
+export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
+  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
+  let cache = byGeneration.get(generation)
+  if (cache === undefined) {
+    cache = new WeakMap()
+    byGeneration.set(generation, cache)
+  }
+  const known = cache.get(schema)
+  if (known !== undefined) return known
+  const generated = generation.generatedSchemas()
+  const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
+    const ref = (sub as SchemaObject).$ref
+    if (typeof ref !== 'string') return sub
+    const id = refId(ref)
+    const target = generated.get(id)
+    if (target === undefined || within.has(id)) return sub
+    const body = inline(target, new Set([...within, id]))
+    if (keepIds) return body
+    const text = JSON.stringify(body)
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
+    const { $id: _id, ...rest } = body as SchemaObject
+    return rest as TSchema
+  })
+  const ownId = (schema as SchemaObject).$id
+  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  cache.set(schema, result)
+  return result
+}
+
+/** A generated schema ready for Fastify: {@link prepareSchema} without the `$id`s of inlined schemas. */
+export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
+  return prepareSchema(schema, generation, false)
+}
+
+/** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
+function lowerCaseHeaders (schema: TSchema): TSchema {
+  const source = schema as SchemaObject
+  if (!isSchemaObject(source.properties)) return schema
+  const properties: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(source.properties)) properties[name.toLowerCase()] = property
+  const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
+  return { ...source, properties, ...(required === undefined ? {} : { required }) } as unknown as TSchema
+}
+
+/** The HEAD facts of a route that behaviours are built from. */
+export interface BehaviourRoute extends PlannedRoute {
+  readonly schema: RouteSchema
+}
+
+/** The response schemas (HEAD-level) a route has in a version. */
+export function responseMapAt (route: BehaviourRoute, level: number): Readonly<Record<string, TSchema>> {
+  const override = route.timeline[level].attributes.response
+  const map = override ?? route.schema.response ?? {}
+  return isSchemaObject(map) ? map as Record<string, TSchema> : {}
+}
+
+/** Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. */
+export function buildBehaviour (
+  route: BehaviourRoute,
+  level: number,
+  version: string,
+  native: Readonly<Record<string, TSchema>>,
+  generation: SchemaGeneration,
+  planner: ConverterPlanner,
+  link: string | undefined = undefined
+): VersionBehaviour {
+  const requestSteps = planner.requestSteps(route, level)
+  const validate: Array<readonly [RequestPart, TSchema]> = []
+  const cleaners: Array<readonly [RequestPart, Cleaner]> = []
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head === undefined) continue
+    const form = generation.formAt(head, level)
+    // Converters read the request, so with converters every part is checked before them.
+    if (form === head && requestSteps.length === 0) continue
+    const prepared = prepareForFastify(form, generation)
+    // Fastify validates headers by lower-case names: so does the versioner.
+    validate.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
+    const cleaner = part === 'body' || part === 'querystring' ? compileCleaner(prepared) : null
+    if (cleaner !== null) cleaners.push([part, cleaner])
+  }
+  const responses = responseMapAt(route, level)
+  const responseForms = new Map<string, TSchema>()
+  const responseSteps = new Map<string, readonly ConverterStep[]>()
+  const ownSuccessSerializers = new Set<string>()
+  let errorWork = false
+  for (const [key, schema] of Object.entries(responses)) {
+    const form = prepareForFastify(generation.formAt(schema, level), generation)
+    responseForms.set(key, form)
+    const steps = planner.responseSteps(route, schema, level)
+    responseSteps.set(key, steps)
+    if (isSuccessKey(key)) {
+      if (native[key] !== form) ownSuccessSerializers.add(key)
+    } else if (native[key] !== form || steps.some((step) => step.converter.migrateHttpErrors)) {
+      errorWork = true
+    }
+  }
+  const withoutSchema = planner.responseSteps(route, undefined, level)
+  responseSteps.set('', withoutSchema)
+  if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
+  const state = route.timeline[level]
+  const statusCode = state.attributes.statusCode
+  const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
+    [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.length > 0)
+  const rawSteps = withoutSchema.filter((step) => step.collect === undefined)
+  // No part validated means no cleaner either.
+  const passthrough = validate.length === 0 && requestSteps.length === 0 && !successWork && !errorWork && rawSteps.length === 0 && link === undefined
+  return {
+    version,
+    level,
+    validate,
+    validatedParts: new Set(validate.map(([part]) => part)),
+    cleaners,
+    requestSteps,
+    responseSteps,
+    responseForms,
+    ownSuccessSerializers,
+    statusCode,
+    successWork,
+    errorWork,
+    rawSteps,
+    state,
+    link,
+    passthrough
+  }
+}
+
+/** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */
+const SCHEMA_ATTRIBUTES = ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const
+
+/** The route attributes of HEAD, read from a route schema or a webhook declaration (OpenAPI fields used by @fastify/swagger). */
+export function attributesOf (source: object | undefined): RouteAttributes {
+  if (source === undefined) return {}
+  const attributes: Record<string, unknown> = {}
+  for (const key of SCHEMA_ATTRIBUTES) {
+    const value = (source as Record<string, unknown>)[key]
+    if (value !== undefined) attributes[key] = value
+  }
+  return attributes as RouteAttributes
+}
+
+/** The keys of a HEAD route schema a version rebuilds: request parts, responses and attributes. */
+const REBUILT_KEYS: ReadonlySet<string> = new Set<string>([...REQUEST_PARTS, 'response', ...SCHEMA_ATTRIBUTES])
+
+/**
+ * A HEAD route's schema in the version of `behaviour`, as the documents and `app.versioner.routes` show it:
+ * the HEAD schema's other fields (`security`, `externalDocs`, `x-*`…), the version's attributes, and the
+ * version's forms of the request parts and responses, each passed through `prepare`; the success responses
+ * are under the version's status code when an instruction changed it. The HEAD schema is not changed.
+ */
+export function routeSchemaIn (
+  route: BehaviourRoute,
+  behaviour: VersionBehaviour,
+  generation: SchemaGeneration,
+  prepare: (form: TSchema, part: RequestPart | 'response') => TSchema
+): RouteSchema {
+  const schema: RouteSchema = {}
+  for (const [key, value] of Object.entries(route.schema)) if (!REBUILT_KEYS.has(key)) schema[key] = value
+  Object.assign(schema, attributesOf(behaviour.state.attributes))
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head !== undefined) schema[part] = prepare(generation.formAt(head, behaviour.level), part)
+  }
+  const response: Record<string, TSchema> = {}
+  for (const [status, head] of Object.entries(responseMapAt(route, behaviour.level))) {
+    const key = behaviour.statusCode !== undefined && isSuccessKey(status) ? String(behaviour.statusCode) : status
+    response[key] = prepare(generation.formAt(head, behaviour.level), 'response')
+  }
+  if (Object.keys(response).length > 0) schema.response = response
+  return schema
+}

@@ -1,0 +1,188 @@
+/**
+ * Applies schema and enum instructions to the states of seeds, version by version. Each instruction that
+ * cannot apply to the schema as it stands in that version fails here, with an error naming the version
+ * change, the schema and the field.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { InvalidGenerationInstructionError } from '../core/errors'
+import type { EnumInstruction, EnumValue, FieldExistedAsInstruction, SchemaInstruction } from '../describe/instructions'
+import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
+import { initialState, isEnumSchema, isObjectSchema, newFieldId, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './seeds'
+import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
+
+/** Where an instruction comes from, for messages. */
+export interface InstructionOrigin {
+  readonly change: string
+  readonly version: string
+}
+
+function memberName (value: EnumValue): string {
+  return String(value)
+}
+
+/** The working states of all seeds while the versions are walked from HEAD to the oldest. */
+export class SchemaStates {
+  private readonly working = new Map<Seed, SeedState>()
+  private readonly initial = new WeakMap<object, SeedState>()
+
+  constructor (private readonly index: SeedIndex) {}
+
+  /** The current states of all seeds that differ from their initial state. */
+  snapshot (): Map<Seed, SeedState> {
+    return new Map(this.working)
+  }
+
+  /** The initial state of a HEAD schema (cached). */
+  initialOf (head: TSchema): SeedState {
+    let state = this.initial.get(head)
+    if (state === undefined) {
+      state = initialState(head)
+      this.initial.set(head, state)
+    }
+    return state
+  }
+
+  /** The current state of the schema `head` stands for (a seed's working state, or a schema's initial one). */
+  stateOf (head: TSchema): SeedState {
+    const seed = this.index.find(head)
+    if (seed === undefined) return this.initialOf(head)
+    return this.working.get(seed) ?? this.initialOf(seed.head)
+  }
+
+  /** Applies one schema or enum instruction. */
+  apply (instruction: SchemaInstruction | EnumInstruction, origin: InstructionOrigin): void {
+    const seed = this.index.find(instruction.schema)
+    /* c8 ignore next */
+    if (seed === undefined) throw new Error('fastify-versioner: instruction target was not seeded')
+    const state = this.working.get(seed) ?? this.initialOf(seed.head)
+    const fail = (message: string): never => {
+      throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${origin.change}' ` +
+        `(version '${origin.version}'): ${message}`)
+    }
+    const schemaName = `'${state.name ?? seed.display}'`
+    if (instruction.kind === 'schema.had') {
+      if (state.name === undefined) {
+        fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
+      }
+      if (state.name === instruction.name) fail(`${schemaName} already has the name '${instruction.name}'.`)
+      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === instruction.name)
+      if (holder !== undefined) {
+        fail(`another schema is already named '${instruction.name}' in this version (${holder.display}); two schemas cannot share a name.`)
+      }
+      this.working.set(seed, { ...state, name: instruction.name })
+      return
+    }
+    if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
+      if (state.kind !== 'enum' || !isEnumSchema(seed.head)) {
+        fail(`${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`)
+      }
+      this.working.set(seed, this.applyEnum(state as EnumState, instruction, schemaName, fail))
+      return
+    }
+    if (state.kind !== 'object' || !isObjectSchema(seed.head)) {
+      fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
+    }
+    this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))
+  }
+
+  /** The fields visible in an object schema state (inherited ones included), by key, in order. */
+  visibleFields (state: ObjectState): Map<string, VisibleField> {
+    return new Map(visibleFields(state, (head) => this.stateOf(head)).map((visible) => [visible.key, visible]))
+  }
+
+  private applyObject (state: ObjectState, instruction: Exclude<SchemaInstruction, { kind: 'schema.had' }>,
+    schemaName: string, fail: (message: string) => never): ObjectState {
+    const visible = this.visibleFields(state)
+    const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
+    switch (instruction.kind) {
+      case 'validator.existed': {
+        if (visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validator.name)) {
+          fail(`${schemaName} already has a validator named '${instruction.validator.name}'.`)
+        }
+        return { ...state, validators: [...state.validators, instruction.validator] }
+      }
+      case 'validator.didntExist': {
+        const own = state.validators.find((validator) => validator.name === instruction.validatorName)
+        if (own === undefined) {
+          const inherited = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validatorName)
+          fail(inherited
+            ? `the validator '${instruction.validatorName}' is inherited; remove it from the parent schema instead.`
+            : `${schemaName} has no validator named '${instruction.validatorName}'.`)
+        }
+        return { ...state, validators: state.validators.filter((validator) => validator !== own) }
+      }
+      case 'field.existedAs': {
+        if (visible.has(instruction.field)) fail(`${schemaName} already has a field '${instruction.field}'.`)
+        return { ...state, fields: [...state.fields, this.newField(instruction)] }
+      }
+      case 'field.didntExist': {
+        const found = visible.get(instruction.field)
+        if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
+        if (found.inherited) {
+          const owner = this.ownerOf(state, found.field)
+          fail(owner === state.parent
+            ? `the field '${instruction.field}' is inherited from the parent schema '${describeSchema(owner)}' (extendSchema); apply the instruction to the parent.`
+            : `the field '${instruction.field}' is inherited from '${describeSchema(owner)}', an ancestor of the parent schema ` +
+              `'${describeSchema(state.parent as TSchema)}' (extendSchema); apply the instruction to '${describeSchema(owner)}'.`)
+        }
+        // Validators about the field stay: each version's form leaves out those about fields it lacks (buildObject).
+        return { ...state, fields: state.fields.filter((field) => field.key !== instruction.field) }
+      }
+      case 'field.had':
+      case 'field.didntHave': {
+        const found = visible.get(instruction.field)
+        if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
+        const keys = new Set(visible.keys())
+        const edited = instruction.kind === 'field.had'
+          ? editField(found.field, instruction, keys, schemaName, fail)
+          : removeKeywords(found.field, instruction, fail)
+        if (found.inherited) {
+          // Kept as an override of the parent's field, replayed over it in every older version.
+          const overrides = new Map(state.overrides)
+          overrides.set(found.field.id, [...(state.overrides.get(found.field.id) ?? []), instruction])
+          return { ...state, overrides }
+        }
+        return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
+      }
+    }
+  }
+
+  /** The ancestor (through `extendSchema`) that declares an inherited field. */
+  private ownerOf (state: ObjectState, field: FieldState): TSchema {
+    let head = state.parent as TSchema
+    for (let ancestor = this.stateOf(head); ancestor.kind === 'object' && ancestor.parent !== undefined; ancestor = this.stateOf(head)) {
+      if (ancestor.fields.some((own) => own.id === field.id)) break
+      head = ancestor.parent
+    }
+    return head
+  }
+
+  private newField (instruction: FieldExistedAsInstruction): FieldState {
+    const optional = instruction.optional ?? ('default' in instruction.keywords ? true : undefined)
+    return { id: newFieldId(), key: instruction.field, type: instruction.type, optional, set: { ...instruction.keywords }, unset: [] }
+  }
+
+  private applyEnum (state: EnumState, instruction: EnumInstruction, schemaName: string, fail: (message: string) => never): EnumState {
+    let members = [...state.members]
+    if (instruction.kind === 'enum.had') {
+      for (const [name, value] of Object.entries(instruction.members)) {
+        if (members.some((member) => deepEqual(member.value, value))) {
+          fail(`${schemaName} already has a member with the value ${describeValue(value)}.`)
+        }
+        const index = members.findIndex((member) => memberName(member.value) === name)
+        if (index === -1) members.push({ value, schema: undefined })
+        else members[index] = { value, schema: undefined }
+      }
+    } else {
+      for (const name of instruction.members) {
+        const index = members.findIndex((member) => memberName(member.value) === name)
+        if (index === -1) {
+          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => memberName(member.value)).join(', ')}).`)
+        }
+        members = members.filter((_, position) => position !== index)
+      }
+    }
+    return { ...state, members }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The fields of an object schema in a version, and how field instructions edit them. A schema made by
+ * `extendSchema` sees its parent's fields (as the parent stands in the same version) followed by its own;
+ * an instruction on an inherited field is kept as an override of that parent field (by the field's identity,
+ * which survives renames), so that older changes to the parent still reach it.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
+import type { NamedValidator } from '../describe/named-validators'
+import { withoutModifiers, type FieldState, type ObjectState, type SeedState } from './seeds'
+import { deepEqual, describeValue, isOptional, type SchemaObject } from '../core/json-schema'
+
+/** Keywords that describe a field rather than constrain it: kept when an instruction changes its type. */
+const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
+
+/** An instruction that edits an existing field. */
+export type FieldEdit = FieldHadInstruction | FieldDidntHaveInstruction
+
+/** A field as visible in an object schema. */
+export interface VisibleField {
+  readonly key: string
+  readonly field: FieldState
+  readonly inherited: boolean
+}
+
+/** Reports why an edit cannot apply; a lenient replay passes a function that ignores it. */
+export type Fail = (message: string) => void
+
+/** The field's keywords as they stand (its type's keywords, with the instructions' edits). */
+export function keywordsOf (field: FieldState): SchemaObject {
+  const result: SchemaObject = { ...(withoutModifiers(field.type) as SchemaObject) }
+  for (const keyword of field.unset) delete result[keyword]
+  return Object.assign(result, field.set)
+}
+
+/** Whether the field is optional as it stands. */
+export function optionalOf (field: FieldState): boolean {
+  return field.optional ?? isOptional(field.type)
+}
+
+function typeSignature (schema: SchemaObject): SchemaObject {
+  const copy: SchemaObject = { ...(withoutModifiers(schema) as SchemaObject) }
+  for (const keyword of ANNOTATIONS) delete copy[keyword]
+  return copy
+}
+
+/** `had({...})` applied to a field; `visibleKeys` are the other fields' names (for renames). */
+export function editField (field: FieldState, instruction: FieldHadInstruction, visibleKeys: ReadonlySet<string>, schemaName: string, fail: Fail): FieldState {
+  let next: FieldState = field
+  if (instruction.type !== undefined) {
+    const current = keywordsOf(field)
+    if (deepEqual(typeSignature(instruction.type as SchemaObject), typeSignature(current))) {
+      fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
+    }
+    const carried: Record<string, unknown> = {}
+    for (const keyword of ANNOTATIONS) {
+      if (keyword in current && !(keyword in instruction.type) && !(keyword in instruction.keywords)) carried[keyword] = current[keyword]
+    }
+    next = { id: field.id, key: field.key, type: instruction.type, optional: optionalOf(field), set: carried, unset: [] }
+  }
+  const keywords = Object.entries(instruction.keywords)
+  if (keywords.length > 0) {
+    const current = keywordsOf(next)
+    const set = { ...next.set }
+    for (const [keyword, value] of keywords) {
+      if (keyword in current && deepEqual(current[keyword], value)) {
+        fail(`the keyword '${keyword}' of field '${instruction.field}' of ${schemaName} already is ${describeValue(value)}.`)
+      }
+      set[keyword] = value
+    }
+    next = { ...next, set, unset: next.unset.filter((keyword) => !(keyword in instruction.keywords)) }
+    // A field with a default can be omitted by clients: it was optional.
+    if ('default' in instruction.keywords && instruction.optional === undefined && !optionalOf(next)) next = { ...next, optional: true }
+  }
+  if (instruction.optional !== undefined) {
+    if (optionalOf(next) === instruction.optional && instruction.type === undefined && keywords.length === 0) {
+      fail(`the field '${instruction.field}' of ${schemaName} already is ${instruction.optional ? 'optional' : 'required'}.`)
+    }
+    next = { ...next, optional: instruction.optional }
+  }
+  if (instruction.name !== undefined) {
+    if (instruction.name === field.key) fail(`the field '${instruction.field}' of ${schemaName} already has the name '${instruction.name}'.`)
+    else if (visibleKeys.has(instruction.name)) fail(`${schemaName} already has a field '${instruction.name}'; a field cannot be renamed onto it.`)
+    next = { ...next, key: instruction.name }
+  }
+  return next
+}
+
+/** `didntHave(...keywords)` applied to a field. */
+export function removeKeywords (field: FieldState, instruction: FieldDidntHaveInstruction, fail: Fail): FieldState {
+  const current = keywordsOf(field)
+  const set = { ...field.set }
+  for (const keyword of instruction.keywords) {
+    if (!(keyword in current)) fail(`the field '${instruction.field}' already lacks the keyword '${keyword}'.`)
+    delete set[keyword]
+  }
+  const unset = [...new Set([...field.unset, ...instruction.keywords])]
+  // Without a default, a client must send the field: it was required.
+  const optional = instruction.keywords.includes('default') && optionalOf(field) ? false : field.optional
+  return { ...field, set, unset, optional }
+}
+
+/** An edit applied without checks (replaying a child's override over its parent's field in another version). */
+export function replayEdit (field: FieldState, edit: FieldEdit, visibleKeys: ReadonlySet<string>): FieldState {
+  const ignore: Fail = () => {}
+  return edit.kind === 'field.had' ? editField(field, edit, visibleKeys, '', ignore) : removeKeywords(field, edit, ignore)
+}
+
+/**
+ * The fields of an object schema state, in order: the parent's (with this schema's overrides replayed, its
+ * own fields of the same name in their place), then its own. `stateOf` gives the state of a parent.
+ */
+export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => SeedState): VisibleField[] {
+  const result: VisibleField[] = []
+  const own = new Map(state.fields.map((field) => [field.key, field]))
+  const placed = new Set<string>()
+  if (state.parent !== undefined) {
+    const parent = stateOf(state.parent)
+    if (parent.kind === 'object') {
+      const inherited = visibleFields(parent, stateOf)
+      const keys = new Set(inherited.map((visible) => visible.key))
+      for (const visible of inherited) {
+        // The overrides first: an own field shadows the parent's field under the name it has in this schema.
+        let field = visible.field
+        for (const edit of state.overrides.get(field.id) ?? []) field = replayEdit(field, edit, keys)
+        const shadow = own.get(field.key)
+        if (shadow !== undefined) {
+          result.push({ key: shadow.key, field: shadow, inherited: false })
+          placed.add(shadow.key)
+          continue
+        }
+        result.push({ key: field.key, field, inherited: true })
+      }
+    }
+  }
+  for (const field of state.fields) if (!placed.has(field.key)) result.push({ key: field.key, field, inherited: false })
+  return result
+}
+
+/** The named validators of an object schema state: its parent's, then its own. */
+export function visibleValidators (state: ObjectState, stateOf: (head: TSchema) => SeedState): NamedValidator[] {
+  const parent = state.parent === undefined ? undefined : stateOf(state.parent)
+  return [...(parent?.kind === 'object' ? visibleValidators(parent, stateOf) : []), ...state.validators]
+}

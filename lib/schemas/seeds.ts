@@ -1,0 +1,234 @@
+/**
+ * Seeds of schema generation: the HEAD schemas that instructions name, how a schema found anywhere is
+ * recognised as one of them (by identity, through `Type.Optional` / `Type.Readonly` wrappers, or by `$id`),
+ * and the immutable state each seed has in a version. An instruction never edits a state; it replaces it.
+ * @module
+ */
+import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { childSchemaInfo } from '../describe/extend-schema'
+import type { EnumValue } from '../describe/instructions'
+import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+
+/** A HEAD schema named by at least one instruction. */
+export interface Seed {
+  /** The canonical HEAD object (without modifiers). */
+  readonly head: TSchema
+  /** A readable name for messages. */
+  readonly display: string
+}
+
+/** One field of an object schema in a version: its HEAD-level type plus the edits instructions made. */
+export interface FieldState {
+  /** The field's identity, kept through renames (so that a child's overrides follow it). */
+  readonly id: number
+  readonly key: string
+  /** The field's type as written in HEAD or in an instruction (versioned when the schema is built). */
+  readonly type: TSchema
+  /** Optionality set by an instruction; `undefined` keeps the type's own `Optional` modifier. */
+  readonly optional: boolean | undefined
+  /** Keywords set by instructions. */
+  readonly set: Readonly<Record<string, unknown>>
+  /** Keywords removed by instructions. */
+  readonly unset: readonly string[]
+}
+
+/** An object schema in a version. */
+export interface ObjectState {
+  readonly kind: 'object'
+  readonly name: string | undefined
+  /** Own fields (for a schema made by `extendSchema`: those it declares itself). */
+  readonly fields: readonly FieldState[]
+  /** Instructions on inherited fields, by the parent field's id, replayed over the parent's field in each version. */
+  readonly overrides: ReadonlyMap<number, ReadonlyArray<import('./object-fields').FieldEdit>>
+  /** Every other keyword, with `allOf` holding only what is not a named validator. */
+  readonly options: SchemaObject
+  /** Own named validators. */
+  readonly validators: readonly NamedValidator[]
+  /** The parent of a schema made by `extendSchema`. */
+  readonly parent: TSchema | undefined
+}
+
+/** One member of an enum in a version. */
+export interface EnumMember {
+  readonly value: EnumValue
+  /** The member's schema (kept from HEAD where it exists, so unchanged members stay the same object). */
+  readonly schema: TSchema | undefined
+}
+
+/** An enum schema (a union of `const` members, or an `enum` keyword) in a version. */
+export interface EnumState {
+  readonly kind: 'enum'
+  readonly name: string | undefined
+  readonly form: 'union' | 'keyword'
+  readonly members: readonly EnumMember[]
+  /** Every keyword but the members. */
+  readonly template: SchemaObject
+}
+
+/** Any other schema in a version: only its name can change. */
+export interface PlainState {
+  readonly kind: 'plain'
+  readonly name: string | undefined
+  readonly body: TSchema
+}
+
+/** The state of a seed in a version. */
+export type SeedState = ObjectState | EnumState | PlainState
+
+/** The name (`$id`) of a schema, if it has one. */
+export function nameOf (schema: TSchema): string | undefined {
+  const id = (schema as SchemaObject).$id
+  return typeof id === 'string' ? id : undefined
+}
+
+/** True for an object schema instructions can edit the fields of. */
+export function isObjectSchema (schema: TSchema): boolean {
+  const source = schema as SchemaObject
+  return source.type === 'object' && isSchemaObject(source.properties) && (source[Kind] === undefined || source[Kind] === 'Object')
+}
+
+function enumShape (schema: TSchema): Pick<EnumState, 'form' | 'members' | 'template'> | undefined {
+  const { anyOf, enum: values, ...template } = schema as SchemaObject
+  if (Array.isArray(anyOf) && anyOf.length > 0 && anyOf.every((member) => isSchemaObject(member) && 'const' in member)) {
+    return {
+      form: 'union',
+      members: anyOf.map((member) => ({ value: (member as SchemaObject).const as EnumValue, schema: member as TSchema })),
+      template
+    }
+  }
+  if (Array.isArray(values) && anyOf === undefined) {
+    return { form: 'keyword', members: values.map((value) => ({ value: value as EnumValue, schema: undefined })), template }
+  }
+  return undefined
+}
+
+/** True for an enum schema (a union of `const` members, or an `enum` keyword). */
+export function isEnumSchema (schema: TSchema): boolean {
+  return enumShape(schema) !== undefined
+}
+
+let fieldIds = 0
+
+/** A new field identity. */
+export function newFieldId (): number {
+  return ++fieldIds
+}
+
+/** The state a HEAD schema starts from. */
+export function initialState (head: TSchema): SeedState {
+  const name = nameOf(head)
+  if (isObjectSchema(head)) {
+    const { type: _type, properties, required: _required, allOf, ...rest } = head as SchemaObject
+    const info = childSchemaInfo(head)
+    const keys = Object.keys(properties as object)
+    const ownKeys = info === undefined ? keys : keys.filter((key) => info.ownKeys.has(key))
+    const inherited = info === undefined ? [] : validatorsOf(info.parent)
+    const allOfList = Array.isArray(allOf) ? allOf : []
+    const others = allOfList.filter((fragment) => validatorOfFragment(fragment) === undefined)
+    const options: SchemaObject = { ...rest }
+    delete options[OptionalKind]
+    delete options[ReadonlyKind]
+    if (others.length > 0) options.allOf = others
+    return {
+      kind: 'object',
+      name,
+      fields: ownKeys.map((key) => ({ id: newFieldId(), key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
+      overrides: new Map(),
+      options,
+      validators: validatorsOf(head).filter((validator) => !inherited.includes(validator)),
+      parent: info?.parent
+    }
+  }
+  const shape = enumShape(head)
+  if (shape !== undefined) return { kind: 'enum', name, ...shape }
+  return { kind: 'plain', name, body: head }
+}
+
+const MODIFIERS: ReadonlySet<symbol> = new Set([OptionalKind, ReadonlyKind])
+
+function ownKeys (value: object): Array<string | symbol> {
+  return [...Object.keys(value), ...Object.getOwnPropertySymbols(value).filter((key) => !MODIFIERS.has(key))]
+}
+
+/** True when `a` and `b` hold the very same values under every key but TypeBox's modifiers. */
+export function sameButModifiers (a: TSchema, b: TSchema): boolean {
+  const left = a as SchemaObject
+  const right = b as SchemaObject
+  const keys = ownKeys(left)
+  return keys.length === ownKeys(right).length && keys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && left[key] === right[key])
+}
+
+/** The first object-valued keyword of a schema: what identifies a shallow copy of it. */
+function anchorOf (schema: TSchema): object | undefined {
+  for (const key of Object.keys(schema)) {
+    const value = (schema as SchemaObject)[key]
+    if (typeof value === 'object' && value !== null) return value
+  }
+  return undefined
+}
+
+/** Strips `Optional` / `Readonly` from a copy of `schema` (or returns it when it has none). */
+export function withoutModifiers (schema: TSchema): TSchema {
+  const source = schema as SchemaObject
+  if (!(OptionalKind in source) && !(ReadonlyKind in source)) return schema
+  const copy = { ...source }
+  delete copy[OptionalKind]
+  delete copy[ReadonlyKind]
+  return copy as TSchema
+}
+
+/**
+ * The seeds of one generation run, and recognition of schemas as seeds: the same object; a copy that
+ * differs only by `Type.Optional` / `Type.Readonly`; or a schema with the same `$id`.
+ */
+export class SeedIndex {
+  readonly seeds: Seed[] = []
+  private readonly byObject = new Map<object, Seed>()
+  private readonly byId = new Map<string, Seed>()
+  private readonly byAnchor = new Map<object, Seed[]>()
+  private readonly anchorless: Seed[] = []
+  private cache = new WeakMap<object, Seed | null>()
+
+  /** The seed for `schema`, added if it is not known yet. */
+  add (schema: TSchema, display: string): Seed {
+    const known = this.find(schema)
+    if (known !== undefined) return known
+    const head = withoutModifiers(schema)
+    const seed: Seed = { head, display }
+    this.cache = new WeakMap()
+    this.seeds.push(seed)
+    this.byObject.set(head, seed)
+    this.byObject.set(schema, seed)
+    const id = nameOf(head)
+    if (id !== undefined) this.byId.set(id, seed)
+    const anchor = anchorOf(head)
+    if (anchor === undefined) this.anchorless.push(seed)
+    else this.byAnchor.set(anchor, [...(this.byAnchor.get(anchor) ?? []), seed])
+    return seed
+  }
+
+  /** The seed `schema` stands for, if any. */
+  find (schema: TSchema): Seed | undefined {
+    const cached = this.cache.get(schema)
+    if (cached !== undefined) return cached ?? undefined
+    const found = this.lookup(schema)
+    this.cache.set(schema, found ?? null)
+    return found
+  }
+
+  /** The seed whose `$id` is `id`, if any. */
+  findById (id: string): Seed | undefined {
+    return this.byId.get(id)
+  }
+
+  private lookup (schema: TSchema): Seed | undefined {
+    const direct = this.byObject.get(schema)
+    if (direct !== undefined) return direct
+    const id = nameOf(schema)
+    if (id !== undefined && this.byId.has(id)) return this.byId.get(id)
+    const anchor = anchorOf(schema)
+    const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
+    return candidates.find((seed) => sameButModifiers(seed.head, schema))
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * `currentDependencySolver(request)`: tells hooks in which phase of versioned request handling they run.
+ * @module
+ */
+import type { FastifyRequest } from 'fastify'
+import { versionedRequest } from './request-state'
+import { kMigrated, kPassthroughRoute } from '../core/symbols'
+
+/** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
+export type DependencySolver = 'fastify' | 'versioner'
+
+/**
+ * `'fastify'` while a versioned request still holds the data of its version (in `onRequest`, `preParsing`
+ * and `preValidation` hooks), `'versioner'` once it holds HEAD data (after the versioner's migration: in
+ * `preHandler` hooks and the handler). A version the route serves exactly as HEAD (same schemas, no converter)
+ * has no migration: its requests hold HEAD data from the start, and are `'versioner'` in every hook.
+ * Unversioned requests are always `'fastify'`. Use it to run a side effect on only one shape of the data.
+ * @example
+ * ```ts
+ * app.addHook('preHandler', async (request) => {
+ *   if (currentDependencySolver(request) === 'versioner') request.log.info({ body: request.body }, 'as the handler reads it')
+ * })
+ * ```
+ */
+export function currentDependencySolver (request: FastifyRequest): DependencySolver {
+  if (versionedRequest(request)[kMigrated]) return 'versioner'
+  const config = request.routeOptions.config as unknown as Record<symbol, unknown> | undefined
+  return config?.[kPassthroughRoute] === true ? 'versioner' : 'fastify'
+}

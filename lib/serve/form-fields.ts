@@ -1,0 +1,81 @@
+/**
+ * Form bodies as converters see them (`RequestInfo.form`): the fields of an url-encoded body
+ * (`@fastify/formbody`) or of a multipart body attached to `request.body` (`@fastify/multipart` with
+ * `attachFieldsToBody`), and back.
+ * @module
+ */
+import type { FormFields, FormFile, FormValue } from '../describe/converter-info'
+
+/**
+ * The kind of form a content type announces, if any. Not cached: a multipart content type carries a boundary
+ * that differs per request, and the split is cheaper than a lookup keyed by the media type.
+ */
+export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
+  if (contentType === undefined) return undefined
+  const type = contentType.split(';')[0].trim().toLowerCase()
+  return type === 'application/x-www-form-urlencoded' ? 'urlencoded' : type === 'multipart/form-data' ? 'multipart' : undefined
+}
+
+interface MultipartPart {
+  type: 'field' | 'file'
+  fieldname?: string
+  value?: unknown
+  filename?: string
+  mimetype?: string
+  encoding?: string
+  _buf?: Buffer
+  toBuffer?: () => Promise<Buffer>
+}
+
+function isPart (value: unknown): value is MultipartPart {
+  return typeof value === 'object' && value !== null && ((value as MultipartPart).type === 'field' || (value as MultipartPart).type === 'file')
+}
+
+function partToValue (part: unknown): FormValue {
+  if (Buffer.isBuffer(part)) return { filename: '', mimetype: 'application/octet-stream', encoding: '7bit', data: part }
+  if (!isPart(part)) return String(part)
+  if (part.type === 'field') return String(part.value)
+  return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
+}
+
+function isFile (value: FormValue): value is FormFile {
+  // A converter may have set a field to null.
+  return typeof value === 'object' && value !== null
+}
+
+/** The form fields of a body, or `undefined` when it is not a form. */
+export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: unknown): FormFields | undefined {
+  if (kind === undefined || typeof body !== 'object' || body === null) return undefined
+  const fields: FormFields = {}
+  for (const [name, value] of Object.entries(body)) {
+    if (kind === 'urlencoded') fields[name] = Array.isArray(value) ? value.map(String) : String(value)
+    else fields[name] = Array.isArray(value) ? value.map(partToValue) : partToValue(value)
+  }
+  return fields
+}
+
+function valueToPart (name: string, value: FormValue, asParts: boolean): unknown {
+  if (!isFile(value)) return asParts ? { type: 'field', fieldname: name, value, mimetype: 'text/plain', encoding: '7bit' } : value
+  if (!asParts) return value.data
+  const data = value.data
+  return {
+    type: 'file',
+    fieldname: name,
+    filename: value.filename,
+    mimetype: value.mimetype,
+    encoding: value.encoding,
+    _buf: data,
+    toBuffer: async () => data
+  }
+}
+
+/** The body for form fields, in the shape the body had (`original`). */
+export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields, original: unknown): Record<string, unknown> {
+  const asParts = kind === 'multipart' && typeof original === 'object' && original !== null &&
+    Object.values(original).some((value) => isPart(Array.isArray(value) ? value[0] : value))
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(fields)) {
+    body[name] = Array.isArray(value) ? value.map((item) => valueToPart(name, item, asParts)) : valueToPart(name, value, asParts)
+  }
+  return body
+}

@@ -1,0 +1,63 @@
+/**
+ * Versions served without hooks. Fastify's route hooks cost about a microsecond each per request, more than
+ * the versioner's own work, so a version with nothing to do on a route (its schemas are the route's own, no
+ * converter applies: usually the newest versions) is served by a second Fastify route at the same path, with
+ * no versioner hooks, chosen by a route constraint on the version (derived from the version header, or the
+ * string default). Its handler sets the version headers and calls the application's handler; its error handler
+ * sets them on errors (a validation failure, an error thrown by a hook). Everything else about the route (the
+ * application's own hooks, schema, config, error handler) is the HEAD route's.
+ * @module
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { InvalidApiVersionError } from '../core/errors'
+import type { ResolvedOptions } from '../options'
+import { pickVersion } from './request-hook'
+import { versionedRequest } from './request-state'
+import { kMigrated } from '../core/symbols'
+import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
+import { pickingErrorMessage, type PickedVersion } from './version-picking'
+
+/**
+ * Whether versions can be served without hooks: the version must be known before Fastify picks the route
+ * (from the header, or a string default) and no one reads the version from `apiVersionStorage` (which needs
+ * the request hook to enter it).
+ */
+export function passthroughPossible (options: ResolvedOptions, storesVersion: boolean): boolean {
+  return options.location === 'header' && !options.asyncPicking && !storesVersion
+}
+
+type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** The version a request on the passthrough route is served in (the route constraint already picked it). */
+function passthroughVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion {
+  // Synchronous: passthrough routes exist only when picking is (see passthroughPossible).
+  return pickVersion(fastifyRequest, options) as PickedVersion
+}
+
+/** The handler of a passthrough route: sets the version headers, then runs the application's handler. */
+export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string): Handler {
+  const setVersionHeaders = createVersionHeaders(options)
+  return function versionerPassthroughHandler (fastifyRequest, reply) {
+    const request = versionedRequest(fastifyRequest)
+    const picked = passthroughVersion(request, options)
+    // The route constraint matched a version this route serves; anything else would be a bug, answered as the hook would.
+    if (!picked.ok) throw new InvalidApiVersionError(pickingErrorMessage(picked, options, prefix))
+    request[kMigrated] = true
+    setVersionHeaders(request.method, reply, picked.version)
+    return handler.call(this, request, reply)
+  }
+}
+
+/** The error handler of a passthrough route: sets the version headers (unless the handler did), then hands the error on. */
+export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
+    const picked = passthroughVersion(request, options)
+    return picked.ok ? picked.version : undefined
+  })
+  return function versionerPassthroughErrorHandler (error, request, reply) {
+    setVersionHeaders(request, reply)
+    if (routeHandler !== undefined) return routeHandler.call(this, error, request, reply)
+    throw error
+  }
+}

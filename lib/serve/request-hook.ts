@@ -1,0 +1,221 @@
+/**
+ * The request side of a versioned route, in its route-level `preValidation` hook: pick the version (400 when
+ * it cannot be served, 404 when the route does not exist in it), validate the request against that
+ * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
+ * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
+ * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
+ * the route's error handler, which also sets the version headers on errors raised before the hook. The version
+ * is held in the bundle's `AsyncLocalStorage` from then on.
+ * @module
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
+import type { SchemaErrorDataVar } from 'fastify/types/schema'
+import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from '../core/errors'
+import { formKind, readForm, writeForm } from './form-fields'
+import { isThenable, runSteps, settle, VersionedRequestInfo, type BodyBox } from './converter-runtime'
+import type { ResolvedOptions } from '../options'
+import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
+import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
+import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
+import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import type { VersionedScope } from '../describe/versioned-scope'
+
+/** What the request hook of one registered route needs. */
+export interface RequestHookRoute {
+  readonly behaviours: ReadonlyMap<string, VersionBehaviour>
+  readonly scope: VersionedScope
+  /** `METHOD url` of the HEAD route, for logs. */
+  readonly display: string
+}
+
+type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
+
+function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
+  return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
+}
+
+const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
+
+/**
+ * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
+ * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
+ * cannot be found, Fastify's default format is used.
+ */
+function contextFormatter (instance: object): SchemaErrorFormatter | undefined {
+  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
+    for (const symbol of Object.getOwnPropertySymbols(object)) {
+      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
+      const formatter = (object as Record<symbol, unknown>)[symbol]
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+    }
+  }
+  return undefined
+}
+
+/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
+function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
+  const error = formatter(errors, part) as Error & Record<string, unknown>
+  error.statusCode ??= 400
+  error.code ??= 'FST_ERR_VALIDATION'
+  error.validation = errors
+  error.validationContext = part
+  return error
+}
+
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/**
+ * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
+ * validated against the version's schema is a migration bug, logged with the version, route and errors, and
+ * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
+ * handler, if any, then to the context's.
+ */
+export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
+  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
+    const picked = knownVersion(request, options)
+    return picked !== null && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
+  })
+  return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
+    const request = versionedRequest(fastifyRequest)
+    setVersionHeaders(request, reply)
+    // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
+    const versionedReply = reply as VersionedReply
+    versionedReply[kConverted] = false
+    const behaviour = request[kBehaviour]
+    let result: FastifyError = error
+    const part = (error as FastifyError & { validationContext?: string }).validationContext
+    if (request[kMigrated] && behaviour !== null && error.code === 'FST_ERR_VALIDATION' && part !== undefined && behaviour.validatedParts.has(part)) {
+      result = new VersionerLatestRequestValidationError(behaviour.version)
+      request.log.error({
+        err: result, apiVersion: behaviour.version, route: route.display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+      }, `A request of API version ${behaviour.version} to ${route.display} failed HEAD validation after its migration: ` +
+        'a request converter or an instruction produces data the HEAD schema rejects.')
+    }
+    if (routeHandler !== undefined) return routeHandler.call(this, result, fastifyRequest, reply)
+    throw result
+  }
+}
+
+/** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
+function knownVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | null {
+  return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
+}
+
+/** Picks and checks the version of a request (cached on the request). */
+export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | Promise<PickedVersion> {
+  const request = versionedRequest(fastifyRequest)
+  const known = request[kPicked]
+  if (known !== null) return known
+  const value = options.picker.pick(request)
+  if (isThenable(value)) {
+    return Promise.resolve(value).then((resolved) => {
+      const picked = resolveVersion(resolved, options.versions, options.format)
+      request[kPicked] = picked
+      return picked
+    })
+  }
+  const picked = resolveVersion(value, options.versions, options.format)
+  request[kPicked] = picked
+  return picked
+}
+
+const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/** The route-level `preValidation` hook of a versioned route. */
+export function createRequestHook (
+  route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
+): preValidationHookHandler {
+  const storage = options.versions.apiVersionStorage
+  const setVersionHeaders = createVersionHeaders(options)
+  // The schema error formatter of the route's context (fixed per route), found on the first failed validation.
+  let formatter: SchemaErrorFormatter | undefined
+  const formatterOf = (request: FastifyRequest): SchemaErrorFormatter => {
+    formatter ??= routeFormatter ?? contextFormatter(request.server) ?? defaultFormatter
+    return formatter
+  }
+
+  const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
+    if (!picked.ok) {
+      const message = pickingErrorMessage(picked, options, route.scope.prefix)
+      done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
+      return
+    }
+    const version = picked.version
+    setVersionHeaders(request.method, reply, version)
+    const behaviour = route.behaviours.get(version)
+    if (behaviour === undefined) {
+      reply.callNotFound()
+      return
+    }
+    request[kBehaviour] = behaviour
+    if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
+    const validate = behaviour.validate
+    for (let index = 0; index < validate.length; index++) {
+      const [part, schema] = validate[index]
+      const check = request.compileValidationSchema(schema, part)
+      if (!check(request[PART_PROPERTY[part]])) {
+        done(validationError(check.errors ?? [], part, formatterOf(request)))
+        return
+      }
+    }
+    // Fields the version does not have (but HEAD has) cannot be set by its clients.
+    for (const [part, clean] of behaviour.cleaners) {
+      const data = request[PART_PROPERTY[part]]
+      if (data !== undefined && data !== null) clean(data)
+    }
+    const steps = behaviour.requestSteps
+    if (steps.length === 0) {
+      finish(request, version, done)
+      return
+    }
+    const kind = formKind(request.headers['content-type'])
+    const originalBody = request.body
+    const form = readForm(kind, originalBody)
+    const info = new VersionedRequestInfo(request, form)
+    const box: BodyBox = { body: info.body }
+    settle(() => runSteps(steps, info, box, { method: request.method, reply: undefined }), () => {
+      const body = box.body
+      request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
+        ? writeForm(kind, body as never, originalBody)
+        : body
+      info.writeBack(request)
+      finish(request, version, done)
+    }, done)
+  }
+
+  const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {
+    request[kMigrated] = true
+    // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
+    // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
+    if (storesVersion) storage.run(version, done)
+    else done()
+  }
+
+  return function versionerRequestHook (fastifyRequest, reply, done) {
+    const request = versionedRequest(fastifyRequest)
+    let picked: PickedVersion | Promise<PickedVersion>
+    try {
+      picked = pickVersion(request, options)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (isThenable(picked)) {
+      picked.then((resolved) => {
+        try {
+          proceed(request, reply, resolved, done)
+        } catch (error) {
+          done(error as Error)
+        }
+      }, done)
+      return
+    }
+    try {
+      proceed(request, reply, picked, done)
+    } catch (error) {
+      done(error as Error)
+    }
+  }
+}

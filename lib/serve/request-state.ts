@@ -1,0 +1,26 @@
+/**
+ * The versioner's per-request and per-reply state, kept under symbol keys declared with
+ * `decorateRequest` / `decorateReply` (so request objects keep one shape).
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import type { VersionBehaviour } from '../routes/version-plan'
+import type { PickedVersion } from './version-picking'
+
+/** A request as the versioner sees it. */
+export type VersionedRequest = FastifyRequest & {
+  [kPicked]: PickedVersion | null
+  [kBehaviour]: VersionBehaviour | null
+  [kMigrated]: boolean
+}
+
+/** A reply as the versioner sees it. */
+export type VersionedReply = FastifyReply & {
+  [kConverted]: boolean
+}
+
+/** The versioner's view of a request. */
+export function versionedRequest (request: FastifyRequest): VersionedRequest {
+  return request as VersionedRequest
+}

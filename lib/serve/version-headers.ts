@@ -1,0 +1,55 @@
+/**
+ * The response headers of a request served in a version: the version served (the header named by
+ * `apiVersionParameterName`), `Vary` on that header for cacheable responses (GET, HEAD) when the version comes
+ * from a header, and the version's lifecycle headers (`Deprecation`, `Sunset`).
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { lifecycleHeadersByVersion } from './lifecycle'
+import type { ResolvedOptions } from '../options'
+
+/** Sets the version headers of a reply (`method` is the request's). */
+export type VersionHeaders = (method: string, reply: FastifyReply, version: string) => void
+
+/** Builds the function that sets the version headers for the application's options. */
+export function createVersionHeaders (options: ResolvedOptions): VersionHeaders {
+  const echo = options.headerName
+  const vary = options.location === 'header' ? options.parameterName : undefined
+  const lifecycle = lifecycleHeadersByVersion(options.versions)
+  return function setVersionHeaders (method, reply, version) {
+    reply.header(echo, version)
+    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
+    if (vary !== undefined && (method === 'GET' || method === 'HEAD')) {
+      const current = reply.getHeader('vary')
+      reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
+    }
+    if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
+  }
+}
+
+/** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
+export type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
+
+/**
+ * Builds the function error handlers call to set the version headers, unless the reply has them already (its
+ * version echo header is set: the request hook or the handler set them, and `Vary` must not list the version
+ * header twice). `servedVersion` gives the version answering the request, synchronously (`undefined` when it
+ * is not known without waiting, or the route does not serve it); it is called only when the headers are
+ * missing, and an error it throws is ignored: the error being handled is the one to report.
+ */
+export function createErrorVersionHeaders (
+  options: ResolvedOptions, servedVersion: (request: FastifyRequest) => string | undefined
+): ErrorVersionHeaders {
+  const setVersionHeaders = createVersionHeaders(options)
+  const echo = options.headerName
+  return function setErrorVersionHeaders (request, reply) {
+    if (reply.hasHeader(echo)) return
+    let version: string | undefined
+    try {
+      version = servedVersion(request)
+    } catch {
+      return
+    }
+    if (version !== undefined) setVersionHeaders(request.method, reply, version)
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Version picking: which version a request asks for (header or path segment, else the default), and which
+ * version serves it (the same one, or for dates the closest older one). `VersionPicker` can be subclassed for
+ * custom logic, such as a version pinned per account.
+ * @module
+ */
+import type { FastifyRequest } from 'fastify'
+import { isIsoDate } from '../core/iso-date'
+import type { VersionBundle } from '../describe/versions'
+
+/** Where the version travels in a request. */
+export type ApiVersionLocation = 'header' | 'path'
+
+/** How version values are written and compared. */
+export type ApiVersionFormat = 'date' | 'string'
+
+/** The default version of requests that name none: a version, or a function of the request. */
+export type ApiVersionDefaultValue = string | ((request: FastifyRequest) => string | Promise<string>)
+
+/** What a `VersionPicker` is built with (the plugin passes its options). */
+export interface VersionPickerOptions {
+  readonly versions: VersionBundle
+  readonly location: ApiVersionLocation
+  readonly format: ApiVersionFormat
+  /** The header name (lower case) or path parameter name. */
+  readonly parameterName: string
+  readonly defaultValue: ApiVersionDefaultValue | undefined
+}
+
+/** The outcome of picking: the version served, or why none can be. */
+export type PickedVersion =
+  | { readonly ok: true, readonly version: string, readonly requested: string }
+  | { readonly ok: false, readonly reason: 'missing' | 'malformed' | 'too-old' | 'unknown', readonly requested: string | undefined }
+
+/**
+ * Finds the version a request asks for. The plugin builds one from its options; subclass it and pass the
+ * subclass as `versionPicker` to change how the version is found (the result is then checked and, for
+ * dates, waterfalled like a header value).
+ * @example
+ * ```ts
+ * class AccountPinnedVersionPicker extends VersionPicker {
+ *   override async pick (request: FastifyRequest) {
+ *     return this.requested(request) ?? await accounts.pinnedVersion(request.headers.authorization)
+ *   }
+ * }
+ * app.register(fastifyVersioner, { versions, versionPicker: AccountPinnedVersionPicker })
+ * ```
+ */
+export class VersionPicker {
+  protected readonly options: VersionPickerOptions
+
+  constructor (options: VersionPickerOptions) {
+    this.options = options
+  }
+
+  /** The version the request names (header value or path segment), or `undefined` when it names none. */
+  requested (request: FastifyRequest): string | undefined {
+    const { location, parameterName } = this.options
+    const value = location === 'header'
+      ? request.headers[parameterName]
+      : (request.params as Record<string, string | undefined> | undefined)?.[parameterName]
+    const text = Array.isArray(value) ? value[0] : value
+    return text === undefined || text === '' ? undefined : text
+  }
+
+  /** The version to serve the request as, before it is checked: the one it names, else the default. */
+  pick (request: FastifyRequest): string | undefined | Promise<string | undefined> {
+    const requested = this.requested(request)
+    if (requested !== undefined) return requested
+    const fallback = this.options.defaultValue
+    return typeof fallback === 'function' ? fallback(request) : fallback
+  }
+}
+
+const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
+const exactCache = new WeakMap<VersionBundle, ReadonlyMap<string, PickedVersion>>()
+
+/** The (shared, frozen) outcome of picking each version value of a bundle exactly. */
+function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion> {
+  let picks = exactCache.get(versions)
+  if (picks === undefined) {
+    picks = new Map(versions.versionValues.map((value) => [value, Object.freeze({ ok: true as const, version: value, requested: value })]))
+    exactCache.set(versions, picks)
+  }
+  return picks
+}
+
+/**
+ * Checks a picked value against the bundle: an exact version; for dates, the closest older version
+ * (waterfalling); otherwise the reason it cannot be served.
+ */
+export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
+  if (value === undefined || value === '') return MISSING
+  if (typeof value !== 'string') return { ok: false, reason: 'malformed', requested: String(value) }
+  const exact = exactPicks(versions).get(value)
+  if (exact !== undefined) return exact
+  const values = versions.versionValues
+  if (format === 'string') return { ok: false, reason: 'unknown', requested: value }
+  if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
+  // Newest first: the first version not after the requested date is the closest older one.
+  const served = values.find((candidate) => candidate <= value)
+  return served === undefined
+    ? { ok: false, reason: 'too-old', requested: value }
+    : { ok: true, version: served, requested: value }
+}
+
+/** Where a client sends the version, in words, for messages. */
+export function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
+  return options.location === 'header'
+    ? `the '${options.parameterName}' header`
+    : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
+}
+
+/** The 400 message for a request whose version cannot be served. */
+export function pickingErrorMessage (
+  picked: Extract<PickedVersion, { ok: false }>,
+  options: Pick<VersionPickerOptions, 'location' | 'parameterName' | 'versions' | 'format'>,
+  prefix = ''
+): string {
+  const supported = `Supported versions: ${options.versions.versionValues.join(', ')}.`
+  const where = describeLocation(options, prefix)
+  switch (picked.reason) {
+    case 'missing': {
+      const example = options.versions.versionValues[0]
+      const how = options.location === 'header'
+        ? `send the API version in the '${options.parameterName}' header (for example '${options.parameterName}: ${example}')`
+        : `put the API version in the path, right after '${prefix === '' ? '/' : prefix}' (for example ${prefix}/${example}/…)`
+      return `This route is versioned: ${how}. ${supported}`
+    }
+    case 'malformed':
+      return `Invalid API version '${picked.requested}' in ${where}: it must be a date written YYYY-MM-DD. ${supported}`
+    case 'too-old':
+      return `Unsupported API version '${picked.requested}' in ${where}: it is older than the oldest version. ${supported}`
+    case 'unknown':
+      return `Unknown API version '${picked.requested}' in ${where}. ${supported}`
+  }
+}
