@@ -229,7 +229,7 @@ test('a richer application: each version documents what its routes accept and re
   t.same(Object.keys(documents['2000-01-01'].components.schemas.Item.properties), ['id', 'name', 'status', 'tags', 'contact', 'due'])
   t.ok('Label' in documents['2001-01-01'].components.schemas && !('Tag' in documents['2001-01-01'].components.schemas), '2001-01-01: Label')
   t.ok('/things/{itemId}' in documents['2001-01-01'].paths, '2001-01-01: /things/{itemId}')
-  t.same(Object.keys(documents['2001-01-01'].paths['/items'].post.responses), ['200'])
+  t.same(Object.keys(documents['2001-01-01'].paths['/items'].post.responses), ['200', '400', '404'])
   t.same(documents['2001-01-01'].components.schemas.Status.anyOf.map((member: { enum: string[] }) => member.enum[0]), ['active', 'archived'])
   t.same(documents['2002-01-01'].paths['/items'].get.parameters.find((p: { in: string, name: string }) => p.in === 'header' && p.name === 'x-tenant')?.required, true)
   await checkConformance(t, app)

@@ -138,9 +138,9 @@ async function shop (t: Teardown, options: ShopOptions = {}): Promise<FastifyIns
 }
 
 /** The parsed body of `GET /openapi.json` with these query and headers. */
-async function fetchDocument (app: FastifyInstance, query: string, headers: Record<string, string> = {}): Promise<{ status: number, body: any, type: string }> {
+async function fetchDocument (app: FastifyInstance, query: string, headers: Record<string, string> = {}): Promise<{ status: number, body: any, type: string, vary: unknown }> {
   const response = await app.inject({ method: 'GET', url: `/openapi.json${query}`, headers })
-  return { status: response.statusCode, body: JSON.parse(response.body), type: String(response.headers['content-type']) }
+  return { status: response.statusCode, body: JSON.parse(response.body), type: String(response.headers['content-type']), vary: response.headers.vary }
 }
 
 const pathsOf = (document: OpenApiDocument): string[] => Object.keys(document.paths ?? {}).sort()
@@ -206,9 +206,10 @@ test("each version documents only the routes it serves, at that version's paths,
 test('named schemas are components under their name in each version; schema(S).had({ name }) renames the component', async (t) => {
   const app = await shop(t)
   const [v2002, v2001, v2000] = VERSIONS.map((version) => documentOf(app, version))
-  t.same(componentsOf(v2002), ['NotFound', 'Owner', 'Product', 'ProductCreate', 'Review'])
-  t.same(componentsOf(v2001), ['Article', 'NotFound', 'ProductCreate'], 'Product is Article; Owner and Review are unused, so absent')
-  t.same(componentsOf(v2000), ['Article', 'NotFound', 'ProductCreate'])
+  // FastifyVersionerError: the body of the plugin's own 400 and 404 responses.
+  t.same(componentsOf(v2002), ['FastifyVersionerError', 'NotFound', 'Owner', 'Product', 'ProductCreate', 'Review'])
+  t.same(componentsOf(v2001), ['Article', 'FastifyVersionerError', 'NotFound', 'ProductCreate'], 'Product is Article; Owner and Review are unused, so absent')
+  t.same(componentsOf(v2000), ['Article', 'FastifyVersionerError', 'NotFound', 'ProductCreate'])
   for (const document of [v2001, v2000]) {
     const version = document.info.version
     const refs = refsIn(document.paths)
@@ -240,7 +241,7 @@ test('unreferenced components are removed from every document', async (t) => {
   await assertDocumentsValid(t, app)
 })
 
-test('the version header parameter: enum [V], date format, title and description, required unless a default is set', async (t) => {
+test('the version header parameter: enum [V] and default V, date format, title and description, optional (sent by a client\'s default headers)', async (t) => {
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {
     const document = documentOf(titled, version)
@@ -249,8 +250,9 @@ test('the version header parameter: enum [V], date format, title and description
       t.equal(parameters.length, 1, `${version} ${operation.method} ${operation.path}: one version parameter`)
       const [parameter] = parameters
       t.equal(parameter.in, 'header')
-      t.equal(parameter.required, true, 'required without apiVersionDefaultValue')
+      t.equal(parameter.required, false, 'optional, without apiVersionDefaultValue too: a generated client needs no version argument')
       t.same(parameter.schema.enum, [version])
+      t.equal(parameter.schema.default, version)
       t.equal(parameter.schema.type, 'string')
       t.equal(parameter.schema.format, 'date')
       t.equal(parameter.schema.title, 'API version')
@@ -338,7 +340,7 @@ test('endpoint attributes per version: summary, description, tags, deprecated, o
   t.same(create2002.tags, ['products'])
   t.notOk('deprecated' in create2002, 'not deprecated in 2002-01-01')
   t.notOk('description' in create2002)
-  t.same(Object.keys(create2002.responses), ['201'], 'HEAD answers 201')
+  t.same(Object.keys(create2002.responses), ['201', '400', '404'], "HEAD answers 201 (400 and 404: the plugin's own)")
   t.same(create2002.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/Product' })
 
   for (const document of [v2001, v2000]) {
@@ -349,7 +351,7 @@ test('endpoint attributes per version: summary, description, tags, deprecated, o
     t.same(create.tags, ['legacy'], `${version}: tags`)
     t.equal(create.deprecated, true, `${version}: deprecated`)
     t.equal(create.operationId, 'makeProduct', `${version}: operationId`)
-    t.same(Object.keys(create.responses), ['200'], `${version}: the success response moved to 200`)
+    t.same(Object.keys(create.responses), ['200', '400', '404'], `${version}: the success response moved to 200`)
     t.same(create.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Article' },
       `${version}: with the version's response schema`)
   }
@@ -367,8 +369,9 @@ test('endpoint attributes per version: summary, description, tags, deprecated, o
   t.notOk('/checkout' in v2000.paths, 'checkout is hidden in 2000-01-01')
   const checkout = await app.inject({ method: 'POST', url: '/checkout', headers: { 'x-api-version': '2000-01-01' } })
   t.equal(checkout.statusCode, 200, 'a hidden route is still served')
-  const operationIds = operationsOf(v2002).map((operation) => operation.operation.operationId).filter((id) => id !== undefined)
-  t.same(operationIds, ['createProduct'])
+  // Routes without an operationId get one from their HEAD method and path.
+  const operationIds = operationsOf(v2002).map((operation) => operation.operation.operationId)
+  t.same(operationIds, ['createProduct', 'getProductsByProductId', 'getProductsByProductIdReviews', 'postCheckout'])
   await assertDocumentsValid(t, app)
 })
 
@@ -591,12 +594,12 @@ test('webhooks appear under `webhooks` in each version, with schema instructions
   const succeeded2001 = v2001.webhooks['payment.succeeded'].post
   t.equal(succeeded2001.summary, 'A payment went through', '2001-01-01: as HEAD')
   t.same(succeeded2001.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Payment' })
-  t.same(componentsOf(v2001), ['Owner', 'Payment'])
+  t.same(componentsOf(v2001), ['FastifyVersionerError', 'Owner', 'Payment'], 'the webhook payload (and the body of the 400 and 404 of GET /ping)')
 
   const succeeded2000 = v2000.webhooks['payment.succeeded'].post
   t.equal(succeeded2000.summary, 'A charge went through', "2000-01-01: the webhook's summary in that version")
   t.same(succeeded2000.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Charge' }, '2000-01-01: the renamed component')
-  t.same(componentsOf(v2000), ['Charge', 'Owner'], '2000-01-01: no Payment component')
+  t.same(componentsOf(v2000), ['Charge', 'FastifyVersionerError', 'Owner'], '2000-01-01: no Payment component')
   t.same(Object.keys(v2000.components.schemas.Charge?.properties ?? {}), ['id', 'cents', 'payer'], '2000-01-01: amount was cents')
   t.same(v2000.components.schemas.Charge?.required, ['id', 'cents', 'payer'])
   t.same(Object.keys(v2000.components.schemas.Owner?.properties ?? {}), ['fullName'], "2000-01-01: a nested schema's instruction applies too")

@@ -18,11 +18,16 @@ import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { toIsoDate } from '../core/iso-date'
+import { addErrorResponses } from './error-responses'
+import { OperationIds } from './operation-ids'
 
 type Json = Record<string, unknown>
 
 /** The key of the unversioned document. */
 export const UNVERSIONED = 'unversioned'
+
+/** Marks an operation whose route sets no `operationId`: the index of its HEAD route, replaced by a generated id. */
+const OPERATION_OF = 'x-fastify-versioner-operation-of'
 
 interface SwaggerRouteInput {
   schema: RouteSchema | undefined
@@ -33,6 +38,7 @@ interface SwaggerRouteInput {
 /** The per-version documents of an application. */
 export class OpenApiDocuments {
   private readonly decorators = new Map<string, string>()
+  private operationIds: OperationIds | undefined
 
   constructor (
     private readonly state: VersionerState,
@@ -99,6 +105,7 @@ export class OpenApiDocuments {
     })
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
     if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
+    if (typeof schema.operationId !== 'string') schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)
     this.addVersionParameter(schema, behaviour.version)
     return schema
   }
@@ -109,7 +116,7 @@ export class OpenApiDocuments {
   }
 
   private addVersionParameter (schema: RouteSchema, version: string): void {
-    const { location, format, headerName, parameterName, defaultValue, apiVersionTitle, apiVersionDescription } = this.options
+    const { location, format, headerName, parameterName, apiVersionTitle, apiVersionDescription } = this.options
     const parameter: SchemaObject = { type: 'string', enum: [version] } as unknown as SchemaObject
     if (format === 'date') parameter.format = 'date'
     if (apiVersionTitle !== undefined) parameter.title = apiVersionTitle
@@ -120,7 +127,9 @@ export class OpenApiDocuments {
     const existing = schema[part] as SchemaObject | undefined
     const properties = { ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
     const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
-    if (location === 'path' || defaultValue === undefined) required.push(name)
+    // A header is not a required parameter, so that a client generated for the version needs no version argument
+    // on each call: such a client sends it from its default headers (see the README), and the server answers 400 without it.
+    if (location === 'path') required.push(name)
     schema[part] = { ...existing, type: 'object', properties, required } as unknown as TSchema
   }
 
@@ -137,6 +146,10 @@ export class OpenApiDocuments {
       else delete document.tags
     }
     pruneComponents(document)
+    if (key !== UNVERSIONED) {
+      this.nameOperations(document)
+      addErrorResponses(document, this.options.location === 'header' ? this.options.headerName : undefined)
+    }
     const version = this.options.versions.get(key)
     if (version !== undefined && (version.deprecatedAt !== undefined || version.sunsetAt !== undefined)) {
       const info = document.info as Json
@@ -153,6 +166,21 @@ export class OpenApiDocuments {
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
     }
     return document
+  }
+
+  /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */
+  private nameOperations (document: Json): void {
+    this.operationIds ??= new OperationIds(this.state.headRoutes, this.webhooks.list())
+    for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!isSchemaObject(operation) || typeof operation[OPERATION_OF] !== 'number') continue
+        const { [OPERATION_OF]: index, ...rest } = operation
+        const head = this.state.headRoutes[index as number]
+        // A route with one method keeps its HEAD method's id in every version, whatever its method there.
+        const operationId = this.operationIds.of(head, head.methods.length === 1 ? head.methods[0] : method)
+        item[method] = { operationId, ...rest }
+      }
+    }
   }
 
   private addWebhooks (version: string, document: Json, schemas: Record<string, unknown>): void {

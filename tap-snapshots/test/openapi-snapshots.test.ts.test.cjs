@@ -8,7 +8,54 @@
 exports[`test/openapi-snapshots.test.ts > TAP > snapshot of the OpenAPI document of each version of the users example > OpenAPI document of 2000-01-01 1`] = `
 Object {
   "components": Object {
+    "responses": Object {
+      "FastifyVersionerBadRequest": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Bad request: the API version in the 'x-api-version' header is malformed, not served or missing (FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION), or the request is invalid for this version (FST_ERR_VALIDATION).",
+      },
+      "FastifyVersionerNotFound": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Not found: the route does not exist in the API version the request named (Fastify's not-found answer).",
+      },
+    },
     "schemas": Object {
+      "FastifyVersionerError": Object {
+        "description": "Fastify's error body.",
+        "properties": Object {
+          "code": Object {
+            "description": "FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).",
+            "type": "string",
+          },
+          "error": Object {
+            "type": "string",
+          },
+          "message": Object {
+            "description": "What was wrong, and what is accepted.",
+            "type": "string",
+          },
+          "statusCode": Object {
+            "type": "integer",
+          },
+        },
+        "required": Array [
+          "statusCode",
+          "error",
+          "message",
+        ],
+        "type": "object",
+      },
       "NotFound": Object {
         "properties": Object {
           "message": Object {
@@ -59,11 +106,12 @@ Object {
   "paths": Object {
     "/users": Object {
       "post": Object {
+        "operationId": "postUsers",
         "parameters": Array [
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2000-01-01",
               "enum": Array [
@@ -95,6 +143,12 @@ Object {
             },
             "description": "Default Response",
           },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
+          },
+          "404": Object {
+            "$ref": "#/components/responses/FastifyVersionerNotFound",
+          },
         },
         "summary": "Create a user",
         "tags": Array [
@@ -104,6 +158,7 @@ Object {
     },
     "/users/{userId}": Object {
       "get": Object {
+        "operationId": "getUsersByUserId",
         "parameters": Array [
           Object {
             "in": "path",
@@ -117,7 +172,7 @@ Object {
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2000-01-01",
               "enum": Array [
@@ -138,6 +193,9 @@ Object {
               },
             },
             "description": "Default Response",
+          },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
           },
           "404": Object {
             "content": Object {
@@ -194,7 +252,54 @@ Object {
 exports[`test/openapi-snapshots.test.ts > TAP > snapshot of the OpenAPI document of each version of the users example > OpenAPI document of 2001-01-01 1`] = `
 Object {
   "components": Object {
+    "responses": Object {
+      "FastifyVersionerBadRequest": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Bad request: the API version in the 'x-api-version' header is malformed, not served or missing (FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION), or the request is invalid for this version (FST_ERR_VALIDATION).",
+      },
+      "FastifyVersionerNotFound": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Not found: the route does not exist in the API version the request named (Fastify's not-found answer).",
+      },
+    },
     "schemas": Object {
+      "FastifyVersionerError": Object {
+        "description": "Fastify's error body.",
+        "properties": Object {
+          "code": Object {
+            "description": "FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).",
+            "type": "string",
+          },
+          "error": Object {
+            "type": "string",
+          },
+          "message": Object {
+            "description": "What was wrong, and what is accepted.",
+            "type": "string",
+          },
+          "statusCode": Object {
+            "type": "integer",
+          },
+        },
+        "required": Array [
+          "statusCode",
+          "error",
+          "message",
+        ],
+        "type": "object",
+      },
       "NotFound": Object {
         "properties": Object {
           "message": Object {
@@ -252,11 +357,12 @@ Object {
   "paths": Object {
     "/users": Object {
       "post": Object {
+        "operationId": "postUsers",
         "parameters": Array [
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2001-01-01",
               "enum": Array [
@@ -288,6 +394,12 @@ Object {
             },
             "description": "Default Response",
           },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
+          },
+          "404": Object {
+            "$ref": "#/components/responses/FastifyVersionerNotFound",
+          },
         },
         "summary": "Create a user",
         "tags": Array [
@@ -297,6 +409,7 @@ Object {
     },
     "/users/{userId}": Object {
       "get": Object {
+        "operationId": "getUsersByUserId",
         "parameters": Array [
           Object {
             "in": "path",
@@ -310,7 +423,7 @@ Object {
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2001-01-01",
               "enum": Array [
@@ -331,6 +444,9 @@ Object {
               },
             },
             "description": "Default Response",
+          },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
           },
           "404": Object {
             "content": Object {
@@ -387,7 +503,54 @@ Object {
 exports[`test/openapi-snapshots.test.ts > TAP > snapshot of the OpenAPI document of each version of the users example > OpenAPI document of 2002-01-01 1`] = `
 Object {
   "components": Object {
+    "responses": Object {
+      "FastifyVersionerBadRequest": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Bad request: the API version in the 'x-api-version' header is malformed, not served or missing (FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION), or the request is invalid for this version (FST_ERR_VALIDATION).",
+      },
+      "FastifyVersionerNotFound": Object {
+        "content": Object {
+          "application/json": Object {
+            "schema": Object {
+              "$ref": "#/components/schemas/FastifyVersionerError",
+            },
+          },
+        },
+        "description": "Not found: the route does not exist in the API version the request named (Fastify's not-found answer).",
+      },
+    },
     "schemas": Object {
+      "FastifyVersionerError": Object {
+        "description": "Fastify's error body.",
+        "properties": Object {
+          "code": Object {
+            "description": "FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).",
+            "type": "string",
+          },
+          "error": Object {
+            "type": "string",
+          },
+          "message": Object {
+            "description": "What was wrong, and what is accepted.",
+            "type": "string",
+          },
+          "statusCode": Object {
+            "type": "integer",
+          },
+        },
+        "required": Array [
+          "statusCode",
+          "error",
+          "message",
+        ],
+        "type": "object",
+      },
       "NotFound": Object {
         "properties": Object {
           "message": Object {
@@ -465,11 +628,12 @@ Object {
   "paths": Object {
     "/users": Object {
       "post": Object {
+        "operationId": "postUsers",
         "parameters": Array [
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2002-01-01",
               "enum": Array [
@@ -501,6 +665,12 @@ Object {
             },
             "description": "Default Response",
           },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
+          },
+          "404": Object {
+            "$ref": "#/components/responses/FastifyVersionerNotFound",
+          },
         },
         "summary": "Create a user",
         "tags": Array [
@@ -510,6 +680,7 @@ Object {
     },
     "/users/{userId}": Object {
       "get": Object {
+        "operationId": "getUsersByUserId",
         "parameters": Array [
           Object {
             "in": "path",
@@ -523,7 +694,7 @@ Object {
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2002-01-01",
               "enum": Array [
@@ -545,6 +716,9 @@ Object {
             },
             "description": "Default Response",
           },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
+          },
           "404": Object {
             "content": Object {
               "application/json": Object {
@@ -564,6 +738,7 @@ Object {
     },
     "/users/{userId}/addresses": Object {
       "get": Object {
+        "operationId": "getUsersByUserIdAddresses",
         "parameters": Array [
           Object {
             "in": "path",
@@ -577,7 +752,7 @@ Object {
           Object {
             "in": "header",
             "name": "x-api-version",
-            "required": true,
+            "required": false,
             "schema": Object {
               "default": "2002-01-01",
               "enum": Array [
@@ -598,6 +773,9 @@ Object {
               },
             },
             "description": "Default Response",
+          },
+          "400": Object {
+            "$ref": "#/components/responses/FastifyVersionerBadRequest",
           },
           "404": Object {
             "content": Object {

@@ -56,12 +56,18 @@ export async function assertDocumentsValid (t: Test, app: FastifyInstance): Prom
   }
 }
 
-/** Every operation under `paths`, in document order. */
+/** Every operation under `paths`, in document order, with its `$ref` responses (`#/components/responses/…`) resolved. */
 export function operationsOf (document: OpenApiDocument): DocumentedOperation[] {
+  const shared = (document.components?.responses ?? {}) as Record<string, unknown>
+  const resolve = (response: any): unknown => typeof response?.$ref === 'string' && response.$ref.startsWith('#/components/responses/')
+    ? shared[response.$ref.slice('#/components/responses/'.length)]
+    : response
   const result: DocumentedOperation[] = []
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, any>>)) {
     for (const [method, operation] of Object.entries(item)) {
-      if (METHODS.includes(method)) result.push({ path, method: method.toUpperCase(), operation })
+      if (!METHODS.includes(method)) continue
+      const responses = Object.fromEntries(Object.entries((operation.responses ?? {}) as Record<string, unknown>).map(([status, response]) => [status, resolve(response)]))
+      result.push({ path, method: method.toUpperCase(), operation: { ...operation, responses } })
     }
   }
   return result
@@ -83,10 +89,16 @@ export function refsIn (value: unknown, found: string[] = []): string[] {
 /** The component names reachable from the paths and webhooks of a document. */
 export function reachableComponents (document: OpenApiDocument): Set<string> {
   const components = (document.components?.schemas ?? {}) as Record<string, unknown>
+  const responses = (document.components?.responses ?? {}) as Record<string, unknown>
   const reached = new Set<string>()
   const queue = [...refsIn(document.paths), ...refsIn(document.webhooks)]
   while (queue.length > 0) {
     const ref = queue.shift() as string
+    // A shared response (the plugin's 400 and 404) refers to schema components.
+    if (ref.startsWith('#/components/responses/')) {
+      queue.push(...refsIn(responses[decodeURIComponent(ref.slice('#/components/responses/'.length))]))
+      continue
+    }
     const name = decodeURIComponent(ref.replace('#/components/schemas/', ''))
     if (reached.has(name)) continue
     reached.add(name)
@@ -119,7 +131,10 @@ export function requestFor (document: OpenApiDocument, operation: DocumentedOper
   const query = new URLSearchParams()
   const headers: Record<string, string> = {}
   for (const parameter of parametersOf(document, operation)) {
-    if (parameter.required !== true && options.includeOptional !== true && parameter.in !== 'path') continue
+    // A version's header is optional with one allowed value: a client generated for the version sends it from its default headers.
+    const versionHeader = parameter.in === 'header' && Array.isArray(parameter.schema?.enum) && parameter.schema.enum.length === 1 &&
+      parameter.schema.default === parameter.schema.enum[0]
+    if (parameter.required !== true && options.includeOptional !== true && parameter.in !== 'path' && !versionHeader) continue
     const value = example(parameter.schema, parameter.name)
     const text = typeof value === 'string' ? value : JSON.stringify(value)
     if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(text))

@@ -1,0 +1,66 @@
+/**
+ * Generated `operationId`s, for the operations whose route sets none: generated clients name their methods
+ * and types after them. An id is made from the HEAD route's method and path in camelCase
+ * (`GET /users/:userId/addresses` → `getUsersByUserIdAddresses`), so it is the same in every version the route
+ * exists in, whatever its path there. Ids are unique across the application: a name set by the user (on a
+ * route, or with `endpoint(...).had({ operationId })`) is never generated, and a clash gets a number
+ * (`getItems2`), given in the order the routes were registered.
+ * @module
+ */
+import type { HeadRoute } from '../versioner-state'
+import type { DeclaredWebhook } from '../routes/webhooks'
+
+function capitalise (word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1)
+}
+
+/** The words of a path segment: `user-addresses` → `User`, `Addresses`; `:userId` → `By`, `UserId`. */
+function segmentWords (segment: string): string[] {
+  if (segment === '*') return ['Wildcard']
+  // A segment may hold several parameters (`:from-:to`) and regular expressions (`:id(^\\d+)`).
+  const words: string[] = []
+  for (const part of segment.replace(/\([^)]*\)/g, '').split(/(?=:)/)) {
+    const parameter = part.startsWith(':')
+    const names = part.replace(/^:/, '').split(/[^A-Za-z0-9]+/).filter((name) => name !== '')
+    if (parameter && names.length > 0) words.push('By')
+    words.push(...names.map(capitalise))
+  }
+  return words
+}
+
+/** The id made from a method and a path, before clashes are numbered. */
+export function operationIdBase (method: string, path: string): string {
+  const words = path.split('/').flatMap(segmentWords)
+  return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
+}
+
+/** The operation ids of an application's versioned routes, generated once its routes are known. */
+export class OperationIds {
+  private readonly taken = new Set<string>()
+  private readonly ids = new Map<HeadRoute, Map<string, string>>()
+
+  constructor (heads: readonly HeadRoute[], webhooks: readonly DeclaredWebhook[]) {
+    // Every id the user set, in any version, is kept free.
+    for (const state of [...heads.flatMap((head) => head.timeline), ...webhooks.flatMap((webhook) => webhook.timeline)]) {
+      if (typeof state?.attributes.operationId === 'string') this.taken.add(state.attributes.operationId)
+    }
+    for (const head of heads) {
+      if (typeof head.schema.operationId === 'string') this.taken.add(head.schema.operationId)
+    }
+    for (const head of heads) for (const method of head.methods) this.of(head, method)
+  }
+
+  /** The id of a HEAD route's operation for a method (a method the route has in some version only gets one on first use). */
+  of (head: HeadRoute, method: string): string {
+    const byMethod = this.ids.get(head) ?? new Map<string, string>()
+    this.ids.set(head, byMethod)
+    const known = byMethod.get(method.toUpperCase())
+    if (known !== undefined) return known
+    const base = operationIdBase(method, head.path)
+    let id = base
+    for (let count = 2; this.taken.has(id); count++) id = `${base}${count}`
+    this.taken.add(id)
+    byMethod.set(method.toUpperCase(), id)
+    return id
+  }
+}
