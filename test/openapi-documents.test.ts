@@ -454,10 +454,35 @@ test('unknown versions answer 404 FST_VERSIONER_OPENAPI_NOT_FOUND naming the ver
     t.match(response.body.message, named, 'the message names the version asked for')
     for (const key of [...VERSIONS, 'unversioned']) t.match(response.body.message, key, `the message lists ${key}`)
   }
-  const none = await fetchDocument(app, '')
-  t.equal(none.status, 404, 'no version at all: 404')
-  t.equal(none.body.code, 'FST_VERSIONER_OPENAPI_NOT_FOUND')
+  const unknownHeader = await fetchDocument(app, '', { 'x-api-version': '2077-01-01' })
+  t.equal(unknownHeader.vary, 'x-api-version', 'a 404 for the version header varies on it')
   t.equal(app.versioner.openapi('1999-01-01'), undefined, 'app.versioner.openapi() answers undefined for an unknown version')
+})
+
+test('GET /openapi.json without a version serves the latest version\'s document; Vary names the version header whenever it was read', async (t) => {
+  const app = await shop(t)
+  const none = await fetchDocument(app, '')
+  t.equal(none.status, 200, 'no version at all: served')
+  t.same(none.body, app.versioner.openapi('2002-01-01'), "the latest version's document")
+  t.equal(none.vary, 'x-api-version', 'its content depends on the version header')
+  const byHeader = await fetchDocument(app, '', { 'x-api-version': '2000-01-01' })
+  t.equal(byHeader.body.info.version, '2000-01-01')
+  t.equal(byHeader.vary, 'x-api-version')
+  const emptyHeader = await fetchDocument(app, '', { 'x-api-version': '' })
+  t.equal(emptyHeader.body.info.version, '2002-01-01', 'an empty header is no version')
+  const byQuery = await fetchDocument(app, '?version=2001-01-01', { 'x-api-version': '2000-01-01' })
+  t.equal(byQuery.body.info.version, '2001-01-01', '?version= wins over the header')
+  t.equal(byQuery.vary, undefined, 'and the header does not change the answer')
+  const head = await app.inject({ method: 'HEAD', url: '/openapi.json' })
+  t.equal(head.statusCode, 200)
+  t.equal(head.headers.vary, 'x-api-version', 'HEAD too')
+
+  // Path versions: no header to vary on.
+  const paths = await shop(t, { versioner: { apiVersionLocation: 'path' } })
+  const latest = await fetchDocument(paths, '')
+  t.equal(latest.status, 200)
+  t.equal(latest.body.info.version, '2002-01-01')
+  t.equal(latest.vary, undefined)
 })
 
 test('?version=unversioned documents the unversioned routes and /changelog, and nothing versioned or internal', async (t) => {

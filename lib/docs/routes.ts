@@ -1,6 +1,6 @@
 /**
  * The routes the plugin adds for documentation: `GET /openapi.json` (a version's document, by `?version=`
- * or the version header), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
+ * or the version header; the latest version's without either), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
  * locally served assets, and `GET /changelog`. All are unversioned and hidden from the documents, except the
  * changelog when `includeChangelogUrlInSchema` is set.
  * @module
@@ -53,12 +53,16 @@ export async function registerDocs (
   if (documents === undefined || docs.openapiUrl === null) return undefined
   const openapiUrl = docs.openapiUrl
 
-  const requestedKey = (request: FastifyRequest): string | undefined => {
+  // `?version=`, else the version header (the answer then depends on it: `Vary`), else the latest version.
+  const requestedKey = (request: FastifyRequest, reply: FastifyReply): string => {
     const query = request.query as { version?: string }
     if (typeof query.version === 'string' && query.version !== '') return query.version
-    if (options.location !== 'header') return undefined
+    if (options.location !== 'header') return options.versions.versionValues[0]
+    const vary = reply.getHeader('vary')
+    reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
     const header = request.headers[options.parameterName]
-    return Array.isArray(header) ? header[0] : header
+    const value = Array.isArray(header) ? header[0] : header
+    return value === undefined || value === '' ? options.versions.versionValues[0] : value
   }
 
   // A document does not change once built: each is serialized once (unknown keys are not remembered).
@@ -75,11 +79,11 @@ export async function registerDocs (
   }
 
   fastify.get(openapiUrl, { schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-    const key = requestedKey(request)
-    const text = key === undefined ? undefined : documentText(key)
+    const key = requestedKey(request, reply)
+    const text = documentText(key)
     if (text === undefined) {
       const available = [...options.versions.versionValues, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
-      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key ?? ''}'. ` +
+      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'. ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
     return reply.type('application/json; charset=utf-8').send(text)
