@@ -46,7 +46,7 @@ async function itemsApp (t: { teardown: (fn: () => unknown) => void }, options: 
     api.get('/catalogue', { schema: { operationId: 'getItems', response: { 200: Type.Array(Item) } } }, async () => [])
     api.route({ method: ['PUT', 'PATCH'], url: '/items/:itemId', schema: { params: Type.Object({ itemId: Type.String() }), body: Item, response: { 200: Item } }, handler: async (request) => request.body })
     api.get('/files/*', async () => 'file')
-    api.get('/', { schema: { response: { 400: Type.Object({ problem: Type.String() }) } } }, async () => 'root')
+    api.get('/', { schema: { response: { 400: Type.Object({ problem: Type.String() }) } } }, async () => undefined)
     api.get('/ranges/:from-:to', async () => 'range')
   }))
   await app.ready()
