@@ -1,0 +1,105 @@
+/**
+ * The changelog entry of each instruction, as the version it belongs to stands: schema instructions name
+ * the components they affect and the field's schema or attributes there; endpoint instructions the route's
+ * path, methods and changed attributes; enum instructions the members added or removed.
+ * @module
+ */
+import type { EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaInstruction } from '../describe/instructions'
+import type { ChangelogEntryData } from './changelog-resource'
+import { json, type ChangelogModels } from './changelog-models'
+import { applies } from '../routes/timeline'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import type { VersionerState } from '../versioner-state'
+import type { Webhooks } from '../routes/webhooks'
+
+type Changes = NonNullable<ChangelogEntryData['changes']>
+
+/** Builds the entries of an application's instructions. */
+export class ChangelogEntries {
+  constructor (
+    private readonly state: VersionerState,
+    private readonly webhooks: Webhooks,
+    private readonly models: ChangelogModels
+  ) {}
+
+  /** The entry of an instruction of the version at `level`, without undefined values. */
+  of (instruction: Instruction, level: number): ChangelogEntryData {
+    const entry = instruction.kind.startsWith('endpoint.')
+      ? this.endpointEntry(instruction as EndpointInstruction, level)
+      : instruction.kind.startsWith('enum.')
+        ? this.enumEntry(instruction as EnumInstruction, level)
+        : this.schemaEntry(instruction as SchemaInstruction, level)
+    return json(entry) as ChangelogEntryData
+  }
+
+  private schemaEntry (instruction: SchemaInstruction, level: number): ChangelogEntryData {
+    const field = 'field' in instruction ? instruction.field : undefined
+    const models = this.models.affected(instruction.schema, level, field, instruction.kind !== 'schema.had')
+    switch (instruction.kind) {
+      case 'schema.had': return { type: 'schema.renamed', models, previousName: instruction.name }
+      case 'field.didntExist': {
+        const schema = this.models.referenced(this.models.fieldAt(instruction.schema, instruction.field, level))
+        return { type: 'schema.field.added', models, field: instruction.field, schema }
+      }
+      case 'field.existedAs': return { type: 'schema.field.removed', models, field: instruction.field }
+      case 'validator.existed': return { type: 'schema.validator.removed', models, validator: instruction.validator.name }
+      case 'validator.didntExist': return { type: 'schema.validator.added', models, validator: instruction.validatorName }
+      case 'field.didntHave': {
+        const current = this.models.fieldAt(instruction.schema, instruction.field, level)
+        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: json(current?.[name]) }))
+        return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes }
+      }
+      case 'field.had':
+        return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes: this.fieldChanges(instruction, level) }
+    }
+  }
+
+  /** What `field(...).had(...)` changed: the name, type, optionality and keywords, previous and current. */
+  private fieldChanges (instruction: FieldHadInstruction, level: number): Changes {
+    const current = this.models.fieldAt(instruction.schema, instruction.field, level)
+    const changes: Changes = []
+    if (instruction.name !== undefined) changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: instruction.field })
+    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: json(instruction.type), newValue: json(current) })
+    if (instruction.optional !== undefined) changes.push({ name: 'optional', status: 'changed', previousValue: instruction.optional, newValue: !instruction.optional })
+    for (const [name, previousValue] of Object.entries(instruction.keywords)) {
+      const newValue = current?.[name]
+      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue: json(previousValue), newValue: json(newValue) })
+    }
+    return changes
+  }
+
+  private endpointEntry (instruction: EndpointInstruction, level: number): ChangelogEntryData {
+    const base = { path: instruction.path, methods: [...instruction.methods] }
+    if (instruction.kind === 'endpoint.didntExist') return { type: 'endpoint.added', ...base }
+    if (instruction.kind === 'endpoint.existed') return { type: 'endpoint.removed', ...base }
+    // The route the instruction changed, matched as the route timelines match it (by the HEAD operationId too).
+    const candidates = [
+      ...this.state.headRoutes.map((head) => [head.timeline[level], typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined] as const),
+      ...this.webhooks.list().map((webhook) => [webhook.timeline[level], webhook.attributes.operationId] as const)
+    ]
+    const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
+    const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
+      const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: json(previousValue), newValue: json(current) }
+    })
+    return { type: 'endpoint.changed', ...base, changes }
+  }
+
+  private enumEntry (instruction: EnumInstruction, level: number): ChangelogEntryData {
+    const models = this.models.affected(instruction.schema, level)
+    if (instruction.kind === 'enum.didntHave') return { type: 'enum.members.added', models, members: [...instruction.members] }
+    const { generation } = this.state
+    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
+    const values = Array.isArray(form.anyOf)
+      ? (form.anyOf as SchemaObject[]).map((member) => isSchemaObject(member) ? member.const : undefined)
+      : Array.isArray(form.enum) ? form.enum as unknown[] : []
+    return {
+      type: 'enum.members.removed',
+      models,
+      members: Object.entries(instruction.members).map(([name, previousValue]) => {
+        const current = values.find((value) => String(value) === name)
+        return current === undefined ? { name, status: 'removed', previousValue } : { name, status: 'changed', previousValue, newValue: current }
+      })
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * What changelog entries say about schemas: the named schemas (components) an instruction affects in a
+ * version, a field's schema as that version documents it, and schemas written with references to components.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { componentName, prepareForDocs } from './openapi-schemas'
+import { nameOf } from '../schemas/seeds'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema } from '../core/subschemas'
+import { childSchemaInfo } from '../describe/extend-schema'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { VersionerState } from '../versioner-state'
+import type { Webhooks } from '../routes/webhooks'
+
+/** A value as JSON has it (keys whose value is undefined dropped). */
+export function json (value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown
+}
+
+/** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
+export class ChangelogModels {
+  private readonly named = new Set<TSchema>()
+  private readonly generation: SchemaGeneration
+
+  constructor (private readonly state: VersionerState, webhooks: Webhooks) {
+    this.generation = state.generation
+    const roots = [
+      ...state.headRoutes.flatMap((route) => [route.schema.body, route.schema.querystring, route.schema.params, route.schema.headers,
+        ...Object.values(route.schema.response ?? {})]),
+      ...webhooks.list().map((webhook) => webhook.body)
+    ].filter((schema): schema is TSchema => schema !== undefined)
+    const seen = new Set<TSchema>()
+    const collect = (schema: TSchema): void => {
+      if (seen.has(schema)) return
+      seen.add(schema)
+      if (nameOf(schema) !== undefined) this.named.add(schema)
+      forEachSubschema(schema, collect)
+    }
+    for (const root of roots) collect(root)
+  }
+
+  /**
+   * The names, at `level`, of the named schemas an instruction on `target` affects: the target, the schemas
+   * derived from it (unless they declare the changed field themselves), and those containing it in that version.
+   */
+  affected (target: TSchema, level: number, field?: string, inherited = true): string[] {
+    const { generation } = this
+    const canonical = generation.canonical(target)
+    const names = new Set<string>()
+    const own = nameOf(generation.formAt(canonical, level))
+    if (own !== undefined) names.add(componentName(own, generation))
+    for (const schema of this.named) {
+      const derived = inherited && this.isDescendant(schema, canonical) && (field === undefined || !this.overrides(schema, canonical, field))
+      if (derived || (schema !== canonical && this.state.planner.collectorFor(schema, canonical, level) !== null)) {
+        const id = nameOf(generation.formAt(schema, level))
+        if (id !== undefined) names.add(componentName(id, generation))
+      }
+    }
+    return [...names]
+  }
+
+  /** A schema for the changelog: named subschemas become references to their components. */
+  referenced (schema: unknown): unknown {
+    const visit = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(visit)
+      if (!isSchemaObject(node)) return node
+      if (typeof node.$id === 'string') return { $ref: `#/components/schemas/${componentName(node.$id, this.generation)}` }
+      const result: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(node)) result[key] = visit(value)
+      return result
+    }
+    return visit(json(schema))
+  }
+
+  /** A field of a schema as a version documents it. */
+  fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
+    const form = prepareForDocs(this.generation.formAt(this.generation.canonical(target), level), this.generation) as SchemaObject
+    const properties = form.properties as Record<string, SchemaObject> | undefined
+    return properties?.[field]
+  }
+
+  /** True when `schema` was made with `extendSchema` from `ancestor` (directly or not). */
+  private isDescendant (schema: TSchema, ancestor: TSchema): boolean {
+    for (let info = childSchemaInfo(schema); info !== undefined; info = childSchemaInfo(info.parent)) {
+      if (this.generation.canonical(info.parent) === ancestor) return true
+    }
+    return false
+  }
+
+  /** True when `schema` (made with `extendSchema` from `ancestor`) declares `field` itself somewhere down its chain. */
+  private overrides (schema: TSchema, ancestor: TSchema, field: string): boolean {
+    for (let current = schema, info = childSchemaInfo(schema); info !== undefined; current = info.parent, info = childSchemaInfo(current)) {
+      if (info.ownKeys.has(field)) return true
+      if (this.generation.canonical(info.parent) === ancestor) return false
+    }
+    return false
+  }
+}
