@@ -153,6 +153,10 @@ test('no version and no default on a versioned route is a 400 naming the header 
   const get = await getWith(app, '/users/8a3c2b3e-3a43-4f53-9b8a-6f0f7e6b8b53')
   t.equal(get.statusCode, 400)
   t.equal(jsonOf(get).message, expected)
+  t.equal(get.headers.vary, 'x-api-version', 'a GET 400 depends on the version header: Vary names it')
+  const unknown = await getWith(app, '/users/8a3c2b3e-3a43-4f53-9b8a-6f0f7e6b8b53', '1999-01-01')
+  t.equal(unknown.statusCode, 400)
+  t.equal(unknown.headers.vary, 'x-api-version', 'so does a GET 400 for an unknown version')
 })
 
 test('with path versions, an empty version segment is a 400 naming the path form', async (t) => {

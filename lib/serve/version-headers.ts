@@ -14,16 +14,23 @@ export type VersionHeaders = (method: string, reply: FastifyReply, version: stri
 /** Builds the function that sets the version headers for the application's options. */
 export function createVersionHeaders (options: ResolvedOptions): VersionHeaders {
   const echo = options.headerName
-  const vary = options.location === 'header' ? options.parameterName : undefined
+  const vary = createVary(options)
   const lifecycle = lifecycleHeadersByVersion(options.versions)
   return function setVersionHeaders (method, reply, version) {
     reply.header(echo, version)
-    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
-    if (vary !== undefined && (method === 'GET' || method === 'HEAD')) {
-      const current = reply.getHeader('vary')
-      reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
-    }
+    vary(method, reply)
     if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
+  }
+}
+
+/** Adds the version header to `Vary` on cacheable responses (GET, HEAD), when the version comes from a header. */
+function createVary (options: ResolvedOptions): (method: string, reply: FastifyReply) => void {
+  const vary = options.location === 'header' ? options.parameterName : undefined
+  return function addVary (method, reply) {
+    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
+    if (vary === undefined || (method !== 'GET' && method !== 'HEAD')) return
+    const current = reply.getHeader('vary')
+    reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
   }
 }
 
@@ -34,13 +41,15 @@ export type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply)
  * Builds the function error handlers call to set the version headers, unless the reply has them already (its
  * version echo header is set: the request hook or the handler set them, and `Vary` must not list the version
  * header twice). `servedVersion` gives the version answering the request, synchronously (`undefined` when it
- * is not known without waiting, or the route does not serve it); it is called only when the headers are
- * missing, and an error it throws is ignored: the error being handled is the one to report.
+ * is not known without waiting, or the route does not serve it, or the version is bad or missing: then only
+ * `Vary` is set); it is called only when the headers are missing, and an error it throws is ignored: the error
+ * being handled is the one to report.
  */
 export function createErrorVersionHeaders (
   options: ResolvedOptions, servedVersion: (request: FastifyRequest) => string | undefined
 ): ErrorVersionHeaders {
   const setVersionHeaders = createVersionHeaders(options)
+  const vary = createVary(options)
   const echo = options.headerName
   return function setErrorVersionHeaders (request, reply) {
     if (reply.hasHeader(echo)) return
@@ -51,5 +60,7 @@ export function createErrorVersionHeaders (
       return
     }
     if (version !== undefined) setVersionHeaders(request.method, reply, version)
+    // A 400 for a bad or missing version depends on the header too.
+    else vary(request.method, reply)
   }
 }
