@@ -9,6 +9,7 @@ import { buildApp } from '../examples/users/app'
 import {
   appOf, changeClass, documentOf, entriesOf, fetchChangelog, operationsOf, recordWarnings, rejection, settle, validationError
 } from './helpers/changelog-lifecycle'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 interface Asserts {
   equal: (found: unknown, wanted: unknown, message: string) => unknown
@@ -427,4 +428,34 @@ test('string versions: the changelog follows the bundle order', async (t) => {
   t.strictSame(changelog.versions.map((version) => [version.value, version.changes[0]?.instructions[0]?.field]), [['beta', 'b'], ['alpha', 'a']])
   t.strictSame(changelog.versions[0].changes[0].instructions[0].models, [], 'an unnamed schema that nothing named contains: no models')
   t.equal(operationsOf(documentOf(app, 'beta')).length, 1)
+})
+
+const Ok = Type.Object({ ok: Type.Boolean() })
+
+test('regression: the changelog shows the route an endpoint instruction names by operationId, among routes sharing its path and methods', async (t) => {
+  const versions = new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeClass('OldSlashSummary', [
+      endpoint('/items', ['GET'], { operationId: 'listItemsSlash' }).had({ summary: 'Old slash' })
+    ])),
+    new Version('2000-01-01')
+  )
+  // '/items' and '/items/' are two routes for Fastify, one path for endpoint instructions.
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.get('/items', { schema: { operationId: 'listItems', summary: 'Items', response: { 200: Ok } } }, async () => ({ ok: true }))
+    api.get('/items/', { schema: { operationId: 'listItemsSlash', summary: 'Items (slash)', response: { 200: Ok } } }, async () => ({ ok: true }))
+  }
+  const app = await appOf(t, versions, routes)
+  await app.ready()
+  const old = documentOf(app, '2000-01-01')
+  t.equal(old.paths['/items/'].get.summary, 'Old slash', 'the instruction changed the route it names')
+  t.equal(old.paths['/items'].get.summary, 'Items', 'and not the other one')
+  const { body } = await fetchChangelog(app)
+  const [entry] = body.versions[0].changes[0].instructions
+  t.same(entry, {
+    type: 'endpoint.changed',
+    path: '/items',
+    methods: ['GET'],
+    changes: [{ name: 'summary', status: 'changed', previousValue: 'Old slash', newValue: 'Items (slash)' }]
+  }, "the new value is the named route's summary")
 })

@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import fastifyCookie from '@fastify/cookie'
-import {
-  ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
-} from '../plugin'
+import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo, ConvertRequestToNextVersionFor, HeadVersion, fastifyVersioner, schema, versioned, type RequestInfo } from '../plugin'
 import { buildVersionedApp, call, json } from './helpers/http'
+import Fastify from 'fastify'
+import { v } from './helpers/request-pipeline'
 
 const Session = Type.Object({ user: Type.String() })
 const NotFound = Type.Object({ message: Type.String() })
@@ -139,4 +139,54 @@ test('converters change, add and delete response headers and change the success 
   t.equal(latest.headers['x-rate-limit'], '100')
   t.equal(latest.headers['x-old-count'], undefined)
   t.equal(latest.headers.location, undefined)
+})
+
+test('regression: a converter that only reads cookies leaves the Cookie header as it was', async (t) => {
+  const Query = Type.Object({ page: Type.Optional(Type.Integer()) })
+  const read: string[] = []
+  class CookieReader extends VersionChange {
+    description = 'page was p; a session cookie could rename itself.'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('page').had({ name: 'p' })]
+
+    @ConvertRequestToNextVersionFor('/cookies', ['GET'])
+    readCookies (request: RequestInfo) {
+      read.push(String(request.cookies.token))
+      if (request.cookies.old_session !== undefined) {
+        request.cookies.session = request.cookies.old_session
+        delete request.cookies.old_session
+      }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', CookieReader), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/cookies', { schema: { querystring: Query } }, async (request) => ({ cookie: request.headers.cookie ?? null }))
+  }))
+
+  const unchanged = await app.inject({ method: 'GET', url: '/cookies', headers: v('2000-01-01', { cookie: 'token=abc==; theme=dark' }) })
+  t.same(unchanged.json(), { cookie: 'token=abc==; theme=dark' }, 'the header is not re-encoded')
+  t.same(read, ['abc=='])
+
+  const changed = await app.inject({ method: 'GET', url: '/cookies', headers: v('2000-01-01', { cookie: 'old_session=s 1; token=t' }) })
+  t.same(changed.json(), { cookie: 'token=t; session=s%201' }, 'a changed jar is written back')
+})
+test('regression: an error before the handler sets the version headers once (Vary not repeated)', async (t) => {
+  const Query = Type.Object({ page: Type.Integer() })
+  class PageWasP extends VersionChange {
+    description = 'page was p.'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('page').had({ name: 'p' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', PageWasP), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/pages', { schema: { querystring: Query } }, async (request) => request.query)
+  }))
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const response = await app.inject({ method: 'GET', url: '/pages?p=x&page=x', headers: v(version) })
+    t.equal(response.statusCode, 400, `${version}: a validation error`)
+    t.equal(response.headers['x-api-version'], version)
+    t.equal(response.headers.vary, 'x-api-version', `${version}: Vary names the version header once`)
+  }
 })

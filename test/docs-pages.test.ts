@@ -9,6 +9,9 @@ import { createRequire } from 'node:module'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../examples/users/app'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type FastifyVersionerOptions } from '../plugin'
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { appOf } from './helpers/changelog-lifecycle'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -517,4 +520,26 @@ test('null options turn pages off', async (t) => {
     }
     t.equal((await page(app, '/openapi.json?version=2002-01-01')).statusCode, 200)
   })
+})
+
+const Ok = Type.Object({ ok: Type.Boolean() })
+
+test('regression: /openapi.json and the pages answer the same bytes on every request', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01'))
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.get('/ok', { schema: { response: { 200: Ok } } }, async () => ({ ok: true }))
+  }
+  const app = await appOf(t, versions, routes, { health: true })
+  await app.ready()
+  for (const url of ['/openapi.json?version=2000-01-01', '/openapi.json?version=unversioned', '/docs', '/docs?version=2001-01-01',
+    '/redoc?version=unversioned', '/docs?version=1999-01-01', '/openapi.json?version=1999-01-01']) {
+    const first = await app.inject(url)
+    const second = await app.inject(url)
+    t.equal(second.statusCode, first.statusCode, `${url}: same status`)
+    t.equal(second.headers['content-type'], first.headers['content-type'], `${url}: same content type`)
+    t.equal(second.body, first.body, `${url}: same body`)
+  }
+  const json = await app.inject('/openapi.json?version=2000-01-01')
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(json.body, JSON.stringify(app.versioner.openapi('2000-01-01')), 'the document as JSON')
 })

@@ -1,9 +1,9 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import {
-  ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo
-} from '../plugin'
+import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../plugin'
 import { buildVersionedApp, call, json } from './helpers/http'
+import Fastify from 'fastify'
+import { v } from './helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
 
@@ -285,4 +285,63 @@ test('error bodies are serialized with the schema the version has for the final 
   const auth = await call(app, '2000-01-01', '/users/auth')
   t.equal(auth.statusCode, 401, '404 → 401')
   t.same(json(auth), { reason: 'auth' }, 'serialized with the 401 schema')
+})
+
+test('regression: a response converter that turns a success into an error runs once', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const calls: number[] = []
+  class GoneUsers extends VersionChange {
+    description = 'Deleted users answered 410.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    gone (response: ResponseInfo) {
+      calls.push(response.statusCode)
+      if (response.statusCode === 200 && response.body.id === 'deleted') {
+        response.statusCode = 410
+        response.body = { message: 'gone' }
+      }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', GoneUsers), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id }))
+  }))
+
+  const response = await app.inject({ method: 'GET', url: '/users/deleted', headers: v('2000-01-01') })
+  t.equal(response.statusCode, 410)
+  t.same(response.json(), { message: 'gone' }, 'serialized for the new status')
+  t.same(calls, [200], 'the converter ran once (the onSend hook does not convert the converted payload again)')
+
+  calls.length = 0
+  const kept = await app.inject({ method: 'GET', url: '/users/ok', headers: v('2000-01-01') })
+  t.same([kept.statusCode, kept.json()], [200, { id: 'ok' }])
+  t.same(calls, [200])
+})
+test('regression: an error after the preSerialization hook converted a success is converted as an error', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const calls: number[] = []
+  class LegacyErrors extends VersionChange {
+    description = 'Errors carried legacy: true; users had no id.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/broken', ['GET'], { migrateHttpErrors: true })
+    legacy (response: ResponseInfo) {
+      calls.push(response.statusCode)
+      if (response.statusCode === 200) delete response.body.id
+      else response.body.legacy = true
+    }
+  }
+  const app = Fastify({ logger: { level: 'fatal' } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LegacyErrors), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/broken', { schema: { response: { 200: User } } }, async () => ({ id: '1' }))
+  }))
+  const response = await app.inject({ method: 'GET', url: '/broken', headers: v('2000-01-01') })
+  t.equal(response.statusCode, 500, 'the converted body fails serialization')
+  t.same(calls, [200, 500], 'the error body goes through the converters of errors')
+  t.equal(response.json().legacy, true)
 })

@@ -3,10 +3,7 @@ import Fastify from 'fastify'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
-import {
-  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned,
-  type FormFields, type FormFile, type RequestInfo
-} from '../plugin'
+import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../plugin'
 import { captureLogs, multipart, v } from './helpers/request-pipeline'
 
 const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
@@ -234,4 +231,27 @@ test('multipart bodies with attachFieldsToBody: \'keyValues\' are converted thro
   response = await app.inject({ method: 'POST', url: '/notes', headers: v('2001-01-01', form.headers), payload: form.payload })
   t.same(response.json(), { note: 'hello', attachment: 'buffer abc' }, 'the latest version is not converted')
   t.equal(seen.length, 1)
+})
+
+test('regression: a form field a converter sets to null is written back as null', async (t) => {
+  const Profile = Type.Object({ bio: Type.Union([Type.Null(), Type.String()]) })
+  class EmptyBio extends VersionChange {
+    description = 'An empty bio used to mean no bio.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('bio').had({ type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Profile)
+    emptyIsNull (request: RequestInfo) {
+      if (request.form !== undefined && request.form.bio === '') (request.form as Record<string, FormValue | null>).bio = null
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', EmptyBio), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/profiles', { schema: { body: Profile } }, async (request) => request.body)
+  }))
+  const response = await app.inject({ method: 'POST', url: '/profiles', headers: v('2000-01-01', URLENCODED), payload: 'bio=' })
+  t.equal(response.statusCode, 200, 'a null field is not taken for a file')
+  t.same(response.json(), { bio: null })
 })

@@ -5,11 +5,12 @@
 import { test } from 'tap'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../examples/users/app'
 import { versions as exampleVersions } from '../examples/users/versions'
-import { endpoint, versioned } from '../plugin'
+import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../plugin'
 import { appWith, bundleOf, changeWith, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { Type } from '@sinclair/typebox'
 
 async function example (t: { teardown: (fn: () => unknown) => void }): Promise<FastifyInstance> {
   const app = await buildApp()
@@ -246,4 +247,25 @@ test('unversioned routes, mounted plugins and static files are served whatever v
     // The versioned route next to them still checks the header.
     t.equal((await getWith(app, '/versioned', 'garbage')).statusCode, 400)
   }
+})
+
+test('regression: an explicit HEAD route after a GET without its HEAD twin keeps its own schema', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/x', { exposeHeadRoute: false }, async () => ({ from: 'get' }))
+    api.head('/x', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (_request, reply) => {
+      reply.header('x-from', 'head')
+      return ''
+    })
+  }))
+  const head = async (url: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
+  t.equal((await head('/x')).statusCode, 400, 'the HEAD route validates its own querystring')
+  const ok = await head('/x?q=1')
+  t.equal(ok.statusCode, 200)
+  t.equal(ok.headers['x-from'], 'head')
+  const get = await app.inject({ method: 'GET', url: '/x', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame(get.json(), { from: 'get' })
+  t.ok(app.versioner.routes.get('2000-01-01')?.some((route) => route.methods.includes('HEAD')), 'the HEAD route is a versioned route')
 })

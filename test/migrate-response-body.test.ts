@@ -171,3 +171,23 @@ test('unknown or too old versions: FST_VERSIONER_UNKNOWN_VERSION', async (t) => 
   const viaApp = caught(() => app.versioner.migrateResponseBody(Thing, { latestBody: { id: '1' }, version: '1990-01-01' }))
   t.equal(viaApp?.code, 'FST_VERSIONER_UNKNOWN_VERSION')
 })
+
+test('regression: migrateResponseBody: intersections keep every member\'s fields; Object.prototype names are not fields', async (t) => {
+  const Person = Type.Object({ name: Type.String(), nickname: Type.String() })
+  const Contact = Type.Object({ email: Type.String(), phone: Type.String({ default: 'none' }) })
+  const Card = Type.Intersect([Person, Contact])
+  const Plain = Type.Object({ id: Type.String() })
+  class NoNickname extends VersionChange {
+    description = 'People had no nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('nickname').didntExist]
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NoNickname), new Version('2000-01-01'))
+  const latestBody = { name: 'Ada', nickname: 'A', email: 'ada@example.com', secret: 's' }
+  t.same(migrateResponseBody(versions, Card, { latestBody, version: '2000-01-01' }), { name: 'Ada', email: 'ada@example.com', phone: 'none' },
+    'fields of both members kept, defaults filled, the removed field and unknown fields dropped')
+  t.same(migrateResponseBody(versions, Card, { latestBody, version: '2001-01-01' }), { name: 'Ada', nickname: 'A', email: 'ada@example.com', phone: 'none' })
+
+  const withPrototypeNames = JSON.parse('{"id":"1","constructor":"c","toString":"t","hasOwnProperty":"h"}') as unknown
+  t.same(migrateResponseBody(versions, Plain, { latestBody: withPrototypeNames, version: '2000-01-01' }), { id: '1' },
+    'constructor, toString and hasOwnProperty are undeclared fields')
+})

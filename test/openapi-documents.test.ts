@@ -15,6 +15,8 @@ import {
 import {
   assertDocumentsValid, documentKeys, documentOf, operationsOf, reachableComponents, refsIn, validationError, type OpenApiDocument
 } from './helpers/openapi-documents'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { appOf, changeClass, type Json } from './helpers/changelog-lifecycle'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -710,4 +712,78 @@ test('a shared schema (app.addSchema + Type.Ref) changed by a version: the compo
     'no component of 2000-01-01 documents cents')
   t.equal(await validationError(old), undefined)
   t.equal(await validationError(latest), undefined)
+})
+
+const Ok = Type.Object({ ok: Type.Boolean() })
+const Thing = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Thing' })
+const ThingCreate = Type.Object({ name: Type.String() })
+
+test("regression: route-level OpenAPI fields of the HEAD schema are in every version's document; the user's schema is not changed", async (t) => {
+  const versions = new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeClass('OldPublicSummary', [endpoint('/public', ['GET']).had({ summary: 'Old public', tags: ['legacy'] })])),
+    new Version('2000-01-01')
+  )
+  const publicSchema = {
+    summary: 'Public',
+    tags: ['open'],
+    security: [],
+    externalDocs: { url: 'https://example.com/public' },
+    servers: [{ url: 'https://public.example.com' }],
+    'x-rate-limit': 10,
+    response: { 200: Ok }
+  }
+  const before = JSON.stringify(publicSchema)
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.get('/public', { schema: publicSchema }, async () => ({ ok: true }))
+    api.get('/private', { schema: { summary: 'Private', response: { 200: Ok } } }, async () => ({ ok: true }))
+  }
+  const app = await appOf(t, versions, routes, {
+    versioner: {
+      openapi: {
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        security: [{ bearer: [] }]
+      }
+    }
+  })
+  await app.ready()
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const document = documentOf(app, version)
+    t.equal(await validationError(document), undefined, `${version}: a valid document`)
+    const operation = document.paths['/public'].get as Json
+    t.same(operation.security, [], `${version}: the route needs no security, although the document's default does`)
+    t.same(operation.externalDocs, { url: 'https://example.com/public' }, `${version}: externalDocs kept`)
+    t.same(operation.servers, [{ url: 'https://public.example.com' }], `${version}: servers kept`)
+    t.equal(operation['x-rate-limit'], 10, `${version}: x-* fields kept`)
+    t.equal((document.paths['/private'].get as Json).security, undefined, `${version}: a route without its own security has the default`)
+  }
+  const old = documentOf(app, '2000-01-01').paths['/public'].get as Json
+  t.equal(old.summary, 'Old public', "the version's attributes win over HEAD's")
+  t.same(old.tags, ['legacy'], "the version's tags")
+  t.equal((documentOf(app, '2001-01-01').paths['/public'].get as Json).summary, 'Public', "HEAD's summary in the latest version")
+  t.equal(JSON.stringify(publicSchema), before, "the user's route schema is unchanged")
+  t.equal(publicSchema.response[200], Ok, 'and holds the same response schema')
+})
+
+test('regression: in a deprecated version, deprecated is where @fastify/swagger writes it (before responses; before requestBody in webhooks)', async (t) => {
+  const versions = new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01'),
+    new Version('2000-01-01', { deprecatedAt: '2020-01-01' })
+  )
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.post('/things', { schema: { summary: 'Make', body: ThingCreate, response: { 201: Thing } } }, async (request, reply) =>
+      reply.code(201).send({ id: '1', name: request.body.name }))
+  }
+  const app = await appOf(t, versions, routes, {
+    before: (instance) => { instance.versioner.webhooks.add({ name: 'thing.made', body: Thing, summary: 'A thing was made' }) }
+  })
+  await app.ready()
+  const text = (await app.inject('/openapi.json?version=2000-01-01')).body
+  const document = JSON.parse(text) as Json
+  t.same(Object.keys(document.paths['/things'].post), ['operationId', 'summary', 'requestBody', 'parameters', 'deprecated', 'responses'], 'an operation (its generated id first)')
+  t.same(Object.keys(document.webhooks['thing.made'].post), ['summary', 'deprecated', 'requestBody', 'responses'], 'a webhook')
+  const latest = documentOf(app, '2001-01-01')
+  t.equal(latest.paths['/things'].post.deprecated, undefined, 'a version not deprecated')
+  t.equal(latest.webhooks['thing.made'].post.deprecated, undefined, 'nor its webhooks')
 })

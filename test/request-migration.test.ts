@@ -1,13 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import { Type } from '@sinclair/typebox'
-import {
-  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner,
-  schema, versioned, type RequestInfo
-} from '../plugin'
+import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner, schema, versioned, type RequestInfo, type FormValue } from '../plugin'
 import { captureLogs, v } from './helpers/request-pipeline'
+import fastifyFormbody from '@fastify/formbody'
 
 test('a request is validated against the schemas of its version (body, querystring, params, headers) before any converter runs', async (t) => {
   const Body = Type.Object({ addresses: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) })
@@ -569,4 +567,104 @@ test('request converters run from the requested version up to latest: versions i
     t.same(response.json(), { trail: ['client', ...trail] }, `${version}: the body went through ${trail.length} converters in order`)
     t.same(calls, trail, `${version}: the record of calls`)
   }
+})
+
+const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
+
+/** Injects, failing instead of hanging when no response comes. */
+async function injectOrTimeout (app: FastifyInstance, options: InjectOptions): Promise<LightMyRequestResponse | 'timeout'> {
+  const timer = sleep(2000, 'timeout' as const)
+  return await Promise.race([app.inject(options), timer])
+}
+
+test('regression: an intersection body: a member rebuilt by a version keeps the fields of the other members', async (t) => {
+  const Person = Type.Object({ name: Type.String(), nickname: Type.Optional(Type.String()) })
+  const Contact = Type.Object({ email: Type.String() })
+  const Body = Type.Intersect([Person, Contact])
+  class NoNickname extends VersionChange {
+    description = 'People had no nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('nickname').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoNickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/people', { schema: { body: Body } }, async (request) => request.body)
+  }))
+
+  const response = await app.inject({
+    method: 'POST', url: '/people', headers: v('2000-01-01'), payload: { name: 'Ada', email: 'ada@example.com', nickname: 'A', internal: true }
+  })
+  t.equal(response.statusCode, 200, 'the other member\'s required field survives cleaning (it used to fail HEAD validation: 500)')
+  t.same(response.json(), { name: 'Ada', email: 'ada@example.com' }, 'only the fields no member declares in that version are removed')
+
+  const latest = await app.inject({ method: 'POST', url: '/people', headers: v('2001-01-01'), payload: { name: 'Ada', email: 'e', nickname: 'A' } })
+  t.same(latest.json(), { name: 'Ada', email: 'e', nickname: 'A' })
+})
+
+test('regression: a union body: when several members plausibly match, fields of any of them are kept', async (t) => {
+  const Card = Type.Object({ cardNumber: Type.Optional(Type.String()), wallet: Type.Optional(Type.String()) })
+  const Transfer = Type.Object({ iban: Type.Optional(Type.String()) })
+  const Payment = Type.Union([Card, Transfer])
+  class NoWallets extends VersionChange {
+    description = 'Cards had no wallet.'
+    instructionsToMigrateToPreviousVersion = [schema(Card).field('wallet').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoWallets), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/payments', { schema: { body: Payment } }, async (request) => request.body)
+  }))
+
+  const transfer = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { iban: 'DE00' } })
+  t.equal(transfer.statusCode, 200)
+  t.same(transfer.json(), { iban: 'DE00' }, 'the second member\'s field is not removed by the first member\'s cleaner')
+
+  const withWallet = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { iban: 'DE00', wallet: 'w' } })
+  t.same(withWallet.json(), { iban: 'DE00' }, 'a field no plausible member declares in that version is still removed')
+})
+
+test('regression: an error while writing back after an async request converter is a 500, and the server goes on', async (t) => {
+  const Signup = Type.Object({ name: Type.String() })
+  let breakHeaders = true
+  class AsyncRename extends VersionChange {
+    description = 'name was full_name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name' })]
+
+    @ConvertRequestToNextVersionFor(Signup)
+    async rename (request: RequestInfo) {
+      await sleep(1)
+      if (request.form !== undefined) {
+        const fields: Record<string, FormValue> = { name: String(request.form.full_name) }
+        if (breakHeaders) Object.defineProperty(fields, 'broken', { enumerable: true, get () { throw new Error('form write-back failed') } })
+        request.form = fields
+        return
+      }
+      request.body.name = request.body.full_name
+      delete request.body.full_name
+      if (breakHeaders) request.headers = Object.defineProperty({}, 'x-broken', { enumerable: true, get () { throw new Error('header write-back failed') } })
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AsyncRename), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/signups', { schema: { body: Signup } }, async (request) => request.body)
+  }))
+
+  const json = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01'), payload: { full_name: 'Ada' } })
+  t.not(json, 'timeout', 'a JSON request gets an answer')
+  if (json !== 'timeout') t.equal(json.statusCode, 500, 'the error is answered as a 500')
+  const form = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Ada' })
+  t.not(form, 'timeout', 'a form request gets an answer')
+  if (form !== 'timeout') t.equal(form.statusCode, 500)
+  t.ok(entries.some((entry) => /write-back failed/.test(String(entry.err?.message))), 'the error is logged')
+
+  breakHeaders = false
+  const next = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Grace' })
+  t.not(next, 'timeout')
+  if (next !== 'timeout') t.same([next.statusCode, next.json()], [200, { name: 'Grace' }], 'the next request is served')
 })

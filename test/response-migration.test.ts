@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import {
-  ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type ResponseInfo
-} from '../plugin'
+import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../plugin'
 import { buildVersionedApp, call, json } from './helpers/http'
+import { Readable } from 'node:stream'
+import Fastify from 'fastify'
+import { v } from './helpers/request-pipeline'
 
 test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
   const UserResource = Type.Object({
@@ -295,4 +295,43 @@ test('a JSON text payload sent by the handler is converted too, and async conver
   t.same(json(object), { text: 'a b', words: 2 })
   const latest = await call(app, '2001-01-01', '/object')
   t.same(json(latest), { text: 'a b' })
+})
+
+test('regression: FSTVRS001: once per route, version and status, for successes too, with by-schema converters at the root or nested', async (t) => {
+  const Item = Type.Object({ sku: Type.String() })
+  const Wrapped = Type.Object({ item: Item })
+  const warnings: Array<{ code: string, message: string }> = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push({ code: String(warning.code), message: warning.message }) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+  class SkuWasCode extends VersionChange {
+    description = 'sku was code.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('sku').had({ name: 'code' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    toCode (response: ResponseInfo) {
+      response.body.code = response.body.sku
+      delete response.body.sku
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', SkuWasCode), new Version('2000-01-01')) })
+  // Streams where the schema expects objects: the type provider does not know streams are sent as they are.
+  const streamed = (text: string): never => Readable.from([text]) as never
+  await app.register(versioned(async (api) => {
+    api.get('/wrapped', { schema: { response: { 200: Wrapped } } }, async (_request, reply) => reply.type('application/json').send(streamed('{"item":{"sku":"a"}}')))
+    api.get('/item', { schema: { response: { 200: Item } } }, async (_request, reply) => reply.type('application/json').send(streamed('{"sku":"a"}')))
+  }))
+
+  for (let round = 0; round < 3; round++) {
+    const wrapped = await app.inject({ method: 'GET', url: '/wrapped', headers: v('2000-01-01') })
+    t.equal(wrapped.body, '{"item":{"sku":"a"}}', 'the stream is untouched')
+    await app.inject({ method: 'GET', url: '/item', headers: v('2000-01-01') })
+    await app.inject({ method: 'GET', url: '/item', headers: v('2001-01-01') })
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+  const ours = warnings.filter((warning) => warning.code === 'FSTVRS001')
+  t.equal(ours.length, 2, 'one warning per route (version 2000-01-01, status 200), not one per request; none for the latest version')
+  t.match(ours[0]?.message, /^A response of status 200 could not be migrated to API version '2000-01-01'/)
 })

@@ -1,9 +1,8 @@
 import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
-import {
-  defineValidator, enumeration, extendSchema, generateVersionedSchemas, schema, Version, VersionBundle, VersionChange, withValidators
-} from '../plugin'
-import { generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop, statuses } from './helpers/schema-generation'
+import { defineValidator, enumeration, extendSchema, generateVersionedSchemas, schema, Version, VersionBundle, VersionChange, withValidators, HeadVersion, type Instruction } from '../plugin'
+import { generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop, statuses, bodyApp, post } from './helpers/schema-generation'
+import { changeWith } from './helpers/http-apps'
 
 function anyOf (enumSchema: TSchema): Array<TSchema & { const?: unknown }> {
   return (enumSchema as unknown as { anyOf: Array<TSchema & { const?: unknown }> }).anyOf
@@ -173,4 +172,48 @@ test("regression: a child's validator about a parent field goes with the parent'
   t.strictSame(keysOf(oldMember), ['name', 'id'], 'the field is gone from the child')
   t.equal((oldMember as { allOf?: unknown }).allOf, undefined)
   t.strictSame(await statuses(t, oldMember, [{ name: 'n', id: '1' }]), [200])
+})
+
+/** A bundle 2002-01-01 → 2001-01-01 → 2000-01-01 whose two newer versions hold one change each. */
+function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
+  return new VersionBundle(
+    new HeadVersion(),
+    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2000-01-01')
+  )
+}
+
+function allOfOf (schema: TSchema): unknown[] | undefined {
+  return (schema as { allOf?: unknown[] }).allOf
+}
+
+test('regression: a validator about a removed field comes back with the field when an older version restores it', async (t) => {
+  const cardNeedsNumber = defineValidator('cardNeedsNumber', {
+    if: { properties: { method: { const: 'card' } }, required: ['method'] },
+    then: { required: ['cardNumber'] }
+  })
+  const Payment = withValidators(Type.Object({ method: Type.String(), cardNumber: Type.Optional(Type.String()) }), cardNeedsNumber)
+  const schemas = generateVersionedSchemas(threeVersions('RemoveThenRestore',
+    [schema(Payment).field('cardNumber').didntExist],
+    [schema(Payment).field('cardNumber').existedAs({ type: Type.String(), optional: true })]))
+  const middle = schemas.get('2001-01-01').get(Payment)
+  t.strictSame(keysOf(middle), ['method'])
+  t.equal(allOfOf(middle), undefined, 'without the field, the validator is not part of the version')
+  const oldest = schemas.get('2000-01-01').get(Payment)
+  t.strictSame(keysOf(oldest), ['method', 'cardNumber'])
+  t.strictSame(allOfOf(oldest), [cardNeedsNumber.fragment], 'the restored field brings its validator back')
+  const app = bodyApp(t, oldest)
+  t.equal((await post(app, { method: 'card' })).status, 400, 'the oldest version enforces it')
+  t.equal((await post(app, { method: 'card', cardNumber: '4242' })).status, 200)
+})
+
+test("regression: a validator about a field named like an Object.prototype member leaves with the field ('constructor')", async (t) => {
+  const needsConstructor = defineValidator('needsConstructor', { required: ['constructor'] })
+  const Machine = withValidators(Type.Object({ constructor: Type.Optional(Type.String()), id: Type.String() }), needsConstructor)
+  const schemas = generateVersionedSchemas(threeVersions('RenameConstructor', [schema(Machine).field('constructor').had({ name: 'maker' })], []))
+  const old = schemas.get('2001-01-01').get(Machine)
+  t.strictSame(keysOf(old), ['maker', 'id'])
+  t.equal(allOfOf(old), undefined, 'no validator about a field the version lacks')
+  t.equal((await post(bodyApp(t, old), { id: '1' })).status, 200)
 })

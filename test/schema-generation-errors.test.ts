@@ -5,6 +5,8 @@ import {
   VersionBundle, VersionChange, withValidators, type Instruction
 } from '../plugin'
 import { bundleWith, LATEST } from './helpers/schema-generation'
+import { changeWith } from './helpers/http-apps'
+import { caught, throwsStructure } from './helpers/structure'
 
 const CODE = 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION'
 
@@ -249,4 +251,31 @@ test('renaming a schema onto the name of another versioned schema is an error na
   t.equal(error.code, CODE)
   t.match(error.message, "schema(Address).had({ name: 'Location' }) in version change 'AddressWasLocation'")
   t.match(error.message, "another schema is already named 'Location' in this version (Location)")
+})
+
+/** A bundle 2002-01-01 → 2001-01-01 → 2000-01-01 whose two newer versions hold one change each. */
+function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
+  return new VersionBundle(
+    new HeadVersion(),
+    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2000-01-01')
+  )
+}
+
+test('regression: version values that become the same $id part are rejected, naming both', async (t) => {
+  throwsStructure(t, () => new VersionBundle(new Version('a/b'), new Version('a_b')),
+    "Version values 'a/b' and 'a_b' both become 'a_b' in the $id of generated schemas")
+  t.ok(new VersionBundle(new Version('a/b'), new Version('a.b')), 'values that stay apart are fine')
+})
+
+test('regression: didntExist on a field inherited from a grandparent names the schema that declares it', async (t) => {
+  const Base = Type.Object({ id: Type.String() }, { $id: 'Base' })
+  const Middle = extendSchema(Base, { name: Type.String() }, { $id: 'Middle' })
+  const Leaf = extendSchema(Middle, { email: Type.String() }, { $id: 'Leaf' })
+  const error = caught(() => generateVersionedSchemas(threeVersions('RemoveGrandparentField', [schema(Leaf).field('id').didntExist], [])))
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.match(error?.message, "the field 'id' is inherited from 'Base', an ancestor of the parent schema 'Middle' (extendSchema); apply the instruction to 'Base'.")
+  const direct = caught(() => generateVersionedSchemas(threeVersions('RemoveParentField', [schema(Leaf).field('name').didntExist], [])))
+  t.match(direct?.message, "the field 'name' is inherited from the parent schema 'Middle' (extendSchema); apply the instruction to the parent.")
 })

@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { Type, TypeGuard } from '@sinclair/typebox'
-import { generateVersionedSchemas, HeadVersion, schema, Version, VersionBundle, VersionChange } from '../plugin'
+import { generateVersionedSchemas, HeadVersion, schema, Version, VersionBundle, VersionChange, extendSchema, type Instruction } from '../plugin'
 import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses } from './helpers/schema-generation'
+import { changeWith } from './helpers/http-apps'
 
 test('had({ name }) renames a field in place, keeping its schema and whether it is required', async (t) => {
   const User = Type.Object({
@@ -285,4 +286,28 @@ test('instructions apply in order, within a change and from one version to the o
     required: ['fullName']
   })
   t.strictSame(keysOf(Person), ['name', 'age'], 'HEAD is untouched')
+})
+
+/** A bundle 2002-01-01 → 2001-01-01 → 2000-01-01 whose two newer versions hold one change each. */
+function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
+  return new VersionBundle(
+    new HeadVersion(),
+    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2000-01-01')
+  )
+}
+
+test('regression: an inherited field renamed by a child keeps its name when the child later gains a field with its HEAD name', async (t) => {
+  const Parent = Type.Object({ name: Type.String() })
+  const Child = extendSchema(Parent, { id: Type.String() })
+  const schemas = generateVersionedSchemas(threeVersions('RenameThenAdd',
+    [schema(Child).field('name').had({ name: 'fullName' })],
+    [schema(Child).field('name').existedAs({ type: Type.Integer() })]))
+  t.strictSame(keysOf(schemas.get('2001-01-01').get(Child)), ['fullName', 'id'])
+  const oldest = schemas.get('2000-01-01').get(Child)
+  t.strictSame(keysOf(oldest), ['fullName', 'id', 'name'], 'the renamed parent field is still there, next to the new own field')
+  t.equal(prop(oldest, 'fullName'), Parent.properties.name, 'the renamed field keeps its schema')
+  t.equal(prop(oldest, 'name').type, 'integer', 'the own field is the one the instruction added')
+  t.equal(schemas.get('2000-01-01').get(Parent), Parent, 'the parent is untouched')
 })

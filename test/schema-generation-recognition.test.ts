@@ -2,13 +2,12 @@ import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { TypeSystemPolicy } from '@sinclair/typebox/system'
 import { Value } from '@sinclair/typebox/value'
-import {
-  defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version,
-  VersionBundle, VersionChange, withValidators
-} from '../plugin'
+import { defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version, VersionBundle, VersionChange, withValidators, fastifyVersioner, versioned } from '../plugin'
 import {
   bodyApp, deepFreeze, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses
 } from './helpers/schema-generation'
+import Fastify from 'fastify'
+import { changeWith } from './helpers/http-apps'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -518,3 +517,36 @@ function bundleOf (...instructions: Parameters<typeof generateWith>[0]): Version
   }
   return new VersionBundle(new HeadVersion(), new Version(LATEST, Change), new Version(OLD))
 }
+
+test('regression: a field edited over a named schema is not a second schema under that $id', async (t) => {
+  const Address = Type.Object({ street: Type.String() }, { $id: 'Address' })
+  const User = Type.Object({ address: Address }, { $id: 'User' })
+  const Both = Type.Object({ user: User, home: Address })
+  const bundle = new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeWith('DescribeAddress', [schema(User).field('address').had({ description: 'where mail goes', minProperties: 1 })])),
+    new Version('2000-01-01')
+  )
+  const schemas = generateVersionedSchemas(bundle).get('2000-01-01')
+  const oldUser = schemas.get(User)
+  t.strictSame(plain(prop(oldUser, 'address')), {
+    type: 'object', properties: { street: { type: 'string' } }, required: ['street'], description: 'where mail goes', minProperties: 1
+  }, 'the edited copy has no $id')
+  t.equal(schemas.get(Address), Address, 'Address itself is unchanged')
+  t.equal(prop(schemas.get(Both), 'home'), Address, 'a schema holding both has one schema named Address')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundle })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: User, response: { 200: Address } } }, async (request) => request.body.address)
+  }))
+  const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { address: { street: 's' } } })
+  t.equal(response.statusCode, 200, response.body)
+  t.strictSame(response.json(), { street: 's' })
+  const document = app.versioner.openapi('2000-01-01') as { components: { schemas: Record<string, unknown> } }
+  t.strictSame(document.components.schemas.Address, { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+    'the Address component is Address itself')
+  t.match(document.components.schemas.User, { properties: { address: { description: 'where mail goes', minProperties: 1 } } },
+    'the edited field is inline in User')
+})

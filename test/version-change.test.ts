@@ -358,3 +358,10 @@ test('concurrent async flows each see their own version', async (t) => {
   t.equal(storage.getStore(), undefined, 'nothing leaks outside the runs')
   t.equal(Late.isApplied, true)
 })
+
+test('regression: endpoint(route path).had({ path }) needs a path starting with /; webhook names keep theirs', async (t) => {
+  throwsStructure(t, () => endpoint('/users', 'GET').had({ path: 'accounts' }),
+    "endpoint('/users', [GET]).had({ path: 'accounts' }): path must start with '/' like the route path '/users' it replaces; got 'accounts'.")
+  t.equal(endpoint('/users', 'GET').had({ path: '/accounts' }).attributes.path, '/accounts')
+  t.equal(endpoint('userCreated', 'POST').had({ path: 'accountCreated' }).attributes.path, 'accountCreated', 'a webhook is renamed to a name')
+})

@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import {
-  endpoint, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned, type VersionedRouteInfo
-} from '../plugin'
+import { endpoint, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned, type VersionedRouteInfo, HeadVersion } from '../plugin'
 import { caught } from './helpers/structure'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { appOf, changeClass, documentOf, operationsOf } from './helpers/changelog-lifecycle'
 
 test('app.versioner.routes lists each version\'s routes with their versioned schemas, after ready', async (t) => {
   const UserCreate = Type.Object({ name: Type.String(), email: Type.Optional(Type.String()) })
@@ -78,4 +78,48 @@ test('app.versioner.routes lists each version\'s routes with their versioned sch
   const latest = await app.inject({ method: 'POST', url: '/api/users', headers: { 'x-api-version': '2001-01-01' }, payload: { name: 'Ada' } })
   t.equal(latest.statusCode, 201, 'latest: email is optional')
   t.same(JSON.parse(latest.body), { id: 'u1', name: 'Ada', email: 'none' })
+})
+
+const Problem = Type.Object({ message: Type.String() })
+const Thing = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Thing' })
+const ThingCreate = Type.Object({ name: Type.String() })
+
+test("regression: app.versioner.routes gives a route's schema as the version's document does: its attributes and success status", async (t) => {
+  const versions = new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeClass('CreatedWas200', [
+      endpoint('/things', ['POST']).had({ statusCode: 200, summary: 'Old make', tags: ['legacy'], deprecated: true })
+    ])),
+    new Version('2000-01-01')
+  )
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.post('/things', {
+      schema: { summary: 'Make', tags: ['things'], operationId: 'makeThing', body: ThingCreate, response: { 201: Thing, 400: Problem } }
+    }, async (request, reply) => reply.code(201).send({ id: '1', name: request.body.name }))
+  }
+  const app = await appOf(t, versions, routes)
+  await app.ready()
+  const routeIn = (version: string) => {
+    const found = app.versioner.routes.get(version)?.find((route) => route.path === '/things')
+    if (found === undefined) throw new Error(`no /things in ${version}`)
+    return found
+  }
+  const latest = routeIn('2001-01-01')
+  t.same(Object.keys(latest.schema.response ?? {}).sort(), ['201', '400'], "latest: HEAD's statuses")
+  t.equal(latest.schema.summary, 'Make', "latest: HEAD's summary")
+  const old = routeIn('2000-01-01')
+  t.same(Object.keys(old.schema.response ?? {}).sort(), ['200', '400'], 'the success key is the version\'s status code')
+  t.equal(old.schema.summary, 'Old make', "the version's summary")
+  t.same(old.schema.tags, ['legacy'], "the version's tags")
+  t.equal(old.schema.deprecated, true, 'deprecated in that version')
+  t.equal(old.schema.operationId, 'makeThing', "HEAD's attributes the version keeps")
+  t.equal(old.schema.summary, old.attributes.summary, 'schema and attributes agree')
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const [[, , operation]] = operationsOf(documentOf(app, version)).filter(([path]) => path === '/things')
+    t.same(Object.keys(operation.responses).sort(), [...new Set([...Object.keys(routeIn(version).schema.response ?? {}), '400', '404'])].sort(),
+      `${version}: the statuses of the route table are the document's, with the plugin's own 400 and 404`)
+    t.equal(operation.summary, routeIn(version).schema.summary, `${version}: so is the summary`)
+  }
+  const served = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'a' } })
+  t.equal(served.statusCode, 200, 'the version answers with the listed status')
 })
