@@ -25,6 +25,7 @@ import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
 import { resolveVersion } from './serve/version-picking'
 import { VersionerState } from './versioner-state'
+import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import type { VersionBundle } from './describe/versions'
 
 /**
@@ -52,6 +53,12 @@ export interface VersionerDecoration {
   openapi: (version: string) => Record<string, unknown> | undefined
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
+  /**
+   * Replays generated examples of every versioned route and version through its converters (requests up,
+   * responses down) and returns what fails validation; an empty list when every version migrates cleanly.
+   * After `app.ready()`.
+   */
+  verify: () => Promise<VerifyFinding[]>
 }
 
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions): string | undefined {
@@ -88,6 +95,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
       return changelog()
     },
+    verify: () => verifyMigrations({ fastify, state }),
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {

@@ -12,8 +12,8 @@ export const UserCreateRequest = Type.Object({
 
 export const UserResource = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  // Internal: the user's addresses, for versions that still return them inline.
-  prefetchedAddresses: Type.Optional(Type.Array(Type.String()))
+  // Internal: the user's addresses (a user has at least one), for versions that still return them inline.
+  prefetchedAddresses: Type.Array(Type.String(), { minItems: 1 })
 }, { $id: 'UserResource' })
 
 export const UserAddressResource = Type.Object({

@@ -134,7 +134,7 @@ export function prepareForFastify (schema: TSchema, generation: SchemaGeneration
 }
 
 /** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
-function lowerCaseHeaders (schema: TSchema): TSchema {
+export function lowerCaseHeaders (schema: TSchema): TSchema {
   const source = schema as SchemaObject
   if (!isSchemaObject(source.properties)) return schema
   const properties: Record<string, unknown> = {}
