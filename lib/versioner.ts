@@ -15,7 +15,7 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/generation'
-import { kBehaviour, kConverted, kMigrated, kPicked, kVersionedRoute } from './core/symbols'
+import { kBehaviour, kConverted, kDocumentUrl, kMigrated, kPicked, kVersionedRoute } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
@@ -105,6 +105,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T =>
       migrateWith({ bundle: resolved.versions, generation: state.generation, planner: state.planner }, schema, migration) as T
   }
+  Object.defineProperty(decoration, kDocumentUrl, { value: docsOptions.openapiUrl })
   fastify.decorate('versioner', decoration)
   fastify.decorateRequest(kPicked, null)
   fastify.decorateRequest(kBehaviour, null)

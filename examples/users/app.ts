@@ -49,3 +49,6 @@ export async function buildApp (options: BuildAppOptions = {}): Promise<FastifyI
   app.get('/health', async () => ({ ok: true }))
   return app
 }
+
+// The command-line tools load the app from its default export: `fastify-versioner check examples/users/app.ts --against examples/users/openapi`.
+export default buildApp

@@ -190,6 +190,17 @@ export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: 
 export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
 
 /**
+ * The command-line tools (or their API) could not use an application: its module cannot be loaded (a
+ * TypeScript module without `tsx` installed), exports no app, does not give a Fastify instance with the plugin,
+ * or a saved documents folder cannot be read.
+ * @example
+ * ```ts
+ * await loadApp('./app.ts') // without tsx: throws FST_VERSIONER_TOOL "… install tsx: npm install --save-dev tsx"
+ * ```
+ */
+export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
+
+/**
  * Every error class of fastify-versioner, keyed by its code.
  * @example
  * ```ts
@@ -213,5 +224,6 @@ export const errorCodes = {
   FST_VERSIONER_VERSION_CHANGE_NOT_BOUND: VersionChangeNotBoundError,
   FST_VERSIONER_INVALID_OPTION: InvalidOptionError,
   FST_VERSIONER_NOT_READY: NotReadyError,
-  FST_VERSIONER_OPENAPI_NOT_FOUND: OpenApiVersionNotFoundError
+  FST_VERSIONER_OPENAPI_NOT_FOUND: OpenApiVersionNotFoundError,
+  FST_VERSIONER_TOOL: VersionerToolError
 } as const

@@ -49,3 +49,9 @@ export const kGenerated = Symbol('fastify-versioner.generated')
 
 /** On the `config` of a passthrough route (versions with nothing to do, served without hooks): true. */
 export const kPassthroughRoute = Symbol('fastify-versioner.passthroughRoute')
+
+/**
+ * On `app.versioner`: the URL the documents are served at (`null` when turned off), for the command-line tools.
+ * Registered with `Symbol.for`, so that the tools find it on an application that loaded another copy of the package.
+ */
+export const kDocumentUrl = Symbol.for('fastify-versioner.documentUrl')

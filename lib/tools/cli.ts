@@ -1,0 +1,104 @@
+/**
+ * The `fastify-versioner` command: `export`, `check` and `verify` on an application module. Exit codes: 0 when
+ * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
+ * usage error (with the usage text).
+ * @module
+ */
+import { parseArgs } from 'node:util'
+import type { FastifyInstance } from 'fastify'
+import { checkDocuments } from './check'
+import { exportDocuments } from './export'
+import { loadApp } from './load-app'
+
+/** The usage text the command prints on a usage error. */
+export const USAGE = `Usage:
+  fastify-versioner export <app> --out <dir>       write <dir>/<version>.json for every version (and unversioned.json)
+  fastify-versioner check <app> --against <dir>    exit 1 if a version saved in <dir> changed in a way that breaks its clients
+  fastify-versioner verify <app>                   exit 1 if a version's examples do not migrate to HEAD and back
+
+<app> is a module whose default export (or export named build) is a function returning a Fastify instance with
+fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.`
+
+/** Where the command writes (the process's streams, or a test's collectors). */
+export interface CliOutput {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+}
+
+const COMMANDS = {
+  export: { option: 'out' },
+  check: { option: 'against' },
+  verify: { option: undefined }
+} as const
+
+function usageError (io: CliOutput, message: string): number {
+  io.err(`fastify-versioner: ${message}`)
+  io.err(USAGE)
+  return 2
+}
+
+/**
+ * Runs the command with its arguments (without `node` and the script); returns the exit code.
+ * @example
+ * ```ts
+ * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], { out: console.log, err: console.error })
+ * ```
+ */
+export async function runCli (args: readonly string[], io: CliOutput): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: { out: { type: 'string' }, against: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: [...args], options: { out: { type: 'string' }, against: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+  } catch (error) {
+    return usageError(io, (error as Error).message)
+  }
+  if (parsed.values.help === true) {
+    io.out(USAGE)
+    return 0
+  }
+  const [command, appPath, ...extra] = parsed.positionals
+  if (command === undefined) return usageError(io, 'name a command: export, check or verify.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check and verify.`)
+  const wanted = COMMANDS[command as keyof typeof COMMANDS].option
+  if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
+  if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
+  for (const option of ['out', 'against'] as const) {
+    if (parsed.values[option] !== undefined && option !== wanted) return usageError(io, `--${option} does not apply to ${command}.`)
+  }
+  const dir = wanted === undefined ? undefined : parsed.values[wanted]
+  if (wanted !== undefined && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <dir>.`)
+
+  let app: FastifyInstance
+  try {
+    app = await loadApp(appPath)
+  } catch (error) {
+    io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
+    return 1
+  }
+  try {
+    if (command === 'export') {
+      const files = await exportDocuments(app, dir as string)
+      for (const file of files) io.out(`wrote ${file}`)
+      return 0
+    }
+    if (command === 'check') {
+      const { breaks, notes, compared } = await checkDocuments(app, dir as string)
+      for (const note of notes) io.out(`note: ${note.text}`)
+      for (const found of breaks) io.err(`break: ${found.text}`)
+      io.out(breaks.length === 0
+        ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
+        : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+      return breaks.length === 0 ? 0 : 1
+    }
+    const findings = await app.versioner.verify()
+    for (const finding of findings) io.err(`finding: ${finding.text}`)
+    io.out(findings.length === 0
+      ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions).`
+      : `verify: ${findings.length} finding(s).`)
+    return findings.length === 0 ? 0 : 1
+  } catch (error) {
+    io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
+    return 1
+  } finally {
+    await app.close()
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * `export`: each version's OpenAPI document exactly as the application serves it (`GET /openapi.json?version=V`,
+ * through `app.inject`, without opening a port), written to `<dir>/<version>.json`, plus `unversioned.json`
+ * when the application has unversioned routes.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { VersionerToolError } from '../core/errors'
+import { kDocumentUrl } from '../core/symbols'
+
+/** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
+export const UNVERSIONED = 'unversioned'
+
+/** One served document. */
+export interface ServedDocument {
+  /** A version, or `'unversioned'`. */
+  readonly version: string
+  /** The bytes `GET /openapi.json?version=<version>` answers with. */
+  readonly body: Buffer
+}
+
+/** The versions of a readied application, newest first. */
+export function versionsOf (app: FastifyInstance): readonly string[] {
+  return app.versioner.versions.versionValues
+}
+
+/** The URL documents are served at; throws when the application turned them off (`openapiUrl: null`). */
+function documentUrl (app: FastifyInstance): string {
+  const url = (app.versioner as unknown as Record<symbol, unknown>)[kDocumentUrl]
+  if (typeof url !== 'string') {
+    throw new VersionerToolError('The application serves no OpenAPI documents (openapiUrl is null): the tools read them from there. ' +
+      'Leave openapiUrl on when building the app for the tools.')
+  }
+  return url
+}
+
+/**
+ * Every document the readied application serves: each version's (a version without routes has none), then the
+ * unversioned one when there are unversioned routes.
+ * @example
+ * ```ts
+ * for (const { version, body } of await servedDocuments(app)) console.log(version, body.length)
+ * ```
+ */
+export async function servedDocuments (app: FastifyInstance): Promise<ServedDocument[]> {
+  const url = documentUrl(app)
+  const documents: ServedDocument[] = []
+  for (const version of [...versionsOf(app), UNVERSIONED]) {
+    const response = await app.inject({ method: 'GET', url, query: { version } })
+    if (response.statusCode === 404) continue
+    if (response.statusCode !== 200) {
+      throw new VersionerToolError(`GET ${url}?version=${version} answered ${response.statusCode}: ${response.body.slice(0, 500)}`)
+    }
+    documents.push({ version, body: response.rawPayload })
+  }
+  return documents
+}
+
+/**
+ * Writes `<dir>/<version>.json` for every document the readied application serves; returns the files written.
+ * @example
+ * ```ts
+ * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
+ * ```
+ */
+export async function exportDocuments (app: FastifyInstance, dir: string): Promise<string[]> {
+  const documents = await servedDocuments(app)
+  await mkdir(dir, { recursive: true })
+  const files: string[] = []
+  for (const { version, body } of documents) {
+    const file = join(dir, `${fileNameOf(version)}.json`)
+    await writeFile(file, body)
+    files.push(file)
+  }
+  return files
+}
+
+/** The file name of a version: the version itself, with characters a file name cannot hold replaced. */
+export function fileNameOf (version: string): string {
+  return version.replace(/[/\\:*?"<>|\0]/g, '_')
+}
