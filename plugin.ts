@@ -61,3 +61,8 @@ export { extendSchema, type ExtendedProperties } from './lib/describe/extend-sch
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/generation'
 export * from './lib/core/errors'
+export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
+export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'
+export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
+export { loadApp } from './lib/tools/load-app'
+export type { VerifyFinding } from './lib/tools/verify'

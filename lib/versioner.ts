@@ -15,7 +15,7 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/generation'
-import { kBehaviour, kConverted, kDocumentUrl, kMigrated, kPicked, kVersionedRoute } from './core/symbols'
+import { kBehaviour, kConverted, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
@@ -105,7 +105,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T =>
       migrateWith({ bundle: resolved.versions, generation: state.generation, planner: state.planner }, schema, migration) as T
   }
-  Object.defineProperty(decoration, kDocumentUrl, { value: docsOptions.openapiUrl })
+  const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
+  Object.defineProperty(decoration, kToolFacts, { value: facts })
   fastify.decorate('versioner', decoration)
   fastify.decorateRequest(kPicked, null)
   fastify.decorateRequest(kBehaviour, null)

@@ -51,7 +51,15 @@ export const kGenerated = Symbol('fastify-versioner.generated')
 export const kPassthroughRoute = Symbol('fastify-versioner.passthroughRoute')
 
 /**
- * On `app.versioner`: the URL the documents are served at (`null` when turned off), for the command-line tools.
- * Registered with `Symbol.for`, so that the tools find it on an application that loaded another copy of the package.
+ * On `app.versioner`: what the tools need of the options ({@link ToolFacts}). Registered with `Symbol.for`, so
+ * that the tools find it on an application that loaded another copy of the package.
  */
-export const kDocumentUrl = Symbol.for('fastify-versioner.documentUrl')
+export const kToolFacts = Symbol.for('fastify-versioner.toolFacts')
+
+/** What the tools read of an application's options, under {@link kToolFacts}. */
+export interface ToolFacts {
+  /** The URL the documents are served at (`null` when turned off). */
+  readonly openapiUrl: string | null
+  readonly location: 'header' | 'path'
+  readonly parameterName: string
+}

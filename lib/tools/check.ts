@@ -8,13 +8,21 @@
  * fields, statuses or guarantees go away.
  * @module
  */
-import { apiCompare } from 'api-smart-diff'
+import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import type { FastifyInstance } from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { VersionerToolError } from '../core/errors'
 import { fileNameOf, servedDocuments } from './export'
+
+let apiCompare: typeof ApiCompare | undefined
+
+/** `api-smart-diff`'s `apiCompare`, loaded on first use (applications that never run a check do not load it). */
+function loadCompare (): typeof ApiCompare {
+  apiCompare ??= (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
+  return apiCompare
+}
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -163,7 +171,7 @@ function withoutText (schema: unknown): unknown {
  * ```
  */
 export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
-  const { diffs } = apiCompare(saved as object, current as object) as { diffs: RawDiff[] }
+  const { diffs } = loadCompare()(saved as object, current as object) as { diffs: RawDiff[] }
   const result: DocumentChange[] = []
   const add = (operation: string, place: string, kind: string, breaking: boolean): void => {
     const made = change(version, operation, place, kind, breaking)

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
-import { kDocumentUrl } from '../core/symbols'
+import { kToolFacts, type ToolFacts } from '../core/symbols'
 
 /** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
 export const UNVERSIONED = 'unversioned'
@@ -26,9 +26,16 @@ export function versionsOf (app: FastifyInstance): readonly string[] {
   return app.versioner.versions.versionValues
 }
 
+/** What the tools need of the application's options (set by the plugin on `app.versioner`). */
+export function toolFacts (app: FastifyInstance): ToolFacts {
+  const facts = (app.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]
+  if (facts === undefined) throw new VersionerToolError('app.versioner was not set up by fastify-versioner (a mock, or a version of the package without the tools).')
+  return facts
+}
+
 /** The URL documents are served at; throws when the application turned them off (`openapiUrl: null`). */
 function documentUrl (app: FastifyInstance): string {
-  const url = (app.versioner as unknown as Record<symbol, unknown>)[kDocumentUrl]
+  const url = toolFacts(app).openapiUrl
   if (typeof url !== 'string') {
     throw new VersionerToolError('The application serves no OpenAPI documents (openapiUrl is null): the tools read them from there. ' +
       'Leave openapiUrl on when building the app for the tools.')

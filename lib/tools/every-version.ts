@@ -1,0 +1,101 @@
+/**
+ * A helper for applications' own test suites: one request, injected once for every version in which its route
+ * exists, with the version in the header or the path as the application expects it. The answers come back by
+ * version, so that one test can state every version's contract side by side.
+ * @module
+ */
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { VersionerToolError } from '../core/errors'
+import { toolFacts } from './export'
+
+/** The request to inject: the same for every version, or built for each version. */
+export type EveryVersionRequest = InjectOptions & { url: string } | ((version: string) => InjectOptions & { url: string })
+
+/** Options of {@link injectEveryVersion}. */
+export interface InjectEveryVersionOptions {
+  /** Only these versions (default: every version in which the route exists). */
+  readonly versions?: readonly string[]
+}
+
+function escapeRegExp (text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** A matcher for a Fastify path (`/users/:userId`, `/files/*`): the parameter values of a matching path, or null. */
+function pathMatcher (path: string): (candidate: string) => Map<string, string> | null {
+  const names: string[] = []
+  const source = path.split('/').map((segment) => {
+    if (segment === '*') {
+      names.push('*')
+      return '(.*)'
+    }
+    return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?|([^:]+)/g, (whole, name: string | undefined, pattern: string | undefined, text: string | undefined) => {
+      if (name === undefined) return escapeRegExp(text ?? whole)
+      names.push(name)
+      return pattern ?? '([^/]+)'
+    })
+  }).join('/')
+  const regex = new RegExp(`^${source}/?$`)
+  return (candidate) => {
+    const match = regex.exec(candidate)
+    if (match === null) return null
+    return new Map(names.map((name, index) => [name, match[index + 1]]))
+  }
+}
+
+function splitUrl (url: string): { path: string, search: string } {
+  const index = url.indexOf('?')
+  return index === -1 ? { path: url, search: '' } : { path: url.slice(0, index), search: url.slice(index) }
+}
+
+/**
+ * Injects `request` once for every version in which a route answers its method and URL, and returns the
+ * answers by version (newest first). The version goes in the version header, or in the path for path
+ * versions. The application must be ready; no port is opened.
+ * @example
+ * ```ts
+ * const answers = await injectEveryVersion(app, (version) => ({
+ *   method: 'POST',
+ *   url: '/users',
+ *   payload: version === '2000-01-01' ? { address: '1 Main St' } : { addresses: ['1 Main St'] }
+ * }))
+ * t.same([...answers.keys()], ['2002-01-01', '2001-01-01', '2000-01-01'])
+ * t.match(answers.get('2000-01-01')?.json(), { address: '1 Main St' })
+ * ```
+ */
+export async function injectEveryVersion (
+  app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
+): Promise<Map<string, LightMyRequestResponse>> {
+  const facts = toolFacts(app)
+  const answers = new Map<string, LightMyRequestResponse>()
+  for (const [version, routes] of app.versioner.routes) {
+    if (options.versions !== undefined && !options.versions.includes(version)) continue
+    const injected = typeof request === 'function' ? request(version) : request
+    const method = String(injected.method ?? 'GET').toUpperCase()
+    const { path, search } = splitUrl(injected.url)
+    let url: string | undefined
+    for (const route of routes) {
+      if (!route.methods.includes(method as never) && !(method === 'HEAD' && route.methods.includes('GET'))) continue
+      const params = pathMatcher(route.path)(path)
+      if (params === null) continue
+      if (facts.location === 'header') {
+        url = injected.url
+      } else {
+        params.set(facts.parameterName, version)
+        url = route.url.split('/').map((segment) => {
+          if (segment === '*') return params.get('*') ?? ''
+          return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?/g, (whole, name: string) => params.get(name) ?? whole)
+        }).join('/') + search
+      }
+      break
+    }
+    if (url === undefined) continue
+    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: version } : injected.headers
+    answers.set(version, await app.inject({ ...injected, url, headers }))
+  }
+  if (answers.size === 0 && options.versions === undefined) {
+    const first = typeof request === 'function' ? undefined : request
+    throw new VersionerToolError(`injectEveryVersion: no versioned route answers ${first === undefined ? 'the request' : `${String(first.method ?? 'GET')} ${first.url}`} in any version.`)
+  }
+  return answers
+}

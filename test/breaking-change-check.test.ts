@@ -1,0 +1,185 @@
+// `check`: each kind of change that breaks a saved version's clients is one line naming the version, operation,
+// place and kind; changes its clients can ignore are notes.
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { checkDocuments, compareDocuments, exportDocuments, fastifyVersioner, versioned, type DocumentChange } from '../plugin'
+import { bundleOf } from './helpers/http-apps'
+
+type Json = Record<string, any>
+
+/** A document shaped as the plugin writes them: OpenAPI 3.1, named schemas as components, the version header. */
+function baseDocument (): Json {
+  const versionHeader = { in: 'header', name: 'x-api-version', required: true, schema: { type: 'string', enum: ['2000-01-01'], format: 'date' } }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'API', version: '2000-01-01' },
+    components: {
+      schemas: {
+        UserCreateRequest: {
+          type: 'object',
+          properties: {
+            address: { type: 'string', minLength: 1 },
+            nickname: { type: 'string' },
+            role: { anyOf: [{ const: 'admin' }, { const: 'member' }] },
+            plan: { type: 'string', enum: ['free', 'pro'] }
+          },
+          required: ['address']
+        },
+        UserResource: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            address: { type: 'string', description: 'Where deliveries go.' },
+            status: { type: 'string', enum: ['active', 'closed'] }
+          },
+          required: ['id', 'address']
+        }
+      }
+    },
+    paths: {
+      '/users': {
+        post: {
+          summary: 'Create a user',
+          parameters: [versionHeader, { in: 'query', name: 'dryRun', required: false, schema: { type: 'boolean' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UserCreateRequest' } } } },
+          responses: { 200: { description: 'Default Response', content: { 'application/json': { schema: { $ref: '#/components/schemas/UserResource' } } } } }
+        }
+      },
+      '/users/{userId}': {
+        get: {
+          parameters: [{ in: 'path', name: 'userId', required: true, schema: { type: 'string' } }, versionHeader],
+          responses: {
+            200: { description: 'Default Response', content: { 'application/json': { schema: { $ref: '#/components/schemas/UserResource' } } } },
+            404: { description: 'Default Response', content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } } } }
+          }
+        }
+      }
+    }
+  }
+}
+
+function changed (edit: (document: Json) => void): DocumentChange[] {
+  const after = baseDocument()
+  edit(after)
+  return compareDocuments('2000-01-01', baseDocument(), after)
+}
+
+const lines = (changes: DocumentChange[], breaking: boolean): string[] => changes.filter((change) => change.breaking === breaking).map((change) => change.text)
+
+test('an unchanged document has no changes', async (t) => {
+  t.same(compareDocuments('2000-01-01', baseDocument(), baseDocument()), [])
+})
+
+test('each kind of break is one line naming version, operation, place and kind', async (t) => {
+  const cases: Array<[string, (document: Json) => void, string[]]> = [
+    ['a request field removed', (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname }, ['2000-01-01 POST /users: request body /nickname: removed']],
+    ['a response field removed', (d) => {
+      delete d.components.schemas.UserResource.properties.address
+      d.components.schemas.UserResource.required = ['id']
+    }, ['2000-01-01 POST /users: response 200 /address: removed', '2000-01-01 GET /users/{userId}: response 200 /address: removed']],
+    ['a response field renamed', (d) => {
+      const schema = d.components.schemas.UserResource
+      schema.properties.street = schema.properties.address
+      delete schema.properties.address
+      schema.required = ['id', 'street']
+    }, ['2000-01-01 POST /users: response 200 /address: renamed to street', '2000-01-01 GET /users/{userId}: response 200 /address: renamed to street']],
+    ['a request field renamed', (d) => {
+      const schema = d.components.schemas.UserCreateRequest
+      schema.properties.street = schema.properties.address
+      delete schema.properties.address
+      schema.required = ['street']
+    }, ['2000-01-01 POST /users: request body /address: renamed to street']],
+    ['a type changed', (d) => { d.components.schemas.UserCreateRequest.properties.address.type = 'integer' }, ['2000-01-01 POST /users: request body /address: type changed']],
+    ['a request field became required', (d) => { d.components.schemas.UserCreateRequest.required.push('nickname') }, ['2000-01-01 POST /users: request body /nickname: became required']],
+    ['a new required request field', (d) => {
+      d.components.schemas.UserCreateRequest.properties.email = { type: 'string' }
+      d.components.schemas.UserCreateRequest.required.push('email')
+    }, ['2000-01-01 POST /users: request body /email: new required field']],
+    ['a response field became optional', (d) => { d.components.schemas.UserResource.required = ['id'] },
+      ['2000-01-01 POST /users: response 200 /address: became optional', '2000-01-01 GET /users/{userId}: response 200 /address: became optional']],
+    ['an enum member removed (enum)', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum = ['free'] }, ['2000-01-01 POST /users: request body /plan: enum member removed']],
+    ['an enum member removed (union of literals)', (d) => { d.components.schemas.UserCreateRequest.properties.role.anyOf.pop() }, ['2000-01-01 POST /users: request body /role: enum member removed']],
+    ['a status removed', (d) => { delete d.paths['/users/{userId}'].get.responses[404] }, ['2000-01-01 GET /users/{userId}: response 404: status removed']],
+    ['an endpoint removed', (d) => { delete d.paths['/users/{userId}'] }, ['2000-01-01 GET /users/{userId}: endpoint removed']],
+    ['a method removed', (d) => { d.paths['/users/{userId}'].put = d.paths['/users/{userId}'].get; delete d.paths['/users/{userId}'].get },
+      ['2000-01-01 GET /users/{userId}: endpoint removed']],
+    ['a parameter removed', (d) => { d.paths['/users'].post.parameters.pop() }, ['2000-01-01 POST /users: query parameter dryRun: removed']],
+    ['a parameter became required', (d) => { d.paths['/users'].post.parameters[1].required = true }, ['2000-01-01 POST /users: query parameter dryRun: became required']],
+    ['a new required parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'tenant', required: true, schema: { type: 'string' } }) },
+      ['2000-01-01 POST /users: query parameter tenant: new required parameter']],
+    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ['2000-01-01 POST /users: query parameter dryRun /: type changed']]
+  ]
+  for (const [name, edit, expected] of cases) {
+    const changes = changed(edit)
+    t.same(lines(changes, true), expected, name)
+  }
+})
+
+test('changes clients can ignore are notes, not breaks', async (t) => {
+  const cases: Array<[string, (document: Json) => void, string[]]> = [
+    ['a new optional request field', (d) => { d.components.schemas.UserCreateRequest.properties.email = { type: 'string' } }, ['2000-01-01 POST /users: request body /email: new optional field']],
+    ['a new response field', (d) => { d.components.schemas.UserResource.properties.email = { type: 'string' } },
+      ['2000-01-01 POST /users: response 200 /email: new field', '2000-01-01 GET /users/{userId}: response 200 /email: new field']],
+    ['a new endpoint', (d) => { d.paths['/teams'] = { get: { responses: { 200: { description: 'Default Response' } } } } }, ['2000-01-01 GET /teams: new endpoint']],
+    ['a new status', (d) => { d.paths['/users'].post.responses[409] = { description: 'Conflict' } }, ['2000-01-01 POST /users: response 409: new status']],
+    ['a new optional parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'verbose', schema: { type: 'boolean' } }) },
+      ['2000-01-01 POST /users: query parameter verbose: new optional parameter']],
+    ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
+    ['a request field became optional', (d) => { d.components.schemas.UserCreateRequest.required = [] }, ['2000-01-01 POST /users: request body /address: became optional']],
+    ['an enum member added to a request field', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum.push('team') }, ['2000-01-01 POST /users: request body /plan: enum member added']]
+  ]
+  for (const [name, edit, expected] of cases) {
+    const changes = changed(edit)
+    t.same(lines(changes, true), [], `${name}: no break`)
+    t.same(lines(changes, false), expected, `${name}: noted`)
+  }
+  const described = changed((d) => { d.components.schemas.UserResource.properties.address.description = 'The delivery address.' })
+  t.same(lines(described, true), [], 'a description change is no break')
+})
+
+async function appServing (t: { teardown: (fn: () => unknown) => void }, versions: string[], withNickname: boolean) {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(versions) })
+  const User = Type.Object({ id: Type.String(), ...(withNickname ? { nickname: Type.String() } : {}) }, { $id: 'User' })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'a', nickname: 'n' }))
+  }))
+  await app.ready()
+  return app
+}
+
+test('checkDocuments compares every saved version with the app: removed versions break, new ones are notes', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const before = await appServing(t, ['2001-01-01', '2000-01-01'], true)
+  await exportDocuments(before, dir)
+
+  const same = await checkDocuments(await appServing(t, ['2001-01-01', '2000-01-01'], true), dir)
+  t.same(same, { breaks: [], notes: [], compared: ['2000-01-01', '2001-01-01', 'unversioned'] }, 'the same app: nothing to say (the changelog route makes an unversioned document)')
+
+  const later = await checkDocuments(await appServing(t, ['2002-01-01', '2001-01-01'], true), dir)
+  t.same(later.breaks.map((change) => change.text), ['2000-01-01: version removed'])
+  t.same(later.notes.map((change) => change.text), ['2002-01-01: new version'])
+
+  const broken = await checkDocuments(await appServing(t, ['2001-01-01', '2000-01-01'], false), dir)
+  t.same(broken.breaks.map((change) => change.text), [
+    '2000-01-01 GET /users/{id}: response 200 /nickname: removed',
+    '2001-01-01 GET /users/{id}: response 200 /nickname: removed'
+  ], 'a HEAD change without a version change breaks every saved version')
+  t.match(broken.breaks[0], { version: '2000-01-01', operation: 'GET /users/{id}', place: 'response 200 /nickname', kind: 'removed', breaking: true })
+})
+
+test('checkDocuments says what is wrong with the saved folder', async (t) => {
+  const app = await appServing(t, ['2000-01-01'], true)
+  await t.rejects(checkDocuments(app, join(tmpdir(), 'fastify-versioner-no-such-folder')), { code: 'FST_VERSIONER_TOOL', message: /cannot be read/ })
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /holds no saved documents.*run export first/ })
+  await writeFile(join(dir, '2000-01-01.json'), '{ not json')
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /is not JSON/ })
+})
