@@ -25,7 +25,7 @@ function appExport (module: Record<string, unknown>): unknown {
   // A CommonJS module imported from ESM: its exports object is the default export.
   if (typeof candidate === 'object' && candidate !== null && !isFastify(candidate)) {
     const inner = candidate as Record<string, unknown>
-    candidate = inner.default ?? inner.build ?? candidate
+    candidate = inner.default ?? inner.build
   }
   return candidate
 }
@@ -81,9 +81,10 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
       `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}.`)
   }
   await app.ready()
-  if (typeof (app as { versioner?: unknown }).versioner !== 'object') {
+  if (typeof (app as { versioner?: { verify?: unknown } }).versioner?.verify !== 'function') {
     await app.close()
-    throw new VersionerToolError(`The application of '${path}' does not register fastify-versioner (app.versioner is missing).`)
+    throw new VersionerToolError(`The application of '${path}' does not register fastify-versioner, or a version of it without the tools ` +
+      '(app.versioner.verify is missing).')
   }
   return app
 }

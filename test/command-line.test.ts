@@ -1,0 +1,157 @@
+// The fastify-versioner command, run for real (its TypeScript entry through tsx, as `node --import tsx`): exit codes
+// 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own example
+// here: `check` against the saved examples/users/openapi snapshot, and `verify`.
+import { test } from 'tap'
+import { execFile } from 'node:child_process'
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const root = resolve(__dirname, '..')
+const bin = join(root, 'lib', 'tools', 'bin.ts')
+const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')
+const snapshot = join(root, 'examples', 'users', 'openapi')
+
+interface Run { code: number, stdout: string, stderr: string }
+
+// Child processes are tracked by tap's processinfo; they run the same sources, which need no separate coverage.
+const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+
+function cli (args: string[], cwd = root): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', tsx, bin, ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+    })
+  })
+}
+
+async function scratch (t: { teardown: (fn: () => unknown) => void }, base = join(root, 'test', '.tmp')): Promise<string> {
+  await mkdir(base, { recursive: true })
+  const dir = await mkdtemp(join(base, 'cli-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+test('check: the example app against its saved snapshot exits 0', async (t) => {
+  const result = await cli(['check', 'examples/users/app.ts', '--against', 'examples/users/openapi'])
+  t.equal(result.code, 0, result.stderr)
+  t.match(result.stdout, /^check: no breaking change in 4 saved version\(s\) \(2000-01-01, 2001-01-01, 2002-01-01, unversioned\)/m)
+  t.equal(result.stderr, '')
+})
+
+test('verify: the example app exits 0', async (t) => {
+  const result = await cli(['verify', 'examples/users/app.ts'])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stdout, 'verify: every version of every versioned route migrates cleanly (3 versions).\n')
+})
+
+test('check: a break exits 1 with one line per break, notes on stdout', async (t) => {
+  const dir = await scratch(t)
+  await cp(snapshot, dir, { recursive: true })
+  // As if 2000-01-01 used to return a nickname, and lacked the summary text POST /users has now.
+  const file = join(dir, '2000-01-01.json')
+  const document = JSON.parse(await readFile(file, 'utf8'))
+  document.components.schemas.UserResource.properties.nickname = { type: 'string' }
+  delete document.paths['/users'].post.summary
+  await writeFile(file, JSON.stringify(document))
+  const result = await cli(['check', 'examples/users/app.ts', '--against', dir])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'break: 2000-01-01 POST /users: response 200 /nickname: removed\nbreak: 2000-01-01 GET /users/{userId}: response 200 /nickname: removed\n')
+  t.match(result.stdout, /^note: 2000-01-01 POST \/users: summary changed \(text\)$/m)
+  t.match(result.stdout, /^check: 2 breaking change\(s\); 1 note\(s\)\.$/m)
+})
+
+test('export, then verify a TypeScript app whose rename lacks its converter: exit 1 naming it', async (t) => {
+  const dir = await scratch(t)
+  const plugin = JSON.stringify(join(root, 'plugin'))
+  await writeFile(join(dir, 'app.ts'), `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } from ${plugin}
+
+const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+class RenameNameToFullName extends VersionChange {
+  description = 'name became fullName.'
+  instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
+
+export async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+  }))
+  return app
+}
+`)
+  const exported = await cli(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  t.equal(exported.code, 0, exported.stderr)
+  t.equal(exported.stdout, ['2001-01-01', '2000-01-01', 'unversioned'].map((version) => `wrote ${join(dir, 'openapi', `${version}.json`)}\n`).join(''))
+  t.match(JSON.parse(await readFile(join(dir, 'openapi', '2000-01-01.json'), 'utf8')), { components: { schemas: { User: { required: ['id', 'name'] } } } })
+  const verified = await cli(['verify', join(dir, 'app.ts')])
+  t.equal(verified.code, 1)
+  t.match(verified.stderr, /^finding: GET \/users\/:id \(2000-01-01\): response 200\/name migrated down from HEAD fails the schema of 2000-01-01: must have required property 'name'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/m)
+  t.match(verified.stdout, /^verify: 1 finding\(s\)\.$/m)
+})
+
+test('JavaScript apps load without tsx: a CommonJS build export and an ESM default export', async (t) => {
+  const dir = await scratch(t)
+  const fastify = JSON.stringify(require.resolve('fastify'))
+  await writeFile(join(dir, 'app.cjs'), `const Fastify = require(${fastify})
+exports.build = async () => Fastify().decorate('versioner', {})
+`)
+  await writeFile(join(dir, 'app.mjs'), `import Fastify from ${fastify}
+export default Fastify()
+`)
+  for (const file of ['app.cjs', 'app.mjs']) {
+    const result = await cli(['verify', join(dir, file)])
+    // Loaded, readied, then refused for what it is: an app without the plugin's tools.
+    t.equal(result.code, 1, file)
+    t.match(result.stderr, /does not register fastify-versioner, or a version of it without the tools/, file)
+  }
+})
+
+test('a TypeScript app without tsx installed: exit 1 saying to install it', async (t) => {
+  const dir = await scratch(t, tmpdir())
+  await writeFile(join(dir, 'app.ts'), 'export default 1\n')
+  const result = await cli(['verify', 'app.ts'], dir)
+  t.equal(result.code, 1)
+  t.match(result.stderr, /is a TypeScript module, and tsx is not installed to load it\. Install it in your project \(npm install --save-dev tsx\)/)
+})
+
+test('an unusable app: exit 1 naming the problem', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'nothing.cjs'), 'exports.other = 1\n')
+  await writeFile(join(dir, 'throws.cjs'), 'module.exports = async () => { throw new Error("no database") }\n')
+  const missing = await cli(['verify', join(dir, 'missing.js')])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /The application module '.*missing\.js' does not exist/)
+  const nothing = await cli(['export', join(dir, 'nothing.cjs'), '--out', join(dir, 'out')])
+  t.equal(nothing.code, 1)
+  t.match(nothing.stderr, /must default-export \(or export as 'build'\) a function returning a Fastify instance, or the instance; its exports have neither/)
+  const throws = await cli(['check', join(dir, 'throws.cjs'), '--against', snapshot])
+  t.equal(throws.code, 1)
+  t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
+})
+
+test('usage errors exit 2 with the usage text', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [[], /name a command: export, check or verify/],
+    [['deploy', 'app.js'], /unknown command 'deploy'/],
+    [['check'], /check needs the application module/],
+    [['export', 'app.js'], /export needs --out <dir>/],
+    [['check', 'app.js'], /check needs --against <dir>/],
+    [['verify', 'app.js', '--out', 'x'], /--out does not apply to verify/],
+    [['verify', 'app.js', 'extra'], /unexpected argument 'extra'/],
+    [['verify', 'app.js', '--bogus'], /Unknown option '--bogus'/]
+  ]
+  for (const [args, message] of cases) {
+    const result = await cli(args)
+    t.equal(result.code, 2, args.join(' '))
+    t.match(result.stderr, message)
+    t.match(result.stderr, /Usage:\n {2}fastify-versioner export <app> --out <dir>/)
+  }
+  const help = await cli(['--help'])
+  t.equal(help.code, 0)
+  t.match(help.stdout, /^Usage:/)
+})
