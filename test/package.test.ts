@@ -363,3 +363,61 @@ t.test("the shipped declarations leak no `any` except UntypedBody's", async (t) 
     'lib/describe/converter-info.d.ts: export type UntypedBody = Record<string, any>;'
   ], 'only the documented UntypedBody (in the CommonJS and the ESM declarations)')
 })
+
+/** A JavaScript application using the packed package, for its command: one versioned route with a renamed field. */
+const JS_APP = `'use strict'
+const Fastify = require('fastify')
+const { Type } = require('@sinclair/typebox')
+const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } = require('fastify-versioner')
+
+const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+class RenameNameToLabel extends VersionChange {
+  description = 'name became label.'
+  instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToLabel), new Version('2000-01-01'))
+
+module.exports = async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ id: request.params.id, label: 'a' }))
+  }))
+  return app
+}
+`
+
+/** Compares the exported files with what the app serves. */
+const JS_COMPARE = `'use strict'
+const { readFileSync } = require('node:fs')
+require('./app.cjs')().then(async (app) => {
+  const same = {}
+  for (const version of ['2001-01-01', '2000-01-01', 'unversioned']) {
+    const served = await app.inject({ url: '/openapi.json?version=' + version })
+    same[version] = readFileSync('openapi/' + version + '.json').equals(served.rawPayload)
+  }
+  await app.close()
+  console.log(JSON.stringify(same))
+})
+`
+
+t.test('the packed bin (fastify-versioner) exports the documents of a JavaScript app', async (t) => {
+  const installed = join(consumerDir, 'node_modules', 'fastify-versioner')
+  const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { bin?: Record<string, string> }
+  const binFile = manifest.bin?.['fastify-versioner']
+  t.type(binFile, 'string', 'package.json names the bin fastify-versioner')
+  const binPath = join(installed, binFile ?? 'missing')
+  t.match(await readFile(binPath, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'the bin starts with a node shebang')
+  await writeFile(join(consumerDir, 'app.cjs'), JS_APP)
+  await writeFile(join(consumerDir, 'compare.cjs'), JS_COMPARE)
+  const exported = await run(process.execPath, [binPath, 'export', 'app.cjs', '--out', 'openapi'], consumerDir)
+  t.equal(exported.code, 0, exported.stderr)
+  t.equal(exported.stdout, 'wrote openapi/2001-01-01.json\nwrote openapi/2000-01-01.json\nwrote openapi/unversioned.json\n')
+  const compared = await run(process.execPath, ['compare.cjs'], consumerDir)
+  t.same(JSON.parse(compared.stdout), { '2001-01-01': true, '2000-01-01': true, unversioned: true }, 'each file holds the bytes the app serves')
+  const checked = await run(process.execPath, [binPath, 'check', 'app.cjs', '--against', 'openapi'], consumerDir)
+  t.equal(checked.code, 0, checked.stderr)
+  const verified = await run(process.execPath, [binPath, 'verify', 'app.cjs'], consumerDir)
+  t.equal(verified.code, 1, 'the rename without converters is found')
+  t.match(verified.stderr, /^finding: GET \/things\/:id \(2000-01-01\): response 200\/name .*RenameNameToLabel \(2001-01-01\), no converter ran/m)
+})
