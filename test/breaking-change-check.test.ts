@@ -111,6 +111,9 @@ test('each kind of break is one line naming version, operation, place and kind',
     ['a parameter became required', (d) => { d.paths['/users'].post.parameters[1].required = true }, ['2000-01-01 POST /users: query parameter dryRun: became required']],
     ['a new required parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'tenant', required: true, schema: { type: 'string' } }) },
       ['2000-01-01 POST /users: query parameter tenant: new required parameter']],
+    ['a request constraint tightened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 5 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['an enum member added to a response field', (d) => { d.components.schemas.UserResource.properties.status.enum.push('suspended') },
+      ['2000-01-01 POST /users: response 200 /status: enum member added', '2000-01-01 GET /users/{userId}: response 200 /status: enum member added']],
     ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ['2000-01-01 POST /users: query parameter dryRun /: type changed']]
   ]
   for (const [name, edit, expected] of cases) {
@@ -130,6 +133,9 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
       ['2000-01-01 POST /users: query parameter verbose: new optional parameter']],
     ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
     ['a request field became optional', (d) => { d.components.schemas.UserCreateRequest.required = [] }, ['2000-01-01 POST /users: request body /address: became optional']],
+    ['a request constraint loosened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 0 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['an enum member removed from a response field', (d) => { d.components.schemas.UserResource.properties.status.enum = ['active'] },
+      ['2000-01-01 POST /users: response 200 /status: enum member removed', '2000-01-01 GET /users/{userId}: response 200 /status: enum member removed']],
     ['an enum member added to a request field', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum.push('team') }, ['2000-01-01 POST /users: request body /plan: enum member added']]
   ]
   for (const [name, edit, expected] of cases) {
