@@ -1,11 +1,12 @@
 // The fastify-versioner command, run for real (its TypeScript entry through tsx, as `node --import tsx`): exit codes
 // 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own example
 // here: `check` against the saved examples/users/openapi snapshot, and `verify`.
-import { test } from 'tap'
+import t, { test } from 'tap'
 import { execFile } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { runCli } from '../lib/tools/cli'
 
 const root = resolve(__dirname, '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
@@ -13,6 +14,17 @@ const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')
 const snapshot = join(root, 'examples', 'users', 'openapi')
 
 interface Run { code: number, stdout: string, stderr: string }
+
+// Each run starts Node, tsx and the app: a few seconds on a loaded machine.
+t.setTimeout(300_000)
+
+/** The command in this process (same code as the bin, without the process around it). */
+async function inProcess (args: string[]): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, { out: (line) => { stdout += `${line}\n` }, err: (line) => { stderr += `${line}\n` } })
+  return { code, stdout, stderr }
+}
 
 // Child processes are tracked by tap's processinfo; they run the same sources, which need no separate coverage.
 const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
@@ -123,13 +135,13 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   const dir = await scratch(t)
   await writeFile(join(dir, 'nothing.cjs'), 'exports.other = 1\n')
   await writeFile(join(dir, 'throws.cjs'), 'module.exports = async () => { throw new Error("no database") }\n')
-  const missing = await cli(['verify', join(dir, 'missing.js')])
+  const missing = await inProcess(['verify', join(dir, 'missing.js')])
   t.equal(missing.code, 1)
   t.match(missing.stderr, /The application module '.*missing\.js' does not exist/)
-  const nothing = await cli(['export', join(dir, 'nothing.cjs'), '--out', join(dir, 'out')])
+  const nothing = await inProcess(['export', join(dir, 'nothing.cjs'), '--out', join(dir, 'out')])
   t.equal(nothing.code, 1)
   t.match(nothing.stderr, /must default-export \(or export as 'build'\) a function returning a Fastify instance, or the instance; its exports have neither/)
-  const throws = await cli(['check', join(dir, 'throws.cjs'), '--against', snapshot])
+  const throws = await inProcess(['check', join(dir, 'throws.cjs'), '--against', snapshot])
   t.equal(throws.code, 1)
   t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
 })
@@ -146,12 +158,15 @@ test('usage errors exit 2 with the usage text', async (t) => {
     [['verify', 'app.js', '--bogus'], /Unknown option '--bogus'/]
   ]
   for (const [args, message] of cases) {
-    const result = await cli(args)
+    const result = await inProcess(args)
     t.equal(result.code, 2, args.join(' '))
     t.match(result.stderr, message)
     t.match(result.stderr, /Usage:\n {2}fastify-versioner export <app> --out <dir>/)
   }
-  const help = await cli(['--help'])
+  const help = await inProcess(['--help'])
   t.equal(help.code, 0)
   t.match(help.stdout, /^Usage:/)
+  const spawned = await cli(['deploy'])
+  t.equal(spawned.code, 2, 'the bin exits with the code')
+  t.match(spawned.stderr, /^fastify-versioner: unknown command 'deploy'/)
 })

@@ -1,10 +1,10 @@
 // The plugin as a Fastify user sees it: options, decorations, typed HEAD handlers inside versioned(...).
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyRequest, type LightMyRequestResponse as LightMyRequestResponseForTypes } from 'fastify'
 import { expectAssignable, expectError, expectType } from 'tsd'
 import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
-  type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
+  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -56,3 +56,10 @@ expectType<TSchema>(app.versioner.schemas.get('2000-01-01').get(UserResource))
 expectType<{ id: string }>(app.versioner.migrateResponseBody<{ id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' }))
 expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: {}, version: new Date('2000-06-01') }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
+
+// The tools: verify, the every-version helper, check.
+expectType<Promise<VerifyFinding[]>>(app.versioner.verify())
+expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, { method: 'POST', url: '/users', payload: { address: 'a' } }))
+expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, (version) => ({ url: `/users?v=${version}` }), { versions: ['2000-01-01'] }))
+expectError(injectEveryVersion(app, { method: 'POST' }))
+expectType<Promise<CheckResult>>(checkDocuments(app, 'openapi'))
