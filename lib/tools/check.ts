@@ -154,6 +154,11 @@ function placeOf (rest: JsonPath, current: unknown, saved: unknown, operationPat
   return { side: 'operation', place: '', schemaPath: [], rest }
 }
 
+/** `added`, `removed` or `changed`. */
+function actionWord (diff: RawDiff): string {
+  return diff.action === 'add' ? 'added' : diff.action === 'remove' ? 'removed' : 'changed'
+}
+
 function withoutText (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutText)
   if (typeof schema !== 'object' || schema === null) return schema
@@ -266,14 +271,14 @@ export function compareDocuments (version: string, saved: unknown, current: unkn
       continue
     }
     if (place.side === 'operation') {
-      if (TEXT_KEYS.has(String(rest[0]))) add(operation, '', `${String(rest[0])} changed (text)`, false)
+      if (TEXT_KEYS.has(String(rest[0]))) add(operation, '', `${String(rest[0])} ${actionWord(diff)} (text)`, false)
       else add(operation, rest.join('/'), `${diff.action} (${diff.type})`, diff.type === 'breaking')
       continue
     }
     if (place.schemaPath.length === 0) {
       // Media types, headers of responses, descriptions of a response or parameter.
       const key = String(rest[rest.length - 1])
-      if (TEXT_KEYS.has(key)) add(operation, place.place, `${key} changed (text)`, false)
+      if (TEXT_KEYS.has(key)) add(operation, place.place, `${key} ${actionWord(diff)} (text)`, false)
       else add(operation, `${place.place} ${rest.slice(rest[0] === 'responses' || rest[0] === 'parameters' ? 2 : 1).join('/')}`.trim(), `${diff.action} (${diff.type})`, diff.type === 'breaking')
       continue
     }
@@ -330,10 +335,10 @@ export function compareDocuments (version: string, saved: unknown, current: unkn
       continue
     }
     if (TEXT_KEYS.has(key)) {
-      add(operation, where, `${key} changed (text)`, false)
+      add(operation, where, `${key} ${actionWord(diff)} (text)`, false)
       continue
     }
-    add(operation, where, `${keyword.join('/')} ${diff.action === 'replace' ? 'changed' : diff.action === 'add' ? 'added' : diff.action === 'remove' ? 'removed' : diff.action}`,
+    add(operation, where, `${keyword.join('/')} ${actionWord(diff)}`,
       diff.type === 'breaking')
   }
   return result
