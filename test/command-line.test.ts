@@ -69,7 +69,7 @@ test('check: a break exits 1 with one line per break, notes on stdout', async (t
   const result = await cli(['check', 'examples/users/app.ts', '--against', dir])
   t.equal(result.code, 1)
   t.equal(result.stderr, 'break: 2000-01-01 POST /users: response 200 /nickname: removed\nbreak: 2000-01-01 GET /users/{userId}: response 200 /nickname: removed\n')
-  t.match(result.stdout, /^note: 2000-01-01 POST \/users: summary changed \(text\)$/m)
+  t.match(result.stdout, /^note: 2000-01-01 POST \/users: summary added \(text\)$/m)
   t.match(result.stdout, /^check: 2 breaking change\(s\); 1 note\(s\)\.$/m)
 })
 
