@@ -6,9 +6,11 @@ import {
   type Changelog, type ChangelogEntryData
 } from '../plugin'
 import { buildApp } from '../examples/users/app'
-import {
-  appOf, changeClass, documentOf, entriesOf, fetchChangelog, operationsOf, recordWarnings, rejection, settle, validationError
-} from './helpers/changelog-lifecycle'
+import { versionedApp } from './helpers/apps'
+import { entriesOf, fetchChangelog, recordWarnings, settle } from './helpers/changelog-lifecycle'
+import { documentOf, operationsOf, validationError } from './helpers/openapi-documents'
+import { changeClass } from './helpers/version-changes'
+import { rejection } from './helpers/errors'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 interface Asserts {
@@ -39,7 +41,7 @@ test('GET /changelog emits the deprecation warning FSTVRSDEP002 and still answer
     new Version('2001-01-01', changeClass('AddItemName', [schema(Item).field('name').didntExist])),
     new Version('2000-01-01')
   )
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', name: 'n' }))
   })
   const early = await rejection(() => app.versioner.changelog())
@@ -83,7 +85,7 @@ test('versions newest first without the oldest; changes and entries in declarati
     new Version('2001-01-01', Oldest),
     new Version('2000-01-01')
   )
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/items/:id', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', name: 'n', size: 1, secret: 's' }))
     api.delete('/items/:id', async () => ({ deleted: true }))
   })
@@ -109,7 +111,7 @@ test('endpoint entries: didntExist is endpoint.added, existed is endpoint.remove
     endpoint('/users/:id', ['GET']).had({ path: '/people/:id', summary: 'Get a person', description: 'Old description', tags: ['people'], deprecated: true })
   ])
   const versions = new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.route({ method: ['GET', 'POST'], url: '/reports', handler: async () => ({ ok: true }) })
     api.get('/legacy/export', { onlyExistsInOlderVersions: true }, async () => ({ ok: true }))
     api.get('/users/:id', { schema: { summary: 'Get a user', description: 'A user by id.', tags: ['users'] } }, async () => ({ ok: true }))
@@ -158,7 +160,7 @@ test('schema entries: schema.renamed, schema.field.added (with the field as that
     schema(User).field('age').had({ optional: true })
   ])
   const versions = new VersionBundle(new Version('2002-01-01', Newest), new Version('2001-01-01', Middle), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u', name: 'n', nickname: 'k', tags: [], age: 1 }))
   })
   await app.ready()
@@ -208,7 +210,7 @@ test('schema.validator.added and schema.validator.removed', async (t) => {
     schema(Booking).validator(needsEnd).existed
   ])
   const versions = new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.post('/bookings', { schema: { body: Booking } }, async () => ({ ok: true }))
   })
   await app.ready()
@@ -228,7 +230,7 @@ test('enum entries: didntHave is enum.members.added; had is enum.members.removed
     enumeration(Level).had({ 3: 30 })
   ])
   const versions = new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/account', { schema: { response: { 200: Account } } }, async () => ({ role: 'admin' as const, level: 1 as const }))
   })
   await app.ready()
@@ -260,12 +262,12 @@ test('models: the target, named schemas containing it (nested, in arrays, in web
   const Middle = changeClass('RenameUser', [schema(User).had({ name: 'Person' })])
   const Oldest = changeClass('RenameStreet', [schema(Address).field('street').had({ name: 'line1' }), schema(User).field('name').didntExist])
   const versions = new VersionBundle(new Version('2003-01-01', Newest), new Version('2002-01-01', Middle), new Version('2001-01-01', Oldest), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u', home: { street: 's', zip: 'z' }, name: 'n' }))
     api.get('/users', { schema: { response: { 200: UserPage } } }, async () => ({ items: [] }))
     api.get('/admins/:id', { schema: { response: { 200: Admin } } }, async () => ({ id: 'a', home: { street: 's', zip: 'z' }, name: 'n', level: 1 }))
     api.get('/ok', { schema: { response: { 200: Unrelated } } }, async () => ({ ok: true }))
-  }, { before: (instance) => { instance.versioner.webhooks.add({ name: 'user.updated', body: UserEvent }) } })
+  }, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'user.updated', body: UserEvent }) } })
   await app.ready()
   const changelog = await changelogOf(t, app)
   const sorted = (entry: ChangelogEntryData | undefined): string[] => [...(entry?.models ?? [])].sort()
@@ -296,7 +298,7 @@ test('models name only schemas the change reaches in that version', async (t) =>
   const Newest = changeClass('AddHome', [schema(Customer).field('home').didntExist])
   const Oldest = changeClass('Shorter', [schema(User).field('name').had({ maxLength: 10 }), schema(Address).field('street').had({ name: 'line1' })])
   const versions = new VersionBundle(new Version('2002-01-01', Newest), new Version('2001-01-01', Oldest), new Version('2000-01-01'))
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users', { schema: { response: { 200: User } } }, async () => ({ id: 'u', name: 'n' }))
     api.get('/admins', { schema: { response: { 200: Admin } } }, async () => ({ id: 'a', name: 1 }))
     api.get('/customers', { schema: { response: { 200: Customer } } }, async () => ({ id: 'c', home: { street: 's' } }))
@@ -371,7 +373,7 @@ test('options: changelogUrl moves or turns off the endpoint; includeChangelogUrl
   const build = async (options: Record<string, unknown>): Promise<FastifyInstance> => {
     const Item = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Item' })
     const versions = new VersionBundle(new Version('2001-01-01', changeClass('AddName', [schema(Item).field('name').didntExist])), new Version('2000-01-01'))
-    const app = await appOf(t, versions, async (api) => {
+    const app = await versionedApp(t, versions, async (api) => {
       api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', name: 'n' }))
     }, { versioner: options })
     await app.ready()
@@ -420,7 +422,7 @@ test('string versions: the changelog follows the bundle order', async (t) => {
     new Version('alpha', changeClass('AddA', [schema(Item).field('a').didntExist])),
     new Version('zero')
   )
-  const app = await appOf(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', a: 'a', b: 'b' }))
   }, { versioner: { apiVersionFormat: 'string' } })
   await app.ready()
@@ -445,7 +447,7 @@ test('regression: the changelog shows the route an endpoint instruction names by
     api.get('/items', { schema: { operationId: 'listItems', summary: 'Items', response: { 200: Ok } } }, async () => ({ ok: true }))
     api.get('/items/', { schema: { operationId: 'listItemsSlash', summary: 'Items (slash)', response: { 200: Ok } } }, async () => ({ ok: true }))
   }
-  const app = await appOf(t, versions, routes)
+  const app = await versionedApp(t, versions, routes)
   await app.ready()
   const old = documentOf(app, '2000-01-01')
   t.equal(old.paths['/items/'].get.summary, 'Old slash', 'the instruction changed the route it names')

@@ -6,7 +6,8 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange,
   VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo
 } from '../plugin'
-import { buildVersionedApp, call, httpGet, json, sleep } from './helpers/http'
+import { versionedApp } from './helpers/apps'
+import { call, httpGet, json, sleep } from './helpers/http'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01'] as const
 
@@ -63,7 +64,7 @@ test('interleaved requests of different versions never see each other\'s bodies,
     new Version('2001-01-01', TrailHeader),
     new Version('2000-01-01')
   )
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.post('/echo', { schema: { body: EchoRequest, response: { 200: EchoResource } } }, async (request, reply) => {
       const { id, amount } = request.body
       const header = request.headers['x-converted-for']
@@ -126,7 +127,7 @@ test('VersionChangeWithSideEffects.isApplied follows the version of each request
     hookTax: Type.Boolean()
   })
   const hookSeen = new WeakMap<object, { welcome: boolean, tax: boolean }>()
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.addHook('preHandler', async (request) => {
       await jitter()
       hookSeen.set(request, { welcome: SendsWelcomeEmail.isApplied, tax: ChargesTax.isApplied })
@@ -184,7 +185,7 @@ test('over a real keep-alive connection, the version of one request does not lea
     instructionsToMigrateToPreviousVersion = []
   }
   const versions = new VersionBundle(new Version('2001-01-01', SendsInvoices), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/versioned', async (request) => {
       await jitter(5)
       return { version: request.apiVersion, applied: SendsInvoices.isApplied }

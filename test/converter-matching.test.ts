@@ -5,7 +5,8 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
   endpoint, fastifyVersioner, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
-import { readyError, v } from './helpers/request-pipeline'
+import { rejection } from './helpers/errors'
+import { v } from './helpers/request-pipeline'
 
 /**
  * A fresh application serving `versions`, with `routes` inside `versioned(...)`. Nothing is awaited (a Fastify
@@ -266,7 +267,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     @ConvertRequestToNextVersionFor(Used, Nickname) nicknameUp (_request: RequestInfo) {}
   }
   let app = appWith(t, twoVersions(ConvertNicknameRequests), routes)
-  let error = await readyError(app)
+  let error = await rejection(async () => await app.ready())
   t.ok(error instanceof RouterGenerationError, 'a RouterGenerationError subclass')
   t.equal(error?.code, 'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 'Nickname is only a response schema')
   t.match(error?.message, 'Request by body schema converter "ConvertNicknameRequests.nicknameUp" failed to find routes with the following body schemas: [Nickname]')
@@ -279,7 +280,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     @ConvertResponseToPreviousVersionFor(Receipt) receiptDown (_response: ResponseInfo) {}
   }
   app = appWith(t, twoVersions(ConvertReceiptResponses), routes)
-  error = await readyError(app)
+  error = await rejection(async () => await app.ready())
   t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 'Receipt is only a body schema')
   t.match(error?.message, 'Response by response schema converter "ConvertReceiptResponses.receiptDown" failed to find routes with the following response schemas: [Receipt]')
 
@@ -290,7 +291,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     @ConvertResponseToPreviousVersionFor(Receipt, { checkUsage: false }) receiptDown (_response: ResponseInfo) {}
   }
   app = appWith(t, twoVersions(Unchecked), routes)
-  t.equal(await readyError(app), undefined, 'checkUsage: false lets unused schemas through')
+  t.equal(await rejection(async () => await app.ready()), undefined, 'checkUsage: false lets unused schemas through')
   const response = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { total: 1 } })
   t.equal(response.statusCode, 200, 'and the application serves')
 })
@@ -333,7 +334,7 @@ test('by-path converters that find no route in the version of their change fail 
 
   for (const [what, versions, message] of cases) {
     const app = appWith(t, versions, routes)
-    const error = await readyError(app)
+    const error = await rejection(async () => await app.ready())
     t.equal(error?.code, 'FST_VERSIONER_PATH_CONVERTER_UNUSED', `${what}: code`)
     t.ok(error instanceof RouterGenerationError, `${what}: a RouterGenerationError subclass`)
     t.match(error?.message, message, `${what}: message`)
@@ -352,7 +353,7 @@ test('by-path converters that find no route in the version of their change fail 
     new Version('2001-01-01', UsesVersionPath), new Version('2000-01-01')), async (api) => {
     api.put('/users/:id', async (request) => ({ seen: request.headers['x-seen'] ?? null }))
   })
-  t.equal(await readyError(app), undefined, 'the path of the route in that version is accepted')
+  t.equal(await rejection(async () => await app.ready()), undefined, 'the path of the route in that version is accepted')
   const response = await app.inject({ method: 'PUT', url: '/accounts/1', headers: v('2000-01-01') })
   t.same(response.json(), { seen: 'yes' })
 })

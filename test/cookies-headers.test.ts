@@ -2,7 +2,8 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import fastifyCookie from '@fastify/cookie'
 import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo, ConvertRequestToNextVersionFor, HeadVersion, fastifyVersioner, schema, versioned, type RequestInfo } from '../plugin'
-import { buildVersionedApp, call, json } from './helpers/http'
+import { versionedApp } from './helpers/apps'
+import { call, json } from './helpers/http'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
 
@@ -39,14 +40,14 @@ function cookieChange (): typeof VersionChange {
 for (const withPlugin of [false, true]) {
   test(`converters set and delete cookies ${withPlugin ? 'with' : 'without'} @fastify/cookie: a Set-Cookie header either way`, async (t) => {
     const versions = new VersionBundle(new Version('2001-01-01', cookieChange() as never), new Version('2000-01-01'))
-    const app = await buildVersionedApp(t, versions, async (api) => {
+    const app = await versionedApp(t, versions, async (api) => {
       api.get('/session', { schema: { querystring: Type.Object({ missing: Type.Optional(Type.Boolean()) }), response: { 200: Session, 404: NotFound } } },
         async (request, reply) => {
           reply.header('set-cookie', 'handler_cookie=1; Path=/')
           if (request.query.missing === true) return reply.code(404).send({ message: 'no session' })
           return { user: 'ada' }
         })
-    }, { before: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
+    }, { beforeVersioner: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
 
     const old = await call(app, '2000-01-01', '/session')
     t.equal(old.statusCode, 200)
@@ -112,7 +113,7 @@ test('converters change, add and delete response headers and change the success 
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', OldHeaders), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.post('/sessions', { schema: { response: { 200: Session, 201: Session } } }, async (_request, reply) => {
       reply.header('x-internal', 'secret').header('x-rate-limit', '100').header('cache-control', 'max-age=60')
       return { user: 'ada' }

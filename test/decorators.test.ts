@@ -12,7 +12,7 @@ import {
 } from '../plugin'
 import { readConverters } from '../lib/describe/converter-decorators'
 import { kBundleInternals, kConverters } from '../lib/core/symbols'
-import { caught, throwsCoded, throwsStructure } from './helpers/structure'
+import { caught, throwsCoded, throwsStructure } from './helpers/errors'
 
 type LooseDecorator = (target: object, key: string) => void
 type LooseFactory = (...args: unknown[]) => LooseDecorator

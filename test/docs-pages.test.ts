@@ -10,8 +10,8 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { buildApp } from '../examples/users/app'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
+import { versionedApp } from './helpers/apps'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { appOf } from './helpers/changelog-lifecycle'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -529,7 +529,7 @@ test('regression: /openapi.json and the pages answer the same bytes on every req
   const routes: FastifyPluginAsyncTypebox = async (api) => {
     api.get('/ok', { schema: { response: { 200: Ok } } }, async () => ({ ok: true }))
   }
-  const app = await appOf(t, versions, routes, { health: true })
+  const app = await versionedApp(t, versions, routes, { health: true })
   await app.ready()
   for (const url of ['/openapi.json?version=2000-01-01', '/openapi.json?version=unversioned', '/docs', '/docs?version=2001-01-01',
     '/redoc?version=unversioned', '/docs?version=1999-01-01', '/openapi.json?version=1999-01-01']) {

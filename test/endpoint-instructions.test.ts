@@ -5,20 +5,11 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
   endpoint, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
 } from '../plugin'
-import { readyError, v } from './helpers/request-pipeline'
+import { rejection } from './helpers/errors'
+import { v } from './helpers/request-pipeline'
+import { changeClass } from './helpers/version-changes'
 
 type Api = Parameters<Parameters<typeof versioned>[0]>[0]
-
-/** A fresh version change class named `name` with `instructions` (a class can be bound to one bundle only). */
-function change (name: string, instructions: Instruction[]): VersionChangeClass {
-  const holder = {
-    [name]: class extends VersionChange {
-      description = `The change ${name}.`
-      instructionsToMigrateToPreviousVersion = instructions
-    }
-  }
-  return holder[name]
-}
 
 /** 2002-01-01 holding `newer`, 2001-01-01 holding `older` (if any), then 2000-01-01. */
 function threeVersions (newer: VersionChangeClass, older?: VersionChangeClass): VersionBundle {
@@ -48,14 +39,14 @@ const notFound = (method: string, url: string) => ({ message: `Route ${method}:$
 
 /** Asserts that `app.ready()` fails with `code`, a `RouterGenerationError`, and a message matching `message`. */
 async function failsWith (t: Test, app: FastifyInstance, code: string, message: RegExp | string, what: string) {
-  const error = await readyError(app)
+  const error = await rejection(async () => await app.ready())
   t.ok(error instanceof RouterGenerationError, `${what}: a RouterGenerationError`)
   t.equal(error?.code, code, `${what}: ${code}`)
   t.match(error?.message, message, `${what}: message`)
 }
 
 test('didntExist: a route added in a version is a 404 in older versions and is served from that version on', async (t) => {
-  const app = appWith(t, threeVersions(change('AddUserAddresses', [endpoint('/users/:id/addresses', ['GET']).didntExist])), (api) => {
+  const app = appWith(t, threeVersions(changeClass('AddUserAddresses', [endpoint('/users/:id/addresses', ['GET']).didntExist])), (api) => {
     api.get('/users/:id', async (request) => ({ user: (request.params as { id: string }).id }))
     api.get('/users/:id/addresses', async (request) => ({ addressesOf: (request.params as { id: string }).id }))
   })
@@ -71,8 +62,8 @@ test('didntExist: a route added in a version is a 404 in older versions and is s
 
 test('existed restores a route that a newer change deleted', async (t) => {
   const app = appWith(t, threeVersions(
-    change('AddReports', [endpoint('/reports', ['GET']).didntExist]),
-    change('RemoveOldReports', [endpoint('/reports', ['GET']).existed])
+    changeClass('AddReports', [endpoint('/reports', ['GET']).didntExist]),
+    changeClass('RemoveOldReports', [endpoint('/reports', ['GET']).existed])
   ), (api) => {
     api.get('/reports', async () => ({ reports: [] }))
   })
@@ -83,7 +74,7 @@ test('existed restores a route that a newer change deleted', async (t) => {
 })
 
 test('onlyExistsInOlderVersions: the route is absent from latest until restored, and may then take the path of the route replacing it', async (t) => {
-  const app = appWith(t, threeVersions(change('ReplaceItemEndpoint', [
+  const app = appWith(t, threeVersions(changeClass('ReplaceItemEndpoint', [
     endpoint('/items/:id', ['GET']).didntExist,
     endpoint('/legacy/items/:id', ['GET']).existed,
     endpoint('/legacy/items/:id', ['GET']).had({ path: '/items/:id' })
@@ -92,16 +83,16 @@ test('onlyExistsInOlderVersions: the route is absent from latest until restored,
     api.get('/legacy/items/:id', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', id: (request.params as { id: string }).id }))
     api.get('/archive', { onlyExistsInOlderVersions: true }, async () => ({ archive: true }))
   })
-  const error = await readyError(app)
+  const error = await rejection(async () => await app.ready())
   t.match(error?.message, /never restored: \[GET\] \/archive/, 'a marked route that is never restored is an error')
 
   const fixed = appWith(t, threeVersions(
-    change('ReplaceItemEndpointAgain', [
+    changeClass('ReplaceItemEndpointAgain', [
       endpoint('/items/:id', ['GET']).didntExist,
       endpoint('/legacy/items/:id', ['GET']).existed,
       endpoint('/legacy/items/:id', ['GET']).had({ path: '/items/:id' })
     ]),
-    change('AddArchive', [endpoint('/archive', ['GET']).existed])
+    changeClass('AddArchive', [endpoint('/archive', ['GET']).existed])
   ), (api) => {
     api.get('/items/:id', async (request) => ({ handler: 'new', id: (request.params as { id: string }).id }))
     api.get('/legacy/items/:id', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', id: (request.params as { id: string }).id }))
@@ -120,7 +111,7 @@ test('onlyExistsInOlderVersions: the route is absent from latest until restored,
 })
 
 test('had({ path, methods, summary, tags, deprecated }) serves the route under its old path and methods, with its old attributes', async (t) => {
-  const app = appWith(t, threeVersions(change('RenameAccountsToUsers', [
+  const app = appWith(t, threeVersions(changeClass('RenameAccountsToUsers', [
     endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id', summary: 'Get an account', tags: ['accounts'], deprecated: true }),
     endpoint('/users', ['POST']).had({ methods: ['PUT'] })
   ])), (api) => {
@@ -144,7 +135,7 @@ test('had({ path, methods, summary, tags, deprecated }) serves the route under i
 
 test('had({ statusCode }) sends successful responses of that version with the old status; errors keep theirs', async (t) => {
   const Created = Type.Object({ id: Type.String() })
-  const app = appWith(t, threeVersions(change('CreatedIs201', [endpoint('/users', ['POST']).had({ statusCode: 200 })])), (api) => {
+  const app = appWith(t, threeVersions(changeClass('CreatedIs201', [endpoint('/users', ['POST']).had({ statusCode: 200 })])), (api) => {
     api.post('/users', {
       schema: { body: Type.Object({ fail: Type.Optional(Type.Boolean()) }), response: { 201: Created, 409: Type.Object({ message: Type.String() }) } }
     }, async (request, reply) => {
@@ -169,19 +160,19 @@ test('had({ statusCode }) sends successful responses of that version with the ol
 })
 
 test('had({ path }) that changes path parameters fails with RouterPathParamsModifiedError', async (t) => {
-  const app = appWith(t, threeVersions(change('RenameUserIdParam', [endpoint('/users/:id/posts/:postId', ['GET']).had({ path: '/users/:userId/posts/:postId' })])), (api) => {
+  const app = appWith(t, threeVersions(changeClass('RenameUserIdParam', [endpoint('/users/:id/posts/:postId', ['GET']).had({ path: '/users/:userId/posts/:postId' })])), (api) => {
     api.get('/users/:id/posts/:postId', async () => ({}))
   })
-  const error = await readyError(app)
+  const error = await rejection(async () => await app.ready())
   t.ok(error instanceof RouterPathParamsModifiedError, 'a RouterPathParamsModifiedError')
   t.ok(error instanceof RouterGenerationError, 'which is a RouterGenerationError')
   t.equal(error?.code, 'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED')
   t.match(error?.message, 'When altering the path of "[GET] /users/:id/posts/:postId" in "RenameUserIdParam", you have tried to change its path params from [id, postId] to [postId, userId]')
 
-  const same = appWith(t, threeVersions(change('RenameUsersKeepParams', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id/' })])), (api) => {
+  const same = appWith(t, threeVersions(changeClass('RenameUsersKeepParams', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id/' })])), (api) => {
     api.get('/users/:id', async (request) => request.params)
   })
-  t.equal(await readyError(same), undefined, 'a new path with the same parameters is fine')
+  t.equal(await rejection(async () => await same.ready()), undefined, 'a new path with the same parameters is fine')
   t.same(await call(same, '2001-01-01', 'GET', '/people/9/'), [200, { id: '9' }])
 })
 
@@ -198,19 +189,19 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
     ['fewer methods than the route has', endpoint('/both', ['GET']).didntExist, /^Endpoint "\[GET\] \/both" you tried to delete in "NoRoute4" doesn't exist/]
   ]
   for (const [index, [what, instruction, message]] of cases.entries()) {
-    const app = appWith(t, threeVersions(change(`NoRoute${index}`, [instruction])), routes)
+    const app = appWith(t, threeVersions(changeClass(`NoRoute${index}`, [instruction])), routes)
     await failsWith(t, app, 'FST_VERSIONER_ROUTER_GENERATION', message, what)
   }
 
-  const covering = appWith(t, threeVersions(change('DeleteGetAndPost', [endpoint('/both/', ['POST', 'GET']).didntExist,
+  const covering = appWith(t, threeVersions(changeClass('DeleteGetAndPost', [endpoint('/both/', ['POST', 'GET']).didntExist,
     endpoint('/users', ['GET']).had({ summary: 'Users' })])), routes)
-  t.equal(await readyError(covering), undefined, 'listing every method of the route matches it; trailing slashes are ignored')
+  t.equal(await rejection(async () => await covering.ready()), undefined, 'listing every method of the route matches it; trailing slashes are ignored')
   t.same(await call(covering, '2001-01-01', 'POST', '/both'), [404, notFound('POST', '/both')])
   t.same(await call(covering, '2002-01-01', 'POST', '/both'), [200, {}])
 
   const deletedThenChanged = appWith(t, threeVersions(
-    change('AddUsers', [endpoint('/users', ['GET']).didntExist]),
-    change('DescribeUsers', [endpoint('/users', ['GET']).had({ summary: 'x' })])
+    changeClass('AddUsers', [endpoint('/users', ['GET']).didntExist]),
+    changeClass('DescribeUsers', [endpoint('/users', ['GET']).had({ summary: 'x' })])
   ), routes)
   await failsWith(t, deletedThenChanged, 'FST_VERSIONER_ROUTER_GENERATION',
     /^Endpoint "\[GET\] \/users" you tried to change in "DescribeUsers" doesn't exist/, 'had on a route deleted by a newer version')
@@ -218,48 +209,48 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
 
 test('deleting a deleted route, restoring an existing one, ambiguous restores, no-op attributes and unrestored routes fail at start-up', async (t) => {
   const deletedTwice = appWith(t, threeVersions(
-    change('AddWidgets', [endpoint('/widgets', ['GET']).didntExist]),
-    change('AddWidgetsAgain', [endpoint('/widgets', ['GET']).didntExist])
+    changeClass('AddWidgets', [endpoint('/widgets', ['GET']).didntExist]),
+    changeClass('AddWidgetsAgain', [endpoint('/widgets', ['GET']).didntExist])
   ), (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, deletedTwice, 'FST_VERSIONER_ROUTER_GENERATION',
     'Endpoint "[GET] /widgets" you tried to delete in "AddWidgetsAgain" was already deleted in a newer version', 'deleting twice')
 
-  const restoredExisting = appWith(t, threeVersions(change('RestoreWidgets', [endpoint('/widgets', ['GET']).existed])),
+  const restoredExisting = appWith(t, threeVersions(changeClass('RestoreWidgets', [endpoint('/widgets', ['GET']).existed])),
     (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, restoredExisting, 'FST_VERSIONER_ROUTER_GENERATION',
     'Endpoint "[GET] /widgets" you tried to restore in "RestoreWidgets" already existed in a newer version', 'restoring an existing route')
 
   const ambiguous = appWith(t, threeVersions(
-    change('AddGadgets', [endpoint('/gadgets', ['GET']).didntExist]),
-    change('RestoreGadgets', [endpoint('/gadgets', ['GET']).existed])
+    changeClass('AddGadgets', [endpoint('/gadgets', ['GET']).didntExist]),
+    changeClass('RestoreGadgets', [endpoint('/gadgets', ['GET']).existed])
   ), (api) => {
     api.get('/gadgets', async () => ({ handler: 'new' }))
     api.get('/gadgets', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
   })
-  const error = await readyError(ambiguous)
+  const error = await rejection(async () => await ambiguous.ready())
   t.ok(error instanceof RouterGenerationError, 'restoring two candidates: a RouterGenerationError')
   t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION')
   t.match(error?.message, /\[GET\] \/gadgets/, 'the message names the endpoint')
   t.match(error?.message, /"RestoreGadgets"/)
 
-  const sameSummary = appWith(t, threeVersions(change('SameSummary', [endpoint('/widgets', ['GET']).had({ summary: 'List widgets' })])),
+  const sameSummary = appWith(t, threeVersions(changeClass('SameSummary', [endpoint('/widgets', ['GET']).had({ summary: 'List widgets' })])),
     (api) => { api.get('/widgets', { schema: { summary: 'List widgets' } }, async () => ({})) })
   await failsWith(t, sameSummary, 'FST_VERSIONER_ROUTER_GENERATION',
     'Expected attribute "summary" of endpoint "[GET] /widgets" to be different in "SameSummary", but it was the same', 'an unchanged summary')
 
   const sameStatus = appWith(t, threeVersions(
-    change('StatusWas200', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })]),
-    change('StatusWas200Again', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })])
+    changeClass('StatusWas200', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })]),
+    changeClass('StatusWas200Again', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })])
   ), (api) => { api.post('/widgets', async (_request, reply) => reply.code(201).send({})) })
   await failsWith(t, sameStatus, 'FST_VERSIONER_ROUTER_GENERATION',
     'Expected attribute "statusCode" of endpoint "[POST] /widgets" to be different in "StatusWas200Again", but it was the same', 'an unchanged status')
 
-  const samePath = appWith(t, threeVersions(change('SamePath', [endpoint('/widgets', ['GET']).had({ path: '/widgets' })])),
+  const samePath = appWith(t, threeVersions(changeClass('SamePath', [endpoint('/widgets', ['GET']).had({ path: '/widgets' })])),
     (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, samePath, 'FST_VERSIONER_ROUTER_GENERATION', 'Expected attribute "path" of endpoint "[GET] /widgets" to be different in "SamePath"',
     'an unchanged path')
 
-  const neverRestored = appWith(t, threeVersions(change('Unrelated', [])), (api) => {
+  const neverRestored = appWith(t, threeVersions(changeClass('Unrelated', [])), (api) => {
     api.get('/widgets', async () => ({}))
     api.get('/old-widgets', { onlyExistsInOlderVersions: true }, async () => ({}))
   })

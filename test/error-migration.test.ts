@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../plugin'
-import { buildVersionedApp, call, json } from './helpers/http'
+import { versionedApp } from './helpers/apps'
+import { call, json } from './helpers/http'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
 
@@ -32,7 +33,7 @@ test('404 → 200: a migrateHttpErrors converter turns an error into a success, 
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', MissingUsersWereGhosts), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
       if (request.params.id === 'returned') return reply.code(404).send({ message: 'No such user' })
       if (request.params.id === 'thrown') throw httpError(404, 'No such user (thrown)')
@@ -91,7 +92,7 @@ test('404 → 401: a thrown error and a by-schema error converter', async (t) =>
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', NotFoundWasUnauthorized), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/items/:id', { schema: { params: Params, response: { 200: Item, '4xx': ErrorBody } } }, async (request) => {
       if (request.params.id === 'other') throw httpError(404, 'Not yours')
       return { id: request.params.id }
@@ -145,7 +146,7 @@ test('without migrateHttpErrors, error responses (and redirects) are left untouc
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', Unflagged), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
       if (request.params.id === 'thrown') throw httpError(404, 'thrown')
       if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user' })
@@ -194,7 +195,7 @@ test('a custom error handler\'s body reaches migrateHttpErrors converters', asyn
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', ProblemWasReason), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
       return reply.code(error.statusCode ?? 500).send({ problem: error.message, kind: 'custom' })
     })
@@ -257,7 +258,7 @@ test('error bodies are serialized with the schema the version has for the final 
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', RenameCode), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound, 401: Unauthorized } } }, async (request, reply) => {
       if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user', code: 'E_MISSING', stack: 'secret' } as never)
       if (request.params.id === 'ghost') return reply.code(404).send({ message: 'Ghost', code: 'E_GHOST' })

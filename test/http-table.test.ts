@@ -9,7 +9,8 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { buildApp } from '../examples/users/app'
 import { versions as exampleVersions } from '../examples/users/versions'
 import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../plugin'
-import { appWith, bundleOf, changeWith, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
+import { appWith, bundleOf, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
 import { Type } from '@sinclair/typebox'
 
 async function example (t: { teardown: (fn: () => unknown) => void }): Promise<FastifyInstance> {
@@ -184,7 +185,7 @@ test('a valid version in which the route does not exist is Fastify\'s 404', asyn
 
   // The application's own not-found handler answers, with the version echoed.
   const custom = await appWith(t, {
-    versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeWith('AddNew', [endpoint('/new', ['GET']).didntExist])] })
+    versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('AddNew', [endpoint('/new', ['GET']).didntExist])] })
   })
   custom.setNotFoundHandler((request, reply) => { reply.code(404).send({ custom: true, url: request.url, version: request.apiVersion }) })
   await custom.register(versioned(async (api) => { api.get('/new', async () => ({ ok: true })) }))

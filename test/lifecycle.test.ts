@@ -2,8 +2,10 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { endpoint, Version, VersionBundle, type VersionLifecycle } from '../plugin'
-import { appOf, changeClass, documentOf, operationsOf, validationError } from './helpers/changelog-lifecycle'
-import { caught } from './helpers/structure'
+import { versionedApp } from './helpers/apps'
+import { documentOf, operationsOf, validationError } from './helpers/openapi-documents'
+import { changeClass } from './helpers/version-changes'
+import { caught } from './helpers/errors'
 
 const DEPRECATED_AT = '2025-01-01T00:00:00.999Z'
 const DEPRECATION = `@${Math.floor(Date.parse(DEPRECATED_AT) / 1000)}` // @1735689600
@@ -23,7 +25,7 @@ function lifecycleBundle (oldest: VersionLifecycle = { deprecatedAt: DEPRECATED_
 }
 
 async function lifecycleApp (t: { teardown: (fn: () => unknown) => void }, options: Record<string, unknown> = {}, bundle = lifecycleBundle()): Promise<FastifyInstance> {
-  const app = await appOf(t, bundle, async (api) => {
+  const app = await versionedApp(t, bundle, async (api) => {
     api.get('/ping', { schema: { summary: 'Ping', response: { 200: Type.Object({ version: Type.String() }) } } }, async (request) => ({ version: String(request.apiVersion) }))
     api.post('/orders', { schema: { body: Type.Object({ count: Type.Integer() }) } }, async () => ({ ok: true }))
     api.get('/boom', async () => { throw new Error('boom') })
@@ -31,7 +33,7 @@ async function lifecycleApp (t: { teardown: (fn: () => unknown) => void }, optio
   }, {
     health: true,
     versioner: options,
-    before: (instance) => { instance.versioner.webhooks.add({ name: 'order.created', body: Type.Object({ id: Type.String() }) }) }
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'order.created', body: Type.Object({ id: Type.String() }) }) }
   })
   await app.ready()
   return app
@@ -144,7 +146,7 @@ test('the headers follow the version however it is picked: path segment, default
 
 test('the deprecation link survives other Link headers of the response', async (t) => {
   const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { deprecatedAt: '2025-01-01', link: 'https://example.com/upgrade' }))
-  const app = await appOf(t, bundle, async (api) => {
+  const app = await versionedApp(t, bundle, async (api) => {
     api.get('/pages', async (_request, reply) => {
       reply.header('link', '<https://example.com/pages?page=2>; rel="next"')
       return { page: 1 }
@@ -166,8 +168,8 @@ test("the deprecated version's document marks every operation deprecated and car
   const app = await lifecycleApp(t)
   const old = documentOf(app, '2000-01-01')
   const operations = [...operationsOf(old), ...operationsOf(old, 'webhooks')]
-  t.strictSame(operations.map(([path, method]) => `${method} ${path}`).sort(), ['GET /boom', 'GET /ping', 'POST /orders', 'POST order.created'])
-  for (const [path, method, operation] of operations) t.equal(operation.deprecated, true, `${method} ${path} is deprecated`)
+  t.strictSame(operations.map(({ path, method }) => `${method} ${path}`).sort(), ['GET /boom', 'GET /ping', 'POST /orders', 'POST order.created'])
+  for (const { path, method, operation } of operations) t.equal(operation.deprecated, true, `${method} ${path} is deprecated`)
   t.equal(old.info['x-deprecated-at'], '2025-01-01')
   t.equal(old.info['x-sunset-at'], '2026-01-01')
   t.equal(old.info.version, '2000-01-01')
@@ -180,7 +182,7 @@ test("the deprecated version's document marks every operation deprecated and car
     const document = documentOf(app, version)
     t.equal(document.info['x-deprecated-at'], undefined, `${version}: no x-deprecated-at`)
     t.equal(document.info['x-sunset-at'], undefined, `${version}: no x-sunset-at`)
-    for (const [path, method, operation] of [...operationsOf(document), ...operationsOf(document, 'webhooks')]) {
+    for (const { path, method, operation } of [...operationsOf(document), ...operationsOf(document, 'webhooks')]) {
       // The changelog endpoint is deprecated on its own account.
       if (path !== '/changelog') t.notOk(operation.deprecated, `${version}: ${method} ${path} is not deprecated`)
     }

@@ -5,7 +5,7 @@ import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
   versioned, type ResponseInfo
 } from '../plugin'
-import { caught } from './helpers/structure'
+import { caught } from './helpers/errors'
 
 test('the reference example: converters of the schema, then the version\'s schema with defaults; unknown fields removed', async (t) => {
   const EmptySchema = Type.Object({})

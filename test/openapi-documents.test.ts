@@ -10,13 +10,14 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  versioned, type FastifyVersionerOptions, type Instruction, type RequestInfo, type VersionChangeClass, type VersionLifecycle
+  versioned, type FastifyVersionerOptions, type RequestInfo, type VersionLifecycle
 } from '../plugin'
+import { versionedApp } from './helpers/apps'
 import {
-  assertDocumentsValid, documentKeys, documentOf, operationsOf, reachableComponents, refsIn, validationError, type OpenApiDocument
+  assertDocumentsValid, documentKeys, documentOf, operationsOf, reachableComponents, refsIn, validationError, type OpenApiDocument, type OpenApiDocument as Json
 } from './helpers/openapi-documents'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { appOf, changeClass, type Json } from './helpers/changelog-lifecycle'
+import { changeClass } from './helpers/version-changes'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -39,22 +40,12 @@ const Receipt = Type.Object({ total: Type.Integer() })
 
 const PRODUCT_ID = '7d3c0c8e-2f5b-4a51-9c0e-1b2a3c4d5e6f'
 
-/** A fresh version change class. */
-function change (name: string, instructions: Instruction[]): VersionChangeClass {
-  const cls = class extends VersionChange {
-    description = `Test change ${name}.`
-    instructionsToMigrateToPreviousVersion = instructions
-  }
-  Object.defineProperty(cls, 'name', { value: name })
-  return cls
-}
-
 /** The shop's bundle, with fresh classes: see the instructions for what each version looks like. */
 function shopBundle (lifecycle: Record<string, VersionLifecycle> = {}): VersionBundle {
   // HEAD → 2002-01-01: the internal note is not public.
-  const HideInternal = change('HideInternal', [schema(Product).field('internalNote').didntExist])
+  const HideInternal = changeClass('HideInternal', [schema(Product).field('internalNote').didntExist])
   // 2002-01-01 → 2001-01-01: reviews are new; Product was called Article and had no owner; creating answered 200.
-  const ReviewsAndOwners = change('ReviewsAndOwners', [
+  const ReviewsAndOwners = changeClass('ReviewsAndOwners', [
     endpoint('/products/:productId/reviews', ['GET']).didntExist,
     schema(Product).had({ name: 'Article' }),
     schema(Product).field('owner').didntExist,
@@ -284,7 +275,7 @@ test('the version header parameter: enum [V] and default V, date format, title a
 test("apiVersionFormat 'string': the version parameter has no date format", async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  const Renamed = change('Renamed', [schema(Review).field('stars').had({ name: 'rating' })])
+  const Renamed = changeClass('Renamed', [schema(Review).field('stars').had({ name: 'rating' })])
   await app.register(fastifyVersioner, {
     versions: new VersionBundle(new HeadVersion(), new Version('beta', Renamed), new Version('alpha')),
     apiVersionFormat: 'string'
@@ -382,7 +373,7 @@ test('route shapes per version: methods, routes restored with existed, two HEAD 
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', change('Shapes', [
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', changeClass('Shapes', [
       endpoint('/legacy', ['GET']).existed,
       endpoint('/entry', ['PATCH']).had({ methods: ['PUT'] }),
       endpoint('/entries', ['GET'], { operationId: 'listEntries' }).didntExist,
@@ -580,8 +571,8 @@ test('webhooks appear under `webhooks` in each version, with schema instructions
   await app.register(fastifyVersioner, {
     versions: new VersionBundle(
       new HeadVersion(),
-      new Version('2002-01-01', change('RefundsAreNew', [endpoint('payment.refunded', ['POST']).didntExist])),
-      new Version('2001-01-01', change('PaymentWasCharge', [
+      new Version('2002-01-01', changeClass('RefundsAreNew', [endpoint('payment.refunded', ['POST']).didntExist])),
+      new Version('2001-01-01', changeClass('PaymentWasCharge', [
         schema(Payment).had({ name: 'Charge' }),
         schema(Payment).field('amount').had({ name: 'cents' }),
         schema(Owner).field('name').had({ name: 'fullName' }),
@@ -669,7 +660,7 @@ test('a schema renamed onto the name of another schema a version documents: a st
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', change('DraftWasNote', [schema(Draft).had({ name: 'Note' })])), new Version('2000-01-01')),
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', changeClass('DraftWasNote', [schema(Draft).had({ name: 'Note' })])), new Version('2000-01-01')),
     changelogUrl: null
   })
   await app.register(versioned(async (api) => {
@@ -688,7 +679,7 @@ test('a shared schema (app.addSchema + Type.Ref) changed by a version: the compo
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', change('CentsWereAmount', [schema(Money).field('cents').had({ name: 'amount' })])), new Version('2000-01-01')),
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', changeClass('CentsWereAmount', [schema(Money).field('cents').had({ name: 'amount' })])), new Version('2000-01-01')),
     changelogUrl: null
   })
   app.addSchema(Money)
@@ -738,7 +729,7 @@ test("regression: route-level OpenAPI fields of the HEAD schema are in every ver
     api.get('/public', { schema: publicSchema }, async () => ({ ok: true }))
     api.get('/private', { schema: { summary: 'Private', response: { 200: Ok } } }, async () => ({ ok: true }))
   }
-  const app = await appOf(t, versions, routes, {
+  const app = await versionedApp(t, versions, routes, {
     versioner: {
       openapi: {
         components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -775,8 +766,8 @@ test('regression: in a deprecated version, deprecated is where @fastify/swagger 
     api.post('/things', { schema: { summary: 'Make', body: ThingCreate, response: { 201: Thing } } }, async (request, reply) =>
       reply.code(201).send({ id: '1', name: request.body.name }))
   }
-  const app = await appOf(t, versions, routes, {
-    before: (instance) => { instance.versioner.webhooks.add({ name: 'thing.made', body: Thing, summary: 'A thing was made' }) }
+  const app = await versionedApp(t, versions, routes, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'thing.made', body: Thing, summary: 'A thing was made' }) }
   })
   await app.ready()
   const text = (await app.inject('/openapi.json?version=2000-01-01')).body

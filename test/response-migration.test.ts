@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../plugin'
-import { buildVersionedApp, call, json } from './helpers/http'
+import { versionedApp } from './helpers/apps'
+import { call, json } from './helpers/http'
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
@@ -43,7 +44,7 @@ test('successful payloads go from HEAD down to the requested version and are ser
     new Version('2001-01-01', RenameFullName),
     new Version('2000-01-01')
   )
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: UserResource } } },
       async (request) => ({ id: request.params.id, name: 'Ada', email: 'ada@example.com', internalNote: 'vip', debug: true } as never))
   })
@@ -117,7 +118,7 @@ test('response converters run from latest down, versions in order, changes as li
     new Version('2001-01-01', D),
     new Version('2000-01-01')
   )
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/trail', { schema: { response: { 200: Trail } } }, async () => ({ trail: ['head'] }))
   })
 
@@ -162,7 +163,7 @@ test('by-schema converters apply at every occurrence of the schema, once each, w
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', RenameLabel), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/item', { schema: { response: { 200: Item } } }, async () => ({ id: 'root', label: 'r' }))
     api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }])
     api.get('/page', { schema: { response: { 200: Page } } }, async () => ({
@@ -231,7 +232,7 @@ test('by-path converters follow their HEAD route: renamed paths and method filte
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', RenameThings), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/things/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Thing } } },
       async (request) => ({ id: request.params.id, method: request.method }))
     api.route({
@@ -280,7 +281,7 @@ test('a JSON text payload sent by the handler is converted too, and async conver
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', CountWords), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/text', { schema: { response: { 200: Note } } }, async (_request, reply) => {
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ text: 'one two three', extra: 1 }) as never)
     })

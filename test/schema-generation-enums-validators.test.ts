@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { defineValidator, enumeration, extendSchema, generateVersionedSchemas, schema, Version, VersionBundle, VersionChange, withValidators, HeadVersion, type Instruction } from '../plugin'
 import { generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop, statuses, bodyApp, post } from './helpers/schema-generation'
-import { changeWith } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 function anyOf (enumSchema: TSchema): Array<TSchema & { const?: unknown }> {
   return (enumSchema as unknown as { anyOf: Array<TSchema & { const?: unknown }> }).anyOf
@@ -178,8 +178,8 @@ test("regression: a child's validator about a parent field goes with the parent'
 function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
   return new VersionBundle(
     new HeadVersion(),
-    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
-    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2002-01-01', changeClass(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeClass(`${name}Middle`, middle)),
     new Version('2000-01-01')
   )
 }

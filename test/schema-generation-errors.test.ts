@@ -5,8 +5,8 @@ import {
   VersionBundle, VersionChange, withValidators, type Instruction
 } from '../plugin'
 import { bundleWith, LATEST } from './helpers/schema-generation'
-import { changeWith } from './helpers/http-apps'
-import { caught, throwsStructure } from './helpers/structure'
+import { changeClass } from './helpers/version-changes'
+import { caught, throwsStructure } from './helpers/errors'
 
 const CODE = 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION'
 
@@ -257,8 +257,8 @@ test('renaming a schema onto the name of another versioned schema is an error na
 function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
   return new VersionBundle(
     new HeadVersion(),
-    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
-    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2002-01-01', changeClass(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeClass(`${name}Middle`, middle)),
     new Version('2000-01-01')
   )
 }

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type, TypeGuard } from '@sinclair/typebox'
 import { generateVersionedSchemas, HeadVersion, schema, Version, VersionBundle, VersionChange, extendSchema, type Instruction } from '../plugin'
 import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses } from './helpers/schema-generation'
-import { changeWith } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 test('had({ name }) renames a field in place, keeping its schema and whether it is required', async (t) => {
   const User = Type.Object({
@@ -292,8 +292,8 @@ test('instructions apply in order, within a change and from one version to the o
 function threeVersions (name: string, newest: Instruction[], middle: Instruction[]): VersionBundle {
   return new VersionBundle(
     new HeadVersion(),
-    new Version('2002-01-01', changeWith(`${name}Newest`, newest)),
-    new Version('2001-01-01', changeWith(`${name}Middle`, middle)),
+    new Version('2002-01-01', changeClass(`${name}Newest`, newest)),
+    new Version('2001-01-01', changeClass(`${name}Middle`, middle)),
     new Version('2000-01-01')
   )
 }

@@ -7,7 +7,7 @@ import {
   bodyApp, deepFreeze, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses
 } from './helpers/schema-generation'
 import Fastify from 'fastify'
-import { changeWith } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -524,7 +524,7 @@ test('regression: a field edited over a named schema is not a second schema unde
   const Both = Type.Object({ user: User, home: Address })
   const bundle = new VersionBundle(
     new HeadVersion(),
-    new Version('2001-01-01', changeWith('DescribeAddress', [schema(User).field('address').had({ description: 'where mail goes', minProperties: 1 })])),
+    new Version('2001-01-01', changeClass('DescribeAddress', [schema(User).field('address').had({ description: 'where mail goes', minProperties: 1 })])),
     new Version('2000-01-01')
   )
   const schemas = generateVersionedSchemas(bundle).get('2000-01-01')

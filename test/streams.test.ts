@@ -10,7 +10,8 @@ import fastifyStatic from '@fastify/static'
 import {
   ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
 } from '../plugin'
-import { buildVersionedApp, call, json } from './helpers/http'
+import { versionedApp } from './helpers/apps'
+import { call, json } from './helpers/http'
 
 interface Seen {
   route: string
@@ -57,7 +58,7 @@ test('streams and buffers pass untouched; by-path converters see them on raw and
 
   const versions = new VersionBundle(new Version('2001-01-01', LegacyDownloads), new Version('2000-01-01'))
   const bytes = Buffer.from([0, 1, 2, 254, 255, 10, 13])
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/stream', { schema: { response: { 200: Any } } }, async (_request, reply) => {
       return reply.type('text/plain').send(Readable.from(['chunk-1;', 'chunk-2']) as never)
     })
@@ -124,13 +125,13 @@ test('files sent with @fastify/static and compressed responses from versioned ro
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', LegacyReports), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/report.txt', async (_request, reply) => reply.sendFile('report.txt'))
     api.get('/report', { schema: { response: { 200: Report } } }, async () => ({
       rows: Array.from({ length: 200 }, (_, n) => ({ n, label: `row number ${n}` }))
     }))
   }, {
-    before: async (app) => {
+    beforeVersioner: async (app) => {
       await app.register(fastifyStatic, { root: dir, serve: false })
       await app.register(fastifyCompress, { global: true, threshold: 1024 })
     }
@@ -179,7 +180,7 @@ test('a streamed error response: migrateHttpErrors by-path converters and the FS
   }
 
   const versions = new VersionBundle(new Version('2001-01-01', StreamedErrors), new Version('2000-01-01'))
-  const app = await buildVersionedApp(t, versions, async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/export', async (_request, reply) => reply.code(404).type('text/plain').send(Readable.from(['no export'])))
   })
 

@@ -7,7 +7,8 @@ import {
   enumeration, endpoint, schema, type RequestInfo, type VersionChangeClass
 } from '../plugin'
 import { kBundleInternals } from '../lib/core/symbols'
-import { caught, makeSideEffectChange, throwsCoded, throwsStructure } from './helpers/structure'
+import { caught, throwsCoded, throwsStructure } from './helpers/errors'
+import { changeClass } from './helpers/version-changes'
 
 const asAny = (value: unknown): any => value
 const NOT_BOUND = 'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND'
@@ -245,9 +246,9 @@ test('a constructor that throws is reported with the class name and the cause', 
 })
 
 test('isApplied follows the version in the bundle storage, with 3+ versions', async (t) => {
-  const C3 = makeSideEffectChange('AppliedIn2003')
-  const C2 = makeSideEffectChange('AppliedIn2002')
-  const C1 = makeSideEffectChange('AppliedIn2001')
+  const C3 = changeClass('AppliedIn2003', [], { sideEffects: true })
+  const C2 = changeClass('AppliedIn2002', [], { sideEffects: true })
+  const C1 = changeClass('AppliedIn2001', [], { sideEffects: true })
   const bundle = new VersionBundle(
     new HeadVersion(),
     new Version('2003-01-01', C3),
@@ -276,8 +277,8 @@ test('isApplied follows the version in the bundle storage, with 3+ versions', as
 })
 
 test('isApplied with string versions follows the bundle order', async (t) => {
-  const InV1 = makeSideEffectChange('StringInV1')
-  const InV2 = makeSideEffectChange('StringInV2')
+  const InV1 = changeClass('StringInV1', [], { sideEffects: true })
+  const InV2 = changeClass('StringInV2', [], { sideEffects: true })
   const bundle = new VersionBundle(new Version('v2', InV2), new Version('v1', InV1), new Version('v10'))
   const storage = bundle.apiVersionStorage
   const applied = (version: string): boolean[] => storage.run(version, () => [InV2.isApplied, InV1.isApplied])
@@ -289,7 +290,7 @@ test('isApplied with string versions follows the bundle order', async (t) => {
 
 test('isApplied reads a custom apiVersionStorage', async (t) => {
   const storage = new AsyncLocalStorage<string | undefined>()
-  const Custom = makeSideEffectChange('CustomStorageChange')
+  const Custom = changeClass('CustomStorageChange', [], { sideEffects: true })
   new VersionBundle(new Version('2001-01-01', Custom), new Version('2000-01-01'), { apiVersionStorage: storage }) // eslint-disable-line no-new
   t.equal(storage.run('2000-01-01', () => Custom.isApplied), false)
   t.equal(storage.run('2001-01-01', () => Custom.isApplied), true)
@@ -299,14 +300,14 @@ test('isApplied reads a custom apiVersionStorage', async (t) => {
 })
 
 test('isApplied on a change bound to no version, or to HEAD, throws VersionChangeNotBound', async (t) => {
-  const Unbound = makeSideEffectChange('NeverBound')
+  const Unbound = changeClass('NeverBound', [], { sideEffects: true })
   throwsCoded(t, () => Unbound.isApplied, NOT_BOUND, /'NeverBound' is applied, but it was never bound to any version/)
 
-  const OnlyInFailedBundle = makeSideEffectChange('OnlyInFailedBundle')
+  const OnlyInFailedBundle = changeClass('OnlyInFailedBundle', [], { sideEffects: true })
   t.ok(caught(() => new VersionBundle(new Version('2000-01-01'), new Version('2001-01-01', OnlyInFailedBundle))))
   throwsCoded(t, () => OnlyInFailedBundle.isApplied, NOT_BOUND, /'OnlyInFailedBundle'/)
 
-  const InHead = makeSideEffectChange('BoundToHead')
+  const InHead = changeClass('BoundToHead', [], { sideEffects: true })
   const bundle = new VersionBundle(new HeadVersion(InHead), new Version('2000-01-01'))
   throwsCoded(t, () => InHead.isApplied, NOT_BOUND, /'BoundToHead'/)
   throwsCoded(t, () => bundle.apiVersionStorage.run('2000-01-01', () => InHead.isApplied), NOT_BOUND, /'BoundToHead'/)
@@ -316,8 +317,8 @@ test('isApplied on a change bound to no version, or to HEAD, throws VersionChang
 })
 
 test('concurrent async flows each see their own version', async (t) => {
-  const Late = makeSideEffectChange('ConcurrentLate')
-  const Early = makeSideEffectChange('ConcurrentEarly')
+  const Late = changeClass('ConcurrentLate', [], { sideEffects: true })
+  const Early = changeClass('ConcurrentEarly', [], { sideEffects: true })
   const bundle = new VersionBundle(new Version('2002-01-01', Late), new Version('2001-01-01', Early), new Version('2000-01-01'))
   const storage = bundle.apiVersionStorage
 

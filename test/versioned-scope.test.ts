@@ -7,12 +7,13 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { endpoint, VersionPicker, versioned } from '../plugin'
 import {
-  appWith, bundleOf, changeWith, DATES, getWith, jsonOf, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES
+  appWith, bundleOf, DATES, getWith, jsonOf, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES
 } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 /** A bundle of DATES where `GET /a/b/v/deep/x` (nested two plugins deep) was added in 2001-01-01. */
 function nestedBundle () {
-  return bundleOf(DATES, { '2001-01-01': [changeWith('AddDeep', [endpoint('/a/b/v/deep/x', ['GET']).didntExist])] })
+  return bundleOf(DATES, { '2001-01-01': [changeClass('AddDeep', [endpoint('/a/b/v/deep/x', ['GET']).didntExist])] })
 }
 
 /** Registers, inside an outer plugin with prefix /a, versioned routes with prefix /b and nested plugins. */
@@ -157,8 +158,8 @@ test('two HEAD routes on one path and method reach the right handler in each ver
 
 test('a route deleted with didntExist and another restored with existed on the same path: without operationId the restore is ambiguous', async (t) => {
   const versions = bundleOf(DATES, {
-    '2002-01-01': [changeWith('AddNewItems', [endpoint('/api/items', ['GET']).didntExist])],
-    '2001-01-01': [changeWith('RemoveOldItems', [endpoint('/api/items', ['GET']).existed])]
+    '2002-01-01': [changeClass('AddNewItems', [endpoint('/api/items', ['GET']).didntExist])],
+    '2001-01-01': [changeClass('RemoveOldItems', [endpoint('/api/items', ['GET']).existed])]
   })
   const app = await appWith(t, { versions })
   const error = await app.register(versioned(async (api) => {
@@ -173,7 +174,7 @@ test('a route deleted with didntExist and another restored with existed on the s
 test('a route deleted with didntExist and another restored with existed on the same path, named by operationId', async (t) => {
   // GET /api/items is `new` in 2002-01-01 and `old` (onlyExistsInOlderVersions) before it: one change, two named routes.
   const versions = bundleOf(DATES, {
-    '2002-01-01': [changeWith('ReplaceItems', [
+    '2002-01-01': [changeClass('ReplaceItems', [
       endpoint('/api/items', ['GET'], { operationId: 'listItems' }).didntExist,
       endpoint('/api/items', ['GET'], { operationId: 'listItemsLegacy' }).existed
     ])]

@@ -2,9 +2,11 @@ import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { endpoint, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned, type VersionedRouteInfo, HeadVersion } from '../plugin'
-import { caught } from './helpers/structure'
+import { versionedApp } from './helpers/apps'
+import { caught } from './helpers/errors'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { appOf, changeClass, documentOf, operationsOf } from './helpers/changelog-lifecycle'
+import { documentOf, operationsOf } from './helpers/openapi-documents'
+import { changeClass } from './helpers/version-changes'
 
 test('app.versioner.routes lists each version\'s routes with their versioned schemas, after ready', async (t) => {
   const UserCreate = Type.Object({ name: Type.String(), email: Type.Optional(Type.String()) })
@@ -97,7 +99,7 @@ test("regression: app.versioner.routes gives a route's schema as the version's d
       schema: { summary: 'Make', tags: ['things'], operationId: 'makeThing', body: ThingCreate, response: { 201: Thing, 400: Problem } }
     }, async (request, reply) => reply.code(201).send({ id: '1', name: request.body.name }))
   }
-  const app = await appOf(t, versions, routes)
+  const app = await versionedApp(t, versions, routes)
   await app.ready()
   const routeIn = (version: string) => {
     const found = app.versioner.routes.get(version)?.find((route) => route.path === '/things')
@@ -115,7 +117,7 @@ test("regression: app.versioner.routes gives a route's schema as the version's d
   t.equal(old.schema.operationId, 'makeThing', "HEAD's attributes the version keeps")
   t.equal(old.schema.summary, old.attributes.summary, 'schema and attributes agree')
   for (const version of ['2001-01-01', '2000-01-01']) {
-    const [[, , operation]] = operationsOf(documentOf(app, version)).filter(([path]) => path === '/things')
+    const [{ operation }] = operationsOf(documentOf(app, version)).filter(({ path }) => path === '/things')
     t.same(Object.keys(operation.responses).sort(), [...new Set([...Object.keys(routeIn(version).schema.response ?? {}), '400', '404'])].sort(),
       `${version}: the statuses of the route table are the document's, with the plugin's own 400 and 404`)
     t.equal(operation.summary, routeIn(version).schema.summary, `${version}: so is the summary`)

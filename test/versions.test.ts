@@ -6,7 +6,8 @@ import {
   schema, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
 import { kBundleInternals } from '../lib/core/symbols'
-import { caught, makeChange, throwsStructure } from './helpers/structure'
+import { caught, throwsStructure } from './helpers/errors'
+import { changeClass } from './helpers/version-changes'
 
 const asAny = (value: unknown): any => value
 
@@ -34,45 +35,45 @@ test('the reserved values head and unversioned cannot be versions', async (t) =>
 })
 
 test('the oldest version cannot have version changes', async (t) => {
-  const Change = makeChange('ChangeOnOldest')
+  const Change = changeClass('ChangeOnOldest')
   throwsStructure(t, () => new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', Change)),
     /oldest version '2000-01-01' cannot have any version changes/)
   // a single version is also the oldest
-  throwsStructure(t, () => new VersionBundle(new Version('2000-01-01', makeChange('SoleChange'))), /oldest version '2000-01-01'/)
+  throwsStructure(t, () => new VersionBundle(new Version('2000-01-01', changeClass('SoleChange'))), /oldest version '2000-01-01'/)
 })
 
 test('a change bound to two versions of one bundle is rejected, naming the class and both versions', async (t) => {
-  const Twice = makeChange('BoundTwice')
+  const Twice = changeClass('BoundTwice')
   throwsStructure(t, () => new VersionBundle(new Version('2002-01-01', Twice), new Version('2001-01-01', Twice), new Version('2000-01-01')),
     /version change 'BoundTwice' to two different versions/, /Version\('2002-01-01'\)/, /Version\('2001-01-01'\)/)
 
-  const InOneVersionTwice = makeChange('ListedTwice')
+  const InOneVersionTwice = changeClass('ListedTwice')
   throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', InOneVersionTwice, InOneVersionTwice), new Version('2000-01-01')),
     /'ListedTwice' to two different versions/)
 
-  const HeadAndVersion = makeChange('HeadAndVersion')
+  const HeadAndVersion = changeClass('HeadAndVersion')
   throwsStructure(t, () => new VersionBundle(new HeadVersion(HeadAndVersion), new Version('2001-01-01', HeadAndVersion), new Version('2000-01-01')),
     /'HeadAndVersion' to two different versions/, /HeadVersion and Version\('2001-01-01'\)/)
 })
 
 test('a change bound in one bundle cannot be bound in another', async (t) => {
-  const Shared = makeChange('SharedChange')
+  const Shared = changeClass('SharedChange')
   const first = new VersionBundle(new Version('2001-01-01', Shared), new Version('2000-01-01'))
   t.same(first.versionValues, ['2001-01-01', '2000-01-01'])
   throwsStructure(t, () => new VersionBundle(new Version('2011-01-01', Shared), new Version('2010-01-01')),
     /'SharedChange' to two different versions/, /another VersionBundle and Version\('2011-01-01'\)/)
 
-  const HeadShared = makeChange('HeadShared')
+  const HeadShared = changeClass('HeadShared')
   t.ok(new VersionBundle(new HeadVersion(HeadShared), new Version('2000-01-01')))
   throwsStructure(t, () => new VersionBundle(new HeadVersion(HeadShared), new Version('2000-01-01')),
     /'HeadShared' to two different versions/, /another VersionBundle and HeadVersion/)
 })
 
 test('a bundle that fails its checks binds none of its changes', async (t) => {
-  const Kept = makeChange('KeptFree')
+  const Kept = changeClass('KeptFree')
   // fails on sorting
   throwsStructure(t, () => new VersionBundle(new Version('2000-01-01'), new Version('2001-01-01', Kept), new Version('1999-01-01')), /not sorted/)
-  const KeptToo = makeChange('KeptFreeToo')
+  const KeptToo = changeClass('KeptFreeToo')
   // fails while reading the changes of a later version, after KeptToo was read
   class BrokenLater extends VersionChange {
     description = ' '
@@ -145,7 +146,7 @@ test('non-Version arguments are rejected, naming the argument', async (t) => {
   throwsStructure(t, () => new VersionBundle(new Version('2001-01-01'), asAny(null)), /last argument .* got null/)
   // Version: change arguments must be classes; only the last may be lifecycle options
   throwsStructure(t, () => new Version('2001-01-01', asAny('NotAClass')), /Version\('2001-01-01'\): argument 2 \('NotAClass'\) is not a version change class/)
-  throwsStructure(t, () => new Version('2001-01-01', asAny({ link: 'https://example.com' }), makeChange('AfterLifecycle')),
+  throwsStructure(t, () => new Version('2001-01-01', asAny({ link: 'https://example.com' }), changeClass('AfterLifecycle')),
     /Version\('2001-01-01'\): argument 2 .* only the last argument may be an object of lifecycle dates/)
   throwsStructure(t, () => new HeadVersion(asAny(5)), /HeadVersion: argument 1 \(5\) is not a version change class/)
   // a function that is not a VersionChange subclass is caught by the bundle, naming the version and the class
@@ -203,7 +204,7 @@ test('lifecycle options are validated and stored', async (t) => {
   t.equal(copy.sunsetAt, undefined)
   t.equal(copy.link, undefined)
   // changes and lifecycle together
-  const Change = makeChange('WithLifecycle')
+  const Change = changeClass('WithLifecycle')
   const both = new Version('2001-01-01', Change, { sunsetAt: '2030-01-01' })
   t.same(both.changes, [Change])
   t.equal(both.sunsetAt?.toISOString(), '2030-01-01T00:00:00.000Z')
@@ -242,9 +243,9 @@ test('an unknown bundle option is rejected', async (t) => {
 })
 
 test('iteration, versions, versionValues, valuesAreDates and get()', async (t) => {
-  const C2 = makeChange('IterC2')
-  const C1a = makeChange('IterC1a')
-  const C1b = makeChange('IterC1b')
+  const C2 = changeClass('IterC2')
+  const C1a = changeClass('IterC1a')
+  const C1b = changeClass('IterC1b')
   const v3 = new Version('2002-01-01', C2)
   const v2 = new Version('2001-01-01', C1a, C1b)
   const v1 = new Version('2000-01-01')

@@ -5,8 +5,10 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, migrateResponseBody, schema, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type WebhookDefinition
 } from '../plugin'
-import { appOf, changeClass, documentOf, operationsOf, rejection, validationError } from './helpers/changelog-lifecycle'
-import { caught } from './helpers/structure'
+import { versionedApp } from './helpers/apps'
+import { documentOf, operationsOf, validationError } from './helpers/openapi-documents'
+import { changeClass } from './helpers/version-changes'
+import { caught, rejection } from './helpers/errors'
 
 const ping = async (api: { get: (url: string, handler: () => Promise<unknown>) => unknown }): Promise<void> => {
   api.get('/ping', async () => ({ ok: true }))
@@ -51,9 +53,9 @@ test("each version's document lists the webhooks under `webhooks` with that vers
   const Deleted = Type.Object({ id: Type.String() })
   const Change = changeClass('ListOfAddresses', [schema(UserEvent).field('addresses').had({ name: 'address', type: Type.String() })])
   const versions = new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01'))
-  const app = await appOf(t, versions, ping, {
+  const app = await versionedApp(t, versions, ping, {
     health: true,
-    before: (instance) => {
+    beforeRoutes: (instance) => {
       instance.versioner.webhooks
         .add({ name: 'user.created', body: UserEvent, summary: 'A user was created', description: 'Sent once.', tags: ['users'], operationId: 'userCreated' })
         .add({ name: 'user.deleted', method: 'delete', body: Deleted, deprecated: true })
@@ -67,7 +69,7 @@ test("each version's document lists the webhooks under `webhooks` with that vers
   for (const version of ['2001-01-01', '2000-01-01']) {
     const document = documentOf(app, version)
     t.equal(document.openapi, '3.1.0', `${version}: OpenAPI 3.1 (webhooks)`)
-    t.strictSame(operationsOf(document, 'webhooks').map(([name, method]) => [name, method]), [['user.created', 'POST'], ['user.deleted', 'DELETE']])
+    t.strictSame(operationsOf(document, 'webhooks').map(({ path: name, method }) => [name, method]), [['user.created', 'POST'], ['user.deleted', 'DELETE']])
     const created = document.webhooks['user.created'].post
     t.equal(created.summary, 'A user was created')
     t.equal(created.description, 'Sent once.')
@@ -99,8 +101,8 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
   ])
   const Oldest = changeClass('RenameEvent', [endpoint('account.renamed', ['PUT']).had({ path: 'user.renamed' })])
   const versions = new VersionBundle(new Version('2002-01-01', Newest), new Version('2001-01-01', Oldest), new Version('2000-01-01'))
-  const app = await appOf(t, versions, ping, {
-    before: (instance) => {
+  const app = await versionedApp(t, versions, ping, {
+    beforeRoutes: (instance) => {
       instance.versioner.webhooks
         .add({ name: 'user.created', body: Created, summary: 'A user was created' })
         .add({ name: 'user.deleted', body: Created })
@@ -108,7 +110,7 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
     }
   })
   await app.ready()
-  const names = (version: string): string[] => operationsOf(documentOf(app, version), 'webhooks').map(([name, method]) => `${method} ${name}`)
+  const names = (version: string): string[] => operationsOf(documentOf(app, version), 'webhooks').map(({ path: name, method }) => `${method} ${name}`)
   t.strictSame(names('2002-01-01'), ['POST user.created', 'POST user.deleted', 'PUT account.renamed'])
   t.strictSame(names('2001-01-01'), ['POST user.created', 'PUT account.renamed'], 'user.deleted did not exist in 2001-01-01')
   t.strictSame(names('2000-01-01'), ['POST user.created', 'PUT user.renamed'], 'had({ path }) renames a webhook')
@@ -130,8 +132,8 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
   })
 
   const Missing = changeClass('NoSuchWebhook', [endpoint('user.updated', ['POST']).didntExist])
-  const broken = await appOf(t, new VersionBundle(new Version('2001-01-01', Missing), new Version('2000-01-01')), ping, {
-    before: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: Created }) }
+  const broken = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Missing), new Version('2000-01-01')), ping, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: Created }) }
   })
   const error = await rejection(() => broken.ready())
   t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION', 'an instruction naming no route and no webhook fails at ready')
@@ -141,8 +143,8 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
 test('endpoint(name, methods, { operationId }) names a webhook by its operationId', async (t) => {
   const Created = Type.Object({ id: Type.String() })
   const Change = changeClass('OldSummary', [endpoint('user.created', ['POST'], { operationId: 'userCreated' }).had({ summary: 'Old summary' })])
-  const app = await appOf(t, new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01')), ping, {
-    before: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: Created, summary: 'A user was created', operationId: 'userCreated' }) }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Change), new Version('2000-01-01')), ping, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: Created, summary: 'A user was created', operationId: 'userCreated' }) }
   })
   await app.ready()
   t.equal(documentOf(app, '2001-01-01').webhooks['user.created'].post.summary, 'A user was created')
@@ -170,7 +172,7 @@ test('a by-schema response converter of a schema only a webhook body uses needs 
       }
     }
     const versions = new VersionBundle(new Version('2001-01-01', ...(request ? [RequestChange] : [Change])), new Version('2000-01-01'))
-    const app = await appOf(t, versions, ping, { before: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body }) } })
+    const app = await versionedApp(t, versions, ping, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body }) } })
     return rejection(() => app.ready())
   }
   const UserEvent = Type.Object({ id: Type.String() })
@@ -203,8 +205,8 @@ test('migrateResponseBody: the payload for a subscriber on an older version, bou
     }
   }
   const versions = new VersionBundle(new Version('2001-01-01', ListOfAddresses), new Version('2000-01-01'))
-  const app = await appOf(t, versions, ping, {
-    before: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: UserEvent }).add({ name: 'user.event', body: Envelope }) }
+  const app = await versionedApp(t, versions, ping, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'user.created', body: UserEvent }).add({ name: 'user.event', body: Envelope }) }
   })
   await app.ready()
   const latestBody = { id: 'u1', addresses: ['1 Main St', '2 High St'], internal: 'x' }

@@ -1,31 +1,21 @@
 /**
  * Helpers for the HTTP tests of the plugin (routing and version picking). Not a test file: tap runs only
- * `test/**\/*.test.ts`. Version change classes can be bound to one bundle only, so every helper that needs
- * a change makes a fresh class.
+ * `test/**\/*.test.ts`.
  */
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { LightMyRequestResponse } from 'fastify'
 import {
-  endpoint, fastifyVersioner, HeadVersion, Version, VersionBundle, VersionChange, versioned,
-  type FastifyVersionerOptions, type Instruction, type VersionChangeClass
+  endpoint, HeadVersion, Version, VersionBundle, versioned,
+  type FastifyVersionerOptions, type VersionChangeClass
 } from '../../plugin'
+import { versionedApp, type Teardown } from './apps'
+import { changeClass } from './version-changes'
 
 /** The dated versions most tests use, newest first. */
 export const DATES = ['2002-01-01', '2001-01-01', '2000-01-01'] as const
 
 /** How the 400 messages list the versions of {@link DATES}. */
 export const SUPPORTED_DATES = 'Supported versions: 2002-01-01, 2001-01-01, 2000-01-01.'
-
-/** A fresh version change class named `name` holding `instructions`. */
-export function changeWith (name: string, instructions: Instruction[]): VersionChangeClass {
-  const holder = {
-    [name]: class extends VersionChange {
-      description = `Test change ${name}.`
-      instructionsToMigrateToPreviousVersion = instructions
-    }
-  }
-  return holder[name]
-}
 
 /**
  * A bundle of `values` (newest first) without changes, or with `changes[value]` on a version. The oldest
@@ -36,11 +26,8 @@ export function bundleOf (values: readonly string[], changes: Record<string, Ver
 }
 
 /** A fresh Fastify app with the plugin registered (`versions` defaults to a bundle of {@link DATES}). */
-export async function appWith (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: bundleOf(DATES), ...options })
-  return app
+export async function appWith (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
+  return await versionedApp(t, options.versions ?? bundleOf(DATES), undefined, { versioner: options })
 }
 
 /** The parsed JSON body of a response (`undefined` when it is not JSON). */
@@ -70,13 +57,13 @@ export function getWith (app: FastifyInstance, url: string, version?: string, he
  * Handlers answer `{ handler, version: request.apiVersion }`.
  */
 export function sharedPathBundle (): VersionBundle {
-  const Newer = changeWith('ReplaceItemsAndRemoveThings', [
+  const Newer = changeClass('ReplaceItemsAndRemoveThings', [
     endpoint('/api/items', ['GET']).didntExist,
     endpoint('/api/legacy-items', ['GET']).existed,
     endpoint('/api/legacy-items', ['GET']).had({ path: '/api/items' }),
     endpoint('/api/things', ['GET']).didntExist
   ])
-  const Older = changeWith('RestoreOldThings', [
+  const Older = changeClass('RestoreOldThings', [
     endpoint('/api/legacy-things', ['GET']).existed,
     endpoint('/api/legacy-things', ['GET']).had({ path: '/api/things' })
   ])

@@ -1,39 +1,9 @@
 /**
- * Helpers for the HTTP tests of the response side: a fresh application with the versioner and one
- * `versioned(...)` plugin, and short `inject` calls that send a version header.
+ * Helpers for the HTTP tests of the response side: short `inject` calls that send a version header, the
+ * JSON body of a response, and GETs over a real connection.
  */
 import { request, type Agent, type IncomingHttpHeaders } from 'node:http'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { fastifyVersioner, versioned, type FastifyVersionerOptions, type VersionBundle } from '../../plugin'
-
-/** What a test needs to close when it ends (a tap `Test` has it). */
-export interface Teardown {
-  teardown: (fn: () => unknown) => void
-}
-
-/** Options of {@link buildVersionedApp}. */
-export interface BuildOptions {
-  fastify?: FastifyServerOptions
-  versioner?: Partial<FastifyVersionerOptions>
-  /** Registered on the application before the versioner (e.g. `@fastify/cookie`). */
-  before?: (app: FastifyInstance) => Promise<void> | void
-}
-
-/** A fresh application serving `routes` (HEAD routes) in every version of `versions`; closed at teardown. */
-export async function buildVersionedApp (
-  t: Teardown,
-  versions: VersionBundle,
-  routes: FastifyPluginAsyncTypebox,
-  options: BuildOptions = {}
-): Promise<FastifyInstance> {
-  const app = Fastify(options.fastify)
-  t.teardown(() => app.close())
-  if (options.before !== undefined) await options.before(app)
-  await app.register(fastifyVersioner, { versions, ...options.versioner })
-  await app.register(versioned(routes))
-  return app
-}
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 
 /** Injects a request for `version` (sent in the `x-api-version` header). */
 export function call (

@@ -16,7 +16,7 @@ export type OpenApiDocument = Record<string, any>
 
 /** One operation of a document. */
 export interface DocumentedOperation {
-  /** The OpenAPI path template (`/users/{userId}`). */
+  /** The OpenAPI path template (`/users/{userId}`), or the webhook's name. */
   path: string
   /** Upper-case method. */
   method: string
@@ -51,19 +51,24 @@ export async function validationError (document: unknown): Promise<string | unde
 
 /** Asserts that every document of `app` (each version, and unversioned when there is one) is a valid OpenAPI document. */
 export async function assertDocumentsValid (t: Test, app: FastifyInstance): Promise<void> {
-  for (const key of documentKeys(app)) {
+  const keys = documentKeys(app)
+  t.ok(keys.length > 0, 'the application has documents to validate')
+  for (const key of keys) {
     t.equal(await validationError(app.versioner.openapi(key)), undefined, `the document of ${key} passes swagger-parser's validate`)
   }
 }
 
-/** Every operation under `paths`, in document order, with its `$ref` responses (`#/components/responses/…`) resolved. */
-export function operationsOf (document: OpenApiDocument): DocumentedOperation[] {
+/**
+ * Every operation under `section` (`paths`, or `webhooks` where `path` is the webhook's name), in document
+ * order, with its `$ref` responses (`#/components/responses/…`) resolved.
+ */
+export function operationsOf (document: OpenApiDocument, section: 'paths' | 'webhooks' = 'paths'): DocumentedOperation[] {
   const shared = (document.components?.responses ?? {}) as Record<string, unknown>
   const resolve = (response: any): unknown => typeof response?.$ref === 'string' && response.$ref.startsWith('#/components/responses/')
     ? shared[response.$ref.slice('#/components/responses/'.length)]
     : response
   const result: DocumentedOperation[] = []
-  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, any>>)) {
+  for (const [path, item] of Object.entries((document[section] ?? {}) as Record<string, Record<string, any>>)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue
       const responses = Object.fromEntries(Object.entries((operation.responses ?? {}) as Record<string, unknown>).map(([status, response]) => [status, resolve(response)]))

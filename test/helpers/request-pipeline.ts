@@ -1,9 +1,8 @@
 /**
  * Helpers for the request-side plugin tests (request migration, converter matching, endpoint instructions,
- * forms): version headers, a log capture, start-up errors and multipart bodies built by hand.
+ * forms): version headers, a log capture and multipart bodies built by hand.
  */
 import { Writable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
 
 /** The `x-api-version` header for `version`, merged with other headers. */
 export function v (version: string, headers: Record<string, string> = {}): Record<string, string> {
@@ -27,19 +26,6 @@ export function captureLogs (): { stream: Writable, entries: LogEntry[] } {
     }
   })
   return { stream, entries }
-}
-
-/** An error as `@fastify/error` builds it. */
-export type CodedError = Error & { code?: string, statusCode?: number }
-
-/** Waits for `app.ready()` and returns the error it failed with (`undefined` when it did not fail). */
-export async function readyError (app: FastifyInstance): Promise<CodedError | undefined> {
-  try {
-    await app.ready()
-  } catch (error) {
-    return error as CodedError
-  }
-  return undefined
 }
 
 /** A field or a file of a multipart body. */

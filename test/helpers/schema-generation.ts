@@ -4,31 +4,19 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import {
-  generateVersionedSchemas, HeadVersion, Version, VersionBundle, VersionChange, type Instruction, type SchemaLookup,
-  type VersionChangeClass, type VersionedSchemas
+  generateVersionedSchemas, HeadVersion, Version, VersionBundle, type Instruction, type SchemaLookup,
+  type VersionedSchemas
 } from '../../plugin'
+import { changeClass } from './version-changes'
 
 /** The newest version of the bundles made by {@link bundleWith}; its change holds the instructions. */
 export const LATEST = '2001-01-01'
 /** The oldest version of the bundles made by {@link bundleWith}: what the instructions describe. */
 export const OLD = '2000-01-01'
 
-/**
- * A fresh version change class named `name` holding `instructions`. A class can be bound to one bundle
- * only, so every call makes a new one.
- */
-export function changeWith (name: string, instructions: Instruction[]): VersionChangeClass {
-  const cls = class extends VersionChange {
-    description = `Test change ${name}.`
-    instructionsToMigrateToPreviousVersion = instructions
-  }
-  Object.defineProperty(cls, 'name', { value: name })
-  return cls
-}
-
 /** A bundle `2001-01-01` (made by one change holding `instructions`) → `2000-01-01`. */
 export function bundleWith (instructions: Instruction[], name = 'TestChange'): VersionBundle {
-  return new VersionBundle(new HeadVersion(), new Version(LATEST, changeWith(name, instructions)), new Version(OLD))
+  return new VersionBundle(new HeadVersion(), new Version(LATEST, changeClass(name, instructions)), new Version(OLD))
 }
 
 /** The versioned schemas of {@link bundleWith}. */

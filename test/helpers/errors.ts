@@ -1,23 +1,32 @@
 /**
- * Helpers for the structure tests: fresh version change classes (a class can be bound to one bundle only,
- * ever) and an assertion that a function throws a coded error whose message matches.
+ * Catching what a call throws (not a test file): synchronously ({@link caught}), asynchronously
+ * ({@link rejection}, e.g. `rejection(() => app.ready())`), and asserting a coded error ({@link throwsCoded}).
  */
-import { VersionChange, VersionChangeWithSideEffects, type VersionChangeClass } from '../../plugin'
 
-/** The few assertions the helpers use (a tap `Test` has them). */
+/** An error as `@fastify/error` builds it. */
+export type CodedError = Error & { code?: string, statusCode?: number }
+
+/** The few assertions {@link throwsCoded} uses (a tap `Test` has them). */
 export interface Asserts {
   fail: (message: string) => unknown
   equal: (found: unknown, wanted: unknown, message: string) => unknown
   match: (found: unknown, wanted: unknown, message: string) => unknown
 }
 
-/** An error with the `code` that `@fastify/error` sets. */
-export type CodedError = Error & { code?: string }
-
 /** Runs `fn` and returns what it threw (or `undefined` when it did not throw). */
 export function caught (fn: () => unknown): CodedError | undefined {
   try {
     fn()
+  } catch (error) {
+    return error as CodedError
+  }
+  return undefined
+}
+
+/** Awaits `fn()` and returns what it threw or rejected with (`undefined` when it did neither). */
+export async function rejection (fn: () => unknown): Promise<CodedError | undefined> {
+  try {
+    await fn()
   } catch (error) {
     return error as CodedError
   }
@@ -42,29 +51,4 @@ export function throwsCoded (t: Asserts, fn: () => unknown, code: string, ...pat
 /** Asserts a `FST_VERSIONER_STRUCTURE` error whose message matches every pattern. */
 export function throwsStructure (t: Asserts, fn: () => unknown, ...patterns: Array<RegExp | string>): CodedError {
   return throwsCoded(t, fn, 'FST_VERSIONER_STRUCTURE', ...patterns)
-}
-
-/** A fresh, valid version change class named `name`, without instructions or converters. */
-export function makeChange (name: string): VersionChangeClass {
-  const holder = {
-    [name]: class extends VersionChange {
-      description = `The change ${name}.`
-      instructionsToMigrateToPreviousVersion = []
-    }
-  }
-  return holder[name]
-}
-
-/** A side-effect version change class (with `isApplied`). */
-export type SideEffectChangeClass = VersionChangeClass & { readonly isApplied: boolean, readonly name: string }
-
-/** A fresh, valid `VersionChangeWithSideEffects` class named `name`. */
-export function makeSideEffectChange (name: string): SideEffectChangeClass {
-  const holder = {
-    [name]: class extends VersionChangeWithSideEffects {
-      description = `The side effect ${name}.`
-      instructionsToMigrateToPreviousVersion = []
-    }
-  }
-  return holder[name]
 }

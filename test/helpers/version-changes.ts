@@ -1,0 +1,38 @@
+/**
+ * The one way the tests make a version change class (not a test file). A class can be bound to one bundle
+ * only, ever, so every call makes a new class, named `name` (error messages and the changelog name it).
+ */
+import { VersionChange, VersionChangeWithSideEffects, type Instruction, type VersionChangeClass } from '../../plugin'
+
+/** Options of {@link changeClass}. */
+export interface ChangeOptions {
+  /** The change's description (default `Test change <name>.`). */
+  description?: string
+  /** Extend `VersionChangeWithSideEffects` instead of `VersionChange`. */
+  sideEffects?: boolean
+}
+
+/** A side-effect version change class (with `isApplied`). */
+export type SideEffectChangeClass = VersionChangeClass & { readonly isApplied: boolean, readonly name: string }
+
+/** A fresh version change class named `name` holding `instructions` (none by default). */
+export function changeClass (name: string, instructions?: Instruction[], options?: ChangeOptions & { sideEffects?: false }): VersionChangeClass
+/** A fresh `VersionChangeWithSideEffects` class named `name` holding `instructions`. */
+export function changeClass (name: string, instructions: Instruction[], options: ChangeOptions & { sideEffects: true }): SideEffectChangeClass
+export function changeClass (name: string, instructions: Instruction[] = [], options: ChangeOptions = {}): VersionChangeClass | SideEffectChangeClass {
+  const description = options.description ?? `Test change ${name}.`
+  const holder = options.sideEffects === true
+    ? {
+        [name]: class extends VersionChangeWithSideEffects {
+          description = description
+          instructionsToMigrateToPreviousVersion = instructions
+        }
+      }
+    : {
+        [name]: class extends VersionChange {
+          description = description
+          instructionsToMigrateToPreviousVersion = instructions
+        }
+      }
+  return holder[name]
+}
