@@ -4,7 +4,8 @@ import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { buildApp } from '../examples/users/app'
 import { endpoint, fastifyVersioner, injectEveryVersion, versioned } from '../plugin'
-import { bundleOf, changeWith } from './helpers/http-apps'
+import { bundleOf } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 test("one test states every version's contract of POST /users (the reference copies these tests per version)", async (t) => {
   const app = await buildApp()
@@ -45,7 +46,7 @@ test('only the versions where the route exists answer', async (t) => {
 test('path versions: the version goes into the path, under the prefix; renamed paths answer where they match', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  const versions = bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeWith('RenameItems', [endpoint('/api/things/:id', ['GET']).had({ path: '/api/items/:id' })])] })
+  const versions = bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('RenameItems', [endpoint('/api/things/:id', ['GET']).had({ path: '/api/items/:id' })])] })
   await app.register(fastifyVersioner, { versions, apiVersionLocation: 'path' })
   await app.register(versioned(async (api) => {
     api.get('/things/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async (request) => ({ id: request.params.id, url: request.url }))
