@@ -16,6 +16,7 @@ import { versionedRequest } from './request-state'
 import { kMigrated } from '../core/symbols'
 import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
 import { pickingErrorMessage, type PickedVersion } from './version-picking'
+import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 
 /**
  * Whether versions can be served without hooks: the version must be known before Fastify picks the route
@@ -36,7 +37,7 @@ function passthroughVersion (fastifyRequest: FastifyRequest, options: ResolvedOp
 }
 
 /** The handler of a passthrough route: sets the version headers, then runs the application's handler. */
-export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string): Handler {
+export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string, head: HeadRouteOf): Handler {
   const setVersionHeaders = createVersionHeaders(options)
   return function versionerPassthroughHandler (fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
@@ -45,18 +46,26 @@ export function createPassthroughHandler (handler: Handler, options: ResolvedOpt
     if (!picked.ok) throw new InvalidApiVersionError(pickingErrorMessage(picked, options, prefix))
     request[kMigrated] = true
     setVersionHeaders(request.method, reply, picked.version)
+    if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), picked.version, head, options)
     return handler.call(this, request, reply)
   }
 }
 
 /** The error handler of a passthrough route: sets the version headers (unless the handler did), then hands the error on. */
-export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions, head: HeadRouteOf): ErrorHandler {
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = passthroughVersion(request, options)
     return picked.ok ? picked.version : undefined
   })
-  return function versionerPassthroughErrorHandler (error, request, reply) {
+  return function versionerPassthroughErrorHandler (error, fastifyRequest, reply) {
+    const request = versionedRequest(fastifyRequest)
     setVersionHeaders(request, reply)
+    // A request that failed before the handler (validation, a hook) was served in its version too: one event.
+    if (servedChannel.hasSubscribers && !request[kMigrated]) {
+      const picked = passthroughVersion(request, options)
+      request[kMigrated] = true
+      if (picked.ok) publishServed(request, options.picker.requested(request), picked.version, head, options)
+    }
     if (routeHandler !== undefined) return routeHandler.call(this, error, request, reply)
     throw error
   }

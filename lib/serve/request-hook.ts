@@ -20,6 +20,8 @@ import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import type { VersionedScope } from '../describe/versioned-scope'
+import { createGoneCheck } from './sunset'
+import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 
 /** What the request hook of one registered route needs. */
 export interface RequestHookRoute {
@@ -27,6 +29,8 @@ export interface RequestHookRoute {
   readonly scope: VersionedScope
   /** `METHOD url` of the HEAD route, for logs. */
   readonly display: string
+  /** The HEAD route, for usage events. */
+  readonly head: HeadRouteOf
 }
 
 type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
@@ -129,6 +133,7 @@ export function createRequestHook (
 ): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
   const setVersionHeaders = createVersionHeaders(options)
+  const answerIfGone = createGoneCheck(options, setVersionHeaders)
   // The schema error formatter of the route's context (fixed per route), found on the first failed validation.
   let formatter: SchemaErrorFormatter | undefined
   const formatterOf = (request: FastifyRequest): SchemaErrorFormatter => {
@@ -143,12 +148,14 @@ export function createRequestHook (
       return
     }
     const version = picked.version
+    if (answerIfGone !== undefined && answerIfGone(request.method, reply, version)) return
     setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()
       return
     }
+    if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), version, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     const validate = behaviour.validate

@@ -1,0 +1,76 @@
+/**
+ * Usage events: the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
+ * request once its version is known (before validation), by the request hook and by passthrough routes. With no
+ * subscriber the only cost is reading `hasSubscribers`.
+ * @module
+ */
+import diagnosticsChannel from 'node:diagnostics_channel'
+import type { FastifyRequest } from 'fastify'
+import type { ResolvedOptions } from '../options'
+
+/** The name of the channel. */
+export const SERVED_CHANNEL = 'fastify-versioner:served'
+
+/** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:served', …)`). */
+export const servedChannel = diagnosticsChannel.channel(SERVED_CHANNEL)
+
+/**
+ * The HEAD route a request is served by: its method (the one answering the request) and URL.
+ * @example
+ * ```ts
+ * const { method, url } = event.route // 'GET', '/users/:id'
+ * ```
+ */
+export interface ServedRoute {
+  readonly method: string
+  readonly url: string
+}
+
+/**
+ * The message of the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
+ * request once its version is known.
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * diagnosticsChannel.subscribe('fastify-versioner:served', (message) => {
+ *   const { version, requested, route } = message as ServedEvent
+ *   served.inc({ version, route: `${route.method} ${route.url}`, explicit: String(requested !== undefined) })
+ * })
+ * ```
+ */
+export interface ServedEvent {
+  /** The request. */
+  readonly request: FastifyRequest
+  /** The version serving the request (after waterfalling, a default or a pinning picker). */
+  readonly version: string
+  /** What the client sent (header value or path segment) as it sent it; `undefined` when it sent none. */
+  readonly requested: string | undefined
+  /** The HEAD route (as registered in `versioned(...)`) answering the request. */
+  readonly route: ServedRoute
+  /** True when the version has a deprecation date (its responses carry `Deprecation`). */
+  readonly deprecated: boolean
+  /** The version's sunset date, if it has one. */
+  readonly sunset: Date | undefined
+}
+
+/** The HEAD route of a registered route, as events name it. */
+export interface HeadRouteOf {
+  readonly methods: readonly string[]
+  readonly path: string
+}
+
+/** Publishes the event of a request (call only when `servedChannel.hasSubscribers`). */
+export function publishServed (request: FastifyRequest, requested: string | undefined, version: string, head: HeadRouteOf, options: ResolvedOptions): void {
+  const described = options.versions.get(version)
+  // A GET route's automatic HEAD twin, or a method an endpoint instruction changed: the HEAD route's own method.
+  const method = head.methods.includes(request.method) ? request.method : head.methods.join(',')
+  const event: ServedEvent = {
+    request,
+    version,
+    requested,
+    route: { method, url: head.path },
+    deprecated: described?.deprecatedAt !== undefined,
+    sunset: described?.sunsetAt
+  }
+  servedChannel.publish(event)
+}
