@@ -20,3 +20,14 @@ export function isIsoDate (value: string): boolean {
 export function toIsoDate (date: Date): string {
   return date.toISOString().slice(0, 10)
 }
+
+const NAMED_DATE = /^(\d{4}-\d{2}-\d{2})(?:\.([A-Za-z0-9_-]+))?$/
+
+/**
+ * The date of a date version: `2024-09-30` for `2024-09-30` and for a named one such as `2024-09-30.acacia`
+ * (Stripe's style); `undefined` for anything else.
+ */
+export function versionDate (value: string): string | undefined {
+  const match = NAMED_DATE.exec(value)
+  return match !== null && isIsoDate(match[1]) ? match[1] : undefined
+}

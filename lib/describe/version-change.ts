@@ -5,6 +5,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import { VersionChangeNotBoundError } from '../core/errors'
+import { versionDate } from '../core/iso-date'
 import type { Instruction } from './instructions'
 
 /**
@@ -81,6 +82,8 @@ export abstract class VersionChangeWithSideEffects extends VersionChange {
     if (current === undefined) return true
     const currentIndex = binding.order.indexOf(current)
     if (currentIndex !== -1) return currentIndex <= binding.order.indexOf(binding.version)
-    return binding.dates ? binding.version <= current : false
+    if (!binding.dates) return false
+    const date = versionDate(current)
+    return date !== undefined && (versionDate(binding.version) ?? binding.version) <= date
   }
 }

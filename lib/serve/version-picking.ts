@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify'
-import { isIsoDate } from '../core/iso-date'
+import { isIsoDate, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 
 /** Where the version travels in a request. */
@@ -75,11 +75,20 @@ export class VersionPicker {
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
 const exactCache = new WeakMap<VersionBundle, ReadonlyMap<string, PickedVersion>>()
 
-/** The (shared, frozen) outcome of picking each version value of a bundle exactly. */
+/**
+ * The (shared, frozen) outcome of picking each version value of a bundle exactly; a named date version
+ * (`2024-09-30.acacia`) is also picked by its plain date.
+ */
 function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion> {
   let picks = exactCache.get(versions)
   if (picks === undefined) {
-    picks = new Map(versions.versionValues.map((value) => [value, Object.freeze({ ok: true as const, version: value, requested: value })]))
+    const map = new Map<string, PickedVersion>()
+    for (const value of versions.versionValues) {
+      map.set(value, Object.freeze({ ok: true as const, version: value, requested: value }))
+      const date = versions.valuesAreDates ? versionDate(value) : undefined
+      if (date !== undefined && date !== value) map.set(date, Object.freeze({ ok: true as const, version: value, requested: date }))
+    }
+    picks = map
     exactCache.set(versions, picks)
   }
   return picks
@@ -98,7 +107,7 @@ export function resolveVersion (value: string | undefined, versions: VersionBund
   if (format === 'string') return { ok: false, reason: 'unknown', requested: value }
   if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
   // Newest first: the first version not after the requested date is the closest older one.
-  const served = values.find((candidate) => candidate <= value)
+  const served = values.find((candidate) => (versionDate(candidate) ?? candidate) <= value)
   return served === undefined
     ? { ok: false, reason: 'too-old', requested: value }
     : { ok: true, version: served, requested: value }
