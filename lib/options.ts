@@ -7,7 +7,7 @@
 import type { DocsOptions } from './docs/options'
 import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
-import { isIsoDate } from './core/iso-date'
+import { versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
 import {
   resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
@@ -45,6 +45,11 @@ export interface FastifyVersionerOptions extends DocsOptions {
   apiVersionTitle?: string
   /** Description of the version parameter in the OpenAPI documents. */
   apiVersionDescription?: string
+  /**
+   * The clock of the sunset policy (`afterSunset: 'gone'`): the current time, as a `Date` or milliseconds since
+   * the epoch (default `Date.now`). Read only for requests of versions with that policy.
+   */
+  now?: () => Date | number
 }
 
 /** Options after defaults and checks. */
@@ -62,10 +67,12 @@ export interface ResolvedOptions {
   readonly asyncPicking: boolean
   readonly apiVersionTitle: string | undefined
   readonly apiVersionDescription: string | undefined
+  /** The current time in milliseconds (the `now` option). */
+  readonly now: () => number
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -101,10 +108,10 @@ export function resolveOptions (options: FastifyVersionerOptions, extraKeys: Rea
     throw new InvalidOptionError(`Option 'apiVersionParameterName' must be a valid header name; got ${describeValue(name)}.`)
   }
   if (format === 'date') {
-    const notDates = versions.versionValues.filter((value) => !isIsoDate(value))
+    const notDates = versions.versionValues.filter((value) => versionDate(value) === undefined)
     if (notDates.length > 0) {
       throw new InvalidOptionError('With apiVersionFormat \'date\', every version must be an ISO date (YYYY-MM-DD); ' +
-        `these are not: ${notDates.join(', ')}. Use apiVersionFormat: 'string' for other version names.`)
+        `these are not: ${notDates.join(', ')}. Use apiVersionFormat: 'string' for other version names (a date may carry a name: YYYY-MM-DD.name).`)
     }
   }
   const defaultValue = options.apiVersionDefaultValue
@@ -126,6 +133,11 @@ export function resolveOptions (options: FastifyVersionerOptions, extraKeys: Rea
   if (typeof Picker !== 'function' || (Picker !== VersionPicker && !(Picker.prototype instanceof VersionPicker))) {
     throw new InvalidOptionError(`Option 'versionPicker' must be VersionPicker or a subclass of it; got ${describeValue(Picker)}.`)
   }
+  const clock = options.now
+  if (clock !== undefined && typeof clock !== 'function') {
+    throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
+  }
+  const now = clock === undefined ? Date.now : () => Number(clock())
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {
@@ -138,6 +150,7 @@ export function resolveOptions (options: FastifyVersionerOptions, extraKeys: Rea
     picker,
     asyncPicking: typeof defaultValue === 'function' || Picker !== VersionPicker,
     apiVersionTitle: optionalString('apiVersionTitle', options.apiVersionTitle),
-    apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription)
+    apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription),
+    now
   }
 }

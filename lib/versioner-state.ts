@@ -58,6 +58,8 @@ export class VersionerState {
    */
   readonly storesVersion: boolean
   ready = false
+  /** `Link: <document>; rel="successor-version"` of each deprecated version (set before routes are registered). */
+  successorLinks: ReadonlyMap<string, string> = new Map()
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 

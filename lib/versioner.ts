@@ -26,6 +26,7 @@ import type { Changelog } from './docs/changelog'
 import { resolveVersion } from './serve/version-picking'
 import { VersionerState } from './versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
+import { successorLinks } from './serve/lifecycle'
 import type { VersionBundle } from './describe/versions'
 
 /**
@@ -45,8 +46,11 @@ export interface VersionerDecoration {
   readonly schemas: VersionedSchemas
   /** The routes of every version, by version (available after `app.ready()`). */
   readonly routes: ReadonlyMap<string, readonly VersionedRouteInfo[]>
-  /** `migrateResponseBody` bound to this application's versions and shared schemas. */
-  migrateResponseBody: <T = unknown>(schema: TSchema, options: MigrateResponseBodyOptions) => T
+  /**
+   * `migrateResponseBody` bound to this application's versions and shared schemas: the body, or a promise of it
+   * when a converter on the path is async.
+   */
+  migrateResponseBody: <T = unknown>(schema: TSchema, options: MigrateResponseBodyOptions) => T | Promise<T>
   /** Webhook payloads each version's document lists (declare them before `app.ready()`). */
   readonly webhooks: Webhooks
   /** The OpenAPI document of a version (or `'unversioned'`), after `app.ready()`; `undefined` when there is none. */
@@ -81,6 +85,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
   const docsOptions = resolveDocsOptions(options)
   const state = new VersionerState(resolved)
+  const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
+  state.successorLinks = successorLinks(resolved.versions, documentUrl)
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
@@ -102,8 +108,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (routes === undefined) throw new NotReadyError('app.versioner.routes')
       return routes
     },
-    migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T =>
-      migrateWith({ bundle: resolved.versions, generation: state.generation, planner: state.planner }, schema, migration) as T
+    migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T | Promise<T> =>
+      migrateWith({ bundle: resolved.versions, generation: state.generation, planner: state.planner }, schema, migration) as T | Promise<T>
   }
   const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
   Object.defineProperty(decoration, kToolFacts, { value: facts })

@@ -84,7 +84,7 @@ test('responses served as a deprecated version carry Deprecation (RFC 9745), Sun
   t.strictSame(lifecycleOf(deprecated), {
     deprecation: DEPRECATION,
     sunset: 'Thu, 01 Jan 2026 00:00:00 GMT',
-    link: '<https://example.com/upgrade>; rel="deprecation"'
+    link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"'
   })
   t.match(String(deprecated.headers.deprecation), /^@\d+$/, 'Deprecation is a structured-field Date: @ and whole seconds')
   t.match(String(deprecated.headers.sunset), IMF_FIXDATE, 'Sunset is an IMF-fixdate in GMT')
@@ -117,7 +117,7 @@ test('error answers served as the deprecated version carry the headers too', asy
   const failed = await app.inject({ url: '/boom', headers: { 'x-api-version': '2000-01-01' } })
   t.equal(failed.statusCode, 500)
   t.equal(failed.headers.deprecation, DEPRECATION, 'a 500 from the handler')
-  t.equal(failed.headers.link, '<https://example.com/upgrade>; rel="deprecation"')
+  t.equal(failed.headers.link, '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"')
   const absent = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' } })
   t.equal(absent.statusCode, 404, 'a route the version does not have')
   t.equal(absent.headers.deprecation, DEPRECATION)
@@ -130,7 +130,7 @@ test('the headers follow the version however it is picked: path segment, default
   const byPath = await lifecycleApp(t, { apiVersionLocation: 'path' })
   const old = await byPath.inject('/2000-01-01/ping')
   t.equal(old.statusCode, 200)
-  t.strictSame(lifecycleOf(old), { deprecation: DEPRECATION, sunset: 'Thu, 01 Jan 2026 00:00:00 GMT', link: '<https://example.com/upgrade>; rel="deprecation"' })
+  t.strictSame(lifecycleOf(old), { deprecation: DEPRECATION, sunset: 'Thu, 01 Jan 2026 00:00:00 GMT', link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"' })
   t.equal((await byPath.inject('/2002-01-01/ping')).headers.deprecation, undefined)
 
   const byDefault = await lifecycleApp(t, { apiVersionDefaultValue: '2000-01-01' })
@@ -141,7 +141,7 @@ test('the headers follow the version however it is picked: path segment, default
 
   const deprecationOnly = await lifecycleApp(t, {}, lifecycleBundle({ deprecatedAt: new Date(0) }))
   t.strictSame(lifecycleOf(await deprecationOnly.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })),
-    { deprecation: '@0', sunset: undefined, link: undefined }, 'only the dates given; no link without one')
+    { deprecation: '@0', sunset: undefined, link: '</openapi.json?version=2001-01-01>; rel="successor-version"' }, 'only the dates given; no deprecation link without one, the successor link')
 })
 
 test('the deprecation link survives other Link headers of the response', async (t) => {

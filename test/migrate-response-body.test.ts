@@ -121,7 +121,7 @@ test('nested occurrences, three versions in order, dates and Date objects, by-pa
   t.same(new Set(calls), new Set(['2002:a', '2002:b', '2002:c']))
 
   calls.length = 0
-  const oldest = migrateResponseBody<Record<string, unknown>>(versions, Webhook, { latestBody, version: '2000-01-01' })
+  const oldest = await migrateResponseBody<Record<string, unknown>>(versions, Webhook, { latestBody, version: '2000-01-01' })
   const { byId, ...rest } = oldest
   t.same(rest, {
     type: 'order.paid',

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { VersionerStructureError } from '../core/errors'
-import { isIsoDate, toIsoDate } from '../core/iso-date'
+import { toIsoDate, versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { bindVersionChange, versionChangeBinding, type VersionChangeBinding } from './version-change'
@@ -19,6 +19,11 @@ export interface VersionLifecycle {
   sunsetAt?: Date | string
   /** A page about the deprecation (a migration guide), sent as `Link: <…>; rel="deprecation"`. */
   link?: string
+  /**
+   * What happens after `sunsetAt`: `'serve'` (default) keeps serving the version; `'gone'` answers its requests
+   * with 410 and an RFC 9457 `application/problem+json` body. `'gone'` needs `sunsetAt`.
+   */
+  afterSunset?: 'serve' | 'gone'
 }
 
 /** True for a URL that can stand inside `<…>` in a `Link` header. */
@@ -45,6 +50,7 @@ function readDate (value: unknown, what: string, version: string): Date | undefi
  * ```ts
  * new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses)
  * new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' })
+ * new Version('1999-01-01', { sunsetAt: '2025-06-30', afterSunset: 'gone' }) // 410 Gone after that date
  * ```
  */
 export class Version {
@@ -58,6 +64,8 @@ export class Version {
   readonly sunsetAt: Date | undefined
   /** A page about the deprecation. */
   readonly link: string | undefined
+  /** What happens after `sunsetAt`: served as before (`'serve'`), or answered 410 (`'gone'`). */
+  readonly afterSunset: 'serve' | 'gone'
 
   constructor (value: string | Date, ...changes: Array<VersionChangeClass | VersionLifecycle>) {
     if (value instanceof Date) {
@@ -77,9 +85,9 @@ export class Version {
       }
     }
     this.changes = Object.freeze([...changes] as VersionChangeClass[])
-    const unknown = Object.keys(lifecycle).filter((key) => !['deprecatedAt', 'sunsetAt', 'link'].includes(key))
+    const unknown = Object.keys(lifecycle).filter((key) => !['deprecatedAt', 'sunsetAt', 'link', 'afterSunset'].includes(key))
     if (unknown.length > 0) {
-      throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use deprecatedAt, sunsetAt, link.`)
+      throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use deprecatedAt, sunsetAt, link, afterSunset.`)
     }
     this.deprecatedAt = readDate(lifecycle.deprecatedAt, 'deprecatedAt', this.value)
     this.sunsetAt = readDate(lifecycle.sunsetAt, 'sunsetAt', this.value)
@@ -91,6 +99,14 @@ export class Version {
         `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(lifecycle.link)}.`)
     }
     this.link = lifecycle.link
+    const afterSunset = lifecycle.afterSunset ?? 'serve'
+    if (afterSunset !== 'serve' && afterSunset !== 'gone') {
+      throw new VersionerStructureError(`Version('${this.value}'): afterSunset must be 'serve' or 'gone'; got ${describeValue(afterSunset)}.`)
+    }
+    if (afterSunset === 'gone' && this.sunsetAt === undefined) {
+      throw new VersionerStructureError(`Version('${this.value}'): afterSunset 'gone' needs a sunsetAt date (when the version stops being served).`)
+    }
+    this.afterSunset = afterSunset
     Object.freeze(this)
   }
 }
@@ -159,7 +175,7 @@ export class VersionBundle implements Iterable<Version> {
   readonly versionValues: readonly string[]
   /** Holds the version being served in the current async context. */
   readonly apiVersionStorage: AsyncLocalStorage<string | undefined>
-  /** True when every version value is an ISO date (`YYYY-MM-DD`). */
+  /** True when every version value is an ISO date (`YYYY-MM-DD`), possibly named (`2024-09-30.acacia`). */
   readonly valuesAreDates: boolean
   /** @internal */
   readonly [kBundleInternals]: BundleInternals
@@ -213,9 +229,20 @@ export class VersionBundle implements Iterable<Version> {
         'to migrate to and from the version before them, and there is no version before the oldest one.')
     }
     const values = versions.map((version) => version.value)
-    const valuesAreDates = values.every(isIsoDate)
+    const dates = values.map(versionDate)
+    const valuesAreDates = dates.every((date) => date !== undefined)
     if (valuesAreDates) {
-      const sorted = [...values].sort().reverse()
+      const byDate = new Map<string, string>()
+      values.forEach((value, index) => {
+        const date = dates[index] as string
+        const other = byDate.get(date)
+        if (other !== undefined) {
+          throw new VersionerStructureError(`Versions '${other}' and '${value}' have the same date ${date}: date versions are ordered and ` +
+            'waterfalled by their date, so each date may name one version only.')
+        }
+        byDate.set(date, value)
+      })
+      const sorted = values.map((value, index) => [dates[index] as string, value] as const).sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([, value]) => value)
       if (sorted.some((value, index) => value !== values[index])) {
         throw new VersionerStructureError(`Versions are not sorted correctly: got ${values.join(', ')}. Sort them newest first: ${sorted.join(', ')}.`)
       }

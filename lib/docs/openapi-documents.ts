@@ -160,7 +160,10 @@ export class OpenApiDocuments {
       }
       if (version.sunsetAt !== undefined) {
         info['x-sunset-at'] = toIsoDate(version.sunsetAt)
-        notes.push(`It stops being served on ${toIsoDate(version.sunsetAt)}.`)
+        info['x-after-sunset'] = version.afterSunset
+        notes.push(version.afterSunset === 'gone'
+          ? `It stops being served on ${toIsoDate(version.sunsetAt)}: from then on, its requests are answered 410 Gone.`
+          : `It stops being served on ${toIsoDate(version.sunsetAt)}.`)
       }
       if (version.link !== undefined) notes.push(`See ${version.link}.`)
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')

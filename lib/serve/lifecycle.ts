@@ -39,3 +39,17 @@ export function lifecycleHeadersByVersion (bundle: VersionBundle): ReadonlyMap<s
   }
   return byVersion
 }
+
+/**
+ * `Link: <document>; rel="successor-version"` (RFC 5829) of each deprecated version: the OpenAPI document of
+ * the next newer version, at `documentUrl?version=NEXT`. None when documents are off (`documentUrl` null).
+ */
+export function successorLinks (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, string> {
+  const links = new Map<string, string>()
+  if (documentUrl === null) return links
+  bundle.versions.forEach((version, index) => {
+    if (index === 0 || version.deprecatedAt === undefined) return
+    links.set(version.value, `<${documentUrl}?version=${encodeURIComponent(bundle.versionValues[index - 1])}>; rel="successor-version"`)
+  })
+  return links
+}

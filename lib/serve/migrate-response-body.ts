@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { copyJson, runSteps } from './converter-runtime'
 import { ConverterPlanner } from '../routes/converter-steps'
-import { UnknownVersionError, VersionerStructureError } from '../core/errors'
+import { UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { SchemaGeneration } from '../schemas/generation'
 import { plausiblyMatches } from '../values/occurrences'
@@ -55,7 +55,10 @@ function targetVersion (bundle: VersionBundle, version: string | Date): string {
   throw new UnknownVersionError(`Version '${String(value)}' is not in the version bundle; its versions are ${bundle.versionValues.join(', ')}.`)
 }
 
-/** Migrates `latestBody` with an engine (the plugin's, or the bundle's own). */
+/**
+ * Migrates `latestBody` with an engine (the plugin's, or the bundle's own): synchronously, or as a promise when
+ * a converter on the path returns one (the converters after it run once it settles, as on routes).
+ */
 export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions): unknown {
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
@@ -63,12 +66,9 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const result = runSteps(steps, info, box, { method: undefined, reply: undefined })
-  if (result !== undefined) {
-    throw new VersionerStructureError('migrateResponseBody runs converters synchronously, but one of them returned a promise. ' +
-      'Make the response converters of this schema synchronous.')
-  }
   const form = engine.generation.formAt(schema, level)
-  return conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
+  const finish = (): unknown => conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
+  return result === undefined ? finish() : result.then(finish)
 }
 
 type ResolveRef = (ref: string) => TSchema | undefined
@@ -196,13 +196,15 @@ function conformFields (source: SchemaObject, value: Record<string, unknown>, re
 
 /**
  * Migrates a HEAD body to a version outside routing, through the same response converters as routes,
- * returning the body of that version with its schema's defaults applied and unknown fields removed.
+ * returning the body of that version with its schema's defaults applied and unknown fields removed. The result
+ * is a promise when a converter on the path is async (returns a promise), the body itself otherwise: `await`
+ * it unless every converter of the schema is synchronous.
  * @example
  * ```ts
- * const payload = migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
+ * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
  * await deliverWebhook(subscriber.url, payload)
  * ```
  */
-export function migrateResponseBody<T = unknown> (bundle: VersionBundle, schema: TSchema, options: MigrateResponseBodyOptions): T {
-  return migrateWith(engineFor(bundle), schema, options) as T
+export function migrateResponseBody<T = unknown> (bundle: VersionBundle, schema: TSchema, options: MigrateResponseBodyOptions): T | Promise<T> {
+  return migrateWith(engineFor(bundle), schema, options) as T | Promise<T>
 }

@@ -73,7 +73,8 @@ function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErr
   options.errorHandler = createMigrationErrorHandler({
     behaviours: prepared.registered.behaviours,
     scope: prepared.registered.head.scope,
-    display: prepared.registered.head.display
+    display: prepared.registered.head.display,
+    head: prepared.registered.head
   }, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }
@@ -102,14 +103,15 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     for (const level of group.levels) {
       const version = state.versionAt(level)
       const described = state.options.versions.get(version)
-      const link = described === undefined ? undefined : lifecycleLink(described)
+      const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
+      const link = links.length === 0 ? undefined : links.join(', ')
       behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
     }
     const display = `${group.methods.join(',')} ${url}`
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
     const all = [...behaviours.values()]
     const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display }, state.options, userFormatter as never, state.storesVersion) as Hook
+      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, state.options, userFormatter as never, state.storesVersion) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
@@ -119,7 +121,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
     const versions = [...behaviours.keys()]
     const passthroughVersions = passthroughPossible(state.options, state.storesVersion)
-      ? all.filter((behaviour) => behaviour.passthrough).map((behaviour) => behaviour.version)
+      // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
+      ? all.filter((behaviour) => behaviour.passthrough && state.options.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
       : []
     const hooked = versions.filter((version) => !passthroughVersions.includes(version))
     const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
@@ -274,8 +277,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
           [kRegisteredUrl]: prepared.registered.url,
           [kPassthroughRoute]: true
         },
-        handler: createPassthroughHandler(rest.handler as never, state.options, scope.prefix),
-        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options),
+        handler: createPassthroughHandler(rest.handler as never, state.options, scope.prefix, head),
+        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options, head),
         constraints: prepared.passthrough?.constraints
       }
       this.route(options as unknown as RouteOptions)

@@ -53,7 +53,7 @@ app.register(versioned(async (api) => {
 expectType<VersionBundle>(app.versioner.versions)
 expectType<ReadonlyMap<string, readonly VersionedRouteInfo[]>>(app.versioner.routes)
 expectType<TSchema>(app.versioner.schemas.get('2000-01-01').get(UserResource))
-expectType<{ id: string }>(app.versioner.migrateResponseBody<{ id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' }))
+expectType<{ id: string } | Promise<{ id: string }>>(app.versioner.migrateResponseBody<{ id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' }))
 expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: {}, version: new Date('2000-06-01') }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
 
