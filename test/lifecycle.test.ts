@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { endpoint, Version, VersionBundle, type VersionLifecycle } from '../plugin'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import { endpoint, fastifyVersioner, versioned, Version, VersionBundle, type VersionLifecycle } from '../plugin'
 import { versionedApp } from './helpers/apps'
 import { documentOf, operationsOf, validationError } from './helpers/openapi-documents'
 import { changeClass } from './helpers/version-changes'
@@ -212,4 +212,84 @@ test('the /docs list page shows deprecation and sunset badges, and the version\'
   const current = await app.inject('/docs?version=2002-01-01')
   t.equal(current.statusCode, 200)
   t.notMatch(current.body, 'deprecated since', 'the current version\'s page shows no badge')
+})
+
+test("afterSunset: 'gone' answers 410 problem+json after the sunset date, by the clock of the now option; 'serve' keeps serving", async (t) => {
+  let clock = Date.parse('2025-12-31T23:59:59Z')
+  const bundle = new VersionBundle(
+    new Version('2002-01-01'),
+    new Version('2001-01-01', { sunsetAt: '2026-01-01', afterSunset: 'gone' }),
+    new Version('2000-01-01', { deprecatedAt: '2024-01-01', sunsetAt: '2025-06-01', afterSunset: 'gone' }),
+    new Version('1999-01-01', { sunsetAt: '2020-01-01' })
+  )
+  const app = await lifecycleApp(t, { now: () => new Date(clock) }, bundle)
+  const get = (version: string, method: 'GET' | 'POST' = 'GET'): Promise<LightMyRequestResponse> =>
+    app.inject({ method, url: method === 'GET' ? '/ping' : '/orders', headers: { 'x-api-version': version }, ...(method === 'POST' ? { payload: { count: 1 } } : {}) })
+
+  t.equal((await get('2001-01-01')).statusCode, 200, 'before its sunset date: served')
+  const gone = await get('2000-01-01')
+  t.equal(gone.statusCode, 410, 'after its sunset date: gone')
+  t.match(gone.headers['content-type'], /^application\/problem\+json/)
+  t.match(String(gone.headers.vary), /x-api-version/, 'Vary on the version header')
+  t.strictSame(JSON.parse(gone.body), {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: 'API version 2000-01-01 was sunset on 2025-06-01 and is no longer served. The oldest version still served is 1999-01-01.',
+    version: '2000-01-01',
+    sunsetAt: '2025-06-01T00:00:00.000Z',
+    oldestVersion: '1999-01-01'
+  }, 'RFC 9457 body naming the version, its date and the oldest version still served')
+  t.equal((await get('2000-06-01')).statusCode, 410, 'a date waterfalled to a gone version')
+  t.equal((await get('2000-01-01', 'POST')).statusCode, 410, 'every route and method of the version')
+  t.equal((await get('1999-01-01')).statusCode, 200, "afterSunset 'serve' (the default): still served after the date")
+
+  clock = Date.parse('2026-01-01T00:00:00Z')
+  const later = await get('2001-01-01')
+  t.equal(later.statusCode, 410, 'the clock moved past the next sunset')
+  t.match(JSON.parse(later.body).detail, 'The oldest version still served is 1999-01-01.')
+  t.equal((await get('2002-01-01')).statusCode, 200)
+  t.equal((await app.inject({ url: '/health', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, 'unversioned routes are not affected')
+
+  t.equal(caught(() => new Version('2000-01-01', { afterSunset: 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', "'gone' needs sunsetAt")
+  t.equal(caught(() => new Version('2000-01-01', { sunsetAt: '2025-01-01', afterSunset: 'later' as 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', 'an unknown policy')
+  t.equal(new Version('2000-01-01', { sunsetAt: '2025-01-01' }).afterSunset, 'serve', "'serve' by default")
+})
+
+test("the document of a version with afterSunset: 'gone' says so", async (t) => {
+  const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { sunsetAt: '2099-01-01', afterSunset: 'gone' }))
+  const app = await lifecycleApp(t, {}, bundle)
+  const info = documentOf(app, '2000-01-01').info
+  t.equal(info['x-sunset-at'], '2099-01-01')
+  t.equal(info['x-after-sunset'], 'gone')
+  t.match(info.description, 'answered 410 Gone')
+  t.equal((await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, 'before the date (real clock): served')
+})
+
+test('deprecated versions link to the next version\'s document with rel="successor-version" (RFC 5829)', async (t) => {
+  const bundle = (): VersionBundle => new VersionBundle(
+    new Version('2002-01-01'), new Version('2001-01-01', { deprecatedAt: '2025-01-01' }), new Version('2000-01-01', { deprecatedAt: '2024-01-01' })
+  )
+  const app = await lifecycleApp(t, {}, bundle())
+  const links = async (instance: FastifyInstance, version: string, url = '/ping'): Promise<unknown> =>
+    (await instance.inject({ url, headers: { 'x-api-version': version } })).headers.link
+  t.equal(await links(app, '2000-01-01'), '</openapi.json?version=2001-01-01>; rel="successor-version"')
+  t.equal(await links(app, '2001-01-01'), '</openapi.json?version=2002-01-01>; rel="successor-version"')
+  t.equal(await links(app, '2002-01-01'), undefined, 'not on the newest version')
+  const document = await app.inject('/openapi.json?version=2001-01-01')
+  t.equal(document.statusCode, 200, 'the link leads to the document')
+
+  const moved = await lifecycleApp(t, { openapiUrl: '/docs/api.json' }, bundle())
+  t.equal(await links(moved, '2000-01-01'), '</docs/api.json?version=2001-01-01>; rel="successor-version"', 'the configured openapiUrl')
+  const off = await lifecycleApp(t, { openapiUrl: null }, bundle())
+  t.equal(await links(off, '2000-01-01'), undefined, 'no documents: no successor link')
+
+  const prefixed = Fastify()
+  t.teardown(() => prefixed.close())
+  await prefixed.register(async (scope) => {
+    await scope.register(fastifyVersioner, { versions: bundle() })
+    await scope.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
+  }, { prefix: '/v' })
+  t.equal(await links(prefixed, '2000-01-01', '/v/ping'), '</v/openapi.json?version=2001-01-01>; rel="successor-version"', 'the prefix the plugin is registered under')
+  t.equal((await prefixed.inject('/v/openapi.json?version=2001-01-01')).statusCode, 200)
 })

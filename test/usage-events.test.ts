@@ -2,7 +2,6 @@ import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import type { Teardown } from './helpers/changelog-lifecycle'
 import { fastifyVersioner, versioned, Version, VersionBundle, VersionPicker, type FastifyVersionerOptions, type ServedEvent } from '../plugin'
 
 const SUNSET = new Date('2030-01-01T00:00:00Z')
@@ -16,7 +15,7 @@ function bundle (): VersionBundle {
 }
 
 /** An application with `GET /items/:id` and `POST /items` (versioned) and `GET /health` (unversioned), and the events it publishes. */
-async function appWithEvents (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, events: ServedEvent[] }> {
+async function appWithEvents (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, events: ServedEvent[] }> {
   const app = Fastify()
   const events: ServedEvent[] = []
   // Tests run one after the other, each closing its application: every event seen is this application's.
