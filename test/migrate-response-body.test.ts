@@ -191,3 +191,77 @@ test('regression: migrateResponseBody: intersections keep every member\'s fields
   t.same(migrateResponseBody(versions, Plain, { latestBody: withPrototypeNames, version: '2000-01-01' }), { id: '1' },
     'constructor, toString and hasOwnProperty are undeclared fields')
 })
+
+test('async converters: migrateResponseBody returns a promise of the migrated body; synchronous paths still return the body', async (t) => {
+  const Payment = Type.Object({ id: Type.String(), amountCents: Type.Integer() })
+  const rates = async (): Promise<number> => await new Promise((resolve) => setImmediate(() => resolve(100)))
+  const order: string[] = []
+
+  class AmountInEuros extends VersionChange {
+    description = 'amountCents was amount (in euros).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Payment).field('amountCents').didntExist,
+      schema(Payment).field('amount').existedAs({ type: Type.Number() })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
+    async toEuros (response: ResponseInfo) {
+      response.body.amount = response.body.amountCents / await rates()
+      delete response.body.amountCents
+      order.push('2001')
+    }
+  }
+  class AmountAsText extends VersionChange {
+    description = 'amount was a string.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amount').had({ type: Type.String() })]
+
+    @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
+    asText (response: ResponseInfo) {
+      order.push('2000')
+      response.body.amount = String(response.body.amount)
+    }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', AmountInEuros), new Version('2001-01-01', AmountAsText), new Version('2000-01-01'))
+  const latestBody = { id: 'p1', amountCents: 250, internal: true }
+
+  const pending = migrateResponseBody(versions, Payment, { latestBody, version: '2000-01-01' })
+  t.ok(pending instanceof Promise, 'an async converter on the path: a promise')
+  t.same(await pending, { id: 'p1', amount: '2.5' }, 'both converters, the synchronous one after the async one settled; unknown fields removed')
+  t.strictSame(order, ['2001', '2000'], 'converters in order, newest first')
+
+  const latest = migrateResponseBody(versions, Payment, { latestBody, version: '2002-01-01' })
+  t.notOk(latest instanceof Promise, 'no converter on the path: the body itself')
+  t.same(latest, { id: 'p1', amountCents: 250 })
+
+  class Failing extends VersionChange {
+    description = 'fails.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
+    async fail (response: ResponseInfo) {
+      response.body.failed = await Promise.reject(new Error('rates unavailable'))
+    }
+  }
+  const failing = new VersionBundle(new Version('2001-01-01', Failing), new Version('2000-01-01'))
+  await t.rejects(async () => await migrateResponseBody(failing, Payment, { latestBody, version: '2000-01-01' }), { message: 'rates unavailable' },
+    'a rejected converter rejects the promise')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  class SlowRates extends VersionChange {
+    description = 'amountCents came from the rates service.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
+    async slow (response: ResponseInfo) {
+      response.body.amountCents = await rates()
+    }
+  }
+  const appVersions = new VersionBundle(new Version('2001-01-01', SlowRates), new Version('2000-01-01'))
+  await app.register(fastifyVersioner, { versions: appVersions })
+  await app.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
+  await app.ready()
+  const bound = app.versioner.migrateResponseBody<{ id: string, amountCents: number }>(Payment, { latestBody, version: '2000-01-01' })
+  t.ok(bound instanceof Promise)
+  t.same(await bound, { id: 'p1', amountCents: 100 }, 'app.versioner.migrateResponseBody too')
+})
