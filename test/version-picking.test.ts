@@ -291,3 +291,32 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
   t.same(jsonOf(current), { version: '2002-01-01' })
   t.same(jsonOf(await path.inject({ url: '/api/2000-05-05/echo' })), { version: '2000-01-01' })
 })
+
+test('named date versions: sent with or without the name, echoed in full, waterfalled by date; the string format is unaffected', async (t) => {
+  const named = ['2024-09-30.acacia', '2024-06-20', '2023-10-16.basil']
+  for (const location of ['header', 'path'] as const) {
+    const app = await appWith(t, { versions: bundleOf(named), apiVersionLocation: location })
+    await app.register(echoRoute)
+    const ask = (version: string): ReturnType<typeof getWith> => location === 'header' ? getWith(app, '/echo', version) : getWith(app, `/${version}/echo`)
+    for (const [sent, served] of [
+      ['2024-09-30.acacia', '2024-09-30.acacia'],
+      ['2024-09-30', '2024-09-30.acacia'],
+      ['2024-12-01', '2024-09-30.acacia'],
+      ['2024-07-01', '2024-06-20'],
+      ['2023-10-16', '2023-10-16.basil'],
+      ['2024-01-01', '2023-10-16.basil']
+    ]) {
+      const response = await ask(sent)
+      t.equal(response.statusCode, 200, `${location} ${sent}`)
+      t.same(jsonOf(response), { version: served }, `${location} ${sent}: request.apiVersion is the full name`)
+      t.equal(response.headers['x-api-version'], served, `${location} ${sent}: the full name is echoed`)
+    }
+    t.equal((await ask('2024-09-30.basil')).statusCode, 400, `${location}: a name that is not the date's`)
+    t.equal((await ask('2023-01-01')).statusCode, 400, `${location}: older than the oldest`)
+  }
+
+  const strings = await appWith(t, { versions: bundleOf(['2024-09-30.acacia', 'v1']), apiVersionFormat: 'string' })
+  await strings.register(echoRoute)
+  t.equal((await getWith(strings, '/echo', '2024-09-30.acacia')).statusCode, 200, 'string format: the exact value')
+  t.equal((await getWith(strings, '/echo', '2024-09-30')).statusCode, 400, 'string format: no date matching')
+})

@@ -289,3 +289,15 @@ test('version change classes are read when the bundle is built; their errors nam
   throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', NoDescription), new Version('2000-01-01')), /'NoDescription'/)
   throwsStructure(t, () => new VersionBundle(new HeadVersion(NoDescription as VersionChangeClass), new Version('2000-01-01')), /'NoDescription'/)
 })
+
+test('named date versions (2024-09-30.acacia): ordered by their date; two versions of one date are a structure error', async (t) => {
+  const named = new VersionBundle(new Version('2024-09-30.acacia'), new Version('2024-06-20'), new Version('2023-10-16.basil'))
+  t.strictSame(named.versionValues, ['2024-09-30.acacia', '2024-06-20', '2023-10-16.basil'])
+  t.equal(named.valuesAreDates, true, 'named dates count as dates')
+  throwsStructure(t, () => new VersionBundle(new Version('2023-10-16.basil'), new Version('2024-09-30.acacia')),
+    /not sorted correctly/, /2024-09-30\.acacia, 2023-10-16\.basil/)
+  throwsStructure(t, () => new VersionBundle(new Version('2024-09-30.acacia'), new Version('2024-09-30')),
+    /same date 2024-09-30/, /'2024-09-30\.acacia'/, /'2024-09-30'/)
+  throwsStructure(t, () => new VersionBundle(new Version('2024-09-30.acacia'), new Version('2024-09-30.basil')), /same date/)
+  t.equal(new VersionBundle(new Version('2024-13-01.acacia'), new Version('v1')).valuesAreDates, false, 'not a real date: not a date version')
+})
