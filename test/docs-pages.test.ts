@@ -11,6 +11,7 @@ import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type 
 import { Type } from '@sinclair/typebox'
 import { versionedApp } from './helpers/apps'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { eventHandlerTags, inlineCode, scriptSources, settingsBlock, swaggerConfig, swaggerSettings } from './helpers/docs-pages'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -44,21 +45,9 @@ function page (app: FastifyInstance, url: string): Promise<LightMyRequestRespons
 
 const q = (key: string): string => encodeURIComponent(key)
 
-interface ScriptElement { attributes: string, body: string }
-
-/** Every `<script>` element of a page (attributes and inline body). */
-function scripts (html: string): ScriptElement[] {
-  return [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)].map((match) => ({ attributes: match[1], body: match[2] }))
-}
-
 /** The number of `<script` openings in a page, whatever follows them. */
 function scriptOpenings (html: string): number {
   return html.match(/<script/gi)?.length ?? 0
-}
-
-/** The `src` of every external script. */
-function scriptSources (html: string): string[] {
-  return scripts(html).map((element) => /\bsrc="([^"]*)"/.exec(element.attributes)?.[1]).filter((src): src is string => src !== undefined)
 }
 
 /** Every `href` of a page's `<a>` elements, entity-decoded the way a browser reads it. */
@@ -78,38 +67,6 @@ function linkHref (html: string, rel: string): string | undefined {
 
 function decodeEntities (text: string): string {
   return text.replace(/&#(\d+);/g, (_all, code: string) => String.fromCharCode(Number(code)))
-}
-
-/** The settings data block of a Swagger page (JSON in `<script type="application/json">`, read by the initializer). */
-function settingsBlock (html: string): ScriptElement {
-  const block = scripts(html).find((element) => element.attributes.includes('type="application/json"'))
-  if (block === undefined) throw new Error('no settings data block in the page')
-  return block
-}
-
-/** The settings a Swagger page gives its initializer script. */
-function swaggerSettings (html: string): { config: Record<string, unknown>, initOAuth: unknown, oauth2RedirectUrl: string, pages: Record<string, string> } {
-  return JSON.parse(settingsBlock(html).body) as ReturnType<typeof swaggerSettings>
-}
-
-/** The configuration given to `SwaggerUIBundle`. */
-function swaggerConfig (html: string): Record<string, unknown> {
-  return swaggerSettings(html).config
-}
-
-/** Script that would run inline: `<script>` elements without `src` other than JSON data blocks, event handlers, styles. */
-function inlineCode (html: string): string[] {
-  return [
-    ...scripts(html).filter((element) => !/\bsrc="/.test(element.attributes) && !element.attributes.includes('type="application/json"'))
-      .map((element) => `<script${element.attributes}>`),
-    ...eventHandlerTags(html),
-    ...[...html.matchAll(/<style\b|\sstyle=/gi)].map((match) => match[0])
-  ]
-}
-
-/** Opening tags carrying an event-handler attribute (`onerror=`, `onmouseover=`…). */
-function eventHandlerTags (html: string): string[] {
-  return [...html.matchAll(/<[a-z][^>]*\son[a-z]+\s*=[^>]*>/gi)].map((match) => match[0])
 }
 
 /** A printable label for a value: JSON with U+2028/U+2029 spelled out (TAP reads them as line breaks). */
