@@ -116,6 +116,30 @@ app.ready().then(async () => {
 })
 `
 
+/** JavaScript checked by TypeScript (`checkJs`) registering the plugin as `require` returns it, as Fastify's docs show. */
+const CHECKJS_CONSUMER = `// @ts-check
+'use strict'
+const Fastify = require('fastify')
+const { VersionBundle, HeadVersion, Version } = require('fastify-versioner')
+const app = Fastify()
+app.register(require('fastify-versioner'), { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')) })
+/** @type {import('fastify').FastifyPluginAsync<import('fastify-versioner').FastifyVersionerOptions>} */
+const named = require('fastify-versioner').fastifyVersioner
+if (named !== require('fastify-versioner') || require('fastify-versioner').default !== named) throw new Error('one plugin under every name')
+app.ready().then(async () => {
+  const response = await app.inject('/openapi.json?version=2000-01-01')
+  console.log(JSON.stringify({ status: response.statusCode, version: response.json().info.version }))
+  await app.close()
+})
+`
+
+/** Must fail to type-check: the options given with \`require('fastify-versioner')\` are checked. */
+const CHECKJS_CONSUMER_WITH_ERRORS = `// @ts-check
+'use strict'
+const app = require('fastify')()
+app.register(require('fastify-versioner'), { versions: 'none' })
+`
+
 const CJS_CONSUMER = `'use strict'
 const { Type } = require('@sinclair/typebox')
 const { VersionBundle, Version, HeadVersion, VersionChange, schema, generateVersionedSchemas, errorCodes } = require('fastify-versioner')
@@ -257,6 +281,11 @@ t.before(async () => {
   await writeFile(join(consumerDir, 'consumer.mjs'), ESM_CONSUMER)
   await writeFile(join(consumerDir, 'consumer.cjs'), CJS_CONSUMER)
   await writeFile(join(consumerDir, 'server.cjs'), SERVER_CONSUMER)
+  await writeFile(join(consumerDir, 'app.js'), CHECKJS_CONSUMER)
+  await writeFile(join(consumerDir, 'broken-app.js'), CHECKJS_CONSUMER_WITH_ERRORS)
+  for (const [file, files] of [['tsconfig.checkjs.json', ['app.js']], ['tsconfig.checkjs-broken.json', ['broken-app.js']]] as const) {
+    await writeFile(join(consumerDir, file), JSON.stringify({ compilerOptions: { ...TSCONFIG.compilerOptions, allowJs: true, checkJs: true }, files }, null, 2))
+  }
   const typescript: Record<string, string> = {
     'core.mts': TS_CONSUMER_CORE,
     'core.cts': TS_CONSUMER_CORE,
@@ -369,6 +398,17 @@ t.test('npm pack from a clean copy builds the package itself (prepack runs: no i
     'dist/vendor/redoc/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'dist/vendor/redoc/redoc.standalone.js.LICENSE.txt']) {
     t.ok(files.includes(file), `the tarball holds ${file}`)
   }
+})
+
+t.test('JavaScript with checkJs registers require(\'fastify-versioner\') itself: it type-checks and runs', async (t) => {
+  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.checkjs.json'], consumerDir)
+  t.same(checked.stdout.split('\n').filter((line) => line.includes('error TS')), [], 'tsc reports no errors')
+  t.equal(checked.code, 0, 'tsc --noEmit exits with 0')
+  const output = parseOutput(t, await run(process.execPath, ['app.js'], consumerDir))
+  t.same(output, { status: 200, version: '2000-01-01' }, 'the plugin registered as require() returns it serves its documents')
+  const broken = await run(process.execPath, [tsc, '-p', 'tsconfig.checkjs-broken.json'], consumerDir)
+  t.match(broken.stdout, /broken-app\.js\(4,\d+\): error TS2769: /, 'wrong options are reported: the types are real')
+  t.match(broken.stdout, "Type 'string' is not assignable to type 'VersionBundle'")
 })
 
 t.test('the packed package serves its docs pages and assets, ReDoc included', async (t) => {
