@@ -3,6 +3,6 @@
 const neostandard = require('neostandard')
 
 module.exports = neostandard({
-  ignores: [...neostandard.resolveIgnoresFromGitignore(), 'test/types/**', 'tap-snapshots/**'],
+  ignores: [...neostandard.resolveIgnoresFromGitignore(), 'test/types/**', 'tap-snapshots/**', 'vendor/**'],
   ts: true
 })

@@ -1,9 +1,12 @@
 /**
  * The docs pages in a real browser: `playwright-core` drives Debian's Chromium (`/usr/bin/chromium`) against
- * the example app listening on 127.0.0.1. It opens the version list, follows a link to one version, waits for
- * Swagger UI to render that version's operations, switches version with the topbar's "Select a definition",
- * and opens pages with crafted `version` values (and crafted version names) that would run script if they
- * were not escaped. It saves a screenshot of a version's docs page (`docs/docs-page.png`, shown in the
+ * the example app listening on 127.0.0.1, with `@fastify/helmet` registered with its defaults (a strict
+ * Content-Security-Policy: `script-src 'self'`). Every request to another host is refused and recorded, and
+ * every CSP violation (`securitypolicyviolation`) and console error is recorded: none may happen. It opens
+ * the version list, follows a link to one version, waits for Swagger UI to render that version's operations,
+ * switches version with the topbar's "Select a definition", renders ReDoc with the network off, and opens
+ * pages with crafted `version` values (and crafted version names) that would run script if they were not
+ * escaped. It saves a screenshot of a version's docs page (`docs/docs-page.png`, shown in the
  * README: rewritten when `DOCS_SCREENSHOT=1` or when missing; otherwise written under `test/.tmp`).
  *
  * Without Chromium the test says so and is skipped; `.ci/run` installs it with apt-get.
@@ -12,6 +15,7 @@ import t, { type Test } from 'tap'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fastifyHelmet from '@fastify/helmet'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { chromium, type BrowserContext, type Dialog, type Locator, type Page } from 'playwright-core'
 import { buildApp } from '../examples/users/app'
@@ -35,22 +39,55 @@ function selectedLabel (select: Locator): Promise<string | null | undefined> {
   return select.evaluate((element) => (element as unknown as SelectElement).selectedOptions[0]?.textContent)
 }
 
-/** A page that records every dialog (alert, confirm, prompt) and uncaught error. */
+/** A page that records every dialog (alert, confirm, prompt), uncaught error and console error. */
 interface Watched {
   page: Page
   dialogs: string[]
   errors: string[]
+  consoleErrors: string[]
 }
 
 async function watchedPage (context: BrowserContext): Promise<Watched> {
   const page = await context.newPage()
-  const watched: Watched = { page, dialogs: [], errors: [] }
+  const watched: Watched = { page, dialogs: [], errors: [], consoleErrors: [] }
   page.on('dialog', (dialog: Dialog) => {
     watched.dialogs.push(`${dialog.type()}: ${dialog.message()}`)
     dialog.dismiss().catch(() => {})
   })
   page.on('pageerror', (error) => watched.errors.push(error.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.consoleErrors.push(`${message.text()} (${message.location().url})`)
+  })
   return watched
+}
+
+/** What the tests read of a `securitypolicyviolation` event (no DOM types in the project). */
+interface ViolationEvent { violatedDirective: string, blockedURI: string, sourceFile: string }
+
+/**
+ * Records every Content-Security-Policy violation of the context's pages in `window.__cspViolations` (an init
+ * script runs before the page's own scripts and is not subject to the page's policy).
+ */
+async function recordViolations (context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const scope = globalThis as unknown as { __cspViolations: string[], addEventListener: (type: string, listener: (event: ViolationEvent) => void) => void }
+    scope.__cspViolations = []
+    scope.addEventListener('securitypolicyviolation', (event) => {
+      scope.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI} (${event.sourceFile})`)
+    })
+  })
+}
+
+/** The CSP violations recorded in the page so far. */
+function violations (page: Page): Promise<string[]> {
+  return page.evaluate(() => (globalThis as unknown as { __cspViolations?: string[] }).__cspViolations ?? ['the recorder did not run'])
+}
+
+/** Nothing went wrong on the page: no CSP violation, no console error, no uncaught error. */
+async function cleanPage (t: Test, watched: Watched, label: string): Promise<void> {
+  t.same(await violations(watched.page), [], `${label}: no Content-Security-Policy violation`)
+  t.same(watched.consoleErrors, [], `${label}: no console error`)
+  t.same(watched.errors, [], `${label}: no script error`)
 }
 
 async function listen (app: FastifyInstance): Promise<string> {
@@ -103,7 +140,11 @@ if (!existsSync(CHROMIUM)) {
   t.test('docs pages in Chromium', async (t) => {
     const app = await buildApp()
     t.teardown(() => app.close())
+    // Helmet with its defaults: Content-Security-Policy (script-src 'self'; script-src-attr 'none'…), nosniff…
+    await app.register(fastifyHelmet)
     const base = await listen(app)
+    const csp = (await fetch(`${base}/docs?version=2002-01-01`)).headers.get('content-security-policy') ?? ''
+    t.match(csp, "script-src 'self';", 'helmet\'s default policy is on the docs pages')
 
     const profile = mkdtempSync(join(tmpdir(), 'fastify-versioner-chromium-'))
     const context = await chromium.launchPersistentContext(profile, {
@@ -116,6 +157,7 @@ if (!existsSync(CHROMIUM)) {
       await context.close()
       rmSync(profile, { recursive: true, force: true })
     })
+    await recordViolations(context)
     // Only the app is reachable: every other request is recorded and refused (the pages must work offline).
     const external: string[] = []
     await context.route('**/*', async (route) => {
@@ -198,8 +240,42 @@ if (!existsSync(CHROMIUM)) {
       t.equal(await page.locator('nav.versions strong').textContent(), shown,
         `after switching and reloading (${page.url().slice(base.length)}), the navigation bar marks the version shown`)
 
-      t.same(watched.errors, [], 'no script error on the pages')
+      await cleanPage(t, watched, 'Swagger UI')
       t.same(external, [], 'Swagger UI loaded nothing from outside the app (it works offline)')
+    })
+
+    await t.test('ReDoc renders a version with the network off, under the strict policy', async (t) => {
+      const watched = await watchedPage(context)
+      const { page } = watched
+      t.teardown(() => page.close())
+      const attempted = external.length
+      const response = await page.goto(`${base}/redoc?version=2002-01-01`)
+      t.equal(response?.status(), 200)
+      t.equal(await page.title(), 'API: 2002-01-01: ReDoc')
+      // ReDoc shows each operation's summary as a heading; wait for the first, then read them all.
+      await page.getByRole('heading', { name: 'Create a user' }).waitFor({ timeout: WAIT })
+      const headings = await page.locator('h2').allInnerTexts()
+      for (const summary of ['Create a user', 'Get a user', "List a user's addresses"]) t.ok(headings.includes(summary), `ReDoc shows "${summary}"`)
+      // Its search runs in a worker, served as a file (a blob: worker would break script-src 'self').
+      await page.getByPlaceholder('Search...').fill('addresses')
+      const result = page.locator('[data-role="search:results"]').getByText("List a user's addresses")
+      await result.first().waitFor({ timeout: WAIT })
+      t.ok(await result.count() > 0, 'searching finds the addresses operation')
+      await page.goto(`${base}/redoc?version=2000-01-01`)
+      await page.getByRole('heading', { name: 'Create a user' }).waitFor({ timeout: WAIT })
+      t.notOk((await page.locator('h2').allInnerTexts()).includes("List a user's addresses"), '2000-01-01: no addresses endpoint')
+      await cleanPage(t, watched, 'ReDoc')
+      t.same(external.slice(attempted), [], 'ReDoc attempted no request outside the app (no CDN script, no remote logo)')
+    })
+
+    await t.test('the version list, under the strict policy', async (t) => {
+      const watched = await watchedPage(context)
+      t.teardown(() => watched.page.close())
+      await watched.page.goto(`${base}/docs`)
+      t.equal(await watched.page.locator('nav, main h1').first().evaluate((element) =>
+        (globalThis as unknown as { getComputedStyle: (e: unknown) => { fontFamily: string } }).getComputedStyle(element).fontFamily.includes('system-ui')), true,
+      'its style sheet applies (served, not inline)')
+      await cleanPage(t, watched, 'list')
     })
 
     await t.test('a screenshot of the docs page of 2002-01-01', async (t) => {
@@ -285,7 +361,7 @@ if (!existsSync(CHROMIUM)) {
           ['/things'], `${label}: Swagger UI rendered the version's operations`)
         t.equal(await selectedLabel(page.getByLabel('Select a definition')), name,
           `${label}: the switcher selected the exact name`)
-        t.equal(await page.locator('script').count(), 3, `${label}: only the page's own scripts`)
+        t.equal(await page.locator('script').count(), 4, `${label}: only the page's own scripts (and its settings)`)
         for (const link of await page.locator('nav.versions a').all()) await link.hover()
         await noScriptRan(t, watched, `${label} Swagger UI`)
 

@@ -1,23 +1,22 @@
 /**
  * The docs pages through `app.inject`: the version list (`GET /docs`), Swagger UI for one version with its
  * switcher (`GET /docs?version=V`), ReDoc (`GET /redoc?version=V`), the 404 page of an unknown version, the
- * asset options, `null` options, the locally served Swagger UI assets, and crafted `version` values (in the
- * query, and as version names) that must reach a page only escaped.
+ * asset options, `null` options, the locally served assets (and nothing else), no inline script or style, and
+ * crafted `version` values (in the query, and as version names) that must reach a page only escaped.
  */
 import { test } from 'tap'
-import { createRequire } from 'node:module'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../examples/users/app'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
 import { versionedApp } from './helpers/apps'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { eventHandlerTags, inlineCode, scriptSources, settingsBlock, swaggerConfig, swaggerSettings } from './helpers/docs-pages'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
 const EXAMPLE_VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
-const REDOC_CDN_PREFIX = 'https://cdn.redoc.ly/redoc/'
-const LOCAL = '/docs/swagger-ui/static'
+const LOCAL = '/docs/assets'
 
 /** The example app (users API), ready; closed at teardown. */
 async function example (t: Teardown, versioner: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
@@ -46,21 +45,9 @@ function page (app: FastifyInstance, url: string): Promise<LightMyRequestRespons
 
 const q = (key: string): string => encodeURIComponent(key)
 
-interface ScriptElement { attributes: string, body: string }
-
-/** Every `<script>` element of a page (attributes and inline body). */
-function scripts (html: string): ScriptElement[] {
-  return [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)].map((match) => ({ attributes: match[1], body: match[2] }))
-}
-
 /** The number of `<script` openings in a page, whatever follows them. */
 function scriptOpenings (html: string): number {
   return html.match(/<script/gi)?.length ?? 0
-}
-
-/** The `src` of every external script. */
-function scriptSources (html: string): string[] {
-  return scripts(html).map((element) => /\bsrc="([^"]*)"/.exec(element.attributes)?.[1]).filter((src): src is string => src !== undefined)
 }
 
 /** Every `href` of a page's `<a>` elements, entity-decoded the way a browser reads it. */
@@ -68,41 +55,23 @@ function anchors (html: string): Array<{ href: string, text: string }> {
   return [...html.matchAll(/<a href="([^"]*)">([\s\S]*?)<\/a>/g)].map((match) => ({ href: decodeEntities(match[1]), text: match[2] }))
 }
 
-/** The `href` of `<link rel="…">`. */
+/** The `href` of every `<link rel="…">`. */
+function linkHrefs (html: string, rel: string): string[] {
+  return [...html.matchAll(new RegExp(`<link rel="${rel}" href="([^"]*)">`, 'g'))].map((match) => decodeEntities(match[1]))
+}
+
+/** The `href` of the last `<link rel="…">` (of a Swagger UI page's two style sheets, Swagger UI's own). */
 function linkHref (html: string, rel: string): string | undefined {
-  const match = new RegExp(`<link rel="${rel}" href="([^"]*)">`).exec(html)
-  return match === null ? undefined : decodeEntities(match[1])
+  return linkHrefs(html, rel).at(-1)
 }
 
 function decodeEntities (text: string): string {
   return text.replace(/&#(\d+);/g, (_all, code: string) => String.fromCharCode(Number(code)))
 }
 
-/** The Swagger UI configuration object embedded in a Swagger page (parsed from its inline script). */
-function swaggerConfig (html: string): Record<string, unknown> {
-  const inline = scripts(html).find((element) => element.body.includes('SwaggerUIBundle('))
-  if (inline === undefined) throw new Error('no inline SwaggerUIBundle(...) script in the page')
-  const match = /SwaggerUIBundle\(Object\.assign\(([\s\S]*), \{ presets: /.exec(inline.body)
-  if (match === null) throw new Error(`unexpected inline script: ${inline.body}`)
-  return JSON.parse(match[1]) as Record<string, unknown>
-}
-
-/** Opening tags carrying an event-handler attribute (`onerror=`, `onmouseover=`…). */
-function eventHandlerTags (html: string): string[] {
-  return [...html.matchAll(/<[a-z][^>]*\son[a-z]+\s*=[^>]*>/gi)].map((match) => match[0])
-}
-
 /** A printable label for a value: JSON with U+2028/U+2029 spelled out (TAP reads them as line breaks). */
 function show (value: string): string {
   return JSON.stringify(value).replace(/[\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16)}`)
-}
-
-function redocInstalled (): string | undefined {
-  try {
-    return createRequire(__filename).resolve('redoc/bundles/redoc.standalone.js')
-  } catch {
-    return undefined
-  }
 }
 
 test('GET /docs: every version newest first, then unversioned, each with Swagger UI, ReDoc and OpenAPI links', async (t) => {
@@ -113,6 +82,8 @@ test('GET /docs: every version newest first, then unversioned, each with Swagger
   t.equal(response.headers['x-content-type-options'], 'nosniff')
   t.match(response.body, /^<!doctype html>/i)
   t.equal(scriptOpenings(response.body), 0, 'the list page runs no script')
+  t.same(inlineCode(response.body), [], 'no inline style (a strict Content-Security-Policy allows the page)')
+  t.same(linkHrefs(response.body, 'stylesheet'), [`${LOCAL}/docs.css`], 'its style sheet is served')
 
   const rows = [...response.body.matchAll(/<tr><td><strong>([^<]*)<\/strong>/g)].map((match) => match[1])
   t.same(rows, [...EXAMPLE_VERSIONS, 'unversioned'], 'versions newest first, then unversioned')
@@ -192,11 +163,15 @@ test('GET /docs?version=V: Swagger UI for V, a switcher over every version, a na
     t.equal(config.layout, 'StandaloneLayout', 'the standalone layout (the topbar with "Select a definition")')
     t.equal(config.dom_id, '#swagger-ui')
     t.notOk('url' in config, 'no single url competes with urls')
-    t.match(scripts(html).at(-1)?.body, 'presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset]')
-    t.same(scriptSources(html), [`${LOCAL}/swagger-ui-bundle.js`, `${LOCAL}/swagger-ui-standalone-preset.js`], 'bundle then preset, local')
-    t.equal(linkHref(html, 'stylesheet'), `${LOCAL}/swagger-ui.css`)
+    t.equal(config.validatorUrl, null, 'no validator badge from validator.swagger.io')
+    t.same(scriptSources(html), [`${LOCAL}/swagger-ui-bundle.js`, `${LOCAL}/swagger-ui-standalone-preset.js`, `${LOCAL}/swagger-initializer.js`],
+      'bundle, preset, then the initializer, local')
+    t.same(linkHrefs(html, 'stylesheet'), [`${LOCAL}/docs.css`, `${LOCAL}/swagger-ui.css`])
     t.equal(linkHref(html, 'icon'), `${LOCAL}/favicon-32x32.png`)
-    t.equal(scriptOpenings(html), 3, 'two script files and the initializer')
+    t.equal(scriptOpenings(html), 4, 'the settings data block, two script files and the initializer')
+    t.same(inlineCode(html), [], 'no inline script or style')
+    t.equal(swaggerSettings(html).oauth2RedirectUrl, `${LOCAL}/oauth2-redirect.html`)
+    t.equal(swaggerSettings(html).pages[`/openapi.json?version=${current}`], `/docs?version=${current}`, 'the switcher opens the version\'s page')
 
     // The navigation bar: All versions, links to the other versions' Swagger pages, the current one in bold.
     const nav = /<nav class="versions"[^>]*>([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? ''
@@ -215,7 +190,6 @@ test('GET /docs?version=V: Swagger UI for V, a switcher over every version, a na
 
 test('GET /redoc?version=V: ReDoc for V, a navigation bar of ReDoc pages, its script', async (t) => {
   const app = await example(t)
-  const local = redocInstalled()
   for (const current of [...EXAMPLE_VERSIONS, 'unversioned']) {
     const response = await page(app, `/redoc?version=${current}`)
     t.equal(response.statusCode, 200)
@@ -224,24 +198,19 @@ test('GET /redoc?version=V: ReDoc for V, a navigation bar of ReDoc pages, its sc
     t.match(html, `<title>API: ${current}: ReDoc</title>`)
     t.match(html, `<redoc spec-url="/openapi.json?version=${current}"></redoc>`)
     t.equal(scriptOpenings(html), 1, 'only ReDoc\'s script')
-    const [source] = scriptSources(html)
-    if (local === undefined) {
-      t.ok(source.startsWith(REDOC_CDN_PREFIX) && source.endsWith('/redoc.standalone.js'), `redoc not installed: the CDN (${source})`)
-    } else {
-      t.equal(source, '/redoc/redoc.standalone.js', 'redoc installed: served locally')
-    }
+    t.same(scriptSources(html), [`${LOCAL}/redoc.standalone.js`], 'the ReDoc bundle shipped with the package, served locally')
+    t.same(inlineCode(html), [], 'no inline script or style')
     const nav = /<nav class="versions"[^>]*>([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? ''
     t.same(anchors(nav).map((link) => link.href),
       ['/docs', ...[...EXAMPLE_VERSIONS, 'unversioned'].filter((key) => key !== current).map((key) => `/redoc?version=${key}`)])
     t.match(nav, `<strong>${current}</strong>`)
   }
-  const localScript = await page(app, '/redoc/redoc.standalone.js')
-  if (local === undefined) {
-    t.equal(localScript.statusCode, 404, 'no local ReDoc script without the redoc package')
-  } else {
-    t.equal(localScript.statusCode, 200)
-    t.match(localScript.headers['content-type'], /^application\/javascript/)
-  }
+  const localScript = await page(app, `${LOCAL}/redoc.standalone.js`)
+  t.equal(localScript.statusCode, 200)
+  t.match(localScript.headers['content-type'], /^application\/javascript/)
+  t.match(localScript.body, 'redoc.standalone.js.LICENSE.txt', 'ReDoc\'s standalone bundle')
+  t.notMatch(localScript.body, /cdn\.redoc\.ly/, 'no logo (or anything) from the CDN')
+  t.notMatch(localScript.body, /\/\/# sourceMappingURL=\S+\s*$/, 'no source map to fetch')
   const list = await page(app, '/redoc')
   t.equal(list.statusCode, 200, '/redoc without a version lists the versions too')
   t.match(list.body, /API versions<\/h1>/)
@@ -323,8 +292,8 @@ test('crafted version names (string versions) reach the list, Swagger UI and ReD
   for (const name of names) {
     const swagger = await page(app, `/docs?version=${q(name)}`)
     t.equal(swagger.statusCode, 200, `Swagger UI page of ${show(name)}`)
-    check(`swagger ${show(name)}`, swagger.body, 3)
-    const inline = scripts(swagger.body).at(-1)?.body ?? ''
+    check(`swagger ${show(name)}`, swagger.body, 4)
+    const inline = settingsBlock(swagger.body).body
     t.notMatch(inline, /[<>\u2028\u2029]/, 'the inline JSON has no <, >, U+2028 or U+2029')
     t.match(inline, '\\u003c/script\\u003e', '< and > are \\u-escaped in the script')
     t.match(inline, '\\u2028\\u2029', 'U+2028 and U+2029 are \\u-escaped in the script')
@@ -355,13 +324,14 @@ test('asset options: every Swagger UI and ReDoc asset URL is used where it belon
   const swagger = (await page(app, '/docs?version=2001-01-01')).body
   t.same(scriptSources(swagger).map(decodeEntities), [
     options.swaggerJsUrl,
-    'https://cdn.example.com/swagger-ui@5/swagger-ui-standalone-preset.js?a=1&b="2"'
-  ], 'the bundle, and the preset next to it (same query)')
+    'https://cdn.example.com/swagger-ui@5/swagger-ui-standalone-preset.js?a=1&b="2"',
+    `${LOCAL}/swagger-initializer.js`
+  ], 'the bundle, and the preset next to it (same query), then the initializer')
   t.match(swagger, 'src="https://cdn.example.com/swagger-ui@5/swagger-ui-bundle.js?a=1&#38;b=&#34;2&#34;"', 'escaped in the attribute')
   t.equal(linkHref(swagger, 'stylesheet'), options.swaggerCssUrl)
   t.match(swagger, 'href="https://cdn.example.com/swagger-ui@5/swagger-ui.css?x=&#60;y&#62;"')
   t.equal(linkHref(swagger, 'icon'), options.swaggerFaviconUrl)
-  t.notMatch(swagger, /swagger-ui\/static/, 'no local asset left')
+  t.notMatch(swagger, /\/docs\/assets\/swagger-ui/, 'no local Swagger UI asset left')
 
   const list = (await page(app, '/docs')).body
   t.equal(linkHref(list, 'icon'), options.swaggerFaviconUrl, 'the list page uses the docs favicon')
@@ -377,12 +347,12 @@ test('asset options one at a time: the others keep their defaults', async (t) =>
   const onlyCss = await example(t, { swaggerCssUrl: '/assets/swagger.css' })
   const css = (await page(onlyCss, '/docs?version=2002-01-01')).body
   t.equal(linkHref(css, 'stylesheet'), '/assets/swagger.css')
-  t.same(scriptSources(css), [`${LOCAL}/swagger-ui-bundle.js`, `${LOCAL}/swagger-ui-standalone-preset.js`])
+  t.same(scriptSources(css), [`${LOCAL}/swagger-ui-bundle.js`, `${LOCAL}/swagger-ui-standalone-preset.js`, `${LOCAL}/swagger-initializer.js`])
   t.equal(linkHref(css, 'icon'), `${LOCAL}/favicon-32x32.png`)
 
   const onlyJs = await example(t, { swaggerJsUrl: '/assets/swagger-ui/swagger-ui-bundle.js' })
   const js = (await page(onlyJs, '/docs?version=2002-01-01')).body
-  t.same(scriptSources(js), ['/assets/swagger-ui/swagger-ui-bundle.js', '/assets/swagger-ui/swagger-ui-standalone-preset.js'])
+  t.same(scriptSources(js), ['/assets/swagger-ui/swagger-ui-bundle.js', '/assets/swagger-ui/swagger-ui-standalone-preset.js', `${LOCAL}/swagger-initializer.js`])
   t.equal(linkHref(js, 'stylesheet'), `${LOCAL}/swagger-ui.css`)
 
   const onlyFavicon = await example(t, { swaggerFaviconUrl: '/favicon.ico' })
@@ -409,7 +379,10 @@ test('swaggerJsUrl not named swagger-ui-bundle.js: the page still gets a distinc
 
 test('invalid docs options fail at start-up', async (t) => {
   for (const [name, value] of [
-    ['docsUrl', 'docs'], ['redocUrl', 42], ['openapiUrl', ''], ['swaggerJsUrl', ''], ['swaggerCssUrl', 1], ['redocJsUrl', null]
+    ['docsUrl', 'docs'], ['redocUrl', 42], ['openapiUrl', ''], ['swaggerJsUrl', ''], ['swaggerCssUrl', 1], ['redocJsUrl', null],
+    ['uiConfig', 'none'], ['uiConfig', { urls: [] }], ['uiConfig', { onComplete: () => {} }], ['uiConfig', { x: [new Date()] }],
+    ['initOAuth', []], ['initOAuth', { clientId: undefined }], ['uiHooks', () => {}], ['uiHooks', { onSend: () => {} }],
+    ['uiHooks', { onRequest: 'auth' }], ['uiHooks', { preHandler: [] }]
   ] as const) {
     const app = Fastify()
     t.teardown(() => app.close())
@@ -429,21 +402,34 @@ test('locally served assets: bundle, preset, CSS and favicon answer 200 with the
     ['swagger-ui-bundle.js', /^application\/javascript/, 'SwaggerUIBundle'],
     ['swagger-ui-standalone-preset.js', /^application\/javascript/, 'SwaggerUIStandalonePreset'],
     ['swagger-ui.css', /^text\/css/, '.swagger-ui'],
-    ['favicon-32x32.png', /^image\/png$/, '\x89PNG']
+    ['favicon-32x32.png', /^image\/png$/, '\x89PNG'],
+    ['favicon-16x16.png', /^image\/png$/, '\x89PNG'],
+    ['docs.css', /^text\/css/, 'nav.versions'],
+    ['swagger-initializer.js', /^application\/javascript/, 'SwaggerUIBundle(config)'],
+    ['oauth2-redirect.html', /^text\/html/, '<script src="oauth2-redirect.js"></script>'],
+    ['oauth2-redirect.js', /^application\/javascript/, 'swaggerUIRedirectOauth2'],
+    ['redoc.standalone.js', /^application\/javascript/, 'Redoc']
   ]
   for (const [file, type, marker] of expected) {
     const response = await app.inject({ method: 'GET', url: `${LOCAL}/${file}` })
     t.equal(response.statusCode, 200, `${file}: 200`)
     t.match(response.headers['content-type'], type, `${file}: ${type}`)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', `${file}: nosniff`)
     t.ok(response.rawPayload.length > 0, `${file}: not empty`)
     t.ok(response.rawPayload.toString('latin1').includes(marker), `${file}: is what it says`)
+  }
+
+  // Only those: not the rest of @fastify/swagger-ui's folder, nor its own page (a second, undocumented Swagger UI).
+  for (const url of [`${LOCAL}/index.html`, `${LOCAL}/swagger-ui.js`, `${LOCAL}/csp.json`, `${LOCAL}/..%2Fpackage.json`, `${LOCAL}/`,
+    '/docs/swagger-ui/', '/docs/swagger-ui/yaml', '/docs/swagger-ui/json', '/docs/swagger-ui/static/swagger-ui-bundle.js']) {
+    t.equal((await page(app, url)).statusCode, 404, `${url}: 404`)
   }
 
   // Every asset the default pages reference is served by the app itself: the pages work offline.
   for (const url of ['/docs', '/docs?version=2002-01-01', '/docs?version=unversioned', '/redoc?version=2002-01-01', '/docs?version=nope']) {
     const html = (await page(app, url)).body
     const assets = [...scriptSources(html), linkHref(html, 'stylesheet'), linkHref(html, 'icon')]
-      .filter((asset): asset is string => asset !== undefined && !asset.startsWith(REDOC_CDN_PREFIX))
+      .filter((asset): asset is string => asset !== undefined)
     for (const asset of assets) {
       t.notMatch(asset, /^[a-z]+:/i, `${url}: ${asset} is local`)
       t.equal((await page(app, asset)).statusCode, 200, `${url}: ${asset} answers`)
@@ -465,7 +451,8 @@ test('a custom docsUrl moves the pages and the local assets', async (t) => {
   t.ok(anchors(list).some((link) => link.href === '/api/redoc?version=2001-01-01'))
   t.ok(anchors(list).some((link) => link.href === '/api/openapi.json?version=2001-01-01'))
   const swagger = (await page(app, '/api/docs?version=2001-01-01')).body
-  t.same(scriptSources(swagger), ['/api/docs/swagger-ui/static/swagger-ui-bundle.js', '/api/docs/swagger-ui/static/swagger-ui-standalone-preset.js'])
+  t.same(scriptSources(swagger), ['/api/docs/assets/swagger-ui-bundle.js', '/api/docs/assets/swagger-ui-standalone-preset.js',
+    '/api/docs/assets/swagger-initializer.js'])
   t.same((swaggerConfig(swagger).urls as Array<{ url: string }>)[0].url, '/api/openapi.json?version=2002-01-01')
   for (const asset of [...scriptSources(swagger), linkHref(swagger, 'stylesheet') as string, linkHref(swagger, 'icon') as string]) {
     t.equal((await page(app, asset)).statusCode, 200, `${asset} answers`)
@@ -497,6 +484,9 @@ test('null options turn pages off', async (t) => {
     t.notOk(anchors(redoc.body).some((link) => link.href.startsWith('/docs')), 'no link to /docs at all')
     const icon = linkHref(redoc.body, 'icon') as string
     t.equal((await page(app, icon)).statusCode, 200, `the default favicon still answers (${icon})`)
+    t.same(scriptSources(redoc.body), ['/redoc/assets/redoc.standalone.js'], 'the assets live under the ReDoc URL')
+    t.equal((await page(app, '/redoc/assets/redoc.standalone.js')).statusCode, 200)
+    t.equal((await page(app, '/redoc/assets/swagger-ui-bundle.js')).statusCode, 404, 'no Swagger UI asset without its page')
     const missing = await page(app, '/redoc?version=nope')
     t.equal(missing.statusCode, 404)
     t.notOk(anchors(missing.body).some((link) => link.href.startsWith('/docs')))

@@ -1,12 +1,16 @@
-// The published package, as users get it: `npm pack`, extracted into a fresh consumer folder, then imported
-// from ESM and CommonJS and type-checked from TypeScript (module nodenext, .mts and .cts).
+// The published package, as users get it. Packed exactly as a publisher packs it: `npm pack` in a copy of the
+// repository as a fresh clone has it (tracked files, no dist/; the repository's node_modules linked in), with no
+// build step before: `prepack` must build. The tarball is then installed (extracted) into a fresh consumer
+// folder, imported from ESM and CommonJS, served from a Fastify app, and type-checked from TypeScript (module
+// nodenext, .mts and .cts).
 //
 // The consumer folder lives under test/.tmp (gitignored) so that Node and TypeScript find the package's
 // dependencies by walking up to the repository's node_modules: no registry, no network.
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { join, relative, resolve } from 'node:path'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
+import semver from 'semver'
 import t from 'tap'
 
 const root = resolve(__dirname, '..')
@@ -17,7 +21,12 @@ t.setTimeout(300_000)
 
 // Child processes are still tracked by tap's processinfo, but must not count as coverage of lib/: the
 // consumers run the packed dist/ (whose source maps point at lib/), not the unit under test.
-const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+// npm's own variables (set when this runs under `npm test`) are dropped: npm pack runs as in a publisher's shell.
+const childEnv: NodeJS.ProcessEnv = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
+  NO_COLOR: '1',
+  _TAPJS_PROCESSINFO_COVERAGE_: '0'
+}
 
 interface Run { code: number, stdout: string, stderr: string }
 
@@ -30,19 +39,16 @@ function run (file: string, args: string[], cwd: string, timeout = 120_000): Pro
   })
 }
 
-async function newestSource (): Promise<number> {
-  const files = ['plugin.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json',
-    ...(await readdir(join(root, 'lib'))).map((name) => join('lib', name))]
-  const times = await Promise.all(files.map(async (file) => (await stat(join(root, file))).mtimeMs))
-  return Math.max(...times)
-}
-
-/** Builds `dist/` when it is missing or older than the sources (`npm pack` does not run `prepack` here). */
-async function ensureBuilt (): Promise<void> {
-  const entry = join(root, 'dist', 'plugin.js')
-  if (existsSync(entry) && (await stat(entry)).mtimeMs >= await newestSource()) return
-  const build = await run('npm', ['run', 'build'], root)
-  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
+/** Copies the repository as a fresh clone has it: tracked and untracked-but-not-ignored files (no dist/). */
+async function cleanCopy (target: string): Promise<void> {
+  const listed = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root)
+  if (listed.code !== 0) throw new Error(`git ls-files failed:\n${listed.stderr}`)
+  for (const file of listed.stdout.split('\0').filter((name) => name !== '' && existsSync(join(root, name)))) {
+    await mkdir(dirname(join(target, file)), { recursive: true })
+    await copyFile(join(root, file), join(target, file))
+  }
+  // The dependencies a publisher has after `npm ci` (the build needs TypeScript).
+  await symlink(join(root, 'node_modules'), join(target, 'node_modules'), 'dir')
 }
 
 // The public names every consumer imports; the runtime checks compare both module systems against this list.
@@ -89,6 +95,49 @@ ${SCENARIO}
 result.resolved = import.meta.resolve('fastify-versioner')
 result.sameModuleAsRequire = createRequire(import.meta.url)('fastify-versioner') === ns.default
 console.log(JSON.stringify(result))
+`
+
+/** The packed package serves its docs assets (Swagger UI's files, the shipped ReDoc) from a Fastify app. */
+const SERVER_CONSUMER = `'use strict'
+const Fastify = require('fastify')
+const { fastifyVersioner, VersionBundle, HeadVersion, Version } = require('fastify-versioner')
+const app = Fastify()
+app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')) })
+app.ready().then(async () => {
+  const result = {}
+  for (const url of ['/docs?version=2000-01-01', '/redoc?version=2000-01-01', '/docs/assets/swagger-ui-bundle.js',
+    '/docs/assets/swagger-initializer.js', '/docs/assets/oauth2-redirect.html', '/docs/assets/redoc.standalone.js',
+    '/docs/assets/redoc-search-worker.js']) {
+    const response = await app.inject(url)
+    result[url] = [response.statusCode, response.rawPayload.length]
+  }
+  console.log(JSON.stringify(result))
+  await app.close()
+})
+`
+
+/** JavaScript checked by TypeScript (`checkJs`) registering the plugin as `require` returns it, as Fastify's docs show. */
+const CHECKJS_CONSUMER = `// @ts-check
+'use strict'
+const Fastify = require('fastify')
+const { VersionBundle, HeadVersion, Version } = require('fastify-versioner')
+const app = Fastify()
+app.register(require('fastify-versioner'), { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')) })
+/** @type {import('fastify').FastifyPluginAsync<import('fastify-versioner').FastifyVersionerOptions>} */
+const named = require('fastify-versioner').fastifyVersioner
+if (named !== require('fastify-versioner') || require('fastify-versioner').default !== named) throw new Error('one plugin under every name')
+app.ready().then(async () => {
+  const response = await app.inject('/openapi.json?version=2000-01-01')
+  console.log(JSON.stringify({ status: response.statusCode, version: response.json().info.version }))
+  await app.close()
+})
+`
+
+/** Must fail to type-check: the options given with \`require('fastify-versioner')\` are checked. */
+const CHECKJS_CONSUMER_WITH_ERRORS = `// @ts-check
+'use strict'
+const app = require('fastify')()
+app.register(require('fastify-versioner'), { versions: 'none' })
 `
 
 const CJS_CONSUMER = `'use strict'
@@ -211,14 +260,17 @@ const TSCONFIG = {
 let workDir = ''
 let consumerDir = ''
 let tarball = ''
+let distBeforePack = true
 
 t.before(async () => {
-  await ensureBuilt()
   await mkdir(join(root, 'test', '.tmp'), { recursive: true })
   workDir = await mkdtemp(join(root, 'test', '.tmp', 'package-'))
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', workDir], root)
+  const clone = join(workDir, 'clone')
+  await cleanCopy(clone)
+  distBeforePack = existsSync(join(clone, 'dist'))
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', workDir], clone, 300_000)
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`)
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string }>
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string }>
   tarball = join(workDir, info.filename)
   consumerDir = join(workDir, 'consumer')
   const installed = join(consumerDir, 'node_modules', 'fastify-versioner')
@@ -228,6 +280,12 @@ t.before(async () => {
   await writeFile(join(consumerDir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }, null, 2))
   await writeFile(join(consumerDir, 'consumer.mjs'), ESM_CONSUMER)
   await writeFile(join(consumerDir, 'consumer.cjs'), CJS_CONSUMER)
+  await writeFile(join(consumerDir, 'server.cjs'), SERVER_CONSUMER)
+  await writeFile(join(consumerDir, 'app.js'), CHECKJS_CONSUMER)
+  await writeFile(join(consumerDir, 'broken-app.js'), CHECKJS_CONSUMER_WITH_ERRORS)
+  for (const [file, files] of [['tsconfig.checkjs.json', ['app.js']], ['tsconfig.checkjs-broken.json', ['broken-app.js']]] as const) {
+    await writeFile(join(consumerDir, file), JSON.stringify({ compilerOptions: { ...TSCONFIG.compilerOptions, allowJs: true, checkJs: true }, files }, null, 2))
+  }
   const typescript: Record<string, string> = {
     'core.mts': TS_CONSUMER_CORE,
     'core.cts': TS_CONSUMER_CORE,
@@ -328,6 +386,59 @@ t.test('a TypeScript consumer gets real types: misuse is reported', async (t) =>
   t.match(errors[1], /^broken\.mts\(5,\d+\): error TS2345: Argument of type '"FETCH"\[\]'/, "endpoint(path, ['FETCH']) is rejected")
   t.match(errors[2], /^broken\.mts\(11,\d+\): error TS1241: /, 'a converter with two parameters is rejected')
   t.equal(errors.length, 3, 'nothing else is reported')
+})
+
+t.test('npm pack from a clean copy builds the package itself (prepack runs: no ignore-scripts in .npmrc)', async (t) => {
+  t.equal(distBeforePack, false, 'the copy had no dist/ before npm pack')
+  const npmrc = await readFile(join(root, '.npmrc'), 'utf8')
+  t.notMatch(npmrc, /^\s*ignore-scripts\s*=\s*true/m, '.npmrc does not stop prepack')
+  const listed = await run('tar', ['-tzf', tarball], workDir)
+  const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''))
+  for (const file of ['dist/plugin.js', 'dist/plugin.d.ts', 'dist/esm/plugin.d.ts', 'dist/esm/package.json', 'dist/lib/docs/assets.js',
+    'dist/vendor/redoc/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'dist/vendor/redoc/redoc.standalone.js.LICENSE.txt']) {
+    t.ok(files.includes(file), `the tarball holds ${file}`)
+  }
+})
+
+t.test('JavaScript with checkJs registers require(\'fastify-versioner\') itself: it type-checks and runs', async (t) => {
+  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.checkjs.json'], consumerDir)
+  t.same(checked.stdout.split('\n').filter((line) => line.includes('error TS')), [], 'tsc reports no errors')
+  t.equal(checked.code, 0, 'tsc --noEmit exits with 0')
+  const output = parseOutput(t, await run(process.execPath, ['app.js'], consumerDir))
+  t.same(output, { status: 200, version: '2000-01-01' }, 'the plugin registered as require() returns it serves its documents')
+  const broken = await run(process.execPath, [tsc, '-p', 'tsconfig.checkjs-broken.json'], consumerDir)
+  t.match(broken.stdout, /broken-app\.js\(4,\d+\): error TS2769: /, 'wrong options are reported: the types are real')
+  t.match(broken.stdout, "Type 'string' is not assignable to type 'VersionBundle'")
+})
+
+t.test('the packed package serves its docs pages and assets, ReDoc included', async (t) => {
+  const output = parseOutput(t, await run(process.execPath, ['server.cjs'], consumerDir))
+  for (const [url, [status, size]] of Object.entries(output as Record<string, [number, number]>)) {
+    t.equal(status, 200, `${url}: 200`)
+    t.ok(size > 100, `${url}: ${size} bytes`)
+  }
+  t.equal(Object.keys(output).length, 7, 'every URL was asked')
+})
+
+t.test('no dependency of the package excludes Node 20 (no EBADENGINE warning on install)', async (t) => {
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean, devOptional?: boolean, peer?: boolean, version?: string, engines?: { node?: string } | string[] }>
+  }
+  const runtime = Object.entries(lock.packages).filter(([path, entry]) => path !== '' && entry.dev !== true && entry.devOptional !== true)
+  t.ok(runtime.some(([path]) => path === 'node_modules/@fastify/swagger-ui'), 'the runtime dependencies are read from the lockfile')
+  const excluded = runtime.flatMap(([path, entry]) => {
+    const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node
+    return range === undefined || semver.satisfies('20.19.0', range) ? [] : [`${path}@${entry.version ?? '?'}: node ${range}`]
+  })
+  t.same(excluded, [], 'every runtime dependency accepts Node 20.19')
+})
+
+t.test('no package in the lockfile has an install script unless listed (installs run none: npm ci --ignore-scripts)', async (t) => {
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> }
+  const withScripts = Object.entries(lock.packages).filter(([, entry]) => entry.hasInstallScript === true).map(([path]) => path)
+  // esbuild (via tsx, dev only): its postinstall only checks its platform binary, which its optional dependency provides.
+  t.same(withScripts, ['node_modules/esbuild'], 'only the reviewed ones')
+  t.match(await readFile(join(root, '.ci', 'run'), 'utf8'), /^npm ci --ignore-scripts$/m, 'CI installs without running them')
 })
 
 t.test('the tarball holds the built package and nothing else', async (t) => {

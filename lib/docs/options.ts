@@ -1,9 +1,10 @@
 /**
  * Options of the per-version documents and docs pages: URLs (each can be turned off with `null`), asset
- * addresses, the OpenAPI base object, and the deprecated changelog endpoint.
+ * addresses, Swagger UI's settings, the hooks that protect the docs routes, the OpenAPI base object, and the
+ * deprecated changelog endpoint.
  * @module
  */
-import { createRequire } from 'node:module'
+import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
 import { InvalidOptionError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
 
@@ -16,6 +17,15 @@ export interface OpenApiBase {
   security?: Array<Record<string, string[]>>
   externalDocs?: { url: string, description?: string }
   [extension: `x-${string}`]: unknown
+}
+
+/**
+ * Hooks run before every documentation route (see {@link DocsOptions.uiHooks}); each may be one function or
+ * an array, as in a route's options.
+ */
+export interface DocsHooks {
+  onRequest?: onRequestHookHandler | onRequestHookHandler[]
+  preHandler?: preHandlerHookHandler | preHandlerHookHandler[]
 }
 
 /** Options of the documents and docs pages (part of the plugin's options). */
@@ -34,7 +44,7 @@ export interface DocsOptions {
   swaggerCssUrl?: string
   /** The docs pages' favicon. Default: served locally. */
   swaggerFaviconUrl?: string
-  /** ReDoc's standalone bundle. Default: served locally when the `redoc` package is installed, else its CDN. */
+  /** ReDoc's standalone bundle. Default: the copy of ReDoc shipped with the package, served locally. */
   redocJsUrl?: string
   /** The ReDoc page's favicon. Default: the docs favicon. */
   redocFaviconUrl?: string
@@ -42,14 +52,27 @@ export interface DocsOptions {
   changelogUrl?: string | null
   /** Whether the changelog endpoint appears in the unversioned document (default `true`). */
   includeChangelogUrlInSchema?: boolean
+  /**
+   * Swagger UI settings, given to `SwaggerUIBundle` (as `@fastify/swagger-ui`'s `uiConfig`): JSON values only,
+   * e.g. `{ docExpansion: 'none', persistAuthorization: true, tryItOutEnabled: true }`. The plugin sets
+   * `urls`, `urls.primaryName` and `dom_id` itself.
+   */
+  uiConfig?: Record<string, unknown>
+  /** Swagger UI's OAuth2 settings, given to `ui.initOAuth()` (`clientId`, `scopes`, `usePkceWithAuthorizationCodeGrant`…). */
+  initOAuth?: Record<string, unknown>
+  /**
+   * Hooks run before every documentation route: the documents, the docs and ReDoc pages, their assets, the
+   * OAuth2 redirect page and the changelog, e.g. an `onRequest` that answers 401 without a login.
+   */
+  uiHooks?: DocsHooks
 }
 
 /** The option names of {@link DocsOptions}. */
 export const DOCS_OPTION_KEYS: ReadonlySet<string> = new Set(['openapi', 'openapiUrl', 'docsUrl', 'redocUrl', 'swaggerJsUrl', 'swaggerCssUrl',
-  'swaggerFaviconUrl', 'redocJsUrl', 'redocFaviconUrl', 'changelogUrl', 'includeChangelogUrlInSchema'])
+  'swaggerFaviconUrl', 'redocJsUrl', 'redocFaviconUrl', 'changelogUrl', 'includeChangelogUrlInSchema', 'uiConfig', 'initOAuth', 'uiHooks'])
 
-/** ReDoc's standalone bundle on its CDN, used when the `redoc` package is not installed. */
-export const REDOC_CDN = 'https://cdn.redoc.ly/redoc/v2.5.1/bundles/redoc.standalone.js'
+/** The Swagger UI settings the plugin sets itself (a `uiConfig` naming one is a start-up error). */
+const RESERVED_UI_CONFIG = ['url', 'urls', 'urls.primaryName', 'dom_id', 'domNode', 'spec', 'configUrl', 'presets', 'plugins']
 
 /** Documents and pages options after defaults and checks. */
 export interface ResolvedDocsOptions {
@@ -57,18 +80,21 @@ export interface ResolvedDocsOptions {
   readonly openapiUrl: string | null
   readonly docsUrl: string | null
   readonly redocUrl: string | null
-  /** Where the locally served Swagger UI assets live (under the docs URL). */
-  readonly swaggerAssetsPrefix: string | null
+  /** Where the locally served assets live (`<docs or redoc URL>/assets`). */
+  readonly assetsPrefix: string | null
   readonly swaggerJsUrl: string | null
   readonly swaggerPresetUrl: string | null
   readonly swaggerCssUrl: string | null
   readonly swaggerFaviconUrl: string | null
   readonly redocJsUrl: string
-  /** The local file of ReDoc's bundle, when served locally. */
-  readonly redocJsFile: string | undefined
+  /** Whether the shipped ReDoc bundle is served (no `redocJsUrl`). */
+  readonly redocLocal: boolean
   readonly redocFaviconUrl: string | null
   readonly changelogUrl: string | null
   readonly includeChangelogUrlInSchema: boolean
+  readonly uiConfig: Readonly<Record<string, unknown>>
+  readonly initOAuth: Readonly<Record<string, unknown>> | undefined
+  readonly uiHooks: DocsHooks
 }
 
 function url (name: string, value: unknown, fallback: string | null): string | null {
@@ -86,12 +112,64 @@ function asset (name: string, value: unknown): string | undefined {
   return value
 }
 
-function localRedoc (): string | undefined {
-  try {
-    return createRequire(__filename).resolve('redoc/bundles/redoc.standalone.js')
-  } catch {
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/** The path of the first value JSON cannot carry (a function, `undefined`, a symbol, a class instance…). */
+function notJson (value: unknown, path: string): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = notJson(item, `${path}[${index}]`)
+      if (found !== undefined) return found
+    }
     return undefined
   }
+  if (!isPlainObject(value)) return path
+  for (const [key, item] of Object.entries(value)) {
+    const found = notJson(item, `${path}.${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+function jsonObject (name: string, value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined
+  if (!isPlainObject(value)) throw new InvalidOptionError(`Option '${name}' must be a plain object of JSON values; got ${describeValue(value)}.`)
+  const found = notJson(value, name)
+  if (found !== undefined) {
+    throw new InvalidOptionError(`Option '${name}' must hold JSON values only (it is sent to the browser); '${found}' is not one.`)
+  }
+  return value
+}
+
+function uiConfig (value: unknown): Record<string, unknown> {
+  const config = jsonObject('uiConfig', value) ?? {}
+  const reserved = RESERVED_UI_CONFIG.filter((key) => Object.hasOwn(config, key))
+  if (reserved.length > 0) {
+    throw new InvalidOptionError(`Option 'uiConfig' must not set ${reserved.map((key) => `'${key}'`).join(', ')}: the plugin sets ` +
+      `${RESERVED_UI_CONFIG.join(', ')} itself (one document per version, with a version switcher).`)
+  }
+  return config
+}
+
+function uiHooks (value: unknown): DocsHooks {
+  if (value === undefined) return {}
+  if (!isPlainObject(value)) throw new InvalidOptionError(`Option 'uiHooks' must be an object { onRequest, preHandler }; got ${describeValue(value)}.`)
+  for (const [key, hook] of Object.entries(value)) {
+    if (key !== 'onRequest' && key !== 'preHandler') {
+      throw new InvalidOptionError(`Option 'uiHooks' accepts onRequest and preHandler; got '${key}'.`)
+    }
+    const hooks: unknown[] = Array.isArray(hook) ? hook : [hook]
+    if (hooks.length === 0 || hooks.some((item) => typeof item !== 'function')) {
+      throw new InvalidOptionError(`Option 'uiHooks': ${key} must be a hook function or an array of them; got ${describeValue(hook)}.`)
+    }
+  }
+  return value
 }
 
 /**
@@ -113,11 +191,10 @@ export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
   const docsUrl = openapiUrl === null ? null : url('docsUrl', options.docsUrl, '/docs')
   const redocUrl = openapiUrl === null ? null : url('redocUrl', options.redocUrl, '/redoc')
   const prefix = docsUrl ?? redocUrl
-  const swaggerAssetsPrefix = prefix === null ? null : `${prefix === '/' ? '' : prefix}/swagger-ui`
-  const local = (file: string): string | null => swaggerAssetsPrefix === null ? null : `${swaggerAssetsPrefix}/static/${file}`
+  const assetsPrefix = prefix === null ? null : `${prefix === '/' ? '' : prefix}/assets`
+  const local = (file: string): string | null => assetsPrefix === null ? null : `${assetsPrefix}/${file}`
   const swaggerJsUrl = asset('swaggerJsUrl', options.swaggerJsUrl) ?? local('swagger-ui-bundle.js')
-  const redocFile = asset('redocJsUrl', options.redocJsUrl) === undefined ? localRedoc() : undefined
-  const redocBase = redocUrl === null ? '' : redocUrl === '/' ? '' : redocUrl
+  const redocJsUrl = asset('redocJsUrl', options.redocJsUrl)
   if (options.includeChangelogUrlInSchema !== undefined && typeof options.includeChangelogUrlInSchema !== 'boolean') {
     throw new InvalidOptionError(`Option 'includeChangelogUrlInSchema' must be true or false; got ${describeValue(options.includeChangelogUrlInSchema)}.`)
   }
@@ -126,15 +203,18 @@ export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
     openapiUrl,
     docsUrl,
     redocUrl,
-    swaggerAssetsPrefix,
+    assetsPrefix,
     swaggerJsUrl,
     swaggerPresetUrl: presetUrl(swaggerJsUrl, local('swagger-ui-standalone-preset.js')),
     swaggerCssUrl: asset('swaggerCssUrl', options.swaggerCssUrl) ?? local('swagger-ui.css'),
     swaggerFaviconUrl: asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
-    redocJsUrl: asset('redocJsUrl', options.redocJsUrl) ?? (redocFile === undefined ? REDOC_CDN : `${redocBase}/redoc.standalone.js`),
-    redocJsFile: redocFile,
+    redocJsUrl: redocJsUrl ?? local('redoc.standalone.js') ?? '',
+    redocLocal: redocJsUrl === undefined && redocUrl !== null,
     redocFaviconUrl: asset('redocFaviconUrl', options.redocFaviconUrl) ?? asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
     changelogUrl: url('changelogUrl', options.changelogUrl, '/changelog'),
-    includeChangelogUrlInSchema: options.includeChangelogUrlInSchema ?? true
+    includeChangelogUrlInSchema: options.includeChangelogUrlInSchema ?? true,
+    uiConfig: uiConfig(options.uiConfig),
+    initOAuth: jsonObject('initOAuth', options.initOAuth),
+    uiHooks: uiHooks(options.uiHooks)
   }
 }

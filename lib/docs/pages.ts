@@ -1,9 +1,11 @@
 /**
  * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
  * versions), ReDoc for one version, and the page for a version that has no document. Every value that
- * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a script).
+ * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
+ * pages hold no inline script or style (see `page-assets.ts`).
  * @module
  */
+import { SWAGGER_SETTINGS_ID } from './page-assets'
 
 /** Escapes text for HTML content and quoted attributes. */
 export function escapeHtml (text: string): string {
@@ -36,21 +38,28 @@ export interface PageContext {
   readonly docsUrl: string | null
   readonly redocUrl: string | null
   readonly faviconUrl: string | null
+  /** The pages' style sheet (`<assets>/docs.css`). */
+  readonly stylesheetUrl: string
 }
 
-const STYLE = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
-main{max-width:56rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.6rem}table{border-collapse:collapse;width:100%;background:#fff}
-th,td{text-align:left;padding:.6rem .8rem;border-bottom:1px solid #d0d7de}th{background:#eaeef2}a{color:#0969da}
-.badge{display:inline-block;font-size:.75rem;padding:.1rem .45rem;border-radius:1rem;margin-left:.4rem}
-.deprecated{background:#fff8c5;color:#7d4e00}.sunset{background:#ffebe9;color:#a40e26}
-nav.versions{padding:.5rem 1rem;background:#1f2328;color:#fff;font-size:.9rem}nav.versions a{color:#9ecbff;margin-right:.8rem}
-nav.versions strong{margin-right:.8rem}`
+/** What a Swagger UI page loads and starts Swagger UI with. */
+export interface SwaggerAssets {
+  readonly js: string
+  readonly preset: string
+  readonly css: string
+  readonly initializer: string
+  readonly oauth2RedirectUrl: string
+  /** Settings merged into `SwaggerUIBundle`'s (`uiConfig`). */
+  readonly uiConfig: Readonly<Record<string, unknown>>
+  readonly initOAuth: Readonly<Record<string, unknown>> | undefined
+}
 
-function head (title: string, favicon: string | null, extra = ''): string {
+// No inline script or style: the pages work under a strict Content-Security-Policy.
+function head (context: PageContext, title: string, extra = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="robots" content="noindex">' +
-    `<title>${escapeHtml(title)}</title>${favicon === null ? '' : `<link rel="icon" href="${escapeHtml(favicon)}">`}` +
-    `<style>${STYLE}</style>${extra}</head>`
+    `<title>${escapeHtml(title)}</title>${context.faviconUrl === null ? '' : `<link rel="icon" href="${escapeHtml(context.faviconUrl)}">`}` +
+    `<link rel="stylesheet" href="${escapeHtml(context.stylesheetUrl)}">${extra}</head>`
 }
 
 function documentUrl (context: PageContext, key: string): string {
@@ -77,35 +86,47 @@ export function versionListPage (context: PageContext, entries: readonly Version
     const more = entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`
     return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}</td><td>${links}</td></tr>`
   }).join('\n')
-  return `${head(`${context.title}: API versions`, context.faviconUrl)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
+  return `${head(context, `${context.title}: API versions`)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
     `<table><thead><tr><th>Version</th><th>Documentation</th></tr></thead><tbody>\n${rows}\n</tbody></table></main></body></html>\n`
 }
 
-/** Swagger UI for one version, with a switcher (Swagger UI's `urls`) between every version. */
-export function swaggerPage (context: PageContext, assets: { js: string, preset: string, css: string }, entries: readonly VersionEntry[], current: VersionEntry): string {
-  const pages = Object.fromEntries(entries.map((entry) => [documentUrl(context, entry.key), pageUrl(context.docsUrl ?? '', entry.key)]))
-  const config = {
-    urls: entries.map((entry) => ({ url: documentUrl(context, entry.key), name: entry.label })),
-    'urls.primaryName': current.label,
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    layout: 'StandaloneLayout'
+/** The name of a version in Swagger UI's switcher: deprecated versions say so. */
+function switcherName (entry: VersionEntry): string {
+  return entry.deprecatedAt === undefined ? entry.label : `${entry.label} (deprecated)`
+}
+
+/**
+ * Swagger UI for one version, with a switcher (Swagger UI's `urls`) between every version. Its settings are a
+ * JSON data block read by the served initializer script.
+ */
+export function swaggerPage (context: PageContext, assets: SwaggerAssets, entries: readonly VersionEntry[], current: VersionEntry): string {
+  const settings = {
+    config: {
+      deepLinking: true,
+      layout: 'StandaloneLayout',
+      // No badge from validator.swagger.io: the page loads nothing from elsewhere unless uiConfig says so.
+      validatorUrl: null,
+      ...assets.uiConfig,
+      urls: entries.map((entry) => ({ url: documentUrl(context, entry.key), name: switcherName(entry) })),
+      'urls.primaryName': switcherName(current),
+      dom_id: '#swagger-ui'
+    },
+    initOAuth: assets.initOAuth ?? null,
+    oauth2RedirectUrl: assets.oauth2RedirectUrl,
+    pages: Object.fromEntries(entries.map((entry) => [documentUrl(context, entry.key), pageUrl(context.docsUrl ?? '', entry.key)]))
   }
-  return `${head(`${context.title}: ${current.label}: Swagger UI`, context.faviconUrl, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
+  return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
-    (current.deprecatedAt === undefined && current.sunsetAt === undefined ? '' : `<p style="margin:.5rem 1rem">${badges(current)}</p>`) +
+    (current.deprecatedAt === undefined && current.sunsetAt === undefined ? '' : `<p class="lifecycle">${badges(current)}</p>`) +
     '<div id="swagger-ui"></div>' +
+    `<script type="application/json" id="${SWAGGER_SETTINGS_ID}">${scriptJson(settings)}</script>` +
     `<script src="${escapeHtml(assets.js)}"></script><script src="${escapeHtml(assets.preset)}"></script>` +
-    `<script>window.ui = SwaggerUIBundle(Object.assign(${scriptJson(config)}, { presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset] }))\n` +
-    // Picking another definition in the switcher opens that version's page, so that title, links and UI agree.
-    `document.addEventListener('change', function (event) { var pages = ${scriptJson(pages)}; var target = event.target; ` +
-    'if (target && target.id === \'select\' && pages[target.value]) window.location.assign(pages[target.value]) })</script>' +
-    '</body></html>\n'
+    `<script src="${escapeHtml(assets.initializer)}"></script></body></html>\n`
 }
 
 /** ReDoc for one version, with links to the other versions. */
 export function redocPage (context: PageContext, script: string, entries: readonly VersionEntry[], current: VersionEntry): string {
-  return `${head(`${context.title}: ${current.label}: ReDoc`, context.faviconUrl)}<body>` +
+  return `${head(context, `${context.title}: ${current.label}: ReDoc`)}<body>` +
     `${navigation(context, entries, current, context.redocUrl)}` +
     `<redoc spec-url="${escapeHtml(documentUrl(context, current.key))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
 }
@@ -121,7 +142,7 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
 /** The page for a version that has no documentation. */
 export function notFoundPage (context: PageContext, requested: string, entries: readonly VersionEntry[]): string {
   const available = entries.map((entry) => entry.label).join(', ')
-  return `${head(`${context.title}: unknown version`, context.faviconUrl)}<body><main><h1>No documentation for version ` +
+  return `${head(context, `${context.title}: unknown version`)}<body><main><h1>No documentation for version ` +
     `'${escapeHtml(requested)}'</h1><p>Available versions: ${escapeHtml(available)}.</p>` +
     (context.docsUrl === null ? '' : `<p><a href="${escapeHtml(context.docsUrl)}">All versions</a></p>`) + '</main></body></html>\n'
 }

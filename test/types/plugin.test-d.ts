@@ -28,6 +28,19 @@ expectError(app.register(fastifyVersioner, {}))
 expectError(app.register(fastifyVersioner, { versions, apiVersionLocation: 'query' }))
 expectError(app.register(fastifyVersioner, { versions, apiVersionDefaultValue: 20000101 }))
 
+// Docs options: Swagger UI settings, OAuth2, and hooks typed as Fastify's route hooks.
+expectAssignable<FastifyVersionerOptions>({
+  versions,
+  uiConfig: { docExpansion: 'none', persistAuthorization: true },
+  initOAuth: { clientId: 'docs', scopes: ['read'] },
+  uiHooks: {
+    onRequest: async (request, reply) => { if (request.headers.authorization === undefined) await reply.code(401).send() },
+    preHandler: [async () => {}, (_request, _reply, done) => { done() }]
+  }
+})
+expectError(app.register(fastifyVersioner, { versions, uiHooks: { onRequest: 'auth' } }))
+expectError(app.register(fastifyVersioner, { versions, uiConfig: 'none' }))
+
 class PinnedPicker extends VersionPicker {
   override async pick (request: FastifyRequest): Promise<string | undefined> {
     return this.requested(request) ?? '2000-01-01'

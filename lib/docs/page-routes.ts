@@ -1,0 +1,94 @@
+/**
+ * The docs pages' routes: `GET <docsUrl>` and `GET <redocUrl>` answer the version list, or the page of
+ * `?version=V` (Swagger UI with a version switcher, or ReDoc), or a 404 page for an unknown version. Each page
+ * is rendered once and sent with `X-Content-Type-Options: nosniff`.
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { toIsoDate } from '../core/iso-date'
+import type { ResolvedOptions } from '../options'
+import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
+import type { ResolvedDocsOptions } from './options'
+import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
+
+/** The `?version=` query of the documentation routes. */
+export const VersionQuery = {
+  type: 'object',
+  properties: { version: { type: 'string', description: 'An API version, or unversioned.' } }
+} as const
+
+type Render = (list: VersionEntry[], current: VersionEntry) => string
+
+/** Registers the docs page and the ReDoc page (those not turned off). */
+export function registerPages (
+  fastify: FastifyInstance,
+  options: ResolvedOptions,
+  docs: ResolvedDocsOptions,
+  documents: OpenApiDocuments,
+  openapiUrl: string,
+  hooks: RouteShorthandOptions
+): void {
+  if (docs.assetsPrefix === null) return
+  const assetsPrefix = docs.assetsPrefix
+  let entryList: VersionEntry[] | undefined
+  // Read on the first page request (the unversioned document exists only once the application is ready).
+  const entries = (): VersionEntry[] => (entryList ??= [
+    ...options.versions.versions.map((version) => ({
+      key: version.value,
+      label: version.value,
+      ...(version.deprecatedAt === undefined ? {} : { deprecatedAt: toIsoDate(version.deprecatedAt) }),
+      ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
+      ...(version.link === undefined ? {} : { link: version.link })
+    })),
+    ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
+  ])
+  const context: PageContext = {
+    title: docs.openapi.info?.title ?? 'API',
+    openapiUrl,
+    docsUrl: docs.docsUrl,
+    redocUrl: docs.redocUrl,
+    faviconUrl: docs.swaggerFaviconUrl,
+    stylesheetUrl: `${assetsPrefix}/docs.css`
+  }
+  const route = (url: string, pageContext: PageContext, render: Render): void => {
+    fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(pageContext, entries, render))
+  }
+
+  if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
+    const assets = {
+      js: docs.swaggerJsUrl,
+      preset: docs.swaggerPresetUrl,
+      css: docs.swaggerCssUrl,
+      initializer: `${assetsPrefix}/swagger-initializer.js`,
+      oauth2RedirectUrl: `${assetsPrefix}/oauth2-redirect.html`,
+      uiConfig: docs.uiConfig,
+      initOAuth: docs.initOAuth
+    }
+    route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
+  }
+  if (docs.redocUrl !== null) {
+    const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
+    route(docs.redocUrl, redocContext, (list, current) => redocPage(redocContext, docs.redocJsUrl, list, current))
+  }
+}
+
+function html (reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
+}
+
+/** The handler of one page: the list (no `?version=`), a version's page, or the 404 page of an unknown version. */
+function pageHandler (context: PageContext, entries: () => VersionEntry[], render: Render) {
+  // The pages of the list ('') and of each version, rendered once; a page for an unknown version is not remembered.
+  const rendered = new Map<string, string>()
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = (request.query as { version?: string }).version ?? ''
+    const known = rendered.get(key)
+    if (known !== undefined) return html(reply, 200, known)
+    const list = entries()
+    const current = list.find((entry) => entry.key === key)
+    if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(context, key, list))
+    const body = current === undefined ? versionListPage(context, list) : render(list, current)
+    rendered.set(key, body)
+    return html(reply, 200, body)
+  }
+}
