@@ -235,3 +235,12 @@ export async function buildBenchmarkApp (kind: ServerKind): Promise<FastifyInsta
   app.withTypeProvider<TypeBoxTypeProvider>().post(UNVERSIONED_ROUTE, { schema: routeSchema }, createUser)
   return app
 }
+
+/** The configurations: server kind, URL and version index of the in-process benchmarks (as in `benchmarks/http-versions.ts`). */
+export const PER_REQUEST_CONFIGURATIONS: Readonly<Record<string, { kind: ServerKind, url: string, versionIndex: number }>> = {
+  plain: { kind: 'plain', url: ROUTE, versionIndex: 0 },
+  unversioned: { kind: 'versioned', url: UNVERSIONED_ROUTE, versionIndex: 0 },
+  newest: { kind: 'versioned', url: ROUTE, versionIndex: 0 },
+  handwritten: { kind: 'handwritten', url: ROUTE, versionIndex: VERSION_COUNT - 1 },
+  oldest: { kind: 'versioned', url: ROUTE, versionIndex: VERSION_COUNT - 1 }
+}

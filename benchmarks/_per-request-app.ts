@@ -2,23 +2,24 @@
  * One in-process per-request measurement (a helper, started by `benchmarks/per-request.ts` in a fresh process
  * with a young generation large enough that no garbage collection runs while measuring):
  * `node --expose-gc --max-semi-space-size=… --import tsx benchmarks/_per-request-app.ts <configuration> <requests>`.
- * Builds the configuration's application (`benchmarks/_http-app.ts`), warms it up, then sends `<requests>`
- * requests with `app.inject()` (no sockets: the figures are the application's own work plus light-my-request's,
- * the same in every configuration) and prints one JSON line: CPU time per request, bytes allocated per request
- * (heap used after − before, the median of 3 windows in which no GC ran), and, from V8's sampling heap profiler
- * (collected objects included), the bytes allocated per request by each function of the plugin.
+ * Builds the configuration's application (`benchmarks/_http-app.ts`), warms it up, prints `ready`, then answers
+ * `cpu <n>` lines on stdin with `cpu <µs per request>` over `<n>` requests sent with `app.inject()` (no sockets:
+ * the figures are the application's own work plus light-my-request's, the same in every configuration). Any
+ * other line (or the end of stdin) moves on: it prints one JSON line with the bytes allocated per request (heap
+ * used after − before over `<requests>` requests, the median of 3 windows in which no GC ran), and, from V8's
+ * sampling heap profiler (collected objects included), the bytes allocated per request by each function.
  * @module
  */
 import { Session } from 'node:inspector/promises'
+import { createInterface } from 'node:readline'
 import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
-import { buildBenchmarkApp, exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, ROUTE, UNVERSIONED_ROUTE, VERSION_COUNT, type ServerKind } from './_http-app'
+import { buildBenchmarkApp, exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, PER_REQUEST_CONFIGURATIONS } from './_http-app'
 
 /** What the child prints. */
 export interface PerRequestResult {
   configuration: string
   requests: number
-  cpuMicrosPerRequest: number
   bytesPerRequest: number
   /** Measuring windows (of 3) spoiled by a garbage collection; the bytes are the median of the others. */
   gcs: number
@@ -28,15 +29,6 @@ export interface PerRequestResult {
   allocations: Record<string, number>
   /** Bytes allocated per request by all sampled functions (sampled; compare with bytesPerRequest). */
   sampledBytesPerRequest: number
-}
-
-/** The configurations: server kind, URL and version index (see `benchmarks/http-versions.ts`). */
-export const PER_REQUEST_CONFIGURATIONS: Readonly<Record<string, { kind: ServerKind, url: string, versionIndex: number }>> = {
-  plain: { kind: 'plain', url: ROUTE, versionIndex: 0 },
-  unversioned: { kind: 'versioned', url: UNVERSIONED_ROUTE, versionIndex: 0 },
-  newest: { kind: 'versioned', url: ROUTE, versionIndex: 0 },
-  handwritten: { kind: 'handwritten', url: ROUTE, versionIndex: VERSION_COUNT - 1 },
-  oldest: { kind: 'versioned', url: ROUTE, versionIndex: VERSION_COUNT - 1 }
 }
 
 interface ProfileNode {
@@ -68,14 +60,21 @@ async function main (): Promise<void> {
   }
   await send(Math.max(2000, requests))
 
-  // CPU time.
+  // CPU time, in windows the parent asks for on stdin ("cpu <n>"; "bytes" moves on to the allocation figures),
+  // so that it can interleave the configurations' windows finely: the machine's load then weighs on all alike.
+  const lines = createInterface({ input: process.stdin })
+  process.stdout.write('ready\n')
+  for await (const line of lines) {
+    const [command, countArg] = line.split(' ')
+    if (command !== 'cpu') break
+    const before = process.cpuUsage()
+    await send(Number(countArg))
+    const used = process.cpuUsage(before)
+    process.stdout.write(`cpu ${(used.user + used.system) / Number(countArg)}\n`)
+  }
+  lines.close()
   const gc = (globalThis as { gc?: () => void }).gc
-  gc?.()
-  const cpuBefore = process.cpuUsage()
-  await send(requests)
-  const cpu = process.cpuUsage(cpuBefore)
 
-  // Bytes: heap used after − before, with no GC in between (the young generation is made large enough).
   const gcTimes: number[] = []
   const observer = new PerformanceObserver((list) => { for (const entry of list.getEntries()) gcTimes.push(entry.startTime) })
   observer.observe({ entryTypes: ['gc'] })
@@ -126,7 +125,6 @@ async function main (): Promise<void> {
   const result: PerRequestResult = {
     configuration: name,
     requests,
-    cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
     bytesPerRequest,
     gcs,
     pluginAllocations,
