@@ -1,34 +1,36 @@
 /**
- * Questions: what does the plugin cost per request over HTTP, against a plain Fastify route with the same
- * schemas, measured in the same run?
- *   (a) a request for the newest version (`x-api-version` = newest): target ratio ≥ 0.97;
- *   (b) a request for the oldest of 10 versions, through 9 converters (each of the 9 version changes renames a
- *       field of the body, with a request converter): target ratio ≥ 0.90;
- *   (b') the same, where each version change also renames a field of the response (9 request + 9 response
- *       converters): measured against the same target.
- * Also measured, as a reference without a target: plain Fastify with three no-op route hooks (preValidation,
- * preSerialization, onSend), what hooks alone cost, the floor of any design that converts in Fastify's hooks.
- * The route: POST /users with a 3-field JSON body and a 4-field response schema (`benchmarks/_http-app.ts`).
+ * Questions (issue 10): what does the plugin cost per request over HTTP, measured side by side in one run?
+ *   (0) an ordinary, unversioned route in an application that registers the plugin, against the same route in
+ *       plain Fastify: target ≥ 0.99× the requests per second (server CPU per request ≤ 1.01×);
+ *   (a) a request for the newest of 10 versions, against plain Fastify: target ≥ 0.97× (CPU ≤ 1.03×);
+ *   (b) a request for the oldest of 10 versions, through 9 request + 9 response converters, against the same
+ *       conversions written by hand (a plain Fastify route on the oldest version's schemas whose handler runs the
+ *       same statements): target ≥ 0.90× (CPU ≤ 1.11×).
+ * The route: POST /users with a 5-field JSON body and a 6-field response; each of the 9 version changes renames
+ * or removes one field of both schemas, with one request and one response converter (`benchmarks/_http-app.ts`).
  *
  * Method (as in the feasibility study, §6): one server process per configuration, pinned to one core with
  * `taskset`; autocannon in this process, pinned to another core; 127.0.0.1. Each round starts fresh server
  * processes (one process's own luck, its memory layout and JIT decisions, moves its figures by several percent,
- * which rounds on the same processes would not average out), checks every configuration (status, exact body,
- * version header, and that each version rejects the other's body), warms each up, then measures each in turn
- * (the order reversed on even rounds). Per round, each configuration's
- * requests per second and server CPU time per request (`utime + stime` from `/proc/<pid>/stat` over the
- * measured window, divided by the requests) are divided by plain Fastify's of the same round; the answer is the
- * median of those paired ratios. Plain Fastify is sent the same `x-api-version` header (which it ignores). Every response of every run must be a 200 with the exact expected body.
+ * which rounds on the same processes would not average out), checks every configuration (status, body, version
+ * header, and that each version rejects another version's body), warms each up, then measures each in turn (the
+ * order reversed on even rounds). Per round, each configuration's requests per second and server CPU time per
+ * request (`utime + stime` from `/proc/<pid>/stat` over the measured window, divided by the requests) are
+ * divided by its reference's of the same round; the answer is the median of those paired ratios. Every
+ * configuration is sent the same `x-api-version` header (plain Fastify ignores it). Every response of every run
+ * must be a 200 with the exact expected body.
  *
- * Run: `npm run bench -- http-versions` (about 5 minutes). Longer and steadier:
+ * Run: `npm run bench -- http-versions` (about 6 minutes). Longer and steadier:
  *   BENCH_HTTP_ROUNDS=16 BENCH_HTTP_SECONDS=6 npm run bench -- http-versions
  * Other knobs: BENCH_HTTP_WARMUP (seconds per configuration and round, default 2), BENCH_HTTP_CONNECTIONS (default 10),
- * BENCH_HTTP_CPU_PROF=<directory> (servers write V8 CPU profiles there when they exit), BENCH_PLUGIN_SOURCE=ts|dist
- * (by default the plugin is compiled with tsc first, as published; see `benchmarks/_plugin.ts`).
+ * BENCH_HTTP_ONLY (comma-separated configuration names, e.g. plain,unversioned), BENCH_HTTP_CPU_PROF=<directory>
+ * (servers write V8 CPU profiles there when they exit), BENCH_PLUGIN_SOURCE=ts|dist (by default the plugin is
+ * compiled with tsc first, as published; see `benchmarks/_plugin.ts`).
  */
+import { isDeepStrictEqual } from 'node:util'
 import { cpus } from 'node:os'
 import { fixed, markdownTable, median } from './_measure'
-import { exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, ROUTE, VERSION_COUNT, type ServerKind } from './_http-app'
+import { exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, ROUTE, UNVERSIONED_ROUTE, VERSION_COUNT, type ServerKind } from './_http-app'
 import { allowedCpus, measureLoad, pinSelf, startServer, type Exchange, type Measurement, type ServerProcess } from './_load'
 import { preparePlugin } from './_plugin'
 
@@ -50,44 +52,74 @@ interface Configuration {
   readonly name: string
   readonly description: string
   readonly kind: ServerKind
-  /** Index of the version sent (0 = newest); also picks the field name of the body. */
+  readonly url: string
+  /** Index of the version whose body is sent (0 = newest). */
   readonly versionIndex: number
-  readonly version: string | undefined
-  /** The ratio it must reach (undefined: no target). */
+  /** The version header the response must carry (undefined: none). */
+  readonly echoed: string | undefined
+  /** The configuration it is compared with, and the ratio it must reach (undefined: no target). */
+  readonly reference: string
   readonly target: number | undefined
 }
 
-const CONFIGURATIONS: readonly Configuration[] = [
-  { name: 'plain', description: 'plain Fastify route, same schemas (baseline)', kind: 'plain', versionIndex: 0, version: undefined, target: undefined },
-  { name: 'hooks', description: 'reference: plain Fastify + 3 no-op route hooks', kind: 'hooks', versionIndex: 0, version: undefined, target: undefined },
-  { name: 'newest', description: `(a) plugin, newest version ${NEWEST_VERSION}`, kind: 'versioned', versionIndex: 0, version: NEWEST_VERSION, target: 0.97 },
+const OLDEST = VERSION_COUNT - 1
+
+const ALL_CONFIGURATIONS: readonly Configuration[] = [
+  { name: 'plain', description: 'plain Fastify, HEAD route (baseline)', kind: 'plain', url: ROUTE, versionIndex: 0, echoed: undefined, reference: 'plain', target: undefined },
   {
-    name: 'oldest',
-    description: `(b) plugin, oldest of ${VERSION_COUNT} versions ${OLDEST_VERSION}, 9 request converters`,
-    kind: 'versioned-request',
-    versionIndex: VERSION_COUNT - 1,
-    version: OLDEST_VERSION,
-    target: 0.90
+    name: 'unversioned',
+    description: '(0) ordinary unversioned route, app with the plugin',
+    kind: 'versioned',
+    url: UNVERSIONED_ROUTE,
+    versionIndex: 0,
+    echoed: undefined,
+    reference: 'plain',
+    target: 0.99
+  },
+  { name: 'newest', description: `(a) plugin, newest version ${NEWEST_VERSION}`, kind: 'versioned', url: ROUTE, versionIndex: 0, echoed: NEWEST_VERSION, reference: 'plain', target: 0.97 },
+  {
+    name: 'handwritten',
+    description: 'hand-written: plain Fastify, oldest schemas, the 9 + 9 conversions in the handler',
+    kind: 'handwritten',
+    url: ROUTE,
+    versionIndex: OLDEST,
+    echoed: undefined,
+    reference: 'plain',
+    target: undefined
   },
   {
-    name: 'oldest-both',
-    description: `(b') plugin, oldest of ${VERSION_COUNT} versions ${OLDEST_VERSION}, 9 request + 9 response converters`,
+    name: 'oldest',
+    description: `(b) plugin, oldest of ${VERSION_COUNT} versions ${OLDEST_VERSION}, 9 request + 9 response converters`,
     kind: 'versioned',
-    versionIndex: VERSION_COUNT - 1,
-    version: OLDEST_VERSION,
+    url: ROUTE,
+    versionIndex: OLDEST,
+    echoed: OLDEST_VERSION,
+    reference: 'handwritten',
     target: 0.90
   }
 ]
 
+const ONLY = process.env.BENCH_HTTP_ONLY?.split(',').map((name) => name.trim()).filter((name) => name !== '')
+const CONFIGURATIONS = ONLY === undefined
+  ? ALL_CONFIGURATIONS
+  : ALL_CONFIGURATIONS.filter((configuration) => ONLY.includes(configuration.name) || configuration.name === 'plain' ||
+    ALL_CONFIGURATIONS.some((other) => ONLY.includes(other.name) && other.reference === configuration.name))
+
+/** The exchange of a configuration; the exact expected body is the server's first answer, once checked. */
 function exchangeOf (configuration: Configuration, server: ServerProcess): Exchange {
-  const { body, response } = exchangeFor(configuration.versionIndex, configuration.kind)
+  const { body } = exchangeFor(configuration.versionIndex)
   return {
-    url: `http://127.0.0.1:${server.port}${ROUTE}`,
-    // Plain Fastify gets the newest version's header too (and ignores it), so every configuration parses the same request headers.
-    headers: { [HEADER]: configuration.version ?? NEWEST_VERSION },
+    url: `http://127.0.0.1:${server.port}${configuration.url}`,
+    // Every configuration gets a version header (plain Fastify ignores it), so every one parses the same request headers.
+    headers: { [HEADER]: versionValue(configuration.versionIndex) },
     body,
-    expectBody: response
+    expectBody: ''
   }
+}
+
+/** The version header value sent with the body of a version index. */
+function versionValue (index: number): string {
+  return index === 0 ? NEWEST_VERSION : OLDEST_VERSION
 }
 
 async function post (exchange: Exchange, body: string): Promise<{ status: number, text: string, version: string | null }> {
@@ -99,23 +131,24 @@ async function post (exchange: Exchange, body: string): Promise<{ status: number
   return { status: response.status, text: await response.text(), version: response.headers.get(HEADER) }
 }
 
-/** Fails loudly unless the configuration answers exactly as expected, and its version rejects the other body shape. */
-async function checkConfiguration (configuration: Configuration, exchange: Exchange): Promise<void> {
+/**
+ * Fails loudly unless the configuration answers as expected (status, body, version header), and its schema
+ * rejects the body of the other end of the version range. Returns the exchange with the exact expected body.
+ */
+async function checkConfiguration (configuration: Configuration, exchange: Exchange): Promise<Exchange> {
   const where = `configuration '${configuration.name}'`
+  const expected = exchangeFor(configuration.versionIndex).response
   const answer = await post(exchange, exchange.body)
-  if (answer.status !== 200 || answer.text !== exchange.expectBody) {
-    throw new Error(`${where}: expected 200 ${exchange.expectBody}, got ${answer.status} ${answer.text}`)
+  if (answer.status !== 200 || !isDeepStrictEqual(JSON.parse(answer.text), expected)) {
+    throw new Error(`${where}: expected 200 ${JSON.stringify(expected)}, got ${answer.status} ${answer.text}`)
   }
-  const parsed = JSON.parse(answer.text) as Record<string, unknown>
-  if (Object.keys(parsed).length !== 4) throw new Error(`${where}: the response must have 4 fields; got ${answer.text}`)
-  if (answer.version !== (configuration.version ?? null)) {
-    throw new Error(`${where}: expected ${HEADER}: ${String(configuration.version)}, got ${String(answer.version)}`)
+  if (answer.version !== (configuration.echoed ?? null)) {
+    throw new Error(`${where}: expected ${HEADER}: ${String(configuration.echoed)}, got ${String(answer.version)}`)
   }
-  if (configuration.version === undefined) return
-  // The version's own schema is enforced: the body of the other end of the version range is a 400.
-  const otherBody = exchangeFor(configuration.versionIndex === 0 ? VERSION_COUNT - 1 : 0, configuration.kind).body
+  const otherBody = exchangeFor(configuration.versionIndex === 0 ? OLDEST : 0).body
   const rejected = await post(exchange, otherBody)
   if (rejected.status !== 400) throw new Error(`${where}: a body of another version must be rejected with 400; got ${rejected.status} ${rejected.text}`)
+  return { ...exchange, expectBody: answer.text }
 }
 
 interface Sample {
@@ -143,20 +176,22 @@ async function main (): Promise<void> {
   /** Fresh server processes for every configuration, checked. */
   const startAll = async (): Promise<Map<string, Exchange>> => {
     for (const configuration of CONFIGURATIONS) servers.set(configuration.name, await startServer(configuration.kind, serverCpu, nodeFlags))
-    const exchanges = new Map(CONFIGURATIONS.map((configuration) => [configuration.name, exchangeOf(configuration, servers.get(configuration.name) as ServerProcess)]))
-    for (const configuration of CONFIGURATIONS) await checkConfiguration(configuration, exchanges.get(configuration.name) as Exchange)
+    const exchanges = new Map<string, Exchange>()
+    for (const configuration of CONFIGURATIONS) {
+      exchanges.set(configuration.name, await checkConfiguration(configuration, exchangeOf(configuration, servers.get(configuration.name) as ServerProcess)))
+    }
     return exchanges
   }
   try {
     if (loadCpu !== undefined) pinSelf(loadCpu)
     const cpuModel = cpus()[0]?.model ?? 'unknown CPU'
-    console.log(`# HTTP: plugin vs plain Fastify, POST ${ROUTE} (3-field JSON body, 4-field response schema)`)
+    console.log(`# HTTP: plugin vs plain Fastify and vs hand-written conversions, POST ${ROUTE} (5-field JSON body, 6-field response)`)
     console.log(`Node ${process.version}, ${cpuModel}; ` + (serverCpu === undefined
       ? 'NOT PINNED (taskset or a second CPU is unavailable): expect more noise; '
       : `servers pinned to CPU ${serverCpu}, autocannon (in this process) to CPU ${loadCpu}; `) +
       `${CONNECTIONS} connections; ${ROUNDS} rounds, each with fresh server processes, ${WARMUP} s warm-up then ${SECONDS} s measured per ` +
       `configuration, interleaved; ${pluginDescription}.`)
-    console.log('Every configuration is checked in every round: 200, exact body, version header echoed, other versions\' bodies rejected (400).\n')
+    console.log('Every configuration is checked in every round: 200, body, version header, another version\'s body rejected (400).\n')
 
     const samples = new Map<string, Sample[]>(CONFIGURATIONS.map((configuration) => [configuration.name, []]))
     for (let round = 1; round <= ROUNDS; round++) {
@@ -176,42 +211,47 @@ async function main (): Promise<void> {
       console.log(`round ${round}/${ROUNDS}: ${line.join(' · ')}`)
     }
 
-    const baseline = samples.get('plain') as Sample[]
     const rows: string[][] = []
     const verdicts: string[] = []
+    const ratios = (own: readonly Sample[], reference: readonly Sample[]): { throughput: number[], cpu: number[] } => ({
+      throughput: own.map((sample, index) => sample.measurement.throughput / reference[index].measurement.throughput),
+      cpu: own.map((sample, index) => sample.measurement.cpuPerRequest / reference[index].measurement.cpuPerRequest)
+    })
+    const plain = samples.get('plain') as Sample[]
     for (const configuration of CONFIGURATIONS) {
       const own = samples.get(configuration.name) as Sample[]
-      const throughputRatios = own.map((sample, index) => sample.measurement.throughput / baseline[index].measurement.throughput)
-      const cpuRatios = own.map((sample, index) => sample.measurement.cpuPerRequest / baseline[index].measurement.cpuPerRequest)
-      const throughputRatio = median([...throughputRatios].sort((a, b) => a - b))
-      const cpuRatio = median([...cpuRatios].sort((a, b) => a - b))
+      const reference = samples.get(configuration.reference) as Sample[]
+      const toReference = ratios(own, reference)
+      const toPlain = ratios(own, plain)
+      const throughputRatio = median([...toReference.throughput].sort((a, b) => a - b))
+      const cpuRatio = median([...toReference.cpu].sort((a, b) => a - b))
       const target = configuration.target
       const met = target === undefined ? undefined : throughputRatio >= target && cpuRatio <= 1 / target
+      const isPlain = configuration.name === 'plain'
       rows.push([
         configuration.description,
         String(own.length),
         spread(own.map((sample) => sample.measurement.throughput), 0),
-        configuration.name === 'plain' ? '1.000' : spread(throughputRatios, 3),
         spread(own.map((sample) => sample.measurement.cpuPerRequest), 1),
-        configuration.name === 'plain' ? '1.000' : spread(cpuRatios, 3),
+        isPlain ? '1' : spread(toPlain.throughput, 3),
+        isPlain ? '1' : spread(toPlain.cpu, 3),
+        configuration.reference === 'plain' ? '–' : `${spread(toReference.throughput, 3)} / ${spread(toReference.cpu, 3)} vs ${configuration.reference}`,
         fixed(median(own.map((sample) => sample.measurement.busy).sort((a, b) => a - b))),
         fixed(median(own.map((sample) => sample.measurement.loadBusy).sort((a, b) => a - b))),
-        target === undefined ? '–' : `req/s ≥ ${fixed(target)}, CPU ≤ ${fixed(1 / target, 3)}`,
+        target === undefined ? '–' : `req/s ≥ ${fixed(target)}, CPU ≤ ${fixed(1 / target, 3)} (vs ${configuration.reference})`,
         met === undefined ? '–' : met ? 'yes' : '**NO**'
       ])
-      if (configuration.name === 'hooks') {
-        verdicts.push(`${configuration.description}: throughput ratio ${fixed(throughputRatio, 3)}, server CPU per request ratio ${fixed(cpuRatio, 3)} ` +
-          `(+${fixed((cpuRatio - 1) * 100, 1)}%); no target.`)
-      } else if (target !== undefined) {
-        verdicts.push(`${configuration.description}: throughput ratio ${fixed(throughputRatio, 3)}, server CPU per request ratio ${fixed(cpuRatio, 3)} ` +
-          `(+${fixed((cpuRatio - 1) * 100, 1)}%); target ${fixed(target)}: ${met === true ? 'MET' : 'NOT MET'}.`)
-      }
+      if (isPlain) continue
+      const extra = median(own.map((sample, index) => sample.measurement.cpuPerRequest - reference[index].measurement.cpuPerRequest).sort((a, b) => a - b))
+      verdicts.push(`${configuration.description} vs ${configuration.reference}: throughput ratio ${fixed(throughputRatio, 3)}, server CPU per request ratio ` +
+        `${fixed(cpuRatio, 3)} (${extra >= 0 ? '+' : ''}${fixed(extra, 2)} µs)` +
+        (target === undefined ? '; no target.' : `; target ${fixed(target)}: ${met === true ? 'MET' : 'NOT MET'}.`))
     }
     console.log('\n' + markdownTable([
-      'configuration', 'rounds', 'req/s median (min–max)', 'req/s ratio vs plain, median of paired (min–max)', 'server CPU µs/req median (min–max)',
-      'CPU µs/req ratio vs plain, median of paired (min–max)', 'server busy', 'autocannon busy', 'target', 'met'
+      'configuration', 'rounds', 'req/s median (min–max)', 'server CPU µs/req median (min–max)', 'req/s ratio vs plain, median of paired (min–max)',
+      'CPU/req ratio vs plain, median of paired (min–max)', 'req/s / CPU ratios vs its reference', 'server busy', 'autocannon busy', 'target', 'met'
     ], rows))
-    console.log('\nRatios are config ÷ plain of the same round; for CPU per request lower is better, so a target ratio t means ≤ 1/t. ' +
+    console.log('\nRatios are configuration ÷ reference of the same round; for CPU per request lower is better, so a target ratio t means ≤ 1/t. ' +
       'Busy = CPU time ÷ wall time (medians): a server busy well under 1 while autocannon is not saturated means the server ' +
       'waited for its CPU (other processes on the machine), which makes throughput noisy; CPU per request is the steadier figure.')
     for (const verdict of verdicts) console.log(`Answer ${verdict}`)
