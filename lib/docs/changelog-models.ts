@@ -5,8 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { componentName, prepareForDocs } from './openapi-schemas'
-import { nameOf } from '../schemas/seeds'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'

@@ -11,9 +11,8 @@ import {
   InvalidGenerationInstructionError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from '../core/errors'
-import { describeSchema, type SchemaObject } from '../core/json-schema'
-import { componentName } from '../docs/openapi-schemas'
-import { nameOf } from '../schemas/seeds'
+import { describeSchema, nameOf, type SchemaObject } from '../core/json-schema'
+import { componentName } from '../schemas/component-names'
 import { forEachSubschema } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { responseMapAt } from './version-plan'
