@@ -14,6 +14,7 @@ import type { RouteSchema, VersionBehaviour } from './routes/version-plan'
 import type { VersionedScope } from './describe/versioned-scope'
 import { generationSteps, type GenerationStep } from './describe/versions'
 import { kBundleInternals } from './core/symbols'
+import { VersionSegments } from './serve/version-picking'
 
 /** A HEAD route registered inside `versioned(...)`. */
 export interface HeadRoute {
@@ -50,6 +51,8 @@ export class VersionerState {
   readonly headRoutes: HeadRoute[] = []
   /** `METHOD url` → versions served there, to detect and separate routes sharing a node. */
   readonly nodes = new Map<string, Set<string>>()
+  /** Where path versions sit in URLs, for the route constraint. */
+  readonly versionSegments = new VersionSegments()
   readonly hasSideEffects: boolean
   /**
    * Whether requests run inside `apiVersionStorage.run(version, …)`: only when something reads it (a

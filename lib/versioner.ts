@@ -23,7 +23,7 @@ import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
-import { resolveVersion } from './serve/version-picking'
+import { readRequestedVersion, resolveVersion, type VersionSegments } from './serve/version-picking'
 import { VersionerState } from './versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import type { VersionBundle } from './describe/versions'
@@ -61,18 +61,11 @@ export interface VersionerDecoration {
   verify: () => Promise<VerifyFinding[]>
 }
 
-function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions): string | undefined {
-  const { location, parameterName, versions, format, defaultValue } = options
-  let value: string | undefined
-  if (location === 'header') {
-    const header = request.headers[parameterName]
-    value = Array.isArray(header) ? header[0] : header
-    if ((value === undefined || value === '') && typeof defaultValue === 'string') value = defaultValue
-  } else {
-    const path = (request.url ?? '').split('?')[0]
-    value = path.split('/').find((segment) => segment !== '' && resolveVersion(segment, versions, format).ok)
-  }
-  const picked = resolveVersion(value, versions, format)
+/** The version the route constraint derives from a request before routing: the one reader, then the format rules. */
+function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments): string | undefined {
+  const { versions, format, defaultValue } = options
+  const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
+  const picked = resolveVersion(requested, versions, format)
   return picked.ok ? picked.version : undefined
 }
 
@@ -133,7 +126,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },
-    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved)
+    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved, state.versionSegments)
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
   fastify.addHook('onRoute', createRouteObserver(state) as never)

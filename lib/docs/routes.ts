@@ -18,6 +18,7 @@ import type { ResolvedOptions } from '../options'
 import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../versioner-state'
 import type { Webhooks } from '../routes/webhooks'
+import { readRequestedVersion } from '../serve/version-picking'
 
 const VersionQuery = {
   type: 'object',
@@ -60,9 +61,7 @@ export async function registerDocs (
     if (options.location !== 'header') return options.versions.versionValues[0]
     const vary = reply.getHeader('vary')
     reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
-    const header = request.headers[options.parameterName]
-    const value = Array.isArray(header) ? header[0] : header
-    return value === undefined || value === '' ? options.versions.versionValues[0] : value
+    return readRequestedVersion(request, options) ?? options.versions.versionValues[0]
   }
 
   // A document does not change once built: each is serialized once (unknown keys are not remembered).

@@ -42,6 +42,7 @@ function registeredUrl (state: VersionerState, scope: VersionedScope, path: stri
   if (state.options.location !== 'path') return path
   const segment = `/:${state.options.parameterName}`
   const prefix = scope.prefix.replace(/\/$/, '')
+  state.versionSegments.add(prefix)
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
