@@ -23,8 +23,8 @@ import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
-import { readRequestedVersion, resolveVersion, type VersionSegments } from './serve/version-picking'
-import { VersionerState } from './versioner-state'
+import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
+import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import type { VersionBundle } from './describe/versions'
 
@@ -74,6 +74,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
   const docsOptions = resolveDocsOptions(options)
   const state = new VersionerState(resolved)
+  const segments = new VersionSegments()
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
@@ -126,10 +127,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },
-    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved, state.versionSegments)
+    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved, segments)
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
-  fastify.addHook('onRoute', createRouteObserver(state) as never)
+  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
       if (state.startupError !== undefined) throw state.startupError

@@ -9,14 +9,13 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import { createReadStream } from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { buildChangelog, ChangelogResource, type Changelog } from './changelog'
-import type { ResolvedDocsOptions } from './options'
+import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { OpenApiDocuments, UNVERSIONED } from './openapi-documents'
-import type { ResolvedOptions } from '../options'
 import { processWarning } from '../core/warnings'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
 
@@ -29,7 +28,7 @@ const VersionQuery = {
 export async function registerDocs (
   fastify: FastifyInstance,
   state: VersionerState,
-  options: ResolvedOptions,
+  options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   webhooks: Webhooks,
   changelog: () => Changelog

@@ -16,7 +16,7 @@ import { componentName } from '../schemas/component-names'
 import { forEachSubschema } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { responseMapAt } from './version-plan'
-import type { HeadRoute, VersionerState } from '../versioner-state'
+import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
 function responseSchemas (route: HeadRoute): TSchema[] {

@@ -17,7 +17,7 @@ import type { ConverterStep } from '../routes/converter-steps'
 import { lowerCaseHeaders, prepareForFastify, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { copyJson, runSteps } from '../serve/converter-runtime'
 import { exampleOf } from '../values/examples'
-import type { HeadRoute, VersionerState } from '../versioner-state'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
