@@ -1,4 +1,6 @@
 /**
+ * `lib/` root: wiring the stages together (see ARCHITECTURE.md).
+ *
  * Wires the plugin into an application: options, state, decorations (`app.versioner`,
  * `request.apiVersion`), the route constraint for shared paths, the `onRoute` observer, and the checks and
  * route table computed once when the application is ready.

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/schemas/`: the form of every HEAD schema in every version.
+ *
  * `generateVersionedSchemas(bundle)`: the form of any HEAD schema in every version.
  *
  * The walk follows the spec: HEAD changes turn HEAD into the latest version, then each version's changes

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/serve/`: serving requests in their version (registration, picking, hooks, converters).
+ *
  * Serving HEAD routes in every version, from Fastify's `onRoute` hook. For each route registered inside
  * `versioned(...)`: apply the endpoint instructions (its path, methods and existence per version), then
  * register one Fastify route per distinct (path, methods) it has across versions; the user's own route
