@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 const ROOT = resolve(__dirname, '..')
 const LIB = join(ROOT, 'lib')
 /** Stage folders of lib/, lowest first; lib/ root files come after them, plugin.ts last. */
-const STAGES = ['core', 'describe', 'schemas', 'values', 'routes', 'serve', 'docs'] as const
+const STAGES = ['core', 'describe', 'schemas', 'values', 'routes', 'serve', 'docs', 'tools'] as const
 const MAX_LINES = 300
 const MAX_ROOT_FILES = 6
 
