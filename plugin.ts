@@ -60,7 +60,7 @@ export {
 export type { RequestInfo, ResponseInfo, UntypedBody, FormFields, FormFile, FormValue, CookieOptions } from './lib/describe/converter-info'
 export { extendSchema, type ExtendedProperties } from './lib/describe/extend-schema'
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
-export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/generation'
+export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'
 export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
 export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'

@@ -13,6 +13,7 @@ import {
   resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
+import type { ServeOptions } from './serve/serve-options'
 
 /**
  * Options of `fastifyVersioner`.
@@ -52,19 +53,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
   now?: () => Date | number
 }
 
-/** Options after defaults and checks. */
-export interface ResolvedOptions {
-  readonly versions: VersionBundle
-  readonly location: ApiVersionLocation
-  readonly format: ApiVersionFormat
-  /** Header name in lower case, or a path parameter name. */
-  readonly parameterName: string
-  /** The name as the user wrote it (used for the response header). */
-  readonly headerName: string
-  readonly defaultValue: ApiVersionDefaultValue | undefined
-  readonly picker: VersionPicker
-  /** True when picking may be asynchronous (a default function or a custom picker). */
-  readonly asyncPicking: boolean
+/** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
+export interface ResolvedOptions extends ServeOptions {
   readonly apiVersionTitle: string | undefined
   readonly apiVersionDescription: string | undefined
   /** The current time in milliseconds (the `now` option). */

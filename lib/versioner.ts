@@ -1,4 +1,6 @@
 /**
+ * `lib/` root: wiring the stages together (see ARCHITECTURE.md).
+ *
  * Wires the plugin into an application: options, state, decorations (`app.versioner`,
  * `request.apiVersion`), the route constraint for shared paths, the `onRoute` observer, and the checks and
  * route table computed once when the application is ready.
@@ -14,7 +16,7 @@ import { pickVersion } from './serve/request-hook'
 import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
-import { VersionedSchemas } from './schemas/generation'
+import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kBehaviour, kConverted, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { routeTimeline } from './routes/timeline'
@@ -23,8 +25,8 @@ import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
-import { resolveVersion } from './serve/version-picking'
-import { VersionerState } from './versioner-state'
+import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
+import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import { successorLinks } from './serve/lifecycle'
 import type { VersionBundle } from './describe/versions'
@@ -65,18 +67,11 @@ export interface VersionerDecoration {
   verify: () => Promise<VerifyFinding[]>
 }
 
-function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions): string | undefined {
-  const { location, parameterName, versions, format, defaultValue } = options
-  let value: string | undefined
-  if (location === 'header') {
-    const header = request.headers[parameterName]
-    value = Array.isArray(header) ? header[0] : header
-    if ((value === undefined || value === '') && typeof defaultValue === 'string') value = defaultValue
-  } else {
-    const path = (request.url ?? '').split('?')[0]
-    value = path.split('/').find((segment) => segment !== '' && resolveVersion(segment, versions, format).ok)
-  }
-  const picked = resolveVersion(value, versions, format)
+/** The version the route constraint derives from a request before routing: the one reader, then the format rules. */
+function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments): string | undefined {
+  const { versions, format, defaultValue } = options
+  const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
+  const picked = resolveVersion(requested, versions, format)
   return picked.ok ? picked.version : undefined
 }
 
@@ -87,6 +82,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const state = new VersionerState(resolved)
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   state.successorLinks = successorLinks(resolved.versions, documentUrl)
+  const segments = new VersionSegments()
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
@@ -139,10 +135,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },
-    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved)
+    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved, segments)
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
-  fastify.addHook('onRoute', createRouteObserver(state) as never)
+  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
       if (state.startupError !== undefined) throw state.startupError

@@ -6,10 +6,11 @@ import { test } from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
 import { appWith, bundleOf, DATES, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 const echoRoute = versioned(async (api) => {
   api.get('/echo', async (request) => ({ version: request.apiVersion }))
@@ -142,6 +143,27 @@ test('path versions: the date format waterfalls and checks the segment; no Vary'
   // A header does not count with path versions.
   const header = await app.inject({ url: '/users', headers: { 'x-api-version': '2001-01-01' } })
   t.equal(header.statusCode, 404)
+})
+
+test('path versions: the route constraint reads the version segment itself, not an earlier segment that looks like a version', async (t) => {
+  // Two HEAD routes share GET /t/:tenant/:version/items; a tenant id that looks like a date must not choose the route.
+  const versions = bundleOf(DATES, {
+    '2002-01-01': [changeClass('ReplaceItems', [
+      endpoint('/t/:tenant/items', ['GET']).didntExist,
+      endpoint('/t/:tenant/legacy-items', ['GET']).existed,
+      endpoint('/t/:tenant/legacy-items', ['GET']).had({ path: '/t/:tenant/items' })
+    ])]
+  })
+  const app = await appWith(t, { versions, apiVersionLocation: 'path' })
+  await app.register(versioned(async (api) => {
+    api.get('/items', async (request) => ({ handler: 'new', version: request.apiVersion }))
+    api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', version: request.apiVersion }))
+  }), { prefix: '/t/:tenant' })
+  const older = await app.inject({ url: '/t/2002-01-01/2001-01-01/items' })
+  t.equal(older.statusCode, 200)
+  t.same(jsonOf(older), { handler: 'old', version: '2001-01-01' })
+  t.same(jsonOf(await app.inject({ url: '/t/2000-01-01/2002-01-01/items' })), { handler: 'new', version: '2002-01-01' })
+  t.same(jsonOf(await app.inject({ url: '/t/acme/2001-07-07/items' })), { handler: 'old', version: '2001-01-01' })
 })
 
 test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {

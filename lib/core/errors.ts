@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/core/`: shared helpers that know nothing of versions (errors, warnings, symbols, JSON Schema, dates, methods).
+ *
  * Every error fastify-versioner throws or answers with, built with `@fastify/error`.
  *
  * Start-up errors (a developer's mistake) carry status 500 and a message naming the version change, schema,

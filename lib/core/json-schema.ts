@@ -59,16 +59,6 @@ export function isReadonly (schema: TSchema): boolean {
   return (schema as SchemaObject)[ReadonlyKind] === 'Readonly'
 }
 
-/** True when the schema carries `Optional` or `Readonly`. */
-export function hasModifiers (schema: TSchema): boolean {
-  return isOptional(schema) || isReadonly(schema)
-}
-
-/** A shallow copy of `schema` with the modifiers of `from` (and only those) applied. */
-export function withModifiersOf<T extends TSchema> (schema: T, from: TSchema): T {
-  return setModifiers(schema, isOptional(from), isReadonly(from))
-}
-
 /** A shallow copy of `schema` with exactly the given modifiers; `schema` itself when nothing changes. */
 export function setModifiers<T extends TSchema> (schema: T, optional: boolean, readonly: boolean): T {
   if (isOptional(schema) === optional && isReadonly(schema) === readonly) return schema
@@ -114,4 +104,10 @@ export function refId (ref: string): string {
 /** `ref` pointed at the schema `id` instead, keeping its form (`'Address#'` → `'Address__2000-01-01#'`). */
 export function withRefId (ref: string, id: string): string {
   return ref.endsWith('#') ? `${id}#` : id
+}
+
+/** The name (`$id`) of a schema, if it has one. */
+export function nameOf (schema: TSchema): string | undefined {
+  const id = (schema as SchemaObject).$id
+  return typeof id === 'string' ? id : undefined
 }

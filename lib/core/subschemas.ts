@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaObject, type SchemaObject } from './json-schema'
+import { isSchemaObject, refId, withRefId, type SchemaObject } from './json-schema'
 
 /** Keywords whose value is one subschema. */
 const SINGLE = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames',
@@ -111,4 +111,30 @@ export function mapSchemaDeep (schema: TSchema, transform: (subschema: TSchema) 
     return result
   }
   return visit(schema)
+}
+
+/** True when `schema` holds a `$ref` to `id` (not counting nested schemas with their own `$id`). */
+export function refersTo (schema: TSchema, id: string): boolean {
+  let found = false
+  const visit = (node: TSchema): void => {
+    const source = node as SchemaObject
+    if (found || typeof source.$id === 'string') return
+    if (typeof source.$ref === 'string' && refId(source.$ref) === id) found = true
+    else forEachSubschema(node, visit)
+  }
+  forEachSubschema(schema, visit)
+  return found
+}
+
+/** Points `$ref`s to `fromId` inside `schema` (not inside nested schemas with their own `$id`) at `toId`. */
+export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: string): TSchema {
+  const visit = (node: TSchema, root: boolean): TSchema => {
+    const source = node as SchemaObject
+    if (!root && typeof source.$id === 'string') return node
+    if (typeof source.$ref === 'string' && refId(source.$ref) === fromId) {
+      return { ...source, $ref: withRefId(source.$ref, toId) } as TSchema
+    }
+    return replaceSubschemas(node, subschemasOf(node).map((sub) => visit(sub, false)))
+  }
+  return visit(schema, true)
 }

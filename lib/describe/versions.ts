@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/describe/`: what users write (versions, version changes, instructions, converters, `versioned(...)`).
+ *
  * `Version`, `HeadVersion` and `VersionBundle`: the list of versions of an API, newest first, each with the
  * version changes that made it. The bundle checks the whole structure when it is built.
  * @module

@@ -9,7 +9,7 @@ import type { ChangelogEntryData } from './changelog-resource'
 import { json, type ChangelogModels } from './changelog-models'
 import { applies } from '../routes/timeline'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
 type Changes = NonNullable<ChangelogEntryData['changes']>

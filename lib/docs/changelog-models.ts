@@ -5,12 +5,11 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { componentName, prepareForDocs } from './openapi-schemas'
-import { nameOf } from '../schemas/seeds'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
 /** A value as JSON has it (keys whose value is undefined dropped). */

@@ -7,7 +7,7 @@
 import { ChangelogEntries } from './changelog-entries'
 import { ChangelogModels } from './changelog-models'
 import type { Changelog } from './changelog-resource'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
 export { ChangelogEntry, ChangelogResource, type Changelog, type ChangelogEntryData } from './changelog-resource'

@@ -9,11 +9,10 @@
 import fastifySwagger from '@fastify/swagger'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import type { ResolvedDocsOptions } from './options'
+import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { componentize, componentName, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots } from './openapi-schemas'
-import type { ResolvedOptions } from '../options'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
-import type { RegisteredRoute, VersionerState } from '../versioner-state'
+import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
@@ -42,7 +41,7 @@ export class OpenApiDocuments {
 
   constructor (
     private readonly state: VersionerState,
-    private readonly options: ResolvedOptions,
+    private readonly options: DocsVersionOptions,
     private readonly docs: ResolvedDocsOptions,
     private readonly webhooks: Webhooks
   ) {}

@@ -6,22 +6,17 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { refId, type SchemaGeneration } from '../schemas/generation'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { kSchemaName } from '../core/symbols'
+import type { SchemaGeneration } from '../schemas/generation'
+import { isSchemaObject } from '../core/json-schema'
 import { prepareSchema } from '../routes/version-plan'
+import { componentName } from '../schemas/component-names'
+
+export { componentName }
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 export const UNWRAP = 'x-fastify-versioner-root'
 
 const COMPONENTS = '#/components/schemas/'
-
-/** The component name of a schema `$id` in its version (a generated `User__2000-01-01` is named `User`). */
-export function componentName (id: string, generation: SchemaGeneration): string {
-  const generated = generation.generatedSchemas().get(refId(id)) as SchemaObject | undefined
-  const name = generated?.[kSchemaName]
-  return typeof name === 'string' ? name : refId(id)
-}
 
 /**
  * A generated schema for a document: references to generated schemas (which only this library knows) are

@@ -7,7 +7,7 @@
  * (`getItems2`), given in the order the routes were registered.
  * @module
  */
-import type { HeadRoute } from '../versioner-state'
+import type { HeadRoute } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 
 function capitalise (word: string): string {

@@ -7,6 +7,13 @@
 import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
 import { InvalidOptionError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
+import type { ServeOptions } from '../serve/serve-options'
+
+/** What the documents and their routes need from the plugin options: where the version travels, and its parameter's words. */
+export interface DocsVersionOptions extends Pick<ServeOptions, 'versions' | 'location' | 'format' | 'parameterName' | 'headerName'> {
+  readonly apiVersionTitle: string | undefined
+  readonly apiVersionDescription: string | undefined
+}
 
 /** The OpenAPI fields given to `@fastify/swagger` for every document (`info.version` is set per version). */
 export interface OpenApiBase {

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { toIsoDate } from '../core/iso-date'
-import type { ResolvedOptions } from '../options'
+import type { DocsVersionOptions } from './options'
 import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import type { ResolvedDocsOptions } from './options'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
@@ -22,7 +22,7 @@ type Render = (list: VersionEntry[], current: VersionEntry) => string
 /** Registers the docs page and the ReDoc page (those not turned off). */
 export function registerPages (
   fastify: FastifyInstance,
-  options: ResolvedOptions,
+  options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
   openapiUrl: string,

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/docs/`: the per-version OpenAPI documents, docs pages and changelog.
+ *
  * The routes the plugin adds for documentation: `GET /openapi.json` (a version's document, by `?version=`
  * or the version header; the latest version's without either), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
  * locally served assets, and `GET /changelog`. All are unversioned and hidden from the documents, except the
@@ -8,20 +10,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { registerAssets } from './assets'
 import { buildChangelog, ChangelogResource, type Changelog } from './changelog'
-import type { ResolvedDocsOptions } from './options'
+import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { OpenApiDocuments, UNVERSIONED } from './openapi-documents'
-import type { ResolvedOptions } from '../options'
 import { processWarning } from '../core/warnings'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
+import { readRequestedVersion } from '../serve/version-picking'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
   fastify: FastifyInstance,
   state: VersionerState,
-  options: ResolvedOptions,
+  options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   webhooks: Webhooks,
   changelog: () => Changelog
@@ -66,7 +68,7 @@ function registerChangelog (fastify: FastifyInstance, url: string, inSchema: boo
 /** `GET /openapi.json`: a version's document, by `?version=` or the version header. */
 function registerDocumentRoute (
   fastify: FastifyInstance,
-  options: ResolvedOptions,
+  options: DocsVersionOptions,
   documents: OpenApiDocuments,
   openapiUrl: string,
   hooks: RouteShorthandOptions
@@ -78,9 +80,7 @@ function registerDocumentRoute (
     if (options.location !== 'header') return options.versions.versionValues[0]
     const vary = reply.getHeader('vary')
     reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
-    const header = request.headers[options.parameterName]
-    const value = Array.isArray(header) ? header[0] : header
-    return value === undefined || value === '' ? options.versions.versionValues[0] : value
+    return readRequestedVersion(request, options) ?? options.versions.versionValues[0]
   }
 
   // A document does not change once built: each is serialized once (unknown keys are not remembered).

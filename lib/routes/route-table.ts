@@ -6,7 +6,7 @@
 import type { HttpMethod } from '../core/http-methods'
 import type { RouteAttributes } from './timeline'
 import { prepareForFastify, routeSchemaIn, type RouteSchema } from './version-plan'
-import type { VersionerState } from '../versioner-state'
+import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */
 export interface VersionedRouteInfo {

@@ -11,13 +11,12 @@ import {
   InvalidGenerationInstructionError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from '../core/errors'
-import { describeSchema, type SchemaObject } from '../core/json-schema'
-import { componentName } from '../docs/openapi-schemas'
-import { nameOf } from '../schemas/seeds'
+import { describeSchema, nameOf, type SchemaObject } from '../core/json-schema'
+import { componentName } from '../schemas/component-names'
 import { forEachSubschema } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { responseMapAt } from './version-plan'
-import type { HeadRoute, VersionerState } from '../versioner-state'
+import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
 function responseSchemas (route: HeadRoute): TSchema[] {

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/routes/`: what each route does in each version, computed at registration.
+ *
  * What a versioned route does for one version: which request parts it validates by hand against that
  * version's schemas, which converters run, and which schemas serialize its responses. Computed once per
  * (route, version) at start-up; a request only looks its version up.
@@ -8,7 +10,8 @@ import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileCleaner, type Cleaner } from '../values/clean'
 import type { RouteAttributes, RouteState } from './timeline'
-import { refId, type SchemaGeneration } from '../schemas/generation'
+import type { SchemaGeneration } from '../schemas/generation'
+import { refId } from '../core/json-schema'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { mapSchemaDeep } from '../core/subschemas'
 

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/schemas/`: the form of every HEAD schema in every version.
+ *
  * `generateVersionedSchemas(bundle)`: the form of any HEAD schema in every version.
  *
  * The walk follows the spec: HEAD changes turn HEAD into the latest version, then each version's changes
@@ -15,25 +17,11 @@ import { childSchemaInfo, objectSchema } from '../describe/extend-schema'
 import { isSchemaLevelInstruction } from '../describe/instructions'
 import { visibleFields, visibleValidators } from './object-fields'
 import { SchemaStates } from './apply-instructions'
-import { nameOf, SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { idSafe, isOptional, isReadonly, isSchemaObject, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema, replaceSubschemas, subschemasOf } from '../core/subschemas'
+import { SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
+import { idSafe, isOptional, isReadonly, isSchemaObject, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema, replaceSubschemas, subschemasOf, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kHeadSchema, kSchemaName } from '../core/symbols'
 import { generationSteps, type VersionBundle } from '../describe/versions'
-
-/** Re-exported from ./schema-utils for the modules that import it from here. */
-export { refId }
-
-/**
- * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
- * object itself when the version does not change it).
- */
-export interface SchemaLookup {
-  /** The version value. */
-  readonly version: string
-  /** This version's form of a HEAD schema. */
-  get: (schema: TSchema) => TSchema
-}
 
 /** Options of {@link generateVersionedSchemas}. */
 export interface GenerateVersionedSchemasOptions {
@@ -307,83 +295,4 @@ function literalSchema (value: unknown): TSchema {
 
 function describeSeed (schema: TSchema): string {
   return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
-}
-
-/** True when `schema` holds a `$ref` to `id` (not counting nested schemas with their own `$id`). */
-function refersTo (schema: TSchema, id: string): boolean {
-  let found = false
-  const visit = (node: TSchema): void => {
-    const source = node as SchemaObject
-    if (found || typeof source.$id === 'string') return
-    if (typeof source.$ref === 'string' && refId(source.$ref) === id) found = true
-    else forEachSubschema(node, visit)
-  }
-  forEachSubschema(schema, visit)
-  return found
-}
-
-/** Points `$ref`s to `fromId` inside `schema` (not inside nested schemas with their own `$id`) at `toId`. */
-function rewriteSelfReferences (schema: TSchema, fromId: string, toId: string): TSchema {
-  const visit = (node: TSchema, root: boolean): TSchema => {
-    const source = node as SchemaObject
-    if (!root && typeof source.$id === 'string') return node
-    if (typeof source.$ref === 'string' && refId(source.$ref) === fromId) {
-      return { ...source, $ref: withRefId(source.$ref, toId) } as TSchema
-    }
-    return replaceSubschemas(node, subschemasOf(node).map((sub) => visit(sub, false)))
-  }
-  return visit(schema, true)
-}
-
-/**
- * The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}.
- */
-export class VersionedSchemas implements Iterable<SchemaLookup> {
-  /** @internal */
-  readonly generation: SchemaGeneration
-  private readonly lookups = new Map<string, SchemaLookup>()
-
-  constructor (generation: SchemaGeneration) {
-    this.generation = generation
-    for (const version of generation.levels.slice(1)) {
-      const level = generation.levelOf(version)
-      this.lookups.set(version, Object.freeze({ version, get: (schema: TSchema) => generation.formAt(schema, level) }))
-    }
-  }
-
-  /** The version values, newest first. */
-  get versions (): string[] {
-    return [...this.lookups.keys()]
-  }
-
-  /** The schemas of `version`; throws `UnknownVersionError` for a version the bundle does not hold. */
-  get (version: string): SchemaLookup {
-    const lookup = this.lookups.get(version)
-    if (lookup === undefined) this.generation.levelOf(version)
-    return lookup as SchemaLookup
-  }
-
-  /** True when the bundle holds `version`. */
-  has (version: string): boolean {
-    return this.lookups.has(version)
-  }
-
-  /** The lookups, newest version first. */
-  [Symbol.iterator] (): Iterator<SchemaLookup> {
-    return this.lookups.values()
-  }
-}
-
-/**
- * Generates the schemas of every version of `bundle` from its version changes, without an application.
- * Every schema or enum instruction that cannot apply throws `InvalidGenerationInstructionError` here.
- * @example
- * ```ts
- * const schemas = generateVersionedSchemas(versions)
- * const OldUser = schemas.get('2000-01-01').get(UserResource)   // has `address`, not `addresses`
- * schemas.get('2001-01-01').get(UserResource) === UserResource    // unchanged in 2001-01-01
- * ```
- */
-export function generateVersionedSchemas (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}): VersionedSchemas {
-  return new VersionedSchemas(new SchemaGeneration(bundle, options))
 }

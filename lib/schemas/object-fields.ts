@@ -8,14 +8,11 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import type { NamedValidator } from '../describe/named-validators'
-import { withoutModifiers, type FieldState, type ObjectState, type SeedState } from './seeds'
+import { withoutModifiers, type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
 import { deepEqual, describeValue, isOptional, type SchemaObject } from '../core/json-schema'
 
 /** Keywords that describe a field rather than constrain it: kept when an instruction changes its type. */
 const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
-
-/** An instruction that edits an existing field. */
-export type FieldEdit = FieldHadInstruction | FieldDidntHaveInstruction
 
 /** A field as visible in an object schema. */
 export interface VisibleField {

@@ -6,9 +6,9 @@
  */
 import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 import { childSchemaInfo } from '../describe/extend-schema'
-import type { EnumValue } from '../describe/instructions'
+import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -40,7 +40,7 @@ export interface ObjectState {
   /** Own fields (for a schema made by `extendSchema`: those it declares itself). */
   readonly fields: readonly FieldState[]
   /** Instructions on inherited fields, by the parent field's id, replayed over the parent's field in each version. */
-  readonly overrides: ReadonlyMap<number, ReadonlyArray<import('./object-fields').FieldEdit>>
+  readonly overrides: ReadonlyMap<number, ReadonlyArray<FieldEdit>>
   /** Every other keyword, with `allOf` holding only what is not a named validator. */
   readonly options: SchemaObject
   /** Own named validators. */
@@ -73,14 +73,11 @@ export interface PlainState {
   readonly body: TSchema
 }
 
+/** A field instruction replayed over an inherited field. */
+export type FieldEdit = FieldHadInstruction | FieldDidntHaveInstruction
+
 /** The state of a seed in a version. */
 export type SeedState = ObjectState | EnumState | PlainState
-
-/** The name (`$id`) of a schema, if it has one. */
-export function nameOf (schema: TSchema): string | undefined {
-  const id = (schema as SchemaObject).$id
-  return typeof id === 'string' ? id : undefined
-}
 
 /** True for an object schema instructions can edit the fields of. */
 export function isObjectSchema (schema: TSchema): boolean {

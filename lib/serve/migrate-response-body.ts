@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { copyJson, runSteps } from './converter-runtime'
+import { copyJson, runSteps } from './step-runner'
 import { ConverterPlanner } from '../routes/converter-steps'
 import { UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'

@@ -10,7 +10,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidApiVersionError } from '../core/errors'
-import type { ResolvedOptions } from '../options'
+import type { ServeOptions } from './serve-options'
 import { pickVersion } from './request-hook'
 import { versionedRequest } from './request-state'
 import { kMigrated } from '../core/symbols'
@@ -23,7 +23,7 @@ import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
  * (from the header, or a string default) and no one reads the version from `apiVersionStorage` (which needs
  * the request hook to enter it).
  */
-export function passthroughPossible (options: ResolvedOptions, storesVersion: boolean): boolean {
+export function passthroughPossible (options: ServeOptions, storesVersion: boolean): boolean {
   return options.location === 'header' && !options.asyncPicking && !storesVersion
 }
 
@@ -31,13 +31,13 @@ type Handler = (this: FastifyInstance, request: FastifyRequest, reply: FastifyRe
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
 /** The version a request on the passthrough route is served in (the route constraint already picked it). */
-function passthroughVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion {
+function passthroughVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion {
   // Synchronous: passthrough routes exist only when picking is (see passthroughPossible).
   return pickVersion(fastifyRequest, options) as PickedVersion
 }
 
 /** The handler of a passthrough route: sets the version headers, then runs the application's handler. */
-export function createPassthroughHandler (handler: Handler, options: ResolvedOptions, prefix: string, head: HeadRouteOf): Handler {
+export function createPassthroughHandler (handler: Handler, options: ServeOptions, prefix: string, head: HeadRouteOf): Handler {
   const setVersionHeaders = createVersionHeaders(options)
   return function versionerPassthroughHandler (fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
@@ -52,7 +52,7 @@ export function createPassthroughHandler (handler: Handler, options: ResolvedOpt
 }
 
 /** The error handler of a passthrough route: sets the version headers (unless the handler did), then hands the error on. */
-export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ResolvedOptions, head: HeadRouteOf): ErrorHandler {
+export function createPassthroughErrorHandler (routeHandler: ErrorHandler | undefined, options: ServeOptions, head: HeadRouteOf): ErrorHandler {
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = passthroughVersion(request, options)
     return picked.ok ? picked.version : undefined

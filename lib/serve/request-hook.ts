@@ -12,8 +12,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from '../core/errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { isThenable, runSteps, settle, VersionedRequestInfo, type BodyBox } from './converter-runtime'
-import type { ResolvedOptions } from '../options'
+import { isThenable, runSteps, settle, type BodyBox } from './step-runner'
+import { VersionedRequestInfo } from './converter-inputs'
+import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
 import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
 import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
@@ -75,7 +76,7 @@ type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: Fastif
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
  * handler, if any, then to the context's.
  */
-export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ResolvedOptions): ErrorHandler {
+export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = knownVersion(request, options)
@@ -103,12 +104,12 @@ export function createMigrationErrorHandler (route: RequestHookRoute, routeHandl
 }
 
 /** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
-function knownVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | null {
+function knownVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | null {
   return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
 }
 
 /** Picks and checks the version of a request (cached on the request). */
-export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOptions): PickedVersion | Promise<PickedVersion> {
+export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
   const request = versionedRequest(fastifyRequest)
   const known = request[kPicked]
   if (known !== null) return known
@@ -129,7 +130,7 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The route-level `preValidation` hook of a versioned route. */
 export function createRequestHook (
-  route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
 ): preValidationHookHandler {
   const storage = options.versions.apiVersionStorage
   const setVersionHeaders = createVersionHeaders(options)

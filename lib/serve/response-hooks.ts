@@ -8,7 +8,8 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, runSteps, settle, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
+import { copyJson, runSteps, settle, type BodyBox, type StepFilter } from './step-runner'
+import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { kBehaviour, kConverted } from '../core/symbols'

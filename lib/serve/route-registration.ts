@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/serve/`: serving requests in their version (registration, picking, hooks, converters).
+ *
  * Serving HEAD routes in every version, from Fastify's `onRoute` hook. For each route registered inside
  * `versioned(...)`: apply the endpoint instructions (its path, methods and existence per version), then
  * register one Fastify route per distinct (path, methods) it has across versions; the user's own route
@@ -12,7 +14,8 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { RouterGenerationError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import type { ResolvedOptions } from '../options'
+import type { ServeOptions } from './serve-options'
+import type { VersionSegments } from './version-picking'
 import { createMigrationErrorHandler, createRequestHook } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import { lifecycleLink } from './lifecycle'
@@ -23,7 +26,7 @@ import {
   attributesOf, buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour
 } from '../routes/version-plan'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
-import type { HeadRoute, RegisteredRoute, VersionerState } from '../versioner-state'
+import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
 /** The name of the route constraint that separates HEAD routes sharing a path. */
 export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
@@ -38,10 +41,11 @@ function toList<T> (value: T | T[] | undefined): T[] {
 }
 
 /** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
-function registeredUrl (state: VersionerState, scope: VersionedScope, path: string): string {
-  if (state.options.location !== 'path') return path
-  const segment = `/:${state.options.parameterName}`
+function registeredUrl (options: ServeOptions, segments: VersionSegments, scope: VersionedScope, path: string): string {
+  if (options.location !== 'path') return path
+  const segment = `/:${options.parameterName}`
   const prefix = scope.prefix.replace(/\/$/, '')
+  segments.add(prefix)
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
@@ -62,7 +66,7 @@ interface Prepared {
 }
 
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
-function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ResolvedOptions): void {
+function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
   options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
@@ -87,12 +91,14 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 }
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
-export function createRouteObserver (state: VersionerState): (this: FastifyInstance, route: ObservedRoute) => void {
+export function createRouteObserver (
+  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments
+): (this: FastifyInstance, route: ObservedRoute) => void {
   /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
   let lastGet: { instance: FastifyInstance, routePath: string, handler: unknown, apply: (options: Record<string, unknown>) => void } | undefined
 
   const prepare = (head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared => {
-    const url = registeredUrl(state, scope, group.path)
+    const url = registeredUrl(serveOptions, segments, scope, group.path)
     const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
     const headResponses = responseMapAt(head, newest)
     const nativeResponse: Record<string, TSchema> = {}
@@ -111,7 +117,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
     const all = [...behaviours.values()]
     const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, state.options, userFormatter as never, state.storesVersion) as Hook
+      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
@@ -120,9 +126,9 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const schema: RouteSchema = { ...head.schema }
     if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
     const versions = [...behaviours.keys()]
-    const passthroughVersions = passthroughPossible(state.options, state.storesVersion)
+    const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
       // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
-      ? all.filter((behaviour) => behaviour.passthrough && state.options.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
+      ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
       : []
     const hooked = versions.filter((version) => !passthroughVersions.includes(version))
     const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
@@ -158,7 +164,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       for (const version of versions) served.add(version)
     }
     if (!shared) return undefined
-    if (state.options.asyncPicking) {
+    if (serveOptions.asyncPicking) {
       throw new RouterGenerationError(`[${group.methods.join(', ')}] ${url} is served by two HEAD routes in different versions (${head.display} and ` +
         'another one). Fastify then picks the route before the request exists, from the version header or path segment (or a string ' +
         'apiVersionDefaultValue): a function apiVersionDefaultValue or a custom versionPicker cannot choose between them. Give the routes ' +
@@ -245,7 +251,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
         const target = route as unknown as Record<string, unknown>
         target.url = prepared.registered.url
         target.method = method
-        applyTo(target, prepared, routeErrorHandler, state.options)
+        applyTo(target, prepared, routeErrorHandler, serveOptions)
         if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
           lastGet = {
             instance: this,
@@ -253,14 +259,14 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
             handler: route.handler,
             apply: (twin) => {
               twin.url = prepared.registered.url
-              applyTo(twin, prepared, routeErrorHandler, state.options)
+              applyTo(twin, prepared, routeErrorHandler, serveOptions)
             }
           }
         }
         continue
       }
       const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(this, prepared) }
-      applyTo(options, prepared, routeErrorHandler, state.options)
+      applyTo(options, prepared, routeErrorHandler, serveOptions)
       this.route(options as unknown as RouteOptions)
     }
     // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
@@ -277,8 +283,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
           [kRegisteredUrl]: prepared.registered.url,
           [kPassthroughRoute]: true
         },
-        handler: createPassthroughHandler(rest.handler as never, state.options, scope.prefix, head),
-        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, state.options, head),
+        handler: createPassthroughHandler(rest.handler as never, serveOptions, scope.prefix, head),
+        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, serveOptions, head),
         constraints: prepared.passthrough?.constraints
       }
       this.route(options as unknown as RouteOptions)

@@ -6,14 +6,14 @@
  */
 import type { FastifyReply } from 'fastify'
 import { toIsoDate } from '../core/iso-date'
-import type { ResolvedOptions } from '../options'
+import type { ServeOptions } from './serve-options'
 import type { Version } from '../describe/versions'
 
 /** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
 export type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
 
 /** The versions with `afterSunset: 'gone'`. */
-export function goneVersions (options: ResolvedOptions): ReadonlySet<string> {
+export function goneVersions (options: ServeOptions): ReadonlySet<string> {
   return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
 }
 
@@ -38,7 +38,7 @@ export function goneProblem (version: Version, oldestServed: string | undefined)
  * the version headers (echo, `Vary`, `Sunset`) on the 410.
  */
 export function createGoneCheck (
-  options: ResolvedOptions, setHeaders: (method: string, reply: FastifyReply, version: string) => void
+  options: ServeOptions, setHeaders: (method: string, reply: FastifyReply, version: string) => void
 ): GoneCheck | undefined {
   const gone = goneVersions(options)
   if (gone.size === 0) return undefined

@@ -6,7 +6,7 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
 import type { FastifyRequest } from 'fastify'
-import type { ResolvedOptions } from '../options'
+import type { ServeOptions } from './serve-options'
 
 /** The name of the channel. */
 export const SERVED_CHANNEL = 'fastify-versioner:served'
@@ -60,7 +60,7 @@ export interface HeadRouteOf {
 }
 
 /** Publishes the event of a request (call only when `servedChannel.hasSubscribers`). */
-export function publishServed (request: FastifyRequest, requested: string | undefined, version: string, head: HeadRouteOf, options: ResolvedOptions): void {
+export function publishServed (request: FastifyRequest, requested: string | undefined, version: string, head: HeadRouteOf, options: ServeOptions): void {
   const described = options.versions.get(version)
   // A GET route's automatic HEAD twin, or a method an endpoint instruction changed: the HEAD route's own method.
   const method = head.methods.includes(request.method) ? request.method : head.methods.join(',')

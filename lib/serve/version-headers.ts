@@ -6,13 +6,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { lifecycleHeadersByVersion } from './lifecycle'
-import type { ResolvedOptions } from '../options'
+import type { ServeOptions } from './serve-options'
 
 /** Sets the version headers of a reply (`method` is the request's). */
 export type VersionHeaders = (method: string, reply: FastifyReply, version: string) => void
 
 /** Builds the function that sets the version headers for the application's options. */
-export function createVersionHeaders (options: ResolvedOptions): VersionHeaders {
+export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   const echo = options.headerName
   const vary = createVary(options)
   const lifecycle = lifecycleHeadersByVersion(options.versions)
@@ -24,7 +24,7 @@ export function createVersionHeaders (options: ResolvedOptions): VersionHeaders 
 }
 
 /** Adds the version header to `Vary` on cacheable responses (GET, HEAD), when the version comes from a header. */
-function createVary (options: ResolvedOptions): (method: string, reply: FastifyReply) => void {
+function createVary (options: ServeOptions): (method: string, reply: FastifyReply) => void {
   const vary = options.location === 'header' ? options.parameterName : undefined
   return function addVary (method, reply) {
     // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
@@ -46,7 +46,7 @@ export type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply)
  * being handled is the one to report.
  */
 export function createErrorVersionHeaders (
-  options: ResolvedOptions, servedVersion: (request: FastifyRequest) => string | undefined
+  options: ServeOptions, servedVersion: (request: FastifyRequest) => string | undefined
 ): ErrorVersionHeaders {
   const setVersionHeaders = createVersionHeaders(options)
   const vary = createVary(options)

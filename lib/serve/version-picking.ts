@@ -4,6 +4,7 @@
  * custom logic, such as a version pinned per account.
  * @module
  */
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyRequest } from 'fastify'
 import { isIsoDate, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
@@ -25,6 +26,70 @@ export interface VersionPickerOptions {
   /** The header name (lower case) or path parameter name. */
   readonly parameterName: string
   readonly defaultValue: ApiVersionDefaultValue | undefined
+}
+
+/** Where a request names its version: what {@link readRequestedVersion} needs. */
+export type VersionSource = Pick<VersionPickerOptions, 'location' | 'parameterName'>
+
+/** A request as the version reader sees it: Fastify's (after routing, with params) or Node's (before routing). */
+export interface VersionCarrier {
+  readonly headers: IncomingHttpHeaders
+  readonly params?: unknown
+  readonly url?: string | undefined
+}
+
+/**
+ * Where path versions sit in URLs before routing (for the route constraint): right after the prefix of a
+ * versioned scope, so the version is the segment after the prefix, never an earlier segment that happens to
+ * look like a version (`/tenants/2001-01-01/2002-01-01/items`).
+ */
+export class VersionSegments {
+  private readonly prefixes = new Set<string>()
+  private readonly patterns: RegExp[] = []
+
+  /** Records the prefix of a versioned scope (`''`, `/api`, `/tenants/:tenant`). */
+  add (prefix: string): void {
+    const normalised = prefix.replace(/\/$/, '')
+    if (this.prefixes.has(normalised)) return
+    this.prefixes.add(normalised)
+    const source = normalised.split('/').map((part) => part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('/')
+    this.patterns.push(new RegExp(`^${source}/([^/]+)`))
+    // The deepest prefix first: `/api/:x` is more specific than `/api`.
+    this.patterns.sort((a, b) => b.source.split('/').length - a.source.split('/').length)
+  }
+
+  /** The version segment of a URL (decoded as Fastify decodes params), or `undefined`. */
+  find (url: string): string | undefined {
+    const path = url.split('?')[0]
+    for (const pattern of this.patterns) {
+      const match = pattern.exec(path)
+      if (match === null) continue
+      try {
+        return decodeURIComponent(match[1])
+      } catch {
+        return match[1]
+      }
+    }
+    return undefined
+  }
+}
+
+/**
+ * The one version reader: the version a request names (header value or path segment), or `undefined` when it
+ * names none. A repeated header counts by its first value; an empty value names none. Path versions come from
+ * the route's parameter once Fastify routed the request, else (the route constraint) from the URL segment
+ * after a versioned prefix.
+ */
+export function readRequestedVersion (request: VersionCarrier, source: VersionSource, segments?: VersionSegments): string | undefined {
+  let value: string | string[] | undefined
+  if (source.location === 'header') {
+    value = request.headers[source.parameterName]
+  } else {
+    const params = request.params as Record<string, string | undefined> | null | undefined
+    value = params != null && typeof params === 'object' ? params[source.parameterName] : segments?.find(request.url ?? '')
+  }
+  const text = Array.isArray(value) ? value[0] : value
+  return text === undefined || text === '' ? undefined : text
 }
 
 /** The outcome of picking: the version served, or why none can be. */
@@ -55,12 +120,7 @@ export class VersionPicker {
 
   /** The version the request names (header value or path segment), or `undefined` when it names none. */
   requested (request: FastifyRequest): string | undefined {
-    const { location, parameterName } = this.options
-    const value = location === 'header'
-      ? request.headers[parameterName]
-      : (request.params as Record<string, string | undefined> | undefined)?.[parameterName]
-    const text = Array.isArray(value) ? value[0] : value
-    return text === undefined || text === '' ? undefined : text
+    return readRequestedVersion(request, this.options)
   }
 
   /** The version to serve the request as, before it is checked: the one it names, else the default. */

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
+ *
  * The `fastify-versioner` command: `export`, `check` and `verify` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).

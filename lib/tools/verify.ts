@@ -15,9 +15,9 @@ import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import { lowerCaseHeaders, prepareForFastify, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { copyJson, runSteps } from '../serve/converter-runtime'
+import { copyJson, runSteps } from '../serve/step-runner'
 import { exampleOf } from '../values/examples'
-import type { HeadRoute, VersionerState } from '../versioner-state'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {

@@ -1,4 +1,6 @@
 /**
+ * Stage `lib/values/`: walking request and response data against a version's schemas.
+ *
  * Finding the occurrences of a schema inside data: a by-schema converter runs once per occurrence of its
  * schema in a body, wherever the body's schema nests it (the root, a property, array items, tuple items,
  * record values, a union member the data belongs to, an `allOf` member, a `$ref`). A collector is compiled

@@ -1,19 +1,23 @@
 /**
- * The per-application state of the plugin: resolved options, the generated schemas, the converter planner,
+ * The per-application state of the plugin: the version bundle, the generated schemas, the converter planner,
  * the HEAD routes seen so far, and the registry of route nodes (to serve two HEAD routes on one path in
  * different versions).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { ConverterPlanner } from './routes/converter-steps'
-import type { HttpMethod } from './core/http-methods'
-import type { ResolvedOptions } from './options'
-import { EndpointInstructionLog, type RouteState } from './routes/timeline'
-import { SchemaGeneration } from './schemas/generation'
-import type { RouteSchema, VersionBehaviour } from './routes/version-plan'
-import type { VersionedScope } from './describe/versioned-scope'
-import { generationSteps, type GenerationStep } from './describe/versions'
-import { kBundleInternals } from './core/symbols'
+import { ConverterPlanner } from './converter-steps'
+import type { HttpMethod } from '../core/http-methods'
+import { EndpointInstructionLog, type RouteState } from './timeline'
+import { SchemaGeneration } from '../schemas/generation'
+import type { RouteSchema, VersionBehaviour } from './version-plan'
+import type { VersionedScope } from '../describe/versioned-scope'
+import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
+import { kBundleInternals } from '../core/symbols'
+
+/** What the state needs from the plugin options. */
+export interface StateOptions {
+  readonly versions: VersionBundle
+}
 
 /** A HEAD route registered inside `versioned(...)`. */
 export interface HeadRoute {
@@ -63,7 +67,7 @@ export class VersionerState {
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 
-  constructor (readonly options: ResolvedOptions) {
+  constructor (readonly options: StateOptions) {
     const bundle = options.versions
     this.steps = generationSteps(bundle)
     this.generation = new SchemaGeneration(bundle)

@@ -1,0 +1,74 @@
+/**
+ * The public view of generated schemas: `VersionedSchemas` (`app.versioner.schemas`) and
+ * `generateVersionedSchemas` (the same, without an application).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { VersionBundle } from '../describe/versions'
+import { SchemaGeneration, type GenerateVersionedSchemasOptions } from './generation'
+
+export type { GenerateVersionedSchemasOptions }
+
+/**
+ * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
+ * object itself when the version does not change it).
+ */
+export interface SchemaLookup {
+  /** The version value. */
+  readonly version: string
+  /** This version's form of a HEAD schema. */
+  get: (schema: TSchema) => TSchema
+}
+
+/**
+ * The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}.
+ */
+export class VersionedSchemas implements Iterable<SchemaLookup> {
+  /** @internal */
+  readonly generation: SchemaGeneration
+  private readonly lookups = new Map<string, SchemaLookup>()
+
+  constructor (generation: SchemaGeneration) {
+    this.generation = generation
+    for (const version of generation.levels.slice(1)) {
+      const level = generation.levelOf(version)
+      this.lookups.set(version, Object.freeze({ version, get: (schema: TSchema) => generation.formAt(schema, level) }))
+    }
+  }
+
+  /** The version values, newest first. */
+  get versions (): string[] {
+    return [...this.lookups.keys()]
+  }
+
+  /** The schemas of `version`; throws `UnknownVersionError` for a version the bundle does not hold. */
+  get (version: string): SchemaLookup {
+    const lookup = this.lookups.get(version)
+    if (lookup === undefined) this.generation.levelOf(version)
+    return lookup as SchemaLookup
+  }
+
+  /** True when the bundle holds `version`. */
+  has (version: string): boolean {
+    return this.lookups.has(version)
+  }
+
+  /** The lookups, newest version first. */
+  [Symbol.iterator] (): Iterator<SchemaLookup> {
+    return this.lookups.values()
+  }
+}
+
+/**
+ * Generates the schemas of every version of `bundle` from its version changes, without an application.
+ * Every schema or enum instruction that cannot apply throws `InvalidGenerationInstructionError` here.
+ * @example
+ * ```ts
+ * const schemas = generateVersionedSchemas(versions)
+ * const OldUser = schemas.get('2000-01-01').get(UserResource)   // has `address`, not `addresses`
+ * schemas.get('2001-01-01').get(UserResource) === UserResource    // unchanged in 2001-01-01
+ * ```
+ */
+export function generateVersionedSchemas (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}): VersionedSchemas {
+  return new VersionedSchemas(new SchemaGeneration(bundle, options))
+}

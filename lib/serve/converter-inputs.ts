@@ -1,0 +1,160 @@
+/**
+ * Converter inputs: the `RequestInfo` and `ResponseInfo` objects handed to converters, over a Fastify request
+ * and reply, writing back what converters changed.
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from '../describe/converter-info'
+import { originalCookies, parseCookieHeader, sameEntries, serialiseCookie } from './cookies'
+
+/** A `RequestInfo` over a Fastify request. */
+export class VersionedRequestInfo implements RequestInfo {
+  body: UntypedBody
+  queryParams: Record<string, unknown>
+  private headerCopy: Record<string, string | string[] | undefined> | undefined
+  private cookieJar: Record<string, string> | undefined
+  /** The cookies as the request had them, when the jar was read (to tell whether converters changed it). */
+  private cookieOriginal: Readonly<Record<string, string>> | undefined
+  private cookiesAssigned = false
+  private readonly isForm: boolean
+  private readonly request: FastifyRequest
+
+  /** `form` holds the fields of a form body; the body is then the same fields (one object, two names). */
+  constructor (request: FastifyRequest, form: FormFields | undefined) {
+    this.request = request
+    this.isForm = form !== undefined
+    this.body = (form ?? request.body) as UntypedBody
+    this.queryParams = request.query as Record<string, unknown>
+  }
+
+  /** A copy of the request headers (made on first use); changes reach the request. */
+  get headers (): Record<string, string | string[] | undefined> {
+    this.headerCopy ??= { ...this.request.headers }
+    return this.headerCopy
+  }
+
+  set headers (value: Record<string, string | string[] | undefined>) {
+    this.headerCopy = value
+  }
+
+  /** The fields of a form body (the body itself, for form requests), or `undefined`. */
+  get form (): FormFields | undefined {
+    return this.isForm ? this.body as FormFields : undefined
+  }
+
+  set form (fields: FormFields | undefined) {
+    if (this.isForm && fields !== undefined) this.body = fields as UntypedBody
+  }
+
+  get cookies (): Record<string, string> {
+    if (this.cookieJar === undefined) {
+      const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
+      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
+      this.cookieJar = { ...this.cookieOriginal }
+    }
+    return this.cookieJar
+  }
+
+  set cookies (value: Record<string, string>) {
+    this.cookieJar = value
+    this.cookiesAssigned = true
+  }
+
+  /** True when converters assigned the cookie jar, or changed its entries (reading it changes nothing). */
+  private cookiesChanged (): boolean {
+    if (this.cookieJar === undefined) return false
+    if (this.cookiesAssigned || this.cookieOriginal === undefined) return true
+    return !sameEntries(this.cookieJar, this.cookieOriginal)
+  }
+
+  /** Writes headers, query and cookies back into the request, when converters used them (the body is written by the caller). */
+  writeBack (request: FastifyRequest): void {
+    if (request.query !== this.queryParams) request.query = this.queryParams
+    const cookiesChanged = this.cookiesChanged()
+    if (this.headerCopy === undefined && !cookiesChanged) return
+    const raw = request.raw.headers as Record<string, string | string[] | undefined>
+    const headers = this.headers
+    if (cookiesChanged && this.cookieJar !== undefined) {
+      const serialised = Object.entries(this.cookieJar).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ')
+      if (serialised === '') delete headers.cookie
+      else if (serialised !== originalCookies(request)) headers.cookie = serialised
+      const withCookies = request as FastifyRequest & { cookies?: Record<string, string> }
+      if (withCookies.cookies !== undefined) withCookies.cookies = this.cookieJar
+    }
+    for (const name of Object.keys(raw)) {
+      if (!(name in headers) || headers[name] === undefined) delete raw[name]
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      const key = name.toLowerCase()
+      if (value !== undefined && raw[key] !== value) raw[key] = value
+    }
+  }
+}
+
+/** A `ResponseInfo` over a Fastify reply. */
+export class VersionedResponseInfo implements ResponseInfo {
+  body: UntypedBody
+  readonly raw: unknown
+  private headerCopy: Record<string, string | string[] | number | undefined> | undefined
+
+  constructor (private readonly reply: FastifyReply, body: unknown, raw: unknown) {
+    this.body = body as UntypedBody
+    this.raw = raw
+  }
+
+  get statusCode (): number {
+    return this.reply.statusCode
+  }
+
+  set statusCode (value: number) {
+    this.reply.code(value)
+  }
+
+  get headers (): Record<string, string | string[] | number | undefined> {
+    this.headerCopy ??= { ...(this.reply.getHeaders() as Record<string, string | string[] | number | undefined>) }
+    return this.headerCopy
+  }
+
+  set headers (value: Record<string, string | string[] | number | undefined>) {
+    this.headerCopy = value
+  }
+
+  setCookie (name: string, value: string, options: CookieOptions = {}): void {
+    const reply = this.reply as FastifyReply & { setCookie?: (name: string, value: string, options: CookieOptions) => unknown }
+    if (typeof reply.setCookie === 'function') {
+      reply.setCookie(name, value, options)
+      return
+    }
+    const cookie = serialiseCookie(name, value, options)
+    // Fastify appends to set-cookie rather than replacing it.
+    this.reply.header('set-cookie', cookie)
+    if (this.headerCopy !== undefined) {
+      const copied = this.headerCopy['set-cookie']
+      const list = copied === undefined ? [] : Array.isArray(copied) ? copied.map(String) : [String(copied)]
+      this.headerCopy['set-cookie'] = [...list, cookie]
+    }
+  }
+
+  deleteCookie (name: string, options: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'> = {}): void {
+    this.setCookie(name, '', { ...options, maxAge: 0, expires: new Date(0) })
+  }
+
+  /** Writes changed headers back into the reply. */
+  writeBack (): void {
+    if (this.headerCopy === undefined) return
+    const current = this.reply.getHeaders() as Record<string, unknown>
+    for (const name of Object.keys(current)) {
+      if (!(name in this.headerCopy) || this.headerCopy[name] === undefined) this.reply.removeHeader(name)
+    }
+    for (const [name, value] of Object.entries(this.headerCopy)) {
+      const key = name.toLowerCase()
+      if (value === undefined || current[key] === value) continue
+      if (key === 'set-cookie') {
+        // Fastify appends set-cookie values: replace the list as a whole.
+        if (JSON.stringify(current[key]) === JSON.stringify(value)) continue
+        this.reply.removeHeader(key)
+      }
+      this.reply.header(name, Array.isArray(value) ? [...value] : value)
+    }
+  }
+}

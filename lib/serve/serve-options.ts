@@ -1,0 +1,17 @@
+/**
+ * The options the serve stage uses: how requests name their version, the picker, and the header name echoed
+ * in responses. The plugin's resolved options (lib/options.ts) provide them.
+ * @module
+ */
+import type { VersionPicker, VersionPickerOptions } from './version-picking'
+
+/** What serving versioned requests needs from the plugin options. */
+export interface ServeOptions extends VersionPickerOptions {
+  /** The name as the user wrote it (used for the response header). */
+  readonly headerName: string
+  readonly picker: VersionPicker
+  /** True when picking may be asynchronous (a default function or a custom picker). */
+  readonly asyncPicking: boolean
+  /** The current time in milliseconds (the `now` option): when versions with `afterSunset: 'gone'` end. */
+  readonly now: () => number
+}

@@ -1,0 +1,140 @@
+/**
+ * Places in OpenAPI documents, for `check`: the change record, JSON paths and pointers into a document (local
+ * `$ref`s followed), where a change inside an operation is, and the keywords that are only text.
+ * @module
+ */
+
+/** One difference between a saved document and the current one. */
+export interface DocumentChange {
+  /** The version (or `'unversioned'`). */
+  readonly version: string
+  /** `POST /users`, `webhook userCreated`, or `''` for the whole version. */
+  readonly operation: string
+  /** Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, or `''`. */
+  readonly place: string
+  /**
+   * What happened: `removed`, `renamed to <name>`, `type changed`, `became required`, `became optional`,
+   * `enum member removed`, `status removed`, `endpoint removed`, `version removed` (breaks); `new version`,
+   * `new endpoint`, `new optional field`, `new field`, `new status`, `text changed`… (notes).
+   */
+  readonly kind: string
+  /** True when clients of the version would break. */
+  readonly breaking: boolean
+  /** The change on one line: `2000-01-01 POST /users: request body /address: removed`. */
+  readonly text: string
+}
+
+export type JsonPath = ReadonlyArray<string | number>
+
+export interface RawDiff {
+  readonly type: string
+  readonly action: string
+  readonly path: JsonPath
+  readonly before?: unknown
+  readonly after?: unknown
+}
+
+export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples', 'example', 'externalDocs', 'tags', 'deprecated', 'operationId', '$comment'])
+
+export function change (version: string, operation: string, place: string, kind: string, breaking: boolean): DocumentChange {
+  const where = [operation, place].filter((part) => part !== '').join(': ')
+  return { version, operation, place, kind, breaking, text: `${version}${where === '' ? '' : ` ${where}`}: ${kind}` }
+}
+
+export function escapePointer (key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+/** The value at `path` in a document, following local `$ref`s on the way (as the diff's paths do), or `undefined`. */
+export function at (document: unknown, path: JsonPath): unknown {
+  let node = follow(document, document)
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined
+    node = follow(document, (node as Record<string | number, unknown>)[key])
+  }
+  return node
+}
+
+/** A node with its local `$ref` followed (a few hops at most). */
+export function follow (document: unknown, node: unknown): unknown {
+  for (let hops = 0; hops < 32 && typeof node === 'object' && node !== null && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
+    const ref = (node as { $ref: string }).$ref
+    if (!ref.startsWith('#/')) break
+    let target: unknown = document
+    for (const part of ref.slice(2).split('/')) {
+      target = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
+    }
+    node = target
+  }
+  return node
+}
+
+/**
+ * A schema path (`properties/address/items/…`) as a pointer into the data (`/address/*`), and the schema
+ * keyword the change is on (after the last data step), if any.
+ */
+export function dataPointer (schemaPath: JsonPath): { pointer: string, keyword: JsonPath } {
+  let pointer = ''
+  let index = 0
+  while (index < schemaPath.length) {
+    const key = schemaPath[index]
+    if ((key === 'properties' || key === 'patternProperties') && index + 1 < schemaPath.length) {
+      pointer += `/${escapePointer(schemaPath[index + 1])}`
+      index += 2
+    } else if ((key === 'items' || key === 'additionalProperties') && index + 1 < schemaPath.length) {
+      pointer += '/*'
+      index += 1
+    } else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && typeof schemaPath[index + 1] === 'number' && index + 2 < schemaPath.length) {
+      index += 2
+    } else {
+      break
+    }
+  }
+  return { pointer, keyword: schemaPath.slice(index) }
+}
+
+/** Where a change inside an operation is: request or response, the place, and the rest of the path. */
+export interface Place {
+  readonly side: 'request' | 'response' | 'operation'
+  readonly place: string
+  /** The path inside the schema of that place (empty for parameters and whole responses). */
+  readonly schemaPath: JsonPath
+  /** The path of the operation-level key (`parameters`, `responses`, `summary`…). */
+  readonly rest: JsonPath
+}
+
+export function placeOf (rest: JsonPath, current: unknown, saved: unknown, operationPath: JsonPath): Place {
+  const [first, second, third, fourth] = rest
+  if (first === 'requestBody') {
+    if (second === 'content' && fourth === 'schema') {
+      return { side: 'request', place: 'request body', schemaPath: rest.slice(4), rest }
+    }
+    return { side: 'request', place: 'request body', schemaPath: [], rest }
+  }
+  if (first === 'parameters' && typeof second === 'number') {
+    const parameter = (at(current, [...operationPath, 'parameters', second]) ?? at(saved, [...operationPath, 'parameters', second])) as
+      { in?: string, name?: string } | undefined
+    const name = parameter === undefined ? `parameter ${second}` : `${parameter.in ?? ''} parameter ${parameter.name ?? second}`.trim()
+    const schemaPath = third === 'schema' ? rest.slice(3) : []
+    return { side: 'request', place: name, schemaPath, rest }
+  }
+  if (first === 'responses' && second !== undefined) {
+    const schemaPath = third === 'content' && rest[4] === 'schema' ? rest.slice(5) : []
+    return { side: 'response', place: `response ${second}`, schemaPath, rest }
+  }
+  return { side: 'operation', place: '', schemaPath: [], rest }
+}
+
+/** `added`, `removed` or `changed`. */
+export function actionWord (diff: RawDiff): string {
+  return diff.action === 'add' ? 'added' : diff.action === 'remove' ? 'removed' : 'changed'
+}
+
+export function withoutText (schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutText)
+  if (typeof schema !== 'object' || schema === null) return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) if (!TEXT_KEYS.has(key)) copy[key] = withoutText(value)
+  return copy
+}

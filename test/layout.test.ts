@@ -1,0 +1,113 @@
+/**
+ * The layout of lib/: stage folders, lowest first, each importing only from stages below it (or itself); no
+ * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. See ARCHITECTURE.md.
+ */
+import { test } from 'tap'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = resolve(__dirname, '..')
+const LIB = join(ROOT, 'lib')
+/** Stage folders of lib/, lowest first; lib/ root files come after them, plugin.ts last. */
+const STAGES = ['core', 'describe', 'schemas', 'values', 'routes', 'serve', 'docs', 'tools'] as const
+const MAX_LINES = 300
+const MAX_ROOT_FILES = 6
+
+/** The stage rank of a file (relative to the repository): its folder's place in STAGES, then lib/ root, then plugin.ts. */
+function stageOf (file: string): number {
+  if (file === 'plugin.ts') return STAGES.length + 1
+  const parts = file.split('/')
+  if (parts.length === 2) return STAGES.length
+  const index = STAGES.indexOf(parts[1] as typeof STAGES[number])
+  if (index === -1) throw new Error(`${file} is in no stage folder (known: ${STAGES.join(', ')})`)
+  return index
+}
+
+function listTs (dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name)
+    if (statSync(full).isDirectory()) return listTs(full)
+    return name.endsWith('.ts') ? [full] : []
+  })
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/g
+
+/** The relative imports of a source text, resolved to repository paths (`lib/core/errors.ts`). */
+function importsOf (file: string, text: string): string[] {
+  const found: string[] = []
+  for (const match of text.matchAll(IMPORT)) {
+    const specifier = match[1] ?? match[2]
+    if (!specifier.startsWith('.')) continue
+    const base = resolve(ROOT, dirname(file), specifier.replace(/\.js$/, ''))
+    const target = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate))
+    if (target === undefined) throw new Error(`${file}: cannot resolve '${specifier}'`)
+    found.push(relative(ROOT, target))
+  }
+  return found
+}
+
+/** The problems of a set of files (repository path → source text). */
+function layoutProblems (files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = []
+  const graph = new Map<string, string[]>()
+  for (const [file, text] of files) {
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+    if (file !== 'plugin.ts' && lines > MAX_LINES) problems.push(`${file} has ${lines} lines (at most ${MAX_LINES})`)
+    const imports = importsOf(file, text)
+    graph.set(file, imports)
+    for (const target of imports) {
+      if (stageOf(target) > stageOf(file)) problems.push(`${file} imports ${target}, a higher stage`)
+    }
+  }
+  const rootFiles = [...files.keys()].filter((file) => /^lib\/[^/]+$/.test(file))
+  if (rootFiles.length > MAX_ROOT_FILES) problems.push(`lib/ root holds ${rootFiles.length} files (at most ${MAX_ROOT_FILES}): ${rootFiles.join(', ')}`)
+  // Cycles: depth-first, reporting each cycle once by its path.
+  const state = new Map<string, 'open' | 'done'>()
+  const stack: string[] = []
+  const visit = (file: string): void => {
+    state.set(file, 'open')
+    stack.push(file)
+    for (const target of graph.get(file) ?? []) {
+      const seen = state.get(target)
+      if (seen === 'open') problems.push(`import cycle: ${[...stack.slice(stack.indexOf(target)), target].join(' → ')}`)
+      else if (seen === undefined) visit(target)
+    }
+    stack.pop()
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) if (!state.has(file)) visit(file)
+  return problems
+}
+
+function readLayout (): Map<string, string> {
+  const files = new Map<string, string>()
+  for (const full of [...listTs(LIB), join(ROOT, 'plugin.ts')]) files.set(relative(ROOT, full), readFileSync(full, 'utf8'))
+  return files
+}
+
+test('lib/ keeps its layout: stages import only lower stages, no cycles, small files, a small root', async (t) => {
+  const files = readLayout()
+  t.ok(files.size > 40, 'every lib/ file is read')
+  t.same(layoutProblems(files), [])
+})
+
+test('the layout check catches an upward import, a cycle, a long file and a crowded root', async (t) => {
+  const files = readLayout()
+  const broken = new Map(files)
+  broken.set('lib/core/errors.ts', `import { thing } from '../serve/version-picking'\n${files.get('lib/core/errors.ts') ?? ''}`)
+  t.match(layoutProblems(broken), [/lib\/core\/errors\.ts imports lib\/serve\/version-picking\.ts, a higher stage/])
+
+  const cyclic = new Map(files)
+  cyclic.set('lib/core/iso-date.ts', `import type { X } from './json-schema'\n${files.get('lib/core/iso-date.ts') ?? ''}`)
+  cyclic.set('lib/core/json-schema.ts', `import type { Y } from './iso-date'\n${files.get('lib/core/json-schema.ts') ?? ''}`)
+  t.match(layoutProblems(cyclic).join('\n'), /import cycle: lib\/core\/(iso-date|json-schema)\.ts → lib\/core\/(json-schema|iso-date)\.ts/)
+
+  const long = new Map(files)
+  long.set('lib/core/iso-date.ts', 'export const x = 1\n'.repeat(301))
+  t.same(layoutProblems(long), ['lib/core/iso-date.ts has 301 lines (at most 300)'])
+
+  const crowded = new Map(files)
+  for (let index = 0; crowded.size < files.size + 7; index++) crowded.set(`lib/extra-${index}.ts`, 'export {}\n')
+  t.match(layoutProblems(crowded).join('\n'), /^lib\/ root holds \d+ files \(at most 6\)/m)
+})
