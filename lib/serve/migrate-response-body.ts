@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, isThenable, runSteps } from './converter-runtime'
 import { ConverterPlanner } from '../routes/converter-steps'
-import { ConverterFailedError, UnknownVersionError, VersionerStructureError } from '../core/errors'
+import { ConverterFailedError, UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { SchemaGeneration } from '../schemas/generation'
 import { plausiblyMatches } from '../values/occurrences'
@@ -63,23 +63,21 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const steps = engine.planner.responseSteps(undefined, schema, level)
   const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
-  let result: void | Promise<void>
-  try {
-    result = runSteps(steps, info, box, { method: undefined, reply: undefined })
-  } catch (failure) {
+  const unwrap = (failure: unknown): never => {
     // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.
     if (!(failure instanceof ConverterFailure)) throw failure
     if (failure.thrown instanceof Error) throw failure.thrown
     throw new ConverterFailedError(`${version} (converter ${failure.step.converter.display} threw ${String(failure.thrown)})`)
   }
-  if (isThenable(result)) {
-    // Its outcome is not waited for; a rejection must not be left unhandled.
-    result.then(undefined, () => {})
-    throw new VersionerStructureError('migrateResponseBody runs converters synchronously, but one of them returned a promise. ' +
-      'Make the response converters of this schema synchronous.')
+  let result: void | Promise<void>
+  try {
+    result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+  } catch (failure) {
+    return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  return conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
+  const finish = (): unknown => conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
+  return isThenable(result) ? result.then(finish, unwrap) : finish()
 }
 
 type ResolveRef = (ref: string) => TSchema | undefined
