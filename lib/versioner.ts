@@ -17,8 +17,9 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
+import { checkMethods } from './routes/method-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
 import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
@@ -113,6 +114,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   fastify.decorateRequest(kPicked, null)
   fastify.decorateRequest(kBehaviour, null)
   fastify.decorateRequest(kMigrated, false)
+  fastify.decorateRequest(kConverterFailed, false)
   fastify.decorateReply(kConverted, false)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
@@ -141,6 +143,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   fastify.addHook('onRoute', createRouteObserver(state, resolved, segments) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
+      checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
       for (const webhook of webhooks.list()) {

@@ -5,7 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from '../describe/converter-info'
-import { originalCookies, parseCookieHeader, sameEntries, serialiseCookie } from './cookies'
+import { copyJar, originalCookies, parseCookieHeader, sameEntries, serialiseCookie } from './cookies'
+import { setOwn } from '../core/own-properties'
 
 /** A `RequestInfo` over a Fastify request. */
 export class VersionedRequestInfo implements RequestInfo {
@@ -49,8 +50,8 @@ export class VersionedRequestInfo implements RequestInfo {
   get cookies (): Record<string, string> {
     if (this.cookieJar === undefined) {
       const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
-      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
-      this.cookieJar = { ...this.cookieOriginal }
+      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : copyJar(parsed)
+      this.cookieJar = copyJar(this.cookieOriginal)
     }
     return this.cookieJar
   }
@@ -86,7 +87,7 @@ export class VersionedRequestInfo implements RequestInfo {
     }
     for (const [name, value] of Object.entries(headers)) {
       const key = name.toLowerCase()
-      if (value !== undefined && raw[key] !== value) raw[key] = value
+      if (value !== undefined && raw[key] !== value) setOwn(raw, key, value)
     }
   }
 }

@@ -6,16 +6,16 @@
 import type { FastifyRequest } from 'fastify'
 import type { CookieOptions } from '../describe/converter-info'
 
-/** The cookies of a `Cookie` header (the first of a repeated name wins; values percent-decoded when they can be). */
 export function parseCookieHeader (header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {}
+  // Null prototype: cookies named like Object members (constructor, toString, __proto__) are ordinary names.
+  const cookies: Record<string, string> = Object.create(null) as Record<string, string>
   if (header === undefined) return cookies
   for (const pair of header.split(';')) {
     const index = pair.indexOf('=')
     if (index === -1) continue
     const name = pair.slice(0, index).trim()
     const value = pair.slice(index + 1).trim()
-    if (name === '' || name in cookies) continue
+    if (name === '' || Object.hasOwn(cookies, name)) continue
     try {
       cookies[name] = decodeURIComponent(value)
     } catch {
@@ -25,6 +25,11 @@ export function parseCookieHeader (header: string | undefined): Record<string, s
   return cookies
 }
 
+/** A copy of a cookie jar, with a null prototype (see {@link parseCookieHeader}). */
+export function copyJar (jar: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.assign(Object.create(null) as Record<string, string>, jar)
+}
+
 /** True when two cookie jars hold the same names and values. */
 export function sameEntries (jar: Record<string, string>, original: Readonly<Record<string, string>>): boolean {
   const names = Object.keys(jar)
@@ -32,13 +37,11 @@ export function sameEntries (jar: Record<string, string>, original: Readonly<Rec
   return names.every((name) => Object.hasOwn(original, name) && original[name] === jar[name])
 }
 
-/** The request's `Cookie` header as one string. */
 export function originalCookies (request: FastifyRequest): string {
   const header = request.headers.cookie
   return Array.isArray(header) ? header.join('; ') : header ?? ''
 }
 
-/** A `Set-Cookie` value. */
 export function serialiseCookie (name: string, value: string, options: CookieOptions): string {
   let cookie = `${name}=${encodeURIComponent(value)}`
   if (options.maxAge !== undefined) cookie += `; Max-Age=${Math.floor(options.maxAge)}`

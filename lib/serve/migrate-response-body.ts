@@ -5,15 +5,16 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { copyJson, runSteps } from './step-runner'
+import { ConverterFailure, copyJson, isThenable, runSteps } from './step-runner'
 import { ConverterPlanner } from '../routes/converter-steps'
-import { UnknownVersionError } from '../core/errors'
+import { ConverterFailedError, UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { SchemaGeneration } from '../schemas/generation'
 import { plausiblyMatches } from '../values/occurrences'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { resolveVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
+import { setOwn } from '../core/own-properties'
 
 /** What `migrateResponseBody` needs of a bundle (the plugin passes its application's own). */
 export interface MigrationEngine {
@@ -65,10 +66,21 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const steps = engine.planner.responseSteps(undefined, schema, level)
   const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
-  const result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+  const unwrap = (failure: unknown): never => {
+    // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.
+    if (!(failure instanceof ConverterFailure)) throw failure
+    if (failure.thrown instanceof Error) throw failure.thrown
+    throw new ConverterFailedError(`${version} (converter ${failure.step.converter.display} threw ${String(failure.thrown)})`)
+  }
+  let result: void | Promise<void>
+  try {
+    result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+  } catch (failure) {
+    return unwrap(failure)
+  }
   const form = engine.generation.formAt(schema, level)
   const finish = (): unknown => conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
-  return result === undefined ? finish() : result.then(finish)
+  return isThenable(result) ? result.then(finish, unwrap) : finish()
 }
 
 type ResolveRef = (ref: string) => TSchema | undefined
@@ -184,8 +196,8 @@ function conformFields (source: SchemaObject, value: Record<string, unknown>, re
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(properties, key)) continue
     const pattern = patterns.find(([regex]) => regex.test(key))
-    if (pattern !== undefined) value[key] = conform(pattern[1], value[key], resolveRef, depth + 1)
-    else if (isSchemaObject(extra)) value[key] = conform(extra as TSchema, value[key], resolveRef, depth + 1)
+    if (pattern !== undefined) setOwn(value, key, conform(pattern[1], value[key], resolveRef, depth + 1))
+    else if (isSchemaObject(extra)) setOwn(value, key, conform(extra as TSchema, value[key], resolveRef, depth + 1))
     else if (declaresShape && extra !== true && !keepFields) delete value[key]
   }
   for (const [key, property] of Object.entries(properties)) {

@@ -8,11 +8,11 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, runSteps, settle, type BodyBox, type StepFilter } from './step-runner'
+import { copyJson, failureError, runSteps, settle, type BodyBox, type StepFilter } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
-import { versionedRequest, type VersionedReply } from './request-state'
-import { kBehaviour, kConverted } from '../core/symbols'
+import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
+import { kBehaviour, kConverted, kConverterFailed } from '../core/symbols'
 import { statusKey, type VersionBehaviour } from '../routes/version-plan'
 import { appendLink } from './lifecycle'
 import { processWarning } from '../core/warnings'
@@ -33,7 +33,7 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
   let needs = bodyNeeds.get(steps)
   if (needs === undefined) {
     const bySchema = steps.filter((step) => step.converter.target.kind !== 'path')
-    needs = { success: bySchema.length > 0, error: bySchema.some((step) => step.converter.migrateHttpErrors) }
+    needs = { success: bySchema.some((step) => step.errorsOnly !== true), error: bySchema.some((step) => step.converter.migrateHttpErrors) }
     bodyNeeds.set(steps, needs)
   }
   return status < 300 ? needs.success : needs.error
@@ -66,7 +66,7 @@ function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: 
 }
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
-export function createSuccessHook (): preSerializationHookHandler {
+export function createSuccessHook (route: string): preSerializationHookHandler {
   return function versionerSuccessHook (fastifyRequest, fastifyReply, payload, done) {
     const request = versionedRequest(fastifyRequest)
     const reply = fastifyReply as VersionedReply
@@ -77,7 +77,7 @@ export function createSuccessHook (): preSerializationHookHandler {
       return
     }
     reply[kConverted] = true
-    convertBody(request, reply, behaviour, payload, payload, done, (body, key) => {
+    convertBody(request, reply, behaviour, payload, payload, failWith(request, behaviour, route, done), (body, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
       if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
         reply.serializer(serializerFor(reply, behaviour, serializeAs))
@@ -94,13 +94,20 @@ function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   return type === undefined || String(type).includes('json')
 }
 
+/** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
+function textOf (body: unknown): string {
+  if (typeof body === 'string') return body
+  return body === undefined ? '' : JSON.stringify(body)
+}
+
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see: error
  * bodies (thrown or returned), and successes a handler sent as JSON text. They are parsed, converted, and
- * serialized with the version's schema for the final status. Streams and buffers are never parsed: by-path
- * converters see them on `raw`, with `body` undefined, and may change status and headers.
+ * serialized with the version's schema for the final status. Other text payloads are the body of by-path
+ * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
+ * `body` undefined, and may change status and headers.
  */
-export function createSendHook (): onSendHookHandler {
+export function createSendHook (route: string): onSendHookHandler {
   // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number): void => {
@@ -118,7 +125,7 @@ export function createSendHook (): onSendHookHandler {
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
-    if (behaviour === null || reply[kConverted]) {
+    if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
       done(null, payload)
       return
     }
@@ -128,11 +135,14 @@ export function createSendHook (): onSendHookHandler {
         done(null, payload)
         return
       }
-      const info = new VersionedResponseInfo(reply, undefined, payload)
-      settle(() => runSteps(behaviour.rawSteps, info, { body: undefined }, runnable(request, reply)), () => {
+      // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
+      const text = typeof payload === 'string' ? payload : undefined
+      const info = new VersionedResponseInfo(reply, text, payload)
+      const box: BodyBox = { body: text }
+      settle(() => runSteps(behaviour.rawSteps, info, box, runnable(request, reply)), () => {
         info.writeBack()
-        done(null, payload)
-      }, done)
+        done(null, text === undefined || box.body === text ? payload : textOf(box.body))
+      }, failWith(request, behaviour, route, done))
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -146,10 +156,21 @@ export function createSendHook (): onSendHookHandler {
       done(null, payload)
       return
     }
-    convertBody(request, reply, behaviour, body, payload, done, (converted, key) => {
+    convertBody(request, reply, behaviour, body, payload, failWith(request, behaviour, route, done), (converted, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
       done(null, serializerFor(reply, behaviour, serializeAs)(converted))
     })
+  }
+}
+
+/**
+ * What a response hook does when converters failed: the request is marked (its 500 passes no converter
+ * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter).
+ */
+function failWith (request: VersionedRequest, behaviour: VersionBehaviour, route: string, done: (error: Error) => void): (failure: unknown) => void {
+  return (failure) => {
+    request[kConverterFailed] = true
+    done(failureError(failure, { request, version: behaviour.version, route }))
   }
 }
 
@@ -159,7 +180,7 @@ export function createSendHook (): onSendHookHandler {
  */
 function convertBody (
   request: FastifyRequest, reply: FastifyReply, behaviour: VersionBehaviour, body: unknown, raw: unknown,
-  fail: (error: Error) => void, complete: (body: unknown, key: string | undefined) => void
+  fail: (failure: unknown) => void, complete: (body: unknown, key: string | undefined) => void
 ): void {
   const key = statusKey(behaviour.responseForms, reply.statusCode)
   const steps = behaviour.responseSteps.get(key ?? '') ?? []
