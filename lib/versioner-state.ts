@@ -63,7 +63,10 @@ export class VersionerState {
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 
-  constructor (readonly options: ResolvedOptions) {
+  /**
+   * @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`)
+   */
+  constructor (readonly options: ResolvedOptions, readonly constraint: string) {
     const bundle = options.versions
     this.steps = generationSteps(bundle)
     this.generation = new SchemaGeneration(bundle)

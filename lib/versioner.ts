@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { NotReadyError } from './core/errors'
+import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickVersion } from './serve/request-hook'
@@ -80,11 +80,27 @@ function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptio
   return picked.ok ? picked.version : undefined
 }
 
+/**
+ * The name of a new registration's route constraint: Fastify's router (and so its constraint strategies) is
+ * shared by every context of the application, and each API needs its own.
+ */
+function constraintName (fastify: FastifyInstance): string {
+  let name = VERSION_CONSTRAINT
+  for (let index = 2; fastify.hasConstraintStrategy(name); index++) name = `${VERSION_CONSTRAINT}${index}`
+  return name
+}
+
 /** Registers everything the plugin adds to `fastify`. */
 export async function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): Promise<void> {
+  if (fastify.hasDecorator('versioner')) {
+    throw new VersionerAlreadyRegisteredError('fastifyVersioner is already registered in this Fastify context or a parent of it. ' +
+      'One registration serves one versioned API; to serve several, register the plugin and its versioned(...) routes once in ' +
+      'each API\'s own context: app.register(async (api) => { await api.register(fastifyVersioner, { versions }); ' +
+      'await api.register(versioned(routes)) }, { prefix: \'/a\' }).')
+  }
   const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
   const docsOptions = resolveDocsOptions(options)
-  const state = new VersionerState(resolved)
+  const state = new VersionerState(resolved, constraintName(fastify))
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   state.successorLinks = successorLinks(resolved.versions, documentUrl)
   const webhooks = new Webhooks()
@@ -130,7 +146,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     }
   })
   fastify.addConstraintStrategy({
-    name: VERSION_CONSTRAINT,
+    name: state.constraint,
     mustMatchWhenDerived: false,
     storage () {
       const handlers = new Map<string, unknown>()

@@ -25,7 +25,11 @@ import {
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../versioner-state'
 
-/** The name of the route constraint that separates HEAD routes sharing a path. */
+/**
+ * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
+ * whole application, so each registration of the plugin (one per API) takes its own name: this one, then
+ * `fastifyVersionerApiVersion2`, `…3`.
+ */
 export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 
 /** Route options as `onRoute` receives them. */
@@ -128,7 +132,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
     const passthrough = passthroughVersions.length === 0
       ? undefined
-      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: passthroughVersions.join('\n') } }
+      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
     return { registered, schema, hooks, constraints, passthrough }
   }
 
@@ -166,7 +170,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     }
     // A route serving no version at a shared node still needs a value no request can match.
     const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
-    return { ...(base as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: value }
+    return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
   }
 
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
@@ -193,7 +197,7 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     } catch (error) {
       state.startupError = error as Error
       // Keep the route out of the way (no request matches this version), so that the error above is the one reported.
-      route.constraints = { ...route.constraints, [VERSION_CONSTRAINT]: '\u0000unusable' }
+      route.constraints = { ...route.constraints, [state.constraint]: '\u0000unusable' }
     }
   }
 
