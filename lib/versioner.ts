@@ -24,6 +24,7 @@ import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
 import { resolveVersion } from './serve/version-picking'
+import { RoutingPicks } from './serve/routing-pick'
 import { VersionerState } from './versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import { successorLinks } from './serve/lifecycle'
@@ -145,6 +146,12 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       return !(early instanceof Promise) && early.ok ? early.version : undefined
     }
   })
+  // With a custom picker (or a function default), the version of a path two HEAD routes share is derived
+  // asynchronously before routing; otherwise synchronously, from the header or path segment (or a string default).
+  const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
+  const deriveConstraint = routingPicks === undefined
+    ? (request: IncomingMessage) => versionFromRawRequest(request, resolved)
+    : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }
   fastify.addConstraintStrategy({
     name: state.constraint,
     mustMatchWhenDerived: false,
@@ -155,10 +162,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },
-    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved)
+    deriveConstraint
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
-  fastify.addHook('onRoute', createRouteObserver(state) as never)
+  fastify.addHook('onRoute', createRouteObserver(state, routingPicks) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
       if (state.startupError !== undefined) throw state.startupError

@@ -222,7 +222,7 @@ export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREAD
  * class Picker extends VersionPicker { override pick () { throw 'no account' } } // the request answers 500
  * ```
  */
-export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
+export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string, options?: { cause: unknown }]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
 
 /**
  * Every error class of fastify-versioner, keyed by its code.

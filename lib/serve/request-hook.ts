@@ -19,6 +19,7 @@ import { createErrorVersionHeaders, createVersionHeaders } from './version-heade
 import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import { pickerFailure, routingPickOf } from './routing-pick'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -112,6 +113,11 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ResolvedOp
   const request = versionedRequest(fastifyRequest)
   const known = request[kPicked]
   if (known !== null) return known
+  const early = options.asyncPicking ? routingPickOf(request) : undefined
+  if (early !== undefined) {
+    request[kPicked] = early
+    return early
+  }
   const value = options.picker.pick(request)
   if (isThenable(value)) {
     return Promise.resolve(value).then((resolved) => {
@@ -205,8 +211,8 @@ export function createRequestHook (
     let picked: PickedVersion | Promise<PickedVersion>
     try {
       picked = pickVersion(request, options)
-    } catch (error) {
-      done(error as Error)
+    } catch (failure) {
+      done(pickerFailure(failure))
       return
     }
     if (isThenable(picked)) {
@@ -216,7 +222,7 @@ export function createRequestHook (
         } catch (error) {
           done(error as Error)
         }
-      }, done)
+      }, (failure: unknown) => { done(pickerFailure(failure)) })
       return
     }
     try {

@@ -5,7 +5,8 @@
  * becomes the first of them. Each registered route carries the behaviour of every version it serves and
  * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
  * responses). Routes that do nothing in a version cost nothing there. Two HEAD routes on one path in
- * different versions are told apart by a route constraint on the version.
+ * different versions are told apart by a route constraint on the version (derived before routing, also with a
+ * custom picker: ./routing-pick.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -17,6 +18,7 @@ import { createMigrationErrorHandler, createRequestHook } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import { lifecycleLink } from './lifecycle'
 import { routeTimeline } from '../routes/timeline'
+import type { RoutingPicks } from './routing-pick'
 import { createPassthroughErrorHandler, createPassthroughHandler, passthroughPossible } from './passthrough'
 import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import {
@@ -91,7 +93,9 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 }
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
-export function createRouteObserver (state: VersionerState): (this: FastifyInstance, route: ObservedRoute) => void {
+export function createRouteObserver (
+  state: VersionerState, routingPicks: RoutingPicks | undefined
+): (this: FastifyInstance, route: ObservedRoute) => void {
   /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
   let lastGet: { instance: FastifyInstance, routePath: string, handler: unknown, apply: (options: Record<string, unknown>) => void } | undefined
 
@@ -162,12 +166,8 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
       for (const version of versions) served.add(version)
     }
     if (!shared) return undefined
-    if (state.options.asyncPicking) {
-      throw new RouterGenerationError(`[${group.methods.join(', ')}] ${url} is served by two HEAD routes in different versions (${head.display} and ` +
-        'another one). Fastify then picks the route before the request exists, from the version header or path segment (or a string ' +
-        'apiVersionDefaultValue): a function apiVersionDefaultValue or a custom versionPicker cannot choose between them. Give the routes ' +
-        'different paths, or pick versions from the header or path only.')
-    }
+    // A custom picker runs before routing at this node (see ./routing-pick.ts).
+    for (const method of group.methods) routingPicks?.add(method, url)
     // A route serving no version at a shared node still needs a value no request can match.
     const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
     return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
