@@ -57,6 +57,8 @@ export class VersionerState {
    * for the whole process, which costs every request about 2 µs.
    */
   readonly storesVersion: boolean
+  /** Whether request logs carry `apiVersion` (the application's logger is on). */
+  logsVersion = false
   ready = false
   /** `Link: <document>; rel="successor-version"` of each deprecated version (set before routes are registered). */
   successorLinks: ReadonlyMap<string, string> = new Map()

@@ -19,12 +19,13 @@ import { kBehaviour, kConverted, kToolFacts, kMigrated, kPicked, kVersionedRoute
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
-import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
+import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
 import { resolveVersion } from './serve/version-picking'
-import { RoutingPicks } from './serve/routing-pick'
+import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
+import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import { successorLinks } from './serve/lifecycle'
@@ -89,6 +90,23 @@ function constraintName (fastify: FastifyInstance): string {
   let name = VERSION_CONSTRAINT
   for (let index = 2; fastify.hasConstraintStrategy(name); index++) name = `${VERSION_CONSTRAINT}${index}`
   return name
+}
+
+/**
+ * Logs, once at start-up (at `info`), what this registration serves: its versions, where clients send the version,
+ * and where its docs and documents are.
+ */
+function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, docs: ResolvedDocsOptions): void {
+  const prefix = fastify.prefix
+  const documents = docs.openapiUrl === null ? null : `${prefix}${docs.openapiUrl}`
+  const pages = documents === null || docs.docsUrl === null ? null : `${prefix}${docs.docsUrl}`
+  const where = options.location === 'header'
+    ? `the '${options.headerName}' header`
+    : 'the path segment after the versioned(...) prefix'
+  const versions = options.versions.versionValues
+  fastify.log.info({ apiVersions: versions, docsUrl: pages, openapiUrl: documents },
+    `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 
 /** Registers everything the plugin adds to `fastify`. */
@@ -164,6 +182,12 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     },
     deriveConstraint
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
+  state.logsVersion = loggerEnabled(fastify)
+  if (state.logsVersion) {
+    bindVersionInChildLoggers(fastify, routingPicks === undefined
+      ? (request) => versionFromRawRequest(request, resolved)
+      : versionPickedBeforeRouting)
+  }
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
   fastify.addHook('onRoute', createRouteObserver(state, routingPicks) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
@@ -179,6 +203,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkComponentNames(state, webhooks.list())
       routes = buildRouteTable(state)
       state.ready = true
+      logServedVersions(fastify, resolved, docsOptions)
       done()
     } catch (error) {
       done(error as Error)

@@ -155,7 +155,10 @@ test('a picker that throws or rejects answers a logged 500 for that request only
   t.equal(jsonOf(revoked).message, 'This API key was revoked.')
   t.same(jsonOf(fine), { handler: 'legacy', id: '5', version: '2000-01-01' }, 'requests in flight at the same time are not affected')
 
-  const errors = logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50)
+  const entries = logs.map((line) => JSON.parse(line))
+  const completed = entries.filter((entry) => entry.msg === 'request completed' && entry.res?.statusCode === 200)
+  t.same(completed.map((entry) => entry.apiVersion), ['2000-01-01'], 'the pinned version, picked before routing, is in the request\'s log lines')
+  const errors = entries.filter((entry) => entry.level >= 50)
   t.equal(errors.length, 3, 'each 500 is logged once at error level (the 401 is not an error of the server)')
   t.same(errors.map((entry) => entry.err?.message).sort(), ['account store unreachable', jsonOf(nullOnOwn).message, jsonOf(nullOnShared).message].sort())
 })

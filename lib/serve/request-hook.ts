@@ -19,7 +19,8 @@ import { createErrorVersionHeaders, createVersionHeaders } from './version-heade
 import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
-import { pickerFailure, routingPickOf } from './routing-pick'
+import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
+import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -135,8 +136,11 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The route-level `preValidation` hook of a versioned route. */
 export function createRequestHook (
-  route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
+  route: RequestHookRoute, options: ResolvedOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
+  logsVersion: boolean
 ): preValidationHookHandler {
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts).
+  const bindsLog = logsVersion && options.asyncPicking
   const storage = options.versions.apiVersionStorage
   const setVersionHeaders = createVersionHeaders(options)
   const answerIfGone = createGoneCheck(options, setVersionHeaders)
@@ -154,6 +158,7 @@ export function createRequestHook (
       return
     }
     const version = picked.version
+    if (bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
     if (answerIfGone !== undefined && answerIfGone(request.method, reply, version)) return
     setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)

@@ -119,7 +119,8 @@ export function createRouteObserver (
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
     const all = [...behaviours.values()]
     const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, state.options, userFormatter as never, state.storesVersion) as Hook
+      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, state.options, userFormatter as never, state.storesVersion,
+        state.logsVersion) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {

@@ -31,6 +31,12 @@ export function pickerFailure (failure: unknown): Error {
     'which is not an Error. Throw an Error (with a statusCode to answer something else than 500).', { cause: failure })
 }
 
+/** The version picked before routing for a raw request, when it was picked then and can be served. */
+export function versionPickedBeforeRouting (raw: IncomingMessage): string | undefined {
+  const pick = (raw as RawRequest)[kRoutingPick]
+  return pick !== undefined && 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined
+}
+
 /** The outcome of picking before routing, if it ran for this request; throws the picker's failure. */
 export function routingPickOf (request: FastifyRequest): PickedVersion | undefined {
   const pick = (request.raw as RawRequest)[kRoutingPick]
