@@ -8,7 +8,8 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
 import { endpoint, fastifyVersioner, VersionPicker, versioned, type FastifyVersionerOptions } from '../plugin'
-import { bundleOf, changeWith, DATES, jsonOf, listen } from './helpers/http-apps'
+import { bundleOf, DATES, jsonOf, listen } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 /** A fake account store: API key → pinned version, answered asynchronously; some keys make it fail. */
 const accounts = {
@@ -48,7 +49,7 @@ class ThrowingPicker extends VersionPicker {
  */
 function replacedRoutes () {
   return bundleOf(DATES, {
-    '2002-01-01': [changeWith('ReplaceUserEndpoints', [
+    '2002-01-01': [changeClass('ReplaceUserEndpoints', [
       endpoint('/users/:id', ['GET', 'DELETE']).didntExist,
       endpoint('/legacy-users/:id', ['GET', 'DELETE']).existed,
       endpoint('/legacy-users/:id', ['GET', 'DELETE']).had({ path: '/users/:id' })

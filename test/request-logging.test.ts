@@ -8,7 +8,8 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
 import { fastifyVersioner, schema, VersionPicker, versioned, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
-import { bundleOf, changeWith, DATES, jsonOf } from './helpers/http-apps'
+import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 interface LogLine { level: number, msg: string, reqId?: string, apiVersion?: string, [key: string]: unknown }
 
@@ -16,7 +17,7 @@ const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number
 
 /** Versions of DATES; 2000-01-01 lacks `size`, so it goes through the hooks while the newer versions pass through. */
 function bundle () {
-  return bundleOf(DATES, { '2001-01-01': [changeWith('AddSize', [schema(Thing).field('size').didntExist])] })
+  return bundleOf(DATES, { '2001-01-01': [changeClass('AddSize', [schema(Thing).field('size').didntExist])] })
 }
 
 async function loggedApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {},
@@ -30,7 +31,7 @@ async function loggedApp (t: { teardown: (fn: () => unknown) => void }, options:
   await app.register(versioned(async (api) => {
     api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
       request.log.info('handler ran')
-      return request.body as object
+      return request.body
     })
   }), { prefix: '/api' })
   app.get('/health', async (request) => { request.log.info('health'); return { ok: true } })

@@ -7,9 +7,10 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, versioned, type FastifyVersionerOptions, type ResponseInfo
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionChangeWithSideEffects, versioned, type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
-import { bundleOf, changeWith, DATES, jsonOf } from './helpers/http-apps'
+import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
+import { changeClass } from './helpers/version-changes'
 
 const Item = Type.Object({ id: Type.String(), title: Type.String() })
 
@@ -31,7 +32,7 @@ function bundleOfB () {
 /** API `/a`: dated versions; `GET /a/items` is served by HEAD route `new` in 2002-01-01, by `old` in older versions. */
 function bundleOfA () {
   return bundleOf(DATES, {
-    '2002-01-01': [changeWith('ReplaceItems', [
+    '2002-01-01': [changeClass('ReplaceItems', [
       endpoint('/a/items', ['GET']).didntExist,
       endpoint('/a/legacy-items', ['GET']).existed,
       endpoint('/a/legacy-items', ['GET']).had({ path: '/a/items' })
@@ -150,4 +151,31 @@ test('registering the plugin twice in one context, or again in a child context, 
   })
   const nestedError = await nested.ready().then(() => undefined, (err: Error & { code?: string }) => err)
   t.equal(nestedError?.code, 'FST_VERSIONER_ALREADY_REGISTERED')
+})
+
+test('a change class shared by two APIs (in different versions): isApplied follows the API serving each request', async (t) => {
+  class ChargesTax extends VersionChangeWithSideEffects {
+    description = 'Orders are charged tax.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const apis = [['/a', bundleOf(DATES, { '2002-01-01': [ChargesTax] })], ['/b', bundleOf(['v2', 'v1'], { v2: [ChargesTax] })]] as const
+  for (const [prefix, versions] of apis) {
+    await app.register(async (api) => {
+      await api.register(fastifyVersioner, { versions, apiVersionFormat: prefix === '/a' ? 'date' : 'string', openapiUrl: null })
+      await api.register(versioned(async (routes) => {
+        routes.get('/order', async (request) => {
+          await new Promise((resolve) => setImmediate(resolve))
+          return { version: request.apiVersion, taxed: ChargesTax.isApplied }
+        })
+      }))
+    }, { prefix })
+  }
+  const answers = await Promise.all([
+    ['/a/order', '2002-01-01'], ['/a/order', '2001-01-01'], ['/b/order', 'v2'], ['/b/order', 'v1']
+  ].map(async ([url, version]) => jsonOf(await app.inject({ url, headers: { 'x-api-version': version } }))))
+  t.same(answers, [
+    { version: '2002-01-01', taxed: true }, { version: '2001-01-01', taxed: false }, { version: 'v2', taxed: true }, { version: 'v1', taxed: false }
+  ])
 })
