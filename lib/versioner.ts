@@ -118,7 +118,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       'await api.register(versioned(routes)) }, { prefix: \'/a\' }).')
   }
   const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
-  const docsOptions = resolveDocsOptions(options)
+  const docsOptions = resolveDocsOptions(options, fastify.prefix)
   const state = new VersionerState(resolved, constraintName(fastify))
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   state.successorLinks = successorLinks(resolved.versions, documentUrl)

@@ -117,6 +117,21 @@ test('two APIs: each has its own documents (versions, paths, title) and docs pag
   }
   t.match((await app.inject({ url: '/b/docs' })).body, /v2/)
   t.notMatch((await app.inject({ url: '/b/docs' })).body, /2001-01-01/, 'API b\'s page lists its own versions only')
+
+  // Every local link of each API's pages (documents, pages, scripts, styles) is under its prefix and answers.
+  for (const [prefix, version] of [['/a', '2001-01-01'], ['/b', 'v1']]) {
+    const links = new Set<string>()
+    for (const page of [`${prefix}/docs`, `${prefix}/docs?version=${version}`, `${prefix}/redoc?version=${version}`]) {
+      const body = (await app.inject({ url: page })).body
+      for (const match of body.matchAll(/(?:href|src|spec-url)="(\/[^"]*)"|"(?:url|spec)":\s*"(\/[^"]*)"/g)) links.add((match[1] ?? match[2]).replace(/&amp;/g, '&'))
+    }
+    t.ok(links.size >= 5, `${prefix}: the pages link to documents, pages and assets`)
+    for (const url of links) {
+      t.ok(url.startsWith(`${prefix}/`), `${url} is under ${prefix}`)
+      t.equal((await app.inject({ url })).statusCode, 200, `${url} answers`)
+    }
+    t.ok(links.has(`${prefix}/openapi.json?version=${version}`), `${prefix}: the page reads its API's document`)
+  }
 })
 
 test('app.versioner in each API context describes that API', async (t) => {
