@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { NotReadyError } from './core/errors'
+import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickVersion } from './serve/request-hook'
@@ -22,11 +22,13 @@ import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { checkMethods } from './routes/method-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
-import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
+import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
 import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
+import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
+import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
 import { successorLinks } from './serve/lifecycle'
@@ -76,11 +78,44 @@ function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptio
   return picked.ok ? picked.version : undefined
 }
 
+/**
+ * The name of a new registration's route constraint: Fastify's router (and so its constraint strategies) is
+ * shared by every context of the application, and each API needs its own.
+ */
+function constraintName (fastify: FastifyInstance): string {
+  let name = VERSION_CONSTRAINT
+  for (let index = 2; fastify.hasConstraintStrategy(name); index++) name = `${VERSION_CONSTRAINT}${index}`
+  return name
+}
+
+/**
+ * Logs, once at start-up (at `info`), what this registration serves: its versions, where clients send the version,
+ * and where its docs and documents are.
+ */
+function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, docs: ResolvedDocsOptions): void {
+  const prefix = fastify.prefix
+  const documents = docs.openapiUrl === null ? null : `${prefix}${docs.openapiUrl}`
+  const pages = documents === null || docs.docsUrl === null ? null : `${prefix}${docs.docsUrl}`
+  const where = options.location === 'header'
+    ? `the '${options.headerName}' header`
+    : 'the path segment after the versioned(...) prefix'
+  const versions = options.versions.versionValues
+  fastify.log.info({ apiVersions: versions, docsUrl: pages, openapiUrl: documents },
+    `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
+}
+
 /** Registers everything the plugin adds to `fastify`. */
 export async function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): Promise<void> {
+  if (fastify.hasDecorator('versioner')) {
+    throw new VersionerAlreadyRegisteredError('fastifyVersioner is already registered in this Fastify context or a parent of it. ' +
+      'One registration serves one versioned API; to serve several, register the plugin and its versioned(...) routes once in ' +
+      'each API\'s own context: app.register(async (api) => { await api.register(fastifyVersioner, { versions }); ' +
+      'await api.register(versioned(routes)) }, { prefix: \'/a\' }).')
+  }
   const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
-  const docsOptions = resolveDocsOptions(options)
-  const state = new VersionerState(resolved)
+  const docsOptions = resolveDocsOptions(options, fastify.prefix)
+  const state = new VersionerState(resolved, constraintName(fastify))
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   state.successorLinks = successorLinks(resolved.versions, documentUrl)
   const segments = new VersionSegments()
@@ -127,8 +162,14 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       return !(early instanceof Promise) && early.ok ? early.version : undefined
     }
   })
+  // With a custom picker (or a function default), the version of a path two HEAD routes share is derived
+  // asynchronously before routing; otherwise synchronously, from the header or path segment (or a string default).
+  const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
+  const deriveConstraint = routingPicks === undefined
+    ? (request: IncomingMessage) => versionFromRawRequest(request, resolved, segments)
+    : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }
   fastify.addConstraintStrategy({
-    name: VERSION_CONSTRAINT,
+    name: state.constraint,
     mustMatchWhenDerived: false,
     storage () {
       const handlers = new Map<string, unknown>()
@@ -137,10 +178,16 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },
-    deriveConstraint: (request: IncomingMessage) => versionFromRawRequest(request, resolved, segments)
+    deriveConstraint
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
+  state.logsVersion = loggerEnabled(fastify)
+  if (state.logsVersion) {
+    bindVersionInChildLoggers(fastify, routingPicks === undefined
+      ? (request) => versionFromRawRequest(request, resolved, segments)
+      : versionPickedBeforeRouting)
+  }
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
-  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments) as never)
+  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments, routingPicks) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
       checkMethods(state, fastify.supportedMethods)
@@ -155,6 +202,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkComponentNames(state, webhooks.list())
       routes = buildRouteTable(state)
       state.ready = true
+      logServedVersions(fastify, resolved, docsOptions)
       done()
     } catch (error) {
       done(error as Error)

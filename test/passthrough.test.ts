@@ -248,3 +248,15 @@ test('documents and the route table list a route once per version', async (t) =>
   const unversioned = app.versioner.openapi('unversioned') as { paths: Record<string, unknown> }
   t.same(Object.keys(unversioned.paths).filter((path) => path.startsWith('/users')), [], 'no versioned route leaks into the unversioned document')
 })
+
+test('printRoutes: a versioned route listed twice is told apart by the constraint of its hook-less route and by its hooks', async (t) => {
+  const { app } = await appOf(t)
+  const lines = app.printRoutes({ commonPrefix: false }).split('\n').filter((line) => /\/users \(POST\)/.test(line))
+  t.same(lines.map((line) => line.replace(/^[│├└─\s]+/, '')), [
+    '/users (POST) {"fastifyVersionerApiVersion":"2003-01-01\\n2002-01-01"}',
+    '/users (POST)'
+  ], 'the route serving 2003-01-01 and 2002-01-01 without hooks names them in its constraint')
+  const withHooks = app.printRoutes({ commonPrefix: false, includeHooks: true })
+  t.match(withHooks, /\/users \(POST\)\n[│\s]*• \(onRequest\) \[[^\]]*\]\n[│\s]*• \(preValidation\) \[[^\]]*"versionerRequestHook\(\)"/,
+    'with includeHooks, the other one shows the versioner\'s request hook')
+})

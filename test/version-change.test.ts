@@ -288,6 +288,25 @@ test('isApplied with string versions follows the bundle order', async (t) => {
   t.same(applied('v3'), [false, false], 'an unknown string version includes no change')
 })
 
+test('isApplied of a change held by several bundles follows the bundle serving the request', async (t) => {
+  const Shared = changeClass('SharedSideEffect', [], { sideEffects: true })
+  const early = new VersionBundle(new Version('2001-01-01', Shared), new Version('2000-01-01'))
+  const late = new VersionBundle(new Version('2003-01-01', Shared), new Version('2002-01-01'), new Version('2001-01-01'))
+  const strings = new VersionBundle(new Version('v2', Shared), new Version('v1'))
+  t.equal(early.apiVersionStorage.run('2001-01-01', () => Shared.isApplied), true, 'early bundle: in 2001-01-01')
+  t.equal(late.apiVersionStorage.run('2001-01-01', () => Shared.isApplied), false, 'late bundle: not yet in 2001-01-01')
+  t.equal(late.apiVersionStorage.run('2003-01-01', () => Shared.isApplied), true)
+  t.equal(strings.apiVersionStorage.run('v1', () => Shared.isApplied), false)
+  t.equal(strings.apiVersionStorage.run('v2', () => Shared.isApplied), true)
+  t.equal(Shared.isApplied, true, 'outside any request: true')
+  // Concurrent requests of two bundles each see their own.
+  const seen = await Promise.all([
+    early.apiVersionStorage.run('2000-01-01', async () => { await tick(); return Shared.isApplied }),
+    late.apiVersionStorage.run('2003-01-01', async () => { await tick(); return Shared.isApplied })
+  ])
+  t.same(seen, [false, true])
+})
+
 test('isApplied reads a custom apiVersionStorage', async (t) => {
   const storage = new AsyncLocalStorage<string | undefined>()
   const Custom = changeClass('CustomStorageChange', [], { sideEffects: true })

@@ -208,13 +208,12 @@ test('two HEAD routes on one path: path versions and a string default reach the 
   t.same(jsonOf(await getWith(withDefault, '/api/things', '2002-01-01')), { handler: 'things', version: '2002-01-01' })
 })
 
-test('two HEAD routes on one path cannot be combined with a default function or a custom picker: a start-up error says why', async (t) => {
+test('two HEAD routes on one path: a default function and a custom picker reach the right handler (picked before routing)', async (t) => {
   const withFunction = await appWith(t, { versions: sharedPathBundle(), apiVersionDefaultValue: async () => '2000-01-01' })
-  const functionError = await withFunction.register(sharedPathRoutes, { prefix: '/api' }).then(() => withFunction.ready())
-    .then(() => undefined, (err: Error & { code?: string }) => err)
-  t.equal((functionError as { code?: string } | undefined)?.code, 'FST_VERSIONER_ROUTER_GENERATION')
-  t.match(functionError?.message, /\[GET\] \/api\/(items|things) is served by two HEAD routes in different versions/)
-  t.match(functionError?.message, /a function apiVersionDefaultValue or a custom versionPicker cannot choose between them/)
+  await withFunction.register(sharedPathRoutes, { prefix: '/api' })
+  t.same(jsonOf(await getWith(withFunction, '/api/things')), { handler: 'renamed', version: '2000-01-01' })
+  t.same(jsonOf(await getWith(withFunction, '/api/things', '2002-01-01')), { handler: 'things', version: '2002-01-01' })
+  t.equal((await getWith(withFunction, '/api/things', '2001-01-01')).statusCode, 404)
 
   class QueryPicker extends VersionPicker {
     override pick (request: FastifyRequest): string | undefined {
@@ -222,9 +221,12 @@ test('two HEAD routes on one path cannot be combined with a default function or 
     }
   }
   const withPicker = await appWith(t, { versions: sharedPathBundle(), versionPicker: QueryPicker })
-  const pickerError = await withPicker.register(sharedPathRoutes, { prefix: '/api' }).then(() => withPicker.ready())
-    .then(() => undefined, (err: Error & { code?: string }) => err)
-  t.equal((pickerError as { code?: string } | undefined)?.code, 'FST_VERSIONER_ROUTER_GENERATION')
+  await withPicker.register(sharedPathRoutes, { prefix: '/api' })
+  t.same(jsonOf(await getWith(withPicker, '/api/items?v=2001-05-05')), { handler: 'old', version: '2001-01-01' })
+  t.same(jsonOf(await getWith(withPicker, '/api/items', '2002-01-01')), { handler: 'new', version: '2002-01-01' })
+  const missing = await getWith(withPicker, '/api/items')
+  t.equal(missing.statusCode, 400)
+  t.equal(jsonOf(missing).code, 'FST_VERSIONER_MISSING_API_VERSION')
 })
 
 test('request.apiVersion is the served version on versioned routes, in hooks and handlers; undefined elsewhere', async (t) => {

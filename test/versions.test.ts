@@ -56,17 +56,32 @@ test('a change bound to two versions of one bundle is rejected, naming the class
     /'HeadAndVersion' to two different versions/, /HeadVersion and Version\('2001-01-01'\)/)
 })
 
-test('a change bound in one bundle cannot be bound in another', async (t) => {
-  const Shared = changeClass('SharedChange')
-  const first = new VersionBundle(new Version('2001-01-01', Shared), new Version('2000-01-01'))
-  t.same(first.versionValues, ['2001-01-01', '2000-01-01'])
-  throwsStructure(t, () => new VersionBundle(new Version('2011-01-01', Shared), new Version('2010-01-01')),
-    /'SharedChange' to two different versions/, /another VersionBundle and Version\('2011-01-01'\)/)
+test('a change class may belong to several bundles: a bundle built by a factory works on every call', async (t) => {
+  class SharedChange extends VersionChange {
+    description = 'A change listed by a bundle factory.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  class HeadChange extends VersionChange {
+    description = 'A HEAD change listed by a bundle factory.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const factory = () => new VersionBundle(new HeadVersion(HeadChange), new Version('2001-01-01', SharedChange), new Version('2000-01-01'))
+  const first = factory()
+  const second = factory()
+  t.not(first, second)
+  t.same(second.versionValues, ['2001-01-01', '2000-01-01'])
+  t.same(second[kBundleInternals].changesByVersion.get('2001-01-01')?.map((change) => change.name), ['SharedChange'])
+  t.ok(new VersionBundle(new Version('v2', SharedChange), new Version('v1')), 'in another version of another bundle too')
+  t.ok(new VersionBundle(new HeadVersion(SharedChange), new Version('v1')), 'or in HeadVersion of another bundle')
+})
 
-  const HeadShared = changeClass('HeadShared')
-  t.ok(new VersionBundle(new HeadVersion(HeadShared), new Version('2000-01-01')))
-  throwsStructure(t, () => new VersionBundle(new HeadVersion(HeadShared), new Version('2000-01-01')),
-    /'HeadShared' to two different versions/, /another VersionBundle and HeadVersion/)
+test('versions listed oldest first: the error blames the order, not the changes', async (t) => {
+  const Change = changeClass('AddedIn2001')
+  throwsStructure(t, () => new VersionBundle(new Version('2000-01-01'), new Version('2001-01-01', Change)),
+    /^Versions are not sorted correctly: got 2000-01-01, 2001-01-01\. Sort them newest first: 2001-01-01, 2000-01-01\.$/)
+  // String versions have no order to check: the message about the oldest version's changes suggests the reversal.
+  throwsStructure(t, () => new VersionBundle(new Version('v1'), new Version('v2', changeClass('AddedInV2'))),
+    /^The oldest version 'v2' cannot have any version changes\..* Versions are listed newest first: if v1, v2 is oldest first, reverse it\.$/)
 })
 
 test('a bundle that fails its checks binds none of its changes', async (t) => {

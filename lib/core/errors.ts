@@ -218,6 +218,30 @@ export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NO
 export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
 
 /**
+ * `fastifyVersioner` was registered twice in one Fastify context (or in a context and one of its children).
+ * Several versioned APIs in one application each get their own encapsulated context.
+ * @example
+ * ```ts
+ * app.register(async (api) => {
+ *   await api.register(fastifyVersioner, { versions: versionsOfA })
+ *   await api.register(versioned(routesOfA))
+ * }, { prefix: '/a' })
+ * ```
+ */
+export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREADY_REGISTERED', 500, [message: string]>(
+  'FST_VERSIONER_ALREADY_REGISTERED', '%s', 500)
+
+/**
+ * 500: a `VersionPicker`'s `pick` (or a function `apiVersionDefaultValue`) threw or rejected with something that
+ * is not an `Error` (which is its `cause`). An `Error` it throws is answered as it is (its own `statusCode`, if any).
+ * @example
+ * ```ts
+ * class Picker extends VersionPicker { override pick () { throw 'no account' } } // the request answers 500
+ * ```
+ */
+export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string, options?: { cause: unknown }]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
+
+/**
  * Every error class of fastify-versioner, keyed by its code.
  * @example
  * ```ts
@@ -243,5 +267,7 @@ export const errorCodes = {
   FST_VERSIONER_INVALID_OPTION: InvalidOptionError,
   FST_VERSIONER_NOT_READY: NotReadyError,
   FST_VERSIONER_OPENAPI_NOT_FOUND: OpenApiVersionNotFoundError,
-  FST_VERSIONER_TOOL: VersionerToolError
+  FST_VERSIONER_TOOL: VersionerToolError,
+  FST_VERSIONER_ALREADY_REGISTERED: VersionerAlreadyRegisteredError,
+  FST_VERSIONER_VERSION_PICKER: VersionPickerError
 } as const

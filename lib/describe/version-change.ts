@@ -1,6 +1,6 @@
 /**
  * The base classes of version changes, and the binding between a version change class and the version of
- * the bundle that holds it (which `isApplied` reads).
+ * each bundle that holds it (which `isApplied` reads).
  * @module
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
@@ -45,17 +45,31 @@ export interface VersionChangeBinding {
   readonly dates: boolean
 }
 
-// A fact about each class (which version holds it), keyed weakly by the class.
-const bindings = new WeakMap<object, VersionChangeBinding | 'head'>()
+// A fact about each class (which version of which bundle holds it), keyed weakly by the class. A class may
+// belong to several bundles (a bundle built by a factory, several APIs): one binding per bundle storage, the
+// latest bundle built with a storage replacing an earlier one.
+const bindings = new WeakMap<object, Array<VersionChangeBinding | 'head'>>()
 
-/** The binding of a version change class, if a bundle holds it. */
-export function versionChangeBinding (cls: object): VersionChangeBinding | 'head' | undefined {
-  return bindings.get(cls)
+/** The bindings of a version change class, one per bundle holding it (newest first); empty when none does. */
+export function versionChangeBindings (cls: object): ReadonlyArray<VersionChangeBinding | 'head'> {
+  return bindings.get(cls) ?? []
 }
 
-/** Binds a version change class to a version of a bundle (done once, by `VersionBundle`). */
+/** Binds a version change class to a version of a bundle (done by each `VersionBundle` holding it). */
 export function bindVersionChange (cls: object, binding: VersionChangeBinding | 'head'): void {
-  bindings.set(cls, binding)
+  const others = (bindings.get(cls) ?? []).filter((other) => binding === 'head'
+    ? other !== 'head'
+    : other === 'head' || other.storage !== binding.storage)
+  bindings.set(cls, [binding, ...others])
+}
+
+/** Whether the version `current` (of the binding's bundle) includes the change. */
+function appliedIn (binding: VersionChangeBinding, current: string): boolean {
+  const currentIndex = binding.order.indexOf(current)
+  if (currentIndex !== -1) return currentIndex <= binding.order.indexOf(binding.version)
+  if (!binding.dates) return false
+  const date = versionDate(current)
+  return date !== undefined && (versionDate(binding.version) ?? binding.version) <= date
 }
 
 /**
@@ -74,16 +88,22 @@ export function bindVersionChange (cls: object, binding: VersionChangeBinding | 
  * ```
  */
 export abstract class VersionChangeWithSideEffects extends VersionChange {
-  /** True when the version being served includes this change (and outside versioned requests). */
+  /**
+   * True when the version being served includes this change (and outside versioned requests). When several
+   * bundles hold the class, the bundle whose storage holds a version (the one serving the request) answers.
+   */
   static get isApplied (): boolean {
-    const binding = bindings.get(this)
-    if (binding === undefined || binding === 'head') throw new VersionChangeNotBoundError(this.name)
-    const current = binding.storage.getStore()
-    if (current === undefined) return true
-    const currentIndex = binding.order.indexOf(current)
-    if (currentIndex !== -1) return currentIndex <= binding.order.indexOf(binding.version)
-    if (!binding.dates) return false
-    const date = versionDate(current)
-    return date !== undefined && (versionDate(binding.version) ?? binding.version) <= date
+    const list = bindings.get(this)
+    let bound = false
+    if (list !== undefined) {
+      for (const binding of list) {
+        if (binding === 'head') continue
+        bound = true
+        const current = binding.storage.getStore()
+        if (current !== undefined) return appliedIn(binding, current)
+      }
+    }
+    if (!bound) throw new VersionChangeNotBoundError(this.name)
+    return true
   }
 }

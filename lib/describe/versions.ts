@@ -10,7 +10,7 @@ import { VersionerStructureError } from '../core/errors'
 import { toIsoDate, versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
-import { bindVersionChange, versionChangeBinding, type VersionChangeBinding } from './version-change'
+import { bindVersionChange, type VersionChangeBinding } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 
 /** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
@@ -157,8 +157,9 @@ const RESERVED_VALUES = new Set(['unversioned', 'head'])
 /**
  * The single source of truth for the versions of an API: an optional `HeadVersion`, then every `Version`
  * from newest to oldest, then optionally `{ apiVersionStorage }`. The structure is checked here: at least
- * one dated version, no duplicate values, no changes on the oldest version, no change bound twice, no
- * converters on HEAD changes, ISO date versions sorted newest first.
+ * one dated version, no duplicate values, ISO date versions sorted newest first, no changes on the oldest
+ * version, no change in two versions of the bundle, no converters on HEAD changes. A change class may belong to
+ * several bundles (a bundle built by a factory, several APIs).
  * @example
  * ```ts
  * const versions = new VersionBundle(
@@ -225,11 +226,6 @@ export class VersionBundle implements Iterable<Version> {
       idForms.set(idForm, version.value)
       seen.add(version.value)
     }
-    const oldest = versions[versions.length - 1]
-    if (oldest.changes.length > 0) {
-      throw new VersionerStructureError(`The oldest version '${oldest.value}' cannot have any version changes. Version changes describe how ` +
-        'to migrate to and from the version before them, and there is no version before the oldest one.')
-    }
     const values = versions.map((version) => version.value)
     const dates = values.map(versionDate)
     const valuesAreDates = dates.every((date) => date !== undefined)
@@ -249,6 +245,14 @@ export class VersionBundle implements Iterable<Version> {
         throw new VersionerStructureError(`Versions are not sorted correctly: got ${values.join(', ')}. Sort them newest first: ${sorted.join(', ')}.`)
       }
     }
+    const oldest = versions[versions.length - 1]
+    if (oldest.changes.length > 0) {
+      throw new VersionerStructureError(`The oldest version '${oldest.value}' cannot have any version changes. Version changes describe how ` +
+        'to migrate to and from the version before them, and there is no version before the oldest one.' +
+        (versions.length > 1 && versions[0].changes.length === 0
+          ? ` Versions are listed newest first: if ${versions.map((version) => version.value).join(', ')} is oldest first, reverse it.`
+          : ''))
+    }
     const storage = options.apiVersionStorage ?? new AsyncLocalStorage<string | undefined>()
     if (!(storage instanceof AsyncLocalStorage)) {
       throw new VersionerStructureError('VersionBundle: apiVersionStorage must be an AsyncLocalStorage.')
@@ -256,10 +260,10 @@ export class VersionBundle implements Iterable<Version> {
 
     const owners = new Map<VersionChangeClass, string>()
     const claim = (cls: VersionChangeClass, owner: string): void => {
-      const previous = owners.get(cls) ?? (versionChangeBinding(cls) !== undefined ? 'another VersionBundle' : undefined)
+      const previous = owners.get(cls)
       if (previous !== undefined) {
         throw new VersionerStructureError(`You tried to bind version change '${cls.name}' to two different versions ` +
-          `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version.`)
+          `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version of a bundle.`)
       }
       owners.set(cls, owner)
     }

@@ -93,7 +93,8 @@ export function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Ma
 /** Serves the assets at `<assetsPrefix>/<name>`; `hooks` are the docs routes' hooks (`uiHooks`). */
 export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOptions, hooks: RouteShorthandOptions): void {
   if (docs.assetsPrefix === null) return
-  const assets = docsAssets(docs, docs.assetsPrefix)
+  // The search worker's URL is a link: it starts with the context's prefix.
+  const assets = docsAssets(docs, `${fastify.prefix}${docs.assetsPrefix}`)
   fastify.get(`${docs.assetsPrefix}/:name`, {
     ...hooks,
     schema: { hide: true, params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }

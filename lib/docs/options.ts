@@ -188,8 +188,13 @@ function presetUrl (bundle: string | null, local: string | null): string | null 
   return /swagger-ui-bundle\.js(\?.*)?$/.test(bundle) ? bundle.replace(/swagger-ui-bundle\.js(\?.*)?$/, 'swagger-ui-standalone-preset.js$1') : local
 }
 
-/** Checks the documents' options and fills in defaults. */
-export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
+/**
+ * Checks the documents' options and fills in defaults. The URLs of routes (`openapiUrl`, `docsUrl`,
+ * `assetsPrefix`…) are relative to the plugin's context, as Fastify registers them; the default URLs of locally
+ * served assets are links, so they start with the context's `prefix` (an API registered under `/a` serves its
+ * assets at `/a/docs/assets/…`).
+ */
+export function resolveDocsOptions (options: DocsOptions, prefix = ''): ResolvedDocsOptions {
   if (options.openapi !== undefined && (typeof options.openapi !== 'object' || options.openapi === null)) {
     throw new InvalidOptionError(`Option 'openapi' must be an object (info, servers, tags, components…); got ${describeValue(options.openapi)}.`)
   }
@@ -197,9 +202,9 @@ export function resolveDocsOptions (options: DocsOptions): ResolvedDocsOptions {
   // The pages read the documents: without documents, there are no pages.
   const docsUrl = openapiUrl === null ? null : url('docsUrl', options.docsUrl, '/docs')
   const redocUrl = openapiUrl === null ? null : url('redocUrl', options.redocUrl, '/redoc')
-  const prefix = docsUrl ?? redocUrl
-  const assetsPrefix = prefix === null ? null : `${prefix === '/' ? '' : prefix}/assets`
-  const local = (file: string): string | null => assetsPrefix === null ? null : `${assetsPrefix}/${file}`
+  const pagesUrl = docsUrl ?? redocUrl
+  const assetsPrefix = pagesUrl === null ? null : `${pagesUrl === '/' ? '' : pagesUrl}/assets`
+  const local = (file: string): string | null => assetsPrefix === null ? null : `${prefix}${assetsPrefix}/${file}`
   const swaggerJsUrl = asset('swaggerJsUrl', options.swaggerJsUrl) ?? local('swagger-ui-bundle.js')
   const redocJsUrl = asset('redocJsUrl', options.redocJsUrl)
   if (options.includeChangelogUrlInSchema !== undefined && typeof options.includeChangelogUrlInSchema !== 'boolean') {

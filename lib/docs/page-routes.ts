@@ -29,7 +29,9 @@ export function registerPages (
   hooks: RouteShorthandOptions
 ): void {
   if (docs.assetsPrefix === null) return
-  const assetsPrefix = docs.assetsPrefix
+  // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
+  const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
+  const assetsPrefix = link(docs.assetsPrefix)
   let entryList: VersionEntry[] | undefined
   // Read on the first page request (the unversioned document exists only once the application is ready).
   const entries = (): VersionEntry[] => (entryList ??= [
@@ -44,9 +46,9 @@ export function registerPages (
   ])
   const context: PageContext = {
     title: docs.openapi.info?.title ?? 'API',
-    openapiUrl,
-    docsUrl: docs.docsUrl,
-    redocUrl: docs.redocUrl,
+    openapiUrl: link(openapiUrl),
+    docsUrl: link(docs.docsUrl),
+    redocUrl: link(docs.redocUrl),
     faviconUrl: docs.swaggerFaviconUrl,
     stylesheetUrl: `${assetsPrefix}/docs.css`
   }

@@ -61,13 +61,18 @@ export class VersionerState {
    * for the whole process, which costs every request about 2 µs.
    */
   readonly storesVersion: boolean
+  /** Whether request logs carry `apiVersion` (the application's logger is on). */
+  logsVersion = false
   ready = false
   /** `Link: <document>; rel="successor-version"` of each deprecated version (set before routes are registered). */
   successorLinks: ReadonlyMap<string, string> = new Map()
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 
-  constructor (readonly options: StateOptions) {
+  /**
+   * @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`)
+   */
+  constructor (readonly options: StateOptions, readonly constraint: string) {
     const bundle = options.versions
     this.steps = generationSteps(bundle)
     this.generation = new SchemaGeneration(bundle)

@@ -20,6 +20,8 @@ import { createErrorVersionHeaders, createVersionHeaders } from './version-heade
 import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
+import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -113,6 +115,11 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptio
   const request = versionedRequest(fastifyRequest)
   const known = request[kPicked]
   if (known !== null) return known
+  const early = options.asyncPicking ? routingPickOf(request) : undefined
+  if (early !== undefined) {
+    request[kPicked] = early
+    return early
+  }
   const value = options.picker.pick(request)
   if (isThenable(value)) {
     return Promise.resolve(value).then((resolved) => {
@@ -130,8 +137,11 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The route-level `preValidation` hook of a versioned route. */
 export function createRequestHook (
-  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
+  logsVersion: boolean
 ): preValidationHookHandler {
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts).
+  const bindsLog = logsVersion && options.asyncPicking
   const storage = options.versions.apiVersionStorage
   const setVersionHeaders = createVersionHeaders(options)
   const answerIfGone = createGoneCheck(options, setVersionHeaders)
@@ -149,6 +159,7 @@ export function createRequestHook (
       return
     }
     const version = picked.version
+    if (bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
     if (answerIfGone !== undefined && answerIfGone(request.method, reply, version)) return
     setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)
@@ -209,8 +220,8 @@ export function createRequestHook (
     let picked: PickedVersion | Promise<PickedVersion>
     try {
       picked = pickVersion(request, options)
-    } catch (error) {
-      done(error as Error)
+    } catch (failure) {
+      done(pickerFailure(failure))
       return
     }
     if (isThenable(picked)) {
@@ -220,7 +231,7 @@ export function createRequestHook (
         } catch (error) {
           done(error as Error)
         }
-      }, done)
+      }, (failure: unknown) => { done(pickerFailure(failure)) })
       return
     }
     try {

@@ -7,7 +7,8 @@
  * becomes the first of them. Each registered route carries the behaviour of every version it serves and
  * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
  * responses). Routes that do nothing in a version cost nothing there. Two HEAD routes on one path in
- * different versions are told apart by a route constraint on the version.
+ * different versions are told apart by a route constraint on the version (derived before routing, also with a
+ * custom picker: ./routing-pick.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -20,6 +21,7 @@ import { createMigrationErrorHandler, createRequestHook } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import { lifecycleLink } from './lifecycle'
 import { routeTimeline } from '../routes/timeline'
+import type { RoutingPicks } from './routing-pick'
 import { createPassthroughErrorHandler, createPassthroughHandler, passthroughPossible } from './passthrough'
 import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import {
@@ -28,7 +30,11 @@ import {
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
-/** The name of the route constraint that separates HEAD routes sharing a path. */
+/**
+ * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
+ * whole application, so each registration of the plugin (one per API) takes its own name: this one, then
+ * `fastifyVersionerApiVersion2`, `…3`.
+ */
 export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 
 /** Route options as `onRoute` receives them. */
@@ -92,7 +98,7 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
 export function createRouteObserver (
-  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments
+  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
 ): (this: FastifyInstance, route: ObservedRoute) => void {
   /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
   let lastGet: { instance: FastifyInstance, routePath: string, handler: unknown, apply: (options: Record<string, unknown>) => void } | undefined
@@ -117,7 +123,8 @@ export function createRouteObserver (
     const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
     const all = [...behaviours.values()]
     const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion) as Hook
+      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion,
+        state.logsVersion) as Hook
     }
     if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
@@ -134,7 +141,7 @@ export function createRouteObserver (
     const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
     const passthrough = passthroughVersions.length === 0
       ? undefined
-      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: passthroughVersions.join('\n') } }
+      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
     return { registered, schema, hooks, constraints, passthrough }
   }
 
@@ -164,15 +171,11 @@ export function createRouteObserver (
       for (const version of versions) served.add(version)
     }
     if (!shared) return undefined
-    if (serveOptions.asyncPicking) {
-      throw new RouterGenerationError(`[${group.methods.join(', ')}] ${url} is served by two HEAD routes in different versions (${head.display} and ` +
-        'another one). Fastify then picks the route before the request exists, from the version header or path segment (or a string ' +
-        'apiVersionDefaultValue): a function apiVersionDefaultValue or a custom versionPicker cannot choose between them. Give the routes ' +
-        'different paths, or pick versions from the header or path only.')
-    }
+    // A custom picker runs before routing at this node (see ./routing-pick.ts).
+    for (const method of group.methods) routingPicks?.add(method, url)
     // A route serving no version at a shared node still needs a value no request can match.
     const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
-    return { ...(base as Record<string, unknown> | undefined), [VERSION_CONSTRAINT]: value }
+    return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
   }
 
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
@@ -199,7 +202,7 @@ export function createRouteObserver (
     } catch (error) {
       state.startupError = error as Error
       // Keep the route out of the way (no request matches this version), so that the error above is the one reported.
-      route.constraints = { ...route.constraints, [VERSION_CONSTRAINT]: '\u0000unusable' }
+      route.constraints = { ...route.constraints, [state.constraint]: '\u0000unusable' }
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * The one way the tests make a version change class (not a test file). A class can be bound to one bundle
- * only, ever, so every call makes a new class, named `name` (error messages and the changelog name it).
+ * The one way the tests make a version change class (not a test file). Every call makes a new class, named
+ * `name` (error messages and the changelog name it), so that no two tests share one.
  */
 import { VersionChange, VersionChangeWithSideEffects, type Instruction, type VersionChangeClass } from '../../plugin'
 
