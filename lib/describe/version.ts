@@ -1,0 +1,132 @@
+/**
+ * `Version` and `HeadVersion`: one version of an API (its value, lifecycle dates and the version changes that
+ * made it) and the HEAD pseudo-version. `VersionBundle` (./versions.ts) checks them together.
+ * @module
+ */
+import { VersionerStructureError } from '../core/errors'
+import { toIsoDate } from '../core/iso-date'
+import { describeValue } from '../core/json-schema'
+import type { VersionChangeClass } from './version-change-reader'
+
+/** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
+export interface VersionLifecycle {
+  /** When the version was (or will be) deprecated. */
+  deprecatedAt?: Date | string
+  /** When the version stops (or stopped) being served; not before `deprecatedAt`. */
+  sunsetAt?: Date | string
+  /** A page about the deprecation (a migration guide), sent as `Link: <…>; rel="deprecation"`. */
+  link?: string
+  /**
+   * What happens after `sunsetAt`: `'serve'` (default) keeps serving the version; `'gone'` answers its requests
+   * with 410 and an RFC 9457 `application/problem+json` body. `'gone'` needs `sunsetAt`.
+   */
+  afterSunset?: 'serve' | 'gone'
+}
+
+/** True for a URL that can stand inside `<…>` in a `Link` header. */
+function isHeaderSafeUrl (value: unknown): value is string {
+  // Printable ASCII only (so no spaces), and none of the characters a URL must escape.
+  if (typeof value !== 'string' || value === '' || /[^\x21-\x7e]|["<>\\^`{|}]/.test(value)) return false
+  return value.startsWith('/') || URL.canParse(value)
+}
+
+function readDate (value: unknown, what: string, version: string): Date | undefined {
+  if (value === undefined) return undefined
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new VersionerStructureError(`Version('${version}'): ${what} must be a Date or a date string; got ${describeValue(value)}.`)
+  }
+  return new Date(date.getTime())
+}
+
+/**
+ * One API version: its value (an ISO date such as `'2001-01-01'`, or any string with
+ * `apiVersionFormat: 'string'`) and the version changes that made it differ from the version before it.
+ * A `Date` is accepted and stored as its ISO date (UTC). An optional last argument gives lifecycle dates.
+ * @example
+ * ```ts
+ * new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses)
+ * new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' })
+ * new Version('1999-01-01', { sunsetAt: '2025-06-30', afterSunset: 'gone' }) // 410 Gone after that date
+ * ```
+ */
+export class Version {
+  /** The version value. */
+  readonly value: string
+  /** The version change classes that made this version. */
+  readonly changes: readonly VersionChangeClass[]
+  /** When the version was (or will be) deprecated. */
+  readonly deprecatedAt: Date | undefined
+  /** When the version stops (or stopped) being served. */
+  readonly sunsetAt: Date | undefined
+  /** A page about the deprecation. */
+  readonly link: string | undefined
+  /** What happens after `sunsetAt`: served as before (`'serve'`), or answered 410 (`'gone'`). */
+  readonly afterSunset: 'serve' | 'gone'
+
+  constructor (value: string | Date, ...changes: Array<VersionChangeClass | VersionLifecycle>) {
+    if (value instanceof Date) {
+      if (Number.isNaN(value.getTime())) throw new VersionerStructureError('Version(value): the Date given is invalid.')
+      this.value = toIsoDate(value)
+    } else if (typeof value === 'string' && value.trim() !== '' && value.trim() === value) {
+      this.value = value
+    } else {
+      throw new VersionerStructureError(`Version(value): the value must be a non-empty string without surrounding spaces, or a Date; got ${describeValue(value)}.`)
+    }
+    const last = changes[changes.length - 1]
+    const lifecycle = typeof last === 'object' && last !== null ? changes.pop() as VersionLifecycle : {}
+    for (const [index, change] of changes.entries()) {
+      if (typeof change !== 'function') {
+        throw new VersionerStructureError(`Version('${this.value}'): argument ${index + 2} (${describeValue(change)}) is not a version change class; ` +
+          'only the last argument may be an object of lifecycle dates.')
+      }
+    }
+    this.changes = Object.freeze([...changes] as VersionChangeClass[])
+    const unknown = Object.keys(lifecycle).filter((key) => !['deprecatedAt', 'sunsetAt', 'link', 'afterSunset'].includes(key))
+    if (unknown.length > 0) {
+      throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use deprecatedAt, sunsetAt, link, afterSunset.`)
+    }
+    this.deprecatedAt = readDate(lifecycle.deprecatedAt, 'deprecatedAt', this.value)
+    this.sunsetAt = readDate(lifecycle.sunsetAt, 'sunsetAt', this.value)
+    if (this.deprecatedAt !== undefined && this.sunsetAt !== undefined && this.sunsetAt < this.deprecatedAt) {
+      throw new VersionerStructureError(`Version('${this.value}'): sunsetAt must not be earlier than deprecatedAt (RFC 9745).`)
+    }
+    if (lifecycle.link !== undefined && !isHeaderSafeUrl(lifecycle.link)) {
+      throw new VersionerStructureError(`Version('${this.value}'): link must be an absolute URL or a path starting with '/', without ` +
+        `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(lifecycle.link)}.`)
+    }
+    this.link = lifecycle.link
+    const afterSunset = lifecycle.afterSunset ?? 'serve'
+    if (afterSunset !== 'serve' && afterSunset !== 'gone') {
+      throw new VersionerStructureError(`Version('${this.value}'): afterSunset must be 'serve' or 'gone'; got ${describeValue(afterSunset)}.`)
+    }
+    if (afterSunset === 'gone' && this.sunsetAt === undefined) {
+      throw new VersionerStructureError(`Version('${this.value}'): afterSunset 'gone' needs a sunsetAt date (when the version stops being served).`)
+    }
+    this.afterSunset = afterSunset
+    Object.freeze(this)
+  }
+}
+
+/**
+ * The HEAD pseudo-version, passed first to a `VersionBundle`. Its changes turn HEAD (the schemas the
+ * handlers are written against) into the latest public version; they hold instructions only, no converters.
+ * @example
+ * ```ts
+ * new HeadVersion(RemoveInternalFieldsFromLatest)
+ * ```
+ */
+export class HeadVersion {
+  /** The version change classes between HEAD and the latest version. */
+  readonly changes: readonly VersionChangeClass[]
+
+  constructor (...changes: VersionChangeClass[]) {
+    for (const [index, change] of changes.entries()) {
+      if (typeof change !== 'function') {
+        throw new VersionerStructureError(`HeadVersion: argument ${index + 1} (${describeValue(change)}) is not a version change class.`)
+      }
+    }
+    this.changes = Object.freeze([...changes])
+    Object.freeze(this)
+  }
+}
