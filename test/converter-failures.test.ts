@@ -1,0 +1,118 @@
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
+  fastifyVersioner, schema, versioned, type RequestInfo, type ResponseInfo
+} from '../plugin'
+import { captureLogs, v } from './helpers/request-pipeline'
+import { listen } from './helpers/http-apps'
+import type { Teardown } from './helpers/http'
+
+const Address = Type.String({ minLength: 1 })
+const UserCreate = Type.Object({ addresses: Type.Array(Address) })
+const User = Type.Object({ id: Type.String(), addresses: Type.Array(Address) })
+
+/** The ways a converter can fail: throwing or rejecting with things that are not Errors, and with an Error. */
+const FAILURES: Array<[string, () => unknown]> = [
+  ['Promise.reject()', () => Promise.reject()], // eslint-disable-line prefer-promise-reject-errors
+  ['Promise.reject(null)', () => Promise.reject(null)], // eslint-disable-line prefer-promise-reject-errors
+  ['throw null', () => { throw null }], // eslint-disable-line no-throw-literal
+  ['throw undefined', () => { throw undefined }], // eslint-disable-line no-throw-literal
+  ['throw a string', () => { throw 'converter broke' }], // eslint-disable-line no-throw-literal
+  ['throw an Error', () => { throw new Error('converter broke') }],
+  ['reject with an Error', () => Promise.reject(new Error('converter broke'))]
+]
+
+/** An app whose 2000-01-01 converters (request and response side, for `addresses` renamed to `address`) fail as `side` says. */
+async function failingApp (t: Teardown, side: 'request' | 'response', fail: () => unknown) {
+  class AddressWasSingle extends VersionChange {
+    description = 'Users had one address.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserCreate).field('addresses').had({ name: 'address', type: Address }),
+      schema(User).field('addresses').had({ name: 'address', type: Address })
+    ]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    up (request: RequestInfo) {
+      const failing = side === 'request' && request.body.address === 'fail'
+      request.body.addresses = [request.body.address]
+      delete request.body.address
+      if (failing) return fail()
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      const failing = side === 'response' && response.body.addresses[0] === 'fail'
+      response.body.address = response.body.addresses[0]
+      delete response.body.addresses
+      if (failing) return fail()
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddressWasSingle), new Version('2000-01-01'))
+  })
+  let handled = 0
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => {
+      handled++
+      return { id: 'u1', addresses: request.body.addresses }
+    })
+  }))
+  return { app, entries, handled: () => handled }
+}
+
+for (const side of ['request', 'response'] as const) {
+  for (const [name, fail] of FAILURES) {
+    test(`a ${side} converter that fails with ${name} answers a logged 500 for that request, never a success or a 400`, async (t) => {
+      const { app, entries, handled } = await failingApp(t, side, fail)
+      const failing = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+      t.equal(failing.statusCode, 500, 'a 500')
+      t.equal(failing.json().code, 'FST_VERSIONER_CONVERTER_FAILED', 'the converter failure code')
+      t.notMatch(failing.body, /addresses|converter broke/, 'neither the HEAD shape nor the failure\'s detail reaches the client')
+      t.equal(failing.headers['x-api-version'], '2000-01-01', 'the version header is still set')
+      t.equal(handled(), side === 'request' ? 0 : 1, side === 'request' ? 'the handler did not run' : 'the handler ran once')
+      const logged = entries.filter((entry) => entry.converter === 'AddressWasSingle.' + (side === 'request' ? 'up' : 'down'))
+      t.equal(logged.length, 1, 'one error log entry names the converter method')
+      t.match(logged[0], {
+        level: 50, apiVersion: '2000-01-01', route: 'POST /users', versionChange: 'AddressWasSingle'
+      }, 'the log names the version, the route and the version change class')
+
+      const fine = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'Main St' } })
+      t.equal(fine.statusCode, 200, 'the next request of the same version is served')
+      t.same(fine.json(), { id: 'u1', address: 'Main St' })
+    })
+  }
+}
+
+test('a failing converter over real HTTP answers 500 and the connection serves the next request', async (t) => {
+  const { app } = await failingApp(t, 'response', () => Promise.reject()) // eslint-disable-line prefer-promise-reject-errors
+  const base = await listen(app)
+  const failing = await fetch(`${base}/users`, { method: 'POST', headers: v('2000-01-01', { 'content-type': 'application/json' }), body: '{"address":"fail"}' })
+  t.equal(failing.status, 500)
+  t.match(await failing.json(), { code: 'FST_VERSIONER_CONVERTER_FAILED' })
+  const fine = await fetch(`${base}/users`, { method: 'POST', headers: v('2000-01-01', { 'content-type': 'application/json' }), body: '{"address":"x"}' })
+  t.equal(fine.status, 200)
+  t.same(await fine.json(), { id: 'u1', address: 'x' })
+})
+
+test('a converter that never settles keeps only its own request open; others of every version are served', async (t) => {
+  let release: () => void = () => {}
+  const pending = new Promise<void>((resolve) => { release = resolve })
+  t.teardown(() => release())
+  const { app } = await failingApp(t, 'response', () => pending)
+  let hungDone = false
+  const hung = app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+    .then((response) => { hungDone = true; return response })
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const other = await app.inject({ method: 'POST', url: '/users', headers: v(version), payload: version === '2000-01-01' ? { address: 'a' } : { addresses: ['a'] } })
+    t.equal(other.statusCode, 200, `a request of ${version} is served meanwhile`)
+  }
+  t.equal(hungDone, false, 'the request whose converter has not settled is still open')
+  release()
+  const response = await hung
+  t.equal(response.statusCode, 200, 'it answers once the converter settles')
+})
