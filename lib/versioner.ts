@@ -15,7 +15,7 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/generation'
-import { kBehaviour, kConverted, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
@@ -117,6 +117,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   fastify.decorateRequest(kPicked, null)
   fastify.decorateRequest(kBehaviour, null)
   fastify.decorateRequest(kMigrated, false)
+  fastify.decorateRequest(kConverterFailed, false)
   fastify.decorateReply(kConverted, false)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {

@@ -495,12 +495,13 @@ test('a converter that throws (or rejects) is a 500 for that request only', asyn
     app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address } })))
   t.same(responses.map((response) => response.statusCode), [200, 500, 200, 500, 200, 200])
   t.same(responses[0].json(), { addresses: ['a'] })
-  t.same(responses[1].json(), { statusCode: 500, error: 'Internal Server Error', message: 'converter exploded' })
+  t.same(responses[1].json(), { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', error: 'Internal Server Error', message: 'A converter failed while migrating this request or response of API version 2000-01-01. This is a server error; it has been logged.' }, 'a generic body: the failure\'s detail stays in the log')
   t.same(responses[2].json(), { addresses: ['slow b'] })
-  t.same(responses[3].json(), { statusCode: 500, error: 'Internal Server Error', message: 'converter rejected' })
+  t.same(responses[3].json(), { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', error: 'Internal Server Error', message: 'A converter failed while migrating this request or response of API version 2000-01-01. This is a server error; it has been logged.' })
   t.same(responses[4].json(), { addresses: ['c'] })
   t.same(responses[5].json(), { addresses: ['slow d'] })
-  t.same(entries.map((entry) => entry.err?.message).sort(), ['converter exploded', 'converter rejected'], 'both failures logged as errors')
+  t.same(entries.filter((entry) => entry.converter === 'ListAddresses.toList').map((entry) => entry.err?.message).sort(), ['converter exploded', 'converter rejected'],
+    'both failures logged as errors naming the converter')
 
   const after = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'e' } })
   t.equal(after.statusCode, 200, 'the route keeps working afterwards')

@@ -108,6 +108,21 @@ export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_
 )
 
 /**
+ * 500: a converter failed (threw or rejected, with an Error or anything else: `null`, `undefined`, a string)
+ * while migrating one request or response. That request alone is answered 500; the log entry names the
+ * version, the route, the version change class and the converter method, and carries the failure.
+ * @example
+ * ```ts
+ * // response body: { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', message: '…' }
+ * ```
+ */
+export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED', 500, [version: string]>(
+  'FST_VERSIONER_CONVERTER_FAILED',
+  'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.',
+  500
+)
+
+/**
  * An HTTP method name in `endpoint(...)` or in a by-path converter is not a method Fastify can route.
  * @example
  * ```ts
@@ -217,6 +232,7 @@ export const errorCodes = {
   FST_VERSIONER_RESPONSE_CONVERTER_UNUSED: RouteResponseBySchemaConverterDoesNotApplyToAnythingError,
   FST_VERSIONER_PATH_CONVERTER_UNUSED: RouteByPathConverterDoesNotApplyToAnythingError,
   FST_VERSIONER_LATEST_REQUEST_VALIDATION: VersionerLatestRequestValidationError,
+  FST_VERSIONER_CONVERTER_FAILED: ConverterFailedError,
   FST_VERSIONER_LINTING: LintingError,
   FST_VERSIONER_INVALID_API_VERSION: InvalidApiVersionError,
   FST_VERSIONER_MISSING_API_VERSION: MissingApiVersionError,

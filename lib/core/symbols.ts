@@ -63,3 +63,6 @@ export interface ToolFacts {
   readonly location: 'header' | 'path'
   readonly parameterName: string
 }
+
+/** Request flag: a converter of this request failed (its 500 is not converted again). */
+export const kConverterFailed = Symbol('fastify-versioner.converterFailed')

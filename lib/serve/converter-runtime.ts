@@ -8,6 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from '../describe/converter-info'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { Holder, Occurrence } from '../values/occurrences'
+import { ConverterFailedError } from '../core/errors'
+import { setOwn } from '../core/own-properties'
 
 /** The value boxed under `body`, so that converters can replace it. */
 export interface BodyBox {
@@ -15,14 +17,15 @@ export interface BodyBox {
 }
 
 function parseCookieHeader (header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {}
+  // Null prototype: cookies named like Object members (constructor, toString, __proto__) are ordinary names.
+  const cookies: Record<string, string> = Object.create(null) as Record<string, string>
   if (header === undefined) return cookies
   for (const pair of header.split(';')) {
     const index = pair.indexOf('=')
     if (index === -1) continue
     const name = pair.slice(0, index).trim()
     const value = pair.slice(index + 1).trim()
-    if (name === '' || name in cookies) continue
+    if (name === '' || Object.hasOwn(cookies, name)) continue
     try {
       cookies[name] = decodeURIComponent(value)
     } catch {
@@ -30,6 +33,11 @@ function parseCookieHeader (header: string | undefined): Record<string, string> 
     }
   }
   return cookies
+}
+
+/** A copy of a cookie jar, with a null prototype (see {@link parseCookieHeader}). */
+function copyJar (jar: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.assign(Object.create(null) as Record<string, string>, jar)
 }
 
 /** True when two cookie jars hold the same names and values. */
@@ -86,8 +94,8 @@ export class VersionedRequestInfo implements RequestInfo {
   get cookies (): Record<string, string> {
     if (this.cookieJar === undefined) {
       const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
-      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : { ...parsed }
-      this.cookieJar = { ...this.cookieOriginal }
+      this.cookieOriginal = parsed === undefined ? parseCookieHeader(originalCookies(this.request)) : copyJar(parsed)
+      this.cookieJar = copyJar(this.cookieOriginal)
     }
     return this.cookieJar
   }
@@ -123,7 +131,7 @@ export class VersionedRequestInfo implements RequestInfo {
     }
     for (const [name, value] of Object.entries(headers)) {
       const key = name.toLowerCase()
-      if (value !== undefined && raw[key] !== value) raw[key] = value
+      if (value !== undefined && raw[key] !== value) setOwn(raw, key, value)
     }
   }
 }
@@ -209,17 +217,22 @@ export class VersionedResponseInfo implements ResponseInfo {
 }
 
 /**
- * A copy of JSON-like data (plain objects and arrays are copied, anything else is kept): response converters
- * work on it, so that a handler's returned object (a cached or stored one) is never changed.
+ * The data a converter sees: what `JSON.stringify` would send (`toJSON` applied, so a `Date` is its ISO
+ * string; class instances are their own enumerable fields), as a fresh copy, so that a handler's returned
+ * object (a cached or stored one) is never changed. `JSON.parse` defines keys as own properties: a
+ * `__proto__` key stays data and never becomes a prototype, and it walks deep data without recursion in
+ * JavaScript. A value `JSON.stringify` cannot write (a `BigInt`, a cycle) is kept as it is, for the
+ * serializer to decide.
  */
 export function copyJson (value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyJson)
   if (typeof value !== 'object' || value === null) return value
-  const prototype = Object.getPrototypeOf(value) as unknown
-  if (prototype !== Object.prototype && prototype !== null) return value
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key])
-  return copy
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch {
+    return value
+  }
+  return text === undefined ? undefined : JSON.parse(text)
 }
 
 const ROOT_KEY = 'body'
@@ -229,31 +242,99 @@ export function isThenable (value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
+/** What a converter threw or rejected with, and which converter: the failure of one step. */
+export class ConverterFailure {
+  constructor (readonly step: ConverterStep, readonly thrown: unknown) {}
+}
+
 /**
- * Runs steps with `run`, then `complete` (at once, or when the promise `run` returned resolves). An error
- * thrown by either, or a rejection, goes to `fail`: nothing is left as an unhandled rejection.
+ * Runs steps with `run`, then `complete` (at once, or when the promise `run` returned resolves). Anything
+ * thrown by either, or a rejection, whatever its value (`null`, `undefined`, a string, a {@link ConverterFailure}),
+ * goes to `fail` as something that is not nullish: nothing is left as an unhandled rejection, and no failure
+ * can pass for success.
  */
-export function settle (run: () => void | PromiseLike<void>, complete: () => void, fail: (error: Error) => void): void {
+export function settle (run: () => void | PromiseLike<void>, complete: () => void, fail: (failure: unknown) => void): void {
   let result: void | PromiseLike<void>
   try {
     result = run()
   } catch (error) {
-    fail(error as Error)
+    failWith(fail, error)
     return
   }
   if (isThenable(result)) {
-    result.then(() => { completeOrFail(complete, fail) }, fail)
+    result.then(() => { completeOrFail(complete, fail) }, (error: unknown) => { failWith(fail, error) })
     return
   }
   completeOrFail(complete, fail)
 }
 
-function completeOrFail (complete: () => void, fail: (error: Error) => void): void {
+function failWith (fail: (failure: unknown) => void, error: unknown): void {
+  fail(error ?? new Error(`A converter run failed with ${String(error)}.`))
+}
+
+function completeOrFail (complete: () => void, fail: (failure: unknown) => void): void {
   try {
     complete()
   } catch (error) {
-    fail(error as Error)
+    failWith(fail, error)
   }
+}
+
+/** Where a run of converters happened, for the log entry of a failure. */
+export interface FailureContext {
+  readonly request: FastifyRequest
+  readonly version: string
+  /** `METHOD url` of the HEAD route. */
+  readonly route: string
+}
+
+/**
+ * The error a request is answered with when its converters failed: a converter's failure is logged (version,
+ * route, version change class, converter method, what it threw) and becomes {@link ConverterFailedError}, a 500
+ * for this request alone. Other failures (an Error thrown while writing data back) are passed on as they are.
+ */
+export function failureError (failure: unknown, context: FailureContext): Error {
+  if (!(failure instanceof ConverterFailure)) {
+    return failure instanceof Error ? failure : new Error(`Converting a request of API version ${context.version} failed with ${String(failure)}.`)
+  }
+  const converter = failure.step.converter
+  const error = new ConverterFailedError(context.version)
+  const thrown = failure.thrown
+  context.request.log.error({
+    err: thrown instanceof Error ? thrown : undefined,
+    thrown: thrown instanceof Error ? undefined : describeThrown(thrown),
+    apiVersion: context.version,
+    route: context.route,
+    versionChange: converter.change.name,
+    converter: converter.display
+  }, `Converter ${converter.display} (version change ${converter.change.name}) failed on ${context.route} for API version ` +
+    `${context.version}; the request was answered 500.`)
+  return error
+}
+
+function describeThrown (value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (value === undefined) return 'undefined'
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+/**
+ * Runs one converter: what it throws, or rejects with, becomes a {@link ConverterFailure} naming it. Returns a
+ * promise only if the converter did.
+ */
+function runConverter (step: ConverterStep, info: { body: unknown }): unknown {
+  let result: unknown
+  try {
+    result = step.converter.run(info)
+  } catch (error) {
+    throw new ConverterFailure(step, error)
+  }
+  if (!isThenable(result)) return result
+  return Promise.resolve(result).then(undefined, (error: unknown) => { throw new ConverterFailure(step, error) })
 }
 
 /** Who a run of steps is for: the request method (by-path converters of multi-method routes), and for responses the reply. */
@@ -286,7 +367,7 @@ function runFrom (
     if (step.collect === undefined) {
       // The whole body: no occurrence list to build.
       info.body = box.body
-      const result = step.converter.run(info)
+      const result = runConverter(step, info)
       if (isThenable(result)) {
         return Promise.resolve(result).then(() => {
           box.body = info.body
@@ -307,15 +388,15 @@ function runFrom (
     for (let position = start; position < list.length; position++) {
       const [container, key] = list[position]
       info.body = container[key]
-      const result = step.converter.run(info)
+      const result = runConverter(step, info)
       if (isThenable(result)) {
         const current = list
         return Promise.resolve(result).then(() => {
-          container[key] = info.body
+          setOwn(container, key, info.body)
           return runFrom(steps, info, box, filter, index, current, position + 1)
         })
       }
-      container[key] = info.body
+      setOwn(container, key, info.body)
     }
     occurrences = undefined
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { FormFields, FormFile, FormValue } from '../describe/converter-info'
+import { setOwn } from '../core/own-properties'
 
 /**
  * The kind of form a content type announces, if any. Not cached: a multipart content type carries a boundary
@@ -48,8 +49,8 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
   if (kind === undefined || typeof body !== 'object' || body === null) return undefined
   const fields: FormFields = {}
   for (const [name, value] of Object.entries(body)) {
-    if (kind === 'urlencoded') fields[name] = Array.isArray(value) ? value.map(String) : String(value)
-    else fields[name] = Array.isArray(value) ? value.map(partToValue) : partToValue(value)
+    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? value.map(String) : String(value))
+    else setOwn(fields, name, Array.isArray(value) ? value.map(partToValue) : partToValue(value))
   }
   return fields
 }
@@ -75,7 +76,7 @@ export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields,
     Object.values(original).some((value) => isPart(Array.isArray(value) ? value[0] : value))
   const body: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(fields)) {
-    body[name] = Array.isArray(value) ? value.map((item) => valueToPart(name, item, asParts)) : valueToPart(name, value, asParts)
+    setOwn(body, name, Array.isArray(value) ? value.map((item) => valueToPart(name, item, asParts)) : valueToPart(name, value, asParts))
   }
   return body
 }

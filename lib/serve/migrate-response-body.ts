@@ -5,15 +5,16 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { copyJson, runSteps } from './converter-runtime'
+import { ConverterFailure, copyJson, isThenable, runSteps } from './converter-runtime'
 import { ConverterPlanner } from '../routes/converter-steps'
-import { UnknownVersionError } from '../core/errors'
+import { ConverterFailedError, UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { SchemaGeneration } from '../schemas/generation'
 import { plausiblyMatches } from '../values/occurrences'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { resolveVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
+import { setOwn } from '../core/own-properties'
 
 /** What `migrateResponseBody` needs of a bundle (the plugin passes its application's own). */
 export interface MigrationEngine {
@@ -55,20 +56,28 @@ function targetVersion (bundle: VersionBundle, version: string | Date): string {
   throw new UnknownVersionError(`Version '${String(value)}' is not in the version bundle; its versions are ${bundle.versionValues.join(', ')}.`)
 }
 
-/**
- * Migrates `latestBody` with an engine (the plugin's, or the bundle's own): synchronously, or as a promise when
- * a converter on the path returns one (the converters after it run once it settles, as on routes).
- */
+/** Migrates `latestBody` with an engine (the plugin's, or the bundle's own). */
 export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions): unknown {
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
   const steps = engine.planner.responseSteps(undefined, schema, level)
   const box = { body: copyJson(options.latestBody) }
   const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
-  const result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+  const unwrap = (failure: unknown): never => {
+    // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.
+    if (!(failure instanceof ConverterFailure)) throw failure
+    if (failure.thrown instanceof Error) throw failure.thrown
+    throw new ConverterFailedError(`${version} (converter ${failure.step.converter.display} threw ${String(failure.thrown)})`)
+  }
+  let result: void | Promise<void>
+  try {
+    result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+  } catch (failure) {
+    return unwrap(failure)
+  }
   const form = engine.generation.formAt(schema, level)
   const finish = (): unknown => conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
-  return result === undefined ? finish() : result.then(finish)
+  return isThenable(result) ? result.then(finish, unwrap) : finish()
 }
 
 type ResolveRef = (ref: string) => TSchema | undefined
@@ -184,8 +193,8 @@ function conformFields (source: SchemaObject, value: Record<string, unknown>, re
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(properties, key)) continue
     const pattern = patterns.find(([regex]) => regex.test(key))
-    if (pattern !== undefined) value[key] = conform(pattern[1], value[key], resolveRef, depth + 1)
-    else if (isSchemaObject(extra)) value[key] = conform(extra as TSchema, value[key], resolveRef, depth + 1)
+    if (pattern !== undefined) setOwn(value, key, conform(pattern[1], value[key], resolveRef, depth + 1))
+    else if (isSchemaObject(extra)) setOwn(value, key, conform(extra as TSchema, value[key], resolveRef, depth + 1))
     else if (declaresShape && extra !== true && !keepFields) delete value[key]
   }
   for (const [key, property] of Object.entries(properties)) {
@@ -196,15 +205,13 @@ function conformFields (source: SchemaObject, value: Record<string, unknown>, re
 
 /**
  * Migrates a HEAD body to a version outside routing, through the same response converters as routes,
- * returning the body of that version with its schema's defaults applied and unknown fields removed. The result
- * is a promise when a converter on the path is async (returns a promise), the body itself otherwise: `await`
- * it unless every converter of the schema is synchronous.
+ * returning the body of that version with its schema's defaults applied and unknown fields removed.
  * @example
  * ```ts
- * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
+ * const payload = migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
  * await deliverWebhook(subscriber.url, payload)
  * ```
  */
-export function migrateResponseBody<T = unknown> (bundle: VersionBundle, schema: TSchema, options: MigrateResponseBodyOptions): T | Promise<T> {
-  return migrateWith(engineFor(bundle), schema, options) as T | Promise<T>
+export function migrateResponseBody<T = unknown> (bundle: VersionBundle, schema: TSchema, options: MigrateResponseBodyOptions): T {
+  return migrateWith(engineFor(bundle), schema, options) as T
 }

@@ -12,11 +12,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from '../core/errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { isThenable, runSteps, settle, VersionedRequestInfo, type BodyBox } from './converter-runtime'
+import { failureError, isThenable, runSteps, settle, VersionedRequestInfo, type BodyBox } from './converter-runtime'
 import type { ResolvedOptions } from '../options'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
 import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -189,7 +189,10 @@ export function createRequestHook (
         : body
       info.writeBack(request)
       finish(request, version, done)
-    }, done)
+    }, (failure) => {
+      request[kConverterFailed] = true
+      done(failureError(failure, { request, version, route: route.display }))
+    })
   }
 
   const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {

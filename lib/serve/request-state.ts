@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { PickedVersion } from './version-picking'
 
@@ -13,6 +13,8 @@ export type VersionedRequest = FastifyRequest & {
   [kPicked]: PickedVersion | null
   [kBehaviour]: VersionBehaviour | null
   [kMigrated]: boolean
+  /** A converter of this request failed: its 500 is not converted again. */
+  [kConverterFailed]: boolean
 }
 
 /** A reply as the versioner sees it. */

@@ -8,10 +8,10 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, runSteps, settle, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
+import { copyJson, failureError, runSteps, settle, VersionedResponseInfo, type BodyBox, type StepFilter } from './converter-runtime'
 import type { ConverterStep } from '../routes/converter-steps'
-import { versionedRequest, type VersionedReply } from './request-state'
-import { kBehaviour, kConverted } from '../core/symbols'
+import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
+import { kBehaviour, kConverted, kConverterFailed } from '../core/symbols'
 import { statusKey, type VersionBehaviour } from '../routes/version-plan'
 import { appendLink } from './lifecycle'
 import { processWarning } from '../core/warnings'
@@ -65,7 +65,7 @@ function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: 
 }
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
-export function createSuccessHook (): preSerializationHookHandler {
+export function createSuccessHook (route: string): preSerializationHookHandler {
   return function versionerSuccessHook (fastifyRequest, fastifyReply, payload, done) {
     const request = versionedRequest(fastifyRequest)
     const reply = fastifyReply as VersionedReply
@@ -76,7 +76,7 @@ export function createSuccessHook (): preSerializationHookHandler {
       return
     }
     reply[kConverted] = true
-    convertBody(request, reply, behaviour, payload, payload, done, (body, key) => {
+    convertBody(request, reply, behaviour, payload, payload, failWith(request, behaviour, route, done), (body, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
       if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
         reply.serializer(serializerFor(reply, behaviour, serializeAs))
@@ -99,7 +99,7 @@ function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
  * serialized with the version's schema for the final status. Streams and buffers are never parsed: by-path
  * converters see them on `raw`, with `body` undefined, and may change status and headers.
  */
-export function createSendHook (): onSendHookHandler {
+export function createSendHook (route: string): onSendHookHandler {
   // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number): void => {
@@ -117,7 +117,7 @@ export function createSendHook (): onSendHookHandler {
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
-    if (behaviour === null || reply[kConverted]) {
+    if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
       done(null, payload)
       return
     }
@@ -131,7 +131,7 @@ export function createSendHook (): onSendHookHandler {
       settle(() => runSteps(behaviour.rawSteps, info, { body: undefined }, runnable(request, reply)), () => {
         info.writeBack()
         done(null, payload)
-      }, done)
+      }, failWith(request, behaviour, route, done))
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -145,10 +145,21 @@ export function createSendHook (): onSendHookHandler {
       done(null, payload)
       return
     }
-    convertBody(request, reply, behaviour, body, payload, done, (converted, key) => {
+    convertBody(request, reply, behaviour, body, payload, failWith(request, behaviour, route, done), (converted, key) => {
       const serializeAs = applyStatus(reply, behaviour, status, key)
       done(null, serializerFor(reply, behaviour, serializeAs)(converted))
     })
+  }
+}
+
+/**
+ * What a response hook does when converters failed: the request is marked (its 500 passes no converter
+ * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter).
+ */
+function failWith (request: VersionedRequest, behaviour: VersionBehaviour, route: string, done: (error: Error) => void): (failure: unknown) => void {
+  return (failure) => {
+    request[kConverterFailed] = true
+    done(failureError(failure, { request, version: behaviour.version, route }))
   }
 }
 
@@ -158,7 +169,7 @@ export function createSendHook (): onSendHookHandler {
  */
 function convertBody (
   request: FastifyRequest, reply: FastifyReply, behaviour: VersionBehaviour, body: unknown, raw: unknown,
-  fail: (error: Error) => void, complete: (body: unknown, key: string | undefined) => void
+  fail: (failure: unknown) => void, complete: (body: unknown, key: string | undefined) => void
 ): void {
   const key = statusKey(behaviour.responseForms, reply.statusCode)
   const steps = behaviour.responseSteps.get(key ?? '') ?? []

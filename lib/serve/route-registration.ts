@@ -113,9 +113,9 @@ export function createRouteObserver (state: VersionerState): (this: FastifyInsta
     const hooks: Prepared['hooks'] = {
       preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, state.options, userFormatter as never, state.storesVersion) as Hook
     }
-    if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook() as Hook
+    if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
     if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
-      hooks.onSend = createSendHook() as Hook
+      hooks.onSend = createSendHook(head.display) as Hook
     }
     const schema: RouteSchema = { ...head.schema }
     if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
