@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../plugin'
+import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../plugin'
 import { versionedApp } from './helpers/apps'
 import { call, json } from './helpers/http'
 import { Readable } from 'node:stream'
@@ -335,4 +335,83 @@ test('regression: FSTVRS001: once per route, version and status, for successes t
   const ours = warnings.filter((warning) => warning.code === 'FSTVRS001')
   t.equal(ours.length, 2, 'one warning per route (version 2000-01-01, status 200), not one per request; none for the latest version')
   t.match(ours[0]?.message, /^A response of status 200 could not be migrated to API version '2000-01-01'/)
+})
+
+test('converters saw class instances (a Date, not its JSON): they see plain JSON data, toJSON applied, on routes and in migrateResponseBody', async (t) => {
+  const Event = Type.Object({ at: Type.String() })
+  const seen: unknown[] = []
+  class EventsHadYears extends VersionChange {
+    description = 'Events carried their year.'
+    instructionsToMigrateToPreviousVersion = [schema(Event).field('year').existedAs({ type: Type.String() })]
+
+    @ConvertResponseToPreviousVersionFor(Event)
+    addYear (response: ResponseInfo) {
+      seen.push(response.body.at)
+      response.body.year = String(response.body.at).slice(0, 4)
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', EventsHadYears), new Version('2000-01-01'))
+  const at = new Date('2020-05-06T07:08:09.000Z')
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/event', { schema: { response: { 200: Event } } }, async () => ({ at }) as unknown as { at: string })
+  })
+  const response = await call(app, '2000-01-01', '/event')
+  t.equal(response.statusCode, 200)
+  t.same(json(response), { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'the converter read the ISO string')
+  t.same(seen, ['2020-05-06T07:08:09.000Z'], 'it saw the string JSON.stringify sends')
+
+  seen.length = 0
+  const migrated = migrateResponseBody(versions, Event, { latestBody: { at }, version: '2000-01-01' })
+  t.same(migrated, { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'migrateResponseBody too')
+  t.same(seen, ['2020-05-06T07:08:09.000Z'])
+})
+
+test('text payloads were hidden from by-path converters: a string payload is their body (streams and buffers stay on raw)', async (t) => {
+  const seen: Array<{ body: unknown, raw: unknown }> = []
+  class GreetingsWereShouted extends VersionChange {
+    description = 'Greetings were in capitals.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/greeting', ['GET'])
+    shout (response: ResponseInfo) {
+      seen.push({ body: response.body, raw: typeof response.raw })
+      if (typeof response.body === 'string') response.body = response.body.toUpperCase()
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', GreetingsWereShouted), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/greeting', async (request, reply) => reply.type('text/plain').send('hello'))
+  })
+  const old = await call(app, '2000-01-01', '/greeting')
+  t.equal(old.statusCode, 200)
+  t.equal(old.body, 'HELLO', 'the converter changed the text')
+  t.same(seen, [{ body: 'hello', raw: 'string' }], 'it saw the text as its body')
+  const latest = await call(app, '2001-01-01', '/greeting')
+  t.equal(latest.body, 'hello')
+})
+
+test('__proto__ crossed the response copy: with onProtoPoisoning "ignore", an echoed __proto__ key never becomes a prototype in any version', async (t) => {
+  const Profile = Type.Object({ nickname: Type.String(), role: Type.Optional(Type.String()) })
+  const Echo = Type.Object({ profile: Profile, note: Type.Optional(Type.String()) })
+  class NotesWereMemos extends VersionChange {
+    description = 'Echo notes were memos.'
+    instructionsToMigrateToPreviousVersion = [schema(Echo).field('note').had({ name: 'memo' })]
+
+    @ConvertResponseToPreviousVersionFor(Echo)
+    rename (response: ResponseInfo) {
+      response.body.memo = response.body.note
+      delete response.body.note
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NotesWereMemos), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/echo', { schema: { response: { 200: Echo } } }, async (request) => request.body as never)
+  }, { fastify: { onProtoPoisoning: 'ignore' } })
+  const payload = '{"profile":{"nickname":"n","__proto__":{"role":"admin"}},"note":"x"}'
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const response = await call(app, version, '/echo', { method: 'POST', payload, headers: { 'content-type': 'application/json' } })
+    t.equal(response.statusCode, 200)
+    t.same((json(response) as { profile: unknown }).profile, { nickname: 'n' }, `${version}: no role came from __proto__`)
+  }
+  t.equal(({} as Record<string, unknown>).role, undefined, 'Object.prototype is untouched')
 })
