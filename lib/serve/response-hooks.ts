@@ -93,11 +93,18 @@ function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   return type === undefined || String(type).includes('json')
 }
 
+/** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
+function textOf (body: unknown): string {
+  if (typeof body === 'string') return body
+  return body === undefined ? '' : JSON.stringify(body)
+}
+
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see: error
  * bodies (thrown or returned), and successes a handler sent as JSON text. They are parsed, converted, and
- * serialized with the version's schema for the final status. Streams and buffers are never parsed: by-path
- * converters see them on `raw`, with `body` undefined, and may change status and headers.
+ * serialized with the version's schema for the final status. Other text payloads are the body of by-path
+ * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
+ * `body` undefined, and may change status and headers.
  */
 export function createSendHook (route: string): onSendHookHandler {
   // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
@@ -127,10 +134,13 @@ export function createSendHook (route: string): onSendHookHandler {
         done(null, payload)
         return
       }
-      const info = new VersionedResponseInfo(reply, undefined, payload)
-      settle(() => runSteps(behaviour.rawSteps, info, { body: undefined }, runnable(request, reply)), () => {
+      // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
+      const text = typeof payload === 'string' ? payload : undefined
+      const info = new VersionedResponseInfo(reply, text, payload)
+      const box: BodyBox = { body: text }
+      settle(() => runSteps(behaviour.rawSteps, info, box, runnable(request, reply)), () => {
         info.writeBack()
-        done(null, payload)
+        done(null, text === undefined || box.body === text ? payload : textOf(box.body))
       }, failWith(request, behaviour, route, done))
       return
     }
