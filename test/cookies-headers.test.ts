@@ -191,3 +191,32 @@ test('regression: an error before the handler sets the version headers once (Var
     t.equal(response.headers.vary, 'x-api-version', `${version}: Vary names the version header once`)
   }
 })
+
+for (const withPlugin of [false, true]) {
+  test(`cookies named like Object members disappeared: a request converter setting one cookie keeps constructor, toString, valueOf and __proto__ ${withPlugin ? 'with' : 'without'} @fastify/cookie`, async (t) => {
+    class SessionsWereCalledSid extends VersionChange {
+      description = 'The session cookie was called sid.'
+      instructionsToMigrateToPreviousVersion = []
+
+      @ConvertRequestToNextVersionFor('/whoami', ['GET'])
+      addCookie (request: RequestInfo) {
+        request.cookies.added = 'a1'
+      }
+    }
+    const versions = new VersionBundle(new Version('2001-01-01', SessionsWereCalledSid), new Version('2000-01-01'))
+    const app = await buildVersionedApp(t, versions, async (api) => {
+      api.get('/whoami', async (request) => ({
+        header: request.headers.cookie,
+        parsed: (request as { cookies?: Record<string, string> }).cookies === undefined ? null : { ...(request as unknown as { cookies: Record<string, string> }).cookies }
+      }))
+    }, { before: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
+    const cookie = 'session=s1; constructor=c1; toString=t1; valueOf=v1; __proto__=p1'
+    const response = await call(app, '2000-01-01', '/whoami', { headers: { cookie } })
+    t.equal(response.statusCode, 200)
+    const body = json(response) as { header: string, parsed: Record<string, string> | null }
+    t.same(body.header.split('; ').sort(), ['__proto__=p1', 'added=a1', 'constructor=c1', 'session=s1', 'toString=t1', 'valueOf=v1'],
+      'every cookie reaches the handler\'s Cookie header')
+    if (body.parsed !== null) t.match(body.parsed, { session: 's1', constructor: 'c1', toString: 't1', valueOf: 'v1', added: 'a1' }, 'and @fastify/cookie\'s cookies')
+    t.equal(({} as Record<string, unknown>).added, undefined, 'no prototype was touched')
+  })
+}
