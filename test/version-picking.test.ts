@@ -9,7 +9,7 @@ import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
-import { appWith, bundleOf, DATES, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { appWith, bundleOf, DATES, getWith, jsonOf, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
 
 const echoRoute = versioned(async (api) => {
   api.get('/echo', async (request) => ({ version: request.apiVersion }))
@@ -319,4 +319,27 @@ test('named date versions: sent with or without the name, echoed in full, waterf
   await strings.register(echoRoute)
   t.equal((await getWith(strings, '/echo', '2024-09-30.acacia')).statusCode, 200, 'string format: the exact value')
   t.equal((await getWith(strings, '/echo', '2024-09-30')).statusCode, 400, 'string format: no date matching')
+})
+
+test('caches could mix versions: every GET answer whose content depends on the version header says Vary (documents, 400s, 404s, successes), inject and real HTTP', async (t) => {
+  const app = await appWith(t, { versions: sharedPathBundle() })
+  await app.register(sharedPathRoutes, { prefix: '/api' })
+  const base = await listen(app)
+  const cases: Array<[string, string, string | undefined, number]> = [
+    ['the document chosen by the header', '/openapi.json', '2001-01-01', 200],
+    ['the latest document, chosen by the header\'s absence', '/openapi.json', undefined, 200],
+    ['a success', '/api/items', '2002-01-01', 200],
+    ['a 400 for a bad version', '/api/items', 'soon', 400],
+    ['a 400 for a missing version', '/api/items', undefined, 400],
+    ['a 404 for a route the version lacks', '/api/things', '2001-01-01', 404]
+  ]
+  for (const [what, url, version, status] of cases) {
+    const injected = await getWith(app, url, version)
+    t.equal(injected.statusCode, status, `${what}: ${status}`)
+    t.match(String(injected.headers.vary), /(^|, *)x-api-version(,|$)/, `${what}: Vary names the version header (inject)`)
+    const real = await fetch(`${base}${url}`, { headers: version === undefined ? {} : { 'x-api-version': version } })
+    await real.arrayBuffer()
+    t.equal(real.status, status)
+    t.match(String(real.headers.get('vary')), /(^|, *)x-api-version(,|$)/, `${what}: Vary names the version header (real HTTP)`)
+  }
 })
