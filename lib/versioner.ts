@@ -17,6 +17,7 @@ import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/generation'
 import { kBehaviour, kConverted, kConverterFailed, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkUsage } from './routes/usage-checks'
+import { checkMethods } from './routes/method-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
 import { DOCS_OPTION_KEYS, resolveDocsOptions } from './docs/options'
@@ -146,6 +147,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   fastify.addHook('onRoute', createRouteObserver(state) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
+      checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
       for (const webhook of webhooks.list()) {

@@ -1,18 +1,28 @@
 /**
- * HTTP method names accepted by endpoint instructions and by-path converters, checked the moment they are
- * written so that a misspelling fails where it is made.
+ * HTTP method names in endpoint instructions and by-path converters. They are checked in two steps, because
+ * instructions and converters are written at import time, before any application exists:
+ * - when written: the name must be one Node's HTTP parser knows (`http.METHODS`: every method a Fastify
+ *   application can route, natively or after `fastify.addHttpMethod`), so that a misspelling fails where it
+ *   is made;
+ * - when the application becomes ready: the name must be one this application routes
+ *   (`fastify.supportedMethods`, which includes `QUERY` and methods added with `addHttpMethod`); see
+ *   `checkMethods` in `lib/routes/method-checks.ts`.
+ * Both throw {@link LintingError}.
  * @module
  */
+import { METHODS } from 'node:http'
 import { LintingError } from './errors'
 
-/** The HTTP methods a route instruction or converter can name. */
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'SEARCH', 'PROPFIND',
-  'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'TRACE', 'REPORT', 'MKCALENDAR'] as const
+/** Every HTTP method a Fastify application can route (Node's `http.METHODS`, as of Node 20). */
+export const HTTP_METHODS = ['ACL', 'BIND', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LINK', 'LOCK', 'M-SEARCH',
+  'MERGE', 'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH', 'POST', 'PROPFIND', 'PROPPATCH', 'PURGE',
+  'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK', 'UNLOCK', 'UNSUBSCRIBE'] as const
 
 /** One HTTP method, in upper case (lower case is accepted where methods are given). */
 export type HttpMethod = typeof HTTP_METHODS[number]
 
-const known = new Set<string>(HTTP_METHODS)
+// The running Node's own list decides (a newer Node may know more methods than the list above).
+const known = new Set<string>([...HTTP_METHODS, ...METHODS])
 
 /**
  * Normalises `methods` (one method or a list, any case) to a sorted, de-duplicated upper-case list.
