@@ -2,7 +2,7 @@ import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, HeadVersion, LintingError, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
   endpoint, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
 } from '../plugin'
 import { rejection } from './helpers/errors'
@@ -295,4 +295,68 @@ test('instructions and by-path converters name full paths (prefix included), wit
     t.same(await send('2001-01-01', 'GET', '/news'), [200, { news: [] }])
     t.same(await send('2001-01-01', 'HEAD', '/news'), [200, undefined])
   }
+})
+
+test('bad HTTP methods were the wrong error: a method no Fastify application can route throws LintingError (FST_VERSIONER_LINTING) where it is written', async (t) => {
+  const attempts: Array<[string, () => unknown]> = [
+    ['endpoint(path, [\'DEATH\'])', () => endpoint('/ping', ['DEATH'] as never)],
+    ['endpoint(path, \'death\')', () => endpoint('/ping', 'death' as never)],
+    ['endpoint(path, [\'GET\', 42])', () => endpoint('/ping', ['GET', 42] as never)],
+    ['endpoint(path, [])', () => endpoint('/ping', [] as never)],
+    ['had({ methods: [\'DEATH\'] })', () => endpoint('/ping', ['GET']).had({ methods: ['DEATH'] as never })],
+    ['a by-path converter', () => ConvertRequestToNextVersionFor('/ping', ['DEATH'] as never)]
+  ]
+  for (const [what, attempt] of attempts) {
+    const error = t.throws(attempt, what) as Error & { code?: string }
+    t.ok(error instanceof LintingError, `${what}: a LintingError`)
+    t.equal(error.code, 'FST_VERSIONER_LINTING', `${what}: FST_VERSIONER_LINTING`)
+  }
+})
+
+test('the valid methods are Fastify\'s own: QUERY works, a method added with addHttpMethod works, one the application does not route fails app.ready() with LintingError', async (t) => {
+  const Moves = (name: string) => change(name, [endpoint('/search', ['QUERY']).had({ path: '/find' }), endpoint('/props', ['PROPFIND']).had({ path: '/properties' })])
+  class QueryWasSearch extends VersionChange {
+    description = 'Searches were QUERY /find.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/search', ['QUERY']).had({ path: '/find' })]
+
+    @ConvertRequestToNextVersionFor('/search', ['QUERY'])
+    renameTerm (request: RequestInfo) {
+      request.body.term = request.body.q
+      delete request.body.q
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', QueryWasSearch), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.route({ method: 'QUERY', url: '/search', handler: async (request) => ({ term: (request.body as { term: string }).term }) })
+  }))
+  const old = await app.inject({ method: 'QUERY' as never, url: '/find', headers: v('2000-01-01'), payload: { q: 'ada' } })
+  t.equal(old.statusCode, 200, 'QUERY /find in 2000-01-01')
+  t.same(old.json(), { term: 'ada' }, 'the by-path converter for QUERY ran')
+  const latest = await app.inject({ method: 'QUERY' as never, url: '/search', headers: v('2001-01-01'), payload: { term: 'bob' } })
+  t.same(latest.json(), { term: 'bob' })
+
+  const added = Fastify()
+  t.teardown(() => added.close())
+  added.addHttpMethod('PROPFIND')
+  added.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', Moves('PropfindAdded')), new Version('2000-01-01')) })
+  added.register(versioned(async (api) => {
+    api.route({ method: 'QUERY', url: '/search', handler: async () => ({ found: 'search' }) })
+    api.route({ method: 'PROPFIND', url: '/props', handler: async () => ({ found: 'props' }) })
+  }))
+  t.equal(await readyError(added), undefined, 'PROPFIND added with addHttpMethod is accepted')
+  const props = await added.inject({ method: 'PROPFIND' as never, url: '/properties', headers: v('2000-01-01') })
+  t.same(props.json(), { found: 'props' }, 'and routed under its old path')
+
+  const plain = Fastify()
+  t.teardown(() => plain.close())
+  plain.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', Moves('PropfindNotAdded')), new Version('2000-01-01')) })
+  plain.register(versioned(async (api) => {
+    api.route({ method: 'QUERY', url: '/search', handler: async () => ({ found: 'search' }) })
+  }))
+  const error = await readyError(plain)
+  t.ok(error instanceof LintingError, 'PROPFIND without addHttpMethod: a LintingError at start-up')
+  t.equal(error?.code, 'FST_VERSIONER_LINTING')
+  t.match(error?.message, /PROPFIND .*PropfindNotAdded.*addHttpMethod/, 'naming the method, the version change and the remedy')
 })

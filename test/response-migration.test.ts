@@ -375,12 +375,13 @@ test('text payloads were hidden from by-path converters: a string payload is the
     @ConvertResponseToPreviousVersionFor('/greeting', ['GET'])
     shout (response: ResponseInfo) {
       seen.push({ body: response.body, raw: typeof response.raw })
-      if (typeof response.body === 'string') response.body = response.body.toUpperCase()
+      const body: unknown = response.body
+      if (typeof body === 'string') response.body = body.toUpperCase() as never
     }
   }
   const versions = new VersionBundle(new Version('2001-01-01', GreetingsWereShouted), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {
-    api.get('/greeting', async (request, reply) => reply.type('text/plain').send('hello'))
+    api.get('/greeting', async (_request, reply) => reply.type('text/plain').send('hello'))
   })
   const old = await call(app, '2000-01-01', '/greeting')
   t.equal(old.statusCode, 200)
