@@ -346,3 +346,47 @@ test('regression: an error after the preSerialization hook converted a success i
   t.same(calls, [200, 500], 'the error body goes through the converters of errors')
   t.equal(response.json().legacy, true)
 })
+
+test('by-schema converters never saw errors: with migrateHttpErrors, errors of the routes holding the schema pass through them (thrown, reply.code().send(), the app\'s error handler), which may change status and body', async (t) => {
+  const Res = Type.Object({ id: Type.String(), name: Type.String() })
+  const seen: Array<{ status: number, body: unknown }> = []
+  class ErrorsWereTeapots extends VersionChange {
+    description = 'Missing resources used to answer 418 with a reason.'
+    instructionsToMigrateToPreviousVersion = [schema(Res).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Res, { migrateHttpErrors: true })
+    convert (response: ResponseInfo) {
+      seen.push({ status: response.statusCode, body: structuredClone(response.body) })
+      if (response.statusCode === 404) {
+        response.statusCode = 418
+        response.body = { reason: `was: ${String(response.body.message)}` }
+        return
+      }
+      if (response.statusCode >= 300) return
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsWereTeapots), new Version('2000-01-01'))
+  for (const how of ['thrown', 'sent', 'error handler'] as const) {
+    seen.length = 0
+    const app = await buildVersionedApp(t, versions, async (api) => {
+      if (how === 'error handler') api.setErrorHandler(async (_error, _request, reply) => reply.code(404).send({ message: 'handled' }))
+      api.get('/res/:id', { schema: { params: Params, response: { 200: Res } } }, async (request, reply) => {
+        if (request.params.id !== 'missing') return { id: request.params.id, name: 'n' }
+        if (how === 'sent') return reply.code(404).send({ message: 'no such thing' })
+        if (how === 'thrown') throw httpError(404, 'no such thing')
+        throw new Error('boom')
+      })
+    })
+    const old = await call(app, '2000-01-01', '/res/missing')
+    t.equal(old.statusCode, 418, `${how}: the converter changed the status`)
+    t.same(json(old), { reason: `was: ${how === 'error handler' ? 'handled' : 'no such thing'}` }, `${how}: and the body`)
+    t.equal(seen.length, 1, `${how}: the converter saw the error once`)
+    t.equal(seen[0]?.status, 404)
+    const found = await call(app, '2000-01-01', '/res/r1')
+    t.same(json(found), { id: 'r1', title: 'n' }, `${how}: successes are converted as before`)
+    const latest = await call(app, '2001-01-01', '/res/missing')
+    t.equal(latest.statusCode, 404, `${how}: the latest version keeps the error`)
+  }
+})
