@@ -23,6 +23,11 @@ export interface ConverterStep {
   readonly collect: Collector | undefined
   /** For a route with several methods: the request methods this converter is for. */
   readonly methods: ReadonlySet<string> | undefined
+  /**
+   * Set for a by-schema converter declared with `migrateHttpErrors` run on the error responses of a route
+   * whose successes hold its schema: it gets the whole error body, and runs for statuses ≥ 300 only.
+   */
+  readonly errorsOnly?: true
 }
 
 /** What the planner needs of a HEAD route. */
@@ -72,18 +77,22 @@ export class ConverterPlanner {
     return result
   }
 
-  /** Response converters for a response of the version at `level`, from the latest down to that version. */
-  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number): ConverterStep[] {
+  /**
+   * Response converters for a response of the version at `level`, from the latest down to that version.
+   * `successBodies` is given for the error responses of a route (its success schemas): by-schema converters
+   * declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
+   */
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): ConverterStep[] {
     const result: ConverterStep[] = []
     for (let step = 1; step < level; step++) {
-      this.collect(result, 'response', route?.timeline[step], body, step, step)
+      this.collect(result, 'response', route?.timeline[step], body, step, step, successBodies)
     }
     return result
   }
 
   /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
   private collect (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
-    body: TSchema | undefined, step: number, bodyLevel: number): void {
+    body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): void {
     for (const change of this.steps[step].changes) {
       for (const converter of change.converters) {
         if (converter.direction !== direction) continue
@@ -94,11 +103,18 @@ export class ConverterPlanner {
           result.push({ converter, collect: undefined, methods: covers ? undefined : new Set(target.methods) })
           continue
         }
-        if (body === undefined) continue
-        for (const schema of target.schemas) {
-          const collect = this.collectorFor(body, schema, bodyLevel)
+        let found = false
+        for (const schema of body === undefined ? [] : target.schemas) {
+          const collect = this.collectorFor(body as TSchema, schema, bodyLevel)
+          if (collect === null) continue
+          found = true
           // A body that is the schema itself needs no walk: the step runs on the whole body.
-          if (collect !== null) result.push({ converter, collect: collect.onlySelf === true ? undefined : collect, methods: undefined })
+          result.push({ converter, collect: collect.onlySelf === true ? undefined : collect, methods: undefined })
+        }
+        if (!found && converter.migrateHttpErrors && successBodies !== undefined &&
+          target.schemas.some((schema) => successBodies.some((success) => this.collectorFor(success, schema, bodyLevel) !== null))) {
+          // An error of a route whose successes hold the schema passes through the converter, as a whole.
+          result.push({ converter, collect: undefined, methods: undefined, errorsOnly: true })
         }
       }
     }

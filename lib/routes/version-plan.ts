@@ -185,10 +185,11 @@ export function buildBehaviour (
   const responseSteps = new Map<string, readonly ConverterStep[]>()
   const ownSuccessSerializers = new Set<string>()
   let errorWork = false
+  const successBodies = Object.entries(responses).filter(([key]) => isSuccessKey(key)).map(([, schema]) => schema)
   for (const [key, schema] of Object.entries(responses)) {
     const form = prepareForFastify(generation.formAt(schema, level), generation)
     responseForms.set(key, form)
-    const steps = planner.responseSteps(route, schema, level)
+    const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : successBodies)
     responseSteps.set(key, steps)
     if (isSuccessKey(key)) {
       if (native[key] !== form) ownSuccessSerializers.add(key)
@@ -196,14 +197,15 @@ export function buildBehaviour (
       errorWork = true
     }
   }
-  const withoutSchema = planner.responseSteps(route, undefined, level)
+  const withoutSchema = planner.responseSteps(route, undefined, level, successBodies)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
   const state = route.timeline[level]
   const statusCode = state.attributes.statusCode
   const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
-    [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.length > 0)
-  const rawSteps = withoutSchema.filter((step) => step.collect === undefined)
+    [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
+  // Streams and buffers reach by-path converters only.
+  const rawSteps = withoutSchema.filter((step) => step.collect === undefined && step.converter.target.kind === 'path')
   // No part validated means no cleaner either.
   const passthrough = validate.length === 0 && requestSteps.length === 0 && !successWork && !errorWork && rawSteps.length === 0 && link === undefined
   return {

@@ -346,7 +346,8 @@ export interface StepFilter {
 
 function shouldRun (step: ConverterStep, filter: StepFilter): boolean {
   if (step.methods !== undefined && filter.method !== undefined && !step.methods.has(filter.method)) return false
-  return filter.reply === undefined || filter.reply.statusCode < 300 || step.converter.migrateHttpErrors
+  if (filter.reply === undefined) return true
+  return filter.reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
 }
 
 /**

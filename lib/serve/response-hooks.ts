@@ -32,7 +32,7 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
   let needs = bodyNeeds.get(steps)
   if (needs === undefined) {
     const bySchema = steps.filter((step) => step.converter.target.kind !== 'path')
-    needs = { success: bySchema.length > 0, error: bySchema.some((step) => step.converter.migrateHttpErrors) }
+    needs = { success: bySchema.some((step) => step.errorsOnly !== true), error: bySchema.some((step) => step.converter.migrateHttpErrors) }
     bodyNeeds.set(steps, needs)
   }
   return status < 300 ? needs.success : needs.error
