@@ -3,7 +3,10 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner, schema, versioned, type RequestInfo, type FormValue } from '../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner,
+  schema, versioned, type RequestInfo, type ResponseInfo, type FormValue
+} from '../plugin'
 import { captureLogs, v } from './helpers/request-pipeline'
 import fastifyFormbody from '@fastify/formbody'
 
@@ -668,4 +671,54 @@ test('regression: an error while writing back after an async request converter i
   const next = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Grace' })
   t.not(next, 'timeout')
   if (next !== 'timeout') t.same([next.statusCode, next.json()], [200, { name: 'Grace' }], 'the next request is served')
+})
+
+test('deep data overflowed the stack: a tree as deep as plain Fastify serves (3,000 levels) under a recursive schema with converters is migrated both ways', async (t) => {
+  const Tree = Type.Recursive((This) => Type.Object({ label: Type.String(), child: Type.Optional(This) }), { $id: 'Tree' })
+  const Body = Type.Object({ tree: Tree })
+  class LabelsWereNames extends VersionChange {
+    description = 'Tree nodes were named, not labelled.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(Tree)
+    up (request: RequestInfo) {
+      request.body.label = `up ${String(request.body.label)}`
+    }
+
+    @ConvertResponseToPreviousVersionFor(Tree)
+    down (response: ResponseInfo) {
+      response.body.label = `down ${String(response.body.label)}`
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelsWereNames), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/trees', { schema: { body: Body, response: { 200: Body } } }, async (request) => request.body)
+  }))
+  const depth = 3000
+  const payload = '{"tree":' + '{"label":"n","child":'.repeat(depth - 1) + '{"label":"leaf"}' + '}'.repeat(depth - 1) + '}'
+  const plain = Fastify()
+  t.teardown(() => plain.close())
+  plain.post('/trees', { schema: { body: Body, response: { 200: Body } } }, async (request) => request.body)
+  const reference = await plain.inject({ method: 'POST', url: '/trees', headers: { 'content-type': 'application/json' }, payload })
+  t.equal(reference.statusCode, 200, `plain Fastify serves ${depth} levels (the reference)`)
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const response = await app.inject({ method: 'POST', url: '/trees', headers: v(version, { 'content-type': 'application/json' }), payload })
+    t.equal(response.statusCode, 200, `${version}: ${depth} levels are served`)
+    let node = response.json().tree
+    let levels = 1
+    let converted = 0
+    const expected = version === '2000-01-01' ? 'down up ' : ''
+    while (node.child !== undefined) {
+      if (node.label === `${expected}n`) converted++
+      node = node.child
+      levels++
+    }
+    t.equal(levels, depth, `${version}: every level comes back`)
+    t.equal(converted, depth - 1, `${version}: the converters ran on every node`)
+    t.equal(node.label, `${expected}leaf`)
+  }
 })
