@@ -97,43 +97,80 @@ function typeMatches (type: string, value: unknown): boolean {
 }
 
 /**
+ * A compiled schema node: `expand` lists, in order, the walks its data needs (nested values, and members
+ * applying to the same value), and `self` says whether the value itself is an occurrence.
+ */
+interface Walk {
+  readonly expand: (holder: Holder, key: PropertyKey, next: Task[]) => void
+  readonly self: boolean
+}
+
+/** A walk to run on `holder[key]`, or (`walk` null) the occurrence `holder[key]` to record. */
+type Task = readonly [walk: Walk | null, holder: Holder, key: PropertyKey]
+
+/**
+ * Runs `root` on `holder[key]` with an explicit stack (no recursion: data as deep as the JSON parser accepts
+ * is walked), recording occurrences innermost first, nested ones in schema order.
+ */
+function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence[]): void {
+  const stack: Task[] = [[root, holder, key]]
+  const next: Task[] = []
+  while (stack.length > 0) {
+    const [walk, at, name] = stack.pop() as Task
+    if (walk === null) {
+      out.push([at, name])
+      continue
+    }
+    if (walk.self) stack.push([null, at, name])
+    next.length = 0
+    walk.expand(at, name, next)
+    for (let index = next.length - 1; index >= 0; index--) stack.push(next[index])
+  }
+}
+
+/**
  * Compiles a collector of the target's occurrences inside data shaped by `root`, or `null` when the target
  * cannot occur there. Collectors of the same (root, target) are cached by the caller.
  */
 export function compileCollector (root: TSchema, target: CollectorTarget): Collector | null {
-  const memo = new Map<TSchema, Collector | null | typeof PENDING>()
+  const memo = new Map<TSchema, Walk | null | typeof PENDING>()
+  // Nodes that are the target and hold nothing to walk.
+  const leaves = new Set<Walk>()
 
-  const build = (node: TSchema): Collector | null => {
+  const build = (node: TSchema): Walk | null => {
     const known = memo.get(node)
     if (known === PENDING) {
       // A schema containing itself (through $ref): look it up when the data is walked.
-      return (holder, key, out) => {
-        const collector = memo.get(node)
-        if (typeof collector === 'function') collector(holder, key, out)
+      return {
+        self: false,
+        expand: (holder, key, next) => {
+          const walk = memo.get(node)
+          if (typeof walk === 'object' && walk !== null) next.push([walk, holder, key])
+        }
       }
     }
     if (known !== undefined) return known
     memo.set(node, PENDING)
-    const collector = compileNode(node)
-    memo.set(node, collector)
-    return collector
+    const walk = compileNode(node)
+    memo.set(node, walk)
+    return walk
   }
 
-  const compileNode = (node: TSchema): Collector | null => {
+  const compileNode = (node: TSchema): Walk | null => {
     const source = node as SchemaObject
-    const parts: Collector[] = []
+    const parts: Array<Walk['expand']> = []
     if (typeof source.$ref === 'string') {
       const referenced = target.resolveRef(source.$ref)
       const inner = referenced === undefined ? null : build(referenced)
-      if (inner !== null) parts.push(inner)
+      if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
     }
     if (isSchemaObject(source.properties)) {
       for (const [property, schema] of Object.entries(source.properties)) {
         const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
         if (inner === null) continue
-        parts.push((holder, key, out) => {
+        parts.push((holder, key, next) => {
           const value = holder[key]
-          if (isSchemaObject(value) && value[property] !== undefined) inner(value, property, out)
+          if (isSchemaObject(value) && Object.hasOwn(value, property) && value[property] !== undefined) next.push([inner, value, property])
         })
       }
     }
@@ -143,21 +180,21 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
       if (inner === null) continue
       const regex = new RegExp(pattern, 'u')
-      parts.push((holder, key, out) => {
+      parts.push((holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
-        for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) inner(value, name, out)
+        for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) next.push([inner, value, name])
       })
     }
     if (isSchemaObject(source.additionalProperties)) {
       const inner = build(source.additionalProperties as TSchema)
       const regexes = patterns.map(([pattern]) => new RegExp(pattern, 'u'))
       if (inner !== null) {
-        parts.push((holder, key, out) => {
+        parts.push((holder, key, next) => {
           const value = holder[key]
           if (!isSchemaObject(value)) return
           for (const name of Object.keys(value)) {
-            if (!named.has(name) && !regexes.some((regex) => regex.test(name))) inner(value, name, out)
+            if (!named.has(name) && !regexes.some((regex) => regex.test(name))) next.push([inner, value, name])
           }
         })
       }
@@ -167,9 +204,9 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       tuple.forEach((schema, index) => {
         const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
         if (inner === null) return
-        parts.push((holder, key, out) => {
+        parts.push((holder, key, next) => {
           const value = holder[key]
-          if (Array.isArray(value) && index < value.length) inner(value as unknown as Holder, index, out)
+          if (Array.isArray(value) && index < value.length) next.push([inner, value as unknown as Holder, index])
         })
       })
     }
@@ -177,10 +214,10 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       const inner = build(source.items as TSchema)
       const from = Array.isArray(source.prefixItems) ? source.prefixItems.length : 0
       if (inner !== null) {
-        parts.push((holder, key, out) => {
+        parts.push((holder, key, next) => {
           const value = holder[key]
           if (!Array.isArray(value)) return
-          for (let index = from; index < value.length; index++) inner(value as unknown as Holder, index, out)
+          for (let index = from; index < value.length; index++) next.push([inner, value as unknown as Holder, index])
         })
       }
     }
@@ -191,26 +228,37 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
         .filter(isSchemaObject)
         .map((member) => ({ matches: compileMatcher(member as TSchema), inner: build(member as TSchema) }))
       if (!candidates.some((candidate) => candidate.inner !== null)) continue
-      parts.push((holder, key, out) => {
+      parts.push((holder, key, next) => {
         const value = holder[key]
         const chosen = candidates.find((candidate) => candidate.matches(value))
-        if (chosen?.inner != null) chosen.inner(holder, key, out)
+        if (chosen?.inner != null) next.push([chosen.inner, holder, key])
       })
     }
     if (Array.isArray(source.allOf)) {
       for (const member of source.allOf) {
         const inner = isSchemaObject(member) ? build(member as TSchema) : null
-        if (inner !== null) parts.push(inner)
+        if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
       }
     }
     const self = target.isTarget(node)
     if (parts.length === 0 && !self) return null
-    if (parts.length === 0) return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
-    return (holder, key, out) => {
-      for (const part of parts) part(holder, key, out)
-      if (self) out.push([holder, key])
+    if (parts.length === 0) {
+      const leaf: Walk = { self, expand: () => {} }
+      leaves.add(leaf)
+      return leaf
+    }
+    return {
+      self,
+      expand: parts.length === 1
+        ? parts[0]
+        : (holder, key, next) => { for (const part of parts) part(holder, key, next) }
     }
   }
 
-  return build(root)
+  const walk = build(root)
+  if (walk === null) return null
+  if (leaves.has(walk)) {
+    return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
+  }
+  return (holder, key, out) => { walkData(walk, holder, key, out) }
 }
