@@ -15,7 +15,7 @@ import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import { lowerCaseHeaders, prepareForFastify, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { copyJson, runSteps } from '../serve/converter-runtime'
+import { ConverterFailure, copyJson, runSteps } from '../serve/converter-runtime'
 import { exampleOf } from '../values/examples'
 import type { HeadRoute, VersionerState } from '../versioner-state'
 
@@ -135,7 +135,9 @@ function changeFacts (step: GenerationStep): { changeVersion: string, versionCha
   return { changeVersion: step.origin, versionChanges: step.changes.map((change) => change.name) }
 }
 
-function failureMessage (error: unknown): string {
+function failureMessage (failure: unknown): string {
+  // A converter's failure carries what it threw.
+  const error = failure instanceof ConverterFailure ? failure.thrown : failure
   return error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
 }
 
