@@ -7,7 +7,7 @@ import {
 } from '../plugin'
 import { captureLogs, v } from './helpers/request-pipeline'
 import { listen } from './helpers/http-apps'
-import type { Teardown } from './helpers/http'
+import type { Teardown } from './helpers/apps'
 
 const Address = Type.String({ minLength: 1 })
 const UserCreate = Type.Object({ addresses: Type.Array(Address) })

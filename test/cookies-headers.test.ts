@@ -204,12 +204,12 @@ for (const withPlugin of [false, true]) {
       }
     }
     const versions = new VersionBundle(new Version('2001-01-01', SessionsWereCalledSid), new Version('2000-01-01'))
-    const app = await buildVersionedApp(t, versions, async (api) => {
+    const app = await versionedApp(t, versions, async (api) => {
       api.get('/whoami', async (request) => ({
         header: request.headers.cookie,
         parsed: (request as { cookies?: Record<string, string> }).cookies === undefined ? null : { ...(request as unknown as { cookies: Record<string, string> }).cookies }
       }))
-    }, { before: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
+    }, { beforeVersioner: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
     const cookie = 'session=s1; constructor=c1; toString=t1; valueOf=v1; __proto__=p1'
     const response = await call(app, '2000-01-01', '/whoami', { headers: { cookie } })
     t.equal(response.statusCode, 200)

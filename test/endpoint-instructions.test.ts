@@ -314,7 +314,7 @@ test('bad HTTP methods were the wrong error: a method no Fastify application can
 })
 
 test('the valid methods are Fastify\'s own: QUERY works, a method added with addHttpMethod works, one the application does not route fails app.ready() with LintingError', async (t) => {
-  const Moves = (name: string) => change(name, [endpoint('/search', ['QUERY']).had({ path: '/find' }), endpoint('/props', ['PROPFIND']).had({ path: '/properties' })])
+  const Moves = (name: string) => changeClass(name, [endpoint('/search', ['QUERY']).had({ path: '/find' }), endpoint('/props', ['PROPFIND']).had({ path: '/properties' })])
   class QueryWasSearch extends VersionChange {
     description = 'Searches were QUERY /find.'
     instructionsToMigrateToPreviousVersion = [endpoint('/search', ['QUERY']).had({ path: '/find' })]
@@ -345,7 +345,7 @@ test('the valid methods are Fastify\'s own: QUERY works, a method added with add
     api.route({ method: 'QUERY', url: '/search', handler: async () => ({ found: 'search' }) })
     api.route({ method: 'PROPFIND', url: '/props', handler: async () => ({ found: 'props' }) })
   }))
-  t.equal(await readyError(added), undefined, 'PROPFIND added with addHttpMethod is accepted')
+  t.equal(await rejection(async () => await added.ready()), undefined, 'PROPFIND added with addHttpMethod is accepted')
   const props = await added.inject({ method: 'PROPFIND' as never, url: '/properties', headers: v('2000-01-01') })
   t.same(props.json(), { found: 'props' }, 'and routed under its old path')
 
@@ -355,7 +355,7 @@ test('the valid methods are Fastify\'s own: QUERY works, a method added with add
   plain.register(versioned(async (api) => {
     api.route({ method: 'QUERY', url: '/search', handler: async () => ({ found: 'search' }) })
   }))
-  const error = await readyError(plain)
+  const error = await rejection(async () => await plain.ready())
   t.ok(error instanceof LintingError, 'PROPFIND without addHttpMethod: a LintingError at start-up')
   t.equal(error?.code, 'FST_VERSIONER_LINTING')
   t.match(error?.message, /PROPFIND .*PropfindNotAdded.*addHttpMethod/, 'naming the method, the version change and the remedy')

@@ -370,7 +370,7 @@ test('by-schema converters never saw errors: with migrateHttpErrors, errors of t
   const versions = new VersionBundle(new Version('2001-01-01', ErrorsWereTeapots), new Version('2000-01-01'))
   for (const how of ['thrown', 'sent', 'error handler'] as const) {
     seen.length = 0
-    const app = await buildVersionedApp(t, versions, async (api) => {
+    const app = await versionedApp(t, versions, async (api) => {
       if (how === 'error handler') api.setErrorHandler(async (_error, _request, reply) => reply.code(404).send({ message: 'handled' }))
       api.get('/res/:id', { schema: { params: Params, response: { 200: Res } } }, async (request, reply) => {
         if (request.params.id !== 'missing') return { id: request.params.id, name: 'n' }
