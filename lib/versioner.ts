@@ -163,10 +163,13 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     }
   })
   // With a custom picker (or a function default), the version of a path two HEAD routes share is derived
-  // asynchronously before routing; otherwise synchronously, from the header or path segment (or a string default).
+  // asynchronously before routing (./serve/routing-pick.ts). Otherwise the derivation is lazy: find-my-way derives
+  // the constraints of every request of the application, whichever route it is for, so the "derived" value is the
+  // raw request itself (no work, nothing allocated), and the version is read from it only by the storage of the
+  // route nodes the constraint separates, when a request reaches one.
   const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
   const deriveConstraint = routingPicks === undefined
-    ? (request: IncomingMessage) => versionFromRawRequest(request, resolved, segments)
+    ? (request: IncomingMessage) => request
     : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }
   fastify.addConstraintStrategy({
     name: state.constraint,
@@ -174,7 +177,11 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     storage () {
       const handlers = new Map<string, unknown>()
       return {
-        get: (version: string) => handlers.get(version) ?? null,
+        // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
+        get: (value: string | IncomingMessage) => {
+          const version = typeof value === 'string' ? value : versionFromRawRequest(value, resolved, segments)
+          return version === undefined ? null : handlers.get(version) ?? null
+        },
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
       }
     },

@@ -1,0 +1,88 @@
+import { test } from 'tap'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  versioned, type RequestInfo, type ResponseInfo
+} from '../plugin'
+
+/**
+ * The route constraint that tells apart the routes serving one path in different versions (a versioned route and
+ * its hook-less twin, or two HEAD routes) is derived by find-my-way for every request of the application. The
+ * version is read only at the route nodes the constraint separates: a request to any other route never has its
+ * version read (it costs nothing), and a request to a separated node is routed by its version.
+ */
+
+const UserCreate = Type.Object({ fullName: Type.String() })
+const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+
+class RenameName extends VersionChange {
+  description = 'fullName was called name.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(UserCreate).field('fullName').had({ name: 'name' }),
+    schema(User).field('fullName').had({ name: 'name' })
+  ]
+
+  @ConvertRequestToNextVersionFor(UserCreate)
+  up (request: RequestInfo) {
+    request.body.fullName = request.body.name
+    delete request.body.name
+  }
+
+  @ConvertResponseToPreviousVersionFor(User)
+  down (response: ResponseInfo) {
+    response.body.name = response.body.fullName
+    delete response.body.fullName
+  }
+}
+
+test('the version is read only for requests to route nodes the version constraint separates', async (t) => {
+  // Reads of the version header, counted on the raw request before Fastify routes it.
+  let reads = 0
+  const app = Fastify({
+    serverFactory: (handler) => createServer((request: IncomingMessage, response: ServerResponse) => {
+      const headers = request.headers
+      Object.defineProperty(request, 'headers', {
+        value: new Proxy(headers, {
+          get (target, key, receiver) {
+            if (key === 'x-api-version') reads++
+            return Reflect.get(target, key, receiver) as unknown
+          }
+        })
+      })
+      handler(request, response)
+    })
+  })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => ({ id: 'u1', fullName: (request.body as { fullName: string }).fullName }))
+  }))
+  app.get('/health', async () => ({ ok: true }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  const base = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : ''
+  const routeConstraints = app.printRoutes({ commonPrefix: false })
+  t.match(routeConstraints, /fastifyVersionerApiVersion/, 'the app has a route constrained on the version (the precondition of this test)')
+
+  const health = await fetch(`${base}/health`, { headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(health.status, 200)
+  t.same(await health.json(), { ok: true })
+  t.equal(reads, 0, 'a request to an unversioned route never has its version read, even with the header sent')
+
+  const post = (version: string, body: unknown): Promise<Response> => fetch(`${base}/users`, {
+    method: 'POST', headers: { 'x-api-version': version, 'content-type': 'application/json' }, body: JSON.stringify(body)
+  })
+  const newest = await post('2001-01-01', { fullName: 'Ada' })
+  t.equal(newest.status, 200)
+  t.same(await newest.json(), { id: 'u1', fullName: 'Ada' }, 'the newest version is served (by the hook-less route)')
+  t.ok(reads > 0, 'a request to the separated node has its version read')
+  const oldest = await post('2000-01-01', { name: 'Ada' })
+  t.equal(oldest.status, 200)
+  t.same(await oldest.json(), { id: 'u1', name: 'Ada' }, 'the oldest version is served by the route with the converters')
+  const unknown = await post('1999-01-01', { name: 'Ada' })
+  t.equal(unknown.status, 400, 'a version no route serves still reaches the versioned route, which answers 400')
+})
