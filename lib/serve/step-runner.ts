@@ -14,24 +14,8 @@ export interface BodyBox {
   body: unknown
 }
 
-/**
- * The data a converter sees: what `JSON.stringify` would send (`toJSON` applied, so a `Date` is its ISO
- * string; class instances are their own enumerable fields), as a fresh copy, so that a handler's returned
- * object (a cached or stored one) is never changed. `JSON.parse` defines keys as own properties: a
- * `__proto__` key stays data and never becomes a prototype, and it walks deep data without recursion in
- * JavaScript. A value `JSON.stringify` cannot write (a `BigInt`, a cycle) is kept as it is, for the
- * serializer to decide.
- */
-export function copyJson (value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value
-  let text: string | undefined
-  try {
-    text = JSON.stringify(value)
-  } catch {
-    return value
-  }
-  return text === undefined ? undefined : JSON.parse(text)
-}
+// The data converters see: a JSON copy of the body (see ../values/json-copy.ts).
+export { copyJson } from '../values/json-copy'
 
 const ROOT_KEY = 'body'
 
