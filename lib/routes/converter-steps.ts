@@ -21,7 +21,7 @@ import type { GenerationStep } from '../describe/versions'
 export interface ConverterStep {
   readonly converter: ConverterDescriptor
   /** Finds the occurrences of the converter's schema; `undefined` runs it once on the whole body. */
-  readonly collect: Collector | undefined
+  readonly findOccurrences: Collector | undefined
   /** For a route with several methods: the request methods this converter is for. */
   readonly methods: ReadonlySet<string> | undefined
   /**
@@ -73,7 +73,7 @@ export class ConverterPlanner {
   requestSteps (route: PlannedRoute, level: number): ConverterStep[] {
     const result: ConverterStep[] = []
     for (let step = level - 1; step >= 1; step--) {
-      this.collect(result, 'request', route.timeline[step], route.body, step, step + 1)
+      this.addConverters(result, 'request', route.timeline[step], route.body, step, step + 1)
     }
     return result
   }
@@ -86,13 +86,13 @@ export class ConverterPlanner {
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): ConverterStep[] {
     const result: ConverterStep[] = []
     for (let step = 1; step < level; step++) {
-      this.collect(result, 'response', route?.timeline[step], body, step, step, successBodies)
+      this.addConverters(result, 'response', route?.timeline[step], body, step, step, successBodies)
     }
     return result
   }
 
   /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
-  private collect (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
+  private addConverters (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
     body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): void {
     for (const change of this.steps[step].changes) {
       for (const converter of change.converters) {
@@ -101,21 +101,21 @@ export class ConverterPlanner {
         if (target.kind === 'path') {
           if (state === undefined || !pathConverterMatches(state, target)) continue
           const covers = state.methods.every((method) => target.methods.includes(method))
-          result.push({ converter, collect: undefined, methods: covers ? undefined : new Set(target.methods) })
+          result.push({ converter, findOccurrences: undefined, methods: covers ? undefined : new Set(target.methods) })
           continue
         }
         let found = false
         for (const schema of body === undefined ? [] : target.schemas) {
-          const collect = this.collectorFor(body as TSchema, schema, bodyLevel)
-          if (collect === null) continue
+          const collector = this.collectorFor(body as TSchema, schema, bodyLevel)
+          if (collector === null) continue
           found = true
           // A body that is the schema itself needs no walk: the step runs on the whole body.
-          result.push({ converter, collect: collect.onlySelf === true ? undefined : collect, methods: undefined })
+          result.push({ converter, findOccurrences: collector.onlySelf === true ? undefined : collector, methods: undefined })
         }
         if (!found && converter.migrateHttpErrors && successBodies !== undefined &&
           target.schemas.some((schema) => successBodies.some((success) => this.collectorFor(success, schema, bodyLevel) !== null))) {
           // An error of a route whose successes hold the schema passes through the converter, as a whole.
-          result.push({ converter, collect: undefined, methods: undefined, errorsOnly: true })
+          result.push({ converter, findOccurrences: undefined, methods: undefined, errorsOnly: true })
         }
       }
     }

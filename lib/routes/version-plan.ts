@@ -208,7 +208,7 @@ export function buildBehaviour (
   const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
-  const rawSteps = withoutSchema.filter((step) => step.collect === undefined && step.converter.target.kind === 'path')
+  const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
   // No part validated means no cleaner either.
   const passthrough = validate.length === 0 && requestSteps.length === 0 && !successWork && !errorWork && rawSteps.length === 0 && link === undefined
   return {

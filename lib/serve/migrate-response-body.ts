@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { ConverterFailure, copyJson, isThenable, runSteps } from './step-runner'
+import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner } from '../routes/converter-steps'
 import { ConverterFailedError, UnknownVersionError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
@@ -64,23 +64,23 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
   const steps = engine.planner.responseSteps(undefined, schema, level)
-  const box = { body: copyJson(options.latestBody) }
-  const info = { body: box.body, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
+  const copied = copyJson(options.latestBody)
+  const info = { body: copied, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const unwrap = (failure: unknown): never => {
     // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.
     if (!(failure instanceof ConverterFailure)) throw failure
     if (failure.thrown instanceof Error) throw failure.thrown
     throw new ConverterFailedError(`${version} (converter ${failure.step.converter.display} threw ${String(failure.thrown)})`)
   }
-  let result: void | Promise<void>
+  let result: unknown
   try {
-    result = runSteps(steps, info, box, { method: undefined, reply: undefined })
+    result = runStepsToBody(steps, info, copied, undefined, undefined)
   } catch (failure) {
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (): unknown => conform(form, box.body, (ref) => engine.generation.resolveAnyId(ref))
-  return isThenable(result) ? result.then(finish, unwrap) : finish()
+  const finish = (body: unknown): unknown => conform(form, body, (ref) => engine.generation.resolveAnyId(ref))
+  return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
 }
 
 type ResolveRef = (ref: string) => TSchema | undefined

@@ -12,7 +12,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from '../core/errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { failureError, isThenable, runSteps, settle, type BodyBox } from './step-runner'
+import { failureError, failureOf, finishPendingRun, isThenable, PendingRun, runSteps } from './step-runner'
+import type { ConverterStep } from '../routes/converter-steps'
+import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
@@ -133,6 +135,16 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptio
   return picked
 }
 
+/** Writes what request converters changed back into the request: the body (a form as its plugin holds it), headers, query, cookies. */
+function writeRequest (
+  request: VersionedRequest, info: VersionedRequestInfo, body: unknown, kind: ReturnType<typeof formKind>, form: FormFields | undefined, originalBody: unknown
+): void {
+  request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
+    ? writeForm(kind, body as never, originalBody)
+    : body
+  info.writeBack(request)
+}
+
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The route-level `preValidation` hook of a versioned route. */
@@ -180,7 +192,9 @@ export function createRequestHook (
       }
     }
     // Fields the version does not have (but HEAD has) cannot be set by its clients.
-    for (const [part, clean] of behaviour.cleaners) {
+    const cleaners = behaviour.cleaners
+    for (let index = 0; index < cleaners.length; index++) {
+      const [part, clean] = cleaners[index]
       const data = request[PART_PROPERTY[part]]
       if (data !== undefined && data !== null) clean(data)
     }
@@ -189,22 +203,39 @@ export function createRequestHook (
       finish(request, version, done)
       return
     }
+    convert(request, steps, version, done)
+  }
+
+  /** Runs the request converters, writes what they changed back into the request, then finishes. */
+  const convert = (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void => {
     const kind = formKind(request.headers['content-type'])
     const originalBody = request.body
     const form = readForm(kind, originalBody)
     const info = new VersionedRequestInfo(request, form)
-    const box: BodyBox = { body: info.body }
-    settle(() => runSteps(steps, info, box, { method: request.method, reply: undefined }), () => {
-      const body = box.body
-      request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
-        ? writeForm(kind, body as never, originalBody)
-        : body
-      info.writeBack(request)
-      finish(request, version, done)
-    }, (failure) => {
-      request[kConverterFailed] = true
-      done(failureError(failure, { request, version, route: route.display }))
-    })
+    let result: unknown
+    try {
+      result = runSteps(steps, info, info.body, request.method, undefined)
+    } catch (failure) {
+      fail(request, version, done, failureOf(failure))
+      return
+    }
+    if (result instanceof PendingRun) {
+      finishPendingRun(result, (body) => { writeRequest(request, info, body, kind, form, originalBody) }, () => { finish(request, version, done) },
+        (failure) => { fail(request, version, done, failure) })
+      return
+    }
+    try {
+      writeRequest(request, info, result, kind, form, originalBody)
+    } catch (error) {
+      fail(request, version, done, failureOf(error))
+      return
+    }
+    finish(request, version, done)
+  }
+
+  const fail = (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void => {
+    request[kConverterFailed] = true
+    done(failureError(failure, { request, version, route: route.display }))
   }
 
   const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {

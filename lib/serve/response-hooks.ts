@@ -7,8 +7,8 @@
  * them on `raw` and may change status and headers.
  * @module
  */
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureError, runSteps, settle, type BodyBox, type StepFilter } from './step-runner'
+import type { FastifyReply, onSendHookHandler, preSerializationHookHandler } from 'fastify'
+import { copyJson, failureError, failureOf, finishPendingRun, PendingRun, runSteps } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
@@ -37,10 +37,6 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
     bodyNeeds.set(steps, needs)
   }
   return status < 300 ? needs.success : needs.error
-}
-
-function runnable (request: FastifyRequest, reply: FastifyReply): StepFilter {
-  return { method: request.method, reply }
 }
 
 /**
@@ -77,14 +73,25 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       return
     }
     reply[kConverted] = true
-    convertBody(request, reply, behaviour, payload, payload, failWith(request, behaviour, route, done), (body, key) => {
-      const serializeAs = applyStatus(reply, behaviour, status, key)
-      if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
-        reply.serializer(serializerFor(reply, behaviour, serializeAs))
-      }
-      done(null, body)
-    })
+    convertBody(request, reply, behaviour, payload, payload, route, done, finishSuccess)
   }
+}
+
+/** Sends a converted success: with this version's status, and its serializer when the route's own does not fit. */
+function finishSuccess (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
+  key: string | undefined, done: (error: Error | null, payload?: unknown) => void): void {
+  const serializeAs = applyStatus(reply, behaviour, status, key)
+  if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+    reply.serializer(serializerFor(reply, behaviour, serializeAs))
+  }
+  done(null, body)
+}
+
+/** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
+function finishText (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
+  key: string | undefined, done: (error: Error | null, payload?: unknown) => void): void {
+  const serializeAs = applyStatus(reply, behaviour, status, key)
+  done(null, serializerFor(reply, behaviour, serializeAs)(body))
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -138,11 +145,16 @@ export function createSendHook (route: string): onSendHookHandler {
       // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
-      const box: BodyBox = { body: text }
-      settle(() => runSteps(behaviour.rawSteps, info, box, runnable(request, reply)), () => {
-        info.writeBack()
-        done(null, text === undefined || box.body === text ? payload : textOf(box.body))
-      }, failWith(request, behaviour, route, done))
+      const send = (body: unknown): void => { done(null, text === undefined || body === text ? payload : textOf(body)) }
+      let result: unknown
+      try {
+        result = runSteps(behaviour.rawSteps, info, text, request.method, reply)
+      } catch (failure) {
+        failResponse(request, behaviour, route, done, failureOf(failure))
+        return
+      }
+      let sent: unknown = result
+      finishRun(result, (body) => { info.writeBack(); sent = body }, () => { send(sent) }, (failure) => { failResponse(request, behaviour, route, done, failure) })
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -156,10 +168,7 @@ export function createSendHook (route: string): onSendHookHandler {
       done(null, payload)
       return
     }
-    convertBody(request, reply, behaviour, body, payload, failWith(request, behaviour, route, done), (converted, key) => {
-      const serializeAs = applyStatus(reply, behaviour, status, key)
-      done(null, serializerFor(reply, behaviour, serializeAs)(converted))
-    })
+    convertBody(request, reply, behaviour, body, payload, route, done, finishText)
   }
 }
 
@@ -167,32 +176,71 @@ export function createSendHook (route: string): onSendHookHandler {
  * What a response hook does when converters failed: the request is marked (its 500 passes no converter
  * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter).
  */
-function failWith (request: VersionedRequest, behaviour: VersionBehaviour, route: string, done: (error: Error) => void): (failure: unknown) => void {
-  return (failure) => {
-    request[kConverterFailed] = true
-    done(failureError(failure, { request, version: behaviour.version, route }))
-  }
+function failResponse (request: VersionedRequest, behaviour: VersionBehaviour, route: string, done: (error: Error) => void, failure: unknown): void {
+  request[kConverterFailed] = true
+  done(failureError(failure, { request, version: behaviour.version, route }))
 }
 
 /**
- * Runs the response converters of the reply's status on `body` (the raw payload on `raw`), writes changed
- * headers back, then calls `complete` with the converted body and the status key the steps were chosen by.
+ * Finishes a run of steps (see ./step-runner.ts): `write` gets the converted body, then `next` runs; a failure goes
+ * to `fail`. Used off the hot path (raw payloads); converted bodies are finished inline.
+ */
+function finishRun (result: unknown, write: (body: unknown) => void, next: () => void, fail: (failure: unknown) => void): void {
+  if (result instanceof PendingRun) {
+    finishPendingRun(result, write, next, fail)
+    return
+  }
+  try {
+    write(result)
+  } catch (error) {
+    fail(failureOf(error))
+    return
+  }
+  next()
+}
+
+/** How a hook sends a converted body (the success hook as an object, the send hook as text). */
+type Finish = (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
+  key: string | undefined, done: (error: Error | null, payload?: unknown) => void) => void
+
+/**
+ * Runs the response converters of the reply's status on a JSON copy of `body` (the raw payload on `raw`), writes
+ * changed headers back, then sends the converted body with `finish`, given the status key the steps were chosen
+ * by. Synchronous converters allocate no closure here.
  */
 function convertBody (
-  request: FastifyRequest, reply: FastifyReply, behaviour: VersionBehaviour, body: unknown, raw: unknown,
-  fail: (failure: unknown) => void, complete: (body: unknown, key: string | undefined) => void
+  request: VersionedRequest, reply: VersionedReply, behaviour: VersionBehaviour, body: unknown, raw: unknown, route: string,
+  done: (error: Error | null, payload?: unknown) => void, finish: Finish
 ): void {
-  const key = statusKey(behaviour.responseForms, reply.statusCode)
-  const steps = behaviour.responseSteps.get(key ?? '') ?? []
+  const status = reply.statusCode
+  const key = statusKey(behaviour.responseForms, status)
+  const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (steps.length === 0) {
-    complete(body, key)
+    finish(reply, behaviour, status, body, key, done)
     return
   }
   const copied = copyJson(body)
   const info = new VersionedResponseInfo(reply, copied, raw)
-  const box: BodyBox = { body: copied }
-  settle(() => runSteps(steps, info, box, runnable(request, reply)), () => {
+  let result: unknown
+  try {
+    result = runSteps(steps, info, copied, request.method, reply)
+  } catch (failure) {
+    failResponse(request, behaviour, route, done, failureOf(failure))
+    return
+  }
+  if (result instanceof PendingRun) {
+    let converted: unknown
+    finishPendingRun(result, (settled) => { info.writeBack(); converted = settled }, () => { finish(reply, behaviour, status, converted, key, done) },
+      (failure) => { failResponse(request, behaviour, route, done, failure) })
+    return
+  }
+  try {
     info.writeBack()
-    complete(box.body, key)
-  }, fail)
+  } catch (error) {
+    failResponse(request, behaviour, route, done, failureOf(error))
+    return
+  }
+  finish(reply, behaviour, status, result, key, done)
 }
+
+const NO_STEPS: readonly ConverterStep[] = []

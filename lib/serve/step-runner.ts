@@ -9,7 +9,7 @@ import type { Holder, Occurrence } from '../values/occurrences'
 import { ConverterFailedError } from '../core/errors'
 import { setOwn } from '../core/own-properties'
 
-/** The value boxed under `body`, so that converters can replace it. */
+/** The value boxed under `body`, so that converters can replace it (the holder of a body's root occurrence). */
 export interface BodyBox {
   body: unknown
 }
@@ -29,37 +29,26 @@ export class ConverterFailure {
   constructor (readonly step: ConverterStep, readonly thrown: unknown) {}
 }
 
+/** A failure as something that is not nullish: no failure can pass for success. */
+export function failureOf (error: unknown): unknown {
+  return error ?? new Error(`A converter run failed with ${String(error)}.`)
+}
+
 /**
- * Runs steps with `run`, then `complete` (at once, or when the promise `run` returned resolves). Anything
- * thrown by either, or a rejection, whatever its value (`null`, `undefined`, a string, a {@link ConverterFailure}),
- * goes to `fail` as something that is not nullish: nothing is left as an unhandled rejection, and no failure
- * can pass for success.
+ * Finishes a run of steps that went asynchronous: once it settles, `write` gets the converted body, then `next`
+ * runs. A rejection, or what `write` throws, goes to `fail` instead (as something not nullish); nothing is left as
+ * an unhandled rejection. (Runs that stay synchronous are finished inline by their callers, with no closures.)
  */
-export function settle (run: () => void | PromiseLike<void>, complete: () => void, fail: (failure: unknown) => void): void {
-  let result: void | PromiseLike<void>
-  try {
-    result = run()
-  } catch (error) {
-    failWith(fail, error)
-    return
-  }
-  if (isThenable(result)) {
-    result.then(() => { completeOrFail(complete, fail) }, (error: unknown) => { failWith(fail, error) })
-    return
-  }
-  completeOrFail(complete, fail)
-}
-
-function failWith (fail: (failure: unknown) => void, error: unknown): void {
-  fail(error ?? new Error(`A converter run failed with ${String(error)}.`))
-}
-
-function completeOrFail (complete: () => void, fail: (failure: unknown) => void): void {
-  try {
-    complete()
-  } catch (error) {
-    failWith(fail, error)
-  }
+export function finishPendingRun (run: PendingRun, write: (body: unknown) => void, next: () => void, fail: (failure: unknown) => void): void {
+  run.body.then((body) => {
+    try {
+      write(body)
+    } catch (error) {
+      fail(failureOf(error))
+      return
+    }
+    next()
+  }, (error: unknown) => { fail(failureOf(error)) })
 }
 
 /** Where a run of converters happened, for the log entry of a failure. */
@@ -119,68 +108,127 @@ function runConverter (step: ConverterStep, info: { body: unknown }): unknown {
   return Promise.resolve(result).then(undefined, (error: unknown) => { throw new ConverterFailure(step, error) })
 }
 
-/** Who a run of steps is for: the request method (by-path converters of multi-method routes), and for responses the reply. */
-export interface StepFilter {
-  readonly method: string | undefined
-  /** For responses: steps not declared with `migrateHttpErrors` skip statuses ≥ 300 (read before each step). */
-  readonly reply: { readonly statusCode: number } | undefined
+/**
+ * A run of steps that went asynchronous (a converter returned a promise): `body` settles with the converted body,
+ * or rejects with the failure. Runs that stay synchronous return the body itself, and allocate nothing of
+ * their own.
+ */
+export class PendingRun {
+  constructor (readonly body: Promise<unknown>) {}
 }
 
-function shouldRun (step: ConverterStep, filter: StepFilter): boolean {
-  if (step.methods !== undefined && filter.method !== undefined && !step.methods.has(filter.method)) return false
-  if (filter.reply === undefined) return true
-  return filter.reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
+/** For responses: the reply, whose status decides which steps run (read before each step). */
+type StatusSource = { readonly statusCode: number } | undefined
+
+/**
+ * Whether a step runs: by-path converters of multi-method routes only for their methods; for responses, steps
+ * not declared with `migrateHttpErrors` only for statuses < 300, and error-only steps only for statuses ≥ 300.
+ */
+function shouldRun (step: ConverterStep, method: string | undefined, reply: StatusSource): boolean {
+  if (step.methods !== undefined && method !== undefined && !step.methods.has(method)) return false
+  if (reply === undefined) return true
+  return reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
+}
+
+/** Where a run of steps stands when a converter returned a promise: what is left to do once it settles. */
+interface Resume {
+  readonly steps: readonly ConverterStep[]
+  readonly info: { body: unknown }
+  readonly root: BodyBox
+  readonly method: string | undefined
+  readonly reply: StatusSource
 }
 
 /**
- * Runs `steps` on `box.body`: each step on every occurrence of its schema (or on the whole body), with
- * `info.body` set to that occurrence and written back afterwards. Returns a promise only if a converter did.
+ * Runs `steps` on `body`: each step on every occurrence of its schema (or on the whole body), with `info.body`
+ * set to that occurrence and written back afterwards. Returns the converted body, or a {@link PendingRun} when
+ * a converter returned a promise (the steps after it run once it settles). A converter's failure is thrown (or
+ * rejected) as a {@link ConverterFailure}. `method` is the request's (by-path converters of multi-method routes);
+ * `reply` is given for responses.
  */
-export function runSteps (steps: readonly ConverterStep[], info: { body: unknown }, box: BodyBox, filter: StepFilter): void | Promise<void> {
-  return runFrom(steps, info, box, filter, 0, undefined, 0)
-}
-
-function runFrom (
-  steps: readonly ConverterStep[], info: { body: unknown }, box: BodyBox, filter: StepFilter,
-  stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number
-): void | Promise<void> {
-  for (let index = stepIndex; index < steps.length; index++) {
+export function runSteps (
+  steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, method: string | undefined, reply: StatusSource
+): unknown {
+  // The holder of the body for by-schema steps (an occurrence may be the body itself), made on first use.
+  let root: BodyBox | undefined
+  for (let index = 0; index < steps.length; index++) {
     const step = steps[index]
-    if (occurrences === undefined && !shouldRun(step, filter)) continue
-    if (step.collect === undefined) {
+    if (!shouldRun(step, method, reply)) continue
+    const findOccurrences = step.findOccurrences
+    if (findOccurrences === undefined) {
       // The whole body: no occurrence list to build.
-      info.body = box.body
+      info.body = body
       const result = runConverter(step, info)
       if (isThenable(result)) {
-        return Promise.resolve(result).then(() => {
-          box.body = info.body
-          return runFrom(steps, info, box, filter, index + 1, undefined, 0)
-        })
+        const resume: Resume = { steps, info, root: root ?? { body }, method, reply }
+        return new PendingRun(Promise.resolve(result).then(() => {
+          resume.root.body = info.body
+          return resumeFrom(resume, index + 1, undefined, 0)
+        }))
       }
-      box.body = info.body
+      body = info.body
+      continue
+    }
+    root ??= { body }
+    root.body = body
+    const found: Occurrence[] = []
+    findOccurrences(root as unknown as Holder, ROOT_KEY, found)
+    for (let position = 0; position < found.length; position++) {
+      const [container, key] = found[position]
+      info.body = container[key]
+      const result = runConverter(step, info)
+      if (isThenable(result)) {
+        const resume: Resume = { steps, info, root, method, reply }
+        return new PendingRun(Promise.resolve(result).then(() => {
+          setOwn(container, key, info.body)
+          return resumeFrom(resume, index, found, position + 1)
+        }))
+      }
+      setOwn(container, key, info.body)
+    }
+    body = root.body
+  }
+  return body
+}
+
+/** The rest of a run after a converter's promise settled: from step `stepIndex` (within its `occurrences`, if given). */
+async function resumeFrom (run: Resume, stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number): Promise<unknown> {
+  const { steps, info, root, method, reply } = run
+  for (let index = stepIndex; index < steps.length; index++) {
+    const step = steps[index]
+    if (occurrences === undefined && !shouldRun(step, method, reply)) continue
+    if (step.findOccurrences === undefined) {
+      info.body = root.body
+      await runConverter(step, info)
+      root.body = info.body
       continue
     }
     let list = occurrences
     let start = occurrenceIndex
     if (list === undefined) {
       const found: Occurrence[] = []
-      step.collect(box as unknown as Holder, ROOT_KEY, found)
+      step.findOccurrences(root as unknown as Holder, ROOT_KEY, found)
       list = found
       start = 0
     }
     for (let position = start; position < list.length; position++) {
       const [container, key] = list[position]
       info.body = container[key]
-      const result = runConverter(step, info)
-      if (isThenable(result)) {
-        const current = list
-        return Promise.resolve(result).then(() => {
-          setOwn(container, key, info.body)
-          return runFrom(steps, info, box, filter, index, current, position + 1)
-        })
-      }
+      await runConverter(step, info)
       setOwn(container, key, info.body)
     }
     occurrences = undefined
   }
+  return root.body
+}
+
+/**
+ * Runs steps as {@link runSteps} does, for callers that can wait: the converted body, or a promise of it when a
+ * converter returned one.
+ */
+export function runStepsToBody (
+  steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, method: string | undefined, reply: StatusSource
+): unknown {
+  const result = runSteps(steps, info, body, method, reply)
+  return result instanceof PendingRun ? result.body : result
 }

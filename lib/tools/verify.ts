@@ -15,7 +15,7 @@ import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import { lowerCaseHeaders, prepareForFastify, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { ConverterFailure, copyJson, runSteps } from '../serve/step-runner'
+import { ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { exampleOf } from '../values/examples'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 
@@ -187,15 +187,13 @@ async function verifyRequest (
   for (let step = behaviour.level - 1; step >= 1; step--) {
     const steps = firstLevelSteps(behaviour.requestSteps, state.steps[step])
     const ran: string[] = []
-    const box = { body: info.body }
     const tracked = steps.map((planned) => ({ ...planned, converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } } }))
     try {
-      await runSteps(tracked, info, box, { method: behaviour.state.methods[0], reply: undefined })
+      info.body = await runStepsToBody(tracked, info, info.body, behaviour.state.methods[0], undefined)
     } catch (error) {
       report({ direction: 'request', part: 'converter', pointer: '', message: failureMessage(error), ...changeFacts(state.steps[step]), converters: ran })
       return
     }
-    info.body = box.body
     const current = { ...data, body: info.body, querystring: info.queryParams, headers: info.headers }
     const failure = failing(step, current)
     if (failure !== undefined && firstFailure === undefined) firstFailure = { step, failure, ran: [...new Set(ran)] }
@@ -253,16 +251,14 @@ async function verifyResponses (
     }
     for (let step = 1; step < behaviour.level; step++) {
       const ran: string[] = []
-      const box = { body: info.body }
       const steps = firstLevelSteps(stepsOfKey, state.steps[step])
       const tracked = steps.map((planned) => ({ ...planned, converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } } }))
       try {
-        await runSteps(tracked, info, box, { method: behaviour.state.methods[0], reply: { statusCode: status } })
+        info.body = await runStepsToBody(tracked, info, info.body, behaviour.state.methods[0], { statusCode: status })
       } catch (error) {
         report({ direction: 'response', part, pointer: '', message: failureMessage(error), ...changeFacts(state.steps[step]), converters: [...new Set(ran)] })
         break
       }
-      info.body = box.body
       const issue = checkAt(step + 1)
       if (issue !== false) {
         report({ direction: 'response', part, pointer: pointerOf(issue), message: issue?.message ?? 'does not match', ...changeFacts(state.steps[step]), converters: [...new Set(ran)] })
