@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  versioned, type RequestInfo, type ResponseInfo
+  versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
 
 /**
@@ -17,7 +17,7 @@ const Basket = Type.Object({ owner: Type.String(), items: Type.Array(Item) }, { 
 
 const tick = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
 
-function changes (asynchronous: boolean): { older: typeof VersionChange, newer: typeof VersionChange, order: string[] } {
+function changes (asynchronous: boolean): { older: VersionChangeClass, newer: VersionChangeClass, order: string[] } {
   const order: string[] = []
   const wait = async (): Promise<void> => { if (asynchronous) await tick() }
   // 2000-01-01 → 2001-01-01: items were called `name` (by schema: on every item of the basket).

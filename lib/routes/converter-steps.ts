@@ -7,12 +7,13 @@
  * they are in the version holding the change.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
+import { Kind, type TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector } from '../values/occurrences'
 import { normalisePath, type RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers } from '../schemas/seeds'
-import { nameOf } from '../core/json-schema'
+import { nameOf, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema } from '../core/subschemas'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { ConverterTarget } from '../describe/converter-decorators'
 import type { GenerationStep } from '../describe/versions'
@@ -44,9 +45,22 @@ export function pathConverterMatches (state: RouteState, target: Extract<Convert
   return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
 }
 
-/** Plans converter steps for routes and bodies, caching collectors per (body schema, target) form. */
+/** The converters one version change step adds for a (route, body): computed once, shared by every version after it. */
+type StepLists = Map<TSchema | undefined, Array<readonly ConverterStep[] | undefined>>
+
+const NO_STEPS: readonly ConverterStep[] = []
+
+/**
+ * Plans converter steps for routes and bodies. Start-up cost grows with routes × versions, not with routes ×
+ * versions²: the converters of one step for one (route, body) are computed once and shared by the plans of every
+ * version that passes that step, and a collector is compiled only when its target can occur in the body at all.
+ */
 export class ConverterPlanner {
   private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
+  /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
+  private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
+  private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
+  private readonly responseLists = new Map<PlannedRoute | undefined, StepLists>()
 
   constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
 
@@ -61,19 +75,58 @@ export class ConverterPlanner {
     }
     if (byTarget.has(targetForm)) return byTarget.get(targetForm) ?? null
     const id = nameOf(targetForm)
-    const collector = compileCollector(rootForm, {
-      isTarget: (node) => node === targetForm || sameButModifiers(node, targetForm) || (id !== undefined && (node as { $id?: unknown }).$id === id),
-      resolveRef: (ref) => this.generation.resolveAnyId(ref)
-    })
+    const wanted = targetForm as SchemaObject
+    const isTarget = (node: TSchema): boolean => {
+      if (node === targetForm) return true
+      const candidate = node as SchemaObject
+      if (id !== undefined && candidate.$id === id) return true
+      // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
+      return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
+        candidate[Kind] === wanted[Kind] && sameButModifiers(node, targetForm)
+    }
+    // Most (body, converter) pairs never meet: tell so from the schemas the body can hold, without compiling a walk.
+    const collector = this.reachableFrom(rootForm).some(isTarget)
+      ? compileCollector(rootForm, { isTarget, resolveRef: (ref) => this.generation.resolveAnyId(ref) })
+      : null
     byTarget.set(targetForm, collector)
     return collector
   }
 
+  /**
+   * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
+   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere).
+   */
+  private reachableFrom (root: TSchema): readonly TSchema[] {
+    const known = this.reachable.get(root)
+    if (known !== undefined) return known
+    const seen = new Set<TSchema>()
+    const pending: TSchema[] = [root]
+    while (pending.length > 0) {
+      const node = pending.pop() as TSchema
+      if (seen.has(node)) continue
+      seen.add(node)
+      const ref = (node as { $ref?: unknown }).$ref
+      if (typeof ref === 'string') {
+        const target = this.generation.resolveAnyId(ref)
+        if (target !== undefined) pending.push(target)
+      }
+      forEachSubschema(node, (sub) => { pending.push(sub) })
+    }
+    const list = [...seen]
+    this.reachable.set(root, list)
+    return list
+  }
+
   /** Request converters for a request of the version at `level`, from that version up to the latest. */
   requestSteps (route: PlannedRoute, level: number): ConverterStep[] {
+    let lists = this.requestLists.get(route)
+    if (lists === undefined) {
+      lists = new Map()
+      this.requestLists.set(route, lists)
+    }
     const result: ConverterStep[] = []
     for (let step = level - 1; step >= 1; step--) {
-      this.addConverters(result, 'request', route.timeline[step], route.body, step, step + 1)
+      result.push(...this.stepList(lists, route.body, step, () => this.addConverters([], 'request', route.timeline[step], route.body, step, step + 1)))
     }
     return result
   }
@@ -85,15 +138,41 @@ export class ConverterPlanner {
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): ConverterStep[] {
     const result: ConverterStep[] = []
+    if (successBodies !== undefined) {
+      // Error responses: few, and their success bodies may differ per version; planned as they are.
+      for (let step = 1; step < level; step++) this.addConverters(result, 'response', route?.timeline[step], body, step, step, successBodies)
+      return result
+    }
+    let lists = this.responseLists.get(route)
+    if (lists === undefined) {
+      lists = new Map()
+      this.responseLists.set(route, lists)
+    }
     for (let step = 1; step < level; step++) {
-      this.addConverters(result, 'response', route?.timeline[step], body, step, step, successBodies)
+      result.push(...this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step)))
     }
     return result
   }
 
+  /** The converters of one step for one body, computed by `plan` the first time. */
+  private stepList (lists: StepLists, body: TSchema | undefined, step: number, plan: () => ConverterStep[]): readonly ConverterStep[] {
+    let byStep = lists.get(body)
+    if (byStep === undefined) {
+      byStep = []
+      lists.set(body, byStep)
+    }
+    let list = byStep[step]
+    if (list === undefined) {
+      const planned = plan()
+      list = planned.length === 0 ? NO_STEPS : planned
+      byStep[step] = list
+    }
+    return list
+  }
+
   /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
   private addConverters (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
-    body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): void {
+    body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): ConverterStep[] {
     for (const change of this.steps[step].changes) {
       for (const converter of change.converters) {
         if (converter.direction !== direction) continue
@@ -119,5 +198,6 @@ export class ConverterPlanner {
         }
       }
     }
+    return result
   }
 }
