@@ -8,27 +8,22 @@
  * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
  * responses). Routes that do nothing in a version cost nothing there. Two HEAD routes on one path in
  * different versions are told apart by a route constraint on the version (derived before routing, also with a
- * custom picker: ./routing-pick.ts).
+ * custom picker: ./routing-pick.ts). What each group's route holds is prepared in ./route-preparation.ts.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { RouterGenerationError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
-import { createMigrationErrorHandler, createRequestHook } from './request-hook'
-import { createSendHook, createSuccessHook } from './response-hooks'
-import { lifecycleLink } from './lifecycle'
 import { routeTimeline } from '../routes/timeline'
 import type { RoutingPicks } from './routing-pick'
-import { createPassthroughErrorHandler, createPassthroughHandler, passthroughPossible } from './passthrough'
+import { createPassthroughErrorHandler, createPassthroughHandler } from './passthrough'
 import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import {
-  attributesOf, buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour
-} from '../routes/version-plan'
+import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
-import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
 
 /**
  * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
@@ -40,53 +35,12 @@ export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 /** Route options as `onRoute` receives them. */
 type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown }
 
-type Hook = (...args: never[]) => unknown
-
-function toList<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? [...value] : [value]
-}
-
-/** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
-function registeredUrl (options: ServeOptions, segments: VersionSegments, scope: VersionedScope, path: string): string {
-  if (options.location !== 'path') return path
-  const segment = `/:${options.parameterName}`
-  const prefix = scope.prefix.replace(/\/$/, '')
-  segments.add(prefix)
-  const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
-  return `${prefix}${segment}${rest === '/' ? '' : rest}`
-}
-
-interface Group {
-  readonly path: string
-  readonly methods: readonly HttpMethod[]
-  readonly levels: number[]
-}
-
-interface Prepared {
-  readonly registered: RegisteredRoute
-  readonly schema: RouteSchema
-  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
-  readonly constraints: Record<string, unknown> | undefined
-  /** The versions served without hooks, by a second route (see ./passthrough.ts), with its constraints. */
-  readonly passthrough: { readonly versions: readonly string[], readonly constraints: Record<string, unknown> } | undefined
-}
-
-/** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
-function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
-  options.schema = prepared.schema
-  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
-  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
-  if (prepared.hooks.preSerialization !== undefined) {
-    options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), prepared.hooks.preSerialization]
-  }
-  if (prepared.hooks.onSend !== undefined) options.onSend = [prepared.hooks.onSend, ...toList(options.onSend as Hook[] | Hook | undefined)]
-  options.errorHandler = createMigrationErrorHandler({
-    behaviours: prepared.registered.behaviours,
-    scope: prepared.registered.head.scope,
-    display: prepared.registered.head.display,
-    head: prepared.registered.head
-  }, routeErrorHandler as never, versionerOptions)
-  if (prepared.constraints !== undefined) options.constraints = prepared.constraints
+/** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
+interface PendingGet {
+  readonly instance: FastifyInstance
+  readonly routePath: string
+  readonly handler: unknown
+  readonly apply: (options: Record<string, unknown>) => void
 }
 
 /** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
@@ -100,84 +54,8 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 export function createRouteObserver (
   state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
 ): (this: FastifyInstance, route: ObservedRoute) => void {
-  /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
-  let lastGet: { instance: FastifyInstance, routePath: string, handler: unknown, apply: (options: Record<string, unknown>) => void } | undefined
-
-  const prepare = (head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared => {
-    const url = registeredUrl(serveOptions, segments, scope, group.path)
-    const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
-    const headResponses = responseMapAt(head, newest)
-    const nativeResponse: Record<string, TSchema> = {}
-    for (const [key, schema] of Object.entries(headResponses)) {
-      nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
-    }
-    const behaviours = new Map<string, VersionBehaviour>()
-    for (const level of group.levels) {
-      const version = state.versionAt(level)
-      const described = state.options.versions.get(version)
-      const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
-      const link = links.length === 0 ? undefined : links.join(', ')
-      behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
-    }
-    const display = `${group.methods.join(',')} ${url}`
-    const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display }
-    const all = [...behaviours.values()]
-    const hooks: Prepared['hooks'] = {
-      preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion,
-        state.logsVersion) as Hook
-    }
-    if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
-    if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
-      hooks.onSend = createSendHook(head.display) as Hook
-    }
-    const schema: RouteSchema = { ...head.schema }
-    if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
-    const versions = [...behaviours.keys()]
-    const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
-      // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
-      ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
-      : []
-    const hooked = versions.filter((version) => !passthroughVersions.includes(version))
-    const constraints = nodeConstraints(group, url, versions, hooked, baseConstraints, head)
-    const passthrough = passthroughVersions.length === 0
-      ? undefined
-      : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
-    return { registered, schema, hooks, constraints, passthrough }
-  }
-
-  /**
-   * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
-   * the route to the versions it serves with hooks (`hooked`: the others have their passthrough route).
-   */
-  const nodeConstraints = (
-    group: Group, url: string, versions: string[], hooked: string[], base: unknown, head: HeadRoute
-  ): Record<string, unknown> | undefined => {
-    let shared = false
-    for (const method of group.methods) {
-      const key = `${method} ${url}`
-      const served = state.nodes.get(key)
-      if (served === undefined) {
-        state.nodes.set(key, new Set(versions))
-        continue
-      }
-      shared = true
-      const overlap = versions.filter((version) => served.has(version))
-      if (overlap.length > 0) {
-        throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${overlap.join(', ')}: ${head.display} and another ` +
-          'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
-          'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
-          'path and methods, name it with endpoint(path, methods, { operationId }).')
-      }
-      for (const version of versions) served.add(version)
-    }
-    if (!shared) return undefined
-    // A custom picker runs before routing at this node (see ./routing-pick.ts).
-    for (const method of group.methods) routingPicks?.add(method, url)
-    // A route serving no version at a shared node still needs a value no request can match.
-    const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
-    return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
-  }
-
+  const context: RouteContext = { state, serveOptions, segments, routingPicks }
+  let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     const config = route.config as Record<symbol, unknown> | undefined
     const copyUrl = config?.[kRegisteredUrl]
@@ -198,99 +76,111 @@ export function createRouteObserver (
     // An error here is the application's description of its versions: it surfaces from app.ready().
     if (state.startupError !== undefined) return
     try {
-      versionRoute.call(this, route, scope, methods)
+      lastGet = versionRoute(context, this, route, scope, methods)
     } catch (error) {
       state.startupError = error as Error
       // Keep the route out of the way (no request matches this version), so that the error above is the one reported.
       route.constraints = { ...route.constraints, [state.constraint]: '\u0000unusable' }
     }
   }
+}
 
-  function versionRoute (this: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): void {
-    state.generation.addSharedSchemas(Object.values(this.getSchemas()) as TSchema[])
-    const schema = (route.schema ?? {}) as RouteSchema
-    const timeline = routeTimeline({
-      path: route.url,
-      methods,
-      onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
-      attributes: attributesOf(schema),
-      operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined
-    }, state.steps, state.log)
-    const head: HeadRoute = {
-      display: `${methods.join(',')} ${route.url}`,
-      path: route.url,
-      methods,
-      schema,
-      timeline,
-      body: schema.body,
-      scope,
-      registered: []
-    }
-    state.headRoutes.push(head)
-    const groups = new Map<string, Group>()
-    for (let level = 1; level < timeline.length; level++) {
-      const at = timeline[level]
-      if (!at.exists) continue
-      const key = `${at.methods.join(',')} ${at.path}`
-      const group = groups.get(key) ?? { path: at.path, methods: at.methods, levels: [] }
-      group.levels.push(level)
-      groups.set(key, group)
-    }
-    if (groups.size === 0) groups.set('', { path: route.url, methods, levels: [] })
+/** The HEAD route a route registered inside `versioned(...)` stands for, with its timeline across versions. */
+function headRouteOf (context: RouteContext, instance: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): HeadRoute {
+  const { state } = context
+  state.generation.addSharedSchemas(Object.values(instance.getSchemas()) as TSchema[])
+  const schema = (route.schema ?? {}) as RouteSchema
+  const timeline = routeTimeline({
+    path: route.url,
+    methods,
+    onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
+    attributes: attributesOf(schema),
+    operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined
+  }, state.steps, state.log)
+  return { display: `${methods.join(',')} ${route.url}`, path: route.url, methods, schema, timeline, body: schema.body, scope, registered: [] }
+}
 
-    const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
-    const userFormatter = route.schemaErrorFormatter
-    const routeErrorHandler = route.errorHandler
-    const baseConstraints = route.constraints
-    let first = true
-    const passthroughs: Prepared[] = []
-    for (const group of groups.values()) {
-      const prepared = prepare(head, group, scope, userFormatter, baseConstraints)
-      head.registered.push(prepared.registered)
-      if (prepared.passthrough !== undefined) passthroughs.push(prepared)
-      const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
-      if (first) {
-        first = false
-        const target = route as unknown as Record<string, unknown>
-        target.url = prepared.registered.url
-        target.method = method
-        applyTo(target, prepared, routeErrorHandler, serveOptions)
-        if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
-          lastGet = {
-            instance: this,
-            routePath: route.routePath,
-            handler: route.handler,
-            apply: (twin) => {
-              twin.url = prepared.registered.url
-              applyTo(twin, prepared, routeErrorHandler, serveOptions)
-            }
-          }
-        }
-        continue
-      }
-      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(this, prepared) }
-      applyTo(options, prepared, routeErrorHandler, serveOptions)
-      this.route(options as unknown as RouteOptions)
-    }
-    // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
-    for (const prepared of passthroughs) {
-      const options: Record<string, unknown> = {
-        ...rest,
-        method: prepared.registered.methods.length === 1 ? prepared.registered.methods[0] : [...prepared.registered.methods],
-        prefixTrailingSlash: 'no-slash',
-        url: relativeUrl(this, prepared),
-        schema: prepared.schema,
-        config: {
-          ...(rest.config as object | undefined),
-          [kVersionedRoute]: prepared.registered,
-          [kRegisteredUrl]: prepared.registered.url,
-          [kPassthroughRoute]: true
-        },
-        handler: createPassthroughHandler(rest.handler as never, serveOptions, scope.prefix, head),
-        errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, serveOptions, head),
-        constraints: prepared.passthrough?.constraints
-      }
-      this.route(options as unknown as RouteOptions)
-    }
+/** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */
+function groupsOf (head: HeadRoute): Group[] {
+  const groups = new Map<string, Group>()
+  for (let level = 1; level < head.timeline.length; level++) {
+    const at = head.timeline[level]
+    if (!at.exists) continue
+    const key = `${at.methods.join(',')} ${at.path}`
+    const group = groups.get(key) ?? { path: at.path, methods: at.methods, levels: [] }
+    group.levels.push(level)
+    groups.set(key, group)
   }
+  return groups.size === 0 ? [{ path: head.path, methods: head.methods, levels: [] }] : [...groups.values()]
+}
+
+/**
+ * Versions one route: its first group takes over the user's route (and its HEAD twin, returned as pending), the
+ * other groups and the hook-less twins are registered as routes of their own.
+ */
+function versionRoute (context: RouteContext, instance: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): PendingGet | undefined {
+  const { state, serveOptions } = context
+  const head = headRouteOf(context, instance, route, scope, methods)
+  state.headRoutes.push(head)
+  const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
+  // Read before the first group's options are applied to the user's route (they replace these).
+  const routeErrorHandler = route.errorHandler
+  const userFormatter = route.schemaErrorFormatter
+  const baseConstraints = route.constraints
+  let pending: PendingGet | undefined
+  const passthroughs: Prepared[] = []
+  groupsOf(head).forEach((group, index) => {
+    const prepared = prepareGroup(context, head, group, scope, userFormatter, baseConstraints)
+    head.registered.push(prepared.registered)
+    if (prepared.passthrough !== undefined) passthroughs.push(prepared)
+    const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
+    if (index > 0) {
+      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
+      applyTo(options, prepared, routeErrorHandler, serveOptions)
+      instance.route(options as unknown as RouteOptions)
+      return
+    }
+    const target = route as unknown as Record<string, unknown>
+    target.url = prepared.registered.url
+    target.method = method
+    applyTo(target, prepared, routeErrorHandler, serveOptions)
+    if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
+      pending = {
+        instance,
+        routePath: route.routePath,
+        handler: route.handler,
+        apply: (twin) => {
+          twin.url = prepared.registered.url
+          applyTo(twin, prepared, routeErrorHandler, serveOptions)
+        }
+      }
+    }
+  })
+  // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
+  for (const prepared of passthroughs) registerPassthrough(context, instance, rest, routeErrorHandler, prepared, head)
+  return pending
+}
+
+/** Registers the hook-less twin of a prepared route, serving its passthrough versions (see ./passthrough.ts). */
+function registerPassthrough (
+  context: RouteContext, instance: FastifyInstance, rest: Partial<RouteOptions>, routeErrorHandler: unknown, prepared: Prepared, head: HeadRoute
+): void {
+  const { serveOptions } = context
+  const options: Record<string, unknown> = {
+    ...rest,
+    method: prepared.registered.methods.length === 1 ? prepared.registered.methods[0] : [...prepared.registered.methods],
+    prefixTrailingSlash: 'no-slash',
+    url: relativeUrl(instance, prepared),
+    schema: prepared.schema,
+    config: {
+      ...(rest.config as object | undefined),
+      [kVersionedRoute]: prepared.registered,
+      [kRegisteredUrl]: prepared.registered.url,
+      [kPassthroughRoute]: true
+    },
+    handler: createPassthroughHandler(rest.handler as never, serveOptions, head.scope.prefix, head),
+    errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, serveOptions, head),
+    constraints: prepared.passthrough?.constraints
+  }
+  instance.route(options as unknown as RouteOptions)
 }

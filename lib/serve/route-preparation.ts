@@ -1,0 +1,165 @@
+/**
+ * Preparing the Fastify route of one group of versions of a HEAD route (the versions sharing a path and methods):
+ * the behaviour of each version, the route's hooks, its native response serializers, the route constraint
+ * when the node is shared with another HEAD route, and the versions its hook-less twin serves (./passthrough.ts).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { RouterGenerationError } from '../core/errors'
+import type { HttpMethod } from '../core/http-methods'
+import type { ServeOptions } from './serve-options'
+import type { VersionSegments } from './version-picking'
+import { createMigrationErrorHandler, createRequestHook } from './request-hook'
+import { createSendHook, createSuccessHook } from './response-hooks'
+import { lifecycleLink } from './lifecycle'
+import type { RoutingPicks } from './routing-pick'
+import { passthroughPossible } from './passthrough'
+import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import type { VersionedScope } from '../describe/versioned-scope'
+import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
+
+export type Hook = (...args: never[]) => unknown
+
+/** What preparing routes needs: the plugin's state and options, where path versions sit, and picking before routing. */
+export interface RouteContext {
+  readonly state: VersionerState
+  readonly serveOptions: ServeOptions
+  readonly segments: VersionSegments
+  readonly routingPicks: RoutingPicks | undefined
+}
+
+/** The levels of a HEAD route that share a path and methods: one Fastify route (plus its hook-less twin). */
+export interface Group {
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  readonly levels: number[]
+}
+
+/** A group ready to register: its route, schema, hooks, constraints, and the versions of its twin. */
+export interface Prepared {
+  readonly registered: RegisteredRoute
+  readonly schema: RouteSchema
+  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
+  readonly constraints: Record<string, unknown> | undefined
+  /** The versions served without hooks, by a second route (see ./passthrough.ts), with its constraints. */
+  readonly passthrough: { readonly versions: readonly string[], readonly constraints: Record<string, unknown> } | undefined
+}
+
+function toList<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? [...value] : [value]
+}
+
+/** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
+function registeredUrl (context: RouteContext, scope: VersionedScope, path: string): string {
+  const { serveOptions: options, segments } = context
+  if (options.location !== 'path') return path
+  const segment = `/:${options.parameterName}`
+  const prefix = scope.prefix.replace(/\/$/, '')
+  segments.add(prefix)
+  const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
+  return `${prefix}${segment}${rest === '/' ? '' : rest}`
+}
+
+/** The behaviour of every version of a group, the response map its route serializes with natively, and its URL. */
+function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): {
+  behaviours: Map<string, VersionBehaviour>, nativeResponse: Record<string, TSchema>
+} {
+  const { state } = context
+  const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
+  const nativeResponse: Record<string, TSchema> = {}
+  for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
+    nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
+  }
+  const behaviours = new Map<string, VersionBehaviour>()
+  for (const level of group.levels) {
+    const version = state.versionAt(level)
+    const described = state.options.versions.get(version)
+    const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
+    const link = links.length === 0 ? undefined : links.join(', ')
+    behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
+  }
+  return { behaviours, nativeResponse }
+}
+
+/** Prepares the route of one group of a HEAD route. */
+export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared {
+  const { state, serveOptions } = context
+  const url = registeredUrl(context, scope, group.path)
+  const { behaviours, nativeResponse } = groupBehaviours(context, head, group)
+  const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display: `${group.methods.join(',')} ${url}` }
+  const all = [...behaviours.values()]
+  const hooks: Prepared['hooks'] = {
+    preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion,
+      state.logsVersion) as Hook
+  }
+  if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
+  if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
+    hooks.onSend = createSendHook(head.display) as Hook
+  }
+  const schema: RouteSchema = { ...head.schema }
+  if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
+  const versions = [...behaviours.keys()]
+  const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
+    // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
+    ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
+    : []
+  const hooked = versions.filter((version) => !passthroughVersions.includes(version))
+  const constraints = claimNodes(context, group, url, versions, hooked, baseConstraints, head)
+  const passthrough = passthroughVersions.length === 0
+    ? undefined
+    : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
+  return { registered, schema, hooks, constraints, passthrough }
+}
+
+/**
+ * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
+ * the route to the versions it serves with hooks (`hooked`: the others have their passthrough route).
+ */
+function claimNodes (
+  context: RouteContext, group: Group, url: string, versions: string[], hooked: string[], base: unknown, head: HeadRoute
+): Record<string, unknown> | undefined {
+  const { state, routingPicks } = context
+  let shared = false
+  for (const method of group.methods) {
+    const key = `${method} ${url}`
+    const served = state.nodes.get(key)
+    if (served === undefined) {
+      state.nodes.set(key, new Set(versions))
+      continue
+    }
+    shared = true
+    const overlap = versions.filter((version) => served.has(version))
+    if (overlap.length > 0) {
+      throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${overlap.join(', ')}: ${head.display} and another ` +
+        'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
+        'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
+        'path and methods, name it with endpoint(path, methods, { operationId }).')
+    }
+    for (const version of versions) served.add(version)
+  }
+  if (!shared) return undefined
+  // A custom picker runs before routing at this node (see ./routing-pick.ts).
+  for (const method of group.methods) routingPicks?.add(method, url)
+  // A route serving no version at a shared node still needs a value no request can match.
+  const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
+  return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
+}
+
+/** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
+export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
+  options.schema = prepared.schema
+  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
+  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
+  if (prepared.hooks.preSerialization !== undefined) {
+    options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), prepared.hooks.preSerialization]
+  }
+  if (prepared.hooks.onSend !== undefined) options.onSend = [prepared.hooks.onSend, ...toList(options.onSend as Hook[] | Hook | undefined)]
+  options.errorHandler = createMigrationErrorHandler({
+    behaviours: prepared.registered.behaviours,
+    scope: prepared.registered.head.scope,
+    display: prepared.registered.head.display,
+    head: prepared.registered.head
+  }, routeErrorHandler as never, versionerOptions)
+  if (prepared.constraints !== undefined) options.constraints = prepared.constraints
+}
