@@ -105,6 +105,58 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 
+/** The request and reply decorations: the versioner's per-request state, and `request.apiVersion`. */
+function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions): void {
+  fastify.decorateRequest(kPicked, null)
+  fastify.decorateRequest(kBehaviour, null)
+  fastify.decorateRequest(kMigrated, false)
+  fastify.decorateRequest(kConverterFailed, false)
+  fastify.decorateReply(kConverted, false)
+  fastify.decorateRequest('apiVersion', {
+    getter (this: FastifyRequest): string | undefined {
+      const request = versionedRequest(this)
+      const picked = request[kPicked]
+      if (picked !== null) return picked.ok ? picked.version : undefined
+      const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
+      if (config?.[kVersionedRoute] === undefined || resolved.asyncPicking) return undefined
+      const early = pickVersion(this, resolved)
+      return !(early instanceof Promise) && early.ok ? early.version : undefined
+    }
+  })
+}
+
+/**
+ * The route constraint on the version, which tells apart the routes serving one path in different versions. With
+ * a custom picker (or a function default), the version of a path two HEAD routes share is derived asynchronously
+ * before routing (./serve/routing-pick.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
+ * of every request of the application, whichever route it is for, so the "derived" value is the raw request
+ * itself (no work, nothing allocated), and the version is read from it only by the storage of the route nodes
+ * the constraint separates, when a request reaches one.
+ */
+function addVersionConstraint (
+  fastify: FastifyInstance, name: string, resolved: ResolvedOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
+): void {
+  const deriveConstraint = routingPicks === undefined
+    ? (request: IncomingMessage) => request
+    : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }
+  fastify.addConstraintStrategy({
+    name,
+    mustMatchWhenDerived: false,
+    storage () {
+      const handlers = new Map<string, unknown>()
+      return {
+        // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
+        get: (value: string | IncomingMessage) => {
+          const version = typeof value === 'string' ? value : versionFromRawRequest(value, resolved, segments)
+          return version === undefined ? null : handlers.get(version) ?? null
+        },
+        set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
+      }
+    },
+    deriveConstraint
+  } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
+}
+
 /** Registers everything the plugin adds to `fastify`. */
 export async function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): Promise<void> {
   if (fastify.hasDecorator('versioner')) {
@@ -146,47 +198,9 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   fastify.decorate('versioner', decoration)
-  fastify.decorateRequest(kPicked, null)
-  fastify.decorateRequest(kBehaviour, null)
-  fastify.decorateRequest(kMigrated, false)
-  fastify.decorateRequest(kConverterFailed, false)
-  fastify.decorateReply(kConverted, false)
-  fastify.decorateRequest('apiVersion', {
-    getter (this: FastifyRequest): string | undefined {
-      const request = versionedRequest(this)
-      const picked = request[kPicked]
-      if (picked !== null) return picked.ok ? picked.version : undefined
-      const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-      if (config?.[kVersionedRoute] === undefined || resolved.asyncPicking) return undefined
-      const early = pickVersion(this, resolved)
-      return !(early instanceof Promise) && early.ok ? early.version : undefined
-    }
-  })
-  // With a custom picker (or a function default), the version of a path two HEAD routes share is derived
-  // asynchronously before routing (./serve/routing-pick.ts). Otherwise the derivation is lazy: find-my-way derives
-  // the constraints of every request of the application, whichever route it is for, so the "derived" value is the
-  // raw request itself (no work, nothing allocated), and the version is read from it only by the storage of the
-  // route nodes the constraint separates, when a request reaches one.
+  decorateRequests(fastify, resolved)
   const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
-  const deriveConstraint = routingPicks === undefined
-    ? (request: IncomingMessage) => request
-    : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }
-  fastify.addConstraintStrategy({
-    name: state.constraint,
-    mustMatchWhenDerived: false,
-    storage () {
-      const handlers = new Map<string, unknown>()
-      return {
-        // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
-        get: (value: string | IncomingMessage) => {
-          const version = typeof value === 'string' ? value : versionFromRawRequest(value, resolved, segments)
-          return version === undefined ? null : handlers.get(version) ?? null
-        },
-        set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }
-      }
-    },
-    deriveConstraint
-  } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
+  addVersionConstraint(fastify, state.constraint, resolved, segments, routingPicks)
   state.logsVersion = loggerEnabled(fastify)
   if (state.logsVersion) {
     bindVersionInChildLoggers(fastify, routingPicks === undefined

@@ -18,7 +18,7 @@ import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
-import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
+import { createErrorVersionHeaders, createVersionHeaders, type VersionHeaders } from './version-headers'
 import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
@@ -147,33 +147,37 @@ function writeRequest (
 
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
-/** The route-level `preValidation` hook of a versioned route. */
-export function createRequestHook (
-  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
-  logsVersion: boolean
-): preValidationHookHandler {
+/** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
+class RequestMigration {
   // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts).
-  const bindsLog = logsVersion && options.asyncPicking
-  const storage = options.versions.apiVersionStorage
-  const setVersionHeaders = createVersionHeaders(options)
-  const answerIfGone = createGoneCheck(options, setVersionHeaders)
-  // The schema error formatter of the route's context (fixed per route), found on the first failed validation.
-  let formatter: SchemaErrorFormatter | undefined
-  const formatterOf = (request: FastifyRequest): SchemaErrorFormatter => {
-    formatter ??= routeFormatter ?? contextFormatter(request.server) ?? defaultFormatter
-    return formatter
+  private readonly bindsLog: boolean
+  private readonly setVersionHeaders: VersionHeaders
+  private readonly answerIfGone: ReturnType<typeof createGoneCheck>
+  /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
+  private formatter: SchemaErrorFormatter | undefined
+
+  constructor (
+    private readonly route: RequestHookRoute, private readonly options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined,
+    private readonly storesVersion: boolean, logsVersion: boolean
+  ) {
+    this.bindsLog = logsVersion && options.asyncPicking
+    this.setVersionHeaders = createVersionHeaders(options)
+    this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
+    this.formatter = routeFormatter
   }
 
-  const proceed = (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void => {
+  /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
+  proceed (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void {
+    const { options, route } = this
     if (!picked.ok) {
       const message = pickingErrorMessage(picked, options, route.scope.prefix)
       done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
       return
     }
     const version = picked.version
-    if (bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
-    if (answerIfGone !== undefined && answerIfGone(request.method, reply, version)) return
-    setVersionHeaders(request.method, reply, version)
+    if (this.bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
+    if (this.answerIfGone !== undefined && this.answerIfGone(request.method, reply, version)) return
+    this.setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()
@@ -182,32 +186,41 @@ export function createRequestHook (
     if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), version, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
+    if (!this.validateAndClean(request, behaviour, done)) return
+    const steps = behaviour.requestSteps
+    if (steps.length === 0) {
+      this.finish(request, version, done)
+      return
+    }
+    this.convert(request, steps, version, done)
+  }
+
+  /**
+   * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
+   * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
+   */
+  private validateAndClean (request: VersionedRequest, behaviour: VersionBehaviour, done: (error?: Error) => void): boolean {
     const validate = behaviour.validate
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       if (!check(request[PART_PROPERTY[part]])) {
-        done(validationError(check.errors ?? [], part, formatterOf(request)))
-        return
+        this.formatter ??= contextFormatter(request.server) ?? defaultFormatter
+        done(validationError(check.errors ?? [], part, this.formatter))
+        return false
       }
     }
-    // Fields the version does not have (but HEAD has) cannot be set by its clients.
     const cleaners = behaviour.cleaners
     for (let index = 0; index < cleaners.length; index++) {
       const [part, clean] = cleaners[index]
       const data = request[PART_PROPERTY[part]]
       if (data !== undefined && data !== null) clean(data)
     }
-    const steps = behaviour.requestSteps
-    if (steps.length === 0) {
-      finish(request, version, done)
-      return
-    }
-    convert(request, steps, version, done)
+    return true
   }
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
-  const convert = (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void => {
+  private convert (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void {
     const kind = formKind(request.headers['content-type'])
     const originalBody = request.body
     const form = readForm(kind, originalBody)
@@ -216,36 +229,43 @@ export function createRequestHook (
     try {
       result = runSteps(steps, info, info.body, request.method, undefined)
     } catch (failure) {
-      fail(request, version, done, failureOf(failure))
+      this.fail(request, version, done, failureOf(failure))
       return
     }
     if (result instanceof PendingRun) {
-      finishPendingRun(result, (body) => { writeRequest(request, info, body, kind, form, originalBody) }, () => { finish(request, version, done) },
-        (failure) => { fail(request, version, done, failure) })
+      finishPendingRun(result, (body) => { writeRequest(request, info, body, kind, form, originalBody) }, () => { this.finish(request, version, done) },
+        (failure) => { this.fail(request, version, done, failure) })
       return
     }
     try {
       writeRequest(request, info, result, kind, form, originalBody)
     } catch (error) {
-      fail(request, version, done, failureOf(error))
+      this.fail(request, version, done, failureOf(error))
       return
     }
-    finish(request, version, done)
+    this.finish(request, version, done)
   }
 
-  const fail = (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void => {
+  private fail (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void {
     request[kConverterFailed] = true
-    done(failureError(failure, { request, version, route: route.display }))
+    done(failureError(failure, { request, version, route: this.route.display }))
   }
 
-  const finish = (request: VersionedRequest, version: string, done: (error?: Error) => void): void => {
+  private finish (request: VersionedRequest, version: string, done: (error?: Error) => void): void {
     request[kMigrated] = true
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
-    if (storesVersion) storage.run(version, done)
+    if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
     else done()
   }
+}
 
+/** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */
+export function createRequestHook (
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
+  logsVersion: boolean
+): preValidationHookHandler {
+  const migration = new RequestMigration(route, options, routeFormatter, storesVersion, logsVersion)
   return function versionerRequestHook (fastifyRequest, reply, done) {
     const request = versionedRequest(fastifyRequest)
     let picked: PickedVersion | Promise<PickedVersion>
@@ -258,7 +278,7 @@ export function createRequestHook (
     if (isThenable(picked)) {
       picked.then((resolved) => {
         try {
-          proceed(request, reply, resolved, done)
+          migration.proceed(request, reply, resolved, done)
         } catch (error) {
           done(error as Error)
         }
@@ -266,7 +286,7 @@ export function createRequestHook (
       return
     }
     try {
-      proceed(request, reply, picked, done)
+      migration.proceed(request, reply, picked, done)
     } catch (error) {
       done(error as Error)
     }
