@@ -45,8 +45,24 @@ export function pathConverterMatches (state: RouteState, target: Extract<Convert
   return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
 }
 
-/** The converters one version change step adds for a (route, body): computed once, shared by every version after it. */
-type StepLists = Map<TSchema | undefined, Array<readonly ConverterStep[] | undefined>>
+/**
+ * Per (route, body): the converters each version change step adds (computed once), and the plan of each level
+ * (built from the level before it, sharing its list when the step adds nothing).
+ */
+interface StepLists {
+  readonly byStep: Map<TSchema | undefined, Array<readonly ConverterStep[] | undefined>>
+  readonly plans: Map<TSchema | undefined, Array<readonly ConverterStep[]>>
+}
+
+/** The plans by level of one body (level 0, HEAD, has none). */
+function plansOf (lists: StepLists, body: TSchema | undefined): Array<readonly ConverterStep[]> {
+  let plans = lists.plans.get(body)
+  if (plans === undefined) {
+    plans = [NO_STEPS]
+    lists.plans.set(body, plans)
+  }
+  return plans
+}
 
 const NO_STEPS: readonly ConverterStep[] = []
 
@@ -117,49 +133,59 @@ export class ConverterPlanner {
     return list
   }
 
-  /** Request converters for a request of the version at `level`, from that version up to the latest. */
-  requestSteps (route: PlannedRoute, level: number): ConverterStep[] {
+  /**
+   * Request converters for a request of the version at `level`, from that version up to the latest: the plan of the
+   * version before it with that version's own step in front (the same list when the step adds none). Shared: never
+   * change a returned list.
+   */
+  requestSteps (route: PlannedRoute, level: number): readonly ConverterStep[] {
     let lists = this.requestLists.get(route)
     if (lists === undefined) {
-      lists = new Map()
+      lists = { byStep: new Map(), plans: new Map() }
       this.requestLists.set(route, lists)
     }
-    const result: ConverterStep[] = []
-    for (let step = level - 1; step >= 1; step--) {
-      result.push(...this.stepList(lists, route.body, step, () => this.addConverters([], 'request', route.timeline[step], route.body, step, step + 1)))
+    const plans = plansOf(lists, route.body)
+    for (let known = plans.length; known <= level; known++) {
+      const step = known - 1
+      const own = step < 1 ? NO_STEPS : this.stepList(lists, route.body, step, () => this.addConverters([], 'request', route.timeline[step], route.body, step, step + 1))
+      plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...own, ...plans[known - 1]]
     }
-    return result
+    return plans[level]
   }
 
   /**
-   * Response converters for a response of the version at `level`, from the latest down to that version.
-   * `successBodies` is given for the error responses of a route (its success schemas): by-schema converters
-   * declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
+   * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
+   * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
+   * change a returned list. `successBodies` is given for the error responses of a route (its success schemas):
+   * by-schema converters declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
    */
-  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): ConverterStep[] {
-    const result: ConverterStep[] = []
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): readonly ConverterStep[] {
     if (successBodies !== undefined) {
       // Error responses: few, and their success bodies may differ per version; planned as they are.
+      const result: ConverterStep[] = []
       for (let step = 1; step < level; step++) this.addConverters(result, 'response', route?.timeline[step], body, step, step, successBodies)
       return result
     }
     let lists = this.responseLists.get(route)
     if (lists === undefined) {
-      lists = new Map()
+      lists = { byStep: new Map(), plans: new Map() }
       this.responseLists.set(route, lists)
     }
-    for (let step = 1; step < level; step++) {
-      result.push(...this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step)))
+    const plans = plansOf(lists, body)
+    for (let known = plans.length; known <= level; known++) {
+      const step = known - 1
+      const own = step < 1 ? NO_STEPS : this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step))
+      plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...plans[known - 1], ...own]
     }
-    return result
+    return plans[level]
   }
 
   /** The converters of one step for one body, computed by `plan` the first time. */
   private stepList (lists: StepLists, body: TSchema | undefined, step: number, plan: () => ConverterStep[]): readonly ConverterStep[] {
-    let byStep = lists.get(body)
+    let byStep = lists.byStep.get(body)
     if (byStep === undefined) {
       byStep = []
-      lists.set(body, byStep)
+      lists.byStep.set(body, byStep)
     }
     let list = byStep[step]
     if (list === undefined) {
