@@ -134,12 +134,16 @@ export class VersionPicker {
 
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
 const exactCache = new WeakMap<VersionBundle, ReadonlyMap<string, PickedVersion>>()
+let lastBundle: VersionBundle | undefined
+let lastPicks: ReadonlyMap<string, PickedVersion> | undefined
 
 /**
  * The (shared, frozen) outcome of picking each version value of a bundle exactly; a named date version
  * (`2024-09-30.acacia`) is also picked by its plain date.
  */
 function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion> {
+  // Almost every application has one bundle: the last one answered skips the WeakMap lookup.
+  if (versions === lastBundle && lastPicks !== undefined) return lastPicks
   let picks = exactCache.get(versions)
   if (picks === undefined) {
     const map = new Map<string, PickedVersion>()
@@ -151,6 +155,8 @@ function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion
     picks = map
     exactCache.set(versions, picks)
   }
+  lastBundle = versions
+  lastPicks = picks
   return picks
 }
 
