@@ -8,7 +8,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
-import { compileCleaner, type Cleaner } from '../values/clean'
+import { compileShapeWalk, REQUEST_RULES, type ShapeWalk } from '../values/shape-walk'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { refId } from '../core/json-schema'
@@ -40,7 +40,7 @@ export interface VersionBehaviour {
   /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
   readonly validatedParts: ReadonlySet<string>
   /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
-  readonly cleaners: ReadonlyArray<readonly [RequestPart, Cleaner]>
+  readonly cleaners: ReadonlyArray<readonly [RequestPart, ShapeWalk]>
   readonly requestSteps: readonly ConverterStep[]
   /** Response converter steps by response status key (`''` for statuses without a schema). */
   readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
@@ -170,7 +170,7 @@ export function buildBehaviour (
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
   const validate: Array<readonly [RequestPart, TSchema]> = []
-  const cleaners: Array<readonly [RequestPart, Cleaner]> = []
+  const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {
     const head = route.schema[part]
     if (head === undefined) continue
@@ -180,7 +180,7 @@ export function buildBehaviour (
     const prepared = prepareForFastify(form, generation)
     // Fastify validates headers by lower-case names: so does the versioner.
     validate.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
-    const cleaner = part === 'body' || part === 'querystring' ? compileCleaner(prepared) : null
+    const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, REQUEST_RULES) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const responses = responseMapAt(route, level)

@@ -1,0 +1,254 @@
+/**
+ * The one shape walk: data made to have the shape a version's schema gives it. Fields the schema does not
+ * declare are removed (unless it accepts other fields), and, when asked, missing fields get the schema's
+ * `default`: in properties, items, `patternProperties` and `additionalProperties` values, `allOf` members and
+ * the union member the data belongs to.
+ *
+ * Two uses, one set of rules, differing only in {@link WalkRules}:
+ * - requests of an older version ({@link REQUEST_RULES}): JSON Schema objects accept extra properties by
+ *   default, so a client could otherwise send a field of HEAD (an internal one, or one added since its
+ *   version) and have it reach the handler. Only object schemas a version rebuilt are cleaned; unchanged
+ *   schemas behave as in plain Fastify, and defaults are Ajv's (`useDefaults`).
+ * - bodies migrated to a version outside routing (`migrateResponseBody`): every closed object schema is
+ *   applied, `$ref`s are followed, and defaults are filled in.
+ *
+ * The walk is compiled once per (rules, schema) into closures that visit only the data where something can
+ * change, so a request pays nothing for the parts of its schema no version rebuilt.
+ *
+ * TypeBox's `Value.Clean` and `Value.Default` are not used: `test/shape-walk.test.ts` shows where they
+ * differ from what versions need (plain JSON Schema objects are left alone, `additionalProperties: true` loses
+ * its fields, and a union member is only chosen by data that is already valid).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { compileMatcher, type Matcher } from './occurrences'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { setOwn } from '../core/own-properties'
+import {
+  addToShape, emptyShape, isPureUnion, MAX_WALK_DEPTH, patternsOf, removeUndeclared,
+  type ResolveRef, type Shape
+} from './shapes'
+
+export type { ResolveRef } from './shapes'
+
+/** What one kind of walk does. Keep one object per kind: compiled walks are cached per rules object. */
+export interface WalkRules {
+  /** Which object schemas lose the fields they do not declare: those a version rebuilt, or every closed one. */
+  readonly removeFrom: 'rebuilt' | 'closed'
+  /** Missing fields get their schema's `default`. */
+  readonly fillDefaults: boolean
+  /** Follows `$ref`s; without it, a `$ref` is left open (its data keeps every field). */
+  readonly resolveRef?: ResolveRef
+}
+
+/** The rules of requests of older versions: rebuilt schemas only, no defaults (Ajv fills them). */
+export const REQUEST_RULES: WalkRules = Object.freeze({ removeFrom: 'rebuilt', fillDefaults: false })
+
+/** Makes data (an object or array, changed in place) have its schema's shape; `depth` is how deep it lies. */
+export type ShapeWalk = (data: unknown, depth?: number) => void
+
+interface Compiled {
+  readonly full: WeakMap<TSchema, ShapeWalk | null>
+  readonly nested: WeakMap<TSchema, ShapeWalk | null>
+  readonly shapes: WeakMap<TSchema, Shape>
+}
+
+const compiledByRules = new WeakMap<WalkRules, Compiled>()
+
+/**
+ * The walk of data of `schema` under `rules`, or `null` when the walk would change nothing.
+ * @example
+ * ```ts
+ * const walk = compileShapeWalk(form, REQUEST_RULES)
+ * if (walk !== null) walk(request.body)
+ * ```
+ */
+export function compileShapeWalk (schema: TSchema, rules: WalkRules): ShapeWalk | null {
+  return new WalkCompiler(rules).walkOf(schema, true)
+}
+
+/**
+ * `value` given the shape of `schema` under `rules`: changed in place and returned, or the schema's
+ * `default` (a copy) when `value` is undefined and the rules fill defaults.
+ * @example
+ * ```ts
+ * const payload = applyShape(form, { removeFrom: 'closed', fillDefaults: true, resolveRef }, body)
+ * ```
+ */
+export function applyShape (schema: TSchema, rules: WalkRules, value: unknown): unknown {
+  const compiler = new WalkCompiler(rules)
+  if (value === undefined) return rules.fillDefaults ? compiler.defaultOf(schema) : undefined
+  compiler.walkOf(schema, true)?.(value)
+  return value
+}
+
+/** Compiles walks for one rules object (the caches are the rules object's). */
+class WalkCompiler {
+  private readonly compiled: Compiled
+
+  constructor (private readonly rules: WalkRules) {
+    let compiled = compiledByRules.get(rules)
+    if (compiled === undefined) {
+      compiled = { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() }
+      compiledByRules.set(rules, compiled)
+    }
+    this.compiled = compiled
+  }
+
+  /**
+   * `full`: the walk of data `schema` describes alone. Otherwise (an `allOf` member, or the union member of an
+   * object that declares fields of its own) only the walks of its values: which fields the object may have
+   * is decided where all the schemas describing it are known.
+   */
+  walkOf (schema: TSchema, full: boolean): ShapeWalk | null {
+    const cache = full ? this.compiled.full : this.compiled.nested
+    if (cache.has(schema)) return cache.get(schema) ?? null
+    // A schema reached again while it is compiled (a cycle of objects) adds nothing the first visit lacks.
+    cache.set(schema, null)
+    const walk = this.build(schema as SchemaObject, full)
+    cache.set(schema, walk)
+    return walk
+  }
+
+  /** The schema's `default` (a fresh copy), following `$ref`s. */
+  defaultOf (schema: TSchema, depth = 0): unknown {
+    const source = schema as SchemaObject
+    if (typeof source.$ref === 'string' && depth <= MAX_WALK_DEPTH) {
+      const target = this.rules.resolveRef?.(source.$ref)
+      return target === undefined ? undefined : this.defaultOf(target, depth + 1)
+    }
+    return 'default' in source ? structuredClone(source.default) : undefined
+  }
+
+  private shapeOf (schema: TSchema): Shape {
+    let shape = this.compiled.shapes.get(schema)
+    if (shape === undefined) {
+      shape = emptyShape()
+      addToShape(schema as SchemaObject, shape, this.rules.resolveRef)
+      this.compiled.shapes.set(schema, shape)
+    }
+    return shape
+  }
+
+  /** True when fields outside `shapes` can be removed: each says which fields there are and accepts no others. */
+  private removable (shapes: readonly Shape[]): boolean {
+    if (this.rules.removeFrom === 'rebuilt' && !shapes.some((shape) => shape.generated)) return false
+    return shapes.every((shape) => shape.declares && !shape.open)
+  }
+
+  private build (source: SchemaObject, full: boolean): ShapeWalk | null {
+    if (typeof source.$ref === 'string') return this.refWalk(source.$ref, full)
+    const parts: ShapeWalk[] = []
+    const shape = full && !isPureUnion(source) ? this.shapeOf(source as TSchema) : undefined
+    if (shape !== undefined && this.removable([shape])) parts.push((data) => { removeUndeclared(data, [shape]) })
+    parts.push(...this.valueWalks(source))
+    if (Array.isArray(source.allOf)) {
+      for (const member of source.allOf) {
+        const inner = isSchemaObject(member) ? this.walkOf(member as TSchema, false) : null
+        if (inner !== null) parts.push(inner)
+      }
+    }
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      const members = source[keyword]
+      const inner = Array.isArray(members) ? this.unionWalk(members, full && isPureUnion(source)) : null
+      if (inner !== null) parts.push(inner)
+    }
+    if (parts.length === 0) return null
+    if (parts.length === 1) return parts[0]
+    return (data, depth) => { for (const part of parts) part(data, depth) }
+  }
+
+  /** A `$ref` is walked as the schema it names (compiled on first use: schemas may refer to themselves). */
+  private refWalk (ref: string, full: boolean): ShapeWalk | null {
+    const target = this.rules.resolveRef?.(ref)
+    if (target === undefined) return null
+    let inner: ShapeWalk | null | undefined
+    return (data, depth = 0) => {
+      if (depth > MAX_WALK_DEPTH) return
+      inner ??= this.walkOf(target, full)
+      inner?.(data, depth + 1)
+    }
+  }
+
+  /** The walks of an object's property values (defaults included), record values and array items. */
+  private valueWalks (source: SchemaObject): ShapeWalk[] {
+    const parts: ShapeWalk[] = []
+    if (isSchemaObject(source.properties)) {
+      for (const [key, property] of Object.entries(source.properties)) {
+        if (!isSchemaObject(property)) continue
+        const inner = this.walkOf(property as TSchema, true)
+        const fallback = this.rules.fillDefaults ? this.defaultOf(property as TSchema) : undefined
+        if (fallback !== undefined) parts.push(propertyDefault(key, property as TSchema, this))
+        if (inner !== null) parts.push((data, depth = 0) => { if (isSchemaObject(data) && Object.hasOwn(data, key)) inner(data[key], depth + 1) })
+      }
+    }
+    const records = this.recordWalk(source)
+    if (records !== null) parts.push(records)
+    if (isSchemaObject(source.items)) {
+      const inner = this.walkOf(source.items as TSchema, true)
+      if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (const item of data) inner(item, depth + 1) })
+    }
+    return parts
+  }
+
+  /** The walk of the fields an object holds beyond its `properties`: `patternProperties` and `additionalProperties` values. */
+  private recordWalk (source: SchemaObject): ShapeWalk | null {
+    const properties = isSchemaObject(source.properties) ? source.properties : {}
+    const patterns = patternsOf(source).map(([regex, sub]) => [regex, this.walkOf(sub, true)] as const)
+    const extra = isSchemaObject(source.additionalProperties) ? this.walkOf(source.additionalProperties as TSchema, true) : null
+    if (extra === null && patterns.every(([, inner]) => inner === null)) return null
+    return (data, depth = 0) => {
+      if (!isSchemaObject(data)) return
+      for (const key of Object.keys(data)) {
+        if (Object.hasOwn(properties, key)) continue
+        const pattern = patterns.find(([regex]) => regex.test(key))
+        const inner = pattern === undefined ? extra : pattern[1]
+        inner?.(data[key], depth + 1)
+      }
+    }
+  }
+
+  /**
+   * The walk of a union: with the member the data belongs to, when exactly one plausibly matches. When several
+   * do, and the union alone describes the data (`full`), only the fields none of them declares are removed.
+   */
+  private unionWalk (members: unknown[], full: boolean): ShapeWalk | null {
+    const candidates: Candidate[] = members.filter(isSchemaObject).map((member) => ({
+      matches: compileMatcher(member as TSchema),
+      walk: this.walkOf(member as TSchema, full),
+      shape: this.shapeOf(member as TSchema)
+    }))
+    const filters = full && candidates.some((candidate) => this.removable([candidate.shape]))
+    if (!filters && candidates.every((candidate) => candidate.walk === null)) return null
+    return (data, depth) => {
+      // No list is made unless several members match (the rare case).
+      let chosen: Candidate | undefined
+      let several: Candidate[] | undefined
+      for (const candidate of candidates) {
+        if (!candidate.matches(data)) continue
+        if (chosen === undefined) chosen = candidate
+        else (several ??= [chosen]).push(candidate)
+      }
+      if (several === undefined) chosen?.walk?.(data, depth)
+      else if (filters) {
+        const shapes = several.map((candidate) => candidate.shape)
+        if (this.removable(shapes)) removeUndeclared(data, shapes)
+      }
+    }
+  }
+}
+
+/** A union member, with what it takes to tell whether data belongs to it and to walk that data. */
+interface Candidate {
+  readonly matches: Matcher
+  readonly walk: ShapeWalk | null
+  readonly shape: Shape
+}
+
+/** Gives `data[key]` the property's default (a fresh copy) when it is missing. */
+function propertyDefault (key: string, property: TSchema, compiler: WalkCompiler): ShapeWalk {
+  return (data) => {
+    // Own fields only: `data.__proto__` or `data.constructor` are never the data's own fields.
+    if (isSchemaObject(data) && (!Object.hasOwn(data, key) || data[key] === undefined)) setOwn(data, key, compiler.defaultOf(property))
+  }
+}
