@@ -34,7 +34,7 @@ export interface NamedValidator {
 
 function inferFields (fragment: SchemaObject): string[] {
   const fields = new Set<string>()
-  const collect = (node: unknown): void => {
+  const addFieldsOf = (node: unknown): void => {
     if (!isSchemaObject(node)) return
     if (Array.isArray(node.required)) for (const key of node.required) if (typeof key === 'string') fields.add(key)
     if (isSchemaObject(node.properties)) for (const key of Object.keys(node.properties)) fields.add(key)
@@ -44,13 +44,13 @@ function inferFields (fragment: SchemaObject): string[] {
         if (Array.isArray(list)) for (const item of list) if (typeof item === 'string') fields.add(item)
       }
     }
-    for (const keyword of ['if', 'then', 'else', 'not']) collect(node[keyword])
+    for (const keyword of ['if', 'then', 'else', 'not']) addFieldsOf(node[keyword])
     for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
       const list = node[keyword]
-      if (Array.isArray(list)) list.forEach(collect)
+      if (Array.isArray(list)) list.forEach(addFieldsOf)
     }
   }
-  collect(fragment)
+  addFieldsOf(fragment)
   return [...fields]
 }
 

@@ -30,13 +30,13 @@ export class ChangelogModels {
       ...webhooks.list().map((webhook) => webhook.body)
     ].filter((schema): schema is TSchema => schema !== undefined)
     const seen = new Set<TSchema>()
-    const collect = (schema: TSchema): void => {
+    const addNamedSchemas = (schema: TSchema): void => {
       if (seen.has(schema)) return
       seen.add(schema)
       if (nameOf(schema) !== undefined) this.named.add(schema)
-      forEachSubschema(schema, collect)
+      forEachSubschema(schema, addNamedSchemas)
     }
-    for (const root of roots) collect(root)
+    for (const root of roots) addNamedSchemas(root)
   }
 
   /**

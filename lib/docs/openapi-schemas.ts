@@ -112,8 +112,8 @@ export function pruneComponents (document: Record<string, Json>): void {
   if (components === undefined) return
   const used = new Set<string>()
   const queue: Json[] = [document.paths, document.webhooks]
-  const collect = (value: Json): void => {
-    if (Array.isArray(value)) { value.forEach(collect); return }
+  const markReferencedComponents = (value: Json): void => {
+    if (Array.isArray(value)) { value.forEach(markReferencedComponents); return }
     if (typeof value !== 'object' || value === null) return
     const ref = (value as Record<string, Json>).$ref
     if (typeof ref === 'string' && ref.startsWith(COMPONENTS)) {
@@ -123,8 +123,8 @@ export function pruneComponents (document: Record<string, Json>): void {
         queue.push(components[name])
       }
     }
-    for (const item of Object.values(value)) collect(item)
+    for (const item of Object.values(value)) markReferencedComponents(item)
   }
-  while (queue.length > 0) collect(queue.shift())
+  while (queue.length > 0) markReferencedComponents(queue.shift())
   for (const name of Object.keys(components)) if (!used.has(name)) delete components[name]
 }

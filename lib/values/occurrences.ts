@@ -9,6 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { compileMatcher } from './union-matchers'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -31,72 +32,6 @@ export interface CollectorTarget {
 }
 
 const PENDING = Symbol('pending')
-
-/** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
-export type Matcher = (value: unknown) => boolean
-
-const matchers = new WeakMap<TSchema, Matcher>()
-
-/**
- * True when `value` plausibly belongs to the union member `schema`: its type, `const`, `enum`, required
- * properties and `const` discriminators agree. Extra properties are allowed (HEAD data carries fields
- * older versions lack).
- */
-export function plausiblyMatches (schema: TSchema, value: unknown): boolean {
-  return compileMatcher(schema)(value)
-}
-
-/** The matcher of {@link plausiblyMatches} for `schema`, compiled on first use and cached per schema. */
-export function compileMatcher (schema: TSchema): Matcher {
-  let matcher = matchers.get(schema)
-  if (matcher === undefined) {
-    matcher = buildMatcher(schema as SchemaObject)
-    matchers.set(schema, matcher)
-  }
-  return matcher
-}
-
-function buildMatcher (source: SchemaObject): Matcher {
-  if ('const' in source) {
-    const expected = source.const
-    return (value) => value === expected
-  }
-  if (Array.isArray(source.enum)) {
-    const allowed: unknown[] = source.enum
-    return (value) => allowed.includes(value)
-  }
-  if (Array.isArray(source.anyOf) || Array.isArray(source.oneOf)) {
-    const members = ((Array.isArray(source.anyOf) ? source.anyOf : source.oneOf) as unknown[]).filter(isSchemaObject).map((member) => compileMatcher(member as TSchema))
-    return (value) => members.some((member) => member(value))
-  }
-  const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
-  // A `required` that is not a list of strings matches no object (as before compilation).
-  const required = Array.isArray(source.required) ? source.required as unknown[] : []
-  const discriminators = isSchemaObject(source.properties)
-    ? Object.entries(source.properties).filter(([, property]) => isSchemaObject(property) && 'const' in property)
-      .map(([key, property]) => [key, (property as SchemaObject).const] as const)
-    : []
-  return (value) => {
-    if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
-    if (!isSchemaObject(value)) return true
-    for (const key of required) if (typeof key !== 'string' || !(key in value)) return false
-    for (const [key, expected] of discriminators) if (key in value && value[key] !== expected) return false
-    return true
-  }
-}
-
-function typeMatches (type: string, value: unknown): boolean {
-  switch (type) {
-    case 'object': return isSchemaObject(value)
-    case 'array': return Array.isArray(value)
-    case 'null': return value === null
-    case 'integer': return Number.isInteger(value)
-    case 'number': return typeof value === 'number'
-    case 'string': return typeof value === 'string'
-    case 'boolean': return typeof value === 'boolean'
-    default: return true
-  }
-}
 
 /**
  * A compiled schema node: `expand` lists, in order, the walks its data needs (nested values, and members
@@ -135,14 +70,34 @@ function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence
  * cannot occur there. Collectors of the same (root, target) are cached by the caller.
  */
 export function compileCollector (root: TSchema, target: CollectorTarget): Collector | null {
-  const memo = new Map<TSchema, Walk | null | typeof PENDING>()
-  // Nodes that are the target and hold nothing to walk.
-  const leaves = new Set<Walk>()
+  const compiler = new CollectorCompiler(target)
+  const walk = compiler.build(root)
+  if (walk === null) return null
+  if (compiler.isLeaf(walk)) {
+    return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
+  }
+  return (holder, key, out) => { walkData(walk, holder, key, out) }
+}
 
-  const build = (node: TSchema): Walk | null => {
-    const known = memo.get(node)
+type Expand = Walk['expand']
+
+/** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
+class CollectorCompiler {
+  private readonly memo = new Map<TSchema, Walk | null | typeof PENDING>()
+  // Nodes that are the target and hold nothing to walk.
+  private readonly leaves = new Set<Walk>()
+
+  constructor (private readonly target: CollectorTarget) {}
+
+  isLeaf (walk: Walk): boolean {
+    return this.leaves.has(walk)
+  }
+
+  build (node: TSchema): Walk | null {
+    const known = this.memo.get(node)
     if (known === PENDING) {
       // A schema containing itself (through $ref): look it up when the data is walked.
+      const memo = this.memo
       return {
         self: false,
         expand: (holder, key, next) => {
@@ -152,101 +107,27 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
       }
     }
     if (known !== undefined) return known
-    memo.set(node, PENDING)
-    const walk = compileNode(node)
-    memo.set(node, walk)
+    this.memo.set(node, PENDING)
+    const walk = this.compileNode(node)
+    this.memo.set(node, walk)
     return walk
   }
 
-  const compileNode = (node: TSchema): Walk | null => {
+  private buildMember (schema: unknown): Walk | null {
+    return isSchemaObject(schema) ? this.build(schema as TSchema) : null
+  }
+
+  private compileNode (node: TSchema): Walk | null {
     const source = node as SchemaObject
-    const parts: Array<Walk['expand']> = []
-    if (typeof source.$ref === 'string') {
-      const referenced = target.resolveRef(source.$ref)
-      const inner = referenced === undefined ? null : build(referenced)
-      if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
-    }
-    if (isSchemaObject(source.properties)) {
-      for (const [property, schema] of Object.entries(source.properties)) {
-        const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
-        if (inner === null) continue
-        parts.push((holder, key, next) => {
-          const value = holder[key]
-          if (isSchemaObject(value) && Object.hasOwn(value, property) && value[property] !== undefined) next.push([inner, value, property])
-        })
-      }
-    }
-    const named = isSchemaObject(source.properties) ? new Set(Object.keys(source.properties)) : new Set<string>()
-    const patterns = isSchemaObject(source.patternProperties) ? Object.entries(source.patternProperties) : []
-    for (const [pattern, schema] of patterns) {
-      const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
-      if (inner === null) continue
-      const regex = new RegExp(pattern, 'u')
-      parts.push((holder, key, next) => {
-        const value = holder[key]
-        if (!isSchemaObject(value)) return
-        for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) next.push([inner, value, name])
-      })
-    }
-    if (isSchemaObject(source.additionalProperties)) {
-      const inner = build(source.additionalProperties as TSchema)
-      const regexes = patterns.map(([pattern]) => new RegExp(pattern, 'u'))
-      if (inner !== null) {
-        parts.push((holder, key, next) => {
-          const value = holder[key]
-          if (!isSchemaObject(value)) return
-          for (const name of Object.keys(value)) {
-            if (!named.has(name) && !regexes.some((regex) => regex.test(name))) next.push([inner, value, name])
-          }
-        })
-      }
-    }
-    const tuple = Array.isArray(source.prefixItems) ? source.prefixItems : Array.isArray(source.items) ? source.items : undefined
-    if (tuple !== undefined) {
-      tuple.forEach((schema, index) => {
-        const inner = isSchemaObject(schema) ? build(schema as TSchema) : null
-        if (inner === null) return
-        parts.push((holder, key, next) => {
-          const value = holder[key]
-          if (Array.isArray(value) && index < value.length) next.push([inner, value as unknown as Holder, index])
-        })
-      })
-    }
-    if (isSchemaObject(source.items)) {
-      const inner = build(source.items as TSchema)
-      const from = Array.isArray(source.prefixItems) ? source.prefixItems.length : 0
-      if (inner !== null) {
-        parts.push((holder, key, next) => {
-          const value = holder[key]
-          if (!Array.isArray(value)) return
-          for (let index = from; index < value.length; index++) next.push([inner, value as unknown as Holder, index])
-        })
-      }
-    }
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const members = source[keyword]
-      if (!Array.isArray(members)) continue
-      const candidates = members
-        .filter(isSchemaObject)
-        .map((member) => ({ matches: compileMatcher(member as TSchema), inner: build(member as TSchema) }))
-      if (!candidates.some((candidate) => candidate.inner !== null)) continue
-      parts.push((holder, key, next) => {
-        const value = holder[key]
-        const chosen = candidates.find((candidate) => candidate.matches(value))
-        if (chosen?.inner != null) next.push([chosen.inner, holder, key])
-      })
-    }
-    if (Array.isArray(source.allOf)) {
-      for (const member of source.allOf) {
-        const inner = isSchemaObject(member) ? build(member as TSchema) : null
-        if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
-      }
-    }
-    const self = target.isTarget(node)
+    const parts: Expand[] = [
+      ...this.refParts(source), ...this.propertyParts(source), ...this.recordParts(source),
+      ...this.arrayParts(source), ...this.unionParts(source), ...this.allOfParts(source)
+    ]
+    const self = this.target.isTarget(node)
     if (parts.length === 0 && !self) return null
     if (parts.length === 0) {
       const leaf: Walk = { self, expand: () => {} }
-      leaves.add(leaf)
+      this.leaves.add(leaf)
       return leaf
     }
     return {
@@ -257,10 +138,109 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
     }
   }
 
-  const walk = build(root)
-  if (walk === null) return null
-  if (leaves.has(walk)) {
-    return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
+  /** A `$ref`: the data is walked as the schema it names. */
+  private refParts (source: SchemaObject): Expand[] {
+    if (typeof source.$ref !== 'string') return []
+    const referenced = this.target.resolveRef(source.$ref)
+    const inner = referenced === undefined ? null : this.build(referenced)
+    return inner === null ? [] : [(holder, key, next) => { next.push([inner, holder, key]) }]
   }
-  return (holder, key, out) => { walkData(walk, holder, key, out) }
+
+  /** The values of an object's `properties`. */
+  private propertyParts (source: SchemaObject): Expand[] {
+    if (!isSchemaObject(source.properties)) return []
+    const parts: Expand[] = []
+    for (const [property, schema] of Object.entries(source.properties)) {
+      const inner = this.buildMember(schema)
+      if (inner === null) continue
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        if (isSchemaObject(value) && Object.hasOwn(value, property) && value[property] !== undefined) next.push([inner, value, property])
+      })
+    }
+    return parts
+  }
+
+  /** The values of the fields an object holds beyond its `properties`: `patternProperties`, `additionalProperties`. */
+  private recordParts (source: SchemaObject): Expand[] {
+    const parts: Expand[] = []
+    const named = isSchemaObject(source.properties) ? new Set(Object.keys(source.properties)) : new Set<string>()
+    const patterns = isSchemaObject(source.patternProperties) ? Object.entries(source.patternProperties) : []
+    for (const [pattern, schema] of patterns) {
+      const inner = this.buildMember(schema)
+      if (inner === null) continue
+      const regex = new RegExp(pattern, 'u')
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        if (!isSchemaObject(value)) return
+        for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) next.push([inner, value, name])
+      })
+    }
+    const inner = this.buildMember(source.additionalProperties)
+    if (inner !== null) {
+      const regexes = patterns.map(([pattern]) => new RegExp(pattern, 'u'))
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        if (!isSchemaObject(value)) return
+        for (const name of Object.keys(value)) {
+          if (!named.has(name) && !regexes.some((regex) => regex.test(name))) next.push([inner, value, name])
+        }
+      })
+    }
+    return parts
+  }
+
+  /** Array items: tuple positions (`prefixItems`, or `items` as a list), then the items after them. */
+  private arrayParts (source: SchemaObject): Expand[] {
+    const parts: Expand[] = []
+    const tuple = Array.isArray(source.prefixItems) ? source.prefixItems : Array.isArray(source.items) ? source.items : []
+    tuple.forEach((schema, index) => {
+      const inner = this.buildMember(schema)
+      if (inner === null) return
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        if (Array.isArray(value) && index < value.length) next.push([inner, value as unknown as Holder, index])
+      })
+    })
+    const inner = this.buildMember(source.items)
+    if (inner !== null) {
+      const from = Array.isArray(source.prefixItems) ? source.prefixItems.length : 0
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        if (!Array.isArray(value)) return
+        for (let index = from; index < value.length; index++) next.push([inner, value as unknown as Holder, index])
+      })
+    }
+    return parts
+  }
+
+  /** A union: the data is walked as the first member it plausibly belongs to. */
+  private unionParts (source: SchemaObject): Expand[] {
+    const parts: Expand[] = []
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      const members = source[keyword]
+      if (!Array.isArray(members)) continue
+      const candidates = members
+        .filter(isSchemaObject)
+        .map((member) => ({ matches: compileMatcher(member as TSchema), inner: this.build(member as TSchema) }))
+      if (!candidates.some((candidate) => candidate.inner !== null)) continue
+      parts.push((holder, key, next) => {
+        const value = holder[key]
+        const chosen = candidates.find((candidate) => candidate.matches(value))
+        if (chosen?.inner != null) next.push([chosen.inner, holder, key])
+      })
+    }
+    return parts
+  }
+
+  /** An intersection: the data is walked as each member. */
+  private allOfParts (source: SchemaObject): Expand[] {
+    if (!Array.isArray(source.allOf)) return []
+    const parts: Expand[] = []
+    for (const member of source.allOf) {
+      const inner = this.buildMember(member)
+      if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
+    }
+    return parts
+  }
 }

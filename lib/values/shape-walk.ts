@@ -21,7 +21,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileMatcher, type Matcher } from './occurrences'
+import { compileMatcher, type Matcher } from './union-matchers'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import {

@@ -1,0 +1,244 @@
+/**
+ * Comparing one version's saved OpenAPI document with its current one, for `check`. The diff itself is
+ * `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules); this module names each change as the operation, the
+ * place and the kind, pairs a removed field with an added field of the same schema as a rename, and decides
+ * which side breaks: what a client sends (parameters, request bodies) breaks when it narrows, what it receives
+ * (responses) when fields, statuses or guarantees go away.
+ * @module
+ */
+import type { apiCompare as ApiCompare } from 'api-smart-diff'
+import { isDeepStrictEqual } from 'node:util'
+import {
+  actionWord, at, change, dataPointer, escapePointer, METHODS, placeOf, TEXT_KEYS, withoutText,
+  type DocumentChange, type JsonPath, type Place, type RawDiff
+} from './document-places'
+
+let apiCompare: typeof ApiCompare | undefined
+
+/** `api-smart-diff`'s `apiCompare`, loaded on first use (applications that never run a check do not load it). */
+function loadCompare (): typeof ApiCompare {
+  apiCompare ??= (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
+  return apiCompare
+}
+
+/** Removed fields paired with added fields of the same schema (same parent, same schema but for text). */
+interface Renames {
+  /** The removal of a renamed field, and the field's new name. */
+  readonly renamed: Map<RawDiff, string>
+  /** The names (old and new) of renamed fields, by parent schema path. */
+  readonly names: Map<string, Set<string>>
+  /** The additions that are the other half of a rename (not reported on their own). */
+  readonly handled: Set<RawDiff>
+}
+
+/** One comparison in progress: what it compares, and the changes found so far (each text once). */
+interface Comparison {
+  readonly version: string
+  readonly saved: unknown
+  readonly current: unknown
+  readonly renames: Renames
+  readonly result: DocumentChange[]
+}
+
+function add (comparison: Comparison, operation: string, place: string, kind: string, breaking: boolean): void {
+  const made = change(comparison.version, operation, place, kind, breaking)
+  if (!comparison.result.some((known) => known.text === made.text)) comparison.result.push(made)
+}
+
+/**
+ * Compares one version's saved document with its current one.
+ * @example
+ * ```ts
+ * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
+ * const breaks = changes.filter((change) => change.breaking)
+ * ```
+ */
+export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  const { diffs } = loadCompare()(saved as object, current as object) as { diffs: RawDiff[] }
+  const comparison: Comparison = { version, saved, current, renames: pairRenames(diffs), result: [] }
+  for (const diff of diffs) {
+    if (comparison.renames.handled.has(diff)) continue
+    const root = diff.path[0]
+    if (root === 'paths' || root === 'webhooks') classify(comparison, diff)
+  }
+  return comparison.result
+}
+
+/** Pairs each removed property with an added property of the same parent and the same schema (text aside). */
+function pairRenames (diffs: readonly RawDiff[]): Renames {
+  type Property = { name: string, schema: unknown, diff: RawDiff }
+  const removedProperties = new Map<string, Property[]>()
+  const addedProperties = new Map<string, Property[]>()
+  for (const diff of diffs) {
+    const path = diff.path
+    if (path[path.length - 2] === 'properties' && (diff.action === 'remove' || diff.action === 'add')) {
+      const parent = JSON.stringify(path.slice(0, -2))
+      const map = diff.action === 'remove' ? removedProperties : addedProperties
+      const list = map.get(parent) ?? []
+      list.push({ name: String(path[path.length - 1]), schema: diff.action === 'remove' ? diff.before : diff.after, diff })
+      map.set(parent, list)
+    }
+  }
+  const renames: Renames = { renamed: new Map(), names: new Map(), handled: new Set() }
+  for (const [parent, removed] of removedProperties) {
+    const added = [...(addedProperties.get(parent) ?? [])]
+    for (const entry of removed) {
+      const match = added.findIndex((candidate) => isDeepStrictEqual(withoutText(candidate.schema), withoutText(entry.schema)))
+      if (match === -1) continue
+      renames.renamed.set(entry.diff, added[match].name)
+      renames.handled.add(added[match].diff)
+      const names = renames.names.get(parent) ?? new Set()
+      names.add(entry.name)
+      names.add(added[match].name)
+      renames.names.set(parent, names)
+      added.splice(match, 1)
+    }
+  }
+  return renames
+}
+
+function operationName (root: string | number, method: string, path: string | number): string {
+  return root === 'paths' ? `${method.toUpperCase()} ${String(path)}` : `webhook ${String(path)}`
+}
+
+/** Reports one difference under `paths` or `webhooks`. */
+function classify (comparison: Comparison, diff: RawDiff): void {
+  const path = diff.path
+  const root = path[0]
+  if (path.length === 2) {
+    // A whole path item (or webhook) added or removed: one line per operation.
+    const item = (diff.action === 'remove' ? diff.before : diff.after) as Record<string, unknown> | undefined
+    const methods = Object.keys(item ?? {}).filter((key) => METHODS.has(key))
+    for (const method of methods) endpointChange(comparison, diff, operationName(root, method, path[1]))
+    return
+  }
+  const method = String(path[2])
+  if (!METHODS.has(method)) {
+    // Path-level parameters, summary…: classified by the library.
+    add(comparison, root === 'paths' ? String(path[1]) : `webhook ${String(path[1])}`, path.slice(2).join('/'), `${diff.action} (${diff.type})`, diff.type === 'breaking')
+    return
+  }
+  const operation = operationName(root, method, path[1])
+  if (path.length === 3) {
+    endpointChange(comparison, diff, operation)
+    return
+  }
+  const place = placeOf(path.slice(3), comparison.current, comparison.saved, path.slice(0, 3))
+  if (!classifyOperationPart(comparison, diff, operation, place)) classifySchemaChange(comparison, diff, operation, place)
+}
+
+function endpointChange (comparison: Comparison, diff: RawDiff, operation: string): void {
+  if (diff.action === 'remove') add(comparison, operation, '', 'endpoint removed', true)
+  else if (diff.action === 'add') add(comparison, operation, '', 'new endpoint', false)
+}
+
+/**
+ * Reports a change of a whole parameter, response or request body, of whether one is required, of the
+ * operation itself, or outside any schema. False when the change is inside a schema.
+ */
+function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation: string, place: Place): boolean {
+  const rest = place.rest
+  const report = (kind: string, breaking: boolean, where = place.place): true => {
+    add(comparison, operation, where, kind, breaking)
+    return true
+  }
+  if (rest[0] === 'parameters' && rest.length === 2) {
+    const parameter = (diff.action === 'remove' ? diff.before : diff.after) as { required?: boolean } | undefined
+    if (diff.action === 'remove') return report('removed', true)
+    if (diff.action === 'add') return report(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
+    return report('changed', diff.type === 'breaking')
+  }
+  if (rest[0] === 'parameters' && rest[2] === 'required' && rest.length === 3) {
+    const now = diff.after === true
+    return report(now ? 'became required' : 'became optional', now)
+  }
+  if (rest[0] === 'responses' && rest.length === 2) {
+    if (diff.action === 'remove') report('status removed', true)
+    else if (diff.action === 'add') report('new status', false)
+    return true
+  }
+  if (rest[0] === 'requestBody' && rest.length === 1) {
+    const required = (diff.after as { required?: boolean } | undefined)?.required === true
+    if (diff.action === 'remove') report('removed', true)
+    else if (diff.action === 'add') report(required ? 'became required' : 'new optional body', required)
+    return true
+  }
+  if (rest[0] === 'requestBody' && rest[1] === 'required' && rest.length === 2) return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
+  if (place.side === 'operation') {
+    if (TEXT_KEYS.has(String(rest[0]))) return report(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
+    return report(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
+  }
+  if (place.schemaPath.length === 0) {
+    // Media types, headers of responses, descriptions of a response or parameter.
+    const key = String(rest[rest.length - 1])
+    if (TEXT_KEYS.has(key)) return report(`${key} ${actionWord(diff)} (text)`, false)
+    return report(`${diff.action} (${diff.type})`, diff.type === 'breaking',
+      `${place.place} ${rest.slice(rest[0] === 'responses' || rest[0] === 'parameters' ? 2 : 1).join('/')}`.trim())
+  }
+  return false
+}
+
+/** Reports a change inside a request or response schema: fields, `required`, types, enum members, text. */
+function classifySchemaChange (comparison: Comparison, diff: RawDiff, operation: string, place: Place): void {
+  const path = diff.path
+  const request = place.side === 'request'
+  const { pointer, keyword } = dataPointer(place.schemaPath)
+  const where = `${place.place} ${pointer === '' ? '/' : pointer}`
+  const key = String(keyword[0] ?? '')
+  if (path[path.length - 2] === 'properties') {
+    if (diff.action === 'remove') {
+      const to = comparison.renames.renamed.get(diff)
+      add(comparison, operation, where, to === undefined ? 'removed' : `renamed to ${to}`, true)
+    } else if (diff.action === 'add') {
+      const parentSchema = at(comparison.current, path.slice(0, path.length - 2)) as { required?: unknown } | undefined
+      const required = Array.isArray(parentSchema?.required) && parentSchema.required.includes(String(path[path.length - 1]))
+      if (request) add(comparison, operation, where, required ? 'new required field' : 'new optional field', required)
+      else add(comparison, operation, where, 'new field', false)
+    }
+    return
+  }
+  if (key === 'required' && keyword.length <= 2) {
+    requiredChanges(comparison, diff, operation, place, { pointer, keyword })
+    return
+  }
+  if (key === 'type' || key === 'const' || key === 'format' || key === '$ref') {
+    add(comparison, operation, where, key === 'format' ? 'format changed' : 'type changed', true)
+    return
+  }
+  const value = diff.action === 'remove' ? diff.before : diff.after
+  const member = (key === 'enum') || ((key === 'anyOf' || key === 'oneOf') && keyword.length === 2 &&
+    typeof value === 'object' && 'const' in (value as object))
+  if (member && keyword.length === 2) {
+    if (diff.action === 'remove') add(comparison, operation, where, 'enum member removed', request)
+    else if (diff.action === 'add') add(comparison, operation, where, 'enum member added', !request)
+    else add(comparison, operation, where, 'enum member changed', true)
+    return
+  }
+  if (TEXT_KEYS.has(key)) add(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
+  else add(comparison, operation, where, `${keyword.join('/')} ${actionWord(diff)}`, diff.type === 'breaking')
+}
+
+/** Reports the fields a change of `required` made required or optional (renamed, added or removed ones aside). */
+function requiredChanges (comparison: Comparison, diff: RawDiff, operation: string, place: Place, location: { pointer: string, keyword: JsonPath }): void {
+  const { pointer, keyword } = location
+  const parentPath = diff.path.slice(0, keyword.length === 2 ? -2 : -1)
+  const names = comparison.renames.names.get(JSON.stringify(parentPath))
+  const entries: Array<[string, boolean]> = []
+  if (keyword.length === 1) {
+    const before = Array.isArray(diff.before) ? diff.before as unknown[] : []
+    const after = Array.isArray(diff.after) ? diff.after as unknown[] : []
+    for (const name of after) if (!before.includes(name)) entries.push([String(name), true])
+    for (const name of before) if (!after.includes(name)) entries.push([String(name), false])
+  } else {
+    if ((diff.action === 'add' || diff.action === 'replace') && typeof diff.after === 'string') entries.push([diff.after, true])
+    if ((diff.action === 'remove' || diff.action === 'replace') && typeof diff.before === 'string') entries.push([diff.before, false])
+  }
+  for (const [name, becameRequired] of entries) {
+    // A field removed, renamed or added is reported once, as such.
+    if (names?.has(name) === true) continue
+    if (at(comparison.current, [...parentPath, 'properties', name]) === undefined && !becameRequired) continue
+    if (at(comparison.saved, [...parentPath, 'properties', name]) === undefined && becameRequired) continue
+    add(comparison, operation, `${place.place} ${pointer}/${escapePointer(name)}`, becameRequired ? 'became required' : 'became optional',
+      place.side === 'request' ? becameRequired : !becameRequired)
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Telling which union member data plausibly belongs to, before it is valid for any: a converter's changes or a
+ * HEAD field may make data fail every member, yet it still has to be walked as the member it was meant for.
+ * Used by the occurrence collectors and the shape walk.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+
+/** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
+export type Matcher = (value: unknown) => boolean
+
+const matchers = new WeakMap<TSchema, Matcher>()
+
+/**
+ * The matcher of the union member `schema`, compiled on first use and cached per schema: true when a value's
+ * type, `const`, `enum`, required properties and `const` discriminators agree. Extra properties are allowed
+ * (HEAD data carries fields older versions lack).
+ * @example
+ * ```ts
+ * const member = members.find((schema) => compileMatcher(schema)(body))
+ * ```
+ */
+export function compileMatcher (schema: TSchema): Matcher {
+  let matcher = matchers.get(schema)
+  if (matcher === undefined) {
+    matcher = buildMatcher(schema as SchemaObject)
+    matchers.set(schema, matcher)
+  }
+  return matcher
+}
+
+function buildMatcher (source: SchemaObject): Matcher {
+  if ('const' in source) {
+    const expected = source.const
+    return (value) => value === expected
+  }
+  if (Array.isArray(source.enum)) {
+    const allowed: unknown[] = source.enum
+    return (value) => allowed.includes(value)
+  }
+  if (Array.isArray(source.anyOf) || Array.isArray(source.oneOf)) {
+    const members = ((Array.isArray(source.anyOf) ? source.anyOf : source.oneOf) as unknown[]).filter(isSchemaObject).map((member) => compileMatcher(member as TSchema))
+    return (value) => members.some((member) => member(value))
+  }
+  const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
+  // A `required` that is not a list of strings matches no object (as before compilation).
+  const required = Array.isArray(source.required) ? source.required as unknown[] : []
+  const discriminators = isSchemaObject(source.properties)
+    ? Object.entries(source.properties).filter(([, property]) => isSchemaObject(property) && 'const' in property)
+      .map(([key, property]) => [key, (property as SchemaObject).const] as const)
+    : []
+  return (value) => {
+    if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
+    if (!isSchemaObject(value)) return true
+    for (const key of required) if (typeof key !== 'string' || !Object.hasOwn(value, key)) return false
+    for (const [key, expected] of discriminators) if (Object.hasOwn(value, key) && value[key] !== expected) return false
+    return true
+  }
+}
+
+function typeMatches (type: string, value: unknown): boolean {
+  switch (type) {
+    case 'object': return isSchemaObject(value)
+    case 'array': return Array.isArray(value)
+    case 'null': return value === null
+    case 'integer': return Number.isInteger(value)
+    case 'number': return typeof value === 'number'
+    case 'string': return typeof value === 'string'
+    case 'boolean': return typeof value === 'boolean'
+    default: return true
+  }
+}
