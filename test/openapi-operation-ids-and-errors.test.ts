@@ -5,9 +5,10 @@
  * and 404 as shared component responses whose schema the real answers match.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, fastifyVersioner, HeadVersion, Version, VersionBundle, VersionChange, versioned, type FastifyVersionerOptions } from '../plugin'
+import { endpoint, HeadVersion, Version, VersionBundle, VersionChange, type FastifyVersionerOptions } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 import { assertDocumentsValid, bodyChecker, documentOf, operationsOf, responseSchemaOf } from './helpers/openapi-documents'
 
 const Item = Type.Object({ id: Type.String(), name: Type.String({ minLength: 1 }) }, { $id: 'Item' })
@@ -29,14 +30,8 @@ function bundle (): VersionBundle {
   return new VersionBundle(new HeadVersion(), new Version('2002-01-01', AddExport), new Version('2001-01-01', RenameItemsPath), new Version('2000-01-01'))
 }
 
-async function itemsApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: bundle(),
-    ...options
-  })
-  await app.register(versioned(async (api) => {
+async function itemsApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => [])
     api.post('/items', { schema: { body: Item, response: { 201: Item } } }, async (request, reply) => reply.code(201).send(request.body))
     api.get('/items/:itemId', { schema: { params: Type.Object({ itemId: Type.String() }), response: { 200: Item } } }, async (request) =>
@@ -48,7 +43,7 @@ async function itemsApp (t: { teardown: (fn: () => unknown) => void }, options: 
     api.get('/files/*', async () => 'file')
     api.get('/', { schema: { response: { 400: Type.Object({ problem: Type.String() }) } } }, async () => undefined)
     api.get('/ranges/:from-:to', async () => 'range')
-  }))
+  }, { versioner: options })
   await app.ready()
   return app
 }

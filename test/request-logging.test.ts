@@ -6,8 +6,9 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
-import { fastifyVersioner, schema, VersionPicker, versioned, type FastifyVersionerOptions } from '../plugin'
+import { fastifyVersioner, schema, VersionPicker, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
+import { versionedApp, type Teardown } from './helpers/apps'
 import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
 import { changeClass } from './helpers/version-changes'
 
@@ -20,20 +21,16 @@ function bundle () {
   return bundleOf(DATES, { '2001-01-01': [changeClass('AddSize', [schema(Thing).field('size').didntExist])] })
 }
 
-async function loggedApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {},
+async function loggedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {},
   setup: (app: FastifyInstance) => void = () => {}) {
   const lines: LogLine[] = []
   const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
-  const app = Fastify({ logger: { level: 'info', stream } })
-  t.teardown(() => app.close())
-  setup(app)
-  await app.register(fastifyVersioner, { versions: bundle(), ...options })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
       request.log.info('handler ran')
       return request.body
     })
-  }), { prefix: '/api' })
+  }, { fastify: { logger: { level: 'info', stream } }, beforeVersioner: setup, versioner: options, prefix: '/api' })
   app.get('/health', async (request) => { request.log.info('health'); return { ok: true } })
   await app.ready()
   return { app, lines }
