@@ -92,17 +92,7 @@ interface ShopOptions {
 
 /** A fresh shop application, ready. */
 async function shop (t: Teardown, options: ShopOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: shopBundle(options.lifecycle),
-    openapi: {
-      info: { title: 'Shop', description: 'A small shop.' },
-      tags: [{ name: 'products' }, { name: 'reviews' }, { name: 'legacy' }, { name: 'checkout' }, { name: 'never-used' }]
-    },
-    ...options.versioner
-  })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, shopBundle(options.lifecycle), async (api) => {
     api.post('/products', {
       schema: {
         summary: 'Create a product',
@@ -123,7 +113,15 @@ async function shop (t: Teardown, options: ShopOptions = {}): Promise<FastifyIns
       schema: { summary: 'List reviews', tags: ['reviews'], params: ProductParams, response: { 200: Type.Array(Review) } }
     }, async () => [{ stars: 5 }])
     api.post('/checkout', { schema: { tags: ['checkout'], response: { 200: Receipt } } }, async () => ({ total: 3 }))
-  }))
+  }, {
+    versioner: {
+      openapi: {
+        info: { title: 'Shop', description: 'A small shop.' },
+        tags: [{ name: 'products' }, { name: 'reviews' }, { name: 'legacy' }, { name: 'checkout' }, { name: 'never-used' }]
+      },
+      ...options.versioner
+    }
+  })
   if (options.health !== false) app.get('/health', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
   options.before?.(app)
   await app.ready()
