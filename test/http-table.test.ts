@@ -11,7 +11,8 @@ import { versions as exampleVersions } from '../examples/users/versions'
 import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../plugin'
 import { changeClass } from './helpers/version-changes'
 import { versionedApp } from './helpers/apps'
-import { bundleOf, DATES, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { bundleOf, DATES, getWith, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { Type } from '@sinclair/typebox'
 
 async function example (t: { teardown: (fn: () => unknown) => void }): Promise<FastifyInstance> {

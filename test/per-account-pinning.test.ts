@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
 import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
-import { bundleOf, DATES, jsonOf, listen } from './helpers/http-apps'
+import { bundleOf, DATES, listen } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 /** A fake account store: API key → pinned version, answered asynchronously; some keys make it fail. */

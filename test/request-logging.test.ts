@@ -9,7 +9,8 @@ import { Writable } from 'node:stream'
 import { fastifyVersioner, schema, VersionPicker, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
 import { versionedApp, type Teardown } from './helpers/apps'
-import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
+import { bundleOf, DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 interface LogLine { level: number, msg: string, reqId?: string, apiVersion?: string, [key: string]: unknown }

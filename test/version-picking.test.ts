@@ -10,7 +10,8 @@ import {
   type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { bundleOf, DATES, getWith, jsonOf, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 const echoRoute = versioned(async (api) => {

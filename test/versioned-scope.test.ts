@@ -7,9 +7,8 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { endpoint, VersionPicker, versioned } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import {
-  bundleOf, DATES, getWith, jsonOf, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES
-} from './helpers/http-apps'
+import { bundleOf, DATES, getWith, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 /** A bundle of DATES where `GET /a/b/v/deep/x` (nested two plugins deep) was added in 2001-01-01. */

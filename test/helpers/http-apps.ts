@@ -21,15 +21,6 @@ export function bundleOf (values: readonly string[], changes: Record<string, Ver
   return new VersionBundle(new HeadVersion(), ...values.map((value) => new Version(value, ...(changes[value] ?? []))))
 }
 
-/** The parsed JSON body of a response (`undefined` when it is not JSON). */
-export function jsonOf (response: { body: string }): any {
-  try {
-    return JSON.parse(response.body)
-  } catch {
-    return undefined
-  }
-}
-
 /** GETs `url` with the version header `version` (none when `undefined`). */
 export function getWith (app: FastifyInstance, url: string, version?: string, header = 'x-api-version'): Promise<LightMyRequestResponse> {
   return app.inject({ method: 'GET', url, headers: version === undefined ? {} : { [header]: version } })
