@@ -426,6 +426,7 @@ test('locally served assets: bundle, preset, CSS and favicon answer 200 with the
     const html = (await page(app, url)).body
     const assets = [...scriptSources(html), linkHref(html, 'stylesheet'), linkHref(html, 'icon')]
       .filter((asset): asset is string => asset !== undefined)
+    t.ok(assets.length > 0, `${url}: the page references assets to check`)
     for (const asset of assets) {
       t.notMatch(asset, /^[a-z]+:/i, `${url}: ${asset} is local`)
       t.equal((await page(app, asset)).statusCode, 200, `${url}: ${asset} answers`)

@@ -236,7 +236,9 @@ test('the version header parameter: enum [V] and default V, date format, title a
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {
     const document = documentOf(titled, version)
-    for (const operation of operationsOf(document)) {
+    const operations = operationsOf(document)
+    t.ok(operations.length > 0, `${version}: there are operations to check`)
+    for (const operation of operations) {
       const parameters = operation.operation.parameters.filter((p: any) => p.name === 'x-api-version')
       t.equal(parameters.length, 1, `${version} ${operation.method} ${operation.path}: one version parameter`)
       const [parameter] = parameters
@@ -254,7 +256,9 @@ test('the version header parameter: enum [V] and default V, date format, title a
 
   const defaulted = await shop(t, { versioner: { apiVersionDefaultValue: '2002-01-01' } })
   for (const version of VERSIONS) {
-    for (const operation of operationsOf(documentOf(defaulted, version))) {
+    const operations = operationsOf(documentOf(defaulted, version))
+    t.ok(operations.length > 0, `${version}: there are operations to check`)
+    for (const operation of operations) {
       const parameter = operation.operation.parameters.find((p: any) => p.name === 'x-api-version')
       t.equal(parameter.required, false, `${version} ${operation.method} ${operation.path}: optional with a default version`)
       t.same(parameter.schema.enum, [version])
@@ -556,7 +560,9 @@ test('documents are built once and cached; app.versioner.openapi() needs ready()
 test('documents are deterministic: two applications built alike give equal documents', async (t) => {
   const one = await shop(t)
   const two = await shop(t)
-  for (const key of documentKeys(one)) {
+  const keys = documentKeys(one)
+  t.equal(keys.length, VERSIONS.length + 1, 'every version and unversioned')
+  for (const key of keys) {
     t.same(JSON.stringify(documentOf(two, key)), JSON.stringify(documentOf(one, key)), `${key}: byte-identical`)
   }
 })

@@ -74,6 +74,7 @@ test('operations without an operationId get one from the HEAD method and path: c
   t.notOk('GET /items/export' in old, 'a route absent from a version has no operation there')
   for (const version of VERSIONS) {
     const ids = Object.values(idsOf(app, version))
+    t.equal(ids.length, version === '2002-01-01' ? 10 : 9, `${version}: every operation (GET /items/export from 2002-01-01 on)`)
     t.equal(new Set(ids).size, ids.length, `${version}: ids are unique in the document`)
     t.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id)), `${version}: every operation has a camelCase id`)
     for (const [operation, id] of Object.entries(idsOf(app, version))) {
@@ -91,7 +92,9 @@ test("the plugin's 400 and 404 are shared responses on every versioned operation
     const document = documentOf(app, version)
     t.ok(document.components.responses.FastifyVersionerBadRequest, `${version}: the shared 400`)
     t.ok(document.components.responses.FastifyVersionerNotFound, `${version}: the shared 404`)
-    for (const { method, path } of operationsOf(document)) {
+    const operations = operationsOf(document)
+    t.equal(operations.length, version === '2002-01-01' ? 10 : 9, `${version}: every operation (GET /items/export from 2002-01-01 on)`)
+    for (const { method, path } of operations) {
       // As written in the document (operationsOf resolves the references).
       const responses = document.paths[path][method.toLowerCase()].responses
       const where = `${version} ${method} ${path}`
