@@ -1,12 +1,12 @@
 // `check`: each kind of change that breaks a saved version's clients is one line naming the version, operation,
 // place and kind; changes its clients can ignore are notes.
 import { test } from 'tap'
-import Fastify from 'fastify'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { checkDocuments, compareDocuments, exportDocuments, fastifyVersioner, versioned, type DocumentChange } from '../plugin'
+import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 import { bundleOf } from './helpers/http-apps'
 
 type Json = Record<string, any>
@@ -147,14 +147,11 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
   t.same(lines(described, true), [], 'a description change is no break')
 })
 
-async function appServing (t: { teardown: (fn: () => unknown) => void }, versions: string[], withNickname: boolean) {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: bundleOf(versions) })
+async function appServing (t: Teardown, versions: string[], withNickname: boolean) {
   const User = Type.Object({ id: Type.String(), ...(withNickname ? { nickname: Type.String() } : {}) }, { $id: 'User' })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, bundleOf(versions), async (api) => {
     api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'a', nickname: 'n' }))
-  }))
+  })
   await app.ready()
   return app
 }

@@ -7,7 +7,7 @@ import {
   VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo
 } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { call, httpGet, json, sleep } from './helpers/http'
+import { call, httpGet, jsonOf, sleep } from './helpers/http'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01'] as const
 
@@ -85,7 +85,7 @@ test('interleaved requests of different versions never see each other\'s bodies,
   let mismatches = 0
   for (const [position, { version, id, index }] of requests.entries()) {
     const response = responses[position]
-    const body = json(response)
+    const body = jsonOf(response)
     const head = version === '2002-01-01' ? `head:${id}:-:${version}` : `head:${id}:${id}:${version}`
     let expected: unknown
     if (version === '2002-01-01') expected = { id, amount: index * 100, trail: [head] }
@@ -101,7 +101,7 @@ test('interleaved requests of different versions never see each other\'s bodies,
     }
   }
   t.equal(mismatches, 0, 'all 60 responses carry their own data only')
-  t.same(json(responses[5]), { id: 'r5', amountEuros: 5, trail: ['head:r5:r5:2000-01-01', '2002:r5', '2001:r5'] }, 'a sample response')
+  t.same(jsonOf(responses[5]), { id: 'r5', amountEuros: 5, trail: ['head:r5:r5:2000-01-01', '2002:r5', '2001:r5'] }, 'a sample response')
 })
 
 test('VersionChangeWithSideEffects.isApplied follows the version of each request, in handlers and preHandler hooks', async (t) => {
@@ -163,18 +163,18 @@ test('VersionChangeWithSideEffects.isApplied follows the version of each request
     const served = asked[index] === '2001-06-15' ? '2001-01-01' : asked[index]
     const want = expected[served]
     const wanted = { version: served, welcome: want.welcome, tax: want.tax, hookWelcome: want.welcome, hookTax: want.tax }
-    if (response.statusCode !== 200 || JSON.stringify(json(response)) !== JSON.stringify(wanted)) {
+    if (response.statusCode !== 200 || JSON.stringify(jsonOf(response)) !== JSON.stringify(wanted)) {
       wrong++
       t.fail(`request ${index} for ${asked[index]}: ${response.statusCode} ${response.body}`)
     }
   }
   t.equal(wrong, 0, 'all 50 requests saw the side effects of their own version')
-  t.same(json(responses[0]), { version: '2002-01-01', welcome: true, tax: true, hookWelcome: true, hookTax: true })
-  t.same(json(responses[2]), { version: '2000-01-01', welcome: false, tax: false, hookWelcome: false, hookTax: false })
-  t.same(json(responses[4]), { version: '2001-01-01', welcome: false, tax: true, hookWelcome: false, hookTax: true }, 'waterfalled date')
+  t.same(jsonOf(responses[0]), { version: '2002-01-01', welcome: true, tax: true, hookWelcome: true, hookTax: true })
+  t.same(jsonOf(responses[2]), { version: '2000-01-01', welcome: false, tax: false, hookWelcome: false, hookTax: false })
+  t.same(jsonOf(responses[4]), { version: '2001-01-01', welcome: false, tax: true, hookWelcome: false, hookTax: true }, 'waterfalled date')
 
   t.equal(unversioned?.statusCode, 200)
-  t.same(unversioned === undefined ? undefined : json(unversioned), { welcome: true, tax: true }, 'an unversioned route sees every side effect')
+  t.same(unversioned === undefined ? undefined : jsonOf(unversioned), { welcome: true, tax: true }, 'an unversioned route sees every side effect')
   t.equal(SendsWelcomeEmail.isApplied, true, 'outside any request: applied')
   t.equal(ChargesTax.isApplied, true)
 })

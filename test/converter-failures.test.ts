@@ -1,13 +1,12 @@
 import { test } from 'tap'
-import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
-  fastifyVersioner, schema, versioned, type RequestInfo, type ResponseInfo
+  schema, type RequestInfo, type ResponseInfo
 } from '../plugin'
 import { captureLogs, v } from './helpers/request-pipeline'
 import { listen } from './helpers/http-apps'
-import type { Teardown } from './helpers/apps'
+import { versionedApp, type Teardown } from './helpers/apps'
 
 const Address = Type.String({ minLength: 1 })
 const UserCreate = Type.Object({ addresses: Type.Array(Address) })
@@ -50,18 +49,13 @@ async function failingApp (t: Teardown, side: 'request' | 'response', fail: () =
     }
   }
   const { stream, entries } = captureLogs()
-  const app = Fastify({ logger: { level: 'error', stream } })
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddressWasSingle), new Version('2000-01-01'))
-  })
   let handled = 0
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddressWasSingle), new Version('2000-01-01')), async (api) => {
     api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => {
       handled++
       return { id: 'u1', addresses: request.body.addresses }
     })
-  }))
+  }, { fastify: { logger: { level: 'error', stream } } })
   return { app, entries, handled: () => handled }
 }
 

@@ -1,24 +1,12 @@
-import { test, type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
-  endpoint, fastifyVersioner, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  endpoint, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
+import { versionedApp } from './helpers/apps'
 import { rejection } from './helpers/errors'
 import { v } from './helpers/request-pipeline'
-
-/**
- * A fresh application serving `versions`, with `routes` inside `versioned(...)`. Nothing is awaited (a Fastify
- * instance is a thenable): start-up errors surface from `ready()`.
- */
-function appWith (t: Test, versions: VersionBundle, routes: Parameters<typeof versioned>[0]): FastifyInstance {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  app.register(fastifyVersioner, { versions })
-  app.register(versioned(routes))
-  return app
-}
 
 /** 2001-01-01 holding `change`, then 2000-01-01. */
 function twoVersions (change: VersionChangeClass): VersionBundle {
@@ -53,7 +41,7 @@ test('a by-schema request converter applies to every route whose body uses one o
       request.body.seen = ['stamp']
     }
   }
-  const app = appWith(t, twoVersions(RenameStreet), async (api) => {
+  const app = await versionedApp(t, twoVersions(RenameStreet), async (api) => {
     api.post('/users', { schema: { body: Address } }, async (request) => request.body)
     api.put('/users/:id', { schema: { body: Address } }, async (request) => request.body)
     api.get('/addresses/:id', { schema: { response: { 200: Address } } }, async () => ({ street: 'Main St' }))
@@ -120,7 +108,7 @@ test('by-schema request converters run once per occurrence of the schema nested 
       request.body = { label: `#${request.body.text as string}` }
     }
   }
-  const app = appWith(t, twoVersions(RenamePetNameAndTagLabel), async (api) => {
+  const app = await versionedApp(t, twoVersions(RenamePetNameAndTagLabel), async (api) => {
     api.addSchema(Tag)
     api.post('/households', { schema: { body: Body } }, async (request) => request.body)
   })
@@ -193,7 +181,7 @@ test('by-path request converters match the path of the version holding the chang
       request.body.trail.push('2001')
     }
   }
-  const app = appWith(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersToPeople),
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersToPeople),
     new Version('2001-01-01', RenamePersonsToPeople), new Version('2000-01-01')), async (api) => {
     api.put('/users/:id', { schema: { body: Body, params: Type.Object({ id: Type.String() }) } }, async (request) => ({
       id: request.params.id, trail: request.body.trail
@@ -233,7 +221,7 @@ test('by-path request converters on multi-method routes run for the methods they
     @ConvertRequestToNextVersionFor('/things', ['POST', 'DELETE'])
     twoRoutes (request: RequestInfo) { request.body.trail.push('twoRoutes') }
   }
-  const app = appWith(t, twoVersions(TrackMethods), async (api) => {
+  const app = await versionedApp(t, twoVersions(TrackMethods), async (api) => {
     api.route({ method: ['PUT', 'PATCH'], url: '/items/:id', schema: { body: Body }, handler: async (request) => request.body })
     api.post('/things', { schema: { body: Body } }, async (request) => request.body)
     api.delete('/things', { schema: { body: Body } }, async (request) => request.body)
@@ -266,7 +254,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     instructionsToMigrateToPreviousVersion = []
     @ConvertRequestToNextVersionFor(Used, Nickname) nicknameUp (_request: RequestInfo) {}
   }
-  let app = appWith(t, twoVersions(ConvertNicknameRequests), routes)
+  let app = await versionedApp(t, twoVersions(ConvertNicknameRequests), routes)
   let error = await rejection(async () => await app.ready())
   t.ok(error instanceof RouterGenerationError, 'a RouterGenerationError subclass')
   t.equal(error?.code, 'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 'Nickname is only a response schema')
@@ -279,7 +267,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     instructionsToMigrateToPreviousVersion = []
     @ConvertResponseToPreviousVersionFor(Receipt) receiptDown (_response: ResponseInfo) {}
   }
-  app = appWith(t, twoVersions(ConvertReceiptResponses), routes)
+  app = await versionedApp(t, twoVersions(ConvertReceiptResponses), routes)
   error = await rejection(async () => await app.ready())
   t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 'Receipt is only a body schema')
   t.match(error?.message, 'Response by response schema converter "ConvertReceiptResponses.receiptDown" failed to find routes with the following response schemas: [Receipt]')
@@ -290,7 +278,7 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
     @ConvertRequestToNextVersionFor(Nickname, { checkUsage: false }) nicknameUp (_request: RequestInfo) {}
     @ConvertResponseToPreviousVersionFor(Receipt, { checkUsage: false }) receiptDown (_response: ResponseInfo) {}
   }
-  app = appWith(t, twoVersions(Unchecked), routes)
+  app = await versionedApp(t, twoVersions(Unchecked), routes)
   t.equal(await rejection(async () => await app.ready()), undefined, 'checkUsage: false lets unused schemas through')
   const response = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { total: 1 } })
   t.equal(response.statusCode, 200, 'and the application serves')
@@ -333,7 +321,7 @@ test('by-path converters that find no route in the version of their change fail 
     /"UsesHeadPath\.up" failed to find routes with the following methods: \[PUT\] at \/users\/:id in version '2001-01-01'/])
 
   for (const [what, versions, message] of cases) {
-    const app = appWith(t, versions, routes)
+    const app = await versionedApp(t, versions, routes)
     const error = await rejection(async () => await app.ready())
     t.equal(error?.code, 'FST_VERSIONER_PATH_CONVERTER_UNUSED', `${what}: code`)
     t.ok(error instanceof RouterGenerationError, `${what}: a RouterGenerationError subclass`)
@@ -349,7 +337,7 @@ test('by-path converters that find no route in the version of their change fail 
     description = 'Users were accounts.'
     instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['PUT']).had({ path: '/accounts/:id' })]
   }
-  const app = appWith(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersAgain),
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersAgain),
     new Version('2001-01-01', UsesVersionPath), new Version('2000-01-01')), async (api) => {
     api.put('/users/:id', async (request) => ({ seen: request.headers['x-seen'] ?? null }))
   })

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import fastifyCookie from '@fastify/cookie'
 import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo, ConvertRequestToNextVersionFor, HeadVersion, fastifyVersioner, schema, versioned, type RequestInfo } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { call, json } from './helpers/http'
+import { call, jsonOf } from './helpers/http'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
 
@@ -51,7 +51,7 @@ for (const withPlugin of [false, true]) {
 
     const old = await call(app, '2000-01-01', '/session')
     t.equal(old.statusCode, 200)
-    t.same(json(old), { user: 'ada' })
+    t.same(jsonOf(old), { user: 'ada' })
     const cookies = setCookies(old.headers['set-cookie'])
     t.equal(cookies.length, 3, 'the handler\'s cookie and the two set by the converter, once each')
     t.equal(cookies.filter((cookie) => cookie.startsWith('legacy_session=')).length, 1, 'one legacy_session cookie')
@@ -76,7 +76,7 @@ for (const withPlugin of [false, true]) {
 
     const error = await call(app, '2000-01-01', '/session?missing=true')
     t.equal(error.statusCode, 404)
-    t.same(json(error), { message: 'no session' })
+    t.same(jsonOf(error), { message: 'no session' })
     const errorCookies = setCookies(error.headers['set-cookie'])
     t.ok(errorCookies.includes('handler_cookie=1; Path=/'), 'the handler\'s cookie on the error response')
     t.ok(errorCookies.some((cookie) => cookie.startsWith('error_cookie=yes')), 'a cookie set by an error converter')
@@ -122,7 +122,7 @@ test('converters change, add and delete response headers and change the success 
 
   const old = await call(app, '2000-01-01', '/sessions', { method: 'POST' })
   t.equal(old.statusCode, 201, 'status changed by the converter')
-  t.same(json(old), { user: 'ada' })
+  t.same(jsonOf(old), { user: 'ada' })
   t.equal(old.headers['x-internal'], undefined, 'a header deleted by the converter is gone')
   t.equal(old.headers['x-rate-limit'], '10', 'a changed header')
   t.equal(old.headers['x-old-count'], '3', 'an added header')
@@ -213,7 +213,7 @@ for (const withPlugin of [false, true]) {
     const cookie = 'session=s1; constructor=c1; toString=t1; valueOf=v1; __proto__=p1'
     const response = await call(app, '2000-01-01', '/whoami', { headers: { cookie } })
     t.equal(response.statusCode, 200)
-    const body = json(response) as { header: string, parsed: Record<string, string> | null }
+    const body = jsonOf(response) as { header: string, parsed: Record<string, string> | null }
     t.same(body.header.split('; ').sort(), ['__proto__=p1', 'added=a1', 'constructor=c1', 'session=s1', 'toString=t1', 'valueOf=v1'],
       'every cookie reaches the handler\'s Cookie header')
     if (body.parsed !== null) t.match(body.parsed, { session: 's1', constructor: 'c1', toString: 't1', valueOf: 'v1', added: 'a1' }, 'and @fastify/cookie\'s cookies')

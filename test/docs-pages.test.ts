@@ -7,7 +7,7 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../examples/users/app'
-import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type FastifyVersionerOptions } from '../plugin'
+import { fastifyVersioner, HeadVersion, Version, VersionBundle, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
 import { versionedApp } from './helpers/apps'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -28,13 +28,9 @@ async function example (t: Teardown, versioner: Partial<FastifyVersionerOptions>
 
 /** A small app with one versioned route and the given bundle/options; closed at teardown. */
 async function small (t: Teardown, versions: VersionBundle, options: Partial<FastifyVersionerOptions> = {}, unversioned = true): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions, ...options })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.get('/things', { schema: { summary: 'List things' } }, async () => ({ ok: true }))
-  }))
-  if (unversioned) app.get('/health', async () => ({ ok: true }))
+  }, { versioner: options, health: unversioned })
   await app.ready()
   return app
 }
@@ -430,6 +426,7 @@ test('locally served assets: bundle, preset, CSS and favicon answer 200 with the
     const html = (await page(app, url)).body
     const assets = [...scriptSources(html), linkHref(html, 'stylesheet'), linkHref(html, 'icon')]
       .filter((asset): asset is string => asset !== undefined)
+    t.ok(assets.length > 0, `${url}: the page references assets to check`)
     for (const asset of assets) {
       t.notMatch(asset, /^[a-z]+:/i, `${url}: ${asset} is local`)
       t.equal((await page(app, asset)).statusCode, 200, `${url}: ${asset} answers`)

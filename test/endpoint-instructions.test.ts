@@ -5,6 +5,7 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, LintingError, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
   endpoint, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
 } from '../plugin'
+import { versionedApp } from './helpers/apps'
 import { rejection } from './helpers/errors'
 import { v } from './helpers/request-pipeline'
 import { changeClass } from './helpers/version-changes'
@@ -15,18 +16,6 @@ type Api = Parameters<Parameters<typeof versioned>[0]>[0]
 function threeVersions (newer: VersionChangeClass, older?: VersionChangeClass): VersionBundle {
   return new VersionBundle(new HeadVersion(), new Version('2002-01-01', newer),
     older === undefined ? new Version('2001-01-01') : new Version('2001-01-01', older), new Version('2000-01-01'))
-}
-
-/**
- * A fresh application serving `versions`, with `routes` inside `versioned(...)`. Nothing is awaited (a Fastify
- * instance is a thenable): start-up errors surface from `ready()`.
- */
-function appWith (t: Test, versions: VersionBundle, routes: (api: Api) => void): FastifyInstance {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  app.register(fastifyVersioner, { versions })
-  app.register(versioned(async (api) => { routes(api) }))
-  return app
 }
 
 /** `[status, body]` of a request in `version`. */
@@ -46,7 +35,7 @@ async function failsWith (t: Test, app: FastifyInstance, code: string, message: 
 }
 
 test('didntExist: a route added in a version is a 404 in older versions and is served from that version on', async (t) => {
-  const app = appWith(t, threeVersions(changeClass('AddUserAddresses', [endpoint('/users/:id/addresses', ['GET']).didntExist])), (api) => {
+  const app = await versionedApp(t, threeVersions(changeClass('AddUserAddresses', [endpoint('/users/:id/addresses', ['GET']).didntExist])), async (api) => {
     api.get('/users/:id', async (request) => ({ user: (request.params as { id: string }).id }))
     api.get('/users/:id/addresses', async (request) => ({ addressesOf: (request.params as { id: string }).id }))
   })
@@ -61,10 +50,10 @@ test('didntExist: a route added in a version is a 404 in older versions and is s
 })
 
 test('existed restores a route that a newer change deleted', async (t) => {
-  const app = appWith(t, threeVersions(
+  const app = await versionedApp(t, threeVersions(
     changeClass('AddReports', [endpoint('/reports', ['GET']).didntExist]),
     changeClass('RemoveOldReports', [endpoint('/reports', ['GET']).existed])
-  ), (api) => {
+  ), async (api) => {
     api.get('/reports', async () => ({ reports: [] }))
   })
   await app.ready()
@@ -74,11 +63,11 @@ test('existed restores a route that a newer change deleted', async (t) => {
 })
 
 test('onlyExistsInOlderVersions: the route is absent from latest until restored, and may then take the path of the route replacing it', async (t) => {
-  const app = appWith(t, threeVersions(changeClass('ReplaceItemEndpoint', [
+  const app = await versionedApp(t, threeVersions(changeClass('ReplaceItemEndpoint', [
     endpoint('/items/:id', ['GET']).didntExist,
     endpoint('/legacy/items/:id', ['GET']).existed,
     endpoint('/legacy/items/:id', ['GET']).had({ path: '/items/:id' })
-  ])), (api) => {
+  ])), async (api) => {
     api.get('/items/:id', async (request) => ({ handler: 'new', id: (request.params as { id: string }).id }))
     api.get('/legacy/items/:id', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', id: (request.params as { id: string }).id }))
     api.get('/archive', { onlyExistsInOlderVersions: true }, async () => ({ archive: true }))
@@ -86,14 +75,14 @@ test('onlyExistsInOlderVersions: the route is absent from latest until restored,
   const error = await rejection(async () => await app.ready())
   t.match(error?.message, /never restored: \[GET\] \/archive/, 'a marked route that is never restored is an error')
 
-  const fixed = appWith(t, threeVersions(
+  const fixed = await versionedApp(t, threeVersions(
     changeClass('ReplaceItemEndpointAgain', [
       endpoint('/items/:id', ['GET']).didntExist,
       endpoint('/legacy/items/:id', ['GET']).existed,
       endpoint('/legacy/items/:id', ['GET']).had({ path: '/items/:id' })
     ]),
     changeClass('AddArchive', [endpoint('/archive', ['GET']).existed])
-  ), (api) => {
+  ), async (api) => {
     api.get('/items/:id', async (request) => ({ handler: 'new', id: (request.params as { id: string }).id }))
     api.get('/legacy/items/:id', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', id: (request.params as { id: string }).id }))
     api.get('/archive', { onlyExistsInOlderVersions: true }, async () => ({ archive: true }))
@@ -111,10 +100,10 @@ test('onlyExistsInOlderVersions: the route is absent from latest until restored,
 })
 
 test('had({ path, methods, summary, tags, deprecated }) serves the route under its old path and methods, with its old attributes', async (t) => {
-  const app = appWith(t, threeVersions(changeClass('RenameAccountsToUsers', [
+  const app = await versionedApp(t, threeVersions(changeClass('RenameAccountsToUsers', [
     endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id', summary: 'Get an account', tags: ['accounts'], deprecated: true }),
     endpoint('/users', ['POST']).had({ methods: ['PUT'] })
-  ])), (api) => {
+  ])), async (api) => {
     api.get('/users/:id', { schema: { summary: 'Get a user', tags: ['users'], params: Type.Object({ id: Type.String() }) } },
       async (request) => ({ id: request.params.id }))
     api.post('/users', async (request) => ({ method: request.method }))
@@ -135,7 +124,7 @@ test('had({ path, methods, summary, tags, deprecated }) serves the route under i
 
 test('had({ statusCode }) sends successful responses of that version with the old status; errors keep theirs', async (t) => {
   const Created = Type.Object({ id: Type.String() })
-  const app = appWith(t, threeVersions(changeClass('CreatedIs201', [endpoint('/users', ['POST']).had({ statusCode: 200 })])), (api) => {
+  const app = await versionedApp(t, threeVersions(changeClass('CreatedIs201', [endpoint('/users', ['POST']).had({ statusCode: 200 })])), async (api) => {
     api.post('/users', {
       schema: { body: Type.Object({ fail: Type.Optional(Type.Boolean()) }), response: { 201: Created, 409: Type.Object({ message: Type.String() }) } }
     }, async (request, reply) => {
@@ -160,7 +149,7 @@ test('had({ statusCode }) sends successful responses of that version with the ol
 })
 
 test('had({ path }) that changes path parameters fails with RouterPathParamsModifiedError', async (t) => {
-  const app = appWith(t, threeVersions(changeClass('RenameUserIdParam', [endpoint('/users/:id/posts/:postId', ['GET']).had({ path: '/users/:userId/posts/:postId' })])), (api) => {
+  const app = await versionedApp(t, threeVersions(changeClass('RenameUserIdParam', [endpoint('/users/:id/posts/:postId', ['GET']).had({ path: '/users/:userId/posts/:postId' })])), async (api) => {
     api.get('/users/:id/posts/:postId', async () => ({}))
   })
   const error = await rejection(async () => await app.ready())
@@ -169,7 +158,7 @@ test('had({ path }) that changes path parameters fails with RouterPathParamsModi
   t.equal(error?.code, 'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED')
   t.match(error?.message, 'When altering the path of "[GET] /users/:id/posts/:postId" in "RenameUserIdParam", you have tried to change its path params from [id, postId] to [postId, userId]')
 
-  const same = appWith(t, threeVersions(changeClass('RenameUsersKeepParams', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id/' })])), (api) => {
+  const same = await versionedApp(t, threeVersions(changeClass('RenameUsersKeepParams', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id/' })])), async (api) => {
     api.get('/users/:id', async (request) => request.params)
   })
   t.equal(await rejection(async () => await same.ready()), undefined, 'a new path with the same parameters is fine')
@@ -177,7 +166,7 @@ test('had({ path }) that changes path parameters fails with RouterPathParamsModi
 })
 
 test('an endpoint instruction that matches no route fails at start-up, naming the change and the endpoint', async (t) => {
-  const routes = (api: Api) => {
+  const routes = async (api: Api) => {
     api.get('/users', async () => ({}))
     api.route({ method: ['GET', 'POST'], url: '/both', handler: async () => ({}) })
   }
@@ -189,17 +178,17 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
     ['fewer methods than the route has', endpoint('/both', ['GET']).didntExist, /^Endpoint "\[GET\] \/both" you tried to delete in "NoRoute4" doesn't exist/]
   ]
   for (const [index, [what, instruction, message]] of cases.entries()) {
-    const app = appWith(t, threeVersions(changeClass(`NoRoute${index}`, [instruction])), routes)
+    const app = await versionedApp(t, threeVersions(changeClass(`NoRoute${index}`, [instruction])), routes)
     await failsWith(t, app, 'FST_VERSIONER_ROUTER_GENERATION', message, what)
   }
 
-  const covering = appWith(t, threeVersions(changeClass('DeleteGetAndPost', [endpoint('/both/', ['POST', 'GET']).didntExist,
+  const covering = await versionedApp(t, threeVersions(changeClass('DeleteGetAndPost', [endpoint('/both/', ['POST', 'GET']).didntExist,
     endpoint('/users', ['GET']).had({ summary: 'Users' })])), routes)
   t.equal(await rejection(async () => await covering.ready()), undefined, 'listing every method of the route matches it; trailing slashes are ignored')
   t.same(await call(covering, '2001-01-01', 'POST', '/both'), [404, notFound('POST', '/both')])
   t.same(await call(covering, '2002-01-01', 'POST', '/both'), [200, {}])
 
-  const deletedThenChanged = appWith(t, threeVersions(
+  const deletedThenChanged = await versionedApp(t, threeVersions(
     changeClass('AddUsers', [endpoint('/users', ['GET']).didntExist]),
     changeClass('DescribeUsers', [endpoint('/users', ['GET']).had({ summary: 'x' })])
   ), routes)
@@ -208,22 +197,22 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
 })
 
 test('deleting a deleted route, restoring an existing one, ambiguous restores, no-op attributes and unrestored routes fail at start-up', async (t) => {
-  const deletedTwice = appWith(t, threeVersions(
+  const deletedTwice = await versionedApp(t, threeVersions(
     changeClass('AddWidgets', [endpoint('/widgets', ['GET']).didntExist]),
     changeClass('AddWidgetsAgain', [endpoint('/widgets', ['GET']).didntExist])
-  ), (api) => { api.get('/widgets', async () => ({})) })
+  ), async (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, deletedTwice, 'FST_VERSIONER_ROUTER_GENERATION',
     'Endpoint "[GET] /widgets" you tried to delete in "AddWidgetsAgain" was already deleted in a newer version', 'deleting twice')
 
-  const restoredExisting = appWith(t, threeVersions(changeClass('RestoreWidgets', [endpoint('/widgets', ['GET']).existed])),
-    (api) => { api.get('/widgets', async () => ({})) })
+  const restoredExisting = await versionedApp(t, threeVersions(changeClass('RestoreWidgets', [endpoint('/widgets', ['GET']).existed])),
+    async (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, restoredExisting, 'FST_VERSIONER_ROUTER_GENERATION',
     'Endpoint "[GET] /widgets" you tried to restore in "RestoreWidgets" already existed in a newer version', 'restoring an existing route')
 
-  const ambiguous = appWith(t, threeVersions(
+  const ambiguous = await versionedApp(t, threeVersions(
     changeClass('AddGadgets', [endpoint('/gadgets', ['GET']).didntExist]),
     changeClass('RestoreGadgets', [endpoint('/gadgets', ['GET']).existed])
-  ), (api) => {
+  ), async (api) => {
     api.get('/gadgets', async () => ({ handler: 'new' }))
     api.get('/gadgets', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
   })
@@ -233,24 +222,24 @@ test('deleting a deleted route, restoring an existing one, ambiguous restores, n
   t.match(error?.message, /\[GET\] \/gadgets/, 'the message names the endpoint')
   t.match(error?.message, /"RestoreGadgets"/)
 
-  const sameSummary = appWith(t, threeVersions(changeClass('SameSummary', [endpoint('/widgets', ['GET']).had({ summary: 'List widgets' })])),
-    (api) => { api.get('/widgets', { schema: { summary: 'List widgets' } }, async () => ({})) })
+  const sameSummary = await versionedApp(t, threeVersions(changeClass('SameSummary', [endpoint('/widgets', ['GET']).had({ summary: 'List widgets' })])),
+    async (api) => { api.get('/widgets', { schema: { summary: 'List widgets' } }, async () => ({})) })
   await failsWith(t, sameSummary, 'FST_VERSIONER_ROUTER_GENERATION',
     'Expected attribute "summary" of endpoint "[GET] /widgets" to be different in "SameSummary", but it was the same', 'an unchanged summary')
 
-  const sameStatus = appWith(t, threeVersions(
+  const sameStatus = await versionedApp(t, threeVersions(
     changeClass('StatusWas200', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })]),
     changeClass('StatusWas200Again', [endpoint('/widgets', ['POST']).had({ statusCode: 200 })])
-  ), (api) => { api.post('/widgets', async (_request, reply) => reply.code(201).send({})) })
+  ), async (api) => { api.post('/widgets', async (_request, reply) => reply.code(201).send({})) })
   await failsWith(t, sameStatus, 'FST_VERSIONER_ROUTER_GENERATION',
     'Expected attribute "statusCode" of endpoint "[POST] /widgets" to be different in "StatusWas200Again", but it was the same', 'an unchanged status')
 
-  const samePath = appWith(t, threeVersions(changeClass('SamePath', [endpoint('/widgets', ['GET']).had({ path: '/widgets' })])),
-    (api) => { api.get('/widgets', async () => ({})) })
+  const samePath = await versionedApp(t, threeVersions(changeClass('SamePath', [endpoint('/widgets', ['GET']).had({ path: '/widgets' })])),
+    async (api) => { api.get('/widgets', async () => ({})) })
   await failsWith(t, samePath, 'FST_VERSIONER_ROUTER_GENERATION', 'Expected attribute "path" of endpoint "[GET] /widgets" to be different in "SamePath"',
     'an unchanged path')
 
-  const neverRestored = appWith(t, threeVersions(changeClass('Unrelated', [])), (api) => {
+  const neverRestored = await versionedApp(t, threeVersions(changeClass('Unrelated', [])), async (api) => {
     api.get('/widgets', async () => ({}))
     api.get('/old-widgets', { onlyExistsInOlderVersions: true }, async () => ({}))
   })

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { call, json } from './helpers/http'
+import { call, jsonOf } from './helpers/http'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
 
@@ -43,7 +43,7 @@ test('404 → 200: a migrateHttpErrors converter turns an error into a success, 
 
   const returned = await call(app, '2000-01-01', '/users/returned')
   t.equal(returned.statusCode, 200, 'reply.code(404).send(...) became 200')
-  t.same(json(returned), { id: 'ghost', name: 'darkness' }, 'the new body, serialized with the 200 schema')
+  t.same(jsonOf(returned), { id: 'ghost', name: 'darkness' }, 'the new body, serialized with the 200 schema')
   t.equal(returned.headers.hewwo, 'dawkness', 'the header set by the converter')
   t.equal(returned.headers['x-api-version'], '2000-01-01')
   t.same(seen, [{ status: 404, body: { message: 'No such user' } }], 'the converter saw the parsed error body and its status')
@@ -51,7 +51,7 @@ test('404 → 200: a migrateHttpErrors converter turns an error into a success, 
   seen.length = 0
   const thrown = await call(app, '2000-01-01', '/users/thrown')
   t.equal(thrown.statusCode, 200, 'a thrown 404 became 200')
-  t.same(json(thrown), { id: 'ghost', name: 'darkness' })
+  t.same(jsonOf(thrown), { id: 'ghost', name: 'darkness' })
   t.equal(thrown.headers.hewwo, 'dawkness')
   t.equal(seen.length, 1)
   t.equal(seen[0].status, 404)
@@ -60,14 +60,14 @@ test('404 → 200: a migrateHttpErrors converter turns an error into a success, 
   seen.length = 0
   const found = await call(app, '2000-01-01', '/users/u1')
   t.equal(found.statusCode, 200)
-  t.same(json(found), { id: 'u1', name: 'Ada' }, 'a success passes through untouched')
+  t.same(jsonOf(found), { id: 'u1', name: 'Ada' }, 'a success passes through untouched')
   t.equal(found.headers.hewwo, undefined)
   t.same(seen, [{ status: 200, body: { id: 'u1', name: 'Ada' } }], 'the converter saw the success too')
 
   seen.length = 0
   const latest = await call(app, '2001-01-01', '/users/returned')
   t.equal(latest.statusCode, 404, 'latest keeps the 404')
-  t.same(json(latest), { message: 'No such user' })
+  t.same(jsonOf(latest), { message: 'No such user' })
   t.equal(latest.headers.hewwo, undefined)
   t.same(seen, [], 'no converter for latest')
 })
@@ -101,17 +101,17 @@ test('404 → 401: a thrown error and a by-schema error converter', async (t) =>
 
   const old = await call(app, '2000-01-01', '/items/other')
   t.equal(old.statusCode, 401)
-  t.same(json(old), { statusCode: 401, error: 'Unauthorized', message: 'was: Not yours' }, 'the converted body')
+  t.same(jsonOf(old), { statusCode: 401, error: 'Unauthorized', message: 'was: Not yours' }, 'the converted body')
   t.equal(old.headers['x-api-version'], '2000-01-01')
   t.equal(calls, 1)
 
   const latest = await call(app, '2001-01-01', '/items/other')
   t.equal(latest.statusCode, 404)
-  t.same(json(latest), { statusCode: 404, error: 'Not Found', message: 'Not yours' })
+  t.same(jsonOf(latest), { statusCode: 404, error: 'Not Found', message: 'Not yours' })
 
   const ok = await call(app, '2000-01-01', '/items/mine')
   t.equal(ok.statusCode, 200)
-  t.same(json(ok), { id: 'mine' }, 'the 200 response is not of the error schema: untouched')
+  t.same(jsonOf(ok), { id: 'mine' }, 'the 200 response is not of the error schema: untouched')
   t.equal(calls, 1, 'the converter ran only for the error')
 })
 
@@ -157,12 +157,12 @@ test('without migrateHttpErrors, error responses (and redirects) are left untouc
 
   const missing = await call(app, '2000-01-01', '/users/missing')
   t.equal(missing.statusCode, 404)
-  t.same(json(missing), { message: 'No such user' })
+  t.same(jsonOf(missing), { message: 'No such user' })
   t.equal(missing.headers['x-converted'], undefined)
 
   const thrown = await call(app, '2000-01-01', '/users/thrown')
   t.equal(thrown.statusCode, 404)
-  t.same(json(thrown), { message: 'thrown' }, 'serialized with the 404 schema, not converted')
+  t.same(jsonOf(thrown), { message: 'thrown' }, 'serialized with the 404 schema, not converted')
 
   const redirect = await call(app, '2000-01-01', '/go')
   t.equal(redirect.statusCode, 302)
@@ -171,7 +171,7 @@ test('without migrateHttpErrors, error responses (and redirects) are left untouc
 
   const found = await call(app, '2000-01-01', '/users/u1')
   t.equal(found.statusCode, 200)
-  t.same(json(found), { id: 'x', name: 'converted' }, 'the by-path converter does run on success')
+  t.same(jsonOf(found), { id: 'x', name: 'converted' }, 'the by-path converter does run on success')
   t.equal(found.headers['x-converted'], 'yes')
   t.same(ran, ['byPath 200'])
 })
@@ -208,17 +208,17 @@ test('a custom error handler\'s body reaches migrateHttpErrors converters', asyn
 
   const gone = await call(app, '2000-01-01', '/things/gone')
   t.equal(gone.statusCode, 410)
-  t.same(json(gone), { reason: 'It is gone', kind: 'custom' })
+  t.same(jsonOf(gone), { reason: 'It is gone', kind: 'custom' })
   t.match(gone.headers['set-cookie'], /error-seen=1/)
 
   const teapot = await call(app, '2000-01-01', '/things/teapot')
   t.equal(teapot.statusCode, 418)
-  t.same(json(teapot), { reason: 'I am a teapot', kind: 'custom' })
+  t.same(jsonOf(teapot), { reason: 'I am a teapot', kind: 'custom' })
   t.same(seen, [{ problem: 'It is gone', kind: 'custom' }, { problem: 'I am a teapot', kind: 'custom' }])
 
   const latest = await call(app, '2001-01-01', '/things/gone')
   t.equal(latest.statusCode, 404)
-  t.same(json(latest), { problem: 'It is gone', kind: 'custom' })
+  t.same(jsonOf(latest), { problem: 'It is gone', kind: 'custom' })
   t.equal(latest.headers['set-cookie'], undefined)
 })
 
@@ -269,23 +269,23 @@ test('error bodies are serialized with the schema the version has for the final 
 
   const latest = await call(app, '2001-01-01', '/users/missing')
   t.equal(latest.statusCode, 404)
-  t.same(json(latest), { message: 'No such user', code: 'E_MISSING' }, 'latest: the 404 schema strips the unknown field')
+  t.same(jsonOf(latest), { message: 'No such user', code: 'E_MISSING' }, 'latest: the 404 schema strips the unknown field')
 
   const old = await call(app, '2000-01-01', '/users/missing')
   t.equal(old.statusCode, 404, 'still a 404')
-  t.same(json(old), { message: 'No such user', errorCode: 'E_MISSING' }, '2000-01-01 speaks errorCode, with its own 404 schema')
+  t.same(jsonOf(old), { message: 'No such user', errorCode: 'E_MISSING' }, '2000-01-01 speaks errorCode, with its own 404 schema')
   t.notOk(JSON.parse(old.body).stack, 'the unknown field is stripped in 2000-01-01 too')
 
   const success = await call(app, '2000-01-01', '/users/u1')
-  t.same(json(success), { id: 'u1', fullName: 'Ada' }, 'a success uses the version\'s 200 schema')
+  t.same(jsonOf(success), { id: 'u1', fullName: 'Ada' }, 'a success uses the version\'s 200 schema')
 
   const ghost = await call(app, '2000-01-01', '/users/ghost')
   t.equal(ghost.statusCode, 200, '404 → 200')
-  t.same(json(ghost), { id: 'ghost', fullName: 'Ghost' }, 'serialized with 2000-01-01\'s 200 schema (fullName, no HEAD name)')
+  t.same(jsonOf(ghost), { id: 'ghost', fullName: 'Ghost' }, 'serialized with 2000-01-01\'s 200 schema (fullName, no HEAD name)')
 
   const auth = await call(app, '2000-01-01', '/users/auth')
   t.equal(auth.statusCode, 401, '404 → 401')
-  t.same(json(auth), { reason: 'auth' }, 'serialized with the 401 schema')
+  t.same(jsonOf(auth), { reason: 'auth' }, 'serialized with the 401 schema')
 })
 
 test('regression: a response converter that turns a success into an error runs once', async (t) => {
@@ -381,11 +381,11 @@ test('by-schema converters never saw errors: with migrateHttpErrors, errors of t
     })
     const old = await call(app, '2000-01-01', '/res/missing')
     t.equal(old.statusCode, 418, `${how}: the converter changed the status`)
-    t.same(json(old), { reason: `was: ${how === 'error handler' ? 'handled' : 'no such thing'}` }, `${how}: and the body`)
+    t.same(jsonOf(old), { reason: `was: ${how === 'error handler' ? 'handled' : 'no such thing'}` }, `${how}: and the body`)
     t.equal(seen.length, 1, `${how}: the converter saw the error once`)
     t.equal(seen[0]?.status, 404)
     const found = await call(app, '2000-01-01', '/res/r1')
-    t.same(json(found), { id: 'r1', title: 'n' }, `${how}: successes are converted as before`)
+    t.same(jsonOf(found), { id: 'r1', title: 'n' }, `${how}: successes are converted as before`)
     const latest = await call(app, '2001-01-01', '/res/missing')
     t.equal(latest.statusCode, 404, `${how}: the latest version keeps the error`)
   }

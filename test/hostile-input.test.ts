@@ -9,12 +9,13 @@
 import { isDeepStrictEqual } from 'node:util'
 import { test } from 'tap'
 import fc from 'fast-check'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
-  fastifyVersioner, schema, versioned, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo
+  schema, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo
 } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 
 const SEED = Number(process.env.FC_SEED ?? 20261123)
 const VERSIONS = ['2003-01-01', '2002-01-01', '2001-01-01', '2000-01-01'] as const
@@ -92,12 +93,9 @@ function bundle (): VersionBundle {
     new Version('2001-01-01', LookupsWereTagged), new Version('2000-01-01'))
 }
 
-async function representativeApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
-  const app = Fastify({ onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' })
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: bundle(), ...options })
+async function representativeApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
   const stored = new Map<string, HeadUser>()
-  await app.register(versioned(async (api) => {
+  return await versionedApp(t, bundle(), async (api) => {
     api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => {
       const id = `u${stored.size + 1}`
       stored.set(id, request.body)
@@ -108,8 +106,7 @@ async function representativeApp (t: { teardown: (fn: () => unknown) => void }, 
       if (user === undefined) return reply.code(404 as never).send({ message: 'no such user' } as never)
       return { id: request.params.id, ...user }
     })
-  }))
-  return app
+  }, { fastify: { onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' }, versioner: options })
 }
 
 const text = fc.string({ maxLength: 12 })

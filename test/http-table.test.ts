@@ -10,7 +10,9 @@ import { buildApp } from '../examples/users/app'
 import { versions as exampleVersions } from '../examples/users/versions'
 import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../plugin'
 import { changeClass } from './helpers/version-changes'
-import { appWith, bundleOf, getWith, jsonOf, SUPPORTED_DATES } from './helpers/http-apps'
+import { versionedApp } from './helpers/apps'
+import { bundleOf, DATES, getWith, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { Type } from '@sinclair/typebox'
 
 async function example (t: { teardown: (fn: () => unknown) => void }): Promise<FastifyInstance> {
@@ -117,7 +119,7 @@ test('a date older than the oldest version is a 400 saying so, with the supporte
 })
 
 test('with apiVersionFormat string, an unknown version is a 400 listing the versions; no waterfalling', async (t) => {
-  const app = await appWith(t, { versions: bundleOf(['v2', 'v1']), apiVersionFormat: 'string' })
+  const app = await versionedApp(t, bundleOf(['v2', 'v1']), undefined, { versioner: { apiVersionFormat: 'string' } })
   await app.register(versioned(async (api) => { api.get('/things', async (request) => ({ version: request.apiVersion })) }))
 
   const known = await getWith(app, '/things', 'v1')
@@ -133,7 +135,7 @@ test('with apiVersionFormat string, an unknown version is a 400 listing the vers
   }
 
   // Dated versions with the string format: exact values only.
-  const dated = await appWith(t, { apiVersionFormat: 'string' })
+  const dated = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionFormat: 'string' } })
   await dated.register(versioned(async (api) => { api.get('/things', async (request) => ({ version: request.apiVersion })) }))
   t.equal((await getWith(dated, '/things', '2001-01-01')).statusCode, 200)
   const between = await getWith(dated, '/things', '2001-06-01')
@@ -162,7 +164,7 @@ test('no version and no default on a versioned route is a 400 naming the header 
 })
 
 test('with path versions, an empty version segment is a 400 naming the path form', async (t) => {
-  const app = await appWith(t, { apiVersionLocation: 'path' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
   await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ version: request.apiVersion })) }), { prefix: '/api' })
   const response = await app.inject({ method: 'GET', url: '/api//users' })
   t.equal(response.statusCode, 400)
@@ -184,9 +186,7 @@ test('a valid version in which the route does not exist is Fastify\'s 404', asyn
   t.equal(jsonOf(latest).data[0].value, '1 Main St')
 
   // The application's own not-found handler answers, with the version echoed.
-  const custom = await appWith(t, {
-    versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('AddNew', [endpoint('/new', ['GET']).didntExist])] })
-  })
+  const custom = await versionedApp(t, bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('AddNew', [endpoint('/new', ['GET']).didntExist])] }))
   custom.setNotFoundHandler((request, reply) => { reply.code(404).send({ custom: true, url: request.url, version: request.apiVersion }) })
   await custom.register(versioned(async (api) => { api.get('/new', async () => ({ ok: true })) }))
   t.equal((await getWith(custom, '/new', '2001-01-01')).statusCode, 200)
@@ -220,7 +220,7 @@ test('a request invalid for the requested version\'s schema is Fastify\'s 400 va
 test('unversioned routes, mounted plugins and static files are served whatever version header is sent', async (t) => {
   const root = t.testdir({ 'hello.txt': 'hello static' })
   for (const options of [{}, { apiVersionDefaultValue: '2001-01-01' }, { apiVersionDefaultValue: async () => '2000-01-01' }]) {
-    const app = await appWith(t, options)
+    const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: options })
     await app.register(fastifyStatic, { root, prefix: '/static/' })
     await app.register(async (mounted) => {
       mounted.get('/ping', async (request) => ({ pong: true, version: request.apiVersion ?? null }))

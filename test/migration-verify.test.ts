@@ -5,18 +5,17 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
 import { buildApp } from '../examples/users/app'
+import { versionedApp, type Teardown } from './helpers/apps'
 
-async function appWith (t: { teardown: (fn: () => unknown) => void }, versions: VersionBundle, create: TSchema, user: TSchema): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions })
-  await app.register(versioned(async (api) => {
+/** A ready application serving `POST /users` (body `create`) and `GET /users/:id`, both answering a `user`, in `versions`. */
+async function usersApp (t: Teardown, versions: VersionBundle, create: TSchema, user: TSchema): Promise<FastifyInstance> {
+  const app = await versionedApp(t, versions, async (api) => {
     api.post('/users', { schema: { body: create, response: { 200: user } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
     api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: user } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
-  }))
+  })
   await app.ready()
   return app
 }
@@ -36,7 +35,7 @@ test('a rename instruction without converters is found, in both directions, nami
       schema(User).field('fullName').had({ name: 'name' })
     ]
   }
-  const app = await appWith(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
   const findings = await app.versioner.verify()
   const summary = findings.map(({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }) =>
     ({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }))
@@ -70,7 +69,7 @@ test('the same rename with its converters passes', async (t) => {
       delete response.body.fullName
     }
   }
-  const app = await appWith(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
   t.same(await app.versioner.verify(), [])
 })
 
@@ -91,7 +90,7 @@ test('a wrong converter is named, and the change that holds it, not the changes 
     }
   }
   const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AddEmail), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
-  const app = await appWith(t, versions, UserCreate, User)
+  const app = await usersApp(t, versions, UserCreate, User)
   const findings = await app.versioner.verify()
   t.same(findings.map((finding) => [finding.route, finding.version, finding.direction, finding.pointer, finding.versionChanges, finding.converters]), [
     ['POST /users', '2000-01-01', 'response', '/name', ['RenameNameToFullName'], ['RenameNameToFullName.nameDown']],
@@ -111,7 +110,7 @@ test('a converter that throws is a finding naming it', async (t) => {
       throw new TypeError(`cannot read ${String(request.body.missing)}`)
     }
   }
-  const app = await appWith(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
   const findings = await app.versioner.verify()
   t.equal(findings.length, 1)
   t.match(findings[0], { route: 'POST /users', version: '2000-01-01', direction: 'request', part: 'converter', message: 'TypeError: cannot read undefined', converters: ['RenameNameToFullName.nameUp'] })
@@ -125,7 +124,7 @@ test('an optional field only the full example has is checked too', async (t) => 
     description = 'nickname was an object.'
     instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('nickname').had({ type: Type.Object({ first: Type.String() }) })]
   }]
-  const app = await appWith(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ...changes), new Version('2000-01-01')), UserCreate, User)
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ...changes), new Version('2000-01-01')), UserCreate, User)
   const findings = await app.versioner.verify()
   t.same(findings.map((finding) => [finding.version, finding.direction, finding.pointer, finding.example]), [['2000-01-01', 'request', '/nickname', 'all fields']])
 })

@@ -21,6 +21,7 @@ import {
   assertDocumentsValid, bodyChecker, documentedStatuses, documentKeys, documentOf, isDocumentedStatus, operationsOf, parametersOf,
   requestFor, responseSchemaOf, type DocumentedOperation, type OpenApiDocument
 } from './helpers/openapi-documents'
+import { versionedApp } from './helpers/apps'
 import { EXAMPLE_UUID } from './helpers/schema-example'
 
 /** Sends one request built from `operation` and checks the answer against the document; returns the answer. */
@@ -173,18 +174,6 @@ async function richApp (t: Test): Promise<FastifyInstance> {
     }
   }
 
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: new VersionBundle(
-      new HeadVersion(),
-      new Version('2003-01-01', TitleWasName),
-      new Version('2002-01-01', OlderShapes),
-      new Version('2001-01-01', NoAddressYet),
-      new Version('2000-01-01')
-    ),
-    openapi: { info: { title: 'Items' }, tags: [{ name: 'items' }] }
-  })
   // HEAD data, including what older versions lack (a pending item, createdAt).
   const items = new Map<string, StoredItem>()
   const seeded: StoredItem = {
@@ -197,8 +186,15 @@ async function richApp (t: Test): Promise<FastifyInstance> {
     createdAt: '2020-01-01T00:00:00.000Z'
   }
   items.set(seeded.id, seeded)
+  const versions = new VersionBundle(
+    new HeadVersion(),
+    new Version('2003-01-01', TitleWasName),
+    new Version('2002-01-01', OlderShapes),
+    new Version('2001-01-01', NoAddressYet),
+    new Version('2000-01-01')
+  )
   // Handlers answer copies: converters work on the answered object (see the last test of this file).
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, versions, async (api) => {
     api.post('/items', { schema: { tags: ['items'], body: ItemCreate, response: { 201: Item } } }, async (request, reply) => {
       const { priority: _priority, ...body } = request.body
       const item: StoredItem = { id: randomUUID(), ...body, createdAt: new Date().toISOString() }
@@ -213,7 +209,7 @@ async function richApp (t: Test): Promise<FastifyInstance> {
       const item = items.get(request.params.itemId)
       return item === undefined ? reply.code(404).send({ message: 'No such item' }) : structuredClone(item)
     })
-  }))
+  }, { versioner: { openapi: { info: { title: 'Items' }, tags: [{ name: 'items' }] } } })
   app.get('/ping', { schema: { response: { 200: Type.Object({ pong: Type.Literal(true) }) } } }, async () => ({ pong: true }))
   await app.ready()
   return app
@@ -259,18 +255,21 @@ test('a request built from the document of one version is refused by another whe
 
 test('the example generator makes valid values (checked with ajv against the schemas it read)', async (t) => {
   const app = await richApp(t)
+  let bodies = 0
   for (const key of documentKeys(app)) {
     const document = documentOf(app, key)
     const check = bodyChecker(document)
     for (const operation of operationsOf(document)) {
       const schemaOfBody = operation.operation.requestBody?.content?.['application/json']?.schema
       if (schemaOfBody === undefined) continue
+      bodies++
       for (const includeOptional of [false, true]) {
         const request = requestFor(document, operation, { includeOptional })
         t.equal(check(schemaOfBody, request.payload), undefined, `${key} ${operation.method} ${operation.path}: the generated body is valid`, { payload: request.payload })
       }
     }
   }
+  t.equal(bodies, 4, 'the body of POST /items in each of the four versions was generated')
   const sample = requestFor({ paths: {}, components: { schemas: {} } }, {
     path: '/x/{id}',
     method: 'GET',

@@ -92,17 +92,7 @@ interface ShopOptions {
 
 /** A fresh shop application, ready. */
 async function shop (t: Teardown, options: ShopOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: shopBundle(options.lifecycle),
-    openapi: {
-      info: { title: 'Shop', description: 'A small shop.' },
-      tags: [{ name: 'products' }, { name: 'reviews' }, { name: 'legacy' }, { name: 'checkout' }, { name: 'never-used' }]
-    },
-    ...options.versioner
-  })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, shopBundle(options.lifecycle), async (api) => {
     api.post('/products', {
       schema: {
         summary: 'Create a product',
@@ -123,7 +113,15 @@ async function shop (t: Teardown, options: ShopOptions = {}): Promise<FastifyIns
       schema: { summary: 'List reviews', tags: ['reviews'], params: ProductParams, response: { 200: Type.Array(Review) } }
     }, async () => [{ stars: 5 }])
     api.post('/checkout', { schema: { tags: ['checkout'], response: { 200: Receipt } } }, async () => ({ total: 3 }))
-  }))
+  }, {
+    versioner: {
+      openapi: {
+        info: { title: 'Shop', description: 'A small shop.' },
+        tags: [{ name: 'products' }, { name: 'reviews' }, { name: 'legacy' }, { name: 'checkout' }, { name: 'never-used' }]
+      },
+      ...options.versioner
+    }
+  })
   if (options.health !== false) app.get('/health', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
   options.before?.(app)
   await app.ready()
@@ -238,7 +236,9 @@ test('the version header parameter: enum [V] and default V, date format, title a
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {
     const document = documentOf(titled, version)
-    for (const operation of operationsOf(document)) {
+    const operations = operationsOf(document)
+    t.ok(operations.length > 0, `${version}: there are operations to check`)
+    for (const operation of operations) {
       const parameters = operation.operation.parameters.filter((p: any) => p.name === 'x-api-version')
       t.equal(parameters.length, 1, `${version} ${operation.method} ${operation.path}: one version parameter`)
       const [parameter] = parameters
@@ -256,7 +256,9 @@ test('the version header parameter: enum [V] and default V, date format, title a
 
   const defaulted = await shop(t, { versioner: { apiVersionDefaultValue: '2002-01-01' } })
   for (const version of VERSIONS) {
-    for (const operation of operationsOf(documentOf(defaulted, version))) {
+    const operations = operationsOf(documentOf(defaulted, version))
+    t.ok(operations.length > 0, `${version}: there are operations to check`)
+    for (const operation of operations) {
       const parameter = operation.operation.parameters.find((p: any) => p.name === 'x-api-version')
       t.equal(parameter.required, false, `${version} ${operation.method} ${operation.path}: optional with a default version`)
       t.same(parameter.schema.enum, [version])
@@ -558,7 +560,9 @@ test('documents are built once and cached; app.versioner.openapi() needs ready()
 test('documents are deterministic: two applications built alike give equal documents', async (t) => {
   const one = await shop(t)
   const two = await shop(t)
-  for (const key of documentKeys(one)) {
+  const keys = documentKeys(one)
+  t.equal(keys.length, VERSIONS.length + 1, 'every version and unversioned')
+  for (const key of keys) {
     t.same(JSON.stringify(documentOf(two, key)), JSON.stringify(documentOf(one, key)), `${key}: byte-identical`)
   }
 })

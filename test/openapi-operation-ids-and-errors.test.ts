@@ -5,9 +5,10 @@
  * and 404 as shared component responses whose schema the real answers match.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, fastifyVersioner, HeadVersion, Version, VersionBundle, VersionChange, versioned, type FastifyVersionerOptions } from '../plugin'
+import { endpoint, HeadVersion, Version, VersionBundle, VersionChange, type FastifyVersionerOptions } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 import { assertDocumentsValid, bodyChecker, documentOf, operationsOf, responseSchemaOf } from './helpers/openapi-documents'
 
 const Item = Type.Object({ id: Type.String(), name: Type.String({ minLength: 1 }) }, { $id: 'Item' })
@@ -29,14 +30,8 @@ function bundle (): VersionBundle {
   return new VersionBundle(new HeadVersion(), new Version('2002-01-01', AddExport), new Version('2001-01-01', RenameItemsPath), new Version('2000-01-01'))
 }
 
-async function itemsApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, {
-    versions: bundle(),
-    ...options
-  })
-  await app.register(versioned(async (api) => {
+async function itemsApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => [])
     api.post('/items', { schema: { body: Item, response: { 201: Item } } }, async (request, reply) => reply.code(201).send(request.body))
     api.get('/items/:itemId', { schema: { params: Type.Object({ itemId: Type.String() }), response: { 200: Item } } }, async (request) =>
@@ -48,7 +43,7 @@ async function itemsApp (t: { teardown: (fn: () => unknown) => void }, options: 
     api.get('/files/*', async () => 'file')
     api.get('/', { schema: { response: { 400: Type.Object({ problem: Type.String() }) } } }, async () => undefined)
     api.get('/ranges/:from-:to', async () => 'range')
-  }))
+  }, { versioner: options })
   await app.ready()
   return app
 }
@@ -79,6 +74,7 @@ test('operations without an operationId get one from the HEAD method and path: c
   t.notOk('GET /items/export' in old, 'a route absent from a version has no operation there')
   for (const version of VERSIONS) {
     const ids = Object.values(idsOf(app, version))
+    t.equal(ids.length, version === '2002-01-01' ? 10 : 9, `${version}: every operation (GET /items/export from 2002-01-01 on)`)
     t.equal(new Set(ids).size, ids.length, `${version}: ids are unique in the document`)
     t.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id)), `${version}: every operation has a camelCase id`)
     for (const [operation, id] of Object.entries(idsOf(app, version))) {
@@ -96,7 +92,9 @@ test("the plugin's 400 and 404 are shared responses on every versioned operation
     const document = documentOf(app, version)
     t.ok(document.components.responses.FastifyVersionerBadRequest, `${version}: the shared 400`)
     t.ok(document.components.responses.FastifyVersionerNotFound, `${version}: the shared 404`)
-    for (const { method, path } of operationsOf(document)) {
+    const operations = operationsOf(document)
+    t.equal(operations.length, version === '2002-01-01' ? 10 : 9, `${version}: every operation (GET /items/export from 2002-01-01 on)`)
+    for (const { method, path } of operations) {
       // As written in the document (operationsOf resolves the references).
       const responses = document.paths[path][method.toLowerCase()].responses
       const where = `${version} ${method} ${path}`

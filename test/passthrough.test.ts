@@ -1,10 +1,11 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, versioned, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  VersionChangeWithSideEffects, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 
 /**
  * Versions with nothing to do on a route (the newest ones, usually) are served without the versioner's hooks:
@@ -56,15 +57,10 @@ interface Seen {
   errors: string[]
 }
 
-async function appOf (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, seen: Seen, routes: RouteOptions[] }> {
+async function appOf (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, seen: Seen, routes: RouteOptions[] }> {
   const seen: Seen = { hooks: [], versions: [], errors: [] }
   const routes: RouteOptions[] = []
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: bundle(), ...options })
-  app.addHook('onRoute', (route) => { routes.push(route) })
-  app.addHook('onRequest', async (request) => { seen.versions.push(request.apiVersion) })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.post('/users', {
       schema: { body: UserCreate, response: { 201: User, '4xx': ErrorBody, '5xx': ErrorBody } },
       onRequest: async (request, reply) => {
@@ -91,7 +87,13 @@ async function appOf (t: { teardown: (fn: () => unknown) => void }, options: Par
       return await reply.code(201).send({ id: 'u1', fullName: request.body.fullName })
     })
     api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
-  }))
+  }, {
+    versioner: options,
+    beforeRoutes: (instance) => {
+      instance.addHook('onRoute', (route) => { routes.push(route) })
+      instance.addHook('onRequest', async (request) => { seen.versions.push(request.apiVersion) })
+    }
+  })
   await app.ready()
   return { app, seen, routes }
 }

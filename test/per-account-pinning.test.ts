@@ -5,10 +5,12 @@
  * inject and real HTTP; a picker that throws or rejects, whatever with, answers a logged 500 for that request only.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
-import { endpoint, fastifyVersioner, VersionPicker, versioned, type FastifyVersionerOptions } from '../plugin'
-import { bundleOf, DATES, jsonOf, listen } from './helpers/http-apps'
+import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
+import { bundleOf, DATES, listen } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 /** A fake account store: API key → pinned version, answered asynchronously; some keys make it fail. */
@@ -59,20 +61,20 @@ function replacedRoutes () {
 
 const answer = (handler: string) => async (request: FastifyRequest) => ({ handler, id: (request.params as { id: string }).id, version: request.apiVersion })
 
-async function pinnedApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}, logs?: string[]) {
-  const app = Fastify(logs === undefined
-    ? {}
-    : { logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } })
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: replacedRoutes(), versionPicker: AccountPinnedVersionPicker, ...options })
-  await app.register(versioned(async (api) => {
+async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[]) {
+  const app = await versionedApp(t, replacedRoutes(), async (api) => {
     api.get('/users/:id', answer('new'))
     api.delete('/users/:id', answer('new'))
     api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
     api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
     api.get('/teams/:id', answer('teams'))
-  }))
-  app.get('/health', async () => ({ ok: true }))
+  }, {
+    fastify: logs === undefined
+      ? {}
+      : { logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
+    versioner: { versionPicker: AccountPinnedVersionPicker, ...options },
+    health: true
+  })
   await app.ready()
   return app
 }

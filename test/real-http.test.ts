@@ -6,7 +6,8 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyRequest } from 'fastify'
 import { buildApp } from '../examples/users/app'
 import { versioned } from '../plugin'
-import { appWith, bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { versionedApp } from './helpers/apps'
+import { bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
 
 async function exampleServer (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
   const app = await buildApp()
@@ -101,7 +102,7 @@ test('the example over HTTP: 400s for bad, too old and missing versions; 404 for
 
 test('over HTTP: static files and path versions under a prefix; a custom header name is echoed', async (t) => {
   const root = t.testdir({ 'logo.txt': 'static bytes' })
-  const app = await appWith(t, { apiVersionLocation: 'path', apiVersionParameterName: 'Api-Version' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path', apiVersionParameterName: 'Api-Version' } })
   await app.register(fastifyStatic, { root, prefix: '/assets/' })
   await app.register(versioned(async (api) => {
     api.get('/users/:id', async (request) => ({ id: (request.params as { id: string }).id, version: request.apiVersion }))
@@ -132,15 +133,16 @@ test('over HTTP: shared paths reach the right handler, and interleaved requests 
   const delay = (request: FastifyRequest): Promise<unknown> =>
     new Promise((resolve) => setTimeout(resolve, Number(request.headers['x-delay'] ?? 0)))
   // Two HEAD routes on one path are told apart when the route is found: the version comes from the header there.
-  const app = await appWith(t, { versions: sharedPathBundle() })
+  const app = await versionedApp(t, sharedPathBundle())
   await app.register(sharedPathRoutes, { prefix: '/api' })
   const base = await listen(app)
   // An async default (a version per client plan) on another application, for the same interleaving.
-  const slowApp = await appWith(t, {
-    versions: bundleOf(DATES),
-    apiVersionDefaultValue: async (request: FastifyRequest) => {
-      await delay(request)
-      return String(request.headers['x-plan'])
+  const slowApp = await versionedApp(t, bundleOf(DATES), undefined, {
+    versioner: {
+      apiVersionDefaultValue: async (request: FastifyRequest) => {
+        await delay(request)
+        return String(request.headers['x-plan'])
+      }
     }
   })
   await slowApp.register(versioned(async (api) => {

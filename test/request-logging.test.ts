@@ -6,9 +6,11 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
-import { fastifyVersioner, schema, VersionPicker, versioned, type FastifyVersionerOptions } from '../plugin'
+import { fastifyVersioner, schema, VersionPicker, type FastifyVersionerOptions } from '../plugin'
 import { Type } from '@sinclair/typebox'
-import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
+import { versionedApp, type Teardown } from './helpers/apps'
+import { bundleOf, DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 interface LogLine { level: number, msg: string, reqId?: string, apiVersion?: string, [key: string]: unknown }
@@ -20,20 +22,16 @@ function bundle () {
   return bundleOf(DATES, { '2001-01-01': [changeClass('AddSize', [schema(Thing).field('size').didntExist])] })
 }
 
-async function loggedApp (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {},
+async function loggedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {},
   setup: (app: FastifyInstance) => void = () => {}) {
   const lines: LogLine[] = []
   const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
-  const app = Fastify({ logger: { level: 'info', stream } })
-  t.teardown(() => app.close())
-  setup(app)
-  await app.register(fastifyVersioner, { versions: bundle(), ...options })
-  await app.register(versioned(async (api) => {
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
       request.log.info('handler ran')
       return request.body
     })
-  }), { prefix: '/api' })
+  }, { fastify: { logger: { level: 'info', stream } }, beforeVersioner: setup, versioner: options, prefix: '/api' })
   app.get('/health', async (request) => { request.log.info('health'); return { ok: true } })
   await app.ready()
   return { app, lines }

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { call, json } from './helpers/http'
+import { call, jsonOf } from './helpers/http'
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import { v } from './helpers/request-pipeline'
@@ -52,20 +52,20 @@ test('successful payloads go from HEAD down to the requested version and are ser
   const latest = await call(app, '2002-01-01', '/users/u1')
   t.equal(latest.statusCode, 200)
   t.equal(latest.headers['x-api-version'], '2002-01-01')
-  t.same(json(latest), { id: 'u1', name: 'Ada', email: 'ada@example.com' }, 'the HEAD-only field and unknown fields are stripped from latest')
+  t.same(jsonOf(latest), { id: 'u1', name: 'Ada', email: 'ada@example.com' }, 'the HEAD-only field and unknown fields are stripped from latest')
 
   const middle = await call(app, '2001-01-01', '/users/u1')
   t.equal(middle.statusCode, 200)
   t.equal(middle.headers['x-api-version'], '2001-01-01')
-  t.same(json(middle), { id: 'u1', name: 'Ada' }, 'a field the version lacks is stripped, with no converter')
+  t.same(jsonOf(middle), { id: 'u1', name: 'Ada' }, 'a field the version lacks is stripped, with no converter')
 
   const oldest = await call(app, '2000-01-01', '/users/u1')
   t.equal(oldest.statusCode, 200)
-  t.same(json(oldest), { id: 'u1', fullName: 'Ada', note: 'note: vip' }, 'the converter used the HEAD-only field; leftovers are stripped')
+  t.same(jsonOf(oldest), { id: 'u1', fullName: 'Ada', note: 'note: vip' }, 'the converter used the HEAD-only field; leftovers are stripped')
 
   const between = await call(app, '2001-06-15', '/users/u1')
   t.equal(between.headers['x-api-version'], '2001-01-01', 'a date between versions is served as the older one')
-  t.same(json(between), { id: 'u1', name: 'Ada' })
+  t.same(jsonOf(between), { id: 'u1', name: 'Ada' })
 
   t.equal(latest.headers['content-type'], 'application/json; charset=utf-8')
 })
@@ -132,7 +132,7 @@ test('response converters run from latest down, versions in order, changes as li
     calls.length = 0
     const response = await call(app, version, '/trail')
     t.equal(response.statusCode, 200, `${version}: 200`)
-    t.same(json(response), { trail: ['head', ...order] }, `${version}: body records the order`)
+    t.same(jsonOf(response), { trail: ['head', ...order] }, `${version}: body records the order`)
     t.same(calls, order, `${version}: converters called in order, once each`)
   }
 })
@@ -178,18 +178,18 @@ test('by-schema converters apply at every occurrence of the schema, once each, w
 
   seen.length = 0
   const root = await call(app, '2000-01-01', '/item')
-  t.same(json(root), { id: 'root', title: 'r!' }, 'root')
+  t.same(jsonOf(root), { id: 'root', title: 'r!' }, 'root')
   t.same(seen, [{ id: 'root', label: 'r' }], 'once, with the whole body')
 
   seen.length = 0
   const list = await call(app, '2000-01-01', '/items')
-  t.same(json(list), [{ id: 'a', title: 'A!' }, { id: 'b', title: 'B!' }], 'an array of the schema as the response')
+  t.same(jsonOf(list), [{ id: 'a', title: 'A!' }, { id: 'b', title: 'B!' }], 'an array of the schema as the response')
   t.same(seen, [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], 'once per item, with body set to the item')
 
   seen.length = 0
   const page = await call(app, '2000-01-01', '/page')
   t.equal(page.statusCode, 200)
-  t.same(json(page), {
+  t.same(jsonOf(page), {
     main: { id: 'm', title: 'M!' },
     items: [{ id: 'i1', title: 'I1!' }, { id: 'i2', title: 'I2!' }],
     byKey: { k1: { id: 'r1', title: 'R1!' } },
@@ -201,12 +201,12 @@ test('by-schema converters apply at every occurrence of the schema, once each, w
 
   seen.length = 0
   const latestPage = await call(app, '2001-01-01', '/page')
-  t.same((json(latestPage) as { main: unknown }).main, { id: 'm', label: 'M' }, 'latest is not converted')
+  t.same((jsonOf(latestPage) as { main: unknown }).main, { id: 'm', label: 'M' }, 'latest is not converted')
   t.same(seen, [], 'no converter runs for the latest version')
 
   seen.length = 0
   const unrelated = await call(app, '2000-01-01', '/unrelated')
-  t.same(json(unrelated), { id: 'x', label: 'X', note: 'n' }, 'a schema with the same fields is not the converter\'s schema')
+  t.same(jsonOf(unrelated), { id: 'x', label: 'X', note: 'n' }, 'a schema with the same fields is not the converter\'s schema')
   t.same(seen, [])
 })
 
@@ -245,7 +245,7 @@ test('by-path converters follow their HEAD route: renamed paths and method filte
 
   const renamed = await call(app, '2000-01-01', '/stuff/7')
   t.equal(renamed.statusCode, 200)
-  t.same(json(renamed), { id: '7', method: 'GET', tag: 'from-2001-change' }, 'the old path runs the converter of the HEAD route')
+  t.same(jsonOf(renamed), { id: '7', method: 'GET', tag: 'from-2001-change' }, 'the old path runs the converter of the HEAD route')
   t.same(seen, ['tagThing'])
 
   const goneInOld = await call(app, '2000-01-01', '/things/7')
@@ -253,14 +253,14 @@ test('by-path converters follow their HEAD route: renamed paths and method filte
 
   seen.length = 0
   const latest = await call(app, '2001-01-01', '/things/7')
-  t.same(json(latest), { id: '7', method: 'GET' }, 'latest: no converter')
+  t.same(jsonOf(latest), { id: '7', method: 'GET' }, 'latest: no converter')
   const oldPathInLatest = await call(app, '2001-01-01', '/stuff/7')
   t.equal(oldPathInLatest.statusCode, 404, 'the old path does not exist in latest')
 
   const post = await call(app, '2000-01-01', '/both', { method: 'POST' })
-  t.same(json(post), { id: 'both', method: 'POST', tag: 'post-only' }, 'the POST of a GET+POST route is converted')
+  t.same(jsonOf(post), { id: 'both', method: 'POST', tag: 'post-only' }, 'the POST of a GET+POST route is converted')
   const get = await call(app, '2000-01-01', '/both')
-  t.same(json(get), { id: 'both', method: 'GET' }, 'its GET is not')
+  t.same(jsonOf(get), { id: 'both', method: 'GET' }, 'its GET is not')
   t.same(seen, ['onlyPost'])
 })
 
@@ -290,12 +290,12 @@ test('a JSON text payload sent by the handler is converted too, and async conver
 
   const text = await call(app, '2000-01-01', '/text')
   t.equal(text.statusCode, 200)
-  t.same(json(text), { text: 'one two three', words: 3 }, 'parsed, converted, serialized with the version schema')
+  t.same(jsonOf(text), { text: 'one two three', words: 3 }, 'parsed, converted, serialized with the version schema')
   t.notOk(JSON.parse(text.body).extra, 'fields no schema has are stripped')
   const object = await call(app, '2000-01-01', '/object')
-  t.same(json(object), { text: 'a b', words: 2 })
+  t.same(jsonOf(object), { text: 'a b', words: 2 })
   const latest = await call(app, '2001-01-01', '/object')
-  t.same(json(latest), { text: 'a b' })
+  t.same(jsonOf(latest), { text: 'a b' })
 })
 
 test('regression: FSTVRS001: once per route, version and status, for successes too, with by-schema converters at the root or nested', async (t) => {
@@ -357,7 +357,7 @@ test('converters saw class instances (a Date, not its JSON): they see plain JSON
   })
   const response = await call(app, '2000-01-01', '/event')
   t.equal(response.statusCode, 200)
-  t.same(json(response), { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'the converter read the ISO string')
+  t.same(jsonOf(response), { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'the converter read the ISO string')
   t.same(seen, ['2020-05-06T07:08:09.000Z'], 'it saw the string JSON.stringify sends')
 
   seen.length = 0
@@ -412,7 +412,7 @@ test('__proto__ crossed the response copy: with onProtoPoisoning "ignore", an ec
   for (const version of ['2000-01-01', '2001-01-01']) {
     const response = await call(app, version, '/echo', { method: 'POST', payload, headers: { 'content-type': 'application/json' } })
     t.equal(response.statusCode, 200)
-    t.same((json(response) as { profile: unknown }).profile, { nickname: 'n' }, `${version}: no role came from __proto__`)
+    t.same((jsonOf(response) as { profile: unknown }).profile, { nickname: 'n' }, `${version}: no role came from __proto__`)
   }
   t.equal(({} as Record<string, unknown>).role, undefined, 'Object.prototype is untouched')
 })

@@ -339,6 +339,7 @@ test('an untouched schema is the same object in every version; a changed form is
     new Version('2000-01-01')
   ))
   const at = (version: string, s: TSchema): TSchema => schemas.get(version).get(s)
+  t.equal(schemas.versions.length, 4, 'the four versions to check')
   for (const version of schemas.versions) {
     t.equal(at(version, Untouched), Untouched, `untouched in ${version}`)
     t.equal(at(version, User.properties.id), User.properties.id)

@@ -9,7 +9,8 @@ import { Type } from '@sinclair/typebox'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionChangeWithSideEffects, versioned, type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
-import { bundleOf, DATES, jsonOf } from './helpers/http-apps'
+import { bundleOf, DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 const Item = Type.Object({ id: Type.String(), title: Type.String() })

@@ -11,7 +11,7 @@ import {
   ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
 } from '../plugin'
 import { versionedApp } from './helpers/apps'
-import { call, json } from './helpers/http'
+import { call, jsonOf } from './helpers/http'
 
 interface Seen {
   route: string
@@ -86,7 +86,7 @@ test('streams and buffers pass untouched; by-path converters see them on raw and
   t.equal(bySchemaCalls, 0, 'the by-schema converter of the stream route\'s schema never saw the stream')
 
   const object = await call(app, '2000-01-01', '/json')
-  t.same(json(object), { ok: false }, 'the by-schema converter does run for objects')
+  t.same(jsonOf(object), { ok: false }, 'the by-schema converter does run for objects')
   t.equal(bySchemaCalls, 1)
 
   seen.length = 0

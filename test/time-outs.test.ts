@@ -10,7 +10,7 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned,
   type RequestInfo, type ResponseInfo
 } from '../plugin'
-import { jsonOf } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 
 const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
 

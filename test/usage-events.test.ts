@@ -3,6 +3,7 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { fastifyVersioner, versioned, Version, VersionBundle, VersionPicker, type FastifyVersionerOptions, type ServedEvent } from '../plugin'
+import { versionedApp, type Teardown } from './helpers/apps'
 
 const SUNSET = new Date('2030-01-01T00:00:00Z')
 
@@ -15,22 +16,16 @@ function bundle (): VersionBundle {
 }
 
 /** An application with `GET /items/:id` and `POST /items` (versioned) and `GET /health` (unversioned), and the events it publishes. */
-async function appWithEvents (t: { teardown: (fn: () => unknown) => void }, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, events: ServedEvent[] }> {
-  const app = Fastify()
+async function appWithEvents (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<{ app: FastifyInstance, events: ServedEvent[] }> {
   const events: ServedEvent[] = []
   // Tests run one after the other, each closing its application: every event seen is this application's.
   const listener = (message: unknown): void => { events.push(message as ServedEvent) }
   diagnosticsChannel.subscribe('fastify-versioner:served', listener)
-  t.teardown(async () => {
-    diagnosticsChannel.unsubscribe('fastify-versioner:served', listener)
-    await app.close()
-  })
-  await app.register(fastifyVersioner, { versions: bundle(), ...options })
-  await app.register(versioned(async (api) => {
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  const app = await versionedApp(t, bundle(), async (api) => {
     api.get('/items/:id', async (request) => ({ id: (request.params as { id: string }).id }))
     api.post('/items', { schema: { body: Type.Object({ name: Type.String() }) } }, async () => ({ ok: true }))
-  }), { prefix: '/api' })
-  app.get('/health', async () => ({ ok: true }))
+  }, { versioner: options, prefix: '/api', health: true })
   await app.ready()
   return { app, events }
 }

@@ -9,7 +9,9 @@ import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type ResponseInfo
 } from '../plugin'
-import { appWith, bundleOf, DATES, getWith, jsonOf, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { versionedApp } from './helpers/apps'
+import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 const echoRoute = versioned(async (api) => {
@@ -65,7 +67,7 @@ test('registering versioned(...) before the plugin fails app.ready()', async (t)
 })
 
 test('apiVersionParameterName: the version is read from that header and echoed under it, with Vary', async (t) => {
-  const app = await appWith(t, { apiVersionParameterName: 'Stripe-Version' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionParameterName: 'Stripe-Version' } })
   await app.register(echoRoute)
   const response = await getWith(app, '/echo', '2001-03-04', 'stripe-version')
   t.equal(response.statusCode, 200)
@@ -94,7 +96,7 @@ test('apiVersionHeaderName is a deprecated alias that warns FSTVRSDEP001', async
   process.on('warning', onWarning)
   t.teardown(() => { process.removeListener('warning', onWarning) })
 
-  const app = await appWith(t, { apiVersionHeaderName: 'Api-Version' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionHeaderName: 'Api-Version' } })
   await app.register(echoRoute)
   await new Promise((resolve) => setImmediate(resolve))
   const warning = warnings.find((item) => item.code === 'FSTVRSDEP001')
@@ -114,7 +116,7 @@ test('apiVersionHeaderName is a deprecated alias that warns FSTVRSDEP001', async
 })
 
 test('path versions: the date format waterfalls and checks the segment; no Vary', async (t) => {
-  const app = await appWith(t, { apiVersionLocation: 'path' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
   await app.register(versioned(async (api) => {
     api.get('/users', async (request) => ({ version: request.apiVersion, params: request.params }))
   }))
@@ -154,7 +156,7 @@ test('path versions: the route constraint reads the version segment itself, not 
       endpoint('/t/:tenant/legacy-items', ['GET']).had({ path: '/t/:tenant/items' })
     ])]
   })
-  const app = await appWith(t, { versions, apiVersionLocation: 'path' })
+  const app = await versionedApp(t, versions, undefined, { versioner: { apiVersionLocation: 'path' } })
   await app.register(versioned(async (api) => {
     api.get('/items', async (request) => ({ handler: 'new', version: request.apiVersion }))
     api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', version: request.apiVersion }))
@@ -178,8 +180,8 @@ test('the string format: exact values in bundle order, no waterfalling, in heade
       delete response.body.name
     }
   }
-  const app = await appWith(t, {
-    versions: bundleOf(['alpha', 'omega'], { alpha: [RenameTitleToName] }), apiVersionFormat: 'string'
+  const app = await versionedApp(t, bundleOf(['alpha', 'omega'], { alpha: [RenameTitleToName] }), undefined, {
+    versioner: { apiVersionFormat: 'string' }
   })
   await app.register(versioned(async (api) => {
     api.get('/thing', { schema: { response: { 200: Resource } } }, async () => ({ name: 'n' }))
@@ -195,7 +197,7 @@ test('the string format: exact values in bundle order, no waterfalling, in heade
   t.equal(unknown.statusCode, 400)
   t.equal(jsonOf(unknown).message, "Unknown API version 'beta' in the 'x-api-version' header. Supported versions: alpha, omega.")
 
-  const pathApp = await appWith(t, { versions: bundleOf(['v2', 'v1']), apiVersionFormat: 'string', apiVersionLocation: 'path' })
+  const pathApp = await versionedApp(t, bundleOf(['v2', 'v1']), undefined, { versioner: { apiVersionFormat: 'string', apiVersionLocation: 'path' } })
   await pathApp.register(echoRoute, { prefix: '/api' })
   const v1 = await pathApp.inject({ url: '/api/v1/echo' })
   t.equal(v1.statusCode, 200)
@@ -207,7 +209,7 @@ test('the string format: exact values in bundle order, no waterfalling, in heade
 })
 
 test('apiVersionDefaultValue as a string serves requests that name no version', async (t) => {
-  const app = await appWith(t, { apiVersionDefaultValue: '2001-01-01' })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue: '2001-01-01' } })
   await app.register(echoRoute)
   for (const headers of [{}, { 'x-api-version': '' }]) {
     const response = await app.inject({ url: '/echo', headers })
@@ -224,12 +226,14 @@ test('apiVersionDefaultValue as a string serves requests that name no version', 
 
 test('apiVersionDefaultValue as an async function of the request; its result is checked and waterfalled', async (t) => {
   const seen: string[] = []
-  const app = await appWith(t, {
-    apiVersionDefaultValue: async (request: FastifyRequest) => {
-      seen.push(request.url)
-      await new Promise((resolve) => setTimeout(resolve, 2))
-      const plan = request.headers['x-plan']
-      return plan === 'legacy' ? '2000-06-30' : plan === 'broken' ? 'not-a-date' : plan === 'ancient' ? '1990-01-01' : '2002-01-01'
+  const app = await versionedApp(t, bundleOf(DATES), undefined, {
+    versioner: {
+      apiVersionDefaultValue: async (request: FastifyRequest) => {
+        seen.push(request.url)
+        await new Promise((resolve) => setTimeout(resolve, 2))
+        const plan = request.headers['x-plan']
+        return plan === 'legacy' ? '2000-06-30' : plan === 'broken' ? 'not-a-date' : plan === 'ancient' ? '1990-01-01' : '2002-01-01'
+      }
     }
   })
   await app.register(echoRoute)
@@ -254,7 +258,7 @@ test('apiVersionDefaultValue as an async function of the request; its result is 
   t.match(jsonOf(ancient).message, /^Unsupported API version '1990-01-01'.*older than the oldest version/)
 
   // A default function that throws answers with its error.
-  const failing = await appWith(t, { apiVersionDefaultValue: async () => { throw Object.assign(new Error('no account'), { statusCode: 401 }) } })
+  const failing = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue: async () => { throw Object.assign(new Error('no account'), { statusCode: 401 }) } } })
   await failing.register(echoRoute)
   const unauthorised = await failing.inject({ url: '/echo' })
   t.equal(unauthorised.statusCode, 401)
@@ -269,7 +273,7 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
       return this.requested(request) ?? pinned[String(request.headers['x-account'])]
     }
   }
-  const app = await appWith(t, { versionPicker: AccountPicker })
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: AccountPicker } })
   await app.register(echoRoute)
   const acme = await app.inject({ url: '/echo', headers: { 'x-account': 'acme' } })
   t.equal(acme.statusCode, 200)
@@ -293,7 +297,7 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
       return (request.query as Record<string, string | undefined>).version ?? super.pick(request) as string | undefined
     }
   }
-  const query = await appWith(t, { versionPicker: QueryPicker, apiVersionDefaultValue: '2001-01-01' })
+  const query = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: QueryPicker, apiVersionDefaultValue: '2001-01-01' } })
   await query.register(echoRoute)
   t.same(jsonOf(await query.inject({ url: '/echo?version=2000-01-01' })), { version: '2000-01-01' })
   t.same(jsonOf(await query.inject({ url: '/echo' })), { version: '2001-01-01' }, 'super.pick() falls back to the default')
@@ -306,7 +310,7 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
       return requested === 'current' ? '2002-01-01' : requested
     }
   }
-  const path = await appWith(t, { versionPicker: PathPicker, apiVersionLocation: 'path' })
+  const path = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: PathPicker, apiVersionLocation: 'path' } })
   await path.register(echoRoute, { prefix: '/api' })
   const current = await path.inject({ url: '/api/current/echo' })
   t.equal(current.statusCode, 200)
@@ -317,7 +321,7 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
 test('named date versions: sent with or without the name, echoed in full, waterfalled by date; the string format is unaffected', async (t) => {
   const named = ['2024-09-30.acacia', '2024-06-20', '2023-10-16.basil']
   for (const location of ['header', 'path'] as const) {
-    const app = await appWith(t, { versions: bundleOf(named), apiVersionLocation: location })
+    const app = await versionedApp(t, bundleOf(named), undefined, { versioner: { apiVersionLocation: location } })
     await app.register(echoRoute)
     const ask = (version: string): ReturnType<typeof getWith> => location === 'header' ? getWith(app, '/echo', version) : getWith(app, `/${version}/echo`)
     for (const [sent, served] of [
@@ -337,14 +341,14 @@ test('named date versions: sent with or without the name, echoed in full, waterf
     t.equal((await ask('2023-01-01')).statusCode, 400, `${location}: older than the oldest`)
   }
 
-  const strings = await appWith(t, { versions: bundleOf(['2024-09-30.acacia', 'v1']), apiVersionFormat: 'string' })
+  const strings = await versionedApp(t, bundleOf(['2024-09-30.acacia', 'v1']), undefined, { versioner: { apiVersionFormat: 'string' } })
   await strings.register(echoRoute)
   t.equal((await getWith(strings, '/echo', '2024-09-30.acacia')).statusCode, 200, 'string format: the exact value')
   t.equal((await getWith(strings, '/echo', '2024-09-30')).statusCode, 400, 'string format: no date matching')
 })
 
 test('caches could mix versions: every GET answer whose content depends on the version header says Vary (documents, 400s, 404s, successes), inject and real HTTP', async (t) => {
-  const app = await appWith(t, { versions: sharedPathBundle() })
+  const app = await versionedApp(t, sharedPathBundle())
   await app.register(sharedPathRoutes, { prefix: '/api' })
   const base = await listen(app)
   const cases: Array<[string, string, string | undefined, number]> = [

@@ -6,9 +6,9 @@ import { test } from 'tap'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { endpoint, VersionPicker, versioned } from '../plugin'
-import {
-  appWith, bundleOf, DATES, getWith, jsonOf, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES
-} from './helpers/http-apps'
+import { versionedApp } from './helpers/apps'
+import { bundleOf, DATES, getWith, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
+import { jsonOf } from './helpers/http'
 import { changeClass } from './helpers/version-changes'
 
 /** A bundle of DATES where `GET /a/b/v/deep/x` (nested two plugins deep) was added in 2001-01-01. */
@@ -33,7 +33,7 @@ async function registerNested (app: FastifyInstance): Promise<void> {
 }
 
 test('nested plugins and prefixes inside versioned(...) are HEAD routes; instructions name their full path', async (t) => {
-  const app = await appWith(t, { versions: nestedBundle() })
+  const app = await versionedApp(t, nestedBundle())
   await registerNested(app)
 
   const y = await getWith(app, '/a/b/v/y', '2000-01-01')
@@ -65,7 +65,7 @@ test('nested plugins and prefixes inside versioned(...) are HEAD routes; instruc
 })
 
 test('several versioned(...) registrations with different prefixes, and unversioned routes between them', async (t) => {
-  const app = await appWith(t)
+  const app = await versionedApp(t, bundleOf(DATES))
   await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ area: 'api', version: request.apiVersion })) }), { prefix: '/api' })
   app.get('/api/status', async (request) => ({ status: 'ok', version: request.apiVersion ?? null }))
   await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ area: 'admin', version: request.apiVersion })) }), { prefix: '/admin' })
@@ -86,7 +86,7 @@ test('several versioned(...) registrations with different prefixes, and unversio
 })
 
 test('path versions go right after the versioned(...) prefix, including prefixes of outer plugins', async (t) => {
-  const app = await appWith(t, { versions: nestedBundle(), apiVersionLocation: 'path' })
+  const app = await versionedApp(t, nestedBundle(), undefined, { versioner: { apiVersionLocation: 'path' } })
   await registerNested(app)
   await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ area: 'api', version: request.apiVersion })) }), { prefix: '/api' })
   await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ area: 'top', version: request.apiVersion })) }))
@@ -122,7 +122,7 @@ test('path versions go right after the versioned(...) prefix, including prefixes
 })
 
 test('two HEAD routes on one path and method reach the right handler in each version (header)', async (t) => {
-  const app = await appWith(t, { versions: sharedPathBundle() })
+  const app = await versionedApp(t, sharedPathBundle())
   await app.register(sharedPathRoutes, { prefix: '/api' })
 
   const cases: Array<[string, string, number, unknown]> = [
@@ -161,7 +161,7 @@ test('a route deleted with didntExist and another restored with existed on the s
     '2002-01-01': [changeClass('AddNewItems', [endpoint('/api/items', ['GET']).didntExist])],
     '2001-01-01': [changeClass('RemoveOldItems', [endpoint('/api/items', ['GET']).existed])]
   })
-  const app = await appWith(t, { versions })
+  const app = await versionedApp(t, versions)
   const error = await app.register(versioned(async (api) => {
     api.get('/items', async (request) => ({ handler: 'new', version: request.apiVersion }))
     api.get('/items', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', version: request.apiVersion }))
@@ -179,7 +179,7 @@ test('a route deleted with didntExist and another restored with existed on the s
       endpoint('/api/items', ['GET'], { operationId: 'listItemsLegacy' }).existed
     ])]
   })
-  const app = await appWith(t, { versions })
+  const app = await versionedApp(t, versions)
   await app.register(versioned(async (api) => {
     api.get('/items', { schema: { operationId: 'listItems' } }, async (request) => ({ handler: 'new', version: request.apiVersion }))
     api.get('/items', { onlyExistsInOlderVersions: true, schema: { operationId: 'listItemsLegacy' } },
@@ -192,7 +192,7 @@ test('a route deleted with didntExist and another restored with existed on the s
 })
 
 test('two HEAD routes on one path: path versions and a string default reach the right handler', async (t) => {
-  const app = await appWith(t, { versions: sharedPathBundle(), apiVersionLocation: 'path' })
+  const app = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { apiVersionLocation: 'path' } })
   await app.register(sharedPathRoutes, { prefix: '/api' })
   t.same(jsonOf(await app.inject({ url: '/api/2002-01-01/items' })), { handler: 'new', version: '2002-01-01' })
   t.same(jsonOf(await app.inject({ url: '/api/2001-07-07/items' })), { handler: 'old', version: '2001-01-01' })
@@ -200,7 +200,7 @@ test('two HEAD routes on one path: path versions and a string default reach the 
   t.same(jsonOf(await app.inject({ url: '/api/2000-01-01/things' })), { handler: 'renamed', version: '2000-01-01' })
   t.same(jsonOf(await app.inject({ url: '/api/2003-01-01/things' })), { handler: 'things', version: '2002-01-01' })
 
-  const withDefault = await appWith(t, { versions: sharedPathBundle(), apiVersionDefaultValue: '2000-01-01' })
+  const withDefault = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { apiVersionDefaultValue: '2000-01-01' } })
   await withDefault.register(sharedPathRoutes, { prefix: '/api' })
   const byDefault = await getWith(withDefault, '/api/things')
   t.equal(byDefault.statusCode, 200)
@@ -209,7 +209,7 @@ test('two HEAD routes on one path: path versions and a string default reach the 
 })
 
 test('two HEAD routes on one path: a default function and a custom picker reach the right handler (picked before routing)', async (t) => {
-  const withFunction = await appWith(t, { versions: sharedPathBundle(), apiVersionDefaultValue: async () => '2000-01-01' })
+  const withFunction = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { apiVersionDefaultValue: async () => '2000-01-01' } })
   await withFunction.register(sharedPathRoutes, { prefix: '/api' })
   t.same(jsonOf(await getWith(withFunction, '/api/things')), { handler: 'renamed', version: '2000-01-01' })
   t.same(jsonOf(await getWith(withFunction, '/api/things', '2002-01-01')), { handler: 'things', version: '2002-01-01' })
@@ -220,7 +220,7 @@ test('two HEAD routes on one path: a default function and a custom picker reach 
       return (request.query as Record<string, string | undefined>).v ?? this.requested(request)
     }
   }
-  const withPicker = await appWith(t, { versions: sharedPathBundle(), versionPicker: QueryPicker })
+  const withPicker = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { versionPicker: QueryPicker } })
   await withPicker.register(sharedPathRoutes, { prefix: '/api' })
   t.same(jsonOf(await getWith(withPicker, '/api/items?v=2001-05-05')), { handler: 'old', version: '2001-01-01' })
   t.same(jsonOf(await getWith(withPicker, '/api/items', '2002-01-01')), { handler: 'new', version: '2002-01-01' })
@@ -231,7 +231,7 @@ test('two HEAD routes on one path: a default function and a custom picker reach 
 
 test('request.apiVersion is the served version on versioned routes, in hooks and handlers; undefined elsewhere', async (t) => {
   const seen: Array<[string, string | undefined]> = []
-  const app = await appWith(t)
+  const app = await versionedApp(t, bundleOf(DATES))
   app.addHook('onRequest', async (request) => { seen.push(['app onRequest', request.apiVersion]) })
   await app.register(versioned(async (api) => {
     api.addHook('onRequest', async (request) => { seen.push(['onRequest', request.apiVersion]) })
@@ -258,7 +258,7 @@ test('request.apiVersion is the served version on versioned routes, in hooks and
     'an unservable version is undefined, and the handler does not run')
 
   // With an async default, the version is known from the versioner's preValidation hook on.
-  const lazy = await appWith(t, { apiVersionDefaultValue: async () => '2000-01-01' })
+  const lazy = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue: async () => '2000-01-01' } })
   const lazySeen: Array<[string, string | undefined]> = []
   await lazy.register(versioned(async (api) => {
     api.addHook('preHandler', async (request) => { lazySeen.push(['preHandler', request.apiVersion]) })

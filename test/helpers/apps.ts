@@ -21,6 +21,8 @@ export interface AppOptions {
   beforeVersioner?: (app: FastifyInstance) => Promise<void> | void
   /** Called after the versioner is registered and before the HEAD routes (e.g. to declare webhooks). */
   beforeRoutes?: (app: FastifyInstance) => void
+  /** The prefix the HEAD routes are registered under (none when omitted). */
+  prefix?: string
   /** Also register `GET /health`, an unversioned route answering `{ ok: true }`. */
   health?: boolean
 }
@@ -37,7 +39,8 @@ export async function versionedApp (
   if (options.beforeVersioner !== undefined) await options.beforeVersioner(app)
   await app.register(fastifyVersioner, { versions, ...options.versioner })
   options.beforeRoutes?.(app)
-  if (routes !== undefined) await app.register(versioned(routes))
+  if (routes !== undefined && options.prefix === undefined) await app.register(versioned(routes))
+  if (routes !== undefined && options.prefix !== undefined) await app.register(versioned(routes), { prefix: options.prefix })
   if (options.health === true) app.get('/health', async () => ({ ok: true }))
   return app
 }

@@ -4,11 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { LightMyRequestResponse } from 'fastify'
-import {
-  endpoint, HeadVersion, Version, VersionBundle, versioned,
-  type FastifyVersionerOptions, type VersionChangeClass
-} from '../../plugin'
-import { versionedApp, type Teardown } from './apps'
+import { endpoint, HeadVersion, Version, VersionBundle, versioned, type VersionChangeClass } from '../../plugin'
 import { changeClass } from './version-changes'
 
 /** The dated versions most tests use, newest first. */
@@ -23,20 +19,6 @@ export const SUPPORTED_DATES = 'Supported versions: 2002-01-01, 2001-01-01, 2000
  */
 export function bundleOf (values: readonly string[], changes: Record<string, VersionChangeClass[]> = {}): VersionBundle {
   return new VersionBundle(new HeadVersion(), ...values.map((value) => new Version(value, ...(changes[value] ?? []))))
-}
-
-/** A fresh Fastify app with the plugin registered (`versions` defaults to a bundle of {@link DATES}). */
-export async function appWith (t: Teardown, options: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
-  return await versionedApp(t, options.versions ?? bundleOf(DATES), undefined, { versioner: options })
-}
-
-/** The parsed JSON body of a response (`undefined` when it is not JSON). */
-export function jsonOf (response: { body: string }): any {
-  try {
-    return JSON.parse(response.body)
-  } catch {
-    return undefined
-  }
 }
 
 /** GETs `url` with the version header `version` (none when `undefined`). */

@@ -15,9 +15,13 @@ export function call (
   return app.inject({ method: 'GET', ...options, url, headers: { ...options.headers, 'x-api-version': version } })
 }
 
-/** The parsed JSON body of a response. */
-export function json (response: LightMyRequestResponse): unknown {
-  return JSON.parse(response.body)
+/** The parsed JSON body of a response (`undefined` when it is not JSON, e.g. the empty body of a HEAD). */
+export function jsonOf (response: { body: string }): any {
+  try {
+    return JSON.parse(response.body)
+  } catch {
+    return undefined
+  }
 }
 
 /** Resolves after `ms` milliseconds. */
