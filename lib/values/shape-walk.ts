@@ -140,7 +140,8 @@ class WalkCompiler {
     if (typeof source.$ref === 'string') return this.refWalk(source.$ref, full)
     const parts: ShapeWalk[] = []
     const shape = full && !isPureUnion(source) ? this.shapeOf(source as TSchema) : undefined
-    if (shape !== undefined && this.removable([shape])) parts.push((data) => { removeUndeclared(data, [shape]) })
+    const own = shape === undefined ? [] : [shape]
+    if (own.length > 0 && this.removable(own)) parts.push((data) => { removeUndeclared(data, own) })
     parts.push(...this.valueWalks(source))
     if (Array.isArray(source.allOf)) {
       for (const member of source.allOf) {
@@ -201,8 +202,12 @@ class WalkCompiler {
       if (!isSchemaObject(data)) return
       for (const key of Object.keys(data)) {
         if (Object.hasOwn(properties, key)) continue
-        const pattern = patterns.find(([regex]) => regex.test(key))
-        const inner = pattern === undefined ? extra : pattern[1]
+        let inner = extra
+        for (const [regex, walk] of patterns) {
+          if (!regex.test(key)) continue
+          inner = walk
+          break
+        }
         inner?.(data[key], depth + 1)
       }
     }
