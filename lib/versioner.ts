@@ -189,7 +189,9 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {
-      if (routes === undefined) throw new NotReadyError('app.versioner.routes')
+      if (!state.ready) throw new NotReadyError('app.versioner.routes')
+      // Built on first use: ready() does not pay for a table most applications never read.
+      routes ??= buildRouteTable(state)
       return routes
     },
     migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T | Promise<T> =>
@@ -221,7 +223,6 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       }
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
-      routes = buildRouteTable(state)
       state.ready = true
       logServedVersions(fastify, resolved, docsOptions)
       done()

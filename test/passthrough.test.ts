@@ -262,3 +262,39 @@ test('printRoutes: a versioned route listed twice is told apart by the constrain
   t.match(withHooks, /\/users \(POST\)\n[│\s]*• \(onRequest\) \[[^\]]*\]\n[│\s]*• \(preValidation\) \[[^\]]*"versionerRequestHook\(\)"/,
     'with includeHooks, the other one shows the versioner\'s request hook')
 })
+
+test("a route with a hook-less twin compiles its serializers on first use, with the route's or the application's compiler", async (t) => {
+  type Compiler = (routeSchema: { httpStatus?: string, url: string }) => (data: unknown) => string
+  // The plugin's own routes (documents) compile with the application's compiler too: only /users is counted.
+  const counting = (marker: string, calls: string[]): Compiler => ({ httpStatus, url }) => {
+    if (url === '/users') calls.push(String(httpStatus))
+    return (data) => JSON.stringify({ ...(data as object), compiledBy: marker })
+  }
+  const build = async (place: 'route' | 'application' | 'none', calls: string[]): Promise<FastifyInstance> => {
+    const app = await versionedApp(t, bundle(), async (api) => {
+      api.post('/users', {
+        schema: { body: UserCreate, response: { 201: User, '4xx': ErrorBody } },
+        ...(place === 'route' ? { serializerCompiler: counting('route', calls) } : {})
+      }, async (request, reply) => await reply.code(201).send({ id: 'u1', fullName: request.body.fullName, secret: 's' } as { id: string, fullName: string }))
+    }, { beforeVersioner: (instance) => { if (place === 'application') instance.setSerializerCompiler(counting('application', calls)) } })
+    await app.ready()
+    return app
+  }
+  for (const place of ['route', 'application'] as const) {
+    const calls: string[] = []
+    const app = await build(place, calls)
+    t.same(calls.sort(), ['201', '4xx'], `${place}: ready() compiles each response schema once (the twin's), not once per route`)
+    // 2003-01-01 is served by the twin; 2002-01-01 (deprecated, so it sends a Link) by the hooked route, with the same schemas.
+    for (const version of ['2003-01-01', '2002-01-01', '2002-01-01']) {
+      const response = await post(app, version, { fullName: 'Ada' })
+      t.equal(response.statusCode, 201)
+      t.same(response.json(), { id: 'u1', fullName: 'Ada', secret: 's', compiledBy: place }, `${place}, ${version}: the ${place}'s compiler serializes`)
+    }
+    t.same(calls.sort(), ['201', '201', '4xx'], `${place}: the hooked route compiled the 201 schema on its first response, once`)
+  }
+  const app = await build('none', [])
+  for (const version of ['2003-01-01', '2002-01-01']) {
+    const response = await post(app, version, { fullName: 'Ada' })
+    t.same(response.json(), { id: 'u1', fullName: 'Ada' }, `default compiler, ${version}: fields the schema lacks are not sent`)
+  }
+})

@@ -164,6 +164,8 @@ export class VersionBundle implements Iterable<Version> {
   readonly headVersion: HeadVersion
   /** The versions, newest first. */
   readonly versions: readonly Version[]
+  /** The versions by value, for {@link get}. */
+  readonly #byValue: ReadonlyMap<string, Version>
   /** The version values, newest first. */
   readonly versionValues: readonly string[]
   /** Holds the version being served in the current async context. */
@@ -192,6 +194,7 @@ export class VersionBundle implements Iterable<Version> {
 
     this.headVersion = head
     this.versions = Object.freeze(versions)
+    this.#byValue = new Map(versions.map((version) => [version.value, version]))
     this.versionValues = Object.freeze(values)
     this.apiVersionStorage = storage
     this.valuesAreDates = valuesAreDates
@@ -206,7 +209,7 @@ export class VersionBundle implements Iterable<Version> {
 
   /** The `Version` with this value, if the bundle holds it. */
   get (value: string): Version | undefined {
-    return this.versions.find((version) => version.value === value)
+    return this.#byValue.get(value)
   }
 }
 

@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
-import { prepareSchema } from '../routes/version-plan'
+import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
 
 export { componentName }

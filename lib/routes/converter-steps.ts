@@ -73,26 +73,56 @@ const NO_STEPS: readonly ConverterStep[] = []
  */
 export class ConverterPlanner {
   private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
+  /** The canonical HEAD schema of each converter target. */
+  private readonly canonicals = new Map<TSchema, TSchema>()
   /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
   private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
   private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
-  private readonly responseLists = new Map<PlannedRoute | undefined, StepLists>()
+  private readonly responseLists = new Map<PlannedRoute | undefined, Map<readonly TSchema[] | undefined, StepLists>>()
 
   constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
 
   /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
   collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
     const rootForm = this.generation.formAt(root, level)
-    const targetForm = this.generation.formAt(this.generation.canonical(target), level)
+    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
     let byTarget = this.collectors.get(rootForm)
     if (byTarget === undefined) {
       byTarget = new Map()
       this.collectors.set(rootForm, byTarget)
     }
     if (byTarget.has(targetForm)) return byTarget.get(targetForm) ?? null
+    const isTarget = this.matcherOf(targetForm)
+    // Most (body, converter) pairs never meet: tell so from the schemas the body can hold, without compiling a walk.
+    const collector = this.reachableFrom(rootForm).some(isTarget)
+      ? compileCollector(rootForm, { isTarget, resolveRef: (ref) => this.generation.resolveAnyId(ref) })
+      : null
+    byTarget.set(targetForm, collector)
+    return collector
+  }
+
+  /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
+  occurs (root: TSchema, target: TSchema, level: number): boolean {
+    const rootForm = this.generation.formAt(root, level)
+    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
+    const known = this.collectors.get(rootForm)?.get(targetForm)
+    return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
+  }
+
+  private canonicalOf (target: TSchema): TSchema {
+    let canonical = this.canonicals.get(target)
+    if (canonical === undefined) {
+      canonical = this.generation.canonical(target)
+      this.canonicals.set(target, canonical)
+    }
+    return canonical
+  }
+
+  /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */
+  private matcherOf (targetForm: TSchema): (node: TSchema) => boolean {
     const id = nameOf(targetForm)
     const wanted = targetForm as SchemaObject
-    const isTarget = (node: TSchema): boolean => {
+    return (node: TSchema): boolean => {
       if (node === targetForm) return true
       const candidate = node as SchemaObject
       if (id !== undefined && candidate.$id === id) return true
@@ -100,12 +130,6 @@ export class ConverterPlanner {
       return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
         candidate[Kind] === wanted[Kind] && sameButModifiers(node, targetForm)
     }
-    // Most (body, converter) pairs never meet: tell so from the schemas the body can hold, without compiling a walk.
-    const collector = this.reachableFrom(rootForm).some(isTarget)
-      ? compileCollector(rootForm, { isTarget, resolveRef: (ref) => this.generation.resolveAnyId(ref) })
-      : null
-    byTarget.set(targetForm, collector)
-    return collector
   }
 
   /**
@@ -156,25 +180,28 @@ export class ConverterPlanner {
   /**
    * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
    * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
-   * change a returned list. `successBodies` is given for the error responses of a route (its success schemas):
+   * change a returned list. `successBodies` is given for the error responses of a route (its success schemas; pass
+   * the same list for the same response map, plans are kept per list):
    * by-schema converters declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): readonly ConverterStep[] {
-    if (successBodies !== undefined) {
-      // Error responses: few, and their success bodies may differ per version; planned as they are.
-      const result: ConverterStep[] = []
-      for (let step = 1; step < level; step++) this.addConverters(result, 'response', route?.timeline[step], body, step, step, successBodies)
-      return result
+    let byRoute = this.responseLists.get(route)
+    if (byRoute === undefined) {
+      byRoute = new Map()
+      this.responseLists.set(route, byRoute)
     }
-    let lists = this.responseLists.get(route)
+    // Error responses are planned per list of success bodies (callers pass one list per response map).
+    let lists = byRoute.get(successBodies)
     if (lists === undefined) {
       lists = { byStep: new Map(), plans: new Map() }
-      this.responseLists.set(route, lists)
+      byRoute.set(successBodies, lists)
     }
     const plans = plansOf(lists, body)
     for (let known = plans.length; known <= level; known++) {
       const step = known - 1
-      const own = step < 1 ? NO_STEPS : this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step))
+      const own = step < 1
+        ? NO_STEPS
+        : this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step, successBodies))
       plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...plans[known - 1], ...own]
     }
     return plans[level]

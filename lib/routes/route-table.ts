@@ -5,7 +5,8 @@
  */
 import type { HttpMethod } from '../core/http-methods'
 import type { RouteAttributes } from './timeline'
-import { prepareForFastify, routeSchemaIn, type RouteSchema } from './version-plan'
+import { routeSchemaIn, type RouteSchema } from './version-plan'
+import { prepareForFastify } from './prepared-schemas'
 import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */

@@ -19,14 +19,22 @@ import { responseMapAt } from './version-plan'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
+const responseLists = new WeakMap<HeadRoute, TSchema[]>()
+
+/** Every response schema a route has in some version (one list per route). */
 function responseSchemas (route: HeadRoute): TSchema[] {
-  const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
-  for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
-  return [...schemas]
+  let list = responseLists.get(route)
+  if (list === undefined) {
+    const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
+    for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
+    list = [...schemas]
+    responseLists.set(route, list)
+  }
+  return list
 }
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
-  return roots.some((root) => root !== undefined && state.planner.collectorFor(root, schema, 0) !== null)
+  return roots.some((root) => root !== undefined && state.planner.occurs(root, schema, 0))
 }
 
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
@@ -76,20 +84,20 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
  */
 export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   const { generation } = state
-  for (let level = 1; level < state.steps.length; level++) {
-    const names = new Map<string, string>()
+  // A form is the same object in every version it does not change in: its names are listed once.
+  const namesIn = new WeakMap<TSchema, ReadonlyArray<readonly [string, string]>>()
+  const listNames = (root: TSchema): ReadonlyArray<readonly [string, string]> => {
+    const known = namesIn.get(root)
+    if (known !== undefined) return known
+    const found: Array<readonly [string, string]> = []
     const seen = new Set<TSchema>()
     const visit = (node: TSchema): void => {
       if (seen.has(node)) return
       seen.add(node)
       const source = node as SchemaObject
       if (typeof source.$id === 'string') {
-        const name = componentName(source.$id, generation)
         const head = source[kHeadSchema] as TSchema | undefined
-        const origin = head === undefined ? source.$id : nameOf(head) ?? source.$id
-        const known = names.get(name)
-        if (known !== undefined && known !== origin) throw nameClash(state, level, name, known, origin)
-        names.set(name, origin)
+        found.push([componentName(source.$id, generation), head === undefined ? source.$id : nameOf(head) ?? source.$id])
       }
       if (typeof source.$ref === 'string') {
         const target = generation.resolveAnyId(source.$ref)
@@ -97,15 +105,28 @@ export function checkComponentNames (state: VersionerState, webhooks: readonly D
       }
       forEachSubschema(node, visit)
     }
+    visit(root)
+    namesIn.set(root, found)
+    return found
+  }
+  for (let level = 1; level < state.steps.length; level++) {
+    const names = new Map<string, string>()
+    const check = (form: TSchema): void => {
+      for (const [name, origin] of listNames(form)) {
+        const known = names.get(name)
+        if (known !== undefined && known !== origin) throw nameClash(state, level, name, known, origin)
+        names.set(name, origin)
+      }
+    }
     for (const route of state.headRoutes) {
       if (route.timeline[level]?.exists !== true) continue
       for (const part of [route.schema.body, route.schema.querystring, route.schema.params, route.schema.headers]) {
-        if (part !== undefined) visit(generation.formAt(part, level))
+        if (part !== undefined) check(generation.formAt(part, level))
       }
-      for (const response of Object.values(responseMapAt(route, level))) visit(generation.formAt(response, level))
+      for (const response of Object.values(responseMapAt(route, level))) check(generation.formAt(response, level))
     }
     for (const webhook of webhooks) {
-      if (webhook.timeline[level]?.exists === true) visit(generation.formAt(webhook.body, level))
+      if (webhook.timeline[level]?.exists === true) check(generation.formAt(webhook.body, level))
     }
   }
 }

@@ -11,9 +11,8 @@ import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-
 import { compileShapeWalk, REQUEST_RULES, type ShapeWalk } from '../values/shape-walk'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
-import { refId } from '../core/json-schema'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { mapSchemaDeep } from '../core/subschemas'
+import { isSchemaObject } from '../core/json-schema'
+import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
 
 /** The request parts Fastify validates. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
@@ -89,63 +88,6 @@ export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): 
   return key
 }
 
-/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
-const preparedSchemas = {
-  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
-  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
-}
-
-/**
- * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
- * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
- * (for the documents) the inlined schemas keep their `$id`, so that they become components; without (for
- * Fastify) an inlined schema keeps its `$id` only when it refers to itself, since an `$id` declared twice in
- * one route schema is an error. Cached per generation, schema and mode.
- */
-export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
-  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
-  let cache = byGeneration.get(generation)
-  if (cache === undefined) {
-    cache = new WeakMap()
-    byGeneration.set(generation, cache)
-  }
-  const known = cache.get(schema)
-  if (known !== undefined) return known
-  const generated = generation.generatedSchemas()
-  const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
-    const ref = (sub as SchemaObject).$ref
-    if (typeof ref !== 'string') return sub
-    const id = refId(ref)
-    const target = generated.get(id)
-    if (target === undefined || within.has(id)) return sub
-    const body = inline(target, new Set([...within, id]))
-    if (keepIds) return body
-    const text = JSON.stringify(body)
-    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
-    const { $id: _id, ...rest } = body as SchemaObject
-    return rest as TSchema
-  })
-  const ownId = (schema as SchemaObject).$id
-  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
-  cache.set(schema, result)
-  return result
-}
-
-/** A generated schema ready for Fastify: {@link prepareSchema} without the `$id`s of inlined schemas. */
-export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
-  return prepareSchema(schema, generation, false)
-}
-
-/** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
-export function lowerCaseHeaders (schema: TSchema): TSchema {
-  const source = schema as SchemaObject
-  if (!isSchemaObject(source.properties)) return schema
-  const properties: Record<string, unknown> = {}
-  for (const [name, property] of Object.entries(source.properties)) properties[name.toLowerCase()] = property
-  const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
-  return { ...source, properties, ...(required === undefined ? {} : { required }) } as unknown as TSchema
-}
-
 /** The HEAD facts of a route that behaviours are built from. */
 export interface BehaviourRoute extends PlannedRoute {
   readonly schema: RouteSchema
@@ -154,11 +96,58 @@ export interface BehaviourRoute extends PlannedRoute {
 /** The response schemas (HEAD-level) a route has in a version. */
 export function responseMapAt (route: BehaviourRoute, level: number): Readonly<Record<string, TSchema>> {
   const override = route.timeline[level].attributes.response
-  const map = override ?? route.schema.response ?? {}
-  return isSchemaObject(map) ? map as Record<string, TSchema> : {}
+  const map = override ?? route.schema.response
+  return isSchemaObject(map) ? map as Record<string, TSchema> : NO_RESPONSES
 }
 
-/** Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. */
+/** The response map of a route without one (one object: behaviours compare maps by identity). */
+const NO_RESPONSES: Readonly<Record<string, TSchema>> = Object.freeze({})
+
+const successLists = new WeakMap<object, readonly TSchema[]>()
+
+/** The success schemas of a response map: one list per map (the planner keeps error-response plans per list). */
+function successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonly TSchema[] {
+  let list = successLists.get(responses)
+  if (list === undefined) {
+    list = Object.entries(responses).filter(([key]) => isSuccessKey(key)).map(([, schema]) => schema)
+    successLists.set(responses, list)
+  }
+  return list
+}
+
+/**
+ * True when `route` has at `level` everything `previous` (a behaviour of the same route and native responses) was
+ * built from: the same converter plans (shared lists), request and response forms, response map and route state.
+ */
+function sameInputs (route: BehaviourRoute, level: number, previous: VersionBehaviour, requestSteps: readonly ConverterStep[],
+  generation: SchemaGeneration, planner: ConverterPlanner): boolean {
+  if (previous.requestSteps !== requestSteps || previous.state !== route.timeline[level]) return false
+  const responses = responseMapAt(route, level)
+  if (responses !== responseMapAt(route, previous.level)) return false
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head !== undefined && generation.formAt(head, level) !== generation.formAt(head, previous.level)) return false
+  }
+  const successBodies = successBodiesOf(responses)
+  for (const key of Object.keys(responses)) {
+    const schema = responses[key]
+    if (generation.formAt(schema, level) !== generation.formAt(schema, previous.level)) return false
+    if (planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : successBodies) !== previous.responseSteps.get(key)) return false
+  }
+  return planner.responseSteps(route, undefined, level, successBodies) === previous.responseSteps.get('')
+}
+
+/** True when a behaviour has no work of its own, whatever its `Link`. */
+function workless (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link' | 'version'>): boolean {
+  return behaviour.validate.length === 0 && behaviour.requestSteps.length === 0 && !behaviour.successWork && !behaviour.errorWork &&
+    behaviour.rawSteps.length === 0
+}
+
+/**
+ * Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. `previous`,
+ * a behaviour of the same route and `native` at another level, is shared (all but the version) when nothing it
+ * was built from differs at `level`: most versions change few routes.
+ */
 export function buildBehaviour (
   route: BehaviourRoute,
   level: number,
@@ -166,9 +155,13 @@ export function buildBehaviour (
   native: Readonly<Record<string, TSchema>>,
   generation: SchemaGeneration,
   planner: ConverterPlanner,
-  link: string | undefined = undefined
+  link: string | undefined = undefined,
+  previous: VersionBehaviour | undefined = undefined
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
+  if (previous !== undefined && sameInputs(route, level, previous, requestSteps, generation, planner)) {
+    return { ...previous, version, level, link, passthrough: link === undefined && workless(previous) }
+  }
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {
@@ -188,7 +181,7 @@ export function buildBehaviour (
   const responseSteps = new Map<string, readonly ConverterStep[]>()
   const ownSuccessSerializers = new Set<string>()
   let errorWork = false
-  const successBodies = Object.entries(responses).filter(([key]) => isSuccessKey(key)).map(([, schema]) => schema)
+  const successBodies = successBodiesOf(responses)
   for (const [key, schema] of Object.entries(responses)) {
     const form = prepareForFastify(generation.formAt(schema, level), generation)
     responseForms.set(key, form)
@@ -209,10 +202,7 @@ export function buildBehaviour (
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  // No part validated means no cleaner either.
-  const passthrough = validate.length === 0 && requestSteps.length === 0 && !successWork && !errorWork && rawSteps.length === 0 && link === undefined
-  return {
-    version,
+  const behaviour = {
     level,
     validate,
     validatedParts: new Set(validate.map(([part]) => part)),
@@ -225,10 +215,10 @@ export function buildBehaviour (
     successWork,
     errorWork,
     rawSteps,
-    state,
-    link,
-    passthrough
+    state
   }
+  // No part validated means no cleaner either.
+  return { version, ...behaviour, link, passthrough: link === undefined && workless(behaviour) }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

@@ -11,16 +11,15 @@
  * schema nested in it, is the HEAD object itself in every version.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from '../core/errors'
-import { childSchemaInfo, objectSchema } from '../describe/extend-schema'
-import { isSchemaLevelInstruction } from '../describe/instructions'
-import { visibleFields, visibleValidators } from './object-fields'
-import { SchemaStates } from './apply-instructions'
-import { SeedIndex, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { idSafe, isOptional, isReadonly, isSchemaObject, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema, replaceSubschemas, subschemasOf, refersTo, rewriteSelfReferences } from '../core/subschemas'
-import { kGenerated, kHeadSchema, kSchemaName } from '../core/symbols'
+import { childSchemaInfo } from '../describe/extend-schema'
+import type { SchemaStates } from './apply-instructions'
+import type { SeedIndex, Seed, SeedState } from './seeds'
+import { FormBuilder, type Plan } from './form-builder'
+import { walkLevelStates } from './level-states'
+import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema, subschemasOf } from '../core/subschemas'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
 /** Options of {@link generateVersionedSchemas}. */
@@ -32,16 +31,21 @@ export interface GenerateVersionedSchemasOptions {
   sharedSchemas?: Iterable<TSchema>
 }
 
-type Plan =
-  | { kind: 'identity' }
-  | { kind: 'wrapper', base: TSchema }
-  | { kind: 'state', head: TSchema }
-  | { kind: 'ref', target: TSchema }
-  | { kind: 'generic' }
-
 interface FormRecord {
   readonly forms: TSchema[]
   inputs: readonly unknown[]
+  /**
+   * Every seed the schema's forms were found to depend on so far (through its own state and its subschemas'
+   * forms; it only grows), or null until its first form past HEAD is computed, or for a schema met inside its own
+   * form (a cycle): then its inputs are compared at every level.
+   */
+  deps: Set<Seed> | null
+}
+
+/** The seeds a form being computed depends on; `cyclic` when it met a schema still being built. */
+interface DependencyFrame {
+  readonly deps: Set<Seed>
+  cyclic: boolean
 }
 
 /** The engine behind {@link VersionedSchemas}: seeds, per-level states, and memoised per-level forms. */
@@ -49,45 +53,30 @@ export class SchemaGeneration {
   /** Level 0 is HEAD, level 1 the latest version, level n the n-th version from newest. */
   readonly levels: readonly string[]
   private readonly states: ReadonlyArray<ReadonlyMap<Seed, SeedState>>
-  private readonly index = new SeedIndex()
+  private readonly index: SeedIndex
   private readonly walker: SchemaStates
   private readonly shared = new Map<string, TSchema>()
   /** Every schema already given to {@link addSharedSchemas} (the plugin passes its application's schemas once per route). */
   private readonly sharedSeen = new WeakSet<object>()
   private readonly records = new WeakMap<object, FormRecord>()
   private readonly plans = new WeakMap<object, Plan>()
+  /** Schemas whose form is themselves at every level: nothing in them can change (no seed, `$ref` or extended schema). */
+  private readonly unchanging = new WeakMap<object, boolean>()
   private readonly inProgress = new Set<object>()
-  private readonly builtById = new Map<string, TSchema>()
+  /** The seeds each level's instructions changed (index = level). */
+  private readonly changedAt: ReadonlyArray<ReadonlySet<Seed>>
+  /** One frame per form being computed, innermost last. */
+  private readonly frames: DependencyFrame[] = []
+  private readonly builder: FormBuilder
 
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
     this.addSharedSchemas(options.sharedSchemas ?? [])
-    const steps = generationSteps(bundle)
-    // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
-    // by instructions: the first schema seen with an $id is the seed's HEAD schema.
-    const converterSchemas: TSchema[] = []
-    for (const { changes } of steps) {
-      for (const change of changes) {
-        for (const instruction of change.instructions) {
-          if (isSchemaLevelInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
-        }
-        for (const converter of change.converters) {
-          if (converter.target.kind === 'schema') converterSchemas.push(...converter.target.schemas)
-        }
-      }
-    }
-    for (const schema of converterSchemas) this.index.add(schema, describeSeed(schema))
-    this.walker = new SchemaStates(this.index)
-    const states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
-    // HEAD changes give the latest version; each version's changes give the version before it.
-    steps.forEach(({ changes, origin }, step) => {
-      for (const change of changes) {
-        for (const instruction of change.instructions) {
-          if (isSchemaLevelInstruction(instruction)) this.walker.apply(instruction, { change: change.name, version: origin })
-        }
-      }
-      if (step < steps.length - 1) states.push(this.walker.snapshot())
-    })
-    this.states = states
+    const walked = walkLevelStates(generationSteps(bundle))
+    this.index = walked.index
+    this.walker = walked.walker
+    this.states = walked.states
+    this.changedAt = walked.changedAt
+    this.builder = new FormBuilder(this)
     this.levels = ['head', ...bundle.versionValues]
   }
 
@@ -109,12 +98,12 @@ export class SchemaGeneration {
 
   /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`). */
   resolveAnyId (ref: string): TSchema | undefined {
-    return this.resolveRef(ref) ?? this.builtById.get(refId(ref))
+    return this.resolveRef(ref) ?? this.builder.builtById.get(refId(ref))
   }
 
   /** Every generated schema with an `$id`, by `$id`. */
   generatedSchemas (): ReadonlyMap<string, TSchema> {
-    return this.builtById
+    return this.builder.builtById
   }
 
   /** The canonical HEAD schema `schema` stands for (itself, or the seed it wraps or shares an `$id` with). */
@@ -131,35 +120,87 @@ export class SchemaGeneration {
     return level
   }
 
-  /** The form of `schema` at `level`. */
+  /**
+   * The form of `schema` at `level`. Forms are computed level by level from HEAD; a level whose instructions
+   * changed none of the seeds the schema depends on keeps the form of the level before it without looking at its
+   * inputs, so a schema costs per level where something it depends on changed, not per level.
+   */
   formAt (schema: TSchema, level: number): TSchema {
-    if (level === 0 || !isSchemaObject(schema)) return schema
+    if (level === 0 || !isSchemaObject(schema) || this.isUnchanging(schema)) return schema
     let record = this.records.get(schema)
     if (record === undefined) {
-      if (this.inProgress.has(schema)) return schema
+      if (this.inProgress.has(schema)) return this.metInsideItself(schema)
       this.inProgress.add(schema)
       try {
-        record = { forms: [schema], inputs: this.inputsAt(schema, 0) }
+        record = { forms: [schema], inputs: this.inputsAt(schema, 0), deps: null }
       } finally {
         this.inProgress.delete(schema)
       }
       this.records.set(schema, record)
     }
-    if (record.forms.length > level) return record.forms[level]
-    // A schema met again while its own form is being built refers to itself ($ref): keep the reference.
-    if (this.inProgress.has(schema)) return schema
-    this.inProgress.add(schema)
-    try {
-      for (let current = record.forms.length; current <= level; current++) {
-        const inputs = this.inputsAt(schema, current)
-        const same = inputs.length === record.inputs.length && inputs.every((input, position) => input === record!.inputs[position])
-        record.forms.push(same ? record.forms[current - 1] : this.build(schema, current, inputs))
-        record.inputs = inputs
+    if (record.forms.length <= level) {
+      // A schema met again while its own form is being built refers to itself ($ref): keep the reference.
+      if (this.inProgress.has(schema)) return this.metInsideItself(schema)
+      this.inProgress.add(schema)
+      try {
+        for (let current = record.forms.length; current <= level; current++) this.advance(schema, record, current)
+      } finally {
+        this.inProgress.delete(schema)
       }
-    } finally {
-      this.inProgress.delete(schema)
+    }
+    const frame = this.frames.at(-1)
+    if (frame !== undefined) {
+      if (record.deps === null) frame.cyclic = true
+      else for (const seed of record.deps) frame.deps.add(seed)
     }
     return record.forms[level]
+  }
+
+  /** A schema met while its own form is being built: the forms that contain it are compared at every level. */
+  private metInsideItself (schema: TSchema): TSchema {
+    const frame = this.frames.at(-1)
+    if (frame !== undefined) frame.cyclic = true
+    return schema
+  }
+
+  /** Computes the form of `schema` at `level` (the record holds every level before it). */
+  private advance (schema: TSchema, record: FormRecord, level: number): void {
+    const previous = record.forms[level - 1]
+    if (record.deps !== null && !touches(this.changedAt[level], record.deps)) {
+      record.forms.push(previous)
+      return
+    }
+    const frame: DependencyFrame = { deps: new Set(), cyclic: false }
+    this.frames.push(frame)
+    let inputs: readonly unknown[]
+    try {
+      inputs = this.inputsAt(schema, level)
+    } finally {
+      this.frames.pop()
+    }
+    const same = inputs.length === record.inputs.length && inputs.every((input, position) => input === record.inputs[position])
+    record.forms.push(same ? previous : this.builder.build(schema, this.planOf(schema), level, inputs))
+    record.inputs = inputs
+    record.deps = frame.cyclic ? null : new Set([...(record.deps ?? []), ...frame.deps])
+  }
+
+  /**
+   * True when `schema`'s form is `schema` itself at every level: it is no seed and holds none, nor any `$ref`
+   * (plans 'identity', or 'generic' over such schemas). Most field types are: their forms need no record.
+   */
+  private isUnchanging (schema: TSchema): boolean {
+    const known = this.unchanging.get(schema)
+    if (known !== undefined) return known
+    const kind = this.planOf(schema).kind
+    let result = kind === 'identity'
+    if (kind === 'generic') {
+      // A cycle (without $ref) is taken as changing: conservative, and such schemas are rare.
+      this.unchanging.set(schema, false)
+      result = true
+      forEachSubschema(schema, (sub) => { if (result && !this.isUnchanging(sub)) result = false })
+    }
+    this.unchanging.set(schema, result)
+    return result
   }
 
   private planOf (schema: TSchema): Plan {
@@ -184,9 +225,11 @@ export class SchemaGeneration {
     return plan
   }
 
-  private stateAt (head: TSchema, level: number): SeedState {
+  /** The state of the seed `head` stands for at `level` (its initial state for a schema that is no seed); noted as a dependency. */
+  stateAt (head: TSchema, level: number): SeedState {
     const seed = this.index.find(head)
     if (seed === undefined) return this.walker.initialOf(head)
+    this.frames.at(-1)?.deps.add(seed)
     return this.states[level].get(seed) ?? this.walker.initialOf(seed.head)
   }
 
@@ -211,88 +254,10 @@ export class SchemaGeneration {
       }
     }
   }
-
-  private build (schema: TSchema, level: number, inputs: readonly unknown[]): TSchema {
-    const plan = this.planOf(schema)
-    switch (plan.kind) {
-      case 'identity': return schema
-      case 'wrapper': {
-        const base = inputs[0] as TSchema
-        return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
-      }
-      case 'ref': {
-        const id = nameOf(inputs[0] as TSchema)
-        const ref = (schema as SchemaObject).$ref as string
-        if (id === undefined || id === refId(ref)) return schema
-        return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
-      }
-      case 'generic': {
-        const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
-        const name = nameOf(schema)
-        return rebuilt === schema || name === undefined ? rebuilt : this.named(rebuilt, schema, name, level)
-      }
-      case 'state': {
-        const state = inputs[0] as SeedState
-        const built = state.kind === 'object'
-          ? this.buildObject(state, level)
-          : state.kind === 'enum'
-            ? (state.form === 'union'
-                ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
-                : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
-            : replaceSubschemas(state.body, subschemasOf(state.body).map((sub) => this.formAt(sub, level)))
-        return state.name === undefined ? built : this.named(built, schema, state.name, level)
-      }
-    }
-  }
-
-  private buildObject (state: ObjectState, level: number): TSchema {
-    const stateOf = (head: TSchema): SeedState => this.stateAt(head, level)
-    const properties: Record<string, TSchema> = {}
-    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
-    const options = replaceSubschemas(state.options, subschemasOf(state.options).map((sub) => this.formAt(sub, level))) as SchemaObject
-    // A validator about a field this version lacks would reject every request: it is not part of that version.
-    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
-    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
-    const { allOf: _allOf, ...rest } = options
-    return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
-  }
-
-  private fieldForm (field: FieldState, level: number): TSchema {
-    const base = this.formAt(field.type, level)
-    if (field.optional === undefined && field.unset.length === 0 && Object.keys(field.set).length === 0) return base
-    const copy: SchemaObject = { ...(base as SchemaObject) }
-    for (const keyword of field.unset) delete copy[keyword]
-    Object.assign(copy, field.set)
-    const id = nameOf(base)
-    // Edited, a named schema is another schema: under the same $id as the schema itself (used elsewhere in the
-    // version), one $id would name two schemas. A recursive one keeps it: its references to itself need it.
-    if (id !== undefined && (field.unset.length > 0 || Object.keys(field.set).length > 0) && !refersTo(copy, id)) {
-      delete copy.$id
-      delete copy[kSchemaName]
-      delete copy[kHeadSchema]
-    }
-    return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
-  }
-
-  /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */
-  private named (built: TSchema, head: TSchema, name: string, level: number): TSchema {
-    const headId = nameOf(head)
-    const base = `${idSafe(name)}__${idSafe(this.levels[level])}`
-    // Two schemas may reach the same name (one renamed onto another's): each generated schema keeps its own $id.
-    let id = base
-    for (let suffix = 2; this.builtById.has(id) && (this.builtById.get(id) as SchemaObject)[kHeadSchema] !== head; suffix++) id = `${base}_${suffix}`
-    const named = { ...(built as SchemaObject), $id: id, [kSchemaName]: name, [kHeadSchema]: head } as TSchema
-    const result = headId === undefined ? named : rewriteSelfReferences(named, headId, id)
-    this.builtById.set(id, result)
-    return result
-  }
 }
 
-function literalSchema (value: unknown): TSchema {
-  const type = value === null ? 'null' : typeof value
-  return { [Kind]: 'Literal', const: value, type } as unknown as TSchema
-}
-
-function describeSeed (schema: TSchema): string {
-  return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
+/** True when a seed changed at a level is one a form depends on. */
+function touches (changed: ReadonlySet<Seed>, deps: ReadonlySet<Seed>): boolean {
+  for (const seed of changed) if (deps.has(seed)) return true
+  return false
 }

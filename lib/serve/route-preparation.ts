@@ -15,7 +15,8 @@ import { lifecycleLink } from './lifecycle'
 import type { RoutingPicks } from './routing-pick'
 import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { buildBehaviour, isSuccessKey, prepareForFastify, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { buildBehaviour, isSuccessKey, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
@@ -72,12 +73,14 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
     nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
   }
   const behaviours = new Map<string, VersionBehaviour>()
+  let previous: VersionBehaviour | undefined
   for (const level of group.levels) {
     const version = state.versionAt(level)
     const described = state.options.versions.get(version)
     const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
     const link = links.length === 0 ? undefined : links.join(', ')
-    behaviours.set(version, buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
+    previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link, previous)
+    behaviours.set(version, previous)
   }
   return { behaviours, nativeResponse }
 }
@@ -104,7 +107,8 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
     // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
     ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
     : []
-  const hooked = versions.filter((version) => !passthroughVersions.includes(version))
+  const served = new Set(passthroughVersions)
+  const hooked = versions.filter((version) => !served.has(version))
   const constraints = claimNodes(context, group, url, versions, hooked, baseConstraints, head)
   const passthrough = passthroughVersions.length === 0
     ? undefined

@@ -18,7 +18,7 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline } from '../routes/timeline'
 import type { RoutingPicks } from './routing-pick'
-import { createPassthroughErrorHandler, createPassthroughHandler } from './passthrough'
+import { createPassthroughErrorHandler, createPassthroughHandler, lazySerializerCompiler } from './passthrough'
 import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
@@ -126,6 +126,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   // Read before the first group's options are applied to the user's route (they replace these).
   const routeErrorHandler = route.errorHandler
   const userFormatter = route.schemaErrorFormatter
+  const userSerializerCompiler = route.serializerCompiler as Parameters<typeof lazySerializerCompiler>[1]
   const baseConstraints = route.constraints
   let pending: PendingGet | undefined
   const passthroughs: Prepared[] = []
@@ -137,6 +138,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     if (index > 0) {
       const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
       applyTo(options, prepared, routeErrorHandler, serveOptions)
+      if (prepared.passthrough !== undefined) options.serializerCompiler = lazySerializerCompiler(instance, userSerializerCompiler)
       instance.route(options as unknown as RouteOptions)
       return
     }
@@ -144,6 +146,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     target.url = prepared.registered.url
     target.method = method
     applyTo(target, prepared, routeErrorHandler, serveOptions)
+    if (prepared.passthrough !== undefined) target.serializerCompiler = lazySerializerCompiler(instance, userSerializerCompiler)
     if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
       pending = {
         instance,

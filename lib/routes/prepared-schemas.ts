@@ -1,0 +1,66 @@
+/**
+ * Stage `lib/routes/`: generated schemas made ready for Fastify and for the documents. A generated schema's `$ref`s
+ * to other generated schemas (which only this library knows) are inlined; headers schemas get lower-case names.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { SchemaGeneration } from '../schemas/generation'
+import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
+import { mapSchemaDeep } from '../core/subschemas'
+
+/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
+const preparedSchemas = {
+  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
+  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
+}
+
+/**
+ * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
+ * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
+ * (for the documents) the inlined schemas keep their `$id`, so that they become components; without (for
+ * Fastify) an inlined schema keeps its `$id` only when it refers to itself, since an `$id` declared twice in
+ * one route schema is an error. Cached per generation, schema and mode.
+ */
+export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
+  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
+  let cache = byGeneration.get(generation)
+  if (cache === undefined) {
+    cache = new WeakMap()
+    byGeneration.set(generation, cache)
+  }
+  const known = cache.get(schema)
+  if (known !== undefined) return known
+  const generated = generation.generatedSchemas()
+  const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
+    const ref = (sub as SchemaObject).$ref
+    if (typeof ref !== 'string') return sub
+    const id = refId(ref)
+    const target = generated.get(id)
+    if (target === undefined || within.has(id)) return sub
+    const body = inline(target, new Set([...within, id]))
+    if (keepIds) return body
+    const text = JSON.stringify(body)
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
+    const { $id: _id, ...rest } = body as SchemaObject
+    return rest as TSchema
+  })
+  const ownId = (schema as SchemaObject).$id
+  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  cache.set(schema, result)
+  return result
+}
+
+/** A generated schema ready for Fastify: {@link prepareSchema} without the `$id`s of inlined schemas. */
+export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
+  return prepareSchema(schema, generation, false)
+}
+
+/** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
+export function lowerCaseHeaders (schema: TSchema): TSchema {
+  const source = schema as SchemaObject
+  if (!isSchemaObject(source.properties)) return schema
+  const properties: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(source.properties)) properties[name.toLowerCase()] = property
+  const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
+  return { ...source, properties, ...(required === undefined ? {} : { required }) } as unknown as TSchema
+}

@@ -1,0 +1,115 @@
+/**
+ * Stage `lib/schemas/`: how the form of a schema at a level is built once its inputs differ from the level before
+ * (./generation.ts decides when): rebuilt objects, enums and generic schemas, field edits, and the versioned
+ * `$id` of each named schema.
+ * @module
+ */
+import { Kind, type TSchema } from '@sinclair/typebox'
+import { objectSchema } from '../describe/extend-schema'
+import { visibleFields, visibleValidators } from './object-fields'
+import type { FieldState, ObjectState, SeedState } from './seeds'
+import { idSafe, isOptional, isReadonly, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { replaceSubschemas, subschemasOf, refersTo, rewriteSelfReferences } from '../core/subschemas'
+import { kGenerated, kHeadSchema, kSchemaName } from '../core/symbols'
+
+/** How a schema's form follows the levels. */
+export type Plan =
+  | { kind: 'identity' }
+  | { kind: 'wrapper', base: TSchema }
+  | { kind: 'state', head: TSchema }
+  | { kind: 'ref', target: TSchema }
+  | { kind: 'generic' }
+
+/** What building a form reads: other forms and seed states at the same level, and the version values. */
+export interface FormSource {
+  readonly levels: readonly string[]
+  formAt: (schema: TSchema, level: number) => TSchema
+  stateAt: (head: TSchema, level: number) => SeedState
+}
+
+/** Builds forms, and keeps every generated schema with an `$id` by `$id`. */
+export class FormBuilder {
+  readonly builtById = new Map<string, TSchema>()
+
+  constructor (private readonly source: FormSource) {}
+
+  /** The form of `schema` (planned as `plan`) at `level`, from its inputs at that level. */
+  build (schema: TSchema, plan: Plan, level: number, inputs: readonly unknown[]): TSchema {
+    switch (plan.kind) {
+      case 'identity': return schema
+      case 'wrapper': {
+        const base = inputs[0] as TSchema
+        return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
+      }
+      case 'ref': {
+        const id = nameOf(inputs[0] as TSchema)
+        const ref = (schema as SchemaObject).$ref as string
+        if (id === undefined || id === refId(ref)) return schema
+        return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
+      }
+      case 'generic': {
+        const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
+        const name = nameOf(schema)
+        return rebuilt === schema || name === undefined ? rebuilt : this.named(rebuilt, schema, name, level)
+      }
+      case 'state': {
+        const state = inputs[0] as SeedState
+        const built = state.kind === 'object'
+          ? this.buildObject(state, level)
+          : state.kind === 'enum'
+            ? (state.form === 'union'
+                ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
+                : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
+            : replaceSubschemas(state.body, subschemasOf(state.body).map((sub) => this.source.formAt(sub, level)))
+        return state.name === undefined ? built : this.named(built, schema, state.name, level)
+      }
+    }
+  }
+
+  private buildObject (state: ObjectState, level: number): TSchema {
+    const stateOf = (head: TSchema): SeedState => this.source.stateAt(head, level)
+    const properties: Record<string, TSchema> = {}
+    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
+    const options = replaceSubschemas(state.options, subschemasOf(state.options).map((sub) => this.source.formAt(sub, level))) as SchemaObject
+    // A validator about a field this version lacks would reject every request: it is not part of that version.
+    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
+    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
+    const { allOf: _allOf, ...rest } = options
+    return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
+  }
+
+  private fieldForm (field: FieldState, level: number): TSchema {
+    const base = this.source.formAt(field.type, level)
+    if (field.optional === undefined && field.unset.length === 0 && Object.keys(field.set).length === 0) return base
+    const copy: SchemaObject = { ...(base as SchemaObject) }
+    for (const keyword of field.unset) delete copy[keyword]
+    Object.assign(copy, field.set)
+    const id = nameOf(base)
+    // Edited, a named schema is another schema: under the same $id as the schema itself (used elsewhere in the
+    // version), one $id would name two schemas. A recursive one keeps it: its references to itself need it.
+    if (id !== undefined && (field.unset.length > 0 || Object.keys(field.set).length > 0) && !refersTo(copy, id)) {
+      delete copy.$id
+      delete copy[kSchemaName]
+      delete copy[kHeadSchema]
+    }
+    return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
+  }
+
+  /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */
+  private named (built: TSchema, head: TSchema, name: string, level: number): TSchema {
+    const headId = nameOf(head)
+    const base = `${idSafe(name)}__${idSafe(this.source.levels[level])}`
+    // Two schemas may reach the same name (one renamed onto another's): each generated schema keeps its own $id.
+    let id = base
+    for (let suffix = 2; this.builtById.has(id) && (this.builtById.get(id) as SchemaObject)[kHeadSchema] !== head; suffix++) id = `${base}_${suffix}`
+    const named = { ...(built as SchemaObject), $id: id, [kSchemaName]: name, [kHeadSchema]: head } as TSchema
+    const result = headId === undefined ? named : rewriteSelfReferences(named, headId, id)
+    this.builtById.set(id, result)
+    return result
+  }
+}
+
+function literalSchema (value: unknown): TSchema {
+  const type = value === null ? 'null' : typeof value
+  return { [Kind]: 'Literal', const: value, type } as unknown as TSchema
+}
