@@ -137,10 +137,14 @@ function sameInputs (route: BehaviourRoute, level: number, previous: VersionBeha
   return planner.responseSteps(route, undefined, level, successBodies) === previous.responseSteps.get('')
 }
 
-/** True when a behaviour has no work of its own, whatever its `Link`. */
-function workless (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link' | 'version'>): boolean {
-  return behaviour.validate.length === 0 && behaviour.requestSteps.length === 0 && !behaviour.successWork && !behaviour.errorWork &&
-    behaviour.rawSteps.length === 0
+/**
+ * True when a behaviour has work of its own, whatever its `Link`: something to validate, convert or serialize
+ * differently. Within a route, every version older than one with work has work too (plans only grow with age,
+ * and a schema's form never returns to an earlier one).
+ */
+export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link' | 'version'>): boolean {
+  return behaviour.validate.length > 0 || behaviour.requestSteps.length > 0 || behaviour.successWork || behaviour.errorWork ||
+    behaviour.rawSteps.length > 0
 }
 
 /**
@@ -160,7 +164,7 @@ export function buildBehaviour (
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
   if (previous !== undefined && sameInputs(route, level, previous, requestSteps, generation, planner)) {
-    return { ...previous, version, level, link, passthrough: link === undefined && workless(previous) }
+    return { ...previous, version, level, link, passthrough: link === undefined && !hasWork(previous) }
   }
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
@@ -218,7 +222,7 @@ export function buildBehaviour (
     state
   }
   // No part validated means no cleaner either.
-  return { version, ...behaviour, link, passthrough: link === undefined && workless(behaviour) }
+  return { version, ...behaviour, link, passthrough: link === undefined && !hasWork(behaviour) }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

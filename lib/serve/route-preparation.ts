@@ -15,7 +15,8 @@ import { lifecycleLink } from './lifecycle'
 import type { RoutingPicks } from './routing-pick'
 import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { buildBehaviour, isSuccessKey, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { VersionBehaviours } from '../routes/version-behaviours'
 import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -62,9 +63,12 @@ function registeredUrl (context: RouteContext, scope: VersionedScope, path: stri
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
 
-/** The behaviour of every version of a group, the response map its route serializes with natively, and its URL. */
+/**
+ * The behaviour of every version of a group (built up to the newest version with work of its own, the older ones
+ * on first use: see ../routes/version-behaviours.ts), and the response map its route serializes with natively.
+ */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): {
-  behaviours: Map<string, VersionBehaviour>, nativeResponse: Record<string, TSchema>
+  behaviours: VersionBehaviours, nativeResponse: Record<string, TSchema>
 } {
   const { state } = context
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
@@ -72,13 +76,17 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
   }
-  const behaviours = new Map<string, VersionBehaviour>()
+  const behaviours = new VersionBehaviours()
   let previous: VersionBehaviour | undefined
   for (const level of group.levels) {
     const version = state.versionAt(level)
     const described = state.options.versions.get(version)
     const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
     const link = links.length === 0 ? undefined : links.join(', ')
+    if (previous !== undefined && hasWork(previous)) {
+      behaviours.defer(version, () => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
+      continue
+    }
     previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link, previous)
     behaviours.set(version, previous)
   }
@@ -91,18 +99,20 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const url = registeredUrl(context, scope, group.path)
   const { behaviours, nativeResponse } = groupBehaviours(context, head, group)
   const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display: `${group.methods.join(',')} ${url}` }
-  const all = [...behaviours.values()]
+  const all = [...behaviours.built()]
+  // A version built on first use may need either response hook.
+  const deferred = behaviours.deferredCount > 0
   const hooks: Prepared['hooks'] = {
     preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion,
       state.logsVersion) as Hook
   }
-  if (all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
-  if (all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
+  if (deferred || all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
+  if (deferred || all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
     hooks.onSend = createSendHook(head.display) as Hook
   }
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
-  const versions = [...behaviours.keys()]
+  const versions = behaviours.versions()
   const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
     // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
     ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
