@@ -7,15 +7,13 @@
  * they are in the version holding the change.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
-import { compileCollector, type Collector } from '../values/occurrences'
-import { normalisePath, type RouteState } from './timeline'
+import type { TSchema } from '@sinclair/typebox'
+import type { Collector } from '../values/occurrences'
+import type { RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
-import { sameButModifiers } from '../schemas/seeds'
-import { nameOf, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema } from '../core/subschemas'
+import type { Seed } from '../schemas/seeds'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
-import type { ConverterTarget } from '../describe/converter-decorators'
+import { ConverterTargets, pathConverterMatches } from './converter-targets'
 import type { GenerationStep } from '../describe/versions'
 
 /** One converter to run on a request or response, and where in the body. */
@@ -40,11 +38,6 @@ export interface PlannedRoute {
   readonly body: TSchema | undefined
 }
 
-/** True when a by-path converter names this route as it stands at a level. */
-export function pathConverterMatches (state: RouteState, target: Extract<ConverterTarget, { kind: 'path' }>): boolean {
-  return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
-}
-
 /**
  * Per (route, body): the converters each version change step adds (computed once), and the plan of each level
  * (built from the level before it, sharing its list when the step adds nothing).
@@ -65,6 +58,7 @@ function plansOf (lists: StepLists, body: TSchema | undefined): Array<readonly C
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
+const NO_SEEDS: ReadonlySet<Seed> = new Set()
 
 /**
  * Plans converter steps for routes and bodies. Start-up cost grows with routes × versions, not with routes ×
@@ -72,89 +66,23 @@ const NO_STEPS: readonly ConverterStep[] = []
  * version that passes that step, and a collector is compiled only when its target can occur in the body at all.
  */
 export class ConverterPlanner {
-  private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
-  /** The canonical HEAD schema of each converter target. */
-  private readonly canonicals = new Map<TSchema, TSchema>()
-  /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
-  private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
+  /** Where converter targets occur. */
+  readonly targets: ConverterTargets
   private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
   private readonly responseLists = new Map<PlannedRoute | undefined, Map<readonly TSchema[] | undefined, StepLists>>()
 
-  constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
+  constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {
+    this.targets = new ConverterTargets(generation, steps)
+  }
 
   /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
   collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
-    const rootForm = this.generation.formAt(root, level)
-    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
-    let byTarget = this.collectors.get(rootForm)
-    if (byTarget === undefined) {
-      byTarget = new Map()
-      this.collectors.set(rootForm, byTarget)
-    }
-    if (byTarget.has(targetForm)) return byTarget.get(targetForm) ?? null
-    const isTarget = this.matcherOf(targetForm)
-    // Most (body, converter) pairs never meet: tell so from the schemas the body can hold, without compiling a walk.
-    const collector = this.reachableFrom(rootForm).some(isTarget)
-      ? compileCollector(rootForm, { isTarget, resolveRef: (ref) => this.generation.resolveAnyId(ref) })
-      : null
-    byTarget.set(targetForm, collector)
-    return collector
+    return this.targets.collectorFor(root, target, level)
   }
 
   /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
   occurs (root: TSchema, target: TSchema, level: number): boolean {
-    const rootForm = this.generation.formAt(root, level)
-    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
-    const known = this.collectors.get(rootForm)?.get(targetForm)
-    return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
-  }
-
-  private canonicalOf (target: TSchema): TSchema {
-    let canonical = this.canonicals.get(target)
-    if (canonical === undefined) {
-      canonical = this.generation.canonical(target)
-      this.canonicals.set(target, canonical)
-    }
-    return canonical
-  }
-
-  /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */
-  private matcherOf (targetForm: TSchema): (node: TSchema) => boolean {
-    const id = nameOf(targetForm)
-    const wanted = targetForm as SchemaObject
-    return (node: TSchema): boolean => {
-      if (node === targetForm) return true
-      const candidate = node as SchemaObject
-      if (id !== undefined && candidate.$id === id) return true
-      // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
-      return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
-        candidate[Kind] === wanted[Kind] && sameButModifiers(node, targetForm)
-    }
-  }
-
-  /**
-   * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
-   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere).
-   */
-  private reachableFrom (root: TSchema): readonly TSchema[] {
-    const known = this.reachable.get(root)
-    if (known !== undefined) return known
-    const seen = new Set<TSchema>()
-    const pending: TSchema[] = [root]
-    while (pending.length > 0) {
-      const node = pending.pop() as TSchema
-      if (seen.has(node)) continue
-      seen.add(node)
-      const ref = (node as { $ref?: unknown }).$ref
-      if (typeof ref === 'string') {
-        const target = this.generation.resolveAnyId(ref)
-        if (target !== undefined) pending.push(target)
-      }
-      forEachSubschema(node, (sub) => { pending.push(sub) })
-    }
-    const list = [...seen]
-    this.reachable.set(root, list)
-    return list
+    return this.targets.occurs(root, target, level)
   }
 
   /**
@@ -226,6 +154,9 @@ export class ConverterPlanner {
   /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
   private addConverters (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
     body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): ConverterStep[] {
+    // Most steps name nothing the body (or, for errors, a success body) can hold: told by seeds, before any walk.
+    const seedSets = [body, ...successBodies ?? []].map((schema) => schema === undefined ? NO_SEEDS : this.generation.dependenciesAt(schema, bodyLevel))
+    if (!this.targets.stepMayApply(step, state, seedSets)) return result
     for (const change of this.steps[step].changes) {
       for (const converter of change.converters) {
         if (converter.direction !== direction) continue

@@ -6,7 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { describeTarget } from '../describe/converter-decorators'
-import { pathConverterMatches } from './converter-steps'
+import { pathConverterMatches } from './converter-targets'
 import {
   InvalidGenerationInstructionError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError

@@ -147,6 +147,11 @@ export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link
     behaviour.rawSteps.length > 0
 }
 
+/** The behaviour of another version with the same work as `previous`: all but the version, its level and its links. */
+export function shareBehaviour (previous: VersionBehaviour, version: string, level: number, link: string | undefined): VersionBehaviour {
+  return { ...previous, version, level, link, passthrough: link === undefined && !hasWork(previous) }
+}
+
 /**
  * Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. `previous`,
  * a behaviour of the same route and `native` at another level, is shared (all but the version) when nothing it
@@ -163,9 +168,7 @@ export function buildBehaviour (
   previous: VersionBehaviour | undefined = undefined
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
-  if (previous !== undefined && sameInputs(route, level, previous, requestSteps, generation, planner)) {
-    return { ...previous, version, level, link, passthrough: link === undefined && !hasWork(previous) }
-  }
+  if (previous !== undefined && sameInputs(route, level, previous, requestSteps, generation, planner)) return shareBehaviour(previous, version, level, link)
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {

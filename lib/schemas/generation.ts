@@ -42,7 +42,10 @@ interface FormRecord {
   deps: Set<Seed> | null
 }
 
-/** The seeds a form being computed depends on; `cyclic` when it met a schema still being built. */
+/**
+ * The seeds a form being computed depends on; `cyclic` when one cannot be known: it met a schema still being built,
+ * or a `$ref` not resolved yet.
+ */
 interface DependencyFrame {
   readonly deps: Set<Seed>
   cyclic: boolean
@@ -156,6 +159,28 @@ export class SchemaGeneration {
     return record.forms[level]
   }
 
+  /**
+   * The seeds the form of `schema` at `level` may hold or depend on (a superset: it grows with the levels computed),
+   * or undefined when that is not known (level 0, or a schema met inside its own form). A schema that is none of
+   * them, nor holds one, does not occur in data of that form.
+   */
+  dependenciesAt (schema: TSchema, level: number): ReadonlySet<Seed> | undefined {
+    if (level === 0) return undefined
+    this.formAt(schema, level)
+    if (!isSchemaObject(schema) || this.isUnchanging(schema)) return NO_SEEDS
+    return this.records.get(schema)?.deps ?? undefined
+  }
+
+  /** True when the instructions that give `level` changed one of `seeds`. */
+  changesAt (level: number, seeds: ReadonlySet<Seed>): boolean {
+    return touches(this.changedAt[level], seeds)
+  }
+
+  /** The seed `schema` stands for (itself, through `Optional`/`Readonly`, or by `$id`), if any. */
+  seedOf (schema: TSchema): Seed | undefined {
+    return this.index.find(schema)
+  }
+
   /** A schema met while its own form is being built: the forms that contain it are compared at every level. */
   private metInsideItself (schema: TSchema): TSchema {
     const frame = this.frames.at(-1)
@@ -192,7 +217,8 @@ export class SchemaGeneration {
     const known = this.unchanging.get(schema)
     if (known !== undefined) return known
     const kind = this.planOf(schema).kind
-    let result = kind === 'identity'
+    // A `$ref` not resolved yet may be later (shared schemas are added route by route): never taken as unchanging.
+    let result = kind === 'identity' && typeof (schema as SchemaObject).$ref !== 'string'
     if (kind === 'generic') {
       // A cycle (without $ref) is taken as changing: conservative, and such schemas are rare.
       this.unchanging.set(schema, false)
@@ -237,7 +263,12 @@ export class SchemaGeneration {
   private inputsAt (schema: TSchema, level: number): readonly unknown[] {
     const plan = this.planOf(schema)
     switch (plan.kind) {
-      case 'identity': return []
+      case 'identity': {
+        // An unresolved `$ref` (see isUnchanging): its inputs are compared at every level.
+        const frame = this.frames.at(-1)
+        if (frame !== undefined && typeof (schema as SchemaObject).$ref === 'string') frame.cyclic = true
+        return []
+      }
       case 'wrapper': return [this.formAt(plan.base, level)]
       case 'ref': return [this.formAt(plan.target, level)]
       case 'generic': return subschemasOf(schema).map((sub) => this.formAt(sub, level))
@@ -255,6 +286,8 @@ export class SchemaGeneration {
     }
   }
 }
+
+const NO_SEEDS: ReadonlySet<Seed> = new Set()
 
 /** True when a seed changed at a level is one a form depends on. */
 function touches (changed: ReadonlySet<Seed>, deps: ReadonlySet<Seed>): boolean {

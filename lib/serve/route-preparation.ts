@@ -15,7 +15,9 @@ import { lifecycleLink } from './lifecycle'
 import type { RoutingPicks } from './routing-pick'
 import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, shareBehaviour, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { quietLevel, routeSeeds } from '../routes/quiet-levels'
+import type { Seed } from '../schemas/seeds'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -78,6 +80,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   }
   const behaviours = new VersionBehaviours()
   let previous: VersionBehaviour | undefined
+  let seeds: ReadonlySet<Seed> | undefined
   for (const level of group.levels) {
     const version = state.versionAt(level)
     const described = state.options.versions.get(version)
@@ -87,7 +90,12 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
       behaviours.defer(version, () => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
       continue
     }
-    previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link, previous)
+    if (previous !== undefined && previous.level === level - 1 && quietLevel(head, level, seeds, state.generation, state.planner)) {
+      previous = shareBehaviour(previous, version, level, link)
+    } else {
+      previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link, previous)
+      seeds = routeSeeds(head, level, state.generation)
+    }
     behaviours.set(version, previous)
   }
   return { behaviours, nativeResponse }

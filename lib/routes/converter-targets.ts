@@ -1,0 +1,152 @@
+/**
+ * Stage `lib/routes/`: where the schema of a by-schema converter can occur in a body, at a level. Told cheaply first
+ * (the seeds a body form depends on, the schemas it can hold), and only then by a compiled collector.
+ * @module
+ */
+import { Kind, type TSchema } from '@sinclair/typebox'
+import { compileCollector, type Collector } from '../values/occurrences'
+import { normalisePath, type RouteState } from './timeline'
+import type { SchemaGeneration } from '../schemas/generation'
+import { sameButModifiers, type Seed } from '../schemas/seeds'
+import { nameOf, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema } from '../core/subschemas'
+import type { ConverterTarget } from '../describe/converter-decorators'
+import type { GenerationStep } from '../describe/versions'
+
+/** True when a by-path converter names this route as it stands at a level. */
+export function pathConverterMatches (state: RouteState, target: Extract<ConverterTarget, { kind: 'path' }>): boolean {
+  return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
+}
+
+/** What the converters of one version change step name. */
+interface StepTargets {
+  readonly seeds: Set<Seed>
+  readonly paths: Array<Extract<ConverterTarget, { kind: 'path' }>>
+  unknown: boolean
+}
+
+/** Collectors, occurrence checks and per-step converter targets of one application, cached. */
+export class ConverterTargets {
+  private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
+  /** The canonical HEAD schema of each converter target. */
+  private readonly canonicals = new Map<TSchema, TSchema>()
+  /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
+  private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
+  private readonly stepTargets: Array<StepTargets | undefined> = []
+
+  constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
+
+  /**
+   * False when no converter of the version change step `step` can apply to a route that is in `state` at that step
+   * (undefined outside routes) and whose schemas hold or depend on no seed but those of `seedSets`: no by-path
+   * converter names it, and no by-schema converter's schema is among the seeds. True otherwise, or when unsure
+   * (a set undefined: not known).
+   */
+  stepMayApply (step: number, state: RouteState | undefined, seedSets: ReadonlyArray<ReadonlySet<Seed> | undefined>): boolean {
+    const targets = this.targetsOf(step)
+    if (targets.unknown || (state !== undefined && targets.paths.some((target) => pathConverterMatches(state, target)))) return true
+    if (targets.seeds.size === 0) return false
+    for (const seeds of seedSets) {
+      if (seeds === undefined) return true
+      for (const seed of targets.seeds) if (seeds.has(seed)) return true
+    }
+    return false
+  }
+
+  /** The seeds the by-schema converters of a step name, its by-path converters, and whether a schema stands for no seed. */
+  private targetsOf (step: number): StepTargets {
+    let targets = this.stepTargets[step]
+    if (targets !== undefined) return targets
+    targets = { seeds: new Set(), paths: [], unknown: false }
+    for (const change of this.steps[step].changes) {
+      for (const { target } of change.converters) {
+        if (target.kind === 'path') {
+          targets.paths.push(target)
+          continue
+        }
+        for (const schema of target.schemas) {
+          const seed = this.generation.seedOf(schema)
+          if (seed === undefined) targets.unknown = true
+          else targets.seeds.add(seed)
+        }
+      }
+    }
+    this.stepTargets[step] = targets
+    return targets
+  }
+
+  /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
+  collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
+    const rootForm = this.generation.formAt(root, level)
+    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
+    let byTarget = this.collectors.get(rootForm)
+    if (byTarget === undefined) {
+      byTarget = new Map()
+      this.collectors.set(rootForm, byTarget)
+    }
+    if (byTarget.has(targetForm)) return byTarget.get(targetForm) ?? null
+    const isTarget = this.matcherOf(targetForm)
+    // Most (body, converter) pairs never meet: tell so from the schemas the body can hold, without compiling a walk.
+    const collector = this.reachableFrom(rootForm).some(isTarget)
+      ? compileCollector(rootForm, { isTarget, resolveRef: (ref) => this.generation.resolveAnyId(ref) })
+      : null
+    byTarget.set(targetForm, collector)
+    return collector
+  }
+
+  /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
+  occurs (root: TSchema, target: TSchema, level: number): boolean {
+    const rootForm = this.generation.formAt(root, level)
+    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
+    const known = this.collectors.get(rootForm)?.get(targetForm)
+    return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
+  }
+
+  private canonicalOf (target: TSchema): TSchema {
+    let canonical = this.canonicals.get(target)
+    if (canonical === undefined) {
+      canonical = this.generation.canonical(target)
+      this.canonicals.set(target, canonical)
+    }
+    return canonical
+  }
+
+  /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */
+  private matcherOf (targetForm: TSchema): (node: TSchema) => boolean {
+    const id = nameOf(targetForm)
+    const wanted = targetForm as SchemaObject
+    return (node: TSchema): boolean => {
+      if (node === targetForm) return true
+      const candidate = node as SchemaObject
+      if (id !== undefined && candidate.$id === id) return true
+      // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
+      return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
+        candidate[Kind] === wanted[Kind] && sameButModifiers(node, targetForm)
+    }
+  }
+
+  /**
+   * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
+   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere).
+   */
+  private reachableFrom (root: TSchema): readonly TSchema[] {
+    const known = this.reachable.get(root)
+    if (known !== undefined) return known
+    const seen = new Set<TSchema>()
+    const pending: TSchema[] = [root]
+    while (pending.length > 0) {
+      const node = pending.pop() as TSchema
+      if (seen.has(node)) continue
+      seen.add(node)
+      const ref = (node as { $ref?: unknown }).$ref
+      if (typeof ref === 'string') {
+        const target = this.generation.resolveAnyId(ref)
+        if (target !== undefined) pending.push(target)
+      }
+      forEachSubschema(node, (sub) => { pending.push(sub) })
+    }
+    const list = [...seen]
+    this.reachable.set(root, list)
+    return list
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Stage `lib/routes/`: telling, without planning it, that a route does exactly in one version what it does in the
+ * version after it. Most versions change a few schemas of a few routes; for every other route, a version whose
+ * instructions change no seed its schemas depend on, and whose converters name none of those seeds nor the route,
+ * shares the behaviour of the version after it (./version-plan.ts, `shareBehaviour`).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { Seed } from '../schemas/seeds'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { ConverterPlanner } from './converter-steps'
+import { REQUEST_PARTS, responseMapAt, type BehaviourRoute } from './version-plan'
+
+/**
+ * Every seed the route's request parts and responses may hold or depend on at `level` (a superset), or undefined
+ * when that is not known.
+ */
+export function routeSeeds (route: BehaviourRoute, level: number, generation: SchemaGeneration): ReadonlySet<Seed> | undefined {
+  const seeds = new Set<Seed>()
+  const add = (schema: TSchema | undefined): boolean => {
+    if (schema === undefined) return true
+    const dependencies = generation.dependenciesAt(schema, level)
+    if (dependencies === undefined) return false
+    for (const seed of dependencies) seeds.add(seed)
+    return true
+  }
+  for (const part of REQUEST_PARTS) if (!add(route.schema[part])) return undefined
+  for (const schema of Object.values(responseMapAt(route, level))) if (!add(schema)) return undefined
+  return seeds
+}
+
+/**
+ * True when the route certainly does at `level` what it does at `level - 1` (but for the version and its links):
+ * the same route state (so the same path, methods, attributes and response map), no instruction giving `level`
+ * changes a seed of `seeds` (the route's seeds at `level - 1`, see {@link routeSeeds}), and no converter of the
+ * step between the two can apply to the route.
+ */
+export function quietLevel (route: BehaviourRoute, level: number, seeds: ReadonlySet<Seed> | undefined,
+  generation: SchemaGeneration, planner: ConverterPlanner): boolean {
+  return seeds !== undefined && level > 1 && route.timeline[level] === route.timeline[level - 1] && !generation.changesAt(level, seeds) &&
+    !planner.targets.stepMayApply(level - 1, route.timeline[level - 1], [seeds])
+}
