@@ -782,3 +782,33 @@ test('regression: in a deprecated version, deprecated is where @fastify/swagger 
   t.equal(latest.paths['/things'].post.deprecated, undefined, 'a version not deprecated')
   t.equal(latest.webhooks['thing.made'].post.deprecated, undefined, 'nor its webhooks')
 })
+
+test('a name clash is found in the version it appears in, after versions where neither route changed, and in nested schemas', async (t) => {
+  const Draft = Type.Object({ text: Type.String() }, { $id: 'Draft' })
+  const Note = Type.Object({ id: Type.Integer() }, { $id: 'Note' })
+  const Other = Type.Object({ size: Type.Integer() }, { $id: 'Other' })
+  const build = async (withRename: boolean): Promise<Error | undefined> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, {
+      versions: new VersionBundle(
+        new HeadVersion(),
+        new Version('2005-01-01', changeClass('OtherHadMax', [schema(Other).field('size').had({ maximum: 5 })])),
+        new Version('2004-01-01'),
+        new Version('2003-01-01', changeClass('DraftWasNote', withRename ? [schema(Draft).had({ name: 'Note' })] : [schema(Draft).field('text').had({ maxLength: 5 })])),
+        new Version('2002-01-01', changeClass('OtherHadMin', [schema(Other).field('size').had({ minimum: 1 })])),
+        new Version('2001-01-01')
+      ),
+      changelogUrl: null
+    })
+    await app.register(versioned(async (api) => {
+      api.post('/drafts', { schema: { body: Type.Object({ draft: Draft }) } }, async () => null)
+      api.get('/notes', { schema: { response: { 200: Type.Object({ items: Type.Array(Note) }) } } }, async () => ({ items: [] }))
+      api.get('/others', { schema: { response: { 200: Other } } }, async () => ({ size: 1 }))
+    }))
+    return await app.ready().then(() => undefined, (err: Error) => err)
+  }
+  t.equal(await build(false), undefined, 'without the rename, no clash')
+  const error = await build(true)
+  t.match(error?.message, /In version '2002-01-01', two different schemas would both be named 'Note'/, 'the first version documenting both')
+})

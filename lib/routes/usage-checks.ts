@@ -8,14 +8,10 @@ import type { TSchema } from '@sinclair/typebox'
 import { describeTarget } from '../describe/converter-decorators'
 import { pathConverterMatches } from './converter-targets'
 import {
-  InvalidGenerationInstructionError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
+  RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from '../core/errors'
-import { describeSchema, nameOf, type SchemaObject } from '../core/json-schema'
-import { componentName } from '../schemas/component-names'
-import { forEachSubschema } from '../core/subschemas'
-import { kHeadSchema } from '../core/symbols'
-import { responseMapAt } from './version-plan'
+import { describeSchema } from '../core/json-schema'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -76,66 +72,4 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
       }
     }
   }
-}
-
-/**
- * Throws when, in some version, two different schemas would have the same OpenAPI component name (a schema
- * renamed with `schema(S).had({ name })` onto the name of another schema that version documents).
- */
-export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
-  const { generation } = state
-  // A form is the same object in every version it does not change in: its names are listed once.
-  const namesIn = new WeakMap<TSchema, ReadonlyArray<readonly [string, string]>>()
-  const listNames = (root: TSchema): ReadonlyArray<readonly [string, string]> => {
-    const known = namesIn.get(root)
-    if (known !== undefined) return known
-    const found: Array<readonly [string, string]> = []
-    const seen = new Set<TSchema>()
-    const visit = (node: TSchema): void => {
-      if (seen.has(node)) return
-      seen.add(node)
-      const source = node as SchemaObject
-      if (typeof source.$id === 'string') {
-        const head = source[kHeadSchema] as TSchema | undefined
-        found.push([componentName(source.$id, generation), head === undefined ? source.$id : nameOf(head) ?? source.$id])
-      }
-      if (typeof source.$ref === 'string') {
-        const target = generation.resolveAnyId(source.$ref)
-        if (target !== undefined) visit(target)
-      }
-      forEachSubschema(node, visit)
-    }
-    visit(root)
-    namesIn.set(root, found)
-    return found
-  }
-  for (let level = 1; level < state.steps.length; level++) {
-    const names = new Map<string, string>()
-    const check = (form: TSchema): void => {
-      for (const [name, origin] of listNames(form)) {
-        const known = names.get(name)
-        if (known !== undefined && known !== origin) throw nameClash(state, level, name, known, origin)
-        names.set(name, origin)
-      }
-    }
-    for (const route of state.headRoutes) {
-      if (route.timeline[level]?.exists !== true) continue
-      for (const part of [route.schema.body, route.schema.querystring, route.schema.params, route.schema.headers]) {
-        if (part !== undefined) check(generation.formAt(part, level))
-      }
-      for (const response of Object.values(responseMapAt(route, level))) check(generation.formAt(response, level))
-    }
-    for (const webhook of webhooks) {
-      if (webhook.timeline[level]?.exists === true) check(generation.formAt(webhook.body, level))
-    }
-  }
-}
-
-function nameClash (state: VersionerState, level: number, name: string, first: string, second: string): Error {
-  const renames = state.steps.flatMap((step) => step.changes.flatMap((change) => change.instructions
-    .filter((instruction) => instruction.kind === 'schema.had' && instruction.name === name)
-    .map((instruction) => `${instruction.display} in "${change.name}"`)))
-  return new InvalidGenerationInstructionError(`In version '${state.versionAt(level)}', two different schemas would both be named '${name}' ` +
-    `(the schemas named '${first}' and '${second}' in HEAD)${renames.length > 0 ? `, because of ${renames.join(' and ')}` : ''}. ` +
-    'A version documents each name once: rename the schema to a name no other schema of that version has.')
 }

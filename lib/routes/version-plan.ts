@@ -149,7 +149,25 @@ export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link
 
 /** The behaviour of another version with the same work as `previous`: all but the version, its level and its links. */
 export function shareBehaviour (previous: VersionBehaviour, version: string, level: number, link: string | undefined): VersionBehaviour {
-  return { ...previous, version, level, link, passthrough: link === undefined && !hasWork(previous) }
+  // Written out (not spread): one object shape for every behaviour, and no generic copy per version.
+  return {
+    version,
+    level,
+    validate: previous.validate,
+    validatedParts: previous.validatedParts,
+    cleaners: previous.cleaners,
+    requestSteps: previous.requestSteps,
+    responseSteps: previous.responseSteps,
+    responseForms: previous.responseForms,
+    ownSuccessSerializers: previous.ownSuccessSerializers,
+    statusCode: previous.statusCode,
+    successWork: previous.successWork,
+    errorWork: previous.errorWork,
+    rawSteps: previous.rawSteps,
+    state: previous.state,
+    link,
+    passthrough: link === undefined && !hasWork(previous)
+  }
 }
 
 /**

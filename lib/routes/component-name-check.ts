@@ -1,0 +1,140 @@
+/**
+ * Stage `lib/routes/`: the start-up check that no version documents two different schemas under one component
+ * name (a schema renamed with `schema(S).had({ name })` onto the name of another schema that version documents).
+ *
+ * It walks the versions newest first and keeps, per name, the HEAD names of the schemas that go by it. A route (or
+ * webhook) whose schemas depend on no seed a version's instructions change, and whose state is the same, documents
+ * the same forms as in the version after it and is not looked at again; the names a form holds are listed once
+ * per form.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { InvalidGenerationInstructionError } from '../core/errors'
+import { nameOf, type SchemaObject } from '../core/json-schema'
+import { componentName } from '../schemas/component-names'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { Seed } from '../schemas/seeds'
+import { forEachSubschema } from '../core/subschemas'
+import { kHeadSchema } from '../core/symbols'
+import type { RouteState } from './timeline'
+import { REQUEST_PARTS, responseMapAt } from './version-plan'
+import type { VersionerState } from './versioner-state'
+import type { DeclaredWebhook } from './webhooks'
+
+type NamePair = readonly [name: string, origin: string]
+
+/** One route or webhook, as last looked at: its forms, the names they hold, and the seeds they depend on. */
+interface Member {
+  readonly timeline: readonly RouteState[]
+  /** The HEAD schemas it documents at a level (none where it does not exist). */
+  readonly schemasAt: (level: number) => TSchema[]
+  forms: TSchema[]
+  names: NamePair[]
+  seeds: ReadonlySet<Seed> | undefined
+}
+
+/** The component names a form holds, each with the HEAD name of its schema: one list per form. */
+function nameLister (generation: SchemaGeneration): (root: TSchema) => NamePair[] {
+  const lists = new WeakMap<TSchema, NamePair[]>()
+  return (root) => {
+    const known = lists.get(root)
+    if (known !== undefined) return known
+    const found: NamePair[] = []
+    const seen = new Set<TSchema>()
+    const visit = (node: TSchema): void => {
+      if (seen.has(node)) return
+      seen.add(node)
+      const source = node as SchemaObject
+      if (typeof source.$id === 'string') {
+        const head = source[kHeadSchema] as TSchema | undefined
+        found.push([componentName(source.$id, generation), head === undefined ? source.$id : nameOf(head) ?? source.$id])
+      }
+      if (typeof source.$ref === 'string') {
+        const target = generation.resolveAnyId(source.$ref)
+        if (target !== undefined) visit(target)
+      }
+      forEachSubschema(node, visit)
+    }
+    visit(root)
+    lists.set(root, found)
+    return found
+  }
+}
+
+/** The seeds `schemas` depend on at `level` (undefined when one is not known). */
+function seedsOf (generation: SchemaGeneration, schemas: readonly TSchema[], level: number): ReadonlySet<Seed> | undefined {
+  const seeds = new Set<Seed>()
+  for (const schema of schemas) {
+    const dependencies = generation.dependenciesAt(schema, level)
+    if (dependencies === undefined) return undefined
+    for (const seed of dependencies) seeds.add(seed)
+  }
+  return seeds
+}
+
+function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[]): Member[] {
+  const blank = { forms: [], names: [], seeds: undefined }
+  return [
+    ...state.headRoutes.map((route): Member => ({
+      ...blank,
+      timeline: route.timeline,
+      schemasAt: (level) => route.timeline[level]?.exists !== true
+        ? []
+        : [...REQUEST_PARTS.map((part) => route.schema[part]).filter((schema) => schema !== undefined), ...Object.values(responseMapAt(route, level))]
+    })),
+    ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level]?.exists === true ? [webhook.body] : [] }))
+  ]
+}
+
+/**
+ * Throws when, in some version, two different schemas would have the same OpenAPI component name (a schema
+ * renamed with `schema(S).had({ name })` onto the name of another schema that version documents).
+ */
+export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
+  const { generation } = state
+  const listNames = nameLister(generation)
+  // Per name: the HEAD names going by it, with how many forms hold each.
+  const origins = new Map<string, Map<string, number>>()
+  const count = (names: readonly NamePair[], change: 1 | -1, touched: Set<string>): void => {
+    for (const [name, origin] of names) {
+      let byOrigin = origins.get(name)
+      if (byOrigin === undefined) origins.set(name, byOrigin = new Map())
+      const held = (byOrigin.get(origin) ?? 0) + change
+      if (held === 0) byOrigin.delete(origin)
+      else byOrigin.set(origin, held)
+      touched.add(name)
+    }
+  }
+  const members = membersOf(state, webhooks)
+  for (let level = 1; level < state.steps.length; level++) {
+    const touched = new Set<string>()
+    for (const member of members) {
+      const quiet = member.seeds !== undefined && member.timeline[level] === member.timeline[level - 1] && !generation.changesAt(level, member.seeds)
+      if (level > 1 && quiet) continue
+      const schemas = member.schemasAt(level)
+      const forms = schemas.map((schema) => generation.formAt(schema, level))
+      member.seeds = seedsOf(generation, schemas, level)
+      if (forms.length === member.forms.length && forms.every((form, index) => form === member.forms[index])) continue
+      count(member.names, -1, touched)
+      member.forms = forms
+      member.names = forms.flatMap(listNames)
+      count(member.names, 1, touched)
+    }
+    for (const name of touched) {
+      const byOrigin = origins.get(name)
+      if (byOrigin !== undefined && byOrigin.size > 1) {
+        const [first, second] = byOrigin.keys()
+        throw nameClash(state, level, name, first, second)
+      }
+    }
+  }
+}
+
+function nameClash (state: VersionerState, level: number, name: string, first: string, second: string): Error {
+  const renames = state.steps.flatMap((step) => step.changes.flatMap((change) => change.instructions
+    .filter((instruction) => instruction.kind === 'schema.had' && instruction.name === name)
+    .map((instruction) => `${instruction.display} in "${change.name}"`)))
+  return new InvalidGenerationInstructionError(`In version '${state.versionAt(level)}', two different schemas would both be named '${name}' ` +
+    `(the schemas named '${first}' and '${second}' in HEAD)${renames.length > 0 ? `, because of ${renames.join(' and ')}` : ''}. ` +
+    'A version documents each name once: rename the schema to a name no other schema of that version has.')
+}
