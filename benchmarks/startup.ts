@@ -10,8 +10,8 @@
  * routes (`benchmarks/_startup-app.ts`). Configurations: 100 × 10, 100 × 25, 100 × 50, 200 × 50, and plain Fastify
  * with the same 100 and 200 HEAD routes as the baseline. Each measurement runs in a fresh process (RSS is per
  * process); the table shows the median time and the largest RSS of the runs. The first run of each configuration
- * also sends a first request to every route in every version: validators and serializers of older versions are
- * compiled then, lazily, so that cost is reported apart from `ready()`.
+ * also sends a first request to every route in every version: the route plans, validators and serializers of
+ * older versions are built then, lazily, so that cost is reported apart from `ready()`.
  *
  * Run: `npm run bench -- startup`. More runs per configuration: BENCH_STARTUP_RUNS=5.
  */

@@ -65,6 +65,20 @@ function registeredUrl (context: RouteContext, scope: VersionedScope, path: stri
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
 
+const links = new WeakMap<VersionerState, Map<string, string | undefined>>()
+
+/** A version's `Link` on every route: its lifecycle page (deprecation or sunset) and its successor's document. */
+function versionLink (state: VersionerState, version: string): string | undefined {
+  let byVersion = links.get(state)
+  if (byVersion === undefined) links.set(state, byVersion = new Map())
+  if (byVersion.has(version)) return byVersion.get(version)
+  const described = state.options.versions.get(version)
+  const parts = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
+  const link = parts.length === 0 ? undefined : parts.join(', ')
+  byVersion.set(version, link)
+  return link
+}
+
 /**
  * The behaviour of every version of a group (built up to the newest version with work of its own, the older ones
  * on first use: see ../routes/version-behaviours.ts), and the response map its route serializes with natively.
@@ -83,9 +97,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   let seeds: ReadonlySet<Seed> | undefined
   for (const level of group.levels) {
     const version = state.versionAt(level)
-    const described = state.options.versions.get(version)
-    const links = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
-    const link = links.length === 0 ? undefined : links.join(', ')
+    const link = versionLink(state, version)
     if (previous !== undefined && hasWork(previous)) {
       behaviours.defer(version, () => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
       continue
