@@ -16,7 +16,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
-import { routeTimeline } from '../routes/timeline'
+import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './routing-pick'
 import { createPassthroughErrorHandler, createPassthroughHandler, lazySerializerCompiler } from './passthrough'
 import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
@@ -103,13 +103,20 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */
 function groupsOf (head: HeadRoute): Group[] {
   const groups = new Map<string, Group>()
+  let last: { state: RouteState, group: Group } | undefined
   for (let level = 1; level < head.timeline.length; level++) {
     const at = head.timeline[level]
     if (!at.exists) continue
+    // Most levels keep the state of the level before (the same object): its group.
+    if (last?.state === at) {
+      last.group.levels.push(level)
+      continue
+    }
     const key = `${at.methods.join(',')} ${at.path}`
     const group = groups.get(key) ?? { path: at.path, methods: at.methods, levels: [] }
     group.levels.push(level)
     groups.set(key, group)
+    last = { state: at, group }
   }
   return groups.size === 0 ? [{ path: head.path, methods: head.methods, levels: [] }] : [...groups.values()]
 }
