@@ -34,6 +34,17 @@ test('VersionBehaviours: has, size and versions build nothing; get builds once; 
   t.equal(behaviours.deferredCount, 0)
   t.equal(behaviours.size, 4)
   t.same([...behaviours].map(([version]) => version), ['2003', '2001', '2002', '2000'])
+
+  const other = new VersionBehaviours([['2003', fake('2003')]])
+  other.defer('2002', () => fake('2002 built'))
+  other.defer('2001', () => fake('2001 built'))
+  other.set('2002', fake('2002 set'))
+  t.equal(other.size, 3, 'a deferred version set is counted once')
+  t.equal(other.get('2002')?.version, '2002 set')
+  t.ok(other.delete('2001'), 'a deferred version can be deleted')
+  t.notOk(other.has('2001'))
+  other.clear()
+  t.equal(other.size, 0)
 })
 
 const Create = Type.Object({ fullName: Type.String() })

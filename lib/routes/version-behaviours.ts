@@ -59,6 +59,22 @@ export class VersionBehaviours extends Map<string, VersionBehaviour> {
     return behaviour
   }
 
+  override set (version: string, behaviour: VersionBehaviour): this {
+    // `deferred` is not there yet while Map's constructor adds initial entries.
+    this.deferred?.delete(version)
+    return super.set(version, behaviour)
+  }
+
+  override delete (version: string): boolean {
+    const deferred = this.deferred.delete(version)
+    return super.delete(version) || deferred
+  }
+
+  override clear (): void {
+    this.deferred.clear()
+    super.clear()
+  }
+
   override has (version: string): boolean {
     return super.has(version) || this.deferred.has(version)
   }
