@@ -18,6 +18,7 @@ import { forEachSubschema } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import type { RouteState } from './timeline'
 import { REQUEST_PARTS, responseMapAt } from './version-plan'
+import { seedsOf } from './quiet-levels'
 import type { VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -59,17 +60,6 @@ function nameLister (generation: SchemaGeneration): (root: TSchema) => NamePair[
     lists.set(root, found)
     return found
   }
-}
-
-/** The seeds `schemas` depend on at `level` (undefined when one is not known). */
-function seedsOf (generation: SchemaGeneration, schemas: readonly TSchema[], level: number): ReadonlySet<Seed> | undefined {
-  const seeds = new Set<Seed>()
-  for (const schema of schemas) {
-    const dependencies = generation.dependenciesAt(schema, level)
-    if (dependencies === undefined) return undefined
-    for (const seed of dependencies) seeds.add(seed)
-  }
-  return seeds
 }
 
 function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[]): Member[] {

@@ -10,8 +10,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Collector } from '../values/occurrences'
 import type { RouteState } from './timeline'
-import type { SchemaGeneration } from '../schemas/generation'
-import type { Seed } from '../schemas/seeds'
+import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { ConverterTargets, pathConverterMatches } from './converter-targets'
 import type { GenerationStep } from '../describe/versions'
@@ -58,7 +57,6 @@ function plansOf (lists: StepLists, body: TSchema | undefined): Array<readonly C
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
-const NO_SEEDS: ReadonlySet<Seed> = new Set()
 
 /**
  * Plans converter steps for routes and bodies. Start-up cost grows with routes × versions, not with routes ×

@@ -11,22 +11,21 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { ConverterPlanner } from './converter-steps'
 import { REQUEST_PARTS, responseMapAt, type BehaviourRoute } from './version-plan'
 
-/**
- * Every seed the route's request parts and responses may hold or depend on at `level` (a superset), or undefined
- * when that is not known.
- */
-export function routeSeeds (route: BehaviourRoute, level: number, generation: SchemaGeneration): ReadonlySet<Seed> | undefined {
+/** Every seed `schemas` may hold or depend on at `level` (a superset), or undefined when one is not known. */
+export function seedsOf (generation: SchemaGeneration, schemas: ReadonlyArray<TSchema | undefined>, level: number): ReadonlySet<Seed> | undefined {
   const seeds = new Set<Seed>()
-  const add = (schema: TSchema | undefined): boolean => {
-    if (schema === undefined) return true
+  for (const schema of schemas) {
+    if (schema === undefined) continue
     const dependencies = generation.dependenciesAt(schema, level)
-    if (dependencies === undefined) return false
+    if (dependencies === undefined) return undefined
     for (const seed of dependencies) seeds.add(seed)
-    return true
   }
-  for (const part of REQUEST_PARTS) if (!add(route.schema[part])) return undefined
-  for (const schema of Object.values(responseMapAt(route, level))) if (!add(schema)) return undefined
   return seeds
+}
+
+/** Every seed the route's request parts and responses may hold or depend on at `level`, or undefined when unknown. */
+export function routeSeeds (route: BehaviourRoute, level: number, generation: SchemaGeneration): ReadonlySet<Seed> | undefined {
+  return seedsOf(generation, [...REQUEST_PARTS.map((part) => route.schema[part]), ...Object.values(responseMapAt(route, level))], level)
 }
 
 /**

@@ -287,7 +287,8 @@ export class SchemaGeneration {
   }
 }
 
-const NO_SEEDS: ReadonlySet<Seed> = new Set()
+/** The seeds of a schema that depends on none. */
+export const NO_SEEDS: ReadonlySet<Seed> = new Set()
 
 /** True when a seed changed at a level is one a form depends on. */
 function touches (changed: ReadonlySet<Seed>, deps: ReadonlySet<Seed>): boolean {
