@@ -32,41 +32,26 @@ function schemas (): Record<Target, TSchema> {
   return { Address, Person, Report }
 }
 
-/** A fresh change class: its instructions, and one converter of the kind asked for (converters that change nothing). */
+/** A fresh change class: its instructions, and one converter of the kind asked for (a converter that changes nothing). */
 function change (name: string, instructions: Instruction[], kind: ConverterKind, heads: Record<Target, TSchema>): VersionChangeClass {
   const description = `${name}: test change.`
-  if (kind === 'request Person') {
-    class RequestPerson extends VersionChange {
+  if (kind === 'none') {
+    class Plain extends VersionChange {
       description = description
       instructionsToMigrateToPreviousVersion = instructions
-      @ConvertRequestToNextVersionFor(heads.Person)
-      up (request: RequestInfo) { request.body.name = String(request.body.name) }
     }
-    return RequestPerson
+    return Plain
   }
-  if (kind === 'response Report') {
-    class ResponseReport extends VersionChange {
-      description = description
-      instructionsToMigrateToPreviousVersion = instructions
-      @ConvertResponseToPreviousVersionFor(heads.Report)
-      down (response: ResponseInfo) { response.body.title = String(response.body.title) }
-    }
-    return ResponseReport
-  }
-  if (kind === 'response Address') {
-    class ResponseAddress extends VersionChange {
-      description = description
-      instructionsToMigrateToPreviousVersion = instructions
-      @ConvertResponseToPreviousVersionFor(heads.Address)
-      down (response: ResponseInfo) { response.body.street = String(response.body.street) }
-    }
-    return ResponseAddress
-  }
-  class Plain extends VersionChange {
+  const [direction, target] = kind.split(' ') as ['request' | 'response', Target]
+  const convert = direction === 'request' ? ConvertRequestToNextVersionFor : ConvertResponseToPreviousVersionFor
+  const field = FIELD[target]
+  class WithConverter extends VersionChange {
     description = description
     instructionsToMigrateToPreviousVersion = instructions
+    @convert(heads[target])
+    convert (info: RequestInfo | ResponseInfo) { info.body[field] = String(info.body[field]) }
   }
-  return Plain
+  return WithConverter
 }
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.record({
