@@ -116,28 +116,6 @@ function successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonl
 }
 
 /**
- * True when `route` has at `level` everything `previous` (a behaviour of the same route and native responses) was
- * built from: the same converter plans (shared lists), request and response forms, response map and route state.
- */
-function sameInputs (route: BehaviourRoute, level: number, previous: VersionBehaviour, requestSteps: readonly ConverterStep[],
-  generation: SchemaGeneration, planner: ConverterPlanner): boolean {
-  if (previous.requestSteps !== requestSteps || previous.state !== route.timeline[level]) return false
-  const responses = responseMapAt(route, level)
-  if (responses !== responseMapAt(route, previous.level)) return false
-  for (const part of REQUEST_PARTS) {
-    const head = route.schema[part]
-    if (head !== undefined && generation.formAt(head, level) !== generation.formAt(head, previous.level)) return false
-  }
-  const successBodies = successBodiesOf(responses)
-  for (const key of Object.keys(responses)) {
-    const schema = responses[key]
-    if (generation.formAt(schema, level) !== generation.formAt(schema, previous.level)) return false
-    if (planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : successBodies) !== previous.responseSteps.get(key)) return false
-  }
-  return planner.responseSteps(route, undefined, level, successBodies) === previous.responseSteps.get('')
-}
-
-/**
  * True when a behaviour has work of its own, whatever its `Link`: something to validate, convert or serialize
  * differently. Within a route, every version older than one with work has work too (plans only grow with age,
  * and a schema's form never returns to an earlier one).
@@ -171,9 +149,8 @@ export function shareBehaviour (previous: VersionBehaviour, version: string, lev
 }
 
 /**
- * Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. `previous`,
- * a behaviour of the same route and `native` at another level, is shared (all but the version) when nothing it
- * was built from differs at `level`: most versions change few routes.
+ * Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. (A version
+ * that changes nothing on the route shares the behaviour of the version after it instead: ./quiet-levels.ts.)
  */
 export function buildBehaviour (
   route: BehaviourRoute,
@@ -182,11 +159,9 @@ export function buildBehaviour (
   native: Readonly<Record<string, TSchema>>,
   generation: SchemaGeneration,
   planner: ConverterPlanner,
-  link: string | undefined = undefined,
-  previous: VersionBehaviour | undefined = undefined
+  link: string | undefined = undefined
 ): VersionBehaviour {
   const requestSteps = planner.requestSteps(route, level)
-  if (previous !== undefined && sameInputs(route, level, previous, requestSteps, generation, planner)) return shareBehaviour(previous, version, level, link)
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {

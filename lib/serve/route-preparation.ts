@@ -105,7 +105,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
     if (previous !== undefined && previous.level === level - 1 && quietLevel(head, level, seeds, state.generation, state.planner)) {
       previous = shareBehaviour(previous, version, level, link)
     } else {
-      previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link, previous)
+      previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link)
       seeds = routeSeeds(head, level, state.generation)
     }
     behaviours.set(version, previous)
