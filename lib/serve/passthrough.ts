@@ -12,6 +12,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { InvalidApiVersionError } from '../core/errors'
 import type { ServeOptions } from './serve-options'
 import { pickVersion } from './request-hook'
+import { handOnError } from './route-error-handler'
 import { versionedRequest } from './request-state'
 import { kMigrated } from '../core/symbols'
 import { createErrorVersionHeaders, createVersionHeaders } from './version-headers'
@@ -92,7 +93,6 @@ export function createPassthroughErrorHandler (routeHandler: ErrorHandler | unde
       request[kMigrated] = true
       if (picked.ok) publishServed(request, options.picker.requested(request), picked.version, head, options)
     }
-    if (routeHandler !== undefined) return routeHandler.call(this, error, request, reply)
-    throw error
+    return handOnError(this, routeHandler, error, request, reply)
   }
 }

@@ -4,22 +4,22 @@
  * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
  * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
  * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
- * the route's error handler, which also sets the version headers on errors raised before the hook. The version
+ * the route's error handler (./route-error-handler.ts), which also sets the version headers on errors. The version
  * is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
-import { InvalidApiVersionError, MissingApiVersionError, VersionerLatestRequestValidationError } from '../core/errors'
+import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
 import { formKind, readForm, writeForm } from './form-fields'
 import { failureError, failureOf, finishPendingRun, isThenable, PendingRun, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
-import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
-import { createErrorVersionHeaders, createVersionHeaders, type VersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
+import { versionedRequest, type VersionedRequest } from './request-state'
+import { createVersionHeaders, type VersionHeaders } from './version-headers'
+import { kBehaviour, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
@@ -70,46 +70,6 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
   error.validation = errors
   error.validationContext = part
   return error
-}
-
-type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
-
-/**
- * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
- * validated against the version's schema is a migration bug, logged with the version, route and errors, and
- * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
- * handler, if any, then to the context's.
- */
-export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
-  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
-  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
-    const picked = knownVersion(request, options)
-    return picked !== null && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
-  })
-  return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
-    const request = versionedRequest(fastifyRequest)
-    setVersionHeaders(request, reply)
-    // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
-    const versionedReply = reply as VersionedReply
-    versionedReply[kConverted] = false
-    const behaviour = request[kBehaviour]
-    let result: FastifyError = error
-    const part = (error as FastifyError & { validationContext?: string }).validationContext
-    if (request[kMigrated] && behaviour !== null && error.code === 'FST_ERR_VALIDATION' && part !== undefined && behaviour.validatedParts.has(part)) {
-      result = new VersionerLatestRequestValidationError(behaviour.version)
-      request.log.error({
-        err: result, apiVersion: behaviour.version, route: route.display, part, validation: (error as FastifyError & { validation?: unknown }).validation
-      }, `A request of API version ${behaviour.version} to ${route.display} failed HEAD validation after its migration: ` +
-        'a request converter or an instruction produces data the HEAD schema rejects.')
-    }
-    if (routeHandler !== undefined) return routeHandler.call(this, result, fastifyRequest, reply)
-    throw result
-  }
-}
-
-/** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
-function knownVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | null {
-  return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
 }
 
 /** Picks and checks the version of a request (cached on the request). */
