@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import type { LightMyRequestResponse } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
@@ -109,4 +110,71 @@ test('a converter that never settles keeps only its own request open; others of 
   release()
   const response = await hung
   t.equal(response.statusCode, 200, 'it answers once the converter settles')
+})
+
+/** An Error with an HTTP status, as `@fastify/sensible` or `http-errors` make them. */
+function httpError (statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { statusCode })
+}
+
+test('a converter that throws or rejects with an Error with a 4xx statusCode refuses the request: answered as from a handler', async (t) => {
+  for (const [name, fail] of [
+    ['throws', () => { throw httpError(422, "kind 'legacy' is no longer supported") }],
+    ['rejects', () => Promise.reject(httpError(422, "kind 'legacy' is no longer supported"))]
+  ] as const) {
+    const { app, entries, handled } = await failingApp(t, 'request', fail)
+    const refused = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+    t.equal(refused.statusCode, 422, `a request converter that ${name}: its status`)
+    t.same(refused.json(), { statusCode: 422, error: 'Unprocessable Entity', message: "kind 'legacy' is no longer supported" }, 'Fastify\'s error body with its message')
+    t.equal(refused.headers['x-api-version'], '2000-01-01', 'the version header is set')
+    t.equal(handled(), 0, 'the handler did not run')
+    t.equal(entries.filter((entry) => entry.level >= 50).length, 0, 'no error is logged: it is the client\'s')
+    const fine = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'Main St' } })
+    t.same([fine.statusCode, fine.json()], [200, { id: 'u1', address: 'Main St' }], 'the next request is served')
+  }
+  const { app } = await failingApp(t, 'response', () => { throw httpError(409, 'cannot show this user in 2000-01-01') })
+  const response = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+  t.same([response.statusCode, response.json().message], [409, 'cannot show this user in 2000-01-01'], 'a response converter\'s 4xx too')
+})
+
+test('a converter\'s client error goes through the route\'s error handler; a 5xx or a status-less Error stays the logged 500', async (t) => {
+  class KindLegacyIsGone extends VersionChange {
+    description = 'The legacy kind is gone.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/things', ['POST'])
+    refuse (request: RequestInfo) {
+      const kind = request.body.kind as string
+      if (kind === 'legacy') throw httpError(422, "kind 'legacy' is no longer supported")
+      if (kind === 'teapot') throw Object.assign(new Error('status, not statusCode'), { status: 418 })
+      if (kind === 'broken') throw httpError(503, 'the converter broke')
+      if (kind === 'plain') throw new Error('the converter broke')
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const seen: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', KindLegacyIsGone), new Version('2000-01-01')), async (api) => {
+    api.setErrorHandler((error: Error & { statusCode?: number, status?: number }, _request, reply) => {
+      const status = error.statusCode ?? error.status ?? 500
+      seen.push(status)
+      return reply.code(status).send({ refused: error.message })
+    })
+    api.post('/things', { schema: { body: Type.Object({ kind: Type.String() }) } }, async (request) => request.body)
+  }, { fastify: { logger: { level: 'error', stream } } })
+  const answer = async (kind: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'POST', url: '/things', headers: v('2000-01-01'), payload: { kind } })
+
+  const legacy = await answer('legacy')
+  t.same([legacy.statusCode, legacy.json()], [422, { refused: "kind 'legacy' is no longer supported" }], 'the application\'s error handler answered it')
+  const teapot = await answer('teapot')
+  t.same([teapot.statusCode, teapot.json()], [418, { refused: 'status, not statusCode' }], 'a status property counts, as in Fastify')
+  for (const kind of ['broken', 'plain']) {
+    const failed = await answer(kind)
+    t.same([failed.statusCode, failed.json().refused], [500, 'A converter failed while migrating this request or response of API version 2000-01-01. ' +
+      'This is a server error; it has been logged.'], `${kind}: the 500 FST_VERSIONER_CONVERTER_FAILED`)
+    t.notMatch(failed.body, /the converter broke/, `${kind}: the failure's text stays in the log`)
+  }
+  t.same(seen, [422, 418, 500, 500], 'every error went through the application\'s error handler')
+  t.equal(entries.filter((entry) => entry.converter === 'KindLegacyIsGone.refuse').length, 2, 'the two server errors are logged with the converter')
+  const current = await app.inject({ method: 'POST', url: '/things', headers: v('2001-01-01'), payload: { kind: 'legacy' } })
+  t.equal(current.statusCode, 200, 'the newest version never runs the converter')
 })

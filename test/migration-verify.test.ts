@@ -116,6 +116,21 @@ test('a converter that throws is a finding naming it', async (t) => {
   t.match(findings[0], { route: 'POST /users', version: '2000-01-01', direction: 'request', part: 'converter', message: 'TypeError: cannot read undefined', converters: ['RenameNameToFullName.nameUp'] })
 })
 
+test('a request converter that refuses an example with a 4xx client error is no finding', async (t) => {
+  const { UserCreate, User } = schemas()
+  class NamesAreRefused extends VersionChange {
+    description = 'name became fullName; this version refuses every name.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      throw Object.assign(new Error(`name ${String(request.body.name)} can no longer be stored`), { statusCode: 422 })
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NamesAreRefused), new Version('2000-01-01')), UserCreate, User)
+  t.same(await app.versioner.verify(), [], 'the client gets a clear 422: not a break')
+})
+
 test('an optional field only the full example has is checked too', async (t) => {
   const UserCreate = Type.Object({ fullName: Type.String(), nickname: Type.Optional(Type.String()) }, { $id: 'UserCreate' })
   const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })

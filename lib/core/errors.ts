@@ -112,7 +112,8 @@ export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_
 /**
  * 500: a converter failed (threw or rejected, with an Error or anything else: `null`, `undefined`, a string)
  * while migrating one request or response. That request alone is answered 500; the log entry names the
- * version, the route, the version change class and the converter method, and carries the failure.
+ * version, the route, the version change class and the converter method, and carries the failure. (An `Error`
+ * with a 4xx `statusCode` is not a failure: the converter refuses the request, answered with that error.)
  * @example
  * ```ts
  * // response body: { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', message: '…' }

@@ -60,17 +60,32 @@ export interface FailureContext {
 }
 
 /**
- * The error a request is answered with when its converters failed: a converter's failure is logged (version,
- * route, version change class, converter method, what it threw) and becomes {@link ConverterFailedError}, a 500
- * for this request alone. Other failures (an Error thrown while writing data back) are passed on as they are.
+ * A client error a converter threw to refuse what it cannot migrate: an `Error` whose `statusCode` (or `status`,
+ * as Fastify reads it) is in 400–499, such as "kind 'legacy' is no longer supported" (422).
+ */
+export function clientErrorOf (thrown: unknown): Error | undefined {
+  if (!(thrown instanceof Error)) return undefined
+  const { statusCode, status } = thrown as Error & { statusCode?: unknown, status?: unknown }
+  const code = statusCode ?? status
+  return typeof code === 'number' && code >= 400 && code <= 499 ? thrown : undefined
+}
+
+/**
+ * The error a request is answered with when its converters failed. A client error a converter threw (see
+ * {@link clientErrorOf}) is answered as it is, as Fastify answers it from a handler. Any other failure of a
+ * converter is logged (version, route, version change class, converter method, what it threw) and becomes
+ * {@link ConverterFailedError}, a 500 for this request alone. Other failures (an Error thrown while writing data
+ * back) are passed on as they are.
  */
 export function failureError (failure: unknown, context: FailureContext): Error {
   if (!(failure instanceof ConverterFailure)) {
     return failure instanceof Error ? failure : new Error(`Converting a request of API version ${context.version} failed with ${String(failure)}.`)
   }
+  const thrown = failure.thrown
+  const refusal = clientErrorOf(thrown)
+  if (refusal !== undefined) return refusal
   const converter = failure.step.converter
   const error = new ConverterFailedError(context.version)
-  const thrown = failure.thrown
   context.request.log.error({
     err: thrown instanceof Error ? thrown : undefined,
     thrown: thrown instanceof Error ? undefined : describeThrown(thrown),

@@ -16,7 +16,7 @@ import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import { REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
-import { ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { exampleOf } from '../values/examples'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 
@@ -192,6 +192,8 @@ async function verifyRequest (
     try {
       info.body = await runStepsToBody(tracked, info, info.body, behaviour.state.methods[0], undefined)
     } catch (error) {
+      // A converter refusing the example with a client error (a 4xx) answers the client clearly: no finding.
+      if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return
       report({ direction: 'request', part: 'converter', pointer: '', message: failureMessage(error), ...changeFacts(state.steps[step]), converters: ran })
       return
     }
