@@ -4,7 +4,7 @@ import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, Ve
 import { versionedApp } from './helpers/apps'
 import { call, jsonOf } from './helpers/http'
 import Fastify from 'fastify'
-import { v } from './helpers/request-pipeline'
+import { captureLogs, v } from './helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
 
@@ -345,6 +345,40 @@ test('regression: an error after the preSerialization hook converted a success i
   t.equal(response.statusCode, 500, 'the converted body fails serialization')
   t.same(calls, [200, 500], 'the error body goes through the converters of errors')
   t.equal(response.json().legacy, true)
+})
+
+test('regression: an error converter that fails on a documented 409 answers FST_VERSIONER_CONVERTER_FAILED, never HEAD\'s error body', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const Conflict = Type.Object({ conflictingName: Type.String() })
+  class ConflictNamedName extends VersionChange {
+    description = 'Conflicts named the field name.'
+    instructionsToMigrateToPreviousVersion = [schema(Conflict).field('conflictingName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Conflict, { migrateHttpErrors: true })
+    toName (response: ResponseInfo) {
+      if (response.body.conflictingName === 'fail') throw new Error('cannot convert')
+      response.body.name = response.body.conflictingName
+      delete response.body.conflictingName
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ConflictNamedName), new Version('2000-01-01')), async (api) => {
+    const response = { 200: User, 409: Conflict }
+    api.post('/thrown', { schema: { body: Type.Object({ n: Type.String() }), response } }, async (request) => {
+      throw Object.assign(httpError(409, 'conflict'), { conflictingName: request.body.n })
+    })
+    api.post('/sent', { schema: { body: Type.Object({ n: Type.String() }), response } }, async (request, reply) => reply.code(409).send({ conflictingName: request.body.n }))
+  }, { fastify: { logger: { level: 'error', stream } } })
+  for (const url of ['/thrown', '/sent']) {
+    const converted = await app.inject({ method: 'POST', url, headers: v('2000-01-01'), payload: { n: 'taken' } })
+    t.same([converted.statusCode, converted.json()], [409, { name: 'taken' }], `${url}: the converter ran`)
+    const failed = await app.inject({ method: 'POST', url, headers: v('2000-01-01'), payload: { n: 'fail' } })
+    t.equal(failed.statusCode, 500, `${url}: 500`)
+    t.match(failed.json(), { code: 'FST_VERSIONER_CONVERTER_FAILED', message: /A converter failed while migrating/ }, `${url}: the documented error`)
+    t.notMatch(failed.body, /conflictingName|cannot convert/, `${url}: no HEAD field and no failure text reaches the client`)
+    t.equal(failed.headers['x-api-version'], '2000-01-01', `${url}: the version header`)
+  }
+  t.equal(entries.filter((entry) => entry.converter === 'ConflictNamedName.toName').length, 2, 'each failure is logged, naming the converter')
 })
 
 test('by-schema converters never saw errors: with migrateHttpErrors, errors of the routes holding the schema pass through them (thrown, reply.code().send(), the app\'s error handler), which may change status and body', async (t) => {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { FastifyReply, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureError, failureOf, finishPendingRun, PendingRun, runSteps } from './step-runner'
+import { copyJson, failureError, failureOf, finishPendingRun, PendingRun, runSteps, type FailureContext } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
@@ -150,11 +150,11 @@ export function createSendHook (route: string): onSendHookHandler {
       try {
         result = runSteps(behaviour.rawSteps, info, text, request.method, reply)
       } catch (failure) {
-        failResponse(request, behaviour, route, done, failureOf(failure))
+        failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(failure))
         return
       }
       let sent: unknown = result
-      finishRun(result, (body) => { info.writeBack(); sent = body }, () => { send(sent) }, (failure) => { failResponse(request, behaviour, route, done, failure) })
+      finishRun(result, (body) => { info.writeBack(); sent = body }, () => { send(sent) }, (failure) => { failResponse(reply, { request, version: behaviour.version, route }, done, failure) })
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -173,12 +173,17 @@ export function createSendHook (route: string): onSendHookHandler {
 }
 
 /**
- * What a response hook does when converters failed: the request is marked (its 500 passes no converter
- * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter).
+ * What a response hook does when converters failed: the request is marked (its answer passes no converter
+ * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
+ * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
+ * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
+ * error body) must never serialize it.
  */
-function failResponse (request: VersionedRequest, behaviour: VersionBehaviour, route: string, done: (error: Error) => void, failure: unknown): void {
-  request[kConverterFailed] = true
-  done(failureError(failure, { request, version: behaviour.version, route }))
+function failResponse (reply: FastifyReply, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
+  (context.request as VersionedRequest)[kConverterFailed] = true
+  const error = failureError(failure, context) as Error & { statusCode?: number }
+  reply.code(error.statusCode ?? 500)
+  done(error)
 }
 
 /**
@@ -225,19 +230,19 @@ function convertBody (
   try {
     result = runSteps(steps, info, copied, request.method, reply)
   } catch (failure) {
-    failResponse(request, behaviour, route, done, failureOf(failure))
+    failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(failure))
     return
   }
   if (result instanceof PendingRun) {
     let converted: unknown
     finishPendingRun(result, (settled) => { info.writeBack(); converted = settled }, () => { finish(reply, behaviour, status, converted, key, done) },
-      (failure) => { failResponse(request, behaviour, route, done, failure) })
+      (failure) => { failResponse(reply, { request, version: behaviour.version, route }, done, failure) })
     return
   }
   try {
     info.writeBack()
   } catch (error) {
-    failResponse(request, behaviour, route, done, failureOf(error))
+    failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(error))
     return
   }
   finish(reply, behaviour, status, result, key, done)
