@@ -14,6 +14,7 @@ import {
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
 import type { ServeOptions } from './serve/serve-options'
+import { lifecycleHeadersOf } from './serve/lifecycle'
 
 /**
  * Options of `fastifyVersioner`.
@@ -77,9 +78,12 @@ function optionalString (name: string, value: unknown): string | undefined {
 }
 
 /**
- * Checks the options and fills in defaults. `extraKeys` are option names handled elsewhere (documents).
+ * Checks the options and fills in defaults. `extraKeys` are option names handled elsewhere (documents);
+ * `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
  */
-export function resolveOptions (options: FastifyVersionerOptions, extraKeys: ReadonlySet<string> = new Set()): ResolvedOptions {
+export function resolveOptions (
+  options: FastifyVersionerOptions, { extraKeys, documentUrl }: { extraKeys: ReadonlySet<string>, documentUrl: string | null }
+): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('fastifyVersioner needs an options object with { versions }.')
   const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !extraKeys.has(key) && key !== 'prefix')
   if (unknown.length > 0) {
@@ -141,6 +145,7 @@ export function resolveOptions (options: FastifyVersionerOptions, extraKeys: Rea
     asyncPicking: typeof defaultValue === 'function' || Picker !== VersionPicker,
     apiVersionTitle: optionalString('apiVersionTitle', options.apiVersionTitle),
     apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription),
-    now
+    now,
+    lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl)
   }
 }

@@ -32,7 +32,6 @@ import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFinding } from './tools/verify'
-import { successorLinks } from './serve/lifecycle'
 import type { VersionBundle } from './describe/versions'
 
 /**
@@ -166,11 +165,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       'each API\'s own context: app.register(async (api) => { await api.register(fastifyVersioner, { versions }); ' +
       'await api.register(versioned(routes)) }, { prefix: \'/a\' }).')
   }
-  const resolved = resolveOptions(options, DOCS_OPTION_KEYS)
   const docsOptions = resolveDocsOptions(options, fastify.prefix)
-  const state = new VersionerState(resolved, constraintName(fastify))
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
-  state.successorLinks = successorLinks(resolved.versions, documentUrl)
+  const resolved = resolveOptions(options, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
+  const state = new VersionerState(resolved, constraintName(fastify))
   const segments = new VersionSegments()
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)

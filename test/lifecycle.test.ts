@@ -109,18 +109,25 @@ test('responses served as a deprecated version carry Deprecation (RFC 9745), Sun
   t.strictSame(lifecycleOf(await get('1999-01-01')), { deprecation: undefined, sunset: undefined, link: undefined }, 'a version not served: none')
 })
 
-test('error answers served as the deprecated version carry the headers too', async (t) => {
-  const app = await lifecycleApp(t)
+test('every answer of a deprecated version carries the same lifecycle headers: 400, 500, its 404s, and its 410 once gone', async (t) => {
+  let clock = Date.parse('2025-06-01T00:00:00Z')
+  const app = await lifecycleApp(t, { now: () => clock }, lifecycleBundle({ deprecatedAt: DEPRECATED_AT, sunsetAt: '2026-01-01', afterSunset: 'gone', link: 'https://example.com/upgrade' }))
+  const expected = {
+    deprecation: DEPRECATION,
+    sunset: 'Thu, 01 Jan 2026 00:00:00 GMT',
+    link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"'
+  }
+  const served = await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([served.statusCode, lifecycleOf(served)], [200, expected], 'a success')
   const invalid = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { count: 'many' } })
-  t.equal(invalid.statusCode, 400)
-  t.equal(invalid.headers.deprecation, DEPRECATION, 'a 400 for the version\'s schema')
+  t.strictSame([invalid.statusCode, lifecycleOf(invalid)], [400, expected], 'a 400 for the version\'s schema')
   const failed = await app.inject({ url: '/boom', headers: { 'x-api-version': '2000-01-01' } })
-  t.equal(failed.statusCode, 500)
-  t.equal(failed.headers.deprecation, DEPRECATION, 'a 500 from the handler')
-  t.equal(failed.headers.link, '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"')
+  t.strictSame([failed.statusCode, lifecycleOf(failed)], [500, expected], 'a 500 from the handler')
   const absent = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' } })
-  t.equal(absent.statusCode, 404, 'a route the version does not have')
-  t.equal(absent.headers.deprecation, DEPRECATION)
+  t.strictSame([absent.statusCode, lifecycleOf(absent)], [404, expected], 'a 404: a route the version does not have')
+  clock = Date.parse('2026-01-01T00:00:00Z')
+  const gone = await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([gone.statusCode, lifecycleOf(gone)], [410, expected], 'the 410 of the version gone since its sunset')
   const fine = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2001-01-01' } })
   t.equal(fine.statusCode, 200)
   t.equal(fine.headers.deprecation, undefined)

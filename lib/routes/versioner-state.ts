@@ -64,8 +64,6 @@ export class VersionerState {
   /** Whether request logs carry `apiVersion` (the application's logger is on). */
   logsVersion = false
   ready = false
-  /** `Link: <document>; rel="successor-version"` of each deprecated version (set before routes are registered). */
-  successorLinks: ReadonlyMap<string, string> = new Map()
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 

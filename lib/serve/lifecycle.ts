@@ -1,6 +1,6 @@
 /**
  * Version lifecycle: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers of responses served
- * as a deprecated or sunset version.
+ * as a deprecated or sunset version, and the `rel="successor-version"` link (RFC 5829) of deprecated versions.
  * @module
  */
 import type { Version, VersionBundle } from '../describe/versions'
@@ -9,15 +9,15 @@ import type { Version, VersionBundle } from '../describe/versions'
 export type Header = readonly [name: string, value: string]
 
 /** The `Deprecation` and `Sunset` headers of a version (empty when it has no lifecycle dates). */
-export function lifecycleHeaders (version: Version): Header[] {
+function lifecycleHeaders (version: Version): Header[] {
   const headers: Header[] = []
   if (version.deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(version.deprecatedAt.getTime() / 1000)}`])
   if (version.sunsetAt !== undefined) headers.push(['sunset', version.sunsetAt.toUTCString()])
   return headers
 }
 
-/** The `Link` a version's responses carry (its deprecation or sunset policy page), if it has one. */
-export function lifecycleLink (version: Version): string | undefined {
+/** The `Link` to a version's deprecation or sunset policy page, if it has one. */
+function lifecycleLink (version: Version): string | undefined {
   if (version.link === undefined || (version.deprecatedAt === undefined && version.sunsetAt === undefined)) return undefined
   return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
 }
@@ -28,28 +28,29 @@ export function appendLink (current: unknown, link: string): string {
   return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
 }
 
-const cache = new WeakMap<VersionBundle, ReadonlyMap<string, Header[]>>()
-
-/** The lifecycle headers of every version of a bundle that has some, by version value. */
-export function lifecycleHeadersByVersion (bundle: VersionBundle): ReadonlyMap<string, Header[]> {
-  let byVersion = cache.get(bundle)
-  if (byVersion === undefined) {
-    byVersion = new Map(bundle.versions.map((version) => [version.value, lifecycleHeaders(version)] as const).filter(([, headers]) => headers.length > 0))
-    cache.set(bundle, byVersion)
-  }
-  return byVersion
+/** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, and the `Link` they carry (appended to any other). */
+export interface VersionLifecycleHeaders {
+  readonly headers: readonly Header[]
+  /** Its lifecycle page (`rel="deprecation"` or `"sunset"`) and, when deprecated, its successor's document (`rel="successor-version"`). */
+  readonly link: string | undefined
 }
 
 /**
- * `Link: <document>; rel="successor-version"` (RFC 5829) of each deprecated version: the OpenAPI document of
- * the next newer version, at `documentUrl?version=NEXT`. None when documents are off (`documentUrl` null).
+ * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
+ * of the version (successes, errors, its 404s and 410s). The successor link (RFC 5829) of a deprecated version is
+ * the OpenAPI document of the next newer version, at `documentUrl?version=NEXT`; none when documents are off
+ * (`documentUrl` null).
  */
-export function successorLinks (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, string> {
-  const links = new Map<string, string>()
-  if (documentUrl === null) return links
+export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, VersionLifecycleHeaders> {
+  const byVersion = new Map<string, VersionLifecycleHeaders>()
   bundle.versions.forEach((version, index) => {
-    if (index === 0 || version.deprecatedAt === undefined) return
-    links.set(version.value, `<${documentUrl}?version=${encodeURIComponent(bundle.versionValues[index - 1])}>; rel="successor-version"`)
+    const successor = documentUrl !== null && index > 0 && version.deprecatedAt !== undefined
+      ? `<${documentUrl}?version=${encodeURIComponent(bundle.versionValues[index - 1])}>; rel="successor-version"`
+      : undefined
+    const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
+    const headers = lifecycleHeaders(version)
+    if (headers.length === 0 && links.length === 0) return
+    byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
-  return links
+  return byVersion
 }

@@ -12,7 +12,6 @@ import type { VersionSegments } from './version-picking'
 import { createRequestHook } from './request-hook'
 import { createMigrationErrorHandler } from './route-error-handler'
 import { createSendHook, createSuccessHook } from './response-hooks'
-import { lifecycleLink } from './lifecycle'
 import type { RoutingPicks } from './routing-pick'
 import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
@@ -66,20 +65,6 @@ function registeredUrl (context: RouteContext, scope: VersionedScope, path: stri
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
 
-const links = new WeakMap<VersionerState, Map<string, string | undefined>>()
-
-/** A version's `Link` on every route: its lifecycle page (deprecation or sunset) and its successor's document. */
-function versionLink (state: VersionerState, version: string): string | undefined {
-  let byVersion = links.get(state)
-  if (byVersion === undefined) links.set(state, byVersion = new Map())
-  if (byVersion.has(version)) return byVersion.get(version)
-  const described = state.options.versions.get(version)
-  const parts = [described === undefined ? undefined : lifecycleLink(described), state.successorLinks.get(version)].filter((item) => item !== undefined)
-  const link = parts.length === 0 ? undefined : parts.join(', ')
-  byVersion.set(version, link)
-  return link
-}
-
 /**
  * The behaviour of every version of a group (built up to the newest version with work of its own, the older ones
  * on first use: see ../routes/version-behaviours.ts), and the response map its route serializes with natively.
@@ -98,7 +83,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   let seeds: ReadonlySet<Seed> | undefined
   for (const level of group.levels) {
     const version = state.versionAt(level)
-    const link = versionLink(state, version)
+    const link = context.serveOptions.lifecycleHeaders.get(version)?.link
     if (previous !== undefined && hasWork(previous)) {
       behaviours.defer(version, () => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
       continue

@@ -4,6 +4,7 @@
  * @module
  */
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
+import type { VersionLifecycleHeaders } from './lifecycle'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -14,4 +15,6 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly asyncPicking: boolean
   /** The current time in milliseconds (the `now` option): when versions with `afterSunset: 'gone'` end. */
   readonly now: () => number
+  /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
+  readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
 }

@@ -1,11 +1,11 @@
 /**
  * The response headers of a request served in a version: the version served (the header named by
  * `apiVersionParameterName`), `Vary` on that header for cacheable responses (GET, HEAD) when the version comes
- * from a header, and the version's lifecycle headers (`Deprecation`, `Sunset`).
+ * from a header, and the version's lifecycle headers (`Deprecation`, `Sunset`, `Link`).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { lifecycleHeadersByVersion } from './lifecycle'
+import { appendLink } from './lifecycle'
 import type { ServeOptions } from './serve-options'
 
 /** Sets the version headers of a reply (`method` is the request's). */
@@ -15,11 +15,14 @@ export type VersionHeaders = (method: string, reply: FastifyReply, version: stri
 export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   const echo = options.headerName
   const vary = createVary(options)
-  const lifecycle = lifecycleHeadersByVersion(options.versions)
+  const lifecycle = options.lifecycleHeaders
   return function setVersionHeaders (method, reply, version) {
     reply.header(echo, version)
     vary(method, reply)
-    if (lifecycle.size > 0) for (const [name, value] of lifecycle.get(version) ?? []) reply.header(name, value)
+    const headers = lifecycle.size > 0 ? lifecycle.get(version) : undefined
+    if (headers === undefined) return
+    for (const [name, value] of headers.headers) reply.header(name, value)
+    if (headers.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), headers.link))
   }
 }
 
