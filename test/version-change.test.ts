@@ -4,7 +4,7 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
-  enumeration, endpoint, schema, type RequestInfo, type VersionChangeClass
+  enumeration, endpoint, LintingError, schema, type RequestInfo, type VersionChangeClass
 } from '../plugin'
 import { kBundleInternals } from '../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from './helpers/errors'
@@ -243,6 +243,27 @@ test('a constructor that throws is reported with the class name and the cause', 
     instructionsToMigrateToPreviousVersion = [(() => { throw new TypeError('initializer failed') })()]
   }
   throwsStructure(t, () => bundleWith(ThrowingInitializer), /Version change 'ThrowingInitializer' could not be created: initializer failed/)
+})
+
+test('regression: a versioner error thrown by a class body keeps its class and code (LintingError was FST_VERSIONER_STRUCTURE)', async (t) => {
+  class BadMethods extends VersionChange {
+    description = 'Written with methods no application routes.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/ping', ['DEATH', 'STRAND']).didntExist]
+  }
+  const linting = throwsCoded(t, () => bundleWith(BadMethods), 'FST_VERSIONER_LINTING', /^Version change 'BadMethods': /, /DEATH, STRAND/)
+  t.ok(linting instanceof LintingError, 'the LintingError class the README documents')
+
+  class BadField extends VersionChange {
+    description = 'A field instruction with no name.'
+    instructionsToMigrateToPreviousVersion = [schema(Type.Object({ a: Type.String() })).field('')]
+  }
+  throwsCoded(t, () => bundleWith(BadField), 'FST_VERSIONER_STRUCTURE', /^Version change 'BadField': /)
+
+  class ThrowsNothing extends VersionChange {
+    description = 'Throws a string.'
+    instructionsToMigrateToPreviousVersion = [(() => { throw 'not an Error' })()] // eslint-disable-line no-throw-literal
+  }
+  throwsStructure(t, () => bundleWith(ThrowsNothing), /Version change 'ThrowsNothing' could not be created: not an Error/)
 })
 
 test('isApplied follows the version in the bundle storage, with 3+ versions', async (t) => {

@@ -37,6 +37,13 @@ export interface VersionChangeDescriptor {
 const ALLOWED_INSTANCE_KEYS = new Set(['description', 'instructionsToMigrateToPreviousVersion'])
 const IGNORED_STATIC_KEYS = new Set(['length', 'name', 'prototype'])
 
+/** True for an error of this package's own (`FST_VERSIONER_*` code). */
+function isVersionerError (error: unknown): error is Error & { code: string } {
+  if (!(error instanceof Error)) return false
+  const code = (error as Error & { code?: unknown }).code
+  return typeof code === 'string' && code.startsWith('FST_VERSIONER_')
+}
+
 /**
  * Reads and checks a version change class held by `version` (`'head'` for `HeadVersion`). Throws
  * `VersionerStructureError` naming the class for: not a direct subclass of `VersionChange` /
@@ -58,7 +65,13 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   try {
     instance = new (cls as VersionChangeClass)()
   } catch (error) {
-    throw new VersionerStructureError(`Version change '${name}' could not be created: ${(error as Error).message}`)
+    // A versioner error thrown by the class body (an instruction builder given a bad argument) keeps its own class
+    // and code; its message gains the class's name.
+    if (isVersionerError(error)) {
+      error.message = `Version change '${name}': ${error.message}`
+      throw error
+    }
+    throw new VersionerStructureError(`Version change '${name}' could not be created: ${error instanceof Error ? error.message : String(error)}`)
   }
   const { description, instructionsToMigrateToPreviousVersion: instructions } = instance as Partial<VersionChange>
   if (typeof description !== 'string' || description.trim() === '') {
