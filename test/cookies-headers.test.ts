@@ -220,3 +220,59 @@ for (const withPlugin of [false, true]) {
     t.equal(({} as Record<string, unknown>).added, undefined, 'no prototype was touched')
   })
 }
+
+/** Ways a converter can mix headers and cookies: each sets c1 (and c2) and the header x-converted, in some order. */
+const ORDERS: Record<string, (response: ResponseInfo) => void> = {
+  'reads headers, then sets a cookie': (response) => {
+    response.headers['x-converted'] = String(Object.keys(response.headers).length > 0)
+    response.setCookie('c1', 'v1')
+  },
+  'sets a cookie, then writes a header': (response) => {
+    response.setCookie('c1', 'v1')
+    response.headers['x-converted'] = 'true'
+  },
+  'assigns the headers and sets two cookies around a header read': (response) => {
+    response.headers = { ...response.headers, 'x-converted': 'true' }
+    response.setCookie('c1', 'v1')
+    response.headers['x-seen'] = String(response.headers['set-cookie'] !== undefined)
+    response.deleteCookie('c2')
+  }
+}
+
+for (const withPlugin of [false, true]) {
+  for (const [order, convert] of Object.entries(ORDERS)) {
+    test(`regression: a converter that ${order} sends every cookie and header, on successes and errors (${withPlugin ? 'with' : 'without'} @fastify/cookie)`, async (t) => {
+      class HeadersAndCookies extends VersionChange {
+        description = 'Older clients got cookies and a header.'
+        instructionsToMigrateToPreviousVersion = []
+
+        @ConvertResponseToPreviousVersionFor('/order', ['GET'], { migrateHttpErrors: true })
+        mix (response: ResponseInfo) {
+          convert(response)
+        }
+      }
+      const versions = new VersionBundle(new Version('2001-01-01', HeadersAndCookies), new Version('2000-01-01'))
+      const app = await versionedApp(t, versions, async (api) => {
+        api.get('/order', { schema: { querystring: Type.Object({ fail: Type.Optional(Type.String()) }), response: { 200: Session, 404: NotFound } } },
+          async (request, reply) => {
+            reply.header('set-cookie', 'handler_cookie=1; Path=/')
+            if (request.query.fail === 'thrown') throw Object.assign(new Error('no order'), { statusCode: 404 })
+            if (request.query.fail === 'sent') return reply.code(404).send({ message: 'no order' })
+            return { user: 'ada' }
+          })
+      }, { beforeVersioner: withPlugin ? async (app) => { await app.register(fastifyCookie) } : undefined })
+      for (const url of ['/order', '/order?fail=thrown', '/order?fail=sent']) {
+        const response = await call(app, '2000-01-01', url)
+        t.equal(response.statusCode, url === '/order' ? 200 : 404, `${url}: status`)
+        const cookies = setCookies(response.headers['set-cookie'])
+        t.ok(cookies.includes('handler_cookie=1; Path=/'), `${url}: the handler's cookie`)
+        t.ok(cookies.some((cookie) => cookie.startsWith('c1=v1')), `${url}: the converter's cookie`)
+        if (order.includes('two cookies')) {
+          t.ok(cookies.some((cookie) => cookie.startsWith('c2=;')), `${url}: the deleted cookie`)
+          t.ok(response.headers['x-seen'] !== undefined, `${url}: the header written after a cookie`)
+        }
+        t.equal(response.headers['x-converted'], 'true', `${url}: the converter's header`)
+      }
+    })
+  }
+}

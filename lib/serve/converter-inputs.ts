@@ -120,20 +120,21 @@ export class VersionedResponseInfo implements ResponseInfo {
     this.headerCopy = value
   }
 
+  /**
+   * Sets a cookie with `@fastify/cookie` when it is registered (it writes `Set-Cookie` in its `onSend` hook, or at
+   * once when that hook already ran: error responses are converted after it), else writes `Set-Cookie` itself.
+   * What reaches the reply's `Set-Cookie` here is added to the converter's copy of the headers too, so that writing
+   * the headers back keeps it, in whatever order the converter used headers and cookies.
+   */
   setCookie (name: string, value: string, options: CookieOptions = {}): void {
     const reply = this.reply as FastifyReply & { setCookie?: (name: string, value: string, options: CookieOptions) => unknown }
-    if (typeof reply.setCookie === 'function') {
-      reply.setCookie(name, value, options)
-      return
-    }
-    const cookie = serialiseCookie(name, value, options)
+    const before = cookieList(this.reply.getHeader('set-cookie'))
     // Fastify appends to set-cookie rather than replacing it.
-    this.reply.header('set-cookie', cookie)
-    if (this.headerCopy !== undefined) {
-      const copied = this.headerCopy['set-cookie']
-      const list = copied === undefined ? [] : Array.isArray(copied) ? copied.map(String) : [String(copied)]
-      this.headerCopy['set-cookie'] = [...list, cookie]
-    }
+    if (typeof reply.setCookie === 'function') reply.setCookie(name, value, options)
+    else this.reply.header('set-cookie', serialiseCookie(name, value, options))
+    if (this.headerCopy === undefined) return
+    const added = cookieList(this.reply.getHeader('set-cookie')).slice(before.length)
+    if (added.length > 0) this.headerCopy['set-cookie'] = [...cookieList(this.headerCopy['set-cookie']), ...added]
   }
 
   deleteCookie (name: string, options: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'> = {}): void {
@@ -158,4 +159,9 @@ export class VersionedResponseInfo implements ResponseInfo {
       this.reply.header(name, Array.isArray(value) ? [...value] : value)
     }
   }
+}
+
+/** The values of a `Set-Cookie` header as a list. */
+function cookieList (header: unknown): string[] {
+  return header === undefined ? [] : Array.isArray(header) ? header.map(String) : [String(header)]
 }
