@@ -187,3 +187,55 @@ test('a picker that throws synchronously, with anything, answers a 500; a functi
   t.equal(failing.statusCode, 500)
   t.equal(jsonOf(failing).code, 'FST_VERSIONER_VERSION_PICKER')
 })
+
+/** Requests authenticated by an onRequest hook, as Fastify applications do: the account goes on the request. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    account?: { pinnedVersion: string }
+  }
+}
+
+/** The `pinnedApp` routes, with an onRequest hook attaching the account of the API key in `authorization`. */
+async function authenticatedApp (t: Teardown, options: Partial<FastifyVersionerOptions>) {
+  return await versionedApp(t, replacedRoutes(), async (api) => {
+    api.get('/users/:id', answer('new'))
+    api.delete('/users/:id', answer('new'))
+    api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.get('/teams/:id', answer('teams'))
+  }, {
+    versioner: options,
+    beforeRoutes: (app) => {
+      app.addHook('onRequest', async (request) => {
+        if (request.headers.authorization === 'Bearer sk_acme') request.account = { pinnedVersion: '2000-01-01' }
+      })
+    }
+  })
+}
+
+for (const transport of ['inject', 'real HTTP'] as const) {
+  test(`regression: a pin read from an onRequest hook is never a silent wrong version on a replaced route (${transport})`, async (t) => {
+    class AccountPicker extends VersionPicker {
+      override pick (request: FastifyRequest): string | undefined {
+        return this.requested(request) ?? request.account?.pinnedVersion ?? '2002-01-01'
+      }
+    }
+    for (const [how, options] of [
+      ['a function apiVersionDefaultValue', { apiVersionDefaultValue: async (request: FastifyRequest) => request.account?.pinnedVersion ?? '2002-01-01' }],
+      ['a custom VersionPicker', { versionPicker: AccountPicker }]
+    ] as const) {
+      const app = await authenticatedApp(t, options)
+      const send = transports(app, transport === 'inject' ? undefined : await listen(app))
+      const own = await send('GET', '/teams/1', { authorization: 'Bearer sk_acme' })
+      t.same([own.status, own.body, own.version], [200, { handler: 'teams', id: '1', version: '2000-01-01' }, '2000-01-01'],
+        `${how}: a route not replaced is served in the pinned version (picked after onRequest)`)
+      const replaced = await send('GET', '/users/1', { authorization: 'Bearer sk_acme' })
+      t.not(replaced.status, 200, `${how}: on the replaced route, never a success in another version`)
+      t.same([replaced.status, replaced.body.code], [500, 'FST_VERSIONER_VERSION_PICKER'], `${how}: a logged 500 with the picker's code`)
+      t.match(replaced.body.message, /read request\.account at GET \/users\/:id, where two HEAD routes share the path and method/, `${how}: it names the property and the route`)
+      t.match(replaced.body.message, /request\.headers\.authorization/, `${how}: it says what to read instead`)
+      const named = await send('GET', '/users/2', { authorization: 'Bearer sk_acme', 'x-api-version': '2000-01-01' })
+      t.same(named.body, { handler: 'legacy', id: '2', version: '2000-01-01' }, `${how}: a request naming its version is served (the pin is never read)`)
+    }
+  })
+}

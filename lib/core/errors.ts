@@ -234,7 +234,9 @@ export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREAD
 
 /**
  * 500: a `VersionPicker`'s `pick` (or a function `apiVersionDefaultValue`) threw or rejected with something that
- * is not an `Error` (which is its `cause`). An `Error` it throws is answered as it is (its own `statusCode`, if any).
+ * is not an `Error` (which is its `cause`), or read, where it runs before routing (a path two HEAD routes share), a
+ * request property that only exists after routing. An `Error` it throws is answered as it is (its own `statusCode`,
+ * if any).
  * @example
  * ```ts
  * class Picker extends VersionPicker { override pick () { throw 'no account' } } // the request answers 500

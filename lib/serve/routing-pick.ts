@@ -45,14 +45,51 @@ export function routingPickOf (request: FastifyRequest): PickedVersion | undefin
   return pick.picked
 }
 
+/** What a request has before routing. */
+interface RoutingView {
+  readonly raw: IncomingMessage
+  readonly method: string | undefined
+  readonly url: string | undefined
+  readonly headers: IncomingMessage['headers']
+  readonly params: Record<string, string | undefined>
+  readonly query: Record<string, unknown>
+  readonly log: FastifyBaseLogger
+  readonly server: FastifyInstance
+}
+
+/**
+ * The error of a picker that read, before routing, what a request only has later: a decoration an `onRequest`
+ * hook attaches (an account, `request.user`, `request.cookies`), the body, the route's options. Such a picker would
+ * silently pick another version at these paths than everywhere else, so the request is answered a logged 500.
+ */
+function readTooEarly (property: string, path: string): Error {
+  return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) read request.${property} at ${path}, ` +
+    'where two HEAD routes share the path and method: there the version must be known to choose the route, so the picker runs before ' +
+    'routing, before your onRequest hooks and body parsing. Before routing a request has only raw, method, url, headers, params, query, ' +
+    'log and server. Read what the picker needs from those (an API key from request.headers.authorization, a cookie from ' +
+    'request.headers.cookie), or give the replaced routes distinct paths or methods.')
+}
+
 /**
  * What a picker sees before routing: the raw request's method, URL, headers and query, the path parameters of the
  * shared route (with path versions, the version segment), the application's logger and server. No body, route
- * options or request decorations exist yet.
+ * options or request decorations exist yet: reading any other property (or asking whether it is there) throws
+ * {@link readTooEarly}, never a silent `undefined`.
  */
-function routingView (raw: IncomingMessage, params: Record<string, string | undefined>, query: Record<string, unknown>,
-  log: FastifyBaseLogger, server: FastifyInstance): FastifyRequest {
-  return { raw, method: raw.method, url: raw.url, headers: raw.headers, params, query, log, server } as unknown as FastifyRequest
+function routingView (view: RoutingView, path: string): FastifyRequest {
+  const guard = (target: RoutingView, property: string | symbol): void => {
+    if (typeof property === 'string' && !(property in target)) throw readTooEarly(property, path)
+  }
+  return new Proxy(view, {
+    get (target, property, receiver) {
+      guard(target, property)
+      return Reflect.get(target, property, receiver) as unknown
+    },
+    has (target, property) {
+      guard(target, property)
+      return Reflect.has(target, property)
+    }
+  }) as unknown as FastifyRequest
 }
 
 /** The paths two HEAD routes share, and the asynchronous derivation of the version there. */
@@ -65,7 +102,7 @@ export class RoutingPicks {
   /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */
   add (method: string, url: string): void {
     for (const each of method === 'GET' ? ['GET', 'HEAD'] : [method]) {
-      if (!this.shared.hasRoute(each as HTTPMethod, url)) this.shared.on(each as HTTPMethod, url, () => {})
+      if (!this.shared.hasRoute(each as HTTPMethod, url)) this.shared.on(each as HTTPMethod, url, () => {}, url)
     }
   }
 
@@ -85,7 +122,8 @@ export class RoutingPicks {
     const check = (value: string | undefined): RoutingPick => ({ picked: resolveVersion(value, options.versions, options.format) })
     let value: string | undefined | PromiseLike<string | undefined>
     try {
-      value = options.picker.pick(routingView(raw, { ...match.params }, { ...match.searchParams }, this.server.log, this.server))
+      const view = { raw, method: raw.method, url: raw.url, headers: raw.headers, params: { ...match.params }, query: { ...match.searchParams }, log: this.server.log, server: this.server }
+      value = options.picker.pick(routingView(view, `${raw.method ?? ''} ${match.store as string}`))
     } catch (failure) {
       settled({ failure })
       return
