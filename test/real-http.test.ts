@@ -5,7 +5,12 @@ import { test } from 'tap'
 import fastifyStatic from '@fastify/static'
 import type { FastifyRequest } from 'fastify'
 import { buildApp } from '../examples/users/app'
-import { versioned } from '../plugin'
+import fastifyCookie from '@fastify/cookie'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, versioned,
+  type RequestInfo, type ResponseInfo
+} from '../plugin'
 import { versionedApp } from './helpers/apps'
 import { bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from './helpers/http-apps'
 
@@ -179,4 +184,54 @@ test('over HTTP: shared paths reach the right handler, and interleaved requests 
       : { before: version, after: version }
     t.same(await response.json(), expected, `request ${index}: its own version`)
   }
+})
+
+test('over HTTP: a converter\'s 4xx refusal, a failing error converter\'s 500, the lifecycle Link on a 404, a cookie set after reading headers', async (t) => {
+  const Thing = Type.Object({ kind: Type.String() })
+  const Conflict = Type.Object({ conflictingName: Type.String() })
+  class OldThings extends VersionChange {
+    description = 'Legacy kinds are refused; conflicts named the field name; /fresh did not exist.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Conflict).field('conflictingName').had({ name: 'name' }),
+      endpoint('/fresh', ['GET']).didntExist
+    ]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    refuseLegacy (request: RequestInfo) {
+      if (request.body.kind === 'legacy') throw Object.assign(new Error("kind 'legacy' is no longer supported"), { statusCode: 422 })
+    }
+
+    @ConvertResponseToPreviousVersionFor(Conflict, { migrateHttpErrors: true })
+    conflictName (response: ResponseInfo) {
+      if (response.body.conflictingName === 'fail') throw new Error('cannot convert')
+      response.body.name = response.body.conflictingName
+      delete response.body.conflictingName
+      response.headers['x-converted'] = 'yes'
+      response.setCookie('seen', 'yes')
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', OldThings),
+    new Version('2000-01-01', { deprecatedAt: '2025-01-01', link: 'https://example.com/upgrade' }))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing, 409: Conflict } } }, async (request) => {
+      if (request.body.kind !== 'ok') throw Object.assign(new Error('conflict'), { statusCode: 409, conflictingName: request.body.kind })
+      return request.body
+    })
+    api.get('/fresh', async () => ({ ok: true }))
+  }, { beforeVersioner: async (instance) => { await instance.register(fastifyCookie) } })
+  const base = await listen(app)
+
+  const refused = await post(`${base}/things`, '2000-01-01', { kind: 'legacy' })
+  t.same([refused.status, (await refused.json() as { message: string }).message], [422, "kind 'legacy' is no longer supported"], 'a converter\'s 422')
+  const converted = await post(`${base}/things`, '2000-01-01', { kind: 'taken' })
+  t.same([converted.status, await converted.json()], [409, { name: 'taken' }], 'the 409 converted')
+  t.match(converted.headers.get('set-cookie'), /^seen=yes/, 'the cookie set after reading the headers')
+  const failed = await post(`${base}/things`, '2000-01-01', { kind: 'fail' })
+  const failure = await failed.text()
+  t.equal(failed.status, 500)
+  t.match(JSON.parse(failure), { code: 'FST_VERSIONER_CONVERTER_FAILED' })
+  t.notMatch(failure, /conflictingName/, 'no HEAD field')
+  const absent = await get(`${base}/fresh`, '2000-01-01')
+  t.equal(absent.status, 404, 'a route the deprecated version lacks')
+  t.equal(absent.headers.get('link'), '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"')
 })
