@@ -66,4 +66,4 @@ export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOp
 export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
 export { loadApp } from './lib/tools/load-app'
-export type { VerifyFinding } from './lib/tools/verify'
+export type { VerifyFinding, VerifyFindings, VerifyOptions } from './lib/tools/verify'

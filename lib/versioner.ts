@@ -31,7 +31,7 @@ import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/v
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './routes/versioner-state'
-import { verifyMigrations, type VerifyFinding } from './tools/verify'
+import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
 import type { VersionBundle } from './describe/versions'
 
 /**
@@ -63,11 +63,16 @@ export interface VersionerDecoration {
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
   /**
-   * Replays generated examples of every versioned route and version through its converters (requests up,
-   * responses down) and returns what fails validation; an empty list when every version migrates cleanly.
-   * After `app.ready()`.
+   * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
+   * every versioned route and webhook through its converters (requests up, responses down) and returns what fails:
+   * data that does not match the schema of the version it reached, values that do not arrive, round trips that do
+   * not come back, converters that throw. An empty list when every version migrates cleanly. After `app.ready()`.
+   * @example
+   * ```ts
+   * const findings = await app.versioner.verify({ examples: 500, seed: 7 })
+   * ```
    */
-  verify: () => Promise<VerifyFinding[]>
+  verify: (options?: VerifyOptions) => Promise<VerifyFindings>
 }
 
 /** The version the route constraint derives from a request before routing: the one reader, then the format rules. */
@@ -184,7 +189,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
       return changelog()
     },
-    verify: () => verifyMigrations({ fastify, state }),
+    verify: (options?: VerifyOptions) => verifyMigrations({ fastify, state, webhooks: webhooks.list() }, options),
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {

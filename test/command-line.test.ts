@@ -54,7 +54,8 @@ test('check: the example app against its saved snapshot exits 0', async (t) => {
 test('verify: the example app exits 0', async (t) => {
   const result = await cli(['verify', 'examples/users/app.ts'])
   t.equal(result.code, 0, result.stderr)
-  t.equal(result.stdout, 'verify: every version of every versioned route migrates cleanly (3 versions).\n')
+  t.match(result.stdout, /^verify: every version of every versioned route migrates cleanly \(3 versions, \d+ examples\)\.\n$/)
+  t.ok(Number(/(\d+) examples/.exec(result.stdout)?.[1]) >= 200 * 3, 'at least 200 examples for each route')
 })
 
 test('check: a break exits 1 with one line per break, notes on stdout', async (t) => {
@@ -103,7 +104,7 @@ export async function build () {
   const verified = await cli(['verify', join(dir, 'app.ts')])
   t.equal(verified.code, 1)
   t.match(verified.stderr, /^finding: GET \/users\/:id \(2000-01-01\): response 200\/name migrated down from HEAD fails the schema of 2000-01-01: must have required property 'name'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/m)
-  t.match(verified.stdout, /^verify: 1 finding\(s\)\.$/m)
+  t.match(verified.stdout, /^verify: 1 finding\(s\) \(200 examples\)\.$/m)
 })
 
 test('JavaScript apps load without tsx: a CommonJS build export and an ESM default export', async (t) => {
@@ -169,4 +170,18 @@ test('usage errors exit 2 with the usage text', async (t) => {
   const spawned = await cli(['deploy'])
   t.equal(spawned.code, 2, 'the bin exits with the code')
   t.match(spawned.stderr, /^fastify-versioner: unknown command 'deploy'/)
+})
+
+test('verify: each mistake seeded into a copy of the example app exits 1 with one finding naming the change', async (t) => {
+  for (const mistake of ['enum', 'rename', 'retype', 'lossy']) {
+    const result = await new Promise<Run>((resolve) => {
+      execFile(process.execPath, ['--import', tsx, bin, 'verify', 'test/fixtures/seeded-app.ts'], { cwd: root, env: { ...env, SEEDED_MISTAKE: mistake }, timeout: 120_000 },
+        (error, stdout, stderr) => { resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }) })
+    })
+    t.equal(result.code, 1, `${mistake}: exit 1`)
+    const findings = result.stderr.split('\n').filter((line) => line.startsWith('finding: '))
+    t.equal(findings.length, 1, `${mistake}: one finding`)
+    t.match(findings[0], /\(2002-01-01; also 2001-01-01, 2000-01-01\): .*first wrong after AddOrdersProfilesTagsContacts \(2003-01-01\)/, `${mistake}: versions and change`)
+    t.match(result.stdout, /^verify: 1 finding\(s\) \(\d+ examples\)\.$/m)
+  }
 })

@@ -4,9 +4,10 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
   VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
+import { buildSeededApp, type Mistake } from './fixtures/seeded-app'
 import { buildApp } from '../examples/users/app'
 import { versionedApp, type Teardown } from './helpers/apps'
 
@@ -44,7 +45,7 @@ test('a rename instruction without converters is found, in both directions, nami
     { route: 'POST /users', version: '2000-01-01', direction: 'response', part: 'response 200', pointer: '/name', versionChanges: ['RenameNameToFullName'], changeVersion: '2001-01-01', converters: [] },
     { route: 'GET /users/:id', version: '2000-01-01', direction: 'response', part: 'response 200', pointer: '/name', versionChanges: ['RenameNameToFullName'], changeVersion: '2001-01-01', converters: [] }
   ], 'the request and both responses of 2000-01-01, and nothing of 2001-01-01')
-  t.match(findings[0].text, /^POST \/users \(2000-01-01\): request body\/fullName migrated up from 2000-01-01 fails HEAD validation: must have required property 'fullName'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/)
+  t.match(findings[0].text, /^POST \/users \(2000-01-01\): request body\/fullName migrated up from 2000-01-01 fails the schema of 2001-01-01: must have required property 'fullName'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/)
   t.match(findings[0].message, /required property 'fullName'/)
 })
 
@@ -141,7 +142,8 @@ test('an optional field only the full example has is checked too', async (t) => 
   }]
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ...changes), new Version('2000-01-01')), UserCreate, User)
   const findings = await app.versioner.verify()
-  t.same(findings.map((finding) => [finding.version, finding.direction, finding.pointer, finding.example]), [['2000-01-01', 'request', '/nickname', 'all fields']])
+  t.same(findings.map((finding) => [finding.version, finding.direction, finding.pointer, finding.kind]), [['2000-01-01', 'request', '/nickname', 'invalid']])
+  t.match(findings[0].example, { nickname: { first: String } }, 'the example that showed it holds the optional field')
 })
 
 test('verify before ready throws FST_VERSIONER_NOT_READY', async (t) => {
@@ -156,4 +158,101 @@ test('the example app verifies cleanly', async (t) => {
   t.teardown(() => app.close())
   await app.ready()
   t.same(await app.versioner.verify(), [])
+})
+
+/** The findings of the seeded example app, summarised. */
+async function seededFindings (t: Teardown, mistake: Mistake | undefined) {
+  const app = await buildSeededApp(mistake)
+  t.teardown(() => app.close())
+  await app.ready()
+  const findings = await app.versioner.verify()
+  return { findings, replayed: findings.replayed }
+}
+
+test('the example app with a fourth, correct version verifies cleanly, on at least 200 examples per route, version and direction', async (t) => {
+  const { findings, replayed } = await seededFindings(t, undefined)
+  t.same(findings.map((finding) => finding.text), [])
+  // 7 routes (3 of the example, 4 of 2003-01-01) in up to 4 versions, each with a request or a response side.
+  t.ok(replayed >= 200 * 7, `${replayed} examples replayed`)
+})
+
+test('each mistake that breaks integrations most often, seeded into the example app, gives exactly one finding naming it', async (t) => {
+  const expected: Record<Mistake, object> = {
+    enum: { route: 'GET /orders', direction: 'response', kind: 'invalid', part: 'response 200', pointer: '/*/status' },
+    rename: { route: 'PUT /profile', direction: 'request', kind: 'lost', part: 'body', pointer: '/nickname', message: 'the value at /nickname in 2002-01-01 does not reach HEAD' },
+    retype: { route: 'POST /taggings', direction: 'request', kind: 'invalid', part: 'body', pointer: '/tags', message: 'must be array' },
+    lossy: { route: 'POST /contacts', direction: 'request', kind: 'lost', part: 'body', pointer: '/contacts/*' }
+  }
+  for (const mistake of ['enum', 'rename', 'retype', 'lossy'] as const) {
+    const { findings } = await seededFindings(t, mistake)
+    t.equal(findings.length, 1, `${mistake}: one finding`)
+    t.match(findings[0], {
+      ...expected[mistake],
+      version: '2002-01-01',
+      versions: ['2002-01-01', '2001-01-01', '2000-01-01'],
+      changeVersion: '2003-01-01',
+      versionChanges: ['AddOrdersProfilesTagsContacts']
+    }, `${mistake}: the route, version, direction, change and pointer`)
+    t.match(findings[0].text, /first wrong after AddOrdersProfilesTagsContacts \(2003-01-01\)/, `${mistake}: the text names the change`)
+  }
+})
+
+test('a converter that is right for a value it sees but loses a second one is found, round trips included', async (t) => {
+  const Settings = Type.Object({ colors: Type.Array(Type.String()) }, { $id: 'Settings' })
+  class ColorsWereColours extends VersionChange {
+    description = 'colours became colors.'
+    instructionsToMigrateToPreviousVersion = [schema(Settings).field('colors').had({ name: 'colours' })]
+
+    @ConvertRequestToNextVersionFor(Settings)
+    up (request: RequestInfo) {
+      request.body.colors = request.body.colours
+      delete request.body.colours
+    }
+
+    @ConvertResponseToPreviousVersionFor(Settings)
+    down (response: ResponseInfo) {
+      response.body.colours = (response.body.colors as string[]).slice(0, 1)
+      delete response.body.colors
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ColorsWereColours), new Version('2000-01-01')), async (api) => {
+    api.put('/settings', { schema: { body: Settings, response: { 200: Settings } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const findings = await app.versioner.verify()
+  t.same(findings.map(({ kind, direction, part, pointer }) => ({ kind, direction, part, pointer })), [
+    { kind: 'round trip', direction: 'response', part: 'response 200', pointer: '/colours/*' },
+    { kind: 'lost', direction: 'response', part: 'response 200', pointer: '/colors/*' }
+  ], 'what went up does not come back; a HEAD value does not reach 2000-01-01')
+  t.match(findings[0].message, 'the value sent at /colours/* does not come back in the 200 response')
+  t.match(findings[1].message, 'the value at /colors/* in HEAD does not reach 2000-01-01')
+})
+
+test('webhook payloads are verified like responses: a forgotten enum converter is found', async (t) => {
+  const Status = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('archived')])
+  const Ticket = Type.Object({ id: Type.String(), status: Status }, { $id: 'Ticket' })
+  class NoArchive extends VersionChange {
+    description = 'Tickets can be archived.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('archived')]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoArchive), new Version('2000-01-01')), undefined, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'ticket.updated', body: Ticket }) }
+  })
+  await app.ready()
+  const findings = await app.versioner.verify()
+  t.same(findings.map(({ route, version, direction, kind, part, pointer, changeVersion }) => ({ route, version, direction, kind, part, pointer, changeVersion })), [
+    { route: 'webhook ticket.updated', version: '2000-01-01', direction: 'response', kind: 'invalid', part: 'payload', pointer: '/status', changeVersion: '2001-01-01' }
+  ])
+})
+
+test('the same seed replays the same examples; another seed other ones', async (t) => {
+  const app = await buildSeededApp('enum')
+  t.teardown(() => app.close())
+  await app.ready()
+  const first = await app.versioner.verify({ seed: 5, examples: 30 })
+  const again = await app.versioner.verify({ seed: 5, examples: 30 })
+  const other = await app.versioner.verify({ seed: 6, examples: 30 })
+  t.same(again.map((finding) => finding.example), first.map((finding) => finding.example), 'same seed, same examples')
+  t.equal(first.replayed, again.replayed)
+  t.notSame(other.map((finding) => finding.example), first.map((finding) => finding.example), 'another seed, other examples')
 })

@@ -94,8 +94,8 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     const findings = await app.versioner.verify()
     for (const finding of findings) io.err(`finding: ${finding.text}`)
     io.out(findings.length === 0
-      ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions).`
-      : `verify: ${findings.length} finding(s).`)
+      ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
+      : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
     return findings.length === 0 ? 0 : 1
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)

@@ -1,38 +1,47 @@
 /**
- * `verify`: replays generated examples through the converters of every versioned route and version, the way
- * requests and responses go through them when served. A request example of a version (built from that
- * version's schemas, once with its required fields only and once with every field) is cleaned and migrated up
- * through the route's request steps, then must pass Fastify's validation against the HEAD schemas. A HEAD
- * response example is migrated down through the route's response steps and must match the version's response
- * schema. A failure is pinned to the first version change after which the data no longer matches the schema of
- * the version it has reached (the schema each step must produce), with the converters that ran there.
+ * `verify`: proves, on generated data, that every version of every versioned route and webhook migrates without
+ * breaking its clients. Hundreds of examples per route, version and direction (./example-generation.ts: fast-check,
+ * deterministic by seed, optional fields present and absent, every enum member) are replayed through the
+ * converters as serving does (./verify-replay.ts): a request example of a version goes up to HEAD, a HEAD response
+ * or webhook payload down to the version. After each version change the data must match the schema of the
+ * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
+ * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.
+ * Where a route sends and returns the same schema, an example must also come back from HEAD as it went up.
+ * Each finding names the route or webhook, the version, the direction, the version change at fault, the converters
+ * that ran there (or none) and the JSON pointer, and says what went wrong.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import type { FastifyInstance, FastifySchema } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { createRequire } from 'node:module'
 import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
-import type { ConverterStep } from '../routes/converter-steps'
-import { REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
-import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
-import { exampleOf } from '../values/examples'
+import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
+import type { Check, ReplayContext } from './verify-replay'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
-  /** The route as the version serves it: `POST /users`. */
+  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
   readonly route: string
-  /** The version whose example failed. */
+  /** The newest version where the problem shows. */
   readonly version: string
-  /** `'request'`: an example request of `version` migrated up fails HEAD validation; `'response'`: a HEAD response migrated down fails the version's schema. */
+  /** Every version where it shows (newest first). */
+  readonly versions: readonly string[]
+  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
   readonly direction: 'request' | 'response'
-  /** The request part (`body`, `querystring`, `params`, `headers`), or `response <status>`. */
+  /**
+   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
+   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
+   * `'converter failed'`: a converter threw.
+   */
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed'
+  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
-  /** A JSON pointer into that part: where the data stopped matching. */
+  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
   readonly pointer: string
-  /** What the validator said. */
+  /** What went wrong. */
   readonly message: string
   /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
   readonly changeVersion: string
@@ -40,233 +49,122 @@ export interface VerifyFinding {
   readonly versionChanges: readonly string[]
   /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
   readonly converters: readonly string[]
-  /** Which example failed: the one with required fields only, or the one with every field. */
-  readonly example: 'required fields' | 'all fields'
+  /** The generated example that showed it (the request part, or the HEAD body). */
+  readonly example: unknown
   /** The whole finding on one line. */
   readonly text: string
 }
 
-interface ValidationIssue {
-  readonly instancePath?: string
-  readonly message?: string
-  readonly keyword?: string
-  readonly params?: Record<string, unknown>
-}
-
-type Check = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null }
-type CompileFn = (schema: TSchema, part: string) => Check
-
-/** The JSON pointer an Ajv error points at (a missing or extra property included). */
-function pointerOf (issue: ValidationIssue | undefined): string {
-  if (issue === undefined) return ''
-  const base = issue.instancePath ?? ''
-  const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
-  return typeof extra === 'string' ? `${base}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}` : base
-}
-
-/**
- * Fastify's validator compiler for the application (its Ajv, formats and options, or the one the application
- * set); when no route made Fastify build one, `@fastify/ajv-compiler` as Fastify would set it up.
- */
-function validatorOf (fastify: FastifyInstance): CompileFn {
-  type Compiler = (route: { schema: FastifySchema, method: string, url: string, httpPart?: string }) => Check
-  let found = fastify.validatorCompiler as Compiler | undefined
-  if (found === undefined) {
-    const fromFastify = createRequire(require.resolve('fastify'))
-    const { ValidatorSelector } = fromFastify('@fastify/ajv-compiler') as { ValidatorSelector: () => (schemas: object, options?: object) => Compiler }
-    found = ValidatorSelector()(fastify.getSchemas(), undefined)
-  }
-  const compiler = found
-  const cache = new Map<TSchema, Check>()
-  return (schema, part) => {
-    let check = cache.get(schema)
-    if (check === undefined) {
-      check = compiler({ schema: schema as FastifySchema, method: 'POST', url: '/', httpPart: part })
-      cache.set(schema, check)
-    }
-    return check
-  }
-}
-
-function firstLevelSteps (steps: readonly ConverterStep[], step: GenerationStep): ConverterStep[] {
-  return steps.filter((candidate) => step.changes.includes(candidate.converter.change))
+/** Options of `verify`. */
+export interface VerifyOptions {
+  /** Examples generated per route, version, direction and part (default 200). */
+  examples?: number
+  /** The seed of the generation (default 1): the same seed replays the same examples. */
+  seed?: number
 }
 
 /** The state and application verify works on. */
 export interface VerifyContext {
   readonly fastify: FastifyInstance
   readonly state: VersionerState
+  readonly webhooks: readonly DeclaredWebhook[]
 }
 
-/** Checks every versioned route in every version; an empty list means every version migrates cleanly. */
-export async function verifyMigrations ({ fastify, state }: VerifyContext): Promise<VerifyFinding[]> {
-  if (!state.ready) throw new NotReadyError('app.versioner.verify()')
-  const compile = validatorOf(fastify)
-  const findings = new Map<string, VerifyFinding>()
-  const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
-  const add = (finding: Omit<VerifyFinding, 'text'>): void => {
-    const where = finding.direction === 'request'
-      ? `request ${finding.part}${finding.pointer} migrated up from ${finding.version} fails HEAD validation`
-      : `${finding.part}${finding.pointer} migrated down from HEAD fails the schema of ${finding.version}`
-    const by = finding.converters.length === 0 ? 'no converter ran' : `converters ${finding.converters.join(', ')}`
-    const changes = finding.versionChanges.length === 0 ? 'no version change' : finding.versionChanges.join(', ')
-    const text = `${finding.route} (${finding.version}): ${where}: ${finding.message}; first wrong after ${changes} ` +
-      `(${finding.changeVersion}), ${by}; example with ${finding.example}`
-    const key = [finding.route, finding.version, finding.direction, finding.part, finding.pointer, finding.changeVersion].join('\n')
-    if (!findings.has(key)) findings.set(key, { ...finding, text })
-  }
-  for (const head of state.headRoutes) {
-    for (const registered of head.registered) {
-      for (const behaviour of registered.behaviours.values()) {
-        const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
-        for (const includeOptional of [false, true]) {
-          const example = includeOptional ? 'all fields' : 'required fields'
-          await verifyRequest(state, head, behaviour, compile, resolveRef, includeOptional, (issue) => add({ route, version: behaviour.version, example, ...issue }))
-          await verifyResponses(state, head, behaviour, compile, resolveRef, includeOptional, (issue) => add({ route, version: behaviour.version, example, ...issue }))
-        }
-      }
+/**
+ * The application's validator, strict: Fastify's Ajv setup (`@fastify/ajv-compiler`: its formats, defaults and
+ * removal of extra fields where a schema closes an object) with the application's shared schemas, but without type
+ * coercion, so that a value of the wrong type is a finding rather than coerced into place.
+ */
+function strictValidator (fastify: FastifyInstance): (schema: TSchema) => Check {
+  type Compile = (route: { schema: TSchema, method: string, url: string, httpPart?: string }) => Check
+  const fromFastify = createRequire(require.resolve('fastify'))
+  const AjvCompiler = fromFastify('@fastify/ajv-compiler') as () => (schemas: object, options: object) => Compile
+  const compile = AjvCompiler()(fastify.getSchemas(), { customOptions: { coerceTypes: false } })
+  const cache = new Map<TSchema, Check>()
+  return (schema) => {
+    let check = cache.get(schema)
+    if (check === undefined) {
+      check = compile({ schema, method: 'POST', url: '/', httpPart: 'body' })
+      cache.set(schema, check)
     }
+    return check
   }
-  return [...findings.values()]
 }
 
-type Report = (issue: Omit<VerifyFinding, 'text' | 'route' | 'version' | 'example'>) => void
-
-function changeFacts (step: GenerationStep): { changeVersion: string, versionChanges: string[] } {
-  return { changeVersion: step.origin, versionChanges: step.changes.map((change) => change.name) }
+/** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
+function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): string {
+  const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
+  const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
+  const what = finding.kind === 'lost' || finding.kind === 'round trip'
+    ? `${side}${finding.pointer}: ${finding.message}`
+    : finding.kind === 'converter failed'
+      ? `a converter failed: ${finding.message}`
+      : finding.direction === 'request'
+        ? `request ${finding.part}${finding.pointer} migrated up from ${finding.version} ${fails}: ${finding.message}`
+        : `${finding.part}${finding.pointer} migrated down from HEAD ${fails}: ${finding.message}`
+  const by = finding.converters.length === 0 ? 'no converter ran' : `converters ${finding.converters.join(', ')}`
+  const changes = finding.versionChanges.length === 0 ? 'no version change' : finding.versionChanges.join(', ')
+  const more = finding.versions.length > 1 ? `; also ${finding.versions.slice(1).join(', ')}` : ''
+  return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}`
 }
 
-function failureMessage (failure: unknown): string {
-  // A converter's failure carries what it threw.
-  const error = failure instanceof ConverterFailure ? failure.thrown : failure
-  return error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
-}
+/** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
+class Findings {
+  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text'>>()
+  private readonly reached = new Map<string, string>()
 
-/** A request example of the behaviour's version migrated up; reports where it stops matching. */
-async function verifyRequest (
-  state: VersionerState, head: HeadRoute, behaviour: VersionBehaviour, compile: CompileFn,
-  resolveRef: (ref: string) => unknown, includeOptional: boolean, report: Report
-): Promise<void> {
-  if (behaviour.requestSteps.length === 0 && behaviour.validate.length === 0) return
-  const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
-  const formAt = (part: RequestPart, level: number): TSchema => {
-    const prepared = prepareForFastify(state.generation.formAt(head.schema[part] as TSchema, level), state.generation)
-    return part === 'headers' ? lowerCaseHeaders(prepared) : prepared
-  }
-  const data: Partial<Record<RequestPart, unknown>> = {}
-  for (const part of parts) {
-    let value: unknown
-    try {
-      value = exampleOf(formAt(part, behaviour.level), { includeOptional, resolveRef })
-    } catch {
-      return // a schema the generator cannot fill (a required recursion): nothing to replay
-    }
-    // An example the version's own schema rejects says nothing about migrations.
-    if (!compile(formAt(part, behaviour.level), part)(copyJson(value))) return
-    data[part] = value
-  }
-  for (const [part, clean] of behaviour.cleaners) {
-    const value = data[part]
-    if (typeof value === 'object' && value !== null) clean(value)
-  }
-  const failing = (level: number, values: Partial<Record<RequestPart, unknown>>): { part: RequestPart, issue: ValidationIssue | undefined } | undefined => {
-    for (const part of parts) {
-      const schema = level === 0 ? head.schema[part] as TSchema : formAt(part, level)
-      const check = compile(part === 'headers' && level === 0 ? lowerCaseHeaders(schema) : schema, part)
-      if (!check(copyJson(values[part]))) return { part, issue: check.errors?.[0] }
-    }
-    return undefined
-  }
-  const info = {
-    body: data.body as unknown,
-    queryParams: (data.querystring ?? {}) as Record<string, unknown>,
-    headers: { ...(data.headers as Record<string, unknown> | undefined) },
-    cookies: {},
-    form: undefined
-  }
-  let firstFailure: { step: number, failure: NonNullable<ReturnType<typeof failing>>, ran: string[] } | undefined
-  for (let step = behaviour.level - 1; step >= 1; step--) {
-    const steps = firstLevelSteps(behaviour.requestSteps, state.steps[step])
-    const ran: string[] = []
-    const tracked = steps.map((planned) => ({ ...planned, converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } } }))
-    try {
-      info.body = await runStepsToBody(tracked, info, info.body, behaviour.state.methods[0], undefined)
-    } catch (error) {
-      // A converter refusing the example with a client error (a 4xx) answers the client clearly: no finding.
-      if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return
-      report({ direction: 'request', part: 'converter', pointer: '', message: failureMessage(error), ...changeFacts(state.steps[step]), converters: ran })
+  constructor (private readonly steps: readonly GenerationStep[], private readonly versionAt: (level: number) => string) {}
+
+  readonly report: Report = (target, issue) => {
+    const step = this.steps[issue.step]
+    const key = [target.route, target.direction, issue.kind, issue.part, issue.pointer, step.origin].join('\n')
+    const known = this.byKey.get(key)
+    if (known !== undefined) {
+      if (!known.versions.includes(target.version)) this.byKey.set(key, { ...known, versions: [...known.versions, target.version] })
       return
     }
-    const current = { ...data, body: info.body, querystring: info.queryParams, headers: info.headers }
-    const failure = failing(step, current)
-    if (failure !== undefined && firstFailure === undefined) firstFailure = { step, failure, ran: [...new Set(ran)] }
+    this.reached.set(key, issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached))
+    this.byKey.set(key, {
+      route: target.route,
+      version: target.version,
+      versions: [target.version],
+      direction: target.direction,
+      kind: issue.kind,
+      part: issue.part,
+      pointer: issue.pointer,
+      message: issue.message,
+      changeVersion: step.origin,
+      versionChanges: step.changes.map((change) => change.name),
+      converters: issue.converters,
+      example: target.example
+    })
   }
-  const final = failing(0, { ...data, body: info.body, querystring: info.queryParams, headers: info.headers })
-  if (final === undefined) return
-  const at = firstFailure ?? { step: 0, failure: final, ran: [] }
-  report({
-    direction: 'request',
-    part: final.part,
-    pointer: pointerOf(final.issue),
-    message: final.issue?.message ?? 'does not match',
-    ...changeFacts(state.steps[at.step]),
-    converters: at.ran
-  })
+
+  list (): VerifyFinding[] {
+    return [...this.byKey].map(([key, finding]) => ({ ...finding, text: describe(finding, this.reached.get(key) as string) }))
+  }
 }
 
-/** The status a response key stands for (`2xx` → 200, `default` → 200). */
-function statusOf (key: string): number {
-  const status = Number(key.replace(/xx$/i, '00'))
-  return Number.isInteger(status) && status >= 100 ? status : 200
+/** What `verify` answers: the findings (none when every version migrates cleanly), and how many examples it replayed. */
+export type VerifyFindings = VerifyFinding[] & {
+  /** The number of generated examples replayed (requests, responses, payloads and round trips). */
+  readonly replayed: number
 }
 
-/** HEAD response examples of every status, migrated down to the behaviour's version. */
-async function verifyResponses (
-  state: VersionerState, head: HeadRoute, behaviour: VersionBehaviour, compile: CompileFn,
-  resolveRef: (ref: string) => unknown, includeOptional: boolean, report: Report
-): Promise<void> {
-  for (const [key, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
-    const stepsOfKey = behaviour.responseSteps.get(key) ?? []
-    const versionForm = behaviour.responseForms.get(key)
-    if (versionForm === undefined) continue
-    const headForm = prepareForFastify(headSchema, state.generation)
-    if (stepsOfKey.length === 0 && headForm === versionForm) continue
-    let body: unknown
-    try {
-      body = exampleOf(headForm, { includeOptional, resolveRef })
-    } catch {
-      continue
-    }
-    if (!compile(headForm, 'body')(copyJson(body))) continue
-    const status = statusOf(key)
-    const info = { body, statusCode: status, headers: {}, raw: body, setCookie () {}, deleteCookie () {} }
-    const part = `response ${key}`
-    const checkAt = (level: number): ValidationIssue | undefined | false => {
-      const schema = level === behaviour.level ? versionForm : prepareForFastify(state.generation.formAt(headSchema, level), state.generation)
-      const check = compile(schema, 'body')
-      return check(copyJson(info.body)) ? false : check.errors?.[0]
-    }
-    // Level 1 (the latest version) is HEAD data with the HEAD changes' instructions applied: no converter runs.
-    const latest = checkAt(1)
-    if (latest !== false) {
-      report({ direction: 'response', part, pointer: pointerOf(latest), message: latest?.message ?? 'does not match', ...changeFacts(state.steps[0]), converters: [] })
-      continue
-    }
-    for (let step = 1; step < behaviour.level; step++) {
-      const ran: string[] = []
-      const steps = firstLevelSteps(stepsOfKey, state.steps[step])
-      const tracked = steps.map((planned) => ({ ...planned, converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } } }))
-      try {
-        info.body = await runStepsToBody(tracked, info, info.body, behaviour.state.methods[0], { statusCode: status })
-      } catch (error) {
-        report({ direction: 'response', part, pointer: '', message: failureMessage(error), ...changeFacts(state.steps[step]), converters: [...new Set(ran)] })
-        break
-      }
-      const issue = checkAt(step + 1)
-      if (issue !== false) {
-        report({ direction: 'response', part, pointer: pointerOf(issue), message: issue?.message ?? 'does not match', ...changeFacts(state.steps[step]), converters: [...new Set(ran)] })
-        break
-      }
+/** Checks every versioned route and webhook in every version; an empty list means every version migrates cleanly. */
+export async function verifyMigrations ({ fastify, state, webhooks }: VerifyContext, options: VerifyOptions = {}): Promise<VerifyFindings> {
+  if (!state.ready) throw new NotReadyError('app.versioner.verify()')
+  const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
+  const context: ReplayContext = { compile: strictValidator(fastify), resolveRef, steps: state.steps }
+  const generation = { count: options.examples ?? 200, seed: options.seed ?? 1 }
+  const findings = new Findings(state.steps, (level) => state.versionAt(level))
+  const counter = { replayed: 0 }
+  const env = { state, context, generation, report: findings.report, counter }
+  for (const head of state.headRoutes as readonly HeadRoute[]) {
+    for (const registered of head.registered) {
+      for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
     }
   }
+  for (const webhook of webhooks) await verifyWebhook(env, webhook)
+  return Object.defineProperty(findings.list(), 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
 }

@@ -1,0 +1,182 @@
+/**
+ * Where data must arrive, for `verify`. A generated example carries a unique sentinel in every free string; this
+ * module tells which of them must reach the other side of a migration (a field of the example's version that
+ * has a counterpart, kept through renames, with the same JSON type on the other side: a renamed field's value
+ * must reach its HEAD field, a HEAD field's value the old field), and which strings a body delivers (those under
+ * fields its schema declares: what a handler reads, what the serializer sends). Fields an instruction declares
+ * added or removed (`didntExist`, `existedAs`), and retyped ones, have no counterpart to reach.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { SchemaGeneration } from '../schemas/generation'
+import { visibleFields } from '../schemas/object-fields'
+import type { FieldState, SeedState } from '../schemas/seeds'
+import type { JsonSchema } from '../values/examples'
+
+/** A sentinel that must arrive, and where it was in the example. */
+export interface RequiredValue {
+  readonly sentinel: string
+  readonly pointer: string
+}
+
+/** Resolves a `$ref` of a schema (the application's `$id`s). */
+export type RefResolver = (ref: string) => unknown
+
+function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | undefined {
+  let node = schema
+  for (let hops = 0; hops < 8 && typeof node === 'object' && node !== null && typeof (node as JsonSchema).$ref === 'string'; hops++) {
+    node = resolveRef((node as JsonSchema).$ref as string)
+  }
+  return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
+}
+
+/** A coarse JSON type of a schema: what a value of it is (`mixed` for unions of several). */
+function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
+  const node = asNode(schema, resolveRef)
+  if (node === undefined) return 'any'
+  if (typeof node.type === 'string') return node.type === 'integer' ? 'number' : node.type
+  if (Array.isArray(node.type)) return (node.type as string[]).filter((type) => type !== 'null').join('|')
+  if ('const' in node) return typeof node.const
+  if (Array.isArray(node.enum)) return [...new Set(node.enum.map((value) => typeof value))].join('|')
+  const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  if (Array.isArray(union)) return [...new Set(union.map((member) => jsonTypeOf(member, resolveRef)))].sort().join('|')
+  if (typeof node.properties === 'object') return 'object'
+  if (node.items !== undefined) return 'array'
+  return 'any'
+}
+
+function unionMembers (node: JsonSchema): unknown[] | undefined {
+  const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  return Array.isArray(union) && union.length > 0 ? union : undefined
+}
+
+/** The member of a union a value belongs to, roughly: an object member declaring most of its keys, else one of its type. */
+function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    let best: unknown
+    let bestScore = -1
+    for (const member of members) {
+      const node = asNode(member, resolveRef)
+      const properties = node?.properties
+      if (typeof properties !== 'object' || properties === null) continue
+      const score = Object.keys(value).filter((key) => Object.hasOwn(properties, key)).length
+      if (score > bestScore) { best = member; bestScore = score }
+    }
+    if (best !== undefined) return best
+  }
+  const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value
+  return members.find((member) => jsonTypeOf(member, resolveRef).split('|').includes(type)) ?? members[0]
+}
+
+/** The subschema for the value under `key` of an object node (a declared property, or a record value); `undefined` when undeclared. */
+function propertySchema (node: JsonSchema, key: string): unknown {
+  const properties = node.properties as Record<string, unknown> | undefined
+  if (properties !== undefined && Object.hasOwn(properties, key)) return properties[key]
+  const pattern = node.patternProperties as Record<string, unknown> | undefined
+  if (pattern !== undefined) {
+    for (const [source, schema] of Object.entries(pattern)) if (new RegExp(source, 'u').test(key)) return schema
+  }
+  return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
+}
+
+function itemSchema (node: JsonSchema, index: number): unknown {
+  const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
+  return tuple !== undefined ? (tuple as unknown[])[index] : node.items
+}
+
+/**
+ * The strings a body delivers under the fields `schema` declares (lower-cased): what a handler typed by the schema
+ * reads, or what the serializer of a response sends. Walked with an explicit stack (deep bodies are fine).
+ */
+export function deliveredStrings (schema: unknown, data: unknown, resolveRef: RefResolver): string[] {
+  const found: string[] = []
+  const stack: Array<[unknown, unknown]> = [[schema, data]]
+  while (stack.length > 0) {
+    const [rawSchema, value] = stack.pop() as [unknown, unknown]
+    let node = asNode(rawSchema, resolveRef)
+    if (node === undefined || rawSchema === true) {
+      if (typeof value === 'string') found.push(value.toLowerCase())
+      continue
+    }
+    const members = unionMembers(node)
+    if (members !== undefined && !('properties' in node)) node = asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
+    if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
+    if (typeof value === 'string') {
+      found.push(value.toLowerCase())
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => { stack.push([itemSchema(node as JsonSchema, index), item]) })
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key of Object.keys(value)) {
+        const sub = propertySchema(node, key)
+        if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
+      }
+    }
+  }
+  return found
+}
+
+/** True when a sentinel is among the delivered strings (contained in one: converters may join values). */
+export function arrives (sentinel: string, delivered: readonly string[]): boolean {
+  const wanted = sentinel.toLowerCase()
+  return delivered.some((text) => text.includes(wanted))
+}
+
+/** Lineage of fields between two levels of the same HEAD schema. */
+export interface Lineage {
+  readonly generation: SchemaGeneration
+  readonly resolveRef: RefResolver
+  /** The level the example is at. */
+  readonly from: number
+  /** The level its values must reach. */
+  readonly to: number
+}
+
+function fieldsAt (lineage: Lineage, head: TSchema, level: number): Array<{ key: string, field: FieldState }> {
+  const state = lineage.generation.stateAt(head, level)
+  return state.kind === 'object' ? visibleFields(state, (parent): SeedState => lineage.generation.stateAt(parent, level)) : []
+}
+
+/**
+ * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
+ * those under fields that have a counterpart there (the same field, kept through renames) of the same JSON type,
+ * all the way down.
+ */
+export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
+  const required: RequiredValue[] = []
+  if (sentinels.size === 0) return required
+  const { generation, resolveRef } = lineage
+  const stack: Array<[unknown, unknown]> = [[headSchema, example]]
+  while (stack.length > 0) {
+    const [schema, value] = stack.pop() as [unknown, unknown]
+    if (typeof value === 'string') {
+      const pointer = sentinels.get(value)
+      if (pointer !== undefined) required.push({ sentinel: value, pointer })
+      continue
+    }
+    let node = asNode(schema, resolveRef)
+    if (node === undefined || typeof value !== 'object' || value === null) continue
+    const members = unionMembers(node)
+    if (members !== undefined && !('properties' in node)) node = asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => { stack.push([itemSchema(node as JsonSchema, index), item]) })
+      continue
+    }
+    const seed = generation.seedOf(node as TSchema)
+    if (seed === undefined || lineage.from === lineage.to) {
+      for (const key of Object.keys(value)) {
+        const sub = propertySchema(node, key)
+        if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
+      }
+      continue
+    }
+    const there = new Map(fieldsAt(lineage, seed.head, lineage.to).map(({ field }) => [field.id, field]))
+    for (const { key, field } of fieldsAt(lineage, seed.head, lineage.from)) {
+      if (!Object.hasOwn(value, key)) continue
+      const counterpart = there.get(field.id)
+      // Added or removed by an instruction, or retyped: nothing of it has to arrive as it is.
+      if (counterpart === undefined || jsonTypeOf(counterpart.type, resolveRef) !== jsonTypeOf(field.type, resolveRef)) continue
+      stack.push([field.type, (value as Record<string, unknown>)[key]])
+    }
+  }
+  return required
+}

@@ -1,0 +1,266 @@
+/**
+ * The examples `verify` replays: generated from a version's JSON Schema with fast-check (deterministic by seed),
+ * optional fields present and absent, union members and array lengths varied, every enum member at least once,
+ * and a unique sentinel in every free string (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so that
+ * `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * @module
+ */
+import { createRequire } from 'node:module'
+import type * as FastCheck from 'fast-check'
+import { setOwn } from '../core/own-properties'
+import { exampleOf, type JsonSchema } from '../values/examples'
+
+type Fc = typeof FastCheck
+type Arbitrary = FastCheck.Arbitrary<unknown>
+
+let loaded: Fc | undefined
+
+/** fast-check, loaded on first use (applications that never verify do not load it). */
+function fastCheck (): Fc {
+  loaded ??= createRequire(__filename)('fast-check') as Fc
+  return loaded
+}
+
+const kLeaf = Symbol('fastify-versioner.leaf')
+const kChoice = Symbol('fastify-versioner.choice')
+/** A free string of the example, replaced by a sentinel once the example is sampled. */
+interface Leaf { readonly [kLeaf]: JsonSchema }
+/** An enum or `const` value chosen by fast-check, kept as a token so that `verify` knows which members it covered. */
+interface Choice { readonly [kChoice]: JsonSchema, readonly value: unknown }
+
+/** One generated example: its value and the sentinels it holds, by JSON pointer (array items as `*`). */
+export interface GeneratedExample {
+  readonly value: unknown
+  /** Sentinel → where it is in the example. */
+  readonly sentinels: ReadonlyMap<string, string>
+}
+
+/** How to build examples of one schema. */
+export interface GenerationOptions {
+  /** Resolves a `$ref` (an `$id` of the application's schemas); `undefined` when it names nothing. */
+  readonly resolveRef: (ref: string) => unknown
+  /** How many examples to sample (every enum member is added on top when sampling missed one). */
+  readonly count: number
+  readonly seed: number
+}
+
+/** Recursion deeper than this (through `$ref`s) stops generating optional parts. */
+const MAX_DEPTH = 12
+
+/** Where an arbitrary is built: the schema and options, and the enum nodes met (for coverage). */
+interface Builder {
+  readonly fc: Fc
+  readonly options: GenerationOptions
+  readonly choices: Set<JsonSchema>
+  /** Generate toward this enum node and value: the parts that hold it are present, with that value. */
+  readonly forced: { readonly node: JsonSchema, readonly value: unknown } | undefined
+  readonly holds: Map<JsonSchema, boolean>
+}
+
+function resolved (builder: Builder, node: JsonSchema): JsonSchema {
+  if (typeof node.$ref !== 'string') return node
+  const target = builder.options.resolveRef(node.$ref)
+  return typeof target === 'object' && target !== null ? target as JsonSchema : {}
+}
+
+function membersOf (node: JsonSchema): unknown[] | undefined {
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum
+  if ('const' in node) return [node.const]
+  const union = node.anyOf ?? node.oneOf
+  if (Array.isArray(union) && union.length > 0 && union.every((member) => typeof member === 'object' && member !== null && 'const' in member)) {
+    return union.map((member) => (member as JsonSchema).const)
+  }
+  return undefined
+}
+
+function typeOf (node: JsonSchema): string | undefined {
+  const type = node.type
+  if (typeof type === 'string') return type
+  if (typeof node.properties === 'object' || Array.isArray(node.required)) return 'object'
+  if (node.items !== undefined) return 'array'
+  return undefined
+}
+
+/** The subschemas of a node generation may descend into. */
+function childrenOf (node: JsonSchema): unknown[] {
+  const children: unknown[] = []
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) if (Array.isArray(node[key])) children.push(...node[key] as unknown[])
+  if (Array.isArray(node.items)) children.push(...node.items as unknown[])
+  else if (node.items !== undefined) children.push(node.items)
+  if (typeof node.properties === 'object' && node.properties !== null) children.push(...Object.values(node.properties))
+  if (typeof node.patternProperties === 'object' && node.patternProperties !== null) children.push(...Object.values(node.patternProperties))
+  if (typeof node.additionalProperties === 'object') children.push(node.additionalProperties)
+  return children
+}
+
+/** True when `node` holds the forced enum node somewhere (through `$ref`s too). */
+function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()): boolean {
+  const target = builder.forced?.node
+  if (target === undefined || typeof node !== 'object' || node === null || seen.has(node)) return false
+  const known = builder.holds.get(node as JsonSchema)
+  if (known !== undefined) return known
+  seen.add(node)
+  const resolvedNode = resolved(builder, node as JsonSchema)
+  const result = resolvedNode === target || childrenOf(resolvedNode).some((child) => holdsForced(builder, child, seen))
+  builder.holds.set(node as JsonSchema, result)
+  return result
+}
+
+function numberArbitrary (fc: Fc, node: JsonSchema, integer: boolean): Arbitrary {
+  const step = typeof node.multipleOf === 'number' ? node.multipleOf : 1
+  let low = typeof node.minimum === 'number' ? node.minimum : -1000
+  if (typeof node.exclusiveMinimum === 'number') low = Math.max(low, node.exclusiveMinimum + step)
+  let high = typeof node.maximum === 'number' ? node.maximum : low + 2000
+  if (typeof node.exclusiveMaximum === 'number') high = Math.min(high, node.exclusiveMaximum - step)
+  const first = Math.ceil(low / step)
+  const last = Math.max(first, Math.floor(high / step))
+  const multiples = fc.integer({ min: first, max: Math.min(last, first + 100_000) })
+  return integer ? multiples.map((multiple) => Math.round(multiple * step)) : multiples.map((multiple) => multiple * step)
+}
+
+function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Arbitrary {
+  const { fc } = builder
+  const properties = (typeof node.properties === 'object' && node.properties !== null ? node.properties : {}) as Record<string, unknown>
+  const required = new Set(Array.isArray(node.required) ? node.required as string[] : [])
+  const shape: Record<string, Arbitrary> = {}
+  const requiredKeys: string[] = []
+  for (const name of Object.keys(properties)) {
+    const sub = properties[name]
+    const forcedHere = holdsForced(builder, sub)
+    if (!required.has(name) && !forcedHere && depth > MAX_DEPTH) continue
+    setOwn(shape, name, arbitraryOf(builder, sub, depth + 1))
+    if (required.has(name) || forcedHere) requiredKeys.push(name)
+  }
+  for (const name of required) if (!Object.hasOwn(shape, name)) setOwn(shape, name, fc.constant({ [kLeaf]: {} }))
+  const record = fc.record(shape, { requiredKeys })
+  const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
+  if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
+  const entries = fc.dictionary(fc.constantFrom('extraOne', 'extraTwo'), arbitraryOf(builder, extra, depth + 1), { maxKeys: 2 })
+  return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
+}
+
+function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arbitrary {
+  const { fc } = builder
+  const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
+  if (tuple !== undefined) return fc.tuple(...(tuple as unknown[]).map((item) => arbitraryOf(builder, item, depth + 1)))
+  const min = typeof node.minItems === 'number' ? node.minItems : 0
+  const max = typeof node.maxItems === 'number' ? node.maxItems : min + 3
+  const floor = holdsForced(builder, node.items) ? Math.max(min, 1) : min
+  if (depth > MAX_DEPTH && min === 0) return fc.constant([])
+  return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+}
+
+/** The arbitrary of one schema node. */
+function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitrary {
+  const { fc } = builder
+  if (typeof schema !== 'object' || schema === null) return fc.constant({ [kLeaf]: {} })
+  const node = resolved(builder, schema as JsonSchema)
+  const members = membersOf(node)
+  if (members !== undefined) {
+    builder.choices.add(node)
+    if (builder.forced?.node === node) return fc.constant({ [kChoice]: node, value: builder.forced.value })
+    return fc.constantFrom(...members).map((value) => ({ [kChoice]: node, value }))
+  }
+  const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  if (Array.isArray(union) && union.length > 0) {
+    const toward = union.filter((member) => holdsForced(builder, member))
+    return fc.oneof(...(toward.length > 0 ? toward : union).map((member) => arbitraryOf(builder, member, depth + 1)))
+  }
+  if (Array.isArray(node.allOf) && node.allOf.length > 0) {
+    const { allOf, ...own } = node
+    const parts = [...(allOf as unknown[]), ...(typeOf(own) === 'object' ? [own] : [])].map((part) => arbitraryOf(builder, part, depth + 1))
+    return fc.tuple(...parts).map((values) => values.every(isPlainObject) ? values.reduce((all, value) => ({ ...all, ...value }), {}) : values[0])
+  }
+  const type = Array.isArray(node.type) ? (node.type as string[]).find((item) => item !== 'null') : typeOf(node)
+  switch (type) {
+    case 'string': return fc.constant({ [kLeaf]: node })
+    case 'integer': return numberArbitrary(fc, node, true)
+    case 'number': return numberArbitrary(fc, node, false)
+    case 'boolean': return fc.boolean()
+    case 'null': return fc.constant(null)
+    case 'array': return arrayArbitrary(builder, node, depth)
+    case 'object': return objectArbitrary(builder, node, depth)
+    default: return fc.constant({ [kLeaf]: {} })
+  }
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one). */
+function sentinelFor (node: JsonSchema, count: number): string | undefined {
+  const base36 = count.toString(36).padStart(6, '0')
+  switch (node.format) {
+    case undefined: break
+    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
+    case 'email': return `zq${base36}@example.com`
+    case 'uri': case 'url': return `https://example.com/zq${base36}`
+    case 'hostname': return `zq${base36}.example.com`
+    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
+    default: return undefined
+  }
+  if (typeof node.pattern === 'string') return undefined
+  const min = typeof node.minLength === 'number' ? node.minLength : 0
+  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
+  const token = `zq${base36}`
+  if (token.length > max) return undefined
+  return token.padEnd(Math.max(min, token.length), 'q')
+}
+
+/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
+function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Set<string>, choiceIds: Map<JsonSchema, number>): unknown {
+  let count = 0
+  const walk = (value: unknown, pointer: string): unknown => {
+    if (typeof value !== 'object' || value === null) return value
+    if (kLeaf in value) {
+      const node = (value as Leaf)[kLeaf]
+      const sentinel = sentinelFor(node, ++count)
+      if (sentinel === undefined) return exampleOf(node)
+      sentinels.set(sentinel, pointer)
+      return sentinel
+    }
+    if (kChoice in value) {
+      const choice = value as Choice
+      covered.add(`${choiceIds.get(choice[kChoice]) ?? -1}\n${JSON.stringify(choice.value)}`)
+      return choice.value
+    }
+    if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
+    const copy: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
+    return copy
+  }
+  return walk(sampled, '')
+}
+
+/**
+ * Examples of `schema`: `options.count` sampled ones, then one more for each enum member sampling did not give
+ * (generated toward it: the optional fields and union members that hold it present).
+ * @example
+ * ```ts
+ * for (const { value, sentinels } of generateExamples(form, { resolveRef, count: 200, seed: 1 })) replay(value, sentinels)
+ * ```
+ */
+export function generateExamples (schema: unknown, options: GenerationOptions): GeneratedExample[] {
+  const fc = fastCheck()
+  const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
+  const examples: GeneratedExample[] = []
+  const covered = new Set<string>()
+  const choiceIds = new Map<JsonSchema, number>()
+  const sampleWith = (from: Builder, runs: number): void => {
+    const arbitrary = arbitraryOf(from, schema, 0)
+    for (const node of from.choices) if (!choiceIds.has(node)) choiceIds.set(node, choiceIds.size)
+    for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
+      const sentinels = new Map<string, string>()
+      examples.push({ value: materialize(sampled, sentinels, covered, choiceIds), sentinels })
+    }
+  }
+  sampleWith(builder, options.count)
+  for (const node of [...builder.choices]) {
+    for (const value of membersOf(node) ?? []) {
+      if (covered.has(`${choiceIds.get(node) ?? -1}\n${JSON.stringify(value)}`)) continue
+      sampleWith({ ...builder, choices: new Set(), forced: { node, value }, holds: new Map() }, 1)
+    }
+  }
+  return examples
+}

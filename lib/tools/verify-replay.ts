@@ -1,0 +1,184 @@
+/**
+ * One replay of `verify`: a generated example taken through the converters of one route (or webhook) and version,
+ * step by step, the way requests go up and responses down when served. After each version change the data must
+ * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
+ * be converted, not coerced), and at the end every sentinel that must arrive (./data-flow.ts) must be delivered.
+ * The first version change after which either fails is the one at fault.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { GenerationStep } from '../describe/versions'
+import type { ConverterStep } from '../routes/converter-steps'
+import type { RequestPart } from '../routes/version-plan'
+import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
+
+/** A validator as Ajv compiles it. */
+export type Check = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null }
+
+/** One error of a validator. */
+export interface ValidationIssue {
+  readonly instancePath?: string
+  readonly message?: string
+  readonly params?: Record<string, unknown>
+}
+
+/** What a replay reports: the kind of problem, where, and the version change at fault. */
+export interface ReplayIssue {
+  readonly kind: 'invalid' | 'lost' | 'converter failed'
+  readonly part: string
+  readonly pointer: string
+  readonly message: string
+  /** Index of the generation step at fault (`steps[index]`). */
+  readonly step: number
+  /** The level whose schema the data reached when it went wrong (0 is HEAD). */
+  readonly reached: number
+  /** The converters of that step that ran. */
+  readonly converters: readonly string[]
+}
+
+/** What replays need: strict validators, the application's `$ref`s, the generation steps. */
+export interface ReplayContext {
+  readonly compile: (schema: TSchema) => Check
+  readonly resolveRef: RefResolver
+  readonly steps: readonly GenerationStep[]
+}
+
+/** A JSON pointer with array indices as `*` (the same mistake shows at one place, whatever the example). */
+function pointerOf (issue: ValidationIssue | undefined): string {
+  if (issue === undefined) return ''
+  const base = (issue.instancePath ?? '').replace(/\/\d+(?=\/|$)/g, '/*')
+  const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
+  return typeof extra === 'string' ? `${base}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}` : base
+}
+
+/** The steps of `steps` that belong to one generation step's version changes, tracking which ran. */
+function tracked (steps: readonly ConverterStep[], step: GenerationStep, ran: string[]): ConverterStep[] {
+  return steps.filter((candidate) => step.changes.includes(candidate.converter.change)).map((planned) => ({
+    ...planned,
+    converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } }
+  }))
+}
+
+function failureMessage (failure: unknown): string {
+  const error = failure instanceof ConverterFailure ? failure.thrown : failure
+  return error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
+}
+
+/**
+ * Where each required value went missing first. A value may be out of sight at a level between (a field HEAD has
+ * and the latest version hides) and still arrive: only values missing at the end are reported, at the step after
+ * which they were first missing.
+ */
+class LossTracker {
+  private readonly firstMissing = new Map<string, ReplayIssue>()
+
+  constructor (private readonly resolveRef: RefResolver) {}
+
+  /** Notes the required values `schema` does not deliver of `data` after step `step`; returns those missing. */
+  note (schema: TSchema, data: unknown, required: readonly RequiredValue[], at: Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>): RequiredValue[] {
+    if (required.length === 0) return []
+    const delivered = deliveredStrings(schema, data, this.resolveRef)
+    const missing = required.filter((value) => !arrives(value.sentinel, delivered))
+    for (const value of missing) {
+      if (!this.firstMissing.has(value.sentinel)) this.firstMissing.set(value.sentinel, { kind: 'lost', pointer: value.pointer, message: '', ...at })
+    }
+    return missing
+  }
+
+  /** The issue of the first value in `missing` (values missing at the end). */
+  issueOf (missing: readonly RequiredValue[]): ReplayIssue | undefined {
+    return missing.length === 0 ? undefined : this.firstMissing.get(missing[0].sentinel)
+  }
+}
+
+/** An example request of one version: its parts, and the sentinels that must reach HEAD, by part. */
+export interface RequestReplay {
+  readonly data: Partial<Record<RequestPart, unknown>>
+  readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
+  readonly requestSteps: readonly ConverterStep[]
+  readonly method: string
+  /** The version's level, and the form of a part at any level (0 is HEAD). */
+  readonly level: number
+  readonly formAt: (part: RequestPart, level: number) => TSchema
+}
+
+/**
+ * Replays a request example up to HEAD. Returns the first issue (the example is then done), or the HEAD data;
+ * `undefined` data when a converter refused the example with a client error (4xx): nothing to report.
+ */
+export async function replayRequest (context: ReplayContext, replay: RequestReplay): Promise<ReplayIssue | { head: Partial<Record<RequestPart, unknown>> } | undefined> {
+  const parts = Object.keys(replay.data) as RequestPart[]
+  const info = {
+    body: replay.data.body,
+    queryParams: (replay.data.querystring ?? {}) as Record<string, unknown>,
+    headers: { ...(replay.data.headers as Record<string, unknown> | undefined) },
+    cookies: {},
+    form: undefined
+  }
+  const current = (): Partial<Record<RequestPart, unknown>> => ({ ...replay.data, body: info.body, querystring: info.queryParams, headers: info.headers })
+  const losses = new LossTracker(context.resolveRef)
+  const missingAtHead: RequiredValue[] = []
+  // From the version up: after the converters of step `index`, the data is at level `index`; level 0 is HEAD.
+  for (let index = replay.level - 1; index >= 0; index--) {
+    const ran: string[] = []
+    if (index >= 1) {
+      try {
+        info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, replay.method, undefined)
+      } catch (error) {
+        if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
+        return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index, converters: [...new Set(ran)] }
+      }
+    }
+    const data = current()
+    for (const part of parts) {
+      const form = replay.formAt(part, index)
+      const check = context.compile(form)
+      if (!check(copyJson(data[part]))) {
+        const issue = check.errors?.[0]
+        return { kind: 'invalid', part, pointer: pointerOf(issue), message: issue?.message ?? 'does not match', step: index, reached: index, converters: [...new Set(ran)] }
+      }
+      const missing = losses.note(form, data[part], replay.required.get(part) ?? [], { part, step: index, reached: index, converters: [...new Set(ran)] })
+      if (index === 0) missingAtHead.push(...missing)
+    }
+  }
+  return losses.issueOf(missingAtHead) ?? { head: current() }
+}
+
+/** A HEAD response example of one status, and the sentinels that must reach the version. */
+export interface ResponseReplay {
+  readonly body: unknown
+  readonly status: number
+  readonly required: readonly RequiredValue[]
+  readonly responseSteps: readonly ConverterStep[]
+  readonly method: string | undefined
+  readonly level: number
+  /** The body's form at any level (the version's level included). */
+  readonly formAt: (level: number) => TSchema
+}
+
+/** Replays a HEAD response example down to the version. Returns the first issue, or the body the version sends. */
+export async function replayResponse (context: ReplayContext, replay: ResponseReplay): Promise<ReplayIssue | { body: unknown }> {
+  const info = { body: copyJson(replay.body), statusCode: replay.status, headers: {}, raw: replay.body, setCookie () {}, deleteCookie () {} }
+  const losses = new LossTracker(context.resolveRef)
+  let missing: RequiredValue[] = []
+  // Level 1 (the latest version) is HEAD data under the HEAD changes' instructions; each step then goes one level down.
+  for (let index = 0; index < replay.level; index++) {
+    const ran: string[] = []
+    if (index >= 1) {
+      try {
+        info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, replay.method, { statusCode: replay.status })
+      } catch (error) {
+        return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index + 1, converters: [...new Set(ran)] }
+      }
+    }
+    const form = replay.formAt(index + 1)
+    const check = context.compile(form)
+    if (!check(copyJson(info.body))) {
+      const issue = check.errors?.[0]
+      return { kind: 'invalid', part: 'body', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', step: index, reached: index + 1, converters: [...new Set(ran)] }
+    }
+    missing = losses.note(form, info.body, replay.required, { part: 'body', step: index, reached: index + 1, converters: [...new Set(ran)] })
+  }
+  return losses.issueOf(missing) ?? { body: info.body }
+}

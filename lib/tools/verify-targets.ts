@@ -1,0 +1,202 @@
+/**
+ * What `verify` replays for one route version or webhook: request examples of the version up to HEAD (and, where
+ * the route returns the schema it takes, back down again), HEAD response examples of every documented status down
+ * to the version, HEAD webhook payloads down to every version that has the webhook.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
+import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import type { ConverterStep } from '../routes/converter-steps'
+import type { DeclaredWebhook } from '../routes/webhooks'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { copyJson } from '../serve/step-runner'
+import { requiredValues, type RequiredValue } from './data-flow'
+import { generateExamples, type GeneratedExample } from './example-generation'
+import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue } from './verify-replay'
+
+/** Where a finding was made. */
+export interface Target {
+  readonly route: string
+  readonly version: string
+  readonly direction: 'request' | 'response'
+  readonly example: unknown
+}
+
+/** A problem of a replay, as a finding kind. */
+export type Issue = Omit<ReplayIssue, 'kind'> & { readonly kind: ReplayIssue['kind'] | 'round trip' }
+
+export type Report = (target: Target, issue: Issue) => void
+
+/** What every target needs. */
+export interface VerifyEnvironment {
+  readonly state: VersionerState
+  readonly context: ReplayContext
+  readonly generation: { readonly count: number, readonly seed: number }
+  readonly report: Report
+  /** Counts the examples replayed. */
+  readonly counter: { replayed: number }
+}
+
+/** The status a response key stands for (`2xx` → 200, `default` → 200). */
+function statusOf (key: string): number {
+  const status = Number(key.replace(/xx$/i, '00'))
+  return Number.isInteger(status) && status >= 100 ? status : 200
+}
+
+function examplesOf (env: VerifyEnvironment, schema: TSchema): GeneratedExample[] {
+  return generateExamples(schema, { resolveRef: env.context.resolveRef, ...env.generation })
+}
+
+/** Messages of lost values, by direction. */
+function lostMessage (issue: Issue, from: string, to: string): Issue {
+  return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
+}
+
+/** A route's request parts at any level, prepared as Fastify validates them (memoised per part and level). */
+function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
+  const cache = new Map<string, TSchema>()
+  return (part, level) => {
+    const key = `${part}\n${level}`
+    let form = cache.get(key)
+    if (form === undefined) {
+      const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
+      form = part === 'headers' ? lowerCaseHeaders(prepared) : prepared
+      cache.set(key, form)
+    }
+    return form
+  }
+}
+
+/** The success response of a route that returns the schema its body takes (a round trip), if any. */
+function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour): string | undefined {
+  const body = head.schema.body
+  if (body === undefined) return undefined
+  const seed = env.state.generation.seedOf(body)?.head ?? body
+  return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+    isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed && behaviour.responseForms.has(key))?.[0]
+}
+
+/** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
+async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, route: string): Promise<void> {
+  const { state, context } = env
+  const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
+  const formAt = requestForms(env, head)
+  if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
+  const examples = new Map(parts.map((part) => [part, examplesOf(env, formAt(part, behaviour.level))] as const))
+  const count = Math.max(...[...examples.values()].map((list) => list.length))
+  const trip = roundTripKey(env, head, behaviour)
+  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: behaviour.level, to: 0 }
+  for (let index = 0; index < count; index++) {
+    const data: Partial<Record<RequestPart, unknown>> = {}
+    const required = new Map<RequestPart, RequiredValue[]>()
+    let valid = true
+    for (const part of parts) {
+      const list = examples.get(part) as GeneratedExample[]
+      const example = list[index % list.length]
+      data[part] = copyJson(example.value)
+      valid &&= context.compile(formAt(part, behaviour.level))(copyJson(data[part]))
+      if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, head.schema[part], data[part], example.sentinels))
+    }
+    if (!valid) continue // an example the version's own schema rejects says nothing about migrations
+    env.counter.replayed++
+    for (const [part, clean] of behaviour.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
+    const result = await replayRequest(context, { data, required, requestSteps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, formAt })
+    if (result === undefined) continue
+    if (!('head' in result)) {
+      env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
+      continue
+    }
+    if (trip !== undefined) await verifyRoundTrip(env, { head, behaviour, route, key: trip }, result.head.body, required.get('body') ?? [])
+  }
+}
+
+/** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
+async function verifyRoundTrip (
+  env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string, key: string }, body: unknown, required: readonly RequiredValue[]
+): Promise<void> {
+  const { head, behaviour, route, key } = at
+  if (required.length === 0) return
+  env.counter.replayed++
+  const headSchema = responseMapAt(head, behaviour.level)[key]
+  const result = await replayResponse(env.context, {
+    body,
+    status: statusOf(key),
+    required,
+    responseSteps: behaviour.responseSteps.get(key) ?? [],
+    method: behaviour.state.methods[0],
+    level: behaviour.level,
+    formAt: (level) => level === behaviour.level ? behaviour.responseForms.get(key) as TSchema : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+  })
+  if ('body' in result || result.kind !== 'lost') return
+  env.report({ route, version: behaviour.version, direction: 'response', example: body },
+    { ...result, kind: 'round trip', part: `response ${key}`, message: `the value sent at ${result.pointer} does not come back in the ${key} response` })
+}
+
+/** What a response replay of one schema needs besides the examples. */
+interface ResponseTarget {
+  readonly route: string
+  readonly version: string
+  readonly level: number
+  readonly part: string
+  readonly status: number
+  readonly method: string | undefined
+  readonly steps: readonly ConverterStep[]
+  readonly formAt: (level: number) => TSchema
+}
+
+/** HEAD examples of a schema replayed down to a version. */
+async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
+  const { state, context } = env
+  const headForm = prepareForFastify(headSchema, state.generation)
+  if (target.steps.length === 0 && headForm === target.formAt(target.level)) return
+  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
+  for (const example of examplesOf(env, headForm)) {
+    if (!context.compile(headForm)(copyJson(example.value))) continue
+    env.counter.replayed++
+    const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
+    const result = await replayResponse(context, { body: example.value, status: target.status, required, responseSteps: target.steps, method: target.method, level: target.level, formAt: target.formAt })
+    if ('body' in result) continue
+    env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
+      lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
+  }
+}
+
+/** Every replay of one version of a route. */
+export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour): Promise<void> {
+  const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
+  await verifyRequests(env, head, behaviour, route)
+  for (const [key, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
+    const versionForm = behaviour.responseForms.get(key)
+    if (versionForm === undefined) continue
+    await verifyResponseSchema(env, headSchema, {
+      route,
+      version: behaviour.version,
+      level: behaviour.level,
+      part: `response ${key}`,
+      status: statusOf(key),
+      method: behaviour.state.methods[0],
+      steps: behaviour.responseSteps.get(key) ?? [],
+      formAt: (level) => level === behaviour.level ? versionForm : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+    })
+  }
+}
+
+/** Every replay of a webhook's payload: HEAD examples down to each version that has the webhook. */
+export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWebhook): Promise<void> {
+  const { state } = env
+  for (let level = 1; level < webhook.timeline.length; level++) {
+    if (!webhook.timeline[level].exists) continue
+    await verifyResponseSchema(env, webhook.body, {
+      route: `webhook ${webhook.name}`,
+      version: state.versionAt(level),
+      level,
+      part: 'payload',
+      status: 200,
+      method: undefined,
+      steps: state.planner.responseSteps(undefined, webhook.body, level),
+      formAt: (at) => prepareForFastify(state.generation.formAt(webhook.body, at), state.generation)
+    })
+  }
+}
