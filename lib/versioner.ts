@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
-import { migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
+import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickVersion } from './serve/request-hook'
 import { versionedRequest } from './serve/request-state'
@@ -178,6 +178,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
+  const engine = new MigrationEngine(resolved.versions, state.generation, state.planner)
   let routes: Map<string, VersionedRouteInfo[]> | undefined
   const decoration: VersionerDecoration = {
     webhooks,
@@ -199,7 +200,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       return routes
     },
     migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T | Promise<T> =>
-      migrateWith({ bundle: resolved.versions, generation: state.generation, planner: state.planner }, schema, migration) as T | Promise<T>
+      migrateWith(engine, schema, migration) as T | Promise<T>
   }
   const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
   Object.defineProperty(decoration, kToolFacts, { value: facts })

@@ -2,10 +2,11 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
-  ConvertResponseToPreviousVersionFor, fastifyVersioner, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
+  ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
   versioned, type ResponseInfo
 } from '../plugin'
 import { caught } from './helpers/errors'
+import { buildSeededApp, Order } from './fixtures/seeded-app'
 
 test('the reference example: converters of the schema, then the version\'s schema with defaults; unknown fields removed', async (t) => {
   const EmptySchema = Type.Object({})
@@ -264,4 +265,26 @@ test('async converters: migrateResponseBody returns a promise of the migrated bo
   const bound = app.versioner.migrateResponseBody<{ id: string, amountCents: number }>(Payment, { latestBody, version: '2000-01-01' })
   t.ok(bound instanceof Promise)
   t.same(await bound, { id: 'p1', amountCents: 100 }, 'app.versioner.migrateResponseBody too')
+})
+
+test('migrateResponseBody throws FST_VERSIONER_UNCONVERTIBLE_RESPONSE instead of returning a value the version cannot take', async (t) => {
+  const app = await buildSeededApp('enum')
+  t.teardown(() => app.close())
+  await app.ready()
+  const order = { id: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', status: 'refunded' }
+  t.same(app.versioner.migrateResponseBody(Order, { latestBody: order, version: '2003-01-01' }), order, 'the version that has the member')
+  const error = caught(() => app.versioner.migrateResponseBody(Order, { latestBody: order, version: '2001-01-01' }))
+  t.equal(error?.code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE')
+  t.match(error?.message, /^migrateResponseBody: The value "refunded" of OrderStatus \(field 'status'\) cannot be expressed in API version 2001-01-01: version change AddOrdersProfilesTagsContacts removed it/)
+  t.same(app.versioner.migrateResponseBody(Order, { latestBody: { ...order, status: 'placed' }, version: '2001-01-01' }), { ...order, status: 'placed' }, 'other members pass')
+
+  const Named = Type.Object({ fullName: Type.String() }, { $id: 'Named' })
+  class NameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Named).field('fullName').had({ name: 'name' })]
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasName), new Version('2000-01-01'))
+  const invalid = caught(() => migrateResponseBody(bundle, Named, { latestBody: { fullName: 'Ada' }, version: '2000-01-01' }))
+  t.equal(invalid?.code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'a rename without its converter: the result does not match the version\'s schema')
+  t.match(invalid?.message, /does not match that version's schema at '': must have required property 'name'/)
 })

@@ -5,7 +5,8 @@ import { versionedApp } from './helpers/apps'
 import { call, jsonOf } from './helpers/http'
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
-import { v } from './helpers/request-pipeline'
+import { captureLogs, v } from './helpers/request-pipeline'
+import { buildSeededApp } from './fixtures/seeded-app'
 
 test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
   const UserResource = Type.Object({
@@ -415,4 +416,28 @@ test('__proto__ crossed the response copy: with onProtoPoisoning "ignore", an ec
     t.same((jsonOf(response) as { profile: unknown }).profile, { nickname: 'n' }, `${version}: no role came from __proto__`)
   }
   t.equal(({} as Record<string, unknown>).role, undefined, 'Object.prototype is untouched')
+})
+
+test('a HEAD enum member no converter maps answers a logged 500 FST_VERSIONER_UNCONVERTIBLE_RESPONSE naming the change, never a serializer message', async (t) => {
+  const { stream, entries } = captureLogs()
+  const app = await buildSeededApp('enum', { logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  const latest = await app.inject({ url: '/orders', headers: v('2003-01-01') })
+  t.same([latest.statusCode, latest.json()[0].status], [200, 'refunded'], 'the version that has the member serves it')
+  for (const version of ['2002-01-01', '2000-01-01']) {
+    const old = await app.inject({ url: '/orders', headers: v(version) })
+    t.equal(old.statusCode, 500, `${version}: 500`)
+    t.match(old.json(), { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: `A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.` })
+    t.notMatch(old.body, /refunded|does not match|required/, `${version}: neither the value nor a serializer message reaches the client`)
+    t.equal(old.headers['x-api-version'], version)
+  }
+  const logged = entries.filter((entry) => entry.schema === 'OrderStatus')
+  t.equal(logged.length, 2, 'one log entry per request')
+  t.match(logged[0], { level: 50, apiVersion: '2002-01-01', route: 'GET /orders', versionChange: 'AddOrdersProfilesTagsContacts', value: 'refunded' })
+  t.match(logged[0].msg, /The value "refunded" of OrderStatus \(field 'status'\) cannot be expressed in API version 2002-01-01: version change AddOrdersProfilesTagsContacts removed it/)
+
+  const fixed = await buildSeededApp(undefined)
+  t.teardown(() => fixed.close())
+  const converted = await fixed.inject({ url: '/orders', headers: v('2000-01-01') })
+  t.same([converted.statusCode, converted.json()[0].status], [200, 'shipped'], 'with its converter, the member is mapped')
 })

@@ -126,6 +126,20 @@ export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED'
 )
 
 /**
+ * 500: a response of a version (or `migrateResponseBody`'s result) holds a value that version cannot express once
+ * its converters ran: a HEAD enum member the version lacks, that no response converter mapped (answered with a
+ * generic message; the log entry names the version, the version change, the schema and the value), or, from
+ * `migrateResponseBody`, a body that does not match the version's schema (the message says where).
+ * @example
+ * ```ts
+ * // enumeration(OrderStatus).didntHave('refunded') and no converter: GET /orders in 2000-01-01 answers
+ * // { statusCode: 500, code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: '…' }
+ * ```
+ */
+export const UnconvertibleResponseError = createError<'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 500, [message: string]>(
+  'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', '%s', 500)
+
+/**
  * An HTTP method name in `endpoint(...)` or in a by-path converter is not a method Fastify can route.
  * @example
  * ```ts
@@ -262,6 +276,7 @@ export const errorCodes = {
   FST_VERSIONER_PATH_CONVERTER_UNUSED: RouteByPathConverterDoesNotApplyToAnythingError,
   FST_VERSIONER_LATEST_REQUEST_VALIDATION: VersionerLatestRequestValidationError,
   FST_VERSIONER_CONVERTER_FAILED: ConverterFailedError,
+  FST_VERSIONER_UNCONVERTIBLE_RESPONSE: UnconvertibleResponseError,
   FST_VERSIONER_LINTING: LintingError,
   FST_VERSIONER_INVALID_API_VERSION: InvalidApiVersionError,
   FST_VERSIONER_MISSING_API_VERSION: MissingApiVersionError,

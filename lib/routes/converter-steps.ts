@@ -69,7 +69,7 @@ export class ConverterPlanner {
   private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
   private readonly responseLists = new Map<PlannedRoute | undefined, Map<readonly TSchema[] | undefined, StepLists>>()
 
-  constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {
+  constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
   }
 

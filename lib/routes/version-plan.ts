@@ -12,6 +12,7 @@ import { compileShapeWalk, REQUEST_RULES, type ShapeWalk } from '../values/shape
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
+import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
 
 /** The request parts Fastify validates. */
@@ -45,6 +46,8 @@ export interface VersionBehaviour {
   readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
   /** This version's response schemas by status key (ready for Fastify). */
   readonly responseForms: ReadonlyMap<string, TSchema>
+  /** By status key, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
+  readonly responseGuards: ReadonlyMap<string, readonly ValueGuard[]>
   /** Success status keys whose schema differs from the one the route serializes with natively. */
   readonly ownSuccessSerializers: ReadonlySet<string>
   /** The status of a successful response in this version, when an instruction changed it. */
@@ -137,6 +140,7 @@ export function shareBehaviour (previous: VersionBehaviour, version: string, lev
     requestSteps: previous.requestSteps,
     responseSteps: previous.responseSteps,
     responseForms: previous.responseForms,
+    responseGuards: previous.responseGuards,
     ownSuccessSerializers: previous.ownSuccessSerializers,
     statusCode: previous.statusCode,
     successWork: previous.successWork,
@@ -180,6 +184,7 @@ export function buildBehaviour (
   const responseForms = new Map<string, TSchema>()
   const responseSteps = new Map<string, readonly ConverterStep[]>()
   const ownSuccessSerializers = new Set<string>()
+  const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
   const successBodies = successBodiesOf(responses)
   for (const [key, schema] of Object.entries(responses)) {
@@ -187,9 +192,11 @@ export function buildBehaviour (
     responseForms.set(key, form)
     const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : successBodies)
     responseSteps.set(key, steps)
+    const guards = valueGuardsOf(planner, schema, level)
+    if (guards.length > 0) responseGuards.set(key, guards)
     if (isSuccessKey(key)) {
-      if (native[key] !== form) ownSuccessSerializers.add(key)
-    } else if (native[key] !== form || steps.some((step) => step.converter.migrateHttpErrors)) {
+      if (native[key] !== form || guards.length > 0) ownSuccessSerializers.add(key)
+    } else if (native[key] !== form || guards.length > 0 || steps.some((step) => step.converter.migrateHttpErrors)) {
       errorWork = true
     }
   }
@@ -210,6 +217,7 @@ export function buildBehaviour (
     requestSteps,
     responseSteps,
     responseForms,
+    responseGuards,
     ownSuccessSerializers,
     statusCode,
     successWork,

@@ -1,7 +1,5 @@
 /**
- * Stage `lib/schemas/`: the form of every HEAD schema in every version.
- *
- * `generateVersionedSchemas(bundle)`: the form of any HEAD schema in every version.
+ * Stage `lib/schemas/`: the form of every HEAD schema in every version (`generateVersionedSchemas(bundle)`).
  *
  * The walk follows the spec: HEAD changes turn HEAD into the latest version, then each version's changes
  * give the version before it. Instructions edit immutable per-version states of the schemas they name
@@ -169,6 +167,11 @@ export class SchemaGeneration {
     this.formAt(schema, level)
     if (!isSchemaObject(schema) || this.isUnchanging(schema)) return NO_SEEDS
     return this.records.get(schema)?.deps ?? undefined
+  }
+
+  /** The seeds the instructions that give `level` changed. */
+  seedsChangedAt (level: number): ReadonlySet<Seed> {
+    return this.changedAt[level] ?? NO_SEEDS
   }
 
   /** True when the instructions that give `level` changed one of `seeds`. */

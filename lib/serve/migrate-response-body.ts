@@ -7,18 +7,45 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner } from '../routes/converter-steps'
-import { ConverterFailedError, UnknownVersionError } from '../core/errors'
+import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
+import { strictValidator, type Check } from '../core/strict-validator'
+import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
+import { prepareForFastify } from '../routes/prepared-schemas'
 import { toIsoDate } from '../core/iso-date'
 import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, type WalkRules } from '../values/shape-walk'
 import { resolveVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
-/** What `migrateResponseBody` needs of a bundle (the plugin passes its application's own). */
-export interface MigrationEngine {
-  readonly bundle: VersionBundle
-  readonly generation: SchemaGeneration
-  readonly planner: ConverterPlanner
+/**
+ * What `migrateResponseBody` works with: a bundle's schema generation and converter planner (the plugin's own, or
+ * the bundle's, for the standalone function), and what it keeps between calls: the shape walk's rules, the
+ * guards of each schema and version, the strict validator of results.
+ */
+export class MigrationEngine {
+  /** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
+  readonly rules: WalkRules
+  private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
+  private check: ((schema: object) => Check) | undefined
+
+  constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner) {
+    this.rules = { removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) }
+  }
+
+  /** Where data of `schema` at `level` may hold a HEAD value the version cannot express. */
+  guardsOf (schema: TSchema, level: number): readonly ValueGuard[] {
+    let byLevel = this.guards.get(schema)
+    if (byLevel === undefined) this.guards.set(schema, byLevel = new Map())
+    let guards = byLevel.get(level)
+    if (guards === undefined) byLevel.set(level, guards = valueGuardsOf(this.planner, schema, level))
+    return guards
+  }
+
+  /** The strict validator of a version's form (see ../core/strict-validator.ts). */
+  validatorOf (form: TSchema): Check {
+    this.check ??= strictValidator((ref) => this.generation.resolveAnyId(ref))
+    return this.check(prepareForFastify(form, this.generation))
+  }
 }
 
 // One engine per bundle object for the standalone function (a bundle is immutable once built).
@@ -28,22 +55,10 @@ function engineFor (bundle: VersionBundle): MigrationEngine {
   let engine = engines.get(bundle)
   if (engine === undefined) {
     const generation = new SchemaGeneration(bundle)
-    engine = { bundle, generation, planner: new ConverterPlanner(generation, generationSteps(bundle)) }
+    engine = new MigrationEngine(bundle, generation, new ConverterPlanner(generation, generationSteps(bundle)))
     engines.set(bundle, engine)
   }
   return engine
-}
-
-const walkRules = new WeakMap<SchemaGeneration, WalkRules>()
-
-/** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
-function rulesOf (generation: SchemaGeneration): WalkRules {
-  let rules = walkRules.get(generation)
-  if (rules === undefined) {
-    rules = { removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) }
-    walkRules.set(generation, rules)
-  }
-  return rules
 }
 
 /** What to migrate, and to which version. */
@@ -89,8 +104,24 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (body: unknown): unknown => applyShape(form, rulesOf(engine.generation), body)
+  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version }, applyShape(form, engine.rules, body))
   return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
+}
+
+/**
+ * A migrated body, once it is sure to be one the version can take: a HEAD enum member no converter mapped, or a
+ * body that does not match the version's schema, throws `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming it, rather
+ * than reaching a subscriber on an older version.
+ */
+function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string }, body: unknown): unknown {
+  const found = unexpressibleValue(engine.guardsOf(at.schema, at.level), body)
+  if (found !== undefined) throw new UnconvertibleResponseError(`migrateResponseBody: ${describeUnexpressible(found, at.version)}`)
+  const check = engine.validatorOf(at.form)
+  if (check(copyJson(body))) return body
+  const issue = check.errors?.[0]
+  throw new UnconvertibleResponseError(`migrateResponseBody: the body migrated to API version ${at.version} does not match that version's schema ` +
+    `at '${issue?.instancePath ?? ''}': ${issue?.message ?? 'does not match'}. A version change between HEAD and ${at.version} lacks a ` +
+    'response converter for this schema, or one produces a wrong value: run verify to find it.')
 }
 
 /**

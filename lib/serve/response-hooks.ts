@@ -16,6 +16,8 @@ import { kBehaviour, kConverted, kConverterFailed } from '../core/symbols'
 import { statusKey, type VersionBehaviour } from '../routes/version-plan'
 import { appendLink } from './lifecycle'
 import { processWarning } from '../core/warnings'
+import { UnconvertibleResponseError } from '../core/errors'
+import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 
 /** Whether a list of response steps has converters that need the body, for successes and for errors. */
 interface BodyNeeds {
@@ -221,7 +223,7 @@ function convertBody (
   const key = statusKey(behaviour.responseForms, status)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (steps.length === 0) {
-    finish(reply, behaviour, status, body, key, done)
+    finishExpressible(request, reply, { behaviour, status, key, route }, body, done, finish)
     return
   }
   const copied = copyJson(body)
@@ -235,7 +237,7 @@ function convertBody (
   }
   if (result instanceof PendingRun) {
     let converted: unknown
-    finishPendingRun(result, (settled) => { info.writeBack(); converted = settled }, () => { finish(reply, behaviour, status, converted, key, done) },
+    finishPendingRun(result, (settled) => { info.writeBack(); converted = settled }, () => { finishExpressible(request, reply, { behaviour, status, key, route }, converted, done, finish) },
       (failure) => { failResponse(reply, { request, version: behaviour.version, route }, done, failure) })
     return
   }
@@ -245,7 +247,39 @@ function convertBody (
     failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(error))
     return
   }
-  finish(reply, behaviour, status, result, key, done)
+  finishExpressible(request, reply, { behaviour, status, key, route }, result, done, finish)
+}
+
+/** Where a converted body is sent: the version's behaviour, the status and status key the steps were chosen by, the route. */
+interface Converted {
+  readonly behaviour: VersionBehaviour
+  readonly status: number
+  readonly key: string | undefined
+  readonly route: string
+}
+
+/**
+ * Sends a converted body with `finish`, unless it holds a HEAD value the version cannot express (a HEAD enum member
+ * no converter mapped: see ../routes/value-guards.ts): that is a logged 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`
+ * naming the version, the version change, the enum and the value, never a serializer's message or a value the
+ * client's version does not know.
+ */
+function finishExpressible (
+  request: VersionedRequest, reply: VersionedReply, at: Converted, body: unknown, done: (error: Error | null, payload?: unknown) => void, finish: Finish
+): void {
+  const { behaviour, status, key, route } = at
+  const guards = key === undefined || behaviour.responseGuards.size === 0 ? undefined : behaviour.responseGuards.get(key)
+  const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
+  if (found === undefined) {
+    finish(reply, behaviour, status, body, key, done)
+    return
+  }
+  const version = behaviour.version
+  request.log.error({
+    apiVersion: version, route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
+  }, describeUnexpressible(found, version))
+  const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
+  failResponse(reply, { request, version, route }, done, error)
 }
 
 const NO_STEPS: readonly ConverterStep[] = []

@@ -12,16 +12,7 @@ import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
-
-/** A validator as Ajv compiles it. */
-export type Check = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null }
-
-/** One error of a validator. */
-export interface ValidationIssue {
-  readonly instancePath?: string
-  readonly message?: string
-  readonly params?: Record<string, unknown>
-}
+import type { Check, ValidationIssue } from '../core/strict-validator'
 
 /** What a replay reports: the kind of problem, where, and the version change at fault. */
 export interface ReplayIssue {

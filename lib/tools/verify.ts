@@ -11,15 +11,14 @@
  * that ran there (or none) and the JSON pointer, and says what went wrong.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { createRequire } from 'node:module'
 import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { Check, ReplayContext } from './verify-replay'
+import type { ReplayContext } from './verify-replay'
+import { strictValidator } from '../core/strict-validator'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -68,27 +67,6 @@ export interface VerifyContext {
   readonly fastify: FastifyInstance
   readonly state: VersionerState
   readonly webhooks: readonly DeclaredWebhook[]
-}
-
-/**
- * The application's validator, strict: Fastify's Ajv setup (`@fastify/ajv-compiler`: its formats, defaults and
- * removal of extra fields where a schema closes an object) with the application's shared schemas, but without type
- * coercion, so that a value of the wrong type is a finding rather than coerced into place.
- */
-function strictValidator (fastify: FastifyInstance): (schema: TSchema) => Check {
-  type Compile = (route: { schema: TSchema, method: string, url: string, httpPart?: string }) => Check
-  const fromFastify = createRequire(require.resolve('fastify'))
-  const AjvCompiler = fromFastify('@fastify/ajv-compiler') as () => (schemas: object, options: object) => Compile
-  const compile = AjvCompiler()(fastify.getSchemas(), { customOptions: { coerceTypes: false } })
-  const cache = new Map<TSchema, Check>()
-  return (schema) => {
-    let check = cache.get(schema)
-    if (check === undefined) {
-      check = compile({ schema, method: 'POST', url: '/', httpPart: 'body' })
-      cache.set(schema, check)
-    }
-    return check
-  }
 }
 
 /** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
@@ -155,7 +133,7 @@ export type VerifyFindings = VerifyFinding[] & {
 export async function verifyMigrations ({ fastify, state, webhooks }: VerifyContext, options: VerifyOptions = {}): Promise<VerifyFindings> {
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
-  const context: ReplayContext = { compile: strictValidator(fastify), resolveRef, steps: state.steps }
+  const context: ReplayContext = { compile: strictValidator(resolveRef), resolveRef, steps: state.steps }
   const generation = { count: options.examples ?? 200, seed: options.seed ?? 1 }
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
   const counter = { replayed: 0 }

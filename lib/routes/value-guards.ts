@@ -1,0 +1,83 @@
+/**
+ * Guards against HEAD values a version cannot express. When a version's enum lacks HEAD members (a member added
+ * since, or renamed), a response of that version holding one, after its converters ran, would reach the client
+ * anyway: the serializer fails with a message about the schema, or, for an `enum` keyword, sends it as it is. A
+ * guard finds where the enum occurs in the version's data (one compiled collector) and tells which values it must
+ * not hold, and which version change removed each. Planned once per (schema, version); a schema that holds no
+ * narrowed enum gets none, and costs nothing.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { isSchemaLevelInstruction } from '../describe/instructions'
+import { narrowedEnums } from '../schemas/narrowed-enums'
+import type { Collector, Holder, Occurrence } from '../values/occurrences'
+import type { ConverterPlanner } from './converter-steps'
+
+/** Where a narrowed enum occurs in a version's data, and what it may hold there. */
+export interface ValueGuard {
+  readonly find: Collector
+  readonly allowed: ReadonlySet<unknown>
+  /** Each HEAD value the version lacks → the version change classes that removed it. */
+  readonly removedBy: ReadonlyMap<unknown, readonly string[]>
+  /** The enum's name, for messages. */
+  readonly schema: string
+}
+
+/** A value a version cannot express, found in its data. */
+export interface Unexpressible {
+  readonly guard: ValueGuard
+  readonly value: unknown
+  /** The key the value is under (a field name, an array index). */
+  readonly key: PropertyKey
+}
+
+/** What planning guards needs: the schema generation, the steps, and collectors (the converter planner has them all). */
+export type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'collectorFor'>
+
+/** The version change classes of the step giving `level` that hold an enum instruction on `head`'s seed. */
+function changesRemoving (planning: GuardPlanning, head: TSchema, level: number): string[] {
+  const step = planning.steps[level - 1]
+  const seed = planning.generation.seedOf(head)
+  const changes = step.changes.filter((change) => change.instructions.some((instruction) =>
+    isSchemaLevelInstruction(instruction) && instruction.kind.startsWith('enum.') && planning.generation.seedOf(instruction.schema) === seed))
+  return (changes.length > 0 ? changes : step.changes).map((change) => change.name)
+}
+
+/** The guards of data shaped like `schema` (a HEAD schema) at `level`. */
+export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: number): readonly ValueGuard[] {
+  if (level === 0) return NO_GUARDS
+  const guards: ValueGuard[] = []
+  for (const narrowed of narrowedEnums(planning.generation, level)) {
+    const find = planning.collectorFor(schema, narrowed.seed.head, level)
+    if (find === null) continue
+    const removedBy = new Map<unknown, readonly string[]>()
+    for (const [value, at] of narrowed.removedAt) if (!narrowed.allowed.has(value)) removedBy.set(value, changesRemoving(planning, narrowed.seed.head, at))
+    guards.push({ find, allowed: narrowed.allowed, removedBy, schema: narrowed.seed.display })
+  }
+  return guards.length === 0 ? NO_GUARDS : guards
+}
+
+/** The first value of `body` its guards do not allow, if any. */
+export function unexpressibleValue (guards: readonly ValueGuard[], body: unknown): Unexpressible | undefined {
+  const root: Holder = { body }
+  for (const guard of guards) {
+    const found: Occurrence[] = []
+    guard.find(root, 'body', found)
+    for (const [holder, key] of found) {
+      const value = holder[key]
+      if (!guard.allowed.has(value)) return { guard, value, key }
+    }
+  }
+  return undefined
+}
+
+/** The message naming a value a version cannot express: where, which value, which version changes removed it. */
+export function describeUnexpressible (found: Unexpressible, version: string): string {
+  const changes = found.guard.removedBy.get(found.value) ?? []
+  const where = typeof found.key === 'number' ? `item ${found.key}` : `field '${String(found.key)}'`
+  return `The value ${JSON.stringify(found.value)} of ${found.guard.schema} (${where}) cannot be expressed in API version ${version}: ` +
+    `${changes.length > 0 ? `version change ${changes.join(', ')} removed it` : 'that version lacks it'} and no response converter mapped it ` +
+    'to a value the version has. Add a response converter that maps it, or run verify to see every such case.'
+}
+
+const NO_GUARDS: readonly ValueGuard[] = []
