@@ -1,7 +1,7 @@
 // `check`: each kind of change that breaks a saved version's clients is one line naming the version, operation,
 // place and kind; changes its clients can ignore are notes.
 import { test } from 'tap'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
@@ -185,4 +185,52 @@ test('checkDocuments says what is wrong with the saved folder', async (t) => {
   await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /holds no saved documents.*run export first/ })
   await writeFile(join(dir, '2000-01-01.json'), '{ not json')
   await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /is not JSON/ })
+})
+
+// Issue 19, case 6: each of these used to compare as "no breaking change", turning the CI check off.
+const corrupted: Array<[string, unknown, RegExp]> = [
+  ['null', null, /is not an OpenAPI document: it holds null, where export writes an object/],
+  ['an array', [], /it holds an array/],
+  ['a string', 'openapi', /it holds a string/],
+  ['a number', 3, /it holds a number/],
+  ['an empty object', {}, /has no "openapi" field; check compares OpenAPI 3 documents/],
+  ['a Swagger 2.0 document', { swagger: '2.0', info: { title: 'API', version: '2000-01-01' }, paths: {} }, /is a Swagger 2\.0 document \("swagger": "2\.0"\)/],
+  ['"openapi": "2.0"', { ...baseDocument(), openapi: '2.0' }, /has "openapi": "2\.0"; check compares OpenAPI 3 documents/],
+  ['"openapi": 3.1', { ...baseDocument(), openapi: 3.1 }, /has "openapi": 3\.1;/],
+  ['"paths": null', { ...baseDocument(), paths: null }, /has "paths": null, where every OpenAPI document export writes has an object of paths/],
+  ['"paths": []', { ...baseDocument(), paths: [] }, /has "paths": \[\],/],
+  ['no paths', { openapi: '3.1.0', info: { title: 'API', version: '2000-01-01' } }, /has no "paths" field/],
+  ['"webhooks": []', { ...baseDocument(), webhooks: [] }, /has "webhooks": \[\], which must be an object when present/],
+  ['"components": null', { ...baseDocument(), components: null }, /has "components": null, which must be an object when present/],
+  ['no info.version', { ...baseDocument(), info: { title: 'API' } }, /has no info\.version/],
+  ["another version's document", { ...baseDocument(), info: { title: 'API', version: '2001-01-01' } }, /is the document of version '2001-01-01' \(its info\.version\), not of '2000-01-01'/]
+]
+
+test('compareDocuments refuses what is not an OpenAPI 3 document of the version, saved or current', async (t) => {
+  for (const [name, document, message] of corrupted) {
+    t.throws(() => compareDocuments('2000-01-01', document, baseDocument()), { code: 'FST_VERSIONER_TOOL', message }, `saved: ${name}`)
+    t.throws(() => compareDocuments('2000-01-01', document, baseDocument()), { message: /^The saved document of version '2000-01-01' .*Restore it from version control, or run export again/ })
+    t.throws(() => compareDocuments('2000-01-01', baseDocument(), document), { code: 'FST_VERSIONER_TOOL', message: /^The current document of version '2000-01-01' / }, `current: ${name}`)
+  }
+  const withWebhooks = { ...baseDocument(), webhooks: {} }
+  t.same(compareDocuments('2000-01-01', withWebhooks, withWebhooks), [], 'webhooks as an object is fine')
+})
+
+test('checkDocuments refuses a corrupted saved document, naming the file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2001-01-01', '2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const good = await readFile(file, 'utf8')
+  for (const [name, document, message] of corrupted) {
+    await writeFile(file, JSON.stringify(document))
+    await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message }, name)
+    await t.rejects(checkDocuments(app, dir), { message: `The saved document '${file}' ` }, `${name}: names the file`)
+  }
+  await writeFile(file, good)
+  t.same((await checkDocuments(app, dir)).breaks, [], 'the exported document passes')
+  await writeFile(join(dir, '2001-01-01.json'), good)
+  await t.rejects(checkDocuments(app, dir), { message: `The saved document '${join(dir, '2001-01-01.json')}' is the document of version '2000-01-01' (its info.version), not of '2001-01-01' as its file name says.` },
+    'a snapshot copied under the wrong name')
 })

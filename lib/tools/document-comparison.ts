@@ -8,6 +8,7 @@
  */
 import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { isDeepStrictEqual } from 'node:util'
+import { assertComparable } from './document-checks'
 import {
   actionWord, at, change, dataPointer, escapePointer, METHODS, placeOf, TEXT_KEYS, withoutText,
   type DocumentChange, type JsonPath, type Place, type RawDiff
@@ -46,7 +47,8 @@ function add (comparison: Comparison, operation: string, place: string, kind: st
 }
 
 /**
- * Compares one version's saved document with its current one.
+ * Compares one version's saved document with its current one. Throws `FST_VERSIONER_TOOL` when either is not an
+ * OpenAPI 3 document of that version (see `document-checks.ts`).
  * @example
  * ```ts
  * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
@@ -54,6 +56,13 @@ function add (comparison: Comparison, operation: string, place: string, kind: st
  * ```
  */
 export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  assertComparable(saved, { name: `The saved document of version '${version}'`, saved: true, version })
+  assertComparable(current, { name: `The current document of version '${version}'`, saved: false, version })
+  return compareComparable(version, saved, current)
+}
+
+/** Compares two documents `assertComparable` accepted. */
+export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
   const { diffs } = loadCompare()(saved as object, current as object) as { diffs: RawDiff[] }
   const comparison: Comparison = { version, saved, current, renames: pairRenames(diffs), result: [] }
   for (const diff of diffs) {
