@@ -4,7 +4,7 @@ import { test } from 'tap'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { apiCompare } from 'api-smart-diff'
 import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
@@ -359,4 +359,56 @@ test('checkDocuments sees a __proto__ field a saved file loses', async (t) => {
     '2000-01-01 GET /users/{id}: response 200 /constructor: removed'
   ])
   t.same(result.notes, [])
+})
+
+/**
+ * The base document with a response field nested `levels` objects deep (6 + 2 × levels levels of JSON), built as
+ * text: JSON.stringify itself overflows the stack on such values.
+ */
+function deepDocument (levels: number): Json {
+  const deep = '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels)
+  const text = JSON.stringify(baseDocument()).replace('"UserResource":{"type":"object","properties":{', `"UserResource":{"type":"object","properties":{"deep":${deep},`)
+  return JSON.parse(text)
+}
+
+test('a document nested deeper than 256 levels is refused before any diff, saved or current', async (t) => {
+  const deep = deepDocument(10_000)
+  t.throws(() => compareDocuments('2000-01-01', deep, baseDocument()), {
+    code: 'FST_VERSIONER_TOOL',
+    message: "The saved document of version '2000-01-01' nests objects and arrays 20006 levels deep, where check compares at most 256 " +
+      '(comparing deeper documents takes minutes, and no real API nests so deep). Restore it from version control, or run export again on the code that released that version.'
+  })
+  t.throws(() => compareDocuments('2000-01-01', baseDocument(), deep), {
+    code: 'FST_VERSIONER_TOOL',
+    message: "The current document of version '2000-01-01' nests objects and arrays 20006 levels deep, where check compares at most 256 " +
+      '(comparing deeper documents takes minutes, and no real API nests so deep). Give deeply nested schemas an $id, so that the document refers to them as components.'
+  })
+  // The limit itself, on a deep but cheap extension of info (levels 3 to 256: nested arrays).
+  const atLimit = (depth: number): Json => ({ ...baseDocument(), info: { title: 'API', version: '2000-01-01', 'x-deep': JSON.parse('['.repeat(depth - 2) + ']'.repeat(depth - 2)) } })
+  t.same(compareDocuments('2000-01-01', atLimit(256), atLimit(256)), [], '256 levels are compared')
+  t.throws(() => compareDocuments('2000-01-01', atLimit(257), atLimit(256)), { message: /nests objects and arrays 257 levels deep, where check compares at most 256/ }, '257 are not')
+})
+
+test('checkDocuments names the deep document: a saved file, or what the app serves now', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const good = await readFile(file, 'utf8')
+  const levels = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
+  await writeFile(file, good.replace('"properties":{"id":{"type":"string"},', `"properties":{"deep":${levels},"id":{"type":"string"},`))
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: `The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256` })
+  await writeFile(file, good)
+  // A request body 130 objects deep (Fastify's serializer refuses response schemas past 100).
+  let body: TSchema = Type.String()
+  for (let level = 0; level < 130; level++) body = Type.Object({ a: body })
+  const deepApp = await versionedApp(t, bundleOf(['2000-01-01']), async (api) => {
+    api.post('/users', { schema: { body } }, async () => ({}))
+  })
+  await deepApp.ready()
+  await t.rejects(checkDocuments(deepApp, dir), {
+    code: 'FST_VERSIONER_TOOL',
+    message: /^The document the app serves now for version '2000-01-01' nests objects and arrays \d+ levels deep, where check compares at most 256 .*Give deeply nested schemas an \$id/
+  })
 })

@@ -91,6 +91,20 @@ test('check: a corrupted saved document exits 1 naming the file, not 0', async (
   t.match(copied.stderr, `The saved document '${file}' is the document of version '2001-01-01' (its info.version), not of '2000-01-01' as its file name says.`)
 })
 
+test('check: a saved document nested 10,000 levels deep exits 1 naming the file and the depth', async (t) => {
+  const dir = await scratch(t)
+  await cp(snapshot, dir, { recursive: true })
+  const file = join(dir, '2001-01-01.json')
+  const deep = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
+  const text = await readFile(file, 'utf8')
+  t.match(text, '"UserResource":{"type":"object","properties":{')
+  await writeFile(file, text.replace('"UserResource":{"type":"object","properties":{', `"UserResource":{"type":"object","properties":{"deep":${deep},`))
+  const result = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
+  t.equal(result.code, 1)
+  t.match(result.stderr, `fastify-versioner check: The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256 `)
+  t.equal(result.stdout, '')
+})
+
 test('export, then verify a TypeScript app whose rename lacks its converter: exit 1 naming it', async (t) => {
   const dir = await scratch(t)
   const plugin = JSON.stringify(join(root, 'plugin'))
