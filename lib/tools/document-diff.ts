@@ -55,14 +55,12 @@ function renamed (value: unknown, renaming: Renaming): unknown {
   return copy
 }
 
-/** A JSON pointer segment as `api-smart-diff` reads it (`~1`, `~0`, then URI escapes). */
+/**
+ * A JSON pointer segment as `api-smart-diff` reads it: `~1`, `~0`, then URI escapes (a malformed one throws a
+ * `URIError`, as the library itself would).
+ */
 function segmentName (segment: string): string {
-  const name = segment.replace(/~1/g, '/').replace(/~0/g, '~')
-  try {
-    return decodeURIComponent(name)
-  } catch {
-    return name
-  }
+  return decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
 /** The `#/…` `$ref` with its marked segments, remembered in `originals` to be given back; other refs as they are. */
