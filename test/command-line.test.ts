@@ -74,6 +74,38 @@ test('check: a break exits 1 with one line per break, notes on stdout', async (t
   t.match(result.stdout, /^check: 2 breaking change\(s\); 1 note\(s\)\.$/m)
 })
 
+test('check: a corrupted saved document exits 1 naming the file, not 0', async (t) => {
+  const dir = await scratch(t)
+  await cp(snapshot, dir, { recursive: true })
+  // A bad merge left null in one snapshot: it used to compare as "no breaking change".
+  const file = join(dir, '2000-01-01.json')
+  await writeFile(file, 'null\n')
+  const result = await cli(['check', 'examples/users/app.ts', '--against', dir])
+  t.equal(result.code, 1, 'CI fails (1), and it is no usage error (2)')
+  t.equal(result.stderr, `fastify-versioner check: The saved document '${file}' is not an OpenAPI document: it holds null, where export writes an object. ` +
+    'Restore it from version control, or run export again on the code that released that version.\n')
+  t.equal(result.stdout, '')
+  // The same in this process for a document of another version: a snapshot copied over another.
+  await cp(join(snapshot, '2001-01-01.json'), file)
+  const copied = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
+  t.equal(copied.code, 1)
+  t.match(copied.stderr, `The saved document '${file}' is the document of version '2001-01-01' (its info.version), not of '2000-01-01' as its file name says.`)
+})
+
+test('check: a saved document nested 10,000 levels deep exits 1 naming the file and the depth', async (t) => {
+  const dir = await scratch(t)
+  await cp(snapshot, dir, { recursive: true })
+  const file = join(dir, '2001-01-01.json')
+  const deep = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
+  const text = await readFile(file, 'utf8')
+  t.match(text, '"UserResource":{"type":"object","properties":{')
+  await writeFile(file, text.replace('"UserResource":{"type":"object","properties":{', `"UserResource":{"type":"object","properties":{"deep":${deep},`))
+  const result = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
+  t.equal(result.code, 1)
+  t.match(result.stderr, `fastify-versioner check: The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256 `)
+  t.equal(result.stdout, '')
+})
+
 test('export, then verify a TypeScript app whose rename lacks its converter: exit 1 naming it', async (t) => {
   const dir = await scratch(t)
   const plugin = JSON.stringify(join(root, 'plugin'))

@@ -1,7 +1,8 @@
 /**
  * `check`: compares each saved version's OpenAPI document with the one the application serves now
  * (`document-comparison.ts` compares one pair), and sorts the differences into breaks (a client of that version
- * would fail) and notes (what its clients can ignore); a saved version no longer served is a break.
+ * would fail) and notes (what its clients can ignore); a saved version no longer served is a break. A document
+ * it cannot compare (`document-checks.ts`) stops the check with `VersionerToolError`.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -10,7 +11,8 @@ import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { fileNameOf, servedDocuments } from './export'
 import { change, type DocumentChange } from './document-places'
-import { compareDocuments } from './document-comparison'
+import { compareComparable, compareDocuments } from './document-comparison'
+import { assertComparable } from './document-checks'
 
 export type { DocumentChange }
 export { compareDocuments }
@@ -48,21 +50,37 @@ export async function checkDocuments (app: FastifyInstance, dir: string): Promis
   for (const file of files) {
     const name = file.slice(0, -'.json'.length)
     savedNames.add(name)
-    let saved: unknown
-    try {
-      saved = JSON.parse(await readFile(join(dir, file), 'utf8'))
-    } catch (error) {
-      throw new VersionerToolError(`The saved document '${join(dir, file)}' is not JSON: ${(error as Error).message}`)
-    }
+    const saved = await readSaved(dir, file)
     const current = served.get(name)
     const version = current?.version ?? name
     if (current === undefined) {
       breaks.push(change(version, '', '', 'version removed', true))
       continue
     }
+    const now: unknown = JSON.parse(current.body.toString('utf8'))
+    assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
     compared.push(version)
-    for (const found of compareDocuments(version, saved, JSON.parse(current.body.toString('utf8')))) (found.breaking ? breaks : notes).push(found)
+    for (const found of compareComparable(version, saved, now)) (found.breaking ? breaks : notes).push(found)
   }
   for (const [name, document] of served) if (!savedNames.has(name)) notes.push(change(document.version, '', '', 'new version', false))
   return { breaks, notes, compared }
+}
+
+/**
+ * A saved `<version>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
+ * says (`export` writes `fileNameOf(version)`).
+ */
+async function readSaved (dir: string, file: string): Promise<unknown> {
+  const path = join(dir, file)
+  const name = file.slice(0, -'.json'.length)
+  let saved: unknown
+  try {
+    saved = JSON.parse(await readFile(path, 'utf8'))
+  } catch (error) {
+    throw new VersionerToolError(`The saved document '${path}' is not JSON: ${(error as Error).message}`)
+  }
+  assertComparable(saved, {
+    name: `The saved document '${path}'`, saved: true, version: name, versionFrom: 'its file name says', isVersion: (version) => fileNameOf(version) === name
+  })
+  return saved
 }

@@ -1,25 +1,18 @@
 /**
  * Comparing one version's saved OpenAPI document with its current one, for `check`. The diff itself is
- * `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules); this module names each change as the operation, the
- * place and the kind, pairs a removed field with an added field of the same schema as a rename, and decides
- * which side breaks: what a client sends (parameters, request bodies) breaks when it narrows, what it receives
- * (responses) when fields, statuses or guarantees go away.
+ * `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules; through `document-diff.ts`); this module names each
+ * change as the operation, the place and the kind, pairs a removed field with an added field of the same schema
+ * as a rename, and decides which side breaks: what a client sends (parameters, request bodies) breaks when it
+ * narrows, what it receives (responses) when fields, statuses or guarantees go away.
  * @module
  */
-import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { isDeepStrictEqual } from 'node:util'
+import { assertComparable } from './document-checks'
+import { documentDiffs } from './document-diff'
 import {
   actionWord, at, change, dataPointer, escapePointer, METHODS, placeOf, TEXT_KEYS, withoutText,
   type DocumentChange, type JsonPath, type Place, type RawDiff
 } from './document-places'
-
-let apiCompare: typeof ApiCompare | undefined
-
-/** `api-smart-diff`'s `apiCompare`, loaded on first use (applications that never run a check do not load it). */
-function loadCompare (): typeof ApiCompare {
-  apiCompare ??= (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
-  return apiCompare
-}
 
 /** Removed fields paired with added fields of the same schema (same parent, same schema but for text). */
 interface Renames {
@@ -46,7 +39,8 @@ function add (comparison: Comparison, operation: string, place: string, kind: st
 }
 
 /**
- * Compares one version's saved document with its current one.
+ * Compares one version's saved document with its current one. Throws `FST_VERSIONER_TOOL` when either is not an
+ * OpenAPI 3 document of that version (see `document-checks.ts`).
  * @example
  * ```ts
  * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
@@ -54,7 +48,14 @@ function add (comparison: Comparison, operation: string, place: string, kind: st
  * ```
  */
 export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
-  const { diffs } = loadCompare()(saved as object, current as object) as { diffs: RawDiff[] }
+  assertComparable(saved, { name: `The saved document of version '${version}'`, saved: true, version })
+  assertComparable(current, { name: `The current document of version '${version}'`, saved: false, version })
+  return compareComparable(version, saved, current)
+}
+
+/** Compares two documents `assertComparable` accepted. */
+export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  const diffs = documentDiffs(saved, current)
   const comparison: Comparison = { version, saved, current, renames: pairRenames(diffs), result: [] }
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
@@ -207,7 +208,7 @@ function classifySchemaChange (comparison: Comparison, diff: RawDiff, operation:
   }
   const value = diff.action === 'remove' ? diff.before : diff.after
   const member = (key === 'enum') || ((key === 'anyOf' || key === 'oneOf') && keyword.length === 2 &&
-    typeof value === 'object' && 'const' in (value as object))
+    typeof value === 'object' && value !== null && Object.hasOwn(value, 'const'))
   if (member && keyword.length === 2) {
     if (diff.action === 'remove') add(comparison, operation, where, 'enum member removed', request)
     else if (diff.action === 'add') add(comparison, operation, where, 'enum member added', !request)

@@ -1,8 +1,9 @@
 /**
  * Places in OpenAPI documents, for `check`: the change record, JSON paths and pointers into a document (local
- * `$ref`s followed), where a change inside an operation is, and the keywords that are only text.
+ * `$ref`s followed, own keys only), where a change inside an operation is, and the keywords that are only text.
  * @module
  */
+import { setOwn } from '../core/own-properties'
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -46,25 +47,31 @@ export function escapePointer (key: string | number): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
+/**
+ * The own property `key` of a JSON node, or `undefined`: a field named `constructor` or `toString` is one only
+ * when the document has it, and a `__proto__` key (which `JSON.parse` makes an own property) is read as such.
+ */
+export function own (node: unknown, key: string | number): unknown {
+  return typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined
+}
+
 /** The value at `path` in a document, following local `$ref`s on the way (as the diff's paths do), or `undefined`. */
 export function at (document: unknown, path: JsonPath): unknown {
   let node = follow(document, document)
   for (const key of path) {
     if (typeof node !== 'object' || node === null) return undefined
-    node = follow(document, (node as Record<string | number, unknown>)[key])
+    node = follow(document, own(node, key))
   }
   return node
 }
 
 /** A node with its local `$ref` followed (a few hops at most). */
 export function follow (document: unknown, node: unknown): unknown {
-  for (let hops = 0; hops < 32 && typeof node === 'object' && node !== null && typeof (node as { $ref?: unknown }).$ref === 'string'; hops++) {
-    const ref = (node as { $ref: string }).$ref
+  for (let hops = 0; hops < 32 && typeof own(node, '$ref') === 'string'; hops++) {
+    const ref = own(node, '$ref') as string
     if (!ref.startsWith('#/')) break
     let target: unknown = document
-    for (const part of ref.slice(2).split('/')) {
-      target = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
-    }
+    for (const part of ref.slice(2).split('/')) target = own(target, part.replace(/~1/g, '/').replace(/~0/g, '~'))
     node = target
   }
   return node
@@ -131,10 +138,11 @@ export function actionWord (diff: RawDiff): string {
   return diff.action === 'add' ? 'added' : diff.action === 'remove' ? 'removed' : 'changed'
 }
 
+/** A copy of a schema without its text keywords, for comparing two schemas (keys defined as own properties). */
 export function withoutText (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutText)
   if (typeof schema !== 'object' || schema === null) return schema
   const copy: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) if (!TEXT_KEYS.has(key)) copy[key] = withoutText(value)
+  for (const [key, value] of Object.entries(schema)) if (!TEXT_KEYS.has(key)) setOwn(copy, key, withoutText(value))
   return copy
 }

@@ -1,0 +1,103 @@
+/**
+ * The raw diff of two OpenAPI documents, by `api-smart-diff`, where a field named like a member of
+ * `Object.prototype` (`__proto__`, `constructor`, `toString`, `hasOwnProperty`…) is an ordinary field.
+ *
+ * `api-smart-diff` keeps its work in plain objects, reads keys with `in` and copies with `Object.assign`: it loses
+ * a `__proto__` key (the removal, addition or change of a field of that name goes unseen), and for `constructor`
+ * or `toString` it finds `Object.prototype`'s members (reporting, say, a field `function Object() { [native
+ * code] }`). So it never gets those names: before the diff, `MARK` is put in front of every key that is a name of
+ * `Object.prototype` or starts with `MARK`, of the same strings in `required` lists (the field names it matches
+ * with `properties`), and of such segments in local `$ref`s; after it, the diffs' paths and values get their
+ * names back. The marking is one-to-one and never makes a name of `Object.prototype`.
+ * @module
+ */
+import type { apiCompare as ApiCompare } from 'api-smart-diff'
+import { setOwn } from '../core/own-properties'
+import type { RawDiff } from './document-places'
+
+let apiCompare: typeof ApiCompare | undefined
+
+/** `api-smart-diff`'s `apiCompare`, loaded on first use (applications that never run a check do not load it). */
+function loadCompare (): typeof ApiCompare {
+  apiCompare ??= (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
+  return apiCompare
+}
+
+/** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
+const MARK = '\u0000'
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+const needsMark = (name: string): boolean => PROTOTYPE_NAMES.has(name) || name.startsWith(MARK)
+const marked = (name: string): string => needsMark(name) ? `${MARK}${name}` : name
+const unmarked = (name: string): string => name.startsWith(MARK) ? name.slice(MARK.length) : name
+
+/** How one copy renames: keys and `required` entries, and `$ref` strings. */
+interface Renaming {
+  readonly name: (name: string) => string
+  readonly ref: (ref: string) => string
+}
+
+/**
+ * A copy of a JSON value with its keys, `required` entries and `$ref`s renamed; keys are defined as own
+ * properties (a `__proto__` key stays a key). Recursive: documents are at most `MAX_DOCUMENT_DEPTH` deep.
+ */
+function renamed (value: unknown, renaming: Renaming): unknown {
+  if (Array.isArray(value)) return value.map((item) => renamed(item, renaming))
+  if (typeof value !== 'object' || value === null) return value
+  const copy: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) {
+    let next: unknown
+    if (key === '$ref' && typeof item === 'string') next = renaming.ref(item)
+    else if (key === 'required' && Array.isArray(item)) next = item.map((entry) => typeof entry === 'string' ? renaming.name(entry) : renamed(entry, renaming))
+    else next = renamed(item, renaming)
+    setOwn(copy, renaming.name(key), next)
+  }
+  return copy
+}
+
+/**
+ * A JSON pointer segment as `api-smart-diff` reads it: `~1`, `~0`, then URI escapes (a malformed one throws a
+ * `URIError`, as the library itself would).
+ */
+function segmentName (segment: string): string {
+  return decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+}
+
+/** The `#/…` `$ref` with its marked segments, remembered in `originals` to be given back; other refs as they are. */
+function markedRef (ref: string, originals: Map<string, string>): string {
+  if (!ref.startsWith('#/')) return ref
+  const segments = ref.slice(2).split('/')
+  if (!segments.some((segment) => needsMark(segmentName(segment)))) return ref
+  const result = `#/${segments.map((segment) => {
+    const name = segmentName(segment)
+    return needsMark(name) ? encodeURIComponent(marked(name).replace(/~/g, '~0').replace(/\//g, '~1')) : segment
+  }).join('/')}`
+  if (!originals.has(result)) originals.set(result, ref)
+  return result
+}
+
+/**
+ * The changes from `saved` to `current` as `api-smart-diff` finds them (`$ref`s resolved, OpenAPI 3 rules), with
+ * every field name compared as an own key.
+ * @example
+ * ```ts
+ * const diffs = documentDiffs(saved, current) // [{ action: 'remove', type: 'breaking', path: ['paths', '/users', …], before }]
+ * ```
+ */
+export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
+  const originals = new Map<string, string>()
+  const marking: Renaming = { name: marked, ref: (ref) => markedRef(ref, originals) }
+  const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
+  const { diffs } = loadCompare()(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
+  return diffs.map((diff) => {
+    const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)
+    return { type: diff.type, action: diff.action, path, before: valueBack(diff.before, path, unmarking), after: valueBack(diff.after, path, unmarking) }
+  })
+}
+
+/** A diff's value with its names back: a whole `required` list, one entry of it, or any other value. */
+function valueBack (value: unknown, path: RawDiff['path'], unmarking: Renaming): unknown {
+  if (path[path.length - 1] === 'required' && Array.isArray(value)) return (renamed({ required: value }, unmarking) as { required: unknown }).required
+  if (path[path.length - 2] === 'required' && typeof value === 'string') return unmarked(value)
+  return renamed(value, unmarking)
+}
