@@ -217,3 +217,20 @@ test('verify: each mistake seeded into a copy of the example app exits 1 with on
     t.match(result.stdout, /^verify: 1 finding\(s\) \(\d+ examples\)\.$/m)
   }
 })
+
+test('verify: --examples and --seed choose how many examples and which; they apply to verify only', async (t) => {
+  const few = await inProcess(['verify', 'examples/users/app.ts', '--examples', '20', '--seed', '3'])
+  t.equal(few.code, 0, few.stderr)
+  const replayed = Number(/(\d+) examples/.exec(few.stdout)?.[1])
+  t.ok(replayed > 0 && replayed < 200 * 3, `${replayed} examples: fewer than the default`)
+  for (const [args, message] of [
+    [['verify', 'examples/users/app.ts', '--examples', 'many'], /--examples must be a whole number of 1 or more; got 'many'/],
+    [['verify', 'examples/users/app.ts', '--examples', '0'], /--examples must be a whole number/],
+    [['verify', 'examples/users/app.ts', '--seed', '1.5'], /--seed must be a whole number/],
+    [['export', 'examples/users/app.ts', '--out', 'x', '--seed', '1'], /--seed applies to verify only/]
+  ] as const) {
+    const result = await inProcess([...args])
+    t.equal(result.code, 2, `${args.join(' ')}: a usage error`)
+    t.match(result.stderr, message)
+  }
+})

@@ -16,7 +16,9 @@ import { loadApp } from './load-app'
 export const USAGE = `Usage:
   fastify-versioner export <app> --out <dir>       write <dir>/<version>.json for every version (and unversioned.json)
   fastify-versioner check <app> --against <dir>    exit 1 if a version saved in <dir> changed in a way that breaks its clients
-  fastify-versioner verify <app>                   exit 1 if a version's examples do not migrate to HEAD and back
+  fastify-versioner verify <app> [--examples N] [--seed N]
+                                                   exit 1 if a version's generated examples do not migrate cleanly
+                                                   (N examples per route, version and direction, default 200; seed 1)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.`
@@ -25,6 +27,20 @@ fastify-versioner registered, or that instance. TypeScript modules need tsx inst
 export interface CliOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
+}
+
+const OPTIONS = {
+  out: { type: 'string' },
+  against: { type: 'string' },
+  examples: { type: 'string' },
+  seed: { type: 'string' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
+/** A whole number option of `verify` (`undefined` when not given); NaN when it is not one. */
+function countOption (value: string | undefined, minimum: number): number | undefined {
+  if (value === undefined) return undefined
+  return /^\d+$/.test(value) && Number(value) >= minimum ? Number(value) : Number.NaN
 }
 
 const COMMANDS = {
@@ -47,9 +63,9 @@ function usageError (io: CliOutput, message: string): number {
  * ```
  */
 export async function runCli (args: readonly string[], io: CliOutput): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: { out: { type: 'string' }, against: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true }>>
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
-    parsed = parseArgs({ args: [...args], options: { out: { type: 'string' }, against: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
   } catch (error) {
     return usageError(io, (error as Error).message)
   }
@@ -66,6 +82,12 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
   for (const option of ['out', 'against'] as const) {
     if (parsed.values[option] !== undefined && option !== wanted) return usageError(io, `--${option} does not apply to ${command}.`)
   }
+  for (const option of ['examples', 'seed'] as const) {
+    if (parsed.values[option] !== undefined && command !== 'verify') return usageError(io, `--${option} applies to verify only.`)
+  }
+  const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
+  if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
+  if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
   const dir = wanted === undefined ? undefined : parsed.values[wanted]
   if (wanted !== undefined && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <dir>.`)
 
@@ -91,7 +113,7 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
         : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
       return breaks.length === 0 ? 0 : 1
     }
-    const findings = await app.versioner.verify()
+    const findings = await app.versioner.verify(verifyOptions)
     for (const finding of findings) io.err(`finding: ${finding.text}`)
     io.out(findings.length === 0
       ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
