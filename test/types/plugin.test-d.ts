@@ -4,7 +4,7 @@ import { expectAssignable, expectError, expectType } from 'tsd'
 import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
-  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
+  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -71,7 +71,10 @@ expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: {}
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
 
 // The tools: verify, the every-version helper, check.
-expectType<Promise<VerifyFinding[]>>(app.versioner.verify())
+expectType<Promise<VerifyFindings>>(app.versioner.verify())
+expectAssignable<Promise<VerifyFinding[]>>(app.versioner.verify({ examples: 50, seed: 3 }))
+void app.versioner.verify().then((findings) => { expectType<number>(findings.replayed) })
+expectError(app.versioner.verify({ examples: '50' }))
 expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, { method: 'POST', url: '/users', payload: { address: 'a' } }))
 expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, (version) => ({ url: `/users?v=${version}` }), { versions: ['2000-01-01'] }))
 expectError(injectEveryVersion(app, { method: 'POST' }))
