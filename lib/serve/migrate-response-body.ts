@@ -99,7 +99,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   }
   let result: unknown
   try {
-    result = runStepsToBody(steps, info, copied, undefined, undefined)
+    result = runStepsToBody(steps, info, copied, { method: undefined, reply: undefined })
   } catch (failure) {
     return unwrap(failure)
   }

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preVal
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
 import { formKind, readForm, writeForm } from './form-fields'
-import { failureError, failureOf, finishPendingRun, isThenable, PendingRun, runSteps } from './step-runner'
+import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
@@ -95,12 +95,17 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptio
   return picked
 }
 
+/** A request's form body, if it has one: its media kind, its fields (the body converters see), the body as its plugin holds it. */
+interface FormBody {
+  readonly kind: ReturnType<typeof formKind>
+  readonly fields: FormFields | undefined
+  readonly original: unknown
+}
+
 /** Writes what request converters changed back into the request: the body (a form as its plugin holds it), headers, query, cookies. */
-function writeRequest (
-  request: VersionedRequest, info: VersionedRequestInfo, body: unknown, kind: ReturnType<typeof formKind>, form: FormFields | undefined, originalBody: unknown
-): void {
-  request.body = kind !== undefined && form !== undefined && typeof body === 'object' && body !== null
-    ? writeForm(kind, body as never, originalBody)
+function writeRequest (request: VersionedRequest, info: VersionedRequestInfo, body: unknown, form: FormBody): void {
+  request.body = form.kind !== undefined && form.fields !== undefined && typeof body === 'object' && body !== null
+    ? writeForm(form.kind, body as never, form.original)
     : body
   info.writeBack(request)
 }
@@ -182,28 +187,21 @@ class RequestMigration {
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
   private convert (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void {
     const kind = formKind(request.headers['content-type'])
-    const originalBody = request.body
-    const form = readForm(kind, originalBody)
-    const info = new VersionedRequestInfo(request, form)
-    let result: unknown
-    try {
-      result = runSteps(steps, info, info.body, request.method, undefined)
-    } catch (failure) {
-      this.fail(request, version, done, failureOf(failure))
-      return
-    }
-    if (result instanceof PendingRun) {
-      finishPendingRun(result, (body) => { writeRequest(request, info, body, kind, form, originalBody) }, () => { this.finish(request, version, done) },
-        (failure) => { this.fail(request, version, done, failure) })
-      return
-    }
-    try {
-      writeRequest(request, info, result, kind, form, originalBody)
-    } catch (error) {
-      this.fail(request, version, done, failureOf(error))
-      return
-    }
-    this.finish(request, version, done)
+    const form: FormBody = { kind, fields: readForm(kind, request.body), original: request.body }
+    const info = new VersionedRequestInfo(request, form.fields)
+    runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (failure, body) => {
+      if (failure !== undefined) {
+        this.fail(request, version, done, failure)
+        return
+      }
+      try {
+        writeRequest(request, info, body, form)
+      } catch (error) {
+        this.fail(request, version, done, failureOf(error))
+        return
+      }
+      this.finish(request, version, done)
+    })
   }
 
   private fail (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void {

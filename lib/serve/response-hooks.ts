@@ -8,7 +8,7 @@
  * @module
  */
 import type { FastifyReply, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureError, failureOf, finishPendingRun, PendingRun, runSteps, type FailureContext } from './step-runner'
+import { copyJson, failureError, failureOf, runSteps, type FailureContext } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
@@ -75,13 +75,12 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       return
     }
     reply[kConverted] = true
-    convertBody(request, reply, behaviour, payload, payload, route, done, finishSuccess)
+    convertBody({ request, reply, behaviour, route, finish: finishSuccess }, payload, payload, done)
   }
 }
 
 /** Sends a converted success: with this version's status, and its serializer when the route's own does not fit. */
-function finishSuccess (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
-  key: string | undefined, done: (error: Error | null, payload?: unknown) => void): void {
+function finishSuccess ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const serializeAs = applyStatus(reply, behaviour, status, key)
   if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
     reply.serializer(serializerFor(reply, behaviour, serializeAs))
@@ -90,8 +89,7 @@ function finishSuccess (reply: VersionedReply, behaviour: VersionBehaviour, stat
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
-function finishText (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
-  key: string | undefined, done: (error: Error | null, payload?: unknown) => void): void {
+function finishText ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const serializeAs = applyStatus(reply, behaviour, status, key)
   done(null, serializerFor(reply, behaviour, serializeAs)(body))
 }
@@ -147,16 +145,16 @@ export function createSendHook (route: string): onSendHookHandler {
       // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
-      const send = (body: unknown): void => { done(null, text === undefined || body === text ? payload : textOf(body)) }
-      let result: unknown
-      try {
-        result = runSteps(behaviour.rawSteps, info, text, request.method, reply)
-      } catch (failure) {
-        failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(failure))
-        return
-      }
-      let sent: unknown = result
-      finishRun(result, (body) => { info.writeBack(); sent = body }, () => { send(sent) }, (failure) => { failResponse(reply, { request, version: behaviour.version, route }, done, failure) })
+      runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
+        let failure: unknown = converterFailure
+        try {
+          if (failure === undefined) info.writeBack()
+        } catch (error) {
+          failure = failureOf(error)
+        }
+        if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
+        else done(null, text === undefined || body === text ? payload : textOf(body))
+      })
       return
     }
     if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
@@ -170,7 +168,7 @@ export function createSendHook (route: string): onSendHookHandler {
       done(null, payload)
       return
     }
-    convertBody(request, reply, behaviour, body, payload, route, done, finishText)
+    convertBody({ request, reply, behaviour, route, finish: finishText }, body, payload, done)
   }
 }
 
@@ -188,90 +186,60 @@ function failResponse (reply: FastifyReply, context: FailureContext, done: (erro
   done(error)
 }
 
-/**
- * Finishes a run of steps (see ./step-runner.ts): `write` gets the converted body, then `next` runs; a failure goes
- * to `fail`. Used off the hot path (raw payloads); converted bodies are finished inline.
- */
-function finishRun (result: unknown, write: (body: unknown) => void, next: () => void, fail: (failure: unknown) => void): void {
-  if (result instanceof PendingRun) {
-    finishPendingRun(result, write, next, fail)
-    return
-  }
-  try {
-    write(result)
-  } catch (error) {
-    fail(failureOf(error))
-    return
-  }
-  next()
+/** The `done` of Fastify's `preSerialization` and `onSend` hooks. */
+type HookDone = (error: Error | null, payload?: unknown) => void
+
+/** A body being converted: the request and reply, the version's behaviour, the HEAD route, how the hook sends it. */
+interface Conversion {
+  readonly request: VersionedRequest
+  readonly reply: VersionedReply
+  readonly behaviour: VersionBehaviour
+  readonly route: string
+  readonly finish: Finish
 }
 
-/** How a hook sends a converted body (the success hook as an object, the send hook as text). */
-type Finish = (reply: VersionedReply, behaviour: VersionBehaviour, status: number, body: unknown,
-  key: string | undefined, done: (error: Error | null, payload?: unknown) => void) => void
+/** How a hook sends a converted body (the success hook as an object, the send hook as text), given the status and status key the steps were chosen by. */
+type Finish = (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone) => void
 
 /**
  * Runs the response converters of the reply's status on a JSON copy of `body` (the raw payload on `raw`), writes
- * changed headers back, then sends the converted body with `finish`, given the status key the steps were chosen
- * by. Synchronous converters allocate no closure here.
+ * changed headers back, then sends the converted body with the conversion's `finish`.
  */
-function convertBody (
-  request: VersionedRequest, reply: VersionedReply, behaviour: VersionBehaviour, body: unknown, raw: unknown, route: string,
-  done: (error: Error | null, payload?: unknown) => void, finish: Finish
-): void {
+function convertBody (conversion: Conversion, body: unknown, raw: unknown, done: HookDone): void {
+  const { request, reply, behaviour, route } = conversion
   const status = reply.statusCode
   const key = statusKey(behaviour.responseForms, status)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (steps.length === 0) {
-    finishExpressible(request, reply, { behaviour, status, key, route }, body, done, finish)
+    finishExpressible(conversion, status, key, body, done)
     return
   }
   const copied = copyJson(body)
   const info = new VersionedResponseInfo(reply, copied, raw)
-  let result: unknown
-  try {
-    result = runSteps(steps, info, copied, request.method, reply)
-  } catch (failure) {
-    failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(failure))
-    return
-  }
-  if (result instanceof PendingRun) {
-    let converted: unknown
-    finishPendingRun(result, (settled) => { info.writeBack(); converted = settled }, () => { finishExpressible(request, reply, { behaviour, status, key, route }, converted, done, finish) },
-      (failure) => { failResponse(reply, { request, version: behaviour.version, route }, done, failure) })
-    return
-  }
-  try {
-    info.writeBack()
-  } catch (error) {
-    failResponse(reply, { request, version: behaviour.version, route }, done, failureOf(error))
-    return
-  }
-  finishExpressible(request, reply, { behaviour, status, key, route }, result, done, finish)
-}
-
-/** Where a converted body is sent: the version's behaviour, the status and status key the steps were chosen by, the route. */
-interface Converted {
-  readonly behaviour: VersionBehaviour
-  readonly status: number
-  readonly key: string | undefined
-  readonly route: string
+  runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
+    let failure: unknown = converterFailure
+    try {
+      if (failure === undefined) info.writeBack()
+    } catch (error) {
+      failure = failureOf(error)
+    }
+    if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
+    else finishExpressible(conversion, status, key, converted, done)
+  })
 }
 
 /**
- * Sends a converted body with `finish`, unless it holds a HEAD value the version cannot express (a HEAD enum member
- * no converter mapped: see ../routes/value-guards.ts): that is a logged 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`
- * naming the version, the version change, the enum and the value, never a serializer's message or a value the
- * client's version does not know.
+ * Sends a converted body with the conversion's `finish`, unless it holds a HEAD value the version cannot express (a
+ * HEAD enum member no converter mapped: see ../routes/value-guards.ts): that is a logged 500
+ * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming the version, the version change, the enum and the value, never a
+ * serializer's message or a value the client's version does not know.
  */
-function finishExpressible (
-  request: VersionedRequest, reply: VersionedReply, at: Converted, body: unknown, done: (error: Error | null, payload?: unknown) => void, finish: Finish
-): void {
-  const { behaviour, status, key, route } = at
+function finishExpressible (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { request, reply, behaviour, route } = conversion
   const guards = key === undefined || behaviour.responseGuards.size === 0 ? undefined : behaviour.responseGuards.get(key)
   const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
   if (found === undefined) {
-    finish(reply, behaviour, status, body, key, done)
+    conversion.finish(conversion, status, key, body, done)
     return
   }
   const version = behaviour.version

@@ -1,6 +1,7 @@
 /**
- * The step runner: runs planned converter steps over every occurrence of their schema in a body. Steps run
- * synchronously; a converter returning a promise makes the rest of the run asynchronous.
+ * The step runner: runs planned converter steps over every occurrence of their schema in a body, in one loop shaped
+ * like Fastify's hook runner: it calls each converter and, when one returns a promise, goes on where it stopped once
+ * the promise settles. A run that stays synchronous ends before `runSteps` returns.
  * @module
  */
 import type { ConverterStep } from '../routes/converter-steps'
@@ -8,11 +9,6 @@ import type { FastifyRequest } from 'fastify'
 import type { Holder, Occurrence } from '../values/occurrences'
 import { ConverterFailedError } from '../core/errors'
 import { setOwn } from '../core/own-properties'
-
-/** The value boxed under `body`, so that converters can replace it (the holder of a body's root occurrence). */
-export interface BodyBox {
-  body: unknown
-}
 
 // The data converters see: a JSON copy of the body (see ../values/json-copy.ts).
 export { copyJson } from '../values/json-copy'
@@ -32,23 +28,6 @@ export class ConverterFailure {
 /** A failure as something that is not nullish: no failure can pass for success. */
 export function failureOf (error: unknown): unknown {
   return error ?? new Error(`A converter run failed with ${String(error)}.`)
-}
-
-/**
- * Finishes a run of steps that went asynchronous: once it settles, `write` gets the converted body, then `next`
- * runs. A rejection, or what `write` throws, goes to `fail` instead (as something not nullish); nothing is left as
- * an unhandled rejection. (Runs that stay synchronous are finished inline by their callers, with no closures.)
- */
-export function finishPendingRun (run: PendingRun, write: (body: unknown) => void, next: () => void, fail: (failure: unknown) => void): void {
-  run.body.then((body) => {
-    try {
-      write(body)
-    } catch (error) {
-      fail(failureOf(error))
-      return
-    }
-    next()
-  }, (error: unknown) => { fail(failureOf(error)) })
 }
 
 /** Where a run of converters happened, for the log entry of a failure. */
@@ -108,142 +87,86 @@ function describeThrown (value: unknown): string {
   }
 }
 
-/**
- * Runs one converter: what it throws, or rejects with, becomes a {@link ConverterFailure} naming it. Returns a
- * promise only if the converter did.
- */
-function runConverter (step: ConverterStep, info: { body: unknown }): unknown {
-  let result: unknown
-  try {
-    result = step.converter.run(info)
-  } catch (error) {
-    throw new ConverterFailure(step, error)
-  }
-  if (!isThenable(result)) return result
-  return Promise.resolve(result).then(undefined, (error: unknown) => { throw new ConverterFailure(step, error) })
+/** Where a run happens: the request's method (by-path converters of multi-method routes) and, for responses, the reply (its status chooses the steps). */
+export interface RunAt {
+  readonly method: string | undefined
+  readonly reply: { readonly statusCode: number } | undefined
 }
-
-/**
- * A run of steps that went asynchronous (a converter returned a promise): `body` settles with the converted body,
- * or rejects with the failure. Runs that stay synchronous return the body itself, and allocate nothing of
- * their own.
- */
-export class PendingRun {
-  constructor (readonly body: Promise<unknown>) {}
-}
-
-/** For responses: the reply, whose status decides which steps run (read before each step). */
-type StatusSource = { readonly statusCode: number } | undefined
 
 /**
  * Whether a step runs: by-path converters of multi-method routes only for their methods; for responses, steps
  * not declared with `migrateHttpErrors` only for statuses < 300, and error-only steps only for statuses ≥ 300.
  */
-function shouldRun (step: ConverterStep, method: string | undefined, reply: StatusSource): boolean {
-  if (step.methods !== undefined && method !== undefined && !step.methods.has(method)) return false
-  if (reply === undefined) return true
-  return reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
+function shouldRun (step: ConverterStep, at: RunAt): boolean {
+  if (step.methods !== undefined && at.method !== undefined && !step.methods.has(at.method)) return false
+  if (at.reply === undefined) return true
+  return at.reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
 }
 
-/** Where a run of steps stands when a converter returned a promise: what is left to do once it settles. */
-interface Resume {
-  readonly steps: readonly ConverterStep[]
-  readonly info: { body: unknown }
-  readonly root: BodyBox
-  readonly method: string | undefined
-  readonly reply: StatusSource
+/** How a run ends: with a failure (a {@link ConverterFailure}), or with the converted body (`failure` undefined). Must not throw. */
+export type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
+
+/**
+ * Runs `steps` on `body`: each step on every occurrence of its schema (or on the whole body), with `info.body` set to
+ * that occurrence and written back afterwards (`setOwn`: client data never reaches a prototype). A converter that
+ * returns a promise suspends the loop until it settles. `done` gets the converted body, or the first failure
+ * (what a converter threw or rejected with, as a {@link ConverterFailure}); synchronously when no converter was async.
+ */
+export function runSteps (steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, at: RunAt, done: StepsDone): void {
+  const root: Holder = { [ROOT_KEY]: body }
+  let index = 0
+  let position = 0
+  let found: Occurrence[] | undefined
+  next()
+
+  function next (): void {
+    for (; index < steps.length; index++, position = 0) {
+      const step = steps[index]
+      if (position === 0) {
+        if (!shouldRun(step, at)) continue
+        found = undefined
+        if (step.findOccurrences !== undefined) step.findOccurrences(root, ROOT_KEY, found = [])
+      }
+      // The whole body, or each occurrence of the step's schema (innermost first).
+      for (const count = found === undefined ? 1 : found.length; position < count;) {
+        const holder = found === undefined ? root : found[position][0]
+        const key = found === undefined ? ROOT_KEY : found[position][1]
+        info.body = holder[key]
+        position++
+        let result: unknown
+        try {
+          result = step.converter.run(info)
+        } catch (error) {
+          done(new ConverterFailure(step, error), undefined)
+          return
+        }
+        if (isThenable(result)) {
+          result.then(() => { setOwn(holder, key, info.body); next() }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
+          return
+        }
+        setOwn(holder, key, info.body)
+      }
+    }
+    done(undefined, root[ROOT_KEY])
+  }
 }
 
 /**
- * Runs `steps` on `body`: each step on every occurrence of its schema (or on the whole body), with `info.body`
- * set to that occurrence and written back afterwards. Returns the converted body, or a {@link PendingRun} when
- * a converter returned a promise (the steps after it run once it settles). A converter's failure is thrown (or
- * rejected) as a {@link ConverterFailure}. `method` is the request's (by-path converters of multi-method routes);
- * `reply` is given for responses.
+ * Runs steps as {@link runSteps} does, for callers that can wait (`migrateResponseBody`, `verify`): the converted body,
+ * or a promise of it when a converter returned one; a failure is thrown (or rejected) as a {@link ConverterFailure}.
  */
-export function runSteps (
-  steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, method: string | undefined, reply: StatusSource
-): unknown {
-  // The holder of the body for by-schema steps (an occurrence may be the body itself), made on first use.
-  let root: BodyBox | undefined
-  for (let index = 0; index < steps.length; index++) {
-    const step = steps[index]
-    if (!shouldRun(step, method, reply)) continue
-    const findOccurrences = step.findOccurrences
-    if (findOccurrences === undefined) {
-      // The whole body: no occurrence list to build.
-      info.body = body
-      const result = runConverter(step, info)
-      if (isThenable(result)) {
-        const resume: Resume = { steps, info, root: root ?? { body }, method, reply }
-        return new PendingRun(Promise.resolve(result).then(() => {
-          resume.root.body = info.body
-          return resumeFrom(resume, index + 1, undefined, 0)
-        }))
-      }
-      body = info.body
-      continue
-    }
-    root ??= { body }
-    root.body = body
-    const found: Occurrence[] = []
-    findOccurrences(root as unknown as Holder, ROOT_KEY, found)
-    for (let position = 0; position < found.length; position++) {
-      const [container, key] = found[position]
-      info.body = container[key]
-      const result = runConverter(step, info)
-      if (isThenable(result)) {
-        const resume: Resume = { steps, info, root, method, reply }
-        return new PendingRun(Promise.resolve(result).then(() => {
-          setOwn(container, key, info.body)
-          return resumeFrom(resume, index, found, position + 1)
-        }))
-      }
-      setOwn(container, key, info.body)
-    }
-    body = root.body
+export function runStepsToBody (steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, at: RunAt): unknown {
+  let ended: { failure: ConverterFailure | undefined, body: unknown } | undefined
+  let settle: ((end: { failure: ConverterFailure | undefined, body: unknown }) => void) | undefined
+  runSteps(steps, info, body, at, (failure, converted) => {
+    ended = { failure, body: converted }
+    settle?.(ended)
+  })
+  if (ended !== undefined) {
+    if (ended.failure !== undefined) throw ended.failure
+    return ended.body
   }
-  return body
-}
-
-/** The rest of a run after a converter's promise settled: from step `stepIndex` (within its `occurrences`, if given). */
-async function resumeFrom (run: Resume, stepIndex: number, occurrences: readonly Occurrence[] | undefined, occurrenceIndex: number): Promise<unknown> {
-  const { steps, info, root, method, reply } = run
-  for (let index = stepIndex; index < steps.length; index++) {
-    const step = steps[index]
-    if (occurrences === undefined && !shouldRun(step, method, reply)) continue
-    if (step.findOccurrences === undefined) {
-      info.body = root.body
-      await runConverter(step, info)
-      root.body = info.body
-      continue
-    }
-    let list = occurrences
-    let start = occurrenceIndex
-    if (list === undefined) {
-      const found: Occurrence[] = []
-      step.findOccurrences(root as unknown as Holder, ROOT_KEY, found)
-      list = found
-      start = 0
-    }
-    for (let position = start; position < list.length; position++) {
-      const [container, key] = list[position]
-      info.body = container[key]
-      await runConverter(step, info)
-      setOwn(container, key, info.body)
-    }
-    occurrences = undefined
-  }
-  return root.body
-}
-
-/**
- * Runs steps as {@link runSteps} does, for callers that can wait: the converted body, or a promise of it when a
- * converter returned one.
- */
-export function runStepsToBody (
-  steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, method: string | undefined, reply: StatusSource
-): unknown {
-  const result = runSteps(steps, info, body, method, reply)
-  return result instanceof PendingRun ? result.body : result
+  return new Promise((resolve, reject) => {
+    settle = (end) => { if (end.failure !== undefined) reject(end.failure); else resolve(end.body) }
+  })
 }

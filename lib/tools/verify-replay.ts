@@ -115,7 +115,7 @@ export async function replayRequest (context: ReplayContext, replay: RequestRepl
     const ran: string[] = []
     if (index >= 1) {
       try {
-        info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, replay.method, undefined)
+        info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: undefined })
       } catch (error) {
         if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
         return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index, converters: [...new Set(ran)] }
@@ -158,7 +158,7 @@ export async function replayResponse (context: ReplayContext, replay: ResponseRe
     const ran: string[] = []
     if (index >= 1) {
       try {
-        info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, replay.method, { statusCode: replay.status })
+        info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: { statusCode: replay.status } })
       } catch (error) {
         return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index + 1, converters: [...new Set(ran)] }
       }
