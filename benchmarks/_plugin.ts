@@ -51,8 +51,10 @@ export function preparePlugin (): string {
   return 'plugin: compiled by tsc with tsconfig.build.json, as published (BENCH_PLUGIN_SOURCE=ts measures the sources through tsx)'
 }
 
-/** The plugin's exports, from the chosen source. */
+/** The plugin's exports, from the chosen source (or from `BENCH_PLUGIN_PATH`, a compiled `plugin.js`: see compare-builds.ts). */
 export function loadPlugin (): typeof import('../plugin') {
+  const chosen = process.env.BENCH_PLUGIN_PATH
+  if (chosen !== undefined && chosen !== '') return createRequire(__filename)(chosen) as typeof import('../plugin')
   const source = pluginSource()
   const path = source === 'ts' ? join(ROOT, 'plugin') : source === 'dist' ? join(ROOT, 'dist', 'plugin.js') : join(BUILD_DIRECTORY, 'plugin.js')
   if (source === 'build' && !existsSync(path)) {

@@ -1,0 +1,114 @@
+/**
+ * Question: does a change of the plugin cost time per request? Compares two builds of the plugin (two git
+ * revisions, `BENCH_BASE` and `BENCH_HEAD`, default `HEAD~1` and the working tree) in the same run, paired: for each
+ * configuration of `benchmarks/_http-app.ts` (the newest version and the oldest, through 9 + 9 converters; plain
+ * Fastify as a control that must show no difference), one process per build, CPU measured in short windows
+ * interleaved across the processes (the order reversed every other window), the cost being the median over
+ * windows of head − base in the same window. Each build is compiled by tsc with the package's settings.
+ *
+ * Run: `npm run bench -- compare-builds` (or `BENCH_BASE=<rev> BENCH_HEAD=<rev> npm run bench -- compare-builds`).
+ * Knobs: BENCH_COMPARE_ROUNDS (fresh processes, default 3), BENCH_COMPARE_WINDOWS (per round, default 40),
+ * BENCH_COMPARE_WINDOW (requests per window, default 300). Check the machine's load first: `uptime`.
+ */
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process'
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { createInterface, type Interface } from 'node:readline'
+import type { Readable, Writable } from 'node:stream'
+import { fixed, markdownTable, median } from './_measure'
+
+const ROOT = join(__dirname, '..')
+const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
+const WINDOWS = Math.max(4, Number(process.env.BENCH_COMPARE_WINDOWS ?? 40) || 40)
+const WINDOW = Math.max(50, Number(process.env.BENCH_COMPARE_WINDOW ?? 300) || 300)
+const CONFIGURATIONS = ['plain', 'newest', 'oldest'] as const
+
+/** Compiles the plugin at `revision` (`worktree`: the working tree) into a folder of its own; returns its plugin.js. */
+function build (revision: string, name: string): string {
+  const out = join(__dirname, 'results', `compare-${name}`)
+  rmSync(out, { recursive: true, force: true })
+  let source = ROOT
+  if (revision !== 'worktree') {
+    source = join(__dirname, 'results', `source-${name}`)
+    rmSync(source, { recursive: true, force: true })
+    mkdirSync(source, { recursive: true })
+    const archive = execFileSync('git', ['archive', '--format=tar', revision], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 })
+    execFileSync('tar', ['-x', '-C', source], { input: archive })
+    if (!existsSync(join(source, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'))
+  }
+  const tsc = createRequire(__filename).resolve('typescript/bin/tsc')
+  execFileSync(process.execPath, [tsc, '-p', join(source, 'tsconfig.build.json'), '--outDir', out, '--declaration', 'false', '--sourceMap', 'false'],
+    { cwd: source, stdio: 'pipe' })
+  return join(out, 'plugin.js')
+}
+
+interface Child {
+  readonly process: ChildProcessByStdio<Writable, Readable, null>
+  readonly lines: AsyncIterator<string>
+  readonly reader: Interface
+}
+
+function start (configuration: string, pluginPath: string): Child {
+  const args = ['--expose-gc', '--max-semi-space-size=256', '--min-semi-space-size=256', '--import', 'tsx', join(__dirname, '_per-request-app.ts'), configuration, '200']
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_PLUGIN_PATH: pluginPath } })
+  const reader = createInterface({ input: child.stdout })
+  return { process: child, reader, lines: reader[Symbol.asyncIterator]() }
+}
+
+async function line (child: Child): Promise<string> {
+  const { value, done } = await child.lines.next()
+  if (done === true) throw new Error('a measuring process ended early')
+  return value
+}
+
+async function main (): Promise<void> {
+  const baseRevision = process.env.BENCH_BASE ?? 'HEAD~1'
+  const headRevision = process.env.BENCH_HEAD ?? 'worktree'
+  const builds = { base: build(baseRevision, 'base'), head: build(headRevision, 'head') }
+  const differences = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
+  const bases = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const children = new Map<string, Child>()
+    try {
+      for (const name of CONFIGURATIONS) {
+        for (const which of ['base', 'head'] as const) {
+          const child = start(name, builds[which])
+          children.set(`${name} ${which}`, child)
+          if (await line(child) !== 'ready') throw new Error(`${name} ${which} did not start`)
+        }
+      }
+      const keys = [...children.keys()]
+      for (let window = 0; window < WINDOWS; window++) {
+        const cpu = new Map<string, number>()
+        for (const key of (window + round) % 2 === 0 ? keys : [...keys].reverse()) {
+          const child = children.get(key) as Child
+          child.process.stdin.write(`cpu ${WINDOW}\n`)
+          cpu.set(key, Number((await line(child)).split(' ')[1]))
+        }
+        for (const name of CONFIGURATIONS) {
+          const base = cpu.get(`${name} base`) as number
+          differences.get(name)?.push((cpu.get(`${name} head`) as number) - base)
+          bases.get(name)?.push(base)
+        }
+      }
+    } finally {
+      for (const child of children.values()) { child.reader.close(); child.process.kill() }
+    }
+  }
+  const medianOf = (values: number[]): number => median([...values].sort((a, b) => a - b))
+  console.log(`# Per request, in process: ${baseRevision} (base) against ${headRevision} (head); ${ROUNDS} rounds, ${WINDOWS} interleaved windows of ${WINDOW} requests`)
+  console.log(`Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end.\n`)
+  console.log(markdownTable(['configuration', 'base CPU µs/request (median)', 'head − base µs (median of paired windows)', 'interquartile range µs'],
+    CONFIGURATIONS.map((name) => {
+      const sorted = [...(differences.get(name) ?? [])].sort((a, b) => a - b)
+      return [name, fixed(medianOf(bases.get(name) ?? []), 1), fixed(medianOf(sorted), 2),
+        `${fixed(sorted[Math.floor(sorted.length / 4)], 2)} … ${fixed(sorted[Math.floor(sorted.length * 3 / 4)], 2)}`]
+    })))
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
