@@ -8,44 +8,40 @@ import type { RegisteredRoute } from '../lib/routes/versioner-state'
 import { kVersionedRoute } from '../lib/core/symbols'
 import { versionedApp } from './helpers/apps'
 
-// A route's versions older than its newest version with work build their behaviour on first use: ready() does not
-// pay for versions nobody calls, and nothing about serving them changes.
+// A route's versions build their behaviour on first use (registration builds the newest, to know whether it has work):
+// ready() does not pay for versions nobody calls, and nothing about serving them changes.
 
 const fake = (version: string): VersionBehaviour => ({ version }) as unknown as VersionBehaviour
 
-test('VersionBehaviours: has, size and versions build nothing; get builds once; a walk builds the rest in order', async (t) => {
+test('VersionBehaviours: has and versions build nothing; get builds once, then keeps it; values builds the rest in order', async (t) => {
   const built: string[] = []
-  const behaviours = new VersionBehaviours()
-  behaviours.set('2003', fake('2003'))
-  for (const version of ['2002', '2001', '2000']) behaviours.defer(version, () => { built.push(version); return fake(version) })
-  t.equal(behaviours.size, 4)
+  const behaviours = new VersionBehaviours(new Map([['2003', 1], ['2002', 2], ['2001', 3], ['2000', 4]]), (level, version) => {
+    built.push(`${version}@${level}`)
+    return fake(version)
+  })
   t.ok(behaviours.has('2001'))
   t.notOk(behaviours.has('1999'))
   t.same(behaviours.versions(), ['2003', '2002', '2001', '2000'])
-  t.same([...behaviours.built()].map((behaviour) => behaviour.version), ['2003'])
-  t.equal(behaviours.deferredCount, 3)
   t.same(built, [], 'nothing built yet')
   t.equal(behaviours.get('2001')?.version, '2001')
   t.equal(behaviours.get('2001'), behaviours.get('2001'), 'built once, then kept')
-  t.same(built, ['2001'])
+  t.same(built, ['2001@3'], 'built from its level')
   t.equal(behaviours.get('1999'), undefined)
-  t.same([...behaviours.keys()], ['2003', '2001', '2002', '2000'], 'a walk builds every deferred behaviour')
-  t.same(built, ['2001', '2002', '2000'])
-  t.equal(behaviours.deferredCount, 0)
-  t.equal(behaviours.size, 4)
-  t.same([...behaviours].map(([version]) => version), ['2003', '2001', '2002', '2000'])
-
-  const other = new VersionBehaviours([['2003', fake('2003')]])
-  other.defer('2002', () => fake('2002 built'))
-  other.defer('2001', () => fake('2001 built'))
-  other.set('2002', fake('2002 set'))
-  t.equal(other.size, 3, 'a deferred version set is counted once')
-  t.equal(other.get('2002')?.version, '2002 set')
-  t.ok(other.delete('2001'), 'a deferred version can be deleted')
-  t.notOk(other.has('2001'))
-  other.clear()
-  t.equal(other.size, 0)
+  t.same(built, ['2001@3'], 'a version the route does not serve builds nothing')
+  t.same(behaviours.values().map((behaviour) => behaviour.version), ['2003', '2002', '2001', '2000'], 'every version, newest first')
+  t.same(built, ['2001@3', '2003@1', '2002@2', '2000@4'], 'the rest built once each')
 })
+
+/** The registered routes of an application (recorded through onRoute). */
+function registeredRoutes (routes: RouteOptions[]): RegisteredRoute[] {
+  return routes.map((route) => (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute])
+    .filter((route): route is RegisteredRoute => route !== undefined)
+}
+
+/** The versions whose behaviour a route has built so far (read without building). */
+function builtVersions (behaviours: VersionBehaviours): string[] {
+  return [...(behaviours as unknown as { built: Map<string, VersionBehaviour> }).built.keys()]
+}
 
 const Create = Type.Object({ fullName: Type.String() })
 
@@ -71,12 +67,13 @@ test('a route builds its older versions on their first request, and serves them 
       async (request, reply) => await reply.code(201).send({ fullName: request.body.fullName }))
   }, { beforeRoutes: (instance) => { instance.addHook('onRoute', (route) => { routes.push(route) }) } })
   await app.ready()
-  const registered = routes.map((route) => (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute])
-    .find((route): route is RegisteredRoute => route !== undefined)
+  const registered = registeredRoutes(routes)[0]
   if (registered === undefined) throw new Error('no versioned route registered')
-  const behaviours = registered.behaviours as VersionBehaviours
-  // 2002-01-01's change gives 2001-01-01 its schemas: 2001-01-01 is the newest version with work, 2000-01-01 waits.
-  t.same([...behaviours.built()].map((behaviour) => behaviour.version), ['2003-01-01', '2002-01-01', '2001-01-01'])
+  const behaviours = registered.behaviours
+  // 2002-01-01's change gives 2001-01-01 its schemas: the newest version (2003-01-01) is built to know it has no
+  // work, 2002-01-01 does what it does (told from the seeds), 2001-01-01 and 2000-01-01 wait for their first request.
+  t.same(builtVersions(behaviours), ['2003-01-01'])
+  t.same(registered.servedWithoutHooks, ['2003-01-01', '2002-01-01'], 'the twin serves the versions with nothing to do')
   t.same(behaviours.versions(), ['2003-01-01', '2002-01-01', '2001-01-01', '2000-01-01'])
   for (const version of ['2001-01-01', '2000-01-01']) {
     const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload: { name: 'Ada' } })
@@ -87,6 +84,7 @@ test('a route builds its older versions on their first request, and serves them 
     t.equal(wrong.statusCode, 400, `${version}: validated against its own schema`)
     t.match(wrong.json().message, /name/)
   }
-  t.same([...behaviours.built()].map((behaviour) => behaviour.version), ['2003-01-01', '2002-01-01', '2001-01-01', '2000-01-01'])
+  t.same(builtVersions(behaviours), ['2003-01-01', '2001-01-01', '2000-01-01'], 'built on their first request')
   t.same([...app.versioner.routes.keys()], ['2003-01-01', '2002-01-01', '2001-01-01', '2000-01-01'])
+  t.same(builtVersions(behaviours), ['2003-01-01', '2001-01-01', '2000-01-01', '2002-01-01'], 'the route table builds the rest')
 })

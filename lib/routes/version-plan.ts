@@ -128,34 +128,7 @@ export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link
     behaviour.rawSteps.length > 0
 }
 
-/** The behaviour of another version with the same work as `previous`: all but the version, its level and its links. */
-export function shareBehaviour (previous: VersionBehaviour, version: string, level: number, link: string | undefined): VersionBehaviour {
-  // Written out (not spread): one object shape for every behaviour, and no generic copy per version.
-  return {
-    version,
-    level,
-    validate: previous.validate,
-    validatedParts: previous.validatedParts,
-    cleaners: previous.cleaners,
-    requestSteps: previous.requestSteps,
-    responseSteps: previous.responseSteps,
-    responseForms: previous.responseForms,
-    responseGuards: previous.responseGuards,
-    ownSuccessSerializers: previous.ownSuccessSerializers,
-    statusCode: previous.statusCode,
-    successWork: previous.successWork,
-    errorWork: previous.errorWork,
-    rawSteps: previous.rawSteps,
-    state: previous.state,
-    link,
-    passthrough: link === undefined && !hasWork(previous)
-  }
-}
-
-/**
- * Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. (A version
- * that changes nothing on the route shares the behaviour of the version after it instead: ./quiet-levels.ts.)
- */
+/** Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. */
 export function buildBehaviour (
   route: BehaviourRoute,
   level: number,

@@ -9,7 +9,8 @@ import { ConverterPlanner } from './converter-steps'
 import type { HttpMethod } from '../core/http-methods'
 import { EndpointInstructionLog, type RouteState } from './timeline'
 import { SchemaGeneration } from '../schemas/generation'
-import type { RouteSchema, VersionBehaviour } from './version-plan'
+import type { RouteSchema } from './version-plan'
+import type { VersionBehaviours } from './version-behaviours'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
 import { kBundleInternals } from '../core/symbols'
@@ -38,7 +39,9 @@ export interface RegisteredRoute {
   readonly head: HeadRoute
   readonly url: string
   readonly methods: readonly HttpMethod[]
-  readonly behaviours: ReadonlyMap<string, VersionBehaviour>
+  readonly behaviours: VersionBehaviours
+  /** The versions the route's hook-less twin serves (../serve/passthrough.ts): they have nothing to do on it. */
+  readonly servedWithoutHooks: readonly string[]
   /** The response schemas Fastify serializes with natively. */
   readonly nativeResponse: Readonly<Record<string, TSchema>>
   /** The route display for logs. */

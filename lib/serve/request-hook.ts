@@ -21,6 +21,7 @@ import { versionedRequest, type VersionedRequest } from './request-state'
 import { createVersionHeaders, type VersionHeaders } from './version-headers'
 import { kBehaviour, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
+import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
@@ -30,7 +31,7 @@ import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 
 /** What the request hook of one registered route needs. */
 export interface RequestHookRoute {
-  readonly behaviours: ReadonlyMap<string, VersionBehaviour>
+  readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   readonly scope: VersionedScope
   /** `METHOD url` of the HEAD route, for logs. */
   readonly display: string

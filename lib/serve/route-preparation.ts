@@ -15,9 +15,8 @@ import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
 import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, shareBehaviour, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
-import type { Seed } from '../schemas/seeds'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -65,70 +64,74 @@ function registeredUrl (context: RouteContext, scope: VersionedScope, path: stri
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
 
+/** A group's behaviours, the response map its route serializes with natively, and its versions known to have nothing to do. */
+interface GroupBehaviours {
+  readonly behaviours: VersionBehaviours
+  readonly nativeResponse: Record<string, TSchema>
+  /** The newest version and the versions after it that do exactly what it does, when it has no work (newest first). */
+  readonly idle: ReadonlyArray<{ readonly version: string, readonly link: string | undefined }>
+}
+
 /**
- * The behaviour of every version of a group (built up to the newest version with work of its own, the older ones
- * on first use: see ../routes/version-behaviours.ts), and the response map its route serializes with natively.
+ * The behaviours of a group's versions, each built on first use (../routes/version-behaviours.ts), but the newest
+ * one's: registration builds it to know whether it has work. When it has none, the versions after it that certainly
+ * do what it does (../routes/quiet-levels.ts: told from the seeds the route depends on, without planning them) have
+ * none either: those are idle. Every other version is served with the hooks, and planned on its first request.
  */
-function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): {
-  behaviours: VersionBehaviours, nativeResponse: Record<string, TSchema>
-} {
-  const { state } = context
+function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
+  const { state, serveOptions } = context
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const nativeResponse: Record<string, TSchema> = {}
   for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
   }
-  const behaviours = new VersionBehaviours()
-  let previous: VersionBehaviour | undefined
-  let seeds: ReadonlySet<Seed> | undefined
-  for (const level of group.levels) {
-    const version = state.versionAt(level)
-    const link = context.serveOptions.lifecycleHeaders.get(version)?.link
-    if (previous !== undefined && hasWork(previous)) {
-      behaviours.defer(version, () => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link))
-      continue
+  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
+  const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
+    (level, version) => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, linkOf(version)))
+  const idle: Array<{ version: string, link: string | undefined }> = []
+  const first = group.levels.length > 0 ? behaviours.get(state.versionAt(newest)) : undefined
+  if (first !== undefined && !hasWork(first)) {
+    idle.push({ version: first.version, link: first.link })
+    const seeds = routeSeeds(head, newest, state.generation)
+    for (let index = 1; index < group.levels.length; index++) {
+      const level = group.levels[index]
+      if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.generation, state.planner)) break
+      const version = state.versionAt(level)
+      idle.push({ version, link: linkOf(version) })
     }
-    if (previous !== undefined && previous.level === level - 1 && quietLevel(head, level, seeds, state.generation, state.planner)) {
-      previous = shareBehaviour(previous, version, level, link)
-    } else {
-      previous = buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, link)
-      seeds = routeSeeds(head, level, state.generation)
-    }
-    behaviours.set(version, previous)
   }
-  return { behaviours, nativeResponse }
+  return { behaviours, nativeResponse, idle }
 }
 
 /** Prepares the route of one group of a HEAD route. */
-export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, scope: VersionedScope, userFormatter: unknown, baseConstraints: unknown): Prepared {
+export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, scope: VersionedScope, user: { formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
   const url = registeredUrl(context, scope, group.path)
-  const { behaviours, nativeResponse } = groupBehaviours(context, head, group)
-  const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, nativeResponse, display: `${group.methods.join(',')} ${url}` }
-  const all = [...behaviours.built()]
-  // A version built on first use may need either response hook.
-  const deferred = behaviours.deferredCount > 0
-  const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, userFormatter as never, state.storesVersion,
-      state.logsVersion) as Hook
-  }
-  if (deferred || all.some((behaviour) => behaviour.successWork)) hooks.preSerialization = createSuccessHook(head.display) as Hook
-  if (deferred || all.some((behaviour) => behaviour.successWork || behaviour.errorWork || behaviour.rawSteps.length > 0 || behaviour.link !== undefined)) {
-    hooks.onSend = createSendHook(head.display) as Hook
-  }
-  const schema: RouteSchema = { ...head.schema }
-  if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
+  const { behaviours, nativeResponse, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
-    // Versions that may be gone (afterSunset: 'gone') need the request hook's check.
-    ? all.filter((behaviour) => behaviour.passthrough && serveOptions.versions.get(behaviour.version)?.afterSunset !== 'gone').map((behaviour) => behaviour.version)
+    // Versions that carry a Link, or may be gone (afterSunset: 'gone'), need the hooks.
+    ? idle.filter(({ version, link }) => link === undefined && serveOptions.versions.get(version)?.afterSunset !== 'gone').map(({ version }) => version)
     : []
+  const registered: RegisteredRoute = {
+    head, url, methods: group.methods, behaviours, servedWithoutHooks: passthroughVersions, nativeResponse, display: `${group.methods.join(',')} ${url}`
+  }
+  // The versions that are not idle are planned on their first request: they may need either response hook.
+  const planned = idle.length < versions.length
+  const hooks: Prepared['hooks'] = {
+    preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, user.formatter as never, state.storesVersion,
+      state.logsVersion) as Hook
+  }
+  if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
+  if (planned || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
+  const schema: RouteSchema = { ...head.schema }
+  if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
   const served = new Set(passthroughVersions)
   const hooked = versions.filter((version) => !served.has(version))
-  const constraints = claimNodes(context, group, url, versions, hooked, baseConstraints, head)
+  const constraints = claimNodes(context, { group, url, head }, { versions, hooked }, user.constraints)
   const passthrough = passthroughVersions.length === 0
     ? undefined
-    : { versions: passthroughVersions, constraints: { ...(baseConstraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
+    : { versions: passthroughVersions, constraints: { ...(user.constraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
   return { registered, schema, hooks, constraints, passthrough }
 }
 
@@ -137,9 +140,11 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
  * the route to the versions it serves with hooks (`hooked`: the others have their passthrough route).
  */
 function claimNodes (
-  context: RouteContext, group: Group, url: string, versions: string[], hooked: string[], base: unknown, head: HeadRoute
+  context: RouteContext, at: { group: Group, url: string, head: HeadRoute }, served: { versions: string[], hooked: string[] }, base: unknown
 ): Record<string, unknown> | undefined {
   const { state, routingPicks } = context
+  const { group, url, head } = at
+  const { versions, hooked } = served
   let shared = false
   for (const method of group.methods) {
     const key = `${method} ${url}`

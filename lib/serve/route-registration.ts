@@ -138,7 +138,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   let pending: PendingGet | undefined
   const passthroughs: Prepared[] = []
   groupsOf(head).forEach((group, index) => {
-    const prepared = prepareGroup(context, head, group, scope, userFormatter, baseConstraints)
+    const prepared = prepareGroup(context, head, group, scope, { formatter: userFormatter, constraints: baseConstraints })
     head.registered.push(prepared.registered)
     if (prepared.passthrough !== undefined) passthroughs.push(prepared)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
