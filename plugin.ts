@@ -50,7 +50,7 @@ export {
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
-  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue
+  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations
 } from './lib/describe/instructions'
 export type { HttpMethod } from './lib/core/http-methods'
 export {

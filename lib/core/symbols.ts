@@ -20,6 +20,12 @@ export const kSchemaName = Symbol('fastify-versioner.schemaName')
 /** On a generated schema: the HEAD schema it is the versioned form of. */
 export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 
+/**
+ * On a generated schema whose object-level `examples` were set by `schema(S).had({ examples })` (in its version or a
+ * newer one): the documents show them as written, instead of HEAD's examples migrated to the version.
+ */
+export const kGivenExamples = Symbol('fastify-versioner.givenExamples')
+
 /** Internal view of a `VersionBundle` (its read version change descriptors). */
 export const kBundleInternals = Symbol('fastify-versioner.bundleInternals')
 

@@ -959,6 +959,12 @@ Object {
                                           },
                                           Object {
                                             "enum": Array [
+                                              "schema.attributes.changed",
+                                            ],
+                                            "type": "string",
+                                          },
+                                          Object {
+                                            "enum": Array [
                                               "schema.field.added",
                                             ],
                                             "type": "string",
