@@ -66,4 +66,5 @@ export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOp
 export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
 export { loadApp } from './lib/tools/load-app'
+export { invalidExamples, type InvalidExample } from './lib/tools/document-examples'
 export type { VerifyFinding } from './lib/tools/verify'
