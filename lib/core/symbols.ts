@@ -17,7 +17,7 @@ export const kNamedValidator = Symbol('fastify-versioner.namedValidator')
 /** On a generated schema: its name in that version (the OpenAPI component name), without version suffix. */
 export const kSchemaName = Symbol('fastify-versioner.schemaName')
 
-/** On a generated schema: the HEAD schema it is the versioned form of. */
+/** On a generated schema (named or not, rebuilt from a seed's state or around changed subschemas): the HEAD schema it is the versioned form of. */
 export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 
 /**

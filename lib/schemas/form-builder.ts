@@ -50,12 +50,14 @@ export class FormBuilder {
       case 'generic': {
         const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
         const name = nameOf(schema)
-        return rebuilt === schema || name === undefined ? rebuilt : this.named(rebuilt, schema, name, level)
+        if (rebuilt === schema) return rebuilt
+        return name === undefined ? { ...(rebuilt as SchemaObject), [kHeadSchema]: schema } as TSchema : this.named(rebuilt, schema, name, level)
       }
       case 'state': {
         const state = inputs[0] as SeedState
         const built = this.withAnnotations(this.buildState(state, level), state)
-        return state.name === undefined ? built : this.named(built, schema, state.name, level)
+        if (state.name !== undefined) return this.named(built, schema, state.name, level)
+        return built === schema ? built : { ...(built as SchemaObject), [kHeadSchema]: schema } as TSchema
       }
     }
   }
@@ -100,6 +102,11 @@ export class FormBuilder {
       delete copy.$id
       delete copy[kSchemaName]
       delete copy[kHeadSchema]
+    }
+    // Examples the field's own instructions wrote or removed are the field's, not its schema's.
+    if ('examples' in field.set || field.unset.includes('examples')) {
+      delete copy[kHeadSchema]
+      delete copy[kGivenExamples]
     }
     return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
   }
