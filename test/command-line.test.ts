@@ -106,6 +106,41 @@ export async function build () {
   t.match(verified.stdout, /^verify: 1 finding\(s\)\.$/m)
 })
 
+test('export refuses an app whose document holds an invalid example: exit 1 naming the version, the pointer and the message', async (t) => {
+  const dir = await scratch(t)
+  const plugin = JSON.stringify(join(root, 'plugin'))
+  await writeFile(join(dir, 'app.ts'), `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } from ${plugin}
+
+const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+class RenameNameToFullName extends VersionChange {
+  description = 'name became fullName.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(User).field('fullName').had({ name: 'name' }),
+    schema(User).had({ examples: [{ id: 'u1', fullName: 'Ada' }] })
+  ]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
+
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+  }))
+  return app
+}
+`)
+  const result = await cli(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '')
+  t.match(result.stderr, /^fastify-versioner export: 1 example\(s\) in the documents fail their schema, so no document was written/)
+  t.match(result.stderr, /^2000-01-01 \/components\/schemas\/User\/examples\/0: must have required property 'name'$/m,
+    'the examples the instruction gave are shown as written, and checked')
+  await t.rejects(readFile(join(dir, 'openapi', '2001-01-01.json')), { code: 'ENOENT' }, 'nothing written')
+})
+
 test('JavaScript apps load without tsx: a CommonJS build export and an ESM default export', async (t) => {
   const dir = await scratch(t)
   const fastify = JSON.stringify(require.resolve('fastify'))
