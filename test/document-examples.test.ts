@@ -7,6 +7,7 @@ import { test, type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../examples/users/app'
+import { EXAMPLE_USER_ID } from '../examples/users/schemas'
 import {
   ConvertResponseToPreviousVersionFor, HeadVersion, invalidExamples, schema, Version, VersionBundle, VersionChange, type ResponseInfo
 } from '../plugin'
@@ -100,13 +101,17 @@ test('invalidExamples: every example of a document against its schema, $refs res
   t.throws(() => invalidExamples('{}'), { code: 'FST_VERSIONER_TOOL', message: /takes an OpenAPI document \(an object\); got string/ })
 })
 
-test('invalidExamples finds none in any document of the example app', async (t) => {
+test('the example app: each version shows its own UserResource example, and invalidExamples finds none in any document', async (t) => {
   const app = await buildApp()
   t.teardown(() => app.close())
   await app.ready()
   for (const version of [...app.versioner.versions.versionValues, 'unversioned']) {
     t.strictSame(invalidExamples(app.versioner.openapi(version)), [], version)
   }
+  const examplesOf = (version: string): unknown => documentOf(app, version).components.schemas.UserResource.examples
+  t.strictSame(examplesOf('2002-01-01'), [{ id: EXAMPLE_USER_ID }], '2002-01-01: without the internal field')
+  t.strictSame(examplesOf('2001-01-01'), [{ id: EXAMPLE_USER_ID, addresses: ['1 Main St', '2 Side St'] }], '2001-01-01: addresses inline')
+  t.strictSame(examplesOf('2000-01-01'), [{ id: EXAMPLE_USER_ID, address: '1 Main St' }], '2000-01-01: one address')
 })
 
 test('a version rebuilt by a change shows HEAD\'s object-level examples migrated down by the response converters', async (t) => {
