@@ -23,6 +23,10 @@ export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 /**
  * On a generated schema whose object-level `examples` were set by `schema(S).had({ examples })` (in its version or a
  * newer one): the documents show them as written, instead of HEAD's examples migrated to the version.
+ * @example
+ * ```ts
+ * const given = (form as Record<symbol, unknown>)[kGivenExamples] === true
+ * ```
  */
 export const kGivenExamples = Symbol('fastify-versioner.givenExamples')
 

@@ -94,7 +94,13 @@ interface InstructionBase {
   readonly display: string
 }
 
-/** Object-level annotations a schema can have had in the previous version (`schema(S).had({...})`). */
+/**
+ * Object-level annotations a schema can have had in the previous version (`schema(S).had({...})`).
+ * @example
+ * ```ts
+ * const annotations: SchemaAnnotations = { examples: [{ name: 'Ada' }], description: 'A user.', title: 'User' }
+ * ```
+ */
 export interface SchemaAnnotations {
   /** Example values of the whole schema, as that version's clients saw them. */
   examples?: unknown[]
@@ -104,7 +110,13 @@ export interface SchemaAnnotations {
   title?: string
 }
 
-/** The attributes of `schema(S).had({...})`, each optional. */
+/**
+ * The attributes of `schema(S).had({...})`, each optional.
+ * @example
+ * ```ts
+ * const values: SchemaHadAttributeValues = { name: 'Person', description: 'A person.' }
+ * ```
+ */
 export interface SchemaHadAttributeValues extends SchemaAnnotations {
   /** The schema's name (its `$id`, the OpenAPI component name) in the previous version. */
   name?: string
@@ -113,11 +125,22 @@ export interface SchemaHadAttributeValues extends SchemaAnnotations {
 /**
  * What `schema(S).had({...})` accepts: the schema's name and/or its object-level annotations in the previous
  * version, at least one of them.
+ * @example
+ * ```ts
+ * const attributes: SchemaHadAttributes = { name: 'Person', examples: [{ name: 'Ada' }] }
+ * schema(User).had(attributes)
+ * ```
  */
 export type SchemaHadAttributes = SchemaHadAttributeValues &
   ({ name: string } | { examples: unknown[] } | { description: string } | { title: string })
 
-/** Names of {@link SchemaHadAttributes}. */
+/**
+ * Names of {@link SchemaHadAttributes}.
+ * @example
+ * ```ts
+ * SCHEMA_ATTRIBUTES.includes('examples') // true
+ * ```
+ */
 export const SCHEMA_ATTRIBUTES = ['name', 'examples', 'description', 'title'] as const
 
 /** `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations. */

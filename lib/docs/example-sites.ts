@@ -9,7 +9,13 @@
 
 type Json = Record<string, unknown>
 
-/** One example in a document, and the schema it must match. */
+/**
+ * One example in a document, and the schema it must match.
+ * @example
+ * ```ts
+ * const [site] = walkDocument(document).sites // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
+ * ```
+ */
 export interface ExampleSite {
   /** JSON pointer of the example value. */
   readonly pointer: string
@@ -27,13 +33,25 @@ export interface ExampleSite {
   readonly entry: number | string | undefined
 }
 
-/** A schema node of a document, with its JSON pointer. */
+/**
+ * A schema node of a document, with its JSON pointer.
+ * @example
+ * ```ts
+ * for (const { node, pointer } of walkDocument(document).schemas) console.log(pointer, node.type)
+ * ```
+ */
 export interface SchemaNode {
   readonly node: Json
   readonly pointer: string
 }
 
-/** What {@link walkDocument} finds: every schema node and every example. */
+/**
+ * What {@link walkDocument} finds: every schema node and every example.
+ * @example
+ * ```ts
+ * const { schemas, sites }: DocumentWalk = walkDocument(document)
+ * ```
+ */
 export interface DocumentWalk {
   readonly schemas: SchemaNode[]
   readonly sites: ExampleSite[]
@@ -60,12 +78,26 @@ function isObject (value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** A JSON pointer segment: `~` and `/` escaped. */
+/**
+ * A JSON pointer segment: `~` and `/` escaped.
+ * @example
+ * ```ts
+ * pointerSegment('/users/{id}') // '~1users~1{id}'
+ * ```
+ */
 export function pointerSegment (key: string | number): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
-/** Walks the parts of a document that hold schemas and examples, in document order. */
+/**
+ * Walks the parts of a document that hold schemas and examples: components first, then paths, then webhooks,
+ * breadth first.
+ * @example
+ * ```ts
+ * const { sites } = walkDocument(document)
+ * console.log(sites.map((site) => site.pointer))
+ * ```
+ */
 export function walkDocument (document: Json): DocumentWalk {
   const schemas: SchemaNode[] = []
   const sites: ExampleSite[] = []
@@ -146,7 +178,13 @@ function examplesOf (holder: Json, schema: Json, pointer: string, schemaPointer:
   }
 }
 
-/** Leaves examples out of their document: entries of `examples` (which goes when it is empty) and `example`s. */
+/**
+ * Leaves examples out of their document: entries of `examples` (which goes when it is empty) and `example`s.
+ * @example
+ * ```ts
+ * leaveOut(walkDocument(document).sites.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+ * ```
+ */
 export function leaveOut (sites: readonly ExampleSite[]): void {
   const indices = new Map<Json, number[]>()
   for (const site of sites) {

@@ -28,10 +28,22 @@ import { DocumentValidator } from './example-validation'
 
 type Json = Record<string, unknown>
 
-/** Marks a schema node whose examples the finished document keeps only when they validate (removed then). */
+/**
+ * Marks a schema node whose examples the finished document keeps only when they validate (removed then).
+ * @example
+ * ```ts
+ * const marked = node[CHECK_EXAMPLES] === true
+ * ```
+ */
 export const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
 
-/** The schemas an application wrote for HEAD: its routes' parts and responses (in every version), its webhooks' bodies. */
+/**
+ * The schemas an application wrote for HEAD: its routes' parts and responses (in every version), its webhooks' bodies.
+ * @example
+ * ```ts
+ * const examples = new VersionExamples(engine, () => headSchemas(state, webhooks))
+ * ```
+ */
 export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema[] {
   const roots: unknown[] = []
   for (const route of state.headRoutes) {
@@ -43,7 +55,15 @@ export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema
   return roots.filter((root): root is TSchema => isSchemaObject(root))
 }
 
-/** The examples of each version's documents, for one application. */
+/**
+ * The examples of each version's documents, for one application.
+ * @example
+ * ```ts
+ * const examples = new VersionExamples({ bundle, generation, planner }, () => headSchemas(state, webhooks))
+ * const schema = examples.at(prepareForDocs(form, generation), level)  // before @fastify/swagger
+ * examples.finish(document, level)                                   // on the finished document
+ * ```
+ */
 export class VersionExamples {
   private heads: WeakSet<object> | undefined
   private readonly forms = new WeakMap<object, Map<number, TSchema>>()

@@ -118,7 +118,13 @@ export function newFieldId (): number {
 
 const NO_ANNOTATIONS: Readonly<SchemaAnnotations> = Object.freeze({})
 
-/** The value of an object-level annotation in a state: set by `schema(S).had({...})`, else the schema's own. */
+/**
+ * The value of an object-level annotation in a state: set by `schema(S).had({...})`, else the schema's own.
+ * @example
+ * ```ts
+ * annotationOf(initialState(Type.Object({}, { description: 'A user.' })), 'description') // 'A user.'
+ * ```
+ */
 export function annotationOf (state: SeedState, key: keyof SchemaAnnotations): unknown {
   if (Object.hasOwn(state.annotations, key)) return state.annotations[key]
   const own = state.kind === 'object' ? state.options : state.kind === 'enum' ? state.template : state.body as SchemaObject

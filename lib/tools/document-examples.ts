@@ -10,7 +10,13 @@ import { VersionerToolError } from '../core/errors'
 import { walkDocument } from '../docs/example-sites'
 import { DocumentValidator } from '../docs/example-validation'
 
-/** An example that fails its schema: where it is in the document, and what the validator said. */
+/**
+ * An example that fails its schema: where it is in the document, and what the validator said.
+ * @example
+ * ```ts
+ * const found: InvalidExample = { pointer: '/components/schemas/User/examples/0', message: "must have required property 'name'" }
+ * ```
+ */
 export interface InvalidExample {
   /** JSON pointer of the example value in the document: `/components/schemas/User/examples/0`. */
   readonly pointer: string
