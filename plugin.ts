@@ -50,7 +50,7 @@ export {
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
-  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue
+  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations
 } from './lib/describe/instructions'
 export type { HttpMethod } from './lib/core/http-methods'
 export {
@@ -66,4 +66,5 @@ export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOp
 export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
 export { loadApp } from './lib/tools/load-app'
+export { invalidExamples, type InvalidExample } from './lib/tools/document-examples'
 export type { VerifyFinding, VerifyFindings, VerifyOptions } from './lib/tools/verify'

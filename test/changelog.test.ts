@@ -201,6 +201,38 @@ test('schema entries: schema.renamed, schema.field.added (with the field as that
     'the field entry matches the document of its version')
 })
 
+test('schema.attributes.changed: schema(S).had() with annotations (and a name) lists each attribute; examples by their previous value', async (t) => {
+  const User = Type.Object({ id: Type.String() }, { $id: 'User', description: 'A user.', examples: [{ id: 'u1' }] })
+  const Newest = changeClass('DescribeUsers', [schema(User).had({ description: 'A person.', title: 'Person', examples: [{ id: 'p1' }] })])
+  const Middle = changeClass('RenameAndExplain', [schema(User).had({ name: 'Person', description: 'Someone.' })])
+  const versions = new VersionBundle(new Version('2002-01-01', Newest), new Version('2001-01-01', Middle), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1' }))
+  })
+  await app.ready()
+  const changelog = await changelogOf(t, app)
+  t.strictSame(onlyChange(changelog, '2002-01-01'), [{
+    type: 'schema.attributes.changed',
+    models: ['User'],
+    changes: [
+      { name: 'examples', status: 'changed', previousValue: [{ id: 'p1' }] },
+      { name: 'description', status: 'changed', previousValue: 'A person.', newValue: 'A user.' },
+      { name: 'title', status: 'removed', previousValue: 'Person' }
+    ]
+  }], 'the examples of this version are its document\'s (migrated from HEAD): only the previous ones are listed')
+  t.strictSame(onlyChange(changelog, '2001-01-01'), [{
+    type: 'schema.attributes.changed',
+    models: ['User'],
+    previousName: 'Person',
+    changes: [
+      { name: 'name', status: 'changed', previousValue: 'Person', newValue: 'User' },
+      { name: 'description', status: 'changed', previousValue: 'Someone.', newValue: 'A person.' }
+    ]
+  }], 'with a name: previousName too, and the name among the changes')
+  t.equal(documentOf(app, '2001-01-01').components.schemas.User.description, 'A person.', 'the entries match the documents')
+  t.equal(documentOf(app, '2000-01-01').components.schemas.Person.description, 'Someone.')
+})
+
 test('schema.validator.added and schema.validator.removed', async (t) => {
   const endAfterStart = defineValidator('endAfterStart', { if: { required: ['start', 'end'] }, then: { properties: { end: { type: 'string', minLength: 3 } } } })
   const needsEnd = defineValidator('needsEnd', { required: ['end'] }, { fields: ['end'] })

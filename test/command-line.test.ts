@@ -98,8 +98,9 @@ test('check: a saved document nested 10,000 levels deep exits 1 naming the file 
   const file = join(dir, '2001-01-01.json')
   const deep = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
   const text = await readFile(file, 'utf8')
-  t.match(text, '"UserResource":{"type":"object","properties":{')
-  await writeFile(file, text.replace('"UserResource":{"type":"object","properties":{', `"UserResource":{"type":"object","properties":{"deep":${deep},`))
+  const anchor = '"type":"object","properties":{"id":'
+  t.match(text, anchor)
+  await writeFile(file, text.replace(anchor, `"type":"object","properties":{"deep":${deep},"id":`))
   const result = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
   t.equal(result.code, 1)
   t.match(result.stderr, `fastify-versioner check: The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256 `)
@@ -137,6 +138,41 @@ export async function build () {
   t.equal(verified.code, 1)
   t.match(verified.stderr, /^finding: GET \/users\/:id \(2000-01-01\): response 200\/name migrated down from HEAD fails the schema of 2000-01-01: must have required property 'name'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/m)
   t.match(verified.stdout, /^verify: 1 finding\(s\) \(200 examples\)\.$/m)
+})
+
+test('export refuses an app whose document holds an invalid example: exit 1 naming the version, the pointer and the message', async (t) => {
+  const dir = await scratch(t)
+  const plugin = JSON.stringify(join(root, 'plugin'))
+  await writeFile(join(dir, 'app.ts'), `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } from ${plugin}
+
+const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+class RenameNameToFullName extends VersionChange {
+  description = 'name became fullName.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(User).field('fullName').had({ name: 'name' }),
+    schema(User).had({ examples: [{ id: 'u1', fullName: 'Ada' }] })
+  ]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
+
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+  }))
+  return app
+}
+`)
+  const result = await cli(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '')
+  t.match(result.stderr, /^fastify-versioner export: 1 example\(s\) in the documents fail their schema, so no document was written/)
+  t.match(result.stderr, /^2000-01-01 \/components\/schemas\/User\/examples\/0: must have required property 'name'$/m,
+    'the examples the instruction gave are shown as written, and checked')
+  await t.rejects(readFile(join(dir, 'openapi', '2001-01-01.json')), { code: 'ENOENT' }, 'nothing written')
 })
 
 test('JavaScript apps load without tsx: a CommonJS build export and an ESM default export', async (t) => {

@@ -1,7 +1,7 @@
 // `export`: every document the application serves, written byte for byte as GET /openapi.json?version=V answers.
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
@@ -54,4 +54,26 @@ test('export says so when the app serves no documents (openapiUrl: null)', async
   const dir = await tempDir(t)
   await t.rejects(exportDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /openapiUrl is null/ })
   await t.rejects(exportDocuments(app, dir), errorCodes.FST_VERSIONER_TOOL)
+})
+
+test('export refuses, writing nothing, when a document holds an example that fails its schema', async (t) => {
+  const User = Type.Object({ id: Type.String(), age: Type.Integer({ examples: ['old'] }) }, { $id: 'User', examples: [{ id: 'u1' }] })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']) })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', age: 3 }))
+  }))
+  await app.ready()
+  const dir = join(await tempDir(t), 'openapi')
+  const error = await exportDocuments(app, dir).then(() => undefined, (failure: unknown) => failure as Error & { code?: string })
+  t.equal(error?.code, 'FST_VERSIONER_TOOL')
+  t.equal(error?.message, '4 example(s) in the documents fail their schema, so no document was written ' +
+    '(fix the example, or say how the version had it with schema(S).had({ examples })):\n' +
+    "2001-01-01 /components/schemas/User/examples/0: must have required property 'age'\n" +
+    '2001-01-01 /components/schemas/User/properties/age/examples/0: must be integer\n' +
+    "2000-01-01 /components/schemas/User/examples/0: must have required property 'age'\n" +
+    '2000-01-01 /components/schemas/User/properties/age/examples/0: must be integer',
+  'each invalid example, by version, JSON pointer and the validator\'s message (HEAD\'s own schema: shown as written in every version)')
+  await t.rejects(readdir(dir), { code: 'ENOENT' }, 'not even the folder')
 })

@@ -256,3 +256,27 @@ test('the same seed replays the same examples; another seed other ones', async (
   t.equal(first.replayed, again.replayed)
   t.notSame(other.map((finding) => finding.example), first.map((finding) => finding.example), 'another seed, other examples')
 })
+
+test('an example of a version\'s document that fails its schema is a finding', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User', examples: [{ id: 'u1', fullName: 'Ada Lovelace' }] })
+  class NameWasName extends VersionChange {
+    description = 'fullName was name; the example given for that version was left wrong.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(User).field('fullName').had({ name: 'name' }),
+      schema(User).had({ examples: [{ id: 'u2', fullName: 'Grace Hopper' }] })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings.map(({ route, version, kind }) => ({ route, version, kind })), [{ route: 'document', version: '2000-01-01', kind: 'invalid example' }])
+  t.match(findings[0].text, /^document \(2000-01-01\): the example at \/components\/schemas\/User\/examples\/0 fails its schema: must have required property 'name'/)
+})

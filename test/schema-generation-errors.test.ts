@@ -118,6 +118,29 @@ test('schema renames that cannot apply', async (t) => {
   ])
 })
 
+test('schema annotations that change nothing', async (t) => {
+  const Described = Type.Object({ id: Type.String() }, { $id: 'Described', description: 'A thing.', examples: [{ id: 'a' }] })
+  await checkCases(t, [
+    {
+      change: 'SameDescription',
+      instruction: () => schema(Described).had({ description: 'A thing.' }),
+      names: ["'Described' already has the description 'A thing.'"]
+    },
+    {
+      change: 'SameExamples',
+      instruction: () => schema(Described).had({ examples: [{ id: 'a' }] }),
+      names: ["'Described' already has the examples [{ id: 'a' }]"]
+    }
+  ])
+  // Each attribute is checked: a new name does not excuse an unchanged annotation.
+  const bundle = bundleWith([schema(Described).had({ name: 'Thing', description: 'A thing.' })], 'RenameKeepDescription')
+  t.match(generationError(bundle).message, "'Described' already has the description 'A thing.'")
+  // After a change, the same value again in an older version changes nothing.
+  const twice = new VersionBundle(new HeadVersion(), new Version('2002-01-01', changeClass('First', [schema(Described).had({ title: 'Old' })])),
+    new Version('2001-01-01', changeClass('Again', [schema(Described).had({ title: 'Old' })])), new Version('2000-01-01'))
+  t.match(generationError(twice).message, "schema(Described).had({ title: 'Old' }) in version change 'Again' (version '2001-01-01'): 'Described' already has the title 'Old'")
+})
+
 test('instructions on the wrong kind of schema', async (t) => {
   const Tags = Type.Array(Type.String(), { $id: 'Tags' })
   const Status = Type.Union([Type.Literal('on'), Type.Literal('off')], { $id: 'Status' })

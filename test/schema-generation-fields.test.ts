@@ -311,3 +311,31 @@ test('regression: an inherited field renamed by a child keeps its name when the 
   t.equal(prop(oldest, 'name').type, 'integer', 'the own field is the one the instruction added')
   t.equal(schemas.get('2000-01-01').get(Parent), Parent, 'the parent is untouched')
 })
+
+test('schema(S).had({ examples, description, title }) sets object-level annotations in that version and older ones, until changed again', async (t) => {
+  const User = Type.Object({ fullName: Type.String() }, { $id: 'User', description: 'A user.', examples: [{ fullName: 'Ada' }] })
+  const Tag = Type.String({ $id: 'Tag' })
+  const Color = Type.Union([Type.Literal('red'), Type.Literal('blue')])
+  const Newest = changeClass('NewestChange', [
+    schema(User).field('fullName').had({ name: 'name' }),
+    schema(User).had({ examples: [{ name: 'Ada' }], description: 'A person.' }),
+    schema(Tag).had({ title: 'Label', examples: ['x'] }),
+    schema(Color).had({ examples: ['red'] })
+  ])
+  const Middle = changeClass('MiddleChange', [schema(User).had({ name: 'Person', title: 'Person' })])
+  const Oldest = changeClass('OldestChange', [schema(User).had({ examples: [] })])
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2003-01-01', Newest), new Version('2002-01-01', Middle),
+    new Version('2001-01-01', Oldest), new Version('2000-01-01'))
+  const schemas = generateVersionedSchemas(bundle)
+  t.equal(schemas.get('2003-01-01').get(User), User, 'the newest version is HEAD itself')
+  const at = (version: string): Record<string, unknown> => plain(schemas.get(version).get(User)) as Record<string, unknown>
+  t.match(at('2002-01-01'), { $id: 'User__2002-01-01', description: 'A person.', examples: [{ name: 'Ada' }], properties: { name: {} } })
+  t.notOk('title' in at('2002-01-01'))
+  t.match(at('2001-01-01'), { $id: 'Person__2001-01-01', description: 'A person.', title: 'Person', examples: [{ name: 'Ada' }] },
+    'carried down to older versions with the next change')
+  t.match(at('2000-01-01'), { $id: 'Person__2000-01-01', description: 'A person.', title: 'Person', examples: [] }, 'until changed again')
+  t.strictSame(plain(schemas.get('2002-01-01').get(Tag)), { $id: 'Tag__2002-01-01', type: 'string', title: 'Label', examples: ['x'] }, 'any schema, named')
+  t.match(plain(schemas.get('2000-01-01').get(Color)), { examples: ['red'], anyOf: [{ const: 'red' }, { const: 'blue' }] }, 'or not')
+  t.strictSame(plain(User), { $id: 'User', description: 'A user.', examples: [{ fullName: 'Ada' }], type: 'object', properties: { fullName: { type: 'string' } }, required: ['fullName'] },
+    'HEAD is not touched')
+})

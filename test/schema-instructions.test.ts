@@ -86,14 +86,32 @@ test('field().existedAs() needs a type and checks the rest', async (t) => {
   t.match(structureError(() => field.existedAs({ type: Type.Integer(), minimum: undefined })).message, "keyword 'minimum' is undefined")
 })
 
-test('schema().had() takes only a non-empty name', async (t) => {
+test('schema().had() takes a non-empty name and/or the annotations examples (an array), description and title (strings)', async (t) => {
   const empty = structureError(() => schema(User).had({} as never))
   t.equal(empty.code, STRUCTURE)
-  t.match(empty.message, 'schema(User).had({}): schema(...).had() takes only { name }')
-  const extra = structureError(() => schema(User).had({ name: 'OldUser', description: 'x' } as never))
-  t.match(extra.message, 'to change a field use schema(User).field(name).had(...) (got description)')
+  t.match(empty.message, 'schema(User).had({}): schema(...).had() needs at least one of { name, examples, description, title }')
+  t.match(structureError(() => schema(User).had('OldUser' as never)).message, 'needs at least one of { name, examples, description, title }')
+  const extra = structureError(() => schema(User).had({ name: 'OldUser', minLength: 1 } as never))
+  t.equal(extra.code, STRUCTURE)
+  t.match(extra.message, 'schema(...).had() takes only { name, examples, description, title }; to change a field use schema(User).field(name).had(...) (got minLength)')
   t.match(structureError(() => schema(User).had({ name: '' })).message, 'schema(User).had({ name }) must be a non-empty string')
-  t.match(structureError(() => schema(User).had('OldUser' as never)).message, 'had() takes { name }')
+  const examples = structureError(() => schema(User).had({ examples: { name: 'Ada' } as never }))
+  t.equal(examples.code, STRUCTURE)
+  t.match(examples.message, "schema(User).had({ examples }) takes an array of example values; got { name: 'Ada' }")
+  t.match(structureError(() => schema(User).had({ description: 3 as never })).message, 'schema(User).had({ description }) takes a string; got 3')
+  t.match(structureError(() => schema(User).had({ title: null as never })).message, 'schema(User).had({ title }) takes a string; got null')
+  t.match(structureError(() => schema(User).had({ examples: undefined } as never)).message, "schema(User).had({ examples }): 'examples' is undefined")
+
+  const given = [{ id: 'u1', name: 'Ada' }]
+  const had = schema(User).had({ examples: given, description: 'A person.' })
+  t.equal(had.kind, 'schema.had')
+  t.equal(had.name, undefined, 'no name: only annotations')
+  t.strictSame(had.annotations, { examples: [{ id: 'u1', name: 'Ada' }], description: 'A person.' })
+  t.not(had.annotations.examples, given, 'the examples are copied')
+  t.ok(Object.isFrozen(had.annotations) && Object.isFrozen(had.annotations.examples), 'and frozen')
+  t.strictSame(schema(User).had({ name: 'Person', title: 'Person' }).annotations, { title: 'Person' })
+  t.strictSame(schema(User).had({ name: 'Person' }).annotations, {})
+  t.equal(schema(Type.Object({ id: Type.String() })).had({ examples: [] }).kind, 'schema.had', 'a schema without $id can have had examples')
 })
 
 test('validator(name).existed needs the validator object; validator() needs a name', async (t) => {

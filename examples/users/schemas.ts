@@ -10,11 +10,19 @@ export const UserCreateRequest = Type.Object({
   addressesToCreate: Type.Optional(Type.Array(Type.String({ minLength: 1 })))
 }, { $id: 'UserCreateRequest' })
 
+/** The id of the example user (a fixed UUID, so that the documents stay the same from one run to the next). */
+export const EXAMPLE_USER_ID = '0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30'
+
 export const UserResource = Type.Object({
   id: Type.String({ format: 'uuid' }),
   // Internal: the user's addresses (a user has at least one), for versions that still return them inline.
   prefetchedAddresses: Type.Array(Type.String(), { minItems: 1 })
-}, { $id: 'UserResource' })
+}, {
+  $id: 'UserResource',
+  // A HEAD example: each version's document shows it as that version returns it (migrated by the response
+  // converters: no internal field in 2002-01-01, `addresses` in 2001-01-01, `address` in 2000-01-01).
+  examples: [{ id: EXAMPLE_USER_ID, prefetchedAddresses: ['1 Main St', '2 Side St'] }]
+})
 
 export const UserAddressResource = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -17,8 +17,18 @@ export const kNamedValidator = Symbol('fastify-versioner.namedValidator')
 /** On a generated schema: its name in that version (the OpenAPI component name), without version suffix. */
 export const kSchemaName = Symbol('fastify-versioner.schemaName')
 
-/** On a generated schema: the HEAD schema it is the versioned form of. */
+/** On a generated schema (named or not, rebuilt from a seed's state or around changed subschemas): the HEAD schema it is the versioned form of. */
 export const kHeadSchema = Symbol('fastify-versioner.headSchema')
+
+/**
+ * On a generated schema whose object-level `examples` were set by `schema(S).had({ examples })` (in its version or a
+ * newer one): the documents show them as written, instead of HEAD's examples migrated to the version.
+ * @example
+ * ```ts
+ * const given = (form as Record<symbol, unknown>)[kGivenExamples] === true
+ * ```
+ */
+export const kGivenExamples = Symbol('fastify-versioner.givenExamples')
 
 /** Internal view of a `VersionBundle` (its read version change descriptors). */
 export const kBundleInternals = Symbol('fastify-versioner.bundleInternals')

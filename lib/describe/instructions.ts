@@ -94,11 +94,63 @@ interface InstructionBase {
   readonly display: string
 }
 
-/** `schema(S).had({ name })`: the schema had another name (OpenAPI component name). */
+/**
+ * Object-level annotations a schema can have had in the previous version (`schema(S).had({...})`).
+ * @example
+ * ```ts
+ * const annotations: SchemaAnnotations = { examples: [{ name: 'Ada' }], description: 'A user.', title: 'User' }
+ * ```
+ */
+export interface SchemaAnnotations {
+  /** Example values of the whole schema, as that version's clients saw them. */
+  examples?: unknown[]
+  /** The schema's description. */
+  description?: string
+  /** The schema's title. */
+  title?: string
+}
+
+/**
+ * The attributes of `schema(S).had({...})`, each optional.
+ * @example
+ * ```ts
+ * const values: SchemaHadAttributeValues = { name: 'Person', description: 'A person.' }
+ * ```
+ */
+export interface SchemaHadAttributeValues extends SchemaAnnotations {
+  /** The schema's name (its `$id`, the OpenAPI component name) in the previous version. */
+  name?: string
+}
+
+/**
+ * What `schema(S).had({...})` accepts: the schema's name and/or its object-level annotations in the previous
+ * version, at least one of them.
+ * @example
+ * ```ts
+ * const attributes: SchemaHadAttributes = { name: 'Person', examples: [{ name: 'Ada' }] }
+ * schema(User).had(attributes)
+ * ```
+ */
+export type SchemaHadAttributes = SchemaHadAttributeValues &
+  ({ name: string } | { examples: unknown[] } | { description: string } | { title: string })
+
+/**
+ * Names of {@link SchemaHadAttributes}.
+ * @example
+ * ```ts
+ * SCHEMA_ATTRIBUTES.includes('examples') // true
+ * ```
+ */
+export const SCHEMA_ATTRIBUTES = ['name', 'examples', 'description', 'title'] as const
+
+/** `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations. */
 export interface SchemaHadInstruction extends InstructionBase {
   readonly kind: 'schema.had'
   readonly schema: TSchema
-  readonly name: string
+  /** The previous name, or `undefined` when only annotations changed. */
+  readonly name: string | undefined
+  /** The annotations the schema had (only those the instruction gives). */
+  readonly annotations: Readonly<SchemaAnnotations>
 }
 
 /** `schema(S).field(f).had({...})`. */

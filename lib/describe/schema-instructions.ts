@@ -9,8 +9,8 @@ import { VersionerStructureError } from '../core/errors'
 import {
   makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
   type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
-  type FieldHadInstruction, type FieldKeywordName, type SchemaHadInstruction, type ValidatorDidntExistInstruction,
-  type ValidatorExistedInstruction
+  type FieldHadInstruction, type FieldKeywordName, type SchemaAnnotations, type SchemaHadAttributes, type SchemaHadInstruction,
+  type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, SCHEMA_ATTRIBUTES
 } from './instructions'
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
@@ -43,8 +43,11 @@ export interface ValidatorInstructionBuilder {
 
 /** Instructions about a schema. */
 export interface SchemaInstructionBuilder<S extends TSchema> {
-  /** The schema had another name (its `$id`, the OpenAPI component name) in the previous version. */
-  had: (attributes: { name: string }) => SchemaHadInstruction
+  /**
+   * The schema had another name (its `$id`, the OpenAPI component name) and/or other object-level annotations
+   * (`examples`, `description`, `title`) in the previous version; older versions keep them until changed again.
+   */
+  had: (attributes: SchemaHadAttributes) => SchemaHadInstruction
   /** Instructions about one field (property) of this object schema. */
   field: (name: FieldName<S>) => FieldInstructionBuilder
   /** Instructions about one named validator of this object schema (by name, or the validator itself). */
@@ -86,6 +89,34 @@ function splitKeywords (attributes: Record<string, unknown>, display: string): R
     keywords[key] = value
   }
   return keywords
+}
+
+/** The annotations of `schema(S).had({...})`, checked (the name is checked by the caller). */
+function schemaAnnotations (attributes: SchemaHadAttributes, schemaDisplay: string, display: string): Readonly<SchemaAnnotations> {
+  const allowed = `{ ${SCHEMA_ATTRIBUTES.join(', ')} }`
+  if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
+    throw new VersionerStructureError(`${display}: schema(...).had() needs at least one of ${allowed}.`)
+  }
+  const extra = Object.keys(attributes).filter((key) => !(SCHEMA_ATTRIBUTES as readonly string[]).includes(key))
+  if (extra.length > 0) {
+    throw new VersionerStructureError(`${display}: schema(...).had() takes only ${allowed}; ` +
+      `to change a field use ${schemaDisplay}.field(name).had(...) (got ${extra.join(', ')}).`)
+  }
+  const annotations: SchemaAnnotations = {}
+  for (const key of SCHEMA_ATTRIBUTES) {
+    if (!Object.hasOwn(attributes, key)) continue
+    const value: unknown = attributes[key]
+    const argument = `${schemaDisplay}.had({ ${key} })`
+    if (value === undefined) throw new VersionerStructureError(`${argument}: '${key}' is undefined; leave it out, or give its previous value.`)
+    if (key === 'examples') {
+      if (!Array.isArray(value)) throw new VersionerStructureError(`${argument} takes an array of example values; got ${describeValue(value)}.`)
+      annotations.examples = Object.freeze([...value as unknown[]]) as unknown[]
+    } else if (key !== 'name') {
+      if (typeof value !== 'string') throw new VersionerStructureError(`${argument} takes a string; got ${describeValue(value)}.`)
+      annotations[key] = value
+    }
+  }
+  return Object.freeze(annotations)
 }
 
 function fieldBuilder (target: TSchema, schemaDisplay: string, field: string): FieldInstructionBuilder {
@@ -159,6 +190,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string): F
  * @example
  * ```ts
  * schema(UserResource).had({ name: 'User' })
+ * schema(UserResource).had({ examples: [{ id: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', address: '1 Main St' }] })
  * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
  * schema(UserResource).field('nickname').didntExist
  * schema(UserResource).field('legacyId').existedAs({ type: Type.Integer() })
@@ -170,16 +202,11 @@ export function schema<S extends TSchema> (target: S): SchemaInstructionBuilder<
   checkSchemaArgument(target, 'schema')
   const schemaDisplay = `schema(${describeSchema(target)})`
   return {
-    had (attributes: { name: string }): SchemaHadInstruction {
+    had (attributes: SchemaHadAttributes): SchemaHadInstruction {
       const display = `${schemaDisplay}.had(${describeValue(attributes)})`
-      if (!isSchemaObject(attributes)) throw new VersionerStructureError(`${display}: had() takes { name }.`)
-      const extra = Object.keys(attributes).filter((key) => key !== 'name')
-      if (extra.length > 0 || attributes.name === undefined) {
-        throw new VersionerStructureError(`${display}: schema(...).had() takes only { name }; ` +
-          `to change a field use ${schemaDisplay}.field(name).had(...)${extra.length > 0 ? ` (got ${extra.join(', ')})` : ''}.`)
-      }
-      checkName(attributes.name, `${schemaDisplay}.had({ name })`)
-      return makeInstruction<SchemaHadInstruction>({ kind: 'schema.had', display, schema: target, name: attributes.name })
+      const annotations = schemaAnnotations(attributes, schemaDisplay, display)
+      if (attributes.name !== undefined) checkName(attributes.name, `${schemaDisplay}.had({ name })`)
+      return makeInstruction<SchemaHadInstruction>({ kind: 'schema.had', display, schema: target, name: attributes.name, annotations })
     },
     field (name: FieldName<S>): FieldInstructionBuilder {
       checkName(name, `${schemaDisplay}.field(name)`)

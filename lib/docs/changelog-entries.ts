@@ -4,11 +4,14 @@
  * path, methods and changed attributes; enum instructions the members added or removed.
  * @module
  */
-import type { EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaInstruction } from '../describe/instructions'
+import type {
+  EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaHadInstruction, SchemaInstruction
+} from '../describe/instructions'
 import type { ChangelogEntryData } from './changelog-resource'
 import { json, type ChangelogModels } from './changelog-models'
 import { applies } from '../routes/timeline'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
+import { componentName } from './openapi-schemas'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
@@ -36,7 +39,7 @@ export class ChangelogEntries {
     const field = 'field' in instruction ? instruction.field : undefined
     const models = this.models.affected(instruction.schema, level, field, instruction.kind !== 'schema.had')
     switch (instruction.kind) {
-      case 'schema.had': return { type: 'schema.renamed', models, previousName: instruction.name }
+      case 'schema.had': return this.schemaHadEntry(instruction, models, level)
       case 'field.didntExist': {
         const schema = this.models.referenced(this.models.fieldAt(instruction.schema, instruction.field, level))
         return { type: 'schema.field.added', models, field: instruction.field, schema }
@@ -52,6 +55,29 @@ export class ChangelogEntries {
       case 'field.had':
         return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes: this.fieldChanges(instruction, level) }
     }
+  }
+
+  /**
+   * `schema(S).had({...})`: `schema.renamed` when only the name changed, else `schema.attributes.changed` with each
+   * attribute's previous value and its value in this version (examples: the previous ones only, since this version's
+   * document shows its own examples, migrated from HEAD's).
+   */
+  private schemaHadEntry (instruction: SchemaHadInstruction, models: string[], level: number): ChangelogEntryData {
+    const annotations = Object.entries(instruction.annotations)
+    if (annotations.length === 0) return { type: 'schema.renamed', models, previousName: instruction.name }
+    const { generation } = this.state
+    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
+    const changes: Changes = []
+    const id = nameOf(form)
+    if (instruction.name !== undefined) {
+      changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: id === undefined ? undefined : componentName(id, generation) })
+    }
+    for (const [name, previousValue] of annotations) {
+      const current = form[name]
+      const status = current === undefined ? 'removed' as const : 'changed' as const
+      changes.push({ name, status, previousValue: json(previousValue), newValue: name === 'examples' ? undefined : json(current) })
+    }
+    return { type: 'schema.attributes.changed', models, ...(instruction.name === undefined ? {} : { previousName: instruction.name }), changes }
   }
 
   /** What `field(...).had(...)` changed: the name, type, optionality and keywords, previous and current. */

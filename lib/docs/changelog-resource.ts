@@ -10,7 +10,7 @@ const Value = Type.Unknown()
 export const ChangelogEntry = Type.Object({
   type: Type.Union([
     Type.Literal('endpoint.added'), Type.Literal('endpoint.removed'), Type.Literal('endpoint.changed'),
-    Type.Literal('schema.renamed'), Type.Literal('schema.field.added'), Type.Literal('schema.field.removed'),
+    Type.Literal('schema.renamed'), Type.Literal('schema.attributes.changed'), Type.Literal('schema.field.added'), Type.Literal('schema.field.removed'),
     Type.Literal('schema.field.attributes.changed'), Type.Literal('schema.validator.added'), Type.Literal('schema.validator.removed'),
     Type.Literal('enum.members.added'), Type.Literal('enum.members.removed')
   ]),

@@ -19,6 +19,8 @@ import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { toIsoDate } from '../core/iso-date'
 import { addErrorResponses } from './error-responses'
 import { OperationIds } from './operation-ids'
+import { headSchemas, VersionExamples } from './version-examples'
+import { MigrationEngine } from '../serve/migrate-response-body'
 
 type Json = Record<string, unknown>
 
@@ -38,13 +40,16 @@ interface SwaggerRouteInput {
 export class OpenApiDocuments {
   private readonly decorators = new Map<string, string>()
   private operationIds: OperationIds | undefined
+  private readonly examples: VersionExamples
 
   constructor (
     private readonly state: VersionerState,
     private readonly options: DocsVersionOptions,
     private readonly docs: ResolvedDocsOptions,
     private readonly webhooks: Webhooks
-  ) {}
+  ) {
+    this.examples = new VersionExamples(new MigrationEngine(options.versions, state.generation, state.planner), () => headSchemas(state, webhooks))
+  }
 
   /** The document keys: every version, newest first, then `unversioned`. */
   get keys (): string[] {
@@ -99,7 +104,7 @@ export class OpenApiDocuments {
   private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour): RouteSchema {
     const { generation } = this.state
     const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
-      const prepared = prepareForDocs(form, generation)
+      const prepared = this.examples.at(prepareForDocs(form, generation), behaviour.level)
       return part === 'body' || part === 'response' ? rootForDocs(prepared) : prepared
     })
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
@@ -146,6 +151,7 @@ export class OpenApiDocuments {
     }
     pruneComponents(document)
     if (key !== UNVERSIONED) {
+      this.examples.finish(document, this.state.generation.levelOf(key))
       this.nameOperations(document)
       addErrorResponses(document, this.options.location === 'header' ? this.options.headerName : undefined)
     }
@@ -196,7 +202,8 @@ export class OpenApiDocuments {
       const operation: Json = { ...text }
       // In a document, operations are deprecated when they or their version are (`false` is not written).
       if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
-      operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation) } } }
+      const prepare = (schema: TSchema): TSchema => this.examples.at(prepareForDocs(schema, this.state.generation), level)
+      operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation, prepare) } } }
       operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
       const item = webhooks[state.path] ?? {}
       for (const method of state.methods) item[method.toLowerCase()] = operation

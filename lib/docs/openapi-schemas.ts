@@ -51,9 +51,15 @@ export function unwrapRoots (document: Record<string, Json>): Record<string, Jso
 
 /**
  * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
- * subschemas and references become `#/components/schemas/<name>`, adding the components.
+ * subschemas and references become `#/components/schemas/<name>`, adding the components. `prepare` makes a
+ * generated schema ready for the document ({@link prepareForDocs} unless given).
  */
-export function componentize (schema: TSchema, components: Record<string, Json>, generation: SchemaGeneration): Json {
+export function componentize (
+  schema: TSchema,
+  components: Record<string, Json>,
+  generation: SchemaGeneration,
+  prepare: (schema: TSchema) => TSchema = (generated) => prepareForDocs(generated, generation)
+): Json {
   // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
   const defined = new Set<string>()
   const define = (name: string, build: () => Json): void => {
@@ -69,7 +75,7 @@ export function componentize (schema: TSchema, components: Record<string, Json>,
     if (typeof source.$ref === 'string' && !source.$ref.startsWith('#')) {
       const name = componentName(source.$ref, generation)
       const target = generation.resolveAnyId(source.$ref)
-      if (target !== undefined) define(name, () => visitFields(prepareForDocs(target, generation) as unknown as Record<string, Json>, true))
+      if (target !== undefined) define(name, () => visitFields(prepare(target) as unknown as Record<string, Json>, true))
       return { $ref: `${COMPONENTS}${name}` }
     }
     if (typeof source.$id === 'string') {
@@ -86,7 +92,7 @@ export function componentize (schema: TSchema, components: Record<string, Json>,
     }
     return result
   }
-  return visit(prepareForDocs(schema, generation))
+  return visit(prepare(schema))
 }
 
 /** Every operation object of a document (paths and webhooks). */

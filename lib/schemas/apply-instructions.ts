@@ -6,9 +6,9 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
-import type { EnumInstruction, EnumValue, FieldExistedAsInstruction, SchemaInstruction } from '../describe/instructions'
+import type { EnumInstruction, EnumValue, FieldExistedAsInstruction, SchemaAnnotations, SchemaHadInstruction, SchemaInstruction } from '../describe/instructions'
 import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
-import { initialState, isEnumSchema, isObjectSchema, newFieldId, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './seeds'
+import { annotationOf, initialState, isEnumSchema, isObjectSchema, newFieldId, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './seeds'
 import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
 
 /** Where an instruction comes from, for messages. */
@@ -62,15 +62,7 @@ export class SchemaStates {
     }
     const schemaName = `'${state.name ?? seed.display}'`
     if (instruction.kind === 'schema.had') {
-      if (state.name === undefined) {
-        fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
-      }
-      if (state.name === instruction.name) fail(`${schemaName} already has the name '${instruction.name}'.`)
-      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === instruction.name)
-      if (holder !== undefined) {
-        fail(`another schema is already named '${instruction.name}' in this version (${holder.display}); two schemas cannot share a name.`)
-      }
-      this.working.set(seed, { ...state, name: instruction.name })
+      this.working.set(seed, this.applySchemaHad(seed, state, instruction, schemaName, fail))
       return
     }
     if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
@@ -84,6 +76,25 @@ export class SchemaStates {
       fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
     }
     this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))
+  }
+
+  /** `schema(S).had({ name, examples, description, title })`: each attribute must differ from what the schema has. */
+  private applySchemaHad (seed: Seed, state: SeedState, instruction: SchemaHadInstruction, schemaName: string, fail: (message: string) => never): SeedState {
+    const { name } = instruction
+    if (name !== undefined) {
+      if (state.name === undefined) {
+        fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
+      }
+      if (state.name === name) fail(`${schemaName} already has the name '${name}'.`)
+      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === name)
+      if (holder !== undefined) {
+        fail(`another schema is already named '${name}' in this version (${holder.display}); two schemas cannot share a name.`)
+      }
+    }
+    for (const [key, value] of Object.entries(instruction.annotations)) {
+      if (deepEqual(annotationOf(state, key as keyof SchemaAnnotations), value)) fail(`${schemaName} already has the ${key} ${describeValue(value)}.`)
+    }
+    return { ...state, name: name ?? state.name, annotations: { ...state.annotations, ...instruction.annotations } }
   }
 
   /** The fields visible in an object schema state (inherited ones included), by key, in order. */

@@ -10,7 +10,7 @@ import { visibleFields, visibleValidators } from './object-fields'
 import type { FieldState, ObjectState, SeedState } from './seeds'
 import { idSafe, isOptional, isReadonly, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { replaceSubschemas, subschemasOf, refersTo, rewriteSelfReferences } from '../core/subschemas'
-import { kGenerated, kHeadSchema, kSchemaName } from '../core/symbols'
+import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
 /** How a schema's form follows the levels. */
 export type Plan =
@@ -50,20 +50,31 @@ export class FormBuilder {
       case 'generic': {
         const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
         const name = nameOf(schema)
-        return rebuilt === schema || name === undefined ? rebuilt : this.named(rebuilt, schema, name, level)
+        if (rebuilt === schema) return rebuilt
+        return name === undefined ? { ...(rebuilt as SchemaObject), [kHeadSchema]: schema } as TSchema : this.named(rebuilt, schema, name, level)
       }
       case 'state': {
         const state = inputs[0] as SeedState
-        const built = state.kind === 'object'
-          ? this.buildObject(state, level)
-          : state.kind === 'enum'
-            ? (state.form === 'union'
-                ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
-                : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
-            : replaceSubschemas(state.body, subschemasOf(state.body).map((sub) => this.source.formAt(sub, level)))
-        return state.name === undefined ? built : this.named(built, schema, state.name, level)
+        const built = this.withAnnotations(this.buildState(state, level), state)
+        if (state.name !== undefined) return this.named(built, schema, state.name, level)
+        return built === schema ? built : { ...(built as SchemaObject), [kHeadSchema]: schema } as TSchema
       }
     }
+  }
+
+  private buildState (state: SeedState, level: number): TSchema {
+    if (state.kind === 'object') return this.buildObject(state, level)
+    if (state.kind === 'plain') return replaceSubschemas(state.body, subschemasOf(state.body).map((sub) => this.source.formAt(sub, level)))
+    return (state.form === 'union'
+      ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
+      : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
+  }
+
+  /** The annotations `schema(S).had({...})` gave, over the schema's own; given `examples` are marked as such. */
+  private withAnnotations (built: TSchema, state: SeedState): TSchema {
+    if (Object.keys(state.annotations).length === 0) return built
+    const marks = state.annotations.examples === undefined ? {} : { [kGivenExamples]: true }
+    return { ...(built as SchemaObject), ...state.annotations, ...marks } as TSchema
   }
 
   private buildObject (state: ObjectState, level: number): TSchema {
@@ -91,6 +102,11 @@ export class FormBuilder {
       delete copy.$id
       delete copy[kSchemaName]
       delete copy[kHeadSchema]
+    }
+    // Examples the field's own instructions wrote or removed are the field's, not its schema's.
+    if ('examples' in field.set || field.unset.includes('examples')) {
+      delete copy[kHeadSchema]
+      delete copy[kGivenExamples]
     }
     return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
   }

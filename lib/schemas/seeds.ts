@@ -6,7 +6,7 @@
  */
 import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 import { childSchemaInfo } from '../describe/extend-schema'
-import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
+import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 
@@ -33,10 +33,16 @@ export interface FieldState {
   readonly unset: readonly string[]
 }
 
-/** An object schema in a version. */
-export interface ObjectState {
-  readonly kind: 'object'
+/** What every seed state has: its name, and the object-level annotations `schema(S).had({...})` gave it. */
+interface StateBase {
   readonly name: string | undefined
+  /** Annotations set by `schema(S).had({ examples, description, title })`, written over the schema's own. */
+  readonly annotations: Readonly<SchemaAnnotations>
+}
+
+/** An object schema in a version. */
+export interface ObjectState extends StateBase {
+  readonly kind: 'object'
   /** Own fields (for a schema made by `extendSchema`: those it declares itself). */
   readonly fields: readonly FieldState[]
   /** Instructions on inherited fields, by the parent field's id, replayed over the parent's field in each version. */
@@ -57,9 +63,8 @@ export interface EnumMember {
 }
 
 /** An enum schema (a union of `const` members, or an `enum` keyword) in a version. */
-export interface EnumState {
+export interface EnumState extends StateBase {
   readonly kind: 'enum'
-  readonly name: string | undefined
   readonly form: 'union' | 'keyword'
   readonly members: readonly EnumMember[]
   /** Every keyword but the members. */
@@ -67,9 +72,8 @@ export interface EnumState {
 }
 
 /** Any other schema in a version: only its name can change. */
-export interface PlainState {
+export interface PlainState extends StateBase {
   readonly kind: 'plain'
-  readonly name: string | undefined
   readonly body: TSchema
 }
 
@@ -112,6 +116,21 @@ export function newFieldId (): number {
   return ++fieldIds
 }
 
+const NO_ANNOTATIONS: Readonly<SchemaAnnotations> = Object.freeze({})
+
+/**
+ * The value of an object-level annotation in a state: set by `schema(S).had({...})`, else the schema's own.
+ * @example
+ * ```ts
+ * annotationOf(initialState(Type.Object({}, { description: 'A user.' })), 'description') // 'A user.'
+ * ```
+ */
+export function annotationOf (state: SeedState, key: keyof SchemaAnnotations): unknown {
+  if (Object.hasOwn(state.annotations, key)) return state.annotations[key]
+  const own = state.kind === 'object' ? state.options : state.kind === 'enum' ? state.template : state.body as SchemaObject
+  return own[key]
+}
+
 /** The state a HEAD schema starts from. */
 export function initialState (head: TSchema): SeedState {
   const name = nameOf(head)
@@ -130,6 +149,7 @@ export function initialState (head: TSchema): SeedState {
     return {
       kind: 'object',
       name,
+      annotations: NO_ANNOTATIONS,
       fields: ownKeys.map((key) => ({ id: newFieldId(), key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
       overrides: new Map(),
       options,
@@ -138,8 +158,8 @@ export function initialState (head: TSchema): SeedState {
     }
   }
   const shape = enumShape(head)
-  if (shape !== undefined) return { kind: 'enum', name, ...shape }
-  return { kind: 'plain', name, body: head }
+  if (shape !== undefined) return { kind: 'enum', name, annotations: NO_ANNOTATIONS, ...shape }
+  return { kind: 'plain', name, annotations: NO_ANNOTATIONS, body: head }
 }
 
 const MODIFIERS: ReadonlySet<symbol> = new Set([OptionalKind, ReadonlyKind])

@@ -1,7 +1,7 @@
 /**
  * `export`: each version's OpenAPI document exactly as the application serves it (`GET /openapi.json?version=V`,
  * through `app.inject`, without opening a port), written to `<dir>/<version>.json`, plus `unversioned.json`
- * when the application has unversioned routes.
+ * when the application has unversioned routes; refused when a document holds an example that fails its schema.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { kToolFacts, type ToolFacts } from '../core/symbols'
+import { invalidExamples } from './document-examples'
 
 /** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
 export const UNVERSIONED = 'unversioned'
@@ -66,7 +67,20 @@ export async function servedDocuments (app: FastifyInstance): Promise<ServedDocu
 }
 
 /**
+ * Throws when a document holds an example that fails its schema, naming each: its version, JSON pointer and the
+ * validator's message.
+ */
+function refuseInvalidExamples (documents: readonly ServedDocument[]): void {
+  const found = documents.flatMap(({ version, body }) =>
+    invalidExamples(JSON.parse(body.toString('utf8'))).map(({ pointer, message }) => `${version} ${pointer}: ${message}`))
+  if (found.length === 0) return
+  throw new VersionerToolError(`${found.length} example(s) in the documents fail their schema, so no document was written ` +
+    `(fix the example, or say how the version had it with schema(S).had({ examples })):\n${found.join('\n')}`)
+}
+
+/**
  * Writes `<dir>/<version>.json` for every document the readied application serves; returns the files written.
+ * Refuses (`FST_VERSIONER_TOOL`, nothing written) when a document holds an example that fails its schema.
  * @example
  * ```ts
  * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
@@ -74,6 +88,7 @@ export async function servedDocuments (app: FastifyInstance): Promise<ServedDocu
  */
 export async function exportDocuments (app: FastifyInstance, dir: string): Promise<string[]> {
   const documents = await servedDocuments(app)
+  refuseInvalidExamples(documents)
   await mkdir(dir, { recursive: true })
   const files: string[] = []
   for (const { version, body } of documents) {

@@ -19,6 +19,7 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
 import type { ReplayContext } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
+import { invalidExamples } from './document-examples'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -33,9 +34,10 @@ export interface VerifyFinding {
   /**
    * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
    * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
-   * `'converter failed'`: a converter threw.
+   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
+   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
@@ -144,5 +146,34 @@ export async function verifyMigrations ({ fastify, state, webhooks }: VerifyCont
     }
   }
   for (const webhook of webhooks) await verifyWebhook(env, webhook)
-  return Object.defineProperty(findings.list(), 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
+  const list = [...findings.list(), ...exampleFindings(fastify, state)]
+  return Object.defineProperty(list, 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
+}
+
+/** Every example of every version's OpenAPI document that fails its own schema (see ./document-examples.ts). */
+function exampleFindings (fastify: FastifyInstance, state: VersionerState): VerifyFinding[] {
+  const found: VerifyFinding[] = []
+  for (const version of state.options.versions.versionValues) {
+    const document = fastify.versioner.openapi(version)
+    if (document === undefined) continue
+    for (const { pointer, message } of invalidExamples(document)) {
+      found.push({
+        route: 'document',
+        version,
+        versions: [version],
+        direction: 'response',
+        kind: 'invalid example',
+        part: 'document',
+        pointer,
+        message,
+        changeVersion: '',
+        versionChanges: [],
+        converters: [],
+        example: undefined,
+        text: `document (${version}): the example at ${pointer} fails its schema: ${message}; give the schema its examples in that version ` +
+          'with schema(S).had({ examples }), or a response converter that migrates them'
+      })
+    }
+  }
+  return found
 }

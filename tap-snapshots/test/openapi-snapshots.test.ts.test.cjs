@@ -80,6 +80,12 @@ Object {
         "type": "object",
       },
       "UserResource": Object {
+        "examples": Array [
+          Object {
+            "address": "1 Main St",
+            "id": "0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30",
+          },
+        ],
         "properties": Object {
           "address": Object {
             "type": "string",
@@ -328,6 +334,15 @@ Object {
         "type": "object",
       },
       "UserResource": Object {
+        "examples": Array [
+          Object {
+            "addresses": Array [
+              "1 Main St",
+              "2 Side St",
+            ],
+            "id": "0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30",
+          },
+        ],
         "properties": Object {
           "addresses": Object {
             "items": Object {
@@ -606,6 +621,11 @@ Object {
         "type": "object",
       },
       "UserResource": Object {
+        "examples": Array [
+          Object {
+            "id": "0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30",
+          },
+        ],
         "properties": Object {
           "id": Object {
             "format": "uuid",
@@ -954,6 +974,12 @@ Object {
                                           Object {
                                             "enum": Array [
                                               "schema.renamed",
+                                            ],
+                                            "type": "string",
+                                          },
+                                          Object {
+                                            "enum": Array [
+                                              "schema.attributes.changed",
                                             ],
                                             "type": "string",
                                           },

@@ -44,7 +44,11 @@ expectError(schema(User).field('addresses').didntExist())
 
 // Schema names and named validators.
 expectAssignable<SchemaInstruction>(schema(User).had({ name: 'UserV1' }))
-expectError(schema(User).had({ name: 'UserV1', description: 'not a schema attribute' }))
+expectAssignable<SchemaInstruction>(schema(User).had({ examples: [{ id: 'u1', address: '1 Main St' }], description: 'A user.', title: 'User' }))
+expectAssignable<SchemaInstruction>(schema(User).had({ name: 'UserV1', description: 'A user.' }))
+expectError(schema(User).had({ name: 'UserV1', minLength: 1 }))
+expectError(schema(User).had({ examples: { id: 'u1' } }))
+expectError(schema(User).had({ description: 1 }))
 expectError(schema(User).had({}))
 const endAfterStart = defineValidator('endAfterStart', Type.Object({ end: Type.String() }))
 const Booking = withValidators(Type.Object({ start: Type.String(), end: Type.String() }), endAfterStart)

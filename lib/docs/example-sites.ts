@@ -1,0 +1,206 @@
+/**
+ * Where an OpenAPI 3.1 document holds examples: every schema node's `examples` entries and `example` (in
+ * `components.schemas` and wherever paths and webhooks hold schemas), and the `example` / `examples` of
+ * parameters, headers and media types (request bodies, responses), each with the schema it must match. The walk is
+ * iterative (a queue): neither the depth of schemas nor that of example data is followed by recursion, and
+ * example values themselves are never walked into.
+ * @module
+ */
+
+type Json = Record<string, unknown>
+
+/**
+ * One example in a document, and the schema it must match.
+ * @example
+ * ```ts
+ * const [site] = walkDocument(document).sites // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
+ * ```
+ */
+export interface ExampleSite {
+  /** JSON pointer of the example value. */
+  readonly pointer: string
+  /** The example value (an Example Object's `value`). */
+  readonly value: unknown
+  /** JSON pointer of the schema the value must match. */
+  readonly schemaPointer: string
+  /** That schema node. */
+  readonly schema: Json
+  /** The object holding the example: a schema node, a parameter, a header or a media type. */
+  readonly holder: Json
+  /** `examples` (an array on schema nodes, a map of Example Objects elsewhere) or `example`. */
+  readonly key: 'examples' | 'example'
+  /** The index in a schema's `examples`, the name in an `examples` map; `undefined` for `example`. */
+  readonly entry: number | string | undefined
+}
+
+/**
+ * A schema node of a document, with its JSON pointer.
+ * @example
+ * ```ts
+ * for (const { node, pointer } of walkDocument(document).schemas) console.log(pointer, node.type)
+ * ```
+ */
+export interface SchemaNode {
+  readonly node: Json
+  readonly pointer: string
+}
+
+/**
+ * What {@link walkDocument} finds: every schema node and every example.
+ * @example
+ * ```ts
+ * const { schemas, sites }: DocumentWalk = walkDocument(document)
+ * ```
+ */
+export interface DocumentWalk {
+  readonly schemas: SchemaNode[]
+  readonly sites: ExampleSite[]
+}
+
+type Kind = 'schema' | 'parameter' | 'media' | 'content' | 'response' | 'requestBody' | 'pathItem' | 'map'
+
+interface Task {
+  readonly kind: Kind
+  readonly value: unknown
+  readonly pointer: string
+  /** For `map` tasks: the kind of each member. */
+  readonly member?: Kind
+}
+
+/** Keywords whose value is one subschema, a map of subschemas, or a list of subschemas. */
+const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties',
+  'unevaluatedItems', 'additionalItems', 'contentSchema']
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
+const OPERATIONS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+function isObject (value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A JSON pointer segment: `~` and `/` escaped.
+ * @example
+ * ```ts
+ * pointerSegment('/users/{id}') // '~1users~1{id}'
+ * ```
+ */
+export function pointerSegment (key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+/**
+ * Walks the parts of a document that hold schemas and examples: components first, then paths, then webhooks,
+ * breadth first.
+ * @example
+ * ```ts
+ * const { sites } = walkDocument(document)
+ * console.log(sites.map((site) => site.pointer))
+ * ```
+ */
+export function walkDocument (document: Json): DocumentWalk {
+  const schemas: SchemaNode[] = []
+  const sites: ExampleSite[] = []
+  const queue: Task[] = []
+  const push = (kind: Kind, value: unknown, pointer: string, member?: Kind): void => {
+    if (isObject(value) || (kind === 'map' && Array.isArray(value))) queue.push({ kind, value, pointer, member })
+  }
+  const at = (base: string, key: string | number): string => `${base}/${pointerSegment(key)}`
+  const components = isObject(document.components) ? document.components : {}
+  push('map', components.schemas, '/components/schemas', 'schema')
+  push('map', components.parameters, '/components/parameters', 'parameter')
+  push('map', components.headers, '/components/headers', 'parameter')
+  push('map', components.requestBodies, '/components/requestBodies', 'requestBody')
+  push('map', components.responses, '/components/responses', 'response')
+  push('map', document.paths, '/paths', 'pathItem')
+  push('map', document.webhooks, '/webhooks', 'pathItem')
+  for (let index = 0; index < queue.length; index++) {
+    const { kind, value, pointer, member } = queue[index]
+    const node = value as Json
+    switch (kind) {
+      case 'map':
+        for (const [key, item] of Object.entries(node)) push(member as Kind, item, at(pointer, key))
+        break
+      case 'schema':
+        schemas.push({ node, pointer })
+        examplesOf(node, node, pointer, pointer, sites, true)
+        for (const keyword of SINGLE) push('schema', node[keyword], at(pointer, keyword))
+        for (const keyword of MAP) push('map', node[keyword], at(pointer, keyword), 'schema')
+        for (const keyword of LIST) push('map', Array.isArray(node[keyword]) ? node[keyword] : undefined, at(pointer, keyword), 'schema')
+        break
+      case 'parameter':
+      case 'media':
+        if (isObject(node.schema)) examplesOf(node, node.schema, pointer, at(pointer, 'schema'), sites, false)
+        push('schema', node.schema, at(pointer, 'schema'))
+        push('content', node.content, at(pointer, 'content'))
+        break
+      case 'content':
+        for (const [type, media] of Object.entries(node)) push('media', media, at(pointer, type))
+        break
+      case 'requestBody':
+        push('content', node.content, at(pointer, 'content'))
+        break
+      case 'response':
+        push('map', node.headers, at(pointer, 'headers'), 'parameter')
+        push('content', node.content, at(pointer, 'content'))
+        break
+      case 'pathItem':
+        push('map', node.parameters, at(pointer, 'parameters'), 'parameter')
+        for (const method of OPERATIONS) {
+          const operation = node[method]
+          if (!isObject(operation)) continue
+          const base = at(pointer, method)
+          push('map', operation.parameters, at(base, 'parameters'), 'parameter')
+          push('requestBody', operation.requestBody, at(base, 'requestBody'))
+          push('map', operation.responses, at(base, 'responses'), 'response')
+        }
+        break
+    }
+  }
+  return { schemas, sites }
+}
+
+/**
+ * The examples `holder` holds: on a schema node (`inSchema`), `examples` is an array of values; on a parameter,
+ * header or media type it is a map of Example Objects (their `value`; an `externalValue` or a `$ref` is not read).
+ */
+function examplesOf (holder: Json, schema: Json, pointer: string, schemaPointer: string, sites: ExampleSite[], inSchema: boolean): void {
+  const base = { schemaPointer, schema, holder }
+  if (Object.hasOwn(holder, 'example')) sites.push({ ...base, pointer: `${pointer}/example`, value: holder.example, key: 'example', entry: undefined })
+  const examples = holder.examples
+  if (inSchema && Array.isArray(examples)) {
+    examples.forEach((value: unknown, index) => sites.push({ ...base, pointer: `${pointer}/examples/${index}`, value, key: 'examples', entry: index }))
+  } else if (!inSchema && isObject(examples)) {
+    for (const [name, example] of Object.entries(examples)) {
+      if (!isObject(example) || !Object.hasOwn(example, 'value')) continue
+      sites.push({ ...base, pointer: `${pointer}/examples/${pointerSegment(name)}/value`, value: example.value, key: 'examples', entry: name })
+    }
+  }
+}
+
+/**
+ * Leaves examples out of their document: entries of `examples` (which goes when it is empty) and `example`s.
+ * @example
+ * ```ts
+ * leaveOut(walkDocument(document).sites.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+ * ```
+ */
+export function leaveOut (sites: readonly ExampleSite[]): void {
+  const indices = new Map<Json, number[]>()
+  for (const site of sites) {
+    if (site.key === 'example') {
+      delete site.holder.example
+    } else if (typeof site.entry === 'string') {
+      const map = site.holder.examples as Json
+      delete map[site.entry]
+      if (Object.keys(map).length === 0) delete site.holder.examples
+    } else if (typeof site.entry === 'number') {
+      indices.set(site.holder, [...(indices.get(site.holder) ?? []), site.entry])
+    }
+  }
+  for (const [holder, gone] of indices) {
+    const kept = (holder.examples as unknown[]).filter((_, index) => !gone.includes(index))
+    if (kept.length === 0) delete holder.examples
+    else holder.examples = kept
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Examples per version in the documents. In a version's document, a schema the version rebuilt (its form differs
+ * from HEAD) does not show HEAD's examples as they are, since they describe HEAD's shape:
+ *
+ * - its object-level `examples` are those `schema(S).had({ examples })` gave it (in that version or a newer one),
+ *   shown as written; otherwise HEAD's examples migrated to the version the way responses are
+ *   (`migrateResponseBody`'s machinery: the response converters from the latest version down to it, then the
+ *   version's shape), keeping those that then validate against the version's schema in the document;
+ * - any other `examples` or `example` it holds (a field's, kept by an instruction that changed the field's type)
+ *   is kept only when it validates.
+ *
+ * Schemas are handled before `@fastify/swagger` sees them ({@link VersionExamples.at}, once per schema and
+ * version): migrated examples are written, and the nodes whose examples must be validated get a mark. The
+ * finished document is then checked where the marks are ({@link VersionExamples.finish}): validation needs the
+ * document, where references to components resolve. HEAD's own schemas (and every unchanged one) are not touched.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { replaceSubschemas, subschemasOf, forEachSubschema } from '../core/subschemas'
+import { kGivenExamples, kHeadSchema } from '../core/symbols'
+import { REQUEST_PARTS } from '../routes/version-plan'
+import type { VersionerState } from '../routes/versioner-state'
+import type { Webhooks } from '../routes/webhooks'
+import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
+import { leaveOut, walkDocument } from './example-sites'
+import { DocumentValidator } from './example-validation'
+
+type Json = Record<string, unknown>
+
+/**
+ * Marks a schema node whose examples the finished document keeps only when they validate (removed then).
+ * @example
+ * ```ts
+ * const marked = node[CHECK_EXAMPLES] === true
+ * ```
+ */
+export const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
+
+/**
+ * The schemas an application wrote for HEAD: its routes' parts and responses (in every version), its webhooks' bodies.
+ * @example
+ * ```ts
+ * const examples = new VersionExamples(engine, () => headSchemas(state, webhooks))
+ * ```
+ */
+export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema[] {
+  const roots: unknown[] = []
+  for (const route of state.headRoutes) {
+    for (const part of REQUEST_PARTS) roots.push(route.schema[part])
+    roots.push(...Object.values(route.schema.response ?? {}))
+    for (const at of route.timeline) roots.push(...Object.values(at.attributes.response ?? {}))
+  }
+  for (const webhook of webhooks.list()) roots.push(webhook.body)
+  return roots.filter((root): root is TSchema => isSchemaObject(root))
+}
+
+/**
+ * The examples of each version's documents, for one application.
+ * @example
+ * ```ts
+ * const examples = new VersionExamples({ bundle, generation, planner }, () => headSchemas(state, webhooks))
+ * const schema = examples.at(prepareForDocs(form, generation), level)  // before @fastify/swagger
+ * examples.finish(document, level)                                   // on the finished document
+ * ```
+ */
+export class VersionExamples {
+  private heads: WeakSet<object> | undefined
+  private readonly forms = new WeakMap<object, Map<number, TSchema>>()
+  private readonly migrated = new WeakMap<object, Map<number, unknown[]>>()
+  private readonly marked = new Set<number>()
+
+  /**
+   * @param engine the application's converters and schemas (those `migrateResponseBody` uses)
+   * @param roots the schemas the application wrote (read on first use, once every route is known)
+   */
+  constructor (private readonly engine: MigrationEngine, private readonly roots: () => readonly TSchema[]) {}
+
+  /**
+   * A schema prepared for the document of the version at `level`, with that version's examples; HEAD's own
+   * schemas (and every subschema of them) are returned as they are.
+   */
+  at (schema: TSchema, level: number): TSchema {
+    const heads = this.headNodes()
+    const inProgress = new Set<object>()
+    const visit = (node: TSchema): TSchema => {
+      if (heads.has(node) || inProgress.has(node)) return node
+      let byLevel = this.forms.get(node)
+      const known = byLevel?.get(level)
+      if (known !== undefined) return known
+      inProgress.add(node)
+      const result = this.withExamples(replaceSubschemas(node, subschemasOf(node).map(visit)), level)
+      inProgress.delete(node)
+      if (byLevel === undefined) this.forms.set(node, byLevel = new Map())
+      byLevel.set(level, result)
+      return result
+    }
+    return visit(schema)
+  }
+
+  /** Leaves out of the finished document of `level` the examples of marked schemas that fail, and removes the marks. */
+  finish (document: Json, level: number): void {
+    if (!this.marked.has(level)) return
+    const { schemas, sites } = walkDocument(document)
+    const checked = sites.filter((site) => site.schema[CHECK_EXAMPLES] === true)
+    if (checked.length > 0) {
+      const validator = new DocumentValidator(document)
+      leaveOut(checked.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+    }
+    for (const { node } of schemas) delete node[CHECK_EXAMPLES]
+  }
+
+  /** One rebuilt node with the version's examples (see the module). */
+  private withExamples (node: TSchema, level: number): TSchema {
+    const source = node as SchemaObject
+    if (source[kGivenExamples] === true) return node
+    const head = source[kHeadSchema]
+    if (isSchemaObject(head) && Array.isArray(head.examples)) {
+      // In the place the schema has them.
+      const copy: SchemaObject = { ...source, examples: this.migrate(head as TSchema, head.examples, level), [CHECK_EXAMPLES]: true }
+      if ((copy.examples as unknown[]).length === 0) delete copy.examples
+      this.marked.add(level)
+      return copy as TSchema
+    }
+    if (!Array.isArray(source.examples) && !Object.hasOwn(source, 'example')) return node
+    this.marked.add(level)
+    return { ...source, [CHECK_EXAMPLES]: true } as TSchema
+  }
+
+  /**
+   * HEAD's examples of `head` migrated to the version at `level` (once per schema and version). An example whose
+   * migration throws is left out, and so is one a converter returns a promise for: a document is built at once.
+   */
+  private migrate (head: TSchema, examples: readonly unknown[], level: number): unknown[] {
+    let byLevel = this.migrated.get(head)
+    const known = byLevel?.get(level)
+    if (known !== undefined) return known
+    const version = this.engine.generation.levels[level]
+    const result: unknown[] = []
+    for (const example of examples) {
+      try {
+        const migrated = migrateWith(this.engine, head, { latestBody: example, version })
+        if (migrated instanceof Promise) migrated.catch(() => {})
+        else result.push(migrated)
+      } catch {
+        // A converter that fails on this example: it is not shown.
+      }
+    }
+    if (byLevel === undefined) this.migrated.set(head, byLevel = new Map())
+    byLevel.set(level, result)
+    return result
+  }
+
+  /** Every node of the schemas the application wrote for HEAD (collected once). */
+  private headNodes (): WeakSet<object> {
+    if (this.heads === undefined) {
+      const heads = new WeakSet<object>()
+      const stack: TSchema[] = [...this.roots()]
+      for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+        if (heads.has(node)) continue
+        heads.add(node)
+        forEachSubschema(node, (sub) => { stack.push(sub) })
+      }
+      this.heads = heads
+    }
+    return this.heads
+  }
+}
