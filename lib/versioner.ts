@@ -235,5 +235,5 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       done(error as Error)
     }
   })
-  built.documents = await registerDocs(fastify, state, resolved, docsOptions, webhooks, changelog)
+  built.documents = await registerDocs(fastify, state, { options: resolved, docs: docsOptions, webhooks, changelog })
 }

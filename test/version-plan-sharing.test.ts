@@ -120,7 +120,7 @@ test('every behaviour built on first use is the one a fresh planning gives; the 
     for (const route of registered) {
       for (const version of route.servedWithoutHooks) {
         const level = generation.levelOf(version)
-        const fresh = buildBehaviour(route.head, level, version, route.nativeResponse, generation, planner, undefined)
+        const fresh = buildBehaviour(route.head, { level, version, link: undefined }, route.nativeResponse, planner)
         twins++
         if (!fresh.passthrough) {
           t.fail(`${route.display} in ${version}: served without hooks, but a fresh planning has work`)
@@ -131,7 +131,7 @@ test('every behaviour built on first use is the one a fresh planning gives; the 
       for (const version of askOldestFirst ? versionValues.reverse() : versionValues) {
         const actual = route.behaviours.get(version)
         if (actual === undefined) continue
-        const fresh = buildBehaviour(route.head, actual.level, version, route.nativeResponse, generation, planner, actual.link)
+        const fresh = buildBehaviour(route.head, { level: actual.level, version, link: actual.link }, route.nativeResponse, planner)
         const found = differences(actual, fresh)
         compared++
         if (found.length > 0) {

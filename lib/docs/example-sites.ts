@@ -123,14 +123,14 @@ export function walkDocument (document: Json): DocumentWalk {
         break
       case 'schema':
         schemas.push({ node, pointer })
-        examplesOf(node, node, pointer, pointer, sites, true)
+        examplesOf(node, node, { pointer, schemaPointer: pointer, inSchema: true }, sites)
         for (const keyword of SINGLE) push('schema', node[keyword], at(pointer, keyword))
         for (const keyword of MAP) push('map', node[keyword], at(pointer, keyword), 'schema')
         for (const keyword of LIST) push('map', Array.isArray(node[keyword]) ? node[keyword] : undefined, at(pointer, keyword), 'schema')
         break
       case 'parameter':
       case 'media':
-        if (isObject(node.schema)) examplesOf(node, node.schema, pointer, at(pointer, 'schema'), sites, false)
+        if (isObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
         push('schema', node.schema, at(pointer, 'schema'))
         push('content', node.content, at(pointer, 'content'))
         break
@@ -164,7 +164,8 @@ export function walkDocument (document: Json): DocumentWalk {
  * The examples `holder` holds: on a schema node (`inSchema`), `examples` is an array of values; on a parameter,
  * header or media type it is a map of Example Objects (their `value`; an `externalValue` or a `$ref` is not read).
  */
-function examplesOf (holder: Json, schema: Json, pointer: string, schemaPointer: string, sites: ExampleSite[], inSchema: boolean): void {
+function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string, readonly schemaPointer: string, readonly inSchema: boolean }, sites: ExampleSite[]): void {
+  const { pointer, schemaPointer, inSchema } = at
   const base = { schemaPointer, schema, holder }
   if (Object.hasOwn(holder, 'example')) sites.push({ ...base, pointer: `${pointer}/example`, value: holder.example, key: 'example', entry: undefined })
   const examples = holder.examples

@@ -25,10 +25,10 @@ export function registerPages (
   options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
-  openapiUrl: string,
   hooks: RouteShorthandOptions
 ): void {
-  if (docs.assetsPrefix === null) return
+  const openapiUrl = docs.openapiUrl
+  if (docs.assetsPrefix === null || openapiUrl === null) return
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
   const assetsPrefix = link(docs.assetsPrefix)

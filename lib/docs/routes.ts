@@ -23,11 +23,9 @@ import { readRequestedVersion } from '../serve/version-picking'
 export async function registerDocs (
   fastify: FastifyInstance,
   state: VersionerState,
-  options: DocsVersionOptions,
-  docs: ResolvedDocsOptions,
-  webhooks: Webhooks,
-  changelog: () => Changelog
+  setup: { readonly options: DocsVersionOptions, readonly docs: ResolvedDocsOptions, readonly webhooks: Webhooks, readonly changelog: () => Changelog }
 ): Promise<OpenApiDocuments | undefined> {
+  const { options, docs, webhooks, changelog } = setup
   const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, webhooks)
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
@@ -35,7 +33,7 @@ export async function registerDocs (
   if (docs.changelogUrl !== null) registerChangelog(fastify, docs.changelogUrl, docs.includeChangelogUrlInSchema, changelog, hooks)
   if (documents === undefined || docs.openapiUrl === null) return undefined
   registerDocumentRoute(fastify, options, documents, docs.openapiUrl, hooks)
-  registerPages(fastify, options, docs, documents, docs.openapiUrl, hooks)
+  registerPages(fastify, options, docs, documents, hooks)
   registerAssets(fastify, docs, hooks)
   return documents
 }

@@ -58,6 +58,13 @@ function plansOf (lists: StepLists, body: TSchema | undefined): Array<readonly C
 
 const NO_STEPS: readonly ConverterStep[] = []
 
+/** What converters are planned for: the route's state in the version (none for `migrateResponseBody`), the body, and for errors the route's success bodies. */
+interface ConvertedRoute {
+  readonly state: RouteState | undefined
+  readonly body: TSchema | undefined
+  readonly successBodies?: readonly TSchema[]
+}
+
 /**
  * Plans converter steps for routes and bodies. Start-up cost grows with routes × versions, not with routes ×
  * versions²: the converters of one step for one (route, body) are computed once and shared by the plans of every
@@ -97,7 +104,7 @@ export class ConverterPlanner {
     const plans = plansOf(lists, route.body)
     for (let known = plans.length; known <= level; known++) {
       const step = known - 1
-      const own = step < 1 ? NO_STEPS : this.stepList(lists, route.body, step, () => this.addConverters([], 'request', route.timeline[step], route.body, step, step + 1))
+      const own = step < 1 ? NO_STEPS : this.stepList(lists, route.body, step, () => this.addConverters('request', { state: route.timeline[step], body: route.body }, step, step + 1))
       plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...own, ...plans[known - 1]]
     }
     return plans[level]
@@ -127,7 +134,7 @@ export class ConverterPlanner {
       const step = known - 1
       const own = step < 1
         ? NO_STEPS
-        : this.stepList(lists, body, step, () => this.addConverters([], 'response', route?.timeline[step], body, step, step, successBodies))
+        : this.stepList(lists, body, step, () => this.addConverters('response', { state: route?.timeline[step], body, successBodies }, step, step))
       plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...plans[known - 1], ...own]
     }
     return plans[level]
@@ -149,9 +156,10 @@ export class ConverterPlanner {
     return list
   }
 
-  /** Adds the converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
-  private addConverters (result: ConverterStep[], direction: 'request' | 'response', state: RouteState | undefined,
-    body: TSchema | undefined, step: number, bodyLevel: number, successBodies?: readonly TSchema[]): ConverterStep[] {
+  /** The converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */
+  private addConverters (direction: 'request' | 'response', at: ConvertedRoute, step: number, bodyLevel: number): ConverterStep[] {
+    const { state, body, successBodies } = at
+    const result: ConverterStep[] = []
     // Most steps name nothing the body (or, for errors, a success body) can hold: told by seeds, before any walk.
     const seedSets = [body, ...successBodies ?? []].map((schema) => schema === undefined ? NO_SEEDS : this.generation.dependenciesAt(schema, bodyLevel))
     if (!this.targets.stepMayApply(step, state, seedSets)) return result

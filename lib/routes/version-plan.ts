@@ -128,16 +128,15 @@ export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link
     behaviour.rawSteps.length > 0
 }
 
-/** Builds the behaviour of `route` at `level`; `native` is the response map the route serializes with. */
+/** Builds the behaviour of `route` in the version at `at.level`; `native` is the response map the route serializes with. */
 export function buildBehaviour (
   route: BehaviourRoute,
-  level: number,
-  version: string,
+  at: { readonly level: number, readonly version: string, readonly link: string | undefined },
   native: Readonly<Record<string, TSchema>>,
-  generation: SchemaGeneration,
-  planner: ConverterPlanner,
-  link: string | undefined = undefined
+  planner: ConverterPlanner
 ): VersionBehaviour {
+  const { level, version, link } = at
+  const generation = planner.generation
   const requestSteps = planner.requestSteps(route, level)
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []

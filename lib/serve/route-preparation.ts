@@ -87,7 +87,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   }
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
-    (level, version) => buildBehaviour(head, level, version, nativeResponse, state.generation, state.planner, linkOf(version)))
+    (level, version) => buildBehaviour(head, { level, version, link: linkOf(version) }, nativeResponse, state.planner))
   const idle: Array<{ version: string, link: string | undefined }> = []
   const first = group.levels.length > 0 ? behaviours.get(state.versionAt(newest)) : undefined
   if (first !== undefined && !hasWork(first)) {

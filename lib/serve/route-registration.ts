@@ -167,14 +167,15 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     }
   })
   // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
-  for (const prepared of passthroughs) registerPassthrough(context, instance, rest, routeErrorHandler, prepared, head)
+  for (const prepared of passthroughs) registerPassthrough(context, instance, rest, routeErrorHandler, prepared)
   return pending
 }
 
 /** Registers the hook-less twin of a prepared route, serving its passthrough versions (see ./passthrough.ts). */
 function registerPassthrough (
-  context: RouteContext, instance: FastifyInstance, rest: Partial<RouteOptions>, routeErrorHandler: unknown, prepared: Prepared, head: HeadRoute
+  context: RouteContext, instance: FastifyInstance, rest: Partial<RouteOptions>, routeErrorHandler: unknown, prepared: Prepared
 ): void {
+  const head = prepared.registered.head
   const { serveOptions } = context
   const options: Record<string, unknown> = {
     ...rest,
