@@ -2,7 +2,7 @@ import { test } from 'tap'
 import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { applyShape, compileShapeWalk, REQUEST_RULES, type WalkRules } from '../lib/values/shape-walk'
+import { applyShape, compileShapeWalk, requestRules, walkRules, type WalkRules } from '../lib/values/shape-walk'
 import { kGenerated } from '../lib/core/symbols'
 
 /**
@@ -11,7 +11,8 @@ import { kGenerated } from '../lib/core/symbols'
  */
 
 const refs: Record<string, TSchema> = {}
-const CLOSED: WalkRules = { removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => refs[ref] }
+const CLOSED: WalkRules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => refs[ref] })
+const REQUEST_RULES = requestRules()
 
 /** A schema as a version rebuilt it (what the request rules clean). */
 function rebuilt<T extends TSchema> (schema: T): T {

@@ -30,6 +30,27 @@ export interface BundleInternals {
   readonly changesByVersion: ReadonlyMap<string, readonly VersionChangeDescriptor[]>
   /** True when the application passed its own `apiVersionStorage` (so it reads it). */
   readonly customStorage: boolean
+  /** What each version value names exactly (a named date version is also named by its plain date), shared and frozen. */
+  readonly exactPicks: ReadonlyMap<string, ExactPick>
+  /** What `migrateResponseBody(bundle, …)` keeps for the bundle (its migration engine), made on first use. */
+  readonly standalone: { engine?: object }
+}
+
+/** A version value picked exactly: the version it names, and the value sent. */
+export interface ExactPick {
+  readonly ok: true
+  readonly version: string
+  readonly requested: string
+}
+
+function exactPicksOf (values: readonly string[], valuesAreDates: boolean): ReadonlyMap<string, ExactPick> {
+  const picks = new Map<string, ExactPick>()
+  for (const value of values) {
+    picks.set(value, Object.freeze({ ok: true as const, version: value, requested: value }))
+    const date = valuesAreDates ? versionDate(value) : undefined
+    if (date !== undefined && date !== value) picks.set(date, Object.freeze({ ok: true as const, version: value, requested: date }))
+  }
+  return picks
 }
 
 const RESERVED_VALUES = new Set(['unversioned', 'head'])
@@ -198,7 +219,9 @@ export class VersionBundle implements Iterable<Version> {
     this.versionValues = Object.freeze(values)
     this.apiVersionStorage = storage
     this.valuesAreDates = valuesAreDates
-    this[kBundleInternals] = Object.freeze({ headChanges, changesByVersion, customStorage: options.apiVersionStorage !== undefined })
+    this[kBundleInternals] = Object.freeze({
+      headChanges, changesByVersion, customStorage: options.apiVersionStorage !== undefined, exactPicks: exactPicksOf(values, valuesAreDates), standalone: {}
+    })
     Object.freeze(this)
   }
 

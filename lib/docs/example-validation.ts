@@ -29,24 +29,19 @@ interface AjvModules {
   readonly addFormats: ((ajv: AjvInstance) => unknown) | undefined
 }
 
-let modules: AjvModules | undefined
-
-/** Ajv and `ajv-formats` as `@fastify/ajv-compiler` (a dependency of Fastify) resolves them. */
+/** Ajv and `ajv-formats` as `@fastify/ajv-compiler` (a dependency of Fastify) resolves them (Node keeps them once loaded). */
 function ajvModules (): AjvModules {
-  if (modules === undefined) {
-    const fromFastify = createRequire(require.resolve('fastify'))
-    const fromCompiler = createRequire(fromFastify.resolve('@fastify/ajv-compiler'))
-    const defaultOf = <T>(loaded: unknown): T => ((loaded as { default?: T }).default ?? loaded) as T
-    let addFormats: AjvModules['addFormats']
-    try {
-      addFormats = defaultOf(fromCompiler('ajv-formats'))
-    } catch {
-      // Without ajv-formats, `format` is not checked (strict: false lets Ajv ignore unknown formats).
-      addFormats = undefined
-    }
-    modules = { Ajv: defaultOf(fromCompiler('ajv')), addFormats }
+  const fromFastify = createRequire(require.resolve('fastify'))
+  const fromCompiler = createRequire(fromFastify.resolve('@fastify/ajv-compiler'))
+  const defaultOf = <T>(loaded: unknown): T => ((loaded as { default?: T }).default ?? loaded) as T
+  let addFormats: AjvModules['addFormats']
+  try {
+    addFormats = defaultOf(fromCompiler('ajv-formats'))
+  } catch {
+    // Without ajv-formats, `format` is not checked (strict: false lets Ajv ignore unknown formats).
+    addFormats = undefined
   }
-  return modules
+  return { Ajv: defaultOf(fromCompiler('ajv')), addFormats }
 }
 
 /** The key the document is added to Ajv under: its schemas are `<key>#<pointer>`. */

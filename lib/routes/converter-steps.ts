@@ -9,6 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { Collector } from '../values/occurrences'
+import { requestRules } from '../values/shape-walk'
 import type { RouteState } from './timeline'
 import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
@@ -76,6 +77,11 @@ export class ConverterPlanner {
   private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
   private readonly responseLists = new Map<PlannedRoute | undefined, Map<readonly TSchema[] | undefined, StepLists>>()
 
+  /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
+  readonly requestRules = requestRules()
+  /** The success schemas of each response map (one list per map: error-response plans are kept per list). */
+  private readonly successLists = new WeakMap<object, readonly TSchema[]>()
+
   constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
   }
@@ -83,6 +89,16 @@ export class ConverterPlanner {
   /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
   collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
     return this.targets.collectorFor(root, target, level)
+  }
+
+  /** The success schemas (status `1xx`–`2xx`) of a response map, one list per map. */
+  successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonly TSchema[] {
+    let list = this.successLists.get(responses)
+    if (list === undefined) {
+      list = Object.entries(responses).filter(([key]) => /^[12]/.test(key)).map(([, schema]) => schema)
+      this.successLists.set(responses, list)
+    }
+    return list
   }
 
   /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */

@@ -15,18 +15,11 @@ import { describeSchema } from '../core/json-schema'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
-const responseLists = new WeakMap<HeadRoute, TSchema[]>()
-
-/** Every response schema a route has in some version (one list per route). */
+/** Every response schema a route has in some version. */
 function responseSchemas (route: HeadRoute): TSchema[] {
-  let list = responseLists.get(route)
-  if (list === undefined) {
-    const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
-    for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
-    list = [...schemas]
-    responseLists.set(route, list)
-  }
-  return list
+  const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
+  for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
+  return [...schemas]
 }
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
@@ -36,6 +29,8 @@ function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[],
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
 export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   state.log.check()
+  // Every response schema of each route, listed once for the whole check.
+  const responsesOf = new Map(state.headRoutes.map((route) => [route, responseSchemas(route)]))
   for (let level = 1; level < state.steps.length; level++) {
     for (const change of state.steps[level].changes) {
       for (const converter of change.converters) {
@@ -58,7 +53,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         if (!converter.checkUsage) continue
         const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
           const present = route.timeline[level]?.exists === true || route.timeline[level + 1]?.exists === true
-          return present && occurs(state, converter.direction === 'request' ? [route.body] : responseSchemas(route), schema)
+          return present && occurs(state, converter.direction === 'request' ? [route.body] : responsesOf.get(route) ?? [], schema)
         }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
         if (unused.length === 0) continue
         const names = unused.map(describeSchema).join(', ')

@@ -8,7 +8,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
-import { compileShapeWalk, REQUEST_RULES, type ShapeWalk } from '../values/shape-walk'
+import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
@@ -74,21 +74,12 @@ export function isSuccessKey (key: string): boolean {
   return /^[12]/.test(key)
 }
 
-const statusKeys = new WeakMap<ReadonlyMap<string, unknown>, Map<number, string | undefined>>()
-
-/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default` (remembered per map). */
+/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default`. */
 export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): string | undefined {
-  let known = statusKeys.get(keys)
-  if (known === undefined) {
-    known = new Map()
-    statusKeys.set(keys, known)
-  }
-  if (known.has(status)) return known.get(status)
   const exact = String(status)
+  if (keys.has(exact)) return exact
   const range = `${exact[0]}xx`
-  const key = keys.has(exact) ? exact : keys.has(range) ? range : keys.has('default') ? 'default' : undefined
-  if (known.size < 600) known.set(status, key)
-  return key
+  return keys.has(range) ? range : keys.has('default') ? 'default' : undefined
 }
 
 /** The HEAD facts of a route that behaviours are built from. */
@@ -105,18 +96,6 @@ export function responseMapAt (route: BehaviourRoute, level: number): Readonly<R
 
 /** The response map of a route without one (one object: behaviours compare maps by identity). */
 const NO_RESPONSES: Readonly<Record<string, TSchema>> = Object.freeze({})
-
-const successLists = new WeakMap<object, readonly TSchema[]>()
-
-/** The success schemas of a response map: one list per map (the planner keeps error-response plans per list). */
-function successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonly TSchema[] {
-  let list = successLists.get(responses)
-  if (list === undefined) {
-    list = Object.entries(responses).filter(([key]) => isSuccessKey(key)).map(([, schema]) => schema)
-    successLists.set(responses, list)
-  }
-  return list
-}
 
 /**
  * True when a behaviour has work of its own, whatever its `Link`: something to validate, convert or serialize
@@ -149,7 +128,7 @@ export function buildBehaviour (
     const prepared = prepareForFastify(form, generation)
     // Fastify validates headers by lower-case names: so does the versioner.
     validate.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
-    const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, REQUEST_RULES) : null
+    const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const responses = responseMapAt(route, level)
@@ -158,7 +137,7 @@ export function buildBehaviour (
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
-  const successBodies = successBodiesOf(responses)
+  const successBodies = planner.successBodiesOf(responses)
   for (const [key, schema] of Object.entries(responses)) {
     const form = prepareForFastify(generation.formAt(schema, level), generation)
     responseForms.set(key, form)

@@ -12,8 +12,9 @@ import { strictValidator, type Check } from '../core/strict-validator'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
 import { prepareForFastify } from '../routes/prepared-schemas'
 import { toIsoDate } from '../core/iso-date'
+import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
-import { applyShape, type WalkRules } from '../values/shape-walk'
+import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { resolveVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
@@ -29,7 +30,7 @@ export class MigrationEngine {
   private check: ((schema: object) => Check) | undefined
 
   constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner) {
-    this.rules = { removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) }
+    this.rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
   }
 
   /** Where data of `schema` at `level` may hold a HEAD value the version cannot express. */
@@ -48,17 +49,14 @@ export class MigrationEngine {
   }
 }
 
-// One engine per bundle object for the standalone function (a bundle is immutable once built).
-const engines = new WeakMap<VersionBundle, MigrationEngine>()
-
+/** The engine of the standalone function, kept with the bundle (a bundle is immutable once built). */
 function engineFor (bundle: VersionBundle): MigrationEngine {
-  let engine = engines.get(bundle)
-  if (engine === undefined) {
+  const standalone = bundle[kBundleInternals].standalone
+  if (standalone.engine === undefined) {
     const generation = new SchemaGeneration(bundle)
-    engine = new MigrationEngine(bundle, generation, new ConverterPlanner(generation, generationSteps(bundle)))
-    engines.set(bundle, engine)
+    standalone.engine = new MigrationEngine(bundle, generation, new ConverterPlanner(generation, generationSteps(bundle)))
   }
-  return engine
+  return standalone.engine as MigrationEngine
 }
 
 /** What to migrate, and to which version. */

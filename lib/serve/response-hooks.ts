@@ -19,26 +19,12 @@ import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 
-/** Whether a list of response steps has converters that need the body, for successes and for errors. */
-interface BodyNeeds {
-  readonly success: boolean
-  readonly error: boolean
-}
-
-const bodyNeeds = new WeakMap<readonly ConverterStep[], BodyNeeds>()
-
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
- * ones see raw payloads too). Computed once per step list.
+ * ones see raw payloads too). Asked only for streams and buffers, which the body converters cannot see.
  */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
-  let needs = bodyNeeds.get(steps)
-  if (needs === undefined) {
-    const bySchema = steps.filter((step) => step.converter.target.kind !== 'path')
-    needs = { success: bySchema.some((step) => step.errorsOnly !== true), error: bySchema.some((step) => step.converter.migrateHttpErrors) }
-    bodyNeeds.set(steps, needs)
-  }
-  return status < 300 ? needs.success : needs.error
+  return steps.some((step) => step.converter.target.kind !== 'path' && (status < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors))
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import { kBundleInternals } from '../core/symbols'
 import type { FastifyRequest } from 'fastify'
 import { isIsoDate, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
@@ -133,33 +134,6 @@ export class VersionPicker {
 }
 
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
-const exactCache = new WeakMap<VersionBundle, ReadonlyMap<string, PickedVersion>>()
-let lastBundle: VersionBundle | undefined
-let lastPicks: ReadonlyMap<string, PickedVersion> | undefined
-
-/**
- * The (shared, frozen) outcome of picking each version value of a bundle exactly; a named date version
- * (`2024-09-30.acacia`) is also picked by its plain date.
- */
-function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion> {
-  // Almost every application has one bundle: the last one answered skips the WeakMap lookup.
-  if (versions === lastBundle && lastPicks !== undefined) return lastPicks
-  let picks = exactCache.get(versions)
-  if (picks === undefined) {
-    const map = new Map<string, PickedVersion>()
-    for (const value of versions.versionValues) {
-      map.set(value, Object.freeze({ ok: true as const, version: value, requested: value }))
-      const date = versions.valuesAreDates ? versionDate(value) : undefined
-      if (date !== undefined && date !== value) map.set(date, Object.freeze({ ok: true as const, version: value, requested: date }))
-    }
-    picks = map
-    exactCache.set(versions, picks)
-  }
-  lastBundle = versions
-  lastPicks = picks
-  return picks
-}
-
 /**
  * Checks a picked value against the bundle: an exact version; for dates, the closest older version
  * (waterfalling); otherwise the reason it cannot be served.
@@ -167,7 +141,7 @@ function exactPicks (versions: VersionBundle): ReadonlyMap<string, PickedVersion
 export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
   if (value === undefined || value === '') return MISSING
   if (typeof value !== 'string') return { ok: false, reason: 'malformed', requested: String(value) }
-  const exact = exactPicks(versions).get(value)
+  const exact = versions[kBundleInternals].exactPicks.get(value)
   if (exact !== undefined) return exact
   const values = versions.versionValues
   if (format === 'string') return { ok: false, reason: 'unknown', requested: value }

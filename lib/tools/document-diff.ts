@@ -15,12 +15,9 @@ import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import type { RawDiff } from './document-places'
 
-let apiCompare: typeof ApiCompare | undefined
-
-/** `api-smart-diff`'s `apiCompare`, loaded on first use (applications that never run a check do not load it). */
+/** `api-smart-diff`'s `apiCompare`, loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded). */
 function loadCompare (): typeof ApiCompare {
-  apiCompare ??= (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
-  return apiCompare
+  return (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
 }
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */

@@ -13,12 +13,9 @@ import { exampleOf, type JsonSchema } from '../values/examples'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
-let loaded: Fc | undefined
-
-/** fast-check, loaded on first use (applications that never verify do not load it). */
+/** fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded). */
 function fastCheck (): Fc {
-  loaded ??= createRequire(__filename)('fast-check') as Fc
-  return loaded
+  return createRequire(__filename)('fast-check') as Fc
 }
 
 const kLeaf = Symbol('fastify-versioner.leaf')

@@ -5,7 +5,7 @@
  * the union member the data belongs to.
  *
  * Two uses, one set of rules, differing only in {@link WalkRules}:
- * - requests of an older version ({@link REQUEST_RULES}): JSON Schema objects accept extra properties by
+ * - requests of an older version ({@link requestRules}): JSON Schema objects accept extra properties by
  *   default, so a client could otherwise send a field of HEAD (an internal one, or one added since its
  *   version) and have it reach the handler. Only object schemas a version rebuilt are cleaned; unchanged
  *   schemas behave as in plain Fastify, and defaults are Ajv's (`useDefaults`).
@@ -31,7 +31,7 @@ import {
 
 export type { ResolveRef } from './shapes'
 
-/** What one kind of walk does. Keep one object per kind: compiled walks are cached per rules object. */
+/** What one kind of walk does, and the walks compiled under it (make one with {@link walkRules} per kind and owner). */
 export interface WalkRules {
   /** Which object schemas lose the fields they do not declare: those a version rebuilt, or every closed one. */
   readonly removeFrom: 'rebuilt' | 'closed'
@@ -39,27 +39,41 @@ export interface WalkRules {
   readonly fillDefaults: boolean
   /** Follows `$ref`s; without it, a `$ref` is left open (its data keeps every field). */
   readonly resolveRef?: ResolveRef
+  /** The walks compiled under these rules, by schema. */
+  readonly compiled: CompiledWalks
 }
 
-/** The rules of requests of older versions: rebuilt schemas only, no defaults (Ajv fills them). */
-export const REQUEST_RULES: WalkRules = Object.freeze({ removeFrom: 'rebuilt', fillDefaults: false })
-
-/** Makes data (an object or array, changed in place) have its schema's shape; `depth` is how deep it lies. */
-export type ShapeWalk = (data: unknown, depth?: number) => void
-
-interface Compiled {
+/** The walks compiled under one rules object. */
+interface CompiledWalks {
   readonly full: WeakMap<TSchema, ShapeWalk | null>
   readonly nested: WeakMap<TSchema, ShapeWalk | null>
   readonly shapes: WeakMap<TSchema, Shape>
 }
 
-const compiledByRules = new WeakMap<WalkRules, Compiled>()
+/**
+ * Rules of a walk, with their own compiled walks.
+ * @example
+ * ```ts
+ * const rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef })
+ * ```
+ */
+export function walkRules (rules: Omit<WalkRules, 'compiled'>): WalkRules {
+  return { ...rules, compiled: { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() } }
+}
+
+/** The rules of requests of older versions: rebuilt schemas only, no defaults (Ajv fills them). */
+export function requestRules (): WalkRules {
+  return walkRules({ removeFrom: 'rebuilt', fillDefaults: false })
+}
+
+/** Makes data (an object or array, changed in place) have its schema's shape; `depth` is how deep it lies. */
+export type ShapeWalk = (data: unknown, depth?: number) => void
 
 /**
  * The walk of data of `schema` under `rules`, or `null` when the walk would change nothing.
  * @example
  * ```ts
- * const walk = compileShapeWalk(form, REQUEST_RULES)
+ * const walk = compileShapeWalk(form, requestRules())
  * if (walk !== null) walk(request.body)
  * ```
  */
@@ -72,7 +86,7 @@ export function compileShapeWalk (schema: TSchema, rules: WalkRules): ShapeWalk 
  * `default` (a copy) when `value` is undefined and the rules fill defaults.
  * @example
  * ```ts
- * const payload = applyShape(form, { removeFrom: 'closed', fillDefaults: true, resolveRef }, body)
+ * const payload = applyShape(form, walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef }), body)
  * ```
  */
 export function applyShape (schema: TSchema, rules: WalkRules, value: unknown): unknown {
@@ -84,15 +98,10 @@ export function applyShape (schema: TSchema, rules: WalkRules, value: unknown): 
 
 /** Compiles walks for one rules object (the caches are the rules object's). */
 class WalkCompiler {
-  private readonly compiled: Compiled
+  private readonly compiled: CompiledWalks
 
   constructor (private readonly rules: WalkRules) {
-    let compiled = compiledByRules.get(rules)
-    if (compiled === undefined) {
-      compiled = { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() }
-      compiledByRules.set(rules, compiled)
-    }
-    this.compiled = compiled
+    this.compiled = rules.compiled
   }
 
   /**

@@ -80,18 +80,10 @@ export function removeUndeclared (data: unknown, shapes: readonly Shape[]): void
   }
 }
 
-const compiledPatterns = new WeakMap<object, ReadonlyArray<readonly [RegExp, TSchema]>>()
-
-/** The `patternProperties` of a schema with their schemas, compiled once per schema. */
+/** The `patternProperties` of a schema with their schemas (compiled when a walk is). */
 export function patternsOf (source: SchemaObject): ReadonlyArray<readonly [RegExp, TSchema]> {
   if (!isSchemaObject(source.patternProperties)) return []
-  let patterns = compiledPatterns.get(source)
-  if (patterns === undefined) {
-    patterns = Object.entries(source.patternProperties as Record<string, TSchema>)
-      .map(([pattern, sub]) => [new RegExp(pattern, 'u'), sub] as const)
-    compiledPatterns.set(source, patterns)
-  }
-  return patterns
+  return Object.entries(source.patternProperties as Record<string, TSchema>).map(([pattern, sub]) => [new RegExp(pattern, 'u'), sub] as const)
 }
 
 /** True for a schema that is only a union (`anyOf`/`oneOf`, no `allOf` and no fields of its own). */

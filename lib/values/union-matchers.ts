@@ -10,24 +10,17 @@ import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 /** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
 export type Matcher = (value: unknown) => boolean
 
-const matchers = new WeakMap<TSchema, Matcher>()
-
 /**
- * The matcher of the union member `schema`, compiled on first use and cached per schema: true when a value's
- * type, `const`, `enum`, required properties and `const` discriminators agree. Extra properties are allowed
- * (HEAD data carries fields older versions lack).
+ * The matcher of the union member `schema` (compiled when a walk or collector is): true when a value's type,
+ * `const`, `enum`, required properties and `const` discriminators agree. Extra properties are allowed (HEAD data
+ * carries fields older versions lack).
  * @example
  * ```ts
  * const member = members.find((schema) => compileMatcher(schema)(body))
  * ```
  */
 export function compileMatcher (schema: TSchema): Matcher {
-  let matcher = matchers.get(schema)
-  if (matcher === undefined) {
-    matcher = buildMatcher(schema as SchemaObject)
-    matchers.set(schema, matcher)
-  }
-  return matcher
+  return buildMatcher(schema as SchemaObject)
 }
 
 function buildMatcher (source: SchemaObject): Matcher {
