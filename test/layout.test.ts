@@ -1,10 +1,13 @@
 /**
  * The layout of lib/: stage folders, lowest first, each importing only from stages below it (or itself); no
- * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. See ARCHITECTURE.md.
+ * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. And how it is written: no
+ * function takes more than 5 parameters, every export is used outside its own file, and at most 3 pieces of
+ * module-level state (state lives on the objects it describes). See ARCHITECTURE.md.
  */
 import { test } from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { exportsUsedOnlyInTheirFile, moduleState, wideFunctions } from './helpers/code-shape'
 
 const ROOT = resolve(__dirname, '..')
 const LIB = join(ROOT, 'lib')
@@ -110,4 +113,30 @@ test('the layout check catches an upward import, a cycle, a long file and a crow
   const crowded = new Map(files)
   for (let index = 0; crowded.size < files.size + 7; index++) crowded.set(`lib/extra-${index}.ts`, 'export {}\n')
   t.match(layoutProblems(crowded).join('\n'), /^lib\/ root holds \d+ files \(at most 6\)/m)
+})
+
+/** Every source that may use an export of lib/: lib/, plugin.ts, the tests, the examples and the benchmarks. */
+function readUsers (): Map<string, string> {
+  const files = readLayout()
+  for (const dir of ['test', 'examples', 'benchmarks']) {
+    for (const full of listTs(join(ROOT, dir))) files.set(relative(ROOT, full), readFileSync(full, 'utf8'))
+  }
+  return files
+}
+
+test('lib/ has no function over 5 parameters, no export used only in its own file, at most 3 pieces of module state', async (t) => {
+  const files = readLayout()
+  t.same(wideFunctions(files), [], 'pass an object instead')
+  const lib = new Map([...files].filter(([file]) => file !== 'plugin.ts'))
+  t.same(exportsUsedOnlyInTheirFile(lib, readUsers()), [], 'drop the export, or the declaration')
+  const state = moduleState(files)
+  t.ok(state.length <= 3, `module-level state: ${state.join(', ')}`)
+})
+
+test('the code-shape checks catch a wide function, a needless export and module-level caches', async (t) => {
+  const files = new Map([['lib/core/x.ts', 'export function used (a: number) { return a }\nexport function six (a, b, c, d, e, f) { return a }\n' +
+    'const cache = new WeakMap()\nlet last\nconst list = new Map([[1, 2]])\n']])
+  t.same(wideFunctions(files), ['lib/core/x.ts:2 six takes 6 parameters (at most 5)'])
+  t.same(exportsUsedOnlyInTheirFile(files, new Map([...files, ['lib/core/y.ts', 'import { used } from \'./x\'']])), ['lib/core/x.ts exports six, used in no other file'])
+  t.same(moduleState(files), ['lib/core/x.ts: cache', 'lib/core/x.ts: last'])
 })

@@ -68,7 +68,7 @@ export interface ConverterDecorator<Info> {
 }
 
 /** Rejects (at compile time) a converter method that does not take exactly one parameter. */
-export type ExactlyOneParameter<Method extends (...args: never[]) => unknown> =
+type ExactlyOneParameter<Method extends (...args: never[]) => unknown> =
   Parameters<Method> extends [unknown] ? unknown : { readonly 'a converter takes exactly one parameter': never }
 
 const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf', 'enum', 'const', '$ref', '$id', 'not',

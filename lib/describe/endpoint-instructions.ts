@@ -13,7 +13,7 @@ import {
 import { describeValue, isSchemaObject } from '../core/json-schema'
 
 /** Options of `endpoint(path, methods, options)`. */
-export interface EndpointOptions {
+interface EndpointOptions {
   /**
    * Only the HEAD route whose schema has this `operationId`: tells apart two routes that share a path and
    * methods in different versions (a route replaced by another one).

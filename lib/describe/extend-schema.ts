@@ -9,7 +9,7 @@ import { VersionerStructureError } from '../core/errors'
 import { describeSchema, isOptional, isSchemaObject, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
-export interface ChildSchemaInfo {
+interface ChildSchemaInfo {
   /** The parent object schema. */
   readonly parent: TObject
   /** The properties the child declares itself (new ones and overrides of the parent's). */

@@ -50,11 +50,6 @@ export interface VersionChangeBinding {
 // latest bundle built with a storage replacing an earlier one.
 const bindings = new WeakMap<object, Array<VersionChangeBinding | 'head'>>()
 
-/** The bindings of a version change class, one per bundle holding it (newest first); empty when none does. */
-export function versionChangeBindings (cls: object): ReadonlyArray<VersionChangeBinding | 'head'> {
-  return bindings.get(cls) ?? []
-}
-
 /** Binds a version change class to a version of a bundle (done by each `VersionBundle` holding it). */
 export function bindVersionChange (cls: object, binding: VersionChangeBinding | 'head'): void {
   const others = (bindings.get(cls) ?? []).filter((other) => binding === 'head'

@@ -23,7 +23,7 @@ export interface VersionBundleOptions {
 }
 
 /** What the rest of the library reads from a bundle. */
-export interface BundleInternals {
+interface BundleInternals {
   /** Version changes of `HeadVersion`, read. */
   readonly headChanges: readonly VersionChangeDescriptor[]
   /** Version changes of each version, read, by version value. */
@@ -37,7 +37,7 @@ export interface BundleInternals {
 }
 
 /** A version value picked exactly: the version it names, and the value sent. */
-export interface ExactPick {
+interface ExactPick {
   readonly ok: true
   readonly version: string
   readonly requested: string

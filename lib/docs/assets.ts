@@ -32,7 +32,7 @@ function swaggerUiFolder (): string {
  * ReDoc's standalone bundle: `vendor/redoc` at the package root (copied to `dist/vendor/redoc` by the build, so
  * the path is the same from `lib/docs` and `dist/lib/docs`).
  */
-export const REDOC_FILE = join(__dirname, '..', '..', 'vendor', 'redoc', 'redoc.standalone.js')
+const REDOC_FILE = join(__dirname, '..', '..', 'vendor', 'redoc', 'redoc.standalone.js')
 
 /** ReDoc's sidebar shows Redocly's logo from their CDN: a `data:` image keeps the page offline (and within `img-src 'self' data:`). */
 const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg'
@@ -68,7 +68,7 @@ function once<T> (build: () => T): () => T {
 }
 
 /** The assets the configured pages need, by file name. */
-export function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
+function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
   const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', body: () => DOCS_CSS }]])
   if (docs.docsUrl !== null) {
     const folder = swaggerUiFolder()

@@ -10,9 +10,9 @@ import { operationsOf } from './openapi-schemas'
 type Json = Record<string, unknown>
 
 /** The component names, chosen not to clash with an application's own. */
-export const ERROR_SCHEMA = 'FastifyVersionerError'
-export const BAD_REQUEST_RESPONSE = 'FastifyVersionerBadRequest'
-export const NOT_FOUND_RESPONSE = 'FastifyVersionerNotFound'
+const ERROR_SCHEMA = 'FastifyVersionerError'
+const BAD_REQUEST_RESPONSE = 'FastifyVersionerBadRequest'
+const NOT_FOUND_RESPONSE = 'FastifyVersionerNotFound'
 
 /** Fastify's error body (its default error handler and not-found handler). */
 const errorSchema = {

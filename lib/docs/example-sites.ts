@@ -16,7 +16,7 @@ type Json = Record<string, unknown>
  * const [site] = walkDocument(document).sites // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
  * ```
  */
-export interface ExampleSite {
+interface ExampleSite {
   /** JSON pointer of the example value. */
   readonly pointer: string
   /** The example value (an Example Object's `value`). */
@@ -40,7 +40,7 @@ export interface ExampleSite {
  * for (const { node, pointer } of walkDocument(document).schemas) console.log(pointer, node.type)
  * ```
  */
-export interface SchemaNode {
+interface SchemaNode {
   readonly node: Json
   readonly pointer: string
 }
@@ -52,7 +52,7 @@ export interface SchemaNode {
  * const { schemas, sites }: DocumentWalk = walkDocument(document)
  * ```
  */
-export interface DocumentWalk {
+interface DocumentWalk {
   readonly schemas: SchemaNode[]
   readonly sites: ExampleSite[]
 }
@@ -85,7 +85,7 @@ function isObject (value: unknown): value is Json {
  * pointerSegment('/users/{id}') // '~1users~1{id}'
  * ```
  */
-export function pointerSegment (key: string | number): string {
+function pointerSegment (key: string | number): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
 }
 

@@ -14,7 +14,7 @@ import { componentName } from '../schemas/component-names'
 export { componentName }
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
-export const UNWRAP = 'x-fastify-versioner-root'
+const UNWRAP = 'x-fastify-versioner-root'
 
 const COMPONENTS = '#/components/schemas/'
 

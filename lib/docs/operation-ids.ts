@@ -29,7 +29,7 @@ function segmentWords (segment: string): string[] {
 }
 
 /** The id made from a method and a path, before clashes are numbered. */
-export function operationIdBase (method: string, path: string): string {
+function operationIdBase (method: string, path: string): string {
   const words = path.split('/').flatMap(segmentWords)
   return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
 }

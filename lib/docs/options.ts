@@ -30,7 +30,7 @@ export interface OpenApiBase {
  * Hooks run before every documentation route (see {@link DocsOptions.uiHooks}); each may be one function or
  * an array, as in a route's options.
  */
-export interface DocsHooks {
+interface DocsHooks {
   onRequest?: onRequestHookHandler | onRequestHookHandler[]
   preHandler?: preHandlerHookHandler | preHandlerHookHandler[]
 }

@@ -8,12 +8,12 @@
 import { SWAGGER_SETTINGS_ID } from './page-assets'
 
 /** Escapes text for HTML content and quoted attributes. */
-export function escapeHtml (text: string): string {
+function escapeHtml (text: string): string {
   return text.replace(/[&<>"'`]/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
 /** Serializes a value as JSON that is safe inside an HTML `<script>` element. */
-export function scriptJson (value: unknown): string {
+function scriptJson (value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
@@ -43,7 +43,7 @@ export interface PageContext {
 }
 
 /** What a Swagger UI page loads and starts Swagger UI with. */
-export interface SwaggerAssets {
+interface SwaggerAssets {
   readonly js: string
   readonly preset: string
   readonly css: string

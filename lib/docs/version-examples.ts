@@ -35,7 +35,7 @@ type Json = Record<string, unknown>
  * const marked = node[CHECK_EXAMPLES] === true
  * ```
  */
-export const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
+const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
 
 /**
  * The schemas an application wrote for HEAD: its routes' parts and responses (in every version), its webhooks' bodies.

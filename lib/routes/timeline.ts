@@ -160,7 +160,7 @@ function applyHad (state: RouteState, instruction: EndpointHadInstruction, chang
 }
 
 /** The HEAD route facts a timeline starts from. */
-export interface HeadRouteFacts {
+interface HeadRouteFacts {
   readonly path: string
   readonly methods: readonly HttpMethod[]
   readonly onlyExistsInOlderVersions: boolean

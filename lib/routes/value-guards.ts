@@ -24,7 +24,7 @@ export interface ValueGuard {
 }
 
 /** A value a version cannot express, found in its data. */
-export interface Unexpressible {
+interface Unexpressible {
   readonly guard: ValueGuard
   readonly value: unknown
   /** The key the value is under (a field name, an array index). */
@@ -32,7 +32,7 @@ export interface Unexpressible {
 }
 
 /** What planning guards needs: the schema generation, the steps, and collectors (the converter planner has them all). */
-export type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'collectorFor'>
+type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'collectorFor'>
 
 /** The version change classes of the step giving `level` that hold an enum instruction on `head`'s seed. */
 function changesRemoving (planning: GuardPlanning, head: TSchema, level: number): string[] {

@@ -16,7 +16,7 @@ import { generationSteps, type GenerationStep, type VersionBundle } from '../des
 import { kBundleInternals } from '../core/symbols'
 
 /** What the state needs from the plugin options. */
-export interface StateOptions {
+interface StateOptions {
   readonly versions: VersionBundle
 }
 

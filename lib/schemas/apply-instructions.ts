@@ -12,7 +12,7 @@ import { annotationOf, initialState, isEnumSchema, isObjectSchema, newFieldId, t
 import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
 
 /** Where an instruction comes from, for messages. */
-export interface InstructionOrigin {
+interface InstructionOrigin {
   readonly change: string
   readonly version: string
 }

@@ -21,7 +21,7 @@ export type Plan =
   | { kind: 'generic' }
 
 /** What building a form reads: other forms and seed states at the same level, and the version values. */
-export interface FormSource {
+interface FormSource {
   readonly levels: readonly string[]
   formAt: (schema: TSchema, level: number) => TSchema
   stateAt: (head: TSchema, level: number) => SeedState

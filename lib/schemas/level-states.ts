@@ -12,7 +12,7 @@ import { nameOf, type SchemaObject } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
 
 /** The seeds, and their states at every level (index = level; level 0 is HEAD). */
-export interface LevelStates {
+interface LevelStates {
   readonly index: SeedIndex
   readonly walker: SchemaStates
   readonly states: ReadonlyArray<ReadonlyMap<Seed, SeedState>>

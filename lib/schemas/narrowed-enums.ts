@@ -8,7 +8,7 @@ import type { SchemaGeneration } from './generation'
 import type { Seed } from './seeds'
 
 /** An enum seed narrowed at a level: the values the level allows, and the level where each HEAD value went missing. */
-export interface NarrowedEnum {
+interface NarrowedEnum {
   readonly seed: Seed
   readonly allowed: ReadonlySet<unknown>
   /** HEAD value → the first level (newest first) that lacks it. */

@@ -25,14 +25,14 @@ export interface VisibleField {
 export type Fail = (message: string) => void
 
 /** The field's keywords as they stand (its type's keywords, with the instructions' edits). */
-export function keywordsOf (field: FieldState): SchemaObject {
+function keywordsOf (field: FieldState): SchemaObject {
   const result: SchemaObject = { ...(withoutModifiers(field.type) as SchemaObject) }
   for (const keyword of field.unset) delete result[keyword]
   return Object.assign(result, field.set)
 }
 
 /** Whether the field is optional as it stands. */
-export function optionalOf (field: FieldState): boolean {
+function optionalOf (field: FieldState): boolean {
   return field.optional ?? isOptional(field.type)
 }
 
@@ -99,7 +99,7 @@ export function removeKeywords (field: FieldState, instruction: FieldDidntHaveIn
 }
 
 /** An edit applied without checks (replaying a child's override over its parent's field in another version). */
-export function replayEdit (field: FieldState, edit: FieldEdit, visibleKeys: ReadonlySet<string>): FieldState {
+function replayEdit (field: FieldState, edit: FieldEdit, visibleKeys: ReadonlySet<string>): FieldState {
   const ignore: Fail = () => {}
   return edit.kind === 'field.had' ? editField(field, edit, visibleKeys, '', ignore) : removeKeywords(field, edit, ignore)
 }

@@ -56,7 +56,7 @@ export interface ObjectState extends StateBase {
 }
 
 /** One member of an enum in a version. */
-export interface EnumMember {
+interface EnumMember {
   readonly value: EnumValue
   /** The member's schema (kept from HEAD where it exists, so unchanged members stay the same object). */
   readonly schema: TSchema | undefined
@@ -72,7 +72,7 @@ export interface EnumState extends StateBase {
 }
 
 /** Any other schema in a version: only its name can change. */
-export interface PlainState extends StateBase {
+interface PlainState extends StateBase {
   readonly kind: 'plain'
   readonly body: TSchema
 }

@@ -22,7 +22,7 @@ import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
-export type Hook = (...args: never[]) => unknown
+type Hook = (...args: never[]) => unknown
 
 /** What preparing routes needs: the plugin's state and options, where path versions sit, and picking before routing. */
 export interface RouteContext {

@@ -88,7 +88,7 @@ function describeThrown (value: unknown): string {
 }
 
 /** Where a run happens: the request's method (by-path converters of multi-method routes) and, for responses, the reply (its status chooses the steps). */
-export interface RunAt {
+interface RunAt {
   readonly method: string | undefined
   readonly reply: { readonly statusCode: number } | undefined
 }
@@ -104,7 +104,7 @@ function shouldRun (step: ConverterStep, at: RunAt): boolean {
 }
 
 /** How a run ends: with a failure (a {@link ConverterFailure}), or with the converted body (`failure` undefined). Must not throw. */
-export type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
+type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
 
 /**
  * Runs `steps` on `body`: each step on every occurrence of its schema (or on the whole body), with `info.body` set to

@@ -10,15 +10,15 @@ import type { ServeOptions } from './serve-options'
 import type { Version } from '../describe/versions'
 
 /** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
-export type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
+type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
 
 /** The versions with `afterSunset: 'gone'`. */
-export function goneVersions (options: ServeOptions): ReadonlySet<string> {
+function goneVersions (options: ServeOptions): ReadonlySet<string> {
   return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
 }
 
 /** The problem details of a request for a version gone since its sunset. */
-export function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
+function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
   const sunsetAt = version.sunsetAt as Date
   const date = toIsoDate(sunsetAt)
   return {

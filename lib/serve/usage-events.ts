@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ServeOptions } from './serve-options'
 
 /** The name of the channel. */
-export const SERVED_CHANNEL = 'fastify-versioner:served'
+const SERVED_CHANNEL = 'fastify-versioner:served'
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:served', …)`). */
 export const servedChannel = diagnosticsChannel.channel(SERVED_CHANNEL)

@@ -38,7 +38,7 @@ function createVary (options: ServeOptions): (method: string, reply: FastifyRepl
 }
 
 /** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
-export type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
+type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
 
 /**
  * Builds the function error handlers call to set the version headers, unless the reply has them already (its

@@ -30,10 +30,10 @@ export interface VersionPickerOptions {
 }
 
 /** Where a request names its version: what {@link readRequestedVersion} needs. */
-export type VersionSource = Pick<VersionPickerOptions, 'location' | 'parameterName'>
+type VersionSource = Pick<VersionPickerOptions, 'location' | 'parameterName'>
 
 /** A request as the version reader sees it: Fastify's (after routing, with params) or Node's (before routing). */
-export interface VersionCarrier {
+interface VersionCarrier {
   readonly headers: IncomingHttpHeaders
   readonly params?: unknown
   readonly url?: string | undefined
@@ -154,7 +154,7 @@ export function resolveVersion (value: string | undefined, versions: VersionBund
 }
 
 /** Where a client sends the version, in words, for messages. */
-export function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
+function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
   return options.location === 'header'
     ? `the '${options.parameterName}' header`
     : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`

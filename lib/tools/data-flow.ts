@@ -122,7 +122,7 @@ export function arrives (sentinel: string, delivered: readonly string[]): boolea
 }
 
 /** Lineage of fields between two levels of the same HEAD schema. */
-export interface Lineage {
+interface Lineage {
   readonly generation: SchemaGeneration
   readonly resolveRef: RefResolver
   /** The level the example is at. */

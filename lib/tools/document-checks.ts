@@ -10,7 +10,7 @@
 import { VersionerToolError } from '../core/errors'
 
 /** Where a document comes from, for the error messages. */
-export interface DocumentSource {
+interface DocumentSource {
   /** The document, as a sentence starts: `The saved document 'openapi/2000-01-01.json'`. */
   readonly name: string
   /** True for a saved snapshot (to restore), false for the document the application serves now (to fix there). */
@@ -39,7 +39,7 @@ export const MAX_DOCUMENT_DEPTH = 256
  * recursion, in one pass over its objects. A parsed document is a tree; in a value built in code, an object
  * met twice counts where it is met first, so that a cycle ends the walk.
  */
-export function documentDepth (value: unknown): number {
+function documentDepth (value: unknown): number {
   let deepest = 0
   const seen = new WeakSet<object>()
   const stack: Array<{ node: unknown, depth: number }> = [{ node: value, depth: 1 }]

@@ -23,7 +23,7 @@ export interface ServedDocument {
 }
 
 /** The versions of a readied application, newest first. */
-export function versionsOf (app: FastifyInstance): readonly string[] {
+function versionsOf (app: FastifyInstance): readonly string[] {
   return app.versioner.versions.versionValues
 }
 

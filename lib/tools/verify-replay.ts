@@ -84,7 +84,7 @@ class LossTracker {
 }
 
 /** An example request of one version: its parts, and the sentinels that must reach HEAD, by part. */
-export interface RequestReplay {
+interface RequestReplay {
   readonly data: Partial<Record<RequestPart, unknown>>
   readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
   readonly requestSteps: readonly ConverterStep[]
@@ -137,7 +137,7 @@ export async function replayRequest (context: ReplayContext, replay: RequestRepl
 }
 
 /** A HEAD response example of one status, and the sentinels that must reach the version. */
-export interface ResponseReplay {
+interface ResponseReplay {
   readonly body: unknown
   readonly status: number
   readonly required: readonly RequiredValue[]

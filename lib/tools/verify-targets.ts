@@ -29,7 +29,7 @@ export type Issue = Omit<ReplayIssue, 'kind'> & { readonly kind: ReplayIssue['ki
 export type Report = (target: Target, issue: Issue) => void
 
 /** What every target needs. */
-export interface VerifyEnvironment {
+interface VerifyEnvironment {
   readonly state: VersionerState
   readonly context: ReplayContext
   readonly generation: { readonly count: number, readonly seed: number }

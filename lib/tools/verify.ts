@@ -65,7 +65,7 @@ export interface VerifyOptions {
 }
 
 /** The state and application verify works on. */
-export interface VerifyContext {
+interface VerifyContext {
   readonly fastify: FastifyInstance
   readonly state: VersionerState
   readonly webhooks: readonly DeclaredWebhook[]

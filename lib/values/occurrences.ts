@@ -24,7 +24,7 @@ export type Collector = ((holder: Holder, key: PropertyKey, out: Occurrence[]) =
 }
 
 /** What a collector looks for, and how it resolves `$ref`s. */
-export interface CollectorTarget {
+interface CollectorTarget {
   /** True for a schema node that is the target (its data is an occurrence). */
   isTarget: (node: TSchema) => boolean
   /** The schema a `$ref` names. */

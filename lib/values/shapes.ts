@@ -28,7 +28,7 @@ export interface Shape {
 }
 
 /** The schemas that describe the same data as `source`: its `allOf`, `anyOf` and `oneOf` members. */
-export function sameLevelMembers (source: SchemaObject): SchemaObject[] {
+function sameLevelMembers (source: SchemaObject): SchemaObject[] {
   const members: SchemaObject[] = []
   for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = source[keyword]
@@ -64,7 +64,7 @@ export function addToShape (source: SchemaObject, shape: Shape, resolveRef: Reso
 }
 
 /** True when `shape` (or, for `key`, one of its patterns) declares the field `key`. */
-export function declaredBy (shape: Shape, key: string): boolean {
+function declaredBy (shape: Shape, key: string): boolean {
   if (shape.keys.has(key)) return true
   for (const pattern of shape.patterns) if (pattern.test(key)) return true
   return false
