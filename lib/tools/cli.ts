@@ -13,7 +13,7 @@ import { exportDocuments } from './export'
 import { loadApp } from './load-app'
 
 /** The usage text the command prints on a usage error. */
-const USAGE = `Usage:
+export const USAGE = `Usage:
   fastify-versioner export <app> --out <dir>       write <dir>/<version>.json for every version (and unversioned.json)
   fastify-versioner check <app> --against <dir>    exit 1 if a version saved in <dir> changed in a way that breaks its clients
   fastify-versioner verify <app> [--examples N] [--seed N]
