@@ -237,7 +237,7 @@ async function main (): Promise<void> {
   }
   const warmAllMs = Number(process.hrtime.bigint() - warmStart) / 1e6
   const rssAfterWarmMb = megabytes(process.memoryUsage().rss)
-  // After the first requests: reading app.versioner.routes builds every version's route plan (see the README).
+  // After the first requests: reading app.versioner.routes builds every version's route plan (see docs/decisions/0018-what-ready-builds.md).
   const distinctShapes = bundle === undefined ? routes : countShapes(app)
 
   const result: StartupResult = {

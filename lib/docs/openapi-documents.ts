@@ -132,7 +132,7 @@ export class OpenApiDocuments {
     const properties = { ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
     const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
     // A header is not a required parameter, so that a client generated for the version needs no version argument
-    // on each call: such a client sends it from its default headers (see the README), and the server answers 400 without it.
+    // on each call: such a client sends it from its default headers (see docs/generated-clients.md), and the server answers 400 without it.
     if (location === 'path') required.push(name)
     schema[part] = { ...existing, type: 'object', properties, required } as unknown as TSchema
   }
