@@ -4,7 +4,7 @@
  * into types, a small client program written against them is type-checked with the TypeScript compiler API
  * (strict; each program also holds `@ts-expect-error` lines for what its version lacks, so the types must
  * differ per version), then run with `openapi-fetch` against the example app over real HTTP on 127.0.0.1.
- * The programs pass no version on any call: each client sends it from its default headers (see the
+ * The programs pass no version on any call: each client sends it from its default headers (see
  * docs/generated-clients.md), and a client without them gets the documented 400.
  */
 import { writeFileSync } from 'node:fs'
