@@ -1,8 +1,8 @@
 /**
- * A strict validator of data against JSON Schemas, for checks outside Fastify's request lifecycle (`verify`,
- * `migrateResponseBody`): Fastify's own Ajv setup (`@fastify/ajv-compiler`, with its formats, defaults and removal
- * of extra fields where a schema closes an object) without type coercion, so that a value of the wrong type fails
- * rather than being coerced into place. Loaded through Fastify (a peer dependency) on first use.
+ * Validating data against JSON Schemas outside Fastify's request lifecycle (`verify`, `migrateResponseBody`, the
+ * examples of documents), with the Ajv Fastify itself uses: `@fastify/ajv-compiler`'s setup (its formats, its
+ * defaults), loaded through Fastify (a peer dependency), with options over it. The strict validator turns type
+ * coercion off, so that a value of the wrong type fails rather than being coerced into place.
  * @module
  */
 import { createRequire } from 'node:module'
@@ -17,40 +17,56 @@ export interface ValidationIssue {
 /** A compiled validator. */
 export type Check = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null }
 
-interface AjvLike {
-  addSchema: (schema: object) => unknown
-  getSchema: (id: string) => unknown
+/** What this package uses of an Ajv instance. */
+export interface AjvInstance {
+  addSchema: (schema: object, key?: string) => unknown
+  getSchema: (id: string) => Check | undefined
+  compile: (schema: object) => Check
 }
 
-type Compile = (route: { schema: object, method: string, url: string, httpPart?: string }) => Check
+type CompilerFactory = () => (schemas: object, options: { customOptions: object, onCreate: (ajv: AjvInstance) => void }) => unknown
 
 /**
- * A validator compiler; `resolveRef` gives the schema an `$id` (or `$ref`) names, added to Ajv when a schema being
- * compiled refers to it. Compiled validators are kept per schema object.
+ * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults.
+ * @example
+ * ```ts
+ * const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })
+ * ```
+ */
+export function fastifyAjv (options: Record<string, unknown>): AjvInstance {
+  const AjvCompiler = createRequire(require.resolve('fastify'))('@fastify/ajv-compiler') as CompilerFactory
+  let created: AjvInstance | undefined
+  AjvCompiler()({}, { customOptions: options, onCreate: (ajv) => { created = ajv } })
+  if (created === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance')
+  return created
+}
+
+/**
+ * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
+ * on the data given: validate a copy) without type coercion. `resolveRef` gives the schema a `$ref` names, added
+ * to Ajv when a schema being compiled refers to it. Compiled validators are kept per schema object.
  * @example
  * ```ts
  * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
- * if (!check(body)) console.log(check.errors)
+ * if (!check(structuredClone(body))) console.log(check.errors)
  * ```
  */
 export function strictValidator (resolveRef: (ref: string) => unknown): (schema: object) => Check {
-  const fromFastify = createRequire(require.resolve('fastify'))
-  const AjvCompiler = fromFastify('@fastify/ajv-compiler') as () => (schemas: object, options: object) => Compile
-  let ajv: AjvLike | undefined
-  const compile = AjvCompiler()({}, { customOptions: { coerceTypes: false }, onCreate: (instance: AjvLike) => { ajv = instance } })
+  const ajv = fastifyAjv({ coerceTypes: false })
   const compiled = new WeakMap<object, Check>()
   return (schema) => {
     let check = compiled.get(schema)
     if (check !== undefined) return check
-    for (let attempt = 0; ; attempt++) {
+    const id = (schema as { $id?: unknown }).$id
+    for (let attempt = 0; check === undefined; attempt++) {
       try {
-        check = compile({ schema, method: 'POST', url: '/', httpPart: 'body' })
-        break
+        // Ajv compiles one schema per `$id`: a schema seen again under its `$id` is the one compiled.
+        check = (typeof id === 'string' ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema)
       } catch (error) {
         // A `$ref` to a schema Ajv does not know yet: add it, and compile again.
         const missing = (error as { missingSchema?: unknown }).missingSchema
         const target = typeof missing === 'string' && attempt < 50 ? resolveRef(missing) : undefined
-        if (ajv === undefined || typeof target !== 'object' || target === null || ajv.getSchema(missing as string) !== undefined) throw error
+        if (typeof target !== 'object' || target === null || ajv.getSchema(missing as string) !== undefined) throw error
         ajv.addSchema({ ...target, $id: missing as string })
       }
     }

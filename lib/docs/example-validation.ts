@@ -1,54 +1,17 @@
 /**
  * Validates example values against the schemas of one OpenAPI document, where they are: the document is given
  * to Ajv whole, and each schema is reached by its JSON pointer, so that its `#/components/schemas/...` references
- * resolve inside the document. Ajv 8 (draft-07, as Fastify validates) with `strict: false` (documents hold
- * OpenAPI keywords), no type coercion, no defaults and no removal (an example is never changed), and the formats
- * of `ajv-formats`. This package does not depend on Ajv itself: it uses the Ajv and `ajv-formats` that Fastify
- * brings with `@fastify/ajv-compiler`, the ones it validates requests with.
+ * resolve inside the document. Fastify's Ajv setup (../core/strict-validator.ts) with `strict: false` (documents
+ * hold OpenAPI keywords), no type coercion, no defaults and no removal (an example is never changed).
  * @module
  */
-import { createRequire } from 'node:module'
-
-interface AjvIssue {
-  readonly instancePath: string
-  readonly message?: string
-  readonly params?: Record<string, unknown>
-}
-
-type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvIssue[] | null }
-
-interface AjvInstance {
-  addSchema: (schema: object, key: string) => unknown
-  compile: (schema: object) => AjvValidate
-}
-
-type AjvClass = new (options: Record<string, unknown>) => AjvInstance
-
-interface AjvModules {
-  readonly Ajv: AjvClass
-  readonly addFormats: ((ajv: AjvInstance) => unknown) | undefined
-}
-
-/** Ajv and `ajv-formats` as `@fastify/ajv-compiler` (a dependency of Fastify) resolves them (Node keeps them once loaded). */
-function ajvModules (): AjvModules {
-  const fromFastify = createRequire(require.resolve('fastify'))
-  const fromCompiler = createRequire(fromFastify.resolve('@fastify/ajv-compiler'))
-  const defaultOf = <T>(loaded: unknown): T => ((loaded as { default?: T }).default ?? loaded) as T
-  let addFormats: AjvModules['addFormats']
-  try {
-    addFormats = defaultOf(fromCompiler('ajv-formats'))
-  } catch {
-    // Without ajv-formats, `format` is not checked (strict: false lets Ajv ignore unknown formats).
-    addFormats = undefined
-  }
-  return { Ajv: defaultOf(fromCompiler('ajv')), addFormats }
-}
+import { fastifyAjv, type AjvInstance, type Check, type ValidationIssue } from '../core/strict-validator'
 
 /** The key the document is added to Ajv under: its schemas are `<key>#<pointer>`. */
 const DOCUMENT_KEY = 'fastify-versioner-document'
 
 /** One line for a validation issue: where in the example (a JSON pointer, none for the root) and what is wrong. */
-function describeIssue (issue: AjvIssue | undefined): string {
+function describeIssue (issue: ValidationIssue | undefined): string {
   if (issue === undefined) return 'does not match its schema'
   const extra = issue.params?.additionalProperty
   const message = `${issue.message ?? 'does not match its schema'}${typeof extra === 'string' ? ` (${extra})` : ''}`
@@ -65,12 +28,10 @@ function describeIssue (issue: AjvIssue | undefined): string {
  */
 export class DocumentValidator {
   private readonly ajv: AjvInstance
-  private readonly compiled = new Map<string, AjvValidate | string>()
+  private readonly compiled = new Map<string, Check | string>()
 
   constructor (document: object) {
-    const { Ajv, addFormats } = ajvModules()
-    this.ajv = new Ajv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false })
-    addFormats?.(this.ajv)
+    this.ajv = fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false })
     this.ajv.addSchema(document, DOCUMENT_KEY)
   }
 
@@ -81,7 +42,7 @@ export class DocumentValidator {
     return validate(value) ? undefined : describeIssue(validate.errors?.[0])
   }
 
-  private validatorAt (schemaPointer: string): AjvValidate | string {
+  private validatorAt (schemaPointer: string): Check | string {
     let validate = this.compiled.get(schemaPointer)
     if (validate === undefined) {
       const fragment = schemaPointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')
