@@ -3,6 +3,7 @@
 // here: `check` against the saved examples/users/openapi snapshot, and `verify`.
 import t, { test } from 'tap'
 import { execFile } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -195,6 +196,9 @@ export default Fastify()
 test('a TypeScript app without tsx installed: exit 1 saying to install it', async (t) => {
   const dir = await scratch(t, tmpdir())
   await writeFile(join(dir, 'app.ts'), 'export default 1\n')
+  // The precondition: no tsx reachable from the scratch folder (a node_modules in one of its parents would hold one).
+  const reachable = (() => { try { return createRequire(join(dir, 'noop.js')).resolve('tsx') } catch { return undefined } })()
+  t.equal(reachable, undefined, `no tsx is reachable from ${dir} (remove the node_modules folder that holds ${reachable ?? ''})`)
   const result = await cli(['verify', 'app.ts'], dir)
   t.equal(result.code, 1)
   t.match(result.stderr, /is a TypeScript module, and tsx is not installed to load it\. Install it in your project \(npm install --save-dev tsx\)/)
