@@ -26,9 +26,13 @@ interface Outcome {
 // Compiling and running take a few seconds each; the four cases run concurrently.
 tap.setTimeout(180_000)
 
-/** The environment of the children: without tap's loaders, so that only the toolchain under test compiles. */
+/**
+ * The environment of the children: without tap's loaders, so that only the toolchain under test compiles, and
+ * outside coverage (tap's processinfo still tracks them): the fixture's lib/ through tsx, or compiled by tsc, is
+ * not the code coverage measures.
+ */
 function childEnv (extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra }
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
   delete env.NODE_OPTIONS
   for (const key of Object.keys(env)) {
     if (key.startsWith('TS_NODE_') || (key.startsWith('TSX_') && !(key in extra))) delete env[key]
