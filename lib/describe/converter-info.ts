@@ -41,20 +41,35 @@ export interface CookieOptions {
 }
 
 /**
+ * The body a converter reads: `Body` itself when the converter names one type (read and written freely), or, when
+ * it names the type it writes too, `Body` read-only: a typed converter builds the new body and assigns it.
+ */
+export type ReadBody<Body, Written> = [Written] extends [never] ? Body : Readonly<Body>
+
+/** The body a converter may assign: `Written` when it names one, otherwise `Body`. */
+export type WrittenBody<Body, Written> = [Written] extends [never] ? Body : Written
+
+/**
  * What a request converter receives: the request of an older version, to be changed in place into the
  * request of the next version.
+ *
+ * Typed by the versions it converts between (`RequestInfo<Older, Newer>`, with the types `fastify-versioner
+ * types` writes), the compiler checks both sides: `request.body` is the older version's body, read-only, and
+ * only a body of the newer version can be assigned to it. With one type (`RequestInfo<Body>`), or none, the
+ * body is read and written freely.
  * @example
  * ```ts
  * @ConvertRequestToNextVersionFor(UserCreateRequest)
- * addressToList (request: RequestInfo<{ address: string }>) {
+ * addressToList (request: RequestInfo<{ address: string }, { addresses: string[] }>) {
  *   const { address, ...rest } = request.body
- *   request.body = { ...rest, addresses: [address] } as never
+ *   request.body = { ...rest, addresses: [address] }
  * }
  * ```
  */
-export interface RequestInfo<Body = UntypedBody> {
+export interface RequestInfo<Body = UntypedBody, Next = never> {
   /** The parsed body (plain JSON data), validated against the older version's schema. Assign to replace it. */
-  body: Body
+  get body (): ReadBody<Body, Next>
+  set body (value: WrittenBody<Body, Next>)
   /** The request headers (lower-case names). Changes reach later validation, hooks and the handler. */
   headers: Record<string, string | string[] | undefined>
   /** The request cookies (needs `@fastify/cookie` for parsing; otherwise read from the `cookie` header). */
@@ -68,6 +83,10 @@ export interface RequestInfo<Body = UntypedBody> {
 /**
  * What a response converter receives: the response of a newer version, to be changed in place into the
  * response of the previous version.
+ *
+ * Typed by the versions it converts between (`ResponseInfo<Newer, Older>`), `response.body` is the newer
+ * version's body, read-only, and only a body of the older version can be assigned to it; with one type, or
+ * none, the body is read and written freely.
  * @example
  * ```ts
  * @ConvertResponseToPreviousVersionFor(UserResource)
@@ -75,11 +94,18 @@ export interface RequestInfo<Body = UntypedBody> {
  *   response.body.address = response.body.addresses[0]
  *   delete response.body.addresses
  * }
+ *
+ * @ConvertResponseToPreviousVersionFor(UserResource)
+ * addressesToOne (response: ResponseInfo<{ id: string, addresses: string[] }, { id: string, address: string }>) {
+ *   const { addresses, ...rest } = response.body
+ *   response.body = { ...rest, address: addresses[0] }
+ * }
  * ```
  */
-export interface ResponseInfo<Body = UntypedBody> {
+export interface ResponseInfo<Body = UntypedBody, Previous = never> {
   /** The body (plain JSON data). Assign to replace it. */
-  body: Body
+  get body (): ReadBody<Body, Previous>
+  set body (value: WrittenBody<Body, Previous>)
   /** The status code. Converters after this one see the new value. */
   statusCode: number
   /** The response headers (lower-case names). */

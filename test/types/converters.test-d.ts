@@ -136,3 +136,49 @@ expectNotAssignable<ClassDecorator>(ConvertRequestToNextVersionFor(UserCreateReq
 expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: (request: RequestInfo) => { request.body.a = 1 } }))
 expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: async (request: RequestInfo) => { request.body.a = 1 } }))
 expectError(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', { value: () => {} }))
+
+// Typed by the versions a converter moves between (`fastify-versioner types` writes them): the body read is the
+// older version's (request) or the newer version's (response), read-only, and only the other version's body can
+// be assigned. A correct converter compiles without casts; reading a field the read side lacks, writing a wrong
+// type or the wrong version's body, or changing the read body in place, fails.
+interface OlderUser { name: string, address: string }
+interface NewerUser { name: string, addresses: string[], age: number }
+declare const upward: RequestInfo<OlderUser, NewerUser>
+expectType<Readonly<OlderUser>>(upward.body)
+expectError(upward.body.addresses)
+expectError(upward.body.address = 'changed in place')
+expectError(upward.body = { name: 'n', addresses: ['a'], age: '42' })
+expectError(upward.body = { name: 'n', address: 'a' })
+upward.body = { name: upward.body.name, addresses: [upward.body.address], age: 0 }
+declare const downward: ResponseInfo<NewerUser, OlderUser>
+expectType<Readonly<NewerUser>>(downward.body)
+expectError(downward.body.address)
+expectError(downward.body = { name: 'n', addresses: ['a'], age: 1 })
+downward.body = { name: downward.body.name, address: downward.body.addresses[0] ?? '' }
+
+class TypedAddresses extends VersionChange {
+  description = 'Users can now store several addresses.'
+  instructionsToMigrateToPreviousVersion = [schema(UserCreateRequest).field('addresses').had({ name: 'address', type: Type.String() })]
+
+  @ConvertRequestToNextVersionFor(UserCreateRequest)
+  addressToList (request: RequestInfo<OlderUser, NewerUser>): void {
+    const { address, ...rest } = request.body
+    request.body = { ...rest, addresses: [address], age: 0 }
+  }
+
+  @ConvertResponseToPreviousVersionFor(UserResource)
+  addressesToOne (response: ResponseInfo<NewerUser, OlderUser>): void {
+    const { addresses, age, ...rest } = response.body
+    expectType<number>(age)
+    response.body = { ...rest, address: addresses[0] ?? '' }
+  }
+}
+expectType<TypedAddresses>(new TypedAddresses())
+// The same converters in the standard (TC39) form and the hand-called legacy form.
+type TypedRequestMethod = (this: Change, request: RequestInfo<OlderUser, NewerUser>) => void
+declare const typedRequestMethod: TypedRequestMethod
+declare const typedRequestContext: ClassMethodDecoratorContext<Change, TypedRequestMethod>
+expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)(typedRequestMethod, typedRequestContext))
+expectType<void>(ConvertRequestToNextVersionFor(UserCreateRequest)({}, 'up', {
+  value: (request: RequestInfo<OlderUser, NewerUser>) => { request.body = { name: request.body.name, addresses: [], age: 1 } }
+}))
