@@ -159,8 +159,8 @@ function responseConversion (change: Change): (body: Body) => void {
 function versionChange (change: Change, index: number): VersionChangeClass {
   const { schema, VersionChange, ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor } = plugin()
   const instructions: Instruction[] = change.kind === 'rename'
-    ? [schema(CreateUser).field(change.newer).had({ name: change.older }), schema(User).field(change.newer).had({ name: change.older })]
-    : [schema(CreateUser).field(change.field).didntExist, schema(User).field(change.field).didntExist]
+    ? [schema(CreateUser).formerField(change.newer).had({ name: change.older }), schema(User).formerField(change.newer).had({ name: change.older })]
+    : [schema(CreateUser).formerField(change.field).didntExist, schema(User).formerField(change.field).didntExist]
   const toNext = requestConversion(change)
   const toPrevious = responseConversion(change)
   class BenchmarkChange extends VersionChange {

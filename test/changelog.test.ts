@@ -153,7 +153,7 @@ test('schema entries: schema.renamed, schema.field.added (with the field as that
   ])
   const Middle = changeClass('AddNickname', [
     schema(User).field('nickname').didntExist,
-    schema(User).field('email').existedAs({ type: Type.String({ format: 'email' }) }),
+    schema(User).formerField('email').existedAs({ type: Type.String({ format: 'email' }) }),
     schema(User).field('name').had({ name: 'fullName', maxLength: 10, minLength: 2 }),
     schema(User).field('tags').didntHave('maxItems'),
     schema(User).field('id').had({ type: Type.Integer() }),

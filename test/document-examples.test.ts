@@ -167,7 +167,7 @@ test('schema(S).had({ examples }) wins in its version, and is carried to older v
       delete response.body.fullName
     }
   }
-  const AddNickname = changeClass('AddNickname', [schema(User).field('nickname').existedAs({ type: Type.String(), optional: true })])
+  const AddNickname = changeClass('AddNickname', [schema(User).formerField('nickname').existedAs({ type: Type.String(), optional: true })])
   const Describe = changeClass('Describe', [schema(User).had({ examples: [{ id: 'u0', name: 'Bob' }] })])
   const versions = new VersionBundle(new HeadVersion(), new Version('2003-01-01', RenameName), new Version('2002-01-01', AddNickname),
     new Version('2001-01-01', Describe), new Version('2000-01-01'))

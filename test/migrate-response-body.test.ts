@@ -14,8 +14,8 @@ test('the reference example: converters of the schema, then the version\'s schem
   class AddNameAndAmount extends VersionChange {
     description = 'name and amount were removed from EmptySchema.'
     instructionsToMigrateToPreviousVersion = [
-      schema(EmptySchema).field('name').existedAs({ type: Type.String(), default: 'Apples' }),
-      schema(EmptySchema).field('amount').existedAs({ type: Type.Integer() })
+      schema(EmptySchema).formerField('name').existedAs({ type: Type.String(), default: 'Apples' }),
+      schema(EmptySchema).formerField('amount').existedAs({ type: Type.Integer() })
     ]
 
     @ConvertResponseToPreviousVersionFor(EmptySchema, { checkUsage: false })
@@ -75,7 +75,7 @@ test('nested occurrences, three versions in order, dates and Date objects, by-pa
     description = 'Webhook.event was type, and items had a currency.'
     instructionsToMigrateToPreviousVersion = [
       schema(Webhook).field('event').had({ name: 'type' }),
-      schema(Item).field('currency').existedAs({ type: Type.String(), default: 'EUR' })
+      schema(Item).formerField('currency').existedAs({ type: Type.String(), default: 'EUR' })
     ]
 
     @ConvertResponseToPreviousVersionFor(Webhook, { checkUsage: false })
@@ -202,7 +202,7 @@ test('async converters: migrateResponseBody returns a promise of the migrated bo
     description = 'amountCents was amount (in euros).'
     instructionsToMigrateToPreviousVersion = [
       schema(Payment).field('amountCents').didntExist,
-      schema(Payment).field('amount').existedAs({ type: Type.Number() })
+      schema(Payment).formerField('amount').existedAs({ type: Type.Number() })
     ]
 
     @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
@@ -214,7 +214,7 @@ test('async converters: migrateResponseBody returns a promise of the migrated bo
   }
   class AmountAsText extends VersionChange {
     description = 'amount was a string.'
-    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amount').had({ type: Type.String() })]
+    instructionsToMigrateToPreviousVersion = [schema(Payment).formerField('amount').had({ type: Type.String() })]
 
     @ConvertResponseToPreviousVersionFor(Payment, { checkUsage: false })
     asText (response: ResponseInfo) {

@@ -415,7 +415,7 @@ test('converters may replace request.body, and async converters are awaited befo
     instructionsToMigrateToPreviousVersion = [
       schema(Body).field('givenName').didntExist,
       schema(Body).field('familyName').didntExist,
-      schema(Body).field('name').existedAs({ type: Type.String() })
+      schema(Body).formerField('name').existedAs({ type: Type.String() })
     ]
 
     @ConvertRequestToNextVersionFor(Body)
@@ -427,7 +427,7 @@ test('converters may replace request.body, and async converters are awaited befo
   }
   class RenameFullName extends VersionChange {
     description = 'fullName is called name.'
-    instructionsToMigrateToPreviousVersion = [schema(Body).field('name').had({ name: 'fullName' })]
+    instructionsToMigrateToPreviousVersion = [schema(Body).formerField('name').had({ name: 'fullName' })]
 
     // Typed `unknown`: an `async` method (returning Promise<void>) does not typecheck under experimentalDecorators.
     @ConvertRequestToNextVersionFor(Body)

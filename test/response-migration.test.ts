@@ -28,7 +28,7 @@ test('successful payloads go from HEAD down to the requested version and are ser
     description = 'fullName became name; note is gone.'
     instructionsToMigrateToPreviousVersion = [
       schema(UserResource).field('name').had({ name: 'fullName' }),
-      schema(UserResource).field('note').existedAs({ type: Type.String() })
+      schema(UserResource).formerField('note').existedAs({ type: Type.String() })
     ]
 
     @ConvertResponseToPreviousVersionFor(UserResource)
@@ -270,7 +270,7 @@ test('a JSON text payload sent by the handler is converted too, and async conver
 
   class CountWords extends VersionChange {
     description = 'words was removed.'
-    instructionsToMigrateToPreviousVersion = [schema(Note).field('words').existedAs({ type: Type.Integer() })]
+    instructionsToMigrateToPreviousVersion = [schema(Note).formerField('words').existedAs({ type: Type.Integer() })]
 
     // An async converter; `async` methods do not type-check with the decorator under experimentalDecorators.
     @ConvertResponseToPreviousVersionFor(Note)
@@ -343,7 +343,7 @@ test('converters saw class instances (a Date, not its JSON): they see plain JSON
   const seen: unknown[] = []
   class EventsHadYears extends VersionChange {
     description = 'Events carried their year.'
-    instructionsToMigrateToPreviousVersion = [schema(Event).field('year').existedAs({ type: Type.String() })]
+    instructionsToMigrateToPreviousVersion = [schema(Event).formerField('year').existedAs({ type: Type.String() })]
 
     @ConvertResponseToPreviousVersionFor(Event)
     addYear (response: ResponseInfo) {

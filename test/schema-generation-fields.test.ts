@@ -178,11 +178,11 @@ test('existedAs() adds a field at the end: required, optional, or optional throu
   const Customer = Type.Object({ id: Type.String() })
   const old = oldSchemas([
     schema(Address).field('street').had({ name: 'line1' }),
-    schema(Customer).field('legacyId').existedAs({ type: Type.Integer(), minimum: 1 }),
-    schema(Customer).field('phone').existedAs({ type: Type.String(), optional: true }),
-    schema(Customer).field('tier').existedAs({ type: Type.String(), default: 'basic' }),
-    schema(Customer).field('country').existedAs({ type: Type.String(), default: 'FR', optional: false }),
-    schema(Customer).field('address').existedAs({ type: Address, description: 'where' })
+    schema(Customer).formerField('legacyId').existedAs({ type: Type.Integer(), minimum: 1 }),
+    schema(Customer).formerField('phone').existedAs({ type: Type.String(), optional: true }),
+    schema(Customer).formerField('tier').existedAs({ type: Type.String(), default: 'basic' }),
+    schema(Customer).formerField('country').existedAs({ type: Type.String(), default: 'FR', optional: false }),
+    schema(Customer).formerField('address').existedAs({ type: Address, description: 'where' })
   ])
   const oldCustomer = old.get(Customer)
   t.strictSame(keysOf(oldCustomer), ['id', 'legacyId', 'phone', 'tier', 'country', 'address'])
@@ -251,8 +251,8 @@ test('instructions apply in order, within a change and from one version to the o
     description = 'age became an integer, displayName was fullName.'
     instructionsToMigrateToPreviousVersion = [
       schema(Person).field('age').had({ type: Type.String() }),
-      schema(Person).field('displayName').had({ name: 'fullName' }),
-      schema(Person).field('fullName').had({ maxLength: 20 })
+      schema(Person).formerField('displayName').had({ name: 'fullName' }),
+      schema(Person).formerField('fullName').had({ maxLength: 20 })
     ]
   }
   class NoAgeYet extends VersionChange {

@@ -193,7 +193,7 @@ test('instructions on a parent reach the schemas made from it with extendSchema'
   const old = oldSchemas([
     schema(Base).field('name').had({ name: 'fullName' }),
     schema(Base).field('age').had({ type: Type.String() }),
-    schema(Base).field('legacy').existedAs({ type: Type.Boolean(), optional: true })
+    schema(Base).formerField('legacy').existedAs({ type: Type.Boolean(), optional: true })
   ])
   const oldChild = old.get(Child)
   t.strictSame(plain(oldChild), {
@@ -330,7 +330,7 @@ test('an untouched schema is the same object in every version; a changed form is
   }
   class RoadHadMaxLength extends VersionChange {
     description = 'Address.road lost its maxLength.'
-    instructionsToMigrateToPreviousVersion = [schema(Address).field('road').had({ maxLength: 30 })]
+    instructionsToMigrateToPreviousVersion = [schema(Address).formerField('road').had({ maxLength: 30 })]
   }
   const schemas = generateVersionedSchemas(new VersionBundle(
     new Version('2003-01-01', StreetWasRoad),
@@ -415,7 +415,7 @@ test('HEAD schemas are never mutated, even deeply frozen', async (t) => {
     schema(Address).field('zip').had({ optional: false, type: Type.Integer() }),
     schema(Address).had({ name: 'Location' }),
     schema(Base).field('name').didntHave('default'),
-    schema(Base).field('legacy').existedAs({ type: Type.Boolean() }),
+    schema(Base).formerField('legacy').existedAs({ type: Type.Boolean() }),
     schema(Booking).field('end').had({ description: 'end' }),
     schema(Booking).field('start').didntExist,
     schema(Booking).validator('endAfterStart').didntExist,

@@ -74,10 +74,10 @@ test('field().didntHave() needs keyword names that are keywords', async (t) => {
 })
 
 test('field().existedAs() needs a type and checks the rest', async (t) => {
-  const field = schema(User).field('legacyId')
+  const field = schema(User).formerField('legacyId')
   const noType = structureError(() => field.existedAs({} as FieldExistedAsAttributes))
   t.equal(noType.code, STRUCTURE)
-  t.match(noType.message, "schema(User).field('legacyId').existedAs({}): existedAs() needs { type }, a TypeBox schema")
+  t.match(noType.message, "schema(User).formerField('legacyId').existedAs({}): existedAs() needs { type }, a TypeBox schema")
   t.match(structureError(() => field.existedAs(undefined as never)).message, 'existedAs() needs { type }')
   t.match(structureError(() => field.existedAs({ type: 'integer' } as never)).message, 'existedAs() needs { type }')
   t.match(structureError(() => field.existedAs({ type: Type.Integer(), optional: 1 as never })).message, '{ optional } takes true or false')
@@ -147,7 +147,7 @@ test('valid instructions are frozen data that say how they were written', async 
     [schema(User).field('name').had({ name: 'fullName', minLength: 1 }), 'field.had', "schema(User).field('name').had({ name: 'fullName', minLength: 1 })"],
     [schema(User).field('name').had({ type: Type.Integer() }), 'field.had', "schema(User).field('name').had({ type: Integer })"],
     [schema(User).field('name').didntHave('minLength', 'maxLength'), 'field.didntHave', "schema(User).field('name').didntHave('minLength', 'maxLength')"],
-    [schema(User).field('age').existedAs({ type: Type.Integer(), default: 1 }), 'field.existedAs', "schema(User).field('age').existedAs({ type: Integer, default: 1 })"],
+    [schema(User).formerField('age').existedAs({ type: Type.Integer(), default: 1 }), 'field.existedAs', "schema(User).formerField('age').existedAs({ type: Integer, default: 1 })"],
     [schema(User).field('name').didntExist, 'field.didntExist', "schema(User).field('name').didntExist"],
     [schema(User).validator(validator).existed, 'validator.existed', "schema(User).validator('nameNotId').existed"],
     [schema(User).validator('nameNotId').didntExist, 'validator.didntExist', "schema(User).validator('nameNotId').didntExist"],

@@ -195,7 +195,7 @@ test('migrateResponseBody: the payload for a subscriber on an older version, bou
     description = 'Users have several addresses.'
     instructionsToMigrateToPreviousVersion = [
       schema(UserEvent).field('addresses').had({ name: 'address', type: Type.String() }),
-      schema(UserEvent).field('source').existedAs({ type: Type.String(), default: 'api' })
+      schema(UserEvent).formerField('source').existedAs({ type: Type.String(), default: 'api' })
     ]
 
     @ConvertResponseToPreviousVersionFor(UserEvent)

@@ -27,8 +27,8 @@ export class MoveUserAddressesToTheirOwnEndpoint extends VersionChange {
   instructionsToMigrateToPreviousVersion = [
     endpoint('/users/:userId/addresses', ['GET']).didntExist,
     schema(UserCreateRequest).field('defaultAddress').didntExist,
-    schema(UserCreateRequest).field('addresses').existedAs({ type: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }),
-    schema(UserResource).field('addresses').existedAs({ type: Type.Array(Type.String()) })
+    schema(UserCreateRequest).formerField('addresses').existedAs({ type: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }),
+    schema(UserResource).formerField('addresses').existedAs({ type: Type.Array(Type.String()) })
   ]
 
   @ConvertRequestToNextVersionFor(UserCreateRequest)
@@ -48,8 +48,8 @@ export class MoveUserAddressesToTheirOwnEndpoint extends VersionChange {
 export class ReplaceUserAddressWithListOfAddresses extends VersionChange {
   description = 'Users can now store several addresses (addresses instead of address), so they can choose among delivery locations.'
   instructionsToMigrateToPreviousVersion = [
-    schema(UserCreateRequest).field('addresses').had({ name: 'address', type: Type.String({ minLength: 1 }) }),
-    schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
+    schema(UserCreateRequest).formerField('addresses').had({ name: 'address', type: Type.String({ minLength: 1 }) }),
+    schema(UserResource).formerField('addresses').had({ name: 'address', type: Type.String() })
   ]
 
   @ConvertRequestToNextVersionFor(UserCreateRequest)

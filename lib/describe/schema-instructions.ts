@@ -15,8 +15,14 @@ import {
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
 
-/** Field names of an object schema, for autocompletion; any string is accepted (fields of older versions). */
-export type FieldName<S extends TSchema> = (S extends { properties: infer P } ? Extract<keyof P, string> : never) | (string & {})
+/**
+ * The field names `schema(S).field(name)` accepts: the fields of the HEAD schema `S` (a typo fails to compile).
+ * A schema whose fields TypeScript cannot see (a plain JSON Schema object, `Type.Unsafe`) accepts any string.
+ * A field HEAD does not have is named with `formerField`.
+ */
+export type FieldName<S extends TSchema> = S extends { properties: infer P }
+  ? string extends keyof P ? string : Extract<keyof P, string>
+  : string
 
 /** Instructions about one field of an object schema. */
 export interface FieldInstructionBuilder {
@@ -48,8 +54,14 @@ export interface SchemaInstructionBuilder<S extends TSchema> {
    * (`examples`, `description`, `title`) in the previous version; older versions keep them until changed again.
    */
   had: (attributes: SchemaHadAttributes) => SchemaHadInstruction
-  /** Instructions about one field (property) of this object schema. */
+  /** Instructions about one field (property) of this HEAD object schema: `name` is one of its fields. */
   field: (name: FieldName<S>) => FieldInstructionBuilder
+  /**
+   * Instructions about a field HEAD does not have: one that existed only in older versions (`existedAs`), or the
+   * name a field had before a newer version change renamed it. The same instructions as `field`; only the
+   * compiler's check of the name differs.
+   */
+  formerField: (name: string) => FieldInstructionBuilder
   /** Instructions about one named validator of this object schema (by name, or the validator itself). */
   validator: (validator: string | NamedValidator) => ValidatorInstructionBuilder
 }
@@ -119,8 +131,8 @@ function schemaAnnotations (attributes: SchemaHadAttributes, schemaDisplay: stri
   return Object.freeze(annotations)
 }
 
-function fieldBuilder (target: TSchema, schemaDisplay: string, field: string): FieldInstructionBuilder {
-  const base = `${schemaDisplay}.field('${field}')`
+function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, method = 'field'): FieldInstructionBuilder {
+  const base = `${schemaDisplay}.${method}('${field}')`
   return {
     had (attributes: FieldHadAttributes): FieldHadInstruction {
       const display = `${base}.had(${describeValue(attributes)})`
@@ -193,7 +205,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string): F
  * schema(UserResource).had({ examples: [{ id: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', address: '1 Main St' }] })
  * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
  * schema(UserResource).field('nickname').didntExist
- * schema(UserResource).field('legacyId').existedAs({ type: Type.Integer() })
+ * schema(UserResource).formerField('legacyId').existedAs({ type: Type.Integer() })
  * schema(UserResource).field('name').didntHave('maxLength')
  * schema(Booking).validator('endAfterStart').didntExist
  * ```
@@ -211,6 +223,10 @@ export function schema<S extends TSchema> (target: S): SchemaInstructionBuilder<
     field (name: FieldName<S>): FieldInstructionBuilder {
       checkName(name, `${schemaDisplay}.field(name)`)
       return fieldBuilder(target, schemaDisplay, name)
+    },
+    formerField (name: string): FieldInstructionBuilder {
+      checkName(name, `${schemaDisplay}.formerField(name)`)
+      return fieldBuilder(target, schemaDisplay, name, 'formerField')
     },
     validator (validator: string | NamedValidator): ValidatorInstructionBuilder {
       const validatorName = typeof validator === 'string' ? validator : isSchemaObject(validator) ? validator.name : undefined

@@ -10,14 +10,18 @@ import { isAny } from './helpers'
 const User = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
 const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')])
 
-// Field names: the schema's own fields are offered (autocompletion), and any other string is accepted,
-// because instructions also name fields of older versions.
-expectType<'id' | 'addresses' | (string & {})>({} as FieldName<typeof User>)
+// Field names: field() takes the HEAD schema's own fields (a typo fails to compile); formerField() names a field
+// HEAD does not have (one of older versions), any string. A schema whose fields TypeScript cannot see takes any name.
+expectType<'id' | 'addresses'>({} as FieldName<typeof User>)
 expectAssignable<FieldName<typeof User>>('addresses')
-expectAssignable<FieldName<typeof User>>('address')
-expectType<string & {}>({} as FieldName<typeof Status>)
+expectNotAssignable<FieldName<typeof User>>('address')
+expectType<string>({} as FieldName<typeof Status>)
+expectType<string>({} as FieldName<ReturnType<typeof Type.Unsafe>>)
 expectType<FieldInstructionBuilder>(schema(User).field('addresses'))
-expectType<FieldInstructionBuilder>(schema(User).field('legacyId'))
+expectError(schema(User).field('adresses'))
+expectError(schema(User).field('legacyId').existedAs({ type: Type.Integer() }))
+expectType<FieldInstructionBuilder>(schema(User).formerField('legacyId'))
+expectError(schema(User).formerField(42))
 expectError(schema(User).field(42))
 expectError(schema(User).field())
 expectError(schema('User'))
@@ -34,9 +38,9 @@ expectError(schema(User).field('id').had({ minLength: '3' }))
 expectError(schema(User).field('id').had())
 
 // existedAs needs a type; didntHave takes keyword names; didntExist is a property, not a call.
-expectAssignable<SchemaInstruction>(schema(User).field('legacyId').existedAs({ type: Type.Integer(), default: 0 }))
-expectError(schema(User).field('legacyId').existedAs({ default: 0 }))
-expectError(schema(User).field('legacyId').existedAs({ type: 'integer' }))
+expectAssignable<SchemaInstruction>(schema(User).formerField('legacyId').existedAs({ type: Type.Integer(), default: 0 }))
+expectError(schema(User).formerField('legacyId').existedAs({ default: 0 }))
+expectError(schema(User).formerField('legacyId').existedAs({ type: 'integer' }))
 expectAssignable<SchemaInstruction>(schema(User).field('id').didntHave('minLength', 'x-custom'))
 expectError(schema(User).field('id').didntHave(1))
 expectAssignable<SchemaInstruction>(schema(User).field('addresses').didntExist)
@@ -88,5 +92,5 @@ expectType<Instruction[]>(instructions)
 
 // extendSchema keeps the parent's and its own properties typed.
 const UserResource = extendSchema(User, { email: Type.String() })
-expectType<'id' | 'addresses' | 'email' | (string & {})>({} as FieldName<typeof UserResource>)
+expectType<'id' | 'addresses' | 'email'>({} as FieldName<typeof UserResource>)
 expectType<false>(isAny(UserResource.properties.email))
