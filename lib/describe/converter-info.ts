@@ -44,10 +44,10 @@ export interface CookieOptions {
  * The body a converter reads: `Body` itself when the converter names one type (read and written freely), or, when
  * it names the type it writes too, `Body` read-only: a typed converter builds the new body and assigns it.
  */
-export type ReadBody<Body, Written> = [Written] extends [never] ? Body : Readonly<Body>
+type ReadBody<Body, Written> = [Written] extends [never] ? Body : Readonly<Body>
 
 /** The body a converter may assign: `Written` when it names one, otherwise `Body`. */
-export type WrittenBody<Body, Written> = [Written] extends [never] ? Body : Written
+type WrittenBody<Body, Written> = [Written] extends [never] ? Body : Written
 
 /**
  * What a request converter receives: the request of an older version, to be changed in place into the
