@@ -55,7 +55,7 @@ export interface VersionerDecoration {
    * `migrateResponseBody` bound to this application's versions and shared schemas: the body, or a promise of it
    * when a converter on the path is async.
    */
-  migrateResponseBody: <T = unknown>(schema: TSchema, options: MigrateResponseBodyOptions) => T | Promise<T>
+  migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, options: MigrateResponseBodyOptions<S>) => Body | Promise<Body>
   /** Webhook payloads each version's document lists (declare them before `app.ready()`). */
   readonly webhooks: Webhooks
   /** The OpenAPI document of a version (or `'unversioned'`), after `app.ready()`; `undefined` when there is none. */
@@ -199,8 +199,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       routes ??= buildRouteTable(state)
       return routes
     },
-    migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T | Promise<T> =>
-      migrateWith(engine, schema, migration) as T | Promise<T>
+    migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, migration: MigrateResponseBodyOptions<S>): Body | Promise<Body> =>
+      migrateWith(engine, schema, migration) as Body | Promise<Body>
   }
   const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
   Object.defineProperty(decoration, kToolFacts, { value: facts })

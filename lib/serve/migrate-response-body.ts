@@ -4,7 +4,7 @@
  * to the requested one, then gets that version's schema applied: unknown fields removed, defaults filled.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
@@ -60,9 +60,14 @@ function engineFor (bundle: VersionBundle): MigrationEngine {
 }
 
 /** What to migrate, and to which version. */
-export interface MigrateResponseBodyOptions {
-  /** The body as the latest (HEAD) code produces it. */
-  latestBody: unknown
+/** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
+type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
+  ? ReadonlyArray<ReadonlyDeep<Item>>
+  : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
+
+export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
+  /** The body as the latest (HEAD) code produces it: a value of the HEAD schema's type (frozen or not). */
+  latestBody: ReadonlyDeep<Static<S>>
   /** The version to produce it for; an ISO date between versions gives the closest older version. */
   version: string | Date
 }
@@ -126,13 +131,17 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * Migrates a HEAD body to a version outside routing, through the same response converters as routes,
  * returning the body of that version with its schema's defaults applied and unknown fields removed. The result
  * is a promise when a converter on the path is async (returns a promise), the body itself otherwise: `await`
- * it unless every converter of the schema is synchronous.
+ * it unless every converter of the schema is synchronous. `latestBody` is checked by the compiler against the
+ * HEAD schema; the result is `unknown` unless typed with the version's type (from `fastify-versioner types`).
  * @example
  * ```ts
  * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
  * await deliverWebhook(subscriber.url, payload)
+ * // typed: migrateResponseBody<typeof UserResource, Schemas['2000-01-01']['UserResource']>(versions, UserResource, …)
  * ```
  */
-export function migrateResponseBody<T = unknown> (bundle: VersionBundle, schema: TSchema, options: MigrateResponseBodyOptions): T | Promise<T> {
-  return migrateWith(engineFor(bundle), schema, options) as T | Promise<T>
+export function migrateResponseBody<S extends TSchema, Body = unknown> (
+  bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S>
+): Body | Promise<Body> {
+  return migrateWith(engineFor(bundle), schema, options) as Body | Promise<Body>
 }

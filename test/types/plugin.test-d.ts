@@ -66,8 +66,14 @@ app.register(versioned(async (api) => {
 expectType<VersionBundle>(app.versioner.versions)
 expectType<ReadonlyMap<string, readonly VersionedRouteInfo[]>>(app.versioner.routes)
 expectType<TSchema>(app.versioner.schemas.get('2000-01-01').get(UserResource))
-expectType<{ id: string } | Promise<{ id: string }>>(app.versioner.migrateResponseBody<{ id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' }))
-expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: {}, version: new Date('2000-06-01') }))
+// migrateResponseBody: the body given must be HEAD's (frozen or not); the result is typed when the version's type is given.
+expectType<{ id: string } | Promise<{ id: string }>>(
+  app.versioner.migrateResponseBody<typeof UserResource, { id: string }>(UserResource, { latestBody: { id: 'u1', addresses: [] }, version: '2000-01-01' })
+)
+expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: Object.freeze({ id: 'u1', addresses: Object.freeze(['a']) }), version: new Date('2000-06-01') }))
+expectError(migrateResponseBody(versions, UserResource, { latestBody: {}, version: '2000-01-01' }))
+expectError(migrateResponseBody(versions, UserResource, { latestBody: { id: 1, addresses: [] }, version: '2000-01-01' }))
+expectError(app.versioner.migrateResponseBody(UserResource, { latestBody: { id: 'u1', address: 'a' }, version: '2000-01-01' }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
 
 // The tools: verify, the every-version helper, check.
