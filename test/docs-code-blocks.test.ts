@@ -163,7 +163,11 @@ function cliCommands (): Map<string, { required: string[], optional: string[] }>
     const flags = match[2]
     const optional = [...flags.matchAll(/\[--([\w-]+)[^\]]*\]/g)].map((found) => found[1])
     const required = [...flags.replace(/\[[^\]]*\]/g, '').matchAll(/--([\w-]+)/g)].map((found) => found[1])
-    commands.set(match[1], { required, optional })
+    // A command on several lines (check --against, check --types) takes the flags of each: one of them at least.
+    const known = commands.get(match[1])
+    commands.set(match[1], known === undefined
+      ? { required, optional }
+      : { required: [], optional: [...new Set([...known.required, ...known.optional, ...required, ...optional])] })
   }
   return commands
 }
@@ -245,9 +249,10 @@ function yamlRuns (node: YamlNode | null | undefined, found: string[] = []): str
 }
 
 test('sh blocks parse and name real commands; yaml and json blocks parse', async (t) => {
-  t.ok(CLI.size === 3 && CLI.get('export')?.required[0] === 'out', 'the CLI usage text is read: export, check, verify')
+  t.ok(CLI.size === 4 && CLI.get('export')?.required[0] === 'out', 'the CLI usage text is read: export, check, types, verify')
+  t.same(CLI.get('check'), { required: [], optional: ['against', 'types'] }, 'check takes --against and/or --types')
   t.equal(commandProblem('npx fastify-versioner check app.js --out x'), '--out is not a flag of check', 'a wrong flag is caught')
-  t.equal(commandProblem('npx fastify-versioner lint app.js'), "'lint' is not a fastify-versioner command (export, check, verify)")
+  t.equal(commandProblem('npx fastify-versioner lint app.js'), "'lint' is not a fastify-versioner command (export, check, types, verify)")
   for (const block of blocks.filter((item) => item.directive.skip === undefined)) {
     if (block.lang === 'sh') await checkShell(t, where(block), shellCommands(block.code))
     if (block.lang === 'json') {

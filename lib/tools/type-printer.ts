@@ -1,0 +1,152 @@
+/**
+ * TypeScript types from JSON Schema (OpenAPI 3.1 document schemas): the printer behind `fastify-versioner types`.
+ * One type expression per schema, deterministic (the schema's own key order), with descriptions and `deprecated`
+ * kept as JSDoc. Component references become references to the generated module's own types.
+ * @module
+ */
+import { VersionerToolError } from '../core/errors'
+
+/** A JSON value as a document holds it. */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+type SchemaObject = { [key: string]: Json }
+
+/** How a printed schema refers to a component (`#/components/schemas/<name>`). */
+type ComponentReference = (name: string) => string
+
+/** Nesting this deep is refused: the documents the tools read are the plugin's own, never this deep. */
+const MAX_DEPTH = 256
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
+/** A JSON value as a TypeScript literal (type), strings single-quoted as the project's style has them. */
+export function literal (value: unknown): string {
+  if (typeof value !== 'string') return JSON.stringify(value)
+  return `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`
+}
+
+/** A property name as TypeScript writes it: bare when it is an identifier, quoted otherwise. */
+export function propertyKey (name: string): string {
+  return IDENTIFIER.test(name) ? name : literal(name)
+}
+
+function isObject (value: Json | undefined): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The JSDoc comment of a schema's `description` and `deprecated`, or '' (lines indented by `pad`). */
+export function docComment (schema: Json | undefined, pad: string): string {
+  if (!isObject(schema)) return ''
+  const lines: string[] = []
+  if (typeof schema.description === 'string' && schema.description.trim() !== '') {
+    lines.push(...schema.description.trim().split('\n').map((line) => line.replace(/\*\//g, '*\\/')))
+  }
+  if (schema.deprecated === true) lines.push('@deprecated')
+  if (lines.length === 0) return ''
+  if (lines.length === 1) return `${pad}/** ${lines[0]} */\n`
+  return `${pad}/**\n${lines.map((line) => `${pad} * ${line}`).join('\n')}\n${pad} */\n`
+}
+
+/** Parenthesises a union or intersection where it is an operand (an array item). */
+function operand (type: string): string {
+  return /^[\w$.'"[\]<>, ]+$/.test(type) && !type.includes(' | ') ? type : `(${type})`
+}
+
+function union (types: string[]): string {
+  const unique = [...new Set(types)]
+  if (unique.includes('unknown')) return 'unknown'
+  return unique.length === 0 ? 'never' : unique.join(' | ')
+}
+
+class Printer {
+  constructor (private readonly reference: ComponentReference) {}
+
+  print (schema: Json | undefined, depth: number, pad: string): string {
+    if (depth > MAX_DEPTH) throw new VersionerToolError(`types: a schema nests more than ${MAX_DEPTH} levels.`)
+    if (schema === true || schema === undefined) return 'unknown'
+    if (schema === false) return 'never'
+    if (!isObject(schema)) return 'unknown'
+    if (typeof schema.$ref === 'string') return this.ref(schema.$ref)
+    if ('const' in schema) return literal(schema.const)
+    if (Array.isArray(schema.enum)) return union(schema.enum.map(literal))
+    const parts: string[] = []
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      const members = schema[keyword]
+      if (Array.isArray(members)) parts.push(union(members.map((member) => this.print(member, depth + 1, pad))))
+    }
+    if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((member) => operand(this.print(member, depth + 1, pad))))
+    const own = this.ownType(schema, depth, pad)
+    if (own !== undefined) parts.push(own)
+    if (parts.length === 0) return 'unknown'
+    return parts.length === 1 ? parts[0] : parts.map(operand).join(' & ')
+  }
+
+  private ref (ref: string): string {
+    const prefix = '#/components/schemas/'
+    if (!ref.startsWith(prefix)) return 'unknown'
+    return this.reference(decodeURIComponent(ref.slice(prefix.length)).replace(/~1/g, '/').replace(/~0/g, '~'))
+  }
+
+  /** The type of the schema's `type` keyword (one name or several), or undefined when it has none. */
+  private ownType (schema: SchemaObject, depth: number, pad: string): string | undefined {
+    const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined
+    if (types === undefined) {
+      if (isObject(schema.properties) || schema.additionalProperties !== undefined) return this.object(schema, depth, pad)
+      if (schema.items !== undefined || schema.prefixItems !== undefined) return this.array(schema, depth, pad)
+      return undefined
+    }
+    return union(types.map((type) => this.typeNamed(String(type), schema, depth, pad)))
+  }
+
+  private typeNamed (type: string, schema: SchemaObject, depth: number, pad: string): string {
+    switch (type) {
+      case 'string': return 'string'
+      case 'number': case 'integer': return 'number'
+      case 'boolean': return 'boolean'
+      case 'null': return 'null'
+      case 'array': return this.array(schema, depth, pad)
+      case 'object': return this.object(schema, depth, pad)
+      default: return 'unknown'
+    }
+  }
+
+  private array (schema: SchemaObject, depth: number, pad: string): string {
+    if (Array.isArray(schema.prefixItems)) {
+      const items = schema.prefixItems.map((item) => this.print(item, depth + 1, pad))
+      const rest = schema.items === false || schema.items === undefined ? [] : [`...Array<${this.print(schema.items, depth + 1, pad)}>`]
+      return `[${[...items, ...rest].join(', ')}]`
+    }
+    return `Array<${this.print(schema.items, depth + 1, pad)}>`
+  }
+
+  private object (schema: SchemaObject, depth: number, pad: string): string {
+    const inner = `${pad}  `
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
+    const lines: string[] = []
+    const properties = isObject(schema.properties) ? schema.properties : {}
+    for (const [name, property] of Object.entries(properties)) {
+      const optional = required.has(name) ? '' : '?'
+      lines.push(`${docComment(property, inner)}${inner}${propertyKey(name)}${optional}: ${this.print(property, depth + 1, inner)}`)
+    }
+    const extra = schema.additionalProperties
+    const hasPatterns = isObject(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0
+    if (isObject(extra) || hasPatterns) {
+      // An index signature must admit the named properties' types too: unknown, unless there are none.
+      const value = lines.length === 0 && !hasPatterns ? this.print(extra, depth + 1, inner) : 'unknown'
+      lines.push(`${inner}[key: string]: ${value}`)
+    }
+    if (lines.length === 0) return extra === false ? 'Record<string, never>' : 'Record<string, unknown>'
+    return `{\n${lines.join('\n')}\n${pad}}`
+  }
+}
+
+/**
+ * The TypeScript type of a JSON Schema, its lines indented from `pad`; `reference` names a component's type.
+ * @example
+ * ```ts
+ * printType({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, (name) => name, '')
+ * // '{\n  id: string\n}'
+ * ```
+ */
+export function printType (schema: unknown, reference: ComponentReference, pad: string): string {
+  return new Printer(reference).print(schema as Json, 0, pad)
+}

@@ -1,0 +1,191 @@
+/**
+ * `types`: one TypeScript module with the types of every version of a readied application, written from the
+ * documents it serves (so the types are what clients of each version see): the version ids, every named schema,
+ * every route's request parts and responses, every webhook, and each version change's two versions, with
+ * `Conversion` / `RouteConversion` to type converters by the versions they move between. Same application, same
+ * bytes.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import { VersionerToolError } from '../core/errors'
+import { servedDocuments, UNVERSIONED } from './export'
+import { docComment, literal, printType, propertyKey } from './type-printer'
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+type JsonObject = { [key: string]: Json }
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
+
+function isObject (value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Follows a local `$ref` (`#/components/...`) of the document, once. */
+function resolved (document: JsonObject, value: Json | undefined): Json | undefined {
+  if (!isObject(value) || typeof value.$ref !== 'string' || value.$ref.startsWith('#/components/schemas/')) return value
+  let target: Json | undefined = document
+  for (const segment of value.$ref.replace(/^#\//, '').split('/')) {
+    target = isObject(target) ? target[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
+  }
+  return target
+}
+
+/** The schema of a request body or response: its JSON content's, or its first content type's. */
+function contentSchema (document: JsonObject, holder: Json | undefined): Json | undefined {
+  const content = resolved(document, holder)
+  if (!isObject(content) || !isObject(content.content)) return undefined
+  const types = content.content
+  const chosen = types['application/json'] ?? Object.values(types)[0]
+  return isObject(chosen) ? chosen.schema ?? true : undefined
+}
+
+/** Prints one version's named schemas, routes and webhooks, each member of the `Schemas`, `Routes`, `Webhooks` interfaces. */
+class VersionTypes {
+  constructor (private readonly version: string, private readonly document: JsonObject) {}
+
+  private type (schema: Json | undefined, pad: string): string {
+    const version = literal(this.version)
+    return printType(schema, (name) => `Schemas[${version}][${literal(name)}]`, pad)
+  }
+
+  schemas (): string {
+    const components = isObject(this.document.components) && isObject(this.document.components.schemas) ? this.document.components.schemas : {}
+    return Object.entries(components)
+      .map(([name, schema]) => `${docComment(schema, '    ')}    ${propertyKey(name)}: ${this.type(schema, '    ')}`).join('\n')
+  }
+
+  routes (): string {
+    const paths = isObject(this.document.paths) ? this.document.paths : {}
+    const entries: string[] = []
+    for (const [path, item] of Object.entries(paths)) {
+      if (!isObject(item)) continue
+      for (const method of METHODS) {
+        const operation = item[method]
+        if (!isObject(operation)) continue
+        const route = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+        const shared = Array.isArray(item.parameters) ? item.parameters : []
+        entries.push(`${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
+          `    ${literal(route)}: ${this.operation(operation, shared)}`)
+      }
+    }
+    return entries.join('\n')
+  }
+
+  private operation (operation: JsonObject, shared: Json[]): string {
+    const pad = '      '
+    const lines: string[] = []
+    const parameters = [...shared, ...(Array.isArray(operation.parameters) ? operation.parameters : [])]
+      .map((parameter) => resolved(this.document, parameter)).filter(isObject)
+    for (const [location, part] of Object.entries(PARAMETER_PARTS)) {
+      const own = parameters.filter((parameter) => parameter.in === location && typeof parameter.name === 'string')
+      if (own.length === 0) continue
+      const fields = own.map((parameter) => `${docComment(parameter, `${pad}  `)}${pad}  ${propertyKey(String(parameter.name))}` +
+        `${parameter.required === true ? '' : '?'}: ${this.type(parameter.schema, `${pad}  `)}`)
+      lines.push(`${pad}${part}: {\n${fields.join('\n')}\n${pad}}`)
+    }
+    const body = resolved(this.document, operation.requestBody)
+    if (isObject(body)) lines.push(`${pad}body${body.required === true ? '' : '?'}: ${this.type(contentSchema(this.document, body), pad)}`)
+    const responses = isObject(operation.responses) ? operation.responses : {}
+    const statuses = Object.entries(responses).map(([status, response]) => {
+      const schema = contentSchema(this.document, response)
+      return `${pad}  ${/^\d+$/.test(status) ? status : literal(status)}: ${schema === undefined ? 'undefined' : this.type(schema, `${pad}  `)}`
+    })
+    lines.push(`${pad}responses: {\n${statuses.join('\n')}\n${pad}}`)
+    return `{\n${lines.join('\n')}\n    }`
+  }
+
+  webhooks (): string {
+    const webhooks = isObject(this.document.webhooks) ? this.document.webhooks : {}
+    const entries: string[] = []
+    for (const [name, item] of Object.entries(webhooks)) {
+      if (!isObject(item)) continue
+      for (const method of METHODS) {
+        const operation = item[method]
+        if (!isObject(operation)) continue
+        entries.push(`    ${literal(`${method.toUpperCase()} ${name}`)}: ${this.type(contentSchema(this.document, operation.requestBody), '    ')}`)
+      }
+    }
+    return entries.join('\n')
+  }
+}
+
+/** `Changes`: each version change class by name, with the version before it and the version it gives. */
+function changesOf (app: FastifyInstance): string {
+  const bundle = app.versioner.versions
+  const values = bundle.versionValues
+  const entries: Array<[string, string, string]> = []
+  for (const change of bundle.headVersion.changes) entries.push([change.name, values[0], 'HEAD'])
+  bundle.versions.forEach((version, index) => {
+    const older = values[index + 1]
+    if (older !== undefined) for (const change of version.changes) entries.push([change.name, older, version.value])
+  })
+  const seen = new Set<string>()
+  for (const [name] of entries) {
+    if (seen.has(name)) throw new VersionerToolError(`types: two version changes are named '${name}'; rename one (the types name changes by class name).`)
+    seen.add(name)
+  }
+  return entries.map(([name, older, newer]) => `  ${propertyKey(name)}: { older: ${literal(older)}, newer: ${literal(newer)} }`).join('\n')
+}
+
+const HELPERS = `/** The version changes between two documented versions (not HEAD's own, whose newer side is HEAD: use its TypeBox types). */
+export type DocumentedChange = { [C in keyof Changes]: Changes[C]['newer'] extends Version ? C : never }[keyof Changes]
+
+type Older<C extends DocumentedChange> = Changes[C]['older']
+type Newer<C extends DocumentedChange> = Extract<Changes[C]['newer'], Version>
+
+/**
+ * A named schema as the two versions of a version change have it: type a request converter with
+ * \`RequestInfo<Conversion<C, Name>['older'], Conversion<C, Name>['newer']>\` and a response converter with
+ * \`ResponseInfo<Conversion<C, Name>['newer'], Conversion<C, Name>['older']>\`.
+ */
+export type Conversion<C extends DocumentedChange, Name extends keyof Schemas[Older<C>] & keyof Schemas[Newer<C>]> = {
+  older: Schemas[Older<C>][Name]
+  newer: Schemas[Newer<C>][Name]
+}
+
+/** A route as the two versions of a version change have it (request parts and responses). */
+export type RouteConversion<C extends DocumentedChange, Route extends keyof Routes[Older<C>] & keyof Routes[Newer<C>]> = {
+  older: Routes[Older<C>][Route]
+  newer: Routes[Newer<C>][Route]
+}
+`
+
+function block (name: string, comment: string, members: Array<[string, string]>): string {
+  const body = members.map(([version, text]) => `  ${literal(version)}: {${text === '' ? '' : `\n${text}\n  `}}`).join('\n')
+  return `/** ${comment} */\nexport interface ${name} {\n${body}\n}\n`
+}
+
+/**
+ * The TypeScript module of a readied application's versions (see the module comment): the same bytes for the
+ * same application.
+ * @example
+ * ```ts
+ * await writeFile('api-types.ts', await typesModule(app))
+ * ```
+ */
+export async function typesModule (app: FastifyInstance): Promise<string> {
+  const values = app.versioner.versions.versionValues
+  const documents = new Map<string, VersionTypes>()
+  for (const { version, body } of await servedDocuments(app)) {
+    if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
+  }
+  const each = (print: (types: VersionTypes) => string): Array<[string, string]> =>
+    values.map((version) => [version, documents.get(version) === undefined ? '' : print(documents.get(version) as VersionTypes)])
+  return [
+    '// Generated by `fastify-versioner types`: the types of every version of this API, from the documents it serves.',
+    '// Do not edit. Regenerate with `fastify-versioner types <app> --out <file>`; `fastify-versioner check <app> --types',
+    '// <file>` exits 1 when this file is stale.',
+    '',
+    '/** The API versions, newest first. */',
+    `export type Version = ${values.map((value) => literal(value)).join(' | ')}`,
+    '',
+    block('Schemas', 'Every named schema (OpenAPI component) of every version.', each((types) => types.schemas())),
+    block('Routes', "Every route of every version, by 'METHOD /path': its request parts and its responses by status.", each((types) => types.routes())),
+    block('Webhooks', "Every webhook of every version, by 'METHOD name': the body sent to subscribers.", each((types) => types.webhooks())),
+    "/** Each version change, by class name: the version before it and the version it gives ('HEAD' for HeadVersion's). */",
+    `export interface Changes {\n${changesOf(app)}\n}`,
+    '',
+    HELPERS
+  ].join('\n')
+}
