@@ -4,12 +4,18 @@
  * - 2001-01-01: a user has a list of `addresses`;
  * - 2002-01-01: addresses moved to their own endpoint, `GET /users/:userId/addresses`.
  */
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
+// The types of every version, written by `npm run types` (fastify-versioner types); `npm test` checks they are current.
+import type { Conversion } from './api-types'
 import { UserCreateRequest, UserResource } from './schemas'
+
+/** HEAD's bodies: what the handlers read and write, internal fields included. */
+type HeadUserCreateRequest = Static<typeof UserCreateRequest>
+type HeadUserResource = Static<typeof UserResource>
 
 /** HEAD carries internal fields the public latest version does not show. */
 export class HideInternalUserFields extends VersionChange {
@@ -31,19 +37,23 @@ export class MoveUserAddressesToTheirOwnEndpoint extends VersionChange {
     schema(UserResource).formerField('addresses').existedAs({ type: Type.Array(Type.String()) })
   ]
 
+  // Reads a 2001-01-01 body; writes HEAD's, whose internal addressesToCreate keeps every address.
   @ConvertRequestToNextVersionFor(UserCreateRequest)
-  addressesToDefaultAddress (request: RequestInfo<{ addresses?: string[], defaultAddress?: string, addressesToCreate?: string[] }>) {
-    const addresses = request.body.addresses ?? []
-    request.body.defaultAddress = addresses[0]
-    request.body.addressesToCreate = addresses
-    delete request.body.addresses
+  addressesToDefaultAddress (request: RequestInfo<Conversion<'MoveUserAddressesToTheirOwnEndpoint', 'UserCreateRequest'>['older'], HeadUserCreateRequest>) {
+    const { addresses } = request.body
+    request.body = { defaultAddress: addresses[0], addressesToCreate: addresses }
   }
 
+  // Reads HEAD's body (its internal prefetchedAddresses); writes a 2001-01-01 body.
   @ConvertResponseToPreviousVersionFor(UserResource)
-  addressesInline (response: ResponseInfo) {
-    response.body.addresses = response.body.prefetchedAddresses ?? []
+  addressesInline (response: ResponseInfo<HeadUserResource, Conversion<'MoveUserAddressesToTheirOwnEndpoint', 'UserResource'>['older']>) {
+    const { id, prefetchedAddresses } = response.body
+    response.body = { id, addresses: [...prefetchedAddresses] }
   }
 }
+
+type CreateRequest = Conversion<'ReplaceUserAddressWithListOfAddresses', 'UserCreateRequest'>
+type Resource = Conversion<'ReplaceUserAddressWithListOfAddresses', 'UserResource'>
 
 export class ReplaceUserAddressWithListOfAddresses extends VersionChange {
   description = 'Users can now store several addresses (addresses instead of address), so they can choose among delivery locations.'
@@ -53,15 +63,15 @@ export class ReplaceUserAddressWithListOfAddresses extends VersionChange {
   ]
 
   @ConvertRequestToNextVersionFor(UserCreateRequest)
-  addressToList (request: RequestInfo) {
-    request.body.addresses = [request.body.address]
-    delete request.body.address
+  addressToList (request: RequestInfo<CreateRequest['older'], CreateRequest['newer']>) {
+    const { address, ...rest } = request.body
+    request.body = { ...rest, addresses: [address] }
   }
 
   @ConvertResponseToPreviousVersionFor(UserResource)
-  addressesToSingleItem (response: ResponseInfo) {
-    response.body.address = response.body.addresses[0]
-    delete response.body.addresses
+  addressesToSingleItem (response: ResponseInfo<Resource['newer'], Resource['older']>) {
+    const { addresses, ...rest } = response.body
+    response.body = { ...rest, address: addresses[0] }
   }
 }
 
