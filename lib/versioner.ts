@@ -202,7 +202,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     migrateResponseBody: <T = unknown>(schema: TSchema, migration: MigrateResponseBodyOptions): T | Promise<T> =>
       migrateWith(engine, schema, migration) as T | Promise<T>
   }
-  const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
+  const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, format: resolved.format }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   fastify.decorate('versioner', decoration)
   decorateRequests(fastify, resolved)

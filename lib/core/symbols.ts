@@ -72,6 +72,8 @@ export interface ToolFacts {
   readonly openapiUrl: string | null
   readonly location: 'header' | 'path'
   readonly parameterName: string
+  /** How version values are compared (`'date'`: waterfalling, plain dates of named versions). */
+  readonly format: 'date' | 'string'
 }
 
 /** Request flag: a converter of this request failed (its 500 is not converted again). */

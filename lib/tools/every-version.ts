@@ -7,13 +7,18 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
+import { resolveVersion } from '../serve/version-picking'
+import type { ToolFacts } from '../core/symbols'
 
 /** The request to inject: the same for every version, or built for each version. */
 export type EveryVersionRequest = InjectOptions & { url: string } | ((version: string) => InjectOptions & { url: string })
 
 /** Options of {@link injectEveryVersion}. */
 export interface InjectEveryVersionOptions {
-  /** Only these versions (default: every version in which the route exists). */
+  /**
+   * Only these versions (default: every version in which the route exists): any value the API accepts (a plain date
+   * of a named version, a date between versions), sent as given and answered under the version the API serves it as.
+   */
   readonly versions?: readonly string[]
 }
 
@@ -43,6 +48,25 @@ function pathMatcher (path: string): (candidate: string) => Map<string, string> 
   }
 }
 
+/**
+ * The versions `versions` name, as the API serves them (the one version reader's rules), each with the value to send:
+ * every version (sent as itself) when `versions` is not given. A value the API does not serve is `FST_VERSIONER_TOOL`.
+ */
+function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined): Map<string, string> {
+  const bundle = app.versioner.versions
+  if (versions === undefined) return new Map(bundle.versionValues.map((version) => [version, version]))
+  const chosen = new Map<string, string>()
+  for (const value of versions) {
+    const picked = resolveVersion(value, bundle, facts.format)
+    if (!picked.ok) {
+      throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
+        `its versions: ${bundle.versionValues.join(', ')}.`)
+    }
+    if (!chosen.has(picked.version)) chosen.set(picked.version, value)
+  }
+  return chosen
+}
+
 function splitUrl (url: string): { path: string, search: string } {
   const index = url.indexOf('?')
   return index === -1 ? { path: url, search: '' } : { path: url.slice(0, index), search: url.slice(index) }
@@ -67,9 +91,12 @@ export async function injectEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
 ): Promise<Map<string, LightMyRequestResponse>> {
   const facts = toolFacts(app)
+  const routesByVersion = app.versioner.routes
+  const chosen = chosenVersions(app, facts, options.versions)
   const answers = new Map<string, LightMyRequestResponse>()
-  for (const [version, routes] of app.versioner.routes) {
-    if (options.versions !== undefined && !options.versions.includes(version)) continue
+  for (const [version, routes] of routesByVersion) {
+    const sent = chosen.get(version)
+    if (sent === undefined) continue
     const injected = typeof request === 'function' ? request(version) : request
     const method = String(injected.method ?? 'GET').toUpperCase()
     const { path, search } = splitUrl(injected.url)
@@ -81,7 +108,7 @@ export async function injectEveryVersion (
       if (facts.location === 'header') {
         url = injected.url
       } else {
-        params.set(facts.parameterName, version)
+        params.set(facts.parameterName, sent)
         url = route.url.split('/').map((segment) => {
           if (segment === '*') return params.get('*') ?? ''
           return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?/g, (whole, name: string) => params.get(name) ?? whole)
@@ -90,7 +117,7 @@ export async function injectEveryVersion (
       break
     }
     if (url === undefined) continue
-    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: version } : injected.headers
+    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: sent } : injected.headers
     answers.set(version, await app.inject({ ...injected, url, headers }))
   }
   if (answers.size === 0 && options.versions === undefined) {
