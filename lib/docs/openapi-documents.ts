@@ -10,7 +10,9 @@ import fastifySwagger from '@fastify/swagger'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { componentize, componentName, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots } from './openapi-schemas'
+import {
+  componentize, componentName, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots
+} from './openapi-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
@@ -186,6 +188,7 @@ export class OpenApiDocuments {
       if (version.link !== undefined) notes.push(`See ${version.link}.`)
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
     }
+    moveQueryOperations(document)
     return document
   }
 
