@@ -8,20 +8,23 @@
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { checkDocuments } from './check'
-import { exportDocuments } from './export'
-import { loadApp } from './load-app'
+import { loadApp, closeApp } from './load-app'
+import { runOnApis } from './api-commands'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
-  fastify-versioner export <app> --out <dir>       write <dir>/<version>.json for every version (and unversioned.json)
-  fastify-versioner check <app> --against <dir>    exit 1 if a version saved in <dir> changed in a way that breaks its clients
-  fastify-versioner verify <app> [--examples N] [--seed N]
+  fastify-versioner export <app> --out <dir> [--api <name>]
+                                                   write <dir>/<version>.json for every version (and unversioned.json)
+  fastify-versioner check <app> --against <dir> [--api <name>]
+                                                   exit 1 if a version saved in <dir> changed in a way that breaks its clients
+  fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
-fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.`
+fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
+An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
+--api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
 interface CliOutput {
@@ -34,6 +37,7 @@ const OPTIONS = {
   against: { type: 'string' },
   examples: { type: 'string' },
   seed: { type: 'string' },
+  api: { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -99,30 +103,11 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     return 1
   }
   try {
-    if (command === 'export') {
-      const files = await exportDocuments(app, dir as string)
-      for (const file of files) io.out(`wrote ${file}`)
-      return 0
-    }
-    if (command === 'check') {
-      const { breaks, notes, compared } = await checkDocuments(app, dir as string)
-      for (const note of notes) io.out(`note: ${note.text}`)
-      for (const found of breaks) io.err(`break: ${found.text}`)
-      io.out(breaks.length === 0
-        ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
-        : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
-      return breaks.length === 0 ? 0 : 1
-    }
-    const findings = await app.versioner.verify(verifyOptions)
-    for (const finding of findings) io.err(`finding: ${finding.text}`)
-    io.out(findings.length === 0
-      ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
-      : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-    return findings.length === 0 ? 0 : 1
+    return await runOnApis(app, { command: command as keyof typeof COMMANDS, dir, verifyOptions, api: parsed.values.api }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    await app.close()
+    await closeApp(app)
   }
 }
