@@ -58,6 +58,12 @@ export interface FastifyVersionerOptions extends DocsOptions {
    * `partner`; `root` without one).
    */
   apiName?: string
+  /**
+   * For tests that build part of an application (some route plugins) with its full version bundle: endpoint
+   * instructions and converters that name routes (or schemas) this application does not register are skipped
+   * instead of failing `ready()`. Default `false`; never set it in the real application.
+   */
+  partialApp?: boolean
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
@@ -68,10 +74,12 @@ export interface ResolvedOptions extends ServeOptions {
   readonly now: () => number
   /** The `apiName` option. */
   readonly apiName: string | undefined
+  /** The `partialApp` option. */
+  readonly partialApp: boolean
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -82,6 +90,12 @@ function oneOf<T extends string> (name: string, value: unknown, allowed: readonl
 function optionalString (name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string') throw new InvalidOptionError(`Option '${name}' must be a string; got ${describeValue(value)}.`)
+  return value
+}
+
+function booleanOption (name: string, value: unknown): boolean {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') throw new InvalidOptionError(`Option '${name}' must be true or false; got ${describeValue(value)}.`)
   return value
 }
 
@@ -164,6 +178,7 @@ export function resolveOptions (
     apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription),
     now,
     apiName: apiNameOption(options.apiName),
+    partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl)
   }
 }
