@@ -52,6 +52,18 @@ export interface FastifyVersionerOptions extends DocsOptions {
    * the epoch (default `Date.now`). Read only for requests of versions with that policy.
    */
   now?: () => Date | number
+  /**
+   * The API's name in the tools (`fastify-versioner export` writes `<out>/<apiName>/`, `--api <apiName>` picks it):
+   * letters, digits, `.`, `_` and `-`. Default: the prefix of the context the plugin is registered in (`/partner` →
+   * `partner`; `root` without one).
+   */
+  apiName?: string
+  /**
+   * For tests that build part of an application (some route plugins) with its full version bundle: endpoint
+   * instructions and converters that name routes (or schemas) this application does not register are skipped
+   * instead of failing `ready()`. Default `false`; never set it in the real application.
+   */
+  partialApp?: boolean
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
@@ -60,10 +72,14 @@ export interface ResolvedOptions extends ServeOptions {
   readonly apiVersionDescription: string | undefined
   /** The current time in milliseconds (the `now` option). */
   readonly now: () => number
+  /** The `apiName` option. */
+  readonly apiName: string | undefined
+  /** The `partialApp` option. */
+  readonly partialApp: boolean
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -74,6 +90,21 @@ function oneOf<T extends string> (name: string, value: unknown, allowed: readonl
 function optionalString (name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string') throw new InvalidOptionError(`Option '${name}' must be a string; got ${describeValue(value)}.`)
+  return value
+}
+
+function booleanOption (name: string, value: unknown): boolean {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') throw new InvalidOptionError(`Option '${name}' must be true or false; got ${describeValue(value)}.`)
+  return value
+}
+
+/** The `apiName` option: a name a folder can have. */
+function apiNameOption (value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) {
+    throw new InvalidOptionError(`Option 'apiName' must be a name made of letters, digits, '.', '_' and '-' (a folder name for the tools); got ${describeValue(value)}.`)
+  }
   return value
 }
 
@@ -146,6 +177,8 @@ export function resolveOptions (
     apiVersionTitle: optionalString('apiVersionTitle', options.apiVersionTitle),
     apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription),
     now,
+    apiName: apiNameOption(options.apiName),
+    partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl)
   }
 }

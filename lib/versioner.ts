@@ -32,6 +32,7 @@ import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
+import { recordVersionedApi } from './tools/versioned-apis'
 import type { VersionBundle } from './describe/versions'
 
 /**
@@ -202,9 +203,12 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, migration: MigrateResponseBodyOptions<S>): Body | Promise<Body> =>
       migrateWith(engine, schema, migration) as Body | Promise<Body>
   }
-  const facts: ToolFacts = { openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName }
+  const facts: ToolFacts = {
+    openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, format: resolved.format, apiName: resolved.apiName
+  }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   fastify.decorate('versioner', decoration)
+  recordVersionedApi(fastify)
   decorateRequests(fastify, resolved)
   const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
   addVersionConstraint(fastify, state.constraint, resolved, segments, routingPicks)

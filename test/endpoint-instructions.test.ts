@@ -171,11 +171,11 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
     api.route({ method: ['GET', 'POST'], url: '/both', handler: async () => ({}) })
   }
   const cases: Array<[string, Instruction, RegExp]> = [
-    ['didntExist', endpoint('/nope', ['GET']).didntExist, /^Endpoint "\[GET\] \/nope" you tried to delete in "NoRoute0" doesn't exist in a newer version/],
-    ['existed', endpoint('/nope', ['GET']).existed, /^Endpoint "\[GET\] \/nope" you tried to restore in "NoRoute1" wasn't among the deleted routes/],
-    ['had', endpoint('/nope', ['GET']).had({ summary: 'x' }), /^Endpoint "\[GET\] \/nope" you tried to change in "NoRoute2" doesn't exist/],
+    ['didntExist', endpoint('/nope', ['GET']).didntExist, /^Endpoint "\[GET\] \/nope" named in "NoRoute0" is not a route registered in this application .*The versioned routes registered: GET \/users; GET,POST \/both\./],
+    ['existed', endpoint('/nope', ['GET']).existed, /^Endpoint "\[GET\] \/nope" named in "NoRoute1" is not a route registered in this application/],
+    ['had', endpoint('/nope', ['GET']).had({ summary: 'x' }), /^Endpoint "\[GET\] \/nope" named in "NoRoute2" is not a route registered in this application/],
     ['a method the path lacks', endpoint('/users', ['GET', 'DELETE']).didntExist, /^Endpoint "\[DELETE\] \/users" you tried to delete in "NoRoute3" doesn't exist/],
-    ['fewer methods than the route has', endpoint('/both', ['GET']).didntExist, /^Endpoint "\[GET\] \/both" you tried to delete in "NoRoute4" doesn't exist/]
+    ['fewer methods than the route has', endpoint('/both', ['GET']).didntExist, /^Endpoint "\[GET\] \/both" named in "NoRoute4" is not a route registered .*with every one of its methods/]
   ]
   for (const [index, [what, instruction, message]] of cases.entries()) {
     const app = await versionedApp(t, threeVersions(changeClass(`NoRoute${index}`, [instruction])), routes)

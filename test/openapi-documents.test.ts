@@ -434,13 +434,13 @@ test('openapi.tags: each document lists only the tags its operations use, in the
   await assertDocumentsValid(t, app)
 })
 
-test('unknown versions answer 404 FST_VERSIONER_OPENAPI_NOT_FOUND naming the version and the available ones', async (t) => {
+test('versions the API does not serve answer 404 FST_VERSIONER_OPENAPI_NOT_FOUND naming the version and the available ones', async (t) => {
   const app = await shop(t)
   for (const [query, headers, named] of [
     ['?version=1999-01-01', {}, '1999-01-01'],
-    ['?version=2001-06-01', {}, '2001-06-01'],
+    ['?version=2001-13-01', {}, '2001-13-01'],
     ['?version=head', {}, 'head'],
-    ['', { 'x-api-version': '2077-01-01' }, '2077-01-01']
+    ['', { 'x-api-version': 'v77' }, 'v77']
   ] as Array<[string, Record<string, string>, string]>) {
     const response = await fetchDocument(app, query, headers)
     t.equal(response.status, 404, `${query || JSON.stringify(headers)}: 404`)
@@ -449,9 +449,12 @@ test('unknown versions answer 404 FST_VERSIONER_OPENAPI_NOT_FOUND naming the ver
     t.match(response.body.message, named, 'the message names the version asked for')
     for (const key of [...VERSIONS, 'unversioned']) t.match(response.body.message, key, `the message lists ${key}`)
   }
-  const unknownHeader = await fetchDocument(app, '', { 'x-api-version': '2077-01-01' })
+  const unknownHeader = await fetchDocument(app, '', { 'x-api-version': 'v77' })
   t.equal(unknownHeader.vary, 'x-api-version', 'a 404 for the version header varies on it')
   t.equal(app.versioner.openapi('1999-01-01'), undefined, 'app.versioner.openapi() answers undefined for an unknown version')
+  const between = await fetchDocument(app, '?version=2001-06-01')
+  t.equal(between.status, 200, 'a date between versions is served, as the API serves it (decision 0051)')
+  t.equal(between.body.info.version, '2001-01-01', "with the older version's document")
 })
 
 test('GET /openapi.json without a version serves the latest version\'s document; Vary names the version header whenever it was read', async (t) => {

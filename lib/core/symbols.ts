@@ -72,7 +72,17 @@ export interface ToolFacts {
   readonly openapiUrl: string | null
   readonly location: 'header' | 'path'
   readonly parameterName: string
+  /** How version values are compared (`'date'`: waterfalling, plain dates of named versions). */
+  readonly format: 'date' | 'string'
+  /** The `apiName` option: the API's name in the tools (else its prefix names it). */
+  readonly apiName: string | undefined
 }
+
+/**
+ * On an application's root instance: the context of each registration of the plugin (one per versioned API), for
+ * the tools. `Symbol.for`, as {@link kToolFacts}.
+ */
+export const kVersionedApis = Symbol.for('fastify-versioner.apis')
 
 /** Request flag: a converter of this request failed (its 500 is not converted again). */
 export const kConverterFailed = Symbol('fastify-versioner.converterFailed')

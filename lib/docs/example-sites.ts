@@ -7,7 +7,12 @@
  * @module
  */
 
+import { OPERATION_KEYS, QUERY_OPERATION } from './openapi-schemas'
+
 type Json = Record<string, unknown>
+
+/** The operations of a path item, built or finished (a QUERY route's is under `x-query` once finished). */
+const OPERATIONS = [...OPERATION_KEYS, QUERY_OPERATION]
 
 /**
  * One example in a document, and the schema it must match.
@@ -72,7 +77,6 @@ const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'c
   'unevaluatedItems', 'additionalItems', 'contentSchema']
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
-const OPERATIONS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 function isObject (value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -10,22 +10,36 @@ import fastifySwagger from '@fastify/swagger'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { componentize, componentName, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots } from './openapi-schemas'
+import {
+  componentize, componentName, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots
+} from './openapi-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { toIsoDate } from '../core/iso-date'
+import { isIsoDate, toIsoDate } from '../core/iso-date'
 import { addErrorResponses } from './error-responses'
 import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import { MigrationEngine } from '../serve/migrate-response-body'
+import { resolveVersion } from '../serve/version-picking'
 
 type Json = Record<string, unknown>
 
 /** The key of the unversioned document. */
 export const UNVERSIONED = 'unversioned'
+
+/**
+ * The document key a requested value names: `unversioned`, or the version the API serves that value as (the one
+ * version reader's rules: a plain date of a named version, a date between versions); the value itself when the API
+ * serves none, so that the 404 names what was asked.
+ */
+export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>): string {
+  if (value === UNVERSIONED) return value
+  const picked = resolveVersion(value, options.versions, options.format)
+  return picked.ok ? picked.version : value
+}
 
 /** Marks an operation whose route sets no `operationId`: the index of its HEAD route, replaced by a generated id. */
 const OPERATION_OF = 'x-fastify-versioner-operation-of'
@@ -122,7 +136,8 @@ export class OpenApiDocuments {
   private addVersionParameter (schema: RouteSchema, version: string): void {
     const { location, format, headerName, parameterName, apiVersionTitle, apiVersionDescription } = this.options
     const parameter: SchemaObject = { type: 'string', enum: [version] } as unknown as SchemaObject
-    if (format === 'date') parameter.format = 'date'
+    // A named version (`2025-06-01.dahlia`) is not an RFC 3339 full-date: only plain dates carry the format.
+    if (format === 'date' && isIsoDate(version)) parameter.format = 'date'
     if (apiVersionTitle !== undefined) parameter.title = apiVersionTitle
     if (apiVersionDescription !== undefined) parameter.description = apiVersionDescription
     const part = location === 'header' ? 'headers' : 'params'
@@ -173,6 +188,7 @@ export class OpenApiDocuments {
       if (version.link !== undefined) notes.push(`See ${version.link}.`)
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
     }
+    moveQueryOperations(document)
     return document
   }
 

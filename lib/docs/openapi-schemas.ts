@@ -95,6 +95,31 @@ export function componentize (
   return visit(prepare(schema))
 }
 
+/**
+ * The keys of a path item that hold an operation while a document is built: OpenAPI 3.1's methods, and `query`, which
+ * `@fastify/swagger` writes for QUERY routes (OpenAPI 3.2's operation) and {@link moveQueryOperations} moves out.
+ */
+export const OPERATION_KEYS: readonly string[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query']
+
+/** Where a 3.1 document keeps a QUERY route's operation: its path item's extension (decision 0052). */
+export const QUERY_OPERATION = 'x-query'
+
+/**
+ * Moves each QUERY operation (`query`, which OpenAPI 3.1 does not have) to its path item's `x-query`, so that the
+ * document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's shape, for tools that read it.
+ */
+export function moveQueryOperations (document: Record<string, Json>): void {
+  for (const section of ['paths', 'webhooks']) {
+    const items = document[section]
+    if (typeof items !== 'object' || items === null) continue
+    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
+      if (!Object.hasOwn(item, 'query')) continue
+      item[QUERY_OPERATION] = item.query
+      delete item.query
+    }
+  }
+}
+
 /** Every operation object of a document (paths and webhooks). */
 export function operationsOf (document: Record<string, Json>): Array<Record<string, Json>> {
   const operations: Array<Record<string, Json>> = []
@@ -103,7 +128,7 @@ export function operationsOf (document: Record<string, Json>): Array<Record<stri
     if (typeof items !== 'object' || items === null) continue
     for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method) && typeof operation === 'object' && operation !== null) {
+        if (OPERATION_KEYS.includes(method) && typeof operation === 'object' && operation !== null) {
           operations.push(operation as Record<string, Json>)
         }
       }

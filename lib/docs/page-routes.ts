@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { toIsoDate } from '../core/iso-date'
 import type { DocsVersionOptions } from './options'
-import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
+import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import type { ResolvedDocsOptions } from './options'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
 
@@ -53,7 +53,8 @@ export function registerPages (
     stylesheetUrl: `${assetsPrefix}/docs.css`
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(pageContext, entries, render))
+    const page = { context: pageContext, entries, render, key: (value: string) => documentKey(value, options) }
+    fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
   }
 
   if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
@@ -78,12 +79,25 @@ function html (reply: FastifyReply, status: number, body: string): FastifyReply 
   return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
 }
 
-/** The handler of one page: the list (no `?version=`), a version's page, or the 404 page of an unknown version. */
-function pageHandler (context: PageContext, entries: () => VersionEntry[], render: Render) {
+/** What one page route renders: its context, the version list, the page of a version, and the key a value names. */
+interface PageSetup {
+  readonly context: PageContext
+  readonly entries: () => VersionEntry[]
+  readonly render: Render
+  /** The version (or `unversioned`) a `?version=` value is served as, as the API serves it. */
+  readonly key: (value: string) => string
+}
+
+/**
+ * The handler of one page: the list (no `?version=`), the page of the version the value is served as (a plain date
+ * of a named version, a date between versions), or the 404 page of a value the API does not serve.
+ */
+function pageHandler ({ context, entries, render, key: keyOf }: PageSetup) {
   // The pages of the list ('') and of each version, rendered once; a page for an unknown version is not remembered.
   const rendered = new Map<string, string>()
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = (request.query as { version?: string }).version ?? ''
+    const requested = (request.query as { version?: string }).version ?? ''
+    const key = requested === '' ? '' : keyOf(requested)
     const known = rendered.get(key)
     if (known !== undefined) return html(reply, 200, known)
     const list = entries()

@@ -13,7 +13,7 @@ import { buildChangelog, ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
-import { OpenApiDocuments, UNVERSIONED } from './openapi-documents'
+import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -71,14 +71,15 @@ function registerDocumentRoute (
   openapiUrl: string,
   hooks: RouteShorthandOptions
 ): void {
-  // `?version=`, else the version header (the answer then depends on it: `Vary`), else the latest version.
+  // `?version=`, else the version header (the answer then depends on it: `Vary`), else the latest version; each
+  // value answered with the document of the version the API serves it as.
   const requestedKey = (request: FastifyRequest, reply: FastifyReply): string => {
     const query = request.query as { version?: string }
-    if (typeof query.version === 'string' && query.version !== '') return query.version
+    if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options)
     if (options.location !== 'header') return options.versions.versionValues[0]
     const vary = reply.getHeader('vary')
     reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
-    return readRequestedVersion(request, options) ?? options.versions.versionValues[0]
+    return documentKey(readRequestedVersion(request, options) ?? options.versions.versionValues[0], options)
   }
 
   // A document does not change once built: each is serialized once (unknown keys are not remembered).

@@ -5,7 +5,7 @@
  */
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector } from '../values/occurrences'
-import { normalisePath, type RouteState } from './timeline'
+import { namesPath, type RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers, type Seed } from '../schemas/seeds'
 import { nameOf, type SchemaObject } from '../core/json-schema'
@@ -15,7 +15,7 @@ import type { GenerationStep } from '../describe/versions'
 
 /** True when a by-path converter names this route as it stands at a level. */
 export function pathConverterMatches (state: RouteState, target: Extract<ConverterTarget, { kind: 'path' }>): boolean {
-  return state.exists && normalisePath(state.path) === normalisePath(target.path) && state.methods.some((method) => target.methods.includes(method))
+  return state.exists && namesPath(state, target.path) && state.methods.some((method) => target.methods.includes(method))
 }
 
 /** What the converters of one version change step name. */

@@ -33,6 +33,11 @@ export interface RouteState {
   readonly path: string
   readonly methods: readonly HttpMethod[]
   readonly attributes: RouteAttributes
+  /**
+   * The prefix of the route's `versioned(...)` context (`''` for webhooks): instruction and converter paths name the
+   * route relative to it (`/items` for `/api/items`), or in full.
+   */
+  readonly prefix: string
 }
 
 interface InstructionRecord {
@@ -75,33 +80,53 @@ export class EndpointInstructionLog {
     record.restorable.push(route)
   }
 
-  /** Throws `RouterGenerationError` for the first instruction that did not apply to the application's routes. */
-  check (): void {
-    for (const { instruction, change, existing, deleted } of this.records.values()) {
-      const endpointName = `"[${instruction.methods.join(', ')}] ${instruction.path}"`
-      const missing = instruction.methods.filter((method) => !(instruction.kind === 'endpoint.existed' ? deleted : existing).has(method))
-      const hint = ' (a route matches when its path is the same, every one of its methods is listed, and its HEAD operationId is the one given, if any)'
-      if (instruction.kind === 'endpoint.didntExist' && missing.length > 0) {
-        throw new RouterGenerationError(missing.every((method) => deleted.has(method))
-          ? `Endpoint ${endpointName} you tried to delete in "${change}" was already deleted in a newer version. If two routes share ` +
-            'this path and methods, name the one you mean with endpoint(path, methods, { operationId }).'
-          : `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to delete in "${change}" doesn't exist in a newer version${hint}.`)
+  /**
+   * Throws `RouterGenerationError` for the first instruction that did not apply to the application's routes (`routes`:
+   * each HEAD route as `METHODS path`, named in the message). With `partial` (the `partialApp` option), an instruction
+   * that matches no registered route at all is skipped: the route is not part of this application.
+   */
+  check (routes: readonly string[], partial = false): void {
+    for (const record of this.records.values()) {
+      const { existing, deleted } = record
+      if (existing.size === 0 && deleted.size === 0) {
+        if (partial) continue
+        throw notRegistered(record, routes)
       }
-      if (instruction.kind === 'endpoint.existed') {
-        if (existing.size > 0 && missing.length > 0) {
-          throw new RouterGenerationError(`Endpoint ${endpointName} you tried to restore in "${change}" already existed in a newer version. ` +
-            'If two routes share this path and methods, name the one you mean with endpoint(path, methods, { operationId }).')
-        }
-        if (missing.length > 0) {
-          throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to restore in "${change}" ` +
-            `wasn't among the deleted routes${hint}.`)
-        }
-      }
-      if (instruction.kind === 'endpoint.had' && missing.length > 0) {
-        throw new RouterGenerationError(`Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to change in "${change}" doesn't exist${hint}.`)
-      }
+      const message = mismatch(record)
+      if (message !== undefined) throw new RouterGenerationError(message)
     }
   }
+}
+
+/** The error of an instruction that matches no route registered in the application. */
+function notRegistered ({ instruction, change }: InstructionRecord, routes: readonly string[]): Error {
+  const shown = routes.length > 30 ? [...routes.slice(0, 30), `… ${routes.length - 30} more`] : routes
+  return new RouterGenerationError(`Endpoint "[${instruction.methods.join(', ')}] ${instruction.path}" named in "${change}" is not a route ` +
+    'registered in this application (in any version). Instruction paths are the route\'s path relative to the prefix of its versioned(...) ' +
+    'context, or its full path, with every one of its methods (and its HEAD operationId, if given). ' +
+    `The versioned routes registered: ${shown.length === 0 ? 'none' : shown.join('; ')}. If this application registers only part of its ` +
+    'routes with the full version bundle (a test), register the plugin with { partialApp: true }.')
+}
+
+/** What is wrong with an instruction that matched some route, if anything. */
+function mismatch ({ instruction, change, existing, deleted }: InstructionRecord): string | undefined {
+  const endpointName = `"[${instruction.methods.join(', ')}] ${instruction.path}"`
+  const missing = instruction.methods.filter((method) => !(instruction.kind === 'endpoint.existed' ? deleted : existing).has(method))
+  if (missing.length === 0) return undefined
+  const hint = ' (a route matches when its path is the same, every one of its methods is listed, and its HEAD operationId is the one given, if any)'
+  if (instruction.kind === 'endpoint.didntExist') {
+    return missing.every((method) => deleted.has(method))
+      ? `Endpoint ${endpointName} you tried to delete in "${change}" was already deleted in a newer version. If two routes share ` +
+        'this path and methods, name the one you mean with endpoint(path, methods, { operationId }).'
+      : `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to delete in "${change}" doesn't exist in a newer version${hint}.`
+  }
+  if (instruction.kind === 'endpoint.existed') {
+    return existing.size > 0
+      ? `Endpoint ${endpointName} you tried to restore in "${change}" already existed in a newer version. ` +
+        'If two routes share this path and methods, name the one you mean with endpoint(path, methods, { operationId }).'
+      : `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to restore in "${change}" wasn't among the deleted routes${hint}.`
+  }
+  return `Endpoint "[${missing.join(', ')}] ${instruction.path}" you tried to change in "${change}" doesn't exist${hint}.`
 }
 
 /** The error of an `existed` instruction that could restore two routes with the same path and methods. */
@@ -119,8 +144,26 @@ export function pathParameters (path: string): string[] {
 }
 
 /** A path without its trailing slashes (`/` stays `/`): how instructions and by-path converters compare paths. */
-export function normalisePath (path: string): string {
+function normalisePath (path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path
+}
+
+/**
+ * True when `path` (of an instruction or a by-path converter) names the route's path at a level: in full, or relative
+ * to the prefix of its `versioned(...)` context (`/items` names `/api/items` registered under `/api`).
+ */
+export function namesPath (state: Pick<RouteState, 'path' | 'prefix'>, path: string): boolean {
+  const own = normalisePath(state.path)
+  const named = normalisePath(path)
+  if (own === named) return true
+  const prefix = state.prefix.replace(/\/+$/, '')
+  return prefix !== '' && own === normalisePath(`${prefix}${named === '/' ? '' : named}`)
+}
+
+/** A path an instruction gives (`had({ path })`) as the route's full path: relative ones go under the route's prefix. */
+function fullPath (state: Pick<RouteState, 'prefix'>, path: string): string {
+  const prefix = state.prefix.replace(/\/+$/, '')
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`) ? path : `${prefix}${path}`
 }
 
 /**
@@ -128,7 +171,7 @@ export function normalisePath (path: string): string {
  * aside), every one of its methods listed, and, when the instruction gives one, the route's HEAD `operationId`.
  */
 export function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
-  return normalisePath(state.path) === normalisePath(instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
+  return namesPath(state, instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
     (instruction.operationId === undefined || instruction.operationId === operationId)
 }
 
@@ -141,7 +184,8 @@ function applyHad (state: RouteState, instruction: EndpointHadInstruction, chang
         `(${describeValue(value)}). It means that your version change has no effect on the attribute and can be removed.`)
     }
   }
-  const { path, methods, ...attributes } = instruction.attributes
+  const { path: given, methods, ...attributes } = instruction.attributes
+  const path = given === undefined ? undefined : fullPath(state, given)
   if (path !== undefined) {
     const before = pathParameters(state.path)
     const after = pathParameters(path)
@@ -153,6 +197,7 @@ function applyHad (state: RouteState, instruction: EndpointHadInstruction, chang
   }
   return {
     exists: true,
+    prefix: state.prefix,
     path: path ?? state.path,
     methods: methods ?? state.methods,
     attributes: { ...state.attributes, ...attributes }
@@ -167,6 +212,8 @@ interface HeadRouteFacts {
   readonly attributes: RouteAttributes
   /** The HEAD route's `operationId`, which instructions can name. */
   readonly operationId?: string
+  /** The prefix of its `versioned(...)` context (none for webhooks). */
+  readonly prefix?: string
 }
 
 /**
@@ -174,7 +221,9 @@ interface HeadRouteFacts {
  * endpoint instructions of each step. Matches are noted in `log`.
  */
 export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationStep[], log: EndpointInstructionLog): RouteState[] {
-  let state: RouteState = { exists: !head.onlyExistsInOlderVersions, path: head.path, methods: head.methods, attributes: head.attributes }
+  let state: RouteState = {
+    exists: !head.onlyExistsInOlderVersions, path: head.path, methods: head.methods, attributes: head.attributes, prefix: head.prefix ?? ''
+  }
   const timeline: RouteState[] = [state]
   for (const [index, step] of steps.entries()) {
     if (index === steps.length - 1) break

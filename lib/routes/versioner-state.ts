@@ -18,6 +18,8 @@ import { kBundleInternals } from '../core/symbols'
 /** What the state needs from the plugin options. */
 interface StateOptions {
   readonly versions: VersionBundle
+  /** The `partialApp` option: instructions and converters naming routes this application does not register are skipped. */
+  readonly partialApp?: boolean
 }
 
 /** A HEAD route registered inside `versioned(...)`. */

@@ -95,7 +95,8 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
     methods,
     onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
     attributes: attributesOf(schema),
-    operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined
+    operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined,
+    prefix: scope.prefix
   }, state.steps, state.log)
   return { display: `${methods.join(',')} ${route.url}`, path: route.url, methods, schema, timeline, body: schema.body, scope, registered: [] }
 }

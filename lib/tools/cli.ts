@@ -1,31 +1,34 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check`, `types` and `verify` on an application module. Exit codes: 0 when
+ * The `fastify-versioner` command: `export`, `check` and `verify` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).
  * @module
  */
 import { parseArgs } from 'node:util'
-import { readFile, writeFile } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
-import { checkDocuments } from './check'
-import { exportDocuments } from './export'
-import { loadApp } from './load-app'
-import { typesModule } from './types-module'
+import { loadApp, closeApp } from './load-app'
+import { runOnApis } from './api-commands'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
-  fastify-versioner export <app> --out <dir>       write <dir>/<version>.json for every version (and unversioned.json)
-  fastify-versioner check <app> --against <dir>    exit 1 if a version saved in <dir> changed in a way that breaks its clients
-  fastify-versioner check <app> --types <file>     exit 1 if <file> is not what types writes now (with or without --against)
-  fastify-versioner types <app> --out <file>       write the TypeScript types of every version to <file>
-  fastify-versioner verify <app> [--examples N] [--seed N]
+  fastify-versioner export <app> --out <dir> [--api <name>]
+                                                   write <dir>/<version>.json for every version (and unversioned.json)
+  fastify-versioner check <app> --against <dir> [--api <name>]
+                                                   exit 1 if a version saved in <dir> changed in a way that breaks its clients
+  fastify-versioner check <app> --types <file> [--api <name>]
+                                                   exit 1 if <file> is not what types writes now (with or without --against)
+  fastify-versioner types <app> --out <file> [--api <name>]
+                                                   write the TypeScript types of every version to <file>
+  fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
-fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.`
+fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
+An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
+--api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
 interface CliOutput {
@@ -39,6 +42,7 @@ const OPTIONS = {
   types: { type: 'string' },
   examples: { type: 'string' },
   seed: { type: 'string' },
+  api: { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -54,41 +58,6 @@ const COMMANDS = {
   types: { option: 'out' },
   verify: { option: undefined }
 } as const
-
-/** `check --types <file>`: the lines to print, and whether the file is what `types` writes now. */
-async function checkTypes (app: FastifyInstance, file: string): Promise<{ current: boolean, line: string }> {
-  const expected = await typesModule(app)
-  let saved: string | undefined
-  try {
-    saved = await readFile(file, 'utf8')
-  } catch {}
-  if (saved === expected) return { current: true, line: `check: ${file} is current.` }
-  return {
-    current: false,
-    line: `check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`
-  }
-}
-
-/** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
-async function runCheck (app: FastifyInstance, against: string | undefined, types: string | undefined, io: CliOutput): Promise<number> {
-  let code = 0
-  if (against !== undefined) {
-    const { breaks, notes, compared } = await checkDocuments(app, against)
-    for (const note of notes) io.out(`note: ${note.text}`)
-    for (const found of breaks) io.err(`break: ${found.text}`)
-    io.out(breaks.length === 0
-      ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
-      : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
-    if (breaks.length > 0) code = 1
-  }
-  if (types !== undefined) {
-    const { current, line } = await checkTypes(app, types)
-    if (current) io.out(line)
-    else io.err(line)
-    if (!current) code = 1
-  }
-  return code
-}
 
 function usageError (io: CliOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
@@ -145,27 +114,11 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     return 1
   }
   try {
-    if (command === 'export') {
-      const files = await exportDocuments(app, dir as string)
-      for (const file of files) io.out(`wrote ${file}`)
-      return 0
-    }
-    if (command === 'check') return await runCheck(app, dir, types, io)
-    if (command === 'types') {
-      await writeFile(dir as string, await typesModule(app))
-      io.out(`wrote ${dir as string}`)
-      return 0
-    }
-    const findings = await app.versioner.verify(verifyOptions)
-    for (const finding of findings) io.err(`finding: ${finding.text}`)
-    io.out(findings.length === 0
-      ? `verify: every version of every versioned route migrates cleanly (${app.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
-      : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-    return findings.length === 0 ? 0 : 1
+    return await runOnApis(app, { command: command as keyof typeof COMMANDS, dir, types, verifyOptions, api: parsed.values.api }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    await app.close()
+    await closeApp(app)
   }
 }

@@ -7,13 +7,20 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
+import { resolveVersion } from '../serve/version-picking'
+import type { ToolFacts } from '../core/symbols'
+import type { VersionedRouteInfo } from '../routes/route-table'
+import { versionedApis, type VersionedApi } from './versioned-apis'
 
 /** The request to inject: the same for every version, or built for each version. */
 export type EveryVersionRequest = InjectOptions & { url: string } | ((version: string) => InjectOptions & { url: string })
 
 /** Options of {@link injectEveryVersion}. */
 export interface InjectEveryVersionOptions {
-  /** Only these versions (default: every version in which the route exists). */
+  /**
+   * Only these versions (default: every version in which the route exists): any value the API accepts (a plain date
+   * of a named version, a date between versions), sent as given and answered under the version the API serves it as.
+   */
   readonly versions?: readonly string[]
 }
 
@@ -43,6 +50,53 @@ function pathMatcher (path: string): (candidate: string) => Map<string, string> 
   }
 }
 
+/**
+ * The versions `versions` name, as the API serves them (the one version reader's rules), each with the value to send:
+ * every version (sent as itself) when `versions` is not given. A value the API does not serve is `FST_VERSIONER_TOOL`.
+ */
+function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined): Map<string, string> {
+  const bundle = app.versioner.versions
+  if (versions === undefined) return new Map(bundle.versionValues.map((version) => [version, version]))
+  const chosen = new Map<string, string>()
+  for (const value of versions) {
+    const picked = resolveVersion(value, bundle, facts.format)
+    if (!picked.ok) {
+      throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
+        `its versions: ${bundle.versionValues.join(', ')}.`)
+    }
+    if (!chosen.has(picked.version)) chosen.set(picked.version, value)
+  }
+  return chosen
+}
+
+/** True when a route (as one version serves it) answers the request's method and path. */
+function routeAnswers (route: VersionedRouteInfo, injected: InjectOptions & { url: string }): boolean {
+  const method = String(injected.method ?? 'GET').toUpperCase()
+  if (!route.methods.includes(method as never) && !(method === 'HEAD' && route.methods.includes('GET'))) return false
+  return pathMatcher(route.path)(splitUrl(injected.url).path) !== null
+}
+
+function describeRequest (request: EveryVersionRequest): string {
+  return typeof request === 'function' ? 'the request' : `${String(request.method ?? 'GET')} ${request.url}`
+}
+
+/**
+ * The versioned API whose routes answer the request: the application's only one, else the one with a route for its
+ * method and path in some version (`FST_VERSIONER_TOOL` when none or several do).
+ */
+function apiAnswering (app: FastifyInstance, request: EveryVersionRequest): VersionedApi {
+  const apis = versionedApis(app)
+  if (apis.length === 1) return apis[0]
+  const answering = apis.filter(({ context }) => {
+    const injected = typeof request === 'function' ? request(context.versioner.versions.versionValues[0]) : request
+    return [...context.versioner.routes.values()].some((routes) => routes.some((route) => routeAnswers(route, injected)))
+  })
+  if (answering.length === 1) return answering[0]
+  throw new VersionerToolError(`injectEveryVersion: ${answering.length === 0 ? 'no versioned API' : 'several versioned APIs'} of the ` +
+    `application (${apis.map((api) => api.name).join(', ')}) ${answering.length === 0 ? 'answers' : 'answer'} ${describeRequest(request)}` +
+    `${answering.length === 0 ? ' in any version' : '; pass the context of the one you mean'}.`)
+}
+
 function splitUrl (url: string): { path: string, search: string } {
   const index = url.indexOf('?')
   return index === -1 ? { path: url, search: '' } : { path: url.slice(0, index), search: url.slice(index) }
@@ -66,36 +120,32 @@ function splitUrl (url: string): { path: string, search: string } {
 export async function injectEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
 ): Promise<Map<string, LightMyRequestResponse>> {
-  const facts = toolFacts(app)
+  const { context } = apiAnswering(app, request)
+  const facts = toolFacts(context)
+  const routesByVersion = context.versioner.routes
+  const chosen = chosenVersions(context, facts, options.versions)
   const answers = new Map<string, LightMyRequestResponse>()
-  for (const [version, routes] of app.versioner.routes) {
-    if (options.versions !== undefined && !options.versions.includes(version)) continue
+  for (const [version, routes] of routesByVersion) {
+    const sent = chosen.get(version)
+    if (sent === undefined) continue
     const injected = typeof request === 'function' ? request(version) : request
-    const method = String(injected.method ?? 'GET').toUpperCase()
     const { path, search } = splitUrl(injected.url)
-    let url: string | undefined
-    for (const route of routes) {
-      if (!route.methods.includes(method as never) && !(method === 'HEAD' && route.methods.includes('GET'))) continue
-      const params = pathMatcher(route.path)(path)
-      if (params === null) continue
-      if (facts.location === 'header') {
-        url = injected.url
-      } else {
-        params.set(facts.parameterName, version)
-        url = route.url.split('/').map((segment) => {
-          if (segment === '*') return params.get('*') ?? ''
-          return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?/g, (whole, name: string) => params.get(name) ?? whole)
-        }).join('/') + search
-      }
-      break
+    const route = routes.find((candidate) => routeAnswers(candidate, injected))
+    if (route === undefined) continue
+    let url = injected.url
+    if (facts.location === 'path') {
+      const params = pathMatcher(route.path)(path) as Map<string, string>
+      params.set(facts.parameterName, sent)
+      url = route.url.split('/').map((segment) => {
+        if (segment === '*') return params.get('*') ?? ''
+        return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?/g, (whole, name: string) => params.get(name) ?? whole)
+      }).join('/') + search
     }
-    if (url === undefined) continue
-    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: version } : injected.headers
+    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: sent } : injected.headers
     answers.set(version, await app.inject({ ...injected, url, headers }))
   }
   if (answers.size === 0 && options.versions === undefined) {
-    const first = typeof request === 'function' ? undefined : request
-    throw new VersionerToolError(`injectEveryVersion: no versioned route answers ${first === undefined ? 'the request' : `${String(first.method ?? 'GET')} ${first.url}`} in any version.`)
+    throw new VersionerToolError(`injectEveryVersion: no versioned route answers ${describeRequest(request)} in any version.`)
   }
   return answers
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { kToolFacts, type ToolFacts } from '../core/symbols'
 import { invalidExamples } from './document-examples'
+import { singleApi } from './versioned-apis'
 
 /** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
 export const UNVERSIONED = 'unversioned'
@@ -22,41 +23,38 @@ export interface ServedDocument {
   readonly body: Buffer
 }
 
-/** The versions of a readied application, newest first. */
-function versionsOf (app: FastifyInstance): readonly string[] {
-  return app.versioner.versions.versionValues
-}
-
-/** What the tools need of the application's options (set by the plugin on `app.versioner`). */
+/** What the tools need of an API's options (set by the plugin on `app.versioner`); `app` is a context inside the API. */
 export function toolFacts (app: FastifyInstance): ToolFacts {
-  const facts = (app.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]
+  const facts = (app.versioner as unknown as Record<symbol, ToolFacts | undefined> | undefined)?.[kToolFacts]
   if (facts === undefined) throw new VersionerToolError('app.versioner was not set up by fastify-versioner (a mock, or a version of the package without the tools).')
   return facts
 }
 
-/** The URL documents are served at; throws when the application turned them off (`openapiUrl: null`). */
-function documentUrl (app: FastifyInstance): string {
-  const url = toolFacts(app).openapiUrl
+/** The URL an API's documents are served at (its prefix included); throws when it turned them off (`openapiUrl: null`). */
+function documentUrl (context: FastifyInstance): string {
+  const url = toolFacts(context).openapiUrl
   if (typeof url !== 'string') {
     throw new VersionerToolError('The application serves no OpenAPI documents (openapiUrl is null): the tools read them from there. ' +
       'Leave openapiUrl on when building the app for the tools.')
   }
-  return url
+  return `${context.prefix.replace(/\/$/, '')}${url}`
 }
 
 /**
  * Every document the readied application serves: each version's (a version without routes has none), then the
- * unversioned one when there are unversioned routes.
+ * unversioned one when there are unversioned routes. `app` is an application with one versioned API, or a context of
+ * one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
  * for (const { version, body } of await servedDocuments(app)) console.log(version, body.length)
  * ```
  */
 export async function servedDocuments (app: FastifyInstance): Promise<ServedDocument[]> {
-  const url = documentUrl(app)
+  const { context } = singleApi(app, 'servedDocuments')
+  const url = documentUrl(context)
   const documents: ServedDocument[] = []
-  for (const version of [...versionsOf(app), UNVERSIONED]) {
-    const response = await app.inject({ method: 'GET', url, query: { version } })
+  for (const version of [...context.versioner.versions.versionValues, UNVERSIONED]) {
+    const response = await context.inject({ method: 'GET', url, query: { version } })
     if (response.statusCode === 404) continue
     if (response.statusCode !== 200) {
       throw new VersionerToolError(`GET ${url}?version=${version} answered ${response.statusCode}: ${response.body.slice(0, 500)}`)

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { VersionerToolError } from '../core/errors'
+import { rootOf, versionedApis } from './versioned-apis'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
 
@@ -49,7 +50,8 @@ async function importTypeScript (file: string): Promise<Record<string, unknown>>
 }
 
 /**
- * Loads the application module at `path` and returns its Fastify instance, readied (no port is opened).
+ * Loads the application module at `path` and returns its Fastify instance, readied (no port is opened): the
+ * application, or the context of one of its versioned APIs when the module exports that.
  * @example
  * ```ts
  * const app = await loadApp('./dist/app.js')
@@ -80,11 +82,29 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
     throw new VersionerToolError(`'${path}' must default-export (or export as 'build') a function returning a Fastify instance, or the instance; ` +
       `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}.`)
   }
-  await app.ready()
-  if (typeof (app as { versioner?: { verify?: unknown } }).versioner?.verify !== 'function') {
-    await app.close()
-    throw new VersionerToolError(`The application of '${path}' does not register fastify-versioner, or a version of it without the tools ` +
-      '(app.versioner.verify is missing).')
+  // The root readies the whole application (a context's own ready() after the root's fails inside avvio).
+  await rootOf(app).ready()
+  let problem: string | undefined
+  try {
+    const apis = versionedApis(app)
+    if (apis.some((api) => typeof api.context.versioner.verify !== 'function')) {
+      problem = 'does not register fastify-versioner, or a version of it without the tools (app.versioner.verify is missing).'
+    }
+  } catch (error) {
+    problem = (error as Error).message
   }
-  return app
+  if (problem === undefined) return app
+  await closeApp(app)
+  throw new VersionerToolError(`The application of '${path}': ${problem}`)
+}
+
+/**
+ * Closes the application a loaded instance belongs to (its root: the instance may be one API's context).
+ * @example
+ * ```ts
+ * await closeApp(await loadApp('./dist/app.js'))
+ * ```
+ */
+export async function closeApp (app: FastifyInstance): Promise<void> {
+  await rootOf(app).close()
 }
