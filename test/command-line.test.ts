@@ -221,7 +221,7 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
 
 test('usage errors exit 2 with the usage text', async (t) => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /name a command: export, check or verify/],
+    [[], /name a command: export, check, types or verify/],
     [['deploy', 'app.js'], /unknown command 'deploy'/],
     [['check'], /check needs the application module/],
     [['export', 'app.js'], /export needs --out <dir>/],

@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { exportDocuments, fastifyVersioner, injectEveryVersion, versioned, type FastifyVersionerOptions } from '../plugin'
 import { runCli } from '../lib/tools/cli'
@@ -80,6 +80,31 @@ test('export, check and verify handle each API of a two-API app: one folder per 
   const verified = await cli(['verify', app, '--examples', '5'])
   t.equal(verified.code, 0, verified.stderr)
   t.match(verified.stdout, /\[partner\] verify: every version/)
+})
+
+test('types and check --types handle each API of a two-API app (one folder per API), and --api picks one', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const file = join(dir, 'types', 'api-types.ts')
+  const written = await cli(['types', app, '--out', file])
+  t.equal(written.code, 0, written.stderr)
+  t.same((await readdir(join(dir, 'types'))).sort(), ['partner', 'public'], 'one folder per API, named by its prefix')
+  t.match(await readFile(join(dir, 'types', 'public', 'api-types.ts'), 'utf8'), /export type Version = '2001-01-01' \| '2000-01-01'/)
+  const partner = await readFile(join(dir, 'types', 'partner', 'api-types.ts'), 'utf8')
+  t.match(partner, /export type Version = 'v2' \| 'v1'/)
+  t.match(partner, /'GET \/partner\/orders': \{/, "the partner API's routes")
+  t.match(written.stdout, /^\[partner\] wrote .*partner\/api-types\.ts$/m)
+  const current = await cli(['check', app, '--types', file])
+  t.equal(current.code, 0, current.stderr)
+  t.match(current.stdout, /\[public\] check: .*public\/api-types\.ts is current/)
+
+  const one = join(dir, 'partner-types.ts')
+  t.equal((await cli(['types', app, '--out', one, '--api', '/partner'])).code, 0)
+  t.equal(await readFile(one, 'utf8'), partner, 'the API picked alone: the same file, where --out says')
+  await writeFile(join(dir, 'types', 'public', 'api-types.ts'), 'stale\n')
+  const stale = await cli(['check', app, '--types', file])
+  t.equal(stale.code, 1)
+  t.match(stale.stderr, /\[public\] check: .*public\/api-types\.ts is stale/)
 })
 
 test('--api picks one API by name or prefix, written as a one-API app; an unknown name exits 1 listing the APIs', async (t) => {
