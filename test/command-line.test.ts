@@ -4,28 +4,18 @@
 import t, { test } from 'tap'
 import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { runCli } from '../lib/tools/cli'
+import { inProcess, scratch, type Run } from './helpers/cli'
 
 const root = resolve(__dirname, '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
 const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')
 const snapshot = join(root, 'examples', 'users', 'openapi')
 
-interface Run { code: number, stdout: string, stderr: string }
-
 // Each run starts Node, tsx and the app: a few seconds on a loaded machine.
 t.setTimeout(300_000)
-
-/** The command in this process (same code as the bin, without the process around it). */
-async function inProcess (args: string[]): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(args, { out: (line) => { stdout += `${line}\n` }, err: (line) => { stderr += `${line}\n` } })
-  return { code, stdout, stderr }
-}
 
 // Child processes are tracked by tap's processinfo; they run the same sources, which need no separate coverage.
 const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
@@ -36,13 +26,6 @@ function cli (args: string[], cwd = root): Promise<Run> {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
     })
   })
-}
-
-async function scratch (t: { teardown: (fn: () => unknown) => void }, base = join(root, 'test', '.tmp')): Promise<string> {
-  await mkdir(base, { recursive: true })
-  const dir = await mkdtemp(join(base, 'cli-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  return dir
 }
 
 test('check: the example app against its saved snapshot exits 0', async (t) => {

@@ -5,30 +5,13 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { exportDocuments, fastifyVersioner, injectEveryVersion, versioned, type FastifyVersionerOptions } from '../plugin'
-import { runCli } from '../lib/tools/cli'
+import { inProcess as cli, scratch } from './helpers/cli'
 import { bundleOf } from './helpers/http-apps'
 
 const root = resolve(__dirname, '..')
-
-interface Run { code: number, stdout: string, stderr: string }
-
-async function cli (args: string[]): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(args, { out: (line) => { stdout += `${line}\n` }, err: (line) => { stderr += `${line}\n` } })
-  return { code, stdout, stderr }
-}
-
-async function scratch (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
-  const base = join(root, 'test', '.tmp')
-  await mkdir(base, { recursive: true })
-  const dir = await mkdtemp(join(base, 'apis-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /**
  * The module of a two-API app (`/public`, dated; `/partner`, string versions, named `partnerName` if given); with

@@ -4,10 +4,10 @@
  */
 import { test } from 'tap'
 import fc from 'fast-check'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import ts from 'typescript'
-import { runCli } from '../lib/tools/cli'
+import { inProcess as cli, scratch } from './helpers/cli'
 import { loadApp } from '../lib/tools/load-app'
 import { typesModule } from '../lib/tools/types-module'
 import { literal, printType } from '../lib/tools/type-printer'
@@ -15,22 +15,6 @@ import { literal, printType } from '../lib/tools/type-printer'
 const root = resolve(__dirname, '..')
 const exampleApp = join(root, 'examples', 'users', 'app.ts')
 const committed = join(root, 'examples', 'users', 'api-types.ts')
-
-interface Run { code: number, stdout: string, stderr: string }
-
-async function cli (args: string[]): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(args, { out: (line) => { stdout += `${line}\n` }, err: (line) => { stderr += `${line}\n` } })
-  return { code, stdout, stderr }
-}
-
-async function scratch (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
-  await mkdir(join(root, 'test', '.tmp'), { recursive: true })
-  const dir = await mkdtemp(join(root, 'test', '.tmp', 'types-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /** The TypeScript errors of a program of `files` (in `dir`), with the project's strict options, as `file(line): message`. */
 function compileErrors (dir: string, files: string[]): string[] {
