@@ -51,7 +51,7 @@ test('check: a break exits 1 with one line per break, notes on stdout', async (t
   document.components.schemas.UserResource.properties.nickname = { type: 'string' }
   delete document.paths['/users'].post.summary
   await writeFile(file, JSON.stringify(document))
-  const result = await cli(['check', 'examples/users/app.ts', '--against', dir])
+  const result = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
   t.equal(result.code, 1)
   t.equal(result.stderr, 'break: 2000-01-01 POST /users: response 200 /nickname: removed\nbreak: 2000-01-01 GET /users/{userId}: response 200 /nickname: removed\n')
   t.match(result.stdout, /^note: 2000-01-01 POST \/users: summary added \(text\)$/m)
@@ -64,7 +64,7 @@ test('check: a corrupted saved document exits 1 naming the file, not 0', async (
   // A bad merge left null in one snapshot: it used to compare as "no breaking change".
   const file = join(dir, '2000-01-01.json')
   await writeFile(file, 'null\n')
-  const result = await cli(['check', 'examples/users/app.ts', '--against', dir])
+  const result = await inProcess(['check', 'examples/users/app.ts', '--against', dir])
   t.equal(result.code, 1, 'CI fails (1), and it is no usage error (2)')
   t.equal(result.stderr, `fastify-versioner check: The saved document '${file}' is not an OpenAPI document: it holds null, where export writes an object. ` +
     'Restore it from version control, or run export again on the code that released that version.\n')
@@ -114,11 +114,11 @@ export async function build () {
   return app
 }
 `)
-  const exported = await cli(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  const exported = await inProcess(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
   t.equal(exported.code, 0, exported.stderr)
   t.equal(exported.stdout, ['2001-01-01', '2000-01-01', 'unversioned'].map((version) => `wrote ${join(dir, 'openapi', `${version}.json`)}\n`).join(''))
   t.match(JSON.parse(await readFile(join(dir, 'openapi', '2000-01-01.json'), 'utf8')), { components: { schemas: { User: { required: ['id', 'name'] } } } })
-  const verified = await cli(['verify', join(dir, 'app.ts')])
+  const verified = await inProcess(['verify', join(dir, 'app.ts')])
   t.equal(verified.code, 1)
   t.match(verified.stderr, /^finding: GET \/users\/:id \(2000-01-01\): response 200\/name migrated down from HEAD fails the schema of 2000-01-01: must have required property 'name'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/m)
   t.match(verified.stdout, /^verify: 1 finding\(s\) \(200 examples\)\.$/m)
@@ -150,7 +150,7 @@ export default async function build () {
   return app
 }
 `)
-  const result = await cli(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  const result = await inProcess(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
   t.equal(result.code, 1)
   t.equal(result.stdout, '')
   t.match(result.stderr, /^fastify-versioner export: 1 example\(s\) in the documents fail their schema, so no document was written/)
