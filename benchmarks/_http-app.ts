@@ -14,10 +14,10 @@
  * oldest version passes 9 request converters and 9 response converters, one for the newest passes none.
  * @module
  */
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
-import type { Instruction, RequestInfo, ResponseInfo, VersionBundle, VersionChangeClass } from '../plugin'
+import type { FieldInstructionBuilder, Instruction, RequestInfo, ResponseInfo, VersionBundle, VersionChangeClass } from '../plugin'
 import { loadPlugin } from './_plugin'
 
 // The build users run by default, or the sources (BENCH_PLUGIN_SOURCE, see ./_plugin.ts), loaded when a server
@@ -158,9 +158,15 @@ function responseConversion (change: Change): (body: Body) => void {
 
 function versionChange (change: Change, index: number): VersionChangeClass {
   const { schema, VersionChange, ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor } = plugin()
+  // The names are computed, not literals: formerField takes any name. (Builds older than formerField, which
+  // compare-builds may load, have only field, with the same behaviour.)
+  const named = (target: TSchema, name: string): FieldInstructionBuilder => {
+    const builder = schema(target)
+    return 'formerField' in builder ? builder.formerField(name) : (builder as { field: (name: string) => FieldInstructionBuilder }).field(name)
+  }
   const instructions: Instruction[] = change.kind === 'rename'
-    ? [schema(CreateUser).formerField(change.newer).had({ name: change.older }), schema(User).formerField(change.newer).had({ name: change.older })]
-    : [schema(CreateUser).formerField(change.field).didntExist, schema(User).formerField(change.field).didntExist]
+    ? [named(CreateUser, change.newer).had({ name: change.older }), named(User, change.newer).had({ name: change.older })]
+    : [named(CreateUser, change.field).didntExist, named(User, change.field).didntExist]
   const toNext = requestConversion(change)
   const toPrevious = responseConversion(change)
   class BenchmarkChange extends VersionChange {
