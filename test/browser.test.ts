@@ -20,6 +20,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { chromium, type BrowserContext, type Dialog, type Locator, type Page } from 'playwright-core'
 import { buildApp } from '../examples/users/app'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned } from '../plugin'
+import { EVERY_KIND_OF_DOCUMENT, everyKindOfApp } from './helpers/every-kind-of-app'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SKIP_MESSAGE = `Chromium not found at ${CHROMIUM}: browser test skipped; .ci/run installs it with apt-get`
@@ -295,6 +296,29 @@ if (!existsSync(CHROMIUM)) {
       t.ok(png.length > 10_000, `not blank (${png.length} bytes)`)
       t.ok(existsSync(SCREENSHOT), 'docs/docs-page.png exists')
       t.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), '](docs/docs-page.png)', 'the README shows it')
+    })
+
+    await t.test('every document of an app with named versions, QUERY routes and two APIs renders in Swagger UI and ReDoc', async (t) => {
+      const every = await everyKindOfApp(t)
+      const everyBase = await listen(every)
+      const watched = await watchedPage(context)
+      const { page } = watched
+      t.teardown(() => page.close())
+      for (const [prefix, versions] of EVERY_KIND_OF_DOCUMENT) {
+        for (const version of versions.filter((value) => value !== 'unversioned')) {
+          const label = `${prefix} ${version}`
+          const document = await (await fetch(`${everyBase}${prefix}/openapi.json?version=${version}`)).json() as { paths?: Record<string, Record<string, unknown>> }
+          const response = await page.goto(`${everyBase}${prefix}/docs?version=${encodeURIComponent(version)}`)
+          t.equal(response?.status(), 200, `${label}: its Swagger UI page`)
+          const operations = await renderedOperations(page, version)
+          t.same(operations, documentedOperations(document), `${label}: Swagger UI renders exactly the document's operations (QUERY kept under x-query)`)
+          const redoc = await page.goto(`${everyBase}${prefix}/redoc?version=${encodeURIComponent(version)}`)
+          t.equal(redoc?.status(), 200, `${label}: its ReDoc page`)
+          await page.locator('h2').first().waitFor({ timeout: WAIT })
+          t.ok((await page.locator('h2').count()) >= operations.length, `${label}: ReDoc renders an operation heading per operation`)
+        }
+      }
+      await cleanPage(t, watched, 'every kind of app')
     })
 
     await t.test('crafted version values in the query run no script', async (t) => {
