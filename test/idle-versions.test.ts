@@ -2,8 +2,8 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, currentDependencySolver, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, VersionChangeWithSideEffects, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
 
@@ -304,5 +304,32 @@ test("a versioned route serializes every version with the route's or the applica
   for (const version of ['2003-01-01', '2002-01-01']) {
     const response = await post(app, version, { fullName: 'Ada' })
     t.same(response.json(), { id: 'u1', fullName: 'Ada' }, `default compiler, ${version}: fields the schema lacks are not sent`)
+  }
+})
+
+test('currentDependencySolver: HEAD data in every hook for header versions with nothing to do', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const phases: string[] = []
+    const app = await versionedApp(t, bundle(), async (api) => {
+      api.post('/users', {
+        schema: { body: UserCreate, response: { 200: User } },
+        onRequest: async (request) => { phases.push(`${request.apiVersion ?? '?'} onRequest:${currentDependencySolver(request)}`) }
+      }, async (request) => {
+        phases.push(`${request.apiVersion ?? '?'} handler:${currentDependencySolver(request)}`)
+        return { id: 'u1', fullName: request.body.fullName }
+      })
+    }, { versioner: { apiVersionLocation: location } })
+    await app.ready()
+    for (const [version, body] of [['2003-01-01', { fullName: 'Ada' }], ['2002-01-01', { fullName: 'Ada' }], ['2001-01-01', { name: 'Ada' }]] as const) {
+      const url = location === 'path' ? `/${version}/users` : '/users'
+      const response = await app.inject({ method: 'POST', url, headers: { 'x-api-version': version }, payload: body })
+      t.equal(response.statusCode, 200, `${location}, ${version}`)
+    }
+    const idle = location === 'header' ? 'versioner' : 'fastify'
+    t.same(phases, [
+      `2003-01-01 onRequest:${idle}`, '2003-01-01 handler:versioner',
+      `2002-01-01 onRequest:${idle}`, '2002-01-01 handler:versioner',
+      '2001-01-01 onRequest:fastify', '2001-01-01 handler:versioner'
+    ], `${location} versions: ${location === 'header' ? 'the versions with nothing to do (a deprecated one too) hold HEAD data from the start' : 'the version segment is among the params until the request hook'}`)
   }
 })
