@@ -3,13 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  versioned, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, versioned, type RequestInfo, type ResponseInfo
 } from '../plugin'
 
 /**
- * The route constraint that tells apart the routes serving one path in different versions (a versioned route and
- * its hook-less twin, or two HEAD routes) is derived by find-my-way for every request of the application. The
+ * The route constraint that tells apart the routes serving one path in different versions (two HEAD routes sharing
+ * a path and method) is derived by find-my-way for every request of the application. The
  * version is read only at the route nodes the constraint separates: a request to any other route never has its
  * version read (it costs nothing), and a request to a separated node is routed by its version.
  */
@@ -37,6 +37,16 @@ class RenameName extends VersionChange {
   }
 }
 
+/** `GET /items` is new in 2001-01-01: before it, `GET /legacy-items` answered at its path (the two share a route node). */
+class ReplaceItems extends VersionChange {
+  description = 'GET /items replaced GET /legacy-items, at the same path.'
+  instructionsToMigrateToPreviousVersion = [
+    endpoint('/items', ['GET']).didntExist,
+    endpoint('/legacy-items', ['GET']).existed,
+    endpoint('/legacy-items', ['GET']).had({ path: '/items' })
+  ]
+}
+
 test('the version is read only for requests to route nodes the version constraint separates', async (t) => {
   // Reads of the version header, counted on the raw request before Fastify routes it.
   let reads = 0
@@ -56,9 +66,11 @@ test('the version is read only for requests to route nodes the version constrain
   })
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName), new Version('2000-01-01'))
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems), new Version('2000-01-01'))
   })
   await app.register(versioned(async (api) => {
+    api.get('/items', async () => ({ handler: 'new' }))
+    api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
     api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => ({ id: 'u1', fullName: (request.body as { fullName: string }).fullName }))
   }))
   app.get('/health', async () => ({ ok: true }))
@@ -78,11 +90,16 @@ test('the version is read only for requests to route nodes the version constrain
   })
   const newest = await post('2001-01-01', { fullName: 'Ada' })
   t.equal(newest.status, 200)
-  t.same(await newest.json(), { id: 'u1', fullName: 'Ada' }, 'the newest version is served (by the hook-less route)')
-  t.ok(reads > 0, 'a request to the separated node has its version read')
+  t.same(await newest.json(), { id: 'u1', fullName: 'Ada' }, 'the newest version is served')
   const oldest = await post('2000-01-01', { name: 'Ada' })
   t.equal(oldest.status, 200)
-  t.same(await oldest.json(), { id: 'u1', name: 'Ada' }, 'the oldest version is served by the route with the converters')
+  t.same(await oldest.json(), { id: 'u1', name: 'Ada' }, 'the oldest version is served by the same route, with the converters')
   const unknown = await post('1999-01-01', { name: 'Ada' })
-  t.equal(unknown.status, 400, 'a version no route serves still reaches the versioned route, which answers 400')
+  t.equal(unknown.status, 400, 'a version older than every version is answered 400 by the versioned route')
+
+  const readsBefore = reads
+  const items = async (version: string): Promise<unknown> => await (await fetch(`${base}/items`, { headers: { 'x-api-version': version } })).json()
+  t.same(await items('2001-01-01'), { handler: 'new' }, 'at the separated node, the newest version reaches the new route')
+  t.ok(reads > readsBefore, 'a request to the separated node has its version read')
+  t.same(await items('2000-01-01'), { handler: 'old' }, 'and the oldest version the route that had its path')
 })

@@ -1,8 +1,7 @@
 /**
  * Whatever a handler or hook of a versioned route throws, rejects with or sends as an error gets exactly the
  * status, body and content type plain Fastify gives the same route, plus the version headers: on versions
- * served with the versioner's hooks and on those served by the hook-less twin, with and without a response
- * schema. Regression: a thrown non-Error (`'boom'`, `{ statusCode: 418 }`, `null`) was answered 200, or went
+ * with converters and on those with nothing to do, with and without a response schema. Regression: a thrown non-Error (`'boom'`, `{ statusCode: 418 }`, `null`) was answered 200, or went
  * through the success serializer, because the versioner's route error handlers rethrew it.
  */
 import { test } from 'tap'
@@ -78,7 +77,7 @@ class NameWasTitle extends VersionChange {
   }
 }
 
-/** The same routes in plain Fastify, and inside `versioned(...)` (2001-01-01 served without hooks, 2000-01-01 with them). */
+/** The same routes in plain Fastify, and inside `versioned(...)` (2001-01-01 with nothing to do, 2000-01-01 with a converter). */
 async function apps (t: { teardown: (fn: () => unknown) => void }, source: Source, withSchema: boolean): Promise<{ plain: FastifyInstance, versionedApp: FastifyInstance }> {
   const plain = Fastify()
   t.teardown(() => plain.close())

@@ -57,9 +57,6 @@ export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')
 /** On an object schema built by schema generation for a version (its own fields differ from HEAD's). */
 export const kGenerated = Symbol('fastify-versioner.generated')
 
-/** On the `config` of a passthrough route (versions with nothing to do, served without hooks): true. */
-export const kPassthroughRoute = Symbol('fastify-versioner.passthroughRoute')
-
 /**
  * On `app.versioner`: what the tools need of the options ({@link ToolFacts}). Registered with `Symbol.for`, so
  * that the tools find it on an application that loaded another copy of the package.

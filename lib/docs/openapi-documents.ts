@@ -15,7 +15,7 @@ import {
 } from './openapi-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
-import { kPassthroughRoute, kVersionedRoute } from '../core/symbols'
+import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isIsoDate, toIsoDate } from '../core/iso-date'
@@ -106,8 +106,6 @@ export class OpenApiDocuments {
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
     const hidden = { schema: { ...schema, hide: true } }
     const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
-    // A passthrough route repeats versions its hooked route documents.
-    if (route.config?.[kPassthroughRoute] === true) return hidden
     if (key === UNVERSIONED) return registered === undefined ? {} : hidden
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden

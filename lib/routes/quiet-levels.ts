@@ -2,8 +2,8 @@
  * Stage `lib/routes/`: telling, without planning it, that a route does exactly in one version what it does in the
  * version after it. Most versions change a few schemas of a few routes; for every other route, a version whose
  * instructions change no seed its schemas depend on, and whose converters name none of those seeds nor the route,
- * does what the version after it does: when that one has nothing to do, it has nothing either, and the route's
- * hook-less twin serves it (../serve/route-preparation.ts).
+ * does what the version after it does: when that one has nothing to do, it has nothing either, and is known to be
+ * idle at registration (../serve/route-preparation.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -62,11 +62,6 @@ export interface VersionBehaviour {
   readonly state: RouteState
   /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
   readonly link: string | undefined
-  /**
-   * True when the version has nothing to do on this route: its request and response schemas are the route's
-   * own, and no converter, cleaner or `Link` applies. Such a version can be served without the versioner's hooks.
-   */
-  readonly passthrough: boolean
 }
 
 /** True for a response status key of a success (`1xx`-`2xx`). */
@@ -102,7 +97,7 @@ const NO_RESPONSES: Readonly<Record<string, TSchema>> = Object.freeze({})
  * differently. Within a route, every version older than one with work has work too (plans only grow with age,
  * and a schema's form never returns to an earlier one).
  */
-export function hasWork (behaviour: Omit<VersionBehaviour, 'passthrough' | 'link' | 'version'>): boolean {
+export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version'>): boolean {
   return behaviour.validate.length > 0 || behaviour.requestSteps.length > 0 || behaviour.successWork || behaviour.errorWork ||
     behaviour.rawSteps.length > 0
 }
@@ -176,8 +171,7 @@ export function buildBehaviour (
     rawSteps,
     state
   }
-  // No part validated means no cleaner either.
-  return { version, ...behaviour, link, passthrough: link === undefined && !hasWork(behaviour) }
+  return { version, ...behaviour, link }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

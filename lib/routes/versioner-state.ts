@@ -42,8 +42,11 @@ export interface RegisteredRoute {
   readonly url: string
   readonly methods: readonly HttpMethod[]
   readonly behaviours: VersionBehaviours
-  /** The versions the route's hook-less twin serves (../serve/passthrough.ts): they have nothing to do on it. */
-  readonly servedWithoutHooks: readonly string[]
+  /**
+   * The versions whose requests hold HEAD data from the start (header versions with nothing to do on the route,
+   * known at registration): `currentDependencySolver` says `'versioner'` for them before the request hook runs.
+   */
+  readonly headData: ReadonlySet<string>
   /** The response schemas Fastify serializes with natively. */
   readonly nativeResponse: Readonly<Record<string, TSchema>>
   /** The route display for logs. */

@@ -4,7 +4,8 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { versionedRequest } from './request-state'
-import { kMigrated, kPassthroughRoute } from '../core/symbols'
+import { kMigrated, kVersionedRoute } from '../core/symbols'
+import type { RegisteredRoute } from '../routes/versioner-state'
 
 /** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
 export type DependencySolver = 'fastify' | 'versioner'
@@ -12,8 +13,10 @@ export type DependencySolver = 'fastify' | 'versioner'
 /**
  * `'fastify'` while a versioned request still holds the data of its version (in `onRequest`, `preParsing`
  * and `preValidation` hooks), `'versioner'` once it holds HEAD data (after the versioner's migration: in
- * `preHandler` hooks and the handler). A version the route serves exactly as HEAD (same schemas, no converter)
- * has no migration: its requests hold HEAD data from the start, and are `'versioner'` in every hook.
+ * `preHandler` hooks and the handler). A header version the route serves exactly as HEAD (same schemas, no
+ * converter: usually the newest) has no migration: its requests hold HEAD data from the start, and are
+ * `'versioner'` in every hook (when the version is known before the request hook: not with a custom picker or a
+ * function default).
  * Unversioned requests are always `'fastify'`. Use it to run a side effect on only one shape of the data.
  * @example
  * ```ts
@@ -25,5 +28,8 @@ export type DependencySolver = 'fastify' | 'versioner'
 export function currentDependencySolver (request: FastifyRequest): DependencySolver {
   if (versionedRequest(request)[kMigrated]) return 'versioner'
   const config = request.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-  return config?.[kPassthroughRoute] === true ? 'versioner' : 'fastify'
+  const registered = config?.[kVersionedRoute] as RegisteredRoute | undefined
+  if (registered === undefined || registered.headData.size === 0) return 'fastify'
+  const version = request.apiVersion
+  return version !== undefined && registered.headData.has(version) ? 'versioner' : 'fastify'
 }

@@ -23,7 +23,7 @@ type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: Fastif
  * anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload. A rejection is an
  * error whatever its value, so every thrown value gets exactly the answer plain Fastify gives it.
  */
-export function handOnError (
+function handOnError (
   instance: FastifyInstance, routeHandler: ErrorHandler | undefined, error: unknown, request: FastifyRequest, reply: FastifyReply
 ): unknown {
   if (routeHandler !== undefined) return routeHandler.call(instance, error as FastifyError, request, reply)

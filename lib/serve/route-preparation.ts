@@ -1,7 +1,7 @@
 /**
  * Preparing the Fastify route of one group of versions of a HEAD route (the versions sharing a path and methods):
- * the behaviour of each version, the route's hooks, its native response serializers, the route constraint
- * when the node is shared with another HEAD route, and the versions its hook-less twin serves (./passthrough.ts).
+ * the behaviour of each version, the route's hooks, its native response serializers, and the route constraint
+ * when the node is shared with another HEAD route.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -13,7 +13,6 @@ import { createRequestHook } from './request-hook'
 import { createMigrationErrorHandler } from './route-error-handler'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
-import { passthroughPossible } from './passthrough'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
@@ -32,21 +31,19 @@ export interface RouteContext {
   readonly routingPicks: RoutingPicks | undefined
 }
 
-/** The levels of a HEAD route that share a path and methods: one Fastify route (plus its hook-less twin). */
+/** The levels of a HEAD route that share a path and methods: one Fastify route. */
 export interface Group {
   readonly path: string
   readonly methods: readonly HttpMethod[]
   readonly levels: number[]
 }
 
-/** A group ready to register: its route, schema, hooks, constraints, and the versions of its twin. */
+/** A group ready to register: its route, schema, hooks and constraints. */
 export interface Prepared {
   readonly registered: RegisteredRoute
   readonly schema: RouteSchema
   readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
   readonly constraints: Record<string, unknown> | undefined
-  /** The versions served without hooks, by a second route (see ./passthrough.ts), with its constraints. */
-  readonly passthrough: { readonly versions: readonly string[], readonly constraints: Record<string, unknown> } | undefined
 }
 
 function toList<T> (value: T | T[] | undefined): T[] {
@@ -76,7 +73,8 @@ interface GroupBehaviours {
  * The behaviours of a group's versions, each built on first use (../routes/version-behaviours.ts), but the newest
  * one's: registration builds it to know whether it has work. When it has none, the versions after it that certainly
  * do what it does (../routes/quiet-levels.ts: told from the seeds the route depends on, without planning them) have
- * none either: those are idle. Every other version is served with the hooks, and planned on its first request.
+ * none either: those are idle (the route needs no response hook for them). Every other version is planned on its
+ * first request.
  */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
   const { state, serveOptions } = context
@@ -109,13 +107,9 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const url = registeredUrl(context, scope, group.path)
   const { behaviours, nativeResponse, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
-  const passthroughVersions = passthroughPossible(serveOptions, state.storesVersion)
-    // Versions that carry a Link, or may be gone (afterSunset: 'gone'), need the hooks.
-    ? idle.filter(({ version, link }) => link === undefined && serveOptions.versions.get(version)?.afterSunset !== 'gone').map(({ version }) => version)
-    : []
-  const registered: RegisteredRoute = {
-    head, url, methods: group.methods, behaviours, servedWithoutHooks: passthroughVersions, nativeResponse, display: `${group.methods.join(',')} ${url}`
-  }
+  // With path versions the request holds the version's segment among its params until the request hook removes it.
+  const headData = new Set(serveOptions.location === 'header' ? idle.map(({ version }) => version) : [])
+  const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, headData, nativeResponse, display: `${group.methods.join(',')} ${url}` }
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
   const hooks: Prepared['hooks'] = {
@@ -126,25 +120,19 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   if (planned || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
-  const served = new Set(passthroughVersions)
-  const hooked = versions.filter((version) => !served.has(version))
-  const constraints = claimNodes(context, { group, url, head }, { versions, hooked }, user.constraints)
-  const passthrough = passthroughVersions.length === 0
-    ? undefined
-    : { versions: passthroughVersions, constraints: { ...(user.constraints as Record<string, unknown> | undefined), [state.constraint]: passthroughVersions.join('\n') } }
-  return { registered, schema, hooks, constraints, passthrough }
+  const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
+  return { registered, schema, hooks, constraints }
 }
 
 /**
  * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
- * the route to the versions it serves with hooks (`hooked`: the others have their passthrough route).
+ * the route to the versions it serves.
  */
 function claimNodes (
-  context: RouteContext, at: { group: Group, url: string, head: HeadRoute }, served: { versions: string[], hooked: string[] }, base: unknown
+  context: RouteContext, at: { group: Group, url: string, head: HeadRoute }, versions: string[], base: unknown
 ): Record<string, unknown> | undefined {
   const { state, routingPicks } = context
   const { group, url, head } = at
-  const { versions, hooked } = served
   let shared = false
   for (const method of group.methods) {
     const key = `${method} ${url}`
@@ -167,7 +155,7 @@ function claimNodes (
   // A custom picker runs before routing at this node (see ./routing-pick.ts).
   for (const method of group.methods) routingPicks?.add(method, url)
   // A route serving no version at a shared node still needs a value no request can match.
-  const value = hooked.length > 0 ? hooked.join('\n') : '\u0000none'
+  const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
   return { ...(base as Record<string, unknown> | undefined), [state.constraint]: value }
 }
 

@@ -6,7 +6,7 @@
  * register one Fastify route per distinct (path, methods) it has across versions; the user's own route
  * becomes the first of them. Each registered route carries the behaviour of every version it serves and
  * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
- * responses). Routes that do nothing in a version cost nothing there. Two HEAD routes on one path in
+ * responses). A version with nothing to do passes the hooks without work. Two HEAD routes on one path in
  * different versions are told apart by a route constraint on the version (derived before routing, also with a
  * custom picker: ./routing-pick.ts). What each group's route holds is prepared in ./route-preparation.ts.
  * @module
@@ -18,8 +18,7 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './routing-pick'
-import { createPassthroughErrorHandler, createPassthroughHandler, lazySerializerCompiler } from './passthrough'
-import { kPassthroughRoute, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { kRegisteredUrl } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
@@ -124,7 +123,7 @@ function groupsOf (head: HeadRoute): Group[] {
 
 /**
  * Versions one route: its first group takes over the user's route (and its HEAD twin, returned as pending), the
- * other groups and the hook-less twins are registered as routes of their own.
+ * other groups are registered as routes of their own.
  */
 function versionRoute (context: RouteContext, instance: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): PendingGet | undefined {
   const { state, serveOptions } = context
@@ -134,19 +133,15 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   // Read before the first group's options are applied to the user's route (they replace these).
   const routeErrorHandler = route.errorHandler
   const userFormatter = route.schemaErrorFormatter
-  const userSerializerCompiler = route.serializerCompiler as Parameters<typeof lazySerializerCompiler>[1]
   const baseConstraints = route.constraints
   let pending: PendingGet | undefined
-  const passthroughs: Prepared[] = []
   groupsOf(head).forEach((group, index) => {
     const prepared = prepareGroup(context, head, group, scope, { formatter: userFormatter, constraints: baseConstraints })
     head.registered.push(prepared.registered)
-    if (prepared.passthrough !== undefined) passthroughs.push(prepared)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
       const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
       applyTo(options, prepared, routeErrorHandler, serveOptions)
-      if (prepared.passthrough !== undefined) options.serializerCompiler = lazySerializerCompiler(instance, userSerializerCompiler)
       instance.route(options as unknown as RouteOptions)
       return
     }
@@ -154,7 +149,6 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     target.url = prepared.registered.url
     target.method = method
     applyTo(target, prepared, routeErrorHandler, serveOptions)
-    if (prepared.passthrough !== undefined) target.serializerCompiler = lazySerializerCompiler(instance, userSerializerCompiler)
     if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
       pending = {
         instance,
@@ -167,32 +161,5 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
       }
     }
   })
-  // Registered after the hooked routes: at a node, the route with more constraints (or the later one) wins.
-  for (const prepared of passthroughs) registerPassthrough(context, instance, rest, routeErrorHandler, prepared)
   return pending
-}
-
-/** Registers the hook-less twin of a prepared route, serving its passthrough versions (see ./passthrough.ts). */
-function registerPassthrough (
-  context: RouteContext, instance: FastifyInstance, rest: Partial<RouteOptions>, routeErrorHandler: unknown, prepared: Prepared
-): void {
-  const head = prepared.registered.head
-  const { serveOptions } = context
-  const options: Record<string, unknown> = {
-    ...rest,
-    method: prepared.registered.methods.length === 1 ? prepared.registered.methods[0] : [...prepared.registered.methods],
-    prefixTrailingSlash: 'no-slash',
-    url: relativeUrl(instance, prepared),
-    schema: prepared.schema,
-    config: {
-      ...(rest.config as object | undefined),
-      [kVersionedRoute]: prepared.registered,
-      [kRegisteredUrl]: prepared.registered.url,
-      [kPassthroughRoute]: true
-    },
-    handler: createPassthroughHandler(rest.handler as never, serveOptions, head.scope.prefix, head),
-    errorHandler: createPassthroughErrorHandler(routeErrorHandler as never, serveOptions, head),
-    constraints: prepared.passthrough?.constraints
-  }
-  instance.route(options as unknown as RouteOptions)
 }

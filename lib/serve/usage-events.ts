@@ -1,6 +1,6 @@
 /**
  * Usage events: the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
- * request once its version is known (before validation), by the request hook and by passthrough routes. With no
+ * request once its version is known (before validation), by the request hook. With no
  * subscriber the only cost is reading `hasSubscribers`.
  * @module
  */

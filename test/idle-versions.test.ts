@@ -2,20 +2,23 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, currentDependencySolver, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, VersionChangeWithSideEffects, type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
 
 /**
- * Versions with nothing to do on a route (the newest ones, usually) are served without the versioner's hooks:
- * they must answer exactly as the versions that go through the hooks do (headers, errors, the application's own
- * hooks and error handler, documents), and only they may skip the hooks.
+ * Versions with nothing to do on a route (the newest ones, usually) are served by the same route as the versions
+ * with converters, and pass its hooks without work: they must answer exactly as the converting versions do
+ * (headers, errors, the application's own hooks and error handler, documents).
  */
 
 const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }) })
 const User = Type.Object({ id: Type.String(), fullName: Type.String() })
 const ErrorBody = Type.Object({ route: Type.String(), message: Type.String() })
+
+/** Calls of the converters of {@link renameName}. */
+const converterCalls: string[] = []
 
 /** A fresh class each time: a version change belongs to one bundle. */
 function renameName (): VersionChangeClass {
@@ -28,12 +31,14 @@ function renameName (): VersionChangeClass {
 
     @ConvertRequestToNextVersionFor(UserCreate)
     up (request: RequestInfo) {
+      converterCalls.push('up')
       request.body.fullName = request.body.name
       delete request.body.name
     }
 
     @ConvertResponseToPreviousVersionFor(User)
     down (response: ResponseInfo) {
+      converterCalls.push('down')
       response.body.name = response.body.fullName
       delete response.body.fullName
     }
@@ -205,38 +210,44 @@ function versionerHooksOf (routes: RouteOptions[]): Array<[string, string[]]> {
     }
     const constraint = (route.constraints as Record<string, string> | undefined)?.fastifyVersionerApiVersion
     return [constraint === undefined ? 'unconstrained' : constraint.split('\n').join(','), names]
-  }).sort(([a], [b]) => a.localeCompare(b))
+  })
 }
 
-test("only versions with something to do get the versioner's hooks", async (t) => {
-  const { routes } = await appOf(t)
-  t.same(versionerHooksOf(routes), [
-    ['2003-01-01', []],
-    ['unconstrained', ['preValidation:versionerRequestHook', 'preSerialization:versionerSuccessHook', 'onSend:versionerSendHook']]
-  ], 'one route without versioner hooks for the versions with nothing to do; the hooked one for the rest (and for bad versions): ' +
-    'the deprecated 2002-01-01 sends its successor-version link')
-})
-
-test('versions are served through the hooks when the route cannot be chosen before the request exists', async (t) => {
+test('one route serves every version of a HEAD route, whatever the options', async (t) => {
   class Audit extends VersionChangeWithSideEffects {
     description = 'Audit logging.'
     instructionsToMigrateToPreviousVersion = []
   }
   const cases: Array<[string, Partial<FastifyVersionerOptions>, VersionBundle | undefined]> = [
+    ['header versions', {}, undefined],
     ['a function default', { apiVersionDefaultValue: async () => '2003-01-01' }, undefined],
     ['path versions', { apiVersionLocation: 'path' }, undefined],
     ['a version change with side effects', {}, new VersionBundle(new HeadVersion(), new Version('2003-01-01', Audit), new Version('2002-01-01', renameName()), new Version('2001-01-01'))]
   ]
   for (const [name, options, versions] of cases) {
     const { app, routes } = await appOf(t, { ...options, ...(versions === undefined ? {} : { versions }) })
-    const hooked = versionerHooksOf(routes)
-    t.equal(hooked.length, 1, `${name}: one route`)
-    t.same(hooked[0][1].length, 3, `${name}: with the hooks`)
+    t.same(versionerHooksOf(routes), [
+      ['unconstrained', ['preValidation:versionerRequestHook', 'preSerialization:versionerSuccessHook', 'onSend:versionerSendHook']]
+    ], `${name}: one unconstrained route, with the hooks (some versions convert)`)
     const url = options.apiVersionLocation === 'path' ? '/2003-01-01/users' : '/users'
     const response = await app.inject({ method: 'POST', url, headers: { 'x-api-version': '2003-01-01' }, payload: { fullName: 'Ada' } })
     t.equal(response.statusCode, 201, `${name}: served`)
     t.equal(response.headers['x-api-version'], '2003-01-01')
   }
+})
+
+test('a version with nothing to do passes the hooks without work: no converter runs', async (t) => {
+  const { app } = await appOf(t)
+  converterCalls.length = 0
+  for (const version of ['2003-01-01', '2002-01-01']) {
+    const response = await post(app, version, { fullName: 'Ada' })
+    t.equal(response.statusCode, 201)
+    t.same(response.json(), { id: 'u1', fullName: 'Ada' }, `${version}: HEAD data, serialized with the route's own schema`)
+  }
+  t.same(converterCalls, [], 'no converter ran')
+  const old = await post(app, '2001-01-01', { name: 'Ada' })
+  t.same(old.json(), { id: 'u1', name: 'Ada' })
+  t.same(converterCalls, ['up', 'down'], 'the converting version runs both converters')
 })
 
 test('documents and the route table list a route once per version', async (t) => {
@@ -251,19 +262,16 @@ test('documents and the route table list a route once per version', async (t) =>
   t.same(Object.keys(unversioned.paths).filter((path) => path.startsWith('/users')), [], 'no versioned route leaks into the unversioned document')
 })
 
-test('printRoutes: a versioned route listed twice is told apart by the constraint of its hook-less route and by its hooks', async (t) => {
+test('printRoutes: a versioned route is listed once, without a version constraint, with its hooks', async (t) => {
   const { app } = await appOf(t)
   const lines = app.printRoutes({ commonPrefix: false }).split('\n').filter((line) => /\/users \(POST\)/.test(line))
-  t.same(lines.map((line) => line.replace(/^[│├└─\s]+/, '')), [
-    '/users (POST) {"fastifyVersionerApiVersion":"2003-01-01"}',
-    '/users (POST)'
-  ], 'the route serving 2003-01-01 without hooks names it in its constraint (the deprecated 2002-01-01 takes the hooked route, which sends its successor-version link)')
+  t.same(lines.map((line) => line.replace(/^[│├└─\s]+/, '')), ['/users (POST)'], 'one POST /users route, every version')
   const withHooks = app.printRoutes({ commonPrefix: false, includeHooks: true })
   t.match(withHooks, /\/users \(POST\)\n[│\s]*• \(onRequest\) \[[^\]]*\]\n[│\s]*• \(preValidation\) \[[^\]]*"versionerRequestHook\(\)"/,
-    'with includeHooks, the other one shows the versioner\'s request hook')
+    'with includeHooks, it shows the versioner\'s request hook')
 })
 
-test("a route with a hook-less twin compiles its serializers on first use, with the route's or the application's compiler", async (t) => {
+test("a versioned route serializes every version with the route's or the application's compiler", async (t) => {
   type Compiler = (routeSchema: { httpStatus?: string, url: string }) => (data: unknown) => string
   // The plugin's own routes (documents) compile with the application's compiler too: only /users is counted.
   const counting = (marker: string, calls: string[]): Compiler => ({ httpStatus, url }) => {
@@ -283,18 +291,45 @@ test("a route with a hook-less twin compiles its serializers on first use, with 
   for (const place of ['route', 'application'] as const) {
     const calls: string[] = []
     const app = await build(place, calls)
-    t.same(calls.sort(), ['201', '4xx'], `${place}: ready() compiles each response schema once (the twin's), not once per route`)
-    // 2003-01-01 is served by the twin; 2002-01-01 (deprecated, so it sends a Link) by the hooked route, with the same schemas.
+    t.same(calls.sort(), ['201', '4xx'], `${place}: ready() compiles each response schema once`)
+    // 2003-01-01 has nothing to do; 2002-01-01 (deprecated) sends a Link: both serialize with the route's schemas.
     for (const version of ['2003-01-01', '2002-01-01', '2002-01-01']) {
       const response = await post(app, version, { fullName: 'Ada' })
       t.equal(response.statusCode, 201)
       t.same(response.json(), { id: 'u1', fullName: 'Ada', secret: 's', compiledBy: place }, `${place}, ${version}: the ${place}'s compiler serializes`)
     }
-    t.same(calls.sort(), ['201', '201', '4xx'], `${place}: the hooked route compiled the 201 schema on its first response, once`)
+    t.same(calls.sort(), ['201', '4xx'], `${place}: serving compiled nothing more`)
   }
   const app = await build('none', [])
   for (const version of ['2003-01-01', '2002-01-01']) {
     const response = await post(app, version, { fullName: 'Ada' })
     t.same(response.json(), { id: 'u1', fullName: 'Ada' }, `default compiler, ${version}: fields the schema lacks are not sent`)
+  }
+})
+
+test('currentDependencySolver: HEAD data in every hook for header versions with nothing to do', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const phases: string[] = []
+    const app = await versionedApp(t, bundle(), async (api) => {
+      api.post('/users', {
+        schema: { body: UserCreate, response: { 200: User } },
+        onRequest: async (request) => { phases.push(`${request.apiVersion ?? '?'} onRequest:${currentDependencySolver(request)}`) }
+      }, async (request) => {
+        phases.push(`${request.apiVersion ?? '?'} handler:${currentDependencySolver(request)}`)
+        return { id: 'u1', fullName: request.body.fullName }
+      })
+    }, { versioner: { apiVersionLocation: location } })
+    await app.ready()
+    for (const [version, body] of [['2003-01-01', { fullName: 'Ada' }], ['2002-01-01', { fullName: 'Ada' }], ['2001-01-01', { name: 'Ada' }]] as const) {
+      const url = location === 'path' ? `/${version}/users` : '/users'
+      const response = await app.inject({ method: 'POST', url, headers: { 'x-api-version': version }, payload: body })
+      t.equal(response.statusCode, 200, `${location}, ${version}`)
+    }
+    const idle = location === 'header' ? 'versioner' : 'fastify'
+    t.same(phases, [
+      `2003-01-01 onRequest:${idle}`, '2003-01-01 handler:versioner',
+      `2002-01-01 onRequest:${idle}`, '2002-01-01 handler:versioner',
+      '2001-01-01 onRequest:fastify', '2001-01-01 handler:versioner'
+    ], `${location} versions: ${location === 'header' ? 'the versions with nothing to do (a deprecated one too) hold HEAD data from the start' : 'the version segment is among the params until the request hook'}`)
   }
 })
