@@ -19,6 +19,17 @@ import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 
+/** A converter run's failure, or, when the converters succeeded, the failure of writing their headers and cookies to the reply. */
+function failureAfterWriteBack (info: VersionedResponseInfo, converterFailure: unknown): unknown {
+  if (converterFailure !== undefined) return converterFailure
+  try {
+    info.writeBack()
+  } catch (error) {
+    return failureOf(error)
+  }
+  return undefined
+}
+
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
  * ones see raw payloads too). Asked only for streams and buffers, which the body converters cannot see.
@@ -132,12 +143,7 @@ export function createSendHook (route: string): onSendHookHandler {
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
-        let failure: unknown = converterFailure
-        try {
-          if (failure === undefined) info.writeBack()
-        } catch (error) {
-          failure = failureOf(error)
-        }
+        const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
         else done(null, text === undefined || body === text ? payload : textOf(body))
       })
@@ -203,12 +209,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const copied = copyJson(body)
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
-    let failure: unknown = converterFailure
-    try {
-      if (failure === undefined) info.writeBack()
-    } catch (error) {
-      failure = failureOf(error)
-    }
+    const failure = failureAfterWriteBack(info, converterFailure)
     if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
     else finishExpressible(conversion, status, key, converted, done)
   })
