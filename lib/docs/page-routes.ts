@@ -10,6 +10,8 @@ import type { DocsVersionOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import type { ResolvedDocsOptions } from './options'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
+import type { UpgradeGuides } from './upgrade-guide'
+import { registerUpgradeGuide } from './upgrade-page'
 
 /** The `?version=` query of the documentation routes. */
 export const VersionQuery = {
@@ -19,13 +21,18 @@ export const VersionQuery = {
 
 type Render = (list: VersionEntry[], current: VersionEntry) => string
 
-/** Registers the docs page and the ReDoc page (those not turned off). */
+/** The URL of the upgrade guide under the docs page's. */
+function upgradePath (docsUrl: string): string {
+  return `${docsUrl.replace(/\/$/, '')}/upgrade`
+}
+
+/** Registers the docs page, its upgrade guide and the ReDoc page (those not turned off). */
 export function registerPages (
   fastify: FastifyInstance,
   options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
-  hooks: RouteShorthandOptions
+  { hooks, guides }: { readonly hooks: RouteShorthandOptions, readonly guides: UpgradeGuides }
 ): void {
   const openapiUrl = docs.openapiUrl
   if (docs.assetsPrefix === null || openapiUrl === null) return
@@ -33,6 +40,7 @@ export function registerPages (
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
   const assetsPrefix = link(docs.assetsPrefix)
   let entryList: VersionEntry[] | undefined
+  const latest = options.versions.versionValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
   const entries = (): VersionEntry[] => (entryList ??= [
     ...options.versions.versions.map((version) => ({
@@ -40,7 +48,8 @@ export function registerPages (
       label: version.value,
       ...(version.deprecatedAt === undefined ? {} : { deprecatedAt: toIsoDate(version.deprecatedAt) }),
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
-      ...(version.link === undefined ? {} : { link: version.link })
+      ...(version.link === undefined ? {} : { link: version.link }),
+      ...(version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
     })),
     ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
   ])
@@ -50,7 +59,8 @@ export function registerPages (
     docsUrl: link(docs.docsUrl),
     redocUrl: link(docs.redocUrl),
     faviconUrl: docs.swaggerFaviconUrl,
-    stylesheetUrl: `${assetsPrefix}/docs.css`
+    stylesheetUrl: `${assetsPrefix}/docs.css`,
+    upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const page = { context: pageContext, entries, render, key: (value: string) => documentKey(value, options) }
@@ -68,6 +78,7 @@ export function registerPages (
       initOAuth: docs.initOAuth
     }
     route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
+    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, hooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
