@@ -38,6 +38,8 @@ export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type
 export { currentDependencySolver, type DependencySolver } from './lib/serve/dependency-solver'
 export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/serve/migrate-response-body'
 export type { ServedEvent, ServedRoute } from './lib/serve/usage-events'
+export type { UpgradePreviewOptions, UpgradePreviewEvent, JsonPatchOperation } from './lib/serve/upgrade-preview'
+export type { PreviewRequestError } from './lib/serve/preview-render'
 export type { VersionerDecoration } from './lib/versioner'
 export type { VersionedRouteInfo } from './lib/routes/route-table'
 export type { RouteAttributes } from './lib/routes/timeline'

@@ -5,6 +5,7 @@
  */
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
 import type { VersionLifecycleHeaders } from './lifecycle'
+import type { FastifyRequest } from 'fastify'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -17,4 +18,13 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
+  /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
+  readonly upgradePreview: ResolvedUpgradePreview | undefined
+}
+
+/** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */
+export interface ResolvedUpgradePreview {
+  /** The request header naming the target version, and the response header of the summary (lower case). */
+  readonly headerName: string
+  readonly access: (request: FastifyRequest) => boolean | Promise<boolean>
 }
