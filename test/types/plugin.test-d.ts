@@ -4,7 +4,8 @@ import { expectAssignable, expectError, expectType } from 'tsd'
 import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
-  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
+  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo,
+  type UpgradePreviewEvent, type JsonPatchOperation, type UpgradeGuide
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -27,6 +28,18 @@ expectAssignable<FastifyVersionerOptions>({ versions, apiVersionDefaultValue: as
 expectError(app.register(fastifyVersioner, {}))
 expectError(app.register(fastifyVersioner, { versions, apiVersionLocation: 'query' }))
 expectError(app.register(fastifyVersioner, { versions, apiVersionDefaultValue: 20000101 }))
+
+// The upgrade preview: access is required and answers a boolean (or a promise of one); the event and guide are typed.
+expectAssignable<FastifyVersionerOptions>({ versions, upgradePreview: { access: (request: FastifyRequest) => request.headers['x-staff'] === 'yes' } })
+expectAssignable<FastifyVersionerOptions>({ versions, upgradePreview: { headerName: 'x-preview', access: async () => true } })
+expectError(app.register(fastifyVersioner, { versions, upgradePreview: { headerName: 'x-preview' } }))
+expectError(app.register(fastifyVersioner, { versions, upgradePreview: { access: () => 'yes' } }))
+declare const previewEvent: UpgradePreviewEvent
+expectType<string>(previewEvent.target)
+expectType<readonly JsonPatchOperation[] | undefined>(previewEvent.patch)
+expectType<boolean>(previewEvent.requestValid)
+declare const guide: UpgradeGuide
+expectType<string>(guide.changes[0].description)
 
 // Docs options: Swagger UI settings, OAuth2, and hooks typed as Fastify's route hooks.
 expectAssignable<FastifyVersionerOptions>({
