@@ -142,6 +142,10 @@ test('the docs page links each older version to its guide; uiHooks protect the g
   t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2002-01-01"'), '2000-01-01 links to its guide to the latest version')
   t.ok(list.includes('href="/docs/upgrade?from=2001-01-01&#38;to=2002-01-01"'), '2001-01-01 too')
   t.notOk(list.includes('from=2002-01-01'), 'the latest version has no guide')
+  const swagger = (await app.inject('/docs?version=2001-01-01')).body
+  t.ok(swagger.includes('<a class="upgrade" href="/docs/upgrade?from=2001-01-01&#38;to=2002-01-01">Upgrade guide to 2002-01-01</a>'), 'a version\'s Swagger UI page links to its guide')
+  t.ok((await app.inject('/redoc?version=2000-01-01')).body.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2002-01-01"'), 'and its ReDoc page')
+  t.notOk((await app.inject('/docs?version=2002-01-01')).body.includes('/docs/upgrade'), 'not the latest version\'s')
 
   const guarded = await example(t, { uiHooks: { onRequest: async (_request: unknown, reply: { code: (status: number) => { send: (body: unknown) => unknown } }) => reply.code(401).send({ message: 'login' }) } })
   t.equal((await guarded.inject('/docs/upgrade?from=2000-01-01&to=2002-01-01')).statusCode, 401, 'uiHooks run on the guide')

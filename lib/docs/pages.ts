@@ -148,7 +148,10 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
     ? `<strong>${escapeHtml(entry.label)}</strong>`
     : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry.key))}">${escapeHtml(entry.label)}</a>`).join('')
   const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
-  return `<nav class="versions" aria-label="API versions">${all}${links}</nav>`
+  const upgrade = current.upgradeTo === undefined || context.upgradeUrl === null
+    ? ''
+    : `<a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, current.key, current.upgradeTo))}">Upgrade guide to ${escapeHtml(current.upgradeTo)}</a>`
+  return `<nav class="versions" aria-label="API versions">${all}${links}${upgrade}</nav>`
 }
 
 /** The page for a version that has no documentation. */
