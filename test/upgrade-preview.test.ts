@@ -14,7 +14,7 @@ import { applyPatch, compare, deepClone } from 'fast-json-patch'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
@@ -204,7 +204,7 @@ test('an unknown target, the same version, a date between versions, a route with
 test('the route absent in the target, and a converter that fails only for the target', async (t) => {
   class Refuse extends VersionChange {
     description = 'Older versions cannot show negative totals.'
-    instructionsToMigrateToPreviousVersion = []
+    instructionsToMigrateToPreviousVersion = [endpoint('/orders/:id/history', ['GET']).didntExist]
     @ConvertResponseToPreviousVersionFor(Order)
     refuse (response: ResponseInfo<HeadOrder, HeadOrder>) {
       if (response.body.total < 0) throw new Error('negative total')
@@ -214,6 +214,7 @@ test('the route absent in the target, and a converter that fails only for the ta
   let next: HeadOrder = { id: 'o', total: -1, items: [], tags: [] }
   const app = await versionedApp(t, bundle, async (api) => {
     api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => next)
+    api.get('/orders/:id/history', async () => ({ events: [] }))
   }, { versioner: { upgradePreview: { access: () => true, headerName: 'X-Preview' } } })
   await app.ready()
   const seen = events(t)
@@ -226,6 +227,31 @@ test('the route absent in the target, and a converter that fails only for the ta
   next = { ...next, total: 2 }
   const fine = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2001-01-01', 'x-preview': '2000-01-01' } })
   t.equal(fine.headers['x-preview'], '2000-01-01: 0 changes; request valid')
+
+  const absent = await app.inject({ url: '/orders/o/history', headers: { 'x-api-version': '2001-01-01', 'x-preview': '2000-01-01' } })
+  t.equal(absent.statusCode, 200)
+  t.equal(absent.headers['x-preview'], '2000-01-01: not compared (GET /orders/:id/history does not exist in 2000-01-01); request invalid',
+    'a route the target does not have: the request would not be served there')
+  t.match(seen.at(-1), { requestValid: false, requestErrors: [{ part: 'route', message: 'GET /orders/:id/history does not exist in 2000-01-01' }] })
+})
+
+test('path versions: the version segment is not part of the request checked in the target', async (t) => {
+  const Query = Type.Object({ limit: Type.Integer({ maximum: 10 }) })
+  class Smaller extends VersionChange {
+    description = 'limit may be up to 10.'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('limit').had({ type: Type.Integer({ maximum: 5 }) })]
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Smaller), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/items/:id', { schema: { params: Type.Object({ id: Type.String() }, { additionalProperties: false }), querystring: Query } }, async () => ({ ok: true }))
+  }, { versioner: { apiVersionLocation: 'path', upgradePreview: { access: () => true } } })
+  await app.ready()
+  const valid = await app.inject({ url: '/2001-01-01/items/i?limit=4', headers: { 'x-api-version-preview': '2000-01-01' } })
+  t.equal(valid.headers['x-api-version-preview'], '2000-01-01: 0 changes; request valid')
+  const invalid = await app.inject({ url: '/2001-01-01/items/i?limit=8', headers: { 'x-api-version-preview': '2000-01-01' } })
+  t.equal(invalid.statusCode, 200, 'served in 2001-01-01')
+  t.equal(invalid.headers['x-api-version-preview'], '2000-01-01: 0 changes; request invalid', 'limit 8 is too large in 2000-01-01')
+  t.equal((await app.inject('/2000-01-01/items/i?limit=8')).statusCode, 400, 'as 2000-01-01 itself answers')
 })
 
 test('the option is checked at registration', async (t) => {
