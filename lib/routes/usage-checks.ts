@@ -23,7 +23,7 @@ function responseSchemas (route: HeadRoute): TSchema[] {
 }
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
-  return roots.some((root) => root !== undefined && state.planner.occurs(root, schema, 0))
+  return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
 }
 
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
