@@ -65,6 +65,8 @@ export class SchemaGeneration {
   /** One frame per form being computed, innermost last. */
   private readonly frames: DependencyFrame[] = []
   private readonly builder: FormBuilder
+  /** The generated schemas made ready for Fastify (`dropIds`) and the documents (`keepIds`): ../routes/prepared-schemas.ts. */
+  readonly prepared = { keepIds: new WeakMap<TSchema, TSchema>(), dropIds: new WeakMap<TSchema, TSchema>() }
 
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
     this.addSharedSchemas(options.sharedSchemas ?? [])
