@@ -13,7 +13,7 @@ import {
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
-import { annotationOf, initialState, isEnumSchema, isObjectSchema, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
+import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
 import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
 
 /** Where an instruction comes from, for messages. */
@@ -106,13 +106,13 @@ export class SchemaStates {
       return
     }
     if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
-      if (state.kind !== 'enum' || !isEnumSchema(seed.head)) {
+      if (state.kind !== 'enum') {
         fail(`${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`)
       }
       this.working.set(seed, this.applyEnum(state as EnumState, instruction, schemaName, fail))
       return
     }
-    if (state.kind !== 'object' || !isObjectSchema(seed.head)) {
+    if (state.kind !== 'object') {
       fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
     }
     this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))
