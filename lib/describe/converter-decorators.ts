@@ -13,7 +13,7 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+import { describeValue, isSchemaObject } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
@@ -259,11 +259,4 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => position(a.entry) - position(b.entry) || a.index - b.index)
     .map(({ entry }) => entry)
-}
-
-/** `Schema` names, for messages. */
-export function describeTarget (target: ConverterTarget): string {
-  return target.kind === 'path'
-    ? `${target.methods.join(', ')} ${target.path}`
-    : target.schemas.map(describeSchema).join(', ')
 }

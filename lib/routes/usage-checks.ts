@@ -5,7 +5,6 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { describeTarget } from '../describe/converter-decorators'
 import { pathConverterMatches } from './converter-targets'
 import {
   RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
@@ -61,7 +60,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         const names = unused.map(describeSchema).join(', ')
         const message = `${direction} by ${converter.direction === 'request' ? 'body' : 'response'} schema converter "${converter.display}" ` +
           `failed to find routes with the following ${converter.direction === 'request' ? 'body' : 'response'} schemas: [${names}] ` +
-          `(converting ${describeTarget(target)}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
+          `(converting ${target.schemas.map(describeSchema).join(', ')}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
           'If this is intentional (a schema used only in webhooks or jobs), declare it with { checkUsage: false }.'
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
