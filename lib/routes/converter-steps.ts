@@ -56,16 +56,13 @@ export class ConverterPlanner {
   /** Where converter targets occur. */
   readonly targets: ConverterTargets
   /**
-   * The plans by level (index = level; HEAD has none) by route, then by `'request'` or the list of success bodies a
+   * The plans by level (index = level; HEAD has none) by route, then by `'request'` or the response map an error
    * response plan is for, then by body.
    */
   private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
   readonly requestRules = requestRules()
-  /** The success schemas of each response map (one list per map: error-response plans are kept per list). */
-  private readonly successLists = new WeakMap<object, readonly TSchema[]>()
-
   constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
   }
@@ -73,16 +70,6 @@ export class ConverterPlanner {
   /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
   collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
     return this.targets.collectorFor(root, target, level)
-  }
-
-  /** The success schemas (status `1xx`–`2xx`) of a response map, one list per map. */
-  successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonly TSchema[] {
-    let list = this.successLists.get(responses)
-    if (list === undefined) {
-      list = Object.entries(responses).filter(([key]) => /^[12]/.test(key)).map(([, schema]) => schema)
-      this.successLists.set(responses, list)
-    }
-    return list
   }
 
   /**
@@ -97,12 +84,12 @@ export class ConverterPlanner {
   /**
    * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
    * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
-   * change a returned list. `successBodies` is given for the error responses of a route (its success schemas; pass
-   * the same list for the same response map, plans are kept per list):
-   * by-schema converters declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
+   * change a returned list. `responses` (the route's response map at that level) is given for its error responses:
+   * by-schema converters declared with `migrateHttpErrors` whose schema its success schemas hold then run on the
+   * whole error body.
    */
-  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): readonly ConverterStep[] {
-    return this.stepsOf('response', route, body, level, successBodies)
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
+    return this.stepsOf('response', route, body, level, responses)
   }
 
   /**
@@ -110,14 +97,15 @@ export class ConverterPlanner {
    * converters of one step for one (route, body) are computed once, however many versions pass that step.
    */
   private stepsOf (direction: 'request' | 'response', route: PlannedRoute | undefined, body: TSchema | undefined, level: number,
-    successBodies?: readonly TSchema[]): readonly ConverterStep[] {
+    responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
     let byKind = this.plans.get(route)
     if (byKind === undefined) this.plans.set(route, byKind = new Map())
-    const kind = direction === 'request' ? direction : successBodies
+    const kind = direction === 'request' ? direction : responses
     let byBody = byKind.get(kind)
     if (byBody === undefined) byKind.set(kind, byBody = new Map())
     let plans = byBody.get(body)
     if (plans === undefined) byBody.set(body, plans = [NO_STEPS])
+    const successBodies = responses === undefined ? undefined : Object.keys(responses).filter((key) => /^[12]/.test(key)).map((key) => responses[key])
     for (let known = plans.length; known <= level; known++) {
       const step = known - 1
       // Schemas are found in the body as it stands before the step's converters: older for a request, newer for a response.
