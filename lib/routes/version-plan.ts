@@ -154,7 +154,8 @@ export function buildBehaviour (
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  const behaviour = {
+  return {
+    version,
     level,
     validate,
     validatedParts: new Set(validate.map(([part]) => part)),
@@ -168,9 +169,9 @@ export function buildBehaviour (
     successWork,
     errorWork,
     rawSteps,
-    state
+    state,
+    link
   }
-  return { version, ...behaviour, link }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */
