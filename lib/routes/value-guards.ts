@@ -8,7 +8,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaLevelInstruction } from '../describe/instructions'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { Seed } from '../schemas/seeds'
 import type { Collector, Holder, Occurrence } from '../values/occurrences'
@@ -46,7 +46,7 @@ function changesRemoving (planning: GuardPlanning, head: TSchema, level: number)
   const step = planning.steps[level - 1]
   const seed = planning.generation.seedOf(head)
   const changes = step.changes.filter((change) => change.instructions.some((instruction) =>
-    isSchemaLevelInstruction(instruction) && instruction.kind.startsWith('enum.') && planning.generation.seedOf(instruction.schema) === seed))
+    !isEndpointInstruction(instruction) && instruction.kind.startsWith('enum.') && planning.generation.seedOf(instruction.schema) === seed))
   return (changes.length > 0 ? changes : step.changes).map((change) => change.name)
 }
 

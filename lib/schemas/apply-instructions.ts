@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
-  isSchemaLevelInstruction, type EnumInstruction, type EnumValue, type FieldExistedAsInstruction, type SchemaAnnotations,
+  isEndpointInstruction, type EnumInstruction, type EnumValue, type FieldExistedAsInstruction, type SchemaAnnotations,
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
@@ -46,7 +46,7 @@ export class SchemaStates {
     const changes = steps.flatMap((step) => step.changes)
     for (const change of changes) {
       for (const instruction of change.instructions) {
-        if (isSchemaLevelInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
+        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
       }
     }
     // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
@@ -58,7 +58,7 @@ export class SchemaStates {
       const changed = new Set<Seed>()
       for (const change of changes) {
         for (const instruction of change.instructions) {
-          if (!isSchemaLevelInstruction(instruction)) continue
+          if (isEndpointInstruction(instruction)) continue
           this.apply(instruction, { change: change.name, version: origin })
           changed.add(this.index.find(instruction.schema) as Seed)
         }
