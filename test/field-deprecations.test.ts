@@ -14,6 +14,7 @@ import {
 import { kVersionedRoute } from '../lib/core/symbols'
 import type { RegisteredRoute } from '../lib/routes/versioner-state'
 import { versionedApp, type Teardown } from './helpers/apps'
+import { assertDocumentsValid } from './helpers/openapi-documents'
 
 const Address = Type.Object({
   street: Type.String(),
@@ -218,6 +219,7 @@ test('the documents: deprecated: true on fields, enum members and parameters, wi
   t.strictSame(Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.deprecated === true])),
     { page: false, size: true, 'X-Legacy-Token': true, 'x-trace': false, 'x-api-version': false }, 'on the Parameter object, as OpenAPI shows it')
   t.notOk(JSON.stringify(newer).includes('"sunsetAt"'), 'no object-valued deprecated keyword is left in the document')
+  await assertDocumentsValid(t, app)
 })
 
 test('routes whose schemas hold no deprecated part have nothing to check in any version', async (t) => {
