@@ -275,7 +275,7 @@ test('a bad deprecated keyword is a start-up error naming it', async (t) => {
   t.throws(had({ sunsetAt: 'soon' }), /deprecated\.sunsetAt must be a date string/)
   t.throws(had({ link: 'not a url' }), /deprecated\.link must be an absolute URL/)
   t.throws(had({ deprecatedAt: '2027-01-01', sunsetAt: '2026-01-01' }), /must not be earlier/)
-  t.ok(had({ deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', link: '/guides/note' })(), 'a good one')
+  t.ok(had({ deprecatedAt: '2026-01-01', sunsetAt: new Date('2027-01-01'), link: '/guides/note' })(), 'a good one (dates as strings or Dates)')
 
   const Bad = Type.Object({ old: Type.Optional(Type.String({ deprecated: { sunsetAt: 'someday' } })) })
   const app = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {

@@ -80,8 +80,8 @@ export function readFieldDeprecation (keywords: unknown, display: string): Field
 export function documentedDeprecation (node: TSchema): TSchema {
   const value = (node as SchemaObject).deprecated
   if (!isSchemaObject(value)) return node
-  const deprecation = readFieldDeprecation(node, 'A schema')
-  if (deprecation === undefined) return node
+  // An object value is checked (a bad one threw when its instruction was written or its route planned).
+  const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
   const copy: SchemaObject = { ...node as SchemaObject, deprecated: true }
   if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
   if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)

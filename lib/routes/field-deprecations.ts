@@ -37,7 +37,7 @@ export interface FieldDeprecations {
  * `VersionerStructureError` naming the route, the part and the version.
  */
 export function fieldDeprecationsOf (
-  route: { readonly schema: Partial<Record<PartFinder['part'], TSchema>>, readonly display?: string }, at: { readonly level: number, readonly version: string },
+  route: { readonly schema: Partial<Record<PartFinder['part'], TSchema>>, readonly display: string }, at: { readonly level: number, readonly version: string },
   generation: SchemaGeneration
 ): FieldDeprecations | undefined {
   const details = new Map<TSchema, FieldDeprecation>()
@@ -47,7 +47,7 @@ export function fieldDeprecationsOf (
     if (head === undefined) continue
     const prepared = prepareForFastify(generation.formAt(head, at.level), generation)
     const form = part === 'headers' ? lowerCaseHeaders(prepared) : prepared
-    const display = `${route.display ?? 'A route'}: the ${part} schema in version ${at.version}`
+    const display = `${route.display}: the ${part} schema in version ${at.version}`
     const isTarget = (node: TSchema): boolean => {
       const deprecation = readFieldDeprecation(node, display)
       if (deprecation !== undefined) details.set(node, deprecation)

@@ -84,7 +84,7 @@ export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): 
 export interface BehaviourRoute extends PlannedRoute {
   readonly schema: RouteSchema
   /** `METHOD url`, for error messages. */
-  readonly display?: string
+  readonly display: string
 }
 
 /** The response schemas (HEAD-level) a route has in a version. */

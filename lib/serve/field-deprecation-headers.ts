@@ -7,6 +7,7 @@
 import type { FastifyReply } from 'fastify'
 import { kFieldDeprecations } from '../core/symbols'
 import type { FieldDeprecations } from '../routes/field-deprecations'
+import type { FieldDeprecation } from '../describe/field-deprecation'
 import { appendLink } from './lifecycle'
 import type { VersionedRequest } from './request-state'
 import type { ServeOptions } from './serve-options'
@@ -35,8 +36,8 @@ export function sendFieldDeprecations (
     if (data === undefined || data === null) continue
     for (const [place, node] of find(data)) {
       fields.push(`${prefix}${place}`)
-      const detail = deprecations.details.get(node)
-      if (detail === undefined) continue
+      // Every node the finder reports was recorded when it was compiled.
+      const detail = deprecations.details.get(node) as FieldDeprecation
       deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
       sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
       const link = detail.link ?? (options.documentUrl === null ? undefined : `${options.documentUrl}?version=${encodeURIComponent(version)}`)
