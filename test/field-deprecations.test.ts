@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions, type ServedEvent
+  compareDocuments, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions, type ServedEvent
 } from '../plugin'
 import { kVersionedRoute } from '../lib/core/symbols'
 import type { RegisteredRoute } from '../lib/routes/versioner-state'
@@ -282,4 +282,19 @@ test('a bad deprecated keyword is a start-up error naming it', async (t) => {
     api.post('/bad', { schema: { body: Bad } }, async () => ({ ok: true }))
   })
   await t.rejects(async () => { await app.ready() }, /POST \/bad: the body schema in version 2001-01-01: deprecated\.sunsetAt must be a date string/)
+})
+
+test('check: deprecating a field, parameter or enum member does not break a saved document', async (t) => {
+  const documentWith = async (deprecated: boolean): Promise<unknown> => {
+    const mark = deprecated ? { deprecated: { sunsetAt: '2030-01-01', link: 'https://example.com/zip' } } : {}
+    const Body = Type.Object({ name: Type.String(), zip: Type.Optional(Type.String(mark)) })
+    const Size = Type.Object({ size: Type.Optional(Type.Integer(deprecated ? { deprecated: true } : {})) })
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+      api.post('/orders', { schema: { body: Body, querystring: Size } }, async () => ({ ok: true }))
+    })
+    return (await app.inject(`/openapi.json?version=${NEW}`)).json()
+  }
+  const changes = await compareDocuments(NEW, await documentWith(false), await documentWith(true))
+  t.ok(changes.length >= 3, 'the changes are reported…')
+  t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], '…as not breaking')
 })
