@@ -204,6 +204,7 @@ export function resolveOptions (
     apiName: apiNameOption(options.apiName),
     partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
-    upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined)
+    upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
+    documentUrl
   }
 }

@@ -7,6 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
 import type { NamedValidator } from './named-validators'
+import type { FieldDeprecationOptions } from './field-deprecation'
 import { kInstruction } from '../core/symbols'
 
 /**
@@ -32,7 +33,8 @@ export interface FieldKeywords {
   title?: string
   description?: string
   examples?: unknown[]
-  deprecated?: boolean
+  /** A request that sends the field gets `Deprecation` and `Link` response headers (docs/field-deprecations.md). */
+  deprecated?: boolean | FieldDeprecationOptions
   readOnly?: boolean
   writeOnly?: boolean
   nullable?: boolean
@@ -269,7 +271,7 @@ export function makeInstruction<T extends Instruction> (fields: Omit<T, typeof k
   return Object.freeze({ ...fields, [kInstruction]: true, toString: () => fields.display }) as unknown as T
 }
 
-/** True for schema and enum instructions (those schema generation applies). */
-export function isSchemaLevelInstruction (instruction: Instruction): instruction is SchemaInstruction | EnumInstruction {
-  return !instruction.kind.startsWith('endpoint.')
+/** True for endpoint instructions (those route generation applies); every other one is applied by schema generation. */
+export function isEndpointInstruction (instruction: Instruction): instruction is EndpointInstruction {
+  return instruction.kind.startsWith('endpoint.')
 }

@@ -82,7 +82,7 @@ interface Subject {
   readonly operationId: string | undefined
   /** The schemas of the subject at a level (HEAD schemas): request parts, responses or payload. */
   readonly schemas: (level: number) => TSchema[]
-  readonly route?: { readonly schema: RouteSchema, readonly body: TSchema | undefined, readonly timeline: readonly RouteState[] }
+  readonly route?: { readonly schema: RouteSchema, readonly body: TSchema | undefined, readonly timeline: readonly RouteState[], readonly display: string }
 }
 
 /** The documents' form of a Fastify path (`:id` → `{id}`). */
@@ -172,7 +172,7 @@ export class UpgradeGuides {
       }
       const target = generation.canonical((instruction as { schema: TSchema }).schema)
       for (const at of [level, level + 1]) {
-        if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.occurs(root, target, at))) return 'changed'
+        if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.targets.occurs(root, target, at))) return 'changed'
       }
     }
     return this.convertedBy(subject, change, level) ? 'changed' : undefined
@@ -187,9 +187,8 @@ export class UpgradeGuides {
       steps.some((step) => step.converter.change === change)
     if (ours(planner.requestSteps(route, level + 1))) return true
     const responses = responseMapAt(route, level + 1)
-    const successBodies = planner.successBodiesOf(responses)
-    return ours(planner.responseSteps(route, undefined, level + 1, successBodies)) ||
-      Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : successBodies)))
+    return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
+      Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
   }
 
   /** The request body and success response examples of one operation of a route, before and after step `level`. */

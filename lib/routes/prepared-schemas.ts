@@ -7,12 +7,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
 import { mapSchemaDeep } from '../core/subschemas'
-
-/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
-const preparedSchemas = {
-  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
-  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
-}
+import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
  * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
@@ -22,12 +17,7 @@ const preparedSchemas = {
  * one route schema is an error. Cached per generation, schema and mode.
  */
 export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
-  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
-  let cache = byGeneration.get(generation)
-  if (cache === undefined) {
-    cache = new WeakMap()
-    byGeneration.set(generation, cache)
-  }
+  const cache = keepIds ? generation.prepared.keepIds : generation.prepared.dropIds
   const known = cache.get(schema)
   if (known !== undefined) return known
   const generated = generation.generatedSchemas()
@@ -45,7 +35,9 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, ke
     return rest as TSchema
   })
   const ownId = (schema as SchemaObject).$id
-  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  const inlined = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
+  const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
   cache.set(schema, result)
   return result
 }

@@ -20,6 +20,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined
+  /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
+  readonly documentUrl: string | null
 }
 
 /** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */
