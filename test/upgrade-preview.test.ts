@@ -208,6 +208,7 @@ test('the route absent in the target, and a converter that fails only for the ta
     @ConvertResponseToPreviousVersionFor(Order)
     refuse (response: ResponseInfo<HeadOrder, HeadOrder>) {
       if (response.body.total < 0) throw new Error('negative total')
+      if (response.body.total > 1000) throw new Error('too much:\r\nx-injected: 1 ∞')
     }
   }
   const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Refuse), new Version('2000-01-01'))
@@ -224,6 +225,11 @@ test('the route absent in the target, and a converter that fails only for the ta
   t.equal(failing.headers['x-preview'], '2000-01-01: not compared (the target version\'s response converters failed: negative total); request valid',
     'a custom header name; the summary says the target would fail')
   t.match(seen.at(-1), { patch: undefined, reason: /negative total/, status: { served: 200, target: undefined } })
+  next = { ...next, total: 1001 }
+  const message = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2001-01-01', 'x-preview': '2000-01-01' } })
+  t.equal(message.headers['x-preview'], '2000-01-01: not compared (the target version\'s response converters failed: too much:??x-injected: 1 ?); request valid',
+    'a converter\'s message reaches the header as printable text only')
+  t.equal(message.headers['x-injected'], undefined)
   next = { ...next, total: 2 }
   const fine = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2001-01-01', 'x-preview': '2000-01-01' } })
   t.equal(fine.headers['x-preview'], '2000-01-01: 0 changes; request valid')

@@ -106,6 +106,11 @@ function registeredOf (request: FastifyRequest): RegisteredRoute {
   return (request.routeOptions.config as unknown as Record<symbol, RegisteredRoute>)[kVersionedRoute]
 }
 
+/** Text a header value can carry: printable ASCII, anything else (a converter's message, a client's value) as `?`. */
+function headerText (text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?')
+}
+
 function plural (count: number): string {
   return `${count} change${count === 1 ? '' : 's'}`
 }
@@ -143,7 +148,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       return
     }
     if ('unknown' in found) {
-      reply.header(context.header, `unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.versionValues.join(', ')}`)
+      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.versionValues.join(', ')}`))
       done(null, payload)
       return
     }
@@ -218,7 +223,7 @@ async function report (
     : context.compare({ body: servedBody }, { body: target.body }).map((operation) => ({ ...operation, path: operation.path.slice('/body'.length) }))
   const requestValid = found.requestErrors.length === 0
   const summary = patch === undefined ? `not compared (${rendered as string})` : plural(patch.length)
-  reply.header(context.header, `${found.target}: ${summary}; request ${requestValid ? 'valid' : 'invalid'}`)
+  reply.header(context.header, headerText(`${found.target}: ${summary}; request ${requestValid ? 'valid' : 'invalid'}`))
   if (!previewChannel.hasSubscribers) return
   const method = (registered.head.methods as readonly string[]).includes(request.method) ? request.method : registered.head.methods.join(',')
   const event: UpgradePreviewEvent = {
