@@ -3,6 +3,7 @@
  * in responses. The plugin's resolved options (lib/options.ts) provide them.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
 import type { VersionLifecycleHeaders } from './lifecycle'
 
@@ -17,4 +18,6 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
+  /** The `clientId` option: the client of a request, for usage events. */
+  readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
 }
