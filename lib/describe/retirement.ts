@@ -11,7 +11,7 @@ import { kBundleInternals } from '../core/symbols'
 import { Version, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from './versions'
 
 /** Which bundle one registration serves while the application is built for `retire`: a cut one, or `undefined` to keep its own. */
-export type RetirementCut = (bundle: VersionBundle, where: { readonly apiName: string | undefined, readonly prefix: string }) => VersionBundle | undefined
+type RetirementCut = (bundle: VersionBundle, where: { readonly apiName: string | undefined, readonly prefix: string }) => VersionBundle | undefined
 
 /** The cut of the build in progress (none outside `retire`: reading it costs a lookup, and nothing is stored per request). */
 const retirements = new AsyncLocalStorage<RetirementCut>()

@@ -96,7 +96,7 @@ function ago (time: number, now: number): string {
 }
 
 /** What one retired version's usage says: lines to print, and the complaint when it had traffic inside the window. */
-export interface UsageVerdict {
+interface UsageVerdict {
   readonly line: string
   readonly busy: string | undefined
 }

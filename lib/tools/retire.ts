@@ -28,7 +28,7 @@ interface RetireOutput {
 }
 
 /** `retire` as the command line gives it. */
-export interface RetireRun {
+interface RetireRun {
   /** `--version V`: V and every older version are retired. */
   readonly version: string
   /** `--usage <file>`. */
@@ -158,7 +158,14 @@ export async function retire (path: string, run: RetireRun, io: RetireOutput): P
   let cut: FastifyInstance | undefined
   try {
     const apis = selectApis(full, run.api)
-    const plans = new Map(apis.map((api) => [api.name, retirementPlan(stateOf(api.context), run.version)]))
+    const plans = new Map(apis.map((api) => {
+      try {
+        return [api.name, retirementPlan(stateOf(api.context), run.version)]
+      } catch (error) {
+        if (apis.length === 1) throw error
+        throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
+      }
+    }))
     try {
       cut = await buildingWithout((bundle, where) => plans.has(apiNameFrom(where.apiName, where.prefix)) && bundle.versionValues.includes(run.version)
         ? bundleWithout(bundle, run.version)
