@@ -25,10 +25,11 @@ export const USAGE = `Usage:
   fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
-  fastify-versioner retire <app> --version <V> [--usage <file> [--quiet-days N]] [--examples N] [--seed N] [--api <name>]
+  fastify-versioner retire <app> --version <V> [--usage <file>] [--quiet-days N] [--examples N] [--seed N] [--api <name>]
                                                    print what retiring V and every older version removes, then check and
                                                    verify the app without them; exit 1 if they find anything, if a retired
                                                    version's sunsetAt has not passed, or if one had traffic in the last N days
+                                                   (--quiet-days N, with --usage <file>)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
