@@ -2,7 +2,10 @@ import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { fastifyVersioner, versioned, Version, VersionBundle, VersionPicker, type FastifyVersionerOptions, type ServedEvent } from '../plugin'
+import {
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, VersionPicker,
+  type FastifyVersionerOptions, type ResponseInfo, type ServedEvent
+} from '../plugin'
 import { versionedApp, type Teardown } from './helpers/apps'
 import { buildApp } from '../examples/users/app'
 
@@ -184,4 +187,42 @@ test('clientId: a throwing option is logged and the event has no client; a non-f
   const bad = Fastify()
   t.teardown(() => bad.close())
   await t.rejects(async () => { await bad.register(fastifyVersioner, { versions: bundle(), clientId: 'acct' as never }) }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'clientId' must be a function/ })
+})
+
+test('changes: endpoint instructions and by-path converters name their route only; a change to a schema no route uses names none', async (t) => {
+  const Unused = Type.Object({ a: Type.String(), b: Type.String() }, { $id: 'Unused' })
+  class OldSummary extends VersionChange {
+    description = 'GET /items/:id had another summary.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/items/:id', ['GET']).had({ summary: 'Fetch an item' })]
+  }
+  class CreatedFlag extends VersionChange {
+    description = 'POST /items answered { created } before.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/items', ['POST'])
+    created (response: ResponseInfo) { response.body = { created: true } }
+  }
+  class UnusedSchema extends VersionChange {
+    description = 'A schema no route uses lost a field.'
+    instructionsToMigrateToPreviousVersion = [schema(Unused).field('b').didntExist]
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', OldSummary, CreatedFlag, UnusedSchema), new Version('2000-01-01'))
+  const events: ServedEvent[] = []
+  const listener = (message: unknown): void => { events.push(message as ServedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', listener)
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/items/:id', { schema: { summary: 'Get an item' } }, async () => ({ id: '1' }))
+    api.post('/items', async () => ({ ok: true }))
+  })
+  await app.ready()
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    await app.inject({ url: '/items/1', headers: { 'x-api-version': version } })
+    await app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': version }, payload: {} })
+  }
+  t.strictSame(events.map((event) => [event.version, `${event.route.method} ${event.route.url}`, event.changes]), [
+    ['2000-01-01', 'GET /items/:id', ['OldSummary']],
+    ['2000-01-01', 'POST /items', ['CreatedFlag']],
+    ['2001-01-01', 'GET /items/:id', []],
+    ['2001-01-01', 'POST /items', []]
+  ])
 })
