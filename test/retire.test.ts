@@ -239,6 +239,13 @@ export default async function build () {
   t.equal(picked.code, 0, picked.stderr)
   t.match(picked.stdout, /^retire: the application without them serves 2001-01-01\.$/m)
   t.match(picked.stdout, /^check: no breaking change in \d remaining version\(s\) \(2001-01-01(, unversioned)?\); 0 note\(s\)\.$/m)
+  const usage = join(dir, 'usage.json')
+  const recent = new Date(Date.now() - DAY).toISOString()
+  await writeFile(usage, JSON.stringify({ apis: { public: { versions: { '2000-01-01': { clients: { acct_9: recent } } } }, partner: { versions: { v1: { lastSeen: recent } } } } }))
+  const busy = await inProcess(['retire', file, '--api', 'public', '--version', '2000-01-01', '--usage', usage, '--quiet-days', '7', '--examples', '5'])
+  t.equal(busy.code, 1)
+  t.equal(busy.stderr, 'retire: 2000-01-01 had traffic inside the last 7 day(s) (--quiet-days 7), last 24 hours ago; clients: acct_9 (24 hours ago). Ask them to upgrade, or wait.\n',
+    'the API\'s own entry of "apis"')
   const partner = await inProcess(['retire', file, '--api', 'partner', '--version', 'v1', '--examples', '5'])
   t.equal(partner.code, 0, partner.stderr)
   t.match(partner.stdout, /^retire: the application without them serves v2\.$/m)
