@@ -228,3 +228,28 @@ test('preview structure checks', async (t) => {
   t.equal((await api.inject({ url: '/ping', headers: { 'x-api-version': 'unstable' } })).headers['x-api-version'], 'unstable', 'a preview may be any name')
   t.equal((await api.inject({ url: '/ping', headers: { 'x-api-version': '2030-01-01' } })).headers['x-api-version'], '2026-06-01')
 })
+
+test('a preview that replaces a route at the same path: routed by its name when allowed, else as an unknown version', async (t) => {
+  class ReplaceItems extends VersionChange {
+    description = 'GET /items replaced GET /legacy-items, at the same path.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/items', ['GET']).didntExist, endpoint('/legacy-items', ['GET']).existed, endpoint('/legacy-items', ['GET']).had({ path: '/items' })
+    ]
+  }
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/items', async () => ({ items: 'new' }))
+    api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async () => ({ items: 'legacy' }))
+  }
+  for (const picking of ['sync', 'async'] as const) {
+    const options = picking === 'async' ? { apiVersionDefaultValue: async () => RELEASES[1] } : {}
+    const withPreview = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(PREVIEW, ReplaceItems, { channel: 'preview', access: allowBeta }),
+      new Version(RELEASES[0]), new Version(RELEASES[1])), routes as never, { versioner: options })
+    const without = await versionedApp(t, new VersionBundle(new HeadVersion(ReplaceItems), new Version(RELEASES[0]), new Version(RELEASES[1])), routes as never, { versioner: options })
+    const allowed = await withPreview.inject({ url: '/items', headers: { 'x-api-version': PREVIEW, 'x-beta': 'yes' } })
+    t.same([allowed.headers['x-api-version'], allowed.json()], [PREVIEW, { items: 'new' }], `${picking}: the preview's route`)
+    for (const value of [PREVIEW, '2027-01-01.other', '2099-01-01', RELEASES[1]]) {
+      const request = { url: '/items', headers: { 'x-api-version': value } }
+      t.equal(seen(await withPreview.inject(request)), seen(await without.inject(request)), `${picking} ${value}: as without the preview`)
+    }
+  }
+})
