@@ -132,13 +132,8 @@ export class RoutingPicks {
     }
     // A preview's access runs here too, on what the request has before routing.
     const check = (resolved: string | undefined): void => {
-      let picked: PickedVersion | Promise<PickedVersion>
-      try {
-        picked = resolveForRequest(view, resolved, options)
-      } catch (failure) {
-        settled({ failure })
-        return
-      }
+      // Never throws: a failing access is a denial (./preview-access.ts).
+      const picked = resolveForRequest(view, resolved, options)
       if (!isThenable(picked)) settled({ picked })
       else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
     }
