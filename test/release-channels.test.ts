@@ -104,11 +104,13 @@ test('version fuzz with preview names: without access, 0 preview answers and byt
     t.same(failures, [], `${location}: every answer is the one of the API without the preview`)
     const exact = location === 'header'
       ? { url: '/users/1', headers: { 'x-api-version': PREVIEW } }
-      : { url: `/${PREVIEW}/users/1` }
+      : { url: `/${PREVIEW}/users/1`, headers: {} }
     const answer = await withPreview.inject(exact)
     t.equal(answer.statusCode, 400, `${location}: the preview without access is a 400`)
     t.notMatch(answer.json().message, /Supported versions: .*preview/i, `${location}: the versions listed do not name the preview`)
     t.equal(seen(answer), seen(await without.inject(exact)), `${location}: byte-identical to an unknown version`)
+    const allowed = await withPreview.inject({ ...exact, headers: { ...exact.headers, 'x-beta': 'yes' } })
+    t.same([allowed.statusCode, allowed.headers['x-api-version']], [200, PREVIEW], `${location}: served to a request access allows`)
   }
 })
 
