@@ -260,3 +260,41 @@ test('a preview that replaces a route at the same path: routed by its name when 
     }
   }
 })
+
+test('promotion with HEAD changes and nested schemas the preview does not touch: released documents keep every byte', async (t) => {
+  const Tag = Type.Object({ label: Type.String(), internal: Type.String() })
+  const Item = Type.Object({ id: Type.String(), tag: Tag, tags: Type.Array(Tag), beta: Type.String() })
+  const build = async (promoted: boolean): Promise<FastifyInstance> => {
+    class InternalFieldsAreHidden extends VersionChange {
+      description = 'Tags have no internal field.'
+      instructionsToMigrateToPreviousVersion = [schema(Tag).field('internal').didntExist]
+    }
+    class ItemsHaveBeta extends VersionChange {
+      description = 'Items have a beta field.'
+      instructionsToMigrateToPreviousVersion = [schema(Item).field('beta').didntExist]
+    }
+    class LabelsWereDescribed extends VersionChange {
+      description = 'Labels are no longer described.'
+      instructionsToMigrateToPreviousVersion = [schema(Tag).field('label').had({ description: 'A label.' })]
+    }
+    const top = promoted ? new Version('2027-01-01', ItemsHaveBeta) : new Version(PREVIEW, ItemsHaveBeta, { channel: 'preview' })
+    const versions = new VersionBundle(new HeadVersion(InternalFieldsAreHidden), top, new Version(RELEASES[0], LabelsWereDescribed), new Version(RELEASES[1]))
+    return await versionedApp(t, versions, async (api) => {
+      api.get('/items/:id', { schema: { params: Params, response: { 200: Item } } }, async (request) => ({
+        id: request.params.id, tag: { label: 'a', internal: 'x' }, tags: [], beta: 'b'
+      }))
+      api.post('/items', { schema: { body: Type.Object({ tag: Tag }), response: { 200: Item } } }, async (request) => ({
+        id: '1', tag: request.body.tag, tags: [request.body.tag], beta: 'b'
+      }))
+    })
+  }
+  const [before, after] = [await build(false), await build(true)]
+  for (const version of RELEASES) {
+    const [a, b] = [await before.inject({ url: `/openapi.json?version=${version}` }), await after.inject({ url: `/openapi.json?version=${version}` })]
+    t.equal(a.statusCode, 200)
+    t.notMatch(a.body, /preview|2027/, `${version}: no word of the preview or its date`)
+    t.equal(a.body, b.body, `${version}: the same bytes`)
+    const response = await before.inject({ url: '/items/1', headers: { 'x-api-version': version } })
+    t.notOk('beta' in response.json() || 'internal' in response.json().tag, `${version}: neither the preview's nor HEAD's internal field`)
+  }
+})
