@@ -107,8 +107,10 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
     ? `the '${options.headerName}' header`
     : 'the path segment after the versioned(...) prefix'
   const versions = options.versions.releasedValues
-  fastify.log.info({ apiVersions: versions, docsUrl: pages, openapiUrl: documents },
+  const previews = options.versions.versionValues.filter((value) => !versions.includes(value))
+  fastify.log.info({ apiVersions: versions, ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents },
     `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 

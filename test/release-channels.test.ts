@@ -298,3 +298,17 @@ test('promotion with HEAD changes and nested schemas the preview does not touch:
     t.notOk('beta' in response.json() || 'internal' in response.json().tag, `${version}: neither the preview's nor HEAD's internal field`)
   }
 })
+
+test('the start-up log names the preview versions apart from the released ones', async (t) => {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>) } }
+  const api = await versionedApp(t, bundle('preview'), async (scope) => {
+    scope.get('/users/:id', { schema: { params: Params, response: { 200: User } } }, async (request) => ({ id: request.params.id, name: 'Ada', beta: 'b' }))
+    scope.get('/beta', async () => ({ beta: true }))
+  }, { fastify: { logger: { level: 'info', stream } } })
+  await api.ready()
+  const startup = lines.find((line) => String(line.msg).startsWith('fastify-versioner: serving'))
+  t.same(startup?.apiVersions, RELEASES)
+  t.same(startup?.previewVersions, [PREVIEW])
+  t.match(String(startup?.msg), `serving API versions 2026-06-01, 2026-01-01 (newest first; clients send the version in the 'x-api-version' header); preview versions ${PREVIEW} (only when named and allowed)`)
+})
