@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  checkDocuments, endpoint, exportDocuments, HeadVersion, schema, servedDocuments, Version, VersionBundle, VersionChange,
+  checkDocuments, endpoint, exportDocuments, HeadVersion, injectEveryVersion, schema, servedDocuments, Version, VersionBundle, VersionChange,
   type FastifyVersionerOptions, type VersionLifecycle
 } from '../plugin'
 import { typesModule } from '../lib/tools/types-module'
@@ -311,4 +311,14 @@ test('the start-up log names the preview versions apart from the released ones',
   t.same(startup?.apiVersions, RELEASES)
   t.same(startup?.previewVersions, [PREVIEW])
   t.match(String(startup?.msg), `serving API versions 2026-06-01, 2026-01-01 (newest first; clients send the version in the 'x-api-version' header); preview versions ${PREVIEW} (only when named and allowed)`)
+})
+
+test('injectEveryVersion injects the released versions, and a preview when named', async (t) => {
+  const api = await app(t, 'preview')
+  await api.ready()
+  const request = { url: '/users/1', headers: { 'x-beta': 'yes' } }
+  t.same([...(await injectEveryVersion(api, request)).keys()], RELEASES)
+  const preview = await injectEveryVersion(api, request, { versions: [PREVIEW] })
+  t.same([...preview.keys()], [PREVIEW])
+  t.same(preview.get(PREVIEW)?.json(), { id: '1', name: 'Ada', beta: 'yes' })
 })
