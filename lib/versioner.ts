@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
-import { pickVersion } from './serve/request-hook'
+import { pickedWithoutWaiting } from './serve/request-hook'
 import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
@@ -27,7 +27,7 @@ import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from '
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
-import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
+import { namedVersion, readRequestedVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { VersionerState } from './routes/versioner-state'
@@ -81,7 +81,8 @@ export interface VersionerDecoration {
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments): string | undefined {
   const { versions, format, defaultValue } = options
   const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
-  const picked = resolveVersion(requested, versions, format)
+  // A preview named exactly routes as the preview: its request hook asks its access (and answers as unknown if denied).
+  const picked = namedVersion(requested, versions, format)
   return picked.ok ? picked.version : undefined
 }
 
@@ -106,9 +107,11 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
   const where = options.location === 'header'
     ? `the '${options.headerName}' header`
     : 'the path segment after the versioned(...) prefix'
-  const versions = options.versions.versionValues
-  fastify.log.info({ apiVersions: versions, docsUrl: pages, openapiUrl: documents },
+  const versions = options.versions.releasedValues
+  const previews = options.versions.versionValues.filter((value) => !versions.includes(value))
+  fastify.log.info({ apiVersions: versions, ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents },
     `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 
@@ -126,9 +129,9 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
       const picked = request[kPicked]
       if (picked !== null) return picked.ok ? picked.version : undefined
       const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-      if (config?.[kVersionedRoute] === undefined || resolved.asyncPicking) return undefined
-      const early = pickVersion(this, resolved)
-      return !(early instanceof Promise) && early.ok ? early.version : undefined
+      if (config?.[kVersionedRoute] === undefined) return undefined
+      const early = pickedWithoutWaiting(this, resolved)
+      return early?.ok === true ? early.version : undefined
     }
   })
 }

@@ -10,9 +10,9 @@ import { VersionerLatestRequestValidationError } from '../core/errors'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kMigrated } from '../core/symbols'
 import type { PickedVersion } from './version-picking'
-import { pickVersion, type RequestHookRoute } from './request-hook'
+import { pickedWithoutWaiting, type RequestHookRoute } from './request-hook'
 
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
@@ -65,5 +65,5 @@ export function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'chan
 
 /** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
 function knownVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | null {
-  return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
+  return pickedWithoutWaiting(fastifyRequest, options) ?? null
 }

@@ -9,10 +9,11 @@ import type { FastifyInstance } from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
-import { fileNameOf, servedDocuments } from './export'
+import { fileNameOf, servedDocuments, type ChannelOptions } from './export'
 import { change, type DocumentChange } from './document-places'
 import { compareComparable, compareDocuments } from './document-comparison'
 import { assertComparable } from './document-checks'
+import { singleApi } from './versioned-apis'
 
 export type { DocumentChange }
 export { compareDocuments }
@@ -27,14 +28,14 @@ export interface CheckResult {
 
 /**
  * Compares every version saved in `dir` (`<version>.json` files, as `export` writes them) with the documents the
- * readied application serves now.
+ * readied application serves now (preview versions only with `{ channel: 'preview' }`).
  * @example
  * ```ts
  * const { breaks, notes } = await checkDocuments(app, 'openapi')
  * for (const line of breaks) console.error(line.text)
  * ```
  */
-export async function checkDocuments (app: FastifyInstance, dir: string): Promise<CheckResult> {
+export async function checkDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<CheckResult> {
   let files: string[]
   try {
     files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
@@ -42,7 +43,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string): Promis
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
   if (files.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
-  const served = new Map((await servedDocuments(app)).map((document) => [fileNameOf(document.version), document]))
+  const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
+  // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
+  const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
+  const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
   const breaks: DocumentChange[] = []
   const notes: DocumentChange[] = []
   const compared: string[] = []
@@ -50,6 +54,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string): Promis
   for (const file of files) {
     const name = file.slice(0, -'.json'.length)
     savedNames.add(name)
+    if (previews.has(name)) {
+      notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false))
+      continue
+    }
     const saved = await readSaved(dir, file)
     const current = served.get(name)
     const version = current?.version ?? name

@@ -14,13 +14,13 @@ import { retire } from './retire'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
-  fastify-versioner export <app> --out <dir> [--api <name>]
+  fastify-versioner export <app> --out <dir> [--api <name>] [--channel preview]
                                                    write <dir>/<version>.json for every version (and unversioned.json)
-  fastify-versioner check <app> --against <dir> [--api <name>]
+  fastify-versioner check <app> --against <dir> [--api <name>] [--channel preview]
                                                    exit 1 if a version saved in <dir> changed in a way that breaks its clients
-  fastify-versioner check <app> --types <file> [--api <name>]
+  fastify-versioner check <app> --types <file> [--api <name>] [--channel preview]
                                                    exit 1 if <file> is not what types writes now (with or without --against)
-  fastify-versioner types <app> --out <file> [--api <name>]
+  fastify-versioner types <app> --out <file> [--api <name>] [--channel preview]
                                                    write the TypeScript types of every version to <file>
   fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
@@ -34,7 +34,8 @@ export const USAGE = `Usage:
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
 An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
---api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
+--api <name> picks one (its apiName option, or its prefix: /partner is named partner).
+export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
 interface CliOutput {
@@ -52,6 +53,7 @@ const OPTIONS = {
   version: { type: 'string' },
   usage: { type: 'string' },
   'quiet-days': { type: 'string' },
+  channel: { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -124,6 +126,9 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
   }
   const retireProblem = retireUsageProblem(command, parsed.values)
   if (retireProblem !== undefined) return usageError(io, retireProblem)
+  const channel = parsed.values.channel
+  if (channel !== undefined && channel !== 'preview' && channel !== 'release') return usageError(io, `--channel must be preview or release; got '${channel}'.`)
+  if (channel !== undefined && (command === 'verify' || command === 'retire')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
@@ -147,7 +152,7 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     return 1
   }
   try {
-    return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api }, io)
+    return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1

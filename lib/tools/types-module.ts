@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { servedDocuments, UNVERSIONED } from './export'
+import { servedDocuments, toolVersions, UNVERSIONED, type ChannelOptions } from './export'
 import { docComment, literal, printType, propertyKey } from './type-printer'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -111,12 +111,12 @@ class VersionTypes {
 }
 
 /** `Changes`: each version change class by name, with the version before it and the version it gives. */
-function changesOf (app: FastifyInstance): string {
+function changesOf (app: FastifyInstance, values: readonly string[]): string {
   const bundle = app.versioner.versions
-  const values = bundle.versionValues
   const entries: Array<[string, string, string]> = []
   for (const change of bundle.headVersion.changes) entries.push([change.name, values[0], 'HEAD'])
-  bundle.versions.forEach((version, index) => {
+  // Without preview versions (`values` the released ones), their changes are left out.
+  bundle.versions.filter((version) => values.includes(version.value)).forEach((version, index) => {
     const older = values[index + 1]
     if (older !== undefined) for (const change of version.changes) entries.push([change.name, older, version.value])
   })
@@ -157,17 +157,17 @@ function block (name: string, comment: string, members: Array<[string, string]>)
 }
 
 /**
- * The TypeScript module of a readied application's versions (see the module comment): the same bytes for the
- * same application.
+ * The TypeScript module of a readied application's released versions (see the module comment; with
+ * `{ channel: 'preview' }`, its preview versions too): the same bytes for the same application.
  * @example
  * ```ts
  * await writeFile('api-types.ts', await typesModule(app))
  * ```
  */
-export async function typesModule (app: FastifyInstance): Promise<string> {
-  const values = app.versioner.versions.versionValues
+export async function typesModule (app: FastifyInstance, options: ChannelOptions = {}): Promise<string> {
+  const values = toolVersions(app, options)
   const documents = new Map<string, VersionTypes>()
-  for (const { version, body } of await servedDocuments(app)) {
+  for (const { version, body } of await servedDocuments(app, options)) {
     if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
   }
   const each = (print: (types: VersionTypes) => string): Array<[string, string]> =>
@@ -184,7 +184,7 @@ export async function typesModule (app: FastifyInstance): Promise<string> {
     block('Routes', "Every route of every version, by 'METHOD /path': its request parts and its responses by status.", each((types) => types.routes())),
     block('Webhooks', "Every webhook of every version, by 'METHOD name': the body sent to subscribers.", each((types) => types.webhooks())),
     "/** Each version change, by class name: the version before it and the version it gives ('HEAD' for HeadVersion's). */",
-    `export interface Changes {\n${changesOf(app)}\n}`,
+    `export interface Changes {\n${changesOf(app, values)}\n}`,
     '',
     HELPERS
   ].join('\n')
