@@ -1,15 +1,23 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check` and `verify` on an application module. Exit codes: 0 when
- * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
- * usage error (with the usage text).
+ * The `fastify-versioner` command: `export`, `check`, `types` and `verify` on an application module, on each of
+ * its versioned APIs in turn (lines prefixed `[name] `, documents in `<dir>/<name>/`, types in `<folder of
+ * file>/<name>/<file name>`), or the one `--api <name>` picks (written as for an application with one API). Exit
+ * codes: 0 when all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be
+ * used), 2 for a usage error (with the usage text).
  * @module
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
+import { readFile, writeFile, mkdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { checkDocuments } from './check'
+import { exportDocuments } from './export'
 import { loadApp, closeApp } from './load-app'
-import { runOnApis } from './api-commands'
+import { typesModule } from './types-module'
+import type { VerifyOptions } from './verify'
+import { selectApis } from './versioned-apis'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
@@ -31,7 +39,7 @@ An application with several versioned APIs: each command handles each API (expor
 --api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
-interface CliOutput {
+interface CommandOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
 }
@@ -59,10 +67,92 @@ const COMMANDS = {
   verify: { option: undefined }
 } as const
 
-function usageError (io: CliOutput, message: string): number {
+function usageError (io: CommandOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
   io.err(USAGE)
   return 2
+}
+
+/** One run of a command, as the command line gave it. */
+interface CommandRun {
+  readonly command: 'export' | 'check' | 'types' | 'verify'
+  /** `--out` of export (a folder) and types (a file), `--against` of check. */
+  readonly dir: string | undefined
+  /** `--types <file>` of check. */
+  readonly types: string | undefined
+  readonly verifyOptions: VerifyOptions
+  /** `--api <name>`: the one API to work on (its name or prefix). */
+  readonly api: string | undefined
+}
+
+/** `check --types <file>`: whether the file is what `types` writes now; prints the verdict. */
+async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput): Promise<boolean> {
+  const expected = await typesModule(context)
+  const saved = await readFile(file, 'utf8').catch(() => undefined)
+  if (saved === expected) {
+    io.out(`check: ${file} is current.`)
+    return true
+  }
+  io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`)
+  return false
+}
+
+/** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
+async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  let code = 0
+  if (run.dir !== undefined) {
+    const { breaks, notes, compared } = await checkDocuments(context, run.dir)
+    for (const note of notes) io.out(`note: ${note.text}`)
+    for (const found of breaks) io.err(`break: ${found.text}`)
+    io.out(breaks.length === 0
+      ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
+      : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+    if (breaks.length > 0) code = 1
+  }
+  if (run.types !== undefined && !await checkTypes(context, run.types, io)) code = 1
+  return code
+}
+
+/** Runs the command on one API (`context` is its context); returns the exit code. */
+async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  if (run.command === 'export') {
+    for (const file of await exportDocuments(context, run.dir as string)) io.out(`wrote ${file}`)
+    return 0
+  }
+  if (run.command === 'check') return await check(context, run, io)
+  if (run.command === 'types') {
+    const file = run.dir as string
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, await typesModule(context))
+    io.out(`wrote ${file}`)
+    return 0
+  }
+  const findings = await context.versioner.verify(run.verifyOptions)
+  for (const finding of findings) io.err(`finding: ${finding.text}`)
+  io.out(findings.length === 0
+    ? `verify: every version of every versioned route migrates cleanly (${context.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
+    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
+  return findings.length === 0 ? 0 : 1
+}
+
+/** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
+function perApiFile (file: string, api: string): string {
+  return join(dirname(file), api, basename(file))
+}
+
+/** Runs the command on every versioned API of the readied application (or the one `run.api` names); the worst exit code. */
+async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  const apis = selectApis(app, run.api)
+  if (apis.length === 1) return await runOnApi(apis[0].context, run, io)
+  let code = 0
+  for (const api of apis) {
+    const label = (line: string): string => `[${api.name}] ${line}`
+    const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
+    const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
+    const result = await runOnApi(api.context, { ...run, dir, types }, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
+    code = Math.max(code, result)
+  }
+  return code
 }
 
 /**
@@ -72,7 +162,7 @@ function usageError (io: CliOutput, message: string): number {
  * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], { out: console.log, err: console.error })
  * ```
  */
-export async function runCli (args: readonly string[], io: CliOutput): Promise<number> {
+export async function runCli (args: readonly string[], io: CommandOutput): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
