@@ -11,14 +11,9 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { VersionerToolError } from '../core/errors'
-import { rootOf, versionedApis } from './versioned-apis'
+import { isFastify, rootOf, versionedApis } from './versioned-apis'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
-
-function isFastify (value: unknown): value is FastifyInstance {
-  return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
-    typeof (value as FastifyInstance).ready === 'function'
-}
 
 /** The module's app: its default export, or its `build` export (CommonJS `module.exports` included). */
 function appExport (module: Record<string, unknown>): unknown {

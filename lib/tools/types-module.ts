@@ -9,17 +9,10 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { servedDocuments, UNVERSIONED } from './export'
-import { docComment, literal, printType, propertyKey } from './type-printer'
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-type JsonObject = { [key: string]: Json }
+import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
-
-function isObject (value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** Follows a local `$ref` (`#/components/...`) of the document, once. */
 function resolved (document: JsonObject, value: Json | undefined): Json | undefined {
