@@ -10,6 +10,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { compileMatcher } from './union-matchers'
+import { patternsOf } from './shapes'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -165,11 +166,10 @@ class CollectorCompiler {
   private recordParts (source: SchemaObject): Expand[] {
     const parts: Expand[] = []
     const named = isSchemaObject(source.properties) ? new Set(Object.keys(source.properties)) : new Set<string>()
-    const patterns = isSchemaObject(source.patternProperties) ? Object.entries(source.patternProperties) : []
-    for (const [pattern, schema] of patterns) {
+    const patterns = patternsOf(source)
+    for (const [regex, schema] of patterns) {
       const inner = this.buildMember(schema)
       if (inner === null) continue
-      const regex = new RegExp(pattern, 'u')
       parts.push((holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
@@ -178,7 +178,7 @@ class CollectorCompiler {
     }
     const inner = this.buildMember(source.additionalProperties)
     if (inner !== null) {
-      const regexes = patterns.map(([pattern]) => new RegExp(pattern, 'u'))
+      const regexes = patterns.map(([regex]) => regex)
       parts.push((holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
