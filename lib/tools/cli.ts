@@ -14,10 +14,10 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments } from './check'
 import { exportDocuments } from './export'
-import { loadApp, closeApp } from './load-app'
+import { loadApp } from './load-app'
 import { typesModule } from './types-module'
 import type { VerifyOptions } from './verify'
-import { selectApis } from './versioned-apis'
+import { rootOf, selectApis } from './versioned-apis'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
@@ -209,6 +209,7 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    await closeApp(app)
+    // The root: `app` may be one API's context.
+    await rootOf(app).close()
   }
 }
