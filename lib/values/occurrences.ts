@@ -41,6 +41,8 @@ const PENDING = Symbol('pending')
 interface Walk {
   readonly expand: (holder: Holder, key: PropertyKey, next: Task[]) => void
   readonly self: boolean
+  /** Set on a target node that holds nothing to walk. */
+  readonly leaf?: true
 }
 
 /** A walk to run on `holder[key]`, or (`walk` null) the occurrence `holder[key]` to record. */
@@ -74,7 +76,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const compiler = new CollectorCompiler(target)
   const walk = compiler.build(root)
   if (walk === null) return null
-  if (compiler.isLeaf(walk)) {
+  if (walk.leaf === true) {
     return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
   }
   return (holder, key, out) => { walkData(walk, holder, key, out) }
@@ -85,14 +87,8 @@ type Expand = Walk['expand']
 /** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
 class CollectorCompiler {
   private readonly memo = new Map<TSchema, Walk | null | typeof PENDING>()
-  // Nodes that are the target and hold nothing to walk.
-  private readonly leaves = new Set<Walk>()
 
   constructor (private readonly target: CollectorTarget) {}
-
-  isLeaf (walk: Walk): boolean {
-    return this.leaves.has(walk)
-  }
 
   build (node: TSchema): Walk | null {
     const known = this.memo.get(node)
@@ -126,11 +122,7 @@ class CollectorCompiler {
     ]
     const self = this.target.isTarget(node)
     if (parts.length === 0 && !self) return null
-    if (parts.length === 0) {
-      const leaf: Walk = { self, expand: () => {} }
-      this.leaves.add(leaf)
-      return leaf
-    }
+    if (parts.length === 0) return { self, expand: () => {}, leaf: true }
     return {
       self,
       expand: parts.length === 1
