@@ -13,7 +13,7 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+import { describeValue, isSchemaObject } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
@@ -100,7 +100,11 @@ function readOptions (options: Record<string, unknown>, allowed: readonly string
 function parseDeclaration (direction: 'request' | 'response', args: unknown[]): Declaration {
   const name = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
   const display = `${name}(${args.map((arg) => describeValue(arg)).join(', ')})`
-  const [first, ...rest] = args
+  const last = args[args.length - 1]
+  const hasOptions = args.length > 1 && isOptionsObject(last)
+  const given = hasOptions ? args.slice(0, -1) : args
+  const [first, ...rest] = given
+  let target: ConverterTarget
   if (typeof first === 'string') {
     if (!first.startsWith('/')) throw new VersionerStructureError(`${display}: a path must start with '/'.`)
     if (rest.length === 0 || !isMethods(rest[0])) {
@@ -108,37 +112,23 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
         "(a method name such as 'PUT', or a list of them).")
     }
     const methods = normaliseMethods(rest[0])
-    if (rest.length > 2 || (rest.length === 2 && !isOptionsObject(rest[1]))) {
-      throw new VersionerStructureError(`${display}: if a path is given as the first argument, no schemas can be added.`)
+    if (rest.length > 1) throw new VersionerStructureError(`${display}: if a path is given as the first argument, no schemas can be added.`)
+    target = { kind: 'path', path: first, methods: Object.freeze(methods) }
+  } else {
+    const schemas = given
+    if (schemas.length === 0) throw new VersionerStructureError(`${display}: give the schema(s) whose routes it converts, or a path and methods.`)
+    for (const schema of schemas) {
+      if (!looksLikeSchema(schema)) {
+        throw new VersionerStructureError(`${display}: if a schema is given as the first argument, all other arguments must be schemas ` +
+          `(and an options object last); got ${describeValue(schema)}.`)
+      }
     }
-    const options = readOptions((rest[1] ?? {}) as Record<string, unknown>, direction === 'response' ? ['migrateHttpErrors'] : [], display)
-    return {
-      direction,
-      target: Object.freeze({ kind: 'path' as const, path: first, methods: Object.freeze(methods) }),
-      checkUsage: true,
-      migrateHttpErrors: options.migrateHttpErrors ?? false
-    }
+    target = { kind: 'schema', schemas: Object.freeze(schemas as TSchema[]) }
   }
-  const last = args[args.length - 1]
-  const hasOptions = args.length > 1 && isOptionsObject(last)
-  const schemas = hasOptions ? args.slice(0, -1) : args
-  if (schemas.length === 0) {
-    throw new VersionerStructureError(`${display}: give the schema(s) whose routes it converts, or a path and methods.`)
-  }
-  for (const schema of schemas) {
-    if (!looksLikeSchema(schema)) {
-      throw new VersionerStructureError(`${display}: if a schema is given as the first argument, all other arguments must be schemas ` +
-        `(and an options object last); got ${describeValue(schema)}.`)
-    }
-  }
-  const options = readOptions(hasOptions ? last as Record<string, unknown> : {},
-    direction === 'response' ? ['checkUsage', 'migrateHttpErrors'] : ['checkUsage'], display)
-  return {
-    direction,
-    target: Object.freeze({ kind: 'schema' as const, schemas: Object.freeze(schemas as TSchema[]) }),
-    checkUsage: options.checkUsage ?? true,
-    migrateHttpErrors: options.migrateHttpErrors ?? false
-  }
+  // By path, a converter applies to one route: there is no usage to check.
+  const allowed = [...(target.kind === 'schema' ? ['checkUsage'] : []), ...(direction === 'response' ? ['migrateHttpErrors'] : [])]
+  const options = readOptions(hasOptions ? last as Record<string, unknown> : {}, allowed, display)
+  return { direction, target: Object.freeze(target), checkUsage: options.checkUsage ?? true, migrateHttpErrors: options.migrateHttpErrors ?? false }
 }
 
 function checkArity (method: unknown, where: string, direction: 'request' | 'response'): void {
@@ -269,11 +259,4 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => position(a.entry) - position(b.entry) || a.index - b.index)
     .map(({ entry }) => entry)
-}
-
-/** `Schema` names, for messages. */
-export function describeTarget (target: ConverterTarget): string {
-  return target.kind === 'path'
-    ? `${target.methods.join(', ')} ${target.path}`
-    : target.schemas.map(describeSchema).join(', ')
 }

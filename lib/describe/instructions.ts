@@ -269,7 +269,7 @@ export function makeInstruction<T extends Instruction> (fields: Omit<T, typeof k
   return Object.freeze({ ...fields, [kInstruction]: true, toString: () => fields.display }) as unknown as T
 }
 
-/** True for schema and enum instructions (those schema generation applies). */
-export function isSchemaLevelInstruction (instruction: Instruction): instruction is SchemaInstruction | EnumInstruction {
-  return !instruction.kind.startsWith('endpoint.')
+/** True for endpoint instructions (those route generation applies); every other one is applied by schema generation. */
+export function isEndpointInstruction (instruction: Instruction): instruction is EndpointInstruction {
+  return instruction.kind.startsWith('endpoint.')
 }

@@ -24,7 +24,6 @@ export interface ConverterDescriptor extends ConverterEntry {
 
 /** A version change class, read. */
 export interface VersionChangeDescriptor {
-  readonly cls: VersionChangeClass
   readonly name: string
   readonly description: string
   readonly instructions: readonly Instruction[]
@@ -105,7 +104,6 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   }
   const converters: ConverterDescriptor[] = []
   const descriptor: VersionChangeDescriptor = {
-    cls: cls as VersionChangeClass,
     name,
     description,
     instructions: Object.freeze([...instructions]),

@@ -38,25 +38,6 @@ export interface PlannedRoute {
   readonly body: TSchema | undefined
 }
 
-/**
- * Per (route, body): the converters each version change step adds (computed once), and the plan of each level
- * (built from the level before it, sharing its list when the step adds nothing).
- */
-interface StepLists {
-  readonly byStep: Map<TSchema | undefined, Array<readonly ConverterStep[] | undefined>>
-  readonly plans: Map<TSchema | undefined, Array<readonly ConverterStep[]>>
-}
-
-/** The plans by level of one body (level 0, HEAD, has none). */
-function plansOf (lists: StepLists, body: TSchema | undefined): Array<readonly ConverterStep[]> {
-  let plans = lists.plans.get(body)
-  if (plans === undefined) {
-    plans = [NO_STEPS]
-    lists.plans.set(body, plans)
-  }
-  return plans
-}
-
 const NO_STEPS: readonly ConverterStep[] = []
 
 /** What converters are planned for: the route's state in the version (none for `migrateResponseBody`), the body, and for errors the route's success bodies. */
@@ -74,14 +55,14 @@ interface ConvertedRoute {
 export class ConverterPlanner {
   /** Where converter targets occur. */
   readonly targets: ConverterTargets
-  private readonly requestLists = new WeakMap<PlannedRoute, StepLists>()
-  private readonly responseLists = new Map<PlannedRoute | undefined, Map<readonly TSchema[] | undefined, StepLists>>()
+  /**
+   * The plans by level (index = level; HEAD has none) by route, then by `'request'` or the response map an error
+   * response plan is for, then by body.
+   */
+  private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
   readonly requestRules = requestRules()
-  /** The success schemas of each response map (one list per map: error-response plans are kept per list). */
-  private readonly successLists = new WeakMap<object, readonly TSchema[]>()
-
   constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
   }
@@ -91,85 +72,49 @@ export class ConverterPlanner {
     return this.targets.collectorFor(root, target, level)
   }
 
-  /** The success schemas (status `1xx`–`2xx`) of a response map, one list per map. */
-  successBodiesOf (responses: Readonly<Record<string, TSchema>>): readonly TSchema[] {
-    let list = this.successLists.get(responses)
-    if (list === undefined) {
-      list = Object.entries(responses).filter(([key]) => /^[12]/.test(key)).map(([, schema]) => schema)
-      this.successLists.set(responses, list)
-    }
-    return list
-  }
-
-  /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
-  occurs (root: TSchema, target: TSchema, level: number): boolean {
-    return this.targets.occurs(root, target, level)
-  }
-
   /**
    * Request converters for a request of the version at `level`, from that version up to the latest: the plan of the
    * version before it with that version's own step in front (the same list when the step adds none). Shared: never
    * change a returned list.
    */
   requestSteps (route: PlannedRoute, level: number): readonly ConverterStep[] {
-    let lists = this.requestLists.get(route)
-    if (lists === undefined) {
-      lists = { byStep: new Map(), plans: new Map() }
-      this.requestLists.set(route, lists)
-    }
-    const plans = plansOf(lists, route.body)
-    for (let known = plans.length; known <= level; known++) {
-      const step = known - 1
-      const own = step < 1 ? NO_STEPS : this.stepList(lists, route.body, step, () => this.addConverters('request', { state: route.timeline[step], body: route.body }, step, step + 1))
-      plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...own, ...plans[known - 1]]
-    }
-    return plans[level]
+    return this.stepsOf('request', route, route.body, level)
   }
 
   /**
    * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
    * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
-   * change a returned list. `successBodies` is given for the error responses of a route (its success schemas; pass
-   * the same list for the same response map, plans are kept per list):
-   * by-schema converters declared with `migrateHttpErrors` whose schema they hold then run on the whole error body.
+   * change a returned list. `responses` (the route's response map at that level) is given for its error responses:
+   * by-schema converters declared with `migrateHttpErrors` whose schema its success schemas hold then run on the
+   * whole error body.
    */
-  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, successBodies?: readonly TSchema[]): readonly ConverterStep[] {
-    let byRoute = this.responseLists.get(route)
-    if (byRoute === undefined) {
-      byRoute = new Map()
-      this.responseLists.set(route, byRoute)
-    }
-    // Error responses are planned per list of success bodies (callers pass one list per response map).
-    let lists = byRoute.get(successBodies)
-    if (lists === undefined) {
-      lists = { byStep: new Map(), plans: new Map() }
-      byRoute.set(successBodies, lists)
-    }
-    const plans = plansOf(lists, body)
-    for (let known = plans.length; known <= level; known++) {
-      const step = known - 1
-      const own = step < 1
-        ? NO_STEPS
-        : this.stepList(lists, body, step, () => this.addConverters('response', { state: route?.timeline[step], body, successBodies }, step, step))
-      plans[known] = own.length === 0 ? plans[known - 1] ?? NO_STEPS : [...plans[known - 1], ...own]
-    }
-    return plans[level]
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
+    return this.stepsOf('response', route, body, level, responses)
   }
 
-  /** The converters of one step for one body, computed by `plan` the first time. */
-  private stepList (lists: StepLists, body: TSchema | undefined, step: number, plan: () => ConverterStep[]): readonly ConverterStep[] {
-    let byStep = lists.byStep.get(body)
-    if (byStep === undefined) {
-      byStep = []
-      lists.byStep.set(body, byStep)
+  /**
+   * The plan at `level` of a request or response, built level by level from the plan of the level before it and its own step: the
+   * converters of one step for one (route, body) are computed once, however many versions pass that step.
+   */
+  private stepsOf (direction: 'request' | 'response', route: PlannedRoute | undefined, body: TSchema | undefined, level: number,
+    responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
+    let byKind = this.plans.get(route)
+    if (byKind === undefined) this.plans.set(route, byKind = new Map())
+    const kind = direction === 'request' ? direction : responses
+    let byBody = byKind.get(kind)
+    if (byBody === undefined) byKind.set(kind, byBody = new Map())
+    let plans = byBody.get(body)
+    if (plans === undefined) byBody.set(body, plans = [NO_STEPS])
+    const successBodies = responses === undefined ? undefined : Object.keys(responses).filter((key) => /^[12]/.test(key)).map((key) => responses[key])
+    for (let known = plans.length; known <= level; known++) {
+      const step = known - 1
+      // Schemas are found in the body as it stands before the step's converters: older for a request, newer for a response.
+      const at = { state: route?.timeline[step], body, successBodies }
+      const own = step < 1 ? NO_STEPS : this.addConverters(direction, at, step, direction === 'request' ? step + 1 : step)
+      const before = plans[known - 1]
+      plans[known] = own.length === 0 ? before : direction === 'request' ? [...own, ...before] : [...before, ...own]
     }
-    let list = byStep[step]
-    if (list === undefined) {
-      const planned = plan()
-      list = planned.length === 0 ? NO_STEPS : planned
-      byStep[step] = list
-    }
-    return list
+    return plans[level]
   }
 
   /** The converters of the version at `step` that apply, finding schemas in the body as at `bodyLevel`. */

@@ -28,8 +28,6 @@ interface StepTargets {
 /** Collectors, occurrence checks and per-step converter targets of one application, cached. */
 export class ConverterTargets {
   private readonly collectors = new Map<TSchema, Map<TSchema, Collector | null>>()
-  /** The canonical HEAD schema of each converter target. */
-  private readonly canonicals = new Map<TSchema, TSchema>()
   /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
   private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
   private readonly stepTargets: Array<StepTargets | undefined> = []
@@ -79,7 +77,7 @@ export class ConverterTargets {
   /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
   collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
     const rootForm = this.generation.formAt(root, level)
-    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
+    const targetForm = this.generation.formAt(this.generation.canonical(target), level)
     let byTarget = this.collectors.get(rootForm)
     if (byTarget === undefined) {
       byTarget = new Map()
@@ -102,7 +100,7 @@ export class ConverterTargets {
     // copy but for modifiers, or the same `$id`): one set per body instead of a match per node.
     if (level === 0 && seed !== undefined) return this.headSeedsOf(root).has(seed)
     const rootForm = this.generation.formAt(root, level)
-    const targetForm = this.generation.formAt(this.canonicalOf(target), level)
+    const targetForm = this.generation.formAt(this.generation.canonical(target), level)
     const known = this.collectors.get(rootForm)?.get(targetForm)
     return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
   }
@@ -118,15 +116,6 @@ export class ConverterTargets {
     }
     this.headSeeds.set(root, seeds)
     return seeds
-  }
-
-  private canonicalOf (target: TSchema): TSchema {
-    let canonical = this.canonicals.get(target)
-    if (canonical === undefined) {
-      canonical = this.generation.canonical(target)
-      this.canonicals.set(target, canonical)
-    }
-    return canonical
   }
 
   /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { LintingError } from '../core/errors'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionerState } from './versioner-state'
 
 /** Throws `LintingError` naming the first method this application does not route, and where it is named. */
@@ -19,7 +20,7 @@ export function checkMethods (state: VersionerState, supported: readonly string[
   for (const step of state.steps) {
     for (const change of step.changes) {
       for (const instruction of change.instructions) {
-        if (instruction.kind !== 'endpoint.existed' && instruction.kind !== 'endpoint.didntExist' && instruction.kind !== 'endpoint.had') continue
+        if (!isEndpointInstruction(instruction)) continue
         const missing = [...unsupported(instruction.methods), ...unsupported(instruction.kind === 'endpoint.had' ? instruction.attributes.methods : undefined)]
         if (missing.length > 0) fail(missing, `${instruction.display} of version change '${change.name}'`)
       }

@@ -8,12 +8,6 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
 import { mapSchemaDeep } from '../core/subschemas'
 
-/** Results of {@link prepareSchema} by generation and schema, one cache per mode (`$id`s kept or not). */
-const preparedSchemas = {
-  keepIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>(),
-  dropIds: new WeakMap<SchemaGeneration, WeakMap<TSchema, TSchema>>()
-}
-
 /**
  * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
  * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
@@ -22,12 +16,7 @@ const preparedSchemas = {
  * one route schema is an error. Cached per generation, schema and mode.
  */
 export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
-  const byGeneration = keepIds ? preparedSchemas.keepIds : preparedSchemas.dropIds
-  let cache = byGeneration.get(generation)
-  if (cache === undefined) {
-    cache = new WeakMap()
-    byGeneration.set(generation, cache)
-  }
+  const cache = keepIds ? generation.prepared.keepIds : generation.prepared.dropIds
   const known = cache.get(schema)
   if (known !== undefined) return known
   const generated = generation.generatedSchemas()

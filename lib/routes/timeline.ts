@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { RouterGenerationError, RouterPathParamsModifiedError } from '../core/errors'
 import type { HttpMethod } from '../core/http-methods'
-import type { EndpointExistenceInstruction, EndpointHadInstruction, EndpointInstruction } from '../describe/instructions'
+import { isEndpointInstruction, type EndpointHadInstruction, type EndpointInstruction } from '../describe/instructions'
 import { deepEqual, describeValue } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
 
@@ -58,9 +58,9 @@ export class EndpointInstructionLog {
     for (const step of steps) {
       for (const change of step.changes) {
         for (const instruction of change.instructions) {
-          if (instruction.kind.startsWith('endpoint.')) {
-            this.records.set(instruction as EndpointInstruction, {
-              instruction: instruction as EndpointInstruction, change: change.name, existing: new Set(), deleted: new Set(), restorable: []
+          if (isEndpointInstruction(instruction)) {
+            this.records.set(instruction, {
+              instruction, change: change.name, existing: new Set(), deleted: new Set(), restorable: []
             })
           }
         }
@@ -229,15 +229,12 @@ export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationS
     if (index === steps.length - 1) break
     for (const change of step.changes) {
       for (const instruction of change.instructions) {
-        if (!instruction.kind.startsWith('endpoint.')) continue
-        const endpointInstruction = instruction as EndpointInstruction
-        if (!applies(state, endpointInstruction, head.operationId)) continue
-        log.match(endpointInstruction, state.methods, state.exists, state.path)
-        if (endpointInstruction.kind === 'endpoint.had') {
-          if (state.exists) state = applyHad(state, endpointInstruction, change.name)
-        } else {
-          const restore = (endpointInstruction as EndpointExistenceInstruction).kind === 'endpoint.existed'
-          if (state.exists !== restore) state = { ...state, exists: restore }
+        if (!isEndpointInstruction(instruction) || !applies(state, instruction, head.operationId)) continue
+        log.match(instruction, state.methods, state.exists, state.path)
+        if (instruction.kind === 'endpoint.had') {
+          if (state.exists) state = applyHad(state, instruction, change.name)
+        } else if (state.exists !== (instruction.kind === 'endpoint.existed')) {
+          state = { ...state, exists: instruction.kind === 'endpoint.existed' }
         }
       }
     }

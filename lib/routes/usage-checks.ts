@@ -5,7 +5,6 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { describeTarget } from '../describe/converter-decorators'
 import { pathConverterMatches } from './converter-targets'
 import {
   RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
@@ -23,7 +22,7 @@ function responseSchemas (route: HeadRoute): TSchema[] {
 }
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
-  return roots.some((root) => root !== undefined && state.planner.occurs(root, schema, 0))
+  return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
 }
 
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
@@ -61,7 +60,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         const names = unused.map(describeSchema).join(', ')
         const message = `${direction} by ${converter.direction === 'request' ? 'body' : 'response'} schema converter "${converter.display}" ` +
           `failed to find routes with the following ${converter.direction === 'request' ? 'body' : 'response'} schemas: [${names}] ` +
-          `(converting ${describeTarget(target)}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
+          `(converting ${target.schemas.map(describeSchema).join(', ')}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
           'If this is intentional (a schema used only in webhooks or jobs), declare it with { checkUsage: false }.'
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)

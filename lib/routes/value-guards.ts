@@ -8,8 +8,9 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaLevelInstruction } from '../describe/instructions'
-import { narrowedEnums } from '../schemas/narrowed-enums'
+import { isEndpointInstruction } from '../describe/instructions'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { Seed } from '../schemas/seeds'
 import type { Collector, Holder, Occurrence } from '../values/occurrences'
 import type { ConverterPlanner } from './converter-steps'
 
@@ -31,6 +32,12 @@ interface Unexpressible {
   readonly key: PropertyKey
 }
 
+/** The values of an enum seed at a level (undefined when it is no enum). */
+function valuesAt (generation: SchemaGeneration, seed: Seed, level: number): Set<unknown> | undefined {
+  const state = generation.stateAt(seed.head, level)
+  return state.kind === 'enum' ? new Set(state.members.map((member) => member.value)) : undefined
+}
+
 /** What planning guards needs: the schema generation, the steps, and collectors (the converter planner has them all). */
 type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'collectorFor'>
 
@@ -39,20 +46,35 @@ function changesRemoving (planning: GuardPlanning, head: TSchema, level: number)
   const step = planning.steps[level - 1]
   const seed = planning.generation.seedOf(head)
   const changes = step.changes.filter((change) => change.instructions.some((instruction) =>
-    isSchemaLevelInstruction(instruction) && instruction.kind.startsWith('enum.') && planning.generation.seedOf(instruction.schema) === seed))
+    !isEndpointInstruction(instruction) && instruction.kind.startsWith('enum.') && planning.generation.seedOf(instruction.schema) === seed))
   return (changes.length > 0 ? changes : step.changes).map((change) => change.name)
 }
 
-/** The guards of data shaped like `schema` (a HEAD schema) at `level`. */
+/**
+ * The guards of data shaped like `schema` (a HEAD schema) at `level`: one per enum seed the level narrows (whose form
+ * lacks values HEAD has: `enumeration(E).didntHave(...)`, or a member renamed) that can occur in the data.
+ */
 export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: number): readonly ValueGuard[] {
   if (level === 0) return NO_GUARDS
+  const { generation } = planning
+  const changed = new Set<Seed>()
+  for (let at = 1; at <= level; at++) for (const seed of generation.seedsChangedAt(at)) changed.add(seed)
   const guards: ValueGuard[] = []
-  for (const narrowed of narrowedEnums(planning.generation, level)) {
-    const find = planning.collectorFor(schema, narrowed.seed.head, level)
+  for (const seed of changed) {
+    const head = valuesAt(generation, seed, 0)
+    const allowed = valuesAt(generation, seed, level)
+    if (head === undefined || allowed === undefined || [...head].every((value) => allowed.has(value))) continue
+    const find = planning.collectorFor(schema, seed.head, level)
     if (find === null) continue
     const removedBy = new Map<unknown, readonly string[]>()
-    for (const [value, at] of narrowed.removedAt) if (!narrowed.allowed.has(value)) removedBy.set(value, changesRemoving(planning, narrowed.seed.head, at))
-    guards.push({ find, allowed: narrowed.allowed, removedBy, schema: narrowed.seed.display })
+    for (const value of head) {
+      if (allowed.has(value)) continue
+      // The changes of the first level (newest first) lacking the value removed it.
+      let at = 1
+      while (valuesAt(generation, seed, at)?.has(value) === true) at++
+      removedBy.set(value, changesRemoving(planning, seed.head, at))
+    }
+    guards.push({ find, allowed, removedBy, schema: seed.display })
   }
   return guards.length === 0 ? NO_GUARDS : guards
 }

@@ -132,11 +132,10 @@ export function buildBehaviour (
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
-  const successBodies = planner.successBodiesOf(responses)
   for (const [key, schema] of Object.entries(responses)) {
     const form = prepareForFastify(generation.formAt(schema, level), generation)
     responseForms.set(key, form)
-    const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : successBodies)
+    const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : responses)
     responseSteps.set(key, steps)
     const guards = valueGuardsOf(planner, schema, level)
     if (guards.length > 0) responseGuards.set(key, guards)
@@ -146,7 +145,7 @@ export function buildBehaviour (
       errorWork = true
     }
   }
-  const withoutSchema = planner.responseSteps(route, undefined, level, successBodies)
+  const withoutSchema = planner.responseSteps(route, undefined, level, responses)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
   const state = route.timeline[level]
@@ -155,7 +154,8 @@ export function buildBehaviour (
     [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  const behaviour = {
+  return {
+    version,
     level,
     validate,
     validatedParts: new Set(validate.map(([part]) => part)),
@@ -169,9 +169,9 @@ export function buildBehaviour (
     successWork,
     errorWork,
     rawSteps,
-    state
+    state,
+    link
   }
-  return { version, ...behaviour, link }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

@@ -62,7 +62,6 @@ export class VersionerState {
   readonly headRoutes: HeadRoute[] = []
   /** `METHOD url` → versions served there, to detect and separate routes sharing a node. */
   readonly nodes = new Map<string, Set<string>>()
-  readonly hasSideEffects: boolean
   /**
    * Whether requests run inside `apiVersionStorage.run(version, …)`: only when something reads it (a
    * `VersionChangeWithSideEffects`, or a storage the application passed). Running it turns on Node's async hooks
@@ -85,8 +84,7 @@ export class VersionerState {
     this.planner = new ConverterPlanner(this.generation, this.steps)
     this.log = new EndpointInstructionLog(this.steps)
     const internals = bundle[kBundleInternals]
-    this.hasSideEffects = [...internals.changesByVersion.values()].flat().some((change) => change.hasSideEffects)
-    this.storesVersion = this.hasSideEffects || internals.customStorage
+    this.storesVersion = internals.customStorage || [...internals.changesByVersion.values()].flat().some((change) => change.hasSideEffects)
   }
 
   /** The version value of a level (level 1 is the latest). */

@@ -1,15 +1,20 @@
 /**
- * Applies schema and enum instructions to the states of seeds, version by version. Each instruction that
- * cannot apply to the schema as it stands in that version fails here, with an error naming the version
- * change, the schema and the field.
+ * Stage `lib/schemas/`: the walk of instructions from HEAD to the oldest version. Seeds every schema an instruction
+ * or a converter names, applies schema and enum instructions to the seeds' states level by level, and keeps each
+ * level's states and the seeds its instructions changed. Each instruction that cannot apply to the schema as it
+ * stands in that version fails here, with an error naming the version change, the schema and the field.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
-import type { EnumInstruction, EnumValue, FieldExistedAsInstruction, SchemaAnnotations, SchemaHadInstruction, SchemaInstruction } from '../describe/instructions'
+import {
+  isEndpointInstruction, type EnumInstruction, type EnumValue, type FieldExistedAsInstruction, type SchemaAnnotations,
+  type SchemaHadInstruction, type SchemaInstruction
+} from '../describe/instructions'
+import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
-import { annotationOf, initialState, isEnumSchema, isObjectSchema, newFieldId, type EnumState, type FieldState, type ObjectState, type Seed, type SeedIndex, type SeedState } from './seeds'
-import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
+import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
+import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
 
 /** Where an instruction comes from, for messages. */
 interface InstructionOrigin {
@@ -21,16 +26,53 @@ function memberName (value: EnumValue): string {
   return String(value)
 }
 
-/** The working states of all seeds while the versions are walked from HEAD to the oldest. */
+function describeSeed (schema: TSchema): string {
+  return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
+}
+
+/** The seeds, and their states at every level (index = level; level 0 is HEAD). */
 export class SchemaStates {
+  readonly index = new SeedIndex()
+  /** The states of the seeds that differ from their initial state, by level. */
+  readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
+  /** The seeds each level's instructions changed (index = level). */
+  readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
+  /** The states while the walk goes on. */
   private readonly working = new Map<Seed, SeedState>()
   private readonly initial = new WeakMap<object, SeedState>()
 
-  constructor (private readonly index: SeedIndex) {}
+  /** Seeds the schemas the steps name and applies their instructions: HEAD changes give level 1, each version's the next. */
+  constructor (steps: readonly GenerationStep[]) {
+    const changes = steps.flatMap((step) => step.changes)
+    for (const change of changes) {
+      for (const instruction of change.instructions) {
+        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
+      }
+    }
+    // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
+    // by instructions: the first schema seen with an $id is the seed's HEAD schema.
+    for (const { target } of changes.flatMap((change) => change.converters)) {
+      if (target.kind === 'schema') for (const schema of target.schemas) this.index.add(schema, describeSeed(schema))
+    }
+    steps.forEach(({ changes, origin }, step) => {
+      const changed = new Set<Seed>()
+      for (const change of changes) {
+        for (const instruction of change.instructions) {
+          if (isEndpointInstruction(instruction)) continue
+          this.apply(instruction, { change: change.name, version: origin })
+          changed.add(this.index.find(instruction.schema) as Seed)
+        }
+      }
+      if (step < steps.length - 1) {
+        this.states.push(new Map(this.working))
+        this.changedAt.push(changed)
+      }
+    })
+  }
 
-  /** The current states of all seeds that differ from their initial state. */
-  snapshot (): Map<Seed, SeedState> {
-    return new Map(this.working)
+  /** The state of `seed` at `level`. */
+  stateAt (seed: Seed, level: number): SeedState {
+    return this.states[level].get(seed) ?? this.initialOf(seed.head)
   }
 
   /** The initial state of a HEAD schema (cached). */
@@ -50,11 +92,9 @@ export class SchemaStates {
     return this.working.get(seed) ?? this.initialOf(seed.head)
   }
 
-  /** Applies one schema or enum instruction. */
-  apply (instruction: SchemaInstruction | EnumInstruction, origin: InstructionOrigin): void {
-    const seed = this.index.find(instruction.schema)
-    /* c8 ignore next */
-    if (seed === undefined) throw new Error('fastify-versioner: instruction target was not seeded')
+  /** Applies one schema or enum instruction (its schema is seeded). */
+  private apply (instruction: SchemaInstruction | EnumInstruction, origin: InstructionOrigin): void {
+    const seed = this.index.find(instruction.schema) as Seed
     const state = this.working.get(seed) ?? this.initialOf(seed.head)
     const fail = (message: string): never => {
       throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${origin.change}' ` +
@@ -66,13 +106,13 @@ export class SchemaStates {
       return
     }
     if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
-      if (state.kind !== 'enum' || !isEnumSchema(seed.head)) {
+      if (state.kind !== 'enum') {
         fail(`${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`)
       }
       this.working.set(seed, this.applyEnum(state as EnumState, instruction, schemaName, fail))
       return
     }
-    if (state.kind !== 'object' || !isObjectSchema(seed.head)) {
+    if (state.kind !== 'object') {
       fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
     }
     this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))

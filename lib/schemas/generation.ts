@@ -12,10 +12,9 @@
 import type { TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
-import type { SchemaStates } from './apply-instructions'
-import type { SeedIndex, Seed, SeedState } from './seeds'
+import { SchemaStates } from './apply-instructions'
+import type { Seed, SeedState } from './seeds'
 import { FormBuilder, type Plan } from './form-builder'
-import { walkLevelStates } from './level-states'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
 import { generationSteps, type VersionBundle } from '../describe/versions'
@@ -53,9 +52,8 @@ interface DependencyFrame {
 export class SchemaGeneration {
   /** Level 0 is HEAD, level 1 the latest version, level n the n-th version from newest. */
   readonly levels: readonly string[]
-  private readonly states: ReadonlyArray<ReadonlyMap<Seed, SeedState>>
-  private readonly index: SeedIndex
-  private readonly walker: SchemaStates
+  /** The seeds and their states at every level. */
+  private readonly walk: SchemaStates
   private readonly shared = new Map<string, TSchema>()
   /** Every schema already given to {@link addSharedSchemas} (the plugin passes its application's schemas once per route). */
   private readonly sharedSeen = new WeakSet<object>()
@@ -64,19 +62,15 @@ export class SchemaGeneration {
   /** Schemas whose form is themselves at every level: nothing in them can change (no seed, `$ref` or extended schema). */
   private readonly unchanging = new WeakMap<object, boolean>()
   private readonly inProgress = new Set<object>()
-  /** The seeds each level's instructions changed (index = level). */
-  private readonly changedAt: ReadonlyArray<ReadonlySet<Seed>>
   /** One frame per form being computed, innermost last. */
   private readonly frames: DependencyFrame[] = []
   private readonly builder: FormBuilder
+  /** The generated schemas made ready for Fastify (`dropIds`) and the documents (`keepIds`): ../routes/prepared-schemas.ts. */
+  readonly prepared = { keepIds: new WeakMap<TSchema, TSchema>(), dropIds: new WeakMap<TSchema, TSchema>() }
 
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
     this.addSharedSchemas(options.sharedSchemas ?? [])
-    const walked = walkLevelStates(generationSteps(bundle))
-    this.index = walked.index
-    this.walker = walked.walker
-    this.states = walked.states
-    this.changedAt = walked.changedAt
+    this.walk = new SchemaStates(generationSteps(bundle))
     this.builder = new FormBuilder(this)
     this.levels = ['head', ...bundle.versionValues]
   }
@@ -94,7 +88,7 @@ export class SchemaGeneration {
   /** The schema a `$ref` points to (`'Address'` or `'Address#'`): a named seed, or a shared schema. */
   resolveRef (ref: string): TSchema | undefined {
     const id = refId(ref)
-    return this.index.findById(id)?.head ?? this.shared.get(id)
+    return this.walk.index.findById(id)?.head ?? this.shared.get(id)
   }
 
   /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`). */
@@ -109,7 +103,7 @@ export class SchemaGeneration {
 
   /** The canonical HEAD schema `schema` stands for (itself, or the seed it wraps or shares an `$id` with). */
   canonical (schema: TSchema): TSchema {
-    return this.index.find(schema)?.head ?? schema
+    return this.walk.index.find(schema)?.head ?? schema
   }
 
   /** The level of a version value (1 for the latest); throws for a value the bundle does not hold. */
@@ -171,17 +165,17 @@ export class SchemaGeneration {
 
   /** The seeds the instructions that give `level` changed. */
   seedsChangedAt (level: number): ReadonlySet<Seed> {
-    return this.changedAt[level] ?? NO_SEEDS
+    return this.walk.changedAt[level] ?? NO_SEEDS
   }
 
   /** True when the instructions that give `level` changed one of `seeds`. */
   changesAt (level: number, seeds: ReadonlySet<Seed>): boolean {
-    return touches(this.changedAt[level], seeds)
+    return touches(this.walk.changedAt[level], seeds)
   }
 
   /** The seed `schema` stands for (itself, through `Optional`/`Readonly`, or by `$id`), if any. */
   seedOf (schema: TSchema): Seed | undefined {
-    return this.index.find(schema)
+    return this.walk.index.find(schema)
   }
 
   /** A schema met while its own form is being built: the forms that contain it are compared at every level. */
@@ -194,7 +188,7 @@ export class SchemaGeneration {
   /** Computes the form of `schema` at `level` (the record holds every level before it). */
   private advance (schema: TSchema, record: FormRecord, level: number): void {
     const previous = record.forms[level - 1]
-    if (record.deps !== null && !touches(this.changedAt[level], record.deps)) {
+    if (record.deps !== null && !touches(this.walk.changedAt[level], record.deps)) {
       record.forms.push(previous)
       return
     }
@@ -236,7 +230,7 @@ export class SchemaGeneration {
     let plan = this.plans.get(schema)
     if (plan !== undefined) return plan
     const source = schema as SchemaObject
-    const seed = this.index.find(schema)
+    const seed = this.walk.index.find(schema)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
     } else if (childSchemaInfo(schema) !== undefined) {
@@ -256,10 +250,10 @@ export class SchemaGeneration {
 
   /** The state of the seed `head` stands for at `level` (its initial state for a schema that is no seed); noted as a dependency. */
   stateAt (head: TSchema, level: number): SeedState {
-    const seed = this.index.find(head)
-    if (seed === undefined) return this.walker.initialOf(head)
+    const seed = this.walk.index.find(head)
+    if (seed === undefined) return this.walk.initialOf(head)
     this.frames.at(-1)?.deps.add(seed)
-    return this.states[level].get(seed) ?? this.walker.initialOf(seed.head)
+    return this.walk.stateAt(seed, level)
   }
 
   /** Everything the form of `schema` at `level` depends on; equal inputs at two levels mean equal forms. */

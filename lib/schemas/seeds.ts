@@ -84,7 +84,7 @@ export type FieldEdit = FieldHadInstruction | FieldDidntHaveInstruction
 export type SeedState = ObjectState | EnumState | PlainState
 
 /** True for an object schema instructions can edit the fields of. */
-export function isObjectSchema (schema: TSchema): boolean {
+function isObjectSchema (schema: TSchema): boolean {
   const source = schema as SchemaObject
   return source.type === 'object' && isSchemaObject(source.properties) && (source[Kind] === undefined || source[Kind] === 'Object')
 }
@@ -102,11 +102,6 @@ function enumShape (schema: TSchema): Pick<EnumState, 'form' | 'members' | 'temp
     return { form: 'keyword', members: values.map((value) => ({ value: value as EnumValue, schema: undefined })), template }
   }
   return undefined
-}
-
-/** True for an enum schema (a union of `const` members, or an `enum` keyword). */
-export function isEnumSchema (schema: TSchema): boolean {
-  return enumShape(schema) !== undefined
 }
 
 let fieldIds = 0
