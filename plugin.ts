@@ -52,6 +52,7 @@ export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
   FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations
 } from './lib/describe/instructions'
+export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { HttpMethod } from './lib/core/http-methods'
 export {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,

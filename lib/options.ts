@@ -179,6 +179,7 @@ export function resolveOptions (
     now,
     apiName: apiNameOption(options.apiName),
     partialApp: booleanOption('partialApp', options.partialApp),
-    lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl)
+    lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
+    documentUrl
   }
 }

@@ -17,7 +17,7 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { checkMethods } from './routes/method-checks'
@@ -117,6 +117,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
   fastify.decorateRequest(kBehaviour, null)
   fastify.decorateRequest(kMigrated, false)
   fastify.decorateRequest(kConverterFailed, false)
+  fastify.decorateRequest(kFieldDeprecations, null)
   fastify.decorateReply(kConverted, false)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {

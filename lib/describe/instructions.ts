@@ -7,6 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
 import type { NamedValidator } from './named-validators'
+import type { FieldDeprecationOptions } from './field-deprecation'
 import { kInstruction } from '../core/symbols'
 
 /**
@@ -32,7 +33,8 @@ export interface FieldKeywords {
   title?: string
   description?: string
   examples?: unknown[]
-  deprecated?: boolean
+  /** A request that sends the field gets `Deprecation` and `Link` response headers (docs/field-deprecations.md). */
+  deprecated?: boolean | FieldDeprecationOptions
   readOnly?: boolean
   writeOnly?: boolean
   nullable?: boolean

@@ -14,6 +14,7 @@ import {
 } from './instructions'
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+import { readFieldDeprecation } from './field-deprecation'
 
 /**
  * The field names `schema(S).field(name)` accepts: the fields of the HEAD schema `S` (a typo fails to compile).
@@ -100,6 +101,7 @@ function splitKeywords (attributes: Record<string, unknown>, display: string): R
     }
     keywords[key] = value
   }
+  readFieldDeprecation(keywords, display)
   return keywords
 }
 

@@ -6,6 +6,7 @@
 import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
+import { isHeaderSafeUrl } from '../core/link-urls'
 import type { VersionChangeClass } from './version-change-reader'
 
 /** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
@@ -21,13 +22,6 @@ export interface VersionLifecycle {
    * with 410 and an RFC 9457 `application/problem+json` body. `'gone'` needs `sunsetAt`.
    */
   afterSunset?: 'serve' | 'gone'
-}
-
-/** True for a URL that can stand inside `<…>` in a `Link` header. */
-function isHeaderSafeUrl (value: unknown): value is string {
-  // Printable ASCII only (so no spaces), and none of the characters a URL must escape.
-  if (typeof value !== 'string' || value === '' || /[^\x21-\x7e]|["<>\\^`{|}]/.test(value)) return false
-  return value.startsWith('/') || URL.canParse(value)
 }
 
 function readDate (value: unknown, what: string, version: string): Date | undefined {

@@ -11,7 +11,8 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  componentize, componentName, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs, unwrapRoots
+  componentize, componentName, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
+  unwrapRoots
 } from './openapi-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -186,6 +187,7 @@ export class OpenApiDocuments {
       if (version.link !== undefined) notes.push(`See ${version.link}.`)
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
     }
+    markDeprecatedParameters(document)
     moveQueryOperations(document)
     return document
   }

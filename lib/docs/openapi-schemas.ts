@@ -159,3 +159,17 @@ export function pruneComponents (document: Record<string, Json>): void {
   while (queue.length > 0) markReferencedComponents(queue.shift())
   for (const name of Object.keys(components)) if (!used.has(name)) delete components[name]
 }
+
+/**
+ * Marks `deprecated: true` on each parameter (query, header, cookie) whose schema is deprecated: OpenAPI shows a
+ * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema.
+ */
+export function markDeprecatedParameters (document: Record<string, Json>): void {
+  for (const operation of operationsOf(document)) {
+    if (!Array.isArray(operation.parameters)) continue
+    for (const parameter of operation.parameters as Array<Record<string, Json>>) {
+      const schema = parameter.schema as Record<string, Json> | undefined
+      if (schema?.deprecated === true) parameter.deprecated = true
+    }
+  }
+}

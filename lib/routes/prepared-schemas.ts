@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
 import { mapSchemaDeep } from '../core/subschemas'
+import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
  * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
@@ -34,7 +35,9 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, ke
     return rest as TSchema
   })
   const ownId = (schema as SchemaObject).$id
-  const result = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  const inlined = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
+  const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
   cache.set(schema, result)
   return result
 }

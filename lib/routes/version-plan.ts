@@ -14,6 +14,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
+import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
 
 /** The request parts Fastify validates. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
@@ -62,6 +63,8 @@ export interface VersionBehaviour {
   readonly state: RouteState
   /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
   readonly link: string | undefined
+  /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
+  readonly deprecations: FieldDeprecations | undefined
 }
 
 /** True for a response status key of a success (`1xx`-`2xx`). */
@@ -80,6 +83,8 @@ export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): 
 /** The HEAD facts of a route that behaviours are built from. */
 export interface BehaviourRoute extends PlannedRoute {
   readonly schema: RouteSchema
+  /** `METHOD url`, for error messages. */
+  readonly display: string
 }
 
 /** The response schemas (HEAD-level) a route has in a version. */
@@ -97,7 +102,7 @@ const NO_RESPONSES: Readonly<Record<string, TSchema>> = Object.freeze({})
  * differently. Within a route, every version older than one with work has work too (plans only grow with age,
  * and a schema's form never returns to an earlier one).
  */
-export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version'>): boolean {
+export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version' | 'deprecations'>): boolean {
   return behaviour.validate.length > 0 || behaviour.requestSteps.length > 0 || behaviour.successWork || behaviour.errorWork ||
     behaviour.rawSteps.length > 0
 }
@@ -170,7 +175,8 @@ export function buildBehaviour (
     errorWork,
     rawSteps,
     state,
-    link
+    link,
+    deprecations: fieldDeprecationsOf(route, at, generation)
   }
 }
 

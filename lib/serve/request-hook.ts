@@ -28,6 +28,7 @@ import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
+import { sendFieldDeprecations } from './field-deprecation-headers'
 
 /** What the request hook of one registered route needs. */
 export interface RequestHookRoute {
@@ -149,6 +150,7 @@ class RequestMigration {
       reply.callNotFound()
       return
     }
+    if (behaviour.deprecations !== undefined) sendFieldDeprecations(request, reply, behaviour.deprecations, version, options)
     if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), version, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { kBehaviour, kConverted, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kMigrated, kPicked } from '../core/symbols'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { PickedVersion } from './version-picking'
 
@@ -15,6 +15,8 @@ export type VersionedRequest = FastifyRequest & {
   [kMigrated]: boolean
   /** A converter of this request failed: its 500 is not converted again. */
   [kConverterFailed]: boolean
+  /** The deprecated fields the request carries (JSON pointers) and the `Link` they add, when it carries some. */
+  [kFieldDeprecations]: { readonly fields: readonly string[], readonly link: string | undefined } | null
 }
 
 /** A reply as the versioner sees it. */

@@ -12,7 +12,7 @@ import { copyJson, failureError, failureOf, runSteps, type FailureContext } from
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
-import { kBehaviour, kConverted, kConverterFailed } from '../core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '../core/symbols'
 import { statusKey, type VersionBehaviour } from '../routes/version-plan'
 import { appendLink } from './lifecycle'
 import { processWarning } from '../core/warnings'
@@ -128,6 +128,8 @@ export function createSendHook (route: string): onSendHookHandler {
     const behaviour = request[kBehaviour]
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
+    const fieldLink = request[kFieldDeprecations]?.link
+    if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
     if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
       done(null, payload)

@@ -117,7 +117,9 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
-  if (planned || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
+  // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's).
+  const fieldLinks = idle.length > 0 && behaviours.get(idle[0].version)?.deprecations !== undefined
+  if (planned || fieldLinks || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)

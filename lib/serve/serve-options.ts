@@ -17,4 +17,6 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
+  /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
+  readonly documentUrl: string | null
 }

@@ -7,6 +7,10 @@
 import diagnosticsChannel from 'node:diagnostics_channel'
 import type { FastifyRequest } from 'fastify'
 import type { ServeOptions } from './serve-options'
+import { versionedRequest } from './request-state'
+import { kFieldDeprecations } from '../core/symbols'
+
+const NO_FIELDS: readonly string[] = Object.freeze([])
 
 /** The name of the channel. */
 const SERVED_CHANNEL = 'fastify-versioner:served'
@@ -51,6 +55,11 @@ export interface ServedEvent {
   readonly deprecated: boolean
   /** The version's sunset date, if it has one. */
   readonly sunset: Date | undefined
+  /**
+   * The deprecated fields the request carries (docs/field-deprecations.md), as JSON pointers (`/body/address`,
+   * `/query/size`, `/headers/x-trace`, array items as `*`), each once; empty when it carries none.
+   */
+  readonly deprecatedFields: readonly string[]
 }
 
 /** The HEAD route of a registered route, as events name it. */
@@ -70,7 +79,8 @@ export function publishServed (request: FastifyRequest, requested: string | unde
     requested,
     route: { method, url: head.path },
     deprecated: described?.deprecatedAt !== undefined,
-    sunset: described?.sunsetAt
+    sunset: described?.sunsetAt,
+    deprecatedFields: versionedRequest(request)[kFieldDeprecations]?.fields ?? NO_FIELDS
   }
   servedChannel.publish(event)
 }

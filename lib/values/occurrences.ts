@@ -41,6 +41,8 @@ const PENDING = Symbol('pending')
 interface Walk {
   readonly expand: (holder: Holder, key: PropertyKey, next: Task[]) => void
   readonly self: boolean
+  /** The schema node compiled (the target itself when `self`). */
+  readonly node: TSchema
   /** Set on a target node that holds nothing to walk. */
   readonly leaf?: true
 }
@@ -82,6 +84,42 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   return (holder, key, out) => { walkData(walk, holder, key, out) }
 }
 
+/**
+ * The places where the target occurs in a value, as JSON pointers from the value (RFC 6901, with array
+ * items as `*`: one place whatever the index), each once, outer before inner, with the target's node there.
+ */
+export type PlaceFinder = (value: unknown) => Map<string, TSchema>
+
+/**
+ * Compiles a {@link PlaceFinder} of the target inside data shaped by `root`, or `null` when the target cannot
+ * occur there. It walks the data as a collector does (explicit stack, only where the target can be).
+ */
+export function compilePlaceFinder (root: TSchema, target: CollectorTarget): PlaceFinder | null {
+  const walk = new CollectorCompiler(target).build(root)
+  return walk === null ? null : (value) => findPlaces(walk, value)
+}
+
+function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
+  const found = new Map<string, TSchema>()
+  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: string]> = [[root, { '': value }, '', '']]
+  const next: Task[] = []
+  while (stack.length > 0) {
+    const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
+    if (walk.self && !found.has(place)) found.set(place, walk.node)
+    next.length = 0
+    walk.expand(at, name, next)
+    for (let index = next.length - 1; index >= 0; index--) {
+      const [inner, holder, key] = next[index]
+      if (inner === null) continue
+      // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
+      const same = holder === at && key === name
+      const step = Array.isArray(holder) ? '*' : String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+      stack.push([inner, holder, key, same ? place : `${place}/${step}`])
+    }
+  }
+  return found
+}
+
 type Expand = Walk['expand']
 
 /** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
@@ -97,6 +135,7 @@ class CollectorCompiler {
       const memo = this.memo
       return {
         self: false,
+        node,
         expand: (holder, key, next) => {
           const walk = memo.get(node)
           if (typeof walk === 'object' && walk !== null) next.push([walk, holder, key])
@@ -122,9 +161,10 @@ class CollectorCompiler {
     ]
     const self = this.target.isTarget(node)
     if (parts.length === 0 && !self) return null
-    if (parts.length === 0) return { self, expand: () => {}, leaf: true }
+    if (parts.length === 0) return { self, node, expand: () => {}, leaf: true }
     return {
       self,
+      node,
       expand: parts.length === 1
         ? parts[0]
         : (holder, key, next) => { for (const part of parts) part(holder, key, next) }

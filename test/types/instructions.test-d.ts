@@ -36,6 +36,11 @@ expectError(schema(User).field('addresses').had({ name: 42 }))
 expectError(schema(User).field('addresses').had({ optional: 'yes' }))
 expectError(schema(User).field('id').had({ minLength: '3' }))
 expectError(schema(User).field('id').had())
+// deprecated: true, or the dates and page of a field deprecation (docs/field-deprecations.md).
+expectAssignable<SchemaInstruction>(schema(User).field('id').had({ deprecated: true }))
+expectAssignable<SchemaInstruction>(schema(User).field('id').had({ deprecated: { deprecatedAt: '2026-01-01', sunsetAt: new Date(), link: '/guide' } }))
+expectError(schema(User).field('id').had({ deprecated: 'yes' }))
+expectError(schema(User).field('id').had({ deprecated: { sunsetAt: 2027 } }))
 
 // existedAs needs a type; didntHave takes keyword names; didntExist is a property, not a call.
 expectAssignable<SchemaInstruction>(schema(User).formerField('legacyId').existedAs({ type: Type.Integer(), default: 0 }))

@@ -1,0 +1,90 @@
+/**
+ * Field deprecations: a request field, query parameter, header or enum member whose schema says `deprecated`,
+ * at HEAD (`Type.String({ deprecated: true })`) or through `schema(S).field(f).had({ deprecated: true })`: `true`,
+ * or the dates and page of the deprecation (decision 0061). This file reads and checks that keyword; where it sits
+ * in a request is planned by ../routes/field-deprecations.ts.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { VersionerStructureError } from '../core/errors'
+import { toIsoDate } from '../core/iso-date'
+import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isHeaderSafeUrl } from '../core/link-urls'
+
+/**
+ * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the
+ * `Deprecation` header, RFC 9745; `@0`, deprecated already, when not given), its sunset (`Sunset`, RFC 8594) and
+ * its page (`Link: <…>; rel="deprecation"`; the version's document when not given). Dates are strings (or `Date`s).
+ * @example
+ * ```ts
+ * const Body = Type.Object({
+ *   zip: Type.Optional(Type.String({ deprecated: { sunsetAt: '2027-01-01', link: 'https://example.com/zip' } }))
+ * })
+ * ```
+ */
+export interface FieldDeprecationOptions {
+  deprecatedAt?: string | Date
+  sunsetAt?: string | Date
+  link?: string
+}
+
+const OPTIONS = ['deprecatedAt', 'sunsetAt', 'link']
+
+/** What a deprecated schema node says: when it was deprecated, when it goes away, where it is documented. */
+export interface FieldDeprecation {
+  /** Seconds since the epoch, for `Deprecation: @…` (RFC 9745); 0 when no `deprecatedAt` is given. */
+  readonly deprecatedAt: number
+  readonly sunsetAt: Date | undefined
+  readonly link: string | undefined
+}
+
+function readDate (value: unknown, key: string, display: string): Date | undefined {
+  if (value === undefined) return undefined
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new VersionerStructureError(`${display}: deprecated.${key} must be a date string such as '2027-01-01'; got ${describeValue(value)}.`)
+  }
+  return new Date(date.getTime())
+}
+
+/**
+ * Checks the `deprecated` keyword of `keywords` (a schema, or the keywords of an instruction; `display` names it in
+ * the error): `true`, `false`, or {@link FieldDeprecationOptions}. Returns the deprecation it says, if any.
+ */
+export function readFieldDeprecation (keywords: unknown, display: string): FieldDeprecation | undefined {
+  if (!isSchemaObject(keywords)) return undefined
+  const value: unknown = keywords.deprecated
+  if (value === undefined || value === false) return undefined
+  if (value === true) return { deprecatedAt: 0, sunsetAt: undefined, link: undefined }
+  const extra = isSchemaObject(value) ? Object.keys(value).filter((key) => !OPTIONS.includes(key)) : []
+  if (!isSchemaObject(value) || extra.length > 0) {
+    throw new VersionerStructureError(`${display}: 'deprecated' takes true, false or { deprecatedAt, sunsetAt, link }; got ${describeValue(value)}.`)
+  }
+  const deprecatedAt = readDate(value.deprecatedAt, 'deprecatedAt', display)
+  const sunsetAt = readDate(value.sunsetAt, 'sunsetAt', display)
+  if (value.link !== undefined && !isHeaderSafeUrl(value.link)) {
+    throw new VersionerStructureError(`${display}: deprecated.link must be an absolute URL or a path starting with '/', without ` +
+      `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(value.link)}.`)
+  }
+  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt < deprecatedAt) {
+    throw new VersionerStructureError(`${display}: deprecated.sunsetAt must not be earlier than deprecated.deprecatedAt (RFC 9745).`)
+  }
+  return { deprecatedAt: deprecatedAt === undefined ? 0 : Math.floor(deprecatedAt.getTime() / 1000), sunsetAt, link: value.link as string | undefined }
+}
+
+/**
+ * A schema node as documents show it: a `deprecated` that says more than `true` becomes `deprecated: true` (OpenAPI
+ * takes a boolean) with the extensions `x-deprecated-at`, `x-sunset-at` (ISO dates, as a version's in `info`) and
+ * `x-deprecation-link`. Other nodes are returned as they are.
+ */
+export function documentedDeprecation (node: TSchema): TSchema {
+  const value = (node as SchemaObject).deprecated
+  if (!isSchemaObject(value)) return node
+  // An object value is checked (a bad one threw when its instruction was written or its route planned).
+  const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
+  const copy: SchemaObject = { ...node as SchemaObject, deprecated: true }
+  if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
+  if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)
+  if (deprecation.link !== undefined) copy['x-deprecation-link'] = deprecation.link
+  return copy
+}
