@@ -4,6 +4,7 @@
  * object is never changed.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import type { DocsOptions } from './docs/options'
 import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
@@ -64,6 +65,11 @@ export interface FastifyVersionerOptions extends DocsOptions {
    * instead of failing `ready()`. Default `false`; never set it in the real application.
    */
   partialApp?: boolean
+  /**
+   * The client of a request (an account or API key id) for usage events: `ServedEvent.client`. Synchronous; called
+   * only when something subscribes to `fastify-versioner:served`. Default: none (`client` is `undefined`).
+   */
+  clientId?: (request: FastifyRequest) => string | undefined
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
@@ -79,7 +85,7 @@ export interface ResolvedOptions extends ServeOptions {
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -163,6 +169,9 @@ export function resolveOptions (
     throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
   }
   const now = clock === undefined ? Date.now : () => Number(clock())
+  if (options.clientId !== undefined && typeof options.clientId !== 'function') {
+    throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
+  }
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {
@@ -180,6 +189,7 @@ export function resolveOptions (
     apiName: apiNameOption(options.apiName),
     partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
-    documentUrl
+    documentUrl,
+    clientId: options.clientId
   }
 }

@@ -17,7 +17,7 @@ import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { checkMethods } from './routes/method-checks'
@@ -34,6 +34,7 @@ import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
 import { recordVersionedApi } from './tools/versioned-apis'
 import type { VersionBundle } from './describe/versions'
+import { retirementOf } from './describe/retirement'
 
 /**
  * `app.versioner`: the versions, their schemas, routes and documents, webhooks, and response migration bound
@@ -174,8 +175,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   }
   const docsOptions = resolveDocsOptions(options, fastify.prefix)
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
-  const resolved = resolveOptions(options, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
-  const state = new VersionerState(resolved, constraintName(fastify))
+  // `fastify-versioner retire` builds the application again without its oldest versions (./describe/retirement.ts).
+  const cut = retirementOf()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
+  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
+  const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
@@ -208,6 +211,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, format: resolved.format, apiName: resolved.apiName
   }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
+  Object.defineProperty(decoration, kVersionerState, { value: state })
   fastify.decorate('versioner', decoration)
   recordVersionedApi(fastify)
   decorateRequests(fastify, resolved)

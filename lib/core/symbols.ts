@@ -63,6 +63,9 @@ export const kGenerated = Symbol('fastify-versioner.generated')
  */
 export const kToolFacts = Symbol.for('fastify-versioner.toolFacts')
 
+/** The plugin's per-application state, on `app.versioner`, for the tools of the same copy of the package (`retire`). */
+export const kVersionerState = Symbol('fastify-versioner.state')
+
 /** What the tools read of an application's options, under {@link kToolFacts}. */
 export interface ToolFacts {
   /** The URL the documents are served at (`null` when turned off). */

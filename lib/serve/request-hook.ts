@@ -38,6 +38,8 @@ export interface RequestHookRoute {
   readonly display: string
   /** The HEAD route, for usage events. */
   readonly head: HeadRouteOf
+  /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
+  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
 
 type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
@@ -151,7 +153,7 @@ class RequestMigration {
       return
     }
     if (behaviour.deprecations !== undefined) sendFieldDeprecations(request, reply, behaviour.deprecations, version, options)
-    if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), version, route.head, options)
+    if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.validateAndClean(request, behaviour, done)) return

@@ -36,7 +36,7 @@ function handOnError (
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
  * handler, if any, then to the context's.
  */
-export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
+export function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'changes'>, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = knownVersion(request, options)

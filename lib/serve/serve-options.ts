@@ -3,6 +3,7 @@
  * in responses. The plugin's resolved options (lib/options.ts) provide them.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
 import type { VersionLifecycleHeaders } from './lifecycle'
 
@@ -19,4 +20,6 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
   readonly documentUrl: string | null
+  /** The `clientId` option: the client of a request, for usage events. */
+  readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
 }

@@ -1,23 +1,16 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check`, `types` and `verify` on an application module, on each of
- * its versioned APIs in turn (lines prefixed `[name] `, documents in `<dir>/<name>/`, types in `<folder of
- * file>/<name>/<file name>`), or the one `--api <name>` picks (written as for an application with one API). Exit
- * codes: 0 when all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be
- * used), 2 for a usage error (with the usage text).
+ * The `fastify-versioner` command: `export`, `check`, `types`, `verify` and `retire` on an application module. Exit codes: 0 when
+ * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
+ * usage error (with the usage text).
  * @module
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { readFile, writeFile, mkdir } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { checkDocuments } from './check'
-import { exportDocuments } from './export'
-import { loadApp } from './load-app'
-import { typesModule } from './types-module'
-import type { VerifyOptions } from './verify'
-import { rootOf, selectApis } from './versioned-apis'
+import { loadApp, closeApp } from './load-app'
+import { runOnApis } from './api-commands'
+import { retire } from './retire'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
@@ -32,6 +25,11 @@ export const USAGE = `Usage:
   fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
+  fastify-versioner retire <app> --version <V> [--usage <file>] [--quiet-days N] [--examples N] [--seed N] [--api <name>]
+                                                   print what retiring V and every older version removes, then check and
+                                                   verify the app without them; exit 1 if they find anything, if a retired
+                                                   version's sunsetAt has not passed, or if one had traffic in the last N days
+                                                   (--quiet-days N, with --usage <file>)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
@@ -39,7 +37,7 @@ An application with several versioned APIs: each command handles each API (expor
 --api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
-interface CommandOutput {
+interface CliOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
 }
@@ -51,6 +49,9 @@ const OPTIONS = {
   examples: { type: 'string' },
   seed: { type: 'string' },
   api: { type: 'string' },
+  version: { type: 'string' },
+  usage: { type: 'string' },
+  'quiet-days': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -64,95 +65,28 @@ const COMMANDS = {
   export: { option: 'out' },
   check: { option: 'against' },
   types: { option: 'out' },
-  verify: { option: undefined }
+  verify: { option: undefined },
+  retire: { option: undefined }
 } as const
 
-function usageError (io: CommandOutput, message: string): number {
+/** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
+function retireUsageProblem (command: string, values: { version?: string, usage?: string, 'quiet-days'?: string }): string | undefined {
+  if (command !== 'retire') {
+    const given = (['version', 'usage', 'quiet-days'] as const).find((option) => values[option] !== undefined)
+    return given === undefined ? undefined : `--${given} applies to retire only.`
+  }
+  if (values.version === undefined || values.version === '') return 'retire needs --version <V>: the newest version to retire (every older one goes too).'
+  if (values.usage === '') return '--usage needs a file: the JSON usage file (see docs/retiring-and-upgrading.md).'
+  const days = values['quiet-days']
+  if (days !== undefined && values.usage === undefined) return '--quiet-days needs --usage <file>: the last-seen times it is checked against.'
+  if (Number.isNaN(countOption(days, 1))) return `--quiet-days must be a whole number of days, 1 or more; got '${days as string}'.`
+  return undefined
+}
+
+function usageError (io: CliOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
   io.err(USAGE)
   return 2
-}
-
-/** One run of a command, as the command line gave it. */
-interface CommandRun {
-  readonly command: 'export' | 'check' | 'types' | 'verify'
-  /** `--out` of export (a folder) and types (a file), `--against` of check. */
-  readonly dir: string | undefined
-  /** `--types <file>` of check. */
-  readonly types: string | undefined
-  readonly verifyOptions: VerifyOptions
-  /** `--api <name>`: the one API to work on (its name or prefix). */
-  readonly api: string | undefined
-}
-
-/** `check --types <file>`: whether the file is what `types` writes now; prints the verdict. */
-async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput): Promise<boolean> {
-  const expected = await typesModule(context)
-  const saved = await readFile(file, 'utf8').catch(() => undefined)
-  if (saved === expected) {
-    io.out(`check: ${file} is current.`)
-    return true
-  }
-  io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`)
-  return false
-}
-
-/** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
-async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
-  let code = 0
-  if (run.dir !== undefined) {
-    const { breaks, notes, compared } = await checkDocuments(context, run.dir)
-    for (const note of notes) io.out(`note: ${note.text}`)
-    for (const found of breaks) io.err(`break: ${found.text}`)
-    io.out(breaks.length === 0
-      ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
-      : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
-    if (breaks.length > 0) code = 1
-  }
-  if (run.types !== undefined && !await checkTypes(context, run.types, io)) code = 1
-  return code
-}
-
-/** Runs the command on one API (`context` is its context); returns the exit code. */
-async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
-  if (run.command === 'export') {
-    for (const file of await exportDocuments(context, run.dir as string)) io.out(`wrote ${file}`)
-    return 0
-  }
-  if (run.command === 'check') return await check(context, run, io)
-  if (run.command === 'types') {
-    const file = run.dir as string
-    await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, await typesModule(context))
-    io.out(`wrote ${file}`)
-    return 0
-  }
-  const findings = await context.versioner.verify(run.verifyOptions)
-  for (const finding of findings) io.err(`finding: ${finding.text}`)
-  io.out(findings.length === 0
-    ? `verify: every version of every versioned route migrates cleanly (${context.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
-    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-  return findings.length === 0 ? 0 : 1
-}
-
-/** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
-function perApiFile (file: string, api: string): string {
-  return join(dirname(file), api, basename(file))
-}
-
-/** Runs the command on every versioned API of the readied application (or the one `run.api` names); the worst exit code. */
-async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
-  const apis = selectApis(app, run.api)
-  if (apis.length === 1) return await runOnApi(apis[0].context, run, io)
-  let code = 0
-  for (const api of apis) {
-    const label = (line: string): string => `[${api.name}] ${line}`
-    const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
-    const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
-    const result = await runOnApi(api.context, { ...run, dir, types }, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
-    code = Math.max(code, result)
-  }
-  return code
 }
 
 /**
@@ -162,7 +96,7 @@ async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutp
  * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], { out: console.log, err: console.error })
  * ```
  */
-export async function runCli (args: readonly string[], io: CommandOutput): Promise<number> {
+export async function runCli (args: readonly string[], io: CliOutput): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
@@ -174,8 +108,8 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
     return 0
   }
   const [command, appPath, ...extra] = parsed.positionals
-  if (command === undefined) return usageError(io, 'name a command: export, check, types or verify.')
-  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types and verify.`)
+  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify or retire.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify and retire.`)
   const wanted = COMMANDS[command as keyof typeof COMMANDS].option
   if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
   if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
@@ -186,8 +120,10 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
   if (types !== undefined && command !== 'check') return usageError(io, '--types applies to check only (types writes with --out).')
   if (types === '') return usageError(io, 'check needs --types <file>.')
   for (const option of ['examples', 'seed'] as const) {
-    if (parsed.values[option] !== undefined && command !== 'verify') return usageError(io, `--${option} applies to verify only.`)
+    if (parsed.values[option] !== undefined && command !== 'verify' && command !== 'retire') return usageError(io, `--${option} applies to verify and retire only.`)
   }
+  const retireProblem = retireUsageProblem(command, parsed.values)
+  if (retireProblem !== undefined) return usageError(io, retireProblem)
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
@@ -196,6 +132,13 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
+  if (command === 'retire') {
+    const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
+    return await retire(appPath, retireRun, io).catch((error: unknown) => {
+      io.err(`fastify-versioner retire: ${(error as Error)?.message ?? String(error)}`)
+      return 1
+    })
+  }
   let app: FastifyInstance
   try {
     app = await loadApp(appPath)
@@ -204,12 +147,11 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
     return 1
   }
   try {
-    return await runOnApis(app, { command: command as keyof typeof COMMANDS, dir, types, verifyOptions, api: parsed.values.api }, io)
+    return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    // The root: `app` may be one API's context.
-    await rootOf(app).close()
+    await closeApp(app)
   }
 }

@@ -4,7 +4,8 @@ import { expectAssignable, expectError, expectType } from 'tsd'
 import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
-  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo
+  injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo,
+  type ServedEvent
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -27,6 +28,11 @@ expectAssignable<FastifyVersionerOptions>({ versions, apiVersionDefaultValue: as
 expectError(app.register(fastifyVersioner, {}))
 expectError(app.register(fastifyVersioner, { versions, apiVersionLocation: 'query' }))
 expectError(app.register(fastifyVersioner, { versions, apiVersionDefaultValue: 20000101 }))
+expectAssignable<FastifyVersionerOptions>({ versions, clientId: (request: FastifyRequest) => request.id })
+expectError(app.register(fastifyVersioner, { versions, clientId: 'acct_1' }))
+declare const served: ServedEvent
+expectType<readonly string[]>(served.changes)
+expectType<string | undefined>(served.client)
 
 // Docs options: Swagger UI settings, OAuth2, and hooks typed as Fastify's route hooks.
 expectAssignable<FastifyVersionerOptions>({

@@ -1,0 +1,109 @@
+/**
+ * The commands `export`, `check`, `types` and `verify` on the versioned APIs of a loaded application: each API in
+ * turn (its lines prefixed `[name] `, its documents in `<dir>/<name>/`, its types in `<folder of file>/<name>/<file
+ * name>`), or the one `--api <name>` picks (written as for an application with one API, in `<dir>` itself).
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import { readFile, writeFile, mkdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { checkDocuments } from './check'
+import { exportDocuments } from './export'
+import { typesModule } from './types-module'
+import type { VerifyOptions } from './verify'
+import { selectApis } from './versioned-apis'
+
+/** Where the command writes (the process's streams, or a test's collectors). */
+interface CommandOutput {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+}
+
+/** One run of a command, as the command line gave it. */
+interface CommandRun {
+  readonly command: 'export' | 'check' | 'types' | 'verify'
+  /** `--out` of export (a folder) and types (a file), `--against` of check. */
+  readonly dir: string | undefined
+  /** `--types <file>` of check. */
+  readonly types: string | undefined
+  readonly verifyOptions: VerifyOptions
+  /** `--api <name>`: the one API to work on (its name or prefix). */
+  readonly api: string | undefined
+}
+
+/** `check --types <file>`: whether the file is what `types` writes now; prints the verdict. */
+async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput): Promise<boolean> {
+  const expected = await typesModule(context)
+  const saved = await readFile(file, 'utf8').catch(() => undefined)
+  if (saved === expected) {
+    io.out(`check: ${file} is current.`)
+    return true
+  }
+  io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`)
+  return false
+}
+
+/** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
+async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  let code = 0
+  if (run.dir !== undefined) {
+    const { breaks, notes, compared } = await checkDocuments(context, run.dir)
+    for (const note of notes) io.out(`note: ${note.text}`)
+    for (const found of breaks) io.err(`break: ${found.text}`)
+    io.out(breaks.length === 0
+      ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
+      : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+    if (breaks.length > 0) code = 1
+  }
+  if (run.types !== undefined && !await checkTypes(context, run.types, io)) code = 1
+  return code
+}
+
+/** Runs the command on one API (`context` is its context); returns the exit code. */
+async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  if (run.command === 'export') {
+    for (const file of await exportDocuments(context, run.dir as string)) io.out(`wrote ${file}`)
+    return 0
+  }
+  if (run.command === 'check') return await check(context, run, io)
+  if (run.command === 'types') {
+    const file = run.dir as string
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, await typesModule(context))
+    io.out(`wrote ${file}`)
+    return 0
+  }
+  const findings = await context.versioner.verify(run.verifyOptions)
+  for (const finding of findings) io.err(`finding: ${finding.text}`)
+  io.out(findings.length === 0
+    ? `verify: every version of every versioned route migrates cleanly (${context.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
+    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
+  return findings.length === 0 ? 0 : 1
+}
+
+/** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
+function perApiFile (file: string, api: string): string {
+  return join(dirname(file), api, basename(file))
+}
+
+/**
+ * Runs the command on every versioned API of the readied application (or the one `run.api` names); returns the
+ * exit code: the worst of the APIs'.
+ * @example
+ * ```ts
+ * const code = await runOnApis(app, { command: 'export', dir: 'openapi', types: undefined, verifyOptions: {}, api: undefined }, { out: console.log, err: console.error })
+ * ```
+ */
+export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
+  const apis = selectApis(app, run.api)
+  if (apis.length === 1) return await runOnApi(apis[0].context, run, io)
+  let code = 0
+  for (const api of apis) {
+    const label = (line: string): string => `[${api.name}] ${line}`
+    const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
+    const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
+    const result = await runOnApi(api.context, { ...run, dir, types }, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
+    code = Math.max(code, result)
+  }
+  return code
+}
