@@ -7,9 +7,11 @@
  */
 import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
+import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { exampleOf, type JsonSchema } from '../values/examples'
 
+/** A JSON Schema node (loosely typed: documents are plain JSON). */
+export type JsonSchema = Record<string, unknown>
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -166,7 +168,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     const { allOf, ...own } = node
     const parts = [...(allOf as unknown[]), ...(typeOf(own) === 'object' ? [own] : [])].map((part) => arbitraryOf(builder, part, depth + 1))
-    return fc.tuple(...parts).map((values) => values.every(isPlainObject) ? values.reduce((all, value) => ({ ...all, ...value }), {}) : values[0])
+    return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
   const type = Array.isArray(node.type) ? (node.type as string[]).find((item) => item !== 'null') : typeOf(node)
   switch (type) {
@@ -179,10 +181,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one). */
@@ -205,6 +203,36 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
   return token.padEnd(Math.max(min, token.length), 'q')
 }
 
+/** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
+export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
+
+/**
+ * A valid string of `schema` without a sentinel: for the formats uuid, date, date-time, time, email, uri,
+ * hostname and ipv4, else `example` fitted to `minLength` / `maxLength`.
+ * @example
+ * ```ts
+ * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
+ * ```
+ */
+export function stringExample (schema: JsonSchema): string {
+  switch (schema.format) {
+    case 'uuid': return EXAMPLE_UUID
+    case 'date': return '2000-01-01'
+    case 'date-time': return '2000-01-01T00:00:00.000Z'
+    case 'time': return '12:00:00Z'
+    case 'email': return 'someone@example.com'
+    case 'uri':
+    case 'url': return 'https://example.com/'
+    case 'hostname': return 'example.com'
+    case 'ipv4': return '192.0.2.1'
+  }
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  let value = 'example'
+  while (value.length < min) value += 'x'
+  return value.slice(0, Math.max(min, Math.min(max, value.length)))
+}
+
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
 function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Set<string>, choiceIds: Map<JsonSchema, number>): unknown {
   let count = 0
@@ -213,7 +241,10 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count)
-      if (sentinel === undefined) return exampleOf(node)
+      if (sentinel === undefined) {
+        if ('default' in node) return node.default
+        return Array.isArray(node.examples) && node.examples.length > 0 ? node.examples[0] : stringExample(node)
+      }
       sentinels.set(sentinel, pointer)
       return sentinel
     }

@@ -9,26 +9,14 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { servedDocuments, toolVersions, UNVERSIONED, type ChannelOptions } from './export'
-import { docComment, literal, printType, propertyKey } from './type-printer'
+import { follow, METHODS } from './document-places'
+import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-type JsonObject = { [key: string]: Json }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
-function isObject (value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Follows a local `$ref` (`#/components/...`) of the document, once. */
+/** A node with its local `$ref`s (`#/components/...`) followed. */
 function resolved (document: JsonObject, value: Json | undefined): Json | undefined {
-  if (!isObject(value) || typeof value.$ref !== 'string' || value.$ref.startsWith('#/components/schemas/')) return value
-  let target: Json | undefined = document
-  for (const segment of value.$ref.replace(/^#\//, '').split('/')) {
-    target = isObject(target) ? target[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
-  }
-  return target
+  return follow(document, value) as Json | undefined
 }
 
 /** The schema of a request body or response: its JSON content's, or its first content type's. */
@@ -55,21 +43,23 @@ class VersionTypes {
       .map(([name, schema]) => `${docComment(schema, '    ')}    ${propertyKey(name)}: ${this.type(schema, '    ')}`).join('\n')
   }
 
-  routes (): string {
-    const paths = isObject(this.document.paths) ? this.document.paths : {}
+  /** One line per operation of the `paths` or `webhooks` object: `print` gets its method, name and path item. */
+  private eachOperation (items: Json | undefined, print: (method: string, name: string, operation: JsonObject, item: JsonObject) => string): string {
     const entries: string[] = []
-    for (const [path, item] of Object.entries(paths)) {
+    for (const [name, item] of Object.entries(isObject(items) ? items : {})) {
       if (!isObject(item)) continue
-      for (const method of METHODS) {
-        const operation = item[method]
-        if (!isObject(operation)) continue
-        const route = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
-        const shared = Array.isArray(item.parameters) ? item.parameters : []
-        entries.push(`${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
-          `    ${literal(route)}: ${this.operation(operation, shared)}`)
-      }
+      for (const method of METHODS) if (isObject(item[method])) entries.push(print(method.toUpperCase(), name, item[method] as JsonObject, item))
     }
     return entries.join('\n')
+  }
+
+  routes (): string {
+    return this.eachOperation(this.document.paths, (method, path, operation, item) => {
+      const route = `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+      const shared = Array.isArray(item.parameters) ? item.parameters : []
+      return `${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
+        `    ${literal(route)}: ${this.operation(operation, shared)}`
+    })
   }
 
   private operation (operation: JsonObject, shared: Json[]): string {
@@ -96,17 +86,8 @@ class VersionTypes {
   }
 
   webhooks (): string {
-    const webhooks = isObject(this.document.webhooks) ? this.document.webhooks : {}
-    const entries: string[] = []
-    for (const [name, item] of Object.entries(webhooks)) {
-      if (!isObject(item)) continue
-      for (const method of METHODS) {
-        const operation = item[method]
-        if (!isObject(operation)) continue
-        entries.push(`    ${literal(`${method.toUpperCase()} ${name}`)}: ${this.type(contentSchema(this.document, operation.requestBody), '    ')}`)
-      }
-    }
-    return entries.join('\n')
+    return this.eachOperation(this.document.webhooks, (method, name, operation) =>
+      `    ${literal(`${method} ${name}`)}: ${this.type(contentSchema(this.document, operation.requestBody), '    ')}`)
   }
 }
 

@@ -19,7 +19,8 @@ export interface VersionedApi {
   readonly context: FastifyInstance
 }
 
-function isFastify (value: unknown): value is FastifyInstance {
+/** True for a Fastify instance (or a context of one). */
+export function isFastify (value: unknown): value is FastifyInstance {
   return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
     typeof (value as FastifyInstance).ready === 'function'
 }
