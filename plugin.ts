@@ -67,7 +67,7 @@ export { defineValidator, withValidators, type NamedValidator } from './lib/desc
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'
 export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
-export { exportDocuments, servedDocuments, type ServedDocument } from './lib/tools/export'
+export { exportDocuments, servedDocuments, type ServedDocument, type ChannelOptions } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
 export { loadApp } from './lib/tools/load-app'
 export { invalidExamples, type InvalidExample } from './lib/tools/document-examples'

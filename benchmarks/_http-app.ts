@@ -221,8 +221,8 @@ export type ServerKind = 'plain' | 'versioned' | 'handwritten'
 
 export const SERVER_KINDS: readonly ServerKind[] = ['plain', 'versioned', 'handwritten']
 
-/** Builds the application of a kind (not listening). */
-export async function buildBenchmarkApp (kind: ServerKind): Promise<FastifyInstance> {
+/** Builds the application of a kind (not listening); `versionerOptions` are added to the plugin's (a versioned kind). */
+export async function buildBenchmarkApp (kind: ServerKind, versionerOptions: Record<string, unknown> = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   if (kind === 'plain') {
     app.withTypeProvider<TypeBoxTypeProvider>().post(ROUTE, { schema: routeSchema }, createUser)
@@ -234,7 +234,7 @@ export async function buildBenchmarkApp (kind: ServerKind): Promise<FastifyInsta
     return app
   }
   const { fastifyVersioner, versioned } = plugin()
-  await app.register(fastifyVersioner, { versions: buildVersions() })
+  await app.register(fastifyVersioner, { versions: buildVersions(), ...versionerOptions })
   await app.register(versioned(async (api) => {
     api.post(ROUTE, { schema: routeSchema }, createUser)
   }))

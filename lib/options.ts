@@ -4,10 +4,11 @@
  * object is never changed.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import type { DocsOptions } from './docs/options'
 import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
-import { versionDate } from './core/iso-date'
+import { isIsoDate, isMonth, versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
 import {
   resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
@@ -34,7 +35,10 @@ export interface FastifyVersionerOptions extends DocsOptions {
   versions: VersionBundle
   /** Where the version travels: a header (default) or a path segment after the `versioned(...)` prefix. */
   apiVersionLocation?: ApiVersionLocation
-  /** `'date'` (ISO dates, waterfalling; default) or `'string'` (any string, bundle order, no waterfalling). */
+  /**
+   * `'date'` (ISO dates, waterfalling; default), `'month'` (`YYYY-MM` months, waterfalling; a date names its month) or
+   * `'string'` (any string, bundle order, no waterfalling).
+   */
   apiVersionFormat?: ApiVersionFormat
   /** The header name, or the path parameter name (default `'x-api-version'`). Echoed in responses as a header. */
   apiVersionParameterName?: string
@@ -66,6 +70,11 @@ export interface FastifyVersionerOptions extends DocsOptions {
    */
   partialApp?: boolean
   /**
+   * The client of a request (an account or API key id) for usage events: `ServedEvent.client`. Synchronous; called
+   * only when something subscribes to `fastify-versioner:served`. Default: none (`client` is `undefined`).
+   */
+  clientId?: (request: FastifyRequest) => string | undefined
+  /**
    * Opt-in upgrade preview: a request naming a target version in `headerName` (default `'x-api-version-preview'`),
    * allowed by `access(request)`, is served as usual and also reports what the target version would answer (a JSON
    * Patch on the channel `fastify-versioner:upgrade-preview`, a summary in the response header of that name).
@@ -86,7 +95,7 @@ export interface ResolvedOptions extends ServeOptions {
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'upgradePreview'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -133,6 +142,38 @@ function upgradePreviewOption (value: unknown, versionHeader: string | undefined
 }
 
 /**
+ * Checks the version values against the format: released versions are ISO dates (`'date'`) or `YYYY-MM` months sorted
+ * newest first (`'month'`); a preview version may not be a plain date or month (that names the released version it
+ * waterfalls to), so it carries a name (`2027-01-01.preview`).
+ */
+function checkFormat (versions: VersionBundle, format: ApiVersionFormat): void {
+  const released = versions.releasedValues
+  if (format === 'date') {
+    const notDates = released.filter((value) => versionDate(value) === undefined)
+    if (notDates.length > 0) {
+      throw new InvalidOptionError('With apiVersionFormat \'date\', every version must be an ISO date (YYYY-MM-DD); ' +
+        `these are not: ${notDates.join(', ')}. Use apiVersionFormat: 'string' for other version names (a date may carry a name: YYYY-MM-DD.name).`)
+    }
+  }
+  if (format === 'month') {
+    const notMonths = released.filter((value) => !isMonth(value))
+    if (notMonths.length > 0) {
+      throw new InvalidOptionError(`With apiVersionFormat 'month', every released version must be a month written YYYY-MM (2026-04); these are not: ${notMonths.join(', ')}.`)
+    }
+    const sorted = [...released].sort().reverse()
+    if (sorted.some((value, index) => value !== released[index])) {
+      throw new InvalidOptionError(`Month versions are not sorted correctly: got ${released.join(', ')}. Sort them newest first: ${sorted.join(', ')}.`)
+    }
+  }
+  if (format === 'string') return
+  const plain = versions.versionValues.filter((value) => !released.includes(value) && (isIsoDate(value) || isMonth(value)))
+  if (plain.length > 0) {
+    throw new InvalidOptionError(`Preview version(s) ${plain.join(', ')} must not be a plain ${format}: a plain ${format} names the released version it ` +
+      `waterfalls to. Give the preview a name, as in ${plain[0]}.preview.`)
+  }
+}
+
+/**
  * Checks the options and fills in defaults. `extraKeys` are option names handled elsewhere (documents);
  * `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
  */
@@ -149,20 +190,14 @@ export function resolveOptions (
     throw new InvalidOptionError(`Option 'versions' must be a VersionBundle; got ${describeValue(versions)}.`)
   }
   const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
-  const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'string'], 'date')
+  const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'month', 'string'], 'date')
   if (options.apiVersionHeaderName !== undefined) processWarning.emit('FSTVRSDEP001')
   const name = optionalString('apiVersionParameterName', options.apiVersionParameterName) ??
     optionalString('apiVersionHeaderName', options.apiVersionHeaderName) ?? 'x-api-version'
   if (name === '' || (location === 'header' && !HEADER_NAME.test(name))) {
     throw new InvalidOptionError(`Option 'apiVersionParameterName' must be a valid header name; got ${describeValue(name)}.`)
   }
-  if (format === 'date') {
-    const notDates = versions.versionValues.filter((value) => versionDate(value) === undefined)
-    if (notDates.length > 0) {
-      throw new InvalidOptionError('With apiVersionFormat \'date\', every version must be an ISO date (YYYY-MM-DD); ' +
-        `these are not: ${notDates.join(', ')}. Use apiVersionFormat: 'string' for other version names (a date may carry a name: YYYY-MM-DD.name).`)
-    }
-  }
+  checkFormat(versions, format)
   const defaultValue = options.apiVersionDefaultValue
   if (defaultValue !== undefined) {
     if (location === 'path') {
@@ -172,7 +207,7 @@ export function resolveOptions (
     if (typeof defaultValue === 'string') {
       if (!resolveVersion(defaultValue, versions, format).ok) {
         throw new InvalidOptionError(`Option 'apiVersionDefaultValue' '${defaultValue}' is not a version this API serves; ` +
-          `versions: ${versions.versionValues.join(', ')}.`)
+          `versions: ${versions.releasedValues.join(', ')}.`)
       }
     } else if (typeof defaultValue !== 'function') {
       throw new InvalidOptionError(`Option 'apiVersionDefaultValue' must be a version string or a function of the request; got ${describeValue(defaultValue)}.`)
@@ -187,6 +222,9 @@ export function resolveOptions (
     throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
   }
   const now = clock === undefined ? Date.now : () => Number(clock())
+  if (options.clientId !== undefined && typeof options.clientId !== 'function') {
+    throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
+  }
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {
@@ -205,6 +243,7 @@ export function resolveOptions (
     partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
     upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
-    documentUrl
+    documentUrl,
+    clientId: options.clientId
   }
 }

@@ -12,12 +12,12 @@ import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
-import { pickVersion } from './serve/request-hook'
+import { pickedWithoutWaiting } from './serve/request-hook'
 import { versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
 import { checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { checkMethods } from './routes/method-checks'
@@ -27,7 +27,7 @@ import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from '
 import { changelogOnce, registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import type { Changelog } from './docs/changelog'
-import { readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
+import { namedVersion, readRequestedVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
@@ -35,6 +35,7 @@ import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
 import { recordVersionedApi } from './tools/versioned-apis'
 import type { VersionBundle } from './describe/versions'
+import { retirementOf } from './describe/retirement'
 
 /**
  * `app.versioner`: the versions, their schemas, routes and documents, webhooks, and response migration bound
@@ -81,7 +82,8 @@ export interface VersionerDecoration {
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments): string | undefined {
   const { versions, format, defaultValue } = options
   const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
-  const picked = resolveVersion(requested, versions, format)
+  // A preview named exactly routes as the preview: its request hook asks its access (and answers as unknown if denied).
+  const picked = namedVersion(requested, versions, format)
   return picked.ok ? picked.version : undefined
 }
 
@@ -106,9 +108,11 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
   const where = options.location === 'header'
     ? `the '${options.headerName}' header`
     : 'the path segment after the versioned(...) prefix'
-  const versions = options.versions.versionValues
-  fastify.log.info({ apiVersions: versions, docsUrl: pages, openapiUrl: documents },
+  const versions = options.versions.releasedValues
+  const previews = options.versions.versionValues.filter((value) => !versions.includes(value))
+  fastify.log.info({ apiVersions: versions, ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents },
     `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 
@@ -127,9 +131,9 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
       const picked = request[kPicked]
       if (picked !== null) return picked.ok ? picked.version : undefined
       const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-      if (config?.[kVersionedRoute] === undefined || resolved.asyncPicking) return undefined
-      const early = pickVersion(this, resolved)
-      return !(early instanceof Promise) && early.ok ? early.version : undefined
+      if (config?.[kVersionedRoute] === undefined) return undefined
+      const early = pickedWithoutWaiting(this, resolved)
+      return early?.ok === true ? early.version : undefined
     }
   })
 }
@@ -176,8 +180,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   }
   const docsOptions = resolveDocsOptions(options, fastify.prefix)
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
-  const resolved = resolveOptions(options, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
-  const state = new VersionerState(resolved, constraintName(fastify))
+  // `fastify-versioner retire` builds the application again without its oldest versions (./describe/retirement.ts).
+  const cut = retirementOf()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
+  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
+  const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const webhooks = new Webhooks()
   const changelog = changelogOnce(state, webhooks)
@@ -210,6 +216,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, format: resolved.format, apiName: resolved.apiName
   }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
+  Object.defineProperty(decoration, kVersionerState, { value: state })
   fastify.decorate('versioner', decoration)
   recordVersionedApi(fastify)
   decorateRequests(fastify, resolved)

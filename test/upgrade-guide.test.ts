@@ -191,3 +191,34 @@ test('webhooks a change affects are listed with payload examples; an example a c
   t.same(drop.examples, [], 'no example when a converter refuses it')
   t.ok(drop.notes.some((note) => note.includes('cannot render size')), `the note says why: ${drop.notes.join('; ')}`)
 })
+
+test('preview versions are not part of guides: ranges, lists and links name released versions only', async (t) => {
+  const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+  class Labels extends VersionChange {
+    description = 'label was called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+    @ConvertResponseToPreviousVersionFor(Thing)
+    rename (response: ResponseInfo<{ id: string, label: string }, { id: string, name: string }>) {
+      response.body = { id: response.body.id, name: response.body.label }
+    }
+  }
+  class Beta extends VersionChange {
+    description = 'Beta: nothing yet.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2027-01-01.beta', Beta, { channel: 'preview', access: () => true }),
+    new Version('2001-01-01', Labels), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/things/:id', { schema: { response: { 200: Thing } } }, async () => ({ id: 't', label: 'l' }))
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2001-01-01')
+  t.same(guide.changes.map((change) => change.name), ['Labels'])
+  const preview = await app.inject('/docs/upgrade?from=2000-01-01&to=2027-01-01.beta&format=json')
+  t.equal(preview.statusCode, 400, 'a preview version is not a guide\'s end')
+  t.match(preview.json<{ message: string }>().message, /versions 2001-01-01, 2000-01-01 \(newest first\)/, 'the message lists the released versions')
+  const list = (await app.inject('/docs?channel=preview')).body
+  t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2001-01-01"'), 'released versions lead to the newest release')
+  t.ok(list.includes('2027-01-01.beta'), 'the list shows the preview version')
+  t.notOk(list.includes('from=2027-01-01.beta'), 'a preview version has no guide')
+})

@@ -23,7 +23,7 @@ test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say wh
     ['unknown option', { apiVersionLocaton: 'path' }, /^Unknown option\(s\) apiVersionLocaton\. Known options: versions, apiVersionLocation/],
     ['no versions', { versions: undefined }, /^Option 'versions' must be a VersionBundle; got undefined\.$/],
     ['bad location', { apiVersionLocation: 'query' }, /^Option 'apiVersionLocation' must be 'header' or 'path'; got 'query'\.$/],
-    ['bad format', { apiVersionFormat: 'semver' }, /^Option 'apiVersionFormat' must be 'date' or 'string'; got 'semver'\.$/],
+    ['bad format', { apiVersionFormat: 'semver' }, /^Option 'apiVersionFormat' must be 'date' or 'month' or 'string'; got 'semver'\.$/],
     ['non-date versions with the date format', { versions: bundleOf(['v2', 'v1']) },
       /every version must be an ISO date \(YYYY-MM-DD\); these are not: v2, v1\. Use apiVersionFormat: 'string'/],
     ['impossible date as a version', { versions: bundleOf(['2001-02-30', '2000-01-01']) }, /these are not: 2001-02-30\./],

@@ -31,3 +31,16 @@ export function versionDate (value: string): string | undefined {
   const match = NAMED_DATE.exec(value)
   return match !== null && isIsoDate(match[1]) ? match[1] : undefined
 }
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/
+
+/** True for a month written `YYYY-MM` (`2026-04`), the ids of `apiVersionFormat: 'month'`. */
+export function isMonth (value: string): boolean {
+  return MONTH.test(value)
+}
+
+/** The month a requested value names: `2026-05` for `2026-05` and for a date inside it (`2026-05-17`); else `undefined`. */
+export function monthOf (value: string): string | undefined {
+  if (isMonth(value)) return value
+  return isIsoDate(value) ? value.slice(0, 7) : undefined
+}

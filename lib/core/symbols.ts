@@ -63,14 +63,17 @@ export const kGenerated = Symbol('fastify-versioner.generated')
  */
 export const kToolFacts = Symbol.for('fastify-versioner.toolFacts')
 
+/** The plugin's per-application state, on `app.versioner`, for the tools of the same copy of the package (`retire`). */
+export const kVersionerState = Symbol('fastify-versioner.state')
+
 /** What the tools read of an application's options, under {@link kToolFacts}. */
 export interface ToolFacts {
   /** The URL the documents are served at (`null` when turned off). */
   readonly openapiUrl: string | null
   readonly location: 'header' | 'path'
   readonly parameterName: string
-  /** How version values are compared (`'date'`: waterfalling, plain dates of named versions). */
-  readonly format: 'date' | 'string'
+  /** How version values are compared (`'date'` and `'month'`: waterfalling; plain dates of named versions). */
+  readonly format: 'date' | 'month' | 'string'
   /** The `apiName` option: the API's name in the tools (else its prefix names it). */
   readonly apiName: string | undefined
 }

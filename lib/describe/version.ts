@@ -3,6 +3,7 @@
  * made it) and the HEAD pseudo-version. `VersionBundle` (./versions.ts) checks them together.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
@@ -22,6 +23,34 @@ export interface VersionLifecycle {
    * with 410 and an RFC 9457 `application/problem+json` body. `'gone'` needs `sunsetAt`.
    */
   afterSunset?: 'serve' | 'gone'
+  /**
+   * `'release'` (default) or `'preview'`: a preview version is served only to requests that name it exactly (and that
+   * `access` allows), is never reached by waterfalling nor a default, and is left out of the docs, the documents and the
+   * tools unless they ask for previews (docs/release-channels.md). Preview versions come first in a bundle.
+   */
+  channel?: 'release' | 'preview'
+  /**
+   * For a preview version: who may use it. A request it does not allow (false, or a throw) is answered exactly as a
+   * request naming an unknown version. Runs for every request naming the preview, and for docs asking for previews.
+   */
+  access?: (request: FastifyRequest) => boolean | Promise<boolean>
+}
+
+const LIFECYCLE_KEYS = ['deprecatedAt', 'sunsetAt', 'link', 'afterSunset', 'channel', 'access']
+
+/** The `channel` option, checked (with `access`, which only a preview takes). */
+function readChannel (lifecycle: VersionLifecycle, version: string): 'release' | 'preview' {
+  const channel = lifecycle.channel ?? 'release'
+  if (channel !== 'release' && channel !== 'preview') {
+    throw new VersionerStructureError(`Version('${version}'): channel must be 'release' or 'preview'; got ${describeValue(channel)}.`)
+  }
+  if (lifecycle.access !== undefined && typeof lifecycle.access !== 'function') {
+    throw new VersionerStructureError(`Version('${version}'): access must be a function of the request returning true or false; got ${describeValue(lifecycle.access)}.`)
+  }
+  if (lifecycle.access !== undefined && channel !== 'preview') {
+    throw new VersionerStructureError(`Version('${version}'): access applies to preview versions only (channel: 'preview'); a release is served to every client.`)
+  }
+  return channel
 }
 
 function readDate (value: unknown, what: string, version: string): Date | undefined {
@@ -42,6 +71,7 @@ function readDate (value: unknown, what: string, version: string): Date | undefi
  * new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses)
  * new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' })
  * new Version('1999-01-01', { sunsetAt: '2025-06-30', afterSunset: 'gone' }) // 410 Gone after that date
+ * new Version('2027-01-01.preview', { channel: 'preview', access: (request) => request.headers['x-beta'] === 'yes' })
  * ```
  */
 export class Version {
@@ -57,6 +87,10 @@ export class Version {
   readonly link: string | undefined
   /** What happens after `sunsetAt`: served as before (`'serve'`), or answered 410 (`'gone'`). */
   readonly afterSunset: 'serve' | 'gone'
+  /** `'release'`, or `'preview'` for a version served only to requests that name it (and `access` allows). */
+  readonly channel: 'release' | 'preview'
+  /** Who may use a preview version (`undefined`: whoever names it). */
+  readonly access: ((request: FastifyRequest) => boolean | Promise<boolean>) | undefined
 
   constructor (value: string | Date, ...changes: Array<VersionChangeClass | VersionLifecycle>) {
     if (value instanceof Date) {
@@ -76,10 +110,12 @@ export class Version {
       }
     }
     this.changes = Object.freeze([...changes] as VersionChangeClass[])
-    const unknown = Object.keys(lifecycle).filter((key) => !['deprecatedAt', 'sunsetAt', 'link', 'afterSunset'].includes(key))
+    const unknown = Object.keys(lifecycle).filter((key) => !LIFECYCLE_KEYS.includes(key))
     if (unknown.length > 0) {
-      throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use deprecatedAt, sunsetAt, link, afterSunset.`)
+      throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use ${LIFECYCLE_KEYS.join(', ')}.`)
     }
+    this.channel = readChannel(lifecycle, this.value)
+    this.access = lifecycle.access
     this.deprecatedAt = readDate(lifecycle.deprecatedAt, 'deprecatedAt', this.value)
     this.sunsetAt = readDate(lifecycle.sunsetAt, 'sunsetAt', this.value)
     if (this.deprecatedAt !== undefined && this.sunsetAt !== undefined && this.sunsetAt < this.deprecatedAt) {

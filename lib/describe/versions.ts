@@ -30,8 +30,10 @@ interface BundleInternals {
   readonly changesByVersion: ReadonlyMap<string, readonly VersionChangeDescriptor[]>
   /** True when the application passed its own `apiVersionStorage` (so it reads it). */
   readonly customStorage: boolean
-  /** What each version value names exactly (a named date version is also named by its plain date), shared and frozen. */
+  /** What each released version value names exactly (a named date version is also named by its plain date), shared and frozen. */
   readonly exactPicks: ReadonlyMap<string, ExactPick>
+  /** What each preview version value names (only its whole value): served only when its `access` allows. */
+  readonly previewPicks: ReadonlyMap<string, ExactPick>
   /** What `migrateResponseBody(bundle, …)` keeps for the bundle (its migration engine), made on first use. */
   readonly standalone: { engine?: object }
 }
@@ -83,6 +85,32 @@ function bundleArguments (items: Array<HeadVersion | Version | VersionBundleOpti
   return { head, versions, options }
 }
 
+/**
+ * Checks the channels: preview versions come first (the newest levels: their changes hide what they add from the
+ * newest release), a preview's date (if it has one) is after the newest release's, and there is a release.
+ */
+function checkChannels (versions: readonly Version[]): Version[] {
+  const firstRelease = versions.findIndex((version) => version.channel === 'release')
+  if (firstRelease === -1) {
+    throw new VersionerStructureError('A VersionBundle needs at least one released version (channel \'release\'): preview versions are served only to ' +
+      'requests that name them, never by default.')
+  }
+  const misplaced = versions.slice(firstRelease).find((version) => version.channel === 'preview')
+  if (misplaced !== undefined) {
+    throw new VersionerStructureError(`Preview version '${misplaced.value}' is listed after released version '${versions[firstRelease].value}': ` +
+      'list preview versions first (they are newer than every release, and their changes say how the newest release differs from them).')
+  }
+  const newest = versionDate(versions[firstRelease].value)
+  for (const preview of versions.slice(0, firstRelease)) {
+    const date = versionDate(preview.value)
+    if (newest !== undefined && date !== undefined && date <= newest) {
+      throw new VersionerStructureError(`Preview version '${preview.value}' is dated ${date}, not after the newest release '${versions[firstRelease].value}': ` +
+        'date a preview after every release (the date it may be released on), so that promoting it keeps the order.')
+    }
+  }
+  return versions.slice(firstRelease)
+}
+
 /** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted). */
 function checkValues (versions: readonly Version[]): { values: string[], valuesAreDates: boolean } {
   const seen = new Set<string>()
@@ -104,7 +132,8 @@ function checkValues (versions: readonly Version[]): { values: string[], valuesA
     idForms.set(idForm, version.value)
     seen.add(version.value)
   }
-  const values = versions.map((version) => version.value)
+  const releases = checkChannels(versions)
+  const values = releases.map((version) => version.value)
   const dates = values.map(versionDate)
   const valuesAreDates = dates.every((date) => date !== undefined)
   if (valuesAreDates) {
@@ -131,7 +160,7 @@ function checkValues (versions: readonly Version[]): { values: string[], valuesA
         ? ` Versions are listed newest first: if ${values.join(', ')} is oldest first, reverse it.`
         : ''))
   }
-  return { values, valuesAreDates }
+  return { values: versions.map((version) => version.value), valuesAreDates }
 }
 
 /** Reads every change class once (each bound to one version only; no converters on HEAD changes). */
@@ -167,7 +196,7 @@ function readChanges (head: HeadVersion, versions: readonly Version[]): Pick<Bun
 
 /**
  * The single source of truth for the versions of an API: an optional `HeadVersion`, then every `Version`
- * from newest to oldest, then optionally `{ apiVersionStorage }`. The structure is checked here: at least
+ * from newest to oldest (preview versions first), then optionally `{ apiVersionStorage }`. The structure is checked here: at least
  * one dated version, no duplicate values, ISO date versions sorted newest first, no changes on the oldest
  * version, no change in two versions of the bundle, no converters on HEAD changes. A change class may belong to
  * several bundles (a bundle built by a factory, several APIs).
@@ -187,11 +216,13 @@ export class VersionBundle implements Iterable<Version> {
   readonly versions: readonly Version[]
   /** The versions by value, for {@link get}. */
   readonly #byValue: ReadonlyMap<string, Version>
-  /** The version values, newest first. */
+  /** Every version value (previews first), newest first: the order of the walk from HEAD. */
   readonly versionValues: readonly string[]
+  /** The released version values, newest first: the versions every client may use (without previews). */
+  readonly releasedValues: readonly string[]
   /** Holds the version being served in the current async context. */
   readonly apiVersionStorage: AsyncLocalStorage<string | undefined>
-  /** True when every version value is an ISO date (`YYYY-MM-DD`), possibly named (`2024-09-30.acacia`). */
+  /** True when every released version value is an ISO date (`YYYY-MM-DD`), possibly named (`2024-09-30.acacia`). */
   readonly valuesAreDates: boolean
   /** @internal */
   readonly [kBundleInternals]: BundleInternals
@@ -209,7 +240,8 @@ export class VersionBundle implements Iterable<Version> {
     // Bind only once the whole structure is known to be valid.
     for (const cls of head.changes) bindVersionChange(cls, 'head')
     for (const version of versions) {
-      const binding: VersionChangeBinding = { version: version.value, storage, order: values, dates: valuesAreDates }
+      // A preview's change is applied in the preview only, never in a date between versions.
+      const binding: VersionChangeBinding = { version: version.value, storage, order: values, dates: valuesAreDates && version.channel === 'release' }
       for (const cls of version.changes) bindVersionChange(cls, binding)
     }
 
@@ -217,10 +249,18 @@ export class VersionBundle implements Iterable<Version> {
     this.versions = Object.freeze(versions)
     this.#byValue = new Map(versions.map((version) => [version.value, version]))
     this.versionValues = Object.freeze(values)
+    const released = versions.filter((version) => version.channel === 'release').map((version) => version.value)
+    const previews = values.filter((value) => !released.includes(value))
+    this.releasedValues = Object.freeze(released)
     this.apiVersionStorage = storage
     this.valuesAreDates = valuesAreDates
     this[kBundleInternals] = Object.freeze({
-      headChanges, changesByVersion, customStorage: options.apiVersionStorage !== undefined, exactPicks: exactPicksOf(values, valuesAreDates), standalone: {}
+      headChanges,
+      changesByVersion,
+      customStorage: options.apiVersionStorage !== undefined,
+      exactPicks: exactPicksOf(released, valuesAreDates),
+      previewPicks: exactPicksOf(previews, false),
+      standalone: {}
     })
     Object.freeze(this)
   }

@@ -15,9 +15,11 @@ export { ChangelogEntry, ChangelogResource, type Changelog, type ChangelogEntryD
 /** Builds the changelog of an application (once its routes are known). */
 export function buildChangelog (state: VersionerState, webhooks: Webhooks): Changelog {
   const entries = new ChangelogEntries(state, webhooks, new ChangelogModels(state, webhooks))
-  // Level 1 is the latest version; the oldest version has no changes (nothing is older).
-  const versions = state.options.versions.versionValues.slice(0, -1).map((value, index) => {
+  // Level 1 is the newest version; the oldest version has no changes (nothing is older). Preview versions are left out.
+  const bundle = state.options.versions
+  const versions = bundle.versionValues.slice(0, -1).flatMap((value, index) => {
     const level = index + 1
+    if (!bundle.releasedValues.includes(value)) return []
     return {
       value,
       changes: state.steps[level].changes.map((change) => ({

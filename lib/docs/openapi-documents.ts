@@ -32,12 +32,12 @@ type Json = Record<string, unknown>
 export const UNVERSIONED = 'unversioned'
 
 /**
- * The document key a requested value names: `unversioned`, or the version the API serves that value as (the one
- * version reader's rules: a plain date of a named version, a date between versions); the value itself when the API
- * serves none, so that the 404 names what was asked.
+ * The document key a requested value names: `unversioned`, a preview version the request may see (`previews`, named
+ * exactly), or the released version the API serves that value as (the one version reader's rules: a plain date of a
+ * named version, a date between versions); the value itself when the API serves none, so that the 404 names what was asked.
  */
-export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>): string {
-  if (value === UNVERSIONED) return value
+export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>, previews: readonly string[] = []): string {
+  if (value === UNVERSIONED || previews.includes(value)) return value
   const picked = resolveVersion(value, options.versions, options.format)
   return picked.ok ? picked.version : value
 }

@@ -9,7 +9,7 @@ export const DOCS_CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Rob
 main{max-width:56rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.6rem}table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:left;padding:.6rem .8rem;border-bottom:1px solid #d0d7de}th{background:#eaeef2}a{color:#0969da}
 .badge{display:inline-block;font-size:.75rem;padding:.1rem .45rem;border-radius:1rem;margin-left:.4rem}
-.deprecated{background:#fff8c5;color:#7d4e00}.sunset{background:#ffebe9;color:#a40e26}
+.deprecated{background:#fff8c5;color:#7d4e00}.sunset{background:#ffebe9;color:#a40e26}.preview{background:#ddf4ff;color:#0550ae}
 nav.versions{padding:.5rem 1rem;background:#1f2328;color:#fff;font-size:.9rem}nav.versions a{color:#9ecbff;margin-right:.8rem}
 nav.versions strong{margin-right:.8rem}p.lifecycle{margin:.5rem 1rem}
 section.change{background:#fff;border:1px solid #d0d7de;border-radius:.4rem;padding:0 1rem 1rem;margin:1rem 0}

@@ -9,15 +9,24 @@ import { toIsoDate } from '../core/iso-date'
 import type { DocsVersionOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import type { ResolvedDocsOptions } from './options'
+import { allowedPreviews } from '../serve/preview-access'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import type { UpgradeGuides } from './upgrade-guide'
 import { registerUpgradeGuide } from './upgrade-page'
 
-/** The `?version=` query of the documentation routes. */
+/** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
   type: 'object',
-  properties: { version: { type: 'string', description: 'An API version, or unversioned.' } }
+  properties: {
+    version: { type: 'string', description: 'An API version, or unversioned.' },
+    channel: { type: 'string', enum: ['release', 'preview'], description: 'preview: list and show the preview versions the request may use too.' }
+  }
 } as const
+
+/** The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it. */
+export async function previewsAsked (request: FastifyRequest, options: DocsVersionOptions): Promise<string[]> {
+  return (request.query as { channel?: string }).channel === 'preview' ? await allowedPreviews(request, options) : []
+}
 
 type Render = (list: VersionEntry[], current: VersionEntry) => string
 
@@ -39,20 +48,22 @@ export function registerPages (
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
   const assetsPrefix = link(docs.assetsPrefix)
-  let entryList: VersionEntry[] | undefined
-  const latest = options.versions.versionValues[0]
+  // The guide of every released version older than the newest release leads to it.
+  const latest = options.versions.releasedValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
-  const entries = (): VersionEntry[] => (entryList ??= [
-    ...options.versions.versions.map((version) => ({
+  let unversioned: VersionEntry[] | undefined
+  const entries = (previews: readonly string[]): VersionEntry[] => [
+    ...options.versions.versions.filter((version) => version.channel === 'release' || previews.includes(version.value)).map((version) => ({
       key: version.value,
       label: version.value,
+      ...(version.channel === 'preview' ? { preview: true } : {}),
       ...(version.deprecatedAt === undefined ? {} : { deprecatedAt: toIsoDate(version.deprecatedAt) }),
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
       ...(version.link === undefined ? {} : { link: version.link }),
-      ...(version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
+      ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
     })),
-    ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
-  ])
+    ...(unversioned ??= documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
+  ]
   const context: PageContext = {
     title: docs.openapi.info?.title ?? 'API',
     openapiUrl: link(openapiUrl),
@@ -63,7 +74,7 @@ export function registerPages (
     upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    const page = { context: pageContext, entries, render, key: (value: string) => documentKey(value, options) }
+    const page = { context: pageContext, entries, render, options }
     fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
   }
 
@@ -90,32 +101,35 @@ function html (reply: FastifyReply, status: number, body: string): FastifyReply 
   return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
 }
 
-/** What one page route renders: its context, the version list, the page of a version, and the key a value names. */
+/** What one page route renders: its context, the version list (with the previews shown), the page of a version. */
 interface PageSetup {
   readonly context: PageContext
-  readonly entries: () => VersionEntry[]
+  readonly entries: (previews: readonly string[]) => VersionEntry[]
   readonly render: Render
-  /** The version (or `unversioned`) a `?version=` value is served as, as the API serves it. */
-  readonly key: (value: string) => string
+  /** The versions, for the version (or `unversioned`) a `?version=` value is served as, as the API serves it. */
+  readonly options: DocsVersionOptions
 }
 
 /**
  * The handler of one page: the list (no `?version=`), the page of the version the value is served as (a plain date
  * of a named version, a date between versions), or the 404 page of a value the API does not serve.
  */
-function pageHandler ({ context, entries, render, key: keyOf }: PageSetup) {
-  // The pages of the list ('') and of each version, rendered once; a page for an unknown version is not remembered.
+function pageHandler ({ context, entries, render, options }: PageSetup) {
+  // The pages of the list ('') and of each version (by the previews shown), rendered once; a page for an unknown
+  // version is not remembered.
   const rendered = new Map<string, string>()
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    const previews = await previewsAsked(request, options)
     const requested = (request.query as { version?: string }).version ?? ''
-    const key = requested === '' ? '' : keyOf(requested)
-    const known = rendered.get(key)
+    const key = requested === '' ? '' : documentKey(requested, options, previews)
+    const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
+    const known = rendered.get(cacheKey)
     if (known !== undefined) return html(reply, 200, known)
-    const list = entries()
+    const list = entries(previews)
     const current = list.find((entry) => entry.key === key)
     if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(context, key, list))
     const body = current === undefined ? versionListPage(context, list) : render(list, current)
-    rendered.set(key, body)
+    rendered.set(cacheKey, body)
     return html(reply, 200, body)
   }
 }

@@ -29,6 +29,8 @@ export interface VersionEntry {
   readonly deprecatedAt?: string
   readonly sunsetAt?: string
   readonly link?: string
+  /** A preview version (its links ask for `channel=preview`). */
+  readonly preview?: boolean
   /** The latest version, for the link to the upgrade guide from this one (versions older than the latest). */
   readonly upgradeTo?: string
 }
@@ -71,26 +73,27 @@ export function head (context: PageContext, title: string, extra = ''): string {
     `<link rel="stylesheet" href="${escapeHtml(context.stylesheetUrl)}">${extra}</head>`
 }
 
-function documentUrl (context: PageContext, key: string): string {
-  return `${context.openapiUrl}?version=${encodeURIComponent(key)}`
+function documentUrl (context: PageContext, entry: VersionEntry): string {
+  return pageUrl(context.openapiUrl, entry)
 }
 
-function pageUrl (base: string, key: string): string {
-  return `${base}?version=${encodeURIComponent(key)}`
+function pageUrl (base: string, entry: VersionEntry): string {
+  return `${base}?version=${encodeURIComponent(entry.key)}${entry.preview === true ? '&channel=preview' : ''}`
 }
 
 function badges (entry: VersionEntry): string {
   return (entry.deprecatedAt === undefined ? '' : `<span class="badge deprecated">deprecated since ${escapeHtml(entry.deprecatedAt)}</span>`) +
-    (entry.sunsetAt === undefined ? '' : `<span class="badge sunset">sunset ${escapeHtml(entry.sunsetAt)}</span>`)
+    (entry.sunsetAt === undefined ? '' : `<span class="badge sunset">sunset ${escapeHtml(entry.sunsetAt)}</span>`) +
+    (entry.preview === true ? '<span class="badge preview">preview</span>' : '')
 }
 
 /** The page listing every version (and the unversioned routes) with links to their pages and documents. */
 export function versionListPage (context: PageContext, entries: readonly VersionEntry[]): string {
   const rows = entries.map((entry) => {
     const links = [
-      context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry.key))}">Swagger UI</a>`,
-      context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry.key))}">ReDoc</a>`,
-      `<a href="${escapeHtml(documentUrl(context, entry.key))}">OpenAPI JSON</a>`
+      context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry))}">Swagger UI</a>`,
+      context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry))}">ReDoc</a>`,
+      `<a href="${escapeHtml(documentUrl(context, entry))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
     const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) +
       (entry.upgradeTo === undefined || context.upgradeUrl === null
@@ -104,7 +107,8 @@ export function versionListPage (context: PageContext, entries: readonly Version
 
 /** The name of a version in Swagger UI's switcher: deprecated versions say so. */
 function switcherName (entry: VersionEntry): string {
-  return entry.deprecatedAt === undefined ? entry.label : `${entry.label} (deprecated)`
+  const name = entry.preview === true ? `${entry.label} (preview)` : entry.label
+  return entry.deprecatedAt === undefined ? name : `${name} (deprecated)`
 }
 
 /**
@@ -119,13 +123,13 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
       // No badge from validator.swagger.io: the page loads nothing from elsewhere unless uiConfig says so.
       validatorUrl: null,
       ...assets.uiConfig,
-      urls: entries.map((entry) => ({ url: documentUrl(context, entry.key), name: switcherName(entry) })),
+      urls: entries.map((entry) => ({ url: documentUrl(context, entry), name: switcherName(entry) })),
       'urls.primaryName': switcherName(current),
       dom_id: '#swagger-ui'
     },
     initOAuth: assets.initOAuth ?? null,
     oauth2RedirectUrl: assets.oauth2RedirectUrl,
-    pages: Object.fromEntries(entries.map((entry) => [documentUrl(context, entry.key), pageUrl(context.docsUrl ?? '', entry.key)]))
+    pages: Object.fromEntries(entries.map((entry) => [documentUrl(context, entry), pageUrl(context.docsUrl ?? '', entry)]))
   }
   return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
@@ -140,13 +144,13 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
 export function redocPage (context: PageContext, script: string, entries: readonly VersionEntry[], current: VersionEntry): string {
   return `${head(context, `${context.title}: ${current.label}: ReDoc`)}<body>` +
     `${navigation(context, entries, current, context.redocUrl)}` +
-    `<redoc spec-url="${escapeHtml(documentUrl(context, current.key))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
+    `<redoc spec-url="${escapeHtml(documentUrl(context, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
 }
 
 function navigation (context: PageContext, entries: readonly VersionEntry[], current: VersionEntry, base: string | null): string {
   const links = entries.map((entry) => entry.key === current.key
     ? `<strong>${escapeHtml(entry.label)}</strong>`
-    : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry.key))}">${escapeHtml(entry.label)}</a>`).join('')
+    : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry))}">${escapeHtml(entry.label)}</a>`).join('')
   const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
   const upgrade = current.upgradeTo === undefined || context.upgradeUrl === null
     ? ''

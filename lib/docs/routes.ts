@@ -2,7 +2,7 @@
  * Stage `lib/docs/`: the per-version OpenAPI documents, docs pages and changelog.
  *
  * The routes the plugin adds for documentation: `GET /openapi.json` (a version's document, by `?version=`
- * or the version header; the latest version's without either), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
+ * or the version header; the newest release's without either; preview versions only with `?channel=preview`), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
  * locally served assets, and `GET /changelog`. All are unversioned and hidden from the documents, except the
  * changelog when `includeChangelogUrlInSchema` is set; all run the `uiHooks`.
  * @module
@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { registerAssets } from './assets'
 import { buildChangelog, ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { registerPages, VersionQuery } from './page-routes'
+import { previewsAsked, registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
@@ -74,15 +74,16 @@ function registerDocumentRoute (
   openapiUrl: string,
   hooks: RouteShorthandOptions
 ): void {
-  // `?version=`, else the version header (the answer then depends on it: `Vary`), else the latest version; each
-  // value answered with the document of the version the API serves it as.
-  const requestedKey = (request: FastifyRequest, reply: FastifyReply): string => {
+  // `?version=`, else the version header (the answer then depends on it: `Vary`), else the newest release; each
+  // value answered with the document of the version the API serves it as (a preview only with `?channel=preview`).
+  const requestedKey = (request: FastifyRequest, reply: FastifyReply, previews: readonly string[]): string => {
     const query = request.query as { version?: string }
-    if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options)
-    if (options.location !== 'header') return options.versions.versionValues[0]
+    const newest = options.versions.releasedValues[0]
+    if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
+    if (options.location !== 'header') return newest
     const vary = reply.getHeader('vary')
     reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
-    return documentKey(readRequestedVersion(request, options) ?? options.versions.versionValues[0], options)
+    return documentKey(readRequestedVersion(request, options) ?? newest, options, previews)
   }
 
   // A document does not change once built: each is serialized once (unknown keys are not remembered).
@@ -99,10 +100,12 @@ function registerDocumentRoute (
   }
 
   fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-    const key = requestedKey(request, reply)
-    const text = documentText(key)
+    const previews = await previewsAsked(request, options)
+    const key = requestedKey(request, reply, previews)
+    // A preview's document only for a request that asked for it (and that its access allows): else as unknown.
+    const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
-      const available = [...options.versions.versionValues, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+      const available = [...options.versions.releasedValues, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'. ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }

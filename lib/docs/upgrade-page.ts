@@ -24,7 +24,7 @@ const UpgradeQuery = {
 
 /** The two versions of a request, or the 400 saying what is accepted. */
 function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
-  const values = options.versions.versionValues
+  const values = options.versions.releasedValues
   const accepted = `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${values.join(', ')} (newest first).`
   if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
   const pick = (name: 'from' | 'to'): string => {
@@ -97,7 +97,7 @@ export function registerUpgradeGuide (
     if (query.format === 'json') return reply.type('application/json; charset=utf-8').send(guide)
     const key = `${from}\n${to}`
     let page = pages.get(key)
-    if (page === undefined) pages.set(key, page = upgradePage(at.context, guide, options.versions.versionValues, at.link))
+    if (page === undefined) pages.set(key, page = upgradePage(at.context, guide, options.versions.releasedValues, at.link))
     return reply.type('text/html; charset=utf-8').send(page)
   })
 }

@@ -214,6 +214,8 @@ interface HeadRouteFacts {
   readonly operationId?: string
   /** The prefix of its `versioned(...)` context (none for webhooks). */
   readonly prefix?: string
+  /** True when a route marked `onlyExistsInOlderVersions` may exist in no version (the app built by `retire`). */
+  readonly mayExistNowhere?: boolean
 }
 
 /**
@@ -240,7 +242,7 @@ export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationS
     }
     timeline.push(state)
   }
-  if (head.onlyExistsInOlderVersions && !timeline.some((level) => level.exists)) {
+  if (head.onlyExistsInOlderVersions && head.mayExistNowhere !== true && !timeline.some((level) => level.exists)) {
     throw new RouterGenerationError('Every route marked onlyExistsInOlderVersions must be restored with endpoint(...).existed in one of ' +
       `the older versions; otherwise delete it altogether. This route was never restored: [${head.methods.join(', ')}] ${head.path}.`)
   }

@@ -20,6 +20,8 @@ interface StateOptions {
   readonly versions: VersionBundle
   /** The `partialApp` option: instructions and converters naming routes this application does not register are skipped. */
   readonly partialApp?: boolean
+  /** Built by `fastify-versioner retire` without the oldest versions: a route no remaining version serves is not an error. */
+  readonly retiring?: boolean
 }
 
 /** A HEAD route registered inside `versioned(...)`. */

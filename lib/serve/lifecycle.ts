@@ -37,15 +37,18 @@ export interface VersionLifecycleHeaders {
 
 /**
  * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
- * of the version (successes, errors, its 404s and 410s). The successor link (RFC 5829) of a deprecated version is
- * the OpenAPI document of the next newer version, at `documentUrl?version=NEXT`; none when documents are off
+ * of the version (successes, errors, its 404s and 410s). The successor link (RFC 5829) of a deprecated release is
+ * the OpenAPI document of the next newer release, at `documentUrl?version=NEXT`; none when documents are off
  * (`documentUrl` null).
  */
 export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
-  bundle.versions.forEach((version, index) => {
+  const released = bundle.releasedValues
+  bundle.versions.forEach((version) => {
+    // The next newer release: never a preview version (whose existence a released version's answers do not tell).
+    const index = released.indexOf(version.value)
     const successor = documentUrl !== null && index > 0 && version.deprecatedAt !== undefined
-      ? `<${documentUrl}?version=${encodeURIComponent(bundle.versionValues[index - 1])}>; rel="successor-version"`
+      ? `<${documentUrl}?version=${encodeURIComponent(released[index - 1])}>; rel="successor-version"`
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
     const headers = lifecycleHeaders(version)

@@ -11,11 +11,11 @@ import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError }
 import { strictValidator, type Check } from '../core/strict-validator'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
 import { prepareForFastify } from '../routes/prepared-schemas'
-import { toIsoDate } from '../core/iso-date'
+import { isMonth, toIsoDate } from '../core/iso-date'
 import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
-import { resolveVersion } from './version-picking'
+import { namedVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
 /**
@@ -75,7 +75,8 @@ export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
 /** The version a migration targets: exact, or for dates the closest older one (as requests are picked). */
 function targetVersion (bundle: VersionBundle, version: string | Date): string {
   const value = version instanceof Date ? toIsoDate(version) : version
-  const picked = resolveVersion(value, bundle, bundle.valuesAreDates ? 'date' : 'string')
+  const format = bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string'
+  const picked = namedVersion(value, bundle, format)
   if (picked.ok) return picked.version
   if (picked.reason === 'too-old') {
     throw new UnknownVersionError(`You tried to migrate to version '${value}', which is earlier than the oldest version ` +

@@ -19,10 +19,11 @@ import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedRequest } from './request-state'
 import { createVersionHeaders, type VersionHeaders } from './version-headers'
-import { kBehaviour, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import { resolveForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -38,6 +39,8 @@ export interface RequestHookRoute {
   readonly display: string
   /** The HEAD route, for usage events. */
   readonly head: HeadRouteOf
+  /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
+  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
 
 type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
@@ -75,7 +78,7 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
 }
 
 /** Picks and checks the version of a request (cached on the request). */
-export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
+function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
   const request = versionedRequest(fastifyRequest)
   const known = request[kPicked]
   if (known !== null) return known
@@ -85,14 +88,32 @@ export function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptio
     return early
   }
   const value = options.picker.pick(request)
-  if (isThenable(value)) {
-    return Promise.resolve(value).then((resolved) => {
-      const picked = resolveVersion(resolved, options.versions, options.format)
-      request[kPicked] = picked
-      return picked
-    })
+  const picked = isThenable(value)
+    ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options))
+    : resolveForRequest(request, value, options)
+  if (!isThenable(picked)) {
+    request[kPicked] = picked
+    return picked
   }
+  return Promise.resolve(picked).then((resolved) => {
+    request[kPicked] = resolved
+    return resolved
+  })
+}
+
+/**
+ * The version of a request when it is known without waiting (for `request.apiVersion` and errors before the request
+ * hook): picked already, or picked synchronously from a released version. A value naming a preview version is left to
+ * the request hook, which asks the preview's `access` once the application's own hooks have run.
+ */
+export function pickedWithoutWaiting (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
+  const request = versionedRequest(fastifyRequest)
+  const known = request[kPicked]
+  if (known !== null) return known
+  if (options.asyncPicking) return undefined
+  const value = options.picker.pick(request) as string | undefined
   const picked = resolveVersion(value, options.versions, options.format)
+  if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
   request[kPicked] = picked
   return picked
 }
@@ -151,7 +172,7 @@ class RequestMigration {
       return
     }
     if (behaviour.deprecations !== undefined) sendFieldDeprecations(request, reply, behaviour.deprecations, version, options)
-    if (servedChannel.hasSubscribers) publishServed(request, options.picker.requested(request), version, route.head, options)
+    if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.validateAndClean(request, behaviour, done)) return

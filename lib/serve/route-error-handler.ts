@@ -10,9 +10,9 @@ import { VersionerLatestRequestValidationError } from '../core/errors'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kMigrated } from '../core/symbols'
 import type { PickedVersion } from './version-picking'
-import { pickVersion, type RequestHookRoute } from './request-hook'
+import { pickedWithoutWaiting, type RequestHookRoute } from './request-hook'
 
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
@@ -36,7 +36,7 @@ function handOnError (
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
  * handler, if any, then to the context's.
  */
-export function createMigrationErrorHandler (route: RequestHookRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
+export function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'changes'>, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = knownVersion(request, options)
@@ -65,5 +65,5 @@ export function createMigrationErrorHandler (route: RequestHookRoute, routeHandl
 
 /** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
 function knownVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | null {
-  return versionedRequest(fastifyRequest)[kPicked] ?? (options.asyncPicking ? null : pickVersion(fastifyRequest, options) as PickedVersion)
+  return pickedWithoutWaiting(fastifyRequest, options) ?? null
 }

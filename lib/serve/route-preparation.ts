@@ -18,6 +18,7 @@ import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
+import { routeChanges } from '../routes/route-changes'
 import { prepareForFastify } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -116,7 +117,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, scope, display: head.display, head }, serveOptions, user.formatter as never, state.storesVersion,
+    preValidation: createRequestHook({ behaviours, scope, display: head.display, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook

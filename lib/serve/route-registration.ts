@@ -98,7 +98,8 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
     onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
     attributes: attributesOf(schema),
     operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined,
-    prefix: scope.prefix
+    prefix: scope.prefix,
+    mayExistNowhere: state.options.retiring
   }, state.steps, state.log)
   return { display: `${methods.join(',')} ${route.url}`, path: route.url, methods, schema, timeline, body: schema.body, scope, registered: [] }
 }

@@ -14,7 +14,8 @@ import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
 import type { ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
-import { resolveVersion, type PickedVersion } from './version-picking'
+import type { PickedVersion } from './version-picking'
+import { resolveForRequest } from './preview-access'
 
 /** On a raw request: the outcome of picking before routing. */
 const kRoutingPick = Symbol('fastify-versioner.routingPick')
@@ -119,19 +120,27 @@ export class RoutingPicks {
       done(null, 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined)
     }
     const { options } = this
-    const check = (value: string | undefined): RoutingPick => ({ picked: resolveVersion(value, options.versions, options.format) })
+    let view: FastifyRequest
     let value: string | undefined | PromiseLike<string | undefined>
     try {
-      const view = { raw, method: raw.method, url: raw.url, headers: raw.headers, params: { ...match.params }, query: { ...match.searchParams }, log: this.server.log, server: this.server }
-      value = options.picker.pick(routingView(view, `${raw.method ?? ''} ${match.store as string}`))
+      const seen = { raw, method: raw.method, url: raw.url, headers: raw.headers, params: { ...match.params }, query: { ...match.searchParams }, log: this.server.log, server: this.server }
+      view = routingView(seen, `${raw.method ?? ''} ${match.store as string}`)
+      value = options.picker.pick(view)
     } catch (failure) {
       settled({ failure })
       return
     }
+    // A preview's access runs here too, on what the request has before routing.
+    const check = (resolved: string | undefined): void => {
+      // Never throws: a failing access is a denial (./preview-access.ts).
+      const picked = resolveForRequest(view, resolved, options)
+      if (!isThenable(picked)) settled({ picked })
+      else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
+    }
     if (isThenable(value)) {
-      value.then((resolved) => { settled(check(resolved)) }, (failure: unknown) => { settled({ failure }) })
+      value.then(check, (failure: unknown) => { settled({ failure }) })
       return
     }
-    settled(check(value))
+    check(value)
   }
 }

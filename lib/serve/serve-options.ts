@@ -3,9 +3,9 @@
  * in responses. The plugin's resolved options (lib/options.ts) provide them.
  * @module
  */
+import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
 import type { VersionLifecycleHeaders } from './lifecycle'
-import type { FastifyRequest } from 'fastify'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -22,6 +22,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly upgradePreview: ResolvedUpgradePreview | undefined
   /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
   readonly documentUrl: string | null
+  /** The `clientId` option: the client of a request, for usage events. */
+  readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
 }
 
 /** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */

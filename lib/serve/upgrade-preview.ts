@@ -148,7 +148,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       return
     }
     if ('unknown' in found) {
-      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.versionValues.join(', ')}`))
+      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.releasedValues.join(', ')}`))
       done(null, payload)
       return
     }

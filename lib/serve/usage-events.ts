@@ -1,7 +1,8 @@
 /**
  * Usage events: the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
  * request once its version is known (before validation), by the request hook. With no
- * subscriber the only cost is reading `hasSubscribers`.
+ * subscriber the only cost is reading `hasSubscribers`; the changes of a route and version are computed the first
+ * time a subscriber sees them, and the `clientId` option is called only when someone subscribes.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -37,8 +38,9 @@ export interface ServedRoute {
  * ```ts
  * import diagnosticsChannel from 'node:diagnostics_channel'
  * diagnosticsChannel.subscribe('fastify-versioner:served', (message) => {
- *   const { version, requested, route } = message as ServedEvent
+ *   const { version, requested, route, changes } = message as ServedEvent
  *   served.inc({ version, route: `${route.method} ${route.url}`, explicit: String(requested !== undefined) })
+ *   for (const change of changes) byChange.inc({ version, change })
  * })
  * ```
  */
@@ -60,6 +62,21 @@ export interface ServedEvent {
    * `/query/size`, `/headers/x-trace`, array items as `*`), each once; empty when it carries none.
    */
   readonly deprecatedFields: readonly string[]
+  /**
+   * The version change classes (by name) that shape this route in this version: their converters run for it, or
+   * their instructions change its schemas or the route itself between HEAD and the version (HeadVersion's changes
+   * first, then each version's from the newest). `[]` for a version no change touches on the route.
+   */
+  readonly changes: readonly string[]
+  /** What the `clientId` option returned for the request (an account or API key id); `undefined` without the option. */
+  readonly client: string | undefined
+}
+
+/** What the request hook knows of a request when it publishes. */
+interface ServedFacts {
+  readonly requested: string | undefined
+  readonly version: string
+  readonly changes: readonly string[]
 }
 
 /** The HEAD route of a registered route, as events name it. */
@@ -68,8 +85,20 @@ export interface HeadRouteOf {
   readonly path: string
 }
 
+/** The client of a request, by the `clientId` option (a failing or non-string answer: logged, `undefined`). */
+function clientOf (request: FastifyRequest, clientId: NonNullable<ServeOptions['clientId']>): string | undefined {
+  try {
+    const client = clientId(request)
+    return typeof client === 'string' ? client : undefined
+  } catch (error) {
+    request.log.error({ err: error }, 'fastify-versioner: the clientId option threw; the served event has no client')
+    return undefined
+  }
+}
+
 /** Publishes the event of a request (call only when `servedChannel.hasSubscribers`). */
-export function publishServed (request: FastifyRequest, requested: string | undefined, version: string, head: HeadRouteOf, options: ServeOptions): void {
+export function publishServed (request: FastifyRequest, facts: ServedFacts, head: HeadRouteOf, options: ServeOptions): void {
+  const { requested, version, changes } = facts
   const described = options.versions.get(version)
   // A GET route's automatic HEAD twin, or a method an endpoint instruction changed: the HEAD route's own method.
   const method = head.methods.includes(request.method) ? request.method : head.methods.join(',')
@@ -80,7 +109,9 @@ export function publishServed (request: FastifyRequest, requested: string | unde
     route: { method, url: head.path },
     deprecated: described?.deprecatedAt !== undefined,
     sunset: described?.sunsetAt,
-    deprecatedFields: versionedRequest(request)[kFieldDeprecations]?.fields ?? NO_FIELDS
+    deprecatedFields: versionedRequest(request)[kFieldDeprecations]?.fields ?? NO_FIELDS,
+    changes,
+    client: options.clientId === undefined ? undefined : clientOf(request, options.clientId)
   }
   servedChannel.publish(event)
 }

@@ -7,14 +7,14 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { kBundleInternals } from '../core/symbols'
 import type { FastifyRequest } from 'fastify'
-import { isIsoDate, versionDate } from '../core/iso-date'
+import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 
 /** Where the version travels in a request. */
 export type ApiVersionLocation = 'header' | 'path'
 
-/** How version values are written and compared. */
-export type ApiVersionFormat = 'date' | 'string'
+/** How version values are written and compared: ISO dates, months (`YYYY-MM`), or any string (no waterfalling). */
+export type ApiVersionFormat = 'date' | 'month' | 'string'
 
 /** The default version of requests that name none: a version, or a function of the request. */
 export type ApiVersionDefaultValue = string | ((request: FastifyRequest) => string | Promise<string>)
@@ -135,22 +135,39 @@ export class VersionPicker {
 
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
 /**
- * Checks a picked value against the bundle: an exact version; for dates, the closest older version
- * (waterfalling); otherwise the reason it cannot be served.
+ * Checks a picked value against the bundle's released versions: an exact version; for dates (and months), the
+ * closest older version (waterfalling); otherwise the reason it cannot be served. Preview versions are not among
+ * them: a request names one only through ./preview-access.ts.
  */
 export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
   if (value === undefined || value === '') return MISSING
   if (typeof value !== 'string') return { ok: false, reason: 'malformed', requested: String(value) }
   const exact = versions[kBundleInternals].exactPicks.get(value)
   if (exact !== undefined) return exact
-  const values = versions.versionValues
+  const values = versions.releasedValues
   if (format === 'string') return { ok: false, reason: 'unknown', requested: value }
-  if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
-  // Newest first: the first version not after the requested date is the closest older one.
-  const served = values.find((candidate) => (versionDate(candidate) ?? candidate) <= value)
+  // Newest first: the first version not after the requested date (or month) is the closest older one.
+  let served: string | undefined
+  if (format === 'month') {
+    const month = monthOf(value)
+    if (month === undefined) return { ok: false, reason: 'malformed', requested: value }
+    served = values.find((candidate) => isMonth(candidate) && candidate <= month)
+  } else {
+    if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
+    served = values.find((candidate) => (versionDate(candidate) ?? candidate) <= value)
+  }
   return served === undefined
     ? { ok: false, reason: 'too-old', requested: value }
     : { ok: true, version: served, requested: value }
+}
+
+/**
+ * The version a value names for the application itself (routing, `migrateResponseBody`, the tools): a released
+ * version as {@link resolveVersion} finds it, else a preview version named exactly (whose `access` is not asked here).
+ */
+export function namedVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
+  const picked = resolveVersion(value, versions, format)
+  return picked.ok || value === undefined ? picked : versions[kBundleInternals].previewPicks.get(value) ?? picked
 }
 
 /** Where a client sends the version, in words, for messages. */
@@ -166,18 +183,20 @@ export function pickingErrorMessage (
   options: Pick<VersionPickerOptions, 'location' | 'parameterName' | 'versions' | 'format'>,
   prefix = ''
 ): string {
-  const supported = `Supported versions: ${options.versions.versionValues.join(', ')}.`
+  const supported = `Supported versions: ${options.versions.releasedValues.join(', ')}.`
   const where = describeLocation(options, prefix)
   switch (picked.reason) {
     case 'missing': {
-      const example = options.versions.versionValues[0]
+      const example = options.versions.releasedValues[0]
       const how = options.location === 'header'
         ? `send the API version in the '${options.parameterName}' header (for example '${options.parameterName}: ${example}')`
         : `put the API version in the path, right after '${prefix === '' ? '/' : prefix}' (for example ${prefix}/${example}/…)`
       return `This route is versioned: ${how}. ${supported}`
     }
     case 'malformed':
-      return `Invalid API version '${picked.requested}' in ${where}: it must be a date written YYYY-MM-DD. ${supported}`
+      return options.format === 'month'
+        ? `Invalid API version '${picked.requested}' in ${where}: it must be a month written YYYY-MM (or a date YYYY-MM-DD in it). ${supported}`
+        : `Invalid API version '${picked.requested}' in ${where}: it must be a date written YYYY-MM-DD. ${supported}`
     case 'too-old':
       return `Unsupported API version '${picked.requested}' in ${where}: it is older than the oldest version. ${supported}`
     case 'unknown':

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { readFile, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments } from './check'
-import { exportDocuments } from './export'
+import { exportDocuments, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
 import type { VerifyOptions } from './verify'
 import { selectApis } from './versioned-apis'
@@ -29,11 +29,13 @@ interface CommandRun {
   readonly verifyOptions: VerifyOptions
   /** `--api <name>`: the one API to work on (its name or prefix). */
   readonly api: string | undefined
+  /** `--channel preview`: export, check and types work on the preview versions too. */
+  readonly channel?: 'release' | 'preview'
 }
 
 /** `check --types <file>`: whether the file is what `types` writes now; prints the verdict. */
-async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput): Promise<boolean> {
-  const expected = await typesModule(context)
+async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, channel: ChannelOptions): Promise<boolean> {
+  const expected = await typesModule(context, channel)
   const saved = await readFile(file, 'utf8').catch(() => undefined)
   if (saved === expected) {
     io.out(`check: ${file} is current.`)
@@ -47,7 +49,7 @@ async function checkTypes (context: FastifyInstance, file: string, io: CommandOu
 async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   let code = 0
   if (run.dir !== undefined) {
-    const { breaks, notes, compared } = await checkDocuments(context, run.dir)
+    const { breaks, notes, compared } = await checkDocuments(context, run.dir, run)
     for (const note of notes) io.out(`note: ${note.text}`)
     for (const found of breaks) io.err(`break: ${found.text}`)
     io.out(breaks.length === 0
@@ -55,21 +57,21 @@ async function check (context: FastifyInstance, run: CommandRun, io: CommandOutp
       : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
     if (breaks.length > 0) code = 1
   }
-  if (run.types !== undefined && !await checkTypes(context, run.types, io)) code = 1
+  if (run.types !== undefined && !await checkTypes(context, run.types, io, run)) code = 1
   return code
 }
 
 /** Runs the command on one API (`context` is its context); returns the exit code. */
 async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   if (run.command === 'export') {
-    for (const file of await exportDocuments(context, run.dir as string)) io.out(`wrote ${file}`)
+    for (const file of await exportDocuments(context, run.dir as string, run)) io.out(`wrote ${file}`)
     return 0
   }
   if (run.command === 'check') return await check(context, run, io)
   if (run.command === 'types') {
     const file = run.dir as string
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, await typesModule(context))
+    await writeFile(file, await typesModule(context, run))
     io.out(`wrote ${file}`)
     return 0
   }

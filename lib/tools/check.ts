@@ -1,21 +1,26 @@
 /**
  * `check`: compares each saved version's OpenAPI document with the one the application serves now
  * (`document-comparison.ts` compares one pair), and sorts the differences into breaks (a client of that version
- * would fail) and notes (what its clients can ignore); a saved version no longer served is a break. A document
- * it cannot compare (`document-checks.ts`) stops the check with `VersionerToolError`.
+ * would fail) and notes (what its clients can ignore); a saved version no longer served is a break.
+ *
+ * It compares only an OpenAPI 3.x document (an object with `"openapi": "3.…"`, `paths` an object, `webhooks` and
+ * `components` objects when present) of the version it is compared as. Anything else (`null`, `{}`, a Swagger 2.0
+ * document, `paths: null`, another version's document…) used to compare as "no breaking change", so that a bad
+ * merge of a saved snapshot silently turned the CI check off; it is now refused with a `VersionerToolError` naming
+ * the document, what is wrong with it and what to do. So is a document nested deeper than `MAX_DOCUMENT_DEPTH`,
+ * measured before any diff, which would take minutes to compare.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
-import { fileNameOf, servedDocuments } from './export'
+import { fileNameOf, servedDocuments, type ChannelOptions } from './export'
 import { change, type DocumentChange } from './document-places'
-import { compareComparable, compareDocuments } from './document-comparison'
-import { assertComparable } from './document-checks'
+import { compareComparable } from './document-comparison'
+import { singleApi } from './versioned-apis'
 
 export type { DocumentChange }
-export { compareDocuments }
 
 /** The result of a check: the breaks (a non-empty list fails the check) and the notes. */
 export interface CheckResult {
@@ -26,15 +31,30 @@ export interface CheckResult {
 }
 
 /**
+ * Compares one version's saved document with its current one. Throws `FST_VERSIONER_TOOL` when either is not an
+ * OpenAPI 3 document of that version.
+ * @example
+ * ```ts
+ * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
+ * const breaks = changes.filter((change) => change.breaking)
+ * ```
+ */
+export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  assertComparable(saved, { name: `The saved document of version '${version}'`, saved: true, version })
+  assertComparable(current, { name: `The current document of version '${version}'`, saved: false, version })
+  return compareComparable(version, saved, current)
+}
+
+/**
  * Compares every version saved in `dir` (`<version>.json` files, as `export` writes them) with the documents the
- * readied application serves now.
+ * readied application serves now (preview versions only with `{ channel: 'preview' }`).
  * @example
  * ```ts
  * const { breaks, notes } = await checkDocuments(app, 'openapi')
  * for (const line of breaks) console.error(line.text)
  * ```
  */
-export async function checkDocuments (app: FastifyInstance, dir: string): Promise<CheckResult> {
+export async function checkDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<CheckResult> {
   let files: string[]
   try {
     files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
@@ -42,7 +62,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string): Promis
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
   if (files.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
-  const served = new Map((await servedDocuments(app)).map((document) => [fileNameOf(document.version), document]))
+  const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
+  // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
+  const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
+  const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
   const breaks: DocumentChange[] = []
   const notes: DocumentChange[] = []
   const compared: string[] = []
@@ -50,6 +73,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string): Promis
   for (const file of files) {
     const name = file.slice(0, -'.json'.length)
     savedNames.add(name)
+    if (previews.has(name)) {
+      notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false))
+      continue
+    }
     const saved = await readSaved(dir, file)
     const current = served.get(name)
     const version = current?.version ?? name
@@ -83,4 +110,109 @@ async function readSaved (dir: string, file: string): Promise<unknown> {
     name: `The saved document '${path}'`, saved: true, version: name, versionFrom: 'its file name says', isVersion: (version) => fileNameOf(version) === name
   })
   return saved
+}
+
+/** Where a document comes from, for the error messages. */
+interface DocumentSource {
+  /** The document, as a sentence starts: `The saved document 'openapi/2000-01-01.json'`. */
+  readonly name: string
+  /** True for a saved snapshot (to restore), false for the document the application serves now (to fix there). */
+  readonly saved: boolean
+  /** The version the document must say it is (its `info.version`). */
+  readonly version: string
+  /** Where that version comes from, when not from the caller: `its file name says`. */
+  readonly versionFrom?: string
+  /** Whether an `info.version` is that version (default: equal to it). */
+  readonly isVersion?: (infoVersion: string) => boolean
+}
+
+/**
+ * The deepest nesting of objects and arrays `check` compares (the document itself is level 1). Real documents
+ * stay far below it: a response schema is at level 9 (under `paths`, path, method, `responses`, status,
+ * `content`, media type), each nested object field adds 2 (`properties`, the field) and each union or array 2 at
+ * most, so 256 leaves room for over 100 nested objects, where real APIs rarely pass 20 (and Fastify's serializer
+ * refuses response schemas nested over 100 deep). Past it, `api-smart-diff`'s time grows faster than the square
+ * of the depth (about a second at 256 levels, ten at 1,000, a minute at 2,000), and the recursive copies of
+ * `document-diff.ts` would meet the stack's limit in the thousands.
+ */
+const MAX_DOCUMENT_DEPTH = 256
+
+/**
+ * How deep objects and arrays nest in a JSON value (0 for a scalar, 1 for `{}` or `[]`), measured without
+ * recursion, in one pass over its objects. A parsed document is a tree; in a value built in code, an object
+ * met twice counts where it is met first, so that a cycle ends the walk.
+ */
+function documentDepth (value: unknown): number {
+  let deepest = 0
+  const seen = new WeakSet<object>()
+  const stack: Array<{ node: unknown, depth: number }> = [{ node: value, depth: 1 }]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { node, depth } = top
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue
+    seen.add(node)
+    if (depth > deepest) deepest = depth
+    for (const child of Array.isArray(node) ? node as unknown[] : Object.values(node)) stack.push({ node: child, depth: depth + 1 })
+  }
+  return deepest
+}
+
+const SAVED_FIX = 'Restore it from version control, or run export again on the code that released that version.'
+const CURRENT_FIX = 'The tools compare the OpenAPI 3 documents fastify-versioner serves: check what builds or changes this one.'
+const DEEP_CURRENT_FIX = 'Give deeply nested schemas an $id, so that the document refers to them as components.'
+
+/** What a JSON value is, for a message: `null`, `an array`, `a string`… */
+function kindOf (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** A field of the document as the message shows it: `"paths": null`, `"openapi": "2.0"`, `no "paths" field`. */
+function shown (field: string, value: unknown): string {
+  if (value === undefined) return `no "${field}" field`
+  const text = JSON.stringify(value)
+  return `"${field}": ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`
+}
+
+/** What is wrong with the document's outline, or `undefined` when check can compare it. */
+function outlineProblem (document: unknown, source: DocumentSource): string | undefined {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    return `is not an OpenAPI document: it holds ${kindOf(document)}, where export writes an object`
+  }
+  const field = (name: string): unknown => Object.hasOwn(document, name) ? (document as Record<string, unknown>)[name] : undefined
+  const openapi = field('openapi')
+  if (openapi === undefined && field('swagger') !== undefined) {
+    return `is a Swagger 2.0 document (${shown('swagger', field('swagger'))}); check compares OpenAPI 3 documents, as export writes them`
+  }
+  if (typeof openapi !== 'string' || !/^3\.\d+\.\d+/.test(openapi)) {
+    return `has ${shown('openapi', openapi)}; check compares OpenAPI 3 documents ("openapi": "3.x.y"), as export writes them`
+  }
+  const paths = field('paths')
+  if (kindOf(paths) !== 'an object') return `has ${shown('paths', paths)}, where every OpenAPI document export writes has an object of paths`
+  for (const name of ['webhooks', 'components']) {
+    const value = field(name)
+    if (value !== undefined && kindOf(value) !== 'an object') return `has ${shown(name, value)}, which must be an object when present`
+  }
+  const info = field('info')
+  const version = kindOf(info) === 'an object' && Object.hasOwn(info as object, 'version') ? (info as { version: unknown }).version : undefined
+  if (typeof version !== 'string') return `has no info.version (${shown('info', info)}), where export writes the version`
+  const isVersion = source.isVersion ?? ((infoVersion: string) => infoVersion === source.version)
+  if (!isVersion(version)) {
+    return `is the document of version '${version}' (its info.version), not of '${source.version}'${source.versionFrom === undefined ? '' : ` as ${source.versionFrom}`}`
+  }
+  return undefined
+}
+
+/**
+ * Throws `VersionerToolError` when `check` cannot compare the document as the version `source` names: its
+ * message names the document, what is wrong with it, and what to do.
+ */
+function assertComparable (document: unknown, source: DocumentSource): void {
+  const problem = outlineProblem(document, source)
+  if (problem !== undefined) throw new VersionerToolError(`${source.name} ${problem}. ${source.saved ? SAVED_FIX : CURRENT_FIX}`)
+  const depth = documentDepth(document)
+  if (depth > MAX_DOCUMENT_DEPTH) {
+    throw new VersionerToolError(`${source.name} nests objects and arrays ${depth} levels deep, where check compares at most ${MAX_DOCUMENT_DEPTH} ` +
+      `(comparing deeper documents takes minutes, and no real API nests so deep). ${source.saved ? SAVED_FIX : DEEP_CURRENT_FIX}`)
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check` and `verify` on an application module. Exit codes: 0 when
+ * The `fastify-versioner` command: `export`, `check`, `types`, `verify` and `retire` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).
  * @module
@@ -10,25 +10,32 @@ import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { loadApp, closeApp } from './load-app'
 import { runOnApis } from './api-commands'
+import { retire } from './retire'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
-  fastify-versioner export <app> --out <dir> [--api <name>]
+  fastify-versioner export <app> --out <dir> [--api <name>] [--channel preview]
                                                    write <dir>/<version>.json for every version (and unversioned.json)
-  fastify-versioner check <app> --against <dir> [--api <name>]
+  fastify-versioner check <app> --against <dir> [--api <name>] [--channel preview]
                                                    exit 1 if a version saved in <dir> changed in a way that breaks its clients
-  fastify-versioner check <app> --types <file> [--api <name>]
+  fastify-versioner check <app> --types <file> [--api <name>] [--channel preview]
                                                    exit 1 if <file> is not what types writes now (with or without --against)
-  fastify-versioner types <app> --out <file> [--api <name>]
+  fastify-versioner types <app> --out <file> [--api <name>] [--channel preview]
                                                    write the TypeScript types of every version to <file>
   fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
+  fastify-versioner retire <app> --version <V> [--usage <file>] [--quiet-days N] [--examples N] [--seed N] [--api <name>]
+                                                   print what retiring V and every older version removes, then check and
+                                                   verify the app without them; exit 1 if they find anything, if a retired
+                                                   version's sunsetAt has not passed, or if one had traffic in the last N days
+                                                   (--quiet-days N, with --usage <file>)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
 An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
---api <name> picks one (its apiName option, or its prefix: /partner is named partner).`
+--api <name> picks one (its apiName option, or its prefix: /partner is named partner).
+export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`
 
 /** Where the command writes (the process's streams, or a test's collectors). */
 interface CliOutput {
@@ -43,6 +50,10 @@ const OPTIONS = {
   examples: { type: 'string' },
   seed: { type: 'string' },
   api: { type: 'string' },
+  version: { type: 'string' },
+  usage: { type: 'string' },
+  'quiet-days': { type: 'string' },
+  channel: { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -56,8 +67,23 @@ const COMMANDS = {
   export: { option: 'out' },
   check: { option: 'against' },
   types: { option: 'out' },
-  verify: { option: undefined }
+  verify: { option: undefined },
+  retire: { option: undefined }
 } as const
+
+/** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
+function retireUsageProblem (command: string, values: { version?: string, usage?: string, 'quiet-days'?: string }): string | undefined {
+  if (command !== 'retire') {
+    const given = (['version', 'usage', 'quiet-days'] as const).find((option) => values[option] !== undefined)
+    return given === undefined ? undefined : `--${given} applies to retire only.`
+  }
+  if (values.version === undefined || values.version === '') return 'retire needs --version <V>: the newest version to retire (every older one goes too).'
+  if (values.usage === '') return '--usage needs a file: the JSON usage file (see docs/retiring-and-upgrading.md).'
+  const days = values['quiet-days']
+  if (days !== undefined && values.usage === undefined) return '--quiet-days needs --usage <file>: the last-seen times it is checked against.'
+  if (Number.isNaN(countOption(days, 1))) return `--quiet-days must be a whole number of days, 1 or more; got '${days as string}'.`
+  return undefined
+}
 
 function usageError (io: CliOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
@@ -84,8 +110,8 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     return 0
   }
   const [command, appPath, ...extra] = parsed.positionals
-  if (command === undefined) return usageError(io, 'name a command: export, check, types or verify.')
-  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types and verify.`)
+  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify or retire.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify and retire.`)
   const wanted = COMMANDS[command as keyof typeof COMMANDS].option
   if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
   if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
@@ -96,8 +122,13 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
   if (types !== undefined && command !== 'check') return usageError(io, '--types applies to check only (types writes with --out).')
   if (types === '') return usageError(io, 'check needs --types <file>.')
   for (const option of ['examples', 'seed'] as const) {
-    if (parsed.values[option] !== undefined && command !== 'verify') return usageError(io, `--${option} applies to verify only.`)
+    if (parsed.values[option] !== undefined && command !== 'verify' && command !== 'retire') return usageError(io, `--${option} applies to verify and retire only.`)
   }
+  const retireProblem = retireUsageProblem(command, parsed.values)
+  if (retireProblem !== undefined) return usageError(io, retireProblem)
+  const channel = parsed.values.channel
+  if (channel !== undefined && channel !== 'preview' && channel !== 'release') return usageError(io, `--channel must be preview or release; got '${channel}'.`)
+  if (channel !== undefined && (command === 'verify' || command === 'retire')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
@@ -106,6 +137,13 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
+  if (command === 'retire') {
+    const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
+    return await retire(appPath, retireRun, io).catch((error: unknown) => {
+      io.err(`fastify-versioner retire: ${(error as Error)?.message ?? String(error)}`)
+      return 1
+    })
+  }
   let app: FastifyInstance
   try {
     app = await loadApp(appPath)
@@ -114,7 +152,7 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
     return 1
   }
   try {
-    return await runOnApis(app, { command: command as keyof typeof COMMANDS, dir, types, verifyOptions, api: parsed.values.api }, io)
+    return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1

@@ -45,12 +45,16 @@ function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   return 'any'
 }
 
-function unionMembers (node: JsonSchema): unknown[] | undefined {
-  const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
-  return Array.isArray(union) && union.length > 0 ? union : undefined
+/**
+ * The node a value is read by: for a union without properties of its own, the member the value belongs to, roughly
+ * (an object member declaring most of its keys, else one of its type); else the node itself.
+ */
+function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
+  const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  if (!Array.isArray(members) || members.length === 0 || 'properties' in node) return node
+  return asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
 }
 
-/** The member of a union a value belongs to, roughly: an object member declaring most of its keys, else one of its type. */
 function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     let best: unknown
@@ -79,9 +83,17 @@ function propertySchema (node: JsonSchema, key: string): unknown {
   return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
 }
 
-function itemSchema (node: JsonSchema, index: number): unknown {
-  const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
-  return tuple !== undefined ? (tuple as unknown[])[index] : node.items
+/** Pushes the items of an array, or the declared fields of an object, with their subschemas. */
+function pushChildren (stack: Array<[unknown, unknown]>, node: JsonSchema, value: object): void {
+  if (Array.isArray(value)) {
+    const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
+    value.forEach((item, index) => { stack.push([tuple !== undefined ? (tuple as unknown[])[index] : node.items, item]) })
+    return
+  }
+  for (const key of Object.keys(value)) {
+    const sub = propertySchema(node, key)
+    if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
+  }
 }
 
 /**
@@ -93,24 +105,12 @@ export function deliveredStrings (schema: unknown, data: unknown, resolveRef: Re
   const stack: Array<[unknown, unknown]> = [[schema, data]]
   while (stack.length > 0) {
     const [rawSchema, value] = stack.pop() as [unknown, unknown]
-    let node = asNode(rawSchema, resolveRef)
-    if (node === undefined || rawSchema === true) {
-      if (typeof value === 'string') found.push(value.toLowerCase())
-      continue
-    }
-    const members = unionMembers(node)
-    if (members !== undefined && !('properties' in node)) node = asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
+    const bare = asNode(rawSchema, resolveRef)
+    if (typeof value === 'string') found.push(value.toLowerCase())
+    if (bare === undefined || rawSchema === true) continue
+    const node = readingNode(bare, value, resolveRef)
     if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
-    if (typeof value === 'string') {
-      found.push(value.toLowerCase())
-    } else if (Array.isArray(value)) {
-      value.forEach((item, index) => { stack.push([itemSchema(node as JsonSchema, index), item]) })
-    } else if (typeof value === 'object' && value !== null) {
-      for (const key of Object.keys(value)) {
-        const sub = propertySchema(node, key)
-        if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
-      }
-    }
+    if (typeof value === 'object' && value !== null) pushChildren(stack, node, value)
   }
   return found
 }
@@ -153,20 +153,12 @@ export function requiredValues (lineage: Lineage, headSchema: unknown, example: 
       if (pointer !== undefined) required.push({ sentinel: value, pointer })
       continue
     }
-    let node = asNode(schema, resolveRef)
-    if (node === undefined || typeof value !== 'object' || value === null) continue
-    const members = unionMembers(node)
-    if (members !== undefined && !('properties' in node)) node = asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
-    if (Array.isArray(value)) {
-      value.forEach((item, index) => { stack.push([itemSchema(node as JsonSchema, index), item]) })
-      continue
-    }
-    const seed = generation.seedOf(node as TSchema)
+    const bare = asNode(schema, resolveRef)
+    if (bare === undefined || typeof value !== 'object' || value === null) continue
+    const node = readingNode(bare, value, resolveRef)
+    const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
     if (seed === undefined || lineage.from === lineage.to) {
-      for (const key of Object.keys(value)) {
-        const sub = propertySchema(node, key)
-        if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
-      }
+      pushChildren(stack, node, value)
       continue
     }
     const there = new Map(fieldsAt(lineage, seed.head, lineage.to).map(({ field }) => [field.id, field]))

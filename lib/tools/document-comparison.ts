@@ -1,13 +1,12 @@
 /**
- * Comparing one version's saved OpenAPI document with its current one, for `check`. The diff itself is
- * `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules; through `document-diff.ts`); this module names each
+ * Comparing one version's saved OpenAPI document with its current one, once `check` accepted both. The diff itself
+ * is `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules; through `document-diff.ts`); this module names each
  * change as the operation, the place and the kind, pairs a removed field with an added field of the same schema
  * as a rename, and decides which side breaks: what a client sends (parameters, request bodies) breaks when it
  * narrows, what it receives (responses) when fields, statuses or guarantees go away.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import { assertComparable } from './document-checks'
 import { documentDiffs } from './document-diff'
 import {
   actionWord, at, change, dataPointer, escapePointer, METHODS, placeOf, TEXT_KEYS, withoutText,
@@ -36,21 +35,6 @@ interface Comparison {
 function add (comparison: Comparison, operation: string, place: string, kind: string, breaking: boolean): void {
   const made = change(comparison.version, operation, place, kind, breaking)
   if (!comparison.result.some((known) => known.text === made.text)) comparison.result.push(made)
-}
-
-/**
- * Compares one version's saved document with its current one. Throws `FST_VERSIONER_TOOL` when either is not an
- * OpenAPI 3 document of that version (see `document-checks.ts`).
- * @example
- * ```ts
- * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
- * const breaks = changes.filter((change) => change.breaking)
- * ```
- */
-export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
-  assertComparable(saved, { name: `The saved document of version '${version}'`, saved: true, version })
-  assertComparable(current, { name: `The current document of version '${version}'`, saved: false, version })
-  return compareComparable(version, saved, current)
 }
 
 /** Compares two documents `assertComparable` accepted. */

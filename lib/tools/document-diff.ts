@@ -36,7 +36,7 @@ interface Renaming {
 
 /**
  * A copy of a JSON value with its keys, `required` entries and `$ref`s renamed; keys are defined as own
- * properties (a `__proto__` key stays a key). Recursive: documents are at most `MAX_DOCUMENT_DEPTH` deep.
+ * properties (a `__proto__` key stays a key). Recursive: `check` refuses documents deeper than `MAX_DOCUMENT_DEPTH`.
  */
 function renamed (value: unknown, renaming: Renaming): unknown {
   if (Array.isArray(value)) return value.map((item) => renamed(item, renaming))

@@ -7,7 +7,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
-import { resolveVersion } from '../serve/version-picking'
+import { namedVersion } from '../serve/version-picking'
 import type { ToolFacts } from '../core/symbols'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import { versionedApis, type VersionedApi } from './versioned-apis'
@@ -52,14 +52,15 @@ function pathMatcher (path: string): (candidate: string) => Map<string, string> 
 
 /**
  * The versions `versions` name, as the API serves them (the one version reader's rules), each with the value to send:
- * every version (sent as itself) when `versions` is not given. A value the API does not serve is `FST_VERSIONER_TOOL`.
+ * every released version (sent as itself) when `versions` is not given (a preview version only when named). A value
+ * the API does not serve is `FST_VERSIONER_TOOL`.
  */
 function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined): Map<string, string> {
   const bundle = app.versioner.versions
-  if (versions === undefined) return new Map(bundle.versionValues.map((version) => [version, version]))
+  if (versions === undefined) return new Map(bundle.releasedValues.map((version) => [version, version]))
   const chosen = new Map<string, string>()
   for (const value of versions) {
-    const picked = resolveVersion(value, bundle, facts.format)
+    const picked = namedVersion(value, bundle, facts.format)
     if (!picked.ok) {
       throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
         `its versions: ${bundle.versionValues.join(', ')}.`)

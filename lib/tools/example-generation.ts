@@ -7,9 +7,9 @@
  */
 import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
+import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { exampleOf, type JsonSchema } from '../values/examples'
-
+import { stringExample, type JsonSchema } from '../values/examples'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -166,7 +166,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     const { allOf, ...own } = node
     const parts = [...(allOf as unknown[]), ...(typeOf(own) === 'object' ? [own] : [])].map((part) => arbitraryOf(builder, part, depth + 1))
-    return fc.tuple(...parts).map((values) => values.every(isPlainObject) ? values.reduce((all, value) => ({ ...all, ...value }), {}) : values[0])
+    return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
   const type = Array.isArray(node.type) ? (node.type as string[]).find((item) => item !== 'null') : typeOf(node)
   switch (type) {
@@ -179,10 +179,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one). */
@@ -213,7 +209,10 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count)
-      if (sentinel === undefined) return exampleOf(node)
+      if (sentinel === undefined) {
+        if ('default' in node) return node.default
+        return Array.isArray(node.examples) && node.examples.length > 0 ? node.examples[0] : stringExample(node)
+      }
       sentinels.set(sentinel, pointer)
       return sentinel
     }

@@ -15,6 +15,18 @@ import { singleApi } from './versioned-apis'
 /** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
 export const UNVERSIONED = 'unversioned'
 
+/** Which versions the tools work on: the released ones (default), or the preview versions too. */
+export interface ChannelOptions {
+  /** `'preview'`: the preview versions too (`--channel preview`); `'release'` (default): released versions only. */
+  readonly channel?: 'release' | 'preview'
+}
+
+/** The versions of an API the tools work on (newest first): its released versions, or with `channel: 'preview'` all. */
+export function toolVersions (context: FastifyInstance, options: ChannelOptions = {}): readonly string[] {
+  const versions = context.versioner.versions
+  return options.channel === 'preview' ? versions.versionValues : versions.releasedValues
+}
+
 /** One served document. */
 export interface ServedDocument {
   /** A version, or `'unversioned'`. */
@@ -41,19 +53,26 @@ function documentUrl (context: FastifyInstance): string {
 }
 
 /**
- * Every document the readied application serves: each version's (a version without routes has none), then the
- * unversioned one when there are unversioned routes. `app` is an application with one versioned API, or a context of
- * one API (`FST_VERSIONER_TOOL` when it holds several).
+ * Every document the readied application serves: each released version's (a version without routes has none; with
+ * `channel: 'preview'`, each preview version's too), then the unversioned one when there are unversioned routes. `app`
+ * is an application with one versioned API, or a context of one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
  * for (const { version, body } of await servedDocuments(app)) console.log(version, body.length)
  * ```
  */
-export async function servedDocuments (app: FastifyInstance): Promise<ServedDocument[]> {
+export async function servedDocuments (app: FastifyInstance, options: ChannelOptions = {}): Promise<ServedDocument[]> {
   const { context } = singleApi(app, 'servedDocuments')
   const url = documentUrl(context)
   const documents: ServedDocument[] = []
-  for (const version of [...context.versioner.versions.versionValues, UNVERSIONED]) {
+  const released = context.versioner.versions.releasedValues
+  for (const version of [...toolVersions(context, options), UNVERSIONED]) {
+    if (version !== UNVERSIONED && !released.includes(version)) {
+      // A preview's document as its route sends it to a request its access allows (the tools ask for none).
+      const document = context.versioner.openapi(version)
+      if (document !== undefined) documents.push({ version, body: Buffer.from(JSON.stringify(document)) })
+      continue
+    }
     const response = await context.inject({ method: 'GET', url, query: { version } })
     if (response.statusCode === 404) continue
     if (response.statusCode !== 200) {
@@ -77,15 +96,16 @@ function refuseInvalidExamples (documents: readonly ServedDocument[]): void {
 }
 
 /**
- * Writes `<dir>/<version>.json` for every document the readied application serves; returns the files written.
+ * Writes `<dir>/<version>.json` for every document the readied application serves (preview versions with
+ * `{ channel: 'preview' }`); returns the files written.
  * Refuses (`FST_VERSIONER_TOOL`, nothing written) when a document holds an example that fails its schema.
  * @example
  * ```ts
  * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
  * ```
  */
-export async function exportDocuments (app: FastifyInstance, dir: string): Promise<string[]> {
-  const documents = await servedDocuments(app)
+export async function exportDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<string[]> {
+  const documents = await servedDocuments(app, options)
   refuseInvalidExamples(documents)
   await mkdir(dir, { recursive: true })
   const files: string[] = []

@@ -11,14 +11,9 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { VersionerToolError } from '../core/errors'
-import { rootOf, versionedApis } from './versioned-apis'
+import { isFastify, rootOf, versionedApis } from './versioned-apis'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
-
-function isFastify (value: unknown): value is FastifyInstance {
-  return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
-    typeof (value as FastifyInstance).ready === 'function'
-}
 
 /** The module's app: its default export, or its `build` export (CommonJS `module.exports` included). */
 function appExport (module: Record<string, unknown>): unknown {
@@ -51,7 +46,8 @@ async function importTypeScript (file: string): Promise<Record<string, unknown>>
 
 /**
  * Loads the application module at `path` and returns its Fastify instance, readied (no port is opened): the
- * application, or the context of one of its versioned APIs when the module exports that.
+ * application, or the context of one of its versioned APIs when the module exports that (close it with its root's
+ * `close()`: the whole application).
  * @example
  * ```ts
  * const app = await loadApp('./dist/app.js')

@@ -7,8 +7,8 @@
 import { VersionerToolError } from '../core/errors'
 
 /** A JSON value as a document holds it. */
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-type SchemaObject = { [key: string]: Json }
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+export type JsonObject = { [key: string]: Json }
 
 /** How a printed schema refers to a component (`#/components/schemas/<name>`). */
 type ComponentReference = (name: string) => string
@@ -29,7 +29,8 @@ export function propertyKey (name: string): string {
   return IDENTIFIER.test(name) ? name : literal(name)
 }
 
-function isObject (value: Json | undefined): value is SchemaObject {
+/** True for a JSON object (not an array). */
+export function isObject (value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -87,7 +88,7 @@ class Printer {
   }
 
   /** The type of the schema's `type` keyword (one name or several), or undefined when it has none. */
-  private ownType (schema: SchemaObject, depth: number, pad: string): string | undefined {
+  private ownType (schema: JsonObject, depth: number, pad: string): string | undefined {
     const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined
     if (types === undefined) {
       if (isObject(schema.properties) || schema.additionalProperties !== undefined) return this.object(schema, depth, pad)
@@ -97,7 +98,7 @@ class Printer {
     return union(types.map((type) => this.typeNamed(String(type), schema, depth, pad)))
   }
 
-  private typeNamed (type: string, schema: SchemaObject, depth: number, pad: string): string {
+  private typeNamed (type: string, schema: JsonObject, depth: number, pad: string): string {
     switch (type) {
       case 'string': return 'string'
       case 'number': case 'integer': return 'number'
@@ -109,7 +110,7 @@ class Printer {
     }
   }
 
-  private array (schema: SchemaObject, depth: number, pad: string): string {
+  private array (schema: JsonObject, depth: number, pad: string): string {
     if (Array.isArray(schema.prefixItems)) {
       const items = schema.prefixItems.map((item) => this.print(item, depth + 1, pad))
       const rest = schema.items === false || schema.items === undefined ? [] : [`...Array<${this.print(schema.items, depth + 1, pad)}>`]
@@ -118,7 +119,7 @@ class Printer {
     return `Array<${this.print(schema.items, depth + 1, pad)}>`
   }
 
-  private object (schema: SchemaObject, depth: number, pad: string): string {
+  private object (schema: JsonObject, depth: number, pad: string): string {
     const inner = `${pad}  `
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
     const lines: string[] = []

@@ -8,27 +8,15 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { servedDocuments, UNVERSIONED } from './export'
-import { docComment, literal, printType, propertyKey } from './type-printer'
+import { servedDocuments, toolVersions, UNVERSIONED, type ChannelOptions } from './export'
+import { follow, METHODS } from './document-places'
+import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-type JsonObject = { [key: string]: Json }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
-function isObject (value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Follows a local `$ref` (`#/components/...`) of the document, once. */
+/** A node with its local `$ref`s (`#/components/...`) followed. */
 function resolved (document: JsonObject, value: Json | undefined): Json | undefined {
-  if (!isObject(value) || typeof value.$ref !== 'string' || value.$ref.startsWith('#/components/schemas/')) return value
-  let target: Json | undefined = document
-  for (const segment of value.$ref.replace(/^#\//, '').split('/')) {
-    target = isObject(target) ? target[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
-  }
-  return target
+  return follow(document, value) as Json | undefined
 }
 
 /** The schema of a request body or response: its JSON content's, or its first content type's. */
@@ -55,21 +43,23 @@ class VersionTypes {
       .map(([name, schema]) => `${docComment(schema, '    ')}    ${propertyKey(name)}: ${this.type(schema, '    ')}`).join('\n')
   }
 
-  routes (): string {
-    const paths = isObject(this.document.paths) ? this.document.paths : {}
+  /** One line per operation of the `paths` or `webhooks` object: `print` gets its method, name and path item. */
+  private eachOperation (items: Json | undefined, print: (method: string, name: string, operation: JsonObject, item: JsonObject) => string): string {
     const entries: string[] = []
-    for (const [path, item] of Object.entries(paths)) {
+    for (const [name, item] of Object.entries(isObject(items) ? items : {})) {
       if (!isObject(item)) continue
-      for (const method of METHODS) {
-        const operation = item[method]
-        if (!isObject(operation)) continue
-        const route = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
-        const shared = Array.isArray(item.parameters) ? item.parameters : []
-        entries.push(`${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
-          `    ${literal(route)}: ${this.operation(operation, shared)}`)
-      }
+      for (const method of METHODS) if (isObject(item[method])) entries.push(print(method.toUpperCase(), name, item[method] as JsonObject, item))
     }
     return entries.join('\n')
+  }
+
+  routes (): string {
+    return this.eachOperation(this.document.paths, (method, path, operation, item) => {
+      const route = `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+      const shared = Array.isArray(item.parameters) ? item.parameters : []
+      return `${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
+        `    ${literal(route)}: ${this.operation(operation, shared)}`
+    })
   }
 
   private operation (operation: JsonObject, shared: Json[]): string {
@@ -96,27 +86,18 @@ class VersionTypes {
   }
 
   webhooks (): string {
-    const webhooks = isObject(this.document.webhooks) ? this.document.webhooks : {}
-    const entries: string[] = []
-    for (const [name, item] of Object.entries(webhooks)) {
-      if (!isObject(item)) continue
-      for (const method of METHODS) {
-        const operation = item[method]
-        if (!isObject(operation)) continue
-        entries.push(`    ${literal(`${method.toUpperCase()} ${name}`)}: ${this.type(contentSchema(this.document, operation.requestBody), '    ')}`)
-      }
-    }
-    return entries.join('\n')
+    return this.eachOperation(this.document.webhooks, (method, name, operation) =>
+      `    ${literal(`${method} ${name}`)}: ${this.type(contentSchema(this.document, operation.requestBody), '    ')}`)
   }
 }
 
 /** `Changes`: each version change class by name, with the version before it and the version it gives. */
-function changesOf (app: FastifyInstance): string {
+function changesOf (app: FastifyInstance, values: readonly string[]): string {
   const bundle = app.versioner.versions
-  const values = bundle.versionValues
   const entries: Array<[string, string, string]> = []
   for (const change of bundle.headVersion.changes) entries.push([change.name, values[0], 'HEAD'])
-  bundle.versions.forEach((version, index) => {
+  // Without preview versions (`values` the released ones), their changes are left out.
+  bundle.versions.filter((version) => values.includes(version.value)).forEach((version, index) => {
     const older = values[index + 1]
     if (older !== undefined) for (const change of version.changes) entries.push([change.name, older, version.value])
   })
@@ -157,17 +138,17 @@ function block (name: string, comment: string, members: Array<[string, string]>)
 }
 
 /**
- * The TypeScript module of a readied application's versions (see the module comment): the same bytes for the
- * same application.
+ * The TypeScript module of a readied application's released versions (see the module comment; with
+ * `{ channel: 'preview' }`, its preview versions too): the same bytes for the same application.
  * @example
  * ```ts
  * await writeFile('api-types.ts', await typesModule(app))
  * ```
  */
-export async function typesModule (app: FastifyInstance): Promise<string> {
-  const values = app.versioner.versions.versionValues
+export async function typesModule (app: FastifyInstance, options: ChannelOptions = {}): Promise<string> {
+  const values = toolVersions(app, options)
   const documents = new Map<string, VersionTypes>()
-  for (const { version, body } of await servedDocuments(app)) {
+  for (const { version, body } of await servedDocuments(app, options)) {
     if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
   }
   const each = (print: (types: VersionTypes) => string): Array<[string, string]> =>
@@ -184,7 +165,7 @@ export async function typesModule (app: FastifyInstance): Promise<string> {
     block('Routes', "Every route of every version, by 'METHOD /path': its request parts and its responses by status.", each((types) => types.routes())),
     block('Webhooks', "Every webhook of every version, by 'METHOD name': the body sent to subscribers.", each((types) => types.webhooks())),
     "/** Each version change, by class name: the version before it and the version it gives ('HEAD' for HeadVersion's). */",
-    `export interface Changes {\n${changesOf(app)}\n}`,
+    `export interface Changes {\n${changesOf(app, values)}\n}`,
     '',
     HELPERS
   ].join('\n')

@@ -19,7 +19,8 @@ export interface VersionedApi {
   readonly context: FastifyInstance
 }
 
-function isFastify (value: unknown): value is FastifyInstance {
+/** True for a Fastify instance (or a context of one). */
+export function isFastify (value: unknown): value is FastifyInstance {
   return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
     typeof (value as FastifyInstance).ready === 'function'
 }
@@ -45,12 +46,17 @@ export function recordVersionedApi (context: FastifyInstance): void {
   Object.defineProperty(root, kVersionedApis, { value: [context] })
 }
 
+/** The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned into `-` (`root` without one). */
+export function apiNameFrom (apiName: string | undefined, contextPrefix: string): string {
+  if (apiName !== undefined) return apiName
+  const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
+  return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
+}
+
 /** The name of an API: its `apiName` option, else its prefix with `/` turned into `-` (`root` without a prefix). */
 function nameOf (context: FastifyInstance): string {
   const facts = (context.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]
-  if (facts?.apiName !== undefined) return facts.apiName
-  const prefix = context.prefix.replace(/^\/+|\/+$/g, '')
-  return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
+  return apiNameFrom(facts?.apiName, context.prefix)
 }
 
 /**

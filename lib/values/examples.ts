@@ -1,20 +1,50 @@
 /**
- * Example values for JSON Schemas (TypeBox schemas, or schemas as OpenAPI 3.1 documents write them), used by
- * `verify` to feed converters and by the document tests. It follows `$ref` to `#/components/schemas/…` of a
- * document (or through `resolveRef`: the `$id`s of an application's schemas), and
- * prefers, in order: `const`, `enum` (first member), `default`, `examples` (first), the first member of
- * `anyOf` / `oneOf`, the members of `allOf` merged, then the type: strings honour the formats uuid, date,
- * date-time, email and uri and `minLength` / `maxLength`; numbers honour `minimum` / `maximum` (and the
- * exclusive ones) and `multipleOf`; arrays get `minItems` items (at least one, at most `maxItems`); objects
- * get their required properties (and the optional ones with `includeOptional`).
+ * Deterministic example values for JSON Schemas (TypeBox schemas, or schemas as OpenAPI 3.1 documents write them):
+ * the upgrade guide's examples (lib/docs/upgrade-guide.ts), `verify`'s strings where no sentinel fits
+ * (lib/tools/example-generation.ts), and the document tests. It follows `$ref` to `#/components/schemas/…` of a
+ * document (or through `resolveRef`: the `$id`s of an application's schemas), and prefers, in order: `const`, `enum`
+ * (first member), `default`, `examples` (first), the first member of `anyOf` / `oneOf`, the members of `allOf`
+ * merged, then the type: strings by their format (`stringExample`); numbers honour `minimum` / `maximum` (and the
+ * exclusive ones) and `multipleOf`; arrays get `minItems` items (at least one, at most `maxItems`); objects get their
+ * required properties (and the optional ones with `includeOptional`).
  * @module
  */
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 export type JsonSchema = Record<string, unknown>
 
+/** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
+export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
+
+/**
+ * A valid string of `schema` without a sentinel: for the formats uuid, date, date-time, time, email, uri,
+ * hostname and ipv4, else `example` fitted to `minLength` / `maxLength`.
+ * @example
+ * ```ts
+ * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
+ * ```
+ */
+export function stringExample (schema: JsonSchema): string {
+  switch (schema.format) {
+    case 'uuid': return EXAMPLE_UUID
+    case 'date': return '2000-01-01'
+    case 'date-time': return '2000-01-01T00:00:00.000Z'
+    case 'time': return '12:00:00Z'
+    case 'email': return 'someone@example.com'
+    case 'uri':
+    case 'url': return 'https://example.com/'
+    case 'hostname': return 'example.com'
+    case 'ipv4': return '192.0.2.1'
+  }
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  let value = 'example'
+  while (value.length < min) value += 'x'
+  return value.slice(0, Math.max(min, Math.min(max, value.length)))
+}
+
 /** Options of {@link exampleOf}. */
-export interface ExampleOptions {
+interface ExampleOptions {
   /** The document's `components.schemas`, for `$ref: '#/components/schemas/<name>'`. */
   components?: Record<string, unknown>
   /** Also fill optional object properties (default: required ones only). */
@@ -27,11 +57,8 @@ export interface ExampleOptions {
 
 const COMPONENTS = '#/components/schemas/'
 
-/** A fixed, valid (version 4) UUID. */
-export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
-
 /** Resolves a `$ref` to a component of the document (throws when it points anywhere else or to nothing). */
-export function resolveRef (ref: string, components: Record<string, unknown> = {}, other?: (ref: string) => unknown): JsonSchema {
+function resolveRef (ref: string, components: Record<string, unknown> = {}, other?: (ref: string) => unknown): JsonSchema {
   if (!ref.startsWith(COMPONENTS)) {
     const found = other?.(ref)
     if (typeof found === 'object' && found !== null) return found as JsonSchema
@@ -50,25 +77,6 @@ function typeOf (schema: JsonSchema): string | undefined {
   if (typeof schema.properties === 'object' || Array.isArray(schema.required)) return 'object'
   if (schema.items !== undefined) return 'array'
   return undefined
-}
-
-function stringExample (schema: JsonSchema): string {
-  switch (schema.format) {
-    case 'uuid': return EXAMPLE_UUID
-    case 'date': return '2000-01-01'
-    case 'date-time': return '2000-01-01T00:00:00.000Z'
-    case 'time': return '12:00:00Z'
-    case 'email': return 'someone@example.com'
-    case 'uri':
-    case 'url': return 'https://example.com/'
-    case 'hostname': return 'example.com'
-    case 'ipv4': return '192.0.2.1'
-  }
-  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
-  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
-  let value = 'example'
-  while (value.length < min) value += 'x'
-  return value.slice(0, Math.max(min, Math.min(max, value.length)))
 }
 
 function numberExample (schema: JsonSchema, integer: boolean): number {

@@ -10,6 +10,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { compileMatcher } from './union-matchers'
+import { patternsOf } from './shapes'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -42,6 +43,8 @@ interface Walk {
   readonly self: boolean
   /** The schema node compiled (the target itself when `self`). */
   readonly node: TSchema
+  /** Set on a target node that holds nothing to walk. */
+  readonly leaf?: true
 }
 
 /** A walk to run on `holder[key]`, or (`walk` null) the occurrence `holder[key]` to record. */
@@ -75,7 +78,7 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const compiler = new CollectorCompiler(target)
   const walk = compiler.build(root)
   if (walk === null) return null
-  if (compiler.isLeaf(walk)) {
+  if (walk.leaf === true) {
     return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
   }
   return (holder, key, out) => { walkData(walk, holder, key, out) }
@@ -122,14 +125,8 @@ type Expand = Walk['expand']
 /** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
 class CollectorCompiler {
   private readonly memo = new Map<TSchema, Walk | null | typeof PENDING>()
-  // Nodes that are the target and hold nothing to walk.
-  private readonly leaves = new Set<Walk>()
 
   constructor (private readonly target: CollectorTarget) {}
-
-  isLeaf (walk: Walk): boolean {
-    return this.leaves.has(walk)
-  }
 
   build (node: TSchema): Walk | null {
     const known = this.memo.get(node)
@@ -164,11 +161,7 @@ class CollectorCompiler {
     ]
     const self = this.target.isTarget(node)
     if (parts.length === 0 && !self) return null
-    if (parts.length === 0) {
-      const leaf: Walk = { self, node, expand: () => {} }
-      this.leaves.add(leaf)
-      return leaf
-    }
+    if (parts.length === 0) return { self, node, expand: () => {}, leaf: true }
     return {
       self,
       node,
@@ -205,11 +198,10 @@ class CollectorCompiler {
   private recordParts (source: SchemaObject): Expand[] {
     const parts: Expand[] = []
     const named = isSchemaObject(source.properties) ? new Set(Object.keys(source.properties)) : new Set<string>()
-    const patterns = isSchemaObject(source.patternProperties) ? Object.entries(source.patternProperties) : []
-    for (const [pattern, schema] of patterns) {
+    const patterns = patternsOf(source)
+    for (const [regex, schema] of patterns) {
       const inner = this.buildMember(schema)
       if (inner === null) continue
-      const regex = new RegExp(pattern, 'u')
       parts.push((holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
@@ -218,7 +210,7 @@ class CollectorCompiler {
     }
     const inner = this.buildMember(source.additionalProperties)
     if (inner !== null) {
-      const regexes = patterns.map(([pattern]) => new RegExp(pattern, 'u'))
+      const regexes = patterns.map(([regex]) => regex)
       parts.push((holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return

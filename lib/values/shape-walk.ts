@@ -98,11 +98,7 @@ export function applyShape (schema: TSchema, rules: WalkRules, value: unknown): 
 
 /** Compiles walks for one rules object (the caches are the rules object's). */
 class WalkCompiler {
-  private readonly compiled: CompiledWalks
-
-  constructor (private readonly rules: WalkRules) {
-    this.compiled = rules.compiled
-  }
+  constructor (private readonly rules: WalkRules) {}
 
   /**
    * `full`: the walk of data `schema` describes alone. Otherwise (an `allOf` member, or the union member of an
@@ -110,7 +106,7 @@ class WalkCompiler {
    * is decided where all the schemas describing it are known.
    */
   walkOf (schema: TSchema, full: boolean): ShapeWalk | null {
-    const cache = full ? this.compiled.full : this.compiled.nested
+    const cache = full ? this.rules.compiled.full : this.rules.compiled.nested
     if (cache.has(schema)) return cache.get(schema) ?? null
     // A schema reached again while it is compiled (a cycle of objects) adds nothing the first visit lacks.
     cache.set(schema, null)
@@ -130,11 +126,11 @@ class WalkCompiler {
   }
 
   private shapeOf (schema: TSchema): Shape {
-    let shape = this.compiled.shapes.get(schema)
+    let shape = this.rules.compiled.shapes.get(schema)
     if (shape === undefined) {
       shape = emptyShape()
       addToShape(schema as SchemaObject, shape, this.rules.resolveRef)
-      this.compiled.shapes.set(schema, shape)
+      this.rules.compiled.shapes.set(schema, shape)
     }
     return shape
   }
@@ -187,8 +183,12 @@ class WalkCompiler {
       for (const [key, property] of Object.entries(source.properties)) {
         if (!isSchemaObject(property)) continue
         const inner = this.walkOf(property as TSchema, true)
-        const fallback = this.rules.fillDefaults ? this.defaultOf(property as TSchema) : undefined
-        if (fallback !== undefined) parts.push(propertyDefault(key, property as TSchema, this))
+        if (this.rules.fillDefaults && this.defaultOf(property as TSchema) !== undefined) {
+          // Own fields only: `data.__proto__` or `data.constructor` are never the data's own fields.
+          parts.push((data) => {
+            if (isSchemaObject(data) && (!Object.hasOwn(data, key) || data[key] === undefined)) setOwn(data, key, this.defaultOf(property as TSchema))
+          })
+        }
         if (inner !== null) parts.push((data, depth = 0) => { if (isSchemaObject(data) && Object.hasOwn(data, key)) inner(data[key], depth + 1) })
       }
     }
@@ -257,12 +257,4 @@ interface Candidate {
   readonly matches: Matcher
   readonly walk: ShapeWalk | null
   readonly shape: Shape
-}
-
-/** Gives `data[key]` the property's default (a fresh copy) when it is missing. */
-function propertyDefault (key: string, property: TSchema, compiler: WalkCompiler): ShapeWalk {
-  return (data) => {
-    // Own fields only: `data.__proto__` or `data.constructor` are never the data's own fields.
-    if (isSchemaObject(data) && (!Object.hasOwn(data, key) || data[key] === undefined)) setOwn(data, key, compiler.defaultOf(property))
-  }
 }

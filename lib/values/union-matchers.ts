@@ -20,10 +20,7 @@ export type Matcher = (value: unknown) => boolean
  * ```
  */
 export function compileMatcher (schema: TSchema): Matcher {
-  return buildMatcher(schema as SchemaObject)
-}
-
-function buildMatcher (source: SchemaObject): Matcher {
+  const source = schema as SchemaObject
   if ('const' in source) {
     const expected = source.const
     return (value) => value === expected

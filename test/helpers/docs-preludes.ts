@@ -189,10 +189,17 @@ export const MODULE_STUBS = `declare module 'prom-client' {
     constructor (configuration: { name: string, help: string, labelNames?: readonly T[] })
     inc (labels?: Partial<Record<T, string | number>>, value?: number): void
   }
+  export class Gauge<T extends string = string> {
+    constructor (configuration: { name: string, help: string, labelNames?: readonly T[] })
+    set (labels: Partial<Record<T, string | number>>, value: number): void
+  }
 }
 declare module '@opentelemetry/api' {
   export type AttributeValue = string | number | boolean | Array<null | undefined | string> | Array<null | undefined | number> | Array<null | undefined | boolean>
   export interface Span { setAttributes (attributes: Record<string, AttributeValue | undefined>): this }
   export const trace: { getActiveSpan (): Span | undefined }
+  export interface Counter { add (value: number, attributes?: Record<string, AttributeValue | undefined>): void }
+  export interface Meter { createCounter (name: string, options?: { description?: string }): Counter }
+  export const metrics: { getMeter (name: string): Meter }
 }
 `

@@ -1,2 +1,2 @@
-/** The example generator of the document tests: it lives in lib/values/examples.ts (verify uses it too). */
-export { exampleOf, resolveRef, EXAMPLE_UUID, type ExampleOptions, type JsonSchema } from '../../lib/values/examples'
+/** The example generator of the document tests: lib/values/examples.ts (the upgrade guide's). */
+export { exampleOf, EXAMPLE_UUID, type JsonSchema } from '../../lib/values/examples'

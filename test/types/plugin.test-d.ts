@@ -5,7 +5,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
   injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo,
-  type UpgradePreviewEvent, type JsonPatchOperation, type UpgradeGuide
+  type ServedEvent, type UpgradePreviewEvent, type JsonPatchOperation, type UpgradeGuide
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -28,6 +28,11 @@ expectAssignable<FastifyVersionerOptions>({ versions, apiVersionDefaultValue: as
 expectError(app.register(fastifyVersioner, {}))
 expectError(app.register(fastifyVersioner, { versions, apiVersionLocation: 'query' }))
 expectError(app.register(fastifyVersioner, { versions, apiVersionDefaultValue: 20000101 }))
+expectAssignable<FastifyVersionerOptions>({ versions, clientId: (request: FastifyRequest) => request.id })
+expectError(app.register(fastifyVersioner, { versions, clientId: 'acct_1' }))
+declare const served: ServedEvent
+expectType<readonly string[]>(served.changes)
+expectType<string | undefined>(served.client)
 
 // The upgrade preview: access is required and answers a boolean (or a promise of one); the event and guide are typed.
 expectAssignable<FastifyVersionerOptions>({ versions, upgradePreview: { access: (request: FastifyRequest) => request.headers['x-staff'] === 'yes' } })

@@ -1,0 +1,99 @@
+/**
+ * Stage `lib/routes/`: the version changes that shape a route in a version, for usage events
+ * (`ServedEvent.changes`, [decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)).
+ *
+ * A change of the step between levels `k` and `k + 1` shapes the route in the version at level `L` (`k < L`: it
+ * lies between HEAD and that version) when
+ * - one of its converters is in the route's plan for that version (a request converter, or a response converter
+ *   of any status the route declares, by schema or by path), or
+ * - one of its schema or enum instructions names a seed the route's schemas hold or depend on at level `k + 1`,
+ *   and the route's request or response forms at `k + 1` differ from those at `k`, or
+ * - one of its endpoint instructions names the route as it stands at `k` or `k + 1`, and the route's state (it
+ *   exists, its path, methods, attributes) differs between the two.
+ * Computed from the plan once per route and version (the first time a subscriber sees it), never per request.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+import type { GenerationStep } from '../describe/versions'
+import { isEndpointInstruction, type EndpointInstruction } from '../describe/instructions'
+import type { SchemaGeneration } from '../schemas/generation'
+import { routeSeeds } from './quiet-levels'
+import { applies } from './timeline'
+import { REQUEST_PARTS, responseMapAt, type BehaviourRoute, type VersionBehaviour } from './version-plan'
+
+/** What finding the changes needs: the steps from HEAD and the schema generation. */
+interface ChangeSources {
+  readonly steps: readonly GenerationStep[]
+  readonly generation: SchemaGeneration
+}
+
+/** True when the route's request or response forms at `level` differ from those at `level - 1`. */
+function formsDiffer (route: BehaviourRoute, level: number, generation: SchemaGeneration): boolean {
+  for (const part of REQUEST_PARTS) {
+    const head = route.schema[part]
+    if (head !== undefined && generation.formAt(head, level) !== generation.formAt(head, level - 1)) return true
+  }
+  const before = responseMapAt(route, level - 1)
+  const after = responseMapAt(route, level)
+  if (before !== after) return true
+  return Object.values(after).some((schema: TSchema) => generation.formAt(schema, level) !== generation.formAt(schema, level - 1))
+}
+
+/** True when an instruction of `change` names one of `seeds` (any seed when they are not known). */
+function namesSeed (change: VersionChangeDescriptor, seeds: ReturnType<typeof routeSeeds>, generation: SchemaGeneration): boolean {
+  return change.instructions.some((instruction) => {
+    if (isEndpointInstruction(instruction)) return false
+    if (seeds === undefined) return true
+    const seed = generation.seedOf(instruction.schema)
+    return seed !== undefined && seeds.has(seed)
+  })
+}
+
+/** True when an endpoint instruction of `change` (in step `step`) names the route, whose state that step changed. */
+function namesRoute (change: VersionChangeDescriptor, route: BehaviourRoute, step: number): boolean {
+  const before = route.timeline[step]
+  const after = route.timeline[step + 1]
+  if (before === after) return false
+  const operationId = typeof route.schema.operationId === 'string' ? route.schema.operationId : undefined
+  return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') &&
+    (applies(before, instruction as EndpointInstruction, operationId) || applies(after, instruction as EndpointInstruction, operationId)))
+}
+
+/** The version changes shaping `route` in the version of `behaviour`: HeadVersion's first, then each version's from the newest, in listed order. */
+function changesIn (route: BehaviourRoute, behaviour: VersionBehaviour, sources: ChangeSources): readonly string[] {
+  const { steps, generation } = sources
+  const converted = new Set<VersionChangeDescriptor>()
+  for (const step of behaviour.requestSteps) converted.add(step.converter.change)
+  for (const list of behaviour.responseSteps.values()) for (const step of list) converted.add(step.converter.change)
+  const names: string[] = []
+  for (let step = 0; step < behaviour.level; step++) {
+    const changes = steps[step].changes
+    if (changes.length === 0) continue
+    const formsChanged = formsDiffer(route, step + 1, generation)
+    const seeds = formsChanged ? routeSeeds(route, step + 1, generation) : undefined
+    for (const change of changes) {
+      if (converted.has(change) || (formsChanged && namesSeed(change, seeds, generation)) || namesRoute(change, route, step)) names.push(change.name)
+    }
+  }
+  return Object.freeze(names)
+}
+
+/**
+ * The changes of each version of one route, each computed on first use and kept.
+ * @example
+ * const changes = routeChanges(head, state)
+ * changes(behaviour) // ['HideInternalUserFields', 'MoveUserAddressesToTheirOwnEndpoint']
+ */
+export function routeChanges (route: BehaviourRoute, sources: ChangeSources): (behaviour: VersionBehaviour) => readonly string[] {
+  let known: WeakMap<VersionBehaviour, readonly string[]> | undefined
+  return (behaviour) => {
+    known ??= new WeakMap()
+    let names = known.get(behaviour)
+    if (names === undefined) {
+      names = changesIn(route, behaviour, sources)
+      known.set(behaviour, names)
+    }
+    return names
+  }
+}

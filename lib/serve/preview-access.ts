@@ -1,0 +1,57 @@
+/**
+ * Preview versions for a request: a request names a preview version only by its whole value, and is served it only
+ * when the version's `access` allows the request. Otherwise the request is answered exactly as if the preview did
+ * not exist (the outcome of the released versions alone), so that its existence does not leak
+ * ([decision 0059](../../docs/decisions/0059-release-channels.md)).
+ * @module
+ */
+import type { FastifyRequest } from 'fastify'
+import { kBundleInternals } from '../core/symbols'
+import { isThenable } from './step-runner'
+import { resolveVersion, type PickedVersion, type VersionPickerOptions } from './version-picking'
+
+/** Logs a failing `access` (the request is then answered as for an unknown version). */
+function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
+  request.log.error({ err: error, apiVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
+    'the request is answered as one naming an unknown version.')
+}
+
+/**
+ * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
+ * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies).
+ */
+export function resolveForRequest (
+  request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
+): PickedVersion | Promise<PickedVersion> {
+  const picked = resolveVersion(value, options.versions, options.format)
+  if (picked.ok || typeof value !== 'string') return picked
+  const preview = options.versions[kBundleInternals].previewPicks.get(value)
+  if (preview === undefined) return picked
+  const access = options.versions.get(preview.version)?.access
+  if (access === undefined) return preview
+  let allowed: boolean | Promise<boolean>
+  try {
+    allowed = access(request)
+  } catch (error) {
+    accessFailed(request, preview.version, error)
+    return picked
+  }
+  if (!isThenable(allowed)) return allowed === true ? preview : picked
+  return Promise.resolve(allowed).then((answer) => answer === true ? preview : picked, (error: unknown) => {
+    accessFailed(request, preview.version, error)
+    return picked
+  })
+}
+
+/**
+ * The preview versions a request may see (the docs pages and documents asked for `?channel=preview`): each one whose
+ * `access` allows the request (a preview without `access`, always), newest first.
+ */
+export async function allowedPreviews (request: FastifyRequest, options: Pick<VersionPickerOptions, 'versions' | 'format'>): Promise<string[]> {
+  const allowed: string[] = []
+  for (const value of options.versions[kBundleInternals].previewPicks.keys()) {
+    const picked = await resolveForRequest(request, value, options)
+    if (picked.ok) allowed.push(value)
+  }
+  return allowed
+}

@@ -1,0 +1,160 @@
+/**
+ * What retiring a version (and every older one) removes from an API, read from its plugin state: the `Version`
+ * entries, the version changes that only shape retired versions and their converters, the HEAD routes no remaining
+ * version serves, and the HEAD fields and enum members kept only for retired versions
+ * ([decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)).
+ *
+ * A HEAD field is kept only for retired versions when every remaining version lacks it (instructions hide it, by
+ * the field's identity, which renames keep), no converter of a remaining change can read its schema, and either a
+ * retired version has it or a removed converter can read its schema. A HEAD enum member is when every remaining
+ * version lacks it and a retired version has it. A converter can read a schema when it targets it (or a schema
+ * holding it) by schema, or runs on a route whose schemas hold it.
+ * @module
+ */
+import type { Version } from '../describe/versions'
+import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+import { isEndpointInstruction } from '../describe/instructions'
+import { deepEqual } from '../core/json-schema'
+import { VersionerToolError } from '../core/errors'
+import { routeSeeds } from '../routes/quiet-levels'
+import type { Seed } from '../schemas/seeds'
+import type { VersionerState } from '../routes/versioner-state'
+
+/** A version change retiring removes, and the version holding it. */
+interface RemovedChange {
+  readonly name: string
+  readonly holder: string
+}
+
+/** What retiring `version` and every older version removes. */
+export interface RetirementPlan {
+  /** The version named, and the older ones: the `Version` entries removed, newest first. */
+  readonly retired: readonly Version[]
+  /** The versions that remain, newest first. */
+  readonly remaining: readonly string[]
+  readonly changes: readonly RemovedChange[]
+  /** `Change.method` of each removed converter. */
+  readonly converters: readonly string[]
+  /** HEAD routes some retired version serves and no remaining one does (`METHODS path`, marked when `onlyExistsInOlderVersions`). */
+  readonly routes: readonly string[]
+  /** `Schema.field` of HEAD fields kept only for retired versions. */
+  readonly fields: readonly string[]
+  /** `Enum member` of HEAD enum members kept only for retired versions. */
+  readonly members: readonly string[]
+}
+
+/** The seeds the converters of `changes` can read (`undefined`: any, when a route's seeds are not known). */
+function readSeeds (state: VersionerState, changes: ReadonlySet<VersionChangeDescriptor>): Set<Seed> | undefined {
+  const { generation } = state
+  const seeds = new Set<Seed>()
+  for (const change of changes) {
+    for (const converter of change.converters) {
+      if (converter.target.kind !== 'schema') continue
+      for (const schema of converter.target.schemas) {
+        const seed = generation.seedOf(schema)
+        if (seed !== undefined) seeds.add(seed)
+        for (const held of generation.dependenciesAt(schema, 1) ?? []) seeds.add(held)
+      }
+    }
+  }
+  for (const head of state.headRoutes) {
+    for (const registered of head.registered) {
+      for (const behaviour of registered.behaviours.values()) {
+        const steps = [...behaviour.requestSteps, ...[...behaviour.responseSteps.values()].flat()]
+        if (!steps.some((step) => changes.has(step.converter.change))) continue
+        const held = routeSeeds(head, behaviour.level, generation)
+        if (held === undefined) return undefined
+        for (const seed of held) seeds.add(seed)
+      }
+    }
+  }
+  return seeds
+}
+
+/** Every seed an instruction names. */
+function instructedSeeds (state: VersionerState): Set<Seed> {
+  const seeds = new Set<Seed>()
+  for (const step of state.steps) {
+    for (const change of step.changes) {
+      for (const instruction of change.instructions) {
+        const seed = isEndpointInstruction(instruction) ? undefined : state.generation.seedOf(instruction.schema)
+        if (seed !== undefined) seeds.add(seed)
+      }
+    }
+  }
+  return seeds
+}
+
+/** The levels from `from` to `to` (inclusive). */
+function range (from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index)
+}
+
+/** HEAD fields and enum members kept only for retired versions (levels `oldestKept + 1` and older). */
+function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed: ReadonlySet<VersionChangeDescriptor>): { fields: string[], members: string[] } {
+  const { generation } = state
+  const remainingLevels = range(1, oldestKept)
+  const retiredLevels = range(oldestKept + 1, generation.levels.length - 1)
+  const kept = new Set(state.steps.slice(0, oldestKept).flatMap((step) => step.changes))
+  const readByRemaining = readSeeds(state, kept)
+  const readByRemoved = readSeeds(state, removed)
+  const fields: string[] = []
+  const members: string[] = []
+  for (const seed of instructedSeeds(state)) {
+    const head = generation.stateAt(seed.head, 0)
+    if (head.kind === 'object') {
+      if (readByRemaining === undefined || readByRemaining.has(seed)) continue
+      const has = (level: number, id: number): boolean => {
+        const at = generation.stateAt(seed.head, level)
+        return at.kind === 'object' && at.fields.some((field) => field.id === id)
+      }
+      for (const field of head.fields) {
+        if (remainingLevels.some((level) => has(level, field.id))) continue
+        if (retiredLevels.some((level) => has(level, field.id)) || readByRemoved === undefined || readByRemoved.has(seed)) fields.push(`${seed.display}.${field.key}`)
+      }
+    } else if (head.kind === 'enum') {
+      const has = (level: number, value: unknown): boolean => {
+        const at = generation.stateAt(seed.head, level)
+        return at.kind === 'enum' && at.members.some((member) => deepEqual(member.value, value))
+      }
+      for (const { value } of head.members) {
+        if (!remainingLevels.some((level) => has(level, value)) && retiredLevels.some((level) => has(level, value))) members.push(`${seed.display} ${JSON.stringify(value)}`)
+      }
+    }
+  }
+  return { fields, members }
+}
+
+/**
+ * What retiring `version` and every older version of the API removes. `FST_VERSIONER_TOOL` when the API has no such
+ * version, or when it is the newest (an API keeps at least one version).
+ */
+export function retirementPlan (state: VersionerState, version: string): RetirementPlan {
+  const bundle = state.options.versions
+  const values = bundle.versionValues
+  const index = values.indexOf(version)
+  if (index === -1) throw new VersionerToolError(`--version '${version}' is not a version of this API; its versions (newest first): ${values.join(', ')}.`)
+  if (index === 0) {
+    throw new VersionerToolError(`--version '${version}' is the newest version: retiring it would leave no version (an API keeps at least one). ` +
+      `Name an older one: ${values.slice(1).join(', ') || 'there is none'}.`)
+  }
+  // Step `index` holds the changes of the oldest remaining version: they only describe the versions retired.
+  const removedSteps = state.steps.slice(index)
+  const removed = new Set(removedSteps.flatMap((step) => step.changes))
+  const changes = removedSteps.flatMap((step) => step.changes.map((change) => ({ name: change.name, holder: step.origin })))
+  const converters = [...removed].flatMap((change) => change.converters.map((converter) => converter.display))
+  const routes: string[] = []
+  for (const head of state.headRoutes) {
+    const served = (level: number): boolean => head.timeline[level]?.exists === true
+    if (range(1, index).some(served) || !range(index + 1, values.length).some(served)) continue
+    routes.push(`${head.display}${head.timeline[0].exists ? '' : ' (onlyExistsInOlderVersions)'}`)
+  }
+  return {
+    retired: bundle.versions.slice(index),
+    remaining: values.slice(0, index),
+    changes,
+    converters,
+    routes,
+    ...keptOnlyForRetired(state, index, removed)
+  }
+}

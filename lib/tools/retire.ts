@@ -1,0 +1,194 @@
+/**
+ * `fastify-versioner retire <app> --version V`: prints what retiring V and every older version removes
+ * (./retire-plan.ts), builds the application again without them (the same module, each plugin registration serving
+ * a bundle cut by ../describe/retirement.ts), and proves what remains: `check` (each remaining version's document
+ * against the one the whole application serves) and `verify`. It exits 1 when they find anything, when a retired
+ * version's `sunsetAt` has not passed, or, with `--usage <file> --quiet-days N`, when a retired version had traffic
+ * inside the last N days ([decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)).
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import { VersionerToolError } from '../core/errors'
+import { kVersionerState } from '../core/symbols'
+import { buildingWithout, bundleWithout } from '../describe/retirement'
+import type { VersionerState } from '../routes/versioner-state'
+import { compareComparable } from './document-comparison'
+import { change, type DocumentChange } from './document-places'
+import { servedDocuments } from './export'
+import { closeApp, loadApp } from './load-app'
+import { retirementPlan, type RetirementPlan } from './retire-plan'
+import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
+import type { VerifyOptions } from './verify'
+import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
+
+/** Where the command writes (the process's streams, or a test's collectors). */
+interface RetireOutput {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+}
+
+/** `retire` as the command line gives it. */
+interface RetireRun {
+  /** `--version V`: V and every older version are retired. */
+  readonly version: string
+  /** `--usage <file>`. */
+  readonly usage: string | undefined
+  /** `--quiet-days N` (with `--usage`). */
+  readonly quietDays: number | undefined
+  /** `--api <name>`. */
+  readonly api: string | undefined
+  readonly verifyOptions: VerifyOptions
+}
+
+/** The plugin state of one API's context. */
+function stateOf (context: FastifyInstance): VersionerState {
+  const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined>)[kVersionerState]
+  if (state === undefined) throw new VersionerToolError('app.versioner was not set up by this copy of fastify-versioner: retire reads its state.')
+  return state
+}
+
+/** Prints what the plan removes. */
+function printPlan (plan: RetirementPlan, version: string, io: RetireOutput): void {
+  io.out(`retire ${version}${plan.retired.length > 1 ? ' and every older version' : ''} removes:`)
+  for (const retired of plan.retired) {
+    io.out(`  version ${retired.value}${retired.sunsetAt === undefined ? ' (no sunsetAt)' : ` (sunsetAt ${retired.sunsetAt.toISOString()})`}`)
+  }
+  for (const removed of plan.changes) io.out(`  change ${removed.name} (in Version('${removed.holder}'))`)
+  for (const converter of plan.converters) io.out(`  converter ${converter}`)
+  for (const route of plan.routes) io.out(`  route ${route}: no remaining version serves it`)
+  for (const field of plan.fields) io.out(`  field ${field}: kept in HEAD only for retired versions (every remaining version hides it)`)
+  for (const member of plan.members) io.out(`  enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)`)
+}
+
+/** Each remaining version's document (and the unversioned one) served without the retired versions, against the whole application's. */
+async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<{ breaks: DocumentChange[], notes: DocumentChange[], compared: string[] }> {
+  const before = new Map((await servedDocuments(full)).map((document) => [document.version, document]))
+  const after = new Map((await servedDocuments(cut)).map((document) => [document.version, document]))
+  const breaks: DocumentChange[] = []
+  const notes: DocumentChange[] = []
+  const compared: string[] = []
+  for (const [version, saved] of before) {
+    if (plan.retired.some((retired) => retired.value === version)) continue
+    const now = after.get(version)
+    if (now === undefined) {
+      breaks.push(change(version, '', '', 'version removed', true))
+      continue
+    }
+    compared.push(version)
+    for (const found of compareComparable(version, JSON.parse(saved.body.toString('utf8')), JSON.parse(now.body.toString('utf8')))) {
+      (found.breaking ? breaks : notes).push(found)
+    }
+  }
+  return { breaks, notes, compared }
+}
+
+/** The sunset verdict on the retired versions: 1 when one's `sunsetAt` has not passed. */
+function checkSunsets (plan: RetirementPlan, now: number, io: RetireOutput): number {
+  let code = 0
+  for (const retired of plan.retired) {
+    if (retired.sunsetAt === undefined) {
+      io.out(`note: ${retired.value} has no sunsetAt: its clients were never told when it ends (no Sunset header); retire does not refuse it for that.`)
+    } else if (retired.sunsetAt.getTime() > now) {
+      io.err(`retire: ${retired.value}'s sunsetAt (${retired.sunsetAt.toISOString()}) has not passed: its clients were told it is served until then. ` +
+        'Retire it after that date, or name a version whose sunset has passed.')
+      code = 1
+    }
+  }
+  return code
+}
+
+/** What one API's retirement needs besides its contexts. */
+interface ApiRetirement {
+  readonly plan: RetirementPlan
+  readonly run: RetireRun
+  readonly usage: UsageFile | undefined
+  readonly apiName: string
+}
+
+/** Retires on one API: the plan, sunsets, usage, then check and verify on what remains; the exit code. */
+async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, retirement: ApiRetirement, io: RetireOutput): Promise<number> {
+  const { plan, run, usage } = retirement
+  printPlan(plan, run.version, io)
+  const served = cut?.context.versioner.versions.versionValues ?? []
+  if (cut === undefined || served.join() !== plan.remaining.join()) {
+    throw new VersionerToolError(`The application built again without ${run.version} serves ${served.join(', ') || 'no version'}, not ` +
+      `${plan.remaining.join(', ')}: retire could not cut its bundle. It needs the plugin registered while the module's app function runs (or ` +
+      'while it is readied), with the VersionBundle it is given.')
+  }
+  io.out(`retire: the application without them serves ${plan.remaining.join(', ')}.`)
+  const now = Date.now()
+  let code = checkSunsets(plan, now, io)
+  const versions = usage?.get(retirement.apiName) ?? usage?.get('')
+  if (usage !== undefined) {
+    for (const retired of plan.retired) {
+      const verdict = usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now })
+      io.out(verdict.line)
+      if (verdict.busy !== undefined) {
+        io.err(verdict.busy)
+        code = 1
+      }
+    }
+  }
+  const { breaks, notes, compared } = await checkRemaining(full, cut.context, plan)
+  for (const note of notes) io.out(`note: ${note.text}`)
+  for (const found of breaks) io.err(`break: ${found.text}`)
+  io.out(breaks.length === 0
+    ? `check: no breaking change in ${compared.length} remaining version(s) (${compared.join(', ')}); ${notes.length} note(s).`
+    : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+  const findings = await cut.context.versioner.verify(run.verifyOptions)
+  for (const finding of findings) io.err(`finding: ${finding.text}`)
+  io.out(findings.length === 0
+    ? `verify: every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s), ${findings.replayed} examples).`
+    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
+  return breaks.length > 0 || findings.length > 0 ? 1 : code
+}
+
+/**
+ * Runs `retire` on the application module at `path`: each versioned API (or the one `run.api` names); returns the
+ * exit code. Throws `FST_VERSIONER_TOOL` for a usage file it cannot read, a version the API lacks (or its newest),
+ * and an application it cannot build again.
+ * @example
+ * ```ts
+ * const code = await retire('dist/app.js', { version: '2000-01-01', usage: undefined, quietDays: undefined, api: undefined, verifyOptions: {} }, { out: console.log, err: console.error })
+ * ```
+ */
+export async function retire (path: string, run: RetireRun, io: RetireOutput): Promise<number> {
+  const usage = run.usage === undefined ? undefined : await readUsage(run.usage)
+  const full = await loadApp(path)
+  let cut: FastifyInstance | undefined
+  try {
+    const apis = selectApis(full, run.api)
+    const plans = new Map(apis.map((api) => {
+      try {
+        return [api.name, retirementPlan(stateOf(api.context), run.version)]
+      } catch (error) {
+        if (apis.length === 1) throw error
+        throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
+      }
+    }))
+    try {
+      cut = await buildingWithout((bundle, where) => plans.has(apiNameFrom(where.apiName, where.prefix)) && bundle.versionValues.includes(run.version)
+        ? bundleWithout(bundle, run.version)
+        : undefined, async () => await loadApp(path))
+    } catch (error) {
+      throw new VersionerToolError(`The application built without ${run.version} and the older versions does not start: ${(error as Error)?.message ?? String(error)}`)
+    }
+    if (rootOf(cut) === rootOf(full)) {
+      cut = undefined
+      throw new VersionerToolError(`'${path}' exports an application instance: retire builds the application a second time, without the retired ` +
+        'versions, so the module must export a function building it (its default export, or build).')
+    }
+    const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
+    let code = 0
+    for (const api of apis) {
+      const label = apis.length === 1 ? (line: string) => line : (line: string) => `[${api.name}] ${line}`
+      const retirement = { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }
+      const result = await retireApi(api.context, remaining.get(api.name), retirement, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
+      code = Math.max(code, result)
+    }
+    return code
+  } finally {
+    if (cut !== undefined) await closeApp(cut)
+    await closeApp(full)
+  }
+}
