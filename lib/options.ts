@@ -14,8 +14,9 @@ import {
   resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
-import type { ServeOptions } from './serve/serve-options'
+import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
 import { lifecycleHeadersOf } from './serve/lifecycle'
+import type { UpgradePreviewOptions } from './serve/upgrade-preview'
 
 /**
  * Options of `fastifyVersioner`.
@@ -73,6 +74,12 @@ export interface FastifyVersionerOptions extends DocsOptions {
    * only when something subscribes to `fastify-versioner:served`. Default: none (`client` is `undefined`).
    */
   clientId?: (request: FastifyRequest) => string | undefined
+  /**
+   * Opt-in upgrade preview: a request naming a target version in `headerName` (default `'x-api-version-preview'`),
+   * allowed by `access(request)`, is served as usual and also reports what the target version would answer (a JSON
+   * Patch on the channel `fastify-versioner:upgrade-preview`, a summary in the response header of that name).
+   */
+  upgradePreview?: UpgradePreviewOptions
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
@@ -88,7 +95,7 @@ export interface ResolvedOptions extends ServeOptions {
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -115,6 +122,23 @@ function apiNameOption (value: unknown): string | undefined {
     throw new InvalidOptionError(`Option 'apiName' must be a name made of letters, digits, '.', '_' and '-' (a folder name for the tools); got ${describeValue(value)}.`)
   }
   return value
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** The `upgradePreview` option: `{ headerName?, access }`, its header not the version header. */
+function upgradePreviewOption (value: unknown, versionHeader: string | undefined): ResolvedUpgradePreview | undefined {
+  if (value === undefined) return undefined
+  const shape = 'an object { headerName?: string, access: (request) => boolean | Promise<boolean> }'
+  if (typeof value !== 'object' || value === null) throw new InvalidOptionError(`Option 'upgradePreview' must be ${shape}; got ${describeValue(value)}.`)
+  const { headerName = 'x-api-version-preview', access, ...rest } = value as Partial<UpgradePreviewOptions>
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) throw new InvalidOptionError(`Option 'upgradePreview' has unknown key(s) ${unknown.join(', ')}; it must be ${shape}.`)
+  if (typeof access !== 'function') throw new InvalidOptionError(`Option 'upgradePreview.access' must be a function of the request answering true or false; got ${describeValue(access)}.`)
+  if (typeof headerName !== 'string' || !HEADER_NAME.test(headerName) || headerName.toLowerCase() === versionHeader) {
+    throw new InvalidOptionError(`Option 'upgradePreview.headerName' must be a valid header name other than the version header; got ${describeValue(headerName)}.`)
+  }
+  return { headerName: headerName.toLowerCase(), access }
 }
 
 /**
@@ -170,7 +194,7 @@ export function resolveOptions (
   if (options.apiVersionHeaderName !== undefined) processWarning.emit('FSTVRSDEP001')
   const name = optionalString('apiVersionParameterName', options.apiVersionParameterName) ??
     optionalString('apiVersionHeaderName', options.apiVersionHeaderName) ?? 'x-api-version'
-  if (name === '' || (location === 'header' && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))) {
+  if (name === '' || (location === 'header' && !HEADER_NAME.test(name))) {
     throw new InvalidOptionError(`Option 'apiVersionParameterName' must be a valid header name; got ${describeValue(name)}.`)
   }
   checkFormat(versions, format)
@@ -218,6 +242,7 @@ export function resolveOptions (
     apiName: apiNameOption(options.apiName),
     partialApp: booleanOption('partialApp', options.partialApp),
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
+    upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
     documentUrl,
     clientId: options.clientId
   }

@@ -30,6 +30,7 @@ import type { Changelog } from './docs/changelog'
 import { namedVersion, readRequestedVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
+import { kPreview } from './serve/upgrade-preview'
 import { VersionerState } from './routes/versioner-state'
 import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
 import { recordVersionedApi } from './tools/versioned-apis'
@@ -123,6 +124,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
   fastify.decorateRequest(kConverterFailed, false)
   fastify.decorateRequest(kFieldDeprecations, null)
   fastify.decorateReply(kConverted, false)
+  if (resolved.upgradePreview !== undefined) fastify.decorateRequest(kPreview, null)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
       const request = versionedRequest(this)

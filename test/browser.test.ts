@@ -5,7 +5,8 @@
  * every CSP violation (`securitypolicyviolation`) and console error is recorded: none may happen. It opens
  * the version list, follows a link to one version, waits for Swagger UI to render that version's operations,
  * switches version with the topbar's "Select a definition", renders ReDoc with the network off, and opens
- * pages with crafted `version` values (and crafted version names) that would run script if they were not
+ * the upgrade guide from the list (every change, each example valid against its version's document; its range form
+ * works without script), and pages with crafted `version` values (and crafted version names) that would run script if they were not
  * escaped. It saves a screenshot of a version's docs page (`docs/docs-page.png`, shown in the
  * README: rewritten when `DOCS_SCREENSHOT=1` or when missing; otherwise written under `test/.tmp`).
  *
@@ -21,6 +22,7 @@ import { chromium, type BrowserContext, type Dialog, type Locator, type Page } f
 import { buildApp } from '../examples/users/app'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned } from '../plugin'
 import { EVERY_KIND_OF_DOCUMENT, everyKindOfApp } from './helpers/every-kind-of-app'
+import { bodyChecker, operationsOf, responseSchemaOf, type OpenApiDocument } from './helpers/openapi-documents'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SKIP_MESSAGE = `Chromium not found at ${CHROMIUM}: browser test skipped; .ci/run installs it with apt-get`
@@ -277,6 +279,56 @@ if (!existsSync(CHROMIUM)) {
         (globalThis as unknown as { getComputedStyle: (e: unknown) => { fontFamily: string } }).getComputedStyle(element).fontFamily.includes('system-ui')), true,
       'its style sheet applies (served, not inline)')
       await cleanPage(t, watched, 'list')
+    })
+
+    await t.test('the upgrade guide, from the list, offline under the strict policy: every change, valid examples', async (t) => {
+      const watched = await watchedPage(context)
+      const { page } = watched
+      t.teardown(() => page.close())
+      const attempted = external.length
+      await page.goto(`${base}/docs`)
+      const row = page.locator('tbody tr').filter({ has: page.locator('strong', { hasText: '2000-01-01' }) })
+      await Promise.all([page.waitForURL(`${base}/docs/upgrade?from=2000-01-01&to=2002-01-01`), row.getByRole('link', { name: 'upgrade guide to 2002-01-01' }).click()])
+      t.equal(await page.title(), 'API: upgrading from 2000-01-01 to 2002-01-01')
+      t.same(await page.locator('section.change h2').allInnerTexts(),
+        ['2001-01-01: ReplaceUserAddressWithListOfAddresses', '2002-01-01: MoveUserAddressesToTheirOwnEndpoint'], 'every change between them, newest last')
+      const shown = await page.locator('section.change').evaluateAll((sections) => sections.map((section) => ({
+        version: section.querySelector('h2')?.textContent?.split(':')[0] ?? '',
+        examples: [...section.querySelectorAll('.example')].map((example) => ({
+          heading: example.querySelector('h4')?.textContent ?? '',
+          before: example.querySelector('.before pre')?.textContent ?? '',
+          after: example.querySelector('.after pre')?.textContent ?? ''
+        }))
+      })))
+      const documentsByVersion = new Map<string, OpenApiDocument>()
+      for (const version of VERSIONS) documentsByVersion.set(version, await (await fetch(`${base}/openapi.json?version=${version}`)).json() as OpenApiDocument)
+      let checked = 0
+      for (const section of shown) {
+        const after = section.version
+        const before = VERSIONS[VERSIONS.indexOf(after) + 1]
+        t.ok(section.examples.length >= 2, `${after}: the page shows examples`)
+        for (const example of section.examples) {
+          const [, method, path, part, status] = /^(\S+) (\S+): (request body|response body)(?: \((\d+)\))?$/.exec(example.heading) ?? []
+          for (const [version, text] of [[before, example.before], [after, example.after]]) {
+            const document = documentsByVersion.get(version) as OpenApiDocument
+            const operation = operationsOf(document).find((candidate) => candidate.method === method && candidate.path === path)
+            const documented = part === 'request body'
+              ? operation?.operation.requestBody?.content?.['application/json']?.schema
+              : operation === undefined ? undefined : responseSchemaOf(operation, Number(status))
+            t.ok(documented !== undefined, `${example.heading}: documented in ${version}`)
+            t.equal(bodyChecker(document, { closed: true })(documented, JSON.parse(text)), undefined, `${example.heading}: the ${version} example is valid there`)
+            checked++
+          }
+        }
+      }
+      t.ok(checked >= 10, `${checked} examples checked against their versions' documents`)
+      // The range form works without script: pick 2001-01-01 → 2002-01-01.
+      await page.getByLabel('from').selectOption('2001-01-01')
+      await Promise.all([page.waitForURL(`${base}/docs/upgrade?from=2001-01-01&to=2002-01-01`), page.getByRole('button', { name: 'Show' }).click()])
+      t.same(await page.locator('section.change h2').allInnerTexts(), ['2002-01-01: MoveUserAddressesToTheirOwnEndpoint'], 'the form shows another range')
+      t.equal(await page.locator('script').count(), 0, 'the page has no script')
+      await cleanPage(t, watched, 'upgrade guide')
+      t.same(external.slice(attempted), [], 'the guide loaded nothing from outside the app')
     })
 
     await t.test('a screenshot of the docs page of 2002-01-01', async (t) => {

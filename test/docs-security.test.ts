@@ -15,7 +15,7 @@ import { inlineCode, scriptSources, swaggerSettings } from './helpers/docs-pages
 type Teardown = { teardown: (fn: () => unknown) => void }
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
-const PAGES = ['/docs', '/docs?version=2002-01-01', '/docs?version=unversioned', '/redoc', '/redoc?version=2001-01-01']
+const PAGES = ['/docs', '/docs?version=2002-01-01', '/docs?version=unversioned', '/redoc', '/redoc?version=2001-01-01', '/docs/upgrade?from=2000-01-01&to=2002-01-01']
 const ASSETS = ['docs.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'swagger-initializer.js',
   'favicon-32x32.png', 'favicon-16x16.png', 'oauth2-redirect.html', 'oauth2-redirect.js', 'redoc.standalone.js', 'redoc-search-worker.js']
   .map((name) => `/docs/assets/${name}`)

@@ -39,4 +39,5 @@ test('serving a versioned request loads none of the tools\' dependencies', async
   t.equal(status, 200, 'the request was served')
   t.ok(packages.includes('@fastify/swagger'), 'what the plugin needs is loaded (the check reads the module cache)')
   t.same(packages.filter((name) => TOOL_ONLY.includes(name)), [], `none of ${TOOL_ONLY.join(', ')}`)
+  t.notOk(packages.includes('fast-json-patch'), 'the upgrade preview\'s patch library is loaded only when the option is on')
 })

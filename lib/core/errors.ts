@@ -258,6 +258,9 @@ export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREAD
  */
 export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string, options?: { cause: unknown }]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
 
+/** 400: the upgrade guide needs `from` and `to`, two versions, `from` older. @example `GET /docs/upgrade?from=2002-01-01&to=2000-01-01` */
+export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRADE_RANGE', 400, [message: string]>('FST_VERSIONER_INVALID_UPGRADE_RANGE', '%s', 400)
+
 /**
  * Every error class of fastify-versioner, keyed by its code.
  * @example
@@ -287,5 +290,6 @@ export const errorCodes = {
   FST_VERSIONER_OPENAPI_NOT_FOUND: OpenApiVersionNotFoundError,
   FST_VERSIONER_TOOL: VersionerToolError,
   FST_VERSIONER_ALREADY_REGISTERED: VersionerAlreadyRegisteredError,
-  FST_VERSIONER_VERSION_PICKER: VersionPickerError
+  FST_VERSIONER_VERSION_PICKER: VersionPickerError,
+  FST_VERSIONER_INVALID_UPGRADE_RANGE: InvalidUpgradeRangeError
 } as const

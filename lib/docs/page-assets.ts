@@ -12,6 +12,9 @@ th,td{text-align:left;padding:.6rem .8rem;border-bottom:1px solid #d0d7de}th{bac
 .deprecated{background:#fff8c5;color:#7d4e00}.sunset{background:#ffebe9;color:#a40e26}.preview{background:#ddf4ff;color:#0550ae}
 nav.versions{padding:.5rem 1rem;background:#1f2328;color:#fff;font-size:.9rem}nav.versions a{color:#9ecbff;margin-right:.8rem}
 nav.versions strong{margin-right:.8rem}p.lifecycle{margin:.5rem 1rem}
+section.change{background:#fff;border:1px solid #d0d7de;border-radius:.4rem;padding:0 1rem 1rem;margin:1rem 0}
+.example{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}.example h4{grid-column:1/-1;margin:.8rem 0 0}.example h5{margin:.2rem 0}
+pre{background:#f6f8fa;border:1px solid #d0d7de;padding:.5rem;overflow:auto;margin:0;font-size:.85rem}form.range{margin:1rem 0}
 `
 
 /** The id of the element holding a Swagger UI page's settings (JSON, read by {@link SWAGGER_INITIALIZER}). */

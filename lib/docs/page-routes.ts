@@ -11,6 +11,8 @@ import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-docum
 import type { ResolvedDocsOptions } from './options'
 import { allowedPreviews } from '../serve/preview-access'
 import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
+import type { UpgradeGuides } from './upgrade-guide'
+import { registerUpgradeGuide } from './upgrade-page'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -28,19 +30,26 @@ export async function previewsAsked (request: FastifyRequest, options: DocsVersi
 
 type Render = (list: VersionEntry[], current: VersionEntry) => string
 
-/** Registers the docs page and the ReDoc page (those not turned off). */
+/** The URL of the upgrade guide under the docs page's. */
+function upgradePath (docsUrl: string): string {
+  return `${docsUrl.replace(/\/$/, '')}/upgrade`
+}
+
+/** Registers the docs page, its upgrade guide and the ReDoc page (those not turned off). */
 export function registerPages (
   fastify: FastifyInstance,
   options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
-  hooks: RouteShorthandOptions
+  { hooks, guides }: { readonly hooks: RouteShorthandOptions, readonly guides: UpgradeGuides }
 ): void {
   const openapiUrl = docs.openapiUrl
   if (docs.assetsPrefix === null || openapiUrl === null) return
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
   const assetsPrefix = link(docs.assetsPrefix)
+  // The guide of every released version older than the newest release leads to it.
+  const latest = options.versions.releasedValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
   let unversioned: VersionEntry[] | undefined
   const entries = (previews: readonly string[]): VersionEntry[] => [
@@ -50,7 +59,8 @@ export function registerPages (
       ...(version.channel === 'preview' ? { preview: true } : {}),
       ...(version.deprecatedAt === undefined ? {} : { deprecatedAt: toIsoDate(version.deprecatedAt) }),
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
-      ...(version.link === undefined ? {} : { link: version.link })
+      ...(version.link === undefined ? {} : { link: version.link }),
+      ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
     })),
     ...(unversioned ??= documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
   ]
@@ -60,7 +70,8 @@ export function registerPages (
     docsUrl: link(docs.docsUrl),
     redocUrl: link(docs.redocUrl),
     faviconUrl: docs.swaggerFaviconUrl,
-    stylesheetUrl: `${assetsPrefix}/docs.css`
+    stylesheetUrl: `${assetsPrefix}/docs.css`,
+    upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const page = { context: pageContext, entries, render, options }
@@ -78,6 +89,7 @@ export function registerPages (
       initOAuth: docs.initOAuth
     }
     route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
+    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, hooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }

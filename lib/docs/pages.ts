@@ -8,7 +8,7 @@
 import { SWAGGER_SETTINGS_ID } from './page-assets'
 
 /** Escapes text for HTML content and quoted attributes. */
-function escapeHtml (text: string): string {
+export function escapeHtml (text: string): string {
   return text.replace(/[&<>"'`]/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
@@ -31,6 +31,8 @@ export interface VersionEntry {
   readonly link?: string
   /** A preview version (its links ask for `channel=preview`). */
   readonly preview?: boolean
+  /** The latest version, for the link to the upgrade guide from this one (versions older than the latest). */
+  readonly upgradeTo?: string
 }
 
 /** What every page needs. */
@@ -42,6 +44,13 @@ export interface PageContext {
   readonly faviconUrl: string | null
   /** The pages' style sheet (`<assets>/docs.css`). */
   readonly stylesheetUrl: string
+  /** The upgrade guide (`<docsUrl>/upgrade`), or `null` without the docs page. */
+  readonly upgradeUrl: string | null
+}
+
+/** The address of the upgrade guide between two versions. */
+export function upgradeUrl (base: string, from: string, to: string): string {
+  return `${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`
 }
 
 /** What a Swagger UI page loads and starts Swagger UI with. */
@@ -56,8 +65,8 @@ interface SwaggerAssets {
   readonly initOAuth: Readonly<Record<string, unknown>> | undefined
 }
 
-// No inline script or style: the pages work under a strict Content-Security-Policy.
-function head (context: PageContext, title: string, extra = ''): string {
+/** The start of a page, up to `</head>`. No inline script or style: the pages work under a strict Content-Security-Policy. */
+export function head (context: PageContext, title: string, extra = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="robots" content="noindex">' +
     `<title>${escapeHtml(title)}</title>${context.faviconUrl === null ? '' : `<link rel="icon" href="${escapeHtml(context.faviconUrl)}">`}` +
@@ -86,7 +95,10 @@ export function versionListPage (context: PageContext, entries: readonly Version
       context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry))}">ReDoc</a>`,
       `<a href="${escapeHtml(documentUrl(context, entry))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
-    const more = entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`
+    const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) +
+      (entry.upgradeTo === undefined || context.upgradeUrl === null
+        ? ''
+        : ` <a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))}">upgrade guide to ${escapeHtml(entry.upgradeTo)}</a>`)
     return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}</td><td>${links}</td></tr>`
   }).join('\n')
   return `${head(context, `${context.title}: API versions`)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
@@ -140,7 +152,10 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
     ? `<strong>${escapeHtml(entry.label)}</strong>`
     : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry))}">${escapeHtml(entry.label)}</a>`).join('')
   const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
-  return `<nav class="versions" aria-label="API versions">${all}${links}</nav>`
+  const upgrade = current.upgradeTo === undefined || context.upgradeUrl === null
+    ? ''
+    : `<a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, current.key, current.upgradeTo))}">Upgrade guide to ${escapeHtml(current.upgradeTo)}</a>`
+  return `<nav class="versions" aria-label="API versions">${all}${links}${upgrade}</nav>`
 }
 
 /** The page for a version that has no documentation. */

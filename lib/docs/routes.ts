@@ -18,6 +18,8 @@ import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
+import { MigrationEngine } from '../serve/migrate-response-body'
+import { UpgradeGuides } from './upgrade-guide'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
@@ -33,7 +35,8 @@ export async function registerDocs (
   if (docs.changelogUrl !== null) registerChangelog(fastify, docs.changelogUrl, docs.includeChangelogUrlInSchema, changelog, hooks)
   if (documents === undefined || docs.openapiUrl === null) return undefined
   registerDocumentRoute(fastify, options, documents, docs.openapiUrl, hooks)
-  registerPages(fastify, options, docs, documents, hooks)
+  const guides = new UpgradeGuides(state, () => webhooks.list(), new MigrationEngine(options.versions, state.generation, state.planner))
+  registerPages(fastify, options, docs, documents, { hooks, guides })
   registerAssets(fastify, docs, hooks)
   return documents
 }

@@ -6,7 +6,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
-import { ConverterPlanner } from '../routes/converter-steps'
+import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
 import { strictValidator, type Check } from '../core/strict-validator'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
@@ -85,14 +85,21 @@ function targetVersion (bundle: VersionBundle, version: string | Date): string {
   throw new UnknownVersionError(`Version '${String(value)}' is not in the version bundle; its versions are ${bundle.versionValues.join(', ')}.`)
 }
 
+/** A route whose by-path converters also apply (the upgrade guide's examples): the HEAD route and the request method. */
+interface MigratedOn {
+  readonly route: PlannedRoute
+  readonly method: string
+}
+
 /**
  * Migrates `latestBody` with an engine (the plugin's, or the bundle's own): synchronously, or as a promise when
- * a converter on the path returns one (the converters after it run once it settles, as on routes).
+ * a converter on the path returns one (the converters after it run once it settles, as on routes). With `on`, the
+ * by-path converters of that route run too, as for its successful responses.
  */
-export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions): unknown {
+export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): unknown {
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
-  const steps = engine.planner.responseSteps(undefined, schema, level)
+  const steps = engine.planner.responseSteps(on?.route, schema, level)
   const copied = copyJson(options.latestBody)
   const info = { body: copied, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const unwrap = (failure: unknown): never => {
@@ -103,7 +110,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   }
   let result: unknown
   try {
-    result = runStepsToBody(steps, info, copied, { method: undefined, reply: undefined })
+    result = runStepsToBody(steps, info, copied, { method: on?.method, reply: undefined })
   } catch (failure) {
     return unwrap(failure)
   }

@@ -13,6 +13,7 @@ import { createRequestHook } from './request-hook'
 import { createMigrationErrorHandler } from './route-error-handler'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
+import type { PreviewHooks } from './upgrade-preview'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
@@ -30,6 +31,8 @@ export interface RouteContext {
   readonly serveOptions: ServeOptions
   readonly segments: VersionSegments
   readonly routingPicks: RoutingPicks | undefined
+  /** The upgrade preview's hooks, when the option is on (added to every versioned route). */
+  readonly previewHooks: PreviewHooks | undefined
 }
 
 /** The levels of a HEAD route that share a path and methods: one Fastify route. */
@@ -43,7 +46,7 @@ export interface Group {
 export interface Prepared {
   readonly registered: RegisteredRoute
   readonly schema: RouteSchema
-  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook }
+  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, preview?: PreviewHooks }
   readonly constraints: Record<string, unknown> | undefined
 }
 
@@ -121,6 +124,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's).
   const fieldLinks = idle.length > 0 && behaviours.get(idle[0].version)?.deprecations !== undefined
   if (planned || fieldLinks || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
+  if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
@@ -166,11 +170,14 @@ function claimNodes (
 export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
-  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), prepared.hooks.preValidation]
-  if (prepared.hooks.preSerialization !== undefined) {
-    options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), prepared.hooks.preSerialization]
-  }
-  if (prepared.hooks.onSend !== undefined) options.onSend = [prepared.hooks.onSend, ...toList(options.onSend as Hook[] | Hook | undefined)]
+  // The preview's hooks wrap the versioner's: before the request hook and the success hook, after the send hook.
+  const { preview } = prepared.hooks
+  const own = (hook: Hook | undefined): Hook[] => hook === undefined ? [] : [hook]
+  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), ...own(preview?.preValidation as Hook | undefined), prepared.hooks.preValidation]
+  const serialization = [...own(preview?.preSerialization as Hook | undefined), ...own(prepared.hooks.preSerialization)]
+  if (serialization.length > 0) options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), ...serialization]
+  const send = [...own(prepared.hooks.onSend), ...own(preview?.onSend as Hook | undefined)]
+  if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
   options.errorHandler = createMigrationErrorHandler({
     behaviours: prepared.registered.behaviours,
     scope: prepared.registered.head.scope,

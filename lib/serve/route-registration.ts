@@ -23,6 +23,7 @@ import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
+import { createPreviewHooks } from './upgrade-preview'
 
 /**
  * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
@@ -53,7 +54,9 @@ function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
 export function createRouteObserver (
   state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
 ): (this: FastifyInstance, route: ObservedRoute) => void {
-  const context: RouteContext = { state, serveOptions, segments, routingPicks }
+  const preview = serveOptions.upgradePreview
+  const previewHooks = preview === undefined ? undefined : createPreviewHooks(state, serveOptions, preview)
+  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks }
   let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     const config = route.config as Record<symbol, unknown> | undefined

@@ -18,8 +18,17 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
+  /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
+  readonly upgradePreview: ResolvedUpgradePreview | undefined
   /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
   readonly documentUrl: string | null
   /** The `clientId` option: the client of a request, for usage events. */
   readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
+}
+
+/** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */
+export interface ResolvedUpgradePreview {
+  /** The request header naming the target version, and the response header of the summary (lower case). */
+  readonly headerName: string
+  readonly access: (request: FastifyRequest) => boolean | Promise<boolean>
 }

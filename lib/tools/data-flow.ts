@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
-import type { JsonSchema } from './example-generation'
+import type { JsonSchema } from '../values/examples'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {

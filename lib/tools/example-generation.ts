@@ -9,9 +9,7 @@ import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-
-/** A JSON Schema node (loosely typed: documents are plain JSON). */
-export type JsonSchema = Record<string, unknown>
+import { stringExample, type JsonSchema } from '../values/examples'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -201,36 +199,6 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
   const token = `zq${base36}`
   if (token.length > max) return undefined
   return token.padEnd(Math.max(min, token.length), 'q')
-}
-
-/** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
-export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
-
-/**
- * A valid string of `schema` without a sentinel: for the formats uuid, date, date-time, time, email, uri,
- * hostname and ipv4, else `example` fitted to `minLength` / `maxLength`.
- * @example
- * ```ts
- * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
- * ```
- */
-export function stringExample (schema: JsonSchema): string {
-  switch (schema.format) {
-    case 'uuid': return EXAMPLE_UUID
-    case 'date': return '2000-01-01'
-    case 'date-time': return '2000-01-01T00:00:00.000Z'
-    case 'time': return '12:00:00Z'
-    case 'email': return 'someone@example.com'
-    case 'uri':
-    case 'url': return 'https://example.com/'
-    case 'hostname': return 'example.com'
-    case 'ipv4': return '192.0.2.1'
-  }
-  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
-  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
-  let value = 'example'
-  while (value.length < min) value += 'x'
-  return value.slice(0, Math.max(min, Math.min(max, value.length)))
 }
 
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */

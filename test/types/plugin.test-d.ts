@@ -5,7 +5,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
   injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo,
-  type ServedEvent
+  type ServedEvent, type UpgradePreviewEvent, type JsonPatchOperation, type UpgradeGuide
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -33,6 +33,18 @@ expectError(app.register(fastifyVersioner, { versions, clientId: 'acct_1' }))
 declare const served: ServedEvent
 expectType<readonly string[]>(served.changes)
 expectType<string | undefined>(served.client)
+
+// The upgrade preview: access is required and answers a boolean (or a promise of one); the event and guide are typed.
+expectAssignable<FastifyVersionerOptions>({ versions, upgradePreview: { access: (request: FastifyRequest) => request.headers['x-staff'] === 'yes' } })
+expectAssignable<FastifyVersionerOptions>({ versions, upgradePreview: { headerName: 'x-preview', access: async () => true } })
+expectError(app.register(fastifyVersioner, { versions, upgradePreview: { headerName: 'x-preview' } }))
+expectError(app.register(fastifyVersioner, { versions, upgradePreview: { access: () => 'yes' } }))
+declare const previewEvent: UpgradePreviewEvent
+expectType<string>(previewEvent.target)
+expectType<readonly JsonPatchOperation[] | undefined>(previewEvent.patch)
+expectType<boolean>(previewEvent.requestValid)
+declare const guide: UpgradeGuide
+expectType<string>(guide.changes[0].description)
 
 // Docs options: Swagger UI settings, OAuth2, and hooks typed as Fastify's route hooks.
 expectAssignable<FastifyVersionerOptions>({

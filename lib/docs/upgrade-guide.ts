@@ -1,0 +1,247 @@
+/**
+ * The upgrade guide's data (`GET <docs>/upgrade?from=A&to=B`): every version change between two versions, newest
+ * last, with its description, the operations and webhooks it affects, and before/after examples. The examples are
+ * the deterministic ones the documents show (`exampleOf`: a schema's first `examples` entry, else a value built
+ * from its keywords): a HEAD response or webhook example is migrated by the real response converters to the
+ * version before the change and to the version after it (`migrateWith`, which checks each result against its
+ * version's schema); a request body example of the version before the change is converted up by the change's
+ * request converters, and both are checked against their versions' schemas. An example that a converter refuses,
+ * or that does not validate, is left out with a note (see decision 0057).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { exampleOf } from '../values/examples'
+import { applyShape } from '../values/shape-walk'
+import { copyJson, runStepsToBody } from '../serve/step-runner'
+import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
+import { applies, type RouteState } from '../routes/timeline'
+import { isSuccessKey, responseMapAt, REQUEST_PARTS, type RouteSchema } from '../routes/version-plan'
+import type { VersionerState } from '../routes/versioner-state'
+import type { DeclaredWebhook } from '../routes/webhooks'
+import type { EndpointInstruction } from '../describe/instructions'
+import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+
+/** An operation a change affects: as the version after the change has it (or the one before, for a removed one). */
+interface UpgradeOperation {
+  readonly method: string
+  /** The path as the documents write it (`/users/{userId}`). */
+  readonly path: string
+  readonly operationId?: string
+  /** `'added'` or `'removed'` by the change, else `'changed'`. */
+  readonly status: 'added' | 'removed' | 'changed'
+}
+
+/** One payload before and after a change. */
+interface UpgradeExample {
+  /** `POST /users`, or `webhook user.created`. */
+  readonly operation: string
+  readonly part: 'request body' | 'response body' | 'webhook payload'
+  /** The response status (key of the response map), for response bodies. */
+  readonly status?: string
+  /** The payload in the version before the change. */
+  readonly before: unknown
+  /** The same payload in the version after it. */
+  readonly after: unknown
+}
+
+/** One version change of the guide. */
+export interface UpgradeChange {
+  /** The version that introduced the change. */
+  readonly version: string
+  /** The version before it. */
+  readonly previousVersion: string
+  /** The version change class's name. */
+  readonly name: string
+  readonly description: string
+  readonly sideEffects: boolean
+  readonly operations: UpgradeOperation[]
+  readonly webhooks: Array<{ readonly name: string, readonly method: string }>
+  readonly examples: UpgradeExample[]
+  /** Examples left out, and why (a converter threw, a result did not validate). */
+  readonly notes: string[]
+}
+
+/**
+ * The upgrade guide from one version to a newer one: what `GET <docs>/upgrade?from=A&to=B&format=json` answers.
+ * @example
+ * ```ts
+ * const guide = await (await fetch(`${base}/docs/upgrade?from=2000-01-01&to=2002-01-01&format=json`)).json() as UpgradeGuide
+ * for (const change of guide.changes) console.log(change.version, change.name, change.operations.length)
+ * ```
+ */
+export interface UpgradeGuide {
+  readonly from: string
+  readonly to: string
+  /** Every change between them, oldest first (newest last). */
+  readonly changes: UpgradeChange[]
+}
+
+/** A HEAD route or a webhook, as the guide looks at it. */
+interface Subject {
+  readonly timeline: readonly RouteState[]
+  readonly operationId: string | undefined
+  /** The schemas of the subject at a level (HEAD schemas): request parts, responses or payload. */
+  readonly schemas: (level: number) => TSchema[]
+  readonly route?: { readonly schema: RouteSchema, readonly body: TSchema | undefined, readonly timeline: readonly RouteState[], readonly display: string }
+}
+
+/** The documents' form of a Fastify path (`:id` → `{id}`). */
+function documentPath (path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}')
+}
+
+function sameJson (left: unknown, right: unknown): boolean {
+  return JSON.stringify(left) === JSON.stringify(right)
+}
+
+/** The guides of one application, each built on first request. */
+export class UpgradeGuides {
+  private readonly built = new Map<string, Promise<UpgradeGuide>>()
+
+  constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
+
+  /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
+  guide (from: string, to: string): Promise<UpgradeGuide> {
+    const key = `${from}\n${to}`
+    let guide = this.built.get(key)
+    if (guide === undefined) this.built.set(key, guide = this.build(from, to))
+    return guide
+  }
+
+  private async build (from: string, to: string): Promise<UpgradeGuide> {
+    const { generation, steps } = this.state
+    const changes: UpgradeChange[] = []
+    // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
+    for (let level = generation.levelOf(from) - 1; level >= generation.levelOf(to); level--) {
+      for (const change of steps[level].changes) changes.push(await this.changeAt(change, level))
+    }
+    return { from, to, changes }
+  }
+
+  private async changeAt (change: VersionChangeDescriptor, level: number): Promise<UpgradeChange> {
+    const version = this.state.versionAt(level)
+    const previousVersion = this.state.versionAt(level + 1)
+    const entry: UpgradeChange = {
+      version,
+      previousVersion,
+      name: change.name,
+      description: change.description,
+      sideEffects: change.hasSideEffects,
+      operations: [],
+      webhooks: [],
+      examples: [],
+      notes: []
+    }
+    for (const head of this.state.headRoutes) {
+      const subject: Subject = {
+        timeline: head.timeline,
+        operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
+        schemas: (at) => [...REQUEST_PARTS.map((part) => head.schema[part]), ...Object.values(responseMapAt(head, at))].filter((schema) => schema !== undefined),
+        route: head
+      }
+      const status = this.affects(subject, change, level)
+      if (status === undefined) continue
+      const state = head.timeline[status === 'removed' ? level + 1 : level]
+      for (const method of state.methods) {
+        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), status })
+        if (status === 'changed') await this.routeExamples(entry, { head, method, level })
+      }
+    }
+    for (const webhook of this.webhooks()) {
+      const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }
+      const status = this.affects(subject, change, level)
+      if (status === undefined) continue
+      entry.webhooks.push({ name: webhook.name, method: webhook.method })
+      if (status === 'changed') await this.responseExample(entry, { operation: `webhook ${webhook.name}`, part: 'webhook payload', level }, webhook.body)
+    }
+    return entry
+  }
+
+  /** Whether `change` (of step `level`) affects a route or webhook, and how; `undefined` when it does not. */
+  private affects (subject: Subject, change: VersionChangeDescriptor, level: number): UpgradeOperation['status'] | undefined {
+    const after = subject.timeline[level]
+    const before = subject.timeline[level + 1]
+    if (!after.exists && !before.exists) return undefined
+    if (!before.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(after, instruction as EndpointInstruction, subject.operationId)) ? 'added' : undefined
+    if (!after.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(before, instruction as EndpointInstruction, subject.operationId)) ? 'removed' : undefined
+    const { generation, planner } = this.state
+    for (const instruction of change.instructions) {
+      if (instruction.kind.startsWith('endpoint.')) {
+        if (applies(after, instruction as EndpointInstruction, subject.operationId)) return 'changed'
+        continue
+      }
+      const target = generation.canonical((instruction as { schema: TSchema }).schema)
+      for (const at of [level, level + 1]) {
+        if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.targets.occurs(root, target, at))) return 'changed'
+      }
+    }
+    return this.convertedBy(subject, change, level) ? 'changed' : undefined
+  }
+
+  /** True when a converter of `change` runs on a request or response of the route in the version before it. */
+  private convertedBy (subject: Subject, change: VersionChangeDescriptor, level: number): boolean {
+    const route = subject.route
+    if (route === undefined) return false
+    const { planner } = this.state
+    const ours = (steps: ReadonlyArray<{ readonly converter: { readonly change: VersionChangeDescriptor } }>): boolean =>
+      steps.some((step) => step.converter.change === change)
+    if (ours(planner.requestSteps(route, level + 1))) return true
+    const responses = responseMapAt(route, level + 1)
+    return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
+      Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
+  }
+
+  /** The request body and success response examples of one operation of a route, before and after step `level`. */
+  private async routeExamples (entry: UpgradeChange, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
+    const { head, method, level } = at
+    const operation = `${method} ${documentPath(head.timeline[level].path)}`
+    if (head.body !== undefined) await this.requestExample(entry, { operation, head, method, level }, head.body)
+    const before = responseMapAt(head, level + 1)
+    for (const [status, schema] of Object.entries(responseMapAt(head, level))) {
+      if (isSuccessKey(status) && before[status] === schema) {
+        await this.responseExample(entry, { operation, part: 'response body', status, level, on: { route: head, method } }, schema)
+      }
+    }
+  }
+
+  /** A HEAD example of `schema` migrated to the versions before and after step `level`. */
+  private async responseExample (
+    entry: UpgradeChange, at: Pick<UpgradeExample, 'operation' | 'part' | 'status'> & { level: number, on?: Parameters<typeof migrateWith>[3] }, schema: TSchema
+  ): Promise<void> {
+    const { level, on, ...where } = at
+    const label = `${where.operation} ${where.part}${where.status === undefined ? '' : ` (${where.status})`}`
+    try {
+      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => this.state.generation.resolveAnyId(ref) })
+      const before = await migrateWith(this.engine, schema, { latestBody: head, version: entry.previousVersion }, on)
+      const after = await migrateWith(this.engine, schema, { latestBody: head, version: entry.version }, on)
+      if (!sameJson(before, after)) entry.examples.push({ ...where, before, after })
+    } catch (error) {
+      entry.notes.push(`${label}: no example (${(error as Error).message ?? String(error)})`)
+    }
+  }
+
+  /** An example request body of the version before step `level`, converted up by that step's request converters. */
+  private async requestExample (entry: UpgradeChange, at: { operation: string, head: NonNullable<Subject['route']>, method: string, level: number }, body: TSchema): Promise<void> {
+    const { operation, head, method, level } = at
+    const { generation, planner, steps } = this.state
+    const label = `${operation} request body`
+    const own = new Set(steps[level].changes)
+    try {
+      const beforeForm = generation.formAt(body, level + 1)
+      const before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
+      const converters = planner.requestSteps(head, level + 1).filter((step) => own.has(step.converter.change))
+      const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
+      const afterForm = generation.formAt(body, level)
+      // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
+      const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method, reply: undefined }))
+      for (const [value, form, version] of [[before, beforeForm, entry.previousVersion], [after, afterForm, entry.version]] as const) {
+        const check = this.engine.validatorOf(form)
+        if (!check(copyJson(value))) throw new Error(`the example does not match version ${version}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
+      }
+      if (!sameJson(before, after)) entry.examples.push({ operation, part: 'request body', before, after })
+    } catch (error) {
+      const thrown = (error as { thrown?: unknown }).thrown ?? error
+      entry.notes.push(`${label}: no example (${thrown instanceof Error ? thrown.message : String(thrown)})`)
+    }
+  }
+}

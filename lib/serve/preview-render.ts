@@ -1,0 +1,116 @@
+/**
+ * What the upgrade preview (./upgrade-preview.ts) computes for a target version, without touching the request
+ * or reply being served: whether the request as the client sent it is valid in the target version (copies of its
+ * parts validated against the target's forms, as the target's route would), and the HEAD response rendered as
+ * the target version would send it (its response converters on a copy, with a detached response object, its
+ * status, its guards and its serializer), parsed back from JSON.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { copyJson, runStepsToBody } from './step-runner'
+import type { ServeOptions } from './serve-options'
+import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
+import { REQUEST_PARTS, statusKey, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
+import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
+
+/** One reason a request is not valid in the target version. */
+export interface PreviewRequestError {
+  /** `body`, `querystring`, `params`, `headers`, or `route` when the target has no such route at this path and method. */
+  readonly part: RequestPart | 'route'
+  readonly instancePath: string
+  readonly message: string
+}
+
+/** A response as a version sends it: its status and its body (parsed JSON). */
+export interface RenderedResponse {
+  readonly status: number
+  readonly body: unknown
+}
+
+const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/** The behaviour of `version` for the HEAD route of `registered`, whichever of its routes serves that version. */
+function behaviourIn (registered: RegisteredRoute, version: string): VersionBehaviour | undefined {
+  return registered.head.registered.find((route) => route.behaviours.has(version))?.behaviours.get(version)
+}
+
+/** Renders and checks previews for one application. */
+export class PreviewRenderer {
+  /** By registered route and target version: the schema of each request part (prepared as the route validates it). */
+  private readonly parts = new WeakMap<RegisteredRoute, Map<string, ReadonlyArray<readonly [RequestPart, TSchema]>>>()
+
+  constructor (private readonly state: VersionerState, private readonly options: ServeOptions) {}
+
+  /** The errors of the request (as sent, before any converter) in `target`; none when it is valid there. */
+  requestErrors (request: FastifyRequest, registered: RegisteredRoute, target: string): PreviewRequestError[] {
+    if (!registered.behaviours.has(target)) {
+      const state = registered.head.timeline[this.state.generation.levelOf(target)]
+      const message = state.exists
+        ? `in ${target} this operation is ${state.methods.join(',')} ${state.path}`
+        : `${registered.head.display} does not exist in ${target}`
+      return [{ part: 'route', instancePath: '', message }]
+    }
+    const errors: PreviewRequestError[] = []
+    for (const [part, schema] of this.partsOf(registered, target)) {
+      let data: unknown = request[PART_PROPERTY[part]]
+      try {
+        data = copyJson(data)
+      } catch {
+        continue
+      }
+      if (part === 'params' && this.options.location === 'path' && typeof data === 'object' && data !== null) {
+        delete (data as Record<string, unknown>)[this.options.parameterName]
+      }
+      const check = request.compileValidationSchema(schema, part)
+      if (check(data)) continue
+      for (const error of check.errors ?? []) errors.push({ part, instancePath: error.instancePath ?? '', message: error.message ?? 'is invalid' })
+    }
+    return errors
+  }
+
+  /**
+   * The HEAD response (`head`, status < 300) as `target` sends it, or a reason it cannot: the route is absent there,
+   * or the response holds a value the version cannot express (the target would answer a 500). Rejects when a
+   * converter throws.
+   */
+  async render (registered: RegisteredRoute, target: string, head: RenderedResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
+    const behaviour = behaviourIn(registered, target)
+    if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
+    const key = statusKey(behaviour.responseForms, head.status)
+    const steps = behaviour.responseSteps.get(key ?? '') ?? []
+    const info = { body: copyJson(head.body), statusCode: head.status, headers: {}, raw: head.body, setCookie () {}, deleteCookie () {} }
+    const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
+    const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
+    const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
+    if (found !== undefined) return describeUnexpressible(found, target)
+    // As the success hook sends it: the version's own status when the converters kept the HEAD one.
+    const changed = behaviour.statusCode !== undefined && info.statusCode === head.status
+    const status = changed ? behaviour.statusCode as number : info.statusCode
+    const serializeKey = changed ? key : statusKey(behaviour.responseForms, status)
+    const form = serializeKey === undefined ? undefined : behaviour.responseForms.get(serializeKey)
+    const text = form === undefined ? JSON.stringify(body) : (at.reply.compileSerializationSchema(form, String(status)) as (value: unknown) => string)(body)
+    return { status, body: text === undefined ? undefined : JSON.parse(text) }
+  }
+
+  /** The schema of each request part of the route in `target`, as its route validates it (built once). */
+  private partsOf (registered: RegisteredRoute, target: string): ReadonlyArray<readonly [RequestPart, TSchema]> {
+    let byTarget = this.parts.get(registered)
+    if (byTarget === undefined) this.parts.set(registered, byTarget = new Map())
+    let parts = byTarget.get(target)
+    if (parts === undefined) {
+      const { generation } = this.state
+      const level = generation.levelOf(target)
+      const list: Array<readonly [RequestPart, TSchema]> = []
+      for (const part of REQUEST_PARTS) {
+        const head = registered.head.schema[part]
+        if (head === undefined) continue
+        const prepared = prepareForFastify(generation.formAt(head, level), generation)
+        list.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
+      }
+      byTarget.set(target, parts = list)
+    }
+    return parts
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The upgrade preview (opt-in, option `upgradePreview`): a request naming a target version in the preview header
+ * (`x-api-version-preview` by default), and allowed by `access(request)`, is served exactly as without it (one
+ * handler run, the same body and headers); in the same response pass, the HEAD response is also rendered as the
+ * target version would send it (./preview-render.ts), and the difference between the served body and the target's,
+ * an RFC 6902 JSON Patch (`fast-json-patch`'s `compare`, loaded only when the option is on), is published on the
+ * `diagnostics_channel` channel `fastify-versioner:upgrade-preview` with whether the request as sent is valid in
+ * the target version, and summarised in a response header of the same name (`2002-01-01: 3 changes; request valid`).
+ *
+ * Three route hooks, added only when the option is on (see decision 0058): before the request hook, one that reads
+ * the header, asks `access` and checks the request in the target (a request without the header passes with one
+ * property read); before the success hook, one that keeps a copy of the HEAD body of a success; and after the send
+ * hook, one that renders, compares, sets the header and publishes. No access (or `access` throwing) is a request
+ * without the header: nothing is said. An unknown target is said in the header alone.
+ * @module
+ */
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { createRequire } from 'node:module'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
+import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
+import { isThenable } from './step-runner'
+import { copyJson } from '../values/json-copy'
+import { resolveVersion } from './version-picking'
+import { kBehaviour, kVersionedRoute } from '../core/symbols'
+import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
+import { PreviewRenderer, type PreviewRequestError, type RenderedResponse } from './preview-render'
+import type { ServedRoute } from './usage-events'
+
+/**
+ * The `upgradePreview` option.
+ * @example
+ * ```ts
+ * await app.register(fastifyVersioner, { versions, upgradePreview: { access: (request) => request.headers['x-staff'] === 'yes' } })
+ * ```
+ */
+export interface UpgradePreviewOptions {
+  /** The request header naming the target version, and the response header of the summary (default `'x-api-version-preview'`). */
+  headerName?: string
+  /** Whether this request may preview (an account flag, staff, a test key); may be async. Anything but `true` is no. */
+  access: (request: FastifyRequest) => boolean | Promise<boolean>
+}
+
+/** One operation of an RFC 6902 JSON Patch. */
+export interface JsonPatchOperation {
+  readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
+  readonly path: string
+  readonly value?: unknown
+  readonly from?: string
+}
+
+/**
+ * The message of the channel `fastify-versioner:upgrade-preview`, published once per previewed request (allowed, with
+ * a known target version) when its response is sent.
+ * @example
+ * ```ts
+ * diagnosticsChannel.subscribe('fastify-versioner:upgrade-preview', (message) => {
+ *   const { served, target, patch, requestValid } = message as UpgradePreviewEvent
+ *   logger.info({ served, target, changes: patch?.length, requestValid }, 'upgrade preview')
+ * })
+ * ```
+ */
+export interface UpgradePreviewEvent {
+  readonly request: FastifyRequest
+  /** The HEAD route answering the request. */
+  readonly route: ServedRoute
+  /** The version that served the request; `undefined` when none did (a 400 for the version, a 404 in it). */
+  readonly served: string | undefined
+  /** The target version (after waterfalling, as a request naming it would be served). */
+  readonly target: string
+  /** Operations that turn the served body into the target version's body; `undefined` when not compared (`reason`). */
+  readonly patch: readonly JsonPatchOperation[] | undefined
+  /** The served response's status, and the target version's (`undefined` when not rendered). */
+  readonly status: { readonly served: number, readonly target: number | undefined }
+  /** The target version's body, when rendered. */
+  readonly targetBody: unknown
+  /** True when the request as sent is valid in the target version (its schemas, and the route at this path and method). */
+  readonly requestValid: boolean
+  readonly requestErrors: readonly PreviewRequestError[]
+  /** Why the bodies were not compared: not a JSON success, the route absent in the target, a converter failure… */
+  readonly reason: string | undefined
+}
+
+/** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:upgrade-preview', …)`). */
+const previewChannel = diagnosticsChannel.channel('fastify-versioner:upgrade-preview')
+
+/** A request's preview, on the request: an unknown target, or a known one with what was learnt so far. */
+type Preview = { readonly unknown: string } | {
+  readonly target: string
+  readonly requestErrors: readonly PreviewRequestError[]
+  head?: RenderedResponse
+}
+
+/** The request property holding a request's preview (decorated only when the option is on). */
+export const kPreview = Symbol('fastify-versioner.upgradePreview')
+
+type PreviewRequest = FastifyRequest & { [kPreview]: Preview | null }
+
+/** The preview hooks of one application; the same three functions on every versioned route. */
+export interface PreviewHooks {
+  readonly preValidation: preValidationHookHandler
+  readonly preSerialization: preSerializationHookHandler
+  readonly onSend: onSendHookHandler
+}
+
+function registeredOf (request: FastifyRequest): RegisteredRoute {
+  return (request.routeOptions.config as unknown as Record<symbol, RegisteredRoute>)[kVersionedRoute]
+}
+
+/** Text a header value can carry: printable ASCII, anything else (a converter's message, a client's value) as `?`. */
+function headerText (text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?')
+}
+
+function plural (count: number): string {
+  return `${count} change${count === 1 ? '' : 's'}`
+}
+
+/** What the hooks share: the options, the renderer, and `fast-json-patch`'s `compare`. */
+interface PreviewContext {
+  readonly options: ServeOptions
+  readonly header: string
+  readonly access: ResolvedUpgradePreview['access']
+  readonly renderer: PreviewRenderer
+  readonly compare: (left: object, right: object) => JsonPatchOperation[]
+}
+
+/** Builds the hooks (loads `fast-json-patch`). */
+export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): PreviewHooks {
+  const { compare } = createRequire(__filename)('fast-json-patch') as { compare: PreviewContext['compare'] }
+  const context: PreviewContext = { options, header: preview.headerName, access: preview.access, renderer: new PreviewRenderer(state, options), compare }
+
+  const preSerialization: preSerializationHookHandler = function versionerPreviewCapture (fastifyRequest, reply, payload, done) {
+    const found = (fastifyRequest as PreviewRequest)[kPreview]
+    if (found !== null && 'target' in found && reply.statusCode < 300) {
+      try {
+        found.head = { status: reply.statusCode, body: copyJson(payload) }
+      } catch {
+        // Not JSON data: nothing to compare.
+      }
+    }
+    done(null, payload)
+  }
+
+  const onSend: onSendHookHandler = function versionerPreviewReport (fastifyRequest, reply, payload, done) {
+    const found = (fastifyRequest as PreviewRequest)[kPreview]
+    if (found === null) {
+      done(null, payload)
+      return
+    }
+    if ('unknown' in found) {
+      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.releasedValues.join(', ')}`))
+      done(null, payload)
+      return
+    }
+    report(context, { request: fastifyRequest, reply, payload, preview: found }).then(() => { done(null, payload) }, (error: unknown) => {
+      fastifyRequest.log.error({ err: error }, 'fastify-versioner: the upgrade preview failed; the response is sent without it')
+      done(null, payload)
+    })
+  }
+
+  return { preValidation: startHook(context), preSerialization, onSend }
+}
+
+/** The hook before the request hook: reads the header, asks `access`, checks the request in the target. */
+function startHook (context: PreviewContext): preValidationHookHandler {
+  const { options, renderer, access } = context
+  const start = (request: PreviewRequest, value: string): void => {
+    const picked = resolveVersion(value, options.versions, options.format)
+    request[kPreview] = picked.ok
+      ? { target: picked.version, requestErrors: renderer.requestErrors(request, registeredOf(request), picked.version) }
+      : { unknown: value }
+  }
+  const denied = (request: FastifyRequest, error: unknown): void => {
+    request.log.error({ err: error }, 'fastify-versioner: upgradePreview.access failed; the request is served without a preview')
+  }
+  return function versionerPreviewStart (fastifyRequest, _reply, done) {
+    const value = fastifyRequest.headers[context.header]
+    if (typeof value !== 'string') {
+      done()
+      return
+    }
+    const request = fastifyRequest as PreviewRequest
+    let allowed: boolean | Promise<boolean>
+    try {
+      allowed = access(request)
+    } catch (error) {
+      denied(request, error)
+      done()
+      return
+    }
+    if (!isThenable(allowed)) {
+      if (allowed === true) start(request, value)
+      done()
+      return
+    }
+    Promise.resolve(allowed).then((granted) => { if (granted === true) start(request, value) }, (error: unknown) => { denied(request, error) })
+      .then(() => { done() }, (error: unknown) => { denied(request, error); done() })
+  }
+}
+
+/** Renders the target's response, compares, sets the summary header, publishes. */
+async function report (
+  context: PreviewContext, at: { request: FastifyRequest, reply: FastifyReply, payload: unknown, preview: Extract<Preview, { target: string }> }
+): Promise<void> {
+  const { request, reply, payload, preview: found } = at
+  const registered = registeredOf(request)
+  const served = (request as FastifyRequest & { [kBehaviour]: { version: string } | null })[kBehaviour]?.version
+  let rendered: RenderedResponse | string = `not a JSON success (status ${reply.statusCode})`
+  let servedBody: unknown
+  if (found.head !== undefined && typeof payload === 'string') {
+    try {
+      servedBody = JSON.parse(payload)
+      rendered = await context.renderer.render(registered, found.target, found.head, { method: request.method, reply })
+    } catch (error) {
+      const thrown = (error as { thrown?: unknown }).thrown ?? error
+      rendered = `the target version's response converters failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`
+    }
+  }
+  const target = typeof rendered === 'string' ? undefined : rendered
+  // Compared under one key, so that a body that is not an object (an array, a string) is compared too.
+  const patch = target === undefined
+    ? undefined
+    : context.compare({ body: servedBody }, { body: target.body }).map((operation) => ({ ...operation, path: operation.path.slice('/body'.length) }))
+  const requestValid = found.requestErrors.length === 0
+  const summary = patch === undefined ? `not compared (${rendered as string})` : plural(patch.length)
+  reply.header(context.header, headerText(`${found.target}: ${summary}; request ${requestValid ? 'valid' : 'invalid'}`))
+  if (!previewChannel.hasSubscribers) return
+  const method = (registered.head.methods as readonly string[]).includes(request.method) ? request.method : registered.head.methods.join(',')
+  const event: UpgradePreviewEvent = {
+    request,
+    route: { method, url: registered.head.path },
+    served,
+    target: found.target,
+    patch,
+    status: { served: reply.statusCode, target: target?.status },
+    targetBody: target?.body,
+    requestValid,
+    requestErrors: found.requestErrors,
+    reason: typeof rendered === 'string' ? rendered : undefined
+  }
+  previewChannel.publish(event)
+}
