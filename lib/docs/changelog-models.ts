@@ -51,7 +51,7 @@ export class ChangelogModels {
     if (own !== undefined) names.add(componentName(own, generation))
     for (const schema of this.named) {
       const derived = inherited && this.isDescendant(schema, canonical) && (field === undefined || !this.overrides(schema, canonical, field))
-      if (derived || (schema !== canonical && this.state.planner.collectorFor(schema, canonical, level) !== null)) {
+      if (derived || (schema !== canonical && this.state.planner.targets.collectorFor(schema, canonical, level) !== null)) {
         const id = nameOf(generation.formAt(schema, level))
         if (id !== undefined) names.add(componentName(id, generation))
       }
