@@ -73,12 +73,15 @@ export function head (context: PageContext, title: string, extra = ''): string {
     `<link rel="stylesheet" href="${escapeHtml(context.stylesheetUrl)}">${extra}</head>`
 }
 
-function documentUrl (context: PageContext, entry: VersionEntry): string {
-  return pageUrl(context.openapiUrl, entry)
-}
-
 function pageUrl (base: string, entry: VersionEntry): string {
   return `${base}?version=${encodeURIComponent(entry.key)}${entry.preview === true ? '&channel=preview' : ''}`
+}
+
+/** The link from a version to its upgrade guide, after `before` (`''` when it has none). */
+function upgradeLink (context: PageContext, entry: VersionEntry, before: string, word: string): string {
+  if (entry.upgradeTo === undefined || context.upgradeUrl === null) return ''
+  const href = escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))
+  return `${before}<a class="upgrade" href="${href}">${word} guide to ${escapeHtml(entry.upgradeTo)}</a>`
 }
 
 function badges (entry: VersionEntry): string {
@@ -93,12 +96,9 @@ export function versionListPage (context: PageContext, entries: readonly Version
     const links = [
       context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry))}">Swagger UI</a>`,
       context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry))}">ReDoc</a>`,
-      `<a href="${escapeHtml(documentUrl(context, entry))}">OpenAPI JSON</a>`
+      `<a href="${escapeHtml(pageUrl(context.openapiUrl, entry))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
-    const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) +
-      (entry.upgradeTo === undefined || context.upgradeUrl === null
-        ? ''
-        : ` <a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))}">upgrade guide to ${escapeHtml(entry.upgradeTo)}</a>`)
+    const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) + upgradeLink(context, entry, ' ', 'upgrade')
     return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}</td><td>${links}</td></tr>`
   }).join('\n')
   return `${head(context, `${context.title}: API versions`)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
@@ -123,13 +123,13 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
       // No badge from validator.swagger.io: the page loads nothing from elsewhere unless uiConfig says so.
       validatorUrl: null,
       ...assets.uiConfig,
-      urls: entries.map((entry) => ({ url: documentUrl(context, entry), name: switcherName(entry) })),
+      urls: entries.map((entry) => ({ url: pageUrl(context.openapiUrl, entry), name: switcherName(entry) })),
       'urls.primaryName': switcherName(current),
       dom_id: '#swagger-ui'
     },
     initOAuth: assets.initOAuth ?? null,
     oauth2RedirectUrl: assets.oauth2RedirectUrl,
-    pages: Object.fromEntries(entries.map((entry) => [documentUrl(context, entry), pageUrl(context.docsUrl ?? '', entry)]))
+    pages: Object.fromEntries(entries.map((entry) => [pageUrl(context.openapiUrl, entry), pageUrl(context.docsUrl ?? '', entry)]))
   }
   return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
@@ -144,7 +144,7 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
 export function redocPage (context: PageContext, script: string, entries: readonly VersionEntry[], current: VersionEntry): string {
   return `${head(context, `${context.title}: ${current.label}: ReDoc`)}<body>` +
     `${navigation(context, entries, current, context.redocUrl)}` +
-    `<redoc spec-url="${escapeHtml(documentUrl(context, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
+    `<redoc spec-url="${escapeHtml(pageUrl(context.openapiUrl, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
 }
 
 function navigation (context: PageContext, entries: readonly VersionEntry[], current: VersionEntry, base: string | null): string {
@@ -152,10 +152,7 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
     ? `<strong>${escapeHtml(entry.label)}</strong>`
     : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry))}">${escapeHtml(entry.label)}</a>`).join('')
   const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
-  const upgrade = current.upgradeTo === undefined || context.upgradeUrl === null
-    ? ''
-    : `<a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, current.key, current.upgradeTo))}">Upgrade guide to ${escapeHtml(current.upgradeTo)}</a>`
-  return `<nav class="versions" aria-label="API versions">${all}${links}${upgrade}</nav>`
+  return `<nav class="versions" aria-label="API versions">${all}${links}${upgradeLink(context, current, '', 'Upgrade')}</nav>`
 }
 
 /** The page for a version that has no documentation. */
