@@ -2,10 +2,10 @@
  * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
  * versions), ReDoc for one version, and the page for a version that has no document. Every value that
  * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
- * pages hold no inline script or style (see `page-assets.ts`).
+ * pages hold no inline script or style (see `assets.ts`).
  * @module
  */
-import { SWAGGER_SETTINGS_ID } from './page-assets'
+import { SWAGGER_SETTINGS_ID } from './assets'
 
 /** Escapes text for HTML content and quoted attributes. */
 export function escapeHtml (text: string): string {
