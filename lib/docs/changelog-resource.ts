@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 const Value = Type.Unknown()
 
 /** One entry of a version change in the changelog. */
-export const ChangelogEntry = Type.Object({
+const ChangelogEntry = Type.Object({
   type: Type.Union([
     Type.Literal('endpoint.added'), Type.Literal('endpoint.removed'), Type.Literal('endpoint.changed'),
     Type.Literal('schema.renamed'), Type.Literal('schema.attributes.changed'), Type.Literal('schema.field.added'), Type.Literal('schema.field.removed'),

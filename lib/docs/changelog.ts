@@ -10,10 +10,13 @@ import type { Changelog } from './changelog-resource'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
-export { ChangelogEntry, ChangelogResource, type Changelog, type ChangelogEntryData } from './changelog-resource'
+/** The changelog of an application, built on first use (once its routes are known). */
+export function changelogOnce (state: VersionerState, webhooks: Webhooks): () => Changelog {
+  let built: Changelog | undefined
+  return () => (built ??= buildChangelog(state, webhooks))
+}
 
-/** Builds the changelog of an application (once its routes are known). */
-export function buildChangelog (state: VersionerState, webhooks: Webhooks): Changelog {
+function buildChangelog (state: VersionerState, webhooks: Webhooks): Changelog {
   const entries = new ChangelogEntries(state, webhooks, new ChangelogModels(state, webhooks))
   // Level 1 is the newest version; the oldest version has no changes (nothing is older). Preview versions are left out.
   const bundle = state.options.versions
