@@ -257,20 +257,14 @@ export function createRequestHook (
       done(pickerFailure(failure))
       return
     }
-    if (isThenable(picked)) {
-      picked.then((resolved) => {
-        try {
-          migration.proceed(request, reply, resolved, done)
-        } catch (error) {
-          done(error as Error)
-        }
-      }, (failure: unknown) => { done(pickerFailure(failure)) })
-      return
+    const proceed = (resolved: PickedVersion): void => {
+      try {
+        migration.proceed(request, reply, resolved, done)
+      } catch (error) {
+        done(error as Error)
+      }
     }
-    try {
-      migration.proceed(request, reply, picked, done)
-    } catch (error) {
-      done(error as Error)
-    }
+    if (isThenable(picked)) picked.then(proceed, (failure: unknown) => { done(pickerFailure(failure)) })
+    else proceed(picked)
   }
 }
