@@ -11,7 +11,6 @@ import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedReply } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
 import { kBehaviour, kConverted, kMigrated } from '../core/symbols'
-import type { PickedVersion } from './version-picking'
 import { pickedWithoutWaiting, type RequestHookRoute } from './request-hook'
 
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
@@ -39,8 +38,8 @@ function handOnError (
 export function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'changes'>, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
-    const picked = knownVersion(request, options)
-    return picked !== null && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
+    const picked = pickedWithoutWaiting(request, options)
+    return picked !== undefined && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
   })
   return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
@@ -61,9 +60,4 @@ export function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'chan
     }
     return handOnError(this, routeHandler, result, fastifyRequest, reply)
   }
-}
-
-/** The version of a request when it is known without waiting: picked already, or pickable synchronously. */
-function knownVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | null {
-  return pickedWithoutWaiting(fastifyRequest, options) ?? null
 }
