@@ -8,7 +8,8 @@ import type {
   EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaHadInstruction, SchemaInstruction
 } from '../describe/instructions'
 import type { ChangelogEntryData } from './changelog-resource'
-import { json, type ChangelogModels } from './changelog-models'
+import type { ChangelogModels } from './changelog-models'
+import { copyJson } from '../values/json-copy'
 import { applies } from '../routes/timeline'
 import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from './openapi-schemas'
@@ -32,7 +33,7 @@ export class ChangelogEntries {
       : instruction.kind.startsWith('enum.')
         ? this.enumEntry(instruction as EnumInstruction, level)
         : this.schemaEntry(instruction as SchemaInstruction, level)
-    return json(entry) as ChangelogEntryData
+    return copyJson(entry) as ChangelogEntryData
   }
 
   private schemaEntry (instruction: SchemaInstruction, level: number): ChangelogEntryData {
@@ -49,7 +50,7 @@ export class ChangelogEntries {
       case 'validator.didntExist': return { type: 'schema.validator.added', models, validator: instruction.validatorName }
       case 'field.didntHave': {
         const current = this.models.fieldAt(instruction.schema, instruction.field, level)
-        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: json(current?.[name]) }))
+        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: copyJson(current?.[name]) }))
         return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes }
       }
       case 'field.had':
@@ -75,7 +76,7 @@ export class ChangelogEntries {
     for (const [name, previousValue] of annotations) {
       const current = form[name]
       const status = current === undefined ? 'removed' as const : 'changed' as const
-      changes.push({ name, status, previousValue: json(previousValue), newValue: name === 'examples' ? undefined : json(current) })
+      changes.push({ name, status, previousValue: copyJson(previousValue), newValue: name === 'examples' ? undefined : copyJson(current) })
     }
     return { type: 'schema.attributes.changed', models, ...(instruction.name === undefined ? {} : { previousName: instruction.name }), changes }
   }
@@ -85,11 +86,11 @@ export class ChangelogEntries {
     const current = this.models.fieldAt(instruction.schema, instruction.field, level)
     const changes: Changes = []
     if (instruction.name !== undefined) changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: instruction.field })
-    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: json(instruction.type), newValue: json(current) })
+    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: copyJson(instruction.type), newValue: copyJson(current) })
     if (instruction.optional !== undefined) changes.push({ name: 'optional', status: 'changed', previousValue: instruction.optional, newValue: !instruction.optional })
     for (const [name, previousValue] of Object.entries(instruction.keywords)) {
       const newValue = current?.[name]
-      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue: json(previousValue), newValue: json(newValue) })
+      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue: copyJson(previousValue), newValue: copyJson(newValue) })
     }
     return changes
   }
@@ -106,7 +107,7 @@ export class ChangelogEntries {
     const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
       const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
-      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: json(previousValue), newValue: json(current) }
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: copyJson(previousValue), newValue: copyJson(current) }
     })
     return { type: 'endpoint.changed', ...base, changes }
   }

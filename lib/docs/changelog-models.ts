@@ -11,11 +11,7 @@ import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
-
-/** A value as JSON has it (keys whose value is undefined dropped). */
-export function json (value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown
-}
+import { copyJson } from '../values/json-copy'
 
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
@@ -69,7 +65,7 @@ export class ChangelogModels {
       for (const [key, value] of Object.entries(node)) result[key] = visit(value)
       return result
     }
-    return visit(json(schema))
+    return visit(copyJson(schema))
   }
 
   /** A field of a schema as a version documents it. */
