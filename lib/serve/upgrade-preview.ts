@@ -21,6 +21,7 @@ import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
 import { resolveVersion } from './version-picking'
+import { askAccess } from './preview-access'
 import { kBehaviour, kVersionedRoute } from '../core/symbols'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type PreviewRequestError, type RenderedResponse } from './preview-render'
@@ -180,21 +181,13 @@ function startHook (context: PreviewContext): preValidationHookHandler {
       return
     }
     const request = fastifyRequest as PreviewRequest
-    let allowed: boolean | Promise<boolean>
-    try {
-      allowed = access(request)
-    } catch (error) {
-      denied(request, error)
-      done()
-      return
-    }
+    const allowed = askAccess(access, request, (error) => { denied(request, error) })
     if (!isThenable(allowed)) {
-      if (allowed === true) start(request, value)
+      if (allowed) start(request, value)
       done()
       return
     }
-    Promise.resolve(allowed).then((granted) => { if (granted === true) start(request, value) }, (error: unknown) => { denied(request, error) })
-      .then(() => { done() }, (error: unknown) => { denied(request, error); done() })
+    allowed.then((granted) => { if (granted) start(request, value) }).then(() => { done() }, (error: unknown) => { denied(request, error); done() })
   }
 }
 
