@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { registerAssets } from './assets'
-import { ChangelogResource, type Changelog } from './changelog-resource'
+import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { previewsAsked, registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
