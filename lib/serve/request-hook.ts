@@ -4,7 +4,7 @@
  * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
  * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
  * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
- * the route's error handler (./route-error-handler.ts), which also sets the version headers on errors. The version
+ * the route's error handler (./route-preparation.ts), which also sets the version headers on errors. The version
  * is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
