@@ -1,11 +1,13 @@
 /**
  * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
- * versions), ReDoc for one version, and the page for a version that has no document. Every value that
+ * versions), ReDoc for one version, the page for a version that has no document, and the upgrade guide (no script:
+ * it works under a strict Content-Security-Policy, offline). Every value that
  * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
  * pages hold no inline script or style (see `assets.ts`).
  * @module
  */
 import { SWAGGER_SETTINGS_ID } from './assets'
+import type { UpgradeChange, UpgradeGuide } from './upgrade-guide'
 
 /** Escapes text for HTML content and quoted attributes. */
 export function escapeHtml (text: string): string {
@@ -161,4 +163,41 @@ export function notFoundPage (context: PageContext, requested: string, entries: 
   return `${head(context, `${context.title}: unknown version`)}<body><main><h1>No documentation for version ` +
     `'${escapeHtml(requested)}'</h1><p>Available versions: ${escapeHtml(available)}.</p>` +
     (context.docsUrl === null ? '' : `<p><a href="${escapeHtml(context.docsUrl)}">All versions</a></p>`) + '</main></body></html>\n'
+}
+
+function json (value: unknown): string {
+  return escapeHtml(JSON.stringify(value, null, 2) ?? 'undefined')
+}
+
+function versionSelect (name: string, values: readonly string[], selected: string): string {
+  const options = values.map((value) => `<option${value === selected ? ' selected' : ''}>${escapeHtml(value)}</option>`).join('')
+  return `<label>${name} <select name="${name}">${options}</select></label>`
+}
+
+function changeSection (change: UpgradeChange): string {
+  const operations = change.operations.map((operation) =>
+    `<li><code>${escapeHtml(`${operation.method} ${operation.path}`)}</code>${operation.status === 'changed' ? '' : ` <span class="badge">${operation.status}</span>`}</li>`)
+  const webhooks = change.webhooks.map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.name} (${webhook.method})`)}</code></li>`)
+  const affected = [...operations, ...webhooks]
+  const examples = change.examples.map((example) =>
+    `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +
+    `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before)</h5><pre>${json(example.before)}</pre></div>` +
+    `<div class="after"><h5>${escapeHtml(change.version)} (after)</h5><pre>${json(example.after)}</pre></div></div>`).join('')
+  const notes = change.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')
+  return `<section class="change"><h2>${escapeHtml(change.version)}: ${escapeHtml(change.name)}</h2>` +
+    `<p>${escapeHtml(change.description)}</p>${change.sideEffects ? '<p><span class="badge deprecated">side effects</span></p>' : ''}` +
+    `<h3>Affects</h3>${affected.length === 0 ? '<p>No operation or webhook.</p>' : `<ul>${affected.join('')}</ul>`}` +
+    (examples === '' ? '' : `<h3>Examples</h3>${examples}`) + (notes === '' ? '' : `<h3>Notes</h3><ul>${notes}</ul>`) + '</section>'
+}
+
+/** The HTML of a guide: a form to pick two versions, then every change, newest last. */
+export function upgradePage (context: PageContext, guide: UpgradeGuide, values: readonly string[], base: string): string {
+  const title = `${context.title}: upgrading from ${guide.from} to ${guide.to}`
+  const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
+  const form = `<form method="get" action="${escapeHtml(base)}" class="range">${versionSelect('from', values, guide.from)} ` +
+    `${versionSelect('to', values, guide.to)} <button type="submit">Show</button> ` +
+    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json`)}">JSON</a></form>`
+  const changes = guide.changes.length === 0 ? '<p>No change between these versions.</p>' : guide.changes.map(changeSection).join('\n')
+  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${all}</nav><main>` +
+    `<h1>${escapeHtml(title)}</h1>${form}<p>${guide.changes.length} change(s), oldest first.</p>\n${changes}</main></body></html>\n`
 }
