@@ -10,7 +10,7 @@ import { SWAGGER_SETTINGS_ID } from './assets'
 import type { UpgradeChange, UpgradeGuide } from './upgrade-guide'
 
 /** Escapes text for HTML content and quoted attributes. */
-export function escapeHtml (text: string): string {
+function escapeHtml (text: string): string {
   return text.replace(/[&<>"'`]/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
