@@ -27,9 +27,8 @@ import { resolveForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
-import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { sendFieldDeprecations } from './field-deprecation-headers'
+import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 
 /** What the request hook of one registered route needs. */
 export interface RequestHookRoute {
