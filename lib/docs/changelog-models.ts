@@ -4,7 +4,8 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { componentName, prepareForDocs } from './openapi-schemas'
+import { prepareForDocs } from './openapi-schemas'
+import { componentName } from '../schemas/component-names'
 import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'

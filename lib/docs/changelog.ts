@@ -17,7 +17,7 @@ import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
 import { applies } from '../routes/timeline'
 import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
-import { componentName } from './openapi-schemas'
+import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 

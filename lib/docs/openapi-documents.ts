@@ -11,9 +11,10 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  componentize, componentName, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
+  componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
   unwrapRoots
 } from './openapi-schemas'
+import { componentName } from '../schemas/component-names'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'

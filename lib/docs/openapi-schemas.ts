@@ -11,8 +11,6 @@ import { isSchemaObject } from '../core/json-schema'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
 
-export { componentName }
-
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 const UNWRAP = 'x-fastify-versioner-root'
 
