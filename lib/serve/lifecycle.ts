@@ -20,11 +20,11 @@ import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionedRequest } from './request-state'
 import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 
-/** The `Deprecation` and `Sunset` headers of a version (empty when it has no lifecycle dates). */
-function lifecycleHeaders (version: Version): Header[] {
+/** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
+function lifecycleHeaders (deprecatedAt: number | undefined, sunsetAt: number | undefined): Header[] {
   const headers: Header[] = []
-  if (version.deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(version.deprecatedAt.getTime() / 1000)}`])
-  if (version.sunsetAt !== undefined) headers.push(['sunset', version.sunsetAt.toUTCString()])
+  if (deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(deprecatedAt / 1000)}`])
+  if (sunsetAt !== undefined) headers.push(['sunset', new Date(sunsetAt).toUTCString()])
   return headers
 }
 
@@ -56,7 +56,7 @@ export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string |
       ? `<${documentUrl}?version=${encodeURIComponent(released[index - 1])}>; rel="successor-version"`
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
-    const headers = lifecycleHeaders(version)
+    const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
     if (headers.length === 0 && links.length === 0) return
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
@@ -96,8 +96,7 @@ export function sendFieldDeprecations (
     }
   }
   if (fields.length === 0) return
-  reply.header('deprecation', `@${Math.floor((deprecatedAt ?? 0) / 1000)}`)
-  if (sunsetAt !== undefined) reply.header('sunset', new Date(sunsetAt).toUTCString())
+  for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
   const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
   if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
   request[kFieldDeprecations] = { fields, link }
