@@ -13,11 +13,11 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting } from './serve/request-hook'
-import { versionedRequest } from './serve/request-state'
+import { registeredRouteOf, versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, type ToolFacts } from './core/symbols'
 import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { routeTimeline } from './routes/timeline'
@@ -129,8 +129,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
       const request = versionedRequest(this)
       const picked = request[kPicked]
       if (picked !== null) return picked.ok ? picked.version : undefined
-      const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-      if (config?.[kVersionedRoute] === undefined) return undefined
+      if (registeredRouteOf(this) === undefined) return undefined
       const early = pickedWithoutWaiting(this, resolved)
       return early?.ok === true ? early.version : undefined
     }
