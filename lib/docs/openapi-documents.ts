@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
+  addErrorResponses, componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
   unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
@@ -21,7 +21,6 @@ import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isIsoDate, toIsoDate } from '../core/iso-date'
-import { addErrorResponses } from './error-responses'
 import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import { MigrationEngine } from '../serve/migrate-response-body'
