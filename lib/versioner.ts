@@ -13,20 +13,19 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting } from './serve/request-hook'
-import { versionedRequest } from './serve/request-state'
+import { registeredRouteOf, versionedRequest } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, kVersionedRoute, type ToolFacts } from './core/symbols'
-import { checkUsage } from './routes/usage-checks'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, type ToolFacts } from './core/symbols'
+import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
-import { checkMethods } from './routes/method-checks'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
 import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
-import { changelogOnce, registerDocs } from './docs/routes'
+import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
-import type { Changelog } from './docs/changelog'
+import { changelogOnce, type Changelog } from './docs/changelog'
 import { namedVersion, readRequestedVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
@@ -130,8 +129,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
       const request = versionedRequest(this)
       const picked = request[kPicked]
       if (picked !== null) return picked.ok ? picked.version : undefined
-      const config = this.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-      if (config?.[kVersionedRoute] === undefined) return undefined
+      if (registeredRouteOf(this) === undefined) return undefined
       const early = pickedWithoutWaiting(this, resolved)
       return early?.ok === true ? early.version : undefined
     }

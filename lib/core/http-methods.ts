@@ -6,7 +6,7 @@
  *   is made;
  * - when the application becomes ready: the name must be one this application routes
  *   (`fastify.supportedMethods`, which includes `QUERY` and methods added with `addHttpMethod`); see
- *   `checkMethods` in `lib/routes/method-checks.ts`.
+ *   `checkMethods` in `lib/routes/usage-checks.ts`.
  * Both throw {@link LintingError}.
  * @module
  */

@@ -87,5 +87,5 @@ export const kVersionedApis = Symbol.for('fastify-versioner.apis')
 /** Request flag: a converter of this request failed (its 500 is not converted again). */
 export const kConverterFailed = Symbol('fastify-versioner.converterFailed')
 
-/** Request state: the deprecated fields the request carries and their `Link`s (../serve/field-deprecation-headers.ts), or null. */
+/** Request state: the deprecated fields the request carries and their `Link`s (../serve/lifecycle.ts), or null. */
 export const kFieldDeprecations = Symbol('fastify-versioner.fieldDeprecations')

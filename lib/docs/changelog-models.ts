@@ -4,18 +4,15 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { componentName, prepareForDocs } from './openapi-schemas'
+import { prepareForDocs } from './openapi-schemas'
+import { componentName } from '../schemas/component-names'
 import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
-
-/** A value as JSON has it (keys whose value is undefined dropped). */
-export function json (value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown
-}
+import { copyJson } from '../values/json-copy'
 
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
@@ -51,7 +48,7 @@ export class ChangelogModels {
     if (own !== undefined) names.add(componentName(own, generation))
     for (const schema of this.named) {
       const derived = inherited && this.isDescendant(schema, canonical) && (field === undefined || !this.overrides(schema, canonical, field))
-      if (derived || (schema !== canonical && this.state.planner.collectorFor(schema, canonical, level) !== null)) {
+      if (derived || (schema !== canonical && this.state.planner.targets.collectorFor(schema, canonical, level) !== null)) {
         const id = nameOf(generation.formAt(schema, level))
         if (id !== undefined) names.add(componentName(id, generation))
       }
@@ -69,7 +66,7 @@ export class ChangelogModels {
       for (const [key, value] of Object.entries(node)) result[key] = visit(value)
       return result
     }
-    return visit(json(schema))
+    return visit(copyJson(schema))
   }
 
   /** A field of a schema as a version documents it. */

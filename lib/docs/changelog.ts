@@ -1,19 +1,77 @@
 /**
  * The changelog (deprecated in the spec, still served): every version's changes, newest first, with their
- * descriptions, side-effect flag and typed entries generated from their instructions (./changelog-entries.ts),
- * naming the affected OpenAPI schemas as they are in that version (./changelog-models.ts).
+ * descriptions, side-effect flag and typed entries generated from their instructions, naming the affected OpenAPI
+ * schemas as they are in that version (./changelog-models.ts); and its resource (the JSON schema of the changelog
+ * endpoint's response, and types).
+ *
+ * An entry as the version it belongs to stands: schema instructions name the components they affect and the
+ * field's schema or attributes there; endpoint instructions the route's path, methods and changed attributes;
+ * enum instructions the members added or removed.
  * @module
  */
-import { ChangelogEntries } from './changelog-entries'
+import { Type, type Static } from '@sinclair/typebox'
+import type {
+  EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaHadInstruction, SchemaInstruction
+} from '../describe/instructions'
 import { ChangelogModels } from './changelog-models'
-import type { Changelog } from './changelog-resource'
+import { copyJson } from '../values/json-copy'
+import { applies } from '../routes/timeline'
+import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
+import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 
-export { ChangelogEntry, ChangelogResource, type Changelog, type ChangelogEntryData } from './changelog-resource'
+const Value = Type.Unknown()
 
-/** Builds the changelog of an application (once its routes are known). */
-export function buildChangelog (state: VersionerState, webhooks: Webhooks): Changelog {
+/** One entry of a version change in the changelog. */
+const ChangelogEntry = Type.Object({
+  type: Type.Union([
+    Type.Literal('endpoint.added'), Type.Literal('endpoint.removed'), Type.Literal('endpoint.changed'),
+    Type.Literal('schema.renamed'), Type.Literal('schema.attributes.changed'), Type.Literal('schema.field.added'), Type.Literal('schema.field.removed'),
+    Type.Literal('schema.field.attributes.changed'), Type.Literal('schema.validator.added'), Type.Literal('schema.validator.removed'),
+    Type.Literal('enum.members.added'), Type.Literal('enum.members.removed')
+  ]),
+  path: Type.Optional(Type.String()),
+  methods: Type.Optional(Type.Array(Type.String())),
+  models: Type.Optional(Type.Array(Type.String())),
+  previousName: Type.Optional(Type.String()),
+  field: Type.Optional(Type.String()),
+  schema: Type.Optional(Value),
+  validator: Type.Optional(Type.String()),
+  members: Type.Optional(Type.Array(Value)),
+  changes: Type.Optional(Type.Array(Type.Object({
+    name: Type.String(),
+    status: Type.Optional(Type.Union([Type.Literal('added'), Type.Literal('changed'), Type.Literal('removed')])),
+    previousValue: Type.Optional(Value),
+    newValue: Type.Optional(Value)
+  })))
+})
+
+/** The changelog resource. */
+export const ChangelogResource = Type.Object({
+  versions: Type.Array(Type.Object({
+    value: Type.String(),
+    changes: Type.Array(Type.Object({
+      description: Type.String(),
+      sideEffects: Type.Boolean(),
+      instructions: Type.Array(ChangelogEntry)
+    }))
+  }))
+}, { $id: 'FastifyVersionerChangelog' })
+
+/** An entry of the changelog. */
+export type ChangelogEntryData = Static<typeof ChangelogEntry>
+
+/** The changelog. */
+export type Changelog = Static<typeof ChangelogResource>
+
+/** The changelog of an application, built on first use (once its routes are known). */
+export function changelogOnce (state: VersionerState, webhooks: Webhooks): () => Changelog {
+  let built: Changelog | undefined
+  return () => (built ??= buildChangelog(state, webhooks))
+}
+
+function buildChangelog (state: VersionerState, webhooks: Webhooks): Changelog {
   const entries = new ChangelogEntries(state, webhooks, new ChangelogModels(state, webhooks))
   // Level 1 is the newest version; the oldest version has no changes (nothing is older). Preview versions are left out.
   const bundle = state.options.versions
@@ -30,4 +88,119 @@ export function buildChangelog (state: VersionerState, webhooks: Webhooks): Chan
     }
   })
   return { versions }
+}
+
+type Changes = NonNullable<ChangelogEntryData['changes']>
+
+/** Builds the entries of an application's instructions. */
+class ChangelogEntries {
+  constructor (
+    private readonly state: VersionerState,
+    private readonly webhooks: Webhooks,
+    private readonly models: ChangelogModels
+  ) {}
+
+  /** The entry of an instruction of the version at `level`, without undefined values. */
+  of (instruction: Instruction, level: number): ChangelogEntryData {
+    const entry = instruction.kind.startsWith('endpoint.')
+      ? this.endpointEntry(instruction as EndpointInstruction, level)
+      : instruction.kind.startsWith('enum.')
+        ? this.enumEntry(instruction as EnumInstruction, level)
+        : this.schemaEntry(instruction as SchemaInstruction, level)
+    return copyJson(entry) as ChangelogEntryData
+  }
+
+  private schemaEntry (instruction: SchemaInstruction, level: number): ChangelogEntryData {
+    const field = 'field' in instruction ? instruction.field : undefined
+    const models = this.models.affected(instruction.schema, level, field, instruction.kind !== 'schema.had')
+    switch (instruction.kind) {
+      case 'schema.had': return this.schemaHadEntry(instruction, models, level)
+      case 'field.didntExist': {
+        const schema = this.models.referenced(this.models.fieldAt(instruction.schema, instruction.field, level))
+        return { type: 'schema.field.added', models, field: instruction.field, schema }
+      }
+      case 'field.existedAs': return { type: 'schema.field.removed', models, field: instruction.field }
+      case 'validator.existed': return { type: 'schema.validator.removed', models, validator: instruction.validator.name }
+      case 'validator.didntExist': return { type: 'schema.validator.added', models, validator: instruction.validatorName }
+      case 'field.didntHave': {
+        const current = this.models.fieldAt(instruction.schema, instruction.field, level)
+        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: copyJson(current?.[name]) }))
+        return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes }
+      }
+      case 'field.had':
+        return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes: this.fieldChanges(instruction, level) }
+    }
+  }
+
+  /**
+   * `schema(S).had({...})`: `schema.renamed` when only the name changed, else `schema.attributes.changed` with each
+   * attribute's previous value and its value in this version (examples: the previous ones only, since this version's
+   * document shows its own examples, migrated from HEAD's).
+   */
+  private schemaHadEntry (instruction: SchemaHadInstruction, models: string[], level: number): ChangelogEntryData {
+    const annotations = Object.entries(instruction.annotations)
+    if (annotations.length === 0) return { type: 'schema.renamed', models, previousName: instruction.name }
+    const { generation } = this.state
+    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
+    const changes: Changes = []
+    const id = nameOf(form)
+    if (instruction.name !== undefined) {
+      changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: id === undefined ? undefined : componentName(id, generation) })
+    }
+    for (const [name, previousValue] of annotations) {
+      const current = form[name]
+      const status = current === undefined ? 'removed' as const : 'changed' as const
+      changes.push({ name, status, previousValue: copyJson(previousValue), newValue: name === 'examples' ? undefined : copyJson(current) })
+    }
+    return { type: 'schema.attributes.changed', models, ...(instruction.name === undefined ? {} : { previousName: instruction.name }), changes }
+  }
+
+  /** What `field(...).had(...)` changed: the name, type, optionality and keywords, previous and current. */
+  private fieldChanges (instruction: FieldHadInstruction, level: number): Changes {
+    const current = this.models.fieldAt(instruction.schema, instruction.field, level)
+    const changes: Changes = []
+    if (instruction.name !== undefined) changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: instruction.field })
+    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: copyJson(instruction.type), newValue: copyJson(current) })
+    if (instruction.optional !== undefined) changes.push({ name: 'optional', status: 'changed', previousValue: instruction.optional, newValue: !instruction.optional })
+    for (const [name, previousValue] of Object.entries(instruction.keywords)) {
+      const newValue = current?.[name]
+      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue: copyJson(previousValue), newValue: copyJson(newValue) })
+    }
+    return changes
+  }
+
+  private endpointEntry (instruction: EndpointInstruction, level: number): ChangelogEntryData {
+    const base = { path: instruction.path, methods: [...instruction.methods] }
+    if (instruction.kind === 'endpoint.didntExist') return { type: 'endpoint.added', ...base }
+    if (instruction.kind === 'endpoint.existed') return { type: 'endpoint.removed', ...base }
+    // The route the instruction changed, matched as the route timelines match it (by the HEAD operationId too).
+    const candidates = [
+      ...this.state.headRoutes.map((head) => [head.timeline[level], typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined] as const),
+      ...this.webhooks.list().map((webhook) => [webhook.timeline[level], webhook.attributes.operationId] as const)
+    ]
+    const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
+    const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
+      const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: copyJson(previousValue), newValue: copyJson(current) }
+    })
+    return { type: 'endpoint.changed', ...base, changes }
+  }
+
+  private enumEntry (instruction: EnumInstruction, level: number): ChangelogEntryData {
+    const models = this.models.affected(instruction.schema, level)
+    if (instruction.kind === 'enum.didntHave') return { type: 'enum.members.added', models, members: [...instruction.members] }
+    const { generation } = this.state
+    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
+    const values = Array.isArray(form.anyOf)
+      ? (form.anyOf as SchemaObject[]).map((member) => isSchemaObject(member) ? member.const : undefined)
+      : Array.isArray(form.enum) ? form.enum as unknown[] : []
+    return {
+      type: 'enum.members.removed',
+      models,
+      members: Object.entries(instruction.members).map(([name, previousValue]) => {
+        const current = values.find((value) => String(value) === name)
+        return current === undefined ? { name, status: 'removed', previousValue } : { name, status: 'changed', previousValue, newValue: current }
+      })
+    }
+  }
 }

@@ -11,16 +11,16 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  componentize, componentName, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
+  addErrorResponses, componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
   unwrapRoots
 } from './openapi-schemas'
+import { componentName } from '../schemas/component-names'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isIsoDate, toIsoDate } from '../core/iso-date'
-import { addErrorResponses } from './error-responses'
 import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import { MigrationEngine } from '../serve/migrate-response-body'

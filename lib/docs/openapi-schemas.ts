@@ -2,7 +2,10 @@
  * Schemas in the per-version OpenAPI documents: every named schema (one with an `$id`) becomes a component
  * under its name in that version (after `schema(S).had({ name })`, the new name), and documents are finished
  * after `@fastify/swagger` built them: root schemas hoisted too, webhooks added, tags filtered, unused
- * components removed.
+ * components removed. And the plugin's own answers on every versioned operation of a version's document, as shared
+ * component responses: 400 (the version is malformed, not served or missing, or the request is invalid for that
+ * version) and 404 (the route does not exist in the version the request named). Their body is Fastify's error
+ * body. A route that documents its own 400 or 404 (or `4XX`) keeps it.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -10,8 +13,6 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
-
-export { componentName }
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 const UNWRAP = 'x-fastify-versioner-root'
@@ -32,6 +33,7 @@ export function rootForDocs (schema: TSchema): TSchema {
 }
 
 type Json = unknown
+type JsonObject = Record<string, unknown>
 
 function mapJson (value: Json, visit: (node: Record<string, Json>) => Json): Json {
   if (Array.isArray(value)) return value.map((item) => mapJson(item, visit))
@@ -170,6 +172,54 @@ export function markDeprecatedParameters (document: Record<string, Json>): void 
     for (const parameter of operation.parameters as Array<Record<string, Json>>) {
       const schema = parameter.schema as Record<string, Json> | undefined
       if (schema?.deprecated === true) parameter.deprecated = true
+    }
+  }
+}
+
+/** The component names, chosen not to clash with an application's own. */
+const ERROR_SCHEMA = 'FastifyVersionerError'
+const BAD_REQUEST_RESPONSE = 'FastifyVersionerBadRequest'
+const NOT_FOUND_RESPONSE = 'FastifyVersionerNotFound'
+
+/** Fastify's error body (its default error handler and not-found handler). */
+const errorSchema = {
+  type: 'object',
+  description: "Fastify's error body.",
+  properties: {
+    statusCode: { type: 'integer' },
+    code: { type: 'string', description: 'FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).' },
+    error: { type: 'string' },
+    message: { type: 'string', description: 'What was wrong, and what is accepted.' }
+  },
+  required: ['statusCode', 'error', 'message']
+}
+
+function response (description: string): JsonObject {
+  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` } } } }
+}
+
+/**
+ * Adds the plugin's 400 and 404 to every operation under `paths` (a version's document lists its versioned
+ * operations only there), with their components.
+ */
+export function addErrorResponses (document: JsonObject, headerName: string | undefined): void {
+  const operations = operationsOf({ paths: document.paths })
+  if (operations.length === 0) return
+  const where = headerName === undefined ? 'path segment' : `'${headerName}' header`
+  const components = (document.components ??= {}) as JsonObject
+  const schemas = (components.schemas ??= {}) as JsonObject
+  const responses = (components.responses ??= {}) as JsonObject
+  schemas[ERROR_SCHEMA] = errorSchema
+  responses[BAD_REQUEST_RESPONSE] = response(`Bad request: the API version in the ${where} is malformed, not served or missing ` +
+    '(FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION), or the request is invalid for this version (FST_ERR_VALIDATION).')
+  responses[NOT_FOUND_RESPONSE] = response('Not found: the route does not exist in the API version the request named (Fastify\'s not-found answer).')
+  for (const operation of operations) {
+    const own = (operation.responses ?? {}) as JsonObject
+    const documented = (status: string): boolean => status in own || '4XX' in own || '4xx' in own
+    operation.responses = {
+      ...own,
+      ...(documented('400') ? {} : { 400: { $ref: `#/components/responses/${BAD_REQUEST_RESPONSE}` } }),
+      ...(documented('404') ? {} : { 404: { $ref: `#/components/responses/${NOT_FOUND_RESPONSE}` } })
     }
   }
 }

@@ -1,18 +1,21 @@
 /**
  * The docs pages' routes: `GET <docsUrl>` and `GET <redocUrl>` answer the version list, or the page of
  * `?version=V` (Swagger UI with a version switcher, or ReDoc), or a 404 page for an unknown version. Each page
- * is rendered once and sent with `X-Content-Type-Options: nosniff`.
+ * is rendered once and sent with `X-Content-Type-Options: nosniff`. And the upgrade guide's route,
+ * `GET <docsUrl>/upgrade?from=A&to=B`: an HTML page, or with `?format=json` the guide's data (./upgrade-guide.ts).
+ * `from` and `to` are versions as requests name them (a date between versions is the older one); `from` must be
+ * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { InvalidUpgradeRangeError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
-import type { DocsVersionOptions } from './options'
+import { resolveVersion } from '../serve/version-picking'
+import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
-import type { ResolvedDocsOptions } from './options'
 import { allowedPreviews } from '../serve/preview-access'
-import { notFoundPage, redocPage, swaggerPage, versionListPage, type PageContext, type VersionEntry } from './pages'
+import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import type { UpgradeGuides } from './upgrade-guide'
-import { registerUpgradeGuide } from './upgrade-page'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -132,4 +135,57 @@ function pageHandler ({ context, entries, render, options }: PageSetup) {
     rendered.set(cacheKey, body)
     return html(reply, 200, body)
   }
+}
+
+/** The upgrade guide's query. */
+const UpgradeQuery = {
+  type: 'object',
+  properties: {
+    from: { type: 'string', description: 'The version a client uses now.' },
+    to: { type: 'string', description: 'A newer version it upgrades to.' },
+    format: { type: 'string', description: '`json` for the data.' }
+  }
+} as const
+
+/** The two versions of a request, or the 400 saying what is accepted. */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
+  const values = options.versions.releasedValues
+  const accepted = `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${values.join(', ')} (newest first).`
+  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
+  const pick = (name: 'from' | 'to'): string => {
+    const value = query[name]
+    const picked = resolveVersion(value, options.versions, options.format)
+    if (!picked.ok) {
+      throw new InvalidUpgradeRangeError(value === undefined || value === '' ? `Missing '${name}'. ${accepted}` : `'${name}' ${JSON.stringify(value)} is not a version this API serves. ${accepted}`)
+    }
+    return picked.version
+  }
+  const from = pick('from')
+  const to = pick('to')
+  if (values.indexOf(from) <= values.indexOf(to)) {
+    throw new InvalidUpgradeRangeError(`'from' (${from}) must be older than 'to' (${to}). ${accepted}`)
+  }
+  return { from, to }
+}
+
+/** Registers `GET <url>` (the docs page's URL + `/upgrade`). */
+function registerUpgradeGuide (
+  fastify: FastifyInstance,
+  at: { readonly url: string, readonly link: string, readonly context: PageContext },
+  options: DocsVersionOptions,
+  guides: UpgradeGuides,
+  hooks: RouteShorthandOptions
+): void {
+  const pages = new Map<string, string>()
+  fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const query = request.query as { from?: string, to?: string, format?: string }
+    const { from, to } = range(query, options)
+    const guide = await guides.guide(from, to)
+    reply.header('x-content-type-options', 'nosniff')
+    if (query.format === 'json') return reply.type('application/json; charset=utf-8').send(guide)
+    const key = `${from}\n${to}`
+    let page = pages.get(key)
+    if (page === undefined) pages.set(key, page = upgradePage(at.context, guide, options.versions.releasedValues, at.link))
+    return reply.type('text/html; charset=utf-8').send(page)
+  })
 }

@@ -1,14 +1,16 @@
 /**
  * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
- * versions), ReDoc for one version, and the page for a version that has no document. Every value that
+ * versions), ReDoc for one version, the page for a version that has no document, and the upgrade guide (no script:
+ * it works under a strict Content-Security-Policy, offline). Every value that
  * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
- * pages hold no inline script or style (see `page-assets.ts`).
+ * pages hold no inline script or style (see `assets.ts`).
  * @module
  */
-import { SWAGGER_SETTINGS_ID } from './page-assets'
+import { SWAGGER_SETTINGS_ID } from './assets'
+import type { UpgradeChange, UpgradeGuide } from './upgrade-guide'
 
 /** Escapes text for HTML content and quoted attributes. */
-export function escapeHtml (text: string): string {
+function escapeHtml (text: string): string {
   return text.replace(/[&<>"'`]/g, (character) => `&#${character.charCodeAt(0)};`)
 }
 
@@ -73,12 +75,15 @@ export function head (context: PageContext, title: string, extra = ''): string {
     `<link rel="stylesheet" href="${escapeHtml(context.stylesheetUrl)}">${extra}</head>`
 }
 
-function documentUrl (context: PageContext, entry: VersionEntry): string {
-  return pageUrl(context.openapiUrl, entry)
-}
-
 function pageUrl (base: string, entry: VersionEntry): string {
   return `${base}?version=${encodeURIComponent(entry.key)}${entry.preview === true ? '&channel=preview' : ''}`
+}
+
+/** The link from a version to its upgrade guide, after `before` (`''` when it has none). */
+function upgradeLink (context: PageContext, entry: VersionEntry, before: string, word: string): string {
+  if (entry.upgradeTo === undefined || context.upgradeUrl === null) return ''
+  const href = escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))
+  return `${before}<a class="upgrade" href="${href}">${word} guide to ${escapeHtml(entry.upgradeTo)}</a>`
 }
 
 function badges (entry: VersionEntry): string {
@@ -93,12 +98,9 @@ export function versionListPage (context: PageContext, entries: readonly Version
     const links = [
       context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry))}">Swagger UI</a>`,
       context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry))}">ReDoc</a>`,
-      `<a href="${escapeHtml(documentUrl(context, entry))}">OpenAPI JSON</a>`
+      `<a href="${escapeHtml(pageUrl(context.openapiUrl, entry))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
-    const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) +
-      (entry.upgradeTo === undefined || context.upgradeUrl === null
-        ? ''
-        : ` <a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))}">upgrade guide to ${escapeHtml(entry.upgradeTo)}</a>`)
+    const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) + upgradeLink(context, entry, ' ', 'upgrade')
     return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}</td><td>${links}</td></tr>`
   }).join('\n')
   return `${head(context, `${context.title}: API versions`)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
@@ -123,13 +125,13 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
       // No badge from validator.swagger.io: the page loads nothing from elsewhere unless uiConfig says so.
       validatorUrl: null,
       ...assets.uiConfig,
-      urls: entries.map((entry) => ({ url: documentUrl(context, entry), name: switcherName(entry) })),
+      urls: entries.map((entry) => ({ url: pageUrl(context.openapiUrl, entry), name: switcherName(entry) })),
       'urls.primaryName': switcherName(current),
       dom_id: '#swagger-ui'
     },
     initOAuth: assets.initOAuth ?? null,
     oauth2RedirectUrl: assets.oauth2RedirectUrl,
-    pages: Object.fromEntries(entries.map((entry) => [documentUrl(context, entry), pageUrl(context.docsUrl ?? '', entry)]))
+    pages: Object.fromEntries(entries.map((entry) => [pageUrl(context.openapiUrl, entry), pageUrl(context.docsUrl ?? '', entry)]))
   }
   return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
@@ -144,7 +146,7 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
 export function redocPage (context: PageContext, script: string, entries: readonly VersionEntry[], current: VersionEntry): string {
   return `${head(context, `${context.title}: ${current.label}: ReDoc`)}<body>` +
     `${navigation(context, entries, current, context.redocUrl)}` +
-    `<redoc spec-url="${escapeHtml(documentUrl(context, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
+    `<redoc spec-url="${escapeHtml(pageUrl(context.openapiUrl, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
 }
 
 function navigation (context: PageContext, entries: readonly VersionEntry[], current: VersionEntry, base: string | null): string {
@@ -152,10 +154,7 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
     ? `<strong>${escapeHtml(entry.label)}</strong>`
     : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry))}">${escapeHtml(entry.label)}</a>`).join('')
   const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
-  const upgrade = current.upgradeTo === undefined || context.upgradeUrl === null
-    ? ''
-    : `<a class="upgrade" href="${escapeHtml(upgradeUrl(context.upgradeUrl, current.key, current.upgradeTo))}">Upgrade guide to ${escapeHtml(current.upgradeTo)}</a>`
-  return `<nav class="versions" aria-label="API versions">${all}${links}${upgrade}</nav>`
+  return `<nav class="versions" aria-label="API versions">${all}${links}${upgradeLink(context, current, '', 'Upgrade')}</nav>`
 }
 
 /** The page for a version that has no documentation. */
@@ -164,4 +163,41 @@ export function notFoundPage (context: PageContext, requested: string, entries: 
   return `${head(context, `${context.title}: unknown version`)}<body><main><h1>No documentation for version ` +
     `'${escapeHtml(requested)}'</h1><p>Available versions: ${escapeHtml(available)}.</p>` +
     (context.docsUrl === null ? '' : `<p><a href="${escapeHtml(context.docsUrl)}">All versions</a></p>`) + '</main></body></html>\n'
+}
+
+function json (value: unknown): string {
+  return escapeHtml(JSON.stringify(value, null, 2) ?? 'undefined')
+}
+
+function versionSelect (name: string, values: readonly string[], selected: string): string {
+  const options = values.map((value) => `<option${value === selected ? ' selected' : ''}>${escapeHtml(value)}</option>`).join('')
+  return `<label>${name} <select name="${name}">${options}</select></label>`
+}
+
+function changeSection (change: UpgradeChange): string {
+  const operations = change.operations.map((operation) =>
+    `<li><code>${escapeHtml(`${operation.method} ${operation.path}`)}</code>${operation.status === 'changed' ? '' : ` <span class="badge">${operation.status}</span>`}</li>`)
+  const webhooks = change.webhooks.map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.name} (${webhook.method})`)}</code></li>`)
+  const affected = [...operations, ...webhooks]
+  const examples = change.examples.map((example) =>
+    `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +
+    `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before)</h5><pre>${json(example.before)}</pre></div>` +
+    `<div class="after"><h5>${escapeHtml(change.version)} (after)</h5><pre>${json(example.after)}</pre></div></div>`).join('')
+  const notes = change.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')
+  return `<section class="change"><h2>${escapeHtml(change.version)}: ${escapeHtml(change.name)}</h2>` +
+    `<p>${escapeHtml(change.description)}</p>${change.sideEffects ? '<p><span class="badge deprecated">side effects</span></p>' : ''}` +
+    `<h3>Affects</h3>${affected.length === 0 ? '<p>No operation or webhook.</p>' : `<ul>${affected.join('')}</ul>`}` +
+    (examples === '' ? '' : `<h3>Examples</h3>${examples}`) + (notes === '' ? '' : `<h3>Notes</h3><ul>${notes}</ul>`) + '</section>'
+}
+
+/** The HTML of a guide: a form to pick two versions, then every change, newest last. */
+export function upgradePage (context: PageContext, guide: UpgradeGuide, values: readonly string[], base: string): string {
+  const title = `${context.title}: upgrading from ${guide.from} to ${guide.to}`
+  const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
+  const form = `<form method="get" action="${escapeHtml(base)}" class="range">${versionSelect('from', values, guide.from)} ` +
+    `${versionSelect('to', values, guide.to)} <button type="submit">Show</button> ` +
+    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json`)}">JSON</a></form>`
+  const changes = guide.changes.length === 0 ? '<p>No change between these versions.</p>' : guide.changes.map(changeSection).join('\n')
+  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${all}</nav><main>` +
+    `<h1>${escapeHtml(title)}</h1>${form}<p>${guide.changes.length} change(s), oldest first.</p>\n${changes}</main></body></html>\n`
 }

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { registerAssets } from './assets'
-import { buildChangelog, ChangelogResource, type Changelog } from './changelog'
+import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { previewsAsked, registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
@@ -111,13 +111,4 @@ function registerDocumentRoute (
     }
     return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(text)
   })
-}
-
-/** Builds the changelog once, on first use. */
-export function changelogOnce (state: VersionerState, webhooks: Webhooks): () => Changelog {
-  let built: Changelog | undefined
-  return () => {
-    built ??= buildChangelog(state, webhooks)
-    return built
-  }
 }

@@ -67,11 +67,6 @@ export class ConverterPlanner {
     this.targets = new ConverterTargets(generation, steps)
   }
 
-  /** A collector of `target`'s occurrences in data shaped like `root`, both taken at `level`; null if none. */
-  collectorFor (root: TSchema, target: TSchema, level: number): Collector | null {
-    return this.targets.collectorFor(root, target, level)
-  }
-
   /**
    * Request converters for a request of the version at `level`, from that version up to the latest: the plan of the
    * version before it with that version's own step in front (the same list when the step adds none). Shared: never
@@ -136,14 +131,14 @@ export class ConverterPlanner {
         }
         let found = false
         for (const schema of body === undefined ? [] : target.schemas) {
-          const collector = this.collectorFor(body as TSchema, schema, bodyLevel)
+          const collector = this.targets.collectorFor(body as TSchema, schema, bodyLevel)
           if (collector === null) continue
           found = true
           // A body that is the schema itself needs no walk: the step runs on the whole body.
           result.push({ converter, findOccurrences: collector.onlySelf === true ? undefined : collector, methods: undefined })
         }
         if (!found && converter.migrateHttpErrors && successBodies !== undefined &&
-          target.schemas.some((schema) => successBodies.some((success) => this.collectorFor(success, schema, bodyLevel) !== null))) {
+          target.schemas.some((schema) => successBodies.some((success) => this.targets.collectorFor(success, schema, bodyLevel) !== null))) {
           // An error of a route whose successes hold the schema passes through the converter, as a whole.
           result.push({ converter, findOccurrences: undefined, methods: undefined, errorsOnly: true })
         }

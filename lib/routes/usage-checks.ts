@@ -1,16 +1,19 @@
 /**
  * Checks that need every route, run when the application becomes ready: every endpoint instruction
  * matched a route, every by-path converter finds its route in the version its change belongs to, and every
- * by-schema converter (unless `checkUsage: false`) names a schema some route uses.
+ * by-schema converter (unless `checkUsage: false`) names a schema some route uses; and every method named by an
+ * endpoint instruction or a by-path converter is one the application routes (the second step of the method
+ * check of `lib/core/http-methods.ts`).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import { pathConverterMatches } from './converter-targets'
 import {
-  RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
+  LintingError, RouteByPathConverterDoesNotApplyToAnythingError, RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from '../core/errors'
 import { describeSchema } from '../core/json-schema'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -65,6 +68,33 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
           : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
+      }
+    }
+  }
+}
+
+/**
+ * Throws `LintingError` naming the first method this application does not route (`fastify.supportedMethods`:
+ * Fastify's own list, with `QUERY` and methods added with `fastify.addHttpMethod`), and where it is named.
+ */
+export function checkMethods (state: VersionerState, supported: readonly string[]): void {
+  const routable = new Set(supported)
+  const unsupported = (methods: readonly string[] | undefined): string[] => (methods ?? []).filter((method) => !routable.has(method))
+  const fail = (methods: string[], where: string): never => {
+    throw new LintingError(`${methods.join(', ')} (in ${where}; this application routes ${[...routable].sort().join(', ')}, ` +
+      'add others with fastify.addHttpMethod before the application is ready)')
+  }
+  for (const step of state.steps) {
+    for (const change of step.changes) {
+      for (const instruction of change.instructions) {
+        if (!isEndpointInstruction(instruction)) continue
+        const missing = [...unsupported(instruction.methods), ...unsupported(instruction.kind === 'endpoint.had' ? instruction.attributes.methods : undefined)]
+        if (missing.length > 0) fail(missing, `${instruction.display} of version change '${change.name}'`)
+      }
+      for (const converter of change.converters) {
+        if (converter.target.kind !== 'path') continue
+        const missing = unsupported(converter.target.methods)
+        if (missing.length > 0) fail(missing, `converter ${converter.display}`)
       }
     }
   }

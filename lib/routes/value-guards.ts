@@ -39,7 +39,7 @@ function valuesAt (generation: SchemaGeneration, seed: Seed, level: number): Set
 }
 
 /** What planning guards needs: the schema generation, the steps, and collectors (the converter planner has them all). */
-type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'collectorFor'>
+type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'targets'>
 
 /** The version change classes of the step giving `level` that hold an enum instruction on `head`'s seed. */
 function changesRemoving (planning: GuardPlanning, head: TSchema, level: number): string[] {
@@ -64,7 +64,7 @@ export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: 
     const head = valuesAt(generation, seed, 0)
     const allowed = valuesAt(generation, seed, level)
     if (head === undefined || allowed === undefined || [...head].every((value) => allowed.has(value))) continue
-    const find = planning.collectorFor(schema, seed.head, level)
+    const find = planning.targets.collectorFor(schema, seed.head, level)
     if (find === null) continue
     const removedBy = new Map<unknown, readonly string[]>()
     for (const value of head) {

@@ -3,9 +3,8 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify'
-import { versionedRequest } from './request-state'
-import { kMigrated, kVersionedRoute } from '../core/symbols'
-import type { RegisteredRoute } from '../routes/versioner-state'
+import { registeredRouteOf, versionedRequest } from './request-state'
+import { kMigrated } from '../core/symbols'
 
 /** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
 export type DependencySolver = 'fastify' | 'versioner'
@@ -27,8 +26,7 @@ export type DependencySolver = 'fastify' | 'versioner'
  */
 export function currentDependencySolver (request: FastifyRequest): DependencySolver {
   if (versionedRequest(request)[kMigrated]) return 'versioner'
-  const config = request.routeOptions.config as unknown as Record<symbol, unknown> | undefined
-  const registered = config?.[kVersionedRoute] as RegisteredRoute | undefined
+  const registered = registeredRouteOf(request)
   if (registered === undefined || registered.headData.size === 0) return 'fastify'
   const version = request.apiVersion
   return version !== undefined && registered.headData.has(version) ? 'versioner' : 'fastify'

@@ -1,18 +1,30 @@
 /**
  * Version lifecycle: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers of responses served
  * as a deprecated or sunset version, and the `rel="successor-version"` link (RFC 5829) of deprecated versions.
+ *
+ * The same headers for a request that carries deprecated fields (decision 0061), combined with the version's own;
+ * only the request hook of a version whose requests can hold deprecated parts (../routes/field-deprecations.ts)
+ * sends them.
+ *
+ * The sunset policy `afterSunset: 'gone'`: once a version's `sunsetAt` has passed (by the plugin's `now` clock), its
+ * requests are answered 410 with an RFC 9457 `application/problem+json` body naming the version, its sunset date
+ * and the oldest version still served. Versions without the policy cost nothing.
  * @module
  */
+import type { FastifyReply } from 'fastify'
+import { toIsoDate } from '../core/iso-date'
+import { kFieldDeprecations } from '../core/symbols'
+import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
+import type { FieldDeprecations } from '../routes/field-deprecations'
+import type { VersionedRequest } from './request-state'
+import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 
-/** A response header: name and value. */
-export type Header = readonly [name: string, value: string]
-
-/** The `Deprecation` and `Sunset` headers of a version (empty when it has no lifecycle dates). */
-function lifecycleHeaders (version: Version): Header[] {
+/** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
+function lifecycleHeaders (deprecatedAt: number | undefined, sunsetAt: number | undefined): Header[] {
   const headers: Header[] = []
-  if (version.deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(version.deprecatedAt.getTime() / 1000)}`])
-  if (version.sunsetAt !== undefined) headers.push(['sunset', version.sunsetAt.toUTCString()])
+  if (deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(deprecatedAt / 1000)}`])
+  if (sunsetAt !== undefined) headers.push(['sunset', new Date(sunsetAt).toUTCString()])
   return headers
 }
 
@@ -26,13 +38,6 @@ function lifecycleLink (version: Version): string | undefined {
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
   return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
-}
-
-/** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, and the `Link` they carry (appended to any other). */
-export interface VersionLifecycleHeaders {
-  readonly headers: readonly Header[]
-  /** Its lifecycle page (`rel="deprecation"` or `"sunset"`) and, when deprecated, its successor's document (`rel="successor-version"`). */
-  readonly link: string | undefined
 }
 
 /**
@@ -51,9 +56,96 @@ export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string |
       ? `<${documentUrl}?version=${encodeURIComponent(released[index - 1])}>; rel="successor-version"`
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
-    const headers = lifecycleHeaders(version)
+    const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
     if (headers.length === 0 && links.length === 0) return
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
   return byVersion
+}
+
+/** The earliest of two times in milliseconds, either missing. */
+function earliest (a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+}
+
+/**
+ * Finds the deprecated fields `request` carries in `version` and, when there are some, sets the headers and keeps
+ * the fields (JSON pointers: `/body/address`, `/query/size`, array items as `*`) and the `Link` on the request, for
+ * the served event and the send hook. `Deprecation` is the earliest date of the fields and of the version; `Sunset`
+ * the earliest sunset; each field's link (or the version's document) is added to `Link`.
+ */
+export function sendFieldDeprecations (
+  request: VersionedRequest, reply: FastifyReply, deprecations: FieldDeprecations, version: string, options: ServeOptions
+): void {
+  const fields: string[] = []
+  const links: string[] = []
+  const described = options.versions.get(version)
+  let deprecatedAt = described?.deprecatedAt?.getTime()
+  let sunsetAt = described?.sunsetAt?.getTime()
+  for (const { property, prefix, find } of deprecations.parts) {
+    const data: unknown = request[property]
+    if (data === undefined || data === null) continue
+    for (const [place, node] of find(data)) {
+      fields.push(`${prefix}${place}`)
+      // Every node the finder reports was recorded when it was compiled.
+      const detail = deprecations.details.get(node) as FieldDeprecation
+      deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
+      sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
+      const link = detail.link ?? (options.documentUrl === null ? undefined : `${options.documentUrl}?version=${encodeURIComponent(version)}`)
+      if (link !== undefined && !links.includes(link)) links.push(link)
+    }
+  }
+  if (fields.length === 0) return
+  for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
+  const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
+  if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
+  request[kFieldDeprecations] = { fields, link }
+}
+
+/** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
+type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
+
+/** The versions with `afterSunset: 'gone'`. */
+function goneVersions (options: ServeOptions): ReadonlySet<string> {
+  return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
+}
+
+/** The problem details of a request for a version gone since its sunset. */
+function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
+  const sunsetAt = version.sunsetAt as Date
+  const date = toIsoDate(sunsetAt)
+  return {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: `API version ${version.value} was sunset on ${date} and is no longer served. ` +
+      (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`),
+    version: version.value,
+    sunsetAt: sunsetAt.toISOString(),
+    ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed })
+  }
+}
+
+/**
+ * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
+ * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ */
+export function createGoneCheck (
+  options: ServeOptions, setHeaders: (method: string, reply: FastifyReply, version: string) => void
+): GoneCheck | undefined {
+  const gone = goneVersions(options)
+  if (gone.size === 0) return undefined
+  const now = options.now
+  const versions = options.versions.versions
+  return function answerIfGone (method, reply, value) {
+    if (!gone.has(value)) return false
+    const version = options.versions.get(value) as Version
+    const time = now()
+    if ((version.sunsetAt as Date).getTime() > time) return false
+    const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
+    const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
+    setHeaders(method, reply, value)
+    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(goneProblem(version, oldest?.value)))
+    return true
+  }
 }

@@ -29,17 +29,28 @@ export function resolveForRequest (
   if (preview === undefined) return picked
   const access = options.versions.get(preview.version)?.access
   if (access === undefined) return preview
+  const allowed = askAccess(access, request, (error) => { accessFailed(request, preview.version, error) })
+  return isThenable(allowed) ? allowed.then((yes) => yes ? preview : picked) : allowed ? preview : picked
+}
+
+/**
+ * Whether `access` allows `request` (a preview version's, or the upgrade preview's): only `true` is a yes; a throw or
+ * a rejection is a no, reported to `failed`. Synchronous when `access` is; the promise never rejects.
+ */
+export function askAccess (
+  access: (request: FastifyRequest) => boolean | Promise<boolean>, request: FastifyRequest, failed: (error: unknown) => void
+): boolean | Promise<boolean> {
   let allowed: boolean | Promise<boolean>
   try {
     allowed = access(request)
   } catch (error) {
-    accessFailed(request, preview.version, error)
-    return picked
+    failed(error)
+    return false
   }
-  if (!isThenable(allowed)) return allowed === true ? preview : picked
-  return Promise.resolve(allowed).then((answer) => answer === true ? preview : picked, (error: unknown) => {
-    accessFailed(request, preview.version, error)
-    return picked
+  if (!isThenable(allowed)) return allowed === true
+  return Promise.resolve(allowed).then((answer) => answer === true, (error: unknown) => {
+    failed(error)
+    return false
   })
 }
 

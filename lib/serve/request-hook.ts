@@ -4,7 +4,7 @@
  * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
  * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
  * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
- * the route's error handler (./route-error-handler.ts), which also sets the version headers on errors. The version
+ * the route's error handler (./route-preparation.ts), which also sets the version headers on errors. The version
  * is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
@@ -27,9 +27,8 @@ import { resolveForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
-import { createGoneCheck } from './sunset'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { sendFieldDeprecations } from './field-deprecation-headers'
+import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 
 /** What the request hook of one registered route needs. */
 export interface RequestHookRoute {
@@ -257,20 +256,14 @@ export function createRequestHook (
       done(pickerFailure(failure))
       return
     }
-    if (isThenable(picked)) {
-      picked.then((resolved) => {
-        try {
-          migration.proceed(request, reply, resolved, done)
-        } catch (error) {
-          done(error as Error)
-        }
-      }, (failure: unknown) => { done(pickerFailure(failure)) })
-      return
+    const proceed = (resolved: PickedVersion): void => {
+      try {
+        migration.proceed(request, reply, resolved, done)
+      } catch (error) {
+        done(error as Error)
+      }
     }
-    try {
-      migration.proceed(request, reply, picked, done)
-    } catch (error) {
-      done(error as Error)
-    }
+    if (isThenable(picked)) picked.then(proceed, (failure: unknown) => { done(pickerFailure(failure)) })
+    else proceed(picked)
   }
 }

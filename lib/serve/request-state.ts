@@ -4,8 +4,9 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kMigrated, kPicked } from '../core/symbols'
+import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kMigrated, kPicked, kVersionedRoute } from '../core/symbols'
 import type { VersionBehaviour } from '../routes/version-plan'
+import type { RegisteredRoute } from '../routes/versioner-state'
 import type { PickedVersion } from './version-picking'
 
 /** A request as the versioner sees it. */
@@ -27,4 +28,9 @@ export type VersionedReply = FastifyReply & {
 /** The versioner's view of a request. */
 export function versionedRequest (request: FastifyRequest): VersionedRequest {
   return request as VersionedRequest
+}
+
+/** The versioned route answering a request, from its route config (`undefined` on unversioned routes). */
+export function registeredRouteOf (request: FastifyRequest): RegisteredRoute | undefined {
+  return (request.routeOptions.config as unknown as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
 }

@@ -5,7 +5,6 @@
  */
 import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
-import type { VersionLifecycleHeaders } from './lifecycle'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -16,7 +15,7 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly asyncPicking: boolean
   /** The current time in milliseconds (the `now` option): when versions with `afterSunset: 'gone'` end. */
   readonly now: () => number
-  /** The lifecycle headers of each version that has some (see ./lifecycle.ts): set on every answer of the version. */
+  /** The lifecycle headers of each version that has some (built by ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined
@@ -31,4 +30,14 @@ export interface ResolvedUpgradePreview {
   /** The request header naming the target version, and the response header of the summary (lower case). */
   readonly headerName: string
   readonly access: (request: FastifyRequest) => boolean | Promise<boolean>
+}
+
+/** A response header: name and value. */
+export type Header = readonly [name: string, value: string]
+
+/** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, and the `Link` they carry (appended to any other). */
+export interface VersionLifecycleHeaders {
+  readonly headers: readonly Header[]
+  /** Its lifecycle page (`rel="deprecation"` or `"sunset"`) and, when deprecated, its successor's document (`rel="successor-version"`). */
+  readonly link: string | undefined
 }

@@ -21,7 +21,9 @@ import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
 import { resolveVersion } from './version-picking'
-import { kBehaviour, kVersionedRoute } from '../core/symbols'
+import { askAccess } from './preview-access'
+import { kBehaviour } from '../core/symbols'
+import { registeredRouteOf } from './request-state'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import type { ServedRoute } from './usage-events'
@@ -102,10 +104,6 @@ export interface PreviewHooks {
   readonly onSend: onSendHookHandler
 }
 
-function registeredOf (request: FastifyRequest): RegisteredRoute {
-  return (request.routeOptions.config as unknown as Record<symbol, RegisteredRoute>)[kVersionedRoute]
-}
-
 /** Text a header value can carry: printable ASCII, anything else (a converter's message, a client's value) as `?`. */
 function headerText (text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '?')
@@ -167,7 +165,7 @@ function startHook (context: PreviewContext): preValidationHookHandler {
   const start = (request: PreviewRequest, value: string): void => {
     const picked = resolveVersion(value, options.versions, options.format)
     request[kPreview] = picked.ok
-      ? { target: picked.version, requestErrors: renderer.requestErrors(request, registeredOf(request), picked.version) }
+      ? { target: picked.version, requestErrors: renderer.requestErrors(request, registeredRouteOf(request) as RegisteredRoute, picked.version) }
       : { unknown: value }
   }
   const denied = (request: FastifyRequest, error: unknown): void => {
@@ -180,21 +178,13 @@ function startHook (context: PreviewContext): preValidationHookHandler {
       return
     }
     const request = fastifyRequest as PreviewRequest
-    let allowed: boolean | Promise<boolean>
-    try {
-      allowed = access(request)
-    } catch (error) {
-      denied(request, error)
-      done()
-      return
-    }
+    const allowed = askAccess(access, request, (error) => { denied(request, error) })
     if (!isThenable(allowed)) {
-      if (allowed === true) start(request, value)
+      if (allowed) start(request, value)
       done()
       return
     }
-    Promise.resolve(allowed).then((granted) => { if (granted === true) start(request, value) }, (error: unknown) => { denied(request, error) })
-      .then(() => { done() }, (error: unknown) => { denied(request, error); done() })
+    allowed.then((granted) => { if (granted) start(request, value) }).then(() => { done() }, (error: unknown) => { denied(request, error); done() })
   }
 }
 
@@ -203,7 +193,7 @@ async function report (
   context: PreviewContext, at: { request: FastifyRequest, reply: FastifyReply, payload: unknown, preview: Extract<Preview, { target: string }> }
 ): Promise<void> {
   const { request, reply, payload, preview: found } = at
-  const registered = registeredOf(request)
+  const registered = registeredRouteOf(request) as RegisteredRoute
   const served = (request as FastifyRequest & { [kBehaviour]: { version: string } | null })[kBehaviour]?.version
   let rendered: RenderedResponse | string = `not a JSON success (status ${reply.statusCode})`
   let servedBody: unknown

@@ -51,7 +51,7 @@ export function escapePointer (key: string | number): string {
  * The own property `key` of a JSON node, or `undefined`: a field named `constructor` or `toString` is one only
  * when the document has it, and a `__proto__` key (which `JSON.parse` makes an own property) is read as such.
  */
-export function own (node: unknown, key: string | number): unknown {
+function own (node: unknown, key: string | number): unknown {
   return typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined
 }
 

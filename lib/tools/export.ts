@@ -2,6 +2,12 @@
  * `export`: each version's OpenAPI document exactly as the application serves it (`GET /openapi.json?version=V`,
  * through `app.inject`, without opening a port), written to `<dir>/<version>.json`, plus `unversioned.json`
  * when the application has unversioned routes; refused when a document holds an example that fails its schema.
+ *
+ * `invalidExamples`: the examples of one OpenAPI 3.1 document that fail the schema they illustrate. Every
+ * `examples` entry and `example` of every schema node (components, and the schemas of paths' parameters, request
+ * bodies and responses, and of webhooks), and the examples of parameters, headers and media types, are validated
+ * against their schema inside the document (`$ref`s to `#/components/schemas/...` resolved there), with the Ajv
+ * Fastify brings (strict: false, no coercion, ajv-formats).
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -9,7 +15,8 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { kToolFacts, type ToolFacts } from '../core/symbols'
-import { invalidExamples } from './document-examples'
+import { walkDocument } from '../docs/example-sites'
+import { DocumentValidator } from '../docs/example-validation'
 import { singleApi } from './versioned-apis'
 
 /** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
@@ -120,4 +127,41 @@ export async function exportDocuments (app: FastifyInstance, dir: string, option
 /** The file name of a version: the version itself, with characters a file name cannot hold replaced. */
 export function fileNameOf (version: string): string {
   return version.replace(/[/\\:*?"<>|\0]/g, '_')
+}
+
+/**
+ * An example that fails its schema: where it is in the document, and what the validator said.
+ * @example
+ * ```ts
+ * const found: InvalidExample = { pointer: '/components/schemas/User/examples/0', message: "must have required property 'name'" }
+ * ```
+ */
+export interface InvalidExample {
+  /** JSON pointer of the example value in the document: `/components/schemas/User/examples/0`. */
+  readonly pointer: string
+  /** The validator's message, with the place inside the example when it is not the whole value: `/name must be string`. */
+  readonly message: string
+}
+
+/**
+ * The examples of an OpenAPI 3.1 document that do not validate against their schema; an empty list when all do.
+ * @example
+ * ```ts
+ * const document = app.versioner.openapi('2000-01-01')
+ * for (const { pointer, message } of invalidExamples(document)) console.log(`${pointer}: ${message}`)
+ * ```
+ */
+export function invalidExamples (document: unknown): InvalidExample[] {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new VersionerToolError(`invalidExamples() takes an OpenAPI document (an object); got ${document === null ? 'null' : typeof document}.`)
+  }
+  const { sites } = walkDocument(document as Record<string, unknown>)
+  if (sites.length === 0) return []
+  const validator = new DocumentValidator(document)
+  const found: InvalidExample[] = []
+  for (const site of sites) {
+    const message = validator.check(site.schemaPointer, site.value)
+    if (message !== undefined) found.push({ pointer: site.pointer, message })
+  }
+  return found
 }

@@ -19,7 +19,7 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
 import type { ReplayContext } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
-import { invalidExamples } from './document-examples'
+import { invalidExamples } from './export'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -150,7 +150,7 @@ export async function verifyMigrations ({ fastify, state, webhooks }: VerifyCont
   return Object.defineProperty(list, 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
 }
 
-/** Every example of every version's OpenAPI document that fails its own schema (see ./document-examples.ts). */
+/** Every example of every version's OpenAPI document that fails its own schema (see ./export.ts). */
 function exampleFindings (fastify: FastifyInstance, state: VersionerState): VerifyFinding[] {
   const found: VerifyFinding[] = []
   for (const version of state.options.versions.versionValues) {
