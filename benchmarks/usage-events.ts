@@ -5,22 +5,29 @@
  * `route`, `changes` and `client` (the `clientId` option set) and counts per change in a local map, as a metrics
  * client would.
  *
- * One process, one application, windows of `app.inject()` calls alternating without and with the subscriber (the
- * order reversed every other pair, so the machine's load weighs on both alike); the cost is the median over pairs of
- * (CPU per request with − without), and the ratio to the median without. Each window checks the answer.
+ * Two subscribers: `reading` only reads those fields (what the plugin costs: building and publishing the event),
+ * `recipe` also counts (the plugin plus the application's own counting work).
  *
- * Run: `npm run bench -- usage-events` (not run by tests). Knobs: BENCH_USAGE_PAIRS (default 60),
- * BENCH_USAGE_WINDOW (requests per window, default 400).
+ * One process, one application, windows of `app.inject()` calls rotating between no subscriber, `reading` and
+ * `recipe` (the order rotated every round, so the machine's load weighs on all alike); a cost is the median over
+ * rounds of (CPU per request with − without), and its ratio to the median without. Each window checks the answer.
+ * Windows are long (4,000 requests by default): subscribing and unsubscribing make V8 re-optimise the request hook,
+ * which in windows of a few hundred requests weighs more than the event itself.
+ *
+ * Run: `npm run bench -- usage-events` (not run by tests). Knobs: BENCH_USAGE_PAIRS (rounds, default 30),
+ * BENCH_USAGE_WINDOW (requests per window, default 4000).
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { buildBenchmarkApp, exchangeFor, HEADER, OLDEST_VERSION, ROUTE, VERSION_COUNT } from './_http-app'
 import { fixed, markdownTable, median } from './_measure'
 import { preparePlugin } from './_plugin'
 
-const PAIRS = Math.max(4, Number(process.env.BENCH_USAGE_PAIRS ?? 60) || 60)
-const WINDOW = Math.max(50, Number(process.env.BENCH_USAGE_WINDOW ?? 400) || 400)
+const PAIRS = Math.max(4, Number(process.env.BENCH_USAGE_PAIRS ?? 30) || 30)
+const WINDOW = Math.max(50, Number(process.env.BENCH_USAGE_WINDOW ?? 4000) || 4000)
 
 interface Served { version: string, route: { method: string, url: string }, changes: readonly string[], client: string | undefined }
+
+type Kind = 'none' | 'reading' | 'recipe'
 
 async function main (): Promise<void> {
   const source = preparePlugin()
@@ -49,43 +56,54 @@ async function main (): Promise<void> {
   }
   const counts = new Map<string, number>()
   let seen = 0
-  const subscriber = (message: unknown): void => {
-    const { version, route, changes, client } = message as Served
-    seen++
-    for (const change of changes) {
-      const key = `${version} ${route.method} ${route.url} ${change} ${client ?? ''}`
-      counts.set(key, (counts.get(key) ?? 0) + 1)
+  let read = 0
+  const subscribers: Record<Exclude<Kind, 'none'>, (message: unknown) => void> = {
+    reading: (message) => {
+      const { version, route, changes, client } = message as Served
+      seen++
+      read += version.length + route.url.length + changes.length + (client?.length ?? 0)
+    },
+    recipe: (message) => {
+      const { version, route, changes, client } = message as Served
+      seen++
+      for (const change of changes) {
+        const key = `${version} ${route.method} ${route.url} ${change} ${client ?? ''}`
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      }
     }
   }
   await send(3000)
-  const without: number[] = []
-  const withOne: number[] = []
-  const differences: number[] = []
-  for (let pair = 0; pair < PAIRS; pair++) {
-    const subscribedFirst = pair % 2 === 1
-    const measureOne = async (subscribed: boolean): Promise<number> => {
-      if (subscribed) diagnosticsChannel.subscribe('fastify-versioner:served', subscriber)
+  const kinds: Kind[] = ['none', 'reading', 'recipe']
+  const perKind: Record<Kind, number[]> = { none: [], reading: [], recipe: [] }
+  const costs: Record<Exclude<Kind, 'none'>, number[]> = { reading: [], recipe: [] }
+  for (let round = 0; round < PAIRS; round++) {
+    const measured = new Map<Kind, number>()
+    for (let index = 0; index < kinds.length; index++) {
+      const kind = kinds[(index + round) % kinds.length]
+      const subscriber = kind === 'none' ? undefined : subscribers[kind]
+      if (subscriber !== undefined) diagnosticsChannel.subscribe('fastify-versioner:served', subscriber)
       try {
-        return await send(WINDOW)
+        measured.set(kind, await send(WINDOW))
       } finally {
-        if (subscribed) diagnosticsChannel.unsubscribe('fastify-versioner:served', subscriber)
+        if (subscriber !== undefined) diagnosticsChannel.unsubscribe('fastify-versioner:served', subscriber)
       }
     }
-    const first = await measureOne(subscribedFirst)
-    const second = await measureOne(!subscribedFirst)
-    const [plain, subscribed] = subscribedFirst ? [second, first] : [first, second]
-    without.push(plain)
-    withOne.push(subscribed)
-    differences.push(subscribed - plain)
+    for (const kind of kinds) perKind[kind].push(measured.get(kind) ?? NaN)
+    costs.reading.push((measured.get('reading') ?? NaN) - (measured.get('none') ?? NaN))
+    costs.recipe.push((measured.get('recipe') ?? NaN) - (measured.get('none') ?? NaN))
   }
   await app.close()
-  if (seen !== PAIRS * WINDOW) throw new Error(`the subscriber saw ${seen} events, not ${PAIRS * WINDOW}`)
-  const base = median([...without].sort((a, b) => a - b))
-  const cost = median([...differences].sort((a, b) => a - b))
-  console.log(`${source}; ${PAIRS} pairs of ${WINDOW} requests, oldest version (${OLDEST_VERSION}), ${counts.size} counted series\n`)
-  console.log(markdownTable(['without a subscriber (µs/request)', 'with one (µs/request)', 'cost (µs/request, median of pairs)', 'cost (%)'], [[
-    fixed(base), fixed(median([...withOne].sort((a, b) => a - b))), fixed(cost), fixed(cost / base * 100)
-  ]]))
+  if (seen !== 2 * PAIRS * WINDOW || read === 0) throw new Error(`the subscribers saw ${seen} events, not ${2 * PAIRS * WINDOW}`)
+  const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b)
+  const base = median(sorted(perKind.none))
+  console.log(`${source}; ${PAIRS} rounds of 3 windows of ${WINDOW} requests, oldest version (${OLDEST_VERSION}), ${counts.size} counted series\n`)
+  console.log(markdownTable(['subscriber', 'µs/request (median)', 'cost against none (µs/request, median of rounds)', 'cost (%)'], [
+    ['none', fixed(base), '–', '–'],
+    ...(['reading', 'recipe'] as const).map((kind) => {
+      const cost = median(sorted(costs[kind]))
+      return [kind, fixed(median(sorted(perKind[kind]))), fixed(cost), fixed(cost / base * 100)]
+    })
+  ]))
 }
 
 main().catch((error: unknown) => {
