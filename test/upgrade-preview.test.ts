@@ -185,6 +185,23 @@ test('without the header, without access, or with access failing: served as usua
   t.match(allowed.headers['x-api-version-preview'], /^2003-01-01: \d+ changes?; request invalid$/, 'async access granted: previewed')
 })
 
+test('cacheable responses vary on the preview header when the option is on, and only then', async (t) => {
+  const store = await shop(t)
+  for (const preview of [undefined, '2003-01-01']) {
+    const response = await store.app.inject({ method: 'GET', url: '/plain', headers: { 'x-api-version': '2000-01-01', ...(preview === undefined ? {} : { 'x-api-version-preview': preview }) } })
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers.vary, 'x-api-version, x-api-version-preview', `GET ${preview === undefined ? 'without' : 'with'} the preview header: both headers in Vary`)
+  }
+  const unknown = await store.app.inject({ method: 'GET', url: '/plain', headers: { 'x-api-version': 'nope' } })
+  t.equal(unknown.statusCode, 400)
+  t.equal(unknown.headers.vary, 'x-api-version, x-api-version-preview', 'a 400 varies on both too')
+  const posted = await post(store.app, '2000-01-01', validBody('2000-01-01'), '2003-01-01')
+  t.equal(posted.headers.vary, undefined, 'POST responses are not cacheable: no Vary')
+  const off = await shop(t, {})
+  const plain = await off.app.inject({ method: 'GET', url: '/plain', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(plain.headers.vary, 'x-api-version', 'without the option: the version header only')
+})
+
 test('an unknown target, the same version, a date between versions, a route without schemas, a failing converter', async (t) => {
   const store = await shop(t)
   const seen = events(t)

@@ -1,7 +1,7 @@
 /**
  * The response headers of a request served in a version: the version served (the header named by
  * `apiVersionParameterName`), `Vary` on that header for cacheable responses (GET, HEAD) when the version comes
- * from a header, and the version's lifecycle headers (`Deprecation`, `Sunset`, `Link`).
+ * from a header (and on the upgrade preview's header when that option is on), and the version's lifecycle headers (`Deprecation`, `Sunset`, `Link`).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -26,9 +26,14 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   }
 }
 
-/** Adds the version header to `Vary` on cacheable responses (GET, HEAD), when the version comes from a header. */
+/**
+ * Adds to `Vary` on cacheable responses (GET, HEAD) the headers that change them: the version header when the
+ * version comes from a header, and the upgrade preview's header when that option is on.
+ */
 function createVary (options: ServeOptions): (method: string, reply: FastifyReply) => void {
-  const vary = options.location === 'header' ? options.parameterName : undefined
+  const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
+    .filter((name) => name !== undefined)
+  const vary = names.length === 0 ? undefined : names.join(', ')
   return function addVary (method, reply) {
     // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
     if (vary === undefined || (method !== 'GET' && method !== 'HEAD')) return
