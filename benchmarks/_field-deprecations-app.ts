@@ -9,10 +9,10 @@
  * - `used`: the same, the request sending `legacy` (the response gets `Deprecation` and `Link`).
  * @module
  */
-import { createInterface } from 'node:readline'
 import { Type, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { loadPlugin } from './_plugin'
+import { answerCpuWindows } from './_windows'
 
 const FIELD_DEPRECATION_CONFIGURATIONS = ['without', 'unused', 'used'] as const
 type Configuration = (typeof FIELD_DEPRECATION_CONFIGURATIONS)[number]
@@ -78,17 +78,7 @@ async function main (): Promise<void> {
     }
   }
   await send(2000)
-  const lines = createInterface({ input: process.stdin })
-  process.stdout.write('ready\n')
-  for await (const line of lines) {
-    const [command, countArg] = line.split(' ')
-    if (command !== 'cpu') break
-    const before = process.cpuUsage()
-    await send(Number(countArg))
-    const used = process.cpuUsage(before)
-    process.stdout.write(`cpu ${(used.user + used.system) / Number(countArg)}\n`)
-  }
-  lines.close()
+  await answerCpuWindows(send)
   await app.close()
 }
 

@@ -11,10 +11,10 @@
  * @module
  */
 import { Session } from 'node:inspector/promises'
-import { createInterface } from 'node:readline'
 import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import { buildBenchmarkApp, exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, PER_REQUEST_CONFIGURATIONS } from './_http-app'
+import { answerCpuWindows } from './_windows'
 
 /** What the child prints. */
 export interface PerRequestResult {
@@ -62,17 +62,7 @@ async function main (): Promise<void> {
 
   // CPU time, in windows the parent asks for on stdin ("cpu <n>"; "bytes" moves on to the allocation figures),
   // so that it can interleave the configurations' windows finely: the machine's load then weighs on all alike.
-  const lines = createInterface({ input: process.stdin })
-  process.stdout.write('ready\n')
-  for await (const line of lines) {
-    const [command, countArg] = line.split(' ')
-    if (command !== 'cpu') break
-    const before = process.cpuUsage()
-    await send(Number(countArg))
-    const used = process.cpuUsage(before)
-    process.stdout.write(`cpu ${(used.user + used.system) / Number(countArg)}\n`)
-  }
-  lines.close()
+  await answerCpuWindows(send)
   const gc = (globalThis as { gc?: () => void }).gc
 
   const gcTimes: number[] = []

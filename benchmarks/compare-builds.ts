@@ -10,14 +10,13 @@
  * Knobs: BENCH_COMPARE_ROUNDS (fresh processes, default 3), BENCH_COMPARE_WINDOWS (per round, default 40),
  * BENCH_COMPARE_WINDOW (requests per window, default 300). Check the machine's load first: `uptime`.
  */
-import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
-import { createInterface, type Interface } from 'node:readline'
-import type { Readable, Writable } from 'node:stream'
 import { fixed, markdownTable, median } from './_measure'
+import { nextLine, startMeasuringChild, type MeasuringChild } from './_windows'
 
 const ROOT = join(__dirname, '..')
 const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
@@ -44,23 +43,8 @@ function build (revision: string, name: string): string {
   return join(out, 'plugin.js')
 }
 
-interface Child {
-  readonly process: ChildProcessByStdio<Writable, Readable, null>
-  readonly lines: AsyncIterator<string>
-  readonly reader: Interface
-}
-
-function start (configuration: string, pluginPath: string): Child {
-  const args = ['--expose-gc', '--max-semi-space-size=256', '--min-semi-space-size=256', '--import', 'tsx', join(__dirname, '_per-request-app.ts'), configuration, '200']
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_PLUGIN_PATH: pluginPath } })
-  const reader = createInterface({ input: child.stdout })
-  return { process: child, reader, lines: reader[Symbol.asyncIterator]() }
-}
-
-async function line (child: Child): Promise<string> {
-  const { value, done } = await child.lines.next()
-  if (done === true) throw new Error('a measuring process ended early')
-  return value
+function start (configuration: string, pluginPath: string): MeasuringChild {
+  return startMeasuringChild(join(__dirname, '_per-request-app.ts'), [configuration, '200'], { ...process.env, BENCH_PLUGIN_PATH: pluginPath })
 }
 
 async function main (): Promise<void> {
@@ -70,22 +54,22 @@ async function main (): Promise<void> {
   const differences = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   const bases = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
-    const children = new Map<string, Child>()
+    const children = new Map<string, MeasuringChild>()
     try {
       for (const name of CONFIGURATIONS) {
         for (const which of ['base', 'head'] as const) {
           const child = start(name, builds[which])
           children.set(`${name} ${which}`, child)
-          if (await line(child) !== 'ready') throw new Error(`${name} ${which} did not start`)
+          if (await nextLine(child) !== 'ready') throw new Error(`${name} ${which} did not start`)
         }
       }
       const keys = [...children.keys()]
       for (let window = 0; window < WINDOWS; window++) {
         const cpu = new Map<string, number>()
         for (const key of (window + round) % 2 === 0 ? keys : [...keys].reverse()) {
-          const child = children.get(key) as Child
+          const child = children.get(key) as MeasuringChild
           child.process.stdin.write(`cpu ${WINDOW}\n`)
-          cpu.set(key, Number((await line(child)).split(' ')[1]))
+          cpu.set(key, Number((await nextLine(child)).split(' ')[1]))
         }
         for (const name of CONFIGURATIONS) {
           const base = cpu.get(`${name} base`) as number

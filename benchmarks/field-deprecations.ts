@@ -15,12 +15,11 @@
  * BENCH_FIELD_DEPRECATIONS_WINDOWS (per round, default 40), BENCH_FIELD_DEPRECATIONS_WINDOW (requests per window,
  * default 300), and compare-builds' own. Check the machine's load first: `uptime`.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
-import { createInterface, type Interface } from 'node:readline'
-import type { Readable, Writable } from 'node:stream'
 import { fixed, markdownTable, median } from './_measure'
+import { nextLine, startMeasuringChild, type MeasuringChild } from './_windows'
 import { preparePlugin } from './_plugin'
 
 const ROOT = join(__dirname, '..')
@@ -39,23 +38,8 @@ function baseRevision (): string {
   return `${added}~1`
 }
 
-interface Child {
-  readonly process: ChildProcessByStdio<Writable, Readable, null>
-  readonly lines: AsyncIterator<string>
-  readonly reader: Interface
-}
-
-function start (configuration: string): Child {
-  const args = ['--expose-gc', '--max-semi-space-size=256', '--min-semi-space-size=256', '--import', 'tsx', join(__dirname, '_field-deprecations-app.ts'), configuration]
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] })
-  const reader = createInterface({ input: child.stdout })
-  return { process: child, reader, lines: reader[Symbol.asyncIterator]() }
-}
-
-async function line (child: Child): Promise<string> {
-  const { value, done } = await child.lines.next()
-  if (done === true) throw new Error('a measuring process ended early')
-  return value
+function start (configuration: string): MeasuringChild {
+  return startMeasuringChild(join(__dirname, '_field-deprecations-app.ts'), [configuration])
 }
 
 /** Part 2: per configuration, its CPU per request in every window, and the difference from `without`'s in the same window. */
@@ -63,20 +47,20 @@ async function withDeprecatedFields (): Promise<{ cpu: Map<string, number[]>, di
   const cpu = new Map<string, number[]>(FIELD_DEPRECATION_CONFIGURATIONS.map((name) => [name, []]))
   const differences = new Map<string, number[]>(FIELD_DEPRECATION_CONFIGURATIONS.map((name) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
-    const children = new Map<string, Child>()
+    const children = new Map<string, MeasuringChild>()
     try {
       for (const name of FIELD_DEPRECATION_CONFIGURATIONS) {
         const child = start(name)
         children.set(name, child)
-        if (await line(child) !== 'ready') throw new Error(`${name} did not start`)
+        if (await nextLine(child) !== 'ready') throw new Error(`${name} did not start`)
       }
       for (let window = 0; window < WINDOWS; window++) {
         const measured = new Map<string, number>()
         const order = (window + round) % 2 === 0 ? FIELD_DEPRECATION_CONFIGURATIONS : [...FIELD_DEPRECATION_CONFIGURATIONS].reverse()
         for (const name of order) {
-          const child = children.get(name) as Child
+          const child = children.get(name) as MeasuringChild
           child.process.stdin.write(`cpu ${WINDOW}\n`)
-          measured.set(name, Number((await line(child)).split(' ')[1]))
+          measured.set(name, Number((await nextLine(child)).split(' ')[1]))
         }
         for (const name of FIELD_DEPRECATION_CONFIGURATIONS) {
           cpu.get(name)?.push(measured.get(name) as number)
