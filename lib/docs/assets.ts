@@ -11,7 +11,7 @@ import { createReadStream, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { runInNewContext } from 'node:vm'
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ResolvedDocsOptions } from './options'
 
 /** The style sheet of the version list, the navigation bar and the not-found page. */
@@ -130,13 +130,13 @@ function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<strin
   return assets
 }
 
-/** Serves the assets at `<assetsPrefix>/<name>`; `hooks` are the docs routes' hooks (`uiHooks`). */
-export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOptions, hooks: RouteShorthandOptions): void {
+/** Serves the assets at `<assetsPrefix>/<name>`, behind the docs routes' `uiHooks`. */
+export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOptions): void {
   if (docs.assetsPrefix === null) return
   // The search worker's URL is a link: it starts with the context's prefix.
   const assets = docsAssets(docs, `${fastify.prefix}${docs.assetsPrefix}`)
   fastify.get(`${docs.assetsPrefix}/:name`, {
-    ...hooks,
+    ...docs.uiHooks,
     schema: { hide: true, params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
   }, async (request, reply) => {
     const { name } = request.params as { name: string }

@@ -7,7 +7,7 @@
  * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
  * @module
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidUpgradeRangeError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { resolveVersion } from '../serve/version-picking'
@@ -44,7 +44,7 @@ export function registerPages (
   options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
-  { hooks, guides }: { readonly hooks: RouteShorthandOptions, readonly guides: UpgradeGuides }
+  guides: UpgradeGuides
 ): void {
   const openapiUrl = docs.openapiUrl
   if (docs.assetsPrefix === null || openapiUrl === null) return
@@ -78,7 +78,7 @@ export function registerPages (
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const page = { context: pageContext, entries, render, options }
-    fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
+    fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
   }
 
   if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
@@ -92,7 +92,7 @@ export function registerPages (
       initOAuth: docs.initOAuth
     }
     route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
-    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, hooks)
+    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, docs.uiHooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
@@ -174,7 +174,7 @@ function registerUpgradeGuide (
   at: { readonly url: string, readonly link: string, readonly context: PageContext },
   options: DocsVersionOptions,
   guides: UpgradeGuides,
-  hooks: RouteShorthandOptions
+  hooks: ResolvedDocsOptions['uiHooks']
 ): void {
   const pages = new Map<string, string>()
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
