@@ -15,7 +15,7 @@ import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/preview-access'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
-import type { UpgradeGuides } from './upgrade-guide'
+import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -176,16 +176,19 @@ function registerUpgradeGuide (
   guides: UpgradeGuides,
   hooks: ResolvedDocsOptions['uiHooks']
 ): void {
-  const pages = new Map<string, string>()
+  // Each guide is built on its first request, with its page.
+  const built = new Map<string, Promise<{ guide: UpgradeGuide, page: string }>>()
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as { from?: string, to?: string, format?: string }
     const { from, to } = range(query, options)
-    const guide = await guides.guide(from, to)
+    const key = `${from}\n${to}`
+    let known = built.get(key)
+    if (known === undefined) {
+      built.set(key, known = guides.guide(from, to).then((guide) => ({ guide, page: upgradePage(at.context, guide, options.versions.releasedValues, at.link) })))
+    }
+    const { guide, page } = await known
     reply.header('x-content-type-options', 'nosniff')
     if (query.format === 'json') return reply.type('application/json; charset=utf-8').send(guide)
-    const key = `${from}\n${to}`
-    let page = pages.get(key)
-    if (page === undefined) pages.set(key, page = upgradePage(at.context, guide, options.versions.releasedValues, at.link))
     return reply.type('text/html; charset=utf-8').send(page)
   })
 }

@@ -94,21 +94,12 @@ function sameJson (left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
 }
 
-/** The guides of one application, each built on first request. */
+/** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
-  private readonly built = new Map<string, Promise<UpgradeGuide>>()
-
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
 
   /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
-  guide (from: string, to: string): Promise<UpgradeGuide> {
-    const key = `${from}\n${to}`
-    let guide = this.built.get(key)
-    if (guide === undefined) this.built.set(key, guide = this.build(from, to))
-    return guide
-  }
-
-  private async build (from: string, to: string): Promise<UpgradeGuide> {
+  async guide (from: string, to: string): Promise<UpgradeGuide> {
     const { generation, steps } = this.state
     const changes: UpgradeChange[] = []
     // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
