@@ -88,37 +88,27 @@ export const OPERATION_KEYS: readonly string[] = ['get', 'put', 'post', 'delete'
 /** Where a 3.1 document keeps a QUERY route's operation: its path item's extension (decision 0052). */
 export const QUERY_OPERATION = 'x-query'
 
+/** Every path item of a document (paths and webhooks). */
+function pathItemsOf (document: JsonObject): JsonObject[] {
+  return ['paths', 'webhooks'].flatMap((section) => isSchemaObject(document[section]) ? Object.values(document[section]) as JsonObject[] : [])
+}
+
 /**
  * Moves each QUERY operation (`query`, which OpenAPI 3.1 does not have) to its path item's `x-query`, so that the
  * document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's shape, for tools that read it.
  */
-export function moveQueryOperations (document: Record<string, Json>): void {
-  for (const section of ['paths', 'webhooks']) {
-    const items = document[section]
-    if (typeof items !== 'object' || items === null) continue
-    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
-      if (!Object.hasOwn(item, 'query')) continue
-      item[QUERY_OPERATION] = item.query
-      delete item.query
-    }
+export function moveQueryOperations (document: JsonObject): void {
+  for (const item of pathItemsOf(document)) {
+    if (!Object.hasOwn(item, 'query')) continue
+    item[QUERY_OPERATION] = item.query
+    delete item.query
   }
 }
 
 /** Every operation object of a document (paths and webhooks). */
-export function operationsOf (document: Record<string, Json>): Array<Record<string, Json>> {
-  const operations: Array<Record<string, Json>> = []
-  for (const section of ['paths', 'webhooks']) {
-    const items = document[section]
-    if (typeof items !== 'object' || items === null) continue
-    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
-      for (const [method, operation] of Object.entries(item)) {
-        if (OPERATION_KEYS.includes(method) && typeof operation === 'object' && operation !== null) {
-          operations.push(operation as Record<string, Json>)
-        }
-      }
-    }
-  }
-  return operations
+export function operationsOf (document: JsonObject): JsonObject[] {
+  return pathItemsOf(document).flatMap((item) =>
+    Object.entries(item).filter(([method, operation]) => OPERATION_KEYS.includes(method) && isSchemaObject(operation)).map(([, operation]) => operation as JsonObject))
 }
 
 /** Removes the schema components nothing references (directly or through other components). */
