@@ -152,15 +152,13 @@ export class UpgradeGuides {
   private affects (subject: Subject, change: VersionChangeDescriptor, level: number): UpgradeOperation['status'] | undefined {
     const after = subject.timeline[level]
     const before = subject.timeline[level + 1]
-    if (!after.exists && !before.exists) return undefined
-    if (!before.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(after, instruction as EndpointInstruction, subject.operationId)) ? 'added' : undefined
-    if (!after.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(before, instruction as EndpointInstruction, subject.operationId)) ? 'removed' : undefined
+    const endpointChanged = (state: RouteState): boolean => state.exists &&
+      change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(state, instruction as EndpointInstruction, subject.operationId))
+    if (!before.exists || !after.exists) return endpointChanged(after) ? 'added' : endpointChanged(before) ? 'removed' : undefined
+    if (endpointChanged(after)) return 'changed'
     const { generation, planner } = this.state
     for (const instruction of change.instructions) {
-      if (instruction.kind.startsWith('endpoint.')) {
-        if (applies(after, instruction as EndpointInstruction, subject.operationId)) return 'changed'
-        continue
-      }
+      if (instruction.kind.startsWith('endpoint.')) continue
       const target = generation.canonical((instruction as { schema: TSchema }).schema)
       for (const at of [level, level + 1]) {
         if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.targets.occurs(root, target, at))) return 'changed'
