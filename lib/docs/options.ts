@@ -129,16 +129,11 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
 function notJson (value: unknown, path: string): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : path
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = notJson(item, `${path}[${index}]`)
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  if (!isPlainObject(value)) return path
-  for (const [key, item] of Object.entries(value)) {
-    const found = notJson(item, `${path}.${key}`)
+  // An array's holes are visited too (as `undefined`).
+  const entries = Array.isArray(value) ? [...value.entries()] : isPlainObject(value) ? Object.entries(value) : undefined
+  if (entries === undefined) return path
+  for (const [key, item] of entries) {
+    const found = notJson(item, typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`)
     if (found !== undefined) return found
   }
   return undefined
