@@ -50,7 +50,6 @@ export function registerPages (
   if (docs.assetsPrefix === null || openapiUrl === null) return
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
-  const assetsPrefix = link(docs.assetsPrefix)
   // The guide of every released version older than the newest release leads to it.
   const latest = options.versions.releasedValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
@@ -73,7 +72,7 @@ export function registerPages (
     docsUrl: link(docs.docsUrl),
     redocUrl: link(docs.redocUrl),
     faviconUrl: docs.swaggerFaviconUrl,
-    stylesheetUrl: `${assetsPrefix}/docs.css`,
+    stylesheetUrl: `${link(docs.assetsPrefix)}/docs.css`,
     upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
   const route = (url: string, pageContext: PageContext, render: Render): void => {
@@ -81,17 +80,9 @@ export function registerPages (
     fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
   }
 
-  if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
-    const assets = {
-      js: docs.swaggerJsUrl,
-      preset: docs.swaggerPresetUrl,
-      css: docs.swaggerCssUrl,
-      initializer: `${assetsPrefix}/swagger-initializer.js`,
-      oauth2RedirectUrl: `${assetsPrefix}/oauth2-redirect.html`,
-      uiConfig: docs.uiConfig,
-      initOAuth: docs.initOAuth
-    }
-    route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
+  const swaggerUi = docs.swaggerUi
+  if (docs.docsUrl !== null && swaggerUi !== null) {
+    route(docs.docsUrl, context, (list, current) => swaggerPage(context, swaggerUi, list, current))
     registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, docs.uiHooks)
   }
   if (docs.redocUrl !== null) {
