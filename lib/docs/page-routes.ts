@@ -75,9 +75,25 @@ export function registerPages (
     stylesheetUrl: `${link(docs.assetsPrefix)}/docs.css`,
     upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
+  // A page route answers the list (no `?version=`), the page of the version the value is served as (a plain date of
+  // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
+  // list ('') and of each version (by the previews shown) are rendered once; a page for an unknown version is not remembered.
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    const page = { context: pageContext, entries, render, options }
-    fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
+    const rendered = new Map<string, string>()
+    fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
+      const previews = await previewsAsked(request, options)
+      const requested = (request.query as { version?: string }).version ?? ''
+      const key = requested === '' ? '' : documentKey(requested, options, previews)
+      const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
+      const known = rendered.get(cacheKey)
+      if (known !== undefined) return html(reply, 200, known)
+      const list = entries(previews)
+      const current = list.find((entry) => entry.key === key)
+      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list))
+      const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
+      rendered.set(cacheKey, body)
+      return html(reply, 200, body)
+    })
   }
 
   const swaggerUi = docs.swaggerUi
@@ -93,39 +109,6 @@ export function registerPages (
 
 function html (reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
-}
-
-/** What one page route renders: its context, the version list (with the previews shown), the page of a version. */
-interface PageSetup {
-  readonly context: PageContext
-  readonly entries: (previews: readonly string[]) => VersionEntry[]
-  readonly render: Render
-  /** The versions, for the version (or `unversioned`) a `?version=` value is served as, as the API serves it. */
-  readonly options: DocsVersionOptions
-}
-
-/**
- * The handler of one page: the list (no `?version=`), the page of the version the value is served as (a plain date
- * of a named version, a date between versions), or the 404 page of a value the API does not serve.
- */
-function pageHandler ({ context, entries, render, options }: PageSetup) {
-  // The pages of the list ('') and of each version (by the previews shown), rendered once; a page for an unknown
-  // version is not remembered.
-  const rendered = new Map<string, string>()
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const previews = await previewsAsked(request, options)
-    const requested = (request.query as { version?: string }).version ?? ''
-    const key = requested === '' ? '' : documentKey(requested, options, previews)
-    const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
-    const known = rendered.get(cacheKey)
-    if (known !== undefined) return html(reply, 200, known)
-    const list = entries(previews)
-    const current = list.find((entry) => entry.key === key)
-    if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(context, key, list))
-    const body = current === undefined ? versionListPage(context, list) : render(list, current)
-    rendered.set(cacheKey, body)
-    return html(reply, 200, body)
-  }
 }
 
 /** The upgrade guide's query. */
@@ -178,8 +161,7 @@ function registerUpgradeGuide (
       built.set(key, known = guides.guide(from, to).then((guide) => ({ guide, page: upgradePage(at.context, guide, options.versions.releasedValues, at.link) })))
     }
     const { guide, page } = await known
-    reply.header('x-content-type-options', 'nosniff')
-    if (query.format === 'json') return reply.type('application/json; charset=utf-8').send(guide)
-    return reply.type('text/html; charset=utf-8').send(page)
+    if (query.format === 'json') return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(guide)
+    return html(reply, 200, page)
   })
 }
