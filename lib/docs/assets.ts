@@ -107,20 +107,17 @@ function once<T> (build: () => T): () => T {
   return () => (built ??= build())
 }
 
-/** The assets the configured pages need, by file name. */
+/** The assets the configured pages (the docs page, the ReDoc page or both) need, by file name. */
 function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
   const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', body: () => DOCS_CSS }]])
+  const folder = swaggerUiFolder()
+  for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', file: join(folder, name) })
   if (docs.docsUrl !== null) {
-    const folder = swaggerUiFolder()
     for (const [name, type] of [['swagger-ui-bundle.js', JS], ['swagger-ui-standalone-preset.js', JS], ['swagger-ui.css', 'text/css; charset=utf-8'],
       ['oauth2-redirect.html', 'text/html; charset=utf-8'], ['oauth2-redirect.js', JS]]) {
       assets.set(name, { type, file: join(folder, name) })
     }
     assets.set('swagger-initializer.js', { type: JS, body: () => SWAGGER_INITIALIZER })
-  }
-  if (docs.docsUrl !== null || docs.redocUrl !== null) {
-    const folder = swaggerUiFolder()
-    for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', file: join(folder, name) })
   }
   if (docs.redocLocal) {
     const redoc = once(() => redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
