@@ -31,7 +31,6 @@ export class ConverterTargets {
   /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
   private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
   private readonly stepTargets: Array<StepTargets | undefined> = []
-  private readonly headSeeds = new WeakMap<TSchema, ReadonlySet<Seed>>()
 
   constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
 
@@ -95,27 +94,8 @@ export class ConverterTargets {
 
   /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
   occurs (root: TSchema, target: TSchema, level: number): boolean {
-    const seed = this.generation.seedOf(target)
-    // In HEAD, a node is the target exactly when the seed index takes it for the target's seed (the same object, a
-    // copy but for modifiers, or the same `$id`): one set per body instead of a match per node.
-    if (level === 0 && seed !== undefined) return this.headSeedsOf(root).has(seed)
-    const rootForm = this.generation.formAt(root, level)
     const targetForm = this.generation.formAt(this.generation.canonical(target), level)
-    const known = this.collectors.get(rootForm)?.get(targetForm)
-    return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
-  }
-
-  /** The seeds the nodes data shaped like the HEAD schema `root` can meet stand for. */
-  private headSeedsOf (root: TSchema): ReadonlySet<Seed> {
-    const known = this.headSeeds.get(root)
-    if (known !== undefined) return known
-    const seeds = new Set<Seed>()
-    for (const node of this.reachableFrom(root)) {
-      const seed = this.generation.seedOf(node)
-      if (seed !== undefined) seeds.add(seed)
-    }
-    this.headSeeds.set(root, seeds)
-    return seeds
+    return this.reachableFrom(this.generation.formAt(root, level)).some(this.matcherOf(targetForm))
   }
 
   /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */
