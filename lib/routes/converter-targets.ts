@@ -114,9 +114,11 @@ export class ConverterTargets {
 
   /**
    * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
-   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere).
+   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere), in depth-first
+   * order (a node, the schema its `$ref` names, then its subschemas in order); also the component names a document
+   * holds (./component-name-check.ts).
    */
-  private reachableFrom (root: TSchema): readonly TSchema[] {
+  reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)
     if (known !== undefined) return known
     const seen = new Set<TSchema>()
@@ -126,11 +128,11 @@ export class ConverterTargets {
       if (seen.has(node)) continue
       seen.add(node)
       const ref = (node as { $ref?: unknown }).$ref
-      if (typeof ref === 'string') {
-        const target = this.generation.resolveAnyId(ref)
-        if (target !== undefined) pending.push(target)
-      }
-      forEachSubschema(node, (sub) => { pending.push(sub) })
+      const target = typeof ref === 'string' ? this.generation.resolveAnyId(ref) : undefined
+      const next: TSchema[] = target === undefined ? [] : [target]
+      forEachSubschema(node, (sub) => { next.push(sub) })
+      // Pushed last first, so that they are walked in order.
+      for (let index = next.length - 1; index >= 0; index--) pending.push(next[index])
     }
     const list = [...seen]
     this.reachable.set(root, list)
