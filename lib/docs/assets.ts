@@ -11,7 +11,7 @@ import { createReadStream, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { runInNewContext } from 'node:vm'
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ResolvedDocsOptions } from './options'
 
 /** The style sheet of the version list, the navigation bar and the not-found page. */
@@ -107,20 +107,17 @@ function once<T> (build: () => T): () => T {
   return () => (built ??= build())
 }
 
-/** The assets the configured pages need, by file name. */
+/** The assets the configured pages (the docs page, the ReDoc page or both) need, by file name. */
 function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
   const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', body: () => DOCS_CSS }]])
+  const folder = swaggerUiFolder()
+  for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', file: join(folder, name) })
   if (docs.docsUrl !== null) {
-    const folder = swaggerUiFolder()
     for (const [name, type] of [['swagger-ui-bundle.js', JS], ['swagger-ui-standalone-preset.js', JS], ['swagger-ui.css', 'text/css; charset=utf-8'],
       ['oauth2-redirect.html', 'text/html; charset=utf-8'], ['oauth2-redirect.js', JS]]) {
       assets.set(name, { type, file: join(folder, name) })
     }
     assets.set('swagger-initializer.js', { type: JS, body: () => SWAGGER_INITIALIZER })
-  }
-  if (docs.docsUrl !== null || docs.redocUrl !== null) {
-    const folder = swaggerUiFolder()
-    for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', file: join(folder, name) })
   }
   if (docs.redocLocal) {
     const redoc = once(() => redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
@@ -130,13 +127,13 @@ function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<strin
   return assets
 }
 
-/** Serves the assets at `<assetsPrefix>/<name>`; `hooks` are the docs routes' hooks (`uiHooks`). */
-export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOptions, hooks: RouteShorthandOptions): void {
+/** Serves the assets at `<assetsPrefix>/<name>`, behind the docs routes' `uiHooks`. */
+export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOptions): void {
   if (docs.assetsPrefix === null) return
   // The search worker's URL is a link: it starts with the context's prefix.
   const assets = docsAssets(docs, `${fastify.prefix}${docs.assetsPrefix}`)
   fastify.get(`${docs.assetsPrefix}/:name`, {
-    ...hooks,
+    ...docs.uiHooks,
     schema: { hide: true, params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
   }, async (request, reply) => {
     const { name } = request.params as { name: string }

@@ -6,13 +6,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import { prepareForDocs } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
-import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema } from '../core/subschemas'
+import { nameOf, type SchemaObject } from '../core/json-schema'
+import { forEachSubschema, mapSchemaDeep } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
-import { copyJson } from '../values/json-copy'
 
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
@@ -57,16 +56,10 @@ export class ChangelogModels {
   }
 
   /** A schema for the changelog: named subschemas become references to their components. */
-  referenced (schema: unknown): unknown {
-    const visit = (node: unknown): unknown => {
-      if (Array.isArray(node)) return node.map(visit)
-      if (!isSchemaObject(node)) return node
-      if (typeof node.$id === 'string') return { $ref: `#/components/schemas/${componentName(node.$id, this.generation)}` }
-      const result: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(node)) result[key] = visit(value)
-      return result
-    }
-    return visit(copyJson(schema))
+  referenced (schema: SchemaObject | undefined): unknown {
+    if (schema === undefined) return undefined
+    return mapSchemaDeep(schema as TSchema, (node) =>
+      typeof node.$id === 'string' ? { $ref: `#/components/schemas/${componentName(node.$id, this.generation)}` } as unknown as TSchema : node)
   }
 
   /** A field of a schema as a version documents it. */

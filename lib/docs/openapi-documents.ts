@@ -66,14 +66,10 @@ export class OpenApiDocuments {
     this.examples = new VersionExamples(new MigrationEngine(options.versions, state.generation, state.planner), () => headSchemas(state, webhooks))
   }
 
-  /** The document keys: every version, newest first, then `unversioned`. */
-  get keys (): string[] {
-    return [...this.options.versions.versionValues, UNVERSIONED]
-  }
-
   /** Registers one `@fastify/swagger` per document (before any route, so that they see every route). */
   async register (fastify: FastifyInstance): Promise<void> {
-    for (const [index, key] of this.keys.entries()) {
+    // The document keys: every version, newest first, then `unversioned`.
+    for (const [index, key] of [...this.options.versions.versionValues, UNVERSIONED].entries()) {
       const decorator = `fastifyVersionerOpenApi${index}`
       this.decorators.set(key, decorator)
       const base = this.docs.openapi

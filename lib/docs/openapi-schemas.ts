@@ -35,66 +35,48 @@ export function rootForDocs (schema: TSchema): TSchema {
 type Json = unknown
 type JsonObject = Record<string, unknown>
 
-function mapJson (value: Json, visit: (node: Record<string, Json>) => Json): Json {
-  if (Array.isArray(value)) return value.map((item) => mapJson(item, visit))
+/**
+ * A copy of a JSON value, top-down: `replace` gives an object's replacement, or `undefined` to copy the object
+ * with its values mapped the same way.
+ */
+function mapJson (value: Json, replace: (node: JsonObject) => Json): Json {
+  if (Array.isArray(value)) return value.map((item) => mapJson(item, replace))
   if (typeof value !== 'object' || value === null) return value
-  const mapped: Record<string, Json> = {}
-  for (const [key, item] of Object.entries(value)) mapped[key] = mapJson(item, visit)
-  return visit(mapped)
+  return replace(value as JsonObject) ?? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapJson(item, replace)]))
 }
 
 /** Replaces the root wrappers made by {@link rootForDocs} by the reference they hold. */
-export function unwrapRoots (document: Record<string, Json>): Record<string, Json> {
-  return mapJson(document, (node) => {
-    if (node[UNWRAP] === true && Array.isArray(node.allOf) && node.allOf.length === 1) return node.allOf[0]
-    return node
-  }) as Record<string, Json>
+export function unwrapRoots (document: JsonObject): JsonObject {
+  const unwrap = (node: JsonObject): Json =>
+    node[UNWRAP] === true && Array.isArray(node.allOf) && node.allOf.length === 1 ? mapJson(node.allOf[0], unwrap) : undefined
+  return mapJson(document, unwrap) as JsonObject
 }
 
 /**
  * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
  * subschemas and references become `#/components/schemas/<name>`, adding the components. `prepare` makes a
- * generated schema ready for the document ({@link prepareForDocs} unless given).
+ * generated schema ready for the document ({@link prepareForDocs} and the version's examples).
  */
-export function componentize (
-  schema: TSchema,
-  components: Record<string, Json>,
-  generation: SchemaGeneration,
-  prepare: (schema: TSchema) => TSchema = (generated) => prepareForDocs(generated, generation)
-): Json {
+export function componentize (schema: TSchema, components: JsonObject, generation: SchemaGeneration, prepare: (schema: TSchema) => TSchema): Json {
   // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
   const defined = new Set<string>()
-  const define = (name: string, build: () => Json): void => {
-    if (defined.has(name)) return
-    defined.add(name)
-    components[name] = {}
-    components[name] = build()
-  }
-  const visit = (node: Json): Json => {
-    if (Array.isArray(node)) return node.map(visit)
-    if (typeof node !== 'object' || node === null) return node
-    const source = node as Record<string, Json>
-    if (typeof source.$ref === 'string' && !source.$ref.startsWith('#')) {
-      const name = componentName(source.$ref, generation)
-      const target = generation.resolveAnyId(source.$ref)
-      if (target !== undefined) define(name, () => visitFields(prepare(target) as unknown as Record<string, Json>, true))
-      return { $ref: `${COMPONENTS}${name}` }
+  const define = (name: string, source: (() => JsonObject) | undefined): Json => {
+    if (source !== undefined && !defined.has(name)) {
+      defined.add(name)
+      components[name] = {}
+      const { $id: _id, ...fields } = source()
+      components[name] = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, mapJson(value, replace)]))
     }
-    if (typeof source.$id === 'string') {
-      define(componentName(source.$id, generation), () => visitFields(source, true))
-      return { $ref: `${COMPONENTS}${componentName(source.$id, generation)}` }
-    }
-    return visitFields(source, false)
+    return { $ref: `${COMPONENTS}${name}` }
   }
-  const visitFields = (source: Record<string, Json>, dropId: boolean): Record<string, Json> => {
-    const result: Record<string, Json> = {}
-    for (const [key, value] of Object.entries(source)) {
-      if (dropId && key === '$id') continue
-      result[key] = visit(value)
+  const replace = (node: JsonObject): Json => {
+    if (typeof node.$ref === 'string' && !node.$ref.startsWith('#')) {
+      const target = generation.resolveAnyId(node.$ref)
+      return define(componentName(node.$ref, generation), target === undefined ? undefined : () => prepare(target) as unknown as JsonObject)
     }
-    return result
+    return typeof node.$id === 'string' ? define(componentName(node.$id, generation), () => node) : undefined
   }
-  return visit(prepare(schema))
+  return mapJson(prepare(schema), replace)
 }
 
 /**
@@ -106,37 +88,27 @@ export const OPERATION_KEYS: readonly string[] = ['get', 'put', 'post', 'delete'
 /** Where a 3.1 document keeps a QUERY route's operation: its path item's extension (decision 0052). */
 export const QUERY_OPERATION = 'x-query'
 
+/** Every path item of a document (paths and webhooks). */
+function pathItemsOf (document: JsonObject): JsonObject[] {
+  return ['paths', 'webhooks'].flatMap((section) => isSchemaObject(document[section]) ? Object.values(document[section]) as JsonObject[] : [])
+}
+
 /**
  * Moves each QUERY operation (`query`, which OpenAPI 3.1 does not have) to its path item's `x-query`, so that the
  * document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's shape, for tools that read it.
  */
-export function moveQueryOperations (document: Record<string, Json>): void {
-  for (const section of ['paths', 'webhooks']) {
-    const items = document[section]
-    if (typeof items !== 'object' || items === null) continue
-    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
-      if (!Object.hasOwn(item, 'query')) continue
-      item[QUERY_OPERATION] = item.query
-      delete item.query
-    }
+export function moveQueryOperations (document: JsonObject): void {
+  for (const item of pathItemsOf(document)) {
+    if (!Object.hasOwn(item, 'query')) continue
+    item[QUERY_OPERATION] = item.query
+    delete item.query
   }
 }
 
 /** Every operation object of a document (paths and webhooks). */
-export function operationsOf (document: Record<string, Json>): Array<Record<string, Json>> {
-  const operations: Array<Record<string, Json>> = []
-  for (const section of ['paths', 'webhooks']) {
-    const items = document[section]
-    if (typeof items !== 'object' || items === null) continue
-    for (const item of Object.values(items as Record<string, Record<string, Json>>)) {
-      for (const [method, operation] of Object.entries(item)) {
-        if (OPERATION_KEYS.includes(method) && typeof operation === 'object' && operation !== null) {
-          operations.push(operation as Record<string, Json>)
-        }
-      }
-    }
-  }
-  return operations
+export function operationsOf (document: JsonObject): JsonObject[] {
+  return pathItemsOf(document).flatMap((item) =>
+    Object.entries(item).filter(([method, operation]) => OPERATION_KEYS.includes(method) && isSchemaObject(operation)).map(([, operation]) => operation as JsonObject))
 }
 
 /** Removes the schema components nothing references (directly or through other components). */

@@ -89,9 +89,8 @@ export interface ResolvedDocsOptions {
   readonly redocUrl: string | null
   /** Where the locally served assets live (`<docs or redoc URL>/assets`). */
   readonly assetsPrefix: string | null
-  readonly swaggerJsUrl: string | null
-  readonly swaggerPresetUrl: string | null
-  readonly swaggerCssUrl: string | null
+  /** Swagger UI's page, or `null` without the docs page. */
+  readonly swaggerUi: SwaggerAssets | null
   readonly swaggerFaviconUrl: string | null
   readonly redocJsUrl: string
   /** Whether the shipped ReDoc bundle is served (no `redocJsUrl`). */
@@ -99,8 +98,6 @@ export interface ResolvedDocsOptions {
   readonly redocFaviconUrl: string | null
   readonly changelogUrl: string | null
   readonly includeChangelogUrlInSchema: boolean
-  readonly uiConfig: Readonly<Record<string, unknown>>
-  readonly initOAuth: Readonly<Record<string, unknown>> | undefined
   readonly uiHooks: DocsHooks
 }
 
@@ -129,16 +126,11 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
 function notJson (value: unknown, path: string): string | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : path
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = notJson(item, `${path}[${index}]`)
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  if (!isPlainObject(value)) return path
-  for (const [key, item] of Object.entries(value)) {
-    const found = notJson(item, `${path}.${key}`)
+  // An array's holes are visited too (as `undefined`).
+  const entries = Array.isArray(value) ? [...value.entries()] : isPlainObject(value) ? Object.entries(value) : undefined
+  if (entries === undefined) return path
+  for (const [key, item] of entries) {
+    const found = notJson(item, typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`)
     if (found !== undefined) return found
   }
   return undefined
@@ -179,13 +171,26 @@ function uiHooks (value: unknown): DocsHooks {
   return value
 }
 
+/** What a Swagger UI page loads and starts Swagger UI with. */
+export type SwaggerAssets = ReturnType<typeof swaggerUi>
+
 /**
- * Swagger UI's standalone preset (its topbar holds the version switcher): next to a `swagger-ui-bundle.js`,
- * else the locally served one.
+ * Swagger UI's page: its files, given or served locally under `assets` (a link), and its settings (`uiConfig` is
+ * merged into `SwaggerUIBundle`'s). The standalone preset (its topbar holds the version switcher) is read next to a
+ * `swagger-ui-bundle.js`, else the locally served one.
  */
-function presetUrl (bundle: string | null, local: string | null): string | null {
-  if (bundle === null) return null
-  return /swagger-ui-bundle\.js(\?.*)?$/.test(bundle) ? bundle.replace(/swagger-ui-bundle\.js(\?.*)?$/, 'swagger-ui-standalone-preset.js$1') : local
+function swaggerUi (options: DocsOptions, assets: string) {
+  const js = asset('swaggerJsUrl', options.swaggerJsUrl) ?? `${assets}/swagger-ui-bundle.js`
+  const bundle = /swagger-ui-bundle\.js(\?.*)?$/
+  return {
+    js,
+    preset: bundle.test(js) ? js.replace(bundle, 'swagger-ui-standalone-preset.js$1') : `${assets}/swagger-ui-standalone-preset.js`,
+    css: asset('swaggerCssUrl', options.swaggerCssUrl) ?? `${assets}/swagger-ui.css`,
+    initializer: `${assets}/swagger-initializer.js`,
+    oauth2RedirectUrl: `${assets}/oauth2-redirect.html`,
+    uiConfig: uiConfig(options.uiConfig),
+    initOAuth: jsonObject('initOAuth', options.initOAuth)
+  }
 }
 
 /**
@@ -204,8 +209,10 @@ export function resolveDocsOptions (options: DocsOptions, prefix = ''): Resolved
   const redocUrl = openapiUrl === null ? null : url('redocUrl', options.redocUrl, '/redoc')
   const pagesUrl = docsUrl ?? redocUrl
   const assetsPrefix = pagesUrl === null ? null : `${pagesUrl === '/' ? '' : pagesUrl}/assets`
-  const local = (file: string): string | null => assetsPrefix === null ? null : `${prefix}${assetsPrefix}/${file}`
-  const swaggerJsUrl = asset('swaggerJsUrl', options.swaggerJsUrl) ?? local('swagger-ui-bundle.js')
+  const assetsLink = `${prefix}${assetsPrefix ?? ''}`
+  const local = (file: string): string | null => assetsPrefix === null ? null : `${assetsLink}/${file}`
+  // Checked even without the docs page.
+  const swagger = swaggerUi(options, assetsLink)
   const redocJsUrl = asset('redocJsUrl', options.redocJsUrl)
   if (options.includeChangelogUrlInSchema !== undefined && typeof options.includeChangelogUrlInSchema !== 'boolean') {
     throw new InvalidOptionError(`Option 'includeChangelogUrlInSchema' must be true or false; got ${describeValue(options.includeChangelogUrlInSchema)}.`)
@@ -216,17 +223,13 @@ export function resolveDocsOptions (options: DocsOptions, prefix = ''): Resolved
     docsUrl,
     redocUrl,
     assetsPrefix,
-    swaggerJsUrl,
-    swaggerPresetUrl: presetUrl(swaggerJsUrl, local('swagger-ui-standalone-preset.js')),
-    swaggerCssUrl: asset('swaggerCssUrl', options.swaggerCssUrl) ?? local('swagger-ui.css'),
+    swaggerUi: docsUrl === null ? null : swagger,
     swaggerFaviconUrl: asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
     redocJsUrl: redocJsUrl ?? local('redoc.standalone.js') ?? '',
     redocLocal: redocJsUrl === undefined && redocUrl !== null,
     redocFaviconUrl: asset('redocFaviconUrl', options.redocFaviconUrl) ?? asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
     changelogUrl: url('changelogUrl', options.changelogUrl, '/changelog'),
     includeChangelogUrlInSchema: options.includeChangelogUrlInSchema ?? true,
-    uiConfig: uiConfig(options.uiConfig),
-    initOAuth: jsonObject('initOAuth', options.initOAuth),
     uiHooks: uiHooks(options.uiHooks)
   }
 }

@@ -7,7 +7,7 @@
  * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
  * @module
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidUpgradeRangeError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { resolveVersion } from '../serve/version-picking'
@@ -15,7 +15,7 @@ import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/preview-access'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
-import type { UpgradeGuides } from './upgrade-guide'
+import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -44,13 +44,12 @@ export function registerPages (
   options: DocsVersionOptions,
   docs: ResolvedDocsOptions,
   documents: OpenApiDocuments,
-  { hooks, guides }: { readonly hooks: RouteShorthandOptions, readonly guides: UpgradeGuides }
+  guides: UpgradeGuides
 ): void {
   const openapiUrl = docs.openapiUrl
   if (docs.assetsPrefix === null || openapiUrl === null) return
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
-  const assetsPrefix = link(docs.assetsPrefix)
   // The guide of every released version older than the newest release leads to it.
   const latest = options.versions.releasedValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
@@ -73,26 +72,34 @@ export function registerPages (
     docsUrl: link(docs.docsUrl),
     redocUrl: link(docs.redocUrl),
     faviconUrl: docs.swaggerFaviconUrl,
-    stylesheetUrl: `${assetsPrefix}/docs.css`,
+    stylesheetUrl: `${link(docs.assetsPrefix)}/docs.css`,
     upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
+  // A page route answers the list (no `?version=`), the page of the version the value is served as (a plain date of
+  // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
+  // list ('') and of each version (by the previews shown) are rendered once; a page for an unknown version is not remembered.
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    const page = { context: pageContext, entries, render, options }
-    fastify.get(url, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, pageHandler(page))
+    const rendered = new Map<string, string>()
+    fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
+      const previews = await previewsAsked(request, options)
+      const requested = (request.query as { version?: string }).version ?? ''
+      const key = requested === '' ? '' : documentKey(requested, options, previews)
+      const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
+      const known = rendered.get(cacheKey)
+      if (known !== undefined) return html(reply, 200, known)
+      const list = entries(previews)
+      const current = list.find((entry) => entry.key === key)
+      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list))
+      const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
+      rendered.set(cacheKey, body)
+      return html(reply, 200, body)
+    })
   }
 
-  if (docs.docsUrl !== null && docs.swaggerJsUrl !== null && docs.swaggerPresetUrl !== null && docs.swaggerCssUrl !== null) {
-    const assets = {
-      js: docs.swaggerJsUrl,
-      preset: docs.swaggerPresetUrl,
-      css: docs.swaggerCssUrl,
-      initializer: `${assetsPrefix}/swagger-initializer.js`,
-      oauth2RedirectUrl: `${assetsPrefix}/oauth2-redirect.html`,
-      uiConfig: docs.uiConfig,
-      initOAuth: docs.initOAuth
-    }
-    route(docs.docsUrl, context, (list, current) => swaggerPage(context, assets, list, current))
-    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, hooks)
+  const swaggerUi = docs.swaggerUi
+  if (docs.docsUrl !== null && swaggerUi !== null) {
+    route(docs.docsUrl, context, (list, current) => swaggerPage(context, swaggerUi, list, current))
+    registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, docs.uiHooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
@@ -102,39 +109,6 @@ export function registerPages (
 
 function html (reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
-}
-
-/** What one page route renders: its context, the version list (with the previews shown), the page of a version. */
-interface PageSetup {
-  readonly context: PageContext
-  readonly entries: (previews: readonly string[]) => VersionEntry[]
-  readonly render: Render
-  /** The versions, for the version (or `unversioned`) a `?version=` value is served as, as the API serves it. */
-  readonly options: DocsVersionOptions
-}
-
-/**
- * The handler of one page: the list (no `?version=`), the page of the version the value is served as (a plain date
- * of a named version, a date between versions), or the 404 page of a value the API does not serve.
- */
-function pageHandler ({ context, entries, render, options }: PageSetup) {
-  // The pages of the list ('') and of each version (by the previews shown), rendered once; a page for an unknown
-  // version is not remembered.
-  const rendered = new Map<string, string>()
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const previews = await previewsAsked(request, options)
-    const requested = (request.query as { version?: string }).version ?? ''
-    const key = requested === '' ? '' : documentKey(requested, options, previews)
-    const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
-    const known = rendered.get(cacheKey)
-    if (known !== undefined) return html(reply, 200, known)
-    const list = entries(previews)
-    const current = list.find((entry) => entry.key === key)
-    if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(context, key, list))
-    const body = current === undefined ? versionListPage(context, list) : render(list, current)
-    rendered.set(cacheKey, body)
-    return html(reply, 200, body)
-  }
 }
 
 /** The upgrade guide's query. */
@@ -174,18 +148,20 @@ function registerUpgradeGuide (
   at: { readonly url: string, readonly link: string, readonly context: PageContext },
   options: DocsVersionOptions,
   guides: UpgradeGuides,
-  hooks: RouteShorthandOptions
+  hooks: ResolvedDocsOptions['uiHooks']
 ): void {
-  const pages = new Map<string, string>()
+  // Each guide is built on its first request, with its page.
+  const built = new Map<string, Promise<{ guide: UpgradeGuide, page: string }>>()
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as { from?: string, to?: string, format?: string }
     const { from, to } = range(query, options)
-    const guide = await guides.guide(from, to)
-    reply.header('x-content-type-options', 'nosniff')
-    if (query.format === 'json') return reply.type('application/json; charset=utf-8').send(guide)
     const key = `${from}\n${to}`
-    let page = pages.get(key)
-    if (page === undefined) pages.set(key, page = upgradePage(at.context, guide, options.versions.releasedValues, at.link))
-    return reply.type('text/html; charset=utf-8').send(page)
+    let known = built.get(key)
+    if (known === undefined) {
+      built.set(key, known = guides.guide(from, to).then((guide) => ({ guide, page: upgradePage(at.context, guide, options.versions.releasedValues, at.link) })))
+    }
+    const { guide, page } = await known
+    if (query.format === 'json') return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(guide)
+    return html(reply, 200, page)
   })
 }

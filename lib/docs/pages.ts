@@ -8,6 +8,7 @@
  */
 import { SWAGGER_SETTINGS_ID } from './assets'
 import type { UpgradeChange, UpgradeGuide } from './upgrade-guide'
+import type { SwaggerAssets } from './options'
 
 /** Escapes text for HTML content and quoted attributes. */
 function escapeHtml (text: string): string {
@@ -53,18 +54,6 @@ export interface PageContext {
 /** The address of the upgrade guide between two versions. */
 export function upgradeUrl (base: string, from: string, to: string): string {
   return `${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`
-}
-
-/** What a Swagger UI page loads and starts Swagger UI with. */
-interface SwaggerAssets {
-  readonly js: string
-  readonly preset: string
-  readonly css: string
-  readonly initializer: string
-  readonly oauth2RedirectUrl: string
-  /** Settings merged into `SwaggerUIBundle`'s (`uiConfig`). */
-  readonly uiConfig: Readonly<Record<string, unknown>>
-  readonly initOAuth: Readonly<Record<string, unknown>> | undefined
 }
 
 /** The start of a page, up to `</head>`. No inline script or style: the pages work under a strict Content-Security-Policy. */

@@ -7,7 +7,7 @@
  * changelog when `includeChangelogUrlInSchema` is set; all run the `uiHooks`.
  * @module
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
@@ -31,30 +31,21 @@ export async function registerDocs (
   const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, webhooks)
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
-  const hooks = docsHooks(docs)
-  if (docs.changelogUrl !== null) registerChangelog(fastify, docs.changelogUrl, docs.includeChangelogUrlInSchema, changelog, hooks)
+  if (docs.changelogUrl !== null) registerChangelog(fastify, docs, docs.changelogUrl, changelog)
   if (documents === undefined || docs.openapiUrl === null) return undefined
-  registerDocumentRoute(fastify, options, documents, docs.openapiUrl, hooks)
+  registerDocumentRoute(fastify, options, documents, docs.openapiUrl, docs.uiHooks)
   const guides = new UpgradeGuides(state, () => webhooks.list(), new MigrationEngine(options.versions, state.generation, state.planner))
-  registerPages(fastify, options, docs, documents, { hooks, guides })
-  registerAssets(fastify, docs, hooks)
+  registerPages(fastify, options, docs, documents, guides)
+  registerAssets(fastify, docs)
   return documents
 }
 
-/** The route options that run `uiHooks` before every documentation route. */
-function docsHooks (docs: ResolvedDocsOptions): RouteShorthandOptions {
-  return {
-    ...(docs.uiHooks.onRequest === undefined ? {} : { onRequest: docs.uiHooks.onRequest }),
-    ...(docs.uiHooks.preHandler === undefined ? {} : { preHandler: docs.uiHooks.preHandler })
-  }
-}
-
 /** `GET /changelog` (deprecated, still served). */
-function registerChangelog (fastify: FastifyInstance, url: string, inSchema: boolean, changelog: () => Changelog, hooks: RouteShorthandOptions): void {
+function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions, url: string, changelog: () => Changelog): void {
   fastify.get(url, {
-    ...hooks,
+    ...docs.uiHooks,
     schema: {
-      hide: !inSchema,
+      hide: !docs.includeChangelogUrlInSchema,
       deprecated: true,
       summary: 'The changes of every API version (deprecated)',
       description: 'Deprecated: generated from the version changes; maintain and publish your own changelog instead. Still served.',
@@ -72,7 +63,7 @@ function registerDocumentRoute (
   options: DocsVersionOptions,
   documents: OpenApiDocuments,
   openapiUrl: string,
-  hooks: RouteShorthandOptions
+  hooks: ResolvedDocsOptions['uiHooks']
 ): void {
   // `?version=`, else the version header (the answer then depends on it: `Vary`), else the newest release; each
   // value answered with the document of the version the API serves it as (a preview only with `?channel=preview`).

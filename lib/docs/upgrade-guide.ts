@@ -94,21 +94,12 @@ function sameJson (left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
 }
 
-/** The guides of one application, each built on first request. */
+/** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
-  private readonly built = new Map<string, Promise<UpgradeGuide>>()
-
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
 
   /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
-  guide (from: string, to: string): Promise<UpgradeGuide> {
-    const key = `${from}\n${to}`
-    let guide = this.built.get(key)
-    if (guide === undefined) this.built.set(key, guide = this.build(from, to))
-    return guide
-  }
-
-  private async build (from: string, to: string): Promise<UpgradeGuide> {
+  async guide (from: string, to: string): Promise<UpgradeGuide> {
     const { generation, steps } = this.state
     const changes: UpgradeChange[] = []
     // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
@@ -161,15 +152,13 @@ export class UpgradeGuides {
   private affects (subject: Subject, change: VersionChangeDescriptor, level: number): UpgradeOperation['status'] | undefined {
     const after = subject.timeline[level]
     const before = subject.timeline[level + 1]
-    if (!after.exists && !before.exists) return undefined
-    if (!before.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(after, instruction as EndpointInstruction, subject.operationId)) ? 'added' : undefined
-    if (!after.exists) return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(before, instruction as EndpointInstruction, subject.operationId)) ? 'removed' : undefined
+    const endpointChanged = (state: RouteState): boolean => state.exists &&
+      change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(state, instruction as EndpointInstruction, subject.operationId))
+    if (!before.exists || !after.exists) return endpointChanged(after) ? 'added' : endpointChanged(before) ? 'removed' : undefined
+    if (endpointChanged(after)) return 'changed'
     const { generation, planner } = this.state
     for (const instruction of change.instructions) {
-      if (instruction.kind.startsWith('endpoint.')) {
-        if (applies(after, instruction as EndpointInstruction, subject.operationId)) return 'changed'
-        continue
-      }
+      if (instruction.kind.startsWith('endpoint.')) continue
       const target = generation.canonical((instruction as { schema: TSchema }).schema)
       for (const at of [level, level + 1]) {
         if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.targets.occurs(root, target, at))) return 'changed'

@@ -139,6 +139,23 @@ test('endpoint entries: didntExist is endpoint.added, existed is endpoint.remove
   t.ok(documentOf(app, '2000-01-01').paths['/legacy/export']?.get, '2000-01-01 has it')
 })
 
+test('schema.field.added writes the named schemas in the added field as references to their components', async (t) => {
+  const Address = Type.Object({ city: Type.String() }, { $id: 'Address' })
+  const Tag = Type.Object({ label: Type.String() }, { $id: 'Tag' })
+  const User = Type.Object({ id: Type.String(), address: Address, tags: Type.Array(Tag, { maxItems: 3 }) }, { $id: 'User' })
+  const AddFields = changeClass('AddAddressAndTags', [schema(User).field('address').didntExist, schema(User).field('tags').didntExist])
+  const versions = new VersionBundle(new Version('2001-01-01', AddFields), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u', address: { city: 'c' }, tags: [] }))
+  })
+  await app.ready()
+  const [address, tags] = onlyChange(await changelogOf(t, app), '2001-01-01')
+  t.strictSame(address, { type: 'schema.field.added', models: ['User'], field: 'address', schema: { $ref: '#/components/schemas/Address' } },
+    'a named field is its component')
+  t.strictSame(tags, { type: 'schema.field.added', models: ['User'], field: 'tags', schema: { type: 'array', items: { $ref: '#/components/schemas/Tag' }, maxItems: 3 } },
+    'a named schema inside the field is its component')
+})
+
 test('schema entries: schema.renamed, schema.field.added (with the field as that version has it), schema.field.removed, schema.field.attributes.changed', async (t) => {
   const User = Type.Object({
     id: Type.String(),

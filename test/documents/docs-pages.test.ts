@@ -392,6 +392,19 @@ test('invalid docs options fail at start-up', async (t) => {
   }
 })
 
+test('a uiConfig or initOAuth value JSON cannot carry is named by its path', async (t) => {
+  for (const [name, value, path] of [['uiConfig', { x: [1, new Date()] }, 'uiConfig.x[1]'], ['uiConfig', { a: { b: [[Infinity]] } }, 'uiConfig.a.b[0][0]'],
+    // eslint-disable-next-line no-sparse-arrays
+    ['initOAuth', { scopes: ['a', , 'b'] }, 'initOAuth.scopes[1]'], ['initOAuth', { extra: { f: () => {} } }, 'initOAuth.extra.f']] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await t.rejects(async () => {
+      await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')), [name]: value } as unknown as FastifyVersionerOptions)
+      await app.ready()
+    }, { message: `Option '${name}' must hold JSON values only (it is sent to the browser); '${path}' is not one.` }, path)
+  }
+})
+
 test('locally served assets: bundle, preset, CSS and favicon answer 200 with their content types', async (t) => {
   const app = await example(t)
   const expected: Array<[string, RegExp, string]> = [

@@ -694,6 +694,7 @@ test('a shared schema (app.addSchema + Type.Ref) changed by a version: the compo
     api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ total: { cents: 5 } }))
   }))
   app.versioner.webhooks.add({ name: 'money.moved', body: Money })
+  app.versioner.webhooks.add({ name: 'money.referenced', body: Type.Object({ total: Type.Ref(Money) }) })
   await app.ready()
   const latest = documentOf(app, '2001-01-01')
   t.same(latest.components.schemas.Money, { type: 'object', required: ['cents'], properties: { cents: { type: 'integer' } } })
@@ -706,6 +707,8 @@ test('a shared schema (app.addSchema + Type.Ref) changed by a version: the compo
   const hookRef = old.webhooks['money.moved'].post.requestBody.content['application/json'].schema.$ref
   t.same(Object.keys(old.components.schemas[hookRef.split('/').pop()].properties), ['amount'],
     "the webhook's payload is Money as it stands in 2000-01-01")
+  t.same(old.webhooks['money.referenced'].post.requestBody.content['application/json'].schema.properties.total, { $ref: '#/components/schemas/Money' },
+    "a webhook payload's reference to a shared schema points at its component")
   t.notOk(Object.values(old.components.schemas).some((component: any) => 'cents' in (component.properties ?? {})),
     'no component of 2000-01-01 documents cents')
   t.equal(await validationError(old), undefined)
