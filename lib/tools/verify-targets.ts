@@ -74,7 +74,7 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
   return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
-    isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed && behaviour.responseForms.has(key))?.[0]
+    isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed)?.[0]
 }
 
 /** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
@@ -85,7 +85,8 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
   const examples = new Map(parts.map((part) => [part, examplesOf(env, formAt(part, behaviour.level))] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
-  const trip = roundTripKey(env, head, behaviour)
+  const tripKey = roundTripKey(env, head, behaviour)
+  const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: behaviour.level, to: 0 }
   for (let index = 0; index < count; index++) {
     const data: Partial<Record<RequestPart, unknown>> = {}
@@ -108,30 +109,18 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
       env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined) await verifyRoundTrip(env, { head, behaviour, route, key: trip }, result.head.body, required.get('body') ?? [])
+    if (trip !== undefined) await verifyRoundTrip(env, trip, result.head.body, required.get('body') ?? [])
   }
 }
 
 /** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
-async function verifyRoundTrip (
-  env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string, key: string }, body: unknown, required: readonly RequiredValue[]
-): Promise<void> {
-  const { head, behaviour, route, key } = at
+async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
   if (required.length === 0) return
   env.counter.replayed++
-  const headSchema = responseMapAt(head, behaviour.level)[key]
-  const result = await replayResponse(env.context, {
-    body,
-    status: statusOf(key),
-    required,
-    responseSteps: behaviour.responseSteps.get(key) ?? [],
-    method: behaviour.state.methods[0],
-    level: behaviour.level,
-    formAt: (level) => level === behaviour.level ? behaviour.responseForms.get(key) as TSchema : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
-  })
+  const result = await replayResponse(env.context, { ...target, body, required })
   if ('body' in result || result.kind !== 'lost') return
-  env.report({ route, version: behaviour.version, direction: 'response', example: body },
-    { ...result, kind: 'round trip', part: `response ${key}`, message: `the value sent at ${result.pointer} does not come back in the ${key} response` })
+  env.report({ route: target.route, version: target.version, direction: 'response', example: body },
+    { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
 }
 
 /** What a response replay of one schema needs besides the examples. */
@@ -142,21 +131,42 @@ interface ResponseTarget {
   readonly part: string
   readonly status: number
   readonly method: string | undefined
-  readonly steps: readonly ConverterStep[]
+  readonly responseSteps: readonly ConverterStep[]
+  /** The body's form at any level, as Fastify serializes it. */
   readonly formAt: (level: number) => TSchema
+}
+
+/** The forms of a HEAD body schema at every level, ready for Fastify. */
+function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
+  return (level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+}
+
+/** The replay target of the response of status `key` of a route version. */
+function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, key: string): ResponseTarget {
+  const { behaviour } = at
+  return {
+    route: at.route,
+    version: behaviour.version,
+    level: behaviour.level,
+    part: `response ${key}`,
+    status: statusOf(key),
+    method: behaviour.state.methods[0],
+    responseSteps: behaviour.responseSteps.get(key) ?? [],
+    formAt: formsOf(env, responseMapAt(at.head, behaviour.level)[key])
+  }
 }
 
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
   const { state, context } = env
   const headForm = prepareForFastify(headSchema, state.generation)
-  if (target.steps.length === 0 && headForm === target.formAt(target.level)) return
+  if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
   for (const example of examplesOf(env, headForm)) {
     if (!context.compile(headForm)(copyJson(example.value))) continue
     env.counter.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayResponse(context, { body: example.value, status: target.status, required, responseSteps: target.steps, method: target.method, level: target.level, formAt: target.formAt })
+    const result = await replayResponse(context, { ...target, body: example.value, required })
     if ('body' in result) continue
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
@@ -168,18 +178,7 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
   const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
   await verifyRequests(env, head, behaviour, route)
   for (const [key, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
-    const versionForm = behaviour.responseForms.get(key)
-    if (versionForm === undefined) continue
-    await verifyResponseSchema(env, headSchema, {
-      route,
-      version: behaviour.version,
-      level: behaviour.level,
-      part: `response ${key}`,
-      status: statusOf(key),
-      method: behaviour.state.methods[0],
-      steps: behaviour.responseSteps.get(key) ?? [],
-      formAt: (level) => level === behaviour.level ? versionForm : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
-    })
+    await verifyResponseSchema(env, headSchema, responseTarget(env, { head, behaviour, route }, key))
   }
 }
 
@@ -195,8 +194,8 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       part: 'payload',
       status: 200,
       method: undefined,
-      steps: state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: (at) => prepareForFastify(state.generation.formAt(webhook.body, at), state.generation)
+      responseSteps: state.planner.responseSteps(undefined, webhook.body, level),
+      formAt: formsOf(env, webhook.body)
     })
   }
 }
