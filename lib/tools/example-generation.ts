@@ -9,7 +9,9 @@ import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { stringExample, type JsonSchema } from '../values/examples'
+import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
+import { subschemasOf } from '../core/subschemas'
+import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -70,26 +72,6 @@ function membersOf (node: JsonSchema): unknown[] | undefined {
   return undefined
 }
 
-function typeOf (node: JsonSchema): string | undefined {
-  const type = node.type
-  if (typeof type === 'string') return type
-  if (typeof node.properties === 'object' || Array.isArray(node.required)) return 'object'
-  if (node.items !== undefined) return 'array'
-  return undefined
-}
-
-/** The subschemas of a node generation may descend into. */
-function childrenOf (node: JsonSchema): unknown[] {
-  const children: unknown[] = []
-  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) if (Array.isArray(node[key])) children.push(...node[key] as unknown[])
-  if (Array.isArray(node.items)) children.push(...node.items as unknown[])
-  else if (node.items !== undefined) children.push(node.items)
-  if (typeof node.properties === 'object' && node.properties !== null) children.push(...Object.values(node.properties))
-  if (typeof node.patternProperties === 'object' && node.patternProperties !== null) children.push(...Object.values(node.patternProperties))
-  if (typeof node.additionalProperties === 'object') children.push(node.additionalProperties)
-  return children
-}
-
 /** True when `node` holds the forced enum node somewhere (through `$ref`s too). */
 function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()): boolean {
   const target = builder.forced?.node
@@ -98,7 +80,7 @@ function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()
   if (known !== undefined) return known
   seen.add(node)
   const resolvedNode = resolved(builder, node as JsonSchema)
-  const result = resolvedNode === target || childrenOf(resolvedNode).some((child) => holdsForced(builder, child, seen))
+  const result = resolvedNode === target || subschemasOf(resolvedNode as TSchema).some((child) => holdsForced(builder, child, seen))
   builder.holds.set(node as JsonSchema, result)
   return result
 }
@@ -168,8 +150,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     const parts = [...(allOf as unknown[]), ...(typeOf(own) === 'object' ? [own] : [])].map((part) => arbitraryOf(builder, part, depth + 1))
     return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
-  const type = Array.isArray(node.type) ? (node.type as string[]).find((item) => item !== 'null') : typeOf(node)
-  switch (type) {
+  switch (typeOf(node)) {
     case 'string': return fc.constant({ [kLeaf]: node })
     case 'integer': return numberArbitrary(fc, node, true)
     case 'number': return numberArbitrary(fc, node, false)
@@ -209,10 +190,7 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count)
-      if (sentinel === undefined) {
-        if ('default' in node) return node.default
-        return Array.isArray(node.examples) && node.examples.length > 0 ? node.examples[0] : stringExample(node)
-      }
+      if (sentinel === undefined) return exampleOf(node)
       sentinels.set(sentinel, pointer)
       return sentinel
     }
