@@ -18,7 +18,7 @@ const OPERATIONS = [...OPERATION_KEYS, QUERY_OPERATION]
  * One example in a document, and the schema it must match.
  * @example
  * ```ts
- * const [site] = walkDocument(document).sites // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
+ * const [site] = walkDocument(document) // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
  * ```
  */
 interface ExampleSite {
@@ -36,30 +36,6 @@ interface ExampleSite {
   readonly key: 'examples' | 'example'
   /** The index in a schema's `examples`, the name in an `examples` map; `undefined` for `example`. */
   readonly entry: number | string | undefined
-}
-
-/**
- * A schema node of a document, with its JSON pointer.
- * @example
- * ```ts
- * for (const { node, pointer } of walkDocument(document).schemas) console.log(pointer, node.type)
- * ```
- */
-interface SchemaNode {
-  readonly node: Json
-  readonly pointer: string
-}
-
-/**
- * What {@link walkDocument} finds: every schema node and every example.
- * @example
- * ```ts
- * const { schemas, sites }: DocumentWalk = walkDocument(document)
- * ```
- */
-interface DocumentWalk {
-  readonly schemas: SchemaNode[]
-  readonly sites: ExampleSite[]
 }
 
 type Kind = 'schema' | 'parameter' | 'media' | 'content' | 'response' | 'requestBody' | 'pathItem' | 'map'
@@ -94,16 +70,15 @@ function pointerSegment (key: string | number): string {
 }
 
 /**
- * Walks the parts of a document that hold schemas and examples: components first, then paths, then webhooks,
- * breadth first.
+ * The examples of a document: walks the parts of a document that hold schemas and examples, components first,
+ * then paths, then webhooks, breadth first.
  * @example
  * ```ts
- * const { sites } = walkDocument(document)
+ * const sites = walkDocument(document)
  * console.log(sites.map((site) => site.pointer))
  * ```
  */
-export function walkDocument (document: Json): DocumentWalk {
-  const schemas: SchemaNode[] = []
+export function walkDocument (document: Json): ExampleSite[] {
   const sites: ExampleSite[] = []
   const queue: Task[] = []
   const push = (kind: Kind, value: unknown, pointer: string, member?: Kind): void => {
@@ -126,7 +101,6 @@ export function walkDocument (document: Json): DocumentWalk {
         for (const [key, item] of Object.entries(node)) push(member as Kind, item, at(pointer, key))
         break
       case 'schema':
-        schemas.push({ node, pointer })
         examplesOf(node, node, { pointer, schemaPointer: pointer, inSchema: true }, sites)
         for (const keyword of SINGLE) push('schema', node[keyword], at(pointer, keyword))
         for (const keyword of MAP) push('map', node[keyword], at(pointer, keyword), 'schema')
@@ -161,7 +135,7 @@ export function walkDocument (document: Json): DocumentWalk {
         break
     }
   }
-  return { schemas, sites }
+  return sites
 }
 
 /**
@@ -187,7 +161,7 @@ function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string,
  * Leaves examples out of their document: entries of `examples` (which goes when it is empty) and `example`s.
  * @example
  * ```ts
- * leaveOut(walkDocument(document).sites.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+ * leaveOut(walkDocument(document).filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
  * ```
  */
 export function leaveOut (sites: readonly ExampleSite[]): void {
