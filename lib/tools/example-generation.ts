@@ -11,6 +11,7 @@ import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
+import { asNode } from './data-flow'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -56,12 +57,6 @@ interface Builder {
   readonly holds: Map<JsonSchema, boolean>
 }
 
-function resolved (builder: Builder, node: JsonSchema): JsonSchema {
-  if (typeof node.$ref !== 'string') return node
-  const target = builder.options.resolveRef(node.$ref)
-  return typeof target === 'object' && target !== null ? target as JsonSchema : {}
-}
-
 function membersOf (node: JsonSchema): unknown[] | undefined {
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum
   if ('const' in node) return [node.const]
@@ -79,7 +74,7 @@ function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()
   const known = builder.holds.get(node as JsonSchema)
   if (known !== undefined) return known
   seen.add(node)
-  const resolvedNode = resolved(builder, node as JsonSchema)
+  const resolvedNode = asNode(node, builder.options.resolveRef) ?? {}
   const result = resolvedNode === target || subschemasOf(resolvedNode as TSchema).some((child) => holdsForced(builder, child, seen))
   builder.holds.set(node as JsonSchema, result)
   return result
@@ -133,7 +128,7 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
 function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitrary {
   const { fc } = builder
   if (typeof schema !== 'object' || schema === null) return fc.constant({ [kLeaf]: {} })
-  const node = resolved(builder, schema as JsonSchema)
+  const node = asNode(schema, builder.options.resolveRef) ?? {}
   const members = membersOf(node)
   if (members !== undefined) {
     builder.choices.add(node)
