@@ -36,7 +36,7 @@ export interface GeneratedExample {
 }
 
 /** How to build examples of one schema. */
-interface GenerationOptions {
+export interface GenerationOptions {
   /** Resolves a `$ref` (an `$id` of the application's schemas); `undefined` when it names nothing. */
   readonly resolveRef: (ref: string) => unknown
   /** How many examples to sample (every enum member is added on top when sampling missed one). */

@@ -12,7 +12,7 @@ import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
-import { generateExamples, type GeneratedExample } from './example-generation'
+import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue } from './verify-replay'
 
 /** Where a finding was made. */
@@ -32,7 +32,8 @@ export type Report = (target: Target, issue: Issue) => void
 interface VerifyEnvironment {
   readonly state: VersionerState
   readonly context: ReplayContext
-  readonly generation: { readonly count: number, readonly seed: number }
+  /** How examples are generated. */
+  readonly generation: GenerationOptions
   readonly report: Report
   /** Counts the examples replayed. */
   readonly counter: { replayed: number }
@@ -42,10 +43,6 @@ interface VerifyEnvironment {
 function statusOf (key: string): number {
   const status = Number(key.replace(/xx$/i, '00'))
   return Number.isInteger(status) && status >= 100 ? status : 200
-}
-
-function examplesOf (env: VerifyEnvironment, schema: TSchema): GeneratedExample[] {
-  return generateExamples(schema, { resolveRef: env.context.resolveRef, ...env.generation })
 }
 
 /** Messages of lost values, by direction. */
@@ -83,7 +80,7 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
   const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
   const formAt = requestForms(env, head)
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, examplesOf(env, formAt(part, behaviour.level))] as const))
+  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env.generation)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = roundTripKey(env, head, behaviour)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
@@ -162,7 +159,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = prepareForFastify(headSchema, state.generation)
   if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
-  for (const example of examplesOf(env, headForm)) {
+  for (const example of generateExamples(headForm, env.generation)) {
     if (!context.compile(headForm)(copyJson(example.value))) continue
     env.counter.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
