@@ -38,7 +38,8 @@ interface ExampleSite {
   readonly entry: number | string | undefined
 }
 
-type Kind = 'schema' | 'parameter' | 'media' | 'content' | 'response' | 'requestBody' | 'pathItem' | 'map'
+/** A schema, an object holding one (a parameter, header, media type, request body or response), a path item, or a map of one of them. */
+type Kind = 'schema' | 'holder' | 'pathItem' | 'map'
 
 interface Task {
   readonly kind: Kind
@@ -87,10 +88,10 @@ export function walkDocument (document: Json): ExampleSite[] {
   const at = (base: string, key: string | number): string => `${base}/${pointerSegment(key)}`
   const components = isObject(document.components) ? document.components : {}
   push('map', components.schemas, '/components/schemas', 'schema')
-  push('map', components.parameters, '/components/parameters', 'parameter')
-  push('map', components.headers, '/components/headers', 'parameter')
-  push('map', components.requestBodies, '/components/requestBodies', 'requestBody')
-  push('map', components.responses, '/components/responses', 'response')
+  push('map', components.parameters, '/components/parameters', 'holder')
+  push('map', components.headers, '/components/headers', 'holder')
+  push('map', components.requestBodies, '/components/requestBodies', 'holder')
+  push('map', components.responses, '/components/responses', 'holder')
   push('map', document.paths, '/paths', 'pathItem')
   push('map', document.webhooks, '/webhooks', 'pathItem')
   for (let index = 0; index < queue.length; index++) {
@@ -106,31 +107,21 @@ export function walkDocument (document: Json): ExampleSite[] {
         for (const keyword of MAP) push('map', node[keyword], at(pointer, keyword), 'schema')
         for (const keyword of LIST) push('map', Array.isArray(node[keyword]) ? node[keyword] : undefined, at(pointer, keyword), 'schema')
         break
-      case 'parameter':
-      case 'media':
+      case 'holder':
         if (isObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
         push('schema', node.schema, at(pointer, 'schema'))
-        push('content', node.content, at(pointer, 'content'))
-        break
-      case 'content':
-        for (const [type, media] of Object.entries(node)) push('media', media, at(pointer, type))
-        break
-      case 'requestBody':
-        push('content', node.content, at(pointer, 'content'))
-        break
-      case 'response':
-        push('map', node.headers, at(pointer, 'headers'), 'parameter')
-        push('content', node.content, at(pointer, 'content'))
+        push('map', node.headers, at(pointer, 'headers'), 'holder')
+        push('map', node.content, at(pointer, 'content'), 'holder')
         break
       case 'pathItem':
-        push('map', node.parameters, at(pointer, 'parameters'), 'parameter')
+        push('map', node.parameters, at(pointer, 'parameters'), 'holder')
         for (const method of OPERATIONS) {
           const operation = node[method]
           if (!isObject(operation)) continue
           const base = at(pointer, method)
-          push('map', operation.parameters, at(base, 'parameters'), 'parameter')
-          push('requestBody', operation.requestBody, at(base, 'requestBody'))
-          push('map', operation.responses, at(base, 'responses'), 'response')
+          push('map', operation.parameters, at(base, 'parameters'), 'holder')
+          push('holder', operation.requestBody, at(base, 'requestBody'))
+          push('map', operation.responses, at(base, 'responses'), 'holder')
         }
         break
     }
