@@ -178,7 +178,7 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
 }
 
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
-function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Set<string>, choiceIds: Map<JsonSchema, number>): unknown {
+function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Map<JsonSchema, Set<string>>): unknown {
   let count = 0
   const walk = (value: unknown, pointer: string): unknown => {
     if (typeof value !== 'object' || value === null) return value
@@ -191,7 +191,7 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     }
     if (kChoice in value) {
       const choice = value as Choice
-      covered.add(`${choiceIds.get(choice[kChoice]) ?? -1}\n${JSON.stringify(choice.value)}`)
+      covered.set(choice[kChoice], (covered.get(choice[kChoice]) ?? new Set()).add(JSON.stringify(choice.value)))
       return choice.value
     }
     if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
@@ -214,20 +214,18 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const fc = fastCheck()
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
-  const covered = new Set<string>()
-  const choiceIds = new Map<JsonSchema, number>()
+  const covered = new Map<JsonSchema, Set<string>>()
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
-    for (const node of from.choices) if (!choiceIds.has(node)) choiceIds.set(node, choiceIds.size)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
       const sentinels = new Map<string, string>()
-      examples.push({ value: materialize(sampled, sentinels, covered, choiceIds), sentinels })
+      examples.push({ value: materialize(sampled, sentinels, covered), sentinels })
     }
   }
   sampleWith(builder, options.count)
   for (const node of [...builder.choices]) {
     for (const value of membersOf(node) ?? []) {
-      if (covered.has(`${choiceIds.get(node) ?? -1}\n${JSON.stringify(value)}`)) continue
+      if (covered.get(node)?.has(JSON.stringify(value)) === true) continue
       sampleWith({ ...builder, choices: new Set(), forced: { node, value }, holds: new Map() }, 1)
     }
   }
