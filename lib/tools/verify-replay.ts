@@ -141,7 +141,7 @@ export async function replayRequest (context: ReplayContext, replay: RequestRepl
 }
 
 /** A HEAD response example of one status, and the sentinels that must reach the version. */
-interface ResponseReplay {
+export interface ResponseReplay {
   readonly body: unknown
   readonly status: number
   readonly required: readonly RequiredValue[]

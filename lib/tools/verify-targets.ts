@@ -7,13 +7,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
 import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import type { ConverterStep } from '../routes/converter-steps'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue } from './verify-replay'
+import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay } from './verify-replay'
 
 /** Where a finding was made. */
 export interface Target {
@@ -120,18 +119,8 @@ async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, 
     { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
 }
 
-/** What a response replay of one schema needs besides the examples. */
-interface ResponseTarget {
-  readonly route: string
-  readonly version: string
-  readonly level: number
-  readonly part: string
-  readonly status: number
-  readonly method: string | undefined
-  readonly responseSteps: readonly ConverterStep[]
-  /** The body's form at any level, as Fastify serializes it. */
-  readonly formAt: (level: number) => TSchema
-}
+/** What a response replay of one schema needs besides the examples, and where its findings are. */
+type ResponseTarget = Omit<ResponseReplay, 'body' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
 /** The forms of a HEAD body schema at every level, ready for Fastify. */
 function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
