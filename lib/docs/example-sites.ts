@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isSchemaObject } from '../core/json-schema'
 import { OPERATION_KEYS, QUERY_OPERATION } from './openapi-schemas'
 
 type Json = Record<string, unknown>
@@ -55,10 +56,6 @@ const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'c
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
 
-function isObject (value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /**
  * A JSON pointer segment: `~` and `/` escaped.
  * @example
@@ -83,10 +80,10 @@ export function walkDocument (document: Json): ExampleSite[] {
   const sites: ExampleSite[] = []
   const queue: Task[] = []
   const push = (kind: Kind, value: unknown, pointer: string, member?: Kind): void => {
-    if (isObject(value) || (kind === 'map' && Array.isArray(value))) queue.push({ kind, value, pointer, member })
+    if (isSchemaObject(value) || (kind === 'map' && Array.isArray(value))) queue.push({ kind, value, pointer, member })
   }
   const at = (base: string, key: string | number): string => `${base}/${pointerSegment(key)}`
-  const components = isObject(document.components) ? document.components : {}
+  const components: Json = isSchemaObject(document.components) ? document.components : {}
   push('map', components.schemas, '/components/schemas', 'schema')
   push('map', components.parameters, '/components/parameters', 'holder')
   push('map', components.headers, '/components/headers', 'holder')
@@ -108,7 +105,7 @@ export function walkDocument (document: Json): ExampleSite[] {
         for (const keyword of LIST) push('map', Array.isArray(node[keyword]) ? node[keyword] : undefined, at(pointer, keyword), 'schema')
         break
       case 'holder':
-        if (isObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
+        if (isSchemaObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
         push('schema', node.schema, at(pointer, 'schema'))
         push('map', node.headers, at(pointer, 'headers'), 'holder')
         push('map', node.content, at(pointer, 'content'), 'holder')
@@ -117,7 +114,7 @@ export function walkDocument (document: Json): ExampleSite[] {
         push('map', node.parameters, at(pointer, 'parameters'), 'holder')
         for (const method of OPERATIONS) {
           const operation = node[method]
-          if (!isObject(operation)) continue
+          if (!isSchemaObject(operation)) continue
           const base = at(pointer, method)
           push('map', operation.parameters, at(base, 'parameters'), 'holder')
           push('holder', operation.requestBody, at(base, 'requestBody'))
@@ -140,9 +137,9 @@ function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string,
   const examples = holder.examples
   if (inSchema && Array.isArray(examples)) {
     examples.forEach((value: unknown, index) => sites.push({ ...base, pointer: `${pointer}/examples/${index}`, value, key: 'examples', entry: index }))
-  } else if (!inSchema && isObject(examples)) {
+  } else if (!inSchema && isSchemaObject(examples)) {
     for (const [name, example] of Object.entries(examples)) {
-      if (!isObject(example) || !Object.hasOwn(example, 'value')) continue
+      if (!isSchemaObject(example) || !Object.hasOwn(example, 'value')) continue
       sites.push({ ...base, pointer: `${pointer}/examples/${pointerSegment(name)}/value`, value: example.value, key: 'examples', entry: name })
     }
   }
