@@ -49,18 +49,14 @@ function lostMessage (issue: Issue, from: string, to: string): Issue {
   return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
 }
 
-/** A route's request parts at any level, prepared as Fastify validates them (memoised per part and level). */
+/** A route's request parts at any level, prepared as Fastify validates them (headers lower-cased once per level). */
 function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
-  const cache = new Map<string, TSchema>()
+  const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const key = `${part}\n${level}`
-    let form = cache.get(key)
-    if (form === undefined) {
-      const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
-      form = part === 'headers' ? lowerCaseHeaders(prepared) : prepared
-      cache.set(key, form)
-    }
-    return form
+    const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
+    if (part !== 'headers') return prepared
+    if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
+    return headers.get(level) as TSchema
   }
 }
 
