@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isSchemaObject } from '../core/json-schema'
 import { OPERATION_KEYS, QUERY_OPERATION } from './openapi-schemas'
 
 type Json = Record<string, unknown>
@@ -18,7 +19,7 @@ const OPERATIONS = [...OPERATION_KEYS, QUERY_OPERATION]
  * One example in a document, and the schema it must match.
  * @example
  * ```ts
- * const [site] = walkDocument(document).sites // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
+ * const [site] = walkDocument(document) // { pointer: '/components/schemas/User/examples/0', schemaPointer: '/components/schemas/User', … }
  * ```
  */
 interface ExampleSite {
@@ -38,31 +39,8 @@ interface ExampleSite {
   readonly entry: number | string | undefined
 }
 
-/**
- * A schema node of a document, with its JSON pointer.
- * @example
- * ```ts
- * for (const { node, pointer } of walkDocument(document).schemas) console.log(pointer, node.type)
- * ```
- */
-interface SchemaNode {
-  readonly node: Json
-  readonly pointer: string
-}
-
-/**
- * What {@link walkDocument} finds: every schema node and every example.
- * @example
- * ```ts
- * const { schemas, sites }: DocumentWalk = walkDocument(document)
- * ```
- */
-interface DocumentWalk {
-  readonly schemas: SchemaNode[]
-  readonly sites: ExampleSite[]
-}
-
-type Kind = 'schema' | 'parameter' | 'media' | 'content' | 'response' | 'requestBody' | 'pathItem' | 'map'
+/** A schema, an object holding one (a parameter, header, media type, request body or response), a path item, or a map of one of them. */
+type Kind = 'schema' | 'holder' | 'pathItem' | 'map'
 
 interface Task {
   readonly kind: Kind
@@ -78,10 +56,6 @@ const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'c
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
 
-function isObject (value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /**
  * A JSON pointer segment: `~` and `/` escaped.
  * @example
@@ -94,28 +68,27 @@ function pointerSegment (key: string | number): string {
 }
 
 /**
- * Walks the parts of a document that hold schemas and examples: components first, then paths, then webhooks,
- * breadth first.
+ * The examples of a document: walks the parts of a document that hold schemas and examples, components first,
+ * then paths, then webhooks, breadth first.
  * @example
  * ```ts
- * const { sites } = walkDocument(document)
+ * const sites = walkDocument(document)
  * console.log(sites.map((site) => site.pointer))
  * ```
  */
-export function walkDocument (document: Json): DocumentWalk {
-  const schemas: SchemaNode[] = []
+export function walkDocument (document: Json): ExampleSite[] {
   const sites: ExampleSite[] = []
   const queue: Task[] = []
   const push = (kind: Kind, value: unknown, pointer: string, member?: Kind): void => {
-    if (isObject(value) || (kind === 'map' && Array.isArray(value))) queue.push({ kind, value, pointer, member })
+    if (isSchemaObject(value) || (kind === 'map' && Array.isArray(value))) queue.push({ kind, value, pointer, member })
   }
   const at = (base: string, key: string | number): string => `${base}/${pointerSegment(key)}`
-  const components = isObject(document.components) ? document.components : {}
+  const components: Json = isSchemaObject(document.components) ? document.components : {}
   push('map', components.schemas, '/components/schemas', 'schema')
-  push('map', components.parameters, '/components/parameters', 'parameter')
-  push('map', components.headers, '/components/headers', 'parameter')
-  push('map', components.requestBodies, '/components/requestBodies', 'requestBody')
-  push('map', components.responses, '/components/responses', 'response')
+  push('map', components.parameters, '/components/parameters', 'holder')
+  push('map', components.headers, '/components/headers', 'holder')
+  push('map', components.requestBodies, '/components/requestBodies', 'holder')
+  push('map', components.responses, '/components/responses', 'holder')
   push('map', document.paths, '/paths', 'pathItem')
   push('map', document.webhooks, '/webhooks', 'pathItem')
   for (let index = 0; index < queue.length; index++) {
@@ -126,42 +99,31 @@ export function walkDocument (document: Json): DocumentWalk {
         for (const [key, item] of Object.entries(node)) push(member as Kind, item, at(pointer, key))
         break
       case 'schema':
-        schemas.push({ node, pointer })
         examplesOf(node, node, { pointer, schemaPointer: pointer, inSchema: true }, sites)
         for (const keyword of SINGLE) push('schema', node[keyword], at(pointer, keyword))
         for (const keyword of MAP) push('map', node[keyword], at(pointer, keyword), 'schema')
         for (const keyword of LIST) push('map', Array.isArray(node[keyword]) ? node[keyword] : undefined, at(pointer, keyword), 'schema')
         break
-      case 'parameter':
-      case 'media':
-        if (isObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
+      case 'holder':
+        if (isSchemaObject(node.schema)) examplesOf(node, node.schema, { pointer, schemaPointer: at(pointer, 'schema'), inSchema: false }, sites)
         push('schema', node.schema, at(pointer, 'schema'))
-        push('content', node.content, at(pointer, 'content'))
-        break
-      case 'content':
-        for (const [type, media] of Object.entries(node)) push('media', media, at(pointer, type))
-        break
-      case 'requestBody':
-        push('content', node.content, at(pointer, 'content'))
-        break
-      case 'response':
-        push('map', node.headers, at(pointer, 'headers'), 'parameter')
-        push('content', node.content, at(pointer, 'content'))
+        push('map', node.headers, at(pointer, 'headers'), 'holder')
+        push('map', node.content, at(pointer, 'content'), 'holder')
         break
       case 'pathItem':
-        push('map', node.parameters, at(pointer, 'parameters'), 'parameter')
+        push('map', node.parameters, at(pointer, 'parameters'), 'holder')
         for (const method of OPERATIONS) {
           const operation = node[method]
-          if (!isObject(operation)) continue
+          if (!isSchemaObject(operation)) continue
           const base = at(pointer, method)
-          push('map', operation.parameters, at(base, 'parameters'), 'parameter')
-          push('requestBody', operation.requestBody, at(base, 'requestBody'))
-          push('map', operation.responses, at(base, 'responses'), 'response')
+          push('map', operation.parameters, at(base, 'parameters'), 'holder')
+          push('holder', operation.requestBody, at(base, 'requestBody'))
+          push('map', operation.responses, at(base, 'responses'), 'holder')
         }
         break
     }
   }
-  return { schemas, sites }
+  return sites
 }
 
 /**
@@ -175,9 +137,9 @@ function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string,
   const examples = holder.examples
   if (inSchema && Array.isArray(examples)) {
     examples.forEach((value: unknown, index) => sites.push({ ...base, pointer: `${pointer}/examples/${index}`, value, key: 'examples', entry: index }))
-  } else if (!inSchema && isObject(examples)) {
+  } else if (!inSchema && isSchemaObject(examples)) {
     for (const [name, example] of Object.entries(examples)) {
-      if (!isObject(example) || !Object.hasOwn(example, 'value')) continue
+      if (!isSchemaObject(example) || !Object.hasOwn(example, 'value')) continue
       sites.push({ ...base, pointer: `${pointer}/examples/${pointerSegment(name)}/value`, value: example.value, key: 'examples', entry: name })
     }
   }
@@ -187,7 +149,7 @@ function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string,
  * Leaves examples out of their document: entries of `examples` (which goes when it is empty) and `example`s.
  * @example
  * ```ts
- * leaveOut(walkDocument(document).sites.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+ * leaveOut(walkDocument(document).filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
  * ```
  */
 export function leaveOut (sites: readonly ExampleSite[]): void {

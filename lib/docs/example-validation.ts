@@ -28,31 +28,22 @@ function describeIssue (issue: ValidationIssue | undefined): string {
  */
 export class DocumentValidator {
   private readonly ajv: AjvInstance
-  private readonly compiled = new Map<string, Check | string>()
 
   constructor (document: object) {
     this.ajv = fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false })
     this.ajv.addSchema(document, DOCUMENT_KEY)
   }
 
-  /** What is wrong with `value` for the schema at `schemaPointer`, or `undefined` when it matches. */
+  /** What is wrong with `value` for the schema at `schemaPointer`, or `undefined` when it matches (Ajv keeps each compiled). */
   check (schemaPointer: string, value: unknown): string | undefined {
-    const validate = this.validatorAt(schemaPointer)
-    if (typeof validate === 'string') return validate
-    return validate(value) ? undefined : describeIssue(validate.errors?.[0])
-  }
-
-  private validatorAt (schemaPointer: string): Check | string {
-    let validate = this.compiled.get(schemaPointer)
-    if (validate === undefined) {
-      const fragment = schemaPointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')
-      try {
-        validate = this.ajv.compile({ $ref: `${DOCUMENT_KEY}#${fragment}` })
-      } catch (error) {
-        validate = `its schema cannot be compiled: ${(error as Error)?.message ?? String(error)}`
-      }
-      this.compiled.set(schemaPointer, validate)
+    const fragment = schemaPointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')
+    let validate: Check | undefined
+    try {
+      validate = this.ajv.getSchema(`${DOCUMENT_KEY}#${fragment}`)
+    } catch (error) {
+      return `its schema cannot be compiled: ${(error as Error)?.message ?? String(error)}`
     }
-    return validate
+    if (validate === undefined) return `its schema cannot be compiled: nothing at ${schemaPointer}`
+    return validate(value) ? undefined : describeIssue(validate.errors?.[0])
   }
 }

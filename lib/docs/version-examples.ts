@@ -101,13 +101,12 @@ export class VersionExamples {
   /** Leaves out of the finished document of `level` the examples of marked schemas that fail, and removes the marks. */
   finish (document: Json, level: number): void {
     if (!this.marked.has(level)) return
-    const { schemas, sites } = walkDocument(document)
-    const checked = sites.filter((site) => site.schema[CHECK_EXAMPLES] === true)
-    if (checked.length > 0) {
-      const validator = new DocumentValidator(document)
-      leaveOut(checked.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
-    }
-    for (const { node } of schemas) delete node[CHECK_EXAMPLES]
+    // A marked node holds examples, or is the schema of those @fastify/swagger moved to a parameter or media type.
+    const checked = walkDocument(document).filter((site) => site.schema[CHECK_EXAMPLES] === true)
+    if (checked.length === 0) return
+    const validator = new DocumentValidator(document)
+    leaveOut(checked.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
+    for (const { schema } of checked) delete schema[CHECK_EXAMPLES]
   }
 
   /** One rebuilt node with the version's examples (see the module). */
@@ -115,16 +114,15 @@ export class VersionExamples {
     const source = node as SchemaObject
     if (source[kGivenExamples] === true) return node
     const head = source[kHeadSchema]
+    let copy = source
     if (isSchemaObject(head) && Array.isArray(head.examples)) {
       // In the place the schema has them.
-      const copy: SchemaObject = { ...source, examples: this.migrate(head as TSchema, head.examples, level), [CHECK_EXAMPLES]: true }
+      copy = { ...source, examples: this.migrate(head as TSchema, head.examples, level) }
       if ((copy.examples as unknown[]).length === 0) delete copy.examples
-      this.marked.add(level)
-      return copy as TSchema
     }
-    if (!Array.isArray(source.examples) && !Object.hasOwn(source, 'example')) return node
+    if (!(Array.isArray(copy.examples) && copy.examples.length > 0) && !Object.hasOwn(copy, 'example')) return copy as TSchema
     this.marked.add(level)
-    return { ...source, [CHECK_EXAMPLES]: true } as TSchema
+    return { ...copy, [CHECK_EXAMPLES]: true } as TSchema
   }
 
   /**

@@ -11,7 +11,9 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
+import type { SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
+import { patternsOf } from '../values/shapes'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -22,7 +24,8 @@ export interface RequiredValue {
 /** Resolves a `$ref` of a schema (the application's `$id`s). */
 export type RefResolver = (ref: string) => unknown
 
-function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | undefined {
+/** The schema node `schema` is, following `$ref`s; `undefined` when it names nothing. */
+export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | undefined {
   let node = schema
   for (let hops = 0; hops < 8 && typeof node === 'object' && node !== null && typeof (node as JsonSchema).$ref === 'string'; hops++) {
     node = resolveRef((node as JsonSchema).$ref as string)
@@ -76,10 +79,7 @@ function memberFor (members: readonly unknown[], value: unknown, resolveRef: Ref
 function propertySchema (node: JsonSchema, key: string): unknown {
   const properties = node.properties as Record<string, unknown> | undefined
   if (properties !== undefined && Object.hasOwn(properties, key)) return properties[key]
-  const pattern = node.patternProperties as Record<string, unknown> | undefined
-  if (pattern !== undefined) {
-    for (const [source, schema] of Object.entries(pattern)) if (new RegExp(source, 'u').test(key)) return schema
-  }
+  for (const [regex, schema] of patternsOf(node as TSchema as SchemaObject)) if (regex.test(key)) return schema
   return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
 }
 

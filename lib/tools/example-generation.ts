@@ -9,7 +9,10 @@ import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { stringExample, type JsonSchema } from '../values/examples'
+import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
+import { subschemasOf } from '../core/subschemas'
+import { asNode } from './data-flow'
+import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -33,7 +36,7 @@ export interface GeneratedExample {
 }
 
 /** How to build examples of one schema. */
-interface GenerationOptions {
+export interface GenerationOptions {
   /** Resolves a `$ref` (an `$id` of the application's schemas); `undefined` when it names nothing. */
   readonly resolveRef: (ref: string) => unknown
   /** How many examples to sample (every enum member is added on top when sampling missed one). */
@@ -54,12 +57,6 @@ interface Builder {
   readonly holds: Map<JsonSchema, boolean>
 }
 
-function resolved (builder: Builder, node: JsonSchema): JsonSchema {
-  if (typeof node.$ref !== 'string') return node
-  const target = builder.options.resolveRef(node.$ref)
-  return typeof target === 'object' && target !== null ? target as JsonSchema : {}
-}
-
 function membersOf (node: JsonSchema): unknown[] | undefined {
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum
   if ('const' in node) return [node.const]
@@ -70,26 +67,6 @@ function membersOf (node: JsonSchema): unknown[] | undefined {
   return undefined
 }
 
-function typeOf (node: JsonSchema): string | undefined {
-  const type = node.type
-  if (typeof type === 'string') return type
-  if (typeof node.properties === 'object' || Array.isArray(node.required)) return 'object'
-  if (node.items !== undefined) return 'array'
-  return undefined
-}
-
-/** The subschemas of a node generation may descend into. */
-function childrenOf (node: JsonSchema): unknown[] {
-  const children: unknown[] = []
-  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) if (Array.isArray(node[key])) children.push(...node[key] as unknown[])
-  if (Array.isArray(node.items)) children.push(...node.items as unknown[])
-  else if (node.items !== undefined) children.push(node.items)
-  if (typeof node.properties === 'object' && node.properties !== null) children.push(...Object.values(node.properties))
-  if (typeof node.patternProperties === 'object' && node.patternProperties !== null) children.push(...Object.values(node.patternProperties))
-  if (typeof node.additionalProperties === 'object') children.push(node.additionalProperties)
-  return children
-}
-
 /** True when `node` holds the forced enum node somewhere (through `$ref`s too). */
 function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()): boolean {
   const target = builder.forced?.node
@@ -97,8 +74,8 @@ function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()
   const known = builder.holds.get(node as JsonSchema)
   if (known !== undefined) return known
   seen.add(node)
-  const resolvedNode = resolved(builder, node as JsonSchema)
-  const result = resolvedNode === target || childrenOf(resolvedNode).some((child) => holdsForced(builder, child, seen))
+  const resolvedNode = asNode(node, builder.options.resolveRef) ?? {}
+  const result = resolvedNode === target || subschemasOf(resolvedNode as TSchema).some((child) => holdsForced(builder, child, seen))
   builder.holds.set(node as JsonSchema, result)
   return result
 }
@@ -151,7 +128,7 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
 function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitrary {
   const { fc } = builder
   if (typeof schema !== 'object' || schema === null) return fc.constant({ [kLeaf]: {} })
-  const node = resolved(builder, schema as JsonSchema)
+  const node = asNode(schema, builder.options.resolveRef) ?? {}
   const members = membersOf(node)
   if (members !== undefined) {
     builder.choices.add(node)
@@ -168,8 +145,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     const parts = [...(allOf as unknown[]), ...(typeOf(own) === 'object' ? [own] : [])].map((part) => arbitraryOf(builder, part, depth + 1))
     return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
-  const type = Array.isArray(node.type) ? (node.type as string[]).find((item) => item !== 'null') : typeOf(node)
-  switch (type) {
+  switch (typeOf(node)) {
     case 'string': return fc.constant({ [kLeaf]: node })
     case 'integer': return numberArbitrary(fc, node, true)
     case 'number': return numberArbitrary(fc, node, false)
@@ -202,23 +178,20 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
 }
 
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
-function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Set<string>, choiceIds: Map<JsonSchema, number>): unknown {
+function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Map<JsonSchema, Set<string>>): unknown {
   let count = 0
   const walk = (value: unknown, pointer: string): unknown => {
     if (typeof value !== 'object' || value === null) return value
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count)
-      if (sentinel === undefined) {
-        if ('default' in node) return node.default
-        return Array.isArray(node.examples) && node.examples.length > 0 ? node.examples[0] : stringExample(node)
-      }
+      if (sentinel === undefined) return exampleOf(node)
       sentinels.set(sentinel, pointer)
       return sentinel
     }
     if (kChoice in value) {
       const choice = value as Choice
-      covered.add(`${choiceIds.get(choice[kChoice]) ?? -1}\n${JSON.stringify(choice.value)}`)
+      covered.set(choice[kChoice], (covered.get(choice[kChoice]) ?? new Set()).add(JSON.stringify(choice.value)))
       return choice.value
     }
     if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
@@ -241,20 +214,18 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const fc = fastCheck()
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
-  const covered = new Set<string>()
-  const choiceIds = new Map<JsonSchema, number>()
+  const covered = new Map<JsonSchema, Set<string>>()
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
-    for (const node of from.choices) if (!choiceIds.has(node)) choiceIds.set(node, choiceIds.size)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
       const sentinels = new Map<string, string>()
-      examples.push({ value: materialize(sampled, sentinels, covered, choiceIds), sentinels })
+      examples.push({ value: materialize(sampled, sentinels, covered), sentinels })
     }
   }
   sampleWith(builder, options.count)
   for (const node of [...builder.choices]) {
     for (const value of membersOf(node) ?? []) {
-      if (covered.has(`${choiceIds.get(node) ?? -1}\n${JSON.stringify(value)}`)) continue
+      if (covered.get(node)?.has(JSON.stringify(value)) === true) continue
       sampleWith({ ...builder, choices: new Set(), forced: { node, value }, holds: new Map() }, 1)
     }
   }

@@ -155,7 +155,7 @@ export function invalidExamples (document: unknown): InvalidExample[] {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new VersionerToolError(`invalidExamples() takes an OpenAPI document (an object); got ${document === null ? 'null' : typeof document}.`)
   }
-  const { sites } = walkDocument(document as Record<string, unknown>)
+  const sites = walkDocument(document as Record<string, unknown>)
   if (sites.length === 0) return []
   const validator = new DocumentValidator(document)
   const found: InvalidExample[] = []

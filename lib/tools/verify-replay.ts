@@ -51,28 +51,39 @@ function tracked (steps: readonly ConverterStep[], step: GenerationStep, ran: st
   }))
 }
 
-function failureMessage (failure: unknown): string {
+/** Where a replay is when it checks data: the generation step just run, the level reached, the converters that ran. */
+type Where = Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>
+
+/** The issue of a converter that failed (a {@link ConverterFailure}, or what a run threw). */
+function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayIssue {
   const error = failure instanceof ConverterFailure ? failure.thrown : failure
-  return error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
+  return { kind: 'converter failed', part: 'converter', pointer: '', message, ...where }
 }
 
 /**
- * Where each required value went missing first. A value may be out of sight at a level between (a field HEAD has
- * and the latest version hides) and still arrive: only values missing at the end are reported, at the step after
- * which they were first missing.
+ * The checks of the data a replay reaches at each level: valid for the level's schema, and where each required
+ * value went missing first. A value may be out of sight at a level between (a field HEAD has and the latest
+ * version hides) and still arrive: only values missing at the end are reported, at the step after which they
+ * were first missing.
  */
-class LossTracker {
+class LevelChecks {
   private readonly firstMissing = new Map<string, ReplayIssue>()
 
-  constructor (private readonly resolveRef: RefResolver) {}
+  constructor (private readonly context: ReplayContext) {}
 
-  /** Notes the required values `schema` does not deliver of `data` after step `step`; returns those missing. */
-  note (schema: TSchema, data: unknown, required: readonly RequiredValue[], at: Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>): RequiredValue[] {
+  /** The issue when `data` fails `schema`; otherwise the required values it does not deliver (noted at `where`). */
+  check (schema: TSchema, data: unknown, required: readonly RequiredValue[], where: Where): ReplayIssue | RequiredValue[] {
+    const check = this.context.compile(schema)
+    if (!check(copyJson(data))) {
+      const issue = check.errors?.[0]
+      return { kind: 'invalid', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', ...where }
+    }
     if (required.length === 0) return []
-    const delivered = deliveredStrings(schema, data, this.resolveRef)
+    const delivered = deliveredStrings(schema, data, this.context.resolveRef)
     const missing = required.filter((value) => !arrives(value.sentinel, delivered))
     for (const value of missing) {
-      if (!this.firstMissing.has(value.sentinel)) this.firstMissing.set(value.sentinel, { kind: 'lost', pointer: value.pointer, message: '', ...at })
+      if (!this.firstMissing.has(value.sentinel)) this.firstMissing.set(value.sentinel, { kind: 'lost', pointer: value.pointer, message: '', ...where })
     }
     return missing
   }
@@ -108,36 +119,29 @@ export async function replayRequest (context: ReplayContext, replay: RequestRepl
     form: undefined
   }
   const current = (): Partial<Record<RequestPart, unknown>> => ({ ...replay.data, body: info.body, querystring: info.queryParams, headers: info.headers })
-  const losses = new LossTracker(context.resolveRef)
+  const checks = new LevelChecks(context)
   const missingAtHead: RequiredValue[] = []
   // From the version up: after the converters of step `index`, the data is at level `index`; level 0 is HEAD.
   for (let index = replay.level - 1; index >= 0; index--) {
     const ran: string[] = []
-    if (index >= 1) {
-      try {
-        info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: undefined })
-      } catch (error) {
-        if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
-        return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index, converters: [...new Set(ran)] }
-      }
+    try {
+      if (index >= 1) info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: undefined })
+    } catch (error) {
+      if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
+      return converterFailed(error, { step: index, reached: index, converters: [...new Set(ran)] })
     }
     const data = current()
     for (const part of parts) {
-      const form = replay.formAt(part, index)
-      const check = context.compile(form)
-      if (!check(copyJson(data[part]))) {
-        const issue = check.errors?.[0]
-        return { kind: 'invalid', part, pointer: pointerOf(issue), message: issue?.message ?? 'does not match', step: index, reached: index, converters: [...new Set(ran)] }
-      }
-      const missing = losses.note(form, data[part], replay.required.get(part) ?? [], { part, step: index, reached: index, converters: [...new Set(ran)] })
-      if (index === 0) missingAtHead.push(...missing)
+      const checked = checks.check(replay.formAt(part, index), data[part], replay.required.get(part) ?? [], { part, step: index, reached: index, converters: [...new Set(ran)] })
+      if (!Array.isArray(checked)) return checked
+      if (index === 0) missingAtHead.push(...checked)
     }
   }
-  return losses.issueOf(missingAtHead) ?? { head: current() }
+  return checks.issueOf(missingAtHead) ?? { head: current() }
 }
 
 /** A HEAD response example of one status, and the sentinels that must reach the version. */
-interface ResponseReplay {
+export interface ResponseReplay {
   readonly body: unknown
   readonly status: number
   readonly required: readonly RequiredValue[]
@@ -151,25 +155,19 @@ interface ResponseReplay {
 /** Replays a HEAD response example down to the version. Returns the first issue, or the body the version sends. */
 export async function replayResponse (context: ReplayContext, replay: ResponseReplay): Promise<ReplayIssue | { body: unknown }> {
   const info = { body: copyJson(replay.body), statusCode: replay.status, headers: {}, raw: replay.body, setCookie () {}, deleteCookie () {} }
-  const losses = new LossTracker(context.resolveRef)
+  const checks = new LevelChecks(context)
   let missing: RequiredValue[] = []
   // Level 1 (the latest version) is HEAD data under the HEAD changes' instructions; each step then goes one level down.
   for (let index = 0; index < replay.level; index++) {
     const ran: string[] = []
-    if (index >= 1) {
-      try {
-        info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: { statusCode: replay.status } })
-      } catch (error) {
-        return { kind: 'converter failed', part: 'converter', pointer: '', message: failureMessage(error), step: index, reached: index + 1, converters: [...new Set(ran)] }
-      }
+    try {
+      if (index >= 1) info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: { statusCode: replay.status } })
+    } catch (error) {
+      return converterFailed(error, { step: index, reached: index + 1, converters: [...new Set(ran)] })
     }
-    const form = replay.formAt(index + 1)
-    const check = context.compile(form)
-    if (!check(copyJson(info.body))) {
-      const issue = check.errors?.[0]
-      return { kind: 'invalid', part: 'body', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', step: index, reached: index + 1, converters: [...new Set(ran)] }
-    }
-    missing = losses.note(form, info.body, replay.required, { part: 'body', step: index, reached: index + 1, converters: [...new Set(ran)] })
+    const checked = checks.check(replay.formAt(index + 1), info.body, replay.required, { part: 'body', step: index, reached: index + 1, converters: [...new Set(ran)] })
+    if (!Array.isArray(checked)) return checked
+    missing = checked
   }
-  return losses.issueOf(missing) ?? { body: info.body }
+  return checks.issueOf(missing) ?? { body: info.body }
 }

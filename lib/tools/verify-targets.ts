@@ -7,13 +7,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
 import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import type { ConverterStep } from '../routes/converter-steps'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
-import { generateExamples, type GeneratedExample } from './example-generation'
-import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue } from './verify-replay'
+import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
+import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay } from './verify-replay'
 
 /** Where a finding was made. */
 export interface Target {
@@ -32,7 +31,8 @@ export type Report = (target: Target, issue: Issue) => void
 interface VerifyEnvironment {
   readonly state: VersionerState
   readonly context: ReplayContext
-  readonly generation: { readonly count: number, readonly seed: number }
+  /** How examples are generated. */
+  readonly generation: GenerationOptions
   readonly report: Report
   /** Counts the examples replayed. */
   readonly counter: { replayed: number }
@@ -44,27 +44,19 @@ function statusOf (key: string): number {
   return Number.isInteger(status) && status >= 100 ? status : 200
 }
 
-function examplesOf (env: VerifyEnvironment, schema: TSchema): GeneratedExample[] {
-  return generateExamples(schema, { resolveRef: env.context.resolveRef, ...env.generation })
-}
-
 /** Messages of lost values, by direction. */
 function lostMessage (issue: Issue, from: string, to: string): Issue {
   return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
 }
 
-/** A route's request parts at any level, prepared as Fastify validates them (memoised per part and level). */
+/** A route's request parts at any level, prepared as Fastify validates them (headers lower-cased once per level). */
 function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
-  const cache = new Map<string, TSchema>()
+  const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const key = `${part}\n${level}`
-    let form = cache.get(key)
-    if (form === undefined) {
-      const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
-      form = part === 'headers' ? lowerCaseHeaders(prepared) : prepared
-      cache.set(key, form)
-    }
-    return form
+    const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
+    if (part !== 'headers') return prepared
+    if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
+    return headers.get(level) as TSchema
   }
 }
 
@@ -74,7 +66,7 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
   return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
-    isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed && behaviour.responseForms.has(key))?.[0]
+    isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed)?.[0]
 }
 
 /** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
@@ -83,9 +75,10 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
   const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
   const formAt = requestForms(env, head)
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, examplesOf(env, formAt(part, behaviour.level))] as const))
+  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env.generation)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
-  const trip = roundTripKey(env, head, behaviour)
+  const tripKey = roundTripKey(env, head, behaviour)
+  const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: behaviour.level, to: 0 }
   for (let index = 0; index < count; index++) {
     const data: Partial<Record<RequestPart, unknown>> = {}
@@ -108,55 +101,54 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
       env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined) await verifyRoundTrip(env, { head, behaviour, route, key: trip }, result.head.body, required.get('body') ?? [])
+    if (trip !== undefined) await verifyRoundTrip(env, trip, result.head.body, required.get('body') ?? [])
   }
 }
 
 /** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
-async function verifyRoundTrip (
-  env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string, key: string }, body: unknown, required: readonly RequiredValue[]
-): Promise<void> {
-  const { head, behaviour, route, key } = at
+async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
   if (required.length === 0) return
   env.counter.replayed++
-  const headSchema = responseMapAt(head, behaviour.level)[key]
-  const result = await replayResponse(env.context, {
-    body,
-    status: statusOf(key),
-    required,
-    responseSteps: behaviour.responseSteps.get(key) ?? [],
-    method: behaviour.state.methods[0],
-    level: behaviour.level,
-    formAt: (level) => level === behaviour.level ? behaviour.responseForms.get(key) as TSchema : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
-  })
+  const result = await replayResponse(env.context, { ...target, body, required })
   if ('body' in result || result.kind !== 'lost') return
-  env.report({ route, version: behaviour.version, direction: 'response', example: body },
-    { ...result, kind: 'round trip', part: `response ${key}`, message: `the value sent at ${result.pointer} does not come back in the ${key} response` })
+  env.report({ route: target.route, version: target.version, direction: 'response', example: body },
+    { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
 }
 
-/** What a response replay of one schema needs besides the examples. */
-interface ResponseTarget {
-  readonly route: string
-  readonly version: string
-  readonly level: number
-  readonly part: string
-  readonly status: number
-  readonly method: string | undefined
-  readonly steps: readonly ConverterStep[]
-  readonly formAt: (level: number) => TSchema
+/** What a response replay of one schema needs besides the examples, and where its findings are. */
+type ResponseTarget = Omit<ResponseReplay, 'body' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
+
+/** The forms of a HEAD body schema at every level, ready for Fastify. */
+function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
+  return (level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+}
+
+/** The replay target of the response of status `key` of a route version. */
+function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, key: string): ResponseTarget {
+  const { behaviour } = at
+  return {
+    route: at.route,
+    version: behaviour.version,
+    level: behaviour.level,
+    part: `response ${key}`,
+    status: statusOf(key),
+    method: behaviour.state.methods[0],
+    responseSteps: behaviour.responseSteps.get(key) ?? [],
+    formAt: formsOf(env, responseMapAt(at.head, behaviour.level)[key])
+  }
 }
 
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
   const { state, context } = env
   const headForm = prepareForFastify(headSchema, state.generation)
-  if (target.steps.length === 0 && headForm === target.formAt(target.level)) return
+  if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
-  for (const example of examplesOf(env, headForm)) {
+  for (const example of generateExamples(headForm, env.generation)) {
     if (!context.compile(headForm)(copyJson(example.value))) continue
     env.counter.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayResponse(context, { body: example.value, status: target.status, required, responseSteps: target.steps, method: target.method, level: target.level, formAt: target.formAt })
+    const result = await replayResponse(context, { ...target, body: example.value, required })
     if ('body' in result) continue
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
@@ -168,18 +160,7 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
   const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
   await verifyRequests(env, head, behaviour, route)
   for (const [key, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
-    const versionForm = behaviour.responseForms.get(key)
-    if (versionForm === undefined) continue
-    await verifyResponseSchema(env, headSchema, {
-      route,
-      version: behaviour.version,
-      level: behaviour.level,
-      part: `response ${key}`,
-      status: statusOf(key),
-      method: behaviour.state.methods[0],
-      steps: behaviour.responseSteps.get(key) ?? [],
-      formAt: (level) => level === behaviour.level ? versionForm : prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
-    })
+    await verifyResponseSchema(env, headSchema, responseTarget(env, { head, behaviour, route }, key))
   }
 }
 
@@ -195,8 +176,8 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       part: 'payload',
       status: 200,
       method: undefined,
-      steps: state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: (at) => prepareForFastify(state.generation.formAt(webhook.body, at), state.generation)
+      responseSteps: state.planner.responseSteps(undefined, webhook.body, level),
+      formAt: formsOf(env, webhook.body)
     })
   }
 }

@@ -136,7 +136,7 @@ export async function verifyMigrations ({ fastify, state, webhooks }: VerifyCont
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const context: ReplayContext = { compile: strictValidator(resolveRef), resolveRef, steps: state.steps }
-  const generation = { count: options.examples ?? 200, seed: options.seed ?? 1 }
+  const generation = { resolveRef, count: options.examples ?? 200, seed: options.seed ?? 1 }
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
   const counter = { replayed: 0 }
   const env = { state, context, generation, report: findings.report, counter }

@@ -24,7 +24,7 @@ export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
  * ```
  */
-export function stringExample (schema: JsonSchema): string {
+function stringExample (schema: JsonSchema): string {
   switch (schema.format) {
     case 'uuid': return EXAMPLE_UUID
     case 'date': return '2000-01-01'
@@ -70,7 +70,8 @@ function resolveRef (ref: string, components: Record<string, unknown> = {}, othe
   return target as JsonSchema
 }
 
-function typeOf (schema: JsonSchema): string | undefined {
+/** The type of a schema's values: its `type` (the first besides `null` of a list), or what its keywords imply. */
+export function typeOf (schema: JsonSchema): string | undefined {
   const type = schema.type
   if (typeof type === 'string') return type
   if (Array.isArray(type)) return (type as string[]).find((item) => item !== 'null') ?? type[0] as string | undefined
