@@ -4,11 +4,11 @@
  * `$id` of each named schema.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { visibleFields, visibleValidators } from './object-fields'
 import type { FieldState, ObjectState, SeedState } from './seeds'
-import { idSafe, isOptional, isReadonly, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
@@ -39,7 +39,7 @@ export class FormBuilder {
       case 'identity': return schema
       case 'wrapper': {
         const base = inputs[0] as TSchema
-        return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
+        return base === plan.base ? schema : setModifiers(base, KindGuard.IsOptional(schema), KindGuard.IsReadonly(schema))
       }
       case 'ref': {
         const id = nameOf(inputs[0] as TSchema)
@@ -108,7 +108,7 @@ export class FormBuilder {
       delete copy[kHeadSchema]
       delete copy[kGivenExamples]
     }
-    return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
+    return setModifiers(copy as TSchema, field.optional ?? KindGuard.IsOptional(base), KindGuard.IsReadonly(base))
   }
 
   /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */
