@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
-import { isHeaderSafeUrl } from '../core/link-urls'
+import { readDeprecationDates } from './field-deprecation'
 import type { VersionChangeClass } from './version-change-reader'
 
 /** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
@@ -51,15 +51,6 @@ function readChannel (lifecycle: VersionLifecycle, version: string): 'release' |
     throw new VersionerStructureError(`Version('${version}'): access applies to preview versions only (channel: 'preview'); a release is served to every client.`)
   }
   return channel
-}
-
-function readDate (value: unknown, what: string, version: string): Date | undefined {
-  if (value === undefined) return undefined
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new VersionerStructureError(`Version('${version}'): ${what} must be a Date or a date string; got ${describeValue(value)}.`)
-  }
-  return new Date(date.getTime())
 }
 
 /**
@@ -116,16 +107,10 @@ export class Version {
     }
     this.channel = readChannel(lifecycle, this.value)
     this.access = lifecycle.access
-    this.deprecatedAt = readDate(lifecycle.deprecatedAt, 'deprecatedAt', this.value)
-    this.sunsetAt = readDate(lifecycle.sunsetAt, 'sunsetAt', this.value)
-    if (this.deprecatedAt !== undefined && this.sunsetAt !== undefined && this.sunsetAt < this.deprecatedAt) {
-      throw new VersionerStructureError(`Version('${this.value}'): sunsetAt must not be earlier than deprecatedAt (RFC 9745).`)
-    }
-    if (lifecycle.link !== undefined && !isHeaderSafeUrl(lifecycle.link)) {
-      throw new VersionerStructureError(`Version('${this.value}'): link must be an absolute URL or a path starting with '/', without ` +
-        `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(lifecycle.link)}.`)
-    }
-    this.link = lifecycle.link
+    const { deprecatedAt, sunsetAt, link } = readDeprecationDates(lifecycle, `Version('${this.value}')`, '')
+    this.deprecatedAt = deprecatedAt
+    this.sunsetAt = sunsetAt
+    this.link = link
     const afterSunset = lifecycle.afterSunset ?? 'serve'
     if (afterSunset !== 'serve' && afterSunset !== 'gone') {
       throw new VersionerStructureError(`Version('${this.value}'): afterSunset must be 'serve' or 'gone'; got ${describeValue(afterSunset)}.`)
