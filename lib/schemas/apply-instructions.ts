@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
-  isEndpointInstruction, type EnumInstruction, type EnumValue, type FieldExistedAsInstruction, type SchemaAnnotations,
+  isEndpointInstruction, type EnumInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
@@ -20,10 +20,6 @@ import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } f
 interface InstructionOrigin {
   readonly change: string
   readonly version: string
-}
-
-function memberName (value: EnumValue): string {
-  return String(value)
 }
 
 function describeSeed (schema: TSchema): string {
@@ -221,15 +217,15 @@ export class SchemaStates {
         if (members.some((member) => deepEqual(member.value, value))) {
           fail(`${schemaName} already has a member with the value ${describeValue(value)}.`)
         }
-        const index = members.findIndex((member) => memberName(member.value) === name)
+        const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) members.push({ value, schema: undefined })
         else members[index] = { value, schema: undefined }
       }
     } else {
       for (const name of instruction.members) {
-        const index = members.findIndex((member) => memberName(member.value) === name)
+        const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) {
-          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => memberName(member.value)).join(', ')}).`)
+          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => String(member.value)).join(', ')}).`)
         }
         members = members.filter((_, position) => position !== index)
       }
