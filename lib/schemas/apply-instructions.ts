@@ -12,7 +12,7 @@ import {
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
-import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
+import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
 import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
 
@@ -133,14 +133,10 @@ export class SchemaStates {
     return { ...state, name: name ?? state.name, annotations: { ...state.annotations, ...instruction.annotations } }
   }
 
-  /** The fields visible in an object schema state (inherited ones included), by key, in order. */
-  visibleFields (state: ObjectState): Map<string, VisibleField> {
-    return new Map(visibleFields(state, (head) => this.stateOf(head)).map((visible) => [visible.key, visible]))
-  }
-
   private applyObject (state: ObjectState, instruction: Exclude<SchemaInstruction, { kind: 'schema.had' }>,
     schemaName: string, fail: (message: string) => never): ObjectState {
-    const visible = this.visibleFields(state)
+    // The fields visible in the state (inherited ones included), by key, in order.
+    const visible = new Map(visibleFields(state, (head) => this.stateOf(head)).map((field) => [field.key, field]))
     const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
     switch (instruction.kind) {
       case 'validator.existed': {

@@ -15,7 +15,7 @@ import { deepEqual, describeValue, setModifiers, type SchemaObject } from '../co
 const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
 
 /** A field as visible in an object schema. */
-export interface VisibleField {
+interface VisibleField {
   readonly key: string
   readonly field: FieldState
   readonly inherited: boolean
