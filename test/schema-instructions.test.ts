@@ -50,7 +50,7 @@ test('field().had() checks its attributes', async (t) => {
   t.match(structureError(() => field.had({ name: '' })).message, "schema(User).field('name').had({ name }) must be a non-empty string")
   t.match(structureError(() => field.had({ name: 3 as never })).message, 'must be a non-empty string; got 3')
   t.match(structureError(() => field.had({ type: 'string' as never })).message, "had({ type }) takes a TypeBox schema; got 'string'")
-  t.match(structureError(() => field.had({ optional: 'yes' as never })).message, "had({ optional }) takes true or false; got 'yes'")
+  t.match(structureError(() => field.had({ optional: 'yes' as never })).message, "had({ optional: 'yes' }): { optional } takes true or false; got 'yes'")
   const required = structureError(() => field.had({ required: true } as FieldHadAttributes))
   t.equal(required.code, STRUCTURE)
   t.match(required.message, "'required' is not a field keyword; use { optional: true } or { optional: false }")
