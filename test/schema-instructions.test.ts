@@ -69,8 +69,9 @@ test('field().didntHave() needs keyword names that are keywords', async (t) => {
     t.match(error.message, `'${attribute}' is not a keyword a field can lack`)
     t.match(error.message, '.didntExist')
   }
-  t.match(structureError(() => field.didntHave('')).message, 'keyword names must be non-empty strings')
-  t.match(structureError(() => field.didntHave(5 as never)).message, 'keyword names must be non-empty strings')
+  t.match(structureError(() => field.didntHave('')).message, "a keyword name must be a non-empty string; got ''")
+  t.match(structureError(() => field.didntHave(5 as never)).message, 'a keyword name must be a non-empty string; got 5')
+  t.match(structureError(() => field.didntHave(' ')).message, "a keyword name must be a non-empty string; got ' '")
 })
 
 test('field().existedAs() needs a type and checks the rest', async (t) => {

@@ -164,9 +164,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
       const display = `${base}.didntHave(${keywords.map(describeValue).join(', ')})`
       if (keywords.length === 0) throw new VersionerStructureError(`${display}: didntHave() needs at least one keyword name.`)
       for (const keyword of keywords) {
-        if (typeof keyword !== 'string' || keyword === '') {
-          throw new VersionerStructureError(`${display}: keyword names must be non-empty strings.`)
-        }
+        checkName(keyword, `${display}: a keyword name`)
         if (FIELD_ATTRIBUTES_NOT_KEYWORDS.has(keyword) || keyword === 'required') {
           throw new VersionerStructureError(`${display}: '${keyword}' is not a keyword a field can lack. ` +
             'To remove the field use .didntExist; to change its name or type use .had({ name }) or .had({ type }); ' +
