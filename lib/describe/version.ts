@@ -53,6 +53,16 @@ function readChannel (lifecycle: VersionLifecycle, version: string): 'release' |
   return channel
 }
 
+/** The change arguments of a version, checked to be classes; `first` is the position of the first one, for messages. */
+function changeClasses (changes: readonly unknown[], where: string, first: number, hint: string): readonly VersionChangeClass[] {
+  changes.forEach((change, index) => {
+    if (typeof change !== 'function') {
+      throw new VersionerStructureError(`${where}: argument ${index + first} (${describeValue(change)}) is not a version change class${hint}.`)
+    }
+  })
+  return Object.freeze([...changes] as VersionChangeClass[])
+}
+
 /**
  * One API version: its value (an ISO date such as `'2001-01-01'`, or any string with
  * `apiVersionFormat: 'string'`) and the version changes that made it differ from the version before it.
@@ -94,13 +104,7 @@ export class Version {
     }
     const last = changes[changes.length - 1]
     const lifecycle = typeof last === 'object' && last !== null ? changes.pop() as VersionLifecycle : {}
-    for (const [index, change] of changes.entries()) {
-      if (typeof change !== 'function') {
-        throw new VersionerStructureError(`Version('${this.value}'): argument ${index + 2} (${describeValue(change)}) is not a version change class; ` +
-          'only the last argument may be an object of lifecycle dates.')
-      }
-    }
-    this.changes = Object.freeze([...changes] as VersionChangeClass[])
+    this.changes = changeClasses(changes, `Version('${this.value}')`, 2, '; only the last argument may be an object of lifecycle dates')
     const unknown = Object.keys(lifecycle).filter((key) => !LIFECYCLE_KEYS.includes(key))
     if (unknown.length > 0) {
       throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use ${LIFECYCLE_KEYS.join(', ')}.`)
@@ -136,12 +140,7 @@ export class HeadVersion {
   readonly changes: readonly VersionChangeClass[]
 
   constructor (...changes: VersionChangeClass[]) {
-    for (const [index, change] of changes.entries()) {
-      if (typeof change !== 'function') {
-        throw new VersionerStructureError(`HeadVersion: argument ${index + 1} (${describeValue(change)}) is not a version change class.`)
-      }
-    }
-    this.changes = Object.freeze([...changes])
+    this.changes = changeClasses(changes, 'HeadVersion', 1, '')
     Object.freeze(this)
   }
 }
