@@ -97,21 +97,16 @@ export class SchemaStates {
         `(version '${origin.version}'): ${message}`)
     }
     const schemaName = `'${state.name ?? seed.display}'`
-    if (instruction.kind === 'schema.had') {
-      this.working.set(seed, this.applySchemaHad(seed, state, instruction, schemaName, fail))
-      return
+    // Enum instructions need an enum, field and validator ones an object schema; schema(S).had(...) any schema.
+    const isEnum = instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave'
+    if (instruction.kind !== 'schema.had' && state.kind !== (isEnum ? 'enum' : 'object')) {
+      fail(isEnum
+        ? `${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`
+        : `${schemaName} is not an object schema, so it has no fields or validators.`)
     }
-    if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
-      if (state.kind !== 'enum') {
-        fail(`${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`)
-      }
-      this.working.set(seed, this.applyEnum(state as EnumState, instruction, schemaName, fail))
-      return
-    }
-    if (state.kind !== 'object') {
-      fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
-    }
-    this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))
+    this.working.set(seed, instruction.kind === 'schema.had'
+      ? this.applySchemaHad(seed, state, instruction, schemaName, fail)
+      : isEnum ? this.applyEnum(state as EnumState, instruction, schemaName, fail) : this.applyObject(state as ObjectState, instruction, schemaName, fail))
   }
 
   /** `schema(S).had({ name, examples, description, title })`: each attribute must differ from what the schema has. */
