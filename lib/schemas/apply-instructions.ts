@@ -16,12 +16,6 @@ import { editField, removeKeywords, visibleFields, visibleValidators } from './o
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
 import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
 
-/** Where an instruction comes from, for messages. */
-interface InstructionOrigin {
-  readonly change: string
-  readonly version: string
-}
-
 function describeSeed (schema: TSchema): string {
   return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
 }
@@ -55,7 +49,7 @@ export class SchemaStates {
       for (const change of changes) {
         for (const instruction of change.instructions) {
           if (isEndpointInstruction(instruction)) continue
-          this.apply(instruction, { change: change.name, version: origin })
+          this.apply(instruction, change.name, origin)
           changed.add(this.index.find(instruction.schema) as Seed)
         }
       }
@@ -88,13 +82,13 @@ export class SchemaStates {
     return this.working.get(seed) ?? this.initialOf(seed.head)
   }
 
-  /** Applies one schema or enum instruction (its schema is seeded). */
-  private apply (instruction: SchemaInstruction | EnumInstruction, origin: InstructionOrigin): void {
+  /** Applies one schema or enum instruction (its schema is seeded) of the version change `change`, in `version`. */
+  private apply (instruction: SchemaInstruction | EnumInstruction, change: string, version: string): void {
     const seed = this.index.find(instruction.schema) as Seed
     const state = this.working.get(seed) ?? this.initialOf(seed.head)
     const fail = (message: string): never => {
-      throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${origin.change}' ` +
-        `(version '${origin.version}'): ${message}`)
+      throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' ` +
+        `(version '${version}'): ${message}`)
     }
     const schemaName = `'${state.name ?? seed.display}'`
     // Enum instructions need an enum, field and validator ones an object schema; schema(S).had(...) any schema.
