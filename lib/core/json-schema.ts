@@ -3,7 +3,7 @@
  * message, structural equality, and the `Type.Optional` / `Type.Readonly` modifiers.
  * @module
  */
-import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 
 /** A JSON Schema object (TypeBox schemas are plain objects with a `Kind` symbol). */
 export type SchemaObject = TSchema & Record<symbol, unknown>
@@ -49,19 +49,9 @@ export function describeValue (value: unknown, depth = 0): string {
   return String(value)
 }
 
-/** True when the schema carries TypeBox's `Optional` modifier. */
-export function isOptional (schema: TSchema): boolean {
-  return (schema as SchemaObject)[OptionalKind] === 'Optional'
-}
-
-/** True when the schema carries TypeBox's `Readonly` modifier. */
-export function isReadonly (schema: TSchema): boolean {
-  return (schema as SchemaObject)[ReadonlyKind] === 'Readonly'
-}
-
 /** A shallow copy of `schema` with exactly the given modifiers; `schema` itself when nothing changes. */
 export function setModifiers<T extends TSchema> (schema: T, optional: boolean, readonly: boolean): T {
-  if (isOptional(schema) === optional && isReadonly(schema) === readonly) return schema
+  if (KindGuard.IsOptional(schema) === optional && KindGuard.IsReadonly(schema) === readonly) return schema
   const copy: SchemaObject = { ...(schema as SchemaObject) }
   if (optional) copy[OptionalKind] = 'Optional'
   else delete copy[OptionalKind]

@@ -6,93 +6,66 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, refId, withRefId, type SchemaObject } from './json-schema'
+import { setOwn } from './own-properties'
 
-/** Keywords whose value is one subschema. */
-const SINGLE = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames',
-  'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'] as const
+/** Keywords whose value is one subschema (`items` also takes a list). */
+const SINGLE = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames',
+  'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'])
 /** Keywords whose value maps names to subschemas. */
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const
+const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
 /** Keywords whose value is a list of subschemas. */
-const LIST = ['anyOf', 'allOf', 'oneOf', 'prefixItems'] as const
+const LIST = new Set(['items', 'anyOf', 'allOf', 'oneOf', 'prefixItems'])
+/** Every keyword holding subschemas, in the order of the walk. */
+const KEYWORDS = [...new Set([...SINGLE, ...MAP, ...LIST])]
 
-/**
- * Calls `visit` on every direct subschema of `schema`, in a fixed order (the same order
- * {@link replaceSubschemas} expects its replacements in).
- */
-export function forEachSubschema (schema: TSchema, visit: (subschema: TSchema) => void): void {
-  const source = schema as SchemaObject
-  const items = source.items
-  if (Array.isArray(items)) {
-    for (const item of items) if (isSchemaObject(item)) visit(item)
-  } else if (isSchemaObject(items)) {
-    visit(items)
+/** A list or map of subschemas with each one mapped: itself when nothing changed, else a copy. */
+function mapEach<T extends object> (container: T, map: (subschema: TSchema) => TSchema): T {
+  let copy: Record<string, unknown> | undefined
+  for (const key of Object.keys(container)) {
+    const value = (container as Record<string, unknown>)[key]
+    const next = isSchemaObject(value) ? map(value) : value
+    if (next !== value) setOwn(copy ??= (Array.isArray(container) ? [...container] : { ...container }) as Record<string, unknown>, key, next)
   }
-  for (const keyword of SINGLE) {
-    const value = source[keyword]
-    if (isSchemaObject(value)) visit(value)
-  }
-  for (const keyword of MAP) {
-    const value = source[keyword]
-    if (!isSchemaObject(value)) continue
-    for (const key of Object.keys(value)) {
-      const sub = (value as Record<string, unknown>)[key]
-      if (isSchemaObject(sub)) visit(sub)
-    }
-  }
-  for (const keyword of LIST) {
-    const value = source[keyword]
-    if (!Array.isArray(value)) continue
-    for (const sub of value) if (isSchemaObject(sub)) visit(sub)
-  }
+  return (copy ?? container) as T
 }
 
-/** The direct subschemas of `schema`, in the order of {@link forEachSubschema}. */
+/**
+ * The one walk of the direct subschemas of `schema`: calls `map` on each, in a fixed order, and puts what it returns
+ * in its place. Returns `schema` itself when every result is the subschema given; otherwise a copy that keeps every
+ * other keyword and symbol (TypeBox's `Kind` and modifiers) and shares every unchanged subschema.
+ */
+export function mapSubschemas (schema: TSchema, map: (subschema: TSchema) => TSchema): TSchema {
+  const source = schema as SchemaObject
+  let copy: SchemaObject | undefined
+  for (const keyword of KEYWORDS) {
+    const value = source[keyword]
+    const next = Array.isArray(value)
+      ? LIST.has(keyword) ? mapEach(value, map) : value
+      : !isSchemaObject(value) ? value : MAP.has(keyword) ? mapEach(value, map) : SINGLE.has(keyword) ? map(value) : value
+    if (next !== value) (copy ??= { ...source })[keyword] = next
+  }
+  return copy ?? schema
+}
+
+/** Calls `visit` on every direct subschema of `schema`, in the order of {@link mapSubschemas}. */
+export function forEachSubschema (schema: TSchema, visit: (subschema: TSchema) => void): void {
+  mapSubschemas(schema, (sub) => {
+    visit(sub)
+    return sub
+  })
+}
+
+/** The direct subschemas of `schema`, in the order of {@link mapSubschemas}. */
 export function subschemasOf (schema: TSchema): TSchema[] {
   const found: TSchema[] = []
   forEachSubschema(schema, (sub) => { found.push(sub) })
   return found
 }
 
-/**
- * `schema` with its direct subschemas replaced, in the order of {@link forEachSubschema}, by `replacements`.
- * Returns `schema` itself when every replacement is the subschema it replaces; otherwise a copy that keeps
- * every other keyword and symbol (TypeBox's `Kind` and modifiers) and shares every unchanged subschema.
- */
+/** `schema` with its direct subschemas replaced, in the order of {@link mapSubschemas}, by `replacements`. */
 export function replaceSubschemas (schema: TSchema, replacements: readonly TSchema[]): TSchema {
-  const source = schema as SchemaObject
   let index = 0
-  let changed = false
-  const next = (original: TSchema): TSchema => {
-    const replacement = replacements[index++]
-    if (replacement !== original) changed = true
-    return replacement
-  }
-  const copy: SchemaObject = { ...source }
-  const items = source.items
-  if (Array.isArray(items)) {
-    copy.items = items.map((item) => isSchemaObject(item) ? next(item) : item)
-  } else if (isSchemaObject(items)) {
-    copy.items = next(items)
-  }
-  for (const keyword of SINGLE) {
-    const value = source[keyword]
-    if (isSchemaObject(value)) copy[keyword] = next(value)
-  }
-  for (const keyword of MAP) {
-    const value = source[keyword]
-    if (!isSchemaObject(value)) continue
-    const map: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) {
-      const sub = (value as Record<string, unknown>)[key]
-      map[key] = isSchemaObject(sub) ? next(sub) : sub
-    }
-    copy[keyword] = map
-  }
-  for (const keyword of LIST) {
-    const value = source[keyword]
-    if (Array.isArray(value)) copy[keyword] = value.map((sub) => isSchemaObject(sub) ? next(sub) : sub)
-  }
-  return changed ? copy : schema
+  return mapSubschemas(schema, () => replacements[index++])
 }
 
 /**
@@ -105,7 +78,7 @@ export function mapSchemaDeep (schema: TSchema, transform: (subschema: TSchema) 
     const known = seen.get(node)
     if (known !== undefined) return known
     seen.set(node, node)
-    const rebuilt = replaceSubschemas(node, subschemasOf(node).map(visit))
+    const rebuilt = mapSubschemas(node, visit)
     const result = transform(rebuilt)
     seen.set(node, result)
     return result
@@ -134,7 +107,7 @@ export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: st
     if (typeof source.$ref === 'string' && refId(source.$ref) === fromId) {
       return { ...source, $ref: withRefId(source.$ref, toId) } as TSchema
     }
-    return replaceSubschemas(node, subschemasOf(node).map((sub) => visit(sub, false)))
+    return mapSubschemas(node, (sub) => visit(sub, false))
   }
   return visit(schema, true)
 }

@@ -4,9 +4,9 @@
  * parent also reaches the child in every version.
  * @module
  */
-import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
-import { describeSchema, isOptional, isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isSchemaObject, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
 interface ChildSchemaInfo {
@@ -75,7 +75,7 @@ export function registerDerivedSchema (derived: TSchema, source: TSchema): void 
  */
 export function objectSchema (properties: Record<string, TSchema>, options: Record<string | symbol, unknown> = {}): TSchema {
   const { type: _type, properties: _properties, required: _required, ...rest } = options
-  const required = Object.keys(properties).filter((key) => !isOptional(properties[key]))
+  const required = Object.keys(properties).filter((key) => !KindGuard.IsOptional(properties[key]))
   const result = { ...rest, [Kind]: 'Object', type: 'object', properties } as unknown as SchemaObject
   if (required.length > 0) result.required = required
   return result

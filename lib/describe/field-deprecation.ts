@@ -38,13 +38,25 @@ export interface FieldDeprecation {
   readonly link: string | undefined
 }
 
-function readDate (value: unknown, key: string, display: string): Date | undefined {
-  if (value === undefined) return undefined
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new VersionerStructureError(`${display}: deprecated.${key} must be a date string such as '2027-01-01'; got ${describeValue(value)}.`)
+/** The dates and page of a deprecation (a version's lifecycle, a field's `deprecated`), checked; `display` and `prefix` name them in errors. */
+export function readDeprecationDates (value: FieldDeprecationOptions, display: string, prefix: string):
+{ deprecatedAt: Date | undefined, sunsetAt: Date | undefined, link: string | undefined } {
+  const [deprecatedAt, sunsetAt] = (['deprecatedAt', 'sunsetAt'] as const).map((key) => {
+    const given = value[key]
+    const date = given instanceof Date ? given : typeof given === 'string' ? new Date(given) : undefined
+    if (given !== undefined && (date === undefined || Number.isNaN(date.getTime()))) {
+      throw new VersionerStructureError(`${display}: ${prefix}${key} must be a Date or a date string such as '2027-01-01'; got ${describeValue(given)}.`)
+    }
+    return date === undefined ? undefined : new Date(date.getTime())
+  })
+  if (value.link !== undefined && !isHeaderSafeUrl(value.link)) {
+    throw new VersionerStructureError(`${display}: ${prefix}link must be an absolute URL or a path starting with '/', without ` +
+      `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(value.link)}.`)
   }
-  return new Date(date.getTime())
+  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt < deprecatedAt) {
+    throw new VersionerStructureError(`${display}: ${prefix}sunsetAt must not be earlier than ${prefix}deprecatedAt (RFC 9745).`)
+  }
+  return { deprecatedAt, sunsetAt, link: value.link }
 }
 
 /**
@@ -60,16 +72,8 @@ export function readFieldDeprecation (keywords: unknown, display: string): Field
   if (!isSchemaObject(value) || extra.length > 0) {
     throw new VersionerStructureError(`${display}: 'deprecated' takes true, false or { deprecatedAt, sunsetAt, link }; got ${describeValue(value)}.`)
   }
-  const deprecatedAt = readDate(value.deprecatedAt, 'deprecatedAt', display)
-  const sunsetAt = readDate(value.sunsetAt, 'sunsetAt', display)
-  if (value.link !== undefined && !isHeaderSafeUrl(value.link)) {
-    throw new VersionerStructureError(`${display}: deprecated.link must be an absolute URL or a path starting with '/', without ` +
-      `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(value.link)}.`)
-  }
-  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt < deprecatedAt) {
-    throw new VersionerStructureError(`${display}: deprecated.sunsetAt must not be earlier than deprecated.deprecatedAt (RFC 9745).`)
-  }
-  return { deprecatedAt: deprecatedAt === undefined ? 0 : Math.floor(deprecatedAt.getTime() / 1000), sunsetAt, link: value.link as string | undefined }
+  const { deprecatedAt, sunsetAt, link } = readDeprecationDates(value as FieldDeprecationOptions, display, 'deprecated.')
+  return { deprecatedAt: deprecatedAt === undefined ? 0 : Math.floor(deprecatedAt.getTime() / 1000), sunsetAt, link }
 }
 
 /**

@@ -89,7 +89,11 @@ function checkName (value: unknown, what: string): asserts value is string {
 
 const FIELD_ATTRIBUTES_NOT_KEYWORDS = new Set(['name', 'type', 'optional'])
 
+/** The keywords of `had({...})` or `existedAs({...})`, checked (and its `optional`). */
 function splitKeywords (attributes: Record<string, unknown>, display: string): Record<string, unknown> {
+  if (attributes.optional !== undefined && typeof attributes.optional !== 'boolean') {
+    throw new VersionerStructureError(`${display}: { optional } takes true or false; got ${describeValue(attributes.optional)}.`)
+  }
   const keywords: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(attributes)) {
     if (FIELD_ATTRIBUTES_NOT_KEYWORDS.has(key)) continue
@@ -145,9 +149,6 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
       if (attributes.type !== undefined && !isSchemaObject(attributes.type)) {
         throw new VersionerStructureError(`${base}.had({ type }) takes a TypeBox schema; got ${describeValue(attributes.type)}.`)
       }
-      if (attributes.optional !== undefined && typeof attributes.optional !== 'boolean') {
-        throw new VersionerStructureError(`${base}.had({ optional }) takes true or false; got ${describeValue(attributes.optional)}.`)
-      }
       return makeInstruction<FieldHadInstruction>({
         kind: 'field.had',
         display,
@@ -163,9 +164,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
       const display = `${base}.didntHave(${keywords.map(describeValue).join(', ')})`
       if (keywords.length === 0) throw new VersionerStructureError(`${display}: didntHave() needs at least one keyword name.`)
       for (const keyword of keywords) {
-        if (typeof keyword !== 'string' || keyword === '') {
-          throw new VersionerStructureError(`${display}: keyword names must be non-empty strings.`)
-        }
+        checkName(keyword, `${display}: a keyword name`)
         if (FIELD_ATTRIBUTES_NOT_KEYWORDS.has(keyword) || keyword === 'required') {
           throw new VersionerStructureError(`${display}: '${keyword}' is not a keyword a field can lack. ` +
             'To remove the field use .didntExist; to change its name or type use .had({ name }) or .had({ type }); ' +
@@ -178,9 +177,6 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
       const display = `${base}.existedAs(${describeValue(attributes)})`
       if (!isSchemaObject(attributes) || !isSchemaObject(attributes.type)) {
         throw new VersionerStructureError(`${display}: existedAs() needs { type }, a TypeBox schema.`)
-      }
-      if (attributes.optional !== undefined && typeof attributes.optional !== 'boolean') {
-        throw new VersionerStructureError(`${display}: { optional } takes true or false.`)
       }
       if ('name' in attributes) throw new VersionerStructureError(`${display}: existedAs() takes no name; the field is '${field}'.`)
       return makeInstruction<FieldExistedAsInstruction>({

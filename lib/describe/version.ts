@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
-import { isHeaderSafeUrl } from '../core/link-urls'
+import { readDeprecationDates } from './field-deprecation'
 import type { VersionChangeClass } from './version-change-reader'
 
 /** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
@@ -53,13 +53,14 @@ function readChannel (lifecycle: VersionLifecycle, version: string): 'release' |
   return channel
 }
 
-function readDate (value: unknown, what: string, version: string): Date | undefined {
-  if (value === undefined) return undefined
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new VersionerStructureError(`Version('${version}'): ${what} must be a Date or a date string; got ${describeValue(value)}.`)
-  }
-  return new Date(date.getTime())
+/** The change arguments of a version, checked to be classes; `first` is the position of the first one, for messages. */
+function changeClasses (changes: readonly unknown[], where: string, first: number, hint: string): readonly VersionChangeClass[] {
+  changes.forEach((change, index) => {
+    if (typeof change !== 'function') {
+      throw new VersionerStructureError(`${where}: argument ${index + first} (${describeValue(change)}) is not a version change class${hint}.`)
+    }
+  })
+  return Object.freeze([...changes] as VersionChangeClass[])
 }
 
 /**
@@ -103,29 +104,17 @@ export class Version {
     }
     const last = changes[changes.length - 1]
     const lifecycle = typeof last === 'object' && last !== null ? changes.pop() as VersionLifecycle : {}
-    for (const [index, change] of changes.entries()) {
-      if (typeof change !== 'function') {
-        throw new VersionerStructureError(`Version('${this.value}'): argument ${index + 2} (${describeValue(change)}) is not a version change class; ` +
-          'only the last argument may be an object of lifecycle dates.')
-      }
-    }
-    this.changes = Object.freeze([...changes] as VersionChangeClass[])
+    this.changes = changeClasses(changes, `Version('${this.value}')`, 2, '; only the last argument may be an object of lifecycle dates')
     const unknown = Object.keys(lifecycle).filter((key) => !LIFECYCLE_KEYS.includes(key))
     if (unknown.length > 0) {
       throw new VersionerStructureError(`Version('${this.value}'): unknown lifecycle option(s) ${unknown.join(', ')}; use ${LIFECYCLE_KEYS.join(', ')}.`)
     }
     this.channel = readChannel(lifecycle, this.value)
     this.access = lifecycle.access
-    this.deprecatedAt = readDate(lifecycle.deprecatedAt, 'deprecatedAt', this.value)
-    this.sunsetAt = readDate(lifecycle.sunsetAt, 'sunsetAt', this.value)
-    if (this.deprecatedAt !== undefined && this.sunsetAt !== undefined && this.sunsetAt < this.deprecatedAt) {
-      throw new VersionerStructureError(`Version('${this.value}'): sunsetAt must not be earlier than deprecatedAt (RFC 9745).`)
-    }
-    if (lifecycle.link !== undefined && !isHeaderSafeUrl(lifecycle.link)) {
-      throw new VersionerStructureError(`Version('${this.value}'): link must be an absolute URL or a path starting with '/', without ` +
-        `spaces, quotes, '<' or '>' (it goes into a Link header); got ${describeValue(lifecycle.link)}.`)
-    }
-    this.link = lifecycle.link
+    const { deprecatedAt, sunsetAt, link } = readDeprecationDates(lifecycle, `Version('${this.value}')`, '')
+    this.deprecatedAt = deprecatedAt
+    this.sunsetAt = sunsetAt
+    this.link = link
     const afterSunset = lifecycle.afterSunset ?? 'serve'
     if (afterSunset !== 'serve' && afterSunset !== 'gone') {
       throw new VersionerStructureError(`Version('${this.value}'): afterSunset must be 'serve' or 'gone'; got ${describeValue(afterSunset)}.`)
@@ -151,12 +140,7 @@ export class HeadVersion {
   readonly changes: readonly VersionChangeClass[]
 
   constructor (...changes: VersionChangeClass[]) {
-    for (const [index, change] of changes.entries()) {
-      if (typeof change !== 'function') {
-        throw new VersionerStructureError(`HeadVersion: argument ${index + 1} (${describeValue(change)}) is not a version change class.`)
-      }
-    }
-    this.changes = Object.freeze([...changes])
+    this.changes = changeClasses(changes, 'HeadVersion', 1, '')
     Object.freeze(this)
   }
 }

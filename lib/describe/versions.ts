@@ -113,24 +113,22 @@ function checkChannels (versions: readonly Version[]): Version[] {
 
 /** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted). */
 function checkValues (versions: readonly Version[]): { values: string[], valuesAreDates: boolean } {
-  const seen = new Set<string>()
   // Generated schemas are named `Name__<value>` with the value made $id-safe: two values must stay apart there.
   const idForms = new Map<string, string>()
   for (const version of versions) {
-    if (seen.has(version.value)) {
+    const idForm = idSafe(version.value)
+    const other = idForms.get(idForm)
+    if (other === version.value) {
       throw new VersionerStructureError(`You tried to define two versions with the same value in the same VersionBundle: '${version.value}'.`)
     }
     if (RESERVED_VALUES.has(version.value)) {
       throw new VersionerStructureError(`Version value '${version.value}' is reserved (it names ${version.value === 'head' ? 'HEAD' : 'the unversioned routes'}).`)
     }
-    const idForm = idSafe(version.value)
-    const other = idForms.get(idForm)
     if (other !== undefined) {
       throw new VersionerStructureError(`Version values '${other}' and '${version.value}' both become '${idForm}' in the $id of generated ` +
         'schemas (characters other than letters, digits, _, . and - become _): give them values that differ in those characters.')
     }
     idForms.set(idForm, version.value)
-    seen.add(version.value)
   }
   const releases = checkChannels(versions)
   const values = releases.map((version) => version.value)

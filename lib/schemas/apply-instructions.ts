@@ -8,23 +8,13 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
-  isEndpointInstruction, type EnumInstruction, type EnumValue, type FieldExistedAsInstruction, type SchemaAnnotations,
+  isEndpointInstruction, type EnumInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
-import { editField, removeKeywords, visibleFields, visibleValidators, type VisibleField } from './object-fields'
+import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
 import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
-
-/** Where an instruction comes from, for messages. */
-interface InstructionOrigin {
-  readonly change: string
-  readonly version: string
-}
-
-function memberName (value: EnumValue): string {
-  return String(value)
-}
 
 function describeSeed (schema: TSchema): string {
   return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
@@ -59,7 +49,7 @@ export class SchemaStates {
       for (const change of changes) {
         for (const instruction of change.instructions) {
           if (isEndpointInstruction(instruction)) continue
-          this.apply(instruction, { change: change.name, version: origin })
+          this.apply(instruction, change.name, origin)
           changed.add(this.index.find(instruction.schema) as Seed)
         }
       }
@@ -92,30 +82,25 @@ export class SchemaStates {
     return this.working.get(seed) ?? this.initialOf(seed.head)
   }
 
-  /** Applies one schema or enum instruction (its schema is seeded). */
-  private apply (instruction: SchemaInstruction | EnumInstruction, origin: InstructionOrigin): void {
+  /** Applies one schema or enum instruction (its schema is seeded) of the version change `change`, in `version`. */
+  private apply (instruction: SchemaInstruction | EnumInstruction, change: string, version: string): void {
     const seed = this.index.find(instruction.schema) as Seed
     const state = this.working.get(seed) ?? this.initialOf(seed.head)
     const fail = (message: string): never => {
-      throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${origin.change}' ` +
-        `(version '${origin.version}'): ${message}`)
+      throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' ` +
+        `(version '${version}'): ${message}`)
     }
     const schemaName = `'${state.name ?? seed.display}'`
-    if (instruction.kind === 'schema.had') {
-      this.working.set(seed, this.applySchemaHad(seed, state, instruction, schemaName, fail))
-      return
+    // Enum instructions need an enum, field and validator ones an object schema; schema(S).had(...) any schema.
+    const isEnum = instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave'
+    if (instruction.kind !== 'schema.had' && state.kind !== (isEnum ? 'enum' : 'object')) {
+      fail(isEnum
+        ? `${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`
+        : `${schemaName} is not an object schema, so it has no fields or validators.`)
     }
-    if (instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave') {
-      if (state.kind !== 'enum') {
-        fail(`${schemaName} is not an enum (a union of literals, or a schema with an 'enum' keyword).`)
-      }
-      this.working.set(seed, this.applyEnum(state as EnumState, instruction, schemaName, fail))
-      return
-    }
-    if (state.kind !== 'object') {
-      fail(`${schemaName} is not an object schema, so it has no fields or validators.`)
-    }
-    this.working.set(seed, this.applyObject(state as ObjectState, instruction, schemaName, fail))
+    this.working.set(seed, instruction.kind === 'schema.had'
+      ? this.applySchemaHad(seed, state, instruction, schemaName, fail)
+      : isEnum ? this.applyEnum(state as EnumState, instruction, schemaName, fail) : this.applyObject(state as ObjectState, instruction, schemaName, fail))
   }
 
   /** `schema(S).had({ name, examples, description, title })`: each attribute must differ from what the schema has. */
@@ -137,14 +122,10 @@ export class SchemaStates {
     return { ...state, name: name ?? state.name, annotations: { ...state.annotations, ...instruction.annotations } }
   }
 
-  /** The fields visible in an object schema state (inherited ones included), by key, in order. */
-  visibleFields (state: ObjectState): Map<string, VisibleField> {
-    return new Map(visibleFields(state, (head) => this.stateOf(head)).map((visible) => [visible.key, visible]))
-  }
-
   private applyObject (state: ObjectState, instruction: Exclude<SchemaInstruction, { kind: 'schema.had' }>,
     schemaName: string, fail: (message: string) => never): ObjectState {
-    const visible = this.visibleFields(state)
+    // The fields visible in the state (inherited ones included), by key, in order.
+    const visible = new Map(visibleFields(state, (head) => this.stateOf(head)).map((field) => [field.key, field]))
     const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
     switch (instruction.kind) {
       case 'validator.existed': {
@@ -221,15 +202,15 @@ export class SchemaStates {
         if (members.some((member) => deepEqual(member.value, value))) {
           fail(`${schemaName} already has a member with the value ${describeValue(value)}.`)
         }
-        const index = members.findIndex((member) => memberName(member.value) === name)
+        const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) members.push({ value, schema: undefined })
         else members[index] = { value, schema: undefined }
       }
     } else {
       for (const name of instruction.members) {
-        const index = members.findIndex((member) => memberName(member.value) === name)
+        const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) {
-          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => memberName(member.value)).join(', ')}).`)
+          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => String(member.value)).join(', ')}).`)
         }
         members = members.filter((_, position) => position !== index)
       }

@@ -4,12 +4,12 @@
  * `$id` of each named schema.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { visibleFields, visibleValidators } from './object-fields'
 import type { FieldState, ObjectState, SeedState } from './seeds'
-import { idSafe, isOptional, isReadonly, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
-import { replaceSubschemas, subschemasOf, refersTo, rewriteSelfReferences } from '../core/subschemas'
+import { idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
 /** How a schema's form follows the levels. */
@@ -39,7 +39,7 @@ export class FormBuilder {
       case 'identity': return schema
       case 'wrapper': {
         const base = inputs[0] as TSchema
-        return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
+        return base === plan.base ? schema : setModifiers(base, KindGuard.IsOptional(schema), KindGuard.IsReadonly(schema))
       }
       case 'ref': {
         const id = nameOf(inputs[0] as TSchema)
@@ -64,7 +64,7 @@ export class FormBuilder {
 
   private buildState (state: SeedState, level: number): TSchema {
     if (state.kind === 'object') return this.buildObject(state, level)
-    if (state.kind === 'plain') return replaceSubschemas(state.body, subschemasOf(state.body).map((sub) => this.source.formAt(sub, level)))
+    if (state.kind === 'plain') return mapSubschemas(state.body, (sub) => this.source.formAt(sub, level))
     return (state.form === 'union'
       ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
       : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
@@ -81,7 +81,7 @@ export class FormBuilder {
     const stateOf = (head: TSchema): SeedState => this.source.stateAt(head, level)
     const properties: Record<string, TSchema> = {}
     for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
-    const options = replaceSubschemas(state.options, subschemasOf(state.options).map((sub) => this.source.formAt(sub, level))) as SchemaObject
+    const options = mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject
     // A validator about a field this version lacks would reject every request: it is not part of that version.
     const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
@@ -108,7 +108,7 @@ export class FormBuilder {
       delete copy[kHeadSchema]
       delete copy[kGivenExamples]
     }
-    return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
+    return setModifiers(copy as TSchema, field.optional ?? KindGuard.IsOptional(base), KindGuard.IsReadonly(base))
   }
 
   /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */

@@ -123,21 +123,15 @@ export class SchemaGeneration {
   formAt (schema: TSchema, level: number): TSchema {
     if (level === 0 || !isSchemaObject(schema) || this.isUnchanging(schema)) return schema
     let record = this.records.get(schema)
-    if (record === undefined) {
-      if (this.inProgress.has(schema)) return this.metInsideItself(schema)
-      this.inProgress.add(schema)
-      try {
-        record = { forms: [schema], inputs: this.inputsAt(schema, 0), deps: null }
-      } finally {
-        this.inProgress.delete(schema)
-      }
-      this.records.set(schema, record)
-    }
-    if (record.forms.length <= level) {
+    if (record === undefined || record.forms.length <= level) {
       // A schema met again while its own form is being built refers to itself ($ref): keep the reference.
       if (this.inProgress.has(schema)) return this.metInsideItself(schema)
       this.inProgress.add(schema)
       try {
+        if (record === undefined) {
+          record = { forms: [schema], inputs: this.inputsAt(schema, 0), deps: null }
+          this.records.set(schema, record)
+        }
         for (let current = record.forms.length; current <= level; current++) this.advance(schema, record, current)
       } finally {
         this.inProgress.delete(schema)

@@ -5,17 +5,17 @@
  * which survives renames), so that older changes to the parent still reach it.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
+import { KindGuard, type TSchema } from '@sinclair/typebox'
 import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import type { NamedValidator } from '../describe/named-validators'
-import { withoutModifiers, type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
-import { deepEqual, describeValue, isOptional, type SchemaObject } from '../core/json-schema'
+import { type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
+import { deepEqual, describeValue, setModifiers, type SchemaObject } from '../core/json-schema'
 
 /** Keywords that describe a field rather than constrain it: kept when an instruction changes its type. */
 const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
 
 /** A field as visible in an object schema. */
-export interface VisibleField {
+interface VisibleField {
   readonly key: string
   readonly field: FieldState
   readonly inherited: boolean
@@ -26,18 +26,18 @@ export type Fail = (message: string) => void
 
 /** The field's keywords as they stand (its type's keywords, with the instructions' edits). */
 function keywordsOf (field: FieldState): SchemaObject {
-  const result: SchemaObject = { ...(withoutModifiers(field.type) as SchemaObject) }
+  const result: SchemaObject = { ...(setModifiers(field.type, false, false) as SchemaObject) }
   for (const keyword of field.unset) delete result[keyword]
   return Object.assign(result, field.set)
 }
 
 /** Whether the field is optional as it stands. */
 function optionalOf (field: FieldState): boolean {
-  return field.optional ?? isOptional(field.type)
+  return field.optional ?? KindGuard.IsOptional(field.type)
 }
 
 function typeSignature (schema: SchemaObject): SchemaObject {
-  const copy: SchemaObject = { ...(withoutModifiers(schema) as SchemaObject) }
+  const copy: SchemaObject = { ...(setModifiers(schema, false, false) as SchemaObject) }
   for (const keyword of ANNOTATIONS) delete copy[keyword]
   return copy
 }

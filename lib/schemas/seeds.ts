@@ -8,7 +8,7 @@ import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebo
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
-import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, setModifiers, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -130,16 +130,14 @@ export function annotationOf (state: SeedState, key: keyof SchemaAnnotations): u
 export function initialState (head: TSchema): SeedState {
   const name = nameOf(head)
   if (isObjectSchema(head)) {
-    const { type: _type, properties, required: _required, allOf, ...rest } = head as SchemaObject
+    const { type: _type, properties, required: _required, allOf, ...rest } = setModifiers(head, false, false) as SchemaObject
     const info = childSchemaInfo(head)
     const keys = Object.keys(properties as object)
     const ownKeys = info === undefined ? keys : keys.filter((key) => info.ownKeys.has(key))
     const inherited = info === undefined ? [] : validatorsOf(info.parent)
     const allOfList = Array.isArray(allOf) ? allOf : []
     const others = allOfList.filter((fragment) => validatorOfFragment(fragment) === undefined)
-    const options: SchemaObject = { ...rest }
-    delete options[OptionalKind]
-    delete options[ReadonlyKind]
+    const options: SchemaObject = rest
     if (others.length > 0) options.allOf = others
     return {
       kind: 'object',
@@ -180,16 +178,6 @@ function anchorOf (schema: TSchema): object | undefined {
   return undefined
 }
 
-/** Strips `Optional` / `Readonly` from a copy of `schema` (or returns it when it has none). */
-export function withoutModifiers (schema: TSchema): TSchema {
-  const source = schema as SchemaObject
-  if (!(OptionalKind in source) && !(ReadonlyKind in source)) return schema
-  const copy = { ...source }
-  delete copy[OptionalKind]
-  delete copy[ReadonlyKind]
-  return copy as TSchema
-}
-
 /**
  * The seeds of one generation run, and recognition of schemas as seeds: the same object; a copy that
  * differs only by `Type.Optional` / `Type.Readonly`; or a schema with the same `$id`.
@@ -206,7 +194,7 @@ export class SeedIndex {
   add (schema: TSchema, display: string): Seed {
     const known = this.find(schema)
     if (known !== undefined) return known
-    const head = withoutModifiers(schema)
+    const head = setModifiers(schema, false, false)
     const seed: Seed = { head, display }
     this.cache = new WeakMap()
     this.seeds.push(seed)

@@ -50,7 +50,7 @@ test('field().had() checks its attributes', async (t) => {
   t.match(structureError(() => field.had({ name: '' })).message, "schema(User).field('name').had({ name }) must be a non-empty string")
   t.match(structureError(() => field.had({ name: 3 as never })).message, 'must be a non-empty string; got 3')
   t.match(structureError(() => field.had({ type: 'string' as never })).message, "had({ type }) takes a TypeBox schema; got 'string'")
-  t.match(structureError(() => field.had({ optional: 'yes' as never })).message, "had({ optional }) takes true or false; got 'yes'")
+  t.match(structureError(() => field.had({ optional: 'yes' as never })).message, "had({ optional: 'yes' }): { optional } takes true or false; got 'yes'")
   const required = structureError(() => field.had({ required: true } as FieldHadAttributes))
   t.equal(required.code, STRUCTURE)
   t.match(required.message, "'required' is not a field keyword; use { optional: true } or { optional: false }")
@@ -69,8 +69,9 @@ test('field().didntHave() needs keyword names that are keywords', async (t) => {
     t.match(error.message, `'${attribute}' is not a keyword a field can lack`)
     t.match(error.message, '.didntExist')
   }
-  t.match(structureError(() => field.didntHave('')).message, 'keyword names must be non-empty strings')
-  t.match(structureError(() => field.didntHave(5 as never)).message, 'keyword names must be non-empty strings')
+  t.match(structureError(() => field.didntHave('')).message, "a keyword name must be a non-empty string; got ''")
+  t.match(structureError(() => field.didntHave(5 as never)).message, 'a keyword name must be a non-empty string; got 5')
+  t.match(structureError(() => field.didntHave(' ')).message, "a keyword name must be a non-empty string; got ' '")
 })
 
 test('field().existedAs() needs a type and checks the rest', async (t) => {

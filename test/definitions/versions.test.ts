@@ -227,8 +227,8 @@ test('lifecycle options are validated and stored', async (t) => {
   t.ok(new Version('2002-01-01', { deprecatedAt: '2030-01-01', sunsetAt: '2030-01-01' }))
 
   throwsStructure(t, () => new Version('2000-01-01', { deprecatedAt: 'not a date' }),
-    /Version\('2000-01-01'\): deprecatedAt must be a Date or a date string; got 'not a date'/)
-  throwsStructure(t, () => new Version('2000-01-01', { sunsetAt: asAny(12345) }), /Version\('2000-01-01'\): sunsetAt must be a Date or a date string; got 12345/)
+    /Version\('2000-01-01'\): deprecatedAt must be a Date or a date string such as '2027-01-01'; got 'not a date'/)
+  throwsStructure(t, () => new Version('2000-01-01', { sunsetAt: asAny(12345) }), /Version\('2000-01-01'\): sunsetAt must be a Date or a date string such as '2027-01-01'; got 12345/)
   throwsStructure(t, () => new Version('2000-01-01', { sunsetAt: new Date('nope') }), /sunsetAt must be a Date/)
   throwsStructure(t, () => new Version('2000-01-01', { deprecatedAt: '2026-01-01', sunsetAt: '2025-01-01' }),
     /Version\('2000-01-01'\): sunsetAt must not be earlier than deprecatedAt/)

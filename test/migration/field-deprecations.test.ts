@@ -272,7 +272,7 @@ test('a bad deprecated keyword is a start-up error naming it', async (t) => {
   const had = (value: unknown) => () => schema(Order).field('note').had({ deprecated: value as boolean })
   t.throws(had('yes'), VersionerStructureError)
   t.throws(had({ when: '2027-01-01' }), /'deprecated' takes true, false or \{ deprecatedAt, sunsetAt, link \}/)
-  t.throws(had({ sunsetAt: 'soon' }), /deprecated\.sunsetAt must be a date string/)
+  t.throws(had({ sunsetAt: 'soon' }), /deprecated\.sunsetAt must be a Date or a date string such as '2027-01-01'; got 'soon'/)
   t.throws(had({ link: 'not a url' }), /deprecated\.link must be an absolute URL/)
   t.throws(had({ deprecatedAt: '2027-01-01', sunsetAt: '2026-01-01' }), /must not be earlier/)
   t.ok(had({ deprecatedAt: '2026-01-01', sunsetAt: new Date('2027-01-01'), link: '/guides/note' })(), 'a good one (dates as strings or Dates)')
@@ -281,7 +281,7 @@ test('a bad deprecated keyword is a start-up error naming it', async (t) => {
   const app = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
     api.post('/bad', { schema: { body: Bad } }, async () => ({ ok: true }))
   })
-  await t.rejects(async () => { await app.ready() }, /POST \/bad: the body schema in version 2001-01-01: deprecated\.sunsetAt must be a date string/)
+  await t.rejects(async () => { await app.ready() }, /POST \/bad: the body schema in version 2001-01-01: deprecated\.sunsetAt must be a Date or a date string such as '2027-01-01'/)
 })
 
 test('check: deprecating a field, parameter or enum member does not break a saved document', async (t) => {
