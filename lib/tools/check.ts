@@ -66,9 +66,8 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
-  const breaks: DocumentChange[] = []
-  const notes: DocumentChange[] = []
-  const compared: string[] = []
+  const result: CheckResult = { breaks: [], notes: [], compared: [] }
+  const { breaks, notes } = result
   const savedNames = new Set<string>()
   for (const file of files) {
     const name = file.slice(0, -'.json'.length)
@@ -86,11 +85,16 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
-    compared.push(version)
-    for (const found of compareComparable(version, saved, now)) (found.breaking ? breaks : notes).push(found)
+    compareInto(result, version, saved, now)
   }
   for (const [name, document] of served) if (!savedNames.has(name)) notes.push(change(document.version, '', '', 'new version', false))
-  return { breaks, notes, compared }
+  return result
+}
+
+/** Compares one version's documents (both comparable), adding it to `result.compared` and its changes to the breaks or notes. */
+export function compareInto (result: CheckResult, version: string, saved: unknown, current: unknown): void {
+  result.compared.push(version)
+  for (const found of compareComparable(version, saved, current)) (found.breaking ? result.breaks : result.notes).push(found)
 }
 
 /**
