@@ -55,28 +55,25 @@ export function compareDocuments (version: string, saved: unknown, current: unkn
  * ```
  */
 export async function checkDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<CheckResult> {
-  let files: string[]
+  let names: string[]
   try {
-    files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
+    names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort().map((file) => file.slice(0, -'.json'.length))
   } catch (error) {
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
-  if (files.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
+  if (names.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
   const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
   const { breaks, notes } = result
-  const savedNames = new Set<string>()
-  for (const file of files) {
-    const name = file.slice(0, -'.json'.length)
-    savedNames.add(name)
+  for (const name of names) {
     if (previews.has(name)) {
       notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false))
       continue
     }
-    const saved = await readSaved(dir, file)
+    const saved = await readSaved(dir, name)
     const current = served.get(name)
     const version = current?.version ?? name
     if (current === undefined) {
@@ -87,7 +84,7 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
     compareInto(result, version, saved, now)
   }
-  for (const [name, document] of served) if (!savedNames.has(name)) notes.push(change(document.version, '', '', 'new version', false))
+  for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   return result
 }
 
@@ -98,12 +95,11 @@ export function compareInto (result: CheckResult, version: string, saved: unknow
 }
 
 /**
- * A saved `<version>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
+ * A saved `<name>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
  * says (`export` writes `fileNameOf(version)`).
  */
-async function readSaved (dir: string, file: string): Promise<unknown> {
-  const path = join(dir, file)
-  const name = file.slice(0, -'.json'.length)
+async function readSaved (dir: string, name: string): Promise<unknown> {
+  const path = join(dir, `${name}.json`)
   let saved: unknown
   try {
     saved = JSON.parse(await readFile(path, 'utf8'))
