@@ -133,10 +133,9 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     if (diff.action === 'add') return report(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
     return report('changed', diff.type === 'breaking')
   }
-  if (rest[0] === 'parameters' && rest[2] === 'required' && rest.length === 3) {
-    const now = diff.after === true
-    return report(now ? 'became required' : 'became optional', now)
-  }
+  // `required` of a parameter (parameters/N/required) or of the request body (requestBody/required).
+  const requiredAt = rest[0] === 'parameters' ? 3 : rest[0] === 'requestBody' ? 2 : 0
+  if (rest.length === requiredAt && rest[requiredAt - 1] === 'required') return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
   if (rest[0] === 'responses' && rest.length === 2) {
     if (diff.action === 'remove') report('status removed', true)
     else if (diff.action === 'add') report('new status', false)
@@ -148,7 +147,6 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     else if (diff.action === 'add') report(required ? 'became required' : 'new optional body', required)
     return true
   }
-  if (rest[0] === 'requestBody' && rest[1] === 'required' && rest.length === 2) return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
   if (place.side === 'operation') {
     if (TEXT_KEYS.has(String(rest[0]))) return report(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
     return report(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
