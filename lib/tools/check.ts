@@ -106,9 +106,7 @@ async function readSaved (dir: string, name: string): Promise<unknown> {
   } catch (error) {
     throw new VersionerToolError(`The saved document '${path}' is not JSON: ${(error as Error).message}`)
   }
-  assertComparable(saved, {
-    name: `The saved document '${path}'`, saved: true, version: name, versionFrom: 'its file name says', isVersion: (version) => fileNameOf(version) === name
-  })
+  assertComparable(saved, { name: `The saved document '${path}'`, saved: true, version: name, fileName: true })
   return saved
 }
 
@@ -118,12 +116,10 @@ interface DocumentSource {
   readonly name: string
   /** True for a saved snapshot (to restore), false for the document the application serves now (to fix there). */
   readonly saved: boolean
-  /** The version the document must say it is (its `info.version`). */
+  /** The version the document must say it is (its `info.version`); with `fileName`, that version's file name (`fileNameOf`). */
   readonly version: string
-  /** Where that version comes from, when not from the caller: `its file name says`. */
-  readonly versionFrom?: string
-  /** Whether an `info.version` is that version (default: equal to it). */
-  readonly isVersion?: (infoVersion: string) => boolean
+  /** True when `version` comes from a saved document's file name (the message says so). */
+  readonly fileName?: true
 }
 
 /**
@@ -196,9 +192,8 @@ function outlineProblem (document: unknown, source: DocumentSource): string | un
   const info = field('info')
   const version = kindOf(info) === 'an object' && Object.hasOwn(info as object, 'version') ? (info as { version: unknown }).version : undefined
   if (typeof version !== 'string') return `has no info.version (${shown('info', info)}), where export writes the version`
-  const isVersion = source.isVersion ?? ((infoVersion: string) => infoVersion === source.version)
-  if (!isVersion(version)) {
-    return `is the document of version '${version}' (its info.version), not of '${source.version}'${source.versionFrom === undefined ? '' : ` as ${source.versionFrom}`}`
+  if ((source.fileName === true ? fileNameOf(version) : version) !== source.version) {
+    return `is the document of version '${version}' (its info.version), not of '${source.version}'${source.fileName === true ? ' as its file name says' : ''}`
   }
   return undefined
 }
