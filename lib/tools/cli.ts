@@ -8,7 +8,8 @@
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { loadApp, closeApp } from './load-app'
+import { loadApp } from './load-app'
+import { rootOf } from './versioned-apis'
 import { runOnApis, type CommandOutput } from './api-commands'
 import { retire } from './retire'
 
@@ -143,6 +144,7 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    if (app !== undefined) await closeApp(app)
+    // The whole application (app may be one API's context).
+    if (app !== undefined) await rootOf(app).close()
   }
 }

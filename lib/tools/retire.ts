@@ -16,7 +16,7 @@ import { eachApi, printCheck, printVerify, type CommandOutput } from './api-comm
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
 import { servedDocuments } from './export'
-import { closeApp, loadApp } from './load-app'
+import { loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
 import type { VerifyOptions } from './verify'
@@ -161,7 +161,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     return await eachApi(apis, io, async (api, apiIo) =>
       await retireApi(api.context, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }, apiIo))
   } finally {
-    if (cut !== undefined) await closeApp(cut)
-    await closeApp(full)
+    if (cut !== undefined) await rootOf(cut).close()
+    await rootOf(full).close()
   }
 }
