@@ -126,12 +126,8 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
   if (resolved.upgradePreview !== undefined) fastify.decorateRequest(kPreview, null)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
-      const request = versionedRequest(this)
-      const picked = request[kPicked]
-      if (picked !== null) return picked.ok ? picked.version : undefined
-      if (registeredRouteOf(this) === undefined) return undefined
-      const early = pickedWithoutWaiting(this, resolved)
-      return early?.ok === true ? early.version : undefined
+      const picked = versionedRequest(this)[kPicked] ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))
+      return picked?.ok === true ? picked.version : undefined
     }
   })
 }

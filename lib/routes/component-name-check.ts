@@ -4,17 +4,15 @@
  *
  * It walks the versions newest first and keeps, per name, the HEAD names of the schemas that go by it. A route (or
  * webhook) whose schemas depend on no seed a version's instructions change, and whose state is the same, documents
- * the same forms as in the version after it and is not looked at again; the names a form holds are listed once
- * per form.
+ * the same forms as in the version after it and is not looked at again; a form's schemas are walked once, by the
+ * walk that tells where converter schemas occur (./converter-targets.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from '../schemas/component-names'
-import type { SchemaGeneration } from '../schemas/generation'
 import type { Seed } from '../schemas/seeds'
-import { forEachSubschema } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import type { RouteState } from './timeline'
 import { REQUEST_PARTS, responseMapAt } from './version-plan'
@@ -34,32 +32,16 @@ interface Member {
   seeds: ReadonlySet<Seed> | undefined
 }
 
-/** The component names a form holds, each with the HEAD name of its schema: one list per form. */
-function nameLister (generation: SchemaGeneration): (root: TSchema) => NamePair[] {
-  const lists = new WeakMap<TSchema, NamePair[]>()
-  return (root) => {
-    const known = lists.get(root)
-    if (known !== undefined) return known
-    const found: NamePair[] = []
-    const seen = new Set<TSchema>()
-    const visit = (node: TSchema): void => {
-      if (seen.has(node)) return
-      seen.add(node)
-      const source = node as SchemaObject
-      if (typeof source.$id === 'string') {
-        const head = source[kHeadSchema] as TSchema | undefined
-        found.push([componentName(source.$id, generation), head === undefined ? source.$id : nameOf(head) ?? source.$id])
-      }
-      if (typeof source.$ref === 'string') {
-        const target = generation.resolveAnyId(source.$ref)
-        if (target !== undefined) visit(target)
-      }
-      forEachSubschema(node, visit)
-    }
-    visit(root)
-    lists.set(root, found)
-    return found
+/** The component names a form holds, each with the HEAD name of its schema. */
+function namesIn (state: VersionerState, form: TSchema): NamePair[] {
+  const found: NamePair[] = []
+  for (const node of state.planner.targets.reachableFrom(form)) {
+    const source = node as SchemaObject
+    if (typeof source.$id !== 'string') continue
+    const head = source[kHeadSchema] as TSchema | undefined
+    found.push([componentName(source.$id, state.generation), head === undefined ? source.$id : nameOf(head) ?? source.$id])
   }
+  return found
 }
 
 function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[]): Member[] {
@@ -82,7 +64,6 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
  */
 export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   const { generation } = state
-  const listNames = nameLister(generation)
   // Per name: the HEAD names going by it, with how many forms hold each.
   const origins = new Map<string, Map<string, number>>()
   const count = (names: readonly NamePair[], change: 1 | -1, touched: Set<string>): void => {
@@ -107,7 +88,7 @@ export function checkComponentNames (state: VersionerState, webhooks: readonly D
       if (forms.length === member.forms.length && forms.every((form, index) => form === member.forms[index])) continue
       count(member.names, -1, touched)
       member.forms = forms
-      member.names = forms.flatMap(listNames)
+      member.names = forms.flatMap((form) => namesIn(state, form))
       count(member.names, 1, touched)
     }
     for (const name of touched) {

@@ -31,7 +31,6 @@ export class ConverterTargets {
   /** Every schema a body form can hold (subschemas and the schemas its `$ref`s name), by body form. */
   private readonly reachable = new WeakMap<TSchema, readonly TSchema[]>()
   private readonly stepTargets: Array<StepTargets | undefined> = []
-  private readonly headSeeds = new WeakMap<TSchema, ReadonlySet<Seed>>()
 
   constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
 
@@ -95,27 +94,8 @@ export class ConverterTargets {
 
   /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
   occurs (root: TSchema, target: TSchema, level: number): boolean {
-    const seed = this.generation.seedOf(target)
-    // In HEAD, a node is the target exactly when the seed index takes it for the target's seed (the same object, a
-    // copy but for modifiers, or the same `$id`): one set per body instead of a match per node.
-    if (level === 0 && seed !== undefined) return this.headSeedsOf(root).has(seed)
-    const rootForm = this.generation.formAt(root, level)
     const targetForm = this.generation.formAt(this.generation.canonical(target), level)
-    const known = this.collectors.get(rootForm)?.get(targetForm)
-    return known !== undefined ? known !== null : this.reachableFrom(rootForm).some(this.matcherOf(targetForm))
-  }
-
-  /** The seeds the nodes data shaped like the HEAD schema `root` can meet stand for. */
-  private headSeedsOf (root: TSchema): ReadonlySet<Seed> {
-    const known = this.headSeeds.get(root)
-    if (known !== undefined) return known
-    const seeds = new Set<Seed>()
-    for (const node of this.reachableFrom(root)) {
-      const seed = this.generation.seedOf(node)
-      if (seed !== undefined) seeds.add(seed)
-    }
-    this.headSeeds.set(root, seeds)
-    return seeds
+    return this.reachableFrom(this.generation.formAt(root, level)).some(this.matcherOf(targetForm))
   }
 
   /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */
@@ -134,9 +114,11 @@ export class ConverterTargets {
 
   /**
    * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
-   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere).
+   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere), in depth-first
+   * order (a node, the schema its `$ref` names, then its subschemas in order); also the component names a document
+   * holds (./component-name-check.ts).
    */
-  private reachableFrom (root: TSchema): readonly TSchema[] {
+  reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)
     if (known !== undefined) return known
     const seen = new Set<TSchema>()
@@ -146,11 +128,11 @@ export class ConverterTargets {
       if (seen.has(node)) continue
       seen.add(node)
       const ref = (node as { $ref?: unknown }).$ref
-      if (typeof ref === 'string') {
-        const target = this.generation.resolveAnyId(ref)
-        if (target !== undefined) pending.push(target)
-      }
-      forEachSubschema(node, (sub) => { pending.push(sub) })
+      const target = typeof ref === 'string' ? this.generation.resolveAnyId(ref) : undefined
+      const next: TSchema[] = target === undefined ? [] : [target]
+      forEachSubschema(node, (sub) => { next.push(sub) })
+      // Pushed last first, so that they are walked in order.
+      for (let index = next.length - 1; index >= 0; index--) pending.push(next[index])
     }
     const list = [...seen]
     this.reachable.set(root, list)

@@ -11,10 +11,9 @@ import type { TSchema } from '@sinclair/typebox'
 import { readFieldDeprecation, type FieldDeprecation } from '../describe/field-deprecation'
 import { compilePlaceFinder, type PlaceFinder } from '../values/occurrences'
 import type { SchemaGeneration } from '../schemas/generation'
-import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
 
-/** The request parts whose deprecated parts are looked for (path parameters are the route's: deprecate the route). */
-const PARTS = [['body', 'body', '/body'], ['querystring', 'query', '/query'], ['headers', 'headers', '/headers']] as const
+/** The request's property holding each request part whose deprecated parts are looked for, and its pointer (path parameters are the route's: deprecate the route). */
+const PARTS = { body: ['body', '/body'], querystring: ['query', '/query'], headers: ['headers', '/headers'] } as const
 
 /** The place finder of one request part: `property` is the request's property holding it, `prefix` its pointer. */
 interface PartFinder {
@@ -32,24 +31,22 @@ export interface FieldDeprecations {
 }
 
 /**
- * The deprecated parts of the requests of a route (its HEAD schema, `display` naming it) at `level`, or
- * `undefined` when its request schemas there hold none. A bad `x-` keyword beside `deprecated: true` is a
- * `VersionerStructureError` naming the route, the part and the version.
+ * The deprecated parts of the requests of a route (`display` naming it) at `at.level`, found in `forms` (the
+ * version's request part schemas, ready for Fastify), or `undefined` when they hold none. A bad `x-` keyword beside
+ * `deprecated: true` is a `VersionerStructureError` naming the route, the part and the version.
  */
 export function fieldDeprecationsOf (
-  route: { readonly schema: Partial<Record<PartFinder['part'], TSchema>>, readonly display: string }, at: { readonly level: number, readonly version: string },
+  display: string, forms: ReadonlyArray<readonly [PartFinder['part'] | 'params', TSchema]>, at: { readonly level: number, readonly version: string },
   generation: SchemaGeneration
 ): FieldDeprecations | undefined {
   const details = new Map<TSchema, FieldDeprecation>()
   const parts: PartFinder[] = []
-  for (const [part, property, prefix] of PARTS) {
-    const head = route.schema[part]
-    if (head === undefined) continue
-    const prepared = prepareForFastify(generation.formAt(head, at.level), generation)
-    const form = part === 'headers' ? lowerCaseHeaders(prepared) : prepared
-    const display = `${route.display}: the ${part} schema in version ${at.version}`
+  for (const [part, form] of forms) {
+    if (part === 'params') continue
+    const [property, prefix] = PARTS[part]
+    const where = `${display}: the ${part} schema in version ${at.version}`
     const isTarget = (node: TSchema): boolean => {
-      const deprecation = readFieldDeprecation(node, display)
+      const deprecation = readFieldDeprecation(node, where)
       if (deprecation !== undefined) details.set(node, deprecation)
       return deprecation !== undefined
     }

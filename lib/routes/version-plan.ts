@@ -36,6 +36,8 @@ export interface RouteSchema {
 export interface VersionBehaviour {
   readonly version: string
   readonly level: number
+  /** The schema of each request part in this version, ready for Fastify (headers by lower-case names, as Fastify validates them). */
+  readonly requestForms: ReadonlyArray<readonly [RequestPart, TSchema]>
   /** Request parts checked by hand against this version's schemas, before conversion. */
   readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
   /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
@@ -117,17 +119,19 @@ export function buildBehaviour (
   const { level, version, link } = at
   const generation = planner.generation
   const requestSteps = planner.requestSteps(route, level)
+  const requestForms: Array<readonly [RequestPart, TSchema]> = []
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {
     const head = route.schema[part]
     if (head === undefined) continue
     const form = generation.formAt(head, level)
-    // Converters read the request, so with converters every part is checked before them.
-    if (form === head && requestSteps.length === 0) continue
     const prepared = prepareForFastify(form, generation)
     // Fastify validates headers by lower-case names: so does the versioner.
-    validate.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
+    requestForms.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
+    // Converters read the request, so with converters every part is checked before them.
+    if (form === head && requestSteps.length === 0) continue
+    validate.push(requestForms[requestForms.length - 1])
     const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
@@ -162,6 +166,7 @@ export function buildBehaviour (
   return {
     version,
     level,
+    requestForms,
     validate,
     validatedParts: new Set(validate.map(([part]) => part)),
     cleaners,
@@ -176,7 +181,7 @@ export function buildBehaviour (
     rawSteps,
     state,
     link,
-    deprecations: fieldDeprecationsOf(route, at, generation)
+    deprecations: fieldDeprecationsOf(route.display, requestForms, at, generation)
   }
 }
 

@@ -6,12 +6,10 @@
  * status, its guards and its serializer), parsed back from JSON.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, runStepsToBody } from './step-runner'
 import type { ServeOptions } from './serve-options'
-import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
-import { REQUEST_PARTS, statusKey, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { statusKey, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
@@ -38,14 +36,12 @@ function behaviourIn (registered: RegisteredRoute, version: string): VersionBeha
 
 /** Renders and checks previews for one application. */
 export class PreviewRenderer {
-  /** By registered route and target version: the schema of each request part (prepared as the route validates it). */
-  private readonly parts = new WeakMap<RegisteredRoute, Map<string, ReadonlyArray<readonly [RequestPart, TSchema]>>>()
-
   constructor (private readonly state: VersionerState, private readonly options: ServeOptions) {}
 
   /** The errors of the request (as sent, before any converter) in `target`; none when it is valid there. */
   requestErrors (request: FastifyRequest, registered: RegisteredRoute, target: string): PreviewRequestError[] {
-    if (!registered.behaviours.has(target)) {
+    const behaviour = registered.behaviours.get(target)
+    if (behaviour === undefined) {
       const state = registered.head.timeline[this.state.generation.levelOf(target)]
       const message = state.exists
         ? `in ${target} this operation is ${state.methods.join(',')} ${state.path}`
@@ -53,7 +49,7 @@ export class PreviewRenderer {
       return [{ part: 'route', instancePath: '', message }]
     }
     const errors: PreviewRequestError[] = []
-    for (const [part, schema] of this.partsOf(registered, target)) {
+    for (const [part, schema] of behaviour.requestForms) {
       let data: unknown = request[PART_PROPERTY[part]]
       try {
         data = copyJson(data)
@@ -92,25 +88,5 @@ export class PreviewRenderer {
     const form = serializeKey === undefined ? undefined : behaviour.responseForms.get(serializeKey)
     const text = form === undefined ? JSON.stringify(body) : (at.reply.compileSerializationSchema(form, String(status)) as (value: unknown) => string)(body)
     return { status, body: text === undefined ? undefined : JSON.parse(text) }
-  }
-
-  /** The schema of each request part of the route in `target`, as its route validates it (built once). */
-  private partsOf (registered: RegisteredRoute, target: string): ReadonlyArray<readonly [RequestPart, TSchema]> {
-    let byTarget = this.parts.get(registered)
-    if (byTarget === undefined) this.parts.set(registered, byTarget = new Map())
-    let parts = byTarget.get(target)
-    if (parts === undefined) {
-      const { generation } = this.state
-      const level = generation.levelOf(target)
-      const list: Array<readonly [RequestPart, TSchema]> = []
-      for (const part of REQUEST_PARTS) {
-        const head = registered.head.schema[part]
-        if (head === undefined) continue
-        const prepared = prepareForFastify(generation.formAt(head, level), generation)
-        list.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
-      }
-      byTarget.set(target, parts = list)
-    }
-    return parts
   }
 }

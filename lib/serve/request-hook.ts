@@ -31,7 +31,7 @@ import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 
 /** What the request hook of one registered route needs. */
-export interface RequestHookRoute {
+interface RequestHookRoute {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   readonly scope: VersionedScope
   /** `METHOD url` of the HEAD route, for logs. */

@@ -16,7 +16,7 @@ import { RouterGenerationError, VersionerLatestRequestValidationError } from '..
 import { versionedRequest, type VersionedReply } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
 import { kBehaviour, kConverted, kMigrated, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { createRequestHook, pickedWithoutWaiting, type RequestHookRoute } from './request-hook'
+import { createRequestHook, pickedWithoutWaiting } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
 import type { PreviewHooks } from './upgrade-preview'
@@ -183,12 +183,7 @@ export function applyTo (options: Record<string, unknown>, prepared: Prepared, r
   if (serialization.length > 0) options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), ...serialization]
   const send = [...own(prepared.hooks.onSend), ...own(preview?.onSend as Hook | undefined)]
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
-  options.errorHandler = createMigrationErrorHandler({
-    behaviours: prepared.registered.behaviours,
-    scope: prepared.registered.head.scope,
-    display: prepared.registered.head.display,
-    head: prepared.registered.head
-  }, routeErrorHandler as never, versionerOptions)
+  options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }
 
@@ -214,11 +209,12 @@ function handOnError (
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
  * handler, if any, then to the context's.
  */
-function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'changes'>, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
+function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
+  const { behaviours, head: { display } } = registered
   // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
   const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
     const picked = pickedWithoutWaiting(request, options)
-    return picked !== undefined && picked.ok && route.behaviours.has(picked.version) ? picked.version : undefined
+    return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
   })
   return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
     const request = versionedRequest(fastifyRequest)
@@ -233,8 +229,8 @@ function createMigrationErrorHandler (route: Omit<RequestHookRoute, 'changes'>, 
     if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && behaviour.validatedParts.has(part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       request.log.error({
-        err: result, apiVersion: behaviour.version, route: route.display, part, validation: (error as FastifyError & { validation?: unknown }).validation
-      }, `A request of API version ${behaviour.version} to ${route.display} failed HEAD validation after its migration: ` +
+        err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+      }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
     }
     return handOnError(this, routeHandler, result, fastifyRequest, reply)

@@ -15,7 +15,7 @@
  * The walk is compiled once per (rules, schema) into closures that visit only the data where something can
  * change, so a request pays nothing for the parts of its schema no version rebuilt.
  *
- * TypeBox's `Value.Clean` and `Value.Default` are not used: `test/shape-walk.test.ts` shows where they
+ * TypeBox's `Value.Clean` and `Value.Default` are not used: `test/definitions/shape-walk.test.ts` shows where they
  * differ from what versions need (plain JSON Schema objects are left alone, `additionalProperties: true` loses
  * its fields, and a union member is only chosen by data that is already valid).
  * @module

@@ -1,6 +1,6 @@
 /**
  * Helpers for the HTTP tests of the plugin (routing and version picking). Not a test file: tap runs only
- * `test/**\/*.test.ts`.
+ * `*.test.ts` files.
  */
 import type { FastifyInstance } from 'fastify'
 import type { LightMyRequestResponse } from 'fastify'

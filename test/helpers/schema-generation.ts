@@ -1,5 +1,5 @@
 /**
- * Helpers for the schema-generation tests (not a test file: tap runs only `test/**\/*.test.ts`).
+ * Helpers for the schema-generation tests (not a test file: tap runs only `*.test.ts` files).
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'

@@ -1,0 +1,224 @@
+/**
+ * The upgrade guide, `GET /docs/upgrade?from=A&to=B`: every version change between A and B (newest last) with its
+ * description, the operations and webhooks it affects, and before/after examples made by the real converters,
+ * each valid (closed: no field the document does not list) against the document of its version; the same
+ * examples the documents show; the 400 for a bad range; `uiHooks`; the links from `/docs`.
+ */
+import { test, type Test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../examples/users/app'
+import { ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
+import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
+
+async function example (t: Teardown, versioner = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ versioner })
+  t.teardown(() => app.close())
+  await app.ready()
+  return app
+}
+
+async function guideOf (app: FastifyInstance, from: string, to: string): Promise<UpgradeGuide> {
+  const response = await app.inject(`/docs/upgrade?from=${from}&to=${to}&format=json`)
+  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
+  return response.json<UpgradeGuide>()
+}
+
+/** The documented schema of an example's payload in a document. */
+function documentedSchema (document: OpenApiDocument, example: UpgradeGuide['changes'][number]['examples'][number]): unknown {
+  if (example.part === 'webhook payload') {
+    const name = example.operation.replace(/^webhook /, '')
+    return operationsOf(document, 'webhooks').find((operation) => operation.path === name)?.operation.requestBody?.content?.['application/json']?.schema
+  }
+  const [method, path] = example.operation.split(' ')
+  const operation = operationsOf(document).find((candidate) => candidate.method === method && candidate.path === path)
+  if (operation === undefined) return undefined
+  return example.part === 'request body'
+    ? operation.operation.requestBody?.content?.['application/json']?.schema
+    : responseSchemaOf(operation, Number(example.status))
+}
+
+/** Every example of a guide is valid, closed, against the document of its version (before: the older one). */
+function assertExamplesValid (t: Test, app: FastifyInstance, guide: UpgradeGuide): number {
+  let checked = 0
+  for (const change of guide.changes) {
+    for (const example of change.examples) {
+      for (const [version, value] of [[change.previousVersion, example.before], [change.version, example.after]] as const) {
+        const document = documentOf(app, version)
+        const documented = documentedSchema(document, example)
+        t.ok(documented !== undefined, `${change.name}: ${example.operation} ${example.part} is documented in ${version}`)
+        t.equal(bodyChecker(document, { closed: true })(documented as never, value), undefined,
+          `${change.name}: ${example.operation} ${example.part} is valid in ${version} (${JSON.stringify(value)})`)
+        checked++
+      }
+    }
+  }
+  return checked
+}
+
+test('the guide lists every change between two versions, oldest first, with valid before/after examples', async (t) => {
+  const app = await example(t)
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  t.equal(guide.from, '2000-01-01')
+  t.equal(guide.to, '2002-01-01')
+  t.same(guide.changes.map((change) => [change.previousVersion, change.version, change.name]), [
+    ['2000-01-01', '2001-01-01', 'ReplaceUserAddressWithListOfAddresses'],
+    ['2001-01-01', '2002-01-01', 'MoveUserAddressesToTheirOwnEndpoint']
+  ], 'every change between them, newest last (HEAD\'s own change is not between public versions)')
+  const changelog = app.versioner.changelog()
+  for (const change of guide.changes) {
+    const described = changelog.versions.find((version) => version.value === change.version)?.changes.map((entry) => entry.description)
+    t.same(described, [change.description], `${change.name}: its description`)
+  }
+  const [older, newer] = guide.changes
+  t.same(older.operations.map((operation) => `${operation.method} ${operation.path} ${operation.status}`), ['POST /users changed', 'GET /users/{userId} changed'])
+  t.same(newer.operations.map((operation) => `${operation.method} ${operation.path} ${operation.status}`),
+    ['POST /users changed', 'GET /users/{userId} changed', 'GET /users/{userId}/addresses added'], 'an endpoint the change added is listed as added')
+  t.same(older.examples.find((entry) => entry.part === 'request body'), {
+    operation: 'POST /users', part: 'request body', before: { address: 'example' }, after: { addresses: ['example'] }
+  }, 'a request of the older version, converted up by the change\'s request converter')
+  t.same(newer.examples.find((entry) => entry.part === 'request body')?.after, { defaultAddress: 'example' },
+    'HEAD\'s internal field the converter writes is not part of the newer version\'s request')
+  const response = newer.examples.find((entry) => entry.operation === 'GET /users/{userId}')
+  t.same(response?.before, { id: '0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30', addresses: ['1 Main St', '2 Side St'] })
+  t.same(response?.after, { id: '0f8b5a52-3c1e-4d2a-9b7f-6e4c2a1d9b30' }, 'the newer version has no addresses inline')
+  t.ok(assertExamplesValid(t, app, guide) >= 10, 'every example was checked against both documents')
+  t.same(guide.changes.flatMap((change) => change.notes), [], 'no example was left out')
+
+  // The same examples the documents show: the 2000-01-01 document's UserResource example is the guide's "before".
+  const document = documentOf(app, '2000-01-01')
+  const ref = operationsOf(document).find((operation) => operation.path === '/users/{userId}')?.operation.responses['200'].content['application/json'].schema.$ref as string
+  const component = document.components.schemas[ref.split('/').pop() as string]
+  t.same(component.examples[0], older.examples.find((entry) => entry.operation === 'GET /users/{userId}')?.before,
+    'the response example is the one the version\'s document shows')
+
+  const one = await guideOf(app, '2000-01-01', '2001-01-01')
+  t.same(one.changes.map((change) => change.name), ['ReplaceUserAddressWithListOfAddresses'], 'a narrower range holds only its changes')
+  const between = await guideOf(app, '2000-06-01', '2001-01-01')
+  t.equal(between.from, '2000-01-01', 'a date between versions is the older version, as requests are served')
+})
+
+test('the HTML page shows every change, its operations and its examples, escaped, and links to the JSON', async (t) => {
+  const app = await example(t)
+  const response = await app.inject('/docs/upgrade?from=2000-01-01&to=2002-01-01')
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /^text\/html/)
+  t.equal(response.headers['x-content-type-options'], 'nosniff')
+  const html = response.body
+  for (const text of ['ReplaceUserAddressWithListOfAddresses', 'MoveUserAddressesToTheirOwnEndpoint', 'Users can now store several addresses',
+    '<code>GET /users/{userId}/addresses</code> <span class="badge">added</span>', '&#34;defaultAddress&#34;: &#34;example&#34;',
+    'href="/docs/upgrade?from=2000-01-01&#38;to=2002-01-01&#38;format=json"']) {
+    t.ok(html.includes(text), `the page holds ${text}`)
+  }
+  t.ok(html.indexOf('ReplaceUserAddressWithListOfAddresses') < html.indexOf('MoveUserAddressesToTheirOwnEndpoint'), 'newest last')
+  t.notOk(/<script|style=|\son[a-z]+=/i.test(html), 'no script, inline style or event handler: the page works under a strict CSP')
+})
+
+test('a bad range is a 400 saying what is accepted', async (t) => {
+  const app = await example(t)
+  for (const [query, says] of [
+    ['from=2000-01-01', "Missing 'to'"],
+    ['to=2002-01-01', "Missing 'from'"],
+    ['from=1999-01-01&to=2002-01-01', '\'from\' "1999-01-01" is not a version this API serves'],
+    ['from=2000-01-01&to=tomorrow', '\'to\' "tomorrow" is not a version'],
+    ['from=2002-01-01&to=2000-01-01', "'from' (2002-01-01) must be older than 'to' (2000-01-01)"],
+    ['from=2001-01-01&to=2001-01-01', "'from' (2001-01-01) must be older than 'to' (2001-01-01)"],
+    ['from=2000-01-01&to=2002-01-01&format=yaml', "Unknown format 'yaml'"]
+  ]) {
+    const response = await app.inject(`/docs/upgrade?${query}`)
+    t.equal(response.statusCode, 400, `${query}: 400`)
+    const body = response.json<{ code: string, message: string }>()
+    t.equal(body.code, 'FST_VERSIONER_INVALID_UPGRADE_RANGE')
+    t.ok(body.message.includes(says), `${query}: ${body.message}`)
+    t.ok(body.message.includes('2002-01-01, 2001-01-01, 2000-01-01'), `${query}: the versions are listed`)
+  }
+})
+
+test('the docs page links each older version to its guide; uiHooks protect the guide; docsUrl: null turns it off', async (t) => {
+  const app = await example(t)
+  const list = (await app.inject('/docs')).body
+  t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2002-01-01"'), '2000-01-01 links to its guide to the latest version')
+  t.ok(list.includes('href="/docs/upgrade?from=2001-01-01&#38;to=2002-01-01"'), '2001-01-01 too')
+  t.notOk(list.includes('from=2002-01-01'), 'the latest version has no guide')
+  const swagger = (await app.inject('/docs?version=2001-01-01')).body
+  t.ok(swagger.includes('<a class="upgrade" href="/docs/upgrade?from=2001-01-01&#38;to=2002-01-01">Upgrade guide to 2002-01-01</a>'), 'a version\'s Swagger UI page links to its guide')
+  t.ok((await app.inject('/redoc?version=2000-01-01')).body.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2002-01-01"'), 'and its ReDoc page')
+  t.notOk((await app.inject('/docs?version=2002-01-01')).body.includes('/docs/upgrade'), 'not the latest version\'s')
+
+  const guarded = await example(t, { uiHooks: { onRequest: async (_request: unknown, reply: { code: (status: number) => { send: (body: unknown) => unknown } }) => reply.code(401).send({ message: 'login' }) } })
+  t.equal((await guarded.inject('/docs/upgrade?from=2000-01-01&to=2002-01-01')).statusCode, 401, 'uiHooks run on the guide')
+  const off = await example(t, { docsUrl: null })
+  t.equal((await off.inject('/docs/upgrade?from=2000-01-01&to=2002-01-01')).statusCode, 404, 'no docs page, no guide')
+})
+
+test('webhooks a change affects are listed with payload examples; an example a converter refuses is a note', async (t) => {
+  const Event = Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }, { $id: 'Event', examples: [{ id: 'e1', name: 'Ada', size: 3 }] })
+  const Other = Type.Object({ ok: Type.Boolean() }, { $id: 'Other' })
+  const Widget = Type.Object({ id: Type.String(), size: Type.Integer() }, { $id: 'Widget' })
+  class SplitName extends VersionChange {
+    description = 'name was called title.'
+    instructionsToMigrateToPreviousVersion = [schema(Event).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Event)
+    rename (response: ResponseInfo<{ name: string }, { title: string }>) {
+      const { name, ...rest } = response.body
+      response.body = { ...rest, title: name }
+    }
+  }
+  class DropSize extends VersionChange {
+    description = 'size is new.'
+    instructionsToMigrateToPreviousVersion = [schema(Widget).field('size').didntExist]
+    @ConvertResponseToPreviousVersionFor(Widget)
+    refuse (_response: ResponseInfo) { throw new Error('cannot render size') }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', DropSize), new Version('2001-01-01', SplitName), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/events/:id', { schema: { response: { 200: Event } } }, async () => ({ id: 'e', name: 'n', size: 1 }))
+    api.get('/widgets/:id', { schema: { response: { 200: Widget } } }, async () => ({ id: 'w', size: 1 }))
+    api.get('/other', { schema: { response: { 200: Other } } }, async () => ({ ok: true }))
+  }, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'event.created', body: Event }) } })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  const [split, drop] = guide.changes
+  t.same(split.operations.map((operation) => `${operation.method} ${operation.path}`), ['GET /events/{id}'], 'the route holding the schema, not the other one')
+  t.same(split.webhooks, [{ name: 'event.created', method: 'POST' }], 'the webhook whose payload holds the schema')
+  t.same(split.examples.find((entry) => entry.part === 'webhook payload'), {
+    operation: 'webhook event.created', part: 'webhook payload', before: { id: 'e1', size: 3, title: 'Ada' }, after: { id: 'e1', name: 'Ada', size: 3 }
+  }, 'the payload example before and after, from HEAD\'s example through the converters')
+  assertExamplesValid(t, app, { ...guide, changes: [split] })
+  t.same(drop.operations.map((operation) => `${operation.method} ${operation.path}`), ['GET /widgets/{id}'])
+  t.same(drop.examples, [], 'no example when a converter refuses it')
+  t.ok(drop.notes.some((note) => note.includes('cannot render size')), `the note says why: ${drop.notes.join('; ')}`)
+})
+
+test('preview versions are not part of guides: ranges, lists and links name released versions only', async (t) => {
+  const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+  class Labels extends VersionChange {
+    description = 'label was called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+    @ConvertResponseToPreviousVersionFor(Thing)
+    rename (response: ResponseInfo<{ id: string, label: string }, { id: string, name: string }>) {
+      response.body = { id: response.body.id, name: response.body.label }
+    }
+  }
+  class Beta extends VersionChange {
+    description = 'Beta: nothing yet.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2027-01-01.beta', Beta, { channel: 'preview', access: () => true }),
+    new Version('2001-01-01', Labels), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/things/:id', { schema: { response: { 200: Thing } } }, async () => ({ id: 't', label: 'l' }))
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2001-01-01')
+  t.same(guide.changes.map((change) => change.name), ['Labels'])
+  const preview = await app.inject('/docs/upgrade?from=2000-01-01&to=2027-01-01.beta&format=json')
+  t.equal(preview.statusCode, 400, 'a preview version is not a guide\'s end')
+  t.match(preview.json<{ message: string }>().message, /versions 2001-01-01, 2000-01-01 \(newest first\)/, 'the message lists the released versions')
+  const list = (await app.inject('/docs?channel=preview')).body
+  t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2001-01-01"'), 'released versions lead to the newest release')
+  t.ok(list.includes('2027-01-01.beta'), 'the list shows the preview version')
+  t.notOk(list.includes('from=2027-01-01.beta'), 'a preview version has no guide')
+})

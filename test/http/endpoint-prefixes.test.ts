@@ -1,0 +1,130 @@
+/**
+ * Endpoint paths and prefixes: `endpoint(...)` instructions and by-path converters name a route relative to the prefix
+ * of its `versioned(...)` context, or by its full path; a version change shared by two APIs works under both
+ * prefixes; a path that names no registered route is a start-up error listing the routes that exist; a partial
+ * application (some route plugins, the full bundle) says the route is not registered, and `partialApp: true` builds it.
+ */
+import { test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, versioned,
+  type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionBundle
+} from '../../plugin'
+import { bundleOf } from '../helpers/http-apps'
+import { changeClass } from '../helpers/version-changes'
+
+type Teardown = { teardown: (fn: () => unknown) => void }
+
+const itemRoutes = versioned(async (api) => {
+  api.get('/items', async (request) => ({ handler: 'items', version: request.apiVersion }))
+  api.post('/orders', async (request) => ({ order: request.body, version: request.apiVersion }))
+})
+
+async function appWith (t: Teardown, versions: VersionBundle, extra: Partial<FastifyVersionerOptions> = {}): Promise<FastifyInstance> {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions, ...extra })
+  await app.register(itemRoutes, { prefix: '/api' })
+  return app
+}
+
+const get = (app: FastifyInstance, url: string, version: string) => app.inject({ url, headers: { 'x-api-version': version } })
+
+test('endpoint(...) paths are relative to the versioned(...) prefix, or full; had({ path }) takes either too', async (t) => {
+  for (const [label, items, renamed] of [['relative', '/items', '/things'], ['full', '/api/items', '/api/things']]) {
+    const app = await appWith(t, bundleOf(['2001-01-01', '2000-01-01'], {
+      '2001-01-01': [changeClass(`Rename${label}`, [endpoint(items, ['GET']).had({ path: renamed })])]
+    }))
+    await app.ready()
+    t.equal((await get(app, '/api/items', '2001-01-01')).statusCode, 200, `${label}: HEAD path in 2001-01-01`)
+    const old = await get(app, '/api/things', '2000-01-01')
+    t.equal(old.statusCode, 200, `${label}: the old path, under the prefix, in 2000-01-01`)
+    t.same(old.json(), { handler: 'items', version: '2000-01-01' })
+    t.equal((await get(app, '/things', '2000-01-01')).statusCode, 404, `${label}: never outside the prefix`)
+  }
+})
+
+test('by-path converters name routes relative to the versioned(...) prefix too', async (t) => {
+  class OrderWasList extends VersionChange {
+    description = 'Orders were a list of items.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/orders', ['POST'])
+    wrap (request: RequestInfo) { request.body = { items: request.body } }
+  }
+  const app = await appWith(t, bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [OrderWasList] }))
+  await app.ready()
+  const old = await app.inject({ method: 'POST', url: '/api/orders', headers: { 'x-api-version': '2000-01-01' }, payload: ['pen'] })
+  t.same(old.json(), { order: { items: ['pen'] }, version: '2000-01-01' })
+})
+
+test('a version change shared by two APIs, holding an endpoint instruction, works under both prefixes', async (t) => {
+  const Item = Type.Object({ id: Type.String(), title: Type.String() })
+  class RemoveLegacy extends VersionChange {
+    description = 'GET /legacy was removed; Item.title was called name.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/legacy', ['GET']).existed, schema(Item).field('title').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    titleToName (response: ResponseInfo) {
+      response.body.name = response.body.title
+      delete response.body.title
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  for (const [prefix, values] of [['/a', ['2001-01-01', '2000-01-01']], ['/b', ['v2', 'v1']]] as const) {
+    await app.register(async (api) => {
+      await api.register(fastifyVersioner, { versions: bundleOf(values, { [values[0]]: [RemoveLegacy] }), ...(prefix === '/b' ? { apiVersionFormat: 'string' as const } : {}) })
+      await api.register(versioned(async (routes) => {
+        routes.get('/item', { schema: { response: { 200: Item } } }, async () => ({ id: '1', title: 'Pen' }))
+        routes.get('/legacy', { onlyExistsInOlderVersions: true }, async () => ({ legacy: true }))
+      }))
+    }, { prefix })
+  }
+  await app.ready()
+  t.equal((await get(app, '/a/legacy', '2001-01-01')).statusCode, 404, 'API a: removed in the newer version')
+  t.same((await get(app, '/a/legacy', '2000-01-01')).json(), { legacy: true }, 'API a: served in the older one')
+  t.equal((await get(app, '/b/legacy', 'v2')).statusCode, 404, 'API b: removed in the newer version')
+  t.same((await get(app, '/b/legacy', 'v1')).json(), { legacy: true }, 'API b: served in the older one')
+  t.same((await get(app, '/b/item', 'v1')).json(), { id: '1', name: 'Pen' })
+})
+
+test('an instruction naming no registered route fails ready() saying so and listing the routes that exist', async (t) => {
+  const app = await appWith(t, bundleOf(['2001-01-01', '2000-01-01'], {
+    '2001-01-01': [changeClass('AddReports', [endpoint('/reports', ['GET']).didntExist])]
+  }))
+  await t.rejects(async () => await app.ready(), {
+    code: 'FST_VERSIONER_ROUTER_GENERATION',
+    message: /Endpoint "\[GET\] \/reports" named in "AddReports" is not a route registered in this application \(in any version\)\. .*relative to the prefix of its versioned\(\.\.\.\) context, or its full path.*The versioned routes registered: GET \/api\/items; POST \/api\/orders\. If this application registers only part of its routes .*\{ partialApp: true \}/
+  })
+})
+
+test('a partial app (some route plugins, the full bundle): not registered, not the instruction\'s fault; partialApp: true builds it', async (t) => {
+  const Report = Type.Object({ total: Type.Number() })
+  class ReportsAndTotals extends VersionChange {
+    description = 'Reports were added; Report.total was called sum.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/reports', ['GET']).didntExist,
+      endpoint('/legacy-reports', ['GET']).existed,
+      schema(Report).field('total').had({ name: 'sum' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Report)
+    totalToSum (response: ResponseInfo) { response.body.sum = response.body.total }
+
+    @ConvertRequestToNextVersionFor('/reports', ['POST'])
+    nothing (_request: RequestInfo) {}
+  }
+  const versions = () => bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [ReportsAndTotals] })
+  const partial = await appWith(t, versions())
+  await t.rejects(async () => await partial.ready(), { code: 'FST_VERSIONER_ROUTER_GENERATION', message: /"\[GET\] \/reports" named in "ReportsAndTotals" is not a route registered in this application/ })
+
+  const built = await appWith(t, versions(), { partialApp: true })
+  await built.ready()
+  t.same((await get(built, '/api/items', '2000-01-01')).json(), { handler: 'items', version: '2000-01-01' }, 'the registered routes are served')
+  const bad = Fastify()
+  t.teardown(() => bad.close())
+  await t.rejects(async () => await bad.register(fastifyVersioner, { versions: versions(), partialApp: 'yes' as never }),
+    { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'partialApp' must be true or false/ })
+})

@@ -1,0 +1,304 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import { endpoint, fastifyVersioner, versioned, Version, VersionBundle, type VersionLifecycle } from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { documentOf, operationsOf, validationError } from '../helpers/openapi-documents'
+import { changeClass } from '../helpers/version-changes'
+import { caught } from '../helpers/errors'
+
+const DEPRECATED_AT = '2025-01-01T00:00:00.999Z'
+const DEPRECATION = `@${Math.floor(Date.parse(DEPRECATED_AT) / 1000)}` // @1735689600
+const SUNSET_AT = new Date('2031-03-04T05:06:07Z')
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/
+
+/**
+ * 2002-01-01: current; 2001-01-01: sunset only (with a link); 2000-01-01: deprecated and sunset (with a link);
+ * `/things` exists from 2001-01-01 on.
+ */
+function lifecycleBundle (oldest: VersionLifecycle = { deprecatedAt: DEPRECATED_AT, sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' }): VersionBundle {
+  return new VersionBundle(
+    new Version('2002-01-01'),
+    new Version('2001-01-01', changeClass('AddThings', [endpoint('/things', ['POST']).didntExist]), { sunsetAt: SUNSET_AT, link: 'https://example.com/sunset' }),
+    new Version('2000-01-01', oldest)
+  )
+}
+
+async function lifecycleApp (t: { teardown: (fn: () => unknown) => void }, options: Record<string, unknown> = {}, bundle = lifecycleBundle()): Promise<FastifyInstance> {
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/ping', { schema: { summary: 'Ping', response: { 200: Type.Object({ version: Type.String() }) } } }, async (request) => ({ version: String(request.apiVersion) }))
+    api.post('/orders', { schema: { body: Type.Object({ count: Type.Integer() }) } }, async () => ({ ok: true }))
+    api.get('/boom', async () => { throw new Error('boom') })
+    api.post('/things', async () => ({ ok: true }))
+  }, {
+    health: true,
+    versioner: options,
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'order.created', body: Type.Object({ id: Type.String() }) }) }
+  })
+  await app.ready()
+  return app
+}
+
+function lifecycleOf (response: { headers: Record<string, unknown> }): Record<string, unknown> {
+  return { deprecation: response.headers.deprecation, sunset: response.headers.sunset, link: response.headers.link }
+}
+
+test('Version lifecycle options: Date or date string; sunset before deprecation and bad values are FST_VERSIONER_STRUCTURE', async (t) => {
+  const fromStrings = new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-06-30T12:00:00Z', link: 'https://example.com/upgrade' })
+  t.ok(fromStrings.deprecatedAt instanceof Date)
+  t.equal(fromStrings.deprecatedAt?.toISOString(), '2025-01-01T00:00:00.000Z')
+  t.equal(fromStrings.sunsetAt?.toISOString(), '2026-06-30T12:00:00.000Z')
+  t.equal(fromStrings.link, 'https://example.com/upgrade')
+  const given = new Date('2025-01-01T00:00:00Z')
+  const fromDates = new Version('2000-01-01', { deprecatedAt: given, sunsetAt: given })
+  t.equal(fromDates.deprecatedAt?.getTime(), given.getTime(), 'a Date; sunset on the deprecation date is allowed')
+  given.setUTCFullYear(2030)
+  t.equal(fromDates.deprecatedAt?.toISOString(), '2025-01-01T00:00:00.000Z', 'the Date is copied, not shared')
+  const plain = new Version('2000-01-01')
+  t.equal(plain.deprecatedAt, undefined)
+  t.equal(plain.sunsetAt, undefined)
+  t.equal(plain.link, undefined)
+
+  const early = caught(() => new Version('2000-01-01', { deprecatedAt: '2026-01-01', sunsetAt: '2025-12-31' }))
+  t.equal(early?.code, 'FST_VERSIONER_STRUCTURE', 'sunset before deprecation')
+  t.match(early?.message, /2000-01-01.*sunsetAt.*deprecatedAt/)
+  for (const [what, lifecycle] of [
+    ['an invalid date string', { deprecatedAt: 'next year' }],
+    ['an invalid Date', { sunsetAt: new Date('nope') }],
+    ['a number', { deprecatedAt: 1735689600 }],
+    ['an empty link', { link: '' }],
+    ['an unknown option', { retiredAt: '2025-01-01' }]
+  ] as const) {
+    t.equal(caught(() => new Version('2000-01-01', lifecycle as VersionLifecycle))?.code, 'FST_VERSIONER_STRUCTURE', what)
+  }
+  t.equal(caught(() => new Version('2000-01-01', { deprecatedAt: '2025-01-01', link: 'https://example.com/upgrade\r\nx-injected: 1' }))?.code,
+    'FST_VERSIONER_STRUCTURE', 'a link that cannot be a header value is refused at start-up')
+})
+
+test('responses served as a deprecated version carry Deprecation (RFC 9745), Sunset (RFC 8594) and Link; others carry none', async (t) => {
+  const app = await lifecycleApp(t)
+  const get = (version: string, url = '/ping'): Promise<LightMyRequestResponse> => app.inject({ url, headers: { 'x-api-version': version } })
+
+  const deprecated = await get('2000-01-01')
+  t.equal(deprecated.statusCode, 200)
+  t.strictSame(lifecycleOf(deprecated), {
+    deprecation: DEPRECATION,
+    sunset: 'Thu, 01 Jan 2026 00:00:00 GMT',
+    link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"'
+  })
+  t.match(String(deprecated.headers.deprecation), /^@\d+$/, 'Deprecation is a structured-field Date: @ and whole seconds')
+  t.match(String(deprecated.headers.sunset), IMF_FIXDATE, 'Sunset is an IMF-fixdate in GMT')
+  t.equal(Date.parse(String(deprecated.headers.sunset)), Date.parse('2026-01-01T00:00:00Z'))
+
+  const waterfalled = await get('2000-12-31')
+  t.same(JSON.parse(waterfalled.body), { version: '2000-01-01' })
+  t.strictSame(lifecycleOf(waterfalled), lifecycleOf(deprecated), 'a date served as 2000-01-01 (waterfalling) gets its headers')
+
+  const sunsetOnly = await get('2001-06-01')
+  t.same(JSON.parse(sunsetOnly.body), { version: '2001-01-01' })
+  t.strictSame(lifecycleOf(sunsetOnly), { deprecation: undefined, sunset: 'Tue, 04 Mar 2031 05:06:07 GMT', link: '<https://example.com/sunset>; rel="sunset"' },
+    'without a deprecation date: Sunset with its time, and the link as rel="sunset"')
+
+  for (const version of ['2002-01-01', '2003-05-05']) {
+    t.strictSame(lifecycleOf(await get(version)), { deprecation: undefined, sunset: undefined, link: undefined }, `${version}: none`)
+  }
+  t.strictSame(lifecycleOf(await get('2000-01-01', '/health')), { deprecation: undefined, sunset: undefined, link: undefined },
+    'an unversioned route: none, whatever version is sent')
+  t.strictSame(lifecycleOf(await get('2000-01-01', '/openapi.json?version=2000-01-01')), { deprecation: undefined, sunset: undefined, link: undefined },
+    'the document of the deprecated version is itself unversioned')
+  t.strictSame(lifecycleOf(await get('1999-01-01')), { deprecation: undefined, sunset: undefined, link: undefined }, 'a version not served: none')
+})
+
+test('every answer of a deprecated version carries the same lifecycle headers: 400, 500, its 404s, and its 410 once gone', async (t) => {
+  let clock = Date.parse('2025-06-01T00:00:00Z')
+  const app = await lifecycleApp(t, { now: () => clock }, lifecycleBundle({ deprecatedAt: DEPRECATED_AT, sunsetAt: '2026-01-01', afterSunset: 'gone', link: 'https://example.com/upgrade' }))
+  const expected = {
+    deprecation: DEPRECATION,
+    sunset: 'Thu, 01 Jan 2026 00:00:00 GMT',
+    link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"'
+  }
+  const served = await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([served.statusCode, lifecycleOf(served)], [200, expected], 'a success')
+  const invalid = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { count: 'many' } })
+  t.strictSame([invalid.statusCode, lifecycleOf(invalid)], [400, expected], 'a 400 for the version\'s schema')
+  const failed = await app.inject({ url: '/boom', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([failed.statusCode, lifecycleOf(failed)], [500, expected], 'a 500 from the handler')
+  const absent = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([absent.statusCode, lifecycleOf(absent)], [404, expected], 'a 404: a route the version does not have')
+  clock = Date.parse('2026-01-01T00:00:00Z')
+  const gone = await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([gone.statusCode, lifecycleOf(gone)], [410, expected], 'the 410 of the version gone since its sunset')
+  const fine = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(fine.statusCode, 200)
+  t.equal(fine.headers.deprecation, undefined)
+})
+
+test('the headers follow the version however it is picked: path segment, default version', async (t) => {
+  const byPath = await lifecycleApp(t, { apiVersionLocation: 'path' })
+  const old = await byPath.inject('/2000-01-01/ping')
+  t.equal(old.statusCode, 200)
+  t.strictSame(lifecycleOf(old), { deprecation: DEPRECATION, sunset: 'Thu, 01 Jan 2026 00:00:00 GMT', link: '<https://example.com/upgrade>; rel="deprecation", </openapi.json?version=2001-01-01>; rel="successor-version"' })
+  t.equal((await byPath.inject('/2002-01-01/ping')).headers.deprecation, undefined)
+
+  const byDefault = await lifecycleApp(t, { apiVersionDefaultValue: '2000-01-01' })
+  const implicit = await byDefault.inject('/ping')
+  t.same(JSON.parse(implicit.body), { version: '2000-01-01' })
+  t.equal(implicit.headers.deprecation, DEPRECATION, 'a request that names no version, served as the deprecated default')
+  t.equal((await byDefault.inject({ url: '/ping', headers: { 'x-api-version': '2002-01-01' } })).headers.deprecation, undefined)
+
+  const deprecationOnly = await lifecycleApp(t, {}, lifecycleBundle({ deprecatedAt: new Date(0) }))
+  t.strictSame(lifecycleOf(await deprecationOnly.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })),
+    { deprecation: '@0', sunset: undefined, link: '</openapi.json?version=2001-01-01>; rel="successor-version"' }, 'only the dates given; no deprecation link without one, the successor link')
+})
+
+test('the deprecation link survives other Link headers of the response', async (t) => {
+  const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { deprecatedAt: '2025-01-01', link: 'https://example.com/upgrade' }))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/pages', async (_request, reply) => {
+      reply.header('link', '<https://example.com/pages?page=2>; rel="next"')
+      return { page: 1 }
+    })
+    api.get('/plain', async () => ({ ok: true }))
+  })
+  app.addHook('onRequest', async (_request, reply) => { reply.header('link', '<https://example.com/status>; rel="status"') })
+  await app.ready()
+  const plain = await app.inject({ url: '/plain', headers: { 'x-api-version': '2000-01-01' } })
+  t.match(String(plain.headers.link), '<https://example.com/upgrade>; rel="deprecation"')
+  t.match(String(plain.headers.link), 'rel="status"', 'a Link set by an onRequest hook is kept')
+  const pages = await app.inject({ url: '/pages', headers: { 'x-api-version': '2000-01-01' } })
+  t.match(String(pages.headers.link), 'rel="next"', 'the handler\'s own link')
+  t.match(String(pages.headers.link), 'rel="deprecation"', 'and the deprecation link')
+  t.equal(pages.headers.deprecation, '@1735689600', 'the Deprecation header itself stays')
+})
+
+test("the deprecated version's document marks every operation deprecated and carries x-deprecated-at / x-sunset-at", async (t) => {
+  const app = await lifecycleApp(t)
+  const old = documentOf(app, '2000-01-01')
+  const operations = [...operationsOf(old), ...operationsOf(old, 'webhooks')]
+  t.strictSame(operations.map(({ path, method }) => `${method} ${path}`).sort(), ['GET /boom', 'GET /ping', 'POST /orders', 'POST order.created'])
+  for (const { path, method, operation } of operations) t.equal(operation.deprecated, true, `${method} ${path} is deprecated`)
+  t.equal(old.info['x-deprecated-at'], '2025-01-01')
+  t.equal(old.info['x-sunset-at'], '2026-01-01')
+  t.equal(old.info.version, '2000-01-01')
+  t.equal(await validationError(old), undefined, 'the document is valid')
+
+  const sunset = documentOf(app, '2001-01-01')
+  t.equal(sunset.info['x-sunset-at'], '2031-03-04')
+  t.equal(sunset.info['x-deprecated-at'], undefined, 'no deprecation date: no x-deprecated-at')
+  for (const version of ['2002-01-01', 'unversioned']) {
+    const document = documentOf(app, version)
+    t.equal(document.info['x-deprecated-at'], undefined, `${version}: no x-deprecated-at`)
+    t.equal(document.info['x-sunset-at'], undefined, `${version}: no x-sunset-at`)
+    const operations = [...operationsOf(document), ...operationsOf(document, 'webhooks')]
+    t.ok(operations.some(({ path }) => path !== '/changelog'), `${version}: there are operations to check`)
+    for (const { path, method, operation } of operations) {
+      // The changelog endpoint is deprecated on its own account.
+      if (path !== '/changelog') t.notOk(operation.deprecated, `${version}: ${method} ${path} is not deprecated`)
+    }
+  }
+  t.ok(operationsOf(documentOf(app, '2002-01-01')).length > 0)
+})
+
+test('the /docs list page shows deprecation and sunset badges, and the version\'s Swagger UI page shows its own', async (t) => {
+  const app = await lifecycleApp(t)
+  const list = await app.inject('/docs')
+  t.equal(list.statusCode, 200)
+  const rows = list.body.split('<tr>').slice(1)
+  const row = (label: string): string => rows.find((item) => item.includes(`<strong>${label}</strong>`)) ?? ''
+  t.match(row('2000-01-01'), /class="badge deprecated"[^>]*>deprecated since 2025-01-01</)
+  t.match(row('2000-01-01'), /class="badge sunset"[^>]*>sunset 2026-01-01</)
+  t.match(row('2000-01-01'), 'href="https://example.com/upgrade"', 'with the link')
+  t.match(row('2001-01-01'), /class="badge sunset"[^>]*>sunset 2031-03-04</)
+  t.notMatch(row('2001-01-01'), 'badge deprecated')
+  t.notMatch(row('2002-01-01'), 'badge')
+  t.notMatch(row('unversioned'), 'badge')
+  t.ok(row('2002-01-01') !== '' && row('unversioned') !== '', 'every version is listed')
+
+  const page = await app.inject('/docs?version=2000-01-01')
+  t.equal(page.statusCode, 200)
+  t.match(page.body, 'deprecated since 2025-01-01')
+  t.match(page.body, 'sunset 2026-01-01')
+  const current = await app.inject('/docs?version=2002-01-01')
+  t.equal(current.statusCode, 200)
+  t.notMatch(current.body, 'deprecated since', 'the current version\'s page shows no badge')
+})
+
+test("afterSunset: 'gone' answers 410 problem+json after the sunset date, by the clock of the now option; 'serve' keeps serving", async (t) => {
+  let clock = Date.parse('2025-12-31T23:59:59Z')
+  const bundle = new VersionBundle(
+    new Version('2002-01-01'),
+    new Version('2001-01-01', { sunsetAt: '2026-01-01', afterSunset: 'gone' }),
+    new Version('2000-01-01', { deprecatedAt: '2024-01-01', sunsetAt: '2025-06-01', afterSunset: 'gone' }),
+    new Version('1999-01-01', { sunsetAt: '2020-01-01' })
+  )
+  const app = await lifecycleApp(t, { now: () => new Date(clock) }, bundle)
+  const get = (version: string, method: 'GET' | 'POST' = 'GET'): Promise<LightMyRequestResponse> =>
+    app.inject({ method, url: method === 'GET' ? '/ping' : '/orders', headers: { 'x-api-version': version }, ...(method === 'POST' ? { payload: { count: 1 } } : {}) })
+
+  t.equal((await get('2001-01-01')).statusCode, 200, 'before its sunset date: served')
+  const gone = await get('2000-01-01')
+  t.equal(gone.statusCode, 410, 'after its sunset date: gone')
+  t.match(gone.headers['content-type'], /^application\/problem\+json/)
+  t.match(String(gone.headers.vary), /x-api-version/, 'Vary on the version header')
+  t.strictSame(JSON.parse(gone.body), {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: 'API version 2000-01-01 was sunset on 2025-06-01 and is no longer served. The oldest version still served is 1999-01-01.',
+    version: '2000-01-01',
+    sunsetAt: '2025-06-01T00:00:00.000Z',
+    oldestVersion: '1999-01-01'
+  }, 'RFC 9457 body naming the version, its date and the oldest version still served')
+  t.equal((await get('2000-06-01')).statusCode, 410, 'a date waterfalled to a gone version')
+  t.equal((await get('2000-01-01', 'POST')).statusCode, 410, 'every route and method of the version')
+  t.equal((await get('1999-01-01')).statusCode, 200, "afterSunset 'serve' (the default): still served after the date")
+
+  clock = Date.parse('2026-01-01T00:00:00Z')
+  const later = await get('2001-01-01')
+  t.equal(later.statusCode, 410, 'the clock moved past the next sunset')
+  t.match(JSON.parse(later.body).detail, 'The oldest version still served is 1999-01-01.')
+  t.equal((await get('2002-01-01')).statusCode, 200)
+  t.equal((await app.inject({ url: '/health', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, 'unversioned routes are not affected')
+
+  t.equal(caught(() => new Version('2000-01-01', { afterSunset: 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', "'gone' needs sunsetAt")
+  t.equal(caught(() => new Version('2000-01-01', { sunsetAt: '2025-01-01', afterSunset: 'later' as 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', 'an unknown policy')
+  t.equal(new Version('2000-01-01', { sunsetAt: '2025-01-01' }).afterSunset, 'serve', "'serve' by default")
+})
+
+test("the document of a version with afterSunset: 'gone' says so", async (t) => {
+  const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { sunsetAt: '2099-01-01', afterSunset: 'gone' }))
+  const app = await lifecycleApp(t, {}, bundle)
+  const info = documentOf(app, '2000-01-01').info
+  t.equal(info['x-sunset-at'], '2099-01-01')
+  t.equal(info['x-after-sunset'], 'gone')
+  t.match(info.description, 'answered 410 Gone')
+  t.equal((await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, 'before the date (real clock): served')
+})
+
+test('deprecated versions link to the next version\'s document with rel="successor-version" (RFC 5829)', async (t) => {
+  const bundle = (): VersionBundle => new VersionBundle(
+    new Version('2002-01-01'), new Version('2001-01-01', { deprecatedAt: '2025-01-01' }), new Version('2000-01-01', { deprecatedAt: '2024-01-01' })
+  )
+  const app = await lifecycleApp(t, {}, bundle())
+  const links = async (instance: FastifyInstance, version: string, url = '/ping'): Promise<unknown> =>
+    (await instance.inject({ url, headers: { 'x-api-version': version } })).headers.link
+  t.equal(await links(app, '2000-01-01'), '</openapi.json?version=2001-01-01>; rel="successor-version"')
+  t.equal(await links(app, '2001-01-01'), '</openapi.json?version=2002-01-01>; rel="successor-version"')
+  t.equal(await links(app, '2002-01-01'), undefined, 'not on the newest version')
+  const document = await app.inject('/openapi.json?version=2001-01-01')
+  t.equal(document.statusCode, 200, 'the link leads to the document')
+
+  const moved = await lifecycleApp(t, { openapiUrl: '/docs/api.json' }, bundle())
+  t.equal(await links(moved, '2000-01-01'), '</docs/api.json?version=2001-01-01>; rel="successor-version"', 'the configured openapiUrl')
+  const off = await lifecycleApp(t, { openapiUrl: null }, bundle())
+  t.equal(await links(off, '2000-01-01'), undefined, 'no documents: no successor link')
+
+  const prefixed = Fastify()
+  t.teardown(() => prefixed.close())
+  await prefixed.register(async (scope) => {
+    await scope.register(fastifyVersioner, { versions: bundle() })
+    await scope.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
+  }, { prefix: '/v' })
+  t.equal(await links(prefixed, '2000-01-01', '/v/ping'), '</v/openapi.json?version=2001-01-01>; rel="successor-version"', 'the prefix the plugin is registered under')
+  t.equal((await prefixed.inject('/v/openapi.json?version=2001-01-01')).statusCode, 200)
+})

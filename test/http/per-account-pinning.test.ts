@@ -1,0 +1,241 @@
+/**
+ * Per-account pinning, Stripe's model: a custom `VersionPicker` reads the version an account is pinned to from
+ * an (asynchronous) account store, unless the request names one. Routes replaced by another HEAD route at the
+ * same path and method across versions are routed by the picked version exactly as with header versions, over
+ * inject and real HTTP; a picker that throws or rejects, whatever with, answers a logged 500 for that request only.
+ */
+import { test } from 'tap'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Writable } from 'node:stream'
+import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bundleOf, DATES, listen } from '../helpers/http-apps'
+import { jsonOf } from '../helpers/http'
+import { changeClass } from '../helpers/version-changes'
+
+/** A fake account store: API key → pinned version, answered asynchronously; some keys make it fail. */
+const accounts = {
+  calls: 0,
+  async pinnedVersion (key: string | undefined): Promise<string | undefined> {
+    this.calls++
+    await new Promise((resolve) => setImmediate(resolve))
+    switch (key) {
+      case 'sk_down': throw new Error('account store unreachable')
+      case 'sk_null': throw null // eslint-disable-line no-throw-literal
+      case 'sk_revoked': throw Object.assign(new Error('This API key was revoked.'), { statusCode: 401 })
+      default: return ({ sk_acme: '2000-01-01', sk_globex: '2002-01-01', sk_initech: '2001-06-01', sk_hooli: '1999-01-01' } as Record<string, string>)[key ?? '']
+    }
+  }
+}
+
+/** The version the request names, else the one its account is pinned to. */
+class AccountPinnedVersionPicker extends VersionPicker {
+  override async pick (request: FastifyRequest): Promise<string | undefined> {
+    const key = request.headers.authorization?.replace(/^Bearer /, '')
+    return this.requested(request) ?? await accounts.pinnedVersion(key)
+  }
+}
+
+/** A picker that fails synchronously, before returning a promise. */
+class ThrowingPicker extends VersionPicker {
+  override pick (request: FastifyRequest): string | undefined {
+    if (request.headers['x-fail'] === 'string') throw 'no account' // eslint-disable-line no-throw-literal
+    if (request.headers['x-fail'] === 'error') throw new TypeError('picker bug')
+    return this.requested(request)
+  }
+}
+
+/**
+ * `GET /users/:id` and `DELETE /users/:id` are answered by HEAD routes `new` from 2002-01-01 on, by the restored
+ * `legacy` routes (moved to `/users/:id`) in 2001-01-01 and 2000-01-01.
+ */
+function replacedRoutes () {
+  return bundleOf(DATES, {
+    '2002-01-01': [changeClass('ReplaceUserEndpoints', [
+      endpoint('/users/:id', ['GET', 'DELETE']).didntExist,
+      endpoint('/legacy-users/:id', ['GET', 'DELETE']).existed,
+      endpoint('/legacy-users/:id', ['GET', 'DELETE']).had({ path: '/users/:id' })
+    ])]
+  })
+}
+
+const answer = (handler: string) => async (request: FastifyRequest) => ({ handler, id: (request.params as { id: string }).id, version: request.apiVersion })
+
+async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[]) {
+  const app = await versionedApp(t, replacedRoutes(), async (api) => {
+    api.get('/users/:id', answer('new'))
+    api.delete('/users/:id', answer('new'))
+    api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.get('/teams/:id', answer('teams'))
+  }, {
+    fastify: logs === undefined
+      ? {}
+      : { logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
+    versioner: { versionPicker: AccountPinnedVersionPicker, ...options },
+    health: true
+  })
+  await app.ready()
+  return app
+}
+
+/** Sends the same requests to an app over inject, and over real HTTP. */
+function transports (app: FastifyInstance, base: string | undefined) {
+  return async (method: string, url: string, headers: Record<string, string>) => {
+    if (base === undefined) {
+      const response = await app.inject({ method: method as 'GET', url, headers })
+      return { status: response.statusCode, body: jsonOf(response), version: response.headers['x-api-version'] }
+    }
+    const response = await fetch(`${base}${url}`, { method, headers })
+    const text = await response.text()
+    let body: unknown
+    try { body = JSON.parse(text) } catch { body = text }
+    return { status: response.status, body: body as Record<string, unknown>, version: response.headers.get('x-api-version') ?? undefined }
+  }
+}
+
+for (const transport of ['inject', 'real HTTP'] as const) {
+  test(`pinned accounts on replaced routes are routed by their pinned version (${transport})`, async (t) => {
+    const app = await pinnedApp(t)
+    const send = transports(app, transport === 'inject' ? undefined : await listen(app))
+    const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra })
+
+    const acme = await send('GET', '/users/1', bearer('sk_acme'))
+    t.same([acme.status, acme.body, acme.version], [200, { handler: 'legacy', id: '1', version: '2000-01-01' }, '2000-01-01'], 'acme: pinned to 2000-01-01')
+    const globex = await send('GET', '/users/2', bearer('sk_globex'))
+    t.same([globex.status, globex.body, globex.version], [200, { handler: 'new', id: '2', version: '2002-01-01' }, '2002-01-01'], 'globex: pinned to 2002-01-01')
+    const initech = await send('DELETE', '/users/3', bearer('sk_initech'))
+    t.same(initech.body, { handler: 'legacy', id: '3', version: '2001-01-01' }, 'a pinned date between versions waterfalls, on DELETE too')
+    const head = await send('HEAD', '/users/4', bearer('sk_acme'))
+    t.same([head.status, head.version], [200, '2000-01-01'], 'HEAD follows the GET route of the pinned version')
+    const overridden = await send('GET', '/users/5', bearer('sk_acme', { 'x-api-version': '2002-01-01' }))
+    t.same(overridden.body, { handler: 'new', id: '5', version: '2002-01-01' }, 'a version in the request wins over the pin')
+    const teams = await send('GET', '/teams/6', bearer('sk_acme'))
+    t.same(teams.body, { handler: 'teams', id: '6', version: '2000-01-01' }, 'routes not replaced are pinned the same way')
+
+    const anonymous = await send('GET', '/users/7', {})
+    t.equal(anonymous.status, 400)
+    t.equal(anonymous.body.code, 'FST_VERSIONER_MISSING_API_VERSION')
+    const tooOld = await send('GET', '/users/8', bearer('sk_hooli'))
+    t.equal(tooOld.status, 400)
+    t.match(tooOld.body.message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./)
+    const legacyPath = await send('GET', '/legacy-users/9', bearer('sk_acme'))
+    t.equal(legacyPath.status, 404, 'the legacy path itself is served in no version')
+  })
+}
+
+test('the picker runs once per versioned request, and never for unversioned routes', async (t) => {
+  const app = await pinnedApp(t)
+  accounts.calls = 0
+  await app.inject({ url: '/users/1', headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(accounts.calls, 1, 'a replaced route: picked once, before routing, and reused by the request hook')
+  await app.inject({ url: '/teams/1', headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(accounts.calls, 2, 'another versioned route: picked once')
+  await app.inject({ url: '/health', headers: { authorization: 'Bearer sk_acme' } })
+  await app.inject({ url: '/nowhere', headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(accounts.calls, 2, 'unversioned routes and 404s never ask the account store')
+})
+
+test('a picker that throws or rejects answers a logged 500 for that request only (an Error with a statusCode keeps it)', async (t) => {
+  const logs: string[] = []
+  const app = await pinnedApp(t, {}, logs)
+  const failures = await Promise.all([
+    app.inject({ url: '/users/1', headers: { authorization: 'Bearer sk_down' } }),
+    app.inject({ url: '/users/2', headers: { authorization: 'Bearer sk_null' } }),
+    app.inject({ url: '/teams/3', headers: { authorization: 'Bearer sk_null' } }),
+    app.inject({ url: '/users/4', headers: { authorization: 'Bearer sk_revoked' } }),
+    app.inject({ url: '/users/5', headers: { authorization: 'Bearer sk_acme' } })
+  ])
+  const [down, nullOnShared, nullOnOwn, revoked, fine] = failures
+  t.equal(down.statusCode, 500)
+  t.equal(jsonOf(down).message, 'account store unreachable')
+  t.equal(nullOnShared.statusCode, 500)
+  t.equal(jsonOf(nullOnShared).code, 'FST_VERSIONER_VERSION_PICKER')
+  t.match(jsonOf(nullOnShared).message, /^The API version picker \(versionPicker or apiVersionDefaultValue\) failed with null, which is not an Error\./)
+  t.equal(nullOnOwn.statusCode, 500, 'the same on a route that is not replaced (picked in the request hook)')
+  t.equal(jsonOf(nullOnOwn).code, 'FST_VERSIONER_VERSION_PICKER')
+  t.equal(revoked.statusCode, 401, 'an Error with a statusCode is answered as it is')
+  t.equal(jsonOf(revoked).message, 'This API key was revoked.')
+  t.same(jsonOf(fine), { handler: 'legacy', id: '5', version: '2000-01-01' }, 'requests in flight at the same time are not affected')
+
+  const entries = logs.map((line) => JSON.parse(line))
+  const completed = entries.filter((entry) => entry.msg === 'request completed' && entry.res?.statusCode === 200)
+  t.same(completed.map((entry) => entry.apiVersion), ['2000-01-01'], 'the pinned version, picked before routing, is in the request\'s log lines')
+  const errors = entries.filter((entry) => entry.level >= 50)
+  t.equal(errors.length, 3, 'each 500 is logged once at error level (the 401 is not an error of the server)')
+  t.same(errors.map((entry) => entry.err?.message).sort(), ['account store unreachable', jsonOf(nullOnOwn).message, jsonOf(nullOnShared).message].sort())
+})
+
+test('a picker that throws synchronously, with anything, answers a 500; a function apiVersionDefaultValue pins too', async (t) => {
+  const app = await pinnedApp(t, { versionPicker: ThrowingPicker })
+  const shared = await app.inject({ url: '/users/1', headers: { 'x-fail': 'string' } })
+  t.equal(shared.statusCode, 500)
+  t.equal(jsonOf(shared).code, 'FST_VERSIONER_VERSION_PICKER')
+  t.match(jsonOf(shared).message, /failed with 'no account'/)
+  const own = await app.inject({ url: '/teams/1', headers: { 'x-fail': 'error' } })
+  t.equal(own.statusCode, 500)
+  t.equal(jsonOf(own).message, 'picker bug')
+  t.same(jsonOf(await app.inject({ url: '/users/1', headers: { 'x-api-version': '2001-01-01' } })), { handler: 'legacy', id: '1', version: '2001-01-01' })
+
+  const byDefault = await pinnedApp(t, {
+    versionPicker: undefined,
+    apiVersionDefaultValue: async (request) => await accounts.pinnedVersion(request.headers.authorization?.replace(/^Bearer /, '')) ?? '2002-01-01'
+  })
+  t.same(jsonOf(await byDefault.inject({ url: '/users/1', headers: { authorization: 'Bearer sk_acme' } })), { handler: 'legacy', id: '1', version: '2000-01-01' })
+  t.same(jsonOf(await byDefault.inject({ url: '/users/1' })), { handler: 'new', id: '1', version: '2002-01-01' })
+  const failing = await byDefault.inject({ url: '/users/1', headers: { authorization: 'Bearer sk_null' } })
+  t.equal(failing.statusCode, 500)
+  t.equal(jsonOf(failing).code, 'FST_VERSIONER_VERSION_PICKER')
+})
+
+/** Requests authenticated by an onRequest hook, as Fastify applications do: the account goes on the request. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    account?: { pinnedVersion: string }
+  }
+}
+
+/** The `pinnedApp` routes, with an onRequest hook attaching the account of the API key in `authorization`. */
+async function authenticatedApp (t: Teardown, options: Partial<FastifyVersionerOptions>) {
+  return await versionedApp(t, replacedRoutes(), async (api) => {
+    api.get('/users/:id', answer('new'))
+    api.delete('/users/:id', answer('new'))
+    api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.get('/teams/:id', answer('teams'))
+  }, {
+    versioner: options,
+    beforeRoutes: (app) => {
+      app.addHook('onRequest', async (request) => {
+        if (request.headers.authorization === 'Bearer sk_acme') request.account = { pinnedVersion: '2000-01-01' }
+      })
+    }
+  })
+}
+
+for (const transport of ['inject', 'real HTTP'] as const) {
+  test(`regression: a pin read from an onRequest hook is never a silent wrong version on a replaced route (${transport})`, async (t) => {
+    class AccountPicker extends VersionPicker {
+      override pick (request: FastifyRequest): string | undefined {
+        return this.requested(request) ?? request.account?.pinnedVersion ?? '2002-01-01'
+      }
+    }
+    for (const [how, options] of [
+      ['a function apiVersionDefaultValue', { apiVersionDefaultValue: async (request: FastifyRequest) => request.account?.pinnedVersion ?? '2002-01-01' }],
+      ['a custom VersionPicker', { versionPicker: AccountPicker }]
+    ] as const) {
+      const app = await authenticatedApp(t, options)
+      const send = transports(app, transport === 'inject' ? undefined : await listen(app))
+      const own = await send('GET', '/teams/1', { authorization: 'Bearer sk_acme' })
+      t.same([own.status, own.body, own.version], [200, { handler: 'teams', id: '1', version: '2000-01-01' }, '2000-01-01'],
+        `${how}: a route not replaced is served in the pinned version (picked after onRequest)`)
+      const replaced = await send('GET', '/users/1', { authorization: 'Bearer sk_acme' })
+      t.not(replaced.status, 200, `${how}: on the replaced route, never a success in another version`)
+      t.same([replaced.status, replaced.body.code], [500, 'FST_VERSIONER_VERSION_PICKER'], `${how}: a logged 500 with the picker's code`)
+      t.match(replaced.body.message, /read request\.account at GET \/users\/:id, where two HEAD routes share the path and method/, `${how}: it names the property and the route`)
+      t.match(replaced.body.message, /request\.headers\.authorization/, `${how}: it says what to read instead`)
+      const named = await send('GET', '/users/2', { authorization: 'Bearer sk_acme', 'x-api-version': '2000-01-01' })
+      t.same(named.body, { handler: 'legacy', id: '2', version: '2000-01-01' }, `${how}: a request naming its version is served (the pin is never read)`)
+    }
+  })
+}

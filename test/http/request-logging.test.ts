@@ -1,0 +1,145 @@
+/**
+ * Logging: every log line of a versioned request carries `apiVersion` (the version served), Fastify's own
+ * "incoming request" and "request completed" included; the served versions and the docs URL are logged once at
+ * start-up, at `info`; with the application's logger off, nothing is installed.
+ */
+import { test } from 'tap'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { Writable } from 'node:stream'
+import { fastifyVersioner, schema, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
+import { Type } from '@sinclair/typebox'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bundleOf, DATES } from '../helpers/http-apps'
+import { jsonOf } from '../helpers/http'
+import { changeClass } from '../helpers/version-changes'
+
+interface LogLine { level: number, msg: string, reqId?: string, apiVersion?: string, [key: string]: unknown }
+
+const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
+
+/** Versions of DATES; 2000-01-01 lacks `size`, so it goes through the hooks while the newer versions pass through. */
+function bundle () {
+  return bundleOf(DATES, { '2001-01-01': [changeClass('AddSize', [schema(Thing).field('size').didntExist])] })
+}
+
+async function loggedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {},
+  setup: (app: FastifyInstance) => void = () => {}) {
+  const lines: LogLine[] = []
+  const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
+  const app = await versionedApp(t, bundle(), async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
+      request.log.info('handler ran')
+      return request.body
+    })
+  }, { fastify: { logger: { level: 'info', stream } }, beforeVersioner: setup, versioner: options, prefix: '/api' })
+  app.get('/health', async (request) => { request.log.info('health'); return { ok: true } })
+  await app.ready()
+  return { app, lines }
+}
+
+/** The log lines of one request (by its id), in order. */
+function linesOf (lines: LogLine[], reqId: string | undefined): LogLine[] {
+  return lines.filter((line) => line.reqId === reqId)
+}
+
+async function send (app: FastifyInstance, lines: LogLine[], url: string, headers: Record<string, string>) {
+  const before = lines.length
+  const response = await app.inject({ method: url === '/health' ? 'GET' : 'POST', url, headers, payload: url === '/health' ? undefined : { name: 'pen' } })
+  const reqId = lines.slice(before).find((line) => line.reqId !== undefined)?.reqId
+  return { response, lines: linesOf(lines, reqId) }
+}
+
+test('header versions: every line of a versioned request carries apiVersion, hooked or passed through', async (t) => {
+  const { app, lines } = await loggedApp(t)
+  for (const [sent, served] of [['2000-01-01', '2000-01-01'], ['2001-06-06', '2001-01-01'], ['2002-01-01', '2002-01-01']]) {
+    const { response, lines: own } = await send(app, lines, '/api/things', { 'x-api-version': sent })
+    t.equal(response.statusCode, 200, sent)
+    t.same(own.map((line) => line.msg), ['incoming request', 'handler ran', 'request completed'], `${sent}: Fastify's lines and the handler's`)
+    t.same(own.map((line) => line.apiVersion), [served, served, served], `${sent}: apiVersion is the version served`)
+  }
+  const health = await send(app, lines, '/health', { 'x-api-version': '2000-01-01' })
+  t.same(health.lines.map((line) => line.apiVersion), [undefined, undefined, undefined], 'unversioned routes carry no apiVersion')
+  const bad = await send(app, lines, '/api/things', { 'x-api-version': 'tomorrow' })
+  t.equal(bad.response.statusCode, 400)
+  t.ok(bad.lines.length >= 2)
+  t.ok(bad.lines.every((line) => line.apiVersion === undefined), 'a version that cannot be served is not bound')
+})
+
+test('path versions and a string default bind apiVersion too', async (t) => {
+  const { app, lines } = await loggedApp(t, { apiVersionLocation: 'path' })
+  const { response, lines: own } = await send(app, lines, '/api/2001-02-03/things', {})
+  t.equal(response.statusCode, 200)
+  t.same(own.map((line) => line.apiVersion), ['2001-01-01', '2001-01-01', '2001-01-01'])
+
+  const withDefault = await loggedApp(t, { apiVersionDefaultValue: '2000-01-01' })
+  const byDefault = await send(withDefault.app, withDefault.lines, '/api/things', {})
+  t.same(byDefault.lines.map((line) => line.apiVersion), ['2000-01-01', '2000-01-01', '2000-01-01'])
+})
+
+test('a custom picker: apiVersion from the request hook on, Fastify\'s "request completed" included', async (t) => {
+  class AccountPicker extends VersionPicker {
+    override async pick (request: FastifyRequest): Promise<string | undefined> {
+      return this.requested(request) ?? (request.headers.authorization === 'Bearer sk_old' ? '2000-01-01' : '2002-01-01')
+    }
+  }
+  const { app, lines } = await loggedApp(t, { versionPicker: AccountPicker })
+  const { response, lines: own } = await send(app, lines, '/api/things', { authorization: 'Bearer sk_old' })
+  t.equal(response.statusCode, 200)
+  t.same(jsonOf(response), { name: 'pen' })
+  t.same(own.map((line) => [line.msg, line.apiVersion]), [
+    ['incoming request', undefined], // logged before the picker runs
+    ['handler ran', '2000-01-01'],
+    ['request completed', '2000-01-01']
+  ])
+})
+
+test('the application\'s own childLoggerFactory keeps working, with apiVersion added', async (t) => {
+  const { app, lines } = await loggedApp(t, {}, (root) => {
+    root.setChildLoggerFactory(function (logger, bindings, options) { return logger.child({ ...bindings, tenant: 'acme' }, options) })
+  })
+  const { lines: own } = await send(app, lines, '/api/things', { 'x-api-version': '2000-01-01' })
+  t.same(own.map((line) => [line.tenant, line.apiVersion]), [['acme', '2000-01-01'], ['acme', '2000-01-01'], ['acme', '2000-01-01']])
+})
+
+test('start-up logs the served versions and the docs URL once, at info, per API', async (t) => {
+  const { lines } = await loggedApp(t)
+  const startup = lines.filter((line) => Array.isArray(line.apiVersions))
+  t.equal(startup.length, 1)
+  t.equal(startup[0].level, 30, 'info')
+  t.same(startup[0].apiVersions, DATES)
+  t.equal(startup[0].docsUrl, '/docs')
+  t.equal(startup[0].openapiUrl, '/openapi.json')
+  t.equal(startup[0].msg, 'fastify-versioner: serving API versions 2002-01-01, 2001-01-01, 2000-01-01 (newest first; clients send the version in ' +
+    'the \'x-api-version\' header); docs at /docs; OpenAPI documents at /openapi.json?version=<version>')
+
+  const noDocs = await loggedApp(t, { openapiUrl: null })
+  const quiet = noDocs.lines.filter((line) => Array.isArray(line.apiVersions))
+  t.same(quiet.map((line) => [line.docsUrl, line.openapiUrl]), [[null, null]])
+  t.notMatch(quiet[0].msg, /docs at/)
+
+  const lines2: LogLine[] = []
+  const app = Fastify({ logger: { stream: new Writable({ write (chunk, _encoding, next) { lines2.push(JSON.parse(String(chunk)) as LogLine); next() } }) } })
+  t.teardown(() => app.close())
+  for (const [prefix, values] of [['/a', ['2001-01-01', '2000-01-01']], ['/b', ['v2', 'v1']]] as const) {
+    await app.register(async (api) => {
+      await api.register(fastifyVersioner, { versions: bundleOf(values), apiVersionFormat: prefix === '/a' ? 'date' : 'string', apiVersionLocation: 'path' })
+    }, { prefix })
+  }
+  await app.ready()
+  t.same(lines2.filter((line) => Array.isArray(line.apiVersions)).map((line) => [line.apiVersions, line.docsUrl]),
+    [[['2001-01-01', '2000-01-01'], '/a/docs'], [['v2', 'v1'], '/b/docs']])
+  t.match(lines2.find((line) => Array.isArray(line.apiVersions))?.msg, /clients send the version in the path segment after the versioned\(\.\.\.\) prefix/)
+})
+
+test('with the logger off, no child logger factory is installed (Fastify skips child loggers as without the plugin)', async (t) => {
+  const plain = Fastify()
+  const app = Fastify()
+  t.teardown(() => Promise.all([app.close(), plain.close()]))
+  await app.register(fastifyVersioner, { versions: bundle() })
+  t.equal(app.childLoggerFactory, plain.childLoggerFactory, 'Fastify\'s default factory')
+
+  const logged = Fastify({ logger: { level: 'info', stream: new Writable({ write (_chunk, _encoding, next) { next() } }) } })
+  t.teardown(() => logged.close())
+  await logged.register(fastifyVersioner, { versions: bundle() })
+  t.not(logged.childLoggerFactory, plain.childLoggerFactory, 'with a logger, the versioner\'s factory binds apiVersion')
+})

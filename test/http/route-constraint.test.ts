@@ -1,0 +1,105 @@
+import { test } from 'tap'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, versioned, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+
+/**
+ * The route constraint that tells apart the routes serving one path in different versions (two HEAD routes sharing
+ * a path and method) is derived by find-my-way for every request of the application. The
+ * version is read only at the route nodes the constraint separates: a request to any other route never has its
+ * version read (it costs nothing), and a request to a separated node is routed by its version.
+ */
+
+const UserCreate = Type.Object({ fullName: Type.String() })
+const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+
+class RenameName extends VersionChange {
+  description = 'fullName was called name.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(UserCreate).field('fullName').had({ name: 'name' }),
+    schema(User).field('fullName').had({ name: 'name' })
+  ]
+
+  @ConvertRequestToNextVersionFor(UserCreate)
+  up (request: RequestInfo) {
+    request.body.fullName = request.body.name
+    delete request.body.name
+  }
+
+  @ConvertResponseToPreviousVersionFor(User)
+  down (response: ResponseInfo) {
+    response.body.name = response.body.fullName
+    delete response.body.fullName
+  }
+}
+
+/** `GET /items` is new in 2001-01-01: before it, `GET /legacy-items` answered at its path (the two share a route node). */
+class ReplaceItems extends VersionChange {
+  description = 'GET /items replaced GET /legacy-items, at the same path.'
+  instructionsToMigrateToPreviousVersion = [
+    endpoint('/items', ['GET']).didntExist,
+    endpoint('/legacy-items', ['GET']).existed,
+    endpoint('/legacy-items', ['GET']).had({ path: '/items' })
+  ]
+}
+
+test('the version is read only for requests to route nodes the version constraint separates', async (t) => {
+  // Reads of the version header, counted on the raw request before Fastify routes it.
+  let reads = 0
+  const app = Fastify({
+    serverFactory: (handler) => createServer((request: IncomingMessage, response: ServerResponse) => {
+      const headers = request.headers
+      Object.defineProperty(request, 'headers', {
+        value: new Proxy(headers, {
+          get (target, key, receiver) {
+            if (key === 'x-api-version') reads++
+            return Reflect.get(target, key, receiver) as unknown
+          }
+        })
+      })
+      handler(request, response)
+    })
+  })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/items', async () => ({ handler: 'new' }))
+    api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+    api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => ({ id: 'u1', fullName: (request.body as { fullName: string }).fullName }))
+  }))
+  app.get('/health', async () => ({ ok: true }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  const base = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : ''
+  const routeConstraints = app.printRoutes({ commonPrefix: false })
+  t.match(routeConstraints, /fastifyVersionerApiVersion/, 'the app has a route constrained on the version (the precondition of this test)')
+
+  const health = await fetch(`${base}/health`, { headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(health.status, 200)
+  t.same(await health.json(), { ok: true })
+  t.equal(reads, 0, 'a request to an unversioned route never has its version read, even with the header sent')
+
+  const post = (version: string, body: unknown): Promise<Response> => fetch(`${base}/users`, {
+    method: 'POST', headers: { 'x-api-version': version, 'content-type': 'application/json' }, body: JSON.stringify(body)
+  })
+  const newest = await post('2001-01-01', { fullName: 'Ada' })
+  t.equal(newest.status, 200)
+  t.same(await newest.json(), { id: 'u1', fullName: 'Ada' }, 'the newest version is served')
+  const oldest = await post('2000-01-01', { name: 'Ada' })
+  t.equal(oldest.status, 200)
+  t.same(await oldest.json(), { id: 'u1', name: 'Ada' }, 'the oldest version is served by the same route, with the converters')
+  const unknown = await post('1999-01-01', { name: 'Ada' })
+  t.equal(unknown.status, 400, 'a version older than every version is answered 400 by the versioned route')
+
+  const readsBefore = reads
+  const items = async (version: string): Promise<unknown> => await (await fetch(`${base}/items`, { headers: { 'x-api-version': version } })).json()
+  t.same(await items('2001-01-01'), { handler: 'new' }, 'at the separated node, the newest version reaches the new route')
+  t.ok(reads > readsBefore, 'a request to the separated node has its version read')
+  t.same(await items('2000-01-01'), { handler: 'old' }, 'and the oldest version the route that had its path')
+})

@@ -1,0 +1,46 @@
+/**
+ * Time-outs: a converter that never settles must not hold a request for ever. Fastify's `handlerTimeout` covers
+ * the versioner's hooks (request converters run in `preValidation`, response converters in `preSerialization`
+ * and `onSend`): the request answers Fastify's 503 and the other requests are served.
+ */
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned,
+  type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { jsonOf } from '../helpers/http'
+
+const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
+
+test('a request or response converter that never settles answers handlerTimeout\'s 503; other requests are served', async (t) => {
+  class AddSize extends VersionChange {
+    description = 'Things have a size.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('size').didntExist]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      if (request.body.name === 'stuck on the way in') return new Promise<void>(() => {})
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      if (response.body.name === 'stuck on the way out') return new Promise<void>(() => {})
+    }
+  }
+  const app = Fastify({ handlerTimeout: 200 })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', AddSize), new Version('2000-01-01')), openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
+  }))
+  const post = (name: string) => app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name } })
+  const [stuckIn, stuckOut, fine] = await Promise.all([post('stuck on the way in'), post('stuck on the way out'), post('pen')])
+  for (const [label, response] of [['request converter', stuckIn], ['response converter', stuckOut]] as const) {
+    t.equal(response.statusCode, 503, label)
+    t.equal(jsonOf(response).code, 'FST_ERR_HANDLER_TIMEOUT', label)
+  }
+  t.equal(fine.statusCode, 200)
+  t.same(jsonOf(fine), { name: 'pen' })
+})

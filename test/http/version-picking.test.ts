@@ -1,0 +1,371 @@
+/**
+ * Version picking: plugin options and their errors, header names, path versions, the date and string
+ * formats, default versions (a string or a function of the request) and custom `VersionPicker`s.
+ */
+import { test } from 'tap'
+import Fastify, { type FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
+  type FastifyVersionerOptions, type ResponseInfo
+} from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'
+import { jsonOf } from '../helpers/http'
+import { changeClass } from '../helpers/version-changes'
+
+const echoRoute = versioned(async (api) => {
+  api.get('/echo', async (request) => ({ version: request.apiVersion }))
+})
+
+test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say what is accepted', async (t) => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['unknown option', { apiVersionLocaton: 'path' }, /^Unknown option\(s\) apiVersionLocaton\. Known options: versions, apiVersionLocation/],
+    ['no versions', { versions: undefined }, /^Option 'versions' must be a VersionBundle; got undefined\.$/],
+    ['bad location', { apiVersionLocation: 'query' }, /^Option 'apiVersionLocation' must be 'header' or 'path'; got 'query'\.$/],
+    ['bad format', { apiVersionFormat: 'semver' }, /^Option 'apiVersionFormat' must be 'date' or 'month' or 'string'; got 'semver'\.$/],
+    ['non-date versions with the date format', { versions: bundleOf(['v2', 'v1']) },
+      /every version must be an ISO date \(YYYY-MM-DD\); these are not: v2, v1\. Use apiVersionFormat: 'string'/],
+    ['impossible date as a version', { versions: bundleOf(['2001-02-30', '2000-01-01']) }, /these are not: 2001-02-30\./],
+    ['default older than the oldest', { apiVersionDefaultValue: '1999-01-01' },
+      /^Option 'apiVersionDefaultValue' '1999-01-01' is not a version this API serves; versions: 2002-01-01, 2001-01-01, 2000-01-01\.$/],
+    ['malformed default', { apiVersionDefaultValue: 'latest' }, /^Option 'apiVersionDefaultValue' 'latest' is not a version/],
+    ['unknown string default', { versions: bundleOf(['v2', 'v1']), apiVersionFormat: 'string', apiVersionDefaultValue: 'v3' },
+      /'v3' is not a version this API serves; versions: v2, v1\./],
+    ['default neither string nor function', { apiVersionDefaultValue: 42 },
+      /^Option 'apiVersionDefaultValue' must be a version string or a function of the request; got 42\.$/],
+    ['default with path versions', { apiVersionLocation: 'path', apiVersionDefaultValue: '2001-01-01' },
+      /^Option 'apiVersionDefaultValue' cannot be used with apiVersionLocation 'path'/],
+    ['async default with path versions', { apiVersionLocation: 'path', apiVersionDefaultValue: async () => '2001-01-01' },
+      /cannot be used with apiVersionLocation 'path'/],
+    ['picker not a VersionPicker', { versionPicker: class NotAPicker { pick () { return '2001-01-01' } } },
+      /^Option 'versionPicker' must be VersionPicker or a subclass of it; got class/],
+    ['picker a function', { versionPicker: () => '2001-01-01' }, /^Option 'versionPicker' must be VersionPicker or a subclass of it/],
+    ['picker an instance', { versionPicker: new VersionPicker({ versions: bundleOf(DATES), location: 'header', format: 'date', parameterName: 'x', defaultValue: undefined }) },
+      /^Option 'versionPicker' must be VersionPicker or a subclass of it/],
+    ['header name with a space', { apiVersionParameterName: 'api version' }, /must be a valid header name; got 'api version'\./],
+    ['empty header name', { apiVersionParameterName: '' }, /must be a valid header name/]
+  ]
+  for (const [label, options, message] of cases) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    const error = await app.register(fastifyVersioner, { versions: bundleOf(DATES), ...options } as unknown as FastifyVersionerOptions)
+      .then(() => app.ready()).then(() => undefined, (err: Error & { code?: string }) => err)
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${label}: code`)
+    t.match(error?.message, message, `${label}: message`)
+  }
+})
+
+test('registering versioned(...) before the plugin fails app.ready()', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.register(echoRoute)
+  app.register(fastifyVersioner, { versions: bundleOf(DATES) })
+  const error = await app.ready().then(() => undefined, (err: Error & { code?: string }) => err)
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.match(error?.message, /^versioned\(\.\.\.\) was registered before fastifyVersioner\. Register fastifyVersioner first/)
+})
+
+test('apiVersionParameterName: the version is read from that header and echoed under it, with Vary', async (t) => {
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionParameterName: 'Stripe-Version' } })
+  await app.register(echoRoute)
+  const response = await getWith(app, '/echo', '2001-03-04', 'stripe-version')
+  t.equal(response.statusCode, 200)
+  t.same(jsonOf(response), { version: '2001-01-01' })
+  t.equal(response.headers['stripe-version'], '2001-01-01')
+  t.equal(response.headers.vary, 'stripe-version')
+  t.equal(response.headers['x-api-version'], undefined, 'the default header is not used')
+
+  // Upper-case in the request works too (header names are case-insensitive).
+  const upper = await app.inject({ url: '/echo', headers: { 'STRIPE-VERSION': '2000-01-01' } })
+  t.same(jsonOf(upper), { version: '2000-01-01' })
+
+  // x-api-version is not read any more.
+  const other = await getWith(app, '/echo', '2001-01-01', 'x-api-version')
+  t.equal(other.statusCode, 400)
+  t.equal(jsonOf(other).code, 'FST_VERSIONER_MISSING_API_VERSION')
+  t.equal(jsonOf(other).message,
+    `This route is versioned: send the API version in the 'stripe-version' header (for example 'stripe-version: 2002-01-01'). ${SUPPORTED_DATES}`)
+  const bad = await getWith(app, '/echo', 'soon', 'stripe-version')
+  t.equal(jsonOf(bad).message, `Invalid API version 'soon' in the 'stripe-version' header: it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
+})
+
+test('apiVersionHeaderName is a deprecated alias that warns FSTVRSDEP001', async (t) => {
+  const warnings: Array<{ code?: string, name: string, message: string }> = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push(warning) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionHeaderName: 'Api-Version' } })
+  await app.register(echoRoute)
+  await new Promise((resolve) => setImmediate(resolve))
+  const warning = warnings.find((item) => item.code === 'FSTVRSDEP001')
+  t.ok(warning, 'FSTVRSDEP001 is emitted')
+  t.equal(warning?.name, 'DeprecationWarning')
+  t.match(warning?.message, /apiVersionHeaderName.*deprecated.*apiVersionParameterName/)
+
+  const response = await getWith(app, '/echo', '2001-05-05', 'api-version')
+  t.equal(response.statusCode, 200)
+  t.same(jsonOf(response), { version: '2001-01-01' })
+  t.equal(response.headers['api-version'], '2001-01-01')
+  t.equal(response.headers.vary, 'api-version')
+  const empty = await getWith(app, '/echo', '', 'api-version')
+  t.equal(empty.statusCode, 400)
+  t.equal(jsonOf(empty).code, 'FST_VERSIONER_MISSING_API_VERSION')
+  t.match(jsonOf(empty).message, /in the 'api-version' header/)
+})
+
+test('path versions: the date format waterfalls and checks the segment; no Vary', async (t) => {
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  await app.register(versioned(async (api) => {
+    api.get('/users', async (request) => ({ version: request.apiVersion, params: request.params }))
+  }))
+  const exact = await app.inject({ url: '/2001-01-01/users' })
+  t.equal(exact.statusCode, 200)
+  t.same(jsonOf(exact), { version: '2001-01-01', params: {} }, 'the version segment is not left in params')
+  t.equal(exact.headers['x-api-version'], '2001-01-01')
+  t.equal(exact.headers.vary, undefined)
+
+  const between = await app.inject({ url: '/2001-07-04/users' })
+  t.equal(between.statusCode, 200)
+  t.equal(between.headers['x-api-version'], '2001-01-01')
+  t.same(jsonOf(between).version, '2001-01-01')
+  t.equal((await app.inject({ url: '/2030-01-01/users' })).headers['x-api-version'], '2002-01-01')
+
+  const malformed = await app.inject({ url: '/2001-13-01/users' })
+  t.equal(malformed.statusCode, 400)
+  t.equal(jsonOf(malformed).code, 'FST_VERSIONER_INVALID_API_VERSION')
+  t.equal(jsonOf(malformed).message,
+    `Invalid API version '2001-13-01' in the path, right after '/' (as in /<version>/…): it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
+  const old = await app.inject({ url: '/1999-01-01/users' })
+  t.equal(old.statusCode, 400)
+  t.equal(jsonOf(old).message,
+    `Unsupported API version '1999-01-01' in the path, right after '/' (as in /<version>/…): it is older than the oldest version. ${SUPPORTED_DATES}`)
+
+  // A header does not count with path versions.
+  const header = await app.inject({ url: '/users', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(header.statusCode, 404)
+})
+
+test('path versions: the route constraint reads the version segment itself, not an earlier segment that looks like a version', async (t) => {
+  // Two HEAD routes share GET /t/:tenant/:version/items; a tenant id that looks like a date must not choose the route.
+  const versions = bundleOf(DATES, {
+    '2002-01-01': [changeClass('ReplaceItems', [
+      endpoint('/t/:tenant/items', ['GET']).didntExist,
+      endpoint('/t/:tenant/legacy-items', ['GET']).existed,
+      endpoint('/t/:tenant/legacy-items', ['GET']).had({ path: '/t/:tenant/items' })
+    ])]
+  })
+  const app = await versionedApp(t, versions, undefined, { versioner: { apiVersionLocation: 'path' } })
+  await app.register(versioned(async (api) => {
+    api.get('/items', async (request) => ({ handler: 'new', version: request.apiVersion }))
+    api.get('/legacy-items', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', version: request.apiVersion }))
+  }), { prefix: '/t/:tenant' })
+  const older = await app.inject({ url: '/t/2002-01-01/2001-01-01/items' })
+  t.equal(older.statusCode, 200)
+  t.same(jsonOf(older), { handler: 'old', version: '2001-01-01' })
+  t.same(jsonOf(await app.inject({ url: '/t/2000-01-01/2002-01-01/items' })), { handler: 'new', version: '2002-01-01' })
+  t.same(jsonOf(await app.inject({ url: '/t/acme/2001-07-07/items' })), { handler: 'old', version: '2001-01-01' })
+})
+
+test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {
+  // Bundle order (alpha newest, omega oldest) is the reverse of alphabetical order.
+  const Resource = Type.Object({ name: Type.String() })
+  class RenameTitleToName extends VersionChange {
+    description = 'title became name'
+    instructionsToMigrateToPreviousVersion = [schema(Resource).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Resource)
+    nameToTitle (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const app = await versionedApp(t, bundleOf(['alpha', 'omega'], { alpha: [RenameTitleToName] }), undefined, {
+    versioner: { apiVersionFormat: 'string' }
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/thing', { schema: { response: { 200: Resource } } }, async () => ({ name: 'n' }))
+  }))
+  const alpha = await getWith(app, '/thing', 'alpha')
+  t.equal(alpha.statusCode, 200)
+  t.same(jsonOf(alpha), { name: 'n' })
+  t.equal(alpha.headers['x-api-version'], 'alpha')
+  const omega = await getWith(app, '/thing', 'omega')
+  t.same(jsonOf(omega), { title: 'n' }, 'omega is the older version')
+  t.equal(omega.headers['x-api-version'], 'omega')
+  const unknown = await getWith(app, '/thing', 'beta')
+  t.equal(unknown.statusCode, 400)
+  t.equal(jsonOf(unknown).message, "Unknown API version 'beta' in the 'x-api-version' header. Supported versions: alpha, omega.")
+
+  const pathApp = await versionedApp(t, bundleOf(['v2', 'v1']), undefined, { versioner: { apiVersionFormat: 'string', apiVersionLocation: 'path' } })
+  await pathApp.register(echoRoute, { prefix: '/api' })
+  const v1 = await pathApp.inject({ url: '/api/v1/echo' })
+  t.equal(v1.statusCode, 200)
+  t.same(jsonOf(v1), { version: 'v1' })
+  t.equal(v1.headers['x-api-version'], 'v1')
+  const v3 = await pathApp.inject({ url: '/api/v3/echo' })
+  t.equal(v3.statusCode, 400)
+  t.equal(jsonOf(v3).message, "Unknown API version 'v3' in the path, right after '/api' (as in /api/<version>/…). Supported versions: v2, v1.")
+})
+
+test('apiVersionDefaultValue as a string serves requests that name no version', async (t) => {
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue: '2001-01-01' } })
+  await app.register(echoRoute)
+  for (const headers of [{}, { 'x-api-version': '' }]) {
+    const response = await app.inject({ url: '/echo', headers })
+    t.equal(response.statusCode, 200)
+    t.same(jsonOf(response), { version: '2001-01-01' })
+    t.equal(response.headers['x-api-version'], '2001-01-01')
+  }
+  const explicit = await getWith(app, '/echo', '2000-01-01')
+  t.same(jsonOf(explicit), { version: '2000-01-01' }, 'a version sent wins over the default')
+  const bad = await getWith(app, '/echo', 'nope')
+  t.equal(bad.statusCode, 400, 'a bad version sent is not replaced by the default')
+  t.equal(jsonOf(bad).code, 'FST_VERSIONER_INVALID_API_VERSION')
+})
+
+test('apiVersionDefaultValue as an async function of the request; its result is checked and waterfalled', async (t) => {
+  const seen: string[] = []
+  const app = await versionedApp(t, bundleOf(DATES), undefined, {
+    versioner: {
+      apiVersionDefaultValue: async (request: FastifyRequest) => {
+        seen.push(request.url)
+        await new Promise((resolve) => setTimeout(resolve, 2))
+        const plan = request.headers['x-plan']
+        return plan === 'legacy' ? '2000-06-30' : plan === 'broken' ? 'not-a-date' : plan === 'ancient' ? '1990-01-01' : '2002-01-01'
+      }
+    }
+  })
+  await app.register(echoRoute)
+  const latest = await app.inject({ url: '/echo' })
+  t.equal(latest.statusCode, 200)
+  t.same(jsonOf(latest), { version: '2002-01-01' })
+  const legacy = await app.inject({ url: '/echo?x=1', headers: { 'x-plan': 'legacy' } })
+  t.same(jsonOf(legacy), { version: '2000-01-01' })
+  t.equal(legacy.headers['x-api-version'], '2000-01-01')
+  t.same(seen, ['/echo', '/echo?x=1'], 'the function receives the request')
+
+  const explicit = await app.inject({ url: '/echo', headers: { 'x-plan': 'legacy', 'x-api-version': '2001-01-01' } })
+  t.same(jsonOf(explicit), { version: '2001-01-01' }, 'the header wins over the default function')
+  t.equal(seen.length, 2, 'the default function is not called when a version is sent')
+
+  const broken = await app.inject({ url: '/echo', headers: { 'x-plan': 'broken' } })
+  t.equal(broken.statusCode, 400)
+  t.equal(jsonOf(broken).code, 'FST_VERSIONER_INVALID_API_VERSION')
+  t.match(jsonOf(broken).message, /^Invalid API version 'not-a-date'/)
+  const ancient = await app.inject({ url: '/echo', headers: { 'x-plan': 'ancient' } })
+  t.equal(ancient.statusCode, 400)
+  t.match(jsonOf(ancient).message, /^Unsupported API version '1990-01-01'.*older than the oldest version/)
+
+  // A default function that throws answers with its error.
+  const failing = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue: async () => { throw Object.assign(new Error('no account'), { statusCode: 401 }) } } })
+  await failing.register(echoRoute)
+  const unauthorised = await failing.inject({ url: '/echo' })
+  t.equal(unauthorised.statusCode, 401)
+  t.equal(jsonOf(unauthorised).message, 'no account')
+})
+
+test('a VersionPicker subclass picks the version (sync or async); the result is checked and waterfalled', async (t) => {
+  const pinned: Record<string, string> = { acme: '2000-07-01', globex: 'v1', initech: '1980-01-01' }
+  class AccountPicker extends VersionPicker {
+    override async pick (request: FastifyRequest): Promise<string | undefined> {
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      return this.requested(request) ?? pinned[String(request.headers['x-account'])]
+    }
+  }
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: AccountPicker } })
+  await app.register(echoRoute)
+  const acme = await app.inject({ url: '/echo', headers: { 'x-account': 'acme' } })
+  t.equal(acme.statusCode, 200)
+  t.same(jsonOf(acme), { version: '2000-01-01' })
+  t.equal(acme.headers['x-api-version'], '2000-01-01')
+  const header = await app.inject({ url: '/echo', headers: { 'x-account': 'acme', 'x-api-version': '2002-02-02' } })
+  t.same(jsonOf(header), { version: '2002-01-01' }, 'this.requested() reads the header')
+  const globex = await app.inject({ url: '/echo', headers: { 'x-account': 'globex' } })
+  t.equal(globex.statusCode, 400)
+  t.equal(jsonOf(globex).message, `Invalid API version 'v1' in the 'x-api-version' header: it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
+  const initech = await app.inject({ url: '/echo', headers: { 'x-account': 'initech' } })
+  t.equal(initech.statusCode, 400)
+  t.match(jsonOf(initech).message, /^Unsupported API version '1980-01-01'/)
+  const nobody = await app.inject({ url: '/echo' })
+  t.equal(nobody.statusCode, 400)
+  t.equal(jsonOf(nobody).code, 'FST_VERSIONER_MISSING_API_VERSION')
+
+  // A synchronous picker from the query string, with path-free header location.
+  class QueryPicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      return (request.query as Record<string, string | undefined>).version ?? super.pick(request) as string | undefined
+    }
+  }
+  const query = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: QueryPicker, apiVersionDefaultValue: '2001-01-01' } })
+  await query.register(echoRoute)
+  t.same(jsonOf(await query.inject({ url: '/echo?version=2000-01-01' })), { version: '2000-01-01' })
+  t.same(jsonOf(await query.inject({ url: '/echo' })), { version: '2001-01-01' }, 'super.pick() falls back to the default')
+  t.same(jsonOf(await query.inject({ url: '/echo', headers: { 'x-api-version': '2002-01-01' } })), { version: '2002-01-01' })
+
+  // With path versions, this.requested() reads the segment.
+  class PathPicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      const requested = this.requested(request)
+      return requested === 'current' ? '2002-01-01' : requested
+    }
+  }
+  const path = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { versionPicker: PathPicker, apiVersionLocation: 'path' } })
+  await path.register(echoRoute, { prefix: '/api' })
+  const current = await path.inject({ url: '/api/current/echo' })
+  t.equal(current.statusCode, 200)
+  t.same(jsonOf(current), { version: '2002-01-01' })
+  t.same(jsonOf(await path.inject({ url: '/api/2000-05-05/echo' })), { version: '2000-01-01' })
+})
+
+test('named date versions: sent with or without the name, echoed in full, waterfalled by date; the string format is unaffected', async (t) => {
+  const named = ['2024-09-30.acacia', '2024-06-20', '2023-10-16.basil']
+  for (const location of ['header', 'path'] as const) {
+    const app = await versionedApp(t, bundleOf(named), undefined, { versioner: { apiVersionLocation: location } })
+    await app.register(echoRoute)
+    const ask = (version: string): ReturnType<typeof getWith> => location === 'header' ? getWith(app, '/echo', version) : getWith(app, `/${version}/echo`)
+    for (const [sent, served] of [
+      ['2024-09-30.acacia', '2024-09-30.acacia'],
+      ['2024-09-30', '2024-09-30.acacia'],
+      ['2024-12-01', '2024-09-30.acacia'],
+      ['2024-07-01', '2024-06-20'],
+      ['2023-10-16', '2023-10-16.basil'],
+      ['2024-01-01', '2023-10-16.basil']
+    ]) {
+      const response = await ask(sent)
+      t.equal(response.statusCode, 200, `${location} ${sent}`)
+      t.same(jsonOf(response), { version: served }, `${location} ${sent}: request.apiVersion is the full name`)
+      t.equal(response.headers['x-api-version'], served, `${location} ${sent}: the full name is echoed`)
+    }
+    t.equal((await ask('2024-09-30.basil')).statusCode, 400, `${location}: a name that is not the date's`)
+    t.equal((await ask('2023-01-01')).statusCode, 400, `${location}: older than the oldest`)
+  }
+
+  const strings = await versionedApp(t, bundleOf(['2024-09-30.acacia', 'v1']), undefined, { versioner: { apiVersionFormat: 'string' } })
+  await strings.register(echoRoute)
+  t.equal((await getWith(strings, '/echo', '2024-09-30.acacia')).statusCode, 200, 'string format: the exact value')
+  t.equal((await getWith(strings, '/echo', '2024-09-30')).statusCode, 400, 'string format: no date matching')
+})
+
+test('caches could mix versions: every GET answer whose content depends on the version header says Vary (documents, 400s, 404s, successes), inject and real HTTP', async (t) => {
+  const app = await versionedApp(t, sharedPathBundle())
+  await app.register(sharedPathRoutes, { prefix: '/api' })
+  const base = await listen(app)
+  const cases: Array<[string, string, string | undefined, number]> = [
+    ['the document chosen by the header', '/openapi.json', '2001-01-01', 200],
+    ['the latest document, chosen by the header\'s absence', '/openapi.json', undefined, 200],
+    ['a success', '/api/items', '2002-01-01', 200],
+    ['a 400 for a bad version', '/api/items', 'soon', 400],
+    ['a 400 for a missing version', '/api/items', undefined, 400],
+    ['a 404 for a route the version lacks', '/api/things', '2001-01-01', 404]
+  ]
+  for (const [what, url, version, status] of cases) {
+    const injected = await getWith(app, url, version)
+    t.equal(injected.statusCode, status, `${what}: ${status}`)
+    t.match(String(injected.headers.vary), /(^|, *)x-api-version(,|$)/, `${what}: Vary names the version header (inject)`)
+    const real = await fetch(`${base}${url}`, { headers: version === undefined ? {} : { 'x-api-version': version } })
+    await real.arrayBuffer()
+    t.equal(real.status, status)
+    t.match(String(real.headers.get('vary')), /(^|, *)x-api-version(,|$)/, `${what}: Vary names the version header (real HTTP)`)
+  }
+})

@@ -1,0 +1,180 @@
+import { test } from 'tap'
+import type { LightMyRequestResponse } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
+  schema, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { captureLogs, v } from '../helpers/request-pipeline'
+import { listen } from '../helpers/http-apps'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+const Address = Type.String({ minLength: 1 })
+const UserCreate = Type.Object({ addresses: Type.Array(Address) })
+const User = Type.Object({ id: Type.String(), addresses: Type.Array(Address) })
+
+/** The ways a converter can fail: throwing or rejecting with things that are not Errors, and with an Error. */
+const FAILURES: Array<[string, () => unknown]> = [
+  ['Promise.reject()', () => Promise.reject()], // eslint-disable-line prefer-promise-reject-errors
+  ['Promise.reject(null)', () => Promise.reject(null)], // eslint-disable-line prefer-promise-reject-errors
+  ['throw null', () => { throw null }], // eslint-disable-line no-throw-literal
+  ['throw undefined', () => { throw undefined }], // eslint-disable-line no-throw-literal
+  ['throw a string', () => { throw 'converter broke' }], // eslint-disable-line no-throw-literal
+  ['throw an Error', () => { throw new Error('converter broke') }],
+  ['reject with an Error', () => Promise.reject(new Error('converter broke'))]
+]
+
+/** An app whose 2000-01-01 converters (request and response side, for `addresses` renamed to `address`) fail as `side` says. */
+async function failingApp (t: Teardown, side: 'request' | 'response', fail: () => unknown) {
+  class AddressWasSingle extends VersionChange {
+    description = 'Users had one address.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserCreate).field('addresses').had({ name: 'address', type: Address }),
+      schema(User).field('addresses').had({ name: 'address', type: Address })
+    ]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    up (request: RequestInfo) {
+      const failing = side === 'request' && request.body.address === 'fail'
+      request.body.addresses = [request.body.address]
+      delete request.body.address
+      if (failing) return fail()
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      const failing = side === 'response' && response.body.addresses[0] === 'fail'
+      response.body.address = response.body.addresses[0]
+      delete response.body.addresses
+      if (failing) return fail()
+    }
+  }
+  const { stream, entries } = captureLogs()
+  let handled = 0
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddressWasSingle), new Version('2000-01-01')), async (api) => {
+    api.post('/users', { schema: { body: UserCreate, response: { 200: User } } }, async (request) => {
+      handled++
+      return { id: 'u1', addresses: request.body.addresses }
+    })
+  }, { fastify: { logger: { level: 'error', stream } } })
+  return { app, entries, handled: () => handled }
+}
+
+for (const side of ['request', 'response'] as const) {
+  for (const [name, fail] of FAILURES) {
+    test(`a ${side} converter that fails with ${name} answers a logged 500 for that request, never a success or a 400`, async (t) => {
+      const { app, entries, handled } = await failingApp(t, side, fail)
+      const failing = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+      t.equal(failing.statusCode, 500, 'a 500')
+      t.equal(failing.json().code, 'FST_VERSIONER_CONVERTER_FAILED', 'the converter failure code')
+      t.notMatch(failing.body, /addresses|converter broke/, 'neither the HEAD shape nor the failure\'s detail reaches the client')
+      t.equal(failing.headers['x-api-version'], '2000-01-01', 'the version header is still set')
+      t.equal(handled(), side === 'request' ? 0 : 1, side === 'request' ? 'the handler did not run' : 'the handler ran once')
+      const logged = entries.filter((entry) => entry.converter === 'AddressWasSingle.' + (side === 'request' ? 'up' : 'down'))
+      t.equal(logged.length, 1, 'one error log entry names the converter method')
+      t.match(logged[0], {
+        level: 50, apiVersion: '2000-01-01', route: 'POST /users', versionChange: 'AddressWasSingle'
+      }, 'the log names the version, the route and the version change class')
+
+      const fine = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'Main St' } })
+      t.equal(fine.statusCode, 200, 'the next request of the same version is served')
+      t.same(fine.json(), { id: 'u1', address: 'Main St' })
+    })
+  }
+}
+
+test('a failing converter over real HTTP answers 500 and the connection serves the next request', async (t) => {
+  const { app } = await failingApp(t, 'response', () => Promise.reject()) // eslint-disable-line prefer-promise-reject-errors
+  const base = await listen(app)
+  const failing = await fetch(`${base}/users`, { method: 'POST', headers: v('2000-01-01', { 'content-type': 'application/json' }), body: '{"address":"fail"}' })
+  t.equal(failing.status, 500)
+  t.match(await failing.json(), { code: 'FST_VERSIONER_CONVERTER_FAILED' })
+  const fine = await fetch(`${base}/users`, { method: 'POST', headers: v('2000-01-01', { 'content-type': 'application/json' }), body: '{"address":"x"}' })
+  t.equal(fine.status, 200)
+  t.same(await fine.json(), { id: 'u1', address: 'x' })
+})
+
+test('a converter that never settles keeps only its own request open; others of every version are served', async (t) => {
+  let release: () => void = () => {}
+  const pending = new Promise<void>((resolve) => { release = resolve })
+  t.teardown(() => release())
+  const { app } = await failingApp(t, 'response', () => pending)
+  let hungDone = false
+  const hung = app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+    .then((response) => { hungDone = true; return response })
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const other = await app.inject({ method: 'POST', url: '/users', headers: v(version), payload: version === '2000-01-01' ? { address: 'a' } : { addresses: ['a'] } })
+    t.equal(other.statusCode, 200, `a request of ${version} is served meanwhile`)
+  }
+  t.equal(hungDone, false, 'the request whose converter has not settled is still open')
+  release()
+  const response = await hung
+  t.equal(response.statusCode, 200, 'it answers once the converter settles')
+})
+
+/** An Error with an HTTP status, as `@fastify/sensible` or `http-errors` make them. */
+function httpError (statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { statusCode })
+}
+
+test('a converter that throws or rejects with an Error with a 4xx statusCode refuses the request: answered as from a handler', async (t) => {
+  for (const [name, fail] of [
+    ['throws', () => { throw httpError(422, "kind 'legacy' is no longer supported") }],
+    ['rejects', () => Promise.reject(httpError(422, "kind 'legacy' is no longer supported"))]
+  ] as const) {
+    const { app, entries, handled } = await failingApp(t, 'request', fail)
+    const refused = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+    t.equal(refused.statusCode, 422, `a request converter that ${name}: its status`)
+    t.same(refused.json(), { statusCode: 422, error: 'Unprocessable Entity', message: "kind 'legacy' is no longer supported" }, 'Fastify\'s error body with its message')
+    t.equal(refused.headers['x-api-version'], '2000-01-01', 'the version header is set')
+    t.equal(handled(), 0, 'the handler did not run')
+    t.equal(entries.filter((entry) => entry.level >= 50).length, 0, 'no error is logged: it is the client\'s')
+    const fine = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'Main St' } })
+    t.same([fine.statusCode, fine.json()], [200, { id: 'u1', address: 'Main St' }], 'the next request is served')
+  }
+  const { app } = await failingApp(t, 'response', () => { throw httpError(409, 'cannot show this user in 2000-01-01') })
+  const response = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+  t.same([response.statusCode, response.json().message], [409, 'cannot show this user in 2000-01-01'], 'a response converter\'s 4xx too')
+})
+
+test('a converter\'s client error goes through the route\'s error handler; a 5xx or a status-less Error stays the logged 500', async (t) => {
+  class KindLegacyIsGone extends VersionChange {
+    description = 'The legacy kind is gone.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/things', ['POST'])
+    refuse (request: RequestInfo) {
+      const kind = request.body.kind as string
+      if (kind === 'legacy') throw httpError(422, "kind 'legacy' is no longer supported")
+      if (kind === 'teapot') throw Object.assign(new Error('status, not statusCode'), { status: 418 })
+      if (kind === 'broken') throw httpError(503, 'the converter broke')
+      if (kind === 'plain') throw new Error('the converter broke')
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const seen: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', KindLegacyIsGone), new Version('2000-01-01')), async (api) => {
+    api.setErrorHandler((error: Error & { statusCode?: number, status?: number }, _request, reply) => {
+      const status = error.statusCode ?? error.status ?? 500
+      seen.push(status)
+      return reply.code(status).send({ refused: error.message })
+    })
+    api.post('/things', { schema: { body: Type.Object({ kind: Type.String() }) } }, async (request) => request.body)
+  }, { fastify: { logger: { level: 'error', stream } } })
+  const answer = async (kind: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'POST', url: '/things', headers: v('2000-01-01'), payload: { kind } })
+
+  const legacy = await answer('legacy')
+  t.same([legacy.statusCode, legacy.json()], [422, { refused: "kind 'legacy' is no longer supported" }], 'the application\'s error handler answered it')
+  const teapot = await answer('teapot')
+  t.same([teapot.statusCode, teapot.json()], [418, { refused: 'status, not statusCode' }], 'a status property counts, as in Fastify')
+  for (const kind of ['broken', 'plain']) {
+    const failed = await answer(kind)
+    t.same([failed.statusCode, failed.json().refused], [500, 'A converter failed while migrating this request or response of API version 2000-01-01. ' +
+      'This is a server error; it has been logged.'], `${kind}: the 500 FST_VERSIONER_CONVERTER_FAILED`)
+    t.notMatch(failed.body, /the converter broke/, `${kind}: the failure's text stays in the log`)
+  }
+  t.same(seen, [422, 418, 500, 500], 'every error went through the application\'s error handler')
+  t.equal(entries.filter((entry) => entry.converter === 'KindLegacyIsGone.refuse').length, 2, 'the two server errors are logged with the converter')
+  const current = await app.inject({ method: 'POST', url: '/things', headers: v('2001-01-01'), payload: { kind: 'legacy' } })
+  t.equal(current.statusCode, 200, 'the newest version never runs the converter')
+})

@@ -1,0 +1,347 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
+  endpoint, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { rejection } from '../helpers/errors'
+import { v } from '../helpers/request-pipeline'
+
+/** 2001-01-01 holding `change`, then 2000-01-01. */
+function twoVersions (change: VersionChangeClass): VersionBundle {
+  return new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01'))
+}
+
+test('a by-schema request converter applies to every route whose body uses one of its schemas, and to no other', async (t) => {
+  const Address = Type.Object({ street: Type.String() })
+  const Company = Type.Object({ name: Type.String(), seen: Type.Optional(Type.Array(Type.String())) })
+  const Invoice = Type.Object({ total: Type.Number(), seen: Type.Optional(Type.Array(Type.String())) })
+  const Note = Type.Object({ text: Type.String(), seen: Type.Optional(Type.Array(Type.String())) })
+  const calls: string[] = []
+  class RenameStreet extends VersionChange {
+    description = 'Addresses have street instead of line1.'
+    instructionsToMigrateToPreviousVersion = [schema(Address).field('street').had({ name: 'line1' })]
+
+    @ConvertRequestToNextVersionFor(Address)
+    line1ToStreet (request: RequestInfo) {
+      calls.push(`Address ${JSON.stringify(request.body)}`)
+      request.body.street = request.body.line1
+      delete request.body.line1
+    }
+
+    @ConvertResponseToPreviousVersionFor(Address)
+    streetToLine1 (response: ResponseInfo) {
+      response.body.line1 = response.body.street
+    }
+
+    @ConvertRequestToNextVersionFor(Company, Invoice)
+    stamp (request: RequestInfo) {
+      calls.push(`Company|Invoice ${JSON.stringify(request.body)}`)
+      request.body.seen = ['stamp']
+    }
+  }
+  const app = await versionedApp(t, twoVersions(RenameStreet), async (api) => {
+    api.post('/users', { schema: { body: Address } }, async (request) => request.body)
+    api.put('/users/:id', { schema: { body: Address } }, async (request) => request.body)
+    api.get('/addresses/:id', { schema: { response: { 200: Address } } }, async () => ({ street: 'Main St' }))
+    api.post('/companies', { schema: { body: Company } }, async (request) => request.body)
+    api.post('/invoices', { schema: { body: Invoice } }, async (request) => request.body)
+    api.post('/notes', { schema: { body: Note } }, async (request) => request.body)
+  })
+  await app.ready()
+
+  const send = async (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) => {
+    calls.length = 0
+    const response = await app.inject({ method, url, headers: v('2000-01-01'), ...(payload === undefined ? {} : { payload }) })
+    return { status: response.statusCode, body: response.json(), calls: [...calls] }
+  }
+  t.same(await send('POST', '/users', { line1: 'Main St' }), { status: 200, body: { street: 'Main St' }, calls: ['Address {"line1":"Main St"}'] })
+  t.same(await send('PUT', '/users/7', { line1: 'High St' }), { status: 200, body: { street: 'High St' }, calls: ['Address {"line1":"High St"}'] })
+  t.same(await send('GET', '/addresses/1'), { status: 200, body: { line1: 'Main St' }, calls: [] },
+    'a request converter does not run for a route using the schema only in its response')
+  t.same(await send('POST', '/companies', { name: 'Acme' }), { status: 200, body: { name: 'Acme', seen: ['stamp'] }, calls: ['Company|Invoice {"name":"Acme"}'] })
+  t.same(await send('POST', '/invoices', { total: 3 }), { status: 200, body: { total: 3, seen: ['stamp'] }, calls: ['Company|Invoice {"total":3}'] })
+  t.same(await send('POST', '/notes', { text: 'hi' }), { status: 200, body: { text: 'hi' }, calls: [] }, 'a route with another body schema is untouched')
+
+  calls.length = 0
+  const latest = await app.inject({ method: 'POST', url: '/users', headers: v('2001-01-01'), payload: { street: 'Elm St' } })
+  t.same(latest.json(), { street: 'Elm St' })
+  t.same(calls, [], 'no converter runs in the version holding the change')
+})
+
+test('by-schema request converters run once per occurrence of the schema nested in a body, with request.body set to it', async (t) => {
+  const Pet = Type.Object({ name: Type.String(), kind: Type.Literal('pet') })
+  const Car = Type.Object({ plate: Type.String(), kind: Type.Literal('car') })
+  const Tag = Type.Object({ label: Type.String() }, { $id: 'Tag' })
+  const Body = Type.Object({
+    owner: Pet,
+    pets: Type.Array(Pet),
+    favourite: Type.Optional(Pet),
+    either: Type.Union([Car, Pet]),
+    tag: Type.Optional(Type.Ref('Tag')),
+    note: Type.Optional(Type.String())
+  })
+  const calls: string[] = []
+  class RenamePetNameAndTagLabel extends VersionChange {
+    description = 'Pets have name instead of petName; tags have label instead of text.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Pet).field('name').had({ name: 'petName' }),
+      schema(Tag).field('label').had({ name: 'text' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Pet)
+    renamePet (request: RequestInfo) {
+      calls.push(`Pet ${JSON.stringify(request.body)}`)
+      request.body.name = request.body.petName
+      delete request.body.petName
+    }
+
+    @ConvertRequestToNextVersionFor(Car)
+    seeCar (request: RequestInfo) {
+      calls.push(`Car ${JSON.stringify(request.body)}`)
+    }
+
+    @ConvertRequestToNextVersionFor(Tag)
+    replaceTag (request: RequestInfo) {
+      calls.push(`Tag ${JSON.stringify(request.body)}`)
+      request.body = { label: `#${request.body.text as string}` }
+    }
+  }
+  const app = await versionedApp(t, twoVersions(RenamePetNameAndTagLabel), async (api) => {
+    api.addSchema(Tag)
+    api.post('/households', { schema: { body: Body } }, async (request) => request.body)
+  })
+  await app.ready()
+
+  let response = await app.inject({
+    method: 'POST',
+    url: '/households',
+    headers: v('2000-01-01'),
+    payload: {
+      owner: { petName: 'Rex', kind: 'pet' },
+      pets: [{ petName: 'Tom', kind: 'pet' }, { petName: 'Kit', kind: 'pet' }],
+      favourite: { petName: 'Fido', kind: 'pet' },
+      either: { petName: 'Bo', kind: 'pet' },
+      tag: { text: 'cute' },
+      note: 'n'
+    }
+  })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), {
+    owner: { name: 'Rex', kind: 'pet' },
+    pets: [{ name: 'Tom', kind: 'pet' }, { name: 'Kit', kind: 'pet' }],
+    favourite: { name: 'Fido', kind: 'pet' },
+    either: { name: 'Bo', kind: 'pet' },
+    tag: { label: '#cute' },
+    note: 'n'
+  }, 'every occurrence converted, a replaced occurrence written back')
+  t.same(calls.filter((call) => call.startsWith('Pet')).sort(), [
+    'Pet {"petName":"Bo","kind":"pet"}',
+    'Pet {"petName":"Fido","kind":"pet"}',
+    'Pet {"petName":"Kit","kind":"pet"}',
+    'Pet {"petName":"Rex","kind":"pet"}',
+    'Pet {"petName":"Tom","kind":"pet"}'
+  ], 'the Pet converter ran once per occurrence: property, two array items, Optional property, union member')
+  t.same(calls.filter((call) => !call.startsWith('Pet')), ['Tag {"text":"cute"}'], 'the Tag converter ran on the $ref occurrence; Car not at all')
+
+  calls.length = 0
+  response = await app.inject({
+    method: 'POST',
+    url: '/households',
+    headers: v('2000-01-01'),
+    payload: { owner: { petName: 'Rex', kind: 'pet' }, pets: [], either: { plate: 'AB-12', kind: 'car' } }
+  })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { owner: { name: 'Rex', kind: 'pet' }, pets: [], either: { plate: 'AB-12', kind: 'car' } })
+  t.same(calls, ['Pet {"petName":"Rex","kind":"pet"}', 'Car {"plate":"AB-12","kind":"car"}'],
+    'absent optional occurrences are skipped; the union runs the converter of the member the data belongs to')
+})
+
+test('by-path request converters match the path of the version holding the change and keep applying after renames in older versions', async (t) => {
+  const Body = Type.Object({ trail: Type.Array(Type.String()) })
+  const calls: string[] = []
+  class RenameUsersToPeople extends VersionChange {
+    description = 'People are called users.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['PUT']).had({ path: '/people/:id' })]
+
+    @ConvertRequestToNextVersionFor('/users/:id', ['PUT'])
+    inLatestPath (request: RequestInfo) {
+      calls.push('2002')
+      request.body.trail.push('2002')
+    }
+  }
+  class RenamePersonsToPeople extends VersionChange {
+    description = 'Persons are called people.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/people/:id', ['PUT']).had({ path: '/persons/:id' })]
+
+    @ConvertRequestToNextVersionFor('/people/:id', ['PUT'])
+    inMiddlePath (request: RequestInfo) {
+      calls.push('2001')
+      request.body.trail.push('2001')
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersToPeople),
+    new Version('2001-01-01', RenamePersonsToPeople), new Version('2000-01-01')), async (api) => {
+    api.put('/users/:id', { schema: { body: Body, params: Type.Object({ id: Type.String() }) } }, async (request) => ({
+      id: request.params.id, trail: request.body.trail
+    }))
+  })
+  await app.ready()
+
+  const cases: Array<[string, string, number, unknown]> = [
+    ['2000-01-01', '/persons/1', 200, { id: '1', trail: ['2001', '2002'] }],
+    ['2001-01-01', '/people/2', 200, { id: '2', trail: ['2002'] }],
+    ['2002-01-01', '/users/3', 200, { id: '3', trail: [] }],
+    ['2000-01-01', '/users/4', 404, undefined],
+    ['2000-01-01', '/people/5', 404, undefined],
+    ['2002-01-01', '/people/6', 404, undefined]
+  ]
+  for (const [version, url, status, body] of cases) {
+    calls.length = 0
+    const response = await app.inject({ method: 'PUT', url, headers: v(version), payload: { trail: [] } })
+    t.equal(response.statusCode, status, `${version} PUT ${url}: ${status}`)
+    if (body !== undefined) t.same(response.json(), body, `${version} PUT ${url}: converters ran`)
+    t.same(calls, body === undefined ? [] : (body as { trail: string[] }).trail, `${version} PUT ${url}: calls`)
+  }
+})
+
+test('by-path request converters on multi-method routes run for the methods they name; one converter may cover two routes', async (t) => {
+  const Body = Type.Object({ trail: Type.Array(Type.String()) })
+  class TrackMethods extends VersionChange {
+    description = 'Items record which converters saw them.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/items/:id', ['PATCH'])
+    patchOnly (request: RequestInfo) { request.body.trail.push('patchOnly') }
+
+    @ConvertRequestToNextVersionFor('/items/:id', ['put', 'patch'])
+    both (request: RequestInfo) { request.body.trail.push('both') }
+
+    @ConvertRequestToNextVersionFor('/things', ['POST', 'DELETE'])
+    twoRoutes (request: RequestInfo) { request.body.trail.push('twoRoutes') }
+  }
+  const app = await versionedApp(t, twoVersions(TrackMethods), async (api) => {
+    api.route({ method: ['PUT', 'PATCH'], url: '/items/:id', schema: { body: Body }, handler: async (request) => request.body })
+    api.post('/things', { schema: { body: Body } }, async (request) => request.body)
+    api.delete('/things', { schema: { body: Body } }, async (request) => request.body)
+  })
+  await app.ready()
+
+  const trail = async (method: 'PUT' | 'PATCH' | 'POST' | 'DELETE', url: string, version = '2000-01-01') => {
+    const response = await app.inject({ method, url, headers: v(version), payload: { trail: [] } })
+    t.equal(response.statusCode, 200, `${method} ${url} in ${version}`)
+    return response.json().trail
+  }
+  t.same(await trail('PUT', '/items/1'), ['both'], 'PUT runs the converter naming PUT only')
+  t.same(await trail('PATCH', '/items/1'), ['patchOnly', 'both'], 'PATCH runs both, in declaration order')
+  t.same(await trail('POST', '/things'), ['twoRoutes'])
+  t.same(await trail('DELETE', '/things'), ['twoRoutes'])
+  t.same(await trail('PATCH', '/items/1', '2001-01-01'), [], 'nothing runs in the latest version')
+})
+
+test('by-schema converters whose schema no route uses fail at start-up, unless declared with checkUsage: false', async (t) => {
+  const Used = Type.Object({ name: Type.String() })
+  const Nickname = Type.Object({ nickname: Type.String() }, { $id: 'Nickname' })
+  const Receipt = Type.Object({ total: Type.Number() }, { $id: 'Receipt' })
+  const routes = async (api: Parameters<Parameters<typeof versioned>[0]>[0]) => {
+    api.post('/users', { schema: { body: Used, response: { 200: Nickname } } }, async () => ({ nickname: 'x' }))
+    api.post('/payments', { schema: { body: Receipt } }, async () => ({}))
+  }
+
+  class ConvertNicknameRequests extends VersionChange {
+    description = 'Nicknames.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Used, Nickname) nicknameUp (_request: RequestInfo) {}
+  }
+  let app = await versionedApp(t, twoVersions(ConvertNicknameRequests), routes)
+  let error = await rejection(async () => await app.ready())
+  t.ok(error instanceof RouterGenerationError, 'a RouterGenerationError subclass')
+  t.equal(error?.code, 'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 'Nickname is only a response schema')
+  t.match(error?.message, 'Request by body schema converter "ConvertNicknameRequests.nicknameUp" failed to find routes with the following body schemas: [Nickname]')
+  t.notMatch(error?.message, /\[Used|, Object/, 'the schema that is used is not listed')
+  t.match(error?.message, /checkUsage: false/, 'the message names the way out')
+
+  class ConvertReceiptResponses extends VersionChange {
+    description = 'Receipts.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Receipt) receiptDown (_response: ResponseInfo) {}
+  }
+  app = await versionedApp(t, twoVersions(ConvertReceiptResponses), routes)
+  error = await rejection(async () => await app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 'Receipt is only a body schema')
+  t.match(error?.message, 'Response by response schema converter "ConvertReceiptResponses.receiptDown" failed to find routes with the following response schemas: [Receipt]')
+
+  class Unchecked extends VersionChange {
+    description = 'Webhook payloads.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Nickname, { checkUsage: false }) nicknameUp (_request: RequestInfo) {}
+    @ConvertResponseToPreviousVersionFor(Receipt, { checkUsage: false }) receiptDown (_response: ResponseInfo) {}
+  }
+  app = await versionedApp(t, twoVersions(Unchecked), routes)
+  t.equal(await rejection(async () => await app.ready()), undefined, 'checkUsage: false lets unused schemas through')
+  const response = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { total: 1 } })
+  t.equal(response.statusCode, 200, 'and the application serves')
+})
+
+test('by-path converters that find no route in the version of their change fail at start-up, naming the converter, methods and path', async (t) => {
+  const routes = async (api: Parameters<Parameters<typeof versioned>[0]>[0]) => {
+    api.put('/users/:id', async () => ({}))
+    api.get('/users/:id', async () => ({}))
+  }
+  const cases: Array<[string, VersionBundle, RegExp]> = []
+
+  class NoSuchPath extends VersionChange {
+    description = 'No such path.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor('/accounts/:id', ['PUT']) up (_request: RequestInfo) {}
+  }
+  cases.push(['a path no route has', twoVersions(NoSuchPath),
+    /^Request by path converter "NoSuchPath\.up" failed to find routes with the following methods: \[PUT\] at \/accounts\/:id in version '2001-01-01'/])
+
+  class MissingMethod extends VersionChange {
+    description = 'Missing method.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET', 'DELETE']) down (_response: ResponseInfo) {}
+  }
+  cases.push(['a method the path lacks', twoVersions(MissingMethod),
+    /^Response by path converter "MissingMethod\.down" failed to find routes with the following methods: \[DELETE\] at \/users\/:id/])
+
+  class RenameUsers extends VersionChange {
+    description = 'Users were accounts.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['PUT']).had({ path: '/accounts/:id' })]
+  }
+  class UsesHeadPath extends VersionChange {
+    description = 'Uses the HEAD path in a version where the route is renamed.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor('/users/:id', ['PUT']) up (_request: RequestInfo) {}
+  }
+  cases.push(['the HEAD path of a route renamed by a newer version',
+    new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsers), new Version('2001-01-01', UsesHeadPath), new Version('2000-01-01')),
+    /"UsesHeadPath\.up" failed to find routes with the following methods: \[PUT\] at \/users\/:id in version '2001-01-01'/])
+
+  for (const [what, versions, message] of cases) {
+    const app = await versionedApp(t, versions, routes)
+    const error = await rejection(async () => await app.ready())
+    t.equal(error?.code, 'FST_VERSIONER_PATH_CONVERTER_UNUSED', `${what}: code`)
+    t.ok(error instanceof RouterGenerationError, `${what}: a RouterGenerationError subclass`)
+    t.match(error?.message, message, `${what}: message`)
+  }
+
+  class UsesVersionPath extends VersionChange {
+    description = 'Uses the path the route has in its version.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor('/accounts/:id', ['PUT']) up (request: RequestInfo) { request.headers['x-seen'] = 'yes' }
+  }
+  class RenameUsersAgain extends VersionChange {
+    description = 'Users were accounts.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['PUT']).had({ path: '/accounts/:id' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', RenameUsersAgain),
+    new Version('2001-01-01', UsesVersionPath), new Version('2000-01-01')), async (api) => {
+    api.put('/users/:id', async (request) => ({ seen: request.headers['x-seen'] ?? null }))
+  })
+  t.equal(await rejection(async () => await app.ready()), undefined, 'the path of the route in that version is accepted')
+  const response = await app.inject({ method: 'PUT', url: '/accounts/1', headers: v('2000-01-01') })
+  t.same(response.json(), { seen: 'yes' })
+})

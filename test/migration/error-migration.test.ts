@@ -1,0 +1,426 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { call, jsonOf } from '../helpers/http'
+import Fastify from 'fastify'
+import { captureLogs, v } from '../helpers/request-pipeline'
+
+const Params = Type.Object({ id: Type.String() })
+
+/** An error with an HTTP status, as handlers throw them. */
+function httpError (statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { statusCode })
+}
+
+test('404 → 200: a migrateHttpErrors converter turns an error into a success, with a body and a header', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String() })
+  const seen: Array<{ status: number, body: unknown }> = []
+
+  class MissingUsersWereGhosts extends VersionChange {
+    description = 'Unknown users used to be answered with a ghost user.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    ghost (response: ResponseInfo) {
+      seen.push({ status: response.statusCode, body: structuredClone(response.body) })
+      if (response.statusCode !== 404) return
+      response.statusCode = 200
+      response.body = { id: 'ghost', name: 'darkness', extra: 'not in the schema' }
+      response.headers.hewwo = 'dawkness'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', MissingUsersWereGhosts), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
+      if (request.params.id === 'returned') return reply.code(404).send({ message: 'No such user' })
+      if (request.params.id === 'thrown') throw httpError(404, 'No such user (thrown)')
+      return { id: request.params.id, name: 'Ada' }
+    })
+  })
+
+  const returned = await call(app, '2000-01-01', '/users/returned')
+  t.equal(returned.statusCode, 200, 'reply.code(404).send(...) became 200')
+  t.same(jsonOf(returned), { id: 'ghost', name: 'darkness' }, 'the new body, serialized with the 200 schema')
+  t.equal(returned.headers.hewwo, 'dawkness', 'the header set by the converter')
+  t.equal(returned.headers['x-api-version'], '2000-01-01')
+  t.same(seen, [{ status: 404, body: { message: 'No such user' } }], 'the converter saw the parsed error body and its status')
+
+  seen.length = 0
+  const thrown = await call(app, '2000-01-01', '/users/thrown')
+  t.equal(thrown.statusCode, 200, 'a thrown 404 became 200')
+  t.same(jsonOf(thrown), { id: 'ghost', name: 'darkness' })
+  t.equal(thrown.headers.hewwo, 'dawkness')
+  t.equal(seen.length, 1)
+  t.equal(seen[0].status, 404)
+  t.match(seen[0].body, { message: 'No such user (thrown)' }, 'the default error handler\'s body reached the converter')
+
+  seen.length = 0
+  const found = await call(app, '2000-01-01', '/users/u1')
+  t.equal(found.statusCode, 200)
+  t.same(jsonOf(found), { id: 'u1', name: 'Ada' }, 'a success passes through untouched')
+  t.equal(found.headers.hewwo, undefined)
+  t.same(seen, [{ status: 200, body: { id: 'u1', name: 'Ada' } }], 'the converter saw the success too')
+
+  seen.length = 0
+  const latest = await call(app, '2001-01-01', '/users/returned')
+  t.equal(latest.statusCode, 404, 'latest keeps the 404')
+  t.same(jsonOf(latest), { message: 'No such user' })
+  t.equal(latest.headers.hewwo, undefined)
+  t.same(seen, [], 'no converter for latest')
+})
+
+test('404 → 401: a thrown error and a by-schema error converter', async (t) => {
+  const Item = Type.Object({ id: Type.String() })
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
+  let calls = 0
+
+  class NotFoundWasUnauthorized extends VersionChange {
+    description = 'Items of other accounts used to answer 401.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    unauthorized (response: ResponseInfo) {
+      calls++
+      response.statusCode = 401
+      response.body.statusCode = 401
+      response.body.error = 'Unauthorized'
+      response.body.message = `was: ${String(response.body.message)}`
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', NotFoundWasUnauthorized), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/items/:id', { schema: { params: Params, response: { 200: Item, '4xx': ErrorBody } } }, async (request) => {
+      if (request.params.id === 'other') throw httpError(404, 'Not yours')
+      return { id: request.params.id }
+    })
+  })
+
+  const old = await call(app, '2000-01-01', '/items/other')
+  t.equal(old.statusCode, 401)
+  t.same(jsonOf(old), { statusCode: 401, error: 'Unauthorized', message: 'was: Not yours' }, 'the converted body')
+  t.equal(old.headers['x-api-version'], '2000-01-01')
+  t.equal(calls, 1)
+
+  const latest = await call(app, '2001-01-01', '/items/other')
+  t.equal(latest.statusCode, 404)
+  t.same(jsonOf(latest), { statusCode: 404, error: 'Not Found', message: 'Not yours' })
+
+  const ok = await call(app, '2000-01-01', '/items/mine')
+  t.equal(ok.statusCode, 200)
+  t.same(jsonOf(ok), { id: 'mine' }, 'the 200 response is not of the error schema: untouched')
+  t.equal(calls, 1, 'the converter ran only for the error')
+})
+
+test('without migrateHttpErrors, error responses (and redirects) are left untouched', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String() })
+  const ran: string[] = []
+
+  class Unflagged extends VersionChange {
+    description = 'Converters without the flag.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'])
+    byPath (response: ResponseInfo) {
+      ran.push(`byPath ${response.statusCode}`)
+      response.statusCode = 200
+      response.body = { id: 'x', name: 'converted' }
+      response.headers['x-converted'] = 'yes'
+    }
+
+    @ConvertResponseToPreviousVersionFor(NotFound)
+    bySchema (response: ResponseInfo) {
+      ran.push('bySchema')
+      response.body.message = 'converted'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/go', ['GET'])
+    redirect (response: ResponseInfo) {
+      ran.push('redirect')
+      response.headers.location = '/converted'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', Unflagged), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound } } }, async (request, reply) => {
+      if (request.params.id === 'thrown') throw httpError(404, 'thrown')
+      if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user' })
+      return { id: request.params.id, name: 'Ada' }
+    })
+    api.get('/go', async (_request, reply) => reply.redirect('/target'))
+  })
+
+  const missing = await call(app, '2000-01-01', '/users/missing')
+  t.equal(missing.statusCode, 404)
+  t.same(jsonOf(missing), { message: 'No such user' })
+  t.equal(missing.headers['x-converted'], undefined)
+
+  const thrown = await call(app, '2000-01-01', '/users/thrown')
+  t.equal(thrown.statusCode, 404)
+  t.same(jsonOf(thrown), { message: 'thrown' }, 'serialized with the 404 schema, not converted')
+
+  const redirect = await call(app, '2000-01-01', '/go')
+  t.equal(redirect.statusCode, 302)
+  t.equal(redirect.headers.location, '/target', 'a 3xx counts as an error: the unflagged converter does not run')
+  t.same(ran, [], 'no unflagged converter ran on an error or redirect')
+
+  const found = await call(app, '2000-01-01', '/users/u1')
+  t.equal(found.statusCode, 200)
+  t.same(jsonOf(found), { id: 'x', name: 'converted' }, 'the by-path converter does run on success')
+  t.equal(found.headers['x-converted'], 'yes')
+  t.same(ran, ['byPath 200'])
+})
+
+test('a custom error handler\'s body reaches migrateHttpErrors converters', async (t) => {
+  const Thing = Type.Object({ id: Type.String() })
+  const seen: unknown[] = []
+
+  class ProblemWasReason extends VersionChange {
+    description = 'Errors used to carry reason instead of problem, and gone things answered 410.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things/:id', ['GET'], { migrateHttpErrors: true })
+    problemToReason (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      seen.push(structuredClone(response.body))
+      response.body = { reason: response.body.problem, kind: response.body.kind }
+      if (response.statusCode === 404) response.statusCode = 410
+      response.setCookie('error-seen', '1')
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', ProblemWasReason), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+      return reply.code(error.statusCode ?? 500).send({ problem: error.message, kind: 'custom' })
+    })
+    api.get('/things/:id', { schema: { params: Params, response: { 200: Thing } } }, async (request) => {
+      if (request.params.id === 'gone') throw httpError(404, 'It is gone')
+      if (request.params.id === 'teapot') throw httpError(418, 'I am a teapot')
+      return { id: request.params.id }
+    })
+  })
+
+  const gone = await call(app, '2000-01-01', '/things/gone')
+  t.equal(gone.statusCode, 410)
+  t.same(jsonOf(gone), { reason: 'It is gone', kind: 'custom' })
+  t.match(gone.headers['set-cookie'], /error-seen=1/)
+
+  const teapot = await call(app, '2000-01-01', '/things/teapot')
+  t.equal(teapot.statusCode, 418)
+  t.same(jsonOf(teapot), { reason: 'I am a teapot', kind: 'custom' })
+  t.same(seen, [{ problem: 'It is gone', kind: 'custom' }, { problem: 'I am a teapot', kind: 'custom' }])
+
+  const latest = await call(app, '2001-01-01', '/things/gone')
+  t.equal(latest.statusCode, 404)
+  t.same(jsonOf(latest), { problem: 'It is gone', kind: 'custom' })
+  t.equal(latest.headers['set-cookie'], undefined)
+})
+
+test('error bodies are serialized with the schema the version has for the final status', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const NotFound = Type.Object({ message: Type.String(), code: Type.String() })
+  const Unauthorized = Type.Object({ reason: Type.String() })
+
+  class RenameCode extends VersionChange {
+    description = 'NotFound.code was errorCode; User.name was fullName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(NotFound).field('code').had({ name: 'errorCode' }),
+      schema(User).field('name').had({ name: 'fullName' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(NotFound, { migrateHttpErrors: true })
+    codeToErrorCode (response: ResponseInfo) {
+      response.body.errorCode = response.body.code
+      delete response.body.code
+    }
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    byStatus (response: ResponseInfo) {
+      if (response.statusCode === 200) {
+        response.body.fullName = response.body.name
+        delete response.body.name
+      }
+      if (response.body.errorCode === 'E_GHOST') {
+        response.statusCode = 200
+        response.body = { id: 'ghost', fullName: 'Ghost', name: 'HEAD field', errorCode: 'E_GHOST' }
+      }
+      if (response.body.errorCode === 'E_AUTH') {
+        response.statusCode = 401
+        response.body = { reason: 'auth', message: 'dropped' }
+      }
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameCode), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User, 404: NotFound, 401: Unauthorized } } }, async (request, reply) => {
+      if (request.params.id === 'missing') return reply.code(404).send({ message: 'No such user', code: 'E_MISSING', stack: 'secret' } as never)
+      if (request.params.id === 'ghost') return reply.code(404).send({ message: 'Ghost', code: 'E_GHOST' })
+      if (request.params.id === 'auth') return reply.code(404).send({ message: 'Auth', code: 'E_AUTH' })
+      return { id: request.params.id, name: 'Ada' }
+    })
+  })
+
+  const latest = await call(app, '2001-01-01', '/users/missing')
+  t.equal(latest.statusCode, 404)
+  t.same(jsonOf(latest), { message: 'No such user', code: 'E_MISSING' }, 'latest: the 404 schema strips the unknown field')
+
+  const old = await call(app, '2000-01-01', '/users/missing')
+  t.equal(old.statusCode, 404, 'still a 404')
+  t.same(jsonOf(old), { message: 'No such user', errorCode: 'E_MISSING' }, '2000-01-01 speaks errorCode, with its own 404 schema')
+  t.notOk(JSON.parse(old.body).stack, 'the unknown field is stripped in 2000-01-01 too')
+
+  const success = await call(app, '2000-01-01', '/users/u1')
+  t.same(jsonOf(success), { id: 'u1', fullName: 'Ada' }, 'a success uses the version\'s 200 schema')
+
+  const ghost = await call(app, '2000-01-01', '/users/ghost')
+  t.equal(ghost.statusCode, 200, '404 → 200')
+  t.same(jsonOf(ghost), { id: 'ghost', fullName: 'Ghost' }, 'serialized with 2000-01-01\'s 200 schema (fullName, no HEAD name)')
+
+  const auth = await call(app, '2000-01-01', '/users/auth')
+  t.equal(auth.statusCode, 401, '404 → 401')
+  t.same(jsonOf(auth), { reason: 'auth' }, 'serialized with the 401 schema')
+})
+
+test('regression: a response converter that turns a success into an error runs once', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const calls: number[] = []
+  class GoneUsers extends VersionChange {
+    description = 'Deleted users answered 410.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    gone (response: ResponseInfo) {
+      calls.push(response.statusCode)
+      if (response.statusCode === 200 && response.body.id === 'deleted') {
+        response.statusCode = 410
+        response.body = { message: 'gone' }
+      }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', GoneUsers), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id }))
+  }))
+
+  const response = await app.inject({ method: 'GET', url: '/users/deleted', headers: v('2000-01-01') })
+  t.equal(response.statusCode, 410)
+  t.same(response.json(), { message: 'gone' }, 'serialized for the new status')
+  t.same(calls, [200], 'the converter ran once (the onSend hook does not convert the converted payload again)')
+
+  calls.length = 0
+  const kept = await app.inject({ method: 'GET', url: '/users/ok', headers: v('2000-01-01') })
+  t.same([kept.statusCode, kept.json()], [200, { id: 'ok' }])
+  t.same(calls, [200])
+})
+test('regression: an error after the preSerialization hook converted a success is converted as an error', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const calls: number[] = []
+  class LegacyErrors extends VersionChange {
+    description = 'Errors carried legacy: true; users had no id.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/broken', ['GET'], { migrateHttpErrors: true })
+    legacy (response: ResponseInfo) {
+      calls.push(response.statusCode)
+      if (response.statusCode === 200) delete response.body.id
+      else response.body.legacy = true
+    }
+  }
+  const app = Fastify({ logger: { level: 'fatal' } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LegacyErrors), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/broken', { schema: { response: { 200: User } } }, async () => ({ id: '1' }))
+  }))
+  const response = await app.inject({ method: 'GET', url: '/broken', headers: v('2000-01-01') })
+  t.equal(response.statusCode, 500, 'the converted body fails serialization')
+  t.same(calls, [200, 500], 'the error body goes through the converters of errors')
+  t.equal(response.json().legacy, true)
+})
+
+test('regression: an error converter that fails on a documented 409 answers FST_VERSIONER_CONVERTER_FAILED, never HEAD\'s error body', async (t) => {
+  const User = Type.Object({ id: Type.String() })
+  const Conflict = Type.Object({ conflictingName: Type.String() })
+  class ConflictNamedName extends VersionChange {
+    description = 'Conflicts named the field name.'
+    instructionsToMigrateToPreviousVersion = [schema(Conflict).field('conflictingName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Conflict, { migrateHttpErrors: true })
+    toName (response: ResponseInfo) {
+      if (response.body.conflictingName === 'fail') throw new Error('cannot convert')
+      response.body.name = response.body.conflictingName
+      delete response.body.conflictingName
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ConflictNamedName), new Version('2000-01-01')), async (api) => {
+    const response = { 200: User, 409: Conflict }
+    api.post('/thrown', { schema: { body: Type.Object({ n: Type.String() }), response } }, async (request) => {
+      throw Object.assign(httpError(409, 'conflict'), { conflictingName: request.body.n })
+    })
+    api.post('/sent', { schema: { body: Type.Object({ n: Type.String() }), response } }, async (request, reply) => reply.code(409).send({ conflictingName: request.body.n }))
+  }, { fastify: { logger: { level: 'error', stream } } })
+  for (const url of ['/thrown', '/sent']) {
+    const converted = await app.inject({ method: 'POST', url, headers: v('2000-01-01'), payload: { n: 'taken' } })
+    t.same([converted.statusCode, converted.json()], [409, { name: 'taken' }], `${url}: the converter ran`)
+    const failed = await app.inject({ method: 'POST', url, headers: v('2000-01-01'), payload: { n: 'fail' } })
+    t.equal(failed.statusCode, 500, `${url}: 500`)
+    t.match(failed.json(), { code: 'FST_VERSIONER_CONVERTER_FAILED', message: /A converter failed while migrating/ }, `${url}: the documented error`)
+    t.notMatch(failed.body, /conflictingName|cannot convert/, `${url}: no HEAD field and no failure text reaches the client`)
+    t.equal(failed.headers['x-api-version'], '2000-01-01', `${url}: the version header`)
+  }
+  t.equal(entries.filter((entry) => entry.converter === 'ConflictNamedName.toName').length, 2, 'each failure is logged, naming the converter')
+})
+
+test('by-schema converters never saw errors: with migrateHttpErrors, errors of the routes holding the schema pass through them (thrown, reply.code().send(), the app\'s error handler), which may change status and body', async (t) => {
+  const Res = Type.Object({ id: Type.String(), name: Type.String() })
+  const seen: Array<{ status: number, body: unknown }> = []
+  class ErrorsWereTeapots extends VersionChange {
+    description = 'Missing resources used to answer 418 with a reason.'
+    instructionsToMigrateToPreviousVersion = [schema(Res).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Res, { migrateHttpErrors: true })
+    convert (response: ResponseInfo) {
+      seen.push({ status: response.statusCode, body: structuredClone(response.body) })
+      if (response.statusCode === 404) {
+        response.statusCode = 418
+        response.body = { reason: `was: ${String(response.body.message)}` }
+        return
+      }
+      if (response.statusCode >= 300) return
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsWereTeapots), new Version('2000-01-01'))
+  for (const how of ['thrown', 'sent', 'error handler'] as const) {
+    seen.length = 0
+    const app = await versionedApp(t, versions, async (api) => {
+      if (how === 'error handler') api.setErrorHandler(async (_error, _request, reply) => reply.code(404).send({ message: 'handled' }))
+      api.get('/res/:id', { schema: { params: Params, response: { 200: Res } } }, async (request, reply) => {
+        if (request.params.id !== 'missing') return { id: request.params.id, name: 'n' }
+        if (how === 'sent') return reply.code(404 as never).send({ message: 'no such thing' } as never)
+        if (how === 'thrown') throw httpError(404, 'no such thing')
+        throw new Error('boom')
+      })
+    })
+    const old = await call(app, '2000-01-01', '/res/missing')
+    t.equal(old.statusCode, 418, `${how}: the converter changed the status`)
+    t.same(jsonOf(old), { reason: `was: ${how === 'error handler' ? 'handled' : 'no such thing'}` }, `${how}: and the body`)
+    t.equal(seen.length, 1, `${how}: the converter saw the error once`)
+    t.equal(seen[0]?.status, 404)
+    const found = await call(app, '2000-01-01', '/res/r1')
+    t.same(jsonOf(found), { id: 'r1', title: 'n' }, `${how}: successes are converted as before`)
+    const latest = await call(app, '2001-01-01', '/res/missing')
+    t.equal(latest.statusCode, 404, `${how}: the latest version keeps the error`)
+  }
+})

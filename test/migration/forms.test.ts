@@ -1,0 +1,257 @@
+import { test } from 'tap'
+import Fastify from 'fastify'
+import fastifyFormbody from '@fastify/formbody'
+import fastifyMultipart from '@fastify/multipart'
+import { Type } from '@sinclair/typebox'
+import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../../plugin'
+import { captureLogs, multipart, v } from '../helpers/request-pipeline'
+
+const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
+
+test('url-encoded bodies (@fastify/formbody) are converted through request.form; JSON bodies have no form', async (t) => {
+  const Signup = Type.Object({ name: Type.String({ minLength: 1 }), tags: Type.Optional(Type.Array(Type.String())) })
+  const seen: Array<{ form: FormFields | undefined, body: unknown }> = []
+  class RenameFullName extends VersionChange {
+    description = 'The sign-up form field full_name is called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name', minLength: 0 })]
+
+    @ConvertRequestToNextVersionFor(Signup)
+    rename (request: RequestInfo) {
+      seen.push({ form: request.form === undefined ? undefined : { ...request.form }, body: { ...request.body } })
+      if (request.form === undefined) {
+        request.body.name = request.body.full_name
+        delete request.body.full_name
+        return
+      }
+      request.form.name = String(request.form.full_name).trim()
+      delete request.form.full_name
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameFullName), new Version('2000-01-01'))
+  })
+  const preHandlerBodies: unknown[] = []
+  app.addHook('preHandler', async (request) => { preHandlerBodies.push(request.body) })
+  await app.register(versioned(async (api) => {
+    api.post('/signups', { schema: { body: Signup } }, async (request) => request.body)
+  }))
+
+  let response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=+Ada+Lovelace+&tags=math&tags=poetry' })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { name: 'Ada Lovelace', tags: ['math', 'poetry'] }, 'the handler sees the HEAD form')
+  t.same(preHandlerBodies, [{ name: 'Ada Lovelace', tags: ['math', 'poetry'] }], 'so does a preHandler hook')
+  t.same(seen, [{
+    form: { full_name: ' Ada Lovelace ', tags: ['math', 'poetry'] },
+    body: { full_name: ' Ada Lovelace ', tags: ['math', 'poetry'] }
+  }], 'the converter sees the fields as strings (repeated fields as lists), in form and body')
+
+  seen.length = 0
+  response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01'), payload: { full_name: 'Grace' } })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { name: 'Grace' })
+  t.same(seen, [{ form: undefined, body: { full_name: 'Grace' } }], 'a JSON body has no form')
+
+  response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'name=Ada' })
+  t.equal(response.statusCode, 400, 'the form is validated against its version first')
+  t.equal(response.json().message, "body must have required property 'full_name'")
+
+  response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=+++' })
+  t.equal(response.statusCode, 500, 'a converted form invalid for HEAD is a migration error')
+  t.equal(response.json().code, 'FST_VERSIONER_LATEST_REQUEST_VALIDATION')
+  t.match(entries.find((entry) => entry.apiVersion === '2000-01-01'), { route: 'POST /signups', part: 'body', validation: [{ instancePath: '/name' }] })
+
+  seen.length = 0
+  response = await app.inject({ method: 'POST', url: '/signups', headers: v('2001-01-01', URLENCODED), payload: 'name=Bob' })
+  t.same(response.json(), { name: 'Bob' }, 'the latest version is not converted')
+  t.same(seen, [])
+})
+
+test('a converter may replace request.form or request.body of a url-encoded request as a whole; the next converter sees the replacement', async (t) => {
+  const Search = Type.Object({ query: Type.String(), page: Type.Integer() })
+  const seenBySecond: unknown[] = []
+  class ReplaceSearchForm extends VersionChange {
+    description = 'The search form has query and page instead of q and p.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Search).field('query').had({ name: 'q' }),
+      schema(Search).field('page').had({ name: 'p' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Search)
+    replaceForm (request: RequestInfo) {
+      const form = request.form as FormFields
+      request.form = { query: String(form.q), page: String(Number(form.p) + 1) }
+    }
+  }
+  class UpperCaseQueries extends VersionChange {
+    description = 'Searches are upper case.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/search', ['POST'])
+    replaceBody (request: RequestInfo) {
+      seenBySecond.push({ ...request.body })
+      request.body = { query: String(request.body.query).toUpperCase(), page: request.body.page }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2002-01-01', UpperCaseQueries), new Version('2001-01-01', ReplaceSearchForm),
+      new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/search', { schema: { body: Search } }, async (request) => request.body)
+    api.post('/lookup', { schema: { body: Search } }, async (request) => request.body)
+  }))
+  const post = (url: string, version: string, payload: string) => app.inject({ method: 'POST', url, headers: v(version, URLENCODED), payload })
+
+  let response = await post('/lookup', '2000-01-01', 'q=shoes&p=0')
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { query: 'shoes', page: 1 }, 'a replaced form reaches the handler (page coerced by HEAD validation)')
+  response = await post('/search', '2001-01-01', 'query=hats&page=3')
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { query: 'HATS', page: 3 }, 'a replaced body of a form request reaches the handler')
+
+  seenBySecond.length = 0
+  response = await post('/search', '2000-01-01', 'q=shoes&p=0')
+  t.equal(response.statusCode, 200)
+  t.same(seenBySecond, [{ query: 'shoes', page: '1' }])
+  t.same(response.json(), { query: 'SHOES', page: 1 })
+})
+
+test('multipart bodies (@fastify/multipart, attachFieldsToBody: true): converters change fields and files through request.form', async (t) => {
+  const Part = Type.Object({ value: Type.String() })
+  const FilePart = Type.Object({ filename: Type.String() })
+  const Upload = Type.Object({ title: Part, avatar: FilePart, docs: Type.Optional(Type.Array(FilePart)) })
+  const seen: FormFields[] = []
+  class RenameCaptionAndAvatar extends VersionChange {
+    description = 'The caption field is called title; avatars are stored upper case under a prefixed file name.'
+    instructionsToMigrateToPreviousVersion = [schema(Upload).field('title').had({ name: 'caption' })]
+
+    @ConvertRequestToNextVersionFor(Upload)
+    convert (request: RequestInfo) {
+      const form = request.form as FormFields
+      seen.push({ ...form })
+      form.title = form.caption
+      delete form.caption
+      const avatar = form.avatar as FormFile
+      form.avatar = { ...avatar, filename: `v1-${avatar.filename}`, data: Buffer.from(avatar.data.toString('utf8').toUpperCase()) }
+      form.source = 'converter'
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyMultipart, { attachFieldsToBody: true })
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameCaptionAndAvatar), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/uploads', { schema: { body: Upload } }, async (request) => {
+      const body = request.body as Record<string, any>
+      const describe = async (part: any): Promise<string> => part.type === 'file'
+        ? `file ${part.fieldname as string} ${part.filename as string} ${part.mimetype as string} ${(await part.toBuffer()).toString() as string}`
+        : `field ${part.fieldname as string} ${part.value as string}`
+      const out: Record<string, string[]> = {}
+      for (const [name, value] of Object.entries(body)) out[name] = await Promise.all((Array.isArray(value) ? value : [value]).map(describe))
+      return out
+    })
+  }))
+
+  const form = multipart([
+    { name: 'caption', value: 'Holiday' },
+    { name: 'avatar', filename: 'me.txt', contentType: 'text/plain', data: 'smile' },
+    { name: 'docs', filename: 'a.txt', contentType: 'text/plain', data: 'one' },
+    { name: 'docs', filename: 'b.txt', contentType: 'text/plain', data: 'two' }
+  ])
+  let response = await app.inject({ method: 'POST', url: '/uploads', headers: v('2000-01-01', form.headers), payload: form.payload })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), {
+    title: ['field title Holiday'],
+    avatar: ['file avatar v1-me.txt text/plain SMILE'],
+    docs: ['file docs a.txt text/plain one', 'file docs b.txt text/plain two'],
+    source: ['field source converter']
+  }, 'the handler sees multipart parts built from the converted form')
+  t.equal(seen.length, 1)
+  t.equal(seen[0].caption, 'Holiday', 'text fields are strings')
+  t.match(seen[0].avatar, { filename: 'me.txt', mimetype: 'text/plain', encoding: '7bit' }, 'files carry their name and type')
+  t.equal((seen[0].avatar as FormFile).data.toString(), 'smile', 'and their content')
+  t.same((seen[0].docs as FormFile[]).map((file) => [file.filename, file.data.toString()]), [['a.txt', 'one'], ['b.txt', 'two']],
+    'repeated files are a list')
+
+  const wrong = multipart([{ name: 'title', value: 'Holiday' }, { name: 'avatar', filename: 'me.txt', contentType: 'text/plain', data: 'x' }])
+  response = await app.inject({ method: 'POST', url: '/uploads', headers: v('2000-01-01', wrong.headers), payload: wrong.payload })
+  t.equal(response.statusCode, 400, 'the multipart body is validated against its version first')
+  t.equal(response.json().message, "body must have required property 'caption'")
+
+  response = await app.inject({ method: 'POST', url: '/uploads', headers: v('2001-01-01', wrong.headers), payload: wrong.payload })
+  t.equal(response.statusCode, 200, 'the latest version takes title')
+  t.same(response.json(), { title: ['field title Holiday'], avatar: ['file avatar me.txt text/plain x'] })
+})
+
+test('multipart bodies with attachFieldsToBody: \'keyValues\' are converted through request.form too', async (t) => {
+  const seen: FormFields[] = []
+  class RenameNote extends VersionChange {
+    description = 'The note field is called comment; attachments are reversed.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/notes', ['POST'])
+    convert (request: RequestInfo) {
+      const form = request.form as FormFields
+      seen.push({ ...form })
+      form.comment = form.note
+      delete form.note
+      const file = form.attachment as FormFile
+      form.attachment = { ...file, data: Buffer.from(file.data.toString('utf8').split('').reverse().join('')) }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyMultipart, { attachFieldsToBody: 'keyValues' })
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNote), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/notes', async (request) => {
+      const body = request.body as Record<string, unknown>
+      return Object.fromEntries(Object.entries(body).map(([name, value]) => [name, Buffer.isBuffer(value) ? `buffer ${value.toString()}` : value]))
+    })
+  }))
+
+  const form = multipart([{ name: 'note', value: 'hello' }, { name: 'attachment', filename: 'n.bin', contentType: 'application/octet-stream', data: 'abc' }])
+  let response = await app.inject({ method: 'POST', url: '/notes', headers: v('2000-01-01', form.headers), payload: form.payload })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { attachment: 'buffer cba', comment: 'hello' }, 'fields stay strings and files buffers, converted')
+  t.equal(seen[0].note, 'hello')
+  t.equal((seen[0].attachment as FormFile).data.toString(), 'abc', 'a file value is a FormFile with its content')
+
+  response = await app.inject({ method: 'POST', url: '/notes', headers: v('2001-01-01', form.headers), payload: form.payload })
+  t.same(response.json(), { note: 'hello', attachment: 'buffer abc' }, 'the latest version is not converted')
+  t.equal(seen.length, 1)
+})
+
+test('regression: a form field a converter sets to null is written back as null', async (t) => {
+  const Profile = Type.Object({ bio: Type.Union([Type.Null(), Type.String()]) })
+  class EmptyBio extends VersionChange {
+    description = 'An empty bio used to mean no bio.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('bio').had({ type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Profile)
+    emptyIsNull (request: RequestInfo) {
+      if (request.form !== undefined && request.form.bio === '') (request.form as Record<string, FormValue | null>).bio = null
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', EmptyBio), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/profiles', { schema: { body: Profile } }, async (request) => request.body)
+  }))
+  const response = await app.inject({ method: 'POST', url: '/profiles', headers: v('2000-01-01', URLENCODED), payload: 'bio=' })
+  t.equal(response.statusCode, 200, 'a null field is not taken for a file')
+  t.same(response.json(), { bio: null })
+})

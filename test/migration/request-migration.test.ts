@@ -1,0 +1,724 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'tap'
+import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import fastifyCookie from '@fastify/cookie'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner,
+  schema, versioned, type RequestInfo, type ResponseInfo, type FormValue
+} from '../../plugin'
+import { captureLogs, v } from '../helpers/request-pipeline'
+import fastifyFormbody from '@fastify/formbody'
+
+test('a request is validated against the schemas of its version (body, querystring, params, headers) before any converter runs', async (t) => {
+  const Body = Type.Object({ addresses: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) })
+  const Query = Type.Object({ perPage: Type.Integer({ minimum: 1 }) })
+  const Params = Type.Object({ id: Type.String() })
+  const Headers = Type.Object({ 'x-client': Type.String() })
+  const calls: string[] = []
+  class ReplaceAddressAndPaging extends VersionChange {
+    description = 'Users have several addresses; paging is spelled perPage; ids and clients are less constrained.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Body).field('addresses').had({ name: 'address', type: Type.String({ minLength: 1 }) }),
+      schema(Query).field('perPage').had({ name: 'per_page' }),
+      schema(Params).field('id').had({ pattern: '^[0-9]+$' }),
+      schema(Headers).field('x-client').had({ minLength: 5 })
+    ]
+
+    @ConvertRequestToNextVersionFor(Body)
+    addressToList (request: RequestInfo) {
+      calls.push('body')
+      request.body.addresses = [request.body.address]
+      delete request.body.address
+    }
+
+    @ConvertRequestToNextVersionFor('/orgs/:id/users', ['POST'])
+    renamePaging (request: RequestInfo) {
+      calls.push('query')
+      request.queryParams.perPage = request.queryParams.per_page
+      delete request.queryParams.per_page
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', ReplaceAddressAndPaging), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/orgs/:id/users', { schema: { body: Body, querystring: Query, params: Params, headers: Headers } }, async (request) => ({
+      id: request.params.id, perPage: request.query.perPage, client: request.headers['x-client'], addresses: request.body.addresses
+    }))
+  }))
+
+  const send = (version: string, url: string, client: string, payload: unknown) =>
+    app.inject({ method: 'POST', url, headers: v(version, { 'x-client': client }), payload: payload as object })
+
+  let response = await send('2000-01-01', '/orgs/42/users?per_page=5', 'abcde', { address: 'Main St' })
+  t.equal(response.statusCode, 200, 'a valid 2000-01-01 request is served')
+  t.same(response.json(), { id: '42', perPage: 5, client: 'abcde', addresses: ['Main St'] }, 'the handler sees HEAD data')
+  t.same(calls, ['body', 'query'], 'both converters ran, in declaration order')
+
+  calls.length = 0
+  const failures: Array<[string, string, string, unknown, string]> = [
+    ['/orgs/42/users?per_page=5', 'abcde', 'body', { addresses: ['Main St'] }, "body must have required property 'address'"],
+    ['/orgs/42/users?perPage=5', 'abcde', 'querystring', { address: 'Main St' }, "querystring must have required property 'per_page'"],
+    ['/orgs/abc/users?per_page=5', 'abcde', 'params', { address: 'Main St' }, 'params/id must match pattern "^[0-9]+$"'],
+    ['/orgs/42/users?per_page=5', 'abc', 'headers', { address: 'Main St' }, 'headers/x-client must NOT have fewer than 5 characters']
+  ]
+  for (const [url, client, part, payload, message] of failures) {
+    response = await send('2000-01-01', url, client, payload)
+    t.equal(response.statusCode, 400, `an invalid 2000-01-01 ${part} is a 400`)
+    t.same(response.json(), { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message }, `Fastify's error for the ${part}`)
+  }
+  t.same(calls, [], 'no converter ran for requests invalid in their own version')
+
+  response = await send('2001-01-01', '/orgs/abc/users?perPage=5', 'abc', { addresses: ['Main St'] })
+  t.equal(response.statusCode, 200, 'the latest version has none of the old constraints')
+  t.same(response.json(), { id: 'abc', perPage: 5, client: 'abc', addresses: ['Main St'] })
+  response = await send('2001-01-01', '/orgs/42/users?perPage=5', 'abcde', { address: 'Main St' })
+  t.equal(response.statusCode, 400)
+  t.equal(response.json().message, "body must have required property 'addresses'", 'the latest version validates against its own schema')
+  t.same(calls, [], 'no converter runs for the latest version')
+})
+
+test('header schemas with upper-case names are matched case-insensitively in older versions too, as Fastify does', async (t) => {
+  const Headers = Type.Object({ 'X-Client-Id': Type.String() })
+  class LongerClientIds extends VersionChange {
+    description = 'Client ids may be shorter than 3 characters.'
+    instructionsToMigrateToPreviousVersion = [schema(Headers).field('X-Client-Id').had({ minLength: 3 })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LongerClientIds), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/me', { schema: { headers: Headers } }, async (request) => ({ client: request.headers['x-client-id'] }))
+  }))
+
+  let response = await app.inject({ method: 'GET', url: '/me', headers: v('2001-01-01', { 'X-Client-Id': 'ab' }) })
+  t.equal(response.statusCode, 200, 'the latest version (validated by Fastify) accepts the header')
+  t.same(response.json(), { client: 'ab' })
+  response = await app.inject({ method: 'GET', url: '/me', headers: v('2000-01-01', { 'X-Client-Id': 'abcd' }) })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { client: 'abcd' })
+  response = await app.inject({ method: 'GET', url: '/me', headers: v('2000-01-01', { 'X-Client-Id': 'ab' }) })
+  t.equal(response.statusCode, 400, 'a header too short for 2000-01-01 is a 400')
+  t.equal(response.json().message, 'headers/x-client-id must NOT have fewer than 3 characters')
+})
+
+test('versioned routes format validation errors with the route\'s or the application\'s schemaErrorFormatter, like other routes', async (t) => {
+  const Body = Type.Object({ addresses: Type.Array(Type.String(), { minItems: 1 }) })
+  class ListAddresses extends VersionChange {
+    description = 'Users have several addresses.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('addresses').had({ name: 'address', type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Body)
+    toList (request: RequestInfo) {
+      request.body.addresses = [request.body.address]
+      delete request.body.address
+    }
+  }
+  const app = Fastify({ schemaErrorFormatter: (errors, dataVar) => new Error(`app formatter: ${dataVar} (${errors.length})`) })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', ListAddresses), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: Body } }, async (request) => request.body)
+    api.post('/members', {
+      schema: { body: Body },
+      schemaErrorFormatter: (errors, dataVar) => new Error(`route formatter: ${dataVar} (${errors.length})`)
+    }, async (request) => request.body)
+  }))
+  app.post('/plain', { schema: { body: Body } }, async (request) => request.body)
+  const message = async (url: string, version: string, payload: object) => {
+    const response = await app.inject({ method: 'POST', url, headers: v(version), payload })
+    t.equal(response.statusCode, 400, `${version} POST ${url} is a 400`)
+    return response.json().message
+  }
+
+  t.equal(await message('/plain', '2001-01-01', {}), 'app formatter: body (1)', 'an unversioned route uses the application\'s formatter')
+  t.equal(await message('/members', '2001-01-01', {}), 'route formatter: body (1)', 'a versioned route\'s own formatter, latest version')
+  t.equal(await message('/members', '2000-01-01', {}), 'route formatter: body (1)', 'and in an older version')
+  t.equal(await message('/users', '2001-01-01', {}), 'app formatter: body (1)')
+  t.equal(await message('/users', '2000-01-01', {}), 'app formatter: body (1)')
+})
+
+test('a migrated request invalid for HEAD is a 500 FST_VERSIONER_LATEST_REQUEST_VALIDATION with a generic body; the details are logged', async (t) => {
+  const Body = Type.Object({ addresses: Type.Array(Type.String(), { minItems: 1 }) })
+  const Query = Type.Object({ limit: Type.Integer({ maximum: 100 }) })
+  class SplitAddresses extends VersionChange {
+    description = 'Users have a list of addresses instead of one comma-separated address; limit replaces pageSize.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Body).field('addresses').had({ name: 'address', type: Type.String() }),
+      schema(Query).field('limit').had({ name: 'pageSize', maximum: 1000 })
+    ]
+
+    @ConvertRequestToNextVersionFor(Body)
+    split (request: RequestInfo) {
+      request.body.addresses = (request.body.address as string).split(',').filter((part) => part !== '')
+      delete request.body.address
+    }
+
+    @ConvertRequestToNextVersionFor('/users', ['POST'])
+    renameLimit (request: RequestInfo) {
+      request.queryParams.limit = request.queryParams.pageSize
+      delete request.queryParams.pageSize
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', SplitAddresses), new Version('2000-01-01'))
+  })
+  let handled = 0
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: Body, querystring: Query } }, async (request) => {
+      handled++
+      return { addresses: request.body.addresses, limit: request.query.limit }
+    })
+  }))
+
+  let response = await app.inject({ method: 'POST', url: '/users?pageSize=10', headers: v('2000-01-01'), payload: { address: 'a,b' } })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { addresses: ['a', 'b'], limit: 10 })
+  t.same(entries, [], 'nothing logged for a good request')
+
+  response = await app.inject({ method: 'POST', url: '/users?pageSize=10', headers: v('2000-01-01'), payload: { address: ',' } })
+  t.equal(response.statusCode, 500, 'an empty list of addresses fails HEAD validation after migration')
+  t.same(response.json(), {
+    statusCode: 500,
+    code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION',
+    error: 'Internal Server Error',
+    message: 'The request could not be migrated from API version 2000-01-01 to the latest version. This is a server error; it has been logged.'
+  }, 'a generic body')
+  t.notMatch(response.body, /addresses|minItems|fewer|must/, 'no schema detail reaches the client')
+  t.equal(handled, 1, 'the handler did not run')
+  const bodyEntry = entries.find((entry) => entry.apiVersion === '2000-01-01')
+  t.ok(bodyEntry, 'an error log entry names the version')
+  t.equal(bodyEntry?.level, 50, 'logged at error level')
+  t.equal(bodyEntry?.route, 'POST /users', 'the entry names the route')
+  t.equal(bodyEntry?.part, 'body')
+  t.match(bodyEntry?.validation, [{ instancePath: '/addresses', keyword: 'minItems', message: 'must NOT have fewer than 1 items' }],
+    'the entry carries the validation errors')
+  t.equal(bodyEntry?.err?.code, 'FST_VERSIONER_LATEST_REQUEST_VALIDATION')
+  t.match(bodyEntry?.msg, /API version 2000-01-01 to POST \/users failed HEAD validation/)
+
+  entries.length = 0
+  response = await app.inject({ method: 'POST', url: '/users?pageSize=500', headers: v('2000-01-01'), payload: { address: 'a' } })
+  t.equal(response.statusCode, 500, 'a migrated querystring over HEAD maximum is a 500 too')
+  t.equal(response.json().code, 'FST_VERSIONER_LATEST_REQUEST_VALIDATION')
+  const queryEntry = entries.find((entry) => entry.apiVersion === '2000-01-01')
+  t.equal(queryEntry?.part, 'querystring')
+  t.match(queryEntry?.validation, [{ instancePath: '/limit', keyword: 'maximum' }])
+
+  response = await app.inject({ method: 'POST', url: '/users?limit=10', headers: v('2001-01-01'), payload: { addresses: [] } })
+  t.equal(response.statusCode, 400, 'the same data sent to the latest version is the client\'s error')
+  t.same(response.json(), {
+    statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'body/addresses must NOT have fewer than 1 items'
+  })
+  t.equal(handled, 1)
+})
+
+test('preHandler hooks and the handler see HEAD data only; currentDependencySolver tells versioned data from HEAD data', async (t) => {
+  const Body = Type.Object({ fullName: Type.String() })
+  class RenameName extends VersionChange {
+    description = 'The user name field is called fullName instead of name.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(Body)
+    rename (request: RequestInfo) {
+      seen.push(`converter:${currentDependencySolver(fastifyRequestOf(request))}`)
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  // The converter has no Fastify request; the phase it runs in is checked through the last hook seen.
+  let lastRequest: unknown
+  const fastifyRequestOf = (_info: RequestInfo) => lastRequest as never
+  const seen: string[] = []
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName), new Version('2000-01-01'))
+  })
+  app.addHook('onRequest', async (request) => { seen.push(`onRequest:${currentDependencySolver(request)}`) })
+  app.addHook('preValidation', async (request) => {
+    lastRequest = request
+    seen.push(`app preValidation:${currentDependencySolver(request)}:${JSON.stringify(request.body ?? null)}`)
+  })
+  app.addHook('preHandler', async (request) => {
+    seen.push(`app preHandler:${currentDependencySolver(request)}:${JSON.stringify(request.body ?? null)}`)
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', {
+      schema: { body: Body },
+      preValidation: async (request) => { seen.push(`route preValidation:${currentDependencySolver(request)}:${JSON.stringify(request.body)}`) },
+      preHandler: async (request) => { seen.push(`route preHandler:${currentDependencySolver(request)}:${JSON.stringify(request.body)}`) }
+    }, async (request) => {
+      seen.push(`handler:${currentDependencySolver(request)}:${JSON.stringify(request.body)}`)
+      return { fullName: request.body.fullName }
+    })
+  }))
+  app.post('/echo', async (request) => {
+    seen.push(`unversioned handler:${currentDependencySolver(request)}:${JSON.stringify(request.body)}`)
+    return request.body
+  })
+
+  let response = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { name: 'Ada' } })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { fullName: 'Ada' })
+  t.same(seen, [
+    'onRequest:fastify',
+    'app preValidation:fastify:{"name":"Ada"}',
+    'route preValidation:fastify:{"name":"Ada"}',
+    'converter:fastify',
+    'app preHandler:versioner:{"fullName":"Ada"}',
+    'route preHandler:versioner:{"fullName":"Ada"}',
+    'handler:versioner:{"fullName":"Ada"}'
+  ], 'versioned data before migration, HEAD data after it')
+
+  seen.length = 0
+  response = await app.inject({ method: 'POST', url: '/users', headers: v('2001-01-01'), payload: { fullName: 'Bob' } })
+  t.equal(response.statusCode, 200)
+  t.same(seen, [
+    'onRequest:versioner',
+    'app preValidation:versioner:{"fullName":"Bob"}',
+    'route preValidation:versioner:{"fullName":"Bob"}',
+    'app preHandler:versioner:{"fullName":"Bob"}',
+    'route preHandler:versioner:{"fullName":"Bob"}',
+    'handler:versioner:{"fullName":"Bob"}'
+  ], 'the latest version is HEAD as it is: no migration, HEAD data in every hook (and the same hooks run)')
+
+  seen.length = 0
+  response = await app.inject({ method: 'POST', url: '/echo', headers: v('2000-01-01'), payload: { name: 'Cy' } })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { name: 'Cy' }, 'an unversioned route is untouched')
+  t.same(seen, [
+    'onRequest:fastify',
+    'app preValidation:fastify:{"name":"Cy"}',
+    'app preHandler:fastify:{"name":"Cy"}',
+    'unversioned handler:fastify:{"name":"Cy"}'
+  ], 'an unversioned route is always in the fastify phase')
+})
+
+test('converters change headers, query parameters and cookies (without @fastify/cookie); the changes reach HEAD validation, hooks and the handler', async (t) => {
+  const Headers = Type.Object({ 'x-tenant': Type.String({ minLength: 1 }) })
+  const Query = Type.Object({ search: Type.String() })
+  class RenameTenantHeaderAndSearch extends VersionChange {
+    description = 'The tenant header is x-tenant (was x-org); the search parameter is search (was q); the session cookie is session (was sid).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Headers).field('x-tenant').had({ name: 'x-org' }),
+      schema(Query).field('search').had({ name: 'q' })
+    ]
+
+    @ConvertRequestToNextVersionFor('/search', ['GET'])
+    renameAll (request: RequestInfo) {
+      request.headers['x-tenant'] = request.headers['x-org']
+      delete request.headers['x-org']
+      delete request.headers['x-legacy-debug']
+      request.queryParams.search = request.queryParams.q
+      delete request.queryParams.q
+      request.cookies.session = request.cookies.sid
+      delete request.cookies.sid
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameTenantHeaderAndSearch), new Version('2000-01-01'))
+  })
+  const hookSaw: unknown[] = []
+  app.addHook('preHandler', async (request) => {
+    hookSaw.push({ tenant: request.headers['x-tenant'], org: request.headers['x-org'], debug: request.headers['x-legacy-debug'], query: request.query })
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/search', { schema: { headers: Headers, querystring: Query } }, async (request) => ({
+      tenant: request.headers['x-tenant'],
+      hasOrg: 'x-org' in request.headers,
+      hasDebug: 'x-legacy-debug' in request.headers,
+      search: request.query.search,
+      query: request.query,
+      cookie: request.headers.cookie ?? null
+    }))
+  }))
+
+  const response = await app.inject({
+    method: 'GET',
+    url: '/search?q=shoes',
+    headers: v('2000-01-01', { 'x-org': 'acme', 'x-legacy-debug': '1', cookie: 'sid=abc123; theme=dark' })
+  })
+  t.equal(response.statusCode, 200, 'HEAD validation saw the renamed header and query parameter')
+  t.same(response.json(), {
+    tenant: 'acme',
+    hasOrg: false,
+    hasDebug: false,
+    search: 'shoes',
+    query: { search: 'shoes' },
+    cookie: 'theme=dark; session=abc123'
+  }, 'the handler sees the converted headers, query and cookie header; deleted headers stay deleted')
+  t.same(hookSaw, [{ tenant: 'acme', org: undefined, debug: undefined, query: { search: 'shoes' } }], 'so does a preHandler hook')
+
+  const latest = await app.inject({ method: 'GET', url: '/search?search=hats', headers: v('2001-01-01', { 'x-tenant': 'acme', cookie: 'sid=zzz' }) })
+  t.equal(latest.statusCode, 200)
+  t.same(latest.json().cookie, 'sid=zzz', 'no converter in the latest version: the cookie header is untouched')
+  const missing = await app.inject({ method: 'GET', url: '/search?q=shoes', headers: v('2000-01-01', { 'x-tenant': 'acme' }) })
+  t.equal(missing.statusCode, 400, 'x-org is required in 2000-01-01')
+  t.equal(missing.json().message, "headers must have required property 'x-org'")
+})
+
+test('with @fastify/cookie, converters read and change request.cookies; hooks and the handler see the new cookies', async (t) => {
+  const Body = Type.Object({ amount: Type.Integer() })
+  class RenameSessionCookie extends VersionChange {
+    description = 'The session cookie is called session instead of sid; amounts are in cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('amount').had({ type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Body)
+    toCents (request: RequestInfo) {
+      request.body.amount = Math.round(request.body.amount * 100)
+      request.cookies.session = `${request.cookies.sid} v2`
+      delete request.cookies.sid
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyCookie)
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameSessionCookie), new Version('2000-01-01'))
+  })
+  const hookCookies: unknown[] = []
+  app.addHook('preHandler', async (request) => { hookCookies.push({ ...request.cookies }) })
+  await app.register(versioned(async (api) => {
+    api.post('/payments', { schema: { body: Body } }, async (request) => ({
+      amount: request.body.amount, cookies: request.cookies, header: request.headers.cookie
+    }))
+  }))
+
+  const response = await app.inject({
+    method: 'POST', url: '/payments', headers: v('2000-01-01', { cookie: 'sid=s1; lang=en' }), payload: { amount: 12.5 }
+  })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { amount: 1250, cookies: { lang: 'en', session: 's1 v2' }, header: 'lang=en; session=s1%20v2' })
+  t.same(hookCookies, [{ lang: 'en', session: 's1 v2' }])
+
+  const latest = await app.inject({ method: 'POST', url: '/payments', headers: v('2001-01-01', { cookie: 'sid=s1' }), payload: { amount: 12 } })
+  t.same(latest.json(), { amount: 12, cookies: { sid: 's1' }, header: 'sid=s1' }, 'the latest version keeps its cookies')
+})
+
+test('converters may replace request.body, and async converters are awaited before the next converter and the handler', async (t) => {
+  const Body = Type.Object({ givenName: Type.String(), familyName: Type.String() })
+  const steps: string[] = []
+  class SplitName extends VersionChange {
+    description = 'A user name is split into givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Body).field('givenName').didntExist,
+      schema(Body).field('familyName').didntExist,
+      schema(Body).formerField('name').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertRequestToNextVersionFor(Body)
+    split (request: RequestInfo) {
+      steps.push(`split sees ${JSON.stringify(request.body)}`)
+      const [givenName, ...rest] = (request.body.name as string).split(' ')
+      request.body = { givenName, familyName: rest.join(' ') }
+    }
+  }
+  class RenameFullName extends VersionChange {
+    description = 'fullName is called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).formerField('name').had({ name: 'fullName' })]
+
+    // Typed `unknown`: an `async` method (returning Promise<void>) does not typecheck under experimentalDecorators.
+    @ConvertRequestToNextVersionFor(Body)
+    rename (request: RequestInfo): unknown {
+      steps.push('rename starts')
+      return sleep(20).then(() => {
+        request.body = { name: (request.body.fullName as string).trim() }
+        steps.push('rename ends')
+      })
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2002-01-01', SplitName), new Version('2001-01-01', RenameFullName),
+      new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: Body } }, async (request) => {
+      steps.push('handler')
+      return request.body
+    })
+  }))
+
+  let response = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { fullName: '  Ada King Lovelace ' } })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { givenName: 'Ada', familyName: 'King Lovelace' })
+  t.same(steps, ['rename starts', 'rename ends', 'split sees {"name":"Ada King Lovelace"}', 'handler'])
+
+  steps.length = 0
+  response = await app.inject({ method: 'POST', url: '/users', headers: v('2001-01-01'), payload: { name: 'Grace Hopper' } })
+  t.same(response.json(), { givenName: 'Grace', familyName: 'Hopper' })
+  t.same(steps, ['split sees {"name":"Grace Hopper"}', 'handler'], 'the async converter of 2001-01-01 does not run for 2001-01-01')
+})
+
+test('a converter that throws (or rejects) is a 500 for that request only', async (t) => {
+  const Body = Type.Object({ addresses: Type.Array(Type.String()) })
+  class ListAddresses extends VersionChange {
+    description = 'Users have several addresses.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('addresses').had({ name: 'address', type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Body)
+    toList (request: RequestInfo): unknown {
+      if (request.body.address === 'throw') throw new Error('converter exploded')
+      if (request.body.address === 'reject') return sleep(5).then(() => { throw new Error('converter rejected') })
+      if (request.body.address.startsWith('slow')) {
+        return sleep(10).then(() => {
+          request.body.addresses = [request.body.address]
+          delete request.body.address
+        })
+      }
+      request.body.addresses = [request.body.address]
+      delete request.body.address
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', ListAddresses), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: Body } }, async (request) => ({ addresses: request.body.addresses }))
+  }))
+
+  const addresses = ['a', 'throw', 'slow b', 'reject', 'c', 'slow d']
+  const responses = await Promise.all(addresses.map((address) =>
+    app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address } })))
+  t.same(responses.map((response) => response.statusCode), [200, 500, 200, 500, 200, 200])
+  t.same(responses[0].json(), { addresses: ['a'] })
+  t.same(responses[1].json(), { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', error: 'Internal Server Error', message: 'A converter failed while migrating this request or response of API version 2000-01-01. This is a server error; it has been logged.' }, 'a generic body: the failure\'s detail stays in the log')
+  t.same(responses[2].json(), { addresses: ['slow b'] })
+  t.same(responses[3].json(), { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', error: 'Internal Server Error', message: 'A converter failed while migrating this request or response of API version 2000-01-01. This is a server error; it has been logged.' })
+  t.same(responses[4].json(), { addresses: ['c'] })
+  t.same(responses[5].json(), { addresses: ['slow d'] })
+  t.same(entries.filter((entry) => entry.converter === 'ListAddresses.toList').map((entry) => entry.err?.message).sort(), ['converter exploded', 'converter rejected'],
+    'both failures logged as errors naming the converter')
+
+  const after = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'e' } })
+  t.equal(after.statusCode, 200, 'the route keeps working afterwards')
+  t.same(after.json(), { addresses: ['e'] })
+})
+
+test('request converters run from the requested version up to latest: versions in order, changes as listed, converters as declared', async (t) => {
+  const Body = Type.Object({ trail: Type.Array(Type.String()) })
+  const calls: string[] = []
+  const mark = (name: string) => (request: RequestInfo) => {
+    calls.push(name)
+    request.body.trail.push(name)
+  }
+  class B1 extends VersionChange {
+    description = 'B1.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor('/trail', ['POST']) byPath (request: RequestInfo) { mark('B1.byPath')(request) }
+    @ConvertRequestToNextVersionFor(Body) bySchema (request: RequestInfo) { mark('B1.bySchema')(request) }
+  }
+  class B2 extends VersionChange {
+    description = 'B2.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Body) first (request: RequestInfo) { mark('B2.first')(request) }
+    @ConvertRequestToNextVersionFor(Body) second (request: RequestInfo) { mark('B2.second')(request) }
+  }
+  class C1 extends VersionChange {
+    description = 'C1.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Body) only (request: RequestInfo) { mark('C1.only')(request) }
+  }
+  class D1 extends VersionChange {
+    description = 'D1.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Body) bySchema (request: RequestInfo) { mark('D1.bySchema')(request) }
+    @ConvertRequestToNextVersionFor('/trail', ['POST']) byPath (request: RequestInfo) { mark('D1.byPath')(request) }
+  }
+  class D2 extends VersionChange {
+    description = 'D2.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor('/trail', 'post') only (request: RequestInfo) { mark('D2.only')(request) }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2003-01-01', D1, D2), new Version('2002-01-01', C1),
+      new Version('2001-01-01', B1, B2), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/trail', { schema: { body: Body } }, async (request) => ({ trail: request.body.trail }))
+  }))
+
+  const expected: Array<[string, string[]]> = [
+    ['2000-01-01', ['B1.byPath', 'B1.bySchema', 'B2.first', 'B2.second', 'C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
+    ['2001-01-01', ['C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
+    ['2001-06-15', ['C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
+    ['2002-01-01', ['D1.bySchema', 'D1.byPath', 'D2.only']],
+    ['2003-01-01', []],
+    ['2010-01-01', []]
+  ]
+  for (const [version, trail] of expected) {
+    calls.length = 0
+    const response = await app.inject({ method: 'POST', url: '/trail', headers: v(version), payload: { trail: ['client'] } })
+    t.equal(response.statusCode, 200, `${version} is served`)
+    t.same(response.json(), { trail: ['client', ...trail] }, `${version}: the body went through ${trail.length} converters in order`)
+    t.same(calls, trail, `${version}: the record of calls`)
+  }
+})
+
+const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
+
+/** Injects, failing instead of hanging when no response comes. */
+async function injectOrTimeout (app: FastifyInstance, options: InjectOptions): Promise<LightMyRequestResponse | 'timeout'> {
+  const timer = sleep(2000, 'timeout' as const)
+  return await Promise.race([app.inject(options), timer])
+}
+
+test('regression: an intersection body: a member rebuilt by a version keeps the fields of the other members', async (t) => {
+  const Person = Type.Object({ name: Type.String(), nickname: Type.Optional(Type.String()) })
+  const Contact = Type.Object({ email: Type.String() })
+  const Body = Type.Intersect([Person, Contact])
+  class NoNickname extends VersionChange {
+    description = 'People had no nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('nickname').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoNickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/people', { schema: { body: Body } }, async (request) => request.body)
+  }))
+
+  const response = await app.inject({
+    method: 'POST', url: '/people', headers: v('2000-01-01'), payload: { name: 'Ada', email: 'ada@example.com', nickname: 'A', internal: true }
+  })
+  t.equal(response.statusCode, 200, 'the other member\'s required field survives cleaning (it used to fail HEAD validation: 500)')
+  t.same(response.json(), { name: 'Ada', email: 'ada@example.com' }, 'only the fields no member declares in that version are removed')
+
+  const latest = await app.inject({ method: 'POST', url: '/people', headers: v('2001-01-01'), payload: { name: 'Ada', email: 'e', nickname: 'A' } })
+  t.same(latest.json(), { name: 'Ada', email: 'e', nickname: 'A' })
+})
+
+test('regression: a union body: when several members plausibly match, fields of any of them are kept', async (t) => {
+  const Card = Type.Object({ cardNumber: Type.Optional(Type.String()), wallet: Type.Optional(Type.String()) })
+  const Transfer = Type.Object({ iban: Type.Optional(Type.String()) })
+  const Payment = Type.Union([Card, Transfer])
+  class NoWallets extends VersionChange {
+    description = 'Cards had no wallet.'
+    instructionsToMigrateToPreviousVersion = [schema(Card).field('wallet').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoWallets), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/payments', { schema: { body: Payment } }, async (request) => request.body)
+  }))
+
+  const transfer = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { iban: 'DE00' } })
+  t.equal(transfer.statusCode, 200)
+  t.same(transfer.json(), { iban: 'DE00' }, 'the second member\'s field is not removed by the first member\'s cleaner')
+
+  const withWallet = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { iban: 'DE00', wallet: 'w' } })
+  t.same(withWallet.json(), { iban: 'DE00' }, 'a field no plausible member declares in that version is still removed')
+})
+
+test('regression: an error while writing back after an async request converter is a 500, and the server goes on', async (t) => {
+  const Signup = Type.Object({ name: Type.String() })
+  let breakHeaders = true
+  class AsyncRename extends VersionChange {
+    description = 'name was full_name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name' })]
+
+    @ConvertRequestToNextVersionFor(Signup)
+    async rename (request: RequestInfo) {
+      await sleep(1)
+      if (request.form !== undefined) {
+        const fields: Record<string, FormValue> = { name: String(request.form.full_name) }
+        if (breakHeaders) Object.defineProperty(fields, 'broken', { enumerable: true, get () { throw new Error('form write-back failed') } })
+        request.form = fields
+        return
+      }
+      request.body.name = request.body.full_name
+      delete request.body.full_name
+      if (breakHeaders) request.headers = Object.defineProperty({}, 'x-broken', { enumerable: true, get () { throw new Error('header write-back failed') } })
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AsyncRename), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/signups', { schema: { body: Signup } }, async (request) => request.body)
+  }))
+
+  const json = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01'), payload: { full_name: 'Ada' } })
+  t.not(json, 'timeout', 'a JSON request gets an answer')
+  if (json !== 'timeout') t.equal(json.statusCode, 500, 'the error is answered as a 500')
+  const form = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Ada' })
+  t.not(form, 'timeout', 'a form request gets an answer')
+  if (form !== 'timeout') t.equal(form.statusCode, 500)
+  t.ok(entries.some((entry) => /write-back failed/.test(String(entry.err?.message))), 'the error is logged')
+
+  breakHeaders = false
+  const next = await injectOrTimeout(app, { method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Grace' })
+  t.not(next, 'timeout')
+  if (next !== 'timeout') t.same([next.statusCode, next.json()], [200, { name: 'Grace' }], 'the next request is served')
+})
+
+test('deep data overflowed the stack: a tree as deep as plain Fastify serves (3,000 levels) under a recursive schema with converters is migrated both ways', async (t) => {
+  const Tree = Type.Recursive((This) => Type.Object({ label: Type.String(), child: Type.Optional(This) }), { $id: 'Tree' })
+  const Body = Type.Object({ tree: Tree })
+  class LabelsWereNames extends VersionChange {
+    description = 'Tree nodes were named, not labelled.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(Tree)
+    up (request: RequestInfo) {
+      request.body.label = `up ${String(request.body.label)}`
+    }
+
+    @ConvertResponseToPreviousVersionFor(Tree)
+    down (response: ResponseInfo) {
+      response.body.label = `down ${String(response.body.label)}`
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelsWereNames), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/trees', { schema: { body: Body, response: { 200: Body } } }, async (request) => request.body)
+  }))
+  const depth = 3000
+  const payload = '{"tree":' + '{"label":"n","child":'.repeat(depth - 1) + '{"label":"leaf"}' + '}'.repeat(depth - 1) + '}'
+  const plain = Fastify()
+  t.teardown(() => plain.close())
+  plain.post('/trees', { schema: { body: Body, response: { 200: Body } } }, async (request) => request.body)
+  const reference = await plain.inject({ method: 'POST', url: '/trees', headers: { 'content-type': 'application/json' }, payload })
+  t.equal(reference.statusCode, 200, `plain Fastify serves ${depth} levels (the reference)`)
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const response = await app.inject({ method: 'POST', url: '/trees', headers: v(version, { 'content-type': 'application/json' }), payload })
+    t.equal(response.statusCode, 200, `${version}: ${depth} levels are served`)
+    let node = response.json().tree
+    let levels = 1
+    let converted = 0
+    const expected = version === '2000-01-01' ? 'down up ' : ''
+    while (node.child !== undefined) {
+      if (node.label === `${expected}n`) converted++
+      node = node.child
+      levels++
+    }
+    t.equal(levels, depth, `${version}: every level comes back`)
+    t.equal(converted, depth - 1, `${version}: the converters ran on every node`)
+    t.equal(node.label, `${expected}leaf`)
+  }
+})

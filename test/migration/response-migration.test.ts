@@ -1,0 +1,443 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange, type ResponseInfo, fastifyVersioner, versioned } from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { call, jsonOf } from '../helpers/http'
+import { Readable } from 'node:stream'
+import Fastify from 'fastify'
+import { captureLogs, v } from '../helpers/request-pipeline'
+import { buildSeededApp } from '../fixtures/seeded-app'
+
+test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
+  const UserResource = Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    email: Type.String(),
+    internalNote: Type.Optional(Type.String())
+  })
+
+  class HideInternalNote extends VersionChange {
+    description = 'internalNote is internal.'
+    instructionsToMigrateToPreviousVersion = [schema(UserResource).field('internalNote').didntExist]
+  }
+  class AddEmail extends VersionChange {
+    description = 'Users have an email.'
+    instructionsToMigrateToPreviousVersion = [schema(UserResource).field('email').didntExist]
+  }
+  class RenameFullName extends VersionChange {
+    description = 'fullName became name; note is gone.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserResource).field('name').had({ name: 'fullName' }),
+      schema(UserResource).formerField('note').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(UserResource)
+    nameToFullName (response: ResponseInfo) {
+      response.body.fullName = response.body.name
+      delete response.body.name
+      response.body.note = `note: ${String(response.body.internalNote)}`
+    }
+  }
+
+  const versions = new VersionBundle(
+    new HeadVersion(HideInternalNote),
+    new Version('2002-01-01', AddEmail),
+    new Version('2001-01-01', RenameFullName),
+    new Version('2000-01-01')
+  )
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: UserResource } } },
+      async (request) => ({ id: request.params.id, name: 'Ada', email: 'ada@example.com', internalNote: 'vip', debug: true } as never))
+  })
+
+  const latest = await call(app, '2002-01-01', '/users/u1')
+  t.equal(latest.statusCode, 200)
+  t.equal(latest.headers['x-api-version'], '2002-01-01')
+  t.same(jsonOf(latest), { id: 'u1', name: 'Ada', email: 'ada@example.com' }, 'the HEAD-only field and unknown fields are stripped from latest')
+
+  const middle = await call(app, '2001-01-01', '/users/u1')
+  t.equal(middle.statusCode, 200)
+  t.equal(middle.headers['x-api-version'], '2001-01-01')
+  t.same(jsonOf(middle), { id: 'u1', name: 'Ada' }, 'a field the version lacks is stripped, with no converter')
+
+  const oldest = await call(app, '2000-01-01', '/users/u1')
+  t.equal(oldest.statusCode, 200)
+  t.same(jsonOf(oldest), { id: 'u1', fullName: 'Ada', note: 'note: vip' }, 'the converter used the HEAD-only field; leftovers are stripped')
+
+  const between = await call(app, '2001-06-15', '/users/u1')
+  t.equal(between.headers['x-api-version'], '2001-01-01', 'a date between versions is served as the older one')
+  t.same(jsonOf(between), { id: 'u1', name: 'Ada' })
+
+  t.equal(latest.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+test('response converters run from latest down, versions in order, changes as listed, converters as declared', async (t) => {
+  const Trail = Type.Object({ trail: Type.Array(Type.String()) })
+  const calls: string[] = []
+  const mark = (response: ResponseInfo, name: string): void => {
+    calls.push(name)
+    response.body.trail = [...response.body.trail, name]
+  }
+
+  class A extends VersionChange {
+    description = 'A'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Trail)
+    a1 (response: ResponseInfo) { mark(response, 'A.a1') }
+
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    a2 (response: ResponseInfo) { mark(response, 'A.a2') }
+  }
+  class B extends VersionChange {
+    description = 'B'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    b1 (response: ResponseInfo) { mark(response, 'B.b1') }
+
+    @ConvertResponseToPreviousVersionFor(Trail)
+    b2 (response: ResponseInfo) { mark(response, 'B.b2') }
+  }
+  class C extends VersionChange {
+    description = 'C'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Trail)
+    c1 (response: ResponseInfo) { mark(response, 'C.c1') }
+  }
+  class D extends VersionChange {
+    description = 'D'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/trail', ['GET'])
+    d1 (response: ResponseInfo) { mark(response, 'D.d1') }
+
+    @ConvertResponseToPreviousVersionFor(Trail)
+    d2 (response: ResponseInfo) { mark(response, 'D.d2') }
+  }
+
+  const versions = new VersionBundle(
+    new Version('2003-01-01', A, B),
+    new Version('2002-01-01', C),
+    new Version('2001-01-01', D),
+    new Version('2000-01-01')
+  )
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/trail', { schema: { response: { 200: Trail } } }, async () => ({ trail: ['head'] }))
+  })
+
+  const expected: Record<string, string[]> = {
+    '2003-01-01': [],
+    '2002-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2'],
+    '2001-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2', 'C.c1'],
+    '2000-01-01': ['A.a1', 'A.a2', 'B.b1', 'B.b2', 'C.c1', 'D.d1', 'D.d2']
+  }
+  for (const [version, order] of Object.entries(expected)) {
+    calls.length = 0
+    const response = await call(app, version, '/trail')
+    t.equal(response.statusCode, 200, `${version}: 200`)
+    t.same(jsonOf(response), { trail: ['head', ...order] }, `${version}: body records the order`)
+    t.same(calls, order, `${version}: converters called in order, once each`)
+  }
+})
+
+test('by-schema converters apply at every occurrence of the schema, once each, with body set to it', async (t) => {
+  const Item = Type.Object({ id: Type.String(), label: Type.String() })
+  const Other = Type.Object({ kind: Type.Literal('other'), size: Type.Number() })
+  const Page = Type.Object({
+    main: Item,
+    items: Type.Array(Item),
+    byKey: Type.Record(Type.String(), Item),
+    mixed: Type.Array(Type.Union([Other, Item])),
+    deep: Type.Object({ inner: Type.Object({ item: Item }) })
+  })
+  const Unrelated = Type.Object({ id: Type.String(), label: Type.String(), note: Type.String() })
+  const seen: unknown[] = []
+
+  class RenameLabel extends VersionChange {
+    description = 'Item.label was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('label').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    labelToTitle (response: ResponseInfo) {
+      seen.push(structuredClone(response.body))
+      response.body.title = `${String(response.body.label)}!`
+      delete response.body.label
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameLabel), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/item', { schema: { response: { 200: Item } } }, async () => ({ id: 'root', label: 'r' }))
+    api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }])
+    api.get('/page', { schema: { response: { 200: Page } } }, async () => ({
+      main: { id: 'm', label: 'M' },
+      items: [{ id: 'i1', label: 'I1' }, { id: 'i2', label: 'I2' }],
+      byKey: { k1: { id: 'r1', label: 'R1' } },
+      mixed: [{ kind: 'other' as const, size: 3 }, { id: 'u1', label: 'U1' }],
+      deep: { inner: { item: { id: 'd', label: 'D' } } }
+    }))
+    api.get('/unrelated', { schema: { response: { 200: Unrelated } } }, async () => ({ id: 'x', label: 'X', note: 'n' }))
+  })
+
+  seen.length = 0
+  const root = await call(app, '2000-01-01', '/item')
+  t.same(jsonOf(root), { id: 'root', title: 'r!' }, 'root')
+  t.same(seen, [{ id: 'root', label: 'r' }], 'once, with the whole body')
+
+  seen.length = 0
+  const list = await call(app, '2000-01-01', '/items')
+  t.same(jsonOf(list), [{ id: 'a', title: 'A!' }, { id: 'b', title: 'B!' }], 'an array of the schema as the response')
+  t.same(seen, [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], 'once per item, with body set to the item')
+
+  seen.length = 0
+  const page = await call(app, '2000-01-01', '/page')
+  t.equal(page.statusCode, 200)
+  t.same(jsonOf(page), {
+    main: { id: 'm', title: 'M!' },
+    items: [{ id: 'i1', title: 'I1!' }, { id: 'i2', title: 'I2!' }],
+    byKey: { k1: { id: 'r1', title: 'R1!' } },
+    mixed: [{ kind: 'other', size: 3 }, { id: 'u1', title: 'U1!' }],
+    deep: { inner: { item: { id: 'd', title: 'D!' } } }
+  }, 'nested property, array items, record values, the union member the data belongs to, deep nesting')
+  t.equal(seen.length, 6, 'six occurrences, six calls (not the union member of another schema)')
+  t.same(new Set(seen.map((body) => (body as { id: string }).id)), new Set(['m', 'i1', 'i2', 'r1', 'u1', 'd']))
+
+  seen.length = 0
+  const latestPage = await call(app, '2001-01-01', '/page')
+  t.same((jsonOf(latestPage) as { main: unknown }).main, { id: 'm', label: 'M' }, 'latest is not converted')
+  t.same(seen, [], 'no converter runs for the latest version')
+
+  seen.length = 0
+  const unrelated = await call(app, '2000-01-01', '/unrelated')
+  t.same(jsonOf(unrelated), { id: 'x', label: 'X', note: 'n' }, 'a schema with the same fields is not the converter\'s schema')
+  t.same(seen, [])
+})
+
+test('by-path converters follow their HEAD route: renamed paths and method filters', async (t) => {
+  const Thing = Type.Object({ id: Type.String(), method: Type.String(), tag: Type.Optional(Type.String()) })
+  const seen: string[] = []
+
+  class RenameThings extends VersionChange {
+    description = '/things/:id was /stuff/:id.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/things/:id', ['GET']).had({ path: '/stuff/:id' })]
+
+    @ConvertResponseToPreviousVersionFor('/things/:id', ['GET'])
+    tagThing (response: ResponseInfo) {
+      seen.push('tagThing')
+      response.body.tag = 'from-2001-change'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/both', ['POST'])
+    onlyPost (response: ResponseInfo) {
+      seen.push('onlyPost')
+      response.body.tag = 'post-only'
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', RenameThings), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/things/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Thing } } },
+      async (request) => ({ id: request.params.id, method: request.method }))
+    api.route({
+      method: ['GET', 'POST'],
+      url: '/both',
+      schema: { response: { 200: Thing } },
+      handler: async (request) => ({ id: 'both', method: request.method })
+    })
+  })
+
+  const renamed = await call(app, '2000-01-01', '/stuff/7')
+  t.equal(renamed.statusCode, 200)
+  t.same(jsonOf(renamed), { id: '7', method: 'GET', tag: 'from-2001-change' }, 'the old path runs the converter of the HEAD route')
+  t.same(seen, ['tagThing'])
+
+  const goneInOld = await call(app, '2000-01-01', '/things/7')
+  t.equal(goneInOld.statusCode, 404, 'the HEAD path does not exist in 2000-01-01')
+
+  seen.length = 0
+  const latest = await call(app, '2001-01-01', '/things/7')
+  t.same(jsonOf(latest), { id: '7', method: 'GET' }, 'latest: no converter')
+  const oldPathInLatest = await call(app, '2001-01-01', '/stuff/7')
+  t.equal(oldPathInLatest.statusCode, 404, 'the old path does not exist in latest')
+
+  const post = await call(app, '2000-01-01', '/both', { method: 'POST' })
+  t.same(jsonOf(post), { id: 'both', method: 'POST', tag: 'post-only' }, 'the POST of a GET+POST route is converted')
+  const get = await call(app, '2000-01-01', '/both')
+  t.same(jsonOf(get), { id: 'both', method: 'GET' }, 'its GET is not')
+  t.same(seen, ['onlyPost'])
+})
+
+test('a JSON text payload sent by the handler is converted too, and async converters are awaited', async (t) => {
+  const Note = Type.Object({ text: Type.String() })
+
+  class CountWords extends VersionChange {
+    description = 'words was removed.'
+    instructionsToMigrateToPreviousVersion = [schema(Note).formerField('words').existedAs({ type: Type.Integer() })]
+
+    // An async converter; `async` methods do not type-check with the decorator under experimentalDecorators.
+    @ConvertResponseToPreviousVersionFor(Note)
+    countWords (response: ResponseInfo): unknown {
+      return new Promise((resolve) => setTimeout(resolve, 5)).then(() => {
+        response.body.words = String(response.body.text).split(' ').length
+      })
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', CountWords), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/text', { schema: { response: { 200: Note } } }, async (_request, reply) => {
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ text: 'one two three', extra: 1 }) as never)
+    })
+    api.get('/object', { schema: { response: { 200: Note } } }, async () => ({ text: 'a b' }))
+  })
+
+  const text = await call(app, '2000-01-01', '/text')
+  t.equal(text.statusCode, 200)
+  t.same(jsonOf(text), { text: 'one two three', words: 3 }, 'parsed, converted, serialized with the version schema')
+  t.notOk(JSON.parse(text.body).extra, 'fields no schema has are stripped')
+  const object = await call(app, '2000-01-01', '/object')
+  t.same(jsonOf(object), { text: 'a b', words: 2 })
+  const latest = await call(app, '2001-01-01', '/object')
+  t.same(jsonOf(latest), { text: 'a b' })
+})
+
+test('regression: FSTVRS001: once per route, version and status, for successes too, with by-schema converters at the root or nested', async (t) => {
+  const Item = Type.Object({ sku: Type.String() })
+  const Wrapped = Type.Object({ item: Item })
+  const warnings: Array<{ code: string, message: string }> = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push({ code: String(warning.code), message: warning.message }) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+  class SkuWasCode extends VersionChange {
+    description = 'sku was code.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('sku').had({ name: 'code' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    toCode (response: ResponseInfo) {
+      response.body.code = response.body.sku
+      delete response.body.sku
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', SkuWasCode), new Version('2000-01-01')) })
+  // Streams where the schema expects objects: the type provider does not know streams are sent as they are.
+  const streamed = (text: string): never => Readable.from([text]) as never
+  await app.register(versioned(async (api) => {
+    api.get('/wrapped', { schema: { response: { 200: Wrapped } } }, async (_request, reply) => reply.type('application/json').send(streamed('{"item":{"sku":"a"}}')))
+    api.get('/item', { schema: { response: { 200: Item } } }, async (_request, reply) => reply.type('application/json').send(streamed('{"sku":"a"}')))
+  }))
+
+  for (let round = 0; round < 3; round++) {
+    const wrapped = await app.inject({ method: 'GET', url: '/wrapped', headers: v('2000-01-01') })
+    t.equal(wrapped.body, '{"item":{"sku":"a"}}', 'the stream is untouched')
+    await app.inject({ method: 'GET', url: '/item', headers: v('2000-01-01') })
+    await app.inject({ method: 'GET', url: '/item', headers: v('2001-01-01') })
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+  const ours = warnings.filter((warning) => warning.code === 'FSTVRS001')
+  t.equal(ours.length, 2, 'one warning per route (version 2000-01-01, status 200), not one per request; none for the latest version')
+  t.match(ours[0]?.message, /^A response of status 200 could not be migrated to API version '2000-01-01'/)
+})
+
+test('converters saw class instances (a Date, not its JSON): they see plain JSON data, toJSON applied, on routes and in migrateResponseBody', async (t) => {
+  const Event = Type.Object({ at: Type.String() })
+  const seen: unknown[] = []
+  class EventsHadYears extends VersionChange {
+    description = 'Events carried their year.'
+    instructionsToMigrateToPreviousVersion = [schema(Event).formerField('year').existedAs({ type: Type.String() })]
+
+    @ConvertResponseToPreviousVersionFor(Event)
+    addYear (response: ResponseInfo) {
+      seen.push(response.body.at)
+      response.body.year = String(response.body.at).slice(0, 4)
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', EventsHadYears), new Version('2000-01-01'))
+  const at = new Date('2020-05-06T07:08:09.000Z')
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/event', { schema: { response: { 200: Event } } }, async () => ({ at }) as unknown as { at: string })
+  })
+  const response = await call(app, '2000-01-01', '/event')
+  t.equal(response.statusCode, 200)
+  t.same(jsonOf(response), { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'the converter read the ISO string')
+  t.same(seen, ['2020-05-06T07:08:09.000Z'], 'it saw the string JSON.stringify sends')
+
+  seen.length = 0
+  const migrated = migrateResponseBody(versions, Event, { latestBody: { at } as unknown as { at: string }, version: '2000-01-01' })
+  t.same(migrated, { at: '2020-05-06T07:08:09.000Z', year: '2020' }, 'migrateResponseBody too')
+  t.same(seen, ['2020-05-06T07:08:09.000Z'])
+})
+
+test('text payloads were hidden from by-path converters: a string payload is their body (streams and buffers stay on raw)', async (t) => {
+  const seen: Array<{ body: unknown, raw: unknown }> = []
+  class GreetingsWereShouted extends VersionChange {
+    description = 'Greetings were in capitals.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/greeting', ['GET'])
+    shout (response: ResponseInfo) {
+      seen.push({ body: response.body, raw: typeof response.raw })
+      const body: unknown = response.body
+      if (typeof body === 'string') response.body = body.toUpperCase() as never
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', GreetingsWereShouted), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/greeting', async (_request, reply) => reply.type('text/plain').send('hello'))
+  })
+  const old = await call(app, '2000-01-01', '/greeting')
+  t.equal(old.statusCode, 200)
+  t.equal(old.body, 'HELLO', 'the converter changed the text')
+  t.same(seen, [{ body: 'hello', raw: 'string' }], 'it saw the text as its body')
+  const latest = await call(app, '2001-01-01', '/greeting')
+  t.equal(latest.body, 'hello')
+})
+
+test('__proto__ crossed the response copy: with onProtoPoisoning "ignore", an echoed __proto__ key never becomes a prototype in any version', async (t) => {
+  const Profile = Type.Object({ nickname: Type.String(), role: Type.Optional(Type.String()) })
+  const Echo = Type.Object({ profile: Profile, note: Type.Optional(Type.String()) })
+  class NotesWereMemos extends VersionChange {
+    description = 'Echo notes were memos.'
+    instructionsToMigrateToPreviousVersion = [schema(Echo).field('note').had({ name: 'memo' })]
+
+    @ConvertResponseToPreviousVersionFor(Echo)
+    rename (response: ResponseInfo) {
+      response.body.memo = response.body.note
+      delete response.body.note
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NotesWereMemos), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/echo', { schema: { response: { 200: Echo } } }, async (request) => request.body as never)
+  }, { fastify: { onProtoPoisoning: 'ignore' } })
+  const payload = '{"profile":{"nickname":"n","__proto__":{"role":"admin"}},"note":"x"}'
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const response = await call(app, version, '/echo', { method: 'POST', payload, headers: { 'content-type': 'application/json' } })
+    t.equal(response.statusCode, 200)
+    t.same((jsonOf(response) as { profile: unknown }).profile, { nickname: 'n' }, `${version}: no role came from __proto__`)
+  }
+  t.equal(({} as Record<string, unknown>).role, undefined, 'Object.prototype is untouched')
+})
+
+test('a HEAD enum member no converter maps answers a logged 500 FST_VERSIONER_UNCONVERTIBLE_RESPONSE naming the change, never a serializer message', async (t) => {
+  const { stream, entries } = captureLogs()
+  const app = await buildSeededApp('enum', { logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  const latest = await app.inject({ url: '/orders', headers: v('2003-01-01') })
+  t.same([latest.statusCode, latest.json()[0].status], [200, 'refunded'], 'the version that has the member serves it')
+  for (const version of ['2002-01-01', '2000-01-01']) {
+    const old = await app.inject({ url: '/orders', headers: v(version) })
+    t.equal(old.statusCode, 500, `${version}: 500`)
+    t.match(old.json(), { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: `A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.` })
+    t.notMatch(old.body, /refunded|does not match|required/, `${version}: neither the value nor a serializer message reaches the client`)
+    t.equal(old.headers['x-api-version'], version)
+  }
+  const logged = entries.filter((entry) => entry.schema === 'OrderStatus')
+  t.equal(logged.length, 2, 'one log entry per request')
+  t.match(logged[0], { level: 50, apiVersion: '2002-01-01', route: 'GET /orders', versionChange: 'AddOrdersProfilesTagsContacts', value: 'refunded' })
+  t.match(logged[0].msg, /The value "refunded" of OrderStatus \(field 'status'\) cannot be expressed in API version 2002-01-01: version change AddOrdersProfilesTagsContacts removed it/)
+
+  const fixed = await buildSeededApp(undefined)
+  t.teardown(() => fixed.close())
+  const converted = await fixed.inject({ url: '/orders', headers: v('2000-01-01') })
+  t.same([converted.statusCode, converted.json()[0].status], [200, 'shipped'], 'with its converter, the member is mapped')
+})

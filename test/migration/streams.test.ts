@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { gunzipSync } from 'node:zlib'
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import fastifyCompress from '@fastify/compress'
+import fastifyStatic from '@fastify/static'
+import {
+  ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
+} from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { call, jsonOf } from '../helpers/http'
+
+interface Seen {
+  route: string
+  body: unknown
+  rawKind: string
+  status: number
+}
+
+function kindOf (value: unknown): string {
+  if (Buffer.isBuffer(value)) return 'buffer'
+  if (value instanceof Readable) return 'stream'
+  return typeof value
+}
+
+test('streams and buffers pass untouched; by-path converters see them on raw and may change status and headers', async (t) => {
+  const Any = Type.Object({ ok: Type.Boolean() })
+  const seen: Seen[] = []
+  let bySchemaCalls = 0
+
+  class LegacyDownloads extends VersionChange {
+    description = 'Downloads used to answer 203 with an x-legacy header.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/stream', ['GET'])
+    stream (response: ResponseInfo) {
+      seen.push({ route: 'stream', body: response.body, rawKind: kindOf(response.raw), status: response.statusCode })
+      response.statusCode = 203
+      response.headers['x-legacy'] = 'stream'
+    }
+
+    @ConvertResponseToPreviousVersionFor('/buffer', ['GET'])
+    buffer (response: ResponseInfo) {
+      seen.push({ route: 'buffer', body: response.body, rawKind: kindOf(response.raw), status: response.statusCode })
+      response.headers['x-legacy'] = 'buffer'
+      response.headers['content-disposition'] = 'attachment; filename="old.bin"'
+    }
+
+    @ConvertResponseToPreviousVersionFor(Any)
+    bySchema (response: ResponseInfo) {
+      bySchemaCalls++
+      response.body.ok = false
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', LegacyDownloads), new Version('2000-01-01'))
+  const bytes = Buffer.from([0, 1, 2, 254, 255, 10, 13])
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/stream', { schema: { response: { 200: Any } } }, async (_request, reply) => {
+      return reply.type('text/plain').send(Readable.from(['chunk-1;', 'chunk-2']) as never)
+    })
+    api.get('/buffer', async (_request, reply) => reply.type('application/octet-stream').send(bytes))
+    api.get('/json', { schema: { response: { 200: Any } } }, async () => ({ ok: true }))
+  })
+
+  const stream = await call(app, '2000-01-01', '/stream')
+  t.equal(stream.statusCode, 203, 'the converter changed the status')
+  t.equal(stream.headers['x-legacy'], 'stream')
+  t.equal(stream.headers['content-type'], 'text/plain')
+  t.equal(stream.body, 'chunk-1;chunk-2', 'the stream content is untouched')
+  t.equal(stream.headers['x-api-version'], '2000-01-01')
+
+  const buffer = await call(app, '2000-01-01', '/buffer')
+  t.equal(buffer.statusCode, 200)
+  t.same(buffer.rawPayload, bytes, 'the buffer is untouched, byte for byte')
+  t.equal(buffer.headers['x-legacy'], 'buffer')
+  t.equal(buffer.headers['content-disposition'], 'attachment; filename="old.bin"')
+
+  t.same(seen, [
+    { route: 'stream', body: undefined, rawKind: 'stream', status: 200 },
+    { route: 'buffer', body: undefined, rawKind: 'buffer', status: 200 }
+  ], 'by-path converters got body undefined and the payload on raw')
+  t.equal(bySchemaCalls, 0, 'the by-schema converter of the stream route\'s schema never saw the stream')
+
+  const object = await call(app, '2000-01-01', '/json')
+  t.same(jsonOf(object), { ok: false }, 'the by-schema converter does run for objects')
+  t.equal(bySchemaCalls, 1)
+
+  seen.length = 0
+  const latestStream = await call(app, '2001-01-01', '/stream')
+  t.equal(latestStream.statusCode, 200)
+  t.equal(latestStream.body, 'chunk-1;chunk-2')
+  t.equal(latestStream.headers['x-legacy'], undefined)
+  const latestBuffer = await call(app, '2001-01-01', '/buffer')
+  t.same(latestBuffer.rawPayload, bytes)
+  t.same(seen, [], 'no converter for latest')
+})
+
+test('files sent with @fastify/static and compressed responses from versioned routes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'versioner-streams-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const fileContent = 'line one\nline two\n'.repeat(20)
+  writeFileSync(join(dir, 'report.txt'), fileContent)
+
+  const Report = Type.Object({ rows: Type.Array(Type.Object({ n: Type.Integer(), label: Type.String() })) })
+  const seen: Seen[] = []
+
+  class LegacyReports extends VersionChange {
+    description = 'Reports used to be served with x-report-format: v1; rows had a label in capitals.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/report.txt', ['GET'])
+    file (response: ResponseInfo) {
+      seen.push({ route: 'file', body: response.body, rawKind: kindOf(response.raw), status: response.statusCode })
+      response.headers['x-report-format'] = 'v1'
+    }
+
+    @ConvertResponseToPreviousVersionFor(Report)
+    capitals (response: ResponseInfo) {
+      for (const row of response.body.rows) row.label = String(row.label).toUpperCase()
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', LegacyReports), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/report.txt', async (_request, reply) => reply.sendFile('report.txt'))
+    api.get('/report', { schema: { response: { 200: Report } } }, async () => ({
+      rows: Array.from({ length: 200 }, (_, n) => ({ n, label: `row number ${n}` }))
+    }))
+  }, {
+    beforeVersioner: async (app) => {
+      await app.register(fastifyStatic, { root: dir, serve: false })
+      await app.register(fastifyCompress, { global: true, threshold: 1024 })
+    }
+  })
+
+  const file = await call(app, '2000-01-01', '/report.txt')
+  t.equal(file.statusCode, 200)
+  t.equal(file.body, fileContent, 'the file content is untouched')
+  t.equal(file.headers['x-report-format'], 'v1')
+  t.equal(seen.length, 1)
+  t.equal(seen[0].body, undefined)
+  t.equal(seen[0].rawKind, 'stream', 'the converter saw the file stream on raw')
+
+  const latestFile = await call(app, '2001-01-01', '/report.txt')
+  t.equal(latestFile.body, fileContent)
+  t.equal(latestFile.headers['x-report-format'], undefined)
+
+  const compressed = await call(app, '2000-01-01', '/report', { headers: { 'accept-encoding': 'gzip' } })
+  t.equal(compressed.statusCode, 200)
+  t.equal(compressed.headers['content-encoding'], 'gzip', 'the converted body is compressed')
+  const rows = (JSON.parse(gunzipSync(compressed.rawPayload).toString()) as { rows: Array<{ n: number, label: string }> }).rows
+  t.equal(rows.length, 200)
+  t.same(rows[7], { n: 7, label: 'ROW NUMBER 7' }, 'converted before compression')
+
+  const latestCompressed = await call(app, '2001-01-01', '/report', { headers: { 'accept-encoding': 'gzip' } })
+  const latestRows = (JSON.parse(gunzipSync(latestCompressed.rawPayload).toString()) as { rows: Array<{ n: number, label: string }> }).rows
+  t.same(latestRows[7], { n: 7, label: 'row number 7' })
+})
+
+test('a streamed error response: migrateHttpErrors by-path converters and the FSTVRS001 warning', async (t) => {
+  const seen: Seen[] = []
+  const warnings: string[] = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push(String(warning.code)) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+
+  class StreamedErrors extends VersionChange {
+    description = 'Missing exports used to answer 204.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/export', ['GET'], { migrateHttpErrors: true })
+    noContent (response: ResponseInfo) {
+      seen.push({ route: 'export', body: response.body, rawKind: kindOf(response.raw), status: response.statusCode })
+      if (response.statusCode === 404) response.statusCode = 410
+    }
+  }
+
+  const versions = new VersionBundle(new Version('2001-01-01', StreamedErrors), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/export', async (_request, reply) => reply.code(404).type('text/plain').send(Readable.from(['no export'])))
+  })
+
+  const response = await call(app, '2000-01-01', '/export')
+  t.equal(response.body, 'no export', 'the stream content is untouched')
+  t.equal(response.headers['content-type'], 'text/plain')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(response.statusCode, 410, 'the converter changed the status of the streamed 404')
+  if (seen.length === 0) t.same(warnings, ['FSTVRS001'], 'when it is not migrated, FSTVRS001 says so')
+  else t.same(seen, [{ route: 'export', body: undefined, rawKind: 'stream', status: 404 }])
+
+  const latest = await call(app, '2001-01-01', '/export')
+  t.equal(latest.statusCode, 404)
+  t.equal(latest.body, 'no export')
+})

@@ -1,0 +1,417 @@
+// `check`: each kind of change that breaks a saved version's clients is one line naming the version, operation,
+// place and kind; changes its clients can ignore are notes.
+import { test } from 'tap'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { apiCompare } from 'api-smart-diff'
+import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bundleOf } from '../helpers/http-apps'
+
+type Json = Record<string, any>
+
+/** A document shaped as the plugin writes them: OpenAPI 3.1, named schemas as components, the version header. */
+function baseDocument (): Json {
+  const versionHeader = { in: 'header', name: 'x-api-version', required: true, schema: { type: 'string', enum: ['2000-01-01'], format: 'date' } }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'API', version: '2000-01-01' },
+    components: {
+      schemas: {
+        UserCreateRequest: {
+          type: 'object',
+          properties: {
+            address: { type: 'string', minLength: 1 },
+            nickname: { type: 'string' },
+            role: { anyOf: [{ const: 'admin' }, { const: 'member' }] },
+            plan: { type: 'string', enum: ['free', 'pro'] }
+          },
+          required: ['address']
+        },
+        UserResource: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            address: { type: 'string', description: 'Where deliveries go.' },
+            status: { type: 'string', enum: ['active', 'closed'] }
+          },
+          required: ['id', 'address']
+        }
+      }
+    },
+    paths: {
+      '/users': {
+        post: {
+          summary: 'Create a user',
+          parameters: [versionHeader, { in: 'query', name: 'dryRun', required: false, schema: { type: 'boolean' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UserCreateRequest' } } } },
+          responses: { 200: { description: 'Default Response', content: { 'application/json': { schema: { $ref: '#/components/schemas/UserResource' } } } } }
+        }
+      },
+      '/users/{userId}': {
+        get: {
+          parameters: [{ in: 'path', name: 'userId', required: true, schema: { type: 'string' } }, versionHeader],
+          responses: {
+            200: { description: 'Default Response', content: { 'application/json': { schema: { $ref: '#/components/schemas/UserResource' } } } },
+            404: { description: 'Default Response', content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } } } }
+          }
+        }
+      }
+    }
+  }
+}
+
+function changed (edit: (document: Json) => void): DocumentChange[] {
+  const after = baseDocument()
+  edit(after)
+  return compareDocuments('2000-01-01', baseDocument(), after)
+}
+
+const lines = (changes: DocumentChange[], breaking: boolean): string[] => changes.filter((change) => change.breaking === breaking).map((change) => change.text)
+
+test('an unchanged document has no changes', async (t) => {
+  t.same(compareDocuments('2000-01-01', baseDocument(), baseDocument()), [])
+})
+
+test('each kind of break is one line naming version, operation, place and kind', async (t) => {
+  const cases: Array<[string, (document: Json) => void, string[]]> = [
+    ['a request field removed', (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname }, ['2000-01-01 POST /users: request body /nickname: removed']],
+    ['a response field removed', (d) => {
+      delete d.components.schemas.UserResource.properties.address
+      d.components.schemas.UserResource.required = ['id']
+    }, ['2000-01-01 POST /users: response 200 /address: removed', '2000-01-01 GET /users/{userId}: response 200 /address: removed']],
+    ['a response field renamed', (d) => {
+      const schema = d.components.schemas.UserResource
+      schema.properties.street = schema.properties.address
+      delete schema.properties.address
+      schema.required = ['id', 'street']
+    }, ['2000-01-01 POST /users: response 200 /address: renamed to street', '2000-01-01 GET /users/{userId}: response 200 /address: renamed to street']],
+    ['a request field renamed', (d) => {
+      const schema = d.components.schemas.UserCreateRequest
+      schema.properties.street = schema.properties.address
+      delete schema.properties.address
+      schema.required = ['street']
+    }, ['2000-01-01 POST /users: request body /address: renamed to street']],
+    ['a type changed', (d) => { d.components.schemas.UserCreateRequest.properties.address.type = 'integer' }, ['2000-01-01 POST /users: request body /address: type changed']],
+    ['a request field became required', (d) => { d.components.schemas.UserCreateRequest.required.push('nickname') }, ['2000-01-01 POST /users: request body /nickname: became required']],
+    ['a new required request field', (d) => {
+      d.components.schemas.UserCreateRequest.properties.email = { type: 'string' }
+      d.components.schemas.UserCreateRequest.required.push('email')
+    }, ['2000-01-01 POST /users: request body /email: new required field']],
+    ['a response field became optional', (d) => { d.components.schemas.UserResource.required = ['id'] },
+      ['2000-01-01 POST /users: response 200 /address: became optional', '2000-01-01 GET /users/{userId}: response 200 /address: became optional']],
+    ['an enum member removed (enum)', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum = ['free'] }, ['2000-01-01 POST /users: request body /plan: enum member removed']],
+    ['an enum member removed (union of literals)', (d) => { d.components.schemas.UserCreateRequest.properties.role.anyOf.pop() }, ['2000-01-01 POST /users: request body /role: enum member removed']],
+    ['a status removed', (d) => { delete d.paths['/users/{userId}'].get.responses[404] }, ['2000-01-01 GET /users/{userId}: response 404: status removed']],
+    ['an endpoint removed', (d) => { delete d.paths['/users/{userId}'] }, ['2000-01-01 GET /users/{userId}: endpoint removed']],
+    ['a method removed', (d) => { d.paths['/users/{userId}'].put = d.paths['/users/{userId}'].get; delete d.paths['/users/{userId}'].get },
+      ['2000-01-01 GET /users/{userId}: endpoint removed']],
+    ['a parameter removed', (d) => { d.paths['/users'].post.parameters.pop() }, ['2000-01-01 POST /users: query parameter dryRun: removed']],
+    ['a parameter became required', (d) => { d.paths['/users'].post.parameters[1].required = true }, ['2000-01-01 POST /users: query parameter dryRun: became required']],
+    ['a new required parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'tenant', required: true, schema: { type: 'string' } }) },
+      ['2000-01-01 POST /users: query parameter tenant: new required parameter']],
+    ['a request constraint tightened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 5 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['an enum member added to a response field', (d) => { d.components.schemas.UserResource.properties.status.enum.push('suspended') },
+      ['2000-01-01 POST /users: response 200 /status: enum member added', '2000-01-01 GET /users/{userId}: response 200 /status: enum member added']],
+    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ['2000-01-01 POST /users: query parameter dryRun /: type changed']]
+  ]
+  for (const [name, edit, expected] of cases) {
+    const changes = changed(edit)
+    t.same(lines(changes, true), expected, name)
+  }
+})
+
+test('changes clients can ignore are notes, not breaks', async (t) => {
+  const cases: Array<[string, (document: Json) => void, string[]]> = [
+    ['a new optional request field', (d) => { d.components.schemas.UserCreateRequest.properties.email = { type: 'string' } }, ['2000-01-01 POST /users: request body /email: new optional field']],
+    ['a new response field', (d) => { d.components.schemas.UserResource.properties.email = { type: 'string' } },
+      ['2000-01-01 POST /users: response 200 /email: new field', '2000-01-01 GET /users/{userId}: response 200 /email: new field']],
+    ['a new endpoint', (d) => { d.paths['/teams'] = { get: { responses: { 200: { description: 'Default Response' } } } } }, ['2000-01-01 GET /teams: new endpoint']],
+    ['a new status', (d) => { d.paths['/users'].post.responses[409] = { description: 'Conflict' } }, ['2000-01-01 POST /users: response 409: new status']],
+    ['a new optional parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'verbose', schema: { type: 'boolean' } }) },
+      ['2000-01-01 POST /users: query parameter verbose: new optional parameter']],
+    ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
+    ['a request field became optional', (d) => { d.components.schemas.UserCreateRequest.required = [] }, ['2000-01-01 POST /users: request body /address: became optional']],
+    ['the request body became optional', (d) => { d.paths['/users'].post.requestBody.required = false }, ['2000-01-01 POST /users: request body: became optional']],
+    ['a request constraint loosened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 0 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['an enum member removed from a response field', (d) => { d.components.schemas.UserResource.properties.status.enum = ['active'] },
+      ['2000-01-01 POST /users: response 200 /status: enum member removed', '2000-01-01 GET /users/{userId}: response 200 /status: enum member removed']],
+    ['an enum member added to a request field', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum.push('team') }, ['2000-01-01 POST /users: request body /plan: enum member added']]
+  ]
+  for (const [name, edit, expected] of cases) {
+    const changes = changed(edit)
+    t.same(lines(changes, true), [], `${name}: no break`)
+    t.same(lines(changes, false), expected, `${name}: noted`)
+  }
+  const described = changed((d) => { d.components.schemas.UserResource.properties.address.description = 'The delivery address.' })
+  t.same(lines(described, true), [], 'a description change is no break')
+})
+
+async function appServing (t: Teardown, versions: string[], withNickname: boolean) {
+  const User = Type.Object({ id: Type.String(), ...(withNickname ? { nickname: Type.String() } : {}) }, { $id: 'User' })
+  const app = await versionedApp(t, bundleOf(versions), async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'a', nickname: 'n' }))
+  })
+  await app.ready()
+  return app
+}
+
+test('checkDocuments compares every saved version with the app: removed versions break, new ones are notes', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const before = await appServing(t, ['2001-01-01', '2000-01-01'], true)
+  await exportDocuments(before, dir)
+
+  const same = await checkDocuments(await appServing(t, ['2001-01-01', '2000-01-01'], true), dir)
+  t.same(same, { breaks: [], notes: [], compared: ['2000-01-01', '2001-01-01', 'unversioned'] }, 'the same app: nothing to say (the changelog route makes an unversioned document)')
+
+  const later = await checkDocuments(await appServing(t, ['2002-01-01', '2001-01-01'], true), dir)
+  t.same(later.breaks.map((change) => change.text), ['2000-01-01: version removed'])
+  t.same(later.notes.map((change) => change.text), ['2002-01-01: new version'])
+
+  const broken = await checkDocuments(await appServing(t, ['2001-01-01', '2000-01-01'], false), dir)
+  t.same(broken.breaks.map((change) => change.text), [
+    '2000-01-01 GET /users/{id}: response 200 /nickname: removed',
+    '2001-01-01 GET /users/{id}: response 200 /nickname: removed'
+  ], 'a HEAD change without a version change breaks every saved version')
+  t.match(broken.breaks[0], { version: '2000-01-01', operation: 'GET /users/{id}', place: 'response 200 /nickname', kind: 'removed', breaking: true })
+})
+
+test('checkDocuments says what is wrong with the saved folder', async (t) => {
+  const app = await appServing(t, ['2000-01-01'], true)
+  await t.rejects(checkDocuments(app, join(tmpdir(), 'fastify-versioner-no-such-folder')), { code: 'FST_VERSIONER_TOOL', message: /cannot be read/ })
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /holds no saved documents.*run export first/ })
+  await writeFile(join(dir, '2000-01-01.json'), '{ not json')
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: /is not JSON/ })
+})
+
+// Issue 19, case 6: each of these used to compare as "no breaking change", turning the CI check off.
+const corrupted: Array<[string, unknown, RegExp]> = [
+  ['null', null, /is not an OpenAPI document: it holds null, where export writes an object/],
+  ['an array', [], /it holds an array/],
+  ['a string', 'openapi', /it holds a string/],
+  ['a number', 3, /it holds a number/],
+  ['an empty object', {}, /has no "openapi" field; check compares OpenAPI 3 documents/],
+  ['a Swagger 2.0 document', { swagger: '2.0', info: { title: 'API', version: '2000-01-01' }, paths: {} }, /is a Swagger 2\.0 document \("swagger": "2\.0"\)/],
+  ['"openapi": "2.0"', { ...baseDocument(), openapi: '2.0' }, /has "openapi": "2\.0"; check compares OpenAPI 3 documents/],
+  ['"openapi": 3.1', { ...baseDocument(), openapi: 3.1 }, /has "openapi": 3\.1;/],
+  ['"paths": null', { ...baseDocument(), paths: null }, /has "paths": null, where every OpenAPI document export writes has an object of paths/],
+  ['"paths": []', { ...baseDocument(), paths: [] }, /has "paths": \[\],/],
+  ['no paths', { openapi: '3.1.0', info: { title: 'API', version: '2000-01-01' } }, /has no "paths" field/],
+  ['"webhooks": []', { ...baseDocument(), webhooks: [] }, /has "webhooks": \[\], which must be an object when present/],
+  ['"components": null', { ...baseDocument(), components: null }, /has "components": null, which must be an object when present/],
+  ['no info.version', { ...baseDocument(), info: { title: 'API' } }, /has no info\.version/],
+  ["another version's document", { ...baseDocument(), info: { title: 'API', version: '2001-01-01' } }, /is the document of version '2001-01-01' \(its info\.version\), not of '2000-01-01'/]
+]
+
+test('compareDocuments refuses what is not an OpenAPI 3 document of the version, saved or current', async (t) => {
+  for (const [name, document, message] of corrupted) {
+    t.throws(() => compareDocuments('2000-01-01', document, baseDocument()), { code: 'FST_VERSIONER_TOOL', message }, `saved: ${name}`)
+    t.throws(() => compareDocuments('2000-01-01', document, baseDocument()), { message: /^The saved document of version '2000-01-01' .*Restore it from version control, or run export again/ })
+    t.throws(() => compareDocuments('2000-01-01', baseDocument(), document), { code: 'FST_VERSIONER_TOOL', message: /^The current document of version '2000-01-01' / }, `current: ${name}`)
+  }
+  const withWebhooks = { ...baseDocument(), webhooks: {} }
+  t.same(compareDocuments('2000-01-01', withWebhooks, withWebhooks), [], 'webhooks as an object is fine')
+})
+
+test('checkDocuments refuses a corrupted saved document, naming the file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2001-01-01', '2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const good = await readFile(file, 'utf8')
+  for (const [name, document, message] of corrupted) {
+    await writeFile(file, JSON.stringify(document))
+    await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message }, name)
+    await t.rejects(checkDocuments(app, dir), { message: `The saved document '${file}' ` }, `${name}: names the file`)
+  }
+  await writeFile(file, good)
+  t.same((await checkDocuments(app, dir)).breaks, [], 'the exported document passes')
+  await writeFile(join(dir, '2001-01-01.json'), good)
+  await t.rejects(checkDocuments(app, dir), { message: `The saved document '${join(dir, '2001-01-01.json')}' is the document of version '2000-01-01' (its info.version), not of '2001-01-01' as its file name says.` },
+    'a snapshot copied under the wrong name')
+})
+
+/** Defines `key` as an own property, as `JSON.parse` does (assigning `__proto__` would set the prototype instead). */
+function put (target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+const compare = (saved: Json, current: Json): DocumentChange[] => compareDocuments('2000-01-01', saved, current)
+
+test('fields named __proto__, constructor, toString or hasOwnProperty are ordinary fields', async (t) => {
+  /** Breaks and notes: a name of Object.prototype used to add a note on a field `function Object() { [native code] }`. */
+  const split = (changes: DocumentChange[]) => ({ breaks: lines(changes, true), notes: lines(changes, false) })
+  for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    /** The base document with a response field and an object request field of that name. */
+    const withField = (edit: (request: Json, response: Json) => void = () => {}): Json => {
+      const document = baseDocument()
+      const { UserCreateRequest, UserResource } = document.components.schemas
+      put(UserResource.properties, name, { type: 'string' })
+      put(UserCreateRequest.properties, name, { type: 'object', properties: { inner: { type: 'string' }, other: { type: 'string' } } })
+      edit(UserCreateRequest.properties[name], UserResource)
+      return document
+    }
+    t.same(split(compare(withField(), baseDocument())), {
+      breaks: [
+        `2000-01-01 POST /users: request body /${name}: removed`,
+        `2000-01-01 POST /users: response 200 /${name}: removed`,
+        `2000-01-01 GET /users/{userId}: response 200 /${name}: removed`
+      ],
+      notes: []
+    }, `${name}: removed`)
+    t.same(split(compare(baseDocument(), withField())), {
+      breaks: [],
+      notes: [
+        `2000-01-01 POST /users: request body /${name}: new optional field`,
+        `2000-01-01 POST /users: response 200 /${name}: new field`,
+        `2000-01-01 GET /users/{userId}: response 200 /${name}: new field`
+      ]
+    }, `${name}: added`)
+    t.same(split(compare(withField(), withField((request) => { request.type = 'string' }))),
+      { breaks: [`2000-01-01 POST /users: request body /${name}: type changed`], notes: [] }, `${name}: type changed`)
+    t.same(split(compare(withField(), withField((request) => { delete request.properties.inner }))),
+      { breaks: [`2000-01-01 POST /users: request body /${name}/inner: removed`], notes: [] }, `${name}: a field inside it removed`)
+    t.same(split(compare(withField(), withField((request) => { request.required = ['inner'] }))),
+      { breaks: [`2000-01-01 POST /users: request body /${name}/inner: became required`], notes: [] }, `${name}: a field inside it became required`)
+    const required = withField()
+    required.components.schemas.UserResource.required.push(name)
+    t.same(split(compare(required, baseDocument())).breaks, [
+      `2000-01-01 POST /users: request body /${name}: removed`,
+      `2000-01-01 POST /users: response 200 /${name}: removed`,
+      `2000-01-01 GET /users/{userId}: response 200 /${name}: removed`
+    ], `${name}: a required field removed is said once`)
+    const becameRequired = withField()
+    becameRequired.components.schemas.UserCreateRequest.required.push(name)
+    t.same(split(compare(withField(), becameRequired)), { breaks: [`2000-01-01 POST /users: request body /${name}: became required`], notes: [] }, `${name}: became required`)
+    const renamedTo = baseDocument()
+    const resource = renamedTo.components.schemas.UserResource
+    put(resource.properties, name, resource.properties.address)
+    delete resource.properties.address
+    resource.required = ['id', name]
+    t.same(split(compare(baseDocument(), renamedTo)), {
+      breaks: [`2000-01-01 POST /users: response 200 /address: renamed to ${name}`, `2000-01-01 GET /users/{userId}: response 200 /address: renamed to ${name}`],
+      notes: []
+    }, `${name}: renamed to`)
+    t.same(split(compare(renamedTo, baseDocument())), {
+      breaks: [`2000-01-01 POST /users: response 200 /${name}: renamed to address`, `2000-01-01 GET /users/{userId}: response 200 /${name}: renamed to address`],
+      notes: []
+    }, `${name}: renamed from`)
+    // A field holding one of that name, renamed.
+    const holding = (field: string): Json => {
+      const document = baseDocument()
+      const { properties } = document.components.schemas.UserResource
+      delete properties.address
+      put(properties, field, { type: 'object', properties: {} })
+      put(properties[field].properties, name, { type: 'string' })
+      document.components.schemas.UserResource.required = ['id']
+      return document
+    }
+    t.same(split(compare(holding('address'), holding('street'))).breaks,
+      ['2000-01-01 POST /users: response 200 /address: renamed to street', '2000-01-01 GET /users/{userId}: response 200 /address: renamed to street'],
+      `${name}: a field holding one renamed`)
+    // A component of that name, through $refs (GET's with its first character URI-escaped, as a pointer may be).
+    const asComponent = (document: Json): Json => {
+      put(document.components.schemas, name, document.components.schemas.UserResource)
+      delete document.components.schemas.UserResource
+      document.paths['/users'].post.responses[200].content['application/json'].schema.$ref = `#/components/schemas/${name}`
+      document.paths['/users/{userId}'].get.responses[200].content['application/json'].schema.$ref =
+        `#/components/schemas/%${name.charCodeAt(0).toString(16)}${name.slice(1)}`
+      return document
+    }
+    const withoutAddress = asComponent(baseDocument())
+    delete withoutAddress.components.schemas[name].properties.address
+    withoutAddress.components.schemas[name].required = ['id']
+    t.same(split(compare(asComponent(baseDocument()), withoutAddress)).breaks,
+      ['2000-01-01 POST /users: response 200 /address: removed', '2000-01-01 GET /users/{userId}: response 200 /address: removed'], `a component named ${name}`)
+  }
+})
+
+test('api-smart-diff alone misses a __proto__ field: check marks such names before the diff', async (t) => {
+  const withProto = (): Json => {
+    const document = baseDocument()
+    put(document.components.schemas.UserResource.properties, '__proto__', { type: 'string' })
+    return document
+  }
+  // The reason for document-diff.ts; should a future api-smart-diff see it, the marking can go.
+  t.same(apiCompare(withProto(), baseDocument()).diffs, [], 'the library sees no change')
+  t.same(lines(compare(withProto(), baseDocument()), true), [
+    '2000-01-01 POST /users: response 200 /__proto__: removed',
+    '2000-01-01 GET /users/{userId}: response 200 /__proto__: removed'
+  ])
+  t.equal(Object.getPrototypeOf(withProto().components.schemas.UserResource.properties), Object.prototype, 'nothing set a prototype')
+})
+
+test('checkDocuments sees a __proto__ field a saved file loses', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const text = await readFile(file, 'utf8')
+  t.match(text, '"properties":{"id":{"type":"string"},', 'the User schema, as written')
+  await writeFile(file, text.replace('"properties":{"id":{"type":"string"},', '"properties":{"id":{"type":"string"},"__proto__":{"type":"string"},"constructor":{"type":"string"},'))
+  const result = await checkDocuments(app, dir)
+  t.same(result.breaks.map((change) => change.text), [
+    '2000-01-01 GET /users/{id}: response 200 /__proto__: removed',
+    '2000-01-01 GET /users/{id}: response 200 /constructor: removed'
+  ])
+  t.same(result.notes, [])
+})
+
+/**
+ * The base document with a response field nested `levels` objects deep (6 + 2 × levels levels of JSON), built as
+ * text: JSON.stringify itself overflows the stack on such values.
+ */
+function deepDocument (levels: number): Json {
+  const deep = '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels)
+  const text = JSON.stringify(baseDocument()).replace('"UserResource":{"type":"object","properties":{', `"UserResource":{"type":"object","properties":{"deep":${deep},`)
+  return JSON.parse(text)
+}
+
+test('a document nested deeper than 256 levels is refused before any diff, saved or current', async (t) => {
+  const deep = deepDocument(10_000)
+  t.throws(() => compareDocuments('2000-01-01', deep, baseDocument()), {
+    code: 'FST_VERSIONER_TOOL',
+    message: "The saved document of version '2000-01-01' nests objects and arrays 20006 levels deep, where check compares at most 256 " +
+      '(comparing deeper documents takes minutes, and no real API nests so deep). Restore it from version control, or run export again on the code that released that version.'
+  })
+  t.throws(() => compareDocuments('2000-01-01', baseDocument(), deep), {
+    code: 'FST_VERSIONER_TOOL',
+    message: "The current document of version '2000-01-01' nests objects and arrays 20006 levels deep, where check compares at most 256 " +
+      '(comparing deeper documents takes minutes, and no real API nests so deep). Give deeply nested schemas an $id, so that the document refers to them as components.'
+  })
+  // The limit itself, on a deep but cheap extension of info (levels 3 to 256: nested arrays).
+  const atLimit = (depth: number): Json => ({ ...baseDocument(), info: { title: 'API', version: '2000-01-01', 'x-deep': JSON.parse('['.repeat(depth - 2) + ']'.repeat(depth - 2)) } })
+  t.same(compareDocuments('2000-01-01', atLimit(256), atLimit(256)), [], '256 levels are compared')
+  t.throws(() => compareDocuments('2000-01-01', atLimit(257), atLimit(256)), { message: /nests objects and arrays 257 levels deep, where check compares at most 256/ }, '257 are not')
+})
+
+test('checkDocuments names the deep document: a saved file, or what the app serves now', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const good = await readFile(file, 'utf8')
+  const levels = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
+  await writeFile(file, good.replace('"properties":{"id":{"type":"string"},', `"properties":{"deep":${levels},"id":{"type":"string"},`))
+  await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: `The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256` })
+  await writeFile(file, good)
+  // A request body 130 objects deep (Fastify's serializer refuses response schemas past 100).
+  let body: TSchema = Type.String()
+  for (let level = 0; level < 130; level++) body = Type.Object({ a: body })
+  const deepApp = await versionedApp(t, bundleOf(['2000-01-01']), async (api) => {
+    api.post('/users', { schema: { body } }, async () => ({}))
+  })
+  await deepApp.ready()
+  await t.rejects(checkDocuments(deepApp, dir), {
+    code: 'FST_VERSIONER_TOOL',
+    message: /^The document the app serves now for version '2000-01-01' nests objects and arrays \d+ levels deep, where check compares at most 256 .*Give deeply nested schemas an \$id/
+  })
+})

@@ -1,0 +1,68 @@
+// injectEveryVersion: one request, answered by every version in which its route exists, keyed by version.
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { buildApp } from '../../examples/users/app'
+import { endpoint, fastifyVersioner, injectEveryVersion, versioned } from '../../plugin'
+import { bundleOf } from '../helpers/http-apps'
+import { changeClass } from '../helpers/version-changes'
+
+test("one test states every version's contract of POST /users (the reference copies these tests per version)", async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const answers = await injectEveryVersion(app, (version) => ({
+    method: 'POST',
+    url: '/users',
+    payload: version === '2000-01-01' ? { address: '1 Main St' } : version === '2001-01-01' ? { addresses: ['1 Main St', '2 Side St'] } : { defaultAddress: '1 Main St' }
+  }))
+  t.same([...answers.keys()], ['2002-01-01', '2001-01-01', '2000-01-01'], 'every version, newest first')
+  const bodies = Object.fromEntries([...answers].map(([version, response]) => {
+    const { id, ...rest } = response.json()
+    t.match(id, /^[0-9a-f-]{36}$/, `${version}: an id`)
+    t.equal(response.headers['x-api-version'], version, `${version}: served as ${version}`)
+    return [version, { status: response.statusCode, ...rest }]
+  }))
+  t.same(bodies, {
+    '2002-01-01': { status: 200 },
+    '2001-01-01': { status: 200, addresses: ['1 Main St', '2 Side St'] },
+    '2000-01-01': { status: 200, address: '1 Main St' }
+  })
+})
+
+test('only the versions where the route exists answer', async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const created = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2002-01-01' }, payload: { defaultAddress: 'a' } })
+  const answers = await injectEveryVersion(app, { method: 'GET', url: `/users/${created.json().id as string}/addresses` })
+  t.same([...answers.keys()], ['2002-01-01'], 'GET /users/:userId/addresses is new in 2002-01-01')
+  t.match(answers.get('2002-01-01')?.json(), { data: [{ value: 'a' }] })
+  const some = await injectEveryVersion(app, { method: 'GET', url: `/users/${created.json().id as string}` }, { versions: ['2000-01-01'] })
+  t.same([...some.keys()], ['2000-01-01'], 'the versions option narrows the list')
+  await t.rejects(injectEveryVersion(app, { method: 'DELETE', url: '/users' }), { code: 'FST_VERSIONER_TOOL', message: /no versioned route answers DELETE \/users/ })
+})
+
+test('path versions: the version goes into the path, under the prefix; renamed paths answer where they match', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const versions = bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('RenameItems', [endpoint('/api/things/:id', ['GET']).had({ path: '/api/items/:id' })])] })
+  await app.register(fastifyVersioner, { versions, apiVersionLocation: 'path' })
+  await app.register(versioned(async (api) => {
+    api.get('/things/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async (request) => ({ id: request.params.id, url: request.url }))
+  }), { prefix: '/api' })
+  await app.ready()
+  const things = await injectEveryVersion(app, { url: '/api/things/7?full=1' })
+  t.same([...things.keys()], ['2001-01-01'])
+  t.same(things.get('2001-01-01')?.json(), { id: '7', url: '/api/2001-01-01/things/7?full=1' })
+  const items = await injectEveryVersion(app, { url: '/api/items/8' })
+  t.same([...items.keys()], ['2000-01-01'])
+  t.same(items.get('2000-01-01')?.json(), { id: '8', url: '/api/2000-01-01/items/8' })
+})
+
+test('before ready it throws FST_VERSIONER_NOT_READY', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']) })
+  await t.rejects(injectEveryVersion(app, { url: '/x' }), { code: 'FST_VERSIONER_NOT_READY' })
+})

@@ -1,0 +1,282 @@
+// `app.versioner.verify()`: generated examples of every version migrate up to HEAD and HEAD examples down to every
+// version; each finding names the route, version, direction, version change, converter and JSON pointer.
+import { test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
+import { buildSeededApp, type Mistake } from '../fixtures/seeded-app'
+import { buildApp } from '../../examples/users/app'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+/** A ready application serving `POST /users` (body `create`) and `GET /users/:id`, both answering a `user`, in `versions`. */
+async function usersApp (t: Teardown, versions: VersionBundle, create: TSchema, user: TSchema): Promise<FastifyInstance> {
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/users', { schema: { body: create, response: { 200: user } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: user } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+  })
+  await app.ready()
+  return app
+}
+
+function schemas () {
+  const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }), email: Type.Optional(Type.String()) }, { $id: 'UserCreate' })
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  return { UserCreate, User }
+}
+
+test('a rename instruction without converters is found, in both directions, naming the change and the pointer', async (t) => {
+  const { UserCreate, User } = schemas()
+  class RenameNameToFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserCreate).field('fullName').had({ name: 'name' }),
+      schema(User).field('fullName').had({ name: 'name' })
+    ]
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  const findings = await app.versioner.verify()
+  const summary = findings.map(({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }) =>
+    ({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }))
+  t.same(summary, [
+    { route: 'POST /users', version: '2000-01-01', direction: 'request', part: 'body', pointer: '/fullName', versionChanges: ['RenameNameToFullName'], changeVersion: '2001-01-01', converters: [] },
+    { route: 'POST /users', version: '2000-01-01', direction: 'response', part: 'response 200', pointer: '/name', versionChanges: ['RenameNameToFullName'], changeVersion: '2001-01-01', converters: [] },
+    { route: 'GET /users/:id', version: '2000-01-01', direction: 'response', part: 'response 200', pointer: '/name', versionChanges: ['RenameNameToFullName'], changeVersion: '2001-01-01', converters: [] }
+  ], 'the request and both responses of 2000-01-01, and nothing of 2001-01-01')
+  t.match(findings[0].text, /^POST \/users \(2000-01-01\): request body\/fullName migrated up from 2000-01-01 fails the schema of 2001-01-01: must have required property 'fullName'; first wrong after RenameNameToFullName \(2001-01-01\), no converter ran/)
+  t.match(findings[0].message, /required property 'fullName'/)
+})
+
+test('the same rename with its converters passes', async (t) => {
+  const { UserCreate, User } = schemas()
+  class RenameNameToFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(UserCreate).field('fullName').had({ name: 'name' }),
+      schema(User).field('fullName').had({ name: 'name' })
+    ]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  t.same(await app.versioner.verify(), [])
+})
+
+test('a wrong converter is named, and the change that holds it, not the changes around it', async (t) => {
+  const { UserCreate, User } = schemas()
+  class AddEmail extends VersionChange {
+    description = 'email was added.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('email').didntExist]
+  }
+  class RenameNameToFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.nom = response.body.fullName // the wrong name
+      delete response.body.fullName
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AddEmail), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
+  const app = await usersApp(t, versions, UserCreate, User)
+  const findings = await app.versioner.verify()
+  t.same(findings.map((finding) => [finding.route, finding.version, finding.direction, finding.pointer, finding.versionChanges, finding.converters]), [
+    ['POST /users', '2000-01-01', 'response', '/name', ['RenameNameToFullName'], ['RenameNameToFullName.nameDown']],
+    ['GET /users/:id', '2000-01-01', 'response', '/name', ['RenameNameToFullName'], ['RenameNameToFullName.nameDown']]
+  ])
+  t.match(findings[0].text, /converters RenameNameToFullName\.nameDown/)
+})
+
+test('a converter that throws is a finding naming it', async (t) => {
+  const { UserCreate, User } = schemas()
+  class RenameNameToFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      throw new TypeError(`cannot read ${String(request.body.missing)}`)
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
+  const findings = await app.versioner.verify()
+  t.equal(findings.length, 1)
+  t.match(findings[0], { route: 'POST /users', version: '2000-01-01', direction: 'request', part: 'converter', message: 'TypeError: cannot read undefined', converters: ['RenameNameToFullName.nameUp'] })
+})
+
+test('a request converter that refuses an example with a 4xx client error is no finding', async (t) => {
+  const { UserCreate, User } = schemas()
+  class NamesAreRefused extends VersionChange {
+    description = 'name became fullName; this version refuses every name.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      throw Object.assign(new Error(`name ${String(request.body.name)} can no longer be stored`), { statusCode: 422 })
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NamesAreRefused), new Version('2000-01-01')), UserCreate, User)
+  t.same(await app.versioner.verify(), [], 'the client gets a clear 422: not a break')
+})
+
+test('an optional field only the full example has is checked too', async (t) => {
+  const UserCreate = Type.Object({ fullName: Type.String(), nickname: Type.Optional(Type.String()) }, { $id: 'UserCreate' })
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  // Fastify coerces scalars (a number passes as a string), not objects.
+  const changes: VersionChangeClass[] = [class NicknameWasAnObject extends VersionChange {
+    description = 'nickname was an object.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('nickname').had({ type: Type.Object({ first: Type.String() }) })]
+  }]
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ...changes), new Version('2000-01-01')), UserCreate, User)
+  const findings = await app.versioner.verify()
+  t.same(findings.map((finding) => [finding.version, finding.direction, finding.pointer, finding.kind]), [['2000-01-01', 'request', '/nickname', 'invalid']])
+  t.match(findings[0].example, { nickname: { first: String } }, 'the example that showed it holds the optional field')
+})
+
+test('verify before ready throws FST_VERSIONER_NOT_READY', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+  await t.rejects(app.versioner.verify(), { code: 'FST_VERSIONER_NOT_READY' })
+})
+
+test('the example app verifies cleanly', async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  t.same(await app.versioner.verify(), [])
+})
+
+/** The findings of the seeded example app, summarised. */
+async function seededFindings (t: Teardown, mistake: Mistake | undefined) {
+  const app = await buildSeededApp(mistake)
+  t.teardown(() => app.close())
+  await app.ready()
+  const findings = await app.versioner.verify()
+  return { findings, replayed: findings.replayed }
+}
+
+test('the example app with a fourth, correct version verifies cleanly, on at least 200 examples per route, version and direction', async (t) => {
+  const { findings, replayed } = await seededFindings(t, undefined)
+  t.same(findings.map((finding) => finding.text), [])
+  // 7 routes (3 of the example, 4 of 2003-01-01) in up to 4 versions, each with a request or a response side.
+  t.ok(replayed >= 200 * 7, `${replayed} examples replayed`)
+})
+
+test('each mistake that breaks integrations most often, seeded into the example app, gives exactly one finding naming it', async (t) => {
+  const expected: Record<Mistake, object> = {
+    enum: { route: 'GET /orders', direction: 'response', kind: 'invalid', part: 'response 200', pointer: '/*/status' },
+    rename: { route: 'PUT /profile', direction: 'request', kind: 'lost', part: 'body', pointer: '/nickname', message: 'the value at /nickname in 2002-01-01 does not reach HEAD' },
+    retype: { route: 'POST /taggings', direction: 'request', kind: 'invalid', part: 'body', pointer: '/tags', message: 'must be array' },
+    lossy: { route: 'POST /contacts', direction: 'request', kind: 'lost', part: 'body', pointer: '/contacts/*' }
+  }
+  for (const mistake of ['enum', 'rename', 'retype', 'lossy'] as const) {
+    const { findings } = await seededFindings(t, mistake)
+    t.equal(findings.length, 1, `${mistake}: one finding`)
+    t.match(findings[0], {
+      ...expected[mistake],
+      version: '2002-01-01',
+      versions: ['2002-01-01', '2001-01-01', '2000-01-01'],
+      changeVersion: '2003-01-01',
+      versionChanges: ['AddOrdersProfilesTagsContacts']
+    }, `${mistake}: the route, version, direction, change and pointer`)
+    t.match(findings[0].text, /first wrong after AddOrdersProfilesTagsContacts \(2003-01-01\)/, `${mistake}: the text names the change`)
+  }
+})
+
+test('a converter that is right for a value it sees but loses a second one is found, round trips included', async (t) => {
+  const Settings = Type.Object({ colors: Type.Array(Type.String()) }, { $id: 'Settings' })
+  class ColorsWereColours extends VersionChange {
+    description = 'colours became colors.'
+    instructionsToMigrateToPreviousVersion = [schema(Settings).field('colors').had({ name: 'colours' })]
+
+    @ConvertRequestToNextVersionFor(Settings)
+    up (request: RequestInfo) {
+      request.body.colors = request.body.colours
+      delete request.body.colours
+    }
+
+    @ConvertResponseToPreviousVersionFor(Settings)
+    down (response: ResponseInfo) {
+      response.body.colours = (response.body.colors as string[]).slice(0, 1)
+      delete response.body.colors
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ColorsWereColours), new Version('2000-01-01')), async (api) => {
+    api.put('/settings', { schema: { body: Settings, response: { 200: Settings } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const findings = await app.versioner.verify()
+  t.same(findings.map(({ kind, direction, part, pointer }) => ({ kind, direction, part, pointer })), [
+    { kind: 'round trip', direction: 'response', part: 'response 200', pointer: '/colours/*' },
+    { kind: 'lost', direction: 'response', part: 'response 200', pointer: '/colors/*' }
+  ], 'what went up does not come back; a HEAD value does not reach 2000-01-01')
+  t.match(findings[0].message, 'the value sent at /colours/* does not come back in the 200 response')
+  t.match(findings[1].message, 'the value at /colors/* in HEAD does not reach 2000-01-01')
+})
+
+test('webhook payloads are verified like responses: a forgotten enum converter is found', async (t) => {
+  const Status = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('archived')])
+  const Ticket = Type.Object({ id: Type.String(), status: Status }, { $id: 'Ticket' })
+  class NoArchive extends VersionChange {
+    description = 'Tickets can be archived.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('archived')]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoArchive), new Version('2000-01-01')), undefined, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'ticket.updated', body: Ticket }) }
+  })
+  await app.ready()
+  const findings = await app.versioner.verify()
+  t.same(findings.map(({ route, version, direction, kind, part, pointer, changeVersion }) => ({ route, version, direction, kind, part, pointer, changeVersion })), [
+    { route: 'webhook ticket.updated', version: '2000-01-01', direction: 'response', kind: 'invalid', part: 'payload', pointer: '/status', changeVersion: '2001-01-01' }
+  ])
+})
+
+test('the same seed replays the same examples; another seed other ones', async (t) => {
+  const app = await buildSeededApp('enum')
+  t.teardown(() => app.close())
+  await app.ready()
+  const first = await app.versioner.verify({ seed: 5, examples: 30 })
+  const again = await app.versioner.verify({ seed: 5, examples: 30 })
+  const other = await app.versioner.verify({ seed: 6, examples: 30 })
+  t.same(again.map((finding) => finding.example), first.map((finding) => finding.example), 'same seed, same examples')
+  t.equal(first.replayed, again.replayed)
+  t.notSame(other.map((finding) => finding.example), first.map((finding) => finding.example), 'another seed, other examples')
+})
+
+test('an example of a version\'s document that fails its schema is a finding', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User', examples: [{ id: 'u1', fullName: 'Ada Lovelace' }] })
+  class NameWasName extends VersionChange {
+    description = 'fullName was name; the example given for that version was left wrong.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(User).field('fullName').had({ name: 'name' }),
+      schema(User).had({ examples: [{ id: 'u2', fullName: 'Grace Hopper' }] })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings.map(({ route, version, kind }) => ({ route, version, kind })), [{ route: 'document', version: '2000-01-01', kind: 'invalid example' }])
+  t.match(findings[0].text, /^document \(2000-01-01\): the example at \/components\/schemas\/User\/examples\/0 fails its schema: must have required property 'name'/)
+})

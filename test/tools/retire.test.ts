@@ -1,0 +1,256 @@
+// `fastify-versioner retire`: what retiring a version and every older one removes, the app built again without
+// them and proven by check and verify, and the refusals (sunsetAt not passed, traffic inside --quiet-days, bad flags
+// and files). The example app (examples/users) through the real command once, the rest in this process.
+import t, { test } from 'tap'
+import { execFile } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { inProcess, scratch, type Run } from '../helpers/cli'
+
+const root = resolve(__dirname, '..', '..')
+const bin = join(root, 'lib', 'tools', 'bin.ts')
+const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')
+const plugin = JSON.stringify(join(root, 'plugin'))
+const example = 'examples/users/app.ts'
+const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+const DAY = 86_400_000
+
+// Each run builds the app twice and verifies what remains.
+t.setTimeout(300_000)
+
+function cli (args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', tsx, bin, ...args], { cwd: root, env, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+    })
+  })
+}
+
+const NO_SUNSET = (version: string): string => `note: ${version} has no sunsetAt: its clients were never told when it ends (no Sunset header); retire does not refuse it for that.\n`
+
+test('retire 2000-01-01 on the example: its Version, its change and both converters; check and verify at 0 on 2002 + 2001', async (t) => {
+  const result = await cli(['retire', example, '--version', '2000-01-01', '--examples', '20'])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.equal(result.stdout, [
+    'retire 2000-01-01 removes:\n',
+    '  version 2000-01-01 (no sunsetAt)\n',
+    '  change ReplaceUserAddressWithListOfAddresses (in Version(\'2001-01-01\'))\n',
+    '  converter ReplaceUserAddressWithListOfAddresses.addressToList\n',
+    '  converter ReplaceUserAddressWithListOfAddresses.addressesToSingleItem\n',
+    'retire: the application without them serves 2002-01-01, 2001-01-01.\n',
+    NO_SUNSET('2000-01-01'),
+    'check: no breaking change in 3 remaining version(s) (2002-01-01, 2001-01-01, unversioned); 0 note(s).\n'
+  ].join('') + 'verify: every remaining version of every versioned route migrates cleanly (2 version(s), 120 examples).\n')
+})
+
+test('retire 2001-01-01 on the example: 2000 goes too, and the HEAD fields kept only for them', async (t) => {
+  const result = await inProcess(['retire', example, '--version', '2001-01-01', '--examples', '20'])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.equal(result.stdout, [
+    'retire 2001-01-01 and every older version removes:',
+    '  version 2001-01-01 (no sunsetAt)',
+    '  version 2000-01-01 (no sunsetAt)',
+    '  change MoveUserAddressesToTheirOwnEndpoint (in Version(\'2002-01-01\'))',
+    '  change ReplaceUserAddressWithListOfAddresses (in Version(\'2001-01-01\'))',
+    '  converter MoveUserAddressesToTheirOwnEndpoint.addressesToDefaultAddress',
+    '  converter MoveUserAddressesToTheirOwnEndpoint.addressesInline',
+    '  converter ReplaceUserAddressWithListOfAddresses.addressToList',
+    '  converter ReplaceUserAddressWithListOfAddresses.addressesToSingleItem',
+    '  field UserCreateRequest.addressesToCreate: kept in HEAD only for retired versions (every remaining version hides it)',
+    '  field UserResource.prefetchedAddresses: kept in HEAD only for retired versions (every remaining version hides it)',
+    'retire: the application without them serves 2002-01-01.',
+    NO_SUNSET('2001-01-01').trim(),
+    NO_SUNSET('2000-01-01').trim(),
+    'check: no breaking change in 2 remaining version(s) (2002-01-01, unversioned); 0 note(s).',
+    'verify: every remaining version of every versioned route migrates cleanly (1 version(s), 60 examples).',
+    ''
+  ].join('\n'))
+})
+
+/** A usage file whose 2000-01-01 was last seen `daysAgo` days ago by acct_1 (and 2001-01-01 today by acct_2). */
+async function usageFile (dir: string, daysAgo: number): Promise<string> {
+  const file = join(dir, `usage-${daysAgo}.json`)
+  const seen = new Date(Date.now() - daysAgo * DAY).toISOString()
+  await writeFile(file, JSON.stringify({
+    versions: {
+      '2000-01-01': { lastSeen: seen, clients: { acct_1: seen, acct_0: new Date(Date.now() - 90 * DAY).toISOString() } },
+      '2001-01-01': { lastSeen: new Date().toISOString(), clients: { acct_2: new Date().toISOString() } }
+    }
+  }))
+  return file
+}
+
+test('--usage with --quiet-days 30: 2000-01-01 seen three days ago exits 1 naming the client; 40 days ago passes', async (t) => {
+  const dir = await scratch(t)
+  const busy = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', await usageFile(dir, 3), '--quiet-days', '30', '--examples', '5'])
+  t.equal(busy.code, 1)
+  t.equal(busy.stderr, 'retire: 2000-01-01 had traffic inside the last 30 day(s) (--quiet-days 30), last 3 days ago; clients: acct_1 (3 days ago). ' +
+    'Ask them to upgrade, or wait.\n', 'acct_0, seen 90 days ago, is not named')
+  t.match(busy.stdout, /^usage: 2000-01-01 last seen \S+ \(3 days ago\); clients: acct_1 \(\S+\), acct_0 \(\S+\)$/m)
+  t.match(busy.stdout, /^check: no breaking change in 3 remaining version\(s\)/m, 'the plan is still checked')
+
+  const quiet = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', await usageFile(dir, 40), '--quiet-days', '30', '--examples', '5'])
+  t.equal(quiet.code, 0, quiet.stderr)
+  t.match(quiet.stdout, /^usage: 2000-01-01 last seen \S+ \(40 days ago\)/m)
+  const unwindowed = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', await usageFile(dir, 3), '--examples', '5'])
+  t.equal(unwindowed.code, 0, 'without --quiet-days the usage is only printed')
+})
+
+/** A TypeScript app module: 2001-01-01 and 2000-01-01 (sunset `sunsetAt`), an enum member and a route only 2000 has. */
+async function lifecycleApp (dir: string, sunsetAt: string | undefined): Promise<string> {
+  const file = join(dir, `app-${sunsetAt ?? 'none'}.ts`)
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, endpoint, enumeration } from ${plugin}
+
+const Status = Type.Union([Type.Literal('open'), Type.Literal('closed')], { $id: 'Status' })
+const Order = Type.Object({ id: Type.String(), status: Status }, { $id: 'Order' })
+class HideClosed extends VersionChange {
+  description = 'closed is kept for 2000-01-01 only.'
+  instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('closed')]
+}
+class DropClosedAndLegacySearch extends VersionChange {
+  description = 'Orders can no longer be closed; the legacy search is gone.'
+  instructionsToMigrateToPreviousVersion = [enumeration(Status).had({ closed: 'closed' }), endpoint('/legacy-search', ['GET']).existed]
+}
+const versions = new VersionBundle(new HeadVersion(HideClosed), new Version('2001-01-01', DropClosedAndLegacySearch),
+  new Version('2000-01-01'${sunsetAt === undefined ? '' : `, { sunsetAt: '${sunsetAt}' }`}))
+
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+    api.get('/legacy-search', { onlyExistsInOlderVersions: true, schema: { response: { 200: Type.Object({ results: Type.Array(Type.String()) }) } } },
+      async () => ({ results: [] }))
+  }))
+  return app
+}
+`)
+  return file
+}
+
+test('an onlyExistsInOlderVersions route and an enum member kept only for 2000-01-01; a sunsetAt passed', async (t) => {
+  const dir = await scratch(t)
+  const result = await inProcess(['retire', await lifecycleApp(dir, '2020-01-01'), '--version', '2000-01-01', '--examples', '5'])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.match(result.stdout, [
+    'retire 2000-01-01 removes:',
+    '  version 2000-01-01 (sunsetAt 2020-01-01T00:00:00.000Z)',
+    '  change DropClosedAndLegacySearch (in Version(\'2001-01-01\'))',
+    '  route GET /legacy-search (onlyExistsInOlderVersions): no remaining version serves it',
+    '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it)',
+    'retire: the application without them serves 2001-01-01.',
+    'check: no breaking change in 2 remaining version(s) (2001-01-01, unversioned); 0 note(s).',
+    ''
+  ].join('\n'))
+})
+
+test('a sunsetAt that has not passed exits 1 and says so', async (t) => {
+  const dir = await scratch(t)
+  const result = await inProcess(['retire', await lifecycleApp(dir, '2999-01-01'), '--version', '2000-01-01', '--examples', '5'])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'retire: 2000-01-01\'s sunsetAt (2999-01-01T00:00:00.000Z) has not passed: its clients were told it is served until then. ' +
+    'Retire it after that date, or name a version whose sunset has passed.\n')
+})
+
+test('bad flags are usage errors (2) saying what is accepted', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [['retire', example], 'retire needs --version <V>: the newest version to retire (every older one goes too).'],
+    [['retire', example, '--version', '2000-01-01', '--quiet-days', '30'], '--quiet-days needs --usage <file>: the last-seen times it is checked against.'],
+    [['retire', example, '--version', '2000-01-01', '--usage', 'u.json', '--quiet-days', 'soon'], '--quiet-days must be a whole number of days, 1 or more; got \'soon\'.'],
+    [['retire', example, '--version', '2000-01-01', '--usage', ''], '--usage needs a file: the JSON usage file (see docs/retiring-and-upgrading.md).'],
+    [['verify', example, '--version', '2000-01-01'], '--version applies to retire only.'],
+    [['check', example, '--against', 'x', '--usage', 'u.json'], '--usage applies to retire only.']
+  ]
+  for (const [args, message] of cases) {
+    const result = await inProcess(args)
+    t.equal(result.code, 2, args.join(' '))
+    t.equal(result.stderr.split('\n')[0], `fastify-versioner: ${message}`)
+  }
+})
+
+test('versions the API cannot retire, and usage files it cannot read, exit 1 saying why', async (t) => {
+  const dir = await scratch(t)
+  const unknown = await inProcess(['retire', example, '--version', '1999-01-01'])
+  t.equal(unknown.code, 1)
+  t.equal(unknown.stderr, 'fastify-versioner retire: --version \'1999-01-01\' is not a version of this API; its versions (newest first): 2002-01-01, 2001-01-01, 2000-01-01.\n')
+  const newest = await inProcess(['retire', example, '--version', '2002-01-01'])
+  t.equal(newest.code, 1)
+  t.match(newest.stderr, 'is the newest version: retiring it would leave no version (an API keeps at least one). Name an older one: 2001-01-01, 2000-01-01.')
+  const accepted = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" } } } }'
+  const files: Array<[string, string]> = [
+    ['not json', 'is not JSON'],
+    ['[]', 'must be an object with either "versions" or "apis"'],
+    ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', 'versions["2000-01-01"].lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
+    ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', 'versions["2000-01-01"].clients["a"] is 1700000000, not an ISO 8601 date-time'],
+    ['{"versions":{"2000-01-01":{}}}', 'versions["2000-01-01"] has neither lastSeen nor clients']
+  ]
+  for (const [text, message] of files) {
+    const file = join(dir, 'usage.json')
+    await writeFile(file, text)
+    const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', file])
+    t.equal(result.code, 1, text)
+    t.match(result.stderr, `fastify-versioner retire: The usage file '${file}': ${message}`)
+    t.match(result.stderr, accepted)
+    t.equal(result.stdout, '', 'nothing is built')
+  }
+  const missing = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', join(dir, 'none.json')])
+  t.match(missing.stderr, `The usage file '${join(dir, 'none.json')}': cannot be read`)
+})
+
+test('an app module exporting an instance cannot be built again: exit 1 saying what retire needs', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'instance.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+const app = Fastify()
+app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+export default app
+`)
+  const result = await inProcess(['retire', file, '--version', '2000-01-01'])
+  t.equal(result.code, 1)
+  t.match(result.stderr, 'exports an application instance: retire builds the application a second time, without the retired versions, so the module must export a function')
+})
+
+test('several APIs: --api picks one (its bundle alone is cut); without it, an API lacking the version is named', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'apis.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+export default async function build () {
+  const app = Fastify()
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    await api.register(versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
+  }, { prefix: '/public' })
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('v2'), new Version('v1')), apiVersionFormat: 'string' })
+    await api.register(versioned(async (routes) => { routes.get('/orders', async () => ({ ok: true })) }))
+  }, { prefix: '/partner' })
+  return app
+}
+`)
+  const picked = await inProcess(['retire', file, '--api', 'public', '--version', '2000-01-01', '--examples', '5'])
+  t.equal(picked.code, 0, picked.stderr)
+  t.match(picked.stdout, /^retire: the application without them serves 2001-01-01\.$/m)
+  t.match(picked.stdout, /^check: no breaking change in \d remaining version\(s\) \(2001-01-01(, unversioned)?\); 0 note\(s\)\.$/m)
+  const usage = join(dir, 'usage.json')
+  const recent = new Date(Date.now() - DAY).toISOString()
+  await writeFile(usage, JSON.stringify({ apis: { public: { versions: { '2000-01-01': { clients: { acct_9: recent } } } }, partner: { versions: { v1: { lastSeen: recent } } } } }))
+  const busy = await inProcess(['retire', file, '--api', 'public', '--version', '2000-01-01', '--usage', usage, '--quiet-days', '7', '--examples', '5'])
+  t.equal(busy.code, 1)
+  t.equal(busy.stderr, 'retire: 2000-01-01 had traffic inside the last 7 day(s) (--quiet-days 7), last 24 hours ago; clients: acct_9 (24 hours ago). Ask them to upgrade, or wait.\n',
+    'the API\'s own entry of "apis"')
+  const partner = await inProcess(['retire', file, '--api', 'partner', '--version', 'v1', '--examples', '5'])
+  t.equal(partner.code, 0, partner.stderr)
+  t.match(partner.stdout, /^retire: the application without them serves v2\.$/m)
+  const both = await inProcess(['retire', file, '--version', '2000-01-01'])
+  t.equal(both.code, 1)
+  t.equal(both.stderr, 'fastify-versioner retire: API \'partner\': --version \'2000-01-01\' is not a version of this API; its versions (newest first): v2, v1. ' +
+    'Pick the API to retire a version of with --api <name>.\n')
+})

@@ -1,0 +1,150 @@
+/**
+ * The tools on an application with several versioned APIs: `export`, `check` and `verify` handle each API (one
+ * folder each), `--api <name>` picks one (named by `apiName` or its prefix), a module exporting one API's context
+ * works, and `injectEveryVersion` on the root finds the API that answers; mistakes are coded errors.
+ */
+import { test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { exportDocuments, fastifyVersioner, injectEveryVersion, versioned, type FastifyVersionerOptions } from '../../plugin'
+import { inProcess as cli, scratch } from '../helpers/cli'
+import { bundleOf } from '../helpers/http-apps'
+
+const root = resolve(__dirname, '..', '..')
+
+/**
+ * The module of a two-API app (`/public`, dated; `/partner`, string versions, named `partnerName` if given); with
+ * `exportApi`, an ES module whose default export is the `/partner` API's context, readied with its app (an async
+ * function cannot return a context: awaiting it awaits the root).
+ */
+async function appModule (dir: string, partnerName?: string, exportApi = false): Promise<string> {
+  const file = join(dir, exportApi ? 'api.mjs' : 'app.cjs')
+  const name = partnerName === undefined ? '' : `, apiName: '${partnerName}'`
+  const build = `async function build () {
+  const app = Fastify()
+  let partner
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    await api.register(versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
+  }, { prefix: '/public' })
+  await app.register(async (api) => {
+    partner = api
+    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('v2'), new Version('v1')), apiVersionFormat: 'string'${name} })
+    await api.register(versioned(async (routes) => { routes.get('/orders', async () => ({ ok: true })) }))
+  }, { prefix: '/partner' })
+  return { app, partner }
+}
+`
+  const imports = exportApi
+    ? `import Fastify from ${JSON.stringify(require.resolve('fastify'))}\nimport versioner from ${JSON.stringify(join(root, 'plugin.ts'))}\nconst { fastifyVersioner, versioned, VersionBundle, Version } = versioner\n`
+    : `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})\nconst { fastifyVersioner, versioned, VersionBundle, Version } = require(${JSON.stringify(join(root, 'plugin.ts'))})\n`
+  const tail = exportApi
+    ? 'const { app, partner } = await build()\nawait app.ready()\nexport default partner\n'
+    : 'module.exports = async () => (await build()).app\n'
+  await writeFile(file, `${imports}${build}${tail}`)
+  return file
+}
+
+test('export, check and verify handle each API of a two-API app: one folder per API, lines labelled by API', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const out = join(dir, 'openapi')
+  const exported = await cli(['export', app, '--out', out])
+  t.equal(exported.code, 0, exported.stderr)
+  t.same((await readdir(out)).sort(), ['partner', 'public'], 'one folder per API, named by its prefix')
+  t.same((await readdir(join(out, 'public'))).sort(), ['2000-01-01.json', '2001-01-01.json', 'unversioned.json'])
+  t.same((await readdir(join(out, 'partner'))).sort(), ['unversioned.json', 'v1.json', 'v2.json'])
+  t.match(exported.stdout, /^\[public\] wrote .*2001-01-01\.json$/m)
+  const checked = await cli(['check', app, '--against', out])
+  t.equal(checked.code, 0, checked.stderr)
+  t.match(checked.stdout, /\[public\] check: no breaking change in 3 saved version\(s\)/)
+  t.match(checked.stdout, /\[partner\] check: no breaking change in 3 saved version\(s\) \(unversioned, v1, v2\)/)
+  const verified = await cli(['verify', app, '--examples', '5'])
+  t.equal(verified.code, 0, verified.stderr)
+  t.match(verified.stdout, /\[partner\] verify: every version/)
+})
+
+test('types and check --types handle each API of a two-API app (one folder per API), and --api picks one', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const file = join(dir, 'types', 'api-types.ts')
+  const written = await cli(['types', app, '--out', file])
+  t.equal(written.code, 0, written.stderr)
+  t.same((await readdir(join(dir, 'types'))).sort(), ['partner', 'public'], 'one folder per API, named by its prefix')
+  t.match(await readFile(join(dir, 'types', 'public', 'api-types.ts'), 'utf8'), /export type Version = '2001-01-01' \| '2000-01-01'/)
+  const partner = await readFile(join(dir, 'types', 'partner', 'api-types.ts'), 'utf8')
+  t.match(partner, /export type Version = 'v2' \| 'v1'/)
+  t.match(partner, /'GET \/partner\/orders': \{/, "the partner API's routes")
+  t.match(written.stdout, /^\[partner\] wrote .*partner\/api-types\.ts$/m)
+  const current = await cli(['check', app, '--types', file])
+  t.equal(current.code, 0, current.stderr)
+  t.match(current.stdout, /\[public\] check: .*public\/api-types\.ts is current/)
+
+  const one = join(dir, 'partner-types.ts')
+  t.equal((await cli(['types', app, '--out', one, '--api', '/partner'])).code, 0)
+  t.equal(await readFile(one, 'utf8'), partner, 'the API picked alone: the same file, where --out says')
+  await writeFile(join(dir, 'types', 'public', 'api-types.ts'), 'stale\n')
+  const stale = await cli(['check', app, '--types', file])
+  t.equal(stale.code, 1)
+  t.match(stale.stderr, /\[public\] check: .*public\/api-types\.ts is stale/)
+})
+
+test('--api picks one API by name or prefix, written as a one-API app; an unknown name exits 1 listing the APIs', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir, 'partners')
+  const out = join(dir, 'one')
+  const exported = await cli(['export', app, '--out', out, '--api', 'partners'])
+  t.equal(exported.code, 0, exported.stderr)
+  t.same((await readdir(out)).sort(), ['unversioned.json', 'v1.json', 'v2.json'], 'apiName names the API; its documents go in <dir> itself')
+  t.equal((await cli(['check', app, '--against', out, '--api', '/partner'])).code, 0, 'its prefix names it too')
+  const unknown = await cli(['verify', app, '--api', 'nope'])
+  t.equal(unknown.code, 1)
+  t.match(unknown.stderr, /no versioned API named 'nope'; its APIs: public \(prefix '\/public'\), partners \(prefix '\/partner'\)/)
+})
+
+test("a module exporting one API's context, readied with its app: the tools work on that API", async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir, undefined, true)
+  const out = join(dir, 'context')
+  const exported = await cli(['export', app, '--out', out])
+  t.equal(exported.code, 0, exported.stderr)
+  t.same((await readdir(out)).sort(), ['unversioned.json', 'v1.json', 'v2.json'], "only that API's documents")
+})
+
+async function twoApis (t: { teardown: (fn: () => unknown) => void }, names: Array<string | undefined> = [undefined, undefined]): Promise<FastifyInstance> {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const api = (options: FastifyVersionerOptions, path: string) => async (context: FastifyInstance) => {
+    await context.register(fastifyVersioner, options)
+    await context.register(versioned(async (routes) => { routes.get(path, async (request) => ({ version: request.apiVersion })) }))
+  }
+  await app.register(api({ versions: bundleOf(['2001-01-01', '2000-01-01']), ...(names[0] === undefined ? {} : { apiName: names[0] }) }, '/items'), { prefix: '/a' })
+  await app.register(api({ versions: bundleOf(['v2', 'v1']), apiVersionFormat: 'string', ...(names[1] === undefined ? {} : { apiName: names[1] }) }, '/orders'), { prefix: '/b' })
+  await app.ready()
+  return app
+}
+
+test('injectEveryVersion on the root of a two-API app injects through the API that answers; none is a coded error', async (t) => {
+  const app = await twoApis(t)
+  const a = await injectEveryVersion(app, { url: '/a/items' })
+  t.same([...a.keys()], ['2001-01-01', '2000-01-01'])
+  t.same(a.get('2000-01-01')?.json(), { version: '2000-01-01' })
+  const b = await injectEveryVersion(app, { url: '/b/orders' }, { versions: ['v1'] })
+  t.same(b.get('v1')?.json(), { version: 'v1' })
+  await t.rejects(injectEveryVersion(app, { url: '/c/nothing' }),
+    { code: 'FST_VERSIONER_TOOL', message: /no versioned API of the application \(a, b\) answers GET \/c\/nothing/ })
+})
+
+test('the one-API functions on a two-API root, two APIs with one name, and a bad apiName are coded errors', async (t) => {
+  const app = await twoApis(t)
+  await t.rejects(exportDocuments(app, join(root, 'test', '.tmp', 'never')),
+    { code: 'FST_VERSIONER_TOOL', message: /the application holds 2 versioned APIs \(a, b\); pass one API's context/ })
+  const clash = await twoApis(t, ['same', 'same'])
+  await t.rejects(injectEveryVersion(clash, { url: '/a/items' }),
+    { code: 'FST_VERSIONER_TOOL', message: /both named 'same' \(their prefixes: '\/a', '\/b'\)\. Give each its own apiName option/ })
+  const bad = Fastify()
+  t.teardown(() => bad.close())
+  await t.rejects(async () => await bad.register(fastifyVersioner, { versions: bundleOf(['v1']), apiVersionFormat: 'string', apiName: 'a/b' }),
+    { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'apiName' must be a name made of letters, digits/ })
+})

@@ -1,0 +1,157 @@
+/**
+ * `fastify-versioner types` and `check --types`: the TypeScript types of every version, written from the served
+ * documents; the example app's committed file is current; the compiler checks converters typed with them.
+ */
+import { test } from 'tap'
+import fc from 'fast-check'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import ts from 'typescript'
+import { inProcess as cli, scratch } from '../helpers/cli'
+import { loadApp } from '../../lib/tools/load-app'
+import { typesModule } from '../../lib/tools/types-module'
+import { literal, printType } from '../../lib/tools/type-printer'
+
+const root = resolve(__dirname, '..', '..')
+const exampleApp = join(root, 'examples', 'users', 'app.ts')
+const committed = join(root, 'examples', 'users', 'api-types.ts')
+
+/** The TypeScript errors of a program of `files` (in `dir`), with the project's strict options, as `file(line): message`. */
+function compileErrors (dir: string, files: string[]): string[] {
+  const program = ts.createProgram(files.map((file) => join(dir, file)), {
+    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, skipLibCheck: true, types: ['node']
+  })
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const where = diagnostic.file === undefined || diagnostic.start === undefined
+      ? ''
+      : `${diagnostic.file.fileName.slice(dir.length + 1)}(${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1}): `
+    return `${where}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`
+  })
+}
+
+test('the example app: its committed types are current (check --types exits 0), and two runs write the same bytes', async (t) => {
+  const current = await cli(['check', exampleApp, '--types', committed])
+  t.equal(current.code, 0, current.stderr)
+  t.match(current.stdout, /api-types\.ts is current/)
+
+  const app = await loadApp(exampleApp)
+  t.teardown(() => app.close())
+  const first = await typesModule(app)
+  const second = await typesModule(app)
+  t.equal(first, second, 'the same application gives the same text')
+  t.equal(first, await readFile(committed, 'utf8'), 'the committed file is what types writes')
+  t.match(first, /export type Version = '2002-01-01' \| '2001-01-01' \| '2000-01-01'/)
+  t.match(first, /'2000-01-01': \{\n {4}UserCreateRequest: \{\n {6}address: string\n {4}\}/, 'Schemas: the 2000-01-01 form of a HEAD schema')
+  t.match(first, /'GET \/users\/:userId': \{\n {6}params: \{\n {8}userId: string/, "Routes: by 'METHOD /path', with the request parts")
+  t.match(first, /ReplaceUserAddressWithListOfAddresses: \{ older: '2000-01-01', newer: '2001-01-01' \}/, 'Changes: the two versions of a change')
+  t.match(first, /HideInternalUserFields: \{ older: '2002-01-01', newer: 'HEAD' \}/, "HeadVersion's changes give HEAD")
+})
+
+test('types --out writes the file; check --types exits 1 on a stale or missing file, naming the command to run', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'api-types.ts')
+  const written = await cli(['types', exampleApp, '--out', file])
+  t.equal(written.code, 0, written.stderr)
+  t.equal(await readFile(file, 'utf8'), await readFile(committed, 'utf8'))
+
+  await writeFile(file, (await readFile(file, 'utf8')).replace('address: string\n', 'address: number\n'))
+  const stale = await cli(['check', exampleApp, '--types', file])
+  t.equal(stale.code, 1)
+  t.match(stale.stderr, /api-types\.ts is stale; run fastify-versioner types <app> --out .*api-types\.ts and commit it/)
+
+  const missing = await cli(['check', exampleApp, '--types', join(dir, 'none.ts')])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /none\.ts is missing/)
+
+  const both = await cli(['check', exampleApp, '--against', join(root, 'examples', 'users', 'openapi'), '--types', file])
+  t.equal(both.code, 1, 'with --against too: the documents pass, the stale types fail the check')
+  t.match(both.stdout, /no breaking change/)
+
+  for (const [args, message] of [
+    [['types', exampleApp], /types needs --out <file>/],
+    [['verify', exampleApp, '--types', file], /--types applies to check only/],
+    [['check', exampleApp, '--types', ''], /check needs --types <file>/]
+  ] as const) {
+    const refused = await cli([...args])
+    t.equal(refused.code, 2, args.join(' '))
+    t.match(refused.stderr, message)
+  }
+})
+
+test('converters typed with the generated types: the compiler refuses a wrong field or type, accepts a correct converter', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'api-types.ts'), await readFile(committed, 'utf8'))
+  // RequestInfo and ResponseInfo from their own module (the package exports them from it): it imports nothing, so
+  // the program stays small.
+  const info = literal(join(root, 'lib', 'describe', 'converter-info'))
+  const converter = (body: string): string => `import type { RequestInfo, ResponseInfo } from ${info}
+import type { Conversion, Routes, Schemas } from './api-types'
+type Create = Conversion<'ReplaceUserAddressWithListOfAddresses', 'UserCreateRequest'>
+type User = Conversion<'ReplaceUserAddressWithListOfAddresses', 'UserResource'>
+export function up (request: RequestInfo<Create['older'], Create['newer']>): void {
+${body}
+}
+export function down (response: ResponseInfo<User['newer'], User['older']>): void {
+  const { addresses, ...rest } = response.body
+  response.body = { ...rest, address: addresses[0] }
+}
+export type Old = Schemas['2000-01-01']['UserResource']
+export type Created = Routes['2001-01-01']['POST /users']['responses'][200]
+`
+  const cases = {
+    'correct.ts': '  const { address, ...rest } = request.body\n  request.body = { ...rest, addresses: [address] }',
+    'reads-newer-field.ts': '  request.body = { addresses: request.body.addresses }',
+    'writes-wrong-type.ts': '  request.body = { addresses: request.body.address }',
+    'writes-older-body.ts': '  request.body = { address: request.body.address }',
+    'changes-in-place.ts': "  request.body.address = 'changed'"
+  }
+  for (const [file, body] of Object.entries(cases)) await writeFile(join(dir, file), converter(body))
+  // One program for every case (each file is a module of its own); its errors, by file.
+  const errors = compileErrors(dir, Object.keys(cases))
+  const of = (file: string): string => errors.filter((error) => error.startsWith(`${file}(`)).join('\n')
+  t.equal(of('correct.ts'), '', 'a correct converter compiles, without casts or any')
+  t.match(of('reads-newer-field.ts'), /Property 'addresses' does not exist on type/, 'reading a field the older version lacks')
+  t.match(of('writes-wrong-type.ts'), /Type 'string' is not assignable to type 'string\[\]'/, 'writing a wrong type into the newer version')
+  t.match(of('writes-older-body.ts'), /'address' does not exist in type|Property 'addresses' is missing/, "assigning the older version's body")
+  t.match(of('changes-in-place.ts'), /read-only property/, 'changing the read body in place')
+  t.equal(errors.filter((error) => !Object.keys(cases).some((file) => error.startsWith(`${file}(`))).length, 0, 'no error elsewhere (api-types.ts, converter-info.ts)')
+})
+
+test('literal: any string prints as a single-quoted TypeScript literal that evaluates back to it', async (t) => {
+  fc.assert(fc.property(fc.string({ unit: 'binary' }), (value) => {
+    const printed = literal(value)
+    // eslint-disable-next-line no-new-func
+    return printed.startsWith("'") && new Function(`return ${printed}`)() === value
+  }), { numRuns: 500 })
+  t.pass('500 strings round-trip')
+  t.equal(literal(3), '3')
+  t.equal(literal(null), 'null')
+})
+
+test('printType: JSON Schema to TypeScript, keyword by keyword', async (t) => {
+  const print = (schema: unknown): string => printType(schema, (name) => `Ref<'${name}'>`, '')
+  t.equal(print({ type: 'string' }), 'string')
+  t.equal(print({ type: 'integer' }), 'number')
+  t.equal(print({ type: ['string', 'null'] }), 'string | null')
+  t.equal(print({ enum: ['a', 'b', 1] }), "'a' | 'b' | 1")
+  t.equal(print({ const: "it's" }), "'it\\'s'")
+  t.equal(print({ anyOf: [{ type: 'string' }, { type: 'number' }] }), 'string | number')
+  t.equal(print({ allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }), "Ref<'A'> & Ref<'B'>")
+  t.equal(print({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } }), 'Array<string | number>')
+  t.equal(print({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }), '[string, number]')
+  t.equal(print({ type: 'object', properties: { 'x-id': { type: 'string' }, n: { type: 'number', description: 'A number.', deprecated: true } }, required: ['x-id'] }),
+    "{\n  'x-id': string\n  /**\n   * A number.\n   * @deprecated\n   */\n  n?: number\n}")
+  t.equal(print({ type: 'object', additionalProperties: { type: 'boolean' } }), '{\n  [key: string]: boolean\n}')
+  t.equal(print({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: { type: 'boolean' } }),
+    '{\n  a: string\n  [key: string]: unknown\n}', 'an index signature beside named properties admits them: unknown')
+  t.equal(print({ type: 'object' }), 'Record<string, unknown>')
+  t.equal(print({ type: 'object', additionalProperties: false }), 'Record<string, never>')
+  t.equal(print({}), 'unknown')
+  t.equal(print(true), 'unknown')
+  t.equal(print(false), 'never')
+  t.equal(print({ description: '*/ closes a comment', type: 'object', properties: { a: { description: 'ends */ here', type: 'string' } } }),
+    '{\n  /** ends *\\/ here */\n  a?: string\n}', 'a description cannot close its comment early')
+  let deep: unknown = { type: 'string' }
+  for (let level = 0; level < 300; level++) deep = { type: 'array', items: deep }
+  t.throws(() => print(deep), { code: 'FST_VERSIONER_TOOL', message: /nests more than 256 levels/ })
+})
