@@ -7,14 +7,14 @@
 import type { FastifyInstance } from 'fastify'
 import { readFile, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { checkDocuments } from './check'
+import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
-import type { VerifyOptions } from './verify'
-import { selectApis } from './versioned-apis'
+import type { VerifyFindings, VerifyOptions } from './verify'
+import { selectApis, type VersionedApi } from './versioned-apis'
 
-/** Where the command writes (the process's streams, or a test's collectors). */
-interface CommandOutput {
+/** Where a command writes (the process's streams, or a test's collectors). */
+export interface CommandOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
 }
@@ -45,20 +45,27 @@ async function checkTypes (context: FastifyInstance, file: string, io: CommandOu
   return false
 }
 
+/** Prints a check's changes and verdict (`which` versions: `saved`, `remaining`); 1 when it found a break. */
+export function printCheck ({ breaks, notes, compared }: CheckResult, which: string, io: CommandOutput): number {
+  for (const note of notes) io.out(`note: ${note.text}`)
+  for (const found of breaks) io.err(`break: ${found.text}`)
+  io.out(breaks.length === 0
+    ? `check: no breaking change in ${compared.length} ${which} version(s) (${compared.join(', ')}); ${notes.length} note(s).`
+    : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+  return breaks.length === 0 ? 0 : 1
+}
+
+/** Prints verify's findings and verdict (`clean`: what it says when there is none, before the count of examples); 1 for a finding. */
+export function printVerify (findings: VerifyFindings, clean: string, io: CommandOutput): number {
+  for (const finding of findings) io.err(`finding: ${finding.text}`)
+  io.out(findings.length === 0 ? `verify: ${clean}, ${findings.replayed} examples).` : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
+  return findings.length === 0 ? 0 : 1
+}
+
 /** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
 async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
-  let code = 0
-  if (run.dir !== undefined) {
-    const { breaks, notes, compared } = await checkDocuments(context, run.dir, run)
-    for (const note of notes) io.out(`note: ${note.text}`)
-    for (const found of breaks) io.err(`break: ${found.text}`)
-    io.out(breaks.length === 0
-      ? `check: no breaking change in ${compared.length} saved version(s) (${compared.join(', ')}); ${notes.length} note(s).`
-      : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
-    if (breaks.length > 0) code = 1
-  }
-  if (run.types !== undefined && !await checkTypes(context, run.types, io, run)) code = 1
-  return code
+  const code = run.dir === undefined ? 0 : printCheck(await checkDocuments(context, run.dir, run), 'saved', io)
+  return run.types !== undefined && !await checkTypes(context, run.types, io, run) ? 1 : code
 }
 
 /** Runs the command on one API (`context` is its context); returns the exit code. */
@@ -75,12 +82,8 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
     io.out(`wrote ${file}`)
     return 0
   }
-  const findings = await context.versioner.verify(run.verifyOptions)
-  for (const finding of findings) io.err(`finding: ${finding.text}`)
-  io.out(findings.length === 0
-    ? `verify: every version of every versioned route migrates cleanly (${context.versioner.versions.versionValues.length} versions, ${findings.replayed} examples).`
-    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-  return findings.length === 0 ? 0 : 1
+  const versions = context.versioner.versions.versionValues.length
+  return printVerify(await context.versioner.verify(run.verifyOptions), `every version of every versioned route migrates cleanly (${versions} versions`, io)
 }
 
 /** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
@@ -98,14 +101,20 @@ function perApiFile (file: string, api: string): string {
  */
 export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   const apis = selectApis(app, run.api)
-  if (apis.length === 1) return await runOnApi(apis[0].context, run, io)
-  let code = 0
-  for (const api of apis) {
-    const label = (line: string): string => `[${api.name}] ${line}`
+  return await eachApi(apis, io, async (api, apiIo) => {
+    if (apis.length === 1) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
-    const result = await runOnApi(api.context, { ...run, dir, types }, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
-    code = Math.max(code, result)
+    return await runOnApi(api.context, { ...run, dir, types }, apiIo)
+  })
+}
+
+/** Runs `each` on every API in turn, its lines prefixed `[name] ` when there are several; returns the worst exit code. */
+export async function eachApi (apis: readonly VersionedApi[], io: CommandOutput, each: (api: VersionedApi, io: CommandOutput) => Promise<number>): Promise<number> {
+  let code = 0
+  for (const api of apis) {
+    const label = apis.length === 1 ? (line: string) => line : (line: string) => `[${api.name}] ${line}`
+    code = Math.max(code, await each(api, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) }))
   }
   return code
 }

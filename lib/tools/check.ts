@@ -55,29 +55,25 @@ export function compareDocuments (version: string, saved: unknown, current: unkn
  * ```
  */
 export async function checkDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<CheckResult> {
-  let files: string[]
+  let names: string[]
   try {
-    files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
+    names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort().map((file) => file.slice(0, -'.json'.length))
   } catch (error) {
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
-  if (files.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
+  if (names.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
   const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
-  const breaks: DocumentChange[] = []
-  const notes: DocumentChange[] = []
-  const compared: string[] = []
-  const savedNames = new Set<string>()
-  for (const file of files) {
-    const name = file.slice(0, -'.json'.length)
-    savedNames.add(name)
+  const result: CheckResult = { breaks: [], notes: [], compared: [] }
+  const { breaks, notes } = result
+  for (const name of names) {
     if (previews.has(name)) {
       notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false))
       continue
     }
-    const saved = await readSaved(dir, file)
+    const saved = await readSaved(dir, name)
     const current = served.get(name)
     const version = current?.version ?? name
     if (current === undefined) {
@@ -86,29 +82,31 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
-    compared.push(version)
-    for (const found of compareComparable(version, saved, now)) (found.breaking ? breaks : notes).push(found)
+    compareInto(result, version, saved, now)
   }
-  for (const [name, document] of served) if (!savedNames.has(name)) notes.push(change(document.version, '', '', 'new version', false))
-  return { breaks, notes, compared }
+  for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
+  return result
+}
+
+/** Compares one version's documents (both comparable), adding it to `result.compared` and its changes to the breaks or notes. */
+export function compareInto (result: CheckResult, version: string, saved: unknown, current: unknown): void {
+  result.compared.push(version)
+  for (const found of compareComparable(version, saved, current)) (found.breaking ? result.breaks : result.notes).push(found)
 }
 
 /**
- * A saved `<version>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
+ * A saved `<name>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
  * says (`export` writes `fileNameOf(version)`).
  */
-async function readSaved (dir: string, file: string): Promise<unknown> {
-  const path = join(dir, file)
-  const name = file.slice(0, -'.json'.length)
+async function readSaved (dir: string, name: string): Promise<unknown> {
+  const path = join(dir, `${name}.json`)
   let saved: unknown
   try {
     saved = JSON.parse(await readFile(path, 'utf8'))
   } catch (error) {
     throw new VersionerToolError(`The saved document '${path}' is not JSON: ${(error as Error).message}`)
   }
-  assertComparable(saved, {
-    name: `The saved document '${path}'`, saved: true, version: name, versionFrom: 'its file name says', isVersion: (version) => fileNameOf(version) === name
-  })
+  assertComparable(saved, { name: `The saved document '${path}'`, saved: true, version: name, fileName: true })
   return saved
 }
 
@@ -118,12 +116,10 @@ interface DocumentSource {
   readonly name: string
   /** True for a saved snapshot (to restore), false for the document the application serves now (to fix there). */
   readonly saved: boolean
-  /** The version the document must say it is (its `info.version`). */
+  /** The version the document must say it is (its `info.version`); with `fileName`, that version's file name (`fileNameOf`). */
   readonly version: string
-  /** Where that version comes from, when not from the caller: `its file name says`. */
-  readonly versionFrom?: string
-  /** Whether an `info.version` is that version (default: equal to it). */
-  readonly isVersion?: (infoVersion: string) => boolean
+  /** True when `version` comes from a saved document's file name (the message says so). */
+  readonly fileName?: true
 }
 
 /**
@@ -196,9 +192,8 @@ function outlineProblem (document: unknown, source: DocumentSource): string | un
   const info = field('info')
   const version = kindOf(info) === 'an object' && Object.hasOwn(info as object, 'version') ? (info as { version: unknown }).version : undefined
   if (typeof version !== 'string') return `has no info.version (${shown('info', info)}), where export writes the version`
-  const isVersion = source.isVersion ?? ((infoVersion: string) => infoVersion === source.version)
-  if (!isVersion(version)) {
-    return `is the document of version '${version}' (its info.version), not of '${source.version}'${source.versionFrom === undefined ? '' : ` as ${source.versionFrom}`}`
+  if ((source.fileName === true ? fileNameOf(version) : version) !== source.version) {
+    return `is the document of version '${version}' (its info.version), not of '${source.version}'${source.fileName === true ? ' as its file name says' : ''}`
   }
   return undefined
 }

@@ -8,8 +8,9 @@
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { loadApp, closeApp } from './load-app'
-import { runOnApis } from './api-commands'
+import { loadApp } from './load-app'
+import { rootOf } from './versioned-apis'
+import { runOnApis, type CommandOutput } from './api-commands'
 import { retire } from './retire'
 
 /** The usage text the command prints on a usage error. */
@@ -36,12 +37,6 @@ fastify-versioner registered, or that instance. TypeScript modules need tsx inst
 An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
 --api <name> picks one (its apiName option, or its prefix: /partner is named partner).
 export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`
-
-/** Where the command writes (the process's streams, or a test's collectors). */
-interface CliOutput {
-  readonly out: (line: string) => void
-  readonly err: (line: string) => void
-}
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -85,7 +80,7 @@ function retireUsageProblem (command: string, values: { version?: string, usage?
   return undefined
 }
 
-function usageError (io: CliOutput, message: string): number {
+function usageError (io: CommandOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
   io.err(USAGE)
   return 2
@@ -98,7 +93,7 @@ function usageError (io: CliOutput, message: string): number {
  * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], { out: console.log, err: console.error })
  * ```
  */
-export async function runCli (args: readonly string[], io: CliOutput): Promise<number> {
+export async function runCli (args: readonly string[], io: CommandOutput): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
@@ -137,26 +132,19 @@ export async function runCli (args: readonly string[], io: CliOutput): Promise<n
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
-  if (command === 'retire') {
-    const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
-    return await retire(appPath, retireRun, io).catch((error: unknown) => {
-      io.err(`fastify-versioner retire: ${(error as Error)?.message ?? String(error)}`)
-      return 1
-    })
-  }
-  let app: FastifyInstance
+  let app: FastifyInstance | undefined
   try {
+    if (command === 'retire') {
+      const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
+      return await retire(appPath, retireRun, io)
+    }
     app = await loadApp(appPath)
-  } catch (error) {
-    io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
-    return 1
-  }
-  try {
     return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
     return 1
   } finally {
-    await closeApp(app)
+    // The whole application (app may be one API's context).
+    if (app !== undefined) await rootOf(app).close()
   }
 }

@@ -51,33 +51,19 @@ export function compareComparable (version: string, saved: unknown, current: unk
 
 /** Pairs each removed property with an added property of the same parent and the same schema (text aside). */
 function pairRenames (diffs: readonly RawDiff[]): Renames {
-  type Property = { name: string, schema: unknown, diff: RawDiff }
-  const removedProperties = new Map<string, Property[]>()
-  const addedProperties = new Map<string, Property[]>()
-  for (const diff of diffs) {
-    const path = diff.path
-    if (path[path.length - 2] === 'properties' && (diff.action === 'remove' || diff.action === 'add')) {
-      const parent = JSON.stringify(path.slice(0, -2))
-      const map = diff.action === 'remove' ? removedProperties : addedProperties
-      const list = map.get(parent) ?? []
-      list.push({ name: String(path[path.length - 1]), schema: diff.action === 'remove' ? diff.before : diff.after, diff })
-      map.set(parent, list)
-    }
-  }
   const renames: Renames = { renamed: new Map(), names: new Map(), handled: new Set() }
-  for (const [parent, removed] of removedProperties) {
-    const added = [...(addedProperties.get(parent) ?? [])]
-    for (const entry of removed) {
-      const match = added.findIndex((candidate) => isDeepStrictEqual(withoutText(candidate.schema), withoutText(entry.schema)))
-      if (match === -1) continue
-      renames.renamed.set(entry.diff, added[match].name)
-      renames.handled.add(added[match].diff)
-      const names = renames.names.get(parent) ?? new Set()
-      names.add(entry.name)
-      names.add(added[match].name)
-      renames.names.set(parent, names)
-      added.splice(match, 1)
-    }
+  const parents = new Map(diffs.filter((diff) => diff.path[diff.path.length - 2] === 'properties').map((diff) => [diff, JSON.stringify(diff.path.slice(0, -2))]))
+  const nameOf = (diff: RawDiff): string => String(diff.path[diff.path.length - 1])
+  const added = [...parents.keys()].filter((diff) => diff.action === 'add')
+  for (const [removed, parent] of parents) {
+    if (removed.action !== 'remove') continue
+    // The first addition of the same parent and schema not paired yet, in the diff's order.
+    const match = added.find((candidate) => !renames.handled.has(candidate) && parents.get(candidate) === parent &&
+      isDeepStrictEqual(withoutText(candidate.after), withoutText(removed.before)))
+    if (match === undefined) continue
+    renames.renamed.set(removed, nameOf(match))
+    renames.handled.add(match)
+    renames.names.set(parent, new Set([...renames.names.get(parent) ?? [], nameOf(removed), nameOf(match)]))
   }
   return renames
 }
@@ -133,10 +119,9 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     if (diff.action === 'add') return report(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
     return report('changed', diff.type === 'breaking')
   }
-  if (rest[0] === 'parameters' && rest[2] === 'required' && rest.length === 3) {
-    const now = diff.after === true
-    return report(now ? 'became required' : 'became optional', now)
-  }
+  // `required` of a parameter (parameters/N/required) or of the request body (requestBody/required).
+  const requiredAt = rest[0] === 'parameters' ? 3 : rest[0] === 'requestBody' ? 2 : 0
+  if (rest.length === requiredAt && rest[requiredAt - 1] === 'required') return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
   if (rest[0] === 'responses' && rest.length === 2) {
     if (diff.action === 'remove') report('status removed', true)
     else if (diff.action === 'add') report('new status', false)
@@ -148,7 +133,6 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     else if (diff.action === 'add') report(required ? 'became required' : 'new optional body', required)
     return true
   }
-  if (rest[0] === 'requestBody' && rest[1] === 'required' && rest.length === 2) return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
   if (place.side === 'operation') {
     if (TEXT_KEYS.has(String(rest[0]))) return report(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
     return report(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
@@ -208,16 +192,13 @@ function requiredChanges (comparison: Comparison, diff: RawDiff, operation: stri
   const { pointer, keyword } = location
   const parentPath = diff.path.slice(0, keyword.length === 2 ? -2 : -1)
   const names = comparison.renames.names.get(JSON.stringify(parentPath))
+  // The names on each side: of the whole list (keyword `required`), or of the one entry changed (`required/N`).
+  const listed = (value: unknown): unknown[] => keyword.length === 1 ? (Array.isArray(value) ? value : []) : typeof value === 'string' ? [value] : []
+  const before = listed(diff.before)
+  const after = listed(diff.after)
   const entries: Array<[string, boolean]> = []
-  if (keyword.length === 1) {
-    const before = Array.isArray(diff.before) ? diff.before as unknown[] : []
-    const after = Array.isArray(diff.after) ? diff.after as unknown[] : []
-    for (const name of after) if (!before.includes(name)) entries.push([String(name), true])
-    for (const name of before) if (!after.includes(name)) entries.push([String(name), false])
-  } else {
-    if ((diff.action === 'add' || diff.action === 'replace') && typeof diff.after === 'string') entries.push([diff.after, true])
-    if ((diff.action === 'remove' || diff.action === 'replace') && typeof diff.before === 'string') entries.push([diff.before, false])
-  }
+  for (const name of after) if (!before.includes(name)) entries.push([String(name), true])
+  for (const name of before) if (!after.includes(name)) entries.push([String(name), false])
   for (const [name, becameRequired] of entries) {
     // A field removed, renamed or added is reported once, as such.
     if (names?.has(name) === true) continue

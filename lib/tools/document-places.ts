@@ -3,6 +3,7 @@
  * `$ref`s followed, own keys only), where a change inside an operation is, and the keywords that are only text.
  * @module
  */
+import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 
 /** One difference between a saved document and the current one. */
@@ -27,13 +28,8 @@ export interface DocumentChange {
 
 export type JsonPath = ReadonlyArray<string | number>
 
-export interface RawDiff {
-  readonly type: string
-  readonly action: string
-  readonly path: JsonPath
-  readonly before?: unknown
-  readonly after?: unknown
-}
+/** One difference as `api-smart-diff` reports it. */
+export type { RawDiff }
 
 export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples', 'example', 'externalDocs', 'tags', 'deprecated', 'operationId', '$comment'])

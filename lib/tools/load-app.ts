@@ -90,17 +90,6 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
     problem = (error as Error).message
   }
   if (problem === undefined) return app
-  await closeApp(app)
-  throw new VersionerToolError(`The application of '${path}': ${problem}`)
-}
-
-/**
- * Closes the application a loaded instance belongs to (its root: the instance may be one API's context).
- * @example
- * ```ts
- * await closeApp(await loadApp('./dist/app.js'))
- * ```
- */
-export async function closeApp (app: FastifyInstance): Promise<void> {
   await rootOf(app).close()
+  throw new VersionerToolError(`The application of '${path}': ${problem}`)
 }

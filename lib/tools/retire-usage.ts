@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { VersionerToolError } from '../core/errors'
+import { isObject } from './type-printer'
 
 /** When one version was last seen, and by which clients. */
 interface VersionUsage {
@@ -26,10 +27,6 @@ const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO dat
   'or { "apis": { "<api name>": { "versions": … } } } for several APIs; times like "2026-11-23T10:00:00Z"'
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
-
-function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** A time of the file, in ms since the epoch. */
 function timeOf (value: unknown, where: string, fail: (message: string) => never): number {

@@ -12,20 +12,15 @@ import { VersionerToolError } from '../core/errors'
 import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
 import type { VersionerState } from '../routes/versioner-state'
-import { compareComparable } from './document-comparison'
-import { change, type DocumentChange } from './document-places'
+import { eachApi, printCheck, printVerify, type CommandOutput } from './api-commands'
+import { compareInto, type CheckResult } from './check'
+import { change } from './document-places'
 import { servedDocuments } from './export'
-import { closeApp, loadApp } from './load-app'
+import { loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
 import type { VerifyOptions } from './verify'
 import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
-
-/** Where the command writes (the process's streams, or a test's collectors). */
-interface RetireOutput {
-  readonly out: (line: string) => void
-  readonly err: (line: string) => void
-}
 
 /** `retire` as the command line gives it. */
 interface RetireRun {
@@ -48,7 +43,7 @@ function stateOf (context: FastifyInstance): VersionerState {
 }
 
 /** Prints what the plan removes. */
-function printPlan (plan: RetirementPlan, version: string, io: RetireOutput): void {
+function printPlan (plan: RetirementPlan, version: string, io: CommandOutput): void {
   io.out(`retire ${version}${plan.retired.length > 1 ? ' and every older version' : ''} removes:`)
   for (const retired of plan.retired) {
     io.out(`  version ${retired.value}${retired.sunsetAt === undefined ? ' (no sunsetAt)' : ` (sunsetAt ${retired.sunsetAt.toISOString()})`}`)
@@ -61,29 +56,21 @@ function printPlan (plan: RetirementPlan, version: string, io: RetireOutput): vo
 }
 
 /** Each remaining version's document (and the unversioned one) served without the retired versions, against the whole application's. */
-async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<{ breaks: DocumentChange[], notes: DocumentChange[], compared: string[] }> {
+async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<CheckResult> {
   const before = new Map((await servedDocuments(full)).map((document) => [document.version, document]))
   const after = new Map((await servedDocuments(cut)).map((document) => [document.version, document]))
-  const breaks: DocumentChange[] = []
-  const notes: DocumentChange[] = []
-  const compared: string[] = []
+  const result: CheckResult = { breaks: [], notes: [], compared: [] }
   for (const [version, saved] of before) {
     if (plan.retired.some((retired) => retired.value === version)) continue
     const now = after.get(version)
-    if (now === undefined) {
-      breaks.push(change(version, '', '', 'version removed', true))
-      continue
-    }
-    compared.push(version)
-    for (const found of compareComparable(version, JSON.parse(saved.body.toString('utf8')), JSON.parse(now.body.toString('utf8')))) {
-      (found.breaking ? breaks : notes).push(found)
-    }
+    if (now === undefined) result.breaks.push(change(version, '', '', 'version removed', true))
+    else compareInto(result, version, JSON.parse(saved.body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
   }
-  return { breaks, notes, compared }
+  return result
 }
 
 /** The sunset verdict on the retired versions: 1 when one's `sunsetAt` has not passed. */
-function checkSunsets (plan: RetirementPlan, now: number, io: RetireOutput): number {
+function checkSunsets (plan: RetirementPlan, now: number, io: CommandOutput): number {
   let code = 0
   for (const retired of plan.retired) {
     if (retired.sunsetAt === undefined) {
@@ -106,7 +93,7 @@ interface ApiRetirement {
 }
 
 /** Retires on one API: the plan, sunsets, usage, then check and verify on what remains; the exit code. */
-async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, retirement: ApiRetirement, io: RetireOutput): Promise<number> {
+async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
   const { plan, run, usage } = retirement
   printPlan(plan, run.version, io)
   const served = cut?.context.versioner.versions.versionValues ?? []
@@ -129,18 +116,10 @@ async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, 
       }
     }
   }
-  const { breaks, notes, compared } = await checkRemaining(full, cut.context, plan)
-  for (const note of notes) io.out(`note: ${note.text}`)
-  for (const found of breaks) io.err(`break: ${found.text}`)
-  io.out(breaks.length === 0
-    ? `check: no breaking change in ${compared.length} remaining version(s) (${compared.join(', ')}); ${notes.length} note(s).`
-    : `check: ${breaks.length} breaking change(s); ${notes.length} note(s).`)
+  const broken = printCheck(await checkRemaining(full, cut.context, plan), 'remaining', io)
   const findings = await cut.context.versioner.verify(run.verifyOptions)
-  for (const finding of findings) io.err(`finding: ${finding.text}`)
-  io.out(findings.length === 0
-    ? `verify: every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s), ${findings.replayed} examples).`
-    : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-  return breaks.length > 0 || findings.length > 0 ? 1 : code
+  const found = printVerify(findings, `every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s)`, io)
+  return Math.max(code, broken, found)
 }
 
 /**
@@ -152,7 +131,7 @@ async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, 
  * const code = await retire('dist/app.js', { version: '2000-01-01', usage: undefined, quietDays: undefined, api: undefined, verifyOptions: {} }, { out: console.log, err: console.error })
  * ```
  */
-export async function retire (path: string, run: RetireRun, io: RetireOutput): Promise<number> {
+export async function retire (path: string, run: RetireRun, io: CommandOutput): Promise<number> {
   const usage = run.usage === undefined ? undefined : await readUsage(run.usage)
   const full = await loadApp(path)
   let cut: FastifyInstance | undefined
@@ -179,16 +158,10 @@ export async function retire (path: string, run: RetireRun, io: RetireOutput): P
         'versions, so the module must export a function building it (its default export, or build).')
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
-    let code = 0
-    for (const api of apis) {
-      const label = apis.length === 1 ? (line: string) => line : (line: string) => `[${api.name}] ${line}`
-      const retirement = { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }
-      const result = await retireApi(api.context, remaining.get(api.name), retirement, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) })
-      code = Math.max(code, result)
-    }
-    return code
+    return await eachApi(apis, io, async (api, apiIo) =>
+      await retireApi(api.context, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }, apiIo))
   } finally {
-    if (cut !== undefined) await closeApp(cut)
-    await closeApp(full)
+    if (cut !== undefined) await rootOf(cut).close()
+    await rootOf(full).close()
   }
 }

@@ -30,7 +30,7 @@ export function propertyKey (name: string): string {
 }
 
 /** True for a JSON object (not an array). */
-export function isObject (value: Json | undefined): value is JsonObject {
+export function isObject (value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -14,14 +14,9 @@ import { docComment, isObject, literal, printType, propertyKey, type Json, type 
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
-/** A node with its local `$ref`s (`#/components/...`) followed. */
-function resolved (document: JsonObject, value: Json | undefined): Json | undefined {
-  return follow(document, value) as Json | undefined
-}
-
 /** The schema of a request body or response: its JSON content's, or its first content type's. */
 function contentSchema (document: JsonObject, holder: Json | undefined): Json | undefined {
-  const content = resolved(document, holder)
+  const content = follow(document, holder)
   if (!isObject(content) || !isObject(content.content)) return undefined
   const types = content.content
   const chosen = types['application/json'] ?? Object.values(types)[0]
@@ -66,7 +61,7 @@ class VersionTypes {
     const pad = '      '
     const lines: string[] = []
     const parameters = [...shared, ...(Array.isArray(operation.parameters) ? operation.parameters : [])]
-      .map((parameter) => resolved(this.document, parameter)).filter(isObject)
+      .map((parameter) => follow(this.document, parameter)).filter(isObject)
     for (const [location, part] of Object.entries(PARAMETER_PARTS)) {
       const own = parameters.filter((parameter) => parameter.in === location && typeof parameter.name === 'string')
       if (own.length === 0) continue
@@ -74,7 +69,7 @@ class VersionTypes {
         `${parameter.required === true ? '' : '?'}: ${this.type(parameter.schema, `${pad}  `)}`)
       lines.push(`${pad}${part}: {\n${fields.join('\n')}\n${pad}}`)
     }
-    const body = resolved(this.document, operation.requestBody)
+    const body = follow(this.document, operation.requestBody)
     if (isObject(body)) lines.push(`${pad}body${body.required === true ? '' : '?'}: ${this.type(contentSchema(this.document, body), pad)}`)
     const responses = isObject(operation.responses) ? operation.responses : {}
     const statuses = Object.entries(responses).map(([status, response]) => {

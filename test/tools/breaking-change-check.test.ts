@@ -134,6 +134,7 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
       ['2000-01-01 POST /users: query parameter verbose: new optional parameter']],
     ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
     ['a request field became optional', (d) => { d.components.schemas.UserCreateRequest.required = [] }, ['2000-01-01 POST /users: request body /address: became optional']],
+    ['the request body became optional', (d) => { d.paths['/users'].post.requestBody.required = false }, ['2000-01-01 POST /users: request body: became optional']],
     ['a request constraint loosened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 0 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
     ['an enum member removed from a response field', (d) => { d.components.schemas.UserResource.properties.status.enum = ['active'] },
       ['2000-01-01 POST /users: response 200 /status: enum member removed', '2000-01-01 GET /users/{userId}: response 200 /status: enum member removed']],
