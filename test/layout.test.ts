@@ -140,3 +140,47 @@ test('the code-shape checks catch a wide function, a needless export and module-
   t.same(exportsUsedOnlyInTheirFile(files, new Map([...files, ['lib/core/y.ts', 'import { used } from \'./x\'']])), ['lib/core/x.ts exports six, used in no other file'])
   t.same(moduleState(files), ['lib/core/x.ts: cache', 'lib/core/x.ts: last'])
 })
+
+/** Folders of test/ that hold no test files of their own (types are checked by tsd, the rest are not tests). */
+const NOT_TEST_FOLDERS = new Set(['types', 'fixtures', 'helpers', '.tmp'])
+
+/**
+ * The `*.test.ts` files below `testDir` that `npm test` would not run: tap runs `test/*.test.ts`
+ * (.taprc), and a folder's files only through `test/<folder>.test.ts` calling `runTestFolder` on that folder
+ * (test/helpers/folder-suite.ts). Files deeper than one folder are never loaded.
+ */
+function testFilesNotRun (testDir: string): string[] {
+  const missed: string[] = []
+  for (const name of readdirSync(testDir)) {
+    const full = join(testDir, name)
+    if (!statSync(full).isDirectory() || NOT_TEST_FOLDERS.has(name)) continue
+    const runner = join(testDir, `${name}.test.ts`)
+    const runs = existsSync(runner) && readFileSync(runner, 'utf8').includes(`runTestFolder(join(__dirname, '${name}'))`)
+    for (const inner of readdirSync(full)) {
+      const path = join(full, inner)
+      const isTest = inner.endsWith('.test.ts') && statSync(path).isFile()
+      if (statSync(path).isDirectory()) {
+        missed.push(...listTs(path).filter((file) => file.endsWith('.test.ts')).map((file) => relative(testDir, file)))
+      } else if (isTest && !runs) {
+        missed.push(relative(testDir, path))
+      }
+    }
+  }
+  return missed.sort()
+}
+
+test('every test file runs in npm test: at test/, or in a folder that test/<folder>.test.ts runs', async (t) => {
+  t.same(testFilesNotRun(join(ROOT, 'test')), [], 'add test/<folder>.test.ts calling runTestFolder, or move the file')
+  const folders = readdirSync(join(ROOT, 'test')).filter((name) => !NOT_TEST_FOLDERS.has(name) && statSync(join(ROOT, 'test', name)).isDirectory())
+  t.ok(folders.length >= 5, `the test folders: ${folders.join(', ')}`)
+})
+
+test('the test-file check catches a folder without a runner and a file one folder too deep', async (t) => {
+  const dir = t.testdir({
+    run: { 'a.test.ts': '', deeper: { 'b.test.ts': '' } },
+    'run.test.ts': "runTestFolder(join(__dirname, 'run'))",
+    orphan: { 'c.test.ts': '', 'helper.ts': '' },
+    helpers: { 'd.test.ts': '' }
+  })
+  t.same(testFilesNotRun(dir), ['orphan/c.test.ts', 'run/deeper/b.test.ts'])
+})

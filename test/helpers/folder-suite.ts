@@ -4,7 +4,8 @@
  * test/<folder>.test.ts, because a process per file cost about 2 CPU-seconds of tap's loaders and coverage: with 71
  * small files, about a third of the suite's time (docs/decisions/0062-one-process-per-test-folder.md).
  *
- * The files are found by listing the folder, so a new file runs without being registered anywhere. They share
+ * The files are found by listing the folder, so a new file runs without being registered anywhere
+ * (test/layout.test.ts checks that no test file sits where no runner loads it). They share
  * the process: a test must not leave global state behind (a listener, an environment variable) that another
  * file's test could see; each one removes what it adds in its teardown.
  */
@@ -20,9 +21,9 @@ const FOLDER_TIMEOUT = 600_000
  * root test, and tap runs them one after the other.
  */
 export function runTestFolder (folder: string): void {
-  for (const file of readdirSync(folder).filter((name) => name.endsWith('.test.ts')).sort()) {
-    require(join(folder, file))
-  }
+  const files = readdirSync(folder).filter((name) => name.endsWith('.test.ts')).sort()
+  if (files.length === 0) throw new Error(`${folder} holds no *.test.ts file: nothing would run`)
+  for (const file of files) require(join(folder, file))
   // After the files: a file's own t.setTimeout() is the limit for that file alone, not for the folder.
   t.setTimeout(FOLDER_TIMEOUT)
 }
