@@ -11,10 +11,8 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
-import { formKind, readForm, writeForm } from './form-fields'
 import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
-import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedRequest } from './request-state'
@@ -117,21 +115,6 @@ export function pickedWithoutWaiting (fastifyRequest: FastifyRequest, options: S
   return picked
 }
 
-/** A request's form body, if it has one: its media kind, its fields (the body converters see), the body as its plugin holds it. */
-interface FormBody {
-  readonly kind: ReturnType<typeof formKind>
-  readonly fields: FormFields | undefined
-  readonly original: unknown
-}
-
-/** Writes what request converters changed back into the request: the body (a form as its plugin holds it), headers, query, cookies. */
-function writeRequest (request: VersionedRequest, info: VersionedRequestInfo, body: unknown, form: FormBody): void {
-  request.body = form.kind !== undefined && form.fields !== undefined && typeof body === 'object' && body !== null
-    ? writeForm(form.kind, body as never, form.original)
-    : body
-  info.writeBack(request)
-}
-
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
@@ -209,16 +192,14 @@ class RequestMigration {
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
   private convert (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void {
-    const kind = formKind(request.headers['content-type'])
-    const form: FormBody = { kind, fields: readForm(kind, request.body), original: request.body }
-    const info = new VersionedRequestInfo(request, form.fields)
+    const info = new VersionedRequestInfo(request)
     runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (failure, body) => {
       if (failure !== undefined) {
         this.fail(request, version, done, failure)
         return
       }
       try {
-        writeRequest(request, info, body, form)
+        info.writeBack(body)
       } catch (error) {
         this.fail(request, version, done, failureOf(error))
         return
