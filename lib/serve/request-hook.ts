@@ -21,7 +21,7 @@ import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } fr
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
-import { resolveForRequest } from './preview-access'
+import { pickForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -84,10 +84,7 @@ function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): Pi
     request[kPicked] = early
     return early
   }
-  const value = options.picker.pick(request)
-  const picked = isThenable(value)
-    ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options))
-    : resolveForRequest(request, value, options)
+  const picked = pickForRequest(request, options)
   if (!isThenable(picked)) {
     request[kPicked] = picked
     return picked
