@@ -38,10 +38,8 @@ export interface VersionBehaviour {
   readonly level: number
   /** The schema of each request part in this version, ready for Fastify (headers by lower-case names, as Fastify validates them). */
   readonly requestForms: ReadonlyArray<readonly [RequestPart, TSchema]>
-  /** Request parts checked by hand against this version's schemas, before conversion. */
+  /** Request parts checked by hand against this version's schemas, before conversion (a HEAD-validation failure on one of them is a migration bug: 500). */
   readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
-  /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
-  readonly validatedParts: ReadonlySet<string>
   /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
   readonly cleaners: ReadonlyArray<readonly [RequestPart, ShapeWalk]>
   readonly requestSteps: readonly ConverterStep[]
@@ -168,7 +166,6 @@ export function buildBehaviour (
     level,
     requestForms,
     validate,
-    validatedParts: new Set(validate.map(([part]) => part)),
     cleaners,
     requestSteps,
     responseSteps,
