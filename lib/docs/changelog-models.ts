@@ -4,7 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { prepareForDocs } from './openapi-schemas'
+import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, mapSchemaDeep } from '../core/subschemas'
@@ -64,7 +64,7 @@ export class ChangelogModels {
 
   /** A field of a schema as a version documents it. */
   fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
-    const form = prepareForDocs(this.generation.formAt(this.generation.canonical(target), level), this.generation) as SchemaObject
+    const form = prepareSchema(this.generation.formAt(this.generation.canonical(target), level), this.generation, true) as SchemaObject
     const properties = form.properties as Record<string, SchemaObject> | undefined
     return properties?.[field]
   }

@@ -20,6 +20,7 @@ import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { replaceSubschemas, subschemasOf, forEachSubschema } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
 import { REQUEST_PARTS } from '../routes/version-plan'
+import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
@@ -60,7 +61,7 @@ export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema
  * @example
  * ```ts
  * const examples = new VersionExamples({ bundle, generation, planner }, () => headSchemas(state, webhooks))
- * const schema = examples.at(prepareForDocs(form, generation), level)  // before @fastify/swagger
+ * const schema = examples.at(form, level)  // before @fastify/swagger
  * examples.finish(document, level)                                   // on the finished document
  * ```
  */
@@ -77,7 +78,8 @@ export class VersionExamples {
   constructor (private readonly engine: MigrationEngine, private readonly roots: () => readonly TSchema[]) {}
 
   /**
-   * A schema prepared for the document of the version at `level`, with that version's examples; HEAD's own
+   * A form of the version at `level` prepared for its document (generated references inlined, keeping their `$id`s
+   * so that they become components: ../routes/prepared-schemas.ts), with that version's examples; HEAD's own
    * schemas (and every subschema of them) are returned as they are.
    */
   at (schema: TSchema, level: number): TSchema {
@@ -95,7 +97,7 @@ export class VersionExamples {
       byLevel.set(level, result)
       return result
     }
-    return visit(schema)
+    return visit(prepareSchema(schema, this.engine.generation, true))
   }
 
   /** Leaves out of the finished document of `level` the examples of marked schemas that fail, and removes the marks. */
