@@ -32,10 +32,8 @@ import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 interface RequestHookRoute {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   readonly scope: VersionedScope
-  /** `METHOD url` of the HEAD route, for logs. */
-  readonly display: string
-  /** The HEAD route, for usage events. */
-  readonly head: HeadRouteOf
+  /** The HEAD route, for usage events, and its `METHOD url` for logs. */
+  readonly head: HeadRouteOf & { readonly display: string }
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
@@ -207,7 +205,7 @@ class RequestMigration {
 
   private fail (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void {
     request[kConverterFailed] = true
-    done(failureError(failure, { request, version, route: this.route.display }))
+    done(failureError(failure, { request, version, route: this.route.head.display }))
   }
 
   private finish (request: VersionedRequest, version: string, done: (error?: Error) => void): void {

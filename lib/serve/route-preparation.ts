@@ -122,7 +122,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, scope, display: head.display, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
+    preValidation: createRequestHook({ behaviours, scope, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
