@@ -64,7 +64,7 @@ export class ChangelogModels {
 
   /** A field of a schema as a version documents it. */
   fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
-    const form = prepareSchema(this.generation.formAt(this.generation.canonical(target), level), this.generation, true) as SchemaObject
+    const form = prepareSchema(this.generation.formAt(this.generation.canonical(target), level), this.generation, 'docs') as SchemaObject
     const properties = form.properties as Record<string, SchemaObject> | undefined
     return properties?.[field]
   }

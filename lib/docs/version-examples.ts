@@ -97,7 +97,7 @@ export class VersionExamples {
       byLevel.set(level, result)
       return result
     }
-    return visit(prepareSchema(schema, this.engine.generation, true))
+    return visit(prepareSchema(schema, this.engine.generation, 'docs'))
   }
 
   /** Leaves out of the finished document of `level` the examples of marked schemas that fail, and removes the marks. */

@@ -13,7 +13,7 @@ import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
-import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
+import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
 
 /** The request parts Fastify validates. */
@@ -124,7 +124,7 @@ export function buildBehaviour (
     const head = route.schema[part]
     if (head === undefined) continue
     const form = generation.formAt(head, level)
-    const prepared = prepareForFastify(form, generation)
+    const prepared = prepareSchema(form, generation, 'fastify')
     // Fastify validates headers by lower-case names: so does the versioner.
     requestForms.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
     // Converters read the request, so with converters every part is checked before them.
@@ -140,7 +140,7 @@ export function buildBehaviour (
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
   for (const [key, schema] of Object.entries(responses)) {
-    const form = prepareForFastify(generation.formAt(schema, level), generation)
+    const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
     responseForms.set(key, form)
     const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : responses)
     responseSteps.set(key, steps)

@@ -24,7 +24,7 @@ import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema 
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
-import { prepareForFastify } from '../routes/prepared-schemas'
+import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
@@ -90,7 +90,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const nativeResponse: Record<string, TSchema> = {}
   for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
-    nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
+    nativeResponse[key] = isSuccessKey(key) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
+import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
@@ -53,7 +53,7 @@ function lostMessage (issue: Issue, from: string, to: string): Issue {
 function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
   const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
+    const prepared = prepareSchema(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation, 'fastify')
     if (part !== 'headers') return prepared
     if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
     return headers.get(level) as TSchema
@@ -120,7 +120,7 @@ type ResponseTarget = Omit<ResponseReplay, 'body' | 'required'> & { readonly rou
 
 /** The forms of a HEAD body schema at every level, ready for Fastify. */
 function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
-  return (level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+  return (level) => prepareSchema(env.state.generation.formAt(headSchema, level), env.state.generation, 'fastify')
 }
 
 /** The replay target of the response of status `key` of a route version. */
@@ -141,7 +141,7 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
   const { state, context } = env
-  const headForm = prepareForFastify(headSchema, state.generation)
+  const headForm = prepareSchema(headSchema, state.generation, 'fastify')
   if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
   const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
   for (const example of generateExamples(headForm, env.generation)) {
