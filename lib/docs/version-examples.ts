@@ -17,7 +17,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { replaceSubschemas, subschemasOf, forEachSubschema } from '../core/subschemas'
+import { everySubschema, replaceSubschemas, subschemasOf } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
 import { REQUEST_PARTS } from '../routes/version-plan'
 import { prepareSchema } from '../routes/prepared-schemas'
@@ -66,7 +66,8 @@ export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema
  * ```
  */
 export class VersionExamples {
-  private heads: WeakSet<object> | undefined
+  /** Every node of the schemas the application wrote for HEAD (collected on first use). */
+  private heads: ReadonlySet<object> | undefined
   private readonly forms = new WeakMap<object, Map<number, TSchema>>()
   private readonly migrated = new WeakMap<object, Map<number, unknown[]>>()
   private readonly marked = new Set<number>()
@@ -83,7 +84,7 @@ export class VersionExamples {
    * schemas (and every subschema of them) are returned as they are.
    */
   at (schema: TSchema, level: number): TSchema {
-    const heads = this.headNodes()
+    const heads = this.heads ??= everySubschema(this.roots())
     const inProgress = new Set<object>()
     const visit = (node: TSchema): TSchema => {
       if (heads.has(node) || inProgress.has(node)) return node
@@ -149,20 +150,5 @@ export class VersionExamples {
     if (byLevel === undefined) this.migrated.set(head, byLevel = new Map())
     byLevel.set(level, result)
     return result
-  }
-
-  /** Every node of the schemas the application wrote for HEAD (collected once). */
-  private headNodes (): WeakSet<object> {
-    if (this.heads === undefined) {
-      const heads = new WeakSet<object>()
-      const stack: TSchema[] = [...this.roots()]
-      for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-        if (heads.has(node)) continue
-        heads.add(node)
-        forEachSubschema(node, (sub) => { stack.push(sub) })
-      }
-      this.heads = heads
-    }
-    return this.heads
   }
 }
