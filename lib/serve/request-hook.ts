@@ -73,8 +73,7 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
 }
 
 /** Picks and checks the version of a request (cached on the request). */
-function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
-  const request = versionedRequest(fastifyRequest)
+function pickVersion (request: VersionedRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
   const known = request[kPicked]
   if (known !== null) return known
   const early = options.asyncPicking ? routingPickOf(request) : undefined
