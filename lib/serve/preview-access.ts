@@ -21,7 +21,7 @@ function accessFailed (request: FastifyRequest, version: string, error: unknown)
  * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
  * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies).
  */
-export function resolveForRequest (
+function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
 ): PickedVersion | Promise<PickedVersion> {
   const picked = resolveVersion(value, options.versions, options.format)
