@@ -107,14 +107,7 @@ async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, 
   let code = checkSunsets(plan, now, io)
   const versions = usage?.get(retirement.apiName) ?? usage?.get('')
   if (usage !== undefined) {
-    for (const retired of plan.retired) {
-      const verdict = usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now })
-      io.out(verdict.line)
-      if (verdict.busy !== undefined) {
-        io.err(verdict.busy)
-        code = 1
-      }
-    }
+    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
   const broken = printCheck(await checkRemaining(full, cut.context, plan), 'remaining', io)
   const findings = await cut.context.versioner.verify(run.verifyOptions)
