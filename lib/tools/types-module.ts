@@ -8,7 +8,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { servedDocuments, toolVersions, UNVERSIONED, type ChannelOptions } from './export'
+import { UNVERSIONED } from '../docs/openapi-documents'
+import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow, METHODS } from './document-places'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
