@@ -20,7 +20,7 @@ export interface CommandOutput {
 }
 
 /** One run of a command, as the command line gave it. */
-interface CommandRun {
+export interface CommandRun {
   readonly command: 'export' | 'check' | 'types' | 'verify'
   /** `--out` of export (a folder) and types (a file), `--against` of check. */
   readonly dir: string | undefined

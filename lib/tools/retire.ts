@@ -12,27 +12,23 @@ import { VersionerToolError } from '../core/errors'
 import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
 import type { VersionerState } from '../routes/versioner-state'
-import { eachApi, printCheck, printVerify, type CommandOutput } from './api-commands'
+import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
 import { servedDocuments } from './export'
 import { loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
-import type { VerifyOptions } from './verify'
 import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
 
-/** `retire` as the command line gives it. */
-interface RetireRun {
+/** `retire` as the command line gives it (`--api <name>` and verify's options as for the other commands). */
+interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   /** `--version V`: V and every older version are retired. */
   readonly version: string
   /** `--usage <file>`. */
   readonly usage: string | undefined
   /** `--quiet-days N` (with `--usage`). */
   readonly quietDays: number | undefined
-  /** `--api <name>`. */
-  readonly api: string | undefined
-  readonly verifyOptions: VerifyOptions
 }
 
 /** The plugin state of one API's context. */
