@@ -53,14 +53,13 @@ function printPlan (plan: RetirementPlan, version: string, io: CommandOutput): v
 
 /** Each remaining version's document (and the unversioned one) served without the retired versions, against the whole application's. */
 async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<CheckResult> {
-  const before = new Map((await servedDocuments(full)).map((document) => [document.version, document]))
   const after = new Map((await servedDocuments(cut)).map((document) => [document.version, document]))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
-  for (const [version, saved] of before) {
+  for (const { version, body } of await servedDocuments(full)) {
     if (plan.retired.some((retired) => retired.value === version)) continue
     const now = after.get(version)
     if (now === undefined) result.breaks.push(change(version, '', '', 'version removed', true))
-    else compareInto(result, version, JSON.parse(saved.body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
+    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
   }
   return result
 }
