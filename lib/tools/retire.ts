@@ -79,16 +79,15 @@ function checkSunsets (plan: RetirementPlan, now: number, io: CommandOutput): nu
   return code
 }
 
-/** What one API's retirement needs besides its contexts. */
+/** What one API's retirement needs besides the API, whole and cut. */
 interface ApiRetirement {
   readonly plan: RetirementPlan
   readonly run: RetireRun
   readonly usage: UsageFile | undefined
-  readonly apiName: string
 }
 
-/** Retires on one API: the plan, sunsets, usage, then check and verify on what remains; the exit code. */
-async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
+/** Retires on one API (`full`: as the whole application has it): the plan, sunsets, usage, then check and verify on what remains; the exit code. */
+async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
   const { plan, run, usage } = retirement
   printPlan(plan, run.version, io)
   const served = cut?.context.versioner.versions.versionValues ?? []
@@ -100,11 +99,11 @@ async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, 
   io.out(`retire: the application without them serves ${plan.remaining.join(', ')}.`)
   const now = Date.now()
   let code = checkSunsets(plan, now, io)
-  const versions = usage?.get(retirement.apiName) ?? usage?.get('')
+  const versions = usage?.get(full.name) ?? usage?.get('')
   if (usage !== undefined) {
     for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
-  const broken = printCheck(await checkRemaining(full, cut.context, plan), 'remaining', io)
+  const broken = printCheck(await checkRemaining(full.context, cut.context, plan), 'remaining', io)
   const findings = await cut.context.versioner.verify(run.verifyOptions)
   const found = printVerify(findings, `every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s)`, io)
   return Math.max(code, broken, found)
@@ -147,7 +146,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
     return await eachApi(apis, io, async (api, apiIo) =>
-      await retireApi(api.context, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }, apiIo))
+      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage }, apiIo))
   } finally {
     if (cut !== undefined) await rootOf(cut).close()
     await rootOf(full).close()
