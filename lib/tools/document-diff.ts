@@ -13,7 +13,7 @@
  */
 import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
-import type { RawDiff } from './document-places'
+import { escapePointer, type RawDiff } from './document-places'
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
 const MARK = '\u0000'
@@ -62,7 +62,7 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   if (!segments.some((segment) => needsMark(segmentName(segment)))) return ref
   const result = `#/${segments.map((segment) => {
     const name = segmentName(segment)
-    return needsMark(name) ? encodeURIComponent(marked(name).replace(/~/g, '~0').replace(/\//g, '~1')) : segment
+    return needsMark(name) ? encodeURIComponent(escapePointer(marked(name))) : segment
   }).join('/')}`
   if (!originals.has(result)) originals.set(result, ref)
   return result
