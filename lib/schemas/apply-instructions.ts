@@ -151,8 +151,8 @@ export class SchemaStates {
       case 'field.didntExist': {
         const found = visible.get(instruction.field)
         if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
-        if (found.inherited) {
-          const owner = this.ownerOf(state, found.field)
+        const owner = found.owner
+        if (owner !== undefined) {
           fail(owner === state.parent
             ? `the field '${instruction.field}' is inherited from the parent schema '${describeSchema(owner)}' (extendSchema); apply the instruction to the parent.`
             : `the field '${instruction.field}' is inherited from '${describeSchema(owner)}', an ancestor of the parent schema ` +
@@ -169,7 +169,7 @@ export class SchemaStates {
         const edited = instruction.kind === 'field.had'
           ? editField(found.field, instruction, keys, schemaName, fail)
           : removeKeywords(found.field, instruction, fail)
-        if (found.inherited) {
+        if (found.owner !== undefined) {
           // Kept as an override of the parent's field, replayed over it in every older version.
           const overrides = new Map(state.overrides)
           overrides.set(found.field.id, [...(state.overrides.get(found.field.id) ?? []), instruction])
@@ -178,16 +178,6 @@ export class SchemaStates {
         return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
       }
     }
-  }
-
-  /** The ancestor (through `extendSchema`) that declares an inherited field. */
-  private ownerOf (state: ObjectState, field: FieldState): TSchema {
-    let head = state.parent as TSchema
-    for (let ancestor = this.stateOf(head); ancestor.kind === 'object' && ancestor.parent !== undefined; ancestor = this.stateOf(head)) {
-      if (ancestor.fields.some((own) => own.id === field.id)) break
-      head = ancestor.parent
-    }
-    return head
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {
