@@ -9,6 +9,8 @@ import type { HttpMethod } from '../core/http-methods'
 import type { NamedValidator } from './named-validators'
 import type { FieldDeprecationOptions } from './field-deprecation'
 import { kInstruction } from '../core/symbols'
+import { VersionerStructureError } from '../core/errors'
+import { isSchemaObject } from '../core/json-schema'
 
 /**
  * JSON Schema keywords a field can have, change or lack in an older version. Any other keyword is allowed
@@ -265,6 +267,11 @@ export function isInstruction (value: unknown): value is Instruction {
 /** Brands and freezes an instruction. */
 export function makeInstruction<T extends Instruction> (fields: Omit<T, typeof kInstruction>): T {
   return Object.freeze({ ...fields, [kInstruction]: true, toString: () => fields.display }) as unknown as T
+}
+
+/** Throws `message` unless a builder's argument is an object with at least one key (`had({})` says nothing). */
+export function checkNotEmpty (attributes: unknown, message: string): void {
+  if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) throw new VersionerStructureError(message)
 }
 
 /** True for endpoint instructions (those route generation applies); every other one is applied by schema generation. */
