@@ -14,11 +14,7 @@ import {
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
-
-function describeSeed (schema: TSchema): string {
-  return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
-}
+import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
 
 /** The seeds, and their states at every level (index = level; level 0 is HEAD). */
 export class SchemaStates {
@@ -36,13 +32,13 @@ export class SchemaStates {
     const changes = steps.flatMap((step) => step.changes)
     for (const change of changes) {
       for (const instruction of change.instructions) {
-        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
+        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema)
       }
     }
     // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
     // by instructions: the first schema seen with an $id is the seed's HEAD schema.
     for (const { target } of changes.flatMap((change) => change.converters)) {
-      if (target.kind === 'schema') for (const schema of target.schemas) this.index.add(schema, describeSeed(schema))
+      if (target.kind === 'schema') for (const schema of target.schemas) this.index.add(schema)
     }
     steps.forEach(({ changes, origin }, step) => {
       const changed = new Set<Seed>()
@@ -85,7 +81,7 @@ export class SchemaStates {
   /** Applies one schema or enum instruction (its schema is seeded) of the version change `change`, in `version`. */
   private apply (instruction: SchemaInstruction | EnumInstruction, change: string, version: string): void {
     const seed = this.index.find(instruction.schema) as Seed
-    const state = this.working.get(seed) ?? this.initialOf(seed.head)
+    const state = this.stateOf(seed.head)
     const fail = (message: string): never => {
       throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' ` +
         `(version '${version}'): ${message}`)
@@ -111,7 +107,7 @@ export class SchemaStates {
         fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
       }
       if (state.name === name) fail(`${schemaName} already has the name '${name}'.`)
-      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === name)
+      const holder = this.index.seeds.find((other) => other !== seed && this.stateOf(other.head).name === name)
       if (holder !== undefined) {
         fail(`another schema is already named '${name}' in this version (${holder.display}); two schemas cannot share a name.`)
       }
