@@ -124,19 +124,17 @@ export class SchemaStates {
     const visible = new Map(visibleFields(state, (head) => this.stateOf(head)).map((field) => [field.key, field]))
     const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
     switch (instruction.kind) {
-      case 'validator.existed': {
-        if (visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validator.name)) {
-          fail(`${schemaName} already has a validator named '${instruction.validator.name}'.`)
-        }
-        return { ...state, validators: [...state.validators, instruction.validator] }
-      }
+      case 'validator.existed':
       case 'validator.didntExist': {
-        const own = state.validators.find((validator) => validator.name === instruction.validatorName)
+        const name = instruction.kind === 'validator.existed' ? instruction.validator.name : instruction.validatorName
+        const visibleHas = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === name)
+        if (instruction.kind === 'validator.existed') {
+          if (visibleHas) fail(`${schemaName} already has a validator named '${name}'.`)
+          return { ...state, validators: [...state.validators, instruction.validator] }
+        }
+        const own = state.validators.find((validator) => validator.name === name)
         if (own === undefined) {
-          const inherited = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validatorName)
-          fail(inherited
-            ? `the validator '${instruction.validatorName}' is inherited; remove it from the parent schema instead.`
-            : `${schemaName} has no validator named '${instruction.validatorName}'.`)
+          fail(visibleHas ? `the validator '${name}' is inherited; remove it from the parent schema instead.` : `${schemaName} has no validator named '${name}'.`)
         }
         return { ...state, validators: state.validators.filter((validator) => validator !== own) }
       }
