@@ -25,9 +25,9 @@ interface VisibleField {
 /** Reports why an edit cannot apply; a lenient replay passes a function that ignores it. */
 export type Fail = (message: string) => void
 
-/** The field's keywords as they stand (its type's keywords, with the instructions' edits). */
-function keywordsOf (field: FieldState): SchemaObject {
-  const result: SchemaObject = { ...(setModifiers(field.type, false, false) as SchemaObject) }
+/** The field's keywords as they stand: a copy of `schema` (by default its type, without modifiers) with the instructions' edits. */
+export function keywordsOf (field: FieldState, schema: TSchema = setModifiers(field.type, false, false)): SchemaObject {
+  const result: SchemaObject = { ...(schema as SchemaObject) }
   for (const keyword of field.unset) delete result[keyword]
   return Object.assign(result, field.set)
 }
