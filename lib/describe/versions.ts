@@ -109,8 +109,8 @@ function checkChannels (versions: readonly Version[]): Version[] {
   return versions.slice(firstRelease)
 }
 
-/** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted). */
-function checkValues (versions: readonly Version[]): { values: string[], valuesAreDates: boolean } {
+/** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted); gives them and the released ones. */
+function checkValues (versions: readonly Version[]): { values: string[], released: string[], valuesAreDates: boolean } {
   // Generated schemas are named `Name__<value>` with the value made $id-safe: two values must stay apart there.
   const idForms = new Map<string, string>()
   for (const version of versions) {
@@ -156,7 +156,7 @@ function checkValues (versions: readonly Version[]): { values: string[], valuesA
         ? ` Versions are listed newest first: if ${values.join(', ')} is oldest first, reverse it.`
         : ''))
   }
-  return { values: versions.map((version) => version.value), valuesAreDates }
+  return { values: versions.map((version) => version.value), released: values, valuesAreDates }
 }
 
 /** Reads every change class once (each bound to one version only; no converters on HEAD changes): the steps from HEAD. */
@@ -218,7 +218,7 @@ export class VersionBundle implements Iterable<Version> {
 
   constructor (...items: Array<HeadVersion | Version | VersionBundleOptions>) {
     const { head, versions, options } = bundleArguments(items)
-    const { values, valuesAreDates } = checkValues(versions)
+    const { values, released, valuesAreDates } = checkValues(versions)
     const storage = options.apiVersionStorage ?? new AsyncLocalStorage<string | undefined>()
     if (!(storage instanceof AsyncLocalStorage)) {
       throw new VersionerStructureError('VersionBundle: apiVersionStorage must be an AsyncLocalStorage.')
@@ -238,7 +238,6 @@ export class VersionBundle implements Iterable<Version> {
     this.versions = Object.freeze(versions)
     this.#byValue = new Map(versions.map((version) => [version.value, version]))
     this.versionValues = Object.freeze(values)
-    const released = versions.filter((version) => version.channel === 'release').map((version) => version.value)
     const previews = values.filter((value) => !released.includes(value))
     this.releasedValues = Object.freeze(released)
     this.apiVersionStorage = storage
