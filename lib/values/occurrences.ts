@@ -78,10 +78,8 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const compiler = new CollectorCompiler(target)
   const walk = compiler.build(root)
   if (walk === null) return null
-  if (walk.leaf === true) {
-    return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
-  }
-  return (holder, key, out) => { walkData(walk, holder, key, out) }
+  const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out) }
+  return walk.leaf === true ? Object.assign(collector, { onlySelf: true as const }) : collector
 }
 
 /**

@@ -69,3 +69,21 @@ test('a place finder names the same places, outer before inner, array items as *
   t.equal(compilePlaceFinder({ type: 'object', properties: { s: { type: 'string' } } } as unknown as TSchema, target), null, 'no target, no finder')
   t.end()
 })
+
+test('a union member is chosen by its discriminator, or by its own anyOf (else oneOf) members', (t) => {
+  const tagged = (kind: string, extra: object = {}): TSchema => ({ type: 'object', properties: { kind: { const: kind } }, ...extra }) as unknown as TSchema
+  const bothLists = { anyOf: [{ type: 'string' }], oneOf: [{ type: 'object' }] }
+  const root = { anyOf: [tagged('a'), bothLists, { allOf: [tagged('b'), TARGET] }] } as unknown as TSchema
+  const collect = compileCollector(root, target)
+  if (collect === null) return t.fail('the target occurs in the union')
+  const count = (data: unknown): number => {
+    const out: Occurrence[] = []
+    collect({ body: data }, 'body', out)
+    return out.length
+  }
+  t.equal(count({ kind: 'b', n: 1 }), 1, 'kind b: the member holding the target')
+  t.equal(count({ kind: 'a', n: 1 }), 0, 'kind a: the first member')
+  t.equal(count({ n: 1 }), 0, 'no kind: the first member')
+  t.equal(count('text'), 0, 'a string: the member whose anyOf takes strings')
+  t.end()
+})
