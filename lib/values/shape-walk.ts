@@ -197,7 +197,8 @@ class WalkCompiler {
 
   /** The walk of the fields an object holds beyond its `properties`: `patternProperties` and `additionalProperties` values. */
   private recordWalk ({ named, patterns: declared, additional }: Children): ShapeWalk | null {
-    const patterns = declared.map(([regex, sub]) => [regex, this.walkOf(sub as TSchema, true)] as const)
+    // A boolean subschema (`true`) accepts its values as they are: nothing to walk.
+    const patterns = declared.map(([regex, sub]) => [regex, isSchemaObject(sub) ? this.walkOf(sub as TSchema, true) : null] as const)
     const extra = additional === undefined ? null : this.walkOf(additional, true)
     if (extra === null && patterns.every(([, inner]) => inner === null)) return null
     return (data, depth = 0) => {
