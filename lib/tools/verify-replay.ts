@@ -9,14 +9,14 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
-import type { RequestPart } from '../routes/version-plan'
+import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
 import type { Check, ValidationIssue } from '../core/strict-validator'
 
 /** What a replay reports: the kind of problem, where, and the version change at fault. */
 export interface ReplayIssue {
-  readonly kind: 'invalid' | 'lost' | 'converter failed'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed'
   readonly part: string
   readonly pointer: string
   readonly message: string
@@ -94,14 +94,12 @@ class LevelChecks {
   }
 }
 
-/** An example request of one version: its parts, and the sentinels that must reach HEAD, by part. */
+/** An example request of one version (`behaviour`): its parts, and the sentinels that must reach HEAD, by part. */
 interface RequestReplay {
   readonly data: Partial<Record<RequestPart, unknown>>
   readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
-  readonly requestSteps: readonly ConverterStep[]
-  readonly method: string
-  /** The version's level, and the form of a part at any level (0 is HEAD). */
-  readonly level: number
+  readonly behaviour: VersionBehaviour
+  /** The form of a part at any level (0 is HEAD). */
   readonly formAt: (part: RequestPart, level: number) => TSchema
 }
 
@@ -121,11 +119,12 @@ export async function replayRequest (context: ReplayContext, replay: RequestRepl
   const current = (): Partial<Record<RequestPart, unknown>> => ({ ...replay.data, body: info.body, querystring: info.queryParams, headers: info.headers })
   const checks = new LevelChecks(context)
   const missingAtHead: RequiredValue[] = []
+  const { requestSteps, state, level } = replay.behaviour
   // From the version up: after the converters of step `index`, the data is at level `index`; level 0 is HEAD.
-  for (let index = replay.level - 1; index >= 0; index--) {
+  for (let index = level - 1; index >= 0; index--) {
     const ran: string[] = []
     try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: undefined })
+      if (index >= 1) info.body = await runStepsToBody(tracked(requestSteps, context.steps[index], ran), info, info.body, { method: state.methods[0], reply: undefined })
     } catch (error) {
       if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
       return converterFailed(error, { step: index, reached: index, converters: [...new Set(ran)] })

@@ -22,20 +22,14 @@ export interface Target {
   readonly example: unknown
 }
 
-/** A problem of a replay, as a finding kind. */
-export type Issue = Omit<ReplayIssue, 'kind'> & { readonly kind: ReplayIssue['kind'] | 'round trip' }
+export type Report = (target: Target, issue: ReplayIssue) => void
 
-export type Report = (target: Target, issue: Issue) => void
-
-/** What every target needs. */
-interface VerifyEnvironment {
+/** What every target needs: the replay context, how examples are generated, where findings go. */
+interface VerifyEnvironment extends ReplayContext, GenerationOptions {
   readonly state: VersionerState
-  readonly context: ReplayContext
-  /** How examples are generated. */
-  readonly generation: GenerationOptions
   readonly report: Report
   /** Counts the examples replayed. */
-  readonly counter: { replayed: number }
+  replayed: number
 }
 
 /** The status a response key stands for (`2xx` → 200, `default` → 200). */
@@ -45,7 +39,7 @@ function statusOf (key: string): number {
 }
 
 /** Messages of lost values, by direction. */
-function lostMessage (issue: Issue, from: string, to: string): Issue {
+function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
   return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
 }
 
@@ -71,15 +65,14 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
 
 /** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
 async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, route: string): Promise<void> {
-  const { state, context } = env
   const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
   const formAt = requestForms(env, head)
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env.generation)] as const))
+  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = roundTripKey(env, head, behaviour)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
-  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: behaviour.level, to: 0 }
+  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: behaviour.level, to: 0 }
   for (let index = 0; index < count; index++) {
     const data: Partial<Record<RequestPart, unknown>> = {}
     const required = new Map<RequestPart, RequiredValue[]>()
@@ -88,14 +81,14 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
       const list = examples.get(part) as GeneratedExample[]
       const example = list[index % list.length]
       data[part] = copyJson(example.value)
-      valid &&= context.compile(formAt(part, behaviour.level))(copyJson(data[part]))
+      valid &&= env.compile(formAt(part, behaviour.level))(copyJson(data[part]))
       if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, head.schema[part], data[part], example.sentinels))
     }
     if (!valid) continue // an example the version's own schema rejects says nothing about migrations
-    env.counter.replayed++
+    env.replayed++
     for (const [part, clean] of behaviour.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
-    const result = await replayRequest(context, { data, required, requestSteps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, formAt })
+    const result = await replayRequest(env, { data, required, behaviour, formAt })
     if (result === undefined) continue
     if (!('head' in result)) {
       env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
@@ -108,8 +101,8 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
 /** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
 async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
   if (required.length === 0) return
-  env.counter.replayed++
-  const result = await replayResponse(env.context, { ...target, body, required })
+  env.replayed++
+  const result = await replayResponse(env, { ...target, body, required })
   if ('body' in result || result.kind !== 'lost') return
   env.report({ route: target.route, version: target.version, direction: 'response', example: body },
     { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
@@ -140,15 +133,15 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
 
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
-  const { state, context } = env
-  const headForm = prepareForFastify(headSchema, state.generation)
+  const { generation } = env.state
+  const headForm = prepareForFastify(headSchema, generation)
   if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
-  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
-  for (const example of generateExamples(headForm, env.generation)) {
-    if (!context.compile(headForm)(copyJson(example.value))) continue
-    env.counter.replayed++
+  const lineage = { generation, resolveRef: env.resolveRef, from: 0, to: target.level }
+  for (const example of generateExamples(headForm, env)) {
+    if (!env.compile(headForm)(copyJson(example.value))) continue
+    env.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayResponse(context, { ...target, body: example.value, required })
+    const result = await replayResponse(env, { ...target, body: example.value, required })
     if ('body' in result) continue
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
@@ -166,17 +159,16 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
 
 /** Every replay of a webhook's payload: HEAD examples down to each version that has the webhook. */
 export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWebhook): Promise<void> {
-  const { state } = env
   for (let level = 1; level < webhook.timeline.length; level++) {
     if (!webhook.timeline[level].exists) continue
     await verifyResponseSchema(env, webhook.body, {
       route: `webhook ${webhook.name}`,
-      version: state.versionAt(level),
+      version: env.state.versionAt(level),
       level,
       part: 'payload',
       status: 200,
       method: undefined,
-      responseSteps: state.planner.responseSteps(undefined, webhook.body, level),
+      responseSteps: env.state.planner.responseSteps(undefined, webhook.body, level),
       formAt: formsOf(env, webhook.body)
     })
   }

@@ -17,7 +17,6 @@ import type { GenerationStep } from '../describe/versions'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { ReplayContext } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 
@@ -90,8 +89,8 @@ function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): strin
 
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
-  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text'>>()
-  private readonly reached = new Map<string, string>()
+  /** Each finding with the version whose schema the data failed (`HEAD` included). */
+  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string }>()
 
   constructor (private readonly steps: readonly GenerationStep[], private readonly versionAt: (level: number) => string) {}
 
@@ -100,10 +99,9 @@ class Findings {
     const key = [target.route, target.direction, issue.kind, issue.part, issue.pointer, step.origin].join('\n')
     const known = this.byKey.get(key)
     if (known !== undefined) {
-      if (!known.versions.includes(target.version)) this.byKey.set(key, { ...known, versions: [...known.versions, target.version] })
+      if (!known.versions.includes(target.version)) known.versions.push(target.version)
       return
     }
-    this.reached.set(key, issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached))
     this.byKey.set(key, {
       route: target.route,
       version: target.version,
@@ -116,12 +114,13 @@ class Findings {
       changeVersion: step.origin,
       versionChanges: step.changes.map((change) => change.name),
       converters: issue.converters,
-      example: target.example
+      example: target.example,
+      reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     })
   }
 
   list (): VerifyFinding[] {
-    return [...this.byKey].map(([key, finding]) => ({ ...finding, text: describe(finding, this.reached.get(key) as string) }))
+    return [...this.byKey.values()].map(({ reached, ...finding }) => ({ ...finding, text: describe(finding, reached) }))
   }
 }
 
@@ -135,11 +134,8 @@ export type VerifyFindings = VerifyFinding[] & {
 export async function verifyMigrations ({ fastify, state, webhooks }: VerifyContext, options: VerifyOptions = {}): Promise<VerifyFindings> {
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
-  const context: ReplayContext = { compile: strictValidator(resolveRef), resolveRef, steps: state.steps }
-  const generation = { resolveRef, count: options.examples ?? 200, seed: options.seed ?? 1 }
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const counter = { replayed: 0 }
-  const env = { state, context, generation, report: findings.report, counter }
+  const env = { state, resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
@@ -147,7 +143,7 @@ export async function verifyMigrations ({ fastify, state, webhooks }: VerifyCont
   }
   for (const webhook of webhooks) await verifyWebhook(env, webhook)
   const list = [...findings.list(), ...exampleFindings(fastify, state)]
-  return Object.defineProperty(list, 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
+  return Object.defineProperty(list, 'replayed', { value: env.replayed, enumerable: false }) as VerifyFindings
 }
 
 /** Every example of every version's OpenAPI document that fails its own schema (see ./export.ts). */
