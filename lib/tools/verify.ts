@@ -14,7 +14,6 @@
 import type { FastifyInstance } from 'fastify'
 import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
-import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
 import { strictValidator } from '../core/strict-validator'
@@ -61,13 +60,6 @@ export interface VerifyOptions {
   examples?: number
   /** The seed of the generation (default 1): the same seed replays the same examples. */
   seed?: number
-}
-
-/** The state and application verify works on. */
-interface VerifyContext {
-  readonly fastify: FastifyInstance
-  readonly state: VersionerState
-  readonly webhooks: readonly DeclaredWebhook[]
 }
 
 /** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
@@ -131,7 +123,7 @@ export type VerifyFindings = VerifyFinding[] & {
 }
 
 /** Checks every versioned route and webhook in every version; an empty list means every version migrates cleanly. */
-export async function verifyMigrations ({ fastify, state, webhooks }: VerifyContext, options: VerifyOptions = {}): Promise<VerifyFindings> {
+export async function verifyMigrations (fastify: FastifyInstance, state: VersionerState, options: VerifyOptions = {}): Promise<VerifyFindings> {
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
@@ -141,7 +133,7 @@ export async function verifyMigrations ({ fastify, state, webhooks }: VerifyCont
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
     }
   }
-  for (const webhook of webhooks) await verifyWebhook(env, webhook)
+  for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
   const list = [...findings.list(), ...exampleFindings(fastify, state)]
   return Object.defineProperty(list, 'replayed', { value: env.replayed, enumerable: false }) as VerifyFindings
 }
