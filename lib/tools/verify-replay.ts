@@ -3,7 +3,7 @@
  * step by step, the way requests go up and responses down when served. After each version change the data must
  * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
  * be converted, not coerced), and at the end every sentinel that must arrive (./data-flow.ts) must be delivered.
- * The first version change after which either fails is the one at fault.
+ * The first version change after which either fails is the one at fault. Also the type of what `verify` finds.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -14,18 +14,47 @@ import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../se
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
 import type { Check, ValidationIssue } from '../core/strict-validator'
 
-/** What a replay reports: the kind of problem, where, and the version change at fault. */
-export interface ReplayIssue {
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed'
+/** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
+export interface VerifyFinding {
+  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
+  readonly route: string
+  /** The newest version where the problem shows. */
+  readonly version: string
+  /** Every version where it shows (newest first). */
+  readonly versions: readonly string[]
+  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
+  readonly direction: 'request' | 'response'
+  /**
+   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
+   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
+   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
+   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
+   */
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
+  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
+  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
   readonly pointer: string
+  /** What went wrong. */
   readonly message: string
+  /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
+  readonly changeVersion: string
+  /** The version change classes of that version. */
+  readonly versionChanges: readonly string[]
+  /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
+  readonly converters: readonly string[]
+  /** The generated example that showed it (the request part, or the HEAD body). */
+  readonly example: unknown
+  /** The whole finding on one line. */
+  readonly text: string
+}
+
+/** What a replay reports: the kind of problem, where, the converters of the step at fault that ran, and that step. */
+export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'message' | 'converters'> & {
   /** Index of the generation step at fault (`steps[index]`). */
   readonly step: number
   /** The level whose schema the data reached when it went wrong (0 is HEAD). */
   readonly reached: number
-  /** The converters of that step that ran. */
-  readonly converters: readonly string[]
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps. */

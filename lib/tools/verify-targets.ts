@@ -12,15 +12,10 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay } from './verify-replay'
+import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay, type VerifyFinding } from './verify-replay'
 
 /** Where a finding was made. */
-export interface Target {
-  readonly route: string
-  readonly version: string
-  readonly direction: 'request' | 'response'
-  readonly example: unknown
-}
+export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
 
 export type Report = (target: Target, issue: ReplayIssue) => void
 

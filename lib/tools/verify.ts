@@ -16,43 +16,11 @@ import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
+import type { VerifyFinding } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 
-/** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
-export interface VerifyFinding {
-  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
-  readonly route: string
-  /** The newest version where the problem shows. */
-  readonly version: string
-  /** Every version where it shows (newest first). */
-  readonly versions: readonly string[]
-  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
-  readonly direction: 'request' | 'response'
-  /**
-   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
-   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
-   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
-   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
-   */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
-  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
-  readonly part: string
-  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
-  readonly pointer: string
-  /** What went wrong. */
-  readonly message: string
-  /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
-  readonly changeVersion: string
-  /** The version change classes of that version. */
-  readonly versionChanges: readonly string[]
-  /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
-  readonly converters: readonly string[]
-  /** The generated example that showed it (the request part, or the HEAD body). */
-  readonly example: unknown
-  /** The whole finding on one line. */
-  readonly text: string
-}
+export type { VerifyFinding }
 
 /** Options of `verify`. */
 export interface VerifyOptions {
