@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
-import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
+import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
 import type { Check, ValidationIssue } from '../core/strict-validator'
@@ -123,79 +123,60 @@ class LevelChecks {
   }
 }
 
-/** An example request of one version (`behaviour`): its parts, and the sentinels that must reach HEAD, by part. */
-interface RequestReplay {
+/**
+ * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
+ * down to a version; the sentinels that must arrive, by part; the converter steps of the route or webhook.
+ */
+export interface Replay {
   readonly data: Partial<Record<RequestPart, unknown>>
   readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
-  readonly behaviour: VersionBehaviour
-  /** The form of a part at any level (0 is HEAD). */
+  readonly steps: readonly ConverterStep[]
+  readonly method: string | undefined
+  /** The version's level, and the form of a part at any level (0 is HEAD). */
+  readonly level: number
   readonly formAt: (part: RequestPart, level: number) => TSchema
+  /** The status of a response; `undefined` for a request. */
+  readonly status: number | undefined
 }
 
 /**
- * Replays a request example up to HEAD. Returns the first issue (the example is then done), or the HEAD data;
- * `undefined` data when a converter refused the example with a client error (4xx): nothing to report.
+ * Replays an example: a request up to HEAD, a response down to the version. Returns the first issue (the example
+ * is then done), or the body it arrives with; `undefined` when a request converter refused the example with a
+ * client error (4xx): nothing to report.
  */
-export async function replayRequest (context: ReplayContext, replay: RequestReplay): Promise<ReplayIssue | { head: Partial<Record<RequestPart, unknown>> } | undefined> {
-  const parts = Object.keys(replay.data) as RequestPart[]
-  const info = {
-    body: replay.data.body,
-    queryParams: (replay.data.querystring ?? {}) as Record<string, unknown>,
-    headers: { ...(replay.data.headers as Record<string, unknown> | undefined) },
+export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
+  const { data, level, status } = replay
+  const parts = Object.keys(data) as RequestPart[]
+  const request = {
+    body: data.body,
+    queryParams: (data.querystring ?? {}) as Record<string, unknown>,
+    headers: { ...(data.headers as Record<string, unknown> | undefined) },
     cookies: {},
     form: undefined
   }
-  const current = (): Partial<Record<RequestPart, unknown>> => ({ ...replay.data, body: info.body, querystring: info.queryParams, headers: info.headers })
-  const checks = new LevelChecks(context)
-  const missingAtHead: RequiredValue[] = []
-  const { requestSteps, state, level } = replay.behaviour
-  // From the version up: after the converters of step `index`, the data is at level `index`; level 0 is HEAD.
-  for (let index = level - 1; index >= 0; index--) {
-    const ran: string[] = []
-    try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(requestSteps, context.steps[index], ran), info, info.body, { method: state.methods[0], reply: undefined })
-    } catch (error) {
-      if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
-      return converterFailed(error, { step: index, reached: index, converters: [...new Set(ran)] })
-    }
-    const data = current()
-    for (const part of parts) {
-      const checked = checks.check(replay.formAt(part, index), data[part], replay.required.get(part) ?? [], { part, step: index, reached: index, converters: [...new Set(ran)] })
-      if (!Array.isArray(checked)) return checked
-      if (index === 0) missingAtHead.push(...checked)
-    }
-  }
-  return checks.issueOf(missingAtHead) ?? { head: current() }
-}
-
-/** A HEAD response example of one status, and the sentinels that must reach the version. */
-export interface ResponseReplay {
-  readonly body: unknown
-  readonly status: number
-  readonly required: readonly RequiredValue[]
-  readonly responseSteps: readonly ConverterStep[]
-  readonly method: string | undefined
-  readonly level: number
-  /** The body's form at any level (the version's level included). */
-  readonly formAt: (level: number) => TSchema
-}
-
-/** Replays a HEAD response example down to the version. Returns the first issue, or the body the version sends. */
-export async function replayResponse (context: ReplayContext, replay: ResponseReplay): Promise<ReplayIssue | { body: unknown }> {
-  const info = { body: copyJson(replay.body), statusCode: replay.status, headers: {}, raw: replay.body, setCookie () {}, deleteCookie () {} }
+  const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
+  const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context)
   let missing: RequiredValue[] = []
-  // Level 1 (the latest version) is HEAD data under the HEAD changes' instructions; each step then goes one level down.
-  for (let index = 0; index < replay.level; index++) {
+  // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
+  // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
+  // each step takes it one level down.
+  for (let count = 0; count < level; count++) {
+    const index = status === undefined ? level - 1 - count : count
+    const where = { step: index, reached: status === undefined ? index : index + 1 }
     const ran: string[] = []
     try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: { statusCode: replay.status } })
+      if (index >= 1) info.body = await runStepsToBody(tracked(replay.steps, context.steps[index], ran), info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
-      return converterFailed(error, { step: index, reached: index + 1, converters: [...new Set(ran)] })
+      if (status === undefined && clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
+      return converterFailed(error, { ...where, converters: [...new Set(ran)] })
     }
-    const checked = checks.check(replay.formAt(index + 1), info.body, replay.required, { part: 'body', step: index, reached: index + 1, converters: [...new Set(ran)] })
-    if (!Array.isArray(checked)) return checked
-    missing = checked
+    missing = []
+    for (const part of parts) {
+      const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part) ?? [], { part, ...where, converters: [...new Set(ran)] })
+      if (!Array.isArray(checked)) return checked
+      missing.push(...checked)
+    }
   }
   return checks.issueOf(missing) ?? { body: info.body }
 }

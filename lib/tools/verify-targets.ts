@@ -12,7 +12,7 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay, type VerifyFinding } from './verify-replay'
+import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type VerifyFinding } from './verify-replay'
 
 /** Where a finding was made. */
 export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
@@ -83,13 +83,13 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
     env.replayed++
     for (const [part, clean] of behaviour.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
-    const result = await replayRequest(env, { data, required, behaviour, formAt })
+    const result = await replayExample(env, { data, required, formAt, steps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined })
     if (result === undefined) continue
-    if (!('head' in result)) {
+    if (!('body' in result)) {
       env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined) await verifyRoundTrip(env, trip, result.head.body, required.get('body') ?? [])
+    if (trip !== undefined) await verifyRoundTrip(env, trip, result.body, required.get('body') ?? [])
   }
 }
 
@@ -97,18 +97,18 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
 async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
   if (required.length === 0) return
   env.replayed++
-  const result = await replayResponse(env, { ...target, body, required })
-  if ('body' in result || result.kind !== 'lost') return
+  const result = await replayExample(env, { ...target, data: { body }, required: new Map([['body', required]]) })
+  if (result === undefined || 'body' in result || result.kind !== 'lost') return
   env.report({ route: target.route, version: target.version, direction: 'response', example: body },
     { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
 }
 
 /** What a response replay of one schema needs besides the examples, and where its findings are. */
-type ResponseTarget = Omit<ResponseReplay, 'body' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
+type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
 /** The forms of a HEAD body schema at every level, ready for Fastify. */
-function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
-  return (level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
+function formsOf (env: VerifyEnvironment, headSchema: TSchema): (part: RequestPart, level: number) => TSchema {
+  return (_part, level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
 }
 
 /** The replay target of the response of status `key` of a route version. */
@@ -121,7 +121,7 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
     part: `response ${key}`,
     status: statusOf(key),
     method: behaviour.state.methods[0],
-    responseSteps: behaviour.responseSteps.get(key) ?? [],
+    steps: behaviour.responseSteps.get(key) ?? [],
     formAt: formsOf(env, responseMapAt(at.head, behaviour.level)[key])
   }
 }
@@ -130,14 +130,14 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
   const { generation } = env.state
   const headForm = prepareForFastify(headSchema, generation)
-  if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
+  if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const lineage = { generation, resolveRef: env.resolveRef, from: 0, to: target.level }
   for (const example of generateExamples(headForm, env)) {
     if (!env.compile(headForm)(copyJson(example.value))) continue
     env.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayResponse(env, { ...target, body: example.value, required })
-    if ('body' in result) continue
+    const result = await replayExample(env, { ...target, data: { body: example.value }, required: new Map([['body', required]]) })
+    if (result === undefined || 'body' in result) continue
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
@@ -163,7 +163,7 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       part: 'payload',
       status: 200,
       method: undefined,
-      responseSteps: env.state.planner.responseSteps(undefined, webhook.body, level),
+      steps: env.state.planner.responseSteps(undefined, webhook.body, level),
       formAt: formsOf(env, webhook.body)
     })
   }
