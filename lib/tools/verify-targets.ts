@@ -38,11 +38,14 @@ function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue
   return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
 }
 
-/** A route's request parts at any level, prepared as Fastify validates them (headers lower-cased once per level). */
-function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
+/**
+ * The forms of HEAD schemas (a route's request parts, or one response body) at any level, prepared as Fastify
+ * validates them (headers lower-cased once per level).
+ */
+function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => TSchema): (part: RequestPart, level: number) => TSchema {
   const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const prepared = prepareForFastify(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation)
+    const prepared = prepareForFastify(env.state.generation.formAt(headSchemaOf(part), level), env.state.generation)
     if (part !== 'headers') return prepared
     if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
     return headers.get(level) as TSchema
@@ -61,7 +64,7 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
 /** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
 async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, route: string): Promise<void> {
   const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
-  const formAt = requestForms(env, head)
+  const formAt = formsOf(env, (part) => head.schema[part] as TSchema)
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
   const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
@@ -106,14 +109,10 @@ async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, 
 /** What a response replay of one schema needs besides the examples, and where its findings are. */
 type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
-/** The forms of a HEAD body schema at every level, ready for Fastify. */
-function formsOf (env: VerifyEnvironment, headSchema: TSchema): (part: RequestPart, level: number) => TSchema {
-  return (_part, level) => prepareForFastify(env.state.generation.formAt(headSchema, level), env.state.generation)
-}
-
 /** The replay target of the response of status `key` of a route version. */
 function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, key: string): ResponseTarget {
   const { behaviour } = at
+  const headSchema = responseMapAt(at.head, behaviour.level)[key]
   return {
     route: at.route,
     version: behaviour.version,
@@ -122,16 +121,15 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
     status: statusOf(key),
     method: behaviour.state.methods[0],
     steps: behaviour.responseSteps.get(key) ?? [],
-    formAt: formsOf(env, responseMapAt(at.head, behaviour.level)[key])
+    formAt: formsOf(env, () => headSchema)
   }
 }
 
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
-  const { generation } = env.state
-  const headForm = prepareForFastify(headSchema, generation)
+  const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
-  const lineage = { generation, resolveRef: env.resolveRef, from: 0, to: target.level }
+  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: 0, to: target.level }
   for (const example of generateExamples(headForm, env)) {
     if (!env.compile(headForm)(copyJson(example.value))) continue
     env.replayed++
@@ -164,7 +162,7 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       status: 200,
       method: undefined,
       steps: env.state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: formsOf(env, webhook.body)
+      formAt: formsOf(env, () => webhook.body)
     })
   }
 }
