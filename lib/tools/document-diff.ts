@@ -13,12 +13,7 @@
  */
 import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
-import type { RawDiff } from './document-places'
-
-/** `api-smart-diff`'s `apiCompare`, loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded). */
-function loadCompare (): typeof ApiCompare {
-  return (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
-}
+import { escapePointer, type RawDiff } from './document-places'
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
 const MARK = '\u0000'
@@ -67,7 +62,7 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   if (!segments.some((segment) => needsMark(segmentName(segment)))) return ref
   const result = `#/${segments.map((segment) => {
     const name = segmentName(segment)
-    return needsMark(name) ? encodeURIComponent(marked(name).replace(/~/g, '~0').replace(/\//g, '~1')) : segment
+    return needsMark(name) ? encodeURIComponent(escapePointer(marked(name))) : segment
   }).join('/')}`
   if (!originals.has(result)) originals.set(result, ref)
   return result
@@ -85,7 +80,9 @@ export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
   const originals = new Map<string, string>()
   const marking: Renaming = { name: marked, ref: (ref) => markedRef(ref, originals) }
   const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
-  const { diffs } = loadCompare()(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
+  // `api-smart-diff` is loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded).
+  const { apiCompare } = require('api-smart-diff') as { apiCompare: typeof ApiCompare }
+  const { diffs } = apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
   return diffs.map((diff) => {
     const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)
     return { type: diff.type, action: diff.action, path, before: valueBack(diff.before, path, unmarking), after: valueBack(diff.after, path, unmarking) }
