@@ -54,10 +54,8 @@ function own (node: unknown, key: string | number): unknown {
 /** The value at `path` in a document, following local `$ref`s on the way (as the diff's paths do), or `undefined`. */
 export function at (document: unknown, path: JsonPath): unknown {
   let node = follow(document, document)
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined
-    node = follow(document, own(node, key))
-  }
+  // Past a missing or non-object node, `own` and `follow` give `undefined` to the end.
+  for (const key of path) node = follow(document, own(node, key))
   return node
 }
 
@@ -110,10 +108,7 @@ export interface Place {
 export function placeOf (rest: JsonPath, current: unknown, saved: unknown, operationPath: JsonPath): Place {
   const [first, second, third, fourth] = rest
   if (first === 'requestBody') {
-    if (second === 'content' && fourth === 'schema') {
-      return { side: 'request', place: 'request body', schemaPath: rest.slice(4), rest }
-    }
-    return { side: 'request', place: 'request body', schemaPath: [], rest }
+    return { side: 'request', place: 'request body', schemaPath: second === 'content' && fourth === 'schema' ? rest.slice(4) : [], rest }
   }
   if (first === 'parameters' && typeof second === 'number') {
     const parameter = (at(current, [...operationPath, 'parameters', second]) ?? at(saved, [...operationPath, 'parameters', second])) as

@@ -16,11 +16,6 @@ import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
-/** fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded). */
-function fastCheck (): Fc {
-  return createRequire(__filename)('fast-check') as Fc
-}
-
 const kLeaf = Symbol('fastify-versioner.leaf')
 const kChoice = Symbol('fastify-versioner.choice')
 /** A free string of the example, replaced by a sentinel once the example is sampled. */
@@ -211,7 +206,8 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
  * ```
  */
 export function generateExamples (schema: unknown, options: GenerationOptions): GeneratedExample[] {
-  const fc = fastCheck()
+  // fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded).
+  const fc = createRequire(__filename)('fast-check') as Fc
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()
