@@ -13,7 +13,8 @@
  */
 import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
-import { escapePointer, type RawDiff } from './document-places'
+import { pointerKey, pointerSegment } from '../core/json-schema'
+import type { RawDiff } from './document-places'
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
 const MARK = '\u0000'
@@ -52,7 +53,7 @@ function renamed (value: unknown, renaming: Renaming): unknown {
  * `URIError`, as the library itself would).
  */
 function segmentName (segment: string): string {
-  return decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return decodeURIComponent(pointerKey(segment))
 }
 
 /** The `#/…` `$ref` with its marked segments, remembered in `originals` to be given back; other refs as they are. */
@@ -62,7 +63,7 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   if (!segments.some((segment) => needsMark(segmentName(segment)))) return ref
   const result = `#/${segments.map((segment) => {
     const name = segmentName(segment)
-    return needsMark(name) ? encodeURIComponent(escapePointer(marked(name))) : segment
+    return needsMark(name) ? encodeURIComponent(pointerSegment(marked(name))) : segment
   }).join('/')}`
   if (!originals.has(result)) originals.set(result, ref)
   return result

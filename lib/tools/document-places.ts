@@ -5,6 +5,7 @@
  */
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
+import { pointerKey, pointerSegment } from '../core/json-schema'
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -39,10 +40,6 @@ export function change (version: string, operation: string, place: string, kind:
   return { version, operation, place, kind, breaking, text: `${version}${where === '' ? '' : ` ${where}`}: ${kind}` }
 }
 
-export function escapePointer (key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
-}
-
 /**
  * The own property `key` of a JSON node, or `undefined`: a field named `constructor` or `toString` is one only
  * when the document has it, and a `__proto__` key (which `JSON.parse` makes an own property) is read as such.
@@ -65,7 +62,7 @@ export function follow (document: unknown, node: unknown): unknown {
     const ref = own(node, '$ref') as string
     if (!ref.startsWith('#/')) break
     let target: unknown = document
-    for (const part of ref.slice(2).split('/')) target = own(target, part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    for (const part of ref.slice(2).split('/')) target = own(target, pointerKey(part))
     node = target
   }
   return node
@@ -81,7 +78,7 @@ export function dataPointer (schemaPath: JsonPath): { pointer: string, keyword: 
   while (index < schemaPath.length) {
     const key = schemaPath[index]
     if ((key === 'properties' || key === 'patternProperties') && index + 1 < schemaPath.length) {
-      pointer += `/${escapePointer(schemaPath[index + 1])}`
+      pointer += `/${pointerSegment(schemaPath[index + 1])}`
       index += 2
     } else if ((key === 'items' || key === 'additionalProperties') && index + 1 < schemaPath.length) {
       pointer += '/*'

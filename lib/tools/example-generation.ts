@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
-import { isSchemaObject } from '../core/json-schema'
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
@@ -191,7 +191,7 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     }
     if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
     const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
+    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`))
     return copy
   }
   return walk(sampled, '')

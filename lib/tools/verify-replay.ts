@@ -13,6 +13,7 @@ import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
 import type { Check, ValidationIssue } from '../core/strict-validator'
+import { pointerSegment } from '../core/json-schema'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -69,7 +70,7 @@ function pointerOf (issue: ValidationIssue | undefined): string {
   if (issue === undefined) return ''
   const base = (issue.instancePath ?? '').replace(/\/\d+(?=\/|$)/g, '/*')
   const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
-  return typeof extra === 'string' ? `${base}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}` : base
+  return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
 }
 
 /** The steps of `steps` that belong to one generation step's version changes, tracking which ran. */

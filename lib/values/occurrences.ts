@@ -8,7 +8,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
 import { compileMatcher } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
 
@@ -111,7 +111,7 @@ function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
       if (inner === null) continue
       // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
       const same = holder === at && key === name
-      const step = Array.isArray(holder) ? '*' : String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+      const step = Array.isArray(holder) ? '*' : pointerSegment(key)
       stack.push([inner, holder, key, same ? place : `${place}/${step}`])
     }
   }
