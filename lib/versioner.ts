@@ -194,7 +194,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
       return changelog()
     },
-    verify: (options?: VerifyOptions) => verifyMigrations({ fastify, state, webhooks: webhooks.list() }, options),
+    verify: (options?: VerifyOptions) => verifyMigrations(fastify, state, options),
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {

@@ -1,6 +1,6 @@
 /**
  * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
- * message, structural equality, and the `Type.Optional` / `Type.Readonly` modifiers.
+ * message, structural equality, the `Type.Optional` / `Type.Readonly` modifiers, and JSON pointer segments.
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
@@ -94,6 +94,22 @@ export function refId (ref: string): string {
 /** `ref` pointed at the schema `id` instead, keeping its form (`'Address#'` → `'Address__2000-01-01#'`). */
 export function withRefId (ref: string, id: string): string {
   return ref.endsWith('#') ? `${id}#` : id
+}
+
+/**
+ * A JSON pointer segment (RFC 6901) naming `key`: `~` and `/` escaped.
+ * @example
+ * ```ts
+ * pointerSegment('/users/{id}') // '~1users~1{id}'
+ * ```
+ */
+export function pointerSegment (key: PropertyKey): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+/** The key a JSON pointer segment names: `~1` and `~0` unescaped (the reverse of {@link pointerSegment}). */
+export function pointerKey (segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~')
 }
 
 /** The name (`$id`) of a schema, if it has one. */

@@ -253,10 +253,6 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
     const index = typeof entry.methodName === 'string' ? order.indexOf(entry.methodName) : -1
     return (entry.isStatic ? 1_000_000 : 0) + (index === -1 ? 999_999 : index)
   }
-  // Decorators on one method are applied bottom-up; reversing restores the order they are written in.
-  const entries = [...legacy, ...standard].reverse()
-  return entries
-    .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => position(a.entry) - position(b.entry) || a.index - b.index)
-    .map(({ entry }) => entry)
+  // Decorators on one method are applied bottom-up; reversing restores the order they are written in (sort is stable).
+  return [...legacy, ...standard].reverse().sort((a, b) => position(a) - position(b))
 }

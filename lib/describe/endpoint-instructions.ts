@@ -7,7 +7,7 @@
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import {
-  ENDPOINT_ATTRIBUTES, makeInstruction, type EndpointExistenceInstruction, type EndpointHadAttributes,
+  checkNotEmpty, ENDPOINT_ATTRIBUTES, makeInstruction, type EndpointExistenceInstruction, type EndpointHadAttributes,
   type EndpointHadInstruction
 } from './instructions'
 import { describeValue, isSchemaObject } from '../core/json-schema'
@@ -40,9 +40,7 @@ function checkPath (path: unknown, what: string): asserts path is string {
 }
 
 function checkAttributes (attributes: EndpointHadAttributes, display: string, path: string): EndpointHadInstruction['attributes'] {
-  if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
-    throw new VersionerStructureError(`${display}: had() needs at least one attribute (${ENDPOINT_ATTRIBUTES.join(', ')}).`)
-  }
+  checkNotEmpty(attributes, `${display}: had() needs at least one attribute (${ENDPOINT_ATTRIBUTES.join(', ')}).`)
   const unknown = Object.keys(attributes).filter((key) => !allowed.has(key))
   if (unknown.length > 0) {
     throw new VersionerStructureError(`${display}: unknown endpoint attribute(s) ${unknown.join(', ')}; ` +

@@ -9,6 +9,8 @@ import type { HttpMethod } from '../core/http-methods'
 import type { NamedValidator } from './named-validators'
 import type { FieldDeprecationOptions } from './field-deprecation'
 import { kInstruction } from '../core/symbols'
+import { VersionerStructureError } from '../core/errors'
+import { isSchemaObject } from '../core/json-schema'
 
 /**
  * JSON Schema keywords a field can have, change or lack in an older version. Any other keyword is allowed
@@ -96,6 +98,19 @@ interface InstructionBase {
   readonly display: string
 }
 
+/** What every schema and enum instruction has: the HEAD schema it is about. */
+interface SchemaInstructionBase extends InstructionBase {
+  readonly schema: TSchema
+}
+
+/** What every endpoint instruction has: the HEAD path and methods of the route(s) it is about. */
+interface EndpointInstructionBase extends InstructionBase {
+  readonly path: string
+  readonly methods: readonly HttpMethod[]
+  /** Only the HEAD route with this `operationId` (to tell apart routes sharing a path and methods). */
+  readonly operationId: string | undefined
+}
+
 /**
  * Object-level annotations a schema can have had in the previous version (`schema(S).had({...})`).
  * @example
@@ -146,9 +161,8 @@ export type SchemaHadAttributes = SchemaHadAttributeValues &
 export const SCHEMA_ATTRIBUTES = ['name', 'examples', 'description', 'title'] as const
 
 /** `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations. */
-export interface SchemaHadInstruction extends InstructionBase {
+export interface SchemaHadInstruction extends SchemaInstructionBase {
   readonly kind: 'schema.had'
-  readonly schema: TSchema
   /** The previous name, or `undefined` when only annotations changed. */
   readonly name: string | undefined
   /** The annotations the schema had (only those the instruction gives). */
@@ -156,9 +170,8 @@ export interface SchemaHadInstruction extends InstructionBase {
 }
 
 /** `schema(S).field(f).had({...})`. */
-export interface FieldHadInstruction extends InstructionBase {
+export interface FieldHadInstruction extends SchemaInstructionBase {
   readonly kind: 'field.had'
-  readonly schema: TSchema
   readonly field: string
   readonly name: string | undefined
   readonly type: TSchema | undefined
@@ -167,17 +180,15 @@ export interface FieldHadInstruction extends InstructionBase {
 }
 
 /** `schema(S).field(f).didntHave(...keywords)`. */
-export interface FieldDidntHaveInstruction extends InstructionBase {
+export interface FieldDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntHave'
-  readonly schema: TSchema
   readonly field: string
   readonly keywords: readonly string[]
 }
 
 /** `schema(S).field(f).existedAs({ type, ... })`. */
-export interface FieldExistedAsInstruction extends InstructionBase {
+export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly kind: 'field.existedAs'
-  readonly schema: TSchema
   readonly field: string
   readonly type: TSchema
   readonly optional: boolean | undefined
@@ -185,56 +196,43 @@ export interface FieldExistedAsInstruction extends InstructionBase {
 }
 
 /** `schema(S).field(f).didntExist`. */
-export interface FieldDidntExistInstruction extends InstructionBase {
+export interface FieldDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntExist'
-  readonly schema: TSchema
   readonly field: string
 }
 
 /** `schema(S).validator(v).existed`. */
-export interface ValidatorExistedInstruction extends InstructionBase {
+export interface ValidatorExistedInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.existed'
-  readonly schema: TSchema
   readonly validator: NamedValidator
 }
 
 /** `schema(S).validator(name).didntExist`. */
-export interface ValidatorDidntExistInstruction extends InstructionBase {
+export interface ValidatorDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.didntExist'
-  readonly schema: TSchema
   readonly validatorName: string
 }
 
 /** `enumeration(E).had({ member: value })`. */
-export interface EnumHadInstruction extends InstructionBase {
+export interface EnumHadInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.had'
-  readonly schema: TSchema
   readonly members: Readonly<Record<string, EnumValue>>
 }
 
 /** `enumeration(E).didntHave(...members)`. */
-export interface EnumDidntHaveInstruction extends InstructionBase {
+export interface EnumDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.didntHave'
-  readonly schema: TSchema
   readonly members: readonly string[]
 }
 
 /** `endpoint(path, methods).existed` / `.didntExist`. */
-export interface EndpointExistenceInstruction extends InstructionBase {
+export interface EndpointExistenceInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.existed' | 'endpoint.didntExist'
-  readonly path: string
-  readonly methods: readonly HttpMethod[]
-  /** Only the HEAD route with this `operationId` (to tell apart routes sharing a path and methods). */
-  readonly operationId: string | undefined
 }
 
 /** `endpoint(path, methods).had({...})`. */
-export interface EndpointHadInstruction extends InstructionBase {
+export interface EndpointHadInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.had'
-  readonly path: string
-  readonly methods: readonly HttpMethod[]
-  /** Only the HEAD route with this `operationId`. */
-  readonly operationId: string | undefined
   readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods'> & { methods?: readonly HttpMethod[] }>
 }
 
@@ -269,6 +267,11 @@ export function isInstruction (value: unknown): value is Instruction {
 /** Brands and freezes an instruction. */
 export function makeInstruction<T extends Instruction> (fields: Omit<T, typeof kInstruction>): T {
   return Object.freeze({ ...fields, [kInstruction]: true, toString: () => fields.display }) as unknown as T
+}
+
+/** Throws `message` unless a builder's argument is an object with at least one key (`had({})` says nothing). */
+export function checkNotEmpty (attributes: unknown, message: string): void {
+  if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) throw new VersionerStructureError(message)
 }
 
 /** True for endpoint instructions (those route generation applies); every other one is applied by schema generation. */

@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
 import {
-  makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
+  checkNotEmpty, makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
   type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
   type FieldHadInstruction, type FieldKeywordName, type SchemaAnnotations, type SchemaHadAttributes, type SchemaHadInstruction,
   type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, SCHEMA_ATTRIBUTES
@@ -112,9 +112,7 @@ function splitKeywords (attributes: Record<string, unknown>, display: string): R
 /** The annotations of `schema(S).had({...})`, checked (the name is checked by the caller). */
 function schemaAnnotations (attributes: SchemaHadAttributes, schemaDisplay: string, display: string): Readonly<SchemaAnnotations> {
   const allowed = `{ ${SCHEMA_ATTRIBUTES.join(', ')} }`
-  if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
-    throw new VersionerStructureError(`${display}: schema(...).had() needs at least one of ${allowed}.`)
-  }
+  checkNotEmpty(attributes, `${display}: schema(...).had() needs at least one of ${allowed}.`)
   const extra = Object.keys(attributes).filter((key) => !(SCHEMA_ATTRIBUTES as readonly string[]).includes(key))
   if (extra.length > 0) {
     throw new VersionerStructureError(`${display}: schema(...).had() takes only ${allowed}; ` +
@@ -142,9 +140,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
   return {
     had (attributes: FieldHadAttributes): FieldHadInstruction {
       const display = `${base}.had(${describeValue(attributes)})`
-      if (!isSchemaObject(attributes) || Object.keys(attributes).length === 0) {
-        throw new VersionerStructureError(`${display}: had() needs at least one attribute (name, type, optional, or a keyword).`)
-      }
+      checkNotEmpty(attributes, `${display}: had() needs at least one attribute (name, type, optional, or a keyword).`)
       if (attributes.name !== undefined) checkName(attributes.name, `${base}.had({ name })`)
       if (attributes.type !== undefined && !isSchemaObject(attributes.type)) {
         throw new VersionerStructureError(`${base}.had({ type }) takes a TypeBox schema; got ${describeValue(attributes.type)}.`)
@@ -267,9 +263,7 @@ export function enumeration (target: TSchema): EnumInstructionBuilder {
   return {
     had (members: Record<string, EnumValue>): EnumHadInstruction {
       const display = `${base}.had(${describeValue(members)})`
-      if (!isSchemaObject(members) || Object.keys(members).length === 0) {
-        throw new VersionerStructureError(`${display}: had() needs at least one member, as { name: value }.`)
-      }
+      checkNotEmpty(members, `${display}: had() needs at least one member, as { name: value }.`)
       for (const [name, value] of Object.entries(members)) {
         if (value !== null && !ENUM_VALUE_TYPES.has(typeof value)) {
           throw new VersionerStructureError(`${display}: member '${name}' must have a string, number, boolean or null value.`)

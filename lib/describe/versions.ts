@@ -24,10 +24,8 @@ export interface VersionBundleOptions {
 
 /** What the rest of the library reads from a bundle. */
 interface BundleInternals {
-  /** Version changes of `HeadVersion`, read. */
-  readonly headChanges: readonly VersionChangeDescriptor[]
-  /** Version changes of each version, read, by version value. */
-  readonly changesByVersion: ReadonlyMap<string, readonly VersionChangeDescriptor[]>
+  /** The version changes, read, as the steps of the walk from HEAD ({@link generationSteps}). */
+  readonly steps: readonly GenerationStep[]
   /** True when the application passed its own `apiVersionStorage` (so it reads it). */
   readonly customStorage: boolean
   /** What each released version value names exactly (a named date version is also named by its plain date), shared and frozen. */
@@ -111,8 +109,8 @@ function checkChannels (versions: readonly Version[]): Version[] {
   return versions.slice(firstRelease)
 }
 
-/** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted). */
-function checkValues (versions: readonly Version[]): { values: string[], valuesAreDates: boolean } {
+/** Checks the version values (unique, not reserved, distinct in `$id`s, none on the oldest, dates sorted); gives them and the released ones. */
+function checkValues (versions: readonly Version[]): { values: string[], released: string[], valuesAreDates: boolean } {
   // Generated schemas are named `Name__<value>` with the value made $id-safe: two values must stay apart there.
   const idForms = new Map<string, string>()
   for (const version of versions) {
@@ -158,38 +156,31 @@ function checkValues (versions: readonly Version[]): { values: string[], valuesA
         ? ` Versions are listed newest first: if ${values.join(', ')} is oldest first, reverse it.`
         : ''))
   }
-  return { values: versions.map((version) => version.value), valuesAreDates }
+  return { values: versions.map((version) => version.value), released: values, valuesAreDates }
 }
 
-/** Reads every change class once (each bound to one version only; no converters on HEAD changes). */
-function readChanges (head: HeadVersion, versions: readonly Version[]): Pick<BundleInternals, 'headChanges' | 'changesByVersion'> {
+/** Reads every change class once (each bound to one version only; no converters on HEAD changes): the steps from HEAD. */
+function readChanges (head: HeadVersion, versions: readonly Version[]): readonly GenerationStep[] {
   const owners = new Map<VersionChangeClass, string>()
-  const claim = (cls: VersionChangeClass, owner: string): void => {
-    const previous = owners.get(cls)
-    if (previous !== undefined) {
-      throw new VersionerStructureError(`You tried to bind version change '${cls.name}' to two different versions ` +
-        `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version of a bundle.`)
-    }
-    owners.set(cls, owner)
+  const step = (version: string, classes: readonly VersionChangeClass[]): GenerationStep => {
+    const owner = version === 'head' ? 'HeadVersion' : `Version('${version}')`
+    const changes = classes.map((cls) => {
+      const previous = owners.get(cls)
+      if (previous !== undefined) {
+        throw new VersionerStructureError(`You tried to bind version change '${cls.name}' to two different versions ` +
+          `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version of a bundle.`)
+      }
+      owners.set(cls, owner)
+      const descriptor = readVersionChange(cls, version)
+      if (version === 'head' && descriptor.converters.length > 0) {
+        throw new VersionerStructureError(`HeadVersion does not support request or response converters, but '${descriptor.name}' declares ` +
+          `${descriptor.converters.map((converter) => converter.display).join(', ')}. HEAD changes only describe schemas and endpoints.`)
+      }
+      return descriptor
+    })
+    return Object.freeze({ origin: version === 'head' ? owner : version, changes: Object.freeze(changes) })
   }
-  const headChanges = head.changes.map((cls) => {
-    if (typeof cls === 'function') claim(cls, 'HeadVersion')
-    const descriptor = readVersionChange(cls, 'head')
-    if (descriptor.converters.length > 0) {
-      throw new VersionerStructureError(`HeadVersion does not support request or response converters, but '${descriptor.name}' declares ` +
-        `${descriptor.converters.map((converter) => converter.display).join(', ')}. HEAD changes only describe schemas and endpoints.`)
-    }
-    return descriptor
-  })
-  const changesByVersion = new Map<string, readonly VersionChangeDescriptor[]>()
-  for (const version of versions) {
-    changesByVersion.set(version.value, Object.freeze(version.changes.map((cls) => {
-      if (typeof cls === 'function') claim(cls, `Version('${version.value}')`)
-      return readVersionChange(cls, version.value)
-    })))
-  }
-
-  return { headChanges: Object.freeze(headChanges), changesByVersion }
+  return Object.freeze([step('head', head.changes), ...versions.map((version) => step(version.value, version.changes))])
 }
 
 /**
@@ -227,13 +218,13 @@ export class VersionBundle implements Iterable<Version> {
 
   constructor (...items: Array<HeadVersion | Version | VersionBundleOptions>) {
     const { head, versions, options } = bundleArguments(items)
-    const { values, valuesAreDates } = checkValues(versions)
+    const { values, released, valuesAreDates } = checkValues(versions)
     const storage = options.apiVersionStorage ?? new AsyncLocalStorage<string | undefined>()
     if (!(storage instanceof AsyncLocalStorage)) {
       throw new VersionerStructureError('VersionBundle: apiVersionStorage must be an AsyncLocalStorage.')
     }
 
-    const { headChanges, changesByVersion } = readChanges(head, versions)
+    const steps = readChanges(head, versions)
 
     // Bind only once the whole structure is known to be valid.
     for (const cls of head.changes) bindVersionChange(cls, 'head')
@@ -247,14 +238,12 @@ export class VersionBundle implements Iterable<Version> {
     this.versions = Object.freeze(versions)
     this.#byValue = new Map(versions.map((version) => [version.value, version]))
     this.versionValues = Object.freeze(values)
-    const released = versions.filter((version) => version.channel === 'release').map((version) => version.value)
     const previews = values.filter((value) => !released.includes(value))
     this.releasedValues = Object.freeze(released)
     this.apiVersionStorage = storage
     this.valuesAreDates = valuesAreDates
     this[kBundleInternals] = Object.freeze({
-      headChanges,
-      changesByVersion,
+      steps,
       customStorage: options.apiVersionStorage !== undefined,
       exactPicks: exactPicksOf(released, valuesAreDates),
       previewPicks: exactPicksOf(previews, false),
@@ -285,10 +274,6 @@ export interface GenerationStep {
  * The walk of schema and route generation: HEAD changes (giving the latest version), then each version's
  * changes, newest first (each giving the version before it). Step `k` gives level `k + 1`; level 0 is HEAD.
  */
-export function generationSteps (bundle: VersionBundle): GenerationStep[] {
-  const internals = bundle[kBundleInternals]
-  return [
-    { origin: 'HeadVersion', changes: internals.headChanges },
-    ...bundle.versionValues.map((value) => ({ origin: value, changes: internals.changesByVersion.get(value) ?? [] }))
-  ]
+export function generationSteps (bundle: VersionBundle): readonly GenerationStep[] {
+  return bundle[kBundleInternals].steps
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isSchemaObject } from '../core/json-schema'
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { OPERATION_KEYS, QUERY_OPERATION } from './openapi-schemas'
 
 type Json = Record<string, unknown>
@@ -55,17 +55,6 @@ const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'c
   'unevaluatedItems', 'additionalItems', 'contentSchema']
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
-
-/**
- * A JSON pointer segment: `~` and `/` escaped.
- * @example
- * ```ts
- * pointerSegment('/users/{id}') // '~1users~1{id}'
- * ```
- */
-function pointerSegment (key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
-}
 
 /**
  * The examples of a document: walks the parts of a document that hold schemas and examples, components first,

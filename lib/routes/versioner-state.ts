@@ -86,7 +86,7 @@ export class VersionerState {
     this.planner = new ConverterPlanner(this.generation, this.steps)
     this.log = new EndpointInstructionLog(this.steps)
     const internals = bundle[kBundleInternals]
-    this.storesVersion = internals.customStorage || [...internals.changesByVersion.values()].flat().some((change) => change.hasSideEffects)
+    this.storesVersion = internals.customStorage || this.steps.slice(1).some((step) => step.changes.some((change) => change.hasSideEffects))
   }
 
   /** The version value of a level (level 1 is the latest). */

@@ -14,11 +14,7 @@ import {
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { deepEqual, describeSchema, describeValue, nameOf, type SchemaObject } from '../core/json-schema'
-
-function describeSeed (schema: TSchema): string {
-  return nameOf(schema) ?? (schema as SchemaObject).title as string | undefined ?? 'schema'
-}
+import { deepEqual, describeSchema, describeValue } from '../core/json-schema'
 
 /** The seeds, and their states at every level (index = level; level 0 is HEAD). */
 export class SchemaStates {
@@ -36,13 +32,13 @@ export class SchemaStates {
     const changes = steps.flatMap((step) => step.changes)
     for (const change of changes) {
       for (const instruction of change.instructions) {
-        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema, describeSeed(instruction.schema))
+        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema)
       }
     }
     // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
     // by instructions: the first schema seen with an $id is the seed's HEAD schema.
     for (const { target } of changes.flatMap((change) => change.converters)) {
-      if (target.kind === 'schema') for (const schema of target.schemas) this.index.add(schema, describeSeed(schema))
+      if (target.kind === 'schema') for (const schema of target.schemas) this.index.add(schema)
     }
     steps.forEach(({ changes, origin }, step) => {
       const changed = new Set<Seed>()
@@ -85,7 +81,7 @@ export class SchemaStates {
   /** Applies one schema or enum instruction (its schema is seeded) of the version change `change`, in `version`. */
   private apply (instruction: SchemaInstruction | EnumInstruction, change: string, version: string): void {
     const seed = this.index.find(instruction.schema) as Seed
-    const state = this.working.get(seed) ?? this.initialOf(seed.head)
+    const state = this.stateOf(seed.head)
     const fail = (message: string): never => {
       throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' ` +
         `(version '${version}'): ${message}`)
@@ -111,7 +107,7 @@ export class SchemaStates {
         fail(`${schemaName} has no $id, so it has no name to change. Give it an $id: it is its OpenAPI component name.`)
       }
       if (state.name === name) fail(`${schemaName} already has the name '${name}'.`)
-      const holder = this.index.seeds.find((other) => other !== seed && (this.working.get(other) ?? this.initialOf(other.head)).name === name)
+      const holder = this.index.seeds.find((other) => other !== seed && this.stateOf(other.head).name === name)
       if (holder !== undefined) {
         fail(`another schema is already named '${name}' in this version (${holder.display}); two schemas cannot share a name.`)
       }
@@ -128,19 +124,17 @@ export class SchemaStates {
     const visible = new Map(visibleFields(state, (head) => this.stateOf(head)).map((field) => [field.key, field]))
     const fieldList = (): string => visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`
     switch (instruction.kind) {
-      case 'validator.existed': {
-        if (visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validator.name)) {
-          fail(`${schemaName} already has a validator named '${instruction.validator.name}'.`)
-        }
-        return { ...state, validators: [...state.validators, instruction.validator] }
-      }
+      case 'validator.existed':
       case 'validator.didntExist': {
-        const own = state.validators.find((validator) => validator.name === instruction.validatorName)
+        const name = instruction.kind === 'validator.existed' ? instruction.validator.name : instruction.validatorName
+        const visibleHas = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === name)
+        if (instruction.kind === 'validator.existed') {
+          if (visibleHas) fail(`${schemaName} already has a validator named '${name}'.`)
+          return { ...state, validators: [...state.validators, instruction.validator] }
+        }
+        const own = state.validators.find((validator) => validator.name === name)
         if (own === undefined) {
-          const inherited = visibleValidators(state, (head) => this.stateOf(head)).some((validator) => validator.name === instruction.validatorName)
-          fail(inherited
-            ? `the validator '${instruction.validatorName}' is inherited; remove it from the parent schema instead.`
-            : `${schemaName} has no validator named '${instruction.validatorName}'.`)
+          fail(visibleHas ? `the validator '${name}' is inherited; remove it from the parent schema instead.` : `${schemaName} has no validator named '${name}'.`)
         }
         return { ...state, validators: state.validators.filter((validator) => validator !== own) }
       }
@@ -151,8 +145,8 @@ export class SchemaStates {
       case 'field.didntExist': {
         const found = visible.get(instruction.field)
         if (found === undefined) fail(`${schemaName} has no field '${instruction.field}' (${fieldList()}).`)
-        if (found.inherited) {
-          const owner = this.ownerOf(state, found.field)
+        const owner = found.owner
+        if (owner !== undefined) {
           fail(owner === state.parent
             ? `the field '${instruction.field}' is inherited from the parent schema '${describeSchema(owner)}' (extendSchema); apply the instruction to the parent.`
             : `the field '${instruction.field}' is inherited from '${describeSchema(owner)}', an ancestor of the parent schema ` +
@@ -169,7 +163,7 @@ export class SchemaStates {
         const edited = instruction.kind === 'field.had'
           ? editField(found.field, instruction, keys, schemaName, fail)
           : removeKeywords(found.field, instruction, fail)
-        if (found.inherited) {
+        if (found.owner !== undefined) {
           // Kept as an override of the parent's field, replayed over it in every older version.
           const overrides = new Map(state.overrides)
           overrides.set(found.field.id, [...(state.overrides.get(found.field.id) ?? []), instruction])
@@ -178,16 +172,6 @@ export class SchemaStates {
         return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
       }
     }
-  }
-
-  /** The ancestor (through `extendSchema`) that declares an inherited field. */
-  private ownerOf (state: ObjectState, field: FieldState): TSchema {
-    let head = state.parent as TSchema
-    for (let ancestor = this.stateOf(head); ancestor.kind === 'object' && ancestor.parent !== undefined; ancestor = this.stateOf(head)) {
-      if (ancestor.fields.some((own) => own.id === field.id)) break
-      head = ancestor.parent
-    }
-    return head
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {

@@ -6,7 +6,7 @@
  */
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
-import { visibleFields, visibleValidators } from './object-fields'
+import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { FieldState, ObjectState, SeedState } from './seeds'
 import { idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
@@ -92,9 +92,7 @@ export class FormBuilder {
   private fieldForm (field: FieldState, level: number): TSchema {
     const base = this.source.formAt(field.type, level)
     if (field.optional === undefined && field.unset.length === 0 && Object.keys(field.set).length === 0) return base
-    const copy: SchemaObject = { ...(base as SchemaObject) }
-    for (const keyword of field.unset) delete copy[keyword]
-    Object.assign(copy, field.set)
+    const copy = keywordsOf(field, base)
     const id = nameOf(base)
     // Edited, a named schema is another schema: under the same $id as the schema itself (used elsewhere in the
     // version), one $id would name two schemas. A recursive one keeps it: its references to itself need it.

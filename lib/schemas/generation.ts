@@ -59,8 +59,6 @@ export class SchemaGeneration {
   private readonly sharedSeen = new WeakSet<object>()
   private readonly records = new WeakMap<object, FormRecord>()
   private readonly plans = new WeakMap<object, Plan>()
-  /** Schemas whose form is themselves at every level: nothing in them can change (no seed, `$ref` or extended schema). */
-  private readonly unchanging = new WeakMap<object, boolean>()
   private readonly inProgress = new Set<object>()
   /** One frame per form being computed, innermost last. */
   private readonly frames: DependencyFrame[] = []
@@ -202,22 +200,11 @@ export class SchemaGeneration {
 
   /**
    * True when `schema`'s form is `schema` itself at every level: it is no seed and holds none, nor any `$ref`
-   * (plans 'identity', or 'generic' over such schemas). Most field types are: their forms need no record.
+   * (plan 'identity'). Most field types are: their forms need no record.
    */
   private isUnchanging (schema: TSchema): boolean {
-    const known = this.unchanging.get(schema)
-    if (known !== undefined) return known
-    const kind = this.planOf(schema).kind
     // A `$ref` not resolved yet may be later (shared schemas are added route by route): never taken as unchanging.
-    let result = kind === 'identity' && typeof (schema as SchemaObject).$ref !== 'string'
-    if (kind === 'generic') {
-      // A cycle (without $ref) is taken as changing: conservative, and such schemas are rare.
-      this.unchanging.set(schema, false)
-      result = true
-      forEachSubschema(schema, (sub) => { if (result && !this.isUnchanging(sub)) result = false })
-    }
-    this.unchanging.set(schema, result)
-    return result
+    return this.planOf(schema).kind === 'identity' && typeof (schema as SchemaObject).$ref !== 'string'
   }
 
   private planOf (schema: TSchema): Plan {
@@ -234,9 +221,13 @@ export class SchemaGeneration {
       if (target === undefined) return { kind: 'identity' }
       plan = { kind: 'ref', target }
     } else {
-      let hasSubschemas = false
-      forEachSubschema(schema, () => { hasSubschemas = true })
-      plan = hasSubschemas ? { kind: 'generic' } : { kind: 'identity' }
+      // 'generic' while its subschemas are looked at: a cycle (without $ref) is taken as changing (conservative, and
+      // such schemas are rare). A schema whose subschemas are all unchanging is itself at every level.
+      plan = { kind: 'generic' }
+      this.plans.set(schema, plan)
+      let changing = false
+      forEachSubschema(schema, (sub) => { if (!changing && !this.isUnchanging(sub)) changing = true })
+      if (!changing) plan = { kind: 'identity' }
     }
     this.plans.set(schema, plan)
     return plan

@@ -18,15 +18,16 @@ const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 
 interface VisibleField {
   readonly key: string
   readonly field: FieldState
-  readonly inherited: boolean
+  /** The ancestor (through `extendSchema`) that declares an inherited field; `undefined` for an own field. */
+  readonly owner: TSchema | undefined
 }
 
 /** Reports why an edit cannot apply; a lenient replay passes a function that ignores it. */
 export type Fail = (message: string) => void
 
-/** The field's keywords as they stand (its type's keywords, with the instructions' edits). */
-function keywordsOf (field: FieldState): SchemaObject {
-  const result: SchemaObject = { ...(setModifiers(field.type, false, false) as SchemaObject) }
+/** The field's keywords as they stand: a copy of `schema` (by default its type, without modifiers) with the instructions' edits. */
+export function keywordsOf (field: FieldState, schema: TSchema = setModifiers(field.type, false, false)): SchemaObject {
+  const result: SchemaObject = { ...(schema as SchemaObject) }
   for (const keyword of field.unset) delete result[keyword]
   return Object.assign(result, field.set)
 }
@@ -123,15 +124,15 @@ export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => S
         for (const edit of state.overrides.get(field.id) ?? []) field = replayEdit(field, edit, keys)
         const shadow = own.get(field.key)
         if (shadow !== undefined) {
-          result.push({ key: shadow.key, field: shadow, inherited: false })
+          result.push({ key: shadow.key, field: shadow, owner: undefined })
           placed.add(shadow.key)
           continue
         }
-        result.push({ key: field.key, field, inherited: true })
+        result.push({ key: field.key, field, owner: visible.owner ?? state.parent })
       }
     }
   }
-  for (const field of state.fields) if (!placed.has(field.key)) result.push({ key: field.key, field, inherited: false })
+  for (const field of state.fields) if (!placed.has(field.key)) result.push({ key: field.key, field, owner: undefined })
   return result
 }
 

@@ -191,11 +191,11 @@ export class SeedIndex {
   private cache = new WeakMap<object, Seed | null>()
 
   /** The seed for `schema`, added if it is not known yet. */
-  add (schema: TSchema, display: string): Seed {
+  add (schema: TSchema): Seed {
     const known = this.find(schema)
     if (known !== undefined) return known
     const head = setModifiers(schema, false, false)
-    const seed: Seed = { head, display }
+    const seed: Seed = { head, display: nameOf(head) ?? (head as SchemaObject).title as string | undefined ?? 'schema' }
     this.cache = new WeakMap()
     this.seeds.push(seed)
     this.byObject.set(head, seed)

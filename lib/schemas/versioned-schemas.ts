@@ -30,10 +30,9 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
 
   constructor (generation: SchemaGeneration) {
     this.generation = generation
-    for (const version of generation.levels.slice(1)) {
-      const level = generation.levelOf(version)
-      this.lookups.set(version, Object.freeze({ version, get: (schema: TSchema) => generation.formAt(schema, level) }))
-    }
+    generation.levels.forEach((version, level) => {
+      if (level > 0) this.lookups.set(version, Object.freeze({ version, get: (schema: TSchema) => generation.formAt(schema, level) }))
+    })
   }
 
   /** The version values, newest first. */

@@ -20,7 +20,7 @@ export interface CommandOutput {
 }
 
 /** One run of a command, as the command line gave it. */
-interface CommandRun {
+export interface CommandRun {
   readonly command: 'export' | 'check' | 'types' | 'verify'
   /** `--out` of export (a folder) and types (a file), `--against` of check. */
   readonly dir: string | undefined
@@ -33,16 +33,16 @@ interface CommandRun {
   readonly channel?: 'release' | 'preview'
 }
 
-/** `check --types <file>`: whether the file is what `types` writes now; prints the verdict. */
-async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, channel: ChannelOptions): Promise<boolean> {
+/** `check --types <file>`: prints whether the file is what `types` writes now; 1 when it is not. */
+async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, channel: ChannelOptions): Promise<number> {
   const expected = await typesModule(context, channel)
   const saved = await readFile(file, 'utf8').catch(() => undefined)
   if (saved === expected) {
     io.out(`check: ${file} is current.`)
-    return true
+    return 0
   }
   io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`)
-  return false
+  return 1
 }
 
 /** Prints a check's changes and verdict (`which` versions: `saved`, `remaining`); 1 when it found a break. */
@@ -62,19 +62,17 @@ export function printVerify (findings: VerifyFindings, clean: string, io: Comman
   return findings.length === 0 ? 0 : 1
 }
 
-/** `check`: the saved documents (`--against`) and/or the types file (`--types`); the exit code. */
-async function check (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
-  const code = run.dir === undefined ? 0 : printCheck(await checkDocuments(context, run.dir, run), 'saved', io)
-  return run.types !== undefined && !await checkTypes(context, run.types, io, run) ? 1 : code
-}
-
 /** Runs the command on one API (`context` is its context); returns the exit code. */
 async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   if (run.command === 'export') {
     for (const file of await exportDocuments(context, run.dir as string, run)) io.out(`wrote ${file}`)
     return 0
   }
-  if (run.command === 'check') return await check(context, run, io)
+  if (run.command === 'check') {
+    // The saved documents (`--against`) and/or the types file (`--types`).
+    const code = run.dir === undefined ? 0 : printCheck(await checkDocuments(context, run.dir, run), 'saved', io)
+    return Math.max(code, run.types === undefined ? 0 : await checkTypes(context, run.types, io, run))
+  }
   if (run.command === 'types') {
     const file = run.dir as string
     await mkdir(dirname(file), { recursive: true })

@@ -13,7 +13,7 @@ import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
 import type { SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
-import { patternsOf } from '../values/shapes'
+import { childrenOf } from '../values/shapes'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -79,7 +79,7 @@ function memberFor (members: readonly unknown[], value: unknown, resolveRef: Ref
 function propertySchema (node: JsonSchema, key: string): unknown {
   const properties = node.properties as Record<string, unknown> | undefined
   if (properties !== undefined && Object.hasOwn(properties, key)) return properties[key]
-  for (const [regex, schema] of patternsOf(node as TSchema as SchemaObject)) if (regex.test(key)) return schema
+  for (const [regex, schema] of childrenOf(node as TSchema as SchemaObject).patterns) if (regex.test(key)) return schema
   return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
 }
 

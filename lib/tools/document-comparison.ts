@@ -7,9 +7,10 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
+import { pointerSegment } from '../core/json-schema'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, at, change, dataPointer, escapePointer, METHODS, placeOf, TEXT_KEYS, withoutText,
+  actionWord, at, change, dataPointer, METHODS, placeOf, TEXT_KEYS, withoutText,
   type DocumentChange, type JsonPath, type Place, type RawDiff
 } from './document-places'
 
@@ -204,7 +205,7 @@ function requiredChanges (comparison: Comparison, diff: RawDiff, operation: stri
     if (names?.has(name) === true) continue
     if (at(comparison.current, [...parentPath, 'properties', name]) === undefined && !becameRequired) continue
     if (at(comparison.saved, [...parentPath, 'properties', name]) === undefined && becameRequired) continue
-    add(comparison, operation, `${place.place} ${pointer}/${escapePointer(name)}`, becameRequired ? 'became required' : 'became optional',
+    add(comparison, operation, `${place.place} ${pointer}/${pointerSegment(name)}`, becameRequired ? 'became required' : 'became optional',
       place.side === 'request' ? becameRequired : !becameRequired)
   }
 }

@@ -13,12 +13,8 @@
  */
 import type { apiCompare as ApiCompare } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
+import { pointerKey, pointerSegment } from '../core/json-schema'
 import type { RawDiff } from './document-places'
-
-/** `api-smart-diff`'s `apiCompare`, loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded). */
-function loadCompare (): typeof ApiCompare {
-  return (require('api-smart-diff') as { apiCompare: typeof ApiCompare }).apiCompare
-}
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
 const MARK = '\u0000'
@@ -57,7 +53,7 @@ function renamed (value: unknown, renaming: Renaming): unknown {
  * `URIError`, as the library itself would).
  */
 function segmentName (segment: string): string {
-  return decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return decodeURIComponent(pointerKey(segment))
 }
 
 /** The `#/…` `$ref` with its marked segments, remembered in `originals` to be given back; other refs as they are. */
@@ -67,7 +63,7 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   if (!segments.some((segment) => needsMark(segmentName(segment)))) return ref
   const result = `#/${segments.map((segment) => {
     const name = segmentName(segment)
-    return needsMark(name) ? encodeURIComponent(marked(name).replace(/~/g, '~0').replace(/\//g, '~1')) : segment
+    return needsMark(name) ? encodeURIComponent(pointerSegment(marked(name))) : segment
   }).join('/')}`
   if (!originals.has(result)) originals.set(result, ref)
   return result
@@ -85,7 +81,9 @@ export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
   const originals = new Map<string, string>()
   const marking: Renaming = { name: marked, ref: (ref) => markedRef(ref, originals) }
   const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
-  const { diffs } = loadCompare()(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
+  // `api-smart-diff` is loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded).
+  const { apiCompare } = require('api-smart-diff') as { apiCompare: typeof ApiCompare }
+  const { diffs } = apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
   return diffs.map((diff) => {
     const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)
     return { type: diff.type, action: diff.action, path, before: valueBack(diff.before, path, unmarking), after: valueBack(diff.after, path, unmarking) }

@@ -5,6 +5,7 @@
  */
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
+import { pointerKey, pointerSegment } from '../core/json-schema'
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -39,10 +40,6 @@ export function change (version: string, operation: string, place: string, kind:
   return { version, operation, place, kind, breaking, text: `${version}${where === '' ? '' : ` ${where}`}: ${kind}` }
 }
 
-export function escapePointer (key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1')
-}
-
 /**
  * The own property `key` of a JSON node, or `undefined`: a field named `constructor` or `toString` is one only
  * when the document has it, and a `__proto__` key (which `JSON.parse` makes an own property) is read as such.
@@ -54,10 +51,8 @@ function own (node: unknown, key: string | number): unknown {
 /** The value at `path` in a document, following local `$ref`s on the way (as the diff's paths do), or `undefined`. */
 export function at (document: unknown, path: JsonPath): unknown {
   let node = follow(document, document)
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined
-    node = follow(document, own(node, key))
-  }
+  // Past a missing or non-object node, `own` and `follow` give `undefined` to the end.
+  for (const key of path) node = follow(document, own(node, key))
   return node
 }
 
@@ -67,7 +62,7 @@ export function follow (document: unknown, node: unknown): unknown {
     const ref = own(node, '$ref') as string
     if (!ref.startsWith('#/')) break
     let target: unknown = document
-    for (const part of ref.slice(2).split('/')) target = own(target, part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    for (const part of ref.slice(2).split('/')) target = own(target, pointerKey(part))
     node = target
   }
   return node
@@ -83,7 +78,7 @@ export function dataPointer (schemaPath: JsonPath): { pointer: string, keyword: 
   while (index < schemaPath.length) {
     const key = schemaPath[index]
     if ((key === 'properties' || key === 'patternProperties') && index + 1 < schemaPath.length) {
-      pointer += `/${escapePointer(schemaPath[index + 1])}`
+      pointer += `/${pointerSegment(schemaPath[index + 1])}`
       index += 2
     } else if ((key === 'items' || key === 'additionalProperties') && index + 1 < schemaPath.length) {
       pointer += '/*'
@@ -110,10 +105,7 @@ export interface Place {
 export function placeOf (rest: JsonPath, current: unknown, saved: unknown, operationPath: JsonPath): Place {
   const [first, second, third, fourth] = rest
   if (first === 'requestBody') {
-    if (second === 'content' && fourth === 'schema') {
-      return { side: 'request', place: 'request body', schemaPath: rest.slice(4), rest }
-    }
-    return { side: 'request', place: 'request body', schemaPath: [], rest }
+    return { side: 'request', place: 'request body', schemaPath: second === 'content' && fourth === 'schema' ? rest.slice(4) : [], rest }
   }
   if (first === 'parameters' && typeof second === 'number') {
     const parameter = (at(current, [...operationPath, 'parameters', second]) ?? at(saved, [...operationPath, 'parameters', second])) as

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
-import { isSchemaObject } from '../core/json-schema'
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
@@ -15,11 +15,6 @@ import { asNode } from './data-flow'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
-
-/** fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded). */
-function fastCheck (): Fc {
-  return createRequire(__filename)('fast-check') as Fc
-}
 
 const kLeaf = Symbol('fastify-versioner.leaf')
 const kChoice = Symbol('fastify-versioner.choice')
@@ -196,7 +191,7 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     }
     if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
     const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
+    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`))
     return copy
   }
   return walk(sampled, '')
@@ -211,7 +206,8 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
  * ```
  */
 export function generateExamples (schema: unknown, options: GenerationOptions): GeneratedExample[] {
-  const fc = fastCheck()
+  // fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded).
+  const fc = createRequire(__filename)('fast-check') as Fc
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()

@@ -17,10 +17,8 @@ import { VersionerToolError } from '../core/errors'
 import { kToolFacts, type ToolFacts } from '../core/symbols'
 import { walkDocument } from '../docs/example-sites'
 import { DocumentValidator } from '../docs/example-validation'
+import { UNVERSIONED } from '../docs/openapi-documents'
 import { singleApi } from './versioned-apis'
-
-/** The name unversioned routes' document has (as the `version` query parameter and as the file name). */
-export const UNVERSIONED = 'unversioned'
 
 /** Which versions the tools work on: the released ones (default), or the preview versions too. */
 export interface ChannelOptions {

@@ -80,16 +80,13 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
   }
   // The root readies the whole application (a context's own ready() after the root's fails inside avvio).
   await rootOf(app).ready()
-  let problem: string | undefined
   try {
-    const apis = versionedApis(app)
-    if (apis.some((api) => typeof api.context.versioner.verify !== 'function')) {
-      problem = 'does not register fastify-versioner, or a version of it without the tools (app.versioner.verify is missing).'
+    if (versionedApis(app).some((api) => typeof api.context.versioner.verify !== 'function')) {
+      throw new VersionerToolError('does not register fastify-versioner, or a version of it without the tools (app.versioner.verify is missing).')
     }
+    return app
   } catch (error) {
-    problem = (error as Error).message
+    await rootOf(app).close()
+    throw new VersionerToolError(`The application of '${path}': ${(error as Error).message}`)
   }
-  if (problem === undefined) return app
-  await rootOf(app).close()
-  throw new VersionerToolError(`The application of '${path}': ${problem}`)
 }

@@ -13,7 +13,6 @@
  */
 import type { Version } from '../describe/versions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
-import { isEndpointInstruction } from '../describe/instructions'
 import { deepEqual } from '../core/json-schema'
 import { VersionerToolError } from '../core/errors'
 import { routeSeeds } from '../routes/quiet-levels'
@@ -71,20 +70,6 @@ function readSeeds (state: VersionerState, changes: ReadonlySet<VersionChangeDes
   return seeds
 }
 
-/** Every seed an instruction names. */
-function instructedSeeds (state: VersionerState): Set<Seed> {
-  const seeds = new Set<Seed>()
-  for (const step of state.steps) {
-    for (const change of step.changes) {
-      for (const instruction of change.instructions) {
-        const seed = isEndpointInstruction(instruction) ? undefined : state.generation.seedOf(instruction.schema)
-        if (seed !== undefined) seeds.add(seed)
-      }
-    }
-  }
-  return seeds
-}
-
 /** The levels from `from` to `to` (inclusive). */
 function range (from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index)
@@ -100,7 +85,8 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
   const readByRemoved = readSeeds(state, removed)
   const fields: string[] = []
   const members: string[] = []
-  for (const seed of instructedSeeds(state)) {
+  // Every seed an instruction names: those the instructions giving each level changed.
+  for (const seed of new Set([...remainingLevels, ...retiredLevels].flatMap((level) => [...generation.seedsChangedAt(level)]))) {
     const head = generation.stateAt(seed.head, 0)
     if (head.kind === 'object') {
       if (readByRemaining === undefined || readByRemaining.has(seed)) continue

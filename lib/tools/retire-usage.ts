@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { VersionerToolError } from '../core/errors'
+import type { CommandOutput } from './api-commands'
 import { isObject } from './type-printer'
 
 /** When one version was last seen, and by which clients. */
@@ -92,31 +93,26 @@ function ago (time: number, now: number): string {
   return hours < 0 ? `in ${count} ${unit}` : `${count} ${unit} ago`
 }
 
-/** What one retired version's usage says: lines to print, and the complaint when it had traffic inside the window. */
-interface UsageVerdict {
-  readonly line: string
-  readonly busy: string | undefined
-}
-
 /**
- * The verdict on one retired version: when it was last seen and by whom, and, with `quietDays`, whether that was
- * inside the window (naming the clients seen inside it).
+ * Prints the verdict on one retired version: when it was last seen and by whom, and, with `quietDays`, whether that
+ * was inside the window (naming the clients seen inside it); 1 when it was.
  * @example
- * usageVerdict('2000-01-01', usage.get('')?.get('2000-01-01'), { quietDays: 30, now: Date.now() })
+ * code = Math.max(code, usageVerdict('2000-01-01', usage.get('')?.get('2000-01-01'), { quietDays: 30, now: Date.now() }, io))
  */
-export function usageVerdict (version: string, usage: VersionUsage | undefined, window: { readonly quietDays: number | undefined, readonly now: number }): UsageVerdict {
+export function usageVerdict (version: string, usage: VersionUsage | undefined, window: { readonly quietDays: number | undefined, readonly now: number }, io: CommandOutput): number {
   const { quietDays, now } = window
-  if (usage === undefined) return { line: `usage: ${version}: no traffic recorded in the usage file`, busy: undefined }
+  if (usage === undefined) {
+    io.out(`usage: ${version}: no traffic recorded in the usage file`)
+    return 0
+  }
   const clients = [...usage.clients].sort(([, a], [, b]) => b - a)
   const named = clients.map(([client, time]) => `${client} (${new Date(time).toISOString()})`).join(', ')
-  const line = `usage: ${version} last seen ${new Date(usage.lastSeen).toISOString()} (${ago(usage.lastSeen, now)})${named === '' ? '' : `; clients: ${named}`}`
-  if (quietDays === undefined) return { line, busy: undefined }
+  io.out(`usage: ${version} last seen ${new Date(usage.lastSeen).toISOString()} (${ago(usage.lastSeen, now)})${named === '' ? '' : `; clients: ${named}`}`)
+  if (quietDays === undefined) return 0
   const since = now - quietDays * 86_400_000
-  if (usage.lastSeen < since) return { line, busy: undefined }
+  if (usage.lastSeen < since) return 0
   const recent = clients.filter(([, time]) => time >= since).map(([client, time]) => `${client} (${ago(time, now)})`)
-  return {
-    line,
-    busy: `retire: ${version} had traffic inside the last ${quietDays} day(s) (--quiet-days ${quietDays}), last ${ago(usage.lastSeen, now)}; ` +
-      `${recent.length > 0 ? `clients: ${recent.join(', ')}` : 'the usage file names no client'}. Ask them to upgrade, or wait.`
-  }
+  io.err(`retire: ${version} had traffic inside the last ${quietDays} day(s) (--quiet-days ${quietDays}), last ${ago(usage.lastSeen, now)}; ` +
+    `${recent.length > 0 ? `clients: ${recent.join(', ')}` : 'the usage file names no client'}. Ask them to upgrade, or wait.`)
+  return 1
 }

@@ -12,27 +12,23 @@ import { VersionerToolError } from '../core/errors'
 import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
 import type { VersionerState } from '../routes/versioner-state'
-import { eachApi, printCheck, printVerify, type CommandOutput } from './api-commands'
+import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
 import { servedDocuments } from './export'
 import { loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
-import type { VerifyOptions } from './verify'
 import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
 
-/** `retire` as the command line gives it. */
-interface RetireRun {
+/** `retire` as the command line gives it (`--api <name>` and verify's options as for the other commands). */
+interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   /** `--version V`: V and every older version are retired. */
   readonly version: string
   /** `--usage <file>`. */
   readonly usage: string | undefined
   /** `--quiet-days N` (with `--usage`). */
   readonly quietDays: number | undefined
-  /** `--api <name>`. */
-  readonly api: string | undefined
-  readonly verifyOptions: VerifyOptions
 }
 
 /** The plugin state of one API's context. */
@@ -57,14 +53,13 @@ function printPlan (plan: RetirementPlan, version: string, io: CommandOutput): v
 
 /** Each remaining version's document (and the unversioned one) served without the retired versions, against the whole application's. */
 async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<CheckResult> {
-  const before = new Map((await servedDocuments(full)).map((document) => [document.version, document]))
   const after = new Map((await servedDocuments(cut)).map((document) => [document.version, document]))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
-  for (const [version, saved] of before) {
+  for (const { version, body } of await servedDocuments(full)) {
     if (plan.retired.some((retired) => retired.value === version)) continue
     const now = after.get(version)
     if (now === undefined) result.breaks.push(change(version, '', '', 'version removed', true))
-    else compareInto(result, version, JSON.parse(saved.body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
+    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
   }
   return result
 }
@@ -84,16 +79,15 @@ function checkSunsets (plan: RetirementPlan, now: number, io: CommandOutput): nu
   return code
 }
 
-/** What one API's retirement needs besides its contexts. */
+/** What one API's retirement needs besides the API, whole and cut. */
 interface ApiRetirement {
   readonly plan: RetirementPlan
   readonly run: RetireRun
   readonly usage: UsageFile | undefined
-  readonly apiName: string
 }
 
-/** Retires on one API: the plan, sunsets, usage, then check and verify on what remains; the exit code. */
-async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
+/** Retires on one API (`full`: as the whole application has it): the plan, sunsets, usage, then check and verify on what remains; the exit code. */
+async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
   const { plan, run, usage } = retirement
   printPlan(plan, run.version, io)
   const served = cut?.context.versioner.versions.versionValues ?? []
@@ -105,18 +99,11 @@ async function retireApi (full: FastifyInstance, cut: VersionedApi | undefined, 
   io.out(`retire: the application without them serves ${plan.remaining.join(', ')}.`)
   const now = Date.now()
   let code = checkSunsets(plan, now, io)
-  const versions = usage?.get(retirement.apiName) ?? usage?.get('')
+  const versions = usage?.get(full.name) ?? usage?.get('')
   if (usage !== undefined) {
-    for (const retired of plan.retired) {
-      const verdict = usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now })
-      io.out(verdict.line)
-      if (verdict.busy !== undefined) {
-        io.err(verdict.busy)
-        code = 1
-      }
-    }
+    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
-  const broken = printCheck(await checkRemaining(full, cut.context, plan), 'remaining', io)
+  const broken = printCheck(await checkRemaining(full.context, cut.context, plan), 'remaining', io)
   const findings = await cut.context.versioner.verify(run.verifyOptions)
   const found = printVerify(findings, `every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s)`, io)
   return Math.max(code, broken, found)
@@ -159,7 +146,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
     return await eachApi(apis, io, async (api, apiIo) =>
-      await retireApi(api.context, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage, apiName: api.name }, apiIo))
+      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage }, apiIo))
   } finally {
     if (cut !== undefined) await rootOf(cut).close()
     await rootOf(full).close()

@@ -5,6 +5,7 @@
  * @module
  */
 import { VersionerToolError } from '../core/errors'
+import { pointerKey } from '../core/json-schema'
 
 /** A JSON value as a document holds it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -84,7 +85,7 @@ class Printer {
   private ref (ref: string): string {
     const prefix = '#/components/schemas/'
     if (!ref.startsWith(prefix)) return 'unknown'
-    return this.reference(decodeURIComponent(ref.slice(prefix.length)).replace(/~1/g, '/').replace(/~0/g, '~'))
+    return this.reference(pointerKey(decodeURIComponent(ref.slice(prefix.length))))
   }
 
   /** The type of the schema's `type` keyword (one name or several), or undefined when it has none. */

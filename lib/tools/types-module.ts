@@ -8,7 +8,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { servedDocuments, toolVersions, UNVERSIONED, type ChannelOptions } from './export'
+import { UNVERSIONED } from '../docs/openapi-documents'
+import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow, METHODS } from './document-places'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
@@ -89,13 +90,10 @@ class VersionTypes {
 /** `Changes`: each version change class by name, with the version before it and the version it gives. */
 function changesOf (app: FastifyInstance, values: readonly string[]): string {
   const bundle = app.versioner.versions
-  const entries: Array<[string, string, string]> = []
-  for (const change of bundle.headVersion.changes) entries.push([change.name, values[0], 'HEAD'])
-  // Without preview versions (`values` the released ones), their changes are left out.
-  bundle.versions.filter((version) => values.includes(version.value)).forEach((version, index) => {
-    const older = values[index + 1]
-    if (older !== undefined) for (const change of version.changes) entries.push([change.name, older, version.value])
-  })
+  // HEAD's changes give values[0]; each version's give it from the one after it. Without preview versions
+  // (`values` the released ones), their changes are left out.
+  const holders = [{ value: 'HEAD', changes: bundle.headVersion.changes }, ...bundle.versions.filter((version) => values.includes(version.value))]
+  const entries = holders.flatMap((holder, index) => values[index] === undefined ? [] : holder.changes.map((change) => [change.name, values[index], holder.value]))
   const seen = new Set<string>()
   for (const [name] of entries) {
     if (seen.has(name)) throw new VersionerToolError(`types: two version changes are named '${name}'; rename one (the types name changes by class name).`)

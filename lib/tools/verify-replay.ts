@@ -3,7 +3,7 @@
  * step by step, the way requests go up and responses down when served. After each version change the data must
  * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
  * be converted, not coerced), and at the end every sentinel that must arrive (./data-flow.ts) must be delivered.
- * The first version change after which either fails is the one at fault.
+ * The first version change after which either fails is the one at fault. Also the type of what `verify` finds.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -13,19 +13,49 @@ import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
 import type { Check, ValidationIssue } from '../core/strict-validator'
+import { pointerSegment } from '../core/json-schema'
 
-/** What a replay reports: the kind of problem, where, and the version change at fault. */
-export interface ReplayIssue {
-  readonly kind: 'invalid' | 'lost' | 'converter failed'
+/** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
+export interface VerifyFinding {
+  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
+  readonly route: string
+  /** The newest version where the problem shows. */
+  readonly version: string
+  /** Every version where it shows (newest first). */
+  readonly versions: readonly string[]
+  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
+  readonly direction: 'request' | 'response'
+  /**
+   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
+   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
+   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
+   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
+   */
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
+  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
+  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
   readonly pointer: string
+  /** What went wrong. */
   readonly message: string
+  /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
+  readonly changeVersion: string
+  /** The version change classes of that version. */
+  readonly versionChanges: readonly string[]
+  /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
+  readonly converters: readonly string[]
+  /** The generated example that showed it (the request part, or the HEAD body). */
+  readonly example: unknown
+  /** The whole finding on one line. */
+  readonly text: string
+}
+
+/** What a replay reports: the kind of problem, where, the converters of the step at fault that ran, and that step. */
+export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'message' | 'converters'> & {
   /** Index of the generation step at fault (`steps[index]`). */
   readonly step: number
   /** The level whose schema the data reached when it went wrong (0 is HEAD). */
   readonly reached: number
-  /** The converters of that step that ran. */
-  readonly converters: readonly string[]
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps. */
@@ -40,7 +70,7 @@ function pointerOf (issue: ValidationIssue | undefined): string {
   if (issue === undefined) return ''
   const base = (issue.instancePath ?? '').replace(/\/\d+(?=\/|$)/g, '/*')
   const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
-  return typeof extra === 'string' ? `${base}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}` : base
+  return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
 }
 
 /** The steps of `steps` that belong to one generation step's version changes, tracking which ran. */
@@ -94,80 +124,60 @@ class LevelChecks {
   }
 }
 
-/** An example request of one version: its parts, and the sentinels that must reach HEAD, by part. */
-interface RequestReplay {
+/**
+ * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
+ * down to a version; the sentinels that must arrive, by part; the converter steps of the route or webhook.
+ */
+export interface Replay {
   readonly data: Partial<Record<RequestPart, unknown>>
   readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
-  readonly requestSteps: readonly ConverterStep[]
-  readonly method: string
+  readonly steps: readonly ConverterStep[]
+  readonly method: string | undefined
   /** The version's level, and the form of a part at any level (0 is HEAD). */
   readonly level: number
   readonly formAt: (part: RequestPart, level: number) => TSchema
+  /** The status of a response; `undefined` for a request. */
+  readonly status: number | undefined
 }
 
 /**
- * Replays a request example up to HEAD. Returns the first issue (the example is then done), or the HEAD data;
- * `undefined` data when a converter refused the example with a client error (4xx): nothing to report.
+ * Replays an example: a request up to HEAD, a response down to the version. Returns the first issue (the example
+ * is then done), or the body it arrives with; `undefined` when a request converter refused the example with a
+ * client error (4xx): nothing to report.
  */
-export async function replayRequest (context: ReplayContext, replay: RequestReplay): Promise<ReplayIssue | { head: Partial<Record<RequestPart, unknown>> } | undefined> {
-  const parts = Object.keys(replay.data) as RequestPart[]
-  const info = {
-    body: replay.data.body,
-    queryParams: (replay.data.querystring ?? {}) as Record<string, unknown>,
-    headers: { ...(replay.data.headers as Record<string, unknown> | undefined) },
+export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
+  const { data, level, status } = replay
+  const parts = Object.keys(data) as RequestPart[]
+  const request = {
+    body: data.body,
+    queryParams: (data.querystring ?? {}) as Record<string, unknown>,
+    headers: { ...(data.headers as Record<string, unknown> | undefined) },
     cookies: {},
     form: undefined
   }
-  const current = (): Partial<Record<RequestPart, unknown>> => ({ ...replay.data, body: info.body, querystring: info.queryParams, headers: info.headers })
-  const checks = new LevelChecks(context)
-  const missingAtHead: RequiredValue[] = []
-  // From the version up: after the converters of step `index`, the data is at level `index`; level 0 is HEAD.
-  for (let index = replay.level - 1; index >= 0; index--) {
-    const ran: string[] = []
-    try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.requestSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: undefined })
-    } catch (error) {
-      if (clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
-      return converterFailed(error, { step: index, reached: index, converters: [...new Set(ran)] })
-    }
-    const data = current()
-    for (const part of parts) {
-      const checked = checks.check(replay.formAt(part, index), data[part], replay.required.get(part) ?? [], { part, step: index, reached: index, converters: [...new Set(ran)] })
-      if (!Array.isArray(checked)) return checked
-      if (index === 0) missingAtHead.push(...checked)
-    }
-  }
-  return checks.issueOf(missingAtHead) ?? { head: current() }
-}
-
-/** A HEAD response example of one status, and the sentinels that must reach the version. */
-export interface ResponseReplay {
-  readonly body: unknown
-  readonly status: number
-  readonly required: readonly RequiredValue[]
-  readonly responseSteps: readonly ConverterStep[]
-  readonly method: string | undefined
-  readonly level: number
-  /** The body's form at any level (the version's level included). */
-  readonly formAt: (level: number) => TSchema
-}
-
-/** Replays a HEAD response example down to the version. Returns the first issue, or the body the version sends. */
-export async function replayResponse (context: ReplayContext, replay: ResponseReplay): Promise<ReplayIssue | { body: unknown }> {
-  const info = { body: copyJson(replay.body), statusCode: replay.status, headers: {}, raw: replay.body, setCookie () {}, deleteCookie () {} }
+  const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
+  const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context)
   let missing: RequiredValue[] = []
-  // Level 1 (the latest version) is HEAD data under the HEAD changes' instructions; each step then goes one level down.
-  for (let index = 0; index < replay.level; index++) {
+  // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
+  // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
+  // each step takes it one level down.
+  for (let count = 0; count < level; count++) {
+    const index = status === undefined ? level - 1 - count : count
+    const where = { step: index, reached: status === undefined ? index : index + 1 }
     const ran: string[] = []
     try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.responseSteps, context.steps[index], ran), info, info.body, { method: replay.method, reply: { statusCode: replay.status } })
+      if (index >= 1) info.body = await runStepsToBody(tracked(replay.steps, context.steps[index], ran), info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
-      return converterFailed(error, { step: index, reached: index + 1, converters: [...new Set(ran)] })
+      if (status === undefined && clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
+      return converterFailed(error, { ...where, converters: [...new Set(ran)] })
     }
-    const checked = checks.check(replay.formAt(index + 1), info.body, replay.required, { part: 'body', step: index, reached: index + 1, converters: [...new Set(ran)] })
-    if (!Array.isArray(checked)) return checked
-    missing = checked
+    missing = []
+    for (const part of parts) {
+      const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part) ?? [], { part, ...where, converters: [...new Set(ran)] })
+      if (!Array.isArray(checked)) return checked
+      missing.push(...checked)
+    }
   }
   return checks.issueOf(missing) ?? { body: info.body }
 }

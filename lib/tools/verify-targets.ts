@@ -12,30 +12,19 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type RequiredValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayRequest, replayResponse, type ReplayContext, type ReplayIssue, type ResponseReplay } from './verify-replay'
+import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type VerifyFinding } from './verify-replay'
 
 /** Where a finding was made. */
-export interface Target {
-  readonly route: string
-  readonly version: string
-  readonly direction: 'request' | 'response'
-  readonly example: unknown
-}
+export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
 
-/** A problem of a replay, as a finding kind. */
-export type Issue = Omit<ReplayIssue, 'kind'> & { readonly kind: ReplayIssue['kind'] | 'round trip' }
+export type Report = (target: Target, issue: ReplayIssue) => void
 
-export type Report = (target: Target, issue: Issue) => void
-
-/** What every target needs. */
-interface VerifyEnvironment {
+/** What every target needs: the replay context, how examples are generated, where findings go. */
+interface VerifyEnvironment extends ReplayContext, GenerationOptions {
   readonly state: VersionerState
-  readonly context: ReplayContext
-  /** How examples are generated. */
-  readonly generation: GenerationOptions
   readonly report: Report
   /** Counts the examples replayed. */
-  readonly counter: { replayed: number }
+  replayed: number
 }
 
 /** The status a response key stands for (`2xx` → 200, `default` → 200). */
@@ -45,15 +34,18 @@ function statusOf (key: string): number {
 }
 
 /** Messages of lost values, by direction. */
-function lostMessage (issue: Issue, from: string, to: string): Issue {
+function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
   return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
 }
 
-/** A route's request parts at any level, prepared as Fastify validates them (headers lower-cased once per level). */
-function requestForms (env: VerifyEnvironment, head: HeadRoute): (part: RequestPart, level: number) => TSchema {
+/**
+ * The forms of HEAD schemas (a route's request parts, or one response body) at any level, prepared as Fastify
+ * validates them (headers lower-cased once per level).
+ */
+function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => TSchema): (part: RequestPart, level: number) => TSchema {
   const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const prepared = prepareSchema(env.state.generation.formAt(head.schema[part] as TSchema, level), env.state.generation, 'fastify')
+    const prepared = prepareSchema(env.state.generation.formAt(headSchemaOf(part), level), env.state.generation, 'fastify')
     if (part !== 'headers') return prepared
     if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
     return headers.get(level) as TSchema
@@ -71,15 +63,14 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
 
 /** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
 async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, route: string): Promise<void> {
-  const { state, context } = env
   const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
-  const formAt = requestForms(env, head)
+  const formAt = formsOf(env, (part) => head.schema[part] as TSchema)
   if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env.generation)] as const))
+  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = roundTripKey(env, head, behaviour)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
-  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: behaviour.level, to: 0 }
+  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: behaviour.level, to: 0 }
   for (let index = 0; index < count; index++) {
     const data: Partial<Record<RequestPart, unknown>> = {}
     const required = new Map<RequestPart, RequiredValue[]>()
@@ -88,44 +79,40 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
       const list = examples.get(part) as GeneratedExample[]
       const example = list[index % list.length]
       data[part] = copyJson(example.value)
-      valid &&= context.compile(formAt(part, behaviour.level))(copyJson(data[part]))
+      valid &&= env.compile(formAt(part, behaviour.level))(copyJson(data[part]))
       if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, head.schema[part], data[part], example.sentinels))
     }
     if (!valid) continue // an example the version's own schema rejects says nothing about migrations
-    env.counter.replayed++
+    env.replayed++
     for (const [part, clean] of behaviour.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
-    const result = await replayRequest(context, { data, required, requestSteps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, formAt })
+    const result = await replayExample(env, { data, required, formAt, steps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined })
     if (result === undefined) continue
-    if (!('head' in result)) {
+    if (!('body' in result)) {
       env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined) await verifyRoundTrip(env, trip, result.head.body, required.get('body') ?? [])
+    if (trip !== undefined) await verifyRoundTrip(env, trip, result.body, required.get('body') ?? [])
   }
 }
 
 /** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
 async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
   if (required.length === 0) return
-  env.counter.replayed++
-  const result = await replayResponse(env.context, { ...target, body, required })
-  if ('body' in result || result.kind !== 'lost') return
+  env.replayed++
+  const result = await replayExample(env, { ...target, data: { body }, required: new Map([['body', required]]) })
+  if (result === undefined || 'body' in result || result.kind !== 'lost') return
   env.report({ route: target.route, version: target.version, direction: 'response', example: body },
     { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
 }
 
 /** What a response replay of one schema needs besides the examples, and where its findings are. */
-type ResponseTarget = Omit<ResponseReplay, 'body' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
-
-/** The forms of a HEAD body schema at every level, ready for Fastify. */
-function formsOf (env: VerifyEnvironment, headSchema: TSchema): (level: number) => TSchema {
-  return (level) => prepareSchema(env.state.generation.formAt(headSchema, level), env.state.generation, 'fastify')
-}
+type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
 /** The replay target of the response of status `key` of a route version. */
 function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, key: string): ResponseTarget {
   const { behaviour } = at
+  const headSchema = responseMapAt(at.head, behaviour.level)[key]
   return {
     route: at.route,
     version: behaviour.version,
@@ -133,23 +120,22 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
     part: `response ${key}`,
     status: statusOf(key),
     method: behaviour.state.methods[0],
-    responseSteps: behaviour.responseSteps.get(key) ?? [],
-    formAt: formsOf(env, responseMapAt(at.head, behaviour.level)[key])
+    steps: behaviour.responseSteps.get(key) ?? [],
+    formAt: formsOf(env, () => headSchema)
   }
 }
 
 /** HEAD examples of a schema replayed down to a version. */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
-  const { state, context } = env
-  const headForm = prepareSchema(headSchema, state.generation, 'fastify')
-  if (target.responseSteps.length === 0 && headForm === target.formAt(target.level)) return
-  const lineage = { generation: state.generation, resolveRef: context.resolveRef, from: 0, to: target.level }
-  for (const example of generateExamples(headForm, env.generation)) {
-    if (!context.compile(headForm)(copyJson(example.value))) continue
-    env.counter.replayed++
+  const headForm = target.formAt('body', 0)
+  if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
+  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: 0, to: target.level }
+  for (const example of generateExamples(headForm, env)) {
+    if (!env.compile(headForm)(copyJson(example.value))) continue
+    env.replayed++
     const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayResponse(context, { ...target, body: example.value, required })
-    if ('body' in result) continue
+    const result = await replayExample(env, { ...target, data: { body: example.value }, required: new Map([['body', required]]) })
+    if (result === undefined || 'body' in result) continue
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
@@ -166,18 +152,17 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
 
 /** Every replay of a webhook's payload: HEAD examples down to each version that has the webhook. */
 export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWebhook): Promise<void> {
-  const { state } = env
   for (let level = 1; level < webhook.timeline.length; level++) {
     if (!webhook.timeline[level].exists) continue
     await verifyResponseSchema(env, webhook.body, {
       route: `webhook ${webhook.name}`,
-      version: state.versionAt(level),
+      version: env.state.versionAt(level),
       level,
       part: 'payload',
       status: 200,
       method: undefined,
-      responseSteps: state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: formsOf(env, webhook.body)
+      steps: env.state.planner.responseSteps(undefined, webhook.body, level),
+      formAt: formsOf(env, () => webhook.body)
     })
   }
 }

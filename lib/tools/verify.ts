@@ -14,47 +14,13 @@
 import type { FastifyInstance } from 'fastify'
 import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
-import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { ReplayContext } from './verify-replay'
+import type { VerifyFinding } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 
-/** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
-export interface VerifyFinding {
-  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
-  readonly route: string
-  /** The newest version where the problem shows. */
-  readonly version: string
-  /** Every version where it shows (newest first). */
-  readonly versions: readonly string[]
-  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
-  readonly direction: 'request' | 'response'
-  /**
-   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
-   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
-   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
-   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
-   */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
-  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
-  readonly part: string
-  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
-  readonly pointer: string
-  /** What went wrong. */
-  readonly message: string
-  /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
-  readonly changeVersion: string
-  /** The version change classes of that version. */
-  readonly versionChanges: readonly string[]
-  /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
-  readonly converters: readonly string[]
-  /** The generated example that showed it (the request part, or the HEAD body). */
-  readonly example: unknown
-  /** The whole finding on one line. */
-  readonly text: string
-}
+export type { VerifyFinding }
 
 /** Options of `verify`. */
 export interface VerifyOptions {
@@ -62,13 +28,6 @@ export interface VerifyOptions {
   examples?: number
   /** The seed of the generation (default 1): the same seed replays the same examples. */
   seed?: number
-}
-
-/** The state and application verify works on. */
-interface VerifyContext {
-  readonly fastify: FastifyInstance
-  readonly state: VersionerState
-  readonly webhooks: readonly DeclaredWebhook[]
 }
 
 /** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
@@ -90,8 +49,8 @@ function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): strin
 
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
-  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text'>>()
-  private readonly reached = new Map<string, string>()
+  /** Each finding with the version whose schema the data failed (`HEAD` included). */
+  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string }>()
 
   constructor (private readonly steps: readonly GenerationStep[], private readonly versionAt: (level: number) => string) {}
 
@@ -100,10 +59,9 @@ class Findings {
     const key = [target.route, target.direction, issue.kind, issue.part, issue.pointer, step.origin].join('\n')
     const known = this.byKey.get(key)
     if (known !== undefined) {
-      if (!known.versions.includes(target.version)) this.byKey.set(key, { ...known, versions: [...known.versions, target.version] })
+      if (!known.versions.includes(target.version)) known.versions.push(target.version)
       return
     }
-    this.reached.set(key, issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached))
     this.byKey.set(key, {
       route: target.route,
       version: target.version,
@@ -116,12 +74,13 @@ class Findings {
       changeVersion: step.origin,
       versionChanges: step.changes.map((change) => change.name),
       converters: issue.converters,
-      example: target.example
+      example: target.example,
+      reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     })
   }
 
   list (): VerifyFinding[] {
-    return [...this.byKey].map(([key, finding]) => ({ ...finding, text: describe(finding, this.reached.get(key) as string) }))
+    return [...this.byKey.values()].map(({ reached, ...finding }) => ({ ...finding, text: describe(finding, reached) }))
   }
 }
 
@@ -132,22 +91,19 @@ export type VerifyFindings = VerifyFinding[] & {
 }
 
 /** Checks every versioned route and webhook in every version; an empty list means every version migrates cleanly. */
-export async function verifyMigrations ({ fastify, state, webhooks }: VerifyContext, options: VerifyOptions = {}): Promise<VerifyFindings> {
+export async function verifyMigrations (fastify: FastifyInstance, state: VersionerState, options: VerifyOptions = {}): Promise<VerifyFindings> {
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
-  const context: ReplayContext = { compile: strictValidator(resolveRef), resolveRef, steps: state.steps }
-  const generation = { resolveRef, count: options.examples ?? 200, seed: options.seed ?? 1 }
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const counter = { replayed: 0 }
-  const env = { state, context, generation, report: findings.report, counter }
+  const env = { state, resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
     }
   }
-  for (const webhook of webhooks) await verifyWebhook(env, webhook)
+  for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
   const list = [...findings.list(), ...exampleFindings(fastify, state)]
-  return Object.defineProperty(list, 'replayed', { value: counter.replayed, enumerable: false }) as VerifyFindings
+  return Object.defineProperty(list, 'replayed', { value: env.replayed, enumerable: false }) as VerifyFindings
 }
 
 /** Every example of every version's OpenAPI document that fails its own schema (see ./export.ts). */

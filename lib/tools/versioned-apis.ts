@@ -37,13 +37,9 @@ export function rootOf (instance: FastifyInstance): FastifyInstance {
 
 /** Records an API's context (where the plugin registers) on its application's root, for {@link versionedApis}. */
 export function recordVersionedApi (context: FastifyInstance): void {
-  const root = rootOf(context) as unknown as Record<symbol, FastifyInstance[] | undefined>
-  const contexts = root[kVersionedApis]
-  if (contexts !== undefined) {
-    contexts.push(context)
-    return
-  }
-  Object.defineProperty(root, kVersionedApis, { value: [context] })
+  const root = rootOf(context) as unknown as Record<symbol, FastifyInstance[]>
+  if (root[kVersionedApis] === undefined) Object.defineProperty(root, kVersionedApis, { value: [] })
+  root[kVersionedApis].push(context)
 }
 
 /** The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned into `-` (`root` without one). */
@@ -51,12 +47,6 @@ export function apiNameFrom (apiName: string | undefined, contextPrefix: string)
   if (apiName !== undefined) return apiName
   const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
   return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
-}
-
-/** The name of an API: its `apiName` option, else its prefix with `/` turned into `-` (`root` without a prefix). */
-function nameOf (context: FastifyInstance): string {
-  const facts = (context.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]
-  return apiNameFrom(facts?.apiName, context.prefix)
 }
 
 /**
@@ -81,7 +71,10 @@ export function versionedApis (app: FastifyInstance): VersionedApi[] {
     throw new VersionerToolError('The application does not register fastify-versioner, or a version of it without the tools (no versioned ' +
       'API was found in this Fastify instance or its contexts). Register the plugin, or point the tool at the application that does.')
   }
-  const apis = contexts.map((context) => ({ name: nameOf(context), prefix: context.prefix, context }))
+  const apis = contexts.map((context) => {
+    const facts = (context.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]
+    return { name: apiNameFrom(facts?.apiName, context.prefix), prefix: context.prefix, context }
+  })
   const names = apis.map((api) => api.name)
   const clash = names.find((name, index) => names.indexOf(name) !== index)
   if (clash !== undefined) {

@@ -8,9 +8,9 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
 import { compileMatcher } from './union-matchers'
-import { patternsOf } from './shapes'
+import { childrenOf, type Children } from './shapes'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -78,10 +78,8 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const compiler = new CollectorCompiler(target)
   const walk = compiler.build(root)
   if (walk === null) return null
-  if (walk.leaf === true) {
-    return Object.assign((holder: Holder, key: PropertyKey, out: Occurrence[]) => { out.push([holder, key]) }, { onlySelf: true as const })
-  }
-  return (holder, key, out) => { walkData(walk, holder, key, out) }
+  const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out) }
+  return walk.leaf === true ? Object.assign(collector, { onlySelf: true as const }) : collector
 }
 
 /**
@@ -113,7 +111,7 @@ function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
       if (inner === null) continue
       // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
       const same = holder === at && key === name
-      const step = Array.isArray(holder) ? '*' : String(key).replace(/~/g, '~0').replace(/\//g, '~1')
+      const step = Array.isArray(holder) ? '*' : pointerSegment(key)
       stack.push([inner, holder, key, same ? place : `${place}/${step}`])
     }
   }
@@ -121,6 +119,9 @@ function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
 }
 
 type Expand = Walk['expand']
+
+/** Walks the same value as the schema of `inner`. */
+const sameValue = (inner: Walk): Expand => (holder, key, next) => { next.push([inner, holder, key]) }
 
 /** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
 class CollectorCompiler {
@@ -149,15 +150,19 @@ class CollectorCompiler {
     return walk
   }
 
-  private buildMember (schema: unknown): Walk | null {
-    return isSchemaObject(schema) ? this.build(schema as TSchema) : null
+  /** The part `make` gives for the data of `schema` (when it is a schema), if the target can occur there. */
+  private part (schema: unknown, make: (inner: Walk) => Expand): Expand[] {
+    const inner = isSchemaObject(schema) ? this.build(schema as TSchema) : null
+    return inner === null ? [] : [make(inner)]
   }
 
   private compileNode (node: TSchema): Walk | null {
-    const source = node as SchemaObject
+    const children = childrenOf(node as SchemaObject)
+    // A `$ref` and the members of an `allOf`: the data is walked as each schema.
+    const referenced = typeof node.$ref === 'string' ? this.target.resolveRef(node.$ref) : undefined
     const parts: Expand[] = [
-      ...this.refParts(source), ...this.propertyParts(source), ...this.recordParts(source),
-      ...this.arrayParts(source), ...this.unionParts(source), ...this.allOfParts(source)
+      ...this.part(referenced, sameValue), ...this.objectParts(children), ...this.arrayParts(children),
+      ...children.unions.flatMap((members) => this.unionParts(members)), ...children.allOf.flatMap((member) => this.part(member, sameValue))
     ]
     const self = this.target.isTarget(node)
     if (parts.length === 0 && !self) return null
@@ -171,108 +176,52 @@ class CollectorCompiler {
     }
   }
 
-  /** A `$ref`: the data is walked as the schema it names. */
-  private refParts (source: SchemaObject): Expand[] {
-    if (typeof source.$ref !== 'string') return []
-    const referenced = this.target.resolveRef(source.$ref)
-    const inner = referenced === undefined ? null : this.build(referenced)
-    return inner === null ? [] : [(holder, key, next) => { next.push([inner, holder, key]) }]
-  }
-
-  /** The values of an object's `properties`. */
-  private propertyParts (source: SchemaObject): Expand[] {
-    if (!isSchemaObject(source.properties)) return []
-    const parts: Expand[] = []
-    for (const [property, schema] of Object.entries(source.properties)) {
-      const inner = this.buildMember(schema)
-      if (inner === null) continue
-      parts.push((holder, key, next) => {
+  /** The values of an object: its `properties`, then the other fields by `patternProperties` and `additionalProperties`. */
+  private objectParts ({ properties, named, patterns, additional }: Children): Expand[] {
+    const regexes = patterns.map(([regex]) => regex)
+    return [
+      ...properties.flatMap(([property, schema]) => this.part(schema, (inner) => (holder, key, next) => {
         const value = holder[key]
         if (isSchemaObject(value) && Object.hasOwn(value, property) && value[property] !== undefined) next.push([inner, value, property])
-      })
-    }
-    return parts
-  }
-
-  /** The values of the fields an object holds beyond its `properties`: `patternProperties`, `additionalProperties`. */
-  private recordParts (source: SchemaObject): Expand[] {
-    const parts: Expand[] = []
-    const named = isSchemaObject(source.properties) ? new Set(Object.keys(source.properties)) : new Set<string>()
-    const patterns = patternsOf(source)
-    for (const [regex, schema] of patterns) {
-      const inner = this.buildMember(schema)
-      if (inner === null) continue
-      parts.push((holder, key, next) => {
+      })),
+      ...patterns.flatMap(([regex, schema]) => this.part(schema, (inner) => (holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
         for (const name of Object.keys(value)) if (!named.has(name) && regex.test(name)) next.push([inner, value, name])
-      })
-    }
-    const inner = this.buildMember(source.additionalProperties)
-    if (inner !== null) {
-      const regexes = patterns.map(([regex]) => regex)
-      parts.push((holder, key, next) => {
+      })),
+      ...this.part(additional, (inner) => (holder, key, next) => {
         const value = holder[key]
         if (!isSchemaObject(value)) return
         for (const name of Object.keys(value)) {
           if (!named.has(name) && !regexes.some((regex) => regex.test(name))) next.push([inner, value, name])
         }
       })
-    }
-    return parts
+    ]
   }
 
-  /** Array items: tuple positions (`prefixItems`, or `items` as a list), then the items after them. */
-  private arrayParts (source: SchemaObject): Expand[] {
-    const parts: Expand[] = []
-    const tuple = Array.isArray(source.prefixItems) ? source.prefixItems : Array.isArray(source.items) ? source.items : []
-    tuple.forEach((schema, index) => {
-      const inner = this.buildMember(schema)
-      if (inner === null) return
-      parts.push((holder, key, next) => {
+  /** Array items: tuple positions, then the items after them. */
+  private arrayParts ({ tuple, items, itemsFrom }: Children): Expand[] {
+    return [
+      ...tuple.flatMap(([index, schema]) => this.part(schema, (inner) => (holder, key, next) => {
         const value = holder[key]
         if (Array.isArray(value) && index < value.length) next.push([inner, value as unknown as Holder, index])
-      })
-    })
-    const inner = this.buildMember(source.items)
-    if (inner !== null) {
-      const from = Array.isArray(source.prefixItems) ? source.prefixItems.length : 0
-      parts.push((holder, key, next) => {
+      })),
+      ...this.part(items, (inner) => (holder, key, next) => {
         const value = holder[key]
         if (!Array.isArray(value)) return
-        for (let index = from; index < value.length; index++) next.push([inner, value as unknown as Holder, index])
+        for (let index = itemsFrom; index < value.length; index++) next.push([inner, value as unknown as Holder, index])
       })
-    }
-    return parts
+    ]
   }
 
-  /** A union: the data is walked as the first member it plausibly belongs to. */
-  private unionParts (source: SchemaObject): Expand[] {
-    const parts: Expand[] = []
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const members = source[keyword]
-      if (!Array.isArray(members)) continue
-      const candidates = members
-        .filter(isSchemaObject)
-        .map((member) => ({ matches: compileMatcher(member as TSchema), inner: this.build(member as TSchema) }))
-      if (!candidates.some((candidate) => candidate.inner !== null)) continue
-      parts.push((holder, key, next) => {
-        const value = holder[key]
-        const chosen = candidates.find((candidate) => candidate.matches(value))
-        if (chosen?.inner != null) next.push([chosen.inner, holder, key])
-      })
-    }
-    return parts
-  }
-
-  /** An intersection: the data is walked as each member. */
-  private allOfParts (source: SchemaObject): Expand[] {
-    if (!Array.isArray(source.allOf)) return []
-    const parts: Expand[] = []
-    for (const member of source.allOf) {
-      const inner = this.buildMember(member)
-      if (inner !== null) parts.push((holder, key, next) => { next.push([inner, holder, key]) })
-    }
-    return parts
+  /** A union (`anyOf` or `oneOf`): the data is walked as the first member it plausibly belongs to. */
+  private unionParts (members: readonly TSchema[]): Expand[] {
+    const candidates = members.map((member) => ({ matches: compileMatcher(member), inner: this.build(member) }))
+    if (!candidates.some((candidate) => candidate.inner !== null)) return []
+    return [(holder, key, next) => {
+      const value = holder[key]
+      const chosen = candidates.find((candidate) => candidate.matches(value))
+      if (chosen?.inner != null) next.push([chosen.inner, holder, key])
+    }]
   }
 }

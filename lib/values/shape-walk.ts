@@ -25,8 +25,8 @@ import { compileMatcher, type Matcher } from './union-matchers'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import {
-  addToShape, emptyShape, isPureUnion, MAX_WALK_DEPTH, patternsOf, removeUndeclared,
-  type ResolveRef, type Shape
+  addToShape, childrenOf, emptyShape, isPureUnion, MAX_WALK_DEPTH, removeUndeclared,
+  type Children, type ResolveRef, type Shape
 } from './shapes'
 
 export type { ResolveRef } from './shapes'
@@ -143,20 +143,18 @@ class WalkCompiler {
 
   private build (source: SchemaObject, full: boolean): ShapeWalk | null {
     if (typeof source.$ref === 'string') return this.refWalk(source.$ref, full)
+    const children = childrenOf(source)
     const parts: ShapeWalk[] = []
     const shape = full && !isPureUnion(source) ? this.shapeOf(source as TSchema) : undefined
     const own = shape === undefined ? [] : [shape]
     if (own.length > 0 && this.removable(own)) parts.push((data) => { removeUndeclared(data, own) })
-    parts.push(...this.valueWalks(source))
-    if (Array.isArray(source.allOf)) {
-      for (const member of source.allOf) {
-        const inner = isSchemaObject(member) ? this.walkOf(member as TSchema, false) : null
-        if (inner !== null) parts.push(inner)
-      }
+    parts.push(...this.valueWalks(children))
+    for (const member of children.allOf) {
+      const inner = this.walkOf(member, false)
+      if (inner !== null) parts.push(inner)
     }
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const members = source[keyword]
-      const inner = Array.isArray(members) ? this.unionWalk(members, full && isPureUnion(source)) : null
+    for (const members of children.unions) {
+      const inner = this.unionWalk(members, full && isPureUnion(source))
       if (inner !== null) parts.push(inner)
     }
     if (parts.length === 0) return null
@@ -177,40 +175,36 @@ class WalkCompiler {
   }
 
   /** The walks of an object's property values (defaults included), record values and array items. */
-  private valueWalks (source: SchemaObject): ShapeWalk[] {
+  private valueWalks (children: Children): ShapeWalk[] {
     const parts: ShapeWalk[] = []
-    if (isSchemaObject(source.properties)) {
-      for (const [key, property] of Object.entries(source.properties)) {
-        if (!isSchemaObject(property)) continue
-        const inner = this.walkOf(property as TSchema, true)
-        if (this.rules.fillDefaults && this.defaultOf(property as TSchema) !== undefined) {
-          // Own fields only: `data.__proto__` or `data.constructor` are never the data's own fields.
-          parts.push((data) => {
-            if (isSchemaObject(data) && (!Object.hasOwn(data, key) || data[key] === undefined)) setOwn(data, key, this.defaultOf(property as TSchema))
-          })
-        }
-        if (inner !== null) parts.push((data, depth = 0) => { if (isSchemaObject(data) && Object.hasOwn(data, key)) inner(data[key], depth + 1) })
+    for (const [key, property] of children.properties) {
+      const inner = this.walkOf(property, true)
+      if (this.rules.fillDefaults && this.defaultOf(property) !== undefined) {
+        // Own fields only: `data.__proto__` or `data.constructor` are never the data's own fields.
+        parts.push((data) => {
+          if (isSchemaObject(data) && (!Object.hasOwn(data, key) || data[key] === undefined)) setOwn(data, key, this.defaultOf(property))
+        })
       }
+      if (inner !== null) parts.push((data, depth = 0) => { if (isSchemaObject(data) && Object.hasOwn(data, key)) inner(data[key], depth + 1) })
     }
-    const records = this.recordWalk(source)
+    const records = this.recordWalk(children)
     if (records !== null) parts.push(records)
-    if (isSchemaObject(source.items)) {
-      const inner = this.walkOf(source.items as TSchema, true)
-      if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (const item of data) inner(item, depth + 1) })
-    }
+    // Every item, tuple positions included (unlike occurrences, which walk `items` after `prefixItems` only).
+    const inner = children.items === undefined ? null : this.walkOf(children.items, true)
+    if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (const item of data) inner(item, depth + 1) })
     return parts
   }
 
   /** The walk of the fields an object holds beyond its `properties`: `patternProperties` and `additionalProperties` values. */
-  private recordWalk (source: SchemaObject): ShapeWalk | null {
-    const properties = isSchemaObject(source.properties) ? source.properties : {}
-    const patterns = patternsOf(source).map(([regex, sub]) => [regex, this.walkOf(sub, true)] as const)
-    const extra = isSchemaObject(source.additionalProperties) ? this.walkOf(source.additionalProperties as TSchema, true) : null
+  private recordWalk ({ named, patterns: declared, additional }: Children): ShapeWalk | null {
+    // A boolean subschema (`true`) accepts its values as they are: nothing to walk.
+    const patterns = declared.map(([regex, sub]) => [regex, isSchemaObject(sub) ? this.walkOf(sub as TSchema, true) : null] as const)
+    const extra = additional === undefined ? null : this.walkOf(additional, true)
     if (extra === null && patterns.every(([, inner]) => inner === null)) return null
     return (data, depth = 0) => {
       if (!isSchemaObject(data)) return
       for (const key of Object.keys(data)) {
-        if (Object.hasOwn(properties, key)) continue
+        if (named.has(key)) continue
         let inner = extra
         for (const [regex, walk] of patterns) {
           if (!regex.test(key)) continue
@@ -226,11 +220,11 @@ class WalkCompiler {
    * The walk of a union: with the member the data belongs to, when exactly one plausibly matches. When several
    * do, and the union alone describes the data (`full`), only the fields none of them declares are removed.
    */
-  private unionWalk (members: unknown[], full: boolean): ShapeWalk | null {
-    const candidates: Candidate[] = members.filter(isSchemaObject).map((member) => ({
-      matches: compileMatcher(member as TSchema),
-      walk: this.walkOf(member as TSchema, full),
-      shape: this.shapeOf(member as TSchema)
+  private unionWalk (members: readonly TSchema[], full: boolean): ShapeWalk | null {
+    const candidates: Candidate[] = members.map((member) => ({
+      matches: compileMatcher(member),
+      walk: this.walkOf(member, full),
+      shape: this.shapeOf(member)
     }))
     const filters = full && candidates.some((candidate) => this.removable([candidate.shape]))
     if (!filters && candidates.every((candidate) => candidate.walk === null)) return null

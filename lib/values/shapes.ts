@@ -2,7 +2,8 @@
  * The shape of one level of data: which fields the schemas describing it declare. The fields of one object
  * can be declared by several schemas at once: an object schema and its `allOf` members (an intersection,
  * validators), or the union members the data may belong to. Fields are removed where all of them are known,
- * never by one member alone. Used by the shape walk ({@link ./shape-walk}).
+ * never by one member alone. Used by the shape walk ({@link ./shape-walk}). Also {@link childrenOf}: which subschemas
+ * describe the values inside data, read once for the shape walk, the occurrence collectors and shapes alike.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -27,16 +28,6 @@ export interface Shape {
   declares: boolean
 }
 
-/** The schemas that describe the same data as `source`: its `allOf`, `anyOf` and `oneOf` members. */
-function sameLevelMembers (source: SchemaObject): SchemaObject[] {
-  const members: SchemaObject[] = []
-  for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const list = source[keyword]
-    if (Array.isArray(list)) for (const member of list) if (isSchemaObject(member)) members.push(member)
-  }
-  return members
-}
-
 /** An empty shape, to which {@link addToShape} adds schemas. */
 export function emptyShape (): Shape {
   return { keys: new Set(), patterns: [], open: false, generated: false, declares: false }
@@ -55,12 +46,13 @@ export function addToShape (source: SchemaObject, shape: Shape, resolveRef: Reso
     return
   }
   if (source[kGenerated] === true) shape.generated = true
-  if (isSchemaObject(source.properties)) for (const key of Object.keys(source.properties)) shape.keys.add(key)
-  for (const [regex] of patternsOf(source)) shape.patterns.push(regex)
+  const children = childrenOf(source)
+  for (const key of children.named) shape.keys.add(key)
+  for (const [regex] of children.patterns) shape.patterns.push(regex)
   const extra = source.additionalProperties
   if (isSchemaObject(source.properties) || isSchemaObject(source.patternProperties) || extra !== undefined) shape.declares = true
   if (extra === true || isSchemaObject(extra)) shape.open = true
-  for (const member of sameLevelMembers(source)) addToShape(member, shape, resolveRef, depth + 1)
+  for (const member of [...children.allOf, ...children.unions.flat()]) addToShape(member as SchemaObject, shape, resolveRef, depth + 1)
 }
 
 /** True when `shape` (or, for `key`, one of its patterns) declares the field `key`. */
@@ -80,10 +72,46 @@ export function removeUndeclared (data: unknown, shapes: readonly Shape[]): void
   }
 }
 
-/** The `patternProperties` of a schema with their schemas (compiled when a walk is). */
-export function patternsOf (source: SchemaObject): ReadonlyArray<readonly [RegExp, TSchema]> {
-  if (!isSchemaObject(source.patternProperties)) return []
-  return Object.entries(source.patternProperties as Record<string, TSchema>).map(([pattern, sub]) => [new RegExp(pattern, 'u'), sub] as const)
+/**
+ * The subschemas of a schema node that describe its data or the values inside it, by keyword: the one reading of
+ * these keywords that the walks over data (occurrences, the shape walk, shapes) share. Read when a walk is compiled.
+ */
+export interface Children {
+  /** `properties` whose value is a schema, by name; `named` has every name `properties` declares. */
+  readonly properties: ReadonlyArray<readonly [string, TSchema]>
+  readonly named: ReadonlySet<string>
+  /** `patternProperties`, compiled (every entry, in order, whether or not its value is a schema). */
+  readonly patterns: ReadonlyArray<readonly [RegExp, unknown]>
+  /** `additionalProperties` when it is a schema. */
+  readonly additional?: TSchema
+  /** Tuple positions that are schemas (`prefixItems`, or `items` as a list), by index. */
+  readonly tuple: ReadonlyArray<readonly [number, TSchema]>
+  /** `items` when it is a schema, and the first index it describes in a tuple (after `prefixItems`). */
+  readonly items?: TSchema
+  readonly itemsFrom: number
+  /** The members of `anyOf` and of `oneOf` that are schemas: one list for each of the two present. */
+  readonly unions: ReadonlyArray<readonly TSchema[]>
+  /** The members of `allOf` that are schemas. */
+  readonly allOf: readonly TSchema[]
+}
+
+/** The {@link Children} of `source`. */
+export function childrenOf (source: SchemaObject): Children {
+  const schemas = (list: unknown): TSchema[] => Array.isArray(list) ? list.filter(isSchemaObject) : []
+  const properties = isSchemaObject(source.properties) ? Object.entries(source.properties) : []
+  const patterns = isSchemaObject(source.patternProperties) ? Object.entries(source.patternProperties) : []
+  const tuple: unknown[] = Array.isArray(source.prefixItems) ? source.prefixItems : Array.isArray(source.items) ? source.items : []
+  return {
+    properties: properties.filter((entry): entry is [string, TSchema] => isSchemaObject(entry[1])),
+    named: new Set(properties.map(([name]) => name)),
+    patterns: patterns.map(([pattern, sub]) => [new RegExp(pattern, 'u'), sub] as const),
+    additional: isSchemaObject(source.additionalProperties) ? source.additionalProperties : undefined,
+    tuple: tuple.flatMap((schema, index) => isSchemaObject(schema) ? [[index, schema] as const] : []),
+    items: isSchemaObject(source.items) ? source.items : undefined,
+    itemsFrom: Array.isArray(source.prefixItems) ? source.prefixItems.length : 0,
+    unions: (['anyOf', 'oneOf'] as const).filter((keyword) => Array.isArray(source[keyword])).map((keyword) => schemas(source[keyword])),
+    allOf: schemas(source.allOf)
+  }
 }
 
 /** True for a schema that is only a union (`anyOf`/`oneOf`, no `allOf` and no fields of its own). */

@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { childrenOf } from './shapes'
 
 /** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
 export type Matcher = (value: unknown) => boolean
@@ -29,17 +30,16 @@ export function compileMatcher (schema: TSchema): Matcher {
     const allowed: unknown[] = source.enum
     return (value) => allowed.includes(value)
   }
-  if (Array.isArray(source.anyOf) || Array.isArray(source.oneOf)) {
-    const members = ((Array.isArray(source.anyOf) ? source.anyOf : source.oneOf) as unknown[]).filter(isSchemaObject).map((member) => compileMatcher(member as TSchema))
+  const { unions, properties } = childrenOf(source)
+  if (unions.length > 0) {
+    // The members of `anyOf`, or else of `oneOf`.
+    const members = unions[0].map(compileMatcher)
     return (value) => members.some((member) => member(value))
   }
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
   // A `required` that is not a list of strings matches no object (as before compilation).
   const required = Array.isArray(source.required) ? source.required as unknown[] : []
-  const discriminators = isSchemaObject(source.properties)
-    ? Object.entries(source.properties).filter(([, property]) => isSchemaObject(property) && 'const' in property)
-      .map(([key, property]) => [key, (property as SchemaObject).const] as const)
-    : []
+  const discriminators = properties.filter(([, property]) => 'const' in property).map(([key, property]) => [key, (property as SchemaObject).const] as const)
   return (value) => {
     if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
     if (!isSchemaObject(value)) return true

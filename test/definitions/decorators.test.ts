@@ -11,8 +11,9 @@ import {
   type HttpMethod, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { readConverters } from '../../lib/describe/converter-decorators'
-import { kBundleInternals, kConverters } from '../../lib/core/symbols'
+import { kConverters } from '../../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from '../helpers/errors'
+import { changesOf } from '../helpers/version-changes'
 
 type LooseDecorator = (target: object, key: string) => void
 type LooseFactory = (...args: unknown[]) => LooseDecorator
@@ -255,7 +256,7 @@ test('declaration order: instance methods in class order, static after instance,
   ])
   // the bundle keeps the same order
   const bundle = new VersionBundle(new Version('2001-01-01', Ordered), new Version('2000-01-01'))
-  const read = bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0]
+  const read = changesOf(bundle, '2001-01-01')?.[0]
   t.same(read?.converters.map((converter) => converter.display), [
     'Ordered.zeta', 'Ordered.alpha', 'Ordered.alpha', 'Ordered.alpha', 'Ordered.middle', 'Ordered.staticFirst', 'Ordered.staticSecond'
   ])
@@ -280,7 +281,7 @@ test('the JavaScript equivalent without decorator syntax', async (t) => {
     ['down', 'response', true, 'schema', true]
   ])
   const bundle = new VersionBundle(new Version('2001-01-01', PlainJs as VersionChangeClass), new Version('2000-01-01'))
-  const [up, upByPath, down] = bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].converters ?? []
+  const [up, upByPath, down] = changesOf(bundle, '2001-01-01')?.[0].converters ?? []
   const request = requestInfo({ address: 'a' })
   up.run(request)
   upByPath.run(request)
@@ -320,14 +321,14 @@ test('converters read from a bundle run with this bound to the instance (or the 
     }
   }
   const bundle = new VersionBundle(new Version('2001-01-01', BoundThis), new Version('2000-01-01'))
-  const read = bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0]
+  const read = changesOf(bundle, '2001-01-01')?.[0]
   t.equal(read?.converters.length, 2)
   const request = requestInfo({ address: 'a' })
   const run = read?.converters[0].run
   run?.(request) // called detached: `this` must still be bound
   t.same(request.body, { address: 'a', description: 'This is bound.', isInstance: true })
   const response = responseInfo({ id: '1' })
-  bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].converters[1].run(response)
+  changesOf(bundle, '2001-01-01')?.[0].converters[1].run(response)
   t.same(response.body, { id: '1', isClass: true })
   t.equal(seen[1], BoundThis)
   // one instance per read change, shared by its instance converters
@@ -336,5 +337,5 @@ test('converters read from a bundle run with this bound to the instance (or the 
   t.equal(seen[2], seen[0], 'the same instance each time')
   t.equal(read?.converters[0].change, read, 'a converter knows its change')
   t.equal(read?.converters[0].display, 'BoundThis.up')
-  t.equal(caught(() => bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].converters[0].run(requestInfo({}))), undefined)
+  t.equal(caught(() => changesOf(bundle, '2001-01-01')?.[0].converters[0].run(requestInfo({}))), undefined)
 })

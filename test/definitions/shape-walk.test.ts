@@ -66,6 +66,25 @@ test('request rules: values of records (patternProperties, additionalProperties)
   t.end()
 })
 
+test('record values: a named property is never a record value; the first matching pattern wins over additionalProperties', (t) => {
+  const closed = (key: string): TSchema => Type.Object({ [key]: Type.Number() }, { additionalProperties: false })
+  const Records = Type.Object({ pk: Type.Object({}, { additionalProperties: true }) }, {
+    patternProperties: { '^p': closed('x'), '^pa': closed('y') },
+    additionalProperties: closed('z')
+  })
+  const data = { pk: { x: 1, z: 2 }, pa: { x: 1, y: 2, z: 3 }, q: { x: 1, z: 2 } }
+  t.same(applyShape(Records, CLOSED, data), { pk: { x: 1, z: 2 }, pa: { x: 1 }, q: { z: 2 } })
+  t.end()
+})
+
+test('boolean subschemas (patternProperties: { p: true }) are valid JSON Schema: their values are kept, never walked', (t) => {
+  const closed = Type.Object({ z: Type.Number() }, { additionalProperties: false })
+  const Records = Type.Unsafe({ type: 'object', patternProperties: { '^p': true }, additionalProperties: closed })
+  const data = { pa: { x: 1, z: 2 }, q: { x: 1, z: 2 } }
+  t.same(applyShape(Records, CLOSED, data), { pa: { x: 1, z: 2 }, q: { z: 2 } }, 'a key the `true` pattern matches is not an additional property')
+  t.end()
+})
+
 test('an object with its own fields and a union: the union member does not remove the object\'s own fields', (t) => {
   const Base = Type.Object({ id: Type.String() })
   const Withunion = { ...Base, anyOf: [Type.Object({ kind: Type.Literal('a'), a: Type.String() }), Type.Object({ kind: Type.Literal('b'), b: Type.String() })] } as unknown as TSchema

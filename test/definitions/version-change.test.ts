@@ -6,9 +6,8 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
   enumeration, endpoint, LintingError, schema, type RequestInfo, type VersionChangeClass
 } from '../../plugin'
-import { kBundleInternals } from '../../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from '../helpers/errors'
-import { changeClass } from '../helpers/version-changes'
+import { changeClass, changesOf } from '../helpers/version-changes'
 
 const asAny = (value: unknown): any => value
 const NOT_BOUND = 'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND'
@@ -50,7 +49,7 @@ test('description is required, a non-empty string', async (t) => {
     instructionsToMigrateToPreviousVersion = []
   }
   const bundle = bundleWith(GoodDescription)
-  const read = bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.[0]
+  const read = changesOf(bundle, '2001-01-01')?.[0]
   t.equal(read?.description, 'Users gained an age.')
   t.equal(read?.name, 'GoodDescription')
   t.equal(read?.hasSideEffects, false)
@@ -106,7 +105,7 @@ test('instructionsToMigrateToPreviousVersion is required: an array of instructio
       endpoint('/users', ['get']).didntExist
     ]
   }
-  const read = bundleWith(AllKinds)[kBundleInternals].changesByVersion.get('2001-01-01')?.[0]
+  const read = changesOf(bundleWith(AllKinds), '2001-01-01')?.[0]
   t.equal(read?.instructions.length, 3)
   t.ok(Object.isFrozen(read?.instructions))
 
@@ -114,7 +113,7 @@ test('instructionsToMigrateToPreviousVersion is required: an array of instructio
     description = 'Converters only.'
     instructionsToMigrateToPreviousVersion = []
   }
-  t.same(bundleWith(EmptyList)[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].instructions, [])
+  t.same(changesOf(bundleWith(EmptyList), '2001-01-01')?.[0].instructions, [])
 })
 
 test('stray members are rejected, naming the member and the class', async (t) => {
@@ -222,7 +221,7 @@ test('a concrete version change cannot be subclassed', async (t) => {
     description = 'Direct.'
     instructionsToMigrateToPreviousVersion = []
   }
-  t.equal(bundleWith(DirectSideEffect)[kBundleInternals].changesByVersion.get('2001-01-01')?.[0].hasSideEffects, true)
+  t.equal(changesOf(bundleWith(DirectSideEffect), '2001-01-01')?.[0].hasSideEffects, true)
   // the base classes themselves are not version changes
   throwsStructure(t, () => bundleWith(VersionChange), /Version\('2001-01-01'\) was given class VersionChange, which is not a class extending VersionChange/)
 })

@@ -5,9 +5,9 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange,
   schema, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
-import { kBundleInternals } from '../../lib/core/symbols'
+import { generationSteps } from '../../lib/describe/versions'
 import { caught, throwsStructure } from '../helpers/errors'
-import { changeClass } from '../helpers/version-changes'
+import { changeClass, changesOf } from '../helpers/version-changes'
 
 const asAny = (value: unknown): any => value
 
@@ -70,7 +70,7 @@ test('a change class may belong to several bundles: a bundle built by a factory 
   const second = factory()
   t.not(first, second)
   t.same(second.versionValues, ['2001-01-01', '2000-01-01'])
-  t.same(second[kBundleInternals].changesByVersion.get('2001-01-01')?.map((change) => change.name), ['SharedChange'])
+  t.same(changesOf(second, '2001-01-01')?.map((change) => change.name), ['SharedChange'])
   t.ok(new VersionBundle(new Version('v2', SharedChange), new Version('v1')), 'in another version of another bundle too')
   t.ok(new VersionBundle(new HeadVersion(SharedChange), new Version('v1')), 'or in HeadVersion of another bundle')
 })
@@ -106,8 +106,8 @@ test('a bundle that fails its checks binds none of its changes', async (t) => {
   throwsStructure(t, () => new VersionBundle(new HeadVersion(HeadWithConverter), new Version('2001-01-01', Kept), new Version('2000-01-01')),
     /HeadVersion does not support/)
   const bundle = new VersionBundle(new Version('2002-01-01', Kept), new Version('2001-01-01', KeptToo), new Version('2000-01-01'))
-  t.same(bundle[kBundleInternals].changesByVersion.get('2002-01-01')?.map((change) => change.name), ['KeptFree'])
-  t.same(bundle[kBundleInternals].changesByVersion.get('2001-01-01')?.map((change) => change.name), ['KeptFreeToo'])
+  t.same(changesOf(bundle, '2002-01-01')?.map((change) => change.name), ['KeptFree'])
+  t.same(changesOf(bundle, '2001-01-01')?.map((change) => change.name), ['KeptFreeToo'])
 })
 
 test('HEAD changes may carry instructions but no converters; the message names the class and its converters', async (t) => {
@@ -118,8 +118,8 @@ test('HEAD changes may carry instructions but no converters; the message names t
   }
   const ok = new VersionBundle(new HeadVersion(HeadInstructionsOnly), new Version('2000-01-01'))
   t.equal(ok.headVersion.changes[0], HeadInstructionsOnly)
-  t.equal(ok[kBundleInternals].headChanges[0].version, 'head')
-  t.equal(ok[kBundleInternals].headChanges[0].instructions.length, 1)
+  t.equal(changesOf(ok, 'HeadVersion')?.[0].version, 'head')
+  t.equal(changesOf(ok, 'HeadVersion')?.[0].instructions.length, 1)
 
   class HeadWithConverters extends VersionChange {
     description = 'HEAD with converters.'
@@ -282,12 +282,13 @@ test('iteration, versions, versionValues, valuesAreDates and get()', async (t) =
   t.ok(Object.isFrozen(bundle.versionValues))
   t.ok(Object.isFrozen(v2.changes))
   t.equal(caught(() => { (bundle.versionValues as string[]).push('x') }) instanceof TypeError, true)
-  // the internals read each change once, per version
-  const internals = bundle[kBundleInternals]
-  t.same([...internals.changesByVersion.keys()], ['2002-01-01', '2001-01-01', '2000-01-01'])
-  t.same(internals.changesByVersion.get('2001-01-01')?.map((change) => [change.name, change.version]),
+  // the internals read each change once, per version: the steps from HEAD
+  t.same(generationSteps(bundle).map((step) => step.origin), ['HeadVersion', '2002-01-01', '2001-01-01', '2000-01-01'])
+  t.equal(generationSteps(bundle), generationSteps(bundle), 'read once')
+  t.ok(Object.isFrozen(generationSteps(bundle)))
+  t.same(changesOf(bundle, '2001-01-01')?.map((change) => [change.name, change.version]),
     [['IterC1a', '2001-01-01'], ['IterC1b', '2001-01-01']])
-  t.same(internals.changesByVersion.get('2000-01-01'), [])
+  t.same(changesOf(bundle, '2000-01-01'), [])
 
   const strings = new VersionBundle(new Version('beta'), new Version('alpha'))
   t.equal(strings.valuesAreDates, false)

@@ -2,7 +2,9 @@
  * The one way the tests make a version change class (not a test file). Every call makes a new class, named
  * `name` (error messages and the changelog name it), so that no two tests share one.
  */
-import { VersionChange, VersionChangeWithSideEffects, type Instruction, type VersionChangeClass } from '../../plugin'
+import { VersionChange, VersionChangeWithSideEffects, type Instruction, type VersionBundle, type VersionChangeClass } from '../../plugin'
+import { generationSteps } from '../../lib/describe/versions'
+import type { VersionChangeDescriptor } from '../../lib/describe/version-change-reader'
 
 /** Options of {@link changeClass}. */
 export interface ChangeOptions {
@@ -35,4 +37,9 @@ export function changeClass (name: string, instructions: Instruction[] = [], opt
         }
       }
   return holder[name]
+}
+
+/** The version changes `bundle` read for `version` (`'HeadVersion'` for its HEAD changes): that version's step from HEAD. */
+export function changesOf (bundle: VersionBundle, version: string): readonly VersionChangeDescriptor[] | undefined {
+  return generationSteps(bundle).find((step) => step.origin === version)?.changes
 }

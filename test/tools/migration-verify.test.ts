@@ -132,6 +132,25 @@ test('a request converter that refuses an example with a 4xx client error is no 
   t.same(await app.versioner.verify(), [], 'the client gets a clear 422: not a break')
 })
 
+test('a response converter that throws a 4xx client error is a finding: only a request can be refused', async (t) => {
+  const { UserCreate, User } = schemas()
+  class NamesAreRefused extends VersionChange {
+    description = 'name became fullName; this converter refuses every response.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      throw Object.assign(new Error(`name ${String(response.body.fullName)} cannot be sent`), { statusCode: 422 })
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NamesAreRefused), new Version('2000-01-01')), UserCreate, User)
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings.map(({ route, direction, kind, converters }) => ({ route, direction, kind, converters })), [
+    { route: 'POST /users', direction: 'response', kind: 'converter failed', converters: ['NamesAreRefused.nameDown'] },
+    { route: 'GET /users/:id', direction: 'response', kind: 'converter failed', converters: ['NamesAreRefused.nameDown'] }
+  ])
+})
+
 test('an optional field only the full example has is checked too', async (t) => {
   const UserCreate = Type.Object({ fullName: Type.String(), nickname: Type.Optional(Type.String()) }, { $id: 'UserCreate' })
   const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })

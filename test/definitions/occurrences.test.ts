@@ -1,0 +1,89 @@
+import { test } from 'tap'
+import type { TSchema } from '@sinclair/typebox'
+import { compileCollector, compilePlaceFinder, type Holder, type Occurrence } from '../../lib/values/occurrences'
+
+/**
+ * Occurrences of a target schema in data, wherever the body's schema nests it: each keyword that describes the
+ * values inside data (properties, patternProperties, additionalProperties, tuple positions, items after them,
+ * union members, allOf members, $ref) is followed as the collectors and place finders say.
+ */
+
+const TARGET = { type: 'object', properties: { n: { type: 'number' } } } as unknown as TSchema
+const schemas: Record<string, TSchema> = { Target: TARGET }
+const target = { isTarget: (node: TSchema) => node === TARGET, resolveRef: (ref: string) => schemas[ref] }
+
+const ROOT = {
+  type: 'object',
+  properties: {
+    a: TARGET,
+    b: TARGET,
+    pz: { type: 'object' },
+    tuple: { type: 'array', items: [{ type: 'string' }, TARGET] },
+    union: { anyOf: [{ type: 'string' }, TARGET] },
+    both: { allOf: [{ type: 'object' }, TARGET] }
+  },
+  patternProperties: { '^p': TARGET },
+  additionalProperties: { type: 'array', prefixItems: [{ type: 'string' }, TARGET], items: { $ref: 'Target' } }
+} as unknown as TSchema
+
+/** Data with the target under every keyword, and values the collector must leave alone beside them. */
+function body (): Record<string, unknown> {
+  return {
+    a: { n: 1 },
+    b: undefined,
+    pz: { n: 'named, so not a pattern value' },
+    pq: ['string', { n: 'a pattern value, so not an additional one' }],
+    extra: ['string', { n: 2 }, { n: 3 }, { n: 4 }],
+    tuple: ['string', { n: 5 }],
+    union: { n: 6 },
+    text: 'string',
+    both: { n: 7 }
+  }
+}
+
+test('a collector finds the target under each keyword, in schema order', (t) => {
+  const collect = compileCollector(ROOT, target)
+  if (collect === null) return t.fail('the target occurs in ROOT')
+  const data = body()
+  const out: Occurrence[] = []
+  collect({ body: data }, 'body', out)
+  const values = out.map(([holder, key]) => (holder as Holder)[key])
+  t.same(values, [
+    { n: 1 }, // properties (`b` is undefined: no occurrence)
+    { n: 5 }, // tuple position 1 (`items` as a list)
+    { n: 6 }, // the union member the data belongs to
+    { n: 7 }, // an allOf member
+    ['string', { n: 'a pattern value, so not an additional one' }], // patternProperties (not `pz`: a named property)
+    { n: 2 }, // additionalProperties: prefixItems position 1
+    { n: 3 }, { n: 4 } // items after prefixItems, through $ref
+  ])
+  t.equal(out[0][0], data, 'the holder of a property is the object')
+  t.equal(out.length, 8)
+  t.end()
+})
+
+test('a place finder names the same places, outer before inner, array items as *', (t) => {
+  const find = compilePlaceFinder(ROOT, target)
+  if (find === null) return t.fail('the target occurs in ROOT')
+  t.same([...find(body()).keys()], ['/a', '/tuple/*', '/union', '/both', '/pq', '/extra/*'])
+  t.equal(compilePlaceFinder({ type: 'object', properties: { s: { type: 'string' } } } as unknown as TSchema, target), null, 'no target, no finder')
+  t.end()
+})
+
+test('a union member is chosen by its discriminator, or by its own anyOf (else oneOf) members', (t) => {
+  const tagged = (kind: string, extra: object = {}): TSchema => ({ type: 'object', properties: { kind: { const: kind } }, ...extra }) as unknown as TSchema
+  const bothLists = { anyOf: [{ type: 'string' }], oneOf: [{ type: 'object' }] }
+  const root = { anyOf: [tagged('a'), bothLists, { allOf: [tagged('b'), TARGET] }] } as unknown as TSchema
+  const collect = compileCollector(root, target)
+  if (collect === null) return t.fail('the target occurs in the union')
+  const count = (data: unknown): number => {
+    const out: Occurrence[] = []
+    collect({ body: data }, 'body', out)
+    return out.length
+  }
+  t.equal(count({ kind: 'b', n: 1 }), 1, 'kind b: the member holding the target')
+  t.equal(count({ kind: 'a', n: 1 }), 0, 'kind a: the first member')
+  t.equal(count({ n: 1 }), 0, 'no kind: the first member')
+  t.equal(count('text'), 0, 'a string: the member whose anyOf takes strings')
+  t.end()
+})
