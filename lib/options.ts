@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify'
-import type { DocsOptions } from './docs/options'
+import { DOCS_OPTION_KEYS, type DocsOptions } from './docs/options'
 import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
@@ -174,16 +174,14 @@ function checkFormat (versions: VersionBundle, format: ApiVersionFormat): void {
 }
 
 /**
- * Checks the options and fills in defaults. `extraKeys` are option names handled elsewhere (documents);
- * `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
+ * Checks the options and fills in defaults (the documents' own options, {@link DOCS_OPTION_KEYS}, are checked by
+ * ./docs/options.ts). `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
  */
-export function resolveOptions (
-  options: FastifyVersionerOptions, { extraKeys, documentUrl }: { extraKeys: ReadonlySet<string>, documentUrl: string | null }
-): ResolvedOptions {
+export function resolveOptions (options: FastifyVersionerOptions, documentUrl: string | null): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('fastifyVersioner needs an options object with { versions }.')
-  const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !extraKeys.has(key) && key !== 'prefix')
+  const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !DOCS_OPTION_KEYS.has(key) && key !== 'prefix')
   if (unknown.length > 0) {
-    throw new InvalidOptionError(`Unknown option(s) ${unknown.join(', ')}. Known options: ${[...KNOWN, ...extraKeys].join(', ')}.`)
+    throw new InvalidOptionError(`Unknown option(s) ${unknown.join(', ')}. Known options: ${[...KNOWN, ...DOCS_OPTION_KEYS].join(', ')}.`)
   }
   const versions = options.versions
   if (!(versions instanceof VersionBundle)) {

@@ -22,7 +22,7 @@ import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { routeTimeline } from './routes/timeline'
 import { Webhooks } from './routes/webhooks'
-import { DOCS_OPTION_KEYS, resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
+import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
@@ -176,7 +176,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   // `fastify-versioner retire` builds the application again without its oldest versions (./describe/retirement.ts).
   const cut = retirementOf()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
-  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, { extraKeys: DOCS_OPTION_KEYS, documentUrl })
+  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl)
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const webhooks = new Webhooks()

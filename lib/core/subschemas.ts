@@ -62,6 +62,18 @@ export function subschemasOf (schema: TSchema): TSchema[] {
   return found
 }
 
+/** Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas). */
+export function everySubschema (roots: Iterable<TSchema>): Set<TSchema> {
+  const seen = new Set<TSchema>()
+  const visit = (schema: TSchema): void => {
+    if (seen.has(schema)) return
+    seen.add(schema)
+    forEachSubschema(schema, visit)
+  }
+  for (const root of roots) visit(root)
+  return seen
+}
+
 /** `schema` with its direct subschemas replaced, in the order of {@link mapSubschemas}, by `replacements`. */
 export function replaceSubschemas (schema: TSchema, replacements: readonly TSchema[]): TSchema {
   let index = 0

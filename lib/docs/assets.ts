@@ -102,11 +102,6 @@ function redocFiles (workerUrl: string): { bundle: Buffer, worker: Buffer } {
   return { bundle: Buffer.from(bundle), worker: Buffer.from(worker.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')) }
 }
 
-function once<T> (build: () => T): () => T {
-  let built: T | undefined
-  return () => (built ??= build())
-}
-
 /** The assets the configured pages (the docs page, the ReDoc page or both) need, by file name. */
 function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
   const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', body: () => DOCS_CSS }]])
@@ -120,7 +115,8 @@ function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<strin
     assets.set('swagger-initializer.js', { type: JS, body: () => SWAGGER_INITIALIZER })
   }
   if (docs.redocLocal) {
-    const redoc = once(() => redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
+    let files: ReturnType<typeof redocFiles> | undefined
+    const redoc = (): ReturnType<typeof redocFiles> => (files ??= redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
     assets.set('redoc.standalone.js', { type: JS, body: () => redoc().bundle })
     assets.set('redoc-search-worker.js', { type: JS, body: () => redoc().worker })
   }

@@ -4,10 +4,10 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { prepareForDocs } from './openapi-schemas'
+import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
 import { nameOf, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema, mapSchemaDeep } from '../core/subschemas'
+import { everySubschema, mapSchemaDeep } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
@@ -25,14 +25,7 @@ export class ChangelogModels {
         ...Object.values(route.schema.response ?? {})]),
       ...webhooks.list().map((webhook) => webhook.body)
     ].filter((schema): schema is TSchema => schema !== undefined)
-    const seen = new Set<TSchema>()
-    const addNamedSchemas = (schema: TSchema): void => {
-      if (seen.has(schema)) return
-      seen.add(schema)
-      if (nameOf(schema) !== undefined) this.named.add(schema)
-      forEachSubschema(schema, addNamedSchemas)
-    }
-    for (const root of roots) addNamedSchemas(root)
+    for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)
   }
 
   /**
@@ -64,7 +57,7 @@ export class ChangelogModels {
 
   /** A field of a schema as a version documents it. */
   fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
-    const form = prepareForDocs(this.generation.formAt(this.generation.canonical(target), level), this.generation) as SchemaObject
+    const form = prepareSchema(this.generation.formAt(this.generation.canonical(target), level), this.generation, 'docs') as SchemaObject
     const properties = form.properties as Record<string, SchemaObject> | undefined
     return properties?.[field]
   }

@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  addErrorResponses, componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, prepareForDocs, pruneComponents, rootForDocs,
+  addErrorResponses, componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, pruneComponents, rootForDocs,
   unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
@@ -113,7 +113,7 @@ export class OpenApiDocuments {
   private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour): RouteSchema {
     const { generation } = this.state
     const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
-      const prepared = this.examples.at(prepareForDocs(form, generation), behaviour.level)
+      const prepared = this.examples.at(form, behaviour.level)
       return part === 'body' || part === 'response' ? rootForDocs(prepared) : prepared
     })
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
@@ -214,7 +214,7 @@ export class OpenApiDocuments {
       const operation: Json = { ...text }
       // In a document, operations are deprecated when they or their version are (`false` is not written).
       if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
-      const prepare = (schema: TSchema): TSchema => this.examples.at(prepareForDocs(schema, this.state.generation), level)
+      const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
       operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation, prepare) } } }
       operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
       const item = webhooks[state.path] ?? {}

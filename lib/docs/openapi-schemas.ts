@@ -11,21 +11,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
-import { prepareSchema } from '../routes/prepared-schemas'
 import { componentName } from '../schemas/component-names'
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 const UNWRAP = 'x-fastify-versioner-root'
 
 const COMPONENTS = '#/components/schemas/'
-
-/**
- * A generated schema for a document: references to generated schemas (which only this library knows) are
- * replaced by the schemas, keeping their `$id` so that they become components ({@link prepareSchema}).
- */
-export function prepareForDocs (schema: TSchema, generation: SchemaGeneration): TSchema {
-  return prepareSchema(schema, generation, true)
-}
 
 /** A body or response schema for `@fastify/swagger`: a named root is wrapped so that it becomes a component too. */
 export function rootForDocs (schema: TSchema): TSchema {
@@ -55,7 +46,7 @@ export function unwrapRoots (document: JsonObject): JsonObject {
 /**
  * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
  * subschemas and references become `#/components/schemas/<name>`, adding the components. `prepare` makes a
- * generated schema ready for the document ({@link prepareForDocs} and the version's examples).
+ * generated schema ready for the document (`VersionExamples.at`: inlined, with the version's examples).
  */
 export function componentize (schema: TSchema, components: JsonObject, generation: SchemaGeneration, prepare: (schema: TSchema) => TSchema): Json {
   // Components (re)defined by this call: a shared schema may already be there in its HEAD form.

@@ -17,9 +17,10 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { replaceSubschemas, subschemasOf, forEachSubschema } from '../core/subschemas'
+import { everySubschema, replaceSubschemas, subschemasOf } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
 import { REQUEST_PARTS } from '../routes/version-plan'
+import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
@@ -60,12 +61,13 @@ export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema
  * @example
  * ```ts
  * const examples = new VersionExamples({ bundle, generation, planner }, () => headSchemas(state, webhooks))
- * const schema = examples.at(prepareForDocs(form, generation), level)  // before @fastify/swagger
+ * const schema = examples.at(form, level)  // before @fastify/swagger
  * examples.finish(document, level)                                   // on the finished document
  * ```
  */
 export class VersionExamples {
-  private heads: WeakSet<object> | undefined
+  /** Every node of the schemas the application wrote for HEAD (collected on first use). */
+  private heads: ReadonlySet<object> | undefined
   private readonly forms = new WeakMap<object, Map<number, TSchema>>()
   private readonly migrated = new WeakMap<object, Map<number, unknown[]>>()
   private readonly marked = new Set<number>()
@@ -77,11 +79,12 @@ export class VersionExamples {
   constructor (private readonly engine: MigrationEngine, private readonly roots: () => readonly TSchema[]) {}
 
   /**
-   * A schema prepared for the document of the version at `level`, with that version's examples; HEAD's own
+   * A form of the version at `level` prepared for its document (generated references inlined, keeping their `$id`s
+   * so that they become components: ../routes/prepared-schemas.ts), with that version's examples; HEAD's own
    * schemas (and every subschema of them) are returned as they are.
    */
   at (schema: TSchema, level: number): TSchema {
-    const heads = this.headNodes()
+    const heads = this.heads ??= everySubschema(this.roots())
     const inProgress = new Set<object>()
     const visit = (node: TSchema): TSchema => {
       if (heads.has(node) || inProgress.has(node)) return node
@@ -95,7 +98,7 @@ export class VersionExamples {
       byLevel.set(level, result)
       return result
     }
-    return visit(schema)
+    return visit(prepareSchema(schema, this.engine.generation, 'docs'))
   }
 
   /** Leaves out of the finished document of `level` the examples of marked schemas that fail, and removes the marks. */
@@ -147,20 +150,5 @@ export class VersionExamples {
     if (byLevel === undefined) this.migrated.set(head, byLevel = new Map())
     byLevel.set(level, result)
     return result
-  }
-
-  /** Every node of the schemas the application wrote for HEAD (collected once). */
-  private headNodes (): WeakSet<object> {
-    if (this.heads === undefined) {
-      const heads = new WeakSet<object>()
-      const stack: TSchema[] = [...this.roots()]
-      for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-        if (heads.has(node)) continue
-        heads.add(node)
-        forEachSubschema(node, (sub) => { stack.push(sub) })
-      }
-      this.heads = heads
-    }
-    return this.heads
   }
 }

@@ -11,12 +11,13 @@ import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
  * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
- * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. With `keepIds`
- * (for the documents) the inlined schemas keep their `$id`, so that they become components; without (for
- * Fastify) an inlined schema keeps its `$id` only when it refers to itself, since an `$id` declared twice in
- * one route schema is an error. Cached per generation, schema and mode.
+ * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. For `'docs'` the
+ * inlined schemas keep their `$id`, so that they become components; for `'fastify'` an inlined schema keeps its
+ * `$id` only when it refers to itself, since an `$id` declared twice in one route schema is an error. Cached per
+ * generation, schema and mode.
  */
-export function prepareSchema (schema: TSchema, generation: SchemaGeneration, keepIds: boolean): TSchema {
+export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mode: 'docs' | 'fastify'): TSchema {
+  const keepIds = mode === 'docs'
   const cache = keepIds ? generation.prepared.keepIds : generation.prepared.dropIds
   const known = cache.get(schema)
   if (known !== undefined) return known
@@ -40,11 +41,6 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, ke
   const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
   cache.set(schema, result)
   return result
-}
-
-/** A generated schema ready for Fastify: {@link prepareSchema} without the `$id`s of inlined schemas. */
-export function prepareForFastify (schema: TSchema, generation: SchemaGeneration): TSchema {
-  return prepareSchema(schema, generation, false)
 }
 
 /** A headers schema with lower-case property names, as Fastify compiles headers schemas. */

@@ -6,7 +6,7 @@
 import type { HttpMethod } from '../core/http-methods'
 import type { RouteAttributes } from './timeline'
 import { routeSchemaIn, type RouteSchema } from './version-plan'
-import { prepareForFastify } from './prepared-schemas'
+import { prepareSchema } from './prepared-schemas'
 import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */
@@ -36,7 +36,7 @@ export function buildRouteTable (state: VersionerState): Map<string, VersionedRo
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) {
         // As the version's document has it (success responses under the version's status, its attributes).
-        const schema = routeSchemaIn(head, behaviour, state.generation, (form) => prepareForFastify(form, state.generation))
+        const schema = routeSchemaIn(head, behaviour, state.generation, (form) => prepareSchema(form, state.generation, 'fastify'))
         table.get(behaviour.version)?.push({
           methods: registered.methods,
           path: behaviour.state.path,

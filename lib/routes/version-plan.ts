@@ -13,7 +13,7 @@ import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
-import { lowerCaseHeaders, prepareForFastify } from './prepared-schemas'
+import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
 
 /** The request parts Fastify validates. */
@@ -38,10 +38,8 @@ export interface VersionBehaviour {
   readonly level: number
   /** The schema of each request part in this version, ready for Fastify (headers by lower-case names, as Fastify validates them). */
   readonly requestForms: ReadonlyArray<readonly [RequestPart, TSchema]>
-  /** Request parts checked by hand against this version's schemas, before conversion. */
+  /** Request parts checked by hand against this version's schemas, before conversion (a HEAD-validation failure on one of them is a migration bug: 500). */
   readonly validate: ReadonlyArray<readonly [RequestPart, TSchema]>
-  /** The parts in `validate`: a HEAD-validation failure on one of them is a migration bug (500). */
-  readonly validatedParts: ReadonlySet<string>
   /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
   readonly cleaners: ReadonlyArray<readonly [RequestPart, ShapeWalk]>
   readonly requestSteps: readonly ConverterStep[]
@@ -126,7 +124,7 @@ export function buildBehaviour (
     const head = route.schema[part]
     if (head === undefined) continue
     const form = generation.formAt(head, level)
-    const prepared = prepareForFastify(form, generation)
+    const prepared = prepareSchema(form, generation, 'fastify')
     // Fastify validates headers by lower-case names: so does the versioner.
     requestForms.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
     // Converters read the request, so with converters every part is checked before them.
@@ -142,7 +140,7 @@ export function buildBehaviour (
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
   for (const [key, schema] of Object.entries(responses)) {
-    const form = prepareForFastify(generation.formAt(schema, level), generation)
+    const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
     responseForms.set(key, form)
     const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : responses)
     responseSteps.set(key, steps)
@@ -168,7 +166,6 @@ export function buildBehaviour (
     level,
     requestForms,
     validate,
-    validatedParts: new Set(validate.map(([part]) => part)),
     cleaners,
     requestSteps,
     responseSteps,

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from '../describe/converter-info'
 import { setOwn } from '../core/own-properties'
+import { formKind, readForm, writeForm } from './form-fields'
 
 /** A `RequestInfo` over a Fastify request. */
 export class VersionedRequestInfo implements RequestInfo {
@@ -17,14 +18,17 @@ export class VersionedRequestInfo implements RequestInfo {
   /** The cookies as the request had them, when the jar was read (to tell whether converters changed it). */
   private cookieOriginal: Readonly<Record<string, string>> | undefined
   private cookiesAssigned = false
-  private readonly isForm: boolean
+  /** The kind of the request's form body, if it has one. */
+  private readonly formKind: 'urlencoded' | 'multipart' | undefined
   private readonly request: FastifyRequest
 
-  /** `form` holds the fields of a form body; the body is then the same fields (one object, two names). */
-  constructor (request: FastifyRequest, form: FormFields | undefined) {
+  /** A form body is read into its fields; the body is then the same fields (one object, two names). */
+  constructor (request: FastifyRequest) {
     this.request = request
-    this.isForm = form !== undefined
-    this.body = (form ?? request.body) as UntypedBody
+    const kind = formKind(request.headers['content-type'])
+    const fields = readForm(kind, request.body)
+    this.formKind = fields === undefined ? undefined : kind
+    this.body = (fields ?? request.body) as UntypedBody
     this.queryParams = request.query as Record<string, unknown>
   }
 
@@ -40,11 +44,11 @@ export class VersionedRequestInfo implements RequestInfo {
 
   /** The fields of a form body (the body itself, for form requests), or `undefined`. */
   get form (): FormFields | undefined {
-    return this.isForm ? this.body as FormFields : undefined
+    return this.formKind === undefined ? undefined : this.body as FormFields
   }
 
   set form (fields: FormFields | undefined) {
-    if (this.isForm && fields !== undefined) this.body = fields as UntypedBody
+    if (this.formKind !== undefined && fields !== undefined) this.body = fields as UntypedBody
   }
 
   get cookies (): Record<string, string> {
@@ -68,8 +72,12 @@ export class VersionedRequestInfo implements RequestInfo {
     return !sameEntries(this.cookieJar, this.cookieOriginal)
   }
 
-  /** Writes headers, query and cookies back into the request, when converters used them (the body is written by the caller). */
-  writeBack (request: FastifyRequest): void {
+  /** Writes the converted `body` (a form as its plugin holds it) back into the request, and headers, query and cookies when converters used them. */
+  writeBack (body: unknown): void {
+    const request = this.request
+    request.body = this.formKind !== undefined && typeof body === 'object' && body !== null
+      ? writeForm(this.formKind, body as FormFields, request.body)
+      : body
     if (request.query !== this.queryParams) request.query = this.queryParams
     const cookiesChanged = this.cookiesChanged()
     if (this.headerCopy === undefined && !cookiesChanged) return

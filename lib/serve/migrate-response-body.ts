@@ -10,7 +10,7 @@ import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
 import { strictValidator, type Check } from '../core/strict-validator'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
-import { prepareForFastify } from '../routes/prepared-schemas'
+import { prepareSchema } from '../routes/prepared-schemas'
 import { isMonth, toIsoDate } from '../core/iso-date'
 import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
@@ -45,7 +45,7 @@ export class MigrationEngine {
   /** The strict validator of a version's form (see ../core/strict-validator.ts). */
   validatorOf (form: TSchema): Check {
     this.check ??= strictValidator((ref) => this.generation.resolveAnyId(ref))
-    return this.check(prepareForFastify(form, this.generation))
+    return this.check(prepareSchema(form, this.generation, 'fastify'))
   }
 }
 

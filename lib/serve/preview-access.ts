@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify'
 import { kBundleInternals } from '../core/symbols'
 import { isThenable } from './step-runner'
 import { resolveVersion, type PickedVersion, type VersionPickerOptions } from './version-picking'
+import type { ServeOptions } from './serve-options'
 
 /** Logs a failing `access` (the request is then answered as for an unknown version). */
 function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
@@ -20,7 +21,7 @@ function accessFailed (request: FastifyRequest, version: string, error: unknown)
  * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
  * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies).
  */
-export function resolveForRequest (
+function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
 ): PickedVersion | Promise<PickedVersion> {
   const picked = resolveVersion(value, options.versions, options.format)
@@ -31,6 +32,12 @@ export function resolveForRequest (
   if (access === undefined) return preview
   const allowed = askAccess(access, request, (error) => { accessFailed(request, preview.version, error) })
   return isThenable(allowed) ? allowed.then((yes) => yes ? preview : picked) : allowed ? preview : picked
+}
+
+/** Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the picker does. */
+export function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'picker' | 'versions' | 'format'>): PickedVersion | Promise<PickedVersion> {
+  const value = options.picker.pick(request)
+  return isThenable(value) ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options)) : resolveForRequest(request, value, options)
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, runStepsToBody } from './step-runner'
 import type { ServeOptions } from './serve-options'
+import { serializerFor } from './response-hooks'
 import { statusKey, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -84,9 +85,7 @@ export class PreviewRenderer {
     // As the success hook sends it: the version's own status when the converters kept the HEAD one.
     const changed = behaviour.statusCode !== undefined && info.statusCode === head.status
     const status = changed ? behaviour.statusCode as number : info.statusCode
-    const serializeKey = changed ? key : statusKey(behaviour.responseForms, status)
-    const form = serializeKey === undefined ? undefined : behaviour.responseForms.get(serializeKey)
-    const text = form === undefined ? JSON.stringify(body) : (at.reply.compileSerializationSchema(form, String(status)) as (value: unknown) => string)(body)
+    const text = serializerFor(at.reply, behaviour, status, changed ? key : undefined)(body)
     return { status, body: text === undefined ? undefined : JSON.parse(text) }
   }
 }

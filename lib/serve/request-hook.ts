@@ -11,10 +11,8 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
-import { formKind, readForm, writeForm } from './form-fields'
 import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
-import type { FormFields } from '../describe/converter-info'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedRequest } from './request-state'
@@ -23,7 +21,7 @@ import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } fr
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
-import { resolveForRequest } from './preview-access'
+import { pickForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
@@ -34,10 +32,8 @@ import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 interface RequestHookRoute {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   readonly scope: VersionedScope
-  /** `METHOD url` of the HEAD route, for logs. */
-  readonly display: string
-  /** The HEAD route, for usage events. */
-  readonly head: HeadRouteOf
+  /** The HEAD route, for usage events, and its `METHOD url` for logs. */
+  readonly head: HeadRouteOf & { readonly display: string }
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
@@ -77,8 +73,7 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
 }
 
 /** Picks and checks the version of a request (cached on the request). */
-function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
-  const request = versionedRequest(fastifyRequest)
+function pickVersion (request: VersionedRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
   const known = request[kPicked]
   if (known !== null) return known
   const early = options.asyncPicking ? routingPickOf(request) : undefined
@@ -86,10 +81,7 @@ function pickVersion (fastifyRequest: FastifyRequest, options: ServeOptions): Pi
     request[kPicked] = early
     return early
   }
-  const value = options.picker.pick(request)
-  const picked = isThenable(value)
-    ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options))
-    : resolveForRequest(request, value, options)
+  const picked = pickForRequest(request, options)
   if (!isThenable(picked)) {
     request[kPicked] = picked
     return picked
@@ -115,21 +107,6 @@ export function pickedWithoutWaiting (fastifyRequest: FastifyRequest, options: S
   if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
   request[kPicked] = picked
   return picked
-}
-
-/** A request's form body, if it has one: its media kind, its fields (the body converters see), the body as its plugin holds it. */
-interface FormBody {
-  readonly kind: ReturnType<typeof formKind>
-  readonly fields: FormFields | undefined
-  readonly original: unknown
-}
-
-/** Writes what request converters changed back into the request: the body (a form as its plugin holds it), headers, query, cookies. */
-function writeRequest (request: VersionedRequest, info: VersionedRequestInfo, body: unknown, form: FormBody): void {
-  request.body = form.kind !== undefined && form.fields !== undefined && typeof body === 'object' && body !== null
-    ? writeForm(form.kind, body as never, form.original)
-    : body
-  info.writeBack(request)
 }
 
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
@@ -209,16 +186,14 @@ class RequestMigration {
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
   private convert (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void {
-    const kind = formKind(request.headers['content-type'])
-    const form: FormBody = { kind, fields: readForm(kind, request.body), original: request.body }
-    const info = new VersionedRequestInfo(request, form.fields)
+    const info = new VersionedRequestInfo(request)
     runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (failure, body) => {
       if (failure !== undefined) {
         this.fail(request, version, done, failure)
         return
       }
       try {
-        writeRequest(request, info, body, form)
+        info.writeBack(body)
       } catch (error) {
         this.fail(request, version, done, failureOf(error))
         return
@@ -229,7 +204,7 @@ class RequestMigration {
 
   private fail (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void {
     request[kConverterFailed] = true
-    done(failureError(failure, { request, version, route: this.route.display }))
+    done(failureError(failure, { request, version, route: this.route.head.display }))
   }
 
   private finish (request: VersionedRequest, version: string, done: (error?: Error) => void): void {

@@ -39,13 +39,13 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
 }
 
 /**
- * The serializer of a response of this version: the schema of `key` when the version changed the success
- * status (the body is still the success body), else the schema of the final status, else plain JSON.
+ * The serializer of a response of this version sent with `status`: the schema of `key` when the version changed
+ * the success status (the body is still the success body), else the schema of `status`, else plain JSON.
  */
-function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, key: string | undefined): (payload: unknown) => string {
-  const finalKey = key ?? statusKey(behaviour.responseForms, reply.statusCode)
+export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
+  const finalKey = key ?? statusKey(behaviour.responseForms, status)
   const form = finalKey === undefined ? undefined : behaviour.responseForms.get(finalKey)
-  return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(reply.statusCode)) as (payload: unknown) => string
+  return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (payload: unknown) => string
 }
 
 /**
@@ -80,7 +80,7 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
 function finishSuccess ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const serializeAs = applyStatus(reply, behaviour, status, key)
   if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
-    reply.serializer(serializerFor(reply, behaviour, serializeAs))
+    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, serializeAs))
   }
   done(null, body)
 }
@@ -88,7 +88,7 @@ function finishSuccess ({ reply, behaviour }: Conversion, status: number, key: s
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
 function finishText ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const serializeAs = applyStatus(reply, behaviour, status, key)
-  done(null, serializerFor(reply, behaviour, serializeAs)(body))
+  done(null, serializerFor(reply, behaviour, reply.statusCode, serializeAs)(body))
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */

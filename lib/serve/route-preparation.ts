@@ -24,7 +24,7 @@ import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema 
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
-import { prepareForFastify } from '../routes/prepared-schemas'
+import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
@@ -90,7 +90,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const nativeResponse: Record<string, TSchema> = {}
   for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
-    nativeResponse[key] = isSuccessKey(key) ? prepareForFastify(state.generation.formAt(schema, newest), state.generation) : schema
+    nativeResponse[key] = isSuccessKey(key) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
@@ -122,7 +122,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, scope, display: head.display, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
+    preValidation: createRequestHook({ behaviours, scope, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
@@ -226,7 +226,7 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     let result: unknown = error
     // Anything may have been thrown (`null`, a string): only an Error is read.
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && behaviour.validatedParts.has(part)) {
+    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && behaviour.validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       request.log.error({
         err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation

@@ -15,7 +15,7 @@ import { describeValue } from '../core/json-schema'
 import type { ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import type { PickedVersion } from './version-picking'
-import { resolveForRequest } from './preview-access'
+import { pickForRequest } from './preview-access'
 
 /** On a raw request: the outcome of picking before routing. */
 const kRoutingPick = Symbol('fastify-versioner.routingPick')
@@ -119,28 +119,16 @@ export class RoutingPicks {
       // A failure or a version that cannot be served reaches the route without a value; its request hook answers it.
       done(null, 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined)
     }
-    const { options } = this
-    let view: FastifyRequest
-    let value: string | undefined | PromiseLike<string | undefined>
+    let picked: PickedVersion | Promise<PickedVersion>
     try {
       const seen = { raw, method: raw.method, url: raw.url, headers: raw.headers, params: { ...match.params }, query: { ...match.searchParams }, log: this.server.log, server: this.server }
-      view = routingView(seen, `${raw.method ?? ''} ${match.store as string}`)
-      value = options.picker.pick(view)
+      // A preview's access runs here too, on what the request has before routing (a failing access is a denial).
+      picked = pickForRequest(routingView(seen, `${raw.method ?? ''} ${match.store as string}`), this.options)
     } catch (failure) {
       settled({ failure })
       return
     }
-    // A preview's access runs here too, on what the request has before routing.
-    const check = (resolved: string | undefined): void => {
-      // Never throws: a failing access is a denial (./preview-access.ts).
-      const picked = resolveForRequest(view, resolved, options)
-      if (!isThenable(picked)) settled({ picked })
-      else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
-    }
-    if (isThenable(value)) {
-      value.then(check, (failure: unknown) => { settled({ failure }) })
-      return
-    }
-    check(value)
+    if (!isThenable(picked)) settled({ picked })
+    else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
   }
 }

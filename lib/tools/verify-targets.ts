@@ -5,7 +5,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { lowerCaseHeaders, prepareForFastify } from '../routes/prepared-schemas'
+import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
@@ -45,7 +45,7 @@ function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue
 function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => TSchema): (part: RequestPart, level: number) => TSchema {
   const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const prepared = prepareForFastify(env.state.generation.formAt(headSchemaOf(part), level), env.state.generation)
+    const prepared = prepareSchema(env.state.generation.formAt(headSchemaOf(part), level), env.state.generation, 'fastify')
     if (part !== 'headers') return prepared
     if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
     return headers.get(level) as TSchema
