@@ -1,6 +1,6 @@
 // The published package, as users get it. Packed exactly as a publisher packs it: `npm pack` in a copy of the
 // repository as a fresh clone has it (tracked files, no dist/; the repository's node_modules linked in), with no
-// build step before: `prepack` must build. The tarball is then installed (extracted) into a fresh consumer
+// build step before: `prepare` must build (npm runs it before packing, and for installs from git). The tarball is then installed (extracted) into a fresh consumer
 // folder, imported from ESM and CommonJS, served from a Fastify app, and type-checked from TypeScript (module
 // nodenext, .mts and .cts).
 //
@@ -418,10 +418,14 @@ t.test('a TypeScript consumer gets real types: misuse is reported', async (t) =>
   t.equal(errors.length, 3, 'nothing else is reported')
 })
 
-t.test('npm pack from a clean copy builds the package itself (prepack runs: no ignore-scripts in .npmrc)', async (t) => {
+t.test('npm pack from a clean copy builds the package itself (prepare runs: no ignore-scripts in .npmrc)', async (t) => {
   t.equal(distBeforePack, false, 'the copy had no dist/ before npm pack')
   const npmrc = await readFile(join(root, '.npmrc'), 'utf8')
-  t.notMatch(npmrc, /^\s*ignore-scripts\s*=\s*true/m, '.npmrc does not stop prepack')
+  t.notMatch(npmrc, /^\s*ignore-scripts\s*=\s*true/m, '.npmrc does not stop prepare')
+  const readme = await readFile(join(root, 'README.md'), 'utf8')
+  const named = [...readme.matchAll(/fastify-versioner-[\w.-]+?\.tgz/g)].map((match) => match[0])
+  t.ok(named.length > 0, "the README's install section names the tarball to install")
+  for (const name of named) t.equal(name, relative(workDir, tarball), 'the README names the tarball npm pack writes')
   const listed = await run('tar', ['-tzf', tarball], workDir)
   const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''))
   for (const file of ['dist/plugin.js', 'dist/plugin.d.ts', 'dist/esm/plugin.d.ts', 'dist/esm/package.json', 'dist/lib/docs/assets.js',
