@@ -1,5 +1,5 @@
 /**
- * Docs are code: every fenced block of README.md and docs/**.md is checked, and every relative link leads somewhere.
+ * Docs are code: every fenced block of README.md, ARCHITECTURE.md, CHANGELOG.md and docs/**.md is checked, and every relative link leads somewhere.
  *
  * - `ts` / `typescript` and `js` blocks are written to test/.tmp/docs-blocks, one module each, with the imports and
  *   preludes they need (test/helpers/docs-preludes.ts), and type-checked together: one TypeScript program, with the
@@ -284,6 +284,18 @@ test('relative links lead to files that exist, and anchors to headings', async (
     }
   }
   t.ok(count > 10, `${count} relative links checked`)
+})
+
+test('docs/README.md indexes every page of docs/, and docs/decisions/README.md every decision record', async (t) => {
+  const linkedFrom = (index: string): Set<string> => new Set(relativeLinks(index, texts.get(index) as string)
+    .map((link) => resolve(root, dirname(index), decodeURI(link.target.split('#')[0]))))
+  const pages = files.filter((file) => dirname(file) === 'docs' && file !== join('docs', 'README.md'))
+  const records = files.filter((file) => dirname(file) === join('docs', 'decisions') && file !== join('docs', 'decisions', 'README.md'))
+  t.ok(pages.length > 5 && records.length > 50, `${pages.length} pages, ${records.length} records`)
+  const indexed = linkedFrom(join('docs', 'README.md'))
+  for (const page of pages) t.ok(indexed.has(resolve(root, page)), `docs/README.md links ${page}`)
+  const recorded = linkedFrom(join('docs', 'decisions', 'README.md'))
+  for (const record of records) t.ok(recorded.has(resolve(root, record)), `docs/decisions/README.md links ${record}`)
 })
 
 /** The rows of the Markdown table that follows a heading, as cells (the header and separator rows left out). */

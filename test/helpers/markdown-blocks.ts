@@ -44,7 +44,7 @@ export interface MarkdownLink {
 const FENCE = /^( *)(`{3,}|~{3,})\s*([^\s`]*)[^`]*$/
 const CHECK_COMMENT = /^\s*<!--\s*check:(.*?)-->\s*$/
 
-/** README.md and every Markdown file under docs/, relative to `root`, README first. */
+/** README.md, ARCHITECTURE.md, CHANGELOG.md and every Markdown file under docs/, relative to `root`, README first. */
 export function markdownFiles (root: string): string[] {
   const found: string[] = []
   const walk = (dir: string): void => {
@@ -55,7 +55,7 @@ export function markdownFiles (root: string): string[] {
     }
   }
   walk('docs')
-  return ['README.md', ...found.sort()]
+  return ['README.md', 'ARCHITECTURE.md', 'CHANGELOG.md', ...found.sort()]
 }
 
 /** Reads a `check` comment's text (after `check:`). */
