@@ -515,6 +515,21 @@ test('?version=unversioned documents the unversioned routes and /changelog, and 
   t.equal((await fetchDocument(noChangelogUrl, '?version=unversioned')).status, 404, 'changelogUrl: null and no unversioned route: 404')
 })
 
+test('a version in which no route exists has a document without paths (served, and from app.versioner.openapi())', async (t) => {
+  const Item = Type.Object({ id: Type.String() })
+  const ItemsAdded = changeClass('ItemsAdded', [endpoint('/items', ['GET']).didntExist])
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', ItemsAdded), new Version('2000-01-01')), async (api) => {
+    api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i1' }))
+  })
+  const served = await fetchDocument(app, '?version=2000-01-01')
+  t.equal(served.status, 200, 'served, not a 404')
+  t.equal(served.body.info.version, '2000-01-01')
+  t.same(served.body.paths, {}, 'no paths')
+  t.same(app.versioner.openapi('2000-01-01'), served.body, 'app.versioner.openapi() returns the same document')
+  t.same(documentKeys(app).slice(0, 2), ['2001-01-01', '2000-01-01'], 'every version has a document')
+  await assertDocumentsValid(t, app)
+})
+
 test('openapiUrl: null turns the documents and the docs pages off', async (t) => {
   const app = await shop(t, { versioner: { openapiUrl: null } })
   t.equal((await app.inject('/openapi.json?version=2002-01-01')).statusCode, 404)
