@@ -291,6 +291,8 @@ test('regression: an enum change shows the member that differs and what an old c
   t.same(older.notes, [])
   assertNoIdenticalPair(t, guide)
   assertExamplesValid(t, app, guide)
+  const html = (await app.inject('/docs/upgrade?from=2001-01-01&to=2002-01-01')).body
+  t.ok(html.includes('<p>With the enum OrderStatus value &#34;refunded&#34;, which 2001-01-01 lacks:</p>'), 'the page says what the example shows')
 })
 
 test('an enum member no converter maps: the guide says what the server does instead of showing a pair', async (t) => {
