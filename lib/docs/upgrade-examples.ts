@@ -18,7 +18,16 @@ import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
-/** One payload before and after a change. */
+/**
+ * One payload before and after a change (`UpgradeChange.examples`).
+ * @example
+ * ```ts
+ * const example: UpgradeExample = {
+ *   operation: 'GET /orders/{id}', part: 'response body', status: '200', shows: 'the enum value "refunded", which 2000-01-01 lacks',
+ *   before: { id: 'o-1', status: 'paid' }, after: { id: 'o-1', status: 'refunded' }
+ * }
+ * ```
+ */
 export interface UpgradeExample {
   /** `POST /users`, or `webhook user.created`. */
   readonly operation: string
@@ -109,7 +118,15 @@ interface Same {
   readonly why?: string
 }
 
-/** The examples of one change (of step `level`): request bodies converted up, responses and webhook payloads migrated down. */
+/**
+ * The examples of one change (of step `level`): request bodies converted up, responses and webhook payloads migrated down.
+ * @example
+ * ```ts
+ * const examples = new ChangeExamples(state, engine, entry, change, level)
+ * await examples.request(route, { operation: 'POST /orders', part: 'request body', method: 'POST' }, route.body)
+ * await examples.response({ operation: 'POST /orders', part: 'response body', status: '201', on: { route, method: 'POST' } }, schema, route)
+ * ```
+ */
 export class ChangeExamples {
   private readonly enums: readonly EnumDifference[]
 

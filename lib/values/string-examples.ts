@@ -31,7 +31,14 @@ function plainString (schema: JsonSchema): string {
   return value.slice(0, Math.max(min, Math.min(max, value.length)))
 }
 
-/** The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without one (or with one that is no regular expression). */
+/**
+ * The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without one (or with one that is no
+ * regular expression).
+ * @example
+ * ```ts
+ * patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true
+ * ```
+ */
 export function patternOf (schema: JsonSchema): RegExp | undefined {
   if (typeof schema.pattern !== 'string') return undefined
   try {
