@@ -123,3 +123,27 @@ export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: st
   }
   return visit(schema, true)
 }
+
+/**
+ * A `$ref` resolver for data shaped by `root`: a schema with that `$id` inside `root` (such as a `Type.Recursive`,
+ * whose `$ref`s name its own `$id`), else what `resolve` finds (the application's shared and generated schemas).
+ * The `$id`s inside `root` are read on the first `$ref` to resolve.
+ * @example
+ * ```ts
+ * const Tree = Type.Recursive((This) => Type.Object({ children: Type.Array(This) }), { $id: 'Tree' })
+ * resolverWithin(Type.Object({ tree: Tree }), () => undefined)('Tree') // Tree
+ * ```
+ */
+export function resolverWithin<T> (root: TSchema, resolve: (ref: string) => T | undefined): (ref: string) => TSchema | T | undefined {
+  let embedded: Map<string, TSchema> | undefined
+  return (ref) => {
+    if (embedded === undefined) {
+      embedded = new Map()
+      for (const node of everySubschema([root])) {
+        const id = (node as SchemaObject).$id
+        if (typeof id === 'string' && !embedded.has(id)) embedded.set(id, node)
+      }
+    }
+    return embedded.get(refId(ref)) ?? resolve(ref)
+  }
+}

@@ -170,6 +170,7 @@ function changeSection (change: UpgradeChange): string {
   const affected = [...operations, ...webhooks]
   const examples = change.examples.map((example) =>
     `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +
+    (example.shows === undefined ? '' : `<p>With ${escapeHtml(example.shows)}:</p>`) +
     `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before)</h5><pre>${json(example.before)}</pre></div>` +
     `<div class="after"><h5>${escapeHtml(change.version)} (after)</h5><pre>${json(example.after)}</pre></div></div>`).join('')
   const notes = change.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')

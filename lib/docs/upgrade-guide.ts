@@ -5,21 +5,20 @@
  * from its keywords): a HEAD response or webhook example is migrated by the real response converters to the
  * version before the change and to the version after it (`migrateWith`, which checks each result against its
  * version's schema); a request body example of the version before the change is converted up by the change's
- * request converters, and both are checked against their versions' schemas. An example that a converter refuses,
- * or that does not validate, is left out with a note (see decision 0057).
+ * request converters, and both are checked against their versions' schemas. An enum change also gets examples
+ * holding each member that differs, and a pair the same in both versions is not shown (./upgrade-examples.ts). An
+ * example that a converter refuses, or that does not validate, is left out with a note (decisions 0057, 0070).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { exampleOf } from '../values/examples'
-import { applyShape } from '../values/shape-walk'
-import { copyJson, runStepsToBody } from '../serve/step-runner'
-import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
+import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
 import { isSuccessKey, responseMapAt, REQUEST_PARTS, type RouteSchema } from '../routes/version-plan'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { EndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
 
 /** An operation a change affects: as the version after the change has it (or the one before, for a removed one). */
 interface UpgradeOperation {
@@ -29,19 +28,6 @@ interface UpgradeOperation {
   readonly operationId?: string
   /** `'added'` or `'removed'` by the change, else `'changed'`. */
   readonly status: 'added' | 'removed' | 'changed'
-}
-
-/** One payload before and after a change. */
-interface UpgradeExample {
-  /** `POST /users`, or `webhook user.created`. */
-  readonly operation: string
-  readonly part: 'request body' | 'response body' | 'webhook payload'
-  /** The response status (key of the response map), for response bodies. */
-  readonly status?: string
-  /** The payload in the version before the change. */
-  readonly before: unknown
-  /** The same payload in the version after it. */
-  readonly after: unknown
 }
 
 /** One version change of the guide. */
@@ -57,7 +43,7 @@ export interface UpgradeChange {
   readonly operations: UpgradeOperation[]
   readonly webhooks: Array<{ readonly name: string, readonly method: string }>
   readonly examples: UpgradeExample[]
-  /** Examples left out, and why (a converter threw, a result did not validate). */
+  /** Examples left out, and why (a converter threw, a result did not validate, the pair was the same). */
   readonly notes: string[]
 }
 
@@ -90,10 +76,6 @@ function documentPath (path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}')
 }
 
-function sameJson (left: unknown, right: unknown): boolean {
-  return JSON.stringify(left) === JSON.stringify(right)
-}
-
 /** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
@@ -123,6 +105,7 @@ export class UpgradeGuides {
       examples: [],
       notes: []
     }
+    const examples = new ChangeExamples(this.state, this.engine, entry, change, level)
     for (const head of this.state.headRoutes) {
       const subject: Subject = {
         timeline: head.timeline,
@@ -135,7 +118,7 @@ export class UpgradeGuides {
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       for (const method of state.methods) {
         entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), status })
-        if (status === 'changed') await this.routeExamples(entry, { head, method, level })
+        if (status === 'changed') await this.routeExamples(examples, { head, method, level })
       }
     }
     for (const webhook of this.webhooks()) {
@@ -143,7 +126,7 @@ export class UpgradeGuides {
       const status = this.affects(subject, change, level)
       if (status === undefined) continue
       entry.webhooks.push({ name: webhook.name, method: webhook.method })
-      if (status === 'changed') await this.responseExample(entry, { operation: `webhook ${webhook.name}`, part: 'webhook payload', level }, webhook.body)
+      if (status === 'changed') await examples.response({ operation: `webhook ${webhook.name}`, part: 'webhook payload' }, webhook.body)
     }
     return entry
   }
@@ -181,56 +164,15 @@ export class UpgradeGuides {
   }
 
   /** The request body and success response examples of one operation of a route, before and after step `level`. */
-  private async routeExamples (entry: UpgradeChange, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
+  private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
     const { head, method, level } = at
     const operation = `${method} ${documentPath(head.timeline[level].path)}`
-    if (head.body !== undefined) await this.requestExample(entry, { operation, head, method, level }, head.body)
+    if (head.body !== undefined) await examples.request(head, { operation, part: 'request body', method }, head.body)
     const before = responseMapAt(head, level + 1)
     for (const [status, schema] of Object.entries(responseMapAt(head, level))) {
       if (isSuccessKey(status) && before[status] === schema) {
-        await this.responseExample(entry, { operation, part: 'response body', status, level, on: { route: head, method } }, schema)
+        await examples.response({ operation, part: 'response body', status, on: { route: head, method } }, schema, head)
       }
-    }
-  }
-
-  /** A HEAD example of `schema` migrated to the versions before and after step `level`. */
-  private async responseExample (
-    entry: UpgradeChange, at: Pick<UpgradeExample, 'operation' | 'part' | 'status'> & { level: number, on?: Parameters<typeof migrateWith>[3] }, schema: TSchema
-  ): Promise<void> {
-    const { level, on, ...where } = at
-    const label = `${where.operation} ${where.part}${where.status === undefined ? '' : ` (${where.status})`}`
-    try {
-      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => this.state.generation.resolveAnyId(ref) })
-      const before = await migrateWith(this.engine, schema, { latestBody: head, version: entry.previousVersion }, on)
-      const after = await migrateWith(this.engine, schema, { latestBody: head, version: entry.version }, on)
-      if (!sameJson(before, after)) entry.examples.push({ ...where, before, after })
-    } catch (error) {
-      entry.notes.push(`${label}: no example (${(error as Error).message ?? String(error)})`)
-    }
-  }
-
-  /** An example request body of the version before step `level`, converted up by that step's request converters. */
-  private async requestExample (entry: UpgradeChange, at: { operation: string, head: NonNullable<Subject['route']>, method: string, level: number }, body: TSchema): Promise<void> {
-    const { operation, head, method, level } = at
-    const { generation, planner, steps } = this.state
-    const label = `${operation} request body`
-    const own = new Set(steps[level].changes)
-    try {
-      const beforeForm = generation.formAt(body, level + 1)
-      const before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
-      const converters = planner.requestSteps(head, level + 1).filter((step) => own.has(step.converter.change))
-      const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
-      const afterForm = generation.formAt(body, level)
-      // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
-      const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method, reply: undefined }))
-      for (const [value, form, version] of [[before, beforeForm, entry.previousVersion], [after, afterForm, entry.version]] as const) {
-        const check = this.engine.validatorOf(form)
-        if (!check(copyJson(value))) throw new Error(`the example does not match version ${version}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
-      }
-      if (!sameJson(before, after)) entry.examples.push({ operation, part: 'request body', before, after })
-    } catch (error) {
-      const thrown = (error as { thrown?: unknown }).thrown ?? error
-      entry.notes.push(`${label}: no example (${thrown instanceof Error ? thrown.message : String(thrown)})`)
     }
   }
 }

@@ -94,8 +94,12 @@ export class ConverterTargets {
 
   /** True when `target` can occur in data shaped like `root`, both taken at `level` (no collector is compiled). */
   occurs (root: TSchema, target: TSchema, level: number): boolean {
-    const targetForm = this.generation.formAt(this.generation.canonical(target), level)
-    return this.reachableFrom(this.generation.formAt(root, level)).some(this.matcherOf(targetForm))
+    return this.reachableFrom(this.generation.formAt(root, level)).some(this.formOf(target, level))
+  }
+
+  /** Tells the nodes that are `target`'s form at `level` (see {@link matcherOf}), in forms of that level. */
+  formOf (target: TSchema, level: number): (node: TSchema) => boolean {
+    return this.matcherOf(this.generation.formAt(this.generation.canonical(target), level))
   }
 
   /** Tells a node that is `targetForm`: the same object, the same `$id`, or the same schema but for modifiers. */

@@ -194,7 +194,7 @@ export class SchemaStates {
       for (const name of instruction.members) {
         const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) {
-          fail(`${schemaName} has no member '${name}' (its members are ${members.map((member) => String(member.value)).join(', ')}).`)
+          fail(`${schemaName} has no member '${name}' (${members.length === 0 ? 'it has none left' : `its members are ${members.map((member) => String(member.value)).join(', ')}`}).`)
         }
         members = members.filter((_, position) => position !== index)
       }

@@ -65,6 +65,8 @@ export class FormBuilder {
   private buildState (state: SeedState, level: number): TSchema {
     if (state.kind === 'object') return this.buildObject(state, level)
     if (state.kind === 'plain') return mapSubschemas(state.body, (sub) => this.source.formAt(sub, level))
+    // Every member removed: a schema no value matches (`enum: []` and `anyOf: []` are invalid), decision 0069.
+    if (state.members.length === 0) return { ...state.template, [Kind]: 'Never', not: {} } as TSchema
     return (state.form === 'union'
       ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
       : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema

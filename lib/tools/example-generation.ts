@@ -172,6 +172,15 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
   return token.padEnd(Math.max(min, token.length), 'q')
 }
 
+/** A free string without a sentinel: `exampleOf`'s (one matching its pattern), or `'example'` when it cannot make one (the example is then invalid, and skipped). */
+function leafExample (node: JsonSchema): unknown {
+  try {
+    return exampleOf(node)
+  } catch {
+    return 'example'
+  }
+}
+
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
 function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Map<JsonSchema, Set<string>>): unknown {
   let count = 0
@@ -180,7 +189,7 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count)
-      if (sentinel === undefined) return exampleOf(node)
+      if (sentinel === undefined) return leafExample(node)
       sentinels.set(sentinel, pointer)
       return sentinel
     }

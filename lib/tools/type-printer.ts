@@ -67,6 +67,8 @@ class Printer {
     if (schema === true || schema === undefined) return 'unknown'
     if (schema === false) return 'never'
     if (!isObject(schema)) return 'unknown'
+    // No value matches `not: {}` (an enum whose every member a version removed).
+    if (isObject(schema.not) && Object.keys(schema.not).length === 0) return 'never'
     if (typeof schema.$ref === 'string') return this.ref(schema.$ref)
     if ('const' in schema) return literal(schema.const)
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literal))

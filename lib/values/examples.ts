@@ -2,46 +2,26 @@
  * Deterministic example values for JSON Schemas (TypeBox schemas, or schemas as OpenAPI 3.1 documents write them):
  * the upgrade guide's examples (lib/docs/upgrade-guide.ts), `verify`'s strings where no sentinel fits
  * (lib/tools/example-generation.ts), and the document tests. It follows `$ref` to `#/components/schemas/…` of a
- * document (or through `resolveRef`: the `$id`s of an application's schemas), and prefers, in order: `const`, `enum`
- * (first member), `default`, `examples` (first), the first member of `anyOf` / `oneOf`, the members of `allOf`
- * merged, then the type: strings by their format (`stringExample`); numbers honour `minimum` / `maximum` (and the
+ * document, to a schema with that `$id` inside the root (`Type.Recursive`), or through `resolveRef` (the `$id`s of
+ * an application's schemas), and prefers, in order: `const`, `enum` (first member), `default` and `examples`
+ * (first) when of the schema's type, the first member of `anyOf` / `oneOf`, the members of `allOf` merged, then the
+ * type: strings by their format and `pattern` (./string-examples.ts); numbers honour `minimum` / `maximum` (and the
  * exclusive ones) and `multipleOf`; arrays get `minItems` items (at least one, at most `maxItems`); objects get their
- * required properties (and the optional ones with `includeOptional`).
+ * required properties (and the optional ones with `includeOptional`, but not one recursing into itself). With
+ * `toward`, the example holds a given value at a given node (the upgrade guide's enum members).
  * @module
  */
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { setOwn } from '../core/own-properties'
+import { resolverWithin, subschemasOf } from '../core/subschemas'
+import type { TSchema } from '@sinclair/typebox'
+import { patternOf, stringExample } from './string-examples'
+import { compileCollector, type Holder, type Occurrence } from './occurrences'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 export type JsonSchema = Record<string, unknown>
 
-/** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
-export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
-
-/**
- * A valid string of `schema` without a sentinel: for the formats uuid, date, date-time, time, email, uri,
- * hostname and ipv4, else `example` fitted to `minLength` / `maxLength`.
- * @example
- * ```ts
- * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
- * ```
- */
-function stringExample (schema: JsonSchema): string {
-  switch (schema.format) {
-    case 'uuid': return EXAMPLE_UUID
-    case 'date': return '2000-01-01'
-    case 'date-time': return '2000-01-01T00:00:00.000Z'
-    case 'time': return '12:00:00Z'
-    case 'email': return 'someone@example.com'
-    case 'uri':
-    case 'url': return 'https://example.com/'
-    case 'hostname': return 'example.com'
-    case 'ipv4': return '192.0.2.1'
-  }
-  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
-  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
-  let value = 'example'
-  while (value.length < min) value += 'x'
-  return value.slice(0, Math.max(min, Math.min(max, value.length)))
-}
+export { EXAMPLE_UUID } from './string-examples'
 
 /** Options of {@link exampleOf}. */
 interface ExampleOptions {
@@ -53,6 +33,12 @@ interface ExampleOptions {
   uuids?: Record<string, string>
   /** Resolves a `$ref` that is not `#/components/schemas/…` (an `$id`); `undefined` when it names nothing. */
   resolveRef?: (ref: string) => unknown
+  /**
+   * Builds the example toward one value of one schema node (the upgrade guide's enum members): where `isTarget`
+   * holds, the value is `value`; a union takes its first member that can hold such a node, an optional property
+   * that can hold one is present. `exampleOf` throws when the example holds no such place.
+   */
+  toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
 }
 
 const COMPONENTS = '#/components/schemas/'
@@ -93,31 +79,162 @@ function numberExample (schema: JsonSchema, integer: boolean): number {
   return integer ? Math.round(value) : value
 }
 
-/** A valid value for `schema` (see the module comment for the rules). */
-export function exampleOf (schema: unknown, options: ExampleOptions = {}, property?: string, depth = 0): unknown {
-  if (depth > 20) throw new Error('exampleOf: the schema is too deep (a required recursion?)')
+/** One example being built: its options, where it is, whether the `toward` value was placed, what each node can hold. */
+interface Build {
+  readonly options: ExampleOptions
+  /** Resolves a `$ref`: to a schema with that `$id` inside the root, a component of the document, or through `options.resolveRef`. */
+  readonly resolve: (ref: string) => JsonSchema
+  /** The JSON pointer segments of the value being built (for errors). */
+  readonly path: string[]
+  placed: boolean
+  /** The nodes being built (a recursion: an optional property of one is left out). */
+  readonly open: Set<object>
+  readonly holds: Map<object, boolean>
+}
+
+/** The error of an example that cannot be made, saying where. */
+function cannot (build: Build, message: string): Error {
+  const pointer = build.path.map((segment) => `/${segment}`).join('')
+  return new Error(`exampleOf: ${message} ${pointer === '' ? 'at the root' : `at '${pointer}'`}`)
+}
+
+/**
+ * A valid value for `schema` (see the module comment for the rules); `property` is the name of the property it is
+ * for (`options.uuids`). Throws when it cannot make one: a schema that accepts no value (`not: {}`), a pattern it
+ * cannot match, a required recursion, a `toward` value with no place.
+ * @example
+ * ```ts
+ * exampleOf({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }) // { id: EXAMPLE_UUID }
+ * ```
+ */
+export function exampleOf (schema: unknown, options: ExampleOptions = {}, property?: string): unknown {
+  const within = resolverWithin(isSchemaObject(schema) ? schema : {} as TSchema, (ref) => options.resolveRef?.(ref))
+  const resolve = (ref: string): JsonSchema => resolveRef(ref, options.components, within)
+  const build: Build = { options, resolve, path: [], placed: false, open: new Set(), holds: new Map() }
+  const value = exampleAt(build, schema, property, 0)
+  if (options.toward !== undefined && !build.placed) throw cannot(build, `the schema has no place for the value ${JSON.stringify(options.toward.value)}`)
+  return value
+}
+
+/** The schema a node stands for: the node, or what its `$ref` names. */
+function followRef (build: Build, node: JsonSchema): JsonSchema {
+  return typeof node.$ref === 'string' ? build.resolve(node.$ref) : node
+}
+
+/** True when data of `schema` can hold a node `toward` aims at (through subschemas and `$ref`s). */
+function canHold (build: Build, schema: unknown): boolean {
+  const target = build.options.toward
+  if (target === undefined || !isSchemaObject(schema)) return false
+  const known = build.holds.get(schema)
+  if (known !== undefined) return known
+  const found = reaches(build, schema, target.isTarget)
+  build.holds.set(schema, found)
+  return found
+}
+
+/** True when `schema`, or a schema its data can hold (through subschemas and `$ref`s), is one `wanted` tells. */
+function reaches (build: Build, schema: unknown, wanted: (node: object) => boolean): boolean {
+  if (!isSchemaObject(schema)) return false
+  const seen = new Set<object>()
+  const pending: object[] = [schema]
+  while (pending.length > 0) {
+    const node = pending.pop() as JsonSchema
+    if (seen.has(node)) continue
+    seen.add(node)
+    if (wanted(node)) return true
+    if (typeof node.$ref === 'string') {
+      try {
+        pending.push(followRef(build, node))
+      } catch {
+        // A reference to nothing holds nothing.
+      }
+    }
+    pending.push(...subschemasOf(node as TSchema))
+  }
+  return false
+}
+
+/** True when `value` has the type `node` says (the `examples` or `default` of a field whose type an instruction changed may not). */
+function fitsType (node: JsonSchema, value: unknown): boolean {
+  switch (typeOf(node)) {
+    case 'string': return typeof value === 'string' && (patternOf(node)?.test(value) ?? true)
+    case 'integer': return Number.isInteger(value)
+    case 'number': return typeof value === 'number'
+    case 'boolean': return typeof value === 'boolean'
+    case 'null': return value === null
+    case 'array': return Array.isArray(value)
+    case 'object': return isSchemaObject(value)
+    default: return true
+  }
+}
+
+/** True for a schema that no value matches: `false`, or one saying `not: {}` (an enum whose every member was removed). */
+function acceptsNothing (node: unknown): boolean {
+  return node === false || (isSchemaObject(node) && (node.not === true || (isSchemaObject(node.not) && Object.keys(node.not).length === 0)))
+}
+
+function exampleAt (build: Build, schema: unknown, property: string | undefined, depth: number): unknown {
+  if (depth > 20) throw cannot(build, 'the schema is too deep (a required recursion?)')
   if (schema === true || schema === undefined) return 'example'
-  if (typeof schema !== 'object' || schema === null) throw new Error(`exampleOf: not a schema: ${JSON.stringify(schema)}`)
+  if (acceptsNothing(schema)) throw cannot(build, 'no value is valid')
+  if (typeof schema !== 'object' || schema === null) throw cannot(build, `not a schema: ${JSON.stringify(schema)}`)
+  const { options } = build
   const node = schema as JsonSchema
-  if (typeof node.$ref === 'string') return exampleOf(resolveRef(node.$ref, options.components, options.resolveRef), options, property, depth + 1)
+  if (options.toward?.isTarget(node) === true) {
+    build.placed = true
+    return options.toward.value
+  }
+  if (typeof node.$ref === 'string') return exampleAt(build, followRef(build, node), property, depth + 1)
   if ('const' in node) return node.const
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0]
-  if ('default' in node) return node.default
-  if (Array.isArray(node.examples) && node.examples.length > 0) return node.examples[0]
+  const given = 'default' in node ? [node.default] : Array.isArray(node.examples) ? node.examples.slice(0, 1) : []
+  if (given.length > 0 && fitsType(node, given[0])) {
+    if (!canHold(build, node) || build.placed) return given[0]
+    const placed = placeInto(build, node, given[0])
+    if (placed !== undefined) return placed.value
+  }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = node[key]
-    if (Array.isArray(members) && members.length > 0) return exampleOf(members[0], options, property, depth + 1)
+    if (Array.isArray(members) && members.length > 0) {
+      return exampleAt(build, members.find((member) => canHold(build, member)) ?? members[0], property, depth + 1)
+    }
   }
+  const opened = !build.open.has(node)
+  if (opened) build.open.add(node)
+  try {
+    return typedExample(build, node, property, depth)
+  } finally {
+    if (opened) build.open.delete(node)
+  }
+}
+
+/** A copy of `given` (an example of `node`) with the `toward` value wherever the target occurs in it; `undefined` when it occurs nowhere. */
+function placeInto (build: Build, node: JsonSchema, given: unknown): { value: unknown } | undefined {
+  const toward = build.options.toward as NonNullable<ExampleOptions['toward']>
+  const collector = compileCollector(node as TSchema, { isTarget: toward.isTarget, resolveRef: (ref) => build.resolve(ref) as TSchema })
+  const holder: Holder = { value: structuredClone(given) }
+  const found: Occurrence[] = []
+  collector?.(holder, 'value', found)
+  if (found.length === 0) return undefined
+  for (const [at, key] of found) at[key] = toward.value
+  build.placed = true
+  return { value: holder.value }
+}
+
+/** The example of a node by its `allOf` and type. */
+function typedExample (build: Build, node: JsonSchema, property: string | undefined, depth: number): unknown {
+  const { options } = build
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
-    const parts = node.allOf.map((member) => exampleOf(member, options, property, depth + 1))
+    const parts = node.allOf.map((member) => exampleAt(build, member, property, depth + 1))
     const objects = parts.filter((part) => typeof part === 'object' && part !== null && !Array.isArray(part))
-    const own = typeOf(node) === 'object' ? exampleOf({ ...node, allOf: undefined }, options, property, depth + 1) as object : {}
+    const own = typeOf(node) === 'object' ? typedExample(build, { ...node, allOf: undefined }, property, depth + 1) as object : {}
     return objects.length === parts.length ? Object.assign({}, ...objects, own) : parts[0]
   }
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node)
+      return stringExample(node) ?? fail(cannot(build, `no string could be made to match the pattern ${JSON.stringify(node.pattern)}: ` +
+        'give the schema an example (its `examples`, or `had({ examples })` in a version change)'))
     case 'integer': return numberExample(node, true)
     case 'number': return numberExample(node, false)
     case 'boolean': return true
@@ -126,18 +243,43 @@ export function exampleOf (schema: unknown, options: ExampleOptions = {}, proper
       const min = typeof node.minItems === 'number' ? node.minItems : 0
       const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
       const count = Math.min(Math.max(min, 1), max)
-      return Array.from({ length: count }, () => exampleOf(node.items, options, undefined, depth + 1))
+      return Array.from({ length: count }, (_, index) => within(build, String(index), () => exampleAt(build, node.items, undefined, depth + 1)))
     }
-    case 'object': {
-      const properties = (node.properties ?? {}) as Record<string, unknown>
-      const required = new Set(Array.isArray(node.required) ? node.required as string[] : [])
-      const value: Record<string, unknown> = {}
-      for (const [name, sub] of Object.entries(properties)) {
-        if (required.has(name) || options.includeOptional === true) value[name] = exampleOf(sub, options, name, depth + 1)
-      }
-      for (const name of required) if (!(name in value)) value[name] = 'example'
-      return value
-    }
+    case 'object': return objectExample(build, node, depth)
     default: return 'example'
   }
+}
+
+/** An object's required properties, and its optional ones with `includeOptional` or toward a value (not those recursing into an object being built). */
+function objectExample (build: Build, node: JsonSchema, depth: number): Record<string, unknown> {
+  const properties = (node.properties ?? {}) as Record<string, unknown>
+  const required = new Set(Array.isArray(node.required) ? node.required as string[] : [])
+  const value: Record<string, unknown> = {}
+  for (const [name, sub] of Object.entries(properties)) {
+    const wanted = required.has(name) || ((build.options.includeOptional === true || (!build.placed && canHold(build, sub))) && !recurses(build, sub))
+    if (wanted) setOwn(value, name, within(build, pointerSegment(name), () => exampleAt(build, sub, name, depth + 1)))
+  }
+  for (const name of required) if (!Object.hasOwn(value, name)) setOwn(value, name, 'example')
+  return value
+}
+
+function fail (error: Error): never {
+  throw error
+}
+
+/** `make()`, with the pointer of the value it makes one segment deeper. */
+function within<T> (build: Build, segment: string, make: () => T): T {
+  build.path.push(segment)
+  try {
+    return make()
+  } finally {
+    build.path.pop()
+  }
+}
+
+/** True when data of `schema` can hold a schema being built (a recursion): an optional property of it is left out. */
+function recurses (build: Build, schema: unknown): boolean {
+  // By `$id` too: TypeBox's modifiers copy a schema, and its `$ref`s then name the first copy.
+  const ids = new Set<unknown>([...build.open].map((node) => (node as JsonSchema).$id).filter((id) => typeof id === 'string'))
+  return reaches(build, schema, (node) => build.open.has(node) || ids.has((node as JsonSchema).$id))
 }

@@ -3,7 +3,8 @@
  *
  * Finding the occurrences of a schema inside data: a by-schema converter runs once per occurrence of its
  * schema in a body, wherever the body's schema nests it (the root, a property, array items, tuple items,
- * record values, a union member the data belongs to, an `allOf` member, a `$ref`). A collector is compiled
+ * record values, a union member the data belongs to, an `allOf` member, a `$ref`: to the application's schemas or
+ * to a schema inside the body's, such as a `Type.Recursive`, at any depth). A collector is compiled
  * once per (body schema, target) from the schema and then walks only the data where the target can be.
  * @module
  */
@@ -11,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
 import { compileMatcher } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
+import { resolverWithin } from '../core/subschemas'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -75,7 +77,7 @@ function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence
  * cannot occur there. Collectors of the same (root, target) are cached by the caller.
  */
 export function compileCollector (root: TSchema, target: CollectorTarget): Collector | null {
-  const compiler = new CollectorCompiler(target)
+  const compiler = new CollectorCompiler(root, target)
   const walk = compiler.build(root)
   if (walk === null) return null
   const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out) }
@@ -93,7 +95,7 @@ export type PlaceFinder = (value: unknown) => Map<string, TSchema>
  * occur there. It walks the data as a collector does (explicit stack, only where the target can be).
  */
 export function compilePlaceFinder (root: TSchema, target: CollectorTarget): PlaceFinder | null {
-  const walk = new CollectorCompiler(target).build(root)
+  const walk = new CollectorCompiler(root, target).build(root)
   return walk === null ? null : (value) => findPlaces(walk, value)
 }
 
@@ -126,8 +128,12 @@ const sameValue = (inner: Walk): Expand => (holder, key, next) => { next.push([i
 /** Compiles the walks of one collector: one per schema node, shared where a node is reached twice. */
 class CollectorCompiler {
   private readonly memo = new Map<TSchema, Walk | null | typeof PENDING>()
+  /** The target's resolver, after the schemas with an `$id` inside the root (a `Type.Recursive` names its own). */
+  private readonly resolveRef: CollectorTarget['resolveRef']
 
-  constructor (private readonly target: CollectorTarget) {}
+  constructor (root: TSchema, private readonly target: CollectorTarget) {
+    this.resolveRef = resolverWithin(root, target.resolveRef)
+  }
 
   build (node: TSchema): Walk | null {
     const known = this.memo.get(node)
@@ -159,7 +165,7 @@ class CollectorCompiler {
   private compileNode (node: TSchema): Walk | null {
     const children = childrenOf(node as SchemaObject)
     // A `$ref` and the members of an `allOf`: the data is walked as each schema.
-    const referenced = typeof node.$ref === 'string' ? this.target.resolveRef(node.$ref) : undefined
+    const referenced = typeof node.$ref === 'string' ? this.resolveRef(node.$ref) : undefined
     const parts: Expand[] = [
       ...this.part(referenced, sameValue), ...this.objectParts(children), ...this.arrayParts(children),
       ...children.unions.flatMap((members) => this.unionParts(members)), ...children.allOf.flatMap((member) => this.part(member, sameValue))

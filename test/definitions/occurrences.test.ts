@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import type { TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { compileCollector, compilePlaceFinder, type Holder, type Occurrence } from '../../lib/values/occurrences'
 
 /**
@@ -85,5 +85,32 @@ test('a union member is chosen by its discriminator, or by its own anyOf (else o
   t.equal(count({ kind: 'a', n: 1 }), 0, 'kind a: the first member')
   t.equal(count({ n: 1 }), 0, 'no kind: the first member')
   t.equal(count('text'), 0, 'a string: the member whose anyOf takes strings')
+  t.end()
+})
+
+test('a Type.Recursive names its own $id: collectors and place finders follow it at any depth, in time linear in the data', (t) => {
+  const Tree = Type.Recursive((This) => Type.Object({ old: Type.Optional(Type.String({ deprecated: true })), children: Type.Optional(Type.Array(This)) }), { $id: 'Tree' })
+  const root = Type.Object({ tree: Tree })
+  const old = Tree.properties.old
+  const known = { isTarget: (node: TSchema) => node === old, resolveRef: () => undefined }
+  const find = compilePlaceFinder(root, known)
+  t.ok(find, 'the target is found behind the $ref to the schema\'s own $id (the application knows no schema "Tree")')
+  const nested = (depth: number): unknown => {
+    let value: Record<string, unknown> = { old: 'x' }
+    for (let level = 1; level < depth; level++) value = { old: 'x', children: [value] }
+    return value
+  }
+  const places = [...(find?.({ tree: nested(3) }).keys() ?? [])]
+  t.strictSame(places, ['/tree/old', '/tree/children/*/old', '/tree/children/*/children/*/old'], 'every depth is its own place')
+  const found: Occurrence[] = []
+  compileCollector(root, known)?.({ body: { tree: nested(3) } }, 'body', found)
+  t.equal(found.length, 3, 'a collector (converters, guards) finds them too')
+  // 100,000 levels: an explicit stack (no recursion), constant work per value.
+  const started = process.hrtime.bigint()
+  const deep = find?.({ tree: nested(100_000) }) ?? new Map()
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6
+  t.equal(deep.size, 100_000, 'every place, at every depth')
+  t.equal([...deep.keys()].pop(), `/tree${'/children/*'.repeat(99_999)}/old`, 'the deepest one')
+  t.ok(elapsed < 5_000, `linear: 100,000 levels in ${Math.round(elapsed)} ms`)
   t.end()
 })

@@ -1,8 +1,11 @@
 import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { defineValidator, enumeration, extendSchema, generateVersionedSchemas, schema, Version, VersionBundle, VersionChange, withValidators, HeadVersion, type Instruction } from '../../plugin'
-import { generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop, statuses, bodyApp, post } from '../helpers/schema-generation'
+import { bundleWith, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop, statuses, bodyApp, post } from '../helpers/schema-generation'
 import { changeClass } from '../helpers/version-changes'
+import { versionedApp } from '../helpers/apps'
+import { assertDocumentsValid } from '../helpers/openapi-documents'
+import { typesModule } from '../../lib/tools/types-module'
 
 function anyOf (enumSchema: TSchema): Array<TSchema & { const?: unknown }> {
   return (enumSchema as unknown as { anyOf: Array<TSchema & { const?: unknown }> }).anyOf
@@ -94,6 +97,38 @@ test('enum changes chain across versions', async (t) => {
   t.strictSame(anyOf(schemas.get('2001-01-01').get(Plan)).map((member) => member.const), ['free', 'pro'])
   t.strictSame(anyOf(schemas.get('2000-01-01').get(Plan)).map((member) => member.const), ['free', 'premium'])
   t.equal((schemas.get('2000-01-01').get(Plan) as { $id?: string }).$id, 'Plan__2000-01-01')
+})
+
+test('regression: an enum emptied by didntHave is a schema no value matches (a 400 for every value, not a 500), documented and typed', async (t) => {
+  // Before: `anyOf: []` or `enum: []`, invalid JSON Schema: every request of the version was a 500.
+  const Kind = Type.Union([Type.Literal('a'), Type.Literal('b')], { description: 'the kind' })
+  const Size = Type.String({ enum: ['s', 'm'] })
+  const Item = Type.Object({ kind: Kind, size: Type.Optional(Size) }, { $id: 'Item' })
+  const instructions = [enumeration(Kind).didntHave('a', 'b'), enumeration(Size).didntHave('s'), enumeration(Size).didntHave('m')]
+  const old = oldSchemas(instructions, 'KindsAndSizesAreNew')
+  t.strictSame(plain(old.get(Kind)), { description: 'the kind', not: {} }, 'the enum\'s other keywords are kept')
+  t.strictSame(plain(old.get(Size)), { type: 'string', not: {} })
+  t.ok(TypeGuard.IsNever(old.get(Kind)), 'a TypeBox Never')
+  t.throws(() => oldSchemas([enumeration(Kind).didntHave('a', 'b'), enumeration(Kind).didntHave('a')]), /has no member 'a' \(it has none left\)/)
+
+  const app = await versionedApp(t, bundleWith(instructions, 'KindsAndSizesAreNew'), async (api) => {
+    api.post('/items', { schema: { body: Item, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+  })
+  await app.ready()
+  for (const payload of [{ kind: 'a' }, { kind: 'b' }, { kind: 'z' }, { kind: 'a', size: 's' }]) {
+    const response = await app.inject({ method: 'POST', url: '/items', payload, headers: { 'x-api-version': OLD } })
+    t.equal(response.statusCode, 400, `${JSON.stringify(payload)} in ${OLD}: a 400`)
+    t.match(response.json(), { code: 'FST_ERR_VALIDATION', message: /^body\/kind must NOT be valid/ }, 'naming the field no value fits')
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/items', payload: { kind: 'a', size: 's' }, headers: { 'x-api-version': LATEST } })).statusCode, 200)
+  await assertDocumentsValid(t, app)
+  const document = app.versioner.openapi(OLD) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }
+  t.strictSame(document.components.schemas.Item.properties.kind, { description: 'the kind', not: {} })
+  t.match(await typesModule(app), /kind: never\n\s+size\?: never/, 'the types printer: never')
+  const guide = await app.inject(`/docs/upgrade?from=${OLD}&to=${LATEST}&format=json`)
+  t.equal(guide.statusCode, 200, 'the upgrade guide answers')
+  t.strictSame(guide.json().changes[0].notes, ["POST /items request body: no example (no value is valid at '/kind' in version 2000-01-01)"],
+    'the guide says why it has no request of the older version')
 })
 
 test('validator(name).didntExist removes a named validator; validator(v).existed adds one', async (t) => {

@@ -8,7 +8,10 @@ import { test, type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../examples/users/app'
-import { ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
 import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
@@ -221,4 +224,147 @@ test('preview versions are not part of guides: ranges, lists and links name rele
   t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2001-01-01"'), 'released versions lead to the newest release')
   t.ok(list.includes('2027-01-01.beta'), 'the list shows the preview version')
   t.notOk(list.includes('from=2027-01-01.beta'), 'a preview version has no guide')
+})
+
+/** Every example of a guide differs before and after: a pair the same in both versions is never shown. */
+function assertNoIdenticalPair (t: Test, guide: UpgradeGuide): void {
+  const same = guide.changes.flatMap((change) => change.examples.filter((entry) => JSON.stringify(entry.before) === JSON.stringify(entry.after))
+    .map((entry) => `${change.name}: ${entry.operation} ${entry.part}`))
+  t.same(same, [], 'no example is the same before and after')
+}
+
+const OrderStatus = Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('refunded'), Type.Literal('open')], { $id: 'OrderStatus' })
+const Order = Type.Object({ id: Type.String(), status: OrderStatus, note: Type.Optional(Type.String({ maxLength: 20 })) }, {
+  $id: 'Order', examples: [{ id: 'o-1', status: 'paid', note: 'gift' }]
+})
+const OrderInput = Type.Object({ status: OrderStatus }, { $id: 'OrderInput' })
+
+async function enumApp (t: Test, changes: { newer: VersionChangeClass, older: VersionChangeClass }): Promise<FastifyInstance> {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', changes.newer), new Version('2001-01-01', changes.older), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/orders', { schema: { body: OrderInput, response: { 201: Order } } }, async (request) => ({ id: 'o', status: request.body.status }))
+  })
+  await app.ready()
+  return app
+}
+
+test('regression: an enum change shows the member that differs and what an old client receives instead, not identical pairs', async (t) => {
+  // Before: the examples held the enum's first member, the same in both versions, and the change showed nothing.
+  class AddRefunds extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).didntHave('refunded')]
+    @ConvertResponseToPreviousVersionFor(Order)
+    refundedWasPaid (response: ResponseInfo<{ status: string }>) {
+      if (response.body.status === 'refunded') response.body.status = 'paid'
+    }
+  }
+  class OpenWasPending extends VersionChange {
+    description = "'open' was called 'pending' and was no value of its own."
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).didntHave('open'), enumeration(OrderStatus).had({ waiting: 'waiting' })]
+    @ConvertRequestToNextVersionFor(OrderInput)
+    waitingIsOpen (request: RequestInfo<{ status: string }>) {
+      if (request.body.status === 'waiting') request.body.status = 'open'
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    openIsWaiting (response: ResponseInfo<{ status: string }>) {
+      if (response.body.status === 'open') response.body.status = 'waiting'
+    }
+  }
+  const app = await enumApp(t, { newer: AddRefunds, older: OpenWasPending })
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  const [older, newer] = guide.changes
+  t.same(newer.examples, [{
+    operation: 'POST /orders',
+    part: 'response body',
+    status: '201',
+    shows: 'the enum OrderStatus value "refunded", which 2001-01-01 lacks',
+    before: { id: 'o-1', status: 'paid', note: 'gift' },
+    after: { id: 'o-1', status: 'refunded', note: 'gift' }
+  }], 'HEAD\'s example holding the removed member: the newer version sends it, the older one what the converter made of it')
+  t.same(newer.notes, ['POST /orders request body: not shown, the same in 2001-01-01 and 2002-01-01: a client of 2001-01-01 sends the same bodies; 2002-01-01 also accepts "refunded"'],
+    'the request is the same in both versions: the note says why')
+  t.same(older.examples.map((entry) => [entry.part, entry.shows, entry.before, entry.after]), [
+    ['request body', 'the enum OrderStatus value "waiting", which 2001-01-01 lacks', { status: 'waiting' }, { status: 'open' }],
+    ['response body', 'the enum OrderStatus value "open", which 2000-01-01 lacks', { id: 'o-1', status: 'waiting', note: 'gift' }, { id: 'o-1', status: 'open', note: 'gift' }]
+  ], 'an old client\'s request holding the member the newer version lacks, converted up; a response holding the newer member, converted down')
+  t.same(older.notes, [])
+  assertNoIdenticalPair(t, guide)
+  assertExamplesValid(t, app, guide)
+  const html = (await app.inject('/docs/upgrade?from=2001-01-01&to=2002-01-01')).body
+  t.ok(html.includes('<p>With the enum OrderStatus value &#34;refunded&#34;, which 2001-01-01 lacks:</p>'), 'the page says what the example shows')
+})
+
+test('an enum member no converter maps: the guide says what the server does instead of showing a pair', async (t) => {
+  class AddRefunds extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).didntHave('refunded')]
+  }
+  class Waiting extends VersionChange {
+    description = "'waiting' is no more."
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).had({ waiting: 'waiting' })]
+  }
+  const app = await enumApp(t, { newer: AddRefunds, older: Waiting })
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  const [older, newer] = guide.changes
+  t.same(newer.examples, [])
+  t.same(newer.notes, [
+    'POST /orders request body: not shown, the same in 2001-01-01 and 2002-01-01: a client of 2001-01-01 sends the same bodies; 2002-01-01 also accepts "refunded"',
+    'POST /orders response body (201), the enum OrderStatus value "refunded", which 2001-01-01 lacks: a client of 2001-01-01 receives a 500 ' +
+      'FST_VERSIONER_UNCONVERTIBLE_RESPONSE instead: no response converter maps "refunded" to a value that version has (add one)'
+  ])
+  t.same(older.notes, [
+    'POST /orders request body, the enum OrderStatus value "waiting", which 2001-01-01 lacks: no example (no request converter of this change turns it ' +
+      'into a value 2001-01-01 has: such a request fails on the server (add one))',
+    "POST /orders response body (201): not shown, the same in 2000-01-01 and 2001-01-01: this change does not alter this example (what differs is in the two versions' schemas)"
+  ])
+  const served = await app.inject({ method: 'POST', url: '/orders', payload: { status: 'waiting' }, headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.statusCode, 500, 'what the note says the server does')
+})
+
+test('a retype shows a value valid in the older schema (its pattern honoured), or says to give one with had({ examples })', async (t) => {
+  const Item = Type.Object({ code: Type.Integer(), size: Type.Integer() }, { $id: 'Item' })
+  const ItemInput = Type.Object({ code: Type.Integer(), size: Type.Integer() }, { $id: 'ItemInput' })
+  const CODE = Type.String({ pattern: '^C[0-9]{3}$' })
+  // A lookahead: fast-check cannot make a string from it; the second change gives one.
+  const SIZE = Type.String({ pattern: '^(?!0)[0-9]+$' })
+  class CodeWasString extends VersionChange {
+    description = 'code was a string: C and three digits.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('code').had({ type: CODE }), schema(ItemInput).field('code').had({ type: CODE })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ code: string }>) { request.body.code = Number(request.body.code.slice(1)) as unknown as string }
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ code: number }>) { response.body.code = `C${String(response.body.code).padStart(3, '0')}` as unknown as number }
+  }
+  const build = async (given: boolean): Promise<FastifyInstance> => {
+    class SizeWasString extends VersionChange {
+      description = 'size was a string.'
+      instructionsToMigrateToPreviousVersion = [schema(ItemInput).field('size').had({ type: SIZE, ...(given ? { examples: ['42'] } : {}) })]
+      @ConvertRequestToNextVersionFor(ItemInput)
+      up (request: RequestInfo<{ size: string }>) { request.body.size = Number(request.body.size) as unknown as string }
+    }
+    const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', CodeWasString), new Version('2001-01-01', SizeWasString), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      api.post('/items', { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => request.body)
+    })
+    await app.ready()
+    return app
+  }
+  const app = await build(false)
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  const [size, code] = guide.changes
+  const request = code.examples.find((entry) => entry.part === 'request body') as { before: { code: string }, after: { code: number } } | undefined
+  t.match(request?.before, { code: /^C[0-9]{3}$/ }, `the older code matches the pattern (${JSON.stringify(request?.before)})`)
+  t.equal(request?.after.code, Number(request?.before.code.slice(1)), 'and the converter made a number of it')
+  t.same((await guideOf(app, '2000-01-01', '2002-01-01')).changes[1].examples, code.examples, 'the same example every time')
+  t.same(size.examples, [])
+  t.same(size.notes, ['POST /items request body: no example (no string could be made to match the pattern "^(?!0)[0-9]+$": give the schema an example ' +
+    "(its `examples`, or `had({ examples })` in a version change) at '/size' in version 2000-01-01)"], 'a pattern no string could be made for: the note says what to do')
+  assertNoIdenticalPair(t, guide)
+  assertExamplesValid(t, app, guide)
+
+  const given = await guideOf(await build(true), '2000-01-01', '2001-01-01')
+  t.same(given.changes[0].examples.map((entry) => [entry.before, entry.after]), [[{ code: request?.before.code, size: '42' }, { code: request?.before.code, size: 42 }]],
+    'with had({ examples }), that example')
 })

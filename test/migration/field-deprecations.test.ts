@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  compareDocuments, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions, type ServedEvent
+  compareDocuments, ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions, type RequestInfo, type ServedEvent
 } from '../../plugin'
 import { kVersionedRoute } from '../../lib/core/symbols'
 import type { RegisteredRoute } from '../../lib/routes/versioner-state'
@@ -297,4 +297,56 @@ test('check: deprecating a field, parameter or enum member does not break a save
   const changes = await compareDocuments(NEW, await documentWith(false), await documentWith(true))
   t.ok(changes.length >= 3, 'the changes are reported…')
   t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], '…as not breaking')
+})
+
+test('a deprecated field inside a Type.Recursive or behind $ref, at depth 3 and 1,000: the headers and every pointer', async (t) => {
+  // Regression: the $ref of a Type.Recursive names its own $id, which the finder did not follow: no header at any depth.
+  const Tree = Type.Recursive((This) => Type.Object({
+    name: Type.String(), old: Type.Optional(Type.String({ deprecated: true })), children: Type.Optional(Type.Array(This))
+  }), { $id: 'Tree' })
+  const Chain = Type.Object({ legacy: Type.Optional(Type.String({ deprecated: true })), next: Type.Optional(Type.Unsafe({ $ref: 'Chain' })) }, { $id: 'Chain' })
+  const Body = Type.Object({ title: Type.String(), tree: Type.Optional(Tree), chain: Type.Optional(Type.Ref('Chain')) }, { $id: 'Body' })
+  class TitleWasLabel extends VersionChange {
+    description = 'title was called label'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('title').had({ name: 'label' })]
+    @ConvertRequestToNextVersionFor(Body)
+    titleFromLabel (request: RequestInfo<{ label: string }, { title: string }>) {
+      const { label, ...rest } = request.body
+      request.body = { ...rest, title: label }
+    }
+  }
+  const events: ServedEvent[] = []
+  const listener = (message: unknown): void => { events.push(message as ServedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', listener)
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, TitleWasLabel), new Version(OLD)), async (api) => {
+    api.post('/trees', { schema: { body: Body } }, async (request) => ({ size: JSON.stringify(request.body).length }))
+  }, { beforeRoutes: (instance) => { instance.addSchema(Chain) } })
+  await app.ready()
+  const tree = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { name: 'leaf', old: 'x' }
+    for (let level = 1; level < depth; level++) value = { name: 'n', old: 'x', children: [{ name: 'sibling' }, value] }
+    return value
+  }
+  const chain = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { legacy: 'x' }
+    for (let level = 1; level < depth; level++) value = { next: value }
+    return value
+  }
+  for (const depth of [3, 1000]) {
+    for (const [version, title] of [[NEW, { title: 't' }], [OLD, { label: 't' }]] as const) {
+      events.length = 0
+      const response = await app.inject({
+        method: 'POST', url: '/trees', headers: { 'x-api-version': version }, payload: { ...title, tree: tree(depth), chain: chain(depth) }
+      })
+      t.equal(response.statusCode, 200, `depth ${depth}, ${version}: served (the older version through its converters)`)
+      t.equal(response.headers.deprecation, '@0', `depth ${depth}, ${version}: Deprecation`)
+      const fields = events[0]?.deprecatedFields ?? []
+      const expected = [
+        ...Array.from({ length: depth }, (_, level) => `/body/tree${'/children/*'.repeat(level)}/old`),
+        `/body/chain${'/next'.repeat(depth - 1)}/legacy`
+      ]
+      t.strictSame(fields, expected, `depth ${depth}, ${version}: every pointer (${fields.length}), outer before inner`)
+    }
+  }
 })

@@ -1,0 +1,244 @@
+/**
+ * The upgrade guide's examples (./upgrade-guide.ts, decisions 0057 and 0070): for one change and one payload, bodies
+ * the change transforms, run through the real converters. Besides the documents' deterministic example (`exampleOf`),
+ * an enum change gets one example per member that differs: a HEAD response holding a member the version before the
+ * change lacks (what an old client receives instead, or the 500 when no converter maps it), a request of the version
+ * before holding a member the version after lacks (what the request converters make of it). A pair that is the same
+ * in both versions is not shown; a note says so, as it says why an example could not be made.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { UnconvertibleResponseError } from '../core/errors'
+import { exampleOf } from '../values/examples'
+import { applyShape } from '../values/shape-walk'
+import { copyJson, runStepsToBody } from '../serve/step-runner'
+import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
+import type { VersionerState } from '../routes/versioner-state'
+import type { PlannedRoute } from '../routes/converter-steps'
+import { isEndpointInstruction } from '../describe/instructions'
+import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+
+/**
+ * One payload before and after a change (`UpgradeChange.examples`).
+ * @example
+ * ```ts
+ * const example: UpgradeExample = {
+ *   operation: 'GET /orders/{id}', part: 'response body', status: '200', shows: 'the enum value "refunded", which 2000-01-01 lacks',
+ *   before: { id: 'o-1', status: 'paid' }, after: { id: 'o-1', status: 'refunded' }
+ * }
+ * ```
+ */
+export interface UpgradeExample {
+  /** `POST /users`, or `webhook user.created`. */
+  readonly operation: string
+  readonly part: 'request body' | 'response body' | 'webhook payload'
+  /** The response status (key of the response map), for response bodies. */
+  readonly status?: string
+  /** What the example shows, when it was made for it: `the value "refunded" of OrderStatus, which 2000-01-01 lacks`. */
+  readonly shows?: string
+  /** The payload in the version before the change. */
+  readonly before: unknown
+  /** The same payload in the version after it. */
+  readonly after: unknown
+}
+
+/** Where the examples of one change go, and the versions around it. */
+interface ExampleSink {
+  readonly version: string
+  readonly previousVersion: string
+  readonly examples: UpgradeExample[]
+  readonly notes: string[]
+}
+
+/** The values of one enum that differ between the versions around a change. */
+interface EnumDifference {
+  /** The enum's HEAD schema. */
+  readonly head: TSchema
+  readonly display: string
+  /** HEAD values the version after the change has and the one before lacks (a response may hold them). */
+  readonly newer: readonly unknown[]
+  /** Values the version before the change has and the one after lacks (an old client may send them). */
+  readonly older: readonly unknown[]
+}
+
+/** One example to make: the documents' own (no `toward`), or one holding an enum value. */
+interface Case {
+  readonly toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
+  readonly shows?: string
+}
+
+/** What one example is of: the operation and part, and for a response the route's converters. */
+interface Payload extends Pick<UpgradeExample, 'operation' | 'part' | 'status'> {
+  readonly on?: Parameters<typeof migrateWith>[3]
+}
+
+/** An error's message (a converter's failure is wrapped, with what it threw). */
+function messageOf (error: unknown): string {
+  const thrown = (error as { thrown?: unknown }).thrown ?? error
+  const message = thrown instanceof Error ? thrown.message : String(thrown)
+  return message.replace(/^exampleOf: /, '')
+}
+
+/** The values of the enums `change` edits that differ between step `level`'s versions (after: `level`, before: `level + 1`). */
+function enumDifferences (state: VersionerState, change: VersionChangeDescriptor, level: number): EnumDifference[] {
+  const { generation } = state
+  const differences: EnumDifference[] = []
+  const seen = new Set<unknown>()
+  for (const instruction of change.instructions) {
+    if (isEndpointInstruction(instruction) || !instruction.kind.startsWith('enum.')) continue
+    const seed = generation.seedOf(instruction.schema)
+    if (seed === undefined || seen.has(seed)) continue
+    seen.add(seed)
+    const valuesAt = (at: number): unknown[] => {
+      const found = generation.stateAt(seed.head, at)
+      return found.kind === 'enum' ? found.members.map((member) => member.value) : []
+    }
+    const [head, after, before] = [valuesAt(0), valuesAt(level), valuesAt(level + 1)]
+    differences.push({
+      head: seed.head,
+      display: seed.display,
+      newer: head.filter((value) => after.includes(value) && !before.includes(value)),
+      older: before.filter((value) => !after.includes(value))
+    })
+  }
+  return differences
+}
+
+function sameJson (left: unknown, right: unknown): boolean {
+  return JSON.stringify(left) === JSON.stringify(right)
+}
+
+/** Converter steps, as the planner gives them: each names its change. */
+type Steps = ReadonlyArray<{ readonly converter: { readonly change: VersionChangeDescriptor } }>
+
+/** What to say of a payload whose examples are all the same in both versions: why, and whether to say it at all. */
+interface Same {
+  /** True when the change edits a schema of the payload or converts it (a note is then due). */
+  readonly touched: boolean
+  readonly why?: string
+}
+
+/**
+ * The examples of one change (of step `level`): request bodies converted up, responses and webhook payloads migrated down.
+ * @example
+ * ```ts
+ * const examples = new ChangeExamples(state, engine, entry, change, level)
+ * await examples.request(route, { operation: 'POST /orders', part: 'request body', method: 'POST' }, route.body)
+ * await examples.response({ operation: 'POST /orders', part: 'response body', status: '201', on: { route, method: 'POST' } }, schema, route)
+ * ```
+ */
+export class ChangeExamples {
+  private readonly enums: readonly EnumDifference[]
+
+  constructor (
+    private readonly state: VersionerState, private readonly engine: MigrationEngine, private readonly sink: ExampleSink,
+    private readonly change: VersionChangeDescriptor, private readonly level: number
+  ) {
+    this.enums = enumDifferences(state, change, level)
+  }
+
+  /** The label of a payload in notes. */
+  private label (at: Payload): string {
+    return `${at.operation} ${at.part}${at.status === undefined ? '' : ` (${at.status})`}`
+  }
+
+  /** True when the change edits a schema data of `root` can hold (in either version), or one of `steps` is its converter. */
+  private touches (root: TSchema, steps: Steps): boolean {
+    if (steps.some((step) => step.converter.change === this.change)) return true
+    const { generation, planner } = this.state
+    return this.change.instructions.some((instruction) => !isEndpointInstruction(instruction) && [this.level, this.level + 1].some((at) =>
+      generation.canonical(root) === generation.canonical(instruction.schema) || planner.targets.occurs(root, instruction.schema, at)))
+  }
+
+  /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */
+  private async add (at: Payload, cases: readonly Case[], make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, same: Same): Promise<void> {
+    let unchanged = 0
+    for (const item of cases) {
+      try {
+        const { before, after } = await make(item)
+        if (sameJson(before, after)) {
+          unchanged++
+          continue
+        }
+        const status = at.status === undefined ? {} : { status: at.status }
+        this.sink.examples.push({ operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after })
+      } catch (error) {
+        this.sink.notes.push(`${this.label(at)}${item.shows === undefined ? '' : `, ${item.shows}`}: ${this.failure(item, error)}`)
+      }
+    }
+    if (unchanged === cases.length && same.touched) {
+      const why = same.why ?? 'this change does not alter this example (what differs is in the two versions\' schemas)'
+      this.sink.notes.push(`${this.label(at)}: not shown, the same in ${this.sink.previousVersion} and ${this.sink.version}: ${why}`)
+    }
+  }
+
+  /** Why an example could not be made. */
+  private failure (item: Case, error: unknown): string {
+    if (item.toward !== undefined && error instanceof UnconvertibleResponseError) {
+      return `a client of ${this.sink.previousVersion} receives a 500 FST_VERSIONER_UNCONVERTIBLE_RESPONSE instead: no response converter maps ` +
+        `${JSON.stringify(item.toward.value)} to a value that version has (add one)`
+    }
+    return `no example (${messageOf(error)})`
+  }
+
+  /** A request body of the version before the change, converted up by the change's request converters. */
+  async request (route: PlannedRoute, at: Payload & { readonly method: string }, body: TSchema): Promise<void> {
+    const { generation, planner } = this.state
+    const { level, sink } = this
+    const beforeForm = generation.formAt(body, level + 1)
+    const afterForm = generation.formAt(body, level)
+    const converters = planner.requestSteps(route, level + 1).filter((step) => step.converter.change === this.change)
+    await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
+      let before: unknown
+      try {
+        before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), toward: item.toward })
+      } catch (error) {
+        throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
+      }
+      const check = this.engine.validatorOf(beforeForm)
+      if (!check(copyJson(before))) throw new Error(`the example does not match version ${sink.previousVersion}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
+      const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
+      // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
+      const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
+      const checkAfter = this.engine.validatorOf(afterForm)
+      if (checkAfter(copyJson(after))) return { before, after }
+      if (item.toward !== undefined) {
+        throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
+      }
+      throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
+    }, { touched: this.touches(body, converters), why: this.accepted(body) })
+  }
+
+  /** Why a request the same in both versions is: the enum values only the version after the change accepts, if any. */
+  private accepted (body: TSchema): string | undefined {
+    const { targets } = this.state.planner
+    const values = this.enums.filter((difference) => targets.occurs(body, difference.head, this.level)).flatMap((difference) => difference.newer)
+    if (values.length === 0) return undefined
+    return `a client of ${this.sink.previousVersion} sends the same bodies; ${this.sink.version} also accepts ${values.map((value) => JSON.stringify(value)).join(', ')}`
+  }
+
+  /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
+  async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
+    const { generation, planner } = this.state
+    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
+      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), toward: item.toward })
+      const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
+      const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
+      return { before, after }
+    }, { touched: this.touches(schema, planner.responseSteps(route, schema, this.level + 1)) })
+  }
+
+  /** The documents' example, then one per enum value of `side` that can occur in data of `root` at `level`. */
+  private cases (root: TSchema, level: number, side: 'newer' | 'older'): Case[] {
+    const { targets } = this.state.planner
+    const cases: Case[] = [{}]
+    for (const difference of this.enums) {
+      if (difference[side].length === 0 || !targets.occurs(root, difference.head, level)) continue
+      const isTarget = targets.formOf(difference.head, level) as (node: object) => boolean
+      const lacking = side === 'newer' ? this.sink.previousVersion : this.sink.version
+      const of = difference.display === 'schema' ? 'enum' : `enum ${difference.display}`
+      for (const value of difference[side]) cases.push({ toward: { isTarget, value }, shows: `the ${of} value ${JSON.stringify(value)}, which ${lacking} lacks` })
+    }
+    return cases
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Deterministic example strings of string schemas (./examples.ts): by format, length and `pattern`.
+ * @module
+ */
+import { createRequire } from 'node:module'
+import type * as FastCheck from 'fast-check'
+
+/** A JSON Schema node (loosely typed: documents are plain JSON). */
+type JsonSchema = Record<string, unknown>
+
+/** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
+export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
+
+/** The string `schema` takes without a pattern: for the formats uuid, date, date-time, time, email, uri, hostname and ipv4, else `example` fitted to `minLength` / `maxLength`. */
+function plainString (schema: JsonSchema): string {
+  switch (schema.format) {
+    case 'uuid': return EXAMPLE_UUID
+    case 'date': return '2000-01-01'
+    case 'date-time': return '2000-01-01T00:00:00.000Z'
+    case 'time': return '12:00:00Z'
+    case 'email': return 'someone@example.com'
+    case 'uri':
+    case 'url': return 'https://example.com/'
+    case 'hostname': return 'example.com'
+    case 'ipv4': return '192.0.2.1'
+  }
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  let value = 'example'
+  while (value.length < min) value += 'x'
+  return value.slice(0, Math.max(min, Math.min(max, value.length)))
+}
+
+/**
+ * The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without one (or with one that is no
+ * regular expression).
+ * @example
+ * ```ts
+ * patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true
+ * ```
+ */
+export function patternOf (schema: JsonSchema): RegExp | undefined {
+  if (typeof schema.pattern !== 'string') return undefined
+  try {
+    return new RegExp(schema.pattern, 'u')
+  } catch {
+    // Ajv refuses such a schema: there is nothing to match.
+    return undefined
+  }
+}
+
+/**
+ * A valid string of `schema` without a sentinel: {@link plainString}, or when that does not match the schema's
+ * `pattern`, the shortest of strings fast-check makes from the pattern (with a fixed seed: the same string every
+ * time; fast-check is loaded then only). `undefined` when none fits (a pattern fast-check cannot read, such as a
+ * lookahead, or lengths it cannot meet): the schema needs an `examples` entry then.
+ * @example
+ * ```ts
+ * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
+ * stringExample({ type: 'string', pattern: '^C[0-9]{3}$' }) // a string such as 'C461'
+ * ```
+ */
+export function stringExample (schema: JsonSchema): string | undefined {
+  const plain = plainString(schema)
+  const pattern = patternOf(schema)
+  if (pattern === undefined || pattern.test(plain)) return plain
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined
+  let found: string | undefined
+  try {
+    const fc = createRequire(__filename)('fast-check') as typeof FastCheck
+    const samples = fc.sample(fc.stringMatching(pattern, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
+    for (const sample of samples) {
+      // Lengths count code points, as JSON Schema does.
+      const length = [...sample].length
+      if (length >= min && length <= (max ?? Infinity) && pattern.test(sample) && (found === undefined || sample.length < found.length)) found = sample
+    }
+  } catch {
+    // A pattern fast-check cannot generate from: no string.
+  }
+  return found
+}
