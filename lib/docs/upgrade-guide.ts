@@ -15,7 +15,8 @@ import { applyShape } from '../values/shape-walk'
 import { copyJson, runStepsToBody } from '../serve/step-runner'
 import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
-import { isSuccessKey, responseMapAt, REQUEST_PARTS, type RouteSchema } from '../routes/version-plan'
+import { isSuccessKey, requestSchemas, responseMapAt, type BehaviourRoute } from '../routes/version-plan'
+import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { EndpointInstruction } from '../describe/instructions'
@@ -82,7 +83,7 @@ interface Subject {
   readonly operationId: string | undefined
   /** The schemas of the subject at a level (HEAD schemas): request parts, responses or payload. */
   readonly schemas: (level: number) => TSchema[]
-  readonly route?: { readonly schema: RouteSchema, readonly body: TSchema | undefined, readonly timeline: readonly RouteState[], readonly display: string }
+  readonly route?: BehaviourRoute
 }
 
 /** The documents' form of a Fastify path (`:id` → `{id}`). */
@@ -127,7 +128,7 @@ export class UpgradeGuides {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
-        schemas: (at) => [...REQUEST_PARTS.map((part) => head.schema[part]), ...Object.values(responseMapAt(head, at))].filter((schema) => schema !== undefined),
+        schemas: (at) => [...requestSchemas(head), ...Object.values(responseMapAt(head, at))],
         route: head
       }
       const status = this.affects(subject, change, level)
@@ -174,7 +175,7 @@ export class UpgradeGuides {
     const { planner } = this.state
     const ours = (steps: ReadonlyArray<{ readonly converter: { readonly change: VersionChangeDescriptor } }>): boolean =>
       steps.some((step) => step.converter.change === change)
-    if (ours(planner.requestSteps(route, level + 1))) return true
+    if ([undefined, ...Object.values(route.forms.body.schemas)].some((body) => ours(planner.requestSteps(route, body, level + 1)))) return true
     const responses = responseMapAt(route, level + 1)
     return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
       Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
@@ -184,11 +185,12 @@ export class UpgradeGuides {
   private async routeExamples (entry: UpgradeChange, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
     const { head, method, level } = at
     const operation = `${method} ${documentPath(head.timeline[level].path)}`
-    if (head.body !== undefined) await this.requestExample(entry, { operation, head, method, level }, head.body)
+    // A body declared by media type: each of its schemas once.
+    for (const body of new Set(Object.values(head.forms.body.schemas))) await this.requestExample(entry, { operation, head, method, level }, body)
     const before = responseMapAt(head, level + 1)
-    for (const [status, schema] of Object.entries(responseMapAt(head, level))) {
-      if (isSuccessKey(status) && before[status] === schema) {
-        await this.responseExample(entry, { operation, part: 'response body', status, level, on: { route: head, method } }, schema)
+    for (const [slot, schema] of Object.entries(responseMapAt(head, level))) {
+      if (answersSuccess(slot) && before[slot] === schema) {
+        await this.responseExample(entry, { operation, part: 'response body', status: slot, level, on: { route: head, method } }, schema)
       }
     }
   }
@@ -218,7 +220,7 @@ export class UpgradeGuides {
     try {
       const beforeForm = generation.formAt(body, level + 1)
       const before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
-      const converters = planner.requestSteps(head, level + 1).filter((step) => own.has(step.converter.change))
+      const converters = planner.requestSteps(head, body, level + 1).filter((step) => own.has(step.converter.change))
       const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
       const afterForm = generation.formAt(body, level)
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.

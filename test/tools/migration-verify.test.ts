@@ -321,3 +321,26 @@ test('regression: a webhook payload holding one $id schema twice no longer stops
   t.same(findings, [], 'the payload is verified, and migrates cleanly')
   t.ok(findings.replayed > 0)
 })
+
+test('regression: a converted response with headers beside its schema no longer stops verify with "strict mode: unknown keyword: headers"', async (t) => {
+  const { User } = schemas()
+  class NameWasFullName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasFullName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', {
+      schema: { response: { 200: { ...User, description: 'The user', headers: { 'x-request-id': { type: 'string' } } } } }
+    }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings, [], 'the response is verified, and migrates cleanly')
+  t.ok(findings.replayed > 0)
+})
