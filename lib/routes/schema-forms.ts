@@ -19,7 +19,7 @@ export interface SchemaSlots {
   readonly schemas: Readonly<Record<string, TSchema>>
   /** A response map's slot keys by status key: one (a schema), or one per media type (the `content` form). */
   readonly byStatus: ReadonlyMap<string, string | ReadonlyMap<string, string>>
-  /** The body or response map as given (a fluent schema as its JSON Schema). */
+  /** The body or response map as given (fluent schemas as their JSON Schema). */
   readonly given: unknown
 }
 
@@ -74,11 +74,11 @@ function readBody (given: unknown, display: string): SchemaSlots {
   return { schemas, byStatus: NONE.byStatus, given: body }
 }
 
-/** The response description and headers written beside a schema (short form), which are no part of the body. */
-function besideSchema (value: unknown): { schema: unknown, headers: unknown } {
-  if (!isSchemaObject(value) || !Object.hasOwn(value, 'headers')) return { schema: value, headers: undefined }
-  const { headers, ...schema } = value
-  return { schema, headers }
+/** A short-form response's schema without the `headers` written beside it, which describe the response, not its body. */
+function withoutHeaders (value: unknown): unknown {
+  if (!isSchemaObject(value) || !Object.hasOwn(value, 'headers')) return value
+  const { headers: _headers, ...schema } = value
+  return schema
 }
 
 /**
@@ -92,13 +92,16 @@ function readResponses (given: unknown, display: string): SchemaSlots {
   if (!isSchemaObject(given)) return NONE
   const schemas: Record<string, TSchema> = {}
   const byStatus = new Map<string, string | ReadonlyMap<string, string>>()
+  const read: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(given)) {
     const status = key.toLowerCase()
     const response = readableSchema(value, `${display}: the response schema of ${key}`)
+    read[key] = response
     const content = contentOf(response)
     if (content === undefined) {
-      if (response === undefined) continue
-      schemas[status] = besideSchema(response).schema as TSchema
+      // Anything but a schema (a `$ref` string) is Fastify's own error.
+      if (!isSchemaObject(response) && typeof response !== 'boolean') continue
+      schemas[status] = withoutHeaders(response) as TSchema
       byStatus.set(status, status)
       continue
     }
@@ -111,7 +114,7 @@ function readResponses (given: unknown, display: string): SchemaSlots {
     }
     byStatus.set(status, media)
   }
-  return { schemas, byStatus, given }
+  return { schemas, byStatus, given: read }
 }
 
 /** A `content` map with each entry's schema replaced by `replace(media type, schema)`; itself when none changed. */
@@ -149,21 +152,21 @@ export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown
 export function rebuildResponses (slots: SchemaSlots, replace: SlotReplacer, keyOf: (key: string) => string = (key) => key): Record<string, unknown> {
   const result: Record<string, unknown> = {}
   if (!isSchemaObject(slots.given)) return result
-  for (const [key, value] of Object.entries(slots.given)) {
+  for (const [key, response] of Object.entries(slots.given)) {
     const status = key.toLowerCase()
-    const response = readableSchema(value, key)
     const content = contentOf(response)
     let rebuilt: unknown = response
     if (content !== undefined) {
       const media = slots.byStatus.get(status) as ReadonlyMap<string, string>
-      const replaced = rebuildContent(content, (type) => media.has(type) ? replace(media.get(type) as string, slots.schemas[media.get(type) as string]) : undefined)
+      const slotOf = (type: string): string | undefined => media.get(type)
+      const replaced = rebuildContent(content, (type) => slotOf(type) === undefined ? undefined : replace(slotOf(type) as string, slots.schemas[slotOf(type) as string]))
       if (replaced !== content) rebuilt = { ...(response as object), content: replaced }
     } else if (status in slots.schemas) {
       const schema = slots.schemas[status]
       const form = replace(status, schema)
       if (form !== schema) rebuilt = withResponseFields(form, response as SchemaObject)
     }
-    result[keyOf(key)] = rebuilt === response ? value : rebuilt
+    result[keyOf(key)] = rebuilt
   }
   return result
 }
@@ -190,7 +193,8 @@ function mediaTypeOf (contentType: unknown): string | undefined {
 
 /**
  * The slot of the schema Fastify serializes a response with: the status key (exact, then `Nxx`, then `default`),
- * then in a `content` map the media type of the reply's `Content-Type`, then `*∕*`. `undefined` when there is none.
+ * then in a `content` map the media type of the reply's `Content-Type`, then the map's wildcard entry. `undefined`
+ * when there is none.
  * The `Content-Type` is read only for a `content` map.
  */
 export function responseSlot (slots: SchemaSlots, status: number, reply: { getHeader: (name: string) => unknown }): string | undefined {
@@ -220,8 +224,9 @@ export interface RouteForms {
 }
 
 /**
- * Reads a HEAD route's schema (`given`) and the response maps endpoint instructions give it (`responseAt(level)`,
- * `undefined` for HEAD's) into slots. A form the versioner cannot read is a `RouterGenerationError` naming the route.
+ * Reads a HEAD route's schema (`given`) and the response map of each level (`responsesAt`: the one an endpoint
+ * instruction gave it, `undefined` for HEAD's) into slots. A form the versioner cannot read is a
+ * `RouterGenerationError` naming the route.
  * @example
  * const forms = readRouteForms(route.schema, timeline.map((state) => state.attributes.response), 'GET /users/:id')
  */
