@@ -183,8 +183,13 @@ function withResponseFields (form: TSchema, given: SchemaObject): TSchema {
 /** A media type's characters (RFC 9110 tokens), as Fastify checks them. */
 const MEDIA_TYPE = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+$/
 
-/** The media type of a `Content-Type` value, in lower case and without parameters, as Fastify reads it; `undefined` when it is not one. */
-function mediaTypeOf (contentType: unknown): string | undefined {
+/**
+ * The media type of a `Content-Type` value, in lower case and without parameters, as Fastify reads it; `undefined`
+ * when it is not one.
+ * @example
+ * mediaTypeOf('Application/JSON; charset=utf-8') // 'application/json'
+ */
+export function mediaTypeOf (contentType: unknown): string | undefined {
   if (typeof contentType !== 'string') return undefined
   const end = contentType.indexOf(';')
   const media = (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase()

@@ -14,7 +14,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
-import { answersSuccess, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
+import { answersSuccess, mediaTypeOf, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
 
 /** The request parts Fastify validates. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
@@ -83,9 +83,11 @@ export function isSuccessKey (key: string): boolean {
   return /^[12]/.test(key)
 }
 
-/** The request plan of a request with body media type `mediaType` (Fastify's `request.mediaType`). */
-export function requestPlanOf (behaviour: VersionBehaviour, mediaType: string | undefined): RequestPlan {
-  return behaviour.bodyPlans === undefined || mediaType === undefined ? behaviour : behaviour.bodyPlans.get(mediaType) ?? behaviour
+/** The request plan of a request whose `Content-Type` is `contentType`: by its media type, as Fastify validates the body. */
+export function requestPlanOf (behaviour: VersionBehaviour, contentType: unknown): RequestPlan {
+  if (behaviour.bodyPlans === undefined) return behaviour
+  const media = mediaTypeOf(contentType)
+  return media === undefined ? behaviour : behaviour.bodyPlans.get(media) ?? behaviour
 }
 
 /** Every request plan of a behaviour: its own, then one per body media type. */

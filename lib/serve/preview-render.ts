@@ -51,7 +51,7 @@ export class PreviewRenderer {
       return [{ part: 'route', instancePath: '', message }]
     }
     const errors: PreviewRequestError[] = []
-    for (const [part, schema] of requestPlanOf(behaviour, request.mediaType).requestForms) {
+    for (const [part, schema] of requestPlanOf(behaviour, request.headers['content-type']).requestForms) {
       let data: unknown = request[PART_PROPERTY[part]]
       try {
         data = copyJson(data)

@@ -231,7 +231,7 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     let result: unknown = error
     // Anything may have been thrown (`null`, a string): only an Error is read.
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.mediaType).validate.some(([validated]) => validated === part)) {
+    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.headers['content-type']).validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       request.log.error({
         err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation

@@ -82,7 +82,7 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
  */
 async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, body: string | undefined): Promise<void> {
   const { head, behaviour, route } = at
-  const plan = requestPlanOf(behaviour, body === '' ? undefined : body)
+  const plan = requestPlanOf(behaviour, body)
   const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
   const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
