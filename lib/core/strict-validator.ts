@@ -6,6 +6,8 @@
  * @module
  */
 import { createRequire } from 'node:module'
+import type { TSchema } from '@sinclair/typebox'
+import { mapSubschemas } from './subschemas'
 
 /** One error of a validator. */
 export interface ValidationIssue {
@@ -61,16 +63,32 @@ export function strictValidator (resolveRef: (ref: string) => unknown): (schema:
     for (let attempt = 0; check === undefined; attempt++) {
       try {
         // Ajv compiles one schema per `$id`: a schema seen again under its `$id` is the one compiled.
-        check = (typeof id === 'string' ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema)
+        check = (typeof id === 'string' ? ajv.getSchema(id) : undefined) ?? ajv.compile(nestedIdsAsRefs(ajv, schema))
       } catch (error) {
         // A `$ref` to a schema Ajv does not know yet: add it, and compile again.
         const missing = (error as { missingSchema?: unknown }).missingSchema
         const target = typeof missing === 'string' && attempt < 50 ? resolveRef(missing) : undefined
         if (typeof target !== 'object' || target === null || ajv.getSchema(missing as string) !== undefined) throw error
-        ajv.addSchema({ ...target, $id: missing as string })
+        ajv.addSchema(nestedIdsAsRefs(ajv, { ...target, $id: missing as string }))
       }
     }
     compiled.set(schema, check)
     return check
   }
+}
+
+/**
+ * `schema` with each nested schema that has an `$id` added to Ajv once and replaced by a `$ref` to it. Ajv refuses a
+ * schema that declares one `$id` twice, as a schema holding a shared TypeBox schema twice does (a payload with two
+ * addresses); Fastify never validates such a webhook payload, but `verify` does.
+ */
+function nestedIdsAsRefs (ajv: AjvInstance, schema: object): object {
+  const visit = (node: TSchema): TSchema => {
+    const rebuilt = mapSubschemas(node, visit)
+    const id = (rebuilt as { $id?: unknown }).$id
+    if (typeof id !== 'string') return rebuilt
+    if (ajv.getSchema(id) === undefined) ajv.addSchema(rebuilt)
+    return { $ref: id } as unknown as TSchema
+  }
+  return mapSubschemas(schema as TSchema, visit)
 }

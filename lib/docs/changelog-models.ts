@@ -12,6 +12,7 @@ import { childSchemaInfo } from '../describe/extend-schema'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
+import { requestSchemas, responseMapAt } from '../routes/version-plan'
 
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
@@ -21,8 +22,7 @@ export class ChangelogModels {
   constructor (private readonly state: VersionerState, webhooks: Webhooks) {
     this.generation = state.generation
     const roots = [
-      ...state.headRoutes.flatMap((route) => [route.schema.body, route.schema.querystring, route.schema.params, route.schema.headers,
-        ...Object.values(route.schema.response ?? {})]),
+      ...state.headRoutes.flatMap((route) => [...requestSchemas(route), ...Object.values(responseMapAt(route, 0))]),
       ...webhooks.list().map((webhook) => webhook.body)
     ].filter((schema): schema is TSchema => schema !== undefined)
     for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)

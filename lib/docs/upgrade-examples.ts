@@ -123,7 +123,7 @@ interface Same {
  * @example
  * ```ts
  * const examples = new ChangeExamples(state, engine, entry, change, level)
- * await examples.request(route, { operation: 'POST /orders', part: 'request body', method: 'POST' }, route.body)
+ * await examples.request(route, { operation: 'POST /orders', part: 'request body', method: 'POST' }, body)
  * await examples.response({ operation: 'POST /orders', part: 'response body', status: '201', on: { route, method: 'POST' } }, schema, route)
  * ```
  */
@@ -187,7 +187,7 @@ export class ChangeExamples {
     const { level, sink } = this
     const beforeForm = generation.formAt(body, level + 1)
     const afterForm = generation.formAt(body, level)
-    const converters = planner.requestSteps(route, level + 1).filter((step) => step.converter.change === this.change)
+    const converters = planner.requestSteps(route, body, level + 1).filter((step) => step.converter.change === this.change)
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
       let before: unknown
       try {

@@ -13,7 +13,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
-import { isSuccessKey, responseMapAt, REQUEST_PARTS, type RouteSchema } from '../routes/version-plan'
+import { isSuccessKey, requestSchemas, responseMapAt, type BehaviourRoute } from '../routes/version-plan'
+import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { EndpointInstruction } from '../describe/instructions'
@@ -68,7 +69,7 @@ interface Subject {
   readonly operationId: string | undefined
   /** The schemas of the subject at a level (HEAD schemas): request parts, responses or payload. */
   readonly schemas: (level: number) => TSchema[]
-  readonly route?: { readonly schema: RouteSchema, readonly body: TSchema | undefined, readonly timeline: readonly RouteState[], readonly display: string }
+  readonly route?: BehaviourRoute
 }
 
 /** The documents' form of a Fastify path (`:id` → `{id}`). */
@@ -110,7 +111,7 @@ export class UpgradeGuides {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
-        schemas: (at) => [...REQUEST_PARTS.map((part) => head.schema[part]), ...Object.values(responseMapAt(head, at))].filter((schema) => schema !== undefined),
+        schemas: (at) => [...requestSchemas(head), ...Object.values(responseMapAt(head, at))],
         route: head
       }
       const status = this.affects(subject, change, level)
@@ -157,7 +158,7 @@ export class UpgradeGuides {
     const { planner } = this.state
     const ours = (steps: ReadonlyArray<{ readonly converter: { readonly change: VersionChangeDescriptor } }>): boolean =>
       steps.some((step) => step.converter.change === change)
-    if (ours(planner.requestSteps(route, level + 1))) return true
+    if ([undefined, ...Object.values(route.forms.body.schemas)].some((body) => ours(planner.requestSteps(route, body, level + 1)))) return true
     const responses = responseMapAt(route, level + 1)
     return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
       Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
@@ -167,11 +168,12 @@ export class UpgradeGuides {
   private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
     const { head, method, level } = at
     const operation = `${method} ${documentPath(head.timeline[level].path)}`
-    if (head.body !== undefined) await examples.request(head, { operation, part: 'request body', method }, head.body)
+    // A body declared by media type: each of its schemas once.
+    for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
     const before = responseMapAt(head, level + 1)
-    for (const [status, schema] of Object.entries(responseMapAt(head, level))) {
-      if (isSuccessKey(status) && before[status] === schema) {
-        await examples.response({ operation, part: 'response body', status, on: { route: head, method } }, schema, head)
+    for (const [slot, schema] of Object.entries(responseMapAt(head, level))) {
+      if (answersSuccess(slot) && before[slot] === schema) {
+        await examples.response({ operation, part: 'response body', status: slot, on: { route: head, method } }, schema, head)
       }
     }
   }

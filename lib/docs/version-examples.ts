@@ -19,7 +19,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { everySubschema, replaceSubschemas, subschemasOf } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
-import { REQUEST_PARTS } from '../routes/version-plan'
+import { requestSchemas } from '../routes/version-plan'
 import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -48,9 +48,8 @@ const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
 export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema[] {
   const roots: unknown[] = []
   for (const route of state.headRoutes) {
-    for (const part of REQUEST_PARTS) roots.push(route.schema[part])
-    roots.push(...Object.values(route.schema.response ?? {}))
-    for (const at of route.timeline) roots.push(...Object.values(at.attributes.response ?? {}))
+    roots.push(...requestSchemas(route))
+    for (const slots of new Set(route.forms.responses)) roots.push(...Object.values(slots.schemas))
   }
   for (const webhook of webhooks.list()) roots.push(webhook.body)
   return roots.filter((root): root is TSchema => isSchemaObject(root))

@@ -15,7 +15,7 @@ import { componentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { kHeadSchema } from '../core/symbols'
 import type { RouteState } from './timeline'
-import { REQUEST_PARTS, responseMapAt } from './version-plan'
+import { requestSchemas, responseMapAt } from './version-plan'
 import { seedsOf } from './quiet-levels'
 import type { VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
@@ -52,7 +52,7 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
       timeline: route.timeline,
       schemasAt: (level) => route.timeline[level]?.exists !== true
         ? []
-        : [...REQUEST_PARTS.map((part) => route.schema[part]).filter((schema) => schema !== undefined), ...Object.values(responseMapAt(route, level))]
+        : [...requestSchemas(route), ...Object.values(responseMapAt(route, level))]
     })),
     ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level]?.exists === true ? [webhook.body] : [] }))
   ]

@@ -15,6 +15,7 @@ import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { ConverterTargets, pathConverterMatches } from './converter-targets'
 import type { GenerationStep } from '../describe/versions'
+import { answersSuccess } from './schema-forms'
 
 /** One converter to run on a request or response, and where in the body. */
 export interface ConverterStep {
@@ -34,8 +35,6 @@ export interface ConverterStep {
 export interface PlannedRoute {
   /** The route at every level. */
   readonly timeline: readonly RouteState[]
-  /** The HEAD body schema, if any. */
-  readonly body: TSchema | undefined
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
@@ -68,20 +67,20 @@ export class ConverterPlanner {
   }
 
   /**
-   * Request converters for a request of the version at `level`, from that version up to the latest: the plan of the
-   * version before it with that version's own step in front (the same list when the step adds none). Shared: never
-   * change a returned list.
+   * Request converters for a request of the version at `level` whose body has the HEAD schema `body`, from that
+   * version up to the latest: the plan of the version before it with that version's own step in front (the same list
+   * when the step adds none). Shared: never change a returned list.
    */
-  requestSteps (route: PlannedRoute, level: number): readonly ConverterStep[] {
-    return this.stepsOf('request', route, route.body, level)
+  requestSteps (route: PlannedRoute, body: TSchema | undefined, level: number): readonly ConverterStep[] {
+    return this.stepsOf('request', route, body, level)
   }
 
   /**
    * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
    * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
-   * change a returned list. `responses` (the route's response map at that level) is given for its error responses:
-   * by-schema converters declared with `migrateHttpErrors` whose schema its success schemas hold then run on the
-   * whole error body.
+   * change a returned list. `responses` (the route's response schemas at that level, by slot) is given for its error
+   * responses: by-schema converters declared with `migrateHttpErrors` whose schema its success schemas (`default`'s
+   * included) hold then run on the whole error body.
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
     return this.stepsOf('response', route, body, level, responses)
@@ -100,7 +99,7 @@ export class ConverterPlanner {
     if (byBody === undefined) byKind.set(kind, byBody = new Map())
     let plans = byBody.get(body)
     if (plans === undefined) byBody.set(body, plans = [NO_STEPS])
-    const successBodies = responses === undefined ? undefined : Object.keys(responses).filter((key) => /^[12]/.test(key)).map((key) => responses[key])
+    const successBodies = responses === undefined ? undefined : Object.keys(responses).filter(answersSuccess).map((key) => responses[key])
     for (let known = plans.length; known <= level; known++) {
       const step = known - 1
       // Schemas are found in the body as it stands before the step's converters: older for a request, newer for a response.

@@ -20,7 +20,7 @@ import { isEndpointInstruction, type EndpointInstruction } from '../describe/ins
 import type { SchemaGeneration } from '../schemas/generation'
 import { routeSeeds } from './quiet-levels'
 import { applies } from './timeline'
-import { REQUEST_PARTS, responseMapAt, type BehaviourRoute, type VersionBehaviour } from './version-plan'
+import { requestPlans, requestSchemas, responseMapAt, type BehaviourRoute, type VersionBehaviour } from './version-plan'
 
 /** What finding the changes needs: the steps from HEAD and the schema generation. */
 interface ChangeSources {
@@ -30,9 +30,8 @@ interface ChangeSources {
 
 /** True when the route's request or response forms at `level` differ from those at `level - 1`. */
 function formsDiffer (route: BehaviourRoute, level: number, generation: SchemaGeneration): boolean {
-  for (const part of REQUEST_PARTS) {
-    const head = route.schema[part]
-    if (head !== undefined && generation.formAt(head, level) !== generation.formAt(head, level - 1)) return true
+  for (const head of requestSchemas(route)) {
+    if (generation.formAt(head, level) !== generation.formAt(head, level - 1)) return true
   }
   const before = responseMapAt(route, level - 1)
   const after = responseMapAt(route, level)
@@ -64,7 +63,7 @@ function namesRoute (change: VersionChangeDescriptor, route: BehaviourRoute, ste
 function changesIn (route: BehaviourRoute, behaviour: VersionBehaviour, sources: ChangeSources): readonly string[] {
   const { steps, generation } = sources
   const converted = new Set<VersionChangeDescriptor>()
-  for (const step of behaviour.requestSteps) converted.add(step.converter.change)
+  for (const plan of requestPlans(behaviour)) for (const step of plan.requestSteps) converted.add(step.converter.change)
   for (const list of behaviour.responseSteps.values()) for (const step of list) converted.add(step.converter.change)
   const names: string[] = []
   for (let step = 0; step < behaviour.level; step++) {

@@ -19,9 +19,7 @@ import type { DeclaredWebhook } from './webhooks'
 
 /** Every response schema a route has in some version. */
 function responseSchemas (route: HeadRoute): TSchema[] {
-  const schemas = new Set<TSchema>(Object.values(route.schema.response ?? {}))
-  for (const state of route.timeline) for (const schema of Object.values(state.attributes.response ?? {})) schemas.add(schema)
-  return [...schemas]
+  return [...new Set(route.forms.responses.flatMap((slots) => Object.values(slots.schemas)))]
 }
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
@@ -57,7 +55,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         if (!converter.checkUsage || partial) continue
         const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
           const present = route.timeline[level]?.exists === true || route.timeline[level + 1]?.exists === true
-          return present && occurs(state, converter.direction === 'request' ? [route.body] : responsesOf.get(route) ?? [], schema)
+          return present && occurs(state, converter.direction === 'request' ? Object.values(route.forms.body.schemas) : responsesOf.get(route) ?? [], schema)
         }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
         if (unused.length === 0) continue
         const names = unused.map(describeSchema).join(', ')

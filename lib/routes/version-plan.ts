@@ -11,10 +11,10 @@ import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
-import { isSchemaObject } from '../core/json-schema'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
+import { answersSuccess, mediaTypeOf, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
 
 /** The request parts Fastify validates. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
@@ -22,20 +22,18 @@ export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
 /** The request parts, in the order Fastify validates them. */
 export const REQUEST_PARTS: readonly RequestPart[] = ['params', 'body', 'querystring', 'headers']
 
-/** A route's schema as Fastify takes it. */
+/** A route's schema as Fastify takes it (the body and responses in any of Fastify's forms: ./schema-forms.ts). */
 export interface RouteSchema {
-  body?: TSchema
+  body?: unknown
   querystring?: TSchema
   params?: TSchema
   headers?: TSchema
-  response?: Record<string, TSchema>
+  response?: Record<string, unknown>
   [keyword: string]: unknown
 }
 
-/** One version of one route. */
-export interface VersionBehaviour {
-  readonly version: string
-  readonly level: number
+/** What a version does with a request (for a body declared by media type, with a body of one media type). */
+export interface RequestPlan {
   /** The schema of each request part in this version, ready for Fastify (headers by lower-case names, as Fastify validates them). */
   readonly requestForms: ReadonlyArray<readonly [RequestPart, TSchema]>
   /** Request parts checked by hand against this version's schemas, before conversion (a HEAD-validation failure on one of them is a migration bug: 500). */
@@ -43,13 +41,28 @@ export interface VersionBehaviour {
   /** Remove fields this version's (rebuilt) schemas lack from the body and query string, before converters. */
   readonly cleaners: ReadonlyArray<readonly [RequestPart, ShapeWalk]>
   readonly requestSteps: readonly ConverterStep[]
-  /** Response converter steps by response status key (`''` for statuses without a schema). */
+  /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
+  readonly deprecations: FieldDeprecations | undefined
+}
+
+/** One version of one route. */
+export interface VersionBehaviour extends RequestPlan {
+  readonly version: string
+  readonly level: number
+  /**
+   * For a body declared by media type (`content`), the plan of a request of each; the behaviour's own plan serves the
+   * requests of other media types (with no body schema: Fastify validates none).
+   */
+  readonly bodyPlans: ReadonlyMap<string, RequestPlan> | undefined
+  /** The route's response slots in this version (which schema answers which status and media type). */
+  readonly responses: SchemaSlots
+  /** Response converter steps by response slot (`''` for responses without a schema). */
   readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
-  /** This version's response schemas by status key (ready for Fastify). */
+  /** This version's response schemas by slot (ready for Fastify). */
   readonly responseForms: ReadonlyMap<string, TSchema>
-  /** By status key, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
+  /** By slot, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
   readonly responseGuards: ReadonlyMap<string, readonly ValueGuard[]>
-  /** Success status keys whose schema differs from the one the route serializes with natively. */
+  /** Slots answering successes (`default` too) whose schema differs from the one the route serializes with natively. */
   readonly ownSuccessSerializers: ReadonlySet<string>
   /** The status of a successful response in this version, when an instruction changed it. */
   readonly statusCode: number | undefined
@@ -63,65 +76,77 @@ export interface VersionBehaviour {
   readonly state: RouteState
   /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
   readonly link: string | undefined
-  /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
-  readonly deprecations: FieldDeprecations | undefined
 }
 
-/** True for a response status key of a success (`1xx`-`2xx`). */
+/** True for a response status key (or slot) of a success (`1xx`-`2xx`). */
 export function isSuccessKey (key: string): boolean {
   return /^[12]/.test(key)
 }
 
-/** The response schema key Fastify uses for a status: the exact code, then `Nxx`, then `default`. */
-export function statusKey (keys: ReadonlyMap<string, unknown>, status: number): string | undefined {
-  const exact = String(status)
-  if (keys.has(exact)) return exact
-  const range = `${exact[0]}xx`
-  return keys.has(range) ? range : keys.has('default') ? 'default' : undefined
+/** The request plan of a request whose `Content-Type` is `contentType`: by its media type, as Fastify validates the body. */
+export function requestPlanOf (behaviour: VersionBehaviour, contentType: unknown): RequestPlan {
+  if (behaviour.bodyPlans === undefined) return behaviour
+  const media = mediaTypeOf(contentType)
+  return media === undefined ? behaviour : behaviour.bodyPlans.get(media) ?? behaviour
+}
+
+/** Every request plan of a behaviour: its own, then one per body media type. */
+export function requestPlans (behaviour: VersionBehaviour): RequestPlan[] {
+  return behaviour.bodyPlans === undefined ? [behaviour] : [behaviour, ...behaviour.bodyPlans.values()]
 }
 
 /** The HEAD facts of a route that behaviours are built from. */
 export interface BehaviourRoute extends PlannedRoute {
   readonly schema: RouteSchema
+  /** Its schemas read into slots (./schema-forms.ts). */
+  readonly forms: RouteForms
   /** `METHOD url`, for error messages. */
   readonly display: string
 }
 
-/** The response schemas (HEAD-level) a route has in a version. */
+/** The response schemas (HEAD-level) a route has in a version, by slot. */
 export function responseMapAt (route: BehaviourRoute, level: number): Readonly<Record<string, TSchema>> {
-  const override = route.timeline[level].attributes.response
-  const map = override ?? route.schema.response
-  return isSchemaObject(map) ? map as Record<string, TSchema> : NO_RESPONSES
+  return route.forms.responses[level].schemas
 }
 
-/** The response map of a route without one (one object: behaviours compare maps by identity). */
-const NO_RESPONSES: Readonly<Record<string, TSchema>> = Object.freeze({})
+/** Every HEAD schema of a route's request: its parts', and its body's for every media type. */
+export function requestSchemas (route: BehaviourRoute): TSchema[] {
+  return [...Object.values(route.forms.parts), ...Object.values(route.forms.body.schemas)]
+}
+
+/** The HEAD schema of a request part: for the body, the one of slot `body` (`''`, or a media type). */
+export function headPart (route: BehaviourRoute, part: RequestPart, body: string | undefined): TSchema | undefined {
+  return part === 'body' ? body === undefined ? undefined : route.forms.body.schemas[body] : route.forms.parts[part]
+}
+
+/** True when a request plan has work: something to validate or convert. */
+function planHasWork (plan: RequestPlan): boolean {
+  return plan.validate.length > 0 || plan.requestSteps.length > 0
+}
 
 /**
  * True when a behaviour has work of its own, whatever its `Link`: something to validate, convert or serialize
  * differently. Within a route, every version older than one with work has work too (plans only grow with age,
  * and a schema's form never returns to an earlier one).
  */
-export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version' | 'deprecations'>): boolean {
-  return behaviour.validate.length > 0 || behaviour.requestSteps.length > 0 || behaviour.successWork || behaviour.errorWork ||
+export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version'>): boolean {
+  return planHasWork(behaviour) || [...behaviour.bodyPlans?.values() ?? []].some(planHasWork) || behaviour.successWork || behaviour.errorWork ||
     behaviour.rawSteps.length > 0
 }
 
-/** Builds the behaviour of `route` in the version at `at.level`; `native` is the response map the route serializes with. */
-export function buildBehaviour (
-  route: BehaviourRoute,
-  at: { readonly level: number, readonly version: string, readonly link: string | undefined },
-  native: Readonly<Record<string, TSchema>>,
-  planner: ConverterPlanner
-): VersionBehaviour {
-  const { level, version, link } = at
+/** Where a behaviour is built: its level, version and lifecycle `Link`. */
+interface At { readonly level: number, readonly version: string, readonly link: string | undefined }
+
+/** The request plan of `route` at `at.level` for a body of slot `body` (`undefined`: no body schema). */
+function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefined, planner: ConverterPlanner): RequestPlan {
+  const { level } = at
   const generation = planner.generation
-  const requestSteps = planner.requestSteps(route, level)
+  const requestSteps = planner.requestSteps(route, headPart(route, 'body', body), level)
   const requestForms: Array<readonly [RequestPart, TSchema]> = []
   const validate: Array<readonly [RequestPart, TSchema]> = []
   const cleaners: Array<readonly [RequestPart, ShapeWalk]> = []
   for (const part of REQUEST_PARTS) {
-    const head = route.schema[part]
+    const head = headPart(route, part, body)
     if (head === undefined) continue
     const form = generation.formAt(head, level)
     const prepared = prepareSchema(form, generation, 'fastify')
@@ -133,53 +158,61 @@ export function buildBehaviour (
     const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
-  const responses = responseMapAt(route, level)
+  return { requestForms, validate, cleaners, requestSteps, deprecations: fieldDeprecationsOf(route.display, requestForms, at, generation) }
+}
+
+/** The response side of a behaviour (see {@link VersionBehaviour}). */
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+
+/**
+ * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
+ * hook; an error slot reaches converters declared with `migrateHttpErrors` only; `default`, which Fastify uses for
+ * every status without its own schema, is both (the runner picks a step's statuses: ../serve/step-runner.ts).
+ */
+function buildResponsePlan (route: BehaviourRoute, level: number, native: Readonly<Record<string, TSchema>>, planner: ConverterPlanner): ResponsePlan {
+  const generation = planner.generation
+  const responses = route.forms.responses[level]
   const responseForms = new Map<string, TSchema>()
   const responseSteps = new Map<string, readonly ConverterStep[]>()
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   let errorWork = false
-  for (const [key, schema] of Object.entries(responses)) {
+  for (const [slot, schema] of Object.entries(responses.schemas)) {
     const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
-    responseForms.set(key, form)
-    const steps = planner.responseSteps(route, schema, level, isSuccessKey(key) ? undefined : responses)
-    responseSteps.set(key, steps)
+    responseForms.set(slot, form)
+    const errors = !isSuccessKey(slot)
+    const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
+    responseSteps.set(slot, steps)
     const guards = valueGuardsOf(planner, schema, level)
-    if (guards.length > 0) responseGuards.set(key, guards)
-    if (isSuccessKey(key)) {
-      if (native[key] !== form || guards.length > 0) ownSuccessSerializers.add(key)
-    } else if (native[key] !== form || guards.length > 0 || steps.some((step) => step.converter.migrateHttpErrors)) {
-      errorWork = true
-    }
+    if (guards.length > 0) responseGuards.set(slot, guards)
+    if (answersSuccess(slot) && (native[slot] !== form || guards.length > 0)) ownSuccessSerializers.add(slot)
+    if (errors && (native[slot] !== form || guards.length > 0 || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true
   }
-  const withoutSchema = planner.responseSteps(route, undefined, level, responses)
+  const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
+  return { responses, responseSteps, responseForms, responseGuards, ownSuccessSerializers, errorWork }
+}
+
+/**
+ * Builds the behaviour of `route` in the version at `at.level`; `native` is the response map the route serializes
+ * with, by slot.
+ */
+export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<Record<string, TSchema>>, planner: ConverterPlanner): VersionBehaviour {
+  const { level, version, link } = at
+  const body = route.forms.body.schemas
+  const short = '' in body
+  const own = buildRequestPlan(route, at, short ? '' : undefined, planner)
+  const bodyPlans = !short && Object.keys(body).length > 0 ? new Map(Object.keys(body).map((media) => [media, buildRequestPlan(route, at, media, planner)])) : undefined
+  const response = buildResponsePlan(route, level, native, planner)
   const state = route.timeline[level]
   const statusCode = state.attributes.statusCode
-  const successWork = statusCode !== undefined || ownSuccessSerializers.size > 0 ||
-    [...responseSteps.entries()].some(([key, steps]) => (key === '' || isSuccessKey(key)) && steps.some((step) => step.errorsOnly !== true))
+  const withoutSchema = response.responseSteps.get('') as readonly ConverterStep[]
+  const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 ||
+    [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  return {
-    version,
-    level,
-    requestForms,
-    validate,
-    cleaners,
-    requestSteps,
-    responseSteps,
-    responseForms,
-    responseGuards,
-    ownSuccessSerializers,
-    statusCode,
-    successWork,
-    errorWork,
-    rawSteps,
-    state,
-    link,
-    deprecations: fieldDeprecationsOf(route.display, requestForms, at, generation)
-  }
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, rawSteps, state, link }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */
@@ -197,13 +230,14 @@ export function attributesOf (source: object | undefined): RouteAttributes {
 }
 
 /** The keys of a HEAD route schema a version rebuilds: request parts, responses and attributes. */
-const REBUILT_KEYS: ReadonlySet<string> = new Set<string>([...REQUEST_PARTS, 'response', ...SCHEMA_ATTRIBUTES])
+const REBUILT_KEYS: ReadonlySet<string> = new Set<string>([...REQUEST_PARTS, 'query', 'response', ...SCHEMA_ATTRIBUTES])
 
 /**
  * A HEAD route's schema in the version of `behaviour`, as the documents and `app.versioner.routes` show it:
  * the HEAD schema's other fields (`security`, `externalDocs`, `x-*`…), the version's attributes, and the
- * version's forms of the request parts and responses, each passed through `prepare`; the success responses
- * are under the version's status code when an instruction changed it. The HEAD schema is not changed.
+ * version's forms of the request parts, body and responses (in the forms HEAD gave them: ./schema-forms.ts), each
+ * passed through `prepare`; the success responses are under the version's status code when an instruction changed
+ * it. The HEAD schema is not changed.
  */
 export function routeSchemaIn (
   route: BehaviourRoute,
@@ -214,15 +248,11 @@ export function routeSchemaIn (
   const schema: RouteSchema = {}
   for (const [key, value] of Object.entries(route.schema)) if (!REBUILT_KEYS.has(key)) schema[key] = value
   Object.assign(schema, attributesOf(behaviour.state.attributes))
-  for (const part of REQUEST_PARTS) {
-    const head = route.schema[part]
-    if (head !== undefined) schema[part] = prepare(generation.formAt(head, behaviour.level), part)
-  }
-  const response: Record<string, TSchema> = {}
-  for (const [status, head] of Object.entries(responseMapAt(route, behaviour.level))) {
-    const key = behaviour.statusCode !== undefined && isSuccessKey(status) ? String(behaviour.statusCode) : status
-    response[key] = prepare(generation.formAt(head, behaviour.level), 'response')
-  }
+  const { level, statusCode } = behaviour
+  for (const [part, head] of Object.entries(route.forms.parts)) schema[part] = prepare(generation.formAt(head, level), part as RequestPart)
+  if (route.schema.body !== undefined) schema.body = rebuildBody(route.forms.body, (_slot, head) => prepare(generation.formAt(head, level), 'body'))
+  const response = rebuildResponses(route.forms.responses[level], (_slot, head) => prepare(generation.formAt(head, level), 'response'),
+    (key) => statusCode !== undefined && isSuccessKey(key) ? String(statusCode) : key)
   if (Object.keys(response).length > 0) schema.response = response
   return schema
 }

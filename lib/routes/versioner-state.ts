@@ -10,6 +10,7 @@ import type { HttpMethod } from '../core/http-methods'
 import { EndpointInstructionLog, type RouteState } from './timeline'
 import { SchemaGeneration } from '../schemas/generation'
 import type { RouteSchema } from './version-plan'
+import type { RouteForms } from './schema-forms'
 import type { VersionBehaviours } from './version-behaviours'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
@@ -31,8 +32,9 @@ export interface HeadRoute {
   readonly path: string
   readonly methods: readonly HttpMethod[]
   readonly schema: RouteSchema
+  /** Its schemas read into slots (./schema-forms.ts). */
+  readonly forms: RouteForms
   readonly timeline: readonly RouteState[]
-  readonly body: TSchema | undefined
   readonly scope: VersionedScope
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */
   readonly registered: RegisteredRoute[]
@@ -49,7 +51,7 @@ export interface RegisteredRoute {
    * known at registration): `currentDependencySolver` says `'versioner'` for them before the request hook runs.
    */
   readonly headData: ReadonlySet<string>
-  /** The response schemas Fastify serializes with natively. */
+  /** The response schemas Fastify serializes with natively, by slot. */
   readonly nativeResponse: Readonly<Record<string, TSchema>>
   /** The route display for logs. */
   readonly display: string

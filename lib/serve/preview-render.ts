@@ -10,7 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, runStepsToBody } from './step-runner'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './response-hooks'
-import { statusKey, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
@@ -50,7 +51,7 @@ export class PreviewRenderer {
       return [{ part: 'route', instancePath: '', message }]
     }
     const errors: PreviewRequestError[] = []
-    for (const [part, schema] of behaviour.requestForms) {
+    for (const [part, schema] of requestPlanOf(behaviour, request.headers['content-type']).requestForms) {
       let data: unknown = request[PART_PROPERTY[part]]
       try {
         data = copyJson(data)
@@ -75,7 +76,7 @@ export class PreviewRenderer {
   async render (registered: RegisteredRoute, target: string, head: RenderedResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
     const behaviour = behaviourIn(registered, target)
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
-    const key = statusKey(behaviour.responseForms, head.status)
+    const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
     const info = { body: copyJson(head.body), statusCode: head.status, headers: {}, raw: head.body, setCookie () {}, deleteCookie () {} }
     const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })

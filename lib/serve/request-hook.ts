@@ -18,7 +18,7 @@ import type { ServeOptions } from './serve-options'
 import { versionedRequest, type VersionedRequest } from './request-state'
 import { createVersionHeaders, type VersionHeaders } from './version-headers'
 import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
-import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
 import { pickForRequest } from './preview-access'
@@ -147,12 +147,14 @@ class RequestMigration {
       reply.callNotFound()
       return
     }
-    if (behaviour.deprecations !== undefined) sendFieldDeprecations(request, reply, behaviour.deprecations, version, options)
+    // A body declared by media type (`content`) is planned per media type, as Fastify validates it.
+    const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
+    if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, version, options)
     if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
     request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
-    if (!this.validateAndClean(request, behaviour, done)) return
-    const steps = behaviour.requestSteps
+    if (!this.validateAndClean(request, plan, done)) return
+    const steps = plan.requestSteps
     if (steps.length === 0) {
       this.finish(request, version, done)
       return
@@ -164,8 +166,8 @@ class RequestMigration {
    * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
    * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
    */
-  private validateAndClean (request: VersionedRequest, behaviour: VersionBehaviour, done: (error?: Error) => void): boolean {
-    const validate = behaviour.validate
+  private validateAndClean (request: VersionedRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
+    const validate = plan.validate
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
@@ -175,7 +177,7 @@ class RequestMigration {
         return false
       }
     }
-    const cleaners = behaviour.cleaners
+    const cleaners = plan.cleaners
     for (let index = 0; index < cleaners.length; index++) {
       const [part, clean] = cleaners[index]
       const data = request[PART_PROPERTY[part]]

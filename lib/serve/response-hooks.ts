@@ -13,7 +13,8 @@ import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
 import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '../core/symbols'
-import { statusKey, type VersionBehaviour } from '../routes/version-plan'
+import type { VersionBehaviour } from '../routes/version-plan'
+import { responseSlot } from '../routes/schema-forms'
 import { appendLink } from './lifecycle'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
@@ -39,11 +40,12 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
 }
 
 /**
- * The serializer of a response of this version sent with `status`: the schema of `key` when the version changed
- * the success status (the body is still the success body), else the schema of `status`, else plain JSON.
+ * The serializer of a response of this version sent with `status`: the schema of slot `key` when the version changed
+ * the success status (the body is still the success body), else the schema Fastify would pick for `status` and the
+ * reply's media type, else plain JSON.
  */
 export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
-  const finalKey = key ?? statusKey(behaviour.responseForms, status)
+  const finalKey = key ?? responseSlot(behaviour.responses, status, reply)
   const form = finalKey === undefined ? undefined : behaviour.responseForms.get(finalKey)
   return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (payload: unknown) => string
 }
@@ -112,10 +114,10 @@ function textOf (body: unknown): string {
  * `body` undefined, and may change status and headers.
  */
 export function createSendHook (route: string): onSendHookHandler {
-  // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
+  // FSTVRS001 once per (version, response slot) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
-  const warnIfUnconverted = (behaviour: VersionBehaviour, status: number): void => {
-    const key = statusKey(behaviour.responseForms, status)
+  const warnIfUnconverted = (behaviour: VersionBehaviour, status: number, reply: FastifyReply): void => {
+    const key = responseSlot(behaviour.responses, status, reply)
     if (!needsBody(behaviour.responseSteps.get(key ?? '') ?? [], status)) return
     const once = `${behaviour.version}\n${key ?? ''}`
     if (warned.has(once)) return
@@ -136,7 +138,7 @@ export function createSendHook (route: string): onSendHookHandler {
       return
     }
     if (!isJsonText(payload, reply)) {
-      if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status)
+      if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status, reply)
       if (behaviour.rawSteps.length === 0) {
         done(null, payload)
         return
@@ -202,7 +204,7 @@ type Finish = (conversion: Conversion, status: number, key: string | undefined, 
 function convertBody (conversion: Conversion, body: unknown, raw: unknown, done: HookDone): void {
   const { request, reply, behaviour, route } = conversion
   const status = reply.statusCode
-  const key = statusKey(behaviour.responseForms, status)
+  const key = responseSlot(behaviour.responses, status, reply)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (steps.length === 0) {
     finishExpressible(conversion, status, key, body, done)

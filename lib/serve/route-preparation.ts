@@ -20,7 +20,8 @@ import { createRequestHook, pickedWithoutWaiting } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
 import type { PreviewHooks } from './upgrade-preview'
-import { buildBehaviour, hasWork, isSuccessKey, responseMapAt, type RouteSchema } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, requestPlanOf, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
+import { rebuildResponses } from '../routes/schema-forms'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
@@ -70,10 +71,13 @@ function registeredUrl (context: RouteContext, scope: VersionedScope, path: stri
   return `${prefix}${segment}${rest === '/' ? '' : rest}`
 }
 
-/** A group's behaviours, the response map its route serializes with natively, and its versions known to have nothing to do. */
+/** A group's behaviours, the response schemas its route serializes with natively, and its versions known to have nothing to do. */
 interface GroupBehaviours {
   readonly behaviours: VersionBehaviours
+  /** By slot: the newest version's form of a success, HEAD's of an error or of `default` (which the send hook converts). */
   readonly nativeResponse: Record<string, TSchema>
+  /** The same in the form the route gave its responses, for Fastify. */
+  readonly nativeMap: Record<string, unknown>
   /** The newest version and the versions after it that do exactly what it does, when it has no work (newest first). */
   readonly idle: ReadonlyArray<{ readonly version: string, readonly link: string | undefined }>
 }
@@ -89,8 +93,8 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   const { state, serveOptions } = context
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const nativeResponse: Record<string, TSchema> = {}
-  for (const [key, schema] of Object.entries(responseMapAt(head, newest))) {
-    nativeResponse[key] = isSuccessKey(key) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
+  for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
+    nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
@@ -107,14 +111,14 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
       idle.push({ version, link: linkOf(version) })
     }
   }
-  return { behaviours, nativeResponse, idle }
+  return { behaviours, nativeResponse, nativeMap: rebuildResponses(head.forms.responses[newest], (slot) => nativeResponse[slot]), idle }
 }
 
 /** Prepares the route of one group of a HEAD route. */
 export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, scope: VersionedScope, user: { formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
   const url = registeredUrl(context, scope, group.path)
-  const { behaviours, nativeResponse, idle } = groupBehaviours(context, head, group)
+  const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   // With path versions the request holds the version's segment among its params until the request hook removes it.
   const headData = new Set(serveOptions.location === 'header' ? idle.map(({ version }) => version) : [])
@@ -127,11 +131,12 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's).
-  const fieldLinks = idle.length > 0 && behaviours.get(idle[0].version)?.deprecations !== undefined
+  const newest = idle.length > 0 ? behaviours.get(idle[0].version) : undefined
+  const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
   if (planned || fieldLinks || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
   const schema: RouteSchema = { ...head.schema }
-  if (Object.keys(nativeResponse).length > 0) schema.response = nativeResponse
+  if (Object.keys(nativeMap).length > 0) schema.response = nativeMap
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
   return { registered, schema, hooks, constraints }
 }
@@ -226,7 +231,7 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     let result: unknown = error
     // Anything may have been thrown (`null`, a string): only an Error is read.
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && behaviour.validate.some(([validated]) => validated === part)) {
+    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.headers['content-type']).validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       request.log.error({
         err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation

@@ -20,6 +20,7 @@ import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './routing-pick'
 import { kRegisteredUrl } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
+import { readRouteForms } from '../routes/schema-forms'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
@@ -101,7 +102,9 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
     prefix: scope.prefix,
     mayExistNowhere: state.options.retiring
   }, state.steps, state.log)
-  return { display: `${methods.join(',')} ${route.url}`, path: route.url, methods, schema, timeline, body: schema.body, scope, registered: [] }
+  const display = `${methods.join(',')} ${route.url}`
+  const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
+  return { display, path: route.url, methods, schema, forms, timeline, scope, registered: [] }
 }
 
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */

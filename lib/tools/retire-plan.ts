@@ -18,6 +18,7 @@ import { VersionerToolError } from '../core/errors'
 import { routeSeeds } from '../routes/quiet-levels'
 import type { Seed } from '../schemas/seeds'
 import type { VersionerState } from '../routes/versioner-state'
+import { requestPlans } from '../routes/version-plan'
 
 /** A version change retiring removes, and the version holding it. */
 interface RemovedChange {
@@ -59,7 +60,7 @@ function readSeeds (state: VersionerState, changes: ReadonlySet<VersionChangeDes
   for (const head of state.headRoutes) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) {
-        const steps = [...behaviour.requestSteps, ...[...behaviour.responseSteps.values()].flat()]
+        const steps = [...requestPlans(behaviour).flatMap((plan) => plan.requestSteps), ...[...behaviour.responseSteps.values()].flat()]
         if (!steps.some((step) => changes.has(step.converter.change))) continue
         const held = routeSeeds(head, behaviour.level, generation)
         if (held === undefined) return undefined

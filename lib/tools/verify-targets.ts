@@ -6,7 +6,8 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
-import { isSuccessKey, REQUEST_PARTS, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
@@ -27,10 +28,23 @@ interface VerifyEnvironment extends ReplayContext, GenerationOptions {
   replayed: number
 }
 
-/** The status a response key stands for (`2xx` → 200, `default` → 200). */
-function statusOf (key: string): number {
-  const status = Number(key.replace(/xx$/i, '00'))
-  return Number.isInteger(status) && status >= 100 ? status : 200
+/**
+ * The statuses a response slot answers that a replay takes it with: its own status, the first of its `Nxx` range
+ * without a schema of its own; for `default` (Fastify's schema for every status without one), the first success
+ * without one and, when the route has a success schema of its own (`default` is then how it declares its errors),
+ * the first error without one.
+ */
+function statusesOf (slots: SchemaSlots, slot: string): number[] {
+  const key = slot.split(' ')[0]
+  const falls = (status: number): boolean => !slots.byStatus.has(String(status)) && !slots.byStatus.has(`${String(status)[0]}xx`)
+  if (/^\d+$/.test(key)) return [Number(key)]
+  const first = (from: number, to: number, test: (status: number) => boolean): number[] => {
+    for (let status = from; status <= to; status++) if (test(status)) return [status]
+    return []
+  }
+  if (key !== 'default') return first(Number(key[0]) * 100, Number(key[0]) * 100 + 99, (status) => !slots.byStatus.has(String(status)))
+  const errors = [...slots.byStatus.keys()].some(isSuccessKey) ? first(400, 599, falls) : []
+  return [...first(200, 299, falls), ...errors]
 }
 
 /** Messages of lost values, by direction. */
@@ -52,24 +66,32 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
   }
 }
 
-/** The success response of a route that returns the schema its body takes (a round trip), if any. */
-function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour): string | undefined {
-  const body = head.schema.body
+/** The success response of a route that returns the schema its body (of slot `slot`) takes (a round trip), if any. */
+function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
+  const body = headPart(head, 'body', slot)
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
   return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
     isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed)?.[0]
 }
 
-/** Request examples of one version replayed up to HEAD (and back down, for a round trip). */
-async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, route: string): Promise<void> {
-  const parts = REQUEST_PARTS.filter((part) => head.schema[part] !== undefined)
-  const formAt = formsOf(env, (part) => head.schema[part] as TSchema)
-  if (parts.length === 0 || (behaviour.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
+/**
+ * Request examples of one version replayed up to HEAD (and back down, for a round trip), with a body of slot `body`
+ * (`''` for the short form, a media type for the `content` form, `undefined` for none) through the plan serving
+ * picks for it.
+ */
+async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, body: string | undefined): Promise<void> {
+  const { head, behaviour, route } = at
+  const plan = requestPlanOf(behaviour, body)
+  const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
+  const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
+  if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
   const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
-  const tripKey = roundTripKey(env, head, behaviour)
-  const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)
+  const tripKey = roundTripKey(env, head, behaviour, body)
+  const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
+  // A body declared by media type is named with it.
+  const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: behaviour.level, to: 0 }
   for (let index = 0; index < count; index++) {
     const data: Partial<Record<RequestPart, unknown>> = {}
@@ -80,16 +102,16 @@ async function verifyRequests (env: VerifyEnvironment, head: HeadRoute, behaviou
       const example = list[index % list.length]
       data[part] = copyJson(example.value)
       valid &&= env.compile(formAt(part, behaviour.level))(copyJson(data[part]))
-      if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, head.schema[part], data[part], example.sentinels))
+      if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, headPart(head, part, body), data[part], example.sentinels))
     }
     if (!valid) continue // an example the version's own schema rejects says nothing about migrations
     env.replayed++
-    for (const [part, clean] of behaviour.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+    for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
-    const result = await replayExample(env, { data, required, formAt, steps: behaviour.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined })
+    const result = await replayExample(env, { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined })
     if (result === undefined) continue
     if (!('body' in result)) {
-      env.report(target, lostMessage(result, behaviour.version, 'HEAD'))
+      report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
     if (trip !== undefined) await verifyRoundTrip(env, trip, result.body, required.get('body') ?? [])
@@ -109,20 +131,29 @@ async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, 
 /** What a response replay of one schema needs besides the examples, and where its findings are. */
 type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
-/** The replay target of the response of status `key` of a route version. */
-function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, key: string): ResponseTarget {
+/**
+ * The replay targets of the response of slot `slot` of a route version, one per status it answers: with the
+ * converters serving runs on it, found as serving finds them (the slot of the status and media type, and none when
+ * the version has no work for the status), so that a response a version would send in HEAD's shape is found.
+ */
+function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, slot: string): ResponseTarget[] {
   const { behaviour } = at
-  const headSchema = responseMapAt(at.head, behaviour.level)[key]
-  return {
-    route: at.route,
-    version: behaviour.version,
-    level: behaviour.level,
-    part: `response ${key}`,
-    status: statusOf(key),
-    method: behaviour.state.methods[0],
-    steps: behaviour.responseSteps.get(key) ?? [],
-    formAt: formsOf(env, () => headSchema)
-  }
+  const headSchema = responseMapAt(at.head, behaviour.level)[slot]
+  const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'
+  const reply = { getHeader: () => media }
+  return statusesOf(behaviour.responses, slot).map((status) => {
+    const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, reply) : undefined
+    return {
+      route: at.route,
+      version: behaviour.version,
+      level: behaviour.level,
+      part: `response ${slot}`,
+      status,
+      method: behaviour.state.methods[0],
+      steps: behaviour.responseSteps.get(served ?? '') ?? [],
+      formAt: formsOf(env, () => headSchema)
+    }
+  })
 }
 
 /** HEAD examples of a schema replayed down to a version. */
@@ -143,10 +174,11 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
 
 /** Every replay of one version of a route. */
 export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour): Promise<void> {
-  const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
-  await verifyRequests(env, head, behaviour, route)
-  for (const [key, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
-    await verifyResponseSchema(env, headSchema, responseTarget(env, { head, behaviour, route }, key))
+  const at = { head, behaviour, route: `${behaviour.state.methods.join(',')} ${behaviour.state.path}` }
+  const bodies = Object.keys(head.forms.body.schemas)
+  for (const body of bodies.length === 0 ? [undefined] : bodies) await verifyRequests(env, at, body)
+  for (const [slot, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
+    for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, headSchema, target)
   }
 }
 

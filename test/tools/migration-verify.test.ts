@@ -299,3 +299,48 @@ test('an example of a version\'s document that fails its schema is a finding', a
   t.same(findings.map(({ route, version, kind }) => ({ route, version, kind })), [{ route: 'document', version: '2000-01-01', kind: 'invalid example' }])
   t.match(findings[0].text, /^document \(2000-01-01\): the example at \/components\/schemas\/User\/examples\/0 fails its schema: must have required property 'name'/)
 })
+
+test('regression: a webhook payload holding one $id schema twice no longer stops verify with "resolves to more than one schema"', async (t) => {
+  const Address = Type.Object({ city: Type.String() }, { $id: 'Address' })
+  const Person = Type.Object({ id: Type.String(), fullName: Type.String(), home: Address, work: Address }, { $id: 'Person' })
+  class NameWasFullName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Person)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasFullName), new Version('2000-01-01')), undefined, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'person.updated', body: Person }) }
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings, [], 'the payload is verified, and migrates cleanly')
+  t.ok(findings.replayed > 0)
+})
+
+test('regression: a converted response with headers beside its schema no longer stops verify with "strict mode: unknown keyword: headers"', async (t) => {
+  const { User } = schemas()
+  class NameWasFullName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasFullName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', {
+      schema: { response: { 200: { ...User, description: 'The user', headers: { 'x-request-id': { type: 'string' } } } } }
+    }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(findings, [], 'the response is verified, and migrates cleanly')
+  t.ok(findings.replayed > 0)
+})

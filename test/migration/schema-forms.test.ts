@@ -1,0 +1,252 @@
+// Every schema form Fastify accepts is versioned: a response in the `content` form, with `description` and `headers`,
+// under `default` or `2xx`, a body in the `content` form, two media types in one content map (issue 30).
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import formbody from '@fastify/formbody'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { call, jsonOf } from '../helpers/http'
+import { assertDocumentsValid, documentOf } from '../helpers/openapi-documents'
+import type { FastifyInstance } from 'fastify'
+
+const OLD = '2000-01-01'
+const NEW = '2001-01-01'
+
+/** HEAD schemas: a user, the body creating one, a summary sent under its own media type, a problem, a sort order. */
+function schemas () {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  const UserCreate = Type.Object({ fullName: Type.String() }, { $id: 'UserCreate' })
+  const Summary = Type.Object({ label: Type.String() }, { $id: 'Summary' })
+  const Problem = Type.Object({ detail: Type.String() }, { $id: 'Problem' })
+  const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('random')], { $id: 'Sort' })
+  return { User, UserCreate, Summary, Problem, Sort }
+}
+
+type Schemas = ReturnType<typeof schemas>
+
+/** Before 2001-01-01: `fullName` was `name`, a summary's `label` was `title`, a problem's `detail` was `message`, no random order. */
+function bundle ({ User, UserCreate, Summary, Problem, Sort }: Schemas, converters = true): VersionBundle {
+  class RenamedFields extends VersionChange {
+    description = 'fullName was name; label was title; detail was message; sort had no random order.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(User).field('fullName').had({ name: 'name' }),
+      schema(UserCreate).field('fullName').had({ name: 'name' }),
+      schema(Summary).field('label').had({ name: 'title' }),
+      schema(Problem).field('detail').had({ name: 'message' }),
+      enumeration(Sort).didntHave('random')
+    ]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(Summary)
+    labelDown (response: ResponseInfo) {
+      response.body.title = response.body.label
+      delete response.body.label
+    }
+
+    @ConvertResponseToPreviousVersionFor(Problem, { migrateHttpErrors: true })
+    detailDown (response: ResponseInfo) {
+      response.body.message = response.body.detail
+      delete response.body.detail
+    }
+  }
+  class UserDown extends VersionChange {
+    description = 'The user converter.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  return new VersionBundle(new HeadVersion(), new Version(NEW, ...(converters ? [RenamedFields, UserDown] : [RenamedFields])), new Version(OLD))
+}
+
+const ADA = { id: 'u1', fullName: 'Ada Lovelace' }
+const HEADERS = { 'x-request-id': { type: 'string', description: 'The request id.' } }
+
+type Api = Parameters<Parameters<typeof versionedApp>[2] & object>[0]
+
+/** Routes declaring their schemas in every form Fastify accepts, by name. */
+const ROUTES = {
+  content: (api: Api, s: Schemas) => api.get('/content', {
+    schema: { response: { 200: { description: 'The user', headers: HEADERS, content: { 'application/json': { schema: s.User } } } } }
+  }, async () => ADA),
+  beside: (api: Api, s: Schemas) => api.get('/beside', { schema: { response: { 200: { ...s.User, description: 'The user', headers: HEADERS } } } }, async () => ADA),
+  default: (api: Api, s: Schemas) => api.get('/default', { schema: { response: { default: s.User } } }, async () => ADA),
+  range: (api: Api, s: Schemas) => api.get('/range', { schema: { response: { '2xx': s.User } } }, async (_request, reply) => reply.code(201).send(ADA)),
+  media: (api: Api, s: Schemas) => api.get('/media', {
+    schema: {
+      response: {
+        200: { description: 'The user, or its summary', content: { 'application/json': { schema: s.User }, 'application/vnd.summary+json': { schema: s.Summary } } }
+      }
+    }
+  }, async (request, reply) => request.headers.accept === 'application/vnd.summary+json' ? reply.type('application/vnd.summary+json').send({ label: 'Ada' }) : ADA),
+  users: (api: Api, s: Schemas) => api.post('/users', {
+    schema: {
+      body: { content: { 'application/json': { schema: s.UserCreate }, 'application/x-www-form-urlencoded': { schema: s.UserCreate } } },
+      response: { 201: { description: 'Created', content: { 'application/json': { schema: s.User } } } }
+    }
+  }, async (request, reply) => reply.code(201).send({ id: 'u2', fullName: (request.body as { fullName: string }).fullName })),
+  problem: (api: Api, s: Schemas) => api.get('/problem', { schema: { response: { 200: s.User, default: s.Problem } } }, async (_request, reply) => reply.code(409).send({ detail: 'taken' })),
+  sorted: (api: Api, s: Schemas) => api.get('/sorted', { schema: { query: Type.Object({ sort: Type.Optional(s.Sort) }) } as never }, async (request) => request.query)
+}
+
+/** A ready application serving the routes named (every one when none is), with the converters or without the user's. */
+async function formsApp (t: Teardown, names: ReadonlyArray<keyof typeof ROUTES> = [], converters = true): Promise<FastifyInstance> {
+  const s = schemas()
+  const chosen = names.length === 0 ? Object.values(ROUTES) : names.map((name) => ROUTES[name])
+  // partialApp: an application of one route leaves the other schemas' converters unused.
+  const app = await versionedApp(t, bundle(s, converters), async (api) => { for (const route of chosen) route(api, s) }, {
+    beforeVersioner: async (instance) => { await instance.register(formbody) },
+    versioner: { partialApp: names.length > 0 }
+  })
+  await app.ready()
+  return app
+}
+
+test('a response in the content form, with description and headers, is converted: an old client gets its shape, a new one HEAD\'s', async (t) => {
+  const app = await formsApp(t, ['content'])
+  t.same(jsonOf(await call(app, OLD, '/content')), { id: 'u1', name: 'Ada Lovelace' }, 'the old version\'s shape')
+  t.same(jsonOf(await call(app, NEW, '/content')), ADA, 'HEAD\'s shape')
+})
+
+test('a short-form response with description and headers beside its schema is converted', async (t) => {
+  const app = await formsApp(t, ['beside'])
+  t.same(jsonOf(await call(app, OLD, '/beside')), { id: 'u1', name: 'Ada Lovelace' })
+  t.same(jsonOf(await call(app, NEW, '/beside')), ADA)
+})
+
+test('a success answered under default is converted as a success', async (t) => {
+  const app = await formsApp(t, ['default'])
+  t.same(jsonOf(await call(app, OLD, '/default')), { id: 'u1', name: 'Ada Lovelace' }, 'the old version\'s shape, not HEAD\'s')
+  t.same(jsonOf(await call(app, NEW, '/default')), ADA)
+})
+
+test('an error answered under default reaches the converters declared with migrateHttpErrors', async (t) => {
+  const app = await formsApp(t, ['problem'])
+  const old = await call(app, OLD, '/problem')
+  t.equal(old.statusCode, 409)
+  t.same(jsonOf(old), { message: 'taken' })
+  t.same(jsonOf(await call(app, NEW, '/problem')), { detail: 'taken' })
+})
+
+test('a success answered under 2xx is converted', async (t) => {
+  const app = await formsApp(t, ['range'])
+  const old = await call(app, OLD, '/range')
+  t.equal(old.statusCode, 201)
+  t.same(jsonOf(old), { id: 'u1', name: 'Ada Lovelace' })
+  t.same(jsonOf(await call(app, NEW, '/range')), ADA)
+})
+
+test('two media types in one response content map: the reply\'s media type picks the schema, as Fastify picks it', async (t) => {
+  const app = await formsApp(t, ['media'])
+  t.same(jsonOf(await call(app, OLD, '/media')), { id: 'u1', name: 'Ada Lovelace' }, 'application/json: the user')
+  const summary = await call(app, OLD, '/media', { headers: { accept: 'application/vnd.summary+json' } })
+  t.match(summary.headers['content-type'], /^application\/vnd\.summary\+json/)
+  t.same(jsonOf(summary), { title: 'Ada' }, 'application/vnd.summary+json: the summary, by its own converter')
+  t.same(jsonOf(await call(app, NEW, '/media', { headers: { accept: 'application/vnd.summary+json' } })), { label: 'Ada' })
+})
+
+test('a body in the content form is validated and converted for every media type it declares', async (t) => {
+  const app = await formsApp(t, ['users'])
+  const json = await call(app, OLD, '/users', { method: 'POST', payload: { name: 'Ada' } })
+  t.equal(json.statusCode, 201, 'an old client\'s JSON body is converted, not refused for lacking HEAD\'s field')
+  t.same(jsonOf(json), { id: 'u2', name: 'Ada' })
+  const form = await call(app, OLD, '/users', { method: 'POST', payload: 'name=Grace', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  t.equal(form.statusCode, 201, 'and its form body')
+  t.same(jsonOf(form), { id: 'u2', name: 'Grace' })
+  const refused = await call(app, OLD, '/users', { method: 'POST', payload: { fullName: 'Ada' } })
+  t.equal(refused.statusCode, 400, 'validated against the old version\'s schema')
+  t.match(jsonOf(refused).message, /name/)
+  const head = await call(app, NEW, '/users', { method: 'POST', payload: 'fullName=Ada', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  t.same(jsonOf(head), { id: 'u2', fullName: 'Ada' }, 'a new client sends HEAD\'s shape')
+})
+
+test('a query string declared as query (Fastify\'s alias of querystring) is validated against the version', async (t) => {
+  const app = await formsApp(t, ['sorted'])
+  t.equal((await call(app, OLD, '/sorted?sort=random')).statusCode, 400, 'the old version has no random order')
+  t.equal((await call(app, NEW, '/sorted?sort=random')).statusCode, 200)
+})
+
+test('the documents and app.versioner.routes show each version\'s schemas in the forms HEAD gave them', async (t) => {
+  const app = await formsApp(t)
+  await assertDocumentsValid(t, app)
+  const old = documentOf(app, OLD)
+  const userOf = (document: Record<string, any>, schema: Record<string, any>): Record<string, any> =>
+    typeof schema.$ref === 'string' ? document.components.schemas[schema.$ref.split('/').at(-1) as string] : schema
+  const content = old.paths['/content'].get.responses['200']
+  t.equal(content.description, 'The user')
+  t.same(Object.keys(content.headers), ['x-request-id'])
+  t.same(Object.keys(userOf(old, content.content['application/json'].schema).properties), ['id', 'name'], 'the old version\'s user')
+  const beside = old.paths['/beside'].get.responses['200']
+  t.equal(beside.description, 'The user')
+  t.same(Object.keys(beside.headers), ['x-request-id'])
+  t.same(Object.keys(userOf(old, beside.content['application/json'].schema).properties), ['id', 'name'])
+  t.same(Object.keys(userOf(old, old.paths['/default'].get.responses.default.content['application/json'].schema).properties), ['id', 'name'])
+  t.same(Object.keys(userOf(old, old.paths['/range'].get.responses['2XX'].content['application/json'].schema).properties), ['id', 'name'])
+  const media = old.paths['/media'].get.responses['200'].content
+  t.same(Object.keys(userOf(old, media['application/vnd.summary+json'].schema).properties), ['title'])
+  const body = old.paths['/users'].post.requestBody.content
+  t.same(Object.keys(body), ['application/json', 'application/x-www-form-urlencoded'])
+  t.same(Object.keys(userOf(old, body['application/x-www-form-urlencoded'].schema).properties), ['name'])
+  const head = documentOf(app, NEW)
+  t.same(Object.keys(userOf(head, head.paths['/content'].get.responses['200'].content['application/json'].schema).properties), ['id', 'fullName'])
+
+  const route = app.versioner.routes.get(OLD)?.find((info) => info.path === '/users')
+  const schemaOf = (value: unknown): Record<string, any> => value as Record<string, any>
+  t.same(Object.keys(schemaOf(route?.schema.body).content['application/json'].schema.properties), ['name'], 'the body in the content form')
+  t.same(Object.keys(schemaOf(route?.schema.response?.['201']).content['application/json'].schema.properties), ['id', 'name'])
+})
+
+test('verify replays every form, and finds the forms a version would answer in HEAD\'s shape', async (t) => {
+  const correct = await formsApp(t)
+  t.same((await correct.versioner.verify({ examples: 20 })).map((finding) => finding.text), [], 'a correct application verifies cleanly')
+  const missing = await formsApp(t, [], false)
+  const findings = await missing.versioner.verify({ examples: 20 })
+  const parts = new Set(findings.filter((finding) => finding.route !== 'document').map((finding) => `${finding.route} ${finding.part}`))
+  t.same([...parts].sort(), [
+    'GET /beside response 200',
+    'GET /content response 200 application/json',
+    'GET /default response default',
+    'GET /media response 200 application/json',
+    'GET /problem response 200',
+    'GET /range response 2xx',
+    'POST /users response 201 application/json'
+  ], 'without the user converter, every response holding a user is a finding')
+})
+
+test('a schema the versioner cannot read (a custom object, for a custom validator compiler) is a start-up error naming the route and place', async (t) => {
+  class JoiLike { type = 'object' }
+  const s = schemas()
+  for (const [name, route] of [
+    ['response', { response: { 200: { description: 'x', content: { 'application/json': { schema: new JoiLike() } } } } }],
+    ['body', { body: new JoiLike() }]
+  ] as const) {
+    const app = await versionedApp(t, bundle(s), async (api) => {
+      api.post('/users', { schema: route as never }, async () => ADA)
+    })
+    await t.rejects(async () => { await app.ready() }, {
+      code: 'FST_VERSIONER_ROUTER_GENERATION',
+      message: name === 'body' ? /POST \/users: the body schema is a JoiLike object/ : /POST \/users: the response schema of 200 for application\/json is a JoiLike object/
+    }, name)
+  }
+})
+
+test('a fluent schema is versioned from its JSON Schema, as Fastify reads it', async (t) => {
+  const s = schemas()
+  const fluent = { isFluentSchema: true, valueOf: () => ({ type: 'object', properties: { user: s.User } }) }
+  const app = await versionedApp(t, bundle(s), async (api) => {
+    api.get('/fluent', { schema: { response: { 200: fluent as never } } }, async () => ({ user: ADA }))
+  }, { versioner: { partialApp: true } })
+  t.same(jsonOf(await call(app, OLD, '/fluent')), { user: { id: 'u1', name: 'Ada Lovelace' } })
+  t.same(jsonOf(await call(app, NEW, '/fluent')), { user: ADA })
+})
