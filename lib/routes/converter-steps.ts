@@ -61,9 +61,10 @@ export class ConverterPlanner {
   private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
-  readonly requestRules = requestRules()
+  readonly requestRules: ReturnType<typeof requestRules>
   constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
+    this.requestRules = requestRules((ref) => generation.resolveAnyId(ref))
   }
 
   /**

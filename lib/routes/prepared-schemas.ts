@@ -6,14 +6,15 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
-import { mapSchemaDeep } from '../core/subschemas'
+import { everySubschema, mapSchemaDeep } from '../core/subschemas'
 import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
  * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
  * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. For `'docs'` the
  * inlined schemas keep their `$id`, so that they become components; for `'fastify'` an inlined schema keeps its
- * `$id` only when it refers to itself, since an `$id` declared twice in one route schema is an error. Cached per
+ * `$id` only when it refers to itself, since an `$id` declared twice in one route schema is an error. A `$ref` to an
+ * `$id` the schema already holds (such as a `Type.Recursive`'s own) stays a reference. Cached per
  * generation, schema and mode.
  */
 export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mode: 'docs' | 'fastify'): TSchema {
@@ -35,8 +36,14 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const { $id: _id, ...rest } = body as SchemaObject
     return rest as TSchema
   })
+  // A `$ref` to a schema the root already holds (itself, or a recursive schema nested in it) resolves there:
+  // inlining a second copy would declare its `$id` twice.
+  // (Documents hold each `$id` as a component once, whatever the copies.)
   const ownId = (schema as SchemaObject).$id
-  const inlined = inline(schema, new Set(typeof ownId === 'string' ? [ownId] : []))
+  const held = keepIds
+    ? (typeof ownId === 'string' ? [ownId] : [])
+    : [...everySubschema([schema])].map((node) => (node as SchemaObject).$id).filter((id): id is string => typeof id === 'string')
+  const inlined = inline(schema, new Set(held))
   // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
   const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
   cache.set(schema, result)

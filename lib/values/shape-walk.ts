@@ -61,9 +61,12 @@ export function walkRules (rules: Omit<WalkRules, 'compiled'>): WalkRules {
   return { ...rules, compiled: { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() } }
 }
 
-/** The rules of requests of older versions: rebuilt schemas only, no defaults (Ajv fills them). */
-export function requestRules (): WalkRules {
-  return walkRules({ removeFrom: 'rebuilt', fillDefaults: false })
+/**
+ * The rules of requests of older versions: rebuilt schemas only, no defaults (Ajv fills them); `$ref`s are followed
+ * with `resolveRef` (a version's schema may refer to a generated one it holds, such as a `Type.Recursive`'s form).
+ */
+export function requestRules (resolveRef: ResolveRef): WalkRules {
+  return walkRules({ removeFrom: 'rebuilt', fillDefaults: false, resolveRef })
 }
 
 /** Makes data (an object or array, changed in place) have its schema's shape; `depth` is how deep it lies. */
@@ -73,7 +76,7 @@ export type ShapeWalk = (data: unknown, depth?: number) => void
  * The walk of data of `schema` under `rules`, or `null` when the walk would change nothing.
  * @example
  * ```ts
- * const walk = compileShapeWalk(form, requestRules())
+ * const walk = compileShapeWalk(form, requestRules((ref) => generation.resolveAnyId(ref)))
  * if (walk !== null) walk(request.body)
  * ```
  */

@@ -12,7 +12,7 @@ import { kGenerated } from '../../lib/core/symbols'
 
 const refs: Record<string, TSchema> = {}
 const CLOSED: WalkRules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => refs[ref] })
-const REQUEST_RULES = requestRules()
+const REQUEST_RULES = requestRules((ref) => refs[ref])
 
 /** A schema as a version rebuilt it (what the request rules clean). */
 function rebuilt<T extends TSchema> (schema: T): T {

@@ -722,3 +722,39 @@ test('deep data overflowed the stack: a tree as deep as plain Fastify serves (3,
     t.equal(node.label, `${expected}leaf`)
   }
 })
+
+test('regression: a Type.Recursive a version changes: its requests were a 500 ("resolves to more than one schema"), and nested fields the version lacks reached the handler', async (t) => {
+  const Tree = Type.Recursive((This) => Type.Object({ name: Type.String(), secret: Type.Optional(Type.String()), children: Type.Optional(Type.Array(This)) }), { $id: 'Tree' })
+  const Address = Type.Object({ street: Type.String(), code: Type.Optional(Type.String()) }, { $id: 'Address' })
+  // The schema held inline and named by a $ref in the same body.
+  const Body = Type.Object({ tree: Tree, home: Address, work: Type.Ref('Address') })
+  class SecretsAndCodesAdded extends VersionChange {
+    description = 'Trees have secrets and addresses codes.'
+    instructionsToMigrateToPreviousVersion = [schema(Tree).field('secret').didntExist, schema(Address).field('code').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addSchema(Address)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', SecretsAndCodesAdded), new Version('2000-01-01')) })
+  const received: unknown[] = []
+  await app.register(versioned(async (api) => {
+    api.post('/trees', { schema: { body: Body, response: { 200: Body } } }, async (request) => {
+      received.push(request.body)
+      return { ...request.body, tree: { name: 'r', secret: 's0', children: [{ name: 'c', secret: 's1', children: [{ name: 'g', secret: 's2' }] }] } }
+    })
+  }))
+  const payload = {
+    tree: { name: 'a', secret: 'x0', children: [{ name: 'b', secret: 'x1', children: [{ name: 'c', secret: 'x2' }] }] },
+    home: { street: 'h', code: 'x3' },
+    work: { street: 'w', code: 'x4' }
+  }
+  const old = await app.inject({ method: 'POST', url: '/trees', headers: v('2000-01-01'), payload })
+  t.equal(old.statusCode, 200, old.body)
+  t.same(received[0], { tree: { name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }, home: { street: 'h' }, work: { street: 'w' } },
+    'the handler gets no field the version lacks, at any depth, inline or behind a $ref')
+  t.same(old.json().tree, { name: 'r', children: [{ name: 'c', children: [{ name: 'g' }] }] }, 'the old client gets no secret at any depth')
+  const latest = await app.inject({ method: 'POST', url: '/trees', headers: v('2001-01-01'), payload })
+  t.equal(latest.statusCode, 200)
+  t.same(received[1], payload, 'the latest version keeps every field')
+  t.equal(latest.json().tree.children[0].children[0].secret, 's2')
+})
