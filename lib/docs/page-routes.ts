@@ -14,6 +14,7 @@ import { resolveVersion } from '../serve/version-picking'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/preview-access'
+import { whyRefused } from '../serve/version-refusals'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
 
@@ -89,7 +90,7 @@ export function registerPages (
       if (known !== undefined) return html(reply, 200, known)
       const list = entries(previews)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list))
+      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
       const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
       rendered.set(cacheKey, body)
       return html(reply, 200, body)
@@ -130,7 +131,10 @@ function range (query: { from?: string, to?: string, format?: string }, options:
     const value = query[name]
     const picked = resolveVersion(value, options.versions, options.format)
     if (!picked.ok) {
-      throw new InvalidUpgradeRangeError(value === undefined || value === '' ? `Missing '${name}'. ${accepted}` : `'${name}' ${JSON.stringify(value)} is not a version this API serves. ${accepted}`)
+      const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
+      throw new InvalidUpgradeRangeError(value === undefined || value === ''
+        ? `Missing '${name}'. ${accepted}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${accepted}`)
     }
     return picked.version
   }

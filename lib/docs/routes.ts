@@ -18,6 +18,7 @@ import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
+import { whyRefused } from '../serve/version-refusals'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 
@@ -97,7 +98,8 @@ function registerDocumentRoute (
     const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
       const available = [...options.versions.releasedValues, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
-      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'. ` +
+      const why = whyRefused(key, options)
+      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
     return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(text)
