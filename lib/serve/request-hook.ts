@@ -114,8 +114,10 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
 class RequestMigration {
-  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts).
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts):
+  // by a custom picker or a function default, or a preview version (its access is asked here).
   private readonly bindsLog: boolean
+  private readonly previewLog: ReadonlyMap<string, unknown> | undefined
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
   /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
@@ -126,6 +128,8 @@ class RequestMigration {
     private readonly storesVersion: boolean, logsVersion: boolean
   ) {
     this.bindsLog = logsVersion && options.asyncPicking
+    const previews = options.versions[kBundleInternals].previewPicks
+    this.previewLog = logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
     this.formatter = routeFormatter
@@ -140,7 +144,7 @@ class RequestMigration {
       return
     }
     const version = picked.version
-    if (this.bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
+    if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
     if (this.answerIfGone !== undefined && this.answerIfGone(request.method, reply, version)) return
     this.setVersionHeaders(request.method, reply, version)
     const behaviour = route.behaviours.get(version)

@@ -233,10 +233,11 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
   }
   const version = behaviour.version
   request.log.error({
-    apiVersion: version, route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
+    route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
   failResponse(reply, { request, version, route }, done, error)
+  // The request's logger carries `apiVersion` already (./request-logging.ts).
 }
 
 const NO_STEPS: readonly ConverterStep[] = []

@@ -229,9 +229,10 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && behaviour.validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       request.log.error({
-        err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+        err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
+      // The request's logger carries `apiVersion` already (./request-logging.ts).
     }
     return handOnError(this, routeHandler, result, fastifyRequest, reply)
   }
