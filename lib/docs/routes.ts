@@ -19,6 +19,7 @@ import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
 import { whyRefused } from '../serve/version-refusals'
+import { addVary } from '../serve/version-headers'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 
@@ -73,8 +74,7 @@ function registerDocumentRoute (
     const newest = options.versions.releasedValues[0]
     if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
     if (options.location !== 'header') return newest
-    const vary = reply.getHeader('vary')
-    reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
+    addVary(reply, options.parameterName)
     return documentKey(readRequestedVersion(request, options) ?? newest, options, previews)
   }
 

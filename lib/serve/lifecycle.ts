@@ -103,7 +103,7 @@ export function sendFieldDeprecations (
 }
 
 /** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
-type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
+type GoneCheck = (reply: FastifyReply, version: string) => boolean
 
 /** The versions with `afterSunset: 'gone'`. */
 function goneVersions (options: ServeOptions): ReadonlySet<string> {
@@ -131,20 +131,20 @@ function goneProblem (version: Version, oldestServed: string | undefined): Recor
  * the version headers (echo, `Vary`, `Sunset`) on the 410.
  */
 export function createGoneCheck (
-  options: ServeOptions, setHeaders: (method: string, reply: FastifyReply, version: string) => void
+  options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void
 ): GoneCheck | undefined {
   const gone = goneVersions(options)
   if (gone.size === 0) return undefined
   const now = options.now
   const versions = options.versions.versions
-  return function answerIfGone (method, reply, value) {
+  return function answerIfGone (reply, value) {
     if (!gone.has(value)) return false
     const version = options.versions.get(value) as Version
     const time = now()
     if ((version.sunsetAt as Date).getTime() > time) return false
     const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
     const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
-    setHeaders(method, reply, value)
+    setHeaders(reply, value)
     reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(goneProblem(version, oldest?.value)))
     return true
   }

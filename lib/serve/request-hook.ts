@@ -145,8 +145,8 @@ class RequestMigration {
     }
     const version = picked.version
     if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
-    if (this.answerIfGone !== undefined && this.answerIfGone(request.method, reply, version)) return
-    this.setVersionHeaders(request.method, reply, version)
+    if (this.answerIfGone !== undefined && this.answerIfGone(reply, version)) return
+    this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()

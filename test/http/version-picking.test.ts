@@ -1,19 +1,20 @@
 /**
  * Version picking: plugin options and their errors, header names, path versions, the date and string
- * formats, default versions (a string or a function of the request) and custom `VersionPicker`s.
+ * formats, default versions (a string or a function of the request) and custom `VersionPicker`s; what the 400 of a
+ * refused value says (property-tested over near-miss named values), and `Vary` on every answer naming a version.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyRequest } from 'fastify'
 import fc from 'fast-check'
+import Fastify, { type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type ResponseInfo
 } from '../../plugin'
-import { versionedApp } from '../helpers/apps'
 import { resolveVersion, type ApiVersionFormat } from '../../lib/serve/version-picking'
 import { classifyRefusal, refusalReason } from '../../lib/serve/version-refusals'
 import { namedVersionValues } from '../helpers/version-values'
+import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
 import { changeClass } from '../helpers/version-changes'
@@ -467,4 +468,44 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
     t.same(problems, [], `${format} ${values.join(', ')}: every refusal is sound and blind to previews`)
     t.ok(refused > 500, `${format}: ${refused} refused values classified`)
   }
+})
+
+test('regression: every answer naming a version varies on the version header, whatever its method, listed once (issue 30)', async (t) => {
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2002-01-01', changeClass('ThingsAreNew', [endpoint('/things', ['POST', 'DELETE']).didntExist])),
+    new Version('2001-01-01'), new Version('2000-01-01', { sunsetAt: '2020-01-01', afterSunset: 'gone' }))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      const vary = request.headers['x-set-vary']
+      if (typeof vary === 'string') reply.header('vary', vary)
+    })
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const) {
+      api.route({ method, url: '/items', handler: async (request) => request.headers['x-fail'] === 'yes' ? Promise.reject(new Error('broken')) : { ok: true } })
+    }
+    api.route({ method: ['POST', 'DELETE'], url: '/things', handler: async () => ({ ok: true }) })
+  }, { health: true, versioner: { now: () => Date.parse('2026-01-01') } })
+  const ask = (method: string, url: string, version: string | undefined, more: Record<string, string> = {}) =>
+    app.inject({ method: method as 'GET', url, headers: { ...(version === undefined ? {} : { 'x-api-version': version }), ...more } })
+  for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+    for (const [what, url, version, status, more] of [
+      ['a success', '/items', '2002-01-01', 200, {}],
+      ['a handler error', '/items', '2001-01-01', 500, { 'x-fail': 'yes' }],
+      ['a bad version', '/items', '2002-01-01.x', 400, {}],
+      ['a missing version', '/items', undefined, 400, {}],
+      ['a version gone', '/items', '2000-01-01', 410, {}],
+      ...(method === 'POST' || method === 'DELETE' ? [['a route absent in the version', '/things', '2001-01-01', 404, {}] as const] : []),
+      ['an existing Vary', '/items', '2002-01-01', 200, { 'x-set-vary': 'Origin' }],
+      ['a Vary that names the header already', '/items', '2002-01-01', 200, { 'x-set-vary': 'X-API-Version, origin' }],
+      ['Vary: *', '/items', '2002-01-01', 200, { 'x-set-vary': '*' }]
+    ] as const) {
+      const response = await ask(method, url, version, more)
+      t.equal(response.statusCode, status, `${method} ${what}: ${status}`)
+      const expected = more['x-set-vary'] === undefined ? 'x-api-version' : more['x-set-vary'] === 'Origin' ? 'Origin, x-api-version' : more['x-set-vary']
+      t.equal(response.headers.vary, expected, `${method} ${what}: Vary`)
+    }
+  }
+  const health = await ask('GET', '/health', '2002-01-01')
+  t.equal(health.headers.vary, undefined, 'an unversioned route does not vary on the version header')
+  const paths = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  await paths.register(echoRoute)
+  t.equal((await paths.inject({ url: '/2001-01-01/echo' })).headers.vary, undefined, 'path versions: the URL differs instead')
 })
