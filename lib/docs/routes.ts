@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { previewsAsked, registerPages, VersionQuery } from './page-routes'
+import { previewsAsked, privateForPreviewChannel, registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
@@ -53,8 +53,9 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
       description: 'Deprecated: generated from the version changes; maintain and publish your own changelog instead. Still served.',
       response: { 200: ChangelogResource }
     }
-  }, async () => {
+  }, async (request, reply) => {
     processWarning.emit('FSTVRSDEP002')
+    privateForPreviewChannel(request, reply)
     return changelog()
   })
 }
@@ -92,7 +93,7 @@ function registerDocumentRoute (
   }
 
   fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-    const previews = await previewsAsked(request, options)
+    const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
     // A preview's document only for a request that asked for it (and that its access allows): else as unknown.
     const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined

@@ -1,6 +1,7 @@
 /**
  * Version lifecycle: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers of responses served
- * as a deprecated or sunset version, and the `rel="successor-version"` link (RFC 5829) of deprecated versions.
+ * as a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions, and the
+ * `Cache-Control: private` of a preview version's answers.
  *
  * The same headers for a request that carries deprecated fields (decision 0061), combined with the version's own;
  * only the request hook of a version whose requests can hold deprecated parts (../routes/field-deprecations.ts)
@@ -42,9 +43,9 @@ export function appendLink (current: unknown, link: string): string {
 
 /**
  * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
- * of the version (successes, errors, its 404s and 410s). The successor link (RFC 5829) of a deprecated release is
- * the OpenAPI document of the next newer release, at `documentUrl?version=NEXT`; none when documents are off
- * (`documentUrl` null).
+ * of the version (successes, errors, its 404s and 410s); a preview version's say `Cache-Control: private`. The
+ * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
+ * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
 export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
@@ -57,6 +58,8 @@ export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string |
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
     const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
+    // A preview's answers depend on its access, which no `Vary` can name: no shared cache may store them (decision 0066).
+    if (version.channel === 'preview') headers.push(['cache-control', 'private'])
     if (headers.length === 0 && links.length === 0) return
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })

@@ -15,6 +15,7 @@ import { versionedRequest, type VersionedReply, type VersionedRequest } from './
 import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '../core/symbols'
 import { statusKey, type VersionBehaviour } from '../routes/version-plan'
 import { appendLink } from './lifecycle'
+import { privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
@@ -111,7 +112,7 @@ function textOf (body: unknown): string {
  * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
  * `body` undefined, and may change status and headers.
  */
-export function createSendHook (route: string): onSendHookHandler {
+export function createSendHook (route: string, privateVersions?: ReadonlySet<string>): onSendHookHandler {
   // FSTVRS001 once per (version, status key) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number): void => {
@@ -130,6 +131,10 @@ export function createSendHook (route: string): onSendHookHandler {
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     const fieldLink = request[kFieldDeprecations]?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
+    // A preview version's answer stays out of shared caches, whatever Cache-Control the handler set (decision 0066).
+    if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
+      reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+    }
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
     if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
       done(null, payload)
@@ -232,12 +237,12 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     return
   }
   const version = behaviour.version
+  // The request's logger carries `apiVersion` already (./request-logging.ts).
   request.log.error({
     route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
   failResponse(reply, { request, version, route }, done, error)
-  // The request's logger carries `apiVersion` already (./request-logging.ts).
 }
 
 const NO_STEPS: readonly ConverterStep[] = []

@@ -11,7 +11,8 @@
  * the header, asks `access` and checks the request in the target (a request without the header passes with one
  * property read); before the success hook, one that keeps a copy of the HEAD body of a success; and after the send
  * hook, one that renders, compares, sets the header and publishes. No access (or `access` throwing) is a request
- * without the header: nothing is said. An unknown target is said in the header alone.
+ * without the header: nothing is said. An unknown target is said in the header alone. A previewed answer is
+ * `Cache-Control: private`.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -22,6 +23,7 @@ import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
 import { resolveVersion } from './version-picking'
 import { askAccess } from './preview-access'
+import { privateCacheControl } from './version-headers'
 import { kBehaviour } from '../core/symbols'
 import { registeredRouteOf } from './request-state'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -145,6 +147,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       done(null, payload)
       return
     }
+    // The summary depends on upgradePreview.access, which no Vary can name: no shared cache may store it (decision 0066).
+    reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     if ('unknown' in found) {
       reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.releasedValues.join(', ')}`))
       done(null, payload)

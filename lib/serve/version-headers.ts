@@ -1,7 +1,8 @@
 /**
  * The response headers of a request served in a version: the version served (the header named by
  * `apiVersionParameterName`), `Vary` on that header when the version comes from a header (and on the upgrade
- * preview's header when that option is on), and the version's lifecycle headers (`Deprecation`, `Sunset`, `Link`).
+ * preview's header when that option is on), and the headers of every answer of the version (`Deprecation`, `Sunset`,
+ * `Link`; `Cache-Control: private` for a preview version).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -60,6 +61,24 @@ function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   return function varyOnVersion (reply) {
     addVary(reply, vary)
   }
+}
+
+/**
+ * The `Cache-Control` of an answer whose content depended on an `access` function (a preview version's, the upgrade
+ * preview's): `private`, so that no shared cache stores it. A value that already keeps shared caches out (`private`,
+ * `no-store`) stays; otherwise `private` is added and what would let a shared cache store it (`public`, `s-maxage`)
+ * is dropped: `public, max-age=60` becomes `private, max-age=60`.
+ * @example
+ * ```ts
+ * reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+ * ```
+ */
+export function privateCacheControl (current: unknown): string {
+  if (current === undefined || current === null || current === '') return 'private'
+  const directives = (Array.isArray(current) ? current.join(',') : String(current)).split(',').map((directive) => directive.trim()).filter((directive) => directive !== '')
+  const names = directives.map((directive) => directive.split('=')[0].trim().toLowerCase())
+  if (names.includes('private') || names.includes('no-store')) return directives.join(', ')
+  return ['private', ...directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')].join(', ')
 }
 
 /** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */

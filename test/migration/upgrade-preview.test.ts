@@ -140,7 +140,9 @@ test('a previewed request is served as an ordinary one, and its patch is the dif
     const runs = store.calls - before
     const event = seen.pop()
     if (previewed.body !== ordinary.body || previewed.statusCode !== ordinary.statusCode) throw new Error('the previewed answer differs from the ordinary one')
-    if (JSON.stringify(headersBut(previewed, 'x-api-version-preview')) !== JSON.stringify(headersBut(ordinary))) throw new Error('the headers differ')
+    // The same headers but the summary, and the Cache-Control that keeps a previewed answer out of shared caches.
+    if (JSON.stringify(headersBut(previewed, 'x-api-version-preview', 'cache-control')) !== JSON.stringify(headersBut(ordinary))) throw new Error('the headers differ')
+    if (previewed.headers['cache-control'] !== 'private' || ordinary.headers['cache-control'] !== undefined) throw new Error('a previewed answer is private, an ordinary one is not')
     if (runs !== (ordinary.statusCode === 200 ? 1 : 0)) throw new Error(`the handler ran ${runs} times`)
     if (event === undefined || seen.length > 0) throw new Error('one event per previewed request')
     const asSent = await post(store.app, target, body)
