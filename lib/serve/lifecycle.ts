@@ -129,26 +129,45 @@ function goneProblem (version: Version, oldestServed: string | undefined): Recor
   }
 }
 
+/** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
+export type GoneTest = (version: string) => Record<string, unknown> | undefined
+
 /**
- * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
- * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`), for the request hook's 410
+ * and the upgrade preview; `undefined` when no version has that policy.
+ * @example
+ * ```ts
+ * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
+ * ```
  */
-export function createGoneCheck (
-  options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void
-): GoneCheck | undefined {
+export function createGoneTest (options: ServeOptions): GoneTest | undefined {
   const gone = goneVersions(options)
   if (gone.size === 0) return undefined
   const now = options.now
   const versions = options.versions.versions
-  return function answerIfGone (reply, value) {
-    if (!gone.has(value)) return false
+  return function goneProblemOf (value) {
+    if (!gone.has(value)) return undefined
     const version = options.versions.get(value) as Version
     const time = now()
-    if ((version.sunsetAt as Date).getTime() > time) return false
+    if ((version.sunsetAt as Date).getTime() > time) return undefined
     const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
     const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
+    return goneProblem(version, oldest?.value)
+  }
+}
+
+/**
+ * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
+ * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ */
+export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
+  const goneProblemOf = createGoneTest(options)
+  if (goneProblemOf === undefined) return undefined
+  return function answerIfGone (reply, value) {
+    const problem = goneProblemOf(value)
+    if (problem === undefined) return false
     setHeaders(reply, value)
-    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(goneProblem(version, oldest?.value)))
+    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
     return true
   }
 }

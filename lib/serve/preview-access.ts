@@ -35,7 +35,7 @@ function accessRefused (request: FastifyRequest, version: string): void {
  * const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })
  * ```
  */
-function resolveForRequest (
+export function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
 ): PickedVersion | Promise<PickedVersion> {
   const picked = resolveVersion(value, options.versions, options.format)
