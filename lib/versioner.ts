@@ -26,7 +26,7 @@ import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
-import { namedVersion, readRequestedVersion, VersionSegments } from './serve/version-picking'
+import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
@@ -77,12 +77,15 @@ export interface VersionerDecoration {
   verify: (options?: VerifyOptions) => Promise<VerifyFindings>
 }
 
-/** The version the route constraint derives from a request before routing: the one reader, then the format rules. */
-function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments): string | undefined {
+/**
+ * The version a request names before routing: the one reader, then the format rules. For the route constraint, a
+ * preview named exactly routes as the preview (its request hook asks its access, and answers as unknown if denied);
+ * for the log (`released`), only a released version is known this early, a preview once its access allowed it.
+ */
+function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
   const { versions, format, defaultValue } = options
   const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
-  // A preview named exactly routes as the preview: its request hook asks its access (and answers as unknown if denied).
-  const picked = namedVersion(requested, versions, format)
+  const picked = released ? resolveVersion(requested, versions, format) : namedVersion(requested, versions, format)
   return picked.ok ? picked.version : undefined
 }
 
@@ -219,7 +222,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   state.logsVersion = loggerEnabled(fastify)
   if (state.logsVersion) {
     bindVersionInChildLoggers(fastify, routingPicks === undefined
-      ? (request) => versionFromRawRequest(request, resolved, segments)
+      ? (request) => versionFromRawRequest(request, resolved, segments, true)
       : versionPickedBeforeRouting)
   }
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.

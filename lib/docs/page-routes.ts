@@ -14,6 +14,8 @@ import { resolveVersion } from '../serve/version-picking'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/preview-access'
+import { whyRefused } from '../serve/version-refusals'
+import { privateCacheControl } from '../serve/version-headers'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
 
@@ -26,9 +28,23 @@ export const VersionQuery = {
   }
 } as const
 
-/** The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it. */
-export async function previewsAsked (request: FastifyRequest, options: DocsVersionOptions): Promise<string[]> {
-  return (request.query as { channel?: string }).channel === 'preview' ? await allowedPreviews(request, options) : []
+/**
+ * Marks the answer to a documentation request asked with `?channel=preview` `Cache-Control: private`: what it shows
+ * depends on the previews' `access`, which no `Vary` can name. Whether or not the application has previews, and
+ * whether or not `access` allows the request, so that the header tells nothing ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
+ */
+export function privateForPreviewChannel (request: FastifyRequest, reply: FastifyReply): boolean {
+  if ((request.query as { channel?: unknown } | undefined)?.channel !== 'preview') return false
+  reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+  return true
+}
+
+/**
+ * The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it (the
+ * answer is then private: {@link privateForPreviewChannel}).
+ */
+export async function previewsAsked (request: FastifyRequest, reply: FastifyReply, options: DocsVersionOptions): Promise<string[]> {
+  return privateForPreviewChannel(request, reply) ? await allowedPreviews(request, options) : []
 }
 
 type Render = (list: VersionEntry[], current: VersionEntry) => string
@@ -81,7 +97,7 @@ export function registerPages (
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const rendered = new Map<string, string>()
     fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-      const previews = await previewsAsked(request, options)
+      const previews = await previewsAsked(request, reply, options)
       const requested = (request.query as { version?: string }).version ?? ''
       const key = requested === '' ? '' : documentKey(requested, options, previews)
       const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
@@ -89,7 +105,7 @@ export function registerPages (
       if (known !== undefined) return html(reply, 200, known)
       const list = entries(previews)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list))
+      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
       const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
       rendered.set(cacheKey, body)
       return html(reply, 200, body)
@@ -130,7 +146,10 @@ function range (query: { from?: string, to?: string, format?: string }, options:
     const value = query[name]
     const picked = resolveVersion(value, options.versions, options.format)
     if (!picked.ok) {
-      throw new InvalidUpgradeRangeError(value === undefined || value === '' ? `Missing '${name}'. ${accepted}` : `'${name}' ${JSON.stringify(value)} is not a version this API serves. ${accepted}`)
+      const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
+      throw new InvalidUpgradeRangeError(value === undefined || value === ''
+        ? `Missing '${name}'. ${accepted}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${accepted}`)
     }
     return picked.version
   }
@@ -153,6 +172,7 @@ function registerUpgradeGuide (
   // Each guide is built on its first request, with its page.
   const built = new Map<string, Promise<{ guide: UpgradeGuide, page: string }>>()
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    privateForPreviewChannel(request, reply)
     const query = request.query as { from?: string, to?: string, format?: string }
     const { from, to } = range(query, options)
     const key = `${from}\n${to}`

@@ -146,11 +146,12 @@ function navigation (context: PageContext, entries: readonly VersionEntry[], cur
   return `<nav class="versions" aria-label="API versions">${all}${links}${upgradeLink(context, current, '', 'Upgrade')}</nav>`
 }
 
-/** The page for a version that has no documentation. */
-export function notFoundPage (context: PageContext, requested: string, entries: readonly VersionEntry[]): string {
+/** The page for a version that has no documentation (`why`: what is wrong with the value, when there is something to say). */
+export function notFoundPage (context: PageContext, requested: string, entries: readonly VersionEntry[], why?: string): string {
   const available = entries.map((entry) => entry.label).join(', ')
   return `${head(context, `${context.title}: unknown version`)}<body><main><h1>No documentation for version ` +
-    `'${escapeHtml(requested)}'</h1><p>Available versions: ${escapeHtml(available)}.</p>` +
+    `'${escapeHtml(requested)}'</h1>${why === undefined ? '' : `<p>${escapeHtml(why.charAt(0).toUpperCase() + why.slice(1))}</p>`}` +
+    `<p>Available versions: ${escapeHtml(available)}.</p>` +
     (context.docsUrl === null ? '' : `<p><a href="${escapeHtml(context.docsUrl)}">All versions</a></p>`) + '</main></body></html>\n'
 }
 

@@ -11,13 +11,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { previewsAsked, registerPages, VersionQuery } from './page-routes'
+import { previewsAsked, privateForPreviewChannel, registerPages, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
+import { whyRefused } from '../serve/version-refusals'
+import { addVary } from '../serve/version-headers'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 
@@ -51,8 +53,9 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
       description: 'Deprecated: generated from the version changes; maintain and publish your own changelog instead. Still served.',
       response: { 200: ChangelogResource }
     }
-  }, async () => {
+  }, async (request, reply) => {
     processWarning.emit('FSTVRSDEP002')
+    privateForPreviewChannel(request, reply)
     return changelog()
   })
 }
@@ -72,8 +75,7 @@ function registerDocumentRoute (
     const newest = options.versions.releasedValues[0]
     if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
     if (options.location !== 'header') return newest
-    const vary = reply.getHeader('vary')
-    reply.header('vary', vary === undefined || vary === '' ? options.parameterName : `${String(vary)}, ${options.parameterName}`)
+    addVary(reply, options.parameterName)
     return documentKey(readRequestedVersion(request, options) ?? newest, options, previews)
   }
 
@@ -91,13 +93,14 @@ function registerDocumentRoute (
   }
 
   fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-    const previews = await previewsAsked(request, options)
+    const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
     // A preview's document only for a request that asked for it (and that its access allows): else as unknown.
     const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
       const available = [...options.versions.releasedValues, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
-      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'. ` +
+      const why = whyRefused(key, options)
+      throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
     return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(text)

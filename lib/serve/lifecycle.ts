@@ -1,6 +1,7 @@
 /**
  * Version lifecycle: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` headers of responses served
- * as a deprecated or sunset version, and the `rel="successor-version"` link (RFC 5829) of deprecated versions.
+ * as a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions, and the
+ * `Cache-Control: private` of a preview version's answers.
  *
  * The same headers for a request that carries deprecated fields (decision 0061), combined with the version's own;
  * only the request hook of a version whose requests can hold deprecated parts (../routes/field-deprecations.ts)
@@ -42,9 +43,9 @@ export function appendLink (current: unknown, link: string): string {
 
 /**
  * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
- * of the version (successes, errors, its 404s and 410s). The successor link (RFC 5829) of a deprecated release is
- * the OpenAPI document of the next newer release, at `documentUrl?version=NEXT`; none when documents are off
- * (`documentUrl` null).
+ * of the version (successes, errors, its 404s and 410s); a preview version's say `Cache-Control: private`. The
+ * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
+ * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
 export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
@@ -57,6 +58,8 @@ export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string |
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
     const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
+    // A preview's answers depend on its access, which no `Vary` can name: no shared cache may store them (decision 0066).
+    if (version.channel === 'preview') headers.push(['cache-control', 'private'])
     if (headers.length === 0 && links.length === 0) return
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
@@ -103,7 +106,7 @@ export function sendFieldDeprecations (
 }
 
 /** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
-type GoneCheck = (method: string, reply: FastifyReply, version: string) => boolean
+type GoneCheck = (reply: FastifyReply, version: string) => boolean
 
 /** The versions with `afterSunset: 'gone'`. */
 function goneVersions (options: ServeOptions): ReadonlySet<string> {
@@ -126,26 +129,45 @@ function goneProblem (version: Version, oldestServed: string | undefined): Recor
   }
 }
 
+/** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
+export type GoneTest = (version: string) => Record<string, unknown> | undefined
+
 /**
- * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
- * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`), for the request hook's 410
+ * and the upgrade preview; `undefined` when no version has that policy.
+ * @example
+ * ```ts
+ * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
+ * ```
  */
-export function createGoneCheck (
-  options: ServeOptions, setHeaders: (method: string, reply: FastifyReply, version: string) => void
-): GoneCheck | undefined {
+export function createGoneTest (options: ServeOptions): GoneTest | undefined {
   const gone = goneVersions(options)
   if (gone.size === 0) return undefined
   const now = options.now
   const versions = options.versions.versions
-  return function answerIfGone (method, reply, value) {
-    if (!gone.has(value)) return false
+  return function goneProblemOf (value) {
+    if (!gone.has(value)) return undefined
     const version = options.versions.get(value) as Version
     const time = now()
-    if ((version.sunsetAt as Date).getTime() > time) return false
+    if ((version.sunsetAt as Date).getTime() > time) return undefined
     const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
     const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
-    setHeaders(method, reply, value)
-    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(goneProblem(version, oldest?.value)))
+    return goneProblem(version, oldest?.value)
+  }
+}
+
+/**
+ * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
+ * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ */
+export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
+  const goneProblemOf = createGoneTest(options)
+  if (goneProblemOf === undefined) return undefined
+  return function answerIfGone (reply, value) {
+    const problem = goneProblemOf(value)
+    if (problem === undefined) return false
+    setHeaders(reply, value)
+    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
     return true
   }
 }

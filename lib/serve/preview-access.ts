@@ -13,15 +13,29 @@ import type { ServeOptions } from './serve-options'
 
 /** Logs a failing `access` (the request is then answered as for an unknown version). */
 function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
-  request.log.error({ err: error, apiVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
+  request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
     'the request is answered as one naming an unknown version.')
 }
 
 /**
- * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
- * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies).
+ * The operator's trace of a preview its `access` refused (the client's answer is that of an unknown version): a
+ * `debug` line on the request's logger, nothing at other levels.
  */
-function resolveForRequest (
+function accessRefused (request: FastifyRequest, version: string): void {
+  request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
+    'it is answered as one naming an unknown version.')
+}
+
+/**
+ * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
+ * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies: the
+ * outcome of the released versions alone, with a trace for the operator).
+ * @example
+ * ```ts
+ * const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })
+ * ```
+ */
+export function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
 ): PickedVersion | Promise<PickedVersion> {
   const picked = resolveVersion(value, options.versions, options.format)
@@ -30,8 +44,17 @@ function resolveForRequest (
   if (preview === undefined) return picked
   const access = options.versions.get(preview.version)?.access
   if (access === undefined) return preview
-  const allowed = askAccess(access, request, (error) => { accessFailed(request, preview.version, error) })
-  return isThenable(allowed) ? allowed.then((yes) => yes ? preview : picked) : allowed ? preview : picked
+  let failed = false
+  const allowed = askAccess(access, request, (error) => {
+    failed = true
+    accessFailed(request, preview.version, error)
+  })
+  const outcome = (yes: boolean): PickedVersion => {
+    if (yes) return preview
+    if (!failed) accessRefused(request, preview.version)
+    return picked
+  }
+  return isThenable(allowed) ? allowed.then(outcome) : outcome(allowed)
 }
 
 /** Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the picker does. */

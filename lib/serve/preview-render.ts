@@ -17,8 +17,11 @@ import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
 /** One reason a request is not valid in the target version. */
 export interface PreviewRequestError {
-  /** `body`, `querystring`, `params`, `headers`, or `route` when the target has no such route at this path and method. */
-  readonly part: RequestPart | 'route'
+  /**
+   * `body`, `querystring`, `params`, `headers`; `route` when the target has no such route at this path and method;
+   * `version` when the target answers every request 410 (past its sunset, with `afterSunset: 'gone'`).
+   */
+  readonly part: RequestPart | 'route' | 'version'
   readonly instancePath: string
   readonly message: string
 }

@@ -20,7 +20,8 @@ import { createVersionHeaders, type VersionHeaders } from './version-headers'
 import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
-import { pickingErrorMessage, resolveVersion, type PickedVersion } from './version-picking'
+import { resolveVersion, type PickedVersion } from './version-picking'
+import { pickingErrorMessage } from './version-refusals'
 import { pickForRequest } from './preview-access'
 import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
 import { bindVersionInRequestLog } from './request-logging'
@@ -113,8 +114,10 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
 class RequestMigration {
-  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts).
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts):
+  // by a custom picker or a function default, or a preview version (its access is asked here).
   private readonly bindsLog: boolean
+  private readonly previewLog: ReadonlyMap<string, unknown> | undefined
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
   /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
@@ -125,6 +128,8 @@ class RequestMigration {
     private readonly storesVersion: boolean, logsVersion: boolean
   ) {
     this.bindsLog = logsVersion && options.asyncPicking
+    const previews = options.versions[kBundleInternals].previewPicks
+    this.previewLog = logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
     this.formatter = routeFormatter
@@ -139,9 +144,9 @@ class RequestMigration {
       return
     }
     const version = picked.version
-    if (this.bindsLog && versionPickedBeforeRouting(request.raw) === undefined) bindVersionInRequestLog(request, reply, version)
-    if (this.answerIfGone !== undefined && this.answerIfGone(request.method, reply, version)) return
-    this.setVersionHeaders(request.method, reply, version)
+    if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
+    if (this.answerIfGone !== undefined && this.answerIfGone(reply, version)) return
+    this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
       reply.callNotFound()

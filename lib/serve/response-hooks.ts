@@ -16,6 +16,7 @@ import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '..
 import type { VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { appendLink } from './lifecycle'
+import { privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
@@ -113,7 +114,7 @@ function textOf (body: unknown): string {
  * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
  * `body` undefined, and may change status and headers.
  */
-export function createSendHook (route: string): onSendHookHandler {
+export function createSendHook (route: string, privateVersions?: ReadonlySet<string>): onSendHookHandler {
   // FSTVRS001 once per (version, response slot) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number, reply: FastifyReply): void => {
@@ -132,6 +133,10 @@ export function createSendHook (route: string): onSendHookHandler {
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     const fieldLink = request[kFieldDeprecations]?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
+    // A preview version's answer stays out of shared caches, whatever Cache-Control the handler set (decision 0066).
+    if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
+      reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+    }
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
     if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
       done(null, payload)
@@ -234,8 +239,9 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     return
   }
   const version = behaviour.version
+  // The request's logger carries `apiVersion` already (./request-logging.ts).
   request.log.error({
-    apiVersion: version, route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
+    route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
   failResponse(reply, { request, version, route }, done, error)

@@ -130,10 +130,14 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
-  // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's).
+  // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's), and keeps a
+  // preview version's answers private whatever the handler set.
   const newest = idle.length > 0 ? behaviours.get(idle[0].version) : undefined
   const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
-  if (planned || fieldLinks || idle.some(({ link }) => link !== undefined)) hooks.onSend = createSendHook(head.display) as Hook
+  const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
+  if (planned || fieldLinks || previews.length > 0 || idle.some(({ link }) => link !== undefined)) {
+    hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews)) as Hook
+  }
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeMap).length > 0) schema.response = nativeMap
@@ -233,8 +237,9 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
     if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.headers['content-type']).validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
+      // The request's logger carries `apiVersion` already (./request-logging.ts).
       request.log.error({
-        err: result, apiVersion: behaviour.version, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+        err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
     }

@@ -35,7 +35,7 @@ export interface ResolvedUpgradePreview {
 /** A response header: name and value. */
 export type Header = readonly [name: string, value: string]
 
-/** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, and the `Link` they carry (appended to any other). */
+/** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, a preview's `Cache-Control`, and the `Link` they carry (appended to any other). */
 export interface VersionLifecycleHeaders {
   readonly headers: readonly Header[]
   /** Its lifecycle page (`rel="deprecation"` or `"sunset"`) and, when deprecated, its successor's document (`rel="successor-version"`). */

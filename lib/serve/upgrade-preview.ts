@@ -11,7 +11,9 @@
  * the header, asks `access` and checks the request in the target (a request without the header passes with one
  * property read); before the success hook, one that keeps a copy of the HEAD body of a success; and after the send
  * hook, one that renders, compares, sets the header and publishes. No access (or `access` throwing) is a request
- * without the header: nothing is said. An unknown target is said in the header alone.
+ * without the header: nothing is said. An unknown target (a preview version whose own `access` refuses the request
+ * included) is said in the header alone; a target past its sunset with `afterSunset: 'gone'` is not compared, and the
+ * request is reported invalid there (part `version`). A previewed answer is `Cache-Control: private`.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -20,8 +22,10 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
-import { resolveVersion } from './version-picking'
-import { askAccess } from './preview-access'
+import type { PickedVersion } from './version-picking'
+import { askAccess, resolveForRequest } from './preview-access'
+import { createGoneTest, type GoneTest } from './lifecycle'
+import { privateCacheControl } from './version-headers'
 import { kBehaviour } from '../core/symbols'
 import { registeredRouteOf } from './request-state'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -85,10 +89,14 @@ export interface UpgradePreviewEvent {
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:upgrade-preview', …)`). */
 const previewChannel = diagnosticsChannel.channel('fastify-versioner:upgrade-preview')
 
-/** A request's preview, on the request: an unknown target, or a known one with what was learnt so far. */
+/**
+ * A request's preview, on the request: an unknown target, or a known one with what was learnt so far (`gone`: why the
+ * target answers every request 410, when it is past its sunset with `afterSunset: 'gone'`).
+ */
 type Preview = { readonly unknown: string } | {
   readonly target: string
   readonly requestErrors: readonly PreviewRequestError[]
+  readonly gone?: string
   head?: RenderedResponse
 }
 
@@ -113,19 +121,22 @@ function plural (count: number): string {
   return `${count} change${count === 1 ? '' : 's'}`
 }
 
-/** What the hooks share: the options, the renderer, and `fast-json-patch`'s `compare`. */
+/** What the hooks share: the options, the renderer, the sunset test, and `fast-json-patch`'s `compare`. */
 interface PreviewContext {
   readonly options: ServeOptions
   readonly header: string
   readonly access: ResolvedUpgradePreview['access']
   readonly renderer: PreviewRenderer
+  readonly goneProblemOf: GoneTest | undefined
   readonly compare: (left: object, right: object) => JsonPatchOperation[]
 }
 
 /** Builds the hooks (loads `fast-json-patch`). */
 export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): PreviewHooks {
   const { compare } = createRequire(__filename)('fast-json-patch') as { compare: PreviewContext['compare'] }
-  const context: PreviewContext = { options, header: preview.headerName, access: preview.access, renderer: new PreviewRenderer(state, options), compare }
+  const context: PreviewContext = {
+    options, header: preview.headerName, access: preview.access, renderer: new PreviewRenderer(state, options), goneProblemOf: createGoneTest(options), compare
+  }
 
   const preSerialization: preSerializationHookHandler = function versionerPreviewCapture (fastifyRequest, reply, payload, done) {
     const found = (fastifyRequest as PreviewRequest)[kPreview]
@@ -145,6 +156,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       done(null, payload)
       return
     }
+    // The summary depends on upgradePreview.access, which no Vary can name: no shared cache may store it (decision 0066).
+    reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     if ('unknown' in found) {
       reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.releasedValues.join(', ')}`))
       done(null, payload)
@@ -159,14 +172,29 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
   return { preValidation: startHook(context), preSerialization, onSend }
 }
 
-/** The hook before the request hook: reads the header, asks `access`, checks the request in the target. */
+/**
+ * What a request learns of its target: an unknown value (one the API would refuse this request, a preview version
+ * its own `access` refuses included), a version gone after its sunset (reported as a request the target refuses), or
+ * the request's errors in the target.
+ */
+function previewOf (context: PreviewContext, request: PreviewRequest, value: string, picked: PickedVersion): Preview {
+  if (!picked.ok) return { unknown: value }
+  const problem = context.goneProblemOf?.(picked.version)
+  if (problem !== undefined) {
+    const gone = `${picked.version} is gone since its sunset on ${String(problem.sunsetAt).slice(0, 10)}: it answers every request 410`
+    return { target: picked.version, requestErrors: [{ part: 'version', instancePath: '', message: String(problem.detail) }], gone }
+  }
+  return { target: picked.version, requestErrors: context.renderer.requestErrors(request, registeredRouteOf(request) as RegisteredRoute, picked.version) }
+}
+
+/** The hook before the request hook: reads the header, asks `access`, resolves the target as a request naming it would be, checks the request there. */
 function startHook (context: PreviewContext): preValidationHookHandler {
-  const { options, renderer, access } = context
-  const start = (request: PreviewRequest, value: string): void => {
-    const picked = resolveVersion(value, options.versions, options.format)
-    request[kPreview] = picked.ok
-      ? { target: picked.version, requestErrors: renderer.requestErrors(request, registeredRouteOf(request) as RegisteredRoute, picked.version) }
-      : { unknown: value }
+  const { options, access } = context
+  const start = (request: PreviewRequest, value: string): void | Promise<void> => {
+    // A preview version as the target only when its own access allows this request, as for a request naming it.
+    const picked = resolveForRequest(request, value, options)
+    if (!isThenable(picked)) request[kPreview] = previewOf(context, request, value, picked)
+    else return picked.then((resolved) => { request[kPreview] = previewOf(context, request, value, resolved) })
   }
   const denied = (request: FastifyRequest, error: unknown): void => {
     request.log.error({ err: error }, 'fastify-versioner: upgradePreview.access failed; the request is served without a preview')
@@ -179,12 +207,12 @@ function startHook (context: PreviewContext): preValidationHookHandler {
     }
     const request = fastifyRequest as PreviewRequest
     const allowed = askAccess(access, request, (error) => { denied(request, error) })
-    if (!isThenable(allowed)) {
-      if (allowed) start(request, value)
+    const started = isThenable(allowed) ? allowed.then((granted) => granted ? start(request, value) : undefined) : allowed ? start(request, value) : undefined
+    if (!isThenable(started)) {
       done()
       return
     }
-    allowed.then((granted) => { if (granted) start(request, value) }).then(() => { done() }, (error: unknown) => { denied(request, error); done() })
+    started.then(() => { done() }, (error: unknown) => { denied(request, error); done() })
   }
 }
 
@@ -195,9 +223,9 @@ async function report (
   const { request, reply, payload, preview: found } = at
   const registered = registeredRouteOf(request) as RegisteredRoute
   const served = (request as FastifyRequest & { [kBehaviour]: { version: string } | null })[kBehaviour]?.version
-  let rendered: RenderedResponse | string = `not a JSON success (status ${reply.statusCode})`
+  let rendered: RenderedResponse | string = found.gone ?? `not a JSON success (status ${reply.statusCode})`
   let servedBody: unknown
-  if (found.head !== undefined && typeof payload === 'string') {
+  if (found.gone === undefined && found.head !== undefined && typeof payload === 'string') {
     try {
       servedBody = JSON.parse(payload)
       rendered = await context.renderer.render(registered, found.target, found.head, { method: request.method, reply })

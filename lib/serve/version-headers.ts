@@ -1,24 +1,25 @@
 /**
  * The response headers of a request served in a version: the version served (the header named by
- * `apiVersionParameterName`), `Vary` on that header for cacheable responses (GET, HEAD) when the version comes
- * from a header (and on the upgrade preview's header when that option is on), and the version's lifecycle headers (`Deprecation`, `Sunset`, `Link`).
+ * `apiVersionParameterName`), `Vary` on that header when the version comes from a header (and on the upgrade
+ * preview's header when that option is on), and the headers of every answer of the version (`Deprecation`, `Sunset`,
+ * `Link`; `Cache-Control: private` for a preview version).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { appendLink } from './lifecycle'
 import type { ServeOptions } from './serve-options'
 
-/** Sets the version headers of a reply (`method` is the request's). */
-export type VersionHeaders = (method: string, reply: FastifyReply, version: string) => void
+/** Sets the version headers of a reply. */
+export type VersionHeaders = (reply: FastifyReply, version: string) => void
 
 /** Builds the function that sets the version headers for the application's options. */
 export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   const echo = options.headerName
   const vary = createVary(options)
   const lifecycle = options.lifecycleHeaders
-  return function setVersionHeaders (method, reply, version) {
+  return function setVersionHeaders (reply, version) {
     reply.header(echo, version)
-    vary(method, reply)
+    vary(reply)
     const headers = lifecycle.size > 0 ? lifecycle.get(version) : undefined
     if (headers === undefined) return
     for (const [name, value] of headers.headers) reply.header(name, value)
@@ -27,19 +28,57 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
 }
 
 /**
- * Adds to `Vary` on cacheable responses (GET, HEAD) the headers that change them: the version header when the
- * version comes from a header, and the upgrade preview's header when that option is on.
+ * Adds `names` (lower case, comma-separated) to a reply's `Vary`, keeping what is there: a name already listed (in
+ * any case) is not listed again, and `*` (varies on everything) stays alone.
+ * @example
+ * ```ts
+ * addVary(reply, 'x-api-version') // Vary: origin, x-api-version
+ * ```
  */
-function createVary (options: ServeOptions): (method: string, reply: FastifyReply) => void {
+export function addVary (reply: FastifyReply, names: string): void {
+  const current = reply.getHeader('vary')
+  if (current === undefined || current === '') {
+    reply.header('vary', names)
+    return
+  }
+  const text = Array.isArray(current) ? current.join(', ') : String(current)
+  const listed = text.toLowerCase().split(',').map((name) => name.trim())
+  if (listed.includes('*')) return
+  const missing = names.split(', ').filter((name) => !listed.includes(name))
+  if (missing.length > 0) reply.header('vary', `${text}, ${missing.join(', ')}`)
+}
+
+/**
+ * Adds to `Vary`, on every answer of a versioned route whatever its method, the headers that change it: the version
+ * header when the version comes from a header, and the upgrade preview's header when that option is on
+ * ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
+ */
+function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
     .filter((name) => name !== undefined)
-  const vary = names.length === 0 ? undefined : names.join(', ')
-  return function addVary (method, reply) {
-    // Caches key cacheable responses (GET, HEAD) on the headers listed in Vary.
-    if (vary === undefined || (method !== 'GET' && method !== 'HEAD')) return
-    const current = reply.getHeader('vary')
-    reply.header('vary', current === undefined || current === '' ? vary : `${String(current)}, ${vary}`)
+  if (names.length === 0) return () => {}
+  const vary = names.join(', ')
+  return function varyOnVersion (reply) {
+    addVary(reply, vary)
   }
+}
+
+/**
+ * The `Cache-Control` of an answer whose content depended on an `access` function (a preview version's, the upgrade
+ * preview's): `private`, so that no shared cache stores it. A value that already keeps shared caches out (`private`,
+ * `no-store`) stays; otherwise `private` is added and what would let a shared cache store it (`public`, `s-maxage`)
+ * is dropped: `public, max-age=60` becomes `private, max-age=60`.
+ * @example
+ * ```ts
+ * reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+ * ```
+ */
+export function privateCacheControl (current: unknown): string {
+  if (current === undefined || current === null || current === '') return 'private'
+  const directives = (Array.isArray(current) ? current.join(',') : String(current)).split(',').map((directive) => directive.trim()).filter((directive) => directive !== '')
+  const names = directives.map((directive) => directive.split('=')[0].trim().toLowerCase())
+  if (names.includes('private') || names.includes('no-store')) return directives.join(', ')
+  return ['private', ...directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')].join(', ')
 }
 
 /** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
@@ -67,8 +106,8 @@ export function createErrorVersionHeaders (
     } catch {
       return
     }
-    if (version !== undefined) setVersionHeaders(request.method, reply, version)
+    if (version !== undefined) setVersionHeaders(reply, version)
     // A 400 for a bad or missing version depends on the header too.
-    else vary(request.method, reply)
+    else vary(reply)
   }
 }

@@ -169,37 +169,3 @@ export function namedVersion (value: string | undefined, versions: VersionBundle
   const picked = resolveVersion(value, versions, format)
   return picked.ok || value === undefined ? picked : versions[kBundleInternals].previewPicks.get(value) ?? picked
 }
-
-/** Where a client sends the version, in words, for messages. */
-function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
-  return options.location === 'header'
-    ? `the '${options.parameterName}' header`
-    : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
-}
-
-/** The 400 message for a request whose version cannot be served. */
-export function pickingErrorMessage (
-  picked: Extract<PickedVersion, { ok: false }>,
-  options: Pick<VersionPickerOptions, 'location' | 'parameterName' | 'versions' | 'format'>,
-  prefix = ''
-): string {
-  const supported = `Supported versions: ${options.versions.releasedValues.join(', ')}.`
-  const where = describeLocation(options, prefix)
-  switch (picked.reason) {
-    case 'missing': {
-      const example = options.versions.releasedValues[0]
-      const how = options.location === 'header'
-        ? `send the API version in the '${options.parameterName}' header (for example '${options.parameterName}: ${example}')`
-        : `put the API version in the path, right after '${prefix === '' ? '/' : prefix}' (for example ${prefix}/${example}/…)`
-      return `This route is versioned: ${how}. ${supported}`
-    }
-    case 'malformed':
-      return options.format === 'month'
-        ? `Invalid API version '${picked.requested}' in ${where}: it must be a month written YYYY-MM (or a date YYYY-MM-DD in it). ${supported}`
-        : `Invalid API version '${picked.requested}' in ${where}: it must be a date written YYYY-MM-DD. ${supported}`
-    case 'too-old':
-      return `Unsupported API version '${picked.requested}' in ${where}: it is older than the oldest version. ${supported}`
-    case 'unknown':
-      return `Unknown API version '${picked.requested}' in ${where}. ${supported}`
-  }
-}

@@ -92,3 +92,24 @@ test('injectEveryVersion({ versions }): a plain date of a named version is sent 
   await t.rejects(injectEveryVersion(app, { url: '/items' }, { versions: ['2020-01-01'] }),
     { code: 'FST_VERSIONER_TOOL', message: /'2020-01-01' is not a version this API serves/ }, 'a value the API refuses is a coded error')
 })
+
+test('regression: the documents, docs pages and upgrade guide say why a value is refused, as the API does (issue 30)', async (t) => {
+  const app = await namedApp(t)
+  const typo = "2025-06-01 is the version 2025-06-01.dahlia, and 'dahlya' is not its name: send 2025-06-01.dahlia or the plain date 2025-06-01."
+  const document = await app.inject({ url: '/openapi.json?version=2025-06-01.dahlya' })
+  t.equal(document.statusCode, 404)
+  t.equal(document.json().message, `No OpenAPI document for version '2025-06-01.dahlya': ${typo} ` +
+    "Ask for one of: 2025-06-01.dahlia, 2025-01-01, 2024-06-01.basil, unversioned (as ?version=<version> or the 'x-api-version' header).")
+  const api = await app.inject({ url: '/items', headers: { 'x-api-version': '2025-06-01.dahlya' } })
+  t.match(api.json().message, typo, 'the same words as the API\'s 400')
+  const bare = await app.inject({ url: '/openapi.json?version=basil' })
+  t.match(bare.json().message, "'basil' is the name of version 2024-06-01.basil: send 2024-06-01.basil or the plain date 2024-06-01.")
+  t.match((await app.inject({ url: '/openapi.json?version=latest' })).json().message,
+    /^No OpenAPI document for version 'latest': it must be a date written YYYY-MM-DD or a named version's full name \(2025-06-01\.dahlia, 2024-06-01\.basil\)\. Ask for one of/)
+  const page = await app.inject({ url: '/docs?version=basil' })
+  t.equal(page.statusCode, 404)
+  t.match(page.body, '<p>&#39;basil&#39; is the name of version 2024-06-01.basil: send 2024-06-01.basil or the plain date 2024-06-01.</p>')
+  const guide = await app.inject({ url: '/docs/upgrade?from=2024-06-01.basl&to=2025-06-01' })
+  t.equal(guide.statusCode, 400)
+  t.match(guide.json().message, '\'from\' "2024-06-01.basl" is not a version this API serves: 2024-06-01 is the version 2024-06-01.basil, and \'basl\' is not its name')
+})

@@ -16,3 +16,23 @@ export function versionValues (known: readonly string[], extra: readonly string[
     fc.constantFrom(...known, ...extra, '', ' 2001-01-01', '2001-01-01 ', '2001-1-1', '__proto__', 'constructor', 'latest')
   )
 }
+
+/**
+ * Values close to named versions (`2025-06-01.dahlia`): a known date or month, or any date, with a known name, a name
+ * one letter off, or any name; bare names; and `versionValues`' (`names` adds names that are no version's, such as a
+ * preview's).
+ */
+export function namedVersionValues (known: readonly string[], names: readonly string[] = []): fc.Arbitrary<string> {
+  const dates = known.map((value) => /^\d{4}-\d{2}(-\d{2})?/.exec(value)?.[0]).filter((date) => date !== undefined)
+  const knownNames = [...known.map((value) => /^\d{4}-\d{2}(?:-\d{2})?\.(.+)$/.exec(value)?.[1]).filter((name) => name !== undefined), ...names]
+  const anyName = fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/)
+  const name = knownNames.length === 0
+    ? anyName
+    : fc.oneof(fc.constantFrom(...knownNames), anyName, fc.tuple(fc.constantFrom(...knownNames), fc.nat(), fc.constantFrom('a', 'y', 'X', ''))
+      .map(([base, at, letter]) => `${base.slice(0, at % (base.length + 1))}${letter}${base.slice((at % (base.length + 1)) + 1)}`).filter((typo) => typo !== ''))
+  const date = fc.oneof(
+    ...(dates.length === 0 ? [] : [fc.constantFrom(...dates)]),
+    fc.date({ min: new Date('1990-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((day) => day.toISOString().slice(0, 10))
+  )
+  return fc.oneof(fc.tuple(date, name).map(([day, label]) => `${day}.${label}`), name, versionValues(known, names))
+}

@@ -3,7 +3,7 @@
  * representative application: version values as headers and path segments, body round trips through every
  * version, and hostile bodies (`__proto__`, `constructor`, `prototype` keys, deep nesting, odd types), with
  * converters that fail on demand. The run counts wrong-shaped answers, unexpected 5xx, prototype pollution and
- * version-dependent GET answers missing `Vary`, and asserts that each is zero. Seeds are fixed: a run is
+ * version-dependent answers (any method) missing `Vary`, and asserts that each is zero. Seeds are fixed: a run is
  * repeatable (set FC_SEED to try others).
  */
 import { isDeepStrictEqual } from 'node:util'
@@ -206,24 +206,29 @@ function shapeKeys (version: ApiVersion): string {
   return Object.keys(asVersion({ name: '', addresses: [''], profile: { nickname: '' } }, version)).concat('id').sort().join(',')
 }
 
-test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 prototype pollution, 0 version-dependent GET answers without Vary', async (t) => {
+test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 prototype pollution, 0 version-dependent answers without Vary', async (t) => {
   const app = await representativeApp(t)
   const figures = { requests: 0, wrongShapes: 0, unexpected5xx: 0, pollution: 0, missingVary: 0, expectedConverterFailures: 0 }
   const problems: string[] = []
   const objectKeys = Object.getOwnPropertyNames(Object.prototype).sort().join(',')
   const polluted = (): boolean => Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== objectKeys ||
     ({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).role !== undefined
+  // Every answer naming a version (any method: a POST answer may be cached too) varies on the version header.
+  const countVary = (response: { headers: Record<string, unknown> }, what: string): void => {
+    if (!/(^|, *)x-api-version(,|$)/.test(String(response.headers.vary))) { figures.missingVary++; problems.push(`${what}: no Vary`) }
+  }
   const checkGet = async (url: string, version: string | undefined, what: string) => {
     const response = await app.inject({ method: 'GET', url, headers: version === undefined ? {} : { 'x-api-version': version } })
     figures.requests++
     if (response.statusCode >= 500) { figures.unexpected5xx++; problems.push(`${what}: ${response.statusCode}`) }
-    if (!/(^|, *)x-api-version(,|$)/.test(String(response.headers.vary))) { figures.missingVary++; problems.push(`${what}: no Vary`) }
+    countVary(response, what)
     return response
   }
 
   await fc.assert(fc.asyncProperty(fc.constantFrom(...VERSIONS).chain((version) => fc.tuple(fc.constant(version), hostileBody(version))), async ([version, payload]) => {
     const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version, 'content-type': 'application/json' }, payload })
     figures.requests++
+    countVary(response, `POST ${version}`)
     if (response.statusCode >= 500) { figures.unexpected5xx++; problems.push(`POST ${version} ${payload.slice(0, 200)}: ${response.statusCode} ${response.body}`) }
     if (polluted()) { figures.pollution++; problems.push(`POST ${version} polluted Object.prototype`) }
     if (response.statusCode === 200) {
@@ -251,6 +256,7 @@ test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 proto
       const payload = asVersion({ name: 'n', addresses: [fault], profile: { nickname: 'x' } }, version)
       const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
       figures.requests++
+      countVary(response, `${fault} in ${version}`)
       if (response.statusCode === 500 && response.json().code === 'FST_VERSIONER_CONVERTER_FAILED') figures.expectedConverterFailures++
       else problems.push(`${fault} in ${version}: ${response.statusCode} ${response.body}`)
     }
@@ -268,7 +274,7 @@ test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 proto
   t.equal(figures.wrongShapes, 0, 'wrong-shaped answers')
   t.equal(figures.unexpected5xx, 0, 'unexpected 5xx')
   t.equal(figures.pollution, 0, 'prototype pollution')
-  t.equal(figures.missingVary, 0, 'version-dependent GET answers without Vary')
+  t.equal(figures.missingVary, 0, 'version-dependent answers (GET, POST, errors) without Vary')
   t.equal(figures.expectedConverterFailures, 6, 'every injected converter fault answered FST_VERSIONER_CONVERTER_FAILED')
   t.ok(figures.requests > 100, 'the run made requests')
 })

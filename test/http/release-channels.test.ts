@@ -322,3 +322,54 @@ test('injectEveryVersion injects the released versions, and a preview when named
   t.same([...preview.keys()], [PREVIEW])
   t.same(preview.get(PREVIEW)?.json(), { id: '1', name: 'Ada', beta: 'yes' })
 })
+
+test('regression: a preview\'s answers never reach a shared cache: Cache-Control private, whatever the handler set (issue 30)', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const api = await versionedApp(t, bundle('preview'), async (scope) => {
+      scope.get('/users/:id', { schema: { params: Params, response: { 200: User } } }, async (request, reply) => {
+        const cacheControl = request.headers['x-cache-control']
+        if (typeof cacheControl === 'string') reply.header('cache-control', cacheControl)
+        if (request.params.id === 'fail') throw new Error('broken')
+        return { id: request.params.id, name: 'Ada', beta: 'yes' }
+      })
+      scope.get('/beta', async () => ({ beta: true }))
+    }, { versioner: { apiVersionLocation: location } })
+    const ask = (version: string, headers: Record<string, string> = {}, id = '1'): Promise<LightMyRequestResponse> => location === 'header'
+      ? api.inject({ url: `/users/${id}`, headers: { 'x-api-version': version, ...headers } })
+      : api.inject({ url: `/${version}/users/${id}`, headers })
+    const beta = { 'x-beta': 'yes' }
+    for (const [set, expected] of [
+      [undefined, 'private'],
+      ['public, max-age=60, s-maxage=600', 'private, max-age=60'],
+      ['max-age=60', 'private, max-age=60'],
+      ['no-store', 'no-store'],
+      ['private, max-age=5', 'private, max-age=5']
+    ] as const) {
+      const response = await ask(PREVIEW, { ...beta, ...(set === undefined ? {} : { 'x-cache-control': set }) })
+      t.same([response.statusCode, response.headers['x-api-version']], [200, PREVIEW], `${location} ${set ?? 'nothing set'}: the preview served`)
+      t.equal(response.headers['cache-control'], expected, `${location}, the handler set ${set ?? 'nothing'}: ${expected}`)
+    }
+    t.equal((await ask(PREVIEW, beta, 'fail')).headers['cache-control'], 'private', `${location}: a preview's error answer too`)
+    t.equal((await api.inject(location === 'header' ? { url: '/missing', headers: { 'x-api-version': PREVIEW, ...beta } } : { url: `/${PREVIEW}/missing`, headers: beta })).headers['cache-control'],
+      undefined, `${location}: a path no versioned route serves is not the preview's answer`)
+    t.equal((await ask(RELEASES[0])).headers['cache-control'], undefined, `${location}: a release's answer is left alone`)
+    t.equal((await ask(RELEASES[0], { 'x-cache-control': 'public, max-age=60' })).headers['cache-control'], 'public, max-age=60', `${location}: and so is its handler's`)
+    t.equal((await ask(PREVIEW)).headers['cache-control'], undefined, `${location}: a refused preview answers as an unknown version, without Cache-Control`)
+  }
+})
+
+test('regression: documentation asked with ?channel=preview is private, whether access allows it or not, previews or not (issue 30)', async (t) => {
+  const api = await app(t, 'preview')
+  const without = await app(t, 'absent')
+  for (const url of ['/docs?channel=preview', '/redoc?channel=preview', '/openapi.json?channel=preview', `/openapi.json?version=${PREVIEW}&channel=preview`,
+    `/docs?version=${PREVIEW}&channel=preview`, '/docs/upgrade?from=2026-01-01&to=2026-06-01&channel=preview', '/changelog?channel=preview']) {
+    for (const headers of [{ 'x-beta': 'yes' }, {}]) {
+      const allowed = 'x-beta' in headers ? 'allowed' : 'refused'
+      const [a, b] = [await api.inject({ url, headers }), await without.inject({ url, headers })]
+      t.equal(a.headers['cache-control'], 'private', `${url} (${allowed}): private`)
+      if (allowed === 'refused') t.equal(seen(a), seen(b), `${url} (refused): as if there were no preview`)
+    }
+    const plain = url.replace(/[?&]channel=preview/, '')
+    t.equal((await api.inject({ url: plain })).headers['cache-control'], undefined, `${plain}: the released documentation is not private`)
+  }
+})

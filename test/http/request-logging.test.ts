@@ -6,7 +6,10 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Writable } from 'node:stream'
-import { fastifyVersioner, schema, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker,
+  type FastifyVersionerOptions, type RequestInfo
+} from '../../plugin'
 import { Type } from '@sinclair/typebox'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf, DATES } from '../helpers/http-apps'
@@ -142,4 +145,69 @@ test('with the logger off, no child logger factory is installed (Fastify skips c
   t.teardown(() => logged.close())
   await logged.register(fastifyVersioner, { versions: bundle() })
   t.not(logged.childLoggerFactory, plain.childLoggerFactory, 'with a logger, the versioner\'s factory binds apiVersion')
+})
+
+/** How many times a raw JSON log line holds the key `apiVersion` (JSON.parse would keep only the last). */
+function apiVersionKeys (line: string): number {
+  return line.match(/[{,]"apiVersion":/g)?.length ?? 0
+}
+
+test('regression: every log line of a versioned request carries apiVersion once, error entries included (issue 30)', async (t) => {
+  const Status = Type.Union([Type.Literal('open'), Type.Literal('refunded')])
+  const Order = Type.Object({ status: Status })
+  const Thing = Type.Object({ name: Type.String({ minLength: 2 }) })
+  class RefundsAreNew extends VersionChange {
+    description = 'Orders may be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('refunded')]
+  }
+  class NamesWereLabels extends VersionChange {
+    description = 'name was label.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('name').had({ name: 'label' })]
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      if (request.body.label === 'throw') throw new Error('converter broke')
+      // 'empty' gives HEAD a name too short: HEAD validation fails after the migration.
+      request.body.name = request.body.label === 'empty' ? '' : request.body.label
+      delete request.body.label
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(),
+    new Version('2003-01-01.preview', { channel: 'preview', access: (request) => { if (request.headers['x-beta'] === 'throw') throw new Error('no'); return request.headers['x-beta'] === 'yes' } }),
+    new Version('2002-01-01', RefundsAreNew), new Version('2001-01-01', NamesWereLabels), new Version('2000-01-01'))
+  const raw: string[] = []
+  const stream = new Writable({ write (chunk, _encoding, next) { raw.push(...String(chunk).split('\n').filter((line) => line !== '')); next() } })
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders', { schema: { response: { 200: Order } } }, async () => ({ status: 'refunded' as const }))
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
+  }, { fastify: { logger: { level: 'debug', stream } } })
+  await app.ready()
+  const run = async (request: Case['request']) => {
+    const before = raw.length
+    const response = await app.inject(request)
+    const lines = raw.slice(before).filter((line) => line.includes('"reqId"'))
+    return { response, lines, keys: lines.map(apiVersionKeys) }
+  }
+  interface Case { what: string, request: { method?: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object }, status: number, entry: string }
+  const cases: Case[] = [
+    { what: 'an unconvertible response', request: { url: '/orders', headers: { 'x-api-version': '2001-01-01' } }, status: 500, entry: 'UnconvertibleResponse|cannot be expressed' },
+    { what: 'a request converter failure', request: { method: 'POST' as const, url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { label: 'throw' } }, status: 500, entry: 'failed on POST /things' },
+    { what: 'a latest-request-validation failure', request: { method: 'POST' as const, url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { label: 'empty' } }, status: 500, entry: 'failed HEAD validation' },
+    { what: 'a preview served', request: { url: '/orders', headers: { 'x-api-version': '2003-01-01.preview', 'x-beta': 'yes' } }, status: 200, entry: 'request completed' }
+  ]
+  for (const { what, request, status, entry } of cases) {
+    const { response, lines, keys } = await run(request)
+    t.equal(response.statusCode, status, `${what}: ${status}`)
+    t.ok(lines.some((line) => new RegExp(entry).test(line)), `${what}: its entry is logged`)
+    const served = request.headers['x-api-version']
+    // A preview's access is asked in the request hook: its "incoming request" line comes before.
+    const expected = lines.map((line) => served.endsWith('.preview') && line.includes('"incoming request"') ? 0 : 1)
+    t.same(keys, expected, `${what}: apiVersion once in every line (${served})`)
+    t.ok(lines.every((line) => apiVersionKeys(line) === 0 || line.includes(`"apiVersion":"${served}"`)), `${what}: the version served`)
+  }
+  for (const beta of ['no', 'throw']) {
+    const { response, lines, keys } = await run({ url: '/orders', headers: { 'x-api-version': '2003-01-01.preview', 'x-beta': beta } })
+    t.equal(response.statusCode, 400, `access ${beta}: answered as an unknown version`)
+    t.same(keys, lines.map(() => 0), `access ${beta}: a refused preview is not the version served: no line carries apiVersion`)
+    t.ok(lines.some((line) => line.includes('"previewVersion":"2003-01-01.preview"')), `access ${beta}: the refusal names the preview as previewVersion`)
+  }
 })

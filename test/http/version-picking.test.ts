@@ -1,14 +1,19 @@
 /**
  * Version picking: plugin options and their errors, header names, path versions, the date and string
- * formats, default versions (a string or a function of the request) and custom `VersionPicker`s.
+ * formats, default versions (a string or a function of the request) and custom `VersionPicker`s; what the 400 of a
+ * refused value says (property-tested over near-miss named values), and `Vary` on every answer naming a version.
  */
 import { test } from 'tap'
+import fc from 'fast-check'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionPicker, versioned,
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type ResponseInfo
 } from '../../plugin'
+import { resolveVersion, type ApiVersionFormat } from '../../lib/serve/version-picking'
+import { classifyRefusal, refusalReason } from '../../lib/serve/version-refusals'
+import { namedVersionValues } from '../helpers/version-values'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
@@ -368,4 +373,139 @@ test('caches could mix versions: every GET answer whose content depends on the v
     t.equal(real.status, status)
     t.match(String(real.headers.get('vary')), /(^|, *)x-api-version(,|$)/, `${what}: Vary names the version header (real HTTP)`)
   }
+})
+
+const NAMED = ['2025-06-01.dahlia', '2024-09-30.acacia', '2024-01-01'] as const
+const SUPPORTED_NAMED = `Supported versions: ${NAMED.join(', ')}.`
+
+test('regression: a refused version value says what is wrong and what is accepted, not only "a date YYYY-MM-DD" (issue 30)', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const app = await versionedApp(t, bundleOf(NAMED), undefined, { versioner: { apiVersionLocation: location } })
+    await app.register(echoRoute)
+    const where = location === 'header' ? "the 'x-api-version' header" : "the path, right after '/' (as in /<version>/…)"
+    for (const [value, why] of [
+      ['2025-06-01.dahlya', "2025-06-01 is the version 2025-06-01.dahlia, and 'dahlya' is not its name: send 2025-06-01.dahlia or the plain date 2025-06-01."],
+      ['dahlia', "'dahlia' is the name of version 2025-06-01.dahlia: send 2025-06-01.dahlia or the plain date 2025-06-01."],
+      ['2025-06-01.acacia', "2025-06-01 is the version 2025-06-01.dahlia, and 'acacia' is not its name ('acacia' is the name of 2024-09-30.acacia): " +
+        'send 2025-06-01.dahlia or the plain date 2025-06-01.'],
+      ['2025-07-01.acacia', "'acacia' is the name of version 2024-09-30.acacia, not of a version dated 2025-07-01: send 2024-09-30.acacia, " +
+        'or a plain date YYYY-MM-DD (served as the closest older version).'],
+      ['2025-07-01.zinnia', "no version is named 'zinnia' or dated 2025-07-01: send a plain date YYYY-MM-DD (2025-07-01 is served as 2025-06-01.dahlia) " +
+        "or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
+      ['2020-01-01.zinnia', "no version is named 'zinnia' or dated 2020-01-01: send a plain date YYYY-MM-DD (2020-01-01 is older than the oldest version) " +
+        "or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
+      ['2024-01-01.spring', '2024-01-01 is the version 2024-01-01, which has no name: send 2024-01-01.'],
+      ['zinnia', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
+      ['2025-02-30', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
+      ...(location === 'path' ? [[' 2025-06-01', "versions are matched exactly: send '2025-06-01'."]] : [])
+    ]) {
+      const response = location === 'header' ? await getWith(app, '/echo', value) : await app.inject({ url: `/${encodeURIComponent(value)}/echo` })
+      t.equal(response.statusCode, 400, `${location} ${value}: 400`)
+      t.equal(jsonOf(response).code, 'FST_VERSIONER_INVALID_API_VERSION')
+      t.equal(jsonOf(response).message, `Invalid API version '${value}' in ${where}: ${why} ${SUPPORTED_NAMED}`, `${location} ${value}`)
+    }
+    const old = location === 'header' ? await getWith(app, '/echo', '2023-01-01') : await app.inject({ url: '/2023-01-01/echo' })
+    t.equal(jsonOf(old).message, `Unsupported API version '2023-01-01' in ${where}: it is older than the oldest version. ${SUPPORTED_NAMED}`)
+  }
+})
+
+/** A bundle of `values` (with `previews` first, whose access refuses everything), for the classifier. */
+function refusalBundle (values: readonly string[], previews: readonly string[] = []): VersionBundle {
+  return new VersionBundle(new HeadVersion(), ...previews.map((value) => new Version(value, { channel: 'preview', access: () => false })),
+    ...values.map((value) => new Version(value)))
+}
+
+test('the refusal classifier (fast-check): total, sound (what it tells to send is served), blind to previews', async (t) => {
+  const formats: Array<[ApiVersionFormat, readonly string[], readonly string[]]> = [
+    ['date', NAMED, ['2026-01-01.preview', '2026-02-01.dahlia-beta']],
+    ['date', ['2002-01-01', '2001-01-01'], ['2003-01-01.preview']],
+    ['month', ['2026-04', '2026-01', '2025-10'], ['2026-07.preview']],
+    ['string', ['v2', 'v1', 'Beta'], ['unstable']]
+  ]
+  for (const [format, values, previews] of formats) {
+    const withPreviews = refusalBundle(values, previews)
+    const without = refusalBundle(values)
+    const problems: string[] = []
+    let refused = 0
+    fc.assert(fc.property(namedVersionValues(values, previews.map((value) => value.split('.').at(-1) ?? value)), (value) => {
+      const picked = resolveVersion(value, withPreviews, format)
+      if (picked.ok) return
+      refused++
+      const refusal = classifyRefusal(picked, { versions: withPreviews, format })
+      const reason = refusalReason(refusal, { versions: withPreviews, format })
+      const blind = classifyRefusal(resolveVersion(value, without, format) as typeof picked, { versions: without, format })
+      if (JSON.stringify(blind) !== JSON.stringify(refusal) || refusalReason(blind, { versions: without, format }) !== reason) {
+        problems.push(`${JSON.stringify(value)}: the previews change the answer`)
+      }
+      for (const preview of previews) if (reason?.includes(preview) === true && !value.includes(preview)) problems.push(`${JSON.stringify(value)}: names ${preview}`)
+      const served = (candidate: string): boolean => resolveVersion(candidate, without, format).ok
+      const dateOf = (candidate: string): string => candidate.split('.')[0]
+      switch (refusal.kind) {
+        case 'other-name':
+          if (!values.includes(refusal.version) || dateOf(refusal.version) !== refusal.date || refusal.version === value) problems.push(`${value}: other-name ${refusal.version}`)
+          break
+        case 'name-of-other-date':
+        case 'bare-name':
+          if (!values.includes(refusal.version) || refusal.version.split('.')[1] !== refusal.name) problems.push(`${value}: ${refusal.kind} ${refusal.version}`)
+          if (refusal.kind === 'name-of-other-date' && values.some((candidate) => dateOf(candidate) === refusal.date)) problems.push(`${value}: its date has a version`)
+          break
+        case 'unknown-name':
+          if (values.some((candidate) => dateOf(candidate) === refusal.date || candidate.split('.')[1] === refusal.name)) problems.push(`${value}: unknown-name, but known`)
+          break
+        case 'near':
+          if (!served(refusal.version) || refusal.version.toLowerCase() !== value.trim().toLowerCase()) problems.push(`${value}: near ${refusal.version}`)
+          break
+        case 'too-old':
+          if (format === 'string' || !served(values[0])) problems.push(`${value}: too-old`)
+          break
+      }
+      // A value whose date part is a version's date always says which version that date is.
+      const datePart = /^(\d{4}-\d{2}(?:-\d{2})?)\.[A-Za-z0-9_-]+$/.exec(value)?.[1]
+      const atDate = datePart === undefined ? undefined : values.find((candidate) => dateOf(candidate) === (format === 'month' ? datePart.slice(0, 7) : datePart))
+      if (format !== 'string' && atDate !== undefined && refusal.kind !== 'other-name') problems.push(`${value}: the version of its date, ${atDate}, is not named`)
+      if (reason !== undefined && !/\.$/.test(reason)) problems.push(`${value}: "${reason}" is not a sentence`)
+    }), { seed: 20261130, numRuns: 2000 })
+    t.same(problems, [], `${format} ${values.join(', ')}: every refusal is sound and blind to previews`)
+    t.ok(refused > 500, `${format}: ${refused} refused values classified`)
+  }
+})
+
+test('regression: every answer naming a version varies on the version header, whatever its method, listed once (issue 30)', async (t) => {
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2002-01-01', changeClass('ThingsAreNew', [endpoint('/things', ['POST', 'DELETE']).didntExist])),
+    new Version('2001-01-01'), new Version('2000-01-01', { sunsetAt: '2020-01-01', afterSunset: 'gone' }))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      const vary = request.headers['x-set-vary']
+      if (typeof vary === 'string') reply.header('vary', vary)
+    })
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const) {
+      api.route({ method, url: '/items', handler: async (request) => request.headers['x-fail'] === 'yes' ? Promise.reject(new Error('broken')) : { ok: true } })
+    }
+    api.route({ method: ['POST', 'DELETE'], url: '/things', handler: async () => ({ ok: true }) })
+  }, { health: true, versioner: { now: () => Date.parse('2026-01-01') } })
+  const ask = (method: string, url: string, version: string | undefined, more: Record<string, string> = {}) =>
+    app.inject({ method: method as 'GET', url, headers: { ...(version === undefined ? {} : { 'x-api-version': version }), ...more } })
+  for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+    for (const [what, url, version, status, more] of [
+      ['a success', '/items', '2002-01-01', 200, {}],
+      ['a handler error', '/items', '2001-01-01', 500, { 'x-fail': 'yes' }],
+      ['a bad version', '/items', '2002-01-01.x', 400, {}],
+      ['a missing version', '/items', undefined, 400, {}],
+      ['a version gone', '/items', '2000-01-01', 410, {}],
+      ...(method === 'POST' || method === 'DELETE' ? [['a route absent in the version', '/things', '2001-01-01', 404, {}] as const] : []),
+      ['an existing Vary', '/items', '2002-01-01', 200, { 'x-set-vary': 'Origin' }],
+      ['a Vary that names the header already', '/items', '2002-01-01', 200, { 'x-set-vary': 'X-API-Version, origin' }],
+      ['Vary: *', '/items', '2002-01-01', 200, { 'x-set-vary': '*' }]
+    ] as const) {
+      const response = await ask(method, url, version, more)
+      t.equal(response.statusCode, status, `${method} ${what}: ${status}`)
+      const expected = more['x-set-vary'] === undefined ? 'x-api-version' : more['x-set-vary'] === 'Origin' ? 'Origin, x-api-version' : more['x-set-vary']
+      t.equal(response.headers.vary, expected, `${method} ${what}: Vary`)
+    }
+  }
+  const health = await ask('GET', '/health', '2002-01-01')
+  t.equal(health.headers.vary, undefined, 'an unversioned route does not vary on the version header')
+  const paths = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  await paths.register(echoRoute)
+  t.equal((await paths.inject({ url: '/2001-01-01/echo' })).headers.vary, undefined, 'path versions: the URL differs instead')
 })

@@ -140,7 +140,9 @@ test('a previewed request is served as an ordinary one, and its patch is the dif
     const runs = store.calls - before
     const event = seen.pop()
     if (previewed.body !== ordinary.body || previewed.statusCode !== ordinary.statusCode) throw new Error('the previewed answer differs from the ordinary one')
-    if (JSON.stringify(headersBut(previewed, 'x-api-version-preview')) !== JSON.stringify(headersBut(ordinary))) throw new Error('the headers differ')
+    // The same headers but the summary, and the Cache-Control that keeps a previewed answer out of shared caches.
+    if (JSON.stringify(headersBut(previewed, 'x-api-version-preview', 'cache-control')) !== JSON.stringify(headersBut(ordinary))) throw new Error('the headers differ')
+    if (previewed.headers['cache-control'] !== 'private' || ordinary.headers['cache-control'] !== undefined) throw new Error('a previewed answer is private, an ordinary one is not')
     if (runs !== (ordinary.statusCode === 200 ? 1 : 0)) throw new Error(`the handler ran ${runs} times`)
     if (event === undefined || seen.length > 0) throw new Error('one event per previewed request')
     const asSent = await post(store.app, target, body)
@@ -185,7 +187,7 @@ test('without the header, without access, or with access failing: served as usua
   t.match(allowed.headers['x-api-version-preview'], /^2003-01-01: \d+ changes?; request invalid$/, 'async access granted: previewed')
 })
 
-test('cacheable responses vary on the preview header when the option is on, and only then', async (t) => {
+test('answers vary on the preview header when the option is on, and only then', async (t) => {
   const store = await shop(t)
   for (const preview of [undefined, '2003-01-01']) {
     const response = await store.app.inject({ method: 'GET', url: '/plain', headers: { 'x-api-version': '2000-01-01', ...(preview === undefined ? {} : { 'x-api-version-preview': preview }) } })
@@ -196,7 +198,7 @@ test('cacheable responses vary on the preview header when the option is on, and 
   t.equal(unknown.statusCode, 400)
   t.equal(unknown.headers.vary, 'x-api-version, x-api-version-preview', 'a 400 varies on both too')
   const posted = await post(store.app, '2000-01-01', validBody('2000-01-01'), '2003-01-01')
-  t.equal(posted.headers.vary, undefined, 'POST responses are not cacheable: no Vary')
+  t.equal(posted.headers.vary, 'x-api-version, x-api-version-preview', 'POST answers vary on both too')
   const off = await shop(t, {})
   const plain = await off.app.inject({ method: 'GET', url: '/plain', headers: { 'x-api-version': '2000-01-01' } })
   t.equal(plain.headers.vary, 'x-api-version', 'without the option: the version header only')
@@ -290,4 +292,51 @@ test('the option is checked at registration', async (t) => {
   const off = await shop(t, {})
   const response = await post(off.app, '2000-01-01', validBody('2000-01-01'), '2003-01-01')
   t.equal(response.headers['x-api-version-preview'], undefined, 'off: the header means nothing')
+})
+
+test('regression: a target past its sunset is reported gone, not compared; a preview version is compared only when its access allows (issue 30)', async (t) => {
+  class NotesAreNew extends VersionChange {
+    description = 'Orders have a note.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('note').didntExist]
+  }
+  class TagsAreNew extends VersionChange {
+    description = 'Orders have tags.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('tags').didntExist]
+  }
+  const bundle = new VersionBundle(new HeadVersion(),
+    new Version('2004-01-01.preview', NotesAreNew, { channel: 'preview', access: (request) => request.headers['x-beta'] === 'yes' }),
+    new Version('2003-01-01', TagsAreNew), new Version('2002-01-01'), new Version('2001-01-01', { sunsetAt: '2020-01-01', afterSunset: 'gone' }))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o', total: 1, note: 'n', items: [], tags: [] }))
+  }, { versioner: { upgradePreview: { access: () => true }, now: () => Date.parse('2026-01-01') } })
+  await app.ready()
+  const seen = events(t)
+  const ask = (target: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
+    app.inject({ url: '/orders/o', headers: { 'x-api-version': '2003-01-01', 'x-api-version-preview': target, ...headers } })
+  t.equal((await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2001-01-01' } })).statusCode, 410, '2001-01-01 itself answers 410')
+  for (const target of ['2001-01-01', '2001-06-30']) {
+    const gone = await ask(target)
+    t.equal(gone.statusCode, 200, `${target}: the served answer is not affected`)
+    t.equal(gone.headers['x-api-version-preview'], '2001-01-01: not compared (2001-01-01 is gone since its sunset on 2020-01-01: it answers every request 410); request invalid',
+      `${target}: gone, not "request valid"`)
+    t.match(seen.at(-1), {
+      target: '2001-01-01',
+      patch: undefined,
+      requestValid: false,
+      requestErrors: [{ part: 'version', message: 'API version 2001-01-01 was sunset on 2020-01-01 and is no longer served. The oldest version still served is 2002-01-01.' }],
+      reason: /gone since its sunset/
+    }, `${target}: the event says so`)
+  }
+  const allowed = await ask('2004-01-01.preview', { 'x-beta': 'yes' })
+  t.equal(allowed.headers['x-api-version-preview'], '2004-01-01.preview: 1 change; request valid', 'a preview its access allows is compared')
+  t.match(seen.at(-1), { target: '2004-01-01.preview', patch: [{ op: 'add', path: '/note', value: 'n' }], requestValid: true })
+  const count = seen.length
+  const refused = await ask('2004-01-01.preview')
+  const unknown = await ask('2004-01-01.previex')
+  t.equal(refused.headers['x-api-version-preview'], 'unknown version "2004-01-01.preview"; versions: 2003-01-01, 2002-01-01, 2001-01-01',
+    'a preview its access refuses is an unknown version')
+  t.equal(unknown.headers['x-api-version-preview'], 'unknown version "2004-01-01.previex"; versions: 2003-01-01, 2002-01-01, 2001-01-01', 'as a value naming nothing')
+  t.equal(seen.length, count, 'no event for either')
+  for (const response of [allowed, refused, unknown]) t.equal(response.headers['cache-control'], 'private', 'a previewed answer is private')
+  t.equal((await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2003-01-01' } })).headers['cache-control'], undefined, 'an ordinary one is not')
 })

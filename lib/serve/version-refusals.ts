@@ -1,0 +1,162 @@
+/**
+ * Why a version value is refused, in words a client can act on: what is wrong with it (a typo in a version's name, the
+ * name of another date, a bare name, an unknown name, a malformed or too old value) and what is accepted. It reads the
+ * released versions only, so that it never names a preview the request may not use, and runs on the refusal path
+ * alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
+ * @module
+ */
+import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
+import { resolveVersion, type PickedVersion, type VersionPickerOptions } from './version-picking'
+
+/** What is wrong with a value the released versions do not serve. */
+type Refusal =
+  | { readonly kind: 'missing' }
+  /** A well-formed date (or month) older than the oldest version. */
+  | { readonly kind: 'too-old' }
+  /** `date.name`: `date` is the version `version`, under another name (or none); `named` is the version `name` is the name of, if any. */
+  | { readonly kind: 'other-name', readonly date: string, readonly name: string, readonly version: string, readonly named: string | undefined }
+  /** `date.name`: no version has that date, and `name` is the name of `version`. */
+  | { readonly kind: 'name-of-other-date', readonly date: string, readonly name: string, readonly version: string }
+  /** A name alone, the name of `version`. */
+  | { readonly kind: 'bare-name', readonly name: string, readonly version: string }
+  /** `date.name`: no version has that date or that name. */
+  | { readonly kind: 'unknown-name', readonly date: string, readonly name: string }
+  /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
+  | { readonly kind: 'near', readonly version: string }
+  /** Anything else in the `date` or `month` format. */
+  | { readonly kind: 'malformed' }
+  /** Anything else in the `string` format. */
+  | { readonly kind: 'unknown' }
+
+type Refused = Extract<PickedVersion, { ok: false }>
+type Resolving = Pick<VersionPickerOptions, 'versions' | 'format'>
+
+/** A date (or month, or date in a month) and a name: `2025-06-01.dahlya`. */
+const DATED_NAME = /^(\d{4}-\d{2}(?:-\d{2})?)\.([A-Za-z0-9_-]+)$/
+/** What a version's name is made of. */
+const NAME = /^[A-Za-z0-9_-]+$/
+
+/** The name of a released version value (`acacia` of `2024-09-30.acacia`); `undefined` for a plain one. */
+function nameOf (value: string): string | undefined {
+  const date = versionDate(value)
+  return date === undefined || date === value ? undefined : value.slice(date.length + 1)
+}
+
+/** The date a value's date part stands for in the format (a month for `month`), or `undefined` when it is none. */
+function dateIn (text: string, format: Resolving['format']): string | undefined {
+  if (format === 'month') return monthOf(text)
+  return isIsoDate(text) ? text : undefined
+}
+
+/**
+ * What is wrong with a value the released versions do not serve, from the released versions alone (a preview is
+ * never named, whatever the request may use).
+ * @example
+ * ```ts
+ * classifyRefusal(resolveVersion('2025-06-01.dahlya', versions, 'date') as Refused, { versions, format: 'date' })
+ * // { kind: 'other-name', date: '2025-06-01', name: 'dahlya', version: '2025-06-01.dahlia', named: undefined }
+ * ```
+ */
+export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
+  const value = picked.requested
+  if (picked.reason === 'missing' || value === undefined) return { kind: 'missing' }
+  if (picked.reason === 'too-old') return { kind: 'too-old' }
+  const { versions, format } = options
+  const released = versions.releasedValues
+  const trimmed = value.trim()
+  if (format === 'string') {
+    const near = released.find((candidate) => candidate.toLowerCase() === trimmed.toLowerCase())
+    return near === undefined ? { kind: 'unknown' } : { kind: 'near', version: near }
+  }
+  if (trimmed !== value && resolveVersion(trimmed, versions, format).ok) return { kind: 'near', version: trimmed }
+  const named = (name: string): string | undefined => released.find((candidate) => nameOf(candidate) === name)
+  const dated = DATED_NAME.exec(value)
+  const date = dated === null ? undefined : dateIn(dated[1], format)
+  if (dated !== null && date !== undefined) {
+    const name = dated[2]
+    const atDate = released.find((candidate) => (format === 'month' ? candidate : versionDate(candidate)) === date)
+    const version = named(name)
+    if (atDate !== undefined) return { kind: 'other-name', date, name, version: atDate, named: version }
+    return version === undefined ? { kind: 'unknown-name', date, name } : { kind: 'name-of-other-date', date, name, version }
+  }
+  const version = NAME.test(value) ? named(value) : undefined
+  return version === undefined ? { kind: 'malformed' } : { kind: 'bare-name', name: value, version }
+}
+
+/** What a plain value is in the format, for messages. */
+function plainValue (format: Resolving['format']): string {
+  return format === 'month' ? 'month YYYY-MM' : 'date YYYY-MM-DD'
+}
+
+/**
+ * The words of a refusal: what is wrong and what is accepted, one or two sentences ending with a period; `undefined`
+ * when there is nothing to say but the list of versions (`missing`, `unknown`).
+ */
+export function refusalReason (refusal: Refusal, options: Resolving): string | undefined {
+  const { versions, format } = options
+  const named = versions.releasedValues.filter((value) => nameOf(value) !== undefined)
+  const fullNames = named.length === 0 ? '' : ` or a named version's full name (${named.join(', ')})`
+  switch (refusal.kind) {
+    case 'missing':
+    case 'unknown':
+      return undefined
+    case 'too-old':
+      return 'it is older than the oldest version.'
+    case 'near':
+      return `versions are matched exactly: send '${refusal.version}'.`
+    case 'other-name': {
+      const whose = refusal.named === undefined ? '' : ` ('${refusal.name}' is the name of ${refusal.named})`
+      return refusal.version === refusal.date
+        ? `${refusal.date} is the version ${refusal.date}, which has no name${whose}: send ${refusal.date}.`
+        : `${refusal.date} is the version ${refusal.version}, and '${refusal.name}' is not its name${whose}: send ${refusal.version} or the plain date ${refusal.date}.`
+    }
+    case 'name-of-other-date':
+      return `'${refusal.name}' is the name of version ${refusal.version}, not of a version dated ${refusal.date}: send ${refusal.version}, ` +
+        `or a plain ${plainValue(format)} (served as the closest older version).`
+    case 'bare-name':
+      return `'${refusal.name}' is the name of version ${refusal.version}: send ${refusal.version} or the plain date ${versionDate(refusal.version) ?? ''}.`
+    case 'unknown-name': {
+      const served = resolveVersion(refusal.date, versions, format)
+      const there = served.ok ? `${refusal.date} is served as ${served.version}` : `${refusal.date} is older than the oldest version`
+      const what = named.length === 0 ? 'versions carry no name here' : `no version is named '${refusal.name}' or dated ${refusal.date}`
+      return `${what}: send a plain ${plainValue(format)} (${there})${fullNames}.`
+    }
+    case 'malformed':
+      return format === 'month' ? 'it must be a month written YYYY-MM (or a date YYYY-MM-DD in it).' : `it must be a date written YYYY-MM-DD${fullNames}.`
+  }
+}
+
+/**
+ * Why a value names no released version (the documents' and the upgrade guide's 404 and 400), or `undefined` when it
+ * names one or there is nothing to say.
+ */
+export function whyRefused (value: string, options: Resolving): string | undefined {
+  const picked = resolveVersion(value, options.versions, options.format)
+  return picked.ok ? undefined : refusalReason(classifyRefusal(picked, options), options)
+}
+
+/** Where a client sends the version, in words, for messages. */
+function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
+  return options.location === 'header'
+    ? `the '${options.parameterName}' header`
+    : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
+}
+
+/** The 400 message for a request whose version cannot be served: what is wrong, what is accepted, the released versions. */
+export function pickingErrorMessage (
+  picked: Refused,
+  options: Pick<VersionPickerOptions, 'location' | 'parameterName' | 'versions' | 'format'>,
+  prefix = ''
+): string {
+  const supported = `Supported versions: ${options.versions.releasedValues.join(', ')}.`
+  if (picked.reason === 'missing') {
+    const example = options.versions.releasedValues[0]
+    const how = options.location === 'header'
+      ? `send the API version in the '${options.parameterName}' header (for example '${options.parameterName}: ${example}')`
+      : `put the API version in the path, right after '${prefix === '' ? '/' : prefix}' (for example ${prefix}/${example}/…)`
+    return `This route is versioned: ${how}. ${supported}`
+  }
+  const reason = refusalReason(classifyRefusal(picked, options), options)
+  const what = picked.reason === 'too-old' ? 'Unsupported' : picked.reason === 'unknown' ? 'Unknown' : 'Invalid'
+  return `${what} API version '${String(picked.requested)}' in ${describeLocation(options, prefix)}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
+}
