@@ -185,9 +185,9 @@ test('versions the API cannot retire, and usage files it cannot read, exit 1 say
   const files: Array<[string, string]> = [
     ['not json', 'is not JSON'],
     ['[]', 'must be an object with either "versions" or "apis"'],
-    ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', 'versions["2000-01-01"].lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
-    ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', 'versions["2000-01-01"].clients["a"] is 1700000000, not an ISO 8601 date-time'],
-    ['{"versions":{"2000-01-01":{}}}', 'versions["2000-01-01"] has neither lastSeen nor clients']
+    ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', '/versions/2000-01-01/lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
+    ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', '/versions/2000-01-01/clients/a is 1700000000, not an ISO 8601 date-time'],
+    ['{"versions":{"2000-01-01":{}}}', '/versions/2000-01-01 has neither lastSeen nor clients']
   ]
   for (const [text, message] of files) {
     const file = join(dir, 'usage.json')
