@@ -11,12 +11,14 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
+import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
+import { namedVersion } from '../serve/version-picking'
 import type { VersionerState } from '../routes/versioner-state'
 import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
-import { servedDocuments } from './export'
+import { servedDocuments, toolFacts } from './export'
 import { closeApp, loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
@@ -38,6 +40,18 @@ function stateOf (context: FastifyInstance): VersionerState {
   const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined>)[kVersionerState]
   if (state === undefined) throw new VersionerToolError('app.versioner was not set up by this copy of fastify-versioner: retire reads its state.')
   return state
+}
+
+/**
+ * The version `--version` names in one API, read as the other tools read a version (the one version reader): a
+ * version's value, or a named date version's plain date (`2024-06-01` for `2024-06-01.acacia`). A date that only
+ * waterfalls to an older version is refused, naming that version; one the API lacks is left to `retirementPlan`.
+ */
+function retiredVersion (context: FastifyInstance, value: string): string {
+  const picked = namedVersion(value, context.versioner.versions, toolFacts(context).format)
+  if (!picked.ok || picked.version === value || versionDate(picked.version) === value) return picked.ok ? picked.version : value
+  throw new VersionerToolError(`--version '${value}' is not a version of this API: a request naming it is served ${picked.version}, the closest older ` +
+    `version. Name that one (--version ${picked.version}) to retire it and every older version.`)
 }
 
 /** Prints what the plan removes (names from the application made printable: one line each). */
@@ -132,7 +146,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        return [api.name, retirementPlan(stateOf(api.context), run.version)]
+        return [api.name, retirementPlan(stateOf(api.context), retiredVersion(api.context, run.version))]
       } catch (error) {
         if (apis.length === 1) throw error
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
