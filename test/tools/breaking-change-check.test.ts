@@ -384,7 +384,8 @@ test('checkDocuments sees a __proto__ field a saved file loses', async (t) => {
   const app = await appServing(t, ['2000-01-01'], true)
   await exportDocuments(app, dir)
   const file = join(dir, '2000-01-01.json')
-  const text = await readFile(file, 'utf8')
+  // The file on one line, as export wrote it before (check reads both forms), to edit as text.
+  const text = JSON.stringify(JSON.parse(await readFile(file, 'utf8')))
   t.match(text, '"properties":{"id":{"type":"string"},', 'the User schema, as written')
   await writeFile(file, text.replace('"properties":{"id":{"type":"string"},', '"properties":{"id":{"type":"string"},"__proto__":{"type":"string"},"constructor":{"type":"string"},'))
   const result = await checkDocuments(app, dir)
@@ -429,7 +430,7 @@ test('checkDocuments names the deep document: a saved file, or what the app serv
   const app = await appServing(t, ['2000-01-01'], true)
   await exportDocuments(app, dir)
   const file = join(dir, '2000-01-01.json')
-  const good = await readFile(file, 'utf8')
+  const good = JSON.stringify(JSON.parse(await readFile(file, 'utf8')))
   const levels = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
   await writeFile(file, good.replace('"properties":{"id":{"type":"string"},', `"properties":{"deep":${levels},"id":{"type":"string"},`))
   await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: `The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256` })
