@@ -81,7 +81,8 @@ test('check: a saved document nested 10,000 levels deep exits 1 naming the file 
   await cp(snapshot, dir, { recursive: true })
   const file = join(dir, '2001-01-01.json')
   const deep = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
-  const text = await readFile(file, 'utf8')
+  // The snapshot on one line, as export wrote it before (check reads both forms), to edit as text.
+  const text = JSON.stringify(JSON.parse(await readFile(file, 'utf8')))
   const anchor = '"type":"object","properties":{"id":'
   t.match(text, anchor)
   await writeFile(file, text.replace(anchor, `"type":"object","properties":{"deep":${deep},"id":`))
@@ -200,6 +201,53 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   const throws = await inProcess(['check', join(dir, 'throws.cjs'), '--against', snapshot])
   t.equal(throws.code, 1)
   t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
+})
+
+test('an app module that throws anything is reported naming the file, by every command that loads an app', async (t) => {
+  const dir = await scratch(t)
+  const fastify = JSON.stringify(require.resolve('fastify'))
+  const modules: Record<string, string> = {
+    'import-null.cjs': 'throw null\n',
+    'import-string.cjs': "throw 'no config\\ncheck: ok'\n",
+    'build-undefined.cjs': 'module.exports = async () => { throw undefined }\n',
+    'build-error.cjs': 'module.exports = () => { throw new Error("no database\\ncheck: ok") }\n',
+    'build-rejects.cjs': 'module.exports = () => Promise.reject(Object.create(null))\n',
+    'ready-string.cjs': `const Fastify = require(${fastify})\nmodule.exports = Fastify().register(async () => { throw 'no plugin' })\n`
+  }
+  const described: Record<string, RegExp> = {
+    'import-null.cjs': /The application module '.*import-null\.cjs' could not be loaded: null$/,
+    'import-string.cjs': /The application module '.*import-string\.cjs' could not be loaded: no config\\ncheck: ok$/,
+    'build-undefined.cjs': /The app function of '.*build-undefined\.cjs' failed: undefined$/,
+    'build-error.cjs': /The app function of '.*build-error\.cjs' failed: Error: no database\\ncheck: ok\n {4}at /,
+    'build-rejects.cjs': /The app function of '.*build-rejects\.cjs' failed: \{\}$/,
+    'ready-string.cjs': /The application of '.*ready-string\.cjs' failed to start \(ready\(\)\): no plugin$/
+  }
+  for (const [name, text] of Object.entries(modules)) await writeFile(join(dir, name), text)
+  for (const command of [['export', '--out', join(dir, 'out')], ['check', '--against', snapshot], ['types', '--out', join(dir, 'types.ts')], ['verify'], ['retire', '--version', '2000-01-01']]) {
+    for (const name of Object.keys(modules)) {
+      const result = await inProcess([command[0], join(dir, name), ...command.slice(1)])
+      t.equal(result.code, 1, `${command[0]} ${name}`)
+      t.match(result.stderr.trimEnd(), described[name], `${command[0]} ${name}`)
+      t.notOk(/^check: ok/m.test(result.stderr), 'no line forged by what the app threw')
+      t.equal(result.stdout, '')
+    }
+  }
+  // An onClose hook that throws, once the command did its work.
+  await writeFile(join(dir, 'close.cjs'), `const Fastify = require(${fastify})
+const { fastifyVersioner, versioned, VersionBundle, Version } = require(${JSON.stringify(join(root, 'plugin.ts'))})
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  app.addHook('onClose', async () => { throw '\\u001b[2Jgone' })
+  return app
+}
+`)
+  for (const command of [['export', '--out', join(dir, 'closed')], ['verify', '--examples', '2'], ['retire', '--version', '2000-01-01', '--examples', '2']]) {
+    const result = await inProcess([command[0], join(dir, 'close.cjs'), ...command.slice(1)])
+    t.equal(result.code, 1, command[0])
+    t.match(result.stderr, /^fastify-versioner: closing the application of '.*close\.cjs' failed: \\x1b\[2Jgone$/m, command[0])
+  }
 })
 
 test('usage errors exit 2 with the usage text', async (t) => {

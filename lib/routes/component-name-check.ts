@@ -1,6 +1,7 @@
 /**
  * Stage `lib/routes/`: the start-up check that no version documents two different schemas under one component
- * name (a schema renamed with `schema(S).had({ name })` onto the name of another schema that version documents).
+ * name (a schema renamed with `schema(S).had({ name })` onto the name of another schema that version documents, or
+ * two `$id`s that become one valid component name, such as `a/b` and `a~b`).
  *
  * It walks the versions newest first and keeps, per name, the HEAD names of the schemas that go by it. A route (or
  * webhook) whose schemas depend on no seed a version's instructions change, and whose state is the same, documents
@@ -11,7 +12,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import { nameOf, type SchemaObject } from '../core/json-schema'
-import { componentName } from '../schemas/component-names'
+import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { kHeadSchema } from '../core/symbols'
 import type { RouteState } from './timeline'
@@ -105,7 +106,12 @@ function nameClash (state: VersionerState, level: number, name: string, first: s
   const renames = state.steps.flatMap((step) => step.changes.flatMap((change) => change.instructions
     .filter((instruction) => instruction.kind === 'schema.had' && instruction.name === name)
     .map((instruction) => `${instruction.display} in "${change.name}"`)))
+  // Names made valid component names (`a/b` and `a~b` are both `a_b`): an $id to change, not an instruction.
+  const cleaned = [first, second].filter((origin) => validComponentName(origin) !== origin)
+  const why = renames.length > 0
+    ? `, because of ${renames.join(' and ')}`
+    : cleaned.length > 0 ? ` (a component name holds only letters, digits, '.', '_' and '-': the other characters of ${cleaned.map((origin) => `'${origin}'`).join(' and ')} become '_')` : ''
   return new InvalidGenerationInstructionError(`In version '${state.versionAt(level)}', two different schemas would both be named '${name}' ` +
-    `(the schemas named '${first}' and '${second}' in HEAD)${renames.length > 0 ? `, because of ${renames.join(' and ')}` : ''}. ` +
-    'A version documents each name once: rename the schema to a name no other schema of that version has.')
+    `(the schemas named '${first}' and '${second}' in HEAD)${why}. ` +
+    `A version documents each name once: ${renames.length === 0 && cleaned.length > 0 ? 'give one of them another $id' : 'rename the schema to a name no other schema of that version has'}.`)
 }

@@ -1,7 +1,8 @@
 /**
  * The commands `export`, `check`, `types` and `verify` on the versioned APIs of a loaded application: each API in
- * turn (its lines prefixed `[name] `, its documents in `<dir>/<name>/`, its types in `<folder of file>/<name>/<file
- * name>`), or the one `--api <name>` picks (written as for an application with one API, in `<dir>` itself).
+ * turn (its lines prefixed `[name] `), or the one `--api <name>` picks. With several APIs, each API's documents are in
+ * `<dir>/<name>/` and its types in `<folder of file>/<name>/<file name>`, whether or not `--api` picks it; an
+ * application with one API (or a module exporting one API's context) writes in `<dir>` itself.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -11,7 +12,7 @@ import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
 import type { VerifyFindings, VerifyOptions } from './verify'
-import { selectApis, type VersionedApi } from './versioned-apis'
+import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
 
 /** Where a command writes (the process's streams, or a test's collectors). */
 export interface CommandOutput {
@@ -91,7 +92,9 @@ function perApiFile (file: string, api: string): string {
 
 /**
  * Runs the command on every versioned API of the readied application (or the one `run.api` names); returns the
- * exit code: the worst of the APIs'.
+ * exit code: the worst of the APIs'. An application holding several APIs keeps each API's files in its own folder
+ * (`<dir>/<name>/`), whether the command works on every API or on the one `--api` picks, so that `export` of all
+ * and `check --api <name>` of one meet in the same folder.
  * @example
  * ```ts
  * const code = await runOnApis(app, { command: 'export', dir: 'openapi', types: undefined, verifyOptions: {}, api: undefined }, { out: console.log, err: console.error })
@@ -99,8 +102,9 @@ function perApiFile (file: string, api: string): string {
  */
 export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   const apis = selectApis(app, run.api)
+  const several = versionedApis(app).length > 1
   return await eachApi(apis, io, async (api, apiIo) => {
-    if (apis.length === 1) return await runOnApi(api.context, run, apiIo)
+    if (!several) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
     return await runOnApi(api.context, { ...run, dir, types }, apiIo)

@@ -18,6 +18,7 @@ import { VersionerToolError } from '../core/errors'
 import { fileNameOf, servedDocuments, type ChannelOptions } from './export'
 import { change, type DocumentChange } from './document-places'
 import { compareComparable } from './document-comparison'
+import { parseJsonText } from './json-text'
 import { singleApi } from './versioned-apis'
 
 export type { DocumentChange }
@@ -95,19 +96,25 @@ export function compareInto (result: CheckResult, version: string, saved: unknow
 }
 
 /**
- * A saved `<name>.json`, parsed and checked: JSON, and an OpenAPI 3 document of the version its file name
- * says (`export` writes `fileNameOf(version)`).
+ * A saved `<name>.json`, parsed and checked: JSON (one line, or pretty-printed as `export` writes it now; a file
+ * that is not JSON is named with the line and column where it stops being JSON), and an OpenAPI 3 document of the
+ * version its file name says (`export` writes `fileNameOf(version)`).
  */
 async function readSaved (dir: string, name: string): Promise<unknown> {
   const path = join(dir, `${name}.json`)
-  let saved: unknown
+  let text: string
   try {
-    saved = JSON.parse(await readFile(path, 'utf8'))
+    text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new VersionerToolError(`The saved document '${path}' is not JSON: ${(error as Error).message}`)
+    throw new VersionerToolError(`The saved document '${path}' cannot be read: ${(error as Error).message}`)
   }
-  assertComparable(saved, { name: `The saved document '${path}'`, saved: true, version: name, fileName: true })
-  return saved
+  // Any depth here: assertComparable measures it, with its own message.
+  const parsed = parseJsonText(text, Number.POSITIVE_INFINITY)
+  if (!parsed.ok) {
+    throw new VersionerToolError(`The saved document '${path}' is not JSON: at line ${parsed.place.line}, column ${parsed.place.column}, ${parsed.problem}. ${SAVED_FIX}`)
+  }
+  assertComparable(parsed.value, { name: `The saved document '${path}'`, saved: true, version: name, fileName: true })
+  return parsed.value
 }
 
 /** Where a document comes from, for the error messages. */

@@ -8,10 +8,10 @@
  */
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { loadApp } from './load-app'
-import { rootOf } from './versioned-apis'
+import { closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
 import { retire } from './retire'
+import { describeThrown, terminalLines } from './terminal-text'
 
 /** The usage text the command prints on a usage error. */
 export const USAGE = `Usage:
@@ -34,8 +34,8 @@ export const USAGE = `Usage:
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
-An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/);
---api <name> picks one (its apiName option, or its prefix: /partner is named partner).
+An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/,
+with --api <name> too); --api <name> picks one (its apiName option, or its prefix: /partner is named partner).
 export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`
 
 const OPTIONS = {
@@ -93,7 +93,9 @@ function usageError (io: CommandOutput, message: string): number {
  * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], { out: console.log, err: console.error })
  * ```
  */
-export async function runCli (args: readonly string[], io: CommandOutput): Promise<number> {
+export async function runCli (args: readonly string[], terminal: CommandOutput): Promise<number> {
+  // Every line through one gate: text from a usage file or an application cannot hold control characters.
+  const io: CommandOutput = { out: (text) => terminal.out(terminalLines(text)), err: (text) => terminal.err(terminalLines(text)) }
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
@@ -133,18 +135,19 @@ export async function runCli (args: readonly string[], io: CommandOutput): Promi
   if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
   let app: FastifyInstance | undefined
+  let code = 1
   try {
     if (command === 'retire') {
       const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
-      return await retire(appPath, retireRun, io)
+      code = await retire(appPath, retireRun, io)
+    } else {
+      app = await loadApp(appPath)
+      code = await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
     }
-    app = await loadApp(appPath)
-    return await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
   } catch (error) {
-    io.err(`fastify-versioner ${command}: ${(error as Error)?.message ?? String(error)}`)
-    return 1
-  } finally {
-    // The whole application (app may be one API's context).
-    if (app !== undefined) await rootOf(app).close()
+    io.err(`fastify-versioner ${command}: ${error instanceof Error ? error.message : describeThrown(error)}`)
   }
+  // The whole application (app may be one API's context).
+  if (app !== undefined) code = Math.max(code, await closeApp(app, appPath, io))
+  return code
 }

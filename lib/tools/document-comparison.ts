@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { pointerSegment } from '../core/json-schema'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, at, change, dataPointer, METHODS, placeOf, TEXT_KEYS, withoutText,
+  actionWord, at, change, dataPointer, METHODS, placeOf, shownValue, TEXT_KEYS, withoutText,
   type DocumentChange, type JsonPath, type Place, type RawDiff
 } from './document-places'
 
@@ -171,21 +171,57 @@ function classifySchemaChange (comparison: Comparison, diff: RawDiff, operation:
     requiredChanges(comparison, diff, operation, place, { pointer, keyword })
     return
   }
-  if (key === 'type' || key === 'const' || key === 'format' || key === '$ref') {
-    add(comparison, operation, where, key === 'format' ? 'format changed' : 'type changed', true)
+  if (enumMemberChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })) return
+  if (key === '$ref') {
+    add(comparison, operation, where, 'type changed', true)
     return
   }
+  const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
+  if (key === 'type' || key === 'const' || key === 'format') add(comparison, operation, where, `${key} ${values}`, true)
+  else if (TEXT_KEYS.has(key)) add(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
+  else add(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
+}
+
+/** Where a change inside a schema is, for {@link enumMemberChange}. */
+interface SchemaSite {
+  readonly operation: string
+  readonly where: string
+  readonly request: boolean
+  /** The schema keyword path after the last data step (`enum/2`, `anyOf/1`, `const`). */
+  readonly keyword: JsonPath
+  readonly schemaPath: JsonPath
+}
+
+/**
+ * Reports a change of enum members by name (`enum member 'c' added`): of an `enum` list, or of a union of `const`
+ * schemas (TypeBox's union of literals). A member replaced is one removed and one added; an `enum` where there was
+ * none (or none any more) is a constraint added (or removed). False when the change is not one of these.
+ */
+function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): boolean {
+  const { operation, where, request, keyword, schemaPath } = site
+  const key = keyword[0]
   const value = diff.action === 'remove' ? diff.before : diff.after
-  const member = (key === 'enum') || ((key === 'anyOf' || key === 'oneOf') && keyword.length === 2 &&
-    typeof value === 'object' && value !== null && Object.hasOwn(value, 'const'))
-  if (member && keyword.length === 2) {
-    if (diff.action === 'remove') add(comparison, operation, where, 'enum member removed', request)
-    else if (diff.action === 'add') add(comparison, operation, where, 'enum member added', !request)
-    else add(comparison, operation, where, 'enum member changed', true)
-    return
+  const union = (key === 'anyOf' || key === 'oneOf') && keyword.length === 2 && isConstSchema(value)
+  // A member's `const` replaced: `anyOf/1/const` (the data pointer stops before the union's index).
+  const unionConst = key === 'const' && keyword.length === 1 && typeof schemaPath[schemaPath.length - 2] === 'number' &&
+    ['anyOf', 'oneOf'].includes(String(schemaPath[schemaPath.length - 3]))
+  if (!(key === 'enum' && keyword.length <= 2) && !union && !unionConst) return false
+  const list = diff.path.slice(0, unionConst ? -2 : keyword.length === 1 ? undefined : -1)
+  if (key === 'enum' && (at(comparison.saved, list) === undefined || at(comparison.current, list) === undefined)) {
+    // The whole `enum` added (a request narrows) or removed (a response widens).
+    const added = at(comparison.saved, list) === undefined
+    const shown = (document: unknown): string => shownValue(at(document, list))
+    add(comparison, operation, where, `enum ${shown(comparison.saved)} → ${shown(comparison.current)}`, added ? request : !request)
+    return true
   }
-  if (TEXT_KEYS.has(key)) add(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
-  else add(comparison, operation, where, `${keyword.join('/')} ${actionWord(diff)}`, diff.type === 'breaking')
+  const name = (member: unknown): string => shownValue(isConstSchema(member) ? member.const : member)
+  if (diff.action !== 'add') add(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
+  if (diff.action !== 'remove') add(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)
+  return true
+}
+
+function isConstSchema (value: unknown): value is { const: unknown } {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, 'const')
 }
 
 /** Reports the fields a change of `required` made required or optional (renamed, added or removed ones aside). */

@@ -6,6 +6,8 @@
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
+import { printable } from './terminal-text'
+import { literal } from './type-printer'
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -16,9 +18,10 @@ export interface DocumentChange {
   /** Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, or `''`. */
   readonly place: string
   /**
-   * What happened: `removed`, `renamed to <name>`, `type changed`, `became required`, `became optional`,
-   * `enum member removed`, `status removed`, `endpoint removed`, `version removed` (breaks); `new version`,
-   * `new endpoint`, `new optional field`, `new field`, `new status`, `text changed`… (notes).
+   * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became
+   * optional`, `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `version removed`
+   * (breaks); `new version`, `new endpoint`, `new optional field`, `new field`, `new status`, `enum member 'c' added`,
+   * `summary changed (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
    */
   readonly kind: string
   /** True when clients of the version would break. */
@@ -37,7 +40,8 @@ export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples',
 
 export function change (version: string, operation: string, place: string, kind: string, breaking: boolean): DocumentChange {
   const where = [operation, place].filter((part) => part !== '').join(': ')
-  return { version, operation, place, kind, breaking, text: `${version}${where === '' ? '' : ` ${where}`}: ${kind}` }
+  // One printable line: names from the documents (paths, fields) cannot break it.
+  return { version, operation, place, kind, breaking, text: printable(`${version}${where === '' ? '' : ` ${where}`}: ${kind}`) }
 }
 
 /**
@@ -119,6 +123,17 @@ export function placeOf (rest: JsonPath, current: unknown, saved: unknown, opera
     return { side: 'response', place: `response ${second}`, schemaPath, rest }
   }
   return { side: 'operation', place: '', schemaPath: [], rest }
+}
+
+/**
+ * A value of a document as a change shows it: a string quoted (`'^a'`), a number or boolean as it is, a list of
+ * them in brackets, an object as JSON, `(none)` for no value; long values cut at 60 characters, and made printable.
+ */
+export function shownValue (value: unknown): string {
+  if (value === undefined) return '(none)'
+  const one = (item: unknown): string => typeof item === 'string' ? literal(item) : JSON.stringify(item) ?? String(item)
+  const text = Array.isArray(value) ? `[${value.map(one).join(', ')}]` : one(value)
+  return printable(text.length > 60 ? `${text.slice(0, 59)}…` : text)
 }
 
 /** `added`, `removed` or `changed`. */

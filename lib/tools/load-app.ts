@@ -11,6 +11,8 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { VersionerToolError } from '../core/errors'
+import type { CommandOutput } from './api-commands'
+import { describeThrown } from './terminal-text'
 import { isFastify, rootOf, versionedApis } from './versioned-apis'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
@@ -26,8 +28,13 @@ function appExport (module: Record<string, unknown>): unknown {
   return candidate
 }
 
-/** Imports a TypeScript module with the `tsx` the application's project (or the working folder) has installed. */
-async function importTypeScript (file: string): Promise<Record<string, unknown>> {
+/**
+ * How to import a module: Node's `import`, or for a TypeScript module the `tsx` the application's project (or the
+ * working folder) has installed, registered first.
+ */
+function importerFor (file: string): (file: string) => Promise<Record<string, unknown>> {
+  const plain = async (target: string): Promise<Record<string, unknown>> => await import(pathToFileURL(target).href) as Record<string, unknown>
+  if (!TYPESCRIPT.has(extname(file))) return plain
   let loader: string | undefined
   for (const base of [dirname(file), process.cwd()]) {
     try {
@@ -39,9 +46,12 @@ async function importTypeScript (file: string): Promise<Record<string, unknown>>
     throw new VersionerToolError(`'${file}' is a TypeScript module, and tsx is not installed to load it. ` +
       'Install it in your project (npm install --save-dev tsx), or point the command at the compiled JavaScript.')
   }
-  // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require.
-  await import(pathToFileURL(loader).href)
-  return await import(pathToFileURL(file).href) as Record<string, unknown>
+  const tsx = loader
+  return async (target) => {
+    // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require.
+    await import(pathToFileURL(tsx).href)
+    return await plain(target)
+  }
 }
 
 /**
@@ -58,20 +68,19 @@ async function importTypeScript (file: string): Promise<Record<string, unknown>>
 export async function loadApp (path: string): Promise<FastifyInstance> {
   const file = resolve(path)
   if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
-  let module: Record<string, unknown>
+  const importModule = importerFor(file)
+  let exported: unknown
   try {
-    module = TYPESCRIPT.has(extname(file)) ? await importTypeScript(file) : await import(pathToFileURL(file).href) as Record<string, unknown>
+    exported = appExport(await importModule(file))
   } catch (error) {
-    if (error instanceof VersionerToolError) throw error
-    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${(error as Error)?.stack ?? String(error)}`)
+    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${describeThrown(error)}`)
   }
-  const exported = appExport(module)
   let app: unknown = exported
   if (typeof exported === 'function') {
     try {
       app = await (exported as () => unknown)()
     } catch (error) {
-      throw new VersionerToolError(`The app function of '${path}' failed: ${(error as Error)?.stack ?? String(error)}`)
+      throw new VersionerToolError(`The app function of '${path}' failed: ${describeThrown(error)}`)
     }
   }
   if (!isFastify(app)) {
@@ -79,14 +88,37 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
       `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}.`)
   }
   // The root readies the whole application (a context's own ready() after the root's fails inside avvio).
-  await rootOf(app).ready()
+  try {
+    await rootOf(app).ready()
+  } catch (error) {
+    await rootOf(app).close().catch(() => undefined)
+    throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${describeThrown(error)}`)
+  }
   try {
     if (versionedApis(app).some((api) => typeof api.context.versioner.verify !== 'function')) {
       throw new VersionerToolError('does not register fastify-versioner, or a version of it without the tools (app.versioner.verify is missing).')
     }
     return app
   } catch (error) {
-    await rootOf(app).close()
+    await rootOf(app).close().catch(() => undefined)
     throw new VersionerToolError(`The application of '${path}': ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Closes an application {@link loadApp} loaded (its root: the whole application); returns 0, or 1 after saying so
+ * when one of its `onClose` hooks fails, whatever it throws.
+ * @example
+ * ```ts
+ * code = Math.max(code, await closeApp(app, 'dist/app.js', { out: console.log, err: console.error }))
+ * ```
+ */
+export async function closeApp (app: FastifyInstance, path: string, io: CommandOutput): Promise<number> {
+  try {
+    await rootOf(app).close()
+    return 0
+  } catch (error) {
+    io.err(`fastify-versioner: closing the application of '${path}' failed: ${describeThrown(error)}`)
+    return 1
   }
 }

@@ -5,12 +5,18 @@
  * ```json
  * { "versions": { "2000-01-01": { "lastSeen": "2026-11-23T10:00:00Z", "clients": { "acct_1": "2026-11-23T10:00:00Z" } } } }
  * ```
- * With several APIs, `{ "apis": { "<api name>": { "versions": … } } }`. Times are ISO 8601 date-times with a time zone.
+ * With several APIs, `{ "apis": { "<api name>": { "versions": … } } }`. Times are ISO 8601 date-times with a time zone
+ * (RFC 3339: `2026-02-30T00:00:00Z` is refused, not read as March 2nd). A file that is not JSON, nests deeper than the
+ * format, or holds a wrong type is refused naming its place; client ids are printed escaped (./terminal-text.ts).
  * @module
  */
 import { readFile } from 'node:fs/promises'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
+import { isIsoDate } from '../core/iso-date'
+import { pointerSegment } from '../core/json-schema'
+import { parseJsonText } from './json-text'
+import { printable } from './terminal-text'
 import { isObject } from './type-printer'
 
 /** When one version was last seen, and by which clients. */
@@ -27,28 +33,50 @@ export type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
 const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" } } } }, ' +
   'or { "apis": { "<api name>": { "versions": … } } } for several APIs; times like "2026-11-23T10:00:00Z"'
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
+/** How deep a usage file may nest: the format nests objects 6 deep (`apis`, an API, `versions`, a version, `clients`). */
+const MAX_USAGE_DEPTH = 16
 
-/** A time of the file, in ms since the epoch. */
-function timeOf (value: unknown, where: string, fail: (message: string) => never): number {
-  const time = typeof value === 'string' && DATE_TIME.test(value) ? Date.parse(value) : Number.NaN
-  if (Number.isNaN(time)) fail(`${where} is ${JSON.stringify(value) ?? String(value)}, not an ISO 8601 date-time with a time zone`)
-  return time
+/** An RFC 3339 date-time: a date, hours 00–23, minutes and seconds 00–59, `Z` or an offset. */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
+
+/** Says what is wrong with the file (never returns). */
+type Fail = (message: string) => never
+
+/** A value of the file as a message shows it: a short JSON text of a scalar, `an object`, `an array`. */
+function shownValue (value: unknown): string {
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object' && value !== null) return 'an object'
+  const text = JSON.stringify(value)
+  return printable(text.length > 60 ? `${text.slice(0, 60)}…` : text)
 }
 
-function readVersions (versions: unknown, where: string, fail: (message: string) => never): Map<string, VersionUsage> {
-  if (!isObject(versions)) fail(`${where} must be an object of versions`)
+/** A JSON pointer into the file, printable: `/versions/2000-01-01/clients/acct_1`. */
+function pointer (...keys: string[]): string {
+  return printable(keys.map((key) => `/${pointerSegment(key)}`).join(''))
+}
+
+/** A time of the file, in ms since the epoch; `fail` for anything but a real ISO 8601 date-time with a time zone. */
+function timeOf (value: unknown, where: string, fail: Fail): number {
+  const match = typeof value === 'string' ? DATE_TIME.exec(value) : null
+  if (match === null) return fail(`${where} is ${shownValue(value)}, not an ISO 8601 date-time with a time zone`)
+  if (!isIsoDate(match[1])) return fail(`${where} is ${shownValue(value)}: ${match[1]} is not a date of the calendar`)
+  const time = Date.parse(value as string)
+  return Number.isNaN(time) ? fail(`${where} is ${shownValue(value)}, not a date-time this tool can read`) : time
+}
+
+function readVersions (versions: unknown, at: readonly string[], fail: Fail): Map<string, VersionUsage> {
+  if (!isObject(versions)) fail(`${pointer(...at)} is ${shownValue(versions)}, where an object of versions is expected`)
   const read = new Map<string, VersionUsage>()
-  for (const [version, entry] of Object.entries(versions)) {
-    const at = `${where}["${version}"]`
-    if (!isObject(entry)) fail(`${at} must be an object with lastSeen and/or clients`)
+  for (const [version, entry] of Object.entries(versions as Record<string, unknown>)) {
+    const where = [...at, version]
+    if (!isObject(entry)) fail(`${pointer(...where)} is ${shownValue(entry)}, where an object with lastSeen and/or clients is expected`)
     const clients = new Map<string, number>()
     if (entry.clients !== undefined) {
-      if (!isObject(entry.clients)) fail(`${at}.clients must be an object of client ids and times`)
-      for (const [client, time] of Object.entries(entry.clients)) clients.set(client, timeOf(time, `${at}.clients["${client}"]`, fail))
+      if (!isObject(entry.clients)) fail(`${pointer(...where, 'clients')} is ${shownValue(entry.clients)}, where an object of client ids and times is expected`)
+      for (const [client, time] of Object.entries(entry.clients)) clients.set(client, timeOf(time, pointer(...where, 'clients', client), fail))
     }
-    if (entry.lastSeen === undefined && clients.size === 0) fail(`${at} has neither lastSeen nor clients`)
-    const own = entry.lastSeen === undefined ? Number.NEGATIVE_INFINITY : timeOf(entry.lastSeen, `${at}.lastSeen`, fail)
+    if (entry.lastSeen === undefined && clients.size === 0) fail(`${pointer(...where)} has neither lastSeen nor clients`)
+    const own = entry.lastSeen === undefined ? Number.NEGATIVE_INFINITY : timeOf(entry.lastSeen, pointer(...where, 'lastSeen'), fail)
     let lastSeen = own
     for (const time of clients.values()) if (time > lastSeen) lastSeen = time
     read.set(version, { lastSeen, clients })
@@ -57,33 +85,47 @@ function readVersions (versions: unknown, where: string, fail: (message: string)
 }
 
 /**
- * Reads and checks a usage file; `FST_VERSIONER_TOOL` saying what was wrong and what is accepted.
+ * A usage file's text, read and checked; `FST_VERSIONER_TOOL` naming the file, the place (a line and column for
+ * text that is not JSON or nests too deep, else a JSON pointer) and what is accepted.
+ * @example
+ * ```ts
+ * const usage = parseUsage('{ "versions": { "2000-01-01": { "lastSeen": "2026-11-23T10:00:00Z" } } }', 'usage.json')
+ * ```
+ */
+export function parseUsage (text: string, file: string): UsageFile {
+  const fail: Fail = (message) => {
+    throw new VersionerToolError(`The usage file '${file}': ${message}; ${ACCEPTED}.`)
+  }
+  const parsed = parseJsonText(text, MAX_USAGE_DEPTH)
+  if (!parsed.ok) {
+    const { line, column } = parsed.place
+    return fail(parsed.kind === 'depth'
+      ? `nests too deep: at line ${line}, column ${column}, ${parsed.problem} (a usage file nests 6)`
+      : `is not JSON: at line ${line}, column ${column}, ${parsed.problem}`)
+  }
+  const root = parsed.value
+  if (!isObject(root) || (root.versions === undefined) === (root.apis === undefined)) return fail('must be an object with either "versions" or "apis"')
+  if (root.versions !== undefined) return new Map([['', readVersions(root.versions, ['versions'], fail)]])
+  if (!isObject(root.apis)) return fail(`/apis is ${shownValue(root.apis)}, where an object of API names is expected`)
+  return new Map(Object.entries(root.apis).map(([api, entry]) => {
+    if (!isObject(entry)) fail(`${pointer('apis', api)} is ${shownValue(entry)}, where an object with "versions" is expected`)
+    return [api, readVersions((entry as Record<string, unknown>).versions, ['apis', api, 'versions'], fail)]
+  }))
+}
+
+/**
+ * Reads and checks a usage file ({@link parseUsage}); `FST_VERSIONER_TOOL` when it cannot be read.
  * @example
  * const usage = await readUsage('usage.json')
  */
 export async function readUsage (file: string): Promise<UsageFile> {
-  const fail = (message: string): never => {
-    throw new VersionerToolError(`The usage file '${file}': ${message}; ${ACCEPTED}.`)
-  }
   let text: string
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    return fail(`cannot be read (${(error as Error).message})`)
+    throw new VersionerToolError(`The usage file '${file}': cannot be read (${(error as Error).message}); ${ACCEPTED}.`)
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    return fail(`is not JSON (${(error as Error).message})`)
-  }
-  if (!isObject(parsed) || (parsed.versions === undefined) === (parsed.apis === undefined)) return fail('must be an object with either "versions" or "apis"')
-  if (parsed.versions !== undefined) return new Map([['', readVersions(parsed.versions, 'versions', fail)]])
-  if (!isObject(parsed.apis)) return fail('"apis" must be an object of API names')
-  return new Map(Object.entries(parsed.apis).map(([api, entry]) => {
-    if (!isObject(entry)) fail(`apis["${api}"] must be an object with "versions"`)
-    return [api, readVersions((entry as Record<string, unknown>).versions, `apis["${api}"].versions`, fail)]
-  }))
+  return parseUsage(text, file)
 }
 
 /** How long ago, in words (`3 days ago`, `5 hours ago`, `in 2 days` for a time ahead of the clock). */
@@ -101,18 +143,19 @@ function ago (time: number, now: number): string {
  */
 export function usageVerdict (version: string, usage: VersionUsage | undefined, window: { readonly quietDays: number | undefined, readonly now: number }, io: CommandOutput): number {
   const { quietDays, now } = window
+  const shown = printable(version)
   if (usage === undefined) {
-    io.out(`usage: ${version}: no traffic recorded in the usage file`)
+    io.out(`usage: ${shown}: no traffic recorded in the usage file`)
     return 0
   }
   const clients = [...usage.clients].sort(([, a], [, b]) => b - a)
-  const named = clients.map(([client, time]) => `${client} (${new Date(time).toISOString()})`).join(', ')
-  io.out(`usage: ${version} last seen ${new Date(usage.lastSeen).toISOString()} (${ago(usage.lastSeen, now)})${named === '' ? '' : `; clients: ${named}`}`)
+  const named = clients.map(([client, time]) => `${printable(client)} (${new Date(time).toISOString()})`).join(', ')
+  io.out(`usage: ${shown} last seen ${new Date(usage.lastSeen).toISOString()} (${ago(usage.lastSeen, now)})${named === '' ? '' : `; clients: ${named}`}`)
   if (quietDays === undefined) return 0
   const since = now - quietDays * 86_400_000
   if (usage.lastSeen < since) return 0
-  const recent = clients.filter(([, time]) => time >= since).map(([client, time]) => `${client} (${ago(time, now)})`)
-  io.err(`retire: ${version} had traffic inside the last ${quietDays} day(s) (--quiet-days ${quietDays}), last ${ago(usage.lastSeen, now)}; ` +
+  const recent = clients.filter(([, time]) => time >= since).map(([client, time]) => `${printable(client)} (${ago(time, now)})`)
+  io.err(`retire: ${shown} had traffic inside the last ${quietDays} day(s) (--quiet-days ${quietDays}), last ${ago(usage.lastSeen, now)}; ` +
     `${recent.length > 0 ? `clients: ${recent.join(', ')}` : 'the usage file names no client'}. Ask them to upgrade, or wait.`)
   return 1
 }

@@ -11,14 +11,18 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
+import { versionDate } from '../core/iso-date'
+import type { VersionBundle } from '../describe/versions'
+import { namedVersion } from '../serve/version-picking'
 import type { VersionerState } from '../routes/versioner-state'
 import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
-import { servedDocuments } from './export'
-import { loadApp } from './load-app'
+import { servedDocuments, toolFacts } from './export'
+import { closeApp, loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
+import { describeThrown, printable } from './terminal-text'
 import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
 
 /** `retire` as the command line gives it (`--api <name>` and verify's options as for the other commands). */
@@ -38,17 +42,32 @@ function stateOf (context: FastifyInstance): VersionerState {
   return state
 }
 
-/** Prints what the plan removes. */
-function printPlan (plan: RetirementPlan, version: string, io: CommandOutput): void {
-  io.out(`retire ${version}${plan.retired.length > 1 ? ' and every older version' : ''} removes:`)
+/**
+ * The version `--version` names in one API, read as the other tools read a version (the one version reader): a
+ * version's value, or a named date version's plain date (`2024-06-01` for `2024-06-01.acacia`). A date that only
+ * waterfalls to an older version is refused, naming that version; one the API lacks is left to `retirementPlan`.
+ */
+function retiredVersion (context: FastifyInstance, value: string): string {
+  const picked = namedVersion(value, context.versioner.versions, toolFacts(context).format)
+  if (!picked.ok || picked.version === value || versionDate(picked.version) === value) return picked.ok ? picked.version : value
+  throw new VersionerToolError(`--version '${value}' is not a version of this API: a request naming it is served ${picked.version}, the closest older ` +
+    `version. Name that one (--version ${picked.version}) to retire it and every older version.`)
+}
+
+/** Prints what the plan removes (names from the application made printable: one line each). */
+function printPlan (plan: RetirementPlan, io: CommandOutput): void {
+  io.out(`retire ${printable(plan.retired[0].value)}${plan.retired.length > 1 ? ' and every older version' : ''} removes:`)
   for (const retired of plan.retired) {
-    io.out(`  version ${retired.value}${retired.sunsetAt === undefined ? ' (no sunsetAt)' : ` (sunsetAt ${retired.sunsetAt.toISOString()})`}`)
+    io.out(`  version ${printable(retired.value)}${retired.sunsetAt === undefined ? ' (no sunsetAt)' : ` (sunsetAt ${retired.sunsetAt.toISOString()})`}`)
   }
-  for (const removed of plan.changes) io.out(`  change ${removed.name} (in Version('${removed.holder}'))`)
-  for (const converter of plan.converters) io.out(`  converter ${converter}`)
-  for (const route of plan.routes) io.out(`  route ${route}: no remaining version serves it`)
-  for (const field of plan.fields) io.out(`  field ${field}: kept in HEAD only for retired versions (every remaining version hides it)`)
-  for (const member of plan.members) io.out(`  enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)`)
+  const lines = [
+    ...plan.changes.map((removed) => `change ${removed.name} (in Version('${removed.holder}'))`),
+    ...plan.converters.map((converter) => `converter ${converter}`),
+    ...plan.routes.map((route) => `route ${route}: no remaining version serves it`),
+    ...plan.fields.map((field) => `field ${field}: kept in HEAD only for retired versions (every remaining version hides it)`),
+    ...plan.members.map((member) => `enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)`)
+  ]
+  for (const line of lines) io.out(`  ${printable(line)}`)
 }
 
 /** Each remaining version's document (and the unversioned one) served without the retired versions, against the whole application's. */
@@ -89,10 +108,10 @@ interface ApiRetirement {
 /** Retires on one API (`full`: as the whole application has it): the plan, sunsets, usage, then check and verify on what remains; the exit code. */
 async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, retirement: ApiRetirement, io: CommandOutput): Promise<number> {
   const { plan, run, usage } = retirement
-  printPlan(plan, run.version, io)
+  printPlan(plan, io)
   const served = cut?.context.versioner.versions.versionValues ?? []
   if (cut === undefined || served.join() !== plan.remaining.join()) {
-    throw new VersionerToolError(`The application built again without ${run.version} serves ${served.join(', ') || 'no version'}, not ` +
+    throw new VersionerToolError(`The application built again without ${plan.retired[0].value} serves ${served.join(', ') || 'no version'}, not ` +
       `${plan.remaining.join(', ')}: retire could not cut its bundle. It needs the plugin registered while the module's app function runs (or ` +
       'while it is readied), with the VersionBundle it is given.')
   }
@@ -122,22 +141,25 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
   const usage = run.usage === undefined ? undefined : await readUsage(run.usage)
   const full = await loadApp(path)
   let cut: FastifyInstance | undefined
+  let code = 1
   try {
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        return [api.name, retirementPlan(stateOf(api.context), run.version)]
+        return [api.name, retirementPlan(stateOf(api.context), retiredVersion(api.context, run.version))]
       } catch (error) {
         if (apis.length === 1) throw error
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
       }
     }))
+    const cutAt = (bundle: VersionBundle, where: { apiName?: string, prefix: string }): VersionBundle | undefined => {
+      const version = plans.get(apiNameFrom(where.apiName, where.prefix))?.retired[0].value
+      return version !== undefined && bundle.versionValues.includes(version) ? bundleWithout(bundle, version) : undefined
+    }
     try {
-      cut = await buildingWithout((bundle, where) => plans.has(apiNameFrom(where.apiName, where.prefix)) && bundle.versionValues.includes(run.version)
-        ? bundleWithout(bundle, run.version)
-        : undefined, async () => await loadApp(path))
+      cut = await buildingWithout(cutAt, async () => await loadApp(path))
     } catch (error) {
-      throw new VersionerToolError(`The application built without ${run.version} and the older versions does not start: ${(error as Error)?.message ?? String(error)}`)
+      throw new VersionerToolError(`The application built without ${run.version} and the older versions does not start: ${error instanceof Error ? error.message : describeThrown(error)}`)
     }
     if (rootOf(cut) === rootOf(full)) {
       cut = undefined
@@ -145,10 +167,11 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
         'versions, so the module must export a function building it (its default export, or build).')
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
-    return await eachApi(apis, io, async (api, apiIo) =>
+    code = await eachApi(apis, io, async (api, apiIo) =>
       await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage }, apiIo))
   } finally {
-    if (cut !== undefined) await rootOf(cut).close()
-    await rootOf(full).close()
+    if (cut !== undefined) code = Math.max(code, await closeApp(cut, path, io))
+    code = Math.max(code, await closeApp(full, path, io))
   }
+  return code
 }

@@ -94,7 +94,7 @@ test('each kind of break is one line naming version, operation, place and kind',
       delete schema.properties.address
       schema.required = ['street']
     }, ['2000-01-01 POST /users: request body /address: renamed to street']],
-    ['a type changed', (d) => { d.components.schemas.UserCreateRequest.properties.address.type = 'integer' }, ['2000-01-01 POST /users: request body /address: type changed']],
+    ['a type changed', (d) => { d.components.schemas.UserCreateRequest.properties.address.type = 'integer' }, ["2000-01-01 POST /users: request body /address: type 'string' → 'integer'"]],
     ['a request field became required', (d) => { d.components.schemas.UserCreateRequest.required.push('nickname') }, ['2000-01-01 POST /users: request body /nickname: became required']],
     ['a new required request field', (d) => {
       d.components.schemas.UserCreateRequest.properties.email = { type: 'string' }
@@ -102,8 +102,8 @@ test('each kind of break is one line naming version, operation, place and kind',
     }, ['2000-01-01 POST /users: request body /email: new required field']],
     ['a response field became optional', (d) => { d.components.schemas.UserResource.required = ['id'] },
       ['2000-01-01 POST /users: response 200 /address: became optional', '2000-01-01 GET /users/{userId}: response 200 /address: became optional']],
-    ['an enum member removed (enum)', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum = ['free'] }, ['2000-01-01 POST /users: request body /plan: enum member removed']],
-    ['an enum member removed (union of literals)', (d) => { d.components.schemas.UserCreateRequest.properties.role.anyOf.pop() }, ['2000-01-01 POST /users: request body /role: enum member removed']],
+    ['an enum member removed (enum)', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum = ['free'] }, ["2000-01-01 POST /users: request body /plan: enum member 'pro' removed"]],
+    ['an enum member removed (union of literals)', (d) => { d.components.schemas.UserCreateRequest.properties.role.anyOf.pop() }, ["2000-01-01 POST /users: request body /role: enum member 'member' removed"]],
     ['a status removed', (d) => { delete d.paths['/users/{userId}'].get.responses[404] }, ['2000-01-01 GET /users/{userId}: response 404: status removed']],
     ['an endpoint removed', (d) => { delete d.paths['/users/{userId}'] }, ['2000-01-01 GET /users/{userId}: endpoint removed']],
     ['a method removed', (d) => { d.paths['/users/{userId}'].put = d.paths['/users/{userId}'].get; delete d.paths['/users/{userId}'].get },
@@ -112,10 +112,10 @@ test('each kind of break is one line naming version, operation, place and kind',
     ['a parameter became required', (d) => { d.paths['/users'].post.parameters[1].required = true }, ['2000-01-01 POST /users: query parameter dryRun: became required']],
     ['a new required parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'tenant', required: true, schema: { type: 'string' } }) },
       ['2000-01-01 POST /users: query parameter tenant: new required parameter']],
-    ['a request constraint tightened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 5 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['a request constraint tightened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 5 }, ['2000-01-01 POST /users: request body /address: minLength 1 → 5']],
     ['an enum member added to a response field', (d) => { d.components.schemas.UserResource.properties.status.enum.push('suspended') },
-      ['2000-01-01 POST /users: response 200 /status: enum member added', '2000-01-01 GET /users/{userId}: response 200 /status: enum member added']],
-    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ['2000-01-01 POST /users: query parameter dryRun /: type changed']]
+      ["2000-01-01 POST /users: response 200 /status: enum member 'suspended' added", "2000-01-01 GET /users/{userId}: response 200 /status: enum member 'suspended' added"]],
+    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ["2000-01-01 POST /users: query parameter dryRun /: type 'boolean' → 'string'"]]
   ]
   for (const [name, edit, expected] of cases) {
     const changes = changed(edit)
@@ -135,10 +135,10 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
     ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
     ['a request field became optional', (d) => { d.components.schemas.UserCreateRequest.required = [] }, ['2000-01-01 POST /users: request body /address: became optional']],
     ['the request body became optional', (d) => { d.paths['/users'].post.requestBody.required = false }, ['2000-01-01 POST /users: request body: became optional']],
-    ['a request constraint loosened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 0 }, ['2000-01-01 POST /users: request body /address: minLength changed']],
+    ['a request constraint loosened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 0 }, ['2000-01-01 POST /users: request body /address: minLength 1 → 0']],
     ['an enum member removed from a response field', (d) => { d.components.schemas.UserResource.properties.status.enum = ['active'] },
-      ['2000-01-01 POST /users: response 200 /status: enum member removed', '2000-01-01 GET /users/{userId}: response 200 /status: enum member removed']],
-    ['an enum member added to a request field', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum.push('team') }, ['2000-01-01 POST /users: request body /plan: enum member added']]
+      ["2000-01-01 POST /users: response 200 /status: enum member 'closed' removed", "2000-01-01 GET /users/{userId}: response 200 /status: enum member 'closed' removed"]],
+    ['an enum member added to a request field', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum.push('team') }, ["2000-01-01 POST /users: request body /plan: enum member 'team' added"]]
   ]
   for (const [name, edit, expected] of cases) {
     const changes = changed(edit)
@@ -147,6 +147,37 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
   }
   const described = changed((d) => { d.components.schemas.UserResource.properties.address.description = 'The delivery address.' })
   t.same(lines(described, true), [], 'a description change is no break')
+})
+
+test('a changed constraint names both values; enum members are named, one line each, on the side that breaks', async (t) => {
+  const request = (d: Json): Json => d.components.schemas.UserCreateRequest.properties
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['length limits added', (d) => { request(d).nickname.minLength = 1; request(d).nickname.maxLength = 40 },
+      ['2000-01-01 POST /users: request body /nickname: minLength (none) → 1', '2000-01-01 POST /users: request body /nickname: maxLength (none) → 40'], []],
+    ['pattern', (d) => { request(d).address.pattern = '^b' }, ["2000-01-01 POST /users: request body /address: pattern (none) → '^b'"], []],
+    ['format', (d) => { d.components.schemas.UserResource.properties.id.format = 'date-time' },
+      ["2000-01-01 POST /users: response 200 /id: format 'uuid' → 'date-time'", "2000-01-01 GET /users/{userId}: response 200 /id: format 'uuid' → 'date-time'"], []],
+    ['an enum member replaced', (d) => { request(d).plan.enum = ['free', 'team'] },
+      ["2000-01-01 POST /users: request body /plan: enum member 'pro' removed"], ["2000-01-01 POST /users: request body /plan: enum member 'team' added"]],
+    ['a union member replaced', (d) => { request(d).role.anyOf[1].const = 'owner' },
+      ["2000-01-01 POST /users: request body /role: enum member 'member' removed"], ["2000-01-01 POST /users: request body /role: enum member 'owner' added"]],
+    ['an enum where there was none', (d) => { request(d).nickname.enum = ['ada', 'bob'] }, ["2000-01-01 POST /users: request body /nickname: enum (none) → ['ada', 'bob']"], []]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const changes = changed(edit)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+  // The issue's examples, from one saved value to another.
+  const before = baseDocument()
+  Object.assign(request(before), { age: { type: 'integer', minimum: 1 }, name: { type: 'string', maxLength: 40 }, code: { type: 'string', pattern: '^a' } })
+  const after = structuredClone(before)
+  Object.assign(request(after), { age: { type: 'integer', minimum: 100 }, name: { type: 'string', maxLength: 20 }, code: { type: 'string', pattern: '^b' } })
+  t.same(compareDocuments('2000-01-01', before, after).map((change) => change.text), [
+    '2000-01-01 POST /users: request body /age: minimum 1 → 100',
+    '2000-01-01 POST /users: request body /name: maxLength 40 → 20',
+    "2000-01-01 POST /users: request body /code: pattern '^a' → '^b'"
+  ])
 })
 
 async function appServing (t: Teardown, versions: string[], withNickname: boolean) {
@@ -274,7 +305,7 @@ test('fields named __proto__, constructor, toString or hasOwnProperty are ordina
       ]
     }, `${name}: added`)
     t.same(split(compare(withField(), withField((request) => { request.type = 'string' }))),
-      { breaks: [`2000-01-01 POST /users: request body /${name}: type changed`], notes: [] }, `${name}: type changed`)
+      { breaks: [`2000-01-01 POST /users: request body /${name}: type 'object' → 'string'`], notes: [] }, `${name}: type changed`)
     t.same(split(compare(withField(), withField((request) => { delete request.properties.inner }))),
       { breaks: [`2000-01-01 POST /users: request body /${name}/inner: removed`], notes: [] }, `${name}: a field inside it removed`)
     t.same(split(compare(withField(), withField((request) => { request.required = ['inner'] }))),
@@ -353,7 +384,8 @@ test('checkDocuments sees a __proto__ field a saved file loses', async (t) => {
   const app = await appServing(t, ['2000-01-01'], true)
   await exportDocuments(app, dir)
   const file = join(dir, '2000-01-01.json')
-  const text = await readFile(file, 'utf8')
+  // The file on one line, as export wrote it before (check reads both forms), to edit as text.
+  const text = JSON.stringify(JSON.parse(await readFile(file, 'utf8')))
   t.match(text, '"properties":{"id":{"type":"string"},', 'the User schema, as written')
   await writeFile(file, text.replace('"properties":{"id":{"type":"string"},', '"properties":{"id":{"type":"string"},"__proto__":{"type":"string"},"constructor":{"type":"string"},'))
   const result = await checkDocuments(app, dir)
@@ -398,7 +430,7 @@ test('checkDocuments names the deep document: a saved file, or what the app serv
   const app = await appServing(t, ['2000-01-01'], true)
   await exportDocuments(app, dir)
   const file = join(dir, '2000-01-01.json')
-  const good = await readFile(file, 'utf8')
+  const good = JSON.stringify(JSON.parse(await readFile(file, 'utf8')))
   const levels = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000)
   await writeFile(file, good.replace('"properties":{"id":{"type":"string"},', `"properties":{"deep":${levels},"id":{"type":"string"},`))
   await t.rejects(checkDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message: `The saved document '${file}' nests objects and arrays 20006 levels deep, where check compares at most 256` })

@@ -1,12 +1,16 @@
-// `export`: every document the application serves, written byte for byte as GET /openapi.json?version=V answers.
+// `export`: every document the application serves, written pretty-printed (one property per line, names in a stable
+// order), so that a change to a schema changes a few lines of the snapshot; `check` reads that form and the one-line
+// form written before.
 import { test } from 'tap'
-import Fastify from 'fastify'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { buildApp } from '../../examples/users/app'
-import { exportDocuments, fastifyVersioner, servedDocuments, versioned, errorCodes } from '../../plugin'
+import { checkDocuments, exportDocuments, fastifyVersioner, servedDocuments, versioned, errorCodes } from '../../plugin'
+import { snapshotText } from '../../lib/tools/export'
+import { versionedApp } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
 
 async function tempDir (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
@@ -15,7 +19,20 @@ async function tempDir (t: { teardown: (fn: () => unknown) => void }): Promise<s
   return dir
 }
 
-test('export writes each version of examples/users byte-identical to the served document', async (t) => {
+/** How many lines differ between two texts: lines of either outside their longest common subsequence. */
+function changedLines (before: string, after: string): number {
+  const a = before.split('\n')
+  const b = after.split('\n')
+  let previous = new Array<number>(b.length + 1).fill(0)
+  for (const line of a) {
+    const row = [0]
+    for (let j = 0; j < b.length; j++) row.push(line === b[j] ? previous[j] + 1 : Math.max(previous[j + 1], row[j]))
+    previous = row
+  }
+  return a.length + b.length - 2 * previous[b.length]
+}
+
+test('export writes each version of examples/users pretty-printed, holding the served document, with a final newline', async (t) => {
   const app = await buildApp()
   t.teardown(() => app.close())
   await app.ready()
@@ -27,9 +44,55 @@ test('export writes each version of examples/users byte-identical to the served 
   for (const version of ['2002-01-01', '2001-01-01', '2000-01-01', 'unversioned']) {
     const served = await app.inject({ method: 'GET', url: `/openapi.json?version=${version}` })
     t.equal(served.statusCode, 200)
-    const written = await readFile(join(dir, 'openapi', `${version}.json`))
-    t.ok(written.equals(served.rawPayload), `${version}.json holds exactly the served bytes (${written.length})`)
+    const written = await readFile(join(dir, 'openapi', `${version}.json`), 'utf8')
+    t.same(JSON.parse(written), JSON.parse(served.body), `${version}.json holds the served document`)
+    t.equal(written, snapshotText(JSON.parse(served.body)))
+    t.ok(written.endsWith('}\n') && written.split('\n').length > 50, `${version}.json: one property per line, a final newline`)
   }
+  t.equal(await readFile(join(dir, 'openapi', '2000-01-01.json'), 'utf8'),
+    await readFile(join(__dirname, '..', '..', 'examples', 'users', 'openapi', '2000-01-01.json'), 'utf8'), 'the committed snapshot is current')
+})
+
+/** An app of one enum schema (`members`), its routes registered in `order`; readied. */
+async function enumApp (t: { teardown: (fn: () => unknown) => void }, members: string[], order: 'forward' | 'backward'): Promise<FastifyInstance> {
+  const Plan = Type.Union(members.map((member) => Type.Literal(member)), { $id: 'Plan' })
+  const Account = Type.Object({ id: Type.String(), plan: Plan }, { $id: 'Account' })
+  const Team = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Team' })
+  const app = await versionedApp(t, bundleOf(['2001-01-01', '2000-01-01']), async (api) => {
+    const routes = [
+      () => api.get('/accounts/:id', { schema: { response: { 200: Account } } }, async () => ({ id: 'a', plan: members[0] })),
+      () => api.post('/accounts', { schema: { body: Account, response: { 200: Account } } }, async (request) => request.body),
+      () => api.get('/teams/:id', { schema: { response: { 200: Team } } }, async () => ({ id: 't', name: 'T' }))
+    ]
+    for (const route of order === 'forward' ? routes : routes.reverse()) route()
+  })
+  await app.ready()
+  return app
+}
+
+test('adding one enum member changes a few lines of each exported file; the order routes are registered in changes none', async (t) => {
+  const dir = await tempDir(t)
+  const exported = async (members: string[], order: 'forward' | 'backward', out: string): Promise<string> => {
+    await exportDocuments(await enumApp(t, members, order), join(dir, out))
+    return await readFile(join(dir, out, '2000-01-01.json'), 'utf8')
+  }
+  const before = await exported(['free', 'pro'], 'forward', 'before')
+  const after = await exported(['free', 'pro', 'team'], 'forward', 'after')
+  t.ok(before.split('\n').length > 100, `the file has ${before.split('\n').length} lines`)
+  // `{`, `"type": "string",`, `"const": "team"`, `}` and the comma after the member before it.
+  t.ok(changedLines(before, after) <= 8, `one member added: ${changedLines(before, after)} lines differ`)
+  t.equal(await exported(['free', 'pro'], 'backward', 'reordered'), before, 'routes registered in the reverse order: the same bytes')
+})
+
+test('check reads the snapshots export writes, and the one-line snapshots written before', async (t) => {
+  const app = await enumApp(t, ['free', 'pro'], 'forward')
+  const dir = join(await tempDir(t), 'openapi')
+  await exportDocuments(app, dir)
+  t.same((await checkDocuments(app, dir)).breaks, [], 'pretty-printed')
+  for (const file of await readdir(dir)) await writeFile(join(dir, file), JSON.stringify(JSON.parse(await readFile(join(dir, file), 'utf8'))))
+  const result = await checkDocuments(app, dir)
+  t.same(result.breaks, [], 'one line')
+  t.same(result.compared, ['2000-01-01', '2001-01-01', 'unversioned'])
 })
 
 test('an app without unversioned routes gets no unversioned.json; a custom openapiUrl is followed', async (t) => {

@@ -185,9 +185,9 @@ test('versions the API cannot retire, and usage files it cannot read, exit 1 say
   const files: Array<[string, string]> = [
     ['not json', 'is not JSON'],
     ['[]', 'must be an object with either "versions" or "apis"'],
-    ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', 'versions["2000-01-01"].lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
-    ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', 'versions["2000-01-01"].clients["a"] is 1700000000, not an ISO 8601 date-time'],
-    ['{"versions":{"2000-01-01":{}}}', 'versions["2000-01-01"] has neither lastSeen nor clients']
+    ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', '/versions/2000-01-01/lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
+    ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', '/versions/2000-01-01/clients/a is 1700000000, not an ISO 8601 date-time'],
+    ['{"versions":{"2000-01-01":{}}}', '/versions/2000-01-01 has neither lastSeen nor clients']
   ]
   for (const [text, message] of files) {
     const file = join(dir, 'usage.json')
@@ -253,4 +253,26 @@ export default async function build () {
   t.equal(both.code, 1)
   t.equal(both.stderr, 'fastify-versioner retire: API \'partner\': --version \'2000-01-01\' is not a version of this API; its versions (newest first): v2, v1. ' +
     'Pick the API to retire a version of with --api <name>.\n')
+})
+
+test('--version 2024-06-01 names 2024-06-01.acacia as the other tools read it; a date only served by an older version is refused', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'named.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2025-01-01.cedar'), new Version('2024-06-01.acacia'), new Version('2024-01-01.birch')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const plain = await inProcess(['retire', file, '--version', '2024-06-01', '--examples', '5'])
+  t.equal(plain.code, 0, plain.stderr)
+  t.match(plain.stdout, /^retire 2024-06-01\.acacia and every older version removes:\n {2}version 2024-06-01\.acacia \(no sunsetAt\)\n {2}version 2024-01-01\.birch \(no sunsetAt\)\n/)
+  t.match(plain.stdout, /^retire: the application without them serves 2025-01-01\.cedar\.$/m)
+  const between = await inProcess(['retire', file, '--version', '2024-09-01'])
+  t.equal(between.code, 1)
+  t.equal(between.stderr, "fastify-versioner retire: --version '2024-09-01' is not a version of this API: a request naming it is served 2024-06-01.acacia, " +
+    'the closest older version. Name that one (--version 2024-06-01.acacia) to retire it and every older version.\n')
 })

@@ -155,3 +155,77 @@ test('printType: JSON Schema to TypeScript, keyword by keyword', async (t) => {
   for (let level = 0; level < 300; level++) deep = { type: 'array', items: deep }
   t.throws(() => print(deep), { code: 'FST_VERSIONER_TOOL', message: /nests more than 256 levels/ })
 })
+
+/** A module of an app whose schemas have unusual `$id`s (`X%41Y`, `a~b`, `https://example.com/s/y.json`), `inner` with or without `extra`. */
+async function unusualIdsApp (dir: string, extra: boolean): Promise<string> {
+  const file = join(dir, `unusual-${extra ? 'extra' : 'plain'}.ts`)
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${literal(join(root, 'plugin'))}
+const Percent = Type.Object({ n: Type.Integer()${extra ? ', extra: Type.String()' : ''} }, { $id: 'X%41Y' })
+const Tilde = Type.Object({ s: Type.String() }, { $id: 'a~b' })
+const Urn = Type.Object({ inner: Percent, list: Type.Array(Tilde) }, { $id: 'https://example.com/s/y.json' })
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/things', { schema: { response: { 200: Urn } } }, async () => ({ inner: { n: 1, extra: 'e' }, list: [] }))
+    api.post('/percent', { schema: { body: Percent, response: { 200: Tilde } } }, async () => ({ s: 'x' }))
+  }))
+  return app
+}
+`)
+  return file
+}
+
+test('unusual $ids (X%41Y, a~b, a URL): valid component names whose $refs resolve, types that compile, check --types seeing them stale', async (t) => {
+  const dir = await scratch(t)
+  const app = await loadApp(await unusualIdsApp(dir, false))
+  t.teardown(() => app.close())
+  const document = app.versioner.openapi('2000-01-01') as { components: { schemas: Record<string, unknown> } }
+  t.same(Object.keys(document.components.schemas).sort(), ['FastifyVersionerError', 'X_41Y', 'a_b', 'https___example.com_s_y.json'], 'each character OpenAPI disallows becomes _')
+  const SwaggerParser = (await import('@apidevtools/swagger-parser')).default
+  const dereferenced = await SwaggerParser.dereference(structuredClone(document) as never) as unknown as Record<string, any>
+  t.same(dereferenced.components.schemas['https___example.com_s_y.json'].properties.inner.required, ['n'], 'the $refs resolve')
+  await t.resolves(SwaggerParser.validate(structuredClone(document) as never), 'a valid OpenAPI 3.1 document')
+
+  const file = join(dir, 'api-types.ts')
+  t.equal((await cli(['types', join(dir, 'unusual-plain.ts'), '--out', file])).code, 0)
+  const types = await readFile(file, 'utf8')
+  t.match(types, /inner: Schemas\['2000-01-01'\]\['X_41Y'\]/)
+  await writeFile(join(dir, 'use.ts'), `import type { Routes, Schemas } from './api-types'
+export const thing: Routes['2000-01-01']['GET /things']['responses'][200] = { inner: { n: 1 }, list: [{ s: 'x' }] }
+export const percent: Schemas['2001-01-01']['X_41Y'] = { n: 2 }
+// @ts-expect-error n is a number
+export const wrong: Schemas['2001-01-01']['https___example.com_s_y.json'] = { inner: { n: 'one' }, list: [] }
+`)
+  t.same(compileErrors(dir, ['api-types.ts', 'use.ts']), [], 'the module and its use compile')
+  t.equal((await cli(['check', join(dir, 'unusual-plain.ts'), '--types', file])).code, 0, 'current')
+  const stale = await cli(['check', await unusualIdsApp(dir, true), '--types', file])
+  t.equal(stale.code, 1, 'a field added to X%41Y: the types are stale')
+  t.match(stale.stderr, /api-types\.ts is stale/)
+})
+
+test('two $ids that become one component name are refused at start-up, naming both', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'clash.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${literal(join(root, 'plugin'))}
+const Slash = Type.Object({ a: Type.String() }, { $id: 'a/b' })
+const Tilde = Type.Object({ b: Type.String() }, { $id: 'a~b' })
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/things', { schema: { response: { 200: Type.Object({ slash: Slash, tilde: Tilde }) } } }, async () => ({ slash: { a: 'a' }, tilde: { b: 'b' } }))
+  }))
+  return app
+}
+`)
+  const result = await cli(['types', file, '--out', join(dir, 'types.ts')])
+  t.equal(result.code, 1)
+  t.match(result.stderr, "In version '2001-01-01', two different schemas would both be named 'a_b' (the schemas named 'a/b' and 'a~b' in HEAD) " +
+    "(a component name holds only letters, digits, '.', '_' and '-': the other characters of 'a/b' and 'a~b' become '_'). " +
+    'A version documents each name once: give one of them another $id.')
+})
