@@ -1,6 +1,6 @@
 /**
  * What fastify-versioner adds to Fastify's types: `app.versioner`, `request.apiVersion`, and the route
- * option `onlyExistsInOlderVersions`.
+ * options `onlyExistsInOlderVersions` and `fullReplace`.
  * @module
  */
 import type { ContextConfigDefault, FastifyBaseLogger, FastifySchema as FastifyRouteSchema, FastifyTypeProvider, FastifyTypeProviderDefault, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerBase, RawServerDefault, RouteGenericInterface } from 'fastify'
@@ -33,6 +33,18 @@ declare module 'fastify' {
      * older version's `endpoint(path, methods).existed` restores it (fastify-versioner).
      */
     onlyExistsInOlderVersions?: boolean
+    /**
+     * Whether the route's body replaces the whole resource it stores, so that a replace from an old version would
+     * clear the fields that version lacks (fastify-versioner). A route with a `PUT` method is one unless it says
+     * `false` (a `PUT` used as a partial update); another route says `true`. `{ keeps: ['/nickname'] }` is a full
+     * replace whose handler keeps the stored values of these HEAD body fields (JSON pointers, as
+     * `fieldsTheVersionLacks(request)` lists them): `verify` reports the fields a version lacks that it does not list.
+     * @example
+     * ```ts
+     * api.put('/users/:id', { schema: { body: User }, fullReplace: { keeps: ['/nickname', '/address/line2'] } }, handler)
+     * ```
+     */
+    fullReplace?: boolean | { readonly keeps: readonly string[] }
   }
   /* eslint-enable @typescript-eslint/no-unused-vars */
 }

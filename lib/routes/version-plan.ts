@@ -14,6 +14,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
+import { lackedFieldsOf } from './full-replace'
 import { answersSuccess, mediaTypeOf, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
 
 /** The request parts Fastify validates. */
@@ -43,6 +44,8 @@ export interface RequestPlan {
   readonly requestSteps: readonly ConverterStep[]
   /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
   readonly deprecations: FieldDeprecations | undefined
+  /** The HEAD body fields this version cannot express, as JSON pointers (./full-replace.ts): what a replace from it clears. */
+  readonly lackedFields: readonly string[]
 }
 
 /** One version of one route. */
@@ -158,7 +161,8 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
-  return { requestForms, validate, cleaners, requestSteps, deprecations: fieldDeprecationsOf(route.display, requestForms, at, generation) }
+  const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation)
+  return { requestForms, validate, cleaners, requestSteps, deprecations, lackedFields: lackedFieldsOf(headPart(route, 'body', body), level, generation) }
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */

@@ -11,6 +11,7 @@ import { EndpointInstructionLog, type RouteState } from './timeline'
 import { SchemaGeneration } from '../schemas/generation'
 import type { RouteSchema } from './version-plan'
 import type { RouteForms } from './schema-forms'
+import type { FullReplace } from './full-replace'
 import type { VersionBehaviours } from './version-behaviours'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
@@ -36,6 +37,8 @@ export interface HeadRoute {
   readonly forms: RouteForms
   readonly timeline: readonly RouteState[]
   readonly scope: VersionedScope
+  /** Whether the route replaces what it stores (its `fullReplace` option, ./full-replace.ts). */
+  readonly fullReplace: FullReplace
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */
   readonly registered: RegisteredRoute[]
 }

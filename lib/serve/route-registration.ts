@@ -21,6 +21,7 @@ import type { RoutingPicks } from './routing-pick'
 import { kRegisteredUrl } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'
+import { readFullReplace } from '../routes/full-replace'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
@@ -34,7 +35,7 @@ import { createPreviewHooks } from './upgrade-preview'
 export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 
 /** Route options as `onRoute` receives them. */
-type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown }
+type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown, fullReplace?: unknown }
 
 /** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
 interface PendingGet {
@@ -104,7 +105,8 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
   }, state.steps, state.log)
   const display = `${methods.join(',')} ${route.url}`
   const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
-  return { display, path: route.url, methods, schema, forms, timeline, scope, registered: [] }
+  const fullReplace = readFullReplace(route.fullReplace, methods, display)
+  return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, registered: [] }
 }
 
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */

@@ -16,11 +16,13 @@ import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { VerifyFinding } from './verify-replay'
+import type { VerifyFinding as ReplayFinding } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
+import { replaceFindings, type ReplaceFinding } from './verify-replace'
 
-export type { VerifyFinding }
+/** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's (`'replace clears'`, ./verify-replace.ts). */
+export type VerifyFinding = ReplayFinding | ReplaceFinding
 
 /** Options of `verify`. */
 export interface VerifyOptions {
@@ -102,7 +104,7 @@ export async function verifyMigrations (fastify: FastifyInstance, state: Version
     }
   }
   for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
-  const list = [...findings.list(), ...exampleFindings(fastify, state)]
+  const list = [...findings.list(), ...replaceFindings(state), ...exampleFindings(fastify, state)]
   return Object.defineProperty(list, 'replayed', { value: env.replayed, enumerable: false }) as VerifyFindings
 }
 

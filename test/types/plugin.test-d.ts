@@ -3,7 +3,7 @@ import Fastify, { type FastifyRequest, type LightMyRequestResponse as LightMyReq
 import { expectAssignable, expectError, expectType } from 'tsd'
 import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
-  currentDependencySolver, fastifyVersioner, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
+  currentDependencySolver, fastifyVersioner, fieldsTheVersionLacks, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
   injectEveryVersion, checkDocuments, type CheckResult, type VerifyFinding, type VerifyFindings, type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo,
   type ServedEvent, type UpgradePreviewEvent, type JsonPatchOperation, type UpgradeGuide
 } from '../..'
@@ -74,9 +74,16 @@ app.register(versioned(async (api) => {
     expectError(request.body.address)
     expectType<string | undefined>(request.apiVersion)
     expectType<DependencySolver>(currentDependencySolver(request))
+    expectType<readonly string[]>(fieldsTheVersionLacks(request))
     return { id: 'u1', addresses: request.body.addresses }
   })
   api.get('/legacy', { onlyExistsInOlderVersions: true }, async () => ({ ok: true }))
+  // The route option fullReplace: a boolean, or the HEAD body fields the handler keeps.
+  api.put('/users/:id', { schema: { body: UserCreateRequest }, fullReplace: { keeps: ['/nickname', '/address/line2'] } }, async () => ({ ok: true }))
+  api.put('/settings', { fullReplace: false }, async () => ({ ok: true }))
+  api.post('/imports', { fullReplace: true }, async () => ({ ok: true }))
+  const keeps = ['/nickname'] as const
+  api.route({ method: 'PUT', url: '/profile', fullReplace: { keeps }, handler: async () => ({ ok: true }) })
   expectError(api.post('/users', { schema: { response: { 200: UserResource } } }, async () => ({ id: 1 })))
 }), { prefix: '/api' })
 
@@ -93,11 +100,15 @@ expectError(migrateResponseBody(versions, UserResource, { latestBody: {}, versio
 expectError(migrateResponseBody(versions, UserResource, { latestBody: { id: 1, addresses: [] }, version: '2000-01-01' }))
 expectError(app.versioner.migrateResponseBody(UserResource, { latestBody: { id: 'u1', address: 'a' }, version: '2000-01-01' }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
+expectError(app.put('/x', { fullReplace: 'yes' }, async () => ({})))
+expectError(app.put('/x', { fullReplace: { keeps: '/nickname' } }, async () => ({})))
+expectError(fieldsTheVersionLacks({}))
 
 // The tools: verify, the every-version helper, check.
 expectType<Promise<VerifyFindings>>(app.versioner.verify())
 expectAssignable<Promise<VerifyFinding[]>>(app.versioner.verify({ examples: 50, seed: 3 }))
 void app.versioner.verify().then((findings) => { expectType<number>(findings.replayed) })
+expectAssignable<VerifyFinding['kind']>('replace clears')
 expectError(app.versioner.verify({ examples: '50' }))
 expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, { method: 'POST', url: '/users', payload: { address: 'a' } }))
 expectType<Promise<Map<string, LightMyRequestResponseForTypes>>>(injectEveryVersion(app, (version) => ({ url: `/users?v=${version}` }), { versions: ['2000-01-01'] }))

@@ -1,0 +1,100 @@
+/**
+ * Stage `lib/routes/`: what a full replace from an old version clears: the HEAD request body fields a version cannot
+ * express, found once per route and version when its behaviour is planned, and the route option `fullReplace`
+ * declaring which routes replace what they store ([decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { RouterGenerationError } from '../core/errors'
+import { childSchemaInfo } from '../describe/extend-schema'
+import { describeValue, isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
+import type { HttpMethod } from '../core/http-methods'
+import { visibleFields } from '../schemas/object-fields'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { ObjectState } from '../schemas/seeds'
+import { childrenOf, MAX_WALK_DEPTH } from '../values/shapes'
+
+/** No field: the answer of every version that expresses every HEAD body field, and of unversioned routes. */
+export const NO_FIELDS: readonly string[] = Object.freeze([])
+
+/** A route's `fullReplace` option, read: whether its body replaces what it stores, and the fields its handler keeps. */
+export interface FullReplace {
+  readonly replaces: boolean
+  /** The HEAD body fields (JSON pointers) whose stored values the handler keeps when an old version lacks them. */
+  readonly keeps: ReadonlySet<string>
+}
+
+const NOT_A_REPLACE: FullReplace = Object.freeze({ replaces: false, keeps: new Set<string>() })
+const REPLACE: FullReplace = Object.freeze({ replaces: true, keeps: new Set<string>() })
+
+/** True for a JSON pointer (RFC 6901): empty, or segments each after a `/`, `~` only escaping (`~0`, `~1`). */
+function isPointer (value: unknown): value is string {
+  return typeof value === 'string' && /^(?:\/(?:[^~/]|~[01])*)*$/.test(value)
+}
+
+/**
+ * Reads the route option `fullReplace` of a route (`display` naming it, `methods` its HEAD methods): a route with a
+ * `PUT` method is a full replace unless it says `false`; `{ keeps: [...] }` is a full replace whose handler keeps
+ * the stored values of these fields. Anything else is a `RouterGenerationError` naming the route.
+ * @example
+ * readFullReplace(undefined, ['PUT'], 'PUT /users/:id') // { replaces: true, keeps: Set {} }
+ * readFullReplace({ keeps: ['/nickname'] }, ['POST'], 'POST /users') // { replaces: true, keeps: Set { '/nickname' } }
+ */
+export function readFullReplace (value: unknown, methods: readonly HttpMethod[], display: string): FullReplace {
+  if (value === undefined) return methods.includes('PUT') ? REPLACE : NOT_A_REPLACE
+  if (value === true || value === false) return value ? REPLACE : NOT_A_REPLACE
+  const keeps = isSchemaObject(value) && Object.keys(value).length === 1 ? value.keeps : undefined
+  if (!Array.isArray(keeps) || !keeps.every(isPointer)) {
+    throw new RouterGenerationError(`${display}: the route option fullReplace is ${describeValue(value)}; it takes true, false, or ` +
+      "{ keeps: [...] } listing the HEAD body fields the handler keeps as JSON pointers ('/nickname', '/address/line2', '/items/*/note').")
+  }
+  return Object.freeze({ replaces: true, keeps: new Set(keeps) })
+}
+
+/**
+ * The HEAD body fields the version at `level` cannot express, as JSON pointers into HEAD's body (`/address/line2`;
+ * `*` for array items and the values of a map): fields added since, or hidden by a `HeadVersion` change, at any
+ * depth. A renamed or retyped field is expressed (its converter carries it), and nothing inside a field the version
+ * lacks is listed. A field that one member of a union lacks is listed (the data may be of that member); an object
+ * accepting other fields (`additionalProperties`) still lacks those it does not declare. `NO_FIELDS` when the body's
+ * form is HEAD's own; otherwise a frozen list, computed once per route and version (decision 0073).
+ * @example
+ * lackedFieldsOf(UserUpdate, generation.levelOf('2000-01-01'), generation) // ['/nickname', '/address/line2']
+ */
+export function lackedFieldsOf (head: TSchema | undefined, level: number, generation: SchemaGeneration): readonly string[] {
+  if (head === undefined || generation.formAt(head, level) === head) return NO_FIELDS
+  const found = new Set<string>()
+  const onPath = new Set<TSchema>()
+  const walk = (node: TSchema, pointer: string): void => {
+    // Nothing in a schema whose form is HEAD's own changed; a schema met inside itself was walked already.
+    if (!isSchemaObject(node) || onPath.has(node) || onPath.size > MAX_WALK_DEPTH || generation.formAt(node, level) === node) return
+    onPath.add(node)
+    const source = node as SchemaObject
+    const target = typeof source.$ref === 'string' ? generation.resolveRef(source.$ref) : undefined
+    if (target !== undefined) walk(target, pointer)
+    else walkChildren(node, pointer)
+    onPath.delete(node)
+  }
+  const walkChildren = (node: TSchema, pointer: string): void => {
+    const children = childrenOf(node as SchemaObject)
+    // A seed, or a schema made by `extendSchema`, is built from its fields' states (../schemas/form-builder.ts).
+    const state = generation.seedOf(node) === undefined && childSchemaInfo(node) === undefined ? undefined : generation.stateAt(node, level)
+    if (state?.kind === 'object') walkFields(node, state, pointer)
+    else for (const [key, child] of children.properties) walk(child, `${pointer}/${pointerSegment(key)}`)
+    for (const [, child] of children.patterns) walk(child as TSchema, `${pointer}/*`)
+    for (const child of [children.additional, children.items, ...children.tuple.map(([, schema]) => schema)]) if (child !== undefined) walk(child, `${pointer}/*`)
+    for (const member of [...children.unions.flat(), ...children.allOf]) walk(member, pointer)
+  }
+  // The fields of a seed by identity (kept through renames): HEAD's that the version has none of are lacked.
+  const walkFields = (node: TSchema, state: ObjectState, pointer: string): void => {
+    const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ field }) => [field.id, field]))
+    for (const { key, field } of visibleFields(generation.stateAt(node, 0) as ObjectState, (schema) => generation.stateAt(schema, 0))) {
+      const place = `${pointer}/${pointerSegment(key)}`
+      const at = there.get(field.id)
+      if (at === undefined) found.add(place)
+      else if (at.type === field.type) walk(field.type, place)
+    }
+  }
+  walk(head, '')
+  return found.size === 0 ? NO_FIELDS : Object.freeze([...found])
+}

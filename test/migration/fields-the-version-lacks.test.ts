@@ -1,0 +1,198 @@
+/**
+ * `fieldsTheVersionLacks(request)` (decision 0073): the HEAD request body fields a request's version cannot express,
+ * as JSON pointers computed once per route and version, so that a full replace from an old client keeps their stored
+ * values instead of erasing them.
+ */
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import {
+  ConvertRequestToNextVersionFor, extendSchema, fieldsTheVersionLacks, HeadVersion, RouterGenerationError, schema, Version, VersionBundle, VersionChange,
+  type RequestInfo, type VersionChangeClass
+} from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { rejection } from '../helpers/errors'
+
+const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
+const Tag = Type.Object({ label: Type.String(), color: Type.Optional(Type.String()) }, { $id: 'Tag' })
+const Pet = Type.Object({ kind: Type.String(), age: Type.Optional(Type.Integer()) }, { $id: 'Pet' })
+const User = Type.Object({
+  name: Type.String(),
+  fullName: Type.Optional(Type.String()),
+  nickname: Type.Optional(Type.String()),
+  score: Type.Optional(Type.Integer()),
+  internalNote: Type.Optional(Type.String()),
+  address: Address,
+  tags: Type.Optional(Type.Array(Tag)),
+  pets: Type.Optional(Type.Record(Type.String(), Pet))
+}, { $id: 'User' })
+
+const NEW = '2001-01-01'
+const OLD = '2000-01-01'
+
+/** The version changes of {@link User} (fresh classes: a change belongs to one bundle). */
+function userChanges (): { hide: VersionChangeClass, add: VersionChangeClass } {
+  class HideInternalNote extends VersionChange {
+    description = 'internalNote is HEAD\'s own.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('internalNote').didntExist]
+  }
+  class AddNicknameAndMore extends VersionChange {
+    description = 'Users have a nickname, a second address line, tag colors and pet ages; fullName was full_name; score was a string.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(User).field('nickname').didntExist,
+      schema(Address).field('line2').didntExist,
+      schema(Tag).field('color').didntExist,
+      schema(Pet).field('age').didntExist,
+      schema(User).field('fullName').had({ name: 'full_name' }),
+      schema(User).field('score').had({ type: Type.String() })
+    ]
+
+    @ConvertRequestToNextVersionFor(User)
+    up (request: RequestInfo) {
+      if ('full_name' in request.body) request.body.fullName = request.body.full_name
+      delete request.body.full_name
+      if (typeof request.body.score === 'string') request.body.score = Number(request.body.score)
+    }
+  }
+  return { hide: HideInternalNote, add: AddNicknameAndMore }
+}
+
+/** An app whose routes answer `fieldsTheVersionLacks(request)`. */
+async function lacksApp (t: Teardown, withHeadChange = true): Promise<FastifyInstance> {
+  const { hide, add } = userChanges()
+  const versions = new VersionBundle(withHeadChange ? new HeadVersion(hide) : new HeadVersion(), new Version(NEW, add), new Version(OLD))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.put('/users/:id', { schema: { body: User } }, async (request) => ({ lacks: fieldsTheVersionLacks(request) }))
+    api.get('/users/:id', async (request) => ({ lacks: fieldsTheVersionLacks(request) }))
+  }, { health: true })
+  app.get('/plain', async (request) => ({ lacks: fieldsTheVersionLacks(request) }))
+  return app
+}
+
+const body = { name: 'Ada', address: { line1: '1 Main St' } }
+
+async function lacks (app: FastifyInstance, version: string, method: 'PUT' | 'GET' = 'PUT'): Promise<unknown> {
+  const response = await app.inject({ method, url: '/users/1', headers: { 'x-api-version': version }, ...(method === 'PUT' ? { payload: body } : {}) })
+  return response.json().lacks
+}
+
+test('the HEAD body fields a version lacks, per version: added since, nested, list items, map values, hidden by HeadVersion', async (t) => {
+  const app = await lacksApp(t)
+  t.same(await lacks(app, NEW), ['/internalNote'], 'the latest version lacks the field a HeadVersion change hides')
+  t.same(await lacks(app, OLD), ['/nickname', '/internalNote', '/address/line2', '/tags/*/color', '/pets/*/age'],
+    'an older version also lacks the fields added since, at any depth; a renamed or retyped field is not listed')
+})
+
+test('a version that expresses every HEAD field, a route without a body and an unversioned route answer []', async (t) => {
+  const app = await lacksApp(t, false)
+  t.same(await lacks(app, NEW), [], 'the latest version, served as HEAD')
+  t.same(await lacks(app, OLD), ['/nickname', '/address/line2', '/tags/*/color', '/pets/*/age'])
+  t.same(await lacks(app, OLD, 'GET'), [], 'no body schema')
+  t.same((await app.inject('/plain')).json(), { lacks: [] }, 'an unversioned route')
+})
+
+test('the answer is one frozen array per route and version, the same for every request', async (t) => {
+  const seen: Array<readonly string[]> = []
+  const { add } = userChanges()
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, add), new Version(OLD)), async (api) => {
+    api.put('/users/:id', { schema: { body: User } }, async (request) => {
+      seen.push(fieldsTheVersionLacks(request))
+      return {}
+    })
+  })
+  for (const version of [OLD, OLD, NEW, NEW]) await app.inject({ method: 'PUT', url: '/users/1', headers: { 'x-api-version': version }, payload: body })
+  t.equal(seen[0], seen[1], 'the same object for two requests of a version')
+  t.equal(seen[2], seen[3])
+  t.ok(seen.every((fields) => Object.isFrozen(fields)), 'frozen')
+  t.same(seen[2], [])
+})
+
+test('fields of a schema made by extendSchema, of union members, behind a $ref, and of a body declared by media type', async (t) => {
+  const Base = Type.Object({ id: Type.String(), createdBy: Type.Optional(Type.String()) }, { $id: 'Base' })
+  const Card = extendSchema(Base, { last4: Type.String(), expiry: Type.Optional(Type.String()) }, { $id: 'Card' })
+  const Bank = Type.Object({ iban: Type.String() })
+  // No instruction names Payer: its inherited fields are its parent's in each version.
+  const Payer = extendSchema(Base, { email: Type.String() })
+  const Payment = Type.Object({ method: Type.Union([Card, Bank]), payer: Payer, billing: Type.Optional(Type.Ref('Address')) })
+  class AddedSince extends VersionChange {
+    description = 'createdBy, expiry and line2 are new.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Base).field('createdBy').didntExist,
+      schema(Card).field('expiry').didntExist,
+      schema(Address).field('line2').didntExist
+    ]
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, AddedSince), new Version(OLD)), async (api) => {
+    api.addSchema(Address)
+    api.put('/payments/:id', { schema: { body: Payment } }, async (request) => ({ lacks: fieldsTheVersionLacks(request) }))
+    api.put('/by-type/:id', {
+      schema: { body: { content: { 'application/json': { schema: Payment }, 'text/plain': { schema: Type.String() } } } }
+    }, async (request) => ({ lacks: fieldsTheVersionLacks(request) }))
+  })
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, text, done) => { done(null, text) })
+  const payload = { method: { iban: 'DE00' }, payer: { id: 'p1', email: 'a@b.c' } }
+  const put = async (url: string, version: string, contentType = 'application/json', sent: unknown = payload) => (await app.inject({
+    method: 'PUT', url, headers: { 'x-api-version': version, 'content-type': contentType }, payload: typeof sent === 'string' ? sent : JSON.stringify(sent)
+  })).json().lacks
+  const expected = ['/method/createdBy', '/method/expiry', '/payer/createdBy', '/billing/line2']
+  t.same(await put('/payments/1', OLD), expected, 'inherited and own fields of an extended schema, union members, a $ref')
+  t.same(await put('/payments/1', NEW), [])
+  t.same(await put('/by-type/1', OLD), expected, 'the body of the request\'s media type')
+  t.same(await put('/by-type/1', OLD, 'text/plain', 'hello'), [], 'another media type, whose schema lacks nothing')
+})
+
+test('an application hook asking before the versioner\'s request hook gets the answer of the version known', async (t) => {
+  const { add } = userChanges()
+  const early: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, add), new Version(OLD)), async (api) => {
+    api.addHook('onRequest', async (request) => { early.push(fieldsTheVersionLacks(request)) })
+    api.put('/users/:id', { schema: { body: User } }, async () => ({}))
+  })
+  await app.inject({ method: 'PUT', url: '/users/1', headers: { 'x-api-version': OLD }, payload: body })
+  t.same(early, [['/nickname', '/address/line2', '/tags/*/color', '/pets/*/age']])
+})
+
+test('the recipe: an old client\'s PUT keeps the stored values of the fields its version cannot send', async (t) => {
+  const stored = new Map<string, Record<string, unknown>>()
+  const { add } = userChanges()
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, add), new Version(OLD)), async (api) => {
+    api.put('/users/:id', { schema: { body: User, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+      const user: Record<string, unknown> = structuredClone(request.body)
+      const before = stored.get(request.params.id)
+      if (before !== undefined) for (const pointer of fieldsTheVersionLacks(request)) keep(user, before, pointer.split('/').slice(1))
+      stored.set(request.params.id, user)
+      return user
+    })
+  })
+  const put = async (version: string, payload: object) => (await app.inject({ method: 'PUT', url: '/users/1', headers: { 'x-api-version': version }, payload })).json()
+  await put(NEW, { name: 'Ada', nickname: 'ada', address: { line1: '1 Main St', line2: 'Flat 2' }, tags: [{ label: 'vip', color: 'gold' }] })
+  const replaced = await put(OLD, { name: 'Ada L.', address: { line1: '2 Side St' }, tags: [{ label: 'vip' }, { label: 'new' }] })
+  t.same(replaced, { name: 'Ada L.', nickname: 'ada', address: { line1: '2 Side St', line2: 'Flat 2' }, tags: [{ label: 'vip', color: 'gold' }, { label: 'new' }] },
+    'what the old client sent replaces the user; what it cannot see is kept')
+  const current = await put(NEW, { name: 'Ada', address: { line1: '2 Side St' } })
+  t.same(current, { name: 'Ada', address: { line1: '2 Side St' } }, 'a client of a version with every field replaces them all')
+})
+
+/** Copies the stored value at `path` (JSON pointer segments, `*`: every item or value) into `target`. */
+function keep (target: unknown, stored: unknown, path: readonly string[]): void {
+  if (typeof target !== 'object' || target === null || typeof stored !== 'object' || stored === null) return
+  const [segment, ...rest] = path
+  const from = stored as Record<string, unknown>
+  const into = target as Record<string, unknown>
+  const keys = segment === '*' ? Object.keys(into).filter((key) => Object.hasOwn(from, key)) : [segment.replace(/~1/g, '/').replace(/~0/g, '~')]
+  for (const key of keys) {
+    if (rest.length > 0) keep(into[key], from[key], rest)
+    else if (Object.hasOwn(from, key)) Object.defineProperty(into, key, { value: from[key], enumerable: true, writable: true, configurable: true })
+  }
+}
+
+test('the route option fullReplace: anything but a boolean or { keeps: [JSON pointers] } fails ready() naming the route', async (t) => {
+  for (const fullReplace of ['yes', { keeps: ['nickname'] }, { keeps: '/nickname' }, { keeps: ['/a'], also: true }]) {
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW), new Version(OLD)), async (api) => {
+      api.put('/users/:id', { schema: { body: User }, fullReplace: fullReplace as never }, async () => ({}))
+    })
+    const error = await rejection(() => app.ready())
+    t.ok(error instanceof RouterGenerationError, `${JSON.stringify(fullReplace)} is refused`)
+    t.match(error?.message, /^PUT \/users\/:id: the route option fullReplace is .*; it takes true, false, or \{ keeps: \[\.\.\.\] \}/)
+  }
+})

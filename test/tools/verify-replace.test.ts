@@ -1,0 +1,75 @@
+// `verify` on full replaces (decision 0073): a PUT route, or one declared `fullReplace`, whose old versions lack HEAD
+// body fields is a `replace clears` finding per field, unless the route's `fullReplace: { keeps }` lists it or the
+// route says it is not a full replace; a kept field no version lacks is one too.
+import { test } from 'tap'
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { HeadVersion, schema, Version, VersionBundle, VersionChange, type VerifyFinding } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
+const Profile = Type.Object({
+  name: Type.String(), nickname: Type.Optional(Type.String()), internalNote: Type.Optional(Type.String()), address: Type.Optional(Address)
+}, { $id: 'Profile' })
+
+/** A ready app whose `METHOD /profile` route (options `options`) takes a {@link Profile}; nickname and line2 were added in 2001, internalNote is HEAD's. */
+async function profileApp (t: Teardown, method: 'PUT' | 'POST' | 'PATCH', options: Partial<RouteShorthandOptions> = {}): Promise<FastifyInstance> {
+  class HideInternalNote extends VersionChange {
+    description = 'internalNote is HEAD\'s own.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('internalNote').didntExist]
+  }
+  class AddNicknameAndLine2 extends VersionChange {
+    description = 'Profiles have a nickname and a second address line.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('nickname').didntExist, schema(Address).field('line2').didntExist]
+  }
+  const versions = new VersionBundle(new HeadVersion(HideInternalNote), new Version('2001-01-01', AddNicknameAndLine2), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.route({ method, url: '/profile', schema: { body: Profile }, ...options, handler: async () => ({}) })
+  })
+  await app.ready()
+  return app
+}
+
+const replaceFindings = (findings: readonly VerifyFinding[]): VerifyFinding[] => findings.filter((finding) => finding.kind === 'replace clears')
+const summary = (findings: readonly VerifyFinding[]) => replaceFindings(findings).map(({ route, version, versions, part, pointer, changeVersion, versionChanges }) =>
+  ({ route, version, versions, part, pointer, changeVersion, versionChanges }))
+
+test('a PUT route: each HEAD body field a version lacks is a finding naming the route, the versions, the field and the change that added it', async (t) => {
+  const app = await profileApp(t, 'PUT')
+  const findings = await app.versioner.verify({ examples: 5 })
+  t.same(summary(findings), [
+    { route: 'PUT /profile', version: '2001-01-01', versions: ['2001-01-01', '2000-01-01'], part: 'body', pointer: '/internalNote', changeVersion: 'HeadVersion', versionChanges: ['HideInternalNote'] },
+    { route: 'PUT /profile', version: '2000-01-01', versions: ['2000-01-01'], part: 'body', pointer: '/nickname', changeVersion: '2001-01-01', versionChanges: ['AddNicknameAndLine2'] },
+    { route: 'PUT /profile', version: '2000-01-01', versions: ['2000-01-01'], part: 'body', pointer: '/address/line2', changeVersion: '2001-01-01', versionChanges: ['AddNicknameAndLine2'] }
+  ])
+  t.equal(findings.length, 3, 'nothing else: the replays are clean')
+  t.equal(findings[1].text, 'PUT /profile (2000-01-01): request body/nickname: a full replace from this version clears it (its clients cannot send it): keep its ' +
+    'stored value (fieldsTheVersionLacks(request) lists it) and list it in the route option fullReplace: { keeps: [...] }, or declare fullReplace: false ' +
+    'if the route does not replace what it stores; lacked since AddNicknameAndLine2 (2001-01-01)')
+  t.match(findings[0].text, /^PUT \/profile \(2001-01-01; also 2000-01-01\): request body\/internalNote: /)
+})
+
+test('no finding when fullReplace keeps lists the fields, or the route is not a full replace; fullReplace: true declares another method one', async (t) => {
+  const kept = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname', '/address/line2'] } })
+  t.same(replaceFindings(await kept.versioner.verify({ examples: 5 })), [], 'every lacked field is kept')
+  const some = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname'] } })
+  t.same(replaceFindings(await some.versioner.verify({ examples: 5 })).map((finding) => finding.pointer), ['/address/line2'], 'the field not kept')
+  const partial = await profileApp(t, 'PUT', { fullReplace: false })
+  t.same(replaceFindings(await partial.versioner.verify({ examples: 5 })), [], 'a PUT used as a partial update')
+  const post = await profileApp(t, 'POST')
+  t.same(replaceFindings(await post.versioner.verify({ examples: 5 })), [], 'a POST is not a full replace by default')
+  const declared = await profileApp(t, 'PATCH', { fullReplace: true })
+  t.same(replaceFindings(await declared.versioner.verify({ examples: 5 })).map((finding) => `${finding.route} ${finding.pointer}`),
+    ['PATCH /profile /internalNote', 'PATCH /profile /nickname', 'PATCH /profile /address/line2'], 'a route declared a full replace')
+})
+
+test('a field fullReplace keeps that no version lacks is a finding (a typo, or a field every version has now)', async (t) => {
+  const app = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname', '/address/line2', '/adress/line2', '/name'] } })
+  const findings = replaceFindings(await app.versioner.verify({ examples: 5 }))
+  t.same(findings.map(({ pointer, versions, changeVersion }) => ({ pointer, versions, changeVersion })), [
+    { pointer: '/adress/line2', versions: ['2001-01-01', '2000-01-01'], changeVersion: '' },
+    { pointer: '/name', versions: ['2001-01-01', '2000-01-01'], changeVersion: '' }
+  ])
+  t.equal(findings[0].text, 'PUT /profile (every version): request body/adress/line2: the route option fullReplace keeps this field, which no version of ' +
+    'the route lacks (a typo, or a field every version has now): remove it from keeps')
+})
