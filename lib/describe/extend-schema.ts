@@ -14,6 +14,8 @@ interface ChildSchemaInfo {
   readonly parent: TObject
   /** The properties the child declares itself (new ones and overrides of the parent's). */
   readonly ownKeys: ReadonlySet<string>
+  /** The child as `extendSchema` made it (a `Type.Optional` copy's canonical schema). */
+  readonly child: TSchema
 }
 
 // Facts about schema objects themselves (keyed weakly by the object), not a registry of applications.
@@ -54,13 +56,20 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   }
   const properties: Record<string, TSchema> = { ...(parent.properties as Record<string, TSchema>), ...ownProperties }
   const child = objectSchema(properties, { ...inherited, ...options })
-  children.set(child, { parent, ownKeys: new Set(Object.keys(ownProperties)) })
+  const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
+  children.set(child, info)
+  // Copies of the child (`Type.Optional(child)`, `Type.Readonly(child)`) share its `properties` object.
+  children.set(properties, info)
   return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
 }
 
-/** The parent link of a schema made by {@link extendSchema} (or derived from one), if any. */
+/**
+ * The parent link of a schema made by {@link extendSchema}, of a schema derived from one, or of a copy sharing its
+ * `properties` (`Type.Optional(child)`), if any.
+ */
 export function childSchemaInfo (schema: TSchema): ChildSchemaInfo | undefined {
-  return children.get(schema)
+  const properties = (schema as SchemaObject).properties
+  return children.get(schema) ?? (isSchemaObject(properties) ? children.get(properties) : undefined)
 }
 
 /** Records that `derived` (a copy of `source` with other keywords) has the same parent link as `source`. */

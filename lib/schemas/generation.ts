@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
-import type { Seed, SeedState } from './seeds'
+import { sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
@@ -215,7 +215,9 @@ export class SchemaGeneration {
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
     } else if (childSchemaInfo(schema) !== undefined) {
-      plan = { kind: 'state', head: schema }
+      // A `Type.Optional` / `Type.Readonly` copy of a child is its form with the copy's modifiers.
+      const { child } = childSchemaInfo(schema) as { child: TSchema }
+      plan = child !== schema && sameButModifiers(child, schema) ? { kind: 'wrapper', base: child } : { kind: 'state', head: schema }
     } else if (typeof source.$ref === 'string') {
       const target = this.resolveRef(source.$ref)
       if (target === undefined) return { kind: 'identity' }

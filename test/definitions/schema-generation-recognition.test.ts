@@ -216,6 +216,20 @@ test('instructions on a parent reach the schemas made from it with extendSchema'
   ]), [200, 400])
 })
 
+test('regression: a child of extendSchema wrapped in Type.Optional or Type.Readonly kept the fields its parent lacks in older versions', async (t) => {
+  const Base = Type.Object({ id: Type.String(), added: Type.Optional(Type.String()) }, { $id: 'Base' })
+  const Named = extendSchema(Base, { email: Type.String() }, { $id: 'Named' })
+  const Anonymous = extendSchema(Base, { phone: Type.String() })
+  // The wrapped copies come first, so each is the first of its schema the generation meets.
+  const Body = Type.Object({ named: Type.Optional(Named), anonymous: Type.Readonly(Anonymous), plain: Named })
+  const old = oldSchemas([schema(Base).field('added').didntExist])
+  const properties = (old.get(Body) as unknown as { properties: Record<string, TSchema> }).properties
+  t.strictSame(keysOf(properties.named), ['id', 'email'], 'Type.Optional(child): the parent\'s added field is gone')
+  t.strictSame(keysOf(properties.anonymous), ['id', 'phone'], 'Type.Readonly(child without $id): likewise')
+  t.strictSame(keysOf(properties.plain), ['id', 'email'])
+  t.ok(TypeGuard.IsOptional(properties.named), 'the modifier is kept')
+})
+
 test("an instruction on a child's inherited field overrides it in the child only", async (t) => {
   const Base = Type.Object({ id: Type.String(), name: Type.String() })
   const Child = extendSchema(Base, { email: Type.String() })
