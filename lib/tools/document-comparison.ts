@@ -67,6 +67,11 @@ function pairRenames (diffs: readonly RawDiff[]): Renames {
 /** Reports one difference under `paths` (where the comparable documents hold every operation). */
 function classify (comparison: Comparison, diff: RawDiff): void {
   const path = diff.path
+  if (path.length === 1) {
+    // A path whose parameters are named otherwise (`/users/{id}` → `/users/{userId}`): the same URLs.
+    if (diff.action === 'rename') report(comparison, itemName(diff.before), '', `path renamed to ${itemName(diff.after)}`, diff.type === 'breaking')
+    return
+  }
   if (path.length === 2) {
     // A whole path item (QUERY operation, webhook) added or removed: one line per operation.
     const item = (diff.action === 'remove' ? diff.before : diff.after) as Record<string, unknown> | undefined
@@ -119,6 +124,8 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     if (diff.action === 'add') return noted(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
     return noted('changed', diff.type === 'breaking')
   }
+  // A path parameter's name (the diff pairs path parameters by their place in the path).
+  if (rest[0] === 'parameters' && rest.length === 3 && rest[2] === 'name' && diff.action === 'replace') return noted(`renamed to ${String(diff.after)}`, diff.type === 'breaking')
   if (rest[0] === 'responses' && rest[2] === 'headers') return responseHeaderChange(comparison, diff, operation, place)
   // `required` of a parameter (parameters/N/required) or of the request body (requestBody/required).
   const requiredAt = rest[0] === 'parameters' ? 3 : rest[0] === 'requestBody' ? 2 : 0

@@ -369,6 +369,17 @@ test('the version parameter: what names the version in each document is not repo
   }
 })
 
+test('a path parameter renamed is a note: the same URLs (it was reported as "undefined: rename")', async (t) => {
+  const changes = changed((d) => {
+    const item = d.paths['/users/{userId}']
+    item.get.parameters[0].name = 'id'
+    d.paths['/users/{id}'] = item
+    delete d.paths['/users/{userId}']
+  })
+  t.same(lines(changes, true), [])
+  t.same(lines(changes, false), ['2000-01-01 /users/{userId}: path renamed to /users/{id}', '2000-01-01 GET /users/{userId}: path parameter userId: renamed to id'])
+})
+
 test('every kind of app (named versions, QUERY routes, several APIs) reports nothing against its own snapshot', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
