@@ -24,9 +24,9 @@ const PAYLOAD = `${ADDED}payload`
 const QUERY_KEYS = ['query', 'x-query']
 /** The method a QUERY operation is compared under, in its own item (any method the diff reads). */
 const QUERY_METHOD = 'post'
-/** The methods `api-smart-diff` reads in a path item. */
+/** The methods `api-smart-diff` reads in a path item (`METHODS.has('get')`). */
 export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
-/** The version parameter's schema, as compared: whether it accepts the version. */
+/** The version parameter's schema, as compared: whether it accepts the version (`{ 'x-accepts-version': true }`). */
 export const ACCEPTS_VERSION = 'x-accepts-version'
 
 type Json = Record<string, unknown>
@@ -166,7 +166,13 @@ export function comparableDocuments (version: string, saved: Json, current: Json
   return [before, after]
 }
 
-/** True for the key of a webhook's item in a comparable document. */
+/**
+ * True for the key of a webhook's item in a comparable document.
+ * @example
+ * ```ts
+ * const removed = isWebhookItem(diff.path[1]) ? 'webhook removed' : 'endpoint removed'
+ * ```
+ */
 export function isWebhookItem (key: string | number): boolean {
   return String(key).startsWith(WEBHOOK_ITEM)
 }
@@ -187,12 +193,24 @@ export function operationName (key: string | number, method: string): string {
   return `${method.toUpperCase()} ${text}`
 }
 
-/** A path item's key as `check` names it, where no operation is meant: `/users`, `QUERY /search`, `webhook invoice.paid`. */
+/**
+ * A path item's key as `check` names it, where no operation is meant: `/users`, `QUERY /search`, `webhook invoice.paid`.
+ * @example
+ * ```ts
+ * itemName(diff.path[1]) // '/users/{userId}'
+ * ```
+ */
 export function itemName (key: string | number): string {
   return String(key).startsWith(ADDED) ? operationName(key, '') : String(key)
 }
 
-/** A response's status key as `check` names it: `response 200`, or `payload` for a webhook's payload. */
+/**
+ * A response's status key as `check` names it: `response 200`, or `payload` for a webhook's payload.
+ * @example
+ * ```ts
+ * responseName('200') // 'response 200'
+ * ```
+ */
 export function responseName (status: string | number): string {
   return status === PAYLOAD ? 'payload' : `response ${String(status)}`
 }

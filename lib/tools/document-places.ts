@@ -57,7 +57,13 @@ export interface Comparison {
   readonly result: DocumentChange[]
 }
 
-/** Adds a change to a comparison's result, once (by its text). */
+/**
+ * Adds a change to a comparison's result, once (by its text).
+ * @example
+ * ```ts
+ * report(comparison, 'GET /users', 'response 200 /name', 'removed', true)
+ * ```
+ */
 export function report (comparison: Comparison, operation: string, place: string, kind: string, breaking: boolean): void {
   const made = change(comparison.version, operation, place, kind, breaking)
   if (!comparison.result.some((known) => known.text === made.text)) comparison.result.push(made)

@@ -11,7 +11,13 @@ import {
   type Comparison, type JsonPath, type Place, type RawDiff
 } from './document-places'
 
-/** Reports a change inside a request or response schema: fields, `required`, types, enum members, text. */
+/**
+ * Reports a change inside a request or response schema: fields, `required`, types, enum members, text.
+ * @example
+ * ```ts
+ * classifySchemaChange(comparison, diff, 'POST /users', placeOf(diff, comparison.saved, diff.path.slice(0, 3)))
+ * ```
+ */
 export function classifySchemaChange (comparison: Comparison, diff: RawDiff, operation: string, place: Place): void {
   const path = diff.path
   const request = place.side === 'request'
