@@ -31,7 +31,7 @@ function cli (args: string[], cwd = root): Promise<Run> {
 test('check: the example app against its saved snapshot exits 0', async (t) => {
   const result = await cli(['check', 'examples/users/app.ts', '--against', 'examples/users/openapi'])
   t.equal(result.code, 0, result.stderr)
-  t.match(result.stdout, /^check: no breaking change in 4 saved version\(s\) \(2000-01-01, 2001-01-01, 2002-01-01, unversioned\)/m)
+  t.match(result.stdout, /^check: no breaking change in 4 saved version\(s\) \(2000-01-01, 2001-01-01, 2002-01-01, unversioned\); 0 note\(s\)\.$/m)
   t.equal(result.stderr, '')
 })
 
@@ -56,6 +56,85 @@ test('check: a break exits 1 with one line per break, notes on stdout', async (t
   t.equal(result.stderr, 'break: 2000-01-01 POST /users: response 200 /nickname: removed\nbreak: 2000-01-01 GET /users/{userId}: response 200 /nickname: removed\n')
   t.match(result.stdout, /^note: 2000-01-01 POST \/users: summary added \(text\)$/m)
   t.match(result.stdout, /^check: 2 breaking change\(s\); 1 note\(s\)\.$/m)
+})
+
+/**
+ * A small app with what else a client consumes (issue 31): a webhook sending a schema no route uses (Invoice), one
+ * sending a schema a route returns (Account), a QUERY route, a request header and a response header. `variant`
+ * makes one of the mistakes teams make; `path` puts the version in the path.
+ */
+function consumerApp (variant: 'same' | 'webhook' | 'enum' | 'query' | 'headers' | 'version', location: 'header' | 'path' = 'header'): string {
+  return `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version } from ${JSON.stringify(join(root, 'plugin'))}
+
+const variant: string = ${JSON.stringify(variant)}
+const Status = Type.Union([Type.Literal('active'), Type.Literal('closed'), ...(variant === 'enum' ? [Type.Literal('suspended')] : [])])
+const Account = Type.Object({ id: Type.String(), status: Status }, { $id: 'Account' })
+const Invoice = Type.Object({ id: Type.String(), amount: Type.Number(), ...(variant === 'webhook' ? { dueOn: Type.String({ format: 'date' }) } : { note: Type.String() }) }, { $id: 'Invoice' })
+const Search = variant === 'query'
+  ? Type.Object({ text: Type.String(), lang: Type.String() }, { $id: 'Search' })
+  : Type.Object({ term: Type.String() }, { $id: 'Search' })
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01'))
+
+export async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, {
+    versions,
+    apiVersionLocation: ${JSON.stringify(location)},
+    apiVersionParameterName: variant === 'version' ? 'api-version' : 'x-api-version'
+  })
+  app.versioner.webhooks.add({ name: 'invoice.paid', body: Invoice })
+  app.versioner.webhooks.add({ name: 'account.updated', body: Account })
+  await app.register(versioned(async (api) => {
+    const tenant = variant === 'headers' ? Type.String() : Type.Optional(Type.String())
+    const rate = variant === 'headers' ? {} : { 'x-rate-limit': Type.Integer() }
+    api.get('/accounts/:id', { schema: { headers: Type.Object({ 'x-tenant': tenant }), response: { 200: { headers: rate, ...Account } } } },
+      async () => ({ id: 'a1', status: 'active' as const }))
+    api.route({ method: 'QUERY', url: '/search', schema: { body: Search, response: { 200: Type.Array(Account) } }, handler: async () => [] })
+  }))
+  return app
+}
+`
+}
+
+test('check: what else a client consumes, each mistake of issue 31 exits 1 with its line (webhooks, QUERY, headers were not compared)', async (t) => {
+  const dir = await scratch(t)
+  for (const variant of ['same', 'webhook', 'enum', 'query', 'headers', 'version'] as const) await writeFile(join(dir, `${variant}.ts`), consumerApp(variant))
+  const exported = await inProcess(['export', join(dir, 'same.ts'), '--out', join(dir, 'openapi')])
+  t.equal(exported.code, 0, exported.stderr)
+  const same = await inProcess(['check', join(dir, 'same.ts'), '--against', join(dir, 'openapi')])
+  t.equal(same.code, 0, same.stderr)
+  t.equal(same.stdout, 'check: no breaking change in 3 saved version(s) (2000-01-01, 2001-01-01, unversioned); 0 note(s).\n', 'nothing to say of the same app')
+  const expected: Array<[string, string[], string[]]> = [
+    ['webhook', ['webhook invoice.paid: payload /note: removed'], ['webhook invoice.paid: payload /dueOn: new field']],
+    ['enum', [
+      "GET /accounts/{id}: response 200 /status: enum member 'suspended' added",
+      "QUERY /search: response 200 /*/status: enum member 'suspended' added",
+      "webhook account.updated: payload /status: enum member 'suspended' added"
+    ], []],
+    ['query', ['QUERY /search: request body /term: renamed to text', 'QUERY /search: request body /lang: new required field'], []],
+    ['headers', ['GET /accounts/{id}: header parameter x-tenant: became required', 'GET /accounts/{id}: response 200 header x-rate-limit: removed'], []],
+    ['version', ['GET /accounts/{id}: header parameter x-api-version: renamed to api-version', 'QUERY /search: header parameter x-api-version: renamed to api-version'], []]
+  ]
+  for (const [variant, breaks, notes] of expected) {
+    const result = await inProcess(['check', join(dir, `${variant}.ts`), '--against', join(dir, 'openapi')])
+    t.equal(result.code, 1, `${variant}: exit 1`)
+    const inBoth = (found: string[], kind: string): string[] => ['2000-01-01', '2001-01-01'].flatMap((version) => found.map((line) => `${kind}: ${version} ${line}`))
+    t.same(result.stderr.split('\n').filter((line) => line !== '').sort(), inBoth(breaks, 'break').sort(), `${variant}: breaks`)
+    for (const line of inBoth(notes, 'note')) t.match(result.stdout, `${line}\n`, `${variant}: ${line}`)
+  }
+})
+
+test('check: an app with webhooks, QUERY routes, headers and the version in the path reports nothing against its own snapshot', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'app.ts'), consumerApp('same', 'path'))
+  const exported = await inProcess(['export', join(dir, 'app.ts'), '--out', join(dir, 'openapi')])
+  t.equal(exported.code, 0, exported.stderr)
+  t.match(JSON.parse(await readFile(join(dir, 'openapi', '2000-01-01.json'), 'utf8')).paths, { '/{x_api_version}/search': { 'x-query': {} } })
+  const result = await inProcess(['check', join(dir, 'app.ts'), '--against', join(dir, 'openapi')])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stdout, 'check: no breaking change in 3 saved version(s) (2000-01-01, 2001-01-01, unversioned); 0 note(s).\n')
 })
 
 test('check: a corrupted saved document exits 1 naming the file, not 0', async (t) => {

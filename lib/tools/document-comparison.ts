@@ -1,247 +1,197 @@
 /**
  * Comparing one version's saved OpenAPI document with its current one, once `check` accepted both. The diff itself
- * is `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules; through `document-diff.ts`); this module names each
- * change as the operation, the place and the kind, pairs a removed field with an added field of the same schema
- * as a rename, and decides which side breaks: what a client sends (parameters, request bodies) breaks when it
- * narrows, what it receives (responses) when fields, statuses or guarantees go away.
+ * is `api-smart-diff`'s (`$ref`s resolved, OpenAPI 3 rules; through `document-diff.ts`), of the documents as
+ * `comparable-documents.ts` makes them (QUERY operations and webhooks where the diff reads operations); this module
+ * names each change as the operation, the place and the kind, pairs a removed field (or parameter) with an added
+ * one of the same schema as a rename, and decides which side breaks: what a client sends (parameters, request
+ * bodies) breaks when it narrows, what it receives (responses, their headers, webhook payloads) when fields,
+ * statuses or guarantees go away. Changes inside a schema are `schema-changes.ts`'s.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import { pointerSegment } from '../core/json-schema'
+import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, at, change, dataPointer, METHODS, placeOf, shownValue, TEXT_KEYS, withoutText,
-  type DocumentChange, type JsonPath, type Place, type RawDiff
+  actionWord, placeOf, report, TEXT_KEYS, withoutText,
+  type Comparison, type DocumentChange, type Place, type RawDiff, type Renames
 } from './document-places'
-
-/** Removed fields paired with added fields of the same schema (same parent, same schema but for text). */
-interface Renames {
-  /** The removal of a renamed field, and the field's new name. */
-  readonly renamed: Map<RawDiff, string>
-  /** The names (old and new) of renamed fields, by parent schema path. */
-  readonly names: Map<string, Set<string>>
-  /** The additions that are the other half of a rename (not reported on their own). */
-  readonly handled: Set<RawDiff>
-}
-
-/** One comparison in progress: what it compares, and the changes found so far (each text once). */
-interface Comparison {
-  readonly version: string
-  readonly saved: unknown
-  readonly current: unknown
-  readonly renames: Renames
-  readonly result: DocumentChange[]
-}
-
-function add (comparison: Comparison, operation: string, place: string, kind: string, breaking: boolean): void {
-  const made = change(comparison.version, operation, place, kind, breaking)
-  if (!comparison.result.some((known) => known.text === made.text)) comparison.result.push(made)
-}
+import { classifySchemaChange } from './schema-changes'
 
 /** Compares two documents `assertComparable` accepted. */
 export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
-  const diffs = documentDiffs(saved, current)
-  const comparison: Comparison = { version, saved, current, renames: pairRenames(diffs), result: [] }
+  const [before, after] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  const diffs = documentDiffs(before, after)
+  const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [] }
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
-    const root = diff.path[0]
-    if (root === 'paths' || root === 'webhooks') classify(comparison, diff)
+    if (diff.path[0] === 'paths') classify(comparison, diff)
   }
   return comparison.result
 }
 
-/** Pairs each removed property with an added property of the same parent and the same schema (text aside). */
+/** What a renamed field or parameter must keep: a field's schema, a parameter but for its name (text aside both). */
+function renameShape (diff: RawDiff, parameter: boolean): unknown {
+  const value = diff.action === 'remove' ? diff.before : diff.after
+  if (!parameter || typeof value !== 'object' || value === null) return withoutText(value)
+  const { name: _name, ...rest } = value as Record<string, unknown>
+  return withoutText(rest)
+}
+
+/**
+ * Pairs each removed property with an added property of the same parent and the same schema (text aside), and each
+ * removed parameter with an added one of the same operation, the same place and schema.
+ */
 function pairRenames (diffs: readonly RawDiff[]): Renames {
   const renames: Renames = { renamed: new Map(), names: new Map(), handled: new Set() }
-  const parents = new Map(diffs.filter((diff) => diff.path[diff.path.length - 2] === 'properties').map((diff) => [diff, JSON.stringify(diff.path.slice(0, -2))]))
-  const nameOf = (diff: RawDiff): string => String(diff.path[diff.path.length - 1])
+  const isParameter = (diff: RawDiff): boolean => diff.path.length === 5 && diff.path[3] === 'parameters' && typeof diff.path[4] === 'number'
+  const parents = new Map(diffs.filter((diff) => diff.path[diff.path.length - 2] === 'properties' || isParameter(diff))
+    .map((diff) => [diff, JSON.stringify(diff.path.slice(0, -2)) + (isParameter(diff) ? ' parameters' : '')]))
+  const nameOf = (diff: RawDiff): string => isParameter(diff)
+    ? String((diff.action === 'remove' ? diff.before : diff.after as { name?: unknown } | undefined)?.name)
+    : String(diff.path[diff.path.length - 1])
   const added = [...parents.keys()].filter((diff) => diff.action === 'add')
   for (const [removed, parent] of parents) {
     if (removed.action !== 'remove') continue
     // The first addition of the same parent and schema not paired yet, in the diff's order.
+    const parameter = isParameter(removed)
     const match = added.find((candidate) => !renames.handled.has(candidate) && parents.get(candidate) === parent &&
-      isDeepStrictEqual(withoutText(candidate.after), withoutText(removed.before)))
+      isDeepStrictEqual(renameShape(candidate, parameter), renameShape(removed, parameter)))
     if (match === undefined) continue
     renames.renamed.set(removed, nameOf(match))
     renames.handled.add(match)
-    renames.names.set(parent, new Set([...renames.names.get(parent) ?? [], nameOf(removed), nameOf(match)]))
+    if (!parameter) renames.names.set(parent, new Set([...renames.names.get(parent) ?? [], nameOf(removed), nameOf(match)]))
   }
   return renames
 }
 
-function operationName (root: string | number, method: string, path: string | number): string {
-  return root === 'paths' ? `${method.toUpperCase()} ${String(path)}` : `webhook ${String(path)}`
-}
-
-/** Reports one difference under `paths` or `webhooks`. */
+/** Reports one difference under `paths` (where the comparable documents hold every operation). */
 function classify (comparison: Comparison, diff: RawDiff): void {
   const path = diff.path
-  const root = path[0]
+  if (path.length === 1) {
+    // A path whose parameters are named otherwise (`/users/{id}` → `/users/{userId}`): the same URLs.
+    if (diff.action === 'rename') report(comparison, itemName(diff.before), '', `path renamed to ${itemName(diff.after)}`, diff.type === 'breaking')
+    return
+  }
   if (path.length === 2) {
-    // A whole path item (or webhook) added or removed: one line per operation.
+    // A whole path item (QUERY operation, webhook) added or removed: one line per operation.
     const item = (diff.action === 'remove' ? diff.before : diff.after) as Record<string, unknown> | undefined
     const methods = Object.keys(item ?? {}).filter((key) => METHODS.has(key))
-    for (const method of methods) endpointChange(comparison, diff, operationName(root, method, path[1]))
+    for (const method of methods) endpointChange(comparison, diff, path[1], method)
     return
   }
   const method = String(path[2])
   if (!METHODS.has(method)) {
     // Path-level parameters, summary…: classified by the library.
-    add(comparison, root === 'paths' ? String(path[1]) : `webhook ${String(path[1])}`, path.slice(2).join('/'), `${diff.action} (${diff.type})`, diff.type === 'breaking')
+    report(comparison, itemName(path[1]), path.slice(2).join('/'), `${diff.action} (${diff.type})`, diff.type === 'breaking')
     return
   }
-  const operation = operationName(root, method, path[1])
   if (path.length === 3) {
-    endpointChange(comparison, diff, operation)
+    endpointChange(comparison, diff, path[1], method)
     return
   }
-  const place = placeOf(path.slice(3), comparison.current, comparison.saved, path.slice(0, 3))
+  const operation = operationName(path[1], method)
+  const place = placeOf(diff, comparison.saved, path.slice(0, 3))
   if (!classifyOperationPart(comparison, diff, operation, place)) classifySchemaChange(comparison, diff, operation, place)
 }
 
-function endpointChange (comparison: Comparison, diff: RawDiff, operation: string): void {
-  if (diff.action === 'remove') add(comparison, operation, '', 'endpoint removed', true)
-  else if (diff.action === 'add') add(comparison, operation, '', 'new endpoint', false)
+function endpointChange (comparison: Comparison, diff: RawDiff, key: string | number, method: string): void {
+  const [removed, added] = isWebhookItem(key) ? ['webhook removed', 'new webhook'] : ['endpoint removed', 'new endpoint']
+  if (diff.action === 'remove') report(comparison, operationName(key, method), '', removed, true)
+  else if (diff.action === 'add') report(comparison, operationName(key, method), '', added, false)
+}
+
+/** What a change of a `required` flag did (`true` became required, `false` optional), or `undefined` when nothing. */
+function requiredFlag (diff: RawDiff): boolean | undefined {
+  const before = diff.action === 'add' ? false : diff.before === true
+  const after = diff.action === 'remove' ? false : diff.after === true
+  return before === after ? undefined : after
 }
 
 /**
- * Reports a change of a whole parameter, response or request body, of whether one is required, of the
- * operation itself, or outside any schema. False when the change is inside a schema.
+ * Reports a change of a whole parameter, response, response header or request body, of whether one is required,
+ * of the operation itself, or outside any schema. False when the change is inside a schema.
  */
 function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation: string, place: Place): boolean {
   const rest = place.rest
-  const report = (kind: string, breaking: boolean, where = place.place): true => {
-    add(comparison, operation, where, kind, breaking)
+  const noted = (kind: string, breaking: boolean, where = place.place): true => {
+    report(comparison, operation, where, kind, breaking)
     return true
   }
   if (rest[0] === 'parameters' && rest.length === 2) {
     const parameter = (diff.action === 'remove' ? diff.before : diff.after) as { required?: boolean } | undefined
-    if (diff.action === 'remove') return report('removed', true)
-    if (diff.action === 'add') return report(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
-    return report('changed', diff.type === 'breaking')
+    const to = comparison.renames.renamed.get(diff)
+    if (diff.action === 'remove') return noted(to === undefined ? 'removed' : `renamed to ${to}`, true)
+    if (diff.action === 'add') return noted(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
+    return noted('changed', diff.type === 'breaking')
   }
+  // A path parameter's name (the diff pairs path parameters by their place in the path).
+  if (rest[0] === 'parameters' && rest.length === 3 && rest[2] === 'name' && diff.action === 'replace') return noted(`renamed to ${String(diff.after)}`, diff.type === 'breaking')
+  if (rest[0] === 'responses' && rest[2] === 'headers') return responseHeaderChange(comparison, diff, operation, place)
   // `required` of a parameter (parameters/N/required) or of the request body (requestBody/required).
   const requiredAt = rest[0] === 'parameters' ? 3 : rest[0] === 'requestBody' ? 2 : 0
-  if (rest.length === requiredAt && rest[requiredAt - 1] === 'required') return report(diff.after === true ? 'became required' : 'became optional', diff.after === true)
+  if (rest.length === requiredAt && rest[requiredAt - 1] === 'required') {
+    const required = requiredFlag(diff)
+    return required === undefined || noted(required ? 'became required' : 'became optional', required)
+  }
   if (rest[0] === 'responses' && rest.length === 2) {
-    if (diff.action === 'remove') report('status removed', true)
-    else if (diff.action === 'add') report('new status', false)
+    // A webhook's only response is its payload.
+    const webhook = isWebhookItem(diff.path[1])
+    if (diff.action === 'remove') noted(webhook ? 'removed' : 'status removed', true)
+    else if (diff.action === 'add') noted(webhook ? 'new payload' : 'new status', false)
     return true
   }
   if (rest[0] === 'requestBody' && rest.length === 1) {
     const required = (diff.after as { required?: boolean } | undefined)?.required === true
-    if (diff.action === 'remove') report('removed', true)
-    else if (diff.action === 'add') report(required ? 'became required' : 'new optional body', required)
+    if (diff.action === 'remove') noted('removed', true)
+    else if (diff.action === 'add') noted(required ? 'became required' : 'new optional body', required)
     return true
   }
   if (place.side === 'operation') {
-    if (TEXT_KEYS.has(String(rest[0]))) return report(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
-    return report(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
+    if (TEXT_KEYS.has(String(rest[0]))) return noted(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
+    return noted(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
   }
-  if (place.schemaPath.length === 0) {
-    // Media types, headers of responses, descriptions of a response or parameter.
-    const key = String(rest[rest.length - 1])
-    if (TEXT_KEYS.has(key)) return report(`${key} ${actionWord(diff)} (text)`, false)
-    return report(`${diff.action} (${diff.type})`, diff.type === 'breaking',
-      `${place.place} ${rest.slice(rest[0] === 'responses' || rest[0] === 'parameters' ? 2 : 1).join('/')}`.trim())
-  }
+  if (place.schemaPath.length === 0) return otherChange(comparison, diff, operation, place)
   return false
 }
 
-/** Reports a change inside a request or response schema: fields, `required`, types, enum members, text. */
-function classifySchemaChange (comparison: Comparison, diff: RawDiff, operation: string, place: Place): void {
-  const path = diff.path
-  const request = place.side === 'request'
-  const { pointer, keyword } = dataPointer(place.schemaPath)
-  const where = `${place.place} ${pointer === '' ? '/' : pointer}`
-  const key = String(keyword[0] ?? '')
-  if (path[path.length - 2] === 'properties') {
-    if (diff.action === 'remove') {
-      const to = comparison.renames.renamed.get(diff)
-      add(comparison, operation, where, to === undefined ? 'removed' : `renamed to ${to}`, true)
-    } else if (diff.action === 'add') {
-      const parentSchema = at(comparison.current, path.slice(0, path.length - 2)) as { required?: unknown } | undefined
-      const required = Array.isArray(parentSchema?.required) && parentSchema.required.includes(String(path[path.length - 1]))
-      if (request) add(comparison, operation, where, required ? 'new required field' : 'new optional field', required)
-      else add(comparison, operation, where, 'new field', false)
-    }
-    return
-  }
-  if (key === 'required' && keyword.length <= 2) {
-    requiredChanges(comparison, diff, operation, place, { pointer, keyword })
-    return
-  }
-  if (enumMemberChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })) return
-  if (key === '$ref') {
-    add(comparison, operation, where, 'type changed', true)
-    return
-  }
-  const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
-  if (key === 'type' || key === 'const' || key === 'format') add(comparison, operation, where, `${key} ${values}`, true)
-  else if (TEXT_KEYS.has(key)) add(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
-  else add(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
-}
-
-/** Where a change inside a schema is, for {@link enumMemberChange}. */
-interface SchemaSite {
-  readonly operation: string
-  readonly where: string
-  readonly request: boolean
-  /** The schema keyword path after the last data step (`enum/2`, `anyOf/1`, `const`). */
-  readonly keyword: JsonPath
-  readonly schemaPath: JsonPath
-}
-
 /**
- * Reports a change of enum members by name (`enum member 'c' added`): of an `enum` list, or of a union of `const`
- * schemas (TypeBox's union of literals). A member replaced is one removed and one added; an `enum` where there was
- * none (or none any more) is a constraint added (or removed). False when the change is not one of these.
+ * Reports a change of a response's headers (which a client may read, as it reads the body): a header removed, or
+ * no longer required, breaks; a header added, or now required, is a note; a change inside a header's schema is
+ * reported as one of a response body's (false).
  */
-function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): boolean {
-  const { operation, where, request, keyword, schemaPath } = site
-  const key = keyword[0]
-  const value = diff.action === 'remove' ? diff.before : diff.after
-  const union = (key === 'anyOf' || key === 'oneOf') && keyword.length === 2 && isConstSchema(value)
-  // A member's `const` replaced: `anyOf/1/const` (the data pointer stops before the union's index).
-  const unionConst = key === 'const' && keyword.length === 1 && typeof schemaPath[schemaPath.length - 2] === 'number' &&
-    ['anyOf', 'oneOf'].includes(String(schemaPath[schemaPath.length - 3]))
-  if (!(key === 'enum' && keyword.length <= 2) && !union && !unionConst) return false
-  const list = diff.path.slice(0, unionConst ? -2 : keyword.length === 1 ? undefined : -1)
-  if (key === 'enum' && (at(comparison.saved, list) === undefined || at(comparison.current, list) === undefined)) {
-    // The whole `enum` added (a request narrows) or removed (a response widens).
-    const added = at(comparison.saved, list) === undefined
-    const shown = (document: unknown): string => shownValue(at(document, list))
-    add(comparison, operation, where, `enum ${shown(comparison.saved)} → ${shown(comparison.current)}`, added ? request : !request)
+function responseHeaderChange (comparison: Comparison, diff: RawDiff, operation: string, place: Place): boolean {
+  const rest = place.rest
+  if (rest.length === 3) {
+    // The whole `headers` of a response, added or removed.
+    const names = (value: unknown): string[] => typeof value === 'object' && value !== null ? Object.keys(value) : []
+    for (const name of names(diff.before)) if (!names(diff.after).includes(name)) report(comparison, operation, `${place.place} header ${name}`, 'removed', true)
+    for (const name of names(diff.after)) if (!names(diff.before).includes(name)) report(comparison, operation, `${place.place} header ${name}`, 'new header', false)
     return true
   }
-  const name = (member: unknown): string => shownValue(isConstSchema(member) ? member.const : member)
-  if (diff.action !== 'add') add(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
-  if (diff.action !== 'remove') add(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)
-  return true
-}
-
-function isConstSchema (value: unknown): value is { const: unknown } {
-  return typeof value === 'object' && value !== null && Object.hasOwn(value, 'const')
-}
-
-/** Reports the fields a change of `required` made required or optional (renamed, added or removed ones aside). */
-function requiredChanges (comparison: Comparison, diff: RawDiff, operation: string, place: Place, location: { pointer: string, keyword: JsonPath }): void {
-  const { pointer, keyword } = location
-  const parentPath = diff.path.slice(0, keyword.length === 2 ? -2 : -1)
-  const names = comparison.renames.names.get(JSON.stringify(parentPath))
-  // The names on each side: of the whole list (keyword `required`), or of the one entry changed (`required/N`).
-  const listed = (value: unknown): unknown[] => keyword.length === 1 ? (Array.isArray(value) ? value : []) : typeof value === 'string' ? [value] : []
-  const before = listed(diff.before)
-  const after = listed(diff.after)
-  const entries: Array<[string, boolean]> = []
-  for (const name of after) if (!before.includes(name)) entries.push([String(name), true])
-  for (const name of before) if (!after.includes(name)) entries.push([String(name), false])
-  for (const [name, becameRequired] of entries) {
-    // A field removed, renamed or added is reported once, as such.
-    if (names?.has(name) === true) continue
-    if (at(comparison.current, [...parentPath, 'properties', name]) === undefined && !becameRequired) continue
-    if (at(comparison.saved, [...parentPath, 'properties', name]) === undefined && becameRequired) continue
-    add(comparison, operation, `${place.place} ${pointer}/${pointerSegment(name)}`, becameRequired ? 'became required' : 'became optional',
-      place.side === 'request' ? becameRequired : !becameRequired)
+  if (rest.length === 4) {
+    if (diff.action === 'remove') report(comparison, operation, place.place, 'removed', true)
+    else if (diff.action === 'add') report(comparison, operation, place.place, 'new header', false)
+    else report(comparison, operation, place.place, 'changed', true)
+    return true
   }
+  if (rest.length === 5 && rest[4] === 'required') {
+    const required = requiredFlag(diff)
+    if (required !== undefined) report(comparison, operation, place.place, required ? 'became required' : 'became optional', !required)
+    return true
+  }
+  return place.schemaPath.length === 0 ? otherChange(comparison, diff, operation, place) : false
+}
+
+/** Reports a change outside any schema of a part: media types, descriptions, a header's `deprecated`… */
+function otherChange (comparison: Comparison, diff: RawDiff, operation: string, place: Place): true {
+  const rest = place.rest
+  const key = String(rest[rest.length - 1])
+  if (TEXT_KEYS.has(key)) {
+    report(comparison, operation, place.place, `${key} ${actionWord(diff)} (text)`, false)
+    return true
+  }
+  // What follows the place in the path: after `parameters/N`, `responses/S`, `responses/S/headers/H`, `requestBody`.
+  const skip = rest[0] === 'responses' ? (rest[2] === 'headers' ? 4 : 2) : rest[0] === 'parameters' ? 2 : 1
+  report(comparison, operation, `${place.place} ${rest.slice(skip).join('/')}`.trim(), `${diff.action} (${diff.type})`, diff.type === 'breaking')
+  return true
 }

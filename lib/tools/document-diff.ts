@@ -11,7 +11,9 @@
  * names back. The marking is one-to-one and never makes a name of `Object.prototype`.
  * @module
  */
-import type { apiCompare as ApiCompare } from 'api-smart-diff'
+import type {
+  allBreaking as AllBreaking, apiCompare as ApiCompare, openapi3Rules as Openapi3Rules, openApiSchemaRules as OpenApiSchemaRules
+} from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import type { RawDiff } from './document-places'
@@ -69,6 +71,29 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   return result
 }
 
+/** What `check` uses of `api-smart-diff`. */
+interface DiffLibrary {
+  readonly apiCompare: typeof ApiCompare
+  readonly openapi3Rules: typeof Openapi3Rules
+  readonly openApiSchemaRules: typeof OpenApiSchemaRules
+  readonly allBreaking: typeof AllBreaking
+}
+
+type Rules = Record<string, unknown>
+
+/**
+ * The library's OpenAPI 3 rules, with the schema of a response's header classified as a response body's schema
+ * is (the library leaves it unclassified): a constraint loosened in what a client receives breaks. Should a later
+ * version of the library shape its rules otherwise, they are used as they are (the tests of `check` say so).
+ */
+function diffRules (library: DiffLibrary): ReturnType<typeof Openapi3Rules> {
+  const rules = library.openapi3Rules()
+  let node: unknown = rules
+  for (const key of ['/paths', '/*', '/*', '/responses', '/*', '/headers', '/*']) node = typeof node === 'object' && node !== null ? (node as Rules)[key] : undefined
+  if (typeof node === 'object' && node !== null) (node as Rules)['/schema'] = { ...library.openApiSchemaRules({ response: true }), $: library.allBreaking }
+  return rules
+}
+
 /**
  * The changes from `saved` to `current` as `api-smart-diff` finds them (`$ref`s resolved, OpenAPI 3 rules), with
  * every field name compared as an own key.
@@ -82,8 +107,8 @@ export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
   const marking: Renaming = { name: marked, ref: (ref) => markedRef(ref, originals) }
   const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
   // `api-smart-diff` is loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded).
-  const { apiCompare } = require('api-smart-diff') as { apiCompare: typeof ApiCompare }
-  const { diffs } = apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object) as { diffs: RawDiff[] }
+  const library = require('api-smart-diff') as DiffLibrary
+  const { diffs } = library.apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object, { rules: diffRules(library) }) as { diffs: RawDiff[] }
   return diffs.map((diff) => {
     const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)
     return { type: diff.type, action: diff.action, path, before: valueBack(diff.before, path, unmarking), after: valueBack(diff.after, path, unmarking) }

@@ -1,11 +1,13 @@
 /**
- * Places in OpenAPI documents, for `check`: the change record, JSON paths and pointers into a document (local
- * `$ref`s followed, own keys only), where a change inside an operation is, and the keywords that are only text.
+ * Places in OpenAPI documents, for `check`: the change record and a comparison in progress, JSON paths and
+ * pointers into a document (local `$ref`s followed, own keys only), where a change inside an operation is, and the
+ * keywords that are only text.
  * @module
  */
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
+import { responseName } from './comparable-documents'
 import { printable } from './terminal-text'
 import { literal } from './type-printer'
 
@@ -13,15 +15,19 @@ import { literal } from './type-printer'
 export interface DocumentChange {
   /** The version (or `'unversioned'`). */
   readonly version: string
-  /** `POST /users`, `webhook userCreated`, or `''` for the whole version. */
+  /** `POST /users`, `QUERY /search`, `webhook invoice.paid`, or `''` for the whole version. */
   readonly operation: string
-  /** Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, or `''`. */
+  /**
+   * Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, `response 200 header
+   * x-rate-limit`, `payload /amount` (a webhook's), or `''`.
+   */
   readonly place: string
   /**
    * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became
-   * optional`, `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `version removed`
-   * (breaks); `new version`, `new endpoint`, `new optional field`, `new field`, `new status`, `enum member 'c' added`,
-   * `summary changed (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
+   * optional`, `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `webhook
+   * removed`, `no longer accepts '2000-01-01'` (the version parameter), `version removed` (breaks); `new version`,
+   * `new endpoint`, `new webhook`, `new optional field`, `new field`, `new header`, `new status`, `enum member 'c'
+   * added`, `summary changed (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
    */
   readonly kind: string
   /** True when clients of the version would break. */
@@ -32,10 +38,40 @@ export interface DocumentChange {
 
 export type JsonPath = ReadonlyArray<string | number>
 
+/** Removed fields (and parameters) paired with added ones of the same schema: renames. */
+export interface Renames {
+  /** The removal of a renamed field or parameter, and its new name. */
+  readonly renamed: Map<RawDiff, string>
+  /** The names (old and new) of renamed fields, by parent schema path. */
+  readonly names: Map<string, Set<string>>
+  /** The additions that are the other half of a rename (not reported on their own). */
+  readonly handled: Set<RawDiff>
+}
+
+/** One comparison in progress: what it compares (as `comparableDocuments` made them), and the changes found so far. */
+export interface Comparison {
+  readonly version: string
+  readonly saved: unknown
+  readonly current: unknown
+  readonly renames: Renames
+  readonly result: DocumentChange[]
+}
+
+/**
+ * Adds a change to a comparison's result, once (by its text).
+ * @example
+ * ```ts
+ * report(comparison, 'GET /users', 'response 200 /name', 'removed', true)
+ * ```
+ */
+export function report (comparison: Comparison, operation: string, place: string, kind: string, breaking: boolean): void {
+  const made = change(comparison.version, operation, place, kind, breaking)
+  if (!comparison.result.some((known) => known.text === made.text)) comparison.result.push(made)
+}
+
 /** One difference as `api-smart-diff` reports it. */
 export type { RawDiff }
 
-export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples', 'example', 'externalDocs', 'tags', 'deprecated', 'operationId', '$comment'])
 
 export function change (version: string, operation: string, place: string, kind: string, breaking: boolean): DocumentChange {
@@ -99,6 +135,7 @@ export function dataPointer (schemaPath: JsonPath): { pointer: string, keyword: 
 /** Where a change inside an operation is: request or response, the place, and the rest of the path. */
 export interface Place {
   readonly side: 'request' | 'response' | 'operation'
+  /** `request body`, `query parameter limit`, `response 200`, `response 200 header x-rate`, `payload`… */
   readonly place: string
   /** The path inside the schema of that place (empty for parameters and whole responses). */
   readonly schemaPath: JsonPath
@@ -106,21 +143,44 @@ export interface Place {
   readonly rest: JsonPath
 }
 
-export function placeOf (rest: JsonPath, current: unknown, saved: unknown, operationPath: JsonPath): Place {
+/**
+ * The parameter at `index` of an operation as `api-smart-diff` numbers them (the operation's own parameters, then
+ * its path item's), `$ref` followed.
+ */
+function parameterAt (document: unknown, operationPath: JsonPath, index: number): unknown {
+  const own = at(document, [...operationPath, 'parameters'])
+  const count = Array.isArray(own) ? own.length : 0
+  return index < count ? at(document, [...operationPath, 'parameters', index]) : at(document, [...operationPath.slice(0, -1), 'parameters', index - count])
+}
+
+/** A parameter as a place names it: `query parameter limit`, `header parameter x-tenant`. */
+function parameterName (parameter: unknown, index: string | number): string {
+  const { in: location, name } = (typeof parameter === 'object' && parameter !== null ? parameter : {}) as { in?: unknown, name?: unknown }
+  if (typeof name !== 'string') return `parameter ${index}`
+  return `${typeof location === 'string' ? `${location} ` : ''}parameter ${name}`
+}
+
+/**
+ * Where a change at `diff.path` is, in the operation at `operationPath` of the saved document (the diff's paths
+ * are the saved document's: an added parameter's index is not, and the parameter is the diff's own value).
+ */
+export function placeOf (diff: RawDiff, saved: unknown, operationPath: JsonPath): Place {
+  const rest = diff.path.slice(operationPath.length)
   const [first, second, third, fourth] = rest
   if (first === 'requestBody') {
     return { side: 'request', place: 'request body', schemaPath: second === 'content' && fourth === 'schema' ? rest.slice(4) : [], rest }
   }
   if (first === 'parameters' && typeof second === 'number') {
-    const parameter = (at(current, [...operationPath, 'parameters', second]) ?? at(saved, [...operationPath, 'parameters', second])) as
-      { in?: string, name?: string } | undefined
-    const name = parameter === undefined ? `parameter ${second}` : `${parameter.in ?? ''} parameter ${parameter.name ?? second}`.trim()
-    const schemaPath = third === 'schema' ? rest.slice(3) : []
-    return { side: 'request', place: name, schemaPath, rest }
+    const whole = rest.length === 2 && diff.action !== 'replace'
+    const parameter = whole ? (diff.action === 'add' ? diff.after : diff.before) : parameterAt(saved, operationPath, second)
+    return { side: 'request', place: parameterName(parameter, second), schemaPath: third === 'schema' ? rest.slice(3) : [], rest }
   }
   if (first === 'responses' && second !== undefined) {
-    const schemaPath = third === 'content' && rest[4] === 'schema' ? rest.slice(5) : []
-    return { side: 'response', place: `response ${second}`, schemaPath, rest }
+    const response = responseName(second)
+    if (third === 'headers' && fourth !== undefined) {
+      return { side: 'response', place: `${response} header ${String(fourth)}`, schemaPath: rest[4] === 'schema' ? rest.slice(5) : [], rest }
+    }
+    return { side: 'response', place: response, schemaPath: third === 'content' && rest[4] === 'schema' ? rest.slice(5) : [], rest }
   }
   return { side: 'operation', place: '', schemaPath: [], rest }
 }

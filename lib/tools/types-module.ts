@@ -10,7 +10,8 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { UNVERSIONED } from '../docs/openapi-documents'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
-import { follow, METHODS } from './document-places'
+import { METHODS } from './comparable-documents'
+import { follow } from './document-places'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }

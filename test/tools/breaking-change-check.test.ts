@@ -9,6 +9,8 @@ import { apiCompare } from 'api-smart-diff'
 import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
+import { everyKindOfApp } from '../helpers/every-kind-of-app'
+import { runOnApis } from '../../lib/tools/api-commands'
 
 type Json = Record<string, any>
 
@@ -178,6 +180,224 @@ test('a changed constraint names both values; enum members are named, one line e
     '2000-01-01 POST /users: request body /name: maxLength 40 → 20',
     "2000-01-01 POST /users: request body /code: pattern '^a' → '^b'"
   ])
+})
+
+/**
+ * {@link baseDocument} with what else a client consumes: two webhooks (one sending a schema no route uses, one the
+ * UserResource routes return), a QUERY route under x-query (as the plugin writes it in a 3.1 document), and a
+ * response header.
+ */
+function consumerDocument (): Json {
+  const document = baseDocument()
+  document.components.schemas.Invoice = {
+    type: 'object',
+    properties: { id: { type: 'string' }, amount: { type: 'number' }, note: { type: 'string' }, status: { anyOf: [{ const: 'open' }, { const: 'paid' }] } },
+    required: ['id', 'amount', 'note']
+  }
+  document.components.schemas.Search = { type: 'object', properties: { term: { type: 'string' } }, required: ['term'] }
+  const payload = (name: string) => ({ required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } })
+  const acknowledged = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
+  document.webhooks = {
+    'invoice.paid': { post: { summary: 'An invoice was paid', requestBody: payload('Invoice'), responses: acknowledged } },
+    'user.created': { post: { requestBody: payload('UserResource'), responses: acknowledged } }
+  }
+  const versionHeader = document.paths['/users'].post.parameters[0]
+  document.paths['/search'] = {
+    'x-query': {
+      parameters: [versionHeader, { in: 'query', name: 'limit', required: false, schema: { type: 'integer' } }],
+      requestBody: payload('Search'),
+      responses: { 200: { description: 'Default Response', content: { 'application/json': { schema: { $ref: '#/components/schemas/UserResource' } } } } }
+    }
+  }
+  document.paths['/users/{userId}'].get.responses[200].headers = { 'x-rate-limit': { required: true, schema: { type: 'integer', maximum: 100 } } }
+  // Nothing shared, as in a parsed document; the version header optional, as the plugin writes it.
+  const parsed = JSON.parse(JSON.stringify(document))
+  for (const operation of [parsed.paths['/users'].post, parsed.paths['/users/{userId}'].get, parsed.paths['/search']['x-query']]) operation.parameters[operation === parsed.paths['/users/{userId}'].get ? 1 : 0].required = false
+  return parsed
+}
+
+function consumerChanges (edit: (document: Json) => void, saved = consumerDocument()): DocumentChange[] {
+  const after = consumerDocument()
+  edit(after)
+  return compareDocuments('2000-01-01', saved, after)
+}
+
+test('the document of every consumer part compares unchanged, and is not changed by the comparison', async (t) => {
+  const deepFreeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return
+    Object.freeze(value)
+    for (const item of Object.values(value)) deepFreeze(item)
+  }
+  const saved = consumerDocument()
+  const current = consumerDocument()
+  current.components.schemas.Invoice.properties.note.type = 'integer'
+  current.paths['/search']['x-query'].parameters[0].schema.enum = ['2000-01-01', '2001-01-01']
+  deepFreeze(saved)
+  deepFreeze(current)
+  t.same(compareDocuments('2000-01-01', saved, saved), [])
+  t.same(lines(compareDocuments('2000-01-01', saved, current), true), ["2000-01-01 webhook invoice.paid: payload /note: type 'string' → 'integer'"], 'frozen documents compared')
+})
+
+test('webhook payloads are compared as responses, per webhook (check used to ignore webhooks)', async (t) => {
+  const invoice = (d: Json): Json => d.components.schemas.Invoice
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['a field of a webhook-only schema removed', (d) => {
+      delete invoice(d).properties.note
+      invoice(d).required = ['id', 'amount']
+    }, ['2000-01-01 webhook invoice.paid: payload /note: removed'], []],
+    ['a field renamed', (d) => {
+      invoice(d).properties.memo = invoice(d).properties.note
+      delete invoice(d).properties.note
+      invoice(d).required = ['id', 'amount', 'memo']
+    }, ['2000-01-01 webhook invoice.paid: payload /note: renamed to memo'], []],
+    ['a required field became optional', (d) => { invoice(d).required = ['id', 'note'] }, ['2000-01-01 webhook invoice.paid: payload /amount: became optional'], []],
+    ['a type changed', (d) => { invoice(d).properties.amount.type = 'string' }, ["2000-01-01 webhook invoice.paid: payload /amount: type 'number' → 'string'"], []],
+    ['an enum member added', (d) => { invoice(d).properties.status.anyOf.push({ const: 'void' }) }, ["2000-01-01 webhook invoice.paid: payload /status: enum member 'void' added"], []],
+    ['an enum member removed', (d) => { invoice(d).properties.status.anyOf.pop() }, [], ["2000-01-01 webhook invoice.paid: payload /status: enum member 'paid' removed"]],
+    ['a required field added', (d) => {
+      invoice(d).properties.currency = { type: 'string' }
+      invoice(d).required.push('currency')
+    }, [], ['2000-01-01 webhook invoice.paid: payload /currency: new field']],
+    ['a webhook removed', (d) => { delete d.webhooks['invoice.paid'] }, ['2000-01-01 webhook invoice.paid: webhook removed'], []],
+    ['a new webhook', (d) => { d.webhooks['invoice.voided'] = d.webhooks['invoice.paid'] }, [], ['2000-01-01 webhook invoice.voided: new webhook']],
+    ['its summary changed', (d) => { d.webhooks['invoice.paid'].post.summary = 'Paid' }, [], ['2000-01-01 webhook invoice.paid: summary changed (text)']],
+    ['a webhook delivered with PUT too', (d) => { d.webhooks['invoice.paid'].put = d.webhooks['invoice.paid'].post }, [], ['2000-01-01 webhook invoice.paid (PUT): new webhook']]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const changes = consumerChanges(edit)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+})
+
+test('a schema shared by a route and a webhook reports its change on both (an enum member added was flagged on the route only)', async (t) => {
+  const changes = consumerChanges((d) => { d.components.schemas.UserResource.properties.status.enum.push('suspended') })
+  t.same(lines(changes, true), [
+    "2000-01-01 POST /users: response 200 /status: enum member 'suspended' added",
+    "2000-01-01 GET /users/{userId}: response 200 /status: enum member 'suspended' added",
+    "2000-01-01 QUERY /search: response 200 /status: enum member 'suspended' added",
+    "2000-01-01 webhook user.created: payload /status: enum member 'suspended' added"
+  ])
+})
+
+test('QUERY operations get the rules of other operations, under x-query or a 3.2 document\'s query (x-query was not compared)', async (t) => {
+  const search = (d: Json): Json => d.components.schemas.Search
+  const query = (d: Json): Json => d.paths['/search']['x-query']
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['its body renamed and given a new required field', (d) => {
+      search(d).properties = { text: { type: 'string' }, lang: { type: 'string' } }
+      search(d).required = ['text', 'lang']
+    }, ['2000-01-01 QUERY /search: request body /term: renamed to text', '2000-01-01 QUERY /search: request body /lang: new required field'], []],
+    ['a parameter became required', (d) => { query(d).parameters[1].required = true }, ['2000-01-01 QUERY /search: query parameter limit: became required'], []],
+    ['a response field removed', (d) => { delete d.components.schemas.UserResource.properties.status }, [
+      '2000-01-01 POST /users: response 200 /status: removed', '2000-01-01 GET /users/{userId}: response 200 /status: removed',
+      '2000-01-01 QUERY /search: response 200 /status: removed', '2000-01-01 webhook user.created: payload /status: removed'
+    ], []],
+    ['the operation removed', (d) => { delete d.paths['/search'] }, ['2000-01-01 QUERY /search: endpoint removed'], []],
+    ['a GET beside it removed', (d) => { d.paths['/search'].get = { responses: {} } }, [], ['2000-01-01 GET /search: new endpoint']],
+    ['a new optional body field', (d) => { search(d).properties.page = { type: 'integer' } }, [], ['2000-01-01 QUERY /search: request body /page: new optional field']]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const changes = consumerChanges(edit)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+  // OpenAPI 3.2 puts a QUERY operation under query: the same operation, wherever the document puts it.
+  const moved = (edit: (document: Json) => void = () => {}): Json => {
+    const document = consumerDocument()
+    edit(document)
+    document.openapi = '3.2.0'
+    document.paths['/search'] = { query: query(document) }
+    return document
+  }
+  t.same(compareDocuments('2000-01-01', consumerDocument(), moved()), [], 'x-query saved, query now: the same operation')
+  t.same(lines(compareDocuments('2000-01-01', moved(), moved((d) => { query(d).parameters.push({ in: 'header', name: 'x-tenant', required: true, schema: { type: 'string' } }) })), true),
+    ['2000-01-01 QUERY /search: header parameter x-tenant: new required parameter'], 'query in 3.2 documents')
+})
+
+test('request headers and response headers are classified by side, as body fields are', async (t) => {
+  const rate = (d: Json): Json => d.paths['/users/{userId}'].get.responses[200].headers['x-rate-limit']
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['a request header became required', (d) => { d.paths['/users'].post.parameters.push({ in: 'header', name: 'x-tenant', schema: { type: 'string' } }) }, [],
+      ['2000-01-01 POST /users: header parameter x-tenant: new optional parameter']],
+    ['a new required request header', (d) => { d.paths['/users'].post.parameters.push({ in: 'header', name: 'x-tenant', required: true, schema: { type: 'string' } }) },
+      ['2000-01-01 POST /users: header parameter x-tenant: new required parameter'], []],
+    ['a response header removed', (d) => { delete d.paths['/users/{userId}'].get.responses[200].headers['x-rate-limit'] },
+      ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit: removed'], []],
+    ['every response header removed', (d) => { delete d.paths['/users/{userId}'].get.responses[200].headers },
+      ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit: removed'], []],
+    ['a response header became optional', (d) => { delete rate(d).required }, ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit: became optional'], []],
+    ['a response header retyped', (d) => { rate(d).schema.type = 'string' }, ["2000-01-01 GET /users/{userId}: response 200 header x-rate-limit /: type 'integer' → 'string'"], []],
+    ['a response header constraint loosened', (d) => { rate(d).schema.maximum = 1000 }, ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit /: maximum 100 → 1000'], []],
+    ['a response header constraint tightened', (d) => { rate(d).schema.maximum = 10 }, [], ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit /: maximum 100 → 10']],
+    ['a new response header', (d) => { d.paths['/users'].post.responses[200].headers = { etag: { schema: { type: 'string' } } } }, [],
+      ['2000-01-01 POST /users: response 200 header etag: new header']],
+    ['a response header described', (d) => { rate(d).description = 'Requests left.' }, [], ['2000-01-01 GET /users/{userId}: response 200 header x-rate-limit: description added (text)']],
+    // A removed parameter used to be named after the current document's parameter at its index (here, dryRun).
+    ['the first parameter removed', (d) => { d.paths['/users'].post.parameters.shift() }, ['2000-01-01 POST /users: header parameter x-api-version: removed'], []]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const changes = consumerChanges(edit)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+  const required = consumerDocument()
+  required.paths['/users'].post.parameters[1] = { in: 'header', name: 'x-tenant', schema: { type: 'string' } }
+  t.same(lines(consumerChanges((d) => { d.paths['/users'].post.parameters[1] = { in: 'header', name: 'x-tenant', required: true, schema: { type: 'string', maxLength: 8 } } }, required), true), [
+    '2000-01-01 POST /users: header parameter x-tenant /: maxLength (none) → 8',
+    '2000-01-01 POST /users: header parameter x-tenant: became required'
+  ], 'a request header that became required, and narrower')
+})
+
+test('the version parameter: what names the version in each document is not reported, what stops its clients breaks', async (t) => {
+  const header = (d: Json): Json => d.paths['/users'].post.parameters[0]
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['its enum lists more versions', (d) => { header(d).schema.enum = ['2000-01-01', '2001-01-01'] }, [], []],
+    ['a default naming the version', (d) => { header(d).schema.default = '2000-01-01' }, [], []],
+    ['its format gone', (d) => { delete header(d).schema.format }, [], []],
+    ['it became required', (d) => { header(d).required = true }, ['2000-01-01 POST /users: header parameter x-api-version: became required'], []],
+    ['it no longer accepts the version', (d) => { header(d).schema.enum = ['2001-01-01'] }, ["2000-01-01 POST /users: header parameter x-api-version: no longer accepts '2000-01-01'"], []],
+    ['its pattern refuses the version', (d) => { header(d).schema.pattern = '^v' }, ["2000-01-01 POST /users: header parameter x-api-version: no longer accepts '2000-01-01'"], []],
+    ['its name changed', (d) => { header(d).name = 'api-version' }, ['2000-01-01 POST /users: header parameter x-api-version: renamed to api-version'], []],
+    ['it moved to the query', (d) => { header(d).in = 'query' }, ['2000-01-01 POST /users: header parameter x-api-version: removed'],
+      ['2000-01-01 POST /users: query parameter x-api-version: new optional parameter']]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const changes = consumerChanges(edit)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+})
+
+test('a path parameter renamed is a note: the same URLs (it was reported as "undefined: rename")', async (t) => {
+  const changes = changed((d) => {
+    const item = d.paths['/users/{userId}']
+    item.get.parameters[0].name = 'id'
+    d.paths['/users/{id}'] = item
+    delete d.paths['/users/{userId}']
+  })
+  t.same(lines(changes, true), [])
+  t.same(lines(changes, false), ['2000-01-01 /users/{userId}: path renamed to /users/{id}', '2000-01-01 GET /users/{userId}: path parameter userId: renamed to id'])
+})
+
+test('every kind of app (named versions, QUERY routes, several APIs) reports nothing against its own snapshot', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await everyKindOfApp(t)
+  const output = { out: [] as string[], err: [] as string[] }
+  const io = { out: (line: string) => { output.out.push(line) }, err: (line: string) => { output.err.push(line) } }
+  const run = { dir, types: undefined, verifyOptions: {}, api: undefined }
+  t.equal(await runOnApis(app, { ...run, command: 'export' }, io), 0)
+  t.match(JSON.parse(await readFile(join(dir, 'a', 'unversioned.json'), 'utf8')).paths, { '/a/lookup': { 'x-query': {} } })
+  output.out.length = 0
+  t.equal(await runOnApis(app, { ...run, command: 'check' }, io), 0)
+  t.same(output, {
+    out: [
+      '[a] check: no breaking change in 4 saved version(s) (2024-06-01.basil, 2025-01-01, 2025-06-01.dahlia, unversioned); 0 note(s).',
+      '[b] check: no breaking change in 3 saved version(s) (unversioned, v1, v2); 0 note(s).'
+    ],
+    err: []
+  })
 })
 
 async function appServing (t: Teardown, versions: string[], withNickname: boolean) {
