@@ -5,15 +5,20 @@
 //   npm run mutation-score -- --all              # also what caught each mistake, and how long it took
 //   npm run mutation-score -- --examples 200     # verify's examples per route, version, direction and part (default 20)
 //   npm run mutation-score -- --both             # run verify even where check already caught the mistake
+//   npm run mutation-score -- --typecheck        # then type-check every mutant with tsc (a realistic mistake compiles)
+import { spawnSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { corpus } from '../test/fixtures/mutations'
 import { measureCorpus, measureOne, mutantsFolder, scoreReport, unwitnessed, type Verdict } from '../test/helpers/mutation-harness'
 
 async function main (): Promise<void> {
-  const { values } = parseArgs({ options: { all: { type: 'boolean' }, both: { type: 'boolean' }, examples: { type: 'string' } } })
+  const { values } = parseArgs({ options: { all: { type: 'boolean' }, both: { type: 'boolean' }, examples: { type: 'string' }, typecheck: { type: 'boolean' } } })
   const examples = Number(values.examples ?? 20)
   if (!Number.isInteger(examples) || examples < 1) throw new Error(`--examples must be a whole number of 1 or more; got '${values.examples}'`)
   const options = { base: mutantsFolder('mutation-score'), examples, both: values.both }
+  rmSync(options.base, { recursive: true, force: true })
   const started = performance.now()
   for (const app of ['users', 'billing'] as const) {
     const correct = await measureOne(app, undefined, { ...options, both: true })
@@ -30,6 +35,17 @@ async function main (): Promise<void> {
     process.exitCode = 1
   }
   console.log(`(${Math.round(performance.now() - started)} ms, verify with ${examples} examples)`)
+  if (values.typecheck === true) typecheck(options.base)
+}
+
+/** Type-checks every mutant written to `base` with the project's compiler options: a mistake a team commits compiles. */
+function typecheck (base: string): void {
+  const root = join(__dirname, '..')
+  const config = join(base, 'tsconfig.json')
+  writeFileSync(config, JSON.stringify({ extends: relative(base, join(root, 'tsconfig.json')), compilerOptions: { noEmit: true }, include: ['**/*.ts'], exclude: [] }))
+  const result = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8' })
+  console.log(result.status === 0 ? 'every mutant type-checks' : `tsc found errors in the mutants:\n${result.stdout}${result.stderr}`)
+  if (result.status !== 0) process.exitCode = 1
 }
 
 main().catch((error: unknown) => {
