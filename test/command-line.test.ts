@@ -1,6 +1,6 @@
 // The fastify-versioner command, run for real (its TypeScript entry through tsx, as `node --import tsx`): exit codes
-// 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own example
-// here: `check` against the saved examples/users/openapi snapshot, and `verify`.
+// 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own examples
+// here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
 import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -40,6 +40,16 @@ test('verify: the example app exits 0', async (t) => {
   t.equal(result.code, 0, result.stderr)
   t.match(result.stdout, /^verify: every version of every versioned route migrates cleanly \(3 versions, \d+ examples\)\.\n$/)
   t.ok(Number(/(\d+) examples/.exec(result.stdout)?.[1]) >= 200 * 3, 'at least 200 examples for each route')
+})
+
+test('check and verify: the billing example exits 0 against its saved snapshot, with no note', async (t) => {
+  const checked = await inProcess(['check', 'examples/billing/app.ts', '--against', 'examples/billing/openapi'])
+  t.equal(checked.code, 0, checked.stderr)
+  t.equal(checked.stdout, 'check: no breaking change in 5 saved version(s) (2023-10-16, 2024-04-10, 2024-09-30, 2025-03-31, unversioned); 0 note(s).\n',
+    'no note either: the snapshot is what export writes now')
+  const verified = await inProcess(['verify', 'examples/billing/app.ts'])
+  t.equal(verified.code, 0, verified.stderr)
+  t.match(verified.stdout, /^verify: every version of every versioned route migrates cleanly \(4 versions, \d+ examples\)\.\n$/)
 })
 
 test('check: a break exits 1 with one line per break, notes on stdout', async (t) => {

@@ -1,0 +1,333 @@
+/**
+ * The mutation score of the proof (docs/decisions/0074-a-corpus-of-realistic-mistakes.md): each mistake of the corpus
+ * (test/fixtures/mutations/) is applied, as text edits, to a copy of its example app's sources; the copy is loaded in
+ * this process and `check` runs on it against the example's committed snapshot, then `verify` when check found
+ * nothing. A mistake is caught when check reports a break, verify a finding, or the application (or a tool) refuses
+ * it with a coded error (`FST_VERSIONER_*`): each fails CI. Notes are not: they never fail CI.
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { join, relative, resolve, sep } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { checkDocuments } from '../../lib/tools/check'
+
+const ROOT = resolve(__dirname, '..', '..')
+
+/** The example apps the corpus mutates: `examples/<app>`, with its snapshot in `examples/<app>/openapi`. */
+export type ExampleApp = 'users' | 'billing'
+
+/** What the team got wrong. */
+export type MistakeKind =
+  /** A converter that loses or garbles data. */
+  | 'lossy'
+  /** A converter that puts values in each other's place, or maps them the wrong way round. */
+  | 'swapped'
+  /** A converter (or a conversion) left out. */
+  | 'skipped'
+  /** A converter that handles one direction, one member, one level of the data. */
+  | 'partial'
+  /** A wrong or missing instruction. */
+  | 'instruction'
+  /** HEAD changed in a way old clients see, without a version change. */
+  | 'contract'
+
+/** Where the mistake shows. */
+export type Surface = 'request' | 'response' | 'webhook' | 'query' | 'enum' | 'nested' | 'union' | 'header' | 'endpoint' | 'put' | 'version'
+
+/** One text edit of one file of the example (its name in `examples/<app>/`): `find` must occur exactly once. */
+export interface Edit {
+  readonly file: string
+  readonly find: string
+  readonly replace: string
+}
+
+/**
+ * One request of a witness, through `app.inject()`. `{name}` in the URL or in a string of the payload is the `id` of
+ * an earlier answer saved under that name.
+ */
+export interface Exchange {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'QUERY'
+  readonly url: string
+  /** Sent as `x-api-version`; none when omitted. */
+  readonly version?: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly payload?: unknown
+  /** Keeps the answer's `id` under this name. */
+  readonly save?: string
+}
+
+/** What a client saw: the status, the body (UUIDs masked), the headers, and the webhooks delivered so far. */
+export interface Answer {
+  readonly status: number
+  readonly body: unknown
+  readonly headers: Readonly<Record<string, unknown>>
+  readonly delivered: readonly unknown[]
+}
+
+/**
+ * How an old client sees the mistake: the requests it sends. By default, the last answer differs between the
+ * mistaken app and the correct one; `sees`, when given, holds on the mistaken app's answers and not on the correct
+ * app's (for a harm a plain comparison cannot isolate).
+ */
+export interface Witness {
+  readonly exchanges: readonly Exchange[]
+  readonly sees?: (answers: readonly Answer[]) => boolean
+}
+
+/** A realistic mistake: the diff a team commits, and what an old client then sees. */
+export interface Mistake {
+  /** Unique in the corpus, `<app>/<name>`. */
+  readonly id: string
+  readonly app: ExampleApp
+  readonly kind: MistakeKind
+  readonly surface: Surface
+  /** One line: what the team did, and what an old client then sees. */
+  readonly description: string
+  readonly edits: readonly Edit[]
+  /** Requests that show the mistake to a client (the corpus holds no mistake nobody would notice). */
+  readonly witness: Witness
+}
+
+/** What the tools made of one mistake (or of a correct app: `mistake` undefined). */
+export interface Verdict {
+  readonly mistake: Mistake | undefined
+  readonly app: ExampleApp
+  /** Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding); `undefined` when all passed. */
+  readonly caughtBy: 'start-up' | 'check' | 'verify' | undefined
+  /** The first break, finding or error, as the command prints it. */
+  readonly detail: string
+  /** check's breaks and verify's findings (verify runs only when check found none, unless `both`). */
+  readonly breaks: number
+  readonly findings: number
+  readonly milliseconds: number
+  /** The witness's answers on the mistaken app (none when it did not start, or witnesses were not asked for). */
+  readonly answers: readonly Answer[] | undefined
+}
+
+/** How to measure. */
+export interface MeasureOptions {
+  /** The folder mutants are written to (one sub-folder each, emptied first). */
+  readonly base: string
+  /** verify's examples per route, version, direction and part. */
+  readonly examples: number
+  /** Run verify even when check found a break (for the correct apps, and for reports of what each tool catches). */
+  readonly both?: boolean
+  /** Also play each mistake's witness on the mistaken app. */
+  readonly witness?: boolean
+  /** Called after each mistake, e.g. to print progress. */
+  readonly onVerdict?: (verdict: Verdict) => void
+}
+
+/** A webhook subscriber pinned to the oldest version, and a fixed clock: what witnesses see (billing's options; users' app ignores them). */
+const SUBSCRIBER = { url: 'https://subscriber.test/hooks', apiVersion: '2023-10-16' }
+const NOW = Date.UTC(2025, 5, 1)
+
+/** An app of an example module, built with what witnesses need; `delivered` collects its webhooks. */
+type AppFunction = (options: Record<string, unknown>) => Promise<FastifyInstance>
+
+/** Relative imports that leave the example's folder (`'../../plugin'`), rewritten to reach the same file from `to`. */
+function rewriteImports (text: string, from: string, to: string): string {
+  return text.replace(/(from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g, (whole, lead: string, specifier: string) => {
+    const target = resolve(from, specifier)
+    if (target.startsWith(from + sep)) return whole
+    const moved = relative(to, target).split(sep).join('/')
+    return `${lead}'${moved.startsWith('.') ? moved : `./${moved}`}'`
+  })
+}
+
+/** The example's sources with the mistake's edits applied; throws when an edit's `find` does not occur exactly once. */
+async function mutatedSources (app: ExampleApp, mistake: Mistake | undefined): Promise<Map<string, string>> {
+  const folder = join(ROOT, 'examples', app)
+  const sources = new Map<string, string>()
+  for (const name of (await readdir(folder)).filter((file) => file.endsWith('.ts') && file !== 'server.ts')) {
+    sources.set(name, await readFile(join(folder, name), 'utf8'))
+  }
+  for (const edit of mistake?.edits ?? []) {
+    const text = sources.get(edit.file)
+    if (text === undefined) throw new Error(`mistake ${mistake?.id}: examples/${app}/${edit.file} does not exist`)
+    const count = text.split(edit.find).length - 1
+    if (count !== 1) {
+      throw new Error(`mistake ${mistake?.id}: its find text occurs ${count} times in examples/${app}/${edit.file}, where it must occur once ` +
+        `(the example changed: update the mistake so that it still reads as the diff a team would commit):\n${edit.find}`)
+    }
+    if (edit.find === edit.replace) throw new Error(`mistake ${mistake?.id}: an edit of ${edit.file} changes nothing`)
+    sources.set(edit.file, text.replace(edit.find, () => edit.replace))
+  }
+  return sources
+}
+
+/** Writes the (mutated) example to `dir` and returns its app module's path. */
+async function writeMutant (app: ExampleApp, mistake: Mistake | undefined, dir: string): Promise<string> {
+  const sources = await mutatedSources(app, mistake)
+  await rm(dir, { recursive: true, force: true })
+  await mkdir(dir, { recursive: true })
+  for (const [name, text] of sources) await writeFile(join(dir, name), rewriteImports(text, join(ROOT, 'examples', app), dir))
+  return join(dir, 'app.ts')
+}
+
+/** A coded error of the plugin (`FST_VERSIONER_*`): the application or a tool refused the mistake, and CI fails. */
+function codedError (error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('FST_VERSIONER_') ? `${code}: ${(error as Error).message}` : undefined
+}
+
+/**
+ * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
+ * export, its webhooks collected in `delivered`.
+ */
+async function loadMutant (file: string, delivered: unknown[]): Promise<FastifyInstance> {
+  const build = (require(file) as { default: AppFunction }).default
+  const app = await build({ subscribers: [SUBSCRIBER], deliver: async (_subscriber: unknown, payload: unknown) => { delivered.push(payload) }, now: () => NOW })
+  try {
+    await app.ready()
+  } catch (error) {
+    await app.close().catch(() => undefined)
+    throw error
+  }
+  return app
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
+const VOLATILE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length'])
+
+/** Plays a witness's requests on a readied app; returns every answer. */
+async function play (app: FastifyInstance, witness: Witness, delivered: readonly unknown[]): Promise<Answer[]> {
+  const saved = new Map<string, string>()
+  const fill = (text: string): string => text.replace(/\{(\w+)\}/g, (whole, name: string) => saved.get(name) ?? whole)
+  const answers: Answer[] = []
+  for (const exchange of witness.exchanges) {
+    const response = await app.inject({
+      method: exchange.method ?? 'GET',
+      url: fill(exchange.url),
+      headers: { ...(exchange.version === undefined ? {} : { 'x-api-version': exchange.version }), ...exchange.headers },
+      ...(exchange.payload === undefined ? {} : { payload: JSON.parse(fill(JSON.stringify(exchange.payload))) as object })
+    })
+    let body: unknown = response.body
+    try { body = response.json() } catch {}
+    if (exchange.save !== undefined) saved.set(exchange.save, String((body as { id?: unknown } | null)?.id))
+    const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !VOLATILE_HEADERS.has(name)))
+    answers.push(JSON.parse(JSON.stringify({ status: response.statusCode, body, headers, delivered }).replace(UUID, '<uuid>')) as Answer)
+  }
+  return answers
+}
+
+/** The witness's answers on a fresh app of the module `file` (loaded once, then from Node's cache). */
+async function playOn (file: string, witness: Witness): Promise<Answer[]> {
+  const delivered: unknown[] = []
+  const instance = await loadMutant(file, delivered)
+  try {
+    return await play(instance, witness, delivered)
+  } finally {
+    await instance.close()
+  }
+}
+
+/** The witness's answers on a fresh correct app of the example (written to `base` once). */
+async function correctAnswers (app: ExampleApp, witness: Witness, base: string): Promise<Answer[]> {
+  const dir = join(base, `${app}-correct`)
+  const file = join(dir, 'app.ts')
+  if (require.cache[file] === undefined) await writeMutant(app, undefined, dir)
+  return await playOn(file, witness)
+}
+
+/** True when the witness shows the mistake: `sees` holds on the mistaken app only, or else the last answers differ. */
+function witnessed (witness: Witness, mistaken: readonly Answer[], correct: readonly Answer[]): boolean {
+  if (witness.sees !== undefined) return witness.sees(mistaken) && !witness.sees(correct)
+  return JSON.stringify(mistaken.at(-1)) !== JSON.stringify(correct.at(-1))
+}
+
+/** Runs the tools on one readied app; a coded error of a tool is a catch, like a break. */
+async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions): Promise<Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>> {
+  const { breaks } = await checkDocuments(app, join(ROOT, 'examples', example, 'openapi'))
+  if (breaks.length > 0 && options.both !== true) return { caughtBy: 'check', detail: `break: ${breaks[0].text}`, breaks: breaks.length, findings: 0 }
+  const findings = await app.versioner.verify({ examples: options.examples, seed: 1 })
+  const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
+  const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
+  return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
+}
+
+/**
+ * Measures one mistake (or, with `mistake` undefined, the correct app `app`): writes the mutant, loads it, runs the
+ * tools. A failure that is not a coded error of the plugin (a syntax error, a `TypeError` at start-up) is a defect of
+ * the corpus, and is thrown.
+ */
+export async function measureOne (app: ExampleApp, mistake: Mistake | undefined, options: MeasureOptions): Promise<Verdict> {
+  const started = performance.now()
+  const dir = join(options.base, mistake === undefined ? `${app}-correct` : mistake.id.replace(/\//g, '-'))
+  const file = await writeMutant(app, mistake, dir)
+  let answers: Answer[] | undefined
+  const done = (result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>): Verdict =>
+    ({ mistake, app, ...result, milliseconds: Math.round(performance.now() - started), answers })
+  let instance: FastifyInstance
+  try {
+    instance = await loadMutant(file, [])
+  } catch (error) {
+    const coded = codedError(error)
+    if (coded === undefined) throw new Error(`${mistake?.id ?? `the correct ${app} app`} failed to load with an error that is no refusal of the plugin: ${String(error)}`, { cause: error })
+    return done({ caughtBy: 'start-up', detail: coded, breaks: 0, findings: 0 })
+  }
+  let result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>
+  try {
+    result = await judge(instance, app, options)
+  } catch (error) {
+    const coded = codedError(error)
+    if (coded === undefined) throw error
+    result = { caughtBy: 'check', detail: coded, breaks: 0, findings: 0 }
+  } finally {
+    await instance.close()
+  }
+  // On a fresh app, as the correct app's answers are: the tools' requests (documents) moved no counter of its own.
+  if (options.witness === true && mistake !== undefined) answers = await playOn(file, mistake.witness)
+  return done(result)
+}
+
+/**
+ * The mistakes whose witness shows nothing: played on a fresh mistaken app and on a fresh correct app,
+ * the answers do not tell them apart. Such a mistake is equivalent to the correct app, or its witness is wrong:
+ * either way a defect of the corpus. Mistakes refused at start-up have no answers, and are not judged.
+ */
+export async function unwitnessed (verdicts: readonly Verdict[], base: string): Promise<string[]> {
+  const silent: string[] = []
+  for (const { mistake, answers } of verdicts) {
+    if (mistake === undefined || answers === undefined) continue
+    if (!witnessed(mistake.witness, answers, await correctAnswers(mistake.app, mistake.witness, base))) silent.push(mistake.id)
+  }
+  return silent
+}
+
+/** Measures every mistake of the corpus, one after the other. */
+export async function measureCorpus (corpus: readonly Mistake[], options: MeasureOptions): Promise<Verdict[]> {
+  const verdicts: Verdict[] = []
+  for (const mistake of corpus) {
+    const verdict = await measureOne(mistake.app, mistake, options)
+    verdicts.push(verdict)
+    options.onVerdict?.(verdict)
+  }
+  return verdicts
+}
+
+/** The score: the share of mistakes caught, in percent (one decimal). */
+export function scoreOf (verdicts: readonly Verdict[]): number {
+  const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined).length
+  return Math.round(1000 * caught / verdicts.length) / 10
+}
+
+/** The report, one line each: the score, the score by kind and by tool, then every mistake missed. */
+export function scoreReport (verdicts: readonly Verdict[]): string[] {
+  const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined)
+  const lines = [`mutation score: ${scoreOf(verdicts)} % (${caught.length} of ${verdicts.length} mistakes caught)`]
+  const kinds = [...new Set(verdicts.map((verdict) => verdict.mistake?.kind))]
+  lines.push(`by kind: ${kinds.map((kind) => {
+    const of = verdicts.filter((verdict) => verdict.mistake?.kind === kind)
+    return `${kind} ${of.filter((verdict) => verdict.caughtBy !== undefined).length}/${of.length}`
+  }).join(', ')}`)
+  lines.push(`caught by: ${(['start-up', 'check', 'verify'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
+  const missed = verdicts.filter((verdict) => verdict.caughtBy === undefined)
+  lines.push(missed.length === 0 ? 'missed: none' : `missed (${missed.length}):`)
+  for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}`)
+  return lines
+}
+
+/** A folder for mutants under test/.tmp. */
+export function mutantsFolder (name: string): string {
+  return join(ROOT, 'test', '.tmp', name)
+}

@@ -1,0 +1,91 @@
+/**
+ * The mutation score of the proof (docs/decisions/0074-a-corpus-of-realistic-mistakes.md): each mistake of the corpus
+ * (test/fixtures/mutations/) is applied to a copy of its example app, loaded in this process; `check` runs against the
+ * example's committed snapshot, then `verify` when check found nothing. The correct apps must give neither a break nor
+ * a finding, every mistake must show itself to an old client (its witness), and the tools must flag at least
+ * THRESHOLD % of the mistakes. The score and every miss are printed (`npm run mutation-score` prints the same).
+ */
+import t, { test } from 'tap'
+import { corpus } from './fixtures/mutations'
+import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
+
+// The score measured on 2026-11-28, before check learned webhooks, QUERY routes, headers and the version parameter, and
+// before verify learned boundary values and PUT routes (issue 31): 48 % (24 of 50). Raise it as the tools learn; the
+// goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the docs what it misses.
+const THRESHOLD = 48
+// verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
+// at 20 and at 200 when this was measured).
+const EXAMPLES = 20
+const base = mutantsFolder('mutants')
+
+// About 50 apps started, checked and verified: 20 to 40 seconds on a loaded machine.
+t.setTimeout(300_000)
+
+test('the corpus: at least 40 mistakes, each with its own id, over every kind and surface the proof must cover', async (t) => {
+  t.ok(corpus.length >= 40, `${corpus.length} mistakes`)
+  t.equal(new Set(corpus.map((mistake) => mistake.id)).size, corpus.length, 'ids are unique')
+  t.same(corpus.filter((mistake) => !mistake.id.startsWith(`${mistake.app}/`)).map((mistake) => mistake.id), [], 'each id names its app')
+  t.same(corpus.filter((mistake) => mistake.edits.length === 0 || mistake.witness.exchanges.length === 0).map((mistake) => mistake.id), [],
+    'each mistake has edits and a witness')
+  const kinds = new Set(corpus.map((mistake) => mistake.kind))
+  t.same([...kinds].sort(), ['contract', 'instruction', 'lossy', 'partial', 'skipped', 'swapped'])
+  const surfaces = new Set(corpus.map((mistake) => mistake.surface))
+  for (const surface of ['request', 'response', 'webhook', 'query', 'enum', 'nested', 'union', 'header', 'endpoint', 'put', 'version'] as const) {
+    t.ok(surfaces.has(surface), `a mistake on ${surface}`)
+  }
+})
+
+test('the correct example apps: check and verify report nothing', async (t) => {
+  for (const app of ['users', 'billing'] as const) {
+    const verdict = await measureOne(app, undefined, { base, examples: EXAMPLES, both: true })
+    t.equal(verdict.breaks, 0, `${app}: no break ${verdict.detail}`)
+    t.equal(verdict.findings, 0, `${app}: no finding ${verdict.detail}`)
+  }
+})
+
+test('a mistake whose find text is gone, or found twice, fails loudly instead of measuring the correct app', async (t) => {
+  const [first] = corpus
+  const gone: Mistake = { ...first, id: 'users/rotted', edits: [{ file: 'versions.ts', find: 'text the example no longer has', replace: 'x' }] }
+  await t.rejects(measureOne('users', gone, { base, examples: 1 }), /mistake users\/rotted: its find text occurs 0 times in examples\/users\/versions\.ts/)
+  const twice: Mistake = { ...first, id: 'users/ambiguous', edits: [{ file: 'versions.ts', find: 'didntExist', replace: 'didntExist' }] }
+  await t.rejects(measureOne('users', twice, { base, examples: 1 }), /its find text occurs [2-9] times/)
+  const nothing: Mistake = { ...first, id: 'users/no-op', edits: [{ file: 'app.ts', find: 'export default buildApp', replace: 'export default buildApp' }] }
+  await t.rejects(measureOne('users', nothing, { base, examples: 1 }), /an edit of app\.ts changes nothing/)
+})
+
+test('a mistake no client would notice is a defect of the corpus: its witness shows nothing', async (t) => {
+  const harmless: Mistake = {
+    id: 'users/comment-reworded',
+    app: 'users',
+    kind: 'lossy',
+    surface: 'request',
+    description: 'Rewords a comment.',
+    edits: [{ file: 'app.ts', find: '// The command-line tools load the app from its default export', replace: '// The tools load the app from its default export' }],
+    witness: { exchanges: [{ method: 'POST', url: '/users', version: '2000-01-01', payload: { address: '1 Main St' } }] }
+  }
+  const verdict = await measureOne('users', harmless, { base, examples: 5, witness: true })
+  t.equal(verdict.caughtBy, undefined, 'nothing to catch')
+  t.same(await unwitnessed([verdict], base), ['users/comment-reworded'])
+})
+
+test('the report: the score, by kind and by tool, and every miss with what an old client sees', async (t) => {
+  const mistake = (id: string, kind: Mistake['kind']): Mistake => ({ ...corpus[0], id, kind, description: `${id} happened.` })
+  const verdict = (id: string, kind: Mistake['kind'], caughtBy: Verdict['caughtBy']): Verdict =>
+    ({ mistake: mistake(id, kind), app: 'users', caughtBy, detail: '', breaks: 0, findings: 0, milliseconds: 1, answers: undefined })
+  const verdicts = [verdict('users/a', 'lossy', 'verify'), verdict('users/b', 'lossy', undefined), verdict('users/c', 'contract', 'check')]
+  t.equal(scoreOf(verdicts), 66.7)
+  t.same(scoreReport(verdicts), [
+    'mutation score: 66.7 % (2 of 3 mistakes caught)',
+    'by kind: lossy 1/2, contract 1/1',
+    'caught by: start-up 0, check 1, verify 1',
+    'missed (1):',
+    '- users/b: users/b happened.'
+  ])
+})
+
+test(`check and verify flag at least ${THRESHOLD} % of the corpus; every mistake shows itself to an old client`, async (t) => {
+  const verdicts = await measureCorpus(corpus, { base, examples: EXAMPLES, witness: true })
+  for (const line of scoreReport(verdicts)) t.comment(line)
+  t.same(await unwitnessed(verdicts, base), [], "each mistake's witness tells the mistaken app from the correct one")
+  t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
+})
