@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
-import type { SchemaObject } from '../core/json-schema'
+import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { childrenOf } from '../values/shapes'
 
@@ -83,17 +83,18 @@ function propertySchema (node: JsonSchema, key: string): unknown {
   return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
 }
 
-/** Pushes the items of an array, or the declared fields of an object, with their subschemas. */
-function pushChildren (stack: Array<[unknown, unknown]>, node: JsonSchema, value: object): void {
+/** The items of an array, or the declared fields of an object, with their subschemas: `[key, subschema]`. */
+function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unknown]> {
   if (Array.isArray(value)) {
     const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
-    value.forEach((item, index) => { stack.push([tuple !== undefined ? (tuple as unknown[])[index] : node.items, item]) })
-    return
+    return value.map((_, index) => [index, tuple !== undefined ? (tuple as unknown[])[index] : node.items])
   }
+  const children: Array<[PathKey, unknown]> = []
   for (const key of Object.keys(value)) {
     const sub = propertySchema(node, key)
-    if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
+    if (sub !== undefined) children.push([key, sub])
   }
+  return children
 }
 
 /**
@@ -110,7 +111,9 @@ export function deliveredStrings (schema: unknown, data: unknown, resolveRef: Re
     if (bare === undefined || rawSchema === true) continue
     const node = readingNode(bare, value, resolveRef)
     if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
-    if (typeof value === 'object' && value !== null) pushChildren(stack, node, value)
+    if (typeof value === 'object' && value !== null) {
+      for (const [key, sub] of declaredChildren(node, value)) stack.push([sub, (value as Record<PathKey, unknown>)[key]])
+    }
   }
   return found
 }
@@ -129,46 +132,120 @@ interface Lineage {
   readonly from: number
   /** The level its values must reach. */
   readonly to: number
+  /** The pairings computed so far (one map for a whole run: they never change). */
+  readonly pairings?: Pairings
 }
+
+/** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key. */
+interface Pairing {
+  readonly key: string
+  readonly type: unknown
+  readonly there: string
+  /** False when the counterpart's JSON type differs (the field was retyped). */
+  readonly sameType: boolean
+}
+
+/** Pairings by HEAD seed schema and levels (`from>to`). */
+export type Pairings = Map<TSchema, Map<string, readonly Pairing[]>>
 
 function fieldsAt (lineage: Lineage, head: TSchema, level: number): Array<{ key: string, field: FieldState }> {
   const state = lineage.generation.stateAt(head, level)
   return state.kind === 'object' ? visibleFields(state, (parent): SeedState => lineage.generation.stateAt(parent, level)) : []
 }
 
+/** The fields of the seed of `head` at level `from` that have a counterpart (the same field, kept through renames) at level `to`. */
+function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
+  const levels = `${lineage.from}>${lineage.to}`
+  const known = lineage.pairings?.get(head)?.get(levels)
+  if (known !== undefined) return known
+  const there = new Map(fieldsAt(lineage, head, lineage.to).map((entry) => [entry.field.id, entry]))
+  const pairings: Pairing[] = []
+  for (const { key, field } of fieldsAt(lineage, head, lineage.from)) {
+    const counterpart = there.get(field.id)
+    if (counterpart === undefined) continue
+    const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef)
+    pairings.push({ key, type: field.type, there: counterpart.key, sameType })
+  }
+  if (lineage.pairings !== undefined) {
+    const bySeed = lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()
+    lineage.pairings.set(head, bySeed.set(levels, pairings))
+  }
+  return pairings
+}
+
+/** A key of a JSON value: an object's key, or an array's index. */
+export type PathKey = string | number
+
+/** A value of an example followed to another level: where it is in the example, where its counterpart is there. */
+export interface FollowedValue {
+  /** Its place in the example. */
+  readonly from: readonly PathKey[]
+  /** The place of its counterpart at the other level (renamed fields renamed). */
+  readonly to: readonly PathKey[]
+  /** Its JSON pointer in the example, array items as `*`. */
+  readonly pointer: string
+  /** False for a field retyped between the levels (its counterpart of another JSON type): followed as a whole only. */
+  readonly sameType: boolean
+}
+
+/** The value at `path` of `data` (own properties only); `undefined` when there is none. */
+export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
+  let value = data
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined
+    value = (value as Record<PathKey, unknown>)[key]
+  }
+  return value
+}
+
 /**
- * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
- * those under fields that have a counterpart there (the same field, kept through renames) of the same JSON type,
- * all the way down.
+ * The values of an example (at level `from`, of the HEAD schema `headSchema`) that have a counterpart at level
+ * `to`, parents before their children: the fields that exist there (the same field, kept through renames) of the
+ * same JSON type, all the way down, and the items of their lists; with `retyped`, also the fields retyped between
+ * the levels (not what they hold). Fields an instruction declares added or removed have no counterpart.
+ * @example
+ * ```ts
+ * followedValues({ generation, resolveRef, from: 2, to: 0 }, UserCreate, { name: 'Ada' }) // [{ from: ['name'], to: ['fullName'], pointer: '/name', sameType: true }]
+ * ```
  */
-export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
-  const required: RequiredValue[] = []
-  if (sentinels.size === 0) return required
+export function followedValues (lineage: Lineage, headSchema: unknown, example: unknown, retyped = false): FollowedValue[] {
+  const found: FollowedValue[] = []
   const { generation, resolveRef } = lineage
-  const stack: Array<[unknown, unknown]> = [[headSchema, example]]
+  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue }> = [{ schema: headSchema, value: example, at: { from: [], to: [], pointer: '', sameType: true } }]
   while (stack.length > 0) {
-    const [schema, value] = stack.pop() as [unknown, unknown]
-    if (typeof value === 'string') {
-      const pointer = sentinels.get(value)
-      if (pointer !== undefined) required.push({ sentinel: value, pointer })
-      continue
-    }
+    const { schema, value, at } = stack.pop() as typeof stack[number]
     const bare = asNode(schema, resolveRef)
-    if (bare === undefined || typeof value !== 'object' || value === null) continue
+    if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
+      const child = { from: [...at.from, key], to: [...at.to, there], pointer: `${at.pointer}/${typeof key === 'number' ? '*' : pointerSegment(key)}`, sameType }
+      found.push(child)
+      if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
+    }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
     if (seed === undefined || lineage.from === lineage.to) {
-      pushChildren(stack, node, value)
+      for (const [key, sub] of declaredChildren(node, value)) follow(sub, key, key, true)
       continue
     }
-    const there = new Map(fieldsAt(lineage, seed.head, lineage.to).map(({ field }) => [field.id, field]))
-    for (const { key, field } of fieldsAt(lineage, seed.head, lineage.from)) {
-      if (!Object.hasOwn(value, key)) continue
-      const counterpart = there.get(field.id)
-      // Added or removed by an instruction, or retyped: nothing of it has to arrive as it is.
-      if (counterpart === undefined || jsonTypeOf(counterpart.type, resolveRef) !== jsonTypeOf(field.type, resolveRef)) continue
-      stack.push([field.type, (value as Record<string, unknown>)[key]])
+    for (const { key, type, there, sameType } of pairingsOf(lineage, seed.head)) {
+      // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
+      if (Object.hasOwn(value, key) && (sameType || retyped)) follow(type, key, there, sameType)
     }
+  }
+  return found
+}
+
+/**
+ * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
+ * those of the values followed there (see {@link followedValues}).
+ */
+export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
+  if (sentinels.size === 0) return []
+  const required: RequiredValue[] = []
+  for (const { from, sameType } of followedValues(lineage, headSchema, example)) {
+    const value = sameType ? valueAt(example, from) : undefined
+    const pointer = typeof value === 'string' ? sentinels.get(value) : undefined
+    if (pointer !== undefined) required.push({ sentinel: value as string, pointer })
   }
   return required
 }

@@ -1,0 +1,293 @@
+// `verify` on lossy converters written the way teams write them (issue 31): a name cut at its first space, cents
+// dropped from an amount, `if (body.memo)` skipping an empty string, and values lost at the
+// boundaries (non-ASCII, long strings, negative numbers, zero, false, empty lists and objects, null). Each is found
+// with `examples: 1`: the boundary examples come before the random ones. Their correct twins verify cleanly.
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+/** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
+async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void): Promise<FastifyInstance> {
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01')), async (api) => {
+    routes(api as unknown as FastifyInstance)
+  })
+  await app.ready()
+  return app
+}
+
+/** `PUT path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body`. */
+function echo (path: string, body: TSchema, roundTrip: boolean) {
+  return (api: FastifyInstance): void => {
+    if (roundTrip) {
+      api.put(path, { schema: { body, response: { 200: body } } }, async (request) => request.body)
+      return
+    }
+    api.put(path, { schema: { body, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x1' }))
+    api.get(path, { schema: { response: { 200: body } } }, async () => { throw new Error('not served in verify') })
+  }
+}
+
+/** Each finding on one line: where, which kind, the change at fault and the converters that ran there. */
+const summary = (findings: Awaited<ReturnType<FastifyInstance['versioner']['verify']>>) =>
+  findings.map(({ route, version, direction, kind, part, pointer, changeVersion, versionChanges, converters }) =>
+    `${route} ${version} ${direction} ${kind} ${part}${pointer} after ${versionChanges.join(',')} (${changeVersion}) by ${converters.join(',')}`)
+
+test('a name → fullName rename whose request converter keeps name.split(" ")[0] is found, naming the value, the converter and the fix', async (t) => {
+  const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }), email: Type.Optional(Type.String({ format: 'email' })) }, { $id: 'UserCreate' })
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  class NameBecameFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' }), schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = (request.body.name as string).split(' ')[0]
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await appWith(t, NameBecameFullName, (api) => {
+    api.post('/users', { schema: { body: UserCreate, response: { 201: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /users 2000-01-01 request lost body/name after NameBecameFullName (2001-01-01) by NameBecameFullName.nameUp'])
+  t.match(findings[0].value, / /, 'the value lost holds a space')
+  t.match(findings[0].text, /: the value at \/name in 2000-01-01 does not reach HEAD: 'zq\w+ [^']+' arrives as 'zq\w+'; /, 'the text shows the value and what arrived')
+  t.match(findings[0].fix, /NameBecameFullName\.nameUp/, 'the fix names the converter to correct')
+})
+
+test('an amount moved from a decimal to integer cents with Math.floor(amount) * 100 is found by the round trip, in both directions', async (t) => {
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor(request.body.amount as number) * 100 // the cents are dropped
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  const app = await appWith(t, AmountsInCents, echo('/payments/:id', Payment, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['PUT /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down'])
+  t.match(findings[0].message, /^the value sent at \/amount does not come back in the 200 response: \d+\.\d+ comes back as \d+$/)
+
+  // The reverse: cents in the old version, a decimal in HEAD; the response converter drops the cents.
+  const Charge = Type.Object({ amount: Type.Number() }, { $id: 'Charge' })
+  class AmountsAreDecimal extends VersionChange {
+    description = 'Amounts are decimal.'
+    instructionsToMigrateToPreviousVersion = [schema(Charge).field('amount').had({ name: 'amountCents', type: Type.Integer() })]
+
+    @ConvertRequestToNextVersionFor(Charge)
+    up (request: RequestInfo) {
+      request.body.amount = (request.body.amountCents as number) / 100
+      delete request.body.amountCents
+    }
+
+    @ConvertResponseToPreviousVersionFor(Charge)
+    down (response: ResponseInfo) {
+      response.body.amountCents = Math.floor(response.body.amount as number) * 100 // the cents are dropped
+      delete response.body.amount
+    }
+  }
+  const reverse = await appWith(t, AmountsAreDecimal, echo('/charges/:id', Charge, true))
+  t.same(summary(await reverse.versioner.verify({ examples: 1 })), ['PUT /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
+})
+
+test('a round trip names the version change that loses the value, not the one the example went through first', async (t) => {
+  const Payment = Type.Object({ amountCents: Type.Integer(), reference: Type.String() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor(request.body.amount as number) * 100
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  class ReferenceWasRef extends VersionChange {
+    description = 'ref became reference.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('reference').had({ name: 'ref' })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.reference = request.body.ref
+      delete request.body.ref
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.ref = response.body.reference
+      delete response.body.reference
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AmountsInCents), new Version('2001-01-01', ReferenceWasRef), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => { echo('/payments/:id', Payment, true)(api as unknown as FastifyInstance) })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['PUT /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down'])
+  t.same(findings[0].versions, ['2001-01-01', '2000-01-01'], 'the example of 2000-01-01 went through ReferenceWasRef first: the same finding')
+})
+
+test('given and family names joined in a response and split back on the first space are found by the trip down and back up', async (t) => {
+  const Person = Type.Object({ givenName: Type.String(), familyName: Type.String() }, { $id: 'Person' })
+  class NamesWereOne extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Person).field('givenName').didntExist,
+      schema(Person).field('familyName').didntExist,
+      schema(Person).formerField('name').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertRequestToNextVersionFor(Person)
+    split (request: RequestInfo) {
+      const name = request.body.name as string
+      const space = name.indexOf(' ')
+      request.body = space < 0 ? { givenName: name, familyName: '' } : { givenName: name.slice(0, space), familyName: name.slice(space + 1) }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Person)
+    join (response: ResponseInfo) {
+      response.body = { name: `${response.body.givenName as string} ${response.body.familyName as string}` }
+    }
+  }
+  const app = await appWith(t, NamesWereOne, echo('/people/:id', Person, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['PUT /people/:id 2000-01-01 request round trip body/givenName after NamesWereOne (2001-01-01) by NamesWereOne.split'])
+  t.match(findings[0].message, /sent down to 2000-01-01 and back up/)
+})
+
+test('`if (body.memo) head.note = body.memo` is found: the empty string is dropped', async (t) => {
+  const Transfer = Type.Object({ amount: Type.Integer(), note: Type.Optional(Type.String()) }, { $id: 'Transfer' })
+  class MemoBecameNote extends VersionChange {
+    description = 'memo became note.'
+    instructionsToMigrateToPreviousVersion = [schema(Transfer).field('note').had({ name: 'memo' })]
+
+    @ConvertRequestToNextVersionFor(Transfer)
+    memoToNote (request: RequestInfo) {
+      if (request.body.memo) request.body.note = request.body.memo
+      delete request.body.memo
+    }
+  }
+  const app = await appWith(t, MemoBecameNote, (api) => {
+    api.post('/transfers', { schema: { body: Transfer, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /transfers 2000-01-01 request lost body/memo after MemoBecameNote (2001-01-01) by MemoBecameNote.memoToNote'])
+  t.equal(findings[0].value, '')
+  t.match(findings[0].text, /: the value at \/memo in 2000-01-01 does not reach HEAD: '' is dropped; /)
+})
+
+/** One boundary where converters lose data: a HEAD schema, its instruction (a rename of `field` from `old`), and the lossy request converter. */
+interface Boundary {
+  readonly name: string
+  readonly head: Record<string, TSchema>
+  readonly field: string
+  readonly old: string
+  readonly convert: (body: Record<string, unknown>) => void
+  /** The kind found: a one-way loss, or (for a route returning what it takes) the round trip. */
+  readonly kind: 'lost' | 'round trip'
+  /** The value the finding names. */
+  readonly value?: unknown
+}
+
+const BOUNDARIES: Boundary[] = [
+  { name: 'non-ASCII letters removed', head: { title: Type.String() }, field: 'title', old: 'headline', kind: 'lost', convert: (body) => { body.title = (body.headline as string).replace(/[^\x20-\x7e]/g, '') } },
+  { name: 'a long string cut', head: { details: Type.String() }, field: 'details', old: 'description', kind: 'lost', convert: (body) => { body.details = (body.description as string).slice(0, 255) } },
+  { name: 'a negative number made positive', head: { delta: Type.Number() }, field: 'delta', old: 'change', kind: 'round trip', convert: (body) => { body.delta = Math.abs(body.change as number) } },
+  { name: '0 treated as missing', head: { quantity: Type.Optional(Type.Integer()) }, field: 'quantity', old: 'qty', kind: 'lost', value: 0, convert: (body) => { if (body.qty) body.quantity = body.qty } },
+  { name: 'false treated as missing', head: { notify: Type.Optional(Type.Boolean()) }, field: 'notify', old: 'sendEmail', kind: 'lost', value: false, convert: (body) => { if (body.sendEmail) body.notify = body.sendEmail } },
+  { name: 'an empty list dropped', head: { labels: Type.Optional(Type.Array(Type.String())) }, field: 'labels', old: 'tags', kind: 'lost', value: [], convert: (body) => { if ((body.tags as unknown[]).length) body.labels = body.tags } },
+  {
+    name: 'an empty object turned into null',
+    head: { metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]) },
+    field: 'metadata',
+    old: 'meta',
+    kind: 'lost',
+    value: {},
+    convert: (body) => { body.metadata = body.meta !== null && Object.keys(body.meta as object).length > 0 ? body.meta : null }
+  },
+  { name: 'null dropped where allowed', head: { parentId: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, field: 'parentId', old: 'parent', kind: 'lost', value: null, convert: (body) => { if (body.parent !== null) body.parentId = body.parent } }
+]
+
+test('values lost at the boundaries are found, with one example: non-ASCII, long strings, negatives, zero, false, empty containers, null', async (t) => {
+  for (const boundary of BOUNDARIES) {
+    const Thing = Type.Object(boundary.head, { $id: 'Thing' })
+    class Renamed extends VersionChange {
+      description = `${boundary.old} became ${boundary.field}.`
+      instructionsToMigrateToPreviousVersion = [schema(Thing).field(boundary.field).had({ name: boundary.old })]
+
+      @ConvertRequestToNextVersionFor(Thing)
+      up (request: RequestInfo) {
+        if (Object.hasOwn(request.body, boundary.old)) boundary.convert(request.body)
+        delete request.body[boundary.old]
+      }
+
+      @ConvertResponseToPreviousVersionFor(Thing)
+      down (response: ResponseInfo) {
+        if (Object.hasOwn(response.body, boundary.field)) response.body[boundary.old] = response.body[boundary.field]
+        delete response.body[boundary.field]
+      }
+    }
+    const app = await appWith(t, Renamed, echo('/things/:id', Thing, boundary.kind === 'round trip'))
+    const findings = await app.versioner.verify({ examples: 1 })
+    t.same(findings.map(({ kind, pointer, converters }) => ({ kind, pointer, converters })), [{ kind: boundary.kind, pointer: `/${boundary.old}`, converters: boundary.kind === 'lost' ? ['Renamed.up'] : ['Renamed.up', 'Renamed.down'] }], boundary.name)
+    if (boundary.value !== undefined) t.same(findings[0]?.value, boundary.value, `${boundary.name}: the value`)
+  }
+})
+
+test('converters that map between two representations are no finding: cents, units, an inverted flag, a retype to null', async (t) => {
+  const Payment = Type.Object({ amountCents: Type.Integer(), weightKg: Type.Number(), disabled: Type.Boolean(), limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Payment' })
+  class Representations extends VersionChange {
+    description = 'Cents, kilograms, disabled instead of enabled, null for no limit.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() }),
+      schema(Payment).field('weightKg').had({ name: 'weightLb' }),
+      schema(Payment).field('disabled').had({ name: 'enabled' }),
+      schema(Payment).field('limit').had({ type: Type.Integer({ minimum: 0 }) })
+    ]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      const { amount, weightLb, enabled, limit } = request.body as { amount: number, weightLb: number, enabled: boolean, limit: number }
+      request.body = { amountCents: Math.round(amount * 100), weightKg: weightLb * 0.45359237, disabled: !enabled, limit: limit === 0 ? null : limit }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      const { amountCents, weightKg, disabled, limit } = response.body as { amountCents: number, weightKg: number, disabled: boolean, limit: number | null }
+      response.body = { amount: amountCents / 100, weightLb: weightKg / 0.45359237, enabled: !disabled, limit: limit ?? 0 }
+    }
+  }
+  const app = await appWith(t, Representations, (api) => {
+    echo('/payments/:id', Payment, true)(api)
+    api.get('/payments', { schema: { response: { 200: Type.Array(Payment) } } }, async () => [])
+  })
+  const findings = await app.versioner.verify({ examples: 50 })
+  t.same(findings.map((finding) => finding.text), [])
+})
