@@ -2,7 +2,7 @@
  * One replay of `verify`: a generated example taken through the converters of one route (or webhook) and version,
  * step by step, the way requests go up and responses down when served. After each version change the data must
  * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
- * be converted, not coerced), and at the end
+ * be converted, not coerced; a HEAD enum member the version lacks is named as serving names it), and at the end
  * every sentinel that must arrive (./data-flow.ts) must be delivered, and no value followed there may be dropped
  * (./value-comparison.ts). The first version change after which either fails is the one at fault. Also the type
  * of what `verify` finds.
@@ -69,6 +69,16 @@ export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'mes
   readonly step: number
   /** The level whose schema the data reached when it went wrong (0 is HEAD). */
   readonly reached: number
+  /** The version changes at fault, when not every change of the step is (the one that removed an enum member). */
+  readonly changes?: readonly string[]
+}
+
+/** A HEAD enum member a version lacks, found in a response of it: how serving would name it, and what to add. */
+export interface Unexpressed {
+  readonly value: unknown
+  readonly message: string
+  readonly fix: string
+  readonly changes: readonly string[]
 }
 
 /** What must arrive of one part of an example: the example, the sentinels it holds, its values followed to a level. */
@@ -181,8 +191,16 @@ export interface Replay {
   readonly formAt: (part: RequestPart, level: number) => TSchema
   /** The status of a response; `undefined` for a request. */
   readonly status: number | undefined
+  /** For a response: the HEAD enum member a version lacks in its body at a level, if any. */
+  readonly unexpressed?: (body: unknown, level: number) => Unexpressed | undefined
   /** Filled with the body at each level reached, when given. */
   readonly trail?: Trail
+}
+
+/** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
+function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): ReplayIssue {
+  const found = replay.status === undefined ? undefined : replay.unexpressed?.(body, issue.reached)
+  return found === undefined ? issue : { ...issue, value: found.value, message: found.message, fix: found.fix, changes: found.changes, converters: [] }
 }
 
 /**
@@ -221,7 +239,7 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
     replay.trail?.set(where.reached, { body: copyJson(info.body), converters: [...new Set(ran)] })
     for (const part of parts) {
       const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
-      if (!Array.isArray(checked)) return checked
+      if (!Array.isArray(checked)) return checked.kind === 'invalid' ? invalidIssue(replay, checked, info.body) : checked
       missing.push(...checked)
     }
   }

@@ -11,10 +11,11 @@ import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, ty
 import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
 import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayExample, type Expected, type ReplayIssue, type Report, type Target } from './verify-replay'
+import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
@@ -36,6 +37,23 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
       let found = followed.get(level)
       if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value))
       return found
+    }
+  }
+}
+
+/** The HEAD enum member a version lacks in a response body of `headSchema` at a level, named as serving names it. */
+function unexpressedIn (env: VerifyEnvironment, headSchema: TSchema): (body: unknown, level: number) => Unexpressed | undefined {
+  return (body, level) => {
+    const found = unexpressibleValue(valueGuardsOf(env.state.planner, headSchema, level), body)
+    if (found === undefined) return undefined
+    const version = env.state.versionAt(level)
+    const changes = found.guard.removedBy.get(found.value) ?? []
+    const to = changes.length > 0 ? changes.join(', ') : `the version change of ${version}`
+    return {
+      value: found.value,
+      message: unexpressibleReason(found, version),
+      fix: `Add a response converter to ${to} that maps ${JSON.stringify(found.value)} of ${found.guard.schema} to a value ${version} has.`,
+      changes
     }
   }
 }
@@ -158,7 +176,8 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
       status,
       method: behaviour.state.methods[0],
       steps: behaviour.responseSteps.get(served ?? '') ?? [],
-      formAt: formsOf(env, () => headSchema)
+      formAt: formsOf(env, () => headSchema),
+      unexpressed: unexpressedIn(env, headSchema)
     }
   })
 }
@@ -212,7 +231,8 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       status: 200,
       method: undefined,
       steps: env.state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: formsOf(env, () => webhook.body)
+      formAt: formsOf(env, () => webhook.body),
+      unexpressed: unexpressedIn(env, webhook.body)
     })
   }
 }

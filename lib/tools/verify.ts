@@ -56,12 +56,15 @@ function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
   return typeof finding.value === 'object' || finding.value === undefined ? '' : ` (the value ${shown(finding.value)})`
 }
 
-/** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
-function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): string {
+/**
+ * The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included), `worded` true
+ * when its message says what is wrong in the API's words (a HEAD enum member a version lacks).
+ */
+function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = finding.kind === 'lost' || finding.kind === 'round trip'
-    ? `${side}${finding.pointer}: ${finding.message}`
+  const what = finding.kind === 'lost' || finding.kind === 'round trip' || worded
+    ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
       : finding.direction === 'request'
@@ -76,7 +79,7 @@ function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): strin
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
   /** Each finding with the version whose schema the data failed (`HEAD` included). */
-  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string }>()
+  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string, worded: boolean }>()
 
   constructor (private readonly steps: readonly GenerationStep[], private readonly versionAt: (level: number) => string) {}
 
@@ -99,16 +102,16 @@ class Findings {
       message: issue.message,
       value: issue.value,
       changeVersion: step.origin,
-      versionChanges: step.changes.map((change) => change.name),
+      versionChanges: issue.changes ?? step.changes.map((change) => change.name),
       converters: issue.converters,
       example: target.example,
       reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     }
-    this.byKey.set(key, { ...finding, fix: issue.fix ?? fixOf(finding, issue) })
+    this.byKey.set(key, { ...finding, fix: issue.fix ?? fixOf(finding, issue), worded: issue.changes !== undefined })
   }
 
   list (): VerifyFinding[] {
-    return [...this.byKey.values()].map(({ reached, ...finding }) => ({ ...finding, text: describe(finding, reached) }))
+    return [...this.byKey.values()].map(({ reached, worded, ...finding }) => ({ ...finding, text: describe(finding, { reached, worded }) }))
   }
 }
 

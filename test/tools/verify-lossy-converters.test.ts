@@ -1,12 +1,12 @@
 // `verify` on lossy converters written the way teams write them (issue 31): a name cut at its first space, cents
-// dropped from an amount, `if (body.memo)` skipping an empty string, and values lost at the
+// dropped from an amount, `if (body.memo)` skipping an empty string, a forgotten enum converter, and values lost at the
 // boundaries (non-ASCII, long strings, negative numbers, zero, false, empty lists and objects, null). Each is found
 // with `examples: 1`: the boundary examples come before the random ones. Their correct twins verify cleanly.
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
   VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -201,6 +201,37 @@ test('`if (body.memo) head.note = body.memo` is found: the empty string is dropp
   t.same(summary(findings), ['POST /transfers 2000-01-01 request lost body/memo after MemoBecameNote (2001-01-01) by MemoBecameNote.memoToNote'])
   t.equal(findings[0].value, '')
   t.match(findings[0].text, /: the value at \/memo in 2000-01-01 does not reach HEAD: '' is dropped; /)
+})
+
+test('a forgotten enum converter is found in the domain\'s words: the member, the enum, the version lacking it, the change that removed it', async (t) => {
+  const OrderStatus = Type.Union([Type.Literal('placed'), Type.Literal('shipped'), Type.Literal('refunded')], { $id: 'OrderStatus' })
+  const Order = Type.Object({ id: Type.String(), status: OrderStatus, total: Type.Integer() }, { $id: 'Order' })
+  class TotalWasAmount extends VersionChange {
+    description = 'amount became total.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('total').had({ name: 'amount' })]
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    totalToAmount (response: ResponseInfo) {
+      response.body.amount = response.body.total
+      delete response.body.total
+    }
+  }
+  class OrdersCanBeRefunded extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).didntHave('refunded')] // and no converter
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', TotalWasAmount, OrdersCanBeRefunded), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', status: 'refunded' as const, total: 5 }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['GET /orders/:id 2000-01-01 response invalid response 200/status after OrdersCanBeRefunded (2001-01-01) by '], 'the change that removed the member, not the other change of its version, nor its converter')
+  t.equal(findings[0].value, 'refunded')
+  t.equal(findings[0].message, 'The value "refunded" of OrderStatus (field \'status\') cannot be expressed in API version 2000-01-01: ' +
+    'version change OrdersCanBeRefunded removed it and no response converter mapped it to a value the version has.')
+  t.equal(findings[0].fix, 'Add a response converter to OrdersCanBeRefunded that maps "refunded" of OrderStatus to a value 2000-01-01 has.')
+  t.notMatch(findings[0].text, /must be equal to constant|totalToAmount/)
 })
 
 /** One boundary where converters lose data: a HEAD schema, its instruction (a rename of `field` from `old`), and the lossy request converter. */
