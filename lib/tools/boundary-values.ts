@@ -26,7 +26,14 @@ const SPACED = ' Łódź 🙂'
 /** The length of a long string where the schema sets no `maxLength`. */
 const LONG = 1000
 
-/** The range of a number schema: its lowest and highest values (infinite when unbounded) and the step between values. */
+/**
+ * The range of a number schema: its lowest and highest values (infinite when unbounded) and the step between values
+ * (`0` for any number).
+ * @example
+ * ```ts
+ * numberRange({ type: 'integer', exclusiveMinimum: 0 }, true) // { low: 1, high: Infinity, step: 1 }
+ * ```
+ */
 export function numberRange (node: JsonSchema, integer: boolean): { low: number, high: number, step: number } {
   const step = typeof node.multipleOf === 'number' ? node.multipleOf : integer ? 1 : 0
   const next = step === 0 ? Number.EPSILON * 1024 : step
@@ -37,7 +44,14 @@ export function numberRange (node: JsonSchema, integer: boolean): { low: number,
   return { low, high, step }
 }
 
-/** The number of a boundary (the `count`-th of its example, so that numbers differ), within the schema's range. */
+/**
+ * The number of a boundary (the `count`-th of its example, so that numbers differ), within the schema's range.
+ * @example
+ * ```ts
+ * boundaryNumber({ type: 'number' }, false, 'negative', 1)      // -101.37
+ * boundaryNumber({ type: 'integer', maximum: 50 }, true, 'large', 1) // 50
+ * ```
+ */
 export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Boundary, count: number): number {
   const fraction = integer ? 0 : 0.37
   const wanted = boundary === 'empty'
@@ -55,12 +69,25 @@ export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Bo
   return integer ? Math.round(value) : value
 }
 
-/** True when a schema node takes `null` (`type: 'null'`, or a list of types holding it, or `nullable`). */
+/**
+ * True when a schema node takes `null` (`type: 'null'`, or a list of types holding it, or `nullable`).
+ * @example
+ * ```ts
+ * allowsNull({ type: ['string', 'null'] }) // true
+ * ```
+ */
 export function allowsNull (node: JsonSchema): boolean {
   return node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null')) || node.nullable === true
 }
 
-/** The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and one for the others (within its bounds). */
+/**
+ * The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and one for the others
+ * (within its bounds).
+ * @example
+ * ```ts
+ * boundaryLength({ type: 'array', minItems: 1 }, 'empty') // 1
+ * ```
+ */
 export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
@@ -72,6 +99,11 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
  * The string of a free string node at a boundary, built on its sentinel `token` (`zq000001`): `undefined` for an
  * empty string (`empty`, where the schema takes one), else the sentinel `verify` follows. Lengths count code points,
  * as JSON Schema does.
+ * @example
+ * ```ts
+ * boundaryString({ type: 'string' }, 'spaces', 'zq000001') // 'zq000001 Łódź 🙂'
+ * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
+ * ```
  */
 export function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
   const min = typeof node.minLength === 'number' ? node.minLength : 0

@@ -188,7 +188,13 @@ export interface FollowedValue {
   readonly sameType: boolean
 }
 
-/** The value at `path` of `data` (own properties only); `undefined` when there is none. */
+/**
+ * The value at `path` of `data` (own properties only); `undefined` when there is none.
+ * @example
+ * ```ts
+ * valueAt({ tags: ['a', 'b'] }, ['tags', 1]) // 'b'
+ * ```
+ */
 export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
   let value = data
   for (const key of path) {

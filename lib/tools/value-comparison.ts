@@ -15,7 +15,7 @@ import { shownValue } from './document-places'
  * @example
  * ```ts
  * shown('zq000001 Łódź')   // "'zq000001 Łódź'"
- * shown('q'.repeat(1000)) // "'qqqq…' (1000 characters)"
+ * shown('q'.repeat(1000)) // "'qqqq… (1000 characters)"
  * ```
  */
 export function shown (value: unknown): string {
@@ -24,7 +24,7 @@ export function shown (value: unknown): string {
 }
 
 /** A difference found: the followed value, and what became of it (`is dropped`, `arrives as null`, `comes back as 12`). */
-export interface Difference {
+interface Difference {
   readonly at: FollowedValue
   readonly value: unknown
   readonly became: string
@@ -58,7 +58,13 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
   return dropped
 }
 
-/** True when two JSON values are equal, numbers to a relative 1e-9. */
+/**
+ * True when two JSON values are equal, numbers to a relative 1e-9.
+ * @example
+ * ```ts
+ * sameValue({ weight: 12.5 }, { weight: 12.5 * 0.45359237 / 0.45359237 }) // true
+ * ```
+ */
 export function sameValue (left: unknown, right: unknown): boolean {
   if (typeof left === 'number' && typeof right === 'number') return Math.abs(left - right) <= 1e-9 * Math.max(Math.abs(left), Math.abs(right))
   if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null) return left === right

@@ -39,7 +39,7 @@ export interface RequestSide {
 }
 
 /** What went up: the request body as the client sent it, its HEAD schema, and the bodies it had at each level. */
-export interface SentUp {
+interface SentUp {
   readonly body: unknown
   readonly headSchema: TSchema
   readonly trail: Trail
@@ -58,6 +58,10 @@ function faultLevel (env: TripEnvironment, sent: SentUp, down: Trail, level: num
 /**
  * The HEAD body a request example arrived with, sent back down as the response it returns: every value the client
  * sent (that HEAD keeps) must come back equal.
+ * @example
+ * ```ts
+ * await verifyRoundTrip(env, responseTarget, { body: sentBody, headSchema: Payment, trail }, headBody)
+ * ```
  */
 export async function verifyRoundTrip (env: TripEnvironment, target: ResponseTarget, sent: SentUp, body: unknown): Promise<void> {
   env.replayed++
@@ -85,6 +89,10 @@ export async function verifyRoundTrip (env: TripEnvironment, target: ResponseTar
 /**
  * A HEAD response example as a version shows it (`body`), sent back up as a request of that version: every string
  * of the HEAD example the client saw must reach HEAD again.
+ * @example
+ * ```ts
+ * await verifyTripBack(env, { target: responseTarget, request: requestSide }, headExample, versionBody)
+ * ```
  */
 export async function verifyTripBack (env: TripEnvironment, at: { target: ResponseTarget, request: RequestSide }, example: GeneratedExample, body: unknown): Promise<void> {
   const { target, request } = at
