@@ -292,6 +292,28 @@ test('values lost at the boundaries are found, with one example: non-ASCII, long
   }
 })
 
+test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
+  const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
+  class NoLimitIsNull extends VersionChange {
+    description = 'No limit is null instead of 0.'
+    instructionsToMigrateToPreviousVersion = [schema(Plan).field('limit').had({ type: Type.Integer({ minimum: 0 }) })]
+
+    @ConvertRequestToNextVersionFor(Plan)
+    up (request: RequestInfo) {
+      if (request.body.limit === 0) request.body.limit = null
+    }
+
+    @ConvertResponseToPreviousVersionFor(Plan)
+    down (response: ResponseInfo) {
+      response.body.limit ??= 1 // 1 instead of 0
+    }
+  }
+  const app = await appWith(t, NoLimitIsNull, echo('/plans/:id', Plan, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['PUT /plans/:id 2000-01-01 response round trip response 200/limit after NoLimitIsNull (2001-01-01) by NoLimitIsNull.up,NoLimitIsNull.down'])
+  t.match(findings[0].message, /: 0 comes back as 1$/)
+})
+
 test('converters that map between two representations are no finding: cents, units, an inverted flag, a retype to null', async (t) => {
   const Payment = Type.Object({ amountCents: Type.Integer(), weightKg: Type.Number(), disabled: Type.Boolean(), limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Payment' })
   class Representations extends VersionChange {
