@@ -33,12 +33,15 @@ export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | 
   return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
 }
 
-/** A coarse JSON type of a schema: what a value of it is (`mixed` for unions of several). */
+/** A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string` for a union). */
 function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   const node = asNode(schema, resolveRef)
   if (node === undefined) return 'any'
-  if (typeof node.type === 'string') return node.type === 'integer' ? 'number' : node.type
-  if (Array.isArray(node.type)) return (node.type as string[]).filter((type) => type !== 'null').join('|')
+  if (typeof node.type === 'string' || Array.isArray(node.type)) {
+    // `null` counts (a list of types, `nullable`): a field made nullable, or no longer, is retyped.
+    const types = (Array.isArray(node.type) ? node.type as string[] : [node.type]).map((type) => type === 'integer' ? 'number' : type)
+    return [...new Set(node.nullable === true ? [...types, 'null'] : types)].sort().join('|')
+  }
   if ('const' in node) return typeof node.const
   if (Array.isArray(node.enum)) return [...new Set(node.enum.map((value) => typeof value))].join('|')
   const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined

@@ -314,27 +314,35 @@ test('a retyped field is compared on the round trip: a limit of 0 retyped to nul
   t.match(findings[0].message, /: 0 comes back as 1$/)
 })
 
-test('converters that map between two representations are no finding: cents, units, an inverted flag, a retype to null', async (t) => {
-  const Payment = Type.Object({ amountCents: Type.Integer(), weightKg: Type.Number(), disabled: Type.Boolean(), limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Payment' })
+test('converters that map between two representations are no finding: cents, units, an inverted flag, a retype to null, null left out', async (t) => {
+  const Payment = Type.Object({
+    amountCents: Type.Integer(),
+    weightKg: Type.Number(),
+    disabled: Type.Boolean(),
+    limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    memo: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] }))
+  }, { $id: 'Payment' })
   class Representations extends VersionChange {
     description = 'Cents, kilograms, disabled instead of enabled, null for no limit.'
     instructionsToMigrateToPreviousVersion = [
       schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() }),
       schema(Payment).field('weightKg').had({ name: 'weightLb' }),
       schema(Payment).field('disabled').had({ name: 'enabled' }),
-      schema(Payment).field('limit').had({ type: Type.Integer({ minimum: 0 }) })
+      schema(Payment).field('limit').had({ type: Type.Integer({ minimum: 0 }) }),
+      schema(Payment).field('memo').had({ type: Type.String() })
     ]
 
     @ConvertRequestToNextVersionFor(Payment)
     up (request: RequestInfo) {
-      const { amount, weightLb, enabled, limit } = request.body as { amount: number, weightLb: number, enabled: boolean, limit: number }
-      request.body = { amountCents: Math.round(amount * 100), weightKg: weightLb * 0.45359237, disabled: !enabled, limit: limit === 0 ? null : limit }
+      const { amount, weightLb, enabled, limit, ...rest } = request.body as { amount: number, weightLb: number, enabled: boolean, limit: number }
+      request.body = { ...rest, amountCents: Math.round(amount * 100), weightKg: weightLb * 0.45359237, disabled: !enabled, limit: limit === 0 ? null : limit }
     }
 
     @ConvertResponseToPreviousVersionFor(Payment)
     down (response: ResponseInfo) {
-      const { amountCents, weightKg, disabled, limit } = response.body as { amountCents: number, weightKg: number, disabled: boolean, limit: number | null }
-      response.body = { amount: amountCents / 100, weightLb: weightKg / 0.45359237, enabled: !disabled, limit: limit ?? 0 }
+      const { amountCents, weightKg, disabled, limit, memo } = response.body as { amountCents: number, weightKg: number, disabled: boolean, limit: number | null, memo?: string | null }
+      // The old version has no null memo: it leaves the field out.
+      response.body = { amount: amountCents / 100, weightLb: weightKg / 0.45359237, enabled: !disabled, limit: limit ?? 0, ...(memo === null || memo === undefined ? {} : { memo }) }
     }
   }
   const app = await appWith(t, Representations, (api) => {
