@@ -176,6 +176,15 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
   return pairings
 }
 
+/** True when `value` is a member of the enum `schema` (a seed an instruction narrows) that level `to` lacks. */
+function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolean {
+  const node = asNode(schema, lineage.resolveRef)
+  const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
+  if (seed === undefined) return false
+  const state = lineage.generation.stateAt(seed.head, lineage.to)
+  return state.kind === 'enum' && !state.members.some((member) => member.value === value)
+}
+
 /** A key of a JSON value: an object's key, or an array's index. */
 export type PathKey = string | number
 
@@ -227,6 +236,9 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
+      const held = (value as Record<PathKey, unknown>)[key]
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
+      if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       const child = { from: [...at.from, key], to: [...at.to, there], pointer: `${at.pointer}/${typeof key === 'number' ? '*' : pointerSegment(key)}`, sameType }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })

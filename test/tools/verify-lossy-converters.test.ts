@@ -234,6 +234,24 @@ test('a forgotten enum converter is found in the domain\'s words: the member, th
   t.notMatch(findings[0].text, /must be equal to constant|totalToAmount/)
 })
 
+test('a response converter leaving out a HEAD enum member the version lacks is no finding: the version cannot hold it', async (t) => {
+  const Status = Type.Union([Type.Literal('placed'), Type.Literal('shipped'), Type.Literal('refunded')], { $id: 'Status' })
+  const Order = Type.Object({ id: Type.String(), status: Type.Optional(Status) }, { $id: 'Order' })
+  class OrdersCanBeRefunded extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('refunded')]
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    refundedIsLeftOut (response: ResponseInfo) {
+      if (response.body.status === 'refunded') delete response.body.status
+    }
+  }
+  const app = await appWith(t, OrdersCanBeRefunded, (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1' }))
+  })
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
+
 /** One boundary where converters lose data: a HEAD schema, its instruction (a rename of `field` from `old`), and the lossy request converter. */
 interface Boundary {
   readonly name: string
