@@ -41,10 +41,10 @@ export interface VerifyFinding {
   readonly pointer: string
   /** What went wrong. */
   readonly message: string
-  /** The value that was lost, changed or refused (the generated one; `undefined` when none is at fault). */
-  readonly value: unknown
-  /** What to add or fix, in one sentence. */
-  readonly fix: string
+  /** The value that was lost, changed or refused (the generated one); absent when no one value is at fault. */
+  readonly value?: unknown
+  /** What to add or fix, in one sentence (every finding of a replay has one). */
+  readonly fix?: string
   /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
   readonly changeVersion: string
   /** The version change classes of that version. */

@@ -16,6 +16,8 @@ import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
+
+export type { Report }
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */

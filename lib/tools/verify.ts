@@ -16,13 +16,13 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { NotReadyError } from '../core/errors'
+import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
-import { verifyRoute, verifyWebhook } from './verify-targets'
-import type { ReplayIssue, Report, VerifyFinding } from './verify-replay'
+import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
+import type { VerifyFinding } from './verify-replay'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
-import { shown } from './value-comparison'
 
 export type { VerifyFinding }
 
@@ -34,8 +34,8 @@ export interface VerifyOptions {
   seed?: number
 }
 
-/** What to add or fix, by the kind of finding, where no replay said it. */
-function fixOf (finding: Omit<VerifyFinding, 'text' | 'fix'>, issue: ReplayIssue): string {
+/** What to add or fix, by the kind of finding, where no replay said it; `reached` as for {@link describe}. */
+function fixOf (finding: Omit<VerifyFinding, 'text' | 'fix'>, reached: string): string {
   const ran = finding.converters.length === 0 ? undefined : finding.converters.join(', ')
   const side = finding.direction === 'request' ? 'request' : 'response'
   const changes = finding.versionChanges.join(', ')
@@ -47,7 +47,7 @@ function fixOf (finding: Omit<VerifyFinding, 'text' | 'fix'>, issue: ReplayIssue
     case 'lost': return ran === undefined
       ? `Add a ${side} converter to ${changes} that moves the value to its counterpart, or declare the field removed if it is meant to go.`
       : `Make ${ran} carry the value to its counterpart unchanged, or declare the field removed if it is meant to go.`
-    default: return `${ran === undefined ? `Add a ${side} converter to ${changes}` : `Fix ${ran}`} so that ${finding.part}${finding.pointer} matches the schema of ${issue.reached === 0 ? 'HEAD' : 'the version it reaches'}.`
+    default: return `${ran === undefined ? `Add a ${side} converter to ${changes}` : `Fix ${ran}`} so that ${finding.part}${finding.pointer} matches the schema of ${reached}.`
   }
 }
 
@@ -73,7 +73,7 @@ function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { 
   const by = finding.converters.length === 0 ? 'no converter ran' : `converters ${finding.converters.join(', ')}`
   const changes = finding.versionChanges.length === 0 ? 'no version change' : finding.versionChanges.join(', ')
   const more = finding.versions.length > 1 ? `; also ${finding.versions.slice(1).join(', ')}` : ''
-  return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}. ${finding.fix}`
+  return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}. ${finding.fix ?? ''}`
 }
 
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
@@ -107,7 +107,7 @@ class Findings {
       example: target.example,
       reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     }
-    this.byKey.set(key, { ...finding, fix: issue.fix ?? fixOf(finding, issue), worded: issue.changes !== undefined })
+    this.byKey.set(key, { ...finding, fix: issue.fix ?? fixOf(finding, finding.reached), worded: issue.changes !== undefined })
   }
 
   list (): VerifyFinding[] {
