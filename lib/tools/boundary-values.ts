@@ -2,8 +2,8 @@
  * The boundaries where converters lose data, for `verify`'s examples (./example-generation.ts). Before its random
  * examples, `verify` replays one example per boundary, in which every free value of the schema sits on that
  * boundary and every optional field is present:
- * - `spaces`: strings with spaces and non-ASCII letters (`zq000001 Łódź 🙂`: a name cut at its first space, letters
- *   stripped), numbers with a fraction (cents dropped), `true`, lists of two items;
+ * - `spaces`: strings of three words with letters beyond ASCII (`zq000001 Łódź 🙂zq000001`: a name cut at its first
+ *   space, letters stripped), numbers with a fraction (cents dropped), `true`, lists of two items;
  * - `empty`: empty strings, `0`, `false`, empty lists and records (`if (body.memo)` skipping them);
  * - `null`: `null` wherever the schema allows it;
  * - `negative`: negative numbers with a fraction (made positive);
@@ -20,8 +20,8 @@ export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
 /** The boundaries, in the order their examples are replayed. */
 export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large']
 
-/** What `spaces` strings hold after their sentinel: a space, letters beyond ASCII, an emoji (two UTF-16 units). */
-const SPACED = ' Łódź 🙂'
+/** The words of a `spaces` string: its sentinel, letters beyond ASCII, an emoji (two UTF-16 units) before the sentinel again (a word of its own). */
+const spaced = (token: string): string => `${token} Łódź 🙂${token}`
 
 /** The length of a long string where the schema sets no `maxLength`. */
 const LONG = 1000
@@ -101,7 +101,7 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
  * as JSON Schema does.
  * @example
  * ```ts
- * boundaryString({ type: 'string' }, 'spaces', 'zq000001') // 'zq000001 Łódź 🙂'
+ * boundaryString({ type: 'string' }, 'spaces', 'zq000001') // 'zq000001 Łódź 🙂zq000001'
  * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
  * ```
  */
@@ -109,7 +109,7 @@ export function boundaryString (node: JsonSchema, boundary: Boundary | undefined
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   if (boundary === 'empty' && min === 0) return undefined
-  const base = boundary === 'spaces' && [...token + SPACED].length <= max ? token + SPACED : token
+  const base = boundary === 'spaces' && [...spaced(token)].length <= max ? spaced(token) : token
   const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
   const extra = length - [...base].length
   return extra > 0 ? base + 'q'.repeat(extra) : base

@@ -121,10 +121,21 @@ export function deliveredStrings (schema: unknown, data: unknown, resolveRef: Re
   return found
 }
 
-/** True when a sentinel is among the delivered strings (contained in one: converters may join values). */
-export function arrives (sentinel: string, delivered: readonly string[]): boolean {
+/**
+ * True when a sentinel is among the delivered strings: contained in one (converters may join values), or, `byWords`,
+ * each of its words a word of one (a converter may split a name into given and family names).
+ * @example
+ * ```ts
+ * arrives('zq01 Łódź 🙂zq01', ['zq01', 'łódź 🙂zq01'], true) // true
+ * arrives('zq01 Łódź 🙂zq01', ['zq01'], true)                // false: a name cut at its first space
+ * ```
+ */
+export function arrives (sentinel: string, delivered: readonly string[], byWords = false): boolean {
   const wanted = sentinel.toLowerCase()
-  return delivered.some((text) => text.includes(wanted))
+  if (delivered.some((text) => text.includes(wanted))) return true
+  if (!byWords || !wanted.includes(' ')) return false
+  const words = new Set(delivered.flatMap((text) => text.split(' ')))
+  return wanted.split(' ').every((word) => words.has(word))
 }
 
 /** Lineage of fields between two levels of the same HEAD schema. */

@@ -85,6 +85,8 @@ export interface Unexpressed {
 export interface Expected {
   readonly example: unknown
   readonly sentinels: readonly RequiredValue[]
+  /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
+  readonly byWords: boolean
   /** The values of the example followed to `level` (their places there). */
   readonly followedTo: (level: number) => readonly FollowedValue[]
 }
@@ -160,7 +162,7 @@ class LevelChecks {
     if (expected.sentinels.length === 0) return missing
     const delivered = deliveredStrings(schema, data, this.context.resolveRef)
     for (const { sentinel, pointer } of expected.sentinels) {
-      if (arrives(sentinel, delivered)) continue
+      if (arrives(sentinel, delivered, expected.byWords)) continue
       const place = followed.find((value) => valueAt(expected.example, value.from) === sentinel)
       const arrived = place === undefined ? undefined : valueAt(data, place.to)
       note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })

@@ -35,6 +35,7 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
   return {
     example: example.value,
     sentinels: requiredValues(lineage, headSchema, example.value, example.sentinels),
+    byWords: true,
     followedTo: (level) => {
       let found = followed.get(level)
       if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value))

@@ -102,7 +102,8 @@ export async function verifyTripBack (env: TripEnvironment, at: { target: Respon
   const data = { body: copyJson(body) }
   for (const [part, clean] of request.cleaners) if (part === 'body' && typeof data.body === 'object' && data.body !== null) clean(data.body)
   env.replayed++
-  const required = new Map([['body' as const, { example: body, sentinels, followedTo: () => [] }]])
+  // Back in HEAD, each string must be whole again, in its own field.
+  const required = new Map([['body' as const, { example: body, sentinels, byWords: false, followedTo: () => [] }]])
   const result = await replayExample(env, { ...target, data, required, formAt: request.formAt, steps: request.steps, status: undefined, unexpressed: undefined })
   if (result === undefined || 'body' in result || result.kind !== 'lost') return
   env.report({ route: target.route, version: target.version, direction: 'request', example: body }, {

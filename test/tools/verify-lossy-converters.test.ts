@@ -310,6 +310,31 @@ test('values lost at the boundaries are found, with one example: non-ASCII, long
   }
 })
 
+test('a name split on its first space into a renamed givenName and a new familyName is no finding: every word arrives', async (t) => {
+  const Customer = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()) }, { $id: 'Customer' })
+  class SplitName extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [schema(Customer).field('givenName').had({ name: 'name' }), schema(Customer).field('familyName').didntExist]
+
+    @ConvertRequestToNextVersionFor(Customer)
+    split (request: RequestInfo) {
+      const name = request.body.name as string
+      delete request.body.name
+      const space = name.indexOf(' ')
+      if (space === -1) request.body.givenName = name
+      else Object.assign(request.body, { givenName: name.slice(0, space), familyName: name.slice(space + 1) })
+    }
+
+    @ConvertResponseToPreviousVersionFor(Customer)
+    join (response: ResponseInfo) {
+      const { givenName, familyName } = response.body as { givenName: string, familyName?: string }
+      response.body = { name: familyName === undefined ? givenName : `${givenName} ${familyName}` }
+    }
+  }
+  const app = await appWith(t, SplitName, echo('/customers/:id', Customer, false))
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
+
 test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
   const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
   class NoLimitIsNull extends VersionChange {
