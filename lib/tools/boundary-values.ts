@@ -3,10 +3,11 @@
  * examples, `verify` replays one example per boundary, in which every free value of the schema sits on that
  * boundary and every optional field is present:
  * - `spaces`: strings of three words with letters beyond ASCII (`zq000001 Łódź 🙂zq000001`: a name cut at its first
- *   space, letters stripped), numbers with a fraction (cents dropped), `true`, lists of two items;
+ *   space, letters stripped), numbers with a fraction that times 100 is no whole number in JavaScript (`19.99`:
+ *   cents dropped, or not rounded), `true`, lists of two items;
  * - `empty`: empty strings, `0`, `false`, empty lists and records (`if (body.memo)` skipping them);
  * - `null`: `null` wherever the schema allows it;
- * - `negative`: negative numbers with a fraction (made positive);
+ * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
@@ -45,20 +46,21 @@ export function numberRange (node: JsonSchema, integer: boolean): { low: number,
 }
 
 /**
- * The number of a boundary (the `count`-th of its example, so that numbers differ), within the schema's range.
+ * The number of a boundary (for an integer, the `count`-th of its example: integers differ), within the schema's
+ * range.
  * @example
  * ```ts
- * boundaryNumber({ type: 'number' }, false, 'negative', 1)      // -101.37
+ * boundaryNumber({ type: 'number' }, false, 'negative', 1)      // -4.35
  * boundaryNumber({ type: 'integer', maximum: 50 }, true, 'large', 1) // 50
  * ```
  */
 export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Boundary, count: number): number {
-  const fraction = integer ? 0 : 0.37
+  // 19.99 * 100 and -4.35 * 100 are no whole numbers in JavaScript: a converter to cents must round.
   const wanted = boundary === 'empty'
     ? 0
     : boundary === 'negative'
-      ? -(100 + count + fraction)
-      : boundary === 'large' ? 2 ** 41 + count + (integer ? 0 : 0.5) : 100 + count + fraction
+      ? integer ? -(100 + count) : -4.35
+      : boundary === 'large' ? 2 ** 41 + count + (integer ? 0 : 0.5) : integer ? 100 + count : 19.99
   const { low, high, step } = numberRange(node, integer)
   let value = Math.min(Math.max(wanted, low), high)
   if (step > 0) {

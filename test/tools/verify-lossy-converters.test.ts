@@ -258,9 +258,11 @@ interface Boundary {
   readonly head: Record<string, TSchema>
   readonly field: string
   readonly old: string
+  /** The old field's type, when it was retyped too. */
+  readonly oldType?: TSchema
   readonly convert: (body: Record<string, unknown>) => void
-  /** The kind found: a one-way loss, or (for a route returning what it takes) the round trip. */
-  readonly kind: 'lost' | 'round trip'
+  /** The kind found: a one-way loss, data HEAD refuses, or (for a route returning what it takes) the round trip. */
+  readonly kind: 'lost' | 'invalid' | 'round trip'
   /** The value the finding names. */
   readonly value?: unknown
 }
@@ -268,6 +270,16 @@ interface Boundary {
 const BOUNDARIES: Boundary[] = [
   { name: 'non-ASCII letters removed', head: { title: Type.String() }, field: 'title', old: 'headline', kind: 'lost', convert: (body) => { body.title = (body.headline as string).replace(/[^\x20-\x7e]/g, '') } },
   { name: 'a long string cut', head: { details: Type.String() }, field: 'details', old: 'description', kind: 'lost', convert: (body) => { body.details = (body.description as string).slice(0, 255) } },
+  {
+    name: 'a decimal amount times 100, not rounded',
+    head: { amountCents: Type.Integer() },
+    field: 'amountCents',
+    old: 'amount',
+    oldType: Type.Number(),
+    kind: 'invalid',
+    value: 1998.9999999999998,
+    convert: (body) => { body.amountCents = (body.amount as number) * 100 }
+  },
   { name: 'a negative number made positive', head: { delta: Type.Number() }, field: 'delta', old: 'change', kind: 'round trip', convert: (body) => { body.delta = Math.abs(body.change as number) } },
   { name: '0 treated as missing', head: { quantity: Type.Optional(Type.Integer()) }, field: 'quantity', old: 'qty', kind: 'lost', value: 0, convert: (body) => { if (body.qty) body.quantity = body.qty } },
   { name: 'false treated as missing', head: { notify: Type.Optional(Type.Boolean()) }, field: 'notify', old: 'sendEmail', kind: 'lost', value: false, convert: (body) => { if (body.sendEmail) body.notify = body.sendEmail } },
@@ -289,7 +301,7 @@ test('values lost at the boundaries are found, with one example: non-ASCII, long
     const Thing = Type.Object(boundary.head, { $id: 'Thing' })
     class Renamed extends VersionChange {
       description = `${boundary.old} became ${boundary.field}.`
-      instructionsToMigrateToPreviousVersion = [schema(Thing).field(boundary.field).had({ name: boundary.old })]
+      instructionsToMigrateToPreviousVersion = [schema(Thing).field(boundary.field).had({ name: boundary.old, ...(boundary.oldType === undefined ? {} : { type: boundary.oldType }) })]
 
       @ConvertRequestToNextVersionFor(Thing)
       up (request: RequestInfo) {
@@ -305,7 +317,11 @@ test('values lost at the boundaries are found, with one example: non-ASCII, long
     }
     const app = await appWith(t, Renamed, echo('/things/:id', Thing, boundary.kind === 'round trip'))
     const findings = await app.versioner.verify({ examples: 1 })
-    t.same(findings.map(({ kind, pointer, converters }) => ({ kind, pointer, converters })), [{ kind: boundary.kind, pointer: `/${boundary.old}`, converters: boundary.kind === 'lost' ? ['Renamed.up'] : ['Renamed.up', 'Renamed.down'] }], boundary.name)
+    t.same(findings.map(({ kind, pointer, converters }) => ({ kind, pointer, converters })), [{
+      kind: boundary.kind,
+      pointer: `/${boundary.kind === 'invalid' ? boundary.field : boundary.old}`,
+      converters: boundary.kind === 'round trip' ? ['Renamed.up', 'Renamed.down'] : ['Renamed.up']
+    }], boundary.name)
     if (boundary.value !== undefined) t.same(findings[0]?.value, boundary.value, `${boundary.name}: the value`)
   }
 })
