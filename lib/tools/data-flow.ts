@@ -1,9 +1,9 @@
 /**
  * Where data must arrive, for `verify`. A generated example carries a unique sentinel in every free string; this
- * module tells which of them must reach the other side of a migration (a field of the example's version that
- * has a counterpart, kept through renames, with the same JSON type on the other side: a renamed field's value
- * must reach its HEAD field, a HEAD field's value the old field), and which strings a body delivers (those under
- * fields its schema declares: what a handler reads, what the serializer sends). Fields an instruction declares
+ * module follows the values of an example to the other side of a migration: those under a field of the example's
+ * version that has a counterpart, kept through renames, with the same JSON type on the other side (a renamed
+ * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
+ * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
  * added or removed (`didntExist`, `existedAs`), and retyped ones, have no counterpart to reach.
  * @module
  */
@@ -55,7 +55,7 @@ function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
  * The node a value is read by: for a union without properties of its own, the member the value belongs to, roughly
  * (an object member declaring most of its keys, else one of its type); else the node itself.
  */
-function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
+export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
   const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
   if (!Array.isArray(members) || members.length === 0 || 'properties' in node) return node
   return asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
@@ -87,7 +87,7 @@ function propertySchema (node: JsonSchema, key: string): unknown {
 }
 
 /** The items of an array, or the declared fields of an object, with their subschemas: `[key, subschema]`. */
-function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unknown]> {
+export function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unknown]> {
   if (Array.isArray(value)) {
     const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
     return value.map((_, index) => [index, tuple !== undefined ? (tuple as unknown[])[index] : node.items])
@@ -98,44 +98,6 @@ function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unk
     if (sub !== undefined) children.push([key, sub])
   }
   return children
-}
-
-/**
- * The strings a body delivers under the fields `schema` declares (lower-cased): what a handler typed by the schema
- * reads, or what the serializer of a response sends. Walked with an explicit stack (deep bodies are fine).
- */
-export function deliveredStrings (schema: unknown, data: unknown, resolveRef: RefResolver): string[] {
-  const found: string[] = []
-  const stack: Array<[unknown, unknown]> = [[schema, data]]
-  while (stack.length > 0) {
-    const [rawSchema, value] = stack.pop() as [unknown, unknown]
-    const bare = asNode(rawSchema, resolveRef)
-    if (typeof value === 'string') found.push(value.toLowerCase())
-    if (bare === undefined || rawSchema === true) continue
-    const node = readingNode(bare, value, resolveRef)
-    if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
-    if (typeof value === 'object' && value !== null) {
-      for (const [key, sub] of declaredChildren(node, value)) stack.push([sub, (value as Record<PathKey, unknown>)[key]])
-    }
-  }
-  return found
-}
-
-/**
- * True when a sentinel is among the delivered strings: contained in one (converters may join values), or, `byWords`,
- * each of its words a word of one (a converter may split a name into given and family names).
- * @example
- * ```ts
- * arrives('zq01 Łódź 🙂zq01', ['zq01', 'łódź 🙂zq01'], true) // true
- * arrives('zq01 Łódź 🙂zq01', ['zq01'], true)                // false: a name cut at its first space
- * ```
- */
-export function arrives (sentinel: string, delivered: readonly string[], byWords = false): boolean {
-  const wanted = sentinel.toLowerCase()
-  if (delivered.some((text) => text.includes(wanted))) return true
-  if (!byWords || !wanted.includes(' ')) return false
-  const words = new Set(delivered.flatMap((text) => text.split(' ')))
-  return wanted.split(' ').every((word) => words.has(word))
 }
 
 /** Lineage of fields between two levels of the same HEAD schema. */

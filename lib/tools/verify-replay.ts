@@ -13,7 +13,8 @@ import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
-import { arrives, deliveredStrings, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
+import { valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
+import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
 import type { Check, ValidationIssue } from '../core/strict-validator'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { droppedValues, shown } from './value-comparison'
@@ -161,8 +162,13 @@ class LevelChecks {
     }
     if (expected.sentinels.length === 0) return missing
     const delivered = deliveredStrings(schema, data, this.context.resolveRef)
+    const spoilt = spoiltStrings(delivered)
     for (const { sentinel, pointer } of expected.sentinels) {
-      if (arrives(sentinel, delivered, expected.byWords)) continue
+      if (arrives(sentinel, delivered, expected.byWords)) {
+        const artefact = spoilt.length === 0 ? undefined : artefactBeside(sentinel, spoilt)
+        if (artefact !== undefined) note(sentinel, { pointer, message: `${shown(sentinel)} arrives with ${artefact} beside it`, value: sentinel })
+        continue
+      }
       const place = followed.find((value) => valueAt(expected.example, value.from) === sentinel)
       const arrived = place === undefined ? undefined : valueAt(data, place.to)
       note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })

@@ -351,6 +351,26 @@ test('a name split on its first space into a renamed givenName and a new familyN
   t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
 })
 
+test('name parts joined with a template string without a family name are found: "undefined" beside the name', async (t) => {
+  const Customer = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()) }, { $id: 'Customer' })
+  class JoinedName extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [schema(Customer).field('givenName').had({ name: 'name' }), schema(Customer).field('familyName').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Customer)
+    join (response: ResponseInfo) {
+      const { givenName, familyName } = response.body as { givenName: string, familyName?: string }
+      response.body = { name: `${givenName} ${String(familyName)}` }
+    }
+  }
+  const app = await appWith(t, JoinedName, (api) => {
+    api.get('/customers/:id', { schema: { response: { 200: Customer } } }, async () => ({ givenName: 'Cher' }))
+  })
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(summary(findings), ['GET /customers/:id 2000-01-01 response lost response 200/givenName after JoinedName (2001-01-01) by JoinedName.join'])
+  t.match(findings[0].message, /: 'zq\w+' arrives with undefined beside it$/)
+})
+
 test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
   const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
   class NoLimitIsNull extends VersionChange {
