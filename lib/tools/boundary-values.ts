@@ -72,6 +72,25 @@ export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Bo
 }
 
 /**
+ * A neighbour of a boundary number, for its twin example: one less (0.01 less for a number), or more where that
+ * leaves the schema's range (by `multipleOf` where it sets one); the number itself when it has no neighbour.
+ * @example
+ * ```ts
+ * twinNumber({ type: 'number' }, false, 19.99)               // 19.98
+ * twinNumber({ type: 'integer', minimum: 0 }, true, 0)       // 1
+ * ```
+ */
+export function twinNumber (node: JsonSchema, integer: boolean, value: number): number {
+  const { low, high, step } = numberRange(node, integer)
+  const by = step > 0 ? step : 0.01
+  const fit = (candidate: number): number => integer ? Math.round(candidate) : Math.round(candidate * 1e6) / 1e6
+  const below = fit(value - by)
+  if (below >= low && below <= high) return below
+  const above = fit(value + by)
+  return above >= low && above <= high ? above : value
+}
+
+/**
  * True when a schema node takes `null` (`type: 'null'`, or a list of types holding it, or `nullable`).
  * @example
  * ```ts

@@ -190,6 +190,26 @@ export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
 }
 
 /**
+ * The schema node of the value at `path` of `data` (data of `schema`), read as the other walks read it (a union by the
+ * member the data belongs to); `undefined` where the path leaves what the schema declares.
+ * @example
+ * ```ts
+ * schemaAt(Payment, { amountCents: 1999 }, ['amountCents'], resolveRef) // { type: 'integer' }
+ * ```
+ */
+export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey[], resolveRef: RefResolver): JsonSchema | undefined {
+  let node = asNode(schema, resolveRef)
+  let value = data
+  for (const key of path) {
+    if (node === undefined || typeof value !== 'object' || value === null) return undefined
+    const child = declaredChildren(readingNode(node, value, resolveRef), value).find(([name]) => name === key)
+    node = child === undefined ? undefined : asNode(child[1], resolveRef)
+    value = (value as Record<PathKey, unknown>)[key]
+  }
+  return node === undefined ? undefined : readingNode(node, value, resolveRef)
+}
+
+/**
  * The values of an example (at level `from`, of the HEAD schema `headSchema`) that have a counterpart at level
  * `to`, parents before their children: the fields that exist there (the same field, kept through renames) of the
  * same JSON type, all the way down, and the items of their lists; with `retyped`, also the fields retyped between

@@ -15,15 +15,18 @@ import { setOwn } from '../core/own-properties'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
 const kLeaf = Symbol('fastify-versioner.leaf')
+const kNumber = Symbol('fastify-versioner.number')
 const kChoice = Symbol('fastify-versioner.choice')
 /** A free string of the example, replaced by a sentinel once the example is sampled (at a boundary, for a boundary example). */
 interface Leaf { readonly [kLeaf]: JsonSchema, readonly boundary?: Boundary }
+/** A number of a boundary example, with the neighbour its twin holds instead. */
+interface BoundaryNumber { readonly [kNumber]: true, readonly value: number, readonly twin: number }
 /** An enum or `const` value chosen by fast-check, kept as a token so that `verify` knows which members it covered. */
 interface Choice { readonly [kChoice]: JsonSchema, readonly value: unknown }
 
@@ -32,6 +35,11 @@ export interface GeneratedExample {
   readonly value: unknown
   /** Sentinel → where it is in the example. */
   readonly sentinels: ReadonlyMap<string, string>
+  /**
+   * For a boundary example holding numbers: the same example with each of them moved to a neighbour (19.98 for
+   * 19.99), and their places (JSON of their paths).
+   */
+  readonly twin?: { readonly value: unknown, readonly numbers: ReadonlySet<string> }
 }
 
 /** How to build examples of one schema. */
@@ -83,7 +91,10 @@ function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()
 
 function numberArbitrary (builder: Builder, node: JsonSchema, integer: boolean): Arbitrary {
   const { fc, boundary } = builder
-  if (boundary !== undefined) return fc.constant(boundaryNumber(node, integer, boundary.at, ++boundary.numbers))
+  if (boundary !== undefined) {
+    const value = boundaryNumber(node, integer, boundary.at, ++boundary.numbers)
+    return fc.constant({ [kNumber]: true, value, twin: twinNumber(node, integer, value) })
+  }
   const range = numberRange(node, integer)
   const step = range.step === 0 ? 1 : range.step
   const low = Number.isFinite(range.low) ? range.low : -1000
@@ -205,11 +216,24 @@ function leafExample (node: JsonSchema): unknown {
   }
 }
 
-/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
-function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Map<JsonSchema, Set<string>>): unknown {
+/** What materializing records: the sentinels, the enum members covered, the places of boundary numbers (with `twin`, their neighbours are taken). */
+interface Materialized {
+  readonly sentinels: Map<string, string>
+  readonly covered: Map<JsonSchema, Set<string>>
+  readonly numbers: Set<string>
+  readonly twin: boolean
+}
+
+/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members, boundary numbers. */
+function materialize (sampled: unknown, { sentinels, covered, numbers, twin }: Materialized): unknown {
   let count = 0
-  const walk = (value: unknown, pointer: string): unknown => {
+  const walk = (value: unknown, pointer: string, path: ReadonlyArray<string | number>): unknown => {
     if (typeof value !== 'object' || value === null) return value
+    if (kNumber in value) {
+      const number = value as BoundaryNumber
+      if (number.twin !== number.value) numbers.add(JSON.stringify(path))
+      return twin ? number.twin : number.value
+    }
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count, (value as Leaf).boundary)
@@ -222,12 +246,12 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
       covered.set(choice[kChoice], (covered.get(choice[kChoice]) ?? new Set()).add(JSON.stringify(choice.value)))
       return choice.value
     }
-    if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, `${pointer}/*`, [...path, index]))
     const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`))
+    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`, [...path, key]))
     return copy
   }
-  return walk(sampled, '')
+  return walk(sampled, '', [])
 }
 
 /**
@@ -248,8 +272,10 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
-      const sentinels = new Map<string, string>()
-      examples.push({ value: materialize(sampled, sentinels, covered), sentinels })
+      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false }
+      const value = materialize(sampled, made)
+      const twin = made.numbers.size === 0 ? undefined : { value: materialize(sampled, { ...made, sentinels: new Map(), numbers: new Set(), twin: true }), numbers: made.numbers }
+      examples.push({ value, sentinels: made.sentinels, ...(twin === undefined ? {} : { twin }) })
     }
   }
   for (const at of BOUNDARIES) sampleWith({ ...builder, boundary: { at, numbers: 0 } }, 1)

@@ -19,6 +19,7 @@ import { replayExample, type Expected, type ReplayIssue, type Report, type Targe
 
 export type { Report }
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
+import { twinIssues } from './verify-twins'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
@@ -128,28 +129,38 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
   for (let index = 0; index < count; index++) {
-    const data: Partial<Record<RequestPart, unknown>> = {}
-    const required = new Map<RequestPart, Expected>()
-    let valid = true
-    for (const part of parts) {
-      const list = examples.get(part) as GeneratedExample[]
-      const example = list[index % list.length]
-      data[part] = copyJson(example.value)
-      valid &&= env.compile(formAt(part, behaviour.level))(copyJson(data[part]))
-      if (part === 'body' || part === 'querystring') required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0 }))
+    const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
+    // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
+    const dataOf = (twin: boolean): Partial<Record<RequestPart, unknown>> => {
+      const data: Partial<Record<RequestPart, unknown>> = {}
+      for (const [part, example] of picked) data[part] = copyJson(twin && part === 'body' ? example.twin?.value : example.value)
+      for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+      return data
     }
-    if (!valid) continue // an example the version's own schema rejects says nothing about migrations
+    // An example the version's own schema rejects says nothing about migrations.
+    if (![...picked].every(([part, example]) => env.compile(formAt(part, behaviour.level))(copyJson(example.value)))) continue
+    const required = new Map<RequestPart, Expected>()
+    for (const part of ['body', 'querystring'] as const) {
+      const example = picked.get(part)
+      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0 }))
+    }
     env.replayed++
-    for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+    const data = dataOf(false)
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
-    const result = await replayExample(env, { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail: sent?.trail })
+    const twin = picked.get('body')?.twin
+    const trail = sent?.trail ?? (twin === undefined ? undefined : new Map())
+    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail }
+    const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
       report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
     if (trip !== undefined && sent !== undefined) await verifyRoundTrip(env, trip, sent, result.body)
+    if (twin === undefined || trail === undefined) continue
+    const issues = await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected: required.get('body') as Expected, trail })
+    for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
 }
 
@@ -192,11 +203,17 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   for (const example of generateExamples(headForm, env)) {
     if (!env.compile(headForm)(copyJson(example.value))) continue
     env.replayed++
-    const required = new Map([['body' as const, expectedOf(env, headSchema, example, { from: 0, to: target.level })]])
-    const result = await replayExample(env, { ...target, data: { body: example.value }, required })
+    const expected = expectedOf(env, headSchema, example, { from: 0, to: target.level })
+    const trail = example.twin === undefined ? undefined : new Map()
+    const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
+    const result = await replayExample(env, replay)
     if (result === undefined) continue
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back }, example, result.body)
+      const issues = example.twin === undefined || trail === undefined
+        ? []
+        : await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail })
+      for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue
     }
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },

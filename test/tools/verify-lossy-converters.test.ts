@@ -67,7 +67,7 @@ test('a name → fullName rename whose request converter keeps name.split(" ")[0
   t.match(findings[0].fix, /NameBecameFullName\.nameUp/, 'the fix names the converter to correct')
 })
 
-test('an amount moved from a decimal to integer cents with Math.floor(amount) * 100 is found by the round trip, in both directions', async (t) => {
+test('an amount moved from a decimal to integer cents with Math.floor(amount) * 100 is found one way and by the round trip, in both directions', async (t) => {
   const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
   class AmountsInCents extends VersionChange {
     description = 'Amounts are integer cents.'
@@ -87,8 +87,13 @@ test('an amount moved from a decimal to integer cents with Math.floor(amount) * 
   }
   const app = await appWith(t, AmountsInCents, echo('/payments/:id', Payment, true))
   const findings = await app.versioner.verify({ examples: 1 })
-  t.same(summary(findings), ['PUT /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down'])
+  t.same(summary(findings), [
+    'PUT /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'PUT /payments/:id 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'
+  ])
   t.match(findings[0].message, /^the value sent at \/amount does not come back in the 200 response: \d+\.\d+ comes back as \d+$/)
+  t.match(findings[1].message, /^the value at \/amount in 2000-01-01 does not reach HEAD: 19\.99 and 19\.98 both arrive as 1900$/, 'two amounts the client told apart are one in HEAD')
+  t.match(findings[1].fix, /^AmountsInCents\.up makes two values one: /)
 
   // The reverse: cents in the old version, a decimal in HEAD; the response converter drops the cents.
   const Charge = Type.Object({ amount: Type.Number() }, { $id: 'Charge' })
@@ -150,8 +155,36 @@ test('a round trip names the version change that loses the value, not the one th
   const app = await versionedApp(t, versions, async (api) => { echo('/payments/:id', Payment, true)(api as unknown as FastifyInstance) })
   await app.ready()
   const findings = await app.versioner.verify({ examples: 1 })
-  t.same(summary(findings), ['PUT /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down'])
-  t.same(findings[0].versions, ['2001-01-01', '2000-01-01'], 'the example of 2000-01-01 went through ReferenceWasRef first: the same finding')
+  t.same(summary(findings), [
+    'PUT /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'PUT /payments/:id 2001-01-01 request lost body/amount after AmountsInCents (2002-01-01) by AmountsInCents.up'
+  ])
+  t.same(findings.map((finding) => finding.versions), [['2001-01-01', '2000-01-01'], ['2001-01-01', '2000-01-01']], 'the examples of 2000-01-01 went through ReferenceWasRef first: the same findings')
+})
+
+test('numbers two values of which arrive as one are found one way, where the field can tell them apart: its twin example', async (t) => {
+  const Invoice = Type.Object({ totalCents: Type.Integer(), durationMs: Type.Integer({ minimum: 0 }) }, { $id: 'Invoice' })
+  class AmountsInCents extends VersionChange {
+    description = 'Totals are integer cents; durations are milliseconds.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Invoice).field('totalCents').had({ name: 'total', type: Type.Number() }),
+      schema(Invoice).field('durationMs').had({ name: 'durationS' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    down (response: ResponseInfo) {
+      const { totalCents, durationMs } = response.body as { totalCents: number, durationMs: number }
+      // Whole units: 12.50 shows as 13 (the field holds decimals); whole seconds: the old field holds integers only.
+      response.body = { total: Math.round(totalCents / 100), durationS: Math.round(durationMs / 1000) }
+    }
+  }
+  const app = await appWith(t, AmountsInCents, (api) => {
+    api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ totalCents: 1250, durationMs: 0 }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['GET /invoices/:id 2000-01-01 response lost response 200/totalCents after AmountsInCents (2001-01-01) by AmountsInCents.down'],
+    'the total, not the duration: seconds hold no fraction')
+  t.match(findings[0].message, /: 101 and 100 both arrive as 1$/)
 })
 
 test('given and family names joined in a response and split back on the first space are found by the trip down and back up', async (t) => {
