@@ -167,10 +167,19 @@ export interface FollowedValue {
   readonly from: readonly PathKey[]
   /** The place of its counterpart at the other level (renamed fields renamed). */
   readonly to: readonly PathKey[]
-  /** Its JSON pointer in the example, array items as `*`. */
-  readonly pointer: string
   /** False for a field retyped between the levels (its counterpart of another JSON type): followed as a whole only. */
   readonly sameType: boolean
+}
+
+/**
+ * The JSON pointer of a path, array items as `*` (the same mistake shows at one place, whatever the example).
+ * @example
+ * ```ts
+ * pointerOfPath(['lines', 2]) // '/lines/*'
+ * ```
+ */
+export function pointerOfPath (path: readonly PathKey[]): string {
+  return path.map((key) => `/${typeof key === 'number' ? '*' : pointerSegment(key)}`).join('')
 }
 
 /**
@@ -216,13 +225,13 @@ export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey
  * the levels (not what they hold). Fields an instruction declares added or removed have no counterpart.
  * @example
  * ```ts
- * followedValues({ generation, resolveRef, from: 2, to: 0 }, UserCreate, { name: 'Ada' }) // [{ from: ['name'], to: ['fullName'], pointer: '/name', sameType: true }]
+ * followedValues({ generation, resolveRef, from: 2, to: 0 }, UserCreate, { name: 'Ada' }) // [{ from: ['name'], to: ['fullName'], sameType: true }]
  * ```
  */
 export function followedValues (lineage: Lineage, headSchema: unknown, example: unknown, retyped = false): FollowedValue[] {
   const found: FollowedValue[] = []
   const { generation, resolveRef } = lineage
-  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue }> = [{ schema: headSchema, value: example, at: { from: [], to: [], pointer: '', sameType: true } }]
+  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue }> = [{ schema: headSchema, value: example, at: { from: [], to: [], sameType: true } }]
   while (stack.length > 0) {
     const { schema, value, at } = stack.pop() as typeof stack[number]
     const bare = asNode(schema, resolveRef)
@@ -232,7 +241,7 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       const held = (value as Record<PathKey, unknown>)[key]
       // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
-      const child = { from: [...at.from, key], to: [...at.to, there], pointer: `${at.pointer}/${typeof key === 'number' ? '*' : pointerSegment(key)}`, sameType }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
     }

@@ -42,7 +42,7 @@ function parentThere (data: unknown, path: readonly PathKey[]): boolean {
  * (lists may legitimately be filtered or reordered); what they hold is.
  * @example
  * ```ts
- * droppedValues(followed, { memo: '' }, {}) // [{ at: { pointer: '/memo', … }, value: '', became: 'is dropped' }]
+ * droppedValues(followed, { memo: '' }, {}) // [{ at: { from: ['memo'], … }, value: '', became: 'is dropped' }]
  * ```
  */
 export function droppedValues (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
@@ -80,7 +80,7 @@ export function sameValue (left: unknown, right: unknown): boolean {
  * coming back shorter loses its last items); a retyped field as a whole.
  * @example
  * ```ts
- * changedValue(followed, { amount: 12.37 }, { amount: 12 }) // { at: { pointer: '/amount', … }, value: 12.37, became: 'comes back as 12' }
+ * changedValue(followed, { amount: 12.37 }, { amount: 12 }) // { at: { from: ['amount'], … }, value: 12.37, became: 'comes back as 12' }
  * ```
  */
 export function changedValue (followed: readonly FollowedValue[], sent: unknown, returned: unknown): Difference | undefined {

@@ -13,7 +13,7 @@ import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
-import { valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
+import { pointerOfPath, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
 import type { Check, ValidationIssue } from '../core/strict-validator'
 import { pointerKey, pointerSegment } from '../core/json-schema'
@@ -158,7 +158,7 @@ class LevelChecks {
     }
     const followed = expected.followedTo(where.reached)
     for (const { at, value, became } of droppedValues(followed, expected.example, data)) {
-      note(`${at.from.join('/')}\n${became}`, { pointer: at.pointer, message: `${shown(value)} ${became}`, value })
+      note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value })
     }
     if (expected.sentinels.length === 0) return missing
     const delivered = deliveredStrings(schema, data, this.context.resolveRef)

@@ -12,7 +12,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { RequestPart } from '../routes/version-plan'
 import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
-import { followedValues, type Pairings, type RefResolver } from './data-flow'
+import { followedValues, pointerOfPath, type Pairings, type RefResolver } from './data-flow'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
 import { changedValue, shown } from './value-comparison'
@@ -78,8 +78,8 @@ export async function verifyRoundTrip (env: TripEnvironment, target: ResponseTar
   env.report({ route: target.route, version: target.version, direction: 'response', example: sent.body }, {
     kind: 'round trip',
     part: target.part,
-    pointer: difference.at.pointer,
-    message: `the value sent at ${difference.at.pointer} does not come back in the ${target.part.slice('response '.length)} response: ${shown(difference.value)} ${difference.became}`,
+    pointer: pointerOfPath(difference.at.from),
+    message: `the value sent at ${pointerOfPath(difference.at.from)} does not come back in the ${target.part.slice('response '.length)} response: ${shown(difference.value)} ${difference.became}`,
     value: difference.value,
     converters: [...new Set(converters)],
     step: level - 1,

@@ -8,7 +8,7 @@
  * @module
  */
 import { copyJson } from '../serve/step-runner'
-import { schemaAt, valueAt, type FollowedValue, type RefResolver } from './data-flow'
+import { pointerOfPath, schemaAt, valueAt, type FollowedValue, type RefResolver } from './data-flow'
 import { shown } from './value-comparison'
 import { replayExample, type Expected, type Replay, type ReplayContext, type ReplayIssue, type Trail } from './verify-replay'
 
@@ -62,7 +62,7 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
       const step = replay.status === undefined ? level : level - 1
       const fix = `${ran.length === 0 ? 'The converters of that version change make' : `${ran.join(', ')} make${ran.length === 1 ? 's' : ''}`} two values one: ` +
         'convert them so that what a client tells apart stays apart (round, rather than floor or cut).'
-      issues.push({ kind: 'lost', part: 'body', pointer: place.pointer, message: `${shown(value)} and ${shown(valueAt(sent, place.from))} both arrive as ${shown(arrived)}`, value, fix, converters: ran, step, reached: level })
+      issues.push({ kind: 'lost', part: 'body', pointer: pointerOfPath(place.from), message: `${shown(value)} and ${shown(valueAt(sent, place.from))} both arrive as ${shown(arrived)}`, value, fix, converters: ran, step, reached: level })
     }
     if (issues.length > 0) return issues
   }
