@@ -16,10 +16,10 @@ import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
-
-export type { Report }
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
+
+export type { Report }
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions {

@@ -6,8 +6,9 @@
  * or webhook payload down to the version. After each version change the data must match the schema of the
  * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
  * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.
- * Values sit on the boundaries where converters lose data first (./boundary-values.ts), and none followed to the
- * other side may be dropped (./value-comparison.ts). Where a route sends and returns the same schema, an example
+ * Values sit on the boundaries where converters lose data first (./boundary-values.ts), none followed to the other
+ * side may be dropped (./value-comparison.ts), and a number and its twin's may not arrive as one (./verify-twins.ts).
+ * Where a route sends and returns the same schema, an example
  * must also come back from HEAD equal to what went up, and a response sent back up must give HEAD its strings back
  * (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
  * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
