@@ -20,14 +20,14 @@ async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: F
   return app
 }
 
-/** `PUT path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body`. */
+/** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
 function echo (path: string, body: TSchema, roundTrip: boolean) {
   return (api: FastifyInstance): void => {
     if (roundTrip) {
-      api.put(path, { schema: { body, response: { 200: body } } }, async (request) => request.body)
+      api.post(path, { schema: { body, response: { 200: body } } }, async (request) => request.body)
       return
     }
-    api.put(path, { schema: { body, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x1' }))
+    api.post(path, { schema: { body, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x1' }))
     api.get(path, { schema: { response: { 200: body } } }, async () => { throw new Error('not served in verify') })
   }
 }
@@ -88,8 +88,8 @@ test('an amount moved from a decimal to integer cents with Math.floor(amount) * 
   const app = await appWith(t, AmountsInCents, echo('/payments/:id', Payment, true))
   const findings = await app.versioner.verify({ examples: 1 })
   t.same(summary(findings), [
-    'PUT /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down',
-    'PUT /payments/:id 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'
+    'POST /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'POST /payments/:id 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'
   ])
   t.match(findings[0].message, /^the value sent at \/amount does not come back in the 200 response: \d+\.\d+ comes back as \d+$/)
   t.match(findings[1].message, /^the value at \/amount in 2000-01-01 does not reach HEAD: 19\.99 and 19\.98 both arrive as 1900$/, 'two amounts the client told apart are one in HEAD')
@@ -114,7 +114,7 @@ test('an amount moved from a decimal to integer cents with Math.floor(amount) * 
     }
   }
   const reverse = await appWith(t, AmountsAreDecimal, echo('/charges/:id', Charge, true))
-  t.same(summary(await reverse.versioner.verify({ examples: 1 })), ['PUT /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
+  t.same(summary(await reverse.versioner.verify({ examples: 1 })), ['POST /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
 })
 
 test('a round trip names the version change that loses the value, not the one the example went through first', async (t) => {
@@ -156,8 +156,8 @@ test('a round trip names the version change that loses the value, not the one th
   await app.ready()
   const findings = await app.versioner.verify({ examples: 1 })
   t.same(summary(findings), [
-    'PUT /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down',
-    'PUT /payments/:id 2001-01-01 request lost body/amount after AmountsInCents (2002-01-01) by AmountsInCents.up'
+    'POST /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'POST /payments/:id 2001-01-01 request lost body/amount after AmountsInCents (2002-01-01) by AmountsInCents.up'
   ])
   t.same(findings.map((finding) => finding.versions), [['2001-01-01', '2000-01-01'], ['2001-01-01', '2000-01-01']], 'the examples of 2000-01-01 went through ReferenceWasRef first: the same findings')
 })
@@ -211,7 +211,7 @@ test('given and family names joined in a response and split back on the first sp
   }
   const app = await appWith(t, NamesWereOne, echo('/people/:id', Person, true))
   const findings = await app.versioner.verify({ examples: 1 })
-  t.same(summary(findings), ['PUT /people/:id 2000-01-01 request round trip body/givenName after NamesWereOne (2001-01-01) by NamesWereOne.split'])
+  t.same(summary(findings), ['POST /people/:id 2000-01-01 request round trip body/givenName after NamesWereOne (2001-01-01) by NamesWereOne.split'])
   t.match(findings[0].message, /sent down to 2000-01-01 and back up/)
 })
 
@@ -422,7 +422,7 @@ test('a retyped field is compared on the round trip: a limit of 0 retyped to nul
   }
   const app = await appWith(t, NoLimitIsNull, echo('/plans/:id', Plan, true))
   const findings = await app.versioner.verify({ examples: 1 })
-  t.same(summary(findings), ['PUT /plans/:id 2000-01-01 response round trip response 200/limit after NoLimitIsNull (2001-01-01) by NoLimitIsNull.up,NoLimitIsNull.down'])
+  t.same(summary(findings), ['POST /plans/:id 2000-01-01 response round trip response 200/limit after NoLimitIsNull (2001-01-01) by NoLimitIsNull.up,NoLimitIsNull.down'])
   t.match(findings[0].message, /: 0 comes back as 1$/)
 })
 
