@@ -93,13 +93,25 @@ export function unexpressibleValue (guards: readonly ValueGuard[], body: unknown
   return undefined
 }
 
-/** The message naming a value a version cannot express: where, which value, which version changes removed it. */
-export function describeUnexpressible (found: Unexpressible, version: string): string {
+/**
+ * What is wrong with a value a version cannot express: where, which value, which version changes removed it (the
+ * first sentence of {@link describeUnexpressible}; `verify` says it too).
+ * @example
+ * ```ts
+ * unexpressibleReason(found, '2000-01-01') // 'The value "refunded" of OrderStatus (field \'status\') cannot be expressed in API version 2000-01-01: …'
+ * ```
+ */
+export function unexpressibleReason (found: Unexpressible, version: string): string {
   const changes = found.guard.removedBy.get(found.value) ?? []
   const where = typeof found.key === 'number' ? `item ${found.key}` : `field '${String(found.key)}'`
   return `The value ${JSON.stringify(found.value)} of ${found.guard.schema} (${where}) cannot be expressed in API version ${version}: ` +
     `${changes.length > 0 ? `version change ${changes.join(', ')} removed it` : 'that version lacks it'} and no response converter mapped it ` +
-    'to a value the version has. Add a response converter that maps it, or run verify to see every such case.'
+    'to a value the version has.'
+}
+
+/** The message naming a value a version cannot express: where, which value, which version changes removed it, what to do. */
+export function describeUnexpressible (found: Unexpressible, version: string): string {
+  return `${unexpressibleReason(found, version)} Add a response converter that maps it, or run verify to see every such case.`
 }
 
 const NO_GUARDS: readonly ValueGuard[] = []

@@ -1,9 +1,9 @@
 /**
  * Where data must arrive, for `verify`. A generated example carries a unique sentinel in every free string; this
- * module tells which of them must reach the other side of a migration (a field of the example's version that
- * has a counterpart, kept through renames, with the same JSON type on the other side: a renamed field's value
- * must reach its HEAD field, a HEAD field's value the old field), and which strings a body delivers (those under
- * fields its schema declares: what a handler reads, what the serializer sends). Fields an instruction declares
+ * module follows the values of an example to the other side of a migration: those under a field of the example's
+ * version that has a counterpart, kept through renames, with the same JSON type on the other side (a renamed
+ * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
+ * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
  * added or removed (`didntExist`, `existedAs`), and retyped ones, have no counterpart to reach.
  * @module
  */
@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
-import type { SchemaObject } from '../core/json-schema'
+import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { childrenOf } from '../values/shapes'
 
@@ -33,12 +33,15 @@ export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | 
   return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
 }
 
-/** A coarse JSON type of a schema: what a value of it is (`mixed` for unions of several). */
+/** A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string` for a union). */
 function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   const node = asNode(schema, resolveRef)
   if (node === undefined) return 'any'
-  if (typeof node.type === 'string') return node.type === 'integer' ? 'number' : node.type
-  if (Array.isArray(node.type)) return (node.type as string[]).filter((type) => type !== 'null').join('|')
+  if (typeof node.type === 'string' || Array.isArray(node.type)) {
+    // `null` counts (a list of types, `nullable`): a field made nullable, or no longer, is retyped.
+    const types = (Array.isArray(node.type) ? node.type as string[] : [node.type]).map((type) => type === 'integer' ? 'number' : type)
+    return [...new Set(node.nullable === true ? [...types, 'null'] : types)].sort().join('|')
+  }
   if ('const' in node) return typeof node.const
   if (Array.isArray(node.enum)) return [...new Set(node.enum.map((value) => typeof value))].join('|')
   const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
@@ -52,7 +55,7 @@ function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
  * The node a value is read by: for a union without properties of its own, the member the value belongs to, roughly
  * (an object member declaring most of its keys, else one of its type); else the node itself.
  */
-function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
+export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
   const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
   if (!Array.isArray(members) || members.length === 0 || 'properties' in node) return node
   return asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
@@ -83,42 +86,18 @@ function propertySchema (node: JsonSchema, key: string): unknown {
   return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
 }
 
-/** Pushes the items of an array, or the declared fields of an object, with their subschemas. */
-function pushChildren (stack: Array<[unknown, unknown]>, node: JsonSchema, value: object): void {
+/** The items of an array, or the declared fields of an object, with their subschemas: `[key, subschema]`. */
+export function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unknown]> {
   if (Array.isArray(value)) {
     const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
-    value.forEach((item, index) => { stack.push([tuple !== undefined ? (tuple as unknown[])[index] : node.items, item]) })
-    return
+    return value.map((_, index) => [index, tuple !== undefined ? (tuple as unknown[])[index] : node.items])
   }
+  const children: Array<[PathKey, unknown]> = []
   for (const key of Object.keys(value)) {
     const sub = propertySchema(node, key)
-    if (sub !== undefined) stack.push([sub, (value as Record<string, unknown>)[key]])
+    if (sub !== undefined) children.push([key, sub])
   }
-}
-
-/**
- * The strings a body delivers under the fields `schema` declares (lower-cased): what a handler typed by the schema
- * reads, or what the serializer of a response sends. Walked with an explicit stack (deep bodies are fine).
- */
-export function deliveredStrings (schema: unknown, data: unknown, resolveRef: RefResolver): string[] {
-  const found: string[] = []
-  const stack: Array<[unknown, unknown]> = [[schema, data]]
-  while (stack.length > 0) {
-    const [rawSchema, value] = stack.pop() as [unknown, unknown]
-    const bare = asNode(rawSchema, resolveRef)
-    if (typeof value === 'string') found.push(value.toLowerCase())
-    if (bare === undefined || rawSchema === true) continue
-    const node = readingNode(bare, value, resolveRef)
-    if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
-    if (typeof value === 'object' && value !== null) pushChildren(stack, node, value)
-  }
-  return found
-}
-
-/** True when a sentinel is among the delivered strings (contained in one: converters may join values). */
-export function arrives (sentinel: string, delivered: readonly string[]): boolean {
-  const wanted = sentinel.toLowerCase()
-  return delivered.some((text) => text.includes(wanted))
+  return children
 }
 
 /** Lineage of fields between two levels of the same HEAD schema. */
@@ -129,46 +108,167 @@ interface Lineage {
   readonly from: number
   /** The level its values must reach. */
   readonly to: number
+  /** The pairings computed so far (one map for a whole run: they never change). */
+  readonly pairings?: Pairings
 }
+
+/** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key. */
+interface Pairing {
+  readonly key: string
+  readonly type: unknown
+  readonly there: string
+  /** False when the counterpart's JSON type differs (the field was retyped). */
+  readonly sameType: boolean
+}
+
+/** Pairings by HEAD seed schema and levels (`from>to`). */
+export type Pairings = Map<TSchema, Map<string, readonly Pairing[]>>
 
 function fieldsAt (lineage: Lineage, head: TSchema, level: number): Array<{ key: string, field: FieldState }> {
   const state = lineage.generation.stateAt(head, level)
   return state.kind === 'object' ? visibleFields(state, (parent): SeedState => lineage.generation.stateAt(parent, level)) : []
 }
 
+/** The fields of the seed of `head` at level `from` that have a counterpart (the same field, kept through renames) at level `to`. */
+function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
+  const levels = `${lineage.from}>${lineage.to}`
+  const known = lineage.pairings?.get(head)?.get(levels)
+  if (known !== undefined) return known
+  const there = new Map(fieldsAt(lineage, head, lineage.to).map((entry) => [entry.field.id, entry]))
+  const pairings: Pairing[] = []
+  for (const { key, field } of fieldsAt(lineage, head, lineage.from)) {
+    const counterpart = there.get(field.id)
+    if (counterpart === undefined) continue
+    const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef)
+    pairings.push({ key, type: field.type, there: counterpart.key, sameType })
+  }
+  if (lineage.pairings !== undefined) {
+    const bySeed = lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()
+    lineage.pairings.set(head, bySeed.set(levels, pairings))
+  }
+  return pairings
+}
+
+/** True when `value` is a member of the enum `schema` (a seed an instruction narrows) that level `to` lacks. */
+function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolean {
+  const node = asNode(schema, lineage.resolveRef)
+  const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
+  if (seed === undefined) return false
+  const state = lineage.generation.stateAt(seed.head, lineage.to)
+  return state.kind === 'enum' && !state.members.some((member) => member.value === value)
+}
+
+/** A key of a JSON value: an object's key, or an array's index. */
+export type PathKey = string | number
+
+/** A value of an example followed to another level: where it is in the example, where its counterpart is there. */
+export interface FollowedValue {
+  /** Its place in the example. */
+  readonly from: readonly PathKey[]
+  /** The place of its counterpart at the other level (renamed fields renamed). */
+  readonly to: readonly PathKey[]
+  /** False for a field retyped between the levels (its counterpart of another JSON type): followed as a whole only. */
+  readonly sameType: boolean
+}
+
 /**
- * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
- * those under fields that have a counterpart there (the same field, kept through renames) of the same JSON type,
- * all the way down.
+ * The JSON pointer of a path, array items as `*` (the same mistake shows at one place, whatever the example).
+ * @example
+ * ```ts
+ * pointerOfPath(['lines', 2]) // '/lines/*'
+ * ```
  */
-export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
-  const required: RequiredValue[] = []
-  if (sentinels.size === 0) return required
+export function pointerOfPath (path: readonly PathKey[]): string {
+  return path.map((key) => `/${typeof key === 'number' ? '*' : pointerSegment(key)}`).join('')
+}
+
+/**
+ * The value at `path` of `data` (own properties only); `undefined` when there is none.
+ * @example
+ * ```ts
+ * valueAt({ tags: ['a', 'b'] }, ['tags', 1]) // 'b'
+ * ```
+ */
+export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
+  let value = data
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined
+    value = (value as Record<PathKey, unknown>)[key]
+  }
+  return value
+}
+
+/**
+ * The schema node of the value at `path` of `data` (data of `schema`), read as the other walks read it (a union by the
+ * member the data belongs to); `undefined` where the path leaves what the schema declares.
+ * @example
+ * ```ts
+ * schemaAt(Payment, { amountCents: 1999 }, ['amountCents'], resolveRef) // { type: 'integer' }
+ * ```
+ */
+export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey[], resolveRef: RefResolver): JsonSchema | undefined {
+  let node = asNode(schema, resolveRef)
+  let value = data
+  for (const key of path) {
+    if (node === undefined || typeof value !== 'object' || value === null) return undefined
+    const child = declaredChildren(readingNode(node, value, resolveRef), value).find(([name]) => name === key)
+    node = child === undefined ? undefined : asNode(child[1], resolveRef)
+    value = (value as Record<PathKey, unknown>)[key]
+  }
+  return node === undefined ? undefined : readingNode(node, value, resolveRef)
+}
+
+/**
+ * The values of an example (at level `from`, of the HEAD schema `headSchema`) that have a counterpart at level
+ * `to`, parents before their children: the fields that exist there (the same field, kept through renames) of the
+ * same JSON type, all the way down, and the items of their lists; with `retyped`, also the fields retyped between
+ * the levels (not what they hold). Fields an instruction declares added or removed have no counterpart.
+ * @example
+ * ```ts
+ * followedValues({ generation, resolveRef, from: 2, to: 0 }, UserCreate, { name: 'Ada' }) // [{ from: ['name'], to: ['fullName'], sameType: true }]
+ * ```
+ */
+export function followedValues (lineage: Lineage, headSchema: unknown, example: unknown, retyped = false): FollowedValue[] {
+  const found: FollowedValue[] = []
   const { generation, resolveRef } = lineage
-  const stack: Array<[unknown, unknown]> = [[headSchema, example]]
+  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue }> = [{ schema: headSchema, value: example, at: { from: [], to: [], sameType: true } }]
   while (stack.length > 0) {
-    const [schema, value] = stack.pop() as [unknown, unknown]
-    if (typeof value === 'string') {
-      const pointer = sentinels.get(value)
-      if (pointer !== undefined) required.push({ sentinel: value, pointer })
-      continue
-    }
+    const { schema, value, at } = stack.pop() as typeof stack[number]
     const bare = asNode(schema, resolveRef)
-    if (bare === undefined || typeof value !== 'object' || value === null) continue
+    if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
+      const held = (value as Record<PathKey, unknown>)[key]
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
+      if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType }
+      found.push(child)
+      if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
+    }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
     if (seed === undefined || lineage.from === lineage.to) {
-      pushChildren(stack, node, value)
+      for (const [key, sub] of declaredChildren(node, value)) follow(sub, key, key, true)
       continue
     }
-    const there = new Map(fieldsAt(lineage, seed.head, lineage.to).map(({ field }) => [field.id, field]))
-    for (const { key, field } of fieldsAt(lineage, seed.head, lineage.from)) {
-      if (!Object.hasOwn(value, key)) continue
-      const counterpart = there.get(field.id)
-      // Added or removed by an instruction, or retyped: nothing of it has to arrive as it is.
-      if (counterpart === undefined || jsonTypeOf(counterpart.type, resolveRef) !== jsonTypeOf(field.type, resolveRef)) continue
-      stack.push([field.type, (value as Record<string, unknown>)[key]])
+    for (const { key, type, there, sameType } of pairingsOf(lineage, seed.head)) {
+      // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
+      if (Object.hasOwn(value, key) && (sameType || retyped)) follow(type, key, there, sameType)
     }
+  }
+  return found
+}
+
+/**
+ * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
+ * those of the values followed there (see {@link followedValues}).
+ */
+export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
+  if (sentinels.size === 0) return []
+  const required: RequiredValue[] = []
+  for (const { from, sameType } of followedValues(lineage, headSchema, example)) {
+    const value = sameType ? valueAt(example, from) : undefined
+    const pointer = typeof value === 'string' ? sentinels.get(value) : undefined
+    if (pointer !== undefined) required.push({ sentinel: value as string, pointer })
   }
   return required
 }

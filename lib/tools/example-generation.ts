@@ -1,8 +1,11 @@
 /**
- * The examples `verify` replays: generated from a version's JSON Schema with fast-check (deterministic by seed),
- * optional fields present and absent, union members and array lengths varied, every enum member at least once,
- * and a unique sentinel in every free string (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so that
- * `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * The examples `verify` replays: first one example per boundary where converters lose data (./boundary-values.ts:
+ * strings with spaces and non-ASCII letters, empty ones, long ones; numbers with a fraction, negative, zero,
+ * large; empty lists and records; `null` where allowed; every optional field present), then the random ones,
+ * generated from a version's JSON Schema with fast-check (deterministic by seed), optional fields present and
+ * absent, union members and array lengths varied, then every enum member sampling missed. Every free string holds a
+ * unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so that `verify` can tell where each
+ * value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
 import { createRequire } from 'node:module'
@@ -12,14 +15,18 @@ import { setOwn } from '../core/own-properties'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
+import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
 const kLeaf = Symbol('fastify-versioner.leaf')
+const kNumber = Symbol('fastify-versioner.number')
 const kChoice = Symbol('fastify-versioner.choice')
-/** A free string of the example, replaced by a sentinel once the example is sampled. */
-interface Leaf { readonly [kLeaf]: JsonSchema }
+/** A free string of the example, replaced by a sentinel once the example is sampled (at a boundary, for a boundary example). */
+interface Leaf { readonly [kLeaf]: JsonSchema, readonly boundary?: Boundary }
+/** A number of a boundary example, with the neighbour its twin holds instead. */
+interface BoundaryNumber { readonly [kNumber]: true, readonly value: number, readonly twin: number }
 /** An enum or `const` value chosen by fast-check, kept as a token so that `verify` knows which members it covered. */
 interface Choice { readonly [kChoice]: JsonSchema, readonly value: unknown }
 
@@ -28,6 +35,11 @@ export interface GeneratedExample {
   readonly value: unknown
   /** Sentinel → where it is in the example. */
   readonly sentinels: ReadonlyMap<string, string>
+  /**
+   * For a boundary example holding numbers: the same example with each of them moved to a neighbour (19.98 for
+   * 19.99), and their places (JSON of their paths).
+   */
+  readonly twin?: { readonly value: unknown, readonly numbers: ReadonlySet<string> }
 }
 
 /** How to build examples of one schema. */
@@ -50,6 +62,8 @@ interface Builder {
   /** Generate toward this enum node and value: the parts that hold it are present, with that value. */
   readonly forced: { readonly node: JsonSchema, readonly value: unknown } | undefined
   readonly holds: Map<JsonSchema, boolean>
+  /** For a boundary example: the boundary, and how many numbers it holds so far (each one differs). */
+  readonly boundary?: { readonly at: Boundary, numbers: number }
 }
 
 function membersOf (node: JsonSchema): unknown[] | undefined {
@@ -75,12 +89,16 @@ function holdsForced (builder: Builder, node: unknown, seen = new Set<unknown>()
   return result
 }
 
-function numberArbitrary (fc: Fc, node: JsonSchema, integer: boolean): Arbitrary {
-  const step = typeof node.multipleOf === 'number' ? node.multipleOf : 1
-  let low = typeof node.minimum === 'number' ? node.minimum : -1000
-  if (typeof node.exclusiveMinimum === 'number') low = Math.max(low, node.exclusiveMinimum + step)
-  let high = typeof node.maximum === 'number' ? node.maximum : low + 2000
-  if (typeof node.exclusiveMaximum === 'number') high = Math.min(high, node.exclusiveMaximum - step)
+function numberArbitrary (builder: Builder, node: JsonSchema, integer: boolean): Arbitrary {
+  const { fc, boundary } = builder
+  if (boundary !== undefined) {
+    const value = boundaryNumber(node, integer, boundary.at, ++boundary.numbers)
+    return fc.constant({ [kNumber]: true, value, twin: twinNumber(node, integer, value) })
+  }
+  const range = numberRange(node, integer)
+  const step = range.step === 0 ? 1 : range.step
+  const low = Number.isFinite(range.low) ? range.low : -1000
+  const high = Number.isFinite(range.high) ? range.high : low + 2000
   const first = Math.ceil(low / step)
   const last = Math.max(first, Math.floor(high / step))
   const multiples = fc.integer({ min: first, max: Math.min(last, first + 100_000) })
@@ -98,13 +116,14 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
     const forcedHere = holdsForced(builder, sub)
     if (!required.has(name) && !forcedHere && depth > MAX_DEPTH) continue
     setOwn(shape, name, arbitraryOf(builder, sub, depth + 1))
-    if (required.has(name) || forcedHere) requiredKeys.push(name)
+    if (required.has(name) || forcedHere || builder.boundary !== undefined) requiredKeys.push(name)
   }
   for (const name of required) if (!Object.hasOwn(shape, name)) setOwn(shape, name, fc.constant({ [kLeaf]: {} }))
   const record = fc.record(shape, { requiredKeys })
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
   if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
-  const entries = fc.dictionary(fc.constantFrom('extraOne', 'extraTwo'), arbitraryOf(builder, extra, depth + 1), { maxKeys: 2 })
+  const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
+  const entries = fc.dictionary(fc.constantFrom('extraOne', 'extraTwo'), arbitraryOf(builder, extra, depth + 1), keys)
   return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
 }
 
@@ -116,7 +135,19 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   const max = typeof node.maxItems === 'number' ? node.maxItems : min + 3
   const floor = holdsForced(builder, node.items) ? Math.max(min, 1) : min
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
+  if (builder.boundary !== undefined) {
+    const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
+    return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
+  }
   return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+}
+
+/** The members of a union a boundary example picks among: for `null`, the one taking `null` if any; else the others, if any. */
+function boundaryMembers (builder: Builder, members: unknown[]): unknown[] {
+  if (builder.boundary === undefined) return members
+  const taking = (member: unknown): boolean => allowsNull(asNode(member, builder.options.resolveRef) ?? {})
+  const picked = members.filter((member) => taking(member) === (builder.boundary?.at === 'null'))
+  return picked.length > 0 ? picked : members
 }
 
 /** The arbitrary of one schema node. */
@@ -130,10 +161,12 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     if (builder.forced?.node === node) return fc.constant({ [kChoice]: node, value: builder.forced.value })
     return fc.constantFrom(...members).map((value) => ({ [kChoice]: node, value }))
   }
+  const nulls = builder.boundary?.at === 'null'
+  if (nulls && allowsNull(node)) return fc.constant(null)
   const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
   if (Array.isArray(union) && union.length > 0) {
     const toward = union.filter((member) => holdsForced(builder, member))
-    return fc.oneof(...(toward.length > 0 ? toward : union).map((member) => arbitraryOf(builder, member, depth + 1)))
+    return fc.oneof(...boundaryMembers(builder, toward.length > 0 ? toward : union).map((member) => arbitraryOf(builder, member, depth + 1)))
   }
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     const { allOf, ...own } = node
@@ -141,10 +174,10 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
   switch (typeOf(node)) {
-    case 'string': return fc.constant({ [kLeaf]: node })
-    case 'integer': return numberArbitrary(fc, node, true)
-    case 'number': return numberArbitrary(fc, node, false)
-    case 'boolean': return fc.boolean()
+    case 'string': return fc.constant({ [kLeaf]: node, boundary: builder.boundary?.at })
+    case 'integer': return numberArbitrary(builder, node, true)
+    case 'number': return numberArbitrary(builder, node, false)
+    case 'boolean': return builder.boundary === undefined ? fc.boolean() : fc.constant(builder.boundary.at === 'spaces' || builder.boundary.at === 'large')
     case 'null': return fc.constant(null)
     case 'array': return arrayArbitrary(builder, node, depth)
     case 'object': return objectArbitrary(builder, node, depth)
@@ -152,8 +185,11 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
   }
 }
 
-/** A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one). */
-function sentinelFor (node: JsonSchema, count: number): string | undefined {
+/**
+ * A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one), at
+ * `boundary` for a boundary example (`''` for an empty string: no sentinel).
+ */
+function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
   const base36 = count.toString(36).padStart(6, '0')
   switch (node.format) {
     case undefined: break
@@ -165,11 +201,10 @@ function sentinelFor (node: JsonSchema, count: number): string | undefined {
     default: return undefined
   }
   if (typeof node.pattern === 'string') return undefined
-  const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   const token = `zq${base36}`
-  if (token.length > max) return undefined
-  return token.padEnd(Math.max(min, token.length), 'q')
+  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
+  return boundaryString(node, boundary, token) ?? ''
 }
 
 /** A free string without a sentinel: `exampleOf`'s (one matching its pattern), or `'example'` when it cannot make one (the example is then invalid, and skipped). */
@@ -181,16 +216,29 @@ function leafExample (node: JsonSchema): unknown {
   }
 }
 
-/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members. */
-function materialize (sampled: unknown, sentinels: Map<string, string>, covered: Map<JsonSchema, Set<string>>): unknown {
+/** What materializing records: the sentinels, the enum members covered, the places of boundary numbers (with `twin`, their neighbours are taken). */
+interface Materialized {
+  readonly sentinels: Map<string, string>
+  readonly covered: Map<JsonSchema, Set<string>>
+  readonly numbers: Set<string>
+  readonly twin: boolean
+}
+
+/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members, boundary numbers. */
+function materialize (sampled: unknown, { sentinels, covered, numbers, twin }: Materialized): unknown {
   let count = 0
-  const walk = (value: unknown, pointer: string): unknown => {
+  const walk = (value: unknown, pointer: string, path: ReadonlyArray<string | number>): unknown => {
     if (typeof value !== 'object' || value === null) return value
+    if (kNumber in value) {
+      const number = value as BoundaryNumber
+      if (number.twin !== number.value) numbers.add(JSON.stringify(path))
+      return twin ? number.twin : number.value
+    }
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
-      const sentinel = sentinelFor(node, ++count)
+      const sentinel = sentinelFor(node, ++count, (value as Leaf).boundary)
       if (sentinel === undefined) return leafExample(node)
-      sentinels.set(sentinel, pointer)
+      if (sentinel !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }
     if (kChoice in value) {
@@ -198,17 +246,18 @@ function materialize (sampled: unknown, sentinels: Map<string, string>, covered:
       covered.set(choice[kChoice], (covered.get(choice[kChoice]) ?? new Set()).add(JSON.stringify(choice.value)))
       return choice.value
     }
-    if (Array.isArray(value)) return value.map((item) => walk(item, `${pointer}/*`))
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, `${pointer}/*`, [...path, index]))
     const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`))
+    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`, [...path, key]))
     return copy
   }
-  return walk(sampled, '')
+  return walk(sampled, '', [])
 }
 
 /**
- * Examples of `schema`: `options.count` sampled ones, then one more for each enum member sampling did not give
- * (generated toward it: the optional fields and union members that hold it present).
+ * Examples of `schema`: one per boundary (./boundary-values.ts), then `options.count` sampled ones, then one more
+ * for each enum member sampling did not give (generated toward it: the optional fields and union members that hold
+ * it present).
  * @example
  * ```ts
  * for (const { value, sentinels } of generateExamples(form, { resolveRef, count: 200, seed: 1 })) replay(value, sentinels)
@@ -223,10 +272,13 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
-      const sentinels = new Map<string, string>()
-      examples.push({ value: materialize(sampled, sentinels, covered), sentinels })
+      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false }
+      const value = materialize(sampled, made)
+      const twin = made.numbers.size === 0 ? undefined : { value: materialize(sampled, { ...made, sentinels: new Map(), numbers: new Set(), twin: true }), numbers: made.numbers }
+      examples.push({ value, sentinels: made.sentinels, ...(twin === undefined ? {} : { twin }) })
     }
   }
+  for (const at of BOUNDARIES) sampleWith({ ...builder, boundary: { at, numbers: 0 } }, 1)
   sampleWith(builder, options.count)
   for (const node of [...builder.choices]) {
     for (const value of membersOf(node) ?? []) {

@@ -2,8 +2,10 @@
  * One replay of `verify`: a generated example taken through the converters of one route (or webhook) and version,
  * step by step, the way requests go up and responses down when served. After each version change the data must
  * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
- * be converted, not coerced), and at the end every sentinel that must arrive (./data-flow.ts) must be delivered.
- * The first version change after which either fails is the one at fault. Also the type of what `verify` finds.
+ * be converted, not coerced; a HEAD enum member the version lacks is named as serving names it), and at the end
+ * every sentinel that must arrive (./data-flow.ts) must be delivered, and no value followed there may be dropped
+ * (./value-comparison.ts). The first version change after which either fails is the one at fault. Also the type
+ * of what `verify` finds.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -11,9 +13,11 @@ import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
-import { arrives, deliveredStrings, type RefResolver, type RequiredValue } from './data-flow'
+import { pointerOfPath, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
+import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
 import type { Check, ValidationIssue } from '../core/strict-validator'
-import { pointerSegment } from '../core/json-schema'
+import { pointerKey, pointerSegment } from '../core/json-schema'
+import { droppedValues, shown } from './value-comparison'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -38,6 +42,10 @@ export interface VerifyFinding {
   readonly pointer: string
   /** What went wrong. */
   readonly message: string
+  /** The value that was lost, changed or refused (the generated one); absent when no one value is at fault. */
+  readonly value?: unknown
+  /** What to add or fix, in one sentence (every finding of a replay has one). */
+  readonly fix?: string
   /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
   readonly changeVersion: string
   /** The version change classes of that version. */
@@ -50,12 +58,38 @@ export interface VerifyFinding {
   readonly text: string
 }
 
+/** Where a finding was made. */
+export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
+
+/** Where findings go: the target, and the issue a replay found there. */
+export type Report = (target: Target, issue: ReplayIssue) => void
+
 /** What a replay reports: the kind of problem, where, the converters of the step at fault that ran, and that step. */
-export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'message' | 'converters'> & {
+export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'message' | 'converters'> & Partial<Pick<VerifyFinding, 'value' | 'fix'>> & {
   /** Index of the generation step at fault (`steps[index]`). */
   readonly step: number
   /** The level whose schema the data reached when it went wrong (0 is HEAD). */
   readonly reached: number
+  /** The version changes at fault, when not every change of the step is (the one that removed an enum member). */
+  readonly changes?: readonly string[]
+}
+
+/** A HEAD enum member a version lacks, found in a response of it: how serving would name it, and what to add. */
+export interface Unexpressed {
+  readonly value: unknown
+  readonly message: string
+  readonly fix: string
+  readonly changes: readonly string[]
+}
+
+/** What must arrive of one part of an example: the example, the sentinels it holds, its values followed to a level. */
+export interface Expected {
+  readonly example: unknown
+  readonly sentinels: readonly RequiredValue[]
+  /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
+  readonly byWords: boolean
+  /** The values of the example followed to `level` (their places there). */
+  readonly followedTo: (level: number) => readonly FollowedValue[]
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps. */
@@ -63,6 +97,11 @@ export interface ReplayContext {
   readonly compile: (schema: TSchema) => Check
   readonly resolveRef: RefResolver
   readonly steps: readonly GenerationStep[]
+}
+
+/** The value at a JSON pointer of `data`. */
+function valueAtPointer (data: unknown, pointer: string): unknown {
+  return valueAt(data, pointer === '' ? [] : pointer.slice(1).split('/').map(pointerKey))
 }
 
 /** A JSON pointer with array indices as `*` (the same mistake shows at one place, whatever the example). */
@@ -92,8 +131,8 @@ function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayI
 }
 
 /**
- * The checks of the data a replay reaches at each level: valid for the level's schema, and where each required
- * value went missing first. A value may be out of sight at a level between (a field HEAD has and the latest
+ * The checks of the data a replay reaches at each level: valid for the level's schema, and where each value that
+ * must arrive went missing first. A value may be out of sight at a level between (a field HEAD has and the latest
  * version hides) and still arrive: only values missing at the end are reported, at the step after which they
  * were first missing.
  */
@@ -102,35 +141,57 @@ class LevelChecks {
 
   constructor (private readonly context: ReplayContext) {}
 
-  /** The issue when `data` fails `schema`; otherwise the required values it does not deliver (noted at `where`). */
-  check (schema: TSchema, data: unknown, required: readonly RequiredValue[], where: Where): ReplayIssue | RequiredValue[] {
+  /** The issue when `data` fails `schema`; otherwise the keys of the values it loses (each noted where first lost). */
+  check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | string[] {
     const check = this.context.compile(schema)
     if (!check(copyJson(data))) {
       const issue = check.errors?.[0]
-      return { kind: 'invalid', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', ...where }
+      const pointer = pointerOf(issue)
+      return { kind: 'invalid', pointer, message: issue?.message ?? 'does not match', value: valueAtPointer(data, issue?.instancePath ?? ''), ...where }
     }
-    if (required.length === 0) return []
+    if (expected === undefined) return []
+    const missing: string[] = []
+    const note = (place: string, issue: Pick<ReplayIssue, 'pointer' | 'message' | 'value'>): void => {
+      const key = `${where.part}\n${place}`
+      missing.push(key)
+      if (!this.firstMissing.has(key)) this.firstMissing.set(key, { kind: 'lost', ...issue, ...where })
+    }
+    const followed = expected.followedTo(where.reached)
+    for (const { at, value, became } of droppedValues(followed, expected.example, data)) {
+      note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value })
+    }
+    if (expected.sentinels.length === 0) return missing
     const delivered = deliveredStrings(schema, data, this.context.resolveRef)
-    const missing = required.filter((value) => !arrives(value.sentinel, delivered))
-    for (const value of missing) {
-      if (!this.firstMissing.has(value.sentinel)) this.firstMissing.set(value.sentinel, { kind: 'lost', pointer: value.pointer, message: '', ...where })
+    const spoilt = spoiltStrings(delivered)
+    for (const { sentinel, pointer } of expected.sentinels) {
+      if (arrives(sentinel, delivered, expected.byWords)) {
+        const artefact = spoilt.length === 0 ? undefined : artefactBeside(sentinel, spoilt)
+        if (artefact !== undefined) note(sentinel, { pointer, message: `${shown(sentinel)} arrives with ${artefact} beside it`, value: sentinel })
+        continue
+      }
+      const place = followed.find((value) => valueAt(expected.example, value.from) === sentinel)
+      const arrived = place === undefined ? undefined : valueAt(data, place.to)
+      note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })
     }
     return missing
   }
 
   /** The issue of the first value in `missing` (values missing at the end). */
-  issueOf (missing: readonly RequiredValue[]): ReplayIssue | undefined {
-    return missing.length === 0 ? undefined : this.firstMissing.get(missing[0].sentinel)
+  issueOf (missing: readonly string[]): ReplayIssue | undefined {
+    return missing.length === 0 ? undefined : this.firstMissing.get(missing[0])
   }
 }
 
+/** The body at each level a replay reached, with the converters that ran to reach it (for a round trip's comparisons). */
+export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[] }>
+
 /**
  * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
- * down to a version; the sentinels that must arrive, by part; the converter steps of the route or webhook.
+ * down to a version; what must arrive, by part; the converter steps of the route or webhook.
  */
 export interface Replay {
   readonly data: Partial<Record<RequestPart, unknown>>
-  readonly required: ReadonlyMap<RequestPart, readonly RequiredValue[]>
+  readonly required: ReadonlyMap<RequestPart, Expected>
   readonly steps: readonly ConverterStep[]
   readonly method: string | undefined
   /** The version's level, and the form of a part at any level (0 is HEAD). */
@@ -138,6 +199,16 @@ export interface Replay {
   readonly formAt: (part: RequestPart, level: number) => TSchema
   /** The status of a response; `undefined` for a request. */
   readonly status: number | undefined
+  /** For a response: the HEAD enum member a version lacks in its body at a level, if any. */
+  readonly unexpressed?: (body: unknown, level: number) => Unexpressed | undefined
+  /** Filled with the body at each level reached, when given. */
+  readonly trail?: Trail
+}
+
+/** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
+function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): ReplayIssue {
+  const found = replay.status === undefined ? undefined : replay.unexpressed?.(body, issue.reached)
+  return found === undefined ? issue : { ...issue, value: found.value, message: found.message, fix: found.fix, changes: found.changes, converters: [] }
 }
 
 /**
@@ -158,7 +229,7 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
   const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context)
-  let missing: RequiredValue[] = []
+  let missing: string[] = []
   // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
   // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
   // each step takes it one level down.
@@ -173,9 +244,10 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
       return converterFailed(error, { ...where, converters: [...new Set(ran)] })
     }
     missing = []
+    replay.trail?.set(where.reached, { body: copyJson(info.body), converters: [...new Set(ran)] })
     for (const part of parts) {
-      const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part) ?? [], { part, ...where, converters: [...new Set(ran)] })
-      if (!Array.isArray(checked)) return checked
+      const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
+      if (!Array.isArray(checked)) return checked.kind === 'invalid' ? invalidIssue(replay, checked, info.body) : checked
       missing.push(...checked)
     }
   }

@@ -1,7 +1,8 @@
 /**
  * What `verify` replays for one route version or webhook: request examples of the version up to HEAD (and, where
- * the route returns the schema it takes, back down again), HEAD response examples of every documented status down
- * to the version, HEAD webhook payloads down to every version that has the webhook.
+ * the route returns the schema it takes, back down again: ./verify-trips.ts), HEAD response examples of every
+ * documented status down to the version (and, on such a route, back up again), HEAD webhook payloads down to every
+ * version that has the webhook.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -10,22 +11,55 @@ import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, ty
 import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
 import { copyJson } from '../serve/step-runner'
-import { requiredValues, type RequiredValue } from './data-flow'
+import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type VerifyFinding } from './verify-replay'
+import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
+import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
+import { twinIssues } from './verify-twins'
 
-/** Where a finding was made. */
-export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
-
-export type Report = (target: Target, issue: ReplayIssue) => void
+export type { Report }
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-interface VerifyEnvironment extends ReplayContext, GenerationOptions {
+interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
   readonly state: VersionerState
-  readonly report: Report
-  /** Counts the examples replayed. */
-  replayed: number
+}
+
+/**
+ * What must arrive of `value` (an example of `headSchema`'s form at level `from`, with the sentinels of `example`)
+ * at level `to`, and at the levels between (its values followed to each, once).
+ */
+function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number }): Expected {
+  const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, ...levels }
+  const followed = new Map<number, FollowedValue[]>()
+  return {
+    example: example.value,
+    sentinels: requiredValues(lineage, headSchema, example.value, example.sentinels),
+    byWords: true,
+    followedTo: (level) => {
+      let found = followed.get(level)
+      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value))
+      return found
+    }
+  }
+}
+
+/** The HEAD enum member a version lacks in a response body of `headSchema` at a level, named as serving names it. */
+function unexpressedIn (env: VerifyEnvironment, headSchema: TSchema): (body: unknown, level: number) => Unexpressed | undefined {
+  return (body, level) => {
+    const found = unexpressibleValue(valueGuardsOf(env.state.planner, headSchema, level), body)
+    if (found === undefined) return undefined
+    const version = env.state.versionAt(level)
+    const changes = found.guard.removedBy.get(found.value) ?? []
+    const to = changes.length > 0 ? changes.join(', ') : `the version change of ${version}`
+    return {
+      value: found.value,
+      message: unexpressibleReason(found, version),
+      fix: `Add a response converter to ${to} that maps ${JSON.stringify(found.value)} of ${found.guard.schema} to a value ${version} has.`,
+      changes
+    }
+  }
 }
 
 /**
@@ -49,7 +83,7 @@ function statusesOf (slots: SchemaSlots, slot: string): number[] {
 
 /** Messages of lost values, by direction. */
 function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
-  return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}` } : issue
+  return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}: ${issue.message}` } : issue
 }
 
 /**
@@ -68,6 +102,7 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
 
 /** The success response of a route that returns the schema its body (of slot `slot`) takes (a round trip), if any. */
 function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
+  if (slot === undefined) return undefined
   const body = headPart(head, 'body', slot)
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
@@ -92,44 +127,48 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
-  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: behaviour.level, to: 0 }
+  const headBody = headPart(head, 'body', body)
   for (let index = 0; index < count; index++) {
-    const data: Partial<Record<RequestPart, unknown>> = {}
-    const required = new Map<RequestPart, RequiredValue[]>()
-    let valid = true
-    for (const part of parts) {
-      const list = examples.get(part) as GeneratedExample[]
-      const example = list[index % list.length]
-      data[part] = copyJson(example.value)
-      valid &&= env.compile(formAt(part, behaviour.level))(copyJson(data[part]))
-      if (part === 'body' || part === 'querystring') required.set(part, requiredValues(lineage, headPart(head, part, body), data[part], example.sentinels))
+    const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
+    // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
+    const dataOf = (twin: boolean): Partial<Record<RequestPart, unknown>> => {
+      const data: Partial<Record<RequestPart, unknown>> = {}
+      for (const [part, example] of picked) data[part] = copyJson(twin && part === 'body' ? example.twin?.value : example.value)
+      for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+      return data
     }
-    if (!valid) continue // an example the version's own schema rejects says nothing about migrations
+    // An example the version's own schema rejects says nothing about migrations.
+    if (![...picked].every(([part, example]) => env.compile(formAt(part, behaviour.level))(copyJson(example.value)))) continue
+    const required = new Map<RequestPart, Expected>()
+    for (const part of ['body', 'querystring'] as const) {
+      const example = picked.get(part)
+      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0 }))
+    }
     env.replayed++
-    for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+    const data = dataOf(false)
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
-    const result = await replayExample(env, { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined })
+    const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
+    const twin = picked.get('body')?.twin
+    const trail = sent?.trail ?? (twin === undefined ? undefined : new Map())
+    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail }
+    const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
       report(target, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined) await verifyRoundTrip(env, trip, result.body, required.get('body') ?? [])
+    if (trip !== undefined && sent !== undefined) await verifyRoundTrip(env, trip, sent, result.body)
+    if (twin === undefined || trail === undefined) continue
+    const issues = await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected: required.get('body') as Expected, trail })
+    for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
 }
 
-/** The HEAD body of a request example, sent back down as the response it returns: what went up must come back. */
-async function verifyRoundTrip (env: VerifyEnvironment, target: ResponseTarget, body: unknown, required: readonly RequiredValue[]): Promise<void> {
-  if (required.length === 0) return
-  env.replayed++
-  const result = await replayExample(env, { ...target, data: { body }, required: new Map([['body', required]]) })
-  if (result === undefined || 'body' in result || result.kind !== 'lost') return
-  env.report({ route: target.route, version: target.version, direction: 'response', example: body },
-    { ...result, kind: 'round trip', part: target.part, message: `the value sent at ${result.pointer} does not come back in the ${target.part.slice('response '.length)} response` })
+/** A route version's requests with a body of slot `body`, for a trip down and back up. */
+function requestSide (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, body: string): RequestSide {
+  const plan = requestPlanOf(behaviour, body)
+  return { formAt: formsOf(env, (part) => headPart(head, part, body) as TSchema), steps: plan.requestSteps, cleaners: plan.cleaners, part: body === '' ? 'body' : `body (${body})` }
 }
-
-/** What a response replay of one schema needs besides the examples, and where its findings are. */
-type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
 /**
  * The replay targets of the response of slot `slot` of a route version, one per status it answers: with the
@@ -151,22 +190,32 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
       status,
       method: behaviour.state.methods[0],
       steps: behaviour.responseSteps.get(served ?? '') ?? [],
-      formAt: formsOf(env, () => headSchema)
+      formAt: formsOf(env, () => headSchema),
+      unexpressed: unexpressedIn(env, headSchema)
     }
   })
 }
 
-/** HEAD examples of a schema replayed down to a version. */
-async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget): Promise<void> {
+/** HEAD examples of a schema replayed down to a version (and, with `back`, sent back up as a request of it). */
+async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
-  const lineage = { generation: env.state.generation, resolveRef: env.resolveRef, from: 0, to: target.level }
   for (const example of generateExamples(headForm, env)) {
     if (!env.compile(headForm)(copyJson(example.value))) continue
     env.replayed++
-    const required = requiredValues(lineage, headSchema, example.value, example.sentinels)
-    const result = await replayExample(env, { ...target, data: { body: example.value }, required: new Map([['body', required]]) })
-    if (result === undefined || 'body' in result) continue
+    const expected = expectedOf(env, headSchema, example, { from: 0, to: target.level })
+    const trail = example.twin === undefined ? undefined : new Map()
+    const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
+    const result = await replayExample(env, replay)
+    if (result === undefined) continue
+    if ('body' in result) {
+      if (back !== undefined) await verifyTripBack(env, { target, request: back }, example, result.body)
+      const issues = example.twin === undefined || trail === undefined
+        ? []
+        : await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail })
+      for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
+      continue
+    }
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
@@ -176,9 +225,17 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
 export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour): Promise<void> {
   const at = { head, behaviour, route: `${behaviour.state.methods.join(',')} ${behaviour.state.path}` }
   const bodies = Object.keys(head.forms.body.schemas)
-  for (const body of bodies.length === 0 ? [undefined] : bodies) await verifyRequests(env, at, body)
+  // The response slot each round-tripping body comes back in (the first body, for a slot several return).
+  const trips = new Map<string, string>()
+  for (const body of bodies.length === 0 ? [undefined] : bodies) {
+    await verifyRequests(env, at, body)
+    const key = roundTripKey(env, head, behaviour, body)
+    if (key !== undefined && body !== undefined && !trips.has(key)) trips.set(key, body)
+  }
   for (const [slot, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
-    for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, headSchema, target)
+    const body = trips.get(slot)
+    const back = body === undefined ? undefined : requestSide(env, head, behaviour, body)
+    for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, headSchema, target, target.status !== undefined && target.status < 300 ? back : undefined)
   }
 }
 
@@ -194,7 +251,8 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       status: 200,
       method: undefined,
       steps: env.state.planner.responseSteps(undefined, webhook.body, level),
-      formAt: formsOf(env, () => webhook.body)
+      formAt: formsOf(env, () => webhook.body),
+      unexpressed: unexpressedIn(env, webhook.body)
     })
   }
 }

@@ -6,13 +6,18 @@
  * or webhook payload down to the version. After each version change the data must match the schema of the
  * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
  * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.
- * Where a route sends and returns the same schema, an example must also come back from HEAD as it went up.
- * Each finding names the route or webhook, the version, the direction, the version change at fault, the converters
- * that ran there (or none) and the JSON pointer, and says what went wrong.
+ * Values sit on the boundaries where converters lose data first (./boundary-values.ts), none followed to the other
+ * side may be dropped (./value-comparison.ts), and a number and its twin's may not arrive as one (./verify-twins.ts).
+ * Where a route sends and returns the same schema, an example
+ * must also come back from HEAD equal to what went up, and a response sent back up must give HEAD its strings back
+ * (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
+ * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
+ * add or fix.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
 import { NotReadyError } from '../core/errors'
+import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
@@ -32,27 +37,52 @@ export interface VerifyOptions {
   seed?: number
 }
 
-/** The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included). */
-function describe (finding: Omit<VerifyFinding, 'text'>, reached: string): string {
+/** What to add or fix, by the kind of finding, where no replay said it; `reached` as for {@link describe}. */
+function fixOf (finding: Omit<VerifyFinding, 'text' | 'fix'>, reached: string): string {
+  const ran = finding.converters.length === 0 ? undefined : finding.converters.join(', ')
+  const side = finding.direction === 'request' ? 'request' : 'response'
+  const changes = finding.versionChanges.join(', ')
+  switch (finding.kind) {
+    case 'converter failed': return `Fix ${ran ?? `the converters of ${changes}`}: it throws on the example.`
+    case 'round trip': return finding.direction === 'request'
+      ? `Make ${ran ?? `a request converter of ${changes}`} give back to HEAD what the response converters gave the version, so that a client sending back what it read changes nothing.`
+      : `Make the request and response converters of ${changes} (${ran ?? 'none ran'}) inverse: what one changes the other restores.`
+    case 'lost': return ran === undefined
+      ? `Add a ${side} converter to ${changes} that moves the value to its counterpart, or declare the field removed if it is meant to go.`
+      : `Make ${ran} carry the value to its counterpart unchanged, or declare the field removed if it is meant to go.`
+    default: return `${ran === undefined ? `Add a ${side} converter to ${changes}` : `Fix ${ran}`} so that ${finding.part}${finding.pointer} matches the schema of ${reached}.`
+  }
+}
+
+/** The value of an invalid finding, when it is a single value (not the object lacking a property): ` (the value 'x')`. */
+function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
+  return typeof finding.value === 'object' || finding.value === undefined ? '' : ` (the value ${shown(finding.value)})`
+}
+
+/**
+ * The finding on one line; `reached` is the version whose schema the data failed (`HEAD` included), `worded` true
+ * when its message says what is wrong in the API's words (a HEAD enum member a version lacks).
+ */
+function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = finding.kind === 'lost' || finding.kind === 'round trip'
-    ? `${side}${finding.pointer}: ${finding.message}`
+  const what = finding.kind === 'lost' || finding.kind === 'round trip' || worded
+    ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
       : finding.direction === 'request'
-        ? `request ${finding.part}${finding.pointer} migrated up from ${finding.version} ${fails}: ${finding.message}`
-        : `${finding.part}${finding.pointer} migrated down from HEAD ${fails}: ${finding.message}`
+        ? `request ${finding.part}${finding.pointer} migrated up from ${finding.version} ${fails}: ${finding.message}${valueOf(finding)}`
+        : `${finding.part}${finding.pointer} migrated down from HEAD ${fails}: ${finding.message}${valueOf(finding)}`
   const by = finding.converters.length === 0 ? 'no converter ran' : `converters ${finding.converters.join(', ')}`
   const changes = finding.versionChanges.length === 0 ? 'no version change' : finding.versionChanges.join(', ')
   const more = finding.versions.length > 1 ? `; also ${finding.versions.slice(1).join(', ')}` : ''
-  return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}`
+  return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}. ${finding.fix ?? ''}`
 }
 
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
   /** Each finding with the version whose schema the data failed (`HEAD` included). */
-  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string }>()
+  private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string, worded: boolean }>()
 
   constructor (private readonly steps: readonly GenerationStep[], private readonly versionAt: (level: number) => string) {}
 
@@ -64,7 +94,7 @@ class Findings {
       if (!known.versions.includes(target.version)) known.versions.push(target.version)
       return
     }
-    this.byKey.set(key, {
+    const finding = {
       route: target.route,
       version: target.version,
       versions: [target.version],
@@ -73,16 +103,18 @@ class Findings {
       part: issue.part,
       pointer: issue.pointer,
       message: issue.message,
+      value: issue.value,
       changeVersion: step.origin,
-      versionChanges: step.changes.map((change) => change.name),
+      versionChanges: issue.changes ?? step.changes.map((change) => change.name),
       converters: issue.converters,
       example: target.example,
       reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
-    })
+    }
+    this.byKey.set(key, { ...finding, fix: issue.fix ?? fixOf(finding, finding.reached), worded: issue.changes !== undefined })
   }
 
   list (): VerifyFinding[] {
-    return [...this.byKey.values()].map(({ reached, ...finding }) => ({ ...finding, text: describe(finding, reached) }))
+    return [...this.byKey.values()].map(({ reached, worded, ...finding }) => ({ ...finding, text: describe(finding, { reached, worded }) }))
   }
 }
 
@@ -97,7 +129,7 @@ export async function verifyMigrations (fastify: FastifyInstance, state: Version
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const env = { state, resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const env = { state, generation: state.generation, pairings: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
@@ -124,6 +156,8 @@ function exampleFindings (fastify: FastifyInstance, state: VersionerState): Veri
         part: 'document',
         pointer,
         message,
+        value: undefined,
+        fix: 'Give the schema its examples in that version with schema(S).had({ examples }), or a response converter that migrates them.',
         changeVersion: '',
         versionChanges: [],
         converters: [],

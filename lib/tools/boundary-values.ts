@@ -1,0 +1,137 @@
+/**
+ * The boundaries where converters lose data, for `verify`'s examples (./example-generation.ts). Before its random
+ * examples, `verify` replays one example per boundary, in which every free value of the schema sits on that
+ * boundary and every optional field is present:
+ * - `spaces`: strings of three words with letters beyond ASCII (`zq000001 Łódź 🙂zq000001`: a name cut at its first
+ *   space, letters stripped), numbers with a fraction that times 100 is no whole number in JavaScript (`19.99`:
+ *   cents dropped, or not rounded), `true`, lists of two items;
+ * - `empty`: empty strings, `0`, `false`, empty lists and records (`if (body.memo)` skipping them);
+ * - `null`: `null` wherever the schema allows it;
+ * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
+ * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
+ *   beyond 32 bits (or the schema's maximum).
+ * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
+ * @module
+ */
+import type { JsonSchema } from '../values/examples'
+
+/** One boundary of the examples (see the module comment). */
+export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
+
+/** The boundaries, in the order their examples are replayed. */
+export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large']
+
+/** The words of a `spaces` string: its sentinel, letters beyond ASCII, an emoji (two UTF-16 units) before the sentinel again (a word of its own). */
+const spaced = (token: string): string => `${token} Łódź 🙂${token}`
+
+/** The length of a long string where the schema sets no `maxLength`. */
+const LONG = 1000
+
+/**
+ * The range of a number schema: its lowest and highest values (infinite when unbounded) and the step between values
+ * (`0` for any number).
+ * @example
+ * ```ts
+ * numberRange({ type: 'integer', exclusiveMinimum: 0 }, true) // { low: 1, high: Infinity, step: 1 }
+ * ```
+ */
+export function numberRange (node: JsonSchema, integer: boolean): { low: number, high: number, step: number } {
+  const step = typeof node.multipleOf === 'number' ? node.multipleOf : integer ? 1 : 0
+  const next = step === 0 ? Number.EPSILON * 1024 : step
+  let low = typeof node.minimum === 'number' ? node.minimum : -Infinity
+  if (typeof node.exclusiveMinimum === 'number') low = Math.max(low, node.exclusiveMinimum + next)
+  let high = typeof node.maximum === 'number' ? node.maximum : Infinity
+  if (typeof node.exclusiveMaximum === 'number') high = Math.min(high, node.exclusiveMaximum - next)
+  return { low, high, step }
+}
+
+/**
+ * The number of a boundary (for an integer, the `count`-th of its example: integers differ), within the schema's
+ * range.
+ * @example
+ * ```ts
+ * boundaryNumber({ type: 'number' }, false, 'negative', 1)      // -4.35
+ * boundaryNumber({ type: 'integer', maximum: 50 }, true, 'large', 1) // 50
+ * ```
+ */
+export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Boundary, count: number): number {
+  // 19.99 * 100 and -4.35 * 100 are no whole numbers in JavaScript: a converter to cents must round.
+  const wanted = boundary === 'empty'
+    ? 0
+    : boundary === 'negative'
+      ? integer ? -(100 + count) : -4.35
+      : boundary === 'large' ? 2 ** 41 + count + (integer ? 0 : 0.5) : integer ? 100 + count : 19.99
+  const { low, high, step } = numberRange(node, integer)
+  let value = Math.min(Math.max(wanted, low), high)
+  if (step > 0) {
+    value = Math.round(value / step) * step
+    if (value < low) value += step
+    if (value > high) value -= step
+  }
+  return integer ? Math.round(value) : value
+}
+
+/**
+ * A neighbour of a boundary number, for its twin example: one less (0.01 less for a number), or more where that
+ * leaves the schema's range (by `multipleOf` where it sets one); the number itself when it has no neighbour.
+ * @example
+ * ```ts
+ * twinNumber({ type: 'number' }, false, 19.99)               // 19.98
+ * twinNumber({ type: 'integer', minimum: 0 }, true, 0)       // 1
+ * ```
+ */
+export function twinNumber (node: JsonSchema, integer: boolean, value: number): number {
+  const { low, high, step } = numberRange(node, integer)
+  const by = step > 0 ? step : 0.01
+  const fit = (candidate: number): number => integer ? Math.round(candidate) : Math.round(candidate * 1e6) / 1e6
+  const below = fit(value - by)
+  if (below >= low && below <= high) return below
+  const above = fit(value + by)
+  return above >= low && above <= high ? above : value
+}
+
+/**
+ * True when a schema node takes `null` (`type: 'null'`, or a list of types holding it, or `nullable`).
+ * @example
+ * ```ts
+ * allowsNull({ type: ['string', 'null'] }) // true
+ * ```
+ */
+export function allowsNull (node: JsonSchema): boolean {
+  return node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null')) || node.nullable === true
+}
+
+/**
+ * The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and one for the others
+ * (within its bounds).
+ * @example
+ * ```ts
+ * boundaryLength({ type: 'array', minItems: 1 }, 'empty') // 1
+ * ```
+ */
+export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
+  const min = typeof node.minItems === 'number' ? node.minItems : 0
+  const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
+  if (boundary === 'empty') return min
+  return Math.max(min, Math.min(max, boundary === 'spaces' ? 2 : 1))
+}
+
+/**
+ * The string of a free string node at a boundary, built on its sentinel `token` (`zq000001`): `undefined` for an
+ * empty string (`empty`, where the schema takes one), else the sentinel `verify` follows. Lengths count code points,
+ * as JSON Schema does.
+ * @example
+ * ```ts
+ * boundaryString({ type: 'string' }, 'spaces', 'zq000001') // 'zq000001 Łódź 🙂zq000001'
+ * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
+ * ```
+ */
+export function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
+  const min = typeof node.minLength === 'number' ? node.minLength : 0
+  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
+  if (boundary === 'empty' && min === 0) return undefined
+  const base = boundary === 'spaces' && [...spaced(token)].length <= max ? spaced(token) : token
+  const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
+  const extra = length - [...base].length
+  return extra > 0 ? base + 'q'.repeat(extra) : base
+}

@@ -1,0 +1,98 @@
+/**
+ * How `verify` compares a value with what arrives of it (docs/decisions/0072-verify-compares-every-value.md). One
+ * way (a request up to HEAD, a response down to a version) a value may be converted (units, representations), so
+ * only what is lost for certain is reported: a value followed to its counterpart (./data-flow.ts) that arrives
+ * absent, or `null` where it was not. A round trip comes back to the version it left, so every value followed
+ * there must come back equal (numbers to a relative 1e-9: a unit converted and back may differ in its last bits).
+ * @module
+ */
+import { valueAt, type FollowedValue, type PathKey } from './data-flow'
+import { shownValue } from './document-places'
+
+/**
+ * A value as a finding shows it: as `check` shows values (a string quoted, long values cut at 60 characters, made
+ * printable), with the length of a long string (a string cut shows as cut).
+ * @example
+ * ```ts
+ * shown('zq000001 Łódź')   // "'zq000001 Łódź'"
+ * shown('q'.repeat(1000)) // "'qqqq… (1000 characters)"
+ * ```
+ */
+export function shown (value: unknown): string {
+  const text = shownValue(value)
+  return typeof value === 'string' && text.endsWith('…') && !value.endsWith('…') ? `${text} (${[...value].length} characters)` : text
+}
+
+/** A difference found: the followed value, and what became of it (`is dropped`, `arrives as null`, `comes back as 12`). */
+interface Difference {
+  readonly at: FollowedValue
+  readonly value: unknown
+  readonly became: string
+}
+
+/** True when the parent of `at` is an object or array in `data` (else its own difference was found first, or it was retyped). */
+function parentThere (data: unknown, path: readonly PathKey[]): boolean {
+  const parent = valueAt(data, path.slice(0, -1))
+  return typeof parent === 'object' && parent !== null
+}
+
+/**
+ * The values of `example` (followed to `data`, the other side of a migration) that are lost for certain: their
+ * counterpart absent, or `null` where they were not (not their children). List items are not checked by place
+ * (lists may legitimately be filtered or reordered); what they hold is.
+ * @example
+ * ```ts
+ * droppedValues(followed, { memo: '' }, {}) // [{ at: { from: ['memo'], … }, value: '', became: 'is dropped' }]
+ * ```
+ */
+export function droppedValues (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
+  const dropped: Difference[] = []
+  for (const at of followed) {
+    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
+    const value = valueAt(example, at.from)
+    if (value === undefined) continue
+    const arrived = valueAt(data, at.to)
+    if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
+    else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
+  }
+  return dropped
+}
+
+/**
+ * True when two JSON values are equal, numbers to a relative 1e-9.
+ * @example
+ * ```ts
+ * sameValue({ weight: 12.5 }, { weight: 12.5 * 0.45359237 / 0.45359237 }) // true
+ * ```
+ */
+export function sameValue (left: unknown, right: unknown): boolean {
+  if (typeof left === 'number' && typeof right === 'number') return Math.abs(left - right) <= 1e-9 * Math.max(Math.abs(left), Math.abs(right))
+  if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null) return left === right
+  if (Array.isArray(left) !== Array.isArray(right)) return false
+  const keys = Object.keys(left)
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) &&
+    sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]))
+}
+
+/**
+ * The first value of `sent` (followed values, their `from` places) that does not come back equal in `returned` (of
+ * the same version): absent, or another value. Objects and lists are compared through what they hold (a list
+ * coming back shorter loses its last items); a retyped field as a whole.
+ * @example
+ * ```ts
+ * changedValue(followed, { amount: 12.37 }, { amount: 12 }) // { at: { from: ['amount'], … }, value: 12.37, became: 'comes back as 12' }
+ * ```
+ */
+export function changedValue (followed: readonly FollowedValue[], sent: unknown, returned: unknown): Difference | undefined {
+  for (const at of followed) {
+    if (!parentThere(returned, at.from)) continue
+    const value = valueAt(sent, at.from)
+    if (value === undefined) continue
+    const back = valueAt(returned, at.from)
+    if (back === undefined) return { at, value, became: 'is dropped' }
+    const container = typeof value === 'object' && value !== null && typeof back === 'object' && back !== null && Array.isArray(value) === Array.isArray(back)
+    if (container && at.sameType) continue
+    if (!sameValue(value, back)) return { at, value, became: `comes back as ${shown(back)}` }
+  }
+  return undefined
+}

@@ -1,0 +1,466 @@
+// `verify` on lossy converters written the way teams write them (issue 31): a name cut at its first space, cents
+// dropped from an amount, `if (body.memo)` skipping an empty string, a forgotten enum converter, and values lost at the
+// boundaries (non-ASCII, long strings, negative numbers, zero, false, empty lists and objects, null). Each is found
+// with `examples: 1`: the boundary examples come before the random ones. Their correct twins verify cleanly.
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+/** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
+async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void): Promise<FastifyInstance> {
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01')), async (api) => {
+    routes(api as unknown as FastifyInstance)
+  })
+  await app.ready()
+  return app
+}
+
+/** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
+function echo (path: string, body: TSchema, roundTrip: boolean) {
+  return (api: FastifyInstance): void => {
+    if (roundTrip) {
+      api.post(path, { schema: { body, response: { 200: body } } }, async (request) => request.body)
+      return
+    }
+    api.post(path, { schema: { body, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x1' }))
+    api.get(path, { schema: { response: { 200: body } } }, async () => { throw new Error('not served in verify') })
+  }
+}
+
+/** Each finding on one line: where, which kind, the change at fault and the converters that ran there. */
+const summary = (findings: Awaited<ReturnType<FastifyInstance['versioner']['verify']>>) =>
+  findings.map(({ route, version, direction, kind, part, pointer, changeVersion, versionChanges, converters }) =>
+    `${route} ${version} ${direction} ${kind} ${part}${pointer} after ${versionChanges.join(',')} (${changeVersion}) by ${converters.join(',')}`)
+
+test('a name → fullName rename whose request converter keeps name.split(" ")[0] is found, naming the value, the converter and the fix', async (t) => {
+  const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }), email: Type.Optional(Type.String({ format: 'email' })) }, { $id: 'UserCreate' })
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  class NameBecameFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' }), schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = (request.body.name as string).split(' ')[0]
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await appWith(t, NameBecameFullName, (api) => {
+    api.post('/users', { schema: { body: UserCreate, response: { 201: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /users 2000-01-01 request lost body/name after NameBecameFullName (2001-01-01) by NameBecameFullName.nameUp'])
+  t.match(findings[0].value, / /, 'the value lost holds a space')
+  t.match(findings[0].text, /: the value at \/name in 2000-01-01 does not reach HEAD: 'zq\w+ [^']+' arrives as 'zq\w+'; /, 'the text shows the value and what arrived')
+  t.match(findings[0].fix, /NameBecameFullName\.nameUp/, 'the fix names the converter to correct')
+})
+
+test('an amount moved from a decimal to integer cents with Math.floor(amount) * 100 is found one way and by the round trip, in both directions', async (t) => {
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor(request.body.amount as number) * 100 // the cents are dropped
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  const app = await appWith(t, AmountsInCents, echo('/payments/:id', Payment, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), [
+    'POST /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'POST /payments/:id 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'
+  ])
+  t.match(findings[0].message, /^the value sent at \/amount does not come back in the 200 response: \d+\.\d+ comes back as \d+$/)
+  t.match(findings[1].message, /^the value at \/amount in 2000-01-01 does not reach HEAD: 19\.99 and 19\.98 both arrive as 1900$/, 'two amounts the client told apart are one in HEAD')
+  t.match(findings[1].fix, /^AmountsInCents\.up makes two values one: /)
+
+  // The reverse: cents in the old version, a decimal in HEAD; the response converter drops the cents.
+  const Charge = Type.Object({ amount: Type.Number() }, { $id: 'Charge' })
+  class AmountsAreDecimal extends VersionChange {
+    description = 'Amounts are decimal.'
+    instructionsToMigrateToPreviousVersion = [schema(Charge).field('amount').had({ name: 'amountCents', type: Type.Integer() })]
+
+    @ConvertRequestToNextVersionFor(Charge)
+    up (request: RequestInfo) {
+      request.body.amount = (request.body.amountCents as number) / 100
+      delete request.body.amountCents
+    }
+
+    @ConvertResponseToPreviousVersionFor(Charge)
+    down (response: ResponseInfo) {
+      response.body.amountCents = Math.floor(response.body.amount as number) * 100 // the cents are dropped
+      delete response.body.amount
+    }
+  }
+  const reverse = await appWith(t, AmountsAreDecimal, echo('/charges/:id', Charge, true))
+  t.same(summary(await reverse.versioner.verify({ examples: 1 })), ['POST /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
+})
+
+test('a round trip names the version change that loses the value, not the one the example went through first', async (t) => {
+  const Payment = Type.Object({ amountCents: Type.Integer(), reference: Type.String() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor(request.body.amount as number) * 100
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  class ReferenceWasRef extends VersionChange {
+    description = 'ref became reference.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('reference').had({ name: 'ref' })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.reference = request.body.ref
+      delete request.body.ref
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.ref = response.body.reference
+      delete response.body.reference
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AmountsInCents), new Version('2001-01-01', ReferenceWasRef), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => { echo('/payments/:id', Payment, true)(api as unknown as FastifyInstance) })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), [
+    'POST /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down',
+    'POST /payments/:id 2001-01-01 request lost body/amount after AmountsInCents (2002-01-01) by AmountsInCents.up'
+  ])
+  t.same(findings.map((finding) => finding.versions), [['2001-01-01', '2000-01-01'], ['2001-01-01', '2000-01-01']], 'the examples of 2000-01-01 went through ReferenceWasRef first: the same findings')
+})
+
+test('numbers two values of which arrive as one are found one way, where the field can tell them apart: its twin example', async (t) => {
+  const Invoice = Type.Object({ totalCents: Type.Integer(), durationMs: Type.Integer({ minimum: 0 }) }, { $id: 'Invoice' })
+  class AmountsInCents extends VersionChange {
+    description = 'Totals are integer cents; durations are milliseconds.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Invoice).field('totalCents').had({ name: 'total', type: Type.Number() }),
+      schema(Invoice).field('durationMs').had({ name: 'durationS' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    down (response: ResponseInfo) {
+      const { totalCents, durationMs } = response.body as { totalCents: number, durationMs: number }
+      // Whole units: 12.50 shows as 13 (the field holds decimals); whole seconds: the old field holds integers only.
+      response.body = { total: Math.round(totalCents / 100), durationS: Math.round(durationMs / 1000) }
+    }
+  }
+  const app = await appWith(t, AmountsInCents, (api) => {
+    api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ totalCents: 1250, durationMs: 0 }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['GET /invoices/:id 2000-01-01 response lost response 200/totalCents after AmountsInCents (2001-01-01) by AmountsInCents.down'],
+    'the total, not the duration: seconds hold no fraction')
+  t.match(findings[0].message, /: 101 and 100 both arrive as 1$/)
+})
+
+test('given and family names joined in a response and split back on the first space are found by the trip down and back up', async (t) => {
+  const Person = Type.Object({ givenName: Type.String(), familyName: Type.String() }, { $id: 'Person' })
+  class NamesWereOne extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Person).field('givenName').didntExist,
+      schema(Person).field('familyName').didntExist,
+      schema(Person).formerField('name').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertRequestToNextVersionFor(Person)
+    split (request: RequestInfo) {
+      const name = request.body.name as string
+      const space = name.indexOf(' ')
+      request.body = space < 0 ? { givenName: name, familyName: '' } : { givenName: name.slice(0, space), familyName: name.slice(space + 1) }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Person)
+    join (response: ResponseInfo) {
+      response.body = { name: `${response.body.givenName as string} ${response.body.familyName as string}` }
+    }
+  }
+  const app = await appWith(t, NamesWereOne, echo('/people/:id', Person, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /people/:id 2000-01-01 request round trip body/givenName after NamesWereOne (2001-01-01) by NamesWereOne.split'])
+  t.match(findings[0].message, /sent down to 2000-01-01 and back up/)
+})
+
+test('`if (body.memo) head.note = body.memo` is found: the empty string is dropped', async (t) => {
+  const Transfer = Type.Object({ amount: Type.Integer(), note: Type.Optional(Type.String()) }, { $id: 'Transfer' })
+  class MemoBecameNote extends VersionChange {
+    description = 'memo became note.'
+    instructionsToMigrateToPreviousVersion = [schema(Transfer).field('note').had({ name: 'memo' })]
+
+    @ConvertRequestToNextVersionFor(Transfer)
+    memoToNote (request: RequestInfo) {
+      if (request.body.memo) request.body.note = request.body.memo
+      delete request.body.memo
+    }
+  }
+  const app = await appWith(t, MemoBecameNote, (api) => {
+    api.post('/transfers', { schema: { body: Transfer, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /transfers 2000-01-01 request lost body/memo after MemoBecameNote (2001-01-01) by MemoBecameNote.memoToNote'])
+  t.equal(findings[0].value, '')
+  t.match(findings[0].text, /: the value at \/memo in 2000-01-01 does not reach HEAD: '' is dropped; /)
+})
+
+test('a forgotten enum converter is found in the domain\'s words: the member, the enum, the version lacking it, the change that removed it', async (t) => {
+  const OrderStatus = Type.Union([Type.Literal('placed'), Type.Literal('shipped'), Type.Literal('refunded')], { $id: 'OrderStatus' })
+  const Order = Type.Object({ id: Type.String(), status: OrderStatus, total: Type.Integer() }, { $id: 'Order' })
+  class TotalWasAmount extends VersionChange {
+    description = 'amount became total.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('total').had({ name: 'amount' })]
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    totalToAmount (response: ResponseInfo) {
+      response.body.amount = response.body.total
+      delete response.body.total
+    }
+  }
+  class OrdersCanBeRefunded extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(OrderStatus).didntHave('refunded')] // and no converter
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', TotalWasAmount, OrdersCanBeRefunded), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', status: 'refunded' as const, total: 5 }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['GET /orders/:id 2000-01-01 response invalid response 200/status after OrdersCanBeRefunded (2001-01-01) by '], 'the change that removed the member, not the other change of its version, nor its converter')
+  t.equal(findings[0].value, 'refunded')
+  t.equal(findings[0].message, 'The value "refunded" of OrderStatus (field \'status\') cannot be expressed in API version 2000-01-01: ' +
+    'version change OrdersCanBeRefunded removed it and no response converter mapped it to a value the version has.')
+  t.equal(findings[0].fix, 'Add a response converter to OrdersCanBeRefunded that maps "refunded" of OrderStatus to a value 2000-01-01 has.')
+  t.notMatch(findings[0].text, /must be equal to constant|totalToAmount/)
+})
+
+test('a response converter leaving out a HEAD enum member the version lacks is no finding: the version cannot hold it', async (t) => {
+  const Status = Type.Union([Type.Literal('placed'), Type.Literal('shipped'), Type.Literal('refunded')], { $id: 'Status' })
+  const Order = Type.Object({ id: Type.String(), status: Type.Optional(Status) }, { $id: 'Order' })
+  class OrdersCanBeRefunded extends VersionChange {
+    description = 'Orders can be refunded.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Status).didntHave('refunded')]
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    refundedIsLeftOut (response: ResponseInfo) {
+      if (response.body.status === 'refunded') delete response.body.status
+    }
+  }
+  const app = await appWith(t, OrdersCanBeRefunded, (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1' }))
+  })
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
+
+/** One boundary where converters lose data: a HEAD schema, its instruction (a rename of `field` from `old`), and the lossy request converter. */
+interface Boundary {
+  readonly name: string
+  readonly head: Record<string, TSchema>
+  readonly field: string
+  readonly old: string
+  /** The old field's type, when it was retyped too. */
+  readonly oldType?: TSchema
+  readonly convert: (body: Record<string, unknown>) => void
+  /** The kind found: a one-way loss, data HEAD refuses, or (for a route returning what it takes) the round trip. */
+  readonly kind: 'lost' | 'invalid' | 'round trip'
+  /** The value the finding names. */
+  readonly value?: unknown
+}
+
+const BOUNDARIES: Boundary[] = [
+  { name: 'non-ASCII letters removed', head: { title: Type.String() }, field: 'title', old: 'headline', kind: 'lost', convert: (body) => { body.title = (body.headline as string).replace(/[^\x20-\x7e]/g, '') } },
+  { name: 'a long string cut', head: { details: Type.String() }, field: 'details', old: 'description', kind: 'lost', convert: (body) => { body.details = (body.description as string).slice(0, 255) } },
+  {
+    name: 'a decimal amount times 100, not rounded',
+    head: { amountCents: Type.Integer() },
+    field: 'amountCents',
+    old: 'amount',
+    oldType: Type.Number(),
+    kind: 'invalid',
+    value: 1998.9999999999998,
+    convert: (body) => { body.amountCents = (body.amount as number) * 100 }
+  },
+  { name: 'a negative number made positive', head: { delta: Type.Number() }, field: 'delta', old: 'change', kind: 'round trip', convert: (body) => { body.delta = Math.abs(body.change as number) } },
+  { name: '0 treated as missing', head: { quantity: Type.Optional(Type.Integer()) }, field: 'quantity', old: 'qty', kind: 'lost', value: 0, convert: (body) => { if (body.qty) body.quantity = body.qty } },
+  { name: 'false treated as missing', head: { notify: Type.Optional(Type.Boolean()) }, field: 'notify', old: 'sendEmail', kind: 'lost', value: false, convert: (body) => { if (body.sendEmail) body.notify = body.sendEmail } },
+  { name: 'an empty list dropped', head: { labels: Type.Optional(Type.Array(Type.String())) }, field: 'labels', old: 'tags', kind: 'lost', value: [], convert: (body) => { if ((body.tags as unknown[]).length) body.labels = body.tags } },
+  {
+    name: 'an empty object turned into null',
+    head: { metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]) },
+    field: 'metadata',
+    old: 'meta',
+    kind: 'lost',
+    value: {},
+    convert: (body) => { body.metadata = body.meta !== null && Object.keys(body.meta as object).length > 0 ? body.meta : null }
+  },
+  { name: 'null dropped where allowed', head: { parentId: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, field: 'parentId', old: 'parent', kind: 'lost', value: null, convert: (body) => { if (body.parent !== null) body.parentId = body.parent } }
+]
+
+test('values lost at the boundaries are found, with one example: non-ASCII, long strings, negatives, zero, false, empty containers, null', async (t) => {
+  for (const boundary of BOUNDARIES) {
+    const Thing = Type.Object(boundary.head, { $id: 'Thing' })
+    class Renamed extends VersionChange {
+      description = `${boundary.old} became ${boundary.field}.`
+      instructionsToMigrateToPreviousVersion = [schema(Thing).field(boundary.field).had({ name: boundary.old, ...(boundary.oldType === undefined ? {} : { type: boundary.oldType }) })]
+
+      @ConvertRequestToNextVersionFor(Thing)
+      up (request: RequestInfo) {
+        if (Object.hasOwn(request.body, boundary.old)) boundary.convert(request.body)
+        delete request.body[boundary.old]
+      }
+
+      @ConvertResponseToPreviousVersionFor(Thing)
+      down (response: ResponseInfo) {
+        if (Object.hasOwn(response.body, boundary.field)) response.body[boundary.old] = response.body[boundary.field]
+        delete response.body[boundary.field]
+      }
+    }
+    const app = await appWith(t, Renamed, echo('/things/:id', Thing, boundary.kind === 'round trip'))
+    const findings = await app.versioner.verify({ examples: 1 })
+    t.same(findings.map(({ kind, pointer, converters }) => ({ kind, pointer, converters })), [{
+      kind: boundary.kind,
+      pointer: `/${boundary.kind === 'invalid' ? boundary.field : boundary.old}`,
+      converters: boundary.kind === 'round trip' ? ['Renamed.up', 'Renamed.down'] : ['Renamed.up']
+    }], boundary.name)
+    if (boundary.value !== undefined) t.same(findings[0]?.value, boundary.value, `${boundary.name}: the value`)
+  }
+})
+
+test('a name split on its first space into a renamed givenName and a new familyName is no finding: every word arrives', async (t) => {
+  const Customer = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()) }, { $id: 'Customer' })
+  class SplitName extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [schema(Customer).field('givenName').had({ name: 'name' }), schema(Customer).field('familyName').didntExist]
+
+    @ConvertRequestToNextVersionFor(Customer)
+    split (request: RequestInfo) {
+      const name = request.body.name as string
+      delete request.body.name
+      const space = name.indexOf(' ')
+      if (space === -1) request.body.givenName = name
+      else Object.assign(request.body, { givenName: name.slice(0, space), familyName: name.slice(space + 1) })
+    }
+
+    @ConvertResponseToPreviousVersionFor(Customer)
+    join (response: ResponseInfo) {
+      const { givenName, familyName } = response.body as { givenName: string, familyName?: string }
+      response.body = { name: familyName === undefined ? givenName : `${givenName} ${familyName}` }
+    }
+  }
+  const app = await appWith(t, SplitName, echo('/customers/:id', Customer, false))
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
+
+test('name parts joined with a template string without a family name are found: "undefined" beside the name', async (t) => {
+  const Customer = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()) }, { $id: 'Customer' })
+  class JoinedName extends VersionChange {
+    description = 'name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [schema(Customer).field('givenName').had({ name: 'name' }), schema(Customer).field('familyName').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Customer)
+    join (response: ResponseInfo) {
+      const { givenName, familyName } = response.body as { givenName: string, familyName?: string }
+      response.body = { name: `${givenName} ${String(familyName)}` }
+    }
+  }
+  const app = await appWith(t, JoinedName, (api) => {
+    api.get('/customers/:id', { schema: { response: { 200: Customer } } }, async () => ({ givenName: 'Cher' }))
+  })
+  const findings = await app.versioner.verify({ examples: 20 })
+  t.same(summary(findings), ['GET /customers/:id 2000-01-01 response lost response 200/givenName after JoinedName (2001-01-01) by JoinedName.join'])
+  t.match(findings[0].message, /: 'zq\w+' arrives with undefined beside it$/)
+})
+
+test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
+  const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
+  class NoLimitIsNull extends VersionChange {
+    description = 'No limit is null instead of 0.'
+    instructionsToMigrateToPreviousVersion = [schema(Plan).field('limit').had({ type: Type.Integer({ minimum: 0 }) })]
+
+    @ConvertRequestToNextVersionFor(Plan)
+    up (request: RequestInfo) {
+      if (request.body.limit === 0) request.body.limit = null
+    }
+
+    @ConvertResponseToPreviousVersionFor(Plan)
+    down (response: ResponseInfo) {
+      response.body.limit ??= 1 // 1 instead of 0
+    }
+  }
+  const app = await appWith(t, NoLimitIsNull, echo('/plans/:id', Plan, true))
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /plans/:id 2000-01-01 response round trip response 200/limit after NoLimitIsNull (2001-01-01) by NoLimitIsNull.up,NoLimitIsNull.down'])
+  t.match(findings[0].message, /: 0 comes back as 1$/)
+})
+
+test('converters that map between two representations are no finding: cents, units, an inverted flag, a retype to null, null left out', async (t) => {
+  const Payment = Type.Object({
+    amountCents: Type.Integer(),
+    weightKg: Type.Number(),
+    disabled: Type.Boolean(),
+    limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    memo: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] }))
+  }, { $id: 'Payment' })
+  class Representations extends VersionChange {
+    description = 'Cents, kilograms, disabled instead of enabled, null for no limit.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number() }),
+      schema(Payment).field('weightKg').had({ name: 'weightLb' }),
+      schema(Payment).field('disabled').had({ name: 'enabled' }),
+      schema(Payment).field('limit').had({ type: Type.Integer({ minimum: 0 }) }),
+      schema(Payment).field('memo').had({ type: Type.String() })
+    ]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      const { amount, weightLb, enabled, limit, ...rest } = request.body as { amount: number, weightLb: number, enabled: boolean, limit: number }
+      request.body = { ...rest, amountCents: Math.round(amount * 100), weightKg: weightLb * 0.45359237, disabled: !enabled, limit: limit === 0 ? null : limit }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      const { amountCents, weightKg, disabled, limit, memo } = response.body as { amountCents: number, weightKg: number, disabled: boolean, limit: number | null, memo?: string | null }
+      // The old version has no null memo: it leaves the field out.
+      response.body = { amount: amountCents / 100, weightLb: weightKg / 0.45359237, enabled: !disabled, limit: limit ?? 0, ...(memo === null || memo === undefined ? {} : { memo }) }
+    }
+  }
+  const app = await appWith(t, Representations, (api) => {
+    echo('/payments/:id', Payment, true)(api)
+    api.get('/payments', { schema: { response: { 200: Type.Array(Payment) } } }, async () => [])
+  })
+  const findings = await app.versioner.verify({ examples: 50 })
+  t.same(findings.map((finding) => finding.text), [])
+})
