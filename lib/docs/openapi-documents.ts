@@ -123,6 +123,13 @@ export class OpenApiDocuments {
     return schema
   }
 
+  /** The version a request naming none is served as, when the `apiVersionDefaultValue` option is a version. */
+  private defaultVersion (): string | undefined {
+    const value = this.options.defaultValue
+    const picked = typeof value === 'string' ? resolveVersion(value, this.options.versions, this.options.format) : undefined
+    return picked?.ok === true ? picked.version : undefined
+  }
+
   /** True when a version has a deprecation date: each of its operations is deprecated. */
   private versionDeprecated (version: string): boolean {
     return this.options.versions.get(version)?.deprecatedAt !== undefined
@@ -165,6 +172,9 @@ export class OpenApiDocuments {
       this.nameOperations(document)
       addErrorResponses(document, this.options.location === 'header' ? this.options.headerName : undefined)
     }
+    const served = this.defaultVersion()
+    // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
+    if (key !== UNVERSIONED && served !== undefined) (document.info as Json)['x-api-version-default'] = served
     const version = this.options.versions.get(key)
     if (version !== undefined && (version.deprecatedAt !== undefined || version.sunsetAt !== undefined)) {
       const info = document.info as Json

@@ -26,7 +26,26 @@ export function compareComparable (version: string, saved: unknown, current: unk
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)
   }
+  compareDefaultVersion(comparison, defaultVersionOf(saved), defaultVersionOf(current))
   return comparison.result
+}
+
+/** The version a request naming none is served as, which a document states in `info` (`undefined`: none, or per request). */
+function defaultVersionOf (document: unknown): unknown {
+  const info = (document as { info?: unknown }).info
+  return typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['x-api-version-default'] : undefined
+}
+
+/**
+ * A request naming no version was served as this version and no longer is (refused, or served as another): a break
+ * for the clients that never send one. That another version becomes the default is a note.
+ */
+function compareDefaultVersion (comparison: Comparison, saved: unknown, current: unknown): void {
+  const { version } = comparison
+  if (saved === current) return
+  const now = current === undefined ? 'are refused (400) or served as a custom default decides' : `are served as ${String(current)}`
+  if (saved === version) report(comparison, '', 'requests naming no version', `${now}; they were served as ${version}`, true)
+  else if (current === version) report(comparison, '', 'requests naming no version', `are served as ${version}`, false)
 }
 
 /** What a renamed field or parameter must keep: a field's schema, a parameter but for its name (text aside both). */

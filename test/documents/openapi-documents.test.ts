@@ -263,8 +263,14 @@ test('the version header parameter: enum [V] and default V, date format, title a
       t.equal(parameter.required, false, `${version} ${operation.method} ${operation.path}: optional with a default version`)
       t.same(parameter.schema.enum, [version])
     }
+    t.equal(documentOf(defaulted, version).info['x-api-version-default'], '2002-01-01', `${version}: info names the version requests naming none are served as`)
   }
   await assertDocumentsValid(t, defaulted)
+  t.notOk('x-api-version-default' in documentOf(titled, '2002-01-01').info, 'without a default, none')
+  const between = await shop(t, { versioner: { apiVersionDefaultValue: '2001-06-01' } })
+  t.equal(documentOf(between, '2000-01-01').info['x-api-version-default'], '2001-01-01', 'a default date between versions: the version it is served as')
+  const perRequest = await shop(t, { versioner: { apiVersionDefaultValue: () => '2002-01-01' } })
+  t.notOk('x-api-version-default' in documentOf(perRequest, '2002-01-01').info, 'a default function decides per request: none')
 
   const named = await shop(t, { versioner: { apiVersionParameterName: 'Stripe-Version' } })
   const parameter = operationsOf(documentOf(named, '2001-01-01'))[0].operation.parameters.find((p: any) => p.in === 'header')

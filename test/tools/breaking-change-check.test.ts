@@ -369,6 +369,27 @@ test('the version parameter: what names the version in each document is not repo
   }
 })
 
+test('the default version: requests naming none no longer served as the saved version break (the default was not compared)', async (t) => {
+  const withDefault = (value: string | undefined) => (document: Json): void => {
+    if (value === undefined) delete document.info['x-api-version-default']
+    else document.info['x-api-version-default'] = value
+  }
+  const compare = (saved: string | undefined, current: string | undefined): DocumentChange[] => {
+    const before = baseDocument()
+    withDefault(saved)(before)
+    const after = baseDocument()
+    withDefault(current)(after)
+    return compareDocuments('2000-01-01', before, after)
+  }
+  t.same(compare('2000-01-01', '2000-01-01'), [], 'the same default: nothing')
+  t.same(lines(compare('2000-01-01', undefined), true), ['2000-01-01 requests naming no version: are refused (400) or served as a custom default decides; they were served as 2000-01-01'],
+    'the default dropped')
+  t.same(lines(compare('2000-01-01', '2001-01-01'), true), ['2000-01-01 requests naming no version: are served as 2001-01-01; they were served as 2000-01-01'],
+    'another version became the default')
+  t.same(lines(compare(undefined, '2000-01-01'), false), ['2000-01-01 requests naming no version: are served as 2000-01-01'], 'this version became the default: a note')
+  t.same(compare('2001-01-01', undefined), [], "another version's default is not this version's clients' concern")
+})
+
 test('a path parameter renamed is a note: the same URLs (it was reported as "undefined: rename")', async (t) => {
   const changes = changed((d) => {
     const item = d.paths['/users/{userId}']
