@@ -6,7 +6,7 @@
  * THRESHOLD % of the mistakes. The score and every miss are printed (`npm run mutation-score` prints the same).
  */
 import t, { test } from 'tap'
-import { corpus } from './fixtures/mutations'
+import { allowed, corpus } from './fixtures/mutations'
 import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, before check learned webhooks, QUERY routes, headers and the version parameter, and
@@ -40,6 +40,15 @@ test('the correct example apps: check and verify report nothing', async (t) => {
     const verdict = await measureOne(app, undefined, { base, examples: EXAMPLES, both: true })
     t.equal(verdict.breaks, 0, `${app}: no break ${verdict.detail}`)
     t.equal(verdict.findings, 0, `${app}: no finding ${verdict.detail}`)
+  }
+})
+
+test('changes the policy allows (a new optional response field, a new endpoint): neither check nor verify fails CI on them', async (t) => {
+  t.ok(allowed.length >= 2, `${allowed.length} allowed changes`)
+  for (const change of allowed) {
+    const verdict = await measureOne(change.app, change, { base, examples: EXAMPLES, both: true })
+    t.equal(verdict.caughtBy, undefined, `${change.id}: not flagged ${verdict.detail}`)
+    t.equal(verdict.breaks + verdict.findings, 0, `${change.id}: no break, no finding`)
   }
 })
 
