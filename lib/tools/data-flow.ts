@@ -33,8 +33,15 @@ export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | 
   return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
 }
 
-/** A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string` for a union). */
-function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
+/**
+ * A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string`
+ * for a union; integers are numbers).
+ * @example
+ * ```ts
+ * jsonTypeOf(Type.Union([Type.Integer(), Type.Null()]), resolveRef) // 'null|number'
+ * ```
+ */
+export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   const node = asNode(schema, resolveRef)
   if (node === undefined) return 'any'
   if (typeof node.type === 'string' || Array.isArray(node.type)) {
@@ -158,6 +165,16 @@ function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolea
   return state.kind === 'enum' && !state.members.some((member) => member.value === value)
 }
 
+/** True when a list item (an object) holds, in a field of its own, a member of an enum that level `to` lacks. */
+function holdsLackedMember (lineage: Lineage, schema: unknown, item: unknown): boolean {
+  const node = asNode(schema, lineage.resolveRef)
+  if (node === undefined || typeof item !== 'object' || item === null || Array.isArray(item)) return false
+  return declaredChildren(readingNode(node, item, lineage.resolveRef), item).some(([key, sub]) => {
+    const held = (item as Record<PathKey, unknown>)[key]
+    return held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)
+  })
+}
+
 /** A key of a JSON value: an object's key, or an array's index. */
 export type PathKey = string | number
 
@@ -239,8 +256,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const node = readingNode(bare, value, resolveRef)
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
       const held = (value as Record<PathKey, unknown>)[key]
-      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
+      // (with the list item holding it).
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
+      if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
       const child = { from: [...at.from, key], to: [...at.to, there], sameType }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })

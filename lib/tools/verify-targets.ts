@@ -18,6 +18,7 @@ import { generateExamples, type GeneratedExample, type GenerationOptions } from 
 import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
+import { alikeStrings } from './list-items'
 
 export type { Report }
 
@@ -33,9 +34,11 @@ interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
 function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number }): Expected {
   const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, ...levels }
   const followed = new Map<number, FollowedValue[]>()
+  const sentinels = requiredValues(lineage, headSchema, example.value, example.sentinels)
   return {
     example: example.value,
-    sentinels: requiredValues(lineage, headSchema, example.value, example.sentinels),
+    sentinels,
+    alike: { strings: alikeStrings(example.value, example.sentinels, new Set(sentinels.map((value) => value.sentinel))), to: levels.to },
     byWords: true,
     followedTo: (level) => {
       let found = followed.get(level)

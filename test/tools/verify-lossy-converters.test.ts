@@ -7,18 +7,10 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
-import { versionedApp, type Teardown } from '../helpers/apps'
-
-/** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
-async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void): Promise<FastifyInstance> {
-  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01')), async (api) => {
-    routes(api as unknown as FastifyInstance)
-  })
-  await app.ready()
-  return app
-}
+import { versionedApp } from '../helpers/apps'
+import { appWith, summary } from '../helpers/verify-apps'
 
 /** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
 function echo (path: string, body: TSchema, roundTrip: boolean) {
@@ -31,11 +23,6 @@ function echo (path: string, body: TSchema, roundTrip: boolean) {
     api.get(path, { schema: { response: { 200: body } } }, async () => { throw new Error('not served in verify') })
   }
 }
-
-/** Each finding on one line: where, which kind, the change at fault and the converters that ran there. */
-const summary = (findings: Awaited<ReturnType<FastifyInstance['versioner']['verify']>>) =>
-  findings.map(({ route, version, direction, kind, part, pointer, changeVersion, versionChanges, converters }) =>
-    `${route} ${version} ${direction} ${kind} ${part}${pointer} after ${versionChanges.join(',')} (${changeVersion}) by ${converters.join(',')}`)
 
 test('a name → fullName rename whose request converter keeps name.split(" ")[0] is found, naming the value, the converter and the fix', async (t) => {
   const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }), email: Type.Optional(Type.String({ format: 'email' })) }, { $id: 'UserCreate' })
