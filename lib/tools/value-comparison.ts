@@ -36,10 +36,17 @@ function parentThere (data: unknown, path: readonly PathKey[]): boolean {
   return typeof parent === 'object' && parent !== null
 }
 
+/** True for a value a retyped field may leave out on the other side: `null`, or an empty string, list or object. */
+function nothingToShow (value: unknown): boolean {
+  return value === null || value === '' || (typeof value === 'object' && Object.keys(value).length === 0)
+}
+
 /**
  * The values of `example` (followed to `data`, the other side of a migration) that are lost for certain: their
  * counterpart absent, or `null` where they were not (not their children). List items are not checked by place
- * (lists may legitimately be filtered or reordered); what they hold is.
+ * (lists may legitimately be filtered or reordered); what they hold is. A retyped field's value is converted, so
+ * only its absence counts, and only where it held something (one label becomes a list of labels; an empty list
+ * may become no label).
  * @example
  * ```ts
  * droppedValues(followed, { memo: '' }, {}) // [{ at: { from: ['memo'], … }, value: '', became: 'is dropped' }]
@@ -50,9 +57,10 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
   for (const at of followed) {
     if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
     const value = valueAt(example, at.from)
-    if (value === undefined) continue
+    if (value === undefined || (!at.sameType && nothingToShow(value))) continue
     const arrived = valueAt(data, at.to)
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
+    else if (!at.sameType) continue
     else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped

@@ -89,7 +89,7 @@ export interface Expected {
   readonly sentinels: readonly RequiredValue[]
   /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
   readonly byWords: boolean
-  /** The values of the example followed to `level` (their places there). */
+  /** The values of the example followed to `level` (their places there), retyped fields included (as a whole). */
   readonly followedTo: (level: number) => readonly FollowedValue[]
   /**
    * The free strings of alike list items that have no counterpart of their own (each item's must arrive where

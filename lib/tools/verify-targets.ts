@@ -42,7 +42,7 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
     byWords: true,
     followedTo: (level) => {
       let found = followed.get(level)
-      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value))
+      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value, true))
       return found
     }
   }

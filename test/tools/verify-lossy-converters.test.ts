@@ -451,3 +451,48 @@ test('converters that map between two representations are no finding: cents, uni
   const findings = await app.versioner.verify({ examples: 50 })
   t.same(findings.map((finding) => finding.text), [])
 })
+
+test('regression: a field retyped from one value to a list whose request converter is forgotten is found: the value arrives absent', async (t) => {
+  const TicketSearch = Type.Object({
+    assignee: Type.Optional(Type.String()),
+    labels: Type.Optional(Type.Array(Type.String(), { minItems: 1 }))
+  }, { $id: 'TicketSearch' })
+  const TicketList = Type.Object({ data: Type.Array(Type.Object({ id: Type.String() })) }, { $id: 'TicketList' })
+  class SearchBySeveralLabels extends VersionChange {
+    description = 'The search takes a list of labels (it took one label).'
+    instructionsToMigrateToPreviousVersion = [schema(TicketSearch).field('labels').had({ name: 'label', type: Type.String() })]
+    // No request converter: label reaches HEAD as it is, where the handler ignores it and returns every ticket.
+  }
+  const app = await appWith(t, SearchBySeveralLabels, (api) => {
+    api.post('/tickets/search', { schema: { body: TicketSearch, response: { 200: TicketList } } }, async () => ({ data: [] }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /tickets/search 2000-01-01 request lost body/label after SearchBySeveralLabels (2001-01-01) by '])
+  t.match(findings[0].message, /^the value at \/label in 2000-01-01 does not reach HEAD: 'zq\w+ Łódź 🙂zq\w+' is dropped$/)
+  t.match(findings[0].fix, /^Add a request converter to SearchBySeveralLabels that moves the value to its counterpart/)
+})
+
+test('a retyped field left out where its value is empty or null is no finding: the other version has nothing to show for it', async (t) => {
+  const Ticket = Type.Object({
+    id: Type.String(),
+    labels: Type.Array(Type.String()),
+    dueAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
+  }, { $id: 'Ticket' })
+  class SeveralLabels extends VersionChange {
+    description = 'A ticket has a list of labels (it had one label); a ticket without a due date has dueAt null (it had none).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Ticket).field('labels').had({ name: 'label', type: Type.String(), optional: true }),
+      schema(Ticket).field('dueAt').had({ type: Type.String({ format: 'date-time' }), optional: true })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Ticket)
+    firstLabel (response: ResponseInfo) {
+      const { labels, dueAt, ...rest } = response.body as { labels: string[], dueAt: string | null }
+      response.body = { ...rest, ...(labels.length === 0 ? {} : { label: labels.join(', ') }), ...(dueAt === null ? {} : { dueAt }) }
+    }
+  }
+  const app = await appWith(t, SeveralLabels, (api) => {
+    api.get('/tickets/:id', { schema: { response: { 200: Ticket } } }, async () => ({ id: 't1', labels: [], dueAt: null }))
+  })
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
