@@ -14,6 +14,7 @@ import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { childrenOf } from '../values/shapes'
+import { lowerCaseHeaders } from '../routes/prepared-schemas'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -117,6 +118,8 @@ interface Lineage {
   readonly to: number
   /** The pairings computed so far (one map for a whole run: they never change). */
   readonly pairings?: Pairings
+  /** True for headers: the example's fields are named in lower case, whatever case the schema declares them in. */
+  readonly lowerCase?: boolean
 }
 
 /** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key. */
@@ -265,13 +268,15 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
     }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
+    const lower = lineage.lowerCase === true && at.from.length === 0
     if (seed === undefined || lineage.from === lineage.to) {
-      for (const [key, sub] of declaredChildren(node, value)) follow(sub, key, key, true)
+      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true)
       continue
     }
     for (const { key, type, there, sameType } of pairingsOf(lineage, seed.head)) {
+      const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, key) && (sameType || retyped)) follow(type, key, there, sameType)
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType)
     }
   }
   return found

@@ -31,7 +31,7 @@ interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
  * What must arrive of `value` (an example of `headSchema`'s form at level `from`, with the sentinels of `example`)
  * at level `to`, and at the levels between (its values followed to each, once).
  */
-function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number }): Expected {
+function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number, lowerCase?: boolean }): Expected {
   const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, ...levels }
   const followed = new Map<number, FollowedValue[]>()
   const sentinels = requiredValues(lineage, headSchema, example.value, example.sentinels)
@@ -143,13 +143,13 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     // An example the version's own schema rejects says nothing about migrations.
     if (![...picked].every(([part, example]) => env.compile(formAt(part, behaviour.level))(copyJson(example.value)))) continue
     const required = new Map<RequestPart, Expected>()
-    for (const part of ['body', 'querystring'] as const) {
+    for (const part of ['body', 'querystring', 'headers'] as const) {
       const example = picked.get(part)
-      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0 }))
+      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
     }
     env.replayed++
     const data = dataOf(false)
-    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
+    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring ?? data.headers }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? (twin === undefined ? undefined : new Map())
@@ -157,7 +157,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
-      report(target, lostMessage(result, behaviour.version, 'HEAD'))
+      // A finding on the headers or the query string shows them.
+      const example = result.part === 'headers' || result.part === 'querystring' ? data[result.part] : target.example
+      report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
     if (trip !== undefined && sent !== undefined) await verifyRoundTrip(env, trip, sent, result.body)
