@@ -83,20 +83,20 @@ export function sameValue (left: unknown, right: unknown): boolean {
 }
 
 /**
- * The first value of `sent` (followed values, their `from` places) that does not come back equal in `returned` (of
- * the same version): absent, or another value. Objects and lists are compared through what they hold (a list
- * coming back shorter loses its last items); a retyped field as a whole.
+ * The first value of `sent` (followed values: their `from` places) that does not come back equal at its place in
+ * `returned` (their `to` places, in the same version): absent, or another value. Objects and lists are compared
+ * through what they hold (a list coming back shorter loses its last items); a retyped field as a whole.
  * @example
  * ```ts
- * changedValue(followed, { amount: 12.37 }, { amount: 12 }) // { at: { from: ['amount'], … }, value: 12.37, became: 'comes back as 12' }
+ * changedValue([{ from: ['amount'], to: ['amount'], sameType: true }], { amount: 12.37 }, { amount: 12 }) // { at: …, value: 12.37, became: 'comes back as 12' }
  * ```
  */
 export function changedValue (followed: readonly FollowedValue[], sent: unknown, returned: unknown): Difference | undefined {
   for (const at of followed) {
-    if (!parentThere(returned, at.from)) continue
+    if (!parentThere(returned, at.to)) continue
     const value = valueAt(sent, at.from)
     if (value === undefined) continue
-    const back = valueAt(returned, at.from)
+    const back = valueAt(returned, at.to)
     if (back === undefined) return { at, value, became: 'is dropped' }
     const container = typeof value === 'object' && value !== null && typeof back === 'object' && back !== null && Array.isArray(value) === Array.isArray(back)
     if (container && at.sameType) continue

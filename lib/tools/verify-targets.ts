@@ -19,12 +19,15 @@ import { replayExample, type Expected, type ReplayIssue, type Report, type Targe
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
 import { alikeStrings } from './list-items'
+import { sharesFields } from './echo-response'
 
 export type { Report }
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
   readonly state: VersionerState
+  /** The HEAD examples generated so far, by form (one map for a whole run). */
+  readonly examples: Map<TSchema, GeneratedExample[]>
 }
 
 /**
@@ -103,7 +106,25 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
   }
 }
 
-/** The success response of a route that returns the schema its body (of slot `slot`) takes (a round trip), if any. */
+/**
+ * The first success response of a route holding fields of the body of slot `slot` (at HEAD), a round trip's: a
+ * handler storing the body echoes them. Not a response declared by media type other than JSON.
+ */
+function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
+  const body = slot === undefined ? undefined : headPart(head, 'body', slot)
+  if (body === undefined) return undefined
+  return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+    isSuccessKey(key) && (!key.includes(' ') || key.endsWith(' application/json')) && sharesFields(body, schema, env.resolveRef))?.[0]
+}
+
+/** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
+function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] {
+  let found = env.examples.get(form)
+  if (found === undefined) env.examples.set(form, found = generateExamples(form, env))
+  return found
+}
+
+/** The success response of a route that returns the schema its body (of slot `slot`) takes, if any: a trip down and back up. */
 function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   if (slot === undefined) return undefined
   const body = headPart(head, 'body', slot)
@@ -126,8 +147,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
   const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
-  const tripKey = roundTripKey(env, head, behaviour, body)
+  const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
+  const overs = trip === undefined ? [] : examplesOf(env, trip.formAt('body', 0))
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
@@ -162,7 +184,10 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined && sent !== undefined) await verifyRoundTrip(env, trip, sent, result.body)
+    if (trip !== undefined && sent !== undefined) {
+      const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value }
+      await verifyRoundTrip(env, echo, sent, result.body)
+    }
     if (twin === undefined || trail === undefined) continue
     const issues = await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected: required.get('body') as Expected, trail })
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))

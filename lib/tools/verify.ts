@@ -129,7 +129,7 @@ export async function verifyMigrations (fastify: FastifyInstance, state: Version
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const env = { state, generation: state.generation, pairings: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
