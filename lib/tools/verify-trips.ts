@@ -65,7 +65,8 @@ function comparedAt (env: TripEnvironment, trip: { sent: SentUp, echo: EchoTarge
   for (const value of followedValues({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up, true)) {
     const place = JSON.stringify(value.to)
     const there = trip.echoed.echoed.has(place) ? down.get(place) : undefined
-    if (there !== undefined) compared.push({ from: value.from, to: there.to, sameType: value.sameType && there.sameType })
+    // Retyped on one side only: the version takes one type and answers another (a string sent, a number read back).
+    if (there !== undefined && there.sameType === value.sameType) compared.push({ from: value.from, to: there.to, sameType: value.sameType })
   }
   return compared
 }

@@ -2,8 +2,8 @@
 // route whose response holds fields of its request body (the same name and JSON type at the same place, at HEAD)
 // answers, in verify, what a handler that stores and echoes them would. What an old client sent at those fields must
 // come back as it was, once up to HEAD and back down: a conversion forgotten on the way back, or two values put in
-// each other's place, is found. Server-generated fields, fields the old response lacks, absent optional fields and
-// defaults are not compared.
+// each other's place, is found. Server-generated fields, fields the old response lacks, absent optional fields,
+// defaults, and fields the old version takes as one type and answers as another are not compared.
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
@@ -71,13 +71,14 @@ test('two fields put in each other\'s place by a response converter are found, t
   t.match(findings[0].message, /^the value sent at \/summary does not come back in the 201 response: 'zq\w+ Łódź 🙂zq\w+' comes back as 'zq\w+ Łódź 🙂zq\w+'$/)
 })
 
-test('no finding for what a create route\'s response does not echo: generated fields, fields the old response lacks, absent fields, defaults', async (t) => {
+test('no finding for what a create route\'s response does not echo: generated fields, fields the old response lacks, absent fields, defaults, another type', async (t) => {
   const AccountCreate = Type.Object({
     email: Type.String({ format: 'email' }),
     password: Type.String({ minLength: 8 }),
     displayName: Type.Optional(Type.String()),
     plan: Type.Optional(Type.Union([Type.Literal('free'), Type.Literal('pro')], { default: 'free' })),
-    locale: Type.Optional(Type.String())
+    locale: Type.Optional(Type.String()),
+    seats: Type.Integer({ minimum: 1 })
   }, { $id: 'AccountCreate' })
   const Account = Type.Object({
     id: Type.String({ format: 'uuid' }),
@@ -86,11 +87,13 @@ test('no finding for what a create route\'s response does not echo: generated fi
     plan: Type.Union([Type.Literal('free'), Type.Literal('pro')]),
     locale: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
-    balance: Type.Number()
+    balance: Type.Number(),
+    seats: Type.Integer()
   }, { $id: 'Account' })
   class NameBecameDisplayName extends VersionChange {
-    description = 'name became displayName; the locale of an account is shown.'
+    description = 'name became displayName; the locale of an account is shown; seats are sent as a number (they were a string, and read as a number).'
     instructionsToMigrateToPreviousVersion = [
+      schema(AccountCreate).field('seats').had({ type: Type.Union([Type.Literal('1'), Type.Literal('5'), Type.Literal('20')]) }),
       schema(AccountCreate).field('displayName').had({ name: 'name' }),
       schema(Account).field('displayName').had({ name: 'name' }),
       schema(Account).field('locale').didntExist
@@ -100,6 +103,7 @@ test('no finding for what a create route\'s response does not echo: generated fi
     up (request: RequestInfo) {
       if (request.body.name !== undefined) request.body.displayName = request.body.name
       delete request.body.name
+      request.body.seats = Number(request.body.seats)
     }
 
     @ConvertResponseToPreviousVersionFor(Account)
@@ -112,4 +116,34 @@ test('no finding for what a create route\'s response does not echo: generated fi
     api.post('/accounts', { schema: { body: AccountCreate, response: { 201: Account } } }, async () => { throw new Error('not served in verify') })
   })
   t.same((await app.versioner.verify({ examples: 30 })).map((finding) => finding.text), [])
+})
+
+test('a field the request leaves out is left out of the echo: an address joined from a street and an optional unit comes back whole', async (t) => {
+  const PlaceCreate = Type.Object({ street: Type.String({ minLength: 1 }), unit: Type.Optional(Type.String({ minLength: 1 })) }, { $id: 'PlaceCreate' })
+  const Place = Type.Object({ id: Type.String(), street: Type.String(), unit: Type.Optional(Type.String()) }, { $id: 'Place' })
+  class AddressWasOneLine extends VersionChange {
+    description = 'An address is a street and a unit (it was one line, "street, unit").'
+    instructionsToMigrateToPreviousVersion = [
+      schema(PlaceCreate).field('street').had({ name: 'address' }),
+      schema(PlaceCreate).field('unit').didntExist,
+      schema(Place).field('street').had({ name: 'address' }),
+      schema(Place).field('unit').didntExist
+    ]
+
+    @ConvertRequestToNextVersionFor(PlaceCreate)
+    split (request: RequestInfo) {
+      const [street, ...unit] = (request.body.address as string).split(', ')
+      request.body = unit.length === 0 ? { street } : { street, unit: unit.join(', ') }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Place)
+    join (response: ResponseInfo) {
+      const { street, unit, ...rest } = response.body as { street: string, unit?: string }
+      response.body = { ...rest, address: unit === undefined ? street : `${street}, ${unit}` }
+    }
+  }
+  const app = await appWith(t, AddressWasOneLine, (api) => {
+    api.post('/places', { schema: { body: PlaceCreate, response: { 201: Place } } }, async () => { throw new Error('not served in verify') })
+  })
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
 })
