@@ -21,7 +21,8 @@ import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { VerifyFinding as ReplayFinding } from './verify-replay'
+import type { ReplayIssue, VerifyFinding as ReplayFinding } from './verify-replay'
+import { pointerKey } from '../core/json-schema'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 import { replaceFindings, type ReplaceFinding } from './verify-replace'
@@ -79,6 +80,25 @@ function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { 
   return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}. ${finding.fix ?? ''}`
 }
 
+/**
+ * The version changes at fault for an issue, and the converters of theirs that ran: the changes an issue names (an
+ * enum member's), else those of the step whose instructions name the field at its pointer (renamed, retyped, added
+ * or removed there) when some but not all do, else every change of the step.
+ */
+function atFault (step: GenerationStep, issue: ReplayIssue): Pick<VerifyFinding, 'versionChanges' | 'converters'> {
+  if (issue.changes !== undefined) return { versionChanges: issue.changes, converters: issue.converters }
+  const field = issue.pointer.split('/').slice(1).map(pointerKey).filter((key) => key !== '*').at(-1)
+  const same = (name: unknown): boolean => typeof name === 'string' && field !== undefined &&
+    (issue.part === 'headers' ? name.toLowerCase() === field.toLowerCase() : name === field)
+  const naming = step.changes.filter((change) => change.instructions.some((instruction) =>
+    'field' in instruction && (same(instruction.field) || ('name' in instruction && same(instruction.name)))))
+  if (naming.length === 0 || naming.length === step.changes.length) return { versionChanges: step.changes.map((change) => change.name), converters: issue.converters }
+  return {
+    versionChanges: naming.map((change) => change.name),
+    converters: issue.converters.filter((converter) => naming.some((change) => converter.startsWith(`${change.name}.`)))
+  }
+}
+
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
   /** Each finding with the version whose schema the data failed (`HEAD` included). */
@@ -105,8 +125,7 @@ class Findings {
       message: issue.message,
       value: issue.value,
       changeVersion: step.origin,
-      versionChanges: issue.changes ?? step.changes.map((change) => change.name),
-      converters: issue.converters,
+      ...atFault(step, issue),
       example: target.example,
       reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     }

@@ -496,3 +496,30 @@ test('a retyped field left out where its value is empty or null is no finding: t
   })
   t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
 })
+
+test('a finding names the version change whose instruction names the field, and its converters, not every change of the version', async (t) => {
+  const Article = Type.Object({ title: Type.String(), wordCount: Type.Integer({ minimum: 0 }) }, { $id: 'Article' })
+  class TitleWasHeadline extends VersionChange {
+    description = 'headline became title.'
+    instructionsToMigrateToPreviousVersion = [schema(Article).field('title').had({ name: 'headline' })]
+    // No converter: a headline never becomes a title.
+  }
+  class WordCountWasWords extends VersionChange {
+    description = 'words became wordCount.'
+    instructionsToMigrateToPreviousVersion = [schema(Article).field('wordCount').had({ name: 'words' })]
+
+    @ConvertRequestToNextVersionFor(Article)
+    wordsUp (request: RequestInfo) {
+      request.body.wordCount = request.body.words
+      delete request.body.words
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', WordCountWasWords, TitleWasHeadline), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/articles', { schema: { body: Article, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'a1' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /articles 2000-01-01 request invalid body/title after TitleWasHeadline (2001-01-01) by '])
+  t.equal(findings[0].fix, 'Add a request converter to TitleWasHeadline so that body/title matches the schema of 2001-01-01.')
+})
