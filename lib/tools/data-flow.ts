@@ -4,7 +4,8 @@
  * version that has a counterpart, kept through renames, with the same JSON type on the other side (a renamed
  * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
  * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
- * added or removed (`didntExist`, `existedAs`), and retyped ones, have no counterpart to reach.
+ * added or removed (`didntExist`, `existedAs`) have no counterpart to reach; retyped ones are followed as a whole
+ * only (their value is converted), and a list item holding an enum member the other side lacks not at all.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -90,7 +90,7 @@ export function alikeStrings (example: unknown, sentinels: ReadonlyMap<string, s
 }
 
 /** What the data of one level is: its schema, the data, the strings it delivers, the places of the values followed there. */
-export interface ItemsAtLevel {
+interface ItemsAtLevel {
   readonly schema: TSchema
   readonly data: unknown
   readonly delivered: readonly string[]
@@ -157,7 +157,7 @@ function declaresListFor (at: ItemsAtLevel, taken: ReadonlySet<string>, itemType
 }
 
 /** An item whose value does not arrive where another item's does. */
-export interface UnequalItem {
+interface UnequalItem {
   /** Where, items as `*` (the same mistake shows at one place, whatever the example). */
   readonly pointer: string
   readonly message: string

@@ -2,7 +2,7 @@
  * How `verify` compares a value with what arrives of it (docs/decisions/0072-verify-compares-every-value.md). One
  * way (a request up to HEAD, a response down to a version) a value may be converted (units, representations), so
  * only what is lost for certain is reported: a value followed to its counterpart (./data-flow.ts) that arrives
- * absent, or `null` where it was not. A round trip comes back to the version it left, so every value followed
+ * absent, or `null` where it was not (a retyped field's: absent, where it held something). A round trip comes back to the version it left, so every value followed
  * there must come back equal (numbers to a relative 1e-9: a unit converted and back may differ in its last bits).
  * @module
  */

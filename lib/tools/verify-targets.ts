@@ -1,8 +1,9 @@
 /**
- * What `verify` replays for one route version or webhook: request examples of the version up to HEAD (and, where
- * the route returns the schema it takes, back down again: ./verify-trips.ts), HEAD response examples of every
- * documented status down to the version (and, on such a route, back up again), HEAD webhook payloads down to every
- * version that has the webhook.
+ * What `verify` replays for one route version or webhook: request examples of the version (body, query string,
+ * headers) up to HEAD (and, where the route's response holds fields of the body, back down again in the response
+ * echoing them: ./verify-trips.ts), HEAD response examples of every documented status down to the version (and,
+ * where the route returns the schema it takes, back up again), HEAD webhook payloads down to every version that has
+ * the webhook.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

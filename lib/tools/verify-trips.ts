@@ -1,9 +1,10 @@
 /**
- * `verify`'s round trips, on a route that returns the schema it takes. Up and back: what a client of a version sent,
- * once up to HEAD and back down in the response, must come back equal, every value followed (./value-comparison.ts),
- * numbers and retyped fields included (a converter that maps between two representations restores them). Down and
- * back: what a client read, sent back up as it is, must give HEAD back every string it showed (a name joined for an
- * old version and split again on the wrong space). The version change at fault is the one nearest HEAD where what
+ * `verify`'s round trips. Up and back, on a route whose response holds fields of its body: what a client of a version
+ * sent, once up to HEAD and back down in the response a handler echoing it answers (./echo-response.ts), must come
+ * back equal at those fields, every value followed (./value-comparison.ts), numbers and retyped fields included (a
+ * converter that maps between two representations restores them). Down and back, on a route that returns the schema
+ * it takes: what a client read, sent back up as it is, must give HEAD back every string it showed (a name joined for
+ * an old version and split again on the wrong space). The version change at fault is the one nearest HEAD where what
  * went up and what came down differ.
  * @module
  */
@@ -48,7 +49,7 @@ interface SentUp {
 }
 
 /** The response a round trip comes back in: its replay, its HEAD schema, and a generated HEAD response to build the echo over. */
-export interface EchoTarget {
+interface EchoTarget {
   readonly target: ResponseTarget
   readonly headSchema: TSchema
   readonly over: unknown

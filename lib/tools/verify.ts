@@ -7,10 +7,11 @@
  * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
  * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.
  * Values sit on the boundaries where converters lose data first (./boundary-values.ts), none followed to the other
- * side may be dropped (./value-comparison.ts), and a number and its twin's may not arrive as one (./verify-twins.ts).
- * Where a route sends and returns the same schema, an example
- * must also come back from HEAD equal to what went up, and a response sent back up must give HEAD its strings back
- * (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
+ * side may be dropped (./value-comparison.ts), a number and its twin's may not arrive as one (./verify-twins.ts), and
+ * the alike items of a list arrive alike (./list-items.ts). Where a route's response holds fields of its body, an
+ * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
+ * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
+ * back (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
  * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
  * add or fix.
  * @module
