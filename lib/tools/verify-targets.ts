@@ -108,13 +108,14 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
 }
 
 /**
- * The first success response of a route holding fields of the body of slot `slot` (at HEAD), a round trip's: a
- * handler storing the body echoes them. Not a response declared by media type other than JSON.
+ * The success response of a route a round trip comes back in, for the body of slot `slot`: one returning the schema
+ * the body takes, else the first holding fields of it (at HEAD: a handler storing the body echoes them), not declared
+ * by a media type other than JSON.
  */
 function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
-  return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+  return roundTripKey(env, head, behaviour, slot) ?? Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
     isSuccessKey(key) && (!key.includes(' ') || key.endsWith(' application/json')) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 

@@ -147,3 +147,28 @@ test('a field the request leaves out is left out of the echo: an address joined 
   })
   t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
 })
+
+test('regression: a route taking and returning the same list (not an object) keeps its round trip', async (t) => {
+  const Adjustment = Type.Object({ delta: Type.Number() }, { $id: 'Adjustment' })
+  const Adjustments = Type.Array(Adjustment, { $id: 'Adjustments' })
+  class DeltaWasChange extends VersionChange {
+    description = 'change became delta.'
+    instructionsToMigrateToPreviousVersion = [schema(Adjustment).field('delta').had({ name: 'change' })]
+
+    @ConvertRequestToNextVersionFor(Adjustment)
+    up (request: RequestInfo) {
+      request.body.delta = Math.abs(request.body.change as number) // the sign is lost
+      delete request.body.change
+    }
+
+    @ConvertResponseToPreviousVersionFor(Adjustment)
+    down (response: ResponseInfo) {
+      response.body.change = response.body.delta
+      delete response.body.delta
+    }
+  }
+  const app = await appWith(t, DeltaWasChange, (api) => {
+    api.post('/adjustments', { schema: { body: Adjustments, response: { 200: Adjustments } } }, async (request) => request.body)
+  })
+  t.same(summary(await app.versioner.verify({ examples: 1 })), ['POST /adjustments 2000-01-01 response round trip response 200/*/change after DeltaWasChange (2001-01-01) by DeltaWasChange.up,DeltaWasChange.down'])
+})
