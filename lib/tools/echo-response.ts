@@ -59,7 +59,8 @@ function echoAt (place: Place, resolveRef: RefResolver, echoed: Set<string>): un
   const [left, right] = [asNode(place.requestSchema, resolveRef), asNode(place.responseSchema, resolveRef)]
   if (typeof request !== 'object' || request === null || left === undefined || right === undefined) return request
   const requestNode = readingNode(left, request, resolveRef)
-  const responseNode = readingNode(right, typeof response === 'object' && response !== null ? response : request, resolveRef)
+  // Of a union, the member of the request's value: the one the handler answers with what it stored.
+  const responseNode = readingNode(right, request, resolveRef)
   const theirs = declaredChildren(responseNode, request)
   const schemaThere = (key: PathKey): unknown => theirs.find(([name]) => name === key)?.[1]
   // The generated response's own fields; a list, and a record's entries, are the request's.

@@ -172,3 +172,30 @@ test('regression: a route taking and returning the same list (not an object) kee
   })
   t.same(summary(await app.versioner.verify({ examples: 1 })), ['POST /adjustments 2000-01-01 response round trip response 200/*/change after DeltaWasChange (2001-01-01) by DeltaWasChange.up,DeltaWasChange.down'])
 })
+
+test('a value inside a union member is compared on the round trip: the member the client sent is the one echoed', async (t) => {
+  const Card = Type.Object({ type: Type.Literal('card'), last4: Type.String({ minLength: 4, maxLength: 4 }) }, { $id: 'Card' })
+  const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String(), feeCents: Type.Integer({ minimum: 0 }) }, { $id: 'Bank' })
+  const PayoutCreate = Type.Object({ destination: Type.Union([Card, Bank]) }, { $id: 'PayoutCreate' })
+  const Payout = Type.Object({ id: Type.String(), destination: Type.Union([Bank, Card]), status: Type.String() }, { $id: 'Payout' })
+  class FeesInCents extends VersionChange {
+    description = 'A bank fee is integer cents (it was a decimal).'
+    instructionsToMigrateToPreviousVersion = [schema(Bank).field('feeCents').had({ name: 'fee', type: Type.Number({ minimum: 0 }) })]
+
+    @ConvertRequestToNextVersionFor(Bank)
+    up (request: RequestInfo) {
+      request.body.feeCents = Math.round((request.body.fee as number) * 100)
+      delete request.body.fee
+    }
+
+    @ConvertResponseToPreviousVersionFor(Bank)
+    down (response: ResponseInfo) {
+      response.body.fee = response.body.feeCents // the division by 100 is forgotten
+      delete response.body.feeCents
+    }
+  }
+  const app = await appWith(t, FeesInCents, (api) => {
+    api.post('/payouts', { schema: { body: PayoutCreate, response: { 201: Payout } } }, async () => { throw new Error('not served in verify') })
+  })
+  t.same(summary(await app.versioner.verify({ examples: 1 })), ['POST /payouts 2000-01-01 response round trip response 201/destination/fee after FeesInCents (2001-01-01) by FeesInCents.up,FeesInCents.down'])
+})
