@@ -4,7 +4,8 @@
  * version that has a counterpart, kept through renames, with the same JSON type on the other side (a renamed
  * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
  * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
- * added or removed (`didntExist`, `existedAs`), and retyped ones, have no counterpart to reach.
+ * added or removed (`didntExist`, `existedAs`) have no counterpart to reach; retyped ones are followed as a whole
+ * only (their value is converted), and a list item holding an enum member the other side lacks not at all.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -14,6 +15,7 @@ import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { childrenOf } from '../values/shapes'
+import { lowerCaseHeaders } from '../routes/prepared-schemas'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -33,8 +35,15 @@ export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | 
   return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
 }
 
-/** A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string` for a union). */
-function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
+/**
+ * A coarse JSON type of a schema: what a value of it is (`string`, `null|string` for a nullable one, `number|string`
+ * for a union; integers are numbers).
+ * @example
+ * ```ts
+ * jsonTypeOf(Type.Union([Type.Integer(), Type.Null()]), resolveRef) // 'null|number'
+ * ```
+ */
+export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   const node = asNode(schema, resolveRef)
   if (node === undefined) return 'any'
   if (typeof node.type === 'string' || Array.isArray(node.type)) {
@@ -110,6 +119,8 @@ interface Lineage {
   readonly to: number
   /** The pairings computed so far (one map for a whole run: they never change). */
   readonly pairings?: Pairings
+  /** True for headers: the example's fields are named in lower case, whatever case the schema declares them in. */
+  readonly lowerCase?: boolean
 }
 
 /** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key. */
@@ -156,6 +167,16 @@ function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolea
   if (seed === undefined) return false
   const state = lineage.generation.stateAt(seed.head, lineage.to)
   return state.kind === 'enum' && !state.members.some((member) => member.value === value)
+}
+
+/** True when a list item (an object) holds, in a field of its own, a member of an enum that level `to` lacks. */
+function holdsLackedMember (lineage: Lineage, schema: unknown, item: unknown): boolean {
+  const node = asNode(schema, lineage.resolveRef)
+  if (node === undefined || typeof item !== 'object' || item === null || Array.isArray(item)) return false
+  return declaredChildren(readingNode(node, item, lineage.resolveRef), item).some(([key, sub]) => {
+    const held = (item as Record<PathKey, unknown>)[key]
+    return held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)
+  })
 }
 
 /** A key of a JSON value: an object's key, or an array's index. */
@@ -239,20 +260,24 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const node = readingNode(bare, value, resolveRef)
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
       const held = (value as Record<PathKey, unknown>)[key]
-      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
+      // (with the list item holding it).
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
+      if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
       const child = { from: [...at.from, key], to: [...at.to, there], sameType }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
     }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
+    const lower = lineage.lowerCase === true && at.from.length === 0
     if (seed === undefined || lineage.from === lineage.to) {
-      for (const [key, sub] of declaredChildren(node, value)) follow(sub, key, key, true)
+      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true)
       continue
     }
     for (const { key, type, there, sameType } of pairingsOf(lineage, seed.head)) {
+      const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, key) && (sameType || retyped)) follow(type, key, there, sameType)
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType)
     }
   }
   return found

@@ -2,7 +2,7 @@
  * How `verify` compares a value with what arrives of it (docs/decisions/0072-verify-compares-every-value.md). One
  * way (a request up to HEAD, a response down to a version) a value may be converted (units, representations), so
  * only what is lost for certain is reported: a value followed to its counterpart (./data-flow.ts) that arrives
- * absent, or `null` where it was not. A round trip comes back to the version it left, so every value followed
+ * absent, or `null` where it was not (a retyped field's: absent, where it held something). A round trip comes back to the version it left, so every value followed
  * there must come back equal (numbers to a relative 1e-9: a unit converted and back may differ in its last bits).
  * @module
  */
@@ -36,10 +36,17 @@ function parentThere (data: unknown, path: readonly PathKey[]): boolean {
   return typeof parent === 'object' && parent !== null
 }
 
+/** True for a value a retyped field may leave out on the other side: `null`, or an empty string, list or object. */
+function nothingToShow (value: unknown): boolean {
+  return value === null || value === '' || (typeof value === 'object' && Object.keys(value).length === 0)
+}
+
 /**
  * The values of `example` (followed to `data`, the other side of a migration) that are lost for certain: their
  * counterpart absent, or `null` where they were not (not their children). List items are not checked by place
- * (lists may legitimately be filtered or reordered); what they hold is.
+ * (lists may legitimately be filtered or reordered); what they hold is. A retyped field's value is converted, so
+ * only its absence counts, and only where it held something (one label becomes a list of labels; an empty list
+ * may become no label).
  * @example
  * ```ts
  * droppedValues(followed, { memo: '' }, {}) // [{ at: { from: ['memo'], … }, value: '', became: 'is dropped' }]
@@ -50,9 +57,10 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
   for (const at of followed) {
     if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
     const value = valueAt(example, at.from)
-    if (value === undefined) continue
+    if (value === undefined || (!at.sameType && nothingToShow(value))) continue
     const arrived = valueAt(data, at.to)
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
+    else if (!at.sameType) continue
     else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped
@@ -75,20 +83,20 @@ export function sameValue (left: unknown, right: unknown): boolean {
 }
 
 /**
- * The first value of `sent` (followed values, their `from` places) that does not come back equal in `returned` (of
- * the same version): absent, or another value. Objects and lists are compared through what they hold (a list
- * coming back shorter loses its last items); a retyped field as a whole.
+ * The first value of `sent` (followed values: their `from` places) that does not come back equal at its place in
+ * `returned` (their `to` places, in the same version): absent, or another value. Objects and lists are compared
+ * through what they hold (a list coming back shorter loses its last items); a retyped field as a whole.
  * @example
  * ```ts
- * changedValue(followed, { amount: 12.37 }, { amount: 12 }) // { at: { from: ['amount'], … }, value: 12.37, became: 'comes back as 12' }
+ * changedValue([{ from: ['amount'], to: ['amount'], sameType: true }], { amount: 12.37 }, { amount: 12 }) // { at: …, value: 12.37, became: 'comes back as 12' }
  * ```
  */
 export function changedValue (followed: readonly FollowedValue[], sent: unknown, returned: unknown): Difference | undefined {
   for (const at of followed) {
-    if (!parentThere(returned, at.from)) continue
+    if (!parentThere(returned, at.to)) continue
     const value = valueAt(sent, at.from)
     if (value === undefined) continue
-    const back = valueAt(returned, at.from)
+    const back = valueAt(returned, at.to)
     if (back === undefined) return { at, value, became: 'is dropped' }
     const container = typeof value === 'object' && value !== null && typeof back === 'object' && back !== null && Array.isArray(value) === Array.isArray(back)
     if (container && at.sameType) continue

@@ -18,6 +18,7 @@ import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sent
 import type { Check, ValidationIssue } from '../core/strict-validator'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { droppedValues, shown } from './value-comparison'
+import { unequalItems, type AlikeStrings } from './list-items'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -88,8 +89,13 @@ export interface Expected {
   readonly sentinels: readonly RequiredValue[]
   /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
   readonly byWords: boolean
-  /** The values of the example followed to `level` (their places there). */
+  /** The values of the example followed to `level` (their places there), retyped fields included (as a whole). */
   readonly followedTo: (level: number) => readonly FollowedValue[]
+  /**
+   * The free strings of alike list items that have no counterpart of their own (each item's must arrive where
+   * another's does), and the level they must reach (where the other side's room for them is known).
+   */
+  readonly alike?: { readonly strings: readonly AlikeStrings[], readonly to: number }
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps. */
@@ -151,7 +157,7 @@ class LevelChecks {
     }
     if (expected === undefined) return []
     const missing: string[] = []
-    const note = (place: string, issue: Pick<ReplayIssue, 'pointer' | 'message' | 'value'>): void => {
+    const note = (place: string, issue: Pick<ReplayIssue, 'pointer' | 'message' | 'value' | 'fix'>): void => {
       const key = `${where.part}\n${place}`
       missing.push(key)
       if (!this.firstMissing.has(key)) this.firstMissing.set(key, { kind: 'lost', ...issue, ...where })
@@ -160,8 +166,18 @@ class LevelChecks {
     for (const { at, value, became } of droppedValues(followed, expected.example, data)) {
       note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value })
     }
-    if (expected.sentinels.length === 0) return missing
+    const alike = expected.alike?.strings ?? []
+    if (expected.sentinels.length === 0 && alike.length === 0) return missing
     const delivered = deliveredStrings(schema, data, this.context.resolveRef)
+    if (alike.length > 0) {
+      // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
+      const taken = where.reached === expected.alike?.to ? new Set(followed.map((value) => pointerOfPath(value.to))) : undefined
+      const fix = `Make ${where.converters.length === 0 ? `the converters of ${this.context.steps[where.step].changes.map((change) => change.name).join(', ')}` : where.converters.join(', ')} ` +
+        'carry every item of the list, not only the one that arrives: the items of a list are alike.'
+      for (const item of unequalItems(alike, { schema, data, delivered, byWords: expected.byWords, taken, resolveRef: this.context.resolveRef })) {
+        note(`items\n${item.pointer}`, { ...item, fix })
+      }
+    }
     const spoilt = spoiltStrings(delivered)
     for (const { sentinel, pointer } of expected.sentinels) {
       if (arrives(sentinel, delivered, expected.byWords)) {

@@ -1,8 +1,9 @@
 /**
- * What `verify` replays for one route version or webhook: request examples of the version up to HEAD (and, where
- * the route returns the schema it takes, back down again: ./verify-trips.ts), HEAD response examples of every
- * documented status down to the version (and, on such a route, back up again), HEAD webhook payloads down to every
- * version that has the webhook.
+ * What `verify` replays for one route version or webhook: request examples of the version (body, query string,
+ * headers) up to HEAD (and, where the route's response holds fields of the body, back down again in the response
+ * echoing them: ./verify-trips.ts), HEAD response examples of every documented status down to the version (and,
+ * where the route returns the schema it takes, back up again), HEAD webhook payloads down to every version that has
+ * the webhook.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -18,28 +19,34 @@ import { generateExamples, type GeneratedExample, type GenerationOptions } from 
 import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
+import { alikeStrings } from './list-items'
+import { sharesFields } from './echo-response'
 
 export type { Report }
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
   readonly state: VersionerState
+  /** The HEAD examples generated so far, by form (one map for a whole run). */
+  readonly examples: Map<TSchema, GeneratedExample[]>
 }
 
 /**
  * What must arrive of `value` (an example of `headSchema`'s form at level `from`, with the sentinels of `example`)
  * at level `to`, and at the levels between (its values followed to each, once).
  */
-function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number }): Expected {
+function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: GeneratedExample, levels: { from: number, to: number, lowerCase?: boolean }): Expected {
   const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, ...levels }
   const followed = new Map<number, FollowedValue[]>()
+  const sentinels = requiredValues(lineage, headSchema, example.value, example.sentinels)
   return {
     example: example.value,
-    sentinels: requiredValues(lineage, headSchema, example.value, example.sentinels),
+    sentinels,
+    alike: { strings: alikeStrings(example.value, example.sentinels, new Set(sentinels.map((value) => value.sentinel))), to: levels.to },
     byWords: true,
     followedTo: (level) => {
       let found = followed.get(level)
-      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value))
+      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value, true))
       return found
     }
   }
@@ -100,7 +107,26 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
   }
 }
 
-/** The success response of a route that returns the schema its body (of slot `slot`) takes (a round trip), if any. */
+/**
+ * The success response of a route a round trip comes back in, for the body of slot `slot`: one returning the schema
+ * the body takes, else the first holding fields of it (at HEAD: a handler storing the body echoes them), not declared
+ * by a media type other than JSON.
+ */
+function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
+  const body = slot === undefined ? undefined : headPart(head, 'body', slot)
+  if (body === undefined) return undefined
+  return roundTripKey(env, head, behaviour, slot) ?? Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+    isSuccessKey(key) && (!key.includes(' ') || key.endsWith(' application/json')) && sharesFields(body, schema, env.resolveRef))?.[0]
+}
+
+/** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
+function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] {
+  let found = env.examples.get(form)
+  if (found === undefined) env.examples.set(form, found = generateExamples(form, env))
+  return found
+}
+
+/** The success response of a route that returns the schema its body (of slot `slot`) takes, if any: a trip down and back up. */
 function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   if (slot === undefined) return undefined
   const body = headPart(head, 'body', slot)
@@ -123,8 +149,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
   const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
-  const tripKey = roundTripKey(env, head, behaviour, body)
+  const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
+  const overs = trip === undefined ? [] : examplesOf(env, trip.formAt('body', 0))
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
@@ -140,13 +167,13 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     // An example the version's own schema rejects says nothing about migrations.
     if (![...picked].every(([part, example]) => env.compile(formAt(part, behaviour.level))(copyJson(example.value)))) continue
     const required = new Map<RequestPart, Expected>()
-    for (const part of ['body', 'querystring'] as const) {
+    for (const part of ['body', 'querystring', 'headers'] as const) {
       const example = picked.get(part)
-      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0 }))
+      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
     }
     env.replayed++
     const data = dataOf(false)
-    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring }
+    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring ?? data.headers }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? (twin === undefined ? undefined : new Map())
@@ -154,10 +181,15 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
-      report(target, lostMessage(result, behaviour.version, 'HEAD'))
+      // A finding on the headers or the query string shows them.
+      const example = result.part === 'headers' || result.part === 'querystring' ? data[result.part] : target.example
+      report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    if (trip !== undefined && sent !== undefined) await verifyRoundTrip(env, trip, sent, result.body)
+    if (trip !== undefined && sent !== undefined) {
+      const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value }
+      await verifyRoundTrip(env, echo, sent, result.body)
+    }
     if (twin === undefined || trail === undefined) continue
     const issues = await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected: required.get('body') as Expected, trail })
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))

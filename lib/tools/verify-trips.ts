@@ -1,9 +1,10 @@
 /**
- * `verify`'s round trips, on a route that returns the schema it takes. Up and back: what a client of a version sent,
- * once up to HEAD and back down in the response, must come back equal, every value followed (./value-comparison.ts),
- * numbers and retyped fields included (a converter that maps between two representations restores them). Down and
- * back: what a client read, sent back up as it is, must give HEAD back every string it showed (a name joined for an
- * old version and split again on the wrong space). The version change at fault is the one nearest HEAD where what
+ * `verify`'s round trips. Up and back, on a route whose response holds fields of its body: what a client of a version
+ * sent, once up to HEAD and back down in the response a handler echoing it answers (./echo-response.ts), must come
+ * back equal at those fields, every value followed (./value-comparison.ts), numbers and retyped fields included (a
+ * converter that maps between two representations restores them). Down and back, on a route that returns the schema
+ * it takes: what a client read, sent back up as it is, must give HEAD back every string it showed (a name joined for
+ * an old version and split again on the wrong space). The version change at fault is the one nearest HEAD where what
  * went up and what came down differ.
  * @module
  */
@@ -12,7 +13,8 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { RequestPart } from '../routes/version-plan'
 import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
-import { followedValues, pointerOfPath, type Pairings, type RefResolver } from './data-flow'
+import { followedValues, pointerOfPath, type FollowedValue, type Pairings, type RefResolver } from './data-flow'
+import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
 import { changedValue, shown } from './value-comparison'
@@ -46,40 +48,66 @@ interface SentUp {
   readonly trail: Trail
 }
 
-/** The level nearest HEAD where what went up (`up`) and what came down (`down`) differ; `level` when none shows it. */
-function faultLevel (env: TripEnvironment, sent: SentUp, down: Trail, level: number): number {
-  for (let at = 1; at < level; at++) {
-    const up = sent.trail.get(at)?.body
-    const followed = followedValues({ generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, from: at, to: 0 }, sent.headSchema, up, true)
-    if (changedValue(followed, up, down.get(at)?.body) !== undefined) return at
-  }
-  return level
+/** The response a round trip comes back in: its replay, its HEAD schema, and a generated HEAD response to build the echo over. */
+interface EchoTarget {
+  readonly target: ResponseTarget
+  readonly headSchema: TSchema
+  readonly over: unknown
 }
 
 /**
- * The HEAD body a request example arrived with, sent back down as the response it returns: every value the client
- * sent (that HEAD keeps) must come back equal.
+ * The values of what went up at `level` (`up`, a request body) compared with what came down at `level` (a response
+ * body): those that reached HEAD at a place the response echoes, each with its place in the response at `level`.
+ */
+function comparedAt (env: TripEnvironment, trip: { sent: SentUp, echo: EchoTarget, echoed: EchoedResponse }, level: number, up: unknown): FollowedValue[] {
+  const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings }
+  const down = new Map(followedValues({ ...lineage, from: 0, to: level }, trip.echo.headSchema, trip.echoed.body, true).map((value) => [JSON.stringify(value.from), value]))
+  const compared: FollowedValue[] = []
+  for (const value of followedValues({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up, true)) {
+    const place = JSON.stringify(value.to)
+    const there = trip.echoed.echoed.has(place) ? down.get(place) : undefined
+    // Retyped on one side only: the version takes one type and answers another (a string sent, a number read back).
+    if (there !== undefined && there.sameType === value.sameType) compared.push({ from: value.from, to: there.to, sameType: value.sameType })
+  }
+  return compared
+}
+
+/**
+ * A request body that reached HEAD (`body`), answered as a handler storing and echoing it would (the same body, on a
+ * route that returns the schema it takes; else the fields the response shares with it) and sent back down: every
+ * value the client sent that comes back must come back equal. The version change at fault is the one nearest HEAD
+ * where what went up and what came down differ.
  * @example
  * ```ts
- * await verifyRoundTrip(env, responseTarget, { body: sentBody, headSchema: Payment, trail }, headBody)
+ * await verifyRoundTrip(env, { target: responseTarget, headSchema: Transfer, over: generatedTransfer }, { body: sentBody, headSchema: TransferCreate, trail }, headBody)
  * ```
  */
-export async function verifyRoundTrip (env: TripEnvironment, target: ResponseTarget, sent: SentUp, body: unknown): Promise<void> {
+export async function verifyRoundTrip (env: TripEnvironment, echo: EchoTarget, sent: SentUp, body: unknown): Promise<void> {
+  const { target } = echo
+  const echoed = echoResponse({ request: body, requestSchema: sent.headSchema, response: echo.over, responseSchema: echo.headSchema }, env.resolveRef)
+  // A response HEAD would refuse (the echo breaks one of its rules) says nothing of the converters.
+  if (echoed.echoed.size === 0 || !env.compile(target.formAt('body', 0))(copyJson(echoed.body))) return
   env.replayed++
   const down: Trail = new Map()
-  const result = await replayExample(env, { ...target, data: { body }, required: new Map(), trail: down })
+  const result = await replayExample(env, { ...target, data: { body: copyJson(echoed.body) }, required: new Map(), trail: down })
   // A response that fails going down is the response side's finding.
   if (result === undefined || !('body' in result)) return
-  const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings, from: target.level, to: 0 }
-  const difference = changedValue(followedValues(lineage, sent.headSchema, sent.body, true), sent.body, result.body)
+  const trip = { sent, echo, echoed }
+  const difference = changedValue(comparedAt(env, trip, target.level, sent.body), sent.body, result.body)
   if (difference === undefined) return
-  const level = faultLevel(env, sent, down, target.level)
+  let level = target.level
+  for (let at = 1; at < target.level && level === target.level; at++) {
+    const up = sent.trail.get(at)?.body
+    if (changedValue(comparedAt(env, trip, at, up), up, down.get(at)?.body) !== undefined) level = at
+  }
   const converters = [...sent.trail.get(level - 1)?.converters ?? [], ...down.get(level)?.converters ?? []]
+  const status = target.part.slice('response '.length)
+  const [from, to] = [pointerOfPath(difference.at.from), pointerOfPath(difference.at.to)]
   env.report({ route: target.route, version: target.version, direction: 'response', example: sent.body }, {
     kind: 'round trip',
     part: target.part,
-    pointer: pointerOfPath(difference.at.from),
-    message: `the value sent at ${pointerOfPath(difference.at.from)} does not come back in the ${target.part.slice('response '.length)} response: ${shown(difference.value)} ${difference.became}`,
+    pointer: from,
+    message: `the value sent at ${from} does not come back in the ${status} response${to === from ? '' : ` (at ${to})`}: ${shown(difference.value)} ${difference.became}`,
     value: difference.value,
     converters: [...new Set(converters)],
     step: level - 1,

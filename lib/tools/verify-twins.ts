@@ -52,7 +52,7 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
     const body = trail.get(level)?.body
     const issues: ReplayIssue[] = []
     for (const place of expected.followedTo(level)) {
-      if (!numbers.has(JSON.stringify(place.from))) continue
+      if (!place.sameType || !numbers.has(JSON.stringify(place.from))) continue
       const arrived = valueAt(body, place.to)
       const other = valueAt(twinTrail.get(level)?.body, place.to)
       if (typeof arrived !== 'number' || arrived !== other) continue

@@ -7,10 +7,11 @@
  * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
  * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.
  * Values sit on the boundaries where converters lose data first (./boundary-values.ts), none followed to the other
- * side may be dropped (./value-comparison.ts), and a number and its twin's may not arrive as one (./verify-twins.ts).
- * Where a route sends and returns the same schema, an example
- * must also come back from HEAD equal to what went up, and a response sent back up must give HEAD its strings back
- * (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
+ * side may be dropped (./value-comparison.ts), a number and its twin's may not arrive as one (./verify-twins.ts), and
+ * the alike items of a list arrive alike (./list-items.ts). Where a route's response holds fields of its body, an
+ * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
+ * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
+ * back (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
  * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
  * add or fix.
  * @module
@@ -21,7 +22,8 @@ import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { VerifyFinding as ReplayFinding } from './verify-replay'
+import type { ReplayIssue, VerifyFinding as ReplayFinding } from './verify-replay'
+import { pointerKey } from '../core/json-schema'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 import { replaceFindings, type ReplaceFinding } from './verify-replace'
@@ -79,6 +81,25 @@ function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { 
   return `${finding.route} (${finding.version}${more}): ${what}; first wrong after ${changes} (${finding.changeVersion}), ${by}. ${finding.fix ?? ''}`
 }
 
+/**
+ * The version changes at fault for an issue, and the converters of theirs that ran: the changes an issue names (an
+ * enum member's), else those of the step whose instructions name the field at its pointer (renamed, retyped, added
+ * or removed there) when some but not all do, else every change of the step.
+ */
+function atFault (step: GenerationStep, issue: ReplayIssue): Pick<VerifyFinding, 'versionChanges' | 'converters'> {
+  if (issue.changes !== undefined) return { versionChanges: issue.changes, converters: issue.converters }
+  const field = issue.pointer.split('/').slice(1).map(pointerKey).filter((key) => key !== '*').at(-1)
+  const same = (name: unknown): boolean => typeof name === 'string' && field !== undefined &&
+    (issue.part === 'headers' ? name.toLowerCase() === field.toLowerCase() : name === field)
+  const naming = step.changes.filter((change) => change.instructions.some((instruction) =>
+    'field' in instruction && (same(instruction.field) || ('name' in instruction && same(instruction.name)))))
+  if (naming.length === 0 || naming.length === step.changes.length) return { versionChanges: step.changes.map((change) => change.name), converters: issue.converters }
+  return {
+    versionChanges: naming.map((change) => change.name),
+    converters: issue.converters.filter((converter) => naming.some((change) => converter.startsWith(`${change.name}.`)))
+  }
+}
+
 /** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
 class Findings {
   /** Each finding with the version whose schema the data failed (`HEAD` included). */
@@ -105,8 +126,7 @@ class Findings {
       message: issue.message,
       value: issue.value,
       changeVersion: step.origin,
-      versionChanges: issue.changes ?? step.changes.map((change) => change.name),
-      converters: issue.converters,
+      ...atFault(step, issue),
       example: target.example,
       reached: issue.reached === 0 ? 'HEAD' : this.versionAt(issue.reached)
     }
@@ -129,7 +149,7 @@ export async function verifyMigrations (fastify: FastifyInstance, state: Version
   if (!state.ready) throw new NotReadyError('app.versioner.verify()')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const env = { state, generation: state.generation, pairings: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)

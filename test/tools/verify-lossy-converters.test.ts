@@ -7,18 +7,10 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
-import { versionedApp, type Teardown } from '../helpers/apps'
-
-/** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
-async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void): Promise<FastifyInstance> {
-  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01')), async (api) => {
-    routes(api as unknown as FastifyInstance)
-  })
-  await app.ready()
-  return app
-}
+import { versionedApp } from '../helpers/apps'
+import { appWith, summary } from '../helpers/verify-apps'
 
 /** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
 function echo (path: string, body: TSchema, roundTrip: boolean) {
@@ -31,11 +23,6 @@ function echo (path: string, body: TSchema, roundTrip: boolean) {
     api.get(path, { schema: { response: { 200: body } } }, async () => { throw new Error('not served in verify') })
   }
 }
-
-/** Each finding on one line: where, which kind, the change at fault and the converters that ran there. */
-const summary = (findings: Awaited<ReturnType<FastifyInstance['versioner']['verify']>>) =>
-  findings.map(({ route, version, direction, kind, part, pointer, changeVersion, versionChanges, converters }) =>
-    `${route} ${version} ${direction} ${kind} ${part}${pointer} after ${versionChanges.join(',')} (${changeVersion}) by ${converters.join(',')}`)
 
 test('a name → fullName rename whose request converter keeps name.split(" ")[0] is found, naming the value, the converter and the fix', async (t) => {
   const UserCreate = Type.Object({ fullName: Type.String({ minLength: 1 }), email: Type.Optional(Type.String({ format: 'email' })) }, { $id: 'UserCreate' })
@@ -463,4 +450,76 @@ test('converters that map between two representations are no finding: cents, uni
   })
   const findings = await app.versioner.verify({ examples: 50 })
   t.same(findings.map((finding) => finding.text), [])
+})
+
+test('regression: a field retyped from one value to a list whose request converter is forgotten is found: the value arrives absent', async (t) => {
+  const TicketSearch = Type.Object({
+    assignee: Type.Optional(Type.String()),
+    labels: Type.Optional(Type.Array(Type.String(), { minItems: 1 }))
+  }, { $id: 'TicketSearch' })
+  const TicketList = Type.Object({ data: Type.Array(Type.Object({ id: Type.String() })) }, { $id: 'TicketList' })
+  class SearchBySeveralLabels extends VersionChange {
+    description = 'The search takes a list of labels (it took one label).'
+    instructionsToMigrateToPreviousVersion = [schema(TicketSearch).field('labels').had({ name: 'label', type: Type.String() })]
+    // No request converter: label reaches HEAD as it is, where the handler ignores it and returns every ticket.
+  }
+  const app = await appWith(t, SearchBySeveralLabels, (api) => {
+    api.post('/tickets/search', { schema: { body: TicketSearch, response: { 200: TicketList } } }, async () => ({ data: [] }))
+  })
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /tickets/search 2000-01-01 request lost body/label after SearchBySeveralLabels (2001-01-01) by '])
+  t.match(findings[0].message, /^the value at \/label in 2000-01-01 does not reach HEAD: 'zq\w+ Łódź 🙂zq\w+' is dropped$/)
+  t.match(findings[0].fix, /^Add a request converter to SearchBySeveralLabels that moves the value to its counterpart/)
+})
+
+test('a retyped field left out where its value is empty or null is no finding: the other version has nothing to show for it', async (t) => {
+  const Ticket = Type.Object({
+    id: Type.String(),
+    labels: Type.Array(Type.String()),
+    dueAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
+  }, { $id: 'Ticket' })
+  class SeveralLabels extends VersionChange {
+    description = 'A ticket has a list of labels (it had one label); a ticket without a due date has dueAt null (it had none).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Ticket).field('labels').had({ name: 'label', type: Type.String(), optional: true }),
+      schema(Ticket).field('dueAt').had({ type: Type.String({ format: 'date-time' }), optional: true })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Ticket)
+    firstLabel (response: ResponseInfo) {
+      const { labels, dueAt, ...rest } = response.body as { labels: string[], dueAt: string | null }
+      response.body = { ...rest, ...(labels.length === 0 ? {} : { label: labels.join(', ') }), ...(dueAt === null ? {} : { dueAt }) }
+    }
+  }
+  const app = await appWith(t, SeveralLabels, (api) => {
+    api.get('/tickets/:id', { schema: { response: { 200: Ticket } } }, async () => ({ id: 't1', labels: [], dueAt: null }))
+  })
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})
+
+test('a finding names the version change whose instruction names the field, and its converters, not every change of the version', async (t) => {
+  const Article = Type.Object({ title: Type.String(), wordCount: Type.Integer({ minimum: 0 }) }, { $id: 'Article' })
+  class TitleWasHeadline extends VersionChange {
+    description = 'headline became title.'
+    instructionsToMigrateToPreviousVersion = [schema(Article).field('title').had({ name: 'headline' })]
+    // No converter: a headline never becomes a title.
+  }
+  class WordCountWasWords extends VersionChange {
+    description = 'words became wordCount.'
+    instructionsToMigrateToPreviousVersion = [schema(Article).field('wordCount').had({ name: 'words' })]
+
+    @ConvertRequestToNextVersionFor(Article)
+    wordsUp (request: RequestInfo) {
+      request.body.wordCount = request.body.words
+      delete request.body.words
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', WordCountWasWords, TitleWasHeadline), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/articles', { schema: { body: Article, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'a1' }))
+  })
+  await app.ready()
+  const findings = await app.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /articles 2000-01-01 request invalid body/title after TitleWasHeadline (2001-01-01) by '])
+  t.equal(findings[0].fix, 'Add a request converter to TitleWasHeadline so that body/title matches the schema of 2001-01-01.')
 })

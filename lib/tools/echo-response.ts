@@ -1,0 +1,102 @@
+/**
+ * The response a create or update route answers in `verify`'s round trips: where a route's response (at HEAD) holds
+ * fields of its request body, the same name and JSON type at the same place (a field shared by identity, through
+ * `extendSchema`, has the same name there), a handler that stores the request and echoes it answers with the
+ * request's values at those fields, and its own everywhere else (an id, a status, a total). This module builds that
+ * response from a HEAD request body and a generated HEAD response, and says which places it echoed.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { setOwn } from '../core/own-properties'
+import { asNode, declaredChildren, jsonTypeOf, readingNode, type PathKey, type RefResolver } from './data-flow'
+import type { JsonSchema } from '../values/examples'
+
+/** The declared properties of an object node (`{}` for none). */
+function propertiesOf (node: JsonSchema): Record<string, unknown> {
+  return typeof node.properties === 'object' && node.properties !== null ? node.properties as Record<string, unknown> : {}
+}
+
+/** True when two schemas hold the same kind of value: the same JSON type, and for lists items of the same JSON type. */
+function alike (request: unknown, response: unknown, resolveRef: RefResolver): boolean {
+  if (jsonTypeOf(request, resolveRef) !== jsonTypeOf(response, resolveRef)) return false
+  const [left, right] = [asNode(request, resolveRef), asNode(response, resolveRef)]
+  return left?.items === undefined || right?.items === undefined || Array.isArray(left.items) || Array.isArray(right.items) ||
+    jsonTypeOf(left.items, resolveRef) === jsonTypeOf(right.items, resolveRef)
+}
+
+/**
+ * True when a response schema holds a field of a request body schema: a property of the same name and JSON type.
+ * @example
+ * ```ts
+ * sharesFields(CustomerInput, Customer, resolveRef) // true: givenName, email…
+ * ```
+ */
+export function sharesFields (request: TSchema, response: TSchema, resolveRef: RefResolver): boolean {
+  const [left, right] = [asNode(request, resolveRef), asNode(response, resolveRef)]
+  if (left === undefined || right === undefined) return false
+  const theirs = propertiesOf(right)
+  return Object.entries(propertiesOf(left)).some(([key, sub]) => Object.hasOwn(theirs, key) && alike(sub, theirs[key], resolveRef))
+}
+
+/** A HEAD response built over a generated one, and the places (JSON of their paths) where it echoes the request. */
+export interface EchoedResponse {
+  readonly body: unknown
+  readonly echoed: ReadonlySet<string>
+}
+
+/** One place of the echo: the request's value and schema there, the generated response's. */
+interface Place {
+  readonly request: unknown
+  readonly requestSchema: unknown
+  readonly response: unknown
+  readonly responseSchema: unknown
+  readonly path: readonly PathKey[]
+}
+
+/** The value at one place of the echo (recording the places echoed below it). */
+function echoAt (place: Place, resolveRef: RefResolver, echoed: Set<string>): unknown {
+  const { request, response, path } = place
+  const [left, right] = [asNode(place.requestSchema, resolveRef), asNode(place.responseSchema, resolveRef)]
+  if (typeof request !== 'object' || request === null || left === undefined || right === undefined) return request
+  const requestNode = readingNode(left, request, resolveRef)
+  // Of a union, the member of the request's value: the one the handler answers with what it stored.
+  const responseNode = readingNode(right, request, resolveRef)
+  const theirs = declaredChildren(responseNode, request)
+  const schemaThere = (key: PathKey): unknown => theirs.find(([name]) => name === key)?.[1]
+  // The generated response's own fields; a list, and a record's entries, are the request's.
+  const generated = typeof response === 'object' && response !== null && !Array.isArray(response) ? response as Record<string, unknown> : {}
+  const result = (Array.isArray(request) ? [] : {}) as Record<PathKey, unknown>
+  if (!Array.isArray(request)) for (const key of Object.keys(propertiesOf(responseNode))) if (Object.hasOwn(generated, key)) setOwn(result, key, generated[key])
+  for (const [key, sub] of declaredChildren(requestNode, request)) {
+    const there = schemaThere(key)
+    if (there === undefined || !alike(sub, there, resolveRef)) continue
+    const child = [...path, key]
+    echoed.add(JSON.stringify(child))
+    const over = Array.isArray(response) ? response[Number(key) % Math.max(1, response.length)] : generated[key]
+    setOwn(result, String(key), echoAt({ request: (request as Record<PathKey, unknown>)[key], requestSchema: sub, response: over, responseSchema: there, path: child }, resolveRef, echoed))
+  }
+  if (Array.isArray(request)) return result
+  // A field the request left out: a handler storing the request has nothing for it, where the response may leave it out.
+  const required = new Set(Array.isArray(responseNode.required) ? responseNode.required as string[] : [])
+  const mine = propertiesOf(requestNode)
+  for (const key of Object.keys(result)) {
+    if (!Object.hasOwn(request, key) && Object.hasOwn(mine, key) && !required.has(key) && alike(mine[key], propertiesOf(responseNode)[key], resolveRef)) delete result[key]
+  }
+  return result
+}
+
+/**
+ * The HEAD response a handler storing `request` (a HEAD body of `requestSchema`) and echoing it would answer, built
+ * over `response` (a generated HEAD response of `responseSchema`): the request's values where the response holds its
+ * fields, the generated ones elsewhere.
+ * @example
+ * ```ts
+ * echoResponse({ request: { email: 'a@b.c' }, requestSchema: CustomerInput, response: { id: 'u1', email: 'x@y.z' }, responseSchema: Customer }, resolveRef)
+ * // { body: { id: 'u1', email: 'a@b.c' }, echoed: Set { '["email"]' } }
+ * ```
+ */
+export function echoResponse (place: Omit<Place, 'path'>, resolveRef: RefResolver): EchoedResponse {
+  const echoed = new Set<string>()
+  const body = echoAt({ ...place, path: [] }, resolveRef, echoed)
+  return { body, echoed }
+}

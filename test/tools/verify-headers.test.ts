@@ -1,0 +1,83 @@
+// `verify` follows a request's headers and query parameters as it follows its body (issue 31): each version's headers
+// and query string are generated (optional ones present in the boundary examples), converted up by the route's
+// request converters, validated against HEAD's schemas, and their values must arrive. A header renamed between
+// versions whose converter is missing or renames it the wrong way is found.
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { appWith, summary } from '../helpers/verify-apps'
+
+const TenantHeaders = Type.Object({ 'tenant-id': Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { $id: 'TenantHeaders' })
+const ProjectCreate = Type.Object({ name: Type.String() }, { $id: 'ProjectCreate' })
+
+/** `POST /projects`, scoped to the tenant its header names. */
+function projects (api: FastifyInstance): void {
+  api.post('/projects', { schema: { headers: TenantHeaders, body: ProjectCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'p1' }))
+}
+
+test('a header renamed without its request converter, or renamed the wrong way, is found: its value does not reach HEAD', async (t) => {
+  class TenantHeaderLostItsPrefix extends VersionChange {
+    description = 'The tenant header is tenant-id (it was x-tenant).'
+    instructionsToMigrateToPreviousVersion = [schema(TenantHeaders).field('tenant-id').had({ name: 'x-tenant' })]
+    // No request converter: the old header reaches HEAD as it was, and the project is created for no tenant.
+  }
+  const forgotten = await appWith(t, TenantHeaderLostItsPrefix, projects)
+  const findings = await forgotten.versioner.verify({ examples: 1 })
+  t.same(summary(findings), ['POST /projects 2000-01-01 request lost headers/x-tenant after TenantHeaderLostItsPrefix (2001-01-01) by '])
+  t.match(findings[0].text, /request headers\/x-tenant: the value at \/x-tenant in 2000-01-01 does not reach HEAD: 'zq\w+ Łódź 🙂zq\w+' is dropped; /)
+  t.match(findings[0].fix, /^Add a request converter to TenantHeaderLostItsPrefix that moves the value to its counterpart/)
+
+  class TenantHeaderRenamedBackwards extends VersionChange {
+    description = 'The tenant header is tenant-id (it was x-tenant).'
+    instructionsToMigrateToPreviousVersion = [schema(TenantHeaders).field('tenant-id').had({ name: 'x-tenant' })]
+
+    @ConvertRequestToNextVersionFor('/projects', ['POST'])
+    renameHeader (request: RequestInfo) {
+      const tenant = request.headers['tenant-id'] // the new name: an old client never sends it
+      if (tenant !== undefined) {
+        request.headers['x-tenant'] = tenant
+        delete request.headers['tenant-id']
+      }
+    }
+  }
+  const backwards = await appWith(t, TenantHeaderRenamedBackwards, projects)
+  t.same(summary(await backwards.versioner.verify({ examples: 1 })), [
+    'POST /projects 2000-01-01 request lost headers/x-tenant after TenantHeaderRenamedBackwards (2001-01-01) by TenantHeaderRenamedBackwards.renameHeader'
+  ])
+})
+
+test('a query parameter renamed without its request converter is found', async (t) => {
+  const Page = Type.Object({ pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), cursor: Type.Optional(Type.String()) }, { $id: 'Page' })
+  class PageSizeWasPerPage extends VersionChange {
+    description = 'The page size is pageSize (it was per_page).'
+    instructionsToMigrateToPreviousVersion = [schema(Page).field('pageSize').had({ name: 'per_page' })]
+  }
+  const app = await appWith(t, PageSizeWasPerPage, (api) => {
+    api.get('/projects', { schema: { querystring: Page, response: { 200: Type.Array(Type.Object({ id: Type.String() })) } } }, async () => [])
+  })
+  t.same(summary(await app.versioner.verify({ examples: 1 })), ['GET /projects 2000-01-01 request lost querystring/per_page after PageSizeWasPerPage (2001-01-01) by '])
+})
+
+test('headers are followed whatever the case of the names their schema declares: a header renamed with its converter is no finding', async (t) => {
+  const Headers = Type.Object({ 'Tenant-Id': Type.Optional(Type.String({ minLength: 1 })), 'X-Trace': Type.Optional(Type.String()) }, { $id: 'Headers' })
+  const appOf = async (convert: boolean): Promise<FastifyInstance> => {
+    class TenantHeaderLostItsPrefix extends VersionChange {
+      description = 'The tenant header is Tenant-Id (it was X-Tenant).'
+      instructionsToMigrateToPreviousVersion = [schema(Headers).field('Tenant-Id').had({ name: 'X-Tenant' })]
+
+      @ConvertRequestToNextVersionFor('/projects', ['POST'])
+      renameHeader (request: RequestInfo) {
+        if (convert && request.headers['x-tenant'] !== undefined) request.headers['tenant-id'] = request.headers['x-tenant']
+        delete request.headers['x-tenant']
+      }
+    }
+    return await appWith(t, TenantHeaderLostItsPrefix, (api) => {
+      api.post('/projects', { schema: { headers: Headers, body: ProjectCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'p1' }))
+    })
+  }
+  t.same((await (await appOf(true)).versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  const findings = await (await appOf(false)).versioner.verify({ examples: 1 })
+  t.same(findings.map((finding) => `${finding.kind} ${finding.part}${finding.pointer}`), ['lost headers/x-tenant'], 'named as Fastify names headers')
+  t.match(findings[0].example, { 'x-trace': /^zq/ }, 'the finding shows the headers sent')
+})
