@@ -11,9 +11,9 @@ import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitne
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
 // verify learned boundary values, list items, echoed round trips, headers and full replaces (issue 31): 91.8 % (45 of
-// 49; 48 % when the corpus was written). Raise it as the tools learn; the goal is 95 %. Never lower it to let a
+// 49; 48 % when the corpus was written); 93.9 % (46) once verify compared fields retyped alike. Raise it as the tools learn; the goal is 95 %. Never lower it to let a
 // mistake through: fix the tool, or say in the docs what it misses.
-const THRESHOLD = 91.8
+const THRESHOLD = 93.9
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

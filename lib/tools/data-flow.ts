@@ -72,8 +72,7 @@ export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefRe
 
 function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    let best: unknown
-    let bestScore = -1
+    let [best, bestScore]: [unknown, number] = [undefined, -1]
     for (const member of members) {
       const node = asNode(member, resolveRef)
       const properties = node?.properties
@@ -130,14 +129,16 @@ interface Pairing {
   readonly there: string
   /** False when the counterpart's JSON type differs (the field was retyped). */
   readonly sameType: boolean
+  readonly id: number
 }
 
 /** Pairings by HEAD seed schema and levels (`from>to`). */
 export type Pairings = Map<TSchema, Map<string, readonly Pairing[]>>
 
-function fieldsAt (lineage: Lineage, head: TSchema, level: number): Array<{ key: string, field: FieldState }> {
-  const state = lineage.generation.stateAt(head, level)
-  return state.kind === 'object' ? visibleFields(state, (parent): SeedState => lineage.generation.stateAt(parent, level)) : []
+/** The fields of the seed of `head` at `level`, inherited ones included, each with its key there. */
+export function fieldsAt (generation: SchemaGeneration, head: TSchema, level: number): Array<{ key: string, field: FieldState }> {
+  const state = generation.stateAt(head, level)
+  return state.kind === 'object' ? visibleFields(state, (parent): SeedState => generation.stateAt(parent, level)) : []
 }
 
 /** The fields of the seed of `head` at level `from` that have a counterpart (the same field, kept through renames) at level `to`. */
@@ -145,18 +146,15 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
   const levels = `${lineage.from}>${lineage.to}`
   const known = lineage.pairings?.get(head)?.get(levels)
   if (known !== undefined) return known
-  const there = new Map(fieldsAt(lineage, head, lineage.to).map((entry) => [entry.field.id, entry]))
+  const there = new Map(fieldsAt(lineage.generation, head, lineage.to).map((entry) => [entry.field.id, entry]))
   const pairings: Pairing[] = []
-  for (const { key, field } of fieldsAt(lineage, head, lineage.from)) {
+  for (const { key, field } of fieldsAt(lineage.generation, head, lineage.from)) {
     const counterpart = there.get(field.id)
     if (counterpart === undefined) continue
     const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef)
-    pairings.push({ key, type: field.type, there: counterpart.key, sameType })
+    pairings.push({ key, type: field.type, there: counterpart.key, sameType, id: field.id })
   }
-  if (lineage.pairings !== undefined) {
-    const bySeed = lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()
-    lineage.pairings.set(head, bySeed.set(levels, pairings))
-  }
+  if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))
   return pairings
 }
 
@@ -190,6 +188,8 @@ export interface FollowedValue {
   readonly to: readonly PathKey[]
   /** False for a field retyped between the levels (its counterpart of another JSON type): followed as a whole only. */
   readonly sameType: boolean
+  /** For a field of a seed: the seed's HEAD schema and the field's identity (kept through renames). */
+  readonly field?: { readonly head: TSchema, readonly id: number }
 }
 
 /**
@@ -258,13 +258,13 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
-    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean): void => {
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, field?: FollowedValue['field']): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
       // (with the list item holding it).
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
-      const child = { from: [...at.from, key], to: [...at.to, there], sameType }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
     }
@@ -274,10 +274,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true)
       continue
     }
-    for (const { key, type, there, sameType } of pairingsOf(lineage, seed.head)) {
+    for (const { key, type, there, sameType, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType)
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { head: seed.head, id })
     }
   }
   return found

@@ -16,9 +16,10 @@ import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../route
 import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Unexpressed } from './verify-replay'
+import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Trail, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
+import { retypedAlikeIssues } from './verify-retyped-alike'
 import { alikeStrings } from './list-items'
 import { sharesFields } from './echo-response'
 
@@ -176,7 +177,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring ?? data.headers }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
-    const trail = sent?.trail ?? (twin === undefined ? undefined : new Map())
+    const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
@@ -190,8 +191,10 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value }
       await verifyRoundTrip(env, echo, sent, result.body)
     }
-    if (twin === undefined || trail === undefined) continue
-    const issues = await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected: required.get('body') as Expected, trail })
+    const expected = required.get('body')
+    if (expected === undefined) continue
+    const issues = retypedAlikeIssues(env, { level: behaviour.level, end: 0, body: dataOf(false).body, trail, expected }, 'body')
+    if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
 }
@@ -236,15 +239,14 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     if (!env.compile(headForm)(copyJson(example.value))) continue
     env.replayed++
     const expected = expectedOf(env, headSchema, example, { from: 0, to: target.level })
-    const trail = example.twin === undefined ? undefined : new Map()
+    const trail: Trail = new Map()
     const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back }, example, result.body)
-      const issues = example.twin === undefined || trail === undefined
-        ? []
-        : await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail })
+      const issues = retypedAlikeIssues(env, { level: 0, end: target.level, body: example.value, trail, expected }, target.part)
+      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue
     }

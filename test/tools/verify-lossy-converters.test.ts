@@ -523,3 +523,69 @@ test('a finding names the version change whose instruction names the field, and 
   t.same(summary(findings), ['POST /articles 2000-01-01 request invalid body/title after TitleWasHeadline (2001-01-01) by '])
   t.equal(findings[0].fix, 'Add a request converter to TitleWasHeadline so that body/title matches the schema of 2001-01-01.')
 })
+
+/** An invoice in cents (`total`, each line's `unitAmount`), amounts that were decimals before 2001-01-01, with a `quantity` that lost its maximum then. */
+function centsApp (converters: { total: boolean, discount: boolean }) {
+  const Cents = { minimum: 0, description: 'In cents.' }
+  const Units = { minimum: 0, description: 'In currency units.' }
+  const LineCreate = Type.Object({ unitAmount: Type.Integer(Cents), discount: Type.Integer(Cents), quantity: Type.Integer({ minimum: 1 }) }, { $id: 'LineCreate' })
+  const Line = Type.Object({ unitAmount: Type.Integer(Cents) }, { $id: 'Line' })
+  const Invoice = Type.Object({ id: Type.String(), total: Type.Integer(Cents), lines: Type.Array(Line) }, { $id: 'Invoice' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents; quantities whole numbers.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Invoice).field('total').had({ type: Type.Number(Units) }),
+      schema(Line).field('unitAmount').had({ type: Type.Number(Units) }),
+      schema(LineCreate).field('unitAmount').had({ type: Type.Number(Units) }),
+      schema(LineCreate).field('discount').had({ type: Type.Number(Units) }),
+      // Retyped too (it had a maximum), but its values mean the same: its schemas say so.
+      schema(LineCreate).field('quantity').had({ type: Type.Integer({ minimum: 1, maximum: 1000 }) })
+    ]
+
+    @ConvertRequestToNextVersionFor(LineCreate)
+    linesUp (request: RequestInfo) {
+      request.body.unitAmount = Math.round((request.body.unitAmount as number) * 100)
+      if (converters.discount) request.body.discount = Math.round((request.body.discount as number) * 100)
+    }
+
+    @ConvertResponseToPreviousVersionFor(Line)
+    lineDown (response: ResponseInfo) {
+      response.body.unitAmount = (response.body.unitAmount as number) / 100
+    }
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    totalDown (response: ResponseInfo) {
+      if (converters.total) response.body.total = (response.body.total as number) / 100
+    }
+  }
+  return {
+    change: AmountsInCents,
+    routes: (api: FastifyInstance): void => {
+      api.post('/lines', { schema: { body: LineCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'l1' }))
+      api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => { throw new Error('not served in verify') })
+    }
+  }
+}
+
+test('fields retyped alike (a total and the lines\' amounts moved to cents) where a converter converts one and forgets the other are found, both ways', async (t) => {
+  const { change, routes } = centsApp({ total: false, discount: false })
+  const app = await appWith(t, change, routes)
+  const findings = await app.versioner.verify({ examples: 5 })
+  t.same(summary(findings), [
+    // A decimal discount also fails the integer schema; a whole one arrives unconverted.
+    'POST /lines 2000-01-01 request invalid body/discount after AmountsInCents (2001-01-01) by AmountsInCents.linesUp',
+    'POST /lines 2000-01-01 request lost body/discount after AmountsInCents (2001-01-01) by AmountsInCents.linesUp',
+    'GET /invoices/:id 2000-01-01 response lost response 200/total after AmountsInCents (2001-01-01) by AmountsInCents.lineDown,AmountsInCents.totalDown'
+  ])
+  const [, discount, total] = findings
+  t.match(total.text, /: the value at \/total in HEAD does not reach 2000-01-01: \d+ arrives unconverted, while Line\.unitAmount \(at \/lines\/\*\/unitAmount\), retyped from and to the same schemas by AmountsInCents, is converted \(\d+ to [\d.]+\)/)
+  t.equal(typeof total.value, 'number')
+  t.match(total.fix, /^Convert Invoice\.total in a response converter of AmountsInCents, as Line\.unitAmount is converted; if its values mean the same/)
+  t.match(discount.fix, /^Convert LineCreate\.discount in a request converter of AmountsInCents, as LineCreate\.unitAmount is converted/)
+})
+
+test('fields retyped alike and all converted, and a field retyped to other schemas that keeps its values, give no finding', async (t) => {
+  const { change, routes } = centsApp({ total: true, discount: true })
+  const app = await appWith(t, change, routes)
+  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+})

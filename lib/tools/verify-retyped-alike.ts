@@ -1,0 +1,141 @@
+/**
+ * `verify`'s fields retyped alike. Where a version retypes several fields from the same schema to the same schema,
+ * words included (an amount and a total both moved from decimals to cents), the fields change representation
+ * together: a converter that changes the value of one must change the others'. An example in which, at one step,
+ * such a field's value changed and another's (not `0`, not empty) arrived as it was shows a converter forgotten: an
+ * old client reads that field in the newer representation, a value its own schema still accepts (3998 for 39.98).
+ * Fields that keep their values through an alike retype are told apart by their schemas (say so in a description).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { deepEqual, type SchemaObject } from '../core/json-schema'
+import type { SchemaGeneration } from '../schemas/generation'
+import { keywordsOf } from '../schemas/object-fields'
+import { fieldsAt, pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data-flow'
+import { shown } from './value-comparison'
+import type { Expected, ReplayContext, ReplayIssue, Trail } from './verify-replay'
+
+/** A followed field of an example at both ends of a step: its value before and after the step's converters. */
+interface StepPlace {
+  readonly from: readonly PathKey[]
+  readonly before: unknown
+  readonly after: unknown
+  readonly name: string
+  readonly head: TSchema
+}
+
+/** Fields retyped at one step from and to the same schemas (`retype`: the newer one, then the older one). */
+interface AlikeGroup {
+  readonly retype: readonly [SchemaObject, SchemaObject]
+  readonly places: StepPlace[]
+}
+
+/** A replayed example whose replay reached its end: where it started, the bodies it had at each level, its values followed. */
+interface ReplayedExample {
+  /** The level of the example: 0 for a HEAD response, the version's level for a request. */
+  readonly level: number
+  /** The level the replay reached at its end. */
+  readonly end: number
+  /** The example's body as it started. */
+  readonly body: unknown
+  readonly trail: Trail
+  readonly expected: Expected
+}
+
+/** The field `id` of the seed of `head` at `level`: its schema's keywords and its name (`Invoice.total`). */
+function fieldAt (generation: SchemaGeneration, field: NonNullable<FollowedValue['field']>, level: number): { keywords: SchemaObject, name: string } | undefined {
+  const found = fieldsAt(generation, field.head, level).find((entry) => entry.field.id === field.id)
+  return found === undefined ? undefined : { keywords: keywordsOf(found.field), name: `${generation.stateAt(field.head, level).name}.${found.key}` }
+}
+
+/** The places of the example's values at `level` by their place in the example (the example's own level: where they are). */
+function placesAt (example: ReplayedExample, level: number): Map<string, FollowedValue> {
+  return new Map(example.expected.followedTo(level).map((value) => [JSON.stringify(value.from), value]))
+}
+
+/** A value a conversion that forgot it would leave as it is, and that tells: a number but 0, a string but empty. */
+function tells (value: unknown): boolean {
+  return (typeof value === 'number' && value !== 0) || (typeof value === 'string' && value !== '')
+}
+
+/** The fields of the example retyped alike at the step between levels `newer` and `newer + 1`, grouped by retype. */
+function alikeGroups (context: ReplayContext & { generation: SchemaGeneration }, example: ReplayedExample, newer: number): AlikeGroup[] {
+  const older = newer + 1
+  const bodyAt = (level: number): unknown => level === example.level ? example.body : example.trail.get(level)?.body
+  const [atNewer, atOlder] = [placesAt(example, newer), placesAt(example, older)]
+  const groups: AlikeGroup[] = []
+  for (const [key, value] of atNewer.size >= atOlder.size ? atNewer : atOlder) {
+    const [here, there] = [atNewer.get(key), atOlder.get(key)]
+    const field = here?.field ?? there?.field
+    if (field === undefined) continue
+    const [fieldNewer, fieldOlder] = [fieldAt(context.generation, field, newer), fieldAt(context.generation, field, older)]
+    if (fieldNewer === undefined || fieldOlder === undefined || deepEqual(fieldNewer.keywords, fieldOlder.keywords)) continue
+    const to = (level: number, place: FollowedValue | undefined): readonly PathKey[] => level === example.level ? value.from : place?.to ?? []
+    const place = { from: value.from, before: valueAt(bodyAt(newer), to(newer, here)), after: valueAt(bodyAt(older), to(older, there)), name: fieldNewer.name, head: field.head }
+    const retype = [fieldNewer.keywords, fieldOlder.keywords] as const
+    const group = groups.find((candidate) => deepEqual(candidate.retype, retype))
+    if (group === undefined) groups.push({ retype, places: [place] })
+    else group.places.push(place)
+  }
+  return groups
+}
+
+/** How many fields the instructions of a step give another type. */
+function retypesOf (step: ReplayContext['steps'][number]): number {
+  return step.changes.reduce((count, change) => count + change.instructions.filter((instruction) => instruction.kind === 'field.had' && instruction.type !== undefined).length, 0)
+}
+
+/**
+ * The issues of a replayed example (a HEAD response down to a version, or a request up to HEAD) in which a field
+ * retyped alike with another kept its value at a step where the other's changed: one per such field, at the first
+ * step where it shows.
+ * @example
+ * ```ts
+ * retypedAlikeIssues({ ...env, generation }, { level: 0, end: 3, body: headInvoice, trail, expected }, 'response 200')
+ * // [{ kind: 'lost', pointer: '/total', message: '3998 arrives as HEAD gave it, while …', … }]
+ * ```
+ */
+export function retypedAlikeIssues (context: ReplayContext & { generation: SchemaGeneration }, example: ReplayedExample, part: string): ReplayIssue[] {
+  const up = example.level > example.end
+  const issues: ReplayIssue[] = []
+  const reported = new Set<string>()
+  const [low, high] = up ? [example.end, example.level] : [example.level, example.end]
+  // Step 0 holds HEAD's own changes, which have no converters; a step retyping fewer than two fields has none alike.
+  for (let newer = Math.max(low, 1); newer < high; newer++) {
+    if (retypesOf(context.steps[newer]) < 2) continue
+    for (const { places } of alikeGroups(context, example, newer)) {
+      const converted = places.filter((place) => place.after !== undefined && !deepEqual(place.before, place.after))
+      // A field converted at one place is converted (a converter may leave some values as they are: null, 0).
+      const fields = new Set(converted.map((place) => place.name))
+      const changed = converted[0]
+      if (changed === undefined) continue
+      for (const kept of places.filter((place) => !fields.has(place.name) && tells(place.before) && deepEqual(place.before, place.after))) {
+        const pointer = pointerOfPath(kept.from)
+        if (reported.has(pointer)) continue
+        reported.add(pointer)
+        const step = context.steps[newer].changes
+        // The version changes that retyped the field (its seed's instructions), and the converters of theirs that ran.
+        const retyping = step.filter((change) => change.instructions.some((instruction) => 'schema' in instruction && instruction.schema === kept.head))
+        const names = (retyping.length === 0 ? step : retyping).map((change) => change.name)
+        const ran = example.trail.get(up ? newer : newer + 1)?.converters ?? []
+        const converters = ran.filter((converter) => names.some((name) => converter.startsWith(`${name}.`)))
+        const [changes, side] = [names.join(', '), up ? 'request' : 'response']
+        issues.push({
+          kind: 'lost',
+          part,
+          pointer,
+          value: kept.before,
+          message: `${shown(kept.before)} arrives unconverted, while ${changed.name} (at ${pointerOfPath(changed.from)}), retyped from and to the same schemas by ` +
+            `${changes}, is converted (${shown(changed.before)} to ${shown(changed.after)})`,
+          fix: `Convert ${kept.name} in a ${side} converter of ${changes}, as ${changed.name} is converted; ` +
+            'if its values mean the same in both versions, say so in its description (fields retyped to and from the same schemas are taken for one change of representation).',
+          converters,
+          changes: names,
+          step: newer,
+          reached: up ? newer : newer + 1
+        })
+      }
+    }
+  }
+  return issues
+}
