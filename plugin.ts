@@ -67,8 +67,3 @@ export { extendSchema, type ExtendedProperties } from './lib/describe/extend-sch
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'
-export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
-export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions, type InvalidExample, type ServedDocument } from './lib/tools/export'
-export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
-export { loadApp } from './lib/tools/load-app'
-export type { VerifyFinding, VerifyFindings, VerifyOptions } from './lib/tools/verify'

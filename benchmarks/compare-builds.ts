@@ -10,38 +10,16 @@
  * Knobs: BENCH_COMPARE_ROUNDS (fresh processes, default 3), BENCH_COMPARE_WINDOWS (per round, default 40),
  * BENCH_COMPARE_WINDOW (requests per window, default 300). Check the machine's load first: `uptime`.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
+import { buildRevision } from './_builds'
 import { fixed, markdownTable, median } from './_measure'
 import { nextLine, startMeasuringChild, type MeasuringChild } from './_windows'
 
-const ROOT = join(__dirname, '..')
 const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
 const WINDOWS = Math.max(4, Number(process.env.BENCH_COMPARE_WINDOWS ?? 40) || 40)
 const WINDOW = Math.max(50, Number(process.env.BENCH_COMPARE_WINDOW ?? 300) || 300)
 const CONFIGURATIONS = ['plain', 'newest', 'oldest'] as const
-
-/** Compiles the plugin at `revision` (`worktree`: the working tree) into a folder of its own; returns its plugin.js. */
-function build (revision: string, name: string): string {
-  const out = join(__dirname, 'results', `compare-${name}`)
-  rmSync(out, { recursive: true, force: true })
-  let source = ROOT
-  if (revision !== 'worktree') {
-    source = join(__dirname, 'results', `source-${name}`)
-    rmSync(source, { recursive: true, force: true })
-    mkdirSync(source, { recursive: true })
-    const archive = execFileSync('git', ['archive', '--format=tar', revision], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 })
-    execFileSync('tar', ['-x', '-C', source], { input: archive })
-    if (!existsSync(join(source, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'))
-  }
-  const tsc = createRequire(__filename).resolve('typescript/bin/tsc')
-  execFileSync(process.execPath, [tsc, '-p', join(source, 'tsconfig.build.json'), '--outDir', out, '--declaration', 'false', '--sourceMap', 'false'],
-    { cwd: source, stdio: 'pipe' })
-  return join(out, 'plugin.js')
-}
 
 function start (configuration: string, pluginPath: string): MeasuringChild {
   return startMeasuringChild(join(__dirname, '_per-request-app.ts'), [configuration, '200'], { ...process.env, BENCH_PLUGIN_PATH: pluginPath })
@@ -50,7 +28,7 @@ function start (configuration: string, pluginPath: string): MeasuringChild {
 async function main (): Promise<void> {
   const baseRevision = process.env.BENCH_BASE ?? 'HEAD~1'
   const headRevision = process.env.BENCH_HEAD ?? 'worktree'
-  const builds = { base: build(baseRevision, 'base'), head: build(headRevision, 'head') }
+  const builds = { base: join(buildRevision(baseRevision, 'base'), 'plugin.js'), head: join(buildRevision(headRevision, 'head'), 'plugin.js') }
   const differences = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   const bases = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {

@@ -31,8 +31,7 @@ import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
 import { VersionerState } from './routes/versioner-state'
-import { verifyMigrations, type VerifyFindings, type VerifyOptions } from './tools/verify'
-import { recordVersionedApi } from './tools/versioned-apis'
+import { recordVersionedApi } from './core/application-root'
 import type { VersionBundle } from './describe/versions'
 import { retirementOf } from './describe/retirement'
 
@@ -64,17 +63,6 @@ export interface VersionerDecoration {
   openapi: (version: string) => Record<string, unknown> | undefined
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
-  /**
-   * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
-   * every versioned route and webhook through its converters (requests up, responses down) and returns what fails:
-   * data that does not match the schema of the version it reached, values that do not arrive, round trips that do
-   * not come back, converters that throw. An empty list when every version migrates cleanly. After `app.ready()`.
-   * @example
-   * ```ts
-   * const findings = await app.versioner.verify({ examples: 500, seed: 7 })
-   * ```
-   */
-  verify: (options?: VerifyOptions) => Promise<VerifyFindings>
 }
 
 /**
@@ -197,7 +185,6 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
       return changelog()
     },
-    verify: (options?: VerifyOptions) => verifyMigrations(fastify, state, options),
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
     get routes () {

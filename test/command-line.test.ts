@@ -8,6 +8,7 @@ import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { inProcess, scratch, type Run } from './helpers/cli'
+import { withoutLibraries } from './helpers/missing-libraries'
 
 const root = resolve(__dirname, '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
@@ -275,6 +276,19 @@ test('a TypeScript app without tsx installed: exit 1 saying to install it', asyn
   const result = await cli(['verify', 'app.ts'], dir)
   t.equal(result.code, 1)
   t.match(result.stderr, /is a TypeScript module, and tsx is not installed to load it\. Install it in your project \(npm install --save-dev tsx\)/)
+})
+
+test('an install without the optional libraries: check and verify exit 1 saying what to install (FST_VERSIONER_TOOL)', async (t) => {
+  withoutLibraries(t, ['api-smart-diff', 'fast-check'])
+  const checked = await inProcess(['check', 'examples/users/app.ts', '--against', 'examples/users/openapi'])
+  t.equal(checked.code, 1)
+  t.equal(checked.stderr, 'fastify-versioner check: check needs api-smart-diff, an optional dependency of fastify-versioner that is not installed (an ' +
+    'install that leaves optional dependencies out, such as npm ci --omit=optional, skips it). Install it: npm install --save-dev api-smart-diff@^1.0.6\n')
+  const verified = await inProcess(['verify', 'examples/users/app.ts', '--examples', '1'])
+  t.equal(verified.code, 1)
+  t.match(verified.stderr, /^fastify-versioner verify: verify needs fast-check, .* Install it: npm install --save-dev fast-check@\^4\.10\.2\n$/)
+  const exported = await inProcess(['export', 'examples/users/app.ts', '--out', await scratch(t)])
+  t.equal(exported.code, 0, `export needs neither library: ${exported.stderr}`)
 })
 
 test('an unusable app: exit 1 naming the problem', async (t) => {

@@ -4,7 +4,7 @@
  * - `ts` / `typescript` and `js` blocks are written to test/.tmp/docs-blocks, one module each, with the imports and
  *   preludes they need (test/helpers/docs-preludes.ts), and type-checked together: one TypeScript program, with the
  *   project's compiler options (JavaScript with checkJs), against the package's sources (`'fastify-versioner'` is
- *   rewritten to plugin.ts).
+ *   rewritten to plugin.ts, `'fastify-versioner/tools'` to tools.ts).
  * - Blocks marked `<!-- check: run -->` are then executed with tsx and must exit 0 (they assert what they show).
  * - `sh` blocks are parsed by bash (`bash -n`); each `fastify-versioner` command must be a real command with its real
  *   flags, each `npm run` a script of package.json. `yaml` blocks parse, and their `run:` commands are checked as
@@ -21,7 +21,7 @@ import { USAGE } from '../lib/tools/cli'
 import {
   codeBlocks, headingAnchors, markdownFiles, readText, relativeLinks, type CodeBlock
 } from './helpers/markdown-blocks'
-import { LIBRARY_IMPORTS, MODULE_STUBS, PACKAGE, PRELUDES, packageExports, preludeLines, type Provided } from './helpers/docs-preludes'
+import { ENTRIES, LIBRARY_IMPORTS, MODULE_STUBS, PRELUDES, packageExports, preludeLines, type Provided } from './helpers/docs-preludes'
 
 const root = resolve(__dirname, '..')
 const tmp = join(root, 'test', '.tmp', 'docs-blocks')
@@ -66,13 +66,13 @@ function writeBlock (block: CodeBlock, exported: readonly Provided[]): Written {
   const js = block.lang === 'js'
   const name = `${block.file.replace(/\.md$/, '').replace(/[^\w-]+/g, '_')}-L${block.line}.${js ? 'js' : 'ts'}`
   const path = join(tmp, name)
-  const toPlugin = relative(tmp, join(root, 'plugin')).split('\\').join('/')
-  const specifier = (module: string): string => module === PACKAGE
-    ? toPlugin
-    : module.startsWith('examples/') ? relative(tmp, join(root, module)).split('\\').join('/') : module
+  const toRepository = (file: string): string => relative(tmp, join(root, file)).split('\\').join('/')
+  const entries = new Map(ENTRIES.map(({ specifier, file }) => [specifier, toRepository(file)]))
+  const specifier = (module: string): string => entries.get(module) ?? (module.startsWith('examples/') ? toRepository(module) : module)
   const available = [...block.directive.preludes.flatMap((prelude) => PRELUDES[prelude] ?? []), ...exported, ...LIBRARY_IMPORTS]
   const header = preludeLines(block.code, available, specifier, js)
-  const code = block.code.replace(/(from\s+|require\(\s*|import\(\s*)'fastify-versioner'/g, `$1'${toPlugin}'`)
+  const code = block.code.replace(/(from\s+|require\(\s*|import\(\s*)'(fastify-versioner(?:\/tools)?)'/g,
+    (_match, lead: string, module: string) => `${lead}'${specifier(module)}'`)
   writeFileSync(path, `${[...header, code].join('\n')}\nexport {}\n`)
   return { block, path, header: header.length }
 }

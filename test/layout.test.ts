@@ -1,8 +1,10 @@
 /**
  * The layout of lib/: stage folders, lowest first, each importing only from stages below it (or itself); no
- * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. And how it is written: no
- * function takes more than 5 parameters, every export is used outside its own file, and at most 3 pieces of
- * module-level state (state lives on the objects it describes). See ARCHITECTURE.md.
+ * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. The tools (lib/tools/, behind
+ * the entry tools.ts) come after the plugin (lib/ root files, behind plugin.ts): they import the runtime, and nothing
+ * of the runtime imports them. And how it is written: no function takes more than 5 parameters, every export is used
+ * outside its own file, and at most 3 pieces of module-level state (state lives on the objects it describes). See
+ * ARCHITECTURE.md.
  */
 import { test } from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -11,18 +13,25 @@ import { exportsUsedOnlyInTheirFile, moduleState, wideFunctions } from './helper
 
 const ROOT = resolve(__dirname, '..')
 const LIB = join(ROOT, 'lib')
-/** Stage folders of lib/, lowest first; lib/ root files come after them, plugin.ts last. */
-const STAGES = ['core', 'describe', 'schemas', 'values', 'routes', 'serve', 'docs', 'tools'] as const
+/** Stage folders of lib/ that serve, lowest first; then lib/ root files, plugin.ts, lib/tools/ and tools.ts. */
+const STAGES = ['core', 'describe', 'schemas', 'values', 'routes', 'serve', 'docs'] as const
+/** The entries: plugin.ts (the plugin, `fastify-versioner`) and tools.ts (the tools, `fastify-versioner/tools`). */
+const ENTRIES = ['plugin.ts', 'tools.ts']
 const MAX_LINES = 300
 const MAX_ROOT_FILES = 6
 
-/** The stage rank of a file (relative to the repository): its folder's place in STAGES, then lib/ root, then plugin.ts. */
+/**
+ * The stage rank of a file (relative to the repository): its folder's place in STAGES, then lib/ root, plugin.ts,
+ * lib/tools/ and last tools.ts.
+ */
 function stageOf (file: string): number {
+  if (file === 'tools.ts') return STAGES.length + 3
   if (file === 'plugin.ts') return STAGES.length + 1
   const parts = file.split('/')
   if (parts.length === 2) return STAGES.length
+  if (parts[1] === 'tools') return STAGES.length + 2
   const index = STAGES.indexOf(parts[1] as typeof STAGES[number])
-  if (index === -1) throw new Error(`${file} is in no stage folder (known: ${STAGES.join(', ')})`)
+  if (index === -1) throw new Error(`${file} is in no stage folder (known: ${[...STAGES, 'tools'].join(', ')})`)
   return index
 }
 
@@ -85,7 +94,7 @@ function layoutProblems (files: ReadonlyMap<string, string>): string[] {
 
 function readLayout (): Map<string, string> {
   const files = new Map<string, string>()
-  for (const full of [...listTs(LIB), join(ROOT, 'plugin.ts')]) files.set(relative(ROOT, full), readFileSync(full, 'utf8'))
+  for (const full of [...listTs(LIB), ...ENTRIES.map((entry) => join(ROOT, entry))]) files.set(relative(ROOT, full), readFileSync(full, 'utf8'))
   return files
 }
 
@@ -101,6 +110,16 @@ test('the layout check catches an upward import, a cycle, a long file and a crow
   broken.set('lib/core/errors.ts', `import { thing } from '../serve/version-picking'\n${files.get('lib/core/errors.ts') ?? ''}`)
   t.match(layoutProblems(broken), [/lib\/core\/errors\.ts imports lib\/serve\/version-picking\.ts, a higher stage/])
 
+  // The runtime never imports the tools: not the plugin's entry, not the root files wiring it, not a stage.
+  const toolsInRuntime = new Map(files)
+  for (const file of ['plugin.ts', 'lib/versioner.ts', 'lib/docs/routes.ts']) {
+    toolsInRuntime.set(file, `import { verify } from '${file === 'plugin.ts' ? './lib' : file === 'lib/versioner.ts' ? '.' : '..'}/tools/verify'\n${files.get(file) ?? ''}`)
+  }
+  t.same(layoutProblems(toolsInRuntime).sort(), ['lib/docs/routes.ts', 'lib/versioner.ts', 'plugin.ts'].map((file) => `${file} imports lib/tools/verify.ts, a higher stage`))
+  const entryInTools = new Map(files)
+  entryInTools.set('lib/tools/verify.ts', `import { thing } from '../../tools'\n${files.get('lib/tools/verify.ts') ?? ''}`)
+  t.match(layoutProblems(entryInTools), [/lib\/tools\/verify\.ts imports tools\.ts, a higher stage/])
+
   const cyclic = new Map(files)
   cyclic.set('lib/core/iso-date.ts', `import type { X } from './json-schema'\n${files.get('lib/core/iso-date.ts') ?? ''}`)
   cyclic.set('lib/core/json-schema.ts', `import type { Y } from './iso-date'\n${files.get('lib/core/json-schema.ts') ?? ''}`)
@@ -115,7 +134,7 @@ test('the layout check catches an upward import, a cycle, a long file and a crow
   t.match(layoutProblems(crowded).join('\n'), /^lib\/ root holds \d+ files \(at most 6\)/m)
 })
 
-/** Every source that may use an export of lib/: lib/, plugin.ts, the tests, the examples and the benchmarks. */
+/** Every source that may use an export of lib/: lib/, the entries, the tests, the examples and the benchmarks. */
 function readUsers (): Map<string, string> {
   const files = readLayout()
   for (const dir of ['test', 'examples', 'benchmarks']) {
@@ -127,7 +146,7 @@ function readUsers (): Map<string, string> {
 test('lib/ has no function over 5 parameters, no export used only in its own file, at most 3 pieces of module state', async (t) => {
   const files = readLayout()
   t.same(wideFunctions(files), [], 'pass an object instead')
-  const lib = new Map([...files].filter(([file]) => file !== 'plugin.ts'))
+  const lib = new Map([...files].filter(([file]) => !ENTRIES.includes(file)))
   t.same(exportsUsedOnlyInTheirFile(lib, readUsers()), [], 'drop the export, or the declaration')
   const state = moduleState(files)
   t.ok(state.length <= 3, `module-level state: ${state.join(', ')}`)

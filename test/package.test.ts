@@ -117,6 +117,81 @@ app.ready().then(async () => {
 })
 `
 
+/**
+ * What the process has loaded: every module Node loaded through its CommonJS loader (`require.cache`, which an ESM
+ * `import` of a CommonJS module fills too), the package's own (under its dist/), its tools' (dist/tools.js and
+ * dist/lib/tools/), and the tools' libraries (fast-check, api-smart-diff and what they load).
+ */
+const LOADED = `function loaded (require) {
+  const { dirname, join, sep } = require('node:path')
+  const dist = join(dirname(require.resolve('fastify-versioner/package.json')), 'dist') + sep
+  const modules = Object.keys(require.cache)
+  const own = modules.filter((file) => file.startsWith(dist)).map((file) => file.slice(dist.length).split(sep).join('/'))
+  const libraries = modules.map((file) => /[\\\\/]node_modules[\\\\/](fast-check|pure-rand|api-smart-diff|allof-merge|json-crawl)[\\\\/]/.exec(file)?.[1])
+  return {
+    own: own.length,
+    serving: own.filter((file) => file === 'plugin.js' || file.startsWith('lib/serve/')).length,
+    tools: own.filter((file) => file === 'tools.js' || file.startsWith('lib/tools/')),
+    libraries: [...new Set(libraries.filter((name) => name !== undefined))].sort()
+  }
+}
+
+/** A rename without its converter, verified with the tools entry: the findings' texts. */
+async function verified ({ Fastify, Type, plugin, tools }) {
+  const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } = plugin
+  const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+  class RenameNameToLabel extends VersionChange {
+    description = 'name became label.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToLabel), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ id: request.params.id, label: 'a' }))
+  }))
+  await app.ready()
+  const findings = await tools.verify(app, { examples: 5 })
+  await app.close()
+  return findings.map((finding) => finding.text)
+}
+`
+
+/** Loads the main entry, then the tools entry, then runs verify (CommonJS). */
+const LOAD_CJS = `'use strict'
+${LOADED}
+const plugin = require('fastify-versioner')
+const main = loaded(require)
+const tools = require('fastify-versioner/tools')
+const withTools = loaded(require)
+verified({ Fastify: require('fastify'), Type: require('@sinclair/typebox').Type, plugin, tools }).then((findings) => {
+  console.log(JSON.stringify({ main, withTools, afterVerify: loaded(require), findings }))
+})
+`
+
+/** The same through ESM imports, one after the other. */
+const LOAD_ESM = `import { createRequire } from 'node:module'
+${LOADED}
+const require = createRequire(import.meta.url)
+const plugin = await import('fastify-versioner')
+const main = loaded(require)
+const tools = await import('fastify-versioner/tools')
+const withTools = loaded(require)
+const findings = await verified({ Fastify: (await import('fastify')).default, Type: (await import('@sinclair/typebox')).Type, plugin, tools })
+console.log(JSON.stringify({ main, withTools, afterVerify: loaded(require), findings, toolsNames: Object.keys(tools).sort() }))
+`
+
+/** TypeScript using the tools entry; a misuse must be reported (the types are real). */
+const TS_CONSUMER_TOOLS = `import Fastify from 'fastify'
+import { checkDocuments, injectEveryVersion, verify, type CheckResult, type VerifyFindings } from 'fastify-versioner/tools'
+
+const app = Fastify()
+export const findings: Promise<VerifyFindings> = verify(app, { examples: 5 })
+export const checked: Promise<CheckResult> = checkDocuments(app, 'openapi')
+export const answers = injectEveryVersion(app, { url: '/things/1' })
+// @ts-expect-error examples is a number
+export const wrong = verify(app, { examples: '5' })
+`
+
 /** JavaScript checked by TypeScript (`checkJs`) registering the plugin as `require` returns it, as Fastify's docs show. */
 const CHECKJS_CONSUMER = `// @ts-check
 'use strict'
@@ -267,9 +342,17 @@ const TSCONFIG = {
  * before() and run concurrently.
  */
 const PROGRAMS = {
-  cjs: ['core.cts', 'typebox.cts', 'app.js', 'broken-app.js'],
-  esm: ['core.mts', 'typebox.mts', 'broken.mts']
+  cjs: ['core.cts', 'typebox.cts', 'tools.cts', 'app.js', 'broken-app.js'],
+  esm: ['core.mts', 'typebox.mts', 'tools.mts', 'broken.mts'],
+  node10: ['tools.ts']
 } as const
+/**
+ * Compiler options of a program besides TSCONFIG's: `node10` resolves modules as TypeScript did before package
+ * exports (`module: commonjs` still defaults to it), where the tools entry's types come from `typesVersions`.
+ */
+const PROGRAM_OPTIONS: Partial<Record<keyof typeof PROGRAMS, Record<string, unknown>>> = {
+  node10: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true }
+}
 /** The consumers that must be reported, each in the program of its module mode. */
 const MISUSES = ['broken.mts', 'broken-app.js']
 type ProgramName = keyof typeof PROGRAMS
@@ -315,17 +398,22 @@ t.before(async () => {
   await writeFile(join(consumerDir, 'server.cjs'), SERVER_CONSUMER)
   await writeFile(join(consumerDir, 'app.js'), CHECKJS_CONSUMER)
   await writeFile(join(consumerDir, 'broken-app.js'), CHECKJS_CONSUMER_WITH_ERRORS)
+  await writeFile(join(consumerDir, 'load.cjs'), LOAD_CJS)
+  await writeFile(join(consumerDir, 'load.mjs'), LOAD_ESM)
   const typescript: Record<string, string> = {
     'core.mts': TS_CONSUMER_CORE,
     'core.cts': TS_CONSUMER_CORE,
     'typebox.cts': TS_CONSUMER_TYPEBOX,
     'typebox.mts': TS_CONSUMER_TYPEBOX,
-    'broken.mts': TS_CONSUMER_WITH_ERRORS
+    'broken.mts': TS_CONSUMER_WITH_ERRORS,
+    'tools.cts': TS_CONSUMER_TOOLS,
+    'tools.mts': TS_CONSUMER_TOOLS,
+    'tools.ts': TS_CONSUMER_TOOLS
   }
   for (const [file, text] of Object.entries(typescript)) await writeFile(join(consumerDir, file), text)
   for (const [name, files] of Object.entries(PROGRAMS) as Array<[ProgramName, typeof PROGRAMS[ProgramName]]>) {
     const javascript = files.some((file) => file.endsWith('.js')) ? { allowJs: true, checkJs: true } : {}
-    const config = { compilerOptions: { ...TSCONFIG.compilerOptions, ...javascript }, files }
+    const config = { compilerOptions: { ...TSCONFIG.compilerOptions, ...javascript, ...PROGRAM_OPTIONS[name] }, files }
     await writeFile(join(consumerDir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2))
   }
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
@@ -357,6 +445,9 @@ function parseOutput (t: tap.Test, output: Run): Record<string, unknown> {
   t.equal(lines.length, 1, 'the consumer prints one line')
   return JSON.parse(lines[0] ?? '{}') as Record<string, unknown>
 }
+
+/** What LOADED reports. */
+interface Loaded { own: number, serving: number, tools: string[], libraries: string[] }
 
 let esmExports: string[] = []
 let cjsExports: string[] = []
@@ -402,6 +493,39 @@ t.test('a TypeScript consumer type-checks with module nodenext, as .mts and .cts
   }
 })
 
+t.test('the main entry loads no module of the tools and none of their libraries (require and import); the tools entry verifies', async (t) => {
+  for (const [file, format] of [['load.cjs', 'require'], ['load.mjs', 'import']]) {
+    const output = parseOutput(t, await run(process.execPath, [file], consumerDir)) as {
+      main: Loaded, withTools: Loaded, afterVerify: Loaded, findings: string[], toolsNames?: string[]
+    }
+    // The controls first: what is measured is seen (the serving modules, then the tools and a library once loaded).
+    t.ok(output.main.serving > 10, `${format}: the main entry's serving modules are seen loaded (${output.main.serving})`)
+    t.same(output.main.tools, [], `${format} 'fastify-versioner': no module of the tools`)
+    t.same(output.main.libraries, [], `${format} 'fastify-versioner': none of the tools' libraries`)
+    t.ok(output.withTools.tools.includes('tools.js') && output.withTools.tools.includes('lib/tools/verify.js'),
+      `${format} 'fastify-versioner/tools': its modules are seen loaded`)
+    t.same(output.withTools.libraries, [], `${format} 'fastify-versioner/tools': its libraries wait until a tool needs one`)
+    t.same(output.afterVerify.libraries, ['fast-check', 'pure-rand'], `${format}: verify loaded fast-check`)
+    t.equal(output.findings.length, 1, `${format}: verify(app) from the packed tools entry finds the rename without a converter`)
+    t.match(output.findings[0], /^GET \/things\/:id \(2000-01-01\): response 200\/name .*RenameNameToLabel \(2001-01-01\), no converter ran/)
+  }
+})
+
+t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (.cts, .mts) and node10 (typesVersions)', async (t) => {
+  for (const [name, file, declarations] of [
+    ['cjs', 'tools.cts', join('dist', 'tools.d.ts')],
+    ['esm', 'tools.mts', join('dist', 'esm', 'tools.d.ts')],
+    ['node10', 'tools.ts', join('dist', 'tools.d.ts')]
+  ] as const) {
+    const checked = await typeCheck(name)
+    const lines = checked.stdout.split('\n')
+    t.ok(lines.includes(join(consumerDir, file)), `${file} was checked`)
+    t.same(errorsOf(checked, [file]), [], `${file}: no error (the misuse it expects is reported)`)
+    t.ok(lines.includes(join(consumerDir, 'node_modules', 'fastify-versioner', declarations)), `${file}: the tools' types come from the packed ${declarations}`)
+  }
+  t.equal((await typeCheck('node10')).code, 0, 'the node10 program compiles')
+})
+
 t.test('an ESM TypeScript consumer passes TypeBox schemas to the package', async (t) => {
   const checked = await typeCheck('esm')
   t.ok(checked.stdout.split('\n').includes(join(consumerDir, 'typebox.mts')), 'typebox.mts was checked')
@@ -429,6 +553,7 @@ t.test('npm pack from a clean copy builds the package itself (prepare runs: no i
   const listed = await run('tar', ['-tzf', tarball], workDir)
   const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''))
   for (const file of ['dist/plugin.js', 'dist/plugin.d.ts', 'dist/esm/plugin.d.ts', 'dist/esm/package.json', 'dist/lib/docs/assets.js',
+    'dist/tools.js', 'dist/tools.d.ts', 'dist/esm/tools.d.ts',
     'dist/vendor/redoc/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'dist/vendor/redoc/redoc.standalone.js.LICENSE.txt']) {
     t.ok(files.includes(file), `the tarball holds ${file}`)
   }

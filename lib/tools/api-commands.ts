@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
-import type { VerifyFindings, VerifyOptions } from './verify'
+import { verify, type VerifyFindings, type VerifyOptions } from './verify'
 import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
 
 /** Where a command writes (the process's streams, or a test's collectors). */
@@ -82,7 +82,7 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
     return 0
   }
   const versions = context.versioner.versions.versionValues.length
-  return printVerify(await context.versioner.verify(run.verifyOptions), `every version of every versioned route migrates cleanly (${versions} versions`, io)
+  return printVerify(await verify(context, run.verifyOptions), `every version of every versioned route migrates cleanly (${versions} versions`, io)
 }
 
 /** The types file of one API of several: `<folder of file>/<api>/<file name>`. */

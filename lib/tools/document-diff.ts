@@ -16,6 +16,7 @@ import type {
 } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
+import { toolLibrary } from '../core/optional-libraries'
 import type { RawDiff } from './document-places'
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */
@@ -106,8 +107,8 @@ export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
   const originals = new Map<string, string>()
   const marking: Renaming = { name: marked, ref: (ref) => markedRef(ref, originals) }
   const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
-  // `api-smart-diff` is loaded when a check runs (applications that never run one do not load it; Node keeps it once loaded).
-  const library = require('api-smart-diff') as DiffLibrary
+  // `api-smart-diff`, an optional dependency, is loaded when a check runs (../core/optional-libraries.ts).
+  const library = toolLibrary<DiffLibrary>('api-smart-diff', 'check')
   const { diffs } = library.apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object, { rules: diffRules(library) }) as { diffs: RawDiff[] }
   return diffs.map((diff) => {
     const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)

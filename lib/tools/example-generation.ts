@@ -8,10 +8,10 @@
  * value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
-import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
+import { toolLibrary } from '../core/optional-libraries'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
@@ -264,8 +264,8 @@ function materialize (sampled: unknown, { sentinels, covered, numbers, twin }: M
  * ```
  */
 export function generateExamples (schema: unknown, options: GenerationOptions): GeneratedExample[] {
-  // fast-check, loaded when examples are generated (applications that never verify do not load it; Node keeps it once loaded).
-  const fc = createRequire(__filename)('fast-check') as Fc
+  // fast-check, an optional dependency, is loaded when examples are generated (../core/optional-libraries.ts).
+  const fc = toolLibrary<Fc>('fast-check', 'verify')
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()

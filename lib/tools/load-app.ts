@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
 import { describeThrown } from './terminal-text'
-import { isFastify, rootOf, versionedApis } from './versioned-apis'
+import { isFastify, rootOf } from '../core/application-root'
+import { versionedApis, versionerStateOf } from './versioned-apis'
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
 
@@ -61,7 +62,7 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
  * @example
  * ```ts
  * const app = await loadApp('./dist/app.js')
- * const findings = await app.versioner.verify()
+ * const findings = await verify(app)
  * await app.close()
  * ```
  */
@@ -95,9 +96,7 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
     throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${describeThrown(error)}`)
   }
   try {
-    if (versionedApis(app).some((api) => typeof api.context.versioner.verify !== 'function')) {
-      throw new VersionerToolError('does not register fastify-versioner, or a version of it without the tools (app.versioner.verify is missing).')
-    }
+    for (const api of versionedApis(app)) versionerStateOf(api.context)
     return app
   } catch (error) {
     await rootOf(app).close().catch(() => undefined)

@@ -9,12 +9,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { kVersionerState } from '../core/symbols'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 import { namedVersion } from '../serve/version-picking'
-import type { VersionerState } from '../routes/versioner-state'
 import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
@@ -23,7 +21,9 @@ import { closeApp, loadApp } from './load-app'
 import { retirementPlan, type RetirementPlan } from './retire-plan'
 import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
 import { describeThrown, printable } from './terminal-text'
-import { apiNameFrom, rootOf, selectApis, type VersionedApi } from './versioned-apis'
+import { apiNameFrom, selectApis, versionerStateOf, type VersionedApi } from './versioned-apis'
+import { rootOf } from '../core/application-root'
+import { verify } from './verify'
 
 /** `retire` as the command line gives it (`--api <name>` and verify's options as for the other commands). */
 interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
@@ -33,13 +33,6 @@ interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   readonly usage: string | undefined
   /** `--quiet-days N` (with `--usage`). */
   readonly quietDays: number | undefined
-}
-
-/** The plugin state of one API's context. */
-function stateOf (context: FastifyInstance): VersionerState {
-  const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined>)[kVersionerState]
-  if (state === undefined) throw new VersionerToolError('app.versioner was not set up by this copy of fastify-versioner: retire reads its state.')
-  return state
 }
 
 /**
@@ -123,7 +116,7 @@ async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, ret
     for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
   const broken = printCheck(await checkRemaining(full.context, cut.context, plan), 'remaining', io)
-  const findings = await cut.context.versioner.verify(run.verifyOptions)
+  const findings = await verify(cut.context, run.verifyOptions)
   const found = printVerify(findings, `every remaining version of every versioned route migrates cleanly (${plan.remaining.length} version(s)`, io)
   return Math.max(code, broken, found)
 }
@@ -146,7 +139,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        return [api.name, retirementPlan(stateOf(api.context), retiredVersion(api.context, run.version))]
+        return [api.name, retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))]
       } catch (error) {
         if (apis.length === 1) throw error
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)

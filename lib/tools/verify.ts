@@ -27,6 +27,7 @@ import { pointerKey } from '../core/json-schema'
 import { strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 import { replaceFindings, type ReplaceFinding } from './verify-replace'
+import { singleApi, versionerStateOf } from './versioned-apis'
 
 /** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's (`'replace clears'`, ./verify-replace.ts). */
 export type VerifyFinding = ReplayFinding | ReplaceFinding
@@ -144,9 +145,24 @@ export type VerifyFindings = VerifyFinding[] & {
   readonly replayed: number
 }
 
-/** Checks every versioned route and webhook in every version; an empty list means every version migrates cleanly. */
-export async function verifyMigrations (fastify: FastifyInstance, state: VersionerState, options: VerifyOptions = {}): Promise<VerifyFindings> {
-  if (!state.ready) throw new NotReadyError('app.versioner.verify()')
+/**
+ * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
+ * every versioned route and webhook of the API through its converters (requests up, responses down) and returns what
+ * fails: data that does not match the schema of the version it reached, values that do not arrive, round trips that
+ * do not come back, converters that throw. An empty list when every version migrates cleanly. After `app.ready()`;
+ * `app` is the application with one versioned API, or one API's context (`FST_VERSIONER_TOOL` on a root holding
+ * several: the command runs each).
+ * @example
+ * ```ts
+ * import { verify } from 'fastify-versioner/tools'
+ * await app.ready()
+ * const findings = await verify(app, { examples: 500, seed: 7 })
+ * ```
+ */
+export async function verify (app: FastifyInstance, options: VerifyOptions = {}): Promise<VerifyFindings> {
+  const { context: fastify } = singleApi(app, 'verify')
+  const state = versionerStateOf(fastify)
+  if (!state.ready) throw new NotReadyError('verify(app)')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
   const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }

@@ -7,7 +7,9 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { kToolFacts, kVersionedApis, type ToolFacts } from '../core/symbols'
+import { kToolFacts, kVersionedApis, kVersionerState, type ToolFacts } from '../core/symbols'
+import { rootOf } from '../core/application-root'
+import type { VersionerState } from '../routes/versioner-state'
 
 /** One versioned API of an application. */
 export interface VersionedApi {
@@ -19,27 +21,19 @@ export interface VersionedApi {
   readonly context: FastifyInstance
 }
 
-/** True for a Fastify instance (or a context of one). */
-export function isFastify (value: unknown): value is FastifyInstance {
-  return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
-    typeof (value as FastifyInstance).ready === 'function'
-}
-
 /**
- * The root instance of the application a context belongs to: Fastify makes each context with `Object.create(parent)`,
- * so the root is the last Fastify instance of the prototype chain.
+ * The plugin state of one API's context, which the tools read (`verify`, `retire`); `FST_VERSIONER_TOOL` when
+ * `app.versioner` is no plugin's, or another copy's of the package (its state is that copy's own).
+ * @example
+ * ```ts
+ * const state = versionerStateOf(api.context)
+ * ```
  */
-export function rootOf (instance: FastifyInstance): FastifyInstance {
-  let current = instance
-  for (let parent: unknown = Object.getPrototypeOf(current); isFastify(parent); parent = Object.getPrototypeOf(parent)) current = parent
-  return current
-}
-
-/** Records an API's context (where the plugin registers) on its application's root, for {@link versionedApis}. */
-export function recordVersionedApi (context: FastifyInstance): void {
-  const root = rootOf(context) as unknown as Record<symbol, FastifyInstance[]>
-  if (root[kVersionedApis] === undefined) Object.defineProperty(root, kVersionedApis, { value: [] })
-  root[kVersionedApis].push(context)
+export function versionerStateOf (context: FastifyInstance): VersionerState {
+  const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined> | undefined)?.[kVersionerState]
+  if (state !== undefined) return state
+  throw new VersionerToolError('app.versioner holds no state these tools can read: the application does not register fastify-versioner, or a ' +
+    'version of it without the tools, or another copy of the package than the tools\' (run the tools of the copy the application imports).')
 }
 
 /** The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned into `-` (`root` without one). */

@@ -15,7 +15,7 @@ import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { resolverWithin, subschemasOf } from '../core/subschemas'
 import type { TSchema } from '@sinclair/typebox'
-import { patternOf, stringExample } from './string-examples'
+import { noStringReason, patternOf, stringExample } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
@@ -233,8 +233,7 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node) ?? fail(cannot(build, `no string could be made to match the pattern ${JSON.stringify(node.pattern)}: ` +
-        'give the schema an example (its `examples`, or `had({ examples })` in a version change)'))
+      return stringExample(node) ?? fail(cannot(build, noStringReason(node)))
     case 'integer': return numberExample(node, true)
     case 'number': return numberExample(node, false)
     case 'boolean': return true

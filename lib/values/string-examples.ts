@@ -2,8 +2,8 @@
  * Deterministic example strings of string schemas (./examples.ts): by format, length and `pattern`.
  * @module
  */
-import { createRequire } from 'node:module'
 import type * as FastCheck from 'fast-check'
+import { installCommand, optionalLibrary } from '../core/optional-libraries'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 type JsonSchema = Record<string, unknown>
@@ -53,7 +53,7 @@ export function patternOf (schema: JsonSchema): RegExp | undefined {
  * A valid string of `schema` without a sentinel: {@link plainString}, or when that does not match the schema's
  * `pattern`, the shortest of strings fast-check makes from the pattern (with a fixed seed: the same string every
  * time; fast-check is loaded then only). `undefined` when none fits (a pattern fast-check cannot read, such as a
- * lookahead, or lengths it cannot meet): the schema needs an `examples` entry then.
+ * lookahead, or lengths it cannot meet) or fast-check is not installed: {@link noStringReason} says what to do.
  * @example
  * ```ts
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
@@ -66,9 +66,11 @@ export function stringExample (schema: JsonSchema): string | undefined {
   if (pattern === undefined || pattern.test(plain)) return plain
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined
+  // fast-check, an optional dependency: without it, no string (noStringReason says to install it).
+  const fc = optionalLibrary<typeof FastCheck>('fast-check')
+  if (fc === undefined) return undefined
   let found: string | undefined
   try {
-    const fc = createRequire(__filename)('fast-check') as typeof FastCheck
     const samples = fc.sample(fc.stringMatching(pattern, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
     for (const sample of samples) {
       // Lengths count code points, as JSON Schema does.
@@ -79,4 +81,20 @@ export function stringExample (schema: JsonSchema): string | undefined {
     // A pattern fast-check cannot generate from: no string.
   }
   return found
+}
+
+/**
+ * Why {@link stringExample} made no string of `schema`, and what to do: give the schema an example, or install
+ * fast-check where it is missing (an optional dependency).
+ * @example
+ * ```ts
+ * noStringReason({ type: 'string', pattern: '^(?!0)[0-9]+$' }) // 'no string could be made to match the pattern …: give the schema an example …'
+ * ```
+ */
+export function noStringReason (schema: JsonSchema): string {
+  const missing = optionalLibrary('fast-check') === undefined
+    ? `fast-check, which makes such strings, is not installed (an optional dependency of fastify-versioner: ${installCommand('fast-check')}); or `
+    : ''
+  return `no string could be made to match the pattern ${JSON.stringify(schema.pattern)}: ${missing}give the schema an example ` +
+    '(its `examples`, or `had({ examples })` in a version change)'
 }

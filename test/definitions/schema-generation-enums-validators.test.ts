@@ -5,7 +5,7 @@ import { bundleWith, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, prop,
 import { changeClass } from '../helpers/version-changes'
 import { versionedApp } from '../helpers/apps'
 import { assertDocumentsValid } from '../helpers/openapi-documents'
-import { typesModule } from '../../lib/tools/types-module'
+import { typesModule } from '../../tools'
 
 function anyOf (enumSchema: TSchema): Array<TSchema & { const?: unknown }> {
   return (enumSchema as unknown as { anyOf: Array<TSchema & { const?: unknown }> }).anyOf

@@ -8,9 +8,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { EXAMPLE_USER_ID } from '../../examples/users/schemas'
-import {
-  ConvertResponseToPreviousVersionFor, HeadVersion, invalidExamples, schema, Version, VersionBundle, VersionChange, type ResponseInfo
-} from '../../plugin'
+import { ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
+import { invalidExamples } from '../../tools'
 import { versionedApp } from '../helpers/apps'
 import { assertDocumentsValid, documentOf } from '../helpers/openapi-documents'
 import { changeClass } from '../helpers/version-changes'

@@ -13,6 +13,7 @@ import {
   type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { withoutLibraries } from '../helpers/missing-libraries'
 import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
 import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
 
@@ -367,4 +368,29 @@ test('a retype shows a value valid in the older schema (its pattern honoured), o
   const given = await guideOf(await build(true), '2000-01-01', '2001-01-01')
   t.same(given.changes[0].examples.map((entry) => [entry.before, entry.after]), [[{ code: request?.before.code, size: '42' }, { code: request?.before.code, size: 42 }]],
     'with had({ examples }), that example')
+})
+
+test('without fast-check (an optional dependency left out), a pattern example is a note saying to install it; the page still serves', async (t) => {
+  withoutLibraries(t, ['fast-check'])
+  const ItemInput = Type.Object({ code: Type.Integer() }, { $id: 'ItemInput' })
+  class CodeWasString extends VersionChange {
+    description = 'code was a string: C and three digits.'
+    instructionsToMigrateToPreviousVersion = [schema(ItemInput).field('code').had({ type: Type.String({ pattern: '^C[0-9]{3}$' }) })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ code: string }>) { request.body.code = Number(request.body.code.slice(1)) as unknown as string }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', CodeWasString), new Version('2000-01-01')), async (api) => {
+    api.post('/items', { schema: { body: ItemInput } }, async (request) => request.body)
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [])
+  t.same(change.notes, ['POST /items request body: no example (no string could be made to match the pattern "^C[0-9]{3}$": fast-check, which makes ' +
+    'such strings, is not installed (an optional dependency of fastify-versioner: npm install fast-check@^4.10.2); or give the schema an example ' +
+    "(its `examples`, or `had({ examples })` in a version change) at '/code' in version 2000-01-01)"])
+  const page = await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')
+  t.equal(page.statusCode, 200, 'the page serves')
+  t.match(page.body, 'npm install fast-check@^4.10.2')
+  const served = await app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': '2000-01-01' }, payload: { code: 'C007' } })
+  t.same(served.json(), { code: 7 }, 'and the API serves as ever')
 })

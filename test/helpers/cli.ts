@@ -1,7 +1,7 @@
 /** The `fastify-versioner` command run in the test's process, and scratch folders for what it writes. */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { runCli } from '../../lib/tools/cli'
+import { runCli } from '../../tools'
 
 /** What a run of the command printed, and its exit code. */
 export interface Run { code: number, stdout: string, stderr: string }

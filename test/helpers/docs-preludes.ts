@@ -3,13 +3,13 @@
  * test/docs-code-blocks.test.ts.
  *
  * - Automatic imports: a name the block uses but neither imports nor declares is imported when the package exports
- *   it (read from plugin.ts), or when it is TypeBox's `Type` / `Static` / `TSchema`, or Fastify's default export
+ *   it (read from plugin.ts, or tools.ts for `fastify-versioner/tools`), or when it is TypeBox's `Type` / `Static` / `TSchema`, or Fastify's default export
  *   `Fastify` and its `FastifyInstance` / `FastifyRequest` / `FastifyReply` / `FastifyPluginAsync` types.
  * - Named preludes (`<!-- check: prelude=name -->`): declarations of names an excerpt refers to, e.g. the example
  *   application's schemas, or an `app` with the plugin registered. Only the names the block uses are added.
  *
- * Imports of 'fastify-versioner' (the block's own and the automatic ones) are rewritten to the repository's
- * plugin.ts, so blocks are checked against the sources.
+ * Imports of 'fastify-versioner' and 'fastify-versioner/tools' (the block's own and the automatic ones) are rewritten
+ * to the repository's plugin.ts and tools.ts, so blocks are checked against the sources.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -25,12 +25,18 @@ export interface Provided {
 }
 
 /** The module specifier that stands for the package in the docs; blocks are compiled against `plugin.ts`. */
-export const PACKAGE = 'fastify-versioner'
+const PACKAGE = 'fastify-versioner'
 
-/** Every name plugin.ts exports, with whether it is a type only (its `export *` modules read too). */
+/** The package's entries: each specifier of the docs, with the root file blocks are compiled against. */
+export const ENTRIES: ReadonlyArray<{ readonly specifier: string, readonly file: string }> = [
+  { specifier: PACKAGE, file: 'plugin' },
+  { specifier: `${PACKAGE}/tools`, file: 'tools' }
+]
+
+/** Every name the entries export (plugin.ts, tools.ts), each from its entry, with whether it is a type only (`export *` modules read too). */
 export function packageExports (root: string): Provided[] {
   const provided: Provided[] = []
-  const read = (file: string): void => {
+  const read = (file: string, from: string): void => {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
     for (const statement of source.statements) {
       const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) ?? [] : []
@@ -38,24 +44,24 @@ export function packageExports (root: string): Provided[] {
       if (ts.isExportDeclaration(statement)) {
         const target = statement.moduleSpecifier as ts.StringLiteral | undefined
         if (statement.exportClause === undefined && target !== undefined) {
-          read(join(file, '..', `${target.text}.ts`))
+          read(join(file, '..', `${target.text}.ts`), from)
         } else if (statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
           for (const element of statement.exportClause.elements) {
-            provided.push({ name: element.name.text, from: PACKAGE, isType: statement.isTypeOnly || element.isTypeOnly })
+            provided.push({ name: element.name.text, from, isType: statement.isTypeOnly || element.isTypeOnly })
           }
         }
       } else if (exported && ts.isVariableStatement(statement)) {
         for (const declaration of statement.declarationList.declarations) {
-          if (ts.isIdentifier(declaration.name)) provided.push({ name: declaration.name.text, from: PACKAGE })
+          if (ts.isIdentifier(declaration.name)) provided.push({ name: declaration.name.text, from })
         }
       } else if (exported && (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined) {
-        provided.push({ name: statement.name.text, from: PACKAGE })
+        provided.push({ name: statement.name.text, from })
       } else if (exported && (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement))) {
-        provided.push({ name: statement.name.text, from: PACKAGE, isType: true })
+        provided.push({ name: statement.name.text, from, isType: true })
       }
     }
   }
-  read(join(root, 'plugin.ts'))
+  for (const { specifier, file } of ENTRIES) read(join(root, `${file}.ts`), specifier)
   return provided
 }
 

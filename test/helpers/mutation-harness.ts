@@ -8,7 +8,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { checkDocuments } from '../../lib/tools/check'
+import { checkDocuments, verify } from '../../tools'
 
 const ROOT = resolve(__dirname, '..', '..')
 
@@ -239,7 +239,7 @@ function witnessed (witness: Witness, mistaken: readonly Answer[], correct: read
 async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions): Promise<Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>> {
   const { breaks } = await checkDocuments(app, join(ROOT, 'examples', example, 'openapi'))
   if (breaks.length > 0 && options.both !== true) return { caughtBy: 'check', detail: `break: ${breaks[0].text}`, breaks: breaks.length, findings: 0 }
-  const findings = await app.versioner.verify({ examples: options.examples, seed: 1 })
+  const findings = await verify(app, { examples: options.examples, seed: 1 })
   const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
   const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
   return { caughtBy, detail, breaks: breaks.length, findings: findings.length }

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { HeadVersion, Version, VersionBundle, type VersionChangeClass } from '../../plugin'
+import type { VerifyFindings } from '../../tools'
 import { versionedApp, type Teardown } from './apps'
 
 /** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
@@ -16,7 +17,7 @@ export async function appWith (t: Teardown, change: VersionChangeClass, routes: 
 }
 
 /** Each finding on one line: where, which kind, the change at fault and the converters that ran there. */
-export function summary (findings: Awaited<ReturnType<FastifyInstance['versioner']['verify']>>): string[] {
+export function summary (findings: VerifyFindings): string[] {
   return findings.map(({ route, version, direction, kind, part, pointer, changeVersion, versionChanges, converters }) =>
     `${route} ${version} ${direction} ${kind} ${part}${pointer} after ${versionChanges.join(',')} (${changeVersion}) by ${converters.join(',')}`)
 }

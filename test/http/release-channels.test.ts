@@ -12,11 +12,9 @@ import fc from 'fast-check'
 import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  checkDocuments, endpoint, exportDocuments, HeadVersion, injectEveryVersion, schema, servedDocuments, Version, VersionBundle, VersionChange,
-  type FastifyVersionerOptions, type VersionLifecycle
+  endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, type FastifyVersionerOptions, type VersionLifecycle
 } from '../../plugin'
-import { typesModule } from '../../lib/tools/types-module'
-import { runCli } from '../../lib/tools/cli'
+import { checkDocuments, exportDocuments, injectEveryVersion, runCli, servedDocuments, typesModule, verify } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { versionValues } from '../helpers/version-values'
 
@@ -134,7 +132,7 @@ test('access: async answers, throws and non-true values deny; a preview without 
   t.equal(thrown.statusCode, 400, 'a synchronous throw denies too')
   const open = await app(t, 'preview', {}, { channel: 'preview' })
   await open.ready()
-  t.same(await open.versioner.verify({ examples: 5 }), [], 'verify checks the preview (and finds nothing here)')
+  t.same(await verify(open, { examples: 5 }), [], 'verify checks the preview (and finds nothing here)')
   t.equal((await open.inject({ url: '/users/1', headers: { 'x-api-version': PREVIEW } })).headers['x-api-version'], PREVIEW)
   t.equal((await open.inject({ url: '/users/1' })).statusCode, 400, 'never a default: no version is still a 400')
   const defaulted = await app(t, 'preview', { apiVersionDefaultValue: RELEASES[1] }, { channel: 'preview' })

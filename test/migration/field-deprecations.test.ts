@@ -9,8 +9,10 @@ import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  compareDocuments, ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions, type RequestInfo, type ServedEvent
+  ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions,
+  type RequestInfo, type ServedEvent
 } from '../../plugin'
+import { compareDocuments } from '../../tools'
 import { kVersionedRoute } from '../../lib/core/symbols'
 import type { RegisteredRoute } from '../../lib/routes/versioner-state'
 import { versionedApp, type Teardown } from '../helpers/apps'

@@ -4,9 +4,10 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import formbody from '@fastify/formbody'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
+import { verify } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import { assertDocumentsValid, documentOf } from '../helpers/openapi-documents'
@@ -209,9 +210,9 @@ test('the documents and app.versioner.routes show each version\'s schemas in the
 
 test('verify replays every form, and finds the forms a version would answer in HEAD\'s shape', async (t) => {
   const correct = await formsApp(t)
-  t.same((await correct.versioner.verify({ examples: 20 })).map((finding) => finding.text), [], 'a correct application verifies cleanly')
+  t.same((await verify(correct, { examples: 20 })).map((finding) => finding.text), [], 'a correct application verifies cleanly')
   const missing = await formsApp(t, [], false)
-  const findings = await missing.versioner.verify({ examples: 20 })
+  const findings = await verify(missing, { examples: 20 })
   const parts = new Set(findings.filter((finding) => finding.route !== 'document').map((finding) => `${finding.route} ${finding.part}`))
   t.same([...parts].sort(), [
     'GET /beside response 200',

@@ -1,12 +1,13 @@
-// `app.versioner.verify()`: generated examples of every version migrate up to HEAD and HEAD examples down to every
+// `verify(app)`: generated examples of every version migrate up to HEAD and HEAD examples down to every
 // version; each finding names the route, version, direction, version change, converter and JSON pointer.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version,
+  VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
+import { verify } from '../../tools'
 import { buildSeededApp, Profile, type Mistake } from '../fixtures/seeded-app'
 import { generateExamples } from '../../lib/tools/example-generation'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
@@ -39,7 +40,7 @@ test('a rename instruction without converters is found, in both directions, nami
     ]
   }
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   const summary = findings.map(({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }) =>
     ({ route, version, direction, part, pointer, versionChanges, changeVersion, converters }))
   t.same(summary, [
@@ -73,7 +74,7 @@ test('the same rename with its converters passes', async (t) => {
     }
   }
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
-  t.same(await app.versioner.verify(), [])
+  t.same(await verify(app), [])
 })
 
 test('a wrong converter is named, and the change that holds it, not the changes around it', async (t) => {
@@ -94,7 +95,7 @@ test('a wrong converter is named, and the change that holds it, not the changes 
   }
   const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AddEmail), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01'))
   const app = await usersApp(t, versions, UserCreate, User)
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   t.same(findings.map((finding) => [finding.route, finding.version, finding.direction, finding.pointer, finding.versionChanges, finding.converters]), [
     ['POST /users', '2000-01-01', 'response', '/name', ['RenameNameToFullName'], ['RenameNameToFullName.nameDown']],
     ['GET /users/:id', '2000-01-01', 'response', '/name', ['RenameNameToFullName'], ['RenameNameToFullName.nameDown']]
@@ -114,7 +115,7 @@ test('a converter that throws is a finding naming it', async (t) => {
     }
   }
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToFullName), new Version('2000-01-01')), UserCreate, User)
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   t.equal(findings.length, 1)
   t.match(findings[0], { route: 'POST /users', version: '2000-01-01', direction: 'request', part: 'converter', message: 'TypeError: cannot read undefined', converters: ['RenameNameToFullName.nameUp'] })
 })
@@ -131,7 +132,7 @@ test('a request converter that refuses an example with a 4xx client error is no 
     }
   }
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NamesAreRefused), new Version('2000-01-01')), UserCreate, User)
-  t.same(await app.versioner.verify(), [], 'the client gets a clear 422: not a break')
+  t.same(await verify(app), [], 'the client gets a clear 422: not a break')
 })
 
 test('a response converter that throws a 4xx client error is a finding: only a request can be refused', async (t) => {
@@ -146,7 +147,7 @@ test('a response converter that throws a 4xx client error is a finding: only a r
     }
   }
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NamesAreRefused), new Version('2000-01-01')), UserCreate, User)
-  const findings = await app.versioner.verify({ examples: 20 })
+  const findings = await verify(app, { examples: 20 })
   t.same(findings.map(({ route, direction, kind, converters }) => ({ route, direction, kind, converters })), [
     { route: 'POST /users', direction: 'response', kind: 'converter failed', converters: ['NamesAreRefused.nameDown'] },
     { route: 'GET /users/:id', direction: 'response', kind: 'converter failed', converters: ['NamesAreRefused.nameDown'] }
@@ -162,7 +163,7 @@ test('an optional field only the full example has is checked too', async (t) => 
     instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('nickname').had({ type: Type.Object({ first: Type.String() }) })]
   }]
   const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ...changes), new Version('2000-01-01')), UserCreate, User)
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   t.same(findings.map((finding) => [finding.version, finding.direction, finding.pointer, finding.kind]), [['2000-01-01', 'request', '/nickname', 'invalid']])
   t.match(findings[0].example, { nickname: { first: String } }, 'the example that showed it holds the optional field')
 })
@@ -171,14 +172,14 @@ test('verify before ready throws FST_VERSIONER_NOT_READY', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
-  await t.rejects(app.versioner.verify(), { code: 'FST_VERSIONER_NOT_READY' })
+  await t.rejects(verify(app), { code: 'FST_VERSIONER_NOT_READY' })
 })
 
 test('the example app verifies cleanly', async (t) => {
   const app = await buildApp()
   t.teardown(() => app.close())
   await app.ready()
-  t.same(await app.versioner.verify(), [])
+  t.same(await verify(app), [])
 })
 
 /** The findings of the seeded example app, summarised. */
@@ -186,7 +187,7 @@ async function seededFindings (t: Teardown, mistake: Mistake | undefined) {
   const app = await buildSeededApp(mistake)
   t.teardown(() => app.close())
   await app.ready()
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   return { findings, replayed: findings.replayed }
 }
 
@@ -240,7 +241,7 @@ test('a converter that is right for a value it sees but loses a second one is fo
     api.put('/settings', { schema: { body: Settings, response: { 200: Settings } } }, async (request) => request.body)
   })
   await app.ready()
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   t.same(findings.map(({ kind, direction, part, pointer }) => ({ kind, direction, part, pointer })), [
     { kind: 'round trip', direction: 'response', part: 'response 200', pointer: '/colours/*' },
     { kind: 'lost', direction: 'response', part: 'response 200', pointer: '/colors/*' }
@@ -260,7 +261,7 @@ test('webhook payloads are verified like responses: a forgotten enum converter i
     beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'ticket.updated', body: Ticket }) }
   })
   await app.ready()
-  const findings = await app.versioner.verify()
+  const findings = await verify(app)
   t.same(findings.map(({ route, version, direction, kind, part, pointer, changeVersion }) => ({ route, version, direction, kind, part, pointer, changeVersion })), [
     { route: 'webhook ticket.updated', version: '2000-01-01', direction: 'response', kind: 'invalid', part: 'payload', pointer: '/status', changeVersion: '2001-01-01' }
   ])
@@ -270,9 +271,9 @@ test('the same seed replays the same examples; another seed other ones', async (
   const app = await buildSeededApp('enum')
   t.teardown(() => app.close())
   await app.ready()
-  const first = await app.versioner.verify({ seed: 5, examples: 30 })
-  const again = await app.versioner.verify({ seed: 5, examples: 30 })
-  const other = await app.versioner.verify({ seed: 6, examples: 30 })
+  const first = await verify(app, { seed: 5, examples: 30 })
+  const again = await verify(app, { seed: 5, examples: 30 })
+  const other = await verify(app, { seed: 6, examples: 30 })
   t.same(again.map((finding) => finding.example), first.map((finding) => finding.example), 'same seed, same examples')
   t.equal(first.replayed, again.replayed)
   t.equal(JSON.stringify(again), JSON.stringify(first), 'same seed, same findings, byte for byte')
@@ -302,7 +303,7 @@ test('an example of a version\'s document that fails its schema is a finding', a
     api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 20 })
+  const findings = await verify(app, { examples: 20 })
   t.same(findings.map(({ route, version, kind }) => ({ route, version, kind })), [{ route: 'document', version: '2000-01-01', kind: 'invalid example' }])
   t.match(findings[0].text, /^document \(2000-01-01\): the example at \/components\/schemas\/User\/examples\/0 fails its schema: must have required property 'name'/)
 })
@@ -324,7 +325,7 @@ test('regression: a webhook payload holding one $id schema twice no longer stops
     beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'person.updated', body: Person }) }
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 20 })
+  const findings = await verify(app, { examples: 20 })
   t.same(findings, [], 'the payload is verified, and migrates cleanly')
   t.ok(findings.replayed > 0)
 })
@@ -347,7 +348,7 @@ test('regression: a converted response with headers beside its schema no longer 
     }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 20 })
+  const findings = await verify(app, { examples: 20 })
   t.same(findings, [], 'the response is verified, and migrates cleanly')
   t.ok(findings.replayed > 0)
 })

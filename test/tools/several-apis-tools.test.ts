@@ -7,7 +7,8 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { exportDocuments, fastifyVersioner, injectEveryVersion, versioned, type FastifyVersionerOptions } from '../../plugin'
+import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../../plugin'
+import { exportDocuments, injectEveryVersion, verify } from '../../tools'
 import { inProcess as cli, scratch } from '../helpers/cli'
 import { bundleOf } from '../helpers/http-apps'
 
@@ -148,6 +149,28 @@ test('injectEveryVersion on the root of a two-API app injects through the API th
   t.same(b.get('v1')?.json(), { version: 'v1' })
   await t.rejects(injectEveryVersion(app, { url: '/c/nothing' }),
     { code: 'FST_VERSIONER_TOOL', message: /no versioned API of the application \(a, b\) answers GET \/c\/nothing/ })
+})
+
+test('verify(app) works on one API: each context of a two-API app; the root, an app without the plugin or another copy\'s are coded errors', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const contexts: FastifyInstance[] = []
+  for (const [prefix, versions] of [['/a', ['2001-01-01', '2000-01-01']], ['/b', ['v2', 'v1']]] as const) {
+    await app.register(async (context) => {
+      contexts.push(context)
+      await context.register(fastifyVersioner, { versions: bundleOf([...versions]), ...(prefix === '/b' ? { apiVersionFormat: 'string' as const } : {}) })
+      await context.register(versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
+    }, { prefix })
+  }
+  await app.ready()
+  for (const context of contexts) t.same(await verify(context, { examples: 1 }), [], `${context.prefix}: verified`)
+  await t.rejects(verify(app), { code: 'FST_VERSIONER_TOOL', message: /^verify: the application holds 2 versioned APIs \(a, b\); pass one API's context/ })
+  const plain = Fastify()
+  t.teardown(() => plain.close())
+  await t.rejects(verify(plain), { code: 'FST_VERSIONER_TOOL', message: /does not register fastify-versioner/ })
+  const other = Fastify().decorate('versioner', {} as never)
+  t.teardown(() => other.close())
+  await t.rejects(verify(other), { code: 'FST_VERSIONER_TOOL', message: /^app\.versioner holds no state these tools can read: .* another copy of the package/ })
 })
 
 test('the one-API functions on a two-API root, two APIs with one name, and a bad apiName are coded errors', async (t) => {

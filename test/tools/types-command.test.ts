@@ -8,8 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import ts from 'typescript'
 import { inProcess as cli, scratch } from '../helpers/cli'
-import { loadApp } from '../../lib/tools/load-app'
-import { typesModule } from '../../lib/tools/types-module'
+import { loadApp, typesModule } from '../../tools'
 import { literal, printType } from '../../lib/tools/type-printer'
 
 const root = resolve(__dirname, '..', '..')

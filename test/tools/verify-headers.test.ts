@@ -6,6 +6,7 @@ import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
 
 const TenantHeaders = Type.Object({ 'tenant-id': Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { $id: 'TenantHeaders' })
@@ -23,7 +24,7 @@ test('a header renamed without its request converter, or renamed the wrong way, 
     // No request converter: the old header reaches HEAD as it was, and the project is created for no tenant.
   }
   const forgotten = await appWith(t, TenantHeaderLostItsPrefix, projects)
-  const findings = await forgotten.versioner.verify({ examples: 1 })
+  const findings = await verify(forgotten, { examples: 1 })
   t.same(summary(findings), ['POST /projects 2000-01-01 request lost headers/x-tenant after TenantHeaderLostItsPrefix (2001-01-01) by '])
   t.match(findings[0].text, /request headers\/x-tenant: the value at \/x-tenant in 2000-01-01 does not reach HEAD: 'zq\w+ Łódź 🙂zq\w+' is dropped; /)
   t.match(findings[0].fix, /^Add a request converter to TenantHeaderLostItsPrefix that moves the value to its counterpart/)
@@ -42,7 +43,7 @@ test('a header renamed without its request converter, or renamed the wrong way, 
     }
   }
   const backwards = await appWith(t, TenantHeaderRenamedBackwards, projects)
-  t.same(summary(await backwards.versioner.verify({ examples: 1 })), [
+  t.same(summary(await verify(backwards, { examples: 1 })), [
     'POST /projects 2000-01-01 request lost headers/x-tenant after TenantHeaderRenamedBackwards (2001-01-01) by TenantHeaderRenamedBackwards.renameHeader'
   ])
 })
@@ -56,7 +57,7 @@ test('a query parameter renamed without its request converter is found', async (
   const app = await appWith(t, PageSizeWasPerPage, (api) => {
     api.get('/projects', { schema: { querystring: Page, response: { 200: Type.Array(Type.Object({ id: Type.String() })) } } }, async () => [])
   })
-  t.same(summary(await app.versioner.verify({ examples: 1 })), ['GET /projects 2000-01-01 request lost querystring/per_page after PageSizeWasPerPage (2001-01-01) by '])
+  t.same(summary(await verify(app, { examples: 1 })), ['GET /projects 2000-01-01 request lost querystring/per_page after PageSizeWasPerPage (2001-01-01) by '])
 })
 
 test('headers are followed whatever the case of the names their schema declares: a header renamed with its converter is no finding', async (t) => {
@@ -76,8 +77,8 @@ test('headers are followed whatever the case of the names their schema declares:
       api.post('/projects', { schema: { headers: Headers, body: ProjectCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'p1' }))
     })
   }
-  t.same((await (await appOf(true)).versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
-  const findings = await (await appOf(false)).versioner.verify({ examples: 1 })
+  t.same((await verify(await appOf(true), { examples: 20 })).map((finding) => finding.text), [])
+  const findings = await verify(await appOf(false), { examples: 1 })
   t.same(findings.map((finding) => `${finding.kind} ${finding.part}${finding.pointer}`), ['lost headers/x-tenant'], 'named as Fastify names headers')
   t.match(findings[0].example, { 'x-trace': /^zq/ }, 'the finding shows the headers sent')
 })

@@ -8,6 +8,7 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
   VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
+import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -40,7 +41,7 @@ test('a request converter that carries the first recipient of a list to HEAD and
     api.post('/messages', { schema: { body: MessageCreate, response: { 202: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'm1' }))
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /messages 2000-01-01 request lost body/to/* after OneRecipientPerMessage (2001-01-01) by OneRecipientPerMessage.firstRecipient'])
   t.match(findings[0].message, /^the value at \/to\/\* in 2000-01-01 does not reach HEAD: 'zq\w+@example\.com' \(item 1\) is found nowhere, where 'zq\w+@example\.com' \(item 0\) arrives$/)
   t.match(findings[0].fix, /OneRecipientPerMessage\.firstRecipient/)
@@ -64,7 +65,7 @@ test('a response converter that shows the first track of a playlist in a list sh
   const app = await appWith(t, TracksBecameIds, (api) => {
     api.get('/playlists/:id', { schema: { response: { 200: Playlist } } }, async () => ({ id: 'p1', trackIds: [] }))
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['GET /playlists/:id 2000-01-01 response lost response 200/trackIds/* after TracksBecameIds (2001-01-01) by TracksBecameIds.idsToTracks'])
   t.match(findings[0].message, /^the value at \/trackIds\/\* in HEAD does not reach 2000-01-01: 'zq\w+ Łódź 🙂zq\w+' \(item 1\) is found nowhere, where 'zq\w+ Łódź 🙂zq\w+' \(item 0\) arrives$/)
 })
@@ -98,5 +99,5 @@ test('no finding where the version shows one item, or leaves out the items it ca
   const app = await appWith(t, SeveralEmails, (api) => {
     api.get('/accounts/:id', { schema: { response: { 200: Account } } }, async () => { throw new Error('not served in verify') })
   })
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })

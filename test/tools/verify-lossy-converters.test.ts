@@ -9,6 +9,7 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
   VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
+import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -47,7 +48,7 @@ test('a name → fullName rename whose request converter keeps name.split(" ")[0
     api.post('/users', { schema: { body: UserCreate, response: { 201: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
     api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', fullName: 'Ada Lovelace' }))
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /users 2000-01-01 request lost body/name after NameBecameFullName (2001-01-01) by NameBecameFullName.nameUp'])
   t.match(findings[0].value, / /, 'the value lost holds a space')
   t.match(findings[0].text, /: the value at \/name in 2000-01-01 does not reach HEAD: 'zq\w+ [^']+' arrives as 'zq\w+'; /, 'the text shows the value and what arrived')
@@ -73,7 +74,7 @@ test('an amount moved from a decimal to integer cents with Math.floor(amount) * 
     }
   }
   const app = await appWith(t, AmountsInCents, echo('/payments/:id', Payment, true))
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), [
     'POST /payments/:id 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down',
     'POST /payments/:id 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'
@@ -101,7 +102,7 @@ test('an amount moved from a decimal to integer cents with Math.floor(amount) * 
     }
   }
   const reverse = await appWith(t, AmountsAreDecimal, echo('/charges/:id', Charge, true))
-  t.same(summary(await reverse.versioner.verify({ examples: 1 })), ['POST /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
+  t.same(summary(await verify(reverse, { examples: 1 })), ['POST /charges/:id 2000-01-01 response round trip response 200/amountCents after AmountsAreDecimal (2001-01-01) by AmountsAreDecimal.up,AmountsAreDecimal.down'])
 })
 
 test('a round trip names the version change that loses the value, not the one the example went through first', async (t) => {
@@ -141,7 +142,7 @@ test('a round trip names the version change that loses the value, not the one th
   const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', AmountsInCents), new Version('2001-01-01', ReferenceWasRef), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => { echo('/payments/:id', Payment, true)(api as unknown as FastifyInstance) })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), [
     'POST /payments/:id 2001-01-01 response round trip response 200/amount after AmountsInCents (2002-01-01) by AmountsInCents.up,AmountsInCents.down',
     'POST /payments/:id 2001-01-01 request lost body/amount after AmountsInCents (2002-01-01) by AmountsInCents.up'
@@ -168,7 +169,7 @@ test('numbers two values of which arrive as one are found one way, where the fie
   const app = await appWith(t, AmountsInCents, (api) => {
     api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ totalCents: 1250, durationMs: 0 }))
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['GET /invoices/:id 2000-01-01 response lost response 200/totalCents after AmountsInCents (2001-01-01) by AmountsInCents.down'],
     'the total, not the duration: seconds hold no fraction')
   t.match(findings[0].message, /: 101 and 100 both arrive as 1$/)
@@ -197,7 +198,7 @@ test('given and family names joined in a response and split back on the first sp
     }
   }
   const app = await appWith(t, NamesWereOne, echo('/people/:id', Person, true))
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /people/:id 2000-01-01 request round trip body/givenName after NamesWereOne (2001-01-01) by NamesWereOne.split'])
   t.match(findings[0].message, /sent down to 2000-01-01 and back up/)
 })
@@ -217,7 +218,7 @@ test('`if (body.memo) head.note = body.memo` is found: the empty string is dropp
   const app = await appWith(t, MemoBecameNote, (api) => {
     api.post('/transfers', { schema: { body: Transfer, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /transfers 2000-01-01 request lost body/memo after MemoBecameNote (2001-01-01) by MemoBecameNote.memoToNote'])
   t.equal(findings[0].value, '')
   t.match(findings[0].text, /: the value at \/memo in 2000-01-01 does not reach HEAD: '' is dropped; /)
@@ -245,7 +246,7 @@ test('a forgotten enum converter is found in the domain\'s words: the member, th
     api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', status: 'refunded' as const, total: 5 }))
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['GET /orders/:id 2000-01-01 response invalid response 200/status after OrdersCanBeRefunded (2001-01-01) by '], 'the change that removed the member, not the other change of its version, nor its converter')
   t.equal(findings[0].value, 'refunded')
   t.equal(findings[0].message, 'The value "refunded" of OrderStatus (field \'status\') cannot be expressed in API version 2000-01-01: ' +
@@ -269,7 +270,7 @@ test('a response converter leaving out a HEAD enum member the version lacks is n
   const app = await appWith(t, OrdersCanBeRefunded, (api) => {
     api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1' }))
   })
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
 
 /** One boundary where converters lose data: a HEAD schema, its instruction (a rename of `field` from `old`), and the lossy request converter. */
@@ -336,7 +337,7 @@ test('values lost at the boundaries are found, with one example: non-ASCII, long
       }
     }
     const app = await appWith(t, Renamed, echo('/things/:id', Thing, boundary.kind === 'round trip'))
-    const findings = await app.versioner.verify({ examples: 1 })
+    const findings = await verify(app, { examples: 1 })
     t.same(findings.map(({ kind, pointer, converters }) => ({ kind, pointer, converters })), [{
       kind: boundary.kind,
       pointer: `/${boundary.kind === 'invalid' ? boundary.field : boundary.old}`,
@@ -368,7 +369,7 @@ test('a name split on its first space into a renamed givenName and a new familyN
     }
   }
   const app = await appWith(t, SplitName, echo('/customers/:id', Customer, false))
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
 
 test('name parts joined with a template string without a family name are found: "undefined" beside the name', async (t) => {
@@ -386,7 +387,7 @@ test('name parts joined with a template string without a family name are found: 
   const app = await appWith(t, JoinedName, (api) => {
     api.get('/customers/:id', { schema: { response: { 200: Customer } } }, async () => ({ givenName: 'Cher' }))
   })
-  const findings = await app.versioner.verify({ examples: 20 })
+  const findings = await verify(app, { examples: 20 })
   t.same(summary(findings), ['GET /customers/:id 2000-01-01 response lost response 200/givenName after JoinedName (2001-01-01) by JoinedName.join'])
   t.match(findings[0].message, /: 'zq\w+' arrives with undefined beside it$/)
 })
@@ -408,7 +409,7 @@ test('a retyped field is compared on the round trip: a limit of 0 retyped to nul
     }
   }
   const app = await appWith(t, NoLimitIsNull, echo('/plans/:id', Plan, true))
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /plans/:id 2000-01-01 response round trip response 200/limit after NoLimitIsNull (2001-01-01) by NoLimitIsNull.up,NoLimitIsNull.down'])
   t.match(findings[0].message, /: 0 comes back as 1$/)
 })
@@ -448,7 +449,7 @@ test('converters that map between two representations are no finding: cents, uni
     echo('/payments/:id', Payment, true)(api)
     api.get('/payments', { schema: { response: { 200: Type.Array(Payment) } } }, async () => [])
   })
-  const findings = await app.versioner.verify({ examples: 50 })
+  const findings = await verify(app, { examples: 50 })
   t.same(findings.map((finding) => finding.text), [])
 })
 
@@ -466,7 +467,7 @@ test('regression: a field retyped from one value to a list whose request convert
   const app = await appWith(t, SearchBySeveralLabels, (api) => {
     api.post('/tickets/search', { schema: { body: TicketSearch, response: { 200: TicketList } } }, async () => ({ data: [] }))
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /tickets/search 2000-01-01 request lost body/label after SearchBySeveralLabels (2001-01-01) by '])
   t.match(findings[0].message, /^the value at \/label in 2000-01-01 does not reach HEAD: 'zq\w+ Łódź 🙂zq\w+' is dropped$/)
   t.match(findings[0].fix, /^Add a request converter to SearchBySeveralLabels that moves the value to its counterpart/)
@@ -494,7 +495,7 @@ test('a retyped field left out where its value is empty or null is no finding: t
   const app = await appWith(t, SeveralLabels, (api) => {
     api.get('/tickets/:id', { schema: { response: { 200: Ticket } } }, async () => ({ id: 't1', labels: [], dueAt: null }))
   })
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
 
 test('a finding names the version change whose instruction names the field, and its converters, not every change of the version', async (t) => {
@@ -519,7 +520,7 @@ test('a finding names the version change whose instruction names the field, and 
     api.post('/articles', { schema: { body: Article, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'a1' }))
   })
   await app.ready()
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /articles 2000-01-01 request invalid body/title after TitleWasHeadline (2001-01-01) by '])
   t.equal(findings[0].fix, 'Add a request converter to TitleWasHeadline so that body/title matches the schema of 2001-01-01.')
 })

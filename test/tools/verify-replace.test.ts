@@ -4,7 +4,8 @@
 import { test } from 'tap'
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { HeadVersion, schema, Version, VersionBundle, VersionChange, type VerifyFinding } from '../../plugin'
+import { HeadVersion, schema, Version, VersionBundle, VersionChange } from '../../plugin'
+import { verify, type VerifyFinding } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 
 const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
@@ -36,7 +37,7 @@ const summary = (findings: readonly VerifyFinding[]) => replaceFindings(findings
 
 test('a PUT route: each HEAD body field a version lacks is a finding naming the route, the versions, the field and the change that added it', async (t) => {
   const app = await profileApp(t, 'PUT')
-  const findings = await app.versioner.verify({ examples: 5 })
+  const findings = await verify(app, { examples: 5 })
   t.same(summary(findings), [
     { route: 'PUT /profile', version: '2001-01-01', versions: ['2001-01-01', '2000-01-01'], part: 'body', pointer: '/internalNote', changeVersion: 'HeadVersion', versionChanges: ['HideInternalNote'] },
     { route: 'PUT /profile', version: '2000-01-01', versions: ['2000-01-01'], part: 'body', pointer: '/nickname', changeVersion: '2001-01-01', versionChanges: ['AddNicknameAndLine2'] },
@@ -51,21 +52,21 @@ test('a PUT route: each HEAD body field a version lacks is a finding naming the 
 
 test('no finding when fullReplace keeps lists the fields, or the route is not a full replace; fullReplace: true declares another method one', async (t) => {
   const kept = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname', '/address/line2'] } })
-  t.same(replaceFindings(await kept.versioner.verify({ examples: 5 })), [], 'every lacked field is kept')
+  t.same(replaceFindings(await verify(kept, { examples: 5 })), [], 'every lacked field is kept')
   const some = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname'] } })
-  t.same(replaceFindings(await some.versioner.verify({ examples: 5 })).map((finding) => finding.pointer), ['/address/line2'], 'the field not kept')
+  t.same(replaceFindings(await verify(some, { examples: 5 })).map((finding) => finding.pointer), ['/address/line2'], 'the field not kept')
   const partial = await profileApp(t, 'PUT', { fullReplace: false })
-  t.same(replaceFindings(await partial.versioner.verify({ examples: 5 })), [], 'a PUT used as a partial update')
+  t.same(replaceFindings(await verify(partial, { examples: 5 })), [], 'a PUT used as a partial update')
   const post = await profileApp(t, 'POST')
-  t.same(replaceFindings(await post.versioner.verify({ examples: 5 })), [], 'a POST is not a full replace by default')
+  t.same(replaceFindings(await verify(post, { examples: 5 })), [], 'a POST is not a full replace by default')
   const declared = await profileApp(t, 'PATCH', { fullReplace: true })
-  t.same(replaceFindings(await declared.versioner.verify({ examples: 5 })).map((finding) => `${finding.route} ${finding.pointer}`),
+  t.same(replaceFindings(await verify(declared, { examples: 5 })).map((finding) => `${finding.route} ${finding.pointer}`),
     ['PATCH /profile /internalNote', 'PATCH /profile /nickname', 'PATCH /profile /address/line2'], 'a route declared a full replace')
 })
 
 test('a field fullReplace keeps that no version lacks is a finding (a typo, or a field every version has now)', async (t) => {
   const app = await profileApp(t, 'PUT', { fullReplace: { keeps: ['/internalNote', '/nickname', '/address/line2', '/adress/line2', '/name'] } })
-  const findings = replaceFindings(await app.versioner.verify({ examples: 5 }))
+  const findings = replaceFindings(await verify(app, { examples: 5 }))
   t.same(findings.map(({ pointer, versions, changeVersion }) => ({ pointer, versions, changeVersion })), [
     { pointer: '/adress/line2', versions: ['2001-01-01', '2000-01-01'], changeVersion: '' },
     { pointer: '/name', versions: ['2001-01-01', '2000-01-01'], changeVersion: '' }

@@ -6,7 +6,10 @@
 // defaults, and fields the old version takes as one type and answers as another are not compared.
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
 
 test('an amount moved to cents on the way up and never back is found on the create route, whose response is another schema', async (t) => {
@@ -33,7 +36,7 @@ test('an amount moved to cents on the way up and never back is found on the crea
   const app = await appWith(t, AmountsInCents, (api) => {
     api.post('/transfers', { schema: { body: TransferCreate, response: { 201: Transfer } } }, async () => { throw new Error('not served in verify') })
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /transfers 2000-01-01 response round trip response 201/amount after AmountsInCents (2001-01-01) by AmountsInCents.toCents'])
   t.match(findings[0].message, /^the value sent at \/amount does not come back in the 201 response: 19\.99 comes back as 1999$/)
   t.match(findings[0].fix, /^Make the request and response converters of AmountsInCents \(AmountsInCents\.toCents\) inverse/)
@@ -66,7 +69,7 @@ test('two fields put in each other\'s place by a response converter are found, t
   const app = await appWith(t, SummaryAndDetailsRenamed, (api) => {
     api.post('/issues', { schema: { body: IssueCreate, response: { 201: Issue } } }, async () => { throw new Error('not served in verify') })
   })
-  const findings = await app.versioner.verify({ examples: 1 })
+  const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /issues 2000-01-01 response round trip response 201/summary after SummaryAndDetailsRenamed (2001-01-01) by SummaryAndDetailsRenamed.up,SummaryAndDetailsRenamed.down'])
   t.match(findings[0].message, /^the value sent at \/summary does not come back in the 201 response: 'zq\w+ Łódź 🙂zq\w+' comes back as 'zq\w+ Łódź 🙂zq\w+'$/)
 })
@@ -115,7 +118,7 @@ test('no finding for what a create route\'s response does not echo: generated fi
   const app = await appWith(t, NameBecameDisplayName, (api) => {
     api.post('/accounts', { schema: { body: AccountCreate, response: { 201: Account } } }, async () => { throw new Error('not served in verify') })
   })
-  t.same((await app.versioner.verify({ examples: 30 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 30 })).map((finding) => finding.text), [])
 })
 
 test('a field the request leaves out is left out of the echo: an address joined from a street and an optional unit comes back whole', async (t) => {
@@ -145,7 +148,7 @@ test('a field the request leaves out is left out of the echo: an address joined 
   const app = await appWith(t, AddressWasOneLine, (api) => {
     api.post('/places', { schema: { body: PlaceCreate, response: { 201: Place } } }, async () => { throw new Error('not served in verify') })
   })
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
 
 test('regression: a route taking and returning the same list (not an object) keeps its round trip', async (t) => {
@@ -170,7 +173,7 @@ test('regression: a route taking and returning the same list (not an object) kee
   const app = await appWith(t, DeltaWasChange, (api) => {
     api.post('/adjustments', { schema: { body: Adjustments, response: { 200: Adjustments } } }, async (request) => request.body)
   })
-  t.same(summary(await app.versioner.verify({ examples: 1 })), ['POST /adjustments 2000-01-01 response round trip response 200/*/change after DeltaWasChange (2001-01-01) by DeltaWasChange.up,DeltaWasChange.down'])
+  t.same(summary(await verify(app, { examples: 1 })), ['POST /adjustments 2000-01-01 response round trip response 200/*/change after DeltaWasChange (2001-01-01) by DeltaWasChange.up,DeltaWasChange.down'])
 })
 
 test('a value inside a union member is compared on the round trip: the member the client sent is the one echoed', async (t) => {
@@ -197,5 +200,5 @@ test('a value inside a union member is compared on the round trip: the member th
   const app = await appWith(t, FeesInCents, (api) => {
     api.post('/payouts', { schema: { body: PayoutCreate, response: { 201: Payout } } }, async () => { throw new Error('not served in verify') })
   })
-  t.same(summary(await app.versioner.verify({ examples: 1 })), ['POST /payouts 2000-01-01 response round trip response 201/destination/fee after FeesInCents (2001-01-01) by FeesInCents.up,FeesInCents.down'])
+  t.same(summary(await verify(app, { examples: 1 })), ['POST /payouts 2000-01-01 response round trip response 201/destination/fee after FeesInCents (2001-01-01) by FeesInCents.up,FeesInCents.down'])
 })

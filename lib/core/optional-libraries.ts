@@ -1,0 +1,58 @@
+/**
+ * The libraries fastify-versioner lists as optional dependencies, which only the tools need (`check` diffs documents
+ * with api-smart-diff, `verify` generates examples with fast-check) and the upgrade guide uses when it has one (a
+ * string matching a schema's `pattern`, made by fast-check). npm installs them with the package; an install that
+ * leaves optional dependencies out (`npm ci --omit=optional`) does not, and the plugin serves without them. Each is
+ * loaded on its first use (Node keeps it once loaded).
+ * @module
+ */
+import { createRequire } from 'node:module'
+import { VersionerToolError } from './errors'
+
+/** The optional libraries, with the version range package.json lists for each (test/package.test.ts keeps them equal). */
+export const OPTIONAL_LIBRARIES = { 'api-smart-diff': '^1.0.6', 'fast-check': '^4.10.2' } as const
+
+/** The name of an optional library. */
+type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
+
+/**
+ * The library, or `undefined` when it is not installed (any other failure to load it is thrown).
+ * @example
+ * ```ts
+ * const fc = optionalLibrary<typeof FastCheck>('fast-check') // undefined without fast-check
+ * ```
+ */
+export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
+  try {
+    return createRequire(__filename)(name) as T
+  } catch (error) {
+    // Only the library itself missing (not a module it needs: that install is broken, and says so).
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes(`'${name}'`)) return undefined
+    throw error
+  }
+}
+
+/**
+ * What to run to install a missing optional library (a development dependency where only the tools need it).
+ * @example
+ * ```ts
+ * installCommand('fast-check') // 'npm install fast-check@^4.10.2'
+ * ```
+ */
+export function installCommand (name: OptionalLibrary, dev = false): string {
+  return `npm install ${dev ? '--save-dev ' : ''}${name}@${OPTIONAL_LIBRARIES[name]}`
+}
+
+/**
+ * A library a tool needs; `FST_VERSIONER_TOOL` saying what to install when it is missing.
+ * @example
+ * ```ts
+ * const library = toolLibrary<DiffLibrary>('api-smart-diff', 'check')
+ * ```
+ */
+export function toolLibrary<T> (name: OptionalLibrary, tool: string): T {
+  const library = optionalLibrary<T>(name)
+  if (library !== undefined) return library
+  throw new VersionerToolError(`${tool} needs ${name}, an optional dependency of fastify-versioner that is not installed (an install that ` +
+    `leaves optional dependencies out, such as npm ci --omit=optional, skips it). Install it: ${installCommand(name, true)}`)
+}

@@ -1,0 +1,21 @@
+/**
+ * `fastify-versioner/tools`: what works on a readied application rather than serving it: `verify`, the documents'
+ * `export` and `check`, the `types` module, `injectEveryVersion` for tests, `loadApp`, and the command line
+ * (`runCli`, which also runs `retire`). Kept apart from the plugin's entry, so that an application that only serves
+ * loads none of it, nor its libraries (fast-check, api-smart-diff).
+ * @example
+ * ```ts
+ * import { verify } from 'fastify-versioner/tools'
+ * await app.ready()
+ * const findings = await verify(app)
+ * ```
+ * @module
+ */
+export { verify, type VerifyFinding, type VerifyFindings, type VerifyOptions } from './lib/tools/verify'
+export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
+export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions, type InvalidExample, type ServedDocument } from './lib/tools/export'
+export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
+export { typesModule } from './lib/tools/types-module'
+export { loadApp } from './lib/tools/load-app'
+export { runCli } from './lib/tools/cli'
+export type { CommandOutput } from './lib/tools/api-commands'
