@@ -571,7 +571,7 @@ function centsApp (converters: { total: boolean, discount: boolean }) {
 test('fields retyped alike (a total and the lines\' amounts moved to cents) where a converter converts one and forgets the other are found, both ways', async (t) => {
   const { change, routes } = centsApp({ total: false, discount: false })
   const app = await appWith(t, change, routes)
-  const findings = await app.versioner.verify({ examples: 5 })
+  const findings = await verify(app, { examples: 5 })
   t.same(summary(findings), [
     // A decimal discount also fails the integer schema; a whole one arrives unconverted.
     'POST /lines 2000-01-01 request invalid body/discount after AmountsInCents (2001-01-01) by AmountsInCents.linesUp',
@@ -588,5 +588,5 @@ test('fields retyped alike (a total and the lines\' amounts moved to cents) wher
 test('fields retyped alike and all converted, and a field retyped to other schemas that keeps its values, give no finding', async (t) => {
   const { change, routes } = centsApp({ total: true, discount: true })
   const app = await appWith(t, change, routes)
-  t.same((await app.versioner.verify({ examples: 20 })).map((finding) => finding.text), [])
+  t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
