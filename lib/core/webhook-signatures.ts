@@ -1,0 +1,56 @@
+/**
+ * Standard Webhooks signatures (standardwebhooks.com): `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of
+ * `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes a `whsec_` secret encodes in base64; one
+ * signature per secret, separated by spaces, while a secret rotates.
+ * @module
+ */
+import { createHmac } from 'node:crypto'
+import { InvalidWebhookSecretError } from './errors'
+
+const PREFIX = 'whsec_'
+/** Canonical base64 (padded, standard alphabet): what `Buffer.from(text, 'base64')` would otherwise read loosely. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+/** The key sizes the specification allows: 24 bytes (192 bits) to 64 bytes (512 bits). */
+const MIN_KEY_BYTES = 24
+const MAX_KEY_BYTES = 64
+
+/**
+ * The signing keys of a subscriber's secret (or secrets, while one rotates), checked: each must be `whsec_` and the
+ * canonical base64 of 24 to 64 bytes. Throws `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming `owner` (never the secret).
+ * @example
+ * ```ts
+ * const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], "subscriber 'ep_1'")
+ * ```
+ */
+export function webhookKeys (secret: unknown, owner: string): readonly Buffer[] {
+  const secrets = Array.isArray(secret) ? secret as unknown[] : [secret]
+  const accepted = `a secret is 'whsec_' and the base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes ` +
+    "(e.g. 'whsec_' + randomBytes(32).toString('base64')), or a list of them while one rotates"
+  if (secrets.length === 0) throw new InvalidWebhookSecretError(`The secret of ${owner} is an empty list; ${accepted}.`)
+  return secrets.map((one, index) => {
+    const which = secrets.length === 1 ? 'The secret' : `Secret ${index + 1} of ${secrets.length}`
+    if (typeof one !== 'string') throw new InvalidWebhookSecretError(`${which} of ${owner} is ${one === null ? 'null' : typeof one}, not a string; ${accepted}.`)
+    if (!one.startsWith(PREFIX)) throw new InvalidWebhookSecretError(`${which} of ${owner} does not start with '${PREFIX}'; ${accepted}.`)
+    const encoded = one.slice(PREFIX.length)
+    if (!BASE64.test(encoded)) throw new InvalidWebhookSecretError(`${which} of ${owner} is not base64 after '${PREFIX}'; ${accepted}.`)
+    const key = Buffer.from(encoded, 'base64')
+    if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
+      throw new InvalidWebhookSecretError(`${which} of ${owner} holds ${key.length} bytes; ${accepted}.`)
+    }
+    return key
+  })
+}
+
+/**
+ * The `webhook-signature` header of `content` (`<id>.<timestamp>.<body>`): `v1,<base64 HMAC-SHA256>` for each key,
+ * separated by spaces.
+ * @example
+ * ```ts
+ * headers['webhook-signature'] = webhookSignature(keys, `${id}.${timestamp}.${body}`)
+ * ```
+ */
+export function webhookSignature (keys: readonly Buffer[], content: string): string {
+  let signature = ''
+  for (const key of keys) signature += `${signature === '' ? '' : ' '}v1,${createHmac('sha256', key).update(content).digest('base64')}`
+  return signature
+}
