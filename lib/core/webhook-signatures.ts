@@ -5,7 +5,8 @@
  * @module
  */
 import { createHmac } from 'node:crypto'
-import { InvalidWebhookSecretError } from './errors'
+import { InvalidOptionError, InvalidWebhookSecretError } from './errors'
+import { describeValue } from './json-schema'
 
 const PREFIX = 'whsec_'
 /** Canonical base64 (padded, standard alphabet): what `Buffer.from(text, 'base64')` would otherwise read loosely. */
@@ -53,4 +54,41 @@ export function webhookSignature (keys: readonly Buffer[], content: string): str
   let signature = ''
   for (const key of keys) signature += `${signature === '' ? '' : ' '}v1,${createHmac('sha256', key).update(content).digest('base64')}`
   return signature
+}
+
+/**
+ * The Standard Webhooks headers of one delivery attempt.
+ * @example
+ * ```ts
+ * const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })
+ * ```
+ */
+export interface WebhookSignatureHeaders {
+  readonly 'webhook-id': string
+  readonly 'webhook-timestamp': string
+  readonly 'webhook-signature': string
+}
+
+/**
+ * Signs one attempt of a rendered webhook: a retry is a new attempt, whose `webhook-timestamp` is its own time
+ * (receivers refuse a timestamp older than their tolerance, five minutes in the standardwebhooks libraries), with the
+ * same `webhook-id` and body. `FST_VERSIONER_INVALID_WEBHOOK_SECRET` for a malformed secret,
+ * `FST_VERSIONER_INVALID_OPTION` for an empty id, an id holding `.`, or a timestamp that is not a valid `Date`.
+ * @example
+ * ```ts
+ * const headers = { ...delivery.headers, ...signWebhook(secretOf(subscriberId), { id: delivery.headers['webhook-id'], body: delivery.body }) }
+ * ```
+ */
+export function signWebhook (secret: string | readonly string[], message: { readonly id: string, readonly body: string, readonly timestamp?: Date }): WebhookSignatureHeaders {
+  const { id, body, timestamp = new Date() } = message ?? {}
+  if (typeof id !== 'string' || id === '' || id.includes('.')) {
+    throw new InvalidOptionError(`signWebhook's id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body); got ${describeValue(id)}.`)
+  }
+  if (typeof body !== 'string') throw new InvalidOptionError(`signWebhook's body must be the text sent, a string; got ${describeValue(body)}.`)
+  if (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime())) {
+    throw new InvalidOptionError(`signWebhook's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
+  }
+  const seconds = String(Math.floor(timestamp.getTime() / 1000))
+  const signature = webhookSignature(webhookKeys(secret, 'the secret given to signWebhook'), `${id}.${seconds}.${body}`)
+  return { 'webhook-id': id, 'webhook-timestamp': seconds, 'webhook-signature': signature }
 }

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
-import { renderWebhook, type WebhookRenderedEvent, type WebhookSubscriber } from '../../plugin'
+import { renderWebhook, signWebhook, type WebhookRenderedEvent, type WebhookSubscriber } from '../../plugin'
+import { rejection } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
@@ -53,6 +54,24 @@ test('while a secret rotates, every secret signs: a receiver holding either veri
   t.equal(delivery.headers['webhook-signature'].split(' ').length, 2, 'two signatures, separated by a space')
   t.equal(receiverProblem(app, delivery, [old]), undefined, 'the old secret verifies')
   t.equal(receiverProblem(app, delivery, [next]), undefined, 'the new secret verifies')
+})
+
+test('signWebhook signs a retry: the same id and body, a timestamp of its own, which receivers verify', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const stale = new Date(Date.now() - 10 * 60_000)
+  const { deliveries: [first] } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep_1', version: '2001-01-01', secret }], timestamp: stale })
+  t.match(receiverProblem(app, first, [secret]), /timestamp too old/, 'ten minutes later, the first attempt\'s headers are refused')
+  const retry = { ...first, headers: { ...first.headers, ...signWebhook(secret, { id: first.headers['webhook-id'], body: first.body }) } }
+  t.equal(retry.headers['webhook-id'], first.headers['webhook-id'], 'the same webhook-id: receivers deduplicate on it')
+  t.ok(Number(retry.headers['webhook-timestamp']) > Number(first.headers['webhook-timestamp']), 'a timestamp of the attempt')
+  t.equal(receiverProblem(app, retry, [secret]), undefined, 're-signed, it verifies')
+  const at = new Date(stale.getTime() + 1000)
+  t.equal(signWebhook([secret, newSecret()], { id: 'msg_1', body: '{}', timestamp: at })['webhook-signature'].split(' ').length, 2, 'one signature per secret')
+  t.equal((await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg.1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: {} as never })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: '{}', timestamp: new Date(NaN) })))?.code, 'FST_VERSIONER_INVALID_OPTION')
 })
 
 test('a date pin waterfalls as requests do; the options id, timestamp and versionHeader are used', async (t) => {
