@@ -15,30 +15,36 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const MIN_KEY_BYTES = 24
 const MAX_KEY_BYTES = 64
 
+const ACCEPTED = `a secret is 'whsec_' and the base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes ` +
+  "(e.g. 'whsec_' + randomBytes(32).toString('base64')), or a list of them while one rotates"
+
+/** The key a secret encodes, or what is wrong with it (never the secret itself). */
+function keyOf (secret: unknown): Buffer | string {
+  if (typeof secret !== 'string') return `is ${secret === null ? 'null' : typeof secret}, not a string`
+  if (!secret.startsWith(PREFIX)) return `does not start with '${PREFIX}'`
+  const encoded = secret.slice(PREFIX.length)
+  if (!BASE64.test(encoded)) return `is not base64 after '${PREFIX}'`
+  const key = Buffer.from(encoded, 'base64')
+  return key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES ? `holds ${key.length} bytes` : key
+}
+
 /**
  * The signing keys of a subscriber's secret (or secrets, while one rotates), checked: each must be `whsec_` and the
- * canonical base64 of 24 to 64 bytes. Throws `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming `owner` (never the secret).
+ * canonical base64 of 24 to 64 bytes. Throws `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming the owner (`owner()`, asked
+ * only then), never the secret.
  * @example
  * ```ts
- * const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], "subscriber 'ep_1'")
+ * const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], () => "subscriber 'ep_1'")
  * ```
  */
-export function webhookKeys (secret: unknown, owner: string): readonly Buffer[] {
+export function webhookKeys (secret: unknown, owner: () => string): readonly Buffer[] {
   const secrets = Array.isArray(secret) ? secret as unknown[] : [secret]
-  const accepted = `a secret is 'whsec_' and the base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes ` +
-    "(e.g. 'whsec_' + randomBytes(32).toString('base64')), or a list of them while one rotates"
-  if (secrets.length === 0) throw new InvalidWebhookSecretError(`The secret of ${owner} is an empty list; ${accepted}.`)
+  if (secrets.length === 0) throw new InvalidWebhookSecretError(`The secret of ${owner()} is an empty list; ${ACCEPTED}.`)
   return secrets.map((one, index) => {
+    const key = keyOf(one)
+    if (typeof key !== 'string') return key
     const which = secrets.length === 1 ? 'The secret' : `Secret ${index + 1} of ${secrets.length}`
-    if (typeof one !== 'string') throw new InvalidWebhookSecretError(`${which} of ${owner} is ${one === null ? 'null' : typeof one}, not a string; ${accepted}.`)
-    if (!one.startsWith(PREFIX)) throw new InvalidWebhookSecretError(`${which} of ${owner} does not start with '${PREFIX}'; ${accepted}.`)
-    const encoded = one.slice(PREFIX.length)
-    if (!BASE64.test(encoded)) throw new InvalidWebhookSecretError(`${which} of ${owner} is not base64 after '${PREFIX}'; ${accepted}.`)
-    const key = Buffer.from(encoded, 'base64')
-    if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
-      throw new InvalidWebhookSecretError(`${which} of ${owner} holds ${key.length} bytes; ${accepted}.`)
-    }
-    return key
+    throw new InvalidWebhookSecretError(`${which} of ${owner()} ${key}; ${ACCEPTED}.`)
   })
 }
 
@@ -89,6 +95,6 @@ export function signWebhook (secret: string | readonly string[], message: { read
     throw new InvalidOptionError(`signWebhook's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
   }
   const seconds = String(Math.floor(timestamp.getTime() / 1000))
-  const signature = webhookSignature(webhookKeys(secret, 'the secret given to signWebhook'), `${id}.${seconds}.${body}`)
+  const signature = webhookSignature(webhookKeys(secret, () => 'the secret given to signWebhook'), `${id}.${seconds}.${body}`)
   return { 'webhook-id': id, 'webhook-timestamp': seconds, 'webhook-signature': signature }
 }

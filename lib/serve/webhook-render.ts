@@ -117,7 +117,7 @@ function resolveSubscribers<S extends WebhookSubscriber> (bundle: VersionBundle,
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} needs an id: a non-empty string; a subscriber is { id, version, secret }.`)
     }
     const pin = pinOf(subscriber, index)
-    const keys = webhookKeys(subscriber.secret, `subscriber ${nameOf(subscriber, index)}`)
+    const keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
     let group = byVersion.get(pin.version)
     if (group === undefined) byVersion.set(pin.version, group = [])
     group.push({ subscriber, index, pin, keys })
