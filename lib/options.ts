@@ -54,7 +54,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
   apiVersionDescription?: string
   /**
    * The clock of the sunset policy (`afterSunset: 'gone'`): the current time, as a `Date` or milliseconds since
-   * the epoch (default `Date.now`). Read only for requests of versions with that policy.
+   * the epoch (default `Date.now`). Read only for requests of versions with that policy, and by `webhooks.render()`
+   * without a `timestamp`.
    */
   now?: () => Date | number
   /**

@@ -20,8 +20,8 @@ import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, type ToolFacts } from './core/symbols'
 import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
-import { routeTimeline } from './routes/timeline'
-import { Webhooks } from './routes/webhooks'
+import { Webhooks, webhookTimeline } from './routes/webhooks'
+import { createWebhookRenderer } from './serve/webhook-render'
 import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
@@ -170,10 +170,10 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl)
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
-  const webhooks = new Webhooks()
+  const engine = new MigrationEngine(resolved.versions, state.generation, state.planner)
+  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName }))
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
-  const engine = new MigrationEngine(resolved.versions, state.generation, state.planner)
   let routes: Map<string, VersionedRouteInfo[]> | undefined
   const decoration: VersionerDecoration = {
     webhooks,
@@ -219,11 +219,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
-      for (const webhook of webhooks.list()) {
-        const { name: path, method, attributes } = webhook
-        webhook.timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId },
-          state.steps, state.log)
-      }
+      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
       state.ready = true

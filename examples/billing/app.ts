@@ -4,15 +4,15 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../../plugin'
+import { fastifyVersioner, versioned, type FastifyVersionerOptions, type WebhookDelivery, type WebhookSubscriber } from '../../plugin'
 import {
-  Customer, CustomerInput, CustomerParams, IdempotencyHeaders, Invoice, InvoiceCreate, InvoiceList, InvoicePaidEvent, InvoiceParams,
+  Customer, CustomerInput, CustomerParams, IdempotencyHeaders, Invoice, InvoiceCreate, InvoiceList, invoicePaidWebhook, InvoiceParams,
   InvoicePayment, InvoiceSearch, NotFound, type CustomerInputBody, type CustomerRecord, type InvoiceRecord
 } from './schemas'
 import { versions } from './versions'
 
-/** A webhook subscriber, pinned to the version it was written against. */
-export interface Subscriber { readonly url: string, readonly apiVersion: string }
+/** A webhook subscriber: its id, URL, the version it was written against (`version`) and its `whsec_` secret. */
+export interface Subscriber extends WebhookSubscriber { readonly url: string }
 
 /** Options of the billing application. */
 export interface BuildBillingAppOptions {
@@ -20,14 +20,14 @@ export interface BuildBillingAppOptions {
   versioner?: Partial<FastifyVersionerOptions>
   /** Who receives `invoice.paid` (default: nobody). */
   subscribers?: readonly Subscriber[]
-  /** Sends one webhook (default: `fetch`), with the payload in the subscriber's version. */
-  deliver?: (subscriber: Subscriber, payload: unknown) => Promise<void>
+  /** Sends one webhook (default: `fetch`): its body is in the subscriber's version, its headers signed for it. */
+  deliver?: (delivery: WebhookDelivery<Subscriber>) => Promise<void>
   /** The clock of event times, in milliseconds (default `Date.now`). */
   now?: () => number
 }
 
-async function post (subscriber: Subscriber, payload: unknown): Promise<void> {
-  await fetch(subscriber.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) })
+async function post ({ subscriber, body, headers }: WebhookDelivery<Subscriber>): Promise<void> {
+  await fetch(subscriber.url, { method: 'POST', headers, body })
 }
 
 /** A made-up fraud score, 0 to 100: internal, never shown to clients. */
@@ -56,7 +56,7 @@ export async function buildBillingApp (options: BuildBillingAppOptions = {}): Pr
     openapi: { info: { title: 'Billing API', description: 'Customers, invoices and payments.' } },
     ...options.versioner
   })
-  app.versioner.webhooks.add({ name: 'invoice.paid', body: InvoicePaidEvent, summary: 'An invoice was paid' })
+  app.versioner.webhooks.add(invoicePaidWebhook)
 
   await app.register(versioned(async (api) => {
     api.post('/customers', {
@@ -127,12 +127,10 @@ export async function buildBillingApp (options: BuildBillingAppOptions = {}): Pr
       if (open === undefined) return reply.code(404).send({ message: 'No such invoice' })
       const invoice: InvoiceRecord = { ...open, status: 'paid', paymentMethod: request.body.paymentMethod }
       invoices.set(invoice.id, invoice)
-      // Each subscriber gets the event in the version it is pinned to.
+      // Each subscriber gets the event in the version it is pinned to, signed with its secret.
       const event = { id: `evt_${randomUUID()}`, type: 'invoice.paid' as const, created: Math.floor(now() / 1000), data: { object: invoice } }
-      for (const subscriber of options.subscribers ?? []) {
-        const payload = await app.versioner.migrateResponseBody(InvoicePaidEvent, { latestBody: event, version: subscriber.apiVersion })
-        await deliver(subscriber, payload)
-      }
+      const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: options.subscribers ?? [], id: event.id })
+      for (const delivery of deliveries) await deliver(delivery)
       return invoice
     })
 

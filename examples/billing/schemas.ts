@@ -3,6 +3,7 @@
  * a given and a family name, and a customer carries an internal risk score the public API does not show.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import type { WebhookDefinition } from '../../plugin'
 
 /** The fields a client sends to create (POST) or replace (PUT) a customer. */
 export const CustomerInput = Type.Object({
@@ -85,6 +86,9 @@ export const InvoicePaidEvent = Type.Object({
   created: Type.Integer({ description: 'Unix time, in seconds.' }),
   data: Type.Object({ object: Invoice })
 }, { $id: 'InvoicePaidEvent' })
+
+/** The `invoice.paid` webhook: declared by the application, and what a worker renders it with (`renderWebhook`). */
+export const invoicePaidWebhook: WebhookDefinition<typeof InvoicePaidEvent> = { name: 'invoice.paid', body: InvoicePaidEvent, summary: 'An invoice was paid' }
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 }))

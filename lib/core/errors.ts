@@ -103,11 +103,8 @@ export const RouteByPathConverterDoesNotApplyToAnythingError =
  * // response body: { statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION', message: '…' }
  * ```
  */
-export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_LATEST_REQUEST_VALIDATION', 500, [version: string]>(
-  'FST_VERSIONER_LATEST_REQUEST_VALIDATION',
-  'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.',
-  500
-)
+export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_LATEST_REQUEST_VALIDATION', 500, [version: string]>('FST_VERSIONER_LATEST_REQUEST_VALIDATION',
+  'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.', 500)
 
 /**
  * 500: a converter failed (threw or rejected, with an Error or anything else: `null`, `undefined`, a string)
@@ -119,11 +116,8 @@ export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_
  * // response body: { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', message: '…' }
  * ```
  */
-export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED', 500, [version: string]>(
-  'FST_VERSIONER_CONVERTER_FAILED',
-  'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.',
-  500
-)
+export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED', 500, [version: string]>('FST_VERSIONER_CONVERTER_FAILED',
+  'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.', 500)
 
 /**
  * 500: a response of a version (or `migrateResponseBody`'s result) holds a value that version cannot express once
@@ -146,11 +140,8 @@ export const UnconvertibleResponseError = createError<'FST_VERSIONER_UNCONVERTIB
  * endpoint('/users', ['GETT']) // throws FST_VERSIONER_LINTING
  * ```
  */
-export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>(
-  'FST_VERSIONER_LINTING',
-  'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.',
-  500
-)
+export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>('FST_VERSIONER_LINTING',
+  'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.', 500)
 
 /**
  * 400: the request names an API version that is malformed or that this API does not serve.
@@ -232,6 +223,15 @@ export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NO
  */
 export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
 
+/** `webhooks.render()` named no webhook declared with `webhooks.add()`. @example `render('invoice.payed', …)` rejects, listing the declared ones. */
+export const UnknownWebhookError = createError<'FST_VERSIONER_UNKNOWN_WEBHOOK', 500, [message: string]>('FST_VERSIONER_UNKNOWN_WEBHOOK', '%s', 500)
+
+/** A body `webhooks.render()` got is not one the webhook's HEAD schema accepts. @example `render('invoice.paid', { id: 42 }, …)` rejects naming `/id`. */
+export const InvalidWebhookBodyError = createError<'FST_VERSIONER_INVALID_WEBHOOK_BODY', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_BODY', '%s', 500)
+
+/** A subscriber's secret is not `whsec_` and the base64 of 24 to 64 bytes (Standard Webhooks). @example `{ id: 'ep_1', version, secret: 'hunter2' }` */
+export const InvalidWebhookSecretError = createError<'FST_VERSIONER_INVALID_WEBHOOK_SECRET', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_SECRET', '%s', 500)
+
 /**
  * `fastifyVersioner` was registered twice in one Fastify context (or in a context and one of its children).
  * Several versioned APIs in one application each get their own encapsulated context.
@@ -291,5 +291,8 @@ export const errorCodes = {
   FST_VERSIONER_TOOL: VersionerToolError,
   FST_VERSIONER_ALREADY_REGISTERED: VersionerAlreadyRegisteredError,
   FST_VERSIONER_VERSION_PICKER: VersionPickerError,
-  FST_VERSIONER_INVALID_UPGRADE_RANGE: InvalidUpgradeRangeError
+  FST_VERSIONER_INVALID_UPGRADE_RANGE: InvalidUpgradeRangeError,
+  FST_VERSIONER_UNKNOWN_WEBHOOK: UnknownWebhookError,
+  FST_VERSIONER_INVALID_WEBHOOK_BODY: InvalidWebhookBodyError,
+  FST_VERSIONER_INVALID_WEBHOOK_SECRET: InvalidWebhookSecretError
 } as const

@@ -32,8 +32,8 @@ interface BundleInternals {
   readonly exactPicks: ReadonlyMap<string, ExactPick>
   /** What each preview version value names (only its whole value): served only when its `access` allows. */
   readonly previewPicks: ReadonlyMap<string, ExactPick>
-  /** What `migrateResponseBody(bundle, …)` keeps for the bundle (its migration engine), made on first use. */
-  readonly standalone: { engine?: object }
+  /** What `migrateResponseBody(bundle, …)` and `renderWebhook(bundle, …)` keep for the bundle (the migration engine, webhooks), made on first use. */
+  readonly standalone: { engine?: object, webhooks?: object }
 }
 
 /** A version value picked exactly: the version it names, and the value sent. */

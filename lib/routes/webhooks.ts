@@ -2,24 +2,34 @@
  * Webhooks: payloads the application sends to its subscribers, declared on `app.versioner.webhooks`. Each
  * version's OpenAPI document lists them under `webhooks` (OpenAPI 3.1), with schema and endpoint
  * instructions applied (`endpoint('user.created', ['POST']).didntExist` removes one from older versions);
- * `migrateResponseBody` produces the payload for a subscriber on an older version.
+ * `render` gives each subscriber its body in its version, signed (../serve/webhook-render.ts,
+ * [decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { VersionerStructureError } from '../core/errors'
+import { NotReadyError, UnknownWebhookError, VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import type { RouteAttributes, RouteState } from './timeline'
+import { routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { attributesOf } from './version-plan'
+import type { GenerationStep } from '../describe/versions'
+import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from './webhook-deliveries'
 
-/** A webhook declaration. */
-export interface WebhookDefinition {
+/**
+ * A webhook declaration: what `webhooks.add()` takes, and what `renderWebhook` takes in a worker without the
+ * application (share one object between them).
+ * @example
+ * ```ts
+ * export const InvoicePaid: WebhookDefinition<typeof InvoicePaidEvent> = { name: 'invoice.paid', body: InvoicePaidEvent }
+ * ```
+ */
+export interface WebhookDefinition<S extends TSchema = TSchema> {
   /** The webhook's name: its key under `webhooks` in the documents (e.g. `'user.created'`). */
   name: string
   /** The HTTP method of the delivery (default `'POST'`). */
   method?: HttpMethod | Lowercase<HttpMethod>
   /** The HEAD schema of the payload. */
-  body: TSchema
+  body: S
   summary?: string
   description?: string
   tags?: string[]
@@ -36,18 +46,55 @@ export interface DeclaredWebhook {
   timeline: readonly RouteState[]
 }
 
+/** Renders a declared webhook (set by the plugin: ../serve/webhook-render.ts). */
+export type WebhookRenderer = <S extends WebhookSubscriber>(webhook: DeclaredWebhook, body: unknown, options: RenderWebhookOptions<S>) => Promise<RenderedWebhook<S>>
+
 /**
- * Declares webhooks (before `app.ready()`).
+ * A webhook definition, checked (`FST_VERSIONER_STRUCTURE` naming what is wrong), with its method upper-cased; its
+ * timeline is computed from the version changes by {@link webhookTimeline}.
+ * @example
+ * ```ts
+ * const webhook = declaredWebhook({ name: 'user.created', body: UserResource })
+ * ```
+ */
+export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook {
+  if (!isSchemaObject(definition) || typeof definition.name !== 'string' || definition.name === '') {
+    throw new VersionerStructureError(`webhooks.add({ name, body }) needs a name; got ${describeValue(definition)}.`)
+  }
+  if (!isSchemaObject(definition.body)) {
+    throw new VersionerStructureError(`webhooks.add({ name: '${definition.name}', body }) needs body: a TypeBox schema.`)
+  }
+  const [method] = normaliseMethods(definition.method ?? 'POST')
+  return { name: definition.name, method, body: definition.body, attributes: attributesOf(definition), timeline: [] }
+}
+
+/**
+ * A webhook in every version: whether it exists, its name and attributes, as endpoint instructions naming it make them.
+ * @example
+ * ```ts
+ * webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
+ * ```
+ */
+export function webhookTimeline (webhook: DeclaredWebhook, steps: readonly GenerationStep[], log: EndpointInstructionLog): RouteState[] {
+  const { name: path, method, attributes } = webhook
+  return routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, steps, log)
+}
+
+/**
+ * Declares webhooks (before `app.ready()`), and renders them for subscribers (after).
  * @example
  * ```ts
  * app.versioner.webhooks.add({ name: 'user.created', body: UserResource, summary: 'A user was created' })
- * // later, for a subscriber pinned to an older version:
- * const payload = app.versioner.migrateResponseBody(UserResource, { latestBody: user, version: subscriber.version })
+ * // after ready: each subscriber's body in its version, with the Standard Webhooks headers
+ * const { deliveries } = await app.versioner.webhooks.render('user.created', user, { subscribers })
  * ```
  */
 export class Webhooks {
   private readonly declared: DeclaredWebhook[] = []
   private sealed = false
+
+  /** @internal The plugin gives its renderer; a `Webhooks` made by hand declares but cannot render. */
+  constructor (private readonly renderer?: WebhookRenderer) {}
 
   /** Declares a webhook. */
   add (definition: WebhookDefinition): this {
@@ -55,23 +102,41 @@ export class Webhooks {
       throw new VersionerStructureError('webhooks.add() must be called before app.ready(): the documents are built from the webhooks declared by then' +
         `${isSchemaObject(definition) && typeof definition.name === 'string' ? ` (got '${definition.name}' too late)` : ''}.`)
     }
-    if (!isSchemaObject(definition) || typeof definition.name !== 'string' || definition.name === '') {
-      throw new VersionerStructureError(`webhooks.add({ name, body }) needs a name; got ${describeValue(definition)}.`)
+    const webhook = declaredWebhook(definition)
+    if (this.declared.some((other) => other.name === webhook.name && other.method === webhook.method)) {
+      throw new VersionerStructureError(`Webhook '${webhook.name}' (${webhook.method}) is declared twice.`)
     }
-    if (!isSchemaObject(definition.body)) {
-      throw new VersionerStructureError(`webhooks.add({ name: '${definition.name}', body }) needs body: a TypeBox schema.`)
-    }
-    const [method] = normaliseMethods(definition.method ?? 'POST')
-    if (this.declared.some((webhook) => webhook.name === definition.name && webhook.method === method)) {
-      throw new VersionerStructureError(`Webhook '${definition.name}' (${method}) is declared twice.`)
-    }
-    this.declared.push({ name: definition.name, method, body: definition.body, attributes: attributesOf(definition), timeline: [] })
+    this.declared.push(webhook)
     return this
   }
 
   /** The declared webhooks. */
   list (): readonly DeclaredWebhook[] {
     return this.declared
+  }
+
+  /**
+   * Renders the webhook `name` for each subscriber (after `app.ready()`): the body, given as HEAD builds it, in the
+   * version the subscriber is pinned to (converters run once per version), as the exact text to send, with the
+   * Standard Webhooks headers signed with the subscriber's secret and the version header. `options.method` picks
+   * one of two webhooks declared with one name.
+   * @example
+   * ```ts
+   * const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+   * for (const { subscriber, body, headers } of deliveries) await fetch(subscriber.url, { method: 'POST', body, headers })
+   * ```
+   */
+  async render<S extends WebhookSubscriber> (name: string, latestBody: unknown, options: RenderWebhookOptions<S>): Promise<RenderedWebhook<S>> {
+    if (!this.sealed || this.renderer === undefined) throw new NotReadyError('app.versioner.webhooks.render()')
+    const method = options?.method === undefined ? undefined : normaliseMethods(options.method)[0]
+    const named = this.declared.filter((webhook) => webhook.name === name && (method === undefined || webhook.method === method))
+    if (named.length !== 1) {
+      const declared = this.declared.map((webhook) => `'${webhook.name}' (${webhook.method})`).join(', ')
+      throw new UnknownWebhookError(named.length === 0
+        ? `No webhook '${String(name)}'${method === undefined ? '' : ` (${method})`} is declared; declared with webhooks.add(): ${declared === '' ? 'none' : declared}.`
+        : `Webhook '${name}' is declared with several methods (${named.map((webhook) => webhook.method).join(', ')}): pass { method } to render one.`)
+    }
+    return await this.renderer(named[0], latestBody, options)
   }
 
   /** @internal Stops declarations (at ready). */

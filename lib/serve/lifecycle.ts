@@ -109,7 +109,7 @@ export function sendFieldDeprecations (
 type GoneCheck = (reply: FastifyReply, version: string) => boolean
 
 /** The versions with `afterSunset: 'gone'`. */
-function goneVersions (options: ServeOptions): ReadonlySet<string> {
+function goneVersions (options: Pick<ServeOptions, 'versions'>): ReadonlySet<string> {
   return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
 }
 
@@ -140,7 +140,7 @@ export type GoneTest = (version: string) => Record<string, unknown> | undefined
  * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
  * ```
  */
-export function createGoneTest (options: ServeOptions): GoneTest | undefined {
+export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>): GoneTest | undefined {
   const gone = goneVersions(options)
   if (gone.size === 0) return undefined
   const now = options.now

@@ -15,7 +15,7 @@ import { isMonth, toIsoDate } from '../core/iso-date'
 import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
-import { namedVersion } from './version-picking'
+import { namedVersion, type PickedVersion } from './version-picking'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
 /**
@@ -49,8 +49,8 @@ export class MigrationEngine {
   }
 }
 
-/** The engine of the standalone function, kept with the bundle (a bundle is immutable once built). */
-function engineFor (bundle: VersionBundle): MigrationEngine {
+/** The engine of the standalone functions (`migrateResponseBody`, `renderWebhook`), kept with the bundle (a bundle is immutable once built). */
+export function engineFor (bundle: VersionBundle): MigrationEngine {
   const standalone = bundle[kBundleInternals].standalone
   if (standalone.engine === undefined) {
     const generation = new SchemaGeneration(bundle)
@@ -61,7 +61,7 @@ function engineFor (bundle: VersionBundle): MigrationEngine {
 
 /** What to migrate, and to which version. */
 /** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
-type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
+export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
   ? ReadonlyArray<ReadonlyDeep<Item>>
   : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
 
@@ -72,11 +72,15 @@ export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
   version: string | Date
 }
 
+/** The version a value names outside requests: exact, or for dates (and months) the closest older one, as requests are picked. */
+export function pickedTarget (bundle: VersionBundle, value: string): PickedVersion {
+  return namedVersion(value, bundle, bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string')
+}
+
 /** The version a migration targets: exact, or for dates the closest older one (as requests are picked). */
 function targetVersion (bundle: VersionBundle, version: string | Date): string {
   const value = version instanceof Date ? toIsoDate(version) : version
-  const format = bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string'
-  const picked = namedVersion(value, bundle, format)
+  const picked = pickedTarget(bundle, value)
   if (picked.ok) return picked.version
   if (picked.reason === 'too-old') {
     throw new UnknownVersionError(`You tried to migrate to version '${value}', which is earlier than the oldest version ` +

@@ -1,9 +1,10 @@
 /**
- * `retire --usage <file>`: when each version (and each of its clients) was last seen, as a metrics system exports
- * it (docs/retiring-and-upgrading.md), and `--quiet-days N`: whether a retired version had traffic inside the window.
+ * `retire --usage <file>`: when each version (and each of its clients) was last seen, and for which webhook subscribers it
+ * was last rendered, as a metrics system exports it (docs/retiring-and-upgrading.md), and `--quiet-days N`: whether a
+ * retired version had traffic inside the window.
  *
  * ```json
- * { "versions": { "2000-01-01": { "lastSeen": "2026-11-23T10:00:00Z", "clients": { "acct_1": "2026-11-23T10:00:00Z" } } } }
+ * { "versions": { "2000-01-01": { "lastSeen": "2026-11-23T10:00:00Z", "clients": { "acct_1": "2026-11-23T10:00:00Z" }, "webhooks": { "ep_1": "2026-11-23T10:00:00Z" } } } }
  * ```
  * With several APIs, `{ "apis": { "<api name>": { "versions": … } } }`. Times are ISO 8601 date-times with a time zone
  * (RFC 3339: `2026-02-30T00:00:00Z` is refused, not read as March 2nd). A file that is not JSON, nests deeper than the
@@ -19,18 +20,21 @@ import { parseJsonText } from './json-text'
 import { printable } from './terminal-text'
 import { isObject } from './type-printer'
 
-/** When one version was last seen, and by which clients. */
+/** When one version was last seen, by which clients, and for which webhook subscribers it was last rendered. */
 interface VersionUsage {
-  /** The latest of `lastSeen` and the clients' times (ms since the epoch). */
+  /** The latest of `lastSeen`, the clients' and the webhook subscribers' times (ms since the epoch). */
   readonly lastSeen: number
   /** Each client's last request (ms since the epoch). */
   readonly clients: ReadonlyMap<string, number>
+  /** Each webhook subscriber's last webhook rendered in the version (ms since the epoch; the webhook-rendered event). */
+  readonly webhooks: ReadonlyMap<string, number>
 }
 
 /** A usage file, read: by API name (`''` for a file of one API's `versions`). */
 export type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
 
-const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" } } } }, ' +
+const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" }, ' +
+  '"webhooks": { "<subscriber id>": "<ISO date-time>" } } } }, ' +
   'or { "apis": { "<api name>": { "versions": … } } } for several APIs; times like "2026-11-23T10:00:00Z"'
 
 /** How deep a usage file may nest: the format nests objects 6 deep (`apis`, an API, `versions`, a version, `clients`). */
@@ -64,22 +68,29 @@ function timeOf (value: unknown, where: string, fail: Fail): number {
   return Number.isNaN(time) ? fail(`${where} is ${shownValue(value)}, not a date-time this tool can read`) : time
 }
 
+/** The ids and times of a version entry's `clients` or `webhooks` (`at` ends with the key), empty when it has none. */
+function timesOf (entry: Record<string, unknown>, at: readonly string[], what: string, fail: Fail): Map<string, number> {
+  const value = entry[at[at.length - 1]]
+  const times = new Map<string, number>()
+  if (value === undefined) return times
+  if (!isObject(value)) fail(`${pointer(...at)} is ${shownValue(value)}, where an object of ${what} and times is expected`)
+  for (const [id, time] of Object.entries(value as Record<string, unknown>)) times.set(id, timeOf(time, pointer(...at, id), fail))
+  return times
+}
+
 function readVersions (versions: unknown, at: readonly string[], fail: Fail): Map<string, VersionUsage> {
   if (!isObject(versions)) fail(`${pointer(...at)} is ${shownValue(versions)}, where an object of versions is expected`)
   const read = new Map<string, VersionUsage>()
   for (const [version, entry] of Object.entries(versions as Record<string, unknown>)) {
     const where = [...at, version]
     if (!isObject(entry)) fail(`${pointer(...where)} is ${shownValue(entry)}, where an object with lastSeen and/or clients is expected`)
-    const clients = new Map<string, number>()
-    if (entry.clients !== undefined) {
-      if (!isObject(entry.clients)) fail(`${pointer(...where, 'clients')} is ${shownValue(entry.clients)}, where an object of client ids and times is expected`)
-      for (const [client, time] of Object.entries(entry.clients)) clients.set(client, timeOf(time, pointer(...where, 'clients', client), fail))
-    }
-    if (entry.lastSeen === undefined && clients.size === 0) fail(`${pointer(...where)} has neither lastSeen nor clients`)
+    const clients = timesOf(entry, [...where, 'clients'], 'client ids', fail)
+    const webhooks = timesOf(entry, [...where, 'webhooks'], 'webhook subscriber ids', fail)
+    if (entry.lastSeen === undefined && clients.size === 0 && webhooks.size === 0) fail(`${pointer(...where)} has neither lastSeen, clients nor webhooks`)
     const own = entry.lastSeen === undefined ? Number.NEGATIVE_INFINITY : timeOf(entry.lastSeen, pointer(...where, 'lastSeen'), fail)
     let lastSeen = own
-    for (const time of clients.values()) if (time > lastSeen) lastSeen = time
-    read.set(version, { lastSeen, clients })
+    for (const time of [...clients.values(), ...webhooks.values()]) if (time > lastSeen) lastSeen = time
+    read.set(version, { lastSeen, clients, webhooks })
   }
   return read
 }
@@ -148,14 +159,18 @@ export function usageVerdict (version: string, usage: VersionUsage | undefined, 
     io.out(`usage: ${shown}: no traffic recorded in the usage file`)
     return 0
   }
-  const clients = [...usage.clients].sort(([, a], [, b]) => b - a)
-  const named = clients.map(([client, time]) => `${printable(client)} (${new Date(time).toISOString()})`).join(', ')
-  io.out(`usage: ${shown} last seen ${new Date(usage.lastSeen).toISOString()} (${ago(usage.lastSeen, now)})${named === '' ? '' : `; clients: ${named}`}`)
+  const byTime = (times: ReadonlyMap<string, number>): Array<[string, number]> => [...times].sort(([, a], [, b]) => b - a)
+  const [clients, subscribers] = [byTime(usage.clients), byTime(usage.webhooks)]
+  const listed = (label: string, ids: Array<[string, number]>, show: (time: number) => string): string =>
+    ids.length === 0 ? '' : `; ${label}: ${ids.map(([id, time]) => `${printable(id)} (${show(time)})`).join(', ')}`
+  const iso = (time: number): string => new Date(time).toISOString()
+  io.out(`usage: ${shown} last seen ${iso(usage.lastSeen)} (${ago(usage.lastSeen, now)})${listed('clients', clients, iso)}${listed('webhooks rendered for', subscribers, iso)}`)
   if (quietDays === undefined) return 0
   const since = now - quietDays * 86_400_000
   if (usage.lastSeen < since) return 0
-  const recent = clients.filter(([, time]) => time >= since).map(([client, time]) => `${printable(client)} (${ago(time, now)})`)
+  const recent = (ids: Array<[string, number]>): Array<[string, number]> => ids.filter(([, time]) => time >= since)
+  const named = `${listed('clients', recent(clients), (time) => ago(time, now))}${listed('webhooks rendered for', recent(subscribers), (time) => ago(time, now))}`.slice(2)
   io.err(`retire: ${shown} had traffic inside the last ${quietDays} day(s) (--quiet-days ${quietDays}), last ${ago(usage.lastSeen, now)}; ` +
-    `${recent.length > 0 ? `clients: ${recent.join(', ')}` : 'the usage file names no client'}. Ask them to upgrade, or wait.`)
+    `${named !== '' ? named : 'the usage file names no client'}. Ask them to upgrade, or wait.`)
   return 1
 }

@@ -118,7 +118,7 @@ export interface MeasureOptions {
 }
 
 /** A webhook subscriber pinned to the oldest version, and a fixed clock: what witnesses see (billing's options; users' app ignores them). */
-const SUBSCRIBER = { url: 'https://subscriber.test/hooks', apiVersion: '2023-10-16' }
+const SUBSCRIBER = { id: 'ep_1', url: 'https://subscriber.test/hooks', version: '2023-10-16', secret: `whsec_${'A'.repeat(32)}` }
 const NOW = Date.UTC(2025, 5, 1)
 
 /** An app of an example module, built with what witnesses need; `delivered` collects its webhooks. */
@@ -176,7 +176,8 @@ function codedError (error: unknown): string | undefined {
  */
 async function loadMutant (file: string, delivered: unknown[]): Promise<FastifyInstance> {
   const build = (require(file) as { default: AppFunction }).default
-  const app = await build({ subscribers: [SUBSCRIBER], deliver: async (_subscriber: unknown, payload: unknown) => { delivered.push(payload) }, now: () => NOW })
+  // What a subscriber reads: the body it was sent (the signatures change with the random event id).
+  const app = await build({ subscribers: [SUBSCRIBER], deliver: async (delivery: { body: string }) => { delivered.push(JSON.parse(delivery.body)) }, now: () => NOW })
   try {
     await app.ready()
   } catch (error) {

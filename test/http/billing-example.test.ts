@@ -5,12 +5,15 @@
  */
 import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { randomBytes } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
 import { buildBillingApp, type Subscriber } from '../../examples/billing/app'
+import type { WebhookDelivery } from '../../plugin'
 
 const NOW = Date.UTC(2025, 5, 1)
 
-async function billing (t: Test, subscribers: Subscriber[] = [], delivered: Array<[string, unknown]> = []): Promise<FastifyInstance> {
-  const app = await buildBillingApp({ subscribers, deliver: async (subscriber, payload) => { delivered.push([subscriber.apiVersion, payload]) }, now: () => NOW })
+async function billing (t: Test, subscribers: Subscriber[] = [], delivered: Array<WebhookDelivery<Subscriber>> = []): Promise<FastifyInstance> {
+  const app = await buildBillingApp({ subscribers, deliver: async (delivery) => { delivered.push(delivery) }, now: () => NOW })
   t.teardown(() => app.close())
   return app
 }
@@ -93,15 +96,24 @@ test('QUERY /invoices/search: one status before 2025-03-31, a list since', async
   t.match(both.body, { data: [{ total: 100 }], hasMore: true })
 })
 
-test('the invoice.paid webhook reaches each subscriber in the version it is pinned to', async (t) => {
-  const delivered: Array<[string, unknown]> = []
-  const app = await billing(t, [{ url: 'https://old.test', apiVersion: '2023-10-16' }, { url: 'https://new.test', apiVersion: '2025-03-31' }], delivered)
+test('the invoice.paid webhook reaches each subscriber in the version it is pinned to, signed with its secret', async (t) => {
+  const delivered: Array<WebhookDelivery<Subscriber>> = []
+  const secret = `whsec_${randomBytes(24).toString('base64')}`
+  const app = await billing(t, [
+    { id: 'ep_old', url: 'https://old.test', version: '2023-10-16', secret },
+    { id: 'ep_new', url: 'https://new.test', version: '2025-03-31', secret }
+  ], delivered)
   const customer = await send(app, '2025-03-31', { method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com' } })
   const invoice = await send(app, '2025-03-31', { method: 'POST', url: '/invoices', payload: { customerId: customer.body.id, currency: 'usd', lines: [{ description: 'Seat', quantity: 1, unitAmount: 1250 }] } })
   await send(app, '2025-03-31', { method: 'POST', url: `/invoices/${invoice.body.id as string}/pay`, payload: { paymentMethod: { type: 'card', brand: 'visa', last4: '4242' } } })
-  t.same(delivered.map(([version]) => version), ['2023-10-16', '2025-03-31'])
-  t.match(delivered[0][1], { type: 'invoice.paid', created: NOW / 1000, data: { object: { total: 12.5, status: 'paid', paymentMethod: { object: 'card' } } } })
-  t.match(delivered[1][1], { type: 'invoice.paid', created: NOW / 1000, data: { object: { total: 1250, status: 'paid', paymentMethod: { type: 'card' } } } })
+  t.same(delivered.map(({ version }) => version), ['2023-10-16', '2025-03-31'])
+  t.match(JSON.parse(delivered[0].body), { type: 'invoice.paid', created: NOW / 1000, data: { object: { total: 12.5, status: 'paid', paymentMethod: { object: 'card' } } } })
+  t.match(JSON.parse(delivered[1].body), { type: 'invoice.paid', created: NOW / 1000, data: { object: { total: 1250, status: 'paid', paymentMethod: { type: 'card' } } } })
+  for (const { subscriber, body, headers } of delivered) {
+    t.same(new Webhook(secret).verify(body, headers), JSON.parse(body), `${subscriber.id}: its signature verifies`)
+    t.equal(headers['webhook-id'], JSON.parse(body).id, "webhook-id is the event's id")
+    t.equal(headers['x-api-version'], subscriber.version)
+  }
 })
 
 test('a request that names no version is served as 2023-10-16', async (t) => {

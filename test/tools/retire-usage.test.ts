@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import assert from 'node:assert/strict'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { parseUsage } from '../../lib/tools/retire-usage'
+import { parseUsage, usageVerdict } from '../../lib/tools/retire-usage'
 import { describeThrown, printable, terminalLines } from '../../lib/tools/terminal-text'
 import { inProcess, scratch } from '../helpers/cli'
 
@@ -66,6 +66,30 @@ test('client ids are printed escaped: no control character, ANSI sequence or new
   t.match(result.stderr, 'clients: acct\\ncheck: no breaking change in 9 remaining version(s) (24 hours ago), \\x1b[2K\\rcheck: ok (24 hours ago), ' +
     'a\\u2028check: ok (24 hours ago), \\x9b2Jcheck: ok (24 hours ago)')
   t.match(result.stdout, /^check: no breaking change in 3 remaining version\(s\)/m, 'the real line is there')
+})
+
+test('webhook subscribers in the usage file: read, printed per retired version, and --quiet-days names those rendered for inside the window', async (t) => {
+  const now = Date.UTC(2026, 10, 28)
+  const at = (days: number): string => new Date(now - days * DAY).toISOString()
+  const usage = parseUsage(JSON.stringify({
+    versions: {
+      '2000-01-01': { clients: { acct_1: at(40) }, webhooks: { ep_1: at(2), ep_2: at(60) } },
+      '2001-01-01': { webhooks: { ep_3: at(50) } }
+    }
+  }), 'usage.json').get('')
+  t.same([...usage?.get('2000-01-01')?.webhooks ?? []], [['ep_1', now - 2 * DAY], ['ep_2', now - 60 * DAY]])
+  t.equal(usage?.get('2000-01-01')?.lastSeen, now - 2 * DAY, 'a webhook rendered counts as a use of the version')
+  const lines: string[] = []
+  const io = { out: (line: string) => { lines.push(`out ${line}`) }, err: (line: string) => { lines.push(`err ${line}`) } }
+  t.equal(usageVerdict('2000-01-01', usage?.get('2000-01-01'), { quietDays: 30, now }, io), 1, 'rendered for ep_1 two days ago: not quiet')
+  t.equal(usageVerdict('2001-01-01', usage?.get('2001-01-01'), { quietDays: 30, now }, io), 0, 'only 50 days ago: quiet')
+  t.same(lines, [
+    `out usage: 2000-01-01 last seen ${at(2)} (2 days ago); clients: acct_1 (${at(40)}); webhooks rendered for: ep_1 (${at(2)}), ep_2 (${at(60)})`,
+    'err retire: 2000-01-01 had traffic inside the last 30 day(s) (--quiet-days 30), last 2 days ago; webhooks rendered for: ep_1 (2 days ago). Ask them to upgrade, or wait.',
+    `out usage: 2001-01-01 last seen ${at(50)} (50 days ago); webhooks rendered for: ep_3 (${at(50)})`
+  ])
+  t.match(refusal('{"versions":{"v":{"webhooks":[]}}}')?.message, '/versions/v/webhooks is an array, where an object of webhook subscriber ids and times is expected')
+  t.match(refusal('{"versions":{"v":{}}}')?.message, '/versions/v has neither lastSeen, clients nor webhooks')
 })
 
 test('property: any text is read, or refused with one printable line naming the file, never another error', async (t) => {

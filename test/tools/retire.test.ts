@@ -182,13 +182,14 @@ test('versions the API cannot retire, and usage files it cannot read, exit 1 say
   const newest = await inProcess(['retire', example, '--version', '2002-01-01'])
   t.equal(newest.code, 1)
   t.match(newest.stderr, 'is the newest version: retiring it would leave no version (an API keeps at least one). Name an older one: 2001-01-01, 2000-01-01.')
-  const accepted = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" } } } }'
+  const accepted = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" }, ' +
+    '"webhooks": { "<subscriber id>": "<ISO date-time>" } } } }'
   const files: Array<[string, string]> = [
     ['not json', 'is not JSON'],
     ['[]', 'must be an object with either "versions" or "apis"'],
     ['{"versions":{"2000-01-01":{"lastSeen":"yesterday"}}}', '/versions/2000-01-01/lastSeen is "yesterday", not an ISO 8601 date-time with a time zone'],
     ['{"versions":{"2000-01-01":{"clients":{"a":1700000000}}}}', '/versions/2000-01-01/clients/a is 1700000000, not an ISO 8601 date-time'],
-    ['{"versions":{"2000-01-01":{}}}', '/versions/2000-01-01 has neither lastSeen nor clients']
+    ['{"versions":{"2000-01-01":{}}}', '/versions/2000-01-01 has neither lastSeen, clients nor webhooks']
   ]
   for (const [text, message] of files) {
     const file = join(dir, 'usage.json')

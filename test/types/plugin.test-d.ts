@@ -5,7 +5,8 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, fieldsTheVersionLacks, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
   type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo, type ServedEvent, type UpgradePreviewEvent,
-  type JsonPatchOperation, type UpgradeGuide
+  type JsonPatchOperation, type UpgradeGuide, renderWebhook, signWebhook, type WebhookDefinition,
+  type RenderedWebhook, type WebhookSignatureHeaders
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -99,6 +100,19 @@ expectType<unknown>(migrateResponseBody(versions, UserResource, { latestBody: Ob
 expectError(migrateResponseBody(versions, UserResource, { latestBody: {}, version: '2000-01-01' }))
 expectError(migrateResponseBody(versions, UserResource, { latestBody: { id: 1, addresses: [] }, version: '2000-01-01' }))
 expectError(app.versioner.migrateResponseBody(UserResource, { latestBody: { id: 'u1', address: 'a' }, version: '2000-01-01' }))
+// Webhooks: renderWebhook's body is the definition's HEAD type; a subscriber's own fields come back with its delivery.
+const userCreated: WebhookDefinition<typeof UserResource> = { name: 'user.created', body: UserResource }
+const subscriber = { id: 'ep_1', url: 'https://example.com/hooks', version: '2000-01-01', secret: 'whsec_…' }
+void renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscribers: [subscriber] }).then(({ deliveries, skipped }) => {
+  expectType<string>(deliveries[0].subscriber.url)
+  expectType<string>(deliveries[0].body)
+  expectType<Readonly<Record<string, string>>>(deliveries[0].headers)
+  expectType<string>(skipped[0].reason)
+})
+expectError(renderWebhook(versions, userCreated, { id: 1, addresses: [] }, { subscribers: [subscriber] }))
+expectError(renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscribers: [{ id: 'ep_1', version: '2000-01-01' }] }))
+expectType<Promise<RenderedWebhook<typeof subscriber>>>(app.versioner.webhooks.render('user.created', {}, { subscribers: [subscriber], id: 'evt_1', timestamp: new Date() }))
+expectType<WebhookSignatureHeaders>(signWebhook(['whsec_a', 'whsec_b'], { id: 'msg_1', body: '{}' }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
 expectError(app.put('/x', { fullReplace: 'yes' }, async () => ({})))
 expectError(app.put('/x', { fullReplace: { keeps: '/nickname' } }, async () => ({})))

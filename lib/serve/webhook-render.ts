@@ -1,0 +1,206 @@
+/**
+ * Rendering a webhook for its subscribers: each subscriber's pin resolved to a served version (falling forward from
+ * one no longer served), the body migrated once per version by `migrateResponseBody`'s engine, its JSON text signed
+ * per subscriber to the Standard Webhooks specification ([decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
+ * @module
+ */
+import type { Static, TSchema } from '@sinclair/typebox'
+import { randomUUID } from 'node:crypto'
+import { InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
+import { toIsoDate } from '../core/iso-date'
+import { describeValue, isSchemaObject } from '../core/json-schema'
+import { webhookKeys, webhookSignature } from '../core/webhook-signatures'
+import { generationSteps, type VersionBundle } from '../describe/versions'
+import { EndpointInstructionLog } from '../routes/timeline'
+import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
+import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
+import { kBundleInternals } from '../core/symbols'
+import { createGoneTest } from './lifecycle'
+import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
+import { copyJson } from './step-runner'
+import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './webhook-events'
+
+/** What rendering needs besides the webhook: the migration engine, the clock, the default version header. */
+interface RenderContext {
+  readonly engine: MigrationEngine
+  /** The current time in milliseconds: the timestamp when none is given. */
+  readonly now: () => number
+  readonly versionHeader: string
+}
+
+/** A token of RFC 9110: what a header name is made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** The headers a delivery always has, which the version header cannot be. */
+const OWN_HEADERS = new Set(['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'])
+
+/** The render options, checked: `FST_VERSIONER_INVALID_OPTION` naming the option and what is accepted. */
+function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOptions<S>, context: RenderContext): { id: string, instant: number, header: string } {
+  if (!isSchemaObject(options) || !Array.isArray(options.subscribers)) {
+    throw new InvalidOptionError(`render(name, latestBody, { subscribers, id?, timestamp? }) needs subscribers: a list of { id, version, secret }; got ${describeValue(options?.subscribers ?? options)}.`)
+  }
+  const { id = `msg_${randomUUID()}`, timestamp, versionHeader = context.versionHeader } = options
+  if (typeof id !== 'string' || id === '' || id.includes('.')) {
+    throw new InvalidOptionError(`render's id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body); got ${describeValue(id)}.`)
+  }
+  if (timestamp !== undefined && (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime()))) {
+    throw new InvalidOptionError(`render's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
+  }
+  if (typeof versionHeader !== 'string' || !HEADER_NAME.test(versionHeader) || OWN_HEADERS.has(versionHeader.toLowerCase())) {
+    throw new InvalidOptionError(`render's versionHeader must be a header name other than ${[...OWN_HEADERS].join(', ')}; got ${describeValue(versionHeader)}.`)
+  }
+  return { id, instant: timestamp?.getTime() ?? context.now(), header: versionHeader.toLowerCase() }
+}
+
+/** Throws `FST_VERSIONER_INVALID_WEBHOOK_BODY` unless the webhook's HEAD schema accepts `latestBody`. */
+function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, latestBody: unknown): void {
+  const check = engine.validatorOf(webhook.body)
+  if (check(copyJson(latestBody))) return
+  const issue = check.errors?.[0]
+  throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not one its HEAD schema accepts: at ` +
+    `'${issue?.instancePath ?? ''}', ${issue?.message ?? 'it does not match'}. Give the body as HEAD builds it; the versions' bodies are made from it.`)
+}
+
+/** Where a subscriber's pin leads: the version it gets, and whether it fell forward. */
+interface Pin {
+  readonly version: string
+  readonly requested: string
+  readonly fellForward: boolean
+}
+
+/**
+ * Resolves pins at an instant: a served version as requests are picked (exact, or the closest older date), else the
+ * oldest version served then (retired, gone after its sunset, or unknown: decision 0080). Each distinct pin once.
+ */
+function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
+  const goneProblemOf = createGoneTest({ versions: bundle, now: () => instant })
+  const served = (version: string): boolean => goneProblemOf?.(version) === undefined
+  const oldest = [...bundle.releasedValues].reverse().find(served) ?? bundle.releasedValues[0]
+  const pins = new Map<string, Pin>()
+  return (subscriber, index) => {
+    const { version } = subscriber
+    const valid = version instanceof Date ? !Number.isNaN(version.getTime()) : typeof version === 'string' && version !== ''
+    if (!valid) {
+      throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} has version ${describeValue(version)}; a subscriber's version is a version value or a valid Date.`)
+    }
+    const requested = version instanceof Date ? toIsoDate(version) : version
+    let pin = pins.get(requested)
+    if (pin === undefined) {
+      const picked = pickedTarget(bundle, requested)
+      pin = picked.ok && served(picked.version)
+        ? { version: picked.version, requested, fellForward: false }
+        : { version: oldest, requested, fellForward: true }
+      pins.set(requested, pin)
+    }
+    return pin
+  }
+}
+
+/** A subscriber in messages: `'ep_1'` (its id), or its place in the list when it has none. */
+function nameOf (subscriber: WebhookSubscriber, index: number): string {
+  return typeof subscriber?.id === 'string' && subscriber.id !== '' ? `'${subscriber.id}'` : `#${index + 1} (no id)`
+}
+
+/** A subscriber, resolved: its pin and signing keys, and its place in the list. */
+interface Resolved<S extends WebhookSubscriber> {
+  readonly subscriber: S
+  readonly index: number
+  readonly pin: Pin
+  readonly keys: readonly Buffer[]
+}
+
+/** Each subscriber checked (id, version, secret) and resolved, before anything is migrated; grouped by version. */
+function resolveSubscribers<S extends WebhookSubscriber> (bundle: VersionBundle, subscribers: readonly S[], instant: number): Map<string, Array<Resolved<S>>> {
+  const pinOf = pinResolver(bundle, instant)
+  const byVersion = new Map<string, Array<Resolved<S>>>()
+  subscribers.forEach((subscriber, index) => {
+    if (!isSchemaObject(subscriber) || typeof subscriber.id !== 'string' || subscriber.id === '') {
+      throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} needs an id: a non-empty string; a subscriber is { id, version, secret }.`)
+    }
+    const pin = pinOf(subscriber, index)
+    const keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
+    let group = byVersion.get(pin.version)
+    if (group === undefined) byVersion.set(pin.version, group = [])
+    group.push({ subscriber, index, pin, keys })
+  })
+  return byVersion
+}
+
+/** Renders `webhook` for the subscribers of `options` (see {@link RenderedWebhook}). */
+async function render<S extends WebhookSubscriber> (
+  context: RenderContext, webhook: DeclaredWebhook, latestBody: unknown, options: RenderWebhookOptions<S>
+): Promise<RenderedWebhook<S>> {
+  const { engine } = context
+  const { id, instant, header } = checkedOptions(options, context)
+  checkHeadBody(engine, webhook, latestBody)
+  const timestamp = Math.floor(instant / 1000)
+  const byVersion = resolveSubscribers(engine.bundle, options.subscribers, instant)
+  const deliveries: Array<WebhookDelivery<S> | undefined> = []
+  const skipped: Array<SkippedSubscriber<S> | undefined> = []
+  for (const [version, group] of byVersion) {
+    if (webhook.timeline[engine.generation.levelOf(version)]?.exists !== true) {
+      const reason = `Webhook '${webhook.name}' (${webhook.method}) does not exist in version ${version}: an endpoint instruction says it did not.`
+      for (const { subscriber, index } of group) skipped[index] = { subscriber, version, reason }
+      continue
+    }
+    const body = JSON.stringify(await migrateWith(engine, webhook.body, { latestBody: latestBody as ReadonlyDeep<unknown>, version }))
+    const content = `${id}.${timestamp}.${body}`
+    const shared = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), [header]: version }
+    for (const { subscriber, index, pin, keys } of group) {
+      const headers = { ...shared, 'webhook-signature': webhookSignature(keys, content) }
+      deliveries[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, body, headers }
+    }
+    if (webhookRenderedChannel.hasSubscribers) {
+      const rendered: RenderedSubscriber[] = group.map(({ subscriber, pin }) => ({ id: subscriber.id, requested: pin.requested, fellForward: pin.fellForward }))
+      publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered })
+    }
+  }
+  return {
+    id,
+    timestamp,
+    deliveries: deliveries.filter((delivery) => delivery !== undefined),
+    skipped: skipped.filter((skip) => skip !== undefined)
+  }
+}
+
+/**
+ * The renderer of an application's `webhooks.render()`: its migration engine, its clock (the `now` option) and its
+ * version header.
+ * @example
+ * ```ts
+ * const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName }))
+ * ```
+ */
+export function createWebhookRenderer (engine: MigrationEngine, context: Omit<RenderContext, 'engine'>): WebhookRenderer {
+  return async (webhook, latestBody, options) => await render({ engine, ...context }, webhook, latestBody, options)
+}
+
+/** The webhook of a definition in a bundle's versions, kept with the bundle (per definition object). */
+function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition): DeclaredWebhook {
+  const standalone = bundle[kBundleInternals].standalone
+  const webhooks = (standalone.webhooks ??= new WeakMap<WebhookDefinition, DeclaredWebhook>()) as WeakMap<WebhookDefinition, DeclaredWebhook>
+  let webhook = webhooks.get(definition)
+  if (webhook === undefined) {
+    webhook = declaredWebhook(definition)
+    const steps = generationSteps(bundle)
+    webhook.timeline = webhookTimeline(webhook, steps, new EndpointInstructionLog(steps))
+    webhooks.set(definition, webhook)
+  }
+  return webhook
+}
+
+/**
+ * `webhooks.render()` for a worker without the application: renders `latestBody` (as HEAD builds it) for each
+ * subscriber, in its version, signed. It needs the bundle and the webhook's definition (the object the application
+ * gives `webhooks.add()`: its name and method are what endpoint instructions name, its body the HEAD schema); the
+ * by-schema response converters of the body run as in the application, by-path converters of routes do not apply.
+ * @example
+ * ```ts
+ * const { deliveries } = await renderWebhook(versions, InvoicePaid, event, { subscribers })
+ * for (const { subscriber, body, headers } of deliveries) await queue.add('deliver', { url: subscriber.url, body, headers })
+ * ```
+ */
+export async function renderWebhook<B extends TSchema, S extends WebhookSubscriber> (
+  bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<Static<B>>, options: RenderWebhookOptions<S>
+): Promise<RenderedWebhook<S>> {
+  return await render({ engine: engineFor(bundle), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
+}

@@ -1,0 +1,126 @@
+import { test } from 'tap'
+import { randomBytes } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import { fastifyVersioner, renderWebhook, Version, VersionBundle, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
+import { rejection } from '../helpers/errors'
+import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
+
+const DAY = 86_400_000
+
+test('a pin the bundle no longer serves falls forward to the oldest version served, and the version header says which', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const pins: Array<[string | Date, string]> = [['1999-01-01', 'older than the oldest version (retired)'], ['latest', 'no version value'], [new Date('1990-05-01'), 'an old Date']]
+  for (const [version, what] of pins) {
+    const { deliveries: [delivery] } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep_old', version, secret }] })
+    t.match(delivery, { version: '2000-01-01', fellForward: true, requested: version instanceof Date ? '1990-05-01' : version }, `${what}: 2000-01-01`)
+    t.equal(delivery.headers['x-api-version'], '2000-01-01', `${what}: the header names the version sent`)
+    t.equal(receiverProblem(app, delivery, [secret]), undefined, `${what}: the body is 2000-01-01's, signed`)
+  }
+  const served = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep', version: '2000-01-01', secret }] })
+  t.equal(served.deliveries[0].fellForward, false, 'a served pin does not fall forward')
+})
+
+test('a version gone after its sunset falls forward from then on: the timestamp, or the now option, is the instant', async (t) => {
+  const sunset = new Date(Date.now() - DAY)
+  const secret = newSecret()
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret }]
+  const app = await webhookApp(t, invoiceVersions({ sunsetOf2000: sunset }))
+  const after = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+  t.match(after.deliveries[0], { version: '2001-01-01', requested: '2000-01-01', fellForward: true })
+  t.equal(after.deliveries[0].headers['x-api-version'], '2001-01-01', 'the header names the version sent')
+  t.equal(receiverProblem(app, after.deliveries[0], [secret]), undefined, "2001-01-01's body, signed")
+  const before = await app.versioner.webhooks.render('invoice.paid', event, { subscribers, timestamp: new Date(sunset.getTime() - DAY) })
+  t.match(before.deliveries[0], { version: '2000-01-01', fellForward: false }, 'rendered for an instant before the sunset')
+  const clocked = await webhookApp(t, invoiceVersions({ sunsetOf2000: sunset }), { now: () => sunset.getTime() - 1000 })
+  const early = await clocked.versioner.webhooks.render('invoice.paid', event, { subscribers })
+  t.match(early, { timestamp: Math.floor((sunset.getTime() - 1000) / 1000), deliveries: [{ version: '2000-01-01' }] }, 'the now option is the clock')
+})
+
+test('string versions: a value the bundle lacks falls forward too', async (t) => {
+  const versions = new VersionBundle(new Version('beta'), new Version('alpha'))
+  const body = Type.Object({ id: Type.String() })
+  const { deliveries } = await renderWebhook(versions, { name: 'thing.done', body }, { id: 'x' }, { subscribers: [{ id: 'ep_1', version: 'zeta', secret: newSecret() }] })
+  t.match(deliveries[0], { version: 'alpha', requested: 'zeta', fellForward: true })
+})
+
+test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing those declared; one name with two methods needs { method }', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: invoiceVersions() })
+  const webhooks = app.versioner.webhooks
+  webhooks.add(invoicePaid).add({ ...invoicePaid, method: 'PUT' }).add(invoiceRefunded)
+  const subscribers = [{ id: 'ep_1', version: '2001-01-01', secret: newSecret() }]
+  const early = await rejection(() => webhooks.render('invoice.paid', event, { subscribers }))
+  t.equal(early?.code, 'FST_VERSIONER_NOT_READY', 'before ready')
+  await app.ready()
+  const unknown = await rejection(() => webhooks.render('invoice.payed', event, { subscribers }))
+  t.equal(unknown?.code, 'FST_VERSIONER_UNKNOWN_WEBHOOK')
+  t.match(unknown?.message, "No webhook 'invoice.payed' is declared; declared with webhooks.add(): 'invoice.paid' (POST), 'invoice.paid' (PUT), 'invoice.refunded' (POST).")
+  const ambiguous = await rejection(() => webhooks.render('invoice.paid', event, { subscribers }))
+  t.equal(ambiguous?.code, 'FST_VERSIONER_UNKNOWN_WEBHOOK')
+  t.match(ambiguous?.message, /several methods \(POST, PUT\): pass \{ method \}/)
+  const put = await webhooks.render('invoice.paid', event, { subscribers, method: 'put' })
+  t.equal(put.deliveries.length, 1, '{ method } picks one')
+  t.equal((await rejection(() => webhooks.render('invoice.paid', event, { subscribers, method: 'DELETE' })))?.code, 'FST_VERSIONER_UNKNOWN_WEBHOOK')
+})
+
+test('a body the HEAD schema refuses: FST_VERSIONER_INVALID_WEBHOOK_BODY naming the place, before any converter runs', async (t) => {
+  const app = await webhookApp(t)
+  calls.clear()
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
+  const error = await rejection(() => app.versioner.webhooks.render('invoice.paid', { ...event, data: { ...event.data, amount: '12.50' } }, { subscribers }))
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY')
+  t.match(error?.message, "webhook 'invoice.paid' is not one its HEAD schema accepts: at '/data/amount', must be integer")
+  t.equal(calls.size, 0, 'no converter ran')
+  const worker = await rejection(() => renderWebhook(invoiceVersions(), invoicePaid, { type: 'invoice.paid' } as never, { subscribers }))
+  t.equal(worker?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', 'renderWebhook too')
+})
+
+test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscriber, never the secret; nothing is rendered', async (t) => {
+  const app = await webhookApp(t)
+  const bad: Array<[unknown, RegExp]> = [
+    ['hunter2', /The secret of subscriber 'ep_bad' does not start with 'whsec_'/],
+    ['whsec_not base64!', /is not base64 after 'whsec_'/],
+    [`whsec_${randomBytes(16).toString('base64')}`, /holds 16 bytes/],
+    [`whsec_${randomBytes(65).toString('base64')}`, /holds 65 bytes/],
+    [[], /is an empty list/],
+    [42, /is number, not a string/],
+    [[newSecret(), 'hunter2'], /Secret 2 of 2 of subscriber 'ep_bad'/]
+  ]
+  for (const [secret, message] of bad) {
+    calls.clear()
+    const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }, { id: 'ep_bad', version: '2000-01-01', secret } as unknown as WebhookSubscriber]
+    const error = await rejection(() => app.versioner.webhooks.render('invoice.paid', event, { subscribers }))
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET', `${JSON.stringify(secret)?.slice(0, 20)}: refused`)
+    t.match(error?.message, message)
+    t.match(error?.message, /'whsec_' and the base64 of 24 to 64 random bytes/, 'the message says what is accepted')
+    if (typeof secret === 'string') t.notOk(error?.message.includes(secret), 'the message does not hold the secret')
+    t.equal(calls.size, 0, 'no converter ran')
+  }
+})
+
+test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscriber or option', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const bad: Array<[unknown, RegExp]> = [
+    [undefined, /needs subscribers: a list of \{ id, version, secret \}/],
+    [{ subscribers: 'ep_1' }, /needs subscribers/],
+    [{ subscribers: [{ version: '2000-01-01', secret }] }, /Subscriber #1 \(no id\) needs an id/],
+    [{ subscribers: [{ id: 'ep_1', secret }] }, /Subscriber 'ep_1' has version undefined/],
+    [{ subscribers: [{ id: 'ep_1', version: new Date('nope'), secret }] }, /Subscriber 'ep_1' has version/],
+    [{ subscribers: [{ id: 'ep_1', version: '', secret }] }, /Subscriber 'ep_1' has version/],
+    [{ subscribers: [], id: 'a.b' }, /id \(webhook-id\) must be a non-empty string without '\.'/],
+    [{ subscribers: [], timestamp: 1700000000 }, /timestamp must be a valid Date/],
+    [{ subscribers: [], versionHeader: 'webhook-id' }, /versionHeader must be a header name other than/],
+    [{ subscribers: [], versionHeader: 'x version' }, /versionHeader must be a header name/]
+  ]
+  for (const [options, message] of bad) {
+    const error = await rejection(() => app.versioner.webhooks.render('invoice.paid', event, options as RenderWebhookOptions))
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', String(message))
+    t.match(error?.message, message)
+  }
+  const none = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [] })
+  t.same([none.deliveries, none.skipped], [[], []], 'no subscriber: nothing to send')
+})

@@ -1,0 +1,131 @@
+import { test } from 'tap'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { renderWebhook, signWebhook, type WebhookRenderedEvent, type WebhookSubscriber } from '../../plugin'
+import { rejection } from '../helpers/errors'
+import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
+
+const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
+
+/** `count` subscribers spread over the versions, each with its own secret. */
+function subscribers (count: number): Array<WebhookSubscriber & { secret: string }> {
+  return Array.from({ length: count }, (_, index) => ({ id: `ep_${index}`, version: VERSIONS[index % VERSIONS.length], secret: newSecret() }))
+}
+
+test('render: each subscriber gets its version\'s body, the Standard Webhooks headers and the version header; every signature verifies', async (t) => {
+  const app = await webhookApp(t)
+  const list = subscribers(9)
+  const rendered = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: list, id: 'msg_1' })
+  t.equal(rendered.id, 'msg_1')
+  t.ok(Math.abs(rendered.timestamp - Date.now() / 1000) < 5, 'the timestamp is now, in seconds')
+  t.same(rendered.skipped, [])
+  t.same(rendered.deliveries.map((delivery) => delivery.subscriber), list, 'one delivery per subscriber, in the order given, the subscriber as given')
+  const bodies: Record<string, unknown> = {
+    '2002-01-01': { type: 'invoice.paid', data: { id: 'in_1', amount: 1250, tags: ['a', 'b'] } },
+    '2001-01-01': { type: 'invoice.paid', data: { id: 'in_1', amount: 1250, tag: 'a,b' } },
+    '2000-01-01': { type: 'invoice.paid', data: { id: 'in_1', amount: 12.5, tag: 'a,b' } }
+  }
+  for (const delivery of rendered.deliveries) {
+    const { subscriber, version, body, headers } = delivery
+    t.equal(version, subscriber.version)
+    t.same(JSON.parse(body), bodies[version], `${subscriber.id}: the body of ${version}`)
+    t.equal(body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version })), 'what migrateResponseBody gives')
+    t.same(Object.keys(headers).sort(), ['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp', 'x-api-version'])
+    t.match(headers, { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'webhook-timestamp': String(rendered.timestamp), 'x-api-version': version })
+    t.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]+=*$/, 'one signature')
+    t.equal(receiverProblem(app, delivery, [subscriber.secret as string]), undefined, `${subscriber.id}: verified with standardwebhooks, and the body matches ${version}'s document`)
+  }
+  const [first, , , second] = rendered.deliveries
+  t.equal(first.body, second.body, 'subscribers of one version share the body')
+  t.not(first.headers['webhook-signature'], second.headers['webhook-signature'], 'each is signed with its own secret')
+  t.ok(receiverProblem(app, first, [second.subscriber.secret as string]), "another subscriber's secret does not verify it")
+})
+
+test('render runs the converters once per distinct version, not once per subscriber', async (t) => {
+  const app = await webhookApp(t)
+  calls.clear()
+  await app.versioner.webhooks.render('invoice.paid', event, { subscribers: subscribers(30) })
+  t.same(Object.fromEntries(calls), { toOneTag: 2, toDecimals: 1 }, 'toOneTag for 2001-01-01 and 2000-01-01, toDecimals for 2000-01-01')
+})
+
+test('while a secret rotates, every secret signs: a receiver holding either verifies', async (t) => {
+  const app = await webhookApp(t)
+  const [old, next] = [newSecret(), newSecret(64)]
+  const { deliveries: [delivery] } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep_1', version: '2001-01-01', secret: [old, next] }] })
+  t.equal(delivery.headers['webhook-signature'].split(' ').length, 2, 'two signatures, separated by a space')
+  t.equal(receiverProblem(app, delivery, [old]), undefined, 'the old secret verifies')
+  t.equal(receiverProblem(app, delivery, [next]), undefined, 'the new secret verifies')
+})
+
+test('signWebhook signs a retry: the same id and body, a timestamp of its own, which receivers verify', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const stale = new Date(Date.now() - 10 * 60_000)
+  const { deliveries: [first] } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep_1', version: '2001-01-01', secret }], timestamp: stale })
+  t.match(receiverProblem(app, first, [secret]), /timestamp too old/, 'ten minutes later, the first attempt\'s headers are refused')
+  const retry = { ...first, headers: { ...first.headers, ...signWebhook(secret, { id: first.headers['webhook-id'], body: first.body }) } }
+  t.equal(retry.headers['webhook-id'], first.headers['webhook-id'], 'the same webhook-id: receivers deduplicate on it')
+  t.ok(Number(retry.headers['webhook-timestamp']) > Number(first.headers['webhook-timestamp']), 'a timestamp of the attempt')
+  t.equal(receiverProblem(app, retry, [secret]), undefined, 're-signed, it verifies')
+  const at = new Date(stale.getTime() + 1000)
+  t.equal(signWebhook([secret, newSecret()], { id: 'msg_1', body: '{}', timestamp: at })['webhook-signature'].split(' ').length, 2, 'one signature per secret')
+  t.equal((await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg.1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: {} as never })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: '{}', timestamp: new Date(NaN) })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+})
+
+test('a date pin waterfalls as requests do; the options id, timestamp and versionHeader are used', async (t) => {
+  const app = await webhookApp(t)
+  const timestamp = new Date()
+  const secret = newSecret()
+  const { deliveries: [delivery], timestamp: seconds } = await app.versioner.webhooks.render('invoice.paid', event,
+    { subscribers: [{ id: 'ep_1', version: new Date('2001-06-01T12:00:00Z'), secret }], id: 'evt_42', timestamp, versionHeader: 'Stripe-Version' })
+  t.equal(seconds, Math.floor(timestamp.getTime() / 1000))
+  t.match(delivery, { version: '2001-01-01', requested: '2001-06-01', fellForward: false })
+  t.match(delivery.headers, { 'webhook-id': 'evt_42', 'stripe-version': '2001-01-01' })
+  t.notOk('x-api-version' in delivery.headers)
+})
+
+test('a subscriber of a version without the webhook is skipped, saying why', async (t) => {
+  const app = await webhookApp(t)
+  const list = subscribers(3)
+  const { deliveries, skipped } = await app.versioner.webhooks.render('invoice.refunded', { id: 'in_1' }, { subscribers: list })
+  t.same(deliveries.map((delivery) => delivery.subscriber.id), ['ep_0'], 'only 2002-01-01 has invoice.refunded')
+  t.same(skipped.map(({ subscriber, version }) => [subscriber.id, version]), [['ep_1', '2001-01-01'], ['ep_2', '2000-01-01']])
+  t.match(skipped[0].reason, /'invoice\.refunded' \(POST\) does not exist in version 2001-01-01/)
+  t.equal(receiverProblem(app, deliveries[0], [list[0].secret], 'invoice.refunded'), undefined)
+})
+
+test('renderWebhook: the same deliveries in a worker, from the bundle and the definition alone', async (t) => {
+  const versions = invoiceVersions()
+  const app = await webhookApp(t, versions)
+  const list = subscribers(6)
+  const options = { subscribers: list, id: 'msg_1', timestamp: new Date() }
+  const inApp = await app.versioner.webhooks.render('invoice.paid', event, options)
+  const inWorker = await renderWebhook(versions, invoicePaid, event, options)
+  t.same(inWorker, inApp, 'bodies, headers and signatures are the same')
+  const other = await renderWebhook(invoiceVersions(), invoicePaid, event, options)
+  t.same(other, inApp, 'with a bundle the application never saw')
+  const refunded = await renderWebhook(versions, invoiceRefunded, { id: 'in_1' }, { subscribers: list })
+  t.same(refunded.skipped.map(({ subscriber }) => subscriber.id), ['ep_1', 'ep_2', 'ep_4', 'ep_5'], "the definition's endpoint instructions apply")
+})
+
+test('the webhook-rendered event names each version rendered and its subscribers; nothing without a subscriber', async (t) => {
+  const app = await webhookApp(t)
+  const events: WebhookRenderedEvent[] = []
+  const listen = (message: unknown): void => { events.push(message as WebhookRenderedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', listen)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', listen))
+  const list = [...subscribers(4), { id: 'ep_gone', version: '1999-01-01', secret: newSecret() }]
+  await app.versioner.webhooks.render('invoice.paid', event, { subscribers: list, id: 'msg_1' })
+  t.same(events.map(({ webhook, version, subscribers, id }) => ({ webhook, version, ids: subscribers.map((subscriber) => subscriber.id), id })), [
+    { webhook: { name: 'invoice.paid', method: 'POST' }, version: '2002-01-01', ids: ['ep_0', 'ep_3'], id: 'msg_1' },
+    { webhook: { name: 'invoice.paid', method: 'POST' }, version: '2001-01-01', ids: ['ep_1'], id: 'msg_1' },
+    { webhook: { name: 'invoice.paid', method: 'POST' }, version: '2000-01-01', ids: ['ep_2', 'ep_gone'], id: 'msg_1' }
+  ])
+  t.same(events[2].subscribers[1], { id: 'ep_gone', requested: '1999-01-01', fellForward: true })
+  t.match(events[2], { deprecated: false, sunset: undefined })
+  diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', listen)
+  await app.versioner.webhooks.render('invoice.paid', event, { subscribers: list })
+  t.equal(events.length, 3, 'no event once unsubscribed')
+})
