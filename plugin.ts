@@ -73,3 +73,5 @@ export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions,
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
 export { loadApp } from './lib/tools/load-app'
 export type { VerifyFinding, VerifyFindings, VerifyOptions } from './lib/tools/verify'
+export { readTraffic, type Traffic, type TrafficLine, type TrafficProblem } from './lib/tools/traffic-file'
+export { replayTraffic, type ReplayFinding, type ReplayReport, type ReplayTrafficOptions } from './lib/tools/replay-traffic'

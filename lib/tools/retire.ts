@@ -35,10 +35,10 @@ interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   readonly quietDays: number | undefined
 }
 
-/** The plugin state of one API's context. */
-function stateOf (context: FastifyInstance): VersionerState {
+/** The plugin state of one API's context (for the tools that read it: retire, replay, mutate). */
+export function stateOf (context: FastifyInstance): VersionerState {
   const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined>)[kVersionerState]
-  if (state === undefined) throw new VersionerToolError('app.versioner was not set up by this copy of fastify-versioner: retire reads its state.')
+  if (state === undefined) throw new VersionerToolError('app.versioner was not set up by this copy of fastify-versioner: retire, replay and mutate read its state.')
   return state
 }
 
