@@ -4,8 +4,13 @@
 import { test } from 'tap'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { CaptureExchangesOptions, CapturedExchange } from '../../plugin'
-import type { Teardown } from '../helpers/apps'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, HeadVersion, readTraffic, replayTraffic, schema, Version, VersionBundle, VersionChange,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
+} from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
 import { recordTraffic } from '../../examples/traffic'
 import { inProcess, scratch } from '../helpers/cli'
 import { writeMutant } from '../helpers/mutation-harness'
@@ -121,4 +126,43 @@ test('replay and mutate: usage errors exit 2, an unreadable traffic file exits 1
   const missing = await inProcess(['replay', BILLING, '--traffic', join(__dirname, 'no-such.ndjson')])
   t.equal(missing.code, 1)
   t.match(missing.stderr, /fastify-versioner replay: cannot read the traffic file .*no-such\.ndjson/)
+})
+
+const Order = Type.Object({ quantity: Type.Integer() }, { $id: 'Order' })
+const OrderQuery = Type.Object({ pageSize: Type.Optional(Type.Integer()) }, { $id: 'OrderQuery' })
+
+/** `qty` (default 1) became `quantity`; the query's `size` (an integer) became `pageSize`. */
+class QuantityRenamed extends VersionChange {
+  description = 'qty is quantity; size is pageSize.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(Order).field('quantity').had({ name: 'qty', type: Type.Integer({ default: 1 }) }),
+    schema(OrderQuery).field('pageSize').had({ name: 'size' })
+  ]
+
+  @ConvertRequestToNextVersionFor('/orders', ['POST'])
+  up (request: RequestInfo) {
+    request.body = { quantity: request.body.qty }
+    const { size, ...rest } = request.queryParams
+    request.queryParams = typeof size === 'number' ? { ...rest, pageSize: size } : rest
+  }
+}
+
+test('replay validates a recorded request as its version did: the defaults it filled and the query strings it coerced reach the converters', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/orders', { schema: { body: Order, querystring: OrderQuery, response: { 200: Order } } }, async (request) => request.body)
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders?size=20', headers: { 'x-api-version': '2000-01-01' }, payload: {} })
+  t.equal(sent.statusCode, 200)
+  t.equal(lines.length, 1)
+  const [exchange] = lines.map((line) => JSON.parse(line) as CapturedExchange)
+  t.same([exchange.clientRequest.body, exchange.clientRequest.query], [{}, { size: '20' }], 'recorded as sent')
+  t.same([exchange.handlerRequest.body, exchange.handlerRequest.query], [{ quantity: 1 }, { pageSize: 20 }])
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [])
+  t.equal(report.replayed, 1)
 })
