@@ -45,6 +45,7 @@ export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/serv
 export type { ServedEvent, ServedRoute } from './lib/serve/usage-events'
 export type { UpgradePreviewOptions, UpgradePreviewEvent, JsonPatchOperation } from './lib/serve/upgrade-preview'
 export type { PreviewRequestError } from './lib/serve/preview-render'
+export type { CaptureExchangesOptions, CapturedExchange, RecordedRequest, RecordedResponse } from './lib/serve/exchange-capture'
 export type { VersionerDecoration } from './lib/versioner'
 export type { VersionedRouteInfo } from './lib/routes/route-table'
 export type { RouteAttributes } from './lib/routes/timeline'

@@ -17,6 +17,7 @@ import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
 import { lifecycleHeadersOf } from './serve/lifecycle'
 import type { UpgradePreviewOptions } from './serve/upgrade-preview'
+import { captureExchangesOption, type CaptureExchangesOptions } from './serve/exchange-capture'
 
 /**
  * Options of `fastifyVersioner`.
@@ -81,6 +82,11 @@ export interface FastifyVersionerOptions extends DocsOptions {
    * Patch on the channel `fastify-versioner:upgrade-preview`, a summary in the response header of that name).
    */
   upgradePreview?: UpgradePreviewOptions
+  /**
+   * Opt-in capture of old-version exchanges (`{ sampleRate?, redact? }`), published on the channel
+   * `fastify-versioner:exchange` for `fastify-versioner replay`.
+   */
+  captureExchanges?: CaptureExchangesOptions
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
@@ -96,7 +102,8 @@ export interface ResolvedOptions extends ServeOptions {
 }
 
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
-  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview'])
+  'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview',
+  'captureExchanges'])
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -243,6 +250,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
     upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
     documentUrl,
-    clientId: options.clientId
+    clientId: options.clientId,
+    captureExchanges: captureExchangesOption(options.captureExchanges)
   }
 }

@@ -30,6 +30,7 @@ import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } f
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
+import { kCapture } from './serve/exchange-capture'
 import { VersionerState } from './routes/versioner-state'
 import { recordVersionedApi } from './core/application-root'
 import type { VersionBundle } from './describe/versions'
@@ -115,6 +116,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
   fastify.decorateRequest(kFieldDeprecations, null)
   fastify.decorateReply(kConverted, false)
   if (resolved.upgradePreview !== undefined) fastify.decorateRequest(kPreview, null)
+  if (resolved.captureExchanges !== undefined) fastify.decorateRequest(kCapture, null)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
       const picked = versionedRequest(this)[kPicked] ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))

@@ -355,7 +355,7 @@ module.exports = async () => {
 
 test('usage errors exit 2 with the usage text', async (t) => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /name a command: export, check, types, verify or retire/],
+    [[], /name a command: export, check, types, verify, retire, replay or mutate/],
     [['deploy', 'app.js'], /unknown command 'deploy'/],
     [['check'], /check needs the application module/],
     [['export', 'app.js'], /export needs --out <dir>/],
@@ -401,7 +401,7 @@ test('verify: --examples and --seed choose how many examples and which; they app
     [['verify', 'examples/users/app.ts', '--examples', 'many'], /--examples must be a whole number of 1 or more; got 'many'/],
     [['verify', 'examples/users/app.ts', '--examples', '0'], /--examples must be a whole number/],
     [['verify', 'examples/users/app.ts', '--seed', '1.5'], /--seed must be a whole number/],
-    [['export', 'examples/users/app.ts', '--out', 'x', '--seed', '1'], /--seed applies to verify and retire only/]
+    [['export', 'examples/users/app.ts', '--out', 'x', '--seed', '1'], /--seed applies to verify, retire and mutate only/]
   ] as const) {
     const result = await inProcess([...args])
     t.equal(result.code, 2, `${args.join(' ')}: a usage error`)

@@ -95,7 +95,7 @@ function finishText ({ reply, behaviour }: Conversion, status: number, key: stri
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
-function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
+export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
   return type === undefined || String(type).includes('json')

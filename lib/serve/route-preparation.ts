@@ -20,6 +20,7 @@ import { createRequestHook, pickedWithoutWaiting } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
 import type { PreviewHooks } from './upgrade-preview'
+import type { CaptureHooks } from './exchange-capture'
 import { buildBehaviour, hasWork, isSuccessKey, requestPlanOf, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { rebuildResponses } from '../routes/schema-forms'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
@@ -39,6 +40,8 @@ export interface RouteContext {
   readonly routingPicks: RoutingPicks | undefined
   /** The upgrade preview's hooks, when the option is on (added to every versioned route). */
   readonly previewHooks: PreviewHooks | undefined
+  /** The capture hooks, when the option is on (added to routes where some version has work). */
+  readonly captureHooks?: CaptureHooks
 }
 
 /** The levels of a HEAD route that share a path and methods: one Fastify route. */
@@ -52,7 +55,7 @@ export interface Group {
 export interface Prepared {
   readonly registered: RegisteredRoute
   readonly schema: RouteSchema
-  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, preview?: PreviewHooks }
+  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, preview?: PreviewHooks, capture?: CaptureHooks }
   readonly constraints: Record<string, unknown> | undefined
 }
 
@@ -139,6 +142,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
     hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews)) as Hook
   }
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
+  if (planned && context.captureHooks !== undefined) hooks.capture = context.captureHooks
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeMap).length > 0) schema.response = nativeMap
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
@@ -185,12 +189,14 @@ export function applyTo (options: Record<string, unknown>, prepared: Prepared, r
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
   // The preview's hooks wrap the versioner's: before the request hook and the success hook, after the send hook.
-  const { preview } = prepared.hooks
+  // The capture's hooks too: around the request hook, before the success and send hooks, after the send hook.
+  const { preview, capture } = prepared.hooks
   const own = (hook: Hook | undefined): Hook[] => hook === undefined ? [] : [hook]
-  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), ...own(preview?.preValidation as Hook | undefined), prepared.hooks.preValidation]
-  const serialization = [...own(preview?.preSerialization as Hook | undefined), ...own(prepared.hooks.preSerialization)]
+  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), ...own(preview?.preValidation as Hook | undefined),
+    ...own(capture?.start as Hook | undefined), prepared.hooks.preValidation, ...own(capture?.migrated as Hook | undefined)]
+  const serialization = [...own(preview?.preSerialization as Hook | undefined), ...own(capture?.returned as Hook | undefined), ...own(prepared.hooks.preSerialization)]
   if (serialization.length > 0) options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), ...serialization]
-  const send = [...own(prepared.hooks.onSend), ...own(preview?.onSend as Hook | undefined)]
+  const send = [...own(capture?.returnedText as Hook | undefined), ...own(prepared.hooks.onSend), ...own(capture?.publish as Hook | undefined), ...own(preview?.onSend as Hook | undefined)]
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
   options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints

@@ -26,6 +26,7 @@ import { versionedScopeOf, type VersionedScope } from '../describe/versioned-sco
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
 import { createPreviewHooks } from './upgrade-preview'
+import { createCaptureHooks } from './exchange-capture'
 
 /**
  * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
@@ -58,7 +59,9 @@ export function createRouteObserver (
 ): (this: FastifyInstance, route: ObservedRoute) => void {
   const preview = serveOptions.upgradePreview
   const previewHooks = preview === undefined ? undefined : createPreviewHooks(state, serveOptions, preview)
-  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks }
+  const capture = serveOptions.captureExchanges
+  const captureHooks = capture === undefined ? undefined : createCaptureHooks(serveOptions, capture)
+  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks }
   let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     const config = route.config as Record<symbol, unknown> | undefined

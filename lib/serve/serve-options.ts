@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
+import type { Redaction } from '../values/redaction'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -23,6 +24,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly documentUrl: string | null
   /** The `clientId` option: the client of a request, for usage events. */
   readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
+  /** The capture of exchanges (./exchange-capture.ts), when the option is on. */
+  readonly captureExchanges: ResolvedCaptureExchanges | undefined
 }
 
 /** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */
@@ -30,6 +33,12 @@ export interface ResolvedUpgradePreview {
   /** The request header naming the target version, and the response header of the summary (lower case). */
   readonly headerName: string
   readonly access: (request: FastifyRequest) => boolean | Promise<boolean>
+}
+
+/** The `captureExchanges` option once checked (see ./exchange-capture.ts). */
+export interface ResolvedCaptureExchanges {
+  readonly sampleRate: number
+  readonly redaction: Redaction
 }
 
 /** A response header: name and value. */

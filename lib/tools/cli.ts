@@ -1,7 +1,7 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check`, `types`, `verify` and `retire` on an application module. Exit codes: 0 when
+ * The `fastify-versioner` command: `export`, `check`, `types`, `verify`, `retire`, `replay` and `mutate` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).
  * @module
@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
 import { retire } from './retire'
+import { runTrafficCommand, type TrafficRun } from './traffic-commands'
 import { describeThrown, terminalLines } from './terminal-text'
 
 /** The usage text the command prints on a usage error. */
@@ -31,6 +32,12 @@ export const USAGE = `Usage:
                                                    verify the app without them; exit 1 if they find anything, if a retired
                                                    version's sunsetAt has not passed, or if one had traffic in the last N days
                                                    (--quiet-days N, with --usage <file>)
+  fastify-versioner replay <app> --traffic <file> [--api <name>]
+                                                   exit 1 if a recorded exchange (NDJSON, from captureExchanges) no longer
+                                                   migrates as it did: its request up to HEAD, its response down to its version
+  fastify-versioner mutate <app> [--traffic <file>] [--min-score N] [--examples N] [--seed N] [--api <name>]
+                                                   mutate the converters and print the share of mutants verify and the replayed
+                                                   traffic kill, and the survivors; exit 1 below --min-score N (percent)
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
@@ -49,6 +56,8 @@ const OPTIONS = {
   usage: { type: 'string' },
   'quiet-days': { type: 'string' },
   channel: { type: 'string' },
+  traffic: { type: 'string' },
+  'min-score': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -63,7 +72,9 @@ const COMMANDS = {
   check: { option: 'against' },
   types: { option: 'out' },
   verify: { option: undefined },
-  retire: { option: undefined }
+  retire: { option: undefined },
+  replay: { option: undefined },
+  mutate: { option: undefined }
 } as const
 
 /** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
@@ -77,6 +88,17 @@ function retireUsageProblem (command: string, values: { version?: string, usage?
   const days = values['quiet-days']
   if (days !== undefined && values.usage === undefined) return '--quiet-days needs --usage <file>: the last-seen times it is checked against.'
   if (Number.isNaN(countOption(days, 1))) return `--quiet-days must be a whole number of days, 1 or more; got '${days as string}'.`
+  return undefined
+}
+
+/** What is wrong with `--traffic` and `--min-score` (given to another command than replay and mutate, or missing), if anything. */
+function trafficUsageProblem (command: string, values: { traffic?: string, 'min-score'?: string }): string | undefined {
+  const traffic = command === 'replay' || command === 'mutate'
+  if (!traffic && values.traffic !== undefined) return '--traffic applies to replay and mutate only.'
+  if (command !== 'mutate' && values['min-score'] !== undefined) return '--min-score applies to mutate only.'
+  if (values.traffic === '' || (command === 'replay' && values.traffic === undefined)) return `${command} needs --traffic <file>: exchanges recorded with the captureExchanges option, one a line.`
+  const score = values['min-score']
+  if (score !== undefined && !(/^\d+(\.\d+)?$/.test(score) && Number(score) <= 100)) return `--min-score must be a percentage from 0 to 100; got '${score}'.`
   return undefined
 }
 
@@ -107,8 +129,8 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
     return 0
   }
   const [command, appPath, ...extra] = parsed.positionals
-  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify or retire.')
-  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify and retire.`)
+  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify, retire, replay or mutate.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify, retire, replay and mutate.`)
   const wanted = COMMANDS[command as keyof typeof COMMANDS].option
   if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
   if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
@@ -119,16 +141,18 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   if (types !== undefined && command !== 'check') return usageError(io, '--types applies to check only (types writes with --out).')
   if (types === '') return usageError(io, 'check needs --types <file>.')
   for (const option of ['examples', 'seed'] as const) {
-    if (parsed.values[option] !== undefined && command !== 'verify' && command !== 'retire') return usageError(io, `--${option} applies to verify and retire only.`)
+    if (parsed.values[option] !== undefined && command !== 'verify' && command !== 'retire' && command !== 'mutate') return usageError(io, `--${option} applies to verify, retire and mutate only.`)
   }
   const retireProblem = retireUsageProblem(command, parsed.values)
   if (retireProblem !== undefined) return usageError(io, retireProblem)
   const channel = parsed.values.channel
   if (channel !== undefined && channel !== 'preview' && channel !== 'release') return usageError(io, `--channel must be preview or release; got '${channel}'.`)
-  if (channel !== undefined && (command === 'verify' || command === 'retire')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
+  if (channel !== undefined && (command === 'verify' || command === 'retire' || command === 'replay' || command === 'mutate')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
+  const trafficProblem = trafficUsageProblem(command, parsed.values)
+  if (trafficProblem !== undefined) return usageError(io, trafficProblem)
   const dir = wanted === undefined ? undefined : parsed.values[wanted]
   const checksTypesOnly = command === 'check' && types !== undefined && dir === undefined
   const what = command === 'types' ? 'file' : 'dir'
@@ -140,9 +164,14 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
     if (command === 'retire') {
       const retireRun = { version: parsed.values.version as string, usage: parsed.values.usage, quietDays: countOption(parsed.values['quiet-days'], 1), api: parsed.values.api, verifyOptions }
       code = await retire(appPath, retireRun, io)
+    } else if (command === 'replay' || command === 'mutate') {
+      app = await loadApp(appPath)
+      const minScore = parsed.values['min-score'] === undefined ? undefined : Number(parsed.values['min-score'])
+      const run: TrafficRun = { command, traffic: parsed.values.traffic, minScore, verifyOptions, api: parsed.values.api }
+      code = await runTrafficCommand(app, run, io)
     } else {
       app = await loadApp(appPath)
-      code = await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
+      code = await runOnApis(app, { command: command as Exclude<keyof typeof COMMANDS, 'retire' | 'replay' | 'mutate'>, dir, types, verifyOptions, api: parsed.values.api, channel }, io)
     }
   } catch (error) {
     io.err(`fastify-versioner ${command}: ${error instanceof Error ? error.message : describeThrown(error)}`)

@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
+import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { pointerOfPath, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
@@ -98,11 +99,12 @@ export interface Expected {
   readonly alike?: { readonly strings: readonly AlikeStrings[], readonly to: number }
 }
 
-/** What replays need: strict validators, the application's `$ref`s, the generation steps. */
+/** What replays need: strict validators, the application's `$ref`s, the generation steps, and how converters run. */
 export interface ReplayContext {
   readonly compile: (schema: TSchema) => Check
   readonly resolveRef: RefResolver
   readonly steps: readonly GenerationStep[]
+  readonly runConverter?: ConverterRun
 }
 
 /** The value at a JSON pointer of `data`. */
@@ -118,11 +120,20 @@ function pointerOf (issue: ValidationIssue | undefined): string {
   return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
 }
 
-/** The steps of `steps` that belong to one generation step's version changes, tracking which ran. */
-function tracked (steps: readonly ConverterStep[], step: GenerationStep, ran: string[]): ConverterStep[] {
+/** How a replay runs one converter on its argument: the converter itself, unless a tool wraps it (`mutate`'s mutants). */
+export type ConverterRun = (converter: ConverterDescriptor, info: unknown) => unknown
+
+/**
+ * The steps of `steps` that belong to one generation step's version changes, tracking which ran, each run with `run`
+ * when given.
+ */
+export function tracked (steps: readonly ConverterStep[], step: GenerationStep, ran: string[], run?: ConverterRun): ConverterStep[] {
   return steps.filter((candidate) => step.changes.includes(candidate.converter.change)).map((planned) => ({
     ...planned,
-    converter: { ...planned.converter, run: (arg: unknown) => { ran.push(planned.converter.display); return planned.converter.run(arg) } }
+    converter: {
+      ...planned.converter,
+      run: (arg: unknown) => { ran.push(planned.converter.display); return run === undefined ? planned.converter.run(arg) : run(planned.converter, arg) }
+    }
   }))
 }
 
@@ -254,7 +265,7 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
     const where = { step: index, reached: status === undefined ? index : index + 1 }
     const ran: string[] = []
     try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.steps, context.steps[index], ran), info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
+      if (index >= 1) info.body = await runStepsToBody(tracked(replay.steps, context.steps[index], ran, context.runConverter), info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
       if (status === undefined && clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
       return converterFailed(error, { ...where, converters: [...new Set(ran)] })

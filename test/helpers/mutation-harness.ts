@@ -135,7 +135,7 @@ function rewriteImports (text: string, from: string, to: string): string {
 }
 
 /** The example's sources with the mistake's edits applied; throws when an edit's `find` does not occur exactly once. */
-async function mutatedSources (app: ExampleApp, mistake: Mistake | undefined): Promise<Map<string, string>> {
+async function mutatedSources (app: ExampleApp, mistake: Pick<Mistake, 'id' | 'edits'> | undefined): Promise<Map<string, string>> {
   const folder = join(ROOT, 'examples', app)
   const sources = new Map<string, string>()
   for (const name of (await readdir(folder)).filter((file) => file.endsWith('.ts') && file !== 'server.ts')) {
@@ -155,8 +155,8 @@ async function mutatedSources (app: ExampleApp, mistake: Mistake | undefined): P
   return sources
 }
 
-/** Writes the (mutated) example to `dir` and returns its app module's path. */
-async function writeMutant (app: ExampleApp, mistake: Mistake | undefined, dir: string): Promise<string> {
+/** Writes the (mutated) example to `dir` and returns its app module's path (also for test/tools/replay-traffic.test.ts). */
+export async function writeMutant (app: ExampleApp, mistake: Pick<Mistake, 'id' | 'edits'> | undefined, dir: string): Promise<string> {
   const sources = await mutatedSources(app, mistake)
   await rm(dir, { recursive: true, force: true })
   await mkdir(dir, { recursive: true })

@@ -6,7 +6,7 @@ import fastifyVersionerDefault, {
   currentDependencySolver, fastifyVersioner, fieldsTheVersionLacks, migrateResponseBody, versioned, Version, VersionBundle, VersionPicker,
   type DependencySolver, type FastifyVersionerOptions, type VersionedRouteInfo, type ServedEvent, type UpgradePreviewEvent,
   type JsonPatchOperation, type UpgradeGuide, renderWebhook, signWebhook, type WebhookDefinition,
-  type RenderedWebhook, type WebhookSignatureHeaders
+  type RenderedWebhook, type WebhookSignatureHeaders, type CapturedExchange
 } from '../..'
 
 const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
@@ -46,6 +46,16 @@ expectType<readonly JsonPatchOperation[] | undefined>(previewEvent.patch)
 expectType<boolean>(previewEvent.requestValid)
 declare const guide: UpgradeGuide
 expectType<string>(guide.changes[0].description)
+
+// Captured exchanges: a sample rate and what to redact; the message is plain data.
+expectAssignable<FastifyVersionerOptions>({ versions, captureExchanges: {} })
+expectAssignable<FastifyVersionerOptions>({ versions, captureExchanges: { sampleRate: 0.01, redact: { headers: ['authorization'], pointers: ['/card/number'] } } })
+expectError(app.register(fastifyVersioner, { versions, captureExchanges: { sampleRate: '1%' } }))
+expectError(app.register(fastifyVersioner, { versions, captureExchanges: { redact: ['authorization'] } }))
+declare const exchange: CapturedExchange
+expectType<string>(exchange.version)
+expectType<number>(exchange.clientResponse.status)
+expectType<unknown>(exchange.handlerRequest.body)
 
 // Docs options: Swagger UI settings, OAuth2, and hooks typed as Fastify's route hooks.
 expectAssignable<FastifyVersionerOptions>({

@@ -1,0 +1,262 @@
+/**
+ * Captured exchanges (opt-in, option `captureExchanges`): for a sample of the requests of old versions (a version
+ * with work on the route: converters, or schemas other than HEAD's), the request as the client sent it and as the
+ * handler received it, the response as the handler returned it and as the client received it, redacted, published on
+ * the `diagnostics_channel` channel `fastify-versioner:exchange` once the response is sent. `fastify-versioner replay`
+ * replays them through the converters (docs/decisions/0084-captured-exchanges.md).
+ *
+ * Five route hooks, added only when the option is on and only to routes where some version has work: around the
+ * request hook (a copy before it, while the data is as sent; one after it, when the migration is done), before the
+ * success hook and the send hook (the HEAD body, before converters copy it), after the send hook (the answer). A
+ * request not sampled, or with no subscriber, costs one check in the first hook and a property read in the others.
+ * @module
+ */
+import diagnosticsChannel from 'node:diagnostics_channel'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
+import { InvalidOptionError } from '../core/errors'
+import { describeValue } from '../core/json-schema'
+import { kBehaviour, kConverterFailed } from '../core/symbols'
+import { hasWork } from '../routes/version-plan'
+import { copyJson } from '../values/json-copy'
+import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
+import { pickedWithoutWaiting } from './request-hook'
+import { registeredRouteOf, versionedRequest } from './request-state'
+import { isJsonText } from './response-hooks'
+import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
+import type { ServedRoute } from './usage-events'
+
+/**
+ * The `captureExchanges` option.
+ * @example
+ * ```ts
+ * await app.register(fastifyVersioner, { versions, captureExchanges: { sampleRate: 0.01, redact: { headers: ['authorization'], pointers: ['/card/number'] } } })
+ * ```
+ */
+export interface CaptureExchangesOptions {
+  /** The share of old-version exchanges published, from 0 to 1 (default 1: every one). */
+  sampleRate?: number
+  /**
+   * What never leaves the process: header names (any case; request and response headers), and JSON pointers into
+   * request bodies, query strings and response bodies (`*` for every item or key: `/lines/*‍/card`). Each value found
+   * there is also removed wherever else it stands in the exchange (a converter's copy of it).
+   */
+  redact?: { headers?: readonly string[], pointers?: readonly string[] }
+}
+
+/** A request as recorded: its body (absent without one), query string and headers. */
+export interface RecordedRequest {
+  readonly body?: unknown
+  readonly query: Record<string, unknown>
+  readonly headers: Record<string, unknown>
+}
+
+/** A response as recorded: its status, headers and body (JSON data; absent without one). */
+export interface RecordedResponse {
+  readonly status: number
+  readonly headers: Record<string, unknown>
+  readonly body?: unknown
+}
+
+/**
+ * The message of the channel `fastify-versioner:exchange`: one exchange of an old version, plain JSON data (write it
+ * with `JSON.stringify`, one a line, for `fastify-versioner replay`).
+ * @example
+ * ```ts
+ * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
+ *   const { version, route, clientResponse } = message as CapturedExchange
+ *   console.log(version, route.method, route.url, clientResponse.status)
+ * })
+ * ```
+ */
+export interface CapturedExchange {
+  /** The version that served it. */
+  readonly version: string
+  /** The HEAD route (as registered in `versioned(...)`): the method answering the request, the HEAD path. */
+  readonly route: ServedRoute
+  /** The request as the client sent it (as the versioner received it: after the application's own earlier hooks). */
+  readonly clientRequest: RecordedRequest
+  /** The request as the handler received it: migrated to HEAD (before Fastify's validation against HEAD's schemas). */
+  readonly handlerRequest: RecordedRequest
+  /** The response as the handler returned it (HEAD data), before the response converters. */
+  readonly handlerResponse: RecordedResponse
+  /** The response as the client received it: converted and serialized in its version. */
+  readonly clientResponse: RecordedResponse
+}
+
+/** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:exchange', …)`). */
+const exchangeChannel = diagnosticsChannel.channel('fastify-versioner:exchange')
+
+/** What a request's capture holds so far. */
+interface Capture {
+  readonly clientRequest: RecordedRequest
+  version?: string
+  handlerRequest?: RecordedRequest
+  handlerResponse?: RecordedResponse
+}
+
+/** The request property holding a request's capture (decorated only when the option is on). */
+export const kCapture = Symbol('fastify-versioner.capture')
+
+type CaptureRequest = FastifyRequest & { [kCapture]: Capture | null }
+
+/** The capture hooks of one application; the same five functions on every route where some version has work. */
+export interface CaptureHooks {
+  readonly start: preValidationHookHandler
+  readonly migrated: preValidationHookHandler
+  readonly returned: preSerializationHookHandler
+  readonly returnedText: onSendHookHandler
+  readonly publish: onSendHookHandler
+}
+
+/** Checks the option: `{ sampleRate?, redact? }`. */
+export function captureExchangesOption (value: unknown): ResolvedCaptureExchanges | undefined {
+  if (value === undefined) return undefined
+  const shape = 'an object { sampleRate?: number from 0 to 1, redact?: { headers?: string[], pointers?: string[] } }'
+  if (typeof value !== 'object' || value === null) throw new InvalidOptionError(`Option 'captureExchanges' must be ${shape}; got ${describeValue(value)}.`)
+  const { sampleRate = 1, redact: given = {}, ...rest } = value as CaptureExchangesOptions
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) throw new InvalidOptionError(`Option 'captureExchanges' has unknown key(s) ${unknown.join(', ')}; it must be ${shape}.`)
+  if (typeof sampleRate !== 'number' || !(sampleRate >= 0 && sampleRate <= 1)) {
+    throw new InvalidOptionError(`Option 'captureExchanges.sampleRate' must be a number from 0 to 1 (0.01 publishes one exchange in a hundred); got ${describeValue(sampleRate)}.`)
+  }
+  const redactShape = `Option 'captureExchanges.redact' must be { headers?: string[], pointers?: string[] }; got ${describeValue(given)}.`
+  if (typeof given !== 'object' || given === null) throw new InvalidOptionError(redactShape)
+  const { headers = [], pointers = [], ...other } = given
+  if (Object.keys(other).length > 0 || !Array.isArray(headers) || !Array.isArray(pointers)) throw new InvalidOptionError(redactShape)
+  const badHeader = headers.find((name) => typeof name !== 'string' || name === '')
+  if (badHeader !== undefined) throw new InvalidOptionError(`Option 'captureExchanges.redact.headers' must list header names; got ${describeValue(badHeader)}.`)
+  const badPointer = pointers.find((pointer) => typeof pointer !== 'string' || !pointer.startsWith('/'))
+  if (badPointer !== undefined) {
+    throw new InvalidOptionError(`Option 'captureExchanges.redact.pointers' must list JSON pointers starting with '/' ('/card/number', '/lines/*/memo'); got ${describeValue(badPointer)}.`)
+  }
+  return { sampleRate, redaction: { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) } }
+}
+
+/** True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or a stream). */
+function isJsonData (value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'function' && typeof value !== 'symbol' && typeof value !== 'bigint'
+  if (Array.isArray(value)) return true
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/** A copy of the request's body, query string and headers; `undefined` when its body is not JSON data. */
+function recordRequest (request: FastifyRequest): RecordedRequest | undefined {
+  if (!isJsonData(request.body)) return undefined
+  return { body: copyJson(request.body), query: copyJson(request.query ?? {}) as Record<string, unknown>, headers: copyJson(request.headers) as Record<string, unknown> }
+}
+
+/** A copy of the reply's status and headers, with `body`. */
+function recordResponse (reply: FastifyReply, body: unknown): RecordedResponse {
+  return { status: reply.statusCode, headers: copyJson(reply.getHeaders()) as Record<string, unknown>, body }
+}
+
+/** The JSON payload of an `onSend` hook parsed; `undefined` when it is not JSON text (a stream, a buffer, other text). */
+function parsedPayload (payload: unknown, reply: FastifyReply): { body: unknown } | undefined {
+  if (payload === undefined || payload === null || payload === '') return { body: undefined }
+  if (!isJsonText(payload, reply)) return undefined
+  try {
+    return { body: JSON.parse(payload) }
+  } catch {
+    return undefined
+  }
+}
+
+/** The exchange redacted (every copy): named headers and pointers, and their values wherever else they stand. */
+function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedExchange {
+  if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
+  const { clientRequest, handlerRequest, handlerResponse, clientResponse } = exchange
+  const records = [clientRequest, handlerRequest, handlerResponse, clientResponse]
+  const data = [
+    { value: clientRequest.body }, { value: clientRequest.query }, { value: handlerRequest.body }, { value: handlerRequest.query },
+    { value: handlerResponse.body }, { value: clientResponse.body }
+  ]
+  const parts: RedactedParts = { headers: records.map((record) => record.headers), data }
+  if (!redact(parts, redaction)) return exchange
+  return {
+    ...exchange,
+    clientRequest: { ...clientRequest, body: data[0].value, query: data[1].value as Record<string, unknown> },
+    handlerRequest: { ...handlerRequest, body: data[2].value, query: data[3].value as Record<string, unknown> },
+    handlerResponse: { ...handlerResponse, body: data[4].value },
+    clientResponse: { ...clientResponse, body: data[5].value }
+  }
+}
+
+/** Builds the hooks. */
+export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): CaptureHooks {
+  const { sampleRate, redaction } = capture
+
+  const start: preValidationHookHandler = function versionerCaptureStart (fastifyRequest, _reply, done) {
+    if (!exchangeChannel.hasSubscribers || (sampleRate < 1 && Math.random() >= sampleRate)) {
+      done()
+      return
+    }
+    // A version known to serve HEAD data has nothing to record (told without waiting, when it can be).
+    const picked = pickedWithoutWaiting(fastifyRequest, options)
+    if (picked?.ok === true && registeredRouteOf(fastifyRequest)?.headData.has(picked.version) === true) {
+      done()
+      return
+    }
+    const clientRequest = recordRequest(fastifyRequest)
+    if (clientRequest !== undefined) (fastifyRequest as CaptureRequest)[kCapture] = { clientRequest }
+    done()
+  }
+
+  const migrated: preValidationHookHandler = function versionerCaptureMigrated (fastifyRequest, _reply, done) {
+    const request = fastifyRequest as CaptureRequest
+    const found = request[kCapture]
+    if (found !== null) {
+      const behaviour = versionedRequest(request)[kBehaviour]
+      const handlerRequest = behaviour === null || !hasWork(behaviour) ? undefined : recordRequest(request)
+      if (handlerRequest === undefined || behaviour === null) request[kCapture] = null
+      else Object.assign(found, { version: behaviour.version, handlerRequest })
+    }
+    done()
+  }
+
+  const returned: preSerializationHookHandler = function versionerCaptureReturned (fastifyRequest, reply, payload, done) {
+    const found = (fastifyRequest as CaptureRequest)[kCapture]
+    if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
+      if (isJsonData(payload)) found.handlerResponse = recordResponse(reply, copyJson(payload))
+      else (fastifyRequest as CaptureRequest)[kCapture] = null
+    }
+    done(null, payload)
+  }
+
+  // Error bodies and JSON text reach the send hook as text: the HEAD body is that text, before it converts it.
+  const returnedText: onSendHookHandler = function versionerCaptureReturnedText (fastifyRequest, reply, payload, done) {
+    const request = fastifyRequest as CaptureRequest
+    const found = request[kCapture]
+    if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
+      const parsed = parsedPayload(payload, reply)
+      if (parsed === undefined) request[kCapture] = null
+      else found.handlerResponse = recordResponse(reply, parsed.body)
+    }
+    done(null, payload)
+  }
+
+  const publish: onSendHookHandler = function versionerCapturePublish (fastifyRequest, reply, payload, done) {
+    const request = fastifyRequest as CaptureRequest
+    const found = request[kCapture]
+    request[kCapture] = null
+    const parsed = found === null ? undefined : parsedPayload(payload, reply)
+    // A request whose converters failed is a 500 of the server's, not an exchange to replay.
+    if (found !== null && parsed !== undefined && !versionedRequest(request)[kConverterFailed] && found.version !== undefined &&
+      found.handlerRequest !== undefined && found.handlerResponse !== undefined) {
+      const head = (registeredRouteOf(request) as NonNullable<ReturnType<typeof registeredRouteOf>>).head
+      const method = head.methods.includes(request.method as never) ? request.method : head.methods.join(',')
+      const exchange: CapturedExchange = {
+        version: found.version,
+        route: { method, url: head.path },
+        clientRequest: found.clientRequest,
+        handlerRequest: found.handlerRequest,
+        handlerResponse: found.handlerResponse,
+        clientResponse: recordResponse(reply, parsed.body)
+      }
+      exchangeChannel.publish(redacted(exchange, redaction))
+    }
+    done(null, payload)
+  }
+
+  return { start, migrated, returned, returnedText, publish }
+}

@@ -1,0 +1,207 @@
+/**
+ * One recorded exchange replayed through the converters, the way the route's hooks ran them (no handler): the
+ * request as the client sent it validated against its version's schemas with the application's validator compiler
+ * (defaults and coercion included), cleaned, and converted up to HEAD with the request hook's input object; the HEAD
+ * response converted down with the response steps serving picks for its status, its guards, its version's success
+ * status and its serializer. The converters run one at a time (./verify-replay.ts `tracked`, through the step runner
+ * of serving), so that a difference can be traced to the converter that made it.
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import type { CapturedExchange } from '../serve/exchange-capture'
+import { VersionedRequestInfo } from '../serve/converter-inputs'
+import { serializerFor } from '../serve/response-hooks'
+import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import type { ConverterStep } from '../routes/converter-steps'
+import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { responseSlot } from '../routes/schema-forms'
+import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
+import type { GenerationStep } from '../describe/versions'
+import { tracked, type ConverterRun } from './verify-replay'
+import { isRedacted, pointerSegments } from '../values/redaction'
+
+/** The value at a JSON pointer of `data` (`undefined` where there is none). */
+export function valueAt (data: unknown, pointer: string): unknown {
+  let value = data
+  for (const key of pointerSegments(pointer)) {
+    value = typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined
+  }
+  return value
+}
+
+/** The data of one side after a converter ran (`index`: the generation step of its version change). */
+export interface Stage {
+  readonly index: number
+  readonly data: Readonly<Record<string, unknown>>
+  readonly converters: readonly string[]
+}
+
+/** One side replayed: what it gives now by part (`body`, `query`, `headers`; `status`, `body`), and how it got there. */
+export interface Replayed {
+  readonly ok: true
+  readonly parts: Readonly<Record<string, unknown>>
+  /** The data before the first version change's converters, then after each. */
+  readonly start: Readonly<Record<string, unknown>>
+  readonly stages: readonly Stage[]
+}
+
+/** One side that could not be replayed to the end: a converter threw or refused the request, or the response cannot be sent. */
+export interface Stopped {
+  readonly ok: false
+  readonly kind: 'converter failed' | 'refused' | 'unexpressible' | 'unsendable'
+  readonly message: string
+  /** The generation step whose converters failed (`undefined` when none did). */
+  readonly index: number | undefined
+  readonly converters: readonly string[]
+}
+
+/** What replaying needs: the API's context (its validator and serializer compilers), the generation steps, how converters run. */
+export interface ExchangeReplayer {
+  readonly context: FastifyInstance
+  readonly steps: readonly GenerationStep[]
+  readonly runConverter?: ConverterRun
+  /** Compiled validators and serializers, by schema (one map each for a whole run). */
+  readonly validators: Map<TSchema, (data: unknown) => boolean>
+  readonly serializers: Map<TSchema, (data: unknown) => string>
+}
+
+/** Where an exchange is replayed: the route version's behaviour, and the request method and URL (for the compilers). */
+export interface ReplayedAt {
+  readonly behaviour: VersionBehaviour
+  readonly method: string
+  readonly url: string
+}
+
+type Compiled = ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string, message?: string }> | null }
+
+/** The application's validator of a request part's schema, as `request.compileValidationSchema` compiles it. */
+function validatorOf (replayer: ExchangeReplayer, at: ReplayedAt, schema: TSchema, part: RequestPart): Compiled {
+  let check = replayer.validators.get(schema)
+  if (check === undefined) {
+    const compiler = replayer.context.validatorCompiler
+    check = compiler === undefined ? () => true : compiler({ schema, method: at.method, url: at.url, httpPart: part }) as Compiled
+    replayer.validators.set(schema, check)
+  }
+  return check as Compiled
+}
+
+/** A reply standing in for the real one: the response's headers (its media type picks slots) and the application's serializer compiler. */
+function standInReply (replayer: ExchangeReplayer, at: ReplayedAt, headers: Record<string, unknown>): FastifyReply {
+  return {
+    getHeader: (name: string) => headers[name.toLowerCase()],
+    compileSerializationSchema: (schema: TSchema, httpStatus: string) => {
+      let serialize = replayer.serializers.get(schema)
+      if (serialize === undefined) {
+        const compiler = replayer.context.serializerCompiler
+        serialize = compiler === undefined ? JSON.stringify : compiler({ schema, method: at.method, url: at.url, httpStatus }) as (data: unknown) => string
+        replayer.serializers.set(schema, serialize)
+      }
+      return serialize
+    }
+  } as unknown as FastifyReply
+}
+
+/** The failure of a converter run, as a stopped side. */
+function failed (error: unknown, index: number, converters: readonly string[], request: boolean): Stopped {
+  const thrown = error instanceof ConverterFailure ? error.thrown : error
+  const message = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : `threw ${String(thrown)}`
+  const refused = request && clientErrorOf(thrown) !== undefined
+  return { ok: false, kind: refused ? 'refused' : 'converter failed', message: refused ? `a converter refused it: ${message}` : message, index, converters }
+}
+
+/** Runs `steps` one version change at a time (generation steps `indices`, in order), noting the data after each. */
+async function runStages (
+  replayer: ExchangeReplayer, run: { steps: readonly ConverterStep[], indices: readonly number[], info: { body: unknown }, at: Parameters<typeof runStepsToBody>[3] },
+  snapshot: () => Record<string, unknown>, request: boolean
+): Promise<Stage[] | Stopped> {
+  const stages: Stage[] = []
+  for (const index of run.indices) {
+    const ran: string[] = []
+    // One converter at a time (each on every occurrence of its schema), as the whole list runs.
+    for (const step of tracked(run.steps, replayer.steps[index], ran, replayer.runConverter)) {
+      const before = ran.length
+      try {
+        run.info.body = await runStepsToBody([step], run.info, run.info.body, run.at)
+      } catch (error) {
+        return failed(error, index, [...new Set(ran.slice(before))], request)
+      }
+      if (ran.length > before) stages.push({ index, data: snapshot(), converters: [...new Set(ran.slice(before))] })
+    }
+  }
+  return stages
+}
+
+/** Generation step indices from `from` down to 1 (a request going up), or from 1 up to `from` (a response going down). */
+function indicesOf (level: number, up: boolean): number[] {
+  const indices: number[] = []
+  for (let index = 1; index < level; index++) indices.push(index)
+  return up ? indices.reverse() : indices
+}
+
+/** The request as the client sent it, taken to HEAD as the request hook takes it. */
+export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt, exchange: CapturedExchange): Promise<Replayed | Stopped> {
+  const { behaviour } = at
+  const sent = exchange.clientRequest
+  const headers = copyJson(sent.headers) as Record<string, unknown>
+  const request = { headers, raw: { headers }, body: copyJson(sent.body), query: copyJson(sent.query) ?? {} } as unknown as FastifyRequest
+  const plan = requestPlanOf(behaviour, headers['content-type'])
+  const dataOf = (part: RequestPart): unknown => part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'headers' ? headers : undefined
+  for (const [part, schema] of plan.validate) {
+    if (part === 'params') continue
+    const check = validatorOf(replayer, at, schema, part)
+    const data = dataOf(part)
+    if (check(data)) continue
+    const issue = check.errors?.[0]
+    // A redacted value cannot be validated: the rest of the request is replayed all the same.
+    if (isRedacted(valueAt(data, issue?.instancePath ?? ''))) continue
+    return { ok: false, kind: 'refused', message: `the version's schema refuses it: ${part}${issue?.instancePath ?? ''} ${issue?.message ?? 'is invalid'}`, index: undefined, converters: [] }
+  }
+  for (const [part, clean] of plan.cleaners) {
+    const data = dataOf(part)
+    if (typeof data === 'object' && data !== null) clean(data)
+  }
+  const info = new VersionedRequestInfo(request)
+  const snapshot = (): Record<string, unknown> => copyJson({ body: info.body, query: info.queryParams, headers: info.headers }) as Record<string, unknown>
+  const start = snapshot()
+  const run = { steps: plan.requestSteps, indices: indicesOf(behaviour.level, true), info, at: { method: at.method, reply: undefined } }
+  const stages = await runStages(replayer, run, snapshot, true)
+  if (!Array.isArray(stages)) return stages
+  try {
+    info.writeBack(info.body)
+  } catch (error) {
+    return failed(error, stages.at(-1)?.index ?? 1, [], true)
+  }
+  return { ok: true, parts: { body: request.body, query: request.query, headers: request.raw.headers }, start, stages }
+}
+
+/** The response as the handler returned it, taken down to the exchange's version as the response hooks take it. */
+export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: CapturedExchange): Promise<Replayed | Stopped> {
+  const { behaviour } = at
+  const returned = exchange.handlerResponse
+  const status = returned.status
+  const headers = copyJson(returned.headers) as Record<string, unknown>
+  const body = copyJson(returned.body)
+  // An error no converter of the version migrates is sent as the HEAD route serialized it.
+  if (status >= 300 && !behaviour.errorWork) return { ok: true, parts: { status, body }, start: { body }, stages: [] }
+  const reply = standInReply(replayer, at, headers)
+  const key = responseSlot(behaviour.responses, status, reply)
+  const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
+  const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, false), info, at: { method: at.method, reply: info } }
+  const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body) })
+  const stages = await runStages(replayer, run, snapshot, false)
+  if (!Array.isArray(stages)) return stages
+  const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
+  const found = guards === undefined ? undefined : unexpressibleValue(guards, info.body)
+  if (found !== undefined) return { ok: false, kind: 'unexpressible', message: describeUnexpressible(found, behaviour.version), index: undefined, converters: [] }
+  // As the success hook sends it: the version's own status when the converters kept the HEAD one.
+  const changed = behaviour.statusCode !== undefined && status < 300 && info.statusCode === status
+  const finalStatus = changed ? behaviour.statusCode as number : info.statusCode
+  let text: string
+  try {
+    text = serializerFor(reply, behaviour, finalStatus, changed ? key : undefined)(info.body)
+  } catch (error) {
+    return { ok: false, kind: 'unsendable', message: `the version's serializer refuses the converted body: ${error instanceof Error ? error.message : String(error)}`, index: undefined, converters: [] }
+  }
+  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text) }, start: { body: copyJson(returned.body) }, stages }
+}

@@ -1,0 +1,226 @@
+/**
+ * `replay`: recorded traffic (exchanges `captureExchanges` published, one a line) replayed through the converters of
+ * the application as it is now, with no handler and no database (./replay-exchange.ts). Each recorded request
+ * migrated to HEAD must equal what the handler received then, and each recorded HEAD response migrated to the
+ * recorded version must equal what the client received then. A finding names the line, the version, the route, the
+ * version change whose converters last changed the place (or those on the way, when none did) and the first JSON
+ * pointer that differs. A place holding a redacted value is not compared (docs/decisions/0084-captured-exchanges.md).
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import { deepEqual } from '../core/json-schema'
+import type { GenerationStep } from '../describe/versions'
+import type { HeadRoute } from '../routes/versioner-state'
+import type { CapturedExchange } from '../serve/exchange-capture'
+import { pointerSegments, REDACTED } from '../values/redaction'
+import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
+import type { Traffic } from './traffic-file'
+import { compareRecorded } from './value-difference'
+import { shown } from './value-comparison'
+import type { ConverterRun } from './verify-replay'
+import { selectApis, versionerStateOf } from './versioned-apis'
+
+/** One exchange that no longer migrates as it did. */
+export interface ReplayFinding {
+  /** The line of the traffic file. */
+  readonly line: number
+  readonly version: string
+  /** The HEAD route: `POST /users`. */
+  readonly route: string
+  /** `'request'`: the request up to HEAD; `'response'`: the response down to the version. */
+  readonly direction: 'request' | 'response'
+  /**
+   * `'differs'`: the converters give something else now; `'converter failed'`: one throws; `'refused'`: the version's
+   * schema or a converter refuses the recorded request; `'unexpressible'`: the response holds a HEAD value the version
+   * lacks; `'unsendable'`: the version's serializer refuses the converted response; `'unknown route'`: the application
+   * no longer serves the route in that version.
+   */
+  readonly kind: 'differs' | 'converter failed' | 'refused' | 'unexpressible' | 'unsendable' | 'unknown route'
+  /** `body`, `query`, `headers` (requests), `status`, `body` (responses); `''` when no part is at fault. */
+  readonly part: string
+  /** The first JSON pointer into the part that differs. */
+  readonly pointer: string
+  /** What was recorded there, and what the converters give now (`undefined`: nothing). */
+  readonly recorded?: unknown
+  readonly replayed?: unknown
+  /** The version changes at fault (the one whose converters last changed the place), and their converters that ran. */
+  readonly versionChanges: readonly string[]
+  readonly converters: readonly string[]
+  /** The whole finding on one line. */
+  readonly text: string
+}
+
+/** What `replay` found. */
+export interface ReplayReport {
+  readonly findings: readonly ReplayFinding[]
+  /** The exchanges replayed (every exchange of the file, but those of other APIs). */
+  readonly replayed: number
+  /** Exchanges of another API of the application than the one picked. */
+  readonly otherApis: number
+  /** Places not compared because they held a redacted value. */
+  readonly redacted: number
+  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line and why. */
+  readonly notReplayable: ReadonlyArray<{ readonly line: number, readonly message: string }>
+}
+
+/** Options of {@link replayTraffic}. */
+export interface ReplayTrafficOptions {
+  /** The one API to replay (its name or prefix), when the application has several. */
+  readonly api?: string
+}
+
+/** A HEAD route of one API, and how its exchanges are replayed. */
+interface RouteEntry {
+  readonly head: HeadRoute
+  readonly replayer: ExchangeReplayer
+}
+
+/** The HEAD routes of the application by `METHOD url`, each with its API's replayer; `own` the picked APIs' contexts. */
+function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runConverter: ConverterRun | undefined): { routes: Map<string, RouteEntry>, own: Set<FastifyInstance> } {
+  const routes = new Map<string, RouteEntry>()
+  const own = new Set(selectApis(app, options.api).map((api) => api.context))
+  for (const api of selectApis(app)) {
+    const state = versionerStateOf(api.context)
+    const replayer: ExchangeReplayer = {
+      context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>()
+    }
+    for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer })
+  }
+  return { routes, own }
+}
+
+/** The version changes at fault for a difference at `part` `pointer`, and their converters that ran. */
+function atFault (steps: readonly GenerationStep[], side: Replayed, part: string, pointer: string): Pick<ReplayFinding, 'versionChanges' | 'converters'> & { origin: string } {
+  const segments = pointerSegments(pointer)
+  const valueIn = (data: Readonly<Record<string, unknown>>): unknown => valueAt(data[part], pointer)
+  let previous = valueIn(side.start)
+  let last: Replayed['stages'][number] | undefined
+  for (const stage of side.stages) {
+    const value = valueIn(stage.data)
+    if (!deepEqual(value, previous)) last = stage
+    previous = value
+  }
+  if (last !== undefined) {
+    const step = steps[last.index]
+    const named = step.changes.filter((change) => last.converters.some((converter) => converter.startsWith(`${change.name}.`)))
+    return { versionChanges: (named.length > 0 ? named : step.changes).map((change) => change.name), converters: last.converters, origin: step.origin }
+  }
+  // No converter changed the place: the changes on the way whose instructions name its field, else all of them.
+  const field = segments.filter((key) => !/^\d+$/.test(key)).at(-1)
+  const onTheWay = side.stages.map((stage) => steps[stage.index])
+  const naming = onTheWay.flatMap((step) => step.changes).filter((change) => change.instructions.some((instruction) =>
+    field !== undefined && 'field' in instruction && (instruction.field === field || ('name' in instruction && instruction.name === field))))
+  const changes = [...new Set(naming.length > 0 ? naming : onTheWay.flatMap((step) => step.changes))]
+  return { versionChanges: changes.map((change) => change.name), converters: [], origin: [...new Set(changes.map((change) => change.version))].join(', ') }
+}
+
+/** The finding of a side that differs from what was recorded, if it does (redacted places passed over, counted in `count`). */
+function differenceOf (
+  steps: readonly GenerationStep[], side: Replayed, recorded: Readonly<Record<string, unknown>>, count: { redacted: number }
+): Omit<Pending, 'line' | 'version' | 'route' | 'direction'> | undefined {
+  for (const part of Object.keys(side.parts)) {
+    const { difference, redacted } = compareRecorded(recorded[part], side.parts[part])
+    count.redacted += redacted
+    if (difference === undefined) continue
+    return { kind: 'differs', part, pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed, ...atFault(steps, side, part, difference.pointer) }
+  }
+  return undefined
+}
+
+/** The finding on one line. */
+function describe (finding: Omit<ReplayFinding, 'text'>, origin: string): string {
+  const where = `line ${finding.line}: ${finding.route} (${finding.version}): ${finding.direction}`
+  const who = finding.direction === 'request' ? 'the handler received' : 'the client received'
+  const changes = finding.versionChanges.length === 0 ? '' : `${finding.versionChanges.join(', ')}${origin === '' ? '' : ` (${origin})`}`
+  const by = finding.converters.length === 0
+    ? changes === '' ? '' : `; no converter changed it on the way (${changes})`
+    : `; changed last by ${changes}, converter${finding.converters.length === 1 ? '' : 's'} ${finding.converters.join(', ')}`
+  if (finding.kind !== 'differs') return `${where}${finding.part === '' ? '' : ` ${finding.part}`}: ${finding.kind}: ${String(finding.replayed)}${by}.`
+  const recorded = finding.recorded === undefined ? 'nothing' : shown(finding.recorded)
+  const replayed = finding.replayed === undefined ? 'nothing' : shown(finding.replayed)
+  return `${where} ${finding.part}${finding.pointer}: ${who} ${recorded}, the converters now give ${replayed}${by}.`
+}
+
+/** True when a recorded exchange holds a redacted value (its replay may stop on it). */
+function holdsRedacted (exchange: CapturedExchange): boolean {
+  return JSON.stringify([exchange.clientRequest, exchange.handlerResponse]).includes(REDACTED)
+}
+
+/** Where an exchange stands: its route entry and behaviour, or why it cannot be replayed. */
+function locate (routes: Map<string, RouteEntry>, exchange: CapturedExchange): { entry: RouteEntry, at: ReplayedAt } | string {
+  const method = exchange.route.method.split(',')[0]
+  const entry = routes.get(`${method} ${exchange.route.url}`)
+  if (entry === undefined) return `the application has no route ${exchange.route.method} ${exchange.route.url}`
+  const behaviour = entry.head.registered.find((route) => route.behaviours.has(exchange.version))?.behaviours.get(exchange.version)
+  if (behaviour === undefined) return `${entry.head.display} is not served in version ${exchange.version}`
+  return { entry, at: { behaviour, method, url: entry.head.registered[0]?.url ?? entry.head.path } }
+}
+
+/**
+ * Replays recorded exchanges (`readTraffic` of a traffic file) through the converters of a readied application:
+ * findings (none when every exchange migrates as recorded), and what was not compared. `runConverter` is how
+ * converters run (`mutate` runs its mutants through it; the converters themselves by default).
+ * @example
+ * ```ts
+ * const report = await replayTraffic(app, readTraffic(await readFile('exchanges.ndjson', 'utf8')))
+ * for (const finding of report.findings) console.error(finding.text)
+ * ```
+ */
+export async function replayTraffic (
+  app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
+): Promise<ReplayReport> {
+  const { routes, own } = routeIndex(app, options, runConverter)
+  const findings: ReplayFinding[] = []
+  const notReplayable: Array<{ line: number, message: string }> = []
+  const count = { redacted: 0, replayed: 0, otherApis: 0 }
+  for (const { line, exchange } of traffic.exchanges) {
+    const found = locate(routes, exchange)
+    const base = { line, version: exchange.version, route: `${exchange.route.method} ${exchange.route.url}` }
+    if (typeof found !== 'string' && !own.has(found.entry.replayer.context)) {
+      count.otherApis++
+      continue
+    }
+    count.replayed++
+    const finding = typeof found === 'string'
+      ? { ...base, direction: 'request' as const, kind: 'unknown route' as const, part: '', pointer: '', replayed: found, versionChanges: [], converters: [], origin: '' }
+      : await replayOne({ ...found, exchange, base, count, notReplayable })
+    if (finding === undefined) continue
+    const { origin, ...rest } = finding
+    findings.push({ ...rest, text: describe(rest, origin) })
+  }
+  return { findings, replayed: count.replayed, otherApis: count.otherApis, redacted: count.redacted, notReplayable }
+}
+
+type Pending = Omit<ReplayFinding, 'text'> & { origin: string }
+
+/** Replays one located exchange, request then response: its first finding, if any. */
+async function replayOne (run: {
+  entry: RouteEntry,
+  at: ReplayedAt,
+  exchange: CapturedExchange,
+  base: Pick<ReplayFinding, 'line' | 'version' | 'route'>,
+  count: { redacted: number },
+  notReplayable: Array<{ line: number, message: string }>
+}): Promise<Pending | undefined> {
+  const { entry: { replayer }, at, exchange, base } = run
+  const sides = [
+    { direction: 'request' as const, replay: replayRequest, recorded: exchange.handlerRequest as unknown as Record<string, unknown> },
+    { direction: 'response' as const, replay: replayResponse, recorded: exchange.clientResponse as unknown as Record<string, unknown> }
+  ]
+  for (const side of sides) {
+    const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
+    if (!result.ok) {
+      if (holdsRedacted(exchange)) {
+        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message}` })
+        return undefined
+      }
+      const step = result.index === undefined ? undefined : replayer.steps[result.index]
+      const changes = step === undefined ? [] : step.changes.filter((change) => result.converters.some((name) => name.startsWith(`${change.name}.`)))
+      return { ...base, direction: side.direction, kind: result.kind, part: '', pointer: '', replayed: result.message, versionChanges: changes.map((change) => change.name), converters: result.converters, origin: step?.origin ?? '' }
+    }
+    const difference = differenceOf(replayer.steps, result, side.recorded, run.count)
+    if (difference !== undefined) return { ...base, direction: side.direction, ...difference }
+  }
+  return undefined
+}

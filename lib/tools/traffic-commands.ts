@@ -1,0 +1,91 @@
+/**
+ * The commands `replay` and `mutate` on a loaded application: the traffic file read (./traffic-file.ts; each line that
+ * is not an exchange printed, and the exit code 1), then replay's findings (./replay-traffic.ts) or mutate's score and
+ * survivors (./mutate.ts), and the exit code: 1 for a finding, a malformed line, or a score below `--min-score`.
+ * @module
+ */
+import { readFile } from 'node:fs/promises'
+import type { FastifyInstance } from 'fastify'
+import { VersionerToolError } from '../core/errors'
+import type { CommandOutput } from './api-commands'
+import { mutateConverters, type MutationReport } from './mutate'
+import { replayTraffic, type ReplayReport } from './replay-traffic'
+import { readTraffic, type Traffic, type TrafficProblem } from './traffic-file'
+import type { VerifyOptions } from './verify'
+
+/** One run of `replay` or `mutate`, as the command line gave it. */
+export interface TrafficRun {
+  readonly command: 'replay' | 'mutate'
+  /** `--traffic <file>`: NDJSON exchanges (required for replay). */
+  readonly traffic: string | undefined
+  /** `--min-score N` of mutate (percent). */
+  readonly minScore: number | undefined
+  /** `--examples N`, `--seed N`: verify's, for mutate. */
+  readonly verifyOptions: VerifyOptions
+  readonly api: string | undefined
+}
+
+/** The traffic file read, its malformed lines printed. */
+async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new VersionerToolError(`cannot read the traffic file ${file}: ${(error as Error).message}`)
+  }
+  const traffic = readTraffic(text)
+  const say = (problem: TrafficProblem): void => { io.err(`malformed: ${file} line ${problem.line}: ${problem.message}`) }
+  traffic.problems.forEach(say)
+  return traffic
+}
+
+/** Prints replay's findings and verdict; 1 for a finding. */
+function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
+  for (const finding of report.findings) io.err(`finding: ${finding.text}`)
+  for (const skipped of report.notReplayable) io.out(`not replayed: line ${skipped.line}: ${skipped.message} (it holds redacted values)`)
+  const notes = [
+    report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,
+    report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed (redacted values)`,
+    report.otherApis === 0 ? '' : `; ${report.otherApis} exchange(s) of other APIs left to them`
+  ].join('')
+  io.out(report.findings.length === 0
+    ? `replay: every one of ${report.replayed} exchange(s) of ${file} migrates as recorded${notes}.`
+    : `replay: ${report.findings.length} finding(s) in ${report.replayed} exchange(s) of ${file}${notes}.`)
+  return report.findings.length === 0 ? 0 : 1
+}
+
+/** Prints mutate's survivors (by version change and converter) and score; 1 below `minScore`. */
+function printMutate (report: MutationReport, minScore: number | undefined, io: CommandOutput): number {
+  if (report.baseline.verify + report.baseline.replay > 0) {
+    io.out(`note: verify reports ${report.baseline.verify} finding(s) and replay ${report.baseline.replay} on the converters as they are; ` +
+      'a mutant is killed only by a finding at another place: fix those first.')
+  }
+  const survivors = report.mutants.filter((mutant) => mutant.verdict === 'survived')
+    .sort((left, right) => left.versionChange.localeCompare(right.versionChange) || left.description.localeCompare(right.description))
+  for (const mutant of survivors) io.out(`survivor: ${mutant.versionChange} (${mutant.version}) ${mutant.description}`)
+  const by = (tool: 'verify' | 'replay'): number => report.mutants.filter((mutant) => mutant.killedBy === tool).length
+  const score = report.score === undefined ? 'no score (every mutant is equivalent)' : `score ${report.score} %`
+  io.out(`mutate: ${score} (${report.killed} of ${report.killed + report.survived} mutants killed: verify ${by('verify')}, replay ${by('replay')}; ` +
+    `${report.equivalent} equivalent, left out) in ${(report.milliseconds / 1000).toFixed(1)} s.`)
+  if (minScore === undefined || report.score === undefined || report.score >= minScore) return 0
+  io.err(`mutate: the score ${report.score} % is below --min-score ${minScore}.`)
+  return 1
+}
+
+/**
+ * Runs `replay` or `mutate` on a readied application; returns the exit code.
+ * @example
+ * ```ts
+ * const code = await runTrafficCommand(app, { command: 'replay', traffic: 'exchanges.ndjson', minScore: undefined, verifyOptions: {}, api: undefined }, { out: console.log, err: console.error })
+ * ```
+ */
+export async function runTrafficCommand (app: FastifyInstance, run: TrafficRun, io: CommandOutput): Promise<number> {
+  const traffic = run.traffic === undefined ? undefined : await trafficOf(run.traffic, io)
+  const malformed = traffic !== undefined && traffic.problems.length > 0 ? 1 : 0
+  if (run.command === 'replay') {
+    const report = await replayTraffic(app, traffic as Traffic, { api: run.api })
+    return Math.max(malformed, printReplay(report, run.traffic as string, io))
+  }
+  const report = await mutateConverters(app, { traffic: traffic?.exchanges, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })
+  return Math.max(malformed, printMutate(report, run.minScore, io))
+}

@@ -1,0 +1,111 @@
+/**
+ * Reading recorded traffic: NDJSON, one exchange of the channel `fastify-versioner:exchange` a line (what
+ * `captureExchanges` publishes). Each line is parsed by `JSON.parse` when it is JSON not nested too deep, else read
+ * as the tools read JSON files (./json-text.ts: a syntax and depth pass naming the column), then checked for the exchange's shape; a line that is not one is a problem naming the
+ * line and what is wrong. Blank lines separate nothing and are passed over.
+ * @module
+ */
+import type { CapturedExchange } from '../serve/exchange-capture'
+import { parseJsonText } from './json-text'
+
+/** An exchange read from a traffic file, with its line (from 1). */
+export interface TrafficLine {
+  readonly line: number
+  readonly exchange: CapturedExchange
+}
+
+/** A line that is not an exchange: its number and what is wrong. */
+export interface TrafficProblem {
+  readonly line: number
+  readonly message: string
+}
+
+/** What a traffic file holds: its exchanges, and its lines that are not one. */
+export interface Traffic {
+  readonly exchanges: readonly TrafficLine[]
+  readonly problems: readonly TrafficProblem[]
+}
+
+/** How deep a recorded body may nest (deeper than any body Fastify's serializer writes). */
+const MAX_DEPTH = 256
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** What is wrong with a recorded request or response (`status` true for responses), if anything. */
+function recordProblem (name: string, value: unknown, status: boolean): string | undefined {
+  if (!isObject(value)) return `${name} is not an object`
+  if (!isObject(value.headers)) return `${name}.headers is not an object`
+  if (status) return Number.isInteger(value.status) ? undefined : `${name}.status is not a whole number`
+  return isObject(value.query) ? undefined : `${name}.query is not an object`
+}
+
+/** What is wrong with a parsed line as an exchange, if anything. */
+function exchangeProblem (value: unknown): string | undefined {
+  if (!isObject(value)) return 'not an exchange (a JSON object with version, route, clientRequest, handlerRequest, handlerResponse, clientResponse)'
+  if (typeof value.version !== 'string' || value.version === '') return 'its version is not a string'
+  const route = value.route
+  if (!isObject(route) || typeof route.method !== 'string' || typeof route.url !== 'string') return 'its route is not { method, url }'
+  return recordProblem('clientRequest', value.clientRequest, false) ?? recordProblem('handlerRequest', value.handlerRequest, false) ??
+    recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
+}
+
+/** How deep objects and arrays nest in a JSON text, read without parsing it (strings skipped); a bound for bad text. */
+function nesting (text: string): number {
+  let depth = 0
+  let deepest = 0
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at)
+    if (code === 0x22) {
+      // A string: to its closing quote, past escapes.
+      for (at++; at < text.length && text.charCodeAt(at) !== 0x22; at++) if (text.charCodeAt(at) === 0x5c) at++
+    } else if (code === 0x7b || code === 0x5b) {
+      if (++depth > deepest) deepest = depth
+    } else if (code === 0x7d || code === 0x5d) {
+      depth--
+    }
+  }
+  return deepest
+}
+
+/**
+ * A line parsed: by `JSON.parse` when it is JSON nesting at most {@link MAX_DEPTH} deep (the common case, fast), else
+ * through ./json-text.ts, which says what is wrong and where.
+ */
+function parsedLine (source: string): ReturnType<typeof parseJsonText> {
+  if (nesting(source) <= MAX_DEPTH) {
+    try {
+      return { ok: true, value: JSON.parse(source) as unknown }
+    } catch {}
+  }
+  return parseJsonText(source, MAX_DEPTH)
+}
+
+/**
+ * The exchanges of a traffic file's text, and every line that is not one (with its number and what is wrong).
+ * @example
+ * ```ts
+ * const { exchanges, problems } = readTraffic(await readFile('exchanges.ndjson', 'utf8'))
+ * for (const problem of problems) console.error(`line ${problem.line}: ${problem.message}`)
+ * ```
+ */
+export function readTraffic (text: string): Traffic {
+  const exchanges: TrafficLine[] = []
+  const problems: TrafficProblem[] = []
+  const lines = text.split('\n')
+  for (let index = 0; index < lines.length; index++) {
+    const source = lines[index].replace(/\r$/, '')
+    if (source.trim() === '') continue
+    const line = index + 1
+    const parsed = parsedLine(source)
+    if (!parsed.ok) {
+      problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem}` })
+      continue
+    }
+    const problem = exchangeProblem(parsed.value)
+    if (problem === undefined) exchanges.push({ line, exchange: parsed.value as CapturedExchange })
+    else problems.push({ line, message: problem })
+  }
+  return { exchanges, problems }
+}

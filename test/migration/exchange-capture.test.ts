@@ -1,0 +1,164 @@
+/**
+ * Captured exchanges (`captureExchanges: { sampleRate, redact }`): an old version's exchange is published on the
+ * channel `fastify-versioner:exchange` with the request as the client sent it and as the handler received it, the
+ * response as the handler returned it and as the client received it; nothing for versions serving HEAD data, nothing
+ * without a subscriber, no hook at all with the option off; sampling; redaction everywhere in the record; the
+ * option's checks.
+ */
+import { test } from 'tap'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type CapturedExchange, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { buildApp } from '../../examples/users/app'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+const CHANNEL = 'fastify-versioner:exchange'
+
+/** The exchanges published while the test runs. */
+function captured (t: Teardown): CapturedExchange[] {
+  const seen: CapturedExchange[] = []
+  const listener = (message: unknown): void => { seen.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe(CHANNEL, listener)
+  t.teardown(() => diagnosticsChannel.unsubscribe(CHANNEL, listener))
+  return seen
+}
+
+test('an old version\'s exchange: the request as sent and as the handler received it, the response as returned and as the client received it', async (t) => {
+  const app = await buildApp({ versioner: { captureExchanges: {} } })
+  t.teardown(() => app.close())
+  const seen = captured(t)
+  const created = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { address: '1 Main St' } })
+  t.equal(created.statusCode, 200)
+  t.equal(seen.length, 1)
+  const [exchange] = seen
+  const id = created.json<{ id: string }>().id
+  t.equal(exchange.version, '2000-01-01')
+  t.same(exchange.route, { method: 'POST', url: '/users' })
+  // Taken before the request hook migrates the body in place, and after it.
+  t.same(exchange.clientRequest.body, { address: '1 Main St' })
+  t.same(exchange.handlerRequest.body, { defaultAddress: '1 Main St', addressesToCreate: ['1 Main St'] })
+  t.equal(exchange.clientRequest.headers['x-api-version'], '2000-01-01')
+  t.same(exchange.clientRequest.query, {})
+  // Taken before the response converters (which convert a copy) and after the send hook.
+  t.same(exchange.handlerResponse, { status: 200, headers: exchange.handlerResponse.headers, body: { id, prefetchedAddresses: ['1 Main St'] } })
+  t.same(exchange.clientResponse.body, { id, address: '1 Main St' })
+  t.equal(exchange.clientResponse.status, 200)
+  t.same(JSON.parse(JSON.stringify(exchange)), exchange, 'plain JSON data: one NDJSON line each')
+
+  // An error answer of an old version is recorded from its JSON text.
+  await app.inject({ method: 'GET', url: '/users/00000000-0000-4000-8000-000000000000', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(seen.length, 2)
+  t.same([seen[1].handlerResponse.status, seen[1].clientResponse.body], [404, { message: 'No such user' }])
+})
+
+test('nothing for a version serving HEAD data, nothing without a subscriber; with the option off, no hook and no property', async (t) => {
+  const app = await buildApp({ versioner: { captureExchanges: {} } })
+  t.teardown(() => app.close())
+  const id = (await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2002-01-01' }, payload: { defaultAddress: 'a' } })).json<{ id: string }>().id
+  const seen = captured(t)
+  await app.inject({ method: 'GET', url: `/users/${id}/addresses`, headers: { 'x-api-version': '2002-01-01' } })
+  await app.inject({ method: 'GET', url: `/users/${id}`, headers: { 'x-api-version': '2002-01-01' } })
+  t.equal(seen.length, 0, 'the latest version serves HEAD data on these routes')
+  t.match(app.printRoutes({ includeHooks: true }), /versionerCaptureStart/)
+
+  const off = await buildApp()
+  t.teardown(() => off.close())
+  const decorated: boolean[] = []
+  off.addHook('onRequest', async (request) => {
+    decorated.push(Object.getOwnPropertySymbols(Object.getPrototypeOf(request)).some((symbol) => symbol.description === 'fastify-versioner.capture'))
+  })
+  await off.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { address: 'a' } })
+  t.equal(seen.length, 0)
+  t.notMatch(off.printRoutes({ includeHooks: true }), /versionerCapture/, 'no capture hook on any route')
+  t.same(decorated, [false], 'no request property')
+})
+
+test('sampleRate: a share of the exchanges, by Math.random; 0 publishes none', async (t) => {
+  const random = Math.random
+  t.teardown(() => { Math.random = random })
+  const half = await buildApp({ versioner: { captureExchanges: { sampleRate: 0.5 } } })
+  const none = await buildApp({ versioner: { captureExchanges: { sampleRate: 0 } } })
+  t.teardown(() => Promise.all([half.close(), none.close()]))
+  const seen = captured(t)
+  const send = (app: typeof half): Promise<unknown> => app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { address: 'a' } })
+  Math.random = () => 0.7
+  await send(half)
+  t.equal(seen.length, 0)
+  Math.random = () => 0.2
+  await send(half)
+  t.equal(seen.length, 1)
+  Math.random = () => 0
+  await send(none)
+  t.equal(seen.length, 1)
+})
+
+const SECRET_CARD = '4242424242424242'
+const SECRET_KEY = 'key-Zq81xW'
+
+const Card = Type.Object({ number: Type.String(), holder: Type.String() })
+const Payment = Type.Object({ card: Card, note: Type.String(), audit: Type.Optional(Type.Object({ key: Type.String() })) }, { $id: 'Payment' })
+const Receipt = Type.Object({ id: Type.String(), card: Card, copies: Type.Array(Type.Object({ card: Card })) }, { $id: 'Receipt' })
+
+/** Card numbers moved into `card` (the old version had `cardNumber`), copied into a note, the API key copied into the body. */
+class CardNumberMovedIntoCard extends VersionChange {
+  description = 'The card number is in card.number.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(Payment).field('card').had({ name: 'cardNumber', type: Type.String() }),
+    schema(Receipt).field('card').had({ name: 'cardNumber', type: Type.String() })
+  ]
+
+  @ConvertRequestToNextVersionFor(Payment)
+  up (request: RequestInfo) {
+    const { cardNumber, ...rest } = request.body
+    request.body = { ...rest, card: { number: cardNumber, holder: 'A' }, note: `paid with card ${String(cardNumber)}`, audit: { key: request.headers['x-api-key'] } }
+  }
+
+  @ConvertResponseToPreviousVersionFor(Receipt)
+  down (response: ResponseInfo) {
+    const { card, ...rest } = response.body
+    response.body = { ...rest, cardNumber: card.number }
+  }
+}
+
+test('redaction: a redacted value appears nowhere in the record (nested copies, renamed fields, other header cases)', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request, reply) => {
+      reply.header('X-Echo-Key', String(request.headers['x-api-key']))
+      return { id: 'p1', card: request.body.card, copies: [{ card: request.body.card }] }
+    })
+  }, { versioner: { captureExchanges: { redact: { headers: ['X-API-KEY'], pointers: ['/cardNumber'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({
+    method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01', 'X-Api-Key': SECRET_KEY }, payload: { cardNumber: SECRET_CARD, note: 'n' }
+  })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, SECRET_CARD, 'the client is answered as usual')
+  t.equal(seen.length, 1)
+  const text = JSON.stringify(seen[0])
+  t.notMatch(text, SECRET_CARD)
+  t.notMatch(text, SECRET_KEY)
+  t.notMatch(text, SECRET_CARD.slice(0, 12), 'not even a part of it')
+  t.equal(seen[0].clientRequest.headers['x-api-key'], '[redacted]')
+  t.equal(seen[0].clientResponse.headers['x-echo-key'], '[redacted]', 'a response header of another name holding it')
+  t.same((seen[0].handlerRequest.body as { card: unknown }).card, { number: '[redacted]', holder: 'A' }, 'where a converter moved it')
+  t.equal((seen[0].handlerRequest.body as { note: string }).note, 'paid with card [redacted]')
+  t.same(seen[0].clientResponse.body, { id: 'p1', copies: [{ card: { number: '[redacted]', holder: 'A' } }], cardNumber: '[redacted]' }, 'in nested copies')
+})
+
+test('the option is checked: sampleRate from 0 to 1, redact with header names and JSON pointers', async (t) => {
+  const versions = new VersionBundle(new Version('2000-01-01'))
+  const refused = async (captureExchanges: unknown, message: RegExp): Promise<void> => {
+    await t.rejects(versionedApp(t, versions, undefined, { versioner: { captureExchanges: captureExchanges as never } }), { code: 'FST_VERSIONER_INVALID_OPTION', message })
+  }
+  await refused(true, /captureExchanges' must be an object/)
+  await refused({ sampleRate: 2 }, /sampleRate' must be a number from 0 to 1/)
+  await refused({ sampleRate: '0.1' }, /sampleRate' must be a number from 0 to 1/)
+  await refused({ rate: 1 }, /unknown key\(s\) rate/)
+  await refused({ redact: ['authorization'] }, /redact' must be \{ headers\?: string\[\], pointers\?: string\[\] \}/)
+  await refused({ redact: { pointers: ['card/number'] } }, /pointers' must list JSON pointers starting with '\/'/)
+  await refused({ redact: { headers: [''] } }, /headers' must list header names/)
+})

@@ -1,0 +1,52 @@
+// `fastify-versioner mutate <app> [--traffic <file>] [--min-score N]`: the converters of the example apps mutated by
+// their effect on bodies (skipped, a field dropped, a value reverted, a string truncated, a number rounded, a mapping
+// swapped); the share verify and the replayed traffic kill, the survivors, the equivalent mutants left out.
+import { test } from 'tap'
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { recordTraffic } from '../../examples/traffic'
+import { buildBillingApp } from '../../examples/billing/app'
+import { mutateConverters, readTraffic } from '../../tools'
+import { inProcess, scratch } from '../helpers/cli'
+
+const USERS = resolve(__dirname, '..', '..', 'examples', 'users', 'app.ts')
+
+test('mutate: on the users example verify alone lets two truncated strings survive, below --min-score; recorded traffic kills them', async (t) => {
+  const alone = await inProcess(['mutate', USERS, '--min-score', '95'])
+  t.equal(alone.code, 1)
+  t.match(alone.stdout, /^survivor: MoveUserAddressesToTheirOwnEndpoint \(2002-01-01\) MoveUserAddressesToTheirOwnEndpoint\.addressesToDefaultAddress: string truncated at body\/defaultAddress$/m)
+  t.match(alone.stdout, /^survivor: ReplaceUserAddressWithListOfAddresses \(2001-01-01\) ReplaceUserAddressWithListOfAddresses\.addressesToSingleItem: string truncated at body\/address$/m)
+  t.match(alone.stdout, /^mutate: score 81\.8 % \(9 of 11 mutants killed: verify 9, replay 0; 0 equivalent, left out\) in [\d.]+ s\.$/m)
+  t.match(alone.stderr, 'mutate: the score 81.8 % is below --min-score 95.')
+
+  const dir = await scratch(t)
+  const file = join(dir, 'users.ndjson')
+  await writeFile(file, `${(await recordTraffic('users', 6)).join('\n')}\n`)
+  const withTraffic = await inProcess(['mutate', USERS, '--traffic', file, '--min-score', '95'])
+  t.equal(withTraffic.code, 0, withTraffic.stdout)
+  t.match(withTraffic.stdout, /^mutate: score 100 % \(11 of 11 mutants killed: verify \d+, replay \d+; 0 equivalent, left out\)/m)
+  t.notMatch(withTraffic.stdout, /survivor:/)
+})
+
+test('mutate: the billing example gets every kind of mutant; a rounding converter rounded again is equivalent and left out; with traffic at least 95 % are killed', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const traffic = readTraffic((await recordTraffic('billing', 10)).join('\n'))
+  const report = await mutateConverters(app, { traffic: traffic.exchanges, examples: 5 })
+  t.same(new Set(report.mutants.map((mutant) => mutant.operator)), new Set(['skipped', 'field dropped', 'value reverted', 'string truncated', 'number rounded', 'mapping swapped']))
+  t.same(report.mutants.filter((mutant) => mutant.verdict === 'equivalent').map((mutant) => mutant.description), ['AmountsInCents.unitAmountToCents: number rounded at body/unitAmount'])
+  const swapped = report.mutants.find((mutant) => mutant.description === 'AddUncollectibleAndRefundedInvoices.newStatusesAsOldOnes: mapping swapped at body/status')
+  t.equal(swapped?.verdict, 'killed')
+  t.equal(swapped?.killedBy, 'replay', 'verify cannot tell which old member is right; the recorded answers can')
+  t.ok((report.score ?? 0) >= 95, `score ${String(report.score)} %`)
+  t.equal(report.killed + report.survived + report.equivalent, report.mutants.length)
+  t.same(report.baseline, { verify: 0, replay: 0 })
+
+  const alone = await mutateConverters(app, { examples: 5 })
+  t.same(alone.mutants.filter((mutant) => mutant.verdict === 'survived').map((mutant) => mutant.description).sort(), [
+    'AddUncollectibleAndRefundedInvoices.newStatusesAsOldOnes: mapping swapped at body/status',
+    'AmountsInCents.totalFromCents: skipped',
+    'AmountsInCents.totalFromCents: value reverted at body/total'
+  ], 'without traffic, what the corpus of mistakes misses too (docs/ci-check-and-verify.md)')
+})

@@ -1,0 +1,169 @@
+// `fastify-versioner replay <app> --traffic <file>`: exchanges recorded from the billing example (captureExchanges)
+// replay cleanly against it; a converter changed as a team would makes replay fail on exactly the exchanges it
+// affects, and mutate score lower; malformed lines, redacted values, unknown routes and versions, usage errors.
+import { test } from 'tap'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
+} from '../../plugin'
+import { readTraffic, replayTraffic } from '../../tools'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { recordTraffic } from '../../examples/traffic'
+import { inProcess, scratch } from '../helpers/cli'
+import { writeMutant } from '../helpers/mutation-harness'
+
+const BILLING = resolve(__dirname, '..', '..', 'examples', 'billing', 'app.ts')
+
+/** The traffic of `rounds` rounds of the billing example's clients, written to a file of a scratch folder. */
+async function trafficFile (t: Teardown, rounds: number, capture: CaptureExchangesOptions = {}): Promise<{ dir: string, file: string, exchanges: CapturedExchange[] }> {
+  const dir = await scratch(t)
+  const lines = await recordTraffic('billing', rounds, capture)
+  const file = join(dir, 'exchanges.ndjson')
+  await writeFile(file, `${lines.join('\n')}\n`)
+  return { dir, file, exchanges: lines.map((line) => JSON.parse(line) as CapturedExchange) }
+}
+
+/** The lines findings name, in order. */
+function findingLines (stderr: string): number[] {
+  return [...stderr.matchAll(/^finding: line (\d+):/gm)].map((match) => Number(match[1]))
+}
+
+/** The lines (from 1) of the exchanges for which `affected` holds. */
+function linesWhere (exchanges: readonly CapturedExchange[], affected: (exchange: CapturedExchange) => boolean): number[] {
+  return exchanges.flatMap((exchange, index) => affected(exchange) ? [index + 1] : [])
+}
+
+/** The totals an answer shows (an invoice's, or each of a list's). */
+function totalsOf (body: unknown): number[] {
+  const record = body as { total?: unknown, data?: Array<{ total?: unknown }> } | null
+  return [record?.total, ...(record?.data ?? []).map((invoice) => invoice.total)].filter((total): total is number => typeof total === 'number')
+}
+
+test('replay: recorded traffic replays cleanly; totals rounded as a team would fail on exactly the exchanges showing a fraction, and mutate scores lower', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 10)
+  const clean = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(clean.code, 0, clean.stderr)
+  t.match(clean.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${file} migrates as recorded.`)
+
+  // "Old clients see whole currency units": a change no old client asked for.
+  const changed = await writeMutant('billing', {
+    id: 'replay/whole-totals',
+    edits: [{ file: 'versions.ts', find: 'response.body.total = response.body.total / 100', replace: 'response.body.total = Math.round(response.body.total / 100)' }]
+  }, join(dir, 'whole-totals'))
+  const broken = await inProcess(['replay', changed, '--traffic', file])
+  t.equal(broken.code, 1)
+  const expected = linesWhere(exchanges, (exchange) => totalsOf(exchange.clientResponse.body).some((total) => !Number.isInteger(total)))
+  t.ok(expected.length > 10, 'the traffic shows totals with a fraction to old clients')
+  t.same(findingLines(broken.stderr), expected, 'a finding for every exchange showing a total with a fraction, and for no other')
+  t.match(broken.stderr, /^finding: line \d+: POST \/invoices \(2023-10-16\): response body\/total: the client received 19\.99, the converters now give 20; changed last by AmountsInCents \(2024-09-30\), converter AmountsInCents\.totalFromCents\.$/m)
+  t.match(broken.stdout, `replay: ${expected.length} finding(s) in ${exchanges.length} exchange(s)`)
+
+  // Every recorded exchange through totalFromCents already fails at body/total: its mutants there cannot be told apart.
+  const before = await inProcess(['mutate', BILLING, '--traffic', file, '--examples', '5'])
+  const after = await inProcess(['mutate', changed, '--traffic', file, '--examples', '5'])
+  const scoreOf = (stdout: string): number => Number(/mutate: score ([\d.]+) %/.exec(stdout)?.[1])
+  t.equal(before.code, 0, before.stderr)
+  t.equal(scoreOf(before.stdout), 100, before.stdout)
+  t.ok(scoreOf(after.stdout) < scoreOf(before.stdout), `the score drops: ${scoreOf(after.stdout)} % < ${scoreOf(before.stdout)} %`)
+  t.match(after.stdout, /^survivor: AmountsInCents \(2024-09-30\) AmountsInCents\.totalFromCents: skipped$/m)
+  t.match(after.stdout, /^note: verify reports \d+ finding\(s\) and replay \d+ on the converters as they are/m)
+})
+
+test('replay: a request converter that drops an empty memo fails on exactly the requests that sent one', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 8)
+  const changed = await writeMutant('billing', {
+    id: 'replay/memo-if',
+    edits: [{ file: 'versions.ts', find: 'if (request.body.description !== undefined) {', replace: 'if (request.body.description) {' }]
+  }, join(dir, 'memo-if'))
+  const result = await inProcess(['replay', changed, '--traffic', file])
+  t.equal(result.code, 1)
+  const expected = linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === '')
+  t.ok(expected.length > 0)
+  t.same(findingLines(result.stderr), expected)
+  // The place no converter wrote: the version change whose instructions name the field.
+  t.match(result.stderr, /request body\/memo: the handler received '', the converters now give nothing; no converter changed it on the way \(RenameDescriptionToMemo \(2024-04-10\)\)\./)
+})
+
+test('replay: malformed lines are named and fail the run, the others are replayed; a version or route the app no longer serves is a finding', async (t) => {
+  const { file, exchanges } = await trafficFile(t, 1)
+  const lines = (await readFile(file, 'utf8')).trim().split('\n')
+  const gone = { ...exchanges[0], version: '1999-01-01' }
+  const moved = { ...exchanges[0], route: { method: 'POST', url: '/clients' } }
+  await writeFile(file, [lines[0], '{"version": "2023-10-16", "route": ', '', '[1, 2]', '{"version":"x","route":{"method":"GET","url":"/"}}', JSON.stringify(gone), JSON.stringify(moved), ...lines.slice(1)].join('\n'))
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 1)
+  t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the file ends before its JSON does (truncated?): expected a value`)
+  t.match(result.stderr, `malformed: ${file} line 4: not an exchange`)
+  t.match(result.stderr, `malformed: ${file} line 5: clientRequest is not an object`)
+  t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01\./)
+  t.match(result.stderr, /finding: line 7: POST \/clients \(2023-10-16\): request: unknown route: the application has no route POST \/clients\./)
+  t.match(result.stdout, `replay: 2 finding(s) in ${lines.length + 2} exchange(s)`)
+})
+
+test('replay: redacted places are not compared, and the run passes', async (t) => {
+  const { file } = await trafficFile(t, 3, { redact: { pointers: ['/email', '/lines/*/description'], headers: ['x-idempotency-key', 'idempotency-key'] } })
+  const text = await readFile(file, 'utf8')
+  t.notMatch(text, /client\d+@example\.com/)
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 0, result.stderr)
+  t.match(result.stdout, /migrates as recorded; \d+ redacted place\(s\) not compared\./)
+})
+
+test('replay and mutate: usage errors exit 2, an unreadable traffic file exits 1 naming it', async (t) => {
+  const usage = async (args: string[], message: string): Promise<void> => {
+    const result = await inProcess(args)
+    t.equal(result.code, 2, args.join(' '))
+    t.match(result.stderr, message)
+  }
+  await usage(['replay', BILLING], 'replay needs --traffic <file>')
+  await usage(['replay', BILLING, '--traffic', 'x', '--min-score', '90'], '--min-score applies to mutate only.')
+  await usage(['verify', BILLING, '--traffic', 'x'], '--traffic applies to replay and mutate only.')
+  await usage(['mutate', BILLING, '--min-score', '120'], "--min-score must be a percentage from 0 to 100; got '120'.")
+  await usage(['mutate', BILLING, '--traffic', ''], 'mutate needs --traffic <file>')
+  const missing = await inProcess(['replay', BILLING, '--traffic', join(__dirname, 'no-such.ndjson')])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /fastify-versioner replay: cannot read the traffic file .*no-such\.ndjson/)
+})
+
+const Order = Type.Object({ quantity: Type.Integer() }, { $id: 'Order' })
+const OrderQuery = Type.Object({ pageSize: Type.Optional(Type.Integer()) }, { $id: 'OrderQuery' })
+
+/** `qty` (default 1) became `quantity`; the query's `size` (an integer) became `pageSize`. */
+class QuantityRenamed extends VersionChange {
+  description = 'qty is quantity; size is pageSize.'
+  instructionsToMigrateToPreviousVersion = [
+    schema(Order).field('quantity').had({ name: 'qty', type: Type.Integer({ default: 1 }) }),
+    schema(OrderQuery).field('pageSize').had({ name: 'size' })
+  ]
+
+  @ConvertRequestToNextVersionFor('/orders', ['POST'])
+  up (request: RequestInfo) {
+    request.body = { quantity: request.body.qty }
+    const { size, ...rest } = request.queryParams
+    request.queryParams = typeof size === 'number' ? { ...rest, pageSize: size } : rest
+  }
+}
+
+test('replay validates a recorded request as its version did: the defaults it filled and the query strings it coerced reach the converters', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/orders', { schema: { body: Order, querystring: OrderQuery, response: { 200: Order } } }, async (request) => request.body)
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders?size=20', headers: { 'x-api-version': '2000-01-01' }, payload: {} })
+  t.equal(sent.statusCode, 200)
+  t.equal(lines.length, 1)
+  const [exchange] = lines.map((line) => JSON.parse(line) as CapturedExchange)
+  t.same([exchange.clientRequest.body, exchange.clientRequest.query], [{}, { size: '20' }], 'recorded as sent')
+  t.same([exchange.handlerRequest.body, exchange.handlerRequest.query], [{ quantity: 1 }, { pageSize: 20 }])
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [])
+  t.equal(report.replayed, 1)
+})
