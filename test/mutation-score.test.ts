@@ -14,6 +14,9 @@ import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitne
 // 49; 48 % when the corpus was written); 93.9 % (46) once verify compared fields retyped alike. Raise it as the tools learn; the goal is 95 %. Never lower it to let a
 // mistake through: fix the tool, or say in the docs what it misses.
 const THRESHOLD = 93.9
+// With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app), as a team
+// replays its own in CI: 98 % (48 of 49) on 2026-11-28. The same rule: raised as the tools learn, never lowered.
+const WITH_TRAFFIC = 98
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
@@ -36,9 +39,9 @@ test('the corpus: at least 40 mistakes, each with its own id, over every kind an
   }
 })
 
-test('the correct example apps: check and verify report nothing', async (t) => {
+test('the correct example apps: check, verify and the replay of their recorded traffic report nothing', async (t) => {
   for (const app of ['users', 'billing'] as const) {
-    const verdict = await measureOne(app, undefined, { base, examples: EXAMPLES, both: true })
+    const verdict = await measureOne(app, undefined, { base, examples: EXAMPLES, both: true, traffic: true })
     t.equal(verdict.breaks, 0, `${app}: no break ${verdict.detail}`)
     t.equal(verdict.findings, 0, `${app}: no finding ${verdict.detail}`)
   }
@@ -85,17 +88,31 @@ test('the report: the score, by kind and by tool, and every miss with what an ol
   const verdicts = [verdict('users/a', 'lossy', 'verify'), verdict('users/b', 'lossy', undefined), verdict('users/c', 'contract', 'check')]
   t.equal(scoreOf(verdicts), 66.7)
   t.same(scoreReport(verdicts), [
-    'mutation score: 66.7 % (2 of 3 mistakes caught)',
+    'mutation score: 66.7 % (2 of 3 mistakes caught by check and verify)',
     'by kind: lossy 1/2, contract 1/1',
-    'caught by: start-up 0, check 1, verify 1',
-    'missed (1):',
+    'caught by: start-up 0, check 1, verify 1, replay 0',
+    'missed by check and verify (1):',
     '- users/b: users/b happened.'
+  ])
+  // A mistake only the replayed traffic catches counts apart: the proof's score is check's and verify's.
+  const replayed = [...verdicts, verdict('users/d', 'swapped', 'replay')]
+  t.equal(scoreOf(replayed), 50)
+  t.equal(scoreOf(replayed, true), 75)
+  t.same(scoreReport(replayed), [
+    'mutation score: 50 % (2 of 4 mistakes caught by check and verify)',
+    'with the example\'s recorded traffic replayed: 75 % (3 of 4)',
+    'by kind: lossy 1/2, contract 1/1, swapped 0/1',
+    'caught by: start-up 0, check 1, verify 1, replay 1',
+    'missed by check and verify (2):',
+    '- users/b: users/b happened.',
+    '- users/d: users/d happened. (the replayed traffic catches it)'
   ])
 })
 
-test(`check and verify flag at least ${THRESHOLD} % of the corpus; every mistake shows itself to an old client`, async (t) => {
-  const verdicts = await measureCorpus(corpus, { base, examples: EXAMPLES, witness: true })
+test(`check and verify flag at least ${THRESHOLD} % of the corpus, ${WITH_TRAFFIC} % with the recorded traffic replayed; every mistake shows itself to an old client`, async (t) => {
+  const verdicts = await measureCorpus(corpus, { base, examples: EXAMPLES, witness: true, traffic: true })
   for (const line of scoreReport(verdicts)) t.comment(line)
   t.same(await unwitnessed(verdicts, base), [], "each mistake's witness tells the mistaken app from the correct one")
   t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
+  t.ok(scoreOf(verdicts, true) >= WITH_TRAFFIC, `with traffic ${scoreOf(verdicts, true)} % ≥ ${WITH_TRAFFIC} %`)
 })

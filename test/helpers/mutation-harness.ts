@@ -8,7 +8,8 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { checkDocuments, verify } from '../../tools'
+import { checkDocuments, readTraffic, replayTraffic, verify, type Traffic } from '../../tools'
+import { recordTraffic } from '../../examples/traffic'
 
 const ROOT = resolve(__dirname, '..', '..')
 
@@ -91,8 +92,11 @@ export interface Mistake {
 export interface Verdict {
   readonly mistake: Mistake | undefined
   readonly app: ExampleApp
-  /** Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding); `undefined` when all passed. */
-  readonly caughtBy: 'start-up' | 'check' | 'verify' | undefined
+  /**
+   * Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding), `replay` (a finding on the
+   * example's recorded traffic, asked for with `traffic`); `undefined` when all passed.
+   */
+  readonly caughtBy: 'start-up' | 'check' | 'verify' | 'replay' | undefined
   /** The first break, finding or error, as the command prints it. */
   readonly detail: string
   /** check's breaks and verify's findings (verify runs only when check found none, unless `both`). */
@@ -113,6 +117,11 @@ export interface MeasureOptions {
   readonly both?: boolean
   /** Also play each mistake's witness on the mistaken app. */
   readonly witness?: boolean
+  /**
+   * Replay the example's traffic when check and verify found nothing: the exchanges of `examples/traffic.ts`'s clients
+   * (not the witnesses), recorded once from the correct app, as a team records its own and replays it in CI.
+   */
+  readonly traffic?: boolean
   /** Called after each mistake, e.g. to print progress. */
   readonly onVerdict?: (verdict: Verdict) => void
 }
@@ -243,7 +252,23 @@ async function judge (app: FastifyInstance, example: ExampleApp, options: Measur
   const findings = await verify(app, { examples: options.examples, seed: 1 })
   const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
   const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
-  return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
+  if (caughtBy !== undefined || options.traffic !== true) return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
+  const replayed = await replayTraffic(app, await trafficOf(example))
+  const [first] = replayed.findings
+  return first === undefined
+    ? { caughtBy, detail, breaks: 0, findings: 0 }
+    : { caughtBy: 'replay', detail: `replay: ${first.text}`, breaks: 0, findings: replayed.findings.length }
+}
+
+/** Rounds of the example's clients recorded for replay: every route and version, lists of one to four items. */
+const TRAFFIC_ROUNDS = 6
+const recorded = new Map<ExampleApp, Promise<Traffic>>()
+
+/** The example's traffic, recorded from the correct app on first use. */
+async function trafficOf (example: ExampleApp): Promise<Traffic> {
+  let traffic = recorded.get(example)
+  if (traffic === undefined) recorded.set(example, traffic = recordTraffic(example, TRAFFIC_ROUNDS).then((lines) => readTraffic(lines.join('\n'))))
+  return await traffic
 }
 
 /**
@@ -306,25 +331,27 @@ export async function measureCorpus (corpus: readonly Mistake[], options: Measur
   return verdicts
 }
 
-/** The score: the share of mistakes caught, in percent (one decimal). */
-export function scoreOf (verdicts: readonly Verdict[]): number {
-  const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined).length
+/** The score: the share of mistakes caught, in percent (one decimal); by `check`, `verify` and the start-up, unless `withReplay`. */
+export function scoreOf (verdicts: readonly Verdict[], withReplay = false): number {
+  const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined && (withReplay || verdict.caughtBy !== 'replay')).length
   return Math.round(1000 * caught / verdicts.length) / 10
 }
 
 /** The report, one line each: the score, the score by kind and by tool, then every mistake missed. */
 export function scoreReport (verdicts: readonly Verdict[]): string[] {
   const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined)
-  const lines = [`mutation score: ${scoreOf(verdicts)} % (${caught.length} of ${verdicts.length} mistakes caught)`]
+  const proof = caught.filter((verdict) => verdict.caughtBy !== 'replay')
+  const lines = [`mutation score: ${scoreOf(verdicts)} % (${proof.length} of ${verdicts.length} mistakes caught by check and verify)`]
+  if (proof.length < caught.length) lines.push(`with the example's recorded traffic replayed: ${scoreOf(verdicts, true)} % (${caught.length} of ${verdicts.length})`)
   const kinds = [...new Set(verdicts.map((verdict) => verdict.mistake?.kind))]
   lines.push(`by kind: ${kinds.map((kind) => {
     const of = verdicts.filter((verdict) => verdict.mistake?.kind === kind)
-    return `${kind} ${of.filter((verdict) => verdict.caughtBy !== undefined).length}/${of.length}`
+    return `${kind} ${of.filter((verdict) => verdict.caughtBy !== undefined && verdict.caughtBy !== 'replay').length}/${of.length}`
   }).join(', ')}`)
-  lines.push(`caught by: ${(['start-up', 'check', 'verify'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
-  const missed = verdicts.filter((verdict) => verdict.caughtBy === undefined)
-  lines.push(missed.length === 0 ? 'missed: none' : `missed (${missed.length}):`)
-  for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}`)
+  lines.push(`caught by: ${(['start-up', 'check', 'verify', 'replay'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
+  const missed = verdicts.filter((verdict) => verdict.caughtBy === undefined || verdict.caughtBy === 'replay')
+  lines.push(missed.length === 0 ? 'missed by check and verify: none' : `missed by check and verify (${missed.length}):`)
+  for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}${verdict.caughtBy === 'replay' ? ' (the replayed traffic catches it)' : ''}`)
   return lines
 }
 
