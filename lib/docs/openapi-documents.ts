@@ -25,6 +25,7 @@ import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
+import { inCanonicalOrder } from './document-order'
 
 type Json = Record<string, unknown>
 
@@ -195,7 +196,7 @@ export class OpenApiDocuments {
     }
     markDeprecatedParameters(document)
     moveQueryOperations(document)
-    return document
+    return inCanonicalOrder(document)
   }
 
   /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */
