@@ -83,9 +83,9 @@ export interface VersionerDecoration {
  * for the log (`released`), only a released version is known this early, a preview once its access allowed it.
  */
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
-  const { versions, format, defaultValue } = options
+  const { defaultValue } = options
   const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
-  const picked = released ? resolveVersion(requested, versions, format) : namedVersion(requested, versions, format)
+  const picked = released ? resolveVersion(requested, options) : namedVersion(requested, options)
   return picked.ok ? picked.version : undefined
 }
 

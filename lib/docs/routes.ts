@@ -22,6 +22,7 @@ import { whyRefused } from '../serve/version-refusals'
 import { addVary } from '../serve/version-headers'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
+import { releasedNow } from '../serve/release-clock'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
@@ -33,7 +34,7 @@ export async function registerDocs (
   const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, webhooks)
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
-  if (docs.changelogUrl !== null) registerChangelog(fastify, docs, docs.changelogUrl, changelog)
+  if (docs.changelogUrl !== null) registerChangelog(fastify, docs, options, changelog)
   if (documents === undefined || docs.openapiUrl === null) return undefined
   registerDocumentRoute(fastify, options, documents, docs.openapiUrl, docs.uiHooks)
   const guides = new UpgradeGuides(state, () => webhooks.list(), new MigrationEngine(options.versions, state.generation, state.planner))
@@ -42,9 +43,9 @@ export async function registerDocs (
   return documents
 }
 
-/** `GET /changelog` (deprecated, still served). */
-function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions, url: string, changelog: () => Changelog): void {
-  fastify.get(url, {
+/** `GET /changelog` (deprecated, still served): the versions served now. */
+function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions, options: DocsVersionOptions, changelog: () => Changelog): void {
+  fastify.get(docs.changelogUrl as string, {
     ...docs.uiHooks,
     schema: {
       hide: !docs.includeChangelogUrlInSchema,
@@ -56,7 +57,9 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
   }, async (request, reply) => {
     processWarning.emit('FSTVRSDEP002')
     privateForPreviewChannel(request, reply)
-    return changelog()
+    const released = releasedNow(options).values
+    const { versions } = changelog()
+    return { versions: versions.filter((version) => released.includes(version.value)) }
   })
 }
 
@@ -72,7 +75,7 @@ function registerDocumentRoute (
   // value answered with the document of the version the API serves it as (a preview only with `?channel=preview`).
   const requestedKey = (request: FastifyRequest, reply: FastifyReply, previews: readonly string[]): string => {
     const query = request.query as { version?: string }
-    const newest = options.versions.releasedValues[0]
+    const newest = releasedNow(options).values[0]
     if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
     if (options.location !== 'header') return newest
     addVary(reply, options.parameterName)
@@ -95,10 +98,12 @@ function registerDocumentRoute (
   fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
-    // A preview's document only for a request that asked for it (and that its access allows): else as unknown.
-    const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
+    // A preview's document only for a request that asked for it (and that its access allows), a release's once
+    // released: else as unknown.
+    const released = releasedNow(options).values
+    const text = released.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
-      const available = [...options.versions.releasedValues, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+      const available = [...released, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       const why = whyRefused(key, options)
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)

@@ -76,7 +76,7 @@ export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
 function targetVersion (bundle: VersionBundle, version: string | Date): string {
   const value = version instanceof Date ? toIsoDate(version) : version
   const format = bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string'
-  const picked = namedVersion(value, bundle, format)
+  const picked = namedVersion(value, { versions: bundle, format })
   if (picked.ok) return picked.version
   if (picked.reason === 'too-old') {
     throw new UnknownVersionError(`You tried to migrate to version '${value}', which is earlier than the oldest version ` +

@@ -59,8 +59,9 @@ function documentUrl (context: FastifyInstance): string {
 }
 
 /**
- * Every document the readied application serves: each released version's (a version without routes has none; with
- * `channel: 'preview'`, each preview version's too), then the unversioned one when there are unversioned routes. `app`
+ * Every document the readied application serves: each released version's (one whose `releasedAt` has not come, as
+ * it will be served; with `channel: 'preview'`, each preview version's too), then the unversioned one when there are
+ * unversioned routes. `app`
  * is an application with one versioned API, or a context of one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
@@ -80,7 +81,12 @@ export async function servedDocuments (app: FastifyInstance, options: ChannelOpt
       continue
     }
     const response = await context.inject({ method: 'GET', url, query: { version } })
-    if (response.statusCode === 404) continue
+    if (response.statusCode === 404) {
+      // A release whose releasedAt has not come is not served yet: its document as it will be served.
+      const pending = version === UNVERSIONED ? undefined : context.versioner.openapi(version)
+      if (pending !== undefined) documents.push({ version, body: Buffer.from(JSON.stringify(pending)) })
+      continue
+    }
     if (response.statusCode !== 200) {
       throw new VersionerToolError(`GET ${url}?version=${version} answered ${response.statusCode}: ${response.body.slice(0, 500)}`)
     }
