@@ -17,8 +17,9 @@ import { allowedPreviews } from '../serve/preview-access'
 import { whyRefused } from '../serve/version-refusals'
 import { privateCacheControl } from '../serve/version-headers'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
-import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
+import type { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
+import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -36,7 +37,7 @@ export const VersionQuery = {
  */
 export function privateForPreviewChannel (request: FastifyRequest, reply: FastifyReply): boolean {
   if ((request.query as { channel?: unknown } | undefined)?.channel !== 'preview') return false
-  reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+  reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control') ?? 'no-cache'))
   return true
 }
 
@@ -95,10 +96,10 @@ export function registerPages (
   }
   // A page route answers the list (no `?version=`), the page of the version the value is served as (a plain date of
   // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
-  // list ('') and of each version (by the previews shown) are rendered once while the same versions are served; a page
-  // for an unknown version is not remembered.
+  // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
+  // their ETag; a page for an unknown version is not remembered.
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    const rendered = new Map<string, string>()
+    const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
     fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
       const previews = await previewsAsked(request, reply, options)
@@ -111,13 +112,13 @@ export function registerPages (
       const key = requested === '' ? '' : documentKey(requested, options, previews)
       const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
       const known = rendered.get(cacheKey)
-      if (known !== undefined) return html(reply, 200, known)
+      if (known !== undefined) return sendText(request, reply, known, HTML)
       const list = entries(previews, released)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
-      const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
-      rendered.set(cacheKey, body)
-      return html(reply, 200, body)
+      if (key !== '' && current === undefined) return html(revalidated(reply), 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
+      rendered.set(cacheKey, page)
+      return sendText(request, reply, page, HTML)
     })
   }
 
@@ -132,8 +133,10 @@ export function registerPages (
   }
 }
 
+const HTML = 'text/html; charset=utf-8'
+
 function html (reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
+  return reply.code(status).type(HTML).header('x-content-type-options', 'nosniff').send(body)
 }
 
 /** The upgrade guide's query. */
@@ -179,7 +182,7 @@ function registerUpgradeGuide (
   hooks: ResolvedDocsOptions['uiHooks']
 ): void {
   // Each guide is built on its first request, with its page (which lists the versions served when it is built).
-  const built = new Map<string, Promise<{ guide: UpgradeGuide, page: string }>>()
+  const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
   let builtFor: readonly string[] | undefined
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     privateForPreviewChannel(request, reply)
@@ -193,10 +196,11 @@ function registerUpgradeGuide (
     const key = `${from}\n${to}`
     let known = built.get(key)
     if (known === undefined) {
-      built.set(key, known = guides.guide(from, to).then((guide) => ({ guide, page: upgradePage(at.context, guide, released, at.link) })))
+      built.set(key, known = guides.guide(from, to).then((guide) => ({
+        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(at.context, guide, released, at.link))
+      })))
     }
-    const { guide, page } = await known
-    if (query.format === 'json') return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(guide)
-    return html(reply, 200, page)
+    const { json, page } = await known
+    return query.format === 'json' ? sendText(request, reply, json, 'application/json; charset=utf-8') : sendText(request, reply, page, HTML)
   })
 }

@@ -23,6 +23,7 @@ import { addVary } from '../serve/version-headers'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
+import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
@@ -82,14 +83,14 @@ function registerDocumentRoute (
     return documentKey(readRequestedVersion(request, options) ?? newest, options, previews)
   }
 
-  // A document does not change once built: each is serialized once (unknown keys are not remembered).
-  const texts = new Map<string, string>()
-  const documentText = (key: string): string | undefined => {
+  // A document does not change once built: each is serialized once, with its ETag (unknown keys are not remembered).
+  const texts = new Map<string, SentText>()
+  const documentText = (key: string): SentText | undefined => {
     let text = texts.get(key)
     if (text === undefined) {
       const document = documents.document(fastify, key)
       if (document === undefined) return undefined
-      text = JSON.stringify(document)
+      text = sentText(JSON.stringify(document))
       texts.set(key, text)
     }
     return text
@@ -103,11 +104,12 @@ function registerDocumentRoute (
     const released = releasedNow(options).values
     const text = released.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
+      revalidated(reply)
       const available = [...released, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       const why = whyRefused(key, options)
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
-    return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(text)
+    return sendText(request, reply, text, 'application/json; charset=utf-8')
   })
 }
