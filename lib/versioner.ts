@@ -26,6 +26,7 @@ import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
+import { fingerprintOnce } from './docs/fingerprint'
 import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
@@ -64,6 +65,12 @@ export interface VersionerDecoration {
   openapi: (version: string) => Record<string, unknown> | undefined
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
+  /**
+   * The bundle fingerprint, after `app.ready()`: one hash of the released versions' documents (with their webhook
+   * payloads and lifecycle, a release still to come included) and the unversioned one, the same on every instance
+   * serving the same bundle; `undefined` when documents are off (`openapiUrl: null`). See docs/documents-and-pages.md.
+   */
+  readonly fingerprint: string | undefined
   /**
    * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
    * every versioned route and webhook through its converters (requests up, responses down) and returns what fails:
@@ -187,6 +194,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const built: { documents?: OpenApiDocuments } = {}
   const engine = new MigrationEngine(resolved.versions, state.generation, state.planner)
   let routes: Map<string, VersionedRouteInfo[]> | undefined
+  const fingerprint = fingerprintOnce(fastify, state, () => built.documents)
   const decoration: VersionerDecoration = {
     webhooks,
     openapi: (version: string) => {
@@ -200,6 +208,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     verify: (options?: VerifyOptions) => verifyMigrations(fastify, state, options),
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
+    get fingerprint () { return fingerprint() },
     get routes () {
       if (!state.ready) throw new NotReadyError('app.versioner.routes')
       // Built on first use: ready() does not pay for a table most applications never read.

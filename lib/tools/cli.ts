@@ -1,7 +1,7 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check`, `types`, `verify` and `retire` on an application module. Exit codes: 0 when
+ * The `fastify-versioner` command: `export`, `check`, `types`, `verify`, `retire` and `fingerprint` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).
  * @module
@@ -31,6 +31,10 @@ export const USAGE = `Usage:
                                                    verify the app without them; exit 1 if they find anything, if a retired
                                                    version's sunsetAt has not passed, or if one had traffic in the last N days
                                                    (--quiet-days N, with --usage <file>)
+  fastify-versioner fingerprint <app> [--against <dir>] [--api <name>]
+                                                   print the bundle fingerprint (what app.versioner.fingerprint says);
+                                                   with --against, also that of the documents saved in <dir>, and exit 1
+                                                   if they differ
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
@@ -63,7 +67,8 @@ const COMMANDS = {
   check: { option: 'against' },
   types: { option: 'out' },
   verify: { option: undefined },
-  retire: { option: undefined }
+  retire: { option: undefined },
+  fingerprint: { option: 'against' }
 } as const
 
 /** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
@@ -107,8 +112,8 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
     return 0
   }
   const [command, appPath, ...extra] = parsed.positionals
-  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify or retire.')
-  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify and retire.`)
+  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify, retire or fingerprint.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify, retire and fingerprint.`)
   const wanted = COMMANDS[command as keyof typeof COMMANDS].option
   if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
   if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
@@ -126,13 +131,14 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   const channel = parsed.values.channel
   if (channel !== undefined && channel !== 'preview' && channel !== 'release') return usageError(io, `--channel must be preview or release; got '${channel}'.`)
   if (channel !== undefined && (command === 'verify' || command === 'retire')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
+  if (channel !== undefined && command === 'fingerprint') return usageError(io, '--channel does not apply to fingerprint (it covers the released versions).')
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
   const dir = wanted === undefined ? undefined : parsed.values[wanted]
-  const checksTypesOnly = command === 'check' && types !== undefined && dir === undefined
+  const withoutDir = (command === 'check' && types !== undefined && dir === undefined) || (command === 'fingerprint' && dir === undefined)
   const what = command === 'types' ? 'file' : 'dir'
-  if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
+  if (wanted !== undefined && !withoutDir && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
   let app: FastifyInstance | undefined
   let code = 1

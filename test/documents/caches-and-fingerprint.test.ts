@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import { endpoint, schema, Version, VersionBundle, type FastifyVersionerOptions, type VersionLifecycle } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { changeClass } from '../helpers/version-changes'
+import { rejection } from '../helpers/errors'
 
 const PREVIEW = '2003-01-01.beta'
 
@@ -93,6 +94,7 @@ test('documents and pages are byte-identical whatever order the routes and plugi
   for (const variant of [{ order: 'backward', plugin: 'before' }, { order: 'forward', plugin: 'after' }] as const) {
     const other = await itemsBuild(t, variant)
     t.strictSame(await hashes(other), expected, `routes ${variant.order}, a plugin ${variant.plugin} them: the same bytes`)
+    t.equal(other.versioner.fingerprint, reference.versioner.fingerprint, 'and the same fingerprint')
   }
   const document = reference.versioner.openapi('2002-01-01') as { paths: Record<string, Record<string, { operationId: string }>> }
   t.strictSame(Object.keys(document.paths), ['/items', '/items-list', '/items/list', '/items/{id}', '/items/{id}/notes'], 'paths in sorted order')
@@ -135,4 +137,27 @@ test('a document is answered with the ETag of the bytes it was built with, compu
   t.equal(unknown.headers.etag, undefined, 'a 404 has no ETag')
   t.equal(unknown.headers['cache-control'], 'no-cache', 'and is not kept by caches (the version may be released later)')
   t.equal((await app.inject('/docs?version=1999-01-01')).headers['cache-control'], 'no-cache', 'nor is a 404 page')
+})
+
+test('the fingerprint changes with a released contract, not with the order of registration, a preview or the servers', async (t) => {
+  const reference = await itemsBuild(t)
+  await t.rejects(async () => reference.versioner.fingerprint, { code: 'FST_VERSIONER_NOT_READY' }, 'before ready: FST_VERSIONER_NOT_READY')
+  t.equal((await rejection(() => reference.versioner.fingerprint))?.code, 'FST_VERSIONER_NOT_READY')
+  await reference.ready()
+  const fingerprint = reference.versioner.fingerprint
+  t.match(fingerprint, /^[0-9a-f]{64}$/)
+  const of = async (variant: Variant): Promise<string | undefined> => {
+    const app = await itemsBuild(t, variant)
+    await app.ready()
+    return app.versioner.fingerprint
+  }
+  t.equal(await of({ order: 'backward', plugin: 'after' }), fingerprint, 'a pure reorder: the same')
+  t.equal(await of({ beta: 'integer' }), fingerprint, 'a change of the preview version: the same')
+  const integerBeta = await itemsBuild(t, { beta: 'integer' })
+  await integerBeta.ready()
+  t.notSame(integerBeta.versioner.openapi(PREVIEW), reference.versioner.openapi(PREVIEW), '(whose document did change)')
+  t.equal(await of({ versioner: { openapi: { servers: [{ url: 'https://staging.example.com' }] } } }), fingerprint, 'other servers: the same')
+  t.not(await of({ itemColour: true }), fingerprint, 'a field added to a released contract: another fingerprint')
+  t.not(await of({ releasedAt: '2026-01-01' }), fingerprint, 'a release instant: another fingerprint')
+  t.equal(await of({ versioner: { openapiUrl: null } }), undefined, 'no documents: no fingerprint')
 })
