@@ -29,6 +29,7 @@ import { changelogOnce, type Changelog } from './docs/changelog'
 import { fingerprintOnce } from './docs/fingerprint'
 import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
+import { releasedNow } from './serve/release-clock'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
 import { VersionerState } from './routes/versioner-state'
@@ -117,11 +118,14 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
   const where = options.location === 'header'
     ? `the '${options.headerName}' header`
     : 'the path segment after the versioned(...) prefix'
-  const versions = options.versions.releasedValues
-  const previews = options.versions.versionValues.filter((value) => !versions.includes(value))
-  fastify.log.info({ apiVersions: versions, ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents },
-    `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
-    (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
+  const versions = releasedNow(options).values
+  const pending = options.versions.releasedValues.filter((value) => !versions.includes(value))
+  const previews = options.versions.versionValues.filter((value) => !options.versions.releasedValues.includes(value))
+  const soon = pending.map((value) => `${value} from ${options.versions.get(value)?.releasedAt?.toISOString() ?? ''}`)
+  fastify.log.info({
+    apiVersions: versions, ...(pending.length === 0 ? {} : { pendingVersions: pending }), ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents
+  }, `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (pending.length === 0 ? '' : `; releasing ${soon.join(', ')}`) + (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 

@@ -192,3 +192,15 @@ test('before its release, no answer names the version: the successor link of a d
   time = RELEASE
   t.equal(await linkOf(), '</openapi.json?version=2027-01-01>; rel="successor-version"', 'from the instant: its successor')
 })
+
+test('the start-up log names the versions served then, and when each release still to come starts', async (t) => {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>) } }
+  const versions = new VersionBundle(new Version('2027-01-01', { releasedAt: new Date(RELEASE) }), ...oldReleases())
+  const app = await versionedApp(t, versions, undefined, { fastify: { logger: { level: 'info', stream } }, versioner: { now: () => RELEASE - 1, partialApp: true } })
+  await app.ready()
+  const startup = lines.find((line) => String(line.msg).startsWith('fastify-versioner: serving'))
+  t.same(startup?.apiVersions, ['2026-06-01', '2026-01-01'])
+  t.same(startup?.pendingVersions, ['2027-01-01'])
+  t.match(String(startup?.msg), "serving API versions 2026-06-01, 2026-01-01 (newest first; clients send the version in the 'x-api-version' header); releasing 2027-01-01 from 2027-01-01T09:00:00.000Z")
+})
