@@ -62,6 +62,7 @@ export type {
   FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations
 } from './lib/describe/instructions'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
+export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'
 export type { HttpMethod } from './lib/core/http-methods'
 export {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,

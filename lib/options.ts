@@ -15,7 +15,8 @@ import {
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
-import { lifecycleHeadersOf } from './serve/lifecycle'
+import { startReleaseClock } from './serve/release-clock'
+import { scheduledLifecycleHeaders } from './serve/scheduled-headers'
 import type { UpgradePreviewOptions } from './serve/upgrade-preview'
 import { captureExchangesOption, type CaptureExchangesOptions } from './serve/exchange-capture'
 
@@ -211,7 +212,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
         'a request without a version segment has a different path. Put the version in a header to have a default.')
     }
     if (typeof defaultValue === 'string') {
-      if (!resolveVersion(defaultValue, versions, format).ok) {
+      if (!resolveVersion(defaultValue, { versions, format }).ok) {
         throw new InvalidOptionError(`Option 'apiVersionDefaultValue' '${defaultValue}' is not a version this API serves; ` +
           `versions: ${versions.releasedValues.join(', ')}.`)
       }
@@ -231,6 +232,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   if (options.clientId !== undefined && typeof options.clientId !== 'function') {
     throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
   }
+  const releases = startReleaseClock(versions, now)
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {
@@ -247,7 +249,8 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     now,
     apiName: apiNameOption(options.apiName),
     partialApp: booleanOption('partialApp', options.partialApp),
-    lifecycleHeaders: lifecycleHeadersOf(versions, documentUrl),
+    releases,
+    lifecycleHeaders: scheduledLifecycleHeaders(versions, documentUrl, releases),
     upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
     documentUrl,
     clientId: options.clientId,

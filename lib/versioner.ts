@@ -26,8 +26,10 @@ import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
+import { fingerprintOnce } from './docs/fingerprint'
 import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
 import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
+import { releasedNow } from './serve/release-clock'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
@@ -64,6 +66,12 @@ export interface VersionerDecoration {
   openapi: (version: string) => Record<string, unknown> | undefined
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
+  /**
+   * The bundle fingerprint, after `app.ready()`: one hash of the released versions' documents (with their webhook
+   * payloads and lifecycle, a release still to come included) and the unversioned one, the same on every instance
+   * serving the same bundle; `undefined` when documents are off (`openapiUrl: null`). See docs/documents-and-pages.md.
+   */
+  readonly fingerprint: string | undefined
 }
 
 /**
@@ -72,9 +80,9 @@ export interface VersionerDecoration {
  * for the log (`released`), only a released version is known this early, a preview once its access allowed it.
  */
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
-  const { versions, format, defaultValue } = options
+  const { defaultValue } = options
   const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
-  const picked = released ? resolveVersion(requested, versions, format) : namedVersion(requested, versions, format)
+  const picked = released ? resolveVersion(requested, options) : namedVersion(requested, options)
   return picked.ok ? picked.version : undefined
 }
 
@@ -99,11 +107,14 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
   const where = options.location === 'header'
     ? `the '${options.headerName}' header`
     : 'the path segment after the versioned(...) prefix'
-  const versions = options.versions.releasedValues
-  const previews = options.versions.versionValues.filter((value) => !versions.includes(value))
-  fastify.log.info({ apiVersions: versions, ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents },
-    `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
-    (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
+  const versions = releasedNow(options).values
+  const pending = options.versions.releasedValues.filter((value) => !versions.includes(value))
+  const previews = options.versions.versionValues.filter((value) => !options.versions.releasedValues.includes(value))
+  const soon = pending.map((value) => `${value} from ${options.versions.get(value)?.releasedAt?.toISOString() ?? ''}`)
+  fastify.log.info({
+    apiVersions: versions, ...(pending.length === 0 ? {} : { pendingVersions: pending }), ...(previews.length === 0 ? {} : { previewVersions: previews }), docsUrl: pages, openapiUrl: documents
+  }, `fastify-versioner: serving API versions ${versions.join(', ')} (newest first; clients send the version in ${where})` +
+    (pending.length === 0 ? '' : `; releasing ${soon.join(', ')}`) + (previews.length === 0 ? '' : `; preview versions ${previews.join(', ')} (only when named and allowed)`) +
     (pages === null ? '' : `; docs at ${pages}`) + (documents === null ? '' : `; OpenAPI documents at ${documents}?version=<version>`))
 }
 
@@ -177,6 +188,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined
+  const fingerprint = fingerprintOnce(fastify, state, () => built.documents)
   const decoration: VersionerDecoration = {
     webhooks,
     openapi: (version: string) => {
@@ -189,6 +201,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     },
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
+    get fingerprint () { return fingerprint() },
     get routes () {
       if (!state.ready) throw new NotReadyError('app.versioner.routes')
       // Built on first use: ready() does not pay for a table most applications never read.

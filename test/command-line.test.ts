@@ -355,7 +355,7 @@ module.exports = async () => {
 
 test('usage errors exit 2 with the usage text', async (t) => {
   const cases: Array<[string[], RegExp]> = [
-    [[], /name a command: export, check, types, verify, retire, replay or mutate/],
+    [[], /name a command: export, check, types, verify, retire, replay, mutate or fingerprint/],
     [['deploy', 'app.js'], /unknown command 'deploy'/],
     [['check'], /check needs the application module/],
     [['export', 'app.js'], /export needs --out <dir>/],

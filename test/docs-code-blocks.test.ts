@@ -249,13 +249,14 @@ function yamlRuns (node: YamlNode | null | undefined, found: string[] = []): str
 }
 
 test('sh blocks parse and name real commands; yaml and json blocks parse', async (t) => {
-  t.ok(CLI.size === 7 && CLI.get('export')?.required[0] === 'out', 'the CLI usage text is read: export, check, types, verify, retire, replay, mutate')
+  t.ok(CLI.size === 8 && CLI.get('export')?.required[0] === 'out', 'the CLI usage text is read: export, check, types, verify, retire, replay, mutate, fingerprint')
   t.same(CLI.get('replay'), { required: ['traffic'], optional: ['api'] }, 'replay takes --traffic')
   t.same(CLI.get('mutate'), { required: [], optional: ['traffic', 'min-score', 'examples', 'seed', 'api'] }, 'mutate takes optional flags')
+  t.same(CLI.get('fingerprint'), { required: [], optional: ['against', 'api'] }, 'fingerprint takes --against and --api, both optional')
   t.same(CLI.get('retire'), { required: ['version'], optional: ['usage', 'quiet-days', 'examples', 'seed', 'api'] }, 'retire takes --version, and optional flags')
   t.same(CLI.get('check'), { required: [], optional: ['against', 'api', 'channel', 'types'] }, 'check takes --against and/or --types (and --api, --channel)')
   t.equal(commandProblem('npx fastify-versioner check app.js --out x'), '--out is not a flag of check', 'a wrong flag is caught')
-  t.equal(commandProblem('npx fastify-versioner lint app.js'), "'lint' is not a fastify-versioner command (export, check, types, verify, retire, replay, mutate)")
+  t.equal(commandProblem('npx fastify-versioner lint app.js'), "'lint' is not a fastify-versioner command (export, check, types, verify, retire, replay, mutate, fingerprint)")
   for (const block of blocks.filter((item) => item.directive.skip === undefined)) {
     if (block.lang === 'sh') await checkShell(t, where(block), shellCommands(block.code))
     if (block.lang === 'json') {

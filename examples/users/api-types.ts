@@ -8,6 +8,25 @@ export type Version = '2002-01-01' | '2001-01-01' | '2000-01-01'
 /** Every named schema (OpenAPI component) of every version. */
 export interface Schemas {
   '2002-01-01': {
+    /** Fastify's error body. */
+    FastifyVersionerError: {
+      statusCode: number
+      /** FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404). */
+      code?: string
+      error: string
+      /** What was wrong, and what is accepted. */
+      message: string
+    }
+    NotFound: {
+      message: string
+    }
+    UserAddressResource: {
+      id: string
+      value: string
+    }
+    UserAddressResourceList: {
+      data: Array<Schemas['2002-01-01']['UserAddressResource']>
+    }
     UserCreateRequest: {
       /** The address deliveries go to by default. */
       defaultAddress: string
@@ -15,16 +34,8 @@ export interface Schemas {
     UserResource: {
       id: string
     }
-    NotFound: {
-      message: string
-    }
-    UserAddressResourceList: {
-      data: Array<Schemas['2002-01-01']['UserAddressResource']>
-    }
-    UserAddressResource: {
-      id: string
-      value: string
-    }
+  }
+  '2001-01-01': {
     /** Fastify's error body. */
     FastifyVersionerError: {
       statusCode: number
@@ -34,39 +45,18 @@ export interface Schemas {
       /** What was wrong, and what is accepted. */
       message: string
     }
-  }
-  '2001-01-01': {
+    NotFound: {
+      message: string
+    }
     UserCreateRequest: {
       addresses: Array<string>
     }
     UserResource: {
       id: string
       addresses: Array<string>
-    }
-    NotFound: {
-      message: string
-    }
-    /** Fastify's error body. */
-    FastifyVersionerError: {
-      statusCode: number
-      /** FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404). */
-      code?: string
-      error: string
-      /** What was wrong, and what is accepted. */
-      message: string
     }
   }
   '2000-01-01': {
-    UserCreateRequest: {
-      address: string
-    }
-    UserResource: {
-      id: string
-      address: string
-    }
-    NotFound: {
-      message: string
-    }
     /** Fastify's error body. */
     FastifyVersionerError: {
       statusCode: number
@@ -75,6 +65,16 @@ export interface Schemas {
       error: string
       /** What was wrong, and what is accepted. */
       message: string
+    }
+    NotFound: {
+      message: string
+    }
+    UserCreateRequest: {
+      address: string
+    }
+    UserResource: {
+      id: string
+      address: string
     }
   }
 }

@@ -8,6 +8,7 @@ import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
 import { readDeprecationDates } from './field-deprecation'
+import { readBrownouts, readReleasedAt, type Brownout, type BrownoutWindow } from './release-dates'
 import type { VersionChangeClass } from './version-change-reader'
 
 /** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
@@ -34,9 +35,20 @@ export interface VersionLifecycle {
    * request naming an unknown version. Runs for every request naming the preview, and for docs asking for previews.
    */
   access?: (request: FastifyRequest) => boolean | Promise<boolean>
+  /**
+   * For a release: the instant it starts being served, by the plugin's `now` clock, on every instance whatever its
+   * deploy time. Before it, naming the version answers as an unknown version does, dates never waterfall to it, and
+   * its documents and pages are absent. A `Date`, or an ISO 8601 string with a time zone (a date alone is midnight UTC).
+   */
+  releasedAt?: Date | string
+  /**
+   * Scheduled windows of a deprecated version with `afterSunset: 'gone'`, between `deprecatedAt` and `sunsetAt`: from
+   * each `start` (included) to its `end` (excluded), by the `now` clock, its requests are answered as after its sunset.
+   */
+  brownouts?: readonly BrownoutWindow[]
 }
 
-const LIFECYCLE_KEYS = ['deprecatedAt', 'sunsetAt', 'link', 'afterSunset', 'channel', 'access']
+const LIFECYCLE_KEYS = ['deprecatedAt', 'sunsetAt', 'link', 'afterSunset', 'channel', 'access', 'releasedAt', 'brownouts']
 
 /** The `channel` option, checked (with `access`, which only a preview takes). */
 function readChannel (lifecycle: VersionLifecycle, version: string): 'release' | 'preview' {
@@ -73,6 +85,7 @@ function changeClasses (changes: readonly unknown[], where: string, first: numbe
  * new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' })
  * new Version('1999-01-01', { sunsetAt: '2025-06-30', afterSunset: 'gone' }) // 410 Gone after that date
  * new Version('2027-01-01.preview', { channel: 'preview', access: (request) => request.headers['x-beta'] === 'yes' })
+ * new Version('2027-01-01', AddInvoices, { releasedAt: '2027-01-01T09:00:00Z' }) // served from that instant on
  * ```
  */
 export class Version {
@@ -92,6 +105,10 @@ export class Version {
   readonly channel: 'release' | 'preview'
   /** Who may use a preview version (`undefined`: whoever names it). */
   readonly access: ((request: FastifyRequest) => boolean | Promise<boolean>) | undefined
+  /** When a release starts being served (`undefined`: from start-up). */
+  readonly releasedAt: Date | undefined
+  /** Scheduled brownouts before the sunset, sorted by start. */
+  readonly brownouts: readonly Brownout[]
 
   constructor (value: string | Date, ...changes: Array<VersionChangeClass | VersionLifecycle>) {
     if (value instanceof Date) {
@@ -123,6 +140,8 @@ export class Version {
       throw new VersionerStructureError(`Version('${this.value}'): afterSunset 'gone' needs a sunsetAt date (when the version stops being served).`)
     }
     this.afterSunset = afterSunset
+    this.releasedAt = readReleasedAt(lifecycle.releasedAt, `Version('${this.value}')`, this)
+    this.brownouts = readBrownouts(lifecycle.brownouts, `Version('${this.value}')`, this)
     Object.freeze(this)
   }
 }

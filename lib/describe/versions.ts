@@ -13,6 +13,7 @@ import { kBundleInternals } from '../core/symbols'
 import { bindVersionChange, type VersionChangeBinding } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 import { HeadVersion, Version, type VersionLifecycle } from './version'
+import { checkReleaseOrder } from './release-dates'
 
 export { HeadVersion, Version, type VersionLifecycle }
 
@@ -28,12 +29,22 @@ interface BundleInternals {
   readonly steps: readonly GenerationStep[]
   /** True when the application passed its own `apiVersionStorage` (so it reads it). */
   readonly customStorage: boolean
-  /** What each released version value names exactly (a named date version is also named by its plain date), shared and frozen. */
-  readonly exactPicks: ReadonlyMap<string, ExactPick>
+  /** Every released version (those with a future `releasedAt` included) and what each value names exactly. */
+  readonly released: ReleasedVersions
   /** What each preview version value names (only its whole value): served only when its `access` allows. */
   readonly previewPicks: ReadonlyMap<string, ExactPick>
   /** What `migrateResponseBody(bundle, …)` and `renderWebhook(bundle, …)` keep for the bundle (the migration engine, webhooks), made on first use. */
   readonly standalone: { engine?: object, webhooks?: object }
+}
+
+/**
+ * Released versions as picking reads them: their values, newest first, and what each value names exactly (a named
+ * date version is also named by its plain date), shared and frozen. The bundle's holds every release; the plugin's
+ * clock (../serve/release-clock.ts) gives those released at an instant.
+ */
+export interface ReleasedVersions {
+  readonly values: readonly string[]
+  readonly picks: ReadonlyMap<string, ExactPick>
 }
 
 /** A version value picked exactly: the version it names, and the value sent. */
@@ -129,6 +140,7 @@ function checkValues (versions: readonly Version[]): { values: string[], release
     idForms.set(idForm, version.value)
   }
   const releases = checkChannels(versions)
+  checkReleaseOrder(releases)
   const values = releases.map((version) => version.value)
   const dates = values.map(versionDate)
   const valuesAreDates = dates.every((date) => date !== undefined)
@@ -245,7 +257,7 @@ export class VersionBundle implements Iterable<Version> {
     this[kBundleInternals] = Object.freeze({
       steps,
       customStorage: options.apiVersionStorage !== undefined,
-      exactPicks: exactPicksOf(released, valuesAreDates),
+      released: Object.freeze({ values: this.releasedValues, picks: exactPicksOf(released, valuesAreDates) }),
       previewPicks: exactPicksOf(previews, false),
       standalone: {}
     })

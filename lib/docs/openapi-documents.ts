@@ -25,6 +25,8 @@ import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
+import { documentSchedule } from './document-schedule'
+import { inCanonicalOrder } from './document-order'
 
 type Json = Record<string, unknown>
 
@@ -38,7 +40,7 @@ export const UNVERSIONED = 'unversioned'
  */
 export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>, previews: readonly string[] = []): string {
   if (value === UNVERSIONED || previews.includes(value)) return value
-  const picked = resolveVersion(value, options.versions, options.format)
+  const picked = resolveVersion(value, options)
   return picked.ok ? picked.version : value
 }
 
@@ -123,11 +125,15 @@ export class OpenApiDocuments {
     return schema
   }
 
-  /** The version a request naming none is served as, when the `apiVersionDefaultValue` option is a version. */
+  /**
+   * The version a request naming none is served as, when the `apiVersionDefaultValue` option is a version, whatever
+   * the time: none when it is a release with a `releasedAt` (the default may move to it then), as documents never
+   * depend on the clock.
+   */
   private defaultVersion (): string | undefined {
     const value = this.options.defaultValue
-    const picked = typeof value === 'string' ? resolveVersion(value, this.options.versions, this.options.format) : undefined
-    return picked?.ok === true ? picked.version : undefined
+    const picked = typeof value === 'string' ? resolveVersion(value, { versions: this.options.versions, format: this.options.format }) : undefined
+    return picked?.ok === true && this.options.versions.get(picked.version)?.releasedAt === undefined ? picked.version : undefined
   }
 
   /** True when a version has a deprecation date: each of its operations is deprecated. */
@@ -193,9 +199,10 @@ export class OpenApiDocuments {
       if (version.link !== undefined) notes.push(`See ${version.link}.`)
       info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
     }
+    if (version !== undefined) documentSchedule(document, version)
     markDeprecatedParameters(document)
     moveQueryOperations(document)
-    return document
+    return inCanonicalOrder(document)
   }
 
   /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */

@@ -4,11 +4,12 @@
  * (`GET /users/:userId/addresses` → `getUsersByUserIdAddresses`), so it is the same in every version the route
  * exists in, whatever its path there. Ids are unique across the application: a name set by the user (on a
  * route, or with `endpoint(...).had({ operationId })`) is never generated, and a clash gets a number
- * (`getItems2`), given in the order the routes were registered.
+ * (`getItems2`), given in the order of the routes' paths (then methods), whatever order they were registered in.
  * @module
  */
 import type { HeadRoute } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
+import { inNameOrder } from './document-order'
 
 function capitalise (word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1)
@@ -34,6 +35,15 @@ function operationIdBase (method: string, path: string): string {
   return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
 }
 
+/**
+ * The methods a HEAD route's operations are named for: its own when it has one method (kept in every version), else
+ * every method it has in some version, sorted.
+ */
+function methodsOf (head: HeadRoute): string[] {
+  if (head.methods.length === 1) return [head.methods[0]]
+  return [...new Set([...head.methods, ...head.timeline.flatMap((state) => state?.exists === true ? state.methods : [])])].sort()
+}
+
 /** The operation ids of an application's versioned routes, generated once its routes are known. */
 export class OperationIds {
   private readonly taken = new Set<string>()
@@ -47,7 +57,8 @@ export class OperationIds {
     for (const head of heads) {
       if (typeof head.schema.operationId === 'string') this.taken.add(head.schema.operationId)
     }
-    for (const head of heads) for (const method of head.methods) this.of(head, method)
+    // Numbered in the order of paths and methods, not of registration: the same ids whatever order routes register in.
+    for (const head of inNameOrder(heads, (route) => `${route.path} ${route.methods.join(',')}`)) for (const method of methodsOf(head)) this.of(head, method)
   }
 
   /** The id of a HEAD route's operation for a method (a method the route has in some version only gets one on first use). */

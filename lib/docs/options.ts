@@ -10,7 +10,7 @@ import { describeValue } from '../core/json-schema'
 import type { ServeOptions } from '../serve/serve-options'
 
 /** What the documents and their routes need from the plugin options: where the version travels, and its parameter's words. */
-export interface DocsVersionOptions extends Pick<ServeOptions, 'versions' | 'location' | 'format' | 'parameterName' | 'headerName' | 'defaultValue'> {
+export interface DocsVersionOptions extends Pick<ServeOptions, 'versions' | 'releases' | 'location' | 'format' | 'parameterName' | 'headerName' | 'defaultValue'> {
   readonly apiVersionTitle: string | undefined
   readonly apiVersionDescription: string | undefined
 }

@@ -17,7 +17,9 @@ import { allowedPreviews } from '../serve/preview-access'
 import { whyRefused } from '../serve/version-refusals'
 import { privateCacheControl } from '../serve/version-headers'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
-import type { UpgradeGuide, UpgradeGuides } from './upgrade-guide'
+import type { UpgradeGuides } from './upgrade-guide'
+import { releasedNow } from '../serve/release-clock'
+import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
 /** The `?version=` and `?channel=` query of the documentation routes. */
 export const VersionQuery = {
@@ -35,7 +37,7 @@ export const VersionQuery = {
  */
 export function privateForPreviewChannel (request: FastifyRequest, reply: FastifyReply): boolean {
   if ((request.query as { channel?: unknown } | undefined)?.channel !== 'preview') return false
-  reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+  reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control') ?? 'no-cache'))
   return true
 }
 
@@ -66,18 +68,19 @@ export function registerPages (
   if (docs.assetsPrefix === null || openapiUrl === null) return
   // Links in pages start with the context's prefix (an API registered under `/a` links to `/a/openapi.json`).
   const link = <T extends string | null>(url: T): T => (url === null ? url : `${fastify.prefix}${url}`) as T
-  // The guide of every released version older than the newest release leads to it.
-  const latest = options.versions.releasedValues[0]
   // Read on the first page request (the unversioned document exists only once the application is ready).
   let unversioned: VersionEntry[] | undefined
-  const entries = (previews: readonly string[]): VersionEntry[] => [
-    ...options.versions.versions.filter((version) => version.channel === 'release' || previews.includes(version.value)).map((version) => ({
+  // The versions served now (a release whose releasedAt has not come is absent) and the previews the request may see;
+  // the guide of every released version older than the newest release leads to it.
+  const entries = (previews: readonly string[], released: readonly string[], latest = released[0]): VersionEntry[] => [
+    ...options.versions.versions.filter((version) => released.includes(version.value) || previews.includes(version.value)).map((version) => ({
       key: version.value,
       label: version.value,
       ...(version.channel === 'preview' ? { preview: true } : {}),
       ...(version.deprecatedAt === undefined ? {} : { deprecatedAt: toIsoDate(version.deprecatedAt) }),
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
       ...(version.link === undefined ? {} : { link: version.link }),
+      ...(version.brownouts.length === 0 ? {} : { brownouts: version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() })) }),
       ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
     })),
     ...(unversioned ??= documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
@@ -93,22 +96,29 @@ export function registerPages (
   }
   // A page route answers the list (no `?version=`), the page of the version the value is served as (a plain date of
   // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
-  // list ('') and of each version (by the previews shown) are rendered once; a page for an unknown version is not remembered.
+  // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
+  // their ETag; a page for an unknown version is not remembered.
   const route = (url: string, pageContext: PageContext, render: Render): void => {
-    const rendered = new Map<string, string>()
+    const rendered = new Map<string, SentText>()
+    let renderedFor: readonly string[] | undefined
     fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
       const previews = await previewsAsked(request, reply, options)
+      const released = releasedNow(options).values
+      if (released !== renderedFor) {
+        rendered.clear()
+        renderedFor = released
+      }
       const requested = (request.query as { version?: string }).version ?? ''
       const key = requested === '' ? '' : documentKey(requested, options, previews)
       const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
       const known = rendered.get(cacheKey)
-      if (known !== undefined) return html(reply, 200, known)
-      const list = entries(previews)
+      if (known !== undefined) return sendText(request, reply, known, HTML)
+      const list = entries(previews, released)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(reply, 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
-      const body = current === undefined ? versionListPage(pageContext, list) : render(list, current)
-      rendered.set(cacheKey, body)
-      return html(reply, 200, body)
+      if (key !== '' && current === undefined) return html(revalidated(reply), 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
+      rendered.set(cacheKey, page)
+      return sendText(request, reply, page, HTML)
     })
   }
 
@@ -123,8 +133,10 @@ export function registerPages (
   }
 }
 
+const HTML = 'text/html; charset=utf-8'
+
 function html (reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').header('x-content-type-options', 'nosniff').send(body)
+  return reply.code(status).type(HTML).header('x-content-type-options', 'nosniff').send(body)
 }
 
 /** The upgrade guide's query. */
@@ -139,12 +151,12 @@ const UpgradeQuery = {
 
 /** The two versions of a request, or the 400 saying what is accepted. */
 function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
-  const values = options.versions.releasedValues
+  const values = releasedNow(options).values
   const accepted = `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${values.join(', ')} (newest first).`
   if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
-    const picked = resolveVersion(value, options.versions, options.format)
+    const picked = resolveVersion(value, options)
     if (!picked.ok) {
       const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
       throw new InvalidUpgradeRangeError(value === undefined || value === ''
@@ -169,19 +181,26 @@ function registerUpgradeGuide (
   guides: UpgradeGuides,
   hooks: ResolvedDocsOptions['uiHooks']
 ): void {
-  // Each guide is built on its first request, with its page.
-  const built = new Map<string, Promise<{ guide: UpgradeGuide, page: string }>>()
+  // Each guide is built on its first request, with its page (which lists the versions served when it is built).
+  const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
+  let builtFor: readonly string[] | undefined
   fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     privateForPreviewChannel(request, reply)
     const query = request.query as { from?: string, to?: string, format?: string }
+    const released = releasedNow(options).values
+    if (released !== builtFor) {
+      built.clear()
+      builtFor = released
+    }
     const { from, to } = range(query, options)
     const key = `${from}\n${to}`
     let known = built.get(key)
     if (known === undefined) {
-      built.set(key, known = guides.guide(from, to).then((guide) => ({ guide, page: upgradePage(at.context, guide, options.versions.releasedValues, at.link) })))
+      built.set(key, known = guides.guide(from, to).then((guide) => ({
+        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(at.context, guide, released, at.link))
+      })))
     }
-    const { guide, page } = await known
-    if (query.format === 'json') return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(guide)
-    return html(reply, 200, page)
+    const { json, page } = await known
+    return query.format === 'json' ? sendText(request, reply, json, 'application/json; charset=utf-8') : sendText(request, reply, page, HTML)
   })
 }

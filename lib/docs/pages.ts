@@ -32,6 +32,8 @@ export interface VersionEntry {
   readonly deprecatedAt?: string
   readonly sunsetAt?: string
   readonly link?: string
+  /** Its scheduled brownouts (ISO instants), when it has some. */
+  readonly brownouts?: ReadonlyArray<{ readonly start: string, readonly end: string }>
   /** A preview version (its links ask for `channel=preview`). */
   readonly preview?: boolean
   /** The latest version, for the link to the upgrade guide from this one (versions older than the latest). */
@@ -81,6 +83,14 @@ function badges (entry: VersionEntry): string {
     (entry.preview === true ? '<span class="badge preview">preview</span>' : '')
 }
 
+/** The schedule of a version's brownouts (`''` when it has none): when its requests are answered as after its sunset. */
+function brownoutSchedule (entry: VersionEntry): string {
+  if (entry.brownouts === undefined) return ''
+  const windows = entry.brownouts.map(({ start, end }) => `<li><time datetime="${escapeHtml(start)}">${escapeHtml(start)}</time> to ` +
+    `<time datetime="${escapeHtml(end)}">${escapeHtml(end)}</time></li>`).join('')
+  return `<div class="brownouts"><span class="badge sunset">brownouts</span> answered 410 Gone, as after its sunset, during:<ul>${windows}</ul></div>`
+}
+
 /** The page listing every version (and the unversioned routes) with links to their pages and documents. */
 export function versionListPage (context: PageContext, entries: readonly VersionEntry[]): string {
   const rows = entries.map((entry) => {
@@ -90,7 +100,7 @@ export function versionListPage (context: PageContext, entries: readonly Version
       `<a href="${escapeHtml(pageUrl(context.openapiUrl, entry))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
     const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) + upgradeLink(context, entry, ' ', 'upgrade')
-    return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}</td><td>${links}</td></tr>`
+    return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}${brownoutSchedule(entry)}</td><td>${links}</td></tr>`
   }).join('\n')
   return `${head(context, `${context.title}: API versions`)}<body><main><h1>${escapeHtml(context.title)}: API versions</h1>` +
     `<table><thead><tr><th>Version</th><th>Documentation</th></tr></thead><tbody>\n${rows}\n</tbody></table></main></body></html>\n`
@@ -125,7 +135,7 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
   return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
     (current.deprecatedAt === undefined && current.sunsetAt === undefined ? '' : `<p class="lifecycle">${badges(current)}</p>`) +
-    '<div id="swagger-ui"></div>' +
+    brownoutSchedule(current) + '<div id="swagger-ui"></div>' +
     `<script type="application/json" id="${SWAGGER_SETTINGS_ID}">${scriptJson(settings)}</script>` +
     `<script src="${escapeHtml(assets.js)}"></script><script src="${escapeHtml(assets.preset)}"></script>` +
     `<script src="${escapeHtml(assets.initializer)}"></script></body></html>\n`

@@ -22,6 +22,8 @@ import { whyRefused } from '../serve/version-refusals'
 import { addVary } from '../serve/version-headers'
 import { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
+import { releasedNow } from '../serve/release-clock'
+import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
@@ -33,7 +35,7 @@ export async function registerDocs (
   const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, webhooks)
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
-  if (docs.changelogUrl !== null) registerChangelog(fastify, docs, docs.changelogUrl, changelog)
+  if (docs.changelogUrl !== null) registerChangelog(fastify, docs, options, changelog)
   if (documents === undefined || docs.openapiUrl === null) return undefined
   registerDocumentRoute(fastify, options, documents, docs.openapiUrl, docs.uiHooks)
   const guides = new UpgradeGuides(state, () => webhooks.list(), new MigrationEngine(options.versions, state.generation, state.planner))
@@ -42,9 +44,9 @@ export async function registerDocs (
   return documents
 }
 
-/** `GET /changelog` (deprecated, still served). */
-function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions, url: string, changelog: () => Changelog): void {
-  fastify.get(url, {
+/** `GET /changelog` (deprecated, still served): the versions served now. */
+function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions, options: DocsVersionOptions, changelog: () => Changelog): void {
+  fastify.get(docs.changelogUrl as string, {
     ...docs.uiHooks,
     schema: {
       hide: !docs.includeChangelogUrlInSchema,
@@ -56,7 +58,9 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
   }, async (request, reply) => {
     processWarning.emit('FSTVRSDEP002')
     privateForPreviewChannel(request, reply)
-    return changelog()
+    const released = releasedNow(options).values
+    const { versions } = changelog()
+    return { versions: versions.filter((version) => released.includes(version.value)) }
   })
 }
 
@@ -72,21 +76,21 @@ function registerDocumentRoute (
   // value answered with the document of the version the API serves it as (a preview only with `?channel=preview`).
   const requestedKey = (request: FastifyRequest, reply: FastifyReply, previews: readonly string[]): string => {
     const query = request.query as { version?: string }
-    const newest = options.versions.releasedValues[0]
+    const newest = releasedNow(options).values[0]
     if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
     if (options.location !== 'header') return newest
     addVary(reply, options.parameterName)
     return documentKey(readRequestedVersion(request, options) ?? newest, options, previews)
   }
 
-  // A document does not change once built: each is serialized once (unknown keys are not remembered).
-  const texts = new Map<string, string>()
-  const documentText = (key: string): string | undefined => {
+  // A document does not change once built: each is serialized once, with its ETag (unknown keys are not remembered).
+  const texts = new Map<string, SentText>()
+  const documentText = (key: string): SentText | undefined => {
     let text = texts.get(key)
     if (text === undefined) {
       const document = documents.document(fastify, key)
       if (document === undefined) return undefined
-      text = JSON.stringify(document)
+      text = sentText(JSON.stringify(document))
       texts.set(key, text)
     }
     return text
@@ -95,14 +99,17 @@ function registerDocumentRoute (
   fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
-    // A preview's document only for a request that asked for it (and that its access allows): else as unknown.
-    const text = options.versions.releasedValues.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
+    // A preview's document only for a request that asked for it (and that its access allows), a release's once
+    // released: else as unknown.
+    const released = releasedNow(options).values
+    const text = released.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
-      const available = [...options.versions.releasedValues, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+      revalidated(reply)
+      const available = [...released, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       const why = whyRefused(key, options)
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
     }
-    return reply.type('application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(text)
+    return sendText(request, reply, text, 'application/json; charset=utf-8')
   })
 }

@@ -20,6 +20,7 @@ import type { DeclaredWebhook } from '../routes/webhooks'
 import type { EndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
+import { inNameOrder } from './document-order'
 
 /** An operation a change affects: as the version after the change has it (or the one before, for a removed one). */
 interface UpgradeOperation {
@@ -107,7 +108,8 @@ export class UpgradeGuides {
       notes: []
     }
     const examples = new ChangeExamples(this.state, this.engine, entry, change, level)
-    for (const head of this.state.headRoutes) {
+    // In the order of paths and names, whatever order the routes registered and the webhooks were declared in.
+    for (const head of inNameOrder(this.state.headRoutes, (route) => `${route.path} ${route.methods.join(',')}`)) {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
@@ -122,7 +124,7 @@ export class UpgradeGuides {
         if (status === 'changed') await this.routeExamples(examples, { head, method, level })
       }
     }
-    for (const webhook of this.webhooks()) {
+    for (const webhook of inNameOrder(this.webhooks(), (webhook) => `${webhook.name} ${webhook.method}`)) {
       const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }
       const status = this.affects(subject, change, level)
       if (status === undefined) continue

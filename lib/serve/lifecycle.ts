@@ -20,6 +20,7 @@ import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionedRequest } from './request-state'
 import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
+import { brownoutProblemAt } from './brownouts'
 
 /** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
 function lifecycleHeaders (deprecatedAt: number | undefined, sunsetAt: number | undefined): Header[] {
@@ -47,9 +48,10 @@ export function appendLink (current: unknown, link: string): string {
  * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
  * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
-export function lifecycleHeadersOf (bundle: VersionBundle, documentUrl: string | null): ReadonlyMap<string, VersionLifecycleHeaders> {
+export function lifecycleHeadersOf (
+  bundle: VersionBundle, documentUrl: string | null, released = bundle.releasedValues
+): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
-  const released = bundle.releasedValues
   bundle.versions.forEach((version) => {
     // The next newer release: never a preview version (whose existence a released version's answers do not tell).
     const index = released.indexOf(version.value)
@@ -105,8 +107,8 @@ export function sendFieldDeprecations (
   request[kFieldDeprecations] = { fields, link }
 }
 
-/** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */
-type GoneCheck = (reply: FastifyReply, version: string) => boolean
+/** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */
+type GoneCheck = (reply: FastifyReply, version: string) => Record<string, unknown> | undefined
 
 /** The versions with `afterSunset: 'gone'`. */
 function goneVersions (options: Pick<ServeOptions, 'versions'>): ReadonlySet<string> {
@@ -133,8 +135,8 @@ function goneProblem (version: Version, oldestServed: string | undefined): Recor
 export type GoneTest = (version: string) => Record<string, unknown> | undefined
 
 /**
- * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`), for the request hook's 410
- * and the upgrade preview; `undefined` when no version has that policy.
+ * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`, or it is in a brownout:
+ * ./brownouts.ts), for the request hook's 410 and the upgrade preview; `undefined` when no version has that policy.
  * @example
  * ```ts
  * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
@@ -149,7 +151,7 @@ export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>)
     if (!gone.has(value)) return undefined
     const version = options.versions.get(value) as Version
     const time = now()
-    if ((version.sunsetAt as Date).getTime() > time) return undefined
+    if ((version.sunsetAt as Date).getTime() > time) return brownoutProblemAt(options, version, time)
     const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
     const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
     return goneProblem(version, oldest?.value)
@@ -165,9 +167,9 @@ export function createGoneCheck (options: ServeOptions, setHeaders: (reply: Fast
   if (goneProblemOf === undefined) return undefined
   return function answerIfGone (reply, value) {
     const problem = goneProblemOf(value)
-    if (problem === undefined) return false
+    if (problem === undefined) return undefined
     setHeaders(reply, value)
     reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
-    return true
+    return problem
   }
 }

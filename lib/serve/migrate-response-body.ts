@@ -74,7 +74,7 @@ export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
 
 /** The version a value names outside requests: exact, or for dates (and months) the closest older one, as requests are picked. */
 export function pickedTarget (bundle: VersionBundle, value: string): PickedVersion {
-  return namedVersion(value, bundle, bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string')
+  return namedVersion(value, { versions: bundle, format: bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string' })
 }
 
 /** The version a migration targets: exact, or for dates the closest older one (as requests are picked). */

@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify'
 import { kBundleInternals } from '../core/symbols'
 import { isThenable } from './step-runner'
-import { resolveVersion, type PickedVersion, type VersionPickerOptions } from './version-picking'
+import { resolveVersion, type PickedVersion, type Resolving } from './version-picking'
 import type { ServeOptions } from './serve-options'
 
 /** Logs a failing `access` (the request is then answered as for an unknown version). */
@@ -36,9 +36,9 @@ function accessRefused (request: FastifyRequest, version: string): void {
  * ```
  */
 export function resolveForRequest (
-  request: FastifyRequest, value: string | undefined, options: Pick<VersionPickerOptions, 'versions' | 'format'>
+  request: FastifyRequest, value: string | undefined, options: Resolving
 ): PickedVersion | Promise<PickedVersion> {
-  const picked = resolveVersion(value, options.versions, options.format)
+  const picked = resolveVersion(value, options)
   if (picked.ok || typeof value !== 'string') return picked
   const preview = options.versions[kBundleInternals].previewPicks.get(value)
   if (preview === undefined) return picked
@@ -88,7 +88,7 @@ export function askAccess (
  * The preview versions a request may see (the docs pages and documents asked for `?channel=preview`): each one whose
  * `access` allows the request (a preview without `access`, always), newest first.
  */
-export async function allowedPreviews (request: FastifyRequest, options: Pick<VersionPickerOptions, 'versions' | 'format'>): Promise<string[]> {
+export async function allowedPreviews (request: FastifyRequest, options: Resolving): Promise<string[]> {
   const allowed: string[] = []
   for (const value of options.versions[kBundleInternals].previewPicks.keys()) {
     const picked = await resolveForRequest(request, value, options)

@@ -27,6 +27,7 @@ import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './rout
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
+import { publishBrownout } from './brownouts'
 import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 
 /** What the request hook of one registered route needs. */
@@ -104,7 +105,7 @@ export function pickedWithoutWaiting (fastifyRequest: FastifyRequest, options: S
   if (known !== null) return known
   if (options.asyncPicking) return undefined
   const value = options.picker.pick(request) as string | undefined
-  const picked = resolveVersion(value, options.versions, options.format)
+  const picked = resolveVersion(value, options)
   if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
   request[kPicked] = picked
   return picked
@@ -145,7 +146,11 @@ class RequestMigration {
     }
     const version = picked.version
     if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
-    if (this.answerIfGone !== undefined && this.answerIfGone(reply, version)) return
+    const gone = this.answerIfGone?.(reply, version)
+    if (gone !== undefined) {
+      if (servedChannel.hasSubscribers) publishBrownout(request, { version, problem: gone, route }, options)
+      return
+    }
     this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {

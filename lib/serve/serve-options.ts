@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { VersionPicker, VersionPickerOptions } from './version-picking'
 import type { Redaction } from '../values/redaction'
+import type { ReleaseClock } from './release-clock'
 
 /** What serving versioned requests needs from the plugin options. */
 export interface ServeOptions extends VersionPickerOptions {
@@ -16,6 +17,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly asyncPicking: boolean
   /** The current time in milliseconds (the `now` option): when versions with `afterSunset: 'gone'` end. */
   readonly now: () => number
+  /** The release clock (./release-clock.ts): releases and brownouts still to come at start-up; none without. */
+  readonly releases: ReleaseClock | undefined
   /** The lifecycle headers of each version that has some (built by ./lifecycle.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */

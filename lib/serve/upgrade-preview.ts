@@ -26,6 +26,7 @@ import type { PickedVersion } from './version-picking'
 import { askAccess, resolveForRequest } from './preview-access'
 import { createGoneTest, type GoneTest } from './lifecycle'
 import { privateCacheControl } from './version-headers'
+import { releasedNow } from './release-clock'
 import { kBehaviour } from '../core/symbols'
 import { registeredRouteOf } from './request-state'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
@@ -159,7 +160,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
     // The summary depends on upgradePreview.access, which no Vary can name: no shared cache may store it (decision 0066).
     reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     if ('unknown' in found) {
-      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${options.versions.releasedValues.join(', ')}`))
+      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${releasedNow(options).values.join(', ')}`))
       done(null, payload)
       return
     }
@@ -181,7 +182,10 @@ function previewOf (context: PreviewContext, request: PreviewRequest, value: str
   if (!picked.ok) return { unknown: value }
   const problem = context.goneProblemOf?.(picked.version)
   if (problem !== undefined) {
-    const gone = `${picked.version} is gone since its sunset on ${String(problem.sunsetAt).slice(0, 10)}: it answers every request 410`
+    const brownout = problem.brownout as { end: string } | undefined
+    const gone = brownout === undefined
+      ? `${picked.version} is gone since its sunset on ${String(problem.sunsetAt).slice(0, 10)}: it answers every request 410`
+      : `${picked.version} is in a scheduled brownout until ${brownout.end}: it answers every request 410`
     return { target: picked.version, requestErrors: [{ part: 'version', instancePath: '', message: String(problem.detail) }], gone }
   }
   return { target: picked.version, requestErrors: context.renderer.requestErrors(request, registeredRouteOf(request) as RegisteredRoute, picked.version) }

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ServeOptions } from './serve-options'
 import { versionedRequest } from './request-state'
 import { kFieldDeprecations } from '../core/symbols'
+import type { Brownout } from '../describe/release-dates'
 
 const NO_FIELDS: readonly string[] = Object.freeze([])
 
@@ -70,6 +71,11 @@ export interface ServedEvent {
   readonly changes: readonly string[]
   /** What the `clientId` option returned for the request (an account or API key id); `undefined` without the option. */
   readonly client: string | undefined
+  /**
+   * The scheduled brownout the request fell in (its version's `brownouts`): it was answered 410, as after the sunset.
+   * `undefined` for every other request (a request answered 410 after the sunset publishes no event).
+   */
+  readonly brownout: Brownout | undefined
 }
 
 /** What the request hook knows of a request when it publishes. */
@@ -77,6 +83,7 @@ interface ServedFacts {
   readonly requested: string | undefined
   readonly version: string
   readonly changes: readonly string[]
+  readonly brownout?: Brownout
 }
 
 /** The HEAD route of a registered route, as events name it. */
@@ -111,7 +118,8 @@ export function publishServed (request: FastifyRequest, facts: ServedFacts, head
     sunset: described?.sunsetAt,
     deprecatedFields: versionedRequest(request)[kFieldDeprecations]?.fields ?? NO_FIELDS,
     changes,
-    client: options.clientId === undefined ? undefined : clientOf(request, options.clientId)
+    client: options.clientId === undefined ? undefined : clientOf(request, options.clientId),
+    brownout: facts.brownout
   }
   servedChannel.publish(event)
 }

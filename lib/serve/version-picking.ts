@@ -9,6 +9,7 @@ import { kBundleInternals } from '../core/symbols'
 import type { FastifyRequest } from 'fastify'
 import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
+import { releasedNow, type ReleaseSource } from './release-clock'
 
 /** Where the version travels in a request. */
 export type ApiVersionLocation = 'header' | 'path'
@@ -133,18 +134,25 @@ export class VersionPicker {
   }
 }
 
+/** What resolving a value reads: the bundle, its format, and the release clock when something is scheduled (./release-clock.ts). */
+export interface Resolving extends ReleaseSource {
+  readonly format: ApiVersionFormat
+}
+
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
 /**
- * Checks a picked value against the bundle's released versions: an exact version; for dates (and months), the
+ * Checks a picked value against the versions released now: an exact version; for dates (and months), the
  * closest older version (waterfalling); otherwise the reason it cannot be served. Preview versions are not among
- * them: a request names one only through ./preview-access.ts.
+ * them: a request names one only through ./preview-access.ts. Nor is a release whose `releasedAt` has not come.
  */
-export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
+export function resolveVersion (value: string | undefined, options: Resolving): PickedVersion {
   if (value === undefined || value === '') return MISSING
   if (typeof value !== 'string') return { ok: false, reason: 'malformed', requested: String(value) }
-  const exact = versions[kBundleInternals].exactPicks.get(value)
+  const released = releasedNow(options)
+  const exact = released.picks.get(value)
   if (exact !== undefined) return exact
-  const values = versions.releasedValues
+  const { format } = options
+  const values = released.values
   if (format === 'string') return { ok: false, reason: 'unknown', requested: value }
   // Newest first: the first version not after the requested date (or month) is the closest older one.
   let served: string | undefined
@@ -165,7 +173,7 @@ export function resolveVersion (value: string | undefined, versions: VersionBund
  * The version a value names for the application itself (routing, `migrateResponseBody`, the tools): a released
  * version as {@link resolveVersion} finds it, else a preview version named exactly (whose `access` is not asked here).
  */
-export function namedVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
-  const picked = resolveVersion(value, versions, format)
-  return picked.ok || value === undefined ? picked : versions[kBundleInternals].previewPicks.get(value) ?? picked
+export function namedVersion (value: string | undefined, options: Resolving): PickedVersion {
+  const picked = resolveVersion(value, options)
+  return picked.ok || value === undefined ? picked : options.versions[kBundleInternals].previewPicks.get(value) ?? picked
 }

@@ -1,12 +1,13 @@
 /**
  * Why a version value is refused, in words a client can act on: what is wrong with it (a typo in a version's name, the
  * name of another date, a bare name, an unknown name, a malformed or too old value) and what is accepted. It reads the
- * released versions only, so that it never names a preview the request may not use, and runs on the refusal path
+ * versions released now only, so that it never names a preview the request may not use (nor a release still to come), and runs on the refusal path
  * alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
  * @module
  */
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
-import { resolveVersion, type PickedVersion, type VersionPickerOptions } from './version-picking'
+import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
+import { releasedNow } from './release-clock'
 
 /** What is wrong with a value the released versions do not serve. */
 type Refusal =
@@ -29,7 +30,6 @@ type Refusal =
   | { readonly kind: 'unknown' }
 
 type Refused = Extract<PickedVersion, { ok: false }>
-type Resolving = Pick<VersionPickerOptions, 'versions' | 'format'>
 
 /** A date (or month, or date in a month) and a name: `2025-06-01.dahlya`. */
 const DATED_NAME = /^(\d{4}-\d{2}(?:-\d{2})?)\.([A-Za-z0-9_-]+)$/
@@ -53,7 +53,7 @@ function dateIn (text: string, format: Resolving['format']): string | undefined 
  * never named, whatever the request may use).
  * @example
  * ```ts
- * classifyRefusal(resolveVersion('2025-06-01.dahlya', versions, 'date') as Refused, { versions, format: 'date' })
+ * classifyRefusal(resolveVersion('2025-06-01.dahlya', { versions, format: 'date' }) as Refused, { versions, format: 'date' })
  * // { kind: 'other-name', date: '2025-06-01', name: 'dahlya', version: '2025-06-01.dahlia', named: undefined }
  * ```
  */
@@ -61,14 +61,14 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
   const value = picked.requested
   if (picked.reason === 'missing' || value === undefined) return { kind: 'missing' }
   if (picked.reason === 'too-old') return { kind: 'too-old' }
-  const { versions, format } = options
-  const released = versions.releasedValues
+  const { format } = options
+  const released = releasedNow(options).values
   const trimmed = value.trim()
   if (format === 'string') {
     const near = released.find((candidate) => candidate.toLowerCase() === trimmed.toLowerCase())
     return near === undefined ? { kind: 'unknown' } : { kind: 'near', version: near }
   }
-  if (trimmed !== value && resolveVersion(trimmed, versions, format).ok) return { kind: 'near', version: trimmed }
+  if (trimmed !== value && resolveVersion(trimmed, options).ok) return { kind: 'near', version: trimmed }
   const named = (name: string): string | undefined => released.find((candidate) => nameOf(candidate) === name)
   const dated = DATED_NAME.exec(value)
   const date = dated === null ? undefined : dateIn(dated[1], format)
@@ -93,8 +93,8 @@ function plainValue (format: Resolving['format']): string {
  * when there is nothing to say but the list of versions (`missing`, `unknown`).
  */
 export function refusalReason (refusal: Refusal, options: Resolving): string | undefined {
-  const { versions, format } = options
-  const named = versions.releasedValues.filter((value) => nameOf(value) !== undefined)
+  const { format } = options
+  const named = releasedNow(options).values.filter((value) => nameOf(value) !== undefined)
   const fullNames = named.length === 0 ? '' : ` or a named version's full name (${named.join(', ')})`
   switch (refusal.kind) {
     case 'missing':
@@ -116,7 +116,7 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
     case 'bare-name':
       return `'${refusal.name}' is the name of version ${refusal.version}: send ${refusal.version} or the plain date ${versionDate(refusal.version) ?? ''}.`
     case 'unknown-name': {
-      const served = resolveVersion(refusal.date, versions, format)
+      const served = resolveVersion(refusal.date, options)
       const there = served.ok ? `${refusal.date} is served as ${served.version}` : `${refusal.date} is older than the oldest version`
       const what = named.length === 0 ? 'versions carry no name here' : `no version is named '${refusal.name}' or dated ${refusal.date}`
       return `${what}: send a plain ${plainValue(format)} (${there})${fullNames}.`
@@ -131,7 +131,7 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
  * names one or there is nothing to say.
  */
 export function whyRefused (value: string, options: Resolving): string | undefined {
-  const picked = resolveVersion(value, options.versions, options.format)
+  const picked = resolveVersion(value, options)
   return picked.ok ? undefined : refusalReason(classifyRefusal(picked, options), options)
 }
 
@@ -145,12 +145,13 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
 /** The 400 message for a request whose version cannot be served: what is wrong, what is accepted, the released versions. */
 export function pickingErrorMessage (
   picked: Refused,
-  options: Pick<VersionPickerOptions, 'location' | 'parameterName' | 'versions' | 'format'>,
+  options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
   prefix = ''
 ): string {
-  const supported = `Supported versions: ${options.versions.releasedValues.join(', ')}.`
+  const released = releasedNow(options).values
+  const supported = `Supported versions: ${released.join(', ')}.`
   if (picked.reason === 'missing') {
-    const example = options.versions.releasedValues[0]
+    const example = released[0]
     const how = options.location === 'header'
       ? `send the API version in the '${options.parameterName}' header (for example '${options.parameterName}: ${example}')`
       : `put the API version in the path, right after '${prefix === '' ? '/' : prefix}' (for example ${prefix}/${example}/…)`

@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
+import { printFingerprint } from './fingerprint'
 import { verify, type VerifyFindings, type VerifyOptions } from './verify'
 import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
 
@@ -22,8 +23,8 @@ export interface CommandOutput {
 
 /** One run of a command, as the command line gave it. */
 export interface CommandRun {
-  readonly command: 'export' | 'check' | 'types' | 'verify'
-  /** `--out` of export (a folder) and types (a file), `--against` of check. */
+  readonly command: 'export' | 'check' | 'types' | 'verify' | 'fingerprint'
+  /** `--out` of export (a folder) and types (a file), `--against` of check and fingerprint. */
   readonly dir: string | undefined
   /** `--types <file>` of check. */
   readonly types: string | undefined
@@ -74,6 +75,7 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
     const code = run.dir === undefined ? 0 : printCheck(await checkDocuments(context, run.dir, run), 'saved', io)
     return Math.max(code, run.types === undefined ? 0 : await checkTypes(context, run.types, io, run))
   }
+  if (run.command === 'fingerprint') return await printFingerprint(context, run.dir, io)
   if (run.command === 'types') {
     const file = run.dir as string
     await mkdir(dirname(file), { recursive: true })

@@ -100,7 +100,7 @@ export function compareInto (result: CheckResult, version: string, saved: unknow
  * that is not JSON is named with the line and column where it stops being JSON), and an OpenAPI 3 document of the
  * version its file name says (`export` writes `fileNameOf(version)`).
  */
-async function readSaved (dir: string, name: string): Promise<unknown> {
+export async function readSaved (dir: string, name: string): Promise<unknown> {
   const path = join(dir, `${name}.json`)
   let text: string
   try {

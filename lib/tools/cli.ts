@@ -1,7 +1,7 @@
 /**
  * Stage `lib/tools/`: the `fastify-versioner` command and its API, on a readied application.
  *
- * The `fastify-versioner` command: `export`, `check`, `types`, `verify`, `retire`, `replay` and `mutate` on an application module. Exit codes: 0 when
+ * The `fastify-versioner` command: `export`, `check`, `types`, `verify`, `retire`, `replay`, `mutate` and `fingerprint` on an application module. Exit codes: 0 when
  * all is well, 1 when `check` finds a break or `verify` a finding (or the application cannot be used), 2 for a
  * usage error (with the usage text).
  * @module
@@ -38,6 +38,10 @@ export const USAGE = `Usage:
   fastify-versioner mutate <app> [--traffic <file>] [--min-score N] [--examples N] [--seed N] [--api <name>]
                                                    mutate the converters and print the share of mutants verify and the replayed
                                                    traffic kill, and the survivors; exit 1 below --min-score N (percent)
+  fastify-versioner fingerprint <app> [--against <dir>] [--api <name>]
+                                                   print the bundle fingerprint (what app.versioner.fingerprint says);
+                                                   with --against, also that of the documents saved in <dir>, and exit 1
+                                                   if they differ
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
 fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
@@ -74,7 +78,8 @@ const COMMANDS = {
   verify: { option: undefined },
   retire: { option: undefined },
   replay: { option: undefined },
-  mutate: { option: undefined }
+  mutate: { option: undefined },
+  fingerprint: { option: 'against' }
 } as const
 
 /** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
@@ -129,8 +134,8 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
     return 0
   }
   const [command, appPath, ...extra] = parsed.positionals
-  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify, retire, replay or mutate.')
-  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify, retire, replay and mutate.`)
+  if (command === undefined) return usageError(io, 'name a command: export, check, types, verify, retire, replay, mutate or fingerprint.')
+  if (!Object.hasOwn(COMMANDS, command)) return usageError(io, `unknown command '${command}'; the commands are export, check, types, verify, retire, replay, mutate and fingerprint.`)
   const wanted = COMMANDS[command as keyof typeof COMMANDS].option
   if (appPath === undefined) return usageError(io, `${command} needs the application module: fastify-versioner ${command} <app>${wanted === undefined ? '' : ` --${wanted} <dir>`}.`)
   if (extra.length > 0) return usageError(io, `unexpected argument '${extra[0]}'.`)
@@ -148,15 +153,16 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   const channel = parsed.values.channel
   if (channel !== undefined && channel !== 'preview' && channel !== 'release') return usageError(io, `--channel must be preview or release; got '${channel}'.`)
   if (channel !== undefined && (command === 'verify' || command === 'retire' || command === 'replay' || command === 'mutate')) return usageError(io, `--channel does not apply to ${command} (it works on every version, previews included).`)
+  if (channel !== undefined && command === 'fingerprint') return usageError(io, '--channel does not apply to fingerprint (it covers the released versions).')
   const verifyOptions = { examples: countOption(parsed.values.examples, 1), seed: countOption(parsed.values.seed, 0) }
   if (Number.isNaN(verifyOptions.examples)) return usageError(io, `--examples must be a whole number of 1 or more; got '${parsed.values.examples as string}'.`)
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
   const trafficProblem = trafficUsageProblem(command, parsed.values)
   if (trafficProblem !== undefined) return usageError(io, trafficProblem)
   const dir = wanted === undefined ? undefined : parsed.values[wanted]
-  const checksTypesOnly = command === 'check' && types !== undefined && dir === undefined
+  const withoutDir = (command === 'check' && types !== undefined && dir === undefined) || (command === 'fingerprint' && dir === undefined)
   const what = command === 'types' ? 'file' : 'dir'
-  if (wanted !== undefined && !checksTypesOnly && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
+  if (wanted !== undefined && !withoutDir && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
 
   let app: FastifyInstance | undefined
   let code = 1

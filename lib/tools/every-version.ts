@@ -60,7 +60,7 @@ function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: reado
   if (versions === undefined) return new Map(bundle.releasedValues.map((version) => [version, version]))
   const chosen = new Map<string, string>()
   for (const value of versions) {
-    const picked = namedVersion(value, bundle, facts.format)
+    const picked = namedVersion(value, { versions: bundle, format: facts.format })
     if (!picked.ok) {
       throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
         `its versions: ${bundle.versionValues.join(', ')}.`)

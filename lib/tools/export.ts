@@ -19,7 +19,7 @@ import { walkDocument } from '../docs/example-sites'
 import { DocumentValidator } from '../docs/example-validation'
 import { UNVERSIONED } from '../docs/openapi-documents'
 import { singleApi } from './versioned-apis'
-import { setOwn } from '../core/own-properties'
+import { inCanonicalOrder } from '../docs/document-order'
 
 /** Which versions the tools work on: the released ones (default), or the preview versions too. */
 export interface ChannelOptions {
@@ -59,8 +59,9 @@ function documentUrl (context: FastifyInstance): string {
 }
 
 /**
- * Every document the readied application serves: each released version's (a version without routes has none; with
- * `channel: 'preview'`, each preview version's too), then the unversioned one when there are unversioned routes. `app`
+ * Every document the readied application serves: each released version's (one whose `releasedAt` has not come, as
+ * it will be served; with `channel: 'preview'`, each preview version's too), then the unversioned one when there are
+ * unversioned routes. `app`
  * is an application with one versioned API, or a context of one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
@@ -80,7 +81,12 @@ export async function servedDocuments (app: FastifyInstance, options: ChannelOpt
       continue
     }
     const response = await context.inject({ method: 'GET', url, query: { version } })
-    if (response.statusCode === 404) continue
+    if (response.statusCode === 404) {
+      // A release whose releasedAt has not come is not served yet: its document as it will be served.
+      const pending = version === UNVERSIONED ? undefined : context.versioner.openapi(version)
+      if (pending !== undefined) documents.push({ version, body: Buffer.from(JSON.stringify(pending)) })
+      continue
+    }
     if (response.statusCode !== 200) {
       throw new VersionerToolError(`GET ${url}?version=${version} answered ${response.statusCode}: ${response.body.slice(0, 500)}`)
     }
@@ -123,36 +129,18 @@ export async function exportDocuments (app: FastifyInstance, dir: string, option
   return files
 }
 
-/** The maps of a document keyed by names whose order comes from the order of registration, not from their meaning. */
-const NAMED_MAPS = new Set(['paths', 'webhooks', 'components'])
-
-/** A copy of an object with its keys sorted (code unit order, as `Array.prototype.sort` compares strings). */
-function sortedKeys (value: unknown, sortValues: (item: unknown) => unknown = (item) => item): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) setOwn(copy, key, sortValues((value as Record<string, unknown>)[key]))
-  return copy
-}
-
 /**
  * A document as `export` writes it: two-space indented JSON, one property per line, with a final newline, so that a
- * change to a schema changes a few lines of the file. Paths, webhooks, the methods of each path item and the
- * components of each section are in sorted order (they are listed in the order routes and schemas were registered,
- * which says nothing about the API); everything else keeps the document's own order, deterministic for the same
- * code (a schema's keywords and properties as written). `check` reads this form and the one-line form alike.
+ * change to a schema changes a few lines of the file, in canonical order (../docs/document-order.ts: paths, webhooks,
+ * the methods of each path item and the components of each section sorted; everything else in the document's own
+ * order, deterministic for the same code). `check` reads this form and the one-line form alike.
  * @example
  * ```ts
  * await writeFile('openapi/2000-01-01.json', snapshotText(app.versioner.openapi('2000-01-01')))
  * ```
  */
 export function snapshotText (document: unknown): string {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return `${JSON.stringify(document, null, 2)}\n`
-  const ordered: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(document)) {
-    // paths and webhooks: each path (or webhook) item's methods sorted too; components: each section's names.
-    setOwn(ordered, key, NAMED_MAPS.has(key) ? sortedKeys(value, (item) => sortedKeys(item)) : value)
-  }
-  return `${JSON.stringify(ordered, null, 2)}\n`
+  return `${JSON.stringify(inCanonicalOrder(document), null, 2)}\n`
 }
 
 /** The file name of a version: the version itself, with characters a file name cannot hold replaced. */

@@ -41,7 +41,7 @@ interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
  * waterfalls to an older version is refused, naming that version; one the API lacks is left to `retirementPlan`.
  */
 function retiredVersion (context: FastifyInstance, value: string): string {
-  const picked = namedVersion(value, context.versioner.versions, toolFacts(context).format)
+  const picked = namedVersion(value, { versions: context.versioner.versions, format: toolFacts(context).format })
   if (!picked.ok || picked.version === value || versionDate(picked.version) === value) return picked.ok ? picked.version : value
   throw new VersionerToolError(`--version '${value}' is not a version of this API: a request naming it is served ${picked.version}, the closest older ` +
     `version. Name that one (--version ${picked.version}) to retire it and every older version.`)

@@ -206,9 +206,9 @@ function shapeKeys (version: ApiVersion): string {
   return Object.keys(asVersion({ name: '', addresses: [''], profile: { nickname: '' } }, version)).concat('id').sort().join(',')
 }
 
-test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 prototype pollution, 0 version-dependent answers without Vary', async (t) => {
+test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 prototype pollution, 0 version-dependent answers without Vary, 0 wrong revalidations', async (t) => {
   const app = await representativeApp(t)
-  const figures = { requests: 0, wrongShapes: 0, unexpected5xx: 0, pollution: 0, missingVary: 0, expectedConverterFailures: 0 }
+  const figures = { requests: 0, wrongShapes: 0, unexpected5xx: 0, pollution: 0, missingVary: 0, expectedConverterFailures: 0, wrongRevalidations: 0 }
   const problems: string[] = []
   const objectKeys = Object.getOwnPropertyNames(Object.prototype).sort().join(',')
   const polluted = (): boolean => Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== objectKeys ||
@@ -261,6 +261,17 @@ test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 proto
       else problems.push(`${fault} in ${version}: ${response.statusCode} ${response.body}`)
     }
   }
+  // Hostile If-None-Match on a document (issue 35): never a 5xx; 304 for a list holding its tag (weak or not) or `*`, else 200.
+  const etag = String((await app.inject('/openapi.json?version=2002-01-01')).headers.etag)
+  const listed = fc.tuple(fc.array(fc.stringMatching(/^(W\/)?"[A-Za-z0-9_-]{0,43}"$/), { maxLength: 4 }), fc.nat(4), fc.boolean())
+    .map(([others, at, weak]) => ({ header: [...others.slice(0, at), `${weak ? 'W/' : ''}${etag}`, ...others.slice(at)].join(', '), expected: 304 }))
+  const unlisted = fc.string({ maxLength: 300, unit: 'binary-ascii' }).filter((header) => !header.includes(etag)).map((header) => ({ header, expected: header.trim() === '*' ? 304 : 200 }))
+  await fc.assert(fc.asyncProperty(fc.oneof(listed, unlisted), async ({ header, expected }) => {
+    const response = await app.inject({ url: '/openapi.json?version=2002-01-01', headers: { 'if-none-match': header } })
+    figures.requests++
+    if (response.statusCode >= 500) { figures.unexpected5xx++; problems.push(`If-None-Match ${JSON.stringify(header)}: ${response.statusCode}`) }
+    if (response.statusCode !== expected) { figures.wrongRevalidations++; problems.push(`If-None-Match ${JSON.stringify(header)}: ${response.statusCode}, expected ${expected}`) }
+  }), { seed: SEED, numRuns: 100 })
   // Every version-dependent GET: documents chosen by the header, 400s for a bad or missing version, 404s.
   for (const version of VERSIONS) {
     await checkGet('/openapi.json', version, `document ${version}`)
@@ -275,6 +286,7 @@ test('the hostile-input and fault run: 0 wrong shapes, 0 unexpected 5xx, 0 proto
   t.equal(figures.unexpected5xx, 0, 'unexpected 5xx')
   t.equal(figures.pollution, 0, 'prototype pollution')
   t.equal(figures.missingVary, 0, 'version-dependent answers (GET, POST, errors) without Vary')
+  t.equal(figures.wrongRevalidations, 0, 'documents revalidated wrongly (a 304 for another tag, a 200 for their own)')
   t.equal(figures.expectedConverterFailures, 6, 'every injected converter fault answered FST_VERSIONER_CONVERTER_FAILED')
   t.ok(figures.requests > 100, 'the run made requests')
 })

@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
-import { endpoint, fastifyVersioner, versioned, Version, VersionBundle, type VersionLifecycle } from '../../plugin'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { endpoint, fastifyVersioner, versioned, Version, VersionBundle, type ServedEvent, type VersionLifecycle } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { documentOf, operationsOf, validationError } from '../helpers/openapi-documents'
 import { changeClass } from '../helpers/version-changes'
@@ -301,4 +302,111 @@ test('deprecated versions link to the next version\'s document with rel="success
   }, { prefix: '/v' })
   t.equal(await links(prefixed, '2000-01-01', '/v/ping'), '</v/openapi.json?version=2001-01-01>; rel="successor-version"', 'the prefix the plugin is registered under')
   t.equal((await prefixed.inject('/v/openapi.json?version=2001-01-01')).statusCode, 200)
+})
+
+/** A deprecated version with two brownouts before its sunset (2027-01-01), and the newest version. */
+function brownoutBundle (): VersionBundle {
+  return new VersionBundle(
+    new Version('2002-01-01'),
+    new Version('2001-01-01', {
+      deprecatedAt: '2026-01-01',
+      sunsetAt: '2027-01-01',
+      afterSunset: 'gone',
+      brownouts: [{ start: '2026-11-02T15:00:00Z', end: '2026-11-02T16:00:00Z' }, { start: new Date('2026-10-05T14:00:00Z'), end: '2026-10-05T14:10:00Z' }]
+    })
+  )
+}
+
+test('brownouts: inside a window a deprecated version answers as after its sunset, exact to the millisecond by the now clock', async (t) => {
+  let clock = Date.parse('2026-10-05T13:59:59.999Z')
+  const app = await lifecycleApp(t, { now: () => clock }, brownoutBundle())
+  const get = (version = '2001-01-01'): Promise<LightMyRequestResponse> => app.inject({ url: '/ping', headers: { 'x-api-version': version } })
+  t.equal((await get()).statusCode, 200, 'the millisecond before the first window: served')
+  clock = Date.parse('2026-10-05T14:00:00Z')
+  const brownout = await get()
+  t.equal(brownout.statusCode, 410, 'its start: answered as after the sunset')
+  t.match(brownout.headers['content-type'], /^application\/problem\+json/)
+  t.equal(brownout.headers['x-api-version'], '2001-01-01', 'with the version headers')
+  t.match(brownout.headers.sunset, IMF_FIXDATE)
+  t.strictSame(brownout.json(), {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: 'API version 2001-01-01 is in a scheduled brownout until 2026-10-05T14:10:00.000Z: its requests are answered as they will be after its sunset on 2027-01-01. Upgrade to a newer version.',
+    version: '2001-01-01',
+    sunsetAt: '2027-01-01T00:00:00.000Z',
+    brownout: { start: '2026-10-05T14:00:00.000Z', end: '2026-10-05T14:10:00.000Z' }
+  })
+  t.equal((await get('2001-06-01')).statusCode, 410, 'a date waterfalled to it too')
+  t.equal((await get('2002-01-01')).statusCode, 200, 'other versions are served')
+  t.equal((await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2001-01-01' } })).statusCode, 410, 'every route of the version')
+  clock = Date.parse('2026-10-05T14:09:59.999Z')
+  t.equal((await get()).statusCode, 410, 'its last millisecond')
+  clock = Date.parse('2026-10-05T14:10:00Z')
+  t.equal((await get()).statusCode, 200, 'its end: served again')
+  clock = Date.parse('2026-11-02T15:30:00Z')
+  t.equal((await get()).statusCode, 410, 'the second window')
+  clock = Date.parse('2026-12-01T00:00:00Z')
+  t.equal((await get()).statusCode, 200, 'between the last window and the sunset: served')
+  clock = Date.parse('2027-01-01T00:00:00Z')
+  t.match((await get()).json().detail, /was sunset on 2027-01-01/, 'after the sunset: gone for good')
+  clock = Date.parse('2026-10-05T14:05:00Z')
+  t.equal((await get()).statusCode, 410, 'a clock set back lands in its window again')
+})
+
+test('brownouts are marked in the served event, and shown in the document and on the docs pages', async (t) => {
+  const events: ServedEvent[] = []
+  const listener = (message: unknown): void => { events.push(message as ServedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', listener)
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  let clock = Date.parse('2026-11-02T15:00:00Z')
+  const app = await lifecycleApp(t, { now: () => clock }, brownoutBundle())
+  await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })
+  await app.inject({ url: '/things', method: 'POST', headers: { 'x-api-version': '2001-01-01' } })
+  clock = Date.parse('2026-11-02T16:00:00Z')
+  await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })
+  await app.inject({ url: '/things', method: 'POST', headers: { 'x-api-version': '2001-01-01' } })
+  t.strictSame(events.map((event) => [event.route.url, event.version, event.requested, event.brownout?.start.toISOString(), event.brownout?.end.toISOString()]), [
+    ['/ping', '2001-01-01', '2001-01-01', '2026-11-02T15:00:00.000Z', '2026-11-02T16:00:00.000Z'],
+    ['/things', '2001-01-01', '2001-01-01', '2026-11-02T15:00:00.000Z', '2026-11-02T16:00:00.000Z'],
+    ['/ping', '2001-01-01', '2001-01-01', undefined, undefined],
+    ['/things', '2001-01-01', '2001-01-01', undefined, undefined]
+  ], 'one event per request, marked inside the window')
+  t.strictSame({ ...events[1], request: null, brownout: undefined }, { ...events[3], request: null }, 'otherwise the event a request served then has')
+
+  const info = documentOf(app, '2001-01-01').info
+  t.strictSame(info['x-brownouts'], [{ start: '2026-10-05T14:00:00.000Z', end: '2026-10-05T14:10:00.000Z' }, { start: '2026-11-02T15:00:00.000Z', end: '2026-11-02T16:00:00.000Z' }],
+    'the document lists the windows, sorted')
+  t.match(info.description, 'Scheduled brownouts, during which its requests are answered 410 Gone as after its sunset: 2026-10-05T14:00:00.000Z to 2026-10-05T14:10:00.000Z')
+  for (const url of ['/docs', '/docs?version=2001-01-01']) {
+    const page = (await app.inject(url)).body
+    t.match(page, '<time datetime="2026-10-05T14:00:00.000Z">2026-10-05T14:00:00.000Z</time> to <time datetime="2026-10-05T14:10:00.000Z">', `${url} shows the schedule`)
+  }
+  t.notMatch((await app.inject('/docs?version=2002-01-01')).body, 'brownouts', 'not on a version without brownouts')
+})
+
+test('brownouts are checked: on a deprecated version with afterSunset gone, each window within its deprecation, none overlapping', async (t) => {
+  const base = { deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', afterSunset: 'gone' as const }
+  const window = { start: '2026-06-01T10:00:00Z', end: '2026-06-01T11:00:00Z' }
+  t.equal(new Version('2000-01-01', { ...base, brownouts: [] }).brownouts.length, 0)
+  for (const [what, lifecycle, message] of [
+    ['no afterSunset gone', { deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', brownouts: [window] }, /brownouts need deprecatedAt and afterSunset: 'gone'/],
+    ['not deprecated', { sunsetAt: '2027-01-01', afterSunset: 'gone', brownouts: [window] }, /brownouts need deprecatedAt/],
+    ['not an array', { ...base, brownouts: window }, /brownouts must be an array/],
+    ['an extra key', { ...base, brownouts: [{ ...window, reason: 'drill' }] }, /brownouts\[0\] must be \{ start, end \}/],
+    ['an end before its start', { ...base, brownouts: [{ start: window.end, end: window.start }] }, /brownouts\[0\]: end .* must be after start/],
+    ['an empty window', { ...base, brownouts: [{ start: window.start, end: window.start }] }, /must be after start/],
+    ['before the deprecation', { ...base, brownouts: [{ start: '2025-12-31T23:00:00Z', end: '2026-01-01T01:00:00Z' }] }, /must lie between deprecatedAt/],
+    ['after the sunset', { ...base, brownouts: [{ start: '2026-12-31T23:00:00Z', end: '2027-01-01T01:00:00Z' }] }, /must lie between deprecatedAt .* and sunsetAt/],
+    ['an instant without a time zone', { ...base, brownouts: [{ start: '2026-06-01T10:00:00', end: window.end }] }, /brownouts\[0\]\.start must be a Date or an ISO 8601 string/],
+    ['overlapping windows', { ...base, brownouts: [window, { start: '2026-06-01T10:30:00Z', end: '2026-06-01T12:00:00Z' }] }, /brownouts overlap/]
+  ] as const) {
+    const error = caught(() => new Version('2000-01-01', lifecycle as VersionLifecycle))
+    t.equal(error?.code, 'FST_VERSIONER_STRUCTURE', what)
+    t.match(error?.message, /^Version\('2000-01-01'\)/, `${what}: names the version`)
+    t.match(error?.message, message, `${what}: says what is wrong`)
+  }
+  const touching = new Version('2000-01-01', { ...base, brownouts: [window, { start: window.end, end: '2026-06-01T12:00:00Z' }] })
+  t.equal(touching.brownouts.length, 2, 'windows may touch')
+  t.ok(Object.isFrozen(touching.brownouts) && Object.isFrozen(touching.brownouts[0]))
 })

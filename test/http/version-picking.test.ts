@@ -428,17 +428,17 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
     const problems: string[] = []
     let refused = 0
     fc.assert(fc.property(namedVersionValues(values, previews.map((value) => value.split('.').at(-1) ?? value)), (value) => {
-      const picked = resolveVersion(value, withPreviews, format)
+      const picked = resolveVersion(value, { versions: withPreviews, format })
       if (picked.ok) return
       refused++
       const refusal = classifyRefusal(picked, { versions: withPreviews, format })
       const reason = refusalReason(refusal, { versions: withPreviews, format })
-      const blind = classifyRefusal(resolveVersion(value, without, format) as typeof picked, { versions: without, format })
+      const blind = classifyRefusal(resolveVersion(value, { versions: without, format }) as typeof picked, { versions: without, format })
       if (JSON.stringify(blind) !== JSON.stringify(refusal) || refusalReason(blind, { versions: without, format }) !== reason) {
         problems.push(`${JSON.stringify(value)}: the previews change the answer`)
       }
       for (const preview of previews) if (reason?.includes(preview) === true && !value.includes(preview)) problems.push(`${JSON.stringify(value)}: names ${preview}`)
-      const served = (candidate: string): boolean => resolveVersion(candidate, without, format).ok
+      const served = (candidate: string): boolean => resolveVersion(candidate, { versions: without, format }).ok
       const dateOf = (candidate: string): string => candidate.split('.')[0]
       switch (refusal.kind) {
         case 'other-name':

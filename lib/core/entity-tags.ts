@@ -1,0 +1,38 @@
+/**
+ * Entity tags (RFC 9110 §8.8.3): a strong tag made from a representation's bytes, and the `If-None-Match` condition
+ * (§13.1.2), which compares tags weakly (`W/"x"` matches `"x"`), takes a list, and `*` for any representation.
+ * @module
+ */
+import { createHash } from 'node:crypto'
+
+/**
+ * The strong entity tag of some bytes: the SHA-256 of the bytes (base64url), quoted. The same bytes give the same
+ * tag in every process.
+ * @example
+ * ```ts
+ * reply.header('etag', strongEntityTag(text)) // "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"
+ * ```
+ */
+export function strongEntityTag (bytes: string | Buffer): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url')}"`
+}
+
+/** An entity tag in a list: optionally weak, its opaque part quoted (the characters RFC 9110 allows inside). */
+const LISTED_TAG = /(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")/g
+
+/**
+ * True when an `If-None-Match` header matches the representation of tag `tag` (a strong tag, quoted): `*`, or a
+ * listed tag whose opaque part is `tag`'s, weak or not. A GET or HEAD is then answered 304. Anything else (no header,
+ * no such tag, text that holds no tag) does not match.
+ * @example
+ * ```ts
+ * noneMatchFails('W/"a", "b"', '"a"') // true
+ * ```
+ */
+export function noneMatchFails (header: string | string[] | undefined, tag: string): boolean {
+  if (header === undefined) return false
+  const value = Array.isArray(header) ? header.join(', ') : header
+  if (value.trim() === '*') return true
+  for (const match of value.matchAll(LISTED_TAG)) if (match[1] === tag) return true
+  return false
+}

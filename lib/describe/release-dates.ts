@@ -1,0 +1,139 @@
+/**
+ * The instants of a version that the plugin's clock compares: `releasedAt` (when a release starts being served) and
+ * `brownouts` (scheduled windows before its sunset in which it answers as after it), read and checked when the
+ * `Version` is built; and the order of the releases' instants, checked by the bundle
+ * ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
+ * @module
+ */
+import { VersionerStructureError } from '../core/errors'
+import { describeValue, isSchemaObject } from '../core/json-schema'
+import { isIsoDate } from '../core/iso-date'
+
+/**
+ * A scheduled brownout of a deprecated version, as written in its lifecycle: from `start` (included) to `end`
+ * (excluded), each a `Date` or an ISO 8601 string with its offset (`'2026-11-02T14:00:00Z'`) or a date (midnight UTC).
+ * @example
+ * ```ts
+ * new Version('2000-01-01', {
+ *   deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', afterSunset: 'gone',
+ *   brownouts: [{ start: '2026-11-02T14:00:00Z', end: '2026-11-02T15:00:00Z' }]
+ * })
+ * ```
+ */
+export interface BrownoutWindow {
+  start: Date | string
+  end: Date | string
+}
+
+/**
+ * A brownout as a `Version` holds it: two instants, `start` included and `end` excluded.
+ * @example
+ * ```ts
+ * const { start, end } = version.brownouts[0] // Date objects
+ * ```
+ */
+export interface Brownout {
+  readonly start: Date
+  readonly end: Date
+}
+
+/** What the lifecycle checks read of the rest of a version's lifecycle. */
+interface LifecycleFacts {
+  readonly channel: 'release' | 'preview'
+  readonly deprecatedAt: Date | undefined
+  readonly sunsetAt: Date | undefined
+  readonly afterSunset: 'serve' | 'gone'
+}
+
+/**
+ * An ISO 8601 date (`2027-01-01`, midnight UTC) or date-time with a time zone (`Z` or `+02:00`): an instant that is
+ * the same on every machine. A date-time without a zone would be each machine's local time.
+ */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+/** An instant given as a `Date` or an ISO 8601 string (a copy, never the caller's `Date`); `where` names it in the error. */
+function readInstant (given: unknown, where: string): Date {
+  const iso = typeof given === 'string' && ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
+  const date = given instanceof Date ? new Date(given.getTime()) : iso ? new Date(given as string) : undefined
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new VersionerStructureError(`${where} must be a Date or an ISO 8601 string with a time zone ('2027-01-01T09:00:00Z', ` +
+      `or a date '2027-01-01' for midnight UTC), the same instant on every instance; got ${describeValue(given)}.`)
+  }
+  return date
+}
+
+/**
+ * The `releasedAt` of a version (`display`: `Version('…')`): a release's instant, not before which it is served; a
+ * sunset after it.
+ */
+export function readReleasedAt (given: unknown, display: string, facts: LifecycleFacts): Date | undefined {
+  if (given === undefined) return undefined
+  const releasedAt = readInstant(given, `${display}: releasedAt`)
+  if (facts.channel !== 'release') {
+    throw new VersionerStructureError(`${display}: releasedAt applies to released versions (channel 'release'); a preview is served to the ` +
+      'requests its access allows, and is released by making it a release.')
+  }
+  if (facts.sunsetAt !== undefined && facts.sunsetAt <= releasedAt) {
+    throw new VersionerStructureError(`${display}: sunsetAt (${facts.sunsetAt.toISOString()}) must be after releasedAt (${releasedAt.toISOString()}).`)
+  }
+  return releasedAt
+}
+
+/**
+ * The `brownouts` of a version (`display`: `Version('…')`), sorted by start: each window after `start`, within the
+ * version's deprecation (from `deprecatedAt` to `sunsetAt`), none overlapping another; a version with brownouts has
+ * `afterSunset: 'gone'` (a brownout answers as after the sunset).
+ */
+export function readBrownouts (given: unknown, display: string, facts: LifecycleFacts): readonly Brownout[] {
+  if (given === undefined) return Object.freeze([])
+  if (!Array.isArray(given)) throw new VersionerStructureError(`${display}: brownouts must be an array of { start, end }; got ${describeValue(given)}.`)
+  if (given.length > 0 && (facts.afterSunset !== 'gone' || facts.deprecatedAt === undefined)) {
+    throw new VersionerStructureError(`${display}: brownouts need deprecatedAt and afterSunset: 'gone' (with sunsetAt): a brownout answers ` +
+      'requests of a deprecated version as they will be answered after its sunset, 410 Gone.')
+  }
+  const windows = given.map((window: unknown, index): Brownout => {
+    const where = `${display}: brownouts[${index}]`
+    const extra = isSchemaObject(window) ? Object.keys(window).filter((key) => key !== 'start' && key !== 'end') : []
+    if (!isSchemaObject(window) || extra.length > 0) throw new VersionerStructureError(`${where} must be { start, end }; got ${describeValue(window)}.`)
+    const start = readInstant(window.start, `${where}.start`)
+    const end = readInstant(window.end, `${where}.end`)
+    if (end <= start) throw new VersionerStructureError(`${where}: end (${end.toISOString()}) must be after start (${start.toISOString()}).`)
+    const { deprecatedAt, sunsetAt } = facts as { deprecatedAt: Date, sunsetAt: Date }
+    if (start < deprecatedAt || end > sunsetAt) {
+      throw new VersionerStructureError(`${where} (${start.toISOString()} to ${end.toISOString()}) must lie between deprecatedAt ` +
+        `(${deprecatedAt.toISOString()}) and sunsetAt (${sunsetAt.toISOString()}): brownouts announce a sunset to the clients of a deprecated version.`)
+    }
+    return Object.freeze({ start, end })
+  }).sort((a, b) => a.start.getTime() - b.start.getTime())
+  windows.forEach((window, index) => {
+    const next = windows[index + 1]
+    if (next !== undefined && next.start < window.end) {
+      throw new VersionerStructureError(`${display}: brownouts overlap (${window.start.toISOString()} to ${window.end.toISOString()} and ` +
+        `${next.start.toISOString()} to ${next.end.toISOString()}): make them one window.`)
+    }
+  })
+  return Object.freeze(windows)
+}
+
+/** A release and its instant, as the bundle's order check reads it. */
+interface ReleaseInstant {
+  readonly value: string
+  readonly releasedAt: Date | undefined
+}
+
+/**
+ * Checks that no release is served before an older one (releases newest first): a version's `releasedAt` is not
+ * before an older version's, and a version without one (served from start-up) is not newer than one with one.
+ * So the versions not yet released are always the newest releases.
+ */
+export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
+  for (let index = 1; index < releases.length; index++) {
+    const newer = releases[index - 1]
+    const older = releases[index]
+    if (older.releasedAt === undefined) continue
+    if (newer.releasedAt === undefined || newer.releasedAt < older.releasedAt) {
+      throw new VersionerStructureError(`Version '${newer.value}' would be served before the older '${older.value}' (releasedAt ` +
+        `${older.releasedAt.toISOString()}): give '${newer.value}' a releasedAt at or after that instant.`)
+    }
+  }
+}

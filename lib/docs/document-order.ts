@@ -1,0 +1,53 @@
+/**
+ * The canonical order of an OpenAPI document: its paths, webhooks, each path item's methods and each components
+ * section's names sorted (code unit order), since `@fastify/swagger` lists them in the order routes and schemas were
+ * registered, which says nothing about the API. Everything else keeps the document's own order, deterministic for
+ * the same code. So the same application gives the same bytes in every process, whatever the order its routes and
+ * plugins registered in ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * @module
+ */
+import { setOwn } from '../core/own-properties'
+
+/** The maps of a document keyed by names whose order comes from the order of registration, not from their meaning. */
+const NAMED_MAPS = new Set(['paths', 'webhooks', 'components'])
+
+/** A copy of an object with its keys sorted (code unit order, as `Array.prototype.sort` compares strings). */
+function sortedKeys (value: unknown, sortValues: (item: unknown) => unknown = (item) => item): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) setOwn(copy, key, sortValues((value as Record<string, unknown>)[key]))
+  return copy
+}
+
+/**
+ * A document in canonical order (a shallow copy where the order changes; anything but an object as it is).
+ * @example
+ * ```ts
+ * JSON.stringify(inCanonicalOrder(document)) // the same text whatever order the routes were registered in
+ * ```
+ */
+export function inCanonicalOrder<T> (document: T): T {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document
+  const ordered: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(document)) {
+    // paths and webhooks: each path (or webhook) item's methods sorted too; components: each section's names.
+    setOwn(ordered, key, NAMED_MAPS.has(key) ? sortedKeys(value, (item) => sortedKeys(item)) : value)
+  }
+  return ordered as T
+}
+
+function compareText (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * Routes (or webhooks) in the order of what names them (their path and methods), not of registration: for what
+ * documents and pages list or number in turn (generated operation ids, the upgrade guide's operations).
+ * @example
+ * ```ts
+ * for (const head of inNameOrder(state.headRoutes, (route) => `${route.path} ${route.methods.join(',')}`)) operationIds.of(head, head.methods[0])
+ * ```
+ */
+export function inNameOrder<T> (items: readonly T[], nameOf: (item: T) => string): T[] {
+  return [...items].sort((a, b) => compareText(nameOf(a), nameOf(b)))
+}

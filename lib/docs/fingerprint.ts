@@ -1,0 +1,72 @@
+/**
+ * The bundle fingerprint: one SHA-256 over the released contract, the documents `export` writes without
+ * `--channel preview` (every released version's, a release whose `releasedAt` has not come included, with its
+ * webhook payloads and lifecycle; the unversioned routes'), each in canonical form (every object's keys sorted,
+ * `servers` left out). It differs exactly when one of those documents differs in something but the order of keys
+ * or the servers: an instance, a build and a folder of saved documents can be told to serve the same bundle or
+ * not. Preview versions are left out ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { setOwn } from '../core/own-properties'
+import { NotReadyError } from '../core/errors'
+import type { VersionerState } from '../routes/versioner-state'
+import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
+
+/** A value with every object's keys sorted (arrays keep their order: it is meaningful in JSON Schema). */
+function canonical (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return value
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) setOwn(copy, key, canonical((value as Record<string, unknown>)[key]))
+  return copy
+}
+
+/** The key of a document in the fingerprint: the version it says it is (`info.version`), else `fallback`. */
+function keyOf (document: unknown, fallback: string): string {
+  const info = (document as { info?: { version?: unknown } } | null)?.info
+  return typeof info?.version === 'string' ? info.version : fallback
+}
+
+/**
+ * The fingerprint of a set of OpenAPI documents (objects; `name` names one without `info.version`): 64 hex digits,
+ * the same whatever the order of the set and of each document's keys, and whatever their `servers`.
+ * @example
+ * ```ts
+ * fingerprintOf([['2001-01-01', documentA], ['2000-01-01', documentB]]) // 'b0c4…'
+ * ```
+ */
+export function fingerprintOf (documents: Iterable<readonly [name: string, document: unknown]>): string {
+  const entries = [...documents].map(([name, document]): [string, unknown] => {
+    const { servers: _servers, ...rest } = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>
+    return [keyOf(document, name), canonical(typeof document === 'object' && document !== null ? rest : document)]
+  }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return createHash('sha256').update(JSON.stringify(entries)).digest('hex')
+}
+
+/**
+ * The fingerprint of what an application serves ({@link fingerprintOf} of its released documents and unversioned
+ * one), computed on first use once it is ready (`FST_VERSIONER_NOT_READY` before); `undefined` without documents.
+ * @example
+ * ```ts
+ * const fingerprint = fingerprintOnce(fastify, state, () => documents)
+ * await app.ready()
+ * fingerprint() // 'b0c4…', the same on every instance of the same build
+ * ```
+ */
+export function fingerprintOnce (
+  fastify: FastifyInstance, state: VersionerState, documentsOf: () => OpenApiDocuments | undefined
+): () => string | undefined {
+  let fingerprint: string | undefined
+  return () => {
+    if (!state.ready) throw new NotReadyError('app.versioner.fingerprint')
+    const documents = documentsOf()
+    if (documents === undefined) return undefined
+    fingerprint ??= fingerprintOf([...state.options.versions.releasedValues, UNVERSIONED].flatMap((key): Array<[string, unknown]> => {
+      const document = documents.document(fastify, key)
+      return document === undefined ? [] : [[key, document]]
+    }))
+    return fingerprint
+  }
+}

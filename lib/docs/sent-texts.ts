@@ -1,0 +1,50 @@
+/**
+ * Documents and docs pages as caches see them: each text is built once with the strong `ETag` of its bytes; a
+ * request whose `If-None-Match` matches it is answered 304 without a body; `Cache-Control: public, no-cache` lets
+ * shared caches keep a released document and revalidate it, while an answer that depended on an `access` function
+ * was made `private` before ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { noneMatchFails, strongEntityTag } from '../core/entity-tags'
+
+/**
+ * A text as it is sent, with the entity tag of its bytes (computed once, with the text).
+ * @example
+ * ```ts
+ * const page = sentText(versionListPage(context, entries)) // { text, etag: '"…"' }
+ * ```
+ */
+export interface SentText {
+  readonly text: string
+  readonly etag: string
+}
+
+/** A text and its entity tag. */
+export function sentText (text: string): SentText {
+  return { text, etag: strongEntityTag(text) }
+}
+
+/**
+ * Sends `sent` as `type` with its `ETag` and, unless something set one (a private answer, an application's hook),
+ * `Cache-Control: public, no-cache`; or 304 with those headers and no body when `If-None-Match` matches it.
+ * @example
+ * ```ts
+ * return sendText(request, reply, sentText(JSON.stringify(document)), 'application/json; charset=utf-8')
+ * ```
+ */
+export function sendText (request: FastifyRequest, reply: FastifyReply, sent: SentText, type: string): FastifyReply {
+  reply.header('etag', sent.etag).header('x-content-type-options', 'nosniff')
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'public, no-cache')
+  if (noneMatchFails(request.headers['if-none-match'], sent.etag)) return reply.code(304).send()
+  return reply.code(200).type(type).send(sent.text)
+}
+
+/**
+ * Marks an answer that is not a document (a 404 for a version the API does not serve) `Cache-Control: no-cache`,
+ * unless something set one: a cache must not keep answering it once the version is released.
+ */
+export function revalidated (reply: FastifyReply): FastifyReply {
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
+  return reply
+}

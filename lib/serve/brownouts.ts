@@ -1,0 +1,71 @@
+/**
+ * Brownouts: inside a scheduled window of a deprecated version (`brownouts: [{ start, end }]`), by the plugin's `now`
+ * clock, its requests are answered as after its sunset: the 410 `application/problem+json` of the sunset policy,
+ * saying that this is a scheduled brownout and when it ends. The release clock (./release-clock.ts) knows the windows.
+ * @module
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Brownout } from '../describe/release-dates'
+import type { VersionBehaviour } from '../routes/version-plan'
+import type { ServeOptions } from './serve-options'
+import { publishServed, type HeadRouteOf } from './usage-events'
+import type { Version } from '../describe/versions'
+import { toIsoDate } from '../core/iso-date'
+import { brownoutAt, type ReleaseSource } from './release-clock'
+
+/** Where a brownout's problem keeps its window (not a member of the body: symbols are not serialized). */
+const kBrownout = Symbol('fastify-versioner.brownout')
+
+/**
+ * The problem details of a request for `version` at `time` (milliseconds), when the version is in a brownout then;
+ * `undefined` otherwise.
+ * @example
+ * ```ts
+ * brownoutProblemAt(options, versions.get('2000-01-01'), Date.now()) // { status: 410, brownout: { start, end }, … } inside a window
+ * ```
+ */
+export function brownoutProblemAt (options: ReleaseSource, version: Version, time: number): Record<string, unknown> | undefined {
+  const window = brownoutAt(options, version.value, time)
+  if (window === undefined) return undefined
+  const sunsetAt = version.sunsetAt as Date
+  return {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: `API version ${version.value} is in a scheduled brownout until ${window.end.toISOString()}: its requests are answered as they ` +
+      `will be after its sunset on ${toIsoDate(sunsetAt)}. Upgrade to a newer version.`,
+    version: version.value,
+    sunsetAt: sunsetAt.toISOString(),
+    brownout: { start: window.start.toISOString(), end: window.end.toISOString() },
+    [kBrownout]: window
+  }
+}
+
+/** The brownout a 410 problem answered, if it was one (for the served event). */
+function brownoutOf (problem: Record<string | symbol, unknown>): Brownout | undefined {
+  return problem[kBrownout] as Brownout | undefined
+}
+
+/** A request answered 410, as the request hook knows it. */
+interface GoneRequest {
+  readonly version: string
+  /** The problem the request was answered (./lifecycle.ts). */
+  readonly problem: Record<string, unknown>
+  readonly route: {
+    readonly behaviours: { get: (version: string) => VersionBehaviour | undefined }
+    readonly head: HeadRouteOf
+    readonly changes: (behaviour: VersionBehaviour) => readonly string[]
+  }
+}
+
+/**
+ * Publishes the served event of a request answered 410 because its version is in a brownout, marked with the window
+ * (call only when `servedChannel.hasSubscribers`); nothing for a request gone after the sunset.
+ */
+export function publishBrownout (request: FastifyRequest, gone: GoneRequest, options: ServeOptions): void {
+  const brownout = brownoutOf(gone.problem)
+  if (brownout === undefined) return
+  const behaviour = gone.route.behaviours.get(gone.version)
+  const changes = behaviour === undefined ? [] : gone.route.changes(behaviour)
+  publishServed(request, { requested: options.picker.requested(request), version: gone.version, changes, brownout }, gone.route.head, options)
+}

@@ -1,0 +1,40 @@
+import { test } from 'tap'
+import { cp, readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { buildApp } from '../../examples/users/app'
+import { inProcess, scratch } from '../helpers/cli'
+
+const EXAMPLE = resolve(__dirname, '..', '..', 'examples', 'users')
+
+test('fingerprint prints what app.versioner.fingerprint says, and with --against the committed snapshots\' own', async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const expected = app.versioner.fingerprint as string
+
+  const alone = await inProcess(['fingerprint', join(EXAMPLE, 'app.ts')])
+  t.equal(alone.code, 0, alone.stderr)
+  t.equal(alone.stdout, `fingerprint: ${expected}\n`)
+
+  const against = await inProcess(['fingerprint', join(EXAMPLE, 'app.ts'), '--against', join(EXAMPLE, 'openapi')])
+  t.equal(against.code, 0, `the committed snapshots are what the app serves: ${against.stderr}`)
+  t.match(against.stdout, `fingerprint of ${join(EXAMPLE, 'openapi')}: ${expected} (2000-01-01, 2001-01-01, 2002-01-01, unversioned)`)
+
+  const dir = await scratch(t)
+  await cp(join(EXAMPLE, 'openapi'), dir, { recursive: true })
+  const file = join(dir, '2001-01-01.json')
+  const saved = JSON.parse(await readFile(file, 'utf8')) as { paths: Record<string, unknown> }
+  // Keys in another order, the servers of another environment: the same contract.
+  await writeFile(file, JSON.stringify({ servers: [{ url: 'https://staging.example.com' }], ...Object.fromEntries(Object.entries(saved).reverse()) }))
+  t.equal((await inProcess(['fingerprint', join(EXAMPLE, 'app.ts'), '--against', dir])).code, 0, 'another key order and servers: the same fingerprint')
+  delete saved.paths[Object.keys(saved.paths)[0]]
+  await writeFile(file, JSON.stringify(saved))
+  const stale = await inProcess(['fingerprint', join(EXAMPLE, 'app.ts'), '--against', dir])
+  t.equal(stale.code, 1, 'an operation missing from a saved document: exit 1')
+  t.match(stale.stderr, `the documents saved in ${dir} are not what the application serves; run fastify-versioner check <app> --against ${dir}`)
+
+  const usage = await inProcess(['fingerprint', join(EXAMPLE, 'app.ts'), '--channel', 'preview'])
+  t.equal(usage.code, 2)
+  t.match(usage.stderr, '--channel does not apply to fingerprint')
+  t.match((await inProcess(['--help'])).stdout, 'fastify-versioner fingerprint <app> [--against <dir>] [--api <name>]')
+})
