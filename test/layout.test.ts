@@ -203,3 +203,24 @@ test('the test-file check catches a folder without a runner and a file one folde
   })
   t.same(testFilesNotRun(dir), ['orphan/c.test.ts', 'run/deeper/b.test.ts'])
 })
+
+/** The files of `lib/` that ARCHITECTURE.md's "Every file" section does not name under their stage (`| \`file.ts\` |`). */
+function unnamedFiles (architecture: string, files: readonly string[]): string[] {
+  const start = architecture.indexOf('\n## Every file')
+  const end = architecture.indexOf('\n## ', start + 1)
+  const section = start === -1 ? '' : architecture.slice(start, end === -1 ? undefined : end)
+  const stages = new Map<string, string>()
+  for (const part of section.split(/\n\*\*`/).slice(1)) stages.set(part.slice(0, part.indexOf('`')), part)
+  return files.filter((file) => {
+    const parts = relative(LIB, file).split(/[\\/]/)
+    const stage = parts.length === 1 ? 'lib/' : `${parts[0]}/`
+    return !(stages.get(stage) ?? '').includes(`| \`${parts[parts.length - 1]}\` |`)
+  }).map((file) => relative(ROOT, file))
+}
+
+test('ARCHITECTURE.md names every file of lib/ with its one job, under its stage', async (t) => {
+  t.same(unnamedFiles(readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8'), listTs(LIB)), [], 'add a row to the stage\'s table in "Every file"')
+  const sample = '\n## Every file\n\n**`core/`**\n\n| file | its one job |\n| --- | --- |\n| `errors.ts` | the errors |\n\n## Next\n'
+  t.same(unnamedFiles(sample, [join(LIB, 'core', 'errors.ts'), join(LIB, 'core', 'warnings.ts'), join(LIB, 'docs', 'errors.ts')]),
+    ['lib/core/warnings.ts', 'lib/docs/errors.ts'], 'a file missing, or named under another stage, is caught')
+})
