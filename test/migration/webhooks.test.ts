@@ -111,8 +111,9 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
   })
   await app.ready()
   const names = (version: string): string[] => operationsOf(documentOf(app, version), 'webhooks').map(({ path: name, method }) => `${method} ${name}`)
-  t.strictSame(names('2002-01-01'), ['POST user.created', 'POST user.deleted', 'PUT account.renamed'])
-  t.strictSame(names('2001-01-01'), ['POST user.created', 'PUT account.renamed'], 'user.deleted did not exist in 2001-01-01')
+  // Documents list webhooks in canonical (sorted) order, whatever order they were declared in.
+  t.strictSame(names('2002-01-01'), ['PUT account.renamed', 'POST user.created', 'POST user.deleted'])
+  t.strictSame(names('2001-01-01'), ['PUT account.renamed', 'POST user.created'], 'user.deleted did not exist in 2001-01-01')
   t.strictSame(names('2000-01-01'), ['POST user.created', 'PUT user.renamed'], 'had({ path }) renames a webhook')
   t.equal(documentOf(app, '2002-01-01').webhooks['user.created'].post.summary, 'A user was created')
   t.notOk(documentOf(app, '2002-01-01').webhooks['user.created'].post.deprecated)
