@@ -1,19 +1,21 @@
 /*
  * The same version change, written with decorator syntax (test/fixtures/decorators/change.ts), must be read
  * the same way under every toolchain: tsx and tsc, each with standard (TC39) decorators and with
- * experimentalDecorators. Each case runs the fixture in a child process and compares its JSON summary.
+ * experimentalDecorators. As in an application, the toolchain compiles the application's code only, and the
+ * plugin is the published package: the fixture is copied into a consumer folder where the packed package is
+ * installed (test/helpers/packed-package.ts: the pack test/package.test.ts also uses), its imports of the plugin
+ * pointed at it. Each case runs the fixture in a child process and compares its JSON summary.
  */
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import tap, { test } from 'tap'
+import { installPacked, packedPackage } from './helpers/packed-package'
 
 const root = join(__dirname, '..')
 const fixtureDir = join(__dirname, 'fixtures', 'decorators')
-const fixture = join(fixtureDir, 'change.ts')
 const tmpRoot = join(__dirname, '.tmp')
 const tsc = join(root, 'node_modules', '.bin', 'tsc')
-const config = (mode: Mode): string => join(fixtureDir, `tsconfig.${mode}.json`)
 
 type Mode = 'tc39' | 'legacy'
 
@@ -23,13 +25,13 @@ interface Outcome {
   stderr: string
 }
 
-// Compiling and running take a few seconds each; the four cases run concurrently.
-tap.setTimeout(180_000)
+// Packing (once, shared with the package test) takes up to a minute on a loaded machine; compiling and running
+// take a few seconds each, and the four cases run concurrently.
+tap.setTimeout(600_000)
 
 /**
  * The environment of the children: without tap's loaders, so that only the toolchain under test compiles, and
- * outside coverage (tap's processinfo still tracks them): the fixture's lib/ through tsx, or compiled by tsc, is
- * not the code coverage measures.
+ * outside coverage (tap's processinfo still tracks them): the packed dist/ is not the code coverage measures.
  */
 function childEnv (extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
@@ -48,33 +50,62 @@ function run (file: string, args: string[], env: NodeJS.ProcessEnv, timeout = 90
   })
 }
 
-/** (a), (b): tsx, loaded with `node --import tsx`; tsx 4 takes the tsconfig from TSX_TSCONFIG_PATH there. */
-function runTsx (mode: Mode): Promise<Outcome> {
-  return run(process.execPath, ['--import', 'tsx', fixture],
-    childEnv({ TSX_TSCONFIG_PATH: config(mode), TSX_DISABLE_CACHE: '1' }))
+/**
+ * The fixture as an application's file: the plugin imported by its package name, the internals it reads (the
+ * converters as the plugin sees them) from the package's dist/. It sits in `src/`, and tsc writes it to
+ * `out-<mode>/`: both one folder below the consumer, so the relative imports hold in both.
+ */
+function asConsumerFile (text: string): string {
+  const rewritten = text.replace(/from '\.\.\/\.\.\/\.\.\/plugin'/g, "from 'fastify-versioner'")
+    .replace(/from '\.\.\/\.\.\/\.\.\/lib\//g, "from '../node_modules/fastify-versioner/dist/lib/")
+  if (rewritten.includes("'../../../")) throw new Error('test/fixtures/decorators/change.ts imports a file this test does not point at the package')
+  return rewritten
 }
 
-/** (c), (d): tsc into a fresh directory under test/.tmp, then plain node. */
-async function runTsc (mode: Mode): Promise<Outcome & { emitted: string }> {
+/**
+ * A consumer folder with the packed package installed, the fixture in `src/change.ts`, and a tsconfig per mode
+ * (the fixture's, whose options are the repository's with the decorators of that mode).
+ */
+async function consumer (): Promise<string> {
+  const packed = await packedPackage()
   await mkdir(tmpRoot, { recursive: true })
-  const outDir = await mkdtemp(join(tmpRoot, `decorators-${mode}-`))
-  try {
-    const compiled = await run(tsc, ['-p', config(mode), '--outDir', outDir], childEnv({}))
-    if (compiled.error !== null) return { ...compiled, emitted: '' }
-    const output = join(outDir, relative(root, fixtureDir), 'change.js')
-    const emitted = await readFile(output, 'utf8')
-    return { ...await run(process.execPath, [output], childEnv({})), emitted }
-  } finally {
-    await rm(outDir, { recursive: true, force: true })
+  const dir = await mkdtemp(join(tmpRoot, 'decorators-'))
+  await installPacked(packed, dir)
+  await mkdir(join(dir, 'src'))
+  await writeFile(join(dir, 'src', 'change.ts'), asConsumerFile(await readFile(join(fixtureDir, 'change.ts'), 'utf8')))
+  for (const mode of ['tc39', 'legacy'] as const) {
+    const config = { extends: join(fixtureDir, `tsconfig.${mode}.json`), compilerOptions: { rootDir: 'src', outDir: `out-${mode}` }, files: ['src/change.ts'] }
+    await writeFile(join(dir, `tsconfig.${mode}.json`), JSON.stringify(config, null, 2))
   }
+  return dir
 }
 
-const outcomes = {
-  tsxTc39: runTsx('tc39'),
-  tsxLegacy: runTsx('legacy'),
-  tscTc39: runTsc('tc39'),
-  tscLegacy: runTsc('legacy')
+/** (a), (b): tsx, loaded with `node --import tsx`; tsx 4 takes the tsconfig from TSX_TSCONFIG_PATH there. */
+function runTsx (dir: string, mode: Mode): Promise<Outcome> {
+  return run(process.execPath, ['--import', 'tsx', join(dir, 'src', 'change.ts')],
+    childEnv({ TSX_TSCONFIG_PATH: join(dir, `tsconfig.${mode}.json`), TSX_DISABLE_CACHE: '1' }))
 }
+
+/** (c), (d): tsc into `out-<mode>/` of the consumer folder, then plain node. */
+async function runTsc (dir: string, mode: Mode): Promise<Outcome & { emitted: string }> {
+  const compiled = await run(tsc, ['-p', join(dir, `tsconfig.${mode}.json`)], childEnv({}))
+  if (compiled.error !== null) return { ...compiled, emitted: '' }
+  const output = join(dir, `out-${mode}`, 'change.js')
+  const emitted = await readFile(output, 'utf8')
+  return { ...await run(process.execPath, [output], childEnv({})), emitted }
+}
+
+const prepared = consumer()
+const outcomes = {
+  tsxTc39: prepared.then((dir) => runTsx(dir, 'tc39')),
+  tsxLegacy: prepared.then((dir) => runTsx(dir, 'legacy')),
+  tscTc39: prepared.then((dir) => runTsc(dir, 'tc39')),
+  tscLegacy: prepared.then((dir) => runTsc(dir, 'legacy'))
+}
+tap.teardown(async () => {
+  await Promise.allSettled(Object.values(outcomes))
+  await rm(await prepared, { recursive: true, force: true })
+})
 
 const byPathDescription = 'Users can now store several addresses.'
 const expectedConverters = [
@@ -164,6 +195,7 @@ test('(c) tsc output with TC39 (standard) decorators', async (t) => {
   const outcome = await outcomes.tscTc39
   t.match(outcome.emitted, /__esDecorate\(/, 'tsc emitted standard decorators')
   t.notMatch(outcome.emitted, /__decorate\(\[/, 'and not legacy ones')
+  t.match(outcome.emitted, /require\("fastify-versioner"\)/, 'the plugin is the installed package')
   checkSummary(t, outcome, 'tc39')
 })
 
@@ -172,5 +204,6 @@ test('(d) tsc output with experimentalDecorators', async (t) => {
   t.match(outcome.emitted, /__decorate\(\[/, 'tsc emitted legacy decorators')
   t.notMatch(outcome.emitted, /__esDecorate\(/, 'and not standard ones')
   t.notMatch(outcome.emitted, /design:paramtypes/, 'no design:* metadata is needed')
+  t.match(outcome.emitted, /require\("fastify-versioner"\)/, 'the plugin is the installed package')
   checkSummary(t, outcome, 'legacy')
 })

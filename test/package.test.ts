@@ -1,55 +1,26 @@
-// The published package, as users get it. Packed exactly as a publisher packs it: `npm pack` in a copy of the
-// repository as a fresh clone has it (tracked files, no dist/; the repository's node_modules linked in), with no
-// build step before: `prepare` must build (npm runs it before packing, and for installs from git). The tarball is then installed (extracted) into a fresh consumer
-// folder, imported from ESM and CommonJS, served from a Fastify app, and type-checked from TypeScript (module
-// nodenext, .mts and .cts).
+// The published package, as users get it: packed exactly as a publisher packs it (test/helpers/packed-package.ts:
+// `npm pack` in a clean copy of the repository, where `prepare` must build; one pack shared with the other tests that
+// need it), then installed (extracted) into a fresh consumer folder, imported from ESM and CommonJS, served from a
+// Fastify app, and type-checked from TypeScript (module nodenext, .mts and .cts).
 //
 // The consumer folder lives under test/.tmp (gitignored) so that Node and TypeScript find the package's
 // dependencies by walking up to the repository's node_modules: no registry, no network.
-import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { dirname, join, relative, resolve } from 'node:path'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { basename, join, relative, resolve } from 'node:path'
 import semver from 'semver'
 import t from 'tap'
+import { installPacked, packedPackage, run as runChild, type Run } from './helpers/packed-package'
 
 const root = resolve(__dirname, '..')
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+// The consumers' programs, checked as `tsc -p <config> --listFiles` would (but for other packages' declarations).
+const typeCheckScript = join(__dirname, 'helpers', 'consumer-type-check.js')
 
 // Building and packing take about 20 s on a quiet machine, and the consumers' type checks about 20 s more (they
 // run concurrently); the whole file takes 1 to 3 minutes on a loaded one. Generous, to hold on a busy machine.
 t.setTimeout(600_000)
 
-// Child processes are still tracked by tap's processinfo, but must not count as coverage of lib/: the
-// consumers run the packed dist/ (whose source maps point at lib/), not the unit under test.
-// npm's own variables (set when this runs under `npm test`) are dropped: npm pack runs as in a publisher's shell.
-const childEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
-  NO_COLOR: '1',
-  _TAPJS_PROCESSINFO_COVERAGE_: '0'
-}
-
-interface Run { code: number, stdout: string, stderr: string }
-
 function run (file: string, args: string[], cwd: string, timeout = 120_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024, env: childEnv }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1
-      resolve({ code, stdout, stderr: error !== null && typeof error.code !== 'number' ? `${stderr}\n${error.message}` : stderr })
-    })
-  })
-}
-
-/** Copies the repository as a fresh clone has it: tracked and untracked-but-not-ignored files (no dist/). */
-async function cleanCopy (target: string): Promise<void> {
-  const listed = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root)
-  if (listed.code !== 0) throw new Error(`git ls-files failed:\n${listed.stderr}`)
-  for (const file of listed.stdout.split('\0').filter((name) => name !== '' && existsSync(join(root, name)))) {
-    await mkdir(dirname(join(target, file)), { recursive: true })
-    await copyFile(join(root, file), join(target, file))
-  }
-  // The dependencies a publisher has after `npm ci` (the build needs TypeScript).
-  await symlink(join(root, 'node_modules'), join(target, 'node_modules'), 'dir')
+  return runChild(file, args, cwd, { timeout })
 }
 
 // The public names every consumer imports; the runtime checks compare both module systems against this list.
@@ -339,7 +310,8 @@ const TSCONFIG = {
  * augment Fastify's types, so one program cannot hold both modes. Each program holds the consumers that must
  * type-check and the misuses that must be reported (`broken.mts`, `broken-app.js`): tsc reports every file's errors
  * with the file's name, so the tests tell them apart, and each declaration file is checked once. Both start in
- * before() and run concurrently.
+ * before() and run concurrently, each in a child process (test/helpers/consumer-type-check.js, which checks the
+ * declarations of this package only, not those of every dependency).
  */
 const PROGRAMS = {
   cjs: ['core.cts', 'typebox.cts', 'tools.cts', 'app.js', 'broken-app.js'],
@@ -363,7 +335,7 @@ let tarball = ''
 let distBeforePack = true
 const typeChecks = new Map<ProgramName, Promise<Run>>()
 
-/** The outcome of `tsc -p tsconfig.<name>.json --listFiles` in the consumer folder. */
+/** The outcome of the type check of tsconfig.<name>.json in the consumer folder (as `tsc -p … --listFiles` prints it). */
 function typeCheck (name: ProgramName): Promise<Run> {
   const checked = typeChecks.get(name)
   if (checked === undefined) throw new Error(`the type check ${name} was not started`)
@@ -378,21 +350,13 @@ function errorsOf (checked: Run, files?: readonly string[]): string[] {
 }
 
 t.before(async () => {
+  const packed = await packedPackage()
+  tarball = packed.tarball
+  distBeforePack = packed.distBeforePack
   await mkdir(join(root, 'test', '.tmp'), { recursive: true })
   workDir = await mkdtemp(join(root, 'test', '.tmp', 'package-'))
-  const clone = join(workDir, 'clone')
-  await cleanCopy(clone)
-  distBeforePack = existsSync(join(clone, 'dist'))
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', workDir], clone, 300_000)
-  if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`)
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string }>
-  tarball = join(workDir, info.filename)
   consumerDir = join(workDir, 'consumer')
-  const installed = join(consumerDir, 'node_modules', 'fastify-versioner')
-  await mkdir(installed, { recursive: true })
-  const extracted = await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], workDir)
-  if (extracted.code !== 0) throw new Error(`tar failed:\n${extracted.stderr}`)
-  await writeFile(join(consumerDir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }, null, 2))
+  await installPacked(packed, consumerDir)
   await writeFile(join(consumerDir, 'consumer.mjs'), ESM_CONSUMER)
   await writeFile(join(consumerDir, 'consumer.cjs'), CJS_CONSUMER)
   await writeFile(join(consumerDir, 'server.cjs'), SERVER_CONSUMER)
@@ -417,7 +381,7 @@ t.before(async () => {
     await writeFile(join(consumerDir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2))
   }
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
-    typeChecks.set(name, run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--listFiles'], consumerDir, 300_000))
+    typeChecks.set(name, run(process.execPath, [typeCheckScript, `tsconfig.${name}.json`], consumerDir, 300_000))
   }
 })
 
@@ -549,7 +513,7 @@ t.test('npm pack from a clean copy builds the package itself (prepare runs: no i
   const readme = await readFile(join(root, 'README.md'), 'utf8')
   const named = [...readme.matchAll(/fastify-versioner-[\w.-]+?\.tgz/g)].map((match) => match[0])
   t.ok(named.length > 0, "the README's install section names the tarball to install")
-  for (const name of named) t.equal(name, relative(workDir, tarball), 'the README names the tarball npm pack writes')
+  for (const name of named) t.equal(name, basename(tarball), 'the README names the tarball npm pack writes')
   const listed = await run('tar', ['-tzf', tarball], workDir)
   const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''))
   for (const file of ['dist/plugin.js', 'dist/plugin.d.ts', 'dist/esm/plugin.d.ts', 'dist/esm/package.json', 'dist/lib/docs/assets.js',

@@ -17,8 +17,9 @@ import {
 } from './document-places'
 import { classifySchemaChange } from './schema-changes'
 
-/** Compares two documents `assertComparable` accepted. */
+/** Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run). */
 export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  if (isDeepStrictEqual(saved, current)) return []
   const [before, after] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
   const diffs = documentDiffs(before, after)
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [] }

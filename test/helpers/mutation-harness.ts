@@ -280,6 +280,15 @@ export async function measureOne (app: ExampleApp, mistake: Mistake | undefined,
   const started = performance.now()
   const dir = join(options.base, mistake === undefined ? `${app}-correct` : mistake.id.replace(/\//g, '-'))
   const file = await writeMutant(app, mistake, dir)
+  try {
+    return await measureMutant({ app, mistake, options, file, started })
+  } finally {
+    unloadMutant(dir)
+  }
+}
+
+/** measureOne's work on the written mutant `file`. */
+async function measureMutant ({ app, mistake, options, file, started }: { app: ExampleApp, mistake: Mistake | undefined, options: MeasureOptions, file: string, started: number }): Promise<Verdict> {
   let answers: Answer[] | undefined
   const done = (result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>): Verdict =>
     ({ mistake, app, ...result, milliseconds: Math.round(performance.now() - started), answers })
@@ -304,6 +313,16 @@ export async function measureOne (app: ExampleApp, mistake: Mistake | undefined,
   // On a fresh app, as the correct app's answers are: the tools' requests (documents) moved no counter of its own.
   if (options.witness === true && mistake !== undefined) answers = await playOn(file, mistake.witness)
   return done(result)
+}
+
+/**
+ * Lets go of a mutant's modules once it is measured (its witness played): fifty apps kept alive through Node's module
+ * cache made each garbage collection longer than the last.
+ */
+function unloadMutant (dir: string): void {
+  const inside = (id: string): boolean => id.startsWith(dir + sep)
+  for (const id of Object.keys(require.cache)) if (inside(id)) delete require.cache[id]
+  module.children = module.children.filter((child) => !inside(child.id))
 }
 
 /**

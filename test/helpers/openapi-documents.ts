@@ -39,14 +39,22 @@ export function documentOf (app: FastifyInstance, key: string): OpenApiDocument 
   return structuredClone(document) as OpenApiDocument
 }
 
+/**
+ * The validator's verdicts by document (its JSON text): the test files of a folder share a process and validate the
+ * same documents again (116 validations of 71 documents in test/documents/), and each validation compiles the
+ * OpenAPI schema anew (swagger-parser makes a new Ajv each time).
+ */
+const verdicts = new Map<string, Promise<string | undefined>>()
+
 /** The validator's complaint about a document, or `undefined` when it is a valid OpenAPI document. */
-export async function validationError (document: unknown): Promise<string | undefined> {
-  try {
-    await SwaggerParser.validate(structuredClone(document) as never)
-    return undefined
-  } catch (error) {
-    return (error as Error).message
+export function validationError (document: unknown): Promise<string | undefined> {
+  const text = JSON.stringify(document)
+  let verdict = verdicts.get(text)
+  if (verdict === undefined) {
+    verdict = SwaggerParser.validate(structuredClone(document) as never).then(() => undefined, (error: unknown) => (error as Error).message)
+    verdicts.set(text, verdict)
   }
+  return verdict
 }
 
 /** Asserts that every document of `app` (each version, and unversioned when there is one) is a valid OpenAPI document. */
