@@ -13,11 +13,11 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting } from './serve/request-hook'
-import { registeredRouteOf, versionedRequest } from './serve/request-state'
+import { registeredRouteOf, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, type ToolFacts } from './core/symbols'
+import { kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
 import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { routeTimeline } from './routes/timeline'
@@ -120,16 +120,12 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
 
 /** The request and reply decorations: the versioner's per-request state, and `request.apiVersion`. */
 function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions): void {
-  fastify.decorateRequest(kPicked, null)
-  fastify.decorateRequest(kBehaviour, null)
-  fastify.decorateRequest(kMigrated, false)
-  fastify.decorateRequest(kConverterFailed, false)
-  fastify.decorateRequest(kFieldDeprecations, null)
-  fastify.decorateReply(kConverted, false)
+  // One decoration: every request of the application sets it in Fastify's constructor (./serve/request-state.ts).
+  fastify.decorateRequest(kRequestState, null)
   if (resolved.upgradePreview !== undefined) fastify.decorateRequest(kPreview, null)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
-      const picked = versionedRequest(this)[kPicked] ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))
+      const picked = requestState(this)?.picked ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))
       return picked?.ok === true ? picked.version : undefined
     }
   })

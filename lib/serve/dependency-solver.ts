@@ -3,8 +3,7 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify'
-import { registeredRouteOf, versionedRequest } from './request-state'
-import { kMigrated } from '../core/symbols'
+import { registeredRouteOf, requestState } from './request-state'
 
 /** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
 export type DependencySolver = 'fastify' | 'versioner'
@@ -25,7 +24,7 @@ export type DependencySolver = 'fastify' | 'versioner'
  * ```
  */
 export function currentDependencySolver (request: FastifyRequest): DependencySolver {
-  if (versionedRequest(request)[kMigrated]) return 'versioner'
+  if (requestState(request)?.migrated === true) return 'versioner'
   const registered = registeredRouteOf(request)
   if (registered === undefined || registered.headData.size === 0) return 'fastify'
   const version = request.apiVersion

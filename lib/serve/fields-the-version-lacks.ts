@@ -4,15 +4,14 @@
  * @module
  */
 import type { FastifyRequest } from 'fastify'
-import { kBehaviour } from '../core/symbols'
 import { NO_FIELDS } from '../routes/full-replace'
 import { requestPlanOf, type VersionBehaviour } from '../routes/version-plan'
-import { registeredRouteOf, versionedRequest } from './request-state'
+import { registeredRouteOf, requestState } from './request-state'
 
 /** The behaviour serving a request: the request hook's, or, before it ran, the one of the version known already. */
 function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
-  const known = versionedRequest(request)[kBehaviour]
-  if (known !== null) return known
+  const known = requestState(request)?.behaviour
+  if (known !== null && known !== undefined) return known
   const registered = registeredRouteOf(request)
   const version = registered === undefined ? undefined : request.apiVersion
   return version === undefined ? undefined : registered?.behaviours.get(version)

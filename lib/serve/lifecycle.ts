@@ -12,13 +12,13 @@
  * and the oldest version still served. Versions without the policy cost nothing.
  * @module
  */
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { toIsoDate } from '../core/iso-date'
-import { kFieldDeprecations } from '../core/symbols'
 import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
-import type { VersionedRequest } from './request-state'
+import type { VersionBehaviour } from '../routes/version-plan'
+import type { RequestState } from './request-state'
 import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 
 /** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
@@ -72,16 +72,17 @@ function earliest (a: number | undefined, b: number | undefined): number | undef
 }
 
 /**
- * Finds the deprecated fields `request` carries in `version` and, when there are some, sets the headers and keeps
- * the fields (JSON pointers: `/body/address`, `/query/size`, array items as `*`) and the `Link` on the request, for
- * the served event and the send hook. `Deprecation` is the earliest date of the fields and of the version; `Sunset`
+ * Finds the deprecated fields `request` carries in the version of its behaviour and, when there are some, sets the
+ * headers and keeps the fields (JSON pointers: `/body/address`, `/query/size`, array items as `*`) and the `Link` in
+ * the request's state, for the served event and the send hook. `Deprecation` is the earliest date of the fields and of the version; `Sunset`
  * the earliest sunset; each field's link (or the version's document) is added to `Link`.
  */
 export function sendFieldDeprecations (
-  request: VersionedRequest, reply: FastifyReply, deprecations: FieldDeprecations, version: string, options: ServeOptions
+  request: FastifyRequest, reply: FastifyReply, deprecations: FieldDeprecations, state: RequestState, options: ServeOptions
 ): void {
   const fields: string[] = []
   const links: string[] = []
+  const version = (state.behaviour as VersionBehaviour).version
   const described = options.versions.get(version)
   let deprecatedAt = described?.deprecatedAt?.getTime()
   let sunsetAt = described?.sunsetAt?.getTime()
@@ -102,7 +103,7 @@ export function sendFieldDeprecations (
   for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
   const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
   if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
-  request[kFieldDeprecations] = { fields, link }
+  state.fieldDeprecations = { fields, link }
 }
 
 /** Answers 410 when `version` is gone; returns true when it did (the request hook then stops). */

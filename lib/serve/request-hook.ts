@@ -15,9 +15,9 @@ import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
-import { versionedRequest, type VersionedRequest } from './request-state'
+import { requestState, startRequestState, type RequestState } from './request-state'
 import { createVersionHeaders, type VersionHeaders } from './version-headers'
-import { kBehaviour, kBundleInternals, kConverterFailed, kMigrated, kPicked } from '../core/symbols'
+import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { resolveVersion, type PickedVersion } from './version-picking'
@@ -73,24 +73,15 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
   return error
 }
 
-/** Picks and checks the version of a request (cached on the request). */
-function pickVersion (request: VersionedRequest, options: ServeOptions): PickedVersion | Promise<PickedVersion> {
-  const known = request[kPicked]
+/** Picks and checks the version of a request, once: the request's state holds it. */
+function pickVersion (request: FastifyRequest, options: ServeOptions): RequestState | Promise<RequestState> {
+  const known = requestState(request)
   if (known !== null) return known
   const early = options.asyncPicking ? routingPickOf(request) : undefined
-  if (early !== undefined) {
-    request[kPicked] = early
-    return early
-  }
+  if (early !== undefined) return startRequestState(request, early)
   const picked = pickForRequest(request, options)
-  if (!isThenable(picked)) {
-    request[kPicked] = picked
-    return picked
-  }
-  return Promise.resolve(picked).then((resolved) => {
-    request[kPicked] = resolved
-    return resolved
-  })
+  if (!isThenable(picked)) return startRequestState(request, picked)
+  return Promise.resolve(picked).then((resolved) => startRequestState(request, resolved))
 }
 
 /**
@@ -98,16 +89,14 @@ function pickVersion (request: VersionedRequest, options: ServeOptions): PickedV
  * hook): picked already, or picked synchronously from a released version. A value naming a preview version is left to
  * the request hook, which asks the preview's `access` once the application's own hooks have run.
  */
-export function pickedWithoutWaiting (fastifyRequest: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
-  const request = versionedRequest(fastifyRequest)
-  const known = request[kPicked]
-  if (known !== null) return known
+export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
+  const known = requestState(request)
+  if (known !== null) return known.picked
   if (options.asyncPicking) return undefined
   const value = options.picker.pick(request) as string | undefined
   const picked = resolveVersion(value, options.versions, options.format)
   if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
-  request[kPicked] = picked
-  return picked
+  return startRequestState(request, picked).picked
 }
 
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
@@ -136,8 +125,9 @@ class RequestMigration {
   }
 
   /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
-  proceed (request: VersionedRequest, reply: FastifyReply, picked: PickedVersion, done: (error?: Error) => void): void {
+  proceed (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void {
     const { options, route } = this
+    const picked = state.picked
     if (!picked.ok) {
       const message = pickingErrorMessage(picked, options, route.scope.prefix)
       done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
@@ -154,24 +144,24 @@ class RequestMigration {
     }
     // A body declared by media type (`content`) is planned per media type, as Fastify validates it.
     const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
-    if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, version, options)
+    state.behaviour = behaviour
+    if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
-    request[kBehaviour] = behaviour
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.validateAndClean(request, plan, done)) return
     const steps = plan.requestSteps
     if (steps.length === 0) {
-      this.finish(request, version, done)
+      this.finish(state, version, done)
       return
     }
-    this.convert(request, steps, version, done)
+    this.convert(request, state, steps, done)
   }
 
   /**
    * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
    * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
    */
-  private validateAndClean (request: VersionedRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
+  private validateAndClean (request: FastifyRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
     const validate = plan.validate
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
@@ -192,30 +182,29 @@ class RequestMigration {
   }
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
-  private convert (request: VersionedRequest, steps: readonly ConverterStep[], version: string, done: (error?: Error) => void): void {
+  private convert (request: FastifyRequest, state: RequestState, steps: readonly ConverterStep[], done: (error?: Error) => void): void {
     const info = new VersionedRequestInfo(request)
-    runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (failure, body) => {
-      if (failure !== undefined) {
-        this.fail(request, version, done, failure)
+    const version = (state.behaviour as VersionBehaviour).version
+    runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
+      let failure: unknown = converterFailure
+      if (failure === undefined) {
+        try {
+          info.writeBack(body)
+        } catch (error) {
+          failure = failureOf(error)
+        }
+      }
+      if (failure === undefined) {
+        this.finish(state, version, done)
         return
       }
-      try {
-        info.writeBack(body)
-      } catch (error) {
-        this.fail(request, version, done, failureOf(error))
-        return
-      }
-      this.finish(request, version, done)
+      state.converterFailed = true
+      done(failureError(failure, { request, version, route: this.route.head.display }))
     })
   }
 
-  private fail (request: VersionedRequest, version: string, done: (error?: Error) => void, failure: unknown): void {
-    request[kConverterFailed] = true
-    done(failureError(failure, { request, version, route: this.route.head.display }))
-  }
-
-  private finish (request: VersionedRequest, version: string, done: (error?: Error) => void): void {
-    request[kMigrated] = true
+  private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
+    state.migrated = true
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
     if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
@@ -229,23 +218,22 @@ export function createRequestHook (
   logsVersion: boolean
 ): preValidationHookHandler {
   const migration = new RequestMigration(route, options, routeFormatter, storesVersion, logsVersion)
-  return function versionerRequestHook (fastifyRequest, reply, done) {
-    const request = versionedRequest(fastifyRequest)
-    let picked: PickedVersion | Promise<PickedVersion>
+  const proceed = (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void => {
+    try {
+      migration.proceed(request, reply, state, done)
+    } catch (error) {
+      done(error as Error)
+    }
+  }
+  return function versionerRequestHook (request, reply, done) {
+    let picked: RequestState | Promise<RequestState>
     try {
       picked = pickVersion(request, options)
     } catch (failure) {
       done(pickerFailure(failure))
       return
     }
-    const proceed = (resolved: PickedVersion): void => {
-      try {
-        migration.proceed(request, reply, resolved, done)
-      } catch (error) {
-        done(error as Error)
-      }
-    }
-    if (isThenable(picked)) picked.then(proceed, (failure: unknown) => { done(pickerFailure(failure)) })
-    else proceed(picked)
+    if (isThenable(picked)) picked.then((state) => { proceed(request, reply, state, done) }, (failure: unknown) => { done(pickerFailure(failure)) })
+    else proceed(request, reply, picked, done)
   }
 }

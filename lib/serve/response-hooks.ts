@@ -7,12 +7,11 @@
  * them on `raw` and may change status and headers.
  * @module
  */
-import type { FastifyReply, onSendHookHandler, preSerializationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
 import { copyJson, failureError, failureOf, runSteps, type FailureContext } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
-import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '../core/symbols'
+import { requestState, type RequestState } from './request-state'
 import type { VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { appendLink } from './lifecycle'
@@ -65,17 +64,16 @@ function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: 
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
-  return function versionerSuccessHook (fastifyRequest, fastifyReply, payload, done) {
-    const request = versionedRequest(fastifyRequest)
-    const reply = fastifyReply as VersionedReply
-    const behaviour = request[kBehaviour]
+  return function versionerSuccessHook (request, reply, payload, done) {
+    const state = requestState(request)
+    const behaviour = state?.behaviour
     const status = reply.statusCode
-    if (behaviour === null || !behaviour.successWork || status >= 300) {
+    if (state === null || behaviour === null || behaviour === undefined || !behaviour.successWork || status >= 300) {
       done(null, payload)
       return
     }
-    reply[kConverted] = true
-    convertBody({ request, reply, behaviour, route, finish: finishSuccess }, payload, payload, done)
+    state.converted = true
+    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess }, payload, payload, done)
   }
 }
 
@@ -125,20 +123,19 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     warned.add(once)
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
-  return function versionerSendHook (fastifyRequest, fastifyReply, payload, done) {
-    const request = versionedRequest(fastifyRequest)
-    const reply = fastifyReply as VersionedReply
-    const behaviour = request[kBehaviour]
+  return function versionerSendHook (request, reply, payload, done) {
+    const state = requestState(request)
+    const behaviour = state?.behaviour ?? null
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
-    const fieldLink = request[kFieldDeprecations]?.link
+    const fieldLink = state?.fieldDeprecations?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
     // A preview version's answer stays out of shared caches, whatever Cache-Control the handler set (decision 0066).
     if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
-    if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
+    if (state === null || behaviour === null || state.converted || state.converterFailed) {
       done(null, payload)
       return
     }
@@ -153,7 +150,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       const info = new VersionedResponseInfo(reply, text, payload)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
-        if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
+        if (failure !== undefined) failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
         else done(null, text === undefined || body === text ? payload : textOf(body))
       })
       return
@@ -169,7 +166,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       done(null, payload)
       return
     }
-    convertBody({ request, reply, behaviour, route, finish: finishText }, body, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishText }, body, payload, done)
   }
 }
 
@@ -180,8 +177,8 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
  * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
  * error body) must never serialize it.
  */
-function failResponse (reply: FastifyReply, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
-  (context.request as VersionedRequest)[kConverterFailed] = true
+function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
+  state.converterFailed = true
   const error = failureError(failure, context) as Error & { statusCode?: number }
   reply.code(error.statusCode ?? 500)
   done(error)
@@ -192,8 +189,9 @@ type HookDone = (error: Error | null, payload?: unknown) => void
 
 /** A body being converted: the request and reply, the version's behaviour, the HEAD route, how the hook sends it. */
 interface Conversion {
-  readonly request: VersionedRequest
-  readonly reply: VersionedReply
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly state: RequestState
   readonly behaviour: VersionBehaviour
   readonly route: string
   readonly finish: Finish
@@ -219,7 +217,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
-    if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
+    if (failure !== undefined) failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, failure)
     else finishExpressible(conversion, status, key, converted, done)
   })
 }
@@ -244,7 +242,7 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
-  failResponse(reply, { request, version, route }, done, error)
+  failResponse(reply, conversion.state, { request, version, route }, done, error)
 }
 
 const NO_STEPS: readonly ConverterStep[] = []

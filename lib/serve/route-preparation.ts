@@ -13,9 +13,9 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RouterGenerationError, VersionerLatestRequestValidationError } from '../core/errors'
-import { versionedRequest, type VersionedReply } from './request-state'
+import { requestState } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kMigrated, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
 import { createRequestHook, pickedWithoutWaiting } from './request-hook'
 import { createSendHook, createSuccessHook } from './response-hooks'
 import type { RoutingPicks } from './routing-pick'
@@ -225,17 +225,16 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
     const picked = pickedWithoutWaiting(request, options)
     return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
   })
-  return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
-    const request = versionedRequest(fastifyRequest)
+  return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
     setVersionHeaders(request, reply)
+    const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
-    const versionedReply = reply as VersionedReply
-    versionedReply[kConverted] = false
-    const behaviour = request[kBehaviour]
+    if (state !== null) state.converted = false
+    const behaviour = state?.behaviour ?? null
     let result: unknown = error
     // Anything may have been thrown (`null`, a string): only an Error is read.
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.headers['content-type']).validate.some(([validated]) => validated === part)) {
+    if (state?.migrated === true && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
       // The request's logger carries `apiVersion` already (./request-logging.ts).
       request.log.error({
@@ -243,6 +242,6 @@ function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler:
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
     }
-    return handOnError(this, routeHandler, result, fastifyRequest, reply)
+    return handOnError(this, routeHandler, result, request, reply)
   }
 }
