@@ -40,9 +40,9 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
 }
 
 /**
- * The serializer of a response of this version sent with `status`: the schema of slot `key` when the version changed
- * the success status (the body is still the success body), else the schema Fastify would pick for `status` and the
- * reply's media type, else plain JSON.
+ * The serializer of a response of this version sent with `status`: the schema of slot `key` when the caller knows
+ * it (the version changed the success status: the body is still the success body; or the slot chosen before the
+ * converters still holds), else the schema Fastify would pick for `status` and the reply's media type, else plain JSON.
  */
 export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
   const finalKey = key ?? responseSlot(behaviour.responses, status, reply)
@@ -50,16 +50,20 @@ export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour,
   return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (payload: unknown) => string
 }
 
+/** Applies this version's success status, if it changed it, once converters ran; true when it did. */
+function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: number): boolean {
+  if (behaviour.statusCode === undefined || status >= 300 || reply.statusCode !== status) return false
+  reply.code(behaviour.statusCode)
+  return true
+}
+
 /**
- * Applies this version's success status, if it changed it, once converters ran. Returns the schema key the body
- * must be serialized with when that differs from the final status's own (`undefined` otherwise).
+ * The slot a converted body is serialized with, when it is known without choosing it again: the slot the steps were
+ * chosen by (`key`) when the version changed the status (`changed`: the body is still the success body), or when the
+ * status stayed and no converter wrote headers (a `content` map chooses its slot by the reply's media type).
  */
-function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): string | undefined {
-  if (behaviour.statusCode !== undefined && status < 300 && reply.statusCode === status) {
-    reply.code(behaviour.statusCode)
-    return key
-  }
-  return undefined
+function knownSlot (conversion: Conversion, changed: boolean, status: number, key: string | undefined): string | undefined {
+  return changed || (conversion.reply.statusCode === status && conversion.keyHolds) ? key : undefined
 }
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
@@ -73,23 +77,25 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       return
     }
     state.converted = true
-    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess }, payload, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess, keyHolds: true }, payload, payload, done)
   }
 }
 
 /** Sends a converted success: with this version's status, and its serializer when the route's own does not fit. */
-function finishSuccess ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const serializeAs = applyStatus(reply, behaviour, status, key)
-  if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
-    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, serializeAs))
+function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { reply, behaviour } = conversion
+  const changed = applyStatus(reply, behaviour, status)
+  if (changed || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
   done(null, body)
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
-function finishText ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const serializeAs = applyStatus(reply, behaviour, status, key)
-  done(null, serializerFor(reply, behaviour, reply.statusCode, serializeAs)(body))
+function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { reply, behaviour } = conversion
+  const changed = applyStatus(reply, behaviour, status)
+  done(null, serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))(body))
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -166,7 +172,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       done(null, payload)
       return
     }
-    convertBody({ request, reply, state, behaviour, route, finish: finishText }, body, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
 }
 
@@ -195,6 +201,8 @@ interface Conversion {
   readonly behaviour: VersionBehaviour
   readonly route: string
   readonly finish: Finish
+  /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
+  keyHolds: boolean
 }
 
 /** How a hook sends a converted body (the success hook as an object, the send hook as text), given the status and status key the steps were chosen by. */
@@ -217,8 +225,12 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
-    if (failure !== undefined) failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, failure)
-    else finishExpressible(conversion, status, key, converted, done)
+    if (failure !== undefined) {
+      failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, failure)
+      return
+    }
+    conversion.keyHolds = !info.wroteHeaders
+    finishExpressible(conversion, status, key, converted, done)
   })
 }
 
