@@ -15,7 +15,7 @@ import { describeValue } from '../core/json-schema'
 import type { ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import type { PickedVersion } from './version-picking'
-import { pickForRequest } from './preview-access'
+import { pickForRequest } from './pick-version'
 
 /** On a raw request: the outcome of picking before routing. */
 const kRoutingPick = Symbol('fastify-versioner.routingPick')

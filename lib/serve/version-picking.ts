@@ -137,7 +137,7 @@ const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', req
 /**
  * Checks a picked value against the bundle's released versions: an exact version; for dates (and months), the
  * closest older version (waterfalling); otherwise the reason it cannot be served. Preview versions are not among
- * them: a request names one only through ./preview-access.ts.
+ * them: a request names one only through ./pick-version.ts.
  */
 export function resolveVersion (value: string | undefined, versions: VersionBundle, format: ApiVersionFormat): PickedVersion {
   if (value === undefined || value === '') return MISSING
