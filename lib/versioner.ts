@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
-import { pickedWithoutWaiting } from './serve/migrate-request'
+import { pickedWithoutWaiting, RoutingPicks, versionPickedBeforeRouting } from './serve/pick-version'
 import { registeredRouteOf, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
@@ -27,7 +27,6 @@ import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
 import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
-import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
 import { VersionerState } from './routes/versioner-state'
@@ -134,7 +133,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
 /**
  * The route constraint on the version, which tells apart the routes serving one path in different versions. With
  * a custom picker (or a function default), the version of a path two HEAD routes share is derived asynchronously
- * before routing (./serve/routing-pick.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
+ * before routing (./serve/pick-version.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
  * of every request of the application, whichever route it is for, so the "derived" value is the raw request
  * itself (no work, nothing allocated), and the version is read from it only by the storage of the route nodes
  * the constraint separates, when a request reaches one.

@@ -1,11 +1,11 @@
 /**
- * The request side of a versioned route, in its route-level `preValidation` hook: pick the version (400 when
- * it cannot be served, 404 when the route does not exist in it), validate the request against that
- * version's schemas, run the request converters up to the latest version, and leave HEAD data for Fastify's
- * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated
- * request that then fails HEAD validation is a 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), logged, through
- * the route's error handler (./route-preparation.ts), which also sets the version headers on errors. The version
- * is held in the bundle's `AsyncLocalStorage` from then on.
+ * Stage 2 of a request, migrating it, in the route-level `preValidation` hook of a versioned route: once the
+ * version is picked (./pick-version.ts; a 400 when it cannot be served, a 404 when the route does not exist in it, a
+ * 410 when it is gone), set the version headers, validate the request against that version's schemas, remove the
+ * fields the version lacks, run the request converters up to the latest version, and leave HEAD data for Fastify's
+ * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated request
+ * that then fails HEAD validation is a logged 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), through the route's
+ * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
@@ -15,15 +15,13 @@ import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
-import { requestState, startRequestState, type RequestState } from './request-state'
+import type { RequestState } from './request-state'
 import { createVersionHeaders, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
-import { resolveVersion, type PickedVersion } from './version-picking'
 import { pickingErrorMessage } from './error-handling'
-import { pickForRequest } from './pick-version'
-import { pickerFailure, routingPickOf, versionPickedBeforeRouting } from './routing-pick'
+import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -71,32 +69,6 @@ function validationError (errors: FastifySchemaValidationError[], part: RequestP
   error.validation = errors
   error.validationContext = part
   return error
-}
-
-/** Picks and checks the version of a request, once: the request's state holds it. */
-function pickVersion (request: FastifyRequest, options: ServeOptions): RequestState | Promise<RequestState> {
-  const known = requestState(request)
-  if (known !== null) return known
-  const early = options.asyncPicking ? routingPickOf(request) : undefined
-  if (early !== undefined) return startRequestState(request, early)
-  const picked = pickForRequest(request, options)
-  if (!isThenable(picked)) return startRequestState(request, picked)
-  return Promise.resolve(picked).then((resolved) => startRequestState(request, resolved))
-}
-
-/**
- * The version of a request when it is known without waiting (for `request.apiVersion` and errors before the request
- * hook): picked already, or picked synchronously from a released version. A value naming a preview version is left to
- * the request hook, which asks the preview's `access` once the application's own hooks have run.
- */
-export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
-  const known = requestState(request)
-  if (known !== null) return known.picked
-  if (options.asyncPicking) return undefined
-  const value = options.picker.pick(request) as string | undefined
-  const picked = resolveVersion(value, options.versions, options.format)
-  if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
-  return startRequestState(request, picked).picked
 }
 
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const

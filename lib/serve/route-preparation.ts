@@ -16,9 +16,10 @@ import { RouterGenerationError, VersionerLatestRequestValidationError } from '..
 import { requestState } from './request-state'
 import { createErrorVersionHeaders } from './version-headers'
 import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { createRequestHook, pickedWithoutWaiting } from './migrate-request'
+import { createRequestHook } from './migrate-request'
+import { pickedWithoutWaiting } from './pick-version'
 import { createSendHook, createSuccessHook } from './migrate-response'
-import type { RoutingPicks } from './routing-pick'
+import type { RoutingPicks } from './pick-version'
 import type { PreviewHooks } from './upgrade-preview'
 import { buildBehaviour, hasWork, isSuccessKey, requestPlanOf, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { rebuildResponses } from '../routes/schema-forms'
@@ -173,7 +174,7 @@ function claimNodes (
     for (const version of versions) served.add(version)
   }
   if (!shared) return undefined
-  // A custom picker runs before routing at this node (see ./routing-pick.ts).
+  // A custom picker runs before routing at this node (see ./pick-version.ts).
   for (const method of group.methods) routingPicks?.add(method, url)
   // A route serving no version at a shared node still needs a value no request can match.
   const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
