@@ -15,7 +15,7 @@ import {
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
-import { lifecycleHeadersOf } from './serve/lifecycle'
+import { lifecycleHeadersOf } from './serve/version-headers'
 import type { UpgradePreviewOptions } from './serve/upgrade-preview'
 
 /**

@@ -16,7 +16,7 @@ import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import type { RequestState } from './request-state'
-import { createVersionHeaders, type VersionHeaders } from './version-headers'
+import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
@@ -25,7 +25,6 @@ import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-v
 import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { createGoneCheck, sendFieldDeprecations } from './lifecycle'
 
 /** What the request hook of one registered route needs. */
 interface RequestHookRoute {

@@ -15,7 +15,7 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly asyncPicking: boolean
   /** The current time in milliseconds (the `now` option): when versions with `afterSunset: 'gone'` end. */
   readonly now: () => number
-  /** The lifecycle headers of each version that has some (built by ./lifecycle.ts): set on every answer of the version. */
+  /** The lifecycle headers of each version that has some (built by ./version-headers.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined
