@@ -214,7 +214,7 @@ export function createMigrationErrorHandler (registered: RegisteredRoute, routeH
     const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
     if (state?.migrated === true && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)) {
       result = new VersionerLatestRequestValidationError(behaviour.version)
-      // The request's logger carries `apiVersion` already (./request-logging.ts).
+      // The request's logger carries `apiVersion` already (./request-state.ts).
       request.log.error({
         err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +

@@ -15,14 +15,13 @@ import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
-import type { RequestState } from './request-state'
+import { bindVersionInRequestLog, type RequestState } from './request-state'
 import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { pickingErrorMessage } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
-import { bindVersionInRequestLog } from './request-logging'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 
@@ -74,7 +73,7 @@ const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', he
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
 class RequestMigration {
-  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-logging.ts):
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-state.ts):
   // by a custom picker or a function default, or a preview version (its access is asked here).
   private readonly bindsLog: boolean
   private readonly previewLog: ReadonlyMap<string, unknown> | undefined

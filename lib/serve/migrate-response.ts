@@ -248,7 +248,7 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     return
   }
   const version = behaviour.version
-  // The request's logger carries `apiVersion` already (./request-logging.ts).
+  // The request's logger carries `apiVersion` already (./request-state.ts).
   request.log.error({
     route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))

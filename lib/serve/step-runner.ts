@@ -65,7 +65,7 @@ export function failureError (failure: unknown, context: FailureContext): Error 
   if (refusal !== undefined) return refusal
   const converter = failure.step.converter
   const error = new ConverterFailedError(context.version)
-  // The request's logger carries `apiVersion` already (./request-logging.ts).
+  // The request's logger carries `apiVersion` already (./request-state.ts).
   context.request.log.error({
     err: thrown instanceof Error ? thrown : undefined,
     thrown: thrown instanceof Error ? undefined : describeThrown(thrown),
