@@ -1,8 +1,8 @@
 /**
  * Question: does a change of the plugin cost time per request? Compares two builds of the plugin (two git
  * revisions, `BENCH_BASE` and `BENCH_HEAD`, default `HEAD~1` and the working tree) in the same run, paired: for each
- * configuration of `benchmarks/_http-app.ts` (the newest version and the oldest, through 9 + 9 converters; plain
- * Fastify as a control that must show no difference), one process per build, CPU measured in short windows
+ * configuration of `benchmarks/_http-app.ts` (an unversioned route of an application with the plugin, the newest
+ * version and the oldest, through 9 + 9 converters; plain Fastify as a control that must show no difference), one process per build, CPU measured in short windows
  * interleaved across the processes (the order reversed every other window), the cost being the median over
  * windows of head − base in the same window. Each build is compiled by tsc with the package's settings.
  *
@@ -22,7 +22,7 @@ const ROOT = join(__dirname, '..')
 const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
 const WINDOWS = Math.max(4, Number(process.env.BENCH_COMPARE_WINDOWS ?? 40) || 40)
 const WINDOW = Math.max(50, Number(process.env.BENCH_COMPARE_WINDOW ?? 300) || 300)
-const CONFIGURATIONS = ['plain', 'newest', 'oldest'] as const
+const CONFIGURATIONS = ['plain', 'unversioned', 'newest', 'oldest'] as const
 
 /** Compiles the plugin at `revision` (`worktree`: the working tree) into a folder of its own; returns its plugin.js. */
 function build (revision: string, name: string): string {
