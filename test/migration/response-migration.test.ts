@@ -451,7 +451,7 @@ test("the handler's returned object is never changed by an old version's respons
       schema(Team).field('title').had({ name: 'name' }),
       schema(Address).field('street').didntExist,
       schema(Address).field('city').didntExist,
-      schema(Address).field('line').existedAs({ type: Type.String() })
+      schema(Address).formerField('line').existedAs({ type: Type.String() })
     ]
 
     @ConvertResponseToPreviousVersionFor(Team)
