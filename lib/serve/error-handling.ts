@@ -4,16 +4,18 @@
  * what is accepted; it reads the released versions only, so that it never names a preview the request may not use,
  * and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
  *
- * And each versioned route's error handler, which sets the version headers on every error (also one thrown before
+ * Fastify's validation error for a request that fails its version's schema (a 400 as Fastify would answer it, in the
+ * context's format). And each versioned route's error handler, which sets the version headers on every error (also one thrown before
  * the version was picked, by an `onRequest` hook), turns a migrated request's failure of HEAD validation into the
  * logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`, and hands every error on exactly as Fastify would have
  * without it. (A converter's failure is ./step-runner.ts's `failureError`.)
  * @module
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
+import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
-import { requestPlanOf } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { pickedWithoutWaiting } from './pick-version'
 import { requestState } from './request-state'
@@ -172,6 +174,45 @@ export function pickingErrorMessage (
   const reason = refusalReason(classifyRefusal(picked, options), options)
   const what = picked.reason === 'too-old' ? 'Unsupported' : picked.reason === 'unknown' ? 'Unknown' : 'Invalid'
   return `${what} API version '${String(picked.requested)}' in ${describeLocation(options, prefix)}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
+}
+
+/** A schema error formatter, as Fastify takes it. */
+export type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
+
+function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
+  return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
+}
+
+const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
+
+/**
+ * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
+ * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
+ * cannot be found, Fastify's default format is used.
+ */
+export function contextFormatter (instance: object): SchemaErrorFormatter {
+  return ownFormatter(instance) ?? defaultFormatter
+}
+
+function ownFormatter (instance: object): SchemaErrorFormatter | undefined {
+  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
+    for (const symbol of Object.getOwnPropertySymbols(object)) {
+      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
+      const formatter = (object as Record<symbol, unknown>)[symbol]
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+    }
+  }
+  return undefined
+}
+
+/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
+export function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
+  const error = formatter(errors, part) as Error & Record<string, unknown>
+  error.statusCode ??= 400
+  error.code ??= 'FST_ERR_VALIDATION'
+  error.validation = errors
+  error.validationContext = part
+  return error
 }
 
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown

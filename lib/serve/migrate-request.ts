@@ -8,8 +8,7 @@
  * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
-import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
-import type { SchemaErrorDataVar } from 'fastify/types/schema'
+import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
 import { failureError, failureOf, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
@@ -18,9 +17,9 @@ import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
 import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
-import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
+import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
-import { pickingErrorMessage } from './error-handling'
+import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -33,40 +32,6 @@ interface RequestHookRoute {
   readonly head: HeadRouteOf & { readonly display: string }
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
-}
-
-type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
-
-function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
-  return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
-}
-
-const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
-
-/**
- * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
- * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
- * cannot be found, Fastify's default format is used.
- */
-function contextFormatter (instance: object): SchemaErrorFormatter | undefined {
-  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
-    for (const symbol of Object.getOwnPropertySymbols(object)) {
-      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
-      const formatter = (object as Record<symbol, unknown>)[symbol]
-      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
-    }
-  }
-  return undefined
-}
-
-/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
-function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
-  const error = formatter(errors, part) as Error & Record<string, unknown>
-  error.statusCode ??= 400
-  error.code ??= 'FST_ERR_VALIDATION'
-  error.validation = errors
-  error.validationContext = part
-  return error
 }
 
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
@@ -137,7 +102,7 @@ class RequestMigration {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       if (!check(request[PART_PROPERTY[part]])) {
-        this.formatter ??= contextFormatter(request.server) ?? defaultFormatter
+        this.formatter ??= contextFormatter(request.server)
         done(validationError(check.errors ?? [], part, this.formatter))
         return false
       }
