@@ -1,7 +1,8 @@
 /**
- * The response side of a versioned route. Successful object payloads (HEAD data) pass the response
- * converters from the latest version down to the requested one in the route's `preSerialization` hook, and
- * are serialized with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
+ * Stage 3 of a request, migrating its response: the response side of a versioned route. Successful object payloads
+ * (HEAD data) pass the response converters from the latest version down to the requested one, on a JSON copy (the
+ * handler's object may be cached), in the route's `preSerialization` hook (the success hook), and are serialized
+ * with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
  * thrown or returned) reach only converters declared with `migrateHttpErrors`, in the route's `onSend` hook,
  * which may also turn them into successes. Streams and buffers are never parsed: by-path converters see
  * them on `raw` and may change status and headers.

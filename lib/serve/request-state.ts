@@ -45,7 +45,7 @@ type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
 
 /** The versioner's state of a request: `null` before its version is picked, and on unversioned routes. */
 export function requestState (request: FastifyRequest): RequestState | null {
-  return (request as WithState)[kRequestState]
+  return (request as WithState)[kRequestState] ?? null
 }
 
 /** Starts the state of a request whose version was just picked. */
