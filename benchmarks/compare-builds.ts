@@ -1,8 +1,8 @@
 /**
  * Question: does a change of the plugin cost time per request? Compares two builds of the plugin (two git
  * revisions, `BENCH_BASE` and `BENCH_HEAD`, default `HEAD~1` and the working tree) in the same run, paired: for each
- * configuration of `benchmarks/_http-app.ts` (the newest version and the oldest, through 9 + 9 converters; plain
- * Fastify as a control that must show no difference), one process per build, CPU measured in short windows
+ * configuration of `benchmarks/_http-app.ts` (an unversioned route of an application with the plugin, the newest
+ * version and the oldest, through 9 + 9 converters; plain Fastify as a control that must show no difference), one process per build, CPU measured in short windows
  * interleaved across the processes (the order reversed every other window), the cost being the median over
  * windows of head − base in the same window. Each build is compiled by tsc with the package's settings.
  *
@@ -19,7 +19,7 @@ import { nextLine, startMeasuringChild, type MeasuringChild } from './_windows'
 const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
 const WINDOWS = Math.max(4, Number(process.env.BENCH_COMPARE_WINDOWS ?? 40) || 40)
 const WINDOW = Math.max(50, Number(process.env.BENCH_COMPARE_WINDOW ?? 300) || 300)
-const CONFIGURATIONS = ['plain', 'newest', 'oldest'] as const
+const CONFIGURATIONS = ['plain', 'unversioned', 'newest', 'oldest'] as const
 
 function start (configuration: string, pluginPath: string): MeasuringChild {
   return startMeasuringChild(join(__dirname, '_per-request-app.ts'), [configuration, '200'], { ...process.env, BENCH_PLUGIN_PATH: pluginPath })

@@ -12,12 +12,12 @@ import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
-import { pickedWithoutWaiting } from './serve/request-hook'
-import { registeredRouteOf, versionedRequest } from './serve/request-state'
+import { pickedWithoutWaiting, RoutingPicks, versionPickedBeforeRouting } from './serve/pick-version'
+import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations, kToolFacts, kVersionerState, kMigrated, kPicked, type ToolFacts } from './core/symbols'
+import { kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
 import { checkMethods, checkUsage } from './routes/usage-checks'
 import { checkComponentNames } from './routes/component-name-check'
 import { Webhooks, webhookTimeline } from './routes/webhooks'
@@ -28,9 +28,7 @@ import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
 import { fingerprintOnce } from './docs/fingerprint'
 import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
-import { RoutingPicks, versionPickedBeforeRouting } from './serve/routing-pick'
 import { releasedNow } from './serve/release-clock'
-import { bindVersionInChildLoggers, loggerEnabled } from './serve/request-logging'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
 import { VersionerState } from './routes/versioner-state'
@@ -120,17 +118,13 @@ function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, 
 
 /** The request and reply decorations: the versioner's per-request state, and `request.apiVersion`. */
 function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions): void {
-  fastify.decorateRequest(kPicked, null)
-  fastify.decorateRequest(kBehaviour, null)
-  fastify.decorateRequest(kMigrated, false)
-  fastify.decorateRequest(kConverterFailed, false)
-  fastify.decorateRequest(kFieldDeprecations, null)
-  fastify.decorateReply(kConverted, false)
+  // One decoration: every request of the application sets it in Fastify's constructor (./serve/request-state.ts).
+  fastify.decorateRequest(kRequestState, null)
   if (resolved.upgradePreview !== undefined) fastify.decorateRequest(kPreview, null)
   if (resolved.captureExchanges !== undefined) fastify.decorateRequest(kCapture, null)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest): string | undefined {
-      const picked = versionedRequest(this)[kPicked] ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))
+      const picked = requestState(this)?.picked ?? (registeredRouteOf(this) === undefined ? undefined : pickedWithoutWaiting(this, resolved))
       return picked?.ok === true ? picked.version : undefined
     }
   })
@@ -139,7 +133,7 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
 /**
  * The route constraint on the version, which tells apart the routes serving one path in different versions. With
  * a custom picker (or a function default), the version of a path two HEAD routes share is derived asynchronously
- * before routing (./serve/routing-pick.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
+ * before routing (./serve/pick-version.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
  * of every request of the application, whichever route it is for, so the "derived" value is the raw request
  * itself (no work, nothing allocated), and the version is read from it only by the storage of the route nodes
  * the constraint separates, when a request reaches one.

@@ -39,17 +39,8 @@ export const kVersionedScope = Symbol('fastify-versioner.versionedScope')
 /** On a route's `config`: the versioned route (its per-version behaviour). */
 export const kVersionedRoute = Symbol('fastify-versioner.versionedRoute')
 
-/** On a request: the version picked for it (a `PickedVersion`). */
-export const kPicked = Symbol('fastify-versioner.picked')
-
-/** On a request: true once the request holds HEAD data (after migration). */
-export const kMigrated = Symbol('fastify-versioner.migrated')
-
-/** On a request: the behaviour of the version it is served as. */
-export const kBehaviour = Symbol('fastify-versioner.behaviour')
-
-/** On a reply: true once its success payload went through the response converters. */
-export const kConverted = Symbol('fastify-versioner.converted')
+/** On a request: the versioner's state of it (../serve/request-state.ts), or null before its version is picked. */
+export const kRequestState = Symbol('fastify-versioner.requestState')
 
 /** On a copied route's `config`: the URL it is registered at. */
 export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')
@@ -83,9 +74,3 @@ export interface ToolFacts {
  * the tools. `Symbol.for`, as {@link kToolFacts}.
  */
 export const kVersionedApis = Symbol.for('fastify-versioner.apis')
-
-/** Request flag: a converter of this request failed (its 500 is not converted again). */
-export const kConverterFailed = Symbol('fastify-versioner.converterFailed')
-
-/** Request state: the deprecated fields the request carries and their `Link`s (../serve/lifecycle.ts), or null. */
-export const kFieldDeprecations = Symbol('fastify-versioner.fieldDeprecations')

@@ -149,6 +149,11 @@ export class VersionedResponseInfo implements ResponseInfo {
     this.setCookie(name, '', { ...options, maxAge: 0, expires: new Date(0) })
   }
 
+  /** True when converters used the headers: writing them back may have changed any of them. */
+  get wroteHeaders (): boolean {
+    return this.headerCopy !== undefined
+  }
+
   /** Writes changed headers back into the reply. */
   writeBack (): void {
     if (this.headerCopy === undefined) return

@@ -15,13 +15,12 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import { InvalidOptionError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
-import { kBehaviour, kConverterFailed } from '../core/symbols'
 import { hasWork } from '../routes/version-plan'
 import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
-import { pickedWithoutWaiting } from './request-hook'
-import { registeredRouteOf, versionedRequest } from './request-state'
-import { isJsonText } from './response-hooks'
+import { pickedWithoutWaiting } from './pick-version'
+import { registeredRouteOf, requestState } from './request-state'
+import { isJsonText } from './migrate-response'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import type { ServedRoute } from './usage-events'
 
@@ -206,7 +205,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const request = fastifyRequest as CaptureRequest
     const found = request[kCapture]
     if (found !== null) {
-      const behaviour = versionedRequest(request)[kBehaviour]
+      const behaviour = requestState(request)?.behaviour ?? null
       const handlerRequest = behaviour === null || !hasWork(behaviour) ? undefined : recordRequest(request)
       if (handlerRequest === undefined || behaviour === null) request[kCapture] = null
       else Object.assign(found, { version: behaviour.version, handlerRequest })
@@ -241,7 +240,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     request[kCapture] = null
     const parsed = found === null ? undefined : parsedPayload(payload, reply)
     // A request whose converters failed is a 500 of the server's, not an exchange to replay.
-    if (found !== null && parsed !== undefined && !versionedRequest(request)[kConverterFailed] && found.version !== undefined &&
+    if (found !== null && parsed !== undefined && requestState(request)?.converterFailed !== true && found.version !== undefined &&
       found.handlerRequest !== undefined && found.handlerResponse !== undefined) {
       const head = (registeredRouteOf(request) as NonNullable<ReturnType<typeof registeredRouteOf>>).head
       const method = head.methods.includes(request.method as never) ? request.method : head.methods.join(',')

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, runStepsToBody } from './step-runner'
 import type { ServeOptions } from './serve-options'
-import { serializerFor } from './response-hooks'
+import { serializerFor } from './migrate-response'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'

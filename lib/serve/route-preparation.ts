@@ -1,27 +1,23 @@
 /**
- * Preparing the Fastify route of one group of versions of a HEAD route (the versions sharing a path and methods):
- * the behaviour of each version, the route's hooks, its native response serializers, and the route constraint
- * when the node is shared with another HEAD route; and its error handler, which sets the version headers on every
- * error (also one thrown before the version was picked, by an `onRequest` hook), turns a migrated request's failure
- * of HEAD validation into the logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`, and hands every error on
- * exactly as Fastify would have without it.
+ * Start-up: preparing the Fastify route of one group of versions of a HEAD route (the versions sharing a path and
+ * methods): the behaviour of each version, the route's hooks (./migrate-request.ts, ./migrate-response.ts), its
+ * error handler (./error-handling.ts), its native response serializers, and the route constraint when the node is
+ * shared with another HEAD route.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { RouterGenerationError, VersionerLatestRequestValidationError } from '../core/errors'
-import { versionedRequest, type VersionedReply } from './request-state'
-import { createErrorVersionHeaders } from './version-headers'
-import { kBehaviour, kConverted, kMigrated, kRegisteredUrl, kVersionedRoute } from '../core/symbols'
-import { createRequestHook, pickedWithoutWaiting } from './request-hook'
-import { createSendHook, createSuccessHook } from './response-hooks'
-import type { RoutingPicks } from './routing-pick'
+import { RouterGenerationError } from '../core/errors'
+import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { createRequestHook } from './migrate-request'
+import { createSendHook, createSuccessHook } from './migrate-response'
+import type { RoutingPicks } from './pick-version'
+import { createMigrationErrorHandler } from './error-handling'
 import type { PreviewHooks } from './upgrade-preview'
 import type { CaptureHooks } from './exchange-capture'
-import { buildBehaviour, hasWork, isSuccessKey, requestPlanOf, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { rebuildResponses } from '../routes/schema-forms'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
@@ -177,7 +173,7 @@ function claimNodes (
     for (const version of versions) served.add(version)
   }
   if (!shared) return undefined
-  // A custom picker runs before routing at this node (see ./routing-pick.ts).
+  // A custom picker runs before routing at this node (see ./pick-version.ts).
   for (const method of group.methods) routingPicks?.add(method, url)
   // A route serving no version at a shared node still needs a value no request can match.
   const value = versions.length > 0 ? versions.join('\n') : '\u0000none'
@@ -200,55 +196,4 @@ export function applyTo (options: Record<string, unknown>, prepared: Prepared, r
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
   options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
-}
-
-type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
-
-/**
- * Hands an error on from a route error handler of the versioner's: to the route's own error handler if it has one
- * (called in its place, so that what it returns or throws is Fastify's to handle), else to the context's, as a
- * rejected promise. Fastify sends whatever a handler throws to the next error handler only when it is an `Error`;
- * anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload. A rejection is an
- * error whatever its value, so every thrown value gets exactly the answer plain Fastify gives it.
- */
-function handOnError (
-  instance: FastifyInstance, routeHandler: ErrorHandler | undefined, error: unknown, request: FastifyRequest, reply: FastifyReply
-): unknown {
-  if (routeHandler !== undefined) return routeHandler.call(instance, error as FastifyError, request, reply)
-  return Promise.reject(error)
-}
-
-/**
- * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
- * validated against the version's schema is a migration bug, logged with the version, route and errors, and
- * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
- * handler, if any, then to the context's.
- */
-function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
-  const { behaviours, head: { display } } = registered
-  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
-  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
-    const picked = pickedWithoutWaiting(request, options)
-    return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
-  })
-  return function versionerErrorHandler (this: FastifyInstance, error, fastifyRequest, reply) {
-    const request = versionedRequest(fastifyRequest)
-    setVersionHeaders(request, reply)
-    // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
-    const versionedReply = reply as VersionedReply
-    versionedReply[kConverted] = false
-    const behaviour = request[kBehaviour]
-    let result: unknown = error
-    // Anything may have been thrown (`null`, a string): only an Error is read.
-    const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (request[kMigrated] && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, fastifyRequest.headers['content-type']).validate.some(([validated]) => validated === part)) {
-      result = new VersionerLatestRequestValidationError(behaviour.version)
-      // The request's logger carries `apiVersion` already (./request-logging.ts).
-      request.log.error({
-        err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
-      }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
-        'a request converter or an instruction produces data the HEAD schema rejects.')
-    }
-    return handOnError(this, routeHandler, result, fastifyRequest, reply)
-  }
 }

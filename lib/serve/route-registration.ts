@@ -8,7 +8,7 @@
  * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
  * responses). A version with nothing to do passes the hooks without work. Two HEAD routes on one path in
  * different versions are told apart by a route constraint on the version (derived before routing, also with a
- * custom picker: ./routing-pick.ts). What each group's route holds is prepared in ./route-preparation.ts.
+ * custom picker: ./pick-version.ts). What each group's route holds is prepared in ./route-preparation.ts.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -17,7 +17,7 @@ import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
-import type { RoutingPicks } from './routing-pick'
+import type { RoutingPicks } from './pick-version'
 import { kRegisteredUrl } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'

@@ -5,7 +5,7 @@
  * @module
  */
 import type { VersionBundle } from '../describe/versions'
-import { lifecycleHeadersOf } from './lifecycle'
+import { lifecycleHeadersOf } from './version-headers'
 import type { ReleaseClock } from './release-clock'
 import type { VersionLifecycleHeaders } from './serve-options'
 

@@ -19,7 +19,7 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The release clock (./release-clock.ts): releases and brownouts still to come at start-up; none without. */
   readonly releases: ReleaseClock | undefined
-  /** The lifecycle headers of each version that has some (built by ./lifecycle.ts): set on every answer of the version. */
+  /** The lifecycle headers of each version that has some (built by ./version-headers.ts): set on every answer of the version. */
   readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined

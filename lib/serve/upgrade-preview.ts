@@ -23,12 +23,10 @@ import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
 import type { PickedVersion } from './version-picking'
-import { askAccess, resolveForRequest } from './preview-access'
-import { createGoneTest, type GoneTest } from './lifecycle'
-import { privateCacheControl } from './version-headers'
+import { askAccess, resolveForRequest } from './pick-version'
+import { createGoneTest, privateCacheControl, type GoneTest } from './version-headers'
+import { registeredRouteOf, requestState } from './request-state'
 import { releasedNow } from './release-clock'
-import { kBehaviour } from '../core/symbols'
-import { registeredRouteOf } from './request-state'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import type { ServedRoute } from './usage-events'
@@ -226,7 +224,7 @@ async function report (
 ): Promise<void> {
   const { request, reply, payload, preview: found } = at
   const registered = registeredRouteOf(request) as RegisteredRoute
-  const served = (request as FastifyRequest & { [kBehaviour]: { version: string } | null })[kBehaviour]?.version
+  const served = requestState(request)?.behaviour?.version
   let rendered: RenderedResponse | string = found.gone ?? `not a JSON success (status ${reply.statusCode})`
   let servedBody: unknown
   if (found.gone === undefined && found.head !== undefined && typeof payload === 'string') {

@@ -8,8 +8,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel'
 import type { FastifyRequest } from 'fastify'
 import type { ServeOptions } from './serve-options'
-import { versionedRequest } from './request-state'
-import { kFieldDeprecations } from '../core/symbols'
+import { requestState } from './request-state'
 import type { Brownout } from '../describe/release-dates'
 
 const NO_FIELDS: readonly string[] = Object.freeze([])
@@ -116,7 +115,7 @@ export function publishServed (request: FastifyRequest, facts: ServedFacts, head
     route: { method, url: head.path },
     deprecated: described?.deprecatedAt !== undefined,
     sunset: described?.sunsetAt,
-    deprecatedFields: versionedRequest(request)[kFieldDeprecations]?.fields ?? NO_FIELDS,
+    deprecatedFields: requestState(request)?.fieldDeprecations?.fields ?? NO_FIELDS,
     changes,
     client: options.clientId === undefined ? undefined : clientOf(request, options.clientId),
     brownout: facts.brownout

@@ -1,13 +1,29 @@
 /**
- * The response headers of a request served in a version: the version served (the header named by
- * `apiVersionParameterName`), `Vary` on that header when the version comes from a header (and on the upgrade
- * preview's header when that option is on), and the headers of every answer of the version (`Deprecation`, `Sunset`,
- * `Link`; `Cache-Control: private` for a preview version).
+ * The headers of a versioned answer, set in the request hook (./migrate-request.ts) and, on errors, by the error
+ * handler (./error-handling.ts): the version served (the header named by `apiVersionParameterName`), `Vary` on that
+ * header when the version comes from a header (and on the upgrade preview's header when that option is on), and the
+ * lifecycle headers of every answer of the version: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link`
+ * headers of a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions,
+ * and the `Cache-Control: private` of a preview version's answers.
+ *
+ * The same lifecycle headers for a request that carries deprecated fields (decision 0061), combined with the
+ * version's own; only the request hook of a version whose requests can hold deprecated parts
+ * (../routes/field-deprecations.ts) sends them.
+ *
+ * The sunset policy `afterSunset: 'gone'`: once a version's `sunsetAt` has passed (by the plugin's `now` clock), its
+ * requests are answered 410 with an RFC 9457 `application/problem+json` body naming the version, its sunset date
+ * and the oldest version still served. Versions without the policy cost nothing.
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { appendLink } from './lifecycle'
-import type { ServeOptions } from './serve-options'
+import { toIsoDate } from '../core/iso-date'
+import type { FieldDeprecation } from '../describe/field-deprecation'
+import type { Version, VersionBundle } from '../describe/versions'
+import type { FieldDeprecations } from '../routes/field-deprecations'
+import type { VersionBehaviour } from '../routes/version-plan'
+import type { RequestState } from './request-state'
+import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
+import { brownoutProblemAt } from './brownouts'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -109,5 +125,158 @@ export function createErrorVersionHeaders (
     if (version !== undefined) setVersionHeaders(reply, version)
     // A 400 for a bad or missing version depends on the header too.
     else vary(reply)
+  }
+}
+
+/** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
+function lifecycleHeaders (deprecatedAt: number | undefined, sunsetAt: number | undefined): Header[] {
+  const headers: Header[] = []
+  if (deprecatedAt !== undefined) headers.push(['deprecation', `@${Math.floor(deprecatedAt / 1000)}`])
+  if (sunsetAt !== undefined) headers.push(['sunset', new Date(sunsetAt).toUTCString()])
+  return headers
+}
+
+/** The `Link` to a version's deprecation or sunset policy page, if it has one. */
+function lifecycleLink (version: Version): string | undefined {
+  if (version.link === undefined || (version.deprecatedAt === undefined && version.sunsetAt === undefined)) return undefined
+  return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
+}
+
+/** Adds a link to a reply's `Link` header, keeping the links already there (RFC 8288 allows several). */
+export function appendLink (current: unknown, link: string): string {
+  const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
+  return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
+}
+
+/**
+ * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
+ * of the version (successes, errors, its 404s and 410s); a preview version's say `Cache-Control: private`. The
+ * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
+ * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
+ */
+export function lifecycleHeadersOf (
+  bundle: VersionBundle, documentUrl: string | null, released = bundle.releasedValues
+): ReadonlyMap<string, VersionLifecycleHeaders> {
+  const byVersion = new Map<string, VersionLifecycleHeaders>()
+  bundle.versions.forEach((version) => {
+    // The next newer release: never a preview version (whose existence a released version's answers do not tell).
+    const index = released.indexOf(version.value)
+    const successor = documentUrl !== null && index > 0 && version.deprecatedAt !== undefined
+      ? `<${documentUrl}?version=${encodeURIComponent(released[index - 1])}>; rel="successor-version"`
+      : undefined
+    const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
+    const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
+    // A preview's answers depend on its access, which no `Vary` can name: no shared cache may store them (decision 0066).
+    if (version.channel === 'preview') headers.push(['cache-control', 'private'])
+    if (headers.length === 0 && links.length === 0) return
+    byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
+  })
+  return byVersion
+}
+
+/** The earliest of two times in milliseconds, either missing. */
+function earliest (a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
+}
+
+/**
+ * Finds the deprecated fields `request` carries in the version of its behaviour and, when there are some, sets the
+ * headers and keeps the fields (JSON pointers: `/body/address`, `/query/size`, array items as `*`) and the `Link` in
+ * the request's state, for the served event and the send hook. `Deprecation` is the earliest date of the fields and of the version; `Sunset`
+ * the earliest sunset; each field's link (or the version's document) is added to `Link`.
+ */
+export function sendFieldDeprecations (
+  request: FastifyRequest, reply: FastifyReply, deprecations: FieldDeprecations, state: RequestState, options: ServeOptions
+): void {
+  const fields: string[] = []
+  const links: string[] = []
+  const version = (state.behaviour as VersionBehaviour).version
+  const described = options.versions.get(version)
+  let deprecatedAt = described?.deprecatedAt?.getTime()
+  let sunsetAt = described?.sunsetAt?.getTime()
+  for (const { property, prefix, find } of deprecations.parts) {
+    const data: unknown = request[property]
+    if (data === undefined || data === null) continue
+    for (const [place, node] of find(data)) {
+      fields.push(`${prefix}${place}`)
+      // Every node the finder reports was recorded when it was compiled.
+      const detail = deprecations.details.get(node) as FieldDeprecation
+      deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
+      sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
+      const link = detail.link ?? (options.documentUrl === null ? undefined : `${options.documentUrl}?version=${encodeURIComponent(version)}`)
+      if (link !== undefined && !links.includes(link)) links.push(link)
+    }
+  }
+  if (fields.length === 0) return
+  for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
+  const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
+  if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
+  state.fieldDeprecations = { fields, link }
+}
+
+/** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */
+type GoneCheck = (reply: FastifyReply, version: string) => Record<string, unknown> | undefined
+
+/** The versions with `afterSunset: 'gone'`. */
+function goneVersions (options: Pick<ServeOptions, 'versions'>): ReadonlySet<string> {
+  return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
+}
+
+/** The problem details of a request for a version gone since its sunset. */
+function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
+  const sunsetAt = version.sunsetAt as Date
+  const date = toIsoDate(sunsetAt)
+  return {
+    type: 'about:blank',
+    title: 'API version gone',
+    status: 410,
+    detail: `API version ${version.value} was sunset on ${date} and is no longer served. ` +
+      (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`),
+    version: version.value,
+    sunsetAt: sunsetAt.toISOString(),
+    ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed })
+  }
+}
+
+/** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
+export type GoneTest = (version: string) => Record<string, unknown> | undefined
+
+/**
+ * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`, or it is in a brownout:
+ * ./brownouts.ts), for the request hook's 410 and the upgrade preview; `undefined` when no version has that policy.
+ * @example
+ * ```ts
+ * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
+ * ```
+ */
+export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>): GoneTest | undefined {
+  const gone = goneVersions(options)
+  if (gone.size === 0) return undefined
+  const now = options.now
+  const versions = options.versions.versions
+  return function goneProblemOf (value) {
+    if (!gone.has(value)) return undefined
+    const version = options.versions.get(value) as Version
+    const time = now()
+    if ((version.sunsetAt as Date).getTime() > time) return brownoutProblemAt(options, version, time)
+    const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
+    const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
+    return goneProblem(version, oldest?.value)
+  }
+}
+
+/**
+ * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
+ * the version headers (echo, `Vary`, `Sunset`) on the 410.
+ */
+export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
+  const goneProblemOf = createGoneTest(options)
+  if (goneProblemOf === undefined) return undefined
+  return function answerIfGone (reply, value) {
+    const problem = goneProblemOf(value)
+    if (problem === undefined) return undefined
+    setHeaders(reply, value)
+    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
+    return problem
   }
 }

@@ -143,7 +143,7 @@ const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', req
 /**
  * Checks a picked value against the versions released now: an exact version; for dates (and months), the
  * closest older version (waterfalling); otherwise the reason it cannot be served. Preview versions are not among
- * them: a request names one only through ./preview-access.ts. Nor is a release whose `releasedAt` has not come.
+ * them: a request names one only through ./pick-version.ts. Nor is a release whose `releasedAt` has not come.
  */
 export function resolveVersion (value: string | undefined, options: Resolving): PickedVersion {
   if (value === undefined || value === '') return MISSING

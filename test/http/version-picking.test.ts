@@ -12,7 +12,7 @@ import {
   type FastifyVersionerOptions, type ResponseInfo
 } from '../../plugin'
 import { resolveVersion, type ApiVersionFormat } from '../../lib/serve/version-picking'
-import { classifyRefusal, refusalReason } from '../../lib/serve/version-refusals'
+import { classifyRefusal, refusalReason } from '../../lib/serve/error-handling'
 import { namedVersionValues } from '../helpers/version-values'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'

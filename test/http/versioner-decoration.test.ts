@@ -125,3 +125,27 @@ test("regression: app.versioner.routes gives a route's schema as the version's d
   const served = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'a' } })
   t.equal(served.statusCode, 200, 'the version answers with the listed status')
 })
+
+test('every request of the application carries one property of the versioner: Fastify sets each decoration in its constructor', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01')) })
+  const versionerKeys = (object: object): string[] => Object.getOwnPropertySymbols(object)
+    .map((symbol) => symbol.description ?? '').filter((name) => name.startsWith('fastify-versioner'))
+  const seen: Record<string, { request: string[], reply: string[] }> = {}
+  await app.register(versioned(async (api) => {
+    api.get('/versioned', async (request, reply) => {
+      seen.versioned = { request: versionerKeys(request), reply: versionerKeys(reply) }
+      return { ok: true }
+    })
+  }))
+  app.get('/plain', async (request, reply) => {
+    seen.plain = { request: versionerKeys(request), reply: versionerKeys(reply) }
+    return { ok: true }
+  })
+  await app.ready()
+  t.equal((await app.inject({ url: '/plain' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/versioned', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200)
+  t.same(seen.plain, { request: ['fastify-versioner.requestState'], reply: [] }, 'an unversioned request: one decoration, none on the reply')
+  t.same(seen.versioned, { request: ['fastify-versioner.requestState'], reply: [] }, 'a versioned request keeps its state in that one property')
+})

@@ -441,3 +441,44 @@ test('a HEAD enum member no converter maps answers a logged 500 FST_VERSIONER_UN
   const converted = await fixed.inject({ url: '/orders', headers: v('2000-01-01') })
   t.same([converted.statusCode, converted.json()[0].status], [200, 'shipped'], 'with its converter, the member is mapped')
 })
+
+test("the handler's returned object is never changed by an old version's response converters: a cached object serves every version", async (t) => {
+  const Address = Type.Object({ street: Type.String(), city: Type.String() })
+  const Team = Type.Object({ id: Type.String(), title: Type.String(), address: Address, members: Type.Array(Type.Object({ fullName: Type.String() })) })
+  class TitleWasName extends VersionChange {
+    description = 'title was name; an address had one line; members had a name.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Team).field('title').had({ name: 'name' }),
+      schema(Address).field('street').didntExist,
+      schema(Address).field('city').didntExist,
+      schema(Address).formerField('line').existedAs({ type: Type.String() })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Team)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.title
+      delete response.body.title
+      response.body.members.push({ fullName: 'added by the converter' })
+      for (const member of response.body.members) member.fullName = member.fullName.toUpperCase()
+    }
+
+    @ConvertResponseToPreviousVersionFor(Address)
+    lineDown (response: ResponseInfo) {
+      response.body.line = `${response.body.street as string}, ${response.body.city as string}`
+      delete response.body.street
+      delete response.body.city
+    }
+  }
+  const cached = { id: 't1', title: 'Core', address: { street: '1 Main St', city: 'Springfield' }, members: [{ fullName: 'Ada' }] }
+  const snapshot = JSON.stringify(cached)
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', TitleWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/team', { schema: { response: { 200: Team } } }, async () => cached)
+  })
+  for (let round = 0; round < 2; round++) {
+    t.same(jsonOf(await call(app, '2000-01-01', '/team')), {
+      id: 't1', name: 'Core', address: { line: '1 Main St, Springfield' }, members: [{ fullName: 'ADA' }, { fullName: 'ADDED BY THE CONVERTER' }]
+    }, `the old shape, read ${round + 1}`)
+    t.equal(JSON.stringify(cached), snapshot, 'the cached object, nested parts included, is as the handler left it')
+  }
+  t.same(jsonOf(await call(app, '2001-01-01', '/team')), cached, 'and the latest version reads it as it is')
+})

@@ -157,6 +157,48 @@ test('two media types in one response content map: the reply\'s media type picks
   t.same(jsonOf(await call(app, NEW, '/media', { headers: { accept: 'application/vnd.summary+json' } })), { label: 'Ada' })
 })
 
+test('a converted success in a content map reads the reply\'s media type once: its schema is chosen once, not again to serialize it', async (t) => {
+  const s = schemas()
+  const app = await versionedApp(t, bundle(s), async (api) => { ROUTES.media(api, s) }, { versioner: { partialApp: true } })
+  let reads = 0
+  // Fastify reads it once itself, before the preSerialization hooks; the count starts with them.
+  app.addHook('preSerialization', async (_request, _reply, payload) => {
+    reads = 0
+    return payload
+  })
+  app.addHook('onRequest', async (_request, reply) => {
+    const getHeader = reply.getHeader.bind(reply)
+    reply.getHeader = (name: string) => {
+      if (name === 'content-type') reads++
+      return getHeader(name)
+    }
+  })
+  await app.ready()
+  t.same(jsonOf(await call(app, OLD, '/media')), { id: 'u1', name: 'Ada Lovelace' })
+  t.equal(reads, 1, 'one slot lookup for the steps and the serializer')
+})
+
+test('a converter that changes a success\'s media type in a content map: serialized with that media type\'s schema', async (t) => {
+  const s = schemas()
+  class UserAsSummary extends VersionChange {
+    description = 'Old clients got a summary for a user, whose fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(s.Summary).field('label').had({ name: 'title' }), schema(s.User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(s.User)
+    summarise (response: ResponseInfo) {
+      response.headers['content-type'] = 'application/vnd.summary+json'
+      response.body = { title: response.body.fullName, extra: 'dropped by the summary schema' }
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version(NEW, UserAsSummary), new Version(OLD))
+  const app = await versionedApp(t, versions, async (api) => { ROUTES.media(api, s) }, { versioner: { partialApp: true } })
+  await app.ready()
+  const old = await call(app, OLD, '/media')
+  t.match(old.headers['content-type'], /^application\/vnd\.summary\+json/)
+  t.same(jsonOf(old), { title: 'Ada Lovelace' }, 'the old summary schema serialized it')
+  t.same(jsonOf(await call(app, NEW, '/media')), ADA)
+})
+
 test('a body in the content form is validated and converted for every media type it declares', async (t) => {
   const app = await formsApp(t, ['users'])
   const json = await call(app, OLD, '/users', { method: 'POST', payload: { name: 'Ada' } })

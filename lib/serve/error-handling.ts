@@ -1,11 +1,27 @@
 /**
- * Why a version value is refused, in words a client can act on: what is wrong with it (a typo in a version's name, the
- * name of another date, a bare name, an unknown name, a malformed or too old value) and what is accepted. It reads the
- * versions released now only, so that it never names a preview the request may not use (nor a release still to come), and runs on the refusal path
- * alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
+ * Errors on versioned routes. Why a version value is refused, in words a client can act on: what is wrong with it (a
+ * typo in a version's name, the name of another date, a bare name, an unknown name, a malformed or too old value) and
+ * what is accepted; it reads the versions released now only, so that it never names a preview the request may not use
+(nor a release still to come),
+ * and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
+ *
+ * Fastify's validation error for a request that fails its version's schema (a 400 as Fastify would answer it, in the
+ * context's format). And each versioned route's error handler, which sets the version headers on every error (also one thrown before
+ * the version was picked, by an `onRequest` hook), turns a migrated request's failure of HEAD validation into the
+ * logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`, and hands every error on exactly as Fastify would have
+ * without it. (A converter's failure is ./step-runner.ts's `failureError`.)
  * @module
  */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
+import type { SchemaErrorDataVar } from 'fastify/types/schema'
+import { VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
+import { requestPlanOf, type RequestPart } from '../routes/version-plan'
+import type { RegisteredRoute } from '../routes/versioner-state'
+import { pickedWithoutWaiting } from './pick-version'
+import { requestState } from './request-state'
+import type { ServeOptions } from './serve-options'
+import { createErrorVersionHeaders } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 
@@ -160,4 +176,93 @@ export function pickingErrorMessage (
   const reason = refusalReason(classifyRefusal(picked, options), options)
   const what = picked.reason === 'too-old' ? 'Unsupported' : picked.reason === 'unknown' ? 'Unknown' : 'Invalid'
   return `${what} API version '${String(picked.requested)}' in ${describeLocation(options, prefix)}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
+}
+
+/** A schema error formatter, as Fastify takes it. */
+export type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
+
+function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
+  return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
+}
+
+const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
+
+/**
+ * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
+ * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
+ * cannot be found, Fastify's default format is used.
+ */
+export function contextFormatter (instance: object): SchemaErrorFormatter {
+  return ownFormatter(instance) ?? defaultFormatter
+}
+
+function ownFormatter (instance: object): SchemaErrorFormatter | undefined {
+  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
+    for (const symbol of Object.getOwnPropertySymbols(object)) {
+      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
+      const formatter = (object as Record<symbol, unknown>)[symbol]
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+    }
+  }
+  return undefined
+}
+
+/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
+export function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
+  const error = formatter(errors, part) as Error & Record<string, unknown>
+  error.statusCode ??= 400
+  error.code ??= 'FST_ERR_VALIDATION'
+  error.validation = errors
+  error.validationContext = part
+  return error
+}
+
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/**
+ * Hands an error on from a route error handler of the versioner's: to the route's own error handler if it has one
+ * (called in its place, so that what it returns or throws is Fastify's to handle), else to the context's, as a
+ * rejected promise. Fastify sends whatever a handler throws to the next error handler only when it is an `Error`;
+ * anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload. A rejection is an
+ * error whatever its value, so every thrown value gets exactly the answer plain Fastify gives it.
+ */
+function handOnError (
+  instance: FastifyInstance, routeHandler: ErrorHandler | undefined, error: unknown, request: FastifyRequest, reply: FastifyReply
+): unknown {
+  if (routeHandler !== undefined) return routeHandler.call(instance, error as FastifyError, request, reply)
+  return Promise.reject(error)
+}
+
+/**
+ * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
+ * validated against the version's schema is a migration bug, logged with the version, route and errors, and
+ * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
+ * handler, if any, then to the context's.
+ */
+export function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
+  const { behaviours, head: { display } } = registered
+  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
+  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
+    const picked = pickedWithoutWaiting(request, options)
+    return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
+  })
+  return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
+    setVersionHeaders(request, reply)
+    const state = requestState(request)
+    // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
+    if (state !== null) state.converted = false
+    const behaviour = state?.behaviour ?? null
+    let result: unknown = error
+    // Anything may have been thrown (`null`, a string): only an Error is read.
+    const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
+    if (state?.migrated === true && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)) {
+      result = new VersionerLatestRequestValidationError(behaviour.version)
+      // The request's logger carries `apiVersion` already (./request-state.ts).
+      request.log.error({
+        err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
+      }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
+        'a request converter or an instruction produces data the HEAD schema rejects.')
+    }
+    return handOnError(this, routeHandler, result, request, reply)
+  }
 }

@@ -1,22 +1,21 @@
 /**
- * The response side of a versioned route. Successful object payloads (HEAD data) pass the response
- * converters from the latest version down to the requested one in the route's `preSerialization` hook, and
- * are serialized with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
+ * Stage 3 of a request, migrating its response: the response side of a versioned route. Successful object payloads
+ * (HEAD data) pass the response converters from the latest version down to the requested one, on a JSON copy (the
+ * handler's object may be cached), in the route's `preSerialization` hook (the success hook), and are serialized
+ * with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
  * thrown or returned) reach only converters declared with `migrateHttpErrors`, in the route's `onSend` hook,
  * which may also turn them into successes. Streams and buffers are never parsed: by-path converters see
  * them on `raw` and may change status and headers.
  * @module
  */
-import type { FastifyReply, onSendHookHandler, preSerializationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
 import { copyJson, failureError, failureOf, runSteps, type FailureContext } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
-import { versionedRequest, type VersionedReply, type VersionedRequest } from './request-state'
-import { kBehaviour, kConverted, kConverterFailed, kFieldDeprecations } from '../core/symbols'
+import { requestState, type RequestState } from './request-state'
 import type { VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
-import { appendLink } from './lifecycle'
-import { privateCacheControl } from './version-headers'
+import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
@@ -41,9 +40,9 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
 }
 
 /**
- * The serializer of a response of this version sent with `status`: the schema of slot `key` when the version changed
- * the success status (the body is still the success body), else the schema Fastify would pick for `status` and the
- * reply's media type, else plain JSON.
+ * The serializer of a response of this version sent with `status`: the schema of slot `key` when the caller knows
+ * it (the version changed the success status: the body is still the success body; or the slot chosen before the
+ * converters still holds), else the schema Fastify would pick for `status` and the reply's media type, else plain JSON.
  */
 export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
   const finalKey = key ?? responseSlot(behaviour.responses, status, reply)
@@ -51,47 +50,52 @@ export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour,
   return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (payload: unknown) => string
 }
 
+/** Applies this version's success status, if it changed it, once converters ran; true when it did. */
+function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: number): boolean {
+  if (behaviour.statusCode === undefined || status >= 300 || reply.statusCode !== status) return false
+  reply.code(behaviour.statusCode)
+  return true
+}
+
 /**
- * Applies this version's success status, if it changed it, once converters ran. Returns the schema key the body
- * must be serialized with when that differs from the final status's own (`undefined` otherwise).
+ * The slot a converted body is serialized with, when it is known without choosing it again: the slot the steps were
+ * chosen by (`key`) when the version changed the status (`changed`: the body is still the success body), or when the
+ * status stayed and no converter wrote headers (a `content` map chooses its slot by the reply's media type).
  */
-function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): string | undefined {
-  if (behaviour.statusCode !== undefined && status < 300 && reply.statusCode === status) {
-    reply.code(behaviour.statusCode)
-    return key
-  }
-  return undefined
+function knownSlot (conversion: Conversion, changed: boolean, status: number, key: string | undefined): string | undefined {
+  return changed || (conversion.reply.statusCode === status && conversion.keyHolds) ? key : undefined
 }
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
-  return function versionerSuccessHook (fastifyRequest, fastifyReply, payload, done) {
-    const request = versionedRequest(fastifyRequest)
-    const reply = fastifyReply as VersionedReply
-    const behaviour = request[kBehaviour]
+  return function versionerSuccessHook (request, reply, payload, done) {
+    const state = requestState(request)
+    const behaviour = state?.behaviour
     const status = reply.statusCode
-    if (behaviour === null || !behaviour.successWork || status >= 300) {
+    if (state === null || behaviour === null || behaviour === undefined || !behaviour.successWork || status >= 300) {
       done(null, payload)
       return
     }
-    reply[kConverted] = true
-    convertBody({ request, reply, behaviour, route, finish: finishSuccess }, payload, payload, done)
+    state.converted = true
+    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess, keyHolds: true }, payload, payload, done)
   }
 }
 
 /** Sends a converted success: with this version's status, and its serializer when the route's own does not fit. */
-function finishSuccess ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const serializeAs = applyStatus(reply, behaviour, status, key)
-  if (serializeAs !== undefined || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
-    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, serializeAs))
+function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { reply, behaviour } = conversion
+  const changed = applyStatus(reply, behaviour, status)
+  if (changed || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
   done(null, body)
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
-function finishText ({ reply, behaviour }: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const serializeAs = applyStatus(reply, behaviour, status, key)
-  done(null, serializerFor(reply, behaviour, reply.statusCode, serializeAs)(body))
+function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { reply, behaviour } = conversion
+  const changed = applyStatus(reply, behaviour, status)
+  done(null, serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))(body))
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -125,20 +129,19 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     warned.add(once)
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
-  return function versionerSendHook (fastifyRequest, fastifyReply, payload, done) {
-    const request = versionedRequest(fastifyRequest)
-    const reply = fastifyReply as VersionedReply
-    const behaviour = request[kBehaviour]
+  return function versionerSendHook (request, reply, payload, done) {
+    const state = requestState(request)
+    const behaviour = state?.behaviour ?? null
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
-    const fieldLink = request[kFieldDeprecations]?.link
+    const fieldLink = state?.fieldDeprecations?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
     // A preview version's answer stays out of shared caches, whatever Cache-Control the handler set (decision 0066).
     if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
     // A payload the preSerialization hook converted is done, whatever status its converters gave it.
-    if (behaviour === null || reply[kConverted] || request[kConverterFailed]) {
+    if (state === null || behaviour === null || state.converted || state.converterFailed) {
       done(null, payload)
       return
     }
@@ -153,7 +156,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       const info = new VersionedResponseInfo(reply, text, payload)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
-        if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
+        if (failure !== undefined) failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
         else done(null, text === undefined || body === text ? payload : textOf(body))
       })
       return
@@ -169,7 +172,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       done(null, payload)
       return
     }
-    convertBody({ request, reply, behaviour, route, finish: finishText }, body, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
 }
 
@@ -180,8 +183,8 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
  * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
  * error body) must never serialize it.
  */
-function failResponse (reply: FastifyReply, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
-  (context.request as VersionedRequest)[kConverterFailed] = true
+function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
+  state.converterFailed = true
   const error = failureError(failure, context) as Error & { statusCode?: number }
   reply.code(error.statusCode ?? 500)
   done(error)
@@ -192,11 +195,14 @@ type HookDone = (error: Error | null, payload?: unknown) => void
 
 /** A body being converted: the request and reply, the version's behaviour, the HEAD route, how the hook sends it. */
 interface Conversion {
-  readonly request: VersionedRequest
-  readonly reply: VersionedReply
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly state: RequestState
   readonly behaviour: VersionBehaviour
   readonly route: string
   readonly finish: Finish
+  /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
+  keyHolds: boolean
 }
 
 /** How a hook sends a converted body (the success hook as an object, the send hook as text), given the status and status key the steps were chosen by. */
@@ -219,8 +225,12 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
-    if (failure !== undefined) failResponse(reply, { request, version: behaviour.version, route }, done, failure)
-    else finishExpressible(conversion, status, key, converted, done)
+    if (failure !== undefined) {
+      failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, failure)
+      return
+    }
+    conversion.keyHolds = !info.wroteHeaders
+    finishExpressible(conversion, status, key, converted, done)
   })
 }
 
@@ -239,12 +249,12 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     return
   }
   const version = behaviour.version
-  // The request's logger carries `apiVersion` already (./request-logging.ts).
+  // The request's logger carries `apiVersion` already (./request-state.ts).
   request.log.error({
     route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
   }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
-  failResponse(reply, { request, version, route }, done, error)
+  failResponse(reply, conversion.state, { request, version, route }, done, error)
 }
 
 const NO_STEPS: readonly ConverterStep[] = []

@@ -1,0 +1,179 @@
+/**
+ * Stage 2 of a request, migrating it, in the route-level `preValidation` hook of a versioned route: once the
+ * version is picked (./pick-version.ts; a 400 when it cannot be served, a 404 when the route does not exist in it, a
+ * 410 when it is gone), set the version headers, validate the request against that version's schemas, remove the
+ * fields the version lacks, run the request converters up to the latest version, and leave HEAD data for Fastify's
+ * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated request
+ * that then fails HEAD validation is a logged 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), through the route's
+ * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
+ * @module
+ */
+import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
+import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
+import { failureError, failureOf, isThenable, runSteps } from './step-runner'
+import type { ConverterStep } from '../routes/converter-steps'
+import { VersionedRequestInfo } from './converter-inputs'
+import type { ServeOptions } from './serve-options'
+import { bindVersionInRequestLog, type RequestState } from './request-state'
+import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
+import { kBundleInternals } from '../core/symbols'
+import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
+import type { VersionBehaviours } from '../routes/version-behaviours'
+import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
+import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
+import type { VersionedScope } from '../describe/versioned-scope'
+import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
+import { publishBrownout } from './brownouts'
+
+/** What the request hook of one registered route needs. */
+interface RequestHookRoute {
+  readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
+  readonly scope: VersionedScope
+  /** The HEAD route, for usage events, and its `METHOD url` for logs. */
+  readonly head: HeadRouteOf & { readonly display: string }
+  /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
+  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
+}
+
+const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
+class RequestMigration {
+  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-state.ts):
+  // by a custom picker or a function default, or a preview version (its access is asked here).
+  private readonly bindsLog: boolean
+  private readonly previewLog: ReadonlyMap<string, unknown> | undefined
+  private readonly setVersionHeaders: VersionHeaders
+  private readonly answerIfGone: ReturnType<typeof createGoneCheck>
+  /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
+  private formatter: SchemaErrorFormatter | undefined
+
+  constructor (
+    private readonly route: RequestHookRoute, private readonly options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined,
+    private readonly storesVersion: boolean, logsVersion: boolean
+  ) {
+    this.bindsLog = logsVersion && options.asyncPicking
+    const previews = options.versions[kBundleInternals].previewPicks
+    this.previewLog = logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
+    this.setVersionHeaders = createVersionHeaders(options)
+    this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
+    this.formatter = routeFormatter
+  }
+
+  /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
+  proceed (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void {
+    const { options, route } = this
+    const picked = state.picked
+    if (!picked.ok) {
+      const message = pickingErrorMessage(picked, options, route.scope.prefix)
+      done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
+      return
+    }
+    const version = picked.version
+    if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
+    const gone = this.answerIfGone?.(reply, version)
+    if (gone !== undefined) {
+      if (servedChannel.hasSubscribers) publishBrownout(request, { version, problem: gone, route }, options)
+      return
+    }
+    this.setVersionHeaders(reply, version)
+    const behaviour = route.behaviours.get(version)
+    if (behaviour === undefined) {
+      reply.callNotFound()
+      return
+    }
+    // A body declared by media type (`content`) is planned per media type, as Fastify validates it.
+    const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
+    state.behaviour = behaviour
+    if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
+    if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
+    if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
+    if (!this.validateAndClean(request, plan, done)) return
+    const steps = plan.requestSteps
+    if (steps.length === 0) {
+      this.finish(state, version, done)
+      return
+    }
+    this.convert(request, state, steps, done)
+  }
+
+  /**
+   * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
+   * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
+   */
+  private validateAndClean (request: FastifyRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
+    const validate = plan.validate
+    for (let index = 0; index < validate.length; index++) {
+      const [part, schema] = validate[index]
+      const check = request.compileValidationSchema(schema, part)
+      if (!check(request[PART_PROPERTY[part]])) {
+        this.formatter ??= contextFormatter(request.server)
+        done(validationError(check.errors ?? [], part, this.formatter))
+        return false
+      }
+    }
+    const cleaners = plan.cleaners
+    for (let index = 0; index < cleaners.length; index++) {
+      const [part, clean] = cleaners[index]
+      const data = request[PART_PROPERTY[part]]
+      if (data !== undefined && data !== null) clean(data)
+    }
+    return true
+  }
+
+  /** Runs the request converters, writes what they changed back into the request, then finishes. */
+  private convert (request: FastifyRequest, state: RequestState, steps: readonly ConverterStep[], done: (error?: Error) => void): void {
+    const info = new VersionedRequestInfo(request)
+    const version = (state.behaviour as VersionBehaviour).version
+    runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
+      let failure: unknown = converterFailure
+      if (failure === undefined) {
+        try {
+          info.writeBack(body)
+        } catch (error) {
+          failure = failureOf(error)
+        }
+      }
+      if (failure === undefined) {
+        this.finish(state, version, done)
+        return
+      }
+      state.converterFailed = true
+      done(failureError(failure, { request, version, route: this.route.head.display }))
+    })
+  }
+
+  private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
+    state.migrated = true
+    // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
+    // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
+    if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
+    else done()
+  }
+}
+
+/** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */
+export function createRequestHook (
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
+  logsVersion: boolean
+): preValidationHookHandler {
+  const migration = new RequestMigration(route, options, routeFormatter, storesVersion, logsVersion)
+  const proceed = (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void => {
+    try {
+      migration.proceed(request, reply, state, done)
+    } catch (error) {
+      done(error as Error)
+    }
+  }
+  return function versionerRequestHook (request, reply, done) {
+    let picked: RequestState | Promise<RequestState>
+    try {
+      picked = pickVersion(request, options)
+    } catch (failure) {
+      done(pickerFailure(failure))
+      return
+    }
+    if (isThenable(picked)) picked.then((state) => { proceed(request, reply, state, done) }, (failure: unknown) => { done(pickerFailure(failure)) })
+    else proceed(request, reply, picked, done)
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Stage 1 of a request, picking its version: which version serves a request, picked once and kept in its state
+ * (./request-state.ts). The request hook picks it (./migrate-request.ts); `request.apiVersion` and the error handler
+ * ask earlier without waiting; where two HEAD routes share a path and method, a custom `VersionPicker` or a function
+ * `apiVersionDefaultValue` (per-account pinning) runs before routing, in the route constraint, and leaves its outcome
+ * on the raw request for the request hook. What a value names is ./version-picking.ts's.
+ *
+ * Preview versions: a request names a preview version only by its whole value, and is served it only when the
+ * version's `access` allows the request. Otherwise the request is answered exactly as if the preview did not exist
+ * (the outcome of the released versions alone), so that its existence does not leak
+ * ([decision 0059](../../docs/decisions/0059-release-channels.md)).
+ * @module
+ */
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import { VersionPickerError } from '../core/errors'
+import { describeValue } from '../core/json-schema'
+import { kBundleInternals } from '../core/symbols'
+import { isThenable } from './step-runner'
+import { resolveVersion, type PickedVersion, type Resolving } from './version-picking'
+import type { ServeOptions } from './serve-options'
+import { requestState, startRequestState, type RequestState } from './request-state'
+
+/** Picks and checks the version of a request, once: the request's state holds it. */
+export function pickVersion (request: FastifyRequest, options: ServeOptions): RequestState | Promise<RequestState> {
+  const known = requestState(request)
+  if (known !== null) return known
+  const early = options.asyncPicking ? routingPickOf(request) : undefined
+  if (early !== undefined) return startRequestState(request, early)
+  const picked = pickForRequest(request, options)
+  if (!isThenable(picked)) return startRequestState(request, picked)
+  return Promise.resolve(picked).then((resolved) => startRequestState(request, resolved))
+}
+
+/**
+ * The version of a request when it is known without waiting (for `request.apiVersion` and errors before the request
+ * hook): picked already, or picked synchronously from a released version. A value naming a preview version is left to
+ * the request hook, which asks the preview's `access` once the application's own hooks have run.
+ */
+export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
+  const known = requestState(request)
+  if (known !== null) return known.picked
+  if (options.asyncPicking) return undefined
+  const value = options.picker.pick(request) as string | undefined
+  const picked = resolveVersion(value, options)
+  if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
+  return startRequestState(request, picked).picked
+}
+
+/** Logs a failing `access` (the request is then answered as for an unknown version). */
+function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
+  request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
+    'the request is answered as one naming an unknown version.')
+}
+
+/**
+ * The operator's trace of a preview its `access` refused (the client's answer is that of an unknown version): a
+ * `debug` line on the request's logger, nothing at other levels.
+ */
+function accessRefused (request: FastifyRequest, version: string): void {
+  request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
+    'it is answered as one naming an unknown version.')
+}
+
+/**
+ * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
+ * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies: the
+ * outcome of the released versions alone, with a trace for the operator).
+ * @example
+ * ```ts
+ * const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })
+ * ```
+ */
+export function resolveForRequest (
+  request: FastifyRequest, value: string | undefined, options: Resolving
+): PickedVersion | Promise<PickedVersion> {
+  const picked = resolveVersion(value, options)
+  if (picked.ok || typeof value !== 'string') return picked
+  const preview = options.versions[kBundleInternals].previewPicks.get(value)
+  if (preview === undefined) return picked
+  const access = options.versions.get(preview.version)?.access
+  if (access === undefined) return preview
+  let failed = false
+  const allowed = askAccess(access, request, (error) => {
+    failed = true
+    accessFailed(request, preview.version, error)
+  })
+  const outcome = (yes: boolean): PickedVersion => {
+    if (yes) return preview
+    if (!failed) accessRefused(request, preview.version)
+    return picked
+  }
+  return isThenable(allowed) ? allowed.then(outcome) : outcome(allowed)
+}
+
+/** Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the picker does. */
+function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'picker' | 'versions' | 'format'>): PickedVersion | Promise<PickedVersion> {
+  const value = options.picker.pick(request)
+  return isThenable(value) ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options)) : resolveForRequest(request, value, options)
+}
+
+/**
+ * Whether `access` allows `request` (a preview version's, or the upgrade preview's): only `true` is a yes; a throw or
+ * a rejection is a no, reported to `failed`. Synchronous when `access` is; the promise never rejects.
+ */
+export function askAccess (
+  access: (request: FastifyRequest) => boolean | Promise<boolean>, request: FastifyRequest, failed: (error: unknown) => void
+): boolean | Promise<boolean> {
+  let allowed: boolean | Promise<boolean>
+  try {
+    allowed = access(request)
+  } catch (error) {
+    failed(error)
+    return false
+  }
+  if (!isThenable(allowed)) return allowed === true
+  return Promise.resolve(allowed).then((answer) => answer === true, (error: unknown) => {
+    failed(error)
+    return false
+  })
+}
+
+/**
+ * The preview versions a request may see (the docs pages and documents asked for `?channel=preview`): each one whose
+ * `access` allows the request (a preview without `access`, always), newest first.
+ */
+export async function allowedPreviews (request: FastifyRequest, options: Resolving): Promise<string[]> {
+  const allowed: string[] = []
+  for (const value of options.versions[kBundleInternals].previewPicks.keys()) {
+    const picked = await resolveForRequest(request, value, options)
+    if (picked.ok) allowed.push(value)
+  }
+  return allowed
+}
+
+/** On a raw request: the outcome of picking before routing. */
+const kRoutingPick = Symbol('fastify-versioner.routingPick')
+
+/** What picking before routing left on a raw request: the version picked, or what the picker threw. */
+type RoutingPick = { readonly picked: PickedVersion } | { readonly failure: unknown }
+
+type RawRequest = IncomingMessage & { [kRoutingPick]?: RoutingPick }
+
+/** The error a request answers when its picker threw or rejected with `failure` (an Error as it is). */
+export function pickerFailure (failure: unknown): Error {
+  if (failure instanceof Error) return failure
+  return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) failed with ${describeValue(failure)}, ` +
+    'which is not an Error. Throw an Error (with a statusCode to answer something else than 500).', { cause: failure })
+}
+
+/** The version picked before routing for a raw request, when it was picked then and can be served. */
+export function versionPickedBeforeRouting (raw: IncomingMessage): string | undefined {
+  const pick = (raw as RawRequest)[kRoutingPick]
+  return pick !== undefined && 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined
+}
+
+/** The outcome of picking before routing, if it ran for this request; throws the picker's failure. */
+function routingPickOf (request: FastifyRequest): PickedVersion | undefined {
+  const pick = (request.raw as RawRequest)[kRoutingPick]
+  if (pick === undefined) return undefined
+  if ('failure' in pick) throw pickerFailure(pick.failure)
+  return pick.picked
+}
+
+/** What a request has before routing. */
+interface RoutingView {
+  readonly raw: IncomingMessage
+  readonly method: string | undefined
+  readonly url: string | undefined
+  readonly headers: IncomingMessage['headers']
+  readonly params: Record<string, string | undefined>
+  readonly query: Record<string, unknown>
+  readonly log: FastifyBaseLogger
+  readonly server: FastifyInstance
+}
+
+/**
+ * The error of a picker that read, before routing, what a request only has later: a decoration an `onRequest`
+ * hook attaches (an account, `request.user`, `request.cookies`), the body, the route's options. Such a picker would
+ * silently pick another version at these paths than everywhere else, so the request is answered a logged 500.
+ */
+function readTooEarly (property: string, path: string): Error {
+  return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) read request.${property} at ${path}, ` +
+    'where two HEAD routes share the path and method: there the version must be known to choose the route, so the picker runs before ' +
+    'routing, before your onRequest hooks and body parsing. Before routing a request has only raw, method, url, headers, params, query, ' +
+    'log and server. Read what the picker needs from those (an API key from request.headers.authorization, a cookie from ' +
+    'request.headers.cookie), or give the replaced routes distinct paths or methods.')
+}
+
+/**
+ * What a picker sees before routing: the raw request's method, URL, headers and query, the path parameters of the
+ * shared route (with path versions, the version segment), the application's logger and server. No body, route
+ * options or request decorations exist yet: reading any other property (or asking whether it is there) throws
+ * {@link readTooEarly}, never a silent `undefined`.
+ */
+function routingView (view: RoutingView, path: string): FastifyRequest {
+  const guard = (target: RoutingView, property: string | symbol): void => {
+    if (typeof property === 'string' && !(property in target)) throw readTooEarly(property, path)
+  }
+  return new Proxy(view, {
+    get (target, property, receiver) {
+      guard(target, property)
+      return Reflect.get(target, property, receiver) as unknown
+    },
+    has (target, property) {
+      guard(target, property)
+      return Reflect.has(target, property)
+    }
+  }) as unknown as FastifyRequest
+}
+
+/** The paths two HEAD routes share, and the asynchronous derivation of the version there. */
+export class RoutingPicks {
+  // As lenient as Fastify's router can be: a path matched here needlessly only costs a pick.
+  private readonly shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false })
+
+  constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {}
+
+  /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */
+  add (method: string, url: string): void {
+    for (const each of method === 'GET' ? ['GET', 'HEAD'] : [method]) {
+      if (!this.shared.hasRoute(each as HTTPMethod, url)) this.shared.on(each as HTTPMethod, url, () => {}, url)
+    }
+  }
+
+  /** The constraint's `deriveConstraint(req, ctx, done)`: the version served, or `undefined` (Fastify then picks the route without). */
+  derive (raw: RawRequest, done: (error: Error | null, value?: string) => void): void {
+    const match = this.shared.find(raw.method as HTTPMethod, raw.url ?? '/')
+    if (match === null) {
+      done(null, undefined)
+      return
+    }
+    const settled = (pick: RoutingPick): void => {
+      raw[kRoutingPick] = pick
+      // A failure or a version that cannot be served reaches the route without a value; its request hook answers it.
+      done(null, 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined)
+    }
+    let picked: PickedVersion | Promise<PickedVersion>
+    try {
+      const seen = { raw, method: raw.method, url: raw.url, headers: raw.headers, params: { ...match.params }, query: { ...match.searchParams }, log: this.server.log, server: this.server }
+      // A preview's access runs here too, on what the request has before routing (a failing access is a denial).
+      picked = pickForRequest(routingView(seen, `${raw.method ?? ''} ${match.store as string}`), this.options)
+    } catch (failure) {
+      settled({ failure })
+      return
+    }
+    if (!isThenable(picked)) settled({ picked })
+    else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
+  }
+}
