@@ -8,6 +8,7 @@
  * statuses or guarantees go away. Changes inside a schema are `schema-changes.ts`'s.
  * @module
  */
+import { toolLibrary } from '../core/optional-libraries'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
@@ -19,6 +20,8 @@ import { classifySchemaChange } from './schema-changes'
 
 /** Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run). */
 export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
+  // Required even when nothing is diffed: a CI without it fails on its first run, not on the first change.
+  toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
   const [before, after] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
   const diffs = documentDiffs(before, after)
