@@ -81,11 +81,15 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
   }
 }
 
-/** Sends a converted success: with this version's status, and its serializer when the route's own does not fit. */
+/**
+ * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
+ * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
+ * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks).
+ */
 function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { reply, behaviour } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  if (changed || reply.statusCode !== status || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+  if (changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
     reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
   done(null, body)
