@@ -1,11 +1,12 @@
 // The published package, as users get it: packed exactly as a publisher packs it (test/helpers/packed-package.ts:
 // `npm pack` in a clean copy of the repository, where `prepare` must build; one pack shared with the other tests that
 // need it), then installed (extracted) into a fresh consumer folder, imported from ESM and CommonJS, served from a
-// Fastify app, and type-checked from TypeScript (module nodenext, .mts and .cts).
+// Fastify app, and type-checked from TypeScript (module nodenext, .mts and .cts). The type tests (test/types, with
+// tsd) run here too, against the packed declarations: `npm test` builds the package once, in the pack.
 //
 // The consumer folder lives under test/.tmp (gitignored) so that Node and TypeScript find the package's
 // dependencies by walking up to the repository's node_modules: no registry, no network.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import semver from 'semver'
 import t from 'tap'
@@ -14,6 +15,7 @@ import { installPacked, packedPackage, run as runChild, type Run } from './helpe
 const root = resolve(__dirname, '..')
 // The consumers' programs, checked as `tsc -p <config> --listFiles` would (but for other packages' declarations).
 const typeCheckScript = join(__dirname, 'helpers', 'consumer-type-check.js')
+const tsdCli = join(root, 'node_modules', 'tsd', 'dist', 'cli.js')
 
 // Building and packing take about 20 s on a quiet machine, and the consumers' type checks about 20 s more (they
 // run concurrently); the whole file takes 1 to 3 minutes on a loaded one. Generous, to hold on a busy machine.
@@ -334,6 +336,42 @@ let consumerDir = ''
 let tarball = ''
 let distBeforePack = true
 const typeChecks = new Map<ProgramName, Promise<Run>>()
+let typeTests: Promise<Run> = Promise.resolve({ code: 1, stdout: '', stderr: 'the type tests were not started' })
+
+/**
+ * A type test that must fail (`npm run test:types` does not see it): proves that tsd reads the packed declarations
+ * and reports a wrong expectation.
+ */
+const FAILING_TYPE_TEST = `import { expectType } from 'tsd'
+import { Version } from '../..'
+
+expectType<number>(new Version('2000-01-01').value)
+`
+
+/**
+ * tsd on test/types/*.test-d.ts in a copy of the packed package (outside node_modules, where TypeScript would report
+ * nothing), with {@link FAILING_TYPE_TEST} beside them: their \`'../..'\` is the packed package.
+ */
+async function startTypeTests (tarball: string, dir: string): Promise<Run> {
+  await mkdir(dir, { recursive: true })
+  const extracted = await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'], dir)
+  if (extracted.code !== 0) throw new Error(`tar failed:\n${extracted.stderr}`)
+  await cp(join(root, 'test', 'types'), join(dir, 'test', 'types'), { recursive: true })
+  await writeFile(join(dir, 'test', 'types', 'must-fail.test-d.ts'), FAILING_TYPE_TEST)
+  return run(process.execPath, [tsdCli, '--files', 'test/types/*.test-d.ts'], dir, 300_000)
+}
+
+/** tsd's errors by file: `file:line:column` headers, each followed by its `✖ line:column message` lines. */
+function typeTestErrors (output: string): Map<string, string[]> {
+  const errors = new Map<string, string[]>()
+  let file = ''
+  for (const line of output.split('\n')) {
+    const header = /^\s*(test\/types\/[\w.-]+\.ts):\d+:\d+\s*$/.exec(line)
+    if (header !== null) file = header[1]
+    else if (/^\s*[✖×]\s+\d+:\d+/.test(line)) errors.set(file, [...errors.get(file) ?? [], line.trim()])
+  }
+  return errors
+}
 
 /** The outcome of the type check of tsconfig.<name>.json in the consumer folder (as `tsc -p … --listFiles` prints it). */
 function typeCheck (name: ProgramName): Promise<Run> {
@@ -383,6 +421,7 @@ t.before(async () => {
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
     typeChecks.set(name, run(process.execPath, [typeCheckScript, `tsconfig.${name}.json`], consumerDir, 300_000))
   }
+  typeTests = startTypeTests(tarball, join(workDir, 'type-tests'))
 })
 
 t.teardown(async () => {
@@ -567,6 +606,17 @@ t.test('no package in the lockfile has an install script unless listed (installs
   // without it.
   t.same(withScripts, ['node_modules/@scarf/scarf', 'node_modules/esbuild', 'node_modules/msgpackr-extract'], 'only the reviewed ones')
   t.match(await readFile(join(root, '.ci', 'run'), 'utf8'), /^npm ci --ignore-scripts$/m, 'CI installs without running them')
+})
+
+t.test('the type tests (test/types) pass against the packed declarations; a wrong expectation is reported', async (t) => {
+  const tested = await typeTests
+  const output = `${tested.stdout}${tested.stderr}`
+  const errors = typeTestErrors(output)
+  t.same([...errors.keys()], ['test/types/must-fail.test-d.ts'], 'tsd reports errors in the failing type test only', { output })
+  const failing = errors.get('test/types/must-fail.test-d.ts') ?? []
+  t.equal(failing.length, 1, 'one error in it')
+  t.match(failing[0], /^[✖×]\s+4:\d+\s+Argument of type '?string'? is not assignable to parameter of type '?number'?/, 'its wrong expectation, at its line')
+  t.equal(tested.code, 1, 'tsd exits 1')
 })
 
 t.test('the tarball holds the built package and nothing else', async (t) => {
