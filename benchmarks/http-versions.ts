@@ -13,8 +13,9 @@
  * `taskset`; autocannon in this process, pinned to another core; 127.0.0.1. Each round starts fresh server
  * processes (one process's own luck, its memory layout and JIT decisions, moves its figures by several percent,
  * which rounds on the same processes would not average out), checks every configuration (status, body, version
- * header, and that each version rejects another version's body), warms each up, then measures each in turn (the
- * order reversed on even rounds). Per round, each configuration's requests per second and server CPU time per
+ * header, and that each version rejects another version's body), then warms up and measures each in turn (the
+ * order rotated by one each round, so that each configuration is first, second, … equally often in 5, 10, …
+ * rounds). Per round, each configuration's requests per second and server CPU time per
  * request (`utime + stime` from `/proc/<pid>/stat` over the measured window, divided by the requests) are
  * divided by its reference's of the same round; the answer is the median of those paired ratios. Every
  * configuration is sent the same `x-api-version` header (plain Fastify ignores it). Every response of every run
@@ -42,7 +43,7 @@ function numberFromEnv (name: string, fallback: number, minimum: number): number
   return value
 }
 
-const ROUNDS = numberFromEnv('BENCH_HTTP_ROUNDS', 8, 2)
+const ROUNDS = numberFromEnv('BENCH_HTTP_ROUNDS', 10, 2)
 const SECONDS = numberFromEnv('BENCH_HTTP_SECONDS', 4, 1)
 const WARMUP = numberFromEnv('BENCH_HTTP_WARMUP', 2, 1)
 const CONNECTIONS = numberFromEnv('BENCH_HTTP_CONNECTIONS', 10, 1)
@@ -199,10 +200,14 @@ async function main (): Promise<void> {
       const exchanges = await startAll()
       const run = async (configuration: Configuration, seconds: number): Promise<Measurement> =>
         await measureLoad(servers.get(configuration.name) as ServerProcess, exchanges.get(configuration.name) as Exchange, seconds, CONNECTIONS)
-      const order = round % 2 === 0 ? [...CONFIGURATIONS].reverse() : CONFIGURATIONS
-      for (const configuration of order) await run(configuration, WARMUP)
+      // Each configuration takes each place in the order equally often (the order rotates by one each round), and is
+      // warmed up just before it is measured: measured after the others' warm-ups, the first configuration of a round
+      // shared its CPU with their background work (JIT, GC) and ran about 15 % slower (lab notes, 2026-11-28, night).
+      const shift = (round - 1) % CONFIGURATIONS.length
+      const order = [...CONFIGURATIONS.slice(shift), ...CONFIGURATIONS.slice(0, shift)]
       const line: string[] = []
       for (const configuration of order) {
+        await run(configuration, WARMUP)
         const measurement = await run(configuration, SECONDS)
         samples.get(configuration.name)?.push({ round, measurement })
         line.push(`${configuration.name} ${fixed(measurement.throughput, 0)} req/s ${fixed(measurement.cpuPerRequest, 1)} µs`)
