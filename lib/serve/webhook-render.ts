@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject } from '../core/json-schema'
-import { webhookKeys, webhookSignature } from '../core/webhook-signatures'
+import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 import { EndpointInstructionLog } from '../routes/timeline'
 import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
@@ -38,10 +38,8 @@ function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOpti
   if (!isSchemaObject(options) || !Array.isArray(options.subscribers)) {
     throw new InvalidOptionError(`render(name, latestBody, { subscribers, id?, timestamp? }) needs subscribers: a list of { id, version, secret }; got ${describeValue(options?.subscribers ?? options)}.`)
   }
-  const { id = `msg_${randomUUID()}`, timestamp, versionHeader = context.versionHeader } = options
-  if (typeof id !== 'string' || id === '' || id.includes('.')) {
-    throw new InvalidOptionError(`render's id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body); got ${describeValue(id)}.`)
-  }
+  const { timestamp, versionHeader = context.versionHeader } = options
+  const id = checkedWebhookId(options.id === undefined ? `msg_${randomUUID()}` : options.id, 'render')
   if (timestamp !== undefined && (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime()))) {
     throw new InvalidOptionError(`render's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
   }

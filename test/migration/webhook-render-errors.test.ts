@@ -112,6 +112,10 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
     [{ subscribers: [{ id: 'ep_1', version: new Date('nope'), secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [{ id: 'ep_1', version: '', secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [], id: 'a.b' }, /id \(webhook-id\) must be a non-empty string without '\.'/],
+    [{ subscribers: [], id: 'evt_1 ' }, /id \(webhook-id\) must be .*no space at either end/],
+    [{ subscribers: [], id: ' evt_1' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [], id: 'evt_\u20ac' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [], id: 'evt\r\n1' }, /id \(webhook-id\) must be .*printable ASCII/],
     [{ subscribers: [], timestamp: 1700000000 }, /timestamp must be a valid Date/],
     [{ subscribers: [], versionHeader: 'webhook-id' }, /versionHeader must be a header name other than/],
     [{ subscribers: [], versionHeader: 'x version' }, /versionHeader must be a header name/]

@@ -70,6 +70,9 @@ test('signWebhook signs a retry: the same id and body, a timestamp of its own, w
   t.equal(signWebhook([secret, newSecret()], { id: 'msg_1', body: '{}', timestamp: at })['webhook-signature'].split(' ').length, 2, 'one signature per secret')
   t.equal((await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg.1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  for (const id of ['msg_1 ', ' msg_1', 'msg_\u20ac']) {
+    t.equal((await rejection(() => signWebhook(secret, { id, body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION', `${JSON.stringify(id)}: a header would not carry it as signed`)
+  }
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: {} as never })))?.code, 'FST_VERSIONER_INVALID_OPTION')
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: '{}', timestamp: new Date(NaN) })))?.code, 'FST_VERSIONER_INVALID_OPTION')
 })
