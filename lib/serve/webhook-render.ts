@@ -110,10 +110,17 @@ interface Resolved<S extends WebhookSubscriber> {
 function resolveSubscribers<S extends WebhookSubscriber> (bundle: VersionBundle, subscribers: readonly S[], instant: number): Map<string, Array<Resolved<S>>> {
   const pinOf = pinResolver(bundle, instant)
   const byVersion = new Map<string, Array<Resolved<S>>>()
+  const places = new Map<string, number>()
   subscribers.forEach((subscriber, index) => {
     if (!isSchemaObject(subscriber) || typeof subscriber.id !== 'string' || subscriber.id === '') {
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} needs an id: a non-empty string; a subscriber is { id, version, secret }.`)
     }
+    const first = places.get(subscriber.id)
+    if (first !== undefined) {
+      throw new InvalidOptionError(`Subscribers #${first + 1} and #${index + 1} have the same id '${subscriber.id}'; each subscriber's id names one endpoint ` +
+        '(its delivery, its skip and the rendered event name it): list each endpoint once.')
+    }
+    places.set(subscriber.id, index)
     const pin = pinOf(subscriber, index)
     const keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
     let group = byVersion.get(pin.version)

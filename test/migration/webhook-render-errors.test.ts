@@ -116,6 +116,8 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
     [{ subscribers: [], id: ' evt_1' }, /id \(webhook-id\) must be .*printable ASCII/],
     [{ subscribers: [], id: 'evt_\u20ac' }, /id \(webhook-id\) must be .*printable ASCII/],
     [{ subscribers: [], id: 'evt\r\n1' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [{ id: 'ep_1', version: '2000-01-01', secret }, { id: 'ep_2', version: '2000-01-01', secret }, { id: 'ep_1', version: '2001-01-01', secret }] },
+      /Subscribers #1 and #3 have the same id 'ep_1'/],
     [{ subscribers: [], timestamp: 1700000000 }, /timestamp must be a valid Date/],
     [{ subscribers: [], versionHeader: 'webhook-id' }, /versionHeader must be a header name other than/],
     [{ subscribers: [], versionHeader: 'x version' }, /versionHeader must be a header name/]
