@@ -16,6 +16,7 @@ import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookD
 import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
 import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './version-headers'
+import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
 import { copyJson } from './step-runner'
 import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './webhook-events'
@@ -66,13 +67,16 @@ interface Pin {
 }
 
 /**
- * Resolves pins at an instant: a served version as requests are picked (exact, or the closest older date), else the
- * oldest version served then (retired, gone after its sunset, or unknown: decision 0080). Each distinct pin once.
+ * Resolves pins at an instant: a served version as requests are picked then (exact, or the closest older date; a
+ * release whose `releasedAt` has not come is not one), else the oldest version served then (retired, gone after its
+ * sunset, or unknown: decision 0080). Each distinct pin once.
  */
 function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
+  const releases = startReleaseClock(bundle, () => instant)
   const goneProblemOf = createGoneTest({ versions: bundle, now: () => instant })
   const served = (version: string): boolean => goneProblemOf?.(version) === undefined
-  const oldest = [...bundle.releasedValues].reverse().find(served) ?? bundle.releasedValues[0]
+  const released = releasedNow({ versions: bundle, releases }).values
+  const oldest = [...released].reverse().find(served) ?? released[0]
   const pins = new Map<string, Pin>()
   return (subscriber, index) => {
     const { version } = subscriber
@@ -83,7 +87,7 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
     const requested = version instanceof Date ? toIsoDate(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
-      const picked = pickedTarget(bundle, requested)
+      const picked = pickedTarget(bundle, requested, releases)
       pin = picked.ok && served(picked.version)
         ? { version: picked.version, requested, fellForward: false }
         : { version: oldest, requested, fellForward: true }
