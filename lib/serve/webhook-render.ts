@@ -145,6 +145,7 @@ async function render<S extends WebhookSubscriber> (
   const byVersion = resolveSubscribers(engine.bundle, options.subscribers, instant)
   const deliveries: Array<WebhookDelivery<S> | undefined> = []
   const skipped: Array<SkippedSubscriber<S> | undefined> = []
+  const renderedIn: Array<[string, Array<Resolved<S>>]> = []
   for (const [version, group] of byVersion) {
     if (webhook.timeline[engine.generation.levelOf(version)]?.exists !== true) {
       const reason = `Webhook '${webhook.name}' (${webhook.method}) does not exist in version ${version}: an endpoint instruction says it did not.`
@@ -158,7 +159,11 @@ async function render<S extends WebhookSubscriber> (
       const headers = { ...shared, 'webhook-signature': webhookSignature(keys, content) }
       deliveries[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, body, headers }
     }
-    if (webhookRenderedChannel.hasSubscribers) {
+    renderedIn.push([version, group])
+  }
+  // Published once every version is rendered: a render that rejects rendered nothing for anyone.
+  if (webhookRenderedChannel.hasSubscribers) {
+    for (const [version, group] of renderedIn) {
       const rendered: RenderedSubscriber[] = group.map(({ subscriber, pin }) => ({ id: subscriber.id, requested: pin.requested, fellForward: pin.fellForward }))
       publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered })
     }
