@@ -18,6 +18,26 @@ const MAX_KEY_BYTES = 64
 const ACCEPTED = `a secret is 'whsec_' and the base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes ` +
   "(e.g. 'whsec_' + randomBytes(32).toString('base64')), or a list of them while one rotates"
 
+/**
+ * A `webhook-id` a header carries as it was signed: printable ASCII (a client refuses other characters in a header, or
+ * sends them as other bytes) with no space at either end (a receiver reads a header's value trimmed, and its signature
+ * would not verify), and no `.` (it would make the signed `id.timestamp.body` ambiguous).
+ */
+const WEBHOOK_ID = /^[!-~](?:[ -~]*[!-~])?$/
+
+/**
+ * `id`, when it can be a `webhook-id`; else `FST_VERSIONER_INVALID_OPTION` naming `owner` (`render`, `signWebhook`).
+ * @example
+ * ```ts
+ * const id = checkedWebhookId(options.id ?? `msg_${randomUUID()}`, 'render')
+ * ```
+ */
+export function checkedWebhookId (id: unknown, owner: string): string {
+  if (typeof id === 'string' && WEBHOOK_ID.test(id) && !id.includes('.')) return id
+  throw new InvalidOptionError(`${owner}'s id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body), of printable ` +
+    `ASCII with no space at either end (it is sent as a header, which a receiver reads trimmed); got ${describeValue(id)}.`)
+}
+
 /** The key a secret encodes, or what is wrong with it (never the secret itself). */
 function keyOf (secret: unknown): Buffer | string {
   if (typeof secret !== 'string') return `is ${secret === null ? 'null' : typeof secret}, not a string`
@@ -79,17 +99,16 @@ export interface WebhookSignatureHeaders {
  * Signs one attempt of a rendered webhook: a retry is a new attempt, whose `webhook-timestamp` is its own time
  * (receivers refuse a timestamp older than their tolerance, five minutes in the standardwebhooks libraries), with the
  * same `webhook-id` and body. `FST_VERSIONER_INVALID_WEBHOOK_SECRET` for a malformed secret,
- * `FST_VERSIONER_INVALID_OPTION` for an empty id, an id holding `.`, or a timestamp that is not a valid `Date`.
+ * `FST_VERSIONER_INVALID_OPTION` for an id a header cannot carry as signed (empty, holding `.`, a space at either end
+ * or a character other than printable ASCII), or a timestamp that is not a valid `Date`.
  * @example
  * ```ts
  * const headers = { ...delivery.headers, ...signWebhook(secretOf(subscriberId), { id: delivery.headers['webhook-id'], body: delivery.body }) }
  * ```
  */
 export function signWebhook (secret: string | readonly string[], message: { readonly id: string, readonly body: string, readonly timestamp?: Date }): WebhookSignatureHeaders {
-  const { id, body, timestamp = new Date() } = message ?? {}
-  if (typeof id !== 'string' || id === '' || id.includes('.')) {
-    throw new InvalidOptionError(`signWebhook's id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body); got ${describeValue(id)}.`)
-  }
+  const { body, timestamp = new Date() } = message ?? {}
+  const id = checkedWebhookId(message?.id, 'signWebhook')
   if (typeof body !== 'string') throw new InvalidOptionError(`signWebhook's body must be the text sent, a string; got ${describeValue(body)}.`)
   if (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime())) {
     throw new InvalidOptionError(`signWebhook's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)

@@ -17,8 +17,9 @@ export interface WebhookSubscriber {
   /** Your id of the subscriber's endpoint: named in errors, skips and the rendered event. */
   readonly id: string
   /**
-   * The version it is pinned to: a version value, or a date (the closest older version, as requests are served). A
-   * version the bundle no longer serves falls forward to the oldest one served (decision 0080).
+   * The version it is pinned to: a version value, or a date (the closest older version, as requests are served; a
+   * release whose `releasedAt` has not come is not one). A version the bundle no longer serves falls forward to the
+   * oldest one served (decision 0080).
    */
   readonly version: string | Date
   /** `whsec_` and the base64 of 24 to 64 random bytes; several while one rotates (each one signs). */
@@ -37,7 +38,7 @@ export interface RenderWebhookOptions<S extends WebhookSubscriber = WebhookSubsc
   readonly subscribers: readonly S[]
   /** `webhook-id`: the message's id, the same for every subscriber and every retry (default `msg_` and a random UUID). */
   readonly id?: string
-  /** `webhook-timestamp` (in seconds), and the instant whose sunsets count (default now). */
+  /** `webhook-timestamp` (in seconds), and the instant whose sunsets and releases (`releasedAt`) count (default now). */
   readonly timestamp?: Date
   /** The header naming the version the body is in (default: the application's version header; `x-api-version` standalone). */
   readonly versionHeader?: string

@@ -16,6 +16,7 @@ import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { namedVersion, type PickedVersion } from './version-picking'
+import type { ReleaseClock } from './release-clock'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
 /**
@@ -72,9 +73,12 @@ export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
   version: string | Date
 }
 
-/** The version a value names outside requests: exact, or for dates (and months) the closest older one, as requests are picked. */
-export function pickedTarget (bundle: VersionBundle, value: string): PickedVersion {
-  return namedVersion(value, { versions: bundle, format: bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string' })
+/**
+ * The version a value names outside requests: exact, or for dates (and months) the closest older one, as requests are
+ * picked; among the releases of `releases`' current stretch when given (a webhook's instant), else all of them.
+ */
+export function pickedTarget (bundle: VersionBundle, value: string, releases?: ReleaseClock): PickedVersion {
+  return namedVersion(value, { versions: bundle, releases, format: bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string' })
 }
 
 /** The version a migration targets: exact, or for dates the closest older one (as requests are picked). */

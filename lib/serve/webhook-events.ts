@@ -1,6 +1,7 @@
 /**
  * Usage events of webhooks: the `diagnostics_channel` channel `fastify-versioner:webhook-rendered`, published by
- * `render` once per version a webhook was rendered in, naming the subscribers it was rendered for. A sibling of
+ * `render` once per version a webhook was rendered in, naming the subscribers it was rendered for, when the whole
+ * render succeeds (one that rejects publishes nothing). A sibling of
  * `fastify-versioner:served` (./usage-events.ts), whose subscribers read a request every event has: its fields
  * have the served event's names where they mean the same (`version`, `deprecated`, `sunset`). With no subscriber the
  * only cost is reading `hasSubscribers`, once per version rendered.

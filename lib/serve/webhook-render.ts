@@ -9,13 +9,14 @@ import { randomUUID } from 'node:crypto'
 import { InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject } from '../core/json-schema'
-import { webhookKeys, webhookSignature } from '../core/webhook-signatures'
+import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 import { EndpointInstructionLog } from '../routes/timeline'
 import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
 import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
 import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './version-headers'
+import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
 import { copyJson } from './step-runner'
 import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './webhook-events'
@@ -38,10 +39,8 @@ function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOpti
   if (!isSchemaObject(options) || !Array.isArray(options.subscribers)) {
     throw new InvalidOptionError(`render(name, latestBody, { subscribers, id?, timestamp? }) needs subscribers: a list of { id, version, secret }; got ${describeValue(options?.subscribers ?? options)}.`)
   }
-  const { id = `msg_${randomUUID()}`, timestamp, versionHeader = context.versionHeader } = options
-  if (typeof id !== 'string' || id === '' || id.includes('.')) {
-    throw new InvalidOptionError(`render's id (webhook-id) must be a non-empty string without '.' (it is signed as id.timestamp.body); got ${describeValue(id)}.`)
-  }
+  const { timestamp, versionHeader = context.versionHeader } = options
+  const id = checkedWebhookId(options.id === undefined ? `msg_${randomUUID()}` : options.id, 'render')
   if (timestamp !== undefined && (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime()))) {
     throw new InvalidOptionError(`render's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
   }
@@ -68,13 +67,16 @@ interface Pin {
 }
 
 /**
- * Resolves pins at an instant: a served version as requests are picked (exact, or the closest older date), else the
- * oldest version served then (retired, gone after its sunset, or unknown: decision 0080). Each distinct pin once.
+ * Resolves pins at an instant: a served version as requests are picked then (exact, or the closest older date; a
+ * release whose `releasedAt` has not come is not one), else the oldest version served then (retired, gone after its
+ * sunset, or unknown: decision 0080). Each distinct pin once.
  */
 function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
+  const releases = startReleaseClock(bundle, () => instant)
   const goneProblemOf = createGoneTest({ versions: bundle, now: () => instant })
   const served = (version: string): boolean => goneProblemOf?.(version) === undefined
-  const oldest = [...bundle.releasedValues].reverse().find(served) ?? bundle.releasedValues[0]
+  const released = releasedNow({ versions: bundle, releases }).values
+  const oldest = [...released].reverse().find(served) ?? released[0]
   const pins = new Map<string, Pin>()
   return (subscriber, index) => {
     const { version } = subscriber
@@ -85,7 +87,7 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
     const requested = version instanceof Date ? toIsoDate(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
-      const picked = pickedTarget(bundle, requested)
+      const picked = pickedTarget(bundle, requested, releases)
       pin = picked.ok && served(picked.version)
         ? { version: picked.version, requested, fellForward: false }
         : { version: oldest, requested, fellForward: true }
@@ -112,10 +114,17 @@ interface Resolved<S extends WebhookSubscriber> {
 function resolveSubscribers<S extends WebhookSubscriber> (bundle: VersionBundle, subscribers: readonly S[], instant: number): Map<string, Array<Resolved<S>>> {
   const pinOf = pinResolver(bundle, instant)
   const byVersion = new Map<string, Array<Resolved<S>>>()
+  const places = new Map<string, number>()
   subscribers.forEach((subscriber, index) => {
     if (!isSchemaObject(subscriber) || typeof subscriber.id !== 'string' || subscriber.id === '') {
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} needs an id: a non-empty string; a subscriber is { id, version, secret }.`)
     }
+    const first = places.get(subscriber.id)
+    if (first !== undefined) {
+      throw new InvalidOptionError(`Subscribers #${first + 1} and #${index + 1} have the same id '${subscriber.id}'; each subscriber's id names one endpoint ` +
+        '(its delivery, its skip and the rendered event name it): list each endpoint once.')
+    }
+    places.set(subscriber.id, index)
     const pin = pinOf(subscriber, index)
     const keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
     let group = byVersion.get(pin.version)
@@ -136,6 +145,7 @@ async function render<S extends WebhookSubscriber> (
   const byVersion = resolveSubscribers(engine.bundle, options.subscribers, instant)
   const deliveries: Array<WebhookDelivery<S> | undefined> = []
   const skipped: Array<SkippedSubscriber<S> | undefined> = []
+  const renderedIn: Array<[string, Array<Resolved<S>>]> = []
   for (const [version, group] of byVersion) {
     if (webhook.timeline[engine.generation.levelOf(version)]?.exists !== true) {
       const reason = `Webhook '${webhook.name}' (${webhook.method}) does not exist in version ${version}: an endpoint instruction says it did not.`
@@ -149,7 +159,11 @@ async function render<S extends WebhookSubscriber> (
       const headers = { ...shared, 'webhook-signature': webhookSignature(keys, content) }
       deliveries[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, body, headers }
     }
-    if (webhookRenderedChannel.hasSubscribers) {
+    renderedIn.push([version, group])
+  }
+  // Published once every version is rendered: a render that rejects rendered nothing for anyone.
+  if (webhookRenderedChannel.hasSubscribers) {
+    for (const [version, group] of renderedIn) {
       const rendered: RenderedSubscriber[] = group.map(({ subscriber, pin }) => ({ id: subscriber.id, requested: pin.requested, fellForward: pin.fellForward }))
       publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered })
     }

@@ -45,6 +45,19 @@ test('string versions: a value the bundle lacks falls forward too', async (t) =>
   t.match(deliveries[0], { version: 'alpha', requested: 'zeta', fellForward: true })
 })
 
+test('a release whose releasedAt has not come is not rendered: a pin resolves at the timestamp as a request would', async (t) => {
+  const releasedAt = new Date(Date.now() + DAY)
+  const versions = new VersionBundle(new Version('2002-01-01', { releasedAt }), new Version('2001-01-01'))
+  const definition = { name: 'thing.done', body: Type.Object({ id: Type.String() }) }
+  const subscribers = [{ id: 'ep_exact', version: '2002-01-01', secret: newSecret() }, { id: 'ep_date', version: new Date('2002-06-01'), secret: newSecret() }]
+  const before = await renderWebhook(versions, definition, { id: 'x' }, { subscribers })
+  t.same(before.deliveries.map(({ version, fellForward }) => [version, fellForward]), [['2001-01-01', false], ['2001-01-01', false]],
+    'before its release, 2002-01-01 is not sent: both pins waterfall to the newest release served')
+  t.same(before.deliveries.map(({ headers }) => headers['x-api-version']), ['2001-01-01', '2001-01-01'])
+  const after = await renderWebhook(versions, definition, { id: 'x' }, { subscribers, timestamp: new Date(releasedAt.getTime() + 1000) })
+  t.same(after.deliveries.map(({ version }) => version), ['2002-01-01', '2002-01-01'], 'rendered for an instant after its release')
+})
+
 test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing those declared; one name with two methods needs { method }', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
@@ -112,6 +125,12 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
     [{ subscribers: [{ id: 'ep_1', version: new Date('nope'), secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [{ id: 'ep_1', version: '', secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [], id: 'a.b' }, /id \(webhook-id\) must be a non-empty string without '\.'/],
+    [{ subscribers: [], id: 'evt_1 ' }, /id \(webhook-id\) must be .*no space at either end/],
+    [{ subscribers: [], id: ' evt_1' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [], id: 'evt_\u20ac' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [], id: 'evt\r\n1' }, /id \(webhook-id\) must be .*printable ASCII/],
+    [{ subscribers: [{ id: 'ep_1', version: '2000-01-01', secret }, { id: 'ep_2', version: '2000-01-01', secret }, { id: 'ep_1', version: '2001-01-01', secret }] },
+      /Subscribers #1 and #3 have the same id 'ep_1'/],
     [{ subscribers: [], timestamp: 1700000000 }, /timestamp must be a valid Date/],
     [{ subscribers: [], versionHeader: 'webhook-id' }, /versionHeader must be a header name other than/],
     [{ subscribers: [], versionHeader: 'x version' }, /versionHeader must be a header name/]

@@ -1,6 +1,10 @@
 import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
-import { renderWebhook, signWebhook, type WebhookRenderedEvent, type WebhookSubscriber } from '../../plugin'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertResponseToPreviousVersionFor, renderWebhook, schema, signWebhook, Version, VersionBundle, VersionChange, type ResponseInfo,
+  type WebhookRenderedEvent, type WebhookSubscriber
+} from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
@@ -70,6 +74,9 @@ test('signWebhook signs a retry: the same id and body, a timestamp of its own, w
   t.equal(signWebhook([secret, newSecret()], { id: 'msg_1', body: '{}', timestamp: at })['webhook-signature'].split(' ').length, 2, 'one signature per secret')
   t.equal((await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg.1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION')
+  for (const id of ['msg_1 ', ' msg_1', 'msg_\u20ac']) {
+    t.equal((await rejection(() => signWebhook(secret, { id, body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION', `${JSON.stringify(id)}: a header would not carry it as signed`)
+  }
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: {} as never })))?.code, 'FST_VERSIONER_INVALID_OPTION')
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg_1', body: '{}', timestamp: new Date(NaN) })))?.code, 'FST_VERSIONER_INVALID_OPTION')
 })
@@ -128,4 +135,33 @@ test('the webhook-rendered event names each version rendered and its subscribers
   diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', listen)
   await app.versioner.webhooks.render('invoice.paid', event, { subscribers: list })
   t.equal(events.length, 3, 'no event once unsubscribed')
+})
+
+const Balance = Type.Object({ cents: Type.Integer() }, { $id: 'Balance' })
+
+class BalancesInDollars extends VersionChange {
+  description = 'Balances are integers of cents.'
+  instructionsToMigrateToPreviousVersion = [schema(Balance).field('cents').had({ name: 'dollars', type: Type.Number() })]
+
+  @ConvertResponseToPreviousVersionFor(Balance)
+  toDollars (response: ResponseInfo) {
+    if (response.body.cents < 0) throw new Error('a negative balance has no dollars form')
+    response.body.dollars = response.body.cents / 100
+    delete response.body.cents
+  }
+}
+
+test('a render that rejects (a converter threw in one version) publishes no webhook-rendered event for the versions before it', async (t) => {
+  const events: WebhookRenderedEvent[] = []
+  const listen = (message: unknown): void => { events.push(message as WebhookRenderedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', listen)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', listen))
+  const versions = new VersionBundle(new Version('2001-01-01', BalancesInDollars), new Version('2000-01-01'))
+  const definition = { name: 'balance.changed', body: Balance }
+  const subscribers = [{ id: 'ep_new', version: '2001-01-01', secret: newSecret() }, { id: 'ep_old', version: '2000-01-01', secret: newSecret() }]
+  const failed = await rejection(() => renderWebhook(versions, definition, { cents: -5 }, { subscribers }))
+  t.match(failed?.message, /a negative balance has no dollars form/, 'the render rejects with what the converter threw')
+  t.same(events, [], "nothing was rendered for anyone: no event, so that usage does not count 2001-01-01's subscriber")
+  await renderWebhook(versions, definition, { cents: 5 }, { subscribers })
+  t.same(events.map(({ version }) => version), ['2001-01-01', '2000-01-01'], 'a render that resolves publishes one event per version')
 })
