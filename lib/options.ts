@@ -55,9 +55,10 @@ export interface FastifyVersionerOptions extends DocsOptions {
   /** Description of the version parameter in the OpenAPI documents. */
   apiVersionDescription?: string
   /**
-   * The clock of the sunset policy (`afterSunset: 'gone'`): the current time, as a `Date` or milliseconds since
-   * the epoch (default `Date.now`). Read only for requests of versions with that policy, and by `webhooks.render()`
-   * without a `timestamp`.
+   * The clock of releases (`releasedAt`), brownouts and the sunset policy (`afterSunset: 'gone'`): the current time,
+   * as a valid `Date` or milliseconds since the epoch (default `Date.now`; anything else is `FST_VERSIONER_INVALID_OPTION`).
+   * Read per request only while a `releasedAt` or brownout is to come, for versions with that policy, and by
+   * `webhooks.render()` without a `timestamp`.
    */
   now?: () => Date | number
   /**
@@ -105,6 +106,22 @@ export interface ResolvedOptions extends ServeOptions {
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
   'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview',
   'captureExchanges'])
+
+/**
+ * The `now` option as milliseconds. A value that is no time (a string, `undefined`, an invalid `Date`) throws
+ * `FST_VERSIONER_INVALID_OPTION` (at registration, which reads the clock once; per request, a logged 500): read as
+ * `NaN` it would be after every instant, serving releases still to come and answering sunset versions 410.
+ */
+function millisecondsOf (clock: () => Date | number): () => number {
+  return () => {
+    const given: unknown = clock()
+    const time = given instanceof Date || typeof given === 'number' ? Number(given) : Number.NaN
+    if (!Number.isFinite(time)) {
+      throw new InvalidOptionError(`Option 'now' must return the current time, a valid Date or milliseconds since the epoch; got ${describeValue(given)}.`)
+    }
+    return time
+  }
+}
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -228,7 +245,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   if (clock !== undefined && typeof clock !== 'function') {
     throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
   }
-  const now = clock === undefined ? Date.now : () => Number(clock())
+  const now = clock === undefined ? Date.now : millisecondsOf(clock)
   if (options.clientId !== undefined && typeof options.clientId !== 'function') {
     throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
   }

@@ -204,3 +204,17 @@ test('the start-up log names the versions served then, and when each release sti
   t.same(startup?.pendingVersions, ['2027-01-01'])
   t.match(String(startup?.msg), "serving API versions 2026-06-01, 2026-01-01 (newest first; clients send the version in the 'x-api-version' header); releasing 2027-01-01 from 2027-01-01T09:00:00.000Z")
 })
+
+test('regression: a now clock that returns no time is FST_VERSIONER_INVALID_OPTION, never a time after every release instant', async (t) => {
+  for (const given of ['nope', undefined, new Date('nope'), Number.NaN, '2027-01-01T09:00:00Z']) {
+    const error = await rejection(async () => { await build(t, 'new', (() => given) as unknown as () => number) })
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${String(given)}: refused at registration`)
+    t.match(error?.message, /Option 'now' must return the current time/)
+  }
+  let time: unknown = RELEASE - 1000
+  const app = await build(t, 'new', () => time as number)
+  time = 'nope'
+  const response = await app.inject(REQUESTS[0])
+  t.equal(response.statusCode, 500, 'a clock that stops giving a time later: a logged 500, not the release still to come')
+  t.notMatch(response.body, /nickname/)
+})
