@@ -11,7 +11,7 @@ import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
 import {
-  resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
+  resolveVersion, VersionPicker, type Resolving, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
@@ -121,6 +121,19 @@ function millisecondsOf (clock: () => Date | number): () => number {
     }
     return time
   }
+}
+
+/**
+ * Checks that a version `apiVersionDefaultValue` names is served at start-up: one still to come would answer every
+ * request naming no version 400 until its `releasedAt` (a date, which moves to a release at its instant, is served).
+ */
+function checkDefaultServed (value: string, options: Resolving): void {
+  if (resolveVersion(value, options).ok) return
+  const picked = resolveVersion(value, { versions: options.versions, format: options.format })
+  const named = picked.ok ? picked.version : value
+  throw new InvalidOptionError(`Option 'apiVersionDefaultValue' '${value}' names '${named}', a release not served before its releasedAt ` +
+    `(${options.versions.get(named)?.releasedAt?.toISOString() ?? ''}): every request naming no version would be refused until then. ` +
+    `Name a version served from start-up${options.format === 'string' ? '' : ', or a date (served as the newest release by then)'}.`)
 }
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
@@ -250,6 +263,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
   }
   const releases = startReleaseClock(versions, now)
+  if (typeof defaultValue === 'string') checkDefaultServed(defaultValue, { versions, format, releases })
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {

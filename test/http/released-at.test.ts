@@ -218,3 +218,25 @@ test('regression: a now clock that returns no time is FST_VERSIONER_INVALID_OPTI
   t.equal(response.statusCode, 500, 'a clock that stops giving a time later: a logged 500, not the release still to come')
   t.notMatch(response.body, /nickname/)
 })
+
+test('regression: an apiVersionDefaultValue naming a release still to come is refused at registration, not a 400 for every request until then', async (t) => {
+  for (const [format, values, value] of [['string', ['v2', 'v1'], 'v2'], ['date', ['2027-01-01.nick', '2026-01-01'], '2027-01-01.nick']] as const) {
+    const versions = new VersionBundle(new Version(values[0], { releasedAt: new Date(RELEASE) }), new Version(values[1]))
+    const error = await rejection(async () => {
+      const app = await versionedApp(t, versions, undefined, { versioner: { now: () => RELEASE - 1, apiVersionFormat: format, apiVersionDefaultValue: value } })
+      await app.ready()
+    })
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${format}: ${value}`)
+    t.match(error?.message, `Option 'apiVersionDefaultValue' '${value}' names '${values[0]}', a release not served before its releasedAt (2027-01-01T09:00:00.000Z)`)
+  }
+  let time = RELEASE - 1
+  const dated = await versionedApp(t, new VersionBundle(new Version('2027-01-01', { releasedAt: new Date(RELEASE) }), new Version('2026-01-01')), undefined,
+    { versioner: { now: () => time, apiVersionDefaultValue: '2027-01-01' } })
+  await dated.ready()
+  t.pass('a date is accepted: it is served as the newest version released by then')
+  time = RELEASE
+  const late = await versionedApp(t, new VersionBundle(new Version('v2', { releasedAt: new Date(RELEASE) }), new Version('v1')), undefined,
+    { versioner: { now: () => time, apiVersionFormat: 'string', apiVersionDefaultValue: 'v2' } })
+  await late.ready()
+  t.pass('and a release already served')
+})
