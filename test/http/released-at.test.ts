@@ -240,3 +240,11 @@ test('regression: an apiVersionDefaultValue naming a release still to come is re
   await late.ready()
   t.pass('and a release already served')
 })
+
+test('regression: a brownout before its version\'s releasedAt is FST_VERSIONER_STRUCTURE, not a window that never happens', async (t) => {
+  const lifecycle = { releasedAt: '2026-03-01T00:00:00Z', deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', afterSunset: 'gone' } as const
+  const error = caught(() => new Version('2026-01-01', { ...lifecycle, brownouts: [{ start: '2026-02-01T10:00:00Z', end: '2026-03-01T01:00:00Z' }] }))
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(error?.message, "Version('2026-01-01'): brownouts[0] (2026-02-01T10:00:00.000Z to 2026-03-01T01:00:00.000Z) starts before releasedAt (2026-03-01T00:00:00.000Z)")
+  t.equal(new Version('2026-01-01', { ...lifecycle, brownouts: [{ start: '2026-03-01T00:00:00Z', end: '2026-03-01T01:00:00Z' }] }).brownouts.length, 1, 'from the instant on')
+})
