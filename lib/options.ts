@@ -11,7 +11,7 @@ import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
 import {
-  resolveVersion, VersionPicker, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
+  resolveVersion, VersionPicker, type Resolving, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
@@ -55,9 +55,10 @@ export interface FastifyVersionerOptions extends DocsOptions {
   /** Description of the version parameter in the OpenAPI documents. */
   apiVersionDescription?: string
   /**
-   * The clock of the sunset policy (`afterSunset: 'gone'`): the current time, as a `Date` or milliseconds since
-   * the epoch (default `Date.now`). Read only for requests of versions with that policy, and by `webhooks.render()`
-   * without a `timestamp`.
+   * The clock of releases (`releasedAt`), brownouts and the sunset policy (`afterSunset: 'gone'`): the current time,
+   * as a valid `Date` or milliseconds since the epoch (default `Date.now`; anything else is `FST_VERSIONER_INVALID_OPTION`).
+   * Read per request only while a `releasedAt` or brownout is to come, for versions with that policy, and by
+   * `webhooks.render()` without a `timestamp`.
    */
   now?: () => Date | number
   /**
@@ -105,6 +106,35 @@ export interface ResolvedOptions extends ServeOptions {
 const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'apiVersionParameterName', 'apiVersionHeaderName',
   'apiVersionDefaultValue', 'versionPicker', 'apiVersionTitle', 'apiVersionDescription', 'now', 'apiName', 'partialApp', 'clientId', 'upgradePreview',
   'captureExchanges'])
+
+/**
+ * The `now` option as milliseconds. A value that is no time (a string, `undefined`, an invalid `Date`) throws
+ * `FST_VERSIONER_INVALID_OPTION` (at registration, which reads the clock once; per request, a logged 500): read as
+ * `NaN` it would be after every instant, serving releases still to come and answering sunset versions 410.
+ */
+function millisecondsOf (clock: () => Date | number): () => number {
+  return () => {
+    const given: unknown = clock()
+    const time = given instanceof Date || typeof given === 'number' ? Number(given) : Number.NaN
+    if (!Number.isFinite(time)) {
+      throw new InvalidOptionError(`Option 'now' must return the current time, a valid Date or milliseconds since the epoch; got ${describeValue(given)}.`)
+    }
+    return time
+  }
+}
+
+/**
+ * Checks that a version `apiVersionDefaultValue` names is served at start-up: one still to come would answer every
+ * request naming no version 400 until its `releasedAt` (a date, which moves to a release at its instant, is served).
+ */
+function checkDefaultServed (value: string, options: Resolving): void {
+  if (resolveVersion(value, options).ok) return
+  const picked = resolveVersion(value, { versions: options.versions, format: options.format })
+  const named = picked.ok ? picked.version : value
+  throw new InvalidOptionError(`Option 'apiVersionDefaultValue' '${value}' names '${named}', a release not served before its releasedAt ` +
+    `(${options.versions.get(named)?.releasedAt?.toISOString() ?? ''}): every request naming no version would be refused until then. ` +
+    `Name a version served from start-up${options.format === 'string' ? '' : ', or a date (served as the newest release by then)'}.`)
+}
 
 function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
@@ -228,11 +258,12 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   if (clock !== undefined && typeof clock !== 'function') {
     throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
   }
-  const now = clock === undefined ? Date.now : () => Number(clock())
+  const now = clock === undefined ? Date.now : millisecondsOf(clock)
   if (options.clientId !== undefined && typeof options.clientId !== 'function') {
     throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
   }
   const releases = startReleaseClock(versions, now)
+  if (typeof defaultValue === 'string') checkDefaultServed(defaultValue, { versions, format, releases })
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
   return {

@@ -43,6 +43,8 @@ interface LifecycleFacts {
   readonly deprecatedAt: Date | undefined
   readonly sunsetAt: Date | undefined
   readonly afterSunset: 'serve' | 'gone'
+  /** Read by the brownouts' check (a version's `releasedAt` is read first). */
+  readonly releasedAt?: Date | undefined
 }
 
 /**
@@ -81,7 +83,7 @@ export function readReleasedAt (given: unknown, display: string, facts: Lifecycl
 
 /**
  * The `brownouts` of a version (`display`: `Version('…')`), sorted by start: each window after `start`, within the
- * version's deprecation (from `deprecatedAt` to `sunsetAt`), none overlapping another; a version with brownouts has
+ * version's deprecation (from `deprecatedAt` to `sunsetAt`) and not before its `releasedAt`, none overlapping another; a version with brownouts has
  * `afterSunset: 'gone'` (a brownout answers as after the sunset).
  */
 export function readBrownouts (given: unknown, display: string, facts: LifecycleFacts): readonly Brownout[] {
@@ -102,6 +104,10 @@ export function readBrownouts (given: unknown, display: string, facts: Lifecycle
     if (start < deprecatedAt || end > sunsetAt) {
       throw new VersionerStructureError(`${where} (${start.toISOString()} to ${end.toISOString()}) must lie between deprecatedAt ` +
         `(${deprecatedAt.toISOString()}) and sunsetAt (${sunsetAt.toISOString()}): brownouts announce a sunset to the clients of a deprecated version.`)
+    }
+    if (facts.releasedAt !== undefined && start < facts.releasedAt) {
+      throw new VersionerStructureError(`${where} (${start.toISOString()} to ${end.toISOString()}) starts before releasedAt ` +
+        `(${facts.releasedAt.toISOString()}): the version is not served then, so no client would see it.`)
     }
     return Object.freeze({ start, end })
   }).sort((a, b) => a.start.getTime() - b.start.getTime())

@@ -23,7 +23,7 @@ import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
 import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
-import { brownoutProblemAt } from './brownouts'
+import { brownoutOf, brownoutProblemAt } from './brownouts'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -276,6 +276,8 @@ export function createGoneCheck (options: ServeOptions, setHeaders: (reply: Fast
     const problem = goneProblemOf(value)
     if (problem === undefined) return undefined
     setHeaders(reply, value)
+    // A 410 is cacheable by default (RFC 9110 §15.1); a brownout's ends with its window: revalidated on each use.
+    if (brownoutOf(problem) !== undefined && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
     reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
     return problem
   }

@@ -354,6 +354,17 @@ test('brownouts: inside a window a deprecated version answers as after its sunse
   t.equal((await get()).statusCode, 410, 'a clock set back lands in its window again')
 })
 
+test('regression: a brownout\'s 410 is not kept by caches past its window (a 410 is cacheable by default)', async (t) => {
+  let clock = Date.parse('2026-10-05T14:00:00Z')
+  const app = await lifecycleApp(t, { now: () => clock }, brownoutBundle())
+  const brownout = await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(brownout.statusCode, 410)
+  t.equal(brownout.headers['cache-control'], 'no-cache', 'revalidated on each use: the version is served again at the end of the window')
+  t.equal(brownout.headers.vary, 'x-api-version', 'and varies on the version')
+  clock = Date.parse('2026-10-05T14:10:00Z')
+  t.equal((await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })).headers['cache-control'], undefined, 'served: the handler\'s own')
+})
+
 test('brownouts are marked in the served event, and shown in the document and on the docs pages', async (t) => {
   const events: ServedEvent[] = []
   const listener = (message: unknown): void => { events.push(message as ServedEvent) }

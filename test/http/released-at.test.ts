@@ -204,3 +204,47 @@ test('the start-up log names the versions served then, and when each release sti
   t.same(startup?.pendingVersions, ['2027-01-01'])
   t.match(String(startup?.msg), "serving API versions 2026-06-01, 2026-01-01 (newest first; clients send the version in the 'x-api-version' header); releasing 2027-01-01 from 2027-01-01T09:00:00.000Z")
 })
+
+test('regression: a now clock that returns no time is FST_VERSIONER_INVALID_OPTION, never a time after every release instant', async (t) => {
+  for (const given of ['nope', undefined, new Date('nope'), Number.NaN, '2027-01-01T09:00:00Z']) {
+    const error = await rejection(async () => { await build(t, 'new', (() => given) as unknown as () => number) })
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${String(given)}: refused at registration`)
+    t.match(error?.message, /Option 'now' must return the current time/)
+  }
+  let time: unknown = RELEASE - 1000
+  const app = await build(t, 'new', () => time as number)
+  time = 'nope'
+  const response = await app.inject(REQUESTS[0])
+  t.equal(response.statusCode, 500, 'a clock that stops giving a time later: a logged 500, not the release still to come')
+  t.notMatch(response.body, /nickname/)
+})
+
+test('regression: an apiVersionDefaultValue naming a release still to come is refused at registration, not a 400 for every request until then', async (t) => {
+  for (const [format, values, value] of [['string', ['v2', 'v1'], 'v2'], ['date', ['2027-01-01.nick', '2026-01-01'], '2027-01-01.nick']] as const) {
+    const versions = new VersionBundle(new Version(values[0], { releasedAt: new Date(RELEASE) }), new Version(values[1]))
+    const error = await rejection(async () => {
+      const app = await versionedApp(t, versions, undefined, { versioner: { now: () => RELEASE - 1, apiVersionFormat: format, apiVersionDefaultValue: value } })
+      await app.ready()
+    })
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${format}: ${value}`)
+    t.match(error?.message, `Option 'apiVersionDefaultValue' '${value}' names '${values[0]}', a release not served before its releasedAt (2027-01-01T09:00:00.000Z)`)
+  }
+  let time = RELEASE - 1
+  const dated = await versionedApp(t, new VersionBundle(new Version('2027-01-01', { releasedAt: new Date(RELEASE) }), new Version('2026-01-01')), undefined,
+    { versioner: { now: () => time, apiVersionDefaultValue: '2027-01-01' } })
+  await dated.ready()
+  t.pass('a date is accepted: it is served as the newest version released by then')
+  time = RELEASE
+  const late = await versionedApp(t, new VersionBundle(new Version('v2', { releasedAt: new Date(RELEASE) }), new Version('v1')), undefined,
+    { versioner: { now: () => time, apiVersionFormat: 'string', apiVersionDefaultValue: 'v2' } })
+  await late.ready()
+  t.pass('and a release already served')
+})
+
+test('regression: a brownout before its version\'s releasedAt is FST_VERSIONER_STRUCTURE, not a window that never happens', async (t) => {
+  const lifecycle = { releasedAt: '2026-03-01T00:00:00Z', deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', afterSunset: 'gone' } as const
+  const error = caught(() => new Version('2026-01-01', { ...lifecycle, brownouts: [{ start: '2026-02-01T10:00:00Z', end: '2026-03-01T01:00:00Z' }] }))
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(error?.message, "Version('2026-01-01'): brownouts[0] (2026-02-01T10:00:00.000Z to 2026-03-01T01:00:00.000Z) starts before releasedAt (2026-03-01T00:00:00.000Z)")
+  t.equal(new Version('2026-01-01', { ...lifecycle, brownouts: [{ start: '2026-03-01T00:00:00Z', end: '2026-03-01T01:00:00Z' }] }).brownouts.length, 1, 'from the instant on')
+})
