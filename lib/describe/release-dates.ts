@@ -121,18 +121,22 @@ export function readBrownouts (given: unknown, display: string, facts: Lifecycle
   return Object.freeze(windows)
 }
 
-/** A release and its instant, as the bundle's order check reads it. */
+/** A release and its instants, as the bundle's order check reads them. */
 interface ReleaseInstant {
   readonly value: string
   readonly releasedAt: Date | undefined
+  readonly sunsetAt: Date | undefined
+  readonly afterSunset: 'serve' | 'gone'
 }
 
 /**
  * Checks that no release is served before an older one (releases newest first): a version's `releasedAt` is not
  * before an older version's, and a version without one (served from start-up) is not newer than one with one.
- * So the versions not yet released are always the newest releases.
+ * So the versions not yet released are always the newest releases. And that no release is still to come when every
+ * older one is gone: between the last sunset and that `releasedAt`, every request would answer 410.
  */
 export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
+  checkServedBetween(releases)
   for (let index = 1; index < releases.length; index++) {
     const newer = releases[index - 1]
     const older = releases[index]
@@ -140,6 +144,29 @@ export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
     if (newer.releasedAt === undefined || newer.releasedAt < older.releasedAt) {
       throw new VersionerStructureError(`Version '${newer.value}' would be served before the older '${older.value}' (releasedAt ` +
         `${older.releasedAt.toISOString()}): give '${newer.value}' a releasedAt at or after that instant.`)
+    }
+  }
+}
+
+/**
+ * Throws when a release comes after every older one is gone (`afterSunset: 'gone'`): from the last of their sunsets
+ * to its `releasedAt`, no version would be served (releases newest first, in release order).
+ */
+function checkServedBetween (releases: readonly ReleaseInstant[]): void {
+  let servedUntil = -Infinity
+  let lastGone: ReleaseInstant | undefined
+  for (let index = releases.length - 1; index >= 0; index--) {
+    const release = releases[index]
+    const from = release.releasedAt?.getTime() ?? -Infinity
+    if (index < releases.length - 1 && from > servedUntil && lastGone !== undefined) {
+      throw new VersionerStructureError(`Version '${release.value}' is released at ${(release.releasedAt as Date).toISOString()}, after every older ` +
+        `version is gone ('${lastGone.value}' at its sunset, ${(lastGone.sunsetAt as Date).toISOString()}): in between no version would be ` +
+        `served and every request would answer 410. Release '${release.value}' at or before that sunset, or move the sunset.`)
+    }
+    const until = release.afterSunset === 'gone' && release.sunsetAt !== undefined ? release.sunsetAt.getTime() : Infinity
+    if (until >= servedUntil) {
+      servedUntil = until
+      lastGone = until === Infinity ? undefined : release
     }
   }
 }

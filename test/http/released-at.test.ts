@@ -153,6 +153,28 @@ test('a release names its instant: a Date or an ISO string with a time zone, on 
   t.ok(new VersionBundle(new Version('2027-02-01', { releasedAt: '2027-01-01' }), new Version('2027-01-01', { releasedAt: '2027-01-01' }), new Version('2026-01-01')), 'two at the same instant')
 })
 
+test('regression: a release still to come after every older version is gone is FST_VERSIONER_STRUCTURE (a gap where every request answers 410)', async (t) => {
+  const gap = caught(() => new VersionBundle(
+    new Version('2027-01-01', { releasedAt: '2027-02-01T00:00:00Z' }),
+    new Version('2026-01-01', { sunsetAt: '2027-01-15T00:00:00Z', afterSunset: 'gone' })
+  ))
+  t.equal(gap?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(gap?.message, /'2027-01-01' is released at 2027-02-01T00:00:00\.000Z, after every older version is gone \('2026-01-01' at its sunset, 2027-01-15T00:00:00\.000Z\)/)
+  t.ok(new VersionBundle(
+    new Version('2027-01-01', { releasedAt: '2027-01-15T00:00:00Z' }),
+    new Version('2026-01-01', { sunsetAt: '2027-01-15T00:00:00Z', afterSunset: 'gone' })
+  ), 'released at the sunset itself: no gap')
+  t.ok(new VersionBundle(
+    new Version('2027-01-01', { releasedAt: '2027-02-01T00:00:00Z' }),
+    new Version('2026-06-01', { sunsetAt: '2027-01-15T00:00:00Z', afterSunset: 'gone' }),
+    new Version('2026-01-01', { sunsetAt: '2027-01-15T00:00:00Z' })
+  ), 'an older version still served (sunset, but served after it): no gap')
+  t.ok(new VersionBundle(
+    new Version('2027-01-01', { releasedAt: '2027-02-01T00:00:00Z' }),
+    new Version('2026-01-01', { sunsetAt: '2027-03-01T00:00:00Z', afterSunset: 'gone' })
+  ), 'gone after the release: no gap')
+})
+
 test('no release served at start-up is FST_VERSIONER_STRUCTURE at registration', async (t) => {
   const versions = new VersionBundle(new Version('2027-01-01', { releasedAt: '2027-01-01' }))
   const early = Fastify()
