@@ -162,3 +162,32 @@ test('the option is checked: sampleRate from 0 to 1, redact with header names an
   await refused({ redact: { pointers: ['card/number'] } }, /pointers' must list JSON pointers starting with '\/'/)
   await refused({ redact: { headers: [''] } }, /headers' must list header names/)
 })
+
+const Shared = Type.Object({ id: Type.String(), count: Type.Integer(), secret: Type.String() }, { $id: 'Shared' })
+
+/** `id` was `ident`. */
+class IdWasIdent extends VersionChange {
+  description = 'id was ident.'
+  instructionsToMigrateToPreviousVersion = [schema(Shared).field('id').had({ name: 'ident' })]
+
+  @ConvertResponseToPreviousVersionFor(Shared)
+  down (response: ResponseInfo) {
+    const { id, ...rest } = response.body
+    response.body = { ...rest, ident: id }
+  }
+}
+
+test('regression: a body JSON cannot write (a BigInt the serializer writes) is not recorded, so redaction never changes the handler\'s own object', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  // A handler's cached object: fast-json-stringify writes a BigInt as an integer, JSON.stringify cannot.
+  const cached = { id: 'c1', count: 10n as unknown as number, secret: SECRET_KEY }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/counts', { schema: { response: { 200: Shared } } }, async () => cached)
+  }, { versioner: { captureExchanges: { redact: { pointers: ['/secret'] } } } })
+  const seen = captured(t)
+  const get = async (): Promise<unknown> => (await app.inject({ method: 'GET', url: '/counts', headers: { 'x-api-version': '2000-01-01' } })).json()
+  t.same(await get(), { ident: 'c1', count: 10, secret: SECRET_KEY })
+  t.same(await get(), { ident: 'c1', count: 10, secret: SECRET_KEY }, 'the next request is answered with the handler\'s data, not a redacted copy')
+  t.equal(cached.secret, SECRET_KEY, 'the handler\'s object is unchanged')
+  t.same(seen, [], 'nothing a subscriber could not write with JSON.stringify is published')
+})
