@@ -226,7 +226,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
   const returned: preSerializationHookHandler = function versionerCaptureReturned (fastifyRequest, reply, payload, done) {
     const found = (fastifyRequest as CaptureRequest)[kCapture]
     if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
-      const body = isJsonData(payload) ? copied(payload) : undefined
+      // Never a stream or a buffer here (Fastify sends those without this hook): a class instance is written as JSON.
+      const body = copied(payload)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

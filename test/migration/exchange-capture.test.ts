@@ -191,3 +191,18 @@ test('regression: a body JSON cannot write (a BigInt the serializer writes) is n
   t.equal(cached.secret, SECRET_KEY, 'the handler\'s object is unchanged')
   t.same(seen, [], 'nothing a subscriber could not write with JSON.stringify is published')
 })
+
+test('regression: a handler returning a class instance (a model object) is captured as JSON, as it is served', async (t) => {
+  class Counter {
+    constructor (readonly id: string, readonly count: number, readonly secret: string) {}
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/counts', { schema: { response: { 200: Shared } } }, async () => new Counter('c1', 2, 's'))
+  }, { versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'GET', url: '/counts', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(response.json(), { ident: 'c1', count: 2, secret: 's' })
+  t.equal(seen.length, 1)
+  t.same([seen[0]?.handlerResponse.body, seen[0]?.clientResponse.body], [{ id: 'c1', count: 2, secret: 's' }, { ident: 'c1', count: 2, secret: 's' }])
+})
