@@ -41,6 +41,23 @@ function collectScalars (value: unknown, found: Set<string>): void {
   for (const item of Object.values(value)) collectScalars(item, found)
 }
 
+/**
+ * Every value of a redacted header into `found`: the whole, each item of a list (Node joins a repeated request
+ * header's values with `, `, and cookies with `; `) and the value of each `name=value` item, so that each one sent is
+ * also removed where it stands alone.
+ */
+function collectHeaderValues (value: unknown, found: Set<string>): void {
+  collectScalars(value, found)
+  for (const text of Array.isArray(value) ? value : [value]) {
+    if (typeof text !== 'string') continue
+    for (const item of text.split(/[,;]/).map((part) => part.trim())) {
+      if (item !== '') found.add(item)
+      const assigned = item.indexOf('=')
+      if (assigned > 0 && assigned < item.length - 1) found.add(item.slice(assigned + 1))
+    }
+  }
+}
+
 /** Replaces the values at `segments` under `holder[key]` (every item or key for `*`), noting them in `found`. */
 function redactAt (holder: Record<string, unknown>, key: string, segments: readonly string[], found: Set<string>): void {
   const value = holder[key]
@@ -100,7 +117,7 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   for (const headers of parts.headers) {
     for (const name of Object.keys(headers)) {
       if (!redaction.headers.has(name.toLowerCase()) || headers[name] === undefined) continue
-      collectScalars(headers[name], found)
+      collectHeaderValues(headers[name], found)
       headers[name] = REDACTED
     }
   }

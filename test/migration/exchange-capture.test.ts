@@ -206,3 +206,31 @@ test('regression: a handler returning a class instance (a model object) is captu
   t.equal(seen.length, 1)
   t.same([seen[0]?.handlerResponse.body, seen[0]?.clientResponse.body], [{ id: 'c1', count: 2, secret: 's' }, { ident: 'c1', count: 2, secret: 's' }])
 })
+
+test('regression: each value of a repeated redacted header (joined by Node) and each cookie is removed wherever else it stands', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request) => {
+      return { id: String(request.headers.referer), card: request.body.card, copies: [] }
+    })
+  }, { versioner: { captureExchanges: { redact: { headers: ['x-api-key', 'cookie'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({
+    method: 'POST',
+    url: '/payments',
+    headers: {
+      'x-api-version': '2000-01-01',
+      'x-api-key': [SECRET_KEY, 'key-second-Yt55'],
+      cookie: 'session=sess-Pq42LmN; theme=dark',
+      referer: 'https://shop.example/pay?key=key-second-Yt55&s=sess-Pq42LmN'
+    },
+    payload: { cardNumber: '1', note: 'n' }
+  })
+  t.equal(response.statusCode, 200)
+  t.equal(seen.length, 1)
+  const text = JSON.stringify(seen[0])
+  t.notMatch(text, SECRET_KEY)
+  t.notMatch(text, 'key-second-Yt55', 'the second value of the repeated header')
+  t.notMatch(text, 'sess-Pq42LmN', 'a cookie of the redacted cookie header')
+  t.equal(seen[0].clientRequest.headers.referer, 'https://shop.example/pay?key=[redacted]&s=[redacted]')
+})
