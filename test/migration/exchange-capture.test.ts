@@ -234,3 +234,18 @@ test('regression: each value of a repeated redacted header (joined by Node) and 
   t.notMatch(text, 'sess-Pq42LmN', 'a cookie of the redacted cookie header')
   t.equal(seen[0].clientRequest.headers.referer, 'https://shop.example/pay?key=[redacted]&s=[redacted]')
 })
+
+test('regression: a short redacted value (a 3-digit code) is removed where it stands as a word inside another string', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request) => {
+      return { id: 'p-4321', card: request.body.card, copies: [] }
+    })
+  }, { versioner: { captureExchanges: { redact: { pointers: ['/cardNumber'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01', 'x-api-key': 'k' }, payload: { cardNumber: '321', note: 'n' } })
+  t.equal(response.statusCode, 200)
+  t.equal(seen.length, 1)
+  t.equal((seen[0].handlerRequest.body as { note: string }).note, 'paid with card [redacted]', 'the converter\'s note holding it')
+  t.equal((seen[0].clientResponse.body as { id: string }).id, 'p-4321', 'not where its digits are part of another word')
+})
