@@ -139,10 +139,20 @@ function isJsonData (value: unknown): boolean {
   return prototype === Object.prototype || prototype === null
 }
 
+/**
+ * The JSON copy of a value in a box; `undefined` when JSON cannot write it (a `BigInt`, a cycle: `copyJson` then gives
+ * the value itself, which redaction would change in place and a subscriber could not write).
+ */
+function copied (value: unknown): { value: unknown } | undefined {
+  const copy = copyJson(value)
+  return copy === value && typeof value === 'object' && value !== null ? undefined : { value: copy }
+}
+
 /** A copy of the request's body, query string and headers; `undefined` when its body is not JSON data. */
 function recordRequest (request: FastifyRequest): RecordedRequest | undefined {
-  if (!isJsonData(request.body)) return undefined
-  return { body: copyJson(request.body), query: copyJson(request.query ?? {}) as Record<string, unknown>, headers: copyJson(request.headers) as Record<string, unknown> }
+  const body = isJsonData(request.body) ? copied(request.body) : undefined
+  if (body === undefined) return undefined
+  return { body: body.value, query: copyJson(request.query ?? {}) as Record<string, unknown>, headers: copyJson(request.headers) as Record<string, unknown> }
 }
 
 /** A copy of the reply's status and headers, with `body`. */
@@ -216,7 +226,9 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
   const returned: preSerializationHookHandler = function versionerCaptureReturned (fastifyRequest, reply, payload, done) {
     const found = (fastifyRequest as CaptureRequest)[kCapture]
     if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
-      if (isJsonData(payload)) found.handlerResponse = recordResponse(reply, copyJson(payload))
+      // Never a stream or a buffer here (Fastify sends those without this hook): a class instance is written as JSON.
+      const body = copied(payload)
+      if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }
     done(null, payload)

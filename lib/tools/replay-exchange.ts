@@ -44,6 +44,11 @@ export interface Replayed {
   /** The data before the first version change's converters, then after each. */
   readonly start: Readonly<Record<string, unknown>>
   readonly stages: readonly Stage[]
+  /**
+   * The request part and pointer where the version's schema stopped at a redacted value (it stops at its first
+   * error): what it would have coerced or filled after it was not done, so a difference may be the stand-in's.
+   */
+  readonly cutShort?: string
 }
 
 /** One side that could not be replayed to the end: a converter threw or refused the request, or the response cannot be sent. */
@@ -147,6 +152,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   const request = { headers, raw: { headers }, body: copyJson(sent.body), query: copyJson(sent.query) ?? {} } as unknown as FastifyRequest
   const plan = requestPlanOf(behaviour, headers['content-type'])
   const dataOf = (part: RequestPart): unknown => part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'headers' ? headers : undefined
+  let cutShort: string | undefined
   for (const [part, schema] of plan.validate) {
     if (part === 'params') continue
     const check = validatorOf(replayer, at, schema, part)
@@ -154,7 +160,10 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
     if (check(data)) continue
     const issue = check.errors?.[0]
     // A redacted value cannot be validated: the rest of the request is replayed all the same.
-    if (isRedacted(valueAt(data, issue?.instancePath ?? ''))) continue
+    if (isRedacted(valueAt(data, issue?.instancePath ?? ''))) {
+      cutShort ??= `${part}${issue?.instancePath ?? ''}`
+      continue
+    }
     return { ok: false, kind: 'refused', message: `the version's schema refuses it: ${part}${issue?.instancePath ?? ''} ${issue?.message ?? 'is invalid'}`, index: undefined, converters: [] }
   }
   for (const [part, clean] of plan.cleaners) {
@@ -172,7 +181,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   } catch (error) {
     return failed(error, stages.at(-1)?.index ?? 1, [], true)
   }
-  return { ok: true, parts: { body: request.body, query: request.query, headers: request.raw.headers }, start, stages }
+  return { ok: true, parts: { body: request.body, query: request.query, headers: request.raw.headers }, start, stages, cutShort }
 }
 
 /** The response as the handler returned it, taken down to the exchange's version as the response hooks take it. */

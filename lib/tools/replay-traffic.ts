@@ -220,6 +220,10 @@ async function replayOne (run: {
       return { ...base, direction: side.direction, kind: result.kind, part: '', pointer: '', replayed: result.message, versionChanges: changes.map((change) => change.name), converters: result.converters, origin: step?.origin ?? '' }
     }
     const difference = differenceOf(replayer.steps, result, side.recorded, run.count)
+    if (difference !== undefined && result.cutShort !== undefined) {
+      run.notReplayable.push({ line: base.line, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
+      return undefined
+    }
     if (difference !== undefined) return { ...base, direction: side.direction, ...difference }
   }
   return undefined

@@ -11,8 +11,16 @@ import { setOwn } from '../core/own-properties'
 /** What stands in place of a redacted value. */
 export const REDACTED = '[redacted]'
 
-/** A value shorter than this is removed where it stands whole, not inside longer strings (`'1'` would empty every number). */
+/**
+ * A value shorter than this is removed inside longer strings only where it stands as a word, between characters that
+ * are not letters or digits (`'cvc 123'`; `'1'` would otherwise empty every number); a longer one wherever it stands.
+ */
 const SHORTEST_INSIDE = 4
+
+/** What a short value is found as inside a string: a word of its own (see {@link SHORTEST_INSIDE}). */
+function asWord (value: string): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu')
+}
 
 /** What to redact: header names (lower case) and JSON pointers (as segments; `*` is every item or key). */
 export interface Redaction {
@@ -41,6 +49,23 @@ function collectScalars (value: unknown, found: Set<string>): void {
   for (const item of Object.values(value)) collectScalars(item, found)
 }
 
+/**
+ * Every value of a redacted header into `found`: the whole, each item of a list (Node joins a repeated request
+ * header's values with `, `, and cookies with `; `) and the value of each `name=value` item, so that each one sent is
+ * also removed where it stands alone.
+ */
+function collectHeaderValues (value: unknown, found: Set<string>): void {
+  collectScalars(value, found)
+  for (const text of Array.isArray(value) ? value : [value]) {
+    if (typeof text !== 'string') continue
+    for (const item of text.split(/[,;]/).map((part) => part.trim())) {
+      if (item !== '') found.add(item)
+      const assigned = item.indexOf('=')
+      if (assigned > 0 && assigned < item.length - 1) found.add(item.slice(assigned + 1))
+    }
+  }
+}
+
 /** Replaces the values at `segments` under `holder[key]` (every item or key for `*`), noting them in `found`. */
 function redactAt (holder: Record<string, unknown>, key: string, segments: readonly string[], found: Set<string>): void {
   const value = holder[key]
@@ -57,16 +82,19 @@ function redactAt (holder: Record<string, unknown>, key: string, segments: reado
   for (const child of keys) redactAt(children, child, rest, found)
 }
 
-/** A string with every redacted value it holds removed (whole, or inside it for values long enough). */
-function scrubString (text: string, found: ReadonlySet<string>, inside: readonly string[]): string {
+/** A string with every redacted value it holds removed (whole, or inside it: long values anywhere, short ones as words). */
+function scrubString (text: string, found: ReadonlySet<string>, inside: ReadonlyArray<string | RegExp>): string {
   if (found.has(text)) return REDACTED
   let result = text
-  for (const value of inside) if (result.includes(value)) result = result.split(value).join(REDACTED)
+  for (const value of inside) {
+    if (typeof value !== 'string') result = result.replace(value, REDACTED)
+    else if (result.includes(value)) result = result.split(value).join(REDACTED)
+  }
   return result
 }
 
 /** `value` with every redacted value removed, in strings, numbers and keys, at any depth (objects changed in place). */
-function scrub (value: unknown, found: ReadonlySet<string>, inside: readonly string[]): unknown {
+function scrub (value: unknown, found: ReadonlySet<string>, inside: ReadonlyArray<string | RegExp>): unknown {
   if (typeof value === 'string') return scrubString(value, found, inside)
   if (typeof value === 'number') return found.has(String(value)) ? REDACTED : value
   if (typeof value !== 'object' || value === null) return value
@@ -100,7 +128,7 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   for (const headers of parts.headers) {
     for (const name of Object.keys(headers)) {
       if (!redaction.headers.has(name.toLowerCase()) || headers[name] === undefined) continue
-      collectScalars(headers[name], found)
+      collectHeaderValues(headers[name], found)
       headers[name] = REDACTED
     }
   }
@@ -108,7 +136,8 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
     for (const segments of redaction.pointers) redactAt(part as unknown as Record<string, unknown>, 'value', segments, found)
   }
   if (found.size === 0) return false
-  const inside = [...found].filter((value) => value.length >= SHORTEST_INSIDE).sort((left, right) => right.length - left.length)
+  const long = [...found].filter((value) => value.length >= SHORTEST_INSIDE).sort((left, right) => right.length - left.length)
+  const inside = [...long, ...[...found].filter((value) => value !== '' && value.length < SHORTEST_INSIDE).map(asWord)]
   for (const headers of parts.headers) scrub(headers, found, inside)
   for (const part of parts.data) part.value = scrub(part.value, found, inside)
   return true

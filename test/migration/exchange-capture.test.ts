@@ -162,3 +162,90 @@ test('the option is checked: sampleRate from 0 to 1, redact with header names an
   await refused({ redact: { pointers: ['card/number'] } }, /pointers' must list JSON pointers starting with '\/'/)
   await refused({ redact: { headers: [''] } }, /headers' must list header names/)
 })
+
+const Shared = Type.Object({ id: Type.String(), count: Type.Integer(), secret: Type.String() }, { $id: 'Shared' })
+
+/** `id` was `ident`. */
+class IdWasIdent extends VersionChange {
+  description = 'id was ident.'
+  instructionsToMigrateToPreviousVersion = [schema(Shared).field('id').had({ name: 'ident' })]
+
+  @ConvertResponseToPreviousVersionFor(Shared)
+  down (response: ResponseInfo) {
+    const { id, ...rest } = response.body
+    response.body = { ...rest, ident: id }
+  }
+}
+
+test('regression: a body JSON cannot write (a BigInt the serializer writes) is not recorded, so redaction never changes the handler\'s own object', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  // A handler's cached object: fast-json-stringify writes a BigInt as an integer, JSON.stringify cannot.
+  const cached = { id: 'c1', count: 10n as unknown as number, secret: SECRET_KEY }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/counts', { schema: { response: { 200: Shared } } }, async () => cached)
+  }, { versioner: { captureExchanges: { redact: { pointers: ['/secret'] } } } })
+  const seen = captured(t)
+  const get = async (): Promise<unknown> => (await app.inject({ method: 'GET', url: '/counts', headers: { 'x-api-version': '2000-01-01' } })).json()
+  t.same(await get(), { ident: 'c1', count: 10, secret: SECRET_KEY })
+  t.same(await get(), { ident: 'c1', count: 10, secret: SECRET_KEY }, 'the next request is answered with the handler\'s data, not a redacted copy')
+  t.equal(cached.secret, SECRET_KEY, 'the handler\'s object is unchanged')
+  t.same(seen, [], 'nothing a subscriber could not write with JSON.stringify is published')
+})
+
+test('regression: a handler returning a class instance (a model object) is captured as JSON, as it is served', async (t) => {
+  class Counter {
+    constructor (readonly id: string, readonly count: number, readonly secret: string) {}
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/counts', { schema: { response: { 200: Shared } } }, async () => new Counter('c1', 2, 's'))
+  }, { versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'GET', url: '/counts', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(response.json(), { ident: 'c1', count: 2, secret: 's' })
+  t.equal(seen.length, 1)
+  t.same([seen[0]?.handlerResponse.body, seen[0]?.clientResponse.body], [{ id: 'c1', count: 2, secret: 's' }, { ident: 'c1', count: 2, secret: 's' }])
+})
+
+test('regression: each value of a repeated redacted header (joined by Node) and each cookie is removed wherever else it stands', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request) => {
+      return { id: String(request.headers.referer), card: request.body.card, copies: [] }
+    })
+  }, { versioner: { captureExchanges: { redact: { headers: ['x-api-key', 'cookie'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({
+    method: 'POST',
+    url: '/payments',
+    headers: {
+      'x-api-version': '2000-01-01',
+      'x-api-key': [SECRET_KEY, 'key-second-Yt55'],
+      cookie: 'session=sess-Pq42LmN; theme=dark',
+      referer: 'https://shop.example/pay?key=key-second-Yt55&s=sess-Pq42LmN'
+    },
+    payload: { cardNumber: '1', note: 'n' }
+  })
+  t.equal(response.statusCode, 200)
+  t.equal(seen.length, 1)
+  const text = JSON.stringify(seen[0])
+  t.notMatch(text, SECRET_KEY)
+  t.notMatch(text, 'key-second-Yt55', 'the second value of the repeated header')
+  t.notMatch(text, 'sess-Pq42LmN', 'a cookie of the redacted cookie header')
+  t.equal(seen[0].clientRequest.headers.referer, 'https://shop.example/pay?key=[redacted]&s=[redacted]')
+})
+
+test('regression: a short redacted value (a 3-digit code) is removed where it stands as a word inside another string', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request) => {
+      return { id: 'p-4321', card: request.body.card, copies: [] }
+    })
+  }, { versioner: { captureExchanges: { redact: { pointers: ['/cardNumber'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01', 'x-api-key': 'k' }, payload: { cardNumber: '321', note: 'n' } })
+  t.equal(response.statusCode, 200)
+  t.equal(seen.length, 1)
+  t.equal((seen[0].handlerRequest.body as { note: string }).note, 'paid with card [redacted]', 'the converter\'s note holding it')
+  t.equal((seen[0].clientResponse.body as { id: string }).id, 'p-4321', 'not where its digits are part of another word')
+})
