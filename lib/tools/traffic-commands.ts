@@ -1,7 +1,8 @@
 /**
  * The commands `replay` and `mutate` on a loaded application: the traffic file read (./traffic-file.ts; each line that
  * is not an exchange printed, and the exit code 1), then replay's findings (./replay-traffic.ts) or mutate's score and
- * survivors (./mutate.ts), and the exit code: 1 for a finding, a malformed line, or a score below `--min-score`.
+ * survivors (./mutate.ts), and the exit code: 1 for a finding, a malformed line, no exchange replayed, or a score below
+ * `--min-score`.
  * @module
  */
 import { readFile } from 'node:fs/promises'
@@ -39,7 +40,7 @@ async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   return traffic
 }
 
-/** Prints replay's findings and verdict; 1 for a finding. */
+/** Prints replay's findings and verdict; 1 for a finding, or when no exchange was replayed. */
 function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
   for (const finding of report.findings) io.err(`finding: ${finding.text}`)
   for (const skipped of report.notReplayable) io.out(`not replayed: line ${skipped.line}: ${skipped.message} (it holds redacted values)`)
@@ -48,6 +49,12 @@ function printReplay (report: ReplayReport, file: string, io: CommandOutput): nu
     report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed (redacted values)`,
     report.otherApis === 0 ? '' : `; ${report.otherApis} exchange(s) of other APIs left to them`
   ].join('')
+  if (report.replayed === 0) {
+    // An empty file (a capture that published nothing, a wrong file) proves nothing: CI must not pass on it.
+    io.err(`replay: no exchange of ${file} was replayed${notes}, so nothing was compared; record traffic with the captureExchanges ` +
+      'option and point --traffic at it.')
+    return 1
+  }
   io.out(report.findings.length === 0
     ? `replay: every one of ${report.replayed} exchange(s) of ${file} migrates as recorded${notes}.`
     : `replay: ${report.findings.length} finding(s) in ${report.replayed} exchange(s) of ${file}${notes}.`)

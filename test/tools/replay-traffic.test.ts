@@ -129,6 +129,16 @@ test('replay and mutate: usage errors exit 2, an unreadable traffic file exits 1
   t.match(missing.stderr, /fastify-versioner replay: cannot read the traffic file .*no-such\.ndjson/)
 })
 
+test('regression: replay of a file without exchanges exits 1: a capture that published nothing proves nothing', async (t) => {
+  const dir = await scratch(t)
+  const empty = join(dir, 'empty.ndjson')
+  await writeFile(empty, '')
+  const result = await inProcess(['replay', BILLING, '--traffic', empty])
+  t.equal(result.code, 1, 'not the 0 of a clean replay')
+  t.match(result.stderr, /^replay: no exchange of .*empty\.ndjson was replayed, so nothing was compared; record traffic with the captureExchanges option/m)
+  t.equal(result.stdout, '', 'no verdict of success')
+})
+
 const Order = Type.Object({ quantity: Type.Integer() }, { $id: 'Order' })
 const OrderQuery = Type.Object({ pageSize: Type.Optional(Type.Integer()) }, { $id: 'OrderQuery' })
 
