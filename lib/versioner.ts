@@ -31,6 +31,7 @@ import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } f
 import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
+import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
 import { recordVersionedApi } from './core/application-root'
 import type { VersionBundle } from './describe/versions'
@@ -231,6 +232,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
+      if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers)
       state.ready = true
       logServedVersions(fastify, resolved, docsOptions)
       done()

@@ -21,6 +21,13 @@ export const processWarning = {
       "or compressed before the versioner's onSend hook), so the converters of its body did not run. Emitted once per route, version and status.",
     unlimited: true
   }),
+  FSTVRS002: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS002',
+    message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route declares in any version (request bodies, " +
+      'query strings, responses): check its spelling, or the value it should hide is recorded. It is still redacted wherever a body holds it.',
+    unlimited: true
+  }),
   emit (code: 'FSTVRSDEP001' | 'FSTVRSDEP002'): void {
     processWarning[code]()
   }

@@ -149,6 +149,23 @@ test('redaction: a redacted value appears nowhere in the record (nested copies, 
   t.same(seen[0].clientResponse.body, { id: 'p1', copies: [{ card: { number: '[redacted]', holder: 'A' } }], cardNumber: '[redacted]' }, 'in nested copies')
 })
 
+test('regression: a redaction pointer no schema declares in any version is warned about when the app is ready (FSTVRS002): misspelt, it would record the value', async (t) => {
+  const warnings: string[] = []
+  const onWarning = (warning: Error & { code?: string }): void => { if (warning.code === 'FSTVRS002') warnings.push(warning.message) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  const declared = ['/cardNumber', '/card/number', '/copies/*/card/number', '/copies/0/card/holder', '/audit/key', '/*/number']
+  const misspelt = ['/cardnumber', '/card/Number', '/copies/card/number', '/audit/key/more']
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async () => ({ id: 'p1', card: { number: '1', holder: 'A' }, copies: [] }))
+  }, { versioner: { captureExchanges: { redact: { pointers: [...declared, ...misspelt] } } } })
+  await app.ready()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(warnings.map((message) => /names '([^']*)'/.exec(message)?.[1]), misspelt, 'each misspelt pointer, once; none of those a version declares (cardNumber is 2000-01-01\'s)')
+  t.match(warnings[0], /no schema of a versioned route declares in any version .*check its spelling/)
+})
+
 test('the option is checked: sampleRate from 0 to 1, redact with header names and JSON pointers', async (t) => {
   const versions = new VersionBundle(new Version('2000-01-01'))
   const refused = async (captureExchanges: unknown, message: RegExp): Promise<void> => {
