@@ -239,3 +239,37 @@ for (const transport of ['inject', 'real HTTP'] as const) {
     }
   })
 }
+
+test('regression: a picker returning something that is not a string is a logged 500, never a 400 blaming the client', async (t) => {
+  const returned: Record<string, unknown> = { number: 20000101, null: null, array: ['2000-01-01'], object: { version: '2000-01-01' } }
+  class GarbagePicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      const kind = request.headers['x-kind']
+      return typeof kind === 'string' ? returned[kind] as string : this.requested(request)
+    }
+  }
+  const logs: string[] = []
+  for (const [how, options] of [
+    ['versionPicker', { versionPicker: GarbagePicker }],
+    ['apiVersionDefaultValue', { versionPicker: undefined, apiVersionDefaultValue: async (request: FastifyRequest) => returned[String(request.headers['x-kind'])] as string }]
+  ] as const) {
+    const app = await pinnedApp(t, options, logs)
+    for (const [kind, value] of Object.entries(returned)) {
+      for (const url of ['/users/1', '/teams/1']) {
+        const response = await app.inject({ url, headers: { 'x-kind': kind } })
+        const label = `${how} returning ${kind} on ${url}`
+        t.same([response.statusCode, jsonOf(response).code], [500, 'FST_VERSIONER_VERSION_PICKER'], `${label}: a 500 with the picker's code`)
+        t.match(jsonOf(response).message, `returned ${describe(value)}, which is not a version string or undefined`, `${label}: it names what the picker returned`)
+      }
+    }
+    t.same(jsonOf(await app.inject({ url: '/teams/1', headers: { 'x-api-version': '2001-01-01' } })).version, '2001-01-01', 'a request naming its version is served')
+  }
+  const errors = logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50)
+  t.equal(errors.length, 16, 'each of them is logged at error level')
+})
+
+function describe (value: unknown): string {
+  if (Array.isArray(value)) return `['${String(value[0])}']`
+  if (value !== null && typeof value === 'object') return '{ version: \'2000-01-01\' }'
+  return String(value)
+}
