@@ -118,7 +118,7 @@ for (const transport of ['inject', 'real HTTP'] as const) {
     t.equal(anonymous.body.code, 'FST_VERSIONER_MISSING_API_VERSION')
     const tooOld = await send('GET', '/users/8', bearer('sk_hooli'))
     t.equal(tooOld.status, 400)
-    t.match(tooOld.body.message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./)
+    t.match(tooOld.body.message, /^Unsupported API version '1999-01-01' picked for this request \(the request does not name it in the 'x-api-version' header\): it is older than the oldest version\./)
     const legacyPath = await send('GET', '/legacy-users/9', bearer('sk_acme'))
     t.equal(legacyPath.status, 404, 'the legacy path itself is served in no version')
   })
@@ -273,3 +273,13 @@ function describe (value: unknown): string {
   if (value !== null && typeof value === 'object') return '{ version: \'2000-01-01\' }'
   return String(value)
 }
+
+test('regression: a pinned version the API refuses is not said to be in the header the request did not send', async (t) => {
+  const app = await pinnedApp(t)
+  const tooOld = await app.inject({ url: '/teams/1', headers: { authorization: 'Bearer sk_hooli' } })
+  t.equal(tooOld.statusCode, 400)
+  t.equal(jsonOf(tooOld).message, "Unsupported API version '1999-01-01' picked for this request (the request does not name it in the 'x-api-version' header): " +
+    'it is older than the oldest version. Supported versions: 2002-01-01, 2001-01-01, 2000-01-01.')
+  const named = await app.inject({ url: '/teams/1', headers: { 'x-api-version': '1999-01-01', authorization: 'Bearer sk_acme' } })
+  t.match(jsonOf(named).message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./, 'a value the request names is still said to be where it was sent')
+})
