@@ -158,11 +158,16 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
     : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
 }
 
-/** The 400 message for a request whose version cannot be served: what is wrong, what is accepted, the released versions. */
+/**
+ * The 400 message for a request whose version cannot be served: what is wrong, what is accepted, the released versions.
+ * `named` is false when the value is not the one the request names (a pin or default the picker chose): the message
+ * then never says the request sent it.
+ */
 export function pickingErrorMessage (
   picked: Refused,
   options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
-  prefix = ''
+  prefix = '',
+  named = true
 ): string {
   const released = releasedNow(options).values
   const supported = `Supported versions: ${released.join(', ')}.`
@@ -175,7 +180,8 @@ export function pickingErrorMessage (
   }
   const reason = refusalReason(classifyRefusal(picked, options), options)
   const what = picked.reason === 'too-old' ? 'Unsupported' : picked.reason === 'unknown' ? 'Unknown' : 'Invalid'
-  return `${what} API version '${String(picked.requested)}' in ${describeLocation(options, prefix)}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
+  const where = named ? `in ${describeLocation(options, prefix)}` : `picked for this request (the request does not name it in ${describeLocation(options, prefix)})`
+  return `${what} API version '${String(picked.requested)}' ${where}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
 }
 
 /** A schema error formatter, as Fastify takes it. */

@@ -65,7 +65,9 @@ class RequestMigration {
     const { options, route } = this
     const picked = state.picked
     if (!picked.ok) {
-      const message = pickingErrorMessage(picked, options, route.scope.prefix)
+      // A custom picker or a function default may have picked a value the request does not name (a pin).
+      const named = !options.asyncPicking || options.picker.requested(request) === picked.requested
+      const message = pickingErrorMessage(picked, options, route.scope.prefix, named)
       done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
       return
     }

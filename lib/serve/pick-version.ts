@@ -94,10 +94,23 @@ export function resolveForRequest (
   return isThenable(allowed) ? allowed.then(outcome) : outcome(allowed)
 }
 
-/** Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the picker does. */
+/**
+ * Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the
+ * picker does, or with {@link VersionPickerError} when it gives something that is not a string or `undefined` (the
+ * application's mistake, never the client's).
+ */
 function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'picker' | 'versions' | 'format'>): PickedVersion | Promise<PickedVersion> {
   const value = options.picker.pick(request)
-  return isThenable(value) ? Promise.resolve(value).then((resolved) => resolveForRequest(request, resolved, options)) : resolveForRequest(request, value, options)
+  return isThenable(value)
+    ? Promise.resolve(value).then((resolved) => resolveForRequest(request, pickedValue(resolved), options))
+    : resolveForRequest(request, pickedValue(value), options)
+}
+
+/** What a picker gave, when it is a version value or `undefined`; anything else throws {@link VersionPickerError}. */
+function pickedValue (value: unknown): string | undefined {
+  if (value === undefined || typeof value === 'string') return value
+  throw new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) returned ${describeValue(value)}, which is not ` +
+    'a version string or undefined. Return the version as a string, or undefined when the request has none (a 400 asking for one).')
 }
 
 /**

@@ -118,7 +118,7 @@ for (const transport of ['inject', 'real HTTP'] as const) {
     t.equal(anonymous.body.code, 'FST_VERSIONER_MISSING_API_VERSION')
     const tooOld = await send('GET', '/users/8', bearer('sk_hooli'))
     t.equal(tooOld.status, 400)
-    t.match(tooOld.body.message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./)
+    t.match(tooOld.body.message, /^Unsupported API version '1999-01-01' picked for this request \(the request does not name it in the 'x-api-version' header\): it is older than the oldest version\./)
     const legacyPath = await send('GET', '/legacy-users/9', bearer('sk_acme'))
     t.equal(legacyPath.status, 404, 'the legacy path itself is served in no version')
   })
@@ -239,3 +239,47 @@ for (const transport of ['inject', 'real HTTP'] as const) {
     }
   })
 }
+
+test('regression: a picker returning something that is not a string is a logged 500, never a 400 blaming the client', async (t) => {
+  const returned: Record<string, unknown> = { number: 20000101, null: null, array: ['2000-01-01'], object: { version: '2000-01-01' } }
+  class GarbagePicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      const kind = request.headers['x-kind']
+      return typeof kind === 'string' ? returned[kind] as string : this.requested(request)
+    }
+  }
+  const logs: string[] = []
+  for (const [how, options] of [
+    ['versionPicker', { versionPicker: GarbagePicker }],
+    ['apiVersionDefaultValue', { versionPicker: undefined, apiVersionDefaultValue: async (request: FastifyRequest) => returned[String(request.headers['x-kind'])] as string }]
+  ] as const) {
+    const app = await pinnedApp(t, options, logs)
+    for (const [kind, value] of Object.entries(returned)) {
+      for (const url of ['/users/1', '/teams/1']) {
+        const response = await app.inject({ url, headers: { 'x-kind': kind } })
+        const label = `${how} returning ${kind} on ${url}`
+        t.same([response.statusCode, jsonOf(response).code], [500, 'FST_VERSIONER_VERSION_PICKER'], `${label}: a 500 with the picker's code`)
+        t.match(jsonOf(response).message, `returned ${describe(value)}, which is not a version string or undefined`, `${label}: it names what the picker returned`)
+      }
+    }
+    t.same(jsonOf(await app.inject({ url: '/teams/1', headers: { 'x-api-version': '2001-01-01' } })).version, '2001-01-01', 'a request naming its version is served')
+  }
+  const errors = logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50)
+  t.equal(errors.length, 16, 'each of them is logged at error level')
+})
+
+function describe (value: unknown): string {
+  if (Array.isArray(value)) return `['${String(value[0])}']`
+  if (value !== null && typeof value === 'object') return '{ version: \'2000-01-01\' }'
+  return String(value)
+}
+
+test('regression: a pinned version the API refuses is not said to be in the header the request did not send', async (t) => {
+  const app = await pinnedApp(t)
+  const tooOld = await app.inject({ url: '/teams/1', headers: { authorization: 'Bearer sk_hooli' } })
+  t.equal(tooOld.statusCode, 400)
+  t.equal(jsonOf(tooOld).message, "Unsupported API version '1999-01-01' picked for this request (the request does not name it in the 'x-api-version' header): " +
+    'it is older than the oldest version. Supported versions: 2002-01-01, 2001-01-01, 2000-01-01.')
+  const named = await app.inject({ url: '/teams/1', headers: { 'x-api-version': '1999-01-01', authorization: 'Bearer sk_acme' } })
+  t.match(jsonOf(named).message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./, 'a value the request names is still said to be where it was sent')
+})

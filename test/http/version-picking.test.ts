@@ -288,7 +288,7 @@ test('a VersionPicker subclass picks the version (sync or async); the result is 
   t.same(jsonOf(header), { version: '2002-01-01' }, 'this.requested() reads the header')
   const globex = await app.inject({ url: '/echo', headers: { 'x-account': 'globex' } })
   t.equal(globex.statusCode, 400)
-  t.equal(jsonOf(globex).message, `Invalid API version 'v1' in the 'x-api-version' header: it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
+  t.equal(jsonOf(globex).message, `Invalid API version 'v1' picked for this request (the request does not name it in the 'x-api-version' header): it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
   const initech = await app.inject({ url: '/echo', headers: { 'x-account': 'initech' } })
   t.equal(initech.statusCode, 400)
   t.match(jsonOf(initech).message, /^Unsupported API version '1980-01-01'/)
