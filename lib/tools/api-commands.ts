@@ -35,10 +35,11 @@ export interface CommandRun {
   readonly channel?: 'release' | 'preview'
 }
 
-/** `check --types <file>`: prints whether the file is what `types` writes now; 1 when it is not. */
+/** `check --types <file>`: prints whether the file is what `types` writes now (CRLF line endings read as LF); 1 when it is not. */
 async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, channel: ChannelOptions): Promise<number> {
   const expected = await typesModule(context, channel)
-  const saved = await readFile(file, 'utf8').catch(() => undefined)
+  // Line endings aside: a checkout with git's core.autocrlf holds the same types with CRLF.
+  const saved = (await readFile(file, 'utf8').catch(() => undefined))?.replaceAll('\r\n', '\n')
   if (saved === expected) {
     io.out(`check: ${file} is current.`)
     return 0

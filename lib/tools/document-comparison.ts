@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, placeOf, report, TEXT_KEYS, withoutText,
+  actionWord, placeOf, report, TEXT_KEYS, withoutText, withSchemaRefsAligned,
   type Comparison, type DocumentChange, type Place, type RawDiff, type Renames
 } from './document-places'
 import { classifySchemaChange } from './schema-changes'
@@ -23,7 +23,8 @@ export function compareComparable (version: string, saved: unknown, current: unk
   // Required even when nothing is diffed: a CI without it fails on its first run, not on the first change.
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
-  const [before, after] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  // A schema written as a `$ref` in one document and inline in the other is the same schema.
+  const [before, after] = withSchemaRefsAligned(...comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>))
   const diffs = documentDiffs(before, after)
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [] }
   for (const diff of diffs) {

@@ -401,6 +401,50 @@ test('a path parameter renamed is a note: the same URLs (it was reported as "und
   t.same(lines(changes, false), ['2000-01-01 /users/{userId}: path renamed to /users/{id}', '2000-01-01 GET /users/{userId}: path parameter userId: renamed to id'])
 })
 
+test('a schema given an $id (now a $ref) or inlined again compares as its content (it was "type \'object\' → (none)", and a removal unnamed)', async (t) => {
+  // The plugin writes a schema with an $id as a component and one without inline: the same data either way.
+  const inlined = (document: Json, name: string): Json => structuredClone(document.components.schemas[name])
+  const inline = (d: Json): void => {
+    d.paths['/users'].post.requestBody.content['application/json'].schema = inlined(d, 'UserCreateRequest')
+    d.paths['/users/{userId}'].get.responses[200].content['application/json'].schema = inlined(d, 'UserResource')
+    d.webhooks['user.created'].post.requestBody.content['application/json'].schema = inlined(d, 'UserResource')
+  }
+  const inlineDocument = (): Json => {
+    const document = consumerDocument()
+    inline(document)
+    return document
+  }
+  t.same(compareDocuments('2000-01-01', consumerDocument(), inlineDocument()), [], '$ref saved, inline now')
+  t.same(compareDocuments('2000-01-01', inlineDocument(), consumerDocument()), [], 'inline saved, $ref now')
+  // A field nested as a $ref, inlined.
+  const withHome = (home: (d: Json) => unknown): Json => {
+    const document = consumerDocument()
+    document.components.schemas.Address = { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] }
+    document.components.schemas.UserResource.properties.home = home(document)
+    return document
+  }
+  t.same(compareDocuments('2000-01-01', withHome(() => ({ $ref: '#/components/schemas/Address' })), withHome((d) => inlined(d, 'Address'))), [], 'a nested $ref inlined')
+  // A recursive schema stays a $ref, its change reported once (not again in its children).
+  const tree = (d: Json): void => {
+    d.components.schemas.Node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } }
+    d.components.schemas.UserResource.properties.tree = { $ref: '#/components/schemas/Node' }
+  }
+  t.same(lines(consumerChanges((d) => { tree(d); delete d.components.schemas.Node.properties.name }, (() => { const d = consumerDocument(); tree(d); return d })()), true), [
+    '2000-01-01 POST /users: response 200 /tree/name: removed', '2000-01-01 GET /users/{userId}: response 200 /tree/name: removed',
+    '2000-01-01 QUERY /search: response 200 /tree/name: removed', '2000-01-01 webhook user.created: payload /tree/name: removed'
+  ], 'a recursive schema')
+  // A change made while inlining is named as any other.
+  const changes = compareDocuments('2000-01-01', consumerDocument(), (() => {
+    const document = inlineDocument()
+    const schema = document.paths['/users/{userId}'].get.responses[200].content['application/json'].schema
+    delete schema.properties.address
+    schema.required = ['id']
+    return document
+  })())
+  t.same(lines(changes, true), ['2000-01-01 GET /users/{userId}: response 200 /address: removed'])
+  t.same(lines(changes, false), [])
+})
+
 test('every kind of app (named versions, QUERY routes, several APIs) reports nothing against its own snapshot', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))

@@ -67,6 +67,12 @@ test('types --out writes the file; check --types exits 1 on a stale or missing f
   t.equal(both.code, 1, 'with --against too: the documents pass, the stale types fail the check')
   t.match(both.stdout, /no breaking change/)
 
+  // A checkout with Windows line endings (git's core.autocrlf) holds the same types: it was reported stale.
+  await writeFile(file, (await readFile(committed, 'utf8')).replaceAll('\n', '\r\n'))
+  const crlf = await cli(['check', exampleApp, '--types', file])
+  t.equal(crlf.code, 0, 'CRLF line endings: current')
+  t.match(crlf.stdout, /api-types\.ts is current/)
+
   for (const [args, message] of [
     [['types', exampleApp], /types needs --out <file>/],
     [['verify', exampleApp, '--types', file], /--types applies to check only/],
