@@ -352,3 +352,32 @@ test('regression: a converted response with headers beside its schema no longer 
   t.same(findings, [], 'the response is verified, and migrates cleanly')
   t.ok(findings.replayed > 0)
 })
+
+test('regression: a field renamed in one member of a discriminated union, whose name another member has, is no longer reported lost', async (t) => {
+  const Card = Type.Object({ type: Type.Literal('card'), holder: Type.String() }, { $id: 'Card' })
+  const Bank = Type.Object({ type: Type.Literal('bank'), accountHolder: Type.String() }, { $id: 'Bank' })
+  const Payment = Type.Object({ method: Type.Union([Card, Bank]) }, { $id: 'Payment' })
+  class BankHolderRenamed extends VersionChange {
+    description = "A bank account's holder is its accountHolder."
+    instructionsToMigrateToPreviousVersion = [schema(Bank).field('accountHolder').had({ name: 'holder' })]
+
+    @ConvertRequestToNextVersionFor(Bank)
+    up (request: RequestInfo) {
+      request.body.accountHolder = request.body.holder
+      delete request.body.holder
+    }
+
+    @ConvertResponseToPreviousVersionFor(Bank)
+    down (response: ResponseInfo) {
+      response.body.holder = response.body.accountHolder
+      delete response.body.accountHolder
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', BankHolderRenamed), new Version('2000-01-01')), async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Payment } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 20 })
+  t.same(findings.map((finding) => finding.text), [], 'the bank holder is followed to accountHolder, not to the card\'s holder')
+  t.ok(findings.replayed > 0)
+})
