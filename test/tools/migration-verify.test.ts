@@ -381,3 +381,28 @@ test('regression: a field renamed in one member of a discriminated union, whose 
   t.same(findings.map((finding) => finding.text), [], 'the bank holder is followed to accountHolder, not to the card\'s holder')
   t.ok(findings.replayed > 0)
 })
+
+test('regression: a request finding shows the example as the client sent it, not as the converters left it', async (t) => {
+  const { UserCreate, User } = schemas()
+  class NameBecameFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' }), schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    up (request: RequestInfo) {
+      request.body.fullName = (request.body.name as string).split(' ')[0]
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameBecameFullName), new Version('2000-01-01')), UserCreate, User)
+  const [finding] = await verify(app, { examples: 1 })
+  t.match(finding, { direction: 'request', kind: 'lost', pointer: '/name' })
+  t.match(finding.example, { name: / / }, 'the example holds the name sent, space included')
+  t.notOk(Object.hasOwn(finding.example as object, 'fullName'), 'and not the HEAD field the converter wrote')
+})
