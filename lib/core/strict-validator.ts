@@ -26,35 +26,59 @@ export interface AjvInstance {
   compile: (schema: object) => Check
 }
 
-type CompilerFactory = () => (schemas: object, options: { customOptions: object, onCreate: (ajv: AjvInstance) => void }) => unknown
+/** An application's Ajv setup, as given to `Fastify({ ajv })`: its options and its plugins (formats, keywords). */
+interface AppAjvSetup {
+  readonly customOptions?: Record<string, unknown>
+  readonly plugins?: readonly unknown[]
+}
+
+type CompilerFactory = () => (schemas: object, options: AppAjvSetup & { onCreate: (ajv: AjvInstance) => void }) => unknown
 
 /**
- * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults.
+ * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults
+ * (and `app`'s setup under them: the options and plugins of its `Fastify({ ajv })`).
  * @example
  * ```ts
  * const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })
  * ```
  */
-export function fastifyAjv (options: Record<string, unknown>): AjvInstance {
+export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup = {}): AjvInstance {
   const AjvCompiler = createRequire(require.resolve('fastify'))('@fastify/ajv-compiler') as CompilerFactory
   let created: AjvInstance | undefined
-  AjvCompiler()({}, { customOptions: options, onCreate: (ajv) => { created = ajv } })
+  AjvCompiler()({}, { customOptions: { ...app.customOptions, ...options }, plugins: app.plugins ?? [], onCreate: (ajv) => { created = ajv } })
   if (created === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance')
   return created
 }
 
 /**
+ * The Ajv setup an application was created with (`Fastify({ ajv: { customOptions, plugins } })`), read from the
+ * options Fastify keeps on it; none when it cannot be read.
+ * @example
+ * ```ts
+ * const check = strictValidator((ref) => app.getSchema(ref), appAjvSetup(app))
+ * ```
+ */
+export function appAjvSetup (app: object): AppAjvSetup {
+  for (let scope: object | null = app; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {
+    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === 'fastify.options')
+    if (key !== undefined) return ((scope as Record<symbol, { ajv?: AppAjvSetup } | undefined>)[key]?.ajv) ?? {}
+  }
+  return {}
+}
+
+/**
  * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
- * on the data given: validate a copy) without type coercion. `resolveRef` gives the schema a `$ref` names, added
- * to Ajv when a schema being compiled refers to it. Compiled validators are kept per schema object.
+ * on the data given: validate a copy), with the application's (`app`: its formats, keywords, `multipleOfPrecision`),
+ * without type coercion. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being compiled
+ * refers to it. Compiled validators are kept per schema object.
  * @example
  * ```ts
  * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
  * if (!check(structuredClone(body))) console.log(check.errors)
  * ```
  */
-export function strictValidator (resolveRef: (ref: string) => unknown): (schema: object) => Check {
-  const ajv = fastifyAjv({ coerceTypes: false })
+export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): (schema: object) => Check {
+  const ajv = fastifyAjv({ coerceTypes: false }, app)
   const compiled = new WeakMap<object, Check>()
   return (schema) => {
     let check = compiled.get(schema)

@@ -15,6 +15,7 @@ import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { childrenOf } from '../values/shapes'
+import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 
 /** A sentinel that must arrive, and where it was in the example. */
@@ -73,7 +74,7 @@ export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefRe
 function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     let [best, bestScore]: [unknown, number] = [undefined, -1]
-    for (const member of members) {
+    for (const member of fittingMembers(members, value, (candidate) => asNode(candidate, resolveRef) as SchemaObject | undefined)) {
       const node = asNode(member, resolveRef)
       const properties = node?.properties
       if (typeof properties !== 'object' || properties === null) continue

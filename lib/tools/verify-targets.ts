@@ -174,7 +174,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     }
     env.replayed++
     const data = dataOf(false)
-    const target: Target = { route, version: behaviour.version, direction: 'request', example: data.body ?? data.querystring ?? data.headers }
+    // The converters change `data` in place: a finding shows the example as the client sent it.
+    const sentParts = dataOf(false)
+    const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? new Map()
@@ -183,7 +185,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (result === undefined) continue
     if (!('body' in result)) {
       // A finding on the headers or the query string shows them.
-      const example = result.part === 'headers' || result.part === 'querystring' ? data[result.part] : target.example
+      const example = result.part === 'headers' || result.part === 'querystring' ? sentParts[result.part] : target.example
       report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }

@@ -24,7 +24,7 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
 import type { ReplayIssue, VerifyFinding as ReplayFinding } from './verify-replay'
 import { pointerKey } from '../core/json-schema'
-import { strictValidator } from '../core/strict-validator'
+import { appAjvSetup, strictValidator } from '../core/strict-validator'
 import { invalidExamples } from './export'
 import { replaceFindings, type ReplaceFinding } from './verify-replace'
 import { singleApi, versionerStateOf } from './versioned-apis'
@@ -165,7 +165,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   if (!state.ready) throw new NotReadyError('verify(app)')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, appAjvSetup(fastify)), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)

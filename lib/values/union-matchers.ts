@@ -39,7 +39,7 @@ export function compileMatcher (schema: TSchema): Matcher {
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
   // A `required` that is not a list of strings matches no object (as before compilation).
   const required = Array.isArray(source.required) ? source.required as unknown[] : []
-  const discriminators = properties.filter(([, property]) => 'const' in property).map(([key, property]) => [key, (property as SchemaObject).const] as const)
+  const discriminators = discriminatorsOf(properties)
   return (value) => {
     if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
     if (!isSchemaObject(value)) return true
@@ -47,6 +47,29 @@ export function compileMatcher (schema: TSchema): Matcher {
     for (const [key, expected] of discriminators) if (Object.hasOwn(value, key) && value[key] !== expected) return false
     return true
   }
+}
+
+/** The `const` fields (discriminators) among an object's properties, with their values. */
+function discriminatorsOf (properties: ReadonlyArray<readonly [string, TSchema]>): Array<readonly [string, unknown]> {
+  return properties.filter(([, property]) => 'const' in property).map(([key, property]) => [key, (property as SchemaObject).const] as const)
+}
+
+/**
+ * The members of a union whose `const` discriminators an object `value` does not contradict (all of them when it
+ * contradicts every one: its discriminator may be a value another version names otherwise); `nodeOf` gives a
+ * member's schema (resolving a `$ref`).
+ * @example
+ * ```ts
+ * fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]
+ * ```
+ */
+export function fittingMembers<T> (members: readonly T[], value: object, nodeOf: (member: T) => SchemaObject | undefined): readonly T[] {
+  const fitting = members.filter((member) => {
+    const node = nodeOf(member)
+    const discriminators = node === undefined ? [] : discriminatorsOf(childrenOf(node).properties)
+    return discriminators.every(([key, expected]) => !Object.hasOwn(value, key) || (value as Record<string, unknown>)[key] === expected)
+  })
+  return fitting.length > 0 ? fitting : members
 }
 
 function typeMatches (type: string, value: unknown): boolean {

@@ -352,3 +352,91 @@ test('regression: a converted response with headers beside its schema no longer 
   t.same(findings, [], 'the response is verified, and migrates cleanly')
   t.ok(findings.replayed > 0)
 })
+
+test('regression: a field renamed in one member of a discriminated union, whose name another member has, is no longer reported lost', async (t) => {
+  const Card = Type.Object({ type: Type.Literal('card'), holder: Type.String() }, { $id: 'Card' })
+  const Bank = Type.Object({ type: Type.Literal('bank'), accountHolder: Type.String() }, { $id: 'Bank' })
+  const Payment = Type.Object({ method: Type.Union([Card, Bank]) }, { $id: 'Payment' })
+  class BankHolderRenamed extends VersionChange {
+    description = "A bank account's holder is its accountHolder."
+    instructionsToMigrateToPreviousVersion = [schema(Bank).field('accountHolder').had({ name: 'holder' })]
+
+    @ConvertRequestToNextVersionFor(Bank)
+    up (request: RequestInfo) {
+      request.body.accountHolder = request.body.holder
+      delete request.body.holder
+    }
+
+    @ConvertResponseToPreviousVersionFor(Bank)
+    down (response: ResponseInfo) {
+      response.body.holder = response.body.accountHolder
+      delete response.body.accountHolder
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', BankHolderRenamed), new Version('2000-01-01')), async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Payment } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 20 })
+  t.same(findings.map((finding) => finding.text), [], 'the bank holder is followed to accountHolder, not to the card\'s holder')
+  t.ok(findings.replayed > 0)
+})
+
+test('regression: a request finding shows the example as the client sent it, not as the converters left it', async (t) => {
+  const { UserCreate, User } = schemas()
+  class NameBecameFullName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserCreate).field('fullName').had({ name: 'name' }), schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserCreate)
+    up (request: RequestInfo) {
+      request.body.fullName = (request.body.name as string).split(' ')[0]
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(User)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await usersApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameBecameFullName), new Version('2000-01-01')), UserCreate, User)
+  const [finding] = await verify(app, { examples: 1 })
+  t.match(finding, { direction: 'request', kind: 'lost', pointer: '/name' })
+  t.match(finding.example, { name: / / }, 'the example holds the name sent, space included')
+  t.notOk(Object.hasOwn(finding.example as object, 'fullName'), 'and not the HEAD field the converter wrote')
+})
+
+test('regression: an app\'s own Ajv setup (a format, multipleOfPrecision) is verified with, not refused or misread', async (t) => {
+  const Price = Type.Object({ cents: Type.Integer({ minimum: 0 }) }, { $id: 'Price' })
+  const Product = Type.Object({ sku: Type.String({ format: 'sku' }), label: Type.String() }, { $id: 'Product' })
+  class AmountsInCentsAndLabels extends VersionChange {
+    description = 'Amounts are integer cents; a product\'s name is its label.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Price).field('cents').had({ name: 'amount', type: Type.Number({ minimum: 0, multipleOf: 0.01 }) }),
+      schema(Product).field('label').had({ name: 'name' })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    amountDown (response: ResponseInfo) {
+      response.body.amount = response.body.cents / 100 // 1990 gives 19.9: a multiple of 0.01 with the app's precision
+      delete response.body.cents
+    }
+
+    @ConvertResponseToPreviousVersionFor(Product)
+    labelDown (response: ResponseInfo) {
+      response.body.name = response.body.label
+      delete response.body.label
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountsInCentsAndLabels), new Version('2000-01-01')), async (api) => {
+    api.get('/prices/:id', { schema: { response: { 200: Price } } }, async () => ({ cents: 1990 }))
+    api.get('/products/:id', { schema: { response: { 200: Product } } }, async () => ({ sku: 'ABC-1234', label: 'Tea' }))
+  }, { fastify: { ajv: { customOptions: { multipleOfPrecision: 2, formats: { sku: /^[A-Z]{3}-\d{4}$/ } } } } })
+  await app.ready()
+  const served = await app.inject({ url: '/prices/p1', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(served.json(), { amount: 19.9 }, 'the app serves 19.9')
+  const findings = await verify(app, { examples: 20 })
+  t.same(findings.map((finding) => finding.text), [], 'verify neither throws on the format nor refuses 19.9')
+  t.ok(findings.replayed > 0)
+})
