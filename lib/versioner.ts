@@ -31,6 +31,7 @@ import { namedVersion, readRequestedVersion, resolveVersion, VersionSegments } f
 import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
+import { appAjvSetup } from './core/strict-validator'
 import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
 import { recordVersionedApi } from './core/application-root'
@@ -178,7 +179,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl)
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
-  const engine = new MigrationEngine(resolved.versions, state.generation, state.planner)
+  const engine = new MigrationEngine(resolved.versions, state.generation, state.planner, appAjvSetup(fastify))
   const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName }))
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
@@ -240,5 +241,5 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       done(error as Error)
     }
   })
-  built.documents = await registerDocs(fastify, state, { options: resolved, docs: docsOptions, webhooks, changelog })
+  built.documents = await registerDocs(fastify, state, { options: resolved, docs: docsOptions, webhooks, changelog, engine })
 }

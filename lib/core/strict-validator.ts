@@ -27,7 +27,7 @@ export interface AjvInstance {
 }
 
 /** An application's Ajv setup, as given to `Fastify({ ajv })`: its options and its plugins (formats, keywords). */
-interface AppAjvSetup {
+export interface AppAjvSetup {
   readonly customOptions?: Record<string, unknown>
   readonly plugins?: readonly unknown[]
 }

@@ -23,7 +23,7 @@ import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isIsoDate, toIsoDate } from '../core/iso-date'
 import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
-import { MigrationEngine } from '../serve/migrate-response-body'
+import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
 import { documentSchedule } from './document-schedule'
 import { inCanonicalOrder } from './document-order'
@@ -58,14 +58,16 @@ export class OpenApiDocuments {
   private readonly decorators = new Map<string, string>()
   private operationIds: OperationIds | undefined
   private readonly examples: VersionExamples
+  private readonly webhooks: Webhooks
 
   constructor (
     private readonly state: VersionerState,
     private readonly options: DocsVersionOptions,
     private readonly docs: ResolvedDocsOptions,
-    private readonly webhooks: Webhooks
+    setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
   ) {
-    this.examples = new VersionExamples(new MigrationEngine(options.versions, state.generation, state.planner), () => headSchemas(state, webhooks))
+    this.webhooks = setup.webhooks
+    this.examples = new VersionExamples(setup.engine, () => headSchemas(state, setup.webhooks))
   }
 
   /** Registers one `@fastify/swagger` per document (before any route, so that they see every route). */

@@ -20,7 +20,7 @@ import type { Webhooks } from '../routes/webhooks'
 import { readRequestedVersion } from '../serve/version-picking'
 import { whyRefused } from '../serve/error-handling'
 import { addVary } from '../serve/version-headers'
-import { MigrationEngine } from '../serve/migrate-response-body'
+import type { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
 import { revalidated, sendText, sentText, type SentText } from './sent-texts'
@@ -29,16 +29,23 @@ import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 export async function registerDocs (
   fastify: FastifyInstance,
   state: VersionerState,
-  setup: { readonly options: DocsVersionOptions, readonly docs: ResolvedDocsOptions, readonly webhooks: Webhooks, readonly changelog: () => Changelog }
+  setup: {
+    readonly options: DocsVersionOptions,
+    readonly docs: ResolvedDocsOptions,
+    readonly webhooks: Webhooks,
+    readonly changelog: () => Changelog,
+    /** The application's migration engine: the documents' examples and the upgrade guides migrate with it. */
+    readonly engine: MigrationEngine
+  }
 ): Promise<OpenApiDocuments | undefined> {
-  const { options, docs, webhooks, changelog } = setup
-  const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, webhooks)
+  const { options, docs, webhooks, changelog, engine } = setup
+  const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, { webhooks, engine })
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
   if (docs.changelogUrl !== null) registerChangelog(fastify, docs, options, changelog)
   if (documents === undefined || docs.openapiUrl === null) return undefined
   registerDocumentRoute(fastify, options, documents, docs.openapiUrl, docs.uiHooks)
-  const guides = new UpgradeGuides(state, () => webhooks.list(), new MigrationEngine(options.versions, state.generation, state.planner))
+  const guides = new UpgradeGuides(state, () => webhooks.list(), engine)
   registerPages(fastify, options, docs, documents, guides)
   registerAssets(fastify, docs)
   return documents

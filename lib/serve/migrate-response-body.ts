@@ -8,7 +8,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
-import { strictValidator, type Check } from '../core/strict-validator'
+import { strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { isMonth, toIsoDate } from '../core/iso-date'
@@ -30,7 +30,8 @@ export class MigrationEngine {
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
   private check: ((schema: object) => Check) | undefined
 
-  constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner) {
+  /** `ajv`: the application's Ajv setup (its formats, keywords, options), so that its schemas compile here as in Fastify. */
+  constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner, private readonly ajv: AppAjvSetup = {}) {
     this.rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
   }
 
@@ -45,7 +46,7 @@ export class MigrationEngine {
 
   /** The strict validator of a version's form (see ../core/strict-validator.ts). */
   validatorOf (form: TSchema): Check {
-    this.check ??= strictValidator((ref) => this.generation.resolveAnyId(ref))
+    this.check ??= strictValidator((ref) => this.generation.resolveAnyId(ref), this.ajv)
     return this.check(prepareSchema(form, this.generation, 'fastify'))
   }
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { strictValidator } from '../core/strict-validator'
+import { appAjvSetup, strictValidator } from '../core/strict-validator'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlaceEffect } from './converter-effects'
@@ -83,7 +83,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     pairings: new Map(),
     examples: new Map(),
     resolveRef,
-    compile: strictValidator(resolveRef),
+    compile: strictValidator(resolveRef, appAjvSetup(context)),
     steps: state.steps,
     count: options.examples ?? 20,
     seed: options.seed ?? 1

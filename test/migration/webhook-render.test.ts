@@ -1,9 +1,10 @@
 import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
 import {
-  ConvertResponseToPreviousVersionFor, renderWebhook, schema, signWebhook, Version, VersionBundle, VersionChange, type ResponseInfo,
-  type WebhookRenderedEvent, type WebhookSubscriber
+  ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
+  VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
@@ -164,4 +165,29 @@ test('a render that rejects (a converter threw in one version) publishes no webh
   t.same(events, [], "nothing was rendered for anyone: no event, so that usage does not count 2001-01-01's subscriber")
   await renderWebhook(versions, definition, { cents: 5 }, { subscribers })
   t.same(events.map(({ version }) => version), ['2001-01-01', '2000-01-01'], 'a render that resolves publishes one event per version')
+})
+
+test('regression: an app declaring a format of its own (Fastify({ ajv })) renders webhooks and migrates bodies with it, not "unknown format"', async (t) => {
+  const Item = Type.Object({ sku: Type.String({ format: 'sku' }), name: Type.String() }, { $id: 'Item' })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const app = Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01')) })
+  app.versioner.webhooks.add({ name: 'item.created', body: Item })
+  await app.register(versioned(async (api) => { api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ sku: 'ABC-1', name: 'Pen' })) }))
+  await app.ready()
+  const rendered = await app.versioner.webhooks.render('item.created', { sku: 'ABC-1', name: 'Pen' }, { subscribers: [{ id: 'ep', version: '2000-01-01', secret: newSecret() }] })
+  t.same(JSON.parse(rendered.deliveries[0].body), { sku: 'ABC-1', title: 'Pen' }, 'rendered with the app\'s format')
+  t.same(await app.versioner.migrateResponseBody(Item, { latestBody: { sku: 'ABC-1', name: 'Pen' }, version: '2000-01-01' }), { sku: 'ABC-1', title: 'Pen' })
+  await t.rejects(Promise.resolve().then(() => app.versioner.migrateResponseBody(Item, { latestBody: { sku: 'abc', name: 'Pen' }, version: '2000-01-01' })),
+    'a value the format refuses is still refused')
 })
