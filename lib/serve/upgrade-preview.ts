@@ -227,7 +227,8 @@ async function report (
   const served = requestState(request)?.behaviour?.version
   let rendered: RenderedResponse | string = found.gone ?? `not a JSON success (status ${reply.statusCode})`
   let servedBody: unknown
-  if (found.gone === undefined && found.head !== undefined && typeof payload === 'string') {
+  // A served error (a failing converter of the served version after the handler's success included) is not compared.
+  if (found.gone === undefined && found.head !== undefined && reply.statusCode < 300 && typeof payload === 'string') {
     try {
       servedBody = JSON.parse(payload)
       rendered = await context.renderer.render(registered, found.target, found.head, { method: request.method, reply })

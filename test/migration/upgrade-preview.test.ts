@@ -340,3 +340,23 @@ test('regression: a target past its sunset is reported gone, not compared; a pre
   for (const response of [allowed, refused, unknown]) t.equal(response.headers['cache-control'], 'private', 'a previewed answer is private')
   t.equal((await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2003-01-01' } })).headers['cache-control'], undefined, 'an ordinary one is not')
 })
+
+test('regression: a served answer that failed after the handler succeeded (a served converter throws) is not compared', async (t) => {
+  class Fails extends VersionChange {
+    description = 'Older versions fail on negative totals.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Order)
+    refuse (response: ResponseInfo<HeadOrder, HeadOrder>) {
+      if (response.body.total < 0) throw new Error('negative total')
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Fails), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o', total: -1, items: [], tags: [] }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const response = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2000-01-01', 'x-api-version-preview': '2001-01-01' } })
+  t.equal(response.statusCode, 500, 'the served version fails')
+  t.equal(response.headers['x-api-version-preview'], '2001-01-01: not compared (not a JSON success (status 500)); request valid', 'the 500 is not compared')
+  t.match(seen.at(-1), { patch: undefined, targetBody: undefined, status: { served: 500, target: undefined }, reason: 'not a JSON success (status 500)' })
+})
