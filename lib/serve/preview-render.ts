@@ -32,6 +32,18 @@ export interface RenderedResponse {
   readonly body: unknown
 }
 
+/**
+ * The HEAD response to render, with the headers the served version's converters saw (what the target's read in
+ * `response.headers`; a copy, their changes go nowhere).
+ * @example
+ * ```ts
+ * const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }
+ * ```
+ */
+export interface HeadResponse extends RenderedResponse {
+  readonly headers: Readonly<Record<string, string | string[] | number | undefined>>
+}
+
 const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The behaviour of `version` for the HEAD route of `registered`, whichever of its routes serves that version. */
@@ -76,12 +88,12 @@ export class PreviewRenderer {
    * or the response holds a value the version cannot express (the target would answer a 500). Rejects when a
    * converter throws.
    */
-  async render (registered: RegisteredRoute, target: string, head: RenderedResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
+  async render (registered: RegisteredRoute, target: string, head: HeadResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
     const behaviour = behaviourIn(registered, target)
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const info = { body: copyJson(head.body), statusCode: head.status, headers: {}, raw: head.body, setCookie () {}, deleteCookie () {} }
+    const info = { body: copyJson(head.body), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
     const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
     const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
     const found = guards === undefined ? undefined : unexpressibleValue(guards, body)

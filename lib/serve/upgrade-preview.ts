@@ -28,7 +28,7 @@ import { createGoneTest, privateCacheControl, type GoneTest } from './version-he
 import { registeredRouteOf, requestState } from './request-state'
 import { releasedNow } from './release-clock'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
-import { PreviewRenderer, type PreviewRequestError, type RenderedResponse } from './preview-render'
+import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import type { ServedRoute } from './usage-events'
 
 /**
@@ -96,7 +96,7 @@ type Preview = { readonly unknown: string } | {
   readonly target: string
   readonly requestErrors: readonly PreviewRequestError[]
   readonly gone?: string
-  head?: RenderedResponse
+  head?: HeadResponse
 }
 
 /** The request property holding a request's preview (decorated only when the option is on). */
@@ -141,7 +141,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
     const found = (fastifyRequest as PreviewRequest)[kPreview]
     if (found !== null && 'target' in found && reply.statusCode < 300) {
       try {
-        found.head = { status: reply.statusCode, body: copyJson(payload) }
+        // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
+        found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
       } catch {
         // Not JSON data: nothing to compare.
       }
@@ -227,7 +228,8 @@ async function report (
   const served = requestState(request)?.behaviour?.version
   let rendered: RenderedResponse | string = found.gone ?? `not a JSON success (status ${reply.statusCode})`
   let servedBody: unknown
-  if (found.gone === undefined && found.head !== undefined && typeof payload === 'string') {
+  // A served error (a failing converter of the served version after the handler's success included) is not compared.
+  if (found.gone === undefined && found.head !== undefined && reply.statusCode < 300 && typeof payload === 'string') {
     try {
       servedBody = JSON.parse(payload)
       rendered = await context.renderer.render(registered, found.target, found.head, { method: request.method, reply })

@@ -340,3 +340,51 @@ test('regression: a target past its sunset is reported gone, not compared; a pre
   for (const response of [allowed, refused, unknown]) t.equal(response.headers['cache-control'], 'private', 'a previewed answer is private')
   t.equal((await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2003-01-01' } })).headers['cache-control'], undefined, 'an ordinary one is not')
 })
+
+test('regression: a served answer that failed after the handler succeeded (a served converter throws) is not compared', async (t) => {
+  class Fails extends VersionChange {
+    description = 'Older versions fail on negative totals.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Order)
+    refuse (response: ResponseInfo<HeadOrder, HeadOrder>) {
+      if (response.body.total < 0) throw new Error('negative total')
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Fails), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o', total: -1, items: [], tags: [] }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const response = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2000-01-01', 'x-api-version-preview': '2001-01-01' } })
+  t.equal(response.statusCode, 500, 'the served version fails')
+  t.equal(response.headers['x-api-version-preview'], '2001-01-01: not compared (not a JSON success (status 500)); request valid', 'the 500 is not compared')
+  t.match(seen.at(-1), { patch: undefined, targetBody: undefined, status: { served: 500, target: undefined }, reason: 'not a JSON success (status 500)' })
+})
+
+test('regression: the target version\'s converters see the response headers the handler set, and their changes go nowhere', async (t) => {
+  class Region extends VersionChange {
+    description = 'Older versions have the region in the body.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).formerField('region').existedAs({ type: Type.Union([Type.String(), Type.Null()]) })]
+    @ConvertResponseToPreviousVersionFor(Order)
+    region (response: ResponseInfo<HeadOrder, HeadOrder & { region: unknown }>) {
+      const cookies = response.headers['set-cookie']
+      if (Array.isArray(cookies)) cookies.push('leak=1')
+      response.headers['x-region'] = 'changed'
+      response.body = { ...response.body, region: response.headers['x-region-of-handler'] ?? null }
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Region), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async (_request, reply) => {
+      reply.header('x-region-of-handler', 'eu').header('set-cookie', ['a=1', 'b=2'])
+      return { id: 'o', total: 1, items: [], tags: [] }
+    })
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const older = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(older.json<{ region: unknown }>().region, 'eu', '2000-01-01 itself answers the handler\'s region')
+  const previewed = await app.inject({ url: '/orders/o', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  t.match(seen.at(-1), { patch: [{ op: 'add', path: '/region', value: 'eu' }], targetBody: { region: 'eu' } }, 'the preview renders what 2000-01-01 answers')
+  t.same(previewed.headers['set-cookie'], ['a=1', 'b=2'], 'the served answer\'s cookies are untouched')
+  t.equal(previewed.headers['x-region'], undefined, 'a target converter\'s header goes nowhere')
+})
