@@ -21,6 +21,8 @@ interface PartFinder {
   readonly property: 'body' | 'query' | 'headers'
   readonly prefix: string
   readonly find: PlaceFinder
+  /** The part's schema in the version (the query string and headers are read as Fastify's validation coerces them with it). */
+  readonly form: TSchema
 }
 
 /** The deprecated parts of a route's requests in one version: a finder per part holding some, and what each says. */
@@ -51,7 +53,7 @@ export function fieldDeprecationsOf (
       return deprecation !== undefined
     }
     const find = compilePlaceFinder(form, { isTarget, resolveRef: (ref) => generation.resolveAnyId(ref) })
-    if (find !== null) parts.push({ part, property, prefix, find })
+    if (find !== null) parts.push({ part, property, prefix, find, form })
   }
   return parts.length === 0 ? undefined : { parts, details }
 }

@@ -16,6 +16,8 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import { setOwn } from '../core/own-properties'
 import { toIsoDate } from '../core/iso-date'
 import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
@@ -194,9 +196,10 @@ export function sendFieldDeprecations (
   const described = options.versions.get(version)
   let deprecatedAt = described?.deprecatedAt?.getTime()
   let sunsetAt = described?.sunsetAt?.getTime()
-  for (const { property, prefix, find } of deprecations.parts) {
-    const data: unknown = request[property]
-    if (data === undefined || data === null) continue
+  for (const { part, property, prefix, find, form } of deprecations.parts) {
+    const raw: unknown = request[property]
+    if (raw === undefined || raw === null) continue
+    const data = part === 'body' ? raw : asFastifyReads(request, part, form, raw as Record<string, unknown>)
     for (const [place, node] of find(data)) {
       fields.push(`${prefix}${place}`)
       // Every node the finder reports was recorded when it was compiled.
@@ -212,6 +215,19 @@ export function sendFieldDeprecations (
   const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
   if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
   state.fieldDeprecations = { fields, link }
+}
+
+/**
+ * A query string or headers as Fastify's validation will read them (a lone value where a list is expected becomes a
+ * list, `'2'` the number 2 where the schema says so): a copy coerced by the part's own validator, without the
+ * defaults it fills (only what the client sent is a deprecated part it uses). The request's data is not changed.
+ */
+function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers', form: TSchema, raw: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(raw)) setOwn(copy, key, Array.isArray(raw[key]) ? [...raw[key]] : raw[key])
+  request.compileValidationSchema(form, part)(copy)
+  for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
+  return copy
 }
 
 /** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */

@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions,
+  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions,
   type RequestInfo, type ServedEvent
 } from '../../plugin'
 import { compareDocuments } from '../../tools'
@@ -351,4 +351,24 @@ test('a deprecated field inside a Type.Recursive or behind $ref, at depth 3 and 
       t.strictSame(fields, expected, `depth ${depth}, ${version}: every pointer (${fields.length}), outer before inner`)
     }
   }
+})
+
+test('regression: deprecated enum members in a query string are found as Fastify reads it (a lone value of a list, a number), and a default is not', async (t) => {
+  const Level = Type.Union([Type.Literal(1), Type.Literal(2, { deprecated: true })])
+  const ListQuery = Type.Object({
+    status: Type.Optional(Type.Array(Status)),
+    level: Type.Optional(Level),
+    legacy: Type.Optional(Type.String({ deprecated: true, default: 'x' }))
+  })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(OLD)), async (api) => {
+    api.get('/orders', { schema: { querystring: ListQuery } }, async (request) => ({ query: request.query }))
+  })
+  for (const url of ['/orders?status=legacy&status=active', '/orders?status=legacy', '/orders?level=2']) {
+    const response = await app.inject({ url, headers: { 'x-api-version': OLD } })
+    t.equal(response.statusCode, 200, url)
+    t.equal(response.headers.deprecation, '@0', `${url}: the deprecated member is used`)
+  }
+  const plain = await app.inject({ url: '/orders?status=active&level=1', headers: { 'x-api-version': OLD } })
+  t.equal(plain.headers.deprecation, undefined, 'members not deprecated, and a deprecated field filled by its default: no header')
+  t.same(plain.json(), { query: { status: ['active'], level: 1, legacy: 'x' } }, 'the handler reads the query as before')
 })
