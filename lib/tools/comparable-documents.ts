@@ -167,7 +167,7 @@ export function comparableDocuments (version: string, saved: Json, current: Json
 }
 
 /** A status the current document no longer names, answered by the range that covers it (`201` by `2XX`). */
-export interface RangedStatus {
+interface RangedStatus {
   readonly item: string
   readonly method: string
   readonly status: string
