@@ -10,7 +10,7 @@
  */
 import { toolLibrary } from '../core/optional-libraries'
 import { isDeepStrictEqual } from 'node:util'
-import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName } from './comparable-documents'
+import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import {
   actionWord, placeOf, report, TEXT_KEYS, withoutText, withSchemaRefsAligned,
@@ -24,9 +24,15 @@ export function compareComparable (version: string, saved: unknown, current: unk
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
   // A schema written as a `$ref` in one document and inline in the other is the same schema.
-  const [before, after] = withSchemaRefsAligned(...comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>))
+  const [comparableSaved, comparableCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
+  const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
+  const [before, after] = withSchemaRefsAligned(comparableSaved, ranged)
   const diffs = documentDiffs(before, after)
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [] }
+  for (const { item, method, status, range } of covered) {
+    report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
+  }
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)

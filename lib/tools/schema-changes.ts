@@ -24,6 +24,10 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   const { pointer, keyword } = dataPointer(place.schemaPath)
   const where = `${place.place} ${pointer === '' ? '/' : pointer}`
   const key = String(keyword[0] ?? '')
+  if (path[path.length - 2] === 'patternProperties' || (key === 'patternProperties' && keyword.length === 1)) {
+    patternPropertiesChange(comparison, diff, { operation, where: `${place.place} ${pointer.replace(/\/[^/]*$/, '') || '/'}`, request, keyword, schemaPath: place.schemaPath })
+    return
+  }
   if (path[path.length - 2] === 'properties') {
     if (diff.action === 'remove') {
       const to = comparison.renames.renamed.get(diff)
@@ -51,8 +55,20 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     report(comparison, operation, where, 'type changed', true)
     return
   }
+  if (key === 'type' && keyword.length <= 2) {
+    typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })
+    return
+  }
+  if (key === 'additionalProperties' && keyword.length === 1 && request && diff.after === false) {
+    // Fastify's default Ajv (`removeAdditional: true`) drops what `false` no longer takes; with `removeAdditional: false`, refuses it.
+    const record = typeof diff.before === 'object' && diff.before !== null
+    report(comparison, operation, where, `additionalProperties ${shownValue(diff.before)} → false: ${record
+      ? 'the fields it took are dropped (refused where Ajv\'s removeAdditional is off)'
+      : 'undeclared fields are dropped (refused where Ajv\'s removeAdditional is off)'}`, record)
+    return
+  }
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
-  if (key === 'type' || key === 'const' || key === 'format') report(comparison, operation, where, `${key} ${values}`, true)
+  if (key === 'const' || key === 'format') report(comparison, operation, where, `${key} ${values}`, true)
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }
@@ -93,6 +109,57 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
   if (diff.action !== 'add') report(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
   if (diff.action !== 'remove') report(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)
   return true
+}
+
+/** The JSON types a `type` keyword allows (`undefined`: any), `integer` within `number`. */
+function allows (type: unknown, other: unknown): boolean {
+  if (type === undefined) return true
+  if (other === undefined) return false
+  const list = (value: unknown): unknown[] => Array.isArray(value) ? value : [value]
+  const types = list(type)
+  return list(other).every((one) => types.includes(one) || (one === 'integer' && types.includes('number')))
+}
+
+/**
+ * Reports a change of `type` (the whole keyword, or one entry of a list of types) by what it lets through: a request
+ * may widen (`'integer'` → `'number'`, a type → a list holding it: what it accepted, it accepts), a response may
+ * narrow (what it sends, the old client took); the reverse breaks.
+ */
+function typeChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): void {
+  const { operation, where, request, keyword } = site
+  // The whole keyword on both sides (an entry of a list changed: the lists), as the diff's values when it gives them whole.
+  const typePath = diff.path.slice(0, diff.path.length - keyword.length + 1)
+  const before = keyword.length === 1 ? diff.before : at(comparison.saved, typePath)
+  const after = keyword.length === 1 ? diff.after : at(comparison.current, typePath)
+  const values = `type ${shownValue(before)} → ${shownValue(after)}`
+  if (request && allows(after, before)) report(comparison, operation, where, `${values} (widened: what it accepted, it accepts)`, false)
+  else if (!request && allows(before, after)) report(comparison, operation, where, `${values} (narrowed: what it sends, it sent before)`, false)
+  else report(comparison, operation, where, values, true)
+}
+
+/**
+ * Reports pattern properties removed, added or changed (`pattern property '^x-' removed`). One removed from a request
+ * breaks where the object no longer takes the fields it matched (`additionalProperties` is `false`, dropping them, or a
+ * schema they may fail); where it takes any field, they arrive as before. Other changes are classified by the library.
+ */
+function patternPropertiesChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): void {
+  const { operation, where, request, keyword } = site
+  const whole = keyword.length === 1
+  const objectPath = diff.path.slice(0, whole ? -1 : -2)
+  const names = (value: unknown): string[] => whole ? (typeof value === 'object' && value !== null ? Object.keys(value) : []) : value === undefined ? [] : [String(diff.path[diff.path.length - 1])]
+  const additional = (at(comparison.current, objectPath) as { additionalProperties?: unknown } | undefined)?.additionalProperties
+  const removed = names(diff.before).filter((name) => !names(diff.after).includes(name))
+  for (const name of removed) {
+    const drops = request && additional !== undefined && additional !== true
+    const breaking = request ? drops : diff.type === 'breaking'
+    report(comparison, operation, where, `pattern property ${shownValue(name)} removed${request ? drops ? ': the fields it matched are no longer taken' : ': the fields it matched are still taken' : ''}`, breaking)
+  }
+  for (const name of names(diff.after).filter((name) => !names(diff.before).includes(name))) {
+    report(comparison, operation, where, `pattern property ${shownValue(name)} added`, diff.type === 'breaking')
+  }
+  if (removed.length === 0 && names(diff.after).every((name) => names(diff.before).includes(name))) {
+    report(comparison, operation, where, `pattern property changed: ${shownValue(diff.before)} → ${shownValue(diff.after)}`, diff.type === 'breaking')
+  }
 }
 
 function isConstSchema (value: unknown): value is { const: unknown } {

@@ -4,6 +4,7 @@ import { test } from 'tap'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Fastify from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { apiCompare } from 'api-smart-diff'
 import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../../tools'
@@ -399,6 +400,133 @@ test('a path parameter renamed is a note: the same URLs (it was reported as "und
   })
   t.same(lines(changes, true), [])
   t.same(lines(changes, false), ['2000-01-01 /users/{userId}: path renamed to /users/{id}', '2000-01-01 GET /users/{userId}: path parameter userId: renamed to id'])
+})
+
+test('regression: a request type widened or a response type narrowed is a note saying so (any type change was a break)', async (t) => {
+  const request = (d: Json): Json => d.components.schemas.UserCreateRequest.properties
+  const response = (d: Json): Json => d.components.schemas.UserResource.properties
+  const before = baseDocument()
+  Object.assign(request(before), { age: { type: 'integer' }, kinds: { type: ['integer', 'string'] }, score: { type: 'number' }, tags: { type: 'array', items: { type: 'integer' } } })
+  Object.assign(response(before), { count: { type: 'integer' }, ratio: { type: 'number' }, code: { type: ['integer', 'string'] } })
+  before.paths['/users'].post.parameters.push({ in: 'query', name: 'limit', schema: { type: 'integer' } })
+  const compared = (edit: (document: Json) => void): [string[], string[]] => {
+    const after = structuredClone(before)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    return [lines(changes, true), lines(changes, false)]
+  }
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['a request field integer → number', (d) => { request(d).age.type = 'number' }, [],
+      ["2000-01-01 POST /users: request body /age: type 'integer' → 'number' (widened: what it accepted, it accepts)"]],
+    ['a request field to a list of types holding the old one', (d) => { request(d).age.type = ['integer', 'string'] }, [],
+      ["2000-01-01 POST /users: request body /age: type 'integer' → ['integer', 'string'] (widened: what it accepted, it accepts)"]],
+    ['a list of types given one more', (d) => { request(d).kinds.type.push('null') }, [],
+      ["2000-01-01 POST /users: request body /kinds: type ['integer', 'string'] → ['integer', 'string', 'null'] (widened: what it accepted, it accepts)"]],
+    ['request list items integer → number', (d) => { request(d).tags.items.type = 'number' }, [],
+      ["2000-01-01 POST /users: request body /tags/*: type 'integer' → 'number' (widened: what it accepted, it accepts)"]],
+    ['a query parameter integer → number', (d) => { d.paths['/users'].post.parameters[2].schema.type = 'number' }, [],
+      ["2000-01-01 POST /users: query parameter limit /: type 'integer' → 'number' (widened: what it accepted, it accepts)"]],
+    ['a response field number → integer', (d) => { response(d).ratio.type = 'integer' }, [], [
+      "2000-01-01 POST /users: response 200 /ratio: type 'number' → 'integer' (narrowed: what it sends, it sent before)",
+      "2000-01-01 GET /users/{userId}: response 200 /ratio: type 'number' → 'integer' (narrowed: what it sends, it sent before)"]],
+    ['a response field to one of its types', (d) => { response(d).code.type = 'string' }, [], [
+      "2000-01-01 POST /users: response 200 /code: type ['integer', 'string'] → 'string' (narrowed: what it sends, it sent before)",
+      "2000-01-01 GET /users/{userId}: response 200 /code: type ['integer', 'string'] → 'string' (narrowed: what it sends, it sent before)"]],
+    // The mirror cases stay breaks: an old client may send 1.5 and be refused, or receive 1.5.
+    ['a request field number → integer', (d) => { request(d).score.type = 'integer' }, ["2000-01-01 POST /users: request body /score: type 'number' → 'integer'"], []],
+    ['a request field to a list without the old type', (d) => { request(d).age.type = ['string', 'null'] },
+      ["2000-01-01 POST /users: request body /age: type 'integer' → ['string', 'null']"], []],
+    ['a query parameter number → integer', (d) => { d.paths['/users'].post.parameters[2].schema.type = 'string' },
+      ["2000-01-01 POST /users: query parameter limit /: type 'integer' → 'string'"], []],
+    ['a response field integer → number', (d) => { response(d).count.type = 'number' },
+      ["2000-01-01 POST /users: response 200 /count: type 'integer' → 'number'", "2000-01-01 GET /users/{userId}: response 200 /count: type 'integer' → 'number'"], []],
+    ['a response field given a type more', (d) => { response(d).count.type = ['integer', 'null'] }, [
+      "2000-01-01 POST /users: response 200 /count: type 'integer' → ['integer', 'null']",
+      "2000-01-01 GET /users/{userId}: response 200 /count: type 'integer' → ['integer', 'null']"], []]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const [found, noted] = compared(edit)
+    t.same(found, breaks, `${name}: breaks`)
+    t.same(noted, notes, `${name}: notes`)
+  }
+})
+
+test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
+  const saved = baseDocument()
+  saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
+  const ranged = (schema: Json): Json => {
+    const current = structuredClone(saved)
+    current.paths['/users'].post.responses = { '2XX': { description: 'Default Response', content: { 'application/json': { schema } } } }
+    return current
+  }
+  const copy = structuredClone(saved)
+  const same = compareDocuments('2000-01-01', saved, ranged({ $ref: '#/components/schemas/UserResource' }))
+  t.same(saved, copy, 'the saved document is not changed')
+  t.same(lines(same, true), [])
+  t.same(lines(same, false), ['2000-01-01 POST /users: response 201: now documented under 2XX, the range covering it', '2000-01-01 POST /users: response 2xx: new status'])
+  // What the range's response says of a 201 is compared, as a response: a field removed still breaks.
+  const fewer = compareDocuments('2000-01-01', saved, ranged({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }))
+  t.same(lines(fewer, true), ['2000-01-01 POST /users: response 201 /address: removed', '2000-01-01 POST /users: response 201 /status: removed'])
+  // A range another class of statuses (4XX) does not cover a 201; a range narrowed to one status is one removed.
+  const other = structuredClone(saved)
+  other.paths['/users'].post.responses = { '4XX': saved.paths['/users'].post.responses[201] }
+  t.same(lines(compareDocuments('2000-01-01', saved, other), true), ['2000-01-01 POST /users: response 201: status removed'])
+  t.same(lines(compareDocuments('2000-01-01', ranged({ type: 'object' }), saved), true), ['2000-01-01 POST /users: response 2xx: status removed'])
+})
+
+test('Fastify drops what a request object no longer takes (removeAdditional: true) and refuses it without (the old client is not told)', async (t) => {
+  const sent = async (body: Json, ajv?: Json): Promise<[number, unknown]> => {
+    const app = Fastify(ajv === undefined ? {} : { ajv: { customOptions: ajv } })
+    t.teardown(() => app.close())
+    app.post('/x', { schema: { body } }, async (request) => ({ received: request.body }))
+    const response = await app.inject({ method: 'POST', url: '/x', payload: { a: 1, tag: 'x', 'x-k': 'v' } })
+    return [response.statusCode, response.json().received]
+  }
+  const object = (more: Json): Json => ({ type: 'object', properties: { a: { type: 'integer' } }, ...more })
+  t.same(await sent(object({ additionalProperties: { type: 'string' } })), [200, { a: 1, tag: 'x', 'x-k': 'v' }], 'a record takes them')
+  t.same(await sent(object({ additionalProperties: false })), [200, { a: 1 }], 'false drops them')
+  t.same(await sent(object({ additionalProperties: false }), { removeAdditional: false }), [400, undefined], 'or refuses them')
+  t.same(await sent(object({ patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false })), [200, { a: 1, 'x-k': 'v' }], 'a pattern takes its fields')
+  t.same(await sent(object({})), [200, { a: 1, tag: 'x', 'x-k': 'v' }], 'an object without additionalProperties takes them all')
+})
+
+test('regression: a request record whose additionalProperties becomes false breaks (it was a note); pattern properties removed', async (t) => {
+  const request = (d: Json): Json => d.components.schemas.UserCreateRequest
+  const before = baseDocument()
+  request(before).properties.labels = { type: 'object', additionalProperties: { type: 'string' } }
+  request(before).properties.meta = { type: 'object', patternProperties: { '^x-': { type: 'string' } } }
+  request(before).properties.strict = { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false }
+  const compared = (edit: (document: Json) => void): [string[], string[]] => {
+    const after = structuredClone(before)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    return [lines(changes, true), lines(changes, false)]
+  }
+  const dropped = "the fields it took are dropped (refused where Ajv's removeAdditional is off)"
+  const undeclared = "undeclared fields are dropped (refused where Ajv's removeAdditional is off)"
+  const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
+    ['a record closed', (d) => { request(d).properties.labels.additionalProperties = false },
+      [`2000-01-01 POST /users: request body /labels: additionalProperties {"type":"string"} → false: ${dropped}`], []],
+    ['a pattern removed where other fields are dropped', (d) => { request(d).properties.strict.patternProperties = {} },
+      ["2000-01-01 POST /users: request body /strict: pattern property '^x-' removed: the fields it matched are no longer taken"], []],
+    ['a pattern removed where any field is taken', (d) => { delete request(d).properties.meta.patternProperties['^x-'] },
+      [], ["2000-01-01 POST /users: request body /meta: pattern property '^x-' removed: the fields it matched are still taken"]],
+    // Fields no schema declared were never the version's: Fastify's default drops them, and the declared ones arrive.
+    ['an object closed', (d) => { request(d).additionalProperties = false }, [], [`2000-01-01 POST /users: request body /: additionalProperties (none) → false: ${undeclared}`]],
+    ['an open object closed', (d) => { request(d).properties.meta.additionalProperties = false }, [],
+      [`2000-01-01 POST /users: request body /meta: additionalProperties (none) → false: ${undeclared}`]]
+  ]
+  for (const [name, edit, breaks, notes] of cases) {
+    const [found, noted] = compared(edit)
+    t.same(found, breaks, `${name}: breaks`)
+    t.same(noted, notes, `${name}: notes`)
+  }
+  // A response record closed was already a break (a field removed from what the client receives).
+  const response = baseDocument()
+  response.components.schemas.UserResource.additionalProperties = { type: 'string' }
+  const closed = structuredClone(response)
+  closed.components.schemas.UserResource.additionalProperties = false
+  t.equal(lines(compareDocuments('2000-01-01', response, closed), true).length, 2)
 })
 
 test('a schema given an $id (now a $ref) or inlined again compares as its content (it was "type \'object\' → (none)", and a removal unnamed)', async (t) => {
