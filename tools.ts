@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-export { verify, type VerifyFinding, type VerifyFindings, type VerifyOptions } from './lib/tools/verify'
+export { verify, type VerifyFinding, type VerifyFindings, type VerifyOptions, type UnverifiedNote } from './lib/tools/verify'
 export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
 export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions, type InvalidExample, type ServedDocument } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'

@@ -12,6 +12,8 @@ import { mapSubschemas } from './subschemas'
 /** One error of a validator. */
 export interface ValidationIssue {
   readonly instancePath?: string
+  /** The keyword that failed (`format`, `pattern`, `required`…). */
+  readonly keyword?: string
   readonly message?: string
   readonly params?: Record<string, unknown>
 }
@@ -24,6 +26,8 @@ export interface AjvInstance {
   addSchema: (schema: object, key?: string) => unknown
   getSchema: (id: string) => Check | undefined
   compile: (schema: object) => Check
+  /** The formats it knows, by name: a RegExp, a function, `{ validate, type }`, or `true` (ignored). */
+  readonly formats?: Readonly<Record<string, unknown>>
 }
 
 /** An application's Ajv setup, as given to `Fastify({ ajv })`: its options and its plugins (formats, keywords). */
@@ -64,6 +68,27 @@ export function appAjvSetup (app: object): AppAjvSetup {
     if (key !== undefined) return ((scope as Record<symbol, { ajv?: AppAjvSetup } | undefined>)[key]?.ajv) ?? {}
   }
   return {}
+}
+
+/**
+ * The regular expression of each string format an application's Ajv checks with one: declared in
+ * `Fastify({ ajv: { customOptions: { formats } } })` as a RegExp, a string or `{ validate: RegExp }`, or added by a
+ * plugin (`ajv-formats`' are there too); `undefined` for a format checked by a function, or unknown.
+ * @example
+ * ```ts
+ * const formats = formatPatterns(appAjvSetup(app))
+ * formats('sku') // /^[A-Z]{3}-\d+$/, for Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
+ * ```
+ */
+export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegExp | undefined {
+  const formats = fastifyAjv({}, app).formats ?? {}
+  return (format) => {
+    const given = Object.hasOwn(formats, format) ? formats[format] : undefined
+    const definition = typeof given === 'object' && given !== null && !(given instanceof RegExp) ? given as { type?: unknown, validate?: unknown } : undefined
+    const validate = definition === undefined ? given : (definition.type ?? 'string') === 'string' ? definition.validate : undefined
+    // Without `g` and `y`, whose `lastIndex` makes `test` answer by turns.
+    return validate instanceof RegExp ? new RegExp(validate.source, validate.flags.replace(/[gy]/g, '')) : undefined
+  }
 }
 
 /**

@@ -58,11 +58,18 @@ export function printCheck ({ breaks, notes, compared }: CheckResult, which: str
   return breaks.length === 0 ? 0 : 1
 }
 
-/** Prints verify's findings and verdict (`clean`: what it says when there is none, before the count of examples); 1 for a finding. */
+/**
+ * Prints verify's findings, the parts it could not check, and its verdict (`clean`: what it says when there is
+ * neither, before the count of examples); 1 for a finding or a part not verified (decision 0092).
+ */
 export function printVerify (findings: VerifyFindings, clean: string, io: CommandOutput): number {
   for (const finding of findings) io.err(`finding: ${finding.text}`)
-  io.out(findings.length === 0 ? `verify: ${clean}, ${findings.replayed} examples).` : `verify: ${findings.length} finding(s) (${findings.replayed} examples).`)
-  return findings.length === 0 ? 0 : 1
+  for (const note of findings.unverified) io.err(`note: ${note.text}`)
+  const unverified = findings.unverified.length === 0 ? '' : `; ${findings.unverified.length} part(s) not verified: no generated example passed their schema`
+  io.out(findings.length === 0 && unverified === ''
+    ? `verify: ${clean}, ${findings.replayed} examples).`
+    : `verify: ${findings.length} finding(s)${unverified} (${findings.replayed} examples).`)
+  return findings.length === 0 && unverified === '' ? 0 : 1
 }
 
 /** Runs the command on one API (`context` is its context); returns the exit code. */

@@ -13,6 +13,7 @@ import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { toolLibrary } from '../core/optional-libraries'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
+import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
 import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, twinNumber, type Boundary } from './boundary-values'
@@ -49,6 +50,8 @@ export interface GenerationOptions {
   /** How many examples to sample (every enum member is added on top when sampling missed one). */
   readonly count: number
   readonly seed: number
+  /** The regular expressions of the string formats the application declares as one (its Ajv's), for their strings. */
+  readonly formats?: FormatPatterns
 }
 
 /** Recursion deeper than this (through `$ref`s) stops generating optional parts. */
@@ -207,10 +210,13 @@ function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | unde
   return boundaryString(node, boundary, token) ?? ''
 }
 
-/** A free string without a sentinel: `exampleOf`'s (one matching its pattern), or `'example'` when it cannot make one (the example is then invalid, and skipped). */
-function leafExample (node: JsonSchema): unknown {
+/**
+ * A free string without a sentinel: `exampleOf`'s (one matching its pattern, or its format's regular expression in
+ * `formats`), or `'example'` when it cannot make one (the example is then invalid, and skipped).
+ */
+function leafExample (node: JsonSchema, formats: FormatPatterns | undefined): unknown {
   try {
-    return exampleOf(node)
+    return exampleOf(node, { formats })
   } catch {
     return 'example'
   }
@@ -222,10 +228,11 @@ interface Materialized {
   readonly covered: Map<JsonSchema, Set<string>>
   readonly numbers: Set<string>
   readonly twin: boolean
+  readonly formats: FormatPatterns | undefined
 }
 
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members, boundary numbers. */
-function materialize (sampled: unknown, { sentinels, covered, numbers, twin }: Materialized): unknown {
+function materialize (sampled: unknown, { sentinels, covered, numbers, twin, formats }: Materialized): unknown {
   let count = 0
   const walk = (value: unknown, pointer: string, path: ReadonlyArray<string | number>): unknown => {
     if (typeof value !== 'object' || value === null) return value
@@ -237,7 +244,7 @@ function materialize (sampled: unknown, { sentinels, covered, numbers, twin }: M
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count, (value as Leaf).boundary)
-      if (sentinel === undefined) return leafExample(node)
+      if (sentinel === undefined) return leafExample(node, formats)
       if (sentinel !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }
@@ -272,7 +279,7 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
-      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false }
+      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false, formats: options.formats }
       const value = materialize(sampled, made)
       const twin = made.numbers.size === 0 ? undefined : { value: materialize(sampled, { ...made, sentinels: new Map(), numbers: new Set(), twin: true }), numbers: made.numbers }
       examples.push({ value, sentinels: made.sentinels, ...(twin === undefined ? {} : { twin }) })

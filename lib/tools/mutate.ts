@@ -8,7 +8,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { appAjvSetup, strictValidator } from '../core/strict-validator'
+import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlaceEffect } from './converter-effects'
@@ -84,6 +84,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     examples: new Map(),
     resolveRef,
     compile: strictValidator(resolveRef, appAjvSetup(context)),
+    formats: formatPatterns(appAjvSetup(context)),
     steps: state.steps,
     count: options.examples ?? 20,
     seed: options.seed ?? 1

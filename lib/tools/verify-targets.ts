@@ -22,11 +22,12 @@ import { twinIssues } from './verify-twins'
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { alikeStrings } from './list-items'
 import { sharesFields } from './echo-response'
+import { Coverage, type CoverageEnvironment } from './verify-coverage'
 
 export type { Report }
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-interface VerifyEnvironment extends TripEnvironment, GenerationOptions {
+interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment {
   readonly state: VersionerState
   /** The HEAD examples generated so far, by form (one map for a whole run). */
   readonly examples: Map<TSchema, GeneratedExample[]>
@@ -156,6 +157,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
+  const coverage = new Coverage(env, { route, version: behaviour.version, direction: 'request' })
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
     // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
@@ -165,8 +167,8 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
       return data
     }
-    // An example the version's own schema rejects says nothing about migrations.
-    if (![...picked].every(([part, example]) => env.compile(formAt(part, behaviour.level))(copyJson(example.value)))) continue
+    // An example the version's own schema rejects says nothing about migrations (none accepted: not verified).
+    if (![...picked].every(([part, example]) => coverage.accepts(env.compile(formAt(part, behaviour.level)), example.value, part === 'body' && body !== undefined && body !== '' ? `body (${body})` : part))) continue
     const required = new Map<RequestPart, Expected>()
     for (const part of ['body', 'querystring', 'headers'] as const) {
       const example = picked.get(part)
@@ -199,6 +201,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
+  coverage.done()
 }
 
 /** A route version's requests with a body of slot `body`, for a trip down and back up. */
@@ -237,8 +240,9 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
+  const coverage = new Coverage(env, { route: target.route, version: target.version, direction: 'response' })
   for (const example of generateExamples(headForm, env)) {
-    if (!env.compile(headForm)(copyJson(example.value))) continue
+    if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
     const expected = expectedOf(env, headSchema, example, { from: 0, to: target.level })
     const trail: Trail = new Map()
@@ -255,6 +259,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
+  coverage.done()
 }
 
 /** Every replay of one version of a route. */

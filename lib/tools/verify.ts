@@ -24,7 +24,8 @@ import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
 import type { ReplayIssue, VerifyFinding as ReplayFinding } from './verify-replay'
 import { pointerKey } from '../core/json-schema'
-import { appAjvSetup, strictValidator } from '../core/strict-validator'
+import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
+import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
 import { replaceFindings, type ReplaceFinding } from './verify-replace'
 import { singleApi, versionerStateOf } from './versioned-apis'
@@ -139,17 +140,50 @@ class Findings {
   }
 }
 
-/** What `verify` answers: the findings (none when every version migrates cleanly), and how many examples it replayed. */
+/** A part `verify` could not check (no generated example passed its schema), in the versions where it could not. */
+export type UnverifiedNote = Omit<UnverifiedPart, 'version'> & {
+  /** Every version where it could not (newest first). */
+  readonly versions: readonly string[]
+  /** The note on one line: the route, versions, direction and part, and the reason. */
+  readonly text: string
+}
+
+/** Collects the parts not verified, one per route, direction, part and reason: the versions are listed on it. */
+class Unverified {
+  private readonly byKey = new Map<string, Omit<UnverifiedPart, 'version'> & { versions: string[] }>()
+
+  readonly add = ({ version, ...part }: UnverifiedPart): void => {
+    const key = [part.route, part.direction, part.part, part.reason].join('\n')
+    const known = this.byKey.get(key)
+    if (known === undefined) this.byKey.set(key, { ...part, versions: [version] })
+    else if (!known.versions.includes(version)) known.versions.push(version)
+  }
+
+  list (): UnverifiedNote[] {
+    return [...this.byKey.values()].map((part) => ({
+      ...part,
+      text: `${part.route} (${part.versions.join(', ')}): ${part.direction === 'request' ? 'request ' : ''}${part.part} not verified: ${part.reason}.`
+    }))
+  }
+}
+
+/**
+ * What `verify` answers: the findings (none when every version migrates cleanly), how many examples it replayed, and
+ * the parts it could not check.
+ */
 export type VerifyFindings = VerifyFinding[] & {
   /** The number of generated examples replayed (requests, responses, payloads and round trips). */
   readonly replayed: number
+  /** The route (or webhook) parts no generated example passed the schema of: nothing of them was replayed. */
+  readonly unverified: readonly UnverifiedNote[]
 }
 
 /**
  * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
  * every versioned route and webhook of the API through its converters (requests up, responses down) and returns what
  * fails: data that does not match the schema of the version it reached, values that do not arrive, round trips that
- * do not come back, converters that throw. An empty list when every version migrates cleanly. After `app.ready()`;
+ * do not come back, converters that throw; and (`unverified`) the parts it could not check, no generated example passing
+ * their schema. An empty list and no `unverified` part when every version migrates cleanly. After `app.ready()`;
  * `app` is the application with one versioned API, or one API's context (`FST_VERSIONER_TOOL` on a root holding
  * several: the command runs each).
  * @example
@@ -165,7 +199,9 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   if (!state.ready) throw new NotReadyError('verify(app)')
   const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, ''))
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, appAjvSetup(fastify)), steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const ajv = appAjvSetup(fastify)
+  const unverified = new Unverified()
+  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
@@ -173,7 +209,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   }
   for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
   const list = [...findings.list(), ...replaceFindings(state), ...exampleFindings(fastify, state)]
-  return Object.defineProperty(list, 'replayed', { value: env.replayed, enumerable: false }) as VerifyFindings
+  return Object.defineProperties(list, { replayed: { value: env.replayed }, unverified: { value: unverified.list() } }) as VerifyFindings
 }
 
 /** Every example of every version's OpenAPI document that fails its own schema (see ./export.ts). */

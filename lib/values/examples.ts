@@ -15,7 +15,7 @@ import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { resolverWithin, subschemasOf } from '../core/subschemas'
 import type { TSchema } from '@sinclair/typebox'
-import { noStringReason, patternOf, stringExample } from './string-examples'
+import { noStringReason, patternOf, stringExample, type FormatPatterns } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
@@ -33,6 +33,8 @@ interface ExampleOptions {
   uuids?: Record<string, string>
   /** Resolves a `$ref` that is not `#/components/schemas/…` (an `$id`); `undefined` when it names nothing. */
   resolveRef?: (ref: string) => unknown
+  /** The regular expressions of the string formats an application declares as one (`verify`: its Ajv's). */
+  formats?: FormatPatterns
   /**
    * Builds the example toward one value of one schema node (the upgrade guide's enum members): where `isTarget`
    * holds, the value is `value`; a union takes its first member that can hold such a node, an optional property
@@ -233,7 +235,7 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node) ?? fail(cannot(build, noStringReason(node)))
+      return stringExample(node, options.formats) ?? fail(cannot(build, noStringReason(node)))
     case 'integer': return numberExample(node, true)
     case 'number': return numberExample(node, false)
     case 'boolean': return true

@@ -49,36 +49,43 @@ export function patternOf (schema: JsonSchema): RegExp | undefined {
   }
 }
 
+/** Where the regular expression of a string format comes from: an application's Ajv (`undefined` for a format it checks with a function). */
+export type FormatPatterns = (format: string) => RegExp | undefined
+
 /**
  * A valid string of `schema` without a sentinel: {@link plainString}, or when that does not match the schema's
- * `pattern`, the shortest of strings fast-check makes from the pattern (with a fixed seed: the same string every
- * time; fast-check is loaded then only). `undefined` when none fits (a pattern fast-check cannot read, such as a
+ * `pattern` or the regular expression `formats` gives its format (a format an application declares as one), the
+ * shortest of strings fast-check makes from either (with a fixed seed: the same string every time; fast-check is
+ * loaded then only) that matches both. `undefined` when none fits (a pattern fast-check cannot read, such as a
  * lookahead, or lengths it cannot meet) or fast-check is not installed: {@link noStringReason} says what to do.
  * @example
  * ```ts
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
  * stringExample({ type: 'string', pattern: '^C[0-9]{3}$' }) // a string such as 'C461'
+ * stringExample({ type: 'string', format: 'sku' }, () => /^[A-Z]{3}-\d+$/) // a string such as 'ABC-1'
  * ```
  */
-export function stringExample (schema: JsonSchema): string | undefined {
+export function stringExample (schema: JsonSchema, formats?: FormatPatterns): string | undefined {
   const plain = plainString(schema)
-  const pattern = patternOf(schema)
-  if (pattern === undefined || pattern.test(plain)) return plain
+  const sources = [patternOf(schema), typeof schema.format === 'string' ? formats?.(schema.format) : undefined].filter((source) => source !== undefined)
+  if (sources.every((source) => source.test(plain))) return plain
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined
   // fast-check, an optional dependency: without it, no string (noStringReason says to install it).
   const fc = optionalLibrary<typeof FastCheck>('fast-check')
   if (fc === undefined) return undefined
   let found: string | undefined
-  try {
-    const samples = fc.sample(fc.stringMatching(pattern, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
-    for (const sample of samples) {
-      // Lengths count code points, as JSON Schema does.
-      const length = [...sample].length
-      if (length >= min && length <= (max ?? Infinity) && pattern.test(sample) && (found === undefined || sample.length < found.length)) found = sample
+  for (const source of sources) {
+    try {
+      const samples = fc.sample(fc.stringMatching(source, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
+      for (const sample of samples) {
+        // Lengths count code points, as JSON Schema does.
+        const length = [...sample].length
+        if (length >= min && length <= (max ?? Infinity) && sources.every((each) => each.test(sample)) && (found === undefined || sample.length < found.length)) found = sample
+      }
+    } catch {
+      // A pattern fast-check cannot generate from: no string from it.
     }
-  } catch {
-    // A pattern fast-check cannot generate from: no string.
   }
   return found
 }
@@ -92,9 +99,10 @@ export function stringExample (schema: JsonSchema): string | undefined {
  * ```
  */
 export function noStringReason (schema: JsonSchema): string {
+  const what = typeof schema.pattern === 'string' ? `the pattern ${JSON.stringify(schema.pattern)}` : `the format ${JSON.stringify(schema.format)}`
   const missing = optionalLibrary('fast-check') === undefined
     ? `fast-check, which makes such strings, is not installed (an optional dependency of fastify-versioner: ${installCommand('fast-check')}); or `
     : ''
-  return `no string could be made to match the pattern ${JSON.stringify(schema.pattern)}: ${missing}give the schema an example ` +
+  return `no string could be made to match ${what}: ${missing}give the schema an example ` +
     '(its `examples`, or `had({ examples })` in a version change)'
 }

@@ -1,0 +1,83 @@
+// `verify`'s coverage: strings of a format the application declares as a regular expression are generated from it,
+// and a route (or webhook) version and part no generated example passes the schema of is named, not called clean.
+import { test } from 'tap'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { HeadVersion, schema, Version, VersionBundle, VersionChange } from '../../plugin'
+import { verify } from '../../tools'
+import { printVerify } from '../../lib/tools/api-commands'
+import { versionedApp, type Teardown } from '../helpers/apps'
+
+/** The `formats` option of an app's Ajv, as Fastify types it. */
+type Formats = NonNullable<NonNullable<NonNullable<FastifyServerOptions['ajv']>['customOptions']>['formats']>
+
+/**
+ * A ready app whose one version change renames a product's `label` (`name` in 2000-01-01) without a converter, with
+ * `POST /products` taking and answering a product, a `product.updated` webhook, and `formats` as its Ajv's.
+ */
+async function productsApp (t: Teardown, formats: Formats, sku: TSchema = Type.String({ format: 'sku' })): Promise<FastifyInstance> {
+  const Product = Type.Object({ sku, label: Type.String() }, { $id: 'Product' })
+  class LabelWasName extends VersionChange {
+    description = 'A product\'s name is its label.'
+    instructionsToMigrateToPreviousVersion = [schema(Product).field('label').had({ name: 'name' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01')), async (api) => {
+    api.post('/products', { schema: { body: Product, response: { 200: Product } } }, async (request) => request.body)
+  }, {
+    fastify: { ajv: { customOptions: { formats } } },
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'product.updated', body: Product }) }
+  })
+  await app.ready()
+  return app
+}
+
+/** What `printVerify` prints for `app`'s findings, and its exit code. */
+async function printed (app: FastifyInstance): Promise<{ code: number, out: string[], err: string[] }> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = printVerify(await verify(app, { examples: 10 }), 'every version of every versioned route migrates cleanly (2 versions', { out: (line) => out.push(line), err: (line) => err.push(line) })
+  return { code, out, err }
+}
+
+const SKU = /^[A-Z]{3}-\d+$/
+
+test('regression: a route whose schema uses a format the app declares as a RegExp is replayed, not skipped: its missing converter is found', async (t) => {
+  for (const [given, formats] of [['a RegExp', { sku: SKU }], ['a string', { sku: SKU.source }], ['{ validate: RegExp }', { sku: { type: 'string', validate: SKU } }]] as const) {
+    const app = await productsApp(t, formats)
+    const findings = await verify(app, { examples: 10 })
+    t.same(findings.unverified.map((note) => note.text), [], `${given}: every part is verified`)
+    t.same([...new Set(findings.map((finding) => `${finding.route} ${finding.direction} ${finding.kind} ${finding.pointer}`))].sort(), [
+      'POST /products request invalid /label',
+      'POST /products response invalid /name',
+      'webhook product.updated response invalid /name'
+    ], `${given}: the rename without converters is found in every direction`)
+    t.ok(findings.every((finding) => typeof finding.example !== 'object' || SKU.test((finding.example as { sku: string }).sku)), `${given}: the examples hold SKUs`)
+  }
+})
+
+test('regression: a part no generated example passes the schema of is a note naming it, and verify no longer says it migrates cleanly', async (t) => {
+  const app = await productsApp(t, { sku: (value: string) => SKU.test(value) })
+  const findings = await verify(app, { examples: 10 })
+  t.same(findings.length, 0, 'nothing was replayed, so nothing was found')
+  t.same(findings.unverified.map(({ route, versions, direction, part }) => `${route} ${versions.join(',')} ${direction} ${part}`).sort(), [
+    'POST /products 2000-01-01 request body',
+    'POST /products 2000-01-01 response response 200',
+    'webhook product.updated 2000-01-01 response payload'
+  ], 'each part of the version that has converters to check (the latest has none)')
+  const [note] = findings.unverified
+  t.match(note.text, /^POST \/products \(2000-01-01\): request body not verified: no generated example passes the schema of 2000-01-01 \(body\/sku must match format "sku"\): the format "sku" is checked by a function/)
+  t.match(note.text, /give that field an example its schema accepts \(its `examples`/, 'it says what to do')
+  const { code, out, err } = await printed(app)
+  t.equal(code, 1, 'a part not verified fails the run (decision 0092)')
+  t.equal(err.filter((line) => line.startsWith('note: ')).length, 3, 'one note a part')
+  t.same(out, ['verify: 0 finding(s); 3 part(s) not verified: no generated example passed their schema (0 examples).'])
+})
+
+test('the fix a note gives works: a field with an example its function format accepts is verified', async (t) => {
+  const app = await productsApp(t, { sku: (value: string) => SKU.test(value) }, Type.String({ format: 'sku', examples: ['ABC-1'] }))
+  const findings = await verify(app, { examples: 10 })
+  t.same(findings.unverified, [])
+  t.ok(findings.length > 0, 'the missing converters are found again')
+  const clean = await productsApp(t, { sku: SKU })
+  t.match((await printed(clean)).out, [/^verify: 3 finding\(s\) \(\d+ examples\)\.$/], 'the summary of findings is as before when every part is verified')
+})
