@@ -41,7 +41,8 @@ export function bundleWithout (bundle: VersionBundle, version: string): VersionB
   if (index < 1) throw new RangeError(`bundleWithout: '${version}' is not a version of the bundle older than its newest`)
   const kept = bundle.versions.slice(0, index)
   const oldest = kept[kept.length - 1]
-  const lifecycle: VersionLifecycle = { deprecatedAt: oldest.deprecatedAt, sunsetAt: oldest.sunsetAt, link: oldest.link, afterSunset: oldest.afterSunset }
+  const { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts } = oldest
+  const lifecycle: VersionLifecycle = { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts }
   const options: VersionBundleOptions[] = bundle[kBundleInternals].customStorage ? [{ apiVersionStorage: bundle.apiVersionStorage }] : []
   return new VersionBundle(bundle.headVersion, ...kept.slice(0, -1), new Version(oldest.value, lifecycle), ...options)
 }

@@ -121,9 +121,13 @@ export function retirementPlan (state: VersionerState, version: string): Retirem
   const values = bundle.versionValues
   const index = values.indexOf(version)
   if (index === -1) throw new VersionerToolError(`--version '${version}' is not a version of this API; its versions (newest first): ${values.join(', ')}.`)
-  if (index === 0) {
-    throw new VersionerToolError(`--version '${version}' is the newest version: retiring it would leave no version (an API keeps at least one). ` +
-      `Name an older one: ${values.slice(1).join(', ') || 'there is none'}.`)
+  // Preview versions come first: retiring the newest release (or a preview, and every release older than it) would
+  // leave the API's clients no version they can use.
+  const newestRelease = values.indexOf(bundle.releasedValues[0])
+  if (index === 0 || index <= newestRelease) {
+    const what = index < newestRelease ? 'a preview version, newer than every release' : `the newest ${index === 0 ? '' : 'released '}version`
+    throw new VersionerToolError(`--version '${version}' is ${what}: retiring it would leave no ${index === 0 ? '' : 'released '}version (an API keeps at least one). ` +
+      `Name an older one: ${values.slice(Math.max(index, newestRelease) + 1).join(', ') || 'there is none'}.`)
   }
   // Step `index` holds the changes of the oldest remaining version: they only describe the versions retired.
   const removedSteps = state.steps.slice(index)

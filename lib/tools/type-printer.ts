@@ -113,13 +113,18 @@ class Printer {
     }
   }
 
+  /**
+   * `Array<T>`, or a tuple: `prefixItems` (2020-12) or an `items` array (draft-07, as TypeBox's `Type.Tuple` writes
+   * it), members past `minItems` optional, and a rest of what `items` / `additionalItems` admit unless `false`.
+   */
   private array (schema: JsonObject, depth: number, pad: string): string {
-    if (Array.isArray(schema.prefixItems)) {
-      const items = schema.prefixItems.map((item) => this.print(item, depth + 1, pad))
-      const rest = schema.items === false || schema.items === undefined ? [] : [`...Array<${this.print(schema.items, depth + 1, pad)}>`]
-      return `[${[...items, ...rest].join(', ')}]`
-    }
-    return `Array<${this.print(schema.items, depth + 1, pad)}>`
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined
+    if (prefix === undefined) return `Array<${this.print(schema.items, depth + 1, pad)}>`
+    const after = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems
+    const least = typeof schema.minItems === 'number' ? schema.minItems : 0
+    const items = prefix.map((item, index) => index < least ? this.print(item, depth + 1, pad) : `${operand(this.print(item, depth + 1, pad))}?`)
+    const rest = after === false ? [] : [`...Array<${this.print(after, depth + 1, pad)}>`]
+    return `[${[...items, ...rest].join(', ')}]`
   }
 
   private object (schema: JsonObject, depth: number, pad: string): string {

@@ -6,6 +6,8 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { inProcess, scratch, type Run } from '../helpers/cli'
+import { bundleWithout } from '../../lib/describe/retirement'
+import { Version, VersionBundle } from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
@@ -277,4 +279,41 @@ export default async function build () {
   t.equal(between.code, 1)
   t.equal(between.stderr, "fastify-versioner retire: --version '2024-09-01' is not a version of this API: a request naming it is served 2024-06-01.acacia, " +
     'the closest older version. Name that one (--version 2024-06-01.acacia) to retire it and every older version.\n')
+})
+
+// Preview versions come first in a bundle: the version after them is the newest release. Retiring it (or a preview)
+// was accepted, and the cut bundle made the preview a release: exit 0, every released client left without a version.
+test('regression: retiring the newest release, or a preview, is refused when only preview versions would remain', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'preview.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2003-01-01.next', { channel: 'preview' }), new Version('2002-01-01'), new Version('2001-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const release = await inProcess(['retire', file, '--version', '2002-01-01'])
+  t.equal(release.code, 1)
+  t.equal(release.stderr, "fastify-versioner retire: --version '2002-01-01' is the newest released version: retiring it would leave no released " +
+    'version (an API keeps at least one). Name an older one: 2001-01-01.\n')
+  t.equal(release.stdout, '', 'nothing is built')
+  const preview = await inProcess(['retire', file, '--version', '2003-01-01.next'])
+  t.equal(preview.code, 1)
+  t.match(preview.stderr, "--version '2003-01-01.next' is a preview version, newer than every release: retiring it would leave no version")
+  const older = await inProcess(['retire', file, '--version', '2001-01-01', '--examples', '5'])
+  t.equal(older.code, 0, older.stderr)
+  t.match(older.stdout, /^retire: the application without them serves 2003-01-01\.next, 2002-01-01\.$/m)
+})
+
+test('bundleWithout keeps the oldest remaining version\'s whole lifecycle (releasedAt and brownouts were dropped)', async (t) => {
+  const brownouts = [{ start: '2030-02-01T00:00:00Z', end: '2030-02-01T01:00:00Z' }]
+  const kept = new Version('2001-01-01', { releasedAt: '2001-01-01T00:00:00Z', deprecatedAt: '2029-01-01', sunsetAt: '2031-01-01', afterSunset: 'gone', brownouts })
+  const cut = bundleWithout(new VersionBundle(new Version('2002-01-01', { releasedAt: '2002-01-01T00:00:00Z' }), kept, new Version('2000-01-01')), '2000-01-01')
+  const oldest = cut.versions[cut.versions.length - 1]
+  t.same(oldest.changes, [])
+  t.same({ releasedAt: oldest.releasedAt, brownouts: oldest.brownouts, sunsetAt: oldest.sunsetAt, afterSunset: oldest.afterSunset, channel: oldest.channel },
+    { releasedAt: kept.releasedAt, brownouts: kept.brownouts, sunsetAt: kept.sunsetAt, afterSunset: kept.afterSunset, channel: 'release' })
 })

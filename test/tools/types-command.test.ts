@@ -144,7 +144,10 @@ test('printType: JSON Schema to TypeScript, keyword by keyword', async (t) => {
   t.equal(print({ anyOf: [{ type: 'string' }, { type: 'number' }] }), 'string | number')
   t.equal(print({ allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] }), "Ref<'A'> & Ref<'B'>")
   t.equal(print({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } }), 'Array<string | number>')
-  t.equal(print({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }), '[string, number]')
+  // Members past minItems are optional (JSON Schema accepts [] for prefixItems alone): '[string, number]' before.
+  t.equal(print({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }), '[string?, number?]')
+  t.equal(print({ type: 'array', prefixItems: [{ type: 'string' }, { type: ['number', 'null'] }], items: false, minItems: 1 }), '[string, (number | null)?]')
+  t.equal(print({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' }, minItems: 1 }), '[string, ...Array<boolean>]')
   t.equal(print({ type: 'object', properties: { 'x-id': { type: 'string' }, n: { type: 'number', description: 'A number.', deprecated: true } }, required: ['x-id'] }),
     "{\n  'x-id': string\n  /**\n   * A number.\n   * @deprecated\n   */\n  n?: number\n}")
   t.equal(print({ type: 'object', additionalProperties: { type: 'boolean' } }), '{\n  [key: string]: boolean\n}')
@@ -234,4 +237,38 @@ export default async function build () {
   t.match(result.stderr, "In version '2001-01-01', two different schemas would both be named 'a_b' (the schemas named 'a/b' and 'a~b' in HEAD) " +
     "(a component name holds only letters, digits, '.', '_' and '-': the other characters of 'a/b' and 'a~b' become '_'). " +
     'A version documents each name once: give one of them another $id.')
+})
+
+// TypeBox's Type.Tuple writes `items: [...]` with `additionalItems: false` (draft-07), which the document keeps: the
+// types printed Array<unknown>, so a converter could write [1, 'a'] into a [string, number].
+test('regression: a Type.Tuple prints as a tuple type, and the compiler refuses a wrong member', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'tuple.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${literal(join(root, 'plugin'))}
+const Point = Type.Object({ at: Type.Tuple([Type.String(), Type.Number()]), tag: Type.Const(['x']) })
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/points', { schema: { body: Point, response: { 200: Point } } }, async (request) => request.body)
+  }))
+  return app
+}
+`)
+  const app = await loadApp(file)
+  t.teardown(() => app.close())
+  const types = await typesModule(app)
+  t.match(types, /at: \[string, number\]\n\s+tag: \['x'\]/)
+  await writeFile(join(dir, 'api-types.ts'), types)
+  await writeFile(join(dir, 'use.ts'), `import type { Routes } from './api-types'
+type Body = Routes['2000-01-01']['POST /points']['body']
+export const right: Body = { at: ['a', 1], tag: ['x'] }
+// @ts-expect-error the first member is a string
+export const swapped: Body = { at: [1, 'a'], tag: ['x'] }
+// @ts-expect-error two members, no more
+export const longer: Body = { at: ['a', 1, 2], tag: ['x'] }
+`)
+  t.same(compileErrors(dir, ['api-types.ts', 'use.ts']), [], 'the module compiles, and each wrong tuple is refused')
 })
