@@ -71,23 +71,33 @@ export function appAjvSetup (app: object): AppAjvSetup {
 }
 
 /**
- * The regular expression of each string format an application's Ajv checks with one: declared in
+ * How an application's Ajv checks each string format: the regular expression of one declared in
  * `Fastify({ ajv: { customOptions: { formats } } })` as a RegExp, a string or `{ validate: RegExp }`, or added by a
- * plugin (`ajv-formats`' are there too); `undefined` for a format checked by a function, or unknown.
+ * plugin (`ajv-formats`' are there too); the function of one checked by a function (true when a string passes:
+ * nothing can be generated from it, but a string can be tried); `undefined` for a format it ignores, or unknown.
  * @example
  * ```ts
  * const formats = formatPatterns(appAjvSetup(app))
  * formats('sku') // /^[A-Z]{3}-\d+$/, for Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
  * ```
  */
-export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegExp | undefined {
+export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegExp | ((value: string) => boolean) | undefined {
   const formats = fastifyAjv({}, app).formats ?? {}
   return (format) => {
     const given = Object.hasOwn(formats, format) ? formats[format] : undefined
     const definition = typeof given === 'object' && given !== null && !(given instanceof RegExp) ? given as { type?: unknown, validate?: unknown } : undefined
     const validate = definition === undefined ? given : (definition.type ?? 'string') === 'string' ? definition.validate : undefined
     // Without `g` and `y`, whose `lastIndex` makes `test` answer by turns.
-    return validate instanceof RegExp ? new RegExp(validate.source, validate.flags.replace(/[gy]/g, '')) : undefined
+    if (validate instanceof RegExp) return new RegExp(validate.source, validate.flags.replace(/[gy]/g, ''))
+    if (typeof validate !== 'function') return undefined
+    return (value) => {
+      try {
+        // An asynchronous format's promise is no answer here.
+        return (validate as (value: string) => unknown)(value) === true
+      } catch {
+        return false
+      }
+    }
   }
 }
 

@@ -1,11 +1,11 @@
 /**
  * Validates example values against the schemas of one OpenAPI document, where they are: the document is given
  * to Ajv whole, and each schema is reached by its JSON pointer, so that its `#/components/schemas/...` references
- * resolve inside the document. Fastify's Ajv setup (../core/strict-validator.ts) with `strict: false` (documents
- * hold OpenAPI keywords), no type coercion, no defaults and no removal (an example is never changed).
+ * resolve inside the document. Fastify's Ajv setup (../core/strict-validator.ts), with the application's (its formats,
+ * keywords) when given, and `strict: false` (documents hold OpenAPI keywords; a format Ajv does not know is ignored), no type coercion, no defaults and no removal (an example is never changed).
  * @module
  */
-import { fastifyAjv, type AjvInstance, type Check, type ValidationIssue } from '../core/strict-validator'
+import { fastifyAjv, type AjvInstance, type AppAjvSetup, type Check, type ValidationIssue } from '../core/strict-validator'
 
 /** The key the document is added to Ajv under: its schemas are `<key>#<pointer>`. */
 const DOCUMENT_KEY = 'fastify-versioner-document'
@@ -19,18 +19,19 @@ function describeIssue (issue: ValidationIssue | undefined): string {
 }
 
 /**
- * Checks values against the schemas of one document (compiling each schema once).
+ * Checks values against the schemas of one document (compiling each schema once), with the Ajv setup of the
+ * application serving it (`app`: its formats and keywords) when given.
  * @example
  * ```ts
- * const validator = new DocumentValidator(document)
+ * const validator = new DocumentValidator(document, appAjvSetup(app))
  * validator.check('/components/schemas/User', { name: 'Ada' }) // undefined, or "must have required property 'id'"
  * ```
  */
 export class DocumentValidator {
   private readonly ajv: AjvInstance
 
-  constructor (document: object) {
-    this.ajv = fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false })
+  constructor (document: object, app: AppAjvSetup = {}) {
+    this.ajv = fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, app)
     this.ajv.addSchema(document, DOCUMENT_KEY)
   }
 

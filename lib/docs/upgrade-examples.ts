@@ -191,7 +191,7 @@ export class ChangeExamples {
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
       let before: unknown
       try {
-        before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), toward: item.toward })
+        before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
       } catch (error) {
         throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
       }
@@ -221,7 +221,7 @@ export class ChangeExamples {
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
     const { generation, planner } = this.state
     await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
-      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), toward: item.toward })
+      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       return { before, after }

@@ -106,7 +106,7 @@ export class VersionExamples {
     // A marked node holds examples, or is the schema of those @fastify/swagger moved to a parameter or media type.
     const checked = walkDocument(document).filter((site) => site.schema[CHECK_EXAMPLES] === true)
     if (checked.length === 0) return
-    const validator = new DocumentValidator(document)
+    const validator = new DocumentValidator(document, this.engine.ajv)
     leaveOut(checked.filter((site) => validator.check(site.schemaPointer, site.value) !== undefined))
     for (const { schema } of checked) delete schema[CHECK_EXAMPLES]
   }

@@ -8,7 +8,8 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
-import { strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
+import { formatPatterns, strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
+import type { FormatPatterns } from '../values/string-examples'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { isMonth, toIsoDate } from '../core/iso-date'
@@ -29,9 +30,10 @@ export class MigrationEngine {
   readonly rules: WalkRules
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
   private check: ((schema: object) => Check) | undefined
+  private formatRules: FormatPatterns | undefined
 
-  /** `ajv`: the application's Ajv setup (its formats, keywords, options), so that its schemas compile here as in Fastify. */
-  constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner, private readonly ajv: AppAjvSetup = {}) {
+  /** `ajv`: the application's Ajv setup (its formats, keywords, options), so that its schemas compile here as in Fastify (and the documents' examples are checked so). */
+  constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner, readonly ajv: AppAjvSetup = {}) {
     this.rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
   }
 
@@ -48,6 +50,12 @@ export class MigrationEngine {
   validatorOf (form: TSchema): Check {
     this.check ??= strictValidator((ref) => this.generation.resolveAnyId(ref), this.ajv)
     return this.check(prepareSchema(form, this.generation, 'fastify'))
+  }
+
+  /** How the application's Ajv checks string formats, for the examples made of its schemas (read once). */
+  get formats (): FormatPatterns {
+    this.formatRules ??= formatPatterns(this.ajv)
+    return this.formatRules
   }
 }
 

@@ -7,13 +7,14 @@
  * `examples` entry and `example` of every schema node (components, and the schemas of paths' parameters, request
  * bodies and responses, and of webhooks), and the examples of parameters, headers and media types, are validated
  * against their schema inside the document (`$ref`s to `#/components/schemas/...` resolved there), with the Ajv
- * Fastify brings (strict: false, no coercion, ajv-formats).
+ * Fastify brings (strict: false, no coercion, ajv-formats) and the application's setup (its formats, keywords).
  * @module
  */
 import type { FastifyInstance } from 'fastify'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
+import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
 import { kToolFacts, type ToolFacts } from '../core/symbols'
 import { walkDocument } from '../docs/example-sites'
 import { DocumentValidator } from '../docs/example-validation'
@@ -99,9 +100,9 @@ export async function servedDocuments (app: FastifyInstance, options: ChannelOpt
  * Throws when a document holds an example that fails its schema, naming each: its version, JSON pointer and the
  * validator's message.
  */
-function refuseInvalidExamples (documents: readonly ServedDocument[]): void {
+function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAjvSetup): void {
   const found = documents.flatMap(({ version, body }) =>
-    invalidExamples(JSON.parse(body.toString('utf8'))).map(({ pointer, message }) => `${version} ${pointer}: ${message}`))
+    invalidExamples(JSON.parse(body.toString('utf8')), { ajv }).map(({ pointer, message }) => `${version} ${pointer}: ${message}`))
   if (found.length === 0) return
   throw new VersionerToolError(`${found.length} example(s) in the documents fail their schema, so no document was written ` +
     `(fix the example, or say how the version had it with schema(S).had({ examples })):\n${found.join('\n')}`)
@@ -118,7 +119,7 @@ function refuseInvalidExamples (documents: readonly ServedDocument[]): void {
  */
 export async function exportDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<string[]> {
   const documents = await servedDocuments(app, options)
-  refuseInvalidExamples(documents)
+  refuseInvalidExamples(documents, appAjvSetup(singleApi(app, 'exportDocuments').context))
   await mkdir(dir, { recursive: true })
   const files: string[] = []
   for (const { version, body } of documents) {
@@ -162,21 +163,30 @@ export interface InvalidExample {
   readonly message: string
 }
 
+/** Options of {@link invalidExamples}. */
+export interface InvalidExamplesOptions {
+  /**
+   * The Ajv setup of the application the document is of, as given to `Fastify({ ajv })`: the formats (and keywords)
+   * it declares are checked as its routes check them. Without it, a format Ajv does not know is not checked.
+   */
+  readonly ajv?: AppAjvSetup
+}
+
 /**
  * The examples of an OpenAPI 3.1 document that do not validate against their schema; an empty list when all do.
  * @example
  * ```ts
  * const document = app.versioner.openapi('2000-01-01')
- * for (const { pointer, message } of invalidExamples(document)) console.log(`${pointer}: ${message}`)
+ * for (const { pointer, message } of invalidExamples(document, { ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })) console.log(`${pointer}: ${message}`)
  * ```
  */
-export function invalidExamples (document: unknown): InvalidExample[] {
+export function invalidExamples (document: unknown, options: InvalidExamplesOptions = {}): InvalidExample[] {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new VersionerToolError(`invalidExamples() takes an OpenAPI document (an object); got ${document === null ? 'null' : typeof document}.`)
   }
   const sites = walkDocument(document as Record<string, unknown>)
   if (sites.length === 0) return []
-  const validator = new DocumentValidator(document)
+  const validator = new DocumentValidator(document, options.ajv)
   const found: InvalidExample[] = []
   for (const site of sites) {
     const message = validator.check(site.schemaPointer, site.value)

@@ -33,7 +33,7 @@ export interface CoverageEnvironment {
 function remedyOf (env: CoverageEnvironment, keyword: string | undefined, format: unknown): string {
   const example = 'give that field an example its schema accepts (its `examples`, or `had({ examples })` in a version change)'
   if (keyword === 'format' && typeof format === 'string') {
-    return env.formats?.(format) === undefined
+    return !(env.formats?.(format) instanceof RegExp)
       ? `the format "${format}" is checked by a function, which no string can be made from: ${example}`
       : `no string could be made to match the regular expression of the format "${format}" and the field's other rules: ${example}`
   }

@@ -157,7 +157,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
-  const coverage = new Coverage(env, { route, version: behaviour.version, direction: 'request' })
+  const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
     // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
@@ -192,7 +192,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       continue
     }
     if (trip !== undefined && sent !== undefined) {
-      const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value }
+      const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
     }
     const expected = required.get('body')
@@ -201,7 +201,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
-  coverage.done()
+  for (const each of [coverage, trips]) each.done()
 }
 
 /** A route version's requests with a body of slot `body`, for a trip down and back up. */

@@ -218,7 +218,7 @@ function exampleFindings (fastify: FastifyInstance, state: VersionerState): Veri
   for (const version of state.options.versions.versionValues) {
     const document = fastify.versioner.openapi(version)
     if (document === undefined) continue
-    for (const { pointer, message } of invalidExamples(document)) {
+    for (const { pointer, message } of invalidExamples(document, { ajv: appAjvSetup(fastify) })) {
       found.push({
         route: 'document',
         version,

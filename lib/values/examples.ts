@@ -235,7 +235,7 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node, options.formats) ?? fail(cannot(build, noStringReason(node)))
+      return stringExample(node, options.formats) ?? fail(cannot(build, noStringReason(node, options.formats)))
     case 'integer': return numberExample(node, true)
     case 'number': return numberExample(node, false)
     case 'boolean': return true

@@ -49,15 +49,20 @@ export function patternOf (schema: JsonSchema): RegExp | undefined {
   }
 }
 
-/** Where the regular expression of a string format comes from: an application's Ajv (`undefined` for a format it checks with a function). */
-export type FormatPatterns = (format: string) => RegExp | undefined
+/**
+ * How an application's Ajv checks a string format (`formatPatterns` of ../core/strict-validator.ts): its regular
+ * expression, or the function checking it (strings are tried on it, none is generated from it); `undefined` for a
+ * format it ignores.
+ */
+export type FormatPatterns = (format: string) => RegExp | ((value: string) => boolean) | undefined
 
 /**
  * A valid string of `schema` without a sentinel: {@link plainString}, or when that does not match the schema's
- * `pattern` or the regular expression `formats` gives its format (a format an application declares as one), the
- * shortest of strings fast-check makes from either (with a fixed seed: the same string every time; fast-check is
- * loaded then only) that matches both. `undefined` when none fits (a pattern fast-check cannot read, such as a
- * lookahead, or lengths it cannot meet) or fast-check is not installed: {@link noStringReason} says what to do.
+ * `pattern` or the way `formats` checks its format (a format an application declares), the shortest of strings
+ * fast-check makes from the pattern or the format's regular expression (with a fixed seed: the same string every
+ * time; fast-check is loaded then only) that matches every rule. `undefined` when none fits (a pattern fast-check
+ * cannot read, such as a lookahead, lengths it cannot meet, a format checked by a function that refuses the plain
+ * string) or fast-check is not installed: {@link noStringReason} says what to do.
  * @example
  * ```ts
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
@@ -67,12 +72,14 @@ export type FormatPatterns = (format: string) => RegExp | undefined
  */
 export function stringExample (schema: JsonSchema, formats?: FormatPatterns): string | undefined {
   const plain = plainString(schema)
-  const sources = [patternOf(schema), typeof schema.format === 'string' ? formats?.(schema.format) : undefined].filter((source) => source !== undefined)
-  if (sources.every((source) => source.test(plain))) return plain
+  const format = typeof schema.format === 'string' ? formats?.(schema.format) : undefined
+  const sources = [patternOf(schema), format instanceof RegExp ? format : undefined].filter((source) => source !== undefined)
+  const fits = (value: string): boolean => sources.every((source) => source.test(value)) && (typeof format !== 'function' || format(value))
+  if (fits(plain)) return plain
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined
   // fast-check, an optional dependency: without it, no string (noStringReason says to install it).
-  const fc = optionalLibrary<typeof FastCheck>('fast-check')
+  const fc = sources.length === 0 ? undefined : optionalLibrary<typeof FastCheck>('fast-check')
   if (fc === undefined) return undefined
   let found: string | undefined
   for (const source of sources) {
@@ -81,7 +88,7 @@ export function stringExample (schema: JsonSchema, formats?: FormatPatterns): st
       for (const sample of samples) {
         // Lengths count code points, as JSON Schema does.
         const length = [...sample].length
-        if (length >= min && length <= (max ?? Infinity) && sources.every((each) => each.test(sample)) && (found === undefined || sample.length < found.length)) found = sample
+        if (length >= min && length <= (max ?? Infinity) && fits(sample) && (found === undefined || sample.length < found.length)) found = sample
       }
     } catch {
       // A pattern fast-check cannot generate from: no string from it.
@@ -91,16 +98,20 @@ export function stringExample (schema: JsonSchema, formats?: FormatPatterns): st
 }
 
 /**
- * Why {@link stringExample} made no string of `schema`, and what to do: give the schema an example, or install
- * fast-check where it is missing (an optional dependency).
+ * Why {@link stringExample} made no string of `schema` (with the application's `formats`), and what to do: give the
+ * schema an example, or install fast-check where it is missing (an optional dependency).
  * @example
  * ```ts
  * noStringReason({ type: 'string', pattern: '^(?!0)[0-9]+$' }) // 'no string could be made to match the pattern …: give the schema an example …'
  * ```
  */
-export function noStringReason (schema: JsonSchema): string {
-  const what = typeof schema.pattern === 'string' ? `the pattern ${JSON.stringify(schema.pattern)}` : `the format ${JSON.stringify(schema.format)}`
-  const missing = optionalLibrary('fast-check') === undefined
+export function noStringReason (schema: JsonSchema, formats?: FormatPatterns): string {
+  const format = typeof schema.format === 'string' ? formats?.(schema.format) : undefined
+  const byFunction = typeof format === 'function' && typeof schema.pattern !== 'string'
+  const what = typeof schema.pattern === 'string'
+    ? `the pattern ${JSON.stringify(schema.pattern)}`
+    : `the format ${JSON.stringify(schema.format)}${byFunction ? ', which the application\'s Ajv checks with a function (no string can be made from one)' : ''}`
+  const missing = !byFunction && optionalLibrary('fast-check') === undefined
     ? `fast-check, which makes such strings, is not installed (an optional dependency of fastify-versioner: ${installCommand('fast-check')}); or `
     : ''
   return `no string could be made to match ${what}: ${missing}give the schema an example ` +

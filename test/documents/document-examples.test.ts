@@ -259,3 +259,46 @@ test('an example a converter fails on, or answers with a promise for, is left ou
   t.equal((await app.inject({ url: '/invoices', headers: { 'x-api-version': '2000-01-01' } })).json().amount, '3', 'while it serves responses')
   assertExamplesValid(t, app)
 })
+
+test('regression: a retyped field\'s example that breaks a format the app declares (a RegExp, a function) is left out of the version\'s document', async (t) => {
+  const Product = Type.Object({
+    code: Type.String({ examples: ['plain'] }),
+    lot: Type.String({ examples: ['x'] }),
+    batch: Type.String({ examples: ['L7'] })
+  }, { $id: 'Product' })
+  const Change = changeClass('CodesHadFormats', [
+    schema(Product).field('code').had({ type: Type.String({ format: 'sku' }) }),
+    schema(Product).field('lot').had({ type: Type.String({ format: 'lot' }) }),
+    schema(Product).field('batch').had({ type: Type.String({ format: 'lot' }) })
+  ])
+  const ajv = { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/, lot: (value: string) => /^L\d+$/.test(value) } } }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Change), new Version('2000-01-01')), async (api) => {
+    api.post('/products', { schema: { body: Product } }, async () => ({ ok: true }))
+  }, { fastify: { ajv } })
+  await app.ready()
+  const old = documentOf(app, '2000-01-01').components.schemas.Product.properties
+  t.strictSame(old.code, { type: 'string', format: 'sku' }, 'an example its RegExp format refuses goes')
+  t.strictSame(old.lot, { type: 'string', format: 'lot' }, 'so does one its function format refuses')
+  t.strictSame(old.batch, { type: 'string', format: 'lot', examples: ['L7'] }, 'one the function accepts stays')
+  for (const version of app.versioner.versions.versionValues) t.strictSame(invalidExamples(documentOf(app, version), { ajv }), [], `${version}: every example is valid for the app's formats`)
+})
+
+test('invalidExamples checks the formats of the app\'s Ajv setup when given it (a RegExp, a function); without it, a format Ajv does not know is not checked', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    components: {
+      schemas: {
+        Product: {
+          type: 'object',
+          properties: { sku: { type: 'string', format: 'sku', examples: ['ABC-1', 'nope'] }, lot: { type: 'string', format: 'lot', examples: ['L1', 'x'] } }
+        }
+      }
+    }
+  }
+  const ajv = { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/, lot: (value: string) => /^L\d+$/.test(value) } } }
+  t.strictSame(invalidExamples(document, { ajv }), [
+    { pointer: '/components/schemas/Product/properties/sku/examples/1', message: 'must match format "sku"' },
+    { pointer: '/components/schemas/Product/properties/lot/examples/1', message: 'must match format "lot"' }
+  ])
+  t.strictSame(invalidExamples(document), [], 'without the setup: unknown formats, not checked')
+})

@@ -394,3 +394,41 @@ test('without fast-check (an optional dependency left out), a pattern example is
   const served = await app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': '2000-01-01' }, payload: { code: 'C007' } })
   t.same(served.json(), { code: 7 }, 'and the API serves as ever')
 })
+
+test('regression: a retype to a format the app declares shows a value of it (a RegExp), or says the format is checked by a function', async (t) => {
+  const SKU = /^[A-Z]{3}-\d+$/
+  const Item = Type.Object({ code: Type.Integer() }, { $id: 'Item' })
+  const ItemInput = Type.Object({ code: Type.Integer(), lot: Type.Integer() }, { $id: 'ItemInput' })
+  const CODE = Type.String({ format: 'sku' })
+  class CodeWasSku extends VersionChange {
+    description = 'code was a SKU.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('code').had({ type: CODE }), schema(ItemInput).field('code').had({ type: CODE })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ code: string }>) { request.body.code = Number(request.body.code.split('-')[1]) as unknown as string }
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ code: number }>) { response.body.code = `ABC-${response.body.code}` as unknown as number }
+  }
+  class LotWasString extends VersionChange {
+    description = 'lot was a string.'
+    instructionsToMigrateToPreviousVersion = [schema(ItemInput).field('lot').had({ type: Type.String({ format: 'lot' }) })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ lot: string }>) { request.body.lot = Number(request.body.lot.slice(1)) as unknown as string }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', CodeWasSku), new Version('2001-01-01', LotWasString), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/items', { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => ({ code: request.body.code }))
+  }, { fastify: { ajv: { customOptions: { formats: { sku: SKU, lot: (value: string) => /^L\d+$/.test(value) } } } } })
+  await app.ready()
+  const guide = await guideOf(app, '2001-01-01', '2002-01-01')
+  const request = guide.changes[0].examples.find((entry) => entry.part === 'request body') as { before: { code: string }, after: { code: number } } | undefined
+  t.match(request?.before, { code: SKU }, `the older code is a SKU (${JSON.stringify(request?.before)})`)
+  t.equal(request?.after.code, Number(request?.before.code.split('-')[1]), 'and the converter made a number of it')
+  t.same(guide.changes[0].notes, [], 'no note')
+  assertExamplesValid(t, app, guide)
+  const [lot] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(lot.examples, [])
+  t.same(lot.notes, ['POST /items request body: no example (no string could be made to match the format "lot", which the application\'s Ajv checks with ' +
+    'a function (no string can be made from one): give the schema an example (its `examples`, or `had({ examples })` in a version change) ' +
+    "at '/lot' in version 2000-01-01)"], 'a function format: the note says so, and what to do')
+})

@@ -141,3 +141,25 @@ test('export refuses, writing nothing, when a document holds an example that fai
   'each invalid example, by version, JSON pointer and the validator\'s message (HEAD\'s own schema: shown as written in every version)')
   await t.rejects(readdir(dir), { code: 'ENOENT' }, 'not even the folder')
 })
+
+test('regression: export refuses an example that breaks a format the app declares (a RegExp, a function), as its routes would', async (t) => {
+  const Product = Type.Object({
+    sku: Type.String({ format: 'sku', examples: ['nope'] }),
+    lot: Type.String({ format: 'lot', examples: ['L1', 'x'] })
+  }, { $id: 'Product' })
+  const app = Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/, lot: (value: string) => /^L\d+$/.test(value) } } } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']) })
+  await app.register(versioned(async (api) => {
+    api.get('/products', { schema: { response: { 200: Product } } }, async () => ({ sku: 'ABC-1', lot: 'L1' }))
+  }))
+  await app.ready()
+  const dir = join(await tempDir(t), 'openapi')
+  const error = await exportDocuments(app, dir).then(() => undefined, (failure: unknown) => failure as Error & { code?: string })
+  t.equal(error?.code, 'FST_VERSIONER_TOOL')
+  t.equal(error?.message, '2 example(s) in the documents fail their schema, so no document was written ' +
+    '(fix the example, or say how the version had it with schema(S).had({ examples })):\n' +
+    '2000-01-01 /components/schemas/Product/properties/sku/examples/0: must match format "sku"\n' +
+    '2000-01-01 /components/schemas/Product/properties/lot/examples/1: must match format "lot"')
+  await t.rejects(readdir(dir), { code: 'ENOENT' }, 'nothing written')
+})
