@@ -16,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
-import { fileNameOf, servedDocuments, type ChannelOptions } from './export'
+import { fileNameOf, refuseUnportableFileNames, servedDocuments, type ChannelOptions } from './export'
 import { change, type DocumentChange } from './document-places'
 import { compareComparable } from './document-comparison'
 import { parseJsonText } from './json-text'
@@ -74,7 +74,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
   if (names.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
-  const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
+  const documents = await servedDocuments(app, options)
+  // Two versions sharing a file on macOS or Windows would compare one's snapshot as the other's.
+  refuseUnportableFileNames(documents.map((document) => document.version))
+  const served = new Map(documents.map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
