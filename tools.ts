@@ -14,7 +14,7 @@
 export { verify, type VerifyFinding, type VerifyFindings, type VerifyOptions, type UnverifiedNote } from './lib/tools/verify'
 export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
 export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions, type InvalidExample, type InvalidExamplesOptions, type ServedDocument } from './lib/tools/export'
-export { checkDocuments, compareDocuments, type CheckResult, type DocumentChange } from './lib/tools/check'
+export { checkDocuments, compareDocuments, type CheckResult, type CompareOptions, type DocumentChange } from './lib/tools/check'
 export { typesModule } from './lib/tools/types-module'
 export { loadApp } from './lib/tools/load-app'
 export { runCli } from './lib/tools/cli'

@@ -28,6 +28,8 @@ export interface AjvInstance {
   compile: (schema: object) => Check
   /** The formats it knows, by name: a RegExp, a function, `{ validate, type }`, or `true` (ignored). */
   readonly formats?: Readonly<Record<string, unknown>>
+  /** The options it was created with (Fastify's defaults and the application's over them). */
+  readonly opts?: Readonly<Record<string, unknown>>
 }
 
 /** An application's Ajv setup, as given to `Fastify({ ajv })`: its options and its plugins (formats, keywords). */

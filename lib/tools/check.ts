@@ -15,7 +15,8 @@ import type { FastifyInstance } from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
-import { fileNameOf, servedDocuments, type ChannelOptions } from './export'
+import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
+import { fileNameOf, refuseUnportableFileNames, servedDocuments, type ChannelOptions } from './export'
 import { change, type DocumentChange } from './document-places'
 import { compareComparable } from './document-comparison'
 import { parseJsonText } from './json-text'
@@ -31,19 +32,29 @@ export interface CheckResult {
   readonly compared: string[]
 }
 
+/** How `compareDocuments` judges requests. */
+export interface CompareOptions {
+  /**
+   * The application's Ajv setup, as given to `Fastify({ ajv })` (Fastify's defaults without it): what happens to a
+   * field `additionalProperties: false` no longer takes (`removeAdditional`), whether a default fills a required field
+   * (`useDefaults`), whether a value is coerced to a field's new type (`coerceTypes`). `checkDocuments` reads the app's.
+   */
+  readonly ajv?: AppAjvSetup
+}
+
 /**
  * Compares one version's saved document with its current one. Throws `FST_VERSIONER_TOOL` when either is not an
  * OpenAPI 3 document of that version.
  * @example
  * ```ts
- * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument)
+ * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument, { ajv: { customOptions: { removeAdditional: false } } })
  * const breaks = changes.filter((change) => change.breaking)
  * ```
  */
-export function compareDocuments (version: string, saved: unknown, current: unknown): DocumentChange[] {
+export function compareDocuments (version: string, saved: unknown, current: unknown, options: CompareOptions = {}): DocumentChange[] {
   assertComparable(saved, { name: `The saved document of version '${version}'`, saved: true, version })
   assertComparable(current, { name: `The current document of version '${version}'`, saved: false, version })
-  return compareComparable(version, saved, current)
+  return compareComparable(version, saved, current, options.ajv)
 }
 
 /**
@@ -63,7 +74,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     throw new VersionerToolError(`The saved documents folder '${dir}' cannot be read: ${(error as Error).message}`)
   }
   if (names.length === 0) throw new VersionerToolError(`The folder '${dir}' holds no saved documents (<version>.json files): run export first.`)
-  const served = new Map((await servedDocuments(app, options)).map((document) => [fileNameOf(document.version), document]))
+  const documents = await servedDocuments(app, options)
+  // Two versions sharing a file on macOS or Windows would compare one's snapshot as the other's.
+  refuseUnportableFileNames(documents.map((document) => document.version))
+  const served = new Map(documents.map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
@@ -83,16 +97,19 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
-    compareInto(result, version, saved, now)
+    compareInto(result, version, saved, now, appAjvSetup(app))
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   return result
 }
 
-/** Compares one version's documents (both comparable), adding it to `result.compared` and its changes to the breaks or notes. */
-export function compareInto (result: CheckResult, version: string, saved: unknown, current: unknown): void {
+/**
+ * Compares one version's documents (both comparable), judging requests as the app's Ajv (`ajv`, its `Fastify({ ajv })`)
+ * does, adding it to `result.compared` and its changes to the breaks or notes.
+ */
+export function compareInto (result: CheckResult, version: string, saved: unknown, current: unknown, ajv: AppAjvSetup): void {
   result.compared.push(version)
-  for (const found of compareComparable(version, saved, current)) (found.breaking ? result.breaks : result.notes).push(found)
+  for (const found of compareComparable(version, saved, current, ajv)) (found.breaking ? result.breaks : result.notes).push(found)
 }
 
 /**

@@ -9,17 +9,21 @@
  * @module
  */
 import { toolLibrary } from '../core/optional-libraries'
+import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, placeOf, report, TEXT_KEYS, withoutText, withSchemaRefsAligned,
-  type Comparison, type DocumentChange, type Place, type RawDiff, type Renames
+  actionWord, at, placeOf, report, TEXT_KEYS, withoutText, withSchemaRefsAligned,
+  type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
 } from './document-places'
-import { classifySchemaChange } from './schema-changes'
+import { classifySchemaChange, hasDefault } from './schema-changes'
 
-/** Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run). */
-export function compareComparable (version: string, saved: unknown, current: unknown): DocumentChange[] {
+/**
+ * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging
+ * requests as an application created with `Fastify({ ajv })` validates them (Fastify's defaults without one).
+ */
+export function compareComparable (version: string, saved: unknown, current: unknown, ajv: AppAjvSetup = {}): DocumentChange[] {
   // Required even when nothing is diffed: a CI without it fails on its first run, not on the first change.
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
@@ -29,7 +33,7 @@ export function compareComparable (version: string, saved: unknown, current: unk
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
   const [before, after] = withSchemaRefsAligned(comparableSaved, ranged)
   const diffs = documentDiffs(before, after)
-  const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [] }
+  const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv) }
   for (const { item, method, status, range } of covered) {
     report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
   }
@@ -39,6 +43,17 @@ export function compareComparable (version: string, saved: unknown, current: unk
   }
   compareDefaultVersion(comparison, defaultVersionOf(saved), defaultVersionOf(current))
   return comparison.result
+}
+
+/** What `check` needs of an application's Ajv options, as Fastify's Ajv compiler sets them (its defaults under the app's). */
+function requestValidation (ajv: AppAjvSetup): RequestValidation {
+  const options = fastifyAjv({}, ajv).opts ?? {}
+  const { removeAdditional } = options
+  return {
+    removeAdditional: removeAdditional === 'all' || removeAdditional === 'failing' ? removeAdditional : Boolean(removeAdditional),
+    useDefaults: Boolean(options.useDefaults),
+    coerceTypes: Boolean(options.coerceTypes)
+  }
 }
 
 /** The version a request naming none is served as, which a document states in `info` (`undefined`: none, or per request). */
@@ -161,6 +176,10 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
   const requiredAt = rest[0] === 'parameters' ? 3 : rest[0] === 'requestBody' ? 2 : 0
   if (rest.length === requiredAt && rest[requiredAt - 1] === 'required') {
     const required = requiredFlag(diff)
+    // Ajv's useDefaults (Fastify's default) fills a parameter a request omits with its default.
+    if (required === true && rest[0] === 'parameters' && comparison.validation.useDefaults && hasDefault(currentParameterSchema(comparison, diff.path))) {
+      return noted('became required (its default fills it when omitted)', false)
+    }
     return required === undefined || noted(required ? 'became required' : 'became optional', required)
   }
   if (rest[0] === 'responses' && rest.length === 2) {
@@ -210,6 +229,18 @@ function responseHeaderChange (comparison: Comparison, diff: RawDiff, operation:
     return true
   }
   return place.schemaPath.length === 0 ? otherChange(comparison, diff, operation, place) : false
+}
+
+/**
+ * The schema of the current document's parameter that is the saved one's at `path` (`…/parameters/N/required`): of
+ * the operation's own with the same name and place (the diff numbers parameters as the saved document lists them).
+ */
+function currentParameterSchema (comparison: Comparison, path: JsonPath): unknown {
+  const listPath = path.slice(0, -2)
+  const same = (document: unknown, parameterPath: JsonPath): string => JSON.stringify(['in', 'name'].map((key) => at(document, [...parameterPath, key])))
+  const list = at(comparison.current, listPath)
+  const index = Array.isArray(list) ? list.findIndex((_, position) => same(comparison.current, [...listPath, position]) === same(comparison.saved, path.slice(0, -1))) : -1
+  return index === -1 ? undefined : at(comparison.current, [...listPath, index, 'schema'])
 }
 
 /** Reports a change outside any schema of a part: media types, descriptions, a header's `deprecated`… */

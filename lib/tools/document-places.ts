@@ -48,6 +48,22 @@ export interface Renames {
   readonly handled: Set<RawDiff>
 }
 
+/**
+ * How the application's Ajv validates a request (its `Fastify({ ajv })` over Fastify's defaults), where a verdict of
+ * `check` depends on it.
+ */
+export interface RequestValidation {
+  /**
+   * `true` (Fastify's default) or `'failing'`: the fields `additionalProperties: false` does not take are dropped;
+   * `'all'`: every field no property declares is dropped; `false`: such fields are refused (400).
+   */
+  readonly removeAdditional: boolean | 'all' | 'failing'
+  /** Defaults fill the fields a request omits (Fastify's default): a required field with a default may be omitted. */
+  readonly useDefaults: boolean
+  /** Values are coerced to the schema's type (Fastify's default): a number sent for a string field is taken as a string. */
+  readonly coerceTypes: boolean
+}
+
 /** One comparison in progress: what it compares (as `comparableDocuments` made them), and the changes found so far. */
 export interface Comparison {
   readonly version: string
@@ -55,6 +71,7 @@ export interface Comparison {
   readonly current: unknown
   readonly renames: Renames
   readonly result: DocumentChange[]
+  readonly validation: RequestValidation
 }
 
 /**

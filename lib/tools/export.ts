@@ -111,7 +111,8 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
 /**
  * Writes `<dir>/<version>.json` for every document the readied application serves (preview versions with
  * `{ channel: 'preview' }`); returns the files written.
- * Refuses (`FST_VERSIONER_TOOL`, nothing written) when a document holds an example that fails its schema.
+ * Refuses (`FST_VERSIONER_TOOL`, nothing written) when a document holds an example that fails its schema, or when two
+ * versions' files collide on some system (`refuseUnportableFileNames`).
  * @example
  * ```ts
  * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
@@ -119,6 +120,7 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
  */
 export async function exportDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<string[]> {
   const documents = await servedDocuments(app, options)
+  refuseUnportableFileNames(documents.map((document) => document.version))
   refuseInvalidExamples(documents, appAjvSetup(singleApi(app, 'exportDocuments').context))
   await mkdir(dir, { recursive: true })
   const files: string[] = []
@@ -147,6 +149,36 @@ export function snapshotText (document: unknown): string {
 /** The file name of a version: the version itself, with characters a file name cannot hold replaced. */
 export function fileNameOf (version: string): string {
   return version.replace(/[/\\:*?"<>|\0]/g, '_')
+}
+
+/** Names Windows keeps for devices, with or without an extension (`CON`, `nul.json`, `COM1`, `LPT²`…), in any case. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i
+
+/**
+ * Throws `FST_VERSIONER_TOOL` when the files of `versions` (`fileNameOf(version)`.json, `'unversioned'` among them
+ * when written) cannot live side by side in a checkout on every system: two names differing only by case (`V1`,
+ * `v1`), which one file holds on macOS and Windows, or a name Windows keeps for a device (`CON`, `nul`, `COM1`…).
+ * The application serves them well: only its snapshot folder cannot hold them, so export and check refuse.
+ * @example
+ * ```ts
+ * refuseUnportableFileNames(['V1', 'v1']) // throws: 'V1' and 'v1' would both be saved as v1.json…
+ * ```
+ */
+export function refuseUnportableFileNames (versions: readonly string[]): void {
+  const byFolded = new Map<string, string>()
+  for (const version of versions) {
+    const file = `${fileNameOf(version)}.json`
+    if (WINDOWS_DEVICE.test(file)) {
+      throw new VersionerToolError(`Version '${version}' would be saved as ${file}, a name Windows keeps for a device (CON, PRN, AUX, NUL, COM0-9, ` +
+        'LPT0-9, with any extension): a checkout on Windows cannot hold it. Give the version another value (the app serves it well; only its snapshot cannot be saved).')
+    }
+    const other = byFolded.get(file.toLowerCase())
+    if (other !== undefined) {
+      throw new VersionerToolError(`Versions '${other}' and '${version}' would both be saved as ${file.toLowerCase()} on a case-insensitive file system ` +
+        '(macOS, Windows), one overwriting the other. Give them values that differ by more than case (the app serves both well; only their snapshots collide).')
+    }
+    byFolded.set(file.toLowerCase(), version)
+  }
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
+import { appAjvSetup } from '../core/strict-validator'
 import { buildingWithout, bundleWithout } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
@@ -71,7 +72,7 @@ async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan
     if (plan.retired.some((retired) => retired.value === version)) continue
     const now = after.get(version)
     if (now === undefined) result.breaks.push(change(version, '', '', 'version removed', true))
-    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')))
+    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')), appAjvSetup(full))
   }
   return result
 }

@@ -56,21 +56,40 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   if (key === 'type' && keyword.length <= 2) {
-    typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })
+    typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath, parameter: place.rest[0] === 'parameters' })
     return
   }
   if (key === 'additionalProperties' && keyword.length === 1 && request && diff.after === false) {
-    // Fastify's default Ajv (`removeAdditional: true`) drops what `false` no longer takes; with `removeAdditional: false`, refuses it.
-    const record = typeof diff.before === 'object' && diff.before !== null
-    report(comparison, operation, where, `additionalProperties ${shownValue(diff.before)} → false: ${record
-      ? 'the fields it took are dropped (refused where Ajv\'s removeAdditional is off)'
-      : 'undeclared fields are dropped (refused where Ajv\'s removeAdditional is off)'}`, record)
+    closedObject(comparison, diff, operation, where)
     return
   }
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
   if (key === 'const' || key === 'format') report(comparison, operation, where, `${key} ${values}`, true)
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
+}
+
+/**
+ * Reports a request object's `additionalProperties` become `false`, by what the application's Ajv does with the fields
+ * it no longer takes: `removeAdditional` `true` (Fastify's default) or `'failing'` drops them (a record's fields lost,
+ * undeclared ones never the version's); `false` refuses them (400); `'all'` dropped every undeclared field already.
+ */
+function closedObject (comparison: Comparison, diff: RawDiff, operation: string, where: string): void {
+  const record = typeof diff.before === 'object' && diff.before !== null
+  const { removeAdditional } = comparison.validation
+  const values = `additionalProperties ${shownValue(diff.before)} → false`
+  if (removeAdditional === 'all') {
+    report(comparison, operation, where, `${values}: fields no property declares were dropped already (Ajv's removeAdditional: 'all')`, false)
+  } else if (removeAdditional === false) {
+    report(comparison, operation, where, `${values}: ${record ? 'the fields it took' : 'undeclared fields'} are refused (400: Ajv's removeAdditional is off)`, true)
+  } else {
+    report(comparison, operation, where, `${values}: ${record ? 'the fields it took are dropped' : 'undeclared fields are dropped'} (refused where Ajv's removeAdditional is off)`, record)
+  }
+}
+
+/** True when `schema` is an object with its own `default` (which Ajv's `useDefaults` fills in when a request omits it). */
+export function hasDefault (schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && Object.hasOwn(schema, 'default')
 }
 
 /** Where a change inside a schema is, for {@link enumMemberChange}. */
@@ -81,6 +100,8 @@ interface SchemaSite {
   /** The schema keyword path after the last data step (`enum/2`, `anyOf/1`, `const`). */
   readonly keyword: JsonPath
   readonly schemaPath: JsonPath
+  /** True inside a parameter's schema (a query, path or header value: a string, or a list of strings). */
+  readonly parameter?: boolean
 }
 
 /**
@@ -121,6 +142,17 @@ function allows (type: unknown, other: unknown): boolean {
 }
 
 /**
+ * True when every value a request `before` took now arrives as a string `after` accepts: one scalar (not an array of
+ * repeated values, nor an object) sent as a parameter, which arrives as a string; or sent in a body and coerced to a
+ * string, where the application's Ajv coerces types (Fastify's default). With `coerceTypes: false`, a body's `5` sent
+ * for a field now `'string'` is refused.
+ */
+function takenAsString (comparison: Comparison, site: SchemaSite, before: unknown, after: unknown): boolean {
+  const scalar = before !== undefined && allows(['string', 'number', 'boolean', 'null'], before)
+  return scalar && allows(after, 'string') && (site.parameter === true || comparison.validation.coerceTypes)
+}
+
+/**
  * Reports a change of `type` (the whole keyword, or one entry of a list of types) by what it lets through: a request
  * may widen (`'integer'` → `'number'`, a type → a list holding it: what it accepted, it accepts), a response may
  * narrow (what it sends, the old client took); the reverse breaks.
@@ -133,7 +165,9 @@ function typeChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): v
   const after = keyword.length === 1 ? diff.after : at(comparison.current, typePath)
   const values = `type ${shownValue(before)} → ${shownValue(after)}`
   if (request && allows(after, before)) report(comparison, operation, where, `${values} (widened: what it accepted, it accepts)`, false)
-  else if (!request && allows(before, after)) report(comparison, operation, where, `${values} (narrowed: what it sends, it sent before)`, false)
+  else if (request && takenAsString(comparison, site, before, after)) {
+    report(comparison, operation, where, `${values} (widened: what it accepted ${site.parameter === true ? 'arrives as a string' : 'is coerced to a string (Ajv\'s coerceTypes)'}, which it accepts)`, false)
+  } else if (!request && allows(before, after)) report(comparison, operation, where, `${values} (narrowed: what it sends, it sent before)`, false)
   else report(comparison, operation, where, values, true)
 }
 
@@ -150,7 +184,8 @@ function patternPropertiesChange (comparison: Comparison, diff: RawDiff, site: S
   const additional = (at(comparison.current, objectPath) as { additionalProperties?: unknown } | undefined)?.additionalProperties
   const removed = names(diff.before).filter((name) => !names(diff.after).includes(name))
   for (const name of removed) {
-    const drops = request && additional !== undefined && additional !== true
+    // Ajv's removeAdditional 'all' drops every field no property or pattern declares, whatever additionalProperties says.
+    const drops = request && ((additional !== undefined && additional !== true) || comparison.validation.removeAdditional === 'all')
     const breaking = request ? drops : diff.type === 'breaking'
     report(comparison, operation, where, `pattern property ${shownValue(name)} removed${request ? drops ? ': the fields it matched are no longer taken' : ': the fields it matched are still taken' : ''}`, breaking)
   }
@@ -183,7 +218,12 @@ function requiredChanges (comparison: Comparison, diff: RawDiff, operation: stri
     if (names?.has(name) === true) continue
     if (at(comparison.current, [...parentPath, 'properties', name]) === undefined && !becameRequired) continue
     if (at(comparison.saved, [...parentPath, 'properties', name]) === undefined && becameRequired) continue
-    report(comparison, operation, `${place.place} ${pointer}/${pointerSegment(name)}`, becameRequired ? 'became required' : 'became optional',
-      place.side === 'request' ? becameRequired : !becameRequired)
+    const field = `${place.place} ${pointer}/${pointerSegment(name)}`
+    if (becameRequired && place.side === 'request' && comparison.validation.useDefaults && hasDefault(at(comparison.current, [...parentPath, 'properties', name]))) {
+      // Ajv's useDefaults (Fastify's default) fills the field a request omits before `required` is checked.
+      report(comparison, operation, field, 'became required (its default fills it when omitted)', false)
+      continue
+    }
+    report(comparison, operation, field, becameRequired ? 'became required' : 'became optional', place.side === 'request' ? becameRequired : !becameRequired)
   }
 }

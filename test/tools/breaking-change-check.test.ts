@@ -4,7 +4,7 @@ import { test } from 'tap'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { apiCompare } from 'api-smart-diff'
 import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../../tools'
@@ -118,7 +118,7 @@ test('each kind of break is one line naming version, operation, place and kind',
     ['a request constraint tightened', (d) => { d.components.schemas.UserCreateRequest.properties.address.minLength = 5 }, ['2000-01-01 POST /users: request body /address: minLength 1 → 5']],
     ['an enum member added to a response field', (d) => { d.components.schemas.UserResource.properties.status.enum.push('suspended') },
       ["2000-01-01 POST /users: response 200 /status: enum member 'suspended' added", "2000-01-01 GET /users/{userId}: response 200 /status: enum member 'suspended' added"]],
-    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'string' }, ["2000-01-01 POST /users: query parameter dryRun /: type 'boolean' → 'string'"]]
+    ['a parameter type changed', (d) => { d.paths['/users'].post.parameters[1].schema.type = 'integer' }, ["2000-01-01 POST /users: query parameter dryRun /: type 'boolean' → 'integer'"]]
   ]
   for (const [name, edit, expected] of cases) {
     const changes = changed(edit)
@@ -434,10 +434,15 @@ test('regression: a request type widened or a response type narrowed is a note s
       "2000-01-01 GET /users/{userId}: response 200 /code: type ['integer', 'string'] → 'string' (narrowed: what it sends, it sent before)"]],
     // The mirror cases stay breaks: an old client may send 1.5 and be refused, or receive 1.5.
     ['a request field number → integer', (d) => { request(d).score.type = 'integer' }, ["2000-01-01 POST /users: request body /score: type 'number' → 'integer'"], []],
-    ['a request field to a list without the old type', (d) => { request(d).age.type = ['string', 'null'] },
-      ["2000-01-01 POST /users: request body /age: type 'integer' → ['string', 'null']"], []],
-    ['a query parameter number → integer', (d) => { d.paths['/users'].post.parameters[2].schema.type = 'string' },
-      ["2000-01-01 POST /users: query parameter limit /: type 'integer' → 'string'"], []],
+    ['a request field to a list without the old type', (d) => { request(d).age.type = ['boolean', 'null'] },
+      ["2000-01-01 POST /users: request body /age: type 'integer' → ['boolean', 'null']"], []],
+    ['a query parameter integer → boolean', (d) => { d.paths['/users'].post.parameters[2].schema.type = 'boolean' },
+      ["2000-01-01 POST /users: query parameter limit /: type 'integer' → 'boolean'"], []],
+    // A value sent as a parameter arrives as a string; one sent in a body is coerced to one (Fastify's coerceTypes).
+    ['a query parameter integer → string', (d) => { d.paths['/users'].post.parameters[2].schema.type = 'string' }, [],
+      ["2000-01-01 POST /users: query parameter limit /: type 'integer' → 'string' (widened: what it accepted arrives as a string, which it accepts)"]],
+    ['a request field to a list of string and null', (d) => { request(d).age.type = ['string', 'null'] }, [],
+      ["2000-01-01 POST /users: request body /age: type 'integer' → ['string', 'null'] (widened: what it accepted is coerced to a string (Ajv's coerceTypes), which it accepts)"]],
     ['a response field integer → number', (d) => { response(d).count.type = 'number' },
       ["2000-01-01 POST /users: response 200 /count: type 'integer' → 'number'", "2000-01-01 GET /users/{userId}: response 200 /count: type 'integer' → 'number'"], []],
     ['a response field given a type more', (d) => { response(d).count.type = ['integer', 'null'] }, [
@@ -527,6 +532,85 @@ test('regression: a request record whose additionalProperties becomes false brea
   const closed = structuredClone(response)
   closed.components.schemas.UserResource.additionalProperties = false
   t.equal(lines(compareDocuments('2000-01-01', response, closed), true).length, 2)
+})
+
+/** What a plain Fastify app with `ajv` options answers an old client's request (status, and the body its handler got). */
+async function served (t: Teardown, schema: Json, request: OldRequest, ajv?: Json): Promise<[number, Json]> {
+  const app = Fastify(ajv === undefined ? {} : { ajv: { customOptions: ajv } })
+  t.teardown(() => app.close())
+  app.post('/x', { schema }, async (received) => ({ body: received.body }))
+  const response = await app.inject({ method: 'POST', url: '/x', payload: request.payload, query: request.query })
+  return [response.statusCode, response.statusCode === 200 ? response.json().body ?? {} : {}]
+}
+
+/** An old client's request, and the body fields its version documented (what it must still get to the handler). */
+interface OldRequest { readonly payload?: Json, readonly query?: Record<string, string>, readonly documented: string[] }
+
+/** A version's document of one route `POST /x` with Fastify's route schema (`body`, or `querystring` as parameters). */
+function routeDocument (schema: Json): Json {
+  const query = schema.querystring as Json | undefined
+  const parameters = Object.entries(query?.properties ?? {}).map(([name, value]) => ({ in: 'query', name, required: (query?.required ?? []).includes(name), schema: value }))
+  const body = schema.body === undefined ? {} : { requestBody: { content: { 'application/json': { schema: schema.body } } } }
+  return { openapi: '3.1.0', info: { title: 'A', version: '2000-01-01' }, paths: { '/x': { post: { parameters, ...body, responses: { 200: { description: 'ok' } } } } } }
+}
+
+test('regression: check judges a request as the app\'s Ajv setup validates it (removeAdditional, useDefaults, coerceTypes), checked on Fastify', async (t) => {
+  const object = (more: Json): Json => ({ type: 'object', properties: { a: { type: 'string' } }, ...more })
+  const query = (n: Json, required = false): Json => ({ type: 'object', properties: { n }, ...(required ? { required: ['n'] } : {}) })
+  /** [name, route schema before, after, an old client's request, [Ajv options, breaking]] */
+  const cases: Array<[string, Json, Json, OldRequest, Array<[Json | undefined, boolean]>]> = [
+    ['an open body closed', { body: object({}) }, { body: object({ additionalProperties: false }) }, { payload: { a: 'x', b: 'y' }, documented: ['a'] },
+      [[undefined, false], [{ removeAdditional: false }, true], [{ removeAdditional: 'all' }, false], [{ removeAdditional: 'failing' }, false]]],
+    ['a record closed', { body: object({ additionalProperties: { type: 'string' } }) }, { body: object({ additionalProperties: false }) },
+      { payload: { a: 'x', b: 'y' }, documented: ['a', 'b'] }, [[undefined, true], [{ removeAdditional: false }, true], [{ removeAdditional: 'all' }, false]]],
+    ['a pattern removed from an open object', { body: object({ patternProperties: { '^x-': { type: 'string' } } }) }, { body: object({}) },
+      { payload: { a: 'x', 'x-k': 'v' }, documented: ['a', 'x-k'] }, [[undefined, false], [{ removeAdditional: 'all' }, true]]],
+    ['a body field with a default made required', { body: object({ properties: { a: { type: 'string', default: 'd' } } }) },
+      { body: object({ properties: { a: { type: 'string', default: 'd' } }, required: ['a'] }) }, { payload: {}, documented: [] },
+      [[undefined, false], [{ useDefaults: false }, true]]],
+    ['a query parameter with a default made required', { querystring: query({ type: 'integer', default: 10 }) }, { querystring: query({ type: 'integer', default: 10 }, true) },
+      { query: {}, documented: [] }, [[undefined, false], [{ useDefaults: false }, true]]],
+    // With coerceTypes false, an integer query parameter took no request at all (every value arrives as a string).
+    ['a query parameter integer → string', { querystring: query({ type: 'integer' }) }, { querystring: query({ type: 'string' }) }, { query: { n: '5' }, documented: [] },
+      [[undefined, false]]],
+    ['a body field integer → string', { body: object({ properties: { a: { type: 'integer' } } }) }, { body: object({ properties: { a: { type: 'string' } } }) },
+      { payload: { a: 5 }, documented: ['a'] }, [[undefined, false], [{ coerceTypes: false }, true]]]
+  ]
+  for (const [name, before, after, request, setups] of cases) {
+    for (const [ajv, breaking] of setups) {
+      const label = `${name}, ${JSON.stringify(ajv ?? 'Fastify\'s defaults')}`
+      const changes = compareDocuments('2000-01-01', routeDocument(before), routeDocument(after), ajv === undefined ? {} : { ajv: { customOptions: ajv } })
+      t.ok(changes.length > 0, `${label}: a change is reported`)
+      t.equal(changes.some((change) => change.breaking), breaking, `${label}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+      // The verdict is Fastify's: a break is a request the app now refuses, or a documented field it took now lost.
+      const [statusBefore, receivedBefore] = await served(t, before, request, ajv)
+      const [statusAfter, receivedAfter] = await served(t, after, request, ajv)
+      t.equal(statusBefore, 200, `${label}: the old client was served`)
+      const lost = statusAfter !== 200 || request.documented.some((key) => Object.hasOwn(receivedBefore, key) && !Object.hasOwn(receivedAfter, key))
+      t.equal(lost, breaking, `${label}: on Fastify, ${lost ? 'refused or a field lost' : 'served with every documented field'}`)
+    }
+  }
+})
+
+test('checkDocuments reads the app\'s Ajv setup: an object closed breaks where removeAdditional is off', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const appWith = async (closed: boolean, ajv?: Json): Promise<FastifyInstance> => {
+    const Body = Type.Object({ name: Type.String() }, closed ? { additionalProperties: false } : {})
+    const app = await versionedApp(t, bundleOf(['2000-01-01']), async (api) => {
+      api.post('/users', { schema: { body: Body } }, async (request) => request.body)
+    }, ajv === undefined ? {} : { fastify: { ajv: { customOptions: ajv } } })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(false), dir)
+  const text = '2000-01-01 POST /users: request body /: additionalProperties (none) → false'
+  t.same((await checkDocuments(await appWith(true), dir)).notes.map((change) => change.text).filter((line) => line.startsWith(text)),
+    [`${text}: undeclared fields are dropped (refused where Ajv's removeAdditional is off)`], 'Fastify\'s defaults: a note')
+  const strict = await appWith(true, { removeAdditional: false })
+  t.same((await checkDocuments(strict, dir)).breaks.map((change) => change.text), [`${text}: undeclared fields are refused (400: Ajv's removeAdditional is off)`])
+  const refused = await strict.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'a', extra: 1 } })
+  t.equal(refused.statusCode, 400, 'the app refuses what the saved version took')
 })
 
 test('a schema given an $id (now a $ref) or inlined again compares as its content (it was "type \'object\' → (none)", and a removal unnamed)', async (t) => {

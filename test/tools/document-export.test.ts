@@ -163,3 +163,37 @@ test('regression: export refuses an example that breaks a format the app declare
     '2000-01-01 /components/schemas/Product/properties/lot/examples/1: must match format "lot"')
   await t.rejects(readdir(dir), { code: 'ENOENT' }, 'nothing written')
 })
+
+/** An app serving `versions` (and `/users/:id` in each), readied. */
+async function appOf (t: { teardown: (fn: () => unknown) => void }, versions: string[]): Promise<FastifyInstance> {
+  const app = await versionedApp(t, bundleOf(versions), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'u1' }))
+  }, { versioner: { apiVersionFormat: 'string' } })
+  await app.ready()
+  return app
+}
+
+test('regression: export and check refuse versions whose files collide on macOS or Windows (V1 and v1, CON, nul.x); they overwrote each other', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [['V2', 'v2', 'v1'], /^Versions 'V2' and 'v2' would both be saved as v2\.json on a case-insensitive file system \(macOS, Windows\), one overwriting the other\. Give them values that differ by more than case/],
+    // The changelog route makes an unversioned document, saved as unversioned.json.
+    [['Unversioned', 'v1'], /^Versions 'Unversioned' and 'unversioned' would both be saved as unversioned\.json/],
+    [['CON', 'v1'], /^Version 'CON' would be saved as CON\.json, a name Windows keeps for a device \(CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension\).*Give the version another value/],
+    [['nul.x', 'v1'], /^Version 'nul\.x' would be saved as nul\.x\.json, a name Windows keeps for a device/],
+    [['v2', 'com1'], /^Version 'com1' would be saved as com1\.json/]
+  ]
+  for (const [versions, message] of cases) {
+    const app = await appOf(t, versions)
+    const dir = join(await tempDir(t), 'openapi')
+    await t.rejects(exportDocuments(app, dir), { code: 'FST_VERSIONER_TOOL', message }, `export: ${versions.join(', ')}`)
+    await t.rejects(readdir(dir), { code: 'ENOENT' }, `${versions.join(', ')}: nothing written`)
+    // A snapshot folder made elsewhere (or before this check) is refused as well: one file would be compared as both versions.
+    const saved = await tempDir(t)
+    await writeFile(join(saved, 'v1.json'), '{}')
+    await t.rejects(checkDocuments(app, saved), { code: 'FST_VERSIONER_TOOL', message }, `check: ${versions.join(', ')}`)
+  }
+  // Names that only resemble them are saved.
+  const dir = join(await tempDir(t), 'openapi')
+  const written = await exportDocuments(await appOf(t, ['console', 'com10', 'v1']), dir)
+  t.same((await readdir(dir)).sort(), ['com10.json', 'console.json', 'unversioned.json', 'v1.json'], written.join(', '))
+})
