@@ -240,7 +240,7 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
-  const coverage = new Coverage(env, { route: target.route, version: target.version, direction: 'response' })
+  const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
   for (const example of generateExamples(headForm, env)) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
@@ -250,7 +250,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if ('body' in result) {
-      if (back !== undefined) await verifyTripBack(env, { target, request: back }, example, result.body)
+      if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = retypedAlikeIssues(env, { level: 0, end: target.level, body: example.value, trail, expected }, target.part)
       if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
@@ -259,7 +259,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
-  coverage.done()
+  for (const each of [coverage, tripsBack]) each.done()
 }
 
 /** Every replay of one version of a route. */
