@@ -14,6 +14,7 @@ import { typesModule } from './types-module'
 import { printFingerprint } from './fingerprint'
 import { verify, type VerifyFindings, type VerifyOptions } from './verify'
 import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
+import { describeThrown } from './terminal-text'
 
 /** Where a command writes (the process's streams, or a test's collectors). */
 export interface CommandOutput {
@@ -121,12 +122,19 @@ export async function runOnApis (app: FastifyInstance, run: CommandRun, io: Comm
   })
 }
 
-/** Runs `each` on every API in turn, its lines prefixed `[name] ` when there are several; returns the worst exit code. */
+/**
+ * Runs `each` on every API in turn, its lines prefixed `[name] ` when there are several; returns the worst exit code.
+ * With several, what one API's run throws is printed as its line (exit code 1), and the next API is run all the same.
+ */
 export async function eachApi (apis: readonly VersionedApi[], io: CommandOutput, each: (api: VersionedApi, io: CommandOutput) => Promise<number>): Promise<number> {
   let code = 0
   for (const api of apis) {
-    const label = apis.length === 1 ? (line: string) => line : (line: string) => `[${api.name}] ${line}`
-    code = Math.max(code, await each(api, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) }))
+    if (apis.length === 1) return await each(api, io)
+    const label = (line: string): string => `[${api.name}] ${line}`
+    code = Math.max(code, await each(api, { out: (line) => io.out(label(line)), err: (line) => io.err(label(line)) }).catch((error: unknown) => {
+      io.err(label(error instanceof Error ? error.message : describeThrown(error)))
+      return 1
+    }))
   }
   return code
 }

@@ -19,14 +19,14 @@ const root = resolve(__dirname, '..', '..')
  * `exportApi`, an ES module whose default export is the `/partner` API's context, readied with its app (an async
  * function cannot return a context: awaiting it awaits the root).
  */
-async function appModule (dir: string, partnerName?: string, exportApi = false): Promise<string> {
+async function appModule (dir: string, partnerName?: string, exportApi = false, publicOptions = ''): Promise<string> {
   const file = join(dir, exportApi ? 'api.mjs' : 'app.cjs')
   const name = partnerName === undefined ? '' : `, apiName: '${partnerName}'`
   const build = `async function build () {
   const app = Fastify()
   let partner
   await app.register(async (api) => {
-    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))${publicOptions} })
     await api.register(versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
   }, { prefix: '/public' })
   await app.register(async (api) => {
@@ -125,6 +125,20 @@ test("a module exporting one API's context, readied with its app: the tools work
   const exported = await cli(['export', app, '--out', out])
   t.equal(exported.code, 0, exported.stderr)
   t.same((await readdir(out)).sort(), ['unversioned.json', 'v1.json', 'v2.json'], "only that API's documents")
+})
+
+test('one API failing a command (its documents off) is named, and the other APIs are still handled', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir, undefined, false, ', openapiUrl: null')
+  const out = join(dir, 'openapi')
+  const exported = await cli(['export', app, '--out', out])
+  t.equal(exported.code, 1)
+  t.match(exported.stderr, /^\[public\] .*openapiUrl is null/m, 'the API without documents is named')
+  t.same((await readdir(join(out, 'partner'))).sort(), ['unversioned.json', 'v1.json', 'v2.json'], 'the next API is still exported')
+  const printed = await cli(['fingerprint', app])
+  t.equal(printed.code, 1)
+  t.match(printed.stderr, /^\[public\] .*openapiUrl is null/m)
+  t.match(printed.stdout, /^\[partner\] fingerprint: [0-9a-f]{64}$/m)
 })
 
 async function twoApis (t: { teardown: (fn: () => unknown) => void }, names: Array<string | undefined> = [undefined, undefined]): Promise<FastifyInstance> {
