@@ -3,10 +3,11 @@
  * (`app.versioner.webhooks.render`) and queues each subscriber's delivery (`enqueue`, its `deliver` option); or it
  * queues only the event (`publish`: one job, whatever the number of subscribers) and a worker renders it with
  * `renderWebhook` (the version bundle and the webhook's definition are all it needs, no application), queuing one
- * delivery each. A worker POSTs each delivery, and BullMQ retries a failed one with exponential backoff, signed again
- * for the new attempt (`signWebhook`): Standard Webhooks receivers refuse a timestamp older than a few minutes.
+ * delivery each. A worker POSTs each delivery, signed for each attempt (`signWebhook`): Standard Webhooks receivers
+ * refuse a timestamp older than a few minutes, and a job can wait longer than that in a queue. BullMQ retries a failed
+ * attempt with exponential backoff, capped; a delivery whose subscriber was deleted meanwhile fails with the reason.
  */
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq'
+import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq'
 import type { Static } from '@sinclair/typebox'
 import { renderWebhook, signWebhook, type WebhookDelivery } from '../../plugin'
 import type { Subscriber } from '../billing/app'
@@ -23,9 +24,23 @@ export interface DeliveryOptions {
   readonly attempts?: number
   /** The delay before the first retry, in ms, doubled at each retry (default 5000). */
   readonly backoff?: number
+  /** The longest delay between two attempts, in ms (default 3600000: an hour). */
+  readonly maxBackoff?: number
+  /** Where a dropped delivery is reported (default `console`; a pino or Fastify logger fits). */
+  readonly log?: DeliveryLog
 }
 
-/** One delivery job: where to send what (the signature of its first attempt in `headers`). */
+/** The logger of delivery: `warn(fields, message)`, as pino's (never given a secret). */
+export interface DeliveryLog {
+  warn: (fields: object, message: string) => void
+}
+
+const consoleLog: DeliveryLog = { warn: (fields, message) => { console.warn(message, fields) } }
+
+/** The backoff type of delivery jobs: BullMQ's exponential one has no cap. */
+const CAPPED = 'capped-exponential'
+
+/** One delivery job: where to send what, as rendered (its signature is made again for each attempt). */
 interface DeliveryJob {
   readonly subscriberId: string
   readonly url: string
@@ -42,25 +57,38 @@ export interface DeliveryQueues {
   close: () => Promise<void>
 }
 
-/** The job of one rendered delivery: its id makes a repeated render queue nothing twice. */
+/**
+ * A BullMQ job id of `parts`, one for each list of parts: BullMQ refuses an id that looks like an integer or holds
+ * `:`, so each part has its `%`, `:` and `|` escaped (`%25`, `%3A`, `%7C`) and the parts are joined with `|`.
+ */
+function jobIdOf (...parts: readonly string[]): string {
+  return parts.map((part) => part.replace(/[%:|]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)).join('|')
+}
+
+/** The job of one rendered delivery: its id (the event's and the subscriber's) makes a repeated render queue nothing twice. */
 function deliveryJob ({ subscriber, body, headers }: WebhookDelivery<Subscriber>, retries: { attempts: number, backoff: number }) {
   return {
     name: invoicePaidWebhook.name,
     data: { subscriberId: subscriber.id, url: subscriber.url, body, headers: { ...headers } },
-    opts: { jobId: `${headers['webhook-id']}.${subscriber.id}`, attempts: retries.attempts, backoff: { type: 'exponential', delay: retries.backoff } }
+    opts: { jobId: jobIdOf(headers['webhook-id'], subscriber.id), attempts: retries.attempts, backoff: { type: CAPPED, delay: retries.backoff } }
   }
 }
 
-/** Sends one delivery job: its first attempt as rendered, a retry signed again; a non-2xx answer fails the attempt. */
-async function send (job: Job<DeliveryJob>, subscribers: DeliveryOptions['subscribers']): Promise<void> {
-  const { subscriberId, url, body } = job.data
-  let headers = job.data.headers
-  if (job.attemptsMade > 0) {
-    const subscriber = (await subscribers()).find((candidate) => candidate.id === subscriberId)
-    if (subscriber === undefined) return
-    headers = { ...headers, ...signWebhook(subscriber.secret, { id: headers['webhook-id'], body }) }
+/**
+ * Sends one delivery job, the body byte for byte as rendered, signed for this attempt with the subscriber's secret as
+ * it is now; a non-2xx answer fails the attempt. A subscriber deleted meanwhile fails the job for good, logged.
+ */
+async function send (job: Job<DeliveryJob>, options: Pick<DeliveryOptions, 'subscribers'> & { log: DeliveryLog }): Promise<void> {
+  const { subscriberId, url, body, headers } = job.data
+  const id = headers['webhook-id']
+  const subscriber = (await options.subscribers()).find((candidate) => candidate.id === subscriberId)
+  if (subscriber === undefined) {
+    const reason = `subscriber ${subscriberId} no longer exists`
+    options.log.warn({ jobId: job.id, webhookId: id, subscriberId, attemptsMade: job.attemptsMade }, `webhook delivery dropped: ${reason}`)
+    throw new UnrecoverableError(`${reason}: delivery of ${id} dropped`)
   }
-  const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) })
+  const signed = { ...headers, ...signWebhook(subscriber.secret, { id, body }) }
+  const response = await fetch(url, { method: 'POST', headers: signed, body, signal: AbortSignal.timeout(15_000) })
   if (!response.ok) throw new Error(`${url} answered ${response.status}`)
 }
 
@@ -73,7 +101,7 @@ async function send (job: Job<DeliveryJob>, subscribers: DeliveryOptions['subscr
  * ```
  */
 export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues {
-  const { connection, attempts = 8, backoff = 5000 } = options
+  const { connection, attempts = 8, backoff = 5000, maxBackoff = 3_600_000, log = consoleLog } = options
   const events = new Queue<{ event: Static<typeof InvoicePaidEvent> }>('webhook-events', { connection })
   const deliveries = new Queue<DeliveryJob>('webhook-deliveries', { connection })
   const renderer = new Worker<{ event: Static<typeof InvoicePaidEvent> }>('webhook-events', async (job) => {
@@ -81,13 +109,17 @@ export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues 
     const rendered = await renderWebhook(versions, invoicePaidWebhook, event, { subscribers: await options.subscribers(), id: event.id })
     await deliveries.addBulk(rendered.deliveries.map((delivery) => deliveryJob(delivery, { attempts, backoff })))
   }, { connection })
-  const sender = new Worker<DeliveryJob>('webhook-deliveries', async (job) => { await send(job, options.subscribers) }, { connection, concurrency: 10 })
+  const sender = new Worker<DeliveryJob>('webhook-deliveries', async (job) => { await send(job, { subscribers: options.subscribers, log }) }, {
+    connection,
+    concurrency: 10,
+    settings: { backoffStrategy: (attemptsMade: number) => Math.min(backoff * 2 ** (attemptsMade - 1), maxBackoff) }
+  })
   return {
     enqueue: async (delivery) => {
       const { name, data, opts } = deliveryJob(delivery, { attempts, backoff })
       await deliveries.add(name, data, opts)
     },
-    publish: async (event) => { await events.add(event.type, { event }, { jobId: event.id }) },
+    publish: async (event) => { await events.add(event.type, { event }, { jobId: jobIdOf(event.type, event.id) }) },
     close: async () => {
       await Promise.all([renderer.close(), sender.close()])
       await Promise.all([events.close(), deliveries.close()])

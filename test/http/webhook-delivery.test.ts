@@ -5,18 +5,22 @@
  */
 import { test } from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Static } from '@sinclair/typebox'
+import { Queue } from 'bullmq'
 import type { FastifyInstance } from 'fastify'
-import { buildBillingApp } from '../../examples/billing/app'
-import { startWebhookDelivery } from '../../examples/webhooks-bullmq/delivery'
+import { buildBillingApp, type Subscriber } from '../../examples/billing/app'
+import { invoicePaidWebhook, type InvoicePaidEvent } from '../../examples/billing/schemas'
+import { versions } from '../../examples/billing/versions'
+import { startWebhookDelivery, type DeliveryLog } from '../../examples/webhooks-bullmq/delivery'
 import { acceptedBy, payAndDeliver, startAudience } from '../../examples/webhooks-bullmq/demo'
-import type { Accepted } from '../../examples/webhooks-bullmq/receiver'
-import type { WebhookRenderedEvent } from '../../plugin'
+import { startReceiver, type Accepted } from '../../examples/webhooks-bullmq/receiver'
+import { renderWebhook, signWebhook, type WebhookRenderedEvent } from '../../plugin'
 import { bodyChecker, documentOf } from '../helpers/openapi-documents'
 
 const REDIS = process.env.REDIS_SERVER ?? 'redis-server'
@@ -93,5 +97,109 @@ test('a worker renders with renderWebhook from the queued event alone; the webho
   t.match(accepted[0].body, { data: { object: { total: 10 } } }, 'rendered by the worker in 2023-10-16: decimals')
   t.same(rendered.map(({ version, subscribers }) => [version, subscribers.map(({ id }) => id)]).sort(),
     [['2023-10-16', ['ep_2023']], ['2024-09-30', ['ep_2024']], ['2025-03-31', ['ep_2025']]], 'one event per version rendered, naming its subscribers')
+  t.same(audience.receivers[1].attempts.map(({ status }) => status), [503, 503, 204])
+})
+
+/** The log of a delivery: its warnings, and a promise of the first one matching `pattern`. */
+function recordingLog (): { warnings: Array<{ fields: object, message: string }>, log: DeliveryLog, warned: (pattern: RegExp, ms: number) => Promise<string> } {
+  const warnings: Array<{ fields: object, message: string }> = []
+  const waiting: Array<{ pattern: RegExp, resolve: (message: string) => void }> = []
+  const log: DeliveryLog = {
+    warn: (fields, message) => {
+      warnings.push({ fields, message })
+      for (const { pattern, resolve } of waiting) if (pattern.test(message)) resolve(message)
+    }
+  }
+  const warned = async (pattern: RegExp, ms: number): Promise<string> => {
+    const found = warnings.find(({ message }) => pattern.test(message))
+    if (found !== undefined) return found.message
+    let timer: NodeJS.Timeout | undefined
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        waiting.push({ pattern, resolve })
+        timer = setTimeout(() => { reject(new Error(`nothing logged matching ${String(pattern)} within ${ms} ms`)) }, ms)
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  return { warnings, log, warned }
+}
+
+/** An `invoice.paid` event, as HEAD builds it. */
+function paidEvent (id: string): Static<typeof InvoicePaidEvent> {
+  const invoice = { id: randomUUID(), customerId: randomUUID(), currency: 'usd', status: 'paid' as const, lines: [{ description: 'Seat', quantity: 2, unitAmount: 500 }], total: 1000 }
+  return { id, type: 'invoice.paid', created: 1_700_000_000, data: { object: invoice } }
+}
+
+test('regression: ids BullMQ refuses as a job id (an event id holding ":", an integer-looking one) are queued; the same delivery twice is one job', { skip }, async (t) => {
+  const connection = await startRedis(t)
+  const audience = await startAudience()
+  t.teardown(() => audience.close())
+  // Subscriber ids a database may well hold: BullMQ refuses a custom job id that looks like an integer or holds ':'.
+  const subscribers = audience.subscribers.map((subscriber, index) => ({ ...subscriber, id: ['ep:2023', '42', 'ep|2025'][index] }))
+  const queues = startWebhookDelivery({ connection, subscribers: async () => subscribers, backoff: 50 })
+  t.teardown(() => queues.close())
+  const { deliveries } = await renderWebhook(versions, invoicePaidWebhook, paidEvent('evt:1'), { subscribers, id: 'evt:1' })
+  for (const delivery of [...deliveries, ...deliveries]) await queues.enqueue(delivery)
+  const accepted = await acceptedBy(audience.receivers, 30_000)
+  t.same(accepted.map(({ id, version }) => [id, version]), [['evt:1', '2023-10-16'], ['evt:1', '2024-09-30'], ['evt:1', '2025-03-31']])
+  t.same(audience.receivers.map((receiver) => receiver.attempts.map(({ status }) => status)), [[204], [503, 503, 204], [204]],
+    'each delivery queued twice is one job: one attempt per receiver, the failing one retried as one job')
+  await queues.publish(paidEvent('123'))
+  await queues.publish(paidEvent('123'))
+  const inspector = new Queue('webhook-events', { connection })
+  t.teardown(() => inspector.close())
+  const queued = await inspector.getJobs(['waiting', 'active', 'completed', 'failed'])
+  t.same(queued.map((job) => job.data.event.id), ['123'], "an event whose id looks like an integer is queued (BullMQ refuses '123' as a job id), once")
+})
+
+test('regression: a delivery whose subscriber was deleted before its retry fails in BullMQ with the reason, logged, not completed silently', { skip }, async (t) => {
+  const connection = await startRedis(t)
+  const audience = await startAudience()
+  t.teardown(() => audience.close())
+  const failing = audience.receivers[1]
+  // ep_2024 is deleted once its endpoint has answered the first attempt (503).
+  const subscribers = async (): Promise<readonly Subscriber[]> => failing.attempts.length === 0 ? audience.subscribers : audience.subscribers.filter(({ id }) => id !== 'ep_2024')
+  const { log, warned } = recordingLog()
+  const queues = startWebhookDelivery({ connection, subscribers, backoff: 50, log })
+  t.teardown(() => queues.close())
+  await queues.publish(paidEvent('evt_deleted'))
+  t.match(await warned(/dropped/, 10_000), /ep_2024.*no longer exists/, 'a log line says the delivery was dropped, and why')
+  const inspector = new Queue('webhook-deliveries', { connection })
+  t.teardown(() => inspector.close())
+  const failed = await inspector.getJobs(['failed'])
+  t.same(failed.map((job) => job.data.subscriberId), ['ep_2024'], 'its job failed, not completed')
+  t.match(failed[0].failedReason, /subscriber ep_2024 no longer exists/, 'the reason is visible in BullMQ')
+  t.equal(failed[0].attemptsMade, 2, 'no attempt after the drop')
+  t.same(failing.attempts.map(({ status }) => status), [503], 'nothing sent to the deleted subscriber after its deletion')
+})
+
+test('regression: a delivery that waited in the queue past the receivers\' 5 minutes is signed for its first attempt, not sent stale', { skip }, async (t) => {
+  const connection = await startRedis(t)
+  const secret = `whsec_${randomBytes(32).toString('base64')}`
+  const receiver = await startReceiver({ secret })
+  t.teardown(() => receiver.close())
+  const subscribers = [{ id: 'ep_late', version: '2025-03-31', secret, url: receiver.url }]
+  const queues = startWebhookDelivery({ connection, subscribers: async () => subscribers, backoff: 50 })
+  t.teardown(() => queues.close())
+  const [rendered] = (await renderWebhook(versions, invoicePaidWebhook, paidEvent('evt_late'), { subscribers, id: 'evt_late' })).deliveries
+  // As rendered ten minutes ago, then left in the queue (a backlog, the workers down for a deploy).
+  const tenMinutesAgo = new Date(Date.now() - 10 * 60_000)
+  await queues.enqueue({ ...rendered, headers: { ...rendered.headers, ...signWebhook(secret, { id: 'evt_late', body: rendered.body, timestamp: tenMinutesAgo }) } })
+  await acceptedBy([receiver], 10_000)
+  t.same(receiver.attempts.map(({ verified, status }) => `${String(verified)} ${status}`), ['true 204'], 'its first attempt verifies: signed when sent')
+  t.ok(Number(receiver.attempts[0].timestamp) > tenMinutesAgo.getTime() / 1000 + 60, 'with the time of the attempt')
+})
+
+test('regression: retries back off exponentially up to maxBackoff, not without a cap', { skip }, async (t) => {
+  const connection = await startRedis(t)
+  const audience = await startAudience()
+  t.teardown(() => audience.close())
+  // Uncapped, the second receiver's first retry would wait a minute, its second two.
+  const queues = startWebhookDelivery({ connection, subscribers: async () => audience.subscribers, backoff: 60_000, maxBackoff: 50 })
+  t.teardown(() => queues.close())
+  await queues.publish(paidEvent('evt_capped'))
+  await acceptedBy(audience.receivers, 10_000)
   t.same(audience.receivers[1].attempts.map(({ status }) => status), [503, 503, 204])
 })
