@@ -4,6 +4,7 @@
  * object is never changed.
  * @module
  */
+import { apiNameFrom } from './core/application-root'
 import type { FastifyRequest } from 'fastify'
 import { DOCS_OPTION_KEYS, type DocsOptions } from './docs/options'
 import { processWarning } from './core/warnings'
@@ -97,8 +98,8 @@ export interface ResolvedOptions extends ServeOptions {
   readonly apiVersionDescription: string | undefined
   /** The current time in milliseconds (the `now` option). */
   readonly now: () => number
-  /** The `apiName` option. */
-  readonly apiName: string | undefined
+  /** The API's name: the `apiName` option, else made from the prefix the plugin is registered under. */
+  readonly apiName: string
   /** The `partialApp` option. */
   readonly partialApp: boolean
 }
@@ -216,7 +217,7 @@ function checkFormat (versions: VersionBundle, format: ApiVersionFormat): void {
  * Checks the options and fills in defaults (the documents' own options, {@link DOCS_OPTION_KEYS}, are checked by
  * ./docs/options.ts). `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
  */
-export function resolveOptions (options: FastifyVersionerOptions, documentUrl: string | null): ResolvedOptions {
+export function resolveOptions (options: FastifyVersionerOptions, documentUrl: string | null, prefix: string): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('fastifyVersioner needs an options object with { versions }.')
   const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !DOCS_OPTION_KEYS.has(key) && key !== 'prefix')
   if (unknown.length > 0) {
@@ -278,7 +279,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     apiVersionTitle: optionalString('apiVersionTitle', options.apiVersionTitle),
     apiVersionDescription: optionalString('apiVersionDescription', options.apiVersionDescription),
     now,
-    apiName: apiNameOption(options.apiName),
+    apiName: apiNameFrom(apiNameOption(options.apiName), prefix),
     partialApp: booleanOption('partialApp', options.partialApp),
     releases,
     lifecycleHeaders: scheduledLifecycleHeaders(versions, documentUrl, releases),

@@ -176,11 +176,11 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   // `fastify-versioner retire` builds the application again without its oldest versions (./describe/retirement.ts).
   const cut = retirementOf()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
-  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl)
+  const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl, fastify.prefix)
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const engine = new MigrationEngine(resolved.versions, state.generation, state.planner, appAjvSetup(fastify))
-  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName }))
+  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName, api: resolved.apiName }))
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined

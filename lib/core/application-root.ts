@@ -44,3 +44,17 @@ export function recordVersionedApi (context: FastifyInstance): void {
   if (root[kVersionedApis] === undefined) Object.defineProperty(root, kVersionedApis, { value: [] })
   root[kVersionedApis].push(context)
 }
+
+/**
+ * The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned
+ * into `-` (`root` without one). The tools' `--api` and the usage events name an API so.
+ * @example
+ * ```ts
+ * apiNameFrom(undefined, '/partner/v') // 'partner-v'
+ * ```
+ */
+export function apiNameFrom (apiName: string | undefined, contextPrefix: string): string {
+  if (apiName !== undefined) return apiName
+  const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
+  return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
+}

@@ -29,6 +29,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined
   /** The capture of exchanges (./exchange-capture.ts), when the option is on. */
   readonly captureExchanges: ResolvedCaptureExchanges | undefined
+  /** The API's name, as the tools name it (its `apiName`, else from its prefix): the usage events carry it. */
+  readonly apiName: string
 }
 
 /** The `upgradePreview` option once checked (see ./upgrade-preview.ts). */

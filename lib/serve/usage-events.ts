@@ -75,6 +75,11 @@ export interface ServedEvent {
    * `undefined` for every other request (a request answered 410 after the sunset publishes no event).
    */
   readonly brownout: Brownout | undefined
+  /**
+   * The API serving the request, as the tools name it (its `apiName`, else from its prefix: `root` without one): tells
+   * apart several versioned APIs of one application that have the same versions.
+   */
+  readonly api: string
 }
 
 /** What the request hook knows of a request when it publishes. */
@@ -118,7 +123,8 @@ export function publishServed (request: FastifyRequest, facts: ServedFacts, head
     deprecatedFields: requestState(request)?.fieldDeprecations?.fields ?? NO_FIELDS,
     changes,
     client: options.clientId === undefined ? undefined : clientOf(request, options.clientId),
-    brownout: facts.brownout
+    brownout: facts.brownout,
+    api: options.apiName
   }
   servedChannel.publish(event)
 }

@@ -54,11 +54,17 @@ export interface WebhookRenderedEvent {
   readonly sunset: Date | undefined
   /** `webhook-id` of the rendered message. */
   readonly id: string
+  /**
+   * The API that rendered it, as the tools name it (its `apiName`, else from its prefix: `root` without one), so that
+   * several APIs with the same versions can be told apart; `undefined` from the standalone `renderWebhook`.
+   */
+  readonly api: string | undefined
 }
 
 /** Publishes the event of one version (call only when `webhookRenderedChannel.hasSubscribers`). */
 export function publishWebhookRendered (
-  bundle: VersionBundle, webhook: DeclaredWebhook, rendered: { readonly id: string, readonly version: string, readonly subscribers: readonly RenderedSubscriber[] }
+  bundle: VersionBundle, webhook: DeclaredWebhook,
+  rendered: { readonly id: string, readonly version: string, readonly subscribers: readonly RenderedSubscriber[], readonly api: string | undefined }
 ): void {
   const described = bundle.get(rendered.version)
   const event: WebhookRenderedEvent = {
@@ -67,7 +73,8 @@ export function publishWebhookRendered (
     subscribers: rendered.subscribers,
     deprecated: described?.deprecatedAt !== undefined,
     sunset: described?.sunsetAt,
-    id: rendered.id
+    id: rendered.id,
+    api: rendered.api
   }
   webhookRenderedChannel.publish(event)
 }

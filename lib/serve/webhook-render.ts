@@ -27,6 +27,8 @@ interface RenderContext {
   /** The current time in milliseconds: the timestamp when none is given. */
   readonly now: () => number
   readonly versionHeader: string
+  /** The API's name, for the `webhook-rendered` events (none for the standalone `renderWebhook`). */
+  readonly api?: string
 }
 
 /** A token of RFC 9110: what a header name is made of. */
@@ -165,7 +167,7 @@ async function render<S extends WebhookSubscriber> (
   if (webhookRenderedChannel.hasSubscribers) {
     for (const [version, group] of renderedIn) {
       const rendered: RenderedSubscriber[] = group.map(({ subscriber, pin }) => ({ id: subscriber.id, requested: pin.requested, fellForward: pin.fellForward }))
-      publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered })
+      publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered, api: context.api })
     }
   }
   return {

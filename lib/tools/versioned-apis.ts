@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { kToolFacts, kVersionedApis, kVersionerState, type ToolFacts } from '../core/symbols'
-import { rootOf } from '../core/application-root'
+import { apiNameFrom, rootOf } from '../core/application-root'
 import type { VersionerState } from '../routes/versioner-state'
 
 /** One versioned API of an application. */
@@ -34,13 +34,6 @@ export function versionerStateOf (context: FastifyInstance): VersionerState {
   if (state !== undefined) return state
   throw new VersionerToolError('app.versioner holds no state these tools can read: the application does not register fastify-versioner, or a ' +
     'version of it without the tools, or another copy of the package than the tools\' (run the tools of the copy the application imports).')
-}
-
-/** The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned into `-` (`root` without one). */
-export function apiNameFrom (apiName: string | undefined, contextPrefix: string): string {
-  if (apiName !== undefined) return apiName
-  const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
-  return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
 }
 
 /**

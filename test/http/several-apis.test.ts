@@ -4,6 +4,7 @@
  * is a coded error.
  */
 import { test } from 'tap'
+import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
@@ -194,4 +195,37 @@ test('a change class shared by two APIs (in different versions): isApplied follo
   t.same(answers, [
     { version: '2002-01-01', taxed: true }, { version: '2001-01-01', taxed: false }, { version: 'v2', taxed: true }, { version: 'v1', taxed: false }
   ])
+})
+
+test('regression: the usage events name their API (served and webhook-rendered), so two APIs with the same versions can be told apart', async (t) => {
+  const served: Array<{ api: string, version: string }> = []
+  const rendered: Array<{ api: string | undefined, version: string }> = []
+  const onServed = (message: unknown): void => { served.push(message as { api: string, version: string }) }
+  const onRendered = (message: unknown): void => { rendered.push(message as { api: string | undefined, version: string }) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', onServed)
+  diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', onRendered)
+  t.teardown(() => {
+    diagnosticsChannel.unsubscribe('fastify-versioner:served', onServed)
+    diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', onRendered)
+  })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const contexts: FastifyInstance[] = []
+  for (const [prefix, apiName] of [['/a', undefined], ['/b/v', undefined], ['/c', 'partners']] as const) {
+    await app.register(async (api) => {
+      await api.register(fastifyVersioner, { versions: bundleOf(DATES), ...(apiName === undefined ? {} : { apiName }) })
+      api.versioner.webhooks.add({ name: 'thing.done', body: Item })
+      await api.register(versioned(async (routes) => { routes.get('/things', async () => ({ id: '1', title: 't' })) }))
+      contexts.push(api)
+    }, { prefix })
+  }
+  await app.ready()
+  for (const url of ['/a/things', '/b/v/things', '/c/things']) {
+    t.equal((await app.inject({ url, headers: { 'x-api-version': DATES[1] } })).statusCode, 200, url)
+  }
+  t.same(served.map((event) => [event.api, event.version]), [['a', DATES[1]], ['b-v', DATES[1]], ['partners', DATES[1]]],
+    'the option, else the prefix: the names the tools\' --api takes')
+  const secret = 'whsec_' + Buffer.from('x'.repeat(32)).toString('base64')
+  for (const context of contexts) await context.versioner.webhooks.render('thing.done', { id: '1', title: 't' }, { subscribers: [{ id: 's1', version: DATES[1], secret }] })
+  t.same(rendered.map((event) => [event.api, event.version]), [['a', DATES[1]], ['b-v', DATES[1]], ['partners', DATES[1]]])
 })

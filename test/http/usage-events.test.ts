@@ -47,7 +47,7 @@ test('fastify-versioner:served: one event per versioned request, with each field
   t.equal(newest.statusCode, 200)
   t.equal(events.length, 1, 'one event')
   t.strictSame(fieldsOf(events[0]), {
-    version: '2002-01-01', requested: '2002-01-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: false, sunset: undefined, changes: [], client: undefined, brownout: undefined
+    version: '2002-01-01', requested: '2002-01-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: false, sunset: undefined, changes: [], client: undefined, brownout: undefined, api: 'root'
   }, 'the newest version, with nothing to do on the route')
   t.equal((events[0].request.params as { id: string }).id, '7', 'the request itself')
 
@@ -56,7 +56,7 @@ test('fastify-versioner:served: one event per versioned request, with each field
   t.equal(old.statusCode, 200)
   t.equal(events.length, 1)
   t.strictSame(fieldsOf(events[0]), {
-    version: '2000-01-01', requested: '2000-01-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: true, sunset: SUNSET, changes: [], client: undefined, brownout: undefined
+    version: '2000-01-01', requested: '2000-01-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: true, sunset: SUNSET, changes: [], client: undefined, brownout: undefined, api: 'root'
   }, 'a deprecated version served with hooks: deprecated and sunset')
 
   events.length = 0
@@ -66,7 +66,7 @@ test('fastify-versioner:served: one event per versioned request, with each field
   events.length = 0
   const invalid = await app.inject({ method: 'POST', url: '/api/items', headers: { 'x-api-version': '2002-01-01' }, payload: {} })
   t.equal(invalid.statusCode, 400)
-  t.strictSame(events.map(fieldsOf), [{ version: '2002-01-01', requested: '2002-01-01', route: { method: 'POST', url: '/api/items' }, deprecated: false, sunset: undefined, changes: [], client: undefined, brownout: undefined }],
+  t.strictSame(events.map(fieldsOf), [{ version: '2002-01-01', requested: '2002-01-01', route: { method: 'POST', url: '/api/items' }, deprecated: false, sunset: undefined, changes: [], client: undefined, brownout: undefined, api: 'root' }],
     'a request failing validation was still served in its version: one event')
 })
 
@@ -82,7 +82,7 @@ test('path versions: requested is the path segment', async (t) => {
   const response = await app.inject({ url: '/api/2000-03-01/items/1' })
   t.equal(response.statusCode, 200)
   t.strictSame(events.map(fieldsOf), [{
-    version: '2000-01-01', requested: '2000-03-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: true, sunset: SUNSET, changes: [], client: undefined, brownout: undefined
+    version: '2000-01-01', requested: '2000-03-01', route: { method: 'GET', url: '/api/items/:id' }, deprecated: true, sunset: SUNSET, changes: [], client: undefined, brownout: undefined, api: 'root'
   }])
 })
 
