@@ -168,7 +168,9 @@ function range (query: { from?: string, to?: string, format?: string }, options:
   const from = pick('from')
   const to = pick('to')
   if (values.indexOf(from) <= values.indexOf(to)) {
-    throw new InvalidUpgradeRangeError(`'from' (${from}) must be older than 'to' (${to}). ${accepted}`)
+    // A value served as another version (a plain date, one before a release to come) says which.
+    const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
+    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${accepted}`)
   }
   return { from, to }
 }

@@ -129,6 +129,8 @@ test('a bad range is a 400 saying what is accepted', async (t) => {
     ['from=2000-01-01&to=tomorrow', '\'to\' "tomorrow" is not a version'],
     ['from=2002-01-01&to=2000-01-01', "'from' (2002-01-01) must be older than 'to' (2000-01-01)"],
     ['from=2001-01-01&to=2001-01-01', "'from' (2001-01-01) must be older than 'to' (2001-01-01)"],
+    // A plain date between versions is served as the older one: the message says which (it read as 'from' (2001-01-01) … 'to' (2001-01-01)).
+    ['from=2001-01-01&to=2001-06-01', '\'from\' (2001-01-01) must be older than \'to\' ("2001-06-01", served as 2001-01-01)'],
     ['from=2000-01-01&to=2002-01-01&format=yaml', "Unknown format 'yaml'"]
   ]) {
     const response = await app.inject(`/docs/upgrade?${query}`)
