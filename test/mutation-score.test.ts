@@ -10,19 +10,22 @@ import { allowed, corpus } from './fixtures/mutations'
 import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
-// verify learned boundary values, list items, echoed round trips, headers and full replaces (issue 31): 91.8 % (45 of
-// 49; 48 % when the corpus was written); 93.9 % (46) once verify compared fields retyped alike. Raise it as the tools learn; the goal is 95 %. Never lower it to let a
-// mistake through: fix the tool, or say in the docs what it misses.
-const THRESHOLD = 93.9
+// verify learned boundary values, list items, echoed round trips, headers, full replaces and fields retyped alike
+// (issue 31): 93.9 % (46 of 49; 48 % when the corpus was written). The corpus then grew by 14 mistakes on webhooks,
+// QUERY routes, headers and the version parameter, written before the tools ran on them (decision 0099): 93.7 %
+// (59 of 63; the 49 still 46, the 14 new 13), asserted rounded down. Raise it as the tools learn; the goal is 95 %.
+// Never lower it to let a mistake through: fix the tool, or say in the docs what it misses.
+const THRESHOLD = 93.6
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app), as a team
-// replays its own in CI: 98 % (48 of 49) on 2026-11-28. The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 98
+// replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
+// webhook. The same rule: raised as the tools learn, never lowered.
+const WITH_TRAFFIC = 96.8
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
 const base = mutantsFolder('mutants')
 
-// About 50 apps started, checked and verified: 20 to 40 seconds on a loaded machine.
+// About 65 apps started, checked and verified: 30 to 60 seconds on a loaded machine.
 t.setTimeout(300_000)
 
 test('the corpus: at least 40 mistakes, each with its own id, over every kind and surface the proof must cover', async (t) => {
