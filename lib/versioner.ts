@@ -180,7 +180,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const engine = new MigrationEngine(resolved.versions, state.generation, state.planner, appAjvSetup(fastify))
-  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName, api: resolved.apiName }))
+  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName, api: resolved.apiName, log: fastify.log }))
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined

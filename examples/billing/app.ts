@@ -129,6 +129,7 @@ export async function buildBillingApp (options: BuildBillingAppOptions = {}): Pr
       invoices.set(invoice.id, invoice)
       // Each subscriber gets the event in the version it is pinned to, signed with its secret.
       const event = { id: `evt_${randomUUID()}`, type: 'invoice.paid' as const, created: Math.floor(now() / 1000), data: { object: invoice } }
+      // A version whose converter fails is logged, its subscribers in `failed` (render them again once it is fixed).
       const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: options.subscribers ?? [], id: event.id })
       for (const delivery of deliveries) await deliver(delivery)
       return invoice

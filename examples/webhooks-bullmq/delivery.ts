@@ -108,6 +108,11 @@ export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues 
     const { event } = job.data
     const rendered = await renderWebhook(versions, invoicePaidWebhook, event, { subscribers: await options.subscribers(), id: event.id })
     await deliveries.addBulk(rendered.deliveries.map((delivery) => deliveryJob(delivery, { attempts, backoff })))
+    // A version whose converter failed: fail the job, so that BullMQ renders the event again (those queued already are
+    // not queued twice: their job ids are the event's and the subscriber's).
+    if (rendered.failed.length > 0) {
+      throw new Error(`Rendering failed for ${rendered.failed.map(({ subscriber, version }) => `${subscriber.id} (${version})`).join(', ')}: ${rendered.failed[0].error.message}`)
+    }
   }, { connection })
   const sender = new Worker<DeliveryJob>('webhook-deliveries', async (job) => { await send(job, { subscribers: options.subscribers, log }) }, {
     connection,
@@ -119,7 +124,7 @@ export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues 
       const { name, data, opts } = deliveryJob(delivery, { attempts, backoff })
       await deliveries.add(name, data, opts)
     },
-    publish: async (event) => { await events.add(event.type, { event }, { jobId: jobIdOf(event.type, event.id) }) },
+    publish: async (event) => { await events.add(event.type, { event }, { jobId: jobIdOf(event.type, event.id), attempts, backoff: { type: 'exponential', delay: backoff } }) },
     close: async () => {
       await Promise.all([renderer.close(), sender.close()])
       await Promise.all([events.close(), deliveries.close()])

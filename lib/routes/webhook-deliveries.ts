@@ -83,6 +83,29 @@ export interface SkippedSubscriber<S extends WebhookSubscriber = WebhookSubscrib
 }
 
 /**
+ * A subscriber not sent the webhook because its version could not be rendered: a converter on the way to that version
+ * threw or rejected, or made a body the version's schema refuses (the application's renderer logs it at error level).
+ * The other versions' subscribers still get theirs. Render again for these subscribers, with the same `id`, once the
+ * converter is fixed.
+ * @example
+ * ```ts
+ * const { deliveries, failed } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers, id: event.id })
+ * if (failed.length > 0) await retryLater({ event, subscribers: failed.map(({ subscriber }) => subscriber) })
+ * ```
+ */
+export interface FailedSubscriber<S extends WebhookSubscriber = WebhookSubscriber> {
+  readonly subscriber: S
+  /** The version it was to receive. */
+  readonly version: string
+  /** The subscriber's pin as given (a `Date` as its ISO date). */
+  readonly requested: string
+  /** True when the pin fell forward to `version`. */
+  readonly fellForward: boolean
+  /** What the migration threw: the converter's own `Error`, or `FST_VERSIONER_CONVERTER_FAILED` / `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. */
+  readonly error: Error
+}
+
+/**
  * A webhook rendered for its subscribers.
  * @example
  * ```ts
@@ -94,8 +117,10 @@ export interface RenderedWebhook<S extends WebhookSubscriber = WebhookSubscriber
   readonly id: string
   /** `webhook-timestamp`, in seconds since the epoch. */
   readonly timestamp: number
-  /** One per subscriber whose version has the webhook, in the order given. */
+  /** One per subscriber whose version has the webhook and was rendered, in the order given. */
   readonly deliveries: ReadonlyArray<WebhookDelivery<S>>
-  /** The others, in the order given. */
+  /** Those whose version lacks the webhook, in the order given. */
   readonly skipped: ReadonlyArray<SkippedSubscriber<S>>
+  /** Those whose version could not be rendered (a converter failed), in the order given. */
+  readonly failed: ReadonlyArray<FailedSubscriber<S>>
 }

@@ -6,13 +6,14 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { randomUUID } from 'node:crypto'
-import { InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
+import type { FastifyBaseLogger } from 'fastify'
+import { ConverterFailedError, InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 import { EndpointInstructionLog } from '../routes/timeline'
-import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
+import type { FailedSubscriber, RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
 import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
 import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './version-headers'
@@ -29,6 +30,8 @@ interface RenderContext {
   readonly versionHeader: string
   /** The API's name, for the `webhook-rendered` events (none for the standalone `renderWebhook`). */
   readonly api?: string
+  /** Where a version that could not be rendered is logged (the application's logger; none for `renderWebhook`). */
+  readonly log?: Pick<FastifyBaseLogger, 'error'>
 }
 
 /** A token of RFC 9110: what a header name is made of. */
@@ -147,6 +150,7 @@ async function render<S extends WebhookSubscriber> (
   const byVersion = resolveSubscribers(engine.bundle, options.subscribers, instant)
   const deliveries: Array<WebhookDelivery<S> | undefined> = []
   const skipped: Array<SkippedSubscriber<S> | undefined> = []
+  const failed: Array<FailedSubscriber<S> | undefined> = []
   const renderedIn: Array<[string, Array<Resolved<S>>]> = []
   for (const [version, group] of byVersion) {
     if (webhook.timeline[engine.generation.levelOf(version)]?.exists !== true) {
@@ -154,7 +158,17 @@ async function render<S extends WebhookSubscriber> (
       for (const { subscriber, index } of group) skipped[index] = { subscriber, version, reason }
       continue
     }
-    const body = JSON.stringify(await migrateWith(engine, webhook.body, { latestBody: latestBody as ReadonlyDeep<unknown>, version }))
+    let body: string
+    try {
+      body = JSON.stringify(await migrateWith(engine, webhook.body, { latestBody: latestBody as ReadonlyDeep<unknown>, version }))
+    } catch (thrown) {
+      // One version's converter failing fails that version's subscribers only (decision 0103).
+      const error = thrown instanceof Error ? thrown : new ConverterFailedError(`${version} (rendering webhook '${webhook.name}' threw ${String(thrown)})`)
+      for (const { subscriber, index, pin } of group) failed[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, error }
+      context.log?.error({ err: error, webhook: webhook.name, apiVersion: version, subscribers: group.map(({ subscriber }) => subscriber.id) },
+        `Webhook '${webhook.name}' could not be rendered in version ${version}: its ${group.length} subscriber(s) are in the render's failed list.`)
+      continue
+    }
     const content = `${id}.${timestamp}.${body}`
     const shared = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), [header]: version }
     for (const { subscriber, index, pin, keys } of group) {
@@ -163,7 +177,7 @@ async function render<S extends WebhookSubscriber> (
     }
     renderedIn.push([version, group])
   }
-  // Published once every version is rendered: a render that rejects rendered nothing for anyone.
+  // Published once every version is rendered, for the versions rendered: a render that rejects rendered nothing for anyone.
   if (webhookRenderedChannel.hasSubscribers) {
     for (const [version, group] of renderedIn) {
       const rendered: RenderedSubscriber[] = group.map(({ subscriber, pin }) => ({ id: subscriber.id, requested: pin.requested, fellForward: pin.fellForward }))
@@ -174,7 +188,8 @@ async function render<S extends WebhookSubscriber> (
     id,
     timestamp,
     deliveries: deliveries.filter((delivery) => delivery !== undefined),
-    skipped: skipped.filter((skip) => skip !== undefined)
+    skipped: skipped.filter((skip) => skip !== undefined),
+    failed: failed.filter((failure) => failure !== undefined)
   }
 }
 

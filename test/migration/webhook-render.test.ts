@@ -7,6 +7,7 @@ import {
   VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
+import { captureLogs } from '../helpers/request-pipeline'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
@@ -152,19 +153,67 @@ class BalancesInDollars extends VersionChange {
   }
 }
 
-test('a render that rejects (a converter threw in one version) publishes no webhook-rendered event for the versions before it', async (t) => {
+test('a converter failing in one version fails that version\'s subscribers only: the others get theirs, failed lists them (decision 0103)', async (t) => {
   const events: WebhookRenderedEvent[] = []
   const listen = (message: unknown): void => { events.push(message as WebhookRenderedEvent) }
   diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', listen)
   t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', listen))
   const versions = new VersionBundle(new Version('2001-01-01', BalancesInDollars), new Version('2000-01-01'))
   const definition = { name: 'balance.changed', body: Balance }
+  const subscribers = [
+    { id: 'ep_old', version: '1999-01-01', secret: newSecret() }, { id: 'ep_new', version: '2001-01-01', secret: newSecret() },
+    { id: 'ep_old2', version: '2000-01-01', secret: newSecret() }
+  ]
+  const rendered = await renderWebhook(versions, definition, { cents: -5 }, { subscribers, id: 'evt_1' })
+  t.same(rendered.deliveries.map(({ subscriber, body }) => [subscriber.id, body]), [['ep_new', '{"cents":-5}']], '2001-01-01 is rendered')
+  t.same(rendered.failed.map(({ subscriber, version, requested, fellForward }) => [subscriber.id, version, requested, fellForward]),
+    [['ep_old', '2000-01-01', '1999-01-01', true], ['ep_old2', '2000-01-01', '2000-01-01', false]], 'both 2000-01-01 subscribers failed, in the order given')
+  t.match(rendered.failed[0].error.message, /a negative balance has no dollars form/, 'with what the converter threw')
+  t.equal(rendered.failed[0].error, rendered.failed[1].error, 'rendered once for the version')
+  t.same(rendered.skipped, [])
+  t.same(events.map(({ version, subscribers }) => [version, subscribers.map(({ id }) => id)]), [['2001-01-01', ['ep_new']]],
+    'usage counts the version rendered only')
+  const again = await renderWebhook(versions, definition, { cents: 5 }, { subscribers: rendered.failed.map(({ subscriber }) => subscriber), id: rendered.id })
+  t.same(again.deliveries.map(({ subscriber, body }) => [subscriber.id, body]), [['ep_old', '{"dollars":0.05}'], ['ep_old2', '{"dollars":0.05}']],
+    'rendered again for the failed subscribers, once the value converts')
+  t.same(again.failed, [])
+})
+
+class BalancesAsText extends VersionChange {
+  description = 'Balances were strings.'
+  instructionsToMigrateToPreviousVersion = [schema(Balance).field('cents').had({ type: Type.String() })]
+
+  @ConvertResponseToPreviousVersionFor(Balance)
+  async toText (response: ResponseInfo) {
+    await Promise.resolve()
+    if (response.body.cents === 0) throw 'zero' // eslint-disable-line no-throw-literal
+    // A wrong value for the version: a number where it has a string.
+    if (response.body.cents < 0) return
+    response.body.cents = String(response.body.cents)
+  }
+}
+
+test('in the application: a rejecting converter, a thrown non-Error or a body the version refuses is logged at error level, naming the webhook and version', async (t) => {
+  const logs = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream: logs.stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', BalancesAsText), new Version('2000-01-01')) })
+  app.versioner.webhooks.add({ name: 'balance.changed', body: Balance })
+  await app.ready()
   const subscribers = [{ id: 'ep_new', version: '2001-01-01', secret: newSecret() }, { id: 'ep_old', version: '2000-01-01', secret: newSecret() }]
-  const failed = await rejection(() => renderWebhook(versions, definition, { cents: -5 }, { subscribers }))
-  t.match(failed?.message, /a negative balance has no dollars form/, 'the render rejects with what the converter threw')
-  t.same(events, [], "nothing was rendered for anyone: no event, so that usage does not count 2001-01-01's subscriber")
-  await renderWebhook(versions, definition, { cents: 5 }, { subscribers })
-  t.same(events.map(({ version }) => version), ['2001-01-01', '2000-01-01'], 'a render that resolves publishes one event per version')
+  const fine = await app.versioner.webhooks.render('balance.changed', { cents: 5 }, { subscribers })
+  t.same(fine.deliveries.map(({ body }) => body), ['{"cents":5}', '{"cents":"5"}'])
+  t.same(fine.failed, [])
+  t.same(logs.entries, [], 'nothing logged when every version renders')
+  const wrong = await app.versioner.webhooks.render('balance.changed', { cents: -5 }, { subscribers })
+  t.same(wrong.deliveries.map(({ subscriber }) => subscriber.id), ['ep_new'])
+  t.equal((wrong.failed[0]?.error as Error & { code?: string }).code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'a body the version refuses')
+  const zero = await app.versioner.webhooks.render('balance.changed', { cents: 0 }, { subscribers })
+  t.equal((zero.failed[0]?.error as Error & { code?: string }).code, 'FST_VERSIONER_CONVERTER_FAILED', 'a thrown string')
+  t.match(zero.failed[0]?.error.message, /converter BalancesAsText\.toText threw zero/)
+  t.equal(logs.entries.length, 2, 'one entry per failed version and render')
+  t.match(logs.entries[1], { level: 50, webhook: 'balance.changed', apiVersion: '2000-01-01', subscribers: ['ep_old'], err: { code: 'FST_VERSIONER_CONVERTER_FAILED' } })
+  t.match(logs.entries[1].msg, /Webhook 'balance\.changed' could not be rendered in version 2000-01-01/)
 })
 
 test('regression: an app declaring a format of its own (Fastify({ ajv })) renders webhooks and migrates bodies with it, not "unknown format"', async (t) => {

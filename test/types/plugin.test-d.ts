@@ -113,8 +113,10 @@ expectError(app.versioner.migrateResponseBody(UserResource, { latestBody: { id: 
 // Webhooks: renderWebhook's body is the definition's HEAD type; a subscriber's own fields come back with its delivery.
 const userCreated: WebhookDefinition<typeof UserResource> = { name: 'user.created', body: UserResource }
 const subscriber = { id: 'ep_1', url: 'https://example.com/hooks', version: '2000-01-01', secret: 'whsec_…' }
-void renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscribers: [subscriber] }).then(({ deliveries, skipped }) => {
+void renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscribers: [subscriber] }).then(({ deliveries, skipped, failed }) => {
   expectType<string>(deliveries[0].subscriber.url)
+  expectType<string>(failed[0].subscriber.url)
+  expectType<Error>(failed[0].error)
   expectType<string>(deliveries[0].body)
   expectType<Readonly<Record<string, string>>>(deliveries[0].headers)
   expectType<string>(skipped[0].reason)
