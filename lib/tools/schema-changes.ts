@@ -113,7 +113,7 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
   const { operation, where, request, keyword, schemaPath } = site
   const key = keyword[0]
   const value = diff.action === 'remove' ? diff.before : diff.after
-  const union = (key === 'anyOf' || key === 'oneOf') && keyword.length === 2 && isConstSchema(value)
+  const union = (key === 'anyOf' || key === 'oneOf') && keyword.length === 2 && isLiteralSchema(value)
   // A member's `const` replaced: `anyOf/1/const` (the data pointer stops before the union's index).
   const unionConst = key === 'const' && keyword.length === 1 && typeof schemaPath[schemaPath.length - 2] === 'number' &&
     ['anyOf', 'oneOf'].includes(String(schemaPath[schemaPath.length - 3]))
@@ -126,7 +126,7 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
     report(comparison, operation, where, `enum ${shown(comparison.saved)} → ${shown(comparison.current)}`, added ? request : !request)
     return true
   }
-  const name = (member: unknown): string => shownValue(isConstSchema(member) ? member.const : member)
+  const name = (member: unknown): string => shownValue(isLiteralSchema(member) ? literalOf(member) : member)
   if (diff.action !== 'add') report(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
   if (diff.action !== 'remove') report(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)
   return true
@@ -199,6 +199,16 @@ function patternPropertiesChange (comparison: Comparison, diff: RawDiff, site: S
 
 function isConstSchema (value: unknown): value is { const: unknown } {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, 'const')
+}
+
+/** True when `value` is a union member of one literal: `{ const }`, or `{ enum: [one] }` (how documents write literals under `content`). */
+function isLiteralSchema (value: unknown): boolean {
+  return isConstSchema(value) || (typeof value === 'object' && value !== null && Array.isArray((value as { enum?: unknown }).enum) && (value as { enum: unknown[] }).enum.length === 1)
+}
+
+/** The member a union member of one literal stands for. */
+function literalOf (value: unknown): unknown {
+  return isConstSchema(value) ? value.const : (value as { enum: unknown[] }).enum[0]
 }
 
 /** Reports the fields a change of `required` made required or optional (renamed, added or removed ones aside). */

@@ -239,6 +239,26 @@ test('the document of every consumer part compares unchanged, and is not changed
   t.same(lines(compareDocuments('2000-01-01', saved, current), true), ["2000-01-01 webhook invoice.paid: payload /note: type 'string' → 'integer'"], 'frozen documents compared')
 })
 
+test('regression: a union of one-member enums (how documents write literals under content) names its members, as a union of consts does', async (t) => {
+  const literals = (document: Json, members: string[]): void => {
+    document.components.schemas.UserCreateRequest.properties.role = { anyOf: members.map((member) => ({ type: 'string', enum: [member] })) }
+  }
+  const compare = (before: string[], after: string[]): DocumentChange[] => {
+    const saved = baseDocument()
+    literals(saved, before)
+    const current = baseDocument()
+    literals(current, after)
+    return compareDocuments('2000-01-01', saved, current)
+  }
+  const added = compare(['admin', 'member'], ['admin', 'member', 'owner'])
+  t.same(lines(added, false), ["2000-01-01 POST /users: request body /role: enum member 'owner' added"], 'added to a request: a note')
+  t.same(lines(added, true), [])
+  t.same(lines(compare(['admin', 'member'], ['admin']), true), ["2000-01-01 POST /users: request body /role: enum member 'member' removed"], 'removed from a request: a break')
+  const replaced = compare(['admin', 'member'], ['admin', 'owner'])
+  t.same(lines(replaced, true), ["2000-01-01 POST /users: request body /role: enum member 'member' removed"], 'replaced: one removed')
+  t.same(lines(replaced, false), ["2000-01-01 POST /users: request body /role: enum member 'owner' added"], 'and one added')
+})
+
 test('webhook payloads are compared as responses, per webhook (check used to ignore webhooks)', async (t) => {
   const invoice = (d: Json): Json => d.components.schemas.Invoice
   const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
