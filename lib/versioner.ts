@@ -230,7 +230,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
-      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
+      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
       if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers)
