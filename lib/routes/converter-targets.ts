@@ -120,7 +120,7 @@ export class ConverterTargets {
    * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
    * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere), in depth-first
    * order (a node, the schema its `$ref` names, then its subschemas in order); also the component names a document
-   * holds (./component-name-check.ts).
+   * holds (./usage-checks.ts).
    */
   reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)
