@@ -223,7 +223,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   }
   const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
   const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'month', 'string'], 'date')
-  if (options.apiVersionHeaderName !== undefined) processWarning.emit('FSTVRSDEP001')
+  if (options.apiVersionHeaderName !== undefined) processWarning.FSTVRSDEP001()
   const name = optionalString('apiVersionParameterName', options.apiVersionParameterName) ??
     optionalString('apiVersionHeaderName', options.apiVersionHeaderName) ?? 'x-api-version'
   if (name === '' || (location === 'header' && !HEADER_NAME.test(name))) {
