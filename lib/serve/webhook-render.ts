@@ -12,10 +12,8 @@ import { describeValue, isSchemaObject } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 import { EndpointInstructionLog } from '../routes/timeline'
-import {
-  declaredWebhook, webhookTimeline, type DeclaredWebhook, type RenderedWebhook, type RenderWebhookOptions, type SkippedSubscriber, type WebhookDefinition,
-  type WebhookDelivery, type WebhookRenderer, type WebhookSubscriber
-} from '../routes/webhooks'
+import type { RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
+import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
 import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './version-headers'
 import { releasedNow, startReleaseClock } from './release-clock'
