@@ -6,7 +6,7 @@
  */
 import { apiNameFrom } from './core/application-root'
 import type { FastifyRequest } from 'fastify'
-import { DOCS_OPTION_KEYS, type DocsOptions } from './docs/options'
+import { DOCS_OPTION_KEYS, type DocsOptions, type DocsVersionOptions } from './docs/options'
 import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
@@ -93,13 +93,7 @@ export interface FastifyVersionerOptions extends DocsOptions {
 }
 
 /** Options after defaults and checks: what the serve stage uses, and the documents' version parameter. */
-export interface ResolvedOptions extends ServeOptions {
-  readonly apiVersionTitle: string | undefined
-  readonly apiVersionDescription: string | undefined
-  /** The current time in milliseconds (the `now` option). */
-  readonly now: () => number
-  /** The API's name: the `apiName` option, else made from the prefix the plugin is registered under. */
-  readonly apiName: string
+export interface ResolvedOptions extends ServeOptions, DocsVersionOptions {
   /** The `partialApp` option. */
   readonly partialApp: boolean
 }
@@ -229,7 +223,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   }
   const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
   const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'month', 'string'], 'date')
-  if (options.apiVersionHeaderName !== undefined) processWarning.emit('FSTVRSDEP001')
+  if (options.apiVersionHeaderName !== undefined) processWarning.FSTVRSDEP001()
   const name = optionalString('apiVersionParameterName', options.apiVersionParameterName) ??
     optionalString('apiVersionHeaderName', options.apiVersionHeaderName) ?? 'x-api-version'
   if (name === '' || (location === 'header' && !HEADER_NAME.test(name))) {

@@ -18,8 +18,7 @@ import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registrat
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
-import { checkMethods, checkUsage } from './routes/usage-checks'
-import { checkComponentNames } from './routes/component-name-check'
+import { checkComponentNames, checkMethods, checkUsage } from './routes/usage-checks'
 import { Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
 import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
@@ -230,7 +229,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
-      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
+      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
       if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers)

@@ -62,12 +62,18 @@ export function subschemasOf (schema: TSchema): TSchema[] {
   return found
 }
 
-/** Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas). */
-export function everySubschema (roots: Iterable<TSchema>): Set<TSchema> {
+/**
+ * Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas);
+ * with `resolveRef`, also through `$ref`s (a node, the schema its `$ref` names, then its subschemas).
+ */
+export function everySubschema (roots: Iterable<TSchema>, resolveRef?: (ref: string) => TSchema | undefined): Set<TSchema> {
   const seen = new Set<TSchema>()
   const visit = (schema: TSchema): void => {
     if (seen.has(schema)) return
     seen.add(schema)
+    const ref = (schema as SchemaObject).$ref
+    const target = resolveRef !== undefined && typeof ref === 'string' ? resolveRef(ref) : undefined
+    if (target !== undefined) visit(target)
     forEachSubschema(schema, visit)
   }
   for (const root of roots) visit(root)

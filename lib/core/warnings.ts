@@ -27,8 +27,5 @@ export const processWarning = {
     message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route declares in any version (request bodies, " +
       'query strings, responses): check its spelling, or the value it should hide is recorded. It is still redacted wherever a body holds it.',
     unlimited: true
-  }),
-  emit (code: 'FSTVRSDEP001' | 'FSTVRSDEP002'): void {
-    processWarning[code]()
-  }
+  })
 }

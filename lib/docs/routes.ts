@@ -63,7 +63,7 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
       response: { 200: ChangelogResource }
     }
   }, async (request, reply) => {
-    processWarning.emit('FSTVRSDEP002')
+    processWarning.FSTVRSDEP002()
     privateForPreviewChannel(request, reply)
     const released = releasedNow(options).values
     const { versions } = changelog()

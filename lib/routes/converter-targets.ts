@@ -9,7 +9,7 @@ import { namesPath, type RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers, type Seed } from '../schemas/seeds'
 import { nameOf, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema } from '../core/subschemas'
+import { everySubschema } from '../core/subschemas'
 import type { ConverterTarget } from '../describe/converter-decorators'
 import type { GenerationStep } from '../describe/versions'
 
@@ -120,25 +120,12 @@ export class ConverterTargets {
    * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
    * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere), in depth-first
    * order (a node, the schema its `$ref` names, then its subschemas in order); also the component names a document
-   * holds (./component-name-check.ts).
+   * holds (./usage-checks.ts).
    */
   reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)
     if (known !== undefined) return known
-    const seen = new Set<TSchema>()
-    const pending: TSchema[] = [root]
-    while (pending.length > 0) {
-      const node = pending.pop() as TSchema
-      if (seen.has(node)) continue
-      seen.add(node)
-      const ref = (node as { $ref?: unknown }).$ref
-      const target = typeof ref === 'string' ? this.generation.resolveAnyId(ref) : undefined
-      const next: TSchema[] = target === undefined ? [] : [target]
-      forEachSubschema(node, (sub) => { next.push(sub) })
-      // Pushed last first, so that they are walked in order.
-      for (let index = next.length - 1; index >= 0; index--) pending.push(next[index])
-    }
-    const list = [...seen]
+    const list = [...everySubschema([root], (ref) => this.generation.resolveAnyId(ref))]
     this.reachable.set(root, list)
     return list
   }

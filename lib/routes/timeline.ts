@@ -53,8 +53,8 @@ interface InstructionRecord {
 export class EndpointInstructionLog {
   private readonly records = new Map<EndpointInstruction, InstructionRecord>()
 
-  /** Registers every endpoint instruction of the steps, so that one matching nothing is found. */
-  constructor (steps: readonly GenerationStep[]) {
+  /** Registers every endpoint instruction of `steps` (the steps timelines walk), so that one matching nothing is found. */
+  constructor (readonly steps: readonly GenerationStep[]) {
     for (const step of steps) {
       for (const change of step.changes) {
         for (const instruction of change.instructions) {
@@ -70,9 +70,8 @@ export class EndpointInstructionLog {
 
   /** Notes that `instruction` matched a route with `methods` that existed (or was deleted) at that point. */
   match (instruction: EndpointInstruction, methods: readonly HttpMethod[], existing: boolean, path: string): void {
-    const record = this.records.get(instruction)
-    /* c8 ignore next */
-    if (record === undefined) return
+    // Timelines walk the log's own steps: every instruction they match is registered.
+    const record = this.records.get(instruction) as InstructionRecord
     for (const method of methods) (existing ? record.existing : record.deleted).add(method)
     if (existing) return
     const route = `${methods.join(',')} ${path}`
@@ -220,9 +219,10 @@ interface HeadRouteFacts {
 
 /**
  * The state of a HEAD route at every level (0 = HEAD, 1 = latest, n = n-th version from newest), after the
- * endpoint instructions of each step. Matches are noted in `log`.
+ * endpoint instructions of each step of `log`, where matches are noted.
  */
-export function routeTimeline (head: HeadRouteFacts, steps: readonly GenerationStep[], log: EndpointInstructionLog): RouteState[] {
+export function routeTimeline (head: HeadRouteFacts, log: EndpointInstructionLog): RouteState[] {
+  const steps = log.steps
   let state: RouteState = {
     exists: !head.onlyExistsInOlderVersions, path: head.path, methods: head.methods, attributes: head.attributes, prefix: head.prefix ?? ''
   }

@@ -12,7 +12,6 @@ import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { attributesOf } from './version-plan'
-import type { GenerationStep } from '../describe/versions'
 import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from './webhook-deliveries'
 
 /**
@@ -72,12 +71,12 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
  * A webhook in every version: whether it exists, its name and attributes, as endpoint instructions naming it make them.
  * @example
  * ```ts
- * webhook.timeline = webhookTimeline(webhook, state.steps, state.log)
+ * webhook.timeline = webhookTimeline(webhook, state.log)
  * ```
  */
-export function webhookTimeline (webhook: DeclaredWebhook, steps: readonly GenerationStep[], log: EndpointInstructionLog): RouteState[] {
+export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstructionLog): RouteState[] {
   const { name: path, method, attributes } = webhook
-  return routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, steps, log)
+  return routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
 }
 
 /**

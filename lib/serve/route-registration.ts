@@ -105,11 +105,11 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
     operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined,
     prefix: scope.prefix,
     mayExistNowhere: state.options.retiring
-  }, state.steps, state.log)
+  }, state.log)
   const display = `${methods.join(',')} ${route.url}`
   const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
   const fullReplace = readFullReplace(route.fullReplace, methods, display)
-  return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, registered: [] }
+  return { display, path: route.url, methods, schema, forms, timeline, fullReplace, registered: [] }
 }
 
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */

@@ -212,8 +212,7 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
   let webhook = webhooks.get(definition)
   if (webhook === undefined) {
     webhook = declaredWebhook(definition)
-    const steps = generationSteps(bundle)
-    webhook.timeline = webhookTimeline(webhook, steps, new EndpointInstructionLog(steps))
+    webhook.timeline = webhookTimeline(webhook, new EndpointInstructionLog(generationSteps(bundle)))
     webhooks.set(definition, webhook)
   }
   return webhook
