@@ -95,7 +95,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
-  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
+  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
     (level, version) => buildBehaviour(head, { level, version, link: linkOf(version) }, nativeResponse, state.planner))
   const idle: Array<{ version: string, link: string | undefined }> = []

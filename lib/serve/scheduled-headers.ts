@@ -7,7 +7,7 @@
 import type { VersionBundle } from '../describe/versions'
 import { lifecycleHeadersOf } from './version-headers'
 import type { ReleaseClock } from './release-clock'
-import type { VersionLifecycleHeaders } from './serve-options'
+import type { LifecycleHeadersOf, VersionLifecycleHeaders } from './serve-options'
 
 type HeadersMap = ReadonlyMap<string, VersionLifecycleHeaders>
 
@@ -16,57 +16,20 @@ function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
   return a.size === b.size && [...a].every(([version, headers]) => JSON.stringify(headers) === JSON.stringify(b.get(version)))
 }
 
-/** A map that reads, on each use, the map of the current stretch of the clock. */
-class HeadersNow implements HeadersMap {
-  constructor (private readonly clock: ReleaseClock, private readonly maps: readonly HeadersMap[]) {}
-
-  private get current (): HeadersMap {
-    return this.clock.currentOf(this.maps)
-  }
-
-  get size (): number {
-    return this.current.size
-  }
-
-  get (version: string): VersionLifecycleHeaders | undefined {
-    return this.current.get(version)
-  }
-
-  has (version: string): boolean {
-    return this.current.has(version)
-  }
-
-  forEach (each: (value: VersionLifecycleHeaders, key: string, map: HeadersMap) => void): void {
-    this.current.forEach((value, key) => { each(value, key, this) })
-  }
-
-  entries (): MapIterator<[string, VersionLifecycleHeaders]> {
-    return this.current.entries()
-  }
-
-  keys (): MapIterator<string> {
-    return this.current.keys()
-  }
-
-  values (): MapIterator<VersionLifecycleHeaders> {
-    return this.current.values()
-  }
-
-  [Symbol.iterator] (): MapIterator<[string, VersionLifecycleHeaders]> {
-    return this.current.entries()
-  }
-}
-
 /**
- * The lifecycle headers of every version ({@link lifecycleHeadersOf}) as they are now by `clock`.
+ * The lifecycle headers of a version ({@link lifecycleHeadersOf}) as they are now by `clock`; `undefined` when no
+ * version has any at any time.
  * @example
  * ```ts
- * const headers = scheduledLifecycleHeaders(versions, '/openapi.json', createReleaseClock(versions, Date.now))
- * headers.get('2000-01-01')?.link // its successor: the next newer version served now
+ * const headersOf = scheduledLifecycleHeaders(versions, '/openapi.json', startReleaseClock(versions, Date.now))
+ * headersOf?.('2000-01-01')?.link // its successor: the next newer version served now
  * ```
  */
-export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): HeadersMap {
-  if (clock === undefined) return lifecycleHeadersOf(bundle, documentUrl)
-  const maps = clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch.values))
-  return maps.every((map) => sameHeaders(map, maps[0])) ? maps[0] : new HeadersNow(clock, maps)
+export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
+  const maps = clock === undefined
+    ? [lifecycleHeadersOf(bundle, documentUrl)]
+    : clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch.values))
+  if (clock !== undefined && !maps.every((map) => sameHeaders(map, maps[0]))) return (version) => clock.currentOf(maps).get(version)
+  const headers = maps[0]
+  return headers.size === 0 ? undefined : (version) => headers.get(version)
 }

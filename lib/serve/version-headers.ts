@@ -38,7 +38,7 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   return function setVersionHeaders (reply, version) {
     reply.header(echo, version)
     vary(reply)
-    const headers = lifecycle.size > 0 ? lifecycle.get(version) : undefined
+    const headers = lifecycle?.(version)
     if (headers === undefined) return
     for (const [name, value] of headers.headers) reply.header(name, value)
     if (headers.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), headers.link))
