@@ -4,11 +4,7 @@
  * saying that this is a scheduled brownout and when it ends. The release clock (./release-clock.ts) knows the windows.
  * @module
  */
-import type { FastifyRequest } from 'fastify'
 import type { Brownout } from '../describe/release-dates'
-import type { VersionBehaviour } from '../routes/version-plan'
-import type { ServeOptions } from './serve-options'
-import { publishServed, type HeadRouteOf } from './usage-events'
 import type { Version } from '../describe/versions'
 import { toIsoDate } from '../core/iso-date'
 import { brownoutAt, type ReleaseSource } from './release-clock'
@@ -50,28 +46,4 @@ export function brownoutProblemAt (options: ReleaseSource, version: Version, tim
  */
 export function brownoutOf (problem: Record<string | symbol, unknown>): Brownout | undefined {
   return problem[kBrownout] as Brownout | undefined
-}
-
-/** A request answered 410, as the request hook knows it. */
-interface GoneRequest {
-  readonly version: string
-  /** The problem the request was answered (./lifecycle.ts). */
-  readonly problem: Record<string, unknown>
-  readonly route: {
-    readonly behaviours: { get: (version: string) => VersionBehaviour | undefined }
-    readonly head: HeadRouteOf
-    readonly changes: (behaviour: VersionBehaviour) => readonly string[]
-  }
-}
-
-/**
- * Publishes the served event of a request answered 410 because its version is in a brownout, marked with the window
- * (call only when `servedChannel.hasSubscribers`); nothing for a request gone after the sunset.
- */
-export function publishBrownout (request: FastifyRequest, gone: GoneRequest, options: ServeOptions): void {
-  const brownout = brownoutOf(gone.problem)
-  if (brownout === undefined) return
-  const behaviour = gone.route.behaviours.get(gone.version)
-  const changes = behaviour === undefined ? [] : gone.route.changes(behaviour)
-  publishServed(request, { requested: options.picker.requested(request), version: gone.version, changes, brownout }, gone.route.head, options)
 }

@@ -23,7 +23,8 @@ import { contextFormatter, pickingErrorMessage, validationError, type SchemaErro
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { publishBrownout } from './brownouts'
+import { brownoutOf } from './brownouts'
+import type { Brownout } from '../describe/release-dates'
 
 /** What the request hook of one registered route needs. */
 interface RequestHookRoute {
@@ -75,7 +76,9 @@ class RequestMigration {
     if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
     const gone = this.answerIfGone?.(reply, version)
     if (gone !== undefined) {
-      if (servedChannel.hasSubscribers) publishBrownout(request, { version, problem: gone, route }, options)
+      // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.
+      const brownout = servedChannel.hasSubscribers ? brownoutOf(gone) : undefined
+      if (brownout !== undefined) this.publish(request, version, route.behaviours.get(version), brownout)
       return
     }
     this.setVersionHeaders(reply, version)
@@ -88,7 +91,7 @@ class RequestMigration {
     const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
     state.behaviour = behaviour
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
-    if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
+    if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.validateAndClean(request, plan, done)) return
     const steps = plan.requestSteps
@@ -97,6 +100,12 @@ class RequestMigration {
       return
     }
     this.convert(request, state, steps, done)
+  }
+
+  /** Publishes the served event of a request (call only when `servedChannel.hasSubscribers`). */
+  private publish (request: FastifyRequest, version: string, behaviour: VersionBehaviour | undefined, brownout?: Brownout): void {
+    const changes = behaviour === undefined ? [] : this.route.changes(behaviour)
+    publishServed(request, { requested: this.options.picker.requested(request), version, changes, brownout }, this.route.head, this.options)
   }
 
   /**
