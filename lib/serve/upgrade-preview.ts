@@ -29,7 +29,7 @@ import { registeredRouteOf, requestState } from './request-state'
 import { releasedNow } from './release-clock'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
-import type { ServedRoute } from './usage-events'
+import { servedRoute, type ServedRoute } from './usage-events'
 
 /**
  * The `upgradePreview` option.
@@ -247,10 +247,9 @@ async function report (
   const summary = patch === undefined ? `not compared (${rendered as string})` : plural(patch.length)
   reply.header(context.header, headerText(`${found.target}: ${summary}; request ${requestValid ? 'valid' : 'invalid'}`))
   if (!previewChannel.hasSubscribers) return
-  const method = (registered.head.methods as readonly string[]).includes(request.method) ? request.method : registered.head.methods.join(',')
   const event: UpgradePreviewEvent = {
     request,
-    route: { method, url: registered.head.path },
+    route: servedRoute(request, registered.head),
     served,
     target: found.target,
     patch,

@@ -19,7 +19,7 @@ import { createGoneTest } from './version-headers'
 import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
 import { copyJson } from './step-runner'
-import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './webhook-events'
+import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './usage-events'
 
 /** What rendering needs besides the webhook: the migration engine, the clock, the default version header. */
 interface RenderContext {
