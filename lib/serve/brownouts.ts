@@ -13,6 +13,18 @@ import { brownoutAt, type ReleaseSource } from './release-clock'
 const kBrownout = Symbol('fastify-versioner.brownout')
 
 /**
+ * The problem details of a 410 answering a request for `version` (gone after its sunset, or in a brownout), saying
+ * `detail`.
+ * @example
+ * ```ts
+ * goneProblem(versions.get('2000-01-01'), 'API version 2000-01-01 was sunset on …') // { type: 'about:blank', title: 'API version gone', status: 410, … }
+ * ```
+ */
+export function goneProblem (version: Version, detail: string): Record<string, unknown> {
+  return { type: 'about:blank', title: 'API version gone', status: 410, detail, version: version.value, sunsetAt: (version.sunsetAt as Date).toISOString() }
+}
+
+/**
  * The problem details of a request for `version` at `time` (milliseconds), when the version is in a brownout then;
  * `undefined` otherwise.
  * @example
@@ -23,15 +35,9 @@ const kBrownout = Symbol('fastify-versioner.brownout')
 export function brownoutProblemAt (options: ReleaseSource, version: Version, time: number): Record<string, unknown> | undefined {
   const window = brownoutAt(options, version.value, time)
   if (window === undefined) return undefined
-  const sunsetAt = version.sunsetAt as Date
   return {
-    type: 'about:blank',
-    title: 'API version gone',
-    status: 410,
-    detail: `API version ${version.value} is in a scheduled brownout until ${window.end.toISOString()}: its requests are answered as they ` +
-      `will be after its sunset on ${toIsoDate(sunsetAt)}. Upgrade to a newer version.`,
-    version: version.value,
-    sunsetAt: sunsetAt.toISOString(),
+    ...goneProblem(version, `API version ${version.value} is in a scheduled brownout until ${window.end.toISOString()}: its requests are ` +
+      `answered as they will be after its sunset on ${toIsoDate(version.sunsetAt as Date)}. Upgrade to a newer version.`),
     brownout: { start: window.start.toISOString(), end: window.end.toISOString() },
     [kBrownout]: window
   }

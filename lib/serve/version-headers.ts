@@ -25,7 +25,7 @@ import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
 import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
-import { brownoutOf, brownoutProblemAt } from './brownouts'
+import { brownoutOf, brownoutProblemAt, goneProblem } from './brownouts'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -233,25 +233,11 @@ function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers
 /** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */
 type GoneCheck = (reply: FastifyReply, version: string) => Record<string, unknown> | undefined
 
-/** The versions with `afterSunset: 'gone'`. */
-function goneVersions (options: Pick<ServeOptions, 'versions'>): ReadonlySet<string> {
-  return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
-}
-
 /** The problem details of a request for a version gone since its sunset. */
-function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
-  const sunsetAt = version.sunsetAt as Date
-  const date = toIsoDate(sunsetAt)
-  return {
-    type: 'about:blank',
-    title: 'API version gone',
-    status: 410,
-    detail: `API version ${version.value} was sunset on ${date} and is no longer served. ` +
-      (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`),
-    version: version.value,
-    sunsetAt: sunsetAt.toISOString(),
-    ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed })
-  }
+function sunsetProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
+  const detail = `API version ${version.value} was sunset on ${toIsoDate(version.sunsetAt as Date)} and is no longer served. ` +
+    (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`)
+  return { ...goneProblem(version, detail), ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed }) }
 }
 
 /** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
@@ -266,7 +252,7 @@ export type GoneTest = (version: string) => Record<string, unknown> | undefined
  * ```
  */
 export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>): GoneTest | undefined {
-  const gone = goneVersions(options)
+  const gone = new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
   if (gone.size === 0) return undefined
   const now = options.now
   const versions = options.versions.versions
@@ -277,7 +263,7 @@ export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>)
     if ((version.sunsetAt as Date).getTime() > time) return brownoutProblemAt(options, version, time)
     const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
     const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
-    return goneProblem(version, oldest?.value)
+    return sunsetProblem(version, oldest?.value)
   }
 }
 
