@@ -10,7 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
-import { failureError, failureOf, isThenable, runSteps } from './step-runner'
+import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
@@ -137,14 +137,7 @@ class RequestMigration {
     const info = new VersionedRequestInfo(request)
     const version = (state.behaviour as VersionBehaviour).version
     runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
-      let failure: unknown = converterFailure
-      if (failure === undefined) {
-        try {
-          info.writeBack(body)
-        } catch (error) {
-          failure = failureOf(error)
-        }
-      }
+      const failure = failureAfterWriteBack(info, converterFailure, body)
       if (failure === undefined) {
         this.finish(state, version, done)
         return
