@@ -7,7 +7,7 @@
 import type { Brownout } from '../describe/release-dates'
 import type { Version } from '../describe/versions'
 import { toIsoDate } from '../core/iso-date'
-import { brownoutAt, type ReleaseSource } from './release-clock'
+import type { ReleaseSource } from './release-clock'
 
 /** Where a brownout's problem keeps its window (not a member of the body: symbols are not serialized). */
 const kBrownout = Symbol('fastify-versioner.brownout')
@@ -33,7 +33,8 @@ export function goneProblem (version: Version, detail: string): Record<string, u
  * ```
  */
 export function brownoutProblemAt (options: ReleaseSource, version: Version, time: number): Record<string, unknown> | undefined {
-  const window = brownoutAt(options, version.value, time)
+  // None without a clock: nothing is scheduled.
+  const window = options.releases?.at(time).brownouts.get(version.value)
   if (window === undefined) return undefined
   return {
     ...goneProblem(version, `API version ${version.value} is in a scheduled brownout until ${window.end.toISOString()}: its requests are ` +
