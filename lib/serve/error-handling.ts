@@ -199,18 +199,14 @@ const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
  * cannot be found, Fastify's default format is used.
  */
 export function contextFormatter (instance: object): SchemaErrorFormatter {
-  return ownFormatter(instance) ?? defaultFormatter
-}
-
-function ownFormatter (instance: object): SchemaErrorFormatter | undefined {
   for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
     for (const symbol of Object.getOwnPropertySymbols(object)) {
       if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
       const formatter = (object as Record<symbol, unknown>)[symbol]
-      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
     }
   }
-  return undefined
+  return defaultFormatter
 }
 
 /** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
