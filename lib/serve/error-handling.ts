@@ -21,7 +21,7 @@ import type { RegisteredRoute } from '../routes/versioner-state'
 import { pickedWithoutWaiting } from './pick-version'
 import { requestState } from './request-state'
 import type { ServeOptions } from './serve-options'
-import { createErrorVersionHeaders } from './version-headers'
+import { createVary, createVersionHeaders } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 
@@ -236,6 +236,19 @@ function handOnError (
 }
 
 /**
+ * The version answering a request, when it is known without waiting and the route serves it; `undefined` otherwise,
+ * and when picking it throws (the error being handled is the one to report).
+ */
+function servedVersion (request: FastifyRequest, options: ServeOptions, behaviours: RegisteredRoute['behaviours']): string | undefined {
+  try {
+    const picked = pickedWithoutWaiting(request, options)
+    return picked?.ok === true && behaviours.has(picked.version) ? picked.version : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
  * validated against the version's schema is a migration bug, logged with the version, route and errors, and
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
@@ -243,13 +256,17 @@ function handOnError (
  */
 export function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   const { behaviours, head: { display } } = registered
-  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
-  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
-    const picked = pickedWithoutWaiting(request, options)
-    return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
-  })
+  const setVersionHeaders = createVersionHeaders(options)
+  const vary = createVary(options)
   return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
-    setVersionHeaders(request, reply)
+    // Unless the request hook or the handler set them (`Vary` must not list the version header twice): an error before
+    // the request hook (thrown by an onRequest hook, say) still says which version answers; a 400 for a bad or missing
+    // version depends on the header too.
+    if (!reply.hasHeader(options.headerName)) {
+      const version = servedVersion(request, options, behaviours)
+      if (version !== undefined) setVersionHeaders(reply, version)
+      else vary(reply)
+    }
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false

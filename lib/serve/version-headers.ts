@@ -70,8 +70,12 @@ export function addVary (reply: FastifyReply, names: string): void {
  * Adds to `Vary`, on every answer of a versioned route whatever its method, the headers that change it: the version
  * header when the version comes from a header, and the upgrade preview's header when that option is on
  * ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
+ * @example
+ * ```ts
+ * createVary(options)(reply) // Vary: x-api-version
+ * ```
  */
-function createVary (options: ServeOptions): (reply: FastifyReply) => void {
+export function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
     .filter((name) => name !== undefined)
   if (names.length === 0) return () => {}
@@ -97,37 +101,6 @@ export function privateCacheControl (current: unknown): string {
   const names = directives.map((directive) => directive.split('=')[0].trim().toLowerCase())
   if (names.includes('private') || names.includes('no-store')) return directives.join(', ')
   return ['private', ...directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')].join(', ')
-}
-
-/** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
-type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
-
-/**
- * Builds the function error handlers call to set the version headers, unless the reply has them already (its
- * version echo header is set: the request hook or the handler set them, and `Vary` must not list the version
- * header twice). `servedVersion` gives the version answering the request, synchronously (`undefined` when it
- * is not known without waiting, or the route does not serve it, or the version is bad or missing: then only
- * `Vary` is set); it is called only when the headers are missing, and an error it throws is ignored: the error
- * being handled is the one to report.
- */
-export function createErrorVersionHeaders (
-  options: ServeOptions, servedVersion: (request: FastifyRequest) => string | undefined
-): ErrorVersionHeaders {
-  const setVersionHeaders = createVersionHeaders(options)
-  const vary = createVary(options)
-  const echo = options.headerName
-  return function setErrorVersionHeaders (request, reply) {
-    if (reply.hasHeader(echo)) return
-    let version: string | undefined
-    try {
-      version = servedVersion(request)
-    } catch {
-      return
-    }
-    if (version !== undefined) setVersionHeaders(reply, version)
-    // A 400 for a bad or missing version depends on the header too.
-    else vary(reply)
-  }
 }
 
 /** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
