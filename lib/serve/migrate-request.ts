@@ -21,7 +21,7 @@ import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../route
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
-import type { VersionedScope } from '../describe/versioned-scope'
+import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
 import { brownoutOf } from './brownouts'
 import type { Brownout } from '../describe/release-dates'
@@ -29,9 +29,8 @@ import type { Brownout } from '../describe/release-dates'
 /** What the request hook of one registered route needs. */
 interface RequestHookRoute {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
-  readonly scope: VersionedScope
-  /** The HEAD route, for usage events, and its `METHOD url` for logs. */
-  readonly head: HeadRouteOf & { readonly display: string }
+  /** The HEAD route: its versioned scope, its method and path for usage events, and its `METHOD url` for logs. */
+  readonly head: HeadRouteOf & Pick<HeadRoute, 'scope' | 'display'>
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
@@ -68,7 +67,7 @@ class RequestMigration {
     if (!picked.ok) {
       // A custom picker or a function default may have picked a value the request does not name (a pin).
       const named = !options.asyncPicking || options.picker.requested(request) === picked.requested
-      const message = pickingErrorMessage(picked, options, route.scope.prefix, named)
+      const message = pickingErrorMessage(picked, options, route.head.scope.prefix, named)
       done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
       return
     }

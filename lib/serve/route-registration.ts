@@ -148,7 +148,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   const baseConstraints = route.constraints
   let pending: PendingGet | undefined
   groupsOf(head).forEach((group, index) => {
-    const prepared = prepareGroup(context, head, group, scope, { formatter: userFormatter, constraints: baseConstraints })
+    const prepared = prepareGroup(context, head, group, { formatter: userFormatter, constraints: baseConstraints })
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
