@@ -19,7 +19,7 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The release clock (./release-clock.ts): releases and brownouts still to come at start-up; none without. */
   readonly releases: ReleaseClock | undefined
-  /** The lifecycle headers of a version now (./scheduled-headers.ts), set on every answer of it; `undefined` when no version has any. */
+  /** The lifecycle headers of a version now (./version-headers.ts), set on every answer of it; `undefined` when no version has any. */
   readonly lifecycleHeaders: LifecycleHeadersOf | undefined
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined

@@ -4,7 +4,9 @@
  * header when the version comes from a header (and on the upgrade preview's header when that option is on), and the
  * lifecycle headers of every answer of the version: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link`
  * headers of a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions,
- * and the `Cache-Control: private` of a preview version's answers.
+ * and the `Cache-Control: private` of a preview version's answers. The lifecycle headers follow the release clock: a
+ * successor link names the next newer version served at the time, never a release still to come (whose existence no
+ * answer tells before its `releasedAt`).
  *
  * The same lifecycle headers for a request that carries deprecated fields (decision 0061), combined with the
  * version's own; only the request hook of a version whose requests can hold deprecated parts
@@ -24,7 +26,8 @@ import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
-import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
+import type { Header, LifecycleHeadersOf, ServeOptions, VersionLifecycleHeaders } from './serve-options'
+import type { ReleaseClock } from './release-clock'
 import { brownoutOf, brownoutProblemAt, goneProblem } from './brownouts'
 
 /** Sets the version headers of a reply. */
@@ -129,7 +132,7 @@ export function appendLink (current: unknown, link: string): string {
  * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
  * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
-export function lifecycleHeadersOf (
+function lifecycleHeadersOf (
   bundle: VersionBundle, documentUrl: string | null, released = bundle.releasedValues
 ): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
@@ -147,6 +150,31 @@ export function lifecycleHeadersOf (
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
   return byVersion
+}
+
+type HeadersMap = ReadonlyMap<string, VersionLifecycleHeaders>
+
+/** Two maps of headers that send the same headers. */
+function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
+  return a.size === b.size && [...a].every(([version, headers]) => JSON.stringify(headers) === JSON.stringify(b.get(version)))
+}
+
+/**
+ * The lifecycle headers of a version ({@link lifecycleHeadersOf}) as they are now by `clock`; `undefined` when no
+ * version has any at any time. Without a clock, or when the headers are the same whatever the time, one map for all.
+ * @example
+ * ```ts
+ * const headersOf = scheduledLifecycleHeaders(versions, '/openapi.json', startReleaseClock(versions, Date.now))
+ * headersOf?.('2000-01-01')?.link // its successor: the next newer version served now
+ * ```
+ */
+export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
+  const maps = clock === undefined
+    ? [lifecycleHeadersOf(bundle, documentUrl)]
+    : clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch.values))
+  if (clock !== undefined && !maps.every((map) => sameHeaders(map, maps[0]))) return (version) => clock.currentOf(maps).get(version)
+  const headers = maps[0]
+  return headers.size === 0 ? undefined : (version) => headers.get(version)
 }
 
 /** The earliest of two times in milliseconds, either missing. */
