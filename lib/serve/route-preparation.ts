@@ -10,7 +10,7 @@ import type { HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { RouterGenerationError } from '../core/errors'
-import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { kVersionedRoute } from '../core/symbols'
 import { createRequestHook } from './migrate-request'
 import { createSendHook, createSuccessHook } from './migrate-response'
 import type { RoutingPicks } from './pick-version'
@@ -182,7 +182,7 @@ function claimNodes (
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
 export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
   options.schema = prepared.schema
-  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
+  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered }
   // The preview's hooks wrap the versioner's: before the request hook and the success hook, after the send hook.
   // The capture's hooks too: around the request hook, before the success and send hooks, after the send hook.
   const { preview, capture } = prepared.hooks
