@@ -140,12 +140,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
   const preSerialization: preSerializationHookHandler = function versionerPreviewCapture (fastifyRequest, reply, payload, done) {
     const found = (fastifyRequest as PreviewRequest)[kPreview]
     if (found !== null && 'target' in found && reply.statusCode < 300) {
-      try {
-        // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
-        found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
-      } catch {
-        // Not JSON data: nothing to compare.
-      }
+      // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
+      found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
     }
     done(null, payload)
   }
