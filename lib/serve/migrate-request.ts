@@ -15,7 +15,7 @@ import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
-import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
+import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
@@ -23,7 +23,7 @@ import { contextFormatter, pickingErrorMessage, validationError, type SchemaErro
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { brownoutOf } from './brownouts'
+import { brownoutOf, createGoneCheck } from './gone-versions'
 import type { Brownout } from '../describe/release-dates'
 
 /** What the request hook of one registered route needs. */

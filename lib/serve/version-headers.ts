@@ -10,17 +10,12 @@
  *
  * The same lifecycle headers for a request that carries deprecated fields (decision 0061), combined with the
  * version's own; only the request hook of a version whose requests can hold deprecated parts
- * (../routes/field-deprecations.ts) sends them.
- *
- * The sunset policy `afterSunset: 'gone'`: once a version's `sunsetAt` has passed (by the plugin's `now` clock), its
- * requests are answered 410 with an RFC 9457 `application/problem+json` body naming the version, its sunset date
- * and the oldest version still served. Versions without the policy cost nothing.
+ * (../routes/field-deprecations.ts) sends them. The 410 of a version gone is ./gone-versions.ts's.
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { setOwn } from '../core/own-properties'
-import { toIsoDate } from '../core/iso-date'
 import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
@@ -28,7 +23,6 @@ import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
 import type { Header, LifecycleHeadersOf, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 import type { ReleaseClock } from './release-clock'
-import { brownoutOf, brownoutProblemAt, goneProblem } from './brownouts'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -229,59 +223,4 @@ function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers
   request.compileValidationSchema(form, part)(copy)
   for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
   return copy
-}
-
-/** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */
-type GoneCheck = (reply: FastifyReply, version: string) => Record<string, unknown> | undefined
-
-/** The problem details of a request for a version gone since its sunset. */
-function sunsetProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
-  const detail = `API version ${version.value} was sunset on ${toIsoDate(version.sunsetAt as Date)} and is no longer served. ` +
-    (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`)
-  return { ...goneProblem(version, detail), ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed }) }
-}
-
-/** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
-export type GoneTest = (version: string) => Record<string, unknown> | undefined
-
-/**
- * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`, or it is in a brownout:
- * ./brownouts.ts), for the request hook's 410 and the upgrade preview; `undefined` when no version has that policy.
- * @example
- * ```ts
- * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
- * ```
- */
-export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>): GoneTest | undefined {
-  const gone = new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
-  if (gone.size === 0) return undefined
-  const now = options.now
-  const versions = options.versions.versions
-  return function goneProblemOf (value) {
-    if (!gone.has(value)) return undefined
-    const version = options.versions.get(value) as Version
-    const time = now()
-    if ((version.sunsetAt as Date).getTime() > time) return brownoutProblemAt(options, version, time)
-    const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
-    const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
-    return sunsetProblem(version, oldest?.value)
-  }
-}
-
-/**
- * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
- * the version headers (echo, `Vary`, `Sunset`) on the 410.
- */
-export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
-  const goneProblemOf = createGoneTest(options)
-  if (goneProblemOf === undefined) return undefined
-  return function answerIfGone (reply, value) {
-    const problem = goneProblemOf(value)
-    if (problem === undefined) return undefined
-    setHeaders(reply, value)
-    // A 410 is cacheable by default (RFC 9110 §15.1); a brownout's ends with its window: revalidated on each use.
-    if (brownoutOf(problem) !== undefined && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
-    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
-    return problem
-  }
 }
