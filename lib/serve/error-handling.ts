@@ -2,8 +2,7 @@
  * Errors on versioned routes. Why a version value is refused, in words a client can act on: what is wrong with it (a
  * typo in a version's name, the name of another date, a bare name, an unknown name, a malformed or too old value) and
  * what is accepted; it reads the versions released now only, so that it never names a preview the request may not use
-(nor a release still to come),
- * and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
+ * (nor a release still to come), and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
  *
  * Fastify's validation error for a request that fails its version's schema (a 400 as Fastify would answer it, in the
  * context's format). And each versioned route's error handler, which sets the version headers on every error (also one thrown before
@@ -152,7 +151,7 @@ export function whyRefused (value: string, options: Resolving): string | undefin
 }
 
 /** Where a client sends the version, in words, for messages. */
-function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
+function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix: string): string {
   return options.location === 'header'
     ? `the '${options.parameterName}' header`
     : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
@@ -166,8 +165,8 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
 export function pickingErrorMessage (
   picked: Refused,
   options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
-  prefix = '',
-  named = true
+  prefix: string,
+  named: boolean
 ): string {
   const released = releasedNow(options).values
   const supported = `Supported versions: ${released.join(', ')}.`
