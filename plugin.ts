@@ -35,7 +35,7 @@ export { Webhooks, type WebhookDefinition, type DeclaredWebhook } from './lib/ro
 export type { WebhookSubscriber, RenderWebhookOptions, WebhookDelivery, SkippedSubscriber, FailedSubscriber, RenderedWebhook } from './lib/routes/webhook-deliveries'
 export { renderWebhook } from './lib/serve/webhook-render'
 export { signWebhook, type WebhookSignatureHeaders } from './lib/core/webhook-signatures'
-export type { WebhookRenderedEvent, RenderedSubscriber } from './lib/serve/webhook-events'
+export type { WebhookRenderedEvent, RenderedSubscriber } from './lib/serve/usage-events'
 export type { Changelog, ChangelogEntryData } from './lib/docs/changelog'
 export type { UpgradeGuide } from './lib/docs/upgrade-guide'
 export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type ApiVersionFormat, type ApiVersionDefaultValue } from './lib/serve/version-picking'

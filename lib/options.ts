@@ -17,7 +17,7 @@ import {
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
 import { startReleaseClock } from './serve/release-clock'
-import { scheduledLifecycleHeaders } from './serve/scheduled-headers'
+import { scheduledLifecycleHeaders } from './serve/version-headers'
 import type { UpgradePreviewOptions } from './serve/upgrade-preview'
 import { captureExchangesOption, type CaptureExchangesOptions } from './serve/exchange-capture'
 

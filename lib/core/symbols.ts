@@ -36,14 +36,11 @@ export const kBundleInternals = Symbol('fastify-versioner.bundleInternals')
 /** Decoration of the Fastify contexts created by `versioned(...)`: their versioned scope. */
 export const kVersionedScope = Symbol('fastify-versioner.versionedScope')
 
-/** On a route's `config`: the versioned route (its per-version behaviour). */
+/** On a route's `config`: the versioned route (its per-version behaviour, the URL it is registered at). */
 export const kVersionedRoute = Symbol('fastify-versioner.versionedRoute')
 
 /** On a request: the versioner's state of it (../serve/request-state.ts), or null before its version is picked. */
 export const kRequestState = Symbol('fastify-versioner.requestState')
-
-/** On a copied route's `config`: the URL it is registered at. */
-export const kRegisteredUrl = Symbol('fastify-versioner.registeredUrl')
 
 /** On an object schema built by schema generation for a version (its own fields differ from HEAD's). */
 export const kGenerated = Symbol('fastify-versioner.generated')

@@ -2,8 +2,7 @@
  * Errors on versioned routes. Why a version value is refused, in words a client can act on: what is wrong with it (a
  * typo in a version's name, the name of another date, a bare name, an unknown name, a malformed or too old value) and
  * what is accepted; it reads the versions released now only, so that it never names a preview the request may not use
-(nor a release still to come),
- * and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
+ * (nor a release still to come), and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
  *
  * Fastify's validation error for a request that fails its version's schema (a 400 as Fastify would answer it, in the
  * context's format). And each versioned route's error handler, which sets the version headers on every error (also one thrown before
@@ -21,7 +20,7 @@ import type { RegisteredRoute } from '../routes/versioner-state'
 import { pickedWithoutWaiting } from './pick-version'
 import { requestState } from './request-state'
 import type { ServeOptions } from './serve-options'
-import { createErrorVersionHeaders } from './version-headers'
+import { createVary, createVersionHeaders } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 
@@ -152,7 +151,7 @@ export function whyRefused (value: string, options: Resolving): string | undefin
 }
 
 /** Where a client sends the version, in words, for messages. */
-function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix = ''): string {
+function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'parameterName'>, prefix: string): string {
   return options.location === 'header'
     ? `the '${options.parameterName}' header`
     : `the path, right after '${prefix === '' ? '/' : prefix}' (as in ${prefix}/<version>/…)`
@@ -166,8 +165,8 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
 export function pickingErrorMessage (
   picked: Refused,
   options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
-  prefix = '',
-  named = true
+  prefix: string,
+  named: boolean
 ): string {
   const released = releasedNow(options).values
   const supported = `Supported versions: ${released.join(', ')}.`
@@ -199,18 +198,14 @@ const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
  * cannot be found, Fastify's default format is used.
  */
 export function contextFormatter (instance: object): SchemaErrorFormatter {
-  return ownFormatter(instance) ?? defaultFormatter
-}
-
-function ownFormatter (instance: object): SchemaErrorFormatter | undefined {
   for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
     for (const symbol of Object.getOwnPropertySymbols(object)) {
       if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
       const formatter = (object as Record<symbol, unknown>)[symbol]
-      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : undefined
+      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
     }
   }
-  return undefined
+  return defaultFormatter
 }
 
 /** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
@@ -240,6 +235,19 @@ function handOnError (
 }
 
 /**
+ * The version answering a request, when it is known without waiting and the route serves it; `undefined` otherwise,
+ * and when picking it throws (the error being handled is the one to report).
+ */
+function servedVersion (request: FastifyRequest, options: ServeOptions, behaviours: RegisteredRoute['behaviours']): string | undefined {
+  try {
+    const picked = pickedWithoutWaiting(request, options)
+    return picked?.ok === true && behaviours.has(picked.version) ? picked.version : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
  * validated against the version's schema is a migration bug, logged with the version, route and errors, and
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
@@ -247,13 +255,17 @@ function handOnError (
  */
 export function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   const { behaviours, head: { display } } = registered
-  // An error before the request hook (thrown by an onRequest hook, say) still says which version answers.
-  const setVersionHeaders = createErrorVersionHeaders(options, (request) => {
-    const picked = pickedWithoutWaiting(request, options)
-    return picked !== undefined && picked.ok && behaviours.has(picked.version) ? picked.version : undefined
-  })
+  const setVersionHeaders = createVersionHeaders(options)
+  const vary = createVary(options)
   return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
-    setVersionHeaders(request, reply)
+    // Unless the request hook or the handler set them (`Vary` must not list the version header twice): an error before
+    // the request hook (thrown by an onRequest hook, say) still says which version answers; a 400 for a bad or missing
+    // version depends on the header too.
+    if (!reply.hasHeader(options.headerName)) {
+      const version = servedVersion(request, options, behaviours)
+      if (version !== undefined) setVersionHeaders(reply, version)
+      else vary(reply)
+    }
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false

@@ -16,13 +16,14 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import { InvalidOptionError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
 import { hasWork } from '../routes/version-plan'
+import type { RegisteredRoute } from '../routes/versioner-state'
 import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
 import { pickedWithoutWaiting } from './pick-version'
 import { registeredRouteOf, requestState } from './request-state'
 import { isJsonText } from './migrate-response'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
-import type { ServedRoute } from './usage-events'
+import { servedRoute, type ServedRoute } from './usage-events'
 
 /**
  * The `captureExchanges` option.
@@ -254,11 +255,9 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     // A request whose converters failed is a 500 of the server's, not an exchange to replay.
     if (found !== null && parsed !== undefined && requestState(request)?.converterFailed !== true && found.version !== undefined &&
       found.handlerRequest !== undefined && found.handlerResponse !== undefined) {
-      const head = (registeredRouteOf(request) as NonNullable<ReturnType<typeof registeredRouteOf>>).head
-      const method = head.methods.includes(request.method as never) ? request.method : head.methods.join(',')
       const exchange: CapturedExchange = {
         version: found.version,
-        route: { method, url: head.path },
+        route: servedRoute(request, (registeredRouteOf(request) as RegisteredRoute).head),
         clientRequest: found.clientRequest,
         handlerRequest: found.handlerRequest,
         handlerResponse: found.handlerResponse,

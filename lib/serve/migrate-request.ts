@@ -10,27 +10,27 @@
  */
 import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
-import { failureError, failureOf, isThenable, runSteps } from './step-runner'
+import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
-import { createGoneCheck, createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
+import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
-import type { VersionedScope } from '../describe/versioned-scope'
+import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
-import { publishBrownout } from './brownouts'
+import { brownoutOf, createGoneCheck } from './gone-versions'
+import type { Brownout } from '../describe/release-dates'
 
 /** What the request hook of one registered route needs. */
 interface RequestHookRoute {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
-  readonly scope: VersionedScope
-  /** The HEAD route, for usage events, and its `METHOD url` for logs. */
-  readonly head: HeadRouteOf & { readonly display: string }
+  /** The HEAD route: its versioned scope, its method and path for usage events, and its `METHOD url` for logs. */
+  readonly head: HeadRouteOf & Pick<HeadRoute, 'scope' | 'display'>
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
@@ -67,7 +67,7 @@ class RequestMigration {
     if (!picked.ok) {
       // A custom picker or a function default may have picked a value the request does not name (a pin).
       const named = !options.asyncPicking || options.picker.requested(request) === picked.requested
-      const message = pickingErrorMessage(picked, options, route.scope.prefix, named)
+      const message = pickingErrorMessage(picked, options, route.head.scope.prefix, named)
       done(picked.reason === 'missing' ? new MissingApiVersionError(message) : new InvalidApiVersionError(message))
       return
     }
@@ -75,7 +75,9 @@ class RequestMigration {
     if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
     const gone = this.answerIfGone?.(reply, version)
     if (gone !== undefined) {
-      if (servedChannel.hasSubscribers) publishBrownout(request, { version, problem: gone, route }, options)
+      // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.
+      const brownout = servedChannel.hasSubscribers ? brownoutOf(gone) : undefined
+      if (brownout !== undefined) this.publish(request, version, route.behaviours.get(version), brownout)
       return
     }
     this.setVersionHeaders(reply, version)
@@ -88,7 +90,7 @@ class RequestMigration {
     const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
     state.behaviour = behaviour
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
-    if (servedChannel.hasSubscribers) publishServed(request, { requested: options.picker.requested(request), version, changes: route.changes(behaviour) }, route.head, options)
+    if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.validateAndClean(request, plan, done)) return
     const steps = plan.requestSteps
@@ -97,6 +99,12 @@ class RequestMigration {
       return
     }
     this.convert(request, state, steps, done)
+  }
+
+  /** Publishes the served event of a request (call only when `servedChannel.hasSubscribers`). */
+  private publish (request: FastifyRequest, version: string, behaviour: VersionBehaviour | undefined, brownout?: Brownout): void {
+    const changes = behaviour === undefined ? [] : this.route.changes(behaviour)
+    publishServed(request, { requested: this.options.picker.requested(request), version, changes, brownout }, this.route.head, this.options)
   }
 
   /**
@@ -128,14 +136,7 @@ class RequestMigration {
     const info = new VersionedRequestInfo(request)
     const version = (state.behaviour as VersionBehaviour).version
     runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
-      let failure: unknown = converterFailure
-      if (failure === undefined) {
-        try {
-          info.writeBack(body)
-        } catch (error) {
-          failure = failureOf(error)
-        }
-      }
+      const failure = failureAfterWriteBack(info, converterFailure, body)
       if (failure === undefined) {
         this.finish(state, version, done)
         return

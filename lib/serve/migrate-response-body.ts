@@ -69,12 +69,12 @@ export function engineFor (bundle: VersionBundle): MigrationEngine {
   return standalone.engine as MigrationEngine
 }
 
-/** What to migrate, and to which version. */
 /** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
 export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
   ? ReadonlyArray<ReadonlyDeep<Item>>
   : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
 
+/** What to migrate, and to which version. */
 export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
   /** The body as the latest (HEAD) code produces it: a value of the HEAD schema's type (frozen or not). */
   latestBody: ReadonlyDeep<Static<S>>

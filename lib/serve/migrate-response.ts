@@ -9,7 +9,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureError, failureOf, runSteps, type FailureContext } from './step-runner'
+import { copyJson, failureAfterWriteBack, failureError, runSteps, type FailureContext } from './step-runner'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -19,17 +19,6 @@ import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
-
-/** A converter run's failure, or, when the converters succeeded, the failure of writing their headers and cookies to the reply. */
-function failureAfterWriteBack (info: VersionedResponseInfo, converterFailure: unknown): unknown {
-  if (converterFailure !== undefined) return converterFailure
-  try {
-    info.writeBack()
-  } catch (error) {
-    return failureOf(error)
-  }
-  return undefined
-}
 
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path

@@ -67,12 +67,7 @@ export class PreviewRenderer {
     }
     const errors: PreviewRequestError[] = []
     for (const [part, schema] of requestPlanOf(behaviour, request.headers['content-type']).requestForms) {
-      let data: unknown = request[PART_PROPERTY[part]]
-      try {
-        data = copyJson(data)
-      } catch {
-        continue
-      }
+      const data = copyJson(request[PART_PROPERTY[part]])
       if (part === 'params' && this.options.location === 'path' && typeof data === 'object' && data !== null) {
         delete (data as Record<string, unknown>)[this.options.parameterName]
       }

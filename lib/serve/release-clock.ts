@@ -120,8 +120,3 @@ export function startReleaseClock (versions: VersionBundle, now: () => number): 
 export function releasedNow (options: ReleaseSource): ReleasedVersions {
   return options.releases === undefined ? options.versions[kBundleInternals].released : options.releases.current()
 }
-
-/** The brownout `version` is in at `time` (milliseconds), if any; none without a clock. */
-export function brownoutAt (options: ReleaseSource, version: string, time: number): Brownout | undefined {
-  return options.releases?.at(time).brownouts.get(version)
-}

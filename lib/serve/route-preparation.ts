@@ -10,7 +10,7 @@ import type { HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { RouterGenerationError } from '../core/errors'
-import { kRegisteredUrl, kVersionedRoute } from '../core/symbols'
+import { kVersionedRoute } from '../core/symbols'
 import { createRequestHook } from './migrate-request'
 import { createSendHook, createSuccessHook } from './migrate-response'
 import type { RoutingPicks } from './pick-version'
@@ -23,7 +23,6 @@ import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
 import { prepareSchema } from '../routes/prepared-schemas'
-import type { VersionedScope } from '../describe/versioned-scope'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 
 type Hook = (...args: never[]) => unknown
@@ -60,7 +59,7 @@ function toList<T> (value: T | T[] | undefined): T[] {
 }
 
 /** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
-function registeredUrl (context: RouteContext, scope: VersionedScope, path: string): string {
+function registeredUrl (context: RouteContext, scope: HeadRoute['scope'], path: string): string {
   const { serveOptions: options, segments } = context
   if (options.location !== 'path') return path
   const segment = `/:${options.parameterName}`
@@ -95,7 +94,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
-  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders.get(version)?.link
+  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
     (level, version) => buildBehaviour(head, { level, version, link: linkOf(version) }, nativeResponse, state.planner))
   const idle: Array<{ version: string, link: string | undefined }> = []
@@ -114,9 +113,9 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
 }
 
 /** Prepares the route of one group of a HEAD route. */
-export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, scope: VersionedScope, user: { formatter: unknown, constraints: unknown }): Prepared {
+export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
-  const url = registeredUrl(context, scope, group.path)
+  const url = registeredUrl(context, head.scope, group.path)
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   // With path versions the request holds the version's segment among its params until the request hook removes it.
@@ -125,7 +124,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, scope, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
+    preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
       state.logsVersion) as Hook
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
@@ -183,7 +182,7 @@ function claimNodes (
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
 export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
   options.schema = prepared.schema
-  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered, [kRegisteredUrl]: prepared.registered.url }
+  options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered }
   // The preview's hooks wrap the versioner's: before the request hook and the success hook, after the send hook.
   // The capture's hooks too: around the request hook, before the success and send hooks, after the send hook.
   const { preview, capture } = prepared.hooks

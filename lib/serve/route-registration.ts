@@ -18,12 +18,12 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
-import { kRegisteredUrl } from '../core/symbols'
+import { kVersionedRoute } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'
 import { readFullReplace } from '../routes/full-replace'
 import { versionedScopeOf, type VersionedScope } from '../describe/versioned-scope'
-import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } from './route-preparation'
 import { createPreviewHooks } from './upgrade-preview'
 import { createCaptureHooks } from './exchange-capture'
@@ -64,10 +64,10 @@ export function createRouteObserver (
   const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks }
   let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
-    const config = route.config as Record<symbol, unknown> | undefined
-    const copyUrl = config?.[kRegisteredUrl]
-    if (typeof copyUrl === 'string') {
-      route.url = copyUrl
+    // A route the versioner registered (a group's, or its HEAD twin) is served at its registered URL.
+    const copied = (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
+    if (copied !== undefined) {
+      route.url = copied.url
       return
     }
     const scope = versionedScopeOf(this)
@@ -148,7 +148,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   const baseConstraints = route.constraints
   let pending: PendingGet | undefined
   groupsOf(head).forEach((group, index) => {
-    const prepared = prepareGroup(context, head, group, scope, { formatter: userFormatter, constraints: baseConstraints })
+    const prepared = prepareGroup(context, head, group, { formatter: userFormatter, constraints: baseConstraints })
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {

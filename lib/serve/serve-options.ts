@@ -19,8 +19,8 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly now: () => number
   /** The release clock (./release-clock.ts): releases and brownouts still to come at start-up; none without. */
   readonly releases: ReleaseClock | undefined
-  /** The lifecycle headers of each version that has some (built by ./version-headers.ts): set on every answer of the version. */
-  readonly lifecycleHeaders: ReadonlyMap<string, VersionLifecycleHeaders>
+  /** The lifecycle headers of a version now (./version-headers.ts), set on every answer of it; `undefined` when no version has any. */
+  readonly lifecycleHeaders: LifecycleHeadersOf | undefined
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined
   /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
@@ -48,6 +48,9 @@ export interface ResolvedCaptureExchanges {
 
 /** A response header: name and value. */
 export type Header = readonly [name: string, value: string]
+
+/** The lifecycle headers of a version's answers now, if it has some. */
+export type LifecycleHeadersOf = (version: string) => VersionLifecycleHeaders | undefined
 
 /** The lifecycle headers of one version's answers: `Deprecation`, `Sunset`, a preview's `Cache-Control`, and the `Link` they carry (appended to any other). */
 export interface VersionLifecycleHeaders {

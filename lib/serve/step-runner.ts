@@ -25,9 +25,19 @@ export class ConverterFailure {
   constructor (readonly step: ConverterStep, readonly thrown: unknown) {}
 }
 
-/** A failure as something that is not nullish: no failure can pass for success. */
-export function failureOf (error: unknown): unknown {
-  return error ?? new Error(`A converter run failed with ${String(error)}.`)
+/**
+ * A converter run's failure, or, when the converters succeeded, the failure of writing what they changed (the
+ * request's `body`, headers, query and cookies; the reply's headers and cookies) back with `info.writeBack`: what it
+ * threw, never nullish, so that no failure can pass for success.
+ */
+export function failureAfterWriteBack (info: { writeBack: (body: unknown) => void }, converterFailure: unknown, body?: unknown): unknown {
+  if (converterFailure !== undefined) return converterFailure
+  try {
+    info.writeBack(body)
+  } catch (error) {
+    return error ?? new Error(`A converter run failed with ${String(error)}.`)
+  }
+  return undefined
 }
 
 /** Where a run of converters happened, for the log entry of a failure. */

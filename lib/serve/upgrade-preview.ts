@@ -24,12 +24,13 @@ import { isThenable } from './step-runner'
 import { copyJson } from '../values/json-copy'
 import type { PickedVersion } from './version-picking'
 import { askAccess, resolveForRequest } from './pick-version'
-import { createGoneTest, privateCacheControl, type GoneTest } from './version-headers'
+import { privateCacheControl } from './version-headers'
+import { createGoneTest, type GoneTest } from './gone-versions'
 import { registeredRouteOf, requestState } from './request-state'
 import { releasedNow } from './release-clock'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
-import type { ServedRoute } from './usage-events'
+import { servedRoute, type ServedRoute } from './usage-events'
 
 /**
  * The `upgradePreview` option.
@@ -140,12 +141,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
   const preSerialization: preSerializationHookHandler = function versionerPreviewCapture (fastifyRequest, reply, payload, done) {
     const found = (fastifyRequest as PreviewRequest)[kPreview]
     if (found !== null && 'target' in found && reply.statusCode < 300) {
-      try {
-        // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
-        found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
-      } catch {
-        // Not JSON data: nothing to compare.
-      }
+      // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
+      found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
     }
     done(null, payload)
   }
@@ -247,10 +244,9 @@ async function report (
   const summary = patch === undefined ? `not compared (${rendered as string})` : plural(patch.length)
   reply.header(context.header, headerText(`${found.target}: ${summary}; request ${requestValid ? 'valid' : 'invalid'}`))
   if (!previewChannel.hasSubscribers) return
-  const method = (registered.head.methods as readonly string[]).includes(request.method) ? request.method : registered.head.methods.join(',')
   const event: UpgradePreviewEvent = {
     request,
-    route: { method, url: registered.head.path },
+    route: servedRoute(request, registered.head),
     served,
     target: found.target,
     patch,

@@ -1,8 +1,11 @@
 /**
- * Usage events: the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
- * request once its version is known (before validation), by the request hook. With no
- * subscriber the only cost is reading `hasSubscribers`; the changes of a route and version are computed the first
- * time a subscriber sees them, and the `clientId` option is called only when someone subscribes.
+ * Usage events, on `diagnostics_channel`: `fastify-versioner:served`, published once per versioned request once its
+ * version is known (before validation), by the request hook; and its sibling `fastify-versioner:webhook-rendered`,
+ * published by `render` once per version a webhook was rendered in, naming the subscribers it was rendered for, when
+ * the whole render succeeds (one that rejects publishes nothing). The webhook event has the served event's names
+ * where they mean the same (`version`, `deprecated`, `sunset`), but no request. With no subscriber the only cost is
+ * reading `hasSubscribers`; the changes of a route and version are computed the first time a subscriber sees them,
+ * and the `clientId` option is called only when someone subscribes.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -10,14 +13,12 @@ import type { FastifyRequest } from 'fastify'
 import type { ServeOptions } from './serve-options'
 import { requestState } from './request-state'
 import type { Brownout } from '../describe/release-dates'
-
-const NO_FIELDS: readonly string[] = Object.freeze([])
-
-/** The name of the channel. */
-const SERVED_CHANNEL = 'fastify-versioner:served'
+import type { VersionBundle } from '../describe/versions'
+import { NO_FIELDS } from '../routes/full-replace'
+import type { DeclaredWebhook } from '../routes/webhooks'
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:served', …)`). */
-export const servedChannel = diagnosticsChannel.channel(SERVED_CHANNEL)
+export const servedChannel = diagnosticsChannel.channel('fastify-versioner:served')
 
 /**
  * The HEAD route a request is served by: its method (the one answering the request) and URL.
@@ -96,6 +97,18 @@ export interface HeadRouteOf {
   readonly path: string
 }
 
+/**
+ * The HEAD route answering `request`, as events name it: its method answering the request (the HEAD route's own
+ * methods for a GET route's automatic HEAD twin, or a method an endpoint instruction changed) and its URL.
+ * @example
+ * ```ts
+ * servedRoute(request, registered.head) // { method: 'GET', url: '/users/:id' }
+ * ```
+ */
+export function servedRoute (request: FastifyRequest, head: HeadRouteOf): ServedRoute {
+  return { method: head.methods.includes(request.method) ? request.method : head.methods.join(','), url: head.path }
+}
+
 /** The client of a request, by the `clientId` option (a failing or non-string answer: logged, `undefined`). */
 function clientOf (request: FastifyRequest, clientId: NonNullable<ServeOptions['clientId']>): string | undefined {
   try {
@@ -111,13 +124,11 @@ function clientOf (request: FastifyRequest, clientId: NonNullable<ServeOptions['
 export function publishServed (request: FastifyRequest, facts: ServedFacts, head: HeadRouteOf, options: ServeOptions): void {
   const { requested, version, changes } = facts
   const described = options.versions.get(version)
-  // A GET route's automatic HEAD twin, or a method an endpoint instruction changed: the HEAD route's own method.
-  const method = head.methods.includes(request.method) ? request.method : head.methods.join(',')
   const event: ServedEvent = {
     request,
     version,
     requested,
-    route: { method, url: head.path },
+    route: servedRoute(request, head),
     deprecated: described?.deprecatedAt !== undefined,
     sunset: described?.sunsetAt,
     deprecatedFields: requestState(request)?.fieldDeprecations?.fields ?? NO_FIELDS,
@@ -127,4 +138,72 @@ export function publishServed (request: FastifyRequest, facts: ServedFacts, head
     api: options.apiName
   }
   servedChannel.publish(event)
+}
+
+/** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:webhook-rendered', …)`). */
+export const webhookRenderedChannel = diagnosticsChannel.channel('fastify-versioner:webhook-rendered')
+
+/**
+ * A subscriber a webhook was rendered for, in the event's version.
+ * @example
+ * ```ts
+ * for (const { id, requested, fellForward } of event.subscribers) if (fellForward) log.warn({ id, requested }, 'pinned to a version no longer served')
+ * ```
+ */
+export interface RenderedSubscriber {
+  /** The subscriber's id. */
+  readonly id: string
+  /** Its pin as given (a `Date` as its ISO date). */
+  readonly requested: string
+  /** True when its pin names no version served (it fell forward to the oldest one served). */
+  readonly fellForward: boolean
+}
+
+/**
+ * The message of the channel `fastify-versioner:webhook-rendered`: one webhook rendered in one version.
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', (message) => {
+ *   const { webhook, version, subscribers } = message as WebhookRenderedEvent
+ *   rendered.inc({ version, webhook: webhook.name }, subscribers.length)
+ * })
+ * ```
+ */
+export interface WebhookRenderedEvent {
+  /** The webhook as declared (its HEAD name and method). */
+  readonly webhook: { readonly name: string, readonly method: string }
+  /** The version the body was rendered in. */
+  readonly version: string
+  /** The subscribers it was rendered for in this version, in the order given. */
+  readonly subscribers: readonly RenderedSubscriber[]
+  /** True when the version has a deprecation date. */
+  readonly deprecated: boolean
+  /** The version's sunset date, if it has one. */
+  readonly sunset: Date | undefined
+  /** `webhook-id` of the rendered message. */
+  readonly id: string
+  /**
+   * The API that rendered it, as the tools name it (its `apiName`, else from its prefix: `root` without one), so that
+   * several APIs with the same versions can be told apart; `undefined` from the standalone `renderWebhook`.
+   */
+  readonly api: string | undefined
+}
+
+/** Publishes the event of one version (call only when `webhookRenderedChannel.hasSubscribers`). */
+export function publishWebhookRendered (
+  bundle: VersionBundle, webhook: DeclaredWebhook,
+  rendered: { readonly id: string, readonly version: string, readonly subscribers: readonly RenderedSubscriber[], readonly api: string | undefined }
+): void {
+  const described = bundle.get(rendered.version)
+  const event: WebhookRenderedEvent = {
+    webhook: { name: webhook.name, method: webhook.method },
+    version: rendered.version,
+    subscribers: rendered.subscribers,
+    deprecated: described?.deprecatedAt !== undefined,
+    sunset: described?.sunsetAt,
+    id: rendered.id,
+    api: rendered.api
+  }
+  webhookRenderedChannel.publish(event)
 }

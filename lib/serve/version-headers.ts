@@ -4,28 +4,25 @@
  * header when the version comes from a header (and on the upgrade preview's header when that option is on), and the
  * lifecycle headers of every answer of the version: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link`
  * headers of a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions,
- * and the `Cache-Control: private` of a preview version's answers.
+ * and the `Cache-Control: private` of a preview version's answers. The lifecycle headers follow the release clock: a
+ * successor link names the next newer version served at the time, never a release still to come (whose existence no
+ * answer tells before its `releasedAt`).
  *
  * The same lifecycle headers for a request that carries deprecated fields (decision 0061), combined with the
  * version's own; only the request hook of a version whose requests can hold deprecated parts
- * (../routes/field-deprecations.ts) sends them.
- *
- * The sunset policy `afterSunset: 'gone'`: once a version's `sunsetAt` has passed (by the plugin's `now` clock), its
- * requests are answered 410 with an RFC 9457 `application/problem+json` body naming the version, its sunset date
- * and the oldest version still served. Versions without the policy cost nothing.
+ * (../routes/field-deprecations.ts) sends them. The 410 of a version gone is ./gone-versions.ts's.
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { setOwn } from '../core/own-properties'
-import { toIsoDate } from '../core/iso-date'
 import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
-import type { Header, ServeOptions, VersionLifecycleHeaders } from './serve-options'
-import { brownoutOf, brownoutProblemAt } from './brownouts'
+import type { Header, LifecycleHeadersOf, ServeOptions, VersionLifecycleHeaders } from './serve-options'
+import type { ReleaseClock } from './release-clock'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -38,7 +35,7 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
   return function setVersionHeaders (reply, version) {
     reply.header(echo, version)
     vary(reply)
-    const headers = lifecycle.size > 0 ? lifecycle.get(version) : undefined
+    const headers = lifecycle?.(version)
     if (headers === undefined) return
     for (const [name, value] of headers.headers) reply.header(name, value)
     if (headers.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), headers.link))
@@ -70,8 +67,12 @@ export function addVary (reply: FastifyReply, names: string): void {
  * Adds to `Vary`, on every answer of a versioned route whatever its method, the headers that change it: the version
  * header when the version comes from a header, and the upgrade preview's header when that option is on
  * ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
+ * @example
+ * ```ts
+ * createVary(options)(reply) // Vary: x-api-version
+ * ```
  */
-function createVary (options: ServeOptions): (reply: FastifyReply) => void {
+export function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
     .filter((name) => name !== undefined)
   if (names.length === 0) return () => {}
@@ -97,37 +98,6 @@ export function privateCacheControl (current: unknown): string {
   const names = directives.map((directive) => directive.split('=')[0].trim().toLowerCase())
   if (names.includes('private') || names.includes('no-store')) return directives.join(', ')
   return ['private', ...directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')].join(', ')
-}
-
-/** Sets the version headers on a reply an error handler answers (see {@link createErrorVersionHeaders}). */
-type ErrorVersionHeaders = (request: FastifyRequest, reply: FastifyReply) => void
-
-/**
- * Builds the function error handlers call to set the version headers, unless the reply has them already (its
- * version echo header is set: the request hook or the handler set them, and `Vary` must not list the version
- * header twice). `servedVersion` gives the version answering the request, synchronously (`undefined` when it
- * is not known without waiting, or the route does not serve it, or the version is bad or missing: then only
- * `Vary` is set); it is called only when the headers are missing, and an error it throws is ignored: the error
- * being handled is the one to report.
- */
-export function createErrorVersionHeaders (
-  options: ServeOptions, servedVersion: (request: FastifyRequest) => string | undefined
-): ErrorVersionHeaders {
-  const setVersionHeaders = createVersionHeaders(options)
-  const vary = createVary(options)
-  const echo = options.headerName
-  return function setErrorVersionHeaders (request, reply) {
-    if (reply.hasHeader(echo)) return
-    let version: string | undefined
-    try {
-      version = servedVersion(request)
-    } catch {
-      return
-    }
-    if (version !== undefined) setVersionHeaders(reply, version)
-    // A 400 for a bad or missing version depends on the header too.
-    else vary(reply)
-  }
 }
 
 /** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */
@@ -156,7 +126,7 @@ export function appendLink (current: unknown, link: string): string {
  * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
  * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
-export function lifecycleHeadersOf (
+function lifecycleHeadersOf (
   bundle: VersionBundle, documentUrl: string | null, released = bundle.releasedValues
 ): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
@@ -174,6 +144,31 @@ export function lifecycleHeadersOf (
     byVersion.set(version.value, { headers, link: links.length === 0 ? undefined : links.join(', ') })
   })
   return byVersion
+}
+
+type HeadersMap = ReadonlyMap<string, VersionLifecycleHeaders>
+
+/** Two maps of headers that send the same headers. */
+function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
+  return a.size === b.size && [...a].every(([version, headers]) => JSON.stringify(headers) === JSON.stringify(b.get(version)))
+}
+
+/**
+ * The lifecycle headers of a version ({@link lifecycleHeadersOf}) as they are now by `clock`; `undefined` when no
+ * version has any at any time. Without a clock, or when the headers are the same whatever the time, one map for all.
+ * @example
+ * ```ts
+ * const headersOf = scheduledLifecycleHeaders(versions, '/openapi.json', startReleaseClock(versions, Date.now))
+ * headersOf?.('2000-01-01')?.link // its successor: the next newer version served now
+ * ```
+ */
+export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
+  const maps = clock === undefined
+    ? [lifecycleHeadersOf(bundle, documentUrl)]
+    : clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch.values))
+  if (clock !== undefined && !maps.every((map) => sameHeaders(map, maps[0]))) return (version) => clock.currentOf(maps).get(version)
+  const headers = maps[0]
+  return headers.size === 0 ? undefined : (version) => headers.get(version)
 }
 
 /** The earliest of two times in milliseconds, either missing. */
@@ -228,73 +223,4 @@ function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers
   request.compileValidationSchema(form, part)(copy)
   for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
   return copy
-}
-
-/** Answers 410 when `version` is gone; returns the problem it answered (the request hook then stops). */
-type GoneCheck = (reply: FastifyReply, version: string) => Record<string, unknown> | undefined
-
-/** The versions with `afterSunset: 'gone'`. */
-function goneVersions (options: Pick<ServeOptions, 'versions'>): ReadonlySet<string> {
-  return new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
-}
-
-/** The problem details of a request for a version gone since its sunset. */
-function goneProblem (version: Version, oldestServed: string | undefined): Record<string, unknown> {
-  const sunsetAt = version.sunsetAt as Date
-  const date = toIsoDate(sunsetAt)
-  return {
-    type: 'about:blank',
-    title: 'API version gone',
-    status: 410,
-    detail: `API version ${version.value} was sunset on ${date} and is no longer served. ` +
-      (oldestServed === undefined ? 'No version of this API is served any longer.' : `The oldest version still served is ${oldestServed}.`),
-    version: version.value,
-    sunsetAt: sunsetAt.toISOString(),
-    ...(oldestServed === undefined ? {} : { oldestVersion: oldestServed })
-  }
-}
-
-/** The problem details of a version gone now (by the `now` clock), or `undefined` when it is served. */
-export type GoneTest = (version: string) => Record<string, unknown> | undefined
-
-/**
- * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`, or it is in a brownout:
- * ./brownouts.ts), for the request hook's 410 and the upgrade preview; `undefined` when no version has that policy.
- * @example
- * ```ts
- * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
- * ```
- */
-export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>): GoneTest | undefined {
-  const gone = goneVersions(options)
-  if (gone.size === 0) return undefined
-  const now = options.now
-  const versions = options.versions.versions
-  return function goneProblemOf (value) {
-    if (!gone.has(value)) return undefined
-    const version = options.versions.get(value) as Version
-    const time = now()
-    if ((version.sunsetAt as Date).getTime() > time) return brownoutProblemAt(options, version, time)
-    const isGone = (candidate: Version): boolean => candidate.afterSunset === 'gone' && (candidate.sunsetAt as Date).getTime() <= time
-    const oldest = [...versions].reverse().find((candidate) => !isGone(candidate))
-    return goneProblem(version, oldest?.value)
-  }
-}
-
-/**
- * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
- * the version headers (echo, `Vary`, `Sunset`) on the 410.
- */
-export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
-  const goneProblemOf = createGoneTest(options)
-  if (goneProblemOf === undefined) return undefined
-  return function answerIfGone (reply, value) {
-    const problem = goneProblemOf(value)
-    if (problem === undefined) return undefined
-    setHeaders(reply, value)
-    // A 410 is cacheable by default (RFC 9110 §15.1); a brownout's ends with its window: revalidated on each use.
-    if (brownoutOf(problem) !== undefined && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
-    reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
-    return problem
-  }
 }

@@ -16,11 +16,11 @@ import { EndpointInstructionLog } from '../routes/timeline'
 import type { FailedSubscriber, RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
 import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
 import { kBundleInternals } from '../core/symbols'
-import { createGoneTest } from './version-headers'
+import { createGoneTest } from './gone-versions'
 import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
 import { copyJson } from './step-runner'
-import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './webhook-events'
+import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './usage-events'
 
 /** What rendering needs besides the webhook: the migration engine, the clock, the default version header. */
 interface RenderContext {
