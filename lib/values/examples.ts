@@ -17,6 +17,7 @@ import { resolverWithin, subschemasOf } from '../core/subschemas'
 import type { TSchema } from '@sinclair/typebox'
 import { noStringReason, patternOf, stringExample, type FormatPatterns } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
+import { typeMatches } from './union-matchers'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 export type JsonSchema = Record<string, unknown>
@@ -158,16 +159,8 @@ function reaches (build: Build, schema: unknown, wanted: (node: object) => boole
 
 /** True when `value` has the type `node` says (the `examples` or `default` of a field whose type an instruction changed may not). */
 function fitsType (node: JsonSchema, value: unknown): boolean {
-  switch (typeOf(node)) {
-    case 'string': return typeof value === 'string' && (patternOf(node)?.test(value) ?? true)
-    case 'integer': return Number.isInteger(value)
-    case 'number': return typeof value === 'number'
-    case 'boolean': return typeof value === 'boolean'
-    case 'null': return value === null
-    case 'array': return Array.isArray(value)
-    case 'object': return isSchemaObject(value)
-    default: return true
-  }
+  const type = typeOf(node)
+  return type === undefined || (typeMatches(type, value) && (type !== 'string' || (patternOf(node)?.test(value as string) ?? true)))
 }
 
 /** True for a schema that no value matches: `false`, or one saying `not: {}` (an enum whose every member was removed). */
