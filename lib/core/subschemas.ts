@@ -62,15 +62,27 @@ export function subschemasOf (schema: TSchema): TSchema[] {
   return found
 }
 
-/** Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas). */
-export function everySubschema (roots: Iterable<TSchema>): Set<TSchema> {
+/**
+ * Every schema reachable from `roots` through subschemas, and through `$ref`s to what `resolve` finds when it is given
+ * (the schema a `$ref` names, then the node's subschemas), each once, depth first (a schema before its subschemas).
+ * @example
+ * ```ts
+ * const reachable = everySubschema([body], (ref) => generation.resolveAnyId(ref))
+ * ```
+ */
+export function everySubschema (roots: Iterable<TSchema>, resolve?: (ref: string) => TSchema | undefined): Set<TSchema> {
   const seen = new Set<TSchema>()
-  const visit = (schema: TSchema): void => {
-    if (seen.has(schema)) return
-    seen.add(schema)
-    forEachSubschema(schema, visit)
+  const pending = [...roots].reverse()
+  while (pending.length > 0) {
+    const node = pending.pop() as TSchema
+    if (seen.has(node)) continue
+    seen.add(node)
+    const ref = (node as SchemaObject).$ref
+    const target = typeof ref === 'string' ? resolve?.(ref) : undefined
+    const next = target === undefined ? subschemasOf(node) : [target, ...subschemasOf(node)]
+    // Pushed last first, so that they are walked in order.
+    for (let index = next.length - 1; index >= 0; index--) pending.push(next[index])
   }
-  for (const root of roots) visit(root)
   return seen
 }
 

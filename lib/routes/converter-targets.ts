@@ -9,7 +9,7 @@ import { namesPath, type RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers, type Seed } from '../schemas/seeds'
 import { nameOf, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema } from '../core/subschemas'
+import { everySubschema } from '../core/subschemas'
 import type { ConverterTarget } from '../describe/converter-decorators'
 import type { GenerationStep } from '../describe/versions'
 
@@ -125,20 +125,7 @@ export class ConverterTargets {
   reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)
     if (known !== undefined) return known
-    const seen = new Set<TSchema>()
-    const pending: TSchema[] = [root]
-    while (pending.length > 0) {
-      const node = pending.pop() as TSchema
-      if (seen.has(node)) continue
-      seen.add(node)
-      const ref = (node as { $ref?: unknown }).$ref
-      const target = typeof ref === 'string' ? this.generation.resolveAnyId(ref) : undefined
-      const next: TSchema[] = target === undefined ? [] : [target]
-      forEachSubschema(node, (sub) => { next.push(sub) })
-      // Pushed last first, so that they are walked in order.
-      for (let index = next.length - 1; index >= 0; index--) pending.push(next[index])
-    }
-    const list = [...seen]
+    const list = [...everySubschema([root], (ref) => this.generation.resolveAnyId(ref))]
     this.reachable.set(root, list)
     return list
   }

@@ -13,7 +13,7 @@
  */
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { resolverWithin, subschemasOf } from '../core/subschemas'
+import { everySubschema, resolverWithin } from '../core/subschemas'
 import type { TSchema } from '@sinclair/typebox'
 import { noStringReason, patternOf, stringExample, type FormatPatterns } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
@@ -138,23 +138,15 @@ function canHold (build: Build, schema: unknown): boolean {
 /** True when `schema`, or a schema its data can hold (through subschemas and `$ref`s), is one `wanted` tells. */
 function reaches (build: Build, schema: unknown, wanted: (node: object) => boolean): boolean {
   if (!isSchemaObject(schema)) return false
-  const seen = new Set<object>()
-  const pending: object[] = [schema]
-  while (pending.length > 0) {
-    const node = pending.pop() as JsonSchema
-    if (seen.has(node)) continue
-    seen.add(node)
-    if (wanted(node)) return true
-    if (typeof node.$ref === 'string') {
-      try {
-        pending.push(followRef(build, node))
-      } catch {
-        // A reference to nothing holds nothing.
-      }
+  const resolve = (ref: string): TSchema | undefined => {
+    try {
+      return build.resolve(ref) as TSchema
+    } catch {
+      // A reference to nothing holds nothing.
+      return undefined
     }
-    pending.push(...subschemasOf(node as TSchema))
   }
-  return false
+  return [...everySubschema([schema], resolve)].some(wanted)
 }
 
 /** True when `value` has the type `node` says (the `examples` or `default` of a field whose type an instruction changed may not). */
