@@ -1,13 +1,7 @@
 /**
  * The upgrade guide's data (`GET <docs>/upgrade?from=A&to=B`): every version change between two versions, newest
- * last, with its description, the operations and webhooks it affects, and before/after examples. The examples are
- * the deterministic ones the documents show (`exampleOf`: a schema's first `examples` entry, else a value built
- * from its keywords): a HEAD response or webhook example is migrated by the real response converters to the
- * version before the change and to the version after it (`migrateWith`, which checks each result against its
- * version's schema); a request body example of the version before the change is converted up by the change's
- * request converters, and both are checked against their versions' schemas. An enum change also gets examples
- * holding each member that differs, and a pair the same in both versions is not shown (./upgrade-examples.ts). An
- * example that a converter refuses, or that does not validate, is left out with a note (decisions 0057, 0070).
+ * last, with its description, the operations and webhooks it affects, and before/after examples
+ * (./upgrade-examples.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
