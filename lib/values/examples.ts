@@ -119,11 +119,6 @@ export function exampleOf (schema: unknown, options: ExampleOptions = {}, proper
   return value
 }
 
-/** The schema a node stands for: the node, or what its `$ref` names. */
-function followRef (build: Build, node: JsonSchema): JsonSchema {
-  return typeof node.$ref === 'string' ? build.resolve(node.$ref) : node
-}
-
 /** True when data of `schema` can hold a node `toward` aims at (through subschemas and `$ref`s). */
 function canHold (build: Build, schema: unknown): boolean {
   const target = build.options.toward
@@ -171,7 +166,7 @@ function exampleAt (build: Build, schema: unknown, property: string | undefined,
     build.placed = true
     return options.toward.value
   }
-  if (typeof node.$ref === 'string') return exampleAt(build, followRef(build, node), property, depth + 1)
+  if (typeof node.$ref === 'string') return exampleAt(build, build.resolve(node.$ref), property, depth + 1)
   if ('const' in node) return node.const
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0]
   const given = 'default' in node ? [node.default] : Array.isArray(node.examples) ? node.examples.slice(0, 1) : []
