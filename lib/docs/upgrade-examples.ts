@@ -136,7 +136,7 @@ export class ChangeExamples {
 
   constructor (
     private readonly state: VersionerState, private readonly engine: MigrationEngine, private readonly sink: ExampleSink,
-    private readonly change: VersionChangeDescriptor, private readonly level: number
+    readonly change: VersionChangeDescriptor, private readonly level: number
   ) {
     this.enums = enumDifferences(state, change, level)
   }
@@ -146,12 +146,16 @@ export class ChangeExamples {
     return `${at.operation} ${at.part}${at.status === undefined ? '' : ` (${at.status})`}`
   }
 
+  /** True when a schema or enum instruction of the change edits a schema data of `root` can hold at level `at`. */
+  edits (root: TSchema, at: number): boolean {
+    const { generation, planner } = this.state
+    return this.change.instructions.some((instruction) => !isEndpointInstruction(instruction) &&
+      (generation.canonical(root) === generation.canonical(instruction.schema) || planner.targets.occurs(root, instruction.schema, at)))
+  }
+
   /** True when the change edits a schema data of `root` can hold (in either version), or one of `steps` is its converter. */
   private touches (root: TSchema, steps: Steps): boolean {
-    if (steps.some((step) => step.converter.change === this.change)) return true
-    const { generation, planner } = this.state
-    return this.change.instructions.some((instruction) => !isEndpointInstruction(instruction) && [this.level, this.level + 1].some((at) =>
-      generation.canonical(root) === generation.canonical(instruction.schema) || planner.targets.occurs(root, instruction.schema, at)))
+    return steps.some((step) => step.converter.change === this.change) || [this.level, this.level + 1].some((at) => this.edits(root, at))
   }
 
   /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */
