@@ -16,7 +16,7 @@ import type {
 import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
 import { applies } from '../routes/timeline'
-import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
+import { nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -189,11 +189,8 @@ class ChangelogEntries {
   private enumEntry (instruction: EnumInstruction, level: number): ChangelogEntryData {
     const models = this.models.affected(instruction.schema, level)
     if (instruction.kind === 'enum.didntHave') return { type: 'enum.members.added', models, members: [...instruction.members] }
-    const { generation } = this.state
-    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
-    const values = Array.isArray(form.anyOf)
-      ? (form.anyOf as SchemaObject[]).map((member) => isSchemaObject(member) ? member.const : undefined)
-      : Array.isArray(form.enum) ? form.enum as unknown[] : []
+    const state = this.state.generation.stateAt(instruction.schema, level)
+    const values = state.kind === 'enum' ? state.members.map((member) => member.value) : []
     return {
       type: 'enum.members.removed',
       models,
