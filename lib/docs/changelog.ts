@@ -16,7 +16,7 @@ import type {
 import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
 import { applies } from '../routes/timeline'
-import { isSchemaObject, nameOf, type SchemaObject } from '../core/json-schema'
+import { nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -124,7 +124,7 @@ class ChangelogEntries {
       case 'validator.didntExist': return { type: 'schema.validator.added', models, validator: instruction.validatorName }
       case 'field.didntHave': {
         const current = this.models.fieldAt(instruction.schema, instruction.field, level)
-        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: copyJson(current?.[name]) }))
+        const changes = instruction.keywords.map((name) => ({ name, status: 'added' as const, newValue: current?.[name] }))
         return { type: 'schema.field.attributes.changed', models, field: instruction.field, changes }
       }
       case 'field.had':
@@ -150,7 +150,7 @@ class ChangelogEntries {
     for (const [name, previousValue] of annotations) {
       const current = form[name]
       const status = current === undefined ? 'removed' as const : 'changed' as const
-      changes.push({ name, status, previousValue: copyJson(previousValue), newValue: name === 'examples' ? undefined : copyJson(current) })
+      changes.push({ name, status, previousValue, newValue: name === 'examples' ? undefined : current })
     }
     return { type: 'schema.attributes.changed', models, ...(instruction.name === undefined ? {} : { previousName: instruction.name }), changes }
   }
@@ -160,11 +160,11 @@ class ChangelogEntries {
     const current = this.models.fieldAt(instruction.schema, instruction.field, level)
     const changes: Changes = []
     if (instruction.name !== undefined) changes.push({ name: 'name', status: 'changed', previousValue: instruction.name, newValue: instruction.field })
-    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: copyJson(instruction.type), newValue: copyJson(current) })
+    if (instruction.type !== undefined) changes.push({ name: 'type', status: 'changed', previousValue: instruction.type, newValue: current })
     if (instruction.optional !== undefined) changes.push({ name: 'optional', status: 'changed', previousValue: instruction.optional, newValue: !instruction.optional })
     for (const [name, previousValue] of Object.entries(instruction.keywords)) {
       const newValue = current?.[name]
-      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue: copyJson(previousValue), newValue: copyJson(newValue) })
+      changes.push({ name, status: newValue === undefined ? 'removed' : 'changed', previousValue, newValue })
     }
     return changes
   }
@@ -181,7 +181,7 @@ class ChangelogEntries {
     const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
       const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
-      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: copyJson(previousValue), newValue: copyJson(current) }
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue, newValue: current }
     })
     return { type: 'endpoint.changed', ...base, changes }
   }
@@ -189,11 +189,8 @@ class ChangelogEntries {
   private enumEntry (instruction: EnumInstruction, level: number): ChangelogEntryData {
     const models = this.models.affected(instruction.schema, level)
     if (instruction.kind === 'enum.didntHave') return { type: 'enum.members.added', models, members: [...instruction.members] }
-    const { generation } = this.state
-    const form = generation.formAt(generation.canonical(instruction.schema), level) as SchemaObject
-    const values = Array.isArray(form.anyOf)
-      ? (form.anyOf as SchemaObject[]).map((member) => isSchemaObject(member) ? member.const : undefined)
-      : Array.isArray(form.enum) ? form.enum as unknown[] : []
+    const state = this.state.generation.stateAt(instruction.schema, level)
+    const values = state.kind === 'enum' ? state.members.map((member) => member.value) : []
     return {
       type: 'enum.members.removed',
       models,

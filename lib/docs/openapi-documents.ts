@@ -25,7 +25,7 @@ import { OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
-import { documentSchedule } from './document-schedule'
+import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 
 type Json = Record<string, unknown>
@@ -51,6 +51,42 @@ interface SwaggerRouteInput {
   schema: RouteSchema | undefined
   url: string
   route: { config?: Record<symbol | string, unknown> }
+}
+
+/**
+ * Writes a version's lifecycle into its document's `info`, the same whatever the time (only whether it is served
+ * depends on the clock): `x-deprecated-at`, `x-sunset-at` and `x-after-sunset`, then `x-released-at` and `x-brownouts`
+ * (ISO dates and instants), each group with a paragraph for readers in `info.description`.
+ */
+function describeLifecycle (info: Json, version: Version): void {
+  const paragraph = (notes: readonly string[]): void => {
+    if (notes.length > 0) info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
+  }
+  const lifecycle: string[] = []
+  if (version.deprecatedAt !== undefined) {
+    info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
+    lifecycle.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
+  }
+  if (version.sunsetAt !== undefined) {
+    info['x-sunset-at'] = toIsoDate(version.sunsetAt)
+    info['x-after-sunset'] = version.afterSunset
+    lifecycle.push(version.afterSunset === 'gone'
+      ? `It stops being served on ${toIsoDate(version.sunsetAt)}: from then on, its requests are answered 410 Gone.`
+      : `It stops being served on ${toIsoDate(version.sunsetAt)}.`)
+  }
+  if (version.link !== undefined && lifecycle.length > 0) lifecycle.push(`See ${version.link}.`)
+  paragraph(lifecycle)
+  const schedule: string[] = []
+  if (version.releasedAt !== undefined) {
+    info['x-released-at'] = version.releasedAt.toISOString()
+    schedule.push(`This version is served from ${version.releasedAt.toISOString()}.`)
+  }
+  if (version.brownouts.length > 0) {
+    const windows = version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() }))
+    info['x-brownouts'] = windows
+    schedule.push(`Scheduled brownouts, during which its requests are answered 410 Gone as after its sunset: ${windows.map(({ start, end }) => `${start} to ${end}`).join(', ')}.`)
+  }
+  paragraph(schedule)
 }
 
 /** The per-version documents of an application. */
@@ -184,24 +220,7 @@ export class OpenApiDocuments {
     // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
     if (key !== UNVERSIONED && served !== undefined) (document.info as Json)['x-api-version-default'] = served
     const version = this.options.versions.get(key)
-    if (version !== undefined && (version.deprecatedAt !== undefined || version.sunsetAt !== undefined)) {
-      const info = document.info as Json
-      const notes: string[] = []
-      if (version.deprecatedAt !== undefined) {
-        info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
-        notes.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
-      }
-      if (version.sunsetAt !== undefined) {
-        info['x-sunset-at'] = toIsoDate(version.sunsetAt)
-        info['x-after-sunset'] = version.afterSunset
-        notes.push(version.afterSunset === 'gone'
-          ? `It stops being served on ${toIsoDate(version.sunsetAt)}: from then on, its requests are answered 410 Gone.`
-          : `It stops being served on ${toIsoDate(version.sunsetAt)}.`)
-      }
-      if (version.link !== undefined) notes.push(`See ${version.link}.`)
-      info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
-    }
-    if (version !== undefined) documentSchedule(document, version)
+    if (version !== undefined) describeLifecycle(document.info as Json, version)
     markDeprecatedParameters(document)
     moveQueryOperations(document)
     return inCanonicalOrder(document)

@@ -1,10 +1,14 @@
 /**
  * The upgrade guide's examples (./upgrade-guide.ts, decisions 0057 and 0070): for one change and one payload, bodies
- * the change transforms, run through the real converters. Besides the documents' deterministic example (`exampleOf`),
- * an enum change gets one example per member that differs: a HEAD response holding a member the version before the
- * change lacks (what an old client receives instead, or the 500 when no converter maps it), a request of the version
- * before holding a member the version after lacks (what the request converters make of it). A pair that is the same
- * in both versions is not shown; a note says so, as it says why an example could not be made.
+ * the change transforms, run through the real converters. The deterministic example (`exampleOf`: a schema's first
+ * `examples` entry, else a value built from its keywords) of a HEAD response or webhook payload is migrated to the
+ * version before the change and to the one after it (`migrateWith`, which checks each result against its version's
+ * schema); one of a request body of the version before the change is converted up by the change's request
+ * converters, and both are checked against their versions' schemas. An enum change also gets one example per member
+ * that differs: a HEAD response holding a member the version before the change lacks (what an old client receives
+ * instead, or the 500 when no converter maps it), a request of the version before holding a member the version after
+ * lacks (what the request converters make of it). A pair that is the same in both versions is not shown; a note says
+ * so, as it says why an example could not be made (a converter refused it, or it does not validate).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -132,7 +136,7 @@ export class ChangeExamples {
 
   constructor (
     private readonly state: VersionerState, private readonly engine: MigrationEngine, private readonly sink: ExampleSink,
-    private readonly change: VersionChangeDescriptor, private readonly level: number
+    readonly change: VersionChangeDescriptor, private readonly level: number
   ) {
     this.enums = enumDifferences(state, change, level)
   }
@@ -142,12 +146,16 @@ export class ChangeExamples {
     return `${at.operation} ${at.part}${at.status === undefined ? '' : ` (${at.status})`}`
   }
 
+  /** True when a schema or enum instruction of the change edits a schema data of `root` can hold at level `at`. */
+  edits (root: TSchema, at: number): boolean {
+    const { generation, planner } = this.state
+    return this.change.instructions.some((instruction) => !isEndpointInstruction(instruction) &&
+      (generation.canonical(root) === generation.canonical(instruction.schema) || planner.targets.occurs(root, instruction.schema, at)))
+  }
+
   /** True when the change edits a schema data of `root` can hold (in either version), or one of `steps` is its converter. */
   private touches (root: TSchema, steps: Steps): boolean {
-    if (steps.some((step) => step.converter.change === this.change)) return true
-    const { generation, planner } = this.state
-    return this.change.instructions.some((instruction) => !isEndpointInstruction(instruction) && [this.level, this.level + 1].some((at) =>
-      generation.canonical(root) === generation.canonical(instruction.schema) || planner.targets.occurs(root, instruction.schema, at)))
+    return steps.some((step) => step.converter.change === this.change) || [this.level, this.level + 1].some((at) => this.edits(root, at))
   }
 
   /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */

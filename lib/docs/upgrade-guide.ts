@@ -1,13 +1,7 @@
 /**
  * The upgrade guide's data (`GET <docs>/upgrade?from=A&to=B`): every version change between two versions, newest
- * last, with its description, the operations and webhooks it affects, and before/after examples. The examples are
- * the deterministic ones the documents show (`exampleOf`: a schema's first `examples` entry, else a value built
- * from its keywords): a HEAD response or webhook example is migrated by the real response converters to the
- * version before the change and to the version after it (`migrateWith`, which checks each result against its
- * version's schema); a request body example of the version before the change is converted up by the change's
- * request converters, and both are checked against their versions' schemas. An enum change also gets examples
- * holding each member that differs, and a pair the same in both versions is not shown (./upgrade-examples.ts). An
- * example that a converter refuses, or that does not validate, is left out with a note (decisions 0057, 0070).
+ * last, with its description, the operations and webhooks it affects, and before/after examples
+ * (./upgrade-examples.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -116,7 +110,7 @@ export class UpgradeGuides {
         schemas: (at) => [...requestSchemas(head), ...Object.values(responseMapAt(head, at))],
         route: head
       }
-      const status = this.affects(subject, change, level)
+      const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       for (const method of state.methods) {
@@ -126,7 +120,7 @@ export class UpgradeGuides {
     }
     for (const webhook of inNameOrder(this.webhooks(), (webhook) => `${webhook.name} ${webhook.method}`)) {
       const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }
-      const status = this.affects(subject, change, level)
+      const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       entry.webhooks.push({ name: webhook.name, method: webhook.method })
       if (status === 'changed') await examples.response({ operation: `webhook ${webhook.name}`, part: 'webhook payload' }, webhook.body)
@@ -134,22 +128,15 @@ export class UpgradeGuides {
     return entry
   }
 
-  /** Whether `change` (of step `level`) affects a route or webhook, and how; `undefined` when it does not. */
-  private affects (subject: Subject, change: VersionChangeDescriptor, level: number): UpgradeOperation['status'] | undefined {
+  /** Whether the change of `examples` (of step `level`) affects a route or webhook, and how; `undefined` when it does not. */
+  private affects (subject: Subject, examples: ChangeExamples, level: number): UpgradeOperation['status'] | undefined {
+    const { change } = examples
     const after = subject.timeline[level]
     const before = subject.timeline[level + 1]
     const endpointChanged = (state: RouteState): boolean => state.exists &&
       change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(state, instruction as EndpointInstruction, subject.operationId))
     if (!before.exists || !after.exists) return endpointChanged(after) ? 'added' : endpointChanged(before) ? 'removed' : undefined
-    if (endpointChanged(after)) return 'changed'
-    const { generation, planner } = this.state
-    for (const instruction of change.instructions) {
-      if (instruction.kind.startsWith('endpoint.')) continue
-      const target = generation.canonical((instruction as { schema: TSchema }).schema)
-      for (const at of [level, level + 1]) {
-        if (subject.schemas(at).some((root) => generation.canonical(root) === target || planner.targets.occurs(root, target, at))) return 'changed'
-      }
-    }
+    if (endpointChanged(after) || [level, level + 1].some((at) => subject.schemas(at).some((root) => examples.edits(root, at)))) return 'changed'
     return this.convertedBy(subject, change, level) ? 'changed' : undefined
   }
 

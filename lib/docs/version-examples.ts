@@ -17,7 +17,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { everySubschema, replaceSubschemas, subschemasOf } from '../core/subschemas'
+import { everySubschema, mapSubschemas } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
 import { requestSchemas } from '../routes/version-plan'
 import { prepareSchema } from '../routes/prepared-schemas'
@@ -91,7 +91,7 @@ export class VersionExamples {
       const known = byLevel?.get(level)
       if (known !== undefined) return known
       inProgress.add(node)
-      const result = this.withExamples(replaceSubschemas(node, subschemasOf(node).map(visit)), level)
+      const result = this.withExamples(mapSubschemas(node, visit), level)
       inProgress.delete(node)
       if (byLevel === undefined) this.forms.set(node, byLevel = new Map())
       byLevel.set(level, result)

@@ -13,6 +13,7 @@ import type { RouteSchema } from './version-plan'
 import type { RouteForms } from './schema-forms'
 import type { FullReplace } from './full-replace'
 import type { VersionBehaviours } from './version-behaviours'
+import type { VersionedScope } from '../describe/versioned-scope'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
 import { kBundleInternals } from '../core/symbols'
 
@@ -35,6 +36,7 @@ export interface HeadRoute {
   /** Its schemas read into slots (./schema-forms.ts). */
   readonly forms: RouteForms
   readonly timeline: readonly RouteState[]
+  readonly scope: VersionedScope
   /** Whether the route replaces what it stores (its `fullReplace` option, ./full-replace.ts). */
   readonly fullReplace: FullReplace
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */

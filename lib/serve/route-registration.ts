@@ -109,7 +109,7 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
   const display = `${methods.join(',')} ${route.url}`
   const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
   const fullReplace = readFullReplace(route.fullReplace, methods, display)
-  return { display, path: route.url, methods, schema, forms, timeline, fullReplace, registered: [] }
+  return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, registered: [] }
 }
 
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */

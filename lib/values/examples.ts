@@ -13,10 +13,11 @@
  */
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { resolverWithin, subschemasOf } from '../core/subschemas'
+import { everySubschema, resolverWithin } from '../core/subschemas'
 import type { TSchema } from '@sinclair/typebox'
 import { noStringReason, patternOf, stringExample, type FormatPatterns } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
+import { typeMatches } from './union-matchers'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 export type JsonSchema = Record<string, unknown>
@@ -118,11 +119,6 @@ export function exampleOf (schema: unknown, options: ExampleOptions = {}, proper
   return value
 }
 
-/** The schema a node stands for: the node, or what its `$ref` names. */
-function followRef (build: Build, node: JsonSchema): JsonSchema {
-  return typeof node.$ref === 'string' ? build.resolve(node.$ref) : node
-}
-
 /** True when data of `schema` can hold a node `toward` aims at (through subschemas and `$ref`s). */
 function canHold (build: Build, schema: unknown): boolean {
   const target = build.options.toward
@@ -137,37 +133,21 @@ function canHold (build: Build, schema: unknown): boolean {
 /** True when `schema`, or a schema its data can hold (through subschemas and `$ref`s), is one `wanted` tells. */
 function reaches (build: Build, schema: unknown, wanted: (node: object) => boolean): boolean {
   if (!isSchemaObject(schema)) return false
-  const seen = new Set<object>()
-  const pending: object[] = [schema]
-  while (pending.length > 0) {
-    const node = pending.pop() as JsonSchema
-    if (seen.has(node)) continue
-    seen.add(node)
-    if (wanted(node)) return true
-    if (typeof node.$ref === 'string') {
-      try {
-        pending.push(followRef(build, node))
-      } catch {
-        // A reference to nothing holds nothing.
-      }
+  const resolve = (ref: string): TSchema | undefined => {
+    try {
+      return build.resolve(ref) as TSchema
+    } catch {
+      // A reference to nothing holds nothing.
+      return undefined
     }
-    pending.push(...subschemasOf(node as TSchema))
   }
-  return false
+  return [...everySubschema([schema], resolve)].some(wanted)
 }
 
 /** True when `value` has the type `node` says (the `examples` or `default` of a field whose type an instruction changed may not). */
 function fitsType (node: JsonSchema, value: unknown): boolean {
-  switch (typeOf(node)) {
-    case 'string': return typeof value === 'string' && (patternOf(node)?.test(value) ?? true)
-    case 'integer': return Number.isInteger(value)
-    case 'number': return typeof value === 'number'
-    case 'boolean': return typeof value === 'boolean'
-    case 'null': return value === null
-    case 'array': return Array.isArray(value)
-    case 'object': return isSchemaObject(value)
-    default: return true
-  }
+  const type = typeOf(node)
+  return type === undefined || (typeMatches(type, value) && (type !== 'string' || (patternOf(node)?.test(value as string) ?? true)))
 }
 
 /** True for a schema that no value matches: `false`, or one saying `not: {}` (an enum whose every member was removed). */
@@ -186,7 +166,7 @@ function exampleAt (build: Build, schema: unknown, property: string | undefined,
     build.placed = true
     return options.toward.value
   }
-  if (typeof node.$ref === 'string') return exampleAt(build, followRef(build, node), property, depth + 1)
+  if (typeof node.$ref === 'string') return exampleAt(build, build.resolve(node.$ref), property, depth + 1)
   if ('const' in node) return node.const
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0]
   const given = 'default' in node ? [node.default] : Array.isArray(node.examples) ? node.examples.slice(0, 1) : []

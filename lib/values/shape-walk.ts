@@ -29,8 +29,6 @@ import {
   type Children, type ResolveRef, type Shape
 } from './shapes'
 
-export type { ResolveRef } from './shapes'
-
 /** What one kind of walk does, and the walks compiled under it (make one with {@link walkRules} per kind and owner). */
 export interface WalkRules {
   /** Which object schemas lose the fields they do not declare: those a version rebuilt, or every closed one. */

@@ -72,7 +72,14 @@ export function fittingMembers<T> (members: readonly T[], value: object, nodeOf:
   return fitting.length > 0 ? fitting : members
 }
 
-function typeMatches (type: string, value: unknown): boolean {
+/**
+ * True when `value` is of the JSON Schema `type` (any value for a type it does not know).
+ * @example
+ * ```ts
+ * typeMatches('integer', 1.5) // false
+ * ```
+ */
+export function typeMatches (type: string, value: unknown): boolean {
   switch (type) {
     case 'object': return isSchemaObject(value)
     case 'array': return Array.isArray(value)
