@@ -8,6 +8,8 @@ import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebo
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
+import { isDeepStrictEqual } from 'node:util'
+import { VersionerStructureError } from '../core/errors'
 import { isSchemaObject, nameOf, setModifiers, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
@@ -178,6 +180,23 @@ function anchorOf (schema: TSchema): object | undefined {
   return undefined
 }
 
+/** Fields of an object schema, for messages: `{ a, b }`. */
+function fieldsOf (schema: TSchema): string {
+  const { properties } = schema as SchemaObject
+  return isSchemaObject(properties) ? `{ ${Object.keys(properties).join(', ')} }` : JSON.stringify(schema).slice(0, 80)
+}
+
+/**
+ * `seed`, when `schema`, which has its `$id`, is the same schema (a copy, modifiers aside); two different schemas with one
+ * `$id` are `FST_VERSIONER_STRUCTURE`: which one an instruction, a converter or a `$ref` means could not be told.
+ */
+function sameSchema (seed: Seed, schema: TSchema): Seed {
+  if (isDeepStrictEqual(seed.head, setModifiers(schema, false, false))) return seed
+  throw new VersionerStructureError(`Two different schemas have $id '${seed.display}': ${fieldsOf(seed.head)} and ${fieldsOf(schema)}. ` +
+    `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${seed.display}')), so it cannot tell which one an ` +
+    'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
+}
+
 /**
  * The seeds of one generation run, and recognition of schemas as seeds: the same object; a copy that
  * differs only by `Type.Optional` / `Type.Readonly`; or a schema with the same `$id`.
@@ -226,7 +245,8 @@ export class SeedIndex {
     const direct = this.byObject.get(schema)
     if (direct !== undefined) return direct
     const id = nameOf(schema)
-    if (id !== undefined && this.byId.has(id)) return this.byId.get(id)
+    const named = id === undefined ? undefined : this.byId.get(id)
+    if (named !== undefined) return sameSchema(named, schema)
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
     return candidates.find((seed) => sameButModifiers(seed.head, schema))

@@ -126,6 +126,24 @@ test('a schema is recognised by $id: another object with the same $id, and $refs
   t.equal((await post(app, { shipping: { street: 'a', city: 'b' } })).status, 400)
 })
 
+test('regression: two different schemas with one $id are FST_VERSIONER_STRUCTURE at ready, naming the $id and both, not treated as one', async (t) => {
+  const { Address, instruction } = addressSchemas()
+  const Other = Type.Object({ line: Type.String(), zip: Type.Integer() }, { $id: 'Address' })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', changeClass('LineWasStreet', [instruction])), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/a', { schema: { body: Address } }, async () => ({}))
+    api.post('/b', { schema: { body: Other } }, async () => ({}))
+  }))
+  await t.rejects(app.ready(), {
+    code: 'FST_VERSIONER_STRUCTURE',
+    message: /Two different schemas have \$id 'Address': \{ street, city \} and \{ line, zip \}\..*give each schema its own \$id/
+  })
+  const copy = oldSchemas([instruction]).get(Type.Optional(Type.Object({ street: Type.String(), city: Type.String() }, { $id: 'Address' })))
+  t.strictSame(plain(copy), OLD_ADDRESS, 'an equal copy (Type.Optional aside) is still recognised by its $id')
+})
+
 test("regression: a $ref written the Fastify way ('Address#') is rewritten", async (t) => {
   const { instruction } = addressSchemas()
   const Order = Type.Object({ shipping: Type.Unsafe({ $ref: 'Address#' }), billing: Type.Ref('Address') })
