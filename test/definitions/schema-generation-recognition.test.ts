@@ -136,7 +136,7 @@ test('regression: two different schemas with one $id are FST_VERSIONER_STRUCTURE
     api.post('/a', { schema: { body: Address } }, async () => ({}))
     api.post('/b', { schema: { body: Other } }, async () => ({}))
   }))
-  await t.rejects(app.ready(), {
+  await t.rejects(async () => { await app.ready() }, {
     code: 'FST_VERSIONER_STRUCTURE',
     message: /Two different schemas have \$id 'Address': \{ street, city \} and \{ line, zip \}\..*give each schema its own \$id/
   })
