@@ -2,13 +2,12 @@
  * Stage `lib/describe/`: an API without its oldest versions, for `fastify-versioner retire`
  * ([decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)). The command builds the application a
  * second time inside {@link buildingWithout}: each registration of the plugin during that build asks
- * {@link retirementOf} whether to serve a bundle cut by {@link bundleWithout} instead of the one it was given (the
+ * {@link retirementOf} whether to serve a bundle cut by `bundleWithout` (../tools/retire-plan.ts) instead of the one it was given (the
  * application's code is not changed, and no registration outside that build is affected).
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { kBundleInternals } from '../core/symbols'
-import { Version, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from './versions'
+import type { VersionBundle } from './versions'
 
 /** Which bundle one registration serves while the application is built for `retire`: a cut one, or `undefined` to keep its own. */
 type RetirementCut = (bundle: VersionBundle, where: { readonly apiName: string | undefined, readonly prefix: string }) => VersionBundle | undefined
@@ -28,21 +27,4 @@ export function buildingWithout<T> (cut: RetirementCut, build: () => Promise<T>)
 /** The cut of the retire build this registration is part of, if any. */
 export function retirementOf (): RetirementCut | undefined {
   return retirements.getStore()
-}
-
-/**
- * The bundle without `version` and every older version: the same `HeadVersion` and newer `Version` entries, the
- * oldest one kept without its changes (they described the version before it), its lifecycle kept.
- * @example
- * bundleWithout(versions, '2000-01-01').versionValues // ['2002-01-01', '2001-01-01']
- */
-export function bundleWithout (bundle: VersionBundle, version: string): VersionBundle {
-  const index = bundle.versionValues.indexOf(version)
-  if (index < 1) throw new RangeError(`bundleWithout: '${version}' is not a version of the bundle older than its newest`)
-  const kept = bundle.versions.slice(0, index)
-  const oldest = kept[kept.length - 1]
-  const { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts } = oldest
-  const lifecycle: VersionLifecycle = { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts }
-  const options: VersionBundleOptions[] = bundle[kBundleInternals].customStorage ? [{ apiVersionStorage: bundle.apiVersionStorage }] : []
-  return new VersionBundle(bundle.headVersion, ...kept.slice(0, -1), new Version(oldest.value, lifecycle), ...options)
 }

@@ -11,7 +11,8 @@
  * holding it) by schema, or runs on a route whose schemas hold it.
  * @module
  */
-import type { Version } from '../describe/versions'
+import { Version, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from '../describe/versions'
+import { kBundleInternals } from '../core/symbols'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { deepEqual } from '../core/json-schema'
 import { VersionerToolError } from '../core/errors'
@@ -148,4 +149,21 @@ export function retirementPlan (state: VersionerState, version: string): Retirem
     routes,
     ...keptOnlyForRetired(state, index, removed)
   }
+}
+
+/**
+ * The bundle without `version` and every older version: the same `HeadVersion` and newer `Version` entries, the
+ * oldest one kept without its changes (they described the version before it), its lifecycle kept.
+ * @example
+ * bundleWithout(versions, '2000-01-01').versionValues // ['2002-01-01', '2001-01-01']
+ */
+export function bundleWithout (bundle: VersionBundle, version: string): VersionBundle {
+  const index = bundle.versionValues.indexOf(version)
+  if (index < 1) throw new RangeError(`bundleWithout: '${version}' is not a version of the bundle older than its newest`)
+  const kept = bundle.versions.slice(0, index)
+  const oldest = kept[kept.length - 1]
+  const { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts } = oldest
+  const lifecycle: VersionLifecycle = { deprecatedAt, sunsetAt, link, afterSunset, channel, access, releasedAt, brownouts }
+  const options: VersionBundleOptions[] = bundle[kBundleInternals].customStorage ? [{ apiVersionStorage: bundle.apiVersionStorage }] : []
+  return new VersionBundle(bundle.headVersion, ...kept.slice(0, -1), new Version(oldest.value, lifecycle), ...options)
 }

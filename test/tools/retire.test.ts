@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { inProcess, scratch, type Run } from '../helpers/cli'
-import { bundleWithout } from '../../lib/describe/retirement'
+import { bundleWithout } from '../../lib/tools/retire-plan'
 import { Version, VersionBundle } from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
