@@ -7,13 +7,12 @@
  * @module
  */
 import { createRequire } from 'node:module'
-import { VersionerToolError } from './errors'
 
 /** The optional libraries, with the version range package.json lists for each (test/package.test.ts keeps them equal). */
 export const OPTIONAL_LIBRARIES = { 'api-smart-diff': '^1.0.6', 'fast-check': '^4.10.2' } as const
 
 /** The name of an optional library. */
-type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
+export type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
 
 /**
  * The library, or `undefined` when it is not installed (any other failure to load it is thrown).
@@ -41,18 +40,4 @@ export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
  */
 export function installCommand (name: OptionalLibrary, dev = false): string {
   return `npm install ${dev ? '--save-dev ' : ''}${name}@${OPTIONAL_LIBRARIES[name]}`
-}
-
-/**
- * A library a tool needs; `FST_VERSIONER_TOOL` saying what to install when it is missing.
- * @example
- * ```ts
- * const library = toolLibrary<DiffLibrary>('api-smart-diff', 'check')
- * ```
- */
-export function toolLibrary<T> (name: OptionalLibrary, tool: string): T {
-  const library = optionalLibrary<T>(name)
-  if (library !== undefined) return library
-  throw new VersionerToolError(`${tool} needs ${name}, an optional dependency of fastify-versioner that is not installed (an install that ` +
-    `leaves optional dependencies out, such as npm ci --omit=optional, skips it). Install it: ${installCommand(name, true)}`)
 }

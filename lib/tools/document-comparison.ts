@@ -8,7 +8,7 @@
  * statuses or guarantees go away. Changes inside a schema are `schema-changes.ts`'s.
  * @module
  */
-import { toolLibrary } from '../core/optional-libraries'
+import { toolLibrary } from './tool-library'
 import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'

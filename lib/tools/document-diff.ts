@@ -16,7 +16,7 @@ import type {
 } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
-import { toolLibrary } from '../core/optional-libraries'
+import { toolLibrary } from './tool-library'
 import type { RawDiff } from './document-places'
 
 /** Put in front of the names `api-smart-diff` must not see as they are (a character no real name starts with). */

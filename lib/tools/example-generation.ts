@@ -11,7 +11,7 @@
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
-import { toolLibrary } from '../core/optional-libraries'
+import { toolLibrary } from './tool-library'
 import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
