@@ -8,9 +8,8 @@ import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebo
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
-import { isDeepStrictEqual } from 'node:util'
 import { VersionerStructureError } from '../core/errors'
-import { isSchemaObject, nameOf, setModifiers, type SchemaObject } from '../core/json-schema'
+import { deepEqual, isSchemaObject, nameOf, setModifiers, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -191,7 +190,7 @@ function fieldsOf (schema: TSchema): string {
  * `$id` are `FST_VERSIONER_STRUCTURE`: which one an instruction, a converter or a `$ref` means could not be told.
  */
 function sameSchema (seed: Seed, schema: TSchema): Seed {
-  if (isDeepStrictEqual(seed.head, setModifiers(schema, false, false))) return seed
+  if (deepEqual(seed.head, setModifiers(schema, false, false))) return seed
   throw new VersionerStructureError(`Two different schemas have $id '${seed.display}': ${fieldsOf(seed.head)} and ${fieldsOf(schema)}. ` +
     `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${seed.display}')), so it cannot tell which one an ` +
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
