@@ -60,6 +60,22 @@ export function setModifiers<T extends TSchema> (schema: T, optional: boolean, r
   return copy as T
 }
 
+/** Keywords that describe a schema rather than constrain it. */
+export const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
+
+/**
+ * What a schema validates: a copy without its modifiers and its own annotations (those of its subschemas stay).
+ * @example
+ * ```ts
+ * deepEqual(withoutAnnotations(Type.String({ description: 'a' })), withoutAnnotations(Type.String())) // true
+ * ```
+ */
+export function withoutAnnotations (schema: TSchema): SchemaObject {
+  const copy: SchemaObject = { ...(setModifiers(schema, false, false) as SchemaObject) }
+  for (const keyword of ANNOTATIONS) delete copy[keyword]
+  return copy
+}
+
 /** Structural equality of JSON values and schemas (string keys and TypeBox's Kind and modifier symbols). */
 export function deepEqual (a: unknown, b: unknown): boolean {
   if (a === b) return true

@@ -9,10 +9,7 @@ import { KindGuard, type TSchema } from '@sinclair/typebox'
 import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import type { NamedValidator } from '../describe/named-validators'
 import { type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
-import { deepEqual, describeValue, setModifiers, type SchemaObject } from '../core/json-schema'
-
-/** Keywords that describe a field rather than constrain it: kept when an instruction changes its type. */
-const ANNOTATIONS = ['title', 'description', 'examples', 'example', '$comment', 'deprecated', 'readOnly', 'writeOnly']
+import { ANNOTATIONS, deepEqual, describeValue, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A field as visible in an object schema. */
 interface VisibleField {
@@ -37,21 +34,16 @@ function optionalOf (field: FieldState): boolean {
   return field.optional ?? KindGuard.IsOptional(field.type)
 }
 
-function typeSignature (schema: SchemaObject): SchemaObject {
-  const copy: SchemaObject = { ...(setModifiers(schema, false, false) as SchemaObject) }
-  for (const keyword of ANNOTATIONS) delete copy[keyword]
-  return copy
-}
-
 /** `had({...})` applied to a field; `visibleKeys` are the other fields' names (for renames). */
 export function editField (field: FieldState, instruction: FieldHadInstruction, visibleKeys: ReadonlySet<string>, schemaName: string, fail: Fail): FieldState {
   let next: FieldState = field
   if (instruction.type !== undefined) {
     const current = keywordsOf(field)
-    if (deepEqual(typeSignature(instruction.type as SchemaObject), typeSignature(current))) {
+    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema))) {
       fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
     }
     const carried: Record<string, unknown> = {}
+    // Annotations describe the field rather than constrain it: kept when an instruction changes its type.
     for (const keyword of ANNOTATIONS) {
       if (keyword in current && !(keyword in instruction.type) && !(keyword in instruction.keywords)) carried[keyword] = current[keyword]
     }

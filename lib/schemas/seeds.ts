@@ -9,7 +9,7 @@ import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
-import { deepEqual, isSchemaObject, nameOf, setModifiers, type SchemaObject } from '../core/json-schema'
+import { deepEqual, isSchemaObject, nameOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -186,11 +186,12 @@ function fieldsOf (schema: TSchema): string {
 }
 
 /**
- * `seed`, when `schema`, which has its `$id`, is the same schema (a copy, modifiers aside); two different schemas with one
+ * `seed`, when `schema`, which has its `$id`, is the same schema (a copy, modifiers and its own annotations aside, such as a
+ * `description` written beside it in a response); two different schemas with one
  * `$id` are `FST_VERSIONER_STRUCTURE`: which one an instruction, a converter or a `$ref` means could not be told.
  */
 function sameSchema (seed: Seed, schema: TSchema): Seed {
-  if (deepEqual(seed.head, setModifiers(schema, false, false))) return seed
+  if (deepEqual(withoutAnnotations(seed.head), withoutAnnotations(schema))) return seed
   throw new VersionerStructureError(`Two different schemas have $id '${seed.display}': ${fieldsOf(seed.head)} and ${fieldsOf(schema)}. ` +
     `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${seed.display}')), so it cannot tell which one an ` +
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
