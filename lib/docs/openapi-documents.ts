@@ -204,6 +204,7 @@ export class OpenApiDocuments {
     const components = (document.components ??= {}) as Json
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
     if (key !== UNVERSIONED) this.addWebhooks(key, document, schemas)
+    if (key !== UNVERSIONED) this.versionSharedComponents(this.state.generation.levelOf(key), schemas)
     const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
     if (Array.isArray(document.tags)) {
       const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
@@ -238,6 +239,21 @@ export class OpenApiDocuments {
         const operationId = this.operationIds.of(head, head.methods.length === 1 ? head.methods[0] : method)
         item[method] = { operationId, ...rest }
       }
+    }
+  }
+
+  /**
+   * `@fastify/swagger` writes the application's shared schemas (`app.addSchema`) as components in their HEAD form,
+   * under the name the version's form of each goes by: where a version changed one, its form replaces it (a
+   * recursive schema's references to itself name that component).
+   */
+  private versionSharedComponents (level: number, schemas: Record<string, unknown>): void {
+    const { generation } = this.state
+    const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
+    for (const name of Object.keys(schemas)) {
+      const head = generation.sharedSchema(name) === undefined ? undefined : generation.resolveRef(name)
+      const form = head === undefined ? undefined : generation.formAt(head, level) as SchemaObject
+      if (form !== head && typeof form?.$id === 'string') componentize({ $ref: form.$id } as unknown as TSchema, schemas, generation, prepare)
     }
   }
 

@@ -6,7 +6,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
-import { everySubschema, mapSchemaDeep } from '../core/subschemas'
+import { everySubschema, mapSchemaDeep, refersTo } from '../core/subschemas'
 import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
@@ -48,6 +48,18 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
   const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
   cache.set(schema, result)
   return result
+}
+
+/**
+ * A request schema as Fastify's Ajv takes it: a root that refers to its own `$id` (a recursive shared schema a version
+ * rebuilt, `Node__2000-01-01`) is wrapped, so that its references resolve inside the schema; Ajv resolves a root's
+ * references to itself only for schemas it was given (the application's shared schemas).
+ * @example
+ * selfContained(NodeIn2000) // { allOf: [NodeIn2000] }
+ */
+export function selfContained (schema: TSchema): TSchema {
+  const id = (schema as SchemaObject).$id
+  return typeof id === 'string' && refersTo(schema, id) ? { allOf: [schema] } as unknown as TSchema : schema
 }
 
 /** A headers schema with lower-case property names, as Fastify compiles headers schemas. */

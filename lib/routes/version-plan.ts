@@ -12,7 +12,7 @@ import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
-import { lowerCaseHeaders, prepareSchema } from './prepared-schemas'
+import { lowerCaseHeaders, prepareSchema, selfContained } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
 import { lackedFieldsOf } from './full-replace'
 import { answersSuccess, mediaTypeOf, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
@@ -152,7 +152,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     const head = headPart(route, part, body)
     if (head === undefined) continue
     const form = generation.formAt(head, level)
-    const prepared = prepareSchema(form, generation, 'fastify')
+    const prepared = selfContained(prepareSchema(form, generation, 'fastify'))
     // Fastify validates headers by lower-case names: so does the versioner.
     requestForms.push([part, part === 'headers' ? lowerCaseHeaders(prepared) : prepared])
     // Converters read the request, so with converters every part is checked before them.

@@ -89,6 +89,11 @@ export class SchemaGeneration {
     return this.walk.index.findById(id)?.head ?? this.shared.get(id)
   }
 
+  /** The shared schema (one given to {@link addSharedSchemas}, such as the application's) with the `$id` `id`, if any. */
+  sharedSchema (id: string): TSchema | undefined {
+    return this.shared.get(id)
+  }
+
   /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`). */
   resolveAnyId (ref: string): TSchema | undefined {
     return this.resolveRef(ref) ?? this.builder.builtById.get(refId(ref))

@@ -131,17 +131,21 @@ class Printer {
     const inner = `${pad}  `
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
     const lines: string[] = []
+    const named: string[] = []
     const properties = isObject(schema.properties) ? schema.properties : {}
     for (const [name, property] of Object.entries(properties)) {
       const optional = required.has(name) ? '' : '?'
-      lines.push(`${docComment(property, inner)}${inner}${propertyKey(name)}${optional}: ${this.print(property, depth + 1, inner)}`)
+      const type = this.print(property, depth + 1, inner)
+      named.push(type, ...(optional === '' ? [] : ['undefined']))
+      lines.push(`${docComment(property, inner)}${inner}${propertyKey(name)}${optional}: ${type}`)
     }
     const extra = schema.additionalProperties
-    const hasPatterns = isObject(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0
-    if (isObject(extra) || hasPatterns) {
-      // An index signature must admit the named properties' types too: unknown, unless there are none.
-      const value = lines.length === 0 && !hasPatterns ? this.print(extra, depth + 1, inner) : 'unknown'
-      lines.push(`${inner}[key: string]: ${value}`)
+    const patterns = isObject(schema.patternProperties) ? Object.values(schema.patternProperties) : []
+    if (isObject(extra) || patterns.length > 0) {
+      // Other keys hold what a pattern or `additionalProperties` admits (anything, unless it is a schema or false);
+      // an index signature must admit the named properties' types too (and undefined, for an optional one).
+      const others = isObject(extra) || extra === false ? [...patterns, ...(isObject(extra) ? [extra] : [])] : [true]
+      lines.push(`${inner}[key: string]: ${union([...others.map((other) => this.print(other, depth + 1, inner)), ...named])}`)
     }
     if (lines.length === 0) return extra === false ? 'Record<string, never>' : 'Record<string, unknown>'
     return `{\n${lines.join('\n')}\n${pad}}`

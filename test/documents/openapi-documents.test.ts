@@ -737,6 +737,21 @@ test('a shared schema (app.addSchema + Type.Ref) changed by a version: the compo
   t.equal(await validationError(latest), undefined)
 })
 
+test('regression: a recursive shared schema (app.addSchema, a Type.Ref to itself) a version changes was documented in its HEAD form below the first level', async (t) => {
+  const Node = Type.Object({ name: Type.String(), note: Type.Optional(Type.String()), children: Type.Optional(Type.Array(Type.Ref('Node'))) }, { $id: 'Node' })
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', changeClass('NodesHaveNotes', [schema(Node).field('note').didntExist])), new Version('2000-01-01')), async (api) => {
+    api.addSchema(Node)
+    api.put('/nodes', { schema: { body: Type.Object({ node: Node }), response: { 200: Type.Object({ node: Node }) } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const old = documentOf(app, '2000-01-01')
+  t.notOk(Object.values(old.components.schemas).some((component: any) => 'note' in (component.properties ?? {})),
+    'no component of 2000-01-01 documents note (the children\'s $ref names the Node component)')
+  t.same(Object.keys(old.components.schemas.Node.properties), ['name', 'children'])
+  t.same(Object.keys(documentOf(app, '2001-01-01').components.schemas.Node.properties), ['name', 'note', 'children'])
+  t.equal(await validationError(old), undefined)
+})
+
 const Ok = Type.Object({ ok: Type.Boolean() })
 const Thing = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Thing' })
 const ThingCreate = Type.Object({ name: Type.String() })

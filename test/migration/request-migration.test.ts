@@ -723,6 +723,32 @@ test('deep data overflowed the stack: a tree as deep as plain Fastify serves (3,
   }
 })
 
+test('regression: a recursive shared schema (app.addSchema, a Type.Ref to itself) as the body of an old version: every request was a 500 ("can\'t resolve reference")', async (t) => {
+  const Node = Type.Object({ name: Type.String(), note: Type.Optional(Type.String()), children: Type.Optional(Type.Array(Type.Ref('Node'))) }, { $id: 'Node' })
+  class NodesHaveNotes extends VersionChange {
+    description = 'Nodes have notes.'
+    instructionsToMigrateToPreviousVersion = [schema(Node).field('note').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', NodesHaveNotes), new Version('2000-01-01')) })
+  const received: unknown[] = []
+  await app.register(versioned(async (api) => {
+    api.addSchema(Node)
+    api.put('/nodes', { schema: { body: Node } }, async (request) => { received.push(request.body); return {} })
+    api.put('/refs', { schema: { body: Type.Ref('Node') } }, async (request) => { received.push(request.body); return {} })
+  }))
+  const payload = { name: 'a', note: 'x0', children: [{ name: 'b', note: 'x1', children: [{ name: 'c', note: 'x2' }] }] }
+  for (const url of ['/nodes', '/refs']) {
+    const old = await app.inject({ method: 'PUT', url, headers: v('2000-01-01'), payload })
+    t.equal(old.statusCode, 200, `${url}: ${old.body}`)
+    t.same(received.pop(), { name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }, `${url}: no note the version lacks reaches the handler, at any depth`)
+    const invalid = await app.inject({ method: 'PUT', url, headers: v('2000-01-01'), payload: { name: 'a', children: [{ name: {} }] } })
+    t.equal(invalid.statusCode, 400, `${url}: a nested invalid value is refused`)
+    t.match(invalid.json().message, 'body/children/0/name must be string')
+  }
+})
+
 test('regression: a Type.Recursive a version changes: its requests were a 500 ("resolves to more than one schema"), and nested fields the version lacks reached the handler', async (t) => {
   const Tree = Type.Recursive((This) => Type.Object({ name: Type.String(), secret: Type.Optional(Type.String()), children: Type.Optional(Type.Array(This)) }), { $id: 'Tree' })
   const Address = Type.Object({ street: Type.String(), code: Type.Optional(Type.String()) }, { $id: 'Address' })

@@ -151,8 +151,10 @@ test('printType: JSON Schema to TypeScript, keyword by keyword', async (t) => {
   t.equal(print({ type: 'object', properties: { 'x-id': { type: 'string' }, n: { type: 'number', description: 'A number.', deprecated: true } }, required: ['x-id'] }),
     "{\n  'x-id': string\n  /**\n   * A number.\n   * @deprecated\n   */\n  n?: number\n}")
   t.equal(print({ type: 'object', additionalProperties: { type: 'boolean' } }), '{\n  [key: string]: boolean\n}')
-  t.equal(print({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: { type: 'boolean' } }),
-    '{\n  a: string\n  [key: string]: unknown\n}', 'an index signature beside named properties admits them: unknown')
+  t.equal(print({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'], additionalProperties: { type: 'boolean' } }),
+    '{\n  a: string\n  b?: number\n  [key: string]: boolean | string | number | undefined\n}', 'an index signature beside named properties admits them too')
+  t.equal(print({ type: 'object', patternProperties: { '^x': { type: 'number' } } }), '{\n  [key: string]: unknown\n}', 'other keys than the pattern\'s hold anything')
+  t.equal(print({ type: 'object', patternProperties: { '^x': { type: 'number' } }, additionalProperties: false }), '{\n  [key: string]: number\n}')
   t.equal(print({ type: 'object' }), 'Record<string, unknown>')
   t.equal(print({ type: 'object', additionalProperties: false }), 'Record<string, never>')
   t.equal(print({}), 'unknown')
@@ -271,4 +273,18 @@ export const swapped: Body = { at: [1, 'a'], tag: ['x'] }
 export const longer: Body = { at: ['a', 1, 2], tag: ['x'] }
 `)
   t.same(compileErrors(dir, ['api-types.ts', 'use.ts']), [], 'the module compiles, and each wrong tuple is refused')
+})
+
+// An object with named properties and `additionalProperties: <schema>` printed its index signature `unknown`: a
+// converter could write a list where the version's schema takes only numbers, and tsc accepted it. (The index
+// signature admits the named properties' types too: TypeScript cannot refuse a string there beside a string field.)
+test('regression: other keys beside named properties are typed by additionalProperties, and the compiler refuses a wrong one', async (t) => {
+  const dir = await scratch(t)
+  const Counts = { type: 'object', properties: { label: { type: 'string' }, note: { type: 'string' } }, required: ['label'], additionalProperties: { type: 'integer' } }
+  await writeFile(join(dir, 'counts.ts'), `export type Counts = ${printType(Counts, (name) => name, '')}
+export const right: Counts = { label: 'a', note: 'b', apples: 3 }
+// @ts-expect-error another key holds a number
+export const wrong: Counts = { label: 'a', apples: [3] }
+`)
+  t.same(compileErrors(dir, ['counts.ts']), [], 'the type compiles under strict, and a list in another key is refused')
 })
