@@ -58,15 +58,17 @@ function toList<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? [...value] : [value]
 }
 
-/** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
-function registeredUrl (context: RouteContext, scope: HeadRoute['scope'], path: string): string {
+/** The URL a group's path is registered at: with path versions, `/:version` follows the versioned prefix (and is recorded). */
+function registeredUrl (context: RouteContext, scope: HeadRoute['scope'], group: Group): string {
   const { serveOptions: options, segments } = context
+  const { path } = group
   if (options.location !== 'path') return path
   const segment = `/:${options.parameterName}`
   const prefix = scope.prefix.replace(/\/$/, '')
-  segments.add(prefix)
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
-  return `${prefix}${segment}${rest === '/' ? '' : rest}`
+  const url = `${prefix}${segment}${rest === '/' ? '' : rest}`
+  segments.add(group.methods, url)
+  return url
 }
 
 /** A group's behaviours, the response schemas its route serializes with natively, and its versions known to have nothing to do. */
@@ -115,7 +117,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
 /** Prepares the route of one group of a HEAD route. */
 export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
-  const url = registeredUrl(context, head.scope, group.path)
+  const url = registeredUrl(context, head.scope, group)
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   // With path versions the request holds the version's segment among its params until the request hook removes it.

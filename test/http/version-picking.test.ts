@@ -173,6 +173,29 @@ test('path versions: the route constraint reads the version segment itself, not 
   t.same(jsonOf(await app.inject({ url: '/t/acme/2001-07-07/items' })), { handler: 'old', version: '2001-01-01' })
 })
 
+test('regression: path versions at a shared path are routed by the route\'s own version segment, beside a deeper versioned prefix, case-insensitive or with doubled slashes', async (t) => {
+  // GET /api/:version/items and /api/:version/things are each served by two HEAD routes (sharedPathBundle); a second
+  // versioned(...) scope at /api/:tenant made the constraint read the segment after the tenant ('items') instead.
+  const served = async (routerOptions: Record<string, unknown>, url: string) => {
+    const app = await versionedApp(t, sharedPathBundle(), undefined, { fastify: { routerOptions }, versioner: { apiVersionLocation: 'path' } })
+    await app.register(sharedPathRoutes, { prefix: '/api' })
+    await app.register(versioned(async (api) => { api.get('/z', async (request) => ({ version: request.apiVersion })) }), { prefix: '/api/:tenant' })
+    const response = await app.inject({ url })
+    return [response.statusCode, response.headers['x-api-version'], response.statusCode === 200 ? jsonOf(response).handler : undefined]
+  }
+  for (const [routerOptions, url, expected] of [
+    [{}, '/api/2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{}, '/api/2000-01-01/things', [200, '2000-01-01', 'renamed']],
+    [{}, '/api/2002-01-01/items', [200, '2002-01-01', 'new']],
+    [{}, '/api/acme/2001-01-01/z', [200, '2001-01-01', undefined]],
+    [{ caseSensitive: false }, '/API/2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{ ignoreDuplicateSlashes: true }, '/api//2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{ ignoreTrailingSlash: true }, '/api/2000-01-01/things/', [200, '2000-01-01', 'renamed']]
+  ] as const) {
+    t.same(await served(routerOptions, url), expected, `${JSON.stringify(routerOptions)} ${url}`)
+  }
+})
+
 test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {
   // Bundle order (alpha newest, omega oldest) is the reverse of alphabetical order.
   const Resource = Type.Object({ name: Type.String() })
