@@ -76,7 +76,8 @@ export class VersionSegments {
 
 /**
  * The one version reader: the version a request names (header value or path segment), or `undefined` when it
- * names none. A repeated header counts by its first value; an empty value names none. Path versions come from
+ * names none. A header sent more than once arrives joined (`'2001-01-01, 2002-01-01'`, as Node joins it): a value no
+ * version has, refused saying so; an empty value names none. Path versions come from
  * the route's parameter once Fastify routed the request, else (the route constraint) from the URL segment
  * after a versioned prefix.
  */

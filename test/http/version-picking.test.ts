@@ -432,6 +432,22 @@ test('regression: a refused version value says what is wrong and what is accepte
   }
 })
 
+test('regression: a version header sent twice (or a comma-separated list) is a 400 that says so, not "it must be a date"', async (t) => {
+  // Node joins the values of a repeated header with ', ' (as do proxies that merge them): neither value is served.
+  for (const [format, values, sent] of [
+    ['date', DATES, ['2001-01-01', '2002-01-01']],
+    ['date', DATES, ['2001-01-01', '2001-01-01']],
+    ['string', ['v2', 'v1'], ['v1', 'v2']]
+  ] as const) {
+    const app = await versionedApp(t, bundleOf(values), undefined, { versioner: { apiVersionFormat: format } })
+    await app.register(echoRoute)
+    const response = await app.inject({ url: '/echo', headers: { 'x-api-version': [...sent] } })
+    t.equal(response.statusCode, 400, `${format} ${sent.join(', ')}`)
+    t.equal(jsonOf(response).message, `${format === 'string' ? 'Unknown' : 'Invalid'} API version '${sent.join(', ')}' in the 'x-api-version' header: ` +
+      `it holds several versions (${sent.join(', ')}), as a header sent more than once arrives: send one. Supported versions: ${values.join(', ')}.`)
+  }
+})
+
 /** A bundle of `values` (with `previews` first, whose access refuses everything), for the classifier. */
 function refusalBundle (values: readonly string[], previews: readonly string[] = []): VersionBundle {
   return new VersionBundle(new HeadVersion(), ...previews.map((value) => new Version(value, { channel: 'preview', access: () => false })),
