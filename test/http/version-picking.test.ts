@@ -196,6 +196,25 @@ test('regression: path versions at a shared path are routed by the route\'s own 
   }
 })
 
+test('regression: path versions: a route parameter named as the version\'s path parameter fails app.ready(), instead of being read as the version', async (t) => {
+  // GET /:version/releases/:version: the release's name was taken as the version (/2001-01-01/releases/2002-06-01
+  // served as 2002-01-01) and the handler lost it.
+  for (const [name, path, shown] of [['version', '/releases/:version', ':version'], ['x-api-version', '/items/:x_api_version(^\\d+$)', ':x_api_version']] as const) {
+    const app = await versionedApp(t, bundleOf(DATES), async (api) => {
+      api.get(path, async (request) => ({ version: request.apiVersion }))
+    }, { versioner: { apiVersionLocation: 'path', apiVersionParameterName: name } })
+    const error = await app.ready().then(() => undefined, (err: Error & { code?: string }) => err)
+    t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION', name)
+    t.equal(error?.message, `The route GET ${path} has a path parameter ${shown}, the name of the version's own path parameter ` +
+      `(apiVersionLocation 'path', apiVersionParameterName '${name}'): the version would be read from the wrong segment. ` +
+      'Rename the route\'s parameter, or give apiVersionParameterName another name.', name)
+  }
+  const fine = await versionedApp(t, bundleOf(DATES), async (api) => {
+    api.get('/items/:x_api_version_id', async (request) => ({ version: request.apiVersion, params: request.params }))
+  }, { versioner: { apiVersionLocation: 'path' } })
+  t.same(jsonOf(await fine.inject({ url: '/2001-01-01/items/7' })), { version: '2001-01-01', params: { x_api_version_id: '7' } }, 'a longer name is another parameter')
+})
+
 test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {
   // Bundle order (alpha newest, omega oldest) is the reverse of alphabetical order.
   const Resource = Type.Object({ name: Type.String() })
