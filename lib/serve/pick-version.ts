@@ -12,7 +12,7 @@
  * @module
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
@@ -262,7 +262,19 @@ export class RoutingPicks {
       settled({ failure })
       return
     }
-    if (!isThenable(picked)) settled({ picked })
-    else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
+    if (!isThenable(picked)) {
+      settled({ picked })
+      return
+    }
+    // Fastify's handlerTimeout starts after routing: until then the application's limit bounds the pick (a 503 then).
+    const limit = (this.server.initialConfig as { readonly handlerTimeout?: number }).handlerTimeout ?? 0
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const once = (pick: RoutingPick): void => {
+      if (raw[kRoutingPick]?.has(this.options) === true) return
+      clearTimeout(timer)
+      settled(pick)
+    }
+    if (limit > 0) timer = setTimeout(() => { once({ failure: new errorCodes.FST_ERR_HANDLER_TIMEOUT(limit, match.store as string) }) }, limit)
+    picked.then((outcome) => { once({ picked: outcome }) }, (failure: unknown) => { once({ failure }) })
   }
 }
