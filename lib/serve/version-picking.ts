@@ -50,10 +50,15 @@ interface VersionCarrier {
  * nor the segment another scope's prefix would point at (`/api/:tenant` beside `/api`).
  */
 export class VersionSegments {
-  // As lenient as Fastify's router can be (case, trailing and doubled slashes, long or regex parameters): a URL Fastify
-  // routed to a versioned route matches its route here too, and only versioned routes are here.
+  // As lenient as Fastify's router can be (case, trailing and doubled slashes, `;` parameters, long or regex parameters):
+  // a URL Fastify routed to a versioned route matches its route here too, and only versioned routes are here.
   private readonly routes = FindMyWay({
-    ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false, allowUnsafeRegex: true, maxParamLength: Number.MAX_SAFE_INTEGER
+    ignoreTrailingSlash: true,
+    ignoreDuplicateSlashes: true,
+    caseSensitive: false,
+    useSemicolonDelimiter: true,
+    allowUnsafeRegex: true,
+    maxParamLength: Number.MAX_SAFE_INTEGER
   })
 
   /** Records a versioned route's URL (`/api/:x_api_version/users/:id`) and methods. */

@@ -190,7 +190,8 @@ test('regression: path versions at a shared path are routed by the route\'s own 
     [{}, '/api/acme/2001-01-01/z', [200, '2001-01-01', undefined]],
     [{ caseSensitive: false }, '/API/2001-01-01/items', [200, '2001-01-01', 'old']],
     [{ ignoreDuplicateSlashes: true }, '/api//2001-01-01/items', [200, '2001-01-01', 'old']],
-    [{ ignoreTrailingSlash: true }, '/api/2000-01-01/things/', [200, '2000-01-01', 'renamed']]
+    [{ ignoreTrailingSlash: true }, '/api/2000-01-01/things/', [200, '2000-01-01', 'renamed']],
+    [{ useSemicolonDelimiter: true }, '/api/2001-01-01/items;session=1', [200, '2001-01-01', 'old']]
   ] as const) {
     t.same(await served(routerOptions, url), expected, `${JSON.stringify(routerOptions)} ${url}`)
   }
