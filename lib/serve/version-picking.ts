@@ -47,7 +47,8 @@ interface VersionCarrier {
  * `:version` parameter of the versioned route a URL matches, found by a router holding every path-version route
  * (with its methods) as Fastify registered it. The version is the route's own segment, right after the prefix of
  * its versioned scope, never another segment that happens to look like a version (`/tenants/2001-01-01/2002-01-01/items`),
- * nor the segment another scope's prefix would point at (`/api/:tenant` beside `/api`).
+ * nor the segment another scope's prefix would point at (`/api/:tenant` beside `/api`)
+ * ([decision 0105](../../docs/decisions/0105-the-version-before-routing.md)).
  */
 export class VersionSegments {
   // As lenient as Fastify's router can be (case, trailing and doubled slashes, `;` parameters, long or regex parameters):
