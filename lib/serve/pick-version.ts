@@ -269,8 +269,10 @@ export class RoutingPicks {
     // Fastify's handlerTimeout starts after routing: until then the application's limit bounds the pick (a 503 then).
     const limit = (this.server.initialConfig as { readonly handlerTimeout?: number }).handlerTimeout ?? 0
     let timer: ReturnType<typeof setTimeout> | undefined
+    let over = false
     const once = (pick: RoutingPick): void => {
-      if (raw[kRoutingPick]?.has(this.options) === true) return
+      if (over) return
+      over = true
       clearTimeout(timer)
       settled(pick)
     }
