@@ -42,6 +42,16 @@ interface VersionCarrier {
   readonly method?: string | undefined
 }
 
+/** find-my-way's options for {@link VersionSegments} (`useSemicolonDelimiter` is missing from its types). */
+const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
+  ignoreTrailingSlash: true,
+  ignoreDuplicateSlashes: true,
+  caseSensitive: false,
+  useSemicolonDelimiter: true,
+  allowUnsafeRegex: true,
+  maxParamLength: Number.MAX_SAFE_INTEGER
+}
+
 /**
  * Where path versions sit in URLs before routing (for the route constraint and the version in logs): the
  * `:version` parameter of the versioned route a URL matches, found by a router holding every path-version route
@@ -53,14 +63,7 @@ interface VersionCarrier {
 export class VersionSegments {
   // As lenient as Fastify's router can be (case, trailing and doubled slashes, `;` parameters, long or regex parameters):
   // a URL Fastify routed to a versioned route matches its route here too, and only versioned routes are here.
-  private readonly routes = FindMyWay({
-    ignoreTrailingSlash: true,
-    ignoreDuplicateSlashes: true,
-    caseSensitive: false,
-    useSemicolonDelimiter: true,
-    allowUnsafeRegex: true,
-    maxParamLength: Number.MAX_SAFE_INTEGER
-  })
+  private readonly routes = FindMyWay(LENIENT_ROUTER)
 
   /** Records a versioned route's URL (`/api/:x_api_version/users/:id`) and methods. */
   add (methods: readonly string[], url: string): void {
