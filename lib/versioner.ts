@@ -220,7 +220,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   if (state.logsVersion) {
     bindVersionInChildLoggers(fastify, routingPicks === undefined
       ? (request) => versionFromRawRequest(request, resolved, segments, true)
-      : versionPickedBeforeRouting)
+      : (request) => versionPickedBeforeRouting(request, resolved))
   }
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
   fastify.addHook('onRoute', createRouteObserver(state, resolved, segments, routingPicks) as never)

@@ -37,6 +37,8 @@ type Refusal =
   | { readonly kind: 'bare-name', readonly name: string, readonly version: string }
   /** `date.name`: no version has that date or that name. */
   | { readonly kind: 'unknown-name', readonly date: string, readonly name: string }
+  /** Several versions separated by commas, each served: a header sent more than once (Node joins the values with ', '), or a list. */
+  | { readonly kind: 'several', readonly versions: readonly string[] }
   /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
   | { readonly kind: 'near', readonly version: string }
   /** Anything else in the `date` or `month` format. */
@@ -76,6 +78,8 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
   const value = picked.requested
   if (picked.reason === 'missing' || value === undefined) return { kind: 'missing' }
   if (picked.reason === 'too-old') return { kind: 'too-old' }
+  const parts = value.split(',').map((part) => part.trim())
+  if (parts.length > 1 && parts.every((part) => resolveVersion(part, options).ok)) return { kind: 'several', versions: parts }
   const { format } = options
   const released = releasedNow(options).values
   const trimmed = value.trim()
@@ -119,6 +123,8 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
       return 'it is older than the oldest version.'
     case 'near':
       return `versions are matched exactly: send '${refusal.version}'.`
+    case 'several':
+      return `it holds several versions (${refusal.versions.join(', ')}), as a header sent more than once arrives: send one.`
     case 'other-name': {
       const whose = refusal.named === undefined ? '' : ` ('${refusal.name}' is the name of ${refusal.named})`
       return refusal.version === refusal.date

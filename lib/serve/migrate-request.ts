@@ -72,7 +72,7 @@ class RequestMigration {
       return
     }
     const version = picked.version
-    if (this.bindsLog ? versionPickedBeforeRouting(request.raw) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
+    if (this.bindsLog ? versionPickedBeforeRouting(request.raw, options) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
     const gone = this.answerIfGone?.(reply, version)
     if (gone !== undefined) {
       // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.

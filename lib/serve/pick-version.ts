@@ -12,7 +12,7 @@
  * @module
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
@@ -26,7 +26,7 @@ import { requestState, startRequestState, type RequestState } from './request-st
 export function pickVersion (request: FastifyRequest, options: ServeOptions): RequestState | Promise<RequestState> {
   const known = requestState(request)
   if (known !== null) return known
-  const early = options.asyncPicking ? routingPickOf(request) : undefined
+  const early = options.asyncPicking ? routingPickOf(request, options) : undefined
   if (early !== undefined) return startRequestState(request, early)
   const picked = pickForRequest(request, options)
   if (!isThenable(picked)) return startRequestState(request, picked)
@@ -147,13 +147,17 @@ export async function allowedPreviews (request: FastifyRequest, options: Resolvi
   return allowed
 }
 
-/** On a raw request: the outcome of picking before routing. */
+/**
+ * On a raw request: the outcomes of picking before routing, by the registration (its options) that picked. Every
+ * API's constraint derives every request of the application (the router is shared), so an API's picker may run on
+ * another API's request whose URL its shared paths match: only the API that picked reads its outcome.
+ */
 const kRoutingPick = Symbol('fastify-versioner.routingPick')
 
 /** What picking before routing left on a raw request: the version picked, or what the picker threw. */
 type RoutingPick = { readonly picked: PickedVersion } | { readonly failure: unknown }
 
-type RawRequest = IncomingMessage & { [kRoutingPick]?: RoutingPick }
+type RawRequest = IncomingMessage & { [kRoutingPick]?: Map<ServeOptions, RoutingPick> }
 
 /** The error a request answers when its picker threw or rejected with `failure` (an Error as it is). */
 export function pickerFailure (failure: unknown): Error {
@@ -162,15 +166,15 @@ export function pickerFailure (failure: unknown): Error {
     'which is not an Error. Throw an Error (with a statusCode to answer something else than 500).', { cause: failure })
 }
 
-/** The version picked before routing for a raw request, when it was picked then and can be served. */
-export function versionPickedBeforeRouting (raw: IncomingMessage): string | undefined {
-  const pick = (raw as RawRequest)[kRoutingPick]
+/** The version `options`' registration picked before routing for a raw request, when it was picked then and can be served. */
+export function versionPickedBeforeRouting (raw: IncomingMessage, options: ServeOptions): string | undefined {
+  const pick = (raw as RawRequest)[kRoutingPick]?.get(options)
   return pick !== undefined && 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined
 }
 
-/** The outcome of picking before routing, if it ran for this request; throws the picker's failure. */
-function routingPickOf (request: FastifyRequest): PickedVersion | undefined {
-  const pick = (request.raw as RawRequest)[kRoutingPick]
+/** The outcome of picking before routing by `options`' registration, if it ran for this request; throws the picker's failure. */
+function routingPickOf (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
+  const pick = (request.raw as RawRequest)[kRoutingPick]?.get(options)
   if (pick === undefined) return undefined
   if ('failure' in pick) throw pickerFailure(pick.failure)
   return pick.picked
@@ -245,7 +249,7 @@ export class RoutingPicks {
       return
     }
     const settled = (pick: RoutingPick): void => {
-      raw[kRoutingPick] = pick
+      ;(raw[kRoutingPick] ??= new Map()).set(this.options, pick)
       // A failure or a version that cannot be served reaches the route without a value; its request hook answers it.
       done(null, 'picked' in pick && pick.picked.ok ? pick.picked.version : undefined)
     }
@@ -258,7 +262,21 @@ export class RoutingPicks {
       settled({ failure })
       return
     }
-    if (!isThenable(picked)) settled({ picked })
-    else picked.then((outcome) => { settled({ picked: outcome }) }, (failure: unknown) => { settled({ failure }) })
+    if (!isThenable(picked)) {
+      settled({ picked })
+      return
+    }
+    // Fastify's handlerTimeout starts after routing: until then the application's limit bounds the pick (a 503 then).
+    const limit = (this.server.initialConfig as { readonly handlerTimeout?: number }).handlerTimeout ?? 0
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let over = false
+    const once = (pick: RoutingPick): void => {
+      if (over) return
+      over = true
+      clearTimeout(timer)
+      settled(pick)
+    }
+    if (limit > 0) timer = setTimeout(() => { once({ failure: new errorCodes.FST_ERR_HANDLER_TIMEOUT(limit, match.store as string) }) }, limit)
+    picked.then((outcome) => { once({ picked: outcome }) }, (failure: unknown) => { once({ failure }) })
   }
 }

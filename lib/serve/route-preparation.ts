@@ -58,15 +58,25 @@ function toList<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? [...value] : [value]
 }
 
-/** The URL a version's path is registered at: with path versions, `/:version` follows the versioned prefix. */
-function registeredUrl (context: RouteContext, scope: HeadRoute['scope'], path: string): string {
+/**
+ * The URL a group's path is registered at: with path versions, `/:version` follows the versioned prefix (and is
+ * recorded). A route parameter of the same name would be read as the version: a start-up error.
+ */
+function registeredUrl (context: RouteContext, head: HeadRoute, group: Group): string {
   const { serveOptions: options, segments } = context
+  const { path } = group
   if (options.location !== 'path') return path
   const segment = `/:${options.parameterName}`
-  const prefix = scope.prefix.replace(/\/$/, '')
-  segments.add(prefix)
+  if (new RegExp(`${segment.slice(1)}(?![A-Za-z0-9_])`).test(path)) {
+    throw new RouterGenerationError(`The route ${head.display} has a path parameter ${segment.slice(1)}, the name of the version's own path parameter ` +
+      `(apiVersionLocation 'path', apiVersionParameterName '${options.headerName}'): the version would be read from the wrong segment. ` +
+      'Rename the route\'s parameter, or give apiVersionParameterName another name.')
+  }
+  const prefix = head.scope.prefix.replace(/\/$/, '')
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
-  return `${prefix}${segment}${rest === '/' ? '' : rest}`
+  const url = `${prefix}${segment}${rest === '/' ? '' : rest}`
+  segments.add(group.methods, url)
+  return url
 }
 
 /** A group's behaviours, the response schemas its route serializes with natively, and its versions known to have nothing to do. */
@@ -115,7 +125,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
 /** Prepares the route of one group of a HEAD route. */
 export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
-  const url = registeredUrl(context, head.scope, group.path)
+  const url = registeredUrl(context, head, group)
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   // With path versions the request holds the version's segment among its params until the request hook removes it.

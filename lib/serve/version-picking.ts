@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { kBundleInternals } from '../core/symbols'
 import type { FastifyRequest } from 'fastify'
 import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
@@ -38,47 +39,54 @@ interface VersionCarrier {
   readonly headers: IncomingHttpHeaders
   readonly params?: unknown
   readonly url?: string | undefined
+  readonly method?: string | undefined
+}
+
+/** find-my-way's options for {@link VersionSegments} (`useSemicolonDelimiter` is missing from its types). */
+const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
+  ignoreTrailingSlash: true,
+  ignoreDuplicateSlashes: true,
+  caseSensitive: false,
+  useSemicolonDelimiter: true,
+  allowUnsafeRegex: true,
+  maxParamLength: Number.MAX_SAFE_INTEGER
 }
 
 /**
- * Where path versions sit in URLs before routing (for the route constraint): right after the prefix of a
- * versioned scope, so the version is the segment after the prefix, never an earlier segment that happens to
- * look like a version (`/tenants/2001-01-01/2002-01-01/items`).
+ * Where path versions sit in URLs before routing (for the route constraint and the version in logs): the
+ * `:version` parameter of the versioned route a URL matches, found by a router holding every path-version route
+ * (with its methods) as Fastify registered it. The version is the route's own segment, right after the prefix of
+ * its versioned scope, never another segment that happens to look like a version (`/tenants/2001-01-01/2002-01-01/items`),
+ * nor the segment another scope's prefix would point at (`/api/:tenant` beside `/api`)
+ * ([decision 0105](../../docs/decisions/0105-the-version-before-routing.md)).
  */
 export class VersionSegments {
-  private readonly prefixes = new Set<string>()
-  private readonly patterns: RegExp[] = []
+  // As lenient as Fastify's router can be (case, trailing and doubled slashes, `;` parameters, long or regex parameters):
+  // a URL Fastify routed to a versioned route matches its route here too, and only versioned routes are here.
+  private readonly routes = FindMyWay(LENIENT_ROUTER)
 
-  /** Records the prefix of a versioned scope (`''`, `/api`, `/tenants/:tenant`). */
-  add (prefix: string): void {
-    const normalised = prefix.replace(/\/$/, '')
-    if (this.prefixes.has(normalised)) return
-    this.prefixes.add(normalised)
-    const source = normalised.split('/').map((part) => part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('/')
-    this.patterns.push(new RegExp(`^${source}/([^/]+)`))
-    // The deepest prefix first: `/api/:x` is more specific than `/api`.
-    this.patterns.sort((a, b) => b.source.split('/').length - a.source.split('/').length)
-  }
-
-  /** The version segment of a URL (decoded as Fastify decodes params), or `undefined`. */
-  find (url: string): string | undefined {
-    const path = url.split('?')[0]
-    for (const pattern of this.patterns) {
-      const match = pattern.exec(path)
-      if (match === null) continue
+  /** Records a versioned route's URL (`/api/:x_api_version/users/:id`) and methods. */
+  add (methods: readonly string[], url: string): void {
+    for (const method of methods.includes('GET') ? [...methods, 'HEAD'] : methods) {
+      if (this.routes.hasRoute(method as HTTPMethod, url)) continue
       try {
-        return decodeURIComponent(match[1])
+        this.routes.on(method as HTTPMethod, url, () => {})
       } catch {
-        return match[1]
+        // A URL Fastify itself refuses: its registration fails with Fastify's own error.
       }
     }
-    return undefined
+  }
+
+  /** The path parameters (decoded as Fastify decodes them) of the versioned route a request's method and URL match. */
+  paramsOf (method: string | undefined, url: string): Record<string, string | undefined> | undefined {
+    return this.routes.find(method as HTTPMethod, url)?.params
   }
 }
 
 /**
  * The one version reader: the version a request names (header value or path segment), or `undefined` when it
- * names none. A repeated header counts by its first value; an empty value names none. Path versions come from
+ * names none. A header sent more than once arrives joined (`'2001-01-01, 2002-01-01'`, as Node joins it): a value no
+ * version has, refused saying so; an empty value names none. Path versions come from
  * the route's parameter once Fastify routed the request, else (the route constraint) from the URL segment
  * after a versioned prefix.
  */
@@ -87,8 +95,9 @@ export function readRequestedVersion (request: VersionCarrier, source: VersionSo
   if (source.location === 'header') {
     value = request.headers[source.parameterName]
   } else {
-    const params = request.params as Record<string, string | undefined> | null | undefined
-    value = params != null && typeof params === 'object' ? params[source.parameterName] : segments?.find(request.url ?? '')
+    const routed = request.params as Record<string, string | undefined> | null | undefined
+    const params = routed != null && typeof routed === 'object' ? routed : segments?.paramsOf(request.method, request.url ?? '/')
+    value = params?.[source.parameterName]
   }
   const text = Array.isArray(value) ? value[0] : value
   return text === undefined || text === '' ? undefined : text

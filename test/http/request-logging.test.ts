@@ -4,10 +4,10 @@
  * start-up, at `info`; with the application's logger off, nothing is installed.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type FastifyPluginAsync } from 'fastify'
 import { Writable } from 'node:stream'
 import {
-  ConvertRequestToNextVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker,
+  ConvertRequestToNextVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker, versioned,
   type FastifyVersionerOptions, type RequestInfo
 } from '../../plugin'
 import { Type } from '@sinclair/typebox'
@@ -26,7 +26,7 @@ function bundle () {
 }
 
 async function loggedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {},
-  setup: (app: FastifyInstance) => void = () => {}) {
+  setup: (app: FastifyInstance) => void = () => {}, fastify: FastifyServerOptions = {}, tenantRoutes?: FastifyPluginAsync) {
   const lines: LogLine[] = []
   const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
   const app = await versionedApp(t, bundle(), async (api) => {
@@ -34,8 +34,9 @@ async function loggedApp (t: Teardown, options: Partial<FastifyVersionerOptions>
       request.log.info('handler ran')
       return request.body
     })
-  }, { fastify: { logger: { level: 'info', stream } }, beforeVersioner: setup, versioner: options, prefix: '/api' })
+  }, { fastify: { ...fastify, logger: { level: 'info', stream } }, beforeVersioner: setup, versioner: options, prefix: '/api' })
   app.get('/health', async (request) => { request.log.info('health'); return { ok: true } })
+  if (tenantRoutes !== undefined) await app.register(tenantRoutes, { prefix: '/api/:tenant' })
   await app.ready()
   return { app, lines }
 }
@@ -77,6 +78,20 @@ test('path versions and a string default bind apiVersion too', async (t) => {
   const withDefault = await loggedApp(t, { apiVersionDefaultValue: '2000-01-01' })
   const byDefault = await send(withDefault.app, withDefault.lines, '/api/things', {})
   t.same(byDefault.lines.map((line) => line.apiVersion), ['2000-01-01', '2000-01-01', '2000-01-01'])
+})
+
+test('regression: path versions bind the version of the route\'s own segment, beside a deeper versioned prefix or case-insensitive', async (t) => {
+  const { app, lines } = await loggedApp(t, { apiVersionLocation: 'path' }, () => {}, {}, versioned(async (api) => {
+    api.get('/z', async () => ({ ok: true }))
+  }))
+  const { response, lines: own } = await send(app, lines, '/api/2001-02-03/things', {})
+  t.equal(response.statusCode, 200)
+  t.same(own.map((line) => line.apiVersion), ['2001-01-01', '2001-01-01', '2001-01-01'], 'not the segment after a tenant')
+
+  const insensitive = await loggedApp(t, { apiVersionLocation: 'path' }, () => {}, { routerOptions: { caseSensitive: false } })
+  const upper = await send(insensitive.app, insensitive.lines, '/API/2001-02-03/things', {})
+  t.equal(upper.response.statusCode, 200)
+  t.same(upper.lines.map((line) => line.apiVersion), ['2001-01-01', '2001-01-01', '2001-01-01'], 'a URL Fastify routes case-insensitively')
 })
 
 test('a custom picker: apiVersion from the request hook on, Fastify\'s "request completed" included', async (t) => {

@@ -5,10 +5,10 @@
  */
 import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionChangeWithSideEffects, versioned, type FastifyVersionerOptions, type ResponseInfo
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionChangeWithSideEffects, versioned, VersionPicker, type FastifyVersionerOptions, type ResponseInfo
 } from '../../plugin'
 import { bundleOf, DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
@@ -228,4 +228,37 @@ test('regression: the usage events name their API (served and webhook-rendered),
   const secret = 'whsec_' + Buffer.from('x'.repeat(32)).toString('base64')
   for (const context of contexts) await context.versioner.webhooks.render('thing.done', { id: '1', title: 't' }, { subscribers: [{ id: 's1', version: DATES[1], secret }] })
   t.same(rendered.map((event) => [event.api, event.version]), [['a', DATES[1]], ['b-v', DATES[1]], ['partners', DATES[1]]])
+})
+
+test('regression: an API\'s custom picker run before routing does not answer another API\'s requests', async (t) => {
+  // API at the root: path versions, a custom picker, GET /:version/items shared by two HEAD routes (picked before
+  // routing). API `/partner`: its own custom picker pins v1. The root's picker also runs on /partner/items (its
+  // shared path matches, version 'partner'), and that outcome used to be read by /partner's request hook: a 400.
+  const app = Fastify()
+  t.teardown(() => app.close())
+  class RequestedOnly extends VersionPicker {
+    override async pick (request: FastifyRequest) { return this.requested(request) }
+  }
+  class PinnedToV1 extends VersionPicker {
+    override async pick (request: FastifyRequest) { return this.requested(request) ?? 'v1' }
+  }
+  const replaceItems = changeClass('ReplaceRootItems', [
+    endpoint('/items', ['GET']).didntExist, endpoint('/legacy-items', ['GET']).existed, endpoint('/legacy-items', ['GET']).had({ path: '/items' })
+  ])
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: bundleOf(['2002-01-01', '2001-01-01'], { '2002-01-01': [replaceItems] }), apiVersionLocation: 'path', versionPicker: RequestedOnly })
+    await api.register(versioned(async (routes) => {
+      routes.get('/items', async (request) => ({ handler: 'new', version: request.apiVersion }))
+      routes.get('/legacy-items', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', version: request.apiVersion }))
+    }))
+  })
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: bundleOf(['v2', 'v1']), apiVersionFormat: 'string', versionPicker: PinnedToV1 })
+    await api.register(versioned(async (routes) => { routes.get('/items', async (request) => ({ handler: 'partner', version: request.apiVersion })) }))
+  }, { prefix: '/partner' })
+  t.same(jsonOf(await app.inject({ url: '/2001-01-01/items' })), { handler: 'old', version: '2001-01-01' })
+  const pinned = await app.inject({ url: '/partner/items' })
+  t.equal(pinned.statusCode, 200, 'the partner API picks its own version')
+  t.same(jsonOf(pinned), { handler: 'partner', version: 'v1' })
+  t.same(jsonOf(await app.inject({ url: '/partner/items', headers: { 'x-api-version': 'v2' } })), { handler: 'partner', version: 'v2' })
 })

@@ -4,13 +4,14 @@
  * and `onSend`): the request answers Fastify's 503 and the other requests are served.
  */
 import { test } from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned, VersionPicker,
   type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { jsonOf } from '../helpers/http'
+import { sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
 
 const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
 
@@ -43,4 +44,26 @@ test('a request or response converter that never settles answers handlerTimeout\
   }
   t.equal(fine.statusCode, 200)
   t.same(jsonOf(fine), { name: 'pen' })
+})
+
+test('regression: a custom picker that never settles at a path two HEAD routes share answers handlerTimeout\'s 503 (it runs before routing)', async (t) => {
+  const app = Fastify({ handlerTimeout: 100 })
+  t.teardown(() => app.close())
+  class StuckForSomeKeys extends VersionPicker {
+    override pick (request: FastifyRequest) {
+      return request.headers.authorization === 'stuck' ? new Promise<string>(() => {}) : this.requested(request) ?? '2001-01-01'
+    }
+  }
+  await app.register(fastifyVersioner, { versions: sharedPathBundle(), versionPicker: StuckForSomeKeys })
+  await app.register(sharedPathRoutes, { prefix: '/api' })
+  // Without the bound, the stuck request would hang the test: close the app (ending it) after a while.
+  const timer = setTimeout(() => { app.close().catch(() => undefined) }, 5000)
+  t.teardown(() => { clearTimeout(timer) })
+  const [stuck, served] = await Promise.all([
+    app.inject({ url: '/api/items', headers: { authorization: 'stuck' } }),
+    app.inject({ url: '/api/items', headers: { authorization: 'fine' } })
+  ])
+  t.equal(stuck.statusCode, 503)
+  t.equal(jsonOf(stuck).code, 'FST_ERR_HANDLER_TIMEOUT')
+  t.same(jsonOf(served), { handler: 'old', version: '2001-01-01' }, 'another request is served')
 })

@@ -173,6 +173,49 @@ test('path versions: the route constraint reads the version segment itself, not 
   t.same(jsonOf(await app.inject({ url: '/t/acme/2001-07-07/items' })), { handler: 'old', version: '2001-01-01' })
 })
 
+test('regression: path versions at a shared path are routed by the route\'s own version segment, beside a deeper versioned prefix, case-insensitive or with doubled slashes', async (t) => {
+  // GET /api/:version/items and /api/:version/things are each served by two HEAD routes (sharedPathBundle); a second
+  // versioned(...) scope at /api/:tenant made the constraint read the segment after the tenant ('items') instead.
+  const served = async (routerOptions: Record<string, unknown>, url: string) => {
+    const app = await versionedApp(t, sharedPathBundle(), undefined, { fastify: { routerOptions }, versioner: { apiVersionLocation: 'path' } })
+    await app.register(sharedPathRoutes, { prefix: '/api' })
+    await app.register(versioned(async (api) => { api.get('/z', async (request) => ({ version: request.apiVersion })) }), { prefix: '/api/:tenant' })
+    const response = await app.inject({ url })
+    return [response.statusCode, response.headers['x-api-version'], response.statusCode === 200 ? jsonOf(response).handler : undefined]
+  }
+  for (const [routerOptions, url, expected] of [
+    [{}, '/api/2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{}, '/api/2000-01-01/things', [200, '2000-01-01', 'renamed']],
+    [{}, '/api/2002-01-01/items', [200, '2002-01-01', 'new']],
+    [{}, '/api/acme/2001-01-01/z', [200, '2001-01-01', undefined]],
+    [{ caseSensitive: false }, '/API/2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{ ignoreDuplicateSlashes: true }, '/api//2001-01-01/items', [200, '2001-01-01', 'old']],
+    [{ ignoreTrailingSlash: true }, '/api/2000-01-01/things/', [200, '2000-01-01', 'renamed']],
+    [{ useSemicolonDelimiter: true }, '/api/2001-01-01/items;session=1', [200, '2001-01-01', 'old']]
+  ] as const) {
+    t.same(await served(routerOptions, url), expected, `${JSON.stringify(routerOptions)} ${url}`)
+  }
+})
+
+test('regression: path versions: a route parameter named as the version\'s path parameter fails app.ready(), instead of being read as the version', async (t) => {
+  // GET /:version/releases/:version: the release's name was taken as the version (/2001-01-01/releases/2002-06-01
+  // served as 2002-01-01) and the handler lost it.
+  for (const [name, path, shown] of [['version', '/releases/:version', ':version'], ['x-api-version', '/items/:x_api_version(^\\d+$)', ':x_api_version']] as const) {
+    const app = await versionedApp(t, bundleOf(DATES), async (api) => {
+      api.get(path, async (request) => ({ version: request.apiVersion }))
+    }, { versioner: { apiVersionLocation: 'path', apiVersionParameterName: name } })
+    const error = await app.ready().then(() => undefined, (err: Error & { code?: string }) => err)
+    t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION', name)
+    t.equal(error?.message, `The route GET ${path} has a path parameter ${shown}, the name of the version's own path parameter ` +
+      `(apiVersionLocation 'path', apiVersionParameterName '${name}'): the version would be read from the wrong segment. ` +
+      'Rename the route\'s parameter, or give apiVersionParameterName another name.', name)
+  }
+  const fine = await versionedApp(t, bundleOf(DATES), async (api) => {
+    api.get('/items/:x_api_version_id', async (request) => ({ version: request.apiVersion, params: request.params }))
+  }, { versioner: { apiVersionLocation: 'path' } })
+  t.same(jsonOf(await fine.inject({ url: '/2001-01-01/items/7' })), { version: '2001-01-01', params: { x_api_version_id: '7' } }, 'a longer name is another parameter')
+})
+
 test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {
   // Bundle order (alpha newest, omega oldest) is the reverse of alphabetical order.
   const Resource = Type.Object({ name: Type.String() })
@@ -406,6 +449,22 @@ test('regression: a refused version value says what is wrong and what is accepte
     }
     const old = location === 'header' ? await getWith(app, '/echo', '2023-01-01') : await app.inject({ url: '/2023-01-01/echo' })
     t.equal(jsonOf(old).message, `Unsupported API version '2023-01-01' in ${where}: it is older than the oldest version. ${SUPPORTED_NAMED}`)
+  }
+})
+
+test('regression: a version header sent twice (or a comma-separated list) is a 400 that says so, not "it must be a date"', async (t) => {
+  // Node joins the values of a repeated header with ', ' (as do proxies that merge them): neither value is served.
+  for (const [format, values, sent] of [
+    ['date', DATES, ['2001-01-01', '2002-01-01']],
+    ['date', DATES, ['2001-01-01', '2001-01-01']],
+    ['string', ['v2', 'v1'], ['v1', 'v2']]
+  ] as const) {
+    const app = await versionedApp(t, bundleOf(values), undefined, { versioner: { apiVersionFormat: format } })
+    await app.register(echoRoute)
+    const response = await app.inject({ url: '/echo', headers: { 'x-api-version': [...sent] } })
+    t.equal(response.statusCode, 400, `${format} ${sent.join(', ')}`)
+    t.equal(jsonOf(response).message, `${format === 'string' ? 'Unknown' : 'Invalid'} API version '${sent.join(', ')}' in the 'x-api-version' header: ` +
+      `it holds several versions (${sent.join(', ')}), as a header sent more than once arrives: send one. Supported versions: ${values.join(', ')}.`)
   }
 })
 
