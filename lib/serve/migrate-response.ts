@@ -73,15 +73,30 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
 /**
  * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
  * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
- * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks).
+ * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
+ * unless the reply has a serializer of its own.
  */
 function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { reply, behaviour } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  if (changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+  // A serializer the handler or a hook chose (`reply.serializer(fn)`) serializes the converted body, as it would HEAD's.
+  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) && !hasOwnSerializer(reply)) {
     reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
   done(null, body)
+}
+
+const REPLY_SERIALIZER = 'fastify.reply.serializer'
+
+/**
+ * True when the reply has a serializer of its own (`reply.serializer(fn)`), which Fastify keeps under a private
+ * symbol, found by its description (null until set).
+ */
+function hasOwnSerializer (reply: FastifyReply): boolean {
+  for (const symbol of Object.getOwnPropertySymbols(reply)) {
+    if (symbol.description === REPLY_SERIALIZER) return (reply as unknown as Record<symbol, unknown>)[symbol] !== null
+  }
+  return false
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
