@@ -92,7 +92,17 @@ class RequestMigration {
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
-    if (!this.validateAndClean(request, plan, done)) return
+    const invalid = this.validateAndClean(request, plan)
+    if (invalid !== undefined) {
+      if (request.routeOptions.attachValidation !== true) {
+        done(invalid)
+        return
+      }
+      // `attachValidation`: the handler answers the version's error, about the data the client sent (decision 0104).
+      attachValidationError(request, invalid)
+      this.enterVersion(version, done)
+      return
+    }
     const steps = plan.requestSteps
     if (steps.length === 0) {
       this.finish(state, version, done)
@@ -108,18 +118,17 @@ class RequestMigration {
   }
 
   /**
-   * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
-   * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
+   * Validates the request against the version's schemas, then removes the fields the version does not have (but HEAD
+   * has): its clients cannot set them. The validation error (Fastify's 400) when it fails.
    */
-  private validateAndClean (request: FastifyRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
+  private validateAndClean (request: FastifyRequest, plan: RequestPlan): Error | undefined {
     const validate = plan.validate
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       if (!check(request[PART_PROPERTY[part]])) {
         this.formatter ??= contextFormatter(request.server)
-        done(validationError(check.errors ?? [], part, this.formatter))
-        return false
+        return validationError(check.errors ?? [], part, this.formatter)
       }
     }
     const cleaners = plan.cleaners
@@ -128,7 +137,7 @@ class RequestMigration {
       const data = request[PART_PROPERTY[part]]
       if (data !== undefined && data !== null) clean(data)
     }
-    return true
+    return undefined
   }
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
@@ -148,11 +157,24 @@ class RequestMigration {
 
   private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
     state.migrated = true
+    this.enterVersion(version, done)
+  }
+
+  private enterVersion (version: string, done: (error?: Error) => void): void {
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
     if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
     else done()
   }
+}
+
+/**
+ * Gives the handler of an `attachValidation` route the error of the request's version as `request.validationError`.
+ * The request holds its version's data, not HEAD's: Fastify's own validation against the HEAD schemas, which runs
+ * next, would replace the error with one about HEAD's fields, which the client never sent, so its result is ignored.
+ */
+function attachValidationError (request: FastifyRequest, error: Error): void {
+  Object.defineProperty(request, 'validationError', { get: () => error, set: () => {}, enumerable: true, configurable: true })
 }
 
 /** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */

@@ -758,3 +758,44 @@ test('regression: a Type.Recursive a version changes: its requests were a 500 ("
   t.same(received[1], payload, 'the latest version keeps every field')
   t.equal(latest.json().tree.children[0].children[0].secret, 's2')
 })
+
+test('regression: attachValidation gives the handler the error of the request\'s version instead of a 400', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  const converted: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      converted.push(request.body)
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { attachValidation: true, schema: { body: UserIn } }, async (request, reply) => {
+      if (request.validationError !== undefined) {
+        return reply.code(422).send({ invalid: request.validationError.message, data: currentDependencySolver(request), body: request.body })
+      }
+      return { created: request.body.fullName }
+    })
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const old = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(old.statusCode, 422, 'the handler answers, as it does for the latest version')
+  t.same(old.json(), { invalid: 'body must have required property \'name\'', data: 'fastify', body: { nom: 'Ada' } },
+    'the error names the version\'s field (not HEAD\'s), about the body as the client sent it')
+  t.same(converted, [], 'no converter ran on the invalid body')
+  t.equal(old.headers['x-api-version'], '2000-01-01')
+  const latest = await post('2001-01-01', { nom: 'Ada' })
+  t.same(latest.json(), { invalid: 'body must have required property \'fullName\'', data: 'versioner', body: { nom: 'Ada' } })
+  const valid = await post('2000-01-01', { name: 'Ada' })
+  t.equal(valid.statusCode, 200)
+  t.same(valid.json(), { created: 'Ada' }, 'a valid body is converted as usual, with no error attached')
+})
