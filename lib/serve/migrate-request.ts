@@ -8,7 +8,7 @@
  * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
-import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
 import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
@@ -126,9 +126,16 @@ class RequestMigration {
     for (let index = 0; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
-      if (!check(request[PART_PROPERTY[part]])) {
+      // Read as Fastify reads it: `false`, or a custom validator compiler's `{ error }` or `{ value }`
+      // (`TypeBoxValidatorCompiler`'s), whose value replaces the part.
+      const outcome: unknown = check(request[PART_PROPERTY[part]])
+      const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
+      if (failure !== undefined && failure !== null && failure !== false) {
         this.formatter ??= contextFormatter(request.server)
-        return validationError(check.errors ?? [], part, this.formatter)
+        return validationError(failure as FastifySchemaValidationError[] | Error, part, this.formatter)
+      }
+      if (typeof outcome === 'object' && outcome !== null && 'value' in outcome) {
+        (request as unknown as Record<string, unknown>)[PART_PROPERTY[part]] = outcome.value
       }
     }
     const cleaners = plan.cleaners

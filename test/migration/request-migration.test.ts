@@ -9,6 +9,7 @@ import {
 } from '../../plugin'
 import { captureLogs, v } from '../helpers/request-pipeline'
 import fastifyFormbody from '@fastify/formbody'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 test('a request is validated against the schemas of its version (body, querystring, params, headers) before any converter runs', async (t) => {
   const Body = Type.Object({ addresses: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) })
@@ -798,4 +799,51 @@ test('regression: attachValidation gives the handler the error of the request\'s
   const valid = await post('2000-01-01', { name: 'Ada' })
   t.equal(valid.statusCode, 200)
   t.same(valid.json(), { created: 'Ada' }, 'a valid body is converted as usual, with no error attached')
+})
+
+test('regression: a custom validator compiler\'s { error } refuses an old version\'s request with a 400, and its { value } is what converters see', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  const seen: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      seen.push(structuredClone(request.body))
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  // TypeBoxValidatorCompiler answers { value } or { error: [...] }; this one also trims the body's strings, as its value.
+  app.setValidatorCompiler((route) => {
+    const check = TypeBoxValidatorCompiler(route)
+    return (data: unknown) => {
+      const outcome = check(data) as { value?: unknown, error?: unknown }
+      if (outcome.error !== undefined || route.httpPart !== 'body') return outcome
+      return { value: Object.fromEntries(Object.entries(outcome.value as object).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value])) }
+    }
+  })
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')),
+    openapiUrl: null,
+    docsUrl: null
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserIn } }, async (request) => ({ created: request.body.fullName }))
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const invalid = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(invalid.statusCode, 400, 'a client\'s mistake, not the 500 of a converter\'s bug')
+  t.match(invalid.json(), { code: 'FST_ERR_VALIDATION', message: /body\/name Expected required property/ }, 'naming the version\'s field')
+  t.same(seen, [], 'no converter ran on the invalid body')
+  t.equal((await post('2001-01-01', { nom: 'Ada' })).statusCode, 400)
+
+  const valid = await post('2000-01-01', { name: '  Ada  ' })
+  t.same(valid.json(), { created: 'Ada' })
+  t.same(seen, [{ name: 'Ada' }], 'the converter saw the validator\'s value')
 })
