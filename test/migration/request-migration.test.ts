@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifySchemaValidationError, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import { Type } from '@sinclair/typebox'
 import {
@@ -819,9 +819,9 @@ test('regression: a custom validator compiler\'s { error } refuses an old versio
   t.teardown(() => app.close())
   // TypeBoxValidatorCompiler answers { value } or { error: [...] }; this one also trims the body's strings, as its value.
   app.setValidatorCompiler((route) => {
-    const check = TypeBoxValidatorCompiler(route)
+    const check = TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0])
     return (data: unknown) => {
-      const outcome = check(data) as { value?: unknown, error?: unknown }
+      const outcome = check(data) as { value?: unknown, error?: FastifySchemaValidationError[] }
       if (outcome.error !== undefined || route.httpPart !== 'body') return outcome
       return { value: Object.fromEntries(Object.entries(outcome.value as object).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value])) }
     }
