@@ -17,7 +17,7 @@ import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
 import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
-import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
@@ -92,7 +92,26 @@ class RequestMigration {
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
-    const invalid = this.validateAndClean(request, plan)
+    const invalid = this.validate(request, plan, 0)
+    if (!isThenable(invalid)) {
+      this.afterValidation(request, state, plan, invalid, done)
+      return
+    }
+    invalid.then((error) => {
+      try {
+        this.afterValidation(request, state, plan, error, done)
+      } catch (failure) {
+        done(failure as Error)
+      }
+    }, done)
+  }
+
+  /**
+   * Once the request is validated against its version: answers its validation error (or attaches it), or removes
+   * the fields the version does not have (but HEAD has: its clients cannot set them) and runs the converters.
+   */
+  private afterValidation (request: FastifyRequest, state: RequestState, plan: RequestPlan, invalid: Error | undefined, done: (error?: Error) => void): void {
+    const version = (state.behaviour as VersionBehaviour).version
     if (invalid !== undefined) {
       if (request.routeOptions.attachValidation !== true) {
         done(invalid)
@@ -102,6 +121,12 @@ class RequestMigration {
       attachValidationError(request, invalid)
       this.enterVersion(version, done)
       return
+    }
+    const cleaners = plan.cleaners
+    for (let index = 0; index < cleaners.length; index++) {
+      const [part, clean] = cleaners[index]
+      const data = request[PART_PROPERTY[part]]
+      if (data !== undefined && data !== null) clean(data)
     }
     const steps = plan.requestSteps
     if (steps.length === 0) {
@@ -118,33 +143,36 @@ class RequestMigration {
   }
 
   /**
-   * Validates the request against the version's schemas, then removes the fields the version does not have (but HEAD
-   * has): its clients cannot set them. The validation error (Fastify's 400) when it fails.
+   * Validates the request against the version's schemas, from the part at `from` on: the validation error (Fastify's
+   * 400) when it fails, a promise of it once an async validator (an `$async` schema) is met.
    */
-  private validateAndClean (request: FastifyRequest, plan: RequestPlan): Error | undefined {
+  private validate (request: FastifyRequest, plan: RequestPlan, from: number): Error | undefined | Promise<Error | undefined> {
     const validate = plan.validate
-    for (let index = 0; index < validate.length; index++) {
+    for (let index = from; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
       // Read as Fastify reads it: `false`, or a custom validator compiler's `{ error }` or `{ value }`
       // (`TypeBoxValidatorCompiler`'s), whose value replaces the part.
       const outcome: unknown = check(request[PART_PROPERTY[part]])
-      const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
-      if (failure !== undefined && failure !== null && failure !== false) {
-        this.formatter ??= contextFormatter(request.server)
-        return validationError(failure as FastifySchemaValidationError[] | Error, part, this.formatter)
+      // An async validator resolves with the data (never read as `{ value }`) or `false`, or rejects: as Fastify reads it.
+      if (isThenable(outcome)) {
+        return Promise.resolve(outcome).then(
+          (result) => result === false ? this.invalid(request, check.errors ?? [], part) : this.validate(request, plan, index + 1),
+          (error: unknown) => this.invalid(request, error instanceof Error ? error : check.errors ?? [], part))
       }
+      const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
+      if (failure !== undefined && failure !== null && failure !== false) return this.invalid(request, failure as FastifySchemaValidationError[] | Error, part)
       if (typeof outcome === 'object' && outcome !== null && 'value' in outcome) {
         (request as unknown as Record<string, unknown>)[PART_PROPERTY[part]] = outcome.value
       }
     }
-    const cleaners = plan.cleaners
-    for (let index = 0; index < cleaners.length; index++) {
-      const [part, clean] = cleaners[index]
-      const data = request[PART_PROPERTY[part]]
-      if (data !== undefined && data !== null) clean(data)
-    }
     return undefined
+  }
+
+  /** Fastify's validation error for a failure against the version's schema of `part`. */
+  private invalid (request: FastifyRequest, failure: FastifySchemaValidationError[] | Error, part: RequestPart): Error {
+    this.formatter ??= contextFormatter(request.server)
+    return validationError(failure, part, this.formatter)
   }
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */

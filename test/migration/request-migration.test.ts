@@ -847,3 +847,41 @@ test('regression: a custom validator compiler\'s { error } refuses an old versio
   t.same(valid.json(), { created: 'Ada' })
   t.same(seen, [{ name: 'Ada' }], 'the converter saw the validator\'s value')
 })
+
+test('regression: an $async schema refusing an old version\'s request is a 400, not an unhandled rejection and a 500', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() }, { $async: true })
+  const seen: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      seen.push(structuredClone(request.body))
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserIn } }, async (request) => ({ created: request.body.fullName }))
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const latest = await post('2001-01-01', { nom: 'Ada' })
+  const old = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(old.statusCode, 400)
+  t.same(old.json(), latest.json(), 'answered as the latest version answers it')
+  t.same(seen, [], 'no converter ran on the invalid body')
+  await sleep(10)
+  t.same(unhandled, [], 'no rejection left unhandled')
+  t.same((await post('2000-01-01', { name: 'Ada' })).json(), { created: 'Ada' })
+  t.same(seen, [{ name: 'Ada' }])
+})
