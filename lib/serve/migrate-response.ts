@@ -155,7 +155,9 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     if (!isJsonText(payload, reply)) {
       if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status, reply)
+      // An empty, stream or buffer success is sent with the version's status too (after its by-path converters).
       if (behaviour.rawSteps.length === 0) {
+        applyStatus(reply, behaviour, status)
         done(null, payload)
         return
       }
@@ -164,8 +166,12 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       const info = new VersionedResponseInfo(reply, text, payload)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
-        if (failure !== undefined) failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
-        else done(null, text === undefined || body === text ? payload : textOf(body))
+        if (failure !== undefined) {
+          failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
+          return
+        }
+        applyStatus(reply, behaviour, status)
+        done(null, text === undefined || body === text ? payload : textOf(body))
       })
       return
     }
