@@ -209,6 +209,17 @@ export function contextFormatter (instance: object): SchemaErrorFormatter {
 }
 
 /**
+ * The failure a request part's validator answered, read as Fastify reads it: `false` (the validator's `errors`), or
+ * a custom validator compiler's `{ error }` (`TypeBoxValidatorCompiler`'s); `undefined` when the part is valid.
+ * @example
+ * const failure = validationFailure(check, check(request.body)) // undefined, or what validationError formats
+ */
+export function validationFailure (check: { errors?: FastifySchemaValidationError[] | null }, outcome: unknown): FastifySchemaValidationError[] | Error | undefined {
+  const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
+  return failure === undefined || failure === null || failure === false ? undefined : failure as FastifySchemaValidationError[] | Error
+}
+
+/**
  * Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema: the formatted
  * `errors`, or the `Error` a custom validator compiler's function answered, as Fastify builds it.
  */

@@ -19,7 +19,7 @@ import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
-import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
+import { contextFormatter, pickingErrorMessage, validationError, validationFailure, type SchemaErrorFormatter } from './error-handling'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -160,8 +160,8 @@ class RequestMigration {
           (result) => result === false ? this.invalid(request, check.errors ?? [], part) : this.validate(request, plan, index + 1),
           (error: unknown) => this.invalid(request, error instanceof Error ? error : check.errors ?? [], part))
       }
-      const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
-      if (failure !== undefined && failure !== null && failure !== false) return this.invalid(request, failure as FastifySchemaValidationError[] | Error, part)
+      const failure = validationFailure(check, outcome)
+      if (failure !== undefined) return this.invalid(request, failure, part)
       if (typeof outcome === 'object' && outcome !== null && 'value' in outcome) {
         (request as unknown as Record<string, unknown>)[PART_PROPERTY[part]] = outcome.value
       }
