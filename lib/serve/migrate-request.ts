@@ -153,7 +153,9 @@ class RequestMigration {
       const check = request.compileValidationSchema(schema, part)
       // Read as Fastify reads it: `false`, or a custom validator compiler's `{ error }` or `{ value }`
       // (`TypeBoxValidatorCompiler`'s), whose value replaces the part.
-      const outcome: unknown = check(request[PART_PROPERTY[part]])
+      const data: unknown = request[PART_PROPERTY[part]]
+      // Fastify validates a missing part (a request without a body) as null.
+      const outcome: unknown = check(data === undefined ? null : data)
       // An async validator resolves with the data (never read as `{ value }`) or `false`, or rejects: as Fastify reads it.
       if (isThenable(outcome)) {
         return Promise.resolve(outcome).then(

@@ -885,3 +885,25 @@ test('regression: an $async schema refusing an old version\'s request is a 400, 
   t.same((await post('2000-01-01', { name: 'Ada' })).json(), { created: 'Ada' })
   t.same(seen, [{ name: 'Ada' }])
 })
+
+test('regression: a request without a body is validated as null, as Fastify does: an optional (nullable) body may be left out in an old version too', async (t) => {
+  const Options = Type.Object({ fullName: Type.Optional(Type.String()) })
+  class FullNameWasName extends VersionChange {
+    description = 'The option name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Options).field('fullName').had({ name: 'name' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/exports', { schema: { body: Type.Union([Options, Type.Null()]) } }, async (request) => ({ options: request.body ?? 'none' }))
+    api.post('/imports', { schema: { body: Options } }, async () => ({ ok: true }))
+  }))
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const response = await app.inject({ method: 'POST', url: '/exports', headers: { 'x-api-version': version } })
+    t.equal(response.statusCode, 200, `${version}: no body is accepted`)
+    t.same(response.json(), { options: 'none' })
+    const required = await app.inject({ method: 'POST', url: '/imports', headers: { 'x-api-version': version } })
+    t.equal(required.statusCode, 400, `${version}: a body the schema requires is still required`)
+  }
+})
