@@ -209,8 +209,8 @@ export function contextFormatter (instance: object): SchemaErrorFormatter {
 }
 
 /**
- * The failure a request part's validator answered, read as Fastify reads it: `false` (the validator's `errors`), or
- * a custom validator compiler's `{ error }` (`TypeBoxValidatorCompiler`'s); `undefined` when the part is valid.
+ * What a request part's validator answered, read as Fastify reads it: `false` (its `errors`), a custom compiler's
+ * `{ error }` (`TypeBoxValidatorCompiler`'s), or `undefined` when the part is valid.
  * @example
  * const failure = validationFailure(check, check(request.body)) // undefined, or what validationError formats
  */
@@ -227,12 +227,8 @@ export function validationError (errors: FastifySchemaValidationError[] | Error,
   const error = (errors instanceof Error ? errors : formatter(errors, part)) as Error & Record<string, unknown>
   error.statusCode ??= 400
   error.code ??= 'FST_ERR_VALIDATION'
-  if (errors instanceof Error) {
-    error.validationContext ??= part
-  } else {
-    error.validation = errors
-    error.validationContext = part
-  }
+  if (!(errors instanceof Error)) error.validation = errors
+  error.validationContext = errors instanceof Error ? error.validationContext ?? part : part
   return error
 }
 
