@@ -209,17 +209,6 @@ export function contextFormatter (instance: object): SchemaErrorFormatter {
 }
 
 /**
- * What a request part's validator answered, read as Fastify reads it: `false` (its `errors`), a custom compiler's
- * `{ error }` (`TypeBoxValidatorCompiler`'s), or `undefined` when the part is valid.
- * @example
- * const failure = validationFailure(check, check(request.body)) // undefined, or what validationError formats
- */
-export function validationFailure (check: { errors?: FastifySchemaValidationError[] | null }, outcome: unknown): FastifySchemaValidationError[] | Error | undefined {
-  const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
-  return failure === undefined || failure === null || failure === false ? undefined : failure as FastifySchemaValidationError[] | Error
-}
-
-/**
  * Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema: the formatted
  * `errors`, or the `Error` a custom validator compiler's function answered, as Fastify builds it.
  */

@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, isThenable, runStepsToBody } from './step-runner'
-import { validationFailure } from './error-handling'
+import { validationFailure } from './validator-outcome'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './migrate-response'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
