@@ -11,6 +11,7 @@ import { createReadStream, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { runInNewContext } from 'node:vm'
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { ResolvedDocsOptions } from './options'
 
@@ -130,7 +131,8 @@ export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOpti
   const assets = docsAssets(docs, `${fastify.prefix}${docs.assetsPrefix}`)
   fastify.get(`${docs.assetsPrefix}/:name`, {
     ...docs.uiHooks,
-    schema: { hide: true, params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
+    // A TypeBox schema, which an application's TypeBox validator compiler compiles too (as Ajv does).
+    schema: { hide: true, params: Type.Object({ name: Type.String() }) }
   }, async (request, reply) => {
     const { name } = request.params as { name: string }
     const asset = assets.get(name)

@@ -7,6 +7,7 @@
  * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
  * @module
  */
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidUpgradeRangeError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
@@ -21,14 +22,16 @@ import type { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
 import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
-/** The `?version=` and `?channel=` query of the documentation routes. */
-export const VersionQuery = {
-  type: 'object',
-  properties: {
-    version: { type: 'string', description: 'An API version, or unversioned.' },
-    channel: { type: 'string', enum: ['release', 'preview'], description: 'preview: list and show the preview versions the request may use too.' }
-  }
-} as const
+/**
+ * The `?version=` and `?channel=` query of the documentation routes. TypeBox schemas, so that an application's
+ * TypeBox validator compiler (`TypeBoxValidatorCompiler`) compiles them as Ajv does.
+ */
+export const VersionQuery = Type.Object({
+  version: Type.Optional(Type.String({ description: 'An API version, or unversioned.' })),
+  channel: Type.Optional(Type.Union([Type.Literal('release'), Type.Literal('preview')], {
+    description: 'preview: list and show the preview versions the request may use too.'
+  }))
+})
 
 /**
  * Marks the answer to a documentation request asked with `?channel=preview` `Cache-Control: private`: what it shows
@@ -140,14 +143,11 @@ function html (reply: FastifyReply, status: number, body: string): FastifyReply 
 }
 
 /** The upgrade guide's query. */
-const UpgradeQuery = {
-  type: 'object',
-  properties: {
-    from: { type: 'string', description: 'The version a client uses now.' },
-    to: { type: 'string', description: 'A newer version it upgrades to.' },
-    format: { type: 'string', description: '`json` for the data.' }
-  }
-} as const
+const UpgradeQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'The version a client uses now.' })),
+  to: Type.Optional(Type.String({ description: 'A newer version it upgrades to.' })),
+  format: Type.Optional(Type.String({ description: '`json` for the data.' }))
+})
 
 /** The two versions of a request, or the 400 saying what is accepted. */
 function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {

@@ -214,13 +214,16 @@ export function contextFormatter (instance: object): SchemaErrorFormatter {
   return defaultFormatter
 }
 
-/** Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema. */
-export function validationError (errors: FastifySchemaValidationError[], part: RequestPart, formatter: SchemaErrorFormatter): Error {
-  const error = formatter(errors, part) as Error & Record<string, unknown>
+/**
+ * Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema: the formatted
+ * `errors`, or the `Error` a custom validator compiler's function answered, as Fastify builds it.
+ */
+export function validationError (errors: FastifySchemaValidationError[] | Error, part: RequestPart, formatter: SchemaErrorFormatter): Error {
+  const error = (errors instanceof Error ? errors : formatter(errors, part)) as Error & Record<string, unknown>
   error.statusCode ??= 400
   error.code ??= 'FST_ERR_VALIDATION'
-  error.validation = errors
-  error.validationContext = part
+  if (!(errors instanceof Error)) error.validation = errors
+  error.validationContext = errors instanceof Error ? error.validationContext ?? part : part
   return error
 }
 

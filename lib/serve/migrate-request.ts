@@ -8,7 +8,7 @@
  * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
  * @module
  */
-import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
 import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
@@ -17,9 +17,10 @@ import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
 import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
-import { requestPlanOf, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
+import { validationFailure } from './validator-outcome'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -92,7 +93,42 @@ class RequestMigration {
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
-    if (!this.validateAndClean(request, plan, done)) return
+    const invalid = this.validate(request, plan, 0)
+    if (!isThenable(invalid)) {
+      this.afterValidation(request, state, plan, invalid, done)
+      return
+    }
+    invalid.then((error) => {
+      try {
+        this.afterValidation(request, state, plan, error, done)
+      } catch (failure) {
+        done(failure as Error)
+      }
+    }, done)
+  }
+
+  /**
+   * Once the request is validated against its version: answers its validation error (or attaches it), or removes
+   * the fields the version does not have (but HEAD has: its clients cannot set them) and runs the converters.
+   */
+  private afterValidation (request: FastifyRequest, state: RequestState, plan: RequestPlan, invalid: Error | undefined, done: (error?: Error) => void): void {
+    const version = (state.behaviour as VersionBehaviour).version
+    if (invalid !== undefined) {
+      if (request.routeOptions.attachValidation !== true) {
+        done(invalid)
+        return
+      }
+      // `attachValidation`: the handler answers the version's error, about the data the client sent (decision 0104).
+      attachValidationError(request, invalid)
+      this.enterVersion(version, done)
+      return
+    }
+    const cleaners = plan.cleaners
+    for (let index = 0; index < cleaners.length; index++) {
+      const [part, clean] = cleaners[index]
+      const data = request[PART_PROPERTY[part]]
+      if (data !== undefined && data !== null) clean(data)
+    }
     const steps = plan.requestSteps
     if (steps.length === 0) {
       this.finish(state, version, done)
@@ -108,27 +144,38 @@ class RequestMigration {
   }
 
   /**
-   * Validates the request against the version's schemas (a 400 when it fails), then removes the fields the version
-   * does not have (but HEAD has): its clients cannot set them. False when the request was answered.
+   * Validates the request against the version's schemas, from the part at `from` on: the validation error (Fastify's
+   * 400) when it fails, a promise of it once an async validator (an `$async` schema) is met.
    */
-  private validateAndClean (request: FastifyRequest, plan: RequestPlan, done: (error?: Error) => void): boolean {
+  private validate (request: FastifyRequest, plan: RequestPlan, from: number): Error | undefined | Promise<Error | undefined> {
     const validate = plan.validate
-    for (let index = 0; index < validate.length; index++) {
+    for (let index = from; index < validate.length; index++) {
       const [part, schema] = validate[index]
       const check = request.compileValidationSchema(schema, part)
-      if (!check(request[PART_PROPERTY[part]])) {
-        this.formatter ??= contextFormatter(request.server)
-        done(validationError(check.errors ?? [], part, this.formatter))
-        return false
+      // Read as Fastify reads it: `false`, or a custom validator compiler's `{ error }` or `{ value }`
+      // (`TypeBoxValidatorCompiler`'s), whose value replaces the part.
+      const data: unknown = request[PART_PROPERTY[part]]
+      // Fastify validates a missing part (a request without a body) as null.
+      const outcome: unknown = check(data === undefined ? null : data)
+      // An async validator resolves with the data (never read as `{ value }`) or `false`, or rejects: as Fastify reads it.
+      if (isThenable(outcome)) {
+        return Promise.resolve(outcome).then(
+          (result) => result === false ? this.invalid(request, check.errors ?? [], part) : this.validate(request, plan, index + 1),
+          (error: unknown) => this.invalid(request, error instanceof Error ? error : check.errors ?? [], part))
+      }
+      const failure = validationFailure(check, outcome)
+      if (failure !== undefined) return this.invalid(request, failure, part)
+      if (typeof outcome === 'object' && outcome !== null && 'value' in outcome) {
+        (request as unknown as Record<string, unknown>)[PART_PROPERTY[part]] = outcome.value
       }
     }
-    const cleaners = plan.cleaners
-    for (let index = 0; index < cleaners.length; index++) {
-      const [part, clean] = cleaners[index]
-      const data = request[PART_PROPERTY[part]]
-      if (data !== undefined && data !== null) clean(data)
-    }
-    return true
+    return undefined
+  }
+
+  /** Fastify's validation error for a failure against the version's schema of `part`. */
+  private invalid (request: FastifyRequest, failure: FastifySchemaValidationError[] | Error, part: RequestPart): Error {
+    this.formatter ??= contextFormatter(request.server)
+    return validationError(failure, part, this.formatter)
   }
 
   /** Runs the request converters, writes what they changed back into the request, then finishes. */
@@ -148,11 +195,24 @@ class RequestMigration {
 
   private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
     state.migrated = true
+    this.enterVersion(version, done)
+  }
+
+  private enterVersion (version: string, done: (error?: Error) => void): void {
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
     if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
     else done()
   }
+}
+
+/**
+ * Gives the handler of an `attachValidation` route the error of the request's version as `request.validationError`.
+ * The request holds its version's data, not HEAD's: Fastify's own validation against the HEAD schemas, which runs
+ * next, would replace the error with one about HEAD's fields, which the client never sent, so its result is ignored.
+ */
+function attachValidationError (request: FastifyRequest, error: Error): void {
+  Object.defineProperty(request, 'validationError', { get: () => error, set: () => {}, enumerable: true, configurable: true })
 }
 
 /** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */

@@ -73,15 +73,30 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
 /**
  * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
  * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
- * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks).
+ * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
+ * unless the reply has a serializer of its own.
  */
 function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { reply, behaviour } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  if (changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) {
+  // A serializer the handler or a hook chose (`reply.serializer(fn)`) serializes the converted body, as it would HEAD's.
+  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) && !hasOwnSerializer(reply)) {
     reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
   done(null, body)
+}
+
+const REPLY_SERIALIZER = 'fastify.reply.serializer'
+
+/**
+ * True when the reply has a serializer of its own (`reply.serializer(fn)`), which Fastify keeps under a private
+ * symbol, found by its description (null until set).
+ */
+function hasOwnSerializer (reply: FastifyReply): boolean {
+  for (const symbol of Object.getOwnPropertySymbols(reply)) {
+    if (symbol.description === REPLY_SERIALIZER) return (reply as unknown as Record<symbol, unknown>)[symbol] !== null
+  }
+  return false
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
@@ -140,7 +155,9 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     if (!isJsonText(payload, reply)) {
       if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status, reply)
+      // An empty, stream or buffer success is sent with the version's status too (after its by-path converters).
       if (behaviour.rawSteps.length === 0) {
+        applyStatus(reply, behaviour, status)
         done(null, payload)
         return
       }
@@ -149,8 +166,12 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       const info = new VersionedResponseInfo(reply, text, payload)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
-        if (failure !== undefined) failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
-        else done(null, text === undefined || body === text ? payload : textOf(body))
+        if (failure !== undefined) {
+          failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
+          return
+        }
+        applyStatus(reply, behaviour, status)
+        done(null, text === undefined || body === text ? payload : textOf(body))
       })
       return
     }

@@ -7,7 +7,8 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { copyJson, runStepsToBody } from './step-runner'
+import { copyJson, isThenable, runStepsToBody } from './step-runner'
+import { validationFailure } from './validator-outcome'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './migrate-response'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
@@ -72,8 +73,17 @@ export class PreviewRenderer {
         delete (data as Record<string, unknown>)[this.options.parameterName]
       }
       const check = request.compileValidationSchema(schema, part)
-      if (check(data)) continue
-      for (const error of check.errors ?? []) errors.push({ part, instancePath: error.instancePath ?? '', message: error.message ?? 'is invalid' })
+      const outcome: unknown = check(data)
+      // An async validator (an `$async` schema) cannot be waited for here: not judged, its refusal never left unhandled.
+      if (isThenable(outcome)) {
+        outcome.then(undefined, () => {})
+        continue
+      }
+      const failure = validationFailure(check, outcome)
+      if (failure === undefined) continue
+      for (const error of failure instanceof Error ? [{ instancePath: '', message: failure.message }] : failure) {
+        errors.push({ part, instancePath: error.instancePath ?? '', message: error.message ?? 'is invalid' })
+      }
     }
     return errors
   }

@@ -23,6 +23,7 @@ import type { VersionBehaviour } from '../routes/version-plan'
 import type { RequestState } from './request-state'
 import type { Header, LifecycleHeadersOf, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 import type { ReleaseClock } from './release-clock'
+import { isThenable } from './step-runner'
 
 /** Sets the version headers of a reply. */
 export type VersionHeaders = (reply: FastifyReply, version: string) => void
@@ -220,7 +221,10 @@ export function sendFieldDeprecations (
 function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers', form: TSchema, raw: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(raw)) setOwn(copy, key, Array.isArray(raw[key]) ? [...raw[key]] : raw[key])
-  request.compileValidationSchema(form, part)(copy)
+  const outcome: unknown = request.compileValidationSchema(form, part)(copy)
+  // An async validator's (an `$async` schema's) refusal is the request's 400, answered by its validation: not left
+  // unhandled here, where it would crash the process.
+  if (isThenable(outcome)) outcome.then(undefined, () => {})
   for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
   return copy
 }

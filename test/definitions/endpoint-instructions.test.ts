@@ -1,4 +1,5 @@
 import { test, type Test } from 'tap'
+import { Readable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
@@ -146,6 +147,28 @@ test('had({ statusCode }) sends successful responses of that version with the ol
   response = await post('2000-01-01', true)
   t.equal(response.statusCode, 409, 'an error status is not changed')
   t.same(response.json(), { message: 'exists' })
+})
+
+test('regression: had({ statusCode }) also sends an empty, buffer or stream success with the old status', async (t) => {
+  const app = await versionedApp(t, threeVersions(changeClass('DeletesAnswer204', [
+    endpoint('/users/:id', ['DELETE']).had({ statusCode: 200 }),
+    endpoint('/exports', ['POST']).had({ statusCode: 200 }),
+    endpoint('/reports', ['POST']).had({ statusCode: 200 })
+  ])), async (api) => {
+    api.delete('/users/:id', async (_request, reply) => reply.code(204).send())
+    api.post('/exports', async (_request, reply) => reply.code(201).type('text/csv').send(Buffer.from('id\nu1\n')))
+    api.post('/reports', async (_request, reply) => reply.code(202).type('text/plain').send(Readable.from(['queued'])))
+  })
+  await app.ready()
+  t.same(await call(app, '2002-01-01', 'DELETE', '/users/u1'), [204, ''], 'the latest version answers 204')
+  t.same(await call(app, '2001-01-01', 'DELETE', '/users/u1'), [200, ''], 'the version documented with 200 answers 200')
+  const exported = await app.inject({ method: 'POST', url: '/exports', headers: v('2001-01-01') })
+  t.equal(exported.statusCode, 200)
+  t.equal(exported.body, 'id\nu1\n', 'the buffer as it was')
+  const report = await app.inject({ method: 'POST', url: '/reports', headers: v('2001-01-01') })
+  t.equal(report.statusCode, 200)
+  t.equal(report.body, 'queued', 'the stream as it was')
+  t.equal((await app.inject({ method: 'POST', url: '/reports', headers: v('2002-01-01') })).statusCode, 202)
 })
 
 test('had({ path }) that changes path parameters fails with RouterPathParamsModifiedError', async (t) => {

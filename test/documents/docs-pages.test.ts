@@ -7,7 +7,8 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
-import { fastifyVersioner, HeadVersion, Version, VersionBundle, type FastifyVersionerOptions } from '../../plugin'
+import { fastifyVersioner, HeadVersion, Version, VersionBundle, versioned, type FastifyVersionerOptions } from '../../plugin'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { versionedApp } from '../helpers/apps'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -542,4 +543,19 @@ test('regression: /openapi.json and the pages answer the same bytes on every req
   const json = await app.inject('/openapi.json?version=2000-01-01')
   t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
   t.equal(json.body, JSON.stringify(app.versioner.openapi('2000-01-01')), 'the document as JSON')
+})
+
+test('regression: an application validating with TypeBoxValidatorCompiler starts, and the documentation routes check their query', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/ping', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+  }))
+  await app.ready()
+  t.equal((await app.inject({ url: '/openapi.json?version=2000-01-01' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/docs?version=2000-01-01' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/docs?channel=other' })).statusCode, 400, 'an unknown channel is still a 400')
+  t.equal((await app.inject({ url: '/docs/upgrade?from=2000-01-01&to=2001-01-01&format=json' })).statusCode, 200)
 })

@@ -372,3 +372,21 @@ test('regression: deprecated enum members in a query string are found as Fastify
   t.equal(plain.headers.deprecation, undefined, 'members not deprecated, and a deprecated field filled by its default: no header')
   t.same(plain.json(), { query: { status: ['active'], level: 1, legacy: 'x' } }, 'the handler reads the query as before')
 })
+
+test('regression: an $async query schema with a deprecated field refuses a bad query with a 400, leaving no rejection unhandled', async (t) => {
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  const Query = Type.Object({ limit: Type.Optional(Type.Integer()), legacy: Type.Optional(Type.String({ deprecated: true })) }, { $async: true })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(OLD)), async (api) => {
+    api.get('/orders', { schema: { querystring: Query } }, async (request) => ({ query: request.query }))
+  })
+  const deprecated = await app.inject({ url: '/orders?legacy=a', headers: { 'x-api-version': OLD } })
+  t.equal(deprecated.statusCode, 200)
+  t.equal(deprecated.headers.deprecation, '@0')
+  const bad = await app.inject({ url: '/orders?limit=many', headers: { 'x-api-version': OLD } })
+  t.equal(bad.statusCode, 400)
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(unhandled, [], 'the async validator\'s refusal was handled')
+})

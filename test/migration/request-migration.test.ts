@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifySchemaValidationError, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import { Type } from '@sinclair/typebox'
 import {
@@ -9,6 +9,7 @@ import {
 } from '../../plugin'
 import { captureLogs, v } from '../helpers/request-pipeline'
 import fastifyFormbody from '@fastify/formbody'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 test('a request is validated against the schemas of its version (body, querystring, params, headers) before any converter runs', async (t) => {
   const Body = Type.Object({ addresses: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) })
@@ -783,4 +784,152 @@ test('regression: a Type.Recursive a version changes: its requests were a 500 ("
   t.equal(latest.statusCode, 200)
   t.same(received[1], payload, 'the latest version keeps every field')
   t.equal(latest.json().tree.children[0].children[0].secret, 's2')
+})
+
+test('regression: attachValidation gives the handler the error of the request\'s version instead of a 400', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  const converted: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      converted.push(request.body)
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { attachValidation: true, schema: { body: UserIn } }, async (request, reply) => {
+      if (request.validationError !== undefined) {
+        return reply.code(422).send({ invalid: request.validationError.message, data: currentDependencySolver(request), body: request.body })
+      }
+      return { created: request.body.fullName }
+    })
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const old = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(old.statusCode, 422, 'the handler answers, as it does for the latest version')
+  t.same(old.json(), { invalid: 'body must have required property \'name\'', data: 'fastify', body: { nom: 'Ada' } },
+    'the error names the version\'s field (not HEAD\'s), about the body as the client sent it')
+  t.same(converted, [], 'no converter ran on the invalid body')
+  t.equal(old.headers['x-api-version'], '2000-01-01')
+  const latest = await post('2001-01-01', { nom: 'Ada' })
+  t.same(latest.json(), { invalid: 'body must have required property \'fullName\'', data: 'versioner', body: { nom: 'Ada' } })
+  const valid = await post('2000-01-01', { name: 'Ada' })
+  t.equal(valid.statusCode, 200)
+  t.same(valid.json(), { created: 'Ada' }, 'a valid body is converted as usual, with no error attached')
+})
+
+test('regression: a custom validator compiler\'s { error } refuses an old version\'s request with a 400, and its { value } is what converters see', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  const seen: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      seen.push(structuredClone(request.body))
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  // TypeBoxValidatorCompiler answers { value } or { error: [...] }; this one also trims the body's strings, as its value.
+  app.setValidatorCompiler((route) => {
+    const check = TypeBoxValidatorCompiler(route as Parameters<typeof TypeBoxValidatorCompiler>[0])
+    return (data: unknown) => {
+      const outcome = check(data) as { value?: unknown, error?: FastifySchemaValidationError[] }
+      if (outcome.error !== undefined || route.httpPart !== 'body') return outcome
+      return { value: Object.fromEntries(Object.entries(outcome.value as object).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value])) }
+    }
+  })
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')),
+    openapiUrl: null,
+    docsUrl: null
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserIn } }, async (request) => ({ created: request.body.fullName }))
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const invalid = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(invalid.statusCode, 400, 'a client\'s mistake, not the 500 of a converter\'s bug')
+  t.match(invalid.json(), { code: 'FST_ERR_VALIDATION', message: /body\/name Expected required property/ }, 'naming the version\'s field')
+  t.same(seen, [], 'no converter ran on the invalid body')
+  t.equal((await post('2001-01-01', { nom: 'Ada' })).statusCode, 400)
+
+  const valid = await post('2000-01-01', { name: '  Ada  ' })
+  t.same(valid.json(), { created: 'Ada' })
+  t.same(seen, [{ name: 'Ada' }], 'the converter saw the validator\'s value')
+})
+
+test('regression: an $async schema refusing an old version\'s request is a 400, not an unhandled rejection and a 500', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() }, { $async: true })
+  const seen: unknown[] = []
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(UserIn)
+    nameUp (request: RequestInfo) {
+      seen.push(structuredClone(request.body))
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { body: UserIn } }, async (request) => ({ created: request.body.fullName }))
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const latest = await post('2001-01-01', { nom: 'Ada' })
+  const old = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(old.statusCode, 400)
+  t.same(old.json(), latest.json(), 'answered as the latest version answers it')
+  t.same(seen, [], 'no converter ran on the invalid body')
+  await sleep(10)
+  t.same(unhandled, [], 'no rejection left unhandled')
+  t.same((await post('2000-01-01', { name: 'Ada' })).json(), { created: 'Ada' })
+  t.same(seen, [{ name: 'Ada' }])
+})
+
+test('regression: a request without a body is validated as null, as Fastify does: an optional (nullable) body may be left out in an old version too', async (t) => {
+  const Options = Type.Object({ fullName: Type.Optional(Type.String()) })
+  class FullNameWasName extends VersionChange {
+    description = 'The option name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Options).field('fullName').had({ name: 'name' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/exports', { schema: { body: Type.Union([Options, Type.Null()]) } }, async (request) => ({ options: request.body ?? 'none' }))
+    api.post('/imports', { schema: { body: Options } }, async () => ({ ok: true }))
+  }))
+  for (const version of ['2000-01-01', '2001-01-01']) {
+    const response = await app.inject({ method: 'POST', url: '/exports', headers: { 'x-api-version': version } })
+    t.equal(response.statusCode, 200, `${version}: no body is accepted`)
+    t.same(response.json(), { options: 'none' })
+    const required = await app.inject({ method: 'POST', url: '/imports', headers: { 'x-api-version': version } })
+    t.equal(required.statusCode, 400, `${version}: a body the schema requires is still required`)
+  }
 })

@@ -482,3 +482,29 @@ test("the handler's returned object is never changed by an old version's respons
   }
   t.same(jsonOf(await call(app, '2001-01-01', '/team')), cached, 'and the latest version reads it as it is')
 })
+
+test('regression: a serializer the handler sets with reply.serializer serializes the converted body of an old version', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const toCsv = (payload: Record<string, unknown>): string => `${Object.keys(payload).join(',')}\n${Object.values(payload).join(',')}\n`
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (_request, reply) => {
+      reply.type('text/csv').serializer(toCsv)
+      return { id: 'u1', fullName: 'Ada' }
+    })
+  })
+  const old = await call(app, '2000-01-01', '/users/u1')
+  t.equal(old.statusCode, 200)
+  t.equal(old.headers['content-type'], 'text/csv')
+  t.equal(old.body, 'id,name\nu1,Ada\n', 'the handler\'s serializer, given the converted body')
+  t.equal((await call(app, '2001-01-01', '/users/u1')).body, 'id,fullName\nu1,Ada\n')
+})

@@ -18,6 +18,7 @@ import {
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 const Item = Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 0 }) }, { $id: 'Item' })
 const Order = Type.Object({
@@ -387,4 +388,41 @@ test('regression: the target version\'s converters see the response headers the 
   t.match(seen.at(-1), { patch: [{ op: 'add', path: '/region', value: 'eu' }], targetBody: { region: 'eu' } }, 'the preview renders what 2000-01-01 answers')
   t.same(previewed.headers['set-cookie'], ['a=1', 'b=2'], 'the served answer\'s cookies are untouched')
   t.equal(previewed.headers['x-region'], undefined, 'a target converter\'s header goes nowhere')
+})
+
+test('regression: with a custom validator compiler ({ error }) or an $async schema, the target\'s refusal is reported or left alone, never unhandled', async (t) => {
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  const Query = Type.Object({ limit: Type.Integer({ maximum: 10 }) })
+  const AsyncQuery = Type.Object({ limit: Type.Integer({ maximum: 10 }) }, { $async: true })
+  class Smaller extends VersionChange {
+    description = 'limit may be up to 10.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Query).field('limit').had({ type: Type.Integer({ maximum: 5 }) }),
+      schema(AsyncQuery).field('limit').had({ type: Type.Integer({ maximum: 5 }) })
+    ]
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Smaller), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/items', { schema: { querystring: Query } }, async () => ({ ok: true }))
+  }, {
+    versioner: { upgradePreview: { access: () => true } },
+    beforeVersioner: (instance) => { instance.setValidatorCompiler(TypeBoxValidatorCompiler) }
+  })
+  const asyncApp = await versionedApp(t, bundle, async (api) => {
+    api.get('/items', { schema: { querystring: AsyncQuery } }, async () => ({ ok: true }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const preview = { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' }
+  t.equal((await app.inject({ url: '/items?limit=4', headers: preview })).headers['x-api-version-preview'], '2000-01-01: 0 changes; request valid')
+  const invalid = await app.inject({ url: '/items?limit=8', headers: preview })
+  t.equal(invalid.statusCode, 200, 'served in 2001-01-01')
+  t.equal(invalid.headers['x-api-version-preview'], '2000-01-01: 0 changes; request invalid', 'the { error } of TypeBoxValidatorCompiler is read')
+  t.equal((await app.inject({ url: '/items?limit=8', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 400, 'as 2000-01-01 itself answers')
+
+  const served = await asyncApp.inject({ url: '/items?limit=8', headers: preview })
+  t.equal(served.statusCode, 200)
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(unhandled, [], 'the async validator\'s refusal in the target was handled')
 })
