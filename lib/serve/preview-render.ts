@@ -73,7 +73,8 @@ export class PreviewRenderer {
         delete (data as Record<string, unknown>)[this.options.parameterName]
       }
       const check = request.compileValidationSchema(schema, part)
-      const outcome: unknown = check(data)
+      // Fastify validates a missing part (a request without a body) as null.
+      const outcome: unknown = check(data === undefined ? null : data)
       // An async validator (an `$async` schema) cannot be waited for here: not judged, its refusal never left unhandled.
       if (isThenable(outcome)) {
         outcome.then(undefined, () => {})

@@ -426,3 +426,20 @@ test('regression: with a custom validator compiler ({ error }) or an $async sche
   await new Promise((resolve) => setTimeout(resolve, 10))
   t.same(unhandled, [], 'the async validator\'s refusal in the target was handled')
 })
+
+test('regression: a request without a body is judged as null in the target, as Fastify and the target itself validate it', async (t) => {
+  const Longer = Type.Union([Type.Object({ text: Type.String({ maxLength: 100 }) }), Type.Null()])
+  class LongerNotes extends VersionChange {
+    description = 'Notes may be longer.'
+    instructionsToMigrateToPreviousVersion = [schema(Longer).had({ description: 'A short note, or null.' })]
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LongerNotes), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.put('/notes', { schema: { body: Longer } }, async () => ({ ok: true }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  t.equal((await app.inject({ method: 'PUT', url: '/notes', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, '2000-01-01 takes no body')
+  const previewed = await app.inject({ method: 'PUT', url: '/notes', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  t.equal(previewed.statusCode, 200)
+  t.match(previewed.headers['x-api-version-preview'], /; request valid$/, 'the preview says so too')
+})
+
