@@ -442,4 +442,3 @@ test('regression: a request without a body is judged as null in the target, as F
   t.equal(previewed.statusCode, 200)
   t.match(previewed.headers['x-api-version-preview'], /; request valid$/, 'the preview says so too')
 })
-
