@@ -12,7 +12,7 @@
  * @module
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { errorCodes, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
@@ -276,7 +276,11 @@ export class RoutingPicks {
       clearTimeout(timer)
       settled(pick)
     }
-    if (limit > 0) timer = setTimeout(() => { once({ failure: new errorCodes.FST_ERR_HANDLER_TIMEOUT(limit, match.store as string) }) }, limit)
+    // Fastify's own 503, loaded only when a pick runs out of time: the plugin's entry does not load Fastify itself.
+    const timeOut = (): void => {
+      import('fastify').then(({ errorCodes }) => { once({ failure: new errorCodes.FST_ERR_HANDLER_TIMEOUT(limit, match.store as string) }) }, (failure: unknown) => { once({ failure }) })
+    }
+    if (limit > 0) timer = setTimeout(timeOut, limit)
     picked.then((outcome) => { once({ picked: outcome }) }, (failure: unknown) => { once({ failure }) })
   }
 }
