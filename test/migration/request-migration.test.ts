@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifySchemaValidationError, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner,
-  schema, versioned, type RequestInfo, type ResponseInfo, type FormValue
+  schema, versioned, type RequestInfo, type ResponseInfo, type FormValue, type VersionChangeClass
 } from '../../plugin'
 import { captureLogs, v } from '../helpers/request-pipeline'
 import fastifyFormbody from '@fastify/formbody'
@@ -786,20 +786,26 @@ test('regression: a Type.Recursive a version changes: its requests were a 500 ("
   t.equal(latest.json().tree.children[0].children[0].secret, 's2')
 })
 
-test('regression: attachValidation gives the handler the error of the request\'s version instead of a 400', async (t) => {
-  const UserIn = Type.Object({ fullName: Type.String() })
-  const converted: unknown[] = []
+/** A version change renaming `UserIn`'s `name` to `fullName`, whose request converter shows `convert` each body it reads. */
+function fullNameWasName (UserIn: TSchema, convert: (body: unknown) => void): VersionChangeClass {
   class FullNameWasName extends VersionChange {
     description = 'A user\'s name is now fullName.'
     instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
 
     @ConvertRequestToNextVersionFor(UserIn)
     nameUp (request: RequestInfo) {
-      converted.push(request.body)
+      convert(request.body)
       request.body.fullName = request.body.name
       delete request.body.name
     }
   }
+  return FullNameWasName
+}
+
+test('regression: attachValidation gives the handler the error of the request\'s version instead of a 400', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  const converted: unknown[] = []
+  const FullNameWasName = fullNameWasName(UserIn, (body) => { converted.push(body) })
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
@@ -830,17 +836,7 @@ test('regression: attachValidation gives the handler the error of the request\'s
 test('regression: a custom validator compiler\'s { error } refuses an old version\'s request with a 400, and its { value } is what converters see', async (t) => {
   const UserIn = Type.Object({ fullName: Type.String() })
   const seen: unknown[] = []
-  class FullNameWasName extends VersionChange {
-    description = 'A user\'s name is now fullName.'
-    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
-
-    @ConvertRequestToNextVersionFor(UserIn)
-    nameUp (request: RequestInfo) {
-      seen.push(structuredClone(request.body))
-      request.body.fullName = request.body.name
-      delete request.body.name
-    }
-  }
+  const FullNameWasName = fullNameWasName(UserIn, (body) => { seen.push(structuredClone(body)) })
   const app = Fastify()
   t.teardown(() => app.close())
   // TypeBoxValidatorCompiler answers { value } or { error: [...] }; this one also trims the body's strings, as its value.
@@ -877,17 +873,7 @@ test('regression: a custom validator compiler\'s { error } refuses an old versio
 test('regression: an $async schema refusing an old version\'s request is a 400, not an unhandled rejection and a 500', async (t) => {
   const UserIn = Type.Object({ fullName: Type.String() }, { $async: true })
   const seen: unknown[] = []
-  class FullNameWasName extends VersionChange {
-    description = 'A user\'s name is now fullName.'
-    instructionsToMigrateToPreviousVersion = [schema(UserIn).field('fullName').had({ name: 'name' })]
-
-    @ConvertRequestToNextVersionFor(UserIn)
-    nameUp (request: RequestInfo) {
-      seen.push(structuredClone(request.body))
-      request.body.fullName = request.body.name
-      delete request.body.name
-    }
-  }
+  const FullNameWasName = fullNameWasName(UserIn, (body) => { seen.push(structuredClone(body)) })
   const unhandled: unknown[] = []
   const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
   process.on('unhandledRejection', onUnhandled)
