@@ -476,6 +476,42 @@ test('regression: a request type widened or a response type narrowed is a note s
   }
 })
 
+test('regression: nullable and the assertions the diff library does not know are judged by side (they were notes)', async (t) => {
+  const request = (edit: (fields: Json) => void): DocumentChange[] => changed((d) => { edit(d.components.schemas.UserCreateRequest) })
+  const response = (edit: (fields: Json) => void): DocumentChange[] => changed((d) => { edit(d.components.schemas.UserResource) })
+  const withSaved = (edit: (document: Json) => void, saved: (document: Json) => void): DocumentChange[] => {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    return compareDocuments('2000-01-01', before, after)
+  }
+  const cases: Array<[string, DocumentChange[], boolean]> = [
+    // Ajv and the serializer read `nullable: true` (an instruction's `nullable`): a response may now send null.
+    ['a response field made nullable', response((s) => { s.properties.address.nullable = true }), true],
+    ['a request field no longer nullable', withSaved((d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.nullable },
+      (d) => { d.components.schemas.UserCreateRequest.properties.nickname.nullable = true }), true],
+    ['a request field made nullable', request((s) => { s.properties.nickname.nullable = true }), false],
+    ['a response field no longer nullable', withSaved((d) => { delete d.components.schemas.UserResource.properties.address.nullable },
+      (d) => { d.components.schemas.UserResource.properties.address.nullable = true }), false],
+    // Ajv's coerceTypes turns a null sent for a string into '': the request is taken, its null lost.
+    ['a request body field ["string", "null"] → "string"', withSaved((d) => { d.components.schemas.UserCreateRequest.properties.nickname.type = 'string' },
+      (d) => { d.components.schemas.UserCreateRequest.properties.nickname.type = ['string', 'null'] }), true],
+    ['dependentRequired added to a request', request((s) => { s.dependentRequired = { nickname: ['plan'] } }), true],
+    ['if/then added to a request', request((s) => { s.if = { properties: { plan: { const: 'pro' } } }; s.then = { required: ['nickname'] } }), true],
+    ['dependentRequired removed from a request', withSaved((d) => { delete d.components.schemas.UserCreateRequest.dependentRequired },
+      (d) => { d.components.schemas.UserCreateRequest.dependentRequired = { nickname: ['plan'] } }), false],
+    ['dependentRequired removed from a response', withSaved((d) => { delete d.components.schemas.UserResource.dependentRequired },
+      (d) => { d.components.schemas.UserResource.dependentRequired = { address: ['status'] } }), true],
+    ['dependentRequired added to a response', response((s) => { s.dependentRequired = { address: ['status'] } }), false]
+  ]
+  for (const [name, changes, breaking] of cases) {
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
 test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
   const saved = baseDocument()
   saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
