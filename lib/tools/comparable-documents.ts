@@ -80,10 +80,24 @@ function withVersionParameter (owner: Json, keys: ReadonlySet<string>, place: { 
   return copy
 }
 
+/**
+ * A path item whose operations state the credentials they ask for: the document's `security` where one states none
+ * (a client meets the operation's own, else the document's). The item itself when the document states none.
+ */
+function withSecurity (item: unknown, security: unknown): unknown {
+  if (!Array.isArray(security) || !isObject(item)) return item
+  const copy = without(item, [])
+  for (const [key, operation] of Object.entries(item)) {
+    if ((METHODS.has(key) || QUERY_KEYS.includes(key)) && isObject(operation) && !Object.hasOwn(operation, 'security')) copy[key] = { ...operation, security }
+  }
+  return copy
+}
+
 /** The document's path items and operations under `paths`, QUERY operations and webhooks moved there. */
 function comparablePaths (document: Json): Json {
   const paths: Json = {}
-  for (const [path, item] of entriesOf(document.paths)) {
+  for (const [path, original] of entriesOf(document.paths)) {
+    const item = withSecurity(original, document.security)
     const query = isObject(item) ? QUERY_KEYS.map((key) => Object.hasOwn(item, key) ? item[key] : undefined).find(isObject) : undefined
     if (!isObject(item) || query === undefined) {
       setOwn(paths, path, item)

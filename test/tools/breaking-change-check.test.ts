@@ -512,6 +512,29 @@ test('regression: nullable and the assertions the diff library does not know are
   }
 })
 
+test('regression: an operation now asking for credentials its old clients lack breaks (security added was a note, the document\'s unseen)', async (t) => {
+  const schemes = (d: Json): void => { d.components.securitySchemes = { key: { type: 'apiKey', in: 'header', name: 'x-key' }, oauth: { type: 'oauth2', flows: {} } } }
+  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+    ['security added to an operation', schemes, (d) => { d.paths['/users'].post.security = [{ key: [] }] }, true],
+    ['security added to the document', schemes, (d) => { d.security = [{ key: [] }] }, true],
+    ['a scope added to a requirement', (d) => { schemes(d); d.security = [{ oauth: ['read'] }] }, (d) => { d.security = [{ oauth: ['read', 'write'] }] }, true],
+    ['an operation no longer anonymous', (d) => { schemes(d); d.security = [{ key: [] }]; d.paths['/users'].post.security = [] }, (d) => { delete d.paths['/users'].post.security }, true],
+    ['another way in added', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { d.security = [{ key: [] }, { oauth: [] }] }, false],
+    ['security removed', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { delete d.security }, false],
+    ['an operation made anonymous', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { d.paths['/users'].post.security = [] }, false]
+  ]
+  for (const [name, saved, edit, breaking] of cases) {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
 test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
   const saved = baseDocument()
   saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
