@@ -68,7 +68,11 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     report(comparison, operation, where, `${key} ${values}`, assertionBreaks(diff, key, request))
     return
   }
-  if (key === 'const' || key === 'format') report(comparison, operation, where, `${key} ${values}`, true)
+  // A `const` (a request's `format`) removed widens, a response's `const` added narrows; the serializer writes a Date by
+  // a response's `format` (`date`: the day only), so any change of that breaks.
+  const widened = diff.action === 'remove' && request
+  if (key === 'const') report(comparison, operation, where, `${key} ${values}`, diff.action === 'replace' || (diff.action === 'add') === request)
+  else if (key === 'format') report(comparison, operation, where, `${key} ${values}${widened ? ' (widened: what it accepted, it accepts)' : ''}`, !widened)
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }

@@ -535,6 +535,31 @@ test('regression: an operation now asking for credentials its old clients lack b
   }
 })
 
+test('regression: const and format are judged by side where a client cannot feel the change (any change of them broke)', async (t) => {
+  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+    ['a request const removed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.const }, false],
+    ['a response const added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.const = 'x' }, false],
+    ['a request const added', () => {}, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, true],
+    ['a response const removed', (d) => { d.components.schemas.UserResource.properties.address.const = 'x' }, (d) => { delete d.components.schemas.UserResource.properties.address.const }, true],
+    ['a request const changed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'y' }, true],
+    ['a request format removed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.format = 'email' }, (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.format }, false],
+    ['a request format added', () => {}, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.format = 'email' }, true],
+    // The serializer writes a Date by the response's format (`date`: the day only): a response format added breaks.
+    ['a response format added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.format = 'date' }, true],
+    ['a response format removed', () => {}, (d) => { delete d.components.schemas.UserResource.properties.id.format }, true]
+  ]
+  for (const [name, saved, edit, breaking] of cases) {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
 test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
   const saved = baseDocument()
   saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
