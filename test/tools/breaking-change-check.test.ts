@@ -560,6 +560,19 @@ test('regression: const and format are judged by side where a client cannot feel
   }
 })
 
+test('regression: header names differ only in case is the same header (a header parameter "renamed" to X-Trace broke)', async (t) => {
+  const before = baseDocument()
+  before.paths['/users'].post.parameters.push({ in: 'header', name: 'X-Trace', required: false, schema: { type: 'string' } })
+  before.paths['/users/{userId}'].get.responses[200].headers = { 'X-Rate-Limit': { schema: { type: 'integer' } } }
+  const after = baseDocument()
+  after.paths['/users'].post.parameters.push({ in: 'header', name: 'x-trace', required: false, schema: { type: 'string' } })
+  after.paths['/users/{userId}'].get.responses[200].headers = { 'x-rate-limit': { schema: { type: 'integer' } } }
+  t.same(compareDocuments('2000-01-01', before, after), [], 'the same headers, named in another case')
+  // A query parameter's name keeps its case: it is another parameter.
+  const query = changed((d) => { d.paths['/users'].post.parameters[1].name = 'DryRun' })
+  t.ok(lines(query, true).length > 0, 'a query parameter renamed in case breaks')
+})
+
 test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
   const saved = baseDocument()
   saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
