@@ -96,7 +96,7 @@ function closedObject (comparison: Comparison, diff: RawDiff, operation: string,
 }
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
-const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
+const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'prefixItems', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
 
 /**
  * Whether a change of `nullable` or of one of {@link ASSERTIONS} breaks, by side (decision 0041): `nullable: true`

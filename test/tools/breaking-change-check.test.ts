@@ -504,7 +504,9 @@ test('regression: nullable and the assertions the diff library does not know are
       (d) => { d.components.schemas.UserCreateRequest.dependentRequired = { nickname: ['plan'] } }), false],
     ['dependentRequired removed from a response', withSaved((d) => { delete d.components.schemas.UserResource.dependentRequired },
       (d) => { d.components.schemas.UserResource.dependentRequired = { address: ['status'] } }), true],
-    ['dependentRequired added to a response', response((s) => { s.dependentRequired = { address: ['status'] } }), false]
+    ['dependentRequired added to a response', response((s) => { s.dependentRequired = { address: ['status'] } }), false],
+    ['prefixItems added to a request list', withSaved((d) => { d.components.schemas.UserCreateRequest.properties.tags.prefixItems = [{ maxLength: 2 }] },
+      (d) => { d.components.schemas.UserCreateRequest.properties.tags = { type: 'array', items: { type: 'string' } } }), true]
   ]
   for (const [name, changes, breaking] of cases) {
     t.ok(changes.length > 0, `${name}: reported`)
