@@ -80,10 +80,51 @@ function withVersionParameter (owner: Json, keys: ReadonlySet<string>, place: { 
   return copy
 }
 
+/**
+ * A path item whose operations state the credentials they ask for: the document's `security` where one states none
+ * (a client meets the operation's own, else the document's). The item itself when the document states none.
+ */
+function withSecurity (item: unknown, security: unknown): unknown {
+  if (!Array.isArray(security) || !isObject(item)) return item
+  const copy = without(item, [])
+  for (const [key, operation] of Object.entries(item)) {
+    if ((METHODS.has(key) || QUERY_KEYS.includes(key)) && isObject(operation) && !Object.hasOwn(operation, 'security')) copy[key] = { ...operation, security }
+  }
+  return copy
+}
+
+/** A parameter or response headers with header names in lower case (HTTP's are case-insensitive; Fastify lowers them). */
+function lowerHeaderNames (operation: Json): Json {
+  const copy = without(operation, [])
+  if (Array.isArray(operation.parameters)) {
+    copy.parameters = operation.parameters.map((parameter: unknown) =>
+      isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? { ...parameter, name: parameter.name.toLowerCase() } : parameter)
+  }
+  if (isObject(operation.responses)) {
+    const responses: Json = {}
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const headers: Json = {}
+      for (const [name, header] of entriesOf(isObject(response) ? response.headers : undefined)) setOwn(headers, name.toLowerCase(), header)
+      setOwn(responses, status, isObject(response) && isObject(response.headers) ? { ...response, headers } : response)
+    }
+    copy.responses = responses
+  }
+  return copy
+}
+
+/** A path item with header names in lower case, in its parameters and its operations' (see {@link lowerHeaderNames}). */
+function withHeaderNames (item: unknown): unknown {
+  if (!isObject(item)) return item
+  const copy = lowerHeaderNames(item)
+  for (const [key, operation] of Object.entries(item)) if ((METHODS.has(key) || QUERY_KEYS.includes(key)) && isObject(operation)) copy[key] = lowerHeaderNames(operation)
+  return copy
+}
+
 /** The document's path items and operations under `paths`, QUERY operations and webhooks moved there. */
 function comparablePaths (document: Json): Json {
   const paths: Json = {}
-  for (const [path, item] of entriesOf(document.paths)) {
+  for (const [path, original] of entriesOf(document.paths)) {
+    const item = withHeaderNames(withSecurity(original, document.security))
     const query = isObject(item) ? QUERY_KEYS.map((key) => Object.hasOwn(item, key) ? item[key] : undefined).find(isObject) : undefined
     if (!isObject(item) || query === undefined) {
       setOwn(paths, path, item)

@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import {
-  actionWord, at, placeOf, report, TEXT_KEYS, withoutText, withSchemaRefsAligned,
+  actionWord, at, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
 } from './document-places'
 import { classifySchemaChange, hasDefault } from './schema-changes'
@@ -195,12 +195,33 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     else if (diff.action === 'add') noted(required ? 'became required' : 'new optional body', required)
     return true
   }
+  if (place.side === 'operation' && rest[0] === 'security') return noted(...securityChange(comparison, diff.path.slice(0, 3)), '')
   if (place.side === 'operation') {
     if (TEXT_KEYS.has(String(rest[0]))) return noted(`${String(rest[0])} ${actionWord(diff)} (text)`, false, '')
     return noted(`${diff.action} (${diff.type})`, diff.type === 'breaking', rest.join('/'))
   }
   if (place.schemaPath.length === 0) return otherChange(comparison, diff, operation, place)
   return false
+}
+
+/**
+ * What a change of an operation's `security` (the document's folded in) did to its clients, as a kind and whether it
+ * breaks: it does when a way in the saved operation took (a requirement, or none: anonymous) no longer works, no
+ * current requirement asking for no more schemes and scopes than it.
+ */
+function securityChange (comparison: Comparison, operationPath: JsonPath): [string, boolean] {
+  type Requirement = Record<string, unknown>
+  const ways = (document: unknown): Requirement[] => {
+    const security = at(document, [...operationPath, 'security'])
+    return Array.isArray(security) && security.length > 0 ? security.filter((way): way is Requirement => typeof way === 'object' && way !== null) : [{}]
+  }
+  const scopes = (way: Requirement, scheme: string): unknown[] => Array.isArray(way[scheme]) ? way[scheme] as unknown[] : []
+  const within = (asked: Requirement, held: Requirement): boolean =>
+    Object.keys(asked).every((scheme) => Object.hasOwn(held, scheme) && scopes(asked, scheme).every((scope) => scopes(held, scheme).includes(scope)))
+  const lost = ways(comparison.saved).filter((held) => !ways(comparison.current).some((asked) => within(asked, held)))
+  const shown = (way: Requirement): string => Object.keys(way).length === 0 ? 'anonymous' : Object.entries(way).map(([scheme, list]) => `${scheme}${shownValue(list)}`).join(' + ')
+  if (lost.length === 0) return ['security changed: every way in it took still works', false]
+  return [`security: ${lost.map(shown).join(', ')} no longer let in (now ${ways(comparison.current).map(shown).join(', ')})`, true]
 }
 
 /**

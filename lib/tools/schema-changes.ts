@@ -64,7 +64,15 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
-  if (key === 'const' || key === 'format') report(comparison, operation, where, `${key} ${values}`, true)
+  if (keyword.length === 1 && (key === 'nullable' || ASSERTIONS.has(key))) {
+    report(comparison, operation, where, `${key} ${values}`, assertionBreaks(diff, key, request))
+    return
+  }
+  // A `const` (a request's `format`) removed widens, a response's `const` added narrows; the serializer writes a Date by
+  // a response's `format` (`date`: the day only), so any change of that breaks.
+  const widened = diff.action === 'remove' && request
+  if (key === 'const') report(comparison, operation, where, `${key} ${values}`, diff.action === 'replace' || (diff.action === 'add') === request)
+  else if (key === 'format') report(comparison, operation, where, `${key} ${values}${widened ? ' (widened: what it accepted, it accepts)' : ''}`, !widened)
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }
@@ -85,6 +93,20 @@ function closedObject (comparison: Comparison, diff: RawDiff, operation: string,
   } else {
     report(comparison, operation, where, `${values}: ${record ? 'the fields it took are dropped' : 'undeclared fields are dropped'} (refused where Ajv's removeAdditional is off)`, record)
   }
+}
+
+/** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
+const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'prefixItems', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
+
+/**
+ * Whether a change of `nullable` or of one of {@link ASSERTIONS} breaks, by side (decision 0041): `nullable: true`
+ * lets null through (Ajv and the serializer read it), another assertion added narrows what the schema takes, removed
+ * widens it, replaced may do both. A request breaks when it narrows, a response when it widens.
+ */
+function assertionBreaks (diff: RawDiff, key: string, request: boolean): boolean {
+  const narrowed = key === 'nullable' ? diff.before === true && diff.after !== true : diff.action !== 'remove'
+  const widened = key === 'nullable' ? diff.after === true && diff.before !== true : diff.action !== 'add'
+  return request ? narrowed : widened
 }
 
 /** True when `schema` is an object with its own `default` (which Ajv's `useDefaults` fills in when a request omits it). */
@@ -145,10 +167,11 @@ function allows (type: unknown, other: unknown): boolean {
  * True when every value a request `before` took now arrives as a string `after` accepts: one scalar (not an array of
  * repeated values, nor an object) sent as a parameter, which arrives as a string; or sent in a body and coerced to a
  * string, where the application's Ajv coerces types (Fastify's default). With `coerceTypes: false`, a body's `5` sent
- * for a field now `'string'` is refused.
+ * for a field now `'string'` is refused; a body's `null` is coerced to `''` (a break).
  */
 function takenAsString (comparison: Comparison, site: SchemaSite, before: unknown, after: unknown): boolean {
-  const scalar = before !== undefined && allows(['string', 'number', 'boolean', 'null'], before)
+  // A body's null is coerced to '' (the client's null lost, unseen); a parameter's value is never null.
+  const scalar = before !== undefined && allows(['string', 'number', 'boolean', ...(site.parameter === true ? ['null'] : [])], before)
   return scalar && allows(after, 'string') && (site.parameter === true || comparison.validation.coerceTypes)
 }
 

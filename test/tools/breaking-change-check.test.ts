@@ -476,6 +476,105 @@ test('regression: a request type widened or a response type narrowed is a note s
   }
 })
 
+test('regression: nullable and the assertions the diff library does not know are judged by side (they were notes)', async (t) => {
+  const request = (edit: (fields: Json) => void): DocumentChange[] => changed((d) => { edit(d.components.schemas.UserCreateRequest) })
+  const response = (edit: (fields: Json) => void): DocumentChange[] => changed((d) => { edit(d.components.schemas.UserResource) })
+  const withSaved = (edit: (document: Json) => void, saved: (document: Json) => void): DocumentChange[] => {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    return compareDocuments('2000-01-01', before, after)
+  }
+  const cases: Array<[string, DocumentChange[], boolean]> = [
+    // Ajv and the serializer read `nullable: true` (an instruction's `nullable`): a response may now send null.
+    ['a response field made nullable', response((s) => { s.properties.address.nullable = true }), true],
+    ['a request field no longer nullable', withSaved((d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.nullable },
+      (d) => { d.components.schemas.UserCreateRequest.properties.nickname.nullable = true }), true],
+    ['a request field made nullable', request((s) => { s.properties.nickname.nullable = true }), false],
+    ['a response field no longer nullable', withSaved((d) => { delete d.components.schemas.UserResource.properties.address.nullable },
+      (d) => { d.components.schemas.UserResource.properties.address.nullable = true }), false],
+    // Ajv's coerceTypes turns a null sent for a string into '': the request is taken, its null lost.
+    ['a request body field ["string", "null"] → "string"', withSaved((d) => { d.components.schemas.UserCreateRequest.properties.nickname.type = 'string' },
+      (d) => { d.components.schemas.UserCreateRequest.properties.nickname.type = ['string', 'null'] }), true],
+    ['dependentRequired added to a request', request((s) => { s.dependentRequired = { nickname: ['plan'] } }), true],
+    ['if/then added to a request', request((s) => { s.if = { properties: { plan: { const: 'pro' } } }; s.then = { required: ['nickname'] } }), true],
+    ['dependentRequired removed from a request', withSaved((d) => { delete d.components.schemas.UserCreateRequest.dependentRequired },
+      (d) => { d.components.schemas.UserCreateRequest.dependentRequired = { nickname: ['plan'] } }), false],
+    ['dependentRequired removed from a response', withSaved((d) => { delete d.components.schemas.UserResource.dependentRequired },
+      (d) => { d.components.schemas.UserResource.dependentRequired = { address: ['status'] } }), true],
+    ['dependentRequired added to a response', response((s) => { s.dependentRequired = { address: ['status'] } }), false],
+    ['prefixItems added to a request list', withSaved((d) => { d.components.schemas.UserCreateRequest.properties.tags.prefixItems = [{ maxLength: 2 }] },
+      (d) => { d.components.schemas.UserCreateRequest.properties.tags = { type: 'array', items: { type: 'string' } } }), true]
+  ]
+  for (const [name, changes, breaking] of cases) {
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
+test('regression: an operation now asking for credentials its old clients lack breaks (security added was a note, the document\'s unseen)', async (t) => {
+  const schemes = (d: Json): void => { d.components.securitySchemes = { key: { type: 'apiKey', in: 'header', name: 'x-key' }, oauth: { type: 'oauth2', flows: {} } } }
+  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+    ['security added to an operation', schemes, (d) => { d.paths['/users'].post.security = [{ key: [] }] }, true],
+    ['security added to the document', schemes, (d) => { d.security = [{ key: [] }] }, true],
+    ['a scope added to a requirement', (d) => { schemes(d); d.security = [{ oauth: ['read'] }] }, (d) => { d.security = [{ oauth: ['read', 'write'] }] }, true],
+    ['an operation no longer anonymous', (d) => { schemes(d); d.security = [{ key: [] }]; d.paths['/users'].post.security = [] }, (d) => { delete d.paths['/users'].post.security }, true],
+    ['another way in added', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { d.security = [{ key: [] }, { oauth: [] }] }, false],
+    ['security removed', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { delete d.security }, false],
+    ['an operation made anonymous', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { d.paths['/users'].post.security = [] }, false]
+  ]
+  for (const [name, saved, edit, breaking] of cases) {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
+test('regression: const and format are judged by side where a client cannot feel the change (any change of them broke)', async (t) => {
+  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+    ['a request const removed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.const }, false],
+    ['a response const added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.const = 'x' }, false],
+    ['a request const added', () => {}, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, true],
+    ['a response const removed', (d) => { d.components.schemas.UserResource.properties.address.const = 'x' }, (d) => { delete d.components.schemas.UserResource.properties.address.const }, true],
+    ['a request const changed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'y' }, true],
+    ['a request format removed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.format = 'email' }, (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.format }, false],
+    ['a request format added', () => {}, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.format = 'email' }, true],
+    // The serializer writes a Date by the response's format (`date`: the day only): a response format added breaks.
+    ['a response format added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.format = 'date' }, true],
+    ['a response format removed', () => {}, (d) => { delete d.components.schemas.UserResource.properties.id.format }, true]
+  ]
+  for (const [name, saved, edit, breaking] of cases) {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
+})
+
+test('regression: header names differ only in case is the same header (a header parameter "renamed" to X-Trace broke)', async (t) => {
+  const before = baseDocument()
+  before.paths['/users'].post.parameters.push({ in: 'header', name: 'X-Trace', required: false, schema: { type: 'string' } })
+  before.paths['/users/{userId}'].get.responses[200].headers = { 'X-Rate-Limit': { schema: { type: 'integer' } } }
+  const after = baseDocument()
+  after.paths['/users'].post.parameters.push({ in: 'header', name: 'x-trace', required: false, schema: { type: 'string' } })
+  after.paths['/users/{userId}'].get.responses[200].headers = { 'x-rate-limit': { schema: { type: 'integer' } } }
+  t.same(compareDocuments('2000-01-01', before, after), [], 'the same headers, named in another case')
+  // A query parameter's name keeps its case: it is another parameter.
+  const query = changed((d) => { d.paths['/users'].post.parameters[1].name = 'DryRun' })
+  t.ok(lines(query, true).length > 0, 'a query parameter renamed in case breaks')
+})
+
 test('regression: a status now documented under the range covering it compares with the range\'s response (it was "status removed")', async (t) => {
   const saved = baseDocument()
   saved.paths['/users'].post.responses = { 201: saved.paths['/users'].post.responses[200] }
