@@ -440,3 +440,38 @@ test('regression: an app\'s own Ajv setup (a format, multipleOfPrecision) is ver
   t.same(findings.map((finding) => finding.text), [], 'verify neither throws on the format nor refuses 19.9')
   t.ok(findings.replayed > 0)
 })
+
+test('regression: a field of a union member HEAD added, mapped to an old member by a response converter, is no longer "dropped"', async (t) => {
+  const Card = Type.Object({ kind: Type.Literal('card'), holder: Type.String() })
+  const Bank = Type.Object({ kind: Type.Literal('bank'), iban: Type.String() })
+  const Wallet = Type.Object({ kind: Type.Literal('wallet'), provider: Type.String() })
+  const Payment = Type.Object({ id: Type.String(), method: Type.Union([Card, Bank, Wallet]) }, { $id: 'Payment' })
+  class WalletsAdded extends VersionChange {
+    description = 'A payment can be made with a wallet.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('method').had({ type: Type.Union([Card, Bank]) })]
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      if (response.body.method.kind === 'wallet') response.body.method = { kind: 'card', holder: 'wallet user' }
+    }
+  }
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/payments/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Payment } } }, async () => { throw new Error('not served in verify') })
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', WalletsAdded), new Version('2000-01-01')), routes)
+  await app.ready()
+  t.same((await verify(app, { examples: 20, seed: 3 })).map((finding) => finding.text), [], 'the wallet\'s provider has nowhere to go in 2000-01-01')
+
+  class CardLast4Lost extends VersionChange {
+    description = 'A payment can be made with a wallet.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('method').had({ type: Type.Union([Card, Bank]) })]
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      if (response.body.method.kind !== 'bank') response.body.method = { kind: 'card', holder: 'wallet user' } // a card's own holder lost too
+    }
+  }
+  const lossy = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardLast4Lost), new Version('2000-01-01')), routes)
+  await lossy.ready()
+  t.same((await verify(lossy, { examples: 20, seed: 3 })).map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /method/holder'], 'a member both versions have is still followed')
+})
