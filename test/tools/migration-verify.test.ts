@@ -1,7 +1,7 @@
 // `verify(app)`: generated examples of every version migrate up to HEAD and HEAD examples down to every
 // version; each finding names the route, version, direction, version change, converter and JSON pointer.
 import { test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version,
@@ -474,4 +474,29 @@ test('regression: a field of a union member HEAD added, mapped to an old member 
   const lossy = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardLast4Lost), new Version('2000-01-01')), routes)
   await lossy.ready()
   t.same((await verify(lossy, { examples: 20, seed: 3 })).map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /method/holder'], 'a member both versions have is still followed')
+})
+
+test('regression: a decimal refused by multipleOf in floating point (8.77 of 0.01) no longer tells to fix a right converter', async (t) => {
+  const Charge = Type.Object({ id: Type.String(), amount: Type.Integer({ minimum: 0, description: 'In cents.' }) }, { $id: 'Charge' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents (they were decimals).'
+    instructionsToMigrateToPreviousVersion = [schema(Charge).field('amount').had({ type: Type.Number({ minimum: 0, multipleOf: 0.01 }) })]
+
+    @ConvertResponseToPreviousVersionFor(Charge)
+    down (response: ResponseInfo) {
+      response.body.amount = Math.round(response.body.amount) / 100
+    }
+  }
+  const build = async (fastify?: FastifyServerOptions): Promise<FastifyInstance> => {
+    const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountsInCents), new Version('2000-01-01')), async (api) => {
+      api.get('/charges/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Charge } } }, async () => { throw new Error('not served in verify') })
+    }, { fastify })
+    await app.ready()
+    return app
+  }
+  const findings = await verify(await build(), { examples: 20, seed: 3 })
+  t.equal(findings.length, 1, 'Fastify\'s Ajv refuses the decimal: the finding stays')
+  t.match(findings[0].fix, /^[\d.]+ is a multiple of 0\.01, but not in floating point, where Ajv checks it: Fastify refuses it too\. Set Fastify\(\{ ajv: \{ customOptions: \{ multipleOfPrecision: 9 \} \} \}\)/)
+  t.notMatch(findings[0].text, /Fix AmountsInCents\.down/)
+  t.same(await verify(await build({ ajv: { customOptions: { multipleOfPrecision: 9 } } }), { examples: 20, seed: 3 }), [], 'the fix it gives works')
 })
