@@ -254,7 +254,7 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
-    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, field?: FollowedValue['field'], place?: unknown): void => {
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place }: { field?: FollowedValue['field'], place?: unknown } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null) return
       // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
@@ -269,14 +269,14 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const lower = lineage.lowerCase === true && at.from.length === 0
     if (seed === undefined || lineage.from === lineage.to) {
       for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) {
-        follow(sub, key, key, true, undefined, thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)))
+        follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
       }
       continue
     }
     for (const { key, type, there, thereType, sameType, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { head: seed.head, id }, type === thereType ? undefined : thereType)
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType })
     }
   }
   return found
