@@ -14,9 +14,9 @@ import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
-import { childrenOf } from '../values/shapes'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
+import { placeThere, propertySchema } from './places-there'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -87,14 +87,6 @@ function memberFor (members: readonly unknown[], value: unknown, resolveRef: Ref
   return members.find((member) => jsonTypeOf(member, resolveRef).split('|').includes(type)) ?? members[0]
 }
 
-/** The subschema for the value under `key` of an object node (a declared property, or a record value); `undefined` when undeclared. */
-function propertySchema (node: JsonSchema, key: string): unknown {
-  const properties = node.properties as Record<string, unknown> | undefined
-  if (properties !== undefined && Object.hasOwn(properties, key)) return properties[key]
-  for (const [regex, schema] of childrenOf(node as TSchema as SchemaObject).patterns) if (regex.test(key)) return schema
-  return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
-}
-
 /** The items of an array, or the declared fields of an object, with their subschemas: `[key, subschema]`. */
 export function declaredChildren (node: JsonSchema, value: object): Array<[PathKey, unknown]> {
   if (Array.isArray(value)) {
@@ -128,6 +120,8 @@ interface Pairing {
   readonly key: string
   readonly type: unknown
   readonly there: string
+  /** The counterpart's schema. */
+  readonly thereType: unknown
   /** False when the counterpart's JSON type differs (the field was retyped). */
   readonly sameType: boolean
   readonly id: number
@@ -153,7 +147,7 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
     const counterpart = there.get(field.id)
     if (counterpart === undefined) continue
     const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef)
-    pairings.push({ key, type: field.type, there: counterpart.key, sameType, id: field.id })
+    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, id: field.id })
   }
   if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))
   return pairings
@@ -253,32 +247,36 @@ export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey
 export function followedValues (lineage: Lineage, headSchema: unknown, example: unknown, retyped = false): FollowedValue[] {
   const found: FollowedValue[] = []
   const { generation, resolveRef } = lineage
-  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue }> = [{ schema: headSchema, value: example, at: { from: [], to: [], sameType: true } }]
+  // `there`: the schema of the value's place at level `to`, where a retyped field's is known (see placeThere).
+  const stack: Array<{ schema: unknown, value: unknown, at: FollowedValue, there?: unknown }> = [{ schema: headSchema, value: example, at: { from: [], to: [], sameType: true } }]
   while (stack.length > 0) {
-    const { schema, value, at } = stack.pop() as typeof stack[number]
+    const { schema, value, at, there: thereSchema } = stack.pop() as typeof stack[number]
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
-    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, field?: FollowedValue['field']): void => {
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place }: { field?: FollowedValue['field'], place?: unknown } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
+      if (place === null) return
       // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
       // (with the list item holding it).
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
       const child = { from: [...at.from, key], to: [...at.to, there], sameType, field }
       found.push(child)
-      if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child })
+      if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
     }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
     const lower = lineage.lowerCase === true && at.from.length === 0
     if (seed === undefined || lineage.from === lineage.to) {
-      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true)
+      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) {
+        follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
+      }
       continue
     }
-    for (const { key, type, there, sameType, id } of pairingsOf(lineage, seed.head)) {
+    for (const { key, type, there, thereType, sameType, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { head: seed.head, id })
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType })
     }
   }
   return found

@@ -120,6 +120,17 @@ function pointerOf (issue: ValidationIssue | undefined): string {
   return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
 }
 
+/**
+ * The fix of a `multipleOf` refusal of a value that is a multiple, but not in floating point (8.77 of 0.01): Ajv,
+ * Fastify's too, refuses it whatever the converter, unless the application sets `multipleOfPrecision`.
+ */
+function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown): string | undefined {
+  const step = issue?.keyword === 'multipleOf' ? issue.params?.multipleOf : undefined
+  if (typeof step !== 'number' || typeof value !== 'number' || Math.abs(Math.round(value / step) - value / step) > 1e-9) return undefined
+  return `${value} is a multiple of ${step}, but not in floating point, where Ajv checks it: Fastify refuses it too. ` +
+    'Set Fastify({ ajv: { customOptions: { multipleOfPrecision: 9 } } }), or drop multipleOf from the schema.'
+}
+
 /** How a replay runs one converter on its argument: the converter itself, unless a tool wraps it (`mutate`'s mutants). */
 export type ConverterRun = (converter: ConverterDescriptor, info: unknown) => unknown
 
@@ -164,7 +175,9 @@ class LevelChecks {
     if (!check(copyJson(data))) {
       const issue = check.errors?.[0]
       const pointer = pointerOf(issue)
-      return { kind: 'invalid', pointer, message: issue?.message ?? 'does not match', value: valueAtPointer(data, issue?.instancePath ?? ''), ...where }
+      const value = valueAtPointer(data, issue?.instancePath ?? '')
+      const fix = floatingMultipleFix(issue, value)
+      return { kind: 'invalid', pointer, message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }), ...where }
     }
     if (expected === undefined) return []
     const missing: string[] = []

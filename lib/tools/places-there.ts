@@ -1,0 +1,48 @@
+/**
+ * Where a value's fields go in a schema, for `verify`'s data flow (./data-flow.ts): the subschema of a key, and
+ * whether a schema of the other level has a place for it at all.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { SchemaObject } from '../core/json-schema'
+import type { JsonSchema } from '../values/examples'
+import { childrenOf } from '../values/shapes'
+
+/**
+ * The subschema for the value under `key` of an object node (a declared property, or a record value); `undefined`
+ * when undeclared.
+ * @example
+ * ```ts
+ * propertySchema({ properties: { id: { type: 'string' } } }, 'id') // { type: 'string' }
+ * ```
+ */
+export function propertySchema (node: JsonSchema, key: string): unknown {
+  const properties = node.properties as Record<string, unknown> | undefined
+  if (properties !== undefined && Object.hasOwn(properties, key)) return properties[key]
+  for (const [regex, schema] of childrenOf(node as TSchema as SchemaObject).patterns) if (regex.test(key)) return schema
+  return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
+}
+
+/**
+ * The schema of the place `key` of a value of `there` (the schema at the other level, `undefined` when unknown):
+ * `null` when `there` is objects (itself or every member of its union) none of which declares `key`, so that a
+ * field of a union member the other level lacks (a payment method added in HEAD) has nowhere to go. `nodeOf` gives
+ * the node a schema is, following `$ref`s.
+ * @example
+ * ```ts
+ * placeThere(Type.Union([Card, Bank]), 'provider', (schema) => schema as JsonSchema) // null
+ * ```
+ */
+export function placeThere (there: unknown, key: string | number, nodeOf: (schema: unknown) => JsonSchema | undefined): unknown {
+  const node = nodeOf(there)
+  if (node === undefined) return undefined
+  if (typeof key === 'number') return Array.isArray(node.items) ? undefined : node.items
+  const members = ((node.anyOf ?? node.oneOf) as unknown[] | undefined) ?? [node]
+  for (const member of members) {
+    const memberNode = nodeOf(member)
+    if (memberNode === undefined || typeof memberNode.properties !== 'object') return undefined
+    const sub = propertySchema(memberNode, key)
+    if (sub !== undefined) return sub
+  }
+  return null
+}
