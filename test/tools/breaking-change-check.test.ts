@@ -1,6 +1,6 @@
 // `check`: each kind of change that breaks a saved version's clients is one line naming the version, operation,
 // place and kind; changes its clients can ignore are notes.
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -70,6 +70,23 @@ function changed (edit: (document: Json) => void): DocumentChange[] {
   const after = baseDocument()
   edit(after)
   return compareDocuments('2000-01-01', baseDocument(), after)
+}
+
+/** A case: its name, what both documents hold, the edit of the current one, and whether the change breaks. */
+type SidedCase = [name: string, saved: (document: Json) => void, edit: (document: Json) => void, breaking: boolean]
+
+/** Asserts each case is reported, on its side. */
+function judgeCases (t: Test, cases: readonly SidedCase[]): void {
+  for (const [name, saved, edit, breaking] of cases) {
+    const before = baseDocument()
+    saved(before)
+    const after = baseDocument()
+    saved(after)
+    edit(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.ok(changes.length > 0, `${name}: reported`)
+    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
+  }
 }
 
 const lines = (changes: DocumentChange[], breaking: boolean): string[] => changes.filter((change) => change.breaking === breaking).map((change) => change.text)
@@ -516,7 +533,7 @@ test('regression: nullable and the assertions the diff library does not know are
 
 test('regression: an operation now asking for credentials its old clients lack breaks (security added was a note, the document\'s unseen)', async (t) => {
   const schemes = (d: Json): void => { d.components.securitySchemes = { key: { type: 'apiKey', in: 'header', name: 'x-key' }, oauth: { type: 'oauth2', flows: {} } } }
-  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+  const cases: SidedCase[] = [
     ['security added to an operation', schemes, (d) => { d.paths['/users'].post.security = [{ key: [] }] }, true],
     ['security added to the document', schemes, (d) => { d.security = [{ key: [] }] }, true],
     ['a scope added to a requirement', (d) => { schemes(d); d.security = [{ oauth: ['read'] }] }, (d) => { d.security = [{ oauth: ['read', 'write'] }] }, true],
@@ -525,20 +542,11 @@ test('regression: an operation now asking for credentials its old clients lack b
     ['security removed', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { delete d.security }, false],
     ['an operation made anonymous', (d) => { schemes(d); d.security = [{ key: [] }] }, (d) => { d.paths['/users'].post.security = [] }, false]
   ]
-  for (const [name, saved, edit, breaking] of cases) {
-    const before = baseDocument()
-    saved(before)
-    const after = baseDocument()
-    saved(after)
-    edit(after)
-    const changes = compareDocuments('2000-01-01', before, after)
-    t.ok(changes.length > 0, `${name}: reported`)
-    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
-  }
+  judgeCases(t, cases)
 })
 
 test('regression: const and format are judged by side where a client cannot feel the change (any change of them broke)', async (t) => {
-  const cases: Array<[string, (d: Json) => void, (d: Json) => void, boolean]> = [
+  const cases: SidedCase[] = [
     ['a request const removed', (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, (d) => { delete d.components.schemas.UserCreateRequest.properties.nickname.const }, false],
     ['a response const added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.const = 'x' }, false],
     ['a request const added', () => {}, (d) => { d.components.schemas.UserCreateRequest.properties.nickname.const = 'x' }, true],
@@ -550,16 +558,7 @@ test('regression: const and format are judged by side where a client cannot feel
     ['a response format added', () => {}, (d) => { d.components.schemas.UserResource.properties.address.format = 'date' }, true],
     ['a response format removed', () => {}, (d) => { delete d.components.schemas.UserResource.properties.id.format }, true]
   ]
-  for (const [name, saved, edit, breaking] of cases) {
-    const before = baseDocument()
-    saved(before)
-    const after = baseDocument()
-    saved(after)
-    edit(after)
-    const changes = compareDocuments('2000-01-01', before, after)
-    t.ok(changes.length > 0, `${name}: reported`)
-    t.equal(changes.some((change) => change.breaking), breaking, `${name}: ${breaking ? 'breaks' : 'a note'} (${changes.map((change) => change.text).join('; ')})`)
-  }
+  judgeCases(t, cases)
 })
 
 test('regression: header names differ only in case is the same header (a header parameter "renamed" to X-Trace broke)', async (t) => {
