@@ -57,6 +57,7 @@ function knownSlot (conversion: Conversion, changed: boolean, status: number, ke
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
+  const finishSuccess = createFinishSuccess()
   return function versionerSuccessHook (request, reply, payload, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour
@@ -74,34 +75,37 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
  * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
  * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
- * unless the reply has a serializer of its own.
+ * unless the reply has a serializer of its own. One per route: it keeps Fastify's private key of a reply's own
+ * serializer once found (listing a reply's symbols costs 1.5 µs a response).
  */
-function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { reply, behaviour } = conversion
-  const changed = applyStatus(reply, behaviour, status)
-  // A serializer the handler or a hook chose (`reply.serializer(fn)`) serializes the converted body, as it would HEAD's.
-  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) && !hasOwnSerializer(reply)) {
-    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
+function createFinishSuccess (): Finish {
+  const serializerKey: { symbol?: symbol } = {}
+  return function finishSuccess (conversion, status, key, body, done) {
+    const { reply, behaviour } = conversion
+    const changed = applyStatus(reply, behaviour, status)
+    // A serializer the handler or a hook chose (`reply.serializer(fn)`) serializes the converted body, as it would HEAD's.
+    if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
+      !hasOwnSerializer(reply, serializerKey)) {
+      reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
+    }
+    done(null, body)
   }
-  done(null, body)
 }
 
 const REPLY_SERIALIZER = 'fastify.reply.serializer'
-/** Fastify's private key of a reply's own serializer, found once (listing a reply's symbols costs 1.5 µs a response). */
-let replySerializerKey: symbol | undefined
 
 /**
  * True when the reply has a serializer of its own (`reply.serializer(fn)`), which Fastify keeps under a private
- * symbol, found by its description (null until set); looked up again only for a reply without the key found before
+ * symbol, found by its description (null until set), and kept in `found`; looked up again for a reply without it
  * (another copy of Fastify in the process).
  */
-function hasOwnSerializer (reply: FastifyReply): boolean {
+function hasOwnSerializer (reply: FastifyReply, found: { symbol?: symbol }): boolean {
   const fields = reply as unknown as Record<symbol, unknown>
-  if (replySerializerKey === undefined || !Object.hasOwn(fields, replySerializerKey)) {
-    replySerializerKey = Object.getOwnPropertySymbols(reply).find((symbol) => symbol.description === REPLY_SERIALIZER)
-    if (replySerializerKey === undefined) return false
+  if (found.symbol === undefined || !Object.hasOwn(fields, found.symbol)) {
+    found.symbol = Object.getOwnPropertySymbols(reply).find((symbol) => symbol.description === REPLY_SERIALIZER)
+    if (found.symbol === undefined) return false
   }
-  return fields[replySerializerKey] !== null
+  return fields[found.symbol] !== null
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
