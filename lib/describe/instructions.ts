@@ -195,10 +195,11 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly keywords: Readonly<Record<string, unknown>>
 }
 
-/** `schema(S).field(f).didntExist`. */
+/** `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from. */
 export interface FieldDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntExist'
   readonly field: string
+  readonly derivedFrom?: readonly string[]
 }
 
 /** `schema(S).validator(v).existed`. */

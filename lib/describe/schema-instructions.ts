@@ -38,6 +38,11 @@ export interface FieldInstructionBuilder {
   existedAs: (attributes: FieldExistedAsAttributes) => FieldExistedAsInstruction
   /** The field did not exist (it was added since). */
   readonly didntExist: FieldDidntExistInstruction
+  /**
+   * The field did not exist (it was added since), and the previous version's request converters set it from these
+   * fields of that version (a name split in two): its clients still set it, so `fieldsTheVersionLacks` leaves it out.
+   */
+  derivedFrom: (...fields: string[]) => FieldDidntExistInstruction
 }
 
 /** Instructions about one named validator of an object schema. */
@@ -187,6 +192,12 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
     },
     get didntExist (): FieldDidntExistInstruction {
       return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display: `${base}.didntExist`, schema: target, field })
+    },
+    derivedFrom (...fields: string[]): FieldDidntExistInstruction {
+      const display = `${base}.derivedFrom(${fields.map(describeValue).join(', ')})`
+      if (fields.length === 0) throw new VersionerStructureError(`${display}: derivedFrom() needs the previous version's fields the field is set from.`)
+      for (const name of fields) checkName(name, `${display}: a field name`)
+      return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display, schema: target, field, derivedFrom: Object.freeze([...fields]) })
     }
   }
 }
@@ -199,6 +210,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
  * schema(UserResource).had({ examples: [{ id: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', address: '1 Main St' }] })
  * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
  * schema(UserResource).field('nickname').didntExist
+ * schema(UserResource).field('familyName').derivedFrom('name') // set by a request converter from the old 'name'
  * schema(UserResource).formerField('legacyId').existedAs({ type: Type.Integer() })
  * schema(UserResource).field('name').didntHave('maxLength')
  * schema(Booking).validator('endAfterStart').didntExist

@@ -54,7 +54,8 @@ export function readFullReplace (value: unknown, methods: readonly HttpMethod[],
 /**
  * The HEAD body fields the version at `level` cannot express, as JSON pointers into HEAD's body (`/address/line2`;
  * `*` for array items and the values of a map): fields added since, or hidden by a `HeadVersion` change, at any
- * depth. A renamed or retyped field is expressed (its converter carries it), and nothing inside a field the version
+ * depth. A renamed or retyped field is expressed (its converter carries it), as is a field declared `derivedFrom` fields
+ * the version has (its converter sets it from them), and nothing inside a field the version
  * lacks is listed. A field that one member of a union lacks is listed (the data may be of that member); an object
  * accepting other fields (`additionalProperties`) still lacks those it does not declare. `NO_FIELDS` when the body's
  * form is HEAD's own; otherwise a frozen list, computed once per route and version (decision 0073).
@@ -91,8 +92,11 @@ export function lackedFieldsOf (head: TSchema | undefined, level: number, genera
     for (const { key, field } of visibleFields(generation.stateAt(node, 0) as ObjectState, (schema) => generation.stateAt(schema, 0))) {
       const place = `${pointer}/${pointerSegment(key)}`
       const at = there.get(field.id)
-      if (at === undefined) found.add(place)
-      else if (at.type === field.type) walk(field.type, place)
+      if (at === undefined) {
+        // A field declared `derivedFrom` is set by the converters while the version holds one of its sources.
+        const sources = generation.derivationOf(field.id)
+        if (sources === undefined || ![...sources].some((source) => there.has(source))) found.add(place)
+      } else if (at.type === field.type) walk(field.type, place)
     }
   }
   walk(head, '')

@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
-  isEndpointInstruction, type EnumInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
+  isEndpointInstruction, type EnumInstruction, type FieldDidntExistInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import type { GenerationStep } from '../describe/versions'
@@ -23,6 +23,13 @@ export class SchemaStates {
   readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
   /** The seeds each level's instructions changed (index = level). */
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
+  /**
+   * The HEAD fields declared `derivedFrom` (by identity), with the identities of the fields they are set from in the
+   * previous version: a version holding one of those still sets the field (../routes/full-replace.ts).
+   */
+  readonly derivedFrom = new Map<number, ReadonlySet<number>>()
+  /** The `derivedFrom` fields the change being applied removed, with their identities. */
+  private readonly derivedInChange: Array<[FieldDidntExistInstruction, number]> = []
   /** The states while the walk goes on. */
   private readonly working = new Map<Seed, SeedState>()
   private readonly initial = new WeakMap<object, SeedState>()
@@ -48,6 +55,8 @@ export class SchemaStates {
           this.apply(instruction, change.name, origin)
           changed.add(this.index.find(instruction.schema) as Seed)
         }
+        // Checked once the change's every instruction applied (a rename giving a source its old name may come later).
+        for (const [instruction, id] of this.derivedInChange.splice(0)) this.addDerivation(instruction, id, change.name, origin)
       }
       if (step < steps.length - 1) {
         this.states.push(new Map(this.working))
@@ -152,6 +161,7 @@ export class SchemaStates {
             : `the field '${instruction.field}' is inherited from '${describeSchema(owner)}', an ancestor of the parent schema ` +
               `'${describeSchema(state.parent as TSchema)}' (extendSchema); apply the instruction to '${describeSchema(owner)}'.`)
         }
+        if (instruction.derivedFrom !== undefined) this.derivedInChange.push([instruction, found.field.id])
         // Validators about the field stay: each version's form leaves out those about fields it lacks (buildObject).
         return { ...state, fields: state.fields.filter((field) => field.key !== instruction.field) }
       }
@@ -172,6 +182,23 @@ export class SchemaStates {
         return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
       }
     }
+  }
+
+  /** Records a `derivedFrom` field: each source must be a field of the schema in the previous version. */
+  private addDerivation (instruction: FieldDidntExistInstruction, id: number, change: string, version: string): void {
+    const seed = this.index.find(instruction.schema) as Seed
+    const visible = new Map(visibleFields(this.stateOf(seed.head) as ObjectState, (head) => this.stateOf(head)).map(({ key, field }) => [key, field.id]))
+    const sources = new Set<number>()
+    for (const name of instruction.derivedFrom ?? []) {
+      const source = visible.get(name)
+      if (source === undefined) {
+        throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' (version '${version}'): ` +
+          `'${name}' is not a field of '${this.stateOf(seed.head).name ?? seed.display}' in the previous version ` +
+          `(${visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`}); name the fields its request converter reads.`)
+      }
+      sources.add(source)
+    }
+    this.derivedFrom.set(id, sources)
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {

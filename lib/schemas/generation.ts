@@ -248,6 +248,14 @@ export class SchemaGeneration {
     return this.walk.stateAt(seed, level)
   }
 
+  /**
+   * The identities of the fields a HEAD field (by identity) declared `derivedFrom` is set from in the versions before
+   * it existed; `undefined` for any other field.
+   */
+  derivationOf (fieldId: number): ReadonlySet<number> | undefined {
+    return this.walk.derivedFrom.get(fieldId)
+  }
+
   /** Everything the form of `schema` at `level` depends on; equal inputs at two levels mean equal forms. */
   private inputsAt (schema: TSchema, level: number): readonly unknown[] {
     const plan = this.planOf(schema)

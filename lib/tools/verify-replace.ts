@@ -19,7 +19,8 @@ export type ReplaceFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'rep
 
 /** What a full replace from a version clears, and how to fix it. */
 const CLEARS = 'a full replace from this version clears it (its clients cannot send it): keep its stored value (fieldsTheVersionLacks(request) ' +
-  'lists it) and list it in the route option fullReplace: { keeps: [...] }, or declare fullReplace: false if the route does not replace what it stores'
+  'lists it) and list it in the route option fullReplace: { keeps: [...] }, or declare fullReplace: false if the route does not replace what it stores, ' +
+  'or declare the field derivedFrom(...) if the request converters set it from what the clients of this version send'
 
 /** A kept field no version lacks. */
 const STALE = 'the route option fullReplace keeps this field, which no version of the route lacks (a typo, or a field every version has now): remove it from keeps'

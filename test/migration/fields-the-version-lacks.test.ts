@@ -11,7 +11,7 @@ import {
   type RequestInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { rejection } from '../helpers/errors'
+import { rejection, throwsStructure } from '../helpers/errors'
 
 const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
 const Tag = Type.Object({ label: Type.String(), color: Type.Optional(Type.String()) }, { $id: 'Tag' })
@@ -195,4 +195,86 @@ test('the route option fullReplace: anything but a boolean or { keeps: [JSON poi
     t.ok(error instanceof RouterGenerationError, `${JSON.stringify(fullReplace)} is refused`)
     t.match(error?.message, /^PUT \/users\/:id: the route option fullReplace is .*; it takes true, false, or \{ keeps: \[\.\.\.\] \}/)
   }
+})
+
+/** A person whose one name became two (fresh classes per call): `familyName` declared derived from the old `name`. */
+function splitNameChanges (Person: typeof PersonSchema, derived: boolean): { split: VersionChangeClass, named: VersionChangeClass } {
+  class SplitName extends VersionChange {
+    description = 'A name is givenName and familyName (it was one name).'
+    instructionsToMigrateToPreviousVersion = [
+      // Before the rename that gives the source its old name: the order of a change's instructions does not matter.
+      derived ? schema(Person).field('familyName').derivedFrom('name') : schema(Person).field('familyName').didntExist,
+      schema(Person).field('givenName').had({ name: 'name' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Person)
+    split (request: RequestInfo) {
+      const [given, ...family] = String(request.body.name).split(' ')
+      delete request.body.name
+      request.body.givenName = given
+      if (family.length > 0) request.body.familyName = family.join(' ')
+    }
+  }
+  class AddName extends VersionChange {
+    description = 'People have a name.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).formerField('name').didntExist]
+  }
+  return { split: SplitName, named: AddName }
+}
+
+const PersonSchema = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()), email: Type.String() }, { $id: 'Person' })
+
+test('a field declared derivedFrom fields the version has is not lacked: its converter sets it from what the client sent', async (t) => {
+  const NAMED = '2000-06-01'
+  const stored = new Map<string, Record<string, unknown>>()
+  const build = async (derived: boolean): Promise<FastifyInstance> => {
+    const { split, named } = splitNameChanges(PersonSchema, derived)
+    return await versionedApp(t, new VersionBundle(new Version(NEW, split), new Version(NAMED, named), new Version(OLD)), async (api) => {
+      api.put('/people/:id', { schema: { body: PersonSchema, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+        const person: Record<string, unknown> = structuredClone(request.body)
+        const before = stored.get(request.params.id)
+        if (before !== undefined) for (const pointer of fieldsTheVersionLacks(request)) keep(person, before, pointer.split('/').slice(1))
+        stored.set(request.params.id, person)
+        return { person, lacks: fieldsTheVersionLacks(request) }
+      })
+    })
+  }
+  const put = async (app: FastifyInstance, version: string, payload: object): Promise<{ person: unknown, lacks: unknown }> =>
+    (await app.inject({ method: 'PUT', url: '/people/1', headers: { 'x-api-version': version }, payload })).json()
+
+  const app = await build(true)
+  await put(app, NEW, { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com' })
+  const renamed = await put(app, NAMED, { name: 'Ada Byron', email: 'ada@example.com' })
+  t.same(renamed.lacks, [], 'the version sets familyName through name')
+  t.same(renamed.person, { givenName: 'Ada', familyName: 'Byron', email: 'ada@example.com' }, 'the old client renames the person')
+  const oneWord = await put(app, NAMED, { name: 'Ada', email: 'ada@example.com' })
+  t.same(oneWord.person, { givenName: 'Ada', email: 'ada@example.com' }, 'a one-word name clears the family name, as its client meant')
+  t.same((await put(app, OLD, { email: 'ada@example.com' })).lacks, ['/givenName', '/familyName'],
+    'a version without the source lacks the derived field too')
+
+  // Declared with didntExist, the same converter's familyName would be kept from what was stored: the old client
+  // could never rename.
+  stored.clear()
+  const undeclared = await build(false)
+  await put(undeclared, NEW, { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com' })
+  const kept = await put(undeclared, NAMED, { name: 'Ada Byron', email: 'ada@example.com' })
+  t.same(kept.lacks, ['/familyName'])
+  t.same(kept.person, { givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com' })
+})
+
+test('derivedFrom: no field, or a field the previous version lacks, is refused naming the instruction and the fields there', async (t) => {
+  throwsStructure(t, () => schema(PersonSchema).field('familyName').derivedFrom(), /derivedFrom\(\): derivedFrom\(\) needs the previous version's fields/)
+  class SplitName extends VersionChange {
+    description = 'A name is givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(PersonSchema).field('givenName').had({ name: 'name' }),
+      schema(PersonSchema).field('familyName').derivedFrom('nmae')
+    ]
+  }
+  const error = await rejection(async () => await versionedApp(t, new VersionBundle(new Version(NEW, SplitName), new Version(OLD)), async (api) => {
+    api.put('/people/:id', { schema: { body: PersonSchema } }, async () => ({}))
+  }))
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.equal(error?.message, "schema(Person).field('familyName').derivedFrom('nmae') in version change 'SplitName' (version '2001-01-01'): " +
+    "'nmae' is not a field of 'Person' in the previous version (its fields are name, email); name the fields its request converter reads.")
 })

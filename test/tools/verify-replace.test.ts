@@ -4,7 +4,10 @@
 import { test } from 'tap'
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { HeadVersion, schema, Version, VersionBundle, VersionChange } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type RequestInfo, type ResponseInfo
+} from '../../plugin'
 import { verify, type VerifyFinding } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 
@@ -46,7 +49,8 @@ test('a PUT route: each HEAD body field a version lacks is a finding naming the 
   t.equal(findings.length, 3, 'nothing else: the replays are clean')
   t.equal(findings[1].text, 'PUT /profile (2000-01-01): request body/nickname: a full replace from this version clears it (its clients cannot send it): keep its ' +
     'stored value (fieldsTheVersionLacks(request) lists it) and list it in the route option fullReplace: { keeps: [...] }, or declare fullReplace: false ' +
-    'if the route does not replace what it stores; lacked since AddNicknameAndLine2 (2001-01-01)')
+    'if the route does not replace what it stores, or declare the field derivedFrom(...) if the request converters set it from what the clients of ' +
+    'this version send; lacked since AddNicknameAndLine2 (2001-01-01)')
   t.match(findings[0].text, /^PUT \/profile \(2001-01-01; also 2000-01-01\): request body\/internalNote: /)
 })
 
@@ -73,4 +77,40 @@ test('a field fullReplace keeps that no version lacks is a finding (a typo, or a
   ])
   t.equal(findings[0].text, 'PUT /profile (every version): request body/adress/line2: the route option fullReplace keeps this field, which no version of ' +
     'the route lacks (a typo, or a field every version has now): remove it from keeps')
+})
+
+test('a field declared derivedFrom a field the version has is no finding: its clients set it through their converter', async (t) => {
+  const Person = Type.Object({ givenName: Type.String(), familyName: Type.Optional(Type.String()) }, { $id: 'Person' })
+  const build = async (derived: boolean): Promise<FastifyInstance> => {
+    class SplitName extends VersionChange {
+      description = 'A name is givenName and familyName.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Person).field('givenName').had({ name: 'name' }),
+        derived ? schema(Person).field('familyName').derivedFrom('name') : schema(Person).field('familyName').didntExist
+      ]
+
+      @ConvertRequestToNextVersionFor(Person)
+      split (request: RequestInfo) {
+        const [given, ...family] = String(request.body.name).split(' ')
+        delete request.body.name
+        request.body.givenName = given
+        if (family.length > 0) request.body.familyName = family.join(' ')
+      }
+
+      @ConvertResponseToPreviousVersionFor(Person)
+      join (response: ResponseInfo) {
+        const { givenName, familyName } = response.body
+        response.body.name = familyName === undefined ? givenName : `${String(givenName)} ${String(familyName)}`
+        delete response.body.givenName
+        delete response.body.familyName
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', SplitName), new Version('2000-01-01')), async (api) => {
+      api.put('/people/:id', { schema: { body: Person, response: { 200: Person } } }, async (request) => request.body)
+    })
+    await app.ready()
+    return app
+  }
+  t.same(summary(await verify(await build(false), { examples: 5 })).map((finding) => finding.pointer), ['/familyName'], 'declared didntExist, it is lacked')
+  t.same(replaceFindings(await verify(await build(true), { examples: 5 })), [], 'declared derivedFrom, nothing to report')
 })
