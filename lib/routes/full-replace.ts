@@ -58,11 +58,12 @@ export function readFullReplace (value: unknown, methods: readonly HttpMethod[],
  * the version has (its converter sets it from them), and nothing inside a field the version
  * lacks is listed. A field that one member of a union lacks is listed (the data may be of that member); an object
  * accepting other fields (`additionalProperties`) still lacks those it does not declare. `NO_FIELDS` when the body's
- * form is HEAD's own; otherwise a frozen list, computed once per route and version (decision 0073).
+ * form is HEAD's own; otherwise a frozen list, computed once per route and version (decision 0073). The fields left
+ * out as derived are added to `derived`, when given (what `verify` checks the converters set).
  * @example
  * lackedFieldsOf(UserUpdate, generation.levelOf('2000-01-01'), generation) // ['/nickname', '/address/line2']
  */
-export function lackedFieldsOf (head: TSchema | undefined, level: number, generation: SchemaGeneration): readonly string[] {
+export function lackedFieldsOf (head: TSchema | undefined, level: number, generation: SchemaGeneration, derived?: Set<string>): readonly string[] {
   if (head === undefined || generation.formAt(head, level) === head) return NO_FIELDS
   const found = new Set<string>()
   const onPath = new Set<TSchema>()
@@ -96,6 +97,7 @@ export function lackedFieldsOf (head: TSchema | undefined, level: number, genera
         // A field declared `derivedFrom` is set by the converters while the version holds one of its sources.
         const sources = generation.derivationOf(field.id)
         if (sources === undefined || ![...sources].some((source) => there.has(source))) found.add(place)
+        else derived?.add(place)
       } else if (at.type === field.type) walk(field.type, place)
     }
   }

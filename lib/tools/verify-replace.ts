@@ -9,6 +9,7 @@ import { headPart, type RequestPlan, type VersionBehaviour } from '../routes/ver
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { GenerationStep } from '../describe/versions'
 import type { VerifyFinding } from './verify-replay'
+import { pointerKey } from '../core/json-schema'
 
 /**
  * A finding of kind `'replace clears'`: `pointer` is a HEAD body field that a full replace from `version` (and
@@ -21,6 +22,11 @@ export type ReplaceFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'rep
 const CLEARS = 'a full replace from this version clears it (its clients cannot send it): keep its stored value (fieldsTheVersionLacks(request) ' +
   'lists it) and list it in the route option fullReplace: { keeps: [...] }, or declare fullReplace: false if the route does not replace what it stores, ' +
   'or declare the field derivedFrom(...) if the request converters set it from what the clients of this version send'
+
+/** A field declared derived that none of a version's request examples set: a full replace from it clears the field. */
+const NEVER_SET = 'is declared derivedFrom(...), so fieldsTheVersionLacks(request) does not list it, but the request converters of this version set ' +
+  'it in none of the examples: a full replace from this version clears it. Make the converter set it from what the client sends, or declare it ' +
+  'didntExist and keep its stored value'
 
 /** A kept field no version lacks. */
 const STALE = 'the route option fullReplace keeps this field, which no version of the route lacks (a typo, or a field every version has now): remove it from keeps'
@@ -46,10 +52,17 @@ function plansOf (behaviour: VersionBehaviour): Array<readonly [string, RequestP
   return behaviour.bodyPlans === undefined ? [['', behaviour]] : [...behaviour.bodyPlans.entries()]
 }
 
-/** The newest level (1 to `level`) whose form of the body lacks `pointer`: the step before it removed the field. */
-function levelLacking (state: VersionerState, head: HeadRoute, slot: string, at: { level: number, pointer: string }): number {
+/**
+ * The newest level (1 to `level`) whose form of the body lacks `pointer` (with `derived`, leaves it out as derived):
+ * the step before it removed the field.
+ */
+function levelLacking (state: VersionerState, head: HeadRoute, slot: string, at: { level: number, pointer: string, derived: boolean }): number {
   const body = headPart(head, 'body', slot)
-  for (let level = 1; level < at.level; level++) if (lackedFieldsOf(body, level, state.generation).includes(at.pointer)) return level
+  for (let level = 1; level < at.level; level++) {
+    const derived = new Set<string>()
+    const lacked = lackedFieldsOf(body, level, state.generation, derived)
+    if (at.derived ? derived.has(at.pointer) : lacked.includes(at.pointer)) return level
+  }
   return at.level
 }
 
@@ -61,19 +74,24 @@ class ReplaceFindings {
 
   /** Notes every field `plan` (of `behaviour`, body slot `slot`) lacks that `head` does not keep. */
   add (head: HeadRoute, behaviour: VersionBehaviour, slot: string, plan: RequestPlan): void {
+    for (const pointer of plan.lackedFields) if (!head.fullReplace.keeps.has(pointer)) this.note({ head, behaviour, slot, pointer, derived: false })
+  }
+
+  /**
+   * Notes the field at `pointer` of a version's body: lacked (`derived` false), or declared derived and set by no
+   * request example; a field already noted for another version lists this one too.
+   */
+  note ({ head, behaviour, slot, pointer, derived }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean }): void {
     const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
     const part = slot === '' ? 'body' : `body ${slot}`
-    for (const pointer of plan.lackedFields) {
-      if (head.fullReplace.keeps.has(pointer)) continue
-      const key = [route, part, pointer].join('\n')
-      const known = this.byKey.get(key)
-      if (known !== undefined) {
-        known.versions.push(behaviour.version)
-        continue
-      }
-      const step = this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer }) - 1]
-      this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, CLEARS))
+    const key = [route, part, pointer, derived].join('\n')
+    const known = this.byKey.get(key)
+    if (known !== undefined) {
+      known.versions.push(behaviour.version)
+      return
     }
+    const step = this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer, derived }) - 1]
+    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, derived ? NEVER_SET : CLEARS))
   }
 
   /** Notes the fields `head`'s `fullReplace: { keeps }` lists that none of its versions lacks (`lacked`: those they lack), if it serves any. */
@@ -90,7 +108,7 @@ class ReplaceFindings {
     return [...this.byKey.values()].map((found) => {
       const more = found.versions.length > 1 ? `; also ${found.versions.slice(1).join(', ')}` : ''
       const where = found.changeVersion === '' ? 'every version' : `${found.version}${more}`
-      const since = found.changeVersion === '' ? '' : `; lacked since ${found.versionChanges.join(', ')} (${found.changeVersion})`
+      const since = found.changeVersion === '' ? '' : `; ${found.message === NEVER_SET ? 'declared in' : 'lacked since'} ${found.versionChanges.join(', ')} (${found.changeVersion})`
       return { ...found, text: `${found.route} (${where}): request ${found.part}${found.pointer}: ${found.message}${since}` }
     })
   }
@@ -117,4 +135,51 @@ export function replaceFindings (state: VersionerState): ReplaceFinding[] {
     findings.addStale(head, lacked)
   }
   return findings.list()
+}
+
+/** What a run of `verify` shares to check the fields declared `derivedFrom`: see {@link DerivedFields}. */
+export interface DerivedEnvironment {
+  readonly derived?: DerivedFields
+}
+
+/** True when `body` holds a value at `pointer` (`*`: at any item of a list or value of a map). */
+function holdsValueAt (body: unknown, segments: readonly string[]): boolean {
+  if (segments.length === 0) return body !== undefined
+  if (typeof body !== 'object' || body === null) return false
+  const [segment, ...rest] = segments
+  const children = segment === '*' ? Object.values(body) : Object.hasOwn(body, segment) ? [(body as Record<string, unknown>)[segment]] : []
+  return children.some((child) => holdsValueAt(child, rest))
+}
+
+/**
+ * The fields declared `derivedFrom` on full-replace routes (decision 0110), watched over each version's request
+ * examples migrated up to HEAD: a field no example of a version set is a `replace clears` finding, one per route,
+ * body and field (the versions where it shows listed on it).
+ */
+export class DerivedFields {
+  private readonly findings: ReplaceFindings
+
+  constructor (private readonly state: VersionerState) {
+    this.findings = new ReplaceFindings(state)
+  }
+
+  /** A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with derived fields. */
+  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown) => void, done: () => void } | undefined {
+    const derived = new Set<string>()
+    if (!head.fullReplace.replaces || slot === undefined) return undefined
+    lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
+    if (derived.size === 0) return undefined
+    let seen = 0
+    return {
+      saw: (body) => {
+        seen++
+        for (const pointer of derived) if (holdsValueAt(body, pointer.split('/').slice(1).map(pointerKey))) derived.delete(pointer)
+      },
+      done: () => { if (seen > 0) for (const pointer of derived) this.findings.note({ head, behaviour, slot, pointer, derived: true }) }
+    }
+  }
+
+  list (): ReplaceFinding[] {
+    return this.findings.list()
+  }
 }

@@ -23,11 +23,10 @@ import { retypedAlikeIssues } from './verify-retyped-alike'
 import { alikeStrings } from './list-items'
 import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
-
-export type { Report }
+import type { DerivedEnvironment } from './verify-replace'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment {
+interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment {
   readonly state: VersionerState
   /** The HEAD examples generated so far, by form (one map for a whole run). */
   readonly examples: Map<TSchema, GeneratedExample[]>
@@ -130,8 +129,7 @@ function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] 
 
 /** The success response of a route that returns the schema its body (of slot `slot`) takes, if any: a trip down and back up. */
 function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
-  if (slot === undefined) return undefined
-  const body = headPart(head, 'body', slot)
+  const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
   return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
@@ -158,6 +156,8 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
+  // The fields declared derived that a full replace from this version sets: some example must set each.
+  const derived = env.derived?.watch(head, behaviour, body)
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
     // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
@@ -191,6 +191,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
+    derived?.saw(result.body)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
@@ -201,7 +202,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
-  for (const each of [coverage, trips]) each.done()
+  for (const each of [coverage, trips, derived]) each?.done()
 }
 
 /** A route version's requests with a body of slot `body`, for a trip down and back up. */

@@ -21,13 +21,13 @@ import { NotReadyError } from '../core/errors'
 import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
-import { verifyRoute, verifyWebhook, type Report } from './verify-targets'
-import type { ReplayIssue, VerifyFinding as ReplayFinding } from './verify-replay'
+import { verifyRoute, verifyWebhook } from './verify-targets'
+import type { ReplayIssue, Report, VerifyFinding as ReplayFinding } from './verify-replay'
 import { pointerKey } from '../core/json-schema'
 import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
 import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
-import { replaceFindings, type ReplaceFinding } from './verify-replace'
+import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
 import { singleApi, versionerStateOf } from './versioned-apis'
 
 /** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's (`'replace clears'`, ./verify-replace.ts). */
@@ -201,14 +201,15 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
   const ajv = appAjvSetup(fastify)
   const unverified = new Unverified()
-  const env = { state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const derived = new DerivedFields(state)
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
     }
   }
   for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
-  const list = [...findings.list(), ...replaceFindings(state), ...exampleFindings(fastify, state)]
+  const list = [...findings.list(), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state)]
   return Object.defineProperties(list, { replayed: { value: env.replayed }, unverified: { value: unverified.list() } }) as VerifyFindings
 }
 
