@@ -157,8 +157,11 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
-    // A payload the preSerialization hook converted is done, whatever status its converters gave it.
-    if (state === null || behaviour === null || state.converted || state.converterFailed) {
+    // A payload the preSerialization hook converted is done, whatever status its converters gave it; so is one of a
+    // version with nothing to do for its status (no converter, schema or status of its own: the newest, often).
+    const work = behaviour !== null && (status < 300 ? behaviour.successWork : behaviour.errorWork)
+    if (state === null || behaviour === null || state.converted || state.converterFailed ||
+      (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
       done(null, payload)
       return
     }
@@ -184,7 +187,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
       })
       return
     }
-    if (!(status < 300 ? behaviour.successWork : behaviour.errorWork)) {
+    if (!work) {
       done(null, payload)
       return
     }
