@@ -15,7 +15,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
 import { VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
-import { requestPlanOf, type RequestPart } from '../routes/version-plan'
+import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { pickedWithoutWaiting } from './pick-version'
 import { requestState } from './request-state'
@@ -23,6 +23,7 @@ import type { ServeOptions } from './serve-options'
 import { createVary, createVersionHeaders } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
+import { failsHeadAfterMigration } from './head-validation'
 
 /** What is wrong with a value the released versions do not serve. */
 type Refusal =
@@ -280,9 +281,8 @@ export function createMigrationErrorHandler (registered: RegisteredRoute, routeH
     if (state !== null) state.converted = false
     const behaviour = state?.behaviour ?? null
     let result: unknown = error
-    // Anything may have been thrown (`null`, a string): only an Error is read.
-    const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
-    if (state?.migrated === true && behaviour !== null && part !== undefined && error.code === 'FST_ERR_VALIDATION' && requestPlanOf(behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)) {
+    if (behaviour !== null && failsHeadAfterMigration(error, request)) {
+      const part = (error as FastifyError & { validationContext?: string }).validationContext
       result = new VersionerLatestRequestValidationError(behaviour.version)
       // The request's logger carries `apiVersion` already (./request-state.ts).
       request.log.error({

@@ -24,6 +24,7 @@ import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
 import { prepareSchema } from '../routes/prepared-schemas'
 import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
+import { attachedMigrationFailure } from './head-validation'
 
 type Hook = (...args: never[]) => unknown
 
@@ -203,6 +204,7 @@ export function applyTo (options: Record<string, unknown>, prepared: Prepared, r
   if (serialization.length > 0) options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), ...serialization]
   const send = [...own(capture?.returnedText as Hook | undefined), ...own(prepared.hooks.onSend), ...own(capture?.publish as Hook | undefined), ...own(preview?.onSend as Hook | undefined)]
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
+  if (options.attachValidation === true) options.preHandler = [attachedMigrationFailure, ...toList(options.preHandler as Hook[] | Hook | undefined)]
   options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }

@@ -833,6 +833,37 @@ test('regression: attachValidation gives the handler the error of the request\'s
   t.same(valid.json(), { created: 'Ada' }, 'a valid body is converted as usual, with no error attached')
 })
 
+test('regression: on an attachValidation route, a converter that breaks a valid old request is a logged 500, not the handler\'s 422', async (t) => {
+  const UserIn = Type.Object({ fullName: Type.String() })
+  // The bug: the converter forgets the field it renames (HEAD then lacks fullName).
+  const Forgetful = fullNameWasName(UserIn, (body) => { delete body.name })
+  const logs: Array<Record<string, unknown>> = []
+  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { logs.push(JSON.parse(line)) } } } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', Forgetful), new Version('2000-01-01')) })
+  const handled: unknown[] = []
+  await app.register(versioned(async (api) => {
+    api.post('/users', { attachValidation: true, schema: { body: UserIn }, preHandler: async (request) => { handled.push('preHandler') } }, async (request, reply) => {
+      handled.push('handler')
+      if (request.validationError !== undefined) return reply.code(422).send({ invalid: request.validationError.message })
+      return { created: request.body.fullName }
+    })
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+
+  const broken = await post('2000-01-01', { name: 'Ada' })
+  t.equal(broken.statusCode, 500, 'the client sent a valid request: the server is at fault')
+  t.equal(broken.json().code, 'FST_VERSIONER_LATEST_REQUEST_VALIDATION')
+  t.same(handled, [], 'neither the route\'s preHandler nor the handler ran on the broken request')
+  t.ok(logs.some((entry) => /failed HEAD validation after its migration/.test(String(entry.msg))), 'logged, naming the migration')
+  const invalid = await post('2000-01-01', { nom: 'Ada' })
+  t.equal(invalid.statusCode, 422, 'a request the version refuses is still the handler\'s to answer')
+  const latest = await post('2001-01-01', { nom: 'Ada' })
+  t.same(latest.json(), { invalid: 'body must have required property \'fullName\'' }, 'and so is one the newest version refuses')
+  t.equal((await post('2001-01-01', { fullName: 'Ada' })).statusCode, 200)
+})
+
 test('regression: a custom validator compiler\'s { error } refuses an old version\'s request with a 400, and its { value } is what converters see', async (t) => {
   const UserIn = Type.Object({ fullName: Type.String() })
   const seen: unknown[] = []

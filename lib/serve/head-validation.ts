@@ -1,0 +1,42 @@
+/**
+ * Fastify's own validation of a migrated request against the HEAD schemas: a request its version's schemas accepted
+ * (./migrate-request.ts) that HEAD's then refuse was broken by a converter or an instruction, never by the client. The
+ * route's error handler answers it with the logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`
+ * (./error-handling.ts). On an `attachValidation` route Fastify hands the error to the handler instead, which would
+ * answer the client as if it had sent invalid data: the route's first `preHandler` hook passes it on as an error.
+ * @module
+ */
+import type { FastifyError, FastifyRequest, preHandlerHookHandler } from 'fastify'
+import { requestPlanOf } from '../routes/version-plan'
+import { requestState } from './request-state'
+
+/**
+ * True when `error` is Fastify's (HEAD) validation failing on a part the versioner validated against the request's
+ * version before migrating it: a converter's or an instruction's bug, never the client's. Anything may have been
+ * thrown (`null`, a string): only an Error is read.
+ * @example
+ * ```ts
+ * if (failsHeadAfterMigration(error, request)) reply.code(500) // and log it: the converters broke the request
+ * ```
+ */
+export function failsHeadAfterMigration (error: unknown, request: FastifyRequest): boolean {
+  const state = requestState(request)
+  const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
+  if (state?.migrated !== true || state.behaviour === null || part === undefined || (error as FastifyError).code !== 'FST_ERR_VALIDATION') return false
+  return requestPlanOf(state.behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)
+}
+
+/**
+ * The first `preHandler` hook of an `attachValidation` route: a HEAD validation error Fastify attached to a migrated
+ * request goes to the route's error handler (the logged 500) instead of the handler; any other attached error (the
+ * version's, or the newest version's own) stays the handler's to answer.
+ * @example
+ * ```ts
+ * route.preHandler = [attachedMigrationFailure, ...userPreHandlers]
+ * ```
+ */
+export const attachedMigrationFailure: preHandlerHookHandler = function versionerAttachedValidation (request, _reply, done) {
+  const error = request.validationError
+  if (error !== undefined && failsHeadAfterMigration(error, request)) done(error)
+  else done()
+}
