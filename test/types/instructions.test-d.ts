@@ -50,6 +50,9 @@ expectAssignable<SchemaInstruction>(schema(User).field('id').didntHave('minLengt
 expectError(schema(User).field('id').didntHave(1))
 expectAssignable<SchemaInstruction>(schema(User).field('addresses').didntExist)
 expectError(schema(User).field('addresses').didntExist())
+// derivedFrom names the previous version's fields (any name: they are not HEAD's).
+expectAssignable<SchemaInstruction>(schema(User).field('addresses').derivedFrom('address'))
+expectError(schema(User).field('addresses').derivedFrom(1))
 
 // Schema names and named validators.
 expectAssignable<SchemaInstruction>(schema(User).had({ name: 'UserV1' }))
