@@ -34,7 +34,7 @@ interface BundleInternals {
   /** What each preview version value names (only its whole value): served only when its `access` allows. */
   readonly previewPicks: ReadonlyMap<string, ExactPick>
   /** What `migrateResponseBody(bundle, …)` and `renderWebhook(bundle, …)` keep for the bundle (the migration engine, webhooks), made on first use. */
-  readonly standalone: { engine?: object, webhooks?: object }
+  readonly standalone: { engine?: object, engines?: object, webhooks?: object }
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { FastifyServerOptions } from 'fastify'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
@@ -59,14 +60,29 @@ export class MigrationEngine {
   }
 }
 
-/** The engine of the standalone functions (`migrateResponseBody`, `renderWebhook`), kept with the bundle (a bundle is immutable once built). */
-export function engineFor (bundle: VersionBundle): MigrationEngine {
+/**
+ * The engine of the standalone functions (`migrateResponseBody`, `renderWebhook`), kept with the bundle (a bundle is
+ * immutable once built): with Fastify's default Ajv setup, or the application's `ajv` option (one engine per option
+ * object, sharing the bundle's schema generation).
+ */
+export function engineFor (bundle: VersionBundle, ajv?: FastifyServerOptions['ajv']): MigrationEngine {
   const standalone = bundle[kBundleInternals].standalone
   if (standalone.engine === undefined) {
     const generation = new SchemaGeneration(bundle)
     standalone.engine = new MigrationEngine(bundle, generation, new ConverterPlanner(generation, generationSteps(bundle)))
   }
-  return standalone.engine as MigrationEngine
+  const base = standalone.engine as MigrationEngine
+  if (ajv === undefined) return base
+  const engines = (standalone.engines ??= new WeakMap<object, MigrationEngine>()) as WeakMap<object, MigrationEngine>
+  let engine = engines.get(ajv)
+  if (engine === undefined) engines.set(ajv, engine = new MigrationEngine(bundle, base.generation, base.planner, ajv as AppAjvSetup))
+  return engine
+}
+
+/** The option of the standalone functions: the `ajv` option the application gives `Fastify({ ajv })`. */
+export interface StandaloneAjv {
+  /** The application's Ajv setup (its formats, keywords, options), so that schemas compile as they do in it (default: Fastify's). */
+  readonly ajv?: FastifyServerOptions['ajv']
 }
 
 /** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
@@ -157,7 +173,8 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * returning the body of that version with its schema's defaults applied and unknown fields removed. The result
  * is a promise when a converter on the path is async (returns a promise), the body itself otherwise: `await`
  * it unless every converter of the schema is synchronous. `latestBody` is checked by the compiler against the
- * HEAD schema; the result is `unknown` unless typed with the version's type (from `fastify-versioner types`).
+ * HEAD schema; the result is `unknown` unless typed with the version's type (from `fastify-versioner types`). Give
+ * it the application's `ajv` option when its schemas use formats or keywords of the application's own.
  * @example
  * ```ts
  * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
@@ -166,7 +183,7 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * ```
  */
 export function migrateResponseBody<S extends TSchema, Body = unknown> (
-  bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S>
+  bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S> & StandaloneAjv
 ): Body | Promise<Body> {
-  return migrateWith(engineFor(bundle), schema, options) as Body | Promise<Body>
+  return migrateWith(engineFor(bundle, options.ajv), schema, options) as Body | Promise<Body>
 }

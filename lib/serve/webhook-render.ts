@@ -18,7 +18,7 @@ import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDef
 import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './gone-versions'
 import { releasedNow, startReleaseClock } from './release-clock'
-import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep } from './migrate-response-body'
+import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep, type StandaloneAjv } from './migrate-response-body'
 import { copyJson } from './step-runner'
 import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './usage-events'
 
@@ -57,7 +57,14 @@ function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOpti
 
 /** Throws `FST_VERSIONER_INVALID_WEBHOOK_BODY` unless the webhook's HEAD schema accepts `latestBody`. */
 function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, latestBody: unknown): void {
-  const check = engine.validatorOf(webhook.body)
+  let check: ReturnType<MigrationEngine['validatorOf']>
+  try {
+    check = engine.validatorOf(webhook.body)
+  } catch (error) {
+    // A format or keyword of the application's own, unknown to Fastify's default Ajv setup (a worker's renderWebhook).
+    throw new InvalidOptionError(`The HEAD schema of webhook '${webhook.name}' does not compile with this Ajv setup: ${(error as Error).message}. ` +
+      'Outside the application, give renderWebhook (and migrateResponseBody) the ajv option the application gives Fastify({ ajv }).')
+  }
   if (check(copyJson(latestBody))) return
   const issue = check.errors?.[0]
   throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not one its HEAD schema accepts: at ` +
@@ -223,6 +230,7 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
  * subscriber, in its version, signed. It needs the bundle and the webhook's definition (the object the application
  * gives `webhooks.add()`: its name and method are what endpoint instructions name, its body the HEAD schema); the
  * by-schema response converters of the body run as in the application, by-path converters of routes do not apply.
+ * Give it the application's `ajv` option (`Fastify({ ajv })`) when the body's schemas use formats of its own.
  * @example
  * ```ts
  * const { deliveries } = await renderWebhook(versions, InvoicePaid, event, { subscribers })
@@ -230,7 +238,7 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
  * ```
  */
 export async function renderWebhook<B extends TSchema, S extends WebhookSubscriber> (
-  bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<Static<B>>, options: RenderWebhookOptions<S>
+  bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<Static<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
-  return await render({ engine: engineFor(bundle), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
+  return await render({ engine: engineFor(bundle, options.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
 }

@@ -3,7 +3,7 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
-  ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
+  ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
   VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
@@ -239,4 +239,32 @@ test('regression: an app declaring a format of its own (Fastify({ ajv })) render
   t.same(await app.versioner.migrateResponseBody(Item, { latestBody: { sku: 'ABC-1', name: 'Pen' }, version: '2000-01-01' }), { sku: 'ABC-1', title: 'Pen' })
   await t.rejects(Promise.resolve().then(() => app.versioner.migrateResponseBody(Item, { latestBody: { sku: 'abc', name: 'Pen' }, version: '2000-01-01' })),
     'a value the format refuses is still refused')
+})
+
+test('in a worker: renderWebhook and migrateResponseBody take the application\'s ajv option, so its formats are known there too', async (t) => {
+  const Item = Type.Object({ sku: Type.String({ format: 'sku' }), name: Type.String() }, { $id: 'Item' })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  // The object the application gives Fastify({ ajv }), shared with the worker.
+  const ajv = { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } }
+  const definition = { name: 'item.created', body: Item }
+  const subscribers = [{ id: 'ep', version: '2000-01-01', secret: newSecret() }]
+  const rendered = await renderWebhook(versions, definition, { sku: 'ABC-1', name: 'Pen' }, { subscribers, ajv })
+  t.same(rendered.failed, [], 'no "unknown format" failure')
+  t.same(JSON.parse(rendered.deliveries[0].body), { sku: 'ABC-1', title: 'Pen' })
+  t.same(await migrateResponseBody(versions, Item, { latestBody: { sku: 'ABC-1', name: 'Pen' }, version: '2000-01-01', ajv }), { sku: 'ABC-1', title: 'Pen' })
+  await t.rejects(renderWebhook(versions, definition, { sku: 'abc', name: 'Pen' }, { subscribers, ajv }), /at '\/sku', must match format "sku"/,
+    'a value the format refuses is still refused')
+  const withoutAjv = await rejection(() => renderWebhook(versions, definition, { sku: 'ABC-1', name: 'Pen' }, { subscribers }))
+  t.equal(withoutAjv?.code, 'FST_VERSIONER_INVALID_OPTION', 'without it, Fastify\'s defaults do not know the format: a coded error saying what to pass')
+  t.match(withoutAjv?.message, /^The HEAD schema of webhook 'item\.created' does not compile with this Ajv setup: unknown format "sku" .*give renderWebhook \(and migrateResponseBody\) the ajv option/)
 })
