@@ -71,6 +71,11 @@ export interface RecordedResponse {
 export interface CapturedExchange {
   /** The version that served it. */
   readonly version: string
+  /**
+   * The newest version of the application when it was recorded: the handler's data is HEAD's of that release, which a
+   * later release with newer versions changes; `replay` converts between `version` and this one.
+   */
+  readonly latest: string
   /** The HEAD route (as registered in `versioned(...)`): the method answering the request, the HEAD path. */
   readonly route: ServedRoute
   /** The request as the client sent it (as the versioner received it: after the application's own earlier hooks). */
@@ -257,6 +262,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       found.handlerRequest !== undefined && found.handlerResponse !== undefined) {
       const exchange: CapturedExchange = {
         version: found.version,
+        latest: options.versions.versionValues[0],
         route: servedRoute(request, (registeredRouteOf(request) as RegisteredRoute).head),
         clientRequest: found.clientRequest,
         handlerRequest: found.handlerRequest,

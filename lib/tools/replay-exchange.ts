@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { CapturedExchange } from '../serve/exchange-capture'
+import type { RecordedExchange } from './traffic-file'
 import { VersionedRequestInfo } from '../serve/converter-inputs'
 import { serializerFor } from '../serve/migrate-response'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
@@ -71,9 +71,13 @@ export interface ExchangeReplayer {
   readonly serializers: Map<TSchema, (data: unknown) => string>
 }
 
-/** Where an exchange is replayed: the route version's behaviour, and the request method and URL (for the compilers). */
+/**
+ * Where an exchange is replayed: the route version's behaviour, the request method and URL (for the compilers), and
+ * `newest`, the level of the version that was the newest when it was recorded (1 unless versions were added since).
+ */
 export interface ReplayedAt {
   readonly behaviour: VersionBehaviour
+  readonly newest: number
   readonly method: string
   readonly url: string
 }
@@ -137,15 +141,18 @@ async function runStages (
   return stages
 }
 
-/** Generation step indices from `from` down to 1 (a request going up), or from 1 up to `from` (a response going down). */
-function indicesOf (level: number, up: boolean): number[] {
+/**
+ * Generation step indices from `level` down to `newest` (a request going up), or from `newest` up to `level` (a
+ * response going down): the changes of versions added since the exchange was recorded do not apply to its data.
+ */
+function indicesOf (level: number, newest: number, up: boolean): number[] {
   const indices: number[] = []
-  for (let index = 1; index < level; index++) indices.push(index)
+  for (let index = newest; index < level; index++) indices.push(index)
   return up ? indices.reverse() : indices
 }
 
 /** The request as the client sent it, taken to HEAD as the request hook takes it. */
-export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt, exchange: CapturedExchange): Promise<Replayed | Stopped> {
+export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt, exchange: RecordedExchange): Promise<Replayed | Stopped> {
   const { behaviour } = at
   const sent = exchange.clientRequest
   const headers = copyJson(sent.headers) as Record<string, unknown>
@@ -173,7 +180,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   const info = new VersionedRequestInfo(request)
   const snapshot = (): Record<string, unknown> => copyJson({ body: info.body, query: info.queryParams, headers: info.headers }) as Record<string, unknown>
   const start = snapshot()
-  const run = { steps: plan.requestSteps, indices: indicesOf(behaviour.level, true), info, at: { method: at.method, reply: undefined } }
+  const run = { steps: plan.requestSteps, indices: indicesOf(behaviour.level, at.newest, true), info, at: { method: at.method, reply: undefined } }
   const stages = await runStages(replayer, run, snapshot, true)
   if (!Array.isArray(stages)) return stages
   try {
@@ -185,7 +192,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
 }
 
 /** The response as the handler returned it, taken down to the exchange's version as the response hooks take it. */
-export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: CapturedExchange): Promise<Replayed | Stopped> {
+export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: RecordedExchange): Promise<Replayed | Stopped> {
   const { behaviour } = at
   const returned = exchange.handlerResponse
   const status = returned.status
@@ -196,7 +203,7 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   const reply = standInReply(replayer, at, headers)
   const key = responseSlot(behaviour.responses, status, reply)
   const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
-  const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, false), info, at: { method: at.method, reply: info } }
+  const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, at.newest, false), info, at: { method: at.method, reply: info } }
   const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body) })
   const stages = await runStages(replayer, run, snapshot, false)
   if (!Array.isArray(stages)) return stages

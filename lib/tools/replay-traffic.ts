@@ -12,10 +12,9 @@ import type { TSchema } from '@sinclair/typebox'
 import { deepEqual } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute } from '../routes/versioner-state'
-import type { CapturedExchange } from '../serve/exchange-capture'
 import { pointerSegments, REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
-import type { Traffic } from './traffic-file'
+import type { RecordedExchange, Traffic } from './traffic-file'
 import { compareRecorded } from './value-difference'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './verify-replay'
@@ -70,10 +69,11 @@ export interface ReplayTrafficOptions {
   readonly api?: string
 }
 
-/** A HEAD route of one API, and how its exchanges are replayed. */
+/** A HEAD route of one API, how its exchanges are replayed, and the level of each of its API's versions. */
 interface RouteEntry {
   readonly head: HeadRoute
   readonly replayer: ExchangeReplayer
+  readonly levelOf: (version: string) => number | undefined
 }
 
 /** The HEAD routes of the application by `METHOD url`, each with its API's replayer; `own` the picked APIs' contexts. */
@@ -85,7 +85,9 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
     const replayer: ExchangeReplayer = {
       context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>()
     }
-    for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer })
+    const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
+    const levelOf = (version: string): number | undefined => levels.get(version)
+    for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer, levelOf })
   }
   return { routes, own }
 }
@@ -143,12 +145,12 @@ function describe (finding: Omit<ReplayFinding, 'text'>, origin: string): string
 }
 
 /** True when a recorded exchange holds a redacted value (its replay may stop on it). */
-function holdsRedacted (exchange: CapturedExchange): boolean {
+function holdsRedacted (exchange: RecordedExchange): boolean {
   return JSON.stringify([exchange.clientRequest, exchange.handlerResponse]).includes(REDACTED)
 }
 
 /** Where an exchange stands: its route entry and behaviour, or why it cannot be replayed. */
-function locate (routes: Map<string, RouteEntry>, exchange: CapturedExchange): { entry: RouteEntry, at: ReplayedAt } | string {
+function locate (routes: Map<string, RouteEntry>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'> } | string {
   const method = exchange.route.method.split(',')[0]
   const entry = routes.get(`${method} ${exchange.route.url}`)
   if (entry === undefined) return `the application has no route ${exchange.route.method} ${exchange.route.url}`
@@ -182,9 +184,15 @@ export async function replayTraffic (
       continue
     }
     count.replayed++
+    // Recorded by an older release: its data is that release's HEAD, the newest version's then (1: now's).
+    const newest = typeof found === 'string' || exchange.latest === undefined ? 1 : found.entry.levelOf(exchange.latest)
+    if (newest === undefined) {
+      notReplayable.push({ line, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
+      continue
+    }
     const finding = typeof found === 'string'
       ? { ...base, direction: 'request' as const, kind: 'unknown route' as const, part: '', pointer: '', replayed: found, versionChanges: [], converters: [], origin: '' }
-      : await replayOne({ ...found, exchange, base, count, notReplayable })
+      : await replayOne({ ...found, at: { ...found.at, newest: Math.min(newest, found.at.behaviour.level) }, exchange, base, count, notReplayable })
     if (finding === undefined) continue
     const { origin, ...rest } = finding
     findings.push({ ...rest, text: describe(rest, origin) })
@@ -198,7 +206,7 @@ type Pending = Omit<ReplayFinding, 'text'> & { origin: string }
 async function replayOne (run: {
   entry: RouteEntry,
   at: ReplayedAt,
-  exchange: CapturedExchange,
+  exchange: RecordedExchange,
   base: Pick<ReplayFinding, 'line' | 'version' | 'route'>,
   count: { redacted: number },
   notReplayable: Array<{ line: number, message: string }>

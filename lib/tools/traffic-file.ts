@@ -8,10 +8,13 @@
 import type { CapturedExchange } from '../serve/exchange-capture'
 import { parseJsonText } from './json-text'
 
+/** An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now). */
+export type RecordedExchange = Omit<CapturedExchange, 'latest'> & { readonly latest?: string }
+
 /** An exchange read from a traffic file, with its line (from 1). */
 export interface TrafficLine {
   readonly line: number
-  readonly exchange: CapturedExchange
+  readonly exchange: RecordedExchange
 }
 
 /** A line that is not an exchange: its number and what is wrong. */
@@ -47,6 +50,7 @@ function exchangeProblem (value: unknown): string | undefined {
   if (typeof value.version !== 'string' || value.version === '') return 'its version is not a string'
   const route = value.route
   if (!isObject(route) || typeof route.method !== 'string' || typeof route.url !== 'string') return 'its route is not { method, url }'
+  if (value.latest !== undefined && (typeof value.latest !== 'string' || value.latest === '')) return 'its latest is not a version string'
   return recordProblem('clientRequest', value.clientRequest, false) ?? recordProblem('handlerRequest', value.handlerRequest, false) ??
     recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
 }
@@ -104,7 +108,7 @@ export function readTraffic (text: string): Traffic {
       continue
     }
     const problem = exchangeProblem(parsed.value)
-    if (problem === undefined) exchanges.push({ line, exchange: parsed.value as CapturedExchange })
+    if (problem === undefined) exchanges.push({ line, exchange: parsed.value as RecordedExchange })
     else problems.push({ line, message: problem })
   }
   return { exchanges, problems }

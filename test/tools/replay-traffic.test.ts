@@ -88,6 +88,67 @@ test('replay: a request converter that drops an empty memo fails on exactly the 
   t.match(result.stderr, /request body\/memo: the handler received '', the converters now give nothing; no converter changed it on the way \(RenameDescriptionToMemo \(2024-04-10\)\)\./)
 })
 
+/** The billing example's edits releasing a new version 2025-09-30 in which a customer's email is emailAddress, converted both ways. */
+const EMAIL_RENAMED = [
+  ...[
+    ['  // Absent for a one-word name (a mononym).', '  familyName: Type.Optional(Type.String()),'],
+    ["  id: Type.String({ format: 'uuid' }),", '  givenName: Type.String(),', '  familyName: Type.Optional(Type.String()),']
+  ].map((before) => ({ file: 'schemas.ts', find: [...before, "  email: Type.String({ format: 'email' }),"].join('\n'), replace: [...before, "  emailAddress: Type.String({ format: 'email' }),"].join('\n') })),
+  { file: 'app.ts', find: 'riskScoreOf(request.body.email)', replace: 'riskScoreOf(request.body.emailAddress)' },
+  { file: 'app.ts', find: '  const { givenName, familyName, email, memo } = input', replace: '  const { givenName, familyName, emailAddress: email, memo } = input' },
+  { file: 'app.ts', find: '  return { id, givenName, familyName, email, memo, riskScore }', replace: '  return { id, givenName, familyName, emailAddress: email, memo, riskScore }' },
+  {
+    file: 'versions.ts',
+    find: 'export const versions = new VersionBundle(\n  new HeadVersion(HideInternalBillingFields),\n',
+    replace: [
+      'export class EmailIsEmailAddress extends VersionChange {',
+      "  description = 'A customer\\'s email is its emailAddress.'",
+      "  instructionsToMigrateToPreviousVersion = [schema(CustomerInput).field('emailAddress').had({ name: 'email' }), schema(Customer).field('emailAddress').had({ name: 'email' })]",
+      '  @ConvertRequestToNextVersionFor(CustomerInput)',
+      '  up (request: RequestInfo) { request.body.emailAddress = request.body.email; delete request.body.email }',
+      '  @ConvertResponseToPreviousVersionFor(Customer)',
+      '  down (response: ResponseInfo) { response.body.email = response.body.emailAddress; delete response.body.emailAddress }',
+      '}',
+      '',
+      'export const versions = new VersionBundle(',
+      '  new HeadVersion(HideInternalBillingFields),',
+      "  new Version('2025-09-30', EmailIsEmailAddress),",
+      ''
+    ].join('\n')
+  }
+]
+
+test('replay: traffic recorded before a new version replays between each exchange\'s version and the newest one then, so a HEAD the new version changed is no finding', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 4)
+  t.ok(exchanges.every((exchange) => exchange.latest === '2025-03-31'), 'each exchange says which version was the newest')
+  const released = await writeMutant('billing', { id: 'replay/email-renamed', edits: EMAIL_RENAMED }, join(dir, 'email-renamed'))
+  const clean = await inProcess(['replay', released, '--traffic', file])
+  t.equal(clean.code, 0, clean.stderr)
+  t.match(clean.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${file} migrates as recorded.`)
+
+  // Without the newest version then (a file recorded before exchanges said it), the whole path up to HEAD is compared.
+  const unsaid = join(dir, 'unsaid.ndjson')
+  await writeFile(unsaid, exchanges.map(({ latest: _latest, ...exchange }) => JSON.stringify(exchange)).join('\n'))
+  const mixed = await inProcess(['replay', released, '--traffic', unsaid])
+  t.equal(mixed.code, 1)
+  t.match(mixed.stderr, /request body\/email: the handler received '.*', the converters now give nothing; changed last by EmailIsEmailAddress \(2025-09-30\)/)
+
+  // In the same release, a converter of an older version changed as a team would still shows.
+  const broken = await writeMutant('billing', {
+    id: 'replay/email-renamed-memo-if',
+    edits: [...EMAIL_RENAMED, { file: 'versions.ts', find: 'if (request.body.description !== undefined) {', replace: 'if (request.body.description) {' }]
+  }, join(dir, 'email-renamed-memo-if'))
+  const result = await inProcess(['replay', broken, '--traffic', file])
+  t.equal(result.code, 1)
+  t.same(findingLines(result.stderr), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
+
+  // A newest version the application does not have: not replayed, said so.
+  const unknown = join(dir, 'unknown.ndjson')
+  await writeFile(unknown, exchanges.map((exchange) => JSON.stringify({ ...exchange, latest: '2030-01-01' })).join('\n'))
+  const report = await inProcess(['replay', released, '--traffic', unknown])
+  t.match(report.stderr + report.stdout, /recorded when 2030-01-01 was the newest version, which the application no longer has/)
+})
+
 test('replay: malformed lines are named and fail the run, the others are replayed; a version or route the app no longer serves is a finding', async (t) => {
   const { file, exchanges } = await trafficFile(t, 1)
   const lines = (await readFile(file, 'utf8')).trim().split('\n')
