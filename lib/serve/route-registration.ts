@@ -38,11 +38,13 @@ export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 /** Route options as `onRoute` receives them. */
 type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown, fullReplace?: unknown }
 
-/** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
+/**
+ * The GET route just registered, whose HEAD twin Fastify makes next (from the options as the route was declared: a
+ * plugin's `onRoute` hook before this one, @fastify/websocket's, may have replaced the GET's handler since).
+ */
 interface PendingGet {
   readonly instance: FastifyInstance
   readonly routePath: string
-  readonly handler: unknown
   readonly apply: (options: Record<string, unknown>) => void
 }
 
@@ -74,7 +76,7 @@ export function createRouteObserver (
     if (scope === undefined) return
     const methods = normaliseMethods(route.method)
     if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
-      lastGet.routePath === route.routePath && lastGet.handler === route.handler) {
+      lastGet.routePath === route.routePath) {
       lastGet.apply(route as unknown as Record<string, unknown>)
       lastGet = undefined
       return
@@ -161,11 +163,12 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     target.url = prepared.registered.url
     target.method = method
     applyTo(target, prepared, routeErrorHandler, serveOptions)
-    if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
+    // Fastify makes the twin unless the route or the application (`exposeHeadRoutes`) says otherwise.
+    const exposed = route.exposeHeadRoute ?? (instance.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes
+    if (group.methods.includes('GET') && exposed !== false) {
       pending = {
         instance,
         routePath: route.routePath,
-        handler: route.handler,
         apply: (twin) => {
           twin.url = prepared.registered.url
           applyTo(twin, prepared, routeErrorHandler, serveOptions)

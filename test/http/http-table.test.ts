@@ -5,7 +5,8 @@
 import { test } from 'tap'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import websocket from '@fastify/websocket'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { versions as exampleVersions } from '../../examples/users/versions'
 import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../../plugin'
@@ -253,22 +254,47 @@ test('unversioned routes, mounted plugins and static files are served whatever v
 })
 
 test('regression: an explicit HEAD route after a GET without its HEAD twin keeps its own schema', async (t) => {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
-  await app.register(versioned(async (api) => {
-    api.get('/x', { exposeHeadRoute: false }, async () => ({ from: 'get' }))
-    api.head('/x', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (_request, reply) => {
+  // The twin turned off by the route, or by the application (the GET's handler serves the HEAD route too).
+  for (const off of ['route', 'application'] as const) {
+    const app = Fastify({ exposeHeadRoutes: off !== 'application' })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      if (request.method === 'GET') return { from: 'get' }
       reply.header('x-from', 'head')
       return ''
-    })
-  }))
-  const head = async (url: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
-  t.equal((await head('/x')).statusCode, 400, 'the HEAD route validates its own querystring')
-  const ok = await head('/x?q=1')
-  t.equal(ok.statusCode, 200)
-  t.equal(ok.headers['x-from'], 'head')
-  const get = await app.inject({ method: 'GET', url: '/x', headers: { 'x-api-version': '2000-01-01' } })
-  t.strictSame(get.json(), { from: 'get' })
-  t.ok(app.versioner.routes.get('2000-01-01')?.some((route) => route.methods.includes('HEAD')), 'the HEAD route is a versioned route')
+    }
+    await app.register(versioned(async (api) => {
+      api.get('/x', { exposeHeadRoute: off === 'route' ? false : undefined }, handler)
+      api.head('/x', { schema: { querystring: Type.Object({ q: Type.String() }) } }, handler)
+    }))
+    const head = async (url: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
+    t.equal((await head('/x')).statusCode, 400, `${off}: the HEAD route validates its own querystring`)
+    const ok = await head('/x?q=1')
+    t.equal(ok.statusCode, 200)
+    t.equal(ok.headers['x-from'], 'head')
+    const get = await app.inject({ method: 'GET', url: '/x', headers: { 'x-api-version': '2000-01-01' } })
+    t.strictSame(get.json(), { from: 'get' })
+    t.ok(app.versioner.routes.get('2000-01-01')?.some((route) => route.methods.includes('HEAD')), 'the HEAD route is a versioned route')
+  }
+})
+
+test('regression: with a plugin wrapping every route\'s handler (@fastify/websocket) registered first, HEAD follows GET in every version', async (t) => {
+  const Changes = changeClass('AddReportsMoveUsers', [
+    endpoint('/reports', ['GET']).didntExist,
+    endpoint('/users', ['GET']).had({ path: '/people' })
+  ])
+  const seen: string[] = []
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Changes), new Version('2000-01-01')), async (api) => {
+    api.get('/reports', async (request) => { seen.push(`reports ${String(request.apiVersion)}`); return { reports: [] } })
+    api.get('/users', async () => ({ users: [] }))
+  }, { beforeVersioner: async (instance) => { await instance.register(websocket) } })
+  const head = async (url: string, version: string): Promise<number> => (await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': version } })).statusCode
+  t.equal(await head('/reports', '2001-01-01'), 200)
+  t.equal(await head('/reports', '2000-01-01'), 404, 'HEAD of a route its version lacks is a 404, as its GET is')
+  t.same(seen, ['reports 2001-01-01'], 'the handler ran only for the version that has the route')
+  t.equal(await head('/people', '2000-01-01'), 200, 'HEAD at the path the version has')
+  t.equal(await head('/users', '2000-01-01'), 404, 'and not at the newer path')
+  t.equal(await head('/users', '2001-01-01'), 200)
+  t.equal(await head('/people', '2001-01-01'), 404)
 })
