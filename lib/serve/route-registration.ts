@@ -18,7 +18,7 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
-import { kVersionedRoute } from '../core/symbols'
+import { kGivenHooks, kVersionedRoute } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'
 import { readFullReplace } from '../routes/full-replace'
@@ -48,6 +48,43 @@ interface PendingGet {
   readonly apply: (options: Record<string, unknown>) => void
 }
 
+/** Fastify's route hooks, which other plugins' `onRoute` hooks add to. */
+const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const
+
+/** The hook lists a group's route was registered with, by the registration of the plugin that registered it. */
+interface GivenHooks {
+  readonly owner: VersionerState
+  readonly hooks: ReadonlyMap<string, readonly unknown[]>
+}
+
+/**
+ * Gives route options their own copy of each hook list (shared with no other route) and returns the lists, for
+ * {@link restoreHooks}.
+ */
+function ownHooks (options: Record<string, unknown>): Map<string, readonly unknown[]> {
+  const hooks = new Map<string, readonly unknown[]>()
+  for (const name of ROUTE_HOOKS) {
+    const value = options[name]
+    if (value === undefined) continue
+    const list = Array.isArray(value) ? [...value as unknown[]] : [value]
+    hooks.set(name, list)
+    options[name] = [...list]
+  }
+  return hooks
+}
+
+/**
+ * Gives a group's route the hooks it was registered with again: the `onRoute` hooks of plugins registered before the
+ * versioner added theirs to the user's route, which the group's route copies, and added them again to it.
+ */
+function restoreHooks (route: Record<string, unknown>, given: GivenHooks['hooks']): void {
+  for (const name of ROUTE_HOOKS) {
+    const list = given.get(name)
+    if (list === undefined) delete route[name]
+    else route[name] = [...list]
+  }
+}
+
 /** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
 function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
   const url = prepared.registered.url
@@ -70,6 +107,8 @@ export function createRouteObserver (
     const copied = (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
     if (copied !== undefined) {
       route.url = copied.url
+      const given = (route as unknown as Record<symbol, GivenHooks | undefined>)[kGivenHooks]
+      if (given?.owner === state) restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
       return
     }
     const scope = versionedScopeOf(this)
@@ -154,8 +193,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
-      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
+      const options: Record<string | symbol, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
       applyTo(options, prepared, routeErrorHandler, serveOptions)
+      options[kGivenHooks] = { owner: state, hooks: ownHooks(options) } satisfies GivenHooks
       instance.route(options as unknown as RouteOptions)
       return
     }

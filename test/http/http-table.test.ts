@@ -6,10 +6,11 @@ import { test } from 'tap'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
+import responseValidation from '@fastify/response-validation'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { versions as exampleVersions } from '../../examples/users/versions'
-import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../../plugin'
+import { ConvertResponseToPreviousVersionFor, endpoint, schema, versioned, fastifyVersioner, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
 import { changeClass } from '../helpers/version-changes'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, SUPPORTED_DATES } from '../helpers/http-apps'
@@ -297,4 +298,47 @@ test('regression: with a plugin wrapping every route\'s handler (@fastify/websoc
   t.equal(await head('/users', '2000-01-01'), 404, 'and not at the newer path')
   t.equal(await head('/users', '2001-01-01'), 200)
   t.equal(await head('/people', '2001-01-01'), 404)
+})
+
+test('regression: a route whose path changed gets the hooks of plugins registered before the versioner once, in every version', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const Moved = changeClass('UsersWerePeople', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id' })])
+  const ran: string[] = []
+  // An onRoute hook adding a route hook, as plugins do (@fastify/response-validation, @fastify/compress, @fastify/rate-limit).
+  const counting = fp(async (instance) => {
+    instance.addHook('onRoute', (route) => {
+      const hook = async (request: FastifyRequest): Promise<void> => { ran.push(`${request.method} ${request.url}`) }
+      if (Array.isArray(route.onRequest)) route.onRequest.push(hook)
+      else route.onRequest = route.onRequest === undefined ? [hook] : [route.onRequest, hook]
+    })
+  })
+  const versions = new VersionBundle(new Version('2002-01-01', Moved), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id, fullName: 'Ada' }))
+  }, { beforeVersioner: async (instance) => { await instance.register(responseValidation); await instance.register(counting) } })
+  const expected: Array<[string, string, unknown]> = [
+    ['2002-01-01', '/users/u1', { id: 'u1', fullName: 'Ada' }],
+    ['2001-01-01', '/people/u1', { id: 'u1', fullName: 'Ada' }],
+    ['2000-01-01', '/people/u1', { id: 'u1', name: 'Ada' }]
+  ]
+  for (const [version, url, body] of expected) {
+    ran.length = 0
+    const answer = await app.inject({ url, headers: { 'x-api-version': version } })
+    t.equal(answer.statusCode, 200, `${version}: the handler's HEAD body passes response validation`)
+    t.same(answer.json(), body)
+    t.same(ran, [`GET ${url}`], `${version}: the plugin's hook ran once`)
+    ran.length = 0
+    t.equal((await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': version } })).statusCode, 200)
+    t.same(ran, [`HEAD ${url}`], `${version}: and once on HEAD`)
+  }
 })
