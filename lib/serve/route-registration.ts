@@ -40,11 +40,14 @@ type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: s
 
 /**
  * The GET route just registered, whose HEAD twin Fastify makes next (from the options as the route was declared: a
- * plugin's `onRoute` hook before this one, @fastify/websocket's, may have replaced the GET's handler since).
+ * plugin's `onRoute` hook before this one, @fastify/websocket's, may have replaced the GET's handler since). The root
+ * route of a prefixed context (`get('/')`) has two: Fastify also registers the GET at the prefix with a trailing
+ * slash, with the same options and no `onRoute`, and makes that one's twin too.
  */
 interface PendingGet {
   readonly instance: FastifyInstance
-  readonly routePath: string
+  /** The route paths of the twins still to come. */
+  readonly routePaths: readonly string[]
   readonly apply: (options: Record<string, unknown>) => void
 }
 
@@ -115,9 +118,10 @@ export function createRouteObserver (
     if (scope === undefined) return
     const methods = normaliseMethods(route.method)
     if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
-      lastGet.routePath === route.routePath) {
+      lastGet.routePaths.includes(route.routePath)) {
       lastGet.apply(route as unknown as Record<string, unknown>)
-      lastGet = undefined
+      const next = lastGet.routePaths.filter((path) => path !== route.routePath)
+      lastGet = next.length === 0 ? undefined : { ...lastGet, routePaths: next }
       return
     }
     lastGet = undefined
@@ -206,11 +210,15 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // Fastify makes the twin unless the route or the application (`exposeHeadRoutes`) says otherwise.
     const exposed = route.exposeHeadRoute ?? (instance.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes
     if (group.methods.includes('GET') && exposed !== false) {
+      // Read now: Fastify changes these options when it registers the GET with a trailing slash.
+      const routePath = route.routePath
+      const slashToo = routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
       pending = {
         instance,
-        routePath: route.routePath,
+        routePaths: slashToo ? ['', '/'] : [routePath],
         apply: (twin) => {
-          twin.url = prepared.registered.url
+          // The trailing-slash twin stays where Fastify puts it, beside the GET it was made for.
+          if (twin.routePath === routePath) twin.url = prepared.registered.url
           applyTo(twin, prepared, routeErrorHandler, serveOptions)
         }
       }

@@ -342,3 +342,27 @@ test('regression: a route whose path changed gets the hooks of plugins registere
     t.same(ran, [`HEAD ${url}`], `${version}: and once on HEAD`)
   }
 })
+
+test('regression: a prefixed plugin\'s root route (as @fastify/autoload registers a folder\'s index) has its HEAD at both URLs in the versions that have it only', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const Added = changeClass('AddOrders', [endpoint('/api/orders', ['GET']).didntExist])
+    const seen: string[] = []
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Added), new Version('2000-01-01')), async (api) => {
+      await api.register(async (orders) => {
+        orders.get('/', async (request) => { seen.push(`${request.method} ${String(request.apiVersion)}`); return { orders: [] } })
+      }, { prefix: '/orders' })
+    }, { prefix: '/api', versioner: { apiVersionLocation: location } })
+    await app.ready()
+    t.same(app.versioner.routes.get('2000-01-01'), [], `${location}: no route in the version before the route`)
+    for (const version of ['2001-01-01', '2000-01-01']) {
+      for (const slash of ['', '/']) {
+        const url = location === 'header' ? `/api/orders${slash}` : `/api/${version}/orders${slash}`
+        const headers = location === 'header' ? { 'x-api-version': version } : {}
+        const get = await app.inject({ method: 'GET', url, headers })
+        const head = await app.inject({ method: 'HEAD', url, headers })
+        t.equal(head.statusCode, get.statusCode, `${location} ${version} ${url}: HEAD answers as GET (${get.statusCode})`)
+      }
+    }
+    t.notOk(seen.includes('HEAD 2000-01-01'), `${location}: the handler never ran for the version without the route`)
+  }
+})
