@@ -39,6 +39,9 @@ export const kVersionedScope = Symbol('fastify-versioner.versionedScope')
 /** On a route's `config`: the versioned route (its per-version behaviour, the URL it is registered at). */
 export const kVersionedRoute = Symbol('fastify-versioner.versionedRoute')
 
+/** On the options of a route the versioner registers for a group: the hooks it gave them (../serve/route-registration.ts). */
+export const kGivenHooks = Symbol('fastify-versioner.givenHooks')
+
 /** On a request: the versioner's state of it (../serve/request-state.ts), or null before its version is picked. */
 export const kRequestState = Symbol('fastify-versioner.requestState')
 

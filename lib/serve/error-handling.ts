@@ -273,8 +273,13 @@ export function createMigrationErrorHandler (registered: RegisteredRoute, routeH
     // version depends on the header too.
     if (!reply.hasHeader(options.headerName)) {
       const version = servedVersion(request, options, behaviours)
-      if (version !== undefined) setVersionHeaders(reply, version)
-      else vary(reply)
+      if (version === undefined) vary(reply)
+      else {
+        setVersionHeaders(reply, version)
+        // The error is the version's (an onRequest hook's 401, a rate limiter's 429): the send hook converts its body.
+        const early = requestState(request)
+        if (early !== null && early.behaviour === null) early.behaviour = behaviours.get(version) ?? null
+      }
     }
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.

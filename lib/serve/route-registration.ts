@@ -18,7 +18,7 @@ import type { ServeOptions } from './serve-options'
 import type { VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
-import { kVersionedRoute } from '../core/symbols'
+import { kGivenHooks, kVersionedRoute } from '../core/symbols'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'
 import { readFullReplace } from '../routes/full-replace'
@@ -38,12 +38,54 @@ export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 /** Route options as `onRoute` receives them. */
 type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown, fullReplace?: unknown }
 
-/** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
+/**
+ * The GET route just registered, whose HEAD twin Fastify makes next (from the options as the route was declared: a
+ * plugin's `onRoute` hook before this one, @fastify/websocket's, may have replaced the GET's handler since). The root
+ * route of a prefixed context (`get('/')`) has two: Fastify also registers the GET at the prefix with a trailing
+ * slash, with the same options and no `onRoute`, and makes that one's twin too.
+ */
 interface PendingGet {
   readonly instance: FastifyInstance
-  readonly routePath: string
-  readonly handler: unknown
+  /** The route paths of the twins still to come. */
+  readonly routePaths: readonly string[]
   readonly apply: (options: Record<string, unknown>) => void
+}
+
+/** Fastify's route hooks, which other plugins' `onRoute` hooks add to. */
+const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const
+
+/** The hook lists a group's route was registered with, by the registration of the plugin that registered it. */
+interface GivenHooks {
+  readonly owner: VersionerState
+  readonly hooks: ReadonlyMap<string, readonly unknown[]>
+}
+
+/**
+ * Gives route options their own copy of each hook list (shared with no other route) and returns the lists, for
+ * {@link restoreHooks}.
+ */
+function ownHooks (options: Record<string, unknown>): Map<string, readonly unknown[]> {
+  const hooks = new Map<string, readonly unknown[]>()
+  for (const name of ROUTE_HOOKS) {
+    const value = options[name]
+    if (value === undefined) continue
+    const list = Array.isArray(value) ? [...value as unknown[]] : [value]
+    hooks.set(name, list)
+    options[name] = [...list]
+  }
+  return hooks
+}
+
+/**
+ * Gives a group's route the hooks it was registered with again: the `onRoute` hooks of plugins registered before the
+ * versioner added theirs to the user's route, which the group's route copies, and added them again to it.
+ */
+function restoreHooks (route: Record<string, unknown>, given: GivenHooks['hooks']): void {
+  for (const name of ROUTE_HOOKS) {
+    const list = given.get(name)
+    if (list === undefined) delete route[name]
+    else route[name] = [...list]
+  }
 }
 
 /** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
@@ -68,15 +110,18 @@ export function createRouteObserver (
     const copied = (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
     if (copied !== undefined) {
       route.url = copied.url
+      const given = (route as unknown as Record<symbol, GivenHooks | undefined>)[kGivenHooks]
+      if (given?.owner === state) restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
       return
     }
     const scope = versionedScopeOf(this)
     if (scope === undefined) return
     const methods = normaliseMethods(route.method)
     if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
-      lastGet.routePath === route.routePath && lastGet.handler === route.handler) {
+      lastGet.routePaths.includes(route.routePath)) {
       lastGet.apply(route as unknown as Record<string, unknown>)
-      lastGet = undefined
+      const next = lastGet.routePaths.filter((path) => path !== route.routePath)
+      lastGet = next.length === 0 ? undefined : { ...lastGet, routePaths: next }
       return
     }
     lastGet = undefined
@@ -152,8 +197,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
-      const options: Record<string, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
+      const options: Record<string | symbol, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
       applyTo(options, prepared, routeErrorHandler, serveOptions)
+      options[kGivenHooks] = { owner: state, hooks: ownHooks(options) } satisfies GivenHooks
       instance.route(options as unknown as RouteOptions)
       return
     }
@@ -161,13 +207,18 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     target.url = prepared.registered.url
     target.method = method
     applyTo(target, prepared, routeErrorHandler, serveOptions)
-    if (group.methods.includes('GET') && route.exposeHeadRoute !== false) {
+    // Fastify makes the twin unless the route or the application (`exposeHeadRoutes`) says otherwise.
+    const exposed = route.exposeHeadRoute ?? (instance.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes
+    if (group.methods.includes('GET') && exposed !== false) {
+      // Read now: Fastify changes these options when it registers the GET with a trailing slash.
+      const routePath = route.routePath
+      const slashToo = routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
       pending = {
         instance,
-        routePath: route.routePath,
-        handler: route.handler,
+        routePaths: slashToo ? ['', '/'] : [routePath],
         apply: (twin) => {
-          twin.url = prepared.registered.url
+          // The trailing-slash twin stays where Fastify puts it, beside the GET it was made for.
+          if (twin.routePath === routePath) twin.url = prepared.registered.url
           applyTo(twin, prepared, routeErrorHandler, serveOptions)
         }
       }

@@ -5,10 +5,12 @@
 import { test } from 'tap'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import websocket from '@fastify/websocket'
+import responseValidation from '@fastify/response-validation'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { versions as exampleVersions } from '../../examples/users/versions'
-import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../../plugin'
+import { ConvertResponseToPreviousVersionFor, endpoint, schema, versioned, fastifyVersioner, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
 import { changeClass } from '../helpers/version-changes'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, SUPPORTED_DATES } from '../helpers/http-apps'
@@ -253,22 +255,114 @@ test('unversioned routes, mounted plugins and static files are served whatever v
 })
 
 test('regression: an explicit HEAD route after a GET without its HEAD twin keeps its own schema', async (t) => {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
-  await app.register(versioned(async (api) => {
-    api.get('/x', { exposeHeadRoute: false }, async () => ({ from: 'get' }))
-    api.head('/x', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (_request, reply) => {
+  // The twin turned off by the route, or by the application (the GET's handler serves the HEAD route too).
+  for (const off of ['route', 'application'] as const) {
+    const app = Fastify({ exposeHeadRoutes: off !== 'application' })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      if (request.method === 'GET') return { from: 'get' }
       reply.header('x-from', 'head')
       return ''
+    }
+    await app.register(versioned(async (api) => {
+      api.get('/x', { exposeHeadRoute: off === 'route' ? false : undefined }, handler)
+      api.head('/x', { schema: { querystring: Type.Object({ q: Type.String() }) } }, handler)
+    }))
+    const head = async (url: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
+    t.equal((await head('/x')).statusCode, 400, `${off}: the HEAD route validates its own querystring`)
+    const ok = await head('/x?q=1')
+    t.equal(ok.statusCode, 200)
+    t.equal(ok.headers['x-from'], 'head')
+    const get = await app.inject({ method: 'GET', url: '/x', headers: { 'x-api-version': '2000-01-01' } })
+    t.strictSame(get.json(), { from: 'get' })
+    t.ok(app.versioner.routes.get('2000-01-01')?.some((route) => route.methods.includes('HEAD')), 'the HEAD route is a versioned route')
+  }
+})
+
+test('regression: with a plugin wrapping every route\'s handler (@fastify/websocket) registered first, HEAD follows GET in every version', async (t) => {
+  const Changes = changeClass('AddReportsMoveUsers', [
+    endpoint('/reports', ['GET']).didntExist,
+    endpoint('/users', ['GET']).had({ path: '/people' })
+  ])
+  const seen: string[] = []
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Changes), new Version('2000-01-01')), async (api) => {
+    api.get('/reports', async (request) => { seen.push(`reports ${String(request.apiVersion)}`); return { reports: [] } })
+    api.get('/users', async () => ({ users: [] }))
+  }, { beforeVersioner: async (instance) => { await instance.register(websocket) } })
+  const head = async (url: string, version: string): Promise<number> => (await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': version } })).statusCode
+  t.equal(await head('/reports', '2001-01-01'), 200)
+  t.equal(await head('/reports', '2000-01-01'), 404, 'HEAD of a route its version lacks is a 404, as its GET is')
+  t.same(seen, ['reports 2001-01-01'], 'the handler ran only for the version that has the route')
+  t.equal(await head('/people', '2000-01-01'), 200, 'HEAD at the path the version has')
+  t.equal(await head('/users', '2000-01-01'), 404, 'and not at the newer path')
+  t.equal(await head('/users', '2001-01-01'), 200)
+  t.equal(await head('/people', '2001-01-01'), 404)
+})
+
+test('regression: a route whose path changed gets the hooks of plugins registered before the versioner once, in every version', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const Moved = changeClass('UsersWerePeople', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id' })])
+  const ran: string[] = []
+  // An onRoute hook adding a route hook, as plugins do (@fastify/response-validation, @fastify/compress, @fastify/rate-limit).
+  const counting = fp(async (instance) => {
+    instance.addHook('onRoute', (route) => {
+      const hook = async (request: FastifyRequest): Promise<void> => { ran.push(`${request.method} ${request.url}`) }
+      if (Array.isArray(route.onRequest)) route.onRequest.push(hook)
+      else route.onRequest = route.onRequest === undefined ? [hook] : [route.onRequest, hook]
     })
-  }))
-  const head = async (url: string): Promise<LightMyRequestResponse> => await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
-  t.equal((await head('/x')).statusCode, 400, 'the HEAD route validates its own querystring')
-  const ok = await head('/x?q=1')
-  t.equal(ok.statusCode, 200)
-  t.equal(ok.headers['x-from'], 'head')
-  const get = await app.inject({ method: 'GET', url: '/x', headers: { 'x-api-version': '2000-01-01' } })
-  t.strictSame(get.json(), { from: 'get' })
-  t.ok(app.versioner.routes.get('2000-01-01')?.some((route) => route.methods.includes('HEAD')), 'the HEAD route is a versioned route')
+  })
+  const versions = new VersionBundle(new Version('2002-01-01', Moved), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id, fullName: 'Ada' }))
+  }, { beforeVersioner: async (instance) => { await instance.register(responseValidation); await instance.register(counting) } })
+  const expected: Array<[string, string, unknown]> = [
+    ['2002-01-01', '/users/u1', { id: 'u1', fullName: 'Ada' }],
+    ['2001-01-01', '/people/u1', { id: 'u1', fullName: 'Ada' }],
+    ['2000-01-01', '/people/u1', { id: 'u1', name: 'Ada' }]
+  ]
+  for (const [version, url, body] of expected) {
+    ran.length = 0
+    const answer = await app.inject({ url, headers: { 'x-api-version': version } })
+    t.equal(answer.statusCode, 200, `${version}: the handler's HEAD body passes response validation`)
+    t.same(answer.json(), body)
+    t.same(ran, [`GET ${url}`], `${version}: the plugin's hook ran once`)
+    ran.length = 0
+    t.equal((await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': version } })).statusCode, 200)
+    t.same(ran, [`HEAD ${url}`], `${version}: and once on HEAD`)
+  }
+})
+
+test('regression: a prefixed plugin\'s root route (as @fastify/autoload registers a folder\'s index) has its HEAD at both URLs in the versions that have it only', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const Added = changeClass('AddOrders', [endpoint('/api/orders', ['GET']).didntExist])
+    const seen: string[] = []
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Added), new Version('2000-01-01')), async (api) => {
+      await api.register(async (orders) => {
+        orders.get('/', async (request) => { seen.push(`${request.method} ${String(request.apiVersion)}`); return { orders: [] } })
+      }, { prefix: '/orders' })
+    }, { prefix: '/api', versioner: { apiVersionLocation: location } })
+    await app.ready()
+    t.same(app.versioner.routes.get('2000-01-01'), [], `${location}: no route in the version before the route`)
+    for (const version of ['2001-01-01', '2000-01-01']) {
+      for (const slash of ['', '/']) {
+        const url = location === 'header' ? `/api/orders${slash}` : `/api/${version}/orders${slash}`
+        const headers = location === 'header' ? { 'x-api-version': version } : {}
+        const get = await app.inject({ method: 'GET', url, headers })
+        const head = await app.inject({ method: 'HEAD', url, headers })
+        t.equal(head.statusCode, get.statusCode, `${location} ${version} ${url}: HEAD answers as GET (${get.statusCode})`)
+      }
+    }
+    t.notOk(seen.includes('HEAD 2000-01-01'), `${location}: the handler never ran for the version without the route`)
+  }
 })

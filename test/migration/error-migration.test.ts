@@ -4,6 +4,7 @@ import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, Ve
 import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import Fastify from 'fastify'
+import rateLimit from '@fastify/rate-limit'
 import { captureLogs, v } from '../helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
@@ -423,4 +424,53 @@ test('by-schema converters never saw errors: with migrateHttpErrors, errors of t
     const latest = await call(app, '2001-01-01', '/res/missing')
     t.equal(latest.statusCode, 404, `${how}: the latest version keeps the error`)
   }
+})
+
+test('regression: an error raised before the request hook (an onRequest hook\'s 401, @fastify/rate-limit\'s 429) reaches the version\'s error converters', async (t) => {
+  class ErrorsHadADetail extends VersionChange {
+    description = 'Error bodies used to say `detail` where they now say `message`.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things', ['GET', 'POST'], { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.addHook('onRequest', async (request) => {
+      if (request.headers.authorization === undefined) throw httpError(401, 'Sign in first')
+    })
+    api.addHook('preHandler', async (request) => {
+      if (request.headers.authorization === 'expired') throw httpError(401, 'Sign in again')
+    })
+    api.get('/things', async () => ({ things: [] }))
+    api.post('/things', async () => ({ things: [] }))
+  }, {
+    // The onRequest hook above runs before the limiter's: the fourth request it lets through is refused.
+    beforeVersioner: async (instance) => { await instance.register(rateLimit, { max: 3, timeWindow: 60_000 }) }
+  })
+
+  const early = await call(app, '2000-01-01', '/things')
+  t.equal(early.statusCode, 401)
+  t.equal(early.headers['x-api-version'], '2000-01-01')
+  t.match(jsonOf(early), { statusCode: 401, detail: 'Sign in first' }, 'an onRequest hook\'s error is in the version\'s shape')
+  t.notOk('message' in jsonOf(early), 'HEAD\'s field is gone')
+  const unparsed = await call(app, '2000-01-01', '/things', {
+    method: 'POST', headers: { authorization: 'ok', 'content-type': 'application/json' }, payload: '{"not json'
+  })
+  t.equal(unparsed.statusCode, 400)
+  t.match(jsonOf(unparsed), { statusCode: 400, detail: /JSON/ }, 'as a body the content-type parser refuses')
+  const later = await call(app, '2000-01-01', '/things', { headers: { authorization: 'expired' } })
+  t.match(jsonOf(later), { statusCode: 401, detail: 'Sign in again' }, 'as a preHandler hook\'s error is')
+  const served = await call(app, '2000-01-01', '/things', { headers: { authorization: 'ok' } })
+  t.equal(served.statusCode, 200)
+  const limited = await call(app, '2000-01-01', '/things', { headers: { authorization: 'ok' } })
+  t.equal(limited.statusCode, 429, 'the rate limit is reached')
+  t.match(jsonOf(limited), { statusCode: 429, detail: /Rate limit exceeded/ }, 'the 429 is in the version\'s shape')
+  const newest = await call(app, '2001-01-01', '/things', { headers: { authorization: 'ok' } })
+  t.equal(newest.statusCode, 429)
+  t.match(jsonOf(newest), { statusCode: 429, message: /Rate limit exceeded/ }, 'the newest version keeps HEAD\'s error body')
 })
