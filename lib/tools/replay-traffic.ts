@@ -76,8 +76,14 @@ interface RouteEntry {
   readonly levelOf: (version: string) => number | undefined
 }
 
-/** The HEAD routes of the application by `METHOD url`, each with its API's replayer; `own` the picked APIs' contexts. */
-function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runConverter: ConverterRun | undefined): { routes: Map<string, RouteEntry>, own: Set<FastifyInstance> } {
+/**
+ * The HEAD routes of the application by `METHOD url`, each with its API's replayer; `own` the picked APIs' contexts;
+ * `moved(version, key)`, the route whose `METHOD url` was `key` in `version` (HEAD's then, for traffic an older
+ * release recorded while it was the newest version).
+ */
+function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runConverter: ConverterRun | undefined): {
+  routes: Map<string, RouteEntry>, own: Set<FastifyInstance>, moved: (version: string, key: string) => RouteEntry | undefined
+} {
   const routes = new Map<string, RouteEntry>()
   const own = new Set(selectApis(app, options.api).map((api) => api.context))
   for (const api of selectApis(app)) {
@@ -89,7 +95,20 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
     const levelOf = (version: string): number | undefined => levels.get(version)
     for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer, levelOf })
   }
-  return { routes, own }
+  // By version, the routes by the `METHOD url` each had in it (computed for the versions asked).
+  const byVersion = new Map<string, Map<string, RouteEntry>>()
+  const moved = (version: string, key: string): RouteEntry | undefined => {
+    let found = byVersion.get(version)
+    if (found === undefined) {
+      byVersion.set(version, found = new Map())
+      for (const entry of new Set(routes.values())) {
+        const then = entry.head.timeline[entry.levelOf(version) ?? 0]
+        if (then?.exists === true) for (const method of then.methods) found.set(`${method} ${then.path}`, entry)
+      }
+    }
+    return found.get(key)
+  }
+  return { routes, own, moved }
 }
 
 /** The version changes at fault for a difference at `part` `pointer`, and their converters that ran. */
@@ -149,10 +168,15 @@ function holdsRedacted (exchange: RecordedExchange): boolean {
   return JSON.stringify([exchange.clientRequest, exchange.handlerResponse]).includes(REDACTED)
 }
 
-/** Where an exchange stands: its route entry and behaviour, or why it cannot be replayed. */
-function locate (routes: Map<string, RouteEntry>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'> } | string {
+/**
+ * Where an exchange stands: its route entry and behaviour, or why it cannot be replayed. Its route is the one that
+ * had its path in the version that was the newest when it was recorded (a later release may have moved it), else the
+ * HEAD route at its path.
+ */
+function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'> } | string {
   const method = exchange.route.method.split(',')[0]
-  const entry = routes.get(`${method} ${exchange.route.url}`)
+  const key = `${method} ${exchange.route.url}`
+  const entry = (exchange.latest === undefined ? undefined : index.moved(exchange.latest, key)) ?? index.routes.get(key)
   if (entry === undefined) return `the application has no route ${exchange.route.method} ${exchange.route.url}`
   const behaviour = entry.head.registered.find((route) => route.behaviours.has(exchange.version))?.behaviours.get(exchange.version)
   if (behaviour === undefined) return `${entry.head.display} is not served in version ${exchange.version}`
@@ -172,12 +196,13 @@ function locate (routes: Map<string, RouteEntry>, exchange: RecordedExchange): {
 export async function replayTraffic (
   app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
 ): Promise<ReplayReport> {
-  const { routes, own } = routeIndex(app, options, runConverter)
+  const index = routeIndex(app, options, runConverter)
+  const { own } = index
   const findings: ReplayFinding[] = []
   const notReplayable: Array<{ line: number, message: string }> = []
   const count = { redacted: 0, replayed: 0, otherApis: 0 }
   for (const { line, exchange } of traffic.exchanges) {
-    const found = locate(routes, exchange)
+    const found = locate(index, exchange)
     const base = { line, version: exchange.version, route: `${exchange.route.method} ${exchange.route.url}` }
     if (typeof found !== 'string' && !own.has(found.entry.replayer.context)) {
       count.otherApis++

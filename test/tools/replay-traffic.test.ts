@@ -142,6 +142,32 @@ test('replay: traffic recorded before a new version replays between each exchang
   t.equal(result.code, 1)
   t.same(findingLines(result.stderr), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
 
+  // A release that moves a route in HEAD: its recorded exchanges name the path HEAD had then, that version's path now.
+  const moved = await writeMutant('billing', {
+    id: 'replay/customers-are-clients',
+    edits: [
+      { file: 'app.ts', find: "    api.post('/customers', {", replace: "    api.post('/clients', {" },
+      {
+        file: 'versions.ts',
+        find: 'export const versions = new VersionBundle(\n  new HeadVersion(HideInternalBillingFields),\n',
+        replace: [
+          'export class CustomersAreClients extends VersionChange {',
+          "  description = 'Customers are created at /clients.'",
+          "  instructionsToMigrateToPreviousVersion = [endpoint('/clients', ['POST']).had({ path: '/customers' })]",
+          '}',
+          '',
+          'export const versions = new VersionBundle(',
+          '  new HeadVersion(HideInternalBillingFields),',
+          "  new Version('2025-09-30', CustomersAreClients),",
+          ''
+        ].join('\n')
+      }
+    ]
+  }, join(dir, 'customers-are-clients'))
+  const relocated = await inProcess(['replay', moved, '--traffic', file])
+  t.equal(relocated.code, 0, relocated.stderr)
+  t.ok(exchanges.some((exchange) => exchange.route.url === '/customers' && exchange.route.method === 'POST'), 'the traffic holds POST /customers')
+
   // A newest version the application does not have: not replayed, said so.
   const unknown = join(dir, 'unknown.ndjson')
   await writeFile(unknown, exchanges.map((exchange) => JSON.stringify({ ...exchange, latest: '2030-01-01' })).join('\n'))
