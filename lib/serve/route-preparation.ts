@@ -155,8 +155,18 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
 }
 
 /**
- * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
- * the route to the versions it serves.
+ * A route's own constraints (`host`, Fastify's `version`…) as text: routes with other ones are told apart by the
+ * router as in plain Fastify, and do not share a node.
+ */
+function constraintsKey (constraints: unknown): string {
+  if (typeof constraints !== 'object' || constraints === null) return ''
+  const entries = Object.entries(constraints).sort(([a], [b]) => a < b ? -1 : 1)
+  return entries.length === 0 ? '' : ` ${JSON.stringify(entries, (_key, value: unknown) => value instanceof RegExp ? String(value) : value)}`
+}
+
+/**
+ * Claims the route nodes of a group for its versions (a node: a method and URL with the route's own constraints);
+ * when another HEAD route already serves a node, constrains the route to the versions it serves.
  */
 function claimNodes (
   context: RouteContext, at: { group: Group, url: string, head: HeadRoute }, versions: string[], base: unknown
@@ -164,8 +174,9 @@ function claimNodes (
   const { state, routingPicks } = context
   const { group, url, head } = at
   let shared = false
+  const own = constraintsKey(base)
   for (const method of group.methods) {
-    const key = `${method} ${url}`
+    const key = `${method} ${url}${own}`
     const served = state.nodes.get(key)
     if (served === undefined) {
       state.nodes.set(key, new Set(versions))

@@ -103,3 +103,35 @@ test('the version is read only for requests to route nodes the version constrain
   t.ok(reads > readsBefore, 'a request to the separated node has its version read')
   t.same(await items('2000-01-01'), { handler: 'old' }, 'and the oldest version the route that had its path')
 })
+
+test('regression: two HEAD routes on one path told apart by their own constraints (host, Fastify\'s version) start and serve every version', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    for (const host of ['a.example', 'b.example']) {
+      api.get('/users', { constraints: { host }, schema: { response: { 200: User } } }, async () => ({ id: host, fullName: 'Ada' }))
+      api.post('/users', { constraints: { host }, schema: { body: UserCreate, response: { 200: User } } }, async (request) => ({ id: host, fullName: request.body.fullName }))
+    }
+    api.get('/books', async () => ({ handler: 'any' }))
+    api.get('/books', { constraints: { version: '2.0.0' } }, async () => ({ handler: 'semver 2' }))
+    // Replaced at one host only: the version constraint joins the host's.
+    api.get('/items', { constraints: { host: 'a.example' } }, async () => ({ handler: 'new' }))
+    api.get('/legacy-items', { constraints: { host: 'a.example' }, onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+  }))
+  const get = async (url: string, version: string, headers: Record<string, string>): Promise<unknown> =>
+    (await app.inject({ url, headers: { ...headers, 'x-api-version': version } })).json()
+  for (const host of ['a.example', 'b.example']) {
+    t.same(await get('/users', '2001-01-01', { host }), { id: host, fullName: 'Ada' }, `${host}: the newest version`)
+    t.same(await get('/users', '2000-01-01', { host }), { id: host, name: 'Ada' }, `${host}: the oldest version, converted`)
+    const created = await app.inject({ method: 'POST', url: '/users', headers: { host, 'x-api-version': '2000-01-01' }, payload: { name: 'Bea' } })
+    t.same(created.json(), { id: host, name: 'Bea' }, `${host}: a request of the oldest version, converted`)
+  }
+  t.same(await get('/books', '2000-01-01', {}), { handler: 'any' }, 'a route without Accept-Version')
+  t.same(await get('/books', '2000-01-01', { 'accept-version': '2.x' }), { handler: 'semver 2' }, 'Fastify\'s version constraint beside the API version')
+  t.same(await get('/items', '2001-01-01', { host: 'a.example' }), { handler: 'new' })
+  t.same(await get('/items', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route that had the path in the older version, at the same host')
+  t.equal((await app.inject({ url: '/items', headers: { host: 'b.example', 'x-api-version': '2000-01-01' } })).statusCode, 404, 'no route at another host')
+})
