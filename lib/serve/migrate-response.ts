@@ -142,9 +142,11 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     warned.add(once)
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
-  return function versionerSendHook (request, reply, payload, done) {
+  return function versionerSendHook (request, reply, sent, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
+    // A Web `Response` sets the reply's status and headers only after every onSend hook: they are set here instead.
+    const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     const fieldLink = state?.fieldDeprecations?.link
@@ -193,6 +195,21 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
+}
+
+/**
+ * The body of a Web `Response` a handler sent (a `ReadableStream`, or null), once its status and headers are the
+ * reply's, as Fastify would set them after the `onSend` hooks (it would then undo the version's status and what
+ * by-path converters set); any other payload as it is, and a `Response` whose body was read (Fastify's error).
+ */
+function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
+  // Told as Fastify tells it: undici's own `Response` class is not the global one.
+  if (typeof payload !== 'object' || payload === null || Object.prototype.toString.call(payload) !== '[object Response]') return payload
+  const response = payload as Response
+  if (response.bodyUsed) return payload
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  return response.body
 }
 
 /**
