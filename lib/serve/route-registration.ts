@@ -38,12 +38,24 @@ export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 /** Route options as `onRoute` receives them. */
 type ObservedRoute = RouteOptions & { routePath: string, path: string, prefix: string, onlyExistsInOlderVersions?: unknown, fullReplace?: unknown }
 
-/** The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. */
+/**
+ * The GET route just registered, whose HEAD twin (made by Fastify, with the same handler) comes next. A prefix's root
+ * route (`routePath` `''`) with `prefixTrailingSlash` `'both'` has a second twin, at `/`: Fastify registers the
+ * GET at the prefix with a slash from the same options (with the versioner's hooks, without `onRoute`), and then
+ * its HEAD from a copy made before them.
+ */
 interface PendingGet {
   readonly instance: FastifyInstance
   readonly routePath: string
   readonly handler: unknown
-  readonly apply: (options: Record<string, unknown>) => void
+  readonly slashTwin: boolean
+  readonly apply: (options: Record<string, unknown>, keepUrl: boolean) => void
+}
+
+/** True when `route` is a HEAD twin of `get`: the twin at its path, or the twin at `/` of a prefix's root route. */
+function isTwin (get: PendingGet | undefined, instance: FastifyInstance, route: ObservedRoute, methods: HttpMethod[]): get is PendingGet {
+  return methods.length === 1 && methods[0] === 'HEAD' && get !== undefined && get.instance === instance && get.handler === route.handler &&
+    (get.routePath === route.routePath || (get.slashTwin && route.routePath === '/'))
 }
 
 /** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
@@ -73,10 +85,11 @@ export function createRouteObserver (
     const scope = versionedScopeOf(this)
     if (scope === undefined) return
     const methods = normaliseMethods(route.method)
-    if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
-      lastGet.routePath === route.routePath && lastGet.handler === route.handler) {
-      lastGet.apply(route as unknown as Record<string, unknown>)
-      lastGet = undefined
+    if (isTwin(lastGet, this, route, methods)) {
+      // The twin at `/` keeps its URL, as its GET does (registered from the same options after `onRoute`).
+      const slash = lastGet.routePath !== route.routePath
+      lastGet.apply(route as unknown as Record<string, unknown>, slash)
+      lastGet = lastGet.slashTwin && !slash ? lastGet : undefined
       return
     }
     lastGet = undefined
@@ -166,8 +179,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
         instance,
         routePath: route.routePath,
         handler: route.handler,
-        apply: (twin) => {
-          twin.url = prepared.registered.url
+        slashTwin: route.routePath === '' && (route.prefixTrailingSlash ?? 'both') === 'both',
+        apply: (twin, keepUrl) => {
+          if (!keepUrl) twin.url = prepared.registered.url
           applyTo(twin, prepared, routeErrorHandler, serveOptions)
         }
       }

@@ -213,9 +213,9 @@ test('regression: a Web Response answers with its version\'s status and the by-p
   }
   const json = JSON.stringify({ id: 't1' })
   const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', CreatedWas200), new Version('2000-01-01')), async (api) => {
-    api.post('/things', { schema: { response: { 201: Created } } }, async () => new Response(json, { status: 201, headers: { 'content-type': 'application/json', 'x-from': 'response' } }))
+    api.post('/things', { schema: { response: { 201: Created } } }, async () => new Response(json, { status: 201, headers: { 'content-type': 'application/json', 'x-from': 'response' } }) as never)
     api.post('/web-stream', { schema: { response: { 201: Created } } }, async (_request, reply) => {
-      return reply.code(201).type('application/json').send(new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode(json)); controller.close() } }))
+      return reply.code(201).type('application/json').send(new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode(json)); controller.close() } }) as never)
     })
     api.get('/export', async () => new Response('a,b', { headers: { 'content-type': 'text/csv' } }))
   })
