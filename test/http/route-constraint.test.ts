@@ -133,5 +133,8 @@ test('regression: two HEAD routes on one path told apart by their own constraint
   t.same(await get('/books', '2000-01-01', { 'accept-version': '2.x' }), { handler: 'semver 2' }, 'Fastify\'s version constraint beside the API version')
   t.same(await get('/items', '2001-01-01', { host: 'a.example' }), { handler: 'new' })
   t.same(await get('/items', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route that had the path in the older version, at the same host')
+  const head = await app.inject({ method: 'HEAD', url: '/items', headers: { host: 'a.example', 'x-api-version': '2000-01-01' } })
+  t.equal(head.statusCode, 200, 'the HEAD of the route that had the path')
+  t.equal(head.headers['content-length'], String(JSON.stringify({ handler: 'old' }).length))
   t.equal((await app.inject({ url: '/items', headers: { host: 'b.example', 'x-api-version': '2000-01-01' } })).statusCode, 404, 'no route at another host')
 })
