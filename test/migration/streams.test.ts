@@ -236,3 +236,23 @@ test('regression: a Web Response answers with its version\'s status and the by-p
   t.equal(exported.body, 'a,b')
   t.same(seen, ['[object ReadableStream]'], 'the converter sees the Response\'s body stream on raw, as for any stream')
 })
+
+test('regression: a Web Response of a preview version stays private, and a deprecated version keeps its Link', async (t) => {
+  class Preview extends VersionChange {
+    description = 'A preview.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2027-01-01.preview', Preview, { channel: 'preview' }),
+    new Version('2026-06-01', { deprecatedAt: '2026-07-01', link: 'https://example.com/upgrade' }), new Version('2026-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/report', async () => new Response('{"ok":true}', {
+      headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=60', link: '<https://example.com/help>; rel="help"' }
+    }))
+  })
+  const preview = await call(app, '2027-01-01.preview', '/report')
+  t.equal(preview.headers['cache-control'], 'private, max-age=60', 'no shared cache stores a preview\'s answer (decision 0066)')
+  t.equal(preview.body, '{"ok":true}')
+  const deprecated = await call(app, '2026-06-01', '/report')
+  t.equal(deprecated.headers.link, '<https://example.com/help>; rel="help", <https://example.com/upgrade>; rel="deprecation"', 'the Response\'s Link and the version\'s')
+  t.equal(deprecated.headers['cache-control'], 'public, max-age=60', 'a released version\'s answer keeps the Response\'s Cache-Control')
+})
