@@ -18,6 +18,7 @@ import { responseSlot } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
+import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 
 /**
@@ -145,7 +146,7 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
   return function versionerSendHook (request, reply, sent, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
-    // A Web `Response` sets the reply's status and headers only after every onSend hook: they are set here instead.
+    // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
     const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
@@ -195,21 +196,6 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
-}
-
-/**
- * The body of a Web `Response` a handler sent (a `ReadableStream`, or null), once its status and headers are the
- * reply's, as Fastify would set them after the `onSend` hooks (it would then undo the version's status and what
- * by-path converters set); any other payload as it is, and a `Response` whose body was read (Fastify's error).
- */
-function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
-  // Told as Fastify tells it: undici's own `Response` class is not the global one.
-  if (typeof payload !== 'object' || payload === null || Object.prototype.toString.call(payload) !== '[object Response]') return payload
-  const response = payload as Response
-  if (response.bodyUsed) return payload
-  reply.code(response.status)
-  for (const [name, value] of response.headers) reply.header(name, value)
-  return response.body
 }
 
 /**
