@@ -105,10 +105,16 @@ test('the version is read only for requests to route nodes the version constrain
 })
 
 test('regression: two HEAD routes on one path told apart by their own constraints (host, Fastify\'s version) start and serve every version', async (t) => {
+  class ReplaceOrdersAtOneHost extends VersionChange {
+    description = 'GET /orders at a.example replaced GET /legacy-orders, served at every host.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/orders', ['GET']).didntExist, endpoint('/legacy-orders', ['GET']).existed, endpoint('/legacy-orders', ['GET']).had({ path: '/orders' })
+    ]
+  }
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, {
-    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems), new Version('2000-01-01'))
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems, ReplaceOrdersAtOneHost), new Version('2000-01-01'))
   })
   await app.register(versioned(async (api) => {
     for (const host of ['a.example', 'b.example']) {
@@ -120,6 +126,12 @@ test('regression: two HEAD routes on one path told apart by their own constraint
     // Replaced at one host only: the version constraint joins the host's.
     api.get('/items', { constraints: { host: 'a.example' } }, async () => ({ handler: 'new' }))
     api.get('/legacy-items', { constraints: { host: 'a.example' }, onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+    // A host's own route beside the one of every other host, in every version, as in plain Fastify.
+    api.get('/reports', async () => ({ handler: 'any host' }))
+    api.get('/reports', { constraints: { host: 'a.example' } }, async () => ({ handler: 'a.example' }))
+    // Replaced at one host by a route of that host's, served at every host before.
+    api.get('/orders', { constraints: { host: 'a.example' } }, async () => ({ handler: 'new' }))
+    api.get('/legacy-orders', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
   }))
   const get = async (url: string, version: string, headers: Record<string, string>): Promise<unknown> =>
     (await app.inject({ url, headers: { ...headers, 'x-api-version': version } })).json()
@@ -137,4 +149,12 @@ test('regression: two HEAD routes on one path told apart by their own constraint
   t.equal(head.statusCode, 200, 'the HEAD of the route that had the path')
   t.equal(head.headers['content-length'], String(JSON.stringify({ handler: 'old' }).length))
   t.equal((await app.inject({ url: '/items', headers: { host: 'b.example', 'x-api-version': '2000-01-01' } })).statusCode, 404, 'no route at another host')
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.same(await get('/reports', version, { host: 'a.example' }), { handler: 'a.example' }, `${version}: the host's own route`)
+    t.same(await get('/reports', version, { host: 'b.example' }), { handler: 'any host' }, `${version}: the route of every other host`)
+  }
+  t.same(await get('/orders', '2000-01-01', { host: 'b.example' }), { handler: 'old' }, 'the route every host had')
+  t.equal((await app.inject({ url: '/orders', headers: { host: 'b.example', 'x-api-version': '2001-01-01' } })).statusCode, 404, 'and no longer has')
+  t.same(await get('/orders', '2001-01-01', { host: 'a.example' }), { handler: 'new' }, 'the host\'s new route')
+  t.same(await get('/orders', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route the host had before')
 })
