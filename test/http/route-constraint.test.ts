@@ -158,3 +158,20 @@ test('regression: two HEAD routes on one path told apart by their own constraint
   t.same(await get('/orders', '2001-01-01', { host: 'a.example' }), { handler: 'new' }, 'the host\'s new route')
   t.same(await get('/orders', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route the host had before')
 })
+
+test('routes with other constraints of their own and versions partly in common fail ready(): no rule answers each version', async (t) => {
+  class RestoreBooks extends VersionChange {
+    description = 'GET /legacy-books answered at /books for every host.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/legacy-books', ['GET']).existed, endpoint('/legacy-books', ['GET']).had({ path: '/books' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RestoreBooks), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Every version at a.example, beside a route of every host that serves 2000-01-01 only: at a.example in 2000-01-01,
+    // plain Fastify would pick the host's route, the version constraint the other.
+    api.get('/books', { constraints: { host: 'a.example' } }, async () => ({ handler: 'a.example' }))
+    api.get('/legacy-books', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+  }))
+  await t.rejects(app.ready(), { code: 'FST_VERSIONER_ROUTER_GENERATION', message: /Two routes answer \[GET\] \/books in version\(s\) 2000-01-01/ })
+})
