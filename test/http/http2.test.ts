@@ -15,7 +15,8 @@ import { sleep } from '../helpers/http'
 const User = Type.Object({ id: Type.String(), fullName: Type.String() })
 const UserCreate = Type.Object({ fullName: Type.String() })
 
-/** Resolves the response converter a `slow` user waits for. */
+/** The response converter of a `slow` user says it started, and waits to be released. */
+let started: () => void = () => {}
 let release: () => void = () => {}
 
 class NameAnd200 extends VersionChange {
@@ -33,7 +34,12 @@ class NameAnd200 extends VersionChange {
 
   @ConvertResponseToPreviousVersionFor(User)
   async down (response: ResponseInfo) {
-    if (response.body.fullName === 'slow') await new Promise<void>((resolve) => { release = resolve })
+    if (response.body.fullName === 'slow') {
+      await new Promise<void>((resolve) => {
+        release = resolve
+        started()
+      })
+    }
     response.body.name = response.body.fullName
     delete response.body.fullName
   }
@@ -87,10 +93,11 @@ test('over HTTP/2, an old version is answered in its shape, status and headers, 
   t.same(JSON.parse(created.body), { id: 'u1', name: 'Bea' })
   t.same(created.trailers['x-length'], String(created.body.length), 'the trailer sees the converted body')
 
+  const converting = new Promise<void>((resolve) => { started = resolve })
   const cancelled = client.request({ ':path': '/users/u2', 'x-api-version': '2000-01-01' })
   cancelled.on('error', () => {})
   cancelled.end()
-  await sleep(100)
+  await converting
   cancelled.close(constants.NGHTTP2_CANCEL)
   await sleep(50)
   release()
