@@ -179,7 +179,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
         instance,
         routePath: route.routePath,
         handler: route.handler,
-        slashTwin: route.routePath === '' && (route.prefixTrailingSlash ?? 'both') === 'both',
+        slashTwin: route.routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both',
         apply: (twin, keepUrl) => {
           if (!keepUrl) twin.url = prepared.registered.url
           applyTo(twin, prepared, routeErrorHandler, serveOptions)
