@@ -60,6 +60,12 @@ export interface RegisteredRoute {
   readonly display: string
 }
 
+/** A HEAD route's claim on a route node: its own constraints (`host`…, each value as text), the versions it serves there. */
+export interface NodeClaim {
+  readonly constraints: ReadonlyMap<string, string>
+  readonly versions: Set<string>
+}
+
 /** The plugin's state for one application. */
 export class VersionerState {
   readonly steps: readonly GenerationStep[]
@@ -67,8 +73,8 @@ export class VersionerState {
   readonly planner: ConverterPlanner
   readonly log: EndpointInstructionLog
   readonly headRoutes: HeadRoute[] = []
-  /** `METHOD url` → versions served there, to detect and separate routes sharing a node. */
-  readonly nodes = new Map<string, Set<string>>()
+  /** `METHOD url` → the HEAD routes' claims there, to detect and separate routes sharing a node. */
+  readonly nodes = new Map<string, NodeClaim[]>()
   /**
    * Whether requests run inside `apiVersionStorage.run(version, …)`: only when something reads it (a
    * `VersionChangeWithSideEffects`, or a storage the application passed). Running it turns on Node's async hooks

@@ -18,6 +18,7 @@ import { responseSlot } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
+import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 
 /**
@@ -146,9 +147,11 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     warned.add(once)
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
-  return function versionerSendHook (request, reply, payload, done) {
+  return function versionerSendHook (request, reply, sent, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
+    // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
+    const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     const fieldLink = state?.fieldDeprecations?.link

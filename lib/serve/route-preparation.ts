@@ -23,7 +23,7 @@ import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
 import { routeChanges } from '../routes/route-changes'
 import { prepareSchema } from '../routes/prepared-schemas'
-import type { HeadRoute, RegisteredRoute, VersionerState } from '../routes/versioner-state'
+import type { HeadRoute, NodeClaim, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { attachedMigrationFailure } from './head-validation'
 
 type Hook = (...args: never[]) => unknown
@@ -155,32 +155,61 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   return { registered, schema, hooks, constraints }
 }
 
+/** A route's own constraints (`host`, Fastify's `version`…), each value as text. */
+function ownConstraints (constraints: unknown): Map<string, string> {
+  const own = new Map<string, string>()
+  if (typeof constraints !== 'object' || constraints === null) return own
+  for (const [name, value] of Object.entries(constraints)) own.set(name, value instanceof RegExp ? String(value) : JSON.stringify(value))
+  return own
+}
+
+function sameConstraints (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([name, value]) => b.get(name) === value)
+}
+
 /**
- * Claims the route nodes of a group for its versions; when another HEAD route already serves a node, constrains
- * the route to the versions it serves.
+ * How a route (its own constraints and versions) stands to another HEAD route's claim on its node: `'apart'` when
+ * the router tells them apart as in plain Fastify (a constraint both name, with other values; or other constraints
+ * and the same versions: the more constrained one answers), `'shared'` when the version constraint must (no version
+ * in common), else the versions in which the two cannot be told apart.
+ */
+function standing (own: ReadonlyMap<string, string>, versions: readonly string[], claim: NodeClaim): 'apart' | 'shared' | string[] {
+  for (const [name, value] of own) if (claim.constraints.has(name) && claim.constraints.get(name) !== value) return 'apart'
+  const overlap = versions.filter((version) => claim.versions.has(version))
+  if (overlap.length === 0) return 'shared'
+  const sameVersions = overlap.length === versions.length && overlap.length === claim.versions.size
+  return sameVersions && !sameConstraints(own, claim.constraints) ? 'apart' : overlap
+}
+
+/**
+ * Claims the route nodes of a group for its versions; when another HEAD route already serves a node (and the
+ * router cannot tell them apart by their own constraints), constrains the route to the versions it serves.
  */
 function claimNodes (
   context: RouteContext, at: { group: Group, url: string, head: HeadRoute }, versions: string[], base: unknown
 ): Record<string, unknown> | undefined {
   const { state, routingPicks } = context
   const { group, url, head } = at
+  const own = ownConstraints(base)
   let shared = false
   for (const method of group.methods) {
     const key = `${method} ${url}`
-    const served = state.nodes.get(key)
-    if (served === undefined) {
-      state.nodes.set(key, new Set(versions))
-      continue
+    const claims = state.nodes.get(key) ?? []
+    state.nodes.set(key, claims)
+    for (const claim of claims) {
+      const stands = standing(own, versions, claim)
+      if (stands === 'apart') continue
+      if (stands !== 'shared') {
+        throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${stands.join(', ')}: ${head.display} and another ` +
+          'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
+          'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
+          'path and methods, name it with endpoint(path, methods, { operationId }).')
+      }
+      shared = true
     }
-    shared = true
-    const overlap = versions.filter((version) => served.has(version))
-    if (overlap.length > 0) {
-      throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${overlap.join(', ')}: ${head.display} and another ` +
-        'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
-        'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
-        'path and methods, name it with endpoint(path, methods, { operationId }).')
-    }
-    for (const version of versions) served.add(version)
+    const mine = claims.find((claim) => sameConstraints(claim.constraints, own))
+    if (mine === undefined) claims.push({ constraints: own, versions: new Set(versions) })
+    else for (const version of versions) mine.versions.add(version)
   }
   if (!shared) return undefined
   // A custom picker runs before routing at this node (see ./pick-version.ts).

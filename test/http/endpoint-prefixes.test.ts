@@ -128,3 +128,36 @@ test('a partial app (some route plugins, the full bundle): not registered, not t
   await t.rejects(async () => await bad.register(fastifyVersioner, { versions: versions(), partialApp: 'yes' as never }),
     { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'partialApp' must be true or false/ })
 })
+
+test('regression: the HEAD of a prefix\'s root route with a trailing slash is the GET\'s, in every version', async (t) => {
+  const Root = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class RootWas200 extends VersionChange {
+    description = 'The root answered 200, with name.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/', ['GET']).had({ statusCode: 200 }), schema(Root).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Root)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  for (const location of ['header', 'path'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [RootWas200] }), apiVersionLocation: location })
+    // prefixTrailingSlash 'both' (Fastify's default): the route answers at /api and /api/.
+    await app.register(versioned(async (api) => {
+      api.get('/', { schema: { response: { 201: Root } } }, async (_request, reply) => reply.code(201).send({ id: 'r', fullName: 'Ada' }))
+    }), { prefix: '/api' })
+    await app.ready()
+    t.same((app.versioner.routes.get('2000-01-01') ?? []).map((route) => route.methods.join()), ['GET'], `${location}: one route`)
+    const urls = location === 'header' ? ['/api', '/api/'] : ['/api/2000-01-01', '/api/']
+    for (const url of urls) {
+      const got = await app.inject({ url, headers: { 'x-api-version': '2000-01-01' } })
+      const head = await app.inject({ method: 'HEAD', url, headers: { 'x-api-version': '2000-01-01' } })
+      t.equal(head.statusCode, got.statusCode, `${location} ${url}: HEAD answers the GET's status (${got.statusCode})`)
+      t.equal(head.headers['content-length'], got.headers['content-length'], `${location} ${url}: and its length`)
+    }
+    t.equal((await app.inject({ method: 'HEAD', url: urls[0], headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, `${location}: the old version's status`)
+  }
+})

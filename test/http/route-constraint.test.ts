@@ -103,3 +103,75 @@ test('the version is read only for requests to route nodes the version constrain
   t.ok(reads > readsBefore, 'a request to the separated node has its version read')
   t.same(await items('2000-01-01'), { handler: 'old' }, 'and the oldest version the route that had its path')
 })
+
+test('regression: two HEAD routes on one path told apart by their own constraints (host, Fastify\'s version) start and serve every version', async (t) => {
+  class ReplaceOrdersAtOneHost extends VersionChange {
+    description = 'GET /orders at a.example replaced GET /legacy-orders, served at every host.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/orders', ['GET']).didntExist, endpoint('/legacy-orders', ['GET']).existed, endpoint('/legacy-orders', ['GET']).had({ path: '/orders' })
+    ]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName, ReplaceItems, ReplaceOrdersAtOneHost), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    for (const host of ['a.example', 'b.example']) {
+      api.get('/users', { constraints: { host }, schema: { response: { 200: User } } }, async () => ({ id: host, fullName: 'Ada' }))
+      api.post('/users', { constraints: { host }, schema: { body: UserCreate, response: { 200: User } } }, async (request) => ({ id: host, fullName: request.body.fullName }))
+    }
+    api.get('/books', async () => ({ handler: 'any' }))
+    api.get('/books', { constraints: { version: '2.0.0' } }, async () => ({ handler: 'semver 2' }))
+    // Replaced at one host only: the version constraint joins the host's.
+    api.get('/items', { constraints: { host: 'a.example' } }, async () => ({ handler: 'new' }))
+    api.get('/legacy-items', { constraints: { host: 'a.example' }, onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+    // A host's own route beside the one of every other host, in every version, as in plain Fastify.
+    api.get('/reports', async () => ({ handler: 'any host' }))
+    api.get('/reports', { constraints: { host: 'a.example' } }, async () => ({ handler: 'a.example' }))
+    // Replaced at one host by a route of that host's, served at every host before.
+    api.get('/orders', { constraints: { host: 'a.example' } }, async () => ({ handler: 'new' }))
+    api.get('/legacy-orders', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+  }))
+  const get = async (url: string, version: string, headers: Record<string, string>): Promise<unknown> =>
+    (await app.inject({ url, headers: { ...headers, 'x-api-version': version } })).json()
+  for (const host of ['a.example', 'b.example']) {
+    t.same(await get('/users', '2001-01-01', { host }), { id: host, fullName: 'Ada' }, `${host}: the newest version`)
+    t.same(await get('/users', '2000-01-01', { host }), { id: host, name: 'Ada' }, `${host}: the oldest version, converted`)
+    const created = await app.inject({ method: 'POST', url: '/users', headers: { host, 'x-api-version': '2000-01-01' }, payload: { name: 'Bea' } })
+    t.same(created.json(), { id: host, name: 'Bea' }, `${host}: a request of the oldest version, converted`)
+  }
+  t.same(await get('/books', '2000-01-01', {}), { handler: 'any' }, 'a route without Accept-Version')
+  t.same(await get('/books', '2000-01-01', { 'accept-version': '2.x' }), { handler: 'semver 2' }, 'Fastify\'s version constraint beside the API version')
+  t.same(await get('/items', '2001-01-01', { host: 'a.example' }), { handler: 'new' })
+  t.same(await get('/items', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route that had the path in the older version, at the same host')
+  const head = await app.inject({ method: 'HEAD', url: '/items', headers: { host: 'a.example', 'x-api-version': '2000-01-01' } })
+  t.equal(head.statusCode, 200, 'the HEAD of the route that had the path')
+  t.equal(head.headers['content-length'], String(JSON.stringify({ handler: 'old' }).length))
+  t.equal((await app.inject({ url: '/items', headers: { host: 'b.example', 'x-api-version': '2000-01-01' } })).statusCode, 404, 'no route at another host')
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.same(await get('/reports', version, { host: 'a.example' }), { handler: 'a.example' }, `${version}: the host's own route`)
+    t.same(await get('/reports', version, { host: 'b.example' }), { handler: 'any host' }, `${version}: the route of every other host`)
+  }
+  t.same(await get('/orders', '2000-01-01', { host: 'b.example' }), { handler: 'old' }, 'the route every host had')
+  t.equal((await app.inject({ url: '/orders', headers: { host: 'b.example', 'x-api-version': '2001-01-01' } })).statusCode, 404, 'and no longer has')
+  t.same(await get('/orders', '2001-01-01', { host: 'a.example' }), { handler: 'new' }, 'the host\'s new route')
+  t.same(await get('/orders', '2000-01-01', { host: 'a.example' }), { handler: 'old' }, 'the route the host had before')
+})
+
+test('routes with other constraints of their own and versions partly in common fail ready(): no rule answers each version', async (t) => {
+  class RestoreBooks extends VersionChange {
+    description = 'GET /legacy-books answered at /books for every host.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/legacy-books', ['GET']).existed, endpoint('/legacy-books', ['GET']).had({ path: '/books' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RestoreBooks), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Every version at a.example, beside a route of every host that serves 2000-01-01 only: at a.example in 2000-01-01,
+    // plain Fastify would pick the host's route, the version constraint the other.
+    api.get('/books', { constraints: { host: 'a.example' } }, async () => ({ handler: 'a.example' }))
+    api.get('/legacy-books', { onlyExistsInOlderVersions: true }, async () => ({ handler: 'old' }))
+  }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_ROUTER_GENERATION', message: /Two routes answer \[GET\] \/books in version\(s\) 2000-01-01/ })
+})

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import fastifyCompress from '@fastify/compress'
 import fastifyStatic from '@fastify/static'
 import {
-  ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo
+  ConvertResponseToPreviousVersionFor, endpoint, Version, VersionBundle, VersionChange, type ResponseInfo
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
@@ -195,4 +195,64 @@ test('a streamed error response: migrateHttpErrors by-path converters and the FS
   const latest = await call(app, '2001-01-01', '/export')
   t.equal(latest.statusCode, 404)
   t.equal(latest.body, 'no export')
+})
+
+test('regression: a Web Response answers with its version\'s status and the by-path converters\' status and headers', async (t) => {
+  const Created = Type.Object({ id: Type.String() })
+  const seen: string[] = []
+  class CreatedWas200 extends VersionChange {
+    description = 'Creating answered 200; an export answered 203 with x-legacy.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/things', ['POST']).had({ statusCode: 200 }), endpoint('/web-stream', ['POST']).had({ statusCode: 200 })]
+
+    @ConvertResponseToPreviousVersionFor('/export', ['GET'])
+    legacyExport (response: ResponseInfo) {
+      seen.push(kindOf(response.raw) === 'object' ? Object.prototype.toString.call(response.raw) : kindOf(response.raw))
+      response.statusCode = 203
+      response.headers['x-legacy'] = 'yes'
+    }
+  }
+  const json = JSON.stringify({ id: 't1' })
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', CreatedWas200), new Version('2000-01-01')), async (api) => {
+    api.post('/things', { schema: { response: { 201: Created } } }, async () => new Response(json, { status: 201, headers: { 'content-type': 'application/json', 'x-from': 'response' } }) as never)
+    api.post('/web-stream', { schema: { response: { 201: Created } } }, async (_request, reply) => {
+      return reply.code(201).type('application/json').send(new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode(json)); controller.close() } }) as never)
+    })
+    api.get('/export', async () => new Response('a,b', { headers: { 'content-type': 'text/csv' } }))
+  })
+  for (const url of ['/things', '/web-stream']) {
+    const newest = await call(app, '2001-01-01', url, { method: 'POST' })
+    t.equal(newest.statusCode, 201, `${url}: the newest version answers the handler's status`)
+    t.equal(newest.body, json)
+    const oldest = await call(app, '2000-01-01', url, { method: 'POST' })
+    t.equal(oldest.statusCode, 200, `${url}: the oldest version answers its own status`)
+    t.equal(oldest.body, json)
+    t.equal(oldest.headers['x-api-version'], '2000-01-01')
+  }
+  t.equal((await call(app, '2000-01-01', '/things', { method: 'POST' })).headers['x-from'], 'response', 'the Response\'s headers are sent')
+  const exported = await call(app, '2000-01-01', '/export')
+  t.equal(exported.statusCode, 203, 'the by-path converter\'s status')
+  t.equal(exported.headers['x-legacy'], 'yes', 'the by-path converter\'s header')
+  t.equal(exported.headers['content-type'], 'text/csv')
+  t.equal(exported.body, 'a,b')
+  t.same(seen, ['[object ReadableStream]'], 'the converter sees the Response\'s body stream on raw, as for any stream')
+})
+
+test('regression: a Web Response of a preview version stays private, and a deprecated version keeps its Link', async (t) => {
+  class Preview extends VersionChange {
+    description = 'A preview.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2027-01-01.preview', Preview, { channel: 'preview' }),
+    new Version('2026-06-01', { deprecatedAt: '2026-07-01', link: 'https://example.com/upgrade' }), new Version('2026-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/report', async () => new Response('{"ok":true}', {
+      headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=60', link: '<https://example.com/help>; rel="help"' }
+    }))
+  })
+  const preview = await call(app, '2027-01-01.preview', '/report')
+  t.equal(preview.headers['cache-control'], 'private, max-age=60', 'no shared cache stores a preview\'s answer (decision 0066)')
+  t.equal(preview.body, '{"ok":true}')
+  const deprecated = await call(app, '2026-06-01', '/report')
+  t.equal(deprecated.headers.link, '<https://example.com/help>; rel="help", <https://example.com/upgrade>; rel="deprecation"', 'the Response\'s Link and the version\'s')
+  t.equal(deprecated.headers['cache-control'], 'public, max-age=60', 'a released version\'s answer keeps the Response\'s Cache-Control')
 })
