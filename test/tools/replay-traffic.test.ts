@@ -15,6 +15,7 @@ import { versionedApp, type Teardown } from '../helpers/apps'
 import { recordTraffic } from '../../examples/traffic'
 import { inProcess, scratch } from '../helpers/cli'
 import { writeMutant } from '../helpers/mutation-harness'
+import { EMAIL_RENAMED } from '../fixtures/mutations/billing'
 
 const BILLING = resolve(__dirname, '..', '..', 'examples', 'billing', 'app.ts')
 
@@ -87,36 +88,6 @@ test('replay: a request converter that drops an empty memo fails on exactly the 
   // The place no converter wrote: the version change whose instructions name the field.
   t.match(result.stderr, /request body\/memo: the handler received '', the converters now give nothing; no converter changed it on the way \(RenameDescriptionToMemo \(2024-04-10\)\)\./)
 })
-
-/** The billing example's edits releasing a new version 2025-09-30 in which a customer's email is emailAddress, converted both ways. */
-const EMAIL_RENAMED = [
-  ...[
-    ['  // Absent for a one-word name (a mononym).', '  familyName: Type.Optional(Type.String()),'],
-    ["  id: Type.String({ format: 'uuid' }),", '  givenName: Type.String(),', '  familyName: Type.Optional(Type.String()),']
-  ].map((before) => ({ file: 'schemas.ts', find: [...before, "  email: Type.String({ format: 'email' }),"].join('\n'), replace: [...before, "  emailAddress: Type.String({ format: 'email' }),"].join('\n') })),
-  { file: 'app.ts', find: 'riskScoreOf(request.body.email)', replace: 'riskScoreOf(request.body.emailAddress)' },
-  { file: 'app.ts', find: '  const { givenName, familyName, email, memo } = input', replace: '  const { givenName, familyName, emailAddress: email, memo } = input' },
-  { file: 'app.ts', find: '  return { id, givenName, familyName, email, memo, riskScore }', replace: '  return { id, givenName, familyName, emailAddress: email, memo, riskScore }' },
-  {
-    file: 'versions.ts',
-    find: 'export const versions = new VersionBundle(\n  new HeadVersion(HideInternalBillingFields),\n',
-    replace: [
-      'export class EmailIsEmailAddress extends VersionChange {',
-      "  description = 'A customer\\'s email is its emailAddress.'",
-      "  instructionsToMigrateToPreviousVersion = [schema(CustomerInput).field('emailAddress').had({ name: 'email' }), schema(Customer).field('emailAddress').had({ name: 'email' })]",
-      '  @ConvertRequestToNextVersionFor(CustomerInput)',
-      '  up (request: RequestInfo) { request.body.emailAddress = request.body.email; delete request.body.email }',
-      '  @ConvertResponseToPreviousVersionFor(Customer)',
-      '  down (response: ResponseInfo) { response.body.email = response.body.emailAddress; delete response.body.emailAddress }',
-      '}',
-      '',
-      'export const versions = new VersionBundle(',
-      '  new HeadVersion(HideInternalBillingFields),',
-      "  new Version('2025-09-30', EmailIsEmailAddress),",
-      ''
-    ].join('\n')
-  }
-]
 
 test('replay: traffic recorded before a new version replays between each exchange\'s version and the newest one then, so a HEAD the new version changed is no finding', async (t) => {
   const { dir, file, exchanges } = await trafficFile(t, 4)
