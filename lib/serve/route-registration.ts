@@ -54,10 +54,14 @@ interface PendingGet {
 /** Fastify's route hooks, which other plugins' `onRoute` hooks add to. */
 const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const
 
-/** The hook lists a group's route was registered with, by the registration of the plugin that registered it. */
+/**
+ * The hook lists a group's route was registered with, by the registration of the plugin that registered it; `slash`
+ * for the copy at the trailing slash of a prefix's root route, served at its group's URL with a slash.
+ */
 interface GivenHooks {
   readonly owner: VersionerState
   readonly hooks: ReadonlyMap<string, readonly unknown[]>
+  readonly slash: boolean
 }
 
 /**
@@ -88,6 +92,12 @@ function restoreHooks (route: Record<string, unknown>, given: GivenHooks['hooks'
   }
 }
 
+/** True when the application's router matches a URL with and without its trailing slash alike (`ignoreTrailingSlash`). */
+function ignoresTrailingSlash (instance: FastifyInstance): boolean {
+  const config = instance.initialConfig as { ignoreTrailingSlash?: boolean, routerOptions?: { ignoreTrailingSlash?: boolean } }
+  return (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true
+}
+
 /** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
 function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
   const url = prepared.registered.url
@@ -109,8 +119,8 @@ export function createRouteObserver (
     // A route the versioner registered (a group's, or its HEAD twin) is served at its registered URL.
     const copied = (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
     if (copied !== undefined) {
-      route.url = copied.url
       const given = (route as unknown as Record<symbol, GivenHooks | undefined>)[kGivenHooks]
+      route.url = given?.owner === state && given.slash ? `${copied.url}/` : copied.url
       if (given?.owner === state) restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
       return
     }
@@ -192,16 +202,26 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   const userFormatter = route.schemaErrorFormatter
   const baseConstraints = route.constraints
   let pending: PendingGet | undefined
+  // A prefix's root route (`get('/')`) Fastify also serves at the prefix with a slash, from the same options.
+  const slashToo = route.routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
+  // Registers a copy of the route for a group (`slash`: at its URL with a slash), with hooks of its own.
+  const registerCopy = (prepared: Prepared, options: Record<string | symbol, unknown>, slash: boolean): void => {
+    applyTo(options, prepared, routeErrorHandler, serveOptions)
+    options[kGivenHooks] = { owner: state, hooks: ownHooks(options), slash } satisfies GivenHooks
+    instance.route(options as unknown as RouteOptions)
+  }
   groupsOf(head).forEach((group, index) => {
     const prepared = prepareGroup(context, head, group, { formatter: userFormatter, constraints: baseConstraints })
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
-      const options: Record<string | symbol, unknown> = { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }
-      applyTo(options, prepared, routeErrorHandler, serveOptions)
-      options[kGivenHooks] = { owner: state, hooks: ownHooks(options) } satisfies GivenHooks
-      instance.route(options as unknown as RouteOptions)
+      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }, false)
       return
+    }
+    // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
+    // answers at its slash inside the segment too, unless the router ignores trailing slashes.
+    if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance)) {
+      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'slash', url: '/' }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url
@@ -212,7 +232,6 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     if (group.methods.includes('GET') && exposed !== false) {
       // Read now: Fastify changes these options when it registers the GET with a trailing slash.
       const routePath = route.routePath
-      const slashToo = routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
       pending = {
         instance,
         routePaths: slashToo ? ['', '/'] : [routePath],

@@ -161,3 +161,44 @@ test('regression: the HEAD of a prefix\'s root route with a trailing slash is th
     t.equal((await app.inject({ method: 'HEAD', url: urls[0], headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, `${location}: the old version's status`)
   }
 })
+
+test('regression: with path versions, a prefix\'s root route answers at its trailing slash inside the version segment, as Fastify serves prefix/', async (t) => {
+  const Order = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const build = async (routerOptions: { ignoreTrailingSlash?: boolean } = {}): Promise<FastifyInstance> => {
+    const app = Fastify({ routerOptions })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [FullNameWasName] }), apiVersionLocation: 'path' })
+    await app.register(versioned(async (api) => {
+      // As @fastify/autoload registers a folder's index route.
+      await api.register(async (orders) => { orders.get('/', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', fullName: 'Ada' })) }, { prefix: '/orders' })
+    }), { prefix: '/api' })
+    await app.ready()
+    return app
+  }
+  const app = await build()
+  for (const url of ['/api/2000-01-01/orders', '/api/2000-01-01/orders/']) {
+    const got = await app.inject(url)
+    t.equal(got.statusCode, 200, url)
+    t.same(got.json(), { id: 'o1', name: 'Ada' }, `${url}: in the old version's shape`)
+    t.equal(got.headers['x-api-version'], '2000-01-01')
+    const head = await app.inject({ method: 'HEAD', url })
+    t.equal(head.statusCode, 200, `${url}: HEAD`)
+    t.equal(head.headers['content-length'], got.headers['content-length'], `${url}: HEAD has the GET's length`)
+  }
+  t.same((await app.inject('/api/2001-01-01/orders/')).json(), { id: 'o1', fullName: 'Ada' }, 'the newest version at the slash')
+  t.same((app.versioner.routes.get('2000-01-01') ?? []).map((route) => route.methods.join()), ['GET'], 'listed once')
+  // Fastify's own copy at /api/orders/ names no version.
+  t.equal((await app.inject('/api/orders/')).statusCode, 400)
+  const lenient = await build({ ignoreTrailingSlash: true })
+  t.equal((await lenient.inject('/api/2000-01-01/orders/')).statusCode, 200, 'with ignoreTrailingSlash, the one route answers both')
+})
