@@ -127,7 +127,8 @@ export function pruneComponents (document: Record<string, Json>): void {
 
 /**
  * Marks `deprecated: true` on each parameter (query, header, cookie) whose schema is deprecated: OpenAPI shows a
- * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema.
+ * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema. Marks
+ * `required: false` on each whose schema has a `default` (a request may leave it out).
  */
 export function markDeprecatedParameters (document: Record<string, Json>): void {
   for (const operation of operationsOf(document)) {
@@ -135,6 +136,9 @@ export function markDeprecatedParameters (document: Record<string, Json>): void 
     for (const parameter of operation.parameters as Array<Record<string, Json>>) {
       const schema = parameter.schema as Record<string, Json> | undefined
       if (schema?.deprecated === true) parameter.deprecated = true
+      // A query, header or cookie parameter with a default may be left out (the validator fills it in): `required: true`
+      // beside it made clients' types demand it.
+      if (parameter.in !== 'path' && schema !== undefined && 'default' in schema) parameter.required = false
     }
   }
 }
