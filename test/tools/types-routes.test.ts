@@ -1,0 +1,32 @@
+/**
+ * `fastify-versioner types`: each route of each version is in `Routes` as its clients call it (regressions found by
+ * comparing the printed types with what each version's validator accepts and its serializer answers).
+ */
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
+import { typesModule } from '../../tools'
+
+// A QUERY route's operation is under its path item's `x-query` in the documents (OpenAPI 3.1 has no `query`): the
+// types module read the eight OpenAPI methods only, so `Routes` had no QUERY route in any version.
+test('regression: a QUERY route is in Routes, with its body and responses', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.route({
+      method: 'QUERY',
+      url: '/search',
+      schema: { body: Type.Object({ term: Type.String() }), response: { 200: Type.Object({ hits: Type.Array(Type.String()) }) } },
+      handler: async (request) => ({ hits: [request.body.term] })
+    })
+  }))
+  const answer = await app.inject({ method: 'QUERY', url: '/search', headers: { 'x-api-version': '2000-01-01' }, payload: { term: 'a' } })
+  t.same(answer.json(), { hits: ['a'] }, 'the route is served')
+  const types = await typesModule(app)
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.match(types, new RegExp(`'${version}': \\{\\n {4}'QUERY /search': \\{\\n {6}headers: \\{\\n {8}'x-api-version'\\?: '${version}'\\n {6}\\}\\n` +
+      ' {6}body: \\{\\n {8}term: string\\n {6}\\}\\n {6}responses: \\{\\n {8}200: \\{\\n {10}hits: Array<string>'), `${version}: QUERY /search`)
+  }
+})
