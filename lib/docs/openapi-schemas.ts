@@ -128,9 +128,10 @@ export function pruneComponents (document: Record<string, Json>): void {
 /**
  * Marks `deprecated: true` on each parameter (query, header, cookie) whose schema is deprecated: OpenAPI shows a
  * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema. Marks
- * `required: false` on each whose schema has a `default` (a request may leave it out).
+ * `required: false` on each whose schema has a `default` when the application's Ajv fills it in (`defaultsFilled`:
+ * its `useDefaults`), since a request may then leave it out.
  */
-export function markDeprecatedParameters (document: Record<string, Json>): void {
+export function markDeprecatedParameters (document: Record<string, Json>, defaultsFilled: boolean): void {
   for (const operation of operationsOf(document)) {
     if (!Array.isArray(operation.parameters)) continue
     for (const parameter of operation.parameters as Array<Record<string, Json>>) {
@@ -138,7 +139,7 @@ export function markDeprecatedParameters (document: Record<string, Json>): void 
       if (schema?.deprecated === true) parameter.deprecated = true
       // A query, header or cookie parameter with a default may be left out (the validator fills it in): `required: true`
       // beside it made clients' types demand it.
-      if (parameter.in !== 'path' && schema !== undefined && 'default' in schema) parameter.required = false
+      if (defaultsFilled && parameter.in !== 'path' && schema !== undefined && 'default' in schema) parameter.required = false
     }
   }
 }
