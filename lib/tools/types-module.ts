@@ -56,7 +56,7 @@ class VersionTypes {
 
   routes (): string {
     return this.eachOperation(this.document.paths, (method, path, operation, item) => {
-      const route = `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+      const route = `${method} ${path.replace(/\{([^}]+)\}/g, (_, name: string) => name === '*' ? '*' : `:${name}`)}`
       const shared = Array.isArray(item.parameters) ? item.parameters : []
       return `${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
         `    ${literal(route)}: ${this.operation(operation, shared)}`

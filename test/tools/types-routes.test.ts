@@ -30,3 +30,17 @@ test('regression: a QUERY route is in Routes, with its body and responses', asyn
       ' {6}body: \\{\\n {8}term: string\\n {6}\\}\\n {6}responses: \\{\\n {8}200: \\{\\n {10}hits: Array<string>'), `${version}: QUERY /search`)
   }
 })
+
+// `@fastify/swagger` documents a wildcard as the path parameter `{*}`: the route's key was 'GET /files/:*', a path
+// neither Fastify nor the document has.
+test("regression: a wildcard route's key is its Fastify path ('GET /files/*')", async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/files/*', { schema: { response: { 200: Type.String() } } }, async () => 'file')
+  }))
+  const types = await typesModule(app)
+  t.match(types, /'GET \/files\/\*': \{\n {6}params: \{\n {8}'\*': string/)
+  t.notMatch(types, /:\*/)
+})
