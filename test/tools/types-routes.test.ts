@@ -44,3 +44,26 @@ test("regression: a wildcard route's key is its Fastify path ('GET /files/*')", 
   t.match(types, /'GET \/files\/\*': \{\n {6}params: \{\n {8}'\*': string/)
   t.notMatch(types, /:\*/)
 })
+
+// A webhook's payload schemas are put in the document by the plugin, not by `@fastify/swagger`, which turns
+// OpenAPI 3.0's `nullable: true` into a `null` type for routes: the component kept `nullable`, which OpenAPI 3.1
+// does not have, so the types (and generated clients) said `string` where the server sends null, for the route
+// sharing the schema too.
+test('regression: a nullable field (nullable: true) of a webhook payload is string | null, in the webhook and a route sharing it', async (t) => {
+  // A field named nullable (and one named type) is a field, not the keyword.
+  const Paid = Type.Object({ id: Type.String(), note: Type.Unsafe<string | null>({ type: 'string', nullable: true }), nullable: Type.Boolean(), type: Type.String() }, { $id: 'Paid' })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  app.versioner.webhooks.add({ name: 'invoice.paid', body: Paid })
+  await app.register(versioned(async (api) => {
+    api.get('/paid', { schema: { response: { 200: Paid } } }, async () => ({ id: 'in_1', note: null, nullable: true, type: 't' }))
+  }))
+  const answer = await app.inject({ method: 'GET', url: '/paid', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(answer.json(), { id: 'in_1', note: null, nullable: true, type: 't' }, 'the server sends null')
+  const document = app.versioner.openapi('2000-01-01') as { components: { schemas: { Paid: { properties: { note: unknown } } } } }
+  t.same(document.components.schemas.Paid.properties.note, { type: ['string', 'null'] }, 'OpenAPI 3.1: null among the types')
+  const types = await typesModule(app)
+  t.match(types, /'2000-01-01': \{(?:\n {4,}.*)*?\n {4}Paid: \{\n {6}id: string\n {6}note: string \| null\n {6}nullable: boolean\n {6}type: string\n/)
+  t.match(types, /'POST invoice\.paid': Schemas\['2000-01-01'\]\['Paid'\]/)
+})
