@@ -1,5 +1,5 @@
 /**
- * `fastify-versioner types`: each route of each version is in `Routes` as its clients call it (regressions found by
+ * `fastify-versioner types`: each route and webhook of each version is typed as its clients call it (regressions found by
  * comparing the printed types with what each version's validator accepts and its serializer answers).
  */
 import { test } from 'tap'
