@@ -40,7 +40,8 @@ export function docComment (schema: Json | undefined, pad: string): string {
   if (!isObject(schema)) return ''
   const lines: string[] = []
   if (typeof schema.description === 'string' && schema.description.trim() !== '') {
-    lines.push(...schema.description.trim().split('\n').map((line) => line.replace(/\*\//g, '*\\/')))
+    // Any line ending ends a line: a '\r' kept in one would read as another file to check --types (CRLF as LF).
+    lines.push(...schema.description.trim().split(/\r\n|\r|\n/).map((line) => line.replace(/\*\//g, '*\\/')))
   }
   if (schema.deprecated === true) lines.push('@deprecated')
   if (lines.length === 0) return ''

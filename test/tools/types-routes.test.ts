@@ -7,6 +7,10 @@ import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 import { typesModule } from '../../tools'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { inProcess as cli, scratch } from '../helpers/cli'
+import { literal } from '../../lib/tools/type-printer'
 
 // A QUERY route's operation is under its path item's `x-query` in the documents (OpenAPI 3.1 has no `query`): the
 // types module read the eight OpenAPI methods only, so `Routes` had no QUERY route in any version.
@@ -66,4 +70,31 @@ test('regression: a nullable field (nullable: true) of a webhook payload is stri
   const types = await typesModule(app)
   t.match(types, /'2000-01-01': \{(?:\n {4,}.*)*?\n {4}Paid: \{\n {6}id: string\n {6}note: string \| null\n {6}nullable: boolean\n {6}type: string\n/)
   t.match(types, /'POST invoice\.paid': Schemas\['2000-01-01'\]\['Paid'\]/)
+})
+
+// A description with Windows line endings printed its lines with their '\r': check --types reads a saved file's CRLF
+// as LF, so the file `types` had just written was stale.
+test('regression: a description with CRLF line endings: the file types writes is current for check --types', async (t) => {
+  const dir = await scratch(t)
+  const app = join(dir, 'crlf-app.ts')
+  await writeFile(app, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${literal(join(__dirname, '..', '..', 'plugin'))}
+const User = Type.Object({ name: Type.String({ description: 'The name.\\r\\nShown to others.' }) }, { $id: 'User' })
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/users', { schema: { summary: 'List users.\\r\\nNewest first.', response: { 200: User } } }, async () => ({ name: 'Ada' }))
+  }))
+  return app
+}
+`)
+  const file = join(dir, 'api-types.ts')
+  t.equal((await cli(['types', app, '--out', file])).code, 0)
+  const written = await readFile(file, 'utf8')
+  t.notMatch(written, /\r/, 'no carriage return in the file')
+  t.match(written, / {6}\/\*\*\n {7}\* The name\.\n {7}\* Shown to others\.\n {7}\*\/\n {6}name: string/)
+  const checked = await cli(['check', app, '--types', file])
+  t.equal(checked.code, 0, checked.stderr)
 })
