@@ -80,7 +80,9 @@ class Printer {
     }
     if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((member) => operand(this.print(member, depth + 1, pad))))
     const own = this.ownType(schema, depth, pad)
-    if (own !== undefined) parts.push(own)
+    // A bare `type: 'object'` beside members (Type.Intersect's) says nothing they do not, and its index signature
+    // would let any field be read.
+    if (own !== undefined && !(parts.length > 0 && own === 'Record<string, unknown>')) parts.push(own)
     if (parts.length === 0) return 'unknown'
     return parts.length === 1 ? parts[0] : parts.map(operand).join(' & ')
   }

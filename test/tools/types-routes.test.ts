@@ -9,6 +9,7 @@ import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugi
 import { typesModule } from '../../tools'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import ts from 'typescript'
 import { inProcess as cli, scratch } from '../helpers/cli'
 import { literal } from '../../lib/tools/type-printer'
 
@@ -97,4 +98,30 @@ export default async function build () {
   t.match(written, / {6}\/\*\*\n {7}\* The name\.\n {7}\* Shown to others\.\n {7}\*\/\n {6}name: string/)
   const checked = await cli(['check', app, '--types', file])
   t.equal(checked.code, 0, checked.stderr)
+})
+
+// TypeBox's Type.Intersect writes `{ type: 'object', allOf: [...] }`: the bare `type: 'object'` printed as
+// `Record<string, unknown>` beside the members, an index signature through which reading any field compiled.
+test('regression: a Type.Intersect prints its members only, so reading a field it lacks fails tsc', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  const Both = Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Number() })], { $id: 'Both' })
+  await app.register(versioned(async (api) => {
+    api.get('/both', { schema: { response: { 200: Both } } }, async () => ({ a: 'a', b: 1 }))
+  }))
+  const types = await typesModule(app)
+  t.match(types, /Both: \(+\{\n {6}a: string\n {4}\}\)+ & \(+\{\n {6}b: number\n {4}\}\)+\n/)
+  t.notMatch(types, /Record<string, unknown>/)
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'api-types.ts'), types)
+  await writeFile(join(dir, 'use.ts'), `import type { Schemas } from './api-types'
+export function read (both: Schemas['2000-01-01']['Both']): unknown {
+  // @ts-expect-error Both has no field c
+  return [both.a, both.b, both.c]
+}
+`)
+  const program = ts.createProgram([join(dir, 'api-types.ts'), join(dir, 'use.ts')], { strict: true, noEmit: true, skipLibCheck: true, types: [] })
+  t.same(ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')), [],
+    'reading both.c is an error (its @ts-expect-error is used), both.a and both.b are not')
 })
