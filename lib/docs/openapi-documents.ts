@@ -27,6 +27,7 @@ import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
 import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
+import { fastifyAjv } from '../core/strict-validator'
 
 type Json = Record<string, unknown>
 
@@ -95,6 +96,9 @@ export class OpenApiDocuments {
   private operationIds: OperationIds | undefined
   private readonly examples: VersionExamples
   private readonly webhooks: Webhooks
+  private readonly engine: MigrationEngine
+  /** Whether the application's Ajv fills in a default a request leaves out (`useDefaults`, on in Fastify). */
+  private defaultsFilled: boolean | undefined
 
   constructor (
     private readonly state: VersionerState,
@@ -103,6 +107,7 @@ export class OpenApiDocuments {
     setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
   ) {
     this.webhooks = setup.webhooks
+    this.engine = setup.engine
     this.examples = new VersionExamples(setup.engine, () => headSchemas(state, setup.webhooks))
   }
 
@@ -222,7 +227,8 @@ export class OpenApiDocuments {
     if (key !== UNVERSIONED && served !== undefined) (document.info as Json)['x-api-version-default'] = served
     const version = this.options.versions.get(key)
     if (version !== undefined) describeLifecycle(document.info as Json, version)
-    markDeprecatedParameters(document)
+    this.defaultsFilled ??= Boolean(fastifyAjv({}, this.engine.ajv).opts?.useDefaults)
+    markDeprecatedParameters(document, this.defaultsFilled)
     moveQueryOperations(document)
     return inCanonicalOrder(document)
   }

@@ -44,9 +44,22 @@ export function unwrapRoots (document: JsonObject): JsonObject {
 }
 
 /**
+ * A schema node in OpenAPI 3.1's form, as `@fastify/swagger` writes a route's: OpenAPI 3.0's `nullable` beside a
+ * `type` (`Type.Unsafe`) goes, `true` putting `null` among the types. Anything else (a `properties` map holding a
+ * field named `nullable`) as it is.
+ */
+function nullableAsType (node: JsonObject): JsonObject {
+  const { nullable, ...rest } = node
+  if (typeof nullable !== 'boolean' || !(typeof rest.type === 'string' || Array.isArray(rest.type))) return node
+  const types = Array.isArray(rest.type) ? rest.type : [rest.type]
+  return nullable && !types.includes('null') ? { ...rest, type: [...types, 'null'] } : rest
+}
+
+/**
  * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
  * subschemas and references become `#/components/schemas/<name>`, adding the components. `prepare` makes a
- * generated schema ready for the document (`VersionExamples.at`: inlined, with the version's examples).
+ * generated schema ready for the document (`VersionExamples.at`: inlined, with the version's examples), and
+ * OpenAPI 3.0's `nullable` becomes a `null` type.
  */
 export function componentize (schema: TSchema, components: JsonObject, generation: SchemaGeneration, prepare: (schema: TSchema) => TSchema): Json {
   // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
@@ -55,7 +68,7 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
     if (source !== undefined && !defined.has(name)) {
       defined.add(name)
       components[name] = {}
-      const { $id: _id, ...fields } = source()
+      const { $id: _id, ...fields } = nullableAsType(source())
       components[name] = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, mapJson(value, replace)]))
     }
     return { $ref: `${COMPONENTS}${name}` }
@@ -65,7 +78,9 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
       const target = generation.resolveAnyId(node.$ref)
       return define(componentName(node.$ref, generation), target === undefined ? undefined : () => prepare(target) as unknown as JsonObject)
     }
-    return typeof node.$id === 'string' ? define(componentName(node.$id, generation), () => node) : undefined
+    if (typeof node.$id === 'string') return define(componentName(node.$id, generation), () => node)
+    const converted = nullableAsType(node)
+    return converted === node ? undefined : mapJson(converted, replace)
   }
   return mapJson(prepare(schema), replace)
 }
@@ -127,14 +142,19 @@ export function pruneComponents (document: Record<string, Json>): void {
 
 /**
  * Marks `deprecated: true` on each parameter (query, header, cookie) whose schema is deprecated: OpenAPI shows a
- * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema.
+ * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema. Marks
+ * `required: false` on each whose schema has a `default` when the application's Ajv fills it in (`defaultsFilled`:
+ * its `useDefaults`), since a request may then leave it out.
  */
-export function markDeprecatedParameters (document: Record<string, Json>): void {
+export function markDeprecatedParameters (document: Record<string, Json>, defaultsFilled: boolean): void {
   for (const operation of operationsOf(document)) {
     if (!Array.isArray(operation.parameters)) continue
     for (const parameter of operation.parameters as Array<Record<string, Json>>) {
       const schema = parameter.schema as Record<string, Json> | undefined
       if (schema?.deprecated === true) parameter.deprecated = true
+      // A query, header or cookie parameter with a default may be left out (the validator fills it in): `required: true`
+      // beside it made clients' types demand it.
+      if (defaultsFilled && parameter.in !== 'path' && schema !== undefined && 'default' in schema) parameter.required = false
     }
   }
 }

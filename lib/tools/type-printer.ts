@@ -40,7 +40,8 @@ export function docComment (schema: Json | undefined, pad: string): string {
   if (!isObject(schema)) return ''
   const lines: string[] = []
   if (typeof schema.description === 'string' && schema.description.trim() !== '') {
-    lines.push(...schema.description.trim().split('\n').map((line) => line.replace(/\*\//g, '*\\/')))
+    // Any line ending ends a line: a '\r' kept in one would read as another file to check --types (CRLF as LF).
+    lines.push(...schema.description.trim().split(/\r\n|\r|\n/).map((line) => line.replace(/\*\//g, '*\\/')))
   }
   if (schema.deprecated === true) lines.push('@deprecated')
   if (lines.length === 0) return ''
@@ -79,7 +80,9 @@ class Printer {
     }
     if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((member) => operand(this.print(member, depth + 1, pad))))
     const own = this.ownType(schema, depth, pad)
-    if (own !== undefined) parts.push(own)
+    // A bare `type: 'object'` beside members (Type.Intersect's) says nothing they do not, and its index signature
+    // would let any field be read.
+    if (own !== undefined && !(parts.length > 0 && own === 'Record<string, unknown>')) parts.push(own)
     if (parts.length === 0) return 'unknown'
     return parts.length === 1 ? parts[0] : parts.map(operand).join(' & ')
   }

@@ -9,10 +9,14 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { UNVERSIONED } from '../docs/openapi-documents'
+import { QUERY_OPERATION } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { METHODS } from './comparable-documents'
 import { follow } from './document-places'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
+
+/** Each operation key of a path item, with its method: a QUERY route's is `x-query` (OpenAPI 3.1 has no `query`). */
+const OPERATION_METHODS = [...[...METHODS].map((method) => [method, method.toUpperCase()]), [QUERY_OPERATION, 'QUERY']]
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
@@ -45,14 +49,14 @@ class VersionTypes {
     const entries: string[] = []
     for (const [name, item] of Object.entries(isObject(items) ? items : {})) {
       if (!isObject(item)) continue
-      for (const method of METHODS) if (isObject(item[method])) entries.push(print(method.toUpperCase(), name, item[method] as JsonObject, item))
+      for (const [key, method] of OPERATION_METHODS) if (isObject(item[key])) entries.push(print(method, name, item[key] as JsonObject, item))
     }
     return entries.join('\n')
   }
 
   routes (): string {
     return this.eachOperation(this.document.paths, (method, path, operation, item) => {
-      const route = `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+      const route = `${method} ${path.replace(/\{([^}]+)\}/g, (_, name: string) => name === '*' ? '*' : `:${name}`)}`
       const shared = Array.isArray(item.parameters) ? item.parameters : []
       return `${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
         `    ${literal(route)}: ${this.operation(operation, shared)}`

@@ -13,7 +13,11 @@ import { pathToFileURL } from 'node:url'
 import { test } from 'tap'
 import ts from 'typescript'
 import openapiTS, { astToString } from 'openapi-typescript'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { buildApp } from '../../examples/users/app'
+import { fastifyVersioner, versioned, Version as ApiVersion, VersionBundle } from '../../plugin'
+import { typesModule } from '../../tools'
 
 type Version = '2002-01-01' | '2001-01-01' | '2000-01-01'
 
@@ -144,4 +148,49 @@ test('a client generated per version with openapi-typescript type-checks and wor
     t.match(outcome.missing.message, /x-api-version/, `${version}: which names the header to send`)
     t.same(outcome.invalid, { status: 400, code: 'FST_VERSIONER_INVALID_API_VERSION' }, `${version}: an unknown version is the documented 400`)
   }
+})
+
+// A query or header parameter with a default was documented `required: true`: the generated client and the types
+// module demanded it, though the server fills it in when a request leaves it out.
+/** An app whose `GET /items` has a query and a header parameter with a default, with the given Ajv options. */
+async function defaultsApp (t: { teardown: (fn: () => unknown) => void }, customOptions: Record<string, unknown> = {}): Promise<FastifyInstance> {
+  const app = Fastify({ ajv: { customOptions } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new ApiVersion('2001-01-01'), new ApiVersion('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/items', {
+      schema: {
+        querystring: Type.Object({ limit: Type.Integer({ default: 10 }), q: Type.String() }),
+        headers: Type.Object({ 'x-region': Type.String({ default: 'eu' }) }),
+        response: { 200: Type.Object({ limit: Type.Integer(), region: Type.String() }) }
+      }
+    }, async (request) => ({ limit: request.query.limit, region: request.headers['x-region'] }))
+  }))
+  return app
+}
+
+type ParametersDocument = { paths: Record<string, { get: { parameters: Array<{ name: string, required: boolean }> } }> }
+function requiredOf (document: ParametersDocument): Record<string, boolean> {
+  return Object.fromEntries(document.paths['/items'].get.parameters.map((parameter) => [parameter.name, parameter.required]))
+}
+
+test('regression: a parameter with a default is optional in the document, the generated client and the types module', async (t) => {
+  const app = await defaultsApp(t)
+  const left = await app.inject({ method: 'GET', url: '/items?q=a', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(left.json(), { limit: 10, region: 'eu' }, 'the server fills in the defaults of a request that leaves them out')
+
+  const document = app.versioner.openapi('2000-01-01') as ParametersDocument
+  t.same(requiredOf(document), { limit: false, q: true, 'x-region': false, 'x-api-version': false })
+  const client = astToString(await openapiTS(document as never))
+  t.match(client, /limit\?: number;\n\s+q: string;/, 'openapi-typescript: limit may be left out, q not')
+  t.match(client, /"x-region"\?: string;/)
+  const types = await typesModule(app)
+  t.match(types, /'GET \/items': \{\n\s+query: \{\n\s+limit\?: number\n\s+q: string\n\s+\}\n\s+headers: \{\n\s+'x-region'\?: string/, 'the types module too')
+})
+
+test('a parameter with a default stays required when the application turns Ajv\'s useDefaults off', async (t) => {
+  const app = await defaultsApp(t, { useDefaults: false })
+  const left = await app.inject({ method: 'GET', url: '/items?q=a', headers: { 'x-api-version': '2000-01-01', 'x-region': 'us' } })
+  t.equal(left.statusCode, 400, 'nothing fills in the default: the request needs limit')
+  t.same(requiredOf(app.versioner.openapi('2000-01-01') as ParametersDocument), { limit: true, q: true, 'x-region': true, 'x-api-version': false })
 })
