@@ -306,6 +306,27 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
 })
 
+test('an app whose ready() fails with a coded error: exit 1, its code and message shown (the code was left out)', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'app.cjs'), `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, endpoint } = require(${JSON.stringify(join(root, 'plugin.ts'))})
+class RemoveReports extends VersionChange {
+  description = 'GET /reports is gone.'
+  instructionsToMigrateToPreviousVersion = [endpoint('/reports', ['GET']).existed]
+}
+module.exports = () => {
+  const app = Fastify()
+  app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RemoveReports), new Version('2000-01-01')) })
+  app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['verify', join(dir, 'app.cjs')])
+  t.equal(result.code, 1)
+  t.match(result.stderr, /^fastify-versioner verify: The application of '.*app\.cjs' failed to start \(ready\(\)\): FastifyError \[FST_VERSIONER_ROUTER_GENERATION\]: Endpoint "\[GET\] \/reports" named in "RemoveReports" is not a route/)
+  t.equal(result.stdout, '')
+})
+
 test('an app module that throws anything is reported naming the file, by every command that loads an app', async (t) => {
   const dir = await scratch(t)
   const fastify = JSON.stringify(require.resolve('fastify'))
