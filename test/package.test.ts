@@ -711,3 +711,60 @@ t.test('the packed bin (fastify-versioner) exports the documents of a JavaScript
   t.equal(verified.code, 1, 'the rename without converters is found')
   t.match(verified.stderr, /^finding: GET \/things\/:id \(2000-01-01\): response 200\/name .*RenameNameToLabel \(2001-01-01\), no converter ran/m)
 })
+
+/** The app of JS_APP as TypeScript, for the module forms teams write (`export default`, `export =`). */
+const TS_APP = `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } from 'fastify-versioner'
+
+const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+class RenameNameToLabel extends VersionChange {
+  description = 'name became label.'
+  instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToLabel), new Version('2000-01-01'))
+
+async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ id: request.params.id, label: 'a' }))
+  }))
+  return app
+}
+`
+
+/** TS_APP as JavaScript (ESM). */
+const JS_OF_TS_APP = TS_APP.replace('<{ Params: { id: string } }>', '')
+
+t.test('the packed bin loads the app module forms teams write, from another folder, paths with spaces (a .cts app failed)', async (t) => {
+  const binPath = join(consumerDir, 'node_modules', 'fastify-versioner', 'dist', 'lib', 'tools', 'bin.js')
+  const forms = join(consumerDir, 'app forms')
+  await mkdir(join(forms, 'module'), { recursive: true })
+  await writeFile(join(forms, 'module', 'package.json'), JSON.stringify({ type: 'module' }))
+  const files: Record<string, string> = {
+    // CommonJS TypeScript: Node 20 imported it through the ESM loader's CommonJS bridge, which failed in Ajv.
+    'app.cts': `${TS_APP}export default build\n`,
+    'assigned.cts': `${TS_APP}export = build\n`,
+    'app.mts': `${TS_APP}export default build\n`,
+    // An ESM package's .js (and .ts), the factory as the named export build.
+    'module/app.js': `${JS_OF_TS_APP}export { build }\n`,
+    'module/app.ts': `${TS_APP}export default build\n`,
+    // The instance itself, not readied: the command readies it.
+    'instance.mjs': `${JS_OF_TS_APP}export default await build()\n`
+  }
+  for (const [file, text] of Object.entries(files)) await writeFile(join(forms, file), text)
+  // As in a user's shell: without the NODE_OPTIONS tap's process tracking adds to every child process (its require
+  // hook claims .cts files before tsx can), which `env -u` drops for the command's process.
+  const bin = (args: string[], cwd: string): Promise<Run> => run('env', ['-u', 'NODE_OPTIONS', process.execPath, binPath, ...args], cwd)
+  const out = join(forms, 'new folder', 'openapi')
+  const exported = await bin(['export', join('app forms', 'module', 'app.js'), '--out', out], consumerDir)
+  t.equal(exported.code, 0, exported.stderr)
+  t.equal(exported.stdout, ['2001-01-01', '2000-01-01', 'unversioned'].map((version) => `wrote ${join(out, `${version}.json`)}\n`).join(''),
+    '--out into a folder that does not exist yet')
+  const checked = await Promise.all(Object.keys(files).map(async (file) => [file, await bin(['check', join(forms, file), '--against', out], workDir)] as const))
+  for (const [file, result] of checked) {
+    t.equal(result.code, 0, `${file}: ${result.stderr}`)
+    t.equal(result.stdout, 'check: no breaking change in 3 saved version(s) (2000-01-01, 2001-01-01, unversioned); 0 note(s).\n', file)
+  }
+})

@@ -31,7 +31,7 @@ function appExport (module: Record<string, unknown>): unknown {
 
 /**
  * How to import a module: Node's `import`, or for a TypeScript module the `tsx` the application's project (or the
- * working folder) has installed, registered first.
+ * working folder) has installed, registered first (a `.cts` module is then required).
  */
 function importerFor (file: string): (file: string) => Promise<Record<string, unknown>> {
   const plain = async (target: string): Promise<Record<string, unknown>> => await import(pathToFileURL(target).href) as Record<string, unknown>
@@ -51,6 +51,10 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
   return async (target) => {
     // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require.
     await import(pathToFileURL(tsx).href)
+    // A .cts module is CommonJS: required (its exports object is its default export, as an import of CommonJS gives
+    // it). Imported, Node 20 runs it through the ESM loader's CommonJS bridge, which fails on a require cycle of a
+    // dependency (Ajv's): "Cannot read properties of undefined (reading 'exports')".
+    if (extname(target) === '.cts') return { default: createRequire(target)(target) as unknown }
     return await plain(target)
   }
 }
