@@ -76,3 +76,16 @@ export function describeThrown (thrown: unknown): string {
     return `a value that cannot be shown (${typeof thrown})`
   }
 }
+
+/**
+ * A path or value as a command to copy shows it: as it is when it holds only characters no shell reads specially,
+ * else in double quotes (which POSIX shells, PowerShell and cmd.exe all read around a path with spaces).
+ * @example
+ * ```ts
+ * commandArgument('openapi')             // 'openapi'
+ * commandArgument('my project/types.ts') // '"my project/types.ts"'
+ * ```
+ */
+export function commandArgument (text: string): string {
+  return /^[\w@%+=:,./\\-]+$/.test(text) ? text : `"${text}"`
+}
