@@ -2,7 +2,7 @@
 // 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own examples
 // here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -372,6 +372,17 @@ module.exports = async () => {
     t.equal(result.code, 1, command[0])
     t.match(result.stderr, /^fastify-versioner: closing the application of '.*close\.cjs' failed: \\x1b\[2Jgone$/m, command[0])
   }
+})
+
+test('a reader that stops reading the output (| head) leaves the exit code as it is: no EPIPE crash', async (t) => {
+  const child = spawn(process.execPath, ['--import', tsx, bin, 'verify', 'examples/users/app.ts', '--examples', '2'], { cwd: root, env })
+  // The reading end closed before the command writes, as `| head -n 0` does.
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += String(chunk) })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  t.equal(stderr, '', 'nothing on stderr (it was an EPIPE stack)')
+  t.equal(code, 0, 'the exit code of a clean verify')
 })
 
 test('usage errors exit 2 with the usage text', async (t) => {
