@@ -304,6 +304,17 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   const throws = await inProcess(['check', join(dir, 'throws.cjs'), '--against', snapshot])
   t.equal(throws.code, 1)
   t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
+  // What to do, after what the app threw (its stack frames between): a team's app needs its environment at start-up.
+  await writeFile(join(dir, 'env.mjs'), "if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set')\nexport default () => null\n")
+  const env = await inProcess(['verify', join(dir, 'env.mjs')])
+  t.equal(env.code, 1)
+  t.match(env.stderr, /could not be loaded: Error: DATABASE_URL is not set\n( {4}at .*\n)*The command loads the module and builds the app as your server's start does, without listening: run it with the environment variables and services \(a database\) that start needs/)
+  t.match(throws.stderr, /\nThe command loads the module and builds the app/, 'the same advice when the app function fails')
+  // A module exporting its app under another name: the names it has are shown.
+  await writeFile(join(dir, 'named.mjs'), 'export const server = {}\nexport function createServer () {}\n')
+  const named = await inProcess(['verify', join(dir, 'named.mjs')])
+  t.equal(named.code, 1)
+  t.match(named.stderr, /its exports have neither \(its named exports: (server, createServer|createServer, server)\)\.$/m)
 })
 
 test('an app whose ready() fails with a coded error: exit 1, its code and message shown (the code was left out)', async (t) => {
@@ -324,6 +335,7 @@ module.exports = () => {
   const result = await inProcess(['verify', join(dir, 'app.cjs')])
   t.equal(result.code, 1)
   t.match(result.stderr, /^fastify-versioner verify: The application of '.*app\.cjs' failed to start \(ready\(\)\): FastifyError \[FST_VERSIONER_ROUTER_GENERATION\]: Endpoint "\[GET\] \/reports" named in "RemoveReports" is not a route/)
+  t.notMatch(result.stderr, /The command loads the module/, 'no advice beside the error\'s own (it says how to fix it)')
   t.equal(result.stdout, '')
 })
 
@@ -339,12 +351,12 @@ test('an app module that throws anything is reported naming the file, by every c
     'ready-string.cjs': `const Fastify = require(${fastify})\nmodule.exports = Fastify().register(async () => { throw 'no plugin' })\n`
   }
   const described: Record<string, RegExp> = {
-    'import-null.cjs': /The application module '.*import-null\.cjs' could not be loaded: null$/,
-    'import-string.cjs': /The application module '.*import-string\.cjs' could not be loaded: no config\\ncheck: ok$/,
-    'build-undefined.cjs': /The app function of '.*build-undefined\.cjs' failed: undefined$/,
+    'import-null.cjs': /The application module '.*import-null\.cjs' could not be loaded: null\nThe command loads the module and builds the app as your server's start does/,
+    'import-string.cjs': /The application module '.*import-string\.cjs' could not be loaded: no config\\ncheck: ok\nThe command loads the module/,
+    'build-undefined.cjs': /The app function of '.*build-undefined\.cjs' failed: undefined\nThe command loads the module/,
     'build-error.cjs': /The app function of '.*build-error\.cjs' failed: Error: no database\\ncheck: ok\n {4}at /,
-    'build-rejects.cjs': /The app function of '.*build-rejects\.cjs' failed: \{\}$/,
-    'ready-string.cjs': /The application of '.*ready-string\.cjs' failed to start \(ready\(\)\): no plugin$/
+    'build-rejects.cjs': /The app function of '.*build-rejects\.cjs' failed: \{\}\nThe command loads the module/,
+    'ready-string.cjs': /The application of '.*ready-string\.cjs' failed to start \(ready\(\)\): no plugin\nThe command loads the module/
   }
   for (const [name, text] of Object.entries(modules)) await writeFile(join(dir, name), text)
   for (const command of [['export', '--out', join(dir, 'out')], ['check', '--against', snapshot], ['types', '--out', join(dir, 'types.ts')], ['verify'], ['retire', '--version', '2000-01-01']]) {

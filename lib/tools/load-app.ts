@@ -30,6 +30,17 @@ function appExport (module: Record<string, unknown>): unknown {
 }
 
 /**
+ * What the application threw while loading or starting, and (unless it is one of this package's errors, which say how
+ * to fix them) what to do about it.
+ */
+function failure (thrown: unknown): string {
+  const code = (thrown as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && code.startsWith('FST_VERSIONER_')) return describeThrown(thrown)
+  return `${describeThrown(thrown)}\nThe command loads the module and builds the app as your server's start does, without listening: ` +
+    'run it with the environment variables and services (a database) that start needs, or make the module build the app without them.'
+}
+
+/**
  * How to import a module: Node's `import`, or for a TypeScript module the `tsx` the application's project (or the
  * working folder) has installed, registered first (a `.cts` module is then required).
  */
@@ -75,29 +86,33 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
   if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
   const importModule = importerFor(file)
   let exported: unknown
+  let names: string[] = []
   try {
-    exported = appExport(await importModule(file))
+    const loaded = await importModule(file)
+    names = Object.keys(loaded).filter((name) => name !== 'default' && name !== 'module.exports')
+    exported = appExport(loaded)
   } catch (error) {
-    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${describeThrown(error)}`)
+    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${failure(error)}`)
   }
   let app: unknown = exported
   if (typeof exported === 'function') {
     try {
       app = await (exported as () => unknown)()
     } catch (error) {
-      throw new VersionerToolError(`The app function of '${path}' failed: ${describeThrown(error)}`)
+      throw new VersionerToolError(`The app function of '${path}' failed: ${failure(error)}`)
     }
   }
   if (!isFastify(app)) {
+    const others = exported === undefined && names.length > 0 ? ` (its named exports: ${names.slice(0, 10).join(', ')})` : ''
     throw new VersionerToolError(`'${path}' must default-export (or export as 'build') a function returning a Fastify instance, or the instance; ` +
-      `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}.`)
+      `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}${others}.`)
   }
   // The root readies the whole application (a context's own ready() after the root's fails inside avvio).
   try {
     await rootOf(app).ready()
   } catch (error) {
     await rootOf(app).close().catch(() => undefined)
-    throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${describeThrown(error)}`)
+    throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${failure(error)}`)
   }
   try {
     for (const api of versionedApis(app)) versionerStateOf(api.context)
