@@ -310,6 +310,12 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   t.equal(env.code, 1)
   t.match(env.stderr, /could not be loaded: Error: DATABASE_URL is not set\n( {4}at .*\n)*The command loads the module and builds the app as your server's start does, without listening: run it with the environment variables and services \(a database\) that start needs/)
   t.match(throws.stderr, /\nThe command loads the module and builds the app/, 'the same advice when the app function fails')
+  // A Fastify plugin (fastify-cli's app.js) is no app function: said so, with what to export instead.
+  await writeFile(join(dir, 'plugin.cjs'), 'module.exports = async function (fastify, opts) { await fastify.register(async () => {}) }\n')
+  const plugin = await inProcess(['verify', join(dir, 'plugin.cjs')])
+  t.equal(plugin.code, 1)
+  t.match(plugin.stderr, /^fastify-versioner verify: The export of '.*plugin\.cjs' takes 2 parameters, as a Fastify plugin does \(fastify-cli's app\.js\), and failed when called without them: TypeError: /)
+  t.match(plugin.stderr, /\nExport a function that builds the app instead: one that creates a Fastify instance, registers the plugin on it and returns it\.\n$/)
   // A module exporting its app under another name: the names it has are shown.
   await writeFile(join(dir, 'named.mjs'), 'export const server = {}\nexport function createServer () {}\n')
   const named = await inProcess(['verify', join(dir, 'named.mjs')])

@@ -99,6 +99,12 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
     try {
       app = await (exported as () => unknown)()
     } catch (error) {
+      const parameters = (exported as () => unknown).length
+      if (parameters >= 2) {
+        throw new VersionerToolError(`The export of '${path}' takes ${parameters} parameters, as a Fastify plugin does (fastify-cli's app.js), and ` +
+          `failed when called without them: ${describeThrown(error)}\nExport a function that builds the app instead: one that creates a ` +
+          'Fastify instance, registers the plugin on it and returns it.')
+      }
       throw new VersionerToolError(`The app function of '${path}' failed: ${failure(error)}`)
     }
   }
