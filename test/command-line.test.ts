@@ -403,6 +403,28 @@ test('a reader that stops reading the output (| head) leaves the exit code as it
   t.equal(code, 0, 'the exit code of a clean verify')
 })
 
+test('an onClose hook that never settles: the command stops after 10 s with exit 1 saying so (it exited 0, or never)', async (t) => {
+  const dir = await scratch(t)
+  const setup = `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, Version } = require(${JSON.stringify(join(root, 'plugin.ts'))})
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+`
+  // Nothing keeps the process alive while it waits (it exited 0 with its work half done), or a handle does (it hung).
+  await writeFile(join(dir, 'pending.cjs'), `${setup}  app.addHook('onClose', () => new Promise(() => {}))\n  return app\n}\n`)
+  await writeFile(join(dir, 'held.cjs'), `${setup}  app.addHook('onClose', () => new Promise(() => { setInterval(() => {}, 1000) }))\n  return app\n}\n`)
+  for (const file of ['pending.cjs', 'held.cjs']) {
+    const started = Date.now()
+    const result = await cli(['export', join(dir, file), '--out', join(dir, 'openapi')])
+    t.equal(result.code, 1, `${file}: exit 1`)
+    t.match(result.stdout, /^wrote .*2001-01-01\.json$/m, `${file}: the work is done`)
+    t.match(result.stderr, /^fastify-versioner: closing the application of '.*' did not finish in 10 s \(an onClose hook that never settles\); the command stops without it\.$/m, file)
+    t.ok(Date.now() - started < 60_000, `${file}: it stopped`)
+  }
+})
+
 test('usage errors exit 2 with the usage text', async (t) => {
   const cases: Array<[string[], RegExp]> = [
     [[], /name a command: export, check, types, verify, retire, replay, mutate or fingerprint/],

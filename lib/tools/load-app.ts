@@ -117,21 +117,39 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
   try {
     await rootOf(app).ready()
   } catch (error) {
-    await rootOf(app).close().catch(() => undefined)
+    await closeWithinLimit(app).catch(() => false)
     throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${failure(error)}`)
   }
   try {
     for (const api of versionedApis(app)) versionerStateOf(api.context)
     return app
   } catch (error) {
-    await rootOf(app).close().catch(() => undefined)
+    await closeWithinLimit(app).catch(() => false)
     throw new VersionerToolError(`The application of '${path}': ${(error as Error).message}`)
+  }
+}
+
+/** How long closing an application may take before the command stops without it. */
+const CLOSE_LIMIT_SECONDS = 10
+
+/**
+ * Closes the whole application; false when that did not finish within the limit (an `onClose` hook that never
+ * settles). The limit's timer keeps the process alive meanwhile: without it, a hook's pending promise let Node exit
+ * with the command's work done and its exit code never set (0 for a finding).
+ */
+async function closeWithinLimit (app: FastifyInstance): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), CLOSE_LIMIT_SECONDS * 1000) })
+  try {
+    return await Promise.race([rootOf(app).close().then(() => true), late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
 /**
  * Closes an application {@link loadApp} loaded (its root: the whole application); returns 0, or 1 after saying so
- * when one of its `onClose` hooks fails, whatever it throws.
+ * when one of its `onClose` hooks fails, whatever it throws, or does not settle within 10 s.
  * @example
  * ```ts
  * code = Math.max(code, await closeApp(app, 'dist/app.js', { out: console.log, err: console.error }))
@@ -139,8 +157,10 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
  */
 export async function closeApp (app: FastifyInstance, path: string, io: CommandOutput): Promise<number> {
   try {
-    await rootOf(app).close()
-    return 0
+    if (await closeWithinLimit(app)) return 0
+    io.err(`fastify-versioner: closing the application of '${path}' did not finish in ${CLOSE_LIMIT_SECONDS} s (an onClose hook that never ` +
+      'settles); the command stops without it.')
+    return 1
   } catch (error) {
     io.err(`fastify-versioner: closing the application of '${path}' failed: ${describeThrown(error)}`)
     return 1
