@@ -425,6 +425,18 @@ module.exports = async () => {
   }
 })
 
+test('an app module or app function awaiting a promise that never settles: exit 1 saying so (it exited 0, checking nothing)', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'function.cjs'), 'module.exports = () => new Promise(() => {})\n')
+  await writeFile(join(dir, 'module.mjs'), 'await new Promise(() => {})\nexport default () => null\n')
+  for (const file of ['function.cjs', 'module.mjs']) {
+    const result = await cli(['check', join(dir, file), '--against', snapshot])
+    t.equal(result.code, 1, `${file}: exit 1`)
+    t.equal(result.stdout, '')
+    t.match(result.stderr, /^fastify-versioner: the command stopped unfinished: the application awaits a promise that never settles \(in its module, app function, plugins or hooks\) and left nothing running; nothing more was checked\.$/m, file)
+  }
+})
+
 test('usage errors exit 2 with the usage text', async (t) => {
   const cases: Array<[string[], RegExp]> = [
     [[], /name a command: export, check, types, verify, retire, replay, mutate or fingerprint/],
