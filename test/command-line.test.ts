@@ -316,6 +316,15 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   t.equal(plugin.code, 1)
   t.match(plugin.stderr, /^fastify-versioner verify: The export of '.*plugin\.cjs' takes 2 parameters, as a Fastify plugin does \(fastify-cli's app\.js\), and failed when called without them: TypeError: /)
   t.match(plugin.stderr, /\nExport a function that builds the app instead: one that creates a Fastify instance, registers the plugin on it and returns it\.\n$/)
+  // A folder, and a module Node cannot parse: no advice on the environment (they are no matter of it).
+  const folder = await inProcess(['verify', dir])
+  t.equal(folder.code, 1)
+  t.match(folder.stderr, /^fastify-versioner verify: The application module '.*' is a folder: name the module file that exports the app \(such as dist\/app\.js\)\.$/m)
+  await writeFile(join(dir, 'broken.mjs'), 'export default (\n')
+  const broken = await inProcess(['verify', join(dir, 'broken.mjs')])
+  t.equal(broken.code, 1)
+  t.match(broken.stderr, /could not be loaded: SyntaxError: /)
+  t.notMatch(broken.stderr, /The command loads the module/, 'a syntax error is no matter of the environment')
   // A module exporting its app under another name: the names it has are shown.
   await writeFile(join(dir, 'named.mjs'), 'export const server = {}\nexport function createServer () {}\n')
   const named = await inProcess(['verify', join(dir, 'named.mjs')])

@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -35,7 +35,9 @@ function appExport (module: Record<string, unknown>): unknown {
  */
 function failure (thrown: unknown): string {
   const code = (thrown as { code?: unknown } | null)?.code
-  if (typeof code === 'string' && code.startsWith('FST_VERSIONER_')) return describeThrown(thrown)
+  // Node's own loading errors (a syntax error, a module not found) say what is wrong with the code, not its environment.
+  const own = typeof code === 'string' && /^(FST_VERSIONER_|ERR_|MODULE_NOT_FOUND$)/.test(code)
+  if (own || thrown instanceof SyntaxError) return describeThrown(thrown)
   return `${describeThrown(thrown)}\nThe command loads the module and builds the app as your server's start does, without listening: ` +
     'run it with the environment variables and services (a database) that start needs, or make the module build the app without them.'
 }
@@ -84,6 +86,7 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
 export async function loadApp (path: string): Promise<FastifyInstance> {
   const file = resolve(path)
   if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
+  if (statSync(file).isDirectory()) throw new VersionerToolError(`The application module '${path}' is a folder: name the module file that exports the app (such as dist/app.js).`)
   const importModule = importerFor(file)
   let exported: unknown
   let names: string[] = []
