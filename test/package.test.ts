@@ -318,14 +318,17 @@ const TSCONFIG = {
 const PROGRAMS = {
   cjs: ['core.cts', 'typebox.cts', 'tools.cts', 'app.js', 'broken-app.js'],
   esm: ['core.mts', 'typebox.mts', 'tools.mts', 'broken.mts'],
-  node10: ['tools.ts']
+  node10: ['tools.ts'],
+  bundler: ['tools.ts']
 } as const
 /**
  * Compiler options of a program besides TSCONFIG's: `node10` resolves modules as TypeScript did before package
  * exports (`module: commonjs` still defaults to it), where the tools entry's types come from `typesVersions`.
  */
 const PROGRAM_OPTIONS: Partial<Record<keyof typeof PROGRAMS, Record<string, unknown>>> = {
-  node10: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true }
+  node10: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true },
+  // A bundled application (Vite, esbuild, webpack): the `import` condition's declarations.
+  bundler: { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true }
 }
 /** The consumers that must be reported, each in the program of its module mode. */
 const MISUSES = ['broken.mts', 'broken-app.js']
@@ -514,11 +517,12 @@ t.test('the main entry loads no module of the tools and none of their libraries 
   }
 })
 
-t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (.cts, .mts) and node10 (typesVersions)', async (t) => {
+t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (.cts, .mts), node10 (typesVersions) and bundler', async (t) => {
   for (const [name, file, declarations] of [
     ['cjs', 'tools.cts', join('dist', 'tools.d.ts')],
     ['esm', 'tools.mts', join('dist', 'esm', 'tools.d.ts')],
-    ['node10', 'tools.ts', join('dist', 'tools.d.ts')]
+    ['node10', 'tools.ts', join('dist', 'tools.d.ts')],
+    ['bundler', 'tools.ts', join('dist', 'esm', 'tools.d.ts')]
   ] as const) {
     const checked = await typeCheck(name)
     const lines = checked.stdout.split('\n')
@@ -527,6 +531,7 @@ t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (
     t.ok(lines.includes(join(consumerDir, 'node_modules', 'fastify-versioner', declarations)), `${file}: the tools' types come from the packed ${declarations}`)
   }
   t.equal((await typeCheck('node10')).code, 0, 'the node10 program compiles')
+  t.equal((await typeCheck('bundler')).code, 0, 'the bundler program compiles')
 })
 
 t.test('an ESM TypeScript consumer passes TypeBox schemas to the package', async (t) => {
