@@ -747,6 +747,11 @@ t.test('the packed bin loads the app module forms teams write, from another fold
   const forms = join(consumerDir, 'app forms')
   await mkdir(join(forms, 'module'), { recursive: true })
   await writeFile(join(forms, 'module', 'package.json'), JSON.stringify({ type: 'module' }))
+  // A project of its own (a monorepo's package), whose tsconfig.json maps a path alias: tsx read the tsconfig.json
+  // of the working folder, where the alias is unknown.
+  await mkdir(join(forms, 'aliased', 'src', 'lib'), { recursive: true })
+  await writeFile(join(forms, 'aliased', 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, paths: { '@lib/*': ['./src/lib/*'] } } }))
+  await writeFile(join(forms, 'aliased', 'src', 'lib', 'label.ts'), "export const label: string = 'a'\n")
   const files: Record<string, string> = {
     // CommonJS TypeScript: Node 20 imported it through the ESM loader's CommonJS bridge, which failed in Ajv.
     'app.cts': `${TS_APP}export default build\n`,
@@ -755,6 +760,7 @@ t.test('the packed bin loads the app module forms teams write, from another fold
     // An ESM package's .js (and .ts), the factory as the named export build.
     'module/app.js': `${JS_OF_TS_APP}export { build }\n`,
     'module/app.ts': `${TS_APP}export default build\n`,
+    'aliased/src/app.ts': `import { label } from '@lib/label'\n${TS_APP.replace("label: 'a'", 'label')}export default build\n`,
     // The instance itself, not readied: the command readies it.
     'instance.mjs': `${JS_OF_TS_APP}export default await build()\n`
   }

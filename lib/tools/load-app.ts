@@ -42,6 +42,14 @@ function failure (thrown: unknown): string {
     'run it with the environment variables and services (a database) that start needs, or make the module build the app without them.'
 }
 
+/** The tsconfig.json nearest to a module (in its folder or the closest folder above), if any. */
+function nearestTsconfig (file: string): string | undefined {
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'tsconfig.json'))) return join(folder, 'tsconfig.json')
+    if (dirname(folder) === folder) return undefined
+  }
+}
+
 /**
  * How to import a module: Node's `import`, or for a TypeScript module the `tsx` the application's project (or the
  * working folder) has installed, registered first (a `.cts` module is then required).
@@ -62,8 +70,15 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
   }
   const tsx = loader
   return async (target) => {
-    // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require.
-    await import(pathToFileURL(tsx).href)
+    // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require, with the options of
+    // the tsconfig.json it is given, else the working folder's: given the module's own (its path aliases), unless set.
+    const tsconfig = process.env.TSX_TSCONFIG_PATH === undefined ? nearestTsconfig(target) : undefined
+    if (tsconfig !== undefined) process.env.TSX_TSCONFIG_PATH = tsconfig
+    try {
+      await import(pathToFileURL(tsx).href)
+    } finally {
+      if (tsconfig !== undefined) delete process.env.TSX_TSCONFIG_PATH
+    }
     // A .cts module is CommonJS: required (its exports object is its default export, as an import of CommonJS gives
     // it). Imported, Node 20 runs it through the ESM loader's CommonJS bridge, which fails on a require cycle of a
     // dependency (Ajv's): "Cannot read properties of undefined (reading 'exports')".
