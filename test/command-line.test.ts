@@ -259,7 +259,11 @@ exports.build = async () => Fastify().decorate('versioner', {})
   await writeFile(join(dir, 'app.mjs'), `import Fastify from ${fastify}
 export default Fastify()
 `)
-  for (const file of ['app.cjs', 'app.mjs']) {
+  // A promise of the app (\`export default build()\`): it was refused as something else than an app.
+  await writeFile(join(dir, 'promise.mjs'), `import Fastify from ${fastify}
+export default Promise.resolve().then(() => Fastify())
+`)
+  for (const file of ['app.cjs', 'app.mjs', 'promise.mjs']) {
     const result = await cli(['verify', join(dir, file)])
     // Loaded, readied, then refused for what it is: an app without the plugin's tools.
     t.equal(result.code, 1, file)

@@ -10,6 +10,7 @@ import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { types } from 'node:util'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
 import { describeThrown } from './terminal-text'
@@ -22,7 +23,7 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
 function appExport (module: Record<string, unknown>): unknown {
   let candidate = module.default ?? module.build
   // A CommonJS module imported from ESM: its exports object is the default export.
-  if (typeof candidate === 'object' && candidate !== null && !isFastify(candidate)) {
+  if (typeof candidate === 'object' && candidate !== null && !isFastify(candidate) && !types.isPromise(candidate)) {
     const inner = candidate as Record<string, unknown>
     candidate = inner.default ?? inner.build
   }
@@ -88,6 +89,27 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
 }
 
 /**
+ * The app a module's export gives: what its app function returns, what its promise resolves to, or the export itself
+ * (boxed: an async function returning a Fastify instance, a thenable, would ready it).
+ */
+async function appOf (exported: unknown, path: string): Promise<{ readonly app: unknown }> {
+  // `export default build()`: a promise of the app (a promise only: a Fastify instance is a thenable that readies it).
+  const promise = types.isPromise(exported)
+  if (typeof exported !== 'function' && !promise) return { app: exported }
+  try {
+    return { app: typeof exported === 'function' ? await (exported as () => unknown)() : await exported }
+  } catch (error) {
+    const parameters = typeof exported === 'function' ? exported.length : 0
+    if (parameters >= 2) {
+      throw new VersionerToolError(`The export of '${path}' takes ${parameters} parameters, as a Fastify plugin does (fastify-cli's app.js), and ` +
+        `failed when called without them: ${describeThrown(error)}\nExport a function that builds the app instead: one that creates a ` +
+        'Fastify instance, registers the plugin on it and returns it.')
+    }
+    throw new VersionerToolError(`The app ${promise ? 'promise' : 'function'} of '${path}' failed: ${failure(error)}`)
+  }
+}
+
+/**
  * Loads the application module at `path` and returns its Fastify instance, readied (no port is opened): the
  * application, or the context of one of its versioned APIs when the module exports that (close it with its root's
  * `close()`: the whole application).
@@ -112,20 +134,7 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
   } catch (error) {
     throw new VersionerToolError(`The application module '${path}' could not be loaded: ${failure(error)}`)
   }
-  let app: unknown = exported
-  if (typeof exported === 'function') {
-    try {
-      app = await (exported as () => unknown)()
-    } catch (error) {
-      const parameters = (exported as () => unknown).length
-      if (parameters >= 2) {
-        throw new VersionerToolError(`The export of '${path}' takes ${parameters} parameters, as a Fastify plugin does (fastify-cli's app.js), and ` +
-          `failed when called without them: ${describeThrown(error)}\nExport a function that builds the app instead: one that creates a ` +
-          'Fastify instance, registers the plugin on it and returns it.')
-      }
-      throw new VersionerToolError(`The app function of '${path}' failed: ${failure(error)}`)
-    }
-  }
+  const { app } = await appOf(exported, path)
   if (!isFastify(app)) {
     const others = exported === undefined && names.length > 0 ? ` (its named exports: ${names.slice(0, 10).join(', ')})` : ''
     throw new VersionerToolError(`'${path}' must default-export (or export as 'build') a function returning a Fastify instance, or the instance; ` +
