@@ -2,7 +2,7 @@
 // 0, 1 (a break, a finding, an unusable app) and 2 (usage), and what it prints. The project checks its own examples
 // here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -259,7 +259,11 @@ exports.build = async () => Fastify().decorate('versioner', {})
   await writeFile(join(dir, 'app.mjs'), `import Fastify from ${fastify}
 export default Fastify()
 `)
-  for (const file of ['app.cjs', 'app.mjs']) {
+  // A promise of the app (\`export default build()\`): it was refused as something else than an app.
+  await writeFile(join(dir, 'promise.mjs'), `import Fastify from ${fastify}
+export default Promise.resolve().then(() => Fastify())
+`)
+  for (const file of ['app.cjs', 'app.mjs', 'promise.mjs']) {
     const result = await cli(['verify', join(dir, file)])
     // Loaded, readied, then refused for what it is: an app without the plugin's tools.
     t.equal(result.code, 1, file)
@@ -304,6 +308,54 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   const throws = await inProcess(['check', join(dir, 'throws.cjs'), '--against', snapshot])
   t.equal(throws.code, 1)
   t.match(throws.stderr, /The app function of '.*throws\.cjs' failed: Error: no database/)
+  // What to do, after what the app threw (its stack frames between): a team's app needs its environment at start-up.
+  await writeFile(join(dir, 'env.mjs'), "if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set')\nexport default () => null\n")
+  const env = await inProcess(['verify', join(dir, 'env.mjs')])
+  t.equal(env.code, 1)
+  t.match(env.stderr, /could not be loaded: Error: DATABASE_URL is not set\n( {4}at .*\n)*The command loads the module and builds the app as your server's start does, without listening: run it with the environment variables and services \(a database\) that start needs/)
+  t.match(throws.stderr, /\nThe command loads the module and builds the app/, 'the same advice when the app function fails')
+  // A Fastify plugin (fastify-cli's app.js) is no app function: said so, with what to export instead.
+  await writeFile(join(dir, 'plugin.cjs'), 'module.exports = async function (fastify, opts) { await fastify.register(async () => {}) }\n')
+  const plugin = await inProcess(['verify', join(dir, 'plugin.cjs')])
+  t.equal(plugin.code, 1)
+  t.match(plugin.stderr, /^fastify-versioner verify: The export of '.*plugin\.cjs' takes 2 parameters, as a Fastify plugin does \(fastify-cli's app\.js\), and failed when called without them: TypeError: /)
+  t.match(plugin.stderr, /\nExport a function that builds the app instead: one that creates a Fastify instance, registers the plugin on it and returns it\.\n$/)
+  // A folder, and a module Node cannot parse: no advice on the environment (they are no matter of it).
+  const folder = await inProcess(['verify', dir])
+  t.equal(folder.code, 1)
+  t.match(folder.stderr, /^fastify-versioner verify: The application module '.*' is a folder: name the module file that exports the app \(such as dist\/app\.js\)\.$/m)
+  await writeFile(join(dir, 'broken.mjs'), 'export default (\n')
+  const broken = await inProcess(['verify', join(dir, 'broken.mjs')])
+  t.equal(broken.code, 1)
+  t.match(broken.stderr, /could not be loaded: SyntaxError: /)
+  t.notMatch(broken.stderr, /The command loads the module/, 'a syntax error is no matter of the environment')
+  // A module exporting its app under another name: the names it has are shown.
+  await writeFile(join(dir, 'named.mjs'), 'export const server = {}\nexport function createServer () {}\n')
+  const named = await inProcess(['verify', join(dir, 'named.mjs')])
+  t.equal(named.code, 1)
+  t.match(named.stderr, /its exports have neither \(its named exports: (server, createServer|createServer, server)\)\.$/m)
+})
+
+test('an app whose ready() fails with a coded error: exit 1, its code and message shown (the code was left out)', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'app.cjs'), `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, endpoint } = require(${JSON.stringify(join(root, 'plugin.ts'))})
+class RemoveReports extends VersionChange {
+  description = 'GET /reports is gone.'
+  instructionsToMigrateToPreviousVersion = [endpoint('/reports', ['GET']).existed]
+}
+module.exports = () => {
+  const app = Fastify()
+  app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RemoveReports), new Version('2000-01-01')) })
+  app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['verify', join(dir, 'app.cjs')])
+  t.equal(result.code, 1)
+  t.match(result.stderr, /^fastify-versioner verify: The application of '.*app\.cjs' failed to start \(ready\(\)\): FastifyError \[FST_VERSIONER_ROUTER_GENERATION\]: Endpoint "\[GET\] \/reports" named in "RemoveReports" is not a route/)
+  t.notMatch(result.stderr, /The command loads the module/, 'no advice beside the error\'s own (it says how to fix it)')
+  t.equal(result.stdout, '')
 })
 
 test('an app module that throws anything is reported naming the file, by every command that loads an app', async (t) => {
@@ -318,12 +370,12 @@ test('an app module that throws anything is reported naming the file, by every c
     'ready-string.cjs': `const Fastify = require(${fastify})\nmodule.exports = Fastify().register(async () => { throw 'no plugin' })\n`
   }
   const described: Record<string, RegExp> = {
-    'import-null.cjs': /The application module '.*import-null\.cjs' could not be loaded: null$/,
-    'import-string.cjs': /The application module '.*import-string\.cjs' could not be loaded: no config\\ncheck: ok$/,
-    'build-undefined.cjs': /The app function of '.*build-undefined\.cjs' failed: undefined$/,
+    'import-null.cjs': /The application module '.*import-null\.cjs' could not be loaded: null\nThe command loads the module and builds the app as your server's start does/,
+    'import-string.cjs': /The application module '.*import-string\.cjs' could not be loaded: no config\\ncheck: ok\nThe command loads the module/,
+    'build-undefined.cjs': /The app function of '.*build-undefined\.cjs' failed: undefined\nThe command loads the module/,
     'build-error.cjs': /The app function of '.*build-error\.cjs' failed: Error: no database\\ncheck: ok\n {4}at /,
-    'build-rejects.cjs': /The app function of '.*build-rejects\.cjs' failed: \{\}$/,
-    'ready-string.cjs': /The application of '.*ready-string\.cjs' failed to start \(ready\(\)\): no plugin$/
+    'build-rejects.cjs': /The app function of '.*build-rejects\.cjs' failed: \{\}\nThe command loads the module/,
+    'ready-string.cjs': /The application of '.*ready-string\.cjs' failed to start \(ready\(\)\): no plugin\nThe command loads the module/
   }
   for (const [name, text] of Object.entries(modules)) await writeFile(join(dir, name), text)
   for (const command of [['export', '--out', join(dir, 'out')], ['check', '--against', snapshot], ['types', '--out', join(dir, 'types.ts')], ['verify'], ['retire', '--version', '2000-01-01']]) {
@@ -350,6 +402,51 @@ module.exports = async () => {
     const result = await inProcess([command[0], join(dir, 'close.cjs'), ...command.slice(1)])
     t.equal(result.code, 1, command[0])
     t.match(result.stderr, /^fastify-versioner: closing the application of '.*close\.cjs' failed: \\x1b\[2Jgone$/m, command[0])
+  }
+})
+
+test('a reader that stops reading the output (| head) leaves the exit code as it is: no EPIPE crash', async (t) => {
+  const child = spawn(process.execPath, ['--import', tsx, bin, 'verify', 'examples/users/app.ts', '--examples', '2'], { cwd: root, env })
+  // The reading end closed before the command writes, as `| head -n 0` does.
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += String(chunk) })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  t.equal(stderr, '', 'nothing on stderr (it was an EPIPE stack)')
+  t.equal(code, 0, 'the exit code of a clean verify')
+})
+
+test('an onClose hook that never settles: the command stops after 10 s with exit 1 saying so (it exited 0, or never)', async (t) => {
+  const dir = await scratch(t)
+  const setup = `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, Version } = require(${JSON.stringify(join(root, 'plugin.ts'))})
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+`
+  // Nothing keeps the process alive while it waits (it exited 0 with its work half done), or a handle does (it hung).
+  await writeFile(join(dir, 'pending.cjs'), `${setup}  app.addHook('onClose', () => new Promise(() => {}))\n  return app\n}\n`)
+  await writeFile(join(dir, 'held.cjs'), `${setup}  app.addHook('onClose', () => new Promise(() => { setInterval(() => {}, 1000) }))\n  return app\n}\n`)
+  for (const file of ['pending.cjs', 'held.cjs']) {
+    const started = Date.now()
+    const result = await cli(['export', join(dir, file), '--out', join(dir, 'openapi')])
+    t.equal(result.code, 1, `${file}: exit 1`)
+    t.match(result.stdout, /^wrote .*2001-01-01\.json$/m, `${file}: the work is done`)
+    t.match(result.stderr, /^fastify-versioner: closing the application of '.*' did not finish in 10 s \(an onClose hook that never settles\); the command stops without it\.$/m, file)
+    t.ok(Date.now() - started < 60_000, `${file}: it stopped`)
+  }
+})
+
+test('an app module or app function awaiting a promise that never settles: exit 1 saying so (it exited 0, checking nothing)', async (t) => {
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'function.cjs'), 'module.exports = () => new Promise(() => {})\n')
+  await writeFile(join(dir, 'module.mjs'), 'await new Promise(() => {})\nexport default () => null\n')
+  for (const file of ['function.cjs', 'module.mjs']) {
+    const result = await cli(['check', join(dir, file), '--against', snapshot])
+    t.equal(result.code, 1, `${file}: exit 1`)
+    t.equal(result.stdout, '')
+    t.match(result.stderr, /^fastify-versioner: the command stopped unfinished: the application awaits a promise that never settles \(in its module, app function, plugins or hooks\) and left nothing running; nothing more was checked\.$/m, file)
   }
 })
 

@@ -318,14 +318,17 @@ const TSCONFIG = {
 const PROGRAMS = {
   cjs: ['core.cts', 'typebox.cts', 'tools.cts', 'app.js', 'broken-app.js'],
   esm: ['core.mts', 'typebox.mts', 'tools.mts', 'broken.mts'],
-  node10: ['tools.ts']
+  node10: ['tools.ts'],
+  bundler: ['tools.ts']
 } as const
 /**
  * Compiler options of a program besides TSCONFIG's: `node10` resolves modules as TypeScript did before package
  * exports (`module: commonjs` still defaults to it), where the tools entry's types come from `typesVersions`.
  */
 const PROGRAM_OPTIONS: Partial<Record<keyof typeof PROGRAMS, Record<string, unknown>>> = {
-  node10: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true }
+  node10: { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true },
+  // A bundled application (Vite, esbuild, webpack): the `import` condition's declarations.
+  bundler: { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true }
 }
 /** The consumers that must be reported, each in the program of its module mode. */
 const MISUSES = ['broken.mts', 'broken-app.js']
@@ -514,11 +517,12 @@ t.test('the main entry loads no module of the tools and none of their libraries 
   }
 })
 
-t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (.cts, .mts) and node10 (typesVersions)', async (t) => {
+t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (.cts, .mts), node10 (typesVersions) and bundler', async (t) => {
   for (const [name, file, declarations] of [
     ['cjs', 'tools.cts', join('dist', 'tools.d.ts')],
     ['esm', 'tools.mts', join('dist', 'esm', 'tools.d.ts')],
-    ['node10', 'tools.ts', join('dist', 'tools.d.ts')]
+    ['node10', 'tools.ts', join('dist', 'tools.d.ts')],
+    ['bundler', 'tools.ts', join('dist', 'esm', 'tools.d.ts')]
   ] as const) {
     const checked = await typeCheck(name)
     const lines = checked.stdout.split('\n')
@@ -527,6 +531,7 @@ t.test('a TypeScript consumer of fastify-versioner/tools type-checks: nodenext (
     t.ok(lines.includes(join(consumerDir, 'node_modules', 'fastify-versioner', declarations)), `${file}: the tools' types come from the packed ${declarations}`)
   }
   t.equal((await typeCheck('node10')).code, 0, 'the node10 program compiles')
+  t.equal((await typeCheck('bundler')).code, 0, 'the bundler program compiles')
 })
 
 t.test('an ESM TypeScript consumer passes TypeBox schemas to the package', async (t) => {
@@ -710,4 +715,67 @@ t.test('the packed bin (fastify-versioner) exports the documents of a JavaScript
   const verified = await run(process.execPath, [binPath, 'verify', 'app.cjs'], consumerDir)
   t.equal(verified.code, 1, 'the rename without converters is found')
   t.match(verified.stderr, /^finding: GET \/things\/:id \(2000-01-01\): response 200\/name .*RenameNameToLabel \(2001-01-01\), no converter ran/m)
+})
+
+/** The app of JS_APP as TypeScript, for the module forms teams write (`export default`, `export =`). */
+const TS_APP = `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, schema } from 'fastify-versioner'
+
+const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
+class RenameNameToLabel extends VersionChange {
+  description = 'name became label.'
+  instructionsToMigrateToPreviousVersion = [schema(Thing).field('label').had({ name: 'name' })]
+}
+const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameNameToLabel), new Version('2000-01-01'))
+
+async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ id: request.params.id, label: 'a' }))
+  }))
+  return app
+}
+`
+
+/** TS_APP as JavaScript (ESM). */
+const JS_OF_TS_APP = TS_APP.replace('<{ Params: { id: string } }>', '')
+
+t.test('the packed bin loads the app module forms teams write, from another folder, paths with spaces (a .cts app failed)', async (t) => {
+  const binPath = join(consumerDir, 'node_modules', 'fastify-versioner', 'dist', 'lib', 'tools', 'bin.js')
+  const forms = join(consumerDir, 'app forms')
+  await mkdir(join(forms, 'module'), { recursive: true })
+  await writeFile(join(forms, 'module', 'package.json'), JSON.stringify({ type: 'module' }))
+  // A project of its own (a monorepo's package), whose tsconfig.json maps a path alias: tsx read the tsconfig.json
+  // of the working folder, where the alias is unknown.
+  await mkdir(join(forms, 'aliased', 'src', 'lib'), { recursive: true })
+  await writeFile(join(forms, 'aliased', 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, paths: { '@lib/*': ['./src/lib/*'] } } }))
+  await writeFile(join(forms, 'aliased', 'src', 'lib', 'label.ts'), "export const label: string = 'a'\n")
+  const files: Record<string, string> = {
+    // CommonJS TypeScript: Node 20 imported it through the ESM loader's CommonJS bridge, which failed in Ajv.
+    'app.cts': `${TS_APP}export default build\n`,
+    'assigned.cts': `${TS_APP}export = build\n`,
+    'app.mts': `${TS_APP}export default build\n`,
+    // An ESM package's .js (and .ts), the factory as the named export build.
+    'module/app.js': `${JS_OF_TS_APP}export { build }\n`,
+    'module/app.ts': `${TS_APP}export default build\n`,
+    'aliased/src/app.ts': `import { label } from '@lib/label'\n${TS_APP.replace("label: 'a'", 'label')}export default build\n`,
+    // The instance itself, not readied: the command readies it.
+    'instance.mjs': `${JS_OF_TS_APP}export default await build()\n`
+  }
+  for (const [file, text] of Object.entries(files)) await writeFile(join(forms, file), text)
+  // As in a user's shell: without the NODE_OPTIONS tap's process tracking adds to every child process (its require
+  // hook claims .cts files before tsx can), which `env -u` drops for the command's process.
+  const bin = (args: string[], cwd: string): Promise<Run> => run('env', ['-u', 'NODE_OPTIONS', process.execPath, binPath, ...args], cwd)
+  const out = join(forms, 'new folder', 'openapi')
+  const exported = await bin(['export', join('app forms', 'module', 'app.js'), '--out', out], consumerDir)
+  t.equal(exported.code, 0, exported.stderr)
+  t.equal(exported.stdout, ['2001-01-01', '2000-01-01', 'unversioned'].map((version) => `wrote ${join(out, `${version}.json`)}\n`).join(''),
+    '--out into a folder that does not exist yet')
+  const checked = await Promise.all(Object.keys(files).map(async (file) => [file, await bin(['check', join(forms, file), '--against', out], workDir)] as const))
+  for (const [file, result] of checked) {
+    t.equal(result.code, 0, `${file}: ${result.stderr}`)
+    t.equal(result.stdout, 'check: no breaking change in 3 saved version(s) (2000-01-01, 2001-01-01, unversioned); 0 note(s).\n', file)
+  }
 })

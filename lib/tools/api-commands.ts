@@ -14,7 +14,7 @@ import { typesModule } from './types-module'
 import { printFingerprint } from './fingerprint'
 import { verify, type VerifyFindings, type VerifyOptions } from './verify'
 import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
-import { describeThrown } from './terminal-text'
+import { commandArgument, describeThrown } from './terminal-text'
 
 /** Where a command writes (the process's streams, or a test's collectors). */
 export interface CommandOutput {
@@ -34,18 +34,20 @@ export interface CommandRun {
   readonly api: string | undefined
   /** `--channel preview`: export, check and types work on the preview versions too. */
   readonly channel?: 'release' | 'preview'
+  /** `dir` and `types` as the command line gave them, before an API's folder was added: what the advice names. */
+  readonly given?: { readonly dir: string | undefined, readonly types: string | undefined }
 }
 
 /** `check --types <file>`: prints whether the file is what `types` writes now (CRLF line endings read as LF); 1 when it is not. */
-async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, channel: ChannelOptions): Promise<number> {
-  const expected = await typesModule(context, channel)
+async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, run: ChannelOptions & Pick<CommandRun, 'given'>): Promise<number> {
+  const expected = await typesModule(context, run)
   // Line endings aside: a checkout with git's core.autocrlf holds the same types with CRLF.
   const saved = (await readFile(file, 'utf8').catch(() => undefined))?.replaceAll('\r\n', '\n')
   if (saved === expected) {
     io.out(`check: ${file} is current.`)
     return 0
   }
-  io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${file} and commit it.`)
+  io.err(`check: ${file} is ${saved === undefined ? 'missing' : 'stale'}; run fastify-versioner types <app> --out ${commandArgument(run.given?.types ?? file)} and commit it.`)
   return 1
 }
 
@@ -84,7 +86,7 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
     const code = run.dir === undefined ? 0 : printCheck(await checkDocuments(context, run.dir, run), 'saved', io)
     return Math.max(code, run.types === undefined ? 0 : await checkTypes(context, run.types, io, run))
   }
-  if (run.command === 'fingerprint') return await printFingerprint(context, run.dir, io)
+  if (run.command === 'fingerprint') return await printFingerprint(context, run.dir, io, run.given?.dir)
   if (run.command === 'types') {
     const file = run.dir as string
     await mkdir(dirname(file), { recursive: true })
@@ -118,7 +120,7 @@ export async function runOnApis (app: FastifyInstance, run: CommandRun, io: Comm
     if (!several) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
-    return await runOnApi(api.context, { ...run, dir, types }, apiIo)
+    return await runOnApi(api.context, { ...run, dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
   })
 }
 

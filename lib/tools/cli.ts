@@ -44,7 +44,7 @@ export const USAGE = `Usage:
                                                    if they differ
 
 <app> is a module whose default export (or export named build) is a function returning a Fastify instance with
-fastify-versioner registered, or that instance. TypeScript modules need tsx installed in the project.
+fastify-versioner registered, or that instance (or a promise of it). TypeScript modules need tsx installed in the project.
 An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/,
 with --api <name> too); --api <name> picks one (its apiName option, or its prefix: /partner is named partner).
 export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { readdir } from 'node:fs/promises'
+import { commandArgument } from './terminal-text'
 import { VersionerToolError } from '../core/errors'
 import { fingerprintOf } from '../docs/fingerprint'
 import { readSaved } from './check'
@@ -45,10 +46,11 @@ export async function savedFingerprint (dir: string, previews: ReadonlySet<strin
 
 /**
  * Prints the fingerprint of the API `context` serves and, with `dir`, that of the documents saved there; returns 1
- * when they differ (or when documents are off), else 0.
+ * when they differ (or when documents are off), else 0. The advice names `given` (the folder the command line gave,
+ * when `dir` is one API's folder in it).
  */
 export async function printFingerprint (
-  context: FastifyInstance, dir: string | undefined, io: { readonly out: (line: string) => void, readonly err: (line: string) => void }
+  context: FastifyInstance, dir: string | undefined, io: { readonly out: (line: string) => void, readonly err: (line: string) => void }, given = dir
 ): Promise<number> {
   const served = context.versioner.fingerprint
   if (served === undefined) {
@@ -62,6 +64,6 @@ export async function printFingerprint (
   const saved = await savedFingerprint(dir, previews)
   io.out(`fingerprint of ${dir}: ${saved.fingerprint} (${saved.documents.join(', ')})`)
   if (saved.fingerprint === served) return 0
-  io.err(`fingerprint: the documents saved in ${dir} are not what the application serves; run fastify-versioner check <app> --against ${dir} to see the differences.`)
+  io.err(`fingerprint: the documents saved in ${dir} are not what the application serves; run fastify-versioner check <app> --against ${commandArgument(given ?? '')} to see the differences.`)
   return 1
 }

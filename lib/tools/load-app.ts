@@ -6,10 +6,11 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { types } from 'node:util'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
 import { describeThrown } from './terminal-text'
@@ -22,7 +23,7 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx'])
 function appExport (module: Record<string, unknown>): unknown {
   let candidate = module.default ?? module.build
   // A CommonJS module imported from ESM: its exports object is the default export.
-  if (typeof candidate === 'object' && candidate !== null && !isFastify(candidate)) {
+  if (typeof candidate === 'object' && candidate !== null && !isFastify(candidate) && !types.isPromise(candidate)) {
     const inner = candidate as Record<string, unknown>
     candidate = inner.default ?? inner.build
   }
@@ -30,8 +31,29 @@ function appExport (module: Record<string, unknown>): unknown {
 }
 
 /**
+ * What the application threw while loading or starting, and (unless it is one of this package's errors, which say how
+ * to fix them) what to do about it.
+ */
+function failure (thrown: unknown): string {
+  const code = (thrown as { code?: unknown } | null)?.code
+  // Node's own loading errors (a syntax error, a module not found) say what is wrong with the code, not its environment.
+  const own = typeof code === 'string' && /^(FST_VERSIONER_|ERR_|MODULE_NOT_FOUND$)/.test(code)
+  if (own || thrown instanceof SyntaxError) return describeThrown(thrown)
+  return `${describeThrown(thrown)}\nThe command loads the module and builds the app as your server's start does, without listening: ` +
+    'run it with the environment variables and services (a database) that start needs, or make the module build the app without them.'
+}
+
+/** The tsconfig.json nearest to a module (in its folder or the closest folder above), if any. */
+function nearestTsconfig (file: string): string | undefined {
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'tsconfig.json'))) return join(folder, 'tsconfig.json')
+    if (dirname(folder) === folder) return undefined
+  }
+}
+
+/**
  * How to import a module: Node's `import`, or for a TypeScript module the `tsx` the application's project (or the
- * working folder) has installed, registered first.
+ * working folder) has installed, registered first (a `.cts` module is then required).
  */
 function importerFor (file: string): (file: string) => Promise<Record<string, unknown>> {
   const plain = async (target: string): Promise<Record<string, unknown>> => await import(pathToFileURL(target).href) as Record<string, unknown>
@@ -49,9 +71,41 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
   }
   const tsx = loader
   return async (target) => {
-    // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require.
-    await import(pathToFileURL(tsx).href)
+    // tsx's entry (what `node --import tsx` runs) registers its loaders for import and require, with the options of
+    // the tsconfig.json it is given, else the working folder's: given the module's own (its path aliases), unless set.
+    const tsconfig = process.env.TSX_TSCONFIG_PATH === undefined ? nearestTsconfig(target) : undefined
+    if (tsconfig !== undefined) process.env.TSX_TSCONFIG_PATH = tsconfig
+    try {
+      await import(pathToFileURL(tsx).href)
+    } finally {
+      if (tsconfig !== undefined) delete process.env.TSX_TSCONFIG_PATH
+    }
+    // A .cts module is CommonJS: required (its exports object is its default export, as an import of CommonJS gives
+    // it). Imported, Node 20 runs it through the ESM loader's CommonJS bridge, which fails on a require cycle of a
+    // dependency (Ajv's): "Cannot read properties of undefined (reading 'exports')".
+    if (extname(target) === '.cts') return { default: createRequire(target)(target) as unknown }
     return await plain(target)
+  }
+}
+
+/**
+ * The app a module's export gives: what its app function returns, what its promise resolves to, or the export itself
+ * (boxed: an async function returning a Fastify instance, a thenable, would ready it).
+ */
+async function appOf (exported: unknown, path: string): Promise<{ readonly app: unknown }> {
+  // `export default build()`: a promise of the app (a promise only: a Fastify instance is a thenable that readies it).
+  const promise = types.isPromise(exported)
+  if (typeof exported !== 'function' && !promise) return { app: exported }
+  try {
+    return { app: typeof exported === 'function' ? await (exported as () => unknown)() : await exported }
+  } catch (error) {
+    const parameters = typeof exported === 'function' ? exported.length : 0
+    if (parameters >= 2) {
+      throw new VersionerToolError(`The export of '${path}' takes ${parameters} parameters, as a Fastify plugin does (fastify-cli's app.js), and ` +
+        `failed when called without them: ${describeThrown(error)}\nExport a function that builds the app instead: one that creates a ` +
+        'Fastify instance, registers the plugin on it and returns it.')
+    }
+    throw new VersionerToolError(`The app ${promise ? 'promise' : 'function'} of '${path}' failed: ${failure(error)}`)
   }
 }
 
@@ -69,44 +123,60 @@ function importerFor (file: string): (file: string) => Promise<Record<string, un
 export async function loadApp (path: string): Promise<FastifyInstance> {
   const file = resolve(path)
   if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
+  if (statSync(file).isDirectory()) throw new VersionerToolError(`The application module '${path}' is a folder: name the module file that exports the app (such as dist/app.js).`)
   const importModule = importerFor(file)
   let exported: unknown
+  let names: string[] = []
   try {
-    exported = appExport(await importModule(file))
+    const loaded = await importModule(file)
+    names = Object.keys(loaded).filter((name) => name !== 'default' && name !== 'module.exports')
+    exported = appExport(loaded)
   } catch (error) {
-    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${describeThrown(error)}`)
+    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${failure(error)}`)
   }
-  let app: unknown = exported
-  if (typeof exported === 'function') {
-    try {
-      app = await (exported as () => unknown)()
-    } catch (error) {
-      throw new VersionerToolError(`The app function of '${path}' failed: ${describeThrown(error)}`)
-    }
-  }
+  const { app } = await appOf(exported, path)
   if (!isFastify(app)) {
+    const others = exported === undefined && names.length > 0 ? ` (its named exports: ${names.slice(0, 10).join(', ')})` : ''
     throw new VersionerToolError(`'${path}' must default-export (or export as 'build') a function returning a Fastify instance, or the instance; ` +
-      `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}.`)
+      `its ${exported === undefined ? 'exports have neither' : 'export gave something else'}${others}.`)
   }
   // The root readies the whole application (a context's own ready() after the root's fails inside avvio).
   try {
     await rootOf(app).ready()
   } catch (error) {
-    await rootOf(app).close().catch(() => undefined)
-    throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${describeThrown(error)}`)
+    await closeWithinLimit(app).catch(() => false)
+    throw new VersionerToolError(`The application of '${path}' failed to start (ready()): ${failure(error)}`)
   }
   try {
     for (const api of versionedApis(app)) versionerStateOf(api.context)
     return app
   } catch (error) {
-    await rootOf(app).close().catch(() => undefined)
+    await closeWithinLimit(app).catch(() => false)
     throw new VersionerToolError(`The application of '${path}': ${(error as Error).message}`)
+  }
+}
+
+/** How long closing an application may take before the command stops without it. */
+const CLOSE_LIMIT_SECONDS = 10
+
+/**
+ * Closes the whole application; false when that did not finish within the limit (an `onClose` hook that never
+ * settles). The limit's timer keeps the process alive meanwhile: without it, a hook's pending promise let Node exit
+ * with the command's work done and its exit code never set (0 for a finding).
+ */
+async function closeWithinLimit (app: FastifyInstance): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), CLOSE_LIMIT_SECONDS * 1000) })
+  try {
+    return await Promise.race([rootOf(app).close().then(() => true), late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
 /**
  * Closes an application {@link loadApp} loaded (its root: the whole application); returns 0, or 1 after saying so
- * when one of its `onClose` hooks fails, whatever it throws.
+ * when one of its `onClose` hooks fails, whatever it throws, or does not settle within 10 s.
  * @example
  * ```ts
  * code = Math.max(code, await closeApp(app, 'dist/app.js', { out: console.log, err: console.error }))
@@ -114,8 +184,10 @@ export async function loadApp (path: string): Promise<FastifyInstance> {
  */
 export async function closeApp (app: FastifyInstance, path: string, io: CommandOutput): Promise<number> {
   try {
-    await rootOf(app).close()
-    return 0
+    if (await closeWithinLimit(app)) return 0
+    io.err(`fastify-versioner: closing the application of '${path}' did not finish in ${CLOSE_LIMIT_SECONDS} s (an onClose hook that never ` +
+      'settles); the command stops without it.')
+    return 1
   } catch (error) {
     io.err(`fastify-versioner: closing the application of '${path}' failed: ${describeThrown(error)}`)
     return 1

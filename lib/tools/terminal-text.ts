@@ -48,12 +48,13 @@ export function terminalLines (text: string): string {
 }
 
 /**
- * What was thrown, for a message, whatever it is, made printable: an `Error`'s name and message on one line, then
+ * What was thrown, for a message, whatever it is, made printable: an `Error`'s name, code and message on one line, then
  * the frames of its stack (each indented, so that no line of it reads as the tool's own); a string; or a short
  * description of anything else (`null`, `undefined`, an object). Never throws itself.
  * @example
  * ```ts
  * describeThrown(new Error('no database'))   // 'Error: no database\n    at build (app.js:3:9)…'
+ * describeThrown(new VersionerStructureError('x')) // 'FastifyError [FST_VERSIONER_STRUCTURE]: x\n    at …'
  * describeThrown(null)                       // 'null'
  * ```
  */
@@ -61,7 +62,10 @@ export function describeThrown (thrown: unknown): string {
   try {
     if (thrown instanceof Error || types.isNativeError(thrown)) {
       const frames = String(thrown.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))
-      return [`${printable(String(thrown.name))}: ${printable(String(thrown.message))}`, ...frames.map(printable)].join('\n')
+      // Its code, as Node shows one (`Error [ERR_X]: …`), unless the message holds it (`connect ECONNREFUSED …`).
+      const code = (thrown as { code?: unknown }).code
+      const coded = typeof code === 'string' && !String(thrown.message).includes(code) ? ` [${code}]` : ''
+      return [`${printable(String(thrown.name))}${printable(coded)}: ${printable(String(thrown.message))}`, ...frames.map(printable)].join('\n')
     }
     if (typeof thrown === 'string') return thrown === '' ? "'' (an empty string)" : printable(thrown)
     if (typeof thrown === 'function') return printable(`function ${thrown.name === '' ? '(anonymous)' : thrown.name}`)
@@ -71,4 +75,17 @@ export function describeThrown (thrown: unknown): string {
   } catch {
     return `a value that cannot be shown (${typeof thrown})`
   }
+}
+
+/**
+ * A path or value as a command to copy shows it: as it is when it holds only characters no shell reads specially,
+ * else in double quotes (which POSIX shells, PowerShell and cmd.exe all read around a path with spaces).
+ * @example
+ * ```ts
+ * commandArgument('openapi')             // 'openapi'
+ * commandArgument('my project/types.ts') // '"my project/types.ts"'
+ * ```
+ */
+export function commandArgument (text: string): string {
+  return /^[\w@%+=:,./\\-]+$/.test(text) ? text : `"${text}"`
 }

@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../../plugin'
 import { exportDocuments, injectEveryVersion, verify } from '../../tools'
@@ -198,4 +198,37 @@ test('the one-API functions on a two-API root, two APIs with one name, and a bad
   t.teardown(() => bad.close())
   await t.rejects(async () => await bad.register(fastifyVersioner, { versions: bundleOf(['v1']), apiVersionFormat: 'string', apiName: 'a/b' }),
     { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'apiName' must be a name made of letters, digits/ })
+})
+
+/** The path a command's advice names after `flag`, unquoted (`--out "a b/c.ts"` gives `a b/c.ts`). */
+function advisedPath (text: string, flag: string): string {
+  const found = new RegExp(`${flag} ("[^"]*"|\\S+)`).exec(text)?.[1] ?? ''
+  return found.startsWith('"') ? found.slice(1, -1) : found
+}
+
+test('the advice of a stale types file and of a fingerprint names the path given, quoted (with several APIs it named a path that misses)', async (t) => {
+  const dir = join(await scratch(t), 'my project')
+  await mkdir(dir)
+  const app = await appModule(dir)
+  const file = join(dir, 'types', 'api-types.ts')
+  t.equal((await cli(['types', app, '--out', file])).code, 0)
+  await writeFile(join(dir, 'types', 'partner', 'api-types.ts'), 'stale\n')
+  const stale = await cli(['check', app, '--types', file])
+  t.equal(stale.code, 1)
+  t.match(stale.stderr, `[partner] check: ${join(dir, 'types', 'partner', 'api-types.ts')} is stale; run fastify-versioner types <app> --out "${file}" and commit it.`)
+  t.equal((await cli(['types', app, '--out', advisedPath(stale.stderr, '--out')])).code, 0, 'the advice followed')
+  t.equal((await cli(['check', app, '--types', file])).code, 0, 'the types are current again')
+
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', app, '--out', out])).code, 0)
+  const saved = join(out, 'partner', 'v1.json')
+  const document = JSON.parse(await readFile(saved, 'utf8'))
+  delete document.paths['/partner/orders']
+  await writeFile(saved, JSON.stringify(document))
+  const printed = await cli(['fingerprint', app, '--against', out])
+  t.equal(printed.code, 1)
+  t.match(printed.stderr, `run fastify-versioner check <app> --against "${out}" to see the differences.`)
+  const advised = await cli(['check', app, '--against', advisedPath(printed.stderr, '--against')])
+  t.equal(advised.code, 0, `the advice followed reads the saved documents: ${advised.stderr}`)
+  t.match(advised.stdout, /^\[partner\] note: v1 GET \/partner\/orders: /m, 'and shows the change')
 })
