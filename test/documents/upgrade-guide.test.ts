@@ -434,3 +434,25 @@ test('regression: a retype to a format the app declares shows a value of it (a R
     'a function (no string can be made from one): give the schema an example (its `examples`, or `had({ examples })` in a version change) ' +
     "at '/lot' in version 2000-01-01)"], 'a function format: the note says so, and what to do')
 })
+
+test('regression: a renamed request field shows its request example when the HEAD body has object-level examples (HEAD\'s shape)', async (t) => {
+  const NewUser = Type.Object({ fullName: Type.String({ examples: ['Ada Lovelace'] }) }, { $id: 'NewUser', examples: [{ fullName: 'Ada' }] })
+  class Rename extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(NewUser).field('fullName').had({ name: 'name' })]
+    @ConvertRequestToNextVersionFor(NewUser)
+    forward (request: RequestInfo<{ name?: string, fullName?: string }>) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.post('/users', { schema: { body: NewUser } }, async () => ({}))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{ operation: 'POST /users', part: 'request body', before: { name: 'Ada Lovelace' }, after: { fullName: 'Ada Lovelace' } }],
+    'HEAD\'s example, of HEAD\'s shape, is left out in 2000-01-01 (as its document does): the example is built from the form\'s keywords')
+  t.same(change.notes, [])
+  t.notOk(JSON.stringify(documentOf(app, '2000-01-01').components.schemas.NewUser).includes('"Ada"'), 'the document of 2000-01-01 does not show HEAD\'s example either')
+})
