@@ -161,6 +161,7 @@ export class ChangeExamples {
   /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */
   private async add (at: Payload, cases: readonly Case[], make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, same: Same): Promise<void> {
     let unchanged = 0
+    const shown: UpgradeExample[] = []
     for (const item of cases) {
       try {
         const { before, after } = await make(item)
@@ -169,7 +170,18 @@ export class ChangeExamples {
           continue
         }
         const status = at.status === undefined ? {} : { status: at.status }
-        this.sink.examples.push({ operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after })
+        const example = { operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after }
+        // The same pair as an earlier case's (HEAD's example already holds the enum value): shown once, saying what it shows.
+        const repeated = shown.find((earlier) => sameJson(earlier.before, before) && sameJson(earlier.after, after))
+        if (repeated !== undefined) {
+          if (repeated.shows === undefined) {
+            this.sink.examples.splice(this.sink.examples.indexOf(repeated), 1, example)
+            shown.splice(shown.indexOf(repeated), 1, example)
+          }
+          continue
+        }
+        shown.push(example)
+        this.sink.examples.push(example)
       } catch (error) {
         this.sink.notes.push(`${this.label(at)}${item.shows === undefined ? '' : `, ${item.shows}`}: ${this.failure(item, error)}`)
       }

@@ -456,3 +456,29 @@ test('regression: a renamed request field shows its request example when the HEA
   t.same(change.notes, [])
   t.notOk(JSON.stringify(documentOf(app, '2000-01-01').components.schemas.NewUser).includes('"Ada"'), 'the document of 2000-01-01 does not show HEAD\'s example either')
 })
+
+test('regression: HEAD\'s example already holding the added enum member is shown once, saying what it shows', async (t) => {
+  const State = Type.Union([Type.Literal('active'), Type.Literal('frozen')], { $id: 'State' })
+  const Account = Type.Object({ id: Type.String(), state: State }, { $id: 'Account', examples: [{ id: 'a-1', state: 'frozen' }] })
+  class AddFrozen extends VersionChange {
+    description = 'Accounts can be frozen.'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).didntHave('frozen')]
+    @ConvertResponseToPreviousVersionFor(Account)
+    frozenWasActive (response: ResponseInfo<{ state: string }>) {
+      if (response.body.state === 'frozen') response.body.state = 'active'
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddFrozen), new Version('2000-01-01')), async (api) => {
+    api.get('/accounts/:id', { schema: { response: { 200: Account } } }, async () => ({ id: 'a', state: 'active' as const }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{
+    operation: 'GET /accounts/{id}',
+    part: 'response body',
+    status: '200',
+    shows: 'the enum State value "frozen", which 2000-01-01 lacks',
+    before: { id: 'a-1', state: 'active' },
+    after: { id: 'a-1', state: 'frozen' }
+  }], 'one example, not the same pair twice')
+})
