@@ -248,11 +248,26 @@ export class ChangeExamples {
   /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
     const { generation, planner } = this.state
-    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
-      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
+    const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
+      const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       return { before, after }
+    }
+    // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
+    const examples = (schema as { examples?: unknown }).examples
+    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...schema, examples: [example] })) : [schema]
+    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
+      if (item.toward !== undefined) return await migrated(item, schema)
+      let failure: unknown
+      for (const head of heads) {
+        try {
+          return await migrated(item, head)
+        } catch (error) {
+          failure ??= error
+        }
+      }
+      throw failure
     }, { touched: this.touches(schema, planner.responseSteps(route, schema, this.level + 1)) })
   }
 

@@ -482,3 +482,27 @@ test('regression: HEAD\'s example already holding the added enum member is shown
     after: { id: 'a-1', state: 'frozen' }
   }], 'one example, not the same pair twice')
 })
+
+test('regression: a response example a converter refuses gives way to HEAD\'s next example, the one the document shows', async (t) => {
+  const Person = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'Person', examples: [{ id: 'p-0', fullName: '' }, { id: 'p-1', fullName: 'Ada Lovelace' }] })
+  class Rename extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('fullName').had({ name: 'name', type: Type.String({ minLength: 1 }) })]
+    @ConvertResponseToPreviousVersionFor(Person)
+    back (response: ResponseInfo<{ fullName?: string, name?: string }>) {
+      if (response.body.fullName === '') throw new Error('an empty name has no older form')
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.get('/people/:id', { schema: { response: { 200: Person } } }, async () => ({ id: 'p', fullName: 'A' }))
+  })
+  await app.ready()
+  t.same(documentOf(app, '2000-01-01').components.schemas.Person.examples, [{ id: 'p-1', name: 'Ada Lovelace' }], 'the document shows the second example')
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{
+    operation: 'GET /people/{id}', part: 'response body', status: '200', before: { id: 'p-1', name: 'Ada Lovelace' }, after: { id: 'p-1', fullName: 'Ada Lovelace' }
+  }], 'the guide shows the same one')
+  t.same(change.notes, [])
+})
