@@ -15,7 +15,7 @@ import { resolveVersion } from '../serve/version-picking'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/pick-version'
-import { whyRefused } from '../serve/error-handling'
+import { contextFormatter, whyRefused, type SchemaErrorFormatter } from '../serve/error-handling'
 import { privateCacheControl } from '../serve/version-headers'
 import { notFoundPage, redocPage, swaggerPage, upgradePage, versionListPage, type PageContext, type VersionEntry } from './pages'
 import type { UpgradeGuides } from './upgrade-guide'
@@ -32,6 +32,37 @@ export const VersionQuery = Type.Object({
     description: 'preview: list and show the preview versions the request may use too.'
   }))
 })
+
+/**
+ * The `schemaErrorFormatter` of a documentation route: the application's message for a query the route's schema
+ * refuses (a value given twice, an unknown channel), followed by what the route accepts.
+ * @example
+ * ```ts
+ * fastify.get('/docs', { schemaErrorFormatter: queryErrors(fastify, () => 'Ask for ?version=<version> once.'), schema: { querystring: VersionQuery } }, handler)
+ * ```
+ */
+export function queryErrors (fastify: FastifyInstance, accepted: () => string): SchemaErrorFormatter {
+  return (errors, dataVar) => {
+    const error = contextFormatter(fastify)(errors, dataVar)
+    error.message = `${error.message}. ${accepted()}`
+    return error
+  }
+}
+
+/**
+ * What a {@link VersionQuery} accepts: the versions served now (and `unversioned` when it has a document).
+ * @example
+ * ```ts
+ * const accepted = versionQueryAccepted(fastify, options, documents)
+ * accepted() // 'Ask for ?version=<version> once, one of 2001-01-01, 2000-01-01, unversioned; ?channel=…'
+ * ```
+ */
+export function versionQueryAccepted (fastify: FastifyInstance, options: DocsVersionOptions, documents: OpenApiDocuments): () => string {
+  return () => {
+    const values = [...releasedNow(options).values, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+    return `Ask for ?version=<version> once, one of ${values.join(', ')}; ?channel=release or ?channel=preview at most once.`
+  }
+}
 
 /**
  * Marks the answer to a documentation request asked with `?channel=preview` `Cache-Control: private`: what it shows
@@ -101,10 +132,11 @@ export function registerPages (
   // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
   // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
   // their ETag; a page for an unknown version is not remembered.
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
-    fastify.get(url, { ...docs.uiHooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
+    fastify.get(url, { ...docs.uiHooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
       const previews = await previewsAsked(request, reply, options)
       const released = releasedNow(options).values
       if (released !== renderedFor) {
@@ -150,9 +182,14 @@ const UpgradeQuery = Type.Object({
 })
 
 /** The two versions of a request, or the 400 saying what is accepted. */
+/** What the upgrade guide's query accepts. */
+function rangeAccepted (options: DocsVersionOptions): string {
+  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${releasedNow(options).values.join(', ')} (newest first).`
+}
+
 function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
   const values = releasedNow(options).values
-  const accepted = `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${values.join(', ')} (newest first).`
+  const accepted = rangeAccepted(options)
   if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
@@ -186,7 +223,8 @@ function registerUpgradeGuide (
   // Each guide is built on its first request, with its page (which lists the versions served when it is built).
   const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
   let builtFor: readonly string[] | undefined
-  fastify.get(at.url, { ...hooks, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
+  const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(options))
+  fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     privateForPreviewChannel(request, reply)
     const query = request.query as { from?: string, to?: string, format?: string }
     const released = releasedNow(options).values

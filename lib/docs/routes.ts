@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { previewsAsked, privateForPreviewChannel, registerPages, VersionQuery } from './page-routes'
+import { previewsAsked, privateForPreviewChannel, queryErrors, registerPages, versionQueryAccepted, VersionQuery } from './page-routes'
 import { OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
@@ -103,7 +103,8 @@ function registerDocumentRoute (
     return text
   }
 
-  fastify.get(openapiUrl, { ...hooks, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
+  fastify.get(openapiUrl, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
     // A preview's document only for a request that asked for it (and that its access allows), a release's once

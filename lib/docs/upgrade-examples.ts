@@ -161,6 +161,7 @@ export class ChangeExamples {
   /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */
   private async add (at: Payload, cases: readonly Case[], make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, same: Same): Promise<void> {
     let unchanged = 0
+    const shown: UpgradeExample[] = []
     for (const item of cases) {
       try {
         const { before, after } = await make(item)
@@ -169,7 +170,18 @@ export class ChangeExamples {
           continue
         }
         const status = at.status === undefined ? {} : { status: at.status }
-        this.sink.examples.push({ operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after })
+        const example = { operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after }
+        // The same pair as an earlier case's (HEAD's example already holds the enum value): shown once, saying what it shows.
+        const repeated = shown.find((earlier) => sameJson(earlier.before, before) && sameJson(earlier.after, after))
+        if (repeated !== undefined) {
+          if (repeated.shows === undefined) {
+            this.sink.examples.splice(this.sink.examples.indexOf(repeated), 1, example)
+            shown.splice(shown.indexOf(repeated), 1, example)
+          }
+          continue
+        }
+        shown.push(example)
+        this.sink.examples.push(example)
       } catch (error) {
         this.sink.notes.push(`${this.label(at)}${item.shows === undefined ? '' : `, ${item.shows}`}: ${this.failure(item, error)}`)
       }
@@ -197,13 +209,21 @@ export class ChangeExamples {
     const afterForm = generation.formAt(body, level)
     const converters = planner.requestSteps(route, body, level + 1).filter((step) => step.converter.change === this.change)
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
-      let before: unknown
-      try {
-        before = exampleOf(beforeForm, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
-      } catch (error) {
-        throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
+      const make = (form: TSchema): unknown => {
+        try {
+          return exampleOf(form, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
+        } catch (error) {
+          throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
+        }
       }
       const check = this.engine.validatorOf(beforeForm)
+      let before = make(beforeForm)
+      // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
+      // left out, as the version's document leaves it out, and the example is built from the form's keywords.
+      if (!check(copyJson(before)) && Array.isArray(beforeForm.examples)) {
+        const { examples, ...bare } = beforeForm
+        before = make(bare as TSchema)
+      }
       if (!check(copyJson(before))) throw new Error(`the example does not match version ${sink.previousVersion}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
       const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
@@ -228,11 +248,26 @@ export class ChangeExamples {
   /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
     const { generation, planner } = this.state
-    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
-      const head = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
+    const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
+      const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       return { before, after }
+    }
+    // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
+    const examples = (schema as { examples?: unknown }).examples
+    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...schema, examples: [example] })) : [schema]
+    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
+      if (item.toward !== undefined) return await migrated(item, schema)
+      let failure: unknown
+      for (const head of heads) {
+        try {
+          return await migrated(item, head)
+        } catch (error) {
+          failure ??= error
+        }
+      }
+      throw failure
     }, { touched: this.touches(schema, planner.responseSteps(route, schema, this.level + 1)) })
   }
 

@@ -559,3 +559,18 @@ test('regression: an application validating with TypeBoxValidatorCompiler starts
   t.equal((await app.inject({ url: '/docs?channel=other' })).statusCode, 400, 'an unknown channel is still a 400')
   t.equal((await app.inject({ url: '/docs/upgrade?from=2000-01-01&to=2001-01-01&format=json' })).statusCode, 200)
 })
+
+test('regression: a documentation query its schema refuses (a value given twice, an unknown channel) is a 400 saying what is accepted', async (t) => {
+  const app = await example(t)
+  for (const url of ['/openapi.json?version=2000-01-01&version=2001-01-01', '/docs?version=2000-01-01&version=2001-01-01', '/redoc?version=a&version=b', '/openapi.json?channel=other']) {
+    const response = await app.inject(url)
+    t.equal(response.statusCode, 400, `${url}: 400`)
+    const { code, message } = response.json<{ code: string, message: string }>()
+    t.equal(code, 'FST_ERR_VALIDATION', `${url}: Fastify's validation error`)
+    t.match(message, /^querystring\/(version|channel) must /, `${url}: what was wrong`)
+    t.match(message, /Ask for \?version=<version> once, one of 2002-01-01, 2001-01-01, 2000-01-01, unversioned; \?channel=release or \?channel=preview at most once\.$/, `${url}: what is accepted`)
+  }
+  const upgrade = await app.inject('/docs/upgrade?from=2000-01-01&from=2001-01-01&to=2002-01-01')
+  t.equal(upgrade.statusCode, 400)
+  t.match(upgrade.json<{ message: string }>().message, /^querystring\/from must be string\. Ask for \?from=<version>&to=<newer version> \(add &format=json for the data\), with two of the versions 2002-01-01, 2001-01-01, 2000-01-01 \(newest first\)\.$/)
+})

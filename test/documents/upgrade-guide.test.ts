@@ -434,3 +434,75 @@ test('regression: a retype to a format the app declares shows a value of it (a R
     'a function (no string can be made from one): give the schema an example (its `examples`, or `had({ examples })` in a version change) ' +
     "at '/lot' in version 2000-01-01)"], 'a function format: the note says so, and what to do')
 })
+
+test('regression: a renamed request field shows its request example when the HEAD body has object-level examples (HEAD\'s shape)', async (t) => {
+  const NewUser = Type.Object({ fullName: Type.String({ examples: ['Ada Lovelace'] }) }, { $id: 'NewUser', examples: [{ fullName: 'Ada' }] })
+  class Rename extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(NewUser).field('fullName').had({ name: 'name' })]
+    @ConvertRequestToNextVersionFor(NewUser)
+    forward (request: RequestInfo<{ name?: string, fullName?: string }>) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.post('/users', { schema: { body: NewUser } }, async () => ({}))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{ operation: 'POST /users', part: 'request body', before: { name: 'Ada Lovelace' }, after: { fullName: 'Ada Lovelace' } }],
+    'HEAD\'s example, of HEAD\'s shape, is left out in 2000-01-01 (as its document does): the example is built from the form\'s keywords')
+  t.same(change.notes, [])
+  t.notOk(JSON.stringify(documentOf(app, '2000-01-01').components.schemas.NewUser).includes('"Ada"'), 'the document of 2000-01-01 does not show HEAD\'s example either')
+})
+
+test('regression: HEAD\'s example already holding the added enum member is shown once, saying what it shows', async (t) => {
+  const State = Type.Union([Type.Literal('active'), Type.Literal('frozen')], { $id: 'State' })
+  const Account = Type.Object({ id: Type.String(), state: State }, { $id: 'Account', examples: [{ id: 'a-1', state: 'frozen' }] })
+  class AddFrozen extends VersionChange {
+    description = 'Accounts can be frozen.'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).didntHave('frozen')]
+    @ConvertResponseToPreviousVersionFor(Account)
+    frozenWasActive (response: ResponseInfo<{ state: string }>) {
+      if (response.body.state === 'frozen') response.body.state = 'active'
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddFrozen), new Version('2000-01-01')), async (api) => {
+    api.get('/accounts/:id', { schema: { response: { 200: Account } } }, async () => ({ id: 'a', state: 'active' as const }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{
+    operation: 'GET /accounts/{id}',
+    part: 'response body',
+    status: '200',
+    shows: 'the enum State value "frozen", which 2000-01-01 lacks',
+    before: { id: 'a-1', state: 'active' },
+    after: { id: 'a-1', state: 'frozen' }
+  }], 'one example, not the same pair twice')
+})
+
+test('regression: a response example a converter refuses gives way to HEAD\'s next example, the one the document shows', async (t) => {
+  const Person = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'Person', examples: [{ id: 'p-0', fullName: '' }, { id: 'p-1', fullName: 'Ada Lovelace' }] })
+  class Rename extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('fullName').had({ name: 'name', type: Type.String({ minLength: 1 }) })]
+    @ConvertResponseToPreviousVersionFor(Person)
+    back (response: ResponseInfo<{ fullName?: string, name?: string }>) {
+      if (response.body.fullName === '') throw new Error('an empty name has no older form')
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.get('/people/:id', { schema: { response: { 200: Person } } }, async () => ({ id: 'p', fullName: 'A' }))
+  })
+  await app.ready()
+  t.same(documentOf(app, '2000-01-01').components.schemas.Person.examples, [{ id: 'p-1', name: 'Ada Lovelace' }], 'the document shows the second example')
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{
+    operation: 'GET /people/{id}', part: 'response body', status: '200', before: { id: 'p-1', name: 'Ada Lovelace' }, after: { id: 'p-1', fullName: 'Ada Lovelace' }
+  }], 'the guide shows the same one')
+  t.same(change.notes, [])
+})
