@@ -115,10 +115,15 @@ function lifecycleLink (version: Version): string | undefined {
   return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
 }
 
-/** Adds a link to a reply's `Link` header, keeping the links already there (RFC 8288 allows several). */
+/**
+ * Adds the plugin's links (`link`, one or several `<…>; rel="…"` joined by `, `) to a reply's `Link` header, keeping
+ * the links already there (RFC 8288 allows several) and adding each one the header does not hold yet.
+ */
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
-  return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
+  // The plugin's URLs hold no '<' (../core/link-urls.ts): each of its links starts at a '<'.
+  const missing = link.split(/, (?=<)/).filter((one) => !existing.includes(one))
+  return [...(existing === '' ? [] : [existing]), ...missing].join(', ')
 }
 
 /**

@@ -390,3 +390,21 @@ test('regression: an $async query schema with a deprecated field refuses a bad q
   await new Promise((resolve) => setTimeout(resolve, 10))
   t.same(unhandled, [], 'the async validator\'s refusal was handled')
 })
+
+test('regression: a handler\'s Link naming one of the deprecation pages is not listed twice', async (t) => {
+  const Body = Type.Object({
+    name: Type.String(),
+    zip: Type.Optional(Type.String({ deprecated: { link: 'https://example.com/zip' } })),
+    fax: Type.Optional(Type.String({ deprecated: { link: 'https://example.com/fax' } }))
+  })
+  const app = await versionedApp(t, new VersionBundle(new Version(OLD)), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async (_request, reply) => {
+      reply.header('link', '<https://example.com/zip>; rel="deprecation"')
+      return { ok: true }
+    })
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { name: 'n', zip: '1', fax: '2' }, headers: { 'x-api-version': OLD } })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers.link, '<https://example.com/zip>; rel="deprecation", <https://example.com/fax>; rel="deprecation"',
+    'the handler\'s link once, then the other page')
+})
