@@ -207,7 +207,10 @@ export function sendFieldDeprecations (
       const detail = deprecations.details.get(node) as FieldDeprecation
       deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
       sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
-      const link = detail.link ?? (options.documentUrl === null ? undefined : `${options.documentUrl}?version=${encodeURIComponent(version)}`)
+      // A preview's document is served only with `?channel=preview`.
+      const link = detail.link ?? (options.documentUrl === null
+        ? undefined
+        : `${options.documentUrl}?version=${encodeURIComponent(version)}${described?.channel === 'preview' ? '&channel=preview' : ''}`)
       if (link !== undefined && !links.includes(link)) links.push(link)
     }
   }

@@ -408,3 +408,16 @@ test('regression: a handler\'s Link naming one of the deprecation pages is not l
   t.equal(response.headers.link, '<https://example.com/zip>; rel="deprecation", <https://example.com/fax>; rel="deprecation"',
     'the handler\'s link once, then the other page')
 })
+
+test('regression: a preview version\'s deprecated field links to the preview\'s document, which only ?channel=preview serves', async (t) => {
+  const Body = Type.Object({ name: Type.Optional(Type.String()), old: Type.Optional(Type.String({ deprecated: true })) })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01.preview', { channel: 'preview' }), new Version(NEW)), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async () => ({ ok: true }))
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': '2002-01-01.preview' } })
+  t.equal(response.headers.link, '</openapi.json?version=2002-01-01.preview&channel=preview>; rel="deprecation"')
+  const page = await app.inject({ url: '/openapi.json?version=2002-01-01.preview&channel=preview' })
+  t.equal(page.statusCode, 200, 'the link is served')
+  const released = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
+  t.equal(released.headers.link, '</openapi.json?version=2001-01-01>; rel="deprecation"', 'a release\'s link names no channel')
+})
