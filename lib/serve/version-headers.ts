@@ -215,7 +215,8 @@ export function sendFieldDeprecations (
     }
   }
   if (fields.length === 0) return
-  for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
+  // RFC 9745 §4: no Sunset before the Deprecation (a field deprecated after the version's own sunset).
+  for (const [name, value] of lifecycleHeaders(earliest(deprecatedAt ?? 0, sunsetAt), sunsetAt)) reply.header(name, value)
   const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
   if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
   state.fieldDeprecations = { fields, link }

@@ -421,3 +421,15 @@ test('regression: a preview version\'s deprecated field links to the preview\'s 
   const released = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
   t.equal(released.headers.link, '</openapi.json?version=2001-01-01>; rel="deprecation"', 'a release\'s link names no channel')
 })
+
+test('regression: a field deprecated after its version\'s sunset gets no Sunset earlier than its Deprecation (RFC 9745 section 4)', async (t) => {
+  const Body = Type.Object({ name: Type.Optional(Type.String()), old: Type.Optional(Type.String({ deprecated: { deprecatedAt: '2030-01-01' } })) })
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW), new Version(OLD, { sunsetAt: '2029-01-01' })), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async () => ({ ok: true }))
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': OLD } })
+  t.equal(response.headers.sunset, new Date('2029-01-01').toUTCString(), 'the version\'s sunset')
+  t.equal(response.headers.deprecation, SECONDS('2029-01-01'), 'deprecated at the latest when it sunsets')
+  const newer = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
+  t.equal(newer.headers.deprecation, SECONDS('2030-01-01'), 'without a sunset: the field\'s own date')
+})
