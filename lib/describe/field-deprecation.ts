@@ -15,7 +15,8 @@ import { isIsoInstant } from './release-dates'
 /**
  * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the
  * `Deprecation` header, RFC 9745; `@0`, deprecated already, when not given), its sunset (`Sunset`, RFC 8594) and
- * its page (`Link: <…>; rel="deprecation"`; the version's document when not given). Dates are strings (or `Date`s).
+ * its page (`Link: <…>; rel="deprecation"`; the version's document when not given). Dates are `Date`s or ISO 8601
+ * strings: a date (midnight UTC) or a date-time with its time zone.
  * @example
  * ```ts
  * const Body = Type.Object({
