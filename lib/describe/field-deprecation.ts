@@ -10,11 +10,13 @@ import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isHeaderSafeUrl } from '../core/link-urls'
+import { isIsoInstant } from './release-dates'
 
 /**
  * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the
  * `Deprecation` header, RFC 9745; `@0`, deprecated already, when not given), its sunset (`Sunset`, RFC 8594) and
- * its page (`Link: <…>; rel="deprecation"`; the version's document when not given). Dates are strings (or `Date`s).
+ * its page (`Link: <…>; rel="deprecation"`; the version's document when not given). Dates are `Date`s or ISO 8601
+ * strings: a date (midnight UTC) or a date-time with its time zone.
  * @example
  * ```ts
  * const Body = Type.Object({
@@ -43,9 +45,11 @@ export function readDeprecationDates (value: FieldDeprecationOptions, display: s
 { deprecatedAt: Date | undefined, sunsetAt: Date | undefined, link: string | undefined } {
   const [deprecatedAt, sunsetAt] = (['deprecatedAt', 'sunsetAt'] as const).map((key) => {
     const given = value[key]
-    const date = given instanceof Date ? given : typeof given === 'string' ? new Date(given) : undefined
+    // A string in local time would be another instant on each instance's time zone (its Sunset, its 410).
+    const date = given instanceof Date ? given : typeof given === 'string' && isIsoInstant(given) ? new Date(given) : undefined
     if (given !== undefined && (date === undefined || Number.isNaN(date.getTime()))) {
-      throw new VersionerStructureError(`${display}: ${prefix}${key} must be a Date or a date string such as '2027-01-01'; got ${describeValue(given)}.`)
+      throw new VersionerStructureError(`${display}: ${prefix}${key} must be a Date or a date string such as '2027-01-01'; got ${describeValue(given)}. ` +
+        'A date-time needs its time zone (\'2027-01-01T09:00:00Z\'): the same instant on every instance.')
     }
     return date === undefined ? undefined : new Date(date.getTime())
   })

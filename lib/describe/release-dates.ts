@@ -53,9 +53,21 @@ interface LifecycleFacts {
  */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
 
+/**
+ * True for an ISO 8601 date (midnight UTC) or date-time with its time zone: a string that is the same instant on
+ * every machine (a version's and a field's lifecycle dates are written so).
+ * @example
+ * ```ts
+ * isIsoInstant('2027-01-01T09:00:00Z') // true; '2027-01-01T09:00:00' (local time) is false
+ * ```
+ */
+export function isIsoInstant (given: string): boolean {
+  return ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
+}
+
 /** An instant given as a `Date` or an ISO 8601 string (a copy, never the caller's `Date`); `where` names it in the error. */
 function readInstant (given: unknown, where: string): Date {
-  const iso = typeof given === 'string' && ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
+  const iso = typeof given === 'string' && isIsoInstant(given)
   const date = given instanceof Date ? new Date(given.getTime()) : iso ? new Date(given as string) : undefined
   if (date === undefined || Number.isNaN(date.getTime())) {
     throw new VersionerStructureError(`${where} must be a Date or an ISO 8601 string with a time zone ('2027-01-01T09:00:00Z', ` +

@@ -11,7 +11,10 @@ import { readDeprecationDates } from './field-deprecation'
 import { readBrownouts, readReleasedAt, type Brownout, type BrownoutWindow } from './release-dates'
 import type { VersionChangeClass } from './version-change-reader'
 
-/** Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document. */
+/**
+ * Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document: `Date`s or
+ * ISO 8601 strings, a date (`'2027-01-01'`, midnight UTC) or a date-time with its time zone.
+ */
 export interface VersionLifecycle {
   /** When the version was (or will be) deprecated. */
   deprecatedAt?: Date | string

@@ -115,10 +115,15 @@ function lifecycleLink (version: Version): string | undefined {
   return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
 }
 
-/** Adds a link to a reply's `Link` header, keeping the links already there (RFC 8288 allows several). */
+/**
+ * Adds the plugin's links (`link`, one or several `<…>; rel="…"` joined by `, `) to a reply's `Link` header, keeping
+ * the links already there (RFC 8288 allows several) and adding each one the header does not hold yet.
+ */
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
-  return existing === '' ? link : existing.includes(link) ? existing : `${existing}, ${link}`
+  // The plugin's URLs hold no '<' (../core/link-urls.ts): each of its links starts at a '<'.
+  const missing = link.split(/, (?=<)/).filter((one) => !existing.includes(one))
+  return [...(existing === '' ? [] : [existing]), ...missing].join(', ')
 }
 
 /**
@@ -202,12 +207,16 @@ export function sendFieldDeprecations (
       const detail = deprecations.details.get(node) as FieldDeprecation
       deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
       sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
-      const link = detail.link ?? (options.documentUrl === null ? undefined : `${options.documentUrl}?version=${encodeURIComponent(version)}`)
+      // A preview's document is served only with `?channel=preview`.
+      const link = detail.link ?? (options.documentUrl === null
+        ? undefined
+        : `${options.documentUrl}?version=${encodeURIComponent(version)}${described?.channel === 'preview' ? '&channel=preview' : ''}`)
       if (link !== undefined && !links.includes(link)) links.push(link)
     }
   }
   if (fields.length === 0) return
-  for (const [name, value] of lifecycleHeaders(deprecatedAt ?? 0, sunsetAt)) reply.header(name, value)
+  // RFC 9745 §4: no Sunset before the Deprecation (a field deprecated after the version's own sunset).
+  for (const [name, value] of lifecycleHeaders(earliest(deprecatedAt ?? 0, sunsetAt), sunsetAt)) reply.header(name, value)
   const link = links.length === 0 ? undefined : links.map((target) => `<${target}>; rel="deprecation"`).join(', ')
   if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
   state.fieldDeprecations = { fields, link }

@@ -421,3 +421,17 @@ test('brownouts are checked: on a deprecated version with afterSunset gone, each
   t.equal(touching.brownouts.length, 2, 'windows may touch')
   t.ok(Object.isFrozen(touching.brownouts) && Object.isFrozen(touching.brownouts[0]))
 })
+
+test('regression: deprecatedAt and sunsetAt in local time (a date-time without a time zone, words) are refused, as releasedAt is', async (t) => {
+  // Read in each instance's time zone, they would send a different Sunset and answer 410 at a different instant per instance.
+  for (const lifecycle of [
+    { sunsetAt: '2027-01-01T00:00:00', afterSunset: 'gone' }, { deprecatedAt: 'March 1, 2026' }, { deprecatedAt: '2026-03-01 10:00' }
+  ] as const) {
+    const error = caught(() => new Version('2000-01-01', lifecycle))
+    t.equal(error?.code, 'FST_VERSIONER_STRUCTURE', JSON.stringify(lifecycle))
+    t.match(error?.message, /A date-time needs its time zone/, 'says what to write')
+  }
+  t.equal(new Version('2000-01-01', { deprecatedAt: '2026-03-01T10:00:00+02:00' }).deprecatedAt?.toISOString(), '2026-03-01T08:00:00.000Z')
+  t.equal(new Version('2000-01-01', { sunsetAt: '2027-01-01' }).sunsetAt?.toISOString(), '2027-01-01T00:00:00.000Z', 'a date is midnight UTC')
+  t.throws(() => new Version('2000-01-01', { sunsetAt: '2027-02-30' }), /sunsetAt must be a Date/, 'a date that does not exist')
+})

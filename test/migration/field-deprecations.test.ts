@@ -390,3 +390,46 @@ test('regression: an $async query schema with a deprecated field refuses a bad q
   await new Promise((resolve) => setTimeout(resolve, 10))
   t.same(unhandled, [], 'the async validator\'s refusal was handled')
 })
+
+test('regression: a handler\'s Link naming one of the deprecation pages is not listed twice', async (t) => {
+  const Body = Type.Object({
+    name: Type.String(),
+    zip: Type.Optional(Type.String({ deprecated: { link: 'https://example.com/zip' } })),
+    fax: Type.Optional(Type.String({ deprecated: { link: 'https://example.com/fax' } }))
+  })
+  const app = await versionedApp(t, new VersionBundle(new Version(OLD)), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async (_request, reply) => {
+      reply.header('link', '<https://example.com/zip>; rel="deprecation"')
+      return { ok: true }
+    })
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { name: 'n', zip: '1', fax: '2' }, headers: { 'x-api-version': OLD } })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers.link, '<https://example.com/zip>; rel="deprecation", <https://example.com/fax>; rel="deprecation"',
+    'the handler\'s link once, then the other page')
+})
+
+test('regression: a preview version\'s deprecated field links to the preview\'s document, which only ?channel=preview serves', async (t) => {
+  const Body = Type.Object({ name: Type.Optional(Type.String()), old: Type.Optional(Type.String({ deprecated: true })) })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01.preview', { channel: 'preview' }), new Version(NEW)), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async () => ({ ok: true }))
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': '2002-01-01.preview' } })
+  t.equal(response.headers.link, '</openapi.json?version=2002-01-01.preview&channel=preview>; rel="deprecation"')
+  const page = await app.inject({ url: '/openapi.json?version=2002-01-01.preview&channel=preview' })
+  t.equal(page.statusCode, 200, 'the link is served')
+  const released = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
+  t.equal(released.headers.link, '</openapi.json?version=2001-01-01>; rel="deprecation"', 'a release\'s link names no channel')
+})
+
+test('regression: a field deprecated after its version\'s sunset gets no Sunset earlier than its Deprecation (RFC 9745 section 4)', async (t) => {
+  const Body = Type.Object({ name: Type.Optional(Type.String()), old: Type.Optional(Type.String({ deprecated: { deprecatedAt: '2030-01-01' } })) })
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW), new Version(OLD, { sunsetAt: '2029-01-01' })), async (api) => {
+    api.post('/orders', { schema: { body: Body } }, async () => ({ ok: true }))
+  })
+  const response = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': OLD } })
+  t.equal(response.headers.sunset, new Date('2029-01-01').toUTCString(), 'the version\'s sunset')
+  t.equal(response.headers.deprecation, SECONDS('2029-01-01'), 'deprecated at the latest when it sunsets')
+  const newer = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
+  t.equal(newer.headers.deprecation, SECONDS('2030-01-01'), 'without a sunset: the field\'s own date')
+})
