@@ -216,7 +216,8 @@ test('in the application: a rejecting converter, a thrown non-Error or a body th
   t.match(logs.entries[1].msg, /Webhook 'balance\.changed' could not be rendered in version 2000-01-01/)
 })
 
-test('regression: an app declaring a format of its own (Fastify({ ajv })) renders webhooks and migrates bodies with it, not "unknown format"', async (t) => {
+/** An item whose sku has a format of the application's own, and a change in which its name was its title (fresh classes per call). */
+function skuItems () {
   const Item = Type.Object({ sku: Type.String({ format: 'sku' }), name: Type.String() }, { $id: 'Item' })
   class NameWasTitle extends VersionChange {
     description = 'name was title.'
@@ -228,6 +229,11 @@ test('regression: an app declaring a format of its own (Fastify({ ajv })) render
       delete response.body.name
     }
   }
+  return { Item, NameWasTitle }
+}
+
+test('regression: an app declaring a format of its own (Fastify({ ajv })) renders webhooks and migrates bodies with it, not "unknown format"', async (t) => {
+  const { Item, NameWasTitle } = skuItems()
   const app = Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01')) })
@@ -242,17 +248,7 @@ test('regression: an app declaring a format of its own (Fastify({ ajv })) render
 })
 
 test('in a worker: renderWebhook and migrateResponseBody take the application\'s ajv option, so its formats are known there too', async (t) => {
-  const Item = Type.Object({ sku: Type.String({ format: 'sku' }), name: Type.String() }, { $id: 'Item' })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Item).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Item)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const { Item, NameWasTitle } = skuItems()
   const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   // The object the application gives Fastify({ ajv }), shared with the worker.
   const ajv = { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } }
