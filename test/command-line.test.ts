@@ -470,6 +470,11 @@ test('usage errors exit 2 with the usage text', async (t) => {
   const help = await inProcess(['--help'])
   t.equal(help.code, 0)
   t.match(help.stdout, /^Usage:/)
+  // --version alone is the package's (with a command, retire's version to retire).
+  const version = await inProcess(['--version'])
+  t.equal(version.code, 0, version.stderr)
+  t.equal(version.stdout.trim(), (JSON.parse(await readFile(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version)
+  t.equal((await inProcess(['verify', '--version'])).code, 2, 'an option of retire elsewhere is still a usage error')
   const spawned = await cli(['deploy'])
   t.equal(spawned.code, 2, 'the bin exits with the code')
   t.match(spawned.stderr, /^fastify-versioner: unknown command 'deploy'/)

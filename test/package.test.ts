@@ -703,6 +703,8 @@ t.test('the packed bin (fastify-versioner) exports the documents of a JavaScript
   t.type(binFile, 'string', 'package.json names the bin fastify-versioner')
   const binPath = join(installed, binFile ?? 'missing')
   t.match(await readFile(binPath, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'the bin starts with a node shebang')
+  const version = await run(process.execPath, [binPath, '--version'], consumerDir)
+  t.equal(version.stdout, `${String((manifest as { version?: unknown }).version)}\n`, '--version prints the installed package\'s version')
   await writeFile(join(consumerDir, 'app.cjs'), JS_APP)
   await writeFile(join(consumerDir, 'compare.cjs'), JS_COMPARE)
   const exported = await run(process.execPath, [binPath, 'export', 'app.cjs', '--out', 'openapi'], consumerDir)

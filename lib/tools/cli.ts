@@ -7,6 +7,7 @@
  * @module
  */
 import { parseArgs } from 'node:util'
+import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 import { closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
@@ -47,7 +48,8 @@ export const USAGE = `Usage:
 fastify-versioner registered, or that instance (or a promise of it). TypeScript modules need tsx installed in the project.
 An application with several versioned APIs: each command handles each API (export and check use <dir>/<name>/,
 with --api <name> too); --api <name> picks one (its apiName option, or its prefix: /partner is named partner).
-export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).`
+export, check and types work on the released versions; --channel preview adds the preview versions (verify checks all).
+fastify-versioner --version alone prints the version of the package installed.`
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -123,6 +125,11 @@ function usageError (io: CommandOutput, message: string): number {
 export async function runCli (args: readonly string[], terminal: CommandOutput): Promise<number> {
   // Every line through one gate: text from a usage file or an application cannot hold control characters.
   const io: CommandOutput = { out: (text) => terminal.out(terminalLines(text)), err: (text) => terminal.err(terminalLines(text)) }
+  // `--version` alone is the package's version (with a command, it is retire's version to retire).
+  if (args.length === 1 && args[0] === '--version') {
+    io.out(String((createRequire(__filename)('fastify-versioner/package.json') as { version: unknown }).version))
+    return 0
+  }
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
