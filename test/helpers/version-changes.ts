@@ -2,7 +2,11 @@
  * The one way the tests make a version change class (not a test file). Every call makes a new class, named
  * `name` (error messages and the changelog name it), so that no two tests share one.
  */
-import { VersionChange, VersionChangeWithSideEffects, type Instruction, type VersionBundle, type VersionChangeClass } from '../../plugin'
+import type { TSchema } from '@sinclair/typebox'
+import {
+  ConvertResponseToPreviousVersionFor, schema, VersionChange, VersionChangeWithSideEffects, type Instruction, type ResponseInfo, type VersionBundle,
+  type VersionChangeClass
+} from '../../plugin'
 import { generationSteps } from '../../lib/describe/versions'
 import type { VersionChangeDescriptor } from '../../lib/describe/version-change-reader'
 
@@ -42,4 +46,22 @@ export function changeClass (name: string, instructions: Instruction[] = [], opt
 /** The version changes `bundle` read for `version` (`'HeadVersion'` for its HEAD changes): that version's step from HEAD. */
 export function changesOf (bundle: VersionBundle, version: string): readonly VersionChangeDescriptor[] | undefined {
   return generationSteps(bundle).find((step) => step.origin === version)?.changes
+}
+
+/**
+ * A fresh version change in which `target`'s `fullName` was `name`, with the response converter that renames it back
+ * (the change most response tests need).
+ */
+export function fullNameWasNameInResponses (target: TSchema): VersionChangeClass {
+  class FullNameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(target).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(target)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  return FullNameWasName
 }

@@ -12,7 +12,7 @@ import {
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type VersionBundle
 } from '../../plugin'
 import { bundleOf } from '../helpers/http-apps'
-import { changeClass } from '../helpers/version-changes'
+import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
 
 type Teardown = { teardown: (fn: () => unknown) => void }
 
@@ -164,16 +164,7 @@ test('regression: the HEAD of a prefix\'s root route with a trailing slash is th
 
 test('regression: with path versions, a prefix\'s root route answers at its trailing slash inside the version segment, as Fastify serves prefix/', async (t) => {
   const Order = Type.Object({ id: Type.String(), fullName: Type.String() })
-  class FullNameWasName extends VersionChange {
-    description = 'fullName was name.'
-    instructionsToMigrateToPreviousVersion = [schema(Order).field('fullName').had({ name: 'name' })]
-
-    @ConvertResponseToPreviousVersionFor(Order)
-    down (response: ResponseInfo) {
-      response.body.name = response.body.fullName
-      delete response.body.fullName
-    }
-  }
+  const FullNameWasName = fullNameWasNameInResponses(Order)
   const build = async (routerOptions: { ignoreTrailingSlash?: boolean } = {}): Promise<FastifyInstance> => {
     const app = Fastify({ routerOptions })
     t.teardown(() => app.close())

@@ -10,8 +10,8 @@ import responseValidation from '@fastify/response-validation'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { versions as exampleVersions } from '../../examples/users/versions'
-import { ConvertResponseToPreviousVersionFor, endpoint, schema, versioned, fastifyVersioner, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
-import { changeClass } from '../helpers/version-changes'
+import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../../plugin'
+import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, SUPPORTED_DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
@@ -302,16 +302,7 @@ test('regression: with a plugin wrapping every route\'s handler (@fastify/websoc
 
 test('regression: a route whose path changed gets the hooks of plugins registered before the versioner once, in every version', async (t) => {
   const User = Type.Object({ id: Type.String(), fullName: Type.String() })
-  class FullNameWasName extends VersionChange {
-    description = 'A user\'s name is now fullName.'
-    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
-
-    @ConvertResponseToPreviousVersionFor(User)
-    nameDown (response: ResponseInfo) {
-      response.body.name = response.body.fullName
-      delete response.body.fullName
-    }
-  }
+  const FullNameWasName = fullNameWasNameInResponses(User)
   const Moved = changeClass('UsersWerePeople', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id' })])
   const ran: string[] = []
   // An onRoute hook adding a route hook, as plugins do (@fastify/response-validation, @fastify/compress, @fastify/rate-limit).

@@ -6,6 +6,7 @@ import { call, jsonOf } from '../helpers/http'
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import { captureLogs, v } from '../helpers/request-pipeline'
+import { fullNameWasNameInResponses } from '../helpers/version-changes'
 import { buildSeededApp } from '../fixtures/seeded-app'
 
 test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
@@ -485,16 +486,7 @@ test("the handler's returned object is never changed by an old version's respons
 
 test('regression: a serializer the handler sets with reply.serializer serializes the converted body of an old version', async (t) => {
   const User = Type.Object({ id: Type.String(), fullName: Type.String() })
-  class FullNameWasName extends VersionChange {
-    description = 'A user\'s name is now fullName.'
-    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
-
-    @ConvertResponseToPreviousVersionFor(User)
-    nameDown (response: ResponseInfo) {
-      response.body.name = response.body.fullName
-      delete response.body.fullName
-    }
-  }
+  const FullNameWasName = fullNameWasNameInResponses(User)
   const toCsv = (payload: Record<string, unknown>): string => `${Object.keys(payload).join(',')}\n${Object.values(payload).join(',')}\n`
   const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
     api.get('/users/:id', { schema: { response: { 200: User } } }, async (_request, reply) => {
