@@ -7,7 +7,9 @@
  * @module
  */
 import { parseArgs } from 'node:util'
+import { statSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
@@ -170,6 +172,8 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   const withoutDir = (command === 'check' && types !== undefined && dir === undefined) || (command === 'fingerprint' && dir === undefined)
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !withoutDir && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
+  const file = command === 'types' ? dir : types
+  if (file !== undefined && isFolder(file)) return usageError(io, `--${command === 'types' ? 'out' : 'types'} names the types file (such as ${join(file, 'api-types.ts')}); ${file} is a folder.`)
 
   let app: FastifyInstance | undefined
   let code = 1
@@ -192,4 +196,9 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   // The whole application (app may be one API's context).
   if (app !== undefined) code = Math.max(code, await closeApp(app, appPath, io))
   return code
+}
+
+/** Whether `path` is a folder (a missing path is not). */
+function isFolder (path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 }

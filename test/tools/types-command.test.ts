@@ -76,7 +76,10 @@ test('types --out writes the file; check --types exits 1 on a stale or missing f
   for (const [args, message] of [
     [['types', exampleApp], /types needs --out <file>/],
     [['verify', exampleApp, '--types', file], /--types applies to check only/],
-    [['check', exampleApp, '--types', ''], /check needs --types <file>/]
+    [['check', exampleApp, '--types', ''], /check needs --types <file>/],
+    // A folder was Node's bare EISDIR (types), or 'missing' with a fix command that failed the same way (check).
+    [['types', exampleApp, '--out', dir], /--out names the types file \(such as .*api-types\.ts\); .* is a folder/],
+    [['check', exampleApp, '--types', dir], /--types names the types file \(such as .*api-types\.ts\); .* is a folder/]
   ] as const) {
     const refused = await cli([...args])
     t.equal(refused.code, 2, args.join(' '))
