@@ -18,7 +18,7 @@ import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registrat
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
-import { checkComponentNames, checkMethods, checkUsage } from './routes/usage-checks'
+import { checkComponentNames, checkInstructionReferences, checkMethods, checkUsage } from './routes/usage-checks'
 import { Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
 import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
@@ -232,6 +232,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
+      checkInstructionReferences(state)
       if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers)
       state.ready = true
       logServedVersions(fastify, resolved, docsOptions)

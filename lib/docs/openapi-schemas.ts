@@ -128,7 +128,8 @@ export function pruneComponents (document: Record<string, Json>): void {
     if (typeof value !== 'object' || value === null) return
     const ref = (value as Record<string, Json>).$ref
     if (typeof ref === 'string' && ref.startsWith(COMPONENTS)) {
-      const name = decodeURIComponent(ref.slice(COMPONENTS.length))
+      // A reference may point inside a component (`#/components/schemas/Address/properties/street`).
+      const name = decodeURIComponent(ref.slice(COMPONENTS.length).split('/')[0])
       if (!used.has(name)) {
         used.add(name)
         queue.push(components[name])

@@ -9,7 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { Collector } from '../values/occurrences'
-import { requestRules } from '../values/shape-walk'
+import { requestRules, walkRules, type WalkRules } from '../values/shape-walk'
 import type { RouteState } from './timeline'
 import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
@@ -61,10 +61,13 @@ export class ConverterPlanner {
   private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
-  readonly requestRules: ReturnType<typeof requestRules>
+  readonly requestRules: WalkRules
+  /** The shape walk's rules for converted responses of older versions: only the fields of HEAD an open object lacks go. */
+  readonly responseRules: WalkRules
   constructor (readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[]) {
     this.targets = new ConverterTargets(generation, steps)
     this.requestRules = requestRules((ref) => generation.resolveAnyId(ref))
+    this.responseRules = walkRules({ removeFrom: 'lacked', fillDefaults: false, resolveRef: this.requestRules.resolveRef })
   }
 
   /**

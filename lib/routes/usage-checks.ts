@@ -3,7 +3,8 @@
  * matched a route, every by-path converter finds its route in the version its change belongs to, and every
  * by-schema converter (unless `checkUsage: false`) names a schema some route uses; every method named by an
  * endpoint instruction or a by-path converter is one the application routes (the second step of the method
- * check of `lib/core/http-methods.ts`); and no version documents two different schemas under one component name.
+ * check of `lib/core/http-methods.ts`); no version documents two different schemas under one component name; and
+ * every `$ref` a field instruction gives names a schema (it would fail each request of the version otherwise).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -12,7 +13,8 @@ import {
   InvalidGenerationInstructionError, LintingError, RouteByPathConverterDoesNotApplyToAnythingError,
   RouteRequestBySchemaConverterDoesNotApplyToAnythingError, RouteResponseBySchemaConverterDoesNotApplyToAnythingError
 } from '../core/errors'
-import { describeSchema, nameOf, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isSchemaObject, nameOf, pointerKey, type SchemaObject } from '../core/json-schema'
+import { everySubschema, resolverWithin } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { isEndpointInstruction } from '../describe/instructions'
 import { componentName, validComponentName } from '../schemas/component-names'
@@ -72,6 +74,32 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
           : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
+      }
+    }
+  }
+}
+
+/**
+ * Throws `InvalidGenerationInstructionError` naming the first field instruction (`had`, `existedAs`) whose type or
+ * keywords hold a `$ref` that names no schema (its own, a HEAD or shared one), or points inside one at nothing.
+ */
+export function checkInstructionReferences (state: VersionerState): void {
+  if (state.options.partialApp === true) return
+  for (const change of state.steps.flatMap((step) => step.changes)) {
+    for (const instruction of change.instructions) {
+      if (instruction.kind !== 'field.had' && instruction.kind !== 'field.existedAs') continue
+      for (const root of [instruction.type, ...Object.values(instruction.keywords)].filter(isSchemaObject) as TSchema[]) {
+        const resolve = resolverWithin(root, (ref) => state.generation.resolveAnyId(ref))
+        for (const node of everySubschema([root])) {
+          const ref = (node as SchemaObject).$ref
+          if (typeof ref !== 'string' || ref.startsWith('#')) continue
+          const [id, pointer = ''] = ref.split('#')
+          let target: unknown = resolve(id)
+          for (const segment of pointer.split('/').slice(1)) target = isSchemaObject(target) ? target[pointerKey(segment)] : undefined
+          if (target !== undefined) continue
+          throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change.name}' (version '${change.version}'): ` +
+            `its $ref '${ref}' names no schema of the application, or points inside one at nothing. Register the schema it names (app.addSchema) or fix the $ref.`)
+        }
       }
     }
   }

@@ -63,6 +63,8 @@ export interface VersionBehaviour extends RequestPlan {
   readonly responseSteps: ReadonlyMap<string, readonly ConverterStep[]>
   /** This version's response schemas by slot (ready for Fastify). */
   readonly responseForms: ReadonlyMap<string, TSchema>
+  /** By slot, the walk removing the fields of HEAD its open objects lack from a converted response (none for most slots). */
+  readonly responseCleaners: ReadonlyMap<string, ShapeWalk>
   /** By slot, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
   readonly responseGuards: ReadonlyMap<string, readonly ValueGuard[]>
   /** Slots answering successes (`default` too) whose schema differs from the one the route serializes with natively. */
@@ -166,7 +168,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */
-type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
 
 /**
  * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
@@ -180,22 +182,25 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const responseSteps = new Map<string, readonly ConverterStep[]>()
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
+  const responseCleaners = new Map<string, ShapeWalk>()
   let errorWork = false
   for (const [slot, schema] of Object.entries(responses.schemas)) {
     const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
     responseForms.set(slot, form)
+    const cleaner = compileShapeWalk(form, planner.responseRules)
+    if (cleaner !== null) responseCleaners.set(slot, cleaner)
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
     const guards = valueGuardsOf(planner, schema, level)
     if (guards.length > 0) responseGuards.set(slot, guards)
     if (answersSuccess(slot) && (native[slot] !== form || guards.length > 0)) ownSuccessSerializers.add(slot)
-    if (errors && (native[slot] !== form || guards.length > 0 || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true
+    if (errors && (native[slot] !== form || guards.length > 0 || cleaner !== null || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true
   }
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  return { responses, responseSteps, responseForms, responseGuards, ownSuccessSerializers, errorWork }
+  return { responses, responseSteps, responseForms, responseCleaners, responseGuards, ownSuccessSerializers, errorWork }
 }
 
 /**
@@ -212,7 +217,7 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
   const state = route.timeline[level]
   const statusCode = state.attributes.statusCode
   const withoutSchema = response.responseSteps.get('') as readonly ConverterStep[]
-  const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 ||
+  const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 || [...response.responseCleaners.keys()].some(answersSuccess) ||
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')

@@ -246,7 +246,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const status = reply.statusCode
   const key = responseSlot(behaviour.responses, status, reply)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
-  if (steps.length === 0) {
+  const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
+  if (steps.length === 0 && cleaner === undefined) {
     finishExpressible(conversion, status, key, body, done)
     return
   }
@@ -259,6 +260,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
       return
     }
     conversion.keyHolds = !info.wroteHeaders
+    cleaner?.(converted)
     finishExpressible(conversion, status, key, converted, done)
   })
 }

@@ -25,14 +25,17 @@ import { compileMatcher, type Matcher } from './union-matchers'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import {
-  addToShape, childrenOf, emptyShape, isPureUnion, MAX_WALK_DEPTH, removeUndeclared,
+  addToShape, childrenOf, emptyShape, isPureUnion, MAX_WALK_DEPTH, removeLacked, removeUndeclared,
   type Children, type ResolveRef, type Shape
 } from './shapes'
 
 /** What one kind of walk does, and the walks compiled under it (make one with {@link walkRules} per kind and owner). */
 export interface WalkRules {
-  /** Which object schemas lose the fields they do not declare: those a version rebuilt, or every closed one. */
-  readonly removeFrom: 'rebuilt' | 'closed'
+  /**
+   * Which object schemas lose the fields they do not declare: those a version rebuilt, or every closed one; or none
+   * (`lacked`). Under every rule, a rebuilt object that accepts other fields loses the fields of HEAD it lacks.
+   */
+  readonly removeFrom: 'rebuilt' | 'closed' | 'lacked'
   /** Missing fields get their schema's `default`. */
   readonly fillDefaults: boolean
   /** Follows `$ref`s; without it, a `$ref` is left open (its data keeps every field). */
@@ -138,7 +141,7 @@ class WalkCompiler {
 
   /** True when fields outside `shapes` can be removed: each says which fields there are and accepts no others. */
   private removable (shapes: readonly Shape[]): boolean {
-    if (this.rules.removeFrom === 'rebuilt' && !shapes.some((shape) => shape.generated)) return false
+    if (this.rules.removeFrom === 'lacked' || (this.rules.removeFrom === 'rebuilt' && !shapes.some((shape) => shape.generated))) return false
     return shapes.every((shape) => shape.declares && !shape.open)
   }
 
@@ -149,6 +152,7 @@ class WalkCompiler {
     const shape = full && !isPureUnion(source) ? this.shapeOf(source as TSchema) : undefined
     const own = shape === undefined ? [] : [shape]
     if (own.length > 0 && this.removable(own)) parts.push((data) => { removeUndeclared(data, own) })
+    else if (shape !== undefined && shape.lacks.size > 0) parts.push((data) => { removeLacked(data, shape) })
     parts.push(...this.valueWalks(children))
     for (const member of children.allOf) {
       const inner = this.walkOf(member, false)

@@ -8,7 +8,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { kGenerated } from '../core/symbols'
+import { kGenerated, kHeadSchema } from '../core/symbols'
 
 /** Finds the schema a `$ref` names; `undefined` when it is unknown. */
 export type ResolveRef = (ref: string) => TSchema | undefined
@@ -26,11 +26,13 @@ export interface Shape {
   generated: boolean
   /** Some part says which fields there are (`properties`, `patternProperties` or `additionalProperties`). */
   declares: boolean
+  /** Fields of HEAD that a part a version rebuilt does not declare, though it accepts other fields. */
+  readonly lacks: Set<string>
 }
 
 /** An empty shape, to which {@link addToShape} adds schemas. */
 export function emptyShape (): Shape {
-  return { keys: new Set(), patterns: [], open: false, generated: false, declares: false }
+  return { keys: new Set(), patterns: [], open: false, generated: false, declares: false, lacks: new Set() }
 }
 
 /** Adds the fields `source` declares at its level (its own and its members') to `shape`. */
@@ -52,6 +54,9 @@ export function addToShape (source: SchemaObject, shape: Shape, resolveRef: Reso
   const extra = source.additionalProperties
   if (isSchemaObject(source.properties) || isSchemaObject(source.patternProperties) || extra !== undefined) shape.declares = true
   if (extra === true || isSchemaObject(extra)) shape.open = true
+  // Open, a rebuilt object would take a field of HEAD it lacks as any other field (an internal one, one added since).
+  const head = source[kGenerated] === true && shape.open ? source[kHeadSchema] as SchemaObject | undefined : undefined
+  if (isSchemaObject(head?.properties)) for (const key of Object.keys(head.properties)) if (!children.named.has(key)) shape.lacks.add(key)
   for (const member of [...children.allOf, ...children.unions.flat()]) addToShape(member as SchemaObject, shape, resolveRef, depth + 1)
 }
 
@@ -70,6 +75,12 @@ export function removeUndeclared (data: unknown, shapes: readonly Shape[]): void
     for (let index = 0; index < shapes.length && !declared; index++) declared = declaredBy(shapes[index], key)
     if (!declared) delete data[key]
   }
+}
+
+/** Removes the fields of `data` that `shape` lacks (a field of HEAD, where other fields are accepted) and does not declare. */
+export function removeLacked (data: unknown, shape: Shape): void {
+  if (!isSchemaObject(data)) return
+  for (const key of shape.lacks) if (Object.hasOwn(data, key) && !declaredBy(shape, key)) delete data[key]
 }
 
 /**

@@ -6,7 +6,8 @@ import {
 } from '../../plugin'
 import { bundleWith, LATEST } from '../helpers/schema-generation'
 import { changeClass } from '../helpers/version-changes'
-import { caught, throwsStructure } from '../helpers/errors'
+import { caught, rejection, throwsStructure } from '../helpers/errors'
+import { versionedApp } from '../helpers/apps'
 
 const CODE = 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION'
 
@@ -306,4 +307,31 @@ test('regression: didntExist on a field inherited from a grandparent names the s
   t.match(error?.message, "the field 'id' is inherited from 'Base', an ancestor of the parent schema 'Middle' (extendSchema); apply the instruction to 'Base'.")
   const direct = caught(() => generateVersionedSchemas(threeVersions('RemoveParentField', [schema(Leaf).field('name').didntExist], [])))
   t.match(direct?.message, "the field 'name' is inherited from the parent schema 'Middle' (extendSchema); apply the instruction to the parent.")
+})
+
+test('regression: a $ref in an instruction\'s type that names no schema failed every request of the version (a 500), not app.ready()', async (t) => {
+  const Address = Type.Object({ street: Type.String(), zip: Type.String() }, { $id: 'Address' })
+  const Customer = Type.Object({ id: Type.String(), address: Type.String() }, { $id: 'Customer' })
+  const cases = [
+    { type: Type.Ref(Address), shared: [], ref: 'Address' },
+    { type: Type.Object({ home: Type.Ref('Adress') }), shared: [Address], ref: 'Adress' },
+    { type: Type.Unsafe({ $ref: 'Address#/properties/city' }), shared: [Address], ref: 'Address#/properties/city' }
+  ]
+  for (const { type, shared, ref } of cases) {
+    const versions = new VersionBundle(new Version(LATEST, changeClass('AddressWasAnObject', [schema(Customer).field('address').had({ type })])), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      for (const one of shared) api.addSchema(one)
+      api.post('/customers', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
+    })
+    const error = await rejection(() => app.ready())
+    t.equal(error?.code, CODE, ref)
+    t.match(error?.message, 'schema(Customer).field(\'address\').had(')
+    t.match(error?.message, `in version change 'AddressWasAnObject' (version '${LATEST}'): its $ref '${ref}' names no schema of the application`)
+  }
+  const fine = new VersionBundle(new Version(LATEST, changeClass('AddressWasAnObject', [schema(Customer).field('address').had({ type: Type.Object({ home: Type.Ref(Address), zip: Type.Ref('Address#/properties/zip') }) })])), new Version('2000-01-01'))
+  const app = await versionedApp(t, fine, async (api) => {
+    api.addSchema(Address)
+    api.post('/customers', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
+  })
+  t.equal(await rejection(() => app.ready()), undefined, 'references that resolve (a pointer into a shared schema too) pass the check')
 })

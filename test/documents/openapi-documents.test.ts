@@ -232,6 +232,25 @@ test('unreferenced components are removed from every document', async (t) => {
   await assertDocumentsValid(t, app)
 })
 
+test('regression: a component referenced only by a pointer into it (Address#/properties/zip) was pruned, leaving the $ref dangling', async (t) => {
+  const Address = Type.Object({ street: Type.String(), zip: Type.String() }, { $id: 'Address' })
+  const Label = Type.Object({ zip: Type.Ref('Address#/properties/zip') })
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', changeClass('StreetWasLine1', [schema(Address).field('street').had({ name: 'line1' })])), new Version('2000-01-01')), async (api) => {
+    api.addSchema(Address)
+    api.get('/label', { schema: { response: { 200: Label } } }, async () => ({ zip: '75001' }))
+  })
+  await app.ready()
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const response = await app.inject({ url: '/label', headers: { 'x-api-version': version } })
+    t.same(response.json(), { zip: '75001' }, `${version}: served`)
+    const document = documentOf(app, version)
+    t.same(document.paths['/label'].get.responses['200'].content['application/json'].schema.properties.zip, { $ref: '#/components/schemas/Address/properties/zip' })
+    t.same(document.components.schemas.Address.properties.zip, { type: 'string' }, `${version}: the component the pointer goes into is kept`)
+  }
+  t.same(Object.keys(documentOf(app, '2000-01-01').components.schemas.Address.properties), ['line1', 'zip'], 'in its form of 2000-01-01')
+  await assertDocumentsValid(t, app)
+})
+
 test('the version header parameter: enum [V] and default V, date format, title and description, optional (sent by a client\'s default headers)', async (t) => {
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {

@@ -950,3 +950,25 @@ test('regression: a request without a body is validated as null, as Fastify does
     t.equal(required.statusCode, 400, `${version}: a body the schema requires is still required`)
   }
 })
+
+test('regression: a field of HEAD a version lacks reached the handler from its clients where its object accepts other fields (additionalProperties)', async (t) => {
+  const Account = Type.Object({ name: Type.String(), verified: Type.Optional(Type.Boolean()), nickname: Type.Optional(Type.String()) }, { additionalProperties: true })
+  const Filter = Type.Object({ q: Type.Optional(Type.String()), includeDeleted: Type.Optional(Type.Boolean()) }, { additionalProperties: Type.String() })
+  class VerifiedIsInternal extends VersionChange {
+    description = 'verified is set by the back office only.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('verified').didntExist, schema(Filter).field('includeDeleted').didntExist]
+  }
+  class Nicknames extends VersionChange {
+    description = 'Accounts have a nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('nickname').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(VerifiedIsInternal), new Version('2001-01-01', Nicknames), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/accounts', { schema: { body: Account, querystring: Filter } }, async (request) => ({ body: request.body, query: request.query }))
+  }))
+  const sent = (version: string) => app.inject({ method: 'POST', url: '/accounts?q=a&includeDeleted=true&tag=x', headers: { 'x-api-version': version }, payload: { name: 'Ada', verified: true, nickname: 'Al', plan: 'pro' } })
+  t.same((await sent('2001-01-01')).json(), { body: { name: 'Ada', nickname: 'Al', plan: 'pro' }, query: { q: 'a', tag: 'x' } }, 'a public client cannot set an internal field')
+  t.same((await sent('2000-01-01')).json(), { body: { name: 'Ada', plan: 'pro' }, query: { q: 'a', tag: 'x' } }, 'nor an older one a field added since; other fields still reach the handler')
+})

@@ -6,7 +6,7 @@ import { call, jsonOf } from '../helpers/http'
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import { captureLogs, v } from '../helpers/request-pipeline'
-import { fullNameWasNameInResponses } from '../helpers/version-changes'
+import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
 import { buildSeededApp } from '../fixtures/seeded-app'
 
 test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
@@ -499,4 +499,31 @@ test('regression: a serializer the handler sets with reply.serializer serializes
   t.equal(old.headers['content-type'], 'text/csv')
   t.equal(old.body, 'id,name\nu1,Ada\n', 'the handler\'s serializer, given the converted body')
   t.equal((await call(app, '2001-01-01', '/users/u1')).body, 'id,fullName\nu1,Ada\n')
+})
+
+test('regression: a field of HEAD a version lacks was sent to it where its object accepts other fields (additionalProperties true or a schema)', async (t) => {
+  const Account = Type.Object({ id: Type.String(), riskScore: Type.Optional(Type.Number()), nickname: Type.Optional(Type.String()) }, { additionalProperties: true })
+  const Labels = Type.Object({ id: Type.String(), nickname: Type.Optional(Type.String()) }, { additionalProperties: Type.String() })
+  const Problem = Type.Object({ message: Type.String(), traceId: Type.Optional(Type.String()) }, { additionalProperties: true })
+  const versions = new VersionBundle(
+    new HeadVersion(changeClass('RiskIsInternal', [schema(Account).field('riskScore').didntExist, schema(Problem).field('traceId').didntExist])),
+    new Version('2001-01-01', changeClass('Nicknames', [schema(Account).field('nickname').didntExist, schema(Labels).field('nickname').didntExist])),
+    new Version('2000-01-01')
+  )
+  const stored = { id: 'a1', riskScore: 0.9, nickname: 'Al', plan: 'pro' }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/account', { schema: { response: { 200: Account, 404: Problem } } }, async (request, reply) => {
+      if (request.headers['x-missing'] !== undefined) return await reply.code(404).send({ message: 'gone', traceId: 't1', hint: 'h' } as { message: string })
+      return stored
+    })
+    api.get('/labels', { schema: { response: { 200: Labels } } }, async () => ({ id: 'l1', nickname: 'Al', color: 'red' }))
+  })
+  t.same(jsonOf(await call(app, '2001-01-01', '/account')), { id: 'a1', nickname: 'Al', plan: 'pro' }, 'the internal field is not sent to the latest version')
+  t.same(jsonOf(await call(app, '2000-01-01', '/account')), { id: 'a1', plan: 'pro' }, 'nor a field added since to an older one; other fields still are')
+  t.same(jsonOf(await call(app, '2000-01-01', '/labels')), { id: 'l1', color: 'red' }, 'additionalProperties as a schema alike')
+  t.same(jsonOf(await call(app, '2001-01-01', '/labels')), { id: 'l1', nickname: 'Al', color: 'red' })
+  const missing = await app.inject({ url: '/account', headers: { 'x-api-version': '2001-01-01', 'x-missing': '1' } })
+  t.same(missing.json(), { message: 'gone', hint: 'h' }, 'an error body too')
+  t.same(stored, { id: 'a1', riskScore: 0.9, nickname: 'Al', plan: 'pro' }, "the handler's object is not changed")
+  t.same(migrateResponseBody(versions, Account, { latestBody: stored, version: '2000-01-01' }), { id: 'a1', plan: 'pro' }, 'migrateResponseBody alike')
 })
