@@ -245,7 +245,7 @@ async function replayOne (run: {
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
       if (holdsRedacted(exchange)) {
-        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message}` })
+        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
       const step = result.index === undefined ? undefined : replayer.steps[result.index]

@@ -144,6 +144,10 @@ test('replay: traffic recorded before a new version replays between each exchang
   await writeFile(unknown, exchanges.map((exchange) => JSON.stringify({ ...exchange, latest: '2030-01-01' })).join('\n'))
   const report = await inProcess(['replay', released, '--traffic', unknown])
   t.match(report.stderr + report.stdout, /recorded when 2030-01-01 was the newest version, which the application no longer has/)
+  // Regression (a preview promoted to its date renumbers the newest version): none replayed is no pass, and no redacted value is to blame.
+  t.equal(report.code, 1, 'nothing was compared: not the 0 of a clean replay')
+  t.match(report.stderr, /^replay: no exchange of .*unknown\.ndjson was replayed; \d+ exchange\(s\) not replayed, so nothing was compared/m)
+  t.notMatch(report.stdout + report.stderr, /redacted/, 'the reason given is the one that holds')
 })
 
 test('replay: malformed lines are named and fail the run, the others are replayed; a version or route the app no longer serves is a finding', async (t) => {
