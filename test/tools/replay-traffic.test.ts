@@ -161,7 +161,7 @@ test('replay: malformed lines are named and fail the run, the others are replaye
   t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the file ends before its JSON does (truncated?): expected a value`)
   t.match(result.stderr, `malformed: ${file} line 4: not an exchange`)
   t.match(result.stderr, `malformed: ${file} line 5: clientRequest is not an object`)
-  t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01\./)
+  t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01, which the application does not have \(retired\? then remove its exchanges from the traffic file\)\./)
   t.match(result.stderr, /finding: line 7: POST \/clients \(2023-10-16\): request: unknown route: the application has no route POST \/clients\./)
   t.match(result.stdout, `replay: 2 finding(s) in ${lines.length + 2} exchange(s)`)
 })
