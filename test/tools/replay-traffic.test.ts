@@ -271,3 +271,20 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   t.same(report.findings.map((finding) => finding.text), [], 'no finding against a clean application')
   t.same(report.notReplayable, [{ line: 1, message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
 })
+
+test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 204: Type.Null() } } }, async (_request, reply) => { await reply.code(204).send() })
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { qty: 2 } })
+  t.same([sent.statusCode, sent.body], [204, ''])
+  t.equal(lines.length, 1)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [])
+  t.equal(report.replayed, 1)
+})
