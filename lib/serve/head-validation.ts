@@ -12,7 +12,8 @@ import { requestState } from './request-state'
 
 /**
  * True when `error` is Fastify's (HEAD) validation failing on a part the versioner validated against the request's
- * version before migrating it: a converter's or an instruction's bug, never the client's. Anything may have been
+ * version before migrating it: a converter's or an instruction's bug, never the client's (the request is then marked as
+ * a failed conversion). Anything may have been
  * thrown (`null`, a string): only an Error is read.
  * @example
  * ```ts
@@ -23,7 +24,10 @@ export function failsHeadAfterMigration (error: unknown, request: FastifyRequest
   const state = requestState(request)
   const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
   if (state?.migrated !== true || state.behaviour === null || part === undefined || (error as FastifyError).code !== 'FST_ERR_VALIDATION') return false
-  return requestPlanOf(state.behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)
+  const fails = requestPlanOf(state.behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)
+  // Such a request is answered the logged 500: a failed conversion, as a converter's (its answer passes no converter, nor is it captured).
+  if (fails) state.converterFailed = true
+  return fails
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { FastifyServerOptions } from 'fastify'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
-import { ConverterFailedError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
+import { ConverterFailedError, InvalidOptionError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
 import { formatPatterns, strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
 import type { FormatPatterns } from '../values/string-examples'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
@@ -134,6 +134,10 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const level = engine.generation.levelOf(version)
   const steps = engine.planner.responseSteps(on?.route, schema, level)
   const copied = copyJson(options.latestBody)
+  if (copied === options.latestBody && typeof copied === 'object' && copied !== null) {
+    // What JSON cannot write is kept as it is by copyJson: the shape walk would change the caller's own object.
+    throw new InvalidOptionError('migrateResponseBody\'s latestBody is not JSON data: JSON cannot write it (a BigInt, a cycle); give it as JSON would send it.')
+  }
   const info = { body: copied, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const unwrap = (failure: unknown): never => {
     // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.

@@ -55,7 +55,7 @@ function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOpti
   return { id, instant: timestamp?.getTime() ?? context.now(), header: versionHeader.toLowerCase() }
 }
 
-/** Throws `FST_VERSIONER_INVALID_WEBHOOK_BODY` unless the webhook's HEAD schema accepts `latestBody`. */
+/** Throws `FST_VERSIONER_INVALID_WEBHOOK_BODY` unless `latestBody` is JSON data the webhook's HEAD schema accepts. */
 function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, latestBody: unknown): void {
   let check: ReturnType<MigrationEngine['validatorOf']>
   try {
@@ -65,7 +65,13 @@ function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, lates
     throw new InvalidOptionError(`The HEAD schema of webhook '${webhook.name}' does not compile with this Ajv setup: ${(error as Error).message}. ` +
       'Outside the application, give renderWebhook (and migrateResponseBody) the ajv option the application gives Fastify({ ajv }).')
   }
-  if (check(copyJson(latestBody))) return
+  const copy = copyJson(latestBody)
+  if (copy === latestBody && typeof copy === 'object' && copy !== null) {
+    // copyJson keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail.
+    throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle). ` +
+      'Give the body as JSON would send it.')
+  }
+  if (check(copy)) return
   const issue = check.errors?.[0]
   throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not one its HEAD schema accepts: at ` +
     `'${issue?.instancePath ?? ''}', ${issue?.message ?? 'it does not match'}. Give the body as HEAD builds it; the versions' bodies are made from it.`)

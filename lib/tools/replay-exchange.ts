@@ -213,11 +213,14 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   // As the success hook sends it: the version's own status when the converters kept the HEAD one.
   const changed = behaviour.statusCode !== undefined && status < 300 && info.statusCode === status
   const finalStatus = changed ? behaviour.statusCode as number : info.statusCode
+  const start = { body: copyJson(returned.body) }
+  // Fastify serializes no payload it was not given: a response without a body (a 204) is sent without one, whatever its schema.
+  if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined }, start, stages }
   let text: string
   try {
     text = serializerFor(reply, behaviour, finalStatus, changed ? key : undefined)(info.body)
   } catch (error) {
     return { ok: false, kind: 'unsendable', message: `the version's serializer refuses the converted body: ${error instanceof Error ? error.message : String(error)}`, index: undefined, converters: [] }
   }
-  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text) }, start: { body: copyJson(returned.body) }, stages }
+  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text) }, start, stages }
 }

@@ -179,7 +179,10 @@ function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchang
   const entry = (exchange.latest === undefined ? undefined : index.moved(exchange.latest, key)) ?? index.routes.get(key)
   if (entry === undefined) return `the application has no route ${exchange.route.method} ${exchange.route.url}`
   const behaviour = entry.head.registered.find((route) => route.behaviours.has(exchange.version))?.behaviours.get(exchange.version)
-  if (behaviour === undefined) return `${entry.head.display} is not served in version ${exchange.version}`
+  if (behaviour === undefined) {
+    const retired = entry.levelOf(exchange.version) === undefined ? ', which the application does not have (retired? then remove its exchanges from the traffic file)' : ''
+    return `${entry.head.display} is not served in version ${exchange.version}${retired}`
+  }
   return { entry, at: { behaviour, method, url: entry.head.registered[0]?.url ?? entry.head.path } }
 }
 
@@ -245,7 +248,7 @@ async function replayOne (run: {
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
       if (holdsRedacted(exchange)) {
-        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message}` })
+        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
       const step = result.index === undefined ? undefined : replayer.steps[result.index]

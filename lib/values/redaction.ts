@@ -51,17 +51,21 @@ function collectScalars (value: unknown, found: Set<string>): void {
 
 /**
  * Every value of a redacted header into `found`: the whole, each item of a list (Node joins a repeated request
- * header's values with `, `, and cookies with `; `) and the value of each `name=value` item, so that each one sent is
- * also removed where it stands alone.
+ * header's values with `, `, and cookies with `; `), the value of each `name=value` item and the credentials after an
+ * authorization scheme (`Bearer <token>`), so that each one sent is also removed where it stands alone. Of a
+ * `set-cookie` line, only the cookie (before its first `;`) counts: its attributes (`Max-Age=0`, `Path=/`) are no secret.
  */
-function collectHeaderValues (value: unknown, found: Set<string>): void {
+function collectHeaderValues (name: string, value: unknown, found: Set<string>): void {
   collectScalars(value, found)
   for (const text of Array.isArray(value) ? value : [value]) {
     if (typeof text !== 'string') continue
-    for (const item of text.split(/[,;]/).map((part) => part.trim())) {
+    const items = name === 'set-cookie' ? [text.split(';')[0]] : text.split(/[,;]/)
+    for (const item of items.map((part) => part.trim())) {
       if (item !== '') found.add(item)
       const assigned = item.indexOf('=')
       if (assigned > 0 && assigned < item.length - 1) found.add(item.slice(assigned + 1))
+      const credentials = /^[^\s=]+\s+(\S+)$/.exec(item)?.[1]
+      if (credentials !== undefined) found.add(credentials)
     }
   }
 }
@@ -128,7 +132,7 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   for (const headers of parts.headers) {
     for (const name of Object.keys(headers)) {
       if (!redaction.headers.has(name.toLowerCase()) || headers[name] === undefined) continue
-      collectHeaderValues(headers[name], found)
+      collectHeaderValues(name.toLowerCase(), headers[name], found)
       headers[name] = REDACTED
     }
   }

@@ -266,3 +266,48 @@ test('regression: a short redacted value (a 3-digit code) is removed where it st
   t.equal((seen[0].handlerRequest.body as { note: string }).note, 'paid with card [redacted]', 'the converter\'s note holding it')
   t.equal((seen[0].clientResponse.body as { id: string }).id, 'p-4321', 'not where its digits are part of another word')
 })
+
+test('regression: a redacted set-cookie removes its cookies\' values, not their attributes (a Max-Age of 0 emptied every 0 of the bodies)', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/logout', { schema: { response: { 200: Shared } } }, async (_request, reply) => {
+      reply.header('set-cookie', ['sid=sess-Qw12345; Max-Age=0; Path=/; HttpOnly; SameSite=Lax', 'theme=dark; Expires=Thu, 01 Jan 1970 00:00:00 GMT'])
+      return { id: 'https://shop.example/Lax', count: 0, secret: 'sess-Qw12345' }
+    })
+  }, { versioner: { captureExchanges: { redact: { headers: ['set-cookie'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'POST', url: '/logout', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(response.statusCode, 200)
+  t.equal(seen.length, 1)
+  t.notMatch(JSON.stringify(seen[0]), 'sess-Qw12345', 'the cookie\'s value is removed where else it stands')
+  t.same(seen[0].clientResponse.body, { ident: 'https://shop.example/Lax', count: 0, secret: '[redacted]' }, 'Max-Age=0, Path=/ and SameSite=Lax are no values to remove')
+  t.equal(seen[0].clientResponse.headers['set-cookie'], '[redacted]')
+})
+
+test('regression: the credentials of a redacted authorization header (after its scheme) are removed wherever else they stand', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    // A token introspection route: the token sent in the header is echoed in the body.
+    api.get('/tokens/current', { schema: { response: { 200: Shared } } }, async (request) => {
+      return { id: 't1', count: 1, secret: String(request.headers.authorization).split(' ')[1] }
+    })
+  }, { versioner: { captureExchanges: { redact: { headers: ['authorization'] } } } })
+  const seen = captured(t)
+  const response = await app.inject({ url: '/tokens/current', headers: { 'x-api-version': '2000-01-01', authorization: `Bearer ${SECRET_KEY}` } })
+  t.equal(response.json<{ secret: string }>().secret, SECRET_KEY)
+  t.equal(seen.length, 1)
+  t.notMatch(JSON.stringify(seen[0]), SECRET_KEY)
+  t.same(seen[0].clientResponse.body, { ident: 't1', count: 1, secret: '[redacted]' })
+})
+
+test('regression: a request its migration left invalid for HEAD (a logged 500 of the server) is not captured, as a failed converter\'s is not', async (t) => {
+  // The rename's request converter is missing: 2000-01-01's `ident` reaches HEAD validation, which requires `id`.
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', IdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/shared', { schema: { body: Shared, response: { 200: Shared } } }, async (request) => request.body)
+  }, { versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const failed = await app.inject({ method: 'POST', url: '/shared', headers: { 'x-api-version': '2000-01-01' }, payload: { ident: 'a', count: 1, secret: 's' } })
+  t.equal(failed.json<{ code: string }>().code, 'FST_VERSIONER_LATEST_REQUEST_VALIDATION')
+  t.same(seen, [], 'not recorded as behaviour to keep: replayed once the converter is written, it would be a finding')
+})

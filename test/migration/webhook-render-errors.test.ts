@@ -2,11 +2,19 @@ import { test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import { fastifyVersioner, renderWebhook, Version, VersionBundle, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
-import { rejection } from '../helpers/errors'
+import { fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
+import { caught, rejection } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const DAY = 86_400_000
+
+const Thing = Type.Object({ id: Type.String(), at: Type.String(), extra: Type.Unknown() })
+
+/** `at` was added in 2001-01-01. */
+class AtAdded extends VersionChange {
+  description = 'Things have at.'
+  instructionsToMigrateToPreviousVersion = [schema(Thing).field('at').didntExist]
+}
 
 test('a pin the bundle no longer serves falls forward to the oldest version served, and the version header says which', async (t) => {
   const app = await webhookApp(t)
@@ -89,6 +97,22 @@ test('a body the HEAD schema refuses: FST_VERSIONER_INVALID_WEBHOOK_BODY naming 
   t.equal(calls.size, 0, 'no converter ran')
   const worker = await rejection(() => renderWebhook(invoiceVersions(), invoicePaid, { type: 'invoice.paid' } as never, { subscribers }))
   t.equal(worker?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', 'renderWebhook too')
+})
+
+test('regression: a body JSON cannot write (a BigInt, a cycle) is FST_VERSIONER_INVALID_WEBHOOK_BODY; it was changed in place by one version and blamed on the next one\'s converters', async (t) => {
+  const versions = new VersionBundle(new Version('2001-01-01', AtAdded), new Version('2000-01-01'))
+  const definition = { name: 'thing.done', body: Thing }
+  const subscribers = [{ id: 'ep_old', version: '2000-01-01', secret: newSecret() }, { id: 'ep_new', version: '2001-01-01', secret: newSecret() }]
+  const cycle: Record<string, unknown> = { id: 'c', at: 'now', extra: {} }
+  ;(cycle.extra as Record<string, unknown>).self = cycle
+  for (const [body, what] of [[{ id: 'b', at: 'now', extra: { count: 10n } }, 'a BigInt'], [cycle, 'a cycle']] as const) {
+    const error = await rejection(() => renderWebhook(versions, definition, body as never, { subscribers }))
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', what)
+    t.match(error?.message, "webhook 'thing.done' is not JSON data: JSON cannot write it (a BigInt, a cycle)", what)
+    t.equal(body.at, 'now', `${what}: the caller's body is unchanged`)
+  }
+  const error = caught(() => migrateResponseBody(versions, definition.body, { latestBody: { id: 'b', at: 'now', extra: 10n } as never, version: '2000-01-01' }))
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', 'migrateResponseBody too')
 })
 
 test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscriber, never the secret; nothing is rendered', async (t) => {

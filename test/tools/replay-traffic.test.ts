@@ -144,6 +144,10 @@ test('replay: traffic recorded before a new version replays between each exchang
   await writeFile(unknown, exchanges.map((exchange) => JSON.stringify({ ...exchange, latest: '2030-01-01' })).join('\n'))
   const report = await inProcess(['replay', released, '--traffic', unknown])
   t.match(report.stderr + report.stdout, /recorded when 2030-01-01 was the newest version, which the application no longer has/)
+  // Regression (a preview promoted to its date renumbers the newest version): none replayed is no pass, and no redacted value is to blame.
+  t.equal(report.code, 1, 'nothing was compared: not the 0 of a clean replay')
+  t.match(report.stderr, /^replay: no exchange of .*unknown\.ndjson was replayed; \d+ exchange\(s\) not replayed, so nothing was compared/m)
+  t.notMatch(report.stdout + report.stderr, /redacted/, 'the reason given is the one that holds')
 })
 
 test('replay: malformed lines are named and fail the run, the others are replayed; a version or route the app no longer serves is a finding', async (t) => {
@@ -157,7 +161,7 @@ test('replay: malformed lines are named and fail the run, the others are replaye
   t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the file ends before its JSON does (truncated?): expected a value`)
   t.match(result.stderr, `malformed: ${file} line 4: not an exchange`)
   t.match(result.stderr, `malformed: ${file} line 5: clientRequest is not an object`)
-  t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01\./)
+  t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01, which the application does not have \(retired\? then remove its exchanges from the traffic file\)\./)
   t.match(result.stderr, /finding: line 7: POST \/clients \(2023-10-16\): request: unknown route: the application has no route POST \/clients\./)
   t.match(result.stdout, `replay: 2 finding(s) in ${lines.length + 2} exchange(s)`)
 })
@@ -266,4 +270,22 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [], 'no finding against a clean application')
   t.same(report.notReplayable, [{ line: 1, message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
+})
+
+test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    // `send()` without a payload, as a 204 is sent (the typed reply asks for the schema's null).
+    api.post('/orders', { schema: { body: Order, response: { 204: Type.Null() } } }, async (_request, reply) => { await reply.code(204).send(undefined as unknown as null) })
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { qty: 2 } })
+  t.same([sent.statusCode, sent.body], [204, ''])
+  t.equal(lines.length, 1)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [])
+  t.equal(report.replayed, 1)
 })
