@@ -86,8 +86,8 @@ interface Pin {
 
 /**
  * Resolves pins at an instant: a served version as requests are picked then (exact, or the closest older date; a
- * release whose `releasedAt` has not come is not one), else the oldest version served then (retired, gone after its
- * sunset, or unknown: decision 0080). Each distinct pin once.
+ * release whose `releasedAt` has not come is not one), else the closest newer version served then (gone after its
+ * sunset), else the oldest served then (retired, or unknown: decision 0080). Each distinct pin once.
  */
 function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
   const releases = startReleaseClock(bundle, () => instant)
@@ -106,9 +106,11 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
     let pin = pins.get(requested)
     if (pin === undefined) {
       const picked = pickedTarget(bundle, requested, releases)
+      // A version gone while older ones are still served falls forward to the closest newer one served.
+      const forward = picked.ok ? released.slice(0, released.indexOf(picked.version)).reverse().find(served) ?? oldest : oldest
       pin = picked.ok && served(picked.version)
         ? { version: picked.version, requested, fellForward: false }
-        : { version: oldest, requested, fellForward: true }
+        : { version: forward, requested, fellForward: true }
       pins.set(requested, pin)
     }
     return pin

@@ -46,6 +46,16 @@ test('a version gone after its sunset falls forward from then on: the timestamp,
   t.match(early, { timestamp: Math.floor((sunset.getTime() - 1000) / 1000), deliveries: [{ version: '2000-01-01' }] }, 'the now option is the clock')
 })
 
+test('regression: a middle version gone after its sunset fell back to an older version; it falls forward to the closest newer one', async (t) => {
+  const gone = { sunsetAt: new Date(Date.now() - DAY), afterSunset: 'gone' as const }
+  const versions = new VersionBundle(new Version('2003-01-01'), new Version('2002-01-01'), new Version('2001-01-01', gone), new Version('2000-01-01'))
+  const body = Type.Object({ id: Type.String() })
+  const subscribers = [{ id: 'ep_gone', version: '2001-01-01', secret: newSecret() }, { id: 'ep_old', version: '1999-01-01', secret: newSecret() }]
+  const { deliveries } = await renderWebhook(versions, { name: 'thing.done', body }, { id: 'x' }, { subscribers })
+  t.match(deliveries[0], { version: '2002-01-01', requested: '2001-01-01', fellForward: true }, 'the closest newer version served, not 2000-01-01')
+  t.match(deliveries[1], { version: '2000-01-01', requested: '1999-01-01', fellForward: true }, 'a retired pin: the oldest served, as before')
+})
+
 test('string versions: a value the bundle lacks falls forward too', async (t) => {
   const versions = new VersionBundle(new Version('beta'), new Version('alpha'))
   const body = Type.Object({ id: Type.String() })
