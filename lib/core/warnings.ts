@@ -25,7 +25,7 @@ export const processWarning = {
     name: 'FastifyVersionerWarning',
     code: 'FSTVRS002',
     message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route declares in any version (request bodies, " +
-      'query strings, responses): check its spelling, or the value it should hide is recorded. It is still redacted wherever a body holds it.',
+      'query strings, responses): check its spelling (a header goes in redact.headers, by name), or the value it should hide is recorded. It is still redacted wherever a body holds it.',
     unlimited: true
   })
 }
