@@ -68,7 +68,7 @@ export function printCheck ({ breaks, notes, compared }: CheckResult, which: str
 export function printVerify (findings: VerifyFindings, clean: string, io: CommandOutput): number {
   for (const finding of findings) io.err(`finding: ${finding.text}`)
   for (const note of findings.unverified) io.err(`note: ${note.text}`)
-  const unverified = findings.unverified.length === 0 ? '' : `; ${findings.unverified.length} part(s) not verified: no generated example passed their schema`
+  const unverified = findings.unverified.length === 0 ? '' : `; ${findings.unverified.length} part(s) not verified (the notes say why)`
   io.out(findings.length === 0 && unverified === ''
     ? `verify: ${clean}, ${findings.replayed} examples).`
     : `verify: ${findings.length} finding(s)${unverified} (${findings.replayed} examples).`)

@@ -35,9 +35,11 @@ export interface VerifyFinding {
    * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
    * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
    * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
-   * its own schema (`route` is then `document`, `pointer` the example's place in the document).
+   * its own schema (`route` is then `document`, `pointer` the example's place in the document); `'uncompilable'`: the
+   * part's schema in that version does not compile with the application's Ajv (an instruction gave it a keyword, format
+   * or `$ref` Ajv refuses), so every request of the version would answer 500; the version is not replayed.
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */

@@ -22,6 +22,7 @@ import { shown } from './value-comparison'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { verifyRoute, verifyWebhook } from './verify-targets'
+import { uncompilableRoute, uncompilableWebhook } from './verify-forms'
 import type { ReplayIssue, Report, VerifyFinding as ReplayFinding } from './verify-replay'
 import { pointerKey } from '../core/json-schema'
 import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
@@ -70,7 +71,7 @@ function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
 function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = finding.kind === 'lost' || finding.kind === 'round trip' || worded
+  const what = finding.kind === 'lost' || finding.kind === 'round trip' || finding.kind === 'uncompilable' || worded
     ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
@@ -205,10 +206,10 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
-      for (const behaviour of registered.behaviours.values()) await verifyRoute(env, head, behaviour)
+      for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)
     }
   }
-  for (const webhook of fastify.versioner.webhooks.list()) await verifyWebhook(env, webhook)
+  for (const webhook of fastify.versioner.webhooks.list()) if (!uncompilableWebhook(env, webhook)) await verifyWebhook(env, webhook)
   const list = [...findings.list(), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state)]
   return Object.defineProperties(list, { replayed: { value: env.replayed }, unverified: { value: unverified.list() } }) as VerifyFindings
 }

@@ -70,7 +70,7 @@ test('regression: a part no generated example passes the schema of is a note nam
   const { code, out, err } = await printed(app)
   t.equal(code, 1, 'a part not verified fails the run (decision 0092)')
   t.equal(err.filter((line) => line.startsWith('note: ')).length, 3, 'one note a part')
-  t.same(out, ['verify: 0 finding(s); 3 part(s) not verified: no generated example passed their schema (0 examples).'])
+  t.same(out, ['verify: 0 finding(s); 3 part(s) not verified (the notes say why) (0 examples).'])
 })
 
 test('the fix a note gives works: a field with an example its function format accepts is verified', async (t) => {
@@ -80,4 +80,29 @@ test('the fix a note gives works: a field with an example its function format ac
   t.ok(findings.length > 0, 'the missing converters are found again')
   const clean = await productsApp(t, { sku: SKU })
   t.match((await printed(clean)).out, [/^verify: 3 finding\(s\) \(\d+ examples\)\.$/], 'the summary of findings is as before when every part is verified')
+})
+
+test('regression: a version whose schema an instruction made uncompilable crashed verify; its request is a finding, its responses notes', async (t) => {
+  const Product = Type.Object({ sku: Type.String(), label: Type.String() }, { $id: 'Product' })
+  class SkuHadAFormat extends VersionChange {
+    description = 'SKUs had a format of their own.'
+    instructionsToMigrateToPreviousVersion = [schema(Product).field('sku').had({ type: Type.String({ format: 'no-such-format' }) })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', SkuHadAFormat), new Version('2000-01-01')), async (api) => {
+    api.post('/products', { schema: { body: Product, response: { 200: Product } } }, async (request) => request.body)
+    api.get('/products', { schema: { response: { 200: Product } } }, async () => ({ sku: 'ABC-1', label: 'A' }))
+  }, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'product.updated', body: Product }) } })
+  await app.ready()
+  const sent = await app.inject({ method: 'POST', url: '/products', headers: { 'x-api-version': '2000-01-01' }, payload: { sku: 'ABC-1', label: 'A' } })
+  t.equal(sent.statusCode, 500, 'what the finding says: each request of the version answers 500')
+  const findings = await verify(app, { examples: 10 })
+  t.same(findings.map(({ route, version, kind, part, versionChanges }) => ({ route, version, kind, part, versionChanges })), [
+    { route: 'POST /products', version: '2000-01-01', kind: 'uncompilable', part: 'body', versionChanges: ['SkuHadAFormat'] }
+  ])
+  t.match(findings[0].text, /^POST \/products \(2000-01-01\): request body: its schema in this version does not compile: unknown format "no-such-format".*first wrong after SkuHadAFormat \(2001-01-01\).*each request of 2000-01-01 answers 500/)
+  t.same(findings.unverified.map(({ route, part }) => `${route} ${part}`).sort(), ['GET /products response 200', 'POST /products response 200', 'webhook product.updated payload'],
+    'a response is only serialized (it is served), but verify cannot check it')
+  t.match(findings.unverified[0].text, /does not compile with the application's Ajv \(unknown format "no-such-format".*\), since the instructions of SkuHadAFormat \(2001-01-01\)/)
+  const { code } = await printed(app)
+  t.equal(code, 1)
 })
