@@ -37,7 +37,7 @@ test('the corpus: at least 40 mistakes, each with its own id, over every kind an
   const kinds = new Set(corpus.map((mistake) => mistake.kind))
   t.same([...kinds].sort(), ['contract', 'instruction', 'lossy', 'partial', 'skipped', 'swapped'])
   const surfaces = new Set(corpus.map((mistake) => mistake.surface))
-  for (const surface of ['request', 'response', 'webhook', 'query', 'enum', 'nested', 'union', 'header', 'endpoint', 'put', 'version'] as const) {
+  for (const surface of ['request', 'response', 'webhook', 'query', 'enum', 'nested', 'union', 'header', 'endpoint', 'put', 'version', 'status', 'params', 'default'] as const) {
     t.ok(surfaces.has(surface), `a mistake on ${surface}`)
   }
 })
