@@ -13,7 +13,7 @@ import { isObject } from './type-printer'
 type Json = Record<string, unknown>
 
 /** A status of an operation that the saved document answered with the application's response and the current one with the plugin's. */
-export interface PluginAnsweredStatus {
+interface PluginAnsweredStatus {
   readonly item: string
   readonly method: string
   readonly status: string
