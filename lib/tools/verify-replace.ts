@@ -173,7 +173,7 @@ export class DerivedFields {
   }
 
   /** A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with derived fields. */
-  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown) => void, done: () => void } | undefined {
+  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown, sent: unknown) => void, done: () => void } | undefined {
     const derived = new Set<string>()
     if (!head.fullReplace.replaces || slot === undefined) return undefined
     const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
@@ -183,10 +183,11 @@ export class DerivedFields {
     const at = (body: unknown, pointer: string): unknown[] => valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
     let seen = 0
     return {
-      saw: (body) => {
+      saw: (body, sent) => {
         seen++
         for (const pointer of derived) if (at(body, pointer).length > 0) derived.delete(pointer)
-        for (const [pointer, values] of kept) for (const value of at(body, pointer)) values.add(JSON.stringify(value))
+        // A value the client sent there itself (a union member that has the field) is not the converters'.
+        for (const [pointer, values] of kept) if (at(sent, pointer).length === 0) for (const value of at(body, pointer)) values.add(JSON.stringify(value))
       },
       done: () => {
         if (seen > 0) for (const pointer of derived) this.findings.note({ head, behaviour, slot, pointer, derived: true })

@@ -144,3 +144,17 @@ test('a lacked field the route keeps that the converters set from what clients s
   // A placeholder that HEAD's schema needs, the same in every request, is the handler's to replace: no finding.
   t.same(replaceFindings(await verify(await build((request) => { request.body.displayName = '' }), { examples: 20 })), [])
 })
+
+test('a kept field a union member already has in the old version is sent by its clients, not set by the converters: no finding', async (t) => {
+  const Card = Type.Object({ kind: Type.Literal('card'), nickname: Type.Optional(Type.String()) }, { $id: 'Card' })
+  const Bank = Type.Object({ kind: Type.Literal('bank'), nickname: Type.Optional(Type.String()) }, { $id: 'Bank' })
+  class CardNicknames extends VersionChange {
+    description = 'Cards have a nickname, as bank accounts do.'
+    instructionsToMigrateToPreviousVersion = [schema(Card).field('nickname').didntExist]
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', CardNicknames), new Version('2000-01-01')), async (api) => {
+    api.put('/methods/:id', { schema: { body: Type.Union([Card, Bank]) }, fullReplace: { keeps: ['/nickname'] } }, async (request) => request.body)
+  })
+  await app.ready()
+  t.same(replaceFindings(await verify(app, { examples: 20 })), [])
+})
