@@ -164,6 +164,14 @@ export function markDeprecatedParameters (document: Record<string, Json>, defaul
 const ERROR_SCHEMA = 'FastifyVersionerError'
 const BAD_REQUEST_RESPONSE = 'FastifyVersionerBadRequest'
 const NOT_FOUND_RESPONSE = 'FastifyVersionerNotFound'
+/**
+ * The responses the plugin adds to every operation that lacks its own (`check` tells them from an application's own).
+ * @example
+ * ```ts
+ * PLUGIN_ERROR_RESPONSES.includes('FastifyVersionerNotFound') // true
+ * ```
+ */
+export const PLUGIN_ERROR_RESPONSES: readonly string[] = [BAD_REQUEST_RESPONSE, NOT_FOUND_RESPONSE]
 
 /** Fastify's error body (its default error handler and not-found handler). */
 const errorSchema = {

@@ -13,6 +13,7 @@ import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'
 import { documentDiffs } from './document-diff'
+import { withPluginAnsweredStatuses } from './plugin-statuses'
 import {
   actionWord, at, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
@@ -31,11 +32,16 @@ export function compareComparable (version: string, saved: unknown, current: unk
   const [comparableSaved, comparableCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
   // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
-  const [before, after] = withSchemaRefsAligned(comparableSaved, ranged)
+  // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
+  const [owned, answered] = withPluginAnsweredStatuses(comparableSaved, ranged)
+  const [before, after] = withSchemaRefsAligned(comparableSaved, owned)
   const diffs = documentDiffs(before, after)
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv) }
   for (const { item, method, status, range } of covered) {
     report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
+  }
+  for (const { item, method, status } of answered) {
+    report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
   }
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue

@@ -28,6 +28,14 @@ const NEVER_SET = 'is declared derivedFrom(...), so fieldsTheVersionLacks(reques
   'it in none of the examples: a full replace from this version clears it. Make the converter set it from what the client sends, or declare it ' +
   'didntExist and keep its stored value'
 
+/**
+ * A kept field the version's request converters set from what its clients send (values that differ from one example
+ * to the next; a constant is a placeholder the handler replaces with the stored value).
+ */
+const SET_BY_CONVERTERS = 'the route option fullReplace keeps this field, which this version lacks, but its request converters set it from what ' +
+  'the clients send (its value differs from one request example to the next): keeping the stored value throws away what they sent (an old ' +
+  'client could never change it). Declare the field derivedFrom(...) so that fieldsTheVersionLacks(request) no longer lists it, and remove it from keeps'
+
 /** A kept field no version lacks. */
 const STALE = 'the route option fullReplace keeps this field, which no version of the route lacks (a typo, or a field every version has now): remove it from keeps'
 
@@ -81,17 +89,17 @@ class ReplaceFindings {
    * Notes the field at `pointer` of a version's body: lacked (`derived` false), or declared derived and set by no
    * request example; a field already noted for another version lists this one too.
    */
-  note ({ head, behaviour, slot, pointer, derived }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean }): void {
+  note ({ head, behaviour, slot, pointer, derived, set = false }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean, set?: boolean }): void {
     const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
     const part = slot === '' ? 'body' : `body ${slot}`
-    const key = [route, part, pointer, derived].join('\n')
+    const key = [route, part, pointer, derived, set].join('\n')
     const known = this.byKey.get(key)
     if (known !== undefined) {
       known.versions.push(behaviour.version)
       return
     }
     const step = this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer, derived }) - 1]
-    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, derived ? NEVER_SET : CLEARS))
+    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, derived ? NEVER_SET : set ? SET_BY_CONVERTERS : CLEARS))
   }
 
   /** Notes the fields `head`'s `fullReplace: { keeps }` lists that none of its versions lacks (`lacked`: those they lack), if it serves any. */
@@ -142,19 +150,20 @@ export interface DerivedEnvironment {
   readonly derived?: DerivedFields
 }
 
-/** True when `body` holds a value at `pointer` (`*`: at any item of a list or value of a map). */
-function holdsValueAt (body: unknown, segments: readonly string[]): boolean {
-  if (segments.length === 0) return body !== undefined
-  if (typeof body !== 'object' || body === null) return false
+/** The values `body` holds at `pointer`'s segments (`*`: at every item of a list or value of a map). */
+function valuesAt (body: unknown, segments: readonly string[]): unknown[] {
+  if (segments.length === 0) return body === undefined ? [] : [body]
+  if (typeof body !== 'object' || body === null) return []
   const [segment, ...rest] = segments
   const children = segment === '*' ? Object.values(body) : Object.hasOwn(body, segment) ? [(body as Record<string, unknown>)[segment]] : []
-  return children.some((child) => holdsValueAt(child, rest))
+  return children.flatMap((child) => valuesAt(child, rest))
 }
 
 /**
  * The fields declared `derivedFrom` on full-replace routes (decision 0110), watched over each version's request
  * examples migrated up to HEAD: a field no example of a version set is a `replace clears` finding, one per route,
- * body and field (the versions where it shows listed on it).
+ * body and field (the versions where it shows listed on it). And the lacked fields the route keeps: one the examples
+ * of a version set to values that differ is the converters' to set, and keeping it is a finding (decision 0118).
  */
 export class DerivedFields {
   private readonly findings: ReplaceFindings
@@ -164,18 +173,26 @@ export class DerivedFields {
   }
 
   /** A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with derived fields. */
-  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown) => void, done: () => void } | undefined {
+  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown, sent: unknown) => void, done: () => void } | undefined {
     const derived = new Set<string>()
     if (!head.fullReplace.replaces || slot === undefined) return undefined
-    lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
-    if (derived.size === 0) return undefined
+    const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
+    // The JSON text of each value the examples set at a kept field.
+    const kept = new Map(lacked.filter((pointer) => head.fullReplace.keeps.has(pointer)).map((pointer) => [pointer, new Set<string>()]))
+    if (derived.size === 0 && kept.size === 0) return undefined
+    const at = (body: unknown, pointer: string): unknown[] => valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
     let seen = 0
     return {
-      saw: (body) => {
+      saw: (body, sent) => {
         seen++
-        for (const pointer of derived) if (holdsValueAt(body, pointer.split('/').slice(1).map(pointerKey))) derived.delete(pointer)
+        for (const pointer of derived) if (at(body, pointer).length > 0) derived.delete(pointer)
+        // A value the client sent there itself (a union member that has the field) is not the converters'.
+        for (const [pointer, values] of kept) if (at(sent, pointer).length === 0) for (const value of at(body, pointer)) values.add(JSON.stringify(value))
       },
-      done: () => { if (seen > 0) for (const pointer of derived) this.findings.note({ head, behaviour, slot, pointer, derived: true }) }
+      done: () => {
+        if (seen > 0) for (const pointer of derived) this.findings.note({ head, behaviour, slot, pointer, derived: true })
+        for (const [pointer, values] of kept) if (values.size > 1) this.findings.note({ head, behaviour, slot, pointer, derived: false, set: true })
+      }
     }
   }
 

@@ -191,7 +191,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
       continue
     }
-    derived?.saw(result.body)
+    derived?.saw(result.body, sentParts.body)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)

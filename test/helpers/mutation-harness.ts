@@ -32,7 +32,14 @@ export type MistakeKind =
   | 'contract'
 
 /** Where the mistake shows. */
-export type Surface = 'request' | 'response' | 'webhook' | 'query' | 'enum' | 'nested' | 'union' | 'header' | 'endpoint' | 'put' | 'version'
+export type Surface =
+  | 'request' | 'response' | 'webhook' | 'query' | 'enum' | 'nested' | 'union' | 'header' | 'endpoint' | 'put' | 'version'
+  /** Status codes and error bodies. */
+  | 'status'
+  /** Query strings of GET routes and path parameters (`query` is a QUERY route's body). */
+  | 'params'
+  /** `default` values of a schema. */
+  | 'default'
 
 /** One text edit of one file of the example (its name in `examples/<app>/`): `find` must occur exactly once. */
 export interface Edit {

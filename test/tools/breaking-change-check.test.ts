@@ -1062,3 +1062,26 @@ test('checkDocuments names the deep document: a saved file, or what the app serv
     message: /^The document the app serves now for version '2000-01-01' nests objects and arrays \d+ levels deep, where check compares at most 256 .*Give deeply nested schemas an \$id/
   })
 })
+
+test("regression: an operation's own error status, now documented only by the plugin's generic answer, is a status removed (it was notes on the generic answer's fields)", async (t) => {
+  const saved = baseDocument()
+  const notFound = { description: 'No such user', content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } } } }
+  const generic = (status: string): Json => ({ $ref: `#/components/responses/${status === '404' ? 'FastifyVersionerNotFound' : 'FastifyVersionerBadRequest'}` })
+  saved.components.schemas.FastifyVersionerError = { type: 'object', properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } }, required: ['statusCode', 'error', 'message'] }
+  const errorResponse = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/FastifyVersionerError' } } } }
+  saved.components.responses = { FastifyVersionerNotFound: errorResponse, FastifyVersionerBadRequest: errorResponse }
+  saved.paths['/users'].post.responses[404] = notFound
+  saved.paths['/users'].post.responses[400] = generic('400')
+  const current = structuredClone(saved)
+  // The route answers 422 for what was its 404: the plugin's generic 404 fills the place in the document.
+  current.paths['/users'].post.responses[404] = generic('404')
+  current.paths['/users'].post.responses[422] = notFound
+  t.same(lines(compareDocuments('2000-01-01', saved, current), true), [
+    "2000-01-01 POST /users: response 404: status removed (only the plugin's generic error answer is documented there now)"
+  ])
+  // The plugin's own answers, unchanged, and an operation documenting its own 404 where the plugin's was: no break.
+  const own = structuredClone(saved)
+  own.paths['/users'].post.responses[400] = notFound
+  t.same(lines(compareDocuments('2000-01-01', saved, structuredClone(saved)), true), [])
+  t.same(lines(compareDocuments('2000-01-01', saved, own), true).filter((line) => line.includes('status removed')), [])
+})

@@ -119,3 +119,42 @@ test('a field declared derivedFrom a field the version has is no finding: its cl
     [{ route: 'PUT /people/:id', version: '2000-01-01', pointer: '/familyName', versionChanges: ['SplitName'] }])
   t.match(unset[0]?.text, /^PUT \/people\/:id \(2000-01-01\): request body\/familyName: is declared derivedFrom\(\.\.\.\), so fieldsTheVersionLacks\(request\) does not list it, but the request converters of this version set it in none of the examples: a full replace from this version clears it\. Make the converter set it from what the client sends, or declare it didntExist and keep its stored value; declared in SplitName \(2001-01-01\)$/)
 })
+
+test('a lacked field the route keeps that the converters set from what clients send is a finding: the kept stored value would throw away what they sent', async (t) => {
+  const Person = Type.Object({ name: Type.String(), displayName: Type.String() }, { $id: 'Person' })
+  const build = async (setDisplayName: (request: RequestInfo) => void): Promise<FastifyInstance> => {
+    class AddDisplayName extends VersionChange {
+      description = 'People have a displayName.'
+      instructionsToMigrateToPreviousVersion = [schema(Person).field('displayName').didntExist]
+
+      @ConvertRequestToNextVersionFor(Person)
+      fill (request: RequestInfo) { setDisplayName(request) }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', AddDisplayName), new Version('2000-01-01')), async (api) => {
+      api.put('/people/:id', { schema: { body: Person }, fullReplace: { keeps: ['/displayName'] } }, async (request) => request.body)
+    })
+    await app.ready()
+    return app
+  }
+  // Set from the name: it is the clients' to set (derivedFrom), not the stored value's.
+  const fromName = replaceFindings(await verify(await build((request) => { request.body.displayName = `Dr ${String(request.body.name)}` }), { examples: 20 }))
+  t.same(fromName.map(({ route, version, pointer, versionChanges }) => ({ route, version, pointer, versionChanges })),
+    [{ route: 'PUT /people/:id', version: '2000-01-01', pointer: '/displayName', versionChanges: ['AddDisplayName'] }])
+  t.match(fromName[0]?.text, /^PUT \/people\/:id \(2000-01-01\): request body\/displayName: the route option fullReplace keeps this field, which this version lacks, but its request converters set it from what the clients send .*Declare the field derivedFrom\(\.\.\.\)/)
+  // A placeholder that HEAD's schema needs, the same in every request, is the handler's to replace: no finding.
+  t.same(replaceFindings(await verify(await build((request) => { request.body.displayName = '' }), { examples: 20 })), [])
+})
+
+test('a kept field a union member already has in the old version is sent by its clients, not set by the converters: no finding', async (t) => {
+  const Card = Type.Object({ kind: Type.Literal('card'), nickname: Type.Optional(Type.String()) }, { $id: 'Card' })
+  const Bank = Type.Object({ kind: Type.Literal('bank'), nickname: Type.Optional(Type.String()) }, { $id: 'Bank' })
+  class CardNicknames extends VersionChange {
+    description = 'Cards have a nickname, as bank accounts do.'
+    instructionsToMigrateToPreviousVersion = [schema(Card).field('nickname').didntExist]
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', CardNicknames), new Version('2000-01-01')), async (api) => {
+    api.put('/methods/:id', { schema: { body: Type.Union([Card, Bank]) }, fullReplace: { keeps: ['/nickname'] } }, async (request) => request.body)
+  })
+  await app.ready()
+  t.same(replaceFindings(await verify(app, { examples: 20 })), [])
+})
