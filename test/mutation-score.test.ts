@@ -7,7 +7,7 @@
  */
 import t, { test } from 'tap'
 import { allowed, corpus } from './fixtures/mutations'
-import { measureCorpus, measureOne, mutantsFolder, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
+import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
 // verify learned boundary values, list items, echoed round trips, headers, full replaces and fields retyped alike
@@ -121,6 +121,7 @@ test(`check and verify flag at least ${THRESHOLD} % of the corpus, ${WITH_TRAFFI
   const verdicts = await measureCorpus(corpus, { base, examples: EXAMPLES, witness: true, traffic: true })
   for (const line of scoreReport(verdicts)) t.comment(line)
   t.same(await unwitnessed(verdicts, base), [], "each mistake's witness tells the mistaken app from the correct one")
+  t.equal(mutantTypeErrors(base), undefined, 'every mistake compiles, as the code a team commits does')
   t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
   t.ok(scoreOf(verdicts, true) >= WITH_TRAFFIC, `with traffic ${scoreOf(verdicts, true)} % ≥ ${WITH_TRAFFIC} %`)
 })
