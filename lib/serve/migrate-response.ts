@@ -186,6 +186,13 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
           return
         }
         applyStatus(reply, behaviour, status)
+        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it (as JSON in the version's schema).
+        if (payload === undefined && body !== undefined) {
+          const json = typeof body !== 'string'
+          if (!reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
+          done(null, json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : body)
+          return
+        }
         done(null, text === undefined || body === text ? payload : textOf(body))
       })
       return
