@@ -5,6 +5,7 @@ import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import Fastify from 'fastify'
 import rateLimit from '@fastify/rate-limit'
+import sensible from '@fastify/sensible'
 import { captureLogs, v } from '../helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
@@ -473,4 +474,42 @@ test('regression: an error raised before the request hook (an onRequest hook\'s 
   const newest = await call(app, '2001-01-01', '/things', { headers: { authorization: 'ok' } })
   t.equal(newest.statusCode, 429)
   t.match(jsonOf(newest), { statusCode: 429, message: /Rate limit exceeded/ }, 'the newest version keeps HEAD\'s error body')
+})
+
+test('@fastify/sensible\'s errors (reply.notFound, httpErrors) reach an old version\'s error converters and schema', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String(), code: Type.Optional(Type.String()) })
+  class ErrorsSaidDetail extends VersionChange {
+    description = 'Error bodies said detail where they now say message.'
+    instructionsToMigrateToPreviousVersion = [schema(ErrorBody).field('message').had({ name: 'detail' })]
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsSaidDetail), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders/:id', { schema: { params: Params, response: { 200: Type.Object({ id: Type.String() }), '4xx': ErrorBody } } }, async (request, reply) => {
+      const { id } = request.params
+      if (id === 'missing') return reply.notFound('No such order')
+      if (id === 'paid') throw api.httpErrors.createError(409, 'Already paid', { code: 'E_PAID' })
+      if (id === 'bad') throw api.httpErrors.unprocessableEntity('Not an order id')
+      return { id }
+    })
+  }, { beforeVersioner: async (instance) => { await instance.register(sensible) } })
+
+  const cases = [
+    ['/orders/missing', 404, { statusCode: 404, error: 'Not Found', detail: 'No such order' }],
+    ['/orders/paid', 409, { statusCode: 409, error: 'Conflict', detail: 'Already paid', code: 'E_PAID' }],
+    ['/orders/bad', 422, { statusCode: 422, error: 'Unprocessable Entity', detail: 'Not an order id' }]
+  ] as const
+  for (const [url, status, body] of cases) {
+    const old = await call(app, '2000-01-01', url)
+    t.equal(old.statusCode, status, url)
+    t.same(jsonOf(old), body, `${url}: the version's error shape`)
+    t.equal(old.headers['x-api-version'], '2000-01-01')
+    const { detail, ...rest } = body
+    t.same(jsonOf(await call(app, '2001-01-01', url)), { ...rest, message: detail }, `${url}: HEAD's shape in the newest version`)
+  }
 })
