@@ -9,7 +9,8 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureAfterWriteBack, failureError, runSteps, type FailureContext } from './step-runner'
+import { copyJson, failureAfterWriteBack, runSteps } from './step-runner'
+import { failResponse, sendSerialized } from './response-failures'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -111,9 +112,10 @@ function hasOwnSerializer (reply: FastifyReply, found: { symbol?: symbol }): boo
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
 function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { reply, behaviour } = conversion
+  const { request, reply, state, behaviour, route } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  done(null, serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))(body))
+  const serialize = serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))
+  sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serialize(body), done)
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -186,14 +188,16 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
           return
         }
         applyStatus(reply, behaviour, status)
-        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it (as JSON in the version's schema).
-        if (payload === undefined && body !== undefined) {
-          const json = typeof body !== 'string'
-          if (!reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
-          done(null, json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : body)
+        const empty = payload === undefined
+        if (empty ? body === undefined : text === undefined || body === text) {
+          done(null, payload)
           return
         }
-        done(null, text === undefined || body === text ? payload : textOf(body))
+        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
+        const json = empty && typeof body !== 'string'
+        if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
+        const serialize = json ? serializerFor(reply, behaviour, reply.statusCode, undefined) : textOf
+        sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serialize(body), done)
       })
       return
     }
@@ -210,20 +214,6 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
-}
-
-/**
- * What a response hook does when converters failed: the request is marked (its answer passes no converter
- * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
- * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
- * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
- * error body) must never serialize it.
- */
-function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
-  state.converterFailed = true
-  const error = failureError(failure, context) as Error & { statusCode?: number }
-  reply.code(error.statusCode ?? 500)
-  done(error)
 }
 
 /** The `done` of Fastify's `preSerialization` and `onSend` hooks. */
