@@ -114,8 +114,8 @@ function hasOwnSerializer (reply: FastifyReply, found: { symbol?: symbol }): boo
 function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { request, reply, state, behaviour, route } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  const serialize = serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))
-  sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serialize(body), done)
+  const slot = knownSlot(conversion, changed, status, key)
+  sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -196,8 +196,8 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
         // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
         const json = empty && typeof body !== 'string'
         if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
-        const serialize = json ? serializerFor(reply, behaviour, reply.statusCode, undefined) : textOf
-        sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serialize(body), done)
+        const serialize = (): string => json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : textOf(body)
+        sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, done)
       })
       return
     }
