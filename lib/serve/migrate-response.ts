@@ -138,7 +138,9 @@ function textOf (body: unknown): string {
  * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
  * `body` undefined, and may change status and headers.
  */
-export function createSendHook (route: string, privateVersions?: ReadonlySet<string>): onSendHookHandler {
+export function createSendHook (
+  route: string, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
+): onSendHookHandler {
   // FSTVRS001 once per (version, response slot) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number, reply: FastifyReply): void => {
@@ -150,6 +152,8 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
   return function versionerSendHook (request, reply, sent, done) {
+    // An error sent before the request hook ran (an onRequest hook's `reply.code(401).send(...)`) is the version's, as a thrown one is.
+    if (reply.statusCode >= 300 && (requestState(request)?.behaviour ?? null) === null) earlyVersion(request, reply)
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.

@@ -513,3 +513,45 @@ test('@fastify/sensible\'s errors (reply.notFound, httpErrors) reach an old vers
     t.same(jsonOf(await call(app, '2001-01-01', url)), { ...rest, message: detail }, `${url}: HEAD's shape in the newest version`)
   }
 })
+
+test('regression: an error an onRequest or preParsing hook answers with reply.code(401).send(...) (not thrown) is the version\'s too: its shape and headers', async (t) => {
+  class ErrorsHadADetail extends VersionChange {
+    description = 'Error bodies used to say `detail` where they now say `message`.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things', ['GET'], { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    // Fastify's documented way to answer from a hook: send, and return the reply.
+    api.addHook('onRequest', async (request, reply) => {
+      if (request.headers.authorization === undefined) return reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'Sign in first' })
+    })
+    api.addHook('preParsing', async (request, reply) => {
+      if (request.headers.authorization === 'banned') return reply.code(403).send({ statusCode: 403, error: 'Forbidden', message: 'Banned' })
+    })
+    api.get('/things', async () => ({ things: [] }))
+  })
+
+  const early = await call(app, '2000-01-01', '/things')
+  t.equal(early.statusCode, 401)
+  t.same(jsonOf(early), { statusCode: 401, error: 'Unauthorized', detail: 'Sign in first' }, 'the version\'s error shape')
+  t.equal(early.headers['x-api-version'], '2000-01-01', 'and its headers')
+  t.match(early.headers.vary, /x-api-version/)
+  const banned = await call(app, '2000-01-01', '/things', { headers: { authorization: 'banned' } })
+  t.same(jsonOf(banned), { statusCode: 403, error: 'Forbidden', detail: 'Banned' }, 'from a preParsing hook too')
+  const newest = await call(app, '2001-01-01', '/things')
+  t.same(jsonOf(newest), { statusCode: 401, error: 'Unauthorized', message: 'Sign in first' }, 'the newest version keeps HEAD\'s body')
+  t.equal(newest.headers['x-api-version'], '2001-01-01')
+  const unknown = await app.inject({ url: '/things', headers: { 'x-api-version': '1999-01-01' } })
+  t.equal(unknown.statusCode, 401, 'a version the API does not serve: the hook\'s answer as it is')
+  t.same(jsonOf(unknown), { statusCode: 401, error: 'Unauthorized', message: 'Sign in first' })
+  t.equal(unknown.headers['x-api-version'], undefined)
+  t.equal(unknown.headers.vary, 'x-api-version')
+  t.equal((await call(app, '2000-01-01', '/things', { headers: { authorization: 'ok' } })).statusCode, 200)
+})
