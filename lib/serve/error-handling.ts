@@ -17,10 +17,9 @@ import { VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
-import { pickedWithoutWaiting } from './pick-version'
 import { requestState } from './request-state'
 import type { ServeOptions } from './serve-options'
-import { createVary, createVersionHeaders } from './version-headers'
+import { createEarlyVersion } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 import { failsHeadAfterMigration } from './head-validation'
@@ -245,19 +244,6 @@ function handOnError (
 }
 
 /**
- * The version answering a request, when it is known without waiting and the route serves it; `undefined` otherwise,
- * and when picking it throws (the error being handled is the one to report).
- */
-function servedVersion (request: FastifyRequest, options: ServeOptions, behaviours: RegisteredRoute['behaviours']): string | undefined {
-  try {
-    const picked = pickedWithoutWaiting(request, options)
-    return picked?.ok === true && behaviours.has(picked.version) ? picked.version : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
  * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
  * validated against the version's schema is a migration bug, logged with the version, route and errors, and
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
@@ -265,22 +251,9 @@ function servedVersion (request: FastifyRequest, options: ServeOptions, behaviou
  */
 export function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
   const { behaviours, head: { display } } = registered
-  const setVersionHeaders = createVersionHeaders(options)
-  const vary = createVary(options)
+  const earlyVersion = createEarlyVersion(behaviours, options)
   return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
-    // Unless the request hook or the handler set them (`Vary` must not list the version header twice): an error before
-    // the request hook (thrown by an onRequest hook, say) still says which version answers; a 400 for a bad or missing
-    // version depends on the header too.
-    if (!reply.hasHeader(options.headerName)) {
-      const version = servedVersion(request, options, behaviours)
-      if (version === undefined) vary(reply)
-      else {
-        setVersionHeaders(reply, version)
-        // The error is the version's (an onRequest hook's 401, a rate limiter's 429): the send hook converts its body.
-        const early = requestState(request)
-        if (early !== null && early.behaviour === null) early.behaviour = behaviours.get(version) ?? null
-      }
-    }
+    earlyVersion(request, reply)
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false

@@ -4,11 +4,33 @@
  * route's error handler answers it with the logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`
  * (./error-handling.ts). On an `attachValidation` route Fastify hands the error to the handler instead, which would
  * answer the client as if it had sent invalid data: the route's first `preHandler` hook passes it on as an error.
+ * An error in the same shape that HEAD's validator did not raise (a business rule a handler or hook reports as
+ * Fastify reports validation) stays the client's: HEAD's validator is asked again, on the error path only.
  * @module
  */
 import type { FastifyError, FastifyRequest, preHandlerHookHandler } from 'fastify'
-import { requestPlanOf } from '../routes/version-plan'
+import { requestPlanOf, type RequestPart } from '../routes/version-plan'
 import { requestState } from './request-state'
+import { validationFailure } from './validator-outcome'
+import { isThenable } from './step-runner'
+
+/** The request property holding each part Fastify validates. */
+export const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/**
+ * True unless HEAD's validator of `part` (the route's, Fastify's own; by media type for a `content` body) accepts
+ * the request's data now: then the error was raised after Fastify's validation passed, by a handler or a hook.
+ * An async validator's answer cannot be waited for here: the error is taken for HEAD's.
+ */
+function headRefuses (request: FastifyRequest, part: RequestPart): boolean {
+  const validators = request.getValidationFunction(part) as unknown
+  const check = typeof validators === 'function' ? validators : (validators as Record<string, unknown> | undefined)?.[String(request.mediaType)]
+  if (typeof check !== 'function') return true
+  const data: unknown = request[PART_PROPERTY[part]]
+  // Validated as Fastify validates it: a missing part as null.
+  const outcome: unknown = check(data === undefined ? null : data)
+  return isThenable(outcome) || validationFailure(check as { errors?: [] }, outcome) !== undefined
+}
 
 /**
  * True when `error` is Fastify's (HEAD) validation failing on a part the versioner validated against the request's
@@ -24,7 +46,8 @@ export function failsHeadAfterMigration (error: unknown, request: FastifyRequest
   const state = requestState(request)
   const part = error instanceof Error ? (error as FastifyError & { validationContext?: string }).validationContext : undefined
   if (state?.migrated !== true || state.behaviour === null || part === undefined || (error as FastifyError).code !== 'FST_ERR_VALIDATION') return false
-  const fails = requestPlanOf(state.behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part)
+  const fails = requestPlanOf(state.behaviour, request.headers['content-type']).validate.some(([validated]) => validated === part) &&
+    headRefuses(request, part as RequestPart)
   // Such a request is answered the logged 500: a failed conversion, as a converter's (its answer passes no converter, nor is it captured).
   if (fails) state.converterFailed = true
   return fails

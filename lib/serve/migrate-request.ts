@@ -21,6 +21,7 @@ import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviou
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { validationFailure } from './validator-outcome'
+import { PART_PROPERTY } from './head-validation'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { HeadRoute } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
@@ -35,8 +36,6 @@ interface RequestHookRoute {
   /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
   readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
-
-const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
 class RequestMigration {

@@ -9,7 +9,8 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureAfterWriteBack, failureError, runSteps, type FailureContext } from './step-runner'
+import { copyJson, failureAfterWriteBack, runSteps } from './step-runner'
+import { failResponse, sendSerialized } from './response-failures'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -111,9 +112,10 @@ function hasOwnSerializer (reply: FastifyReply, found: { symbol?: symbol }): boo
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
 function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { reply, behaviour } = conversion
+  const { request, reply, state, behaviour, route } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  done(null, serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key))(body))
+  const slot = knownSlot(conversion, changed, status, key)
+  sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -136,7 +138,9 @@ function textOf (body: unknown): string {
  * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
  * `body` undefined, and may change status and headers.
  */
-export function createSendHook (route: string, privateVersions?: ReadonlySet<string>): onSendHookHandler {
+export function createSendHook (
+  route: string, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
+): onSendHookHandler {
   // FSTVRS001 once per (version, response slot) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
   const warnIfUnconverted = (behaviour: VersionBehaviour, status: number, reply: FastifyReply): void => {
@@ -148,6 +152,8 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
   return function versionerSendHook (request, reply, sent, done) {
+    // An error sent before the request hook ran (an onRequest hook's `reply.code(401).send(...)`) is the version's, as a thrown one is.
+    if (reply.statusCode >= 300 && (requestState(request)?.behaviour ?? null) === null) earlyVersion(request, reply)
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
@@ -186,7 +192,16 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
           return
         }
         applyStatus(reply, behaviour, status)
-        done(null, text === undefined || body === text ? payload : textOf(body))
+        const empty = payload === undefined
+        if (empty ? body === undefined : text === undefined || body === text) {
+          done(null, payload)
+          return
+        }
+        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
+        const json = empty && typeof body !== 'string'
+        if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
+        const serialize = (): string => json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : textOf(body)
+        sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, done)
       })
       return
     }
@@ -203,20 +218,6 @@ export function createSendHook (route: string, privateVersions?: ReadonlySet<str
     }
     convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
   }
-}
-
-/**
- * What a response hook does when converters failed: the request is marked (its answer passes no converter
- * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
- * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
- * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
- * error body) must never serialize it.
- */
-function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
-  state.converterFailed = true
-  const error = failureError(failure, context) as Error & { statusCode?: number }
-  reply.code(error.statusCode ?? 500)
-  done(error)
 }
 
 /** The `done` of Fastify's `preSerialization` and `onSend` hooks. */

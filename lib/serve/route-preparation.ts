@@ -13,6 +13,7 @@ import { RouterGenerationError } from '../core/errors'
 import { kVersionedRoute } from '../core/symbols'
 import { createRequestHook } from './migrate-request'
 import { createSendHook, createSuccessHook } from './migrate-response'
+import { createEarlyVersion } from './version-headers'
 import type { RoutingPicks } from './pick-version'
 import { createMigrationErrorHandler } from './error-handling'
 import type { PreviewHooks } from './upgrade-preview'
@@ -145,7 +146,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
   if (planned || fieldLinks || previews.length > 0 || idle.some(({ link }) => link !== undefined)) {
-    hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews)) as Hook
+    hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
   }
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
   if (planned && context.captureHooks !== undefined) hooks.capture = context.captureHooks

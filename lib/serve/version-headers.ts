@@ -20,7 +20,9 @@ import type { FieldDeprecation } from '../describe/field-deprecation'
 import type { Version, VersionBundle } from '../describe/versions'
 import type { FieldDeprecations } from '../routes/field-deprecations'
 import type { VersionBehaviour } from '../routes/version-plan'
-import type { RequestState } from './request-state'
+import { requestState, type RequestState } from './request-state'
+import { pickedWithoutWaiting } from './pick-version'
+import type { RegisteredRoute } from '../routes/versioner-state'
 import type { Header, LifecycleHeadersOf, ServeOptions, VersionLifecycleHeaders } from './serve-options'
 import type { ReleaseClock } from './release-clock'
 import { isThenable } from './step-runner'
@@ -73,7 +75,7 @@ export function addVary (reply: FastifyReply, names: string): void {
  * createVary(options)(reply) // Vary: x-api-version
  * ```
  */
-export function createVary (options: ServeOptions): (reply: FastifyReply) => void {
+function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
     .filter((name) => name !== undefined)
   if (names.length === 0) return () => {}
@@ -236,4 +238,45 @@ function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers
   if (isThenable(outcome)) outcome.then(undefined, () => {})
   for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
   return copy
+}
+
+/**
+ * The version answering a request, when it is known without waiting and the route serves it; `undefined` otherwise,
+ * and when picking it throws (the error being handled is the one to report).
+ */
+function servedVersion (request: FastifyRequest, options: ServeOptions, behaviours: RegisteredRoute['behaviours']): string | undefined {
+  try {
+    const picked = pickedWithoutWaiting(request, options)
+    return picked?.ok === true && behaviours.has(picked.version) ? picked.version : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The version of an error answered before the route's request hook ran (thrown by an `onRequest` hook, or sent by
+ * one with `reply.code(401).send(...)`): unless the request hook or the handler set the version headers, they are set
+ * when the version is known without waiting, and the request gets that version's behaviour, so that the send hook
+ * converts the error's body (a 401, a rate limiter's 429); else `Vary` alone (a 400 for a bad or missing version
+ * depends on the header too).
+ * @example
+ * ```ts
+ * const early = createEarlyVersion(registered.behaviours, options)
+ * if (state?.behaviour == null && reply.statusCode >= 300) early(request, reply)
+ * ```
+ */
+export function createEarlyVersion (behaviours: RegisteredRoute['behaviours'], options: ServeOptions): (request: FastifyRequest, reply: FastifyReply) => void {
+  const setVersionHeaders = createVersionHeaders(options)
+  const vary = createVary(options)
+  return function earlyVersion (request, reply) {
+    if (reply.hasHeader(options.headerName)) return
+    const version = servedVersion(request, options, behaviours)
+    if (version === undefined) {
+      vary(reply)
+      return
+    }
+    setVersionHeaders(reply, version)
+    const early = requestState(request)
+    if (early !== null && early.behaviour === null) early.behaviour = behaviours.get(version) ?? null
+  }
 }

@@ -8,6 +8,7 @@ import {
 import { captureLogs, v } from '../helpers/request-pipeline'
 import { listen } from '../helpers/http-apps'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { call } from '../helpers/http'
 
 const Address = Type.String({ minLength: 1 })
 const UserCreate = Type.Object({ addresses: Type.Array(Address) })
@@ -177,4 +178,48 @@ test('a converter\'s client error goes through the route\'s error handler; a 5xx
   t.equal(entries.filter((entry) => entry.converter === 'KindLegacyIsGone.refuse').length, 2, 'the two server errors are logged with the converter')
   const current = await app.inject({ method: 'POST', url: '/things', headers: v('2001-01-01'), payload: { kind: 'legacy' } })
   t.equal(current.statusCode, 200, 'the newest version never runs the converter')
+})
+
+test('regression: an error body an async converter leaves unfit for the version\'s schema crashed the process (an unhandled rejection) and the request hung', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
+  class ErrorsSaidDetail extends VersionChange {
+    description = 'Error bodies said detail where they now say message.'
+    instructionsToMigrateToPreviousVersion = [schema(ErrorBody).field('message').had({ name: 'detail' })]
+
+    // The bug: the converter removes message and forgets to write detail, which the version's schema requires.
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    async forgetful (response: ResponseInfo) {
+      await Promise.resolve()
+      delete response.body.message
+    }
+  }
+  const rejections: unknown[] = []
+  const onRejection = (reason: unknown): void => { rejections.push(reason) }
+  process.on('unhandledRejection', onRejection)
+  t.teardown(() => { process.off('unhandledRejection', onRejection) })
+  const { stream, entries } = captureLogs()
+  let handled = 0
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ErrorsSaidDetail), new Version('2000-01-01')), async (api) => {
+    api.setErrorHandler(async (error: Error & { statusCode?: number }, _request, reply) => {
+      handled++
+      return reply.code(error.statusCode ?? 500).send({ statusCode: error.statusCode ?? 500, error: 'Failed', message: error.message })
+    })
+    api.get('/orders/:id', { schema: { response: { '4xx': ErrorBody } } }, async (_request, reply) => reply.code(404).send({ statusCode: 404, error: 'Not Found', message: 'No such order' }))
+  }, { fastify: { logger: { level: 'error', stream } } })
+
+  const answer = await Promise.race([
+    call(app, '2000-01-01', '/orders/o1'),
+    new Promise<undefined>((resolve) => { setTimeout(() => { resolve(undefined) }, 2000) })
+  ])
+  t.ok(answer, 'answered, not left hanging')
+  t.equal(answer?.statusCode, 500)
+  t.equal(answer?.json().message, 'A response of this route cannot be expressed in API version 2000-01-01. This is a server error; it has been logged.',
+    'the versioner\'s generic message, never the serializer\'s')
+  t.equal(answer?.headers['x-api-version'], '2000-01-01')
+  t.equal(handled, 1, 'the error handler ran once, for the failure')
+  t.match(entries.find((entry) => entry.apiVersion === '2000-01-01'), { level: 50, route: 'GET /orders/:id', err: { message: /detail/ } },
+    'logged, with the serializer\'s message')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(rejections, [], 'no unhandled rejection')
+  t.equal((await call(app, '2001-01-01', '/orders/o1')).statusCode, 404, 'the newest version is answered as before')
 })

@@ -5,6 +5,7 @@ import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import Fastify from 'fastify'
 import rateLimit from '@fastify/rate-limit'
+import sensible from '@fastify/sensible'
 import { captureLogs, v } from '../helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
@@ -473,4 +474,84 @@ test('regression: an error raised before the request hook (an onRequest hook\'s 
   const newest = await call(app, '2001-01-01', '/things', { headers: { authorization: 'ok' } })
   t.equal(newest.statusCode, 429)
   t.match(jsonOf(newest), { statusCode: 429, message: /Rate limit exceeded/ }, 'the newest version keeps HEAD\'s error body')
+})
+
+test('@fastify/sensible\'s errors (reply.notFound, httpErrors) reach an old version\'s error converters and schema', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String(), code: Type.Optional(Type.String()) })
+  class ErrorsSaidDetail extends VersionChange {
+    description = 'Error bodies said detail where they now say message.'
+    instructionsToMigrateToPreviousVersion = [schema(ErrorBody).field('message').had({ name: 'detail' })]
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsSaidDetail), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders/:id', { schema: { params: Params, response: { 200: Type.Object({ id: Type.String() }), '4xx': ErrorBody } } }, async (request, reply) => {
+      const { id } = request.params
+      if (id === 'missing') return reply.notFound('No such order')
+      if (id === 'paid') throw api.httpErrors.createError(409, 'Already paid', { code: 'E_PAID' })
+      if (id === 'bad') throw api.httpErrors.unprocessableEntity('Not an order id')
+      return { id }
+    })
+  }, { beforeVersioner: async (instance) => { await instance.register(sensible) } })
+
+  const cases = [
+    ['/orders/missing', 404, { statusCode: 404, error: 'Not Found', detail: 'No such order' }],
+    ['/orders/paid', 409, { statusCode: 409, error: 'Conflict', detail: 'Already paid', code: 'E_PAID' }],
+    ['/orders/bad', 422, { statusCode: 422, error: 'Unprocessable Entity', detail: 'Not an order id' }]
+  ] as const
+  for (const [url, status, body] of cases) {
+    const old = await call(app, '2000-01-01', url)
+    t.equal(old.statusCode, status, url)
+    t.same(jsonOf(old), body, `${url}: the version's error shape`)
+    t.equal(old.headers['x-api-version'], '2000-01-01')
+    const { detail, ...rest } = body
+    t.same(jsonOf(await call(app, '2001-01-01', url)), { ...rest, message: detail }, `${url}: HEAD's shape in the newest version`)
+  }
+})
+
+test('regression: an error an onRequest or preParsing hook answers with reply.code(401).send(...) (not thrown) is the version\'s too: its shape and headers', async (t) => {
+  class ErrorsHadADetail extends VersionChange {
+    description = 'Error bodies used to say `detail` where they now say `message`.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things', ['GET'], { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    // Fastify's documented way to answer from a hook: send, and return the reply.
+    api.addHook('onRequest', async (request, reply) => {
+      if (request.headers.authorization === undefined) return reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'Sign in first' })
+    })
+    api.addHook('preParsing', async (request, reply) => {
+      if (request.headers.authorization === 'banned') return reply.code(403).send({ statusCode: 403, error: 'Forbidden', message: 'Banned' })
+    })
+    api.get('/things', async () => ({ things: [] }))
+  })
+
+  const early = await call(app, '2000-01-01', '/things')
+  t.equal(early.statusCode, 401)
+  t.same(jsonOf(early), { statusCode: 401, error: 'Unauthorized', detail: 'Sign in first' }, 'the version\'s error shape')
+  t.equal(early.headers['x-api-version'], '2000-01-01', 'and its headers')
+  t.match(early.headers.vary, /x-api-version/)
+  const banned = await call(app, '2000-01-01', '/things', { headers: { authorization: 'banned' } })
+  t.same(jsonOf(banned), { statusCode: 403, error: 'Forbidden', detail: 'Banned' }, 'from a preParsing hook too')
+  const newest = await call(app, '2001-01-01', '/things')
+  t.same(jsonOf(newest), { statusCode: 401, error: 'Unauthorized', message: 'Sign in first' }, 'the newest version keeps HEAD\'s body')
+  t.equal(newest.headers['x-api-version'], '2001-01-01')
+  const unknown = await app.inject({ url: '/things', headers: { 'x-api-version': '1999-01-01' } })
+  t.equal(unknown.statusCode, 401, 'a version the API does not serve: the hook\'s answer as it is')
+  t.same(jsonOf(unknown), { statusCode: 401, error: 'Unauthorized', message: 'Sign in first' })
+  t.equal(unknown.headers['x-api-version'], undefined)
+  t.equal(unknown.headers.vary, 'x-api-version')
+  t.equal((await call(app, '2000-01-01', '/things', { headers: { authorization: 'ok' } })).statusCode, 200)
 })

@@ -972,3 +972,36 @@ test('regression: a field of HEAD a version lacks reached the handler from its c
   t.same((await sent('2001-01-01')).json(), { body: { name: 'Ada', nickname: 'Al', plan: 'pro' }, query: { q: 'a', tag: 'x' } }, 'a public client cannot set an internal field')
   t.same((await sent('2000-01-01')).json(), { body: { name: 'Ada', plan: 'pro' }, query: { q: 'a', tag: 'x' } }, 'nor an older one a field added since; other fields still reach the handler')
 })
+
+test('regression: a validation error the handler or a preHandler hook throws in Fastify\'s shape stays the client\'s 400 in an old version, not FST_VERSIONER_LATEST_REQUEST_VALIDATION', async (t) => {
+  const UserIn = Type.Object({ email: Type.String(), fullName: Type.String() })
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', fullNameWasName(UserIn, () => {})), new Version('2000-01-01')) })
+  /** A business rule reported the way Fastify reports validation, so that one error handler formats both. */
+  const taken = (): Error => Object.assign(new Error('body/email is already taken'), {
+    statusCode: 400, code: 'FST_ERR_VALIDATION', validationContext: 'body', validation: [{ instancePath: '/email', keyword: 'unique', message: 'is already taken' }]
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/users', {
+      schema: { body: UserIn },
+      preHandler: async (request) => { if (request.body.email === 'hook@example.com') throw taken() }
+    }, async (request) => {
+      if (request.body.email === 'taken@example.com') throw taken()
+      return { created: request.body.fullName }
+    })
+  }))
+  const post = (version: string, payload: object): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': version }, payload })
+  const refused = { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'body/email is already taken' }
+
+  t.same((await post('2001-01-01', { email: 'taken@example.com', fullName: 'Ada' })).json(), refused, 'plain Fastify\'s answer, in the newest version')
+  const old = await post('2000-01-01', { email: 'taken@example.com', name: 'Ada' })
+  t.equal(old.statusCode, 400, 'the same answer in an old version: the request reached the handler, HEAD accepted it')
+  t.same(old.json(), refused)
+  const hook = await post('2000-01-01', { email: 'hook@example.com', name: 'Ada' })
+  t.equal(hook.statusCode, 400, 'from a preHandler hook too')
+  t.same(entries, [], 'nothing logged as a migration failure')
+  t.equal((await post('2000-01-01', { email: 'new@example.com', name: 'Ada' })).statusCode, 200)
+})

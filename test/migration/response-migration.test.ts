@@ -4,7 +4,7 @@ import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, migrateResp
 import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import { Readable } from 'node:stream'
-import Fastify from 'fastify'
+import Fastify, { type FastifyReply } from 'fastify'
 import { captureLogs, v } from '../helpers/request-pipeline'
 import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
 import { buildSeededApp } from '../fixtures/seeded-app'
@@ -526,4 +526,46 @@ test('regression: a field of HEAD a version lacks was sent to it where its objec
   t.same(missing.json(), { message: 'gone', hint: 'h' }, 'an error body too')
   t.same(stored, { id: 'a1', riskScore: 0.9, nickname: 'Al', plan: 'pro' }, "the handler's object is not changed")
   t.same(migrateResponseBody(versions, Account, { latestBody: stored, version: '2000-01-01' }), { id: 'a1', plan: 'pro' }, 'migrateResponseBody alike')
+})
+
+test('regression: a body a by-path converter gives an empty response (a 204 that was a 200 with a body, an empty 404) was dropped', async (t) => {
+  const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() })
+  const seen: unknown[] = []
+  class DeletesAnsweredTheUser extends VersionChange {
+    description = 'Deleting a user answered 200 with the deleted user; a missing one, 404 with a reason.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['DELETE'], { migrateHttpErrors: true })
+    answerWithABody (response: ResponseInfo) {
+      seen.push(response.body)
+      if (response.statusCode === 204) {
+        response.statusCode = 200
+        response.body = { id: 'u1', deleted: true, internal: 'not in the 200 schema' }
+      }
+      if (response.statusCode === 404) response.body = { reason: 'No such user' }
+      if (response.statusCode === 410) response.body = 'Gone for good' as never
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', DeletesAnsweredTheUser), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.delete('/users/:id', { schema: { response: { 200: Deleted } } }, async (request, reply) => {
+      const { id } = request.params as { id: string }
+      const empty = reply as FastifyReply
+      return empty.code(id === 'missing' ? 404 : id === 'gone' ? 410 : 204).send()
+    })
+  })
+  const deleted = await call(app, '2000-01-01', '/users/u1', { method: 'DELETE' })
+  t.equal(deleted.statusCode, 200)
+  t.same(jsonOf(deleted), { id: 'u1', deleted: true }, 'the converter\'s body, serialized with the version\'s 200 schema')
+  t.match(deleted.headers['content-type'], /^application\/json/)
+  const missing = await call(app, '2000-01-01', '/users/missing', { method: 'DELETE' })
+  t.equal(missing.statusCode, 404)
+  t.same(jsonOf(missing), { reason: 'No such user' })
+  const gone = await call(app, '2000-01-01', '/users/gone', { method: 'DELETE' })
+  t.equal(gone.body, 'Gone for good', 'a string body is sent as it is')
+  t.match(gone.headers['content-type'], /^text\/plain/)
+  t.same(seen, [undefined, undefined, undefined], 'the converter saw no body')
+  const latest = await call(app, '2001-01-01', '/users/u1', { method: 'DELETE' })
+  t.equal(latest.statusCode, 204)
+  t.equal(latest.body, '')
 })

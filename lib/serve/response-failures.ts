@@ -1,0 +1,59 @@
+/**
+ * A response whose converters failed, answered: with the failure's error (./step-runner.ts's `failureError`), or,
+ * when the converted body does not fit its version's schema (the serializer throws), with the logged 500
+ * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. Nothing is thrown: a converter may have been async, and a throw out of its
+ * continuation would be an unhandled rejection and leave the request unanswered.
+ * @module
+ */
+import type { FastifyReply } from 'fastify'
+import { UnconvertibleResponseError } from '../core/errors'
+import type { RequestState } from './request-state'
+import { failureError, type FailureContext } from './step-runner'
+
+/**
+ * What a response hook does when converters failed: the request is marked (its answer passes no converter
+ * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
+ * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
+ * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
+ * error body) must never serialize it.
+ * @example
+ * ```ts
+ * if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)
+ * ```
+ */
+export function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
+  state.converterFailed = true
+  const error = failureError(failure, context) as Error & { statusCode?: number }
+  reply.code(error.statusCode ?? 500)
+  done(error)
+}
+
+/** Where a converted body is serialized: the request, its reply and state, the version and the HEAD route. */
+interface Serializing extends FailureContext {
+  readonly reply: FastifyReply
+  readonly state: RequestState
+}
+
+/**
+ * Sends what `serialize` makes of a converted body, or, when it throws (the converters left a body the version's
+ * schema rejects), logs it and answers the 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`.
+ * @example
+ * ```ts
+ * sendSerialized({ request, reply, state, version, route }, () => serializer(body), done)
+ * ```
+ */
+export function sendSerialized (at: Serializing, serialize: () => string, done: (error: Error | null, payload?: string) => void): void {
+  let text: string
+  try {
+    text = serialize()
+  } catch (error) {
+    const { request, version, route } = at
+    // The request's logger carries `apiVersion` already (./request-state.ts).
+    request.log.error({ err: error, route }, `A response of API version ${version} to ${route} does not fit the version's schema once its ` +
+      'converters ran: a response converter produces data the schema rejects.')
+    const unfit = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
+    failResponse(at.reply, at.state, at, done, unfit)
+    return
+  }
+  done(null, text)
+}
