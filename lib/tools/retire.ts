@@ -20,7 +20,7 @@ import { change } from './document-places'
 import { servedDocuments, toolFacts } from './export'
 import { closeApp, loadApp } from './load-app'
 import { bundleWithout, retirementPlan, type RetirementPlan } from './retire-plan'
-import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
+import { readUsageFiles, usageOfApi, usageVerdict, type VersionUsage } from './retire-usage'
 import { describeThrown, printable } from './terminal-text'
 import { apiNameFrom } from '../core/application-root'
 import { selectApis, versionerStateOf, type VersionedApi } from './versioned-apis'
@@ -31,8 +31,8 @@ import { verify } from './verify'
 interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   /** `--version V`: V and every older version are retired. */
   readonly version: string
-  /** `--usage <file>`. */
-  readonly usage: string | undefined
+  /** `--usage <file>`, once per file (one per instance, say): read as one. */
+  readonly usage: readonly string[] | undefined
   /** `--quiet-days N` (with `--usage`). */
   readonly quietDays: number | undefined
 }
@@ -97,7 +97,8 @@ function checkSunsets (plan: RetirementPlan, now: number, io: CommandOutput): nu
 interface ApiRetirement {
   readonly plan: RetirementPlan
   readonly run: RetireRun
-  readonly usage: UsageFile | undefined
+  /** The API's usage, by version (`--usage`). */
+  readonly usage: ReadonlyMap<string, VersionUsage> | undefined
 }
 
 /** Retires on one API (`full`: as the whole application has it): the plan, sunsets, usage, then check and verify on what remains; the exit code. */
@@ -113,9 +114,8 @@ async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, ret
   io.out(`retire: the application without them serves ${plan.remaining.join(', ')}.`)
   const now = Date.now()
   let code = checkSunsets(plan, now, io)
-  const versions = usage?.get(full.name) ?? usage?.get('')
   if (usage !== undefined) {
-    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
+    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, usage.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
   const broken = printCheck(await checkRemaining(full.context, cut.context, plan), 'remaining', io)
   const findings = await verify(cut.context, run.verifyOptions)
@@ -133,7 +133,7 @@ async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, ret
  * ```
  */
 export async function retire (path: string, run: RetireRun, io: CommandOutput): Promise<number> {
-  const usage = run.usage === undefined ? undefined : await readUsage(run.usage)
+  const usage = run.usage === undefined ? undefined : await readUsageFiles(run.usage)
   const full = await loadApp(path)
   let cut: FastifyInstance | undefined
   let code = 1
@@ -147,6 +147,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
       }
     }))
+    const usages = new Map(apis.map((api) => [api.name, usage === undefined ? undefined : usageOfApi(usage, api.name, run.usage ?? [])]))
     const cutAt = (bundle: VersionBundle, where: { apiName?: string, prefix: string }): VersionBundle | undefined => {
       const version = plans.get(apiNameFrom(where.apiName, where.prefix))?.retired[0].value
       return version !== undefined && bundle.versionValues.includes(version) ? bundleWithout(bundle, version) : undefined
@@ -163,7 +164,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
     code = await eachApi(apis, io, async (api, apiIo) =>
-      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage }, apiIo))
+      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage: usages.get(api.name) }, apiIo))
   } finally {
     if (cut !== undefined) code = Math.max(code, await closeApp(cut, path, io))
     code = Math.max(code, await closeApp(full, path, io))

@@ -317,3 +317,31 @@ test('bundleWithout keeps the oldest remaining version\'s whole lifecycle (relea
   t.same({ releasedAt: oldest.releasedAt, brownouts: oldest.brownouts, sunsetAt: oldest.sunsetAt, afterSunset: oldest.afterSunset, channel: oldest.channel },
     { releasedAt: kept.releasedAt, brownouts: kept.brownouts, sunsetAt: kept.sunsetAt, afterSunset: kept.afterSunset, channel: 'release' })
 })
+
+// The usage file of several APIs read by its API name: an entry named otherwise (a typo, another API's) was read as
+// "no traffic recorded" for every retired version, and --quiet-days passed: a false "safe to retire".
+test('regression: a usage file without an entry for the API is refused, not read as no traffic', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'usage.json')
+  const recent = new Date(Date.now() - DAY).toISOString()
+  await writeFile(file, JSON.stringify({ apis: { publik: { versions: { '2000-01-01': { lastSeen: recent } } } } }))
+  const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', file, '--quiet-days', '30', '--examples', '5'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, `fastify-versioner retire: The usage file(s) ${file} hold no entry for the API 'root' (they name: publik): ` +
+    'name its entry as the tools name the API (its apiName option, else its prefix; root without one), under "apis", or give one API\'s "versions".\n')
+})
+
+// `--usage` given twice (one file per instance) read the last file only: the traffic of the first was never seen.
+test('regression: several --usage files (one per instance) are read together, each time the latest', async (t) => {
+  const dir = await scratch(t)
+  const [first, second] = [join(dir, 'a.json'), join(dir, 'b.json')]
+  const [old, recent] = [new Date(Date.now() - 60 * DAY).toISOString(), new Date(Date.now() - 3 * DAY).toISOString()]
+  await writeFile(first, JSON.stringify({ versions: { '2000-01-01': { clients: { acct_1: recent, acct_0: old } } } }))
+  await writeFile(second, JSON.stringify({ apis: { root: { versions: { '2000-01-01': { clients: { acct_1: old } }, '2001-01-01': { lastSeen: recent } } } } }))
+  const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', first, '--usage', second, '--quiet-days', '30', '--examples', '5'])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'retire: 2000-01-01 had traffic inside the last 30 day(s) (--quiet-days 30), last 3 days ago; clients: acct_1 (3 days ago). ' +
+    'Ask them to upgrade, or wait.\n')
+  t.match(result.stdout, `usage: 2000-01-01 last seen ${recent} (3 days ago); clients: acct_1 (${recent}), acct_0 (${old})\n`)
+})
