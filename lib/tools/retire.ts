@@ -13,7 +13,7 @@ import { appAjvSetup } from '../core/strict-validator'
 import { buildingWithout } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
-import { namedVersion } from '../serve/version-picking'
+import { namedVersion, resolveVersion } from '../serve/version-picking'
 import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
@@ -47,6 +47,19 @@ function retiredVersion (context: FastifyInstance, value: string): string {
   if (!picked.ok || picked.version === value || versionDate(picked.version) === value) return picked.ok ? picked.version : value
   throw new VersionerToolError(`--version '${value}' is not a version of this API: a request naming it is served ${picked.version}, the closest older ` +
     `version. Name that one (--version ${picked.version}) to retire it and every older version.`)
+}
+
+/**
+ * Refuses a plan retiring the version a string `apiVersionDefaultValue` serves: requests naming no version are its
+ * clients too, and the application without it would not start.
+ */
+function checkDefault (context: FastifyInstance, plan: RetirementPlan): void {
+  const { defaultValue, format } = toolFacts(context)
+  const picked = resolveVersion(defaultValue, { versions: context.versioner.versions, format })
+  if (!picked.ok || !plan.retired.some((retired) => retired.value === picked.version)) return
+  throw new VersionerToolError(`apiVersionDefaultValue '${defaultValue as string}' is served ${picked.version}, which retiring ${plan.retired[0].value} ` +
+    `removes: requests naming no version are served it. Set apiVersionDefaultValue to a remaining version (the oldest is ${plan.remaining[plan.remaining.length - 1]}) ` +
+    'or remove it, tell the clients that send no version (their served events have no requested), then retire.')
 }
 
 /** Prints what the plan removes (names from the application made printable: one line each). */
@@ -141,7 +154,9 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        return [api.name, retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))]
+        const plan = retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))
+        checkDefault(api.context, plan)
+        return [api.name, plan]
       } catch (error) {
         if (apis.length === 1) throw error
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)

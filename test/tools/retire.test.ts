@@ -345,3 +345,15 @@ test('regression: several --usage files (one per instance) are read together, ea
     'Ask them to upgrade, or wait.\n')
   t.match(result.stdout, `usage: 2000-01-01 last seen ${recent} (3 days ago); clients: acct_1 (${recent}), acct_0 (${old})\n`)
 })
+
+// The billing example serves requests naming no version as its first version (apiVersionDefaultValue '2023-10-16'):
+// retiring it failed building the app again, with the option's start-up error and a stack, saying nothing of what
+// to do; the clients sending no version are that version's clients too.
+test('regression: retiring the version apiVersionDefaultValue serves is refused, saying to move the default first', async (t) => {
+  const result = await inProcess(['retire', 'examples/billing/app.ts', '--version', '2024-04-10'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, "fastify-versioner retire: apiVersionDefaultValue '2023-10-16' is served 2023-10-16, which retiring 2024-04-10 removes: " +
+    'requests naming no version are served it. Set apiVersionDefaultValue to a remaining version (the oldest is 2024-09-30) or remove it, tell the ' +
+    'clients that send no version (their served events have no requested), then retire.\n')
+})
