@@ -174,14 +174,22 @@ export async function readUsageFiles (files: readonly string[]): Promise<UsageFi
 
 /**
  * The usage of one API: its entry under `apis` and the `versions` of a file of one API's, read as one;
- * `FST_VERSIONER_TOOL` when the files hold neither (an entry under another name would read as no traffic).
+ * `FST_VERSIONER_TOOL` when the files hold neither, or name none of the API's versions (an entry under another
+ * name, or an export whose query matched nothing, would read as no traffic).
  * @example
- * const versions = usageOfApi(await readUsageFiles(['usage.json']), 'root', ['usage.json'])
+ * const versions = usageOfApi(await readUsageFiles(['usage.json']), { name: 'root', versions: ['2001-01-01', '2000-01-01'] }, ['usage.json'])
  */
-export function usageOfApi (usage: UsageFile, api: string, files: readonly string[]): ReadonlyMap<string, VersionUsage> {
-  const entries = [usage.get(api), usage.get('')].filter((entry) => entry !== undefined)
-  if (entries.length > 0) return mergeVersions(entries)
-  throw new VersionerToolError(`The usage file(s) ${files.join(', ')} hold no entry for the API '${printable(api)}' (they name: ` +
+export function usageOfApi (usage: UsageFile, api: { readonly name: string, readonly versions: readonly string[] }, files: readonly string[]): ReadonlyMap<string, VersionUsage> {
+  const entries = [usage.get(api.name), usage.get('')].filter((entry) => entry !== undefined)
+  const merged = mergeVersions(entries)
+  if (entries.length > 0 && api.versions.some((version) => merged.has(version))) return merged
+  const named = [...merged.keys()].map(printable).join(', ') || 'none'
+  if (entries.length > 0) {
+    throw new VersionerToolError(`The usage file(s) ${files.join(', ')} record no traffic for any version of the API '${printable(api.name)}' (its versions: ` +
+      `${api.versions.map(printable).join(', ')}; the files name: ${named}): a file exported from its traffic names the versions still used. ` +
+      'Check the query and labels that made it.')
+  }
+  throw new VersionerToolError(`The usage file(s) ${files.join(', ')} hold no entry for the API '${printable(api.name)}' (they name: ` +
     `${[...usage.keys()].map(printable).join(', ')}): name its entry as the tools name the API (its apiName option, else its prefix; root ` +
     'without one), under "apis", or give one API\'s "versions".')
 }

@@ -162,7 +162,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
       }
     }))
-    const usages = new Map(apis.map((api) => [api.name, usage === undefined ? undefined : usageOfApi(usage, api.name, run.usage ?? [])]))
+    const usages = new Map(apis.map((api) => [api.name, usage === undefined ? undefined : usageOfApi(usage, { name: api.name, versions: api.context.versioner.versions.versionValues }, run.usage ?? [])]))
     const cutAt = (bundle: VersionBundle, where: { apiName?: string, prefix: string }): VersionBundle | undefined => {
       const version = plans.get(apiNameFrom(where.apiName, where.prefix))?.retired[0].value
       return version !== undefined && bundle.versionValues.includes(version) ? bundleWithout(bundle, version) : undefined

@@ -357,3 +357,24 @@ test('regression: retiring the version apiVersionDefaultValue serves is refused,
     'requests naming no version are served it. Set apiVersionDefaultValue to a remaining version (the oldest is 2024-09-30) or remove it, tell the ' +
     'clients that send no version (their served events have no requested), then retire.\n')
 })
+
+// A usage file exported by a query that matched nothing (`{ "versions": {} }`), or with version labels the
+// application does not have, read as "no traffic" for every retired version: exit 0 under --quiet-days.
+test('regression: a usage file naming no version of the API is refused, not read as no traffic', async (t) => {
+  const dir = await scratch(t)
+  const recent = new Date(Date.now() - DAY).toISOString()
+  const cases: Array<[unknown, string]> = [
+    [{ versions: {} }, 'none'],
+    [{ versions: { 'v2000-01-01': { lastSeen: recent }, '2000-01-01.old': { lastSeen: recent } } }, 'v2000-01-01, 2000-01-01.old']
+  ]
+  for (const [content, named] of cases) {
+    const file = join(dir, 'usage.json')
+    await writeFile(file, JSON.stringify(content))
+    const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', file, '--quiet-days', '30', '--examples', '5'])
+    t.equal(result.code, 1, JSON.stringify(content))
+    t.equal(result.stdout, '', 'nothing is built')
+    t.equal(result.stderr, `fastify-versioner retire: The usage file(s) ${file} record no traffic for any version of the API 'root' ` +
+      `(its versions: 2002-01-01, 2001-01-01, 2000-01-01; the files name: ${named}): a file exported from its traffic names the versions ` +
+      'still used. Check the query and labels that made it.\n')
+  }
+})
