@@ -378,3 +378,26 @@ test('regression: a usage file naming no version of the API is refused, not read
       'still used. Check the query and labels that made it.\n')
   }
 })
+
+// Only a release whose releasedAt has not come remained: the app built without the retired versions failed its
+// start-up ("no version is served at start-up"), with a stack, rather than saying when the version can go.
+test('regression: retiring every version served before a release instant is refused, naming the instant', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'pending.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2999-01-01', { releasedAt: '2999-01-01T09:00:00Z' }), new Version('2002-01-01'), new Version('2001-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['retire', file, '--version', '2002-01-01'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, "fastify-versioner retire: --version '2002-01-01' is the newest version served now: 2999-01-01 is served from its releasedAt " +
+    '(2999-01-01T09:00:00.000Z). Retire 2002-01-01 after that instant, or name an older one: 2001-01-01.\n')
+  const older = await inProcess(['retire', file, '--version', '2001-01-01', '--examples', '5'])
+  t.equal(older.code, 0, older.stderr)
+})
