@@ -31,7 +31,7 @@ export interface VersionUsage {
 }
 
 /** A usage file, read: by API name (`''` for a file of one API's `versions`). */
-export type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
+type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
 
 const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" }, ' +
   '"webhooks": { "<subscriber id>": "<ISO date-time>" } } } }, ' +
@@ -129,7 +129,7 @@ export function parseUsage (text: string, file: string): UsageFile {
  * @example
  * const usage = await readUsage('usage.json')
  */
-export async function readUsage (file: string): Promise<UsageFile> {
+async function readUsage (file: string): Promise<UsageFile> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
