@@ -67,6 +67,8 @@ export interface ToolFacts {
   readonly format: 'date' | 'month' | 'string'
   /** The `apiName` option: the API's name in the tools (else its prefix names it). */
   readonly apiName: string | undefined
+  /** A string `apiVersionDefaultValue` (a function's is not known to the tools). */
+  readonly defaultValue: string | undefined
 }
 
 /**

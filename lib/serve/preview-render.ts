@@ -15,6 +15,7 @@ import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../route
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
+import type { HttpMethod } from '../core/http-methods'
 
 /** One reason a request is not valid in the target version. */
 export interface PreviewRequestError {
@@ -56,9 +57,15 @@ function behaviourIn (registered: RegisteredRoute, version: string): VersionBeha
 export class PreviewRenderer {
   constructor (private readonly state: VersionerState, private readonly options: ServeOptions) {}
 
+  /** The route of another HEAD route serving `target` at this route's path and method (one replacing it there), if any. */
+  private replacing (registered: RegisteredRoute, method: string, target: string): RegisteredRoute | undefined {
+    return this.state.headRoutes.flatMap((head) => head === registered.head ? [] : head.registered)
+      .find((route) => route.url === registered.url && route.methods.includes(method as HttpMethod) && route.behaviours.has(target))
+  }
+
   /** The errors of the request (as sent, before any converter) in `target`; none when it is valid there. */
   requestErrors (request: FastifyRequest, registered: RegisteredRoute, target: string): PreviewRequestError[] {
-    const behaviour = registered.behaviours.get(target)
+    const behaviour = registered.behaviours.get(target) ?? this.replacing(registered, request.method, target)?.behaviours.get(target)
     if (behaviour === undefined) {
       const state = registered.head.timeline[this.state.generation.levelOf(target)]
       const message = state.exists
@@ -96,6 +103,11 @@ export class PreviewRenderer {
    */
   async render (registered: RegisteredRoute, target: string, head: HeadResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
     const behaviour = behaviourIn(registered, target)
+    const other = behaviour === undefined ? this.replacing(registered, at.method, target) : undefined
+    if (other !== undefined) {
+      const { operationId } = other.head.schema
+      return `${registered.head.display} is another route in ${target}${typeof operationId === 'string' ? ` (operationId ${operationId})` : ''}: its answer is not rendered`
+    }
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []

@@ -30,7 +30,7 @@ export const USAGE = `Usage:
   fastify-versioner verify <app> [--examples N] [--seed N] [--api <name>]
                                                    exit 1 if a version's generated examples do not migrate cleanly
                                                    (N examples per route, version and direction, default 200; seed 1)
-  fastify-versioner retire <app> --version <V> [--usage <file>] [--quiet-days N] [--examples N] [--seed N] [--api <name>]
+  fastify-versioner retire <app> --version <V> [--usage <file>]... [--quiet-days N] [--examples N] [--seed N] [--api <name>]
                                                    print what retiring V and every older version removes, then check and
                                                    verify the app without them; exit 1 if they find anything, if a retired
                                                    version's sunsetAt has not passed, or if one had traffic in the last N days
@@ -61,7 +61,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   api: { type: 'string' },
   version: { type: 'string' },
-  usage: { type: 'string' },
+  usage: { type: 'string', multiple: true },
   'quiet-days': { type: 'string' },
   channel: { type: 'string' },
   traffic: { type: 'string' },
@@ -87,13 +87,13 @@ const COMMANDS = {
 } as const
 
 /** What is wrong with the flags of `retire` (or with its flags given to another command), if anything. */
-function retireUsageProblem (command: string, values: { version?: string, usage?: string, 'quiet-days'?: string }): string | undefined {
+function retireUsageProblem (command: string, values: { version?: string, usage?: string[], 'quiet-days'?: string }): string | undefined {
   if (command !== 'retire') {
     const given = (['version', 'usage', 'quiet-days'] as const).find((option) => values[option] !== undefined)
     return given === undefined ? undefined : `--${given} applies to retire only.`
   }
   if (values.version === undefined || values.version === '') return 'retire needs --version <V>: the newest version to retire (every older one goes too).'
-  if (values.usage === '') return '--usage needs a file: the JSON usage file (see docs/retiring-and-upgrading.md).'
+  if (values.usage?.includes('') === true) return '--usage needs a file: the JSON usage file (see docs/retiring-and-upgrading.md).'
   const days = values['quiet-days']
   if (days !== undefined && values.usage === undefined) return '--quiet-days needs --usage <file>: the last-seen times it is checked against.'
   if (Number.isNaN(countOption(days, 1))) return `--quiet-days must be a whole number of days, 1 or more; got '${days as string}'.`

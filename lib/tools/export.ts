@@ -59,6 +59,11 @@ function documentUrl (context: FastifyInstance): string {
   return `${context.prefix.replace(/\/$/, '')}${url}`
 }
 
+/** The version a document says it is (`info.version`). */
+function documentVersion (body: string): unknown {
+  return (JSON.parse(body) as { info?: { version?: unknown } }).info?.version
+}
+
 /**
  * Every document the readied application serves: each released version's (one whose `releasedAt` has not come, as
  * it will be served; with `channel: 'preview'`, each preview version's too), then the unversioned one when there are
@@ -82,8 +87,9 @@ export async function servedDocuments (app: FastifyInstance, options: ChannelOpt
       continue
     }
     const response = await context.inject({ method: 'GET', url, query: { version } })
-    if (response.statusCode === 404) {
-      // A release whose releasedAt has not come is not served yet: its document as it will be served.
+    // A release whose releasedAt has not come is not served yet (a 404, or a date's older version it waterfalls to).
+    if (response.statusCode === 404 || (version !== UNVERSIONED && response.statusCode === 200 && documentVersion(response.body) !== version)) {
+      // Its document as it will be served.
       const pending = version === UNVERSIONED ? undefined : context.versioner.openapi(version)
       if (pending !== undefined) documents.push({ version, body: Buffer.from(JSON.stringify(pending)) })
       continue

@@ -130,6 +130,12 @@ export function retirementPlan (state: VersionerState, version: string): Retirem
     throw new VersionerToolError(`--version '${version}' is ${what}: retiring it would leave no ${index === 0 ? '' : 'released '}version (an API keeps at least one). ` +
       `Name an older one: ${values.slice(Math.max(index, newestRelease) + 1).join(', ') || 'there is none'}.`)
   }
+  // A release still to come is not served before its instant: the newest release served now stays too.
+  const next = bundle.versions.slice(0, index).reverse().find((kept) => kept.channel === 'release')
+  if (next?.releasedAt !== undefined && next.releasedAt.getTime() > Date.now()) {
+    throw new VersionerToolError(`--version '${version}' is the newest version served now: ${next.value} is served from its releasedAt ` +
+      `(${next.releasedAt.toISOString()}). Retire ${version} after that instant, or name an older one: ${values.slice(index + 1).join(', ') || 'there is none'}.`)
+  }
   // Step `index` holds the changes of the oldest remaining version: they only describe the versions retired.
   const removedSteps = state.steps.slice(index)
   const removed = new Set(removedSteps.flatMap((step) => step.changes))

@@ -21,7 +21,7 @@ import { printable } from './terminal-text'
 import { isObject } from './type-printer'
 
 /** When one version was last seen, by which clients, and for which webhook subscribers it was last rendered. */
-interface VersionUsage {
+export interface VersionUsage {
   /** The latest of `lastSeen`, the clients' and the webhook subscribers' times (ms since the epoch). */
   readonly lastSeen: number
   /** Each client's last request (ms since the epoch). */
@@ -31,7 +31,7 @@ interface VersionUsage {
 }
 
 /** A usage file, read: by API name (`''` for a file of one API's `versions`). */
-export type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
+type UsageFile = ReadonlyMap<string, ReadonlyMap<string, VersionUsage>>
 
 const ACCEPTED = 'accepted: { "versions": { "<version>": { "lastSeen": "<ISO date-time>", "clients": { "<client id>": "<ISO date-time>" }, ' +
   '"webhooks": { "<subscriber id>": "<ISO date-time>" } } } }, ' +
@@ -129,7 +129,7 @@ export function parseUsage (text: string, file: string): UsageFile {
  * @example
  * const usage = await readUsage('usage.json')
  */
-export async function readUsage (file: string): Promise<UsageFile> {
+async function readUsage (file: string): Promise<UsageFile> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
@@ -137,6 +137,61 @@ export async function readUsage (file: string): Promise<UsageFile> {
     throw new VersionerToolError(`The usage file '${file}': cannot be read (${(error as Error).message}); ${ACCEPTED}.`)
   }
   return parseUsage(text, file)
+}
+
+/** Each id's latest time in any of `maps`. */
+function latestTimes (maps: ReadonlyArray<ReadonlyMap<string, number>>): Map<string, number> {
+  const merged = new Map<string, number>()
+  for (const map of maps) for (const [id, time] of map) merged.set(id, Math.max(time, merged.get(id) ?? time))
+  return merged
+}
+
+/** Each version's usage in any of `maps`: the latest of each time. */
+function mergeVersions (maps: ReadonlyArray<ReadonlyMap<string, VersionUsage>>): Map<string, VersionUsage> {
+  const merged = new Map<string, VersionUsage>()
+  for (const map of maps) {
+    for (const [version, usage] of map) {
+      const before = merged.get(version)
+      merged.set(version, before === undefined
+        ? usage
+        : { lastSeen: Math.max(before.lastSeen, usage.lastSeen), clients: latestTimes([before.clients, usage.clients]), webhooks: latestTimes([before.webhooks, usage.webhooks]) })
+    }
+  }
+  return merged
+}
+
+/**
+ * Reads and checks each usage file (`--usage` once per instance or export) and reads them as one: each version's,
+ * client's and webhook subscriber's latest time in any of them.
+ * @example
+ * const usage = await readUsageFiles(['usage-eu.json', 'usage-us.json'])
+ */
+export async function readUsageFiles (files: readonly string[]): Promise<UsageFile> {
+  const read = await Promise.all(files.map(readUsage))
+  const apis = new Set(read.flatMap((usage) => [...usage.keys()]))
+  return new Map([...apis].map((api) => [api, mergeVersions(read.flatMap((usage) => usage.get(api) ?? []))]))
+}
+
+/**
+ * The usage of one API: its entry under `apis` and the `versions` of a file of one API's, read as one;
+ * `FST_VERSIONER_TOOL` when the files hold neither, or name none of the API's versions (an entry under another
+ * name, or an export whose query matched nothing, would read as no traffic).
+ * @example
+ * const versions = usageOfApi(await readUsageFiles(['usage.json']), { name: 'root', versions: ['2001-01-01', '2000-01-01'] }, ['usage.json'])
+ */
+export function usageOfApi (usage: UsageFile, api: { readonly name: string, readonly versions: readonly string[] }, files: readonly string[]): ReadonlyMap<string, VersionUsage> {
+  const entries = [usage.get(api.name), usage.get('')].filter((entry) => entry !== undefined)
+  const merged = mergeVersions(entries)
+  if (entries.length > 0 && api.versions.some((version) => merged.has(version))) return merged
+  const named = [...merged.keys()].map(printable).join(', ') || 'none'
+  if (entries.length > 0) {
+    throw new VersionerToolError(`The usage file(s) ${files.join(', ')} record no traffic for any version of the API '${printable(api.name)}' (its versions: ` +
+      `${api.versions.map(printable).join(', ')}; the files name: ${named}): a file exported from its traffic names the versions still used. ` +
+      'Check the query and labels that made it.')
+  }
+  throw new VersionerToolError(`The usage file(s) ${files.join(', ')} hold no entry for the API '${printable(api.name)}' (they name: ` +
+    `${[...usage.keys()].map(printable).join(', ')}): name its entry as the tools name the API (its apiName option, else its prefix; root ` +
+    'without one), under "apis", or give one API\'s "versions".')
 }
 
 /** How long ago, in words (`3 days ago`, `5 hours ago`, `in 2 days` for a time ahead of the clock). */

@@ -13,14 +13,14 @@ import { appAjvSetup } from '../core/strict-validator'
 import { buildingWithout } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
-import { namedVersion } from '../serve/version-picking'
+import { namedVersion, resolveVersion } from '../serve/version-picking'
 import { eachApi, printCheck, printVerify, type CommandOutput, type CommandRun } from './api-commands'
 import { compareInto, type CheckResult } from './check'
 import { change } from './document-places'
 import { servedDocuments, toolFacts } from './export'
 import { closeApp, loadApp } from './load-app'
 import { bundleWithout, retirementPlan, type RetirementPlan } from './retire-plan'
-import { readUsage, usageVerdict, type UsageFile } from './retire-usage'
+import { readUsageFiles, usageOfApi, usageVerdict, type VersionUsage } from './retire-usage'
 import { describeThrown, printable } from './terminal-text'
 import { apiNameFrom } from '../core/application-root'
 import { selectApis, versionerStateOf, type VersionedApi } from './versioned-apis'
@@ -31,8 +31,8 @@ import { verify } from './verify'
 interface RetireRun extends Pick<CommandRun, 'api' | 'verifyOptions'> {
   /** `--version V`: V and every older version are retired. */
   readonly version: string
-  /** `--usage <file>`. */
-  readonly usage: string | undefined
+  /** `--usage <file>`, once per file (one per instance, say): read as one. */
+  readonly usage: readonly string[] | undefined
   /** `--quiet-days N` (with `--usage`). */
   readonly quietDays: number | undefined
 }
@@ -47,6 +47,19 @@ function retiredVersion (context: FastifyInstance, value: string): string {
   if (!picked.ok || picked.version === value || versionDate(picked.version) === value) return picked.ok ? picked.version : value
   throw new VersionerToolError(`--version '${value}' is not a version of this API: a request naming it is served ${picked.version}, the closest older ` +
     `version. Name that one (--version ${picked.version}) to retire it and every older version.`)
+}
+
+/**
+ * Refuses a plan retiring the version a string `apiVersionDefaultValue` serves: requests naming no version are its
+ * clients too, and the application without it would not start.
+ */
+function checkDefault (context: FastifyInstance, plan: RetirementPlan): void {
+  const { defaultValue, format } = toolFacts(context)
+  const picked = resolveVersion(defaultValue, { versions: context.versioner.versions, format })
+  if (!picked.ok || !plan.retired.some((retired) => retired.value === picked.version)) return
+  throw new VersionerToolError(`apiVersionDefaultValue '${defaultValue as string}' is served ${picked.version}, which retiring ${plan.retired[0].value} ` +
+    `removes: requests naming no version are served it. Set apiVersionDefaultValue to a remaining version (the oldest is ${plan.remaining[plan.remaining.length - 1]}) ` +
+    'or remove it, tell the clients that send no version (their served events have no requested), then retire.')
 }
 
 /** Prints what the plan removes (names from the application made printable: one line each). */
@@ -97,7 +110,8 @@ function checkSunsets (plan: RetirementPlan, now: number, io: CommandOutput): nu
 interface ApiRetirement {
   readonly plan: RetirementPlan
   readonly run: RetireRun
-  readonly usage: UsageFile | undefined
+  /** The API's usage, by version (`--usage`). */
+  readonly usage: ReadonlyMap<string, VersionUsage> | undefined
 }
 
 /** Retires on one API (`full`: as the whole application has it): the plan, sunsets, usage, then check and verify on what remains; the exit code. */
@@ -113,9 +127,8 @@ async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, ret
   io.out(`retire: the application without them serves ${plan.remaining.join(', ')}.`)
   const now = Date.now()
   let code = checkSunsets(plan, now, io)
-  const versions = usage?.get(full.name) ?? usage?.get('')
   if (usage !== undefined) {
-    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, versions?.get(retired.value), { quietDays: run.quietDays, now }, io))
+    for (const retired of plan.retired) code = Math.max(code, usageVerdict(retired.value, usage.get(retired.value), { quietDays: run.quietDays, now }, io))
   }
   const broken = printCheck(await checkRemaining(full.context, cut.context, plan), 'remaining', io)
   const findings = await verify(cut.context, run.verifyOptions)
@@ -133,7 +146,7 @@ async function retireApi (full: VersionedApi, cut: VersionedApi | undefined, ret
  * ```
  */
 export async function retire (path: string, run: RetireRun, io: CommandOutput): Promise<number> {
-  const usage = run.usage === undefined ? undefined : await readUsage(run.usage)
+  const usage = run.usage === undefined ? undefined : await readUsageFiles(run.usage)
   const full = await loadApp(path)
   let cut: FastifyInstance | undefined
   let code = 1
@@ -141,12 +154,15 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        return [api.name, retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))]
+        const plan = retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))
+        checkDefault(api.context, plan)
+        return [api.name, plan]
       } catch (error) {
         if (apis.length === 1) throw error
         throw new VersionerToolError(`API '${api.name}': ${(error as Error).message} Pick the API to retire a version of with --api <name>.`)
       }
     }))
+    const usages = new Map(apis.map((api) => [api.name, usage === undefined ? undefined : usageOfApi(usage, { name: api.name, versions: api.context.versioner.versions.versionValues }, run.usage ?? [])]))
     const cutAt = (bundle: VersionBundle, where: { apiName?: string, prefix: string }): VersionBundle | undefined => {
       const version = plans.get(apiNameFrom(where.apiName, where.prefix))?.retired[0].value
       return version !== undefined && bundle.versionValues.includes(version) ? bundleWithout(bundle, version) : undefined
@@ -163,7 +179,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     }
     const remaining = new Map(selectApis(cut, run.api).map((api) => [api.name, api]))
     code = await eachApi(apis, io, async (api, apiIo) =>
-      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage }, apiIo))
+      await retireApi(api, remaining.get(api.name), { plan: plans.get(api.name) as RetirementPlan, run, usage: usages.get(api.name) }, apiIo))
   } finally {
     if (cut !== undefined) code = Math.max(code, await closeApp(cut, path, io))
     code = Math.max(code, await closeApp(full, path, io))

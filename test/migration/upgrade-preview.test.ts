@@ -442,3 +442,43 @@ test('regression: a request without a body is judged as null in the target, as F
   t.equal(previewed.statusCode, 200)
   t.match(previewed.headers['x-api-version-preview'], /; request valid$/, 'the preview says so too')
 })
+
+// Two HEAD routes at one path and method, one replacing the other in 2001-01-01: the preview said the route "does not
+// exist" in the target and the request was invalid there, while a request naming the target is served by the other
+// route. The request is checked against that route's schemas; its answer is not rendered (it is another handler).
+test('regression: a route replaced at the same path and method: the request is checked against the target\'s route', async (t) => {
+  class ReplaceSearch extends VersionChange {
+    description = 'The search takes query instead of q.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/search', ['POST'], { operationId: 'search' }).didntExist,
+      endpoint('/search', ['POST'], { operationId: 'legacySearch' }).existed
+    ]
+  }
+  const bundle = new VersionBundle(new Version('2001-01-01', ReplaceSearch), new Version('2000-01-01'))
+  let runs = 0
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.post('/search', {
+      onlyExistsInOlderVersions: true,
+      schema: { operationId: 'legacySearch', body: Type.Object({ q: Type.String() }), response: { 200: Type.Object({ hits: Type.Array(Type.String()) }) } }
+    }, async () => { runs++; return { hits: [] } })
+    api.post('/search', {
+      schema: { operationId: 'search', body: Type.Object({ query: Type.String() }), response: { 200: Type.Object({ results: Type.Array(Type.String()) }) } }
+    }, async () => { runs++; return { results: [] } })
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  await app.ready()
+  const seen = events(t)
+  const search = (version: string, preview: string, payload: Record<string, unknown>): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/search', headers: { 'x-api-version': version, 'x-api-version-preview': preview }, payload })
+  const reason = 'POST /search is another route in 2001-01-01 (operationId search): its answer is not rendered'
+  const valid = await search('2000-01-01', '2001-01-01', { q: 'x', query: 'x' })
+  t.same([valid.statusCode, valid.json()], [200, { hits: [] }])
+  t.equal(valid.headers['x-api-version-preview'], `2001-01-01: not compared (${reason}); request valid`)
+  t.match(seen.at(-1), { requestValid: true, requestErrors: [], reason })
+  const invalid = await search('2000-01-01', '2001-01-01', { q: 'x' })
+  t.equal(invalid.headers['x-api-version-preview'], `2001-01-01: not compared (${reason}); request invalid`)
+  t.match(seen.at(-1), { requestValid: false, requestErrors: [{ part: 'body', message: "must have required property 'query'" }] })
+  const back = await search('2001-01-01', '2000-01-01', { query: 'x' })
+  t.equal(back.headers['x-api-version-preview'],
+    '2000-01-01: not compared (POST /search is another route in 2000-01-01 (operationId legacySearch): its answer is not rendered); request invalid')
+  t.equal(runs, 3, 'one handler run per request')
+})

@@ -38,3 +38,33 @@ test('fingerprint prints what app.versioner.fingerprint says, and with --against
   t.match(usage.stderr, '--channel does not apply to fingerprint')
   t.match((await inProcess(['--help'])).stdout, 'fastify-versioner fingerprint <app> [--against <dir>] [--api <name>]')
 })
+
+// Before a dated release's instant, `?version=2027-01-01` waterfalls to the newest served version: export wrote that
+// version's document as 2027-01-01.json, and fingerprint (and check) --against it refused the saved file.
+test('regression: export writes a dated release still to come as itself, and fingerprint --against that export agrees', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'app.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version, VersionChange, schema } from ${JSON.stringify(resolve(__dirname, '..', '..', 'plugin'))}
+const Item = Type.Object({ id: Type.String(), colour: Type.String() }, { $id: 'Item' })
+class AddColour extends VersionChange {
+  description = 'Items have a colour.'
+  instructionsToMigrateToPreviousVersion = [schema(Item).field('colour').didntExist]
+}
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2999-01-01', AddColour, { releasedAt: '2999-01-01T09:00:00Z' }), new Version('2026-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', colour: 'red' })) }))
+  return app
+}
+`)
+  const out = join(dir, 'openapi')
+  const exported = await inProcess(['export', file, '--out', out])
+  t.equal(exported.code, 0, exported.stderr)
+  const saved = JSON.parse(await readFile(join(out, '2999-01-01.json'), 'utf8')) as { info: Record<string, unknown> }
+  t.match(saved.info, { version: '2999-01-01', 'x-released-at': '2999-01-01T09:00:00.000Z' }, 'its own document, as it will be served')
+  const against = await inProcess(['fingerprint', file, '--against', out])
+  t.equal(against.code, 0, against.stderr)
+  t.equal((await inProcess(['check', file, '--against', out])).code, 0)
+})

@@ -317,3 +317,87 @@ test('bundleWithout keeps the oldest remaining version\'s whole lifecycle (relea
   t.same({ releasedAt: oldest.releasedAt, brownouts: oldest.brownouts, sunsetAt: oldest.sunsetAt, afterSunset: oldest.afterSunset, channel: oldest.channel },
     { releasedAt: kept.releasedAt, brownouts: kept.brownouts, sunsetAt: kept.sunsetAt, afterSunset: kept.afterSunset, channel: 'release' })
 })
+
+// The usage file of several APIs read by its API name: an entry named otherwise (a typo, another API's) was read as
+// "no traffic recorded" for every retired version, and --quiet-days passed: a false "safe to retire".
+test('regression: a usage file without an entry for the API is refused, not read as no traffic', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'usage.json')
+  const recent = new Date(Date.now() - DAY).toISOString()
+  await writeFile(file, JSON.stringify({ apis: { publik: { versions: { '2000-01-01': { lastSeen: recent } } } } }))
+  const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', file, '--quiet-days', '30', '--examples', '5'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, `fastify-versioner retire: The usage file(s) ${file} hold no entry for the API 'root' (they name: publik): ` +
+    'name its entry as the tools name the API (its apiName option, else its prefix; root without one), under "apis", or give one API\'s "versions".\n')
+})
+
+// `--usage` given twice (one file per instance) read the last file only: the traffic of the first was never seen.
+test('regression: several --usage files (one per instance) are read together, each time the latest', async (t) => {
+  const dir = await scratch(t)
+  const [first, second] = [join(dir, 'a.json'), join(dir, 'b.json')]
+  const [old, recent] = [new Date(Date.now() - 60 * DAY).toISOString(), new Date(Date.now() - 3 * DAY).toISOString()]
+  await writeFile(first, JSON.stringify({ versions: { '2000-01-01': { clients: { acct_1: recent, acct_0: old } } } }))
+  await writeFile(second, JSON.stringify({ apis: { root: { versions: { '2000-01-01': { clients: { acct_1: old } }, '2001-01-01': { lastSeen: recent } } } } }))
+  const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', first, '--usage', second, '--quiet-days', '30', '--examples', '5'])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'retire: 2000-01-01 had traffic inside the last 30 day(s) (--quiet-days 30), last 3 days ago; clients: acct_1 (3 days ago). ' +
+    'Ask them to upgrade, or wait.\n')
+  t.match(result.stdout, `usage: 2000-01-01 last seen ${recent} (3 days ago); clients: acct_1 (${recent}), acct_0 (${old})\n`)
+})
+
+// The billing example serves requests naming no version as its first version (apiVersionDefaultValue '2023-10-16'):
+// retiring it failed building the app again, with the option's start-up error and a stack, saying nothing of what
+// to do; the clients sending no version are that version's clients too.
+test('regression: retiring the version apiVersionDefaultValue serves is refused, saying to move the default first', async (t) => {
+  const result = await inProcess(['retire', 'examples/billing/app.ts', '--version', '2024-04-10'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, "fastify-versioner retire: apiVersionDefaultValue '2023-10-16' is served 2023-10-16, which retiring 2024-04-10 removes: " +
+    'requests naming no version are served it. Set apiVersionDefaultValue to a remaining version (the oldest is 2024-09-30) or remove it, tell the ' +
+    'clients that send no version (their served events have no requested), then retire.\n')
+})
+
+// A usage file exported by a query that matched nothing (`{ "versions": {} }`), or with version labels the
+// application does not have, read as "no traffic" for every retired version: exit 0 under --quiet-days.
+test('regression: a usage file naming no version of the API is refused, not read as no traffic', async (t) => {
+  const dir = await scratch(t)
+  const recent = new Date(Date.now() - DAY).toISOString()
+  const cases: Array<[unknown, string]> = [
+    [{ versions: {} }, 'none'],
+    [{ versions: { 'v2000-01-01': { lastSeen: recent }, '2000-01-01.old': { lastSeen: recent } } }, 'v2000-01-01, 2000-01-01.old']
+  ]
+  for (const [content, named] of cases) {
+    const file = join(dir, 'usage.json')
+    await writeFile(file, JSON.stringify(content))
+    const result = await inProcess(['retire', example, '--version', '2000-01-01', '--usage', file, '--quiet-days', '30', '--examples', '5'])
+    t.equal(result.code, 1, JSON.stringify(content))
+    t.equal(result.stdout, '', 'nothing is built')
+    t.equal(result.stderr, `fastify-versioner retire: The usage file(s) ${file} record no traffic for any version of the API 'root' ` +
+      `(its versions: 2002-01-01, 2001-01-01, 2000-01-01; the files name: ${named}): a file exported from its traffic names the versions ` +
+      'still used. Check the query and labels that made it.\n')
+  }
+})
+
+// Only a release whose releasedAt has not come remained: the app built without the retired versions failed its
+// start-up ("no version is served at start-up"), with a stack, rather than saying when the version can go.
+test('regression: retiring every version served before a release instant is refused, naming the instant', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'pending.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${plugin}
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2999-01-01', { releasedAt: '2999-01-01T09:00:00Z' }), new Version('2002-01-01'), new Version('2001-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['retire', file, '--version', '2002-01-01'])
+  t.equal(result.code, 1)
+  t.equal(result.stdout, '', 'nothing is built')
+  t.equal(result.stderr, "fastify-versioner retire: --version '2002-01-01' is the newest version served now: 2999-01-01 is served from its releasedAt " +
+    '(2999-01-01T09:00:00.000Z). Retire 2002-01-01 after that instant, or name an older one: 2001-01-01.\n')
+  const older = await inProcess(['retire', file, '--version', '2001-01-01', '--examples', '5'])
+  t.equal(older.code, 0, older.stderr)
+})
