@@ -107,7 +107,8 @@ export function parseUsage (text: string, file: string): UsageFile {
   const fail: Fail = (message) => {
     throw new VersionerToolError(`The usage file '${file}': ${message}; ${ACCEPTED}.`)
   }
-  const parsed = parseJsonText(text, MAX_USAGE_DEPTH)
+  // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
+  const parsed = parseJsonText(text.replace(/^\uFEFF/, ''), MAX_USAGE_DEPTH)
   if (!parsed.ok) {
     const { line, column } = parsed.place
     return fail(parsed.kind === 'depth'

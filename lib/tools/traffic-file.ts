@@ -97,7 +97,8 @@ function parsedLine (source: string): ReturnType<typeof parseJsonText> {
 export function readTraffic (text: string): Traffic {
   const exchanges: TrafficLine[] = []
   const problems: TrafficProblem[] = []
-  const lines = text.split('\n')
+  // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
+  const lines = text.replace(/^\uFEFF/, '').split('\n')
   for (let index = 0; index < lines.length; index++) {
     const source = lines[index].replace(/\r$/, '')
     if (source.trim() === '') continue

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseUsage, usageVerdict } from '../../lib/tools/retire-usage'
+import { readTraffic } from '../../tools'
+import { recordTraffic } from '../../examples/traffic'
 import { describeThrown, printable, terminalLines } from '../../lib/tools/terminal-text'
 import { inProcess, scratch } from '../helpers/cli'
 
@@ -164,4 +166,14 @@ test('describeThrown shows whatever was thrown, on lines that cannot read as the
   t.equal(describeThrown(Object.create(null)), '{}')
   const hostile = new Proxy({}, { get () { throw new Error('trap') }, ownKeys () { throw new Error('trap') } })
   t.equal(describeThrown(hostile), 'a value that cannot be shown (object)')
+})
+
+test('regression: a usage file or traffic file starting with a byte-order mark (PowerShell\'s UTF-8) is read, not refused at line 1, column 1', async (t) => {
+  const usage = JSON.stringify({ versions: { '2000-01-01': { lastSeen: '2026-11-01T00:00:00Z' } } })
+  t.same(parseUsage(`\uFEFF${usage}`, 'usage.json'), parseUsage(usage, 'usage.json'))
+  const [line] = await recordTraffic('users', 1)
+  const traffic = readTraffic(`\uFEFF${line}\n`)
+  t.same(traffic.problems, [])
+  t.equal(traffic.exchanges.length, 1)
+  t.same(traffic, readTraffic(`${line}\n`))
 })
