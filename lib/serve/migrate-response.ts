@@ -11,6 +11,7 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
 import { copyJson, failureAfterWriteBack, runSteps } from './step-runner'
 import { failResponse, sendSerialized } from './response-failures'
+import { createChosenSerializerTest } from './own-serializers'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -77,37 +78,20 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
  * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
  * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
- * unless the reply has a serializer of its own. One per route: it keeps Fastify's private key of a reply's own
- * serializer once found (listing a reply's symbols costs 1.5 µs a response).
+ * unless the application chose a serializer (./own-serializers.ts). One per route.
  */
 function createFinishSuccess (): Finish {
-  const serializerKey: { symbol?: symbol } = {}
+  const hasChosenSerializer = createChosenSerializerTest()
   return function finishSuccess (conversion, status, key, body, done) {
     const { reply, behaviour } = conversion
     const changed = applyStatus(reply, behaviour, status)
-    // A serializer the handler or a hook chose (`reply.serializer(fn)`) serializes the converted body, as it would HEAD's.
+    // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
     if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
-      !hasOwnSerializer(reply, serializerKey)) {
+      !hasChosenSerializer(reply)) {
       reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
     }
     done(null, body)
   }
-}
-
-const REPLY_SERIALIZER = 'fastify.reply.serializer'
-
-/**
- * True when the reply has a serializer of its own (`reply.serializer(fn)`), which Fastify keeps under a private
- * symbol, found by its description (null until set), and kept in `found`; looked up again for a reply without it
- * (another copy of Fastify in the process).
- */
-function hasOwnSerializer (reply: FastifyReply, found: { symbol?: symbol }): boolean {
-  const fields = reply as unknown as Record<symbol, unknown>
-  if (found.symbol === undefined || !Object.hasOwn(fields, found.symbol)) {
-    found.symbol = Object.getOwnPropertySymbols(reply).find((symbol) => symbol.description === REPLY_SERIALIZER)
-    if (found.symbol === undefined) return false
-  }
-  return fields[found.symbol] !== null
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */

@@ -501,6 +501,28 @@ test('regression: a serializer the handler sets with reply.serializer serializes
   t.equal((await call(app, '2001-01-01', '/users/u1')).body, 'id,fullName\nu1,Ada\n')
 })
 
+test('regression: app.setReplySerializer was skipped on old versions whose schema differs: they got the version schema\'s JSON', async (t) => {
+  const User = Type.Object({ id: Type.String(), createdAt: Type.String(), fullName: Type.String() })
+  const FullNameWasName = fullNameWasNameInResponses(User)
+  // A serializer a team sets for the whole app: snake_case keys.
+  const snakeCase = (payload: unknown): string => JSON.stringify(payload, function (this: unknown, _key, value: unknown) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), inner]))
+  })
+  for (const where of ['root', 'scope'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    if (where === 'root') app.setReplySerializer(snakeCase)
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      if (where === 'scope') api.setReplySerializer(snakeCase)
+      api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', createdAt: '2001-02-03', fullName: 'Ada' }))
+    }))
+    t.equal((await call(app, '2001-01-01', '/users/u1')).body, '{"id":"u1","created_at":"2001-02-03","full_name":"Ada"}', `${where}: the newest, as plain Fastify`)
+    t.equal((await call(app, '2000-01-01', '/users/u1')).body, '{"id":"u1","created_at":"2001-02-03","name":"Ada"}', `${where}: the old version, converted, through the same serializer`)
+  }
+})
+
 test('regression: a field of HEAD a version lacks was sent to it where its object accepts other fields (additionalProperties true or a schema)', async (t) => {
   const Account = Type.Object({ id: Type.String(), riskScore: Type.Optional(Type.Number()), nickname: Type.Optional(Type.String()) }, { additionalProperties: true })
   const Labels = Type.Object({ id: Type.String(), nickname: Type.Optional(Type.String()) }, { additionalProperties: Type.String() })
