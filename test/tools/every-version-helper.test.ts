@@ -67,3 +67,29 @@ test('before ready it throws FST_VERSIONER_NOT_READY', async (t) => {
   await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']) })
   await t.rejects(injectEveryVersion(app, { url: '/x' }), { code: 'FST_VERSIONER_NOT_READY' })
 })
+
+test('it injects one version after another, newest first, as docs/testing.md says', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2002-01-01', '2001-01-01', '2000-01-01']) })
+  const seen: string[] = []
+  let running = 0
+  await app.register(versioned(async (api) => {
+    api.post('/counters', async (request) => {
+      running += 1
+      const alone = running === 1
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      running -= 1
+      seen.push(request.apiVersion ?? '')
+      return { number: seen.length, alone }
+    })
+  }))
+  await app.ready()
+  const answers = await injectEveryVersion(app, { method: 'POST', url: '/counters', payload: {} })
+  t.same(seen, ['2002-01-01', '2001-01-01', '2000-01-01'], 'the handler sees the newest version first')
+  t.same([...answers].map(([version, response]) => [version, response.json()]), [
+    ['2002-01-01', { number: 1, alone: true }],
+    ['2001-01-01', { number: 2, alone: true }],
+    ['2000-01-01', { number: 3, alone: true }]
+  ])
+})
