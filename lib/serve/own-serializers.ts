@@ -19,13 +19,11 @@ interface Found {
   lastAnswer?: boolean
 }
 
-/** The value of `object`'s own symbol described `description`, finding the symbol again when it is not `known`. */
-function ownSymbol (object: object, known: symbol | undefined, description: string): { symbol?: symbol, value: unknown } {
-  const fields = object as Record<symbol, unknown>
-  const symbol = known !== undefined && Object.hasOwn(fields, known)
+/** `object`'s own symbol described `description`: `known` while it still holds, else found again (or `undefined`). */
+function ownSymbol (object: object, known: symbol | undefined, description: string): symbol | undefined {
+  return known !== undefined && Object.hasOwn(object, known)
     ? known
     : Object.getOwnPropertySymbols(object).find((each) => each.description === description)
-  return { symbol, value: symbol === undefined ? undefined : fields[symbol] }
 }
 
 /**
@@ -40,17 +38,16 @@ function ownSymbol (object: object, known: symbol | undefined, description: stri
 export function createChosenSerializerTest (): (reply: FastifyReply) => boolean {
   const found: Found = {}
   return function hasChosenSerializer (reply) {
-    const own = ownSymbol(reply, found.reply, REPLY_SERIALIZER)
-    found.reply = own.symbol
-    if (own.value !== null && own.value !== undefined) return true
-    const context = ownSymbol(reply.request, found.context, ROUTE_CONTEXT)
-    found.context = context.symbol
-    if (typeof context.value !== 'object' || context.value === null) return false
-    if (context.value !== found.lastContext) {
-      const serializer = ownSymbol(context.value, found.serializerDefault, DEFAULT_SERIALIZER)
-      found.serializerDefault = serializer.symbol
-      found.lastContext = context.value
-      found.lastAnswer = typeof serializer.value === 'function'
+    found.reply = ownSymbol(reply, found.reply, REPLY_SERIALIZER)
+    const own = found.reply === undefined ? null : (reply as unknown as Record<symbol, unknown>)[found.reply]
+    if (own !== null && own !== undefined) return true
+    found.context = ownSymbol(reply.request, found.context, ROUTE_CONTEXT)
+    const context = found.context === undefined ? undefined : (reply.request as unknown as Record<symbol, unknown>)[found.context]
+    if (typeof context !== 'object' || context === null) return false
+    if (context !== found.lastContext) {
+      found.serializerDefault = ownSymbol(context, found.serializerDefault, DEFAULT_SERIALIZER)
+      found.lastContext = context
+      found.lastAnswer = found.serializerDefault !== undefined && typeof (context as Record<symbol, unknown>)[found.serializerDefault] === 'function'
     }
     return found.lastAnswer === true
   }
