@@ -76,7 +76,8 @@ function registeredUrl (context: RouteContext, head: HeadRoute, group: Group): s
   }
   const prefix = head.scope.prefix.replace(/\/$/, '')
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
-  const url = `${prefix}${segment}${rest === '/' ? '' : rest}`
+  // A catch-all Fastify joined to the prefix (`/api*`, as @fastify/cors registers) catches all inside the segment.
+  const url = `${prefix}${segment}${rest === '/' ? '' : rest.startsWith('*') ? `/${rest}` : rest}`
   segments.add(group.methods, url)
   return url
 }
