@@ -283,3 +283,28 @@ test('regression: a pinned version the API refuses is not said to be in the head
   const named = await app.inject({ url: '/teams/1', headers: { 'x-api-version': '1999-01-01', authorization: 'Bearer sk_acme' } })
   t.match(jsonOf(named).message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./, 'a value the request names is still said to be where it was sent')
 })
+
+test('regression: a version the request does not name (its account\'s pin) is answered Cache-Control: private, so no shared cache hands it to another account', async (t) => {
+  const app = await versionedApp(t, replacedRoutes(), async (api) => {
+    api.get('/catalogue', async (request, reply) => {
+      reply.header('cache-control', 'public, max-age=60')
+      return { version: request.apiVersion }
+    })
+    api.get('/teams/:id', answer('teams'))
+    api.get('/users/:id', answer('new'))
+    api.delete('/users/:id', answer('new'))
+    api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+  }, { versioner: { versionPicker: AccountPinnedVersionPicker } })
+  await app.ready()
+  const get = (url: string, headers: Record<string, string>) => app.inject({ url, headers })
+  // Vary names the version header only: a shared cache keyed on it would serve acme's 2000-01-01 to globex.
+  const pinned = await get('/catalogue', { authorization: 'Bearer sk_acme' })
+  t.equal(pinned.headers['x-api-version'], '2000-01-01')
+  t.equal(pinned.headers['cache-control'], 'private, max-age=60', 'the handler\'s lifetime kept, for the client\'s own cache')
+  t.equal((await get('/teams/1', { authorization: 'Bearer sk_globex' })).headers['cache-control'], 'private')
+  t.equal((await get('/users/1', { authorization: 'Bearer sk_acme' })).headers['cache-control'], 'private', 'a route picked before routing')
+  const named = await get('/catalogue', { authorization: 'Bearer sk_acme', 'x-api-version': '2001-01-01' })
+  t.equal(named.headers['cache-control'], 'public, max-age=60', 'a version the request names: Vary says it all')
+  t.equal((await get('/teams/1', { 'x-api-version': '2001-01-01' })).headers['cache-control'], undefined)
+})
