@@ -229,10 +229,13 @@ function routingView (view: RoutingView, path: string): FastifyRequest {
 
 /** The paths two HEAD routes share, and the asynchronous derivation of the version there. */
 export class RoutingPicks {
-  // As lenient as Fastify's router can be: a path matched here needlessly only costs a pick.
-  private readonly shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false })
+  private readonly shared
 
-  constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {}
+  constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {
+    // As lenient as Fastify's router can be (a path matched here needlessly only costs a pick); its query as Fastify's.
+    const { querystringParser } = (server.initialConfig as { routerOptions?: Parameters<typeof FindMyWay>[0] }).routerOptions ?? {}
+    this.shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false, querystringParser })
+  }
 
   /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */
   add (method: string, url: string): void {

@@ -5,7 +5,7 @@
  * inject and real HTTP; a picker that throws or rejects, whatever with, answers a logged 500 for that request only.
  */
 import { test } from 'tap'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { Writable } from 'node:stream'
 import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -61,7 +61,7 @@ function replacedRoutes () {
 
 const answer = (handler: string) => async (request: FastifyRequest) => ({ handler, id: (request.params as { id: string }).id, version: request.apiVersion })
 
-async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[]) {
+async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[], fastify: FastifyServerOptions = {}) {
   const app = await versionedApp(t, replacedRoutes(), async (api) => {
     api.get('/users/:id', answer('new'))
     api.delete('/users/:id', answer('new'))
@@ -70,8 +70,8 @@ async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions>
     api.get('/teams/:id', answer('teams'))
   }, {
     fastify: logs === undefined
-      ? {}
-      : { logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
+      ? fastify
+      : { ...fastify, logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
     versioner: { versionPicker: AccountPinnedVersionPicker, ...options },
     health: true
   })
@@ -307,4 +307,27 @@ test('regression: a version the request does not name (its account\'s pin) is an
   const named = await get('/catalogue', { authorization: 'Bearer sk_acme', 'x-api-version': '2001-01-01' })
   t.equal(named.headers['cache-control'], 'public, max-age=60', 'a version the request names: Vary says it all')
   t.equal((await get('/teams/1', { 'x-api-version': '2001-01-01' })).headers['cache-control'], undefined)
+})
+
+test('regression: before routing, the picker reads the query as the application\'s querystringParser parses it', async (t) => {
+  // A parser of nested keys (as qs parses `account[pin]=…`): the picker reads request.query.account.pin.
+  const querystringParser = (text: string): Record<string, unknown> => {
+    const query: Record<string, Record<string, string>> = {}
+    for (const [key, value] of new URLSearchParams(text)) {
+      const [, outer, inner] = /^(\w+)\[(\w+)\]$/.exec(key) ?? []
+      if (outer !== undefined) (query[outer] ??= {})[inner] = value
+    }
+    return query
+  }
+  class QueryPinned extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      return this.requested(request) ?? (request.query as { account?: { pin?: string } }).account?.pin
+    }
+  }
+  const app = await pinnedApp(t, { versionPicker: QueryPinned }, undefined, { routerOptions: { querystringParser } })
+  for (const url of ['/teams/1?account[pin]=2000-01-01', '/users/1?account[pin]=2000-01-01']) {
+    const response = await app.inject(url)
+    t.equal(response.statusCode, 200, url)
+    t.equal(response.headers['x-api-version'], '2000-01-01', `${url}: the same version on a replaced route as elsewhere`)
+  }
 })
