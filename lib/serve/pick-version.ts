@@ -227,14 +227,18 @@ function routingView (view: RoutingView, path: string): FastifyRequest {
   }) as unknown as FastifyRequest
 }
 
+/** find-my-way's options (`useSemicolonDelimiter` is missing from its types). */
+type RouterOptions = Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter?: boolean }
+
 /** The paths two HEAD routes share, and the asynchronous derivation of the version there. */
 export class RoutingPicks {
   private readonly shared
 
   constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {
     // As lenient as Fastify's router can be (a path matched here needlessly only costs a pick); its query as Fastify's.
-    const { querystringParser } = (server.initialConfig as { routerOptions?: Parameters<typeof FindMyWay>[0] }).routerOptions ?? {}
-    this.shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false, querystringParser })
+    const config = server.initialConfig as { routerOptions?: RouterOptions, useSemicolonDelimiter?: boolean }
+    const { querystringParser, useSemicolonDelimiter = config.useSemicolonDelimiter } = config.routerOptions ?? {}
+    this.shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false, querystringParser, useSemicolonDelimiter } as RouterOptions)
   }
 
   /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fast
 import { Writable } from 'node:stream'
 import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { bundleOf, DATES, listen } from '../helpers/http-apps'
+import { bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
 import { changeClass } from '../helpers/version-changes'
 
@@ -329,5 +329,17 @@ test('regression: before routing, the picker reads the query as the application\
     const response = await app.inject(url)
     t.equal(response.statusCode, 200, url)
     t.equal(response.headers['x-api-version'], '2000-01-01', `${url}: the same version on a replaced route as elsewhere`)
+  }
+})
+
+test('regression: with useSemicolonDelimiter, a replaced route is picked before routing as Fastify routes it (not a 404)', async (t) => {
+  for (const useSemicolonDelimiter of [true, false]) {
+    const app = await versionedApp(t, sharedPathBundle(), undefined, {
+      fastify: { routerOptions: { useSemicolonDelimiter } }, versioner: { versionPicker: AccountPinnedVersionPicker }
+    })
+    await app.register(sharedPathRoutes, { prefix: '/api' })
+    const response = await app.inject({ url: '/api/items;jsessionid=9', headers: { authorization: 'Bearer sk_acme' } })
+    t.equal(response.statusCode, useSemicolonDelimiter ? 200 : 404, `useSemicolonDelimiter ${String(useSemicolonDelimiter)}`)
+    if (useSemicolonDelimiter) t.same(jsonOf(response), { handler: 'old', version: '2000-01-01' }, 'the pinned version\'s route')
   }
 })
