@@ -332,14 +332,20 @@ test('regression: before routing, the picker reads the query as the application\
   }
 })
 
-test('regression: with useSemicolonDelimiter, a replaced route is picked before routing as Fastify routes it (not a 404)', async (t) => {
+test('regression: a replaced route is picked before routing as Fastify routes it: with useSemicolonDelimiter, a long parameter (not a 404)', async (t) => {
   for (const useSemicolonDelimiter of [true, false]) {
     const app = await versionedApp(t, sharedPathBundle(), undefined, {
-      fastify: { routerOptions: { useSemicolonDelimiter } }, versioner: { versionPicker: AccountPinnedVersionPicker }
+      // Fastify reads it in routerOptions, whose type lacks it.
+      fastify: { routerOptions: { useSemicolonDelimiter } as FastifyServerOptions['routerOptions'] }, versioner: { versionPicker: AccountPinnedVersionPicker }
     })
     await app.register(sharedPathRoutes, { prefix: '/api' })
     const response = await app.inject({ url: '/api/items;jsessionid=9', headers: { authorization: 'Bearer sk_acme' } })
     t.equal(response.statusCode, useSemicolonDelimiter ? 200 : 404, `useSemicolonDelimiter ${String(useSemicolonDelimiter)}`)
     if (useSemicolonDelimiter) t.same(jsonOf(response), { handler: 'old', version: '2000-01-01' }, 'the pinned version\'s route')
   }
+  const app = await pinnedApp(t, {}, undefined, { routerOptions: { maxParamLength: 500 } })
+  const id = 'k'.repeat(300)
+  const response = await app.inject({ url: `/users/${id}`, headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(response.statusCode, 200, 'a parameter longer than the default maxParamLength, which the app raised')
+  t.same(jsonOf(response), { handler: 'legacy', id, version: '2000-01-01' })
 })
