@@ -41,6 +41,10 @@ type Refusal =
   | { readonly kind: 'several', readonly versions: readonly string[] }
   /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
   | { readonly kind: 'near', readonly version: string }
+  /** Written YYYY-MM-DD with a month and a day of a month, but no day of the calendar (`2025-02-30`). */
+  | { readonly kind: 'no-such-day' }
+  /** A served date with a time (`2025-06-01T09:00:00Z`). */
+  | { readonly kind: 'timed', readonly date: string }
   /** Anything else in the `date` or `month` format. */
   | { readonly kind: 'malformed' }
   /** Anything else in the `string` format. */
@@ -98,6 +102,9 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
     if (atDate !== undefined) return { kind: 'other-name', date, name, version: atDate, named: version }
     return version === undefined ? { kind: 'unknown-name', date, name } : { kind: 'name-of-other-date', date, name, version }
   }
+  const day = /^(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))(T.*)?$/.exec(value)
+  if (day !== null && !isIsoDate(day[1])) return { kind: 'no-such-day' }
+  if (day?.[2] !== undefined && resolveVersion(day[1], options).ok) return { kind: 'timed', date: day[1] }
   const version = NAME.test(value) ? named(value) : undefined
   return version === undefined ? { kind: 'malformed' } : { kind: 'bare-name', name: value, version }
 }
@@ -142,6 +149,10 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
       const what = named.length === 0 ? 'versions carry no name here' : `no version is named '${refusal.name}' or dated ${refusal.date}`
       return `${what}: send a plain ${plainValue(format)} (${there})${fullNames}.`
     }
+    case 'no-such-day':
+      return `there is no such day: send a ${format === 'month' ? 'month written YYYY-MM (or a day of the calendar in it)' : 'day of the calendar, written YYYY-MM-DD'}.`
+    case 'timed':
+      return `a version is a date without a time: send '${refusal.date}'.`
     case 'malformed':
       return format === 'month' ? 'it must be a month written YYYY-MM (or a date YYYY-MM-DD in it).' : `it must be a date written YYYY-MM-DD${fullNames}.`
   }

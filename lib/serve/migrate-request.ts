@@ -15,7 +15,7 @@ import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
 import { bindVersionInRequestLog, type RequestState } from './request-state'
-import { createVersionHeaders, sendFieldDeprecations, type VersionHeaders } from './version-headers'
+import { createVersionHeaders, privateCacheControl, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { VersionBehaviours } from '../routes/version-behaviours'
@@ -73,6 +73,11 @@ class RequestMigration {
     }
     const version = picked.version
     if (this.bindsLog ? versionPickedBeforeRouting(request.raw, options) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
+    // A pin depends on what no `Vary` names (an account): no shared cache may store its answer, a 404 or 410 included (decision 0119).
+    if (options.asyncPicking && options.picker.requested(request) !== picked.requested) {
+      state.pinned = true
+      reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
+    }
     const gone = this.answerIfGone?.(reply, version)
     if (gone !== undefined) {
       // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.

@@ -146,8 +146,8 @@ export function createSendHook (
     if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
     const fieldLink = state?.fieldDeprecations?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
-    // A preview version's answer stays out of shared caches, whatever Cache-Control the handler set (decision 0066).
-    if (privateVersions !== undefined && behaviour !== null && privateVersions.has(behaviour.version)) {
+    // A preview version's answer, or a pin's, stays out of shared caches, whatever Cache-Control the handler set (decisions 0066, 0119).
+    if (behaviour !== null && (state?.pinned === true || privateVersions?.has(behaviour.version) === true)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
     // A payload the preSerialization hook converted is done, whatever status its converters gave it; so is one of a

@@ -18,7 +18,7 @@ import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { isThenable } from './step-runner'
-import { resolveVersion, type PickedVersion, type Resolving } from './version-picking'
+import { LENIENT_ROUTER, resolveVersion, type PickedVersion, type Resolving } from './version-picking'
 import type { ServeOptions } from './serve-options'
 import { requestState, startRequestState, type RequestState } from './request-state'
 
@@ -229,10 +229,14 @@ function routingView (view: RoutingView, path: string): FastifyRequest {
 
 /** The paths two HEAD routes share, and the asynchronous derivation of the version there. */
 export class RoutingPicks {
-  // As lenient as Fastify's router can be: a path matched here needlessly only costs a pick.
-  private readonly shared = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false })
+  private readonly shared
 
-  constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {}
+  constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {
+    // As lenient as Fastify's router can be (a path matched here needlessly only costs a pick); its query and `;` as Fastify's.
+    const config = server.initialConfig as { routerOptions?: typeof LENIENT_ROUTER, useSemicolonDelimiter?: boolean }
+    const { querystringParser, useSemicolonDelimiter = config.useSemicolonDelimiter === true } = config.routerOptions ?? {}
+    this.shared = FindMyWay({ ...LENIENT_ROUTER, querystringParser, useSemicolonDelimiter } as typeof LENIENT_ROUTER)
+  }
 
   /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */
   add (method: string, url: string): void {

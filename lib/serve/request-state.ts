@@ -39,6 +39,8 @@ export interface RequestState {
   converted: boolean
   /** The deprecated fields the request carries (JSON pointers) and the `Link` they add, when it carries some. */
   fieldDeprecations: { readonly fields: readonly string[], readonly link: string | undefined } | null
+  /** Served a version the request does not name (a custom picker's or a function default's, as an account's pin): private. */
+  pinned: boolean
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -50,7 +52,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false }
   ;(request as WithState)[kRequestState] = state
   return state
 }

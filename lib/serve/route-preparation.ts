@@ -76,7 +76,8 @@ function registeredUrl (context: RouteContext, head: HeadRoute, group: Group): s
   }
   const prefix = head.scope.prefix.replace(/\/$/, '')
   const rest = path.startsWith(prefix) ? path.slice(prefix.length) : path
-  const url = `${prefix}${segment}${rest === '/' ? '' : rest}`
+  // A catch-all Fastify joined to the prefix (`/api*`, as @fastify/cors registers) catches all inside the segment.
+  const url = `${prefix}${segment}${rest === '/' ? '' : rest.startsWith('*') ? `/${rest}` : rest}`
   segments.add(group.methods, url)
   return url
 }
@@ -145,7 +146,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const newest = idle.length > 0 ? behaviours.get(idle[0].version) : undefined
   const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
-  if (planned || fieldLinks || previews.length > 0 || idle.some(({ link }) => link !== undefined)) {
+  if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some(({ link }) => link !== undefined)) {
     hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
   }
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks

@@ -42,8 +42,16 @@ interface VersionCarrier {
   readonly method?: string | undefined
 }
 
-/** find-my-way's options for {@link VersionSegments} (`useSemicolonDelimiter` is missing from its types). */
-const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
+/**
+ * find-my-way's options for the routers that find versioned routes before Fastify routes a request
+ * ({@link VersionSegments}, and ./pick-version.ts's replaced routes): as lenient as Fastify's router can be.
+ * `useSemicolonDelimiter` is missing from its types.
+ * @example
+ * ```ts
+ * const router = FindMyWay(LENIENT_ROUTER)
+ * ```
+ */
+export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
   ignoreTrailingSlash: true,
   ignoreDuplicateSlashes: true,
   caseSensitive: false,

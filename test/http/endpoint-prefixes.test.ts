@@ -193,3 +193,24 @@ test('regression: with path versions, a prefix\'s root route answers at its trai
   const lenient = await build({ ignoreTrailingSlash: true })
   t.equal((await lenient.inject('/api/2000-01-01/orders/')).statusCode, 200, 'with ignoreTrailingSlash, the one route answers both')
 })
+
+test('regression: with path versions, a catch-all route (\'*\', as @fastify/cors registers) answers inside the version segment', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']), apiVersionLocation: 'path' })
+  await app.register(versioned(async (api) => {
+    // Fastify joins '*' to the prefix as '/api*': everything under the prefix.
+    api.get('*', async (request) => ({ rest: (request.params as Record<string, string>)['*'], version: request.apiVersion }))
+    api.options('*', async (request, reply) => reply.code(204).header('x-preflight', request.apiVersion ?? 'none').send())
+  }), { prefix: '/api' })
+  await app.ready()
+  const got = await app.inject('/api/2000-06-01/files/a')
+  t.equal(got.statusCode, 200)
+  t.same(got.json(), { rest: 'files/a', version: '2000-01-01' })
+  t.equal(got.headers['x-api-version'], '2000-01-01')
+  t.same((await app.inject('/api/2001-01-01/')).json(), { rest: '', version: '2001-01-01' }, 'at the version segment\'s slash')
+  const preflight = await app.inject({ method: 'OPTIONS', url: '/api/2001-01-01/items' })
+  t.equal(preflight.statusCode, 204, 'a preflight at a versioned path')
+  t.equal(preflight.headers['x-preflight'], '2001-01-01')
+  t.equal((await app.inject('/api/x/files')).statusCode, 400, 'a segment naming no version is refused, saying so')
+})

@@ -94,13 +94,16 @@ test('a date between versions or after the newest is served as the closest older
 
 test('a malformed date is a 400 naming the value, the header and the supported versions', async (t) => {
   const app = await example(t)
-  for (const value of ['2001-13-01', '2001-1-1', '2001-02-30', '2001-02-29', '2001-01-01T00:00:00Z', '20010101', 'latest']) {
+  const noSuchDay = 'there is no such day: send a day of the calendar, written YYYY-MM-DD.'
+  const malformed = 'it must be a date written YYYY-MM-DD.'
+  for (const [value, why] of [['2001-13-01', malformed], ['2001-1-1', malformed], ['2001-02-30', noSuchDay], ['2001-02-29', noSuchDay],
+    ['2001-01-01T00:00:00Z', "a version is a date without a time: send '2001-01-01'."], ['20010101', malformed], ['latest', malformed]]) {
     const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': value }, payload: { address: 'a' } })
     t.equal(response.statusCode, 400, `${value}: 400`)
     const body = jsonOf(response)
     t.equal(body.code, 'FST_VERSIONER_INVALID_API_VERSION', `${value}: code`)
     t.equal(body.error, 'Bad Request')
-    t.equal(body.message, `Invalid API version '${value}' in the 'x-api-version' header: it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`,
+    t.equal(body.message, `Invalid API version '${value}' in the 'x-api-version' header: ${why} ${SUPPORTED_DATES}`,
       `${value}: message`)
     t.equal(response.headers['x-api-version'], undefined, `${value}: no version is echoed`)
   }

@@ -68,11 +68,12 @@ test('a later month, or a date inside a month, is served as the closest older mo
 
 test('invalid months are a 400 saying YYYY-MM is accepted; a month before the oldest is too old', async (t) => {
   const api = await app(t)
-  for (const value of ['2026-13', '2026-00', '2026-4', '2026-02-30', 'April']) {
+  const malformed = 'it must be a month written YYYY-MM (or a date YYYY-MM-DD in it).'
+  for (const [value, why] of [['2026-13', malformed], ['2026-00', malformed], ['2026-4', malformed],
+    ['2026-02-30', 'there is no such day: send a month written YYYY-MM (or a day of the calendar in it).'], ['April', malformed]]) {
     const response = await api.inject({ url: '/users/1', headers: { 'x-api-version': value } })
     t.equal(response.statusCode, 400, value)
-    t.equal(response.json().message, `Invalid API version '${value}' in the 'x-api-version' header: it must be a month written YYYY-MM ` +
-      '(or a date YYYY-MM-DD in it). Supported versions: 2026-04, 2026-01, 2025-10.')
+    t.equal(response.json().message, `Invalid API version '${value}' in the 'x-api-version' header: ${why} Supported versions: 2026-04, 2026-01, 2025-10.`)
   }
   // A month with a name says months carry none, and what the month alone is served as.
   for (const [value, why] of [

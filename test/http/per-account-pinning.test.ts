@@ -5,11 +5,11 @@
  * inject and real HTTP; a picker that throws or rejects, whatever with, answers a logged 500 for that request only.
  */
 import { test } from 'tap'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { Writable } from 'node:stream'
 import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { bundleOf, DATES, listen } from '../helpers/http-apps'
+import { bundleOf, DATES, listen, sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
 import { changeClass } from '../helpers/version-changes'
 
@@ -61,7 +61,7 @@ function replacedRoutes () {
 
 const answer = (handler: string) => async (request: FastifyRequest) => ({ handler, id: (request.params as { id: string }).id, version: request.apiVersion })
 
-async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[]) {
+async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions> = {}, logs?: string[], fastify: FastifyServerOptions = {}) {
   const app = await versionedApp(t, replacedRoutes(), async (api) => {
     api.get('/users/:id', answer('new'))
     api.delete('/users/:id', answer('new'))
@@ -70,8 +70,8 @@ async function pinnedApp (t: Teardown, options: Partial<FastifyVersionerOptions>
     api.get('/teams/:id', answer('teams'))
   }, {
     fastify: logs === undefined
-      ? {}
-      : { logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
+      ? fastify
+      : { ...fastify, logger: { level: 'info', stream: new Writable({ write (chunk, _encoding, next) { logs.push(String(chunk)); next() } }) } },
     versioner: { versionPicker: AccountPinnedVersionPicker, ...options },
     health: true
   })
@@ -282,4 +282,70 @@ test('regression: a pinned version the API refuses is not said to be in the head
     'it is older than the oldest version. Supported versions: 2002-01-01, 2001-01-01, 2000-01-01.')
   const named = await app.inject({ url: '/teams/1', headers: { 'x-api-version': '1999-01-01', authorization: 'Bearer sk_acme' } })
   t.match(jsonOf(named).message, /^Unsupported API version '1999-01-01' in the 'x-api-version' header: it is older than the oldest version\./, 'a value the request names is still said to be where it was sent')
+})
+
+test('regression: a version the request does not name (its account\'s pin) is answered Cache-Control: private, so no shared cache hands it to another account', async (t) => {
+  const app = await versionedApp(t, replacedRoutes(), async (api) => {
+    api.get('/catalogue', async (request, reply) => {
+      reply.header('cache-control', 'public, max-age=60')
+      return { version: request.apiVersion }
+    })
+    api.get('/teams/:id', answer('teams'))
+    api.get('/users/:id', answer('new'))
+    api.delete('/users/:id', answer('new'))
+    api.get('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+    api.delete('/legacy-users/:id', { onlyExistsInOlderVersions: true }, answer('legacy'))
+  }, { versioner: { versionPicker: AccountPinnedVersionPicker } })
+  await app.ready()
+  const get = (url: string, headers: Record<string, string>) => app.inject({ url, headers })
+  // Vary names the version header only: a shared cache keyed on it would serve acme's 2000-01-01 to globex.
+  const pinned = await get('/catalogue', { authorization: 'Bearer sk_acme' })
+  t.equal(pinned.headers['x-api-version'], '2000-01-01')
+  t.equal(pinned.headers['cache-control'], 'private, max-age=60', 'the handler\'s lifetime kept, for the client\'s own cache')
+  t.equal((await get('/teams/1', { authorization: 'Bearer sk_globex' })).headers['cache-control'], 'private')
+  t.equal((await get('/users/1', { authorization: 'Bearer sk_acme' })).headers['cache-control'], 'private', 'a route picked before routing')
+  const named = await get('/catalogue', { authorization: 'Bearer sk_acme', 'x-api-version': '2001-01-01' })
+  t.equal(named.headers['cache-control'], 'public, max-age=60', 'a version the request names: Vary says it all')
+  t.equal((await get('/teams/1', { 'x-api-version': '2001-01-01' })).headers['cache-control'], undefined)
+})
+
+test('regression: before routing, the picker reads the query as the application\'s querystringParser parses it', async (t) => {
+  // A parser of nested keys (as qs parses `account[pin]=…`): the picker reads request.query.account.pin.
+  const querystringParser = (text: string): Record<string, unknown> => {
+    const query: Record<string, Record<string, string>> = {}
+    for (const [key, value] of new URLSearchParams(text)) {
+      const [, outer, inner] = /^(\w+)\[(\w+)\]$/.exec(key) ?? []
+      if (outer !== undefined) (query[outer] ??= {})[inner] = value
+    }
+    return query
+  }
+  class QueryPinned extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      return this.requested(request) ?? (request.query as { account?: { pin?: string } }).account?.pin
+    }
+  }
+  const app = await pinnedApp(t, { versionPicker: QueryPinned }, undefined, { routerOptions: { querystringParser } })
+  for (const url of ['/teams/1?account[pin]=2000-01-01', '/users/1?account[pin]=2000-01-01']) {
+    const response = await app.inject(url)
+    t.equal(response.statusCode, 200, url)
+    t.equal(response.headers['x-api-version'], '2000-01-01', `${url}: the same version on a replaced route as elsewhere`)
+  }
+})
+
+test('regression: a replaced route is picked before routing as Fastify routes it: with useSemicolonDelimiter, a long parameter (not a 404)', async (t) => {
+  for (const useSemicolonDelimiter of [true, false]) {
+    const app = await versionedApp(t, sharedPathBundle(), undefined, {
+      // Fastify reads it in routerOptions, whose type lacks it.
+      fastify: { routerOptions: { useSemicolonDelimiter } as FastifyServerOptions['routerOptions'] }, versioner: { versionPicker: AccountPinnedVersionPicker }
+    })
+    await app.register(sharedPathRoutes, { prefix: '/api' })
+    const response = await app.inject({ url: '/api/items;jsessionid=9', headers: { authorization: 'Bearer sk_acme' } })
+    t.equal(response.statusCode, useSemicolonDelimiter ? 200 : 404, `useSemicolonDelimiter ${String(useSemicolonDelimiter)}`)
+    if (useSemicolonDelimiter) t.same(jsonOf(response), { handler: 'old', version: '2000-01-01' }, 'the pinned version\'s route')
+  }
+  const app = await pinnedApp(t, {}, undefined, { routerOptions: { maxParamLength: 500 } })
+  const id = 'k'.repeat(300)
+  const response = await app.inject({ url: `/users/${id}`, headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(response.statusCode, 200, 'a parameter longer than the default maxParamLength, which the app raised')
+  t.same(jsonOf(response), { handler: 'legacy', id, version: '2000-01-01' })
 })

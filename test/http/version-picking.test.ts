@@ -439,7 +439,8 @@ test('regression: a refused version value says what is wrong and what is accepte
         "or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
       ['2024-01-01.spring', '2024-01-01 is the version 2024-01-01, which has no name: send 2024-01-01.'],
       ['zinnia', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
-      ['2025-02-30', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
+      ['2025-02-30', 'there is no such day: send a day of the calendar, written YYYY-MM-DD.'],
+      ['2025-06-01T09:00:00Z', "a version is a date without a time: send '2025-06-01'."],
       ...(location === 'path' ? [[' 2025-06-01', "versions are matched exactly: send '2025-06-01'."]] : [])
     ]) {
       const response = location === 'header' ? await getWith(app, '/echo', value) : await app.inject({ url: `/${encodeURIComponent(value)}/echo` })
@@ -516,6 +517,9 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
           break
         case 'too-old':
           if (format === 'string' || !served(values[0])) problems.push(`${value}: too-old`)
+          break
+        case 'timed':
+          if (!served(refusal.date) || !value.startsWith(`${refusal.date}T`)) problems.push(`${value}: timed ${refusal.date}`)
           break
       }
       // A value whose date part is a version's date always says which version that date is.

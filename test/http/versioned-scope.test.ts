@@ -113,7 +113,7 @@ test('path versions go right after the versioned(...) prefix, including prefixes
   const invalid = await app.inject({ url: '/a/b/2001-02-30/v/y' })
   t.equal(invalid.statusCode, 400)
   t.equal(jsonOf(invalid).message,
-    `Invalid API version '2001-02-30' in the path, right after '/a/b' (as in /a/b/<version>/…): it must be a date written YYYY-MM-DD. ${SUPPORTED_DATES}`)
+    `Invalid API version '2001-02-30' in the path, right after '/a/b' (as in /a/b/<version>/…): there is no such day: send a day of the calendar, written YYYY-MM-DD. ${SUPPORTED_DATES}`)
   const tooOld = await app.inject({ url: '/api/1999-01-01/users' })
   t.equal(tooOld.statusCode, 400)
   t.match(jsonOf(tooOld).message, /^Unsupported API version '1999-01-01' in the path, right after '\/api' \(as in \/api\/<version>\/…\)/)
