@@ -94,11 +94,13 @@ function valueRemover (found: ReadonlySet<string>): (text: string) => string {
   // The trie: a node's first child found by an array (long values are chains of single children), others by a map.
   const firstUnit = [-1]; const firstChild = [0]; const others = new Map<number, number>()
   const parent = [0]; const unit = [0]; const depth = [0]; const fail = [0]; const longest = [0]; const shorts = [0]
+  const starting = new Uint8Array(0x10000)
   const childOf = (node: number, code: number): number | undefined => firstUnit[node] === code ? firstChild[node] : others.get(node * 0x10000 + code)
   for (const value of found) {
     let node = 0
     for (let index = 0; index < value.length; index++) {
       const code = value.charCodeAt(index)
+      if (index === 0) starting[code] = 1
       let child = childOf(node, code)
       if (child === undefined) {
         child = parent.length
@@ -132,7 +134,10 @@ function valueRemover (found: ReadonlySet<string>): (text: string) => string {
   return (text) => {
     const places: Array<[number, number]> = []
     for (let index = 0, node = 0; index < text.length; index++) {
-      node = step(node, text.charCodeAt(index))
+      const code = text.charCodeAt(index)
+      // Most characters start no value: told by one array read.
+      if (node === 0 && starting[code] === 0) continue
+      node = step(node, code)
       const end = index + 1
       let start = end - longest[node]
       for (let length = 3; length > 0; length--) {
