@@ -17,11 +17,6 @@ export const REDACTED = '[redacted]'
  */
 const SHORTEST_INSIDE = 4
 
-/** What a short value is found as inside a string: a word of its own (see {@link SHORTEST_INSIDE}). */
-function asWord (value: string): RegExp {
-  return new RegExp(`(?<![\\p{L}\\p{N}])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu')
-}
-
 /** What to redact: header names (lower case) and JSON pointers (as segments; `*` is every item or key). */
 export interface Redaction {
   readonly headers: ReadonlySet<string>
@@ -86,27 +81,96 @@ function redactAt (holder: Record<string, unknown>, key: string, segments: reado
   for (const child of keys) redactAt(children, child, rest, found)
 }
 
-/** A string with every redacted value it holds removed (whole, or inside it: long values anywhere, short ones as words). */
-function scrubString (text: string, found: ReadonlySet<string>, inside: ReadonlyArray<string | RegExp>): string {
-  if (found.has(text)) return REDACTED
-  let result = text
-  for (const value of inside) {
-    if (typeof value !== 'string') result = result.replace(value, REDACTED)
-    else if (result.includes(value)) result = result.split(value).join(REDACTED)
+/** Whether the character before `start`, or at `end`, is a letter or a digit (a short value there is part of a word). */
+const WORD_BEFORE = /[\p{L}\p{N}]$/u
+const WORD_AFTER = /^[\p{L}\p{N}]/u
+
+/**
+ * Removes every found value from a string, in one pass (Aho–Corasick, by UTF-16 unit): long values wherever they stand, short
+ * ones as words; overlapping places become one {@link REDACTED}. Linear in the string whatever the number of values, which
+ * a client chooses (every item of a redacted list, every key of a redacted object).
+ */
+function valueRemover (found: ReadonlySet<string>): (text: string) => string {
+  // The trie: a node's first child found by an array (long values are chains of single children), others by a map.
+  const firstUnit = [-1]; const firstChild = [0]; const others = new Map<number, number>()
+  const parent = [0]; const unit = [0]; const depth = [0]; const fail = [0]; const longest = [0]; const shorts = [0]
+  const starting = new Uint8Array(0x10000)
+  const childOf = (node: number, code: number): number | undefined => firstUnit[node] === code ? firstChild[node] : others.get(node * 0x10000 + code)
+  for (const value of found) {
+    let node = 0
+    for (let index = 0; index < value.length; index++) {
+      const code = value.charCodeAt(index)
+      if (index === 0) starting[code] = 1
+      let child = childOf(node, code)
+      if (child === undefined) {
+        child = parent.length
+        if (firstUnit[node] !== -1) others.set(node * 0x10000 + code, child)
+        else [firstUnit[node], firstChild[node]] = [code, child]
+        parent.push(node); unit.push(code); depth.push(index + 1); fail.push(0); longest.push(0); shorts.push(0); firstUnit.push(-1); firstChild.push(0)
+      }
+      node = child
+    }
+    if (value.length >= SHORTEST_INSIDE) longest[node] = value.length
+    else if (value !== '') shorts[node] |= 1 << value.length
   }
-  return result
+  const step = (from: number, code: number): number => {
+    for (let node = from; ; node = fail[node]) {
+      const child = childOf(node, code)
+      if (child !== undefined) return child
+      if (node === 0) return 0
+    }
+  }
+  // Each node's fail link, the longest long value and the short values ending there: shallower nodes first (by depth, counted).
+  const starts = new Array<number>([...found].reduce((most, value) => Math.max(most, value.length), 0) + 2).fill(0)
+  for (const level of depth) starts[level + 1]++
+  for (let level = 1; level < starts.length; level++) starts[level] += starts[level - 1]
+  const order = new Array<number>(depth.length)
+  depth.forEach((level, node) => { order[starts[level]++] = node })
+  for (const node of order.slice(1)) {
+    fail[node] = parent[node] === 0 ? 0 : step(fail[parent[node]], unit[node])
+    longest[node] ||= longest[fail[node]]
+    shorts[node] |= shorts[fail[node]]
+  }
+  return (text) => {
+    const places: Array<[number, number]> = []
+    for (let index = 0, node = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index)
+      // Most characters start no value: told by one array read.
+      if (node === 0 && starting[code] === 0) continue
+      node = step(node, code)
+      const end = index + 1
+      let start = end - longest[node]
+      for (let length = 3; length > 0; length--) {
+        const from = end - length
+        if ((shorts[node] & (1 << length)) !== 0 && from < start && !WORD_BEFORE.test(text.slice(Math.max(0, from - 2), from)) &&
+          !WORD_AFTER.test(text.slice(end, end + 2))) start = from
+      }
+      if (start === end) continue
+      while (places.length > 0 && places[places.length - 1][1] > start) start = Math.min(start, (places.pop() as [number, number])[0])
+      places.push([start, end])
+    }
+    let result = ''
+    let from = 0
+    for (const [start, end] of places) [result, from] = [result + text.slice(from, start) + REDACTED, end]
+    return places.length === 0 ? text : result + text.slice(from)
+  }
+}
+
+/** A string with every redacted value it holds removed (whole, or inside it). */
+function scrubString (text: string, found: ReadonlySet<string>, remove: (text: string) => string): string {
+  return found.has(text) ? REDACTED : remove(text)
 }
 
 /** `value` with every redacted value removed, in strings, numbers and keys, at any depth (objects changed in place). */
-function scrub (value: unknown, found: ReadonlySet<string>, inside: ReadonlyArray<string | RegExp>): unknown {
-  if (typeof value === 'string') return scrubString(value, found, inside)
+function scrub (value: unknown, found: ReadonlySet<string>, remove: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrubString(value, found, remove)
   if (typeof value === 'number') return found.has(String(value)) ? REDACTED : value
   if (typeof value !== 'object' || value === null) return value
   const holder = value as Record<string, unknown>
   let count = 0
   for (const key of Object.keys(holder)) {
-    const item = scrub(holder[key], found, inside)
-    const name = Array.isArray(holder) ? key : scrubString(key, found, inside)
+    const item = scrub(holder[key], found, remove)
+    const name = Array.isArray(holder) ? key : scrubString(key, found, remove)
     if (name === key) {
       holder[key] = item
       continue
@@ -140,10 +204,9 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
     for (const segments of redaction.pointers) redactAt(part as unknown as Record<string, unknown>, 'value', segments, found)
   }
   if (found.size === 0) return false
-  const long = [...found].filter((value) => value.length >= SHORTEST_INSIDE).sort((left, right) => right.length - left.length)
-  const inside = [...long, ...[...found].filter((value) => value !== '' && value.length < SHORTEST_INSIDE).map(asWord)]
-  for (const headers of parts.headers) scrub(headers, found, inside)
-  for (const part of parts.data) part.value = scrub(part.value, found, inside)
+  const remove = valueRemover(found)
+  for (const headers of parts.headers) scrub(headers, found, remove)
+  for (const part of parts.data) part.value = scrub(part.value, found, remove)
   return true
 }
 

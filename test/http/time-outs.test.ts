@@ -11,7 +11,7 @@ import {
   type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { jsonOf } from '../helpers/http'
-import { sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
+import { listen, sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
 
 const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
 
@@ -66,4 +66,34 @@ test('regression: a custom picker that never settles at a path two HEAD routes s
   t.equal(stuck.statusCode, 503)
   t.equal(jsonOf(stuck).code, 'FST_ERR_HANDLER_TIMEOUT')
   t.same(jsonOf(served), { handler: 'old', version: '2001-01-01' }, 'another request is served')
+})
+
+test('over a real connection, a POST whose request converter never settles ends: handlerTimeout\'s 503, or (Fastify stops that timer once the body is read, fastify#6725) connectionTimeout closing the socket', async (t) => {
+  class Stuck extends VersionChange {
+    description = 'Things have a size.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('size').didntExist]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      if (request.body.name === 'stuck') return new Promise<void>(() => {})
+    }
+  }
+  const app = Fastify({ handlerTimeout: 100, connectionTimeout: 400 })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Stuck), new Version('2000-01-01')), openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
+  }))
+  const base = await listen(app)
+  const post = async (name: string): Promise<string> => {
+    try {
+      const response = await fetch(`${base}/things`, { method: 'POST', headers: { 'x-api-version': '2000-01-01', 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+      return `${response.status} ${await response.text()}`
+    } catch {
+      return 'socket closed'
+    }
+  }
+  const [stuck, fine] = await Promise.all([post('stuck'), post('pen')])
+  t.ok(stuck === 'socket closed' || stuck.startsWith('503 '), `the stuck request ended: ${stuck}`)
+  t.equal(fine, '200 {"name":"pen"}', 'another request is served')
 })
