@@ -28,13 +28,27 @@ export interface InjectEveryVersionOptions {
 /** The route (as one version serves it) answering a request's method and path, if any. */
 type RouteFinder = (method: string, path: string) => VersionedRouteInfo | undefined
 
+/** The routers built during one call (by version's routes), with the application's router options. */
+interface Finders { readonly options: RouterOptions, readonly built: Map<readonly VersionedRouteInfo[], RouteFinder> }
+type RouterOptions = Parameters<typeof FindMyWay>[0]
+
 /**
- * A finder for one version's routes: find-my-way, Fastify's router, holding each route's path in that version, so
- * that catch-alls (`*`), regex and multi-parameter segments match as Fastify matches them, and the most specific
- * route wins. Built once per version.
+ * Fastify's router options of `app` (`routerOptions`, or the same options at the top level), lenient on regex and
+ * parameter length (a request too long for the app is Fastify's to refuse).
  */
-function routeFinder (routes: readonly VersionedRouteInfo[]): RouteFinder {
-  const router = FindMyWay<HTTPVersion.V1>(LENIENT_ROUTER)
+function routerOptionsOf (app: FastifyInstance): RouterOptions {
+  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
+  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
+  return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
+}
+
+/**
+ * A finder for one version's routes: find-my-way, Fastify's router, with the app's options, holding each route's path
+ * in that version, so that catch-alls (`*`), regex and multi-parameter segments match as Fastify matches them, and the
+ * most specific route wins. Built once per version.
+ */
+function routeFinder (routes: readonly VersionedRouteInfo[], options: RouterOptions): RouteFinder {
+  const router = FindMyWay<HTTPVersion.V1>(options)
   for (const route of routes) {
     for (const method of route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods) {
       try {
@@ -50,13 +64,10 @@ function routeFinder (routes: readonly VersionedRouteInfo[]): RouteFinder {
   }
 }
 
-/** The finders built during one call, by version's routes. */
-type Finders = Map<readonly VersionedRouteInfo[], RouteFinder>
-
 /** The route of `routes` (one version's) answering the request's method and URL, found by {@link routeFinder}. */
 function answeringRoute (finders: Finders, routes: readonly VersionedRouteInfo[], injected: InjectOptions & { url: string }): VersionedRouteInfo | undefined {
-  let finder = finders.get(routes)
-  if (finder === undefined) finders.set(routes, finder = routeFinder(routes))
+  let finder = finders.built.get(routes)
+  if (finder === undefined) finders.built.set(routes, finder = routeFinder(routes, finders.options))
   return finder(String(injected.method ?? 'GET').toUpperCase(), splitUrl(injected.url).path)
 }
 
@@ -136,7 +147,7 @@ function splitUrl (url: string): { path: string, search: string } {
 export async function injectEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
 ): Promise<Map<string, LightMyRequestResponse>> {
-  const finders: Finders = new Map()
+  const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
   const { context } = apiAnswering(app, request, finders)
   const facts = toolFacts(context)
   const routesByVersion = context.versioner.routes

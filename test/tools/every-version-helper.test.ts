@@ -129,3 +129,20 @@ test('regression: with two path-version APIs, the one whose catch-all answers is
     { api: '/partner', url: '/partner/2001-01-01/files/a.txt' }, { api: '/partner', url: '/partner/2000-01-01/files/a.txt' }
   ])
 })
+
+test("the route is found with the application's router options: case and trailing slash as Fastify routes them", async (t) => {
+  for (const routerOptions of [{}, { caseSensitive: false, ignoreTrailingSlash: true }]) {
+    const app = Fastify({ routerOptions })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']) })
+    await app.register(versioned(async (api) => { api.get('/items/:id', async (request) => request.params) }))
+    await app.ready()
+    for (const url of ['/ITEMS/1', '/items/1/']) {
+      if (routerOptions.caseSensitive === false) {
+        t.same([...(await injectEveryVersion(app, { url })).values()].map((response) => response.json()), [{ id: '1' }, { id: '1' }], `${url} answers where Fastify routes it`)
+      } else {
+        await t.rejects(injectEveryVersion(app, { url }), { code: 'FST_VERSIONER_TOOL', message: /no versioned route answers/ }, `${url} is no route of a case-sensitive app`)
+      }
+    }
+  }
+})
