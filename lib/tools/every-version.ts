@@ -7,7 +7,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
-import { namedVersion } from '../serve/version-picking'
+import FindMyWay, { type HTTPMethod, type HTTPVersion } from 'find-my-way'
+import { LENIENT_ROUTER, namedVersion } from '../serve/version-picking'
 import type { ToolFacts } from '../core/symbols'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import { versionedApis, type VersionedApi } from './versioned-apis'
@@ -24,30 +25,62 @@ export interface InjectEveryVersionOptions {
   readonly versions?: readonly string[]
 }
 
-function escapeRegExp (text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+/** The route (as one version serves it) answering a request's method and path, if any. */
+type RouteFinder = (method: string, path: string) => VersionedRouteInfo | undefined
+
+/** The routers built during one call (by version's routes), with the application's router options. */
+interface Finders { readonly options: RouterOptions, readonly built: Map<readonly VersionedRouteInfo[], RouteFinder> }
+type RouterOptions = Parameters<typeof FindMyWay>[0]
+
+/**
+ * Fastify's router options of `app` (`routerOptions`, or the same options at the top level), lenient on regex and
+ * parameter length (a request too long for the app is Fastify's to refuse).
+ */
+function routerOptionsOf (app: FastifyInstance): RouterOptions {
+  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
+  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
+  return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
 }
 
-/** A matcher for a Fastify path (`/users/:userId`, `/files/*`): the parameter values of a matching path, or null. */
-function pathMatcher (path: string): (candidate: string) => Map<string, string> | null {
-  const names: string[] = []
-  const source = path.split('/').map((segment) => {
-    if (segment === '*') {
-      names.push('*')
-      return '(.*)'
+/**
+ * A finder for one version's routes: find-my-way, Fastify's router, with the app's options, holding each route's path
+ * in that version, so that catch-alls (`*`), regex and multi-parameter segments match as Fastify matches them, and the
+ * most specific route wins. Built once per version.
+ */
+function routeFinder (routes: readonly VersionedRouteInfo[], options: RouterOptions): RouteFinder {
+  const router = FindMyWay<HTTPVersion.V1>(options)
+  for (const route of routes) {
+    for (const method of route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods) {
+      try {
+        if (!router.hasRoute(method as HTTPMethod, route.path)) router.on(method as HTTPMethod, route.path, () => {}, route)
+      } catch {
+        // A method or path find-my-way does not take (Fastify registered it with options of its own): not found here.
+      }
     }
-    return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?|([^:]+)/g, (whole, name: string | undefined, pattern: string | undefined, text: string | undefined) => {
-      if (name === undefined) return escapeRegExp(text ?? whole)
-      names.push(name)
-      return pattern ?? '([^/]+)'
-    })
-  }).join('/')
-  const regex = new RegExp(`^${source}/?$`)
-  return (candidate) => {
-    const match = regex.exec(candidate)
-    if (match === null) return null
-    return new Map(names.map((name, index) => [name, match[index + 1]]))
   }
+  return (method, path) => {
+    const found = router.find(method as HTTPMethod, path)
+    return found === null ? undefined : found.store as VersionedRouteInfo
+  }
+}
+
+/** The route of `routes` (one version's) answering the request's method and URL, found by {@link routeFinder}. */
+function answeringRoute (finders: Finders, routes: readonly VersionedRouteInfo[], injected: InjectOptions & { url: string }): VersionedRouteInfo | undefined {
+  let finder = finders.built.get(routes)
+  if (finder === undefined) finders.built.set(routes, finder = routeFinder(routes, finders.options))
+  return finder(String(injected.method ?? 'GET').toUpperCase(), splitUrl(injected.url).path)
+}
+
+/**
+ * The URL a request sent under a path version goes to: the version's segment inserted where the route's URL has it,
+ * after as many segments of the path as the route's prefix has (a prefix's segments hold no `/`, parameters included).
+ */
+function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: string, version: string): string {
+  const prefix = route.url.slice(0, route.url.indexOf(`/:${parameterName}`))
+  const kept = prefix.split('/').length
+  const { path, search } = splitUrl(url)
+  const segments = path.split('/')
+  return [...segments.slice(0, kept), version, ...segments.slice(kept)].join('/') + search
 }
 
 /**
@@ -70,13 +103,6 @@ function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: reado
   return chosen
 }
 
-/** True when a route (as one version serves it) answers the request's method and path. */
-function routeAnswers (route: VersionedRouteInfo, injected: InjectOptions & { url: string }): boolean {
-  const method = String(injected.method ?? 'GET').toUpperCase()
-  if (!route.methods.includes(method as never) && !(method === 'HEAD' && route.methods.includes('GET'))) return false
-  return pathMatcher(route.path)(splitUrl(injected.url).path) !== null
-}
-
 function describeRequest (request: EveryVersionRequest): string {
   return typeof request === 'function' ? 'the request' : `${String(request.method ?? 'GET')} ${request.url}`
 }
@@ -85,12 +111,12 @@ function describeRequest (request: EveryVersionRequest): string {
  * The versioned API whose routes answer the request: the application's only one, else the one with a route for its
  * method and path in some version (`FST_VERSIONER_TOOL` when none or several do).
  */
-function apiAnswering (app: FastifyInstance, request: EveryVersionRequest): VersionedApi {
+function apiAnswering (app: FastifyInstance, request: EveryVersionRequest, finders: Finders): VersionedApi {
   const apis = versionedApis(app)
   if (apis.length === 1) return apis[0]
   const answering = apis.filter(({ context }) => {
     const injected = typeof request === 'function' ? request(context.versioner.versions.versionValues[0]) : request
-    return [...context.versioner.routes.values()].some((routes) => routes.some((route) => routeAnswers(route, injected)))
+    return [...context.versioner.routes.values()].some((routes) => answeringRoute(finders, routes, injected) !== undefined)
   })
   if (answering.length === 1) return answering[0]
   throw new VersionerToolError(`injectEveryVersion: ${answering.length === 0 ? 'no versioned API' : 'several versioned APIs'} of the ` +
@@ -121,7 +147,8 @@ function splitUrl (url: string): { path: string, search: string } {
 export async function injectEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
 ): Promise<Map<string, LightMyRequestResponse>> {
-  const { context } = apiAnswering(app, request)
+  const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
+  const { context } = apiAnswering(app, request, finders)
   const facts = toolFacts(context)
   const routesByVersion = context.versioner.routes
   const chosen = chosenVersions(context, facts, options.versions)
@@ -130,18 +157,9 @@ export async function injectEveryVersion (
     const sent = chosen.get(version)
     if (sent === undefined) continue
     const injected = typeof request === 'function' ? request(version) : request
-    const { path, search } = splitUrl(injected.url)
-    const route = routes.find((candidate) => routeAnswers(candidate, injected))
+    const route = answeringRoute(finders, routes, injected)
     if (route === undefined) continue
-    let url = injected.url
-    if (facts.location === 'path') {
-      const params = pathMatcher(route.path)(path) as Map<string, string>
-      params.set(facts.parameterName, sent)
-      url = route.url.split('/').map((segment) => {
-        if (segment === '*') return params.get('*') ?? ''
-        return segment.replace(/:([A-Za-z0-9_-]+)(\([^)]*\))?/g, (whole, name: string) => params.get(name) ?? whole)
-      }).join('/') + search
-    }
+    const url = facts.location === 'path' ? pathVersionUrl(route, facts.parameterName, injected.url, sent) : injected.url
     const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: sent } : injected.headers
     answers.set(version, await app.inject({ ...injected, url, headers }))
   }

@@ -211,15 +211,14 @@ function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | unde
 }
 
 /**
- * A free string without a sentinel: `exampleOf`'s (one matching its pattern, or its format's regular expression in
- * `formats`), or `'example'` when it cannot make one (the example is then invalid, and skipped).
+ * A free string without a sentinel: `exampleOf`'s (matching its pattern, or its format's regular expression in `formats`),
+ * made once per node into `leaves`, or `'example'` when it cannot make one (the example is then invalid, and skipped).
  */
-function leafExample (node: JsonSchema, formats: FormatPatterns | undefined): unknown {
-  try {
-    return exampleOf(node, { formats })
-  } catch {
-    return 'example'
+function leafExample (node: JsonSchema, formats: FormatPatterns | undefined, leaves: Map<JsonSchema, unknown>): unknown {
+  if (!leaves.has(node)) {
+    try { leaves.set(node, exampleOf(node, { formats })) } catch { leaves.set(node, 'example') }
   }
+  return structuredClone(leaves.get(node))
 }
 
 /** What materializing records: the sentinels, the enum members covered, the places of boundary numbers (with `twin`, their neighbours are taken). */
@@ -229,10 +228,11 @@ interface Materialized {
   readonly numbers: Set<string>
   readonly twin: boolean
   readonly formats: FormatPatterns | undefined
+  readonly leaves: Map<JsonSchema, unknown>
 }
 
 /** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members, boundary numbers. */
-function materialize (sampled: unknown, { sentinels, covered, numbers, twin, formats }: Materialized): unknown {
+function materialize (sampled: unknown, { sentinels, covered, numbers, twin, formats, leaves }: Materialized): unknown {
   let count = 0
   const walk = (value: unknown, pointer: string, path: ReadonlyArray<string | number>): unknown => {
     if (typeof value !== 'object' || value === null) return value
@@ -244,7 +244,7 @@ function materialize (sampled: unknown, { sentinels, covered, numbers, twin, for
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const sentinel = sentinelFor(node, ++count, (value as Leaf).boundary)
-      if (sentinel === undefined) return leafExample(node, formats)
+      if (sentinel === undefined) return leafExample(node, formats, leaves)
       if (sentinel !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }
@@ -276,10 +276,11 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()
+  const leaves = new Map<JsonSchema, unknown>()
   const sampleWith = (from: Builder, runs: number): void => {
     const arbitrary = arbitraryOf(from, schema, 0)
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
-      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false, formats: options.formats }
+      const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false, formats: options.formats, leaves }
       const value = materialize(sampled, made)
       const twin = made.numbers.size === 0 ? undefined : { value: materialize(sampled, { ...made, sentinels: new Map(), numbers: new Set(), twin: true }), numbers: made.numbers }
       examples.push({ value, sentinels: made.sentinels, ...(twin === undefined ? {} : { twin }) })

@@ -93,3 +93,56 @@ test('it injects one version after another, newest first, as docs/testing.md say
     ['2000-01-01', { number: 3, alone: true }]
   ])
 })
+
+test('regression: a catch-all, regex or multi-parameter route under a path-version prefix is injected as Fastify routes it', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']), ...(location === 'path' ? { apiVersionLocation: 'path' } : {}) })
+    await app.register(versioned(async (api) => {
+      api.get('*', async (request) => ({ route: 'catch-all', rest: (request.params as Record<string, string>)['*'] }))
+      api.get('/numbers/:n(^\\d+)', async (request) => ({ route: 'regex', n: (request.params as Record<string, string>).n }))
+      api.get('/ranges/:from-:to', async (request) => ({ route: 'multi', ...request.params as object }))
+    }), { prefix: '/api' })
+    await app.ready()
+    const bodies = async (url: string): Promise<unknown[]> => [...(await injectEveryVersion(app, { url })).values()].map((response) => response.json())
+    t.same(await bodies('/api/some/where?x=1'), [{ route: 'catch-all', rest: location === 'path' ? 'some/where' : '/some/where' }, { route: 'catch-all', rest: location === 'path' ? 'some/where' : '/some/where' }], `${location}: the catch-all answers`)
+    t.same(await bodies('/api/numbers/12'), [{ route: 'regex', n: '12' }, { route: 'regex', n: '12' }], `${location}: the regex route wins over the catch-all, as in Fastify`)
+    t.same(await bodies('/api/ranges/1-5'), [{ route: 'multi', from: '1', to: '5' }, { route: 'multi', from: '1', to: '5' }], `${location}: the multi-parameter route`)
+  }
+})
+
+test('regression: with two path-version APIs, the one whose catch-all answers is found (no "no versioned API answers")', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  for (const prefix of ['/public', '/partner']) {
+    await app.register(async (scope) => {
+      await scope.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']), apiVersionLocation: 'path' })
+      await scope.register(versioned(async (api) => {
+        api.get('*', async (request) => ({ api: prefix, url: request.url }))
+      }))
+    }, { prefix })
+  }
+  await app.ready()
+  const answers = await injectEveryVersion(app, { url: '/partner/files/a.txt' })
+  t.same([...answers.values()].map((response) => response.json()), [
+    { api: '/partner', url: '/partner/2001-01-01/files/a.txt' }, { api: '/partner', url: '/partner/2000-01-01/files/a.txt' }
+  ])
+})
+
+test("the route is found with the application's router options: case and trailing slash as Fastify routes them", async (t) => {
+  for (const routerOptions of [{}, { caseSensitive: false, ignoreTrailingSlash: true }]) {
+    const app = Fastify({ routerOptions })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']) })
+    await app.register(versioned(async (api) => { api.get('/items/:id', async (request) => request.params) }))
+    await app.ready()
+    for (const url of ['/ITEMS/1', '/items/1/']) {
+      if (routerOptions.caseSensitive === false) {
+        t.same([...(await injectEveryVersion(app, { url })).values()].map((response) => response.json()), [{ id: '1' }, { id: '1' }], `${url} answers where Fastify routes it`)
+      } else {
+        await t.rejects(injectEveryVersion(app, { url }), { code: 'FST_VERSIONER_TOOL', message: /no versioned route answers/ }, `${url} is no route of a case-sensitive app`)
+      }
+    }
+  }
+})

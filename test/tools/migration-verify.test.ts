@@ -284,6 +284,22 @@ test('the same seed replays the same examples; another seed other ones', async (
   t.same(other.map((finding) => finding.pointer), first.map((finding) => finding.pointer), 'another seed finds the same mistake')
 })
 
+test('regression: a pattern\'s string is made once per schema node, not once per example (verify took minutes on 20 routes × 12 versions)', async (t) => {
+  // fast-check builds an arbitrary and samples it for each string a pattern needs: the work counted here.
+  const fc = require('fast-check') as { stringMatching: (...args: unknown[]) => unknown }
+  const original = fc.stringMatching
+  let built = 0
+  fc.stringMatching = (...args: unknown[]) => { built++; return original(...args) }
+  t.teardown(() => { fc.stringMatching = original })
+  const Code = Type.Object({ code: Type.String({ pattern: '^[0-9]+$' }), other: Type.String({ pattern: '^[a-f]+$' }) })
+  const generate = () => generateExamples(Code, { resolveRef: () => undefined, count: 100, seed: 1 }).map((example) => example.value)
+  const examples = generate()
+  t.ok(examples.length >= 100)
+  t.ok(built <= 2, `one string per pattern, not one per example (${built} arbitraries built for ${examples.length} examples)`)
+  t.ok(examples.every((value) => /^[0-9]+$/.test((value as { code: string }).code) && /^[a-f]+$/.test((value as { other: string }).other)), 'every string matches its pattern')
+  t.not(examples[0], examples[1], 'each example is its own object')
+})
+
 test('an example of a version\'s document that fails its schema is a finding', async (t) => {
   const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User', examples: [{ id: 'u1', fullName: 'Ada Lovelace' }] })
   class NameWasName extends VersionChange {
