@@ -17,6 +17,7 @@ import { replayTraffic, type ReplayFinding } from './replay-traffic'
 import type { TrafficLine } from './traffic-file'
 import type { ConverterRun, Report } from './verify-replay'
 import { verifyRoute, verifyWebhook } from './verify-targets'
+import { retypedAlikeIssues } from './verify-retyped-alike'
 import { selectApis, versionerStateOf } from './versioned-apis'
 
 /** Options of {@link mutateConverters}. */
@@ -86,6 +87,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     compile: strictValidator(resolveRef, appAjvSetup(context)),
     formats: formatPatterns(appAjvSetup(context)),
     steps: state.steps,
+    alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
     count: options.examples ?? 20,
     seed: options.seed ?? 1
   }

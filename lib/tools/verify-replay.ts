@@ -164,22 +164,25 @@ function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayI
  * The checks of the data a replay reaches at each level: valid for the level's schema, and where each value that
  * must arrive went missing first. A value may be out of sight at a level between (a field HEAD has and the latest
  * version hides) and still arrive: only values missing at the end are reported, at the step after which they
- * were first missing.
+ * were first missing. Data is validated (its strings read) again only after a converter ran (nothing else changes it) or at another schema.
  */
 class LevelChecks {
   private readonly firstMissing = new Map<string, ReplayIssue>()
+  private readonly passed = new Map<string, { schema: TSchema, delivered?: string[] }>()
 
   constructor (private readonly context: ReplayContext) {}
 
   /** The issue when `data` fails `schema`; otherwise the keys of the values it loses (each noted where first lost). */
   check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | string[] {
-    const check = this.context.compile(schema)
-    if (!check(copyJson(data))) {
-      const issue = check.errors?.[0]
-      const pointer = pointerOf(issue)
-      const value = valueAtPointer(data, issue?.instancePath ?? '')
-      const fix = floatingMultipleFix(issue, value)
-      return { kind: 'invalid', pointer, message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }), ...where }
+    if (where.converters.length > 0 || this.passed.get(where.part)?.schema !== schema) {
+      const check = this.context.compile(schema)
+      if (!check(copyJson(data))) {
+        const issue = check.errors?.[0]
+        const value = valueAtPointer(data, issue?.instancePath ?? '')
+        const fix = floatingMultipleFix(issue, value)
+        return { kind: 'invalid', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }), ...where }
+      }
+      this.passed.set(where.part, { schema })
     }
     if (expected === undefined) return []
     const missing: string[] = []
@@ -194,7 +197,7 @@ class LevelChecks {
     }
     const alike = expected.alike?.strings ?? []
     if (expected.sentinels.length === 0 && alike.length === 0) return missing
-    const delivered = deliveredStrings(schema, data, this.context.resolveRef)
+    const delivered = (this.passed.get(where.part) as { delivered?: string[] }).delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
       const taken = where.reached === expected.alike?.to ? new Set(followed.map((value) => pointerOfPath(value.to))) : undefined

@@ -15,6 +15,11 @@ import { fieldsAt, pointerOfPath, valueAt, type FollowedValue, type PathKey } fr
 import { shown } from './value-comparison'
 import type { Expected, ReplayContext, ReplayIssue, Trail } from './verify-replay'
 
+/** What replays of `verify` find fields retyped alike with: {@link retypedAlikeIssues}' function. */
+export interface AlikeEnvironment {
+  readonly alikeIssues: (example: ReplayedExample, part: string) => ReplayIssue[]
+}
+
 /** A followed field of an example at both ends of a step: its value before and after the step's converters. */
 interface StepPlace {
   readonly from: readonly PathKey[]
@@ -58,8 +63,14 @@ function tells (value: unknown): boolean {
   return (typeof value === 'number' && value !== 0) || (typeof value === 'string' && value !== '')
 }
 
+/** A field's keywords and names at both ends of a step, when the step retypes it (its keywords differ). */
+type StepRetype = { readonly newer: { keywords: SchemaObject, name: string }, readonly older: { keywords: SchemaObject, name: string } } | undefined
+
+/** The retype of a followed field at the step between levels `newer` and `newer + 1`. */
+type RetypeAt = (field: NonNullable<FollowedValue['field']>, newer: number) => StepRetype
+
 /** The fields of the example retyped alike at the step between levels `newer` and `newer + 1`, grouped by retype. */
-function alikeGroups (context: ReplayContext & { generation: SchemaGeneration }, example: ReplayedExample, newer: number): AlikeGroup[] {
+function alikeGroups (retypeAt: RetypeAt, example: ReplayedExample, newer: number): AlikeGroup[] {
   const older = newer + 1
   const bodyAt = (level: number): unknown => level === example.level ? example.body : example.trail.get(level)?.body
   const [atNewer, atOlder] = [placesAt(example, newer), placesAt(example, older)]
@@ -67,12 +78,11 @@ function alikeGroups (context: ReplayContext & { generation: SchemaGeneration },
   for (const [key, value] of atNewer.size >= atOlder.size ? atNewer : atOlder) {
     const [here, there] = [atNewer.get(key), atOlder.get(key)]
     const field = here?.field ?? there?.field
-    if (field === undefined) continue
-    const [fieldNewer, fieldOlder] = [fieldAt(context.generation, field, newer), fieldAt(context.generation, field, older)]
-    if (fieldNewer === undefined || fieldOlder === undefined || deepEqual(fieldNewer.keywords, fieldOlder.keywords)) continue
+    const retyped = field === undefined ? undefined : retypeAt(field, newer)
+    if (field === undefined || retyped === undefined) continue
     const to = (level: number, place: FollowedValue | undefined): readonly PathKey[] => level === example.level ? value.from : place?.to ?? []
-    const place = { from: value.from, before: valueAt(bodyAt(newer), to(newer, here)), after: valueAt(bodyAt(older), to(older, there)), name: fieldNewer.name, head: field.head }
-    const retype = [fieldNewer.keywords, fieldOlder.keywords] as const
+    const place = { from: value.from, before: valueAt(bodyAt(newer), to(newer, here)), after: valueAt(bodyAt(older), to(older, there)), name: retyped.newer.name, head: field.head }
+    const retype = [retyped.newer.keywords, retyped.older.keywords] as const
     const group = groups.find((candidate) => deepEqual(candidate.retype, retype))
     if (group === undefined) groups.push({ retype, places: [place] })
     else group.places.push(place)
@@ -88,22 +98,41 @@ function retypesOf (step: ReplayContext['steps'][number]): number {
 /**
  * The issues of a replayed example (a HEAD response down to a version, or a request up to HEAD) in which a field
  * retyped alike with another kept its value at a step where the other's changed: one per such field, at the first
- * step where it shows.
+ * step where it shows. What depends on the levels only (how many fields a step retypes, a field's keywords at both
+ * ends of a step) is found once for every example given to the function returned (one for a whole run).
  * @example
  * ```ts
- * retypedAlikeIssues({ ...env, generation }, { level: 0, end: 3, body: headInvoice, trail, expected }, 'response 200')
+ * const issuesOf = retypedAlikeIssues({ steps, generation })
+ * issuesOf({ level: 0, end: 3, body: headInvoice, trail, expected }, 'response 200')
  * // [{ kind: 'lost', pointer: '/total', message: '3998 arrives as HEAD gave it, while …', … }]
  * ```
  */
-export function retypedAlikeIssues (context: ReplayContext & { generation: SchemaGeneration }, example: ReplayedExample, part: string): ReplayIssue[] {
+export function retypedAlikeIssues (context: Pick<ReplayContext, 'steps'> & { generation: SchemaGeneration }): AlikeEnvironment['alikeIssues'] {
+  const retypes = new Map<number, number>()
+  const fields = new Map<TSchema, Map<string, StepRetype>>()
+  const retypeAt: RetypeAt = (field, newer) => {
+    const known = fields.get(field.head) ?? fields.set(field.head, new Map()).get(field.head) as Map<string, StepRetype>
+    const key = `${field.id}@${newer}`
+    if (known.has(key)) return known.get(key)
+    const [fieldNewer, fieldOlder] = [fieldAt(context.generation, field, newer), fieldAt(context.generation, field, newer + 1)]
+    const found = fieldNewer === undefined || fieldOlder === undefined || deepEqual(fieldNewer.keywords, fieldOlder.keywords) ? undefined : { newer: fieldNewer, older: fieldOlder }
+    known.set(key, found)
+    return found
+  }
+  const retypesAt = (newer: number): number => retypes.get(newer) ?? retypes.set(newer, retypesOf(context.steps[newer])).get(newer) as number
+  return (example, part) => exampleIssues(context, { retypeAt, retypesAt }, example, part)
+}
+
+/** The issues of {@link retypedAlikeIssues} of one example. */
+function exampleIssues (context: Pick<ReplayContext, 'steps'>, levels: { retypeAt: RetypeAt, retypesAt: (newer: number) => number }, example: ReplayedExample, part: string): ReplayIssue[] {
   const up = example.level > example.end
   const issues: ReplayIssue[] = []
   const reported = new Set<string>()
   const [low, high] = up ? [example.end, example.level] : [example.level, example.end]
   // Step 0 holds HEAD's own changes, which have no converters; a step retyping fewer than two fields has none alike.
   for (let newer = Math.max(low, 1); newer < high; newer++) {
-    if (retypesOf(context.steps[newer]) < 2) continue
-    for (const { places } of alikeGroups(context, example, newer)) {
+    if (levels.retypesAt(newer) < 2) continue
+    for (const { places } of alikeGroups(levels.retypeAt, example, newer)) {
       const converted = places.filter((place) => place.after !== undefined && !deepEqual(place.before, place.after))
       // A field converted at one place is converted (a converter may leave some values as they are: null, 0).
       const fields = new Set(converted.map((place) => place.name))

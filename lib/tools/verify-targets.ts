@@ -19,14 +19,14 @@ import { generateExamples, type GeneratedExample, type GenerationOptions } from 
 import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Trail, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
-import { retypedAlikeIssues } from './verify-retyped-alike'
+import type { AlikeEnvironment } from './verify-retyped-alike'
 import { alikeStrings } from './list-items'
 import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
 import type { DerivedEnvironment } from './verify-replace'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment {
+interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
   readonly state: VersionerState
   /** The HEAD examples generated so far, by form (one map for a whole run). */
   readonly examples: Map<TSchema, GeneratedExample[]>
@@ -198,7 +198,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     }
     const expected = required.get('body')
     if (expected === undefined) continue
-    const issues = retypedAlikeIssues(env, { level: behaviour.level, end: 0, body: dataOf(false).body, trail, expected }, 'body')
+    const issues = env.alikeIssues({ level: behaviour.level, end: 0, body: dataOf(false).body, trail, expected }, 'body')
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
@@ -252,7 +252,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     if (result === undefined) continue
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
-      const issues = retypedAlikeIssues(env, { level: 0, end: target.level, body: example.value, trail, expected }, target.part)
+      const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
       if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue

@@ -29,6 +29,7 @@ import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-val
 import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
 import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
+import { retypedAlikeIssues } from './verify-retyped-alike'
 import { singleApi, versionerStateOf } from './versioned-apis'
 
 /** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's (`'replace clears'`, ./verify-replace.ts). */
@@ -203,7 +204,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const ajv = appAjvSetup(fastify)
   const unverified = new Unverified()
   const derived = new DerivedFields(state)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0 }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)

@@ -13,6 +13,10 @@ import { generateExamples } from '../../lib/tools/example-generation'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { buildApp } from '../../examples/users/app'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { replayExample } from '../../lib/tools/verify-replay'
+import type { Check } from '../../lib/core/strict-validator'
+import type { GenerationStep } from '../../lib/describe/versions'
+import type { ConverterStep } from '../../lib/routes/converter-steps'
 
 /** A ready application serving `POST /users` (body `create`) and `GET /users/:id`, both answering a `user`, in `versions`. */
 async function usersApp (t: Teardown, versions: VersionBundle, create: TSchema, user: TSchema): Promise<FastifyInstance> {
@@ -547,4 +551,29 @@ test('regression: the items of a union member HEAD added, left out of an old ver
   t.same((await verify(correct, { examples: 20, seed: 3 })).map((finding) => finding.text), [], 'a wallet has nowhere to go in 2000-01-01')
   const lossy = await build((methods) => methods.filter((method) => method.kind === 'bank'))
   t.same((await verify(lossy, { examples: 20, seed: 3 })).map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /methods/*/holder', 'lost /methods/*/holder'], 'a card both versions have is still followed, on both routes')
+})
+
+test('a replay validates data again only after a converter ran or at another schema (levels alike are not validated again)', async (t) => {
+  const Body = Type.Object({ name: Type.String() })
+  const Renamed = Type.Object({ label: Type.String() })
+  let validations = 0
+  const compile = (): Check => Object.assign((data: unknown) => {
+    validations++
+    return typeof data === 'object' && data !== null && typeof (data as { name?: unknown }).name === 'string'
+  }, { errors: null }) as unknown as Check
+  const change = { name: 'Rename', description: '' }
+  // Generation step 2's converter changes nothing but runs (a response goes down: it reaches level 3 after it).
+  const converter = { display: 'Rename.down', change, run: () => undefined }
+  const steps = [0, 1, 2, 3, 4].map((index) => ({ changes: index === 2 ? [change] : [] })) as unknown as GenerationStep[]
+  const replay = (formAt: (part: string, level: number) => TSchema, converters: ConverterStep[]) => replayExample({ compile, resolveRef: () => undefined, steps }, {
+    data: { body: { name: 'Ada' } }, required: new Map(), steps: converters, method: 'GET', level: 5, formAt, status: 200
+  })
+  t.same(await replay(() => Body, []), { body: { name: 'Ada' } })
+  t.equal(validations, 1, 'the same form at every level, no converter: validated once')
+  validations = 0
+  await replay(() => Body, [{ converter, findOccurrences: undefined, methods: undefined } as unknown as ConverterStep])
+  t.equal(validations, 2, 'validated at the first level, and again after the converter ran')
+  validations = 0
+  await replay((_, level) => level === 4 ? Renamed : Body, [])
+  t.equal(validations, 3, 'validated at the first level, at the other form, and at the first form again')
 })

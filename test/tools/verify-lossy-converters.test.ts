@@ -12,6 +12,7 @@ import {
 import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
+import { singleApi, versionerStateOf } from '../../lib/tools/versioned-apis'
 
 /** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
 function echo (path: string, body: TSchema, roundTrip: boolean) {
@@ -589,4 +590,22 @@ test('fields retyped alike and all converted, and a field retyped to other schem
   const { change, routes } = centsApp({ total: true, discount: true })
   const app = await appWith(t, change, routes)
   t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
+})
+
+test('the fields a step retypes are read once per run, not once per example', async (t) => {
+  const { change, routes } = centsApp({ total: true, discount: true })
+  const app = await appWith(t, change, routes)
+  const { generation } = versionerStateOf(singleApi(app, 'verify').context)
+  const stateAt = generation.stateAt.bind(generation)
+  let reads = 0
+  generation.stateAt = (...args) => { reads++; return stateAt(...args) }
+  t.teardown(() => { generation.stateAt = stateAt })
+  const readsOf = async (examples: number): Promise<number> => {
+    reads = 0
+    await verify(app, { examples })
+    return reads
+  }
+  await readsOf(5) // forms built on first use
+  const [few, many] = [await readsOf(5), await readsOf(20)]
+  t.equal(many, few, 'as many seed states read for 20 examples as for 5')
 })
