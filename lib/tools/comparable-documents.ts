@@ -207,47 +207,6 @@ export function comparableDocuments (version: string, saved: Json, current: Json
   return [before, after]
 }
 
-/** A status the current document no longer names, answered by the range that covers it (`201` by `2XX`). */
-interface RangedStatus {
-  readonly item: string
-  readonly method: string
-  readonly status: string
-  readonly range: string
-}
-
-/**
- * The current comparable document where a status the saved one names and the current one does not, but covers with
- * a range (`201` → `2XX`: OpenAPI's range applies to every status it covers that has no response of its own, as
- * Fastify's `2xx` response schema serializes any 2xx reply), is given the range's response under its own key, so
- * that the diff compares what a client of that status receives; and the statuses so covered. The document is not changed.
- * @example
- * ```ts
- * const [current, covered] = withStatusRanges(before, after) // covered: [{ item: '/users', method: 'post', status: '201', range: '2XX' }]
- * ```
- */
-export function withStatusRanges (saved: Json, current: Json): [Json, RangedStatus[]] {
-  const covered: RangedStatus[] = []
-  const items: Json = {}
-  for (const [key, item] of entriesOf(current.paths)) {
-    setOwn(items, key, item)
-    const savedItem = isObject(saved.paths) && Object.hasOwn(saved.paths, key) ? saved.paths[key] : undefined
-    if (!isObject(item) || !isObject(savedItem)) continue
-    for (const method of Object.keys(item).filter((name) => METHODS.has(name))) {
-      const [before, after] = [savedItem[method], item[method]].map((operation) => isObject(operation) && isObject(operation.responses) ? operation.responses : undefined)
-      if (before === undefined || after === undefined) continue
-      const responses: Json = { ...after }
-      for (const status of Object.keys(before).filter((name) => /^[1-5]\d\d$/.test(name) && !Object.hasOwn(after, name))) {
-        const range = Object.keys(after).find((name) => name.toUpperCase() === `${status[0]}XX`)
-        if (range === undefined) continue
-        responses[status] = after[range]
-        covered.push({ item: key, method, status, range })
-      }
-      if (Object.keys(responses).length > Object.keys(after).length) setOwn(items, key, { ...(items[key] as Json), [method]: { ...(item[method] as Json), responses } })
-    }
-  }
-  return [{ ...current, paths: items }, covered]
-}
-
 /**
  * True for the key of a webhook's item in a comparable document.
  * @example

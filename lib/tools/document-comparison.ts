@@ -11,9 +11,9 @@
 import { toolLibrary } from './tool-library'
 import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
-import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName, withStatusRanges } from './comparable-documents'
+import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
-import { withPluginAnsweredStatuses } from './plugin-statuses'
+import { withPluginAnsweredStatuses, withStatusRanges } from './comparable-statuses'
 import {
   actionWord, at, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
