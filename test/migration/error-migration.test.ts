@@ -427,19 +427,24 @@ test('by-schema converters never saw errors: with migrateHttpErrors, errors of t
   }
 })
 
-test('regression: an error raised before the request hook (an onRequest hook\'s 401, @fastify/rate-limit\'s 429) reaches the version\'s error converters', async (t) => {
+/** Versions whose 2000-01-01 error bodies of `/things` (for `methods`) said `detail` where HEAD's say `message`. */
+function errorsHadADetail (methods: Array<'GET' | 'POST'>): VersionBundle {
   class ErrorsHadADetail extends VersionChange {
     description = 'Error bodies used to say `detail` where they now say `message`.'
     instructionsToMigrateToPreviousVersion = []
 
-    @ConvertResponseToPreviousVersionFor('/things', ['GET', 'POST'], { migrateHttpErrors: true })
+    @ConvertResponseToPreviousVersionFor('/things', methods, { migrateHttpErrors: true })
     detail (response: ResponseInfo) {
       if (response.statusCode < 400) return
       response.body.detail = response.body.message
       delete response.body.message
     }
   }
-  const versions = new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+  return new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+}
+
+test('regression: an error raised before the request hook (an onRequest hook\'s 401, @fastify/rate-limit\'s 429) reaches the version\'s error converters', async (t) => {
+  const versions = errorsHadADetail(['GET', 'POST'])
   const app = await versionedApp(t, versions, async (api) => {
     api.addHook('onRequest', async (request) => {
       if (request.headers.authorization === undefined) throw httpError(401, 'Sign in first')
@@ -515,18 +520,7 @@ test('@fastify/sensible\'s errors (reply.notFound, httpErrors) reach an old vers
 })
 
 test('regression: an error an onRequest or preParsing hook answers with reply.code(401).send(...) (not thrown) is the version\'s too: its shape and headers', async (t) => {
-  class ErrorsHadADetail extends VersionChange {
-    description = 'Error bodies used to say `detail` where they now say `message`.'
-    instructionsToMigrateToPreviousVersion = []
-
-    @ConvertResponseToPreviousVersionFor('/things', ['GET'], { migrateHttpErrors: true })
-    detail (response: ResponseInfo) {
-      if (response.statusCode < 400) return
-      response.body.detail = response.body.message
-      delete response.body.message
-    }
-  }
-  const versions = new VersionBundle(new Version('2001-01-01', ErrorsHadADetail), new Version('2000-01-01'))
+  const versions = errorsHadADetail(['GET'])
   const app = await versionedApp(t, versions, async (api) => {
     // Fastify's documented way to answer from a hook: send, and return the reply.
     api.addHook('onRequest', async (request, reply) => {
