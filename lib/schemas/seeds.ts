@@ -191,7 +191,8 @@ function fieldsOf (schema: TSchema): string {
  * `$id` are `FST_VERSIONER_STRUCTURE`: which one an instruction, a converter or a `$ref` means could not be told.
  */
 function sameSchema (seed: Seed, schema: TSchema): Seed {
-  if (deepEqual(withoutAnnotations(seed.head), withoutAnnotations(schema))) return seed
+  // Compared as JSON Schema: Fastify's copy of a schema given to `addSchema` has no TypeBox symbols.
+  if (deepEqual(withoutAnnotations(seed.head), withoutAnnotations(schema), false)) return seed
   throw new VersionerStructureError(`Two different schemas have $id '${seed.display}': ${fieldsOf(seed.head)} and ${fieldsOf(schema)}. ` +
     `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${seed.display}')), so it cannot tell which one an ` +
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')

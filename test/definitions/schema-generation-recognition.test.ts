@@ -144,6 +144,24 @@ test('regression: two different schemas with one $id are FST_VERSIONER_STRUCTURE
   t.strictSame(plain(copy), OLD_ADDRESS, 'an equal copy (Type.Optional aside) is still recognised by its $id')
 })
 
+test("regression: a schema given to app.addSchema holding a named changed schema: Fastify's copy (without TypeBox's Kind) is not another schema with its $id", async (t) => {
+  const { Address } = addressSchemas()
+  const Customer = Type.Object({ home: Address }, { $id: 'Customer' })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const cityIsNew = changeClass('CityIsNew', [schema(Address).field('city').didntExist])
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', cityIsNew), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Fastify stores a copy of what addSchema is given, without the symbols TypeBox writes (Kind).
+    api.addSchema(Customer)
+    api.get('/customer', { schema: { response: { 200: Type.Ref('Customer') } } }, async () => ({ home: { street: 'a', city: 'b' } }))
+  }))
+  await app.ready()
+  const customer = async (version: string) => (await app.inject({ url: '/customer', headers: { 'x-api-version': version } })).json()
+  t.strictSame(await customer('2000-01-01'), { home: { street: 'a' } }, 'the old version has no city')
+  t.strictSame(await customer('2001-01-01'), { home: { street: 'a', city: 'b' } })
+})
+
 test("regression: a $ref written the Fastify way ('Address#') is rewritten", async (t) => {
   const { instruction } = addressSchemas()
   const Order = Type.Object({ shipping: Type.Unsafe({ $ref: 'Address#' }), billing: Type.Ref('Address') })
