@@ -250,6 +250,19 @@ export class SeedIndex {
     if (named !== undefined) return sameSchema(named, schema)
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
-    return candidates.find((seed) => sameButModifiers(seed.head, schema))
+    return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (Kind in schema ? undefined : this.copied(schema))
+  }
+
+  /**
+   * The seed without `$id` that a plain JSON copy stands for, by what it validates: Fastify keeps a copy of each schema
+   * given to `addSchema`, without TypeBox's symbols, so the seeds nested in it are copies too (decision 0123).
+   */
+  private copied (schema: TSchema): Seed | undefined {
+    const equal = this.seeds.filter((seed) => nameOf(seed.head) === undefined && deepEqual(seed.head, schema, false))
+    if (equal.length > 1) {
+      throw new VersionerStructureError(`A copy of a schema (${fieldsOf(schema)}), as Fastify keeps a schema given to addSchema, is equal to ` +
+        `${equal.length} schemas that instructions or converters name, which it cannot be told from: give each of them its own $id.`)
+    }
+    return equal[0]
   }
 }
