@@ -205,6 +205,25 @@ test("regression: a changed schema without $id nested in a schema given to app.a
   t.same(Object.keys(homeOf(documentOf(app, '2001-01-01')).properties), ['street', 'city'])
 })
 
+test('regression: two scopes giving addSchema different schemas with one $id are FST_VERSIONER_STRUCTURE at ready: one was used for both routes in old versions and documents', async (t) => {
+  const Address = Type.Object({ street: Type.String() })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', changeClass('LineWasStreet', [schema(Address).field('street').had({ name: 'line1' })])), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Fastify keeps each scope's schemas apart: both are accepted, and each route validates with its own in HEAD.
+    await api.register(async (homes) => {
+      homes.addSchema(Type.Object({ home: Address }, { $id: 'Item' }))
+      homes.post('/homes', { schema: { body: Type.Ref('Item') } }, async () => ({}))
+    })
+    await api.register(async (offices) => {
+      offices.addSchema(Type.Object({ office: Address, floor: Type.Integer() }, { $id: 'Item' }))
+      offices.post('/offices', { schema: { body: Type.Ref('Item') } }, async () => ({}))
+    })
+  }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /Two different schemas have \$id 'Item': \{ home \} and \{ office, floor \}.*its own \$id/ })
+})
+
 test('a plain JSON copy equal to two schemas without $id that instructions name is FST_VERSIONER_STRUCTURE at ready', async (t) => {
   const Home = Type.Object({ street: Type.String() })
   const Work = Type.Object({ street: Type.String() })
