@@ -76,25 +76,28 @@ export function withoutAnnotations (schema: TSchema): SchemaObject {
   return copy
 }
 
-/** Structural equality of JSON values and schemas (string keys and TypeBox's Kind and modifier symbols). */
-export function deepEqual (a: unknown, b: unknown): boolean {
+/**
+ * Structural equality of JSON values and schemas (string keys and, unless `symbols` is false, TypeBox's Kind and
+ * modifier symbols, which a copy Fastify made of a schema given to `addSchema` lacks).
+ */
+export function deepEqual (a: unknown, b: unknown, symbols = true): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
     return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b)
   }
   if (Array.isArray(a) !== Array.isArray(b)) return false
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]))
+    return a.length === b.length && a.every((item, index) => deepEqual(item, b[index], symbols))
   }
   const left = a as Record<string | symbol, unknown>
   const right = b as Record<string | symbol, unknown>
-  for (const symbol of [Kind, OptionalKind, ReadonlyKind]) {
+  for (const symbol of symbols ? [Kind, OptionalKind, ReadonlyKind] : []) {
     if (left[symbol] !== right[symbol]) return false
   }
   const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined)
   const rightKeys = Object.keys(right).filter((key) => right[key] !== undefined)
   if (leftKeys.length !== rightKeys.length) return false
-  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && deepEqual(left[key], right[key]))
+  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && deepEqual(left[key], right[key], symbols))
 }
 
 /** Makes a string safe to use inside a JSON Schema `$id` (a URI reference). */

@@ -50,6 +50,12 @@ export function versioned<Options extends FastifyPluginOptions = Record<never, n
       throw new InvalidOptionError('versioned(...) was registered before fastifyVersioner. Register fastifyVersioner first ' +
         '(await app.register(fastifyVersioner, { versions })), then the versioned routes.')
     }
+    // fastify-plugin marks the function it wraps: versioned(...) would then mark the enclosing context, prefix dropped.
+    if ((wrapper as unknown as Record<symbol, unknown>)[Symbol.for('skip-override')] === true) {
+      throw new InvalidOptionError(`${wrapper.name} is wrapped with fastify-plugin, so it would version the context it is registered in ` +
+        '(every route registered there after it, its prefix ignored). Register versioned(...) itself, and wrap the routes inside it if ' +
+        'they must share hooks or decorators with it: versioned(fp(routes)).')
+    }
     if (versionedScopeOf(instance) === undefined) {
       const scope: VersionedScope = Object.freeze({ prefix: instance.prefix })
       instance.decorate(kVersionedScope, scope)

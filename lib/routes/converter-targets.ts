@@ -109,6 +109,8 @@ export class ConverterTargets {
     return (node: TSchema): boolean => {
       if (node === targetForm) return true
       const candidate = node as SchemaObject
+      // A plain JSON copy (Fastify's of a schema given to `addSchema`) stands for the seed it equals.
+      if (candidate[Kind] === undefined && this.generation.canonical(node) === targetForm) return true
       if (id !== undefined && candidate.$id === id) return true
       // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
       return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&

@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
-import { sameButModifiers, type Seed, type SeedState } from './seeds'
+import { sameAsJsonSchema, sameButModifiers, twoSchemasWithOneId, type Seed, type SeedState } from './seeds'
 import { FormBuilder, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
@@ -79,7 +79,10 @@ export class SchemaGeneration {
       if (!isSchemaObject(schema) || this.sharedSeen.has(schema)) continue
       this.sharedSeen.add(schema)
       const id = nameOf(schema)
-      if (id !== undefined && !this.shared.has(id)) this.shared.set(id, schema)
+      const known = id === undefined ? undefined : this.shared.get(id)
+      // Two scopes may give addSchema different schemas with one $id: versions and documents would use one for both.
+      if (known !== undefined && !sameAsJsonSchema(known, schema)) throw twoSchemasWithOneId(id as string, known, schema)
+      if (id !== undefined && known === undefined) this.shared.set(id, schema)
     }
   }
 

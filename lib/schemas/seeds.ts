@@ -186,15 +186,35 @@ function fieldsOf (schema: TSchema): string {
 }
 
 /**
- * `seed`, when `schema`, which has its `$id`, is the same schema (a copy, modifiers and its own annotations aside, such as a
- * `description` written beside it in a response); two different schemas with one
- * `$id` are `FST_VERSIONER_STRUCTURE`: which one an instruction, a converter or a `$ref` means could not be told.
+ * True when two schemas validate alike: their own annotations, modifiers and TypeBox's symbols aside (Fastify's copy
+ * of a schema given to `addSchema` has none).
+ * @example
+ * ```ts
+ * sameAsJsonSchema(Type.Object({ a: Type.String() }), { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }) // true
+ * ```
  */
-function sameSchema (seed: Seed, schema: TSchema): Seed {
-  if (deepEqual(withoutAnnotations(seed.head), withoutAnnotations(schema))) return seed
-  throw new VersionerStructureError(`Two different schemas have $id '${seed.display}': ${fieldsOf(seed.head)} and ${fieldsOf(schema)}. ` +
-    `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${seed.display}')), so it cannot tell which one an ` +
+export function sameAsJsonSchema (a: TSchema, b: TSchema): boolean {
+  return deepEqual(withoutAnnotations(a), withoutAnnotations(b), false)
+}
+
+/**
+ * Two different schemas with one `$id` (`FST_VERSIONER_STRUCTURE`): which one an instruction, a converter or a `$ref`
+ * means could not be told.
+ * @example
+ * ```ts
+ * throw twoSchemasWithOneId('Item', first, second) // Two different schemas have $id 'Item': { home } and { office }. …
+ * ```
+ */
+export function twoSchemasWithOneId (id: string, first: TSchema, second: TSchema): Error {
+  return new VersionerStructureError(`Two different schemas have $id '${id}': ${fieldsOf(first)} and ${fieldsOf(second)}. ` +
+    `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${id}')), so it cannot tell which one an ` +
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
+}
+
+/** `seed`, when `schema`, which has its `$id`, is the same schema (a copy, its own annotations aside); else the error above. */
+function sameSchema (seed: Seed, schema: TSchema): Seed {
+  if (sameAsJsonSchema(seed.head, schema)) return seed
+  throw twoSchemasWithOneId(seed.display, seed.head, schema)
 }
 
 /**
@@ -249,6 +269,19 @@ export class SeedIndex {
     if (named !== undefined) return sameSchema(named, schema)
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
-    return candidates.find((seed) => sameButModifiers(seed.head, schema))
+    return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (Kind in schema ? undefined : this.copied(schema))
+  }
+
+  /**
+   * The seed without `$id` that a plain JSON copy stands for, by what it validates: Fastify keeps a copy of each schema
+   * given to `addSchema`, without TypeBox's symbols, so the seeds nested in it are copies too (decision 0123).
+   */
+  private copied (schema: TSchema): Seed | undefined {
+    const equal = this.seeds.filter((seed) => nameOf(seed.head) === undefined && deepEqual(seed.head, schema, false))
+    if (equal.length > 1) {
+      throw new VersionerStructureError(`A copy of a schema (${fieldsOf(schema)}), as Fastify keeps a schema given to addSchema, is equal to ` +
+        `${equal.length} schemas that instructions or converters name, which it cannot be told from: give each of them its own $id.`)
+    }
+    return equal[0]
   }
 }

@@ -130,7 +130,8 @@ export function createRouteObserver (
     if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
       lastGet.routePaths.includes(route.routePath)) {
       lastGet.apply(route as unknown as Record<string, unknown>)
-      const next = lastGet.routePaths.filter((path) => path !== route.routePath)
+      const index = lastGet.routePaths.indexOf(route.routePath)
+      const next = lastGet.routePaths.filter((_path, at) => at !== index)
       lastGet = next.length === 0 ? undefined : { ...lastGet, routePaths: next }
       return
     }
@@ -220,7 +221,8 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     }
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
     // answers at its slash inside the segment too, unless the router ignores trailing slashes.
-    if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance)) {
+    // (A prefix written with its slash, `/orders/`, already ends the route's URL with it.)
+    if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
       registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'slash', url: '/' }, true)
     }
     const target = route as unknown as Record<string, unknown>
@@ -234,7 +236,8 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
       const routePath = route.routePath
       pending = {
         instance,
-        routePaths: slashToo ? ['', '/'] : [routePath],
+        // Under a prefix written with its slash (`/orders/`), Fastify makes the second twin at the first one's path.
+        routePaths: slashToo ? ['', route.prefix.endsWith('/') ? '' : '/'] : [routePath],
         apply: (twin) => {
           // The trailing-slash twin stays where Fastify puts it, beside the GET it was made for.
           if (twin.routePath === routePath) twin.url = prepared.registered.url

@@ -2,12 +2,13 @@ import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { TypeSystemPolicy } from '@sinclair/typebox/system'
 import { Value } from '@sinclair/typebox/value'
-import { defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version, VersionBundle, VersionChange, withValidators, fastifyVersioner, versioned } from '../../plugin'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type RequestInfo, type ResponseInfo, defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version, VersionBundle, VersionChange, withValidators, fastifyVersioner, versioned } from '../../plugin'
 import {
   bodyApp, deepFreeze, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses
 } from '../helpers/schema-generation'
 import Fastify from 'fastify'
 import { changeClass } from '../helpers/version-changes'
+import { documentOf, type OpenApiDocument } from '../helpers/openapi-documents'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -142,6 +143,100 @@ test('regression: two different schemas with one $id are FST_VERSIONER_STRUCTURE
   })
   const copy = oldSchemas([instruction]).get(Type.Optional(Type.Object({ street: Type.String(), city: Type.String() }, { $id: 'Address' })))
   t.strictSame(plain(copy), OLD_ADDRESS, 'an equal copy (Type.Optional aside) is still recognised by its $id')
+})
+
+test("regression: a schema given to app.addSchema holding a named changed schema: Fastify's copy (without TypeBox's Kind) is not another schema with its $id", async (t) => {
+  const { Address } = addressSchemas()
+  const Customer = Type.Object({ home: Address }, { $id: 'Customer' })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const cityIsNew = changeClass('CityIsNew', [schema(Address).field('city').didntExist])
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', cityIsNew), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Fastify stores a copy of what addSchema is given, without the symbols TypeBox writes (Kind).
+    api.addSchema(Customer)
+    api.get('/customer', { schema: { response: { 200: Type.Ref('Customer') } } }, async () => ({ home: { street: 'a', city: 'b' } }))
+  }))
+  await app.ready()
+  const customer = async (version: string) => (await app.inject({ url: '/customer', headers: { 'x-api-version': version } })).json()
+  t.strictSame(await customer('2000-01-01'), { home: { street: 'a' } }, 'the old version has no city')
+  t.strictSame(await customer('2001-01-01'), { home: { street: 'a', city: 'b' } })
+})
+
+test("regression: a changed schema without $id nested in a schema given to app.addSchema is versioned (Fastify keeps a plain JSON copy): old clients got HEAD's fields", async (t) => {
+  const Address = Type.Object({ street: Type.String(), city: Type.String() })
+  class LineWasStreet extends VersionChange {
+    description = 'street was line1.'
+    instructionsToMigrateToPreviousVersion = [schema(Address).field('street').had({ name: 'line1' }), schema(Address).field('city').didntExist]
+    @ConvertRequestToNextVersionFor(Address)
+    up (request: RequestInfo) {
+      request.body.street = request.body.line1
+      request.body.city = 'unknown'
+      delete request.body.line1
+    }
+
+    @ConvertResponseToPreviousVersionFor(Address)
+    down (response: ResponseInfo) {
+      response.body.line1 = response.body.street
+      delete response.body.street
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', LineWasStreet), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    await api.register(async (customers) => {
+      customers.addSchema(Type.Object({ home: Address }, { $id: 'Customer' }))
+      customers.put('/customer', { schema: { body: Type.Ref('Customer'), response: { 200: Type.Ref('Customer') } } }, async (request) => request.body)
+    })
+  }))
+  await app.ready()
+  const put = async (version: string, home: object) => await app.inject({ method: 'PUT', url: '/customer', headers: { 'x-api-version': version }, payload: { home } })
+  const old = await put('2000-01-01', { line1: 'a' })
+  t.equal(old.statusCode, 200)
+  t.strictSame(old.json(), { home: { line1: 'a' } }, 'converted both ways, without the city the version lacks')
+  t.equal((await put('2000-01-01', { street: 'a', city: 'b' })).statusCode, 400, 'the old version refuses HEAD\'s fields')
+  t.strictSame((await put('2001-01-01', { street: 'a', city: 'b' })).json(), { home: { street: 'a', city: 'b' } })
+  const homeOf = (document: OpenApiDocument): { properties: object } => {
+    const body = document.paths['/customer'].put.requestBody.content['application/json'].schema
+    return (typeof body.$ref === 'string' ? document.components.schemas[body.$ref.split('/').pop()] : body).properties.home
+  }
+  t.same(Object.keys(homeOf(documentOf(app, '2000-01-01')).properties), ['line1'], 'documented in the version\'s shape')
+  t.same(Object.keys(homeOf(documentOf(app, '2001-01-01')).properties), ['street', 'city'])
+})
+
+test('regression: two scopes giving addSchema different schemas with one $id are FST_VERSIONER_STRUCTURE at ready: one was used for both routes in old versions and documents', async (t) => {
+  const Address = Type.Object({ street: Type.String() })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', changeClass('LineWasStreet', [schema(Address).field('street').had({ name: 'line1' })])), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    // Fastify keeps each scope's schemas apart: both are accepted, and each route validates with its own in HEAD.
+    await api.register(async (homes) => {
+      homes.addSchema(Type.Object({ home: Address }, { $id: 'Item' }))
+      homes.post('/homes', { schema: { body: Type.Ref('Item') } }, async () => ({}))
+    })
+    await api.register(async (offices) => {
+      offices.addSchema(Type.Object({ office: Address, floor: Type.Integer() }, { $id: 'Item' }))
+      offices.post('/offices', { schema: { body: Type.Ref('Item') } }, async () => ({}))
+    })
+  }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /Two different schemas have \$id 'Item': \{ home \} and \{ office, floor \}.*its own \$id/ })
+})
+
+test('a plain JSON copy equal to two schemas without $id that instructions name is FST_VERSIONER_STRUCTURE at ready', async (t) => {
+  const Home = Type.Object({ street: Type.String() })
+  const Work = Type.Object({ street: Type.String() })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const change = changeClass('TwoLookAlikes', [schema(Home).field('street').had({ name: 'line1' }), schema(Work).field('street').had({ name: 'line' })])
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', change), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.addSchema(Type.Object({ home: Home }, { $id: 'Customer' }))
+    api.post('/customers', { schema: { body: Type.Ref('Customer') } }, async () => ({}))
+    api.post('/offices', { schema: { body: Work } }, async () => ({}))
+  }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /\{ street \}.*addSchema.*equal to 2 schemas.*its own \$id/ })
 })
 
 test("regression: a $ref written the Fastify way ('Address#') is rewritten", async (t) => {

@@ -194,6 +194,38 @@ test('regression: with path versions, a prefix\'s root route answers at its trai
   t.equal((await lenient.inject('/api/2000-01-01/orders/')).statusCode, 200, 'with ignoreTrailingSlash, the one route answers both')
 })
 
+test('regression: with path versions, a root route under a prefix written with a trailing slash (\'/orders/\') no longer fails registration with FST_ERR_DUPLICATED_ROUTE', async (t) => {
+  const Order = Type.Object({ id: Type.String(), fullName: Type.String() })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [fullNameWasNameInResponses(Order)] }), apiVersionLocation: 'path'
+  })
+  await app.register(versioned(async (api) => {
+    await api.register(async (orders) => { orders.get('/', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', fullName: 'Ada' })) }, { prefix: '/orders/' })
+  }), { prefix: '/api' })
+  await app.ready()
+  // As in Fastify, where this route answers /api/orders/ (and /api/orders is a 404).
+  const got = await app.inject('/api/2000-01-01/orders/')
+  t.equal(got.statusCode, 200)
+  t.same(got.json(), { id: 'o1', name: 'Ada' }, "in the old version's shape")
+  const head = await app.inject({ method: 'HEAD', url: '/api/2000-01-01/orders/' })
+  t.equal(head.statusCode, 200)
+  t.equal(head.headers['content-length'], got.headers['content-length'], "HEAD has the GET's length")
+  t.same((await app.inject('/api/2001-01-01/orders/')).json(), { id: 'o1', fullName: 'Ada' })
+  t.same((app.versioner.routes.get('2000-01-01') ?? []).map((route) => `${route.methods.join()} ${route.path}`), ['GET /api/orders/'], 'listed once')
+  // With header versions, Fastify's second HEAD twin (made at the same path) was versioned as a route of its own.
+  const byHeader = Fastify()
+  t.teardown(() => byHeader.close())
+  await byHeader.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [fullNameWasNameInResponses(Order)] }) })
+  await byHeader.register(versioned(async (api) => {
+    await api.register(async (orders) => { orders.get('/', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', fullName: 'Ada' })) }, { prefix: '/orders/' })
+  }), { prefix: '/api' })
+  await byHeader.ready()
+  t.same((byHeader.versioner.routes.get('2000-01-01') ?? []).map((route) => `${route.methods.join()} ${route.path}`), ['GET /api/orders/'], 'listed once by header')
+  t.equal((await byHeader.inject({ method: 'HEAD', url: '/api/orders/', headers: { 'x-api-version': '2000-01-01' } })).headers['content-length'], got.headers['content-length'])
+})
+
 test('regression: with path versions, a catch-all route (\'*\', as @fastify/cors registers) answers inside the version segment', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())

@@ -267,3 +267,10 @@ test('request.apiVersion is the served version on versioned routes, in hooks and
   t.same(jsonOf(await getWith(lazy, '/v')), { version: '2000-01-01' })
   t.same(lazySeen, [['preHandler', '2000-01-01']])
 })
+
+test('regression: versioned(...) wrapped with fastify-plugin fails registration saying so: it versioned the enclosing context instead (its prefix dropped, every route registered there after it versioned)', async (t) => {
+  const app = await versionedApp(t, bundleOf(DATES))
+  await t.rejects(async () => {
+    await app.register(fp(versioned(async (api) => { api.get('/a', async () => ({ a: 1 })) })), { prefix: '/api' })
+  }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /versioned\(anonymous\) is wrapped with fastify-plugin.*its prefix ignored.*versioned\(fp\(routes\)\)/ })
+})
