@@ -4,7 +4,10 @@ import { runInNewContext } from 'node:vm'
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { fastifyVersioner, versioned, Version, VersionBundle, VersionChangeWithSideEffects } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, versioned, Version, VersionBundle, VersionChange,
+  VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo
+} from '../../plugin'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -75,4 +78,40 @@ test('two apps serving one bundle: closing one leaves the other\'s requests thei
   t.teardown(() => third.close())
   t.same((await third.inject({ url: '/effects', headers: { 'x-api-version': '2000-01-01' } })).json(), { applied: false })
   t.same((await third.inject({ url: '/effects', headers: { 'x-api-version': '2001-01-01' } })).json(), { applied: true })
+})
+
+test('regression: a converter keeping a request\'s value on `this` (shared by every request) fails loudly instead of answering another client with it', async (t) => {
+  const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
+  const OrderIn = Type.Object({ total: Type.Integer() })
+  class TotalInCents extends VersionChange {
+    description = 'total is in cents.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(OrderIn)
+    remember (request: RequestInfo) {
+      // The mistake: the instance is shared by every request (and every app serving the bundle).
+      ;(this as unknown as { client: unknown }).client = request.headers['x-client']
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    answer (response: ResponseInfo) {
+      response.headers['x-client'] = String((this as unknown as { client: unknown }).client)
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', TotalInCents), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
+      return { id: String(request.headers['x-client']), total: 1 }
+    })
+  }))
+  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
+    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
+  for (const [client, response] of [['a', a], ['b', b]] as const) {
+    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
+    t.equal(response.statusCode, 500, `client ${client}: the converter writing on \`this\` is a logged 500`)
+  }
 })
