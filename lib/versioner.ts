@@ -31,6 +31,7 @@ import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
 import { appAjvSetup } from './core/strict-validator'
+import { copyJson } from './values/json-copy'
 import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
 import { recordVersionedApi } from './core/application-root'
@@ -188,11 +189,12 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     webhooks,
     openapi: (version: string) => {
       if (!state.ready) throw new NotReadyError('app.versioner.openapi()')
-      return built.documents?.document(fastify, version)
+      // Copies: the documents and the changelog are built once and served to every request.
+      return copyJson(built.documents?.document(fastify, version)) as Record<string, unknown> | undefined
     },
     changelog: () => {
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
-      return changelog()
+      return copyJson(changelog()) as Changelog
     },
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),

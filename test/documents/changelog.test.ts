@@ -66,7 +66,7 @@ test('GET /changelog emits the deprecation warning FSTVRSDEP002 and still answer
       }]
     }]
   })
-  t.equal(app.versioner.changelog(), app.versioner.changelog(), 'built once: the same object every time')
+  t.same(app.versioner.changelog(), app.versioner.changelog(), 'built once: the same changelog every time (a copy: a caller\'s changes are not served)')
   const again = await fetchChangelog(app)
   t.equal(again.statusCode, 200, 'it keeps working')
 })
