@@ -511,7 +511,7 @@ test('regression: the changelog shows the route an endpoint instruction names by
   }, "the new value is the named route's summary")
 })
 
-test('regression: an application hook changing the changelog\'s payload in place (a translation) changes only that answer', async (t) => {
+test('regression: an application hook changing the changelog\'s payload in place (a translation), or a caller what changelog() returns, changes only that answer', async (t) => {
   const Item = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Item' })
   const versions = new VersionBundle(
     new Version('2001-01-01', changeClass('AddItemName', [schema(Item).field('name').didntExist])),
@@ -536,4 +536,6 @@ test('regression: an application hook changing the changelog\'s payload in place
   t.same(await descriptions('fr'), ['[fr] Test change AddItemName.'])
   t.same(await descriptions('fr'), ['[fr] Test change AddItemName.'], 'not translated twice')
   t.same(await descriptions('en'), ['Test change AddItemName.'], 'another client\'s answer is untouched')
+  for (const version of app.versioner.changelog().versions) version.changes.splice(0)
+  t.same(await descriptions('en'), ['Test change AddItemName.'], 'a caller changing what app.versioner.changelog() returns changes nothing served')
 })
