@@ -115,3 +115,24 @@ test('regression: a converter keeping a request\'s value on `this` (shared by ev
     t.equal(response.statusCode, 500, `client ${client}: the converter writing on \`this\` is a logged 500`)
   }
 })
+
+test('work a request starts keeps its version (a fire-and-forget email); shared work started inside apiVersionStorage.exit() sees none', async (t) => {
+  const versions = new VersionBundle(new Version('2001-01-01', SendsWelcomeEmail), new Version('2000-01-01'))
+  const seen: Record<string, boolean> = {}
+  let refresher: Promise<boolean> | undefined
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/signup', async () => {
+      setImmediate(() => { seen.email = SendsWelcomeEmail.isApplied })
+      // A shared cache refresher started lazily by the first request: outside the request's version.
+      refresher ??= versions.apiVersionStorage.exit(() => new Promise((resolve) => setTimeout(() => { resolve(SendsWelcomeEmail.isApplied) }, 5)))
+      return { ok: true }
+    })
+  }))
+  await app.inject({ url: '/signup', headers: { 'x-api-version': '2000-01-01' } })
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal(seen.email, false, 'the email the old client\'s request started follows its version')
+  t.equal(await refresher, true, 'the shared refresher runs as outside any request')
+})
