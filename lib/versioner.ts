@@ -17,7 +17,7 @@ import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, requestSta
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
-import { kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
+import { kBundleInternals, kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkInstructionReferences, checkMethods, checkUsage } from './routes/usage-checks'
 import { Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
@@ -31,6 +31,7 @@ import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
 import { appAjvSetup } from './core/strict-validator'
+import { copyJson } from './values/json-copy'
 import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
 import { recordVersionedApi } from './core/application-root'
@@ -188,11 +189,12 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     webhooks,
     openapi: (version: string) => {
       if (!state.ready) throw new NotReadyError('app.versioner.openapi()')
-      return built.documents?.document(fastify, version)
+      // Copies: the documents and the changelog are built once and served to every request.
+      return copyJson(built.documents?.document(fastify, version)) as Record<string, unknown> | undefined
     },
     changelog: () => {
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')
-      return changelog()
+      return copyJson(changelog()) as Changelog
     },
     versions: resolved.versions,
     schemas: new VersionedSchemas(state.generation),
@@ -212,6 +214,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   Object.defineProperty(decoration, kVersionerState, { value: state })
   fastify.decorate('versioner', decoration)
+  releaseStorageOnClose(fastify, state)
   recordVersionedApi(fastify)
   decorateRequests(fastify, resolved)
   const routingPicks = resolved.asyncPicking ? new RoutingPicks(resolved, fastify) : undefined
@@ -242,4 +245,20 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     }
   })
   built.documents = await registerDocs(fastify, state, { options: resolved, docs: docsOptions, webhooks, changelog, engine })
+}
+
+/**
+ * A bundle's own version storage, once run, stays in Node's list of storages (which every async operation of the
+ * process visits, and which keeps the bundle) until it is disabled: the last application serving the bundle
+ * disables it when it closes (a later run enables it again).
+ */
+function releaseStorageOnClose (fastify: FastifyInstance, state: VersionerState): void {
+  const bundle = state.options.versions
+  const internals = bundle[kBundleInternals]
+  if (!state.storesVersion || internals.customStorage) return
+  internals.serving.apps++
+  fastify.addHook('onClose', (_instance, done) => {
+    if (--internals.serving.apps === 0) bundle.apiVersionStorage.disable()
+    done()
+  })
 }

@@ -94,6 +94,9 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   for (const key of Object.keys(instance)) {
     if (!ALLOWED_INSTANCE_KEYS.has(key)) throw strayMember(name, key)
   }
+  // Every request of every app serving the bundle runs the converters on this one instance: a converter writing on
+  // `this` (a request's value kept for its response) would hand it to another request, so it throws instead.
+  Object.freeze(instance)
   const entries = readConverters(cls as VersionChangeClass)
   const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
   for (const key of Object.getOwnPropertyNames(cls.prototype)) {

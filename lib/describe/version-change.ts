@@ -38,7 +38,8 @@ export abstract class VersionChange {
 /** Where a version change class sits: its bundle's storage, its version, and the bundle's version order. */
 export interface VersionChangeBinding {
   readonly version: string
-  readonly storage: AsyncLocalStorage<string | undefined>
+  /** Held weakly: a class outlives the bundles built with it (one per test, by a factory). */
+  readonly storage: WeakRef<AsyncLocalStorage<string | undefined>>
   /** Version values, newest first (without HEAD). */
   readonly order: readonly string[]
   /** Whether version values are ISO dates (so unknown values can be compared as dates). */
@@ -47,14 +48,15 @@ export interface VersionChangeBinding {
 
 // A fact about each class (which version of which bundle holds it), keyed weakly by the class. A class may
 // belong to several bundles (a bundle built by a factory, several APIs): one binding per bundle storage, the
-// latest bundle built with a storage replacing an earlier one.
+// latest bundle built with a storage replacing an earlier one, and the bindings of bundles collected since dropped.
 const bindings = new WeakMap<object, Array<VersionChangeBinding | 'head'>>()
 
 /** Binds a version change class to a version of a bundle (done by each `VersionBundle` holding it). */
 export function bindVersionChange (cls: object, binding: VersionChangeBinding | 'head'): void {
-  const others = (bindings.get(cls) ?? []).filter((other) => binding === 'head'
-    ? other !== 'head'
-    : other === 'head' || other.storage !== binding.storage)
+  const storage = binding === 'head' ? undefined : binding.storage.deref()
+  const others = (bindings.get(cls) ?? []).filter((other) => other === 'head'
+    ? binding !== 'head'
+    : other.storage.deref() !== undefined && other.storage.deref() !== storage)
   bindings.set(cls, [binding, ...others])
 }
 
@@ -94,7 +96,7 @@ export abstract class VersionChangeWithSideEffects extends VersionChange {
       for (const binding of list) {
         if (binding === 'head') continue
         bound = true
-        const current = binding.storage.getStore()
+        const current = binding.storage.deref()?.getStore()
         if (current !== undefined) return appliedIn(binding, current)
       }
     }

@@ -35,6 +35,8 @@ interface BundleInternals {
   readonly previewPicks: ReadonlyMap<string, ExactPick>
   /** What `migrateResponseBody(bundle, …)` and `renderWebhook(bundle, …)` keep for the bundle (the migration engine, webhooks), made on first use. */
   readonly standalone: { engine?: object, engines?: object, webhooks?: object }
+  /** How many applications serve the bundle and run its storage: the last to close disables the storage. */
+  readonly serving: { apps: number }
 }
 
 /**
@@ -242,7 +244,7 @@ export class VersionBundle implements Iterable<Version> {
     for (const cls of head.changes) bindVersionChange(cls, 'head')
     for (const version of versions) {
       // A preview's change is applied in the preview only, never in a date between versions.
-      const binding: VersionChangeBinding = { version: version.value, storage, order: values, dates: valuesAreDates && version.channel === 'release' }
+      const binding: VersionChangeBinding = { version: version.value, storage: new WeakRef(storage), order: values, dates: valuesAreDates && version.channel === 'release' }
       for (const cls of version.changes) bindVersionChange(cls, binding)
     }
 
@@ -259,7 +261,8 @@ export class VersionBundle implements Iterable<Version> {
       customStorage: options.apiVersionStorage !== undefined,
       released: Object.freeze({ values: this.releasedValues, picks: exactPicksOf(released, valuesAreDates) }),
       previewPicks: exactPicksOf(previews, false),
-      standalone: {}
+      standalone: {},
+      serving: { apps: 0 }
     })
     Object.freeze(this)
   }

@@ -24,6 +24,7 @@ import type { MigrationEngine } from '../serve/migrate-response-body'
 import { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
 import { revalidated, sendText, sentText, type SentText } from './sent-texts'
+import { copyJson } from '../values/json-copy'
 
 /** Registers the documents and the documentation routes; returns the documents (or `undefined` when off). */
 export async function registerDocs (
@@ -67,7 +68,8 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
     privateForPreviewChannel(request, reply)
     const released = releasedNow(options).values
     const { versions } = changelog()
-    return { versions: versions.filter((version) => released.includes(version.value)) }
+    // A copy: the application's preSerialization hooks may change the payload, and the changelog is built once.
+    return copyJson({ versions: versions.filter((version) => released.includes(version.value)) })
   })
 }
 

@@ -130,7 +130,8 @@ export function publishServed (request: FastifyRequest, facts: ServedFacts, head
     requested,
     route: servedRoute(request, head),
     deprecated: described?.deprecatedAt !== undefined,
-    sunset: described?.sunsetAt,
+    // A copy (as in the webhook event): the version's own Date serves every request.
+    sunset: copyDate(described?.sunsetAt),
     deprecatedFields: requestState(request)?.fieldDeprecations?.fields ?? NO_FIELDS,
     changes,
     client: options.clientId === undefined ? undefined : clientOf(request, options.clientId),
@@ -201,9 +202,14 @@ export function publishWebhookRendered (
     version: rendered.version,
     subscribers: rendered.subscribers,
     deprecated: described?.deprecatedAt !== undefined,
-    sunset: described?.sunsetAt,
+    sunset: copyDate(described?.sunsetAt),
     id: rendered.id,
     api: rendered.api
   }
   webhookRenderedChannel.publish(event)
+}
+
+/** A copy of a date, for a subscriber that may change it in place. */
+function copyDate (date: Date | undefined): Date | undefined {
+  return date === undefined ? undefined : new Date(date.getTime())
 }

@@ -161,3 +161,21 @@ test('the fingerprint changes with a released contract, not with the order of re
   t.not(await of({ releasedAt: '2026-01-01' }), fingerprint, 'a release instant: another fingerprint')
   t.equal(await of({ versioner: { openapiUrl: null } }), undefined, 'no documents: no fingerprint')
 })
+
+test('regression: changing what app.versioner.openapi() and changelog() return changes nothing served, nor the fingerprint (GET /changelog: changelog.test.ts)', async (t) => {
+  const untouched = await itemsBuild(t)
+  await untouched.ready()
+  const app = await itemsBuild(t)
+  await app.ready()
+  for (const version of ['2002-01-01', '2001-01-01', 'unversioned', PREVIEW]) {
+    const document = app.versioner.openapi(version) as { info: Record<string, unknown>, paths: Record<string, unknown> }
+    document.info.title = 'Edited by a caller'
+    for (const path of Object.keys(document.paths)) delete document.paths[path]
+  }
+  const changelog = app.versioner.changelog()
+  for (const version of changelog.versions) version.changes.splice(0)
+  t.same(await hashes(app), await hashes(untouched), 'every document and page is served as built')
+  t.equal(app.versioner.fingerprint, untouched.versioner.fingerprint)
+  t.same(app.versioner.openapi('2001-01-01'), untouched.versioner.openapi('2001-01-01'), 'a caller reads the document as built again')
+  t.same(app.versioner.changelog(), untouched.versioner.changelog())
+})

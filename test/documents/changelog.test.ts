@@ -66,7 +66,7 @@ test('GET /changelog emits the deprecation warning FSTVRSDEP002 and still answer
       }]
     }]
   })
-  t.equal(app.versioner.changelog(), app.versioner.changelog(), 'built once: the same object every time')
+  t.same(app.versioner.changelog(), app.versioner.changelog(), 'built once: the same changelog every time (a copy: a caller\'s changes are not served)')
   const again = await fetchChangelog(app)
   t.equal(again.statusCode, 200, 'it keeps working')
 })
@@ -509,4 +509,33 @@ test('regression: the changelog shows the route an endpoint instruction names by
     methods: ['GET'],
     changes: [{ name: 'summary', status: 'changed', previousValue: 'Old slash', newValue: 'Items (slash)' }]
   }, "the new value is the named route's summary")
+})
+
+test('regression: an application hook changing the changelog\'s payload in place (a translation), or a caller what changelog() returns, changes only that answer', async (t) => {
+  const Item = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Item' })
+  const versions = new VersionBundle(
+    new Version('2001-01-01', changeClass('AddItemName', [schema(Item).field('name').didntExist])),
+    new Version('2000-01-01')
+  )
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/items', { schema: { response: { 200: Item } } }, async () => ({ id: 'i', name: 'n' }))
+  }, {
+    beforeVersioner: (instance) => {
+      instance.addHook('preSerialization', async (request, _reply, payload) => {
+        if (request.headers['accept-language'] !== 'fr') return payload
+        for (const version of (payload as Changelog).versions) for (const change of version.changes) change.description = `[fr] ${change.description}`
+        return payload
+      })
+    }
+  })
+  await app.ready()
+  const descriptions = async (language: string): Promise<string[]> => {
+    const response = await app.inject({ url: '/changelog', headers: { 'accept-language': language } })
+    return (response.json() as Changelog).versions.flatMap((version) => version.changes.map((change) => change.description))
+  }
+  t.same(await descriptions('fr'), ['[fr] Test change AddItemName.'])
+  t.same(await descriptions('fr'), ['[fr] Test change AddItemName.'], 'not translated twice')
+  t.same(await descriptions('en'), ['Test change AddItemName.'], 'another client\'s answer is untouched')
+  for (const version of app.versioner.changelog().versions) version.changes.splice(0)
+  t.same(await descriptions('en'), ['Test change AddItemName.'], 'a caller changing what app.versioner.changelog() returns changes nothing served')
 })

@@ -591,13 +591,13 @@ test('documents are built once and cached; app.versioner.openapi() needs ready()
   for (const key of documentKeys(app)) {
     const first = app.versioner.openapi(key)
     t.ok(first)
-    t.equal(app.versioner.openapi(key), first, `${key}: the same object on a second call`)
+    t.same(app.versioner.openapi(key), first, `${key}: the same document on a second call (a copy: a caller's changes are not served)`)
   }
   const one = await app.inject('/openapi.json?version=2001-01-01')
   const two = await app.inject('/openapi.json?version=2001-01-01')
   t.equal(two.body, one.body, 'the same document on a second request')
-  t.equal(app.versioner.openapi('2001-01-01'), app.versioner.openapi('2001-01-01'), 'still the same object after requests')
-  t.not(app.versioner.openapi('2001-01-01'), app.versioner.openapi('2000-01-01'), 'one document per version')
+  t.same(app.versioner.openapi('2001-01-01'), app.versioner.openapi('2001-01-01'), 'still the same document after requests')
+  t.notSame(app.versioner.openapi('2001-01-01'), app.versioner.openapi('2000-01-01'), 'one document per version')
   await assertDocumentsValid(t, app)
 })
 

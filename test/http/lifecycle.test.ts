@@ -435,3 +435,27 @@ test('regression: deprecatedAt and sunsetAt in local time (a date-time without a
   t.equal(new Version('2000-01-01', { sunsetAt: '2027-01-01' }).sunsetAt?.toISOString(), '2027-01-01T00:00:00.000Z', 'a date is midnight UTC')
   t.throws(() => new Version('2000-01-01', { sunsetAt: '2027-02-30' }), /sunsetAt must be a Date/, 'a date that does not exist')
 })
+
+test('regression: a usage-event subscriber changing the sunset Date it is given (rounded to its day, in place) does not move the version\'s sunset', async (t) => {
+  const clock = Date.parse('2026-01-01T06:00:00Z')
+  const bundle = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', { sunsetAt: '2026-01-01T12:00:00Z', afterSunset: 'gone' }))
+  const app = await lifecycleApp(t, { now: () => clock }, bundle)
+  const byDay = (message: unknown): void => { (message as ServedEvent).sunset?.setUTCHours(0, 0, 0, 0) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', byDay)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:served', byDay))
+  const first = await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })
+  const second = await app.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(first.statusCode, 200)
+  t.equal(second.statusCode, 200, 'still served until its sunset at noon')
+  t.equal(second.headers.sunset, 'Thu, 01 Jan 2026 12:00:00 GMT')
+  t.equal(bundle.get('2001-01-01')?.sunsetAt?.toISOString(), '2026-01-01T12:00:00.000Z', 'the version\'s own date is untouched')
+
+  // The same from the webhook-rendered event: the subscriber pinned to 2001-01-01 is still sent its version.
+  diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', byDay)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook-rendered', byDay))
+  const subscribers = [{ id: 'ep_1', version: '2001-01-01', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }]
+  for (let round = 0; round < 2; round++) {
+    const { deliveries } = await app.versioner.webhooks.render('order.created', { id: 'o' }, { subscribers, timestamp: new Date(clock) })
+    t.equal(deliveries[0]?.version, '2001-01-01', `render ${round + 1}: in the subscriber's version`)
+  }
+})

@@ -1,0 +1,138 @@
+// One request never affects another, one application never affects another: state shared between requests, apps and bundles.
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, versioned, Version, VersionBundle, VersionChange,
+  VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+/** True once nothing holds the target of `ref` (garbage collection given a few turns). */
+async function collected (ref: WeakRef<object>): Promise<boolean> {
+  for (let turn = 0; turn < 10; turn++) {
+    await new Promise((resolve) => setImmediate(resolve))
+    gc()
+    if (ref.deref() === undefined) return true
+  }
+  return false
+}
+
+class SendsWelcomeEmail extends VersionChangeWithSideEffects {
+  description = 'Creating a user sends a welcome email.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
+/** Builds an app with its own bundle (as a factory does), serves one old-version request, closes; gives weak references to the bundle and its storage. */
+async function buildServeClose (): Promise<{ bundle: WeakRef<object>, storage: WeakRef<object>, applied: boolean }> {
+  const versions = new VersionBundle(new Version('2001-01-01', SendsWelcomeEmail), new Version('2000-01-01'))
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/effects', { schema: { response: { 200: Type.Object({ applied: Type.Boolean() }) } } }, async () => ({ applied: SendsWelcomeEmail.isApplied }))
+  }))
+  const response = await app.inject({ url: '/effects', headers: { 'x-api-version': '2000-01-01' } })
+  await app.close()
+  return { bundle: new WeakRef(versions), storage: new WeakRef(versions.apiVersionStorage), applied: (response.json() as { applied: boolean }).applied }
+}
+
+test('regression: an app closed lets its bundle and its version storage go (a test suite building an app and a bundle per test)', async (t) => {
+  const built = await buildServeClose()
+  t.equal(built.applied, false, 'the request saw its version')
+  t.ok(await collected(built.storage), 'the bundle\'s version storage was collected once its app closed')
+  t.ok(await collected(built.bundle), 'the bundle was collected once its app closed')
+  t.equal(SendsWelcomeEmail.isApplied, true, 'outside any request, the class still answers')
+})
+
+test('two apps serving one bundle: closing one leaves the other\'s requests their version, and a new app built after both closed serves it', async (t) => {
+  const versions = new VersionBundle(new Version('2001-01-01', SendsWelcomeEmail), new Version('2000-01-01'))
+  let release = (): void => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  const build = async (): Promise<ReturnType<typeof Fastify>> => {
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions })
+    await app.register(versioned(async (api) => {
+      api.get('/effects', async (request) => {
+        if (request.headers['x-hold'] === 'yes') await held
+        return { applied: SendsWelcomeEmail.isApplied }
+      })
+    }))
+    return app
+  }
+  const first = await build()
+  const second = await build()
+  t.teardown(() => second.close())
+  await first.inject({ url: '/effects', headers: { 'x-api-version': '2000-01-01' } })
+  const inFlight = second.inject({ url: '/effects', headers: { 'x-api-version': '2000-01-01', 'x-hold': 'yes' } })
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  await first.close()
+  release()
+  t.same((await inFlight).json(), { applied: false }, 'the request in flight in the other app still sees its version')
+  await second.close()
+
+  const third = await build()
+  t.teardown(() => third.close())
+  t.same((await third.inject({ url: '/effects', headers: { 'x-api-version': '2000-01-01' } })).json(), { applied: false })
+  t.same((await third.inject({ url: '/effects', headers: { 'x-api-version': '2001-01-01' } })).json(), { applied: true })
+})
+
+test('regression: a converter keeping a request\'s value on `this` (shared by every request) fails loudly instead of answering another client with it', async (t) => {
+  const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
+  const OrderIn = Type.Object({ total: Type.Integer() })
+  class TotalInCents extends VersionChange {
+    description = 'total is in cents.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(OrderIn)
+    remember (request: RequestInfo) {
+      // The mistake: the instance is shared by every request (and every app serving the bundle).
+      ;(this as unknown as { client: unknown }).client = request.headers['x-client']
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    answer (response: ResponseInfo) {
+      response.headers['x-client'] = String((this as unknown as { client: unknown }).client)
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', TotalInCents), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
+      return { id: String(request.headers['x-client']), total: 1 }
+    })
+  }))
+  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
+    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
+  for (const [client, response] of [['a', a], ['b', b]] as const) {
+    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
+    t.equal(response.statusCode, 500, `client ${client}: the converter writing on \`this\` is a logged 500`)
+  }
+})
+
+test('work a request starts keeps its version (a fire-and-forget email); shared work started inside apiVersionStorage.exit() sees none', async (t) => {
+  const versions = new VersionBundle(new Version('2001-01-01', SendsWelcomeEmail), new Version('2000-01-01'))
+  const seen: Record<string, boolean> = {}
+  let refresher: Promise<boolean> | undefined
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.get('/signup', async () => {
+      setImmediate(() => { seen.email = SendsWelcomeEmail.isApplied })
+      // A shared cache refresher started lazily by the first request: outside the request's version.
+      refresher ??= versions.apiVersionStorage.exit(() => new Promise((resolve) => setTimeout(() => { resolve(SendsWelcomeEmail.isApplied) }, 5)))
+      return { ok: true }
+    })
+  }))
+  await app.inject({ url: '/signup', headers: { 'x-api-version': '2000-01-01' } })
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal(seen.email, false, 'the email the old client\'s request started follows its version')
+  t.equal(await refresher, true, 'the shared refresher runs as outside any request')
+})
