@@ -25,6 +25,16 @@ export type HttpMethod = typeof HTTP_METHODS[number]
 const known = new Set<string>([...HTTP_METHODS, ...METHODS])
 
 /**
+ * True for a method name Node's HTTP parser knows, in any case (`'search'`, `'QUERY'`).
+ * @example
+ * isHttpMethod('search') // true
+ * isHttpMethod('parameters') // false
+ */
+export function isHttpMethod (name: string): boolean {
+  return known.has(name.toUpperCase())
+}
+
+/**
  * Normalises `methods` (one method or a list, any case) to a sorted, de-duplicated upper-case list.
  * Throws {@link LintingError} naming every invalid method.
  */

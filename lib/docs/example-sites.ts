@@ -8,12 +8,9 @@
  */
 
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
-import { OPERATION_KEYS, QUERY_OPERATION } from './openapi-schemas'
+import { operationKeysOf } from './openapi-schemas'
 
 type Json = Record<string, unknown>
-
-/** The operations of a path item, built or finished (a QUERY route's is under `x-query` once finished). */
-const OPERATIONS = [...OPERATION_KEYS, QUERY_OPERATION]
 
 /**
  * One example in a document, and the schema it must match.
@@ -101,7 +98,8 @@ export function walkDocument (document: Json): ExampleSite[] {
         break
       case 'pathItem':
         push('map', node.parameters, at(pointer, 'parameters'), 'holder')
-        for (const method of OPERATIONS) {
+        // Built or finished: a QUERY route's operation is under `x-query` once finished.
+        for (const method of operationKeysOf(node)) {
           const operation = node[method]
           if (!isSchemaObject(operation)) continue
           const base = at(pointer, method)

@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  addErrorResponses, componentize, markDeprecatedParameters, moveQueryOperations, operationsOf, pruneComponents, rootForDocs,
+  addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs,
   unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
@@ -229,7 +229,7 @@ export class OpenApiDocuments {
     if (version !== undefined) describeLifecycle(document.info as Json, version)
     this.defaultsFilled ??= Boolean(fastifyAjv({}, this.engine.ajv).opts?.useDefaults)
     markDeprecatedParameters(document, this.defaultsFilled)
-    moveQueryOperations(document)
+    moveOtherMethodOperations(document)
     return inCanonicalOrder(document)
   }
 

@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
+import { isHttpMethod } from '../core/http-methods'
 import { componentName } from '../schemas/component-names'
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
@@ -85,14 +86,34 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
   return mapJson(prepare(schema), replace)
 }
 
-/**
- * The keys of a path item that hold an operation while a document is built: OpenAPI 3.1's methods, and `query`, which
- * `@fastify/swagger` writes for QUERY routes (OpenAPI 3.2's operation) and {@link moveQueryOperations} moves out.
- */
-export const OPERATION_KEYS: readonly string[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query']
+/** The keys of an OpenAPI 3.1 path item that hold an operation: its methods. */
+const OPENAPI_METHODS: readonly string[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
-/** Where a 3.1 document keeps a QUERY route's operation: its path item's extension (decision 0052). */
-export const QUERY_OPERATION = 'x-query'
+/**
+ * The HTTP method (upper case) of a path item's key that holds an operation: one of OpenAPI 3.1's (`get`), another
+ * method as `@fastify/swagger` writes it while a document is built (`query`, OpenAPI 3.2's; `search`, added with
+ * `addHttpMethod`), or the extension a finished document keeps such an operation under (`x-query`, `x-search`:
+ * OpenAPI 3.1 has no key for them, decision 0052). `undefined` for any other key (`parameters`, `summary`, …).
+ * @example
+ * operationMethod('x-search') // 'SEARCH'
+ * operationMethod('parameters') // undefined
+ */
+export function operationMethod (key: string): string | undefined {
+  const name = key.startsWith('x-') ? key.slice(2) : key
+  if (name !== name.toLowerCase() || !isHttpMethod(name) || (name !== key && OPENAPI_METHODS.includes(name))) return undefined
+  return name.toUpperCase()
+}
+
+/**
+ * The keys of a path item holding an operation ({@link operationMethod}): OpenAPI 3.1's methods in their order, then
+ * the others in the item's.
+ * @example
+ * operationKeysOf({ 'x-query': {}, post: {}, parameters: [] }) // ['post', 'x-query']
+ */
+export function operationKeysOf (item: Record<string, unknown>): string[] {
+  const others = Object.keys(item).filter((key) => !OPENAPI_METHODS.includes(key) && operationMethod(key) !== undefined)
+  return [...OPENAPI_METHODS.filter((key) => Object.hasOwn(item, key)), ...others]
+}
 
 /** Every path item of a document (paths and webhooks). */
 function pathItemsOf (document: JsonObject): JsonObject[] {
@@ -100,21 +121,23 @@ function pathItemsOf (document: JsonObject): JsonObject[] {
 }
 
 /**
- * Moves each QUERY operation (`query`, which OpenAPI 3.1 does not have) to its path item's `x-query`, so that the
- * document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's shape, for tools that read it.
+ * Moves each operation of a method OpenAPI 3.1 does not have (`query`, `search`) to its path item's extension
+ * (`x-query`, `x-search`), so that the document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's
+ * shape for QUERY, for tools that read it.
  */
-export function moveQueryOperations (document: JsonObject): void {
+export function moveOtherMethodOperations (document: JsonObject): void {
   for (const item of pathItemsOf(document)) {
-    if (!Object.hasOwn(item, 'query')) continue
-    item[QUERY_OPERATION] = item.query
-    delete item.query
+    for (const key of operationKeysOf(item)) {
+      if (OPENAPI_METHODS.includes(key) || key.startsWith('x-')) continue
+      item[`x-${key}`] = item[key]
+      delete item[key]
+    }
   }
 }
 
 /** Every operation object of a document (paths and webhooks). */
 export function operationsOf (document: JsonObject): JsonObject[] {
-  return pathItemsOf(document).flatMap((item) =>
-    Object.entries(item).filter(([method, operation]) => OPERATION_KEYS.includes(method) && isSchemaObject(operation)).map(([, operation]) => operation as JsonObject))
+  return pathItemsOf(document).flatMap((item) => operationKeysOf(item).map((key) => item[key]).filter(isSchemaObject) as JsonObject[])
 }
 
 /** Removes the schema components nothing references (directly or through other components). */

@@ -1,8 +1,9 @@
 /**
  * The documents as `check` diffs them, and the names of what this module moves
  * ([decision 0071](../../docs/decisions/0071-check-covers-what-clients-consume.md)). Every operation a client
- * consumes goes under `paths`, the only place `api-smart-diff` reads operations: a QUERY operation (a path item's
- * `x-query`, or its `query` in an OpenAPI 3.2 document) becomes the one operation of an item of its own, with the
+ * consumes goes under `paths`, the only place `api-smart-diff` reads operations: an operation of a method OpenAPI 3.1
+ * lacks (a path item's `x-query` or `x-search`, or its `query` in an OpenAPI 3.2 document) becomes the one operation of
+ * an item of its own, with the
  * path item's parameters; a webhook's payload, which its subscriber receives, becomes the one response of an
  * operation of its own (a webhook's parameters and acknowledgement responses are left out). And the version's own
  * parameter is compared by whether it accepts the version, not by the `enum`, `const` and `default` that name it
@@ -12,18 +13,16 @@
 import { pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { DocumentValidator } from '../docs/example-validation'
+import { operationMethod } from '../docs/openapi-schemas'
 import { isObject } from './type-printer'
 
 /** Starts the keys this module adds (a control character, which no path or status of a document starts with). */
 const ADDED = '\u0001'
-const QUERY_ITEM = `${ADDED}QUERY `
 const WEBHOOK_ITEM = `${ADDED}webhook `
 /** The status key of a webhook's payload among the responses of its operation. */
 const PAYLOAD = `${ADDED}payload`
-/** Where a path item keeps a QUERY operation: OpenAPI 3.2's `query` first, then the plugin's `x-query` (decision 0052). */
-const QUERY_KEYS = ['query', 'x-query']
-/** The method a QUERY operation is compared under, in its own item (any method the diff reads). */
-const QUERY_METHOD = 'post'
+/** The method an operation of a method the diff does not read (QUERY) is compared under, in its own item. */
+const OWN_ITEM_METHOD = 'post'
 /** The methods `api-smart-diff` reads in a path item (`METHODS.has('get')`). */
 export const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 /** The version parameter's schema, as compared: whether it accepts the version (`{ 'x-accepts-version': true }`). */
@@ -88,7 +87,7 @@ function withSecurity (item: unknown, security: unknown): unknown {
   if (!Array.isArray(security) || !isObject(item)) return item
   const copy = without(item, [])
   for (const [key, operation] of Object.entries(item)) {
-    if ((METHODS.has(key) || QUERY_KEYS.includes(key)) && isObject(operation) && !Object.hasOwn(operation, 'security')) copy[key] = { ...operation, security }
+    if (operationMethod(key) !== undefined && isObject(operation) && !Object.hasOwn(operation, 'security')) copy[key] = { ...operation, security }
   }
   return copy
 }
@@ -116,22 +115,25 @@ function lowerHeaderNames (operation: Json): Json {
 function withHeaderNames (item: unknown): unknown {
   if (!isObject(item)) return item
   const copy = lowerHeaderNames(item)
-  for (const [key, operation] of Object.entries(item)) if ((METHODS.has(key) || QUERY_KEYS.includes(key)) && isObject(operation)) copy[key] = lowerHeaderNames(operation)
+  for (const [key, operation] of Object.entries(item)) if (operationMethod(key) !== undefined && isObject(operation)) copy[key] = lowerHeaderNames(operation)
   return copy
 }
 
-/** The document's path items and operations under `paths`, QUERY operations and webhooks moved there. */
+/** The document's path items and operations under `paths`, QUERY (and other methods') operations and webhooks moved there. */
 function comparablePaths (document: Json): Json {
   const paths: Json = {}
   for (const [path, original] of entriesOf(document.paths)) {
     const item = withHeaderNames(withSecurity(original, document.security))
-    const query = isObject(item) ? QUERY_KEYS.map((key) => Object.hasOwn(item, key) ? item[key] : undefined).find(isObject) : undefined
-    if (!isObject(item) || query === undefined) {
+    // `query` (OpenAPI 3.2's) or the plugin's `x-query`, `x-search` (decision 0052): methods the diff does not read.
+    const others = isObject(item) ? Object.keys(item).filter((key) => !METHODS.has(key) && operationMethod(key) !== undefined) : []
+    if (!isObject(item) || others.length === 0) {
       setOwn(paths, path, item)
       continue
     }
-    setOwn(paths, path, without(item, QUERY_KEYS))
-    setOwn(paths, `${QUERY_ITEM}${path}`, { ...(Object.hasOwn(item, 'parameters') ? { parameters: item.parameters } : {}), [QUERY_METHOD]: query })
+    setOwn(paths, path, without(item, others))
+    for (const key of others.filter((other) => isObject(item[other]))) {
+      setOwn(paths, `${ADDED}${operationMethod(key) as string} ${path}`, { ...(Object.hasOwn(item, 'parameters') ? { parameters: item.parameters } : {}), [OWN_ITEM_METHOD]: item[key] })
+    }
   }
   for (const [name, item] of entriesOf(document.webhooks)) {
     const operations: Json = {}
@@ -228,9 +230,10 @@ export function isWebhookItem (key: string | number): boolean {
  */
 export function operationName (key: string | number, method: string): string {
   const text = String(key)
-  if (text.startsWith(QUERY_ITEM)) return `QUERY ${text.slice(QUERY_ITEM.length)}`
   // A webhook is delivered with POST, but for the rare one declared with another method.
   if (text.startsWith(WEBHOOK_ITEM)) return `webhook ${text.slice(WEBHOOK_ITEM.length)}${['post', ''].includes(method) ? '' : ` (${method.toUpperCase()})`}`
+  // An operation moved to an item of its own is named by its method and path there (`QUERY /search`).
+  if (text.startsWith(ADDED)) return text.slice(ADDED.length)
   return `${method.toUpperCase()} ${text}`
 }
 

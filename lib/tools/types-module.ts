@@ -9,14 +9,10 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { UNVERSIONED } from '../docs/openapi-documents'
-import { QUERY_OPERATION } from '../docs/openapi-schemas'
+import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
-import { METHODS } from './comparable-documents'
 import { follow } from './document-places'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
-
-/** Each operation key of a path item, with its method: a QUERY route's is `x-query` (OpenAPI 3.1 has no `query`). */
-const OPERATION_METHODS = [...[...METHODS].map((method) => [method, method.toUpperCase()]), [QUERY_OPERATION, 'QUERY']]
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
@@ -49,7 +45,8 @@ class VersionTypes {
     const entries: string[] = []
     for (const [name, item] of Object.entries(isObject(items) ? items : {})) {
       if (!isObject(item)) continue
-      for (const [key, method] of OPERATION_METHODS) if (isObject(item[key])) entries.push(print(method, name, item[key] as JsonObject, item))
+      // A QUERY route's operation is under `x-query` (OpenAPI 3.1 has no `query`), a SEARCH route's under `x-search`.
+      for (const key of operationKeysOf(item)) if (isObject(item[key])) entries.push(print(operationMethod(key) as string, name, item[key] as JsonObject, item))
     }
     return entries.join('\n')
   }

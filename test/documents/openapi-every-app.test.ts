@@ -9,6 +9,10 @@ import { Spectral, type RulesetDefinition } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
 import { EVERY_KIND_OF_DOCUMENT, everyKindOfApp } from '../helpers/every-kind-of-app'
 import { validationError } from '../helpers/openapi-documents'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
+import { compareDocuments, typesModule } from '../../tools'
 
 /** Every document the app serves, by `<prefix> <version>`. */
 async function documentsOf (app: FastifyInstance): Promise<Map<string, Record<string, any>>> {
@@ -58,4 +62,36 @@ test('every document of an app with named versions, QUERY routes and two APIs pa
     t.same(aboutQuery.map((result) => `${result.code} ${result.path.join('.')}`), [],
       `${key}: no Spectral warning about the QUERY route or the components only it uses`)
   }
+})
+
+test('regression: a route of a method added with addHttpMethod (SEARCH) is kept under x-search, with the error answers, typed and compared by check', async (t) => {
+  const searchApp = async (field: string) => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.addHttpMethod('SEARCH', { hasBody: true })
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.route({ method: 'SEARCH', url: '/items', schema: { body: Type.Object({ [field]: Type.String() }), response: { 200: Type.Object({ n: Type.Integer() }) } }, handler: async () => ({ n: 1 }) })
+      api.route({ method: 'QUERY', url: '/items', schema: { body: Type.Object({ term: Type.String() }), response: { 200: Type.Object({ n: Type.Integer() }) } }, handler: async () => ({ n: 2 }) })
+    }))
+    await app.ready()
+    return app
+  }
+  const app = await searchApp('q')
+  const served = await app.inject({ method: 'SEARCH' as never, url: '/items', headers: { 'x-api-version': '2001-01-01' }, payload: { q: 'pen' } })
+  t.same([served.statusCode, served.json()], [200, { n: 1 }])
+  const document = (await app.inject({ url: '/openapi.json', query: { version: '2001-01-01' } })).json()
+  const item = document.paths['/items']
+  t.notOk('search' in item, 'no search operation: OpenAPI 3.1 has none (the path item was invalid)')
+  t.equal(item['x-search'].operationId, 'searchItems', 'the operation is kept under x-search')
+  t.ok(item['x-search'].responses['400'], "with the plugin's own answers")
+  t.ok(item['x-query'], 'beside a QUERY operation at the same path')
+  t.equal(await validationError(document), undefined, 'swagger-parser validates it')
+  const types = await typesModule(app)
+  t.match(types, /'SEARCH \/items'/, 'typed')
+  t.match(types, /'QUERY \/items'/)
+  const renamed = (await (await searchApp('term')).inject({ url: '/openapi.json', query: { version: '2001-01-01' } })).json()
+  const breaks = compareDocuments('2001-01-01', document, renamed).filter((change) => change.breaking).map((change) => change.text)
+  t.ok(breaks.some((text) => text.startsWith('2001-01-01 SEARCH /items: request body')), `check sees the SEARCH body renamed: ${breaks.join('; ')}`)
+  t.notOk(breaks.some((text) => text.includes('QUERY')), 'and nothing of the QUERY route beside it')
 })
