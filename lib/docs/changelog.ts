@@ -16,6 +16,7 @@ import type {
 import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
 import { applies } from '../routes/timeline'
+import { isSuccessKey } from '../routes/version-plan'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
@@ -174,13 +175,20 @@ class ChangelogEntries {
     if (instruction.kind === 'endpoint.didntExist') return { type: 'endpoint.added', ...base }
     if (instruction.kind === 'endpoint.existed') return { type: 'endpoint.removed', ...base }
     // The route the instruction changed, matched as the route timelines match it (by the HEAD operationId too).
+    // A status no newer instruction set is the one HEAD answers: the route's only success status, when it has one.
+    const headStatus = (response: unknown): number | undefined => {
+      const keys = Object.keys(response ?? {}).filter(isSuccessKey)
+      return keys.length === 1 && /^\d{3}$/.test(keys[0]) ? Number(keys[0]) : undefined
+    }
     const candidates = [
-      ...this.state.headRoutes.map((head) => [head.timeline[level], typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined] as const),
-      ...this.webhooks.list().map((webhook) => [webhook.timeline[level], webhook.attributes.operationId] as const)
+      ...this.state.headRoutes.map((head) => [head.timeline[level], typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined, headStatus(head.schema.response)] as const),
+      ...this.webhooks.list().map((webhook) => [webhook.timeline[level], webhook.attributes.operationId, undefined] as const)
     ]
-    const route = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))?.[0]
+    const found = candidates.find(([at, operationId]) => at?.exists === true && applies(at, instruction, operationId))
+    const route = found?.[0]
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
-      const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : (route.attributes as Record<string, unknown>)[name]
+      const attribute = route === undefined ? undefined : (route.attributes as Record<string, unknown>)[name] ?? (name === 'statusCode' ? found?.[2] : undefined)
+      const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : attribute
       return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue, newValue: current }
     })
     return { type: 'endpoint.changed', ...base, changes }

@@ -59,10 +59,13 @@ interface EnumDifference {
   /** The enum's HEAD schema. */
   readonly head: TSchema
   readonly display: string
-  /** HEAD values the version after the change has and the one before lacks (a response may hold them). */
-  readonly newer: readonly unknown[]
+  /**
+   * Values the version after the change has and the one before lacks (a response may hold them), each with the HEAD
+   * value it is (`toward`: a member renamed by a later change is made from HEAD's name for it).
+   */
+  readonly newer: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
   /** Values the version before the change has and the one after lacks (an old client may send them). */
-  readonly older: readonly unknown[]
+  readonly older: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
 }
 
 /** One example to make: the documents' own (no `toward`), or one holding an enum value. */
@@ -93,16 +96,17 @@ function enumDifferences (state: VersionerState, change: VersionChangeDescriptor
     const seed = generation.seedOf(instruction.schema)
     if (seed === undefined || seen.has(seed)) continue
     seen.add(seed)
-    const valuesAt = (at: number): unknown[] => {
+    const membersAt = (at: number): ReadonlyArray<{ readonly value: unknown, readonly head?: unknown }> => {
       const found = generation.stateAt(seed.head, at)
-      return found.kind === 'enum' ? found.members.map((member) => member.value) : []
+      return found.kind === 'enum' ? found.members : []
     }
-    const [head, after, before] = [valuesAt(0), valuesAt(level), valuesAt(level + 1)]
+    const [after, before] = [membersAt(level), membersAt(level + 1)]
+    const lacks = (members: typeof after, value: unknown): boolean => !members.some((member) => member.value === value)
     differences.push({
       head: seed.head,
       display: seed.display,
-      newer: head.filter((value) => after.includes(value) && !before.includes(value)),
-      older: before.filter((value) => !after.includes(value))
+      newer: after.filter((member) => member.head !== undefined && lacks(before, member.value)).map((member) => ({ value: member.value, toward: member.head })),
+      older: before.filter((member) => lacks(after, member.value)).map((member) => ({ value: member.value, toward: member.value }))
     })
   }
   return differences
@@ -240,7 +244,7 @@ export class ChangeExamples {
   /** Why a request the same in both versions is: the enum values only the version after the change accepts, if any. */
   private accepted (body: TSchema): string | undefined {
     const { targets } = this.state.planner
-    const values = this.enums.filter((difference) => targets.occurs(body, difference.head, this.level)).flatMap((difference) => difference.newer)
+    const values = this.enums.filter((difference) => targets.occurs(body, difference.head, this.level)).flatMap((difference) => difference.newer.map((member) => member.value))
     if (values.length === 0) return undefined
     return `a client of ${this.sink.previousVersion} sends the same bodies; ${this.sink.version} also accepts ${values.map((value) => JSON.stringify(value)).join(', ')}`
   }
@@ -280,7 +284,7 @@ export class ChangeExamples {
       const isTarget = targets.formOf(difference.head, level) as (node: object) => boolean
       const lacking = side === 'newer' ? this.sink.previousVersion : this.sink.version
       const of = difference.display === 'schema' ? 'enum' : `enum ${difference.display}`
-      for (const value of difference[side]) cases.push({ toward: { isTarget, value }, shows: `the ${of} value ${JSON.stringify(value)}, which ${lacking} lacks` })
+      for (const { value, toward } of difference[side]) cases.push({ toward: { isTarget, value: toward }, shows: `the ${of} value ${JSON.stringify(value)}, which ${lacking} lacks` })
     }
     return cases
   }

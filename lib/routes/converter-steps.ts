@@ -1,7 +1,8 @@
 /**
  * Which converters a request or response of a version goes through, in order: request converters from the
  * requested version up to the latest, response converters from the latest down to the requested version;
- * within a version, its changes in the order listed and each change's converters in declaration order.
+ * within a version, its changes newest first as listed (last listed first for a request) and each change's
+ * converters in declaration order.
  * A by-schema converter applies wherever its schema occurs in the body (as the version before the step
  * lays the body out); a by-path converter applies to the HEAD route whose path and methods it names as
  * they are in the version holding the change.
@@ -122,7 +123,10 @@ export class ConverterPlanner {
     // Most steps name nothing the body (or, for errors, a success body) can hold: told by seeds, before any walk.
     const seedSets = [body, ...successBodies ?? []].map((schema) => schema === undefined ? NO_SEEDS : this.generation.dependenciesAt(schema, bodyLevel))
     if (!this.targets.stepMayApply(step, state, seedSets)) return result
-    for (const change of this.steps[step].changes) {
+    // A version's changes are listed newest first (each one's instructions read the schemas the ones before it left):
+    // a request passes them from the last listed to the first, a response from the first to the last.
+    const changes = direction === 'request' ? [...this.steps[step].changes].reverse() : this.steps[step].changes
+    for (const change of changes) {
       for (const converter of change.converters) {
         if (converter.direction !== direction) continue
         const target = converter.target

@@ -215,7 +215,7 @@ export class SchemaStates {
         }
         const index = members.findIndex((member) => String(member.value) === name)
         if (index === -1) members.push({ value, schema: undefined })
-        else members[index] = { value, schema: undefined }
+        else members[index] = { value, schema: undefined, head: members[index].head }
       }
     } else {
       for (const name of instruction.members) {

@@ -61,6 +61,8 @@ interface EnumMember {
   readonly value: EnumValue
   /** The member's schema (kept from HEAD where it exists, so unchanged members stay the same object). */
   readonly schema: TSchema | undefined
+  /** The HEAD member's value this member is (renamed since, or not): absent for a member HEAD lacks. */
+  readonly head?: EnumValue
 }
 
 /** An enum schema (a union of `const` members, or an `enum` keyword) in a version. */
@@ -95,12 +97,12 @@ function enumShape (schema: TSchema): Pick<EnumState, 'form' | 'members' | 'temp
   if (Array.isArray(anyOf) && anyOf.length > 0 && anyOf.every((member) => isSchemaObject(member) && 'const' in member)) {
     return {
       form: 'union',
-      members: anyOf.map((member) => ({ value: (member as SchemaObject).const as EnumValue, schema: member as TSchema })),
+      members: anyOf.map((member) => ({ value: (member as SchemaObject).const as EnumValue, schema: member as TSchema, head: (member as SchemaObject).const as EnumValue })),
       template
     }
   }
   if (Array.isArray(values) && anyOf === undefined) {
-    return { form: 'keyword', members: values.map((value) => ({ value: value as EnumValue, schema: undefined })), template }
+    return { form: 'keyword', members: values.map((value) => ({ value: value as EnumValue, schema: undefined, head: value as EnumValue })), template }
   }
   return undefined
 }

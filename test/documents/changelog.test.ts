@@ -539,3 +539,20 @@ test('regression: an application hook changing the changelog\'s payload in place
   for (const version of app.versioner.changelog().versions) version.changes.splice(0)
   t.same(await descriptions('en'), ['Test change AddItemName.'], 'a caller changing what app.versioner.changelog() returns changes nothing served')
 })
+
+test('regression: a success status changed twice is "changed" to the status HEAD answers in the newest change, not "removed"', async (t) => {
+  const Order = Type.Object({ id: Type.String() }, { $id: 'Order' })
+  const Accepted = changeClass('CreateAnswersAccepted', [endpoint('/orders', ['POST']).had({ statusCode: 201 })])
+  const Created = changeClass('CreateAnswersCreated', [endpoint('/orders', ['POST']).had({ statusCode: 200 })])
+  const versions = new VersionBundle(new Version('2002-01-01', Accepted), new Version('2001-01-01', Created), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/orders', { schema: { response: { 202: Order, 404: Order } } }, async (_request, reply) => await reply.code(202).send({ id: 'o' }))
+  })
+  await app.ready()
+  const changelog = await changelogOf(t, app)
+  const change = (value: string): unknown => (onlyChange(changelog, value)[0] as { changes?: unknown }).changes
+  t.strictSame(change('2002-01-01'), [{ name: 'statusCode', status: 'changed', previousValue: 201, newValue: 202 }], 'HEAD answers 202')
+  t.strictSame(change('2001-01-01'), [{ name: 'statusCode', status: 'changed', previousValue: 200, newValue: 201 }])
+  const created = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(created.statusCode, 201, 'as served')
+})

@@ -506,3 +506,40 @@ test('regression: a response example a converter refuses gives way to HEAD\'s ne
   }], 'the guide shows the same one')
   t.same(change.notes, [])
 })
+
+test('regression: an enum member added, then renamed in a later version, still shows its example in the older change', async (t) => {
+  const Plan = Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('business')], { $id: 'Plan' })
+  const Customer = Type.Object({ id: Type.String(), plan: Plan }, { $id: 'Customer', examples: [{ id: 'c-1', plan: 'pro' }] })
+  class AddTeamPlan extends VersionChange {
+    description = 'The team plan.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Plan).didntHave('team')]
+    @ConvertResponseToPreviousVersionFor(Customer)
+    teamWasPro (response: ResponseInfo<{ plan: string }>) {
+      if (response.body.plan === 'team') response.body.plan = 'pro'
+    }
+  }
+  class RenameTeamToBusiness extends VersionChange {
+    description = 'The team plan is the business plan.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Plan).had({ business: 'team' })]
+    @ConvertResponseToPreviousVersionFor(Customer)
+    businessWasTeam (response: ResponseInfo<{ plan: string }>) {
+      if (response.body.plan === 'business') response.body.plan = 'team'
+    }
+  }
+  const versions = new VersionBundle(new Version('2025-03-01', RenameTeamToBusiness), new Version('2025-02-01', AddTeamPlan), new Version('2025-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/customers/:id', { schema: { response: { 200: Customer } } }, async () => ({ id: 'c', plan: 'pro' as const }))
+  })
+  await app.ready()
+  const [added, renamed] = (await guideOf(app, '2025-01-01', '2025-03-01')).changes
+  t.same(added.examples, [{
+    operation: 'GET /customers/{id}',
+    part: 'response body',
+    status: '200',
+    shows: 'the enum Plan value "team", which 2025-01-01 lacks',
+    before: { id: 'c-1', plan: 'pro' },
+    after: { id: 'c-1', plan: 'team' }
+  }], 'the member as the version after the change names it, made from the HEAD member it became')
+  t.same(added.notes, [], 'not "this change does not alter this example"')
+  t.same(renamed.examples.map((example) => example.shows), ['the enum Plan value "business", which 2025-02-01 lacks'])
+})

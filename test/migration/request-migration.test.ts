@@ -512,7 +512,7 @@ test('a converter that throws (or rejects) is a 500 for that request only', asyn
   t.same(after.json(), { addresses: ['e'] })
 })
 
-test('request converters run from the requested version up to latest: versions in order, changes as listed, converters as declared', async (t) => {
+test('request converters run from the requested version up to latest: versions in order, a version\'s changes last listed first, converters as declared', async (t) => {
   const Body = Type.Object({ trail: Type.Array(Type.String()) })
   const calls: string[] = []
   const mark = (name: string) => (request: RequestInfo) => {
@@ -558,10 +558,10 @@ test('request converters run from the requested version up to latest: versions i
   }))
 
   const expected: Array<[string, string[]]> = [
-    ['2000-01-01', ['B1.byPath', 'B1.bySchema', 'B2.first', 'B2.second', 'C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
-    ['2001-01-01', ['C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
-    ['2001-06-15', ['C1.only', 'D1.bySchema', 'D1.byPath', 'D2.only']],
-    ['2002-01-01', ['D1.bySchema', 'D1.byPath', 'D2.only']],
+    ['2000-01-01', ['B2.first', 'B2.second', 'B1.byPath', 'B1.bySchema', 'C1.only', 'D2.only', 'D1.bySchema', 'D1.byPath']],
+    ['2001-01-01', ['C1.only', 'D2.only', 'D1.bySchema', 'D1.byPath']],
+    ['2001-06-15', ['C1.only', 'D2.only', 'D1.bySchema', 'D1.byPath']],
+    ['2002-01-01', ['D2.only', 'D1.bySchema', 'D1.byPath']],
     ['2003-01-01', []],
     ['2010-01-01', []]
   ]
@@ -1004,4 +1004,34 @@ test('regression: a validation error the handler or a preHandler hook throws in 
   t.equal(hook.statusCode, 400, 'from a preHandler hook too')
   t.same(entries, [], 'nothing logged as a migration failure')
   t.equal((await post('2000-01-01', { email: 'new@example.com', name: 'Ada' })).statusCode, 200)
+})
+
+test('regression: two changes of one version run their request converters last listed first, as their instructions read the list (newest first)', async (t) => {
+  // HEAD holds cents; the version's first change renamed amount to amountCents, its second (older) one moved amount from
+  // units to cents. An old client's request must be moved to cents before it is renamed, its response the other way.
+  const Item = Type.Object({ amountCents: Type.Integer() }, { $id: 'Item' })
+  const calls: string[] = []
+  class RenameAmount extends VersionChange {
+    description = 'amount is amountCents.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('amountCents').had({ name: 'amount' })]
+    @ConvertRequestToNextVersionFor(Item) up (request: RequestInfo) { calls.push('rename up'); request.body.amountCents = request.body.amount; delete request.body.amount }
+    @ConvertResponseToPreviousVersionFor(Item) down (response: ResponseInfo) { calls.push('rename down'); response.body.amount = response.body.amountCents; delete response.body.amountCents }
+  }
+  class AmountInCents extends VersionChange {
+    description = 'amounts are in cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).formerField('amount').had({ type: Type.Number() })]
+    @ConvertRequestToNextVersionFor(Item) up (request: RequestInfo) { calls.push('cents up'); request.body.amount = Math.round(request.body.amount * 100) }
+    @ConvertResponseToPreviousVersionFor(Item) down (response: ResponseInfo) { calls.push('cents down'); response.body.amount = response.body.amount / 100 }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', RenameAmount, AmountInCents), new Version('2000-01-01')) })
+  const received: unknown[] = []
+  await app.register(versioned(async (api) => {
+    api.post('/items', { schema: { body: Item, response: { 200: Item } } }, async (request) => { received.push(request.body); return request.body })
+  }))
+  const response = await app.inject({ method: 'POST', url: '/items', headers: v('2000-01-01'), payload: { amount: 20 } })
+  t.same(received, [{ amountCents: 2000 }], 'the handler gets 20 units as 2000 cents, and nothing else')
+  t.same(response.json(), { amount: 20 })
+  t.same(calls, ['cents up', 'rename up', 'rename down', 'cents down'])
 })
