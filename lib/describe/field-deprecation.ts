@@ -87,12 +87,16 @@ export function readFieldDeprecation (keywords: unknown, display: string): Field
  */
 export function documentedDeprecation (node: TSchema): TSchema {
   const value = (node as SchemaObject).deprecated
-  if (!isSchemaObject(value)) return node
-  // An object value is checked (a bad one threw when its instruction was written or its route planned).
-  const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
+  if (value === undefined || value === false) return node
   const copy: SchemaObject = { ...node as SchemaObject, deprecated: true }
-  if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
-  if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)
-  if (deprecation.link !== undefined) copy['x-deprecation-link'] = deprecation.link
-  return copy
+  if (isSchemaObject(value)) {
+    // An object value is checked (a bad one threw when its instruction was written or its route planned).
+    const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
+    if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
+    if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)
+    if (deprecation.link !== undefined) copy['x-deprecation-link'] = deprecation.link
+  }
+  // `@fastify/swagger` drops every keyword beside a `$ref` (OpenAPI 3.0's rule): the deprecation stands beside an `allOf` of it.
+  const { $ref, ...beside } = copy
+  return (typeof $ref === 'string' ? { ...beside, allOf: [{ $ref }] } : copy) as TSchema
 }
