@@ -461,4 +461,15 @@ test('regression: a field whose schema is a $ref is documented deprecated (the k
   await assertDocumentsValid(t, app)
   const types = await typesModule(app)
   t.equal(types.match(/\/\*\* @deprecated \*\/\n\s*card\?/g)?.length, 2, 'the types mark the field @deprecated in both versions')
+  // `check`: a $ref deprecated since the saved document (or no longer) is a note, as any field deprecation.
+  const plain = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.post('/payments', { schema: { body: Type.Object({ card: Type.Optional(Type.Ref(Card)), box: Type.Optional(Type.Ref(Box)) }) } }, async () => ({ ok: true }))
+  }, { beforeVersioner: (instance) => { instance.addSchema(Card); instance.addSchema(Box) } })
+  const saved = (await plain.inject(`/openapi.json?version=${NEW}`)).json()
+  const current = (await app.inject(`/openapi.json?version=${NEW}`)).json()
+  for (const [from, to] of [[saved, current], [current, saved]]) {
+    const changes = await compareDocuments(NEW, from, to)
+    t.ok(changes.some((change) => change.text === `${NEW} POST /payments: request body /card: deprecated ${from === saved ? 'added' : 'removed'} (text)`), 'check: the deprecation is noted…')
+    t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], '…as not breaking')
+  }
 })
