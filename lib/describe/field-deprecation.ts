@@ -11,6 +11,7 @@ import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isHeaderSafeUrl } from '../core/link-urls'
 import { isIsoInstant } from './release-dates'
+import { everySubschema } from '../core/subschemas'
 
 /**
  * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the
@@ -78,6 +79,18 @@ export function readFieldDeprecation (keywords: unknown, display: string): Field
   }
   const { deprecatedAt, sunsetAt, link } = readDeprecationDates(value as FieldDeprecationOptions, display, 'deprecated.')
   return { deprecatedAt: deprecatedAt === undefined ? 0 : Math.floor(deprecatedAt.getTime() / 1000), sunsetAt, link }
+}
+
+/**
+ * Checks every `deprecated` keyword of `schema` and of the schemas it nests (`where` names it in the error): those of
+ * a response or webhook payload, which no request plan reads, when the route or webhook is declared.
+ * @example
+ * ```ts
+ * checkDeprecations(UserResource, 'GET /users/:id: the response schema of 200') // throws on `deprecated: 'yes'`
+ * ```
+ */
+export function checkDeprecations (schema: unknown, where: string): void {
+  if (isSchemaObject(schema)) for (const node of everySubschema([schema as TSchema])) readFieldDeprecation(node, where)
 }
 
 /**

@@ -473,3 +473,18 @@ test('regression: a field whose schema is a $ref is documented deprecated (the k
     t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], '…as not breaking')
   }
 })
+
+test('regression: a bad deprecated keyword in a response or webhook payload schema is a start-up error, not a 500 on every document request', async (t) => {
+  const Bad = Type.Object({ old: Type.Optional(Type.String({ deprecated: { sunsetAt: 'someday' } })) })
+  const route = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.get('/bad', { schema: { response: { 200: Bad } } }, async () => ({}))
+  })
+  await t.rejects(async () => { await route.ready() }, /GET \/bad: the response schema of 200: deprecated\.sunsetAt must be a Date or a date string/)
+  const Word = Type.Object({ old: Type.Optional(Type.String({ deprecated: 'yes' } as never)) })
+  const webhook = await versionedApp(t, new VersionBundle(new Version(NEW)))
+  t.throws(() => webhook.versioner.webhooks.add({ name: 'thing.done', body: Word }), /webhook thing\.done: 'deprecated' takes true, false or/, 'a webhook\'s: when it is added')
+  const good = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.get('/good', { schema: { response: { 200: Type.Object({ old: Type.Optional(Type.String({ deprecated: { sunsetAt: '2030-01-01' } })) }) } } }, async () => ({}))
+  })
+  t.equal((await good.inject(`/openapi.json?version=${NEW}`)).statusCode, 200, 'a good one is documented')
+})
