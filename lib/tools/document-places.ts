@@ -153,10 +153,8 @@ const MAX_ALIGNED_DEPTH = 1024
  */
 function aligned (before: unknown, after: unknown, documents: readonly [unknown, unknown], depth: number): [unknown, unknown] {
   // A reference deprecated since (or no longer) is written `{ deprecated, allOf: [$ref] }`: facing another form, inline.
-  if (isWrappedRef(before) !== isWrappedRef(after)) {
-    if (isWrappedRef(before)) before = unwrapped(documents[0], before as Record<string, unknown>)
-    else after = unwrapped(documents[1], after as Record<string, unknown>)
-  }
+  if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
+  else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
   if (isSchemaRef(before) !== isSchemaRef(after)) {
     // The target stays a `$ref` when it cannot be followed, and the diff says so.
     if (isSchemaRef(before)) before = follow(documents[0], before) ?? before
