@@ -11,6 +11,7 @@ import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isHeaderSafeUrl } from '../core/link-urls'
 import { isIsoInstant } from './release-dates'
+import { everySubschema } from '../core/subschemas'
 
 /**
  * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the
@@ -81,18 +82,34 @@ export function readFieldDeprecation (keywords: unknown, display: string): Field
 }
 
 /**
+ * Checks every `deprecated` keyword of `schema` and of the schemas it nests (`where` names it in the error): those of
+ * a response or webhook payload, which no request plan reads, when the route or webhook is declared.
+ * @example
+ * ```ts
+ * checkDeprecations(UserResource, 'GET /users/:id: the response schema of 200') // throws on `deprecated: 'yes'`
+ * ```
+ */
+export function checkDeprecations (schema: unknown, where: string): void {
+  if (isSchemaObject(schema)) for (const node of everySubschema([schema as TSchema])) readFieldDeprecation(node, where)
+}
+
+/**
  * A schema node as documents show it: a `deprecated` that says more than `true` becomes `deprecated: true` (OpenAPI
  * takes a boolean) with the extensions `x-deprecated-at`, `x-sunset-at` (ISO dates, as a version's in `info`) and
  * `x-deprecation-link`. Other nodes are returned as they are.
  */
 export function documentedDeprecation (node: TSchema): TSchema {
   const value = (node as SchemaObject).deprecated
-  if (!isSchemaObject(value)) return node
-  // An object value is checked (a bad one threw when its instruction was written or its route planned).
-  const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
+  if (value === undefined || value === false) return node
   const copy: SchemaObject = { ...node as SchemaObject, deprecated: true }
-  if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
-  if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)
-  if (deprecation.link !== undefined) copy['x-deprecation-link'] = deprecation.link
-  return copy
+  if (isSchemaObject(value)) {
+    // An object value is checked (a bad one threw when its instruction was written or its route planned).
+    const deprecation = readFieldDeprecation(node, 'A schema') as FieldDeprecation
+    if (value.deprecatedAt !== undefined) copy['x-deprecated-at'] = toIsoDate(new Date(deprecation.deprecatedAt * 1000))
+    if (deprecation.sunsetAt !== undefined) copy['x-sunset-at'] = toIsoDate(deprecation.sunsetAt)
+    if (deprecation.link !== undefined) copy['x-deprecation-link'] = deprecation.link
+  }
+  // `@fastify/swagger` drops every keyword beside a `$ref` (OpenAPI 3.0's rule): the deprecation stands beside an `allOf` of it.
+  const { $ref, ...beside } = copy
+  return (typeof $ref === 'string' ? { ...beside, allOf: [{ $ref }] } : copy) as TSchema
 }

@@ -30,7 +30,9 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const target = generated.get(id)
     if (target === undefined || within.has(id)) return sub
     const body = inline(target, new Set([...within, id]))
-    if (keepIds) return body
+    // A deprecated `$ref` keeps its deprecation in the documents (../describe/field-deprecation.ts documentedDeprecation).
+    const { $ref: _ref, ...beside } = sub as SchemaObject
+    if (keepIds) return beside.deprecated === undefined ? body : { ...beside, allOf: [body] } as unknown as TSchema
     const text = JSON.stringify(body)
     if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
     const { $id: _id, ...rest } = body as SchemaObject

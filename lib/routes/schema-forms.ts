@@ -8,6 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { RouterGenerationError } from '../core/errors'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { checkDeprecations } from '../describe/field-deprecation'
 
 /** A route's body or responses read into slots, with the form they were given in. */
 export interface SchemaSlots {
@@ -102,6 +103,7 @@ function readResponses (given: unknown, display: string): SchemaSlots {
       // Anything but a schema (a `$ref` string) is Fastify's own error.
       if (!isSchemaObject(response) && typeof response !== 'boolean') continue
       schemas[status] = withoutHeaders(response) as TSchema
+      checkDeprecations(schemas[status], `${display}: the response schema of ${key}`)
       byStatus.set(status, status)
       continue
     }
@@ -109,6 +111,7 @@ function readResponses (given: unknown, display: string): SchemaSlots {
     for (const [type, entry] of Object.entries(content)) {
       const schema = entrySchema(entry, `${display}: the response schema of ${key} for ${type}`)
       if (schema === undefined) continue
+      checkDeprecations(schema, `${display}: the response schema of ${key} for ${type}`)
       media.set(type, `${status} ${type}`)
       schemas[`${status} ${type}`] = schema
     }

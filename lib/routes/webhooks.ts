@@ -11,6 +11,7 @@ import { NotReadyError, UnknownWebhookError, VersionerStructureError } from '../
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
 import { describeValue, isSchemaObject } from '../core/json-schema'
+import { checkDeprecations } from '../describe/field-deprecation'
 import { attributesOf } from './version-plan'
 import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from './webhook-deliveries'
 
@@ -63,6 +64,7 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
   if (!isSchemaObject(definition.body)) {
     throw new VersionerStructureError(`webhooks.add({ name: '${definition.name}', body }) needs body: a TypeBox schema.`)
   }
+  checkDeprecations(definition.body, `webhook ${definition.name}`)
   const [method] = normaliseMethods(definition.method ?? 'POST')
   return { name: definition.name, method, body: definition.body, attributes: attributesOf(definition), timeline: [] }
 }

@@ -85,7 +85,8 @@ export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>)
   const gone = new Set(options.versions.versions.filter((version) => version.afterSunset === 'gone').map((version) => version.value))
   if (gone.size === 0) return undefined
   const now = options.now
-  const versions = options.versions.versions
+  // The oldest version still served, named to any client: never a preview (decision 0059).
+  const versions = options.versions.versions.filter((version) => version.channel !== 'preview')
   return function goneProblemOf (value) {
     if (!gone.has(value)) return undefined
     const version = options.versions.get(value) as Version

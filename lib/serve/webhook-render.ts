@@ -105,11 +105,15 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
     const requested = version instanceof Date ? toIsoDate(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
-      const picked = pickedTarget(bundle, requested, releases)
+      // A value no version has whose date (or month) names one, such as a preview's once promoted: that date's version.
+      const dated = /^(\d{4}-\d{2}(?:-\d{2})?)\./.exec(requested)?.[1]
+      let picked = pickedTarget(bundle, requested, releases)
+      const byDate = !picked.ok && dated !== undefined
+      if (byDate) picked = pickedTarget(bundle, dated, releases)
       // A version gone while older ones are still served falls forward to the closest newer one served.
       const forward = picked.ok ? released.slice(0, released.indexOf(picked.version)).reverse().find(served) ?? oldest : oldest
       pin = picked.ok && served(picked.version)
-        ? { version: picked.version, requested, fellForward: false }
+        ? { version: picked.version, requested, fellForward: byDate }
         : { version: forward, requested, fellForward: true }
       pins.set(requested, pin)
     }

@@ -131,6 +131,19 @@ function isSchemaRef (node: unknown): boolean {
   return typeof ref === 'string' && ref.startsWith('#/components/schemas/') && Object.keys(node as object).length === 1
 }
 
+/** An `allOf` holding a schema `$ref` alone, beside annotations: how the documents write a deprecated reference. */
+function isWrappedRef (node: unknown): boolean {
+  const allOf = own(node, 'allOf')
+  return Array.isArray(allOf) && allOf.length === 1 && isSchemaRef(allOf[0]) && Object.keys(node as object).every((key) => key === 'allOf' || TEXT_KEYS.has(key) || key.startsWith('x-'))
+}
+
+/** A wrapped reference ({@link isWrappedRef}) as the schema it refers to, with its annotations. */
+function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
+  const { allOf, ...annotations } = node
+  const target = follow(document, (allOf as unknown[])[0])
+  return typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target, ...annotations } : node
+}
+
 /** How deep {@link withSchemaRefsAligned} walks (`check` refuses documents nested deeper than 256 levels). */
 const MAX_ALIGNED_DEPTH = 1024
 
@@ -139,6 +152,9 @@ const MAX_ALIGNED_DEPTH = 1024
  * on the other is replaced by the schema it refers to, down both trees (fresh copies where anything changed).
  */
 function aligned (before: unknown, after: unknown, documents: readonly [unknown, unknown], depth: number): [unknown, unknown] {
+  // A reference deprecated since (or no longer) is written `{ deprecated, allOf: [$ref] }`: facing another form, inline.
+  if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
+  else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
   if (isSchemaRef(before) !== isSchemaRef(after)) {
     // The target stays a `$ref` when it cannot be followed, and the diff says so.
     if (isSchemaRef(before)) before = follow(documents[0], before) ?? before

@@ -11,7 +11,8 @@ import FindMyWay, { type HTTPMethod, type HTTPVersion } from 'find-my-way'
 import { LENIENT_ROUTER, namedVersion } from '../serve/version-picking'
 import type { ToolFacts } from '../core/symbols'
 import type { VersionedRouteInfo } from '../routes/route-table'
-import { versionedApis, type VersionedApi } from './versioned-apis'
+import { versionedApis, versionerStateOf, type VersionedApi } from './versioned-apis'
+import { releasedNow, type ReleaseSource } from '../serve/release-clock'
 
 /** The request to inject: the same for every version, or built for each version. */
 export type EveryVersionRequest = InjectOptions & { url: string } | ((version: string) => InjectOptions & { url: string })
@@ -90,10 +91,12 @@ function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: 
  */
 function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined): Map<string, string> {
   const bundle = app.versioner.versions
-  if (versions === undefined) return new Map(bundle.releasedValues.map((version) => [version, version]))
+  // The application's release clock: a release whose `releasedAt` has not come is not served (its date waterfalls).
+  const served = { versions: bundle, releases: (versionerStateOf(app).options as Partial<ReleaseSource>).releases }
+  if (versions === undefined) return new Map(releasedNow(served).values.map((version) => [version, version]))
   const chosen = new Map<string, string>()
   for (const value of versions) {
-    const picked = namedVersion(value, { versions: bundle, format: facts.format })
+    const picked = namedVersion(value, { ...served, format: facts.format })
     if (!picked.ok) {
       throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
         `its versions: ${bundle.versionValues.join(', ')}.`)

@@ -11,6 +11,7 @@ import { test } from 'tap'
 import fc from 'fast-check'
 import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify'
 import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, type FastifyVersionerOptions, type VersionLifecycle
 } from '../../plugin'
@@ -371,4 +372,20 @@ test('regression: documentation asked with ?channel=preview is private, whether 
     const plain = url.replace(/[?&]channel=preview/, '')
     t.notMatch((await api.inject({ url: plain })).headers['cache-control'] ?? '', /private/, `${plain}: the released documentation is not private`)
   }
+})
+
+test('regression: the 410 of a release gone while only a preview is left names no preview as the oldest version served', async (t) => {
+  const gone: VersionLifecycle = { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', afterSunset: 'gone' }
+  const routes: FastifyPluginAsyncTypebox = async (api) => {
+    api.get('/beta', async () => ({ beta: true }))
+  }
+  const now = (): number => Date.parse('2026-11-29T00:00:00Z')
+  const withPreview = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(PREVIEW, { channel: 'preview', access: allowBeta }),
+    new Version(RELEASES[1], gone)), routes, { versioner: { now } })
+  const without = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(RELEASES[1], gone)), routes, { versioner: { now } })
+  const [a, b] = [withPreview, without].map((api) => api.inject({ url: '/beta', headers: { 'x-api-version': RELEASES[1] } }))
+  const [answer, expected] = [await a, await b]
+  t.equal(answer.statusCode, 410)
+  t.notMatch(answer.body, /preview/, 'the preview is not named')
+  t.same([answer.statusCode, answer.body], [expected.statusCode, expected.body], 'the answer of an application without the preview')
 })

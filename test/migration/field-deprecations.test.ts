@@ -12,7 +12,7 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionerStructureError, type FastifyVersionerOptions,
   type RequestInfo, type ServedEvent
 } from '../../plugin'
-import { compareDocuments } from '../../tools'
+import { compareDocuments, typesModule } from '../../tools'
 import { kVersionedRoute } from '../../lib/core/symbols'
 import type { RegisteredRoute } from '../../lib/routes/versioner-state'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -432,4 +432,59 @@ test('regression: a field deprecated after its version\'s sunset gets no Sunset 
   t.equal(response.headers.deprecation, SECONDS('2029-01-01'), 'deprecated at the latest when it sunsets')
   const newer = await app.inject({ method: 'POST', url: '/orders', payload: { old: 'x' }, headers: { 'x-api-version': NEW } })
   t.equal(newer.headers.deprecation, SECONDS('2030-01-01'), 'without a sunset: the field\'s own date')
+})
+
+test('regression: a field whose schema is a $ref is documented deprecated (the keyword beside the $ref was dropped), in every version and in the types', async (t) => {
+  const Card = Type.Object({ number: Type.String(), holder: Type.Optional(Type.String()) }, { $id: 'Card' })
+  const Box = Type.Object({ label: Type.String() }, { $id: 'Box' })
+  class CardsHadNoHolder extends VersionChange {
+    description = 'cards have a holder; box was deprecated'
+    instructionsToMigrateToPreviousVersion = [schema(Card).field('holder').didntExist, schema(Payment).field('box').had({ deprecated: { sunsetAt: '2030-01-01' } })]
+  }
+  const Payment = Type.Object({
+    card: Type.Optional(Type.Ref(Card, { deprecated: { link: 'https://example.com/cards' } })),
+    box: Type.Optional(Type.Ref(Box))
+  })
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, CardsHadNoHolder), new Version(OLD)), async (api) => {
+    api.post('/payments', { schema: { body: Payment } }, async () => ({ ok: true }))
+  }, { beforeVersioner: (instance) => { instance.addSchema(Card); instance.addSchema(Box) } })
+  await app.ready()
+  for (const version of [NEW, OLD]) {
+    const sent = await app.inject({ method: 'POST', url: '/payments', payload: { card: { number: '4242' }, box: { label: 'b' } }, headers: { 'x-api-version': version } })
+    t.equal(sent.headers.deprecation, '@0', `${version}: the request is told`)
+    const document = (await app.inject(`/openapi.json?version=${version}`)).json()
+    const properties = document.paths['/payments'].post.requestBody.content['application/json'].schema.properties
+    t.match(properties.card, { deprecated: true, 'x-deprecation-link': 'https://example.com/cards' }, `${version}: the $ref field is deprecated in the document`)
+    if (version === NEW) t.strictSame(properties.card.allOf, [{ $ref: '#/components/schemas/Card' }], 'and still refers to its component')
+    t.equal(properties.box.deprecated, version === OLD ? true : undefined, `${version}: box, deprecated by had() in the older version only`)
+  }
+  await assertDocumentsValid(t, app)
+  const types = await typesModule(app)
+  t.equal(types.match(/\/\*\* @deprecated \*\/\n\s*card\?/g)?.length, 2, 'the types mark the field @deprecated in both versions')
+  // `check`: a $ref deprecated since the saved document (or no longer) is a note, as any field deprecation.
+  const plain = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.post('/payments', { schema: { body: Type.Object({ card: Type.Optional(Type.Ref(Card)), box: Type.Optional(Type.Ref(Box)) }) } }, async () => ({ ok: true }))
+  }, { beforeVersioner: (instance) => { instance.addSchema(Card); instance.addSchema(Box) } })
+  const saved = (await plain.inject(`/openapi.json?version=${NEW}`)).json()
+  const current = (await app.inject(`/openapi.json?version=${NEW}`)).json()
+  for (const [from, to] of [[saved, current], [current, saved]]) {
+    const changes = await compareDocuments(NEW, from, to)
+    t.ok(changes.some((change) => change.text === `${NEW} POST /payments: request body /card: deprecated ${from === saved ? 'added' : 'removed'} (text)`), 'check: the deprecation is noted…')
+    t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], '…as not breaking')
+  }
+})
+
+test('regression: a bad deprecated keyword in a response or webhook payload schema is a start-up error, not a 500 on every document request', async (t) => {
+  const Bad = Type.Object({ old: Type.Optional(Type.String({ deprecated: { sunsetAt: 'someday' } })) })
+  const route = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.get('/bad', { schema: { response: { 200: Bad } } }, async () => ({}))
+  })
+  await t.rejects(async () => { await route.ready() }, /GET \/bad: the response schema of 200: deprecated\.sunsetAt must be a Date or a date string/)
+  const Word = Type.Object({ old: Type.Optional(Type.String({ deprecated: 'yes' } as never)) })
+  const webhook = await versionedApp(t, new VersionBundle(new Version(NEW)))
+  t.throws(() => webhook.versioner.webhooks.add({ name: 'thing.done', body: Word }), /webhook thing\.done: 'deprecated' takes true, false or/, 'a webhook\'s: when it is added')
+  const good = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+    api.get('/good', { schema: { response: { 200: Type.Object({ old: Type.Optional(Type.String({ deprecated: { sunsetAt: '2030-01-01' } })) }) } } }, async () => ({}))
+  })
+  t.equal((await good.inject(`/openapi.json?version=${NEW}`)).statusCode, 200, 'a good one is documented')
 })

@@ -63,6 +63,18 @@ test('string versions: a value the bundle lacks falls forward too', async (t) =>
   t.match(deliveries[0], { version: 'alpha', requested: 'zeta', fellForward: true })
 })
 
+test('regression: a subscriber pinned to a preview promoted to its date (or dropped) is sent that date\'s version, not the oldest one', async (t) => {
+  const body = Type.Object({ id: Type.String() })
+  const subscribers = [{ id: 'ep_beta', version: '2002-01-01.preview', secret: newSecret() }, { id: 'ep_old', version: '1999-01-01.preview', secret: newSecret() }]
+  const promoted = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01'), new Version('2000-01-01'))
+  const after = await renderWebhook(promoted, { name: 'thing.done', body }, { id: 'x' }, { subscribers })
+  t.match(after.deliveries[0], { version: '2002-01-01', requested: '2002-01-01.preview', fellForward: true }, 'promoted: the release it became')
+  t.match(after.deliveries[1], { version: '2000-01-01', requested: '1999-01-01.preview', fellForward: true }, 'a date older than every version: the oldest, as before')
+  const dropped = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
+  const without = await renderWebhook(dropped, { name: 'thing.done', body }, { id: 'x' }, { subscribers: [subscribers[0]] })
+  t.match(without.deliveries[0], { version: '2001-01-01', fellForward: true }, 'dropped: the newest release before its date, as a request for that date')
+})
+
 test('a release whose releasedAt has not come is not rendered: a pin resolves at the timestamp as a request would', async (t) => {
   const releasedAt = new Date(Date.now() + DAY)
   const versions = new VersionBundle(new Version('2002-01-01', { releasedAt }), new Version('2001-01-01'))

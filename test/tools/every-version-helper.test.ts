@@ -3,9 +3,10 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { buildApp } from '../../examples/users/app'
-import { endpoint, fastifyVersioner, versioned } from '../../plugin'
+import { endpoint, fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 import { injectEveryVersion } from '../../tools'
 import { bundleOf } from '../helpers/http-apps'
+import { versionedApp } from '../helpers/apps'
 import { changeClass } from '../helpers/version-changes'
 
 test("one test states every version's contract of POST /users (the reference copies these tests per version)", async (t) => {
@@ -144,5 +145,21 @@ test("the route is found with the application's router options: case and trailin
         await t.rejects(injectEveryVersion(app, { url }), { code: 'FST_VERSIONER_TOOL', message: /no versioned route answers/ }, `${url} is no route of a case-sensitive app`)
       }
     }
+  }
+})
+
+test('regression: a release whose releasedAt has not come is not injected, and a date after the newest is keyed by the version served then', async (t) => {
+  const versions = new VersionBundle(new Version('2027-01-01', { releasedAt: '2027-01-01T00:00:00Z' }), new Version('2026-06-01'), new Version('2026-01-01'))
+  for (const [now, newest] of [[Date.parse('2026-11-29T00:00:00Z'), '2026-06-01'], [Date.parse('2027-01-01T00:00:00Z'), '2027-01-01']] as const) {
+    const app = await versionedApp(t, versions, async (api) => {
+      api.get('/version', async (request) => ({ version: request.apiVersion }))
+    }, { versioner: { now: () => now } })
+    await app.ready()
+    const every = await injectEveryVersion(app, { url: '/version' })
+    t.same([...every.keys()], [...(newest === '2027-01-01' ? ['2027-01-01'] : []), '2026-06-01', '2026-01-01'], `${newest}: the versions served then`)
+    for (const [version, answer] of every) t.same(answer.json(), { version }, `${newest}: the answer keyed ${version} is that version's`)
+    const later = await injectEveryVersion(app, { url: '/version' }, { versions: ['2099-01-01'] })
+    t.same([...later.keys()], [newest], `${newest}: a date after every version is keyed by the version it is served as`)
+    t.same(later.get(newest)?.json(), { version: newest })
   }
 })
