@@ -13,6 +13,7 @@ import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
+import { compareInfo } from './info-comparison'
 import { withPluginAnsweredStatuses, withStatusRanges } from './comparable-statuses'
 import {
   actionWord, at, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
@@ -47,7 +48,7 @@ export function compareComparable (version: string, saved: unknown, current: unk
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)
   }
-  compareDefaultVersion(comparison, defaultVersionOf(saved), defaultVersionOf(current))
+  compareInfo(comparison, saved, current)
   return comparison.result
 }
 
@@ -60,24 +61,6 @@ function requestValidation (ajv: AppAjvSetup): RequestValidation {
     useDefaults: Boolean(options.useDefaults),
     coerceTypes: Boolean(options.coerceTypes)
   }
-}
-
-/** The version a request naming none is served as, which a document states in `info` (`undefined`: none, or per request). */
-function defaultVersionOf (document: unknown): unknown {
-  const info = (document as { info?: unknown }).info
-  return typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['x-api-version-default'] : undefined
-}
-
-/**
- * A request naming no version was served as this version and no longer is (refused, or served as another): a break
- * for the clients that never send one. That another version becomes the default is a note.
- */
-function compareDefaultVersion (comparison: Comparison, saved: unknown, current: unknown): void {
-  const { version } = comparison
-  if (saved === current) return
-  const now = current === undefined ? 'are refused (400) or served as a custom default decides' : `are served as ${String(current)}`
-  if (saved === version) report(comparison, '', 'requests naming no version', `${now}; they were served as ${version}`, true)
-  else if (current === version) report(comparison, '', 'requests naming no version', `are served as ${version}`, false)
 }
 
 /** What a renamed field or parameter must keep: a field's schema, a parameter but for its name (text aside both). */

@@ -12,6 +12,7 @@ import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
 import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
+import { Version, VersionBundle } from '../../plugin'
 
 type Json = Record<string, any>
 
@@ -426,6 +427,31 @@ test('the default version: requests naming none no longer served as the saved ve
     'another version became the default')
   t.same(lines(compare(undefined, '2000-01-01'), false), ['2000-01-01 requests naming no version: are served as 2000-01-01'], 'this version became the default: a note')
   t.same(compare('2001-01-01', undefined), [], "another version's default is not this version's clients' concern")
+})
+
+test('regression: the version\'s lifecycle clients plan by is compared (it was never reported): a sunset moved earlier breaks, the rest are notes', async (t) => {
+  const exported = async (lifecycle: Record<string, unknown>): Promise<Json> => {
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', lifecycle)), async (api) => {
+      api.get('/items', async () => ({ ok: true }))
+    })
+    await app.ready()
+    return app.versioner.openapi('2000-01-01') as Json
+  }
+  const announced = await exported({ deprecatedAt: '2026-01-01', sunsetAt: '2027-03-01' })
+  const compare = async (lifecycle: Record<string, unknown>): Promise<[string[], string[]]> => {
+    const changes = compareDocuments('2000-01-01', announced, await exported(lifecycle))
+    return [lines(changes, true), lines(changes, false)]
+  }
+  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2027-03-01' }), [[], []], 'the same lifecycle: nothing')
+  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2026-12-01' }), [['2000-01-01 lifecycle: sunset 2027-03-01 → 2026-12-01, earlier than announced'], []],
+    'a sunset moved earlier than its clients were told')
+  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2027-06-01', afterSunset: 'gone', brownouts: [{ start: '2027-05-01T00:00:00Z', end: '2027-05-01T01:00:00Z' }] }), [[], [
+    '2000-01-01 lifecycle: sunset 2027-03-01 → 2027-06-01',
+    '2000-01-01 lifecycle: after its sunset serve → gone',
+    '2000-01-01 lifecycle: brownouts none → 2027-05-01T00:00:00.000Z to 2027-05-01T01:00:00.000Z'
+  ]], 'a later sunset, 410s after it and brownouts: notes')
+  t.same(await compare({}), [[], ['2000-01-01 GET /items: deprecated removed (text)', '2000-01-01 lifecycle: deprecated since 2026-01-01 → none', '2000-01-01 lifecycle: sunset 2027-03-01 → none', '2000-01-01 lifecycle: after its sunset serve → none']],
+    'a deprecation withdrawn: notes')
 })
 
 test('a path parameter renamed is a note: the same URLs (it was reported as "undefined: rename")', async (t) => {
