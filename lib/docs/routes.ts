@@ -65,7 +65,8 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
   fastify.get(docs.changelogUrl as string, {
     ...docs.uiHooks,
     schema: {
-      hide: !docs.includeChangelogUrlInSchema,
+      // Out of every other @fastify/swagger's document (the application's own): the unversioned one shows it again.
+      hide: true,
       deprecated: true,
       summary: 'The changes of every API version (deprecated)',
       description: 'Deprecated: generated from the version changes; maintain and publish your own changelog instead. Still served.',
