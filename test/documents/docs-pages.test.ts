@@ -587,7 +587,7 @@ test("regression: an application's own route at a docs URL (its @fastify/swagger
     app.get(url, async () => 'the application\'s own')
     const prefix = url.startsWith('/api') ? '/api' : ''
     app.register(async (api) => { await api.register(fastifyVersioner, { versions, ...options }) }, { prefix })
-    await t.rejects(app.ready(), {
+    await t.rejects(async () => { await app.ready() }, {
       code: 'FST_VERSIONER_INVALID_OPTION',
       message: `GET ${url} is already a route of the application (its own docs page or document?): give fastifyVersioner's '${option}' option another path, or null to serve none.`
     }, `${url}: names ${option}`)
