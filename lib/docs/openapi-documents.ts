@@ -94,6 +94,8 @@ function describeLifecycle (info: Json, version: Version): void {
 export class OpenApiDocuments {
   private readonly decorators = new Map<string, string>()
   private operationIds: OperationIds | undefined
+  /** The changelog route's URL, when the unversioned document lists it (hidden from every other document). */
+  private changelogAt: string | undefined
   private readonly examples: VersionExamples
   private readonly webhooks: Webhooks
   private readonly engine: MigrationEngine
@@ -113,6 +115,7 @@ export class OpenApiDocuments {
 
   /** Registers one `@fastify/swagger` per document (before any route, so that they see every route). */
   async register (fastify: FastifyInstance): Promise<void> {
+    if (this.docs.changelogUrl !== null && this.docs.includeChangelogUrlInSchema) this.changelogAt = `${fastify.prefix}${this.docs.changelogUrl}`
     // The document keys: every version, newest first, then `unversioned`.
     for (const [index, key] of [...this.options.versions.versionValues, UNVERSIONED].entries()) {
       const decorator = `fastifyVersionerOpenApi${index}`
@@ -148,7 +151,7 @@ export class OpenApiDocuments {
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
     const hidden = { schema: { ...schema, hide: true } }
     const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
-    if (key === UNVERSIONED) return registered === undefined ? {} : hidden
+    if (key === UNVERSIONED) return registered !== undefined ? hidden : url === this.changelogAt ? { schema: { ...schema, hide: false } } : {}
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden
     return { schema: this.schemaFor(registered, behaviour), url }

@@ -12,7 +12,7 @@ import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import { previewsAsked, privateForPreviewChannel, queryErrors, registerPages, versionQueryAccepted, VersionQuery } from './page-routes'
-import { OpenApiVersionNotFoundError } from '../core/errors'
+import { InvalidOptionError, OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
 import type { VersionerState } from '../routes/versioner-state'
@@ -40,6 +40,14 @@ export async function registerDocs (
   }
 ): Promise<OpenApiDocuments | undefined> {
   const { options, docs, webhooks, changelog, engine } = setup
+  // An application adopting the plugin may serve its own docs there already: Fastify's duplicate error names no option.
+  for (const option of ['openapiUrl', 'docsUrl', 'redocUrl', 'changelogUrl'] as const) {
+    const url = docs[option] === null ? null : `${fastify.prefix}${docs[option]}`
+    if (url !== null && fastify.hasRoute({ method: 'GET', url })) {
+      throw new InvalidOptionError(`GET ${url} is already a route of the application (its own docs page or document?): ` +
+        `give fastifyVersioner's '${option}' option another path, or null to serve none.`)
+    }
+  }
   const documents = docs.openapiUrl === null ? undefined : new OpenApiDocuments(state, options, docs, { webhooks, engine })
   // The documents' @fastify/swagger instances must be registered before any route they should see.
   await documents?.register(fastify)
@@ -57,7 +65,8 @@ function registerChangelog (fastify: FastifyInstance, docs: ResolvedDocsOptions,
   fastify.get(docs.changelogUrl as string, {
     ...docs.uiHooks,
     schema: {
-      hide: !docs.includeChangelogUrlInSchema,
+      // Out of every other @fastify/swagger's document (the application's own): the unversioned one shows it again.
+      hide: true,
       deprecated: true,
       summary: 'The changes of every API version (deprecated)',
       description: 'Deprecated: generated from the version changes; maintain and publish your own changelog instead. Still served.',

@@ -16,7 +16,9 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
-import { fileNameOf, refuseUnportableFileNames, servedDocuments, type ChannelOptions } from './export'
+import { fileNameOf, refuseUnportableFileNames, servedDocuments, type ChannelOptions, type ServedDocument } from './export'
+import { METHODS, operationName } from './comparable-documents'
+import { UNVERSIONED } from '../docs/openapi-documents'
 import { change, type DocumentChange } from './document-places'
 import { compareComparable } from './document-comparison'
 import { parseJsonText } from './json-text'
@@ -97,10 +99,48 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
-    compareInto(result, version, saved, now, appAjvSetup(app))
+    const rest = version === UNVERSIONED ? compareMovedIntoDefault(result, saved as Json, served, appAjvSetup(app)) : saved
+    compareInto(result, version, rest, now, appAjvSetup(app))
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   return result
+}
+
+type Json = Record<string, unknown>
+
+/**
+ * An unversioned route moved into `versioned(...)` is still served to requests naming no version, as the default version
+ * (`x-api-version-default`): each saved unversioned operation the app no longer serves unversioned, but serves at the same
+ * path and method in that version's document, is compared with that version's operation (a note says where it went).
+ * Returns the saved unversioned document without them, to compare with the current one as usual.
+ */
+function compareMovedIntoDefault (result: CheckResult, saved: Json, served: Map<string, ServedDocument>, ajv: AppAjvSetup): Json {
+  const document = (name: string): Json | undefined => {
+    const found = served.get(name)
+    return found === undefined ? undefined : JSON.parse(found.body.toString('utf8')) as Json
+  }
+  const unversioned = document(UNVERSIONED)
+  const defaults = [...served.keys()].map((name) => ((document(name)?.info ?? {}) as Json)['x-api-version-default'])
+  const defaultValue = defaults.find((value): value is string => typeof value === 'string')
+  const versioned = defaultValue === undefined ? undefined : document(fileNameOf(defaultValue))
+  if (unversioned === undefined || versioned === undefined) return saved
+  const rest: Json = { ...saved, paths: { ...saved.paths as Json } }
+  for (const [path, item] of Object.entries(saved.paths as Json)) {
+    if (typeof item !== 'object' || item === null) continue
+    for (const [method, operation] of Object.entries(item)) {
+      const there = ((versioned.paths as Json)[path] as Json | undefined)?.[method]
+      if (!METHODS.has(method) || ((unversioned.paths as Json)[path] as Json | undefined)?.[method] !== undefined || there === undefined) continue
+      const { [method]: _moved, ...others } = (rest.paths as Json)[path] as Json
+      ;(rest.paths as Json)[path] = others
+      const name = operationName(path, method)
+      result.notes.push(change(UNVERSIONED, name, '', `moved into the versioned API; requests naming no version are served it as ${defaultValue}`, false))
+      const before = { ...saved, paths: { [path]: { [method]: operation } } }
+      for (const found of compareComparable(UNVERSIONED, before, { ...versioned, info: saved.info, paths: { [path]: { [method]: there } } }, ajv)) {
+        (found.breaking ? result.breaks : result.notes).push(found)
+      }
+    }
+  }
+  return rest
 }
 
 /**

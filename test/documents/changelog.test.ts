@@ -1,8 +1,9 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fastifySwagger from '@fastify/swagger'
 import {
-  defineValidator, endpoint, enumeration, extendSchema, HeadVersion, schema, Version, VersionBundle, withValidators,
+  fastifyVersioner, versioned, defineValidator, endpoint, enumeration, extendSchema, HeadVersion, schema, Version, VersionBundle, withValidators,
   type Changelog, type ChangelogEntryData
 } from '../../plugin'
 import { buildApp } from '../../examples/users/app'
@@ -555,4 +556,21 @@ test('regression: a success status changed twice is "changed" to the status HEAD
   t.strictSame(change('2001-01-01'), [{ name: 'statusCode', status: 'changed', previousValue: 200, newValue: 201 }])
   const created = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2001-01-01' } })
   t.equal(created.statusCode, 201, 'as served')
+})
+
+test("regression: the changelog route stays out of the application's own @fastify/swagger document (adopting the plugin added a deprecated GET /changelog to it)", async (t) => {
+  for (const prefix of ['', '/api']) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifySwagger, { openapi: { info: { title: 'Shop', version: '1.0.0' } } })
+    app.get('/health', async () => ({ ok: true }))
+    await app.register(async (api) => {
+      await api.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+      await api.register(versioned(async (routes) => { routes.get('/orders', async () => []) }))
+    }, { prefix })
+    await app.ready()
+    t.same(Object.keys(app.swagger().paths ?? {}), ['/health', `${prefix}/orders`], `${prefix || 'no prefix'}: the application's document lists its own routes only`)
+    const unversioned = (await app.inject(`${prefix}/openapi.json?version=unversioned`)).json()
+    t.ok(unversioned.paths[`${prefix}/changelog`]?.get?.deprecated, 'the unversioned document still lists it')
+  }
 })

@@ -574,3 +574,29 @@ test('regression: a documentation query its schema refuses (a value given twice,
   t.equal(upgrade.statusCode, 400)
   t.match(upgrade.json<{ message: string }>().message, /^querystring\/from must be string\. Ask for \?from=<version>&to=<newer version> \(add &format=json for the data\), with two of the versions 2002-01-01, 2001-01-01, 2000-01-01 \(newest first\)\.$/)
 })
+
+test("regression: an application's own route at a docs URL (its @fastify/swagger-ui at /docs) fails registration naming the option to change (it was Fastify's bare FST_ERR_DUPLICATED_ROUTE)", async (t) => {
+  const versions = new VersionBundle(new Version('2000-01-01'))
+  const cases: Array<[string, string, Partial<FastifyVersionerOptions>]> = [
+    ['/docs', 'docsUrl', {}], ['/openapi.json', 'openapiUrl', {}], ['/redoc', 'redocUrl', {}], ['/changelog', 'changelogUrl', {}],
+    ['/api/docs', 'docsUrl', {}]
+  ]
+  for (const [url, option, options] of cases) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.get(url, async () => 'the application\'s own')
+    const prefix = url.startsWith('/api') ? '/api' : ''
+    app.register(async (api) => { await api.register(fastifyVersioner, { versions, ...options }) }, { prefix })
+    await t.rejects(async () => { await app.ready() }, {
+      code: 'FST_VERSIONER_INVALID_OPTION',
+      message: `GET ${url} is already a route of the application (its own docs page or document?): give fastifyVersioner's '${option}' option another path, or null to serve none.`
+    }, `${url}: names ${option}`)
+  }
+  const moved = Fastify()
+  t.teardown(() => moved.close())
+  moved.get('/docs', async () => 'the application\'s own')
+  await moved.register(fastifyVersioner, { versions, docsUrl: '/api-docs' })
+  await moved.ready()
+  t.equal((await moved.inject('/docs')).body, 'the application\'s own', 'another docsUrl: both served')
+  t.equal((await moved.inject('/api-docs')).statusCode, 200)
+})

@@ -12,7 +12,7 @@ import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
 import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
-import { Version, VersionBundle } from '../../plugin'
+import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 
 type Json = Record<string, any>
 
@@ -849,6 +849,43 @@ test('checkDocuments compares every saved version with the app: removed versions
     '2001-01-01 GET /users/{id}: response 200 /nickname: removed'
   ], 'a HEAD change without a version change breaks every saved version')
   t.match(broken.breaks[0], { version: '2000-01-01', operation: 'GET /users/{id}', place: 'response 200 /nickname', kind: 'removed', breaking: true })
+})
+
+/** An existing API adopting the plugin: `/v1/orders` unversioned, or moved into `versioned(...)`; `/health` stays outside. */
+async function adoptingApp (t: Teardown, options: { ordersVersioned: boolean, defaultValue?: string, withTotal?: boolean }) {
+  const Order = Type.Object({ id: Type.String(), ...(options.withTotal === false ? {} : { total: Type.Number() }) })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundleOf(['2001-01-01', '2000-01-01']), ...(options.defaultValue === undefined ? {} : { apiVersionDefaultValue: options.defaultValue }) })
+  app.get('/health', async () => ({ ok: true }))
+  const orders = async (api: FastifyInstance): Promise<void> => {
+    api.get('/orders', { schema: { response: { 200: Type.Array(Order) } } }, async () => [])
+  }
+  await app.register(async (v1) => {
+    await v1.register(versioned(async (api) => { api.get('/customers', async () => []) }))
+    await v1.register(options.ordersVersioned ? versioned(orders) : orders)
+  }, { prefix: '/v1' })
+  await app.ready()
+  return app
+}
+
+test('regression: an unversioned route moved into versioned(...) and served to requests naming no version by the default is no "endpoint removed"', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await adoptingApp(t, { ordersVersioned: false, defaultValue: '2000-01-01' }), dir)
+
+  const moved = await checkDocuments(await adoptingApp(t, { ordersVersioned: true, defaultValue: '2000-01-01' }), dir)
+  t.same(moved.breaks.map((change) => change.text), [], 'requests naming no version still get GET /v1/orders, as 2000-01-01')
+  t.ok(moved.notes.some((change) => change.text === 'unversioned GET /v1/orders: moved into the versioned API; requests naming no version are served it as 2000-01-01'),
+    'a note says where it went')
+
+  const changed = await checkDocuments(await adoptingApp(t, { ordersVersioned: true, defaultValue: '2000-01-01', withTotal: false }), dir)
+  t.same(changed.breaks.map((change) => change.text), ['unversioned GET /v1/orders: response 200 /*/total: removed'],
+    'what the default version now answers is compared with what the route answered before')
+
+  const refused = await checkDocuments(await adoptingApp(t, { ordersVersioned: true }), dir)
+  t.same(refused.breaks.map((change) => change.text).filter((line) => line.startsWith('unversioned')), ['unversioned GET /v1/orders: endpoint removed'],
+    'without a default, requests naming no version are refused: a break')
 })
 
 test('checkDocuments says what is wrong with the saved folder', async (t) => {
