@@ -250,15 +250,31 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
 /**
  * A bundle's own version storage, once run, stays in Node's list of storages (which every async operation of the
  * process visits, and which keeps the bundle) until it is disabled: the last application serving the bundle
- * disables it when it closes (a later run enables it again).
+ * disables it when it closes (a later run enables it again), or, when requests of the bundle's versions are still
+ * running then (Fastify's `forceCloseConnections`, `inject`), the last of them once its answer is sent: until then
+ * they read their version. (A request whose answer is never sent, a hijacked one, leaves the storage on.)
  */
 function releaseStorageOnClose (fastify: FastifyInstance, state: VersionerState): void {
   const bundle = state.options.versions
   const internals = bundle[kBundleInternals]
   if (!state.storesVersion || internals.customStorage) return
-  internals.serving.apps++
+  const serving = internals.serving
+  const releaseWhenIdle = (): void => {
+    if (serving.apps === 0 && serving.inFlight === 0) bundle.apiVersionStorage.disable()
+  }
+  serving.apps++
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
+    const stored = requestState(request)
+    if (stored?.inStorage === true) {
+      stored.inStorage = false
+      serving.inFlight--
+      releaseWhenIdle()
+    }
+    done(null, payload)
+  })
   fastify.addHook('onClose', (_instance, done) => {
-    if (--internals.serving.apps === 0) bundle.apiVersionStorage.disable()
+    serving.apps--
+    releaseWhenIdle()
     done()
   })
 }

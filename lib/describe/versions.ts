@@ -35,8 +35,11 @@ interface BundleInternals {
   readonly previewPicks: ReadonlyMap<string, ExactPick>
   /** What `migrateResponseBody(bundle, …)` and `renderWebhook(bundle, …)` keep for the bundle (the migration engine, webhooks), made on first use. */
   readonly standalone: { engine?: object, engines?: object, webhooks?: object }
-  /** How many applications serve the bundle and run its storage: the last to close disables the storage. */
-  readonly serving: { apps: number }
+  /**
+   * How many applications serve the bundle and run its storage, and how many requests run inside it and are not
+   * answered yet: the storage is disabled when both are none, after the last app closed.
+   */
+  readonly serving: { apps: number, inFlight: number }
 }
 
 /**
@@ -262,7 +265,7 @@ export class VersionBundle implements Iterable<Version> {
       released: Object.freeze({ values: this.releasedValues, picks: exactPicksOf(released, valuesAreDates) }),
       previewPicks: exactPicksOf(previews, false),
       standalone: {},
-      serving: { apps: 0 }
+      serving: { apps: 0, inFlight: 0 }
     })
     Object.freeze(this)
   }

@@ -124,7 +124,7 @@ class RequestMigration {
       }
       // `attachValidation`: the handler answers the version's error, about the data the client sent (decision 0104).
       attachValidationError(request, invalid)
-      this.enterVersion(version, done)
+      this.enterVersion(state, version, done)
       return
     }
     const cleaners = plan.cleaners
@@ -199,14 +199,17 @@ class RequestMigration {
 
   private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
     state.migrated = true
-    this.enterVersion(version, done)
+    this.enterVersion(state, version, done)
   }
 
-  private enterVersion (version: string, done: (error?: Error) => void): void {
+  private enterVersion (state: RequestState, version: string, done: (error?: Error) => void): void {
     // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
-    if (this.storesVersion) this.options.versions.apiVersionStorage.run(version, done)
-    else done()
+    if (!this.storesVersion) return done()
+    // Counted until its answer is sent: an app closing meanwhile leaves the storage on for it (../versioner.ts).
+    state.inStorage = true
+    this.options.versions[kBundleInternals].serving.inFlight++
+    this.options.versions.apiVersionStorage.run(version, done)
   }
 }
 

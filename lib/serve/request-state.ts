@@ -41,6 +41,8 @@ export interface RequestState {
   fieldDeprecations: { readonly fields: readonly string[], readonly link: string | undefined } | null
   /** Served a version the request does not name (a custom picker's or a function default's, as an account's pin): private. */
   pinned: boolean
+  /** Runs inside the bundle's version storage, counted until its answer is sent (../versioner.ts keeps the storage till then). */
+  inStorage: boolean
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -52,7 +54,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false, inStorage: false }
   ;(request as WithState)[kRequestState] = state
   return state
 }

@@ -136,3 +136,35 @@ test('work a request starts keeps its version (a fire-and-forget email); shared 
   t.equal(seen.email, false, 'the email the old client\'s request started follows its version')
   t.equal(await refresher, true, 'the shared refresher runs as outside any request')
 })
+
+test('regression: an old-version request still running when its app closes keeps its version (forceCloseConnections), and the storage is let go after it', async (t) => {
+  class UsersGetWelcomeEmail extends VersionChangeWithSideEffects {
+    description = 'Creating a user sends a welcome email.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', UsersGetWelcomeEmail), new Version('2000-01-01'))
+  const emailed: boolean[] = []
+  let started = (): void => {}
+  const running = new Promise<void>((resolve) => { started = resolve })
+  let finished = (): void => {}
+  const done = new Promise<void>((resolve) => { finished = resolve })
+  const app = Fastify({ forceCloseConnections: true })
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => {
+      started()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      emailed.push(UsersGetWelcomeEmail.isApplied)
+      setImmediate(finished)
+      return { ok: true }
+    })
+  }))
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  fetch(`${address}/users`, { method: 'POST', headers: { 'x-api-version': '2000-01-01' } }).catch(() => {})
+  await running
+  await app.close()
+  await done
+  t.same(emailed, [false], 'the request in flight read its own version, not the newest')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(versions.apiVersionStorage.run('2000-01-01', () => UsersGetWelcomeEmail.isApplied), false, 'a later run still works')
+})
