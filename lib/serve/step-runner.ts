@@ -89,8 +89,14 @@ export function failureError (failure: unknown, context: FailureContext): Error 
   return error
 }
 
-/** `value instanceof Error`, false for a value whose prototype cannot be read (a revoked proxy, on which `instanceof` throws). */
-function isError (value: unknown): value is Error {
+/**
+ * `value instanceof Error`, false for a value whose prototype cannot be read (a revoked proxy, on which `instanceof` throws).
+ * @example
+ * ```ts
+ * isError(thrown) ? thrown.message : 'not an Error'
+ * ```
+ */
+export function isError (value: unknown): value is Error {
   try {
     return value instanceof Error
   } catch {
