@@ -274,8 +274,8 @@ test('regression: the 500 of a picker returning or throwing an account record ne
   revoke()
   const failures: Record<string, () => unknown> = {
     returned: () => account,
-    thrown: () => { throw account }, // eslint-disable-line @typescript-eslint/only-throw-error
-    'rejected revoked proxy': async () => { throw proxy } // eslint-disable-line @typescript-eslint/only-throw-error
+    thrown: () => { throw account },
+    'rejected revoked proxy': async () => { throw proxy }
   }
   class AccountRecordPicker extends VersionPicker {
     override pick (request: FastifyRequest): string | undefined | Promise<string | undefined> {
