@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http'
 import { VersionPickerError } from '../core/errors'
 import { describeValue } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
-import { isThenable } from './step-runner'
+import { isError, isThenable } from './step-runner'
 import { LENIENT_ROUTER, resolveVersion, type PickedVersion, type Resolving } from './version-picking'
 import type { ServeOptions } from './serve-options'
 import { requestState, startRequestState, type RequestState } from './request-state'
@@ -106,10 +106,18 @@ function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'p
     : resolveForRequest(request, pickedValue(value), options)
 }
 
+/**
+ * What a picker returned or threw, in the 500's message (which Fastify sends to the client): a primitive as it is, an
+ * object (an array, a proxy) by its kind alone, never its contents (an account record holds secrets).
+ */
+function describePicked (value: unknown): string {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') ? `an ${typeof value}` : describeValue(value)
+}
+
 /** What a picker gave, when it is a version value or `undefined`; anything else throws {@link VersionPickerError}. */
 function pickedValue (value: unknown): string | undefined {
   if (value === undefined || typeof value === 'string') return value
-  throw new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) returned ${describeValue(value)}, which is not ` +
+  throw new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) returned ${describePicked(value)}, which is not ` +
     'a version string or undefined. Return the version as a string, or undefined when the request has none (a 400 asking for one).')
 }
 
@@ -161,8 +169,8 @@ type RawRequest = IncomingMessage & { [kRoutingPick]?: Map<ServeOptions, Routing
 
 /** The error a request answers when its picker threw or rejected with `failure` (an Error as it is). */
 export function pickerFailure (failure: unknown): Error {
-  if (failure instanceof Error) return failure
-  return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) failed with ${describeValue(failure)}, ` +
+  if (isError(failure)) return failure
+  return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) failed with ${describePicked(failure)}, ` +
     'which is not an Error. Throw an Error (with a statusCode to answer something else than 500).', { cause: failure })
 }
 

@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Holder, Occurrence } from '../values/occurrences'
 import { ConverterFailedError } from '../core/errors'
 import { setOwn } from '../core/own-properties'
+import { inspect } from 'node:util'
 
 // The data converters see: a JSON copy of the body (see ../values/json-copy.ts).
 export { copyJson } from '../values/json-copy'
@@ -53,7 +54,7 @@ export interface FailureContext {
  * as Fastify reads it) is in 400–499, such as "kind 'legacy' is no longer supported" (422).
  */
 export function clientErrorOf (thrown: unknown): Error | undefined {
-  if (!(thrown instanceof Error)) return undefined
+  if (!isError(thrown)) return undefined
   const { statusCode, status } = thrown as Error & { statusCode?: unknown, status?: unknown }
   const code = statusCode ?? status
   return typeof code === 'number' && code >= 400 && code <= 499 ? thrown : undefined
@@ -75,10 +76,11 @@ export function failureError (failure: unknown, context: FailureContext): Error 
   if (refusal !== undefined) return refusal
   const converter = failure.step.converter
   const error = new ConverterFailedError(context.version)
+  const isThrownError = isError(thrown)
   // The request's logger carries `apiVersion` already (./request-state.ts).
   context.request.log.error({
-    err: thrown instanceof Error ? thrown : undefined,
-    thrown: thrown instanceof Error ? undefined : describeThrown(thrown),
+    err: isThrownError ? thrown : undefined,
+    thrown: isThrownError ? undefined : describeThrown(thrown),
     route: context.route,
     versionChange: converter.change.name,
     converter: converter.display
@@ -87,13 +89,29 @@ export function failureError (failure: unknown, context: FailureContext): Error 
   return error
 }
 
+/**
+ * `value instanceof Error`, false for a value whose prototype cannot be read (a revoked proxy, on which `instanceof` throws).
+ * @example
+ * ```ts
+ * isError(thrown) ? thrown.message : 'not an Error'
+ * ```
+ */
+export function isError (value: unknown): value is Error {
+  try {
+    return value instanceof Error
+  } catch {
+    return false
+  }
+}
+
 function describeThrown (value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
   if (value === undefined) return 'undefined'
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {
-    return Object.prototype.toString.call(value)
+    // A cycle, a BigInt, a getter or proxy that throws: inspect reads none of them through their traps or getters.
+    return inspect(value, { depth: 2, breakLength: Infinity })
   }
 }
 

@@ -106,7 +106,8 @@ export interface HeadRouteOf {
  * ```
  */
 export function servedRoute (request: FastifyRequest, head: HeadRouteOf): ServedRoute {
-  return { method: head.methods.includes(request.method) ? request.method : head.methods.join(','), url: head.path }
+  const method = request.method === 'HEAD' && !head.methods.includes('HEAD') && head.methods.includes('GET') ? 'GET' : request.method
+  return { method: head.methods.includes(method) ? method : head.methods.join(','), url: head.path }
 }
 
 /** The client of a request, by the `clientId` option (a failing or non-string answer: logged, `undefined`). */

@@ -70,6 +70,21 @@ test('fastify-versioner:served: one event per versioned request, with each field
     'a request failing validation was still served in its version: one event')
 })
 
+test('regression: a HEAD request to a route of several methods GET among them names GET, not the route\'s methods joined', async (t) => {
+  const events: ServedEvent[] = []
+  const listener = (message: unknown): void => { events.push(message as ServedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', listener)
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  const app = await versionedApp(t, bundle(), async (api) => {
+    api.route({ method: ['GET', 'POST'], url: '/items/:id', handler: async () => ({ ok: true }) })
+  }, { prefix: '/api' })
+  for (const method of ['HEAD', 'GET', 'POST'] as const) {
+    const response = await app.inject({ method, url: '/api/items/1', headers: { 'x-api-version': '2001-01-01' } })
+    t.equal(response.statusCode, 200, method)
+  }
+  t.strictSame(events.map((event) => event.route.method), ['GET', 'GET', 'POST'], 'one metric series per method the route has')
+})
+
 test('waterfalled dates: requested is what the client sent, version what served it', async (t) => {
   const { app, events } = await appWithEvents(t)
   const response = await app.inject({ url: '/api/items/1', headers: { 'x-api-version': '2001-06-15' } })

@@ -22,8 +22,26 @@ const FAILURES: Array<[string, () => unknown]> = [
   ['throw undefined', () => { throw undefined }], // eslint-disable-line no-throw-literal
   ['throw a string', () => { throw 'converter broke' }], // eslint-disable-line no-throw-literal
   ['throw an Error', () => { throw new Error('converter broke') }],
-  ['reject with an Error', () => Promise.reject(new Error('converter broke'))]
+  ['reject with an Error', () => Promise.reject(new Error('converter broke'))],
+  // Regression: `instanceof` throws on a revoked proxy: a 500 whose log named no converter, and, from an async response
+  // converter, an unhandled rejection (which ends a Node process) and a request never answered.
+  ['throw a revoked proxy', () => { throw revokedProxy() }],
+  ['reject with a revoked proxy', () => Promise.reject(revokedProxy())],
+  ['throw a circular object', () => { throw circularObject() }]
 ]
+
+/** A proxy whose every operation throws, as one revoked: `Proxy.revocable({}, {})` once `revoke()`d. */
+function revokedProxy (): object {
+  const { proxy, revoke } = Proxy.revocable({}, {})
+  revoke()
+  return proxy
+}
+
+function circularObject (): object {
+  const object: Record<string, unknown> = { reason: 'loop' }
+  object.self = object
+  return object
+}
 
 /** An app whose 2000-01-01 converters (request and response side, for `addresses` renamed to `address`) fail as `side` says. */
 async function failingApp (t: Teardown, side: 'request' | 'response', fail: () => unknown) {
@@ -83,6 +101,21 @@ for (const side of ['request', 'response'] as const) {
     })
   }
 }
+
+test('regression: the log entry says what a converter threw that is not an Error, a cycle, a BigInt or a revoked proxy included', async (t) => {
+  const thrown: Array<[() => unknown, RegExp]> = [
+    [circularObject, /reason: 'loop'.*\[Circular/],
+    [() => 10n, /^10n$/],
+    [revokedProxy, /Revoked Proxy/],
+    [() => 'converter broke', /^"converter broke"$/]
+  ]
+  for (const [value, described] of thrown) {
+    const { app, entries } = await failingApp(t, 'response', () => { throw value() })
+    const failing = await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01'), payload: { address: 'fail' } })
+    t.equal(failing.statusCode, 500)
+    t.match(entries.find((entry) => entry.converter === 'AddressWasSingle.down')?.thrown, described, `described: ${String(described)}`)
+  }
+})
 
 test('a failing converter over real HTTP answers 500 and the connection serves the next request', async (t) => {
   const { app } = await failingApp(t, 'response', () => Promise.reject()) // eslint-disable-line prefer-promise-reject-errors
