@@ -105,12 +105,10 @@ test('a Type.Recursive names its own $id: collectors and place finders follow it
   const found: Occurrence[] = []
   compileCollector(root, known)?.({ body: { tree: nested(3) } }, 'body', found)
   t.equal(found.length, 3, 'a collector (converters, guards) finds them too')
-  // 100,000 levels: an explicit stack (no recursion), constant work per value.
-  const started = process.hrtime.bigint()
+  // 100,000 levels: an explicit stack (a recursive walk overflows the call stack long before), constant work per value
+  // (a walk quadratic in the depth would not end within the test's time-out; no timing is asserted here).
   const deep = find?.({ tree: nested(100_000) }) ?? new Map()
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6
   t.equal(deep.size, 100_000, 'every place, at every depth')
   t.equal([...deep.keys()].pop(), `/tree${'/children/*'.repeat(99_999)}/old`, 'the deepest one')
-  t.ok(elapsed < 5_000, `linear: 100,000 levels in ${Math.round(elapsed)} ms`)
   t.end()
 })
