@@ -14,7 +14,7 @@ const NOT_PLAIN = Symbol('not plain')
  * The copy of `value` when it is plain JSON data: strings, booleans, `null`, finite numbers but `-0`; arrays without
  * holes or other properties; objects of `Object.prototype` (or none) whose every own property is an enumerable data
  * property with a string key. `undefined` for anything else (a `Date`, `NaN`, an `undefined` property, an accessor,
- * an instance of a class…), which only the original tells exactly.
+ * an instance of a class, a proxy that throws…), which only the original tells exactly.
  * @example
  * ```ts
  * plainCopy({ tags: ['a'] }) // { copy: { tags: ['a'] } }
@@ -22,7 +22,13 @@ const NOT_PLAIN = Symbol('not plain')
  * ```
  */
 export function plainCopy (value: unknown): { copy: unknown } | undefined {
-  const copy = copyOf(value, 0)
+  let copy: unknown
+  try {
+    copy = copyOf(value, 0)
+  } catch {
+    // A proxy whose traps throw (or one revoked) is not plain either.
+    return undefined
+  }
   return copy === NOT_PLAIN ? undefined : { copy }
 }
 

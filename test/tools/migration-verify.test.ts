@@ -624,12 +624,14 @@ test('the data a replay keeps of a level is a copy only of plain data, which no 
   t.ok(Object.hasOwn(proto, '__proto__') && Object.getPrototypeOf(proto) === Object.prototype, 'a __proto__ key stays data')
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
+  const revoked = Proxy.revocable({}, {})
+  revoked.revoke()
   const others: Array<[string, unknown]> = [
     ['a Date', { at: new Date(0) }], ['NaN', { n: Number.NaN }], ['-0', { z: -0 }], ['an undefined property', { u: undefined }],
     // eslint-disable-next-line no-sparse-arrays
     ['a hole', [1, , 2]], ['a property of an array', Object.assign([1], { extra: 1 })], ['a symbol key', { [Symbol('s')]: 1 }],
     ['an accessor', Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })], ['a hidden property', Object.defineProperty({}, 'h', { value: 1 })],
-    ['a class instance', new (class Point { x = 1 })()], ['a function', { f: () => 1 }], ['a cycle', cyclic]
+    ['a class instance', new (class Point { x = 1 })()], ['a function', { f: () => 1 }], ['a cycle', cyclic], ['a revoked proxy', { p: revoked.proxy }]
   ]
   for (const [what, value] of others) t.equal(plainCopy(value), undefined, `not copied: ${what}`)
 })
