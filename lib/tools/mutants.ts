@@ -13,7 +13,7 @@ import { copyJson } from '../values/json-copy'
 import {
   MAPPING_SIZE, noteEffects, partOf, partsOf, placeKey, placesOf, restoreParts, snapshotOf, valueOn, writePlace, type EffectPart, type EffectPlace, type Parts, type PlaceEffect
 } from './converter-effects'
-import type { ConverterRun } from './verify-replay'
+import type { ConverterRun } from './converter-tracking'
 
 /** How a mutant changes what its converter does. */
 export type MutantOperator = 'skipped' | 'field dropped' | 'value reverted' | 'string truncated' | 'number rounded' | 'mapping swapped'

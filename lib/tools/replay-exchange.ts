@@ -3,7 +3,7 @@
  * request as the client sent it validated against its version's schemas with the application's validator compiler
  * (defaults and coercion included), cleaned, and converted up to HEAD with the request hook's input object; the HEAD
  * response converted down with the response steps serving picks for its status, its guards, its version's success
- * status and its serializer. The converters run one at a time (./verify-replay.ts `tracked`, through the step runner
+ * status and its serializer. The converters run one at a time (./converter-tracking.ts `tracked`, through the step runner
  * of serving), so that a difference can be traced to the converter that made it.
  * @module
  */
@@ -18,7 +18,7 @@ import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../route
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import type { GenerationStep } from '../describe/versions'
-import { tracked, type ConverterRun } from './verify-replay'
+import { tracked, type ConverterRun } from './converter-tracking'
 import { isRedacted, pointerSegments } from '../values/redaction'
 
 /** The value at a JSON pointer of `data` (`undefined` where there is none). */

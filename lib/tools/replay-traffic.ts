@@ -17,7 +17,7 @@ import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Rep
 import type { RecordedExchange, Traffic } from './traffic-file'
 import { compareRecorded } from './value-difference'
 import { shown } from './value-comparison'
-import type { ConverterRun } from './verify-replay'
+import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
 
 /** One exchange that no longer migrates as it did. */

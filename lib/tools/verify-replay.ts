@@ -11,13 +11,14 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
-import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import { convertersByChange, tracked, type ConverterRun } from './converter-tracking'
+import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
-import type { Check, ValidationIssue } from '../core/strict-validator'
-import { pointerKey, pointerSegment } from '../core/json-schema'
+import type { Check } from '../core/strict-validator'
+import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
 import { unequalItems, type AlikeStrings } from './list-items'
 
@@ -109,47 +110,6 @@ export interface ReplayContext {
   readonly runConverter?: ConverterRun
 }
 
-/** The value at a JSON pointer of `data`. */
-function valueAtPointer (data: unknown, pointer: string): unknown {
-  return valueAt(data, pointer === '' ? [] : pointer.slice(1).split('/').map(pointerKey))
-}
-
-/** A JSON pointer with array indices as `*` (the same mistake shows at one place, whatever the example). */
-function pointerOf (issue: ValidationIssue | undefined): string {
-  if (issue === undefined) return ''
-  const base = (issue.instancePath ?? '').replace(/\/\d+(?=\/|$)/g, '/*')
-  const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
-  return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
-}
-
-/**
- * The fix of a `multipleOf` refusal of a value that is a multiple, but not in floating point (8.77 of 0.01): Ajv,
- * Fastify's too, refuses it whatever the converter, unless the application sets `multipleOfPrecision`.
- */
-function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown): string | undefined {
-  const step = issue?.keyword === 'multipleOf' ? issue.params?.multipleOf : undefined
-  if (typeof step !== 'number' || typeof value !== 'number' || Math.abs(Math.round(value / step) - value / step) > 1e-9) return undefined
-  return `${value} is a multiple of ${step}, but not in floating point, where Ajv checks it: Fastify refuses it too. ` +
-    'Set Fastify({ ajv: { customOptions: { multipleOfPrecision: 9 } } }), or drop multipleOf from the schema.'
-}
-
-/** How a replay runs one converter on its argument: the converter itself, unless a tool wraps it (`mutate`'s mutants). */
-export type ConverterRun = (converter: ConverterDescriptor, info: unknown) => unknown
-
-/**
- * The steps of `steps` that belong to one generation step's version changes, tracking which ran, each run with `run`
- * when given.
- */
-export function tracked (steps: readonly ConverterStep[], step: GenerationStep, ran: string[], run?: ConverterRun): ConverterStep[] {
-  return steps.filter((candidate) => step.changes.includes(candidate.converter.change)).map((planned) => ({
-    ...planned,
-    converter: {
-      ...planned.converter,
-      run: (arg: unknown) => { ran.push(planned.converter.display); return run === undefined ? planned.converter.run(arg) : run(planned.converter, arg) }
-    }
-  }))
-}
-
 /** Where a replay is when it checks data: the generation step just run, the level reached, the converters that ran. */
 type Where = Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>
 
@@ -161,35 +121,77 @@ function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayI
 }
 
 /**
+ * The data of one part at a level a replay reached, for the loss checks: a plain copy (shared by the levels after it
+ * where no converter ran), or, for data no copy tells exactly, what it loses there (checked as it was reached).
+ */
+interface Reached {
+  readonly schema: TSchema
+  readonly data: unknown
+  readonly expected: Expected
+  readonly where: Where
+  /** The strings the data delivers, read once for the levels sharing its copy and schema. */
+  readonly strings: { delivered?: string[] }
+  readonly lost?: Array<[string, ReplayIssue]>
+}
+
+/**
  * The checks of the data a replay reaches at each level: valid for the level's schema, and where each value that
  * must arrive went missing first. A value may be out of sight at a level between (a field HEAD has and the latest
  * version hides) and still arrive: only values missing at the end are reported, at the step after which they
  * were first missing. Data is validated (its strings read) again only after a converter ran (nothing else changes it) or at another schema.
+ * The loss checks run at the end, at the last level first: nothing missing there, the levels between can give no
+ * finding and are not checked (a replay costs a walk of its data per level where a converter ran, not per level).
  */
 class LevelChecks {
-  private readonly firstMissing = new Map<string, ReplayIssue>()
-  private readonly passed = new Map<string, { schema: TSchema, delivered?: string[] }>()
+  private readonly passed = new Map<string, TSchema>()
+  private readonly reached: Reached[] = []
+  private readonly latest = new Map<string, Reached>()
 
   constructor (private readonly context: ReplayContext) {}
 
-  /** The issue when `data` fails `schema`; otherwise the keys of the values it loses (each noted where first lost). */
-  check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | string[] {
-    if (where.converters.length > 0 || this.passed.get(where.part)?.schema !== schema) {
+  /** The issue when `data` fails `schema`; otherwise `data` is kept for the loss checks. */
+  check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | undefined {
+    const changed = where.converters.length > 0
+    if (changed || this.passed.get(where.part) !== schema) {
       const check = this.context.compile(schema)
       if (!check(copyJson(data))) {
-        const issue = check.errors?.[0]
-        const value = valueAtPointer(data, issue?.instancePath ?? '')
-        const fix = floatingMultipleFix(issue, value)
-        return { kind: 'invalid', pointer: pointerOf(issue), message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }), ...where }
+        return { kind: 'invalid', ...invalidData(check.errors?.[0], data), ...where }
       }
-      this.passed.set(where.part, { schema })
+      this.passed.set(where.part, schema)
     }
-    if (expected === undefined) return []
-    const missing: string[] = []
+    if (expected === undefined) return undefined
+    const before = this.latest.get(where.part)
+    const kept = before !== undefined && before.lost === undefined && !changed ? before : undefined
+    const copied = kept === undefined ? plainCopy(data) : { copy: kept.data }
+    const level: Reached = { schema, data: copied?.copy ?? data, expected, where, strings: kept?.schema === schema ? kept.strings : {} }
+    const reached = copied === undefined ? { ...level, lost: this.lost(level) } : level
+    this.reached.push(reached)
+    this.latest.set(where.part, reached)
+    return undefined
+  }
+
+  /** The issue of the first value missing at the last level, at the step after which it was first missing. */
+  lostIssue (): ReplayIssue | undefined {
+    const last = this.reached.at(-1)?.where.reached
+    const missing = this.reached.filter((level) => level.where.reached === last).flatMap((level) => this.lostAt(level).map(([key]) => key))
+    if (missing.length === 0) return undefined
+    const firstMissing = new Map<string, ReplayIssue>()
+    for (const level of this.reached) {
+      for (const [key, issue] of this.lostAt(level)) if (!firstMissing.has(key)) firstMissing.set(key, issue)
+    }
+    return firstMissing.get(missing[0])
+  }
+
+  private lostAt (level: Reached): Array<[string, ReplayIssue]> {
+    return level.lost ?? this.lost(level)
+  }
+
+  /** The values a level's data loses, each with its key and its issue there. */
+  private lost (level: Reached): Array<[string, ReplayIssue]> {
+    const { schema, data, expected, where } = level
+    const missing: Array<[string, ReplayIssue]> = []
     const note = (place: string, issue: Pick<ReplayIssue, 'pointer' | 'message' | 'value' | 'fix'>): void => {
-      const key = `${where.part}\n${place}`
-      missing.push(key)
-      if (!this.firstMissing.has(key)) this.firstMissing.set(key, { kind: 'lost', ...issue, ...where })
+      missing.push([`${where.part}\n${place}`, { kind: 'lost', ...issue, ...where }])
     }
     const followed = expected.followedTo(where.reached)
     for (const { at, value, became } of droppedValues(followed, expected.example, data)) {
@@ -197,7 +199,7 @@ class LevelChecks {
     }
     const alike = expected.alike?.strings ?? []
     if (expected.sentinels.length === 0 && alike.length === 0) return missing
-    const delivered = (this.passed.get(where.part) as { delivered?: string[] }).delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
+    const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
       const taken = where.reached === expected.alike?.to ? new Set(followed.map((value) => pointerOfPath(value.to))) : undefined
@@ -219,11 +221,6 @@ class LevelChecks {
       note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })
     }
     return missing
-  }
-
-  /** The issue of the first value in `missing` (values missing at the end). */
-  issueOf (missing: readonly string[]): ReplayIssue | undefined {
-    return missing.length === 0 ? undefined : this.firstMissing.get(missing[0])
   }
 }
 
@@ -274,7 +271,7 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
   const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context)
-  let missing: string[] = []
+  const byChange = convertersByChange(replay.steps)
   // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
   // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
   // each step takes it one level down.
@@ -282,19 +279,20 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
     const index = status === undefined ? level - 1 - count : count
     const where = { step: index, reached: status === undefined ? index : index + 1 }
     const ran: string[] = []
+    const steps = index >= 1 ? tracked(byChange(context.steps[index]), context.steps[index], ran, context.runConverter) : []
     try {
-      if (index >= 1) info.body = await runStepsToBody(tracked(replay.steps, context.steps[index], ran, context.runConverter), info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
+      if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
       if (status === undefined && clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
       return converterFailed(error, { ...where, converters: [...new Set(ran)] })
     }
-    missing = []
-    replay.trail?.set(where.reached, { body: copyJson(info.body), converters: [...new Set(ran)] })
+    // No converter ran: the body is the one the level before had (the trail's readers only read it).
+    const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
+    replay.trail?.set(where.reached, { body: before === undefined ? copyJson(info.body) : before.body, converters: [...new Set(ran)] })
     for (const part of parts) {
-      const checked = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
-      if (!Array.isArray(checked)) return checked.kind === 'invalid' ? invalidIssue(replay, checked, info.body) : checked
-      missing.push(...checked)
+      const invalid = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
+      if (invalid !== undefined) return invalidIssue(replay, invalid, info.body)
     }
   }
-  return checks.issueOf(missing) ?? { body: info.body }
+  return checks.lostIssue() ?? { body: info.body }
 }

@@ -14,6 +14,7 @@ import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { buildApp } from '../../examples/users/app'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { replayExample } from '../../lib/tools/verify-replay'
+import { plainCopy } from '../../lib/tools/plain-copy'
 import type { Check } from '../../lib/core/strict-validator'
 import type { GenerationStep } from '../../lib/describe/versions'
 import type { ConverterStep } from '../../lib/routes/converter-steps'
@@ -576,4 +577,61 @@ test('a replay validates data again only after a converter ran or at another sch
   validations = 0
   await replay((_, level) => level === 4 ? Renamed : Body, [])
   t.equal(validations, 3, 'validated at the first level, at the other form, and at the first form again')
+})
+
+/** A replay of a HEAD response down `levels` levels, a converter at every one, counting what the replay looks at. */
+async function countedReplay (levels: number, convert: (body: Record<string, unknown>, step: number) => void = () => {}) {
+  const counts = { validations: 0, followed: 0, stepsRead: 0 }
+  const compile = (): Check => Object.assign(() => { counts.validations++; return true }, { errors: null }) as unknown as Check
+  const steps = Array.from({ length: levels }, (_, index) => ({ changes: [{ name: `C${index}`, description: '' }] })) as unknown as GenerationStep[]
+  const converters = steps.slice(1).map((step, index) => ({
+    converter: { display: `${step.changes[0].name}.down`, change: step.changes[0], run: (info: { body: Record<string, unknown> }) => convert(info.body, index + 1) },
+    findOccurrences: undefined,
+    methods: undefined
+  })) as unknown as ConverterStep[]
+  // Every read of a converter step by its index is counted.
+  const read = new Proxy(converters, { get: (target, key, receiver) => { if (typeof key === 'string' && /^\d+$/.test(key)) counts.stepsRead++; return Reflect.get(target, key, receiver) } })
+  const Body = Type.Object({ name: Type.Optional(Type.String()) })
+  const expected = { example: { name: 'Ada' }, sentinels: [{ sentinel: 'Ada', pointer: '/name' }], byWords: false, followedTo: () => { counts.followed++; return [] } }
+  const result = await replayExample({ compile, resolveRef: () => undefined, steps }, {
+    data: { body: { name: 'Ada' } }, required: new Map([['body', expected]]), steps: read, method: 'GET', level: levels, formAt: () => Body, status: 200
+  })
+  return { counts, result }
+}
+
+test('regression: a replay through many versions looks at its data and converter steps per level, not per level and version', async (t) => {
+  const [few, many] = [await countedReplay(6), await countedReplay(96)]
+  t.same([few.result, many.result], [{ body: { name: 'Ada' } }, { body: { name: 'Ada' } }], 'the value arrives')
+  t.same([few.counts.validations, many.counts.validations], [6, 96], 'validated at every level a converter ran at (linear in the levels)')
+  t.same([few.counts.followed, many.counts.followed], [1, 1], 'nothing missing at the end: the values are followed to the last level only')
+  t.ok(many.counts.stepsRead <= 2 * 95, `each converter step read a bounded number of times (${few.counts.stepsRead} reads of 5 steps, ${many.counts.stepsRead} of 95)`)
+})
+
+test('a value lost in place is reported at the step after which it was first missing (the loss checks run at the end, on the data of each level)', async (t) => {
+  // Step 3's converter deletes the name from the very object step 2's converter left: level 3 still had it.
+  const { result, counts } = await countedReplay(6, (body, step) => { if (step === 3) delete body.name })
+  t.match(result, { kind: 'lost', pointer: '/name', step: 3, reached: 4, converters: ['C3.down'] }, 'first missing after C3, not before')
+  t.equal(counts.followed, 7, 'something is missing at the end: every level is looked at (the last twice)')
+  // Data no plain copy tells exactly (a Date) is checked at the level itself.
+  const dated = await countedReplay(6, (body, step) => { if (step === 2) body.at = new Date(0); if (step === 3) delete body.name })
+  t.match(dated.result, { kind: 'lost', pointer: '/name', step: 3, reached: 4 }, 'the same with a Date in the data')
+})
+
+test('the data a replay keeps of a level is a copy only of plain data, which no walk tells from it', async (t) => {
+  const plain = [{ a: 1, b: [1, 'x', null, { c: true }] }, JSON.parse('{"__proto__": {"x": 1}, "y": 2}'), Object.create(null), [], 'x', 0]
+  for (const value of plain) t.same(plainCopy(value), { copy: value }, `copied: ${JSON.stringify(value)}`)
+  const proto = plainCopy(JSON.parse('{"__proto__": {"x": 1}}'))?.copy as object
+  t.ok(Object.hasOwn(proto, '__proto__') && Object.getPrototypeOf(proto) === Object.prototype, 'a __proto__ key stays data')
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  const revoked = Proxy.revocable({}, {})
+  revoked.revoke()
+  const others: Array<[string, unknown]> = [
+    ['a Date', { at: new Date(0) }], ['NaN', { n: Number.NaN }], ['-0', { z: -0 }], ['an undefined property', { u: undefined }],
+    // eslint-disable-next-line no-sparse-arrays
+    ['a hole', [1, , 2]], ['a property of an array', Object.assign([1], { extra: 1 })], ['a symbol key', { [Symbol('s')]: 1 }],
+    ['an accessor', Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })], ['a hidden property', Object.defineProperty({}, 'h', { value: 1 })],
+    ['a class instance', new (class Point { x = 1 })()], ['a function', { f: () => 1 }], ['a cycle', cyclic], ['a revoked proxy', { p: revoked.proxy }]
+  ]
+  for (const [what, value] of others) t.equal(plainCopy(value), undefined, `not copied: ${what}`)
 })

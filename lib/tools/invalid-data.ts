@@ -1,0 +1,46 @@
+/**
+ * What a failed validation of `verify` says of the data (./verify-replay.ts): where it stopped matching, as a JSON
+ * pointer, the message, the value there, and a fix where Ajv's rule, not the converter, refused it.
+ * @module
+ */
+import type { ValidationIssue } from '../core/strict-validator'
+import { pointerKey, pointerSegment } from '../core/json-schema'
+import { valueAt } from './data-flow'
+
+/** The value at a JSON pointer of `data`. */
+function valueAtPointer (data: unknown, pointer: string): unknown {
+  return valueAt(data, pointer === '' ? [] : pointer.slice(1).split('/').map(pointerKey))
+}
+
+/** A JSON pointer with array indices as `*` (the same mistake shows at one place, whatever the example). */
+function pointerOf (issue: ValidationIssue | undefined): string {
+  if (issue === undefined) return ''
+  const base = (issue.instancePath ?? '').replace(/\/\d+(?=\/|$)/g, '/*')
+  const extra = issue.params?.missingProperty ?? issue.params?.additionalProperty
+  return typeof extra === 'string' ? `${base}/${pointerSegment(extra)}` : base
+}
+
+/**
+ * The fix of a `multipleOf` refusal of a value that is a multiple, but not in floating point (8.77 of 0.01): Ajv,
+ * Fastify's too, refuses it whatever the converter, unless the application sets `multipleOfPrecision`.
+ */
+function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown): string | undefined {
+  const step = issue?.keyword === 'multipleOf' ? issue.params?.multipleOf : undefined
+  if (typeof step !== 'number' || typeof value !== 'number' || Math.abs(Math.round(value / step) - value / step) > 1e-9) return undefined
+  return `${value} is a multiple of ${step}, but not in floating point, where Ajv checks it: Fastify refuses it too. ` +
+    'Set Fastify({ ajv: { customOptions: { multipleOfPrecision: 9 } } }), or drop multipleOf from the schema.'
+}
+
+/**
+ * What Ajv's first issue says of `data`: the pointer (array indices as `*`), the message, the value at the issue's
+ * place, and the fix of a `multipleOf` refused only in floating point.
+ * @example
+ * ```ts
+ * invalidData({ instancePath: '/qty', message: 'must be integer' }, { qty: 1.5 }) // { pointer: '/qty', message: 'must be integer', value: 1.5 }
+ * ```
+ */
+export function invalidData (issue: ValidationIssue | undefined, data: unknown): { pointer: string, message: string, value: unknown, fix?: string } {
+  const value = valueAtPointer(data, issue?.instancePath ?? '')
+  const fix = floatingMultipleFix(issue, value)
+  return { pointer: pointerOf(issue), message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }) }
+}
