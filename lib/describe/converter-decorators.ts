@@ -15,6 +15,7 @@ import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
 ;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
@@ -246,6 +247,9 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
   const standard = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, kConverters)
     ? metadata[kConverters] as ConverterEntry[]
     : []
+  if (hasKeyOfAnotherCopy([...Reflect.getOwnMetadataKeys(cls), ...Object.getOwnPropertySymbols(metadata ?? {})], kConverters)) {
+    throw new VersionerStructureError(`Version change '${cls.name}': its converters are decorated with the decorators ${ANOTHER_COPY}.`)
+  }
   const instanceOrder = Object.getOwnPropertyNames(cls.prototype)
   const staticOrder = Object.getOwnPropertyNames(cls)
   const position = (entry: ConverterEntry): number => {

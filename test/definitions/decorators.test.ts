@@ -14,6 +14,7 @@ import { readConverters } from '../../lib/describe/converter-decorators'
 import { kConverters } from '../../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from '../helpers/errors'
 import { changesOf } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 type LooseDecorator = (target: object, key: string) => void
 type LooseFactory = (...args: unknown[]) => LooseDecorator
@@ -338,4 +339,31 @@ test('converters read from a bundle run with this bound to the instance (or the 
   t.equal(read?.converters[0].change, read, 'a converter knows its change')
   t.equal(read?.converters[0].display, 'BoundThis.up')
   t.equal(caught(() => changesOf(bundle, '2001-01-01')?.[0].converters[0].run(requestInfo({}))), undefined)
+})
+
+test('regression: converters decorated by another copy of the package are refused saying so (they read as undecorated helpers)', async (t) => {
+  const other = anotherCopy()
+  class DecoratedByTheOtherCopy extends VersionChange {
+    description = 'Decorated with the other copy\'s decorator.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request: RequestInfo) { request.body.address = 'a' }
+  }
+  ;(other.ConvertRequestToNextVersionFor as unknown as LooseFactory)(UserCreate, { checkUsage: false })(DecoratedByTheOtherCopy.prototype, 'up')
+  const error = throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', DecoratedByTheOtherCopy), new Version('2000-01-01')),
+    /Version change 'DecoratedByTheOtherCopy': its converters are decorated with the decorators of another copy of fastify-versioner/, /npm ls fastify-versioner/)
+  t.notMatch(error.message, /move helpers out of the class/)
+
+  // as standard decorators apply it: the declaration in the class's `Symbol.metadata` object, under the other copy's key
+  class StandardByTheOtherCopy extends VersionChange {
+    description = 'Decorated with the other copy\'s standard decorator.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request: RequestInfo) { request.body.address = 'a' }
+  }
+  const metadata = {}
+  const context = { kind: 'method', name: 'up', static: false, private: false, metadata, addInitializer () {} }
+  ;(other.ConvertRequestToNextVersionFor as unknown as (...args: unknown[]) => (value: unknown, context: unknown) => void)(UserCreate, { checkUsage: false })(
+    StandardByTheOtherCopy.prototype.up, context)
+  Object.defineProperty(StandardByTheOtherCopy, Symbol.metadata, { value: metadata })
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StandardByTheOtherCopy), new Version('2000-01-01')),
+    /Version change 'StandardByTheOtherCopy': its converters are decorated with the decorators of another copy of fastify-versioner/)
 })
