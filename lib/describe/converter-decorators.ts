@@ -158,7 +158,8 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
       checkArity(targetOrValue, where, declaration.direction)
       const metadata = context.metadata as Record<symbol, unknown> | undefined
       if (metadata === undefined) {
-        throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object (Symbol.metadata is missing).`)
+        throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object: the compiler implements standard ` +
+          "decorators without decorator metadata (TypeScript before 5.2, Babel's or SWC's 2022-03 decorators); use TypeScript 5.2 or later, or experimentalDecorators.")
       }
       if (!Object.prototype.hasOwnProperty.call(metadata, kConverters)) metadata[kConverters] = []
       ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })

@@ -367,3 +367,12 @@ test('regression: converters decorated by another copy of the package are refuse
   throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StandardByTheOtherCopy), new Version('2000-01-01')),
     /Version change 'StandardByTheOtherCopy': its converters are decorated with the decorators of another copy of fastify-versioner/)
 })
+
+test('regression: standard decorators without decorator metadata (TypeScript 5.0 and 5.1, Babel\'s 2022-03) are refused naming the compiler and the fix', async (t) => {
+  const method = (request: RequestInfo) => request
+  // as those compilers call a method decorator: a context without `metadata`
+  const context = { kind: 'method', name: 'up', static: false, private: false, addInitializer () {} }
+  const error = throwsStructure(t, () => (ConvertRequestToNextVersionFor as unknown as (...args: unknown[]) => (value: unknown, context: unknown) => void)(UserCreate)(method, context),
+    /Converter 'up': the decorator received no metadata object/, /TypeScript 5\.2/, /experimentalDecorators/)
+  t.notMatch(error.message, /Symbol\.metadata is missing/, 'the plugin provides Symbol.metadata itself: the compiler is what lacks it')
+})
