@@ -124,6 +124,8 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
           `(and an options object last); got ${describeValue(schema)}.`)
       }
     }
+    const twice = schemas.find((schema, index) => schemas.indexOf(schema) !== index)
+    if (twice !== undefined) throw new VersionerStructureError(`${display}: the converter is declared twice for ${describeValue(twice)}: it would run twice on each occurrence.`)
     target = { kind: 'schema', schemas: Object.freeze(schemas as TSchema[]) }
   }
   // By path, a converter applies to one route: there is no usage to check.
@@ -259,5 +261,24 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
     return (entry.isStatic ? 1_000_000 : 0) + (index === -1 ? 999_999 : index)
   }
   // Decorators on one method are applied bottom-up; reversing restores the order they are written in (sort is stable).
-  return [...legacy, ...standard].reverse().sort((a, b) => position(a) - position(b))
+  const entries = [...legacy, ...standard].reverse().sort((a, b) => position(a) - position(b))
+  refuseTwice(entries, cls.name)
+  return entries
+}
+
+/** Throws for a method declared twice in one direction for one schema or route: it would run twice on each occurrence. */
+function refuseTwice (entries: readonly ConverterEntry[], className: string): void {
+  const targets = new Map<string, Set<unknown>>()
+  for (const { direction, isStatic, methodName, target } of entries) {
+    const key = `${direction} ${isStatic ? 'static ' : ''}${String(methodName)}`
+    const seen = targets.get(key) ?? new Set()
+    targets.set(key, seen)
+    for (const one of target.kind === 'schema' ? target.schemas : target.methods.map((method) => `${method} ${target.path}`)) {
+      if (seen.has(one)) {
+        throw new VersionerStructureError(`Converter '${className}.${String(methodName)}' is declared twice for ` +
+          `${typeof one === 'string' ? one : describeValue(one)}: it would run twice on each occurrence.`)
+      }
+      seen.add(one)
+    }
+  }
 }

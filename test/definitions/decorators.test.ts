@@ -376,3 +376,37 @@ test('regression: standard decorators without decorator metadata (TypeScript 5.0
     /Converter 'up': the decorator received no metadata object/, /TypeScript 5\.2/, /experimentalDecorators/)
   t.notMatch(error.message, /Symbol\.metadata is missing/, 'the plugin provides Symbol.metadata itself: the compiler is what lacks it')
 })
+
+test('regression: a converter declared twice for one schema or route is refused (it ran twice on each occurrence)', async (t) => {
+  const twice = /is declared twice for Object \{ address \}: it would run twice on each occurrence/
+  throwsStructure(t, () => requestFor(UserCreate, UserUpdate, UserCreate), twice)
+  // stacked, as a merge keeping both sides leaves it
+  class StackedTwice extends VersionChange {
+    description = 'One converter, two identical decorators.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+    @ConvertRequestToNextVersionFor(UserUpdate, UserCreate, { checkUsage: false })
+    up (request: RequestInfo) { request.body.address = `${String(request.body.address)}!` }
+  }
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StackedTwice), new Version('2000-01-01')),
+    /Converter 'StackedTwice\.up' is declared twice for Object \{ address \}: it would run twice on each occurrence/)
+  class PathTwice extends VersionChange {
+    description = 'One converter, one route twice.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET', 'PUT'])
+    @ConvertResponseToPreviousVersionFor('/users/:id', 'GET')
+    down (response: ResponseInfo) { response.statusCode = 200 }
+  }
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', PathTwice), new Version('2000-01-01')),
+    /Converter 'PathTwice\.down' is declared twice for GET \/users\/:id: it would run twice on each occurrence/)
+  // one method as a request and a response converter, or for two schemas, stays allowed
+  class BothWays extends VersionChange {
+    description = 'Both directions.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+    @ConvertResponseToPreviousVersionFor(UserCreate, { checkUsage: false })
+    @ConvertResponseToPreviousVersionFor(UserResource, { checkUsage: false })
+    both (info: RequestInfo | ResponseInfo) { info.body.address = 'a' }
+  }
+  t.equal(changesOf(new VersionBundle(new Version('2001-01-01', BothWays), new Version('2000-01-01')), '2001-01-01')?.[0].converters.length, 3)
+})
