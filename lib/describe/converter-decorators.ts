@@ -171,7 +171,13 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
     const key = keyOrContext as string | symbol
     const isStatic = typeof target === 'function'
     const owner = (isStatic ? target : target.constructor) as object & { name?: string }
-    checkArity(descriptor?.value ?? target[key], `${owner.name ?? 'anonymous'}.${String(key)}`, declaration.direction)
+    const where = `${owner.name ?? 'anonymous'}.${String(key)}`
+    // Read without calling an accessor (JavaScript by hand passes no descriptor).
+    const own = descriptor ?? Object.getOwnPropertyDescriptor(target, key)
+    if (own?.get !== undefined || own?.set !== undefined) {
+      throw new VersionerStructureError(`Converter decorators apply to methods; '${where}' is a ${own.get !== undefined ? 'getter' : 'setter'}.`)
+    }
+    checkArity(own?.value, where, declaration.direction)
     const list = (Reflect.getOwnMetadata(kConverters, owner) ?? []) as ConverterEntry[]
     Reflect.defineMetadata(kConverters, [...list, { ...declaration, methodName: key, isStatic }], owner)
   }

@@ -410,3 +410,27 @@ test('regression: a converter declared twice for one schema or route is refused 
   }
   t.equal(changesOf(new VersionBundle(new Version('2001-01-01', BothWays), new Version('2000-01-01')), '2001-01-01')?.[0].converters.length, 3)
 })
+
+test('regression: a converter decorator on a getter is refused as under standard decorators (it called the getter on the prototype, and a throw escaped uncoded)', async (t) => {
+  const defineGetterChange = (getter: () => unknown): void => {
+    class GetterConverter extends VersionChange {
+      description = 'A getter.'
+      instructionsToMigrateToPreviousVersion = []
+      // @ts-expect-error a getter is not a converter method
+      @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+      get up () { return getter.call(this) }
+    }
+    t.fail(`accepted ${GetterConverter.name}`)
+  }
+  throwsStructure(t, () => defineGetterChange(() => (request: RequestInfo) => request), /Converter decorators apply to methods; 'GetterConverter\.up' is a getter/)
+  const uncalled = throwsStructure(t, () => defineGetterChange(function (this: { description: string }) { return this.description.length }),
+    /Converter decorators apply to methods; 'GetterConverter\.up' is a getter/)
+  t.notMatch(uncalled.message, /Cannot read properties/)
+  // by hand, as JavaScript applies it
+  class ByHand extends VersionChange {
+    description = 'A getter decorated by hand.'
+    instructionsToMigrateToPreviousVersion = []
+    get up () { throw new Error('called') }
+  }
+  throwsStructure(t, () => requestFor(UserCreate)(ByHand.prototype, 'up'), /Converter decorators apply to methods; 'ByHand\.up' is a getter/)
+})
