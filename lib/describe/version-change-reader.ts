@@ -96,8 +96,8 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   // `this` (a request's value kept for its response) would hand it to another request, so it throws instead.
   Object.freeze(instance)
   const entries = readConverters(cls as VersionChangeClass)
-  // A static converter's `this` is the class, as shared: frozen too.
-  if (entries.some((entry) => entry.isStatic)) Object.freeze(cls)
+  // A static converter's `this` is the class, as shared: it takes no new property (spies may still replace a method).
+  if (entries.some((entry) => entry.isStatic)) Object.preventExtensions(cls)
   const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
   for (const key of Object.getOwnPropertyNames(cls.prototype)) {
     if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key) && !decorated.has(key)) throw strayMember(name, key)

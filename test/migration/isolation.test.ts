@@ -149,6 +149,9 @@ test('regression: a static converter keeping a request\'s value on `this` (the c
     t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
     t.equal(response.statusCode, 500, `client ${client}: the static converter writing on \`this\` is a logged 500`)
   }
+  // the class stays the user's: a spy may still replace and restore a method (decision 0135)
+  const original = StaticTotalInCents.answer
+  t.doesNotThrow(() => { StaticTotalInCents.answer = original })
 })
 
 test('work a request starts keeps its version (a fire-and-forget email); shared work started inside apiVersionStorage.exit() sees none', async (t) => {
