@@ -244,8 +244,8 @@ export function ConvertResponseToPreviousVersionFor (...args: unknown[]): Conver
 
 /**
  * The converters declared on a version change class (by either decorator mode), in declaration order:
- * instance methods in the order the class declares them, then static methods; several decorators on one
- * method in the order they are written.
+ * instance methods in the order the class declares them (symbol-named ones last), then static methods; several
+ * decorators on one method in the order they are written.
  */
 export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
   const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]
@@ -259,11 +259,12 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
   if (hasKeyOfAnotherCopy([...Reflect.getOwnMetadataKeys(cls), ...Object.getOwnPropertySymbols(metadata ?? {})], kConverters)) {
     throw new VersionerStructureError(`Version change '${cls.name}': its converters are decorated with the decorators ${ANOTHER_COPY}.`)
   }
-  const instanceOrder = Object.getOwnPropertyNames(cls.prototype)
-  const staticOrder = Object.getOwnPropertyNames(cls)
+  // As JavaScript lists own keys: symbol-named methods after the others, each kind in the order declared.
+  const instanceOrder = Reflect.ownKeys(cls.prototype)
+  const staticOrder = Reflect.ownKeys(cls)
   const position = (entry: ConverterEntry): number => {
     const order = entry.isStatic ? staticOrder : instanceOrder
-    const index = typeof entry.methodName === 'string' ? order.indexOf(entry.methodName) : -1
+    const index = order.indexOf(entry.methodName)
     return (entry.isStatic ? 1_000_000 : 0) + (index === -1 ? 999_999 : index)
   }
   // Decorators on one method are applied bottom-up; reversing restores the order they are written in (sort is stable).

@@ -434,3 +434,16 @@ test('regression: a converter decorator on a getter is refused as under standard
   }
   throwsStructure(t, () => requestFor(UserCreate)(ByHand.prototype, 'up'), /Converter decorators apply to methods; 'ByHand\.up' is a getter/)
 })
+
+test('regression: converters with symbol names keep their declaration order, after the others as JavaScript lists keys (they ran last declared first)', async (t) => {
+  const first = Symbol('first')
+  const second = Symbol('second')
+  class SymbolNames extends VersionChange {
+    description = 'Symbol-named converters.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate) [first] (request: RequestInfo) { request.body.address = 'first' }
+    @ConvertRequestToNextVersionFor(UserCreate) [second] (request: RequestInfo) { request.body.address = 'second' }
+    @ConvertRequestToNextVersionFor(UserCreate) named (request: RequestInfo) { request.body.address = 'named' }
+  }
+  t.same(readConverters(SymbolNames).map((entry) => entry.methodName), ['named', first, second])
+})
