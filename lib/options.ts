@@ -11,6 +11,7 @@ import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
+import { ANOTHER_COPY, ofAnotherCopy } from './core/other-copies'
 import {
   resolveVersion, VersionPicker, type Resolving, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
@@ -219,7 +220,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   }
   const versions = options.versions
   if (!(versions instanceof VersionBundle)) {
-    throw new InvalidOptionError(`Option 'versions' must be a VersionBundle; got ${describeValue(versions)}.`)
+    throw new InvalidOptionError(`Option 'versions' must be a VersionBundle; got ${ofAnotherCopy(versions, VersionBundle) ? `a VersionBundle ${ANOTHER_COPY}` : describeValue(versions)}.`)
   }
   const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
   const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'month', 'string'], 'date')

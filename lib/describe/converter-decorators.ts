@@ -15,6 +15,7 @@ import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
 ;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
@@ -123,6 +124,8 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
           `(and an options object last); got ${describeValue(schema)}.`)
       }
     }
+    const twice = schemas.find((schema, index) => schemas.indexOf(schema) !== index)
+    if (twice !== undefined) throw new VersionerStructureError(`${display}: the converter is declared twice for ${describeValue(twice)}: it would run twice on each occurrence.`)
     target = { kind: 'schema', schemas: Object.freeze(schemas as TSchema[]) }
   }
   // By path, a converter applies to one route: there is no usage to check.
@@ -157,7 +160,8 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
       checkArity(targetOrValue, where, declaration.direction)
       const metadata = context.metadata as Record<symbol, unknown> | undefined
       if (metadata === undefined) {
-        throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object (Symbol.metadata is missing).`)
+        throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object: the compiler implements standard ` +
+          "decorators without decorator metadata (TypeScript before 5.2, Babel's or SWC's 2022-03 decorators); use TypeScript 5.2 or later, or experimentalDecorators.")
       }
       if (!Object.prototype.hasOwnProperty.call(metadata, kConverters)) metadata[kConverters] = []
       ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })
@@ -167,7 +171,13 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
     const key = keyOrContext as string | symbol
     const isStatic = typeof target === 'function'
     const owner = (isStatic ? target : target.constructor) as object & { name?: string }
-    checkArity(descriptor?.value ?? target[key], `${owner.name ?? 'anonymous'}.${String(key)}`, declaration.direction)
+    const where = `${owner.name ?? 'anonymous'}.${String(key)}`
+    // Read without calling an accessor (JavaScript by hand passes no descriptor).
+    const own = descriptor ?? Object.getOwnPropertyDescriptor(target, key)
+    if (own?.get !== undefined || own?.set !== undefined) {
+      throw new VersionerStructureError(`Converter decorators apply to methods; '${where}' is a ${own.get !== undefined ? 'getter' : 'setter'}.`)
+    }
+    checkArity(own?.value, where, declaration.direction)
     const list = (Reflect.getOwnMetadata(kConverters, owner) ?? []) as ConverterEntry[]
     Reflect.defineMetadata(kConverters, [...list, { ...declaration, methodName: key, isStatic }], owner)
   }
@@ -234,8 +244,8 @@ export function ConvertResponseToPreviousVersionFor (...args: unknown[]): Conver
 
 /**
  * The converters declared on a version change class (by either decorator mode), in declaration order:
- * instance methods in the order the class declares them, then static methods; several decorators on one
- * method in the order they are written.
+ * instance methods in the order the class declares them (symbol-named ones last), then static methods; several
+ * decorators on one method in the order they are written.
  */
 export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
   const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]
@@ -246,13 +256,36 @@ export function readConverters (cls: abstract new () => unknown): ConverterEntry
   const standard = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, kConverters)
     ? metadata[kConverters] as ConverterEntry[]
     : []
-  const instanceOrder = Object.getOwnPropertyNames(cls.prototype)
-  const staticOrder = Object.getOwnPropertyNames(cls)
+  if (hasKeyOfAnotherCopy([...Reflect.getOwnMetadataKeys(cls), ...Object.getOwnPropertySymbols(metadata ?? {})], kConverters)) {
+    throw new VersionerStructureError(`Version change '${cls.name}': its converters are decorated with the decorators ${ANOTHER_COPY}.`)
+  }
+  // As JavaScript lists own keys: symbol-named methods after the others, each kind in the order declared.
+  const instanceOrder = Reflect.ownKeys(cls.prototype)
+  const staticOrder = Reflect.ownKeys(cls)
   const position = (entry: ConverterEntry): number => {
     const order = entry.isStatic ? staticOrder : instanceOrder
-    const index = typeof entry.methodName === 'string' ? order.indexOf(entry.methodName) : -1
+    const index = order.indexOf(entry.methodName)
     return (entry.isStatic ? 1_000_000 : 0) + (index === -1 ? 999_999 : index)
   }
   // Decorators on one method are applied bottom-up; reversing restores the order they are written in (sort is stable).
-  return [...legacy, ...standard].reverse().sort((a, b) => position(a) - position(b))
+  const entries = [...legacy, ...standard].reverse().sort((a, b) => position(a) - position(b))
+  refuseTwice(entries, cls.name)
+  return entries
+}
+
+/** Throws for a method declared twice in one direction for one schema or route: it would run twice on each occurrence. */
+function refuseTwice (entries: readonly ConverterEntry[], className: string): void {
+  const targets = new Map<string, Set<unknown>>()
+  for (const { direction, isStatic, methodName, target } of entries) {
+    const key = `${direction} ${isStatic ? 'static ' : ''}${String(methodName)}`
+    const seen = targets.get(key) ?? new Set()
+    targets.set(key, seen)
+    for (const one of target.kind === 'schema' ? target.schemas : target.methods.map((method) => `${method} ${target.path}`)) {
+      if (seen.has(one)) {
+        throw new VersionerStructureError(`Converter '${className}.${String(methodName)}' is declared twice for ` +
+          `${typeof one === 'string' ? one : describeValue(one)}: it would run twice on each occurrence.`)
+      }
+      seen.add(one)
+    }
+  }
 }

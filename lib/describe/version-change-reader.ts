@@ -8,6 +8,8 @@ import { VersionerStructureError } from '../core/errors'
 import { isInstruction, type Instruction } from './instructions'
 import { describeValue } from '../core/json-schema'
 import { VersionChange, VersionChangeWithSideEffects } from './version-change'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy, ofAnotherCopy } from '../core/other-copies'
+import { kInstruction } from '../core/symbols'
 
 /** A version change class: a concrete subclass of `VersionChange`. */
 export type VersionChangeClass = new () => VersionChange
@@ -52,7 +54,8 @@ function isVersionerError (error: unknown): error is Error & { code: string } {
 export function readVersionChange (cls: unknown, version: string): VersionChangeDescriptor {
   const where = version === 'head' ? 'HeadVersion' : `Version('${version}')`
   if (typeof cls !== 'function' || !(cls.prototype instanceof VersionChange)) {
-    throw new VersionerStructureError(`${where} was given ${describeValue(cls)}, which is not a class extending VersionChange.`)
+    throw new VersionerStructureError(`${where} was given ${describeValue(cls)}, which ` +
+      (ofAnotherCopy(cls, VersionChange) ? `extends VersionChange ${ANOTHER_COPY}.` : 'is not a class extending VersionChange.'))
   }
   const name = cls.name === '' ? '(anonymous version change)' : cls.name
   const parent = Object.getPrototypeOf(cls) as unknown
@@ -84,12 +87,7 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
     throw new VersionerStructureError(`Attribute 'instructionsToMigrateToPreviousVersion' must be an array in '${name}'.`)
   }
   instructions.forEach((instruction, index) => {
-    if (isInstruction(instruction)) return
-    const unfinished = typeof instruction === 'object' && instruction !== null && Object.values(instruction).some((value) => typeof value === 'function')
-    throw new VersionerStructureError(unfinished
-      ? `Instruction ${index} of '${name}' is an unfinished builder: end it with .had(...), .didntHave(...), .existedAs(...), ` +
-        '.didntExist or .existed, as in schema(User).field(\'name\').didntExist.'
-      : `Instruction ${index} of '${name}' (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
+    if (!isInstruction(instruction)) throw notAnInstruction(instruction, `Instruction ${index} of '${name}'`)
   })
   for (const key of Object.keys(instance)) {
     if (!ALLOWED_INSTANCE_KEYS.has(key)) throw strayMember(name, key)
@@ -98,6 +96,8 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   // `this` (a request's value kept for its response) would hand it to another request, so it throws instead.
   Object.freeze(instance)
   const entries = readConverters(cls as VersionChangeClass)
+  // A static converter's `this` is the class, as shared: it takes no new property (spies may still replace a method).
+  if (entries.some((entry) => entry.isStatic)) Object.preventExtensions(cls)
   const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
   for (const key of Object.getOwnPropertyNames(cls.prototype)) {
     if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key) && !decorated.has(key)) throw strayMember(name, key)
@@ -129,6 +129,18 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   }
   Object.freeze(converters)
   return Object.freeze(descriptor)
+}
+
+/** The error for an element of `instructionsToMigrateToPreviousVersion` that is not an instruction (`where` names it). */
+function notAnInstruction (instruction: unknown, where: string): Error {
+  const isObject = typeof instruction === 'object' && instruction !== null
+  if (isObject && hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)) {
+    return new VersionerStructureError(`${where} was made by schema(...), enumeration(...) or endpoint(...) ${ANOTHER_COPY}.`)
+  }
+  return new VersionerStructureError(isObject && Object.values(instruction).some((value) => typeof value === 'function')
+    ? `${where} is an unfinished builder: end it with .had(...), .didntHave(...), .existedAs(...), ` +
+      '.didntExist or .existed, as in schema(User).field(\'name\').didntExist.'
+    : `${where} (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
 }
 
 function strayMember (name: string, key: string): Error {

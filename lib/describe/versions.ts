@@ -10,6 +10,7 @@ import { VersionerStructureError } from '../core/errors'
 import { versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
+import { ANOTHER_COPY, ofAnotherCopy } from '../core/other-copies'
 import { bindVersionChange, type VersionChangeBinding } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 import { HeadVersion, Version, type VersionLifecycle } from './version'
@@ -74,6 +75,8 @@ const RESERVED_VALUES = new Set(['unversioned', 'head'])
 /** The arguments of `new VersionBundle(...)`: the HEAD version, the versions, and the options object. */
 function bundleArguments (items: Array<HeadVersion | Version | VersionBundleOptions>): { head: HeadVersion, versions: Version[], options: VersionBundleOptions } {
   const args = [...items]
+  const foreign = args.find((item) => ofAnotherCopy(item, Version) || ofAnotherCopy(item, HeadVersion))
+  if (foreign !== undefined) throw new VersionerStructureError(`VersionBundle: argument ${args.indexOf(foreign) + 1} is a ${foreign.constructor.name} ${ANOTHER_COPY}.`)
   const last = args[args.length - 1]
   const options: VersionBundleOptions = last !== undefined && !(last instanceof Version) && !(last instanceof HeadVersion)
     ? args.pop() as VersionBundleOptions

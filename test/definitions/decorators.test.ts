@@ -14,6 +14,7 @@ import { readConverters } from '../../lib/describe/converter-decorators'
 import { kConverters } from '../../lib/core/symbols'
 import { caught, throwsCoded, throwsStructure } from '../helpers/errors'
 import { changesOf } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 type LooseDecorator = (target: object, key: string) => void
 type LooseFactory = (...args: unknown[]) => LooseDecorator
@@ -338,4 +339,111 @@ test('converters read from a bundle run with this bound to the instance (or the 
   t.equal(read?.converters[0].change, read, 'a converter knows its change')
   t.equal(read?.converters[0].display, 'BoundThis.up')
   t.equal(caught(() => changesOf(bundle, '2001-01-01')?.[0].converters[0].run(requestInfo({}))), undefined)
+})
+
+test('regression: converters decorated by another copy of the package are refused saying so (they read as undecorated helpers)', async (t) => {
+  const other = anotherCopy()
+  class DecoratedByTheOtherCopy extends VersionChange {
+    description = 'Decorated with the other copy\'s decorator.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request: RequestInfo) { request.body.address = 'a' }
+  }
+  ;(other.ConvertRequestToNextVersionFor as unknown as LooseFactory)(UserCreate, { checkUsage: false })(DecoratedByTheOtherCopy.prototype, 'up')
+  const error = throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', DecoratedByTheOtherCopy), new Version('2000-01-01')),
+    /Version change 'DecoratedByTheOtherCopy': its converters are decorated with the decorators of another copy of fastify-versioner/, /npm ls fastify-versioner/)
+  t.notMatch(error.message, /move helpers out of the class/)
+
+  // as standard decorators apply it: the declaration in the class's `Symbol.metadata` object, under the other copy's key
+  class StandardByTheOtherCopy extends VersionChange {
+    description = 'Decorated with the other copy\'s standard decorator.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request: RequestInfo) { request.body.address = 'a' }
+  }
+  const metadata = {}
+  const context = { kind: 'method', name: 'up', static: false, private: false, metadata, addInitializer () {} }
+  ;(other.ConvertRequestToNextVersionFor as unknown as (...args: unknown[]) => (value: unknown, context: unknown) => void)(UserCreate, { checkUsage: false })(
+    StandardByTheOtherCopy.prototype.up, context)
+  Object.defineProperty(StandardByTheOtherCopy, Symbol.metadata, { value: metadata })
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StandardByTheOtherCopy), new Version('2000-01-01')),
+    /Version change 'StandardByTheOtherCopy': its converters are decorated with the decorators of another copy of fastify-versioner/)
+})
+
+test('regression: standard decorators without decorator metadata (TypeScript 5.0 and 5.1, Babel\'s 2022-03) are refused naming the compiler and the fix', async (t) => {
+  const method = (request: RequestInfo) => request
+  // as those compilers call a method decorator: a context without `metadata`
+  const context = { kind: 'method', name: 'up', static: false, private: false, addInitializer () {} }
+  const error = throwsStructure(t, () => (ConvertRequestToNextVersionFor as unknown as (...args: unknown[]) => (value: unknown, context: unknown) => void)(UserCreate)(method, context),
+    /Converter 'up': the decorator received no metadata object/, /TypeScript 5\.2/, /experimentalDecorators/)
+  t.notMatch(error.message, /Symbol\.metadata is missing/, 'the plugin provides Symbol.metadata itself: the compiler is what lacks it')
+})
+
+test('regression: a converter declared twice for one schema or route is refused (it ran twice on each occurrence)', async (t) => {
+  const twice = /is declared twice for Object \{ address \}: it would run twice on each occurrence/
+  throwsStructure(t, () => requestFor(UserCreate, UserUpdate, UserCreate), twice)
+  // stacked, as a merge keeping both sides leaves it
+  class StackedTwice extends VersionChange {
+    description = 'One converter, two identical decorators.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+    @ConvertRequestToNextVersionFor(UserUpdate, UserCreate, { checkUsage: false })
+    up (request: RequestInfo) { request.body.address = `${String(request.body.address)}!` }
+  }
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StackedTwice), new Version('2000-01-01')),
+    /Converter 'StackedTwice\.up' is declared twice for Object \{ address \}: it would run twice on each occurrence/)
+  class PathTwice extends VersionChange {
+    description = 'One converter, one route twice.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET', 'PUT'])
+    @ConvertResponseToPreviousVersionFor('/users/:id', 'GET')
+    down (response: ResponseInfo) { response.statusCode = 200 }
+  }
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', PathTwice), new Version('2000-01-01')),
+    /Converter 'PathTwice\.down' is declared twice for GET \/users\/:id: it would run twice on each occurrence/)
+  // one method as a request and a response converter, or for two schemas, stays allowed
+  class BothWays extends VersionChange {
+    description = 'Both directions.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+    @ConvertResponseToPreviousVersionFor(UserCreate, { checkUsage: false })
+    @ConvertResponseToPreviousVersionFor(UserResource, { checkUsage: false })
+    both (info: RequestInfo | ResponseInfo) { info.body.address = 'a' }
+  }
+  t.equal(changesOf(new VersionBundle(new Version('2001-01-01', BothWays), new Version('2000-01-01')), '2001-01-01')?.[0].converters.length, 3)
+})
+
+test('regression: a converter decorator on a getter is refused as under standard decorators (it called the getter on the prototype, and a throw escaped uncoded)', async (t) => {
+  const defineGetterChange = (getter: () => unknown): void => {
+    class GetterConverter extends VersionChange {
+      description = 'A getter.'
+      instructionsToMigrateToPreviousVersion = []
+      // @ts-expect-error a getter is not a converter method
+      @ConvertRequestToNextVersionFor(UserCreate, { checkUsage: false })
+      get up () { return getter.call(this) }
+    }
+    t.fail(`accepted ${GetterConverter.name}`)
+  }
+  throwsStructure(t, () => defineGetterChange(() => (request: RequestInfo) => request), /Converter decorators apply to methods; 'GetterConverter\.up' is a getter/)
+  const uncalled = throwsStructure(t, () => defineGetterChange(function (this: { description: string }) { return this.description.length }),
+    /Converter decorators apply to methods; 'GetterConverter\.up' is a getter/)
+  t.notMatch(uncalled.message, /Cannot read properties/)
+  // by hand, as JavaScript applies it
+  class ByHand extends VersionChange {
+    description = 'A getter decorated by hand.'
+    instructionsToMigrateToPreviousVersion = []
+    get up () { throw new Error('called') }
+  }
+  throwsStructure(t, () => requestFor(UserCreate)(ByHand.prototype, 'up'), /Converter decorators apply to methods; 'ByHand\.up' is a getter/)
+})
+
+test('regression: converters with symbol names keep their declaration order, after the others as JavaScript lists keys (they ran last declared first)', async (t) => {
+  const first = Symbol('first')
+  const second = Symbol('second')
+  class SymbolNames extends VersionChange {
+    description = 'Symbol-named converters.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(UserCreate) [first] (request: RequestInfo) { request.body.address = 'first' }
+    @ConvertRequestToNextVersionFor(UserCreate) [second] (request: RequestInfo) { request.body.address = 'second' }
+    @ConvertRequestToNextVersionFor(UserCreate) named (request: RequestInfo) { request.body.address = 'named' }
+  }
+  t.same(readConverters(SymbolNames).map((entry) => entry.methodName), ['named', first, second])
 })

@@ -8,6 +8,7 @@ import {
 } from '../../plugin'
 import { caught, throwsCoded, throwsStructure } from '../helpers/errors'
 import { changeClass, changesOf } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 const asAny = (value: unknown): any => value
 const NOT_BOUND = 'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND'
@@ -406,4 +407,24 @@ test('regression: endpoint(route path).had({ path }) needs a path starting with 
     "endpoint('/users', [GET]).had({ path: 'accounts' }): path must start with '/' like the route path '/users' it replaces; got 'accounts'.")
   t.equal(endpoint('/users', 'GET').had({ path: '/accounts' }).attributes.path, '/accounts')
   t.equal(endpoint('userCreated', 'POST').had({ path: 'accountCreated' }).attributes.path, 'accountCreated', 'a webhook is renamed to a name')
+})
+
+test('regression: a version change or instruction of another copy of the package is refused saying so (it read "not a class extending VersionChange")', async (t) => {
+  const other = anotherCopy()
+  t.not(other.VersionChange, VersionChange, 'a second copy')
+  class FromTheOtherCopy extends other.VersionChange {
+    description = 'Extends the other copy\'s VersionChange.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  throwsStructure(t, () => bundleWith(FromTheOtherCopy),
+    /was given class FromTheOtherCopy, which extends VersionChange of another copy of fastify-versioner/, /npm ls fastify-versioner/)
+  class InstructionOfTheOtherCopy extends VersionChange {
+    description = 'An instruction made by the other copy.'
+    instructionsToMigrateToPreviousVersion = [other.schema(Body).field('age').didntExist]
+  }
+  const error = throwsStructure(t, () => bundleWith(InstructionOfTheOtherCopy),
+    /Instruction 0 of 'InstructionOfTheOtherCopy' was made by schema\(\.\.\.\), enumeration\(\.\.\.\) or endpoint\(\.\.\.\) of another copy of fastify-versioner/)
+  t.notMatch(error.message, /unfinished builder/)
+  // the base classes themselves are still told apart from another copy's
+  throwsStructure(t, () => bundleWith(VersionChange), /was given class VersionChange, which is not a class extending VersionChange\.$/)
 })

@@ -8,6 +8,7 @@ import {
 import { generationSteps } from '../../lib/describe/versions'
 import { caught, throwsStructure } from '../helpers/errors'
 import { changeClass, changesOf } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 const asAny = (value: unknown): any => value
 
@@ -316,4 +317,12 @@ test('named date versions (2024-09-30.acacia): ordered by their date; two versio
     /same date 2024-09-30/, /'2024-09-30\.acacia'/, /'2024-09-30'/)
   throwsStructure(t, () => new VersionBundle(new Version('2024-09-30.acacia'), new Version('2024-09-30.basil')), /same date/)
   t.equal(new VersionBundle(new Version('2024-13-01.acacia'), new Version('v1')).valuesAreDates, false, 'not a real date: not a date version')
+})
+
+test('regression: a Version or HeadVersion of another copy of the package is refused saying so (it read "is not a Version" or as options)', async (t) => {
+  const other = anotherCopy()
+  throwsStructure(t, () => new VersionBundle(asAny(new other.HeadVersion()), new Version('2000-01-01')),
+    /^VersionBundle: argument 1 is a HeadVersion of another copy of fastify-versioner/, /npm ls fastify-versioner/)
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01'), asAny(new other.Version('2000-01-01'))),
+    /^VersionBundle: argument 2 is a Version of another copy of fastify-versioner/)
 })

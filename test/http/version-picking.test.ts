@@ -18,12 +18,14 @@ import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, listen, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
 import { changeClass } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 const echoRoute = versioned(async (api) => {
   api.get('/echo', async (request) => ({ version: request.apiVersion }))
 })
 
 test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say what is accepted', async (t) => {
+  const other = anotherCopy()
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['unknown option', { apiVersionLocaton: 'path' }, /^Unknown option\(s\) apiVersionLocaton\. Known options: versions, apiVersionLocation/],
     ['no versions', { versions: undefined }, /^Option 'versions' must be a VersionBundle; got undefined\.$/],
@@ -49,7 +51,10 @@ test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say wh
     ['picker an instance', { versionPicker: new VersionPicker({ versions: bundleOf(DATES), location: 'header', format: 'date', parameterName: 'x', defaultValue: undefined }) },
       /^Option 'versionPicker' must be VersionPicker or a subclass of it/],
     ['header name with a space', { apiVersionParameterName: 'api version' }, /must be a valid header name; got 'api version'\./],
-    ['empty header name', { apiVersionParameterName: '' }, /must be a valid header name/]
+    ['empty header name', { apiVersionParameterName: '' }, /must be a valid header name/],
+    // regression: a bundle built with another copy of the package read as "must be a VersionBundle; got { headVersion: … }"
+    ['bundle of another copy', { versions: new other.VersionBundle(new other.Version('2000-01-01')) },
+      /^Option 'versions' must be a VersionBundle; got a VersionBundle of another copy of fastify-versioner/]
   ]
   for (const [label, options, message] of cases) {
     const app = Fastify()

@@ -116,6 +116,44 @@ test('regression: a converter keeping a request\'s value on `this` (shared by ev
   }
 })
 
+test('regression: a static converter keeping a request\'s value on `this` (the class, shared by every request) fails loudly as an instance one does', async (t) => {
+  const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
+  const OrderIn = Type.Object({ total: Type.Integer() })
+  class StaticTotalInCents extends VersionChange {
+    description = 'total is in cents.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(OrderIn)
+    static remember (request: RequestInfo) {
+      ;(this as unknown as { client: unknown }).client = request.headers['x-client']
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    static answer (response: ResponseInfo) {
+      response.headers['x-client'] = String((this as unknown as { client: unknown }).client)
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', StaticTotalInCents), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
+      return { id: String(request.headers['x-client']), total: 1 }
+    })
+  }))
+  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
+    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
+  for (const [client, response] of [['a', a], ['b', b]] as const) {
+    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
+    t.equal(response.statusCode, 500, `client ${client}: the static converter writing on \`this\` is a logged 500`)
+  }
+  // the class stays the user's: a spy may still replace and restore a method (decision 0135)
+  const original = StaticTotalInCents.answer
+  t.doesNotThrow(() => { StaticTotalInCents.answer = original })
+})
+
 test('work a request starts keeps its version (a fire-and-forget email); shared work started inside apiVersionStorage.exit() sees none', async (t) => {
   const versions = new VersionBundle(new Version('2001-01-01', SendsWelcomeEmail), new Version('2000-01-01'))
   const seen: Record<string, boolean> = {}

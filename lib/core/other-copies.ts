@@ -1,0 +1,36 @@
+/**
+ * Telling what another copy of this package made (an application gets two copies when a library of it depends on
+ * another version): its classes, brands and metadata keys have our names but are not ours, so our checks refuse
+ * them, and the message must say why.
+ * @module
+ */
+
+/** Ends a message about something another copy made. */
+export const ANOTHER_COPY = 'of another copy of fastify-versioner: the application loads two copies of the package ' +
+  '(`npm ls fastify-versioner` lists them); import every class, decorator and instruction builder from one'
+
+/**
+ * True when `value` (a class, or an instance) is or extends a class named as `ours` that is not it.
+ * @example
+ * ```ts
+ * if (ofAnotherCopy(cls, VersionChange)) message += ` It extends VersionChange ${ANOTHER_COPY}.`
+ * ```
+ */
+export function ofAnotherCopy (value: unknown, ours: abstract new (...args: never[]) => unknown): boolean {
+  let link: unknown = typeof value === 'object' && value !== null ? value.constructor : value
+  for (; typeof link === 'function' && link !== ours; link = Object.getPrototypeOf(link)) {
+    if (link.name === ours.name) return true
+  }
+  return false
+}
+
+/**
+ * True when `keys` hold another copy's key for `ours`: a symbol with its description that is not it.
+ * @example
+ * ```ts
+ * hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)
+ * ```
+ */
+export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): boolean {
+  return keys.some((key) => typeof key === 'symbol' && key !== ours && key.description === ours.description)
+}
