@@ -1,12 +1,12 @@
 // One request never affects another, one application never affects another: state shared between requests, apps and bundles.
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, versioned, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo
+  VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 
 setFlagsFromString('--expose-gc')
@@ -80,9 +80,30 @@ test('two apps serving one bundle: closing one leaves the other\'s requests thei
   t.same((await third.inject({ url: '/effects', headers: { 'x-api-version': '2001-01-01' } })).json(), { applied: true })
 })
 
+const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
+const OrderIn = Type.Object({ total: Type.Integer() })
+
+/** Two clients' old-version requests at once through `change` (whose converters keep a value on `this`): each gets a logged 500, never the other's value. */
+async function twoClientsAtOnce (t: Test, change: VersionChangeClass, what: string): Promise<void> {
+  const versions = new VersionBundle(new Version('2001-01-01', change), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
+      return { id: String(request.headers['x-client']), total: 1 }
+    })
+  }))
+  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
+    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
+  for (const [client, response] of [['a', a], ['b', b]] as const) {
+    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
+    t.equal(response.statusCode, 500, `client ${client}: ${what} writing on \`this\` is a logged 500`)
+  }
+}
+
 test('regression: a converter keeping a request\'s value on `this` (shared by every request) fails loudly instead of answering another client with it', async (t) => {
-  const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
-  const OrderIn = Type.Object({ total: Type.Integer() })
   class TotalInCents extends VersionChange {
     description = 'total is in cents.'
     instructionsToMigrateToPreviousVersion = []
@@ -98,27 +119,10 @@ test('regression: a converter keeping a request\'s value on `this` (shared by ev
       response.headers['x-client'] = String((this as unknown as { client: unknown }).client)
     }
   }
-  const versions = new VersionBundle(new Version('2001-01-01', TotalInCents), new Version('2000-01-01'))
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions })
-  await app.register(versioned(async (api) => {
-    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
-      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
-      return { id: String(request.headers['x-client']), total: 1 }
-    })
-  }))
-  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
-    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
-  for (const [client, response] of [['a', a], ['b', b]] as const) {
-    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
-    t.equal(response.statusCode, 500, `client ${client}: the converter writing on \`this\` is a logged 500`)
-  }
+  await twoClientsAtOnce(t, TotalInCents, 'the converter')
 })
 
 test('regression: a static converter keeping a request\'s value on `this` (the class, shared by every request) fails loudly as an instance one does', async (t) => {
-  const Order = Type.Object({ id: Type.String(), total: Type.Integer() })
-  const OrderIn = Type.Object({ total: Type.Integer() })
   class StaticTotalInCents extends VersionChange {
     description = 'total is in cents.'
     instructionsToMigrateToPreviousVersion = []
@@ -133,22 +137,7 @@ test('regression: a static converter keeping a request\'s value on `this` (the c
       response.headers['x-client'] = String((this as unknown as { client: unknown }).client)
     }
   }
-  const versions = new VersionBundle(new Version('2001-01-01', StaticTotalInCents), new Version('2000-01-01'))
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions })
-  await app.register(versioned(async (api) => {
-    api.post('/orders', { schema: { body: OrderIn, response: { 200: Order } } }, async (request) => {
-      await new Promise((resolve) => setTimeout(resolve, request.headers['x-client'] === 'a' ? 30 : 0))
-      return { id: String(request.headers['x-client']), total: 1 }
-    })
-  }))
-  const [a, b] = await Promise.all(['a', 'b'].map((client) =>
-    app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01', 'x-client': client }, payload: { total: 1 } })))
-  for (const [client, response] of [['a', a], ['b', b]] as const) {
-    t.not(response.headers['x-client'], client === 'a' ? 'b' : 'a', `client ${client} is not given the other client's value`)
-    t.equal(response.statusCode, 500, `client ${client}: the static converter writing on \`this\` is a logged 500`)
-  }
+  await twoClientsAtOnce(t, StaticTotalInCents, 'the static converter')
   // the class stays the user's: a spy may still replace and restore a method (decision 0135)
   const original = StaticTotalInCents.answer
   t.doesNotThrow(() => { StaticTotalInCents.answer = original })
