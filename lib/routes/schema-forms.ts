@@ -199,6 +199,19 @@ export function mediaTypeOf (contentType: unknown): string | undefined {
   return MEDIA_TYPE.test(media) ? media : undefined
 }
 
+const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
+const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
+
+/**
+ * The kind of form a content type announces, if any (its media type, in any case, before any parameter). Two
+ * anchored tests, which allocate nothing: a multipart content type carries a boundary that differs per request,
+ * so a lookup keyed by the content type would not do, and splitting it costs more than the tests.
+ */
+export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
+  if (contentType === undefined) return undefined
+  return URLENCODED.test(contentType) ? 'urlencoded' : MULTIPART.test(contentType) ? 'multipart' : undefined
+}
+
 /**
  * The slot of the schema Fastify serializes a response with: the status key (exact, then `Nxx`, then `default`),
  * then in a `content` map the media type of the reply's `Content-Type`, then the map's wildcard entry. `undefined`

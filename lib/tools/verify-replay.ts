@@ -228,8 +228,8 @@ class LevelChecks {
 export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[] }>
 
 /**
- * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
- * down to a version; what must arrive, by part; the converter steps of the route or webhook.
+ * One example to replay: a request of a version up to HEAD (by part; with `form`, its body is also converters' `form`),
+ * or a HEAD response (`body`) of status `status` down to a version; what must arrive, by part; the converter steps.
  */
 export interface Replay {
   readonly data: Partial<Record<RequestPart, unknown>>
@@ -245,6 +245,7 @@ export interface Replay {
   readonly unexpressed?: (body: unknown, level: number) => Unexpressed | undefined
   /** Filled with the body at each level reached, when given. */
   readonly trail?: Trail
+  readonly form?: boolean
 }
 
 /** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
@@ -266,7 +267,8 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
     queryParams: (data.querystring ?? {}) as Record<string, unknown>,
     headers: { ...(data.headers as Record<string, unknown> | undefined) },
     cookies: {},
-    form: undefined
+    get form (): unknown { return replay.form === true ? this.body : undefined },
+    set form (fields: unknown) { if (replay.form === true && fields !== undefined) this.body = fields }
   }
   const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]

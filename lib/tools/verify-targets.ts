@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
+import { formKind, responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
@@ -182,7 +182,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? new Map()
-    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail }
+    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, form: formKind(body) !== undefined }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {

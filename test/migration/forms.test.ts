@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../../plugin'
+import { verify } from '../../tools'
 import { captureLogs, multipart, v } from '../helpers/request-pipeline'
 
 const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
@@ -335,5 +336,35 @@ test('regression: a multipart JSON field (Content-Type: application/json, parsed
     const part = attachFieldsToBody === true ? { type: 'application/json' } : {}
     t.same(response.json(), { title: 'Holiday', meta: { tags: ['sea'] }, ...part }, 'the handler gets the JSON field\'s value (and type), not "[object Object]"')
     t.same(seen, [{ tags: ['sea'] }], 'the converter sees the parsed value')
+  }
+})
+
+test('regression: verify replays a body declared as a form (content by form media type) with its fields as request.form, as serving gives them', async (t) => {
+  const Signup = Type.Object({ name: Type.String() })
+  class RenameFullName extends VersionChange {
+    description = 'The sign-up form field full_name is called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name' })]
+
+    @ConvertRequestToNextVersionFor(Signup)
+    rename (request: RequestInfo) {
+      const form = request.form as FormFields
+      form.name = form.full_name
+      delete form.full_name
+    }
+  }
+  for (const media of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyFormbody)
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameFullName), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.post('/signups', { schema: { body: { content: { [media]: { schema: Signup } } } } }, async (request) => request.body)
+    }))
+    await app.ready()
+    if (media === 'application/x-www-form-urlencoded') {
+      const response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Ada' })
+      t.same(response.json(), { name: 'Ada' }, 'served, the converter reads request.form')
+    }
+    t.same((await verify(app, { examples: 5 })).map((finding) => finding.text), [], `${media}: no "converter failed" finding for a converter reading request.form`)
   }
 })
