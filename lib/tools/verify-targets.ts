@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { formKind, responseSlot, type SchemaSlots } from '../routes/schema-forms'
+import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
@@ -182,7 +182,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? new Map()
-    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, form: formKind(body) !== undefined }
+    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
@@ -220,14 +220,14 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
   const { behaviour } = at
   const headSchema = responseMapAt(at.head, behaviour.level)[slot]
   const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'
-  const reply = { getHeader: () => media }
   return statusesOf(behaviour.responses, slot).map((status) => {
-    const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, reply) : undefined
+    const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, { getHeader: () => media }) : undefined
     return {
       route: at.route,
       version: behaviour.version,
       level: behaviour.level,
       part: `response ${slot}`,
+      mediaType: media,
       status,
       method: behaviour.state.methods[0],
       steps: behaviour.responseSteps.get(served ?? '') ?? [],
