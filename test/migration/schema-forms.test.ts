@@ -292,6 +292,23 @@ test('a schema the versioner cannot read (a custom object, for a custom validato
   }
 })
 
+test('regression: a content map media type Fastify never matches (capitals, parameters) is a start-up error, not an old client answered in HEAD\'s shape', async (t) => {
+  const s = schemas()
+  for (const [name, route, message] of [
+    ['response', { response: { 200: { content: { 'Application/JSON': { schema: s.User } } } } }, /POST \/users: the response schema of 200 for Application\/JSON is declared for a media type Fastify never matches.*Write 'application\/json'/],
+    ['body', { body: { content: { 'application/json; charset=utf-8': { schema: s.UserCreate } } } }, /POST \/users: the body schema of application\/json; charset=utf-8 is declared for a media type Fastify never matches.*Write 'application\/json'/]
+  ] as const) {
+    const app = await versionedApp(t, bundle(s), async (api) => {
+      api.post('/users', { schema: route as never }, async () => ADA)
+    })
+    await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_ROUTER_GENERATION', message }, name)
+  }
+  const app = await versionedApp(t, bundle(s), async (api) => {
+    api.post('/users', { schema: { body: s.UserCreate, response: { 200: { content: { '*/*': { schema: s.User }, 'application/vnd.api+json': { schema: s.User } } } } } }, async () => ADA)
+  }, { versioner: { partialApp: true } })
+  await t.resolves(async () => { await app.ready() }, 'lower-case media types and the */* wildcard are taken')
+})
+
 test('a fluent schema is versioned from its JSON Schema, as Fastify reads it', async (t) => {
   const s = schemas()
   const fluent = { isFluentSchema: true, valueOf: () => ({ type: 'object', properties: { user: s.User } }) }
