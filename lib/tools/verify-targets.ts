@@ -111,13 +111,13 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
 /**
  * The success response of a route a round trip comes back in, for the body of slot `slot`: one returning the schema
  * the body takes, else the first holding fields of it (at HEAD: a handler storing the body echoes them), not declared
- * by a media type other than JSON.
+ * by a media type other than JSON (`application/json`, or a `+json` one).
  */
 function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
   return roundTripKey(env, head, behaviour, slot) ?? Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
-    isSuccessKey(key) && (!key.includes(' ') || key.endsWith(' application/json')) && sharesFields(body, schema, env.resolveRef))?.[0]
+    isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
 /** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
