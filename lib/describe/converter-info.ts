@@ -23,7 +23,10 @@ export interface FormFile {
   data: Buffer
 }
 
-/** One value of a form field: text, or an uploaded file. */
+/**
+ * One value of a form field: text, or an uploaded file. A value a custom url-encoded parser nests (`a[b]=1` read by
+ * `qs`) or a multipart JSON field (parsed by `@fastify/multipart`) is the object it was parsed into.
+ */
 export type FormValue = string | FormFile
 
 /** The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name. */

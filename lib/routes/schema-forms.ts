@@ -51,8 +51,15 @@ function contentOf (value: unknown): Record<string, unknown> | undefined {
   return isSchemaObject(value.content) ? value.content : {}
 }
 
-/** The schema of a `content` entry, when it has one (one without is Fastify's own error). */
-function entrySchema (entry: unknown, where: string): TSchema | undefined {
+/**
+ * The schema of a `content` entry, when it has one (one without is Fastify's own error). A media type Fastify never
+ * matches (it compares them in lower case, without parameters) is a `RouterGenerationError`: no version would use it.
+ */
+function entrySchema (entry: unknown, where: string, media: string): TSchema | undefined {
+  if (media !== mediaTypeOf(media)) {
+    throw new RouterGenerationError(`${where} is declared for a media type Fastify never matches: it compares ` +
+      `a request's and a reply's media type in lower case, without parameters. Write '${mediaTypeOf(media) ?? media.toLowerCase()}'.`)
+  }
   if (!isSchemaObject(entry) || entry.schema === undefined) return undefined
   return readableSchema(entry.schema, where) as TSchema
 }
@@ -69,7 +76,7 @@ function readBody (given: unknown, display: string): SchemaSlots {
   const schemas: Record<string, TSchema> = {}
   if (content === undefined) schemas[''] = body as TSchema
   for (const [media, entry] of Object.entries(content ?? {})) {
-    const schema = entrySchema(entry, `${display}: the body schema of ${media}`)
+    const schema = entrySchema(entry, `${display}: the body schema of ${media}`, media)
     if (schema !== undefined) schemas[media] = schema
   }
   return { schemas, byStatus: NONE.byStatus, given: body }
@@ -109,7 +116,7 @@ function readResponses (given: unknown, display: string): SchemaSlots {
     }
     const media = new Map<string, string>()
     for (const [type, entry] of Object.entries(content)) {
-      const schema = entrySchema(entry, `${display}: the response schema of ${key} for ${type}`)
+      const schema = entrySchema(entry, `${display}: the response schema of ${key} for ${type}`, type)
       if (schema === undefined) continue
       checkDeprecations(schema, `${display}: the response schema of ${key} for ${type}`)
       media.set(type, `${status} ${type}`)
@@ -197,6 +204,19 @@ export function mediaTypeOf (contentType: unknown): string | undefined {
   const end = contentType.indexOf(';')
   const media = (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase()
   return MEDIA_TYPE.test(media) ? media : undefined
+}
+
+const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
+const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
+
+/**
+ * The kind of form a content type announces, if any (its media type, in any case, before any parameter). Two
+ * anchored tests, which allocate nothing: a multipart content type carries a boundary that differs per request,
+ * so a lookup keyed by the content type would not do, and splitting it costs more than the tests.
+ */
+export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
+  if (contentType === undefined) return undefined
+  return URLENCODED.test(contentType) ? 'urlencoded' : MULTIPART.test(contentType) ? 'multipart' : undefined
 }
 
 /**

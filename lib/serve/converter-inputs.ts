@@ -7,7 +7,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody } from '../describe/converter-info'
 import { setOwn } from '../core/own-properties'
-import { formKind, readForm, writeForm } from './form-fields'
+import { formKind } from '../routes/schema-forms'
+import { readForm, writeForm } from './form-fields'
 
 /** A `RequestInfo` over a Fastify request. */
 export class VersionedRequestInfo implements RequestInfo {

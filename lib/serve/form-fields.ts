@@ -7,19 +7,6 @@
 import type { FormFields, FormFile, FormValue } from '../describe/converter-info'
 import { setOwn } from '../core/own-properties'
 
-const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
-const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
-
-/**
- * The kind of form a content type announces, if any (its media type, in any case, before any parameter). Two
- * anchored tests, which allocate nothing: a multipart content type carries a boundary that differs per request,
- * so a lookup keyed by the content type would not do, and splitting it costs more than the tests.
- */
-export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
-  if (contentType === undefined) return undefined
-  return URLENCODED.test(contentType) ? 'urlencoded' : MULTIPART.test(contentType) ? 'multipart' : undefined
-}
-
 interface MultipartPart {
   type: 'field' | 'file'
   fieldname?: string
@@ -35,16 +22,21 @@ function isPart (value: unknown): value is MultipartPart {
   return typeof value === 'object' && value !== null && ((value as MultipartPart).type === 'field' || (value as MultipartPart).type === 'file')
 }
 
+/** A field's value as text; an object (nested by a custom url-encoded parser, or a multipart JSON field) as it is. */
+function fieldText (value: unknown): FormValue {
+  return typeof value === 'object' && value !== null ? value as FormValue : String(value)
+}
+
 function partToValue (part: unknown): FormValue {
   if (Buffer.isBuffer(part)) return { filename: '', mimetype: 'application/octet-stream', encoding: '7bit', data: part }
-  if (!isPart(part)) return String(part)
-  if (part.type === 'field') return String(part.value)
+  if (!isPart(part)) return fieldText(part)
+  if (part.type === 'field') return fieldText(part.value)
   return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
 }
 
 function isFile (value: FormValue): value is FormFile {
-  // A converter may have set a field to null.
-  return typeof value === 'object' && value !== null
+  // A converter may have set a field to null; an object field (nested, or JSON) holds no file's buffer.
+  return typeof value === 'object' && value !== null && Buffer.isBuffer(value.data)
 }
 
 /** The form fields of a body, or `undefined` when it is not a form. */
@@ -52,14 +44,17 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
   if (kind === undefined || typeof body !== 'object' || body === null) return undefined
   const fields: FormFields = {}
   for (const [name, value] of Object.entries(body)) {
-    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? value.map(String) : String(value))
+    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? value.map(fieldText) : fieldText(value))
     else setOwn(fields, name, Array.isArray(value) ? value.map(partToValue) : partToValue(value))
   }
   return fields
 }
 
 function valueToPart (name: string, value: FormValue, asParts: boolean): unknown {
-  if (!isFile(value)) return asParts ? { type: 'field', fieldname: name, value, mimetype: 'text/plain', encoding: '7bit' } : value
+  if (!isFile(value)) {
+    const mimetype = typeof value === 'object' && value !== null ? 'application/json' : 'text/plain'
+    return asParts ? { type: 'field', fieldname: name, value, mimetype, encoding: '7bit' } : value
+  }
   if (!asParts) return value.data
   const data = value.data
   return {

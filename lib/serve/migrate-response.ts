@@ -106,7 +106,7 @@ function finishText (conversion: Conversion, status: number, key: string | undef
 export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
-  return type === undefined || String(type).includes('json')
+  return type === undefined || /json/i.test(String(type))
 }
 
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */

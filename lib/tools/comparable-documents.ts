@@ -258,3 +258,15 @@ export function itemName (key: string | number): string {
 export function responseName (status: string | number): string {
   return status === PAYLOAD ? 'payload' : `response ${String(status)}`
 }
+
+/**
+ * The media type of a change to a schema under a `content` map as `check` names it: ` (text/csv)` where the map holds
+ * several media types, else nothing (nor for a change outside a media type's schema: `media` undefined).
+ * @example
+ * ```ts
+ * mediaName({ 'application/json': {}, 'text/csv': {} }, 'text/csv') // ' (text/csv)'
+ * ```
+ */
+export function mediaName (content: unknown, media: unknown): string {
+  return media !== undefined && typeof content === 'object' && content !== null && Object.keys(content).length > 1 ? ` (${String(media)})` : ''
+}

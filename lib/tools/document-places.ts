@@ -7,7 +7,7 @@
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
-import { responseName } from './comparable-documents'
+import { mediaName, responseName } from './comparable-documents'
 import { printable } from './terminal-text'
 import { literal } from './type-printer'
 
@@ -256,7 +256,8 @@ export function placeOf (diff: RawDiff, saved: unknown, operationPath: JsonPath)
   const rest = diff.path.slice(operationPath.length)
   const [first, second, third, fourth] = rest
   if (first === 'requestBody') {
-    return { side: 'request', place: 'request body', schemaPath: second === 'content' && fourth === 'schema' ? rest.slice(4) : [], rest }
+    // A change to one media type's schema names it where the saved `content` map holds several.
+    return { side: 'request', place: `request body${mediaName(at(saved, [...operationPath, ...rest.slice(0, 2)]), fourth === 'schema' ? third : undefined)}`, schemaPath: second === 'content' && fourth === 'schema' ? rest.slice(4) : [], rest }
   }
   if (first === 'parameters' && typeof second === 'number') {
     const whole = rest.length === 2 && diff.action !== 'replace'
@@ -268,7 +269,7 @@ export function placeOf (diff: RawDiff, saved: unknown, operationPath: JsonPath)
     if (third === 'headers' && fourth !== undefined) {
       return { side: 'response', place: `${response} header ${String(fourth)}`, schemaPath: rest[4] === 'schema' ? rest.slice(5) : [], rest }
     }
-    return { side: 'response', place: response, schemaPath: third === 'content' && rest[4] === 'schema' ? rest.slice(5) : [], rest }
+    return { side: 'response', place: `${response}${mediaName(at(saved, [...operationPath, ...rest.slice(0, 3)]), rest[4] === 'schema' ? fourth : undefined)}`, schemaPath: third === 'content' && rest[4] === 'schema' ? rest.slice(5) : [], rest }
   }
   return { side: 'operation', place: '', schemaPath: [], rest }
 }

@@ -21,6 +21,7 @@ import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
 import { unequalItems, type AlikeStrings } from './list-items'
+import { replayInfos } from './replay-infos'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -245,6 +246,8 @@ export interface Replay {
   readonly unexpressed?: (body: unknown, level: number) => Unexpressed | undefined
   /** Filled with the body at each level reached, when given. */
   readonly trail?: Trail
+  /** The body's media type: a request's `content` entry (a form's body is also converters' `form`), a response's. */
+  readonly mediaType?: string
 }
 
 /** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
@@ -261,14 +264,7 @@ function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): Repla
 export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
   const { data, level, status } = replay
   const parts = Object.keys(data) as RequestPart[]
-  const request = {
-    body: data.body,
-    queryParams: (data.querystring ?? {}) as Record<string, unknown>,
-    headers: { ...(data.headers as Record<string, unknown> | undefined) },
-    cookies: {},
-    form: undefined
-  }
-  const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers: {}, raw: data.body, setCookie () {}, deleteCookie () {} }
+  const { request, info } = replayInfos(data, status, replay.mediaType)
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context)
   const byChange = convertersByChange(replay.steps)

@@ -111,13 +111,13 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
 /**
  * The success response of a route a round trip comes back in, for the body of slot `slot`: one returning the schema
  * the body takes, else the first holding fields of it (at HEAD: a handler storing the body echoes them), not declared
- * by a media type other than JSON.
+ * by a media type other than JSON (`application/json`, or a `+json` one).
  */
 function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
   return roundTripKey(env, head, behaviour, slot) ?? Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
-    isSuccessKey(key) && (!key.includes(' ') || key.endsWith(' application/json')) && sharesFields(body, schema, env.resolveRef))?.[0]
+    isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
 /** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
@@ -182,7 +182,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? new Map()
-    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail }
+    const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
@@ -220,14 +220,14 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
   const { behaviour } = at
   const headSchema = responseMapAt(at.head, behaviour.level)[slot]
   const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'
-  const reply = { getHeader: () => media }
   return statusesOf(behaviour.responses, slot).map((status) => {
-    const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, reply) : undefined
+    const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, { getHeader: () => media }) : undefined
     return {
       route: at.route,
       version: behaviour.version,
       level: behaviour.level,
       part: `response ${slot}`,
+      mediaType: media,
       status,
       method: behaviour.state.methods[0],
       steps: behaviour.responseSteps.get(served ?? '') ?? [],

@@ -30,7 +30,7 @@ export function captureLogs (): { stream: Writable, entries: LogEntry[] } {
 
 /** A field or a file of a multipart body. */
 export type MultipartPart =
-  | { name: string, value: string }
+  | { name: string, value: string, contentType?: string }
   | { name: string, filename: string, contentType: string, data: Buffer | string }
 
 /** A `multipart/form-data` payload and its content type, for `app.inject()`. */
@@ -44,7 +44,8 @@ export function multipart (parts: readonly MultipartPart[]): { payload: Buffer, 
         `Content-Type: ${part.contentType}\r\n\r\n`))
       chunks.push(Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data))
     } else {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}`))
+      const type = part.contentType === undefined ? '' : `Content-Type: ${part.contentType}\r\n`
+      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${part.name}"\r\n${type}\r\n${part.value}`))
     }
     chunks.push(Buffer.from('\r\n'))
   }

@@ -549,3 +549,27 @@ test('regression: an error an onRequest or preParsing hook answers with reply.co
   t.equal(unknown.headers.vary, 'x-api-version')
   t.equal((await call(app, '2000-01-01', '/things', { headers: { authorization: 'ok' } })).statusCode, 200)
 })
+
+test('regression: an error body sent as JSON under an upper-case media type (Application/Problem+JSON) reaches error converters parsed, as a lower-case one does', async (t) => {
+  class ProblemHadCode extends VersionChange {
+    description = 'Problems carried a code.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things', ['GET'], { migrateHttpErrors: true })
+    addCode (response: ResponseInfo) {
+      if (response.statusCode === 404) response.body.code = 'NOT_FOUND'
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', ProblemHadCode), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/things', { schema: { querystring: Type.Object({ type: Type.String() }) } }, async (request, reply) =>
+      reply.code(404).type((request.query as { type: string }).type).send({ title: 'Not found' }))
+  }))
+  for (const type of ['application/problem+json', 'Application/Problem+JSON; charset=utf-8', 'APPLICATION/JSON']) {
+    const response = await app.inject({ url: `/things?type=${encodeURIComponent(type)}`, headers: v('2000-01-01') })
+    t.equal(response.statusCode, 404)
+    t.same(response.json(), { title: 'Not found', code: 'NOT_FOUND' }, type)
+  }
+})

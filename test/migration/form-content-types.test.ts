@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import fc from 'fast-check'
-import { formKind } from '../../lib/serve/form-fields'
+import { formKind } from '../../lib/routes/schema-forms'
 
 /**
  * Converters see form bodies as `RequestInfo.form` when the content type announces a form: its media type (in

@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../../plugin'
+import { verify } from '../../tools'
 import { captureLogs, multipart, v } from '../helpers/request-pipeline'
 
 const URLENCODED = { 'content-type': 'application/x-www-form-urlencoded' }
@@ -254,4 +255,116 @@ test('regression: a form field a converter sets to null is written back as null'
   const response = await app.inject({ method: 'POST', url: '/profiles', headers: v('2000-01-01', URLENCODED), payload: 'bio=' })
   t.equal(response.statusCode, 200, 'a null field is not taken for a file')
   t.same(response.json(), { bio: null })
+})
+
+test('regression: a nested url-encoded field (a custom parser such as qs reads a[b]=1) reaches converters and HEAD as the object it was', async (t) => {
+  const Address = Type.Object({ city: Type.String() })
+  const Order = Type.Object({ name: Type.String(), qty: Type.Integer(), address: Address, items: Type.Array(Address) })
+  const seen: unknown[] = []
+  class RenameName extends VersionChange {
+    description = 'The order field title is called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('name').had({ name: 'title' })]
+
+    @ConvertRequestToNextVersionFor(Order)
+    rename (request: RequestInfo) {
+      seen.push(structuredClone(request.form))
+      request.body.name = request.body.title
+      delete request.body.title
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  // A small `qs`-like parser: `a[b]=1` is `{ a: { b: '1' } }`, `a[0][b]=1` is `{ a: [{ b: '1' }] }`.
+  await app.register(fastifyFormbody, {
+    parser: (text: string) => {
+      const out: Record<string, any> = {}
+      for (const [key, value] of new URLSearchParams(text)) {
+        const [name, ...path] = key.split(/[[\]]+/).filter((segment) => segment !== '')
+        let at: Record<string, any> = out
+        let step = name
+        for (const segment of path) {
+          at[step] ??= /^\d+$/.test(segment) ? [] : {}
+          at = at[step]
+          step = segment
+        }
+        at[step] = value
+      }
+      return out
+    }
+  })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: Order } }, async (request) => request.body)
+  }))
+  const payload = 'title=Tea&qty=2&address[city]=Paris&items[0][city]=Lyon&items[1][city]=Nice'
+  const response = await app.inject({ method: 'POST', url: '/orders', headers: v('2000-01-01', URLENCODED), payload })
+  t.equal(response.statusCode, 200, 'not the 500 of a body turned into "[object Object]"')
+  t.same(response.json(), { name: 'Tea', qty: 2, address: { city: 'Paris' }, items: [{ city: 'Lyon' }, { city: 'Nice' }] })
+  t.same(seen, [{ title: 'Tea', qty: '2', address: { city: 'Paris' }, items: [{ city: 'Lyon' }, { city: 'Nice' }] }],
+    'the converter sees the nested fields as the parser gave them')
+})
+
+test('regression: a multipart JSON field (Content-Type: application/json, parsed by @fastify/multipart) stays its value through converters', async (t) => {
+  const seen: unknown[] = []
+  class RenameCaption extends VersionChange {
+    description = 'The caption field is called title.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/uploads', ['POST'])
+    rename (request: RequestInfo) {
+      const form = request.form as FormFields
+      seen.push(form.meta)
+      form.title = form.caption
+      delete form.caption
+    }
+  }
+  for (const attachFieldsToBody of [true, 'keyValues'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyMultipart, { attachFieldsToBody })
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameCaption), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.post('/uploads', async (request) => {
+        const body = request.body as Record<string, any>
+        return attachFieldsToBody === true ? { title: body.title.value, meta: body.meta.value, type: body.meta.mimetype } : body
+      })
+    }))
+    seen.length = 0
+    const form = multipart([{ name: 'caption', value: 'Holiday' }, { name: 'meta', value: '{"tags":["sea"]}', contentType: 'application/json' }])
+    const response = await app.inject({ method: 'POST', url: '/uploads', headers: v('2000-01-01', form.headers), payload: form.payload })
+    t.equal(response.statusCode, 200, `attachFieldsToBody: ${String(attachFieldsToBody)}`)
+    const part = attachFieldsToBody === true ? { type: 'application/json' } : {}
+    t.same(response.json(), { title: 'Holiday', meta: { tags: ['sea'] }, ...part }, 'the handler gets the JSON field\'s value (and type), not "[object Object]"')
+    t.same(seen, [{ tags: ['sea'] }], 'the converter sees the parsed value')
+  }
+})
+
+test('regression: verify replays a body declared as a form (content by form media type) with its fields as request.form, as serving gives them', async (t) => {
+  const Signup = Type.Object({ name: Type.String() })
+  class RenameFullName extends VersionChange {
+    description = 'The sign-up form field full_name is called name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name' })]
+
+    @ConvertRequestToNextVersionFor(Signup)
+    rename (request: RequestInfo) {
+      const form = request.form as FormFields
+      form.name = form.full_name
+      delete form.full_name
+    }
+  }
+  for (const media of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyFormbody)
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameFullName), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.post('/signups', { schema: { body: { content: { [media]: { schema: Signup } } } } }, async (request) => request.body)
+    }))
+    await app.ready()
+    if (media === 'application/x-www-form-urlencoded') {
+      const response = await app.inject({ method: 'POST', url: '/signups', headers: v('2000-01-01', URLENCODED), payload: 'full_name=Ada' })
+      t.same(response.json(), { name: 'Ada' }, 'served, the converter reads request.form')
+    }
+    t.same((await verify(app, { examples: 5 })).map((finding) => finding.text), [], `${media}: no "converter failed" finding for a converter reading request.form`)
+  }
 })

@@ -3,15 +3,15 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import formbody from '@fastify/formbody'
+import Fastify, { type FastifyInstance } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
+  VersionChange, versioned, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { verify } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import { assertDocumentsValid, documentOf } from '../helpers/openapi-documents'
-import type { FastifyInstance } from 'fastify'
 
 const OLD = '2000-01-01'
 const NEW = '2001-01-01'
@@ -292,6 +292,23 @@ test('a schema the versioner cannot read (a custom object, for a custom validato
   }
 })
 
+test('regression: a content map media type Fastify never matches (capitals, parameters) is a start-up error, not an old client answered in HEAD\'s shape', async (t) => {
+  const s = schemas()
+  for (const [name, route, message] of [
+    ['response', { response: { 200: { content: { 'Application/JSON': { schema: s.User } } } } }, /POST \/users: the response schema of 200 for Application\/JSON is declared for a media type Fastify never matches.*Write 'application\/json'/],
+    ['body', { body: { content: { 'application/json; charset=utf-8': { schema: s.UserCreate } } } }, /POST \/users: the body schema of application\/json; charset=utf-8 is declared for a media type Fastify never matches.*Write 'application\/json'/]
+  ] as const) {
+    const app = await versionedApp(t, bundle(s), async (api) => {
+      api.post('/users', { schema: route as never }, async () => ADA)
+    })
+    await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_ROUTER_GENERATION', message }, name)
+  }
+  const app = await versionedApp(t, bundle(s), async (api) => {
+    api.post('/users', { schema: { body: s.UserCreate, response: { 200: { content: { '*/*': { schema: s.User }, 'application/vnd.api+json': { schema: s.User } } } } } }, async () => ADA)
+  }, { versioner: { partialApp: true } })
+  await t.resolves(async () => { await app.ready() }, 'lower-case media types and the */* wildcard are taken')
+})
+
 test('a fluent schema is versioned from its JSON Schema, as Fastify reads it', async (t) => {
   const s = schemas()
   const fluent = { isFluentSchema: true, valueOf: () => ({ type: 'object', properties: { user: s.User } }) }
@@ -300,4 +317,34 @@ test('a fluent schema is versioned from its JSON Schema, as Fastify reads it', a
   }, { versioner: { partialApp: true } })
   t.same(jsonOf(await call(app, OLD, '/fluent')), { user: { id: 'u1', name: 'Ada Lovelace' } })
   t.same(jsonOf(await call(app, NEW, '/fluent')), { user: ADA })
+})
+
+test('regression: verify gives a response converter the media type of the content map entry it replays, as serving does (response.headers[\'content-type\'])', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'CsvUser' })
+  class NameWasTitle extends VersionChange {
+    description = 'A user\'s title is now its name, in JSON and in CSV.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'])
+    titleDown (response: ResponseInfo) {
+      if (String(response.headers['content-type']).startsWith('text/csv')) {
+        response.body = String(response.body).replace(/^id,name/, 'id,title') as never
+        return
+      }
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(NEW, NameWasTitle), new Version(OLD)) })
+  await app.register(versioned(async (api) => {
+    const content = { 'application/json': { schema: User }, 'text/csv': { schema: Type.String() } }
+    api.get('/users/:id', { schema: { response: { 200: { content } } } }, async (request, reply) =>
+      String(request.headers.accept).includes('csv') ? reply.type('text/csv').send('id,name\n1,Ada\n') : { id: '1', name: 'Ada' })
+  }))
+  await app.ready()
+  const csv = await app.inject({ url: '/users/1', headers: { 'x-api-version': OLD, accept: 'text/csv' } })
+  t.equal(csv.body, 'id,title\n1,Ada\n', 'served, the converter reads the media type')
+  t.same((await verify(app, { examples: 5 })).map((finding) => finding.text), [], 'no "converter failed" for the text/csv entry replayed as JSON')
 })

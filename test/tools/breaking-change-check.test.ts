@@ -277,6 +277,26 @@ test('regression: a union of one-member enums (how documents write literals unde
   t.same(lines(replaced, false), ["2000-01-01 POST /users: request body /role: enum member 'owner' added"], 'and one added')
 })
 
+test('regression: a change to one media type of a content map holding several names that media type', async (t) => {
+  const user = (required: string[]): Json => ({ type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required })
+  const withMedia = (vnd: Json, body: Json): Json => {
+    const document = baseDocument()
+    const get = document.paths['/users/{userId}'].get
+    get.responses[200].content = { 'application/json': { schema: user(['id', 'name']) }, 'application/vnd.api+json': { schema: vnd } }
+    document.paths['/users'].post.requestBody.content = { 'application/json': { schema: user(['id']) }, 'application/x-www-form-urlencoded': { schema: body } }
+    return document
+  }
+  const changes = compareDocuments('2000-01-01', withMedia(user(['id', 'name']), user(['id'])), withMedia(user(['id']), user(['id', 'name'])))
+  t.same(lines(changes, true).sort(), [
+    '2000-01-01 GET /users/{userId}: response 200 (application/vnd.api+json) /name: became optional',
+    '2000-01-01 POST /users: request body (application/x-www-form-urlencoded) /name: became required'
+  ], 'not "response 200 /name", which application/json does not change')
+  const current = baseDocument()
+  current.components.schemas.UserCreateRequest.required.push('nickname')
+  t.same(lines(compareDocuments('2000-01-01', baseDocument(), current), true), ['2000-01-01 POST /users: request body /nickname: became required'],
+    'a content map of one media type is not named')
+})
+
 test('webhook payloads are compared as responses, per webhook (check used to ignore webhooks)', async (t) => {
   const invoice = (d: Json): Json => d.components.schemas.Invoice
   const cases: Array<[string, (document: Json) => void, string[], string[]]> = [

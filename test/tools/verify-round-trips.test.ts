@@ -42,6 +42,29 @@ test('an amount moved to cents on the way up and never back is found on the crea
   t.match(findings[0].fix, /^Make the request and response converters of AmountsInCents \(AmountsInCents\.toCents\) inverse/)
 })
 
+test('regression: a round trip is verified through a response declared under a JSON media type with a +json suffix, as under application/json', async (t) => {
+  const TransferCreate = Type.Object({ amount: Type.Integer({ minimum: 1 }), reference: Type.String() }, { $id: 'TransferCreate' })
+  const Transfer = Type.Object({ id: Type.String(), amount: Type.Integer(), reference: Type.String() }, { $id: 'Transfer' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents (they were decimals).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(TransferCreate).field('amount').had({ type: Type.Number({ minimum: 0.01 }) }),
+      schema(Transfer).field('amount').had({ type: Type.Number() })
+    ]
+
+    @ConvertRequestToNextVersionFor(TransferCreate)
+    toCents (request: RequestInfo) {
+      request.body.amount = Math.round((request.body.amount as number) * 100)
+    }
+  }
+  for (const media of ['application/json', 'application/vnd.api+json']) {
+    const app = await appWith(t, AmountsInCents, (api) => {
+      api.post('/transfers', { schema: { body: TransferCreate, response: { 201: { content: { [media]: { schema: Transfer } } } } } }, async () => { throw new Error('not served in verify') })
+    })
+    t.same(summary(await verify(app, { examples: 1 })), [`POST /transfers 2000-01-01 response round trip response 201 ${media}/amount after AmountsInCents (2001-01-01) by AmountsInCents.toCents`], media)
+  }
+})
+
 test('two fields put in each other\'s place by a response converter are found, through renames on both sides', async (t) => {
   const IssueCreate = Type.Object({ title: Type.String({ minLength: 1 }), body: Type.Optional(Type.String()) }, { $id: 'IssueCreate' })
   const Issue = Type.Object({ id: Type.String(), number: Type.Integer(), title: Type.String(), body: Type.Optional(Type.String()) }, { $id: 'Issue' })
