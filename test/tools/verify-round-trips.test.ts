@@ -5,21 +5,18 @@
 // each other's place, is found. Server-generated fields, fields the old response lacks, absent optional fields,
 // defaults, and fields the old version takes as one type and answers as another are not compared.
 import { test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
 
-test('an amount moved to cents on the way up and never back is found on the create route, whose response is another schema', async (t) => {
-  const TransferCreate = Type.Object({ amount: Type.Integer({ minimum: 1, description: 'In cents.' }), reference: Type.String() }, { $id: 'TransferCreate' })
-  const Transfer = Type.Object({
-    id: Type.String({ format: 'uuid' }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('sent')]),
-    amount: Type.Integer({ description: 'In cents.' }),
-    reference: Type.String()
-  }, { $id: 'Transfer' })
+/**
+ * A change moving amounts to integer cents whose response converter back to decimals is forgotten: an old client
+ * sending 19.99 reads 1999 (a new class for each app: a change belongs to one bundle).
+ */
+function amountsInCents (TransferCreate: TSchema, Transfer: TSchema): VersionChangeClass {
   class AmountsInCents extends VersionChange {
     description = 'Amounts are integer cents (they were decimals).'
     instructionsToMigrateToPreviousVersion = [
@@ -31,8 +28,19 @@ test('an amount moved to cents on the way up and never back is found on the crea
     toCents (request: RequestInfo) {
       request.body.amount = Math.round((request.body.amount as number) * 100)
     }
-    // The response converter back to decimals is forgotten: an old client sending 19.99 reads 1999.
   }
+  return AmountsInCents
+}
+
+test('an amount moved to cents on the way up and never back is found on the create route, whose response is another schema', async (t) => {
+  const TransferCreate = Type.Object({ amount: Type.Integer({ minimum: 1, description: 'In cents.' }), reference: Type.String() }, { $id: 'TransferCreate' })
+  const Transfer = Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('sent')]),
+    amount: Type.Integer({ description: 'In cents.' }),
+    reference: Type.String()
+  }, { $id: 'Transfer' })
+  const AmountsInCents = amountsInCents(TransferCreate, Transfer)
   const app = await appWith(t, AmountsInCents, (api) => {
     api.post('/transfers', { schema: { body: TransferCreate, response: { 201: Transfer } } }, async () => { throw new Error('not served in verify') })
   })
@@ -45,18 +53,7 @@ test('an amount moved to cents on the way up and never back is found on the crea
 test('regression: a round trip is verified through a response declared under a JSON media type with a +json suffix, as under application/json', async (t) => {
   const TransferCreate = Type.Object({ amount: Type.Integer({ minimum: 1 }), reference: Type.String() }, { $id: 'TransferCreate' })
   const Transfer = Type.Object({ id: Type.String(), amount: Type.Integer(), reference: Type.String() }, { $id: 'Transfer' })
-  class AmountsInCents extends VersionChange {
-    description = 'Amounts are integer cents (they were decimals).'
-    instructionsToMigrateToPreviousVersion = [
-      schema(TransferCreate).field('amount').had({ type: Type.Number({ minimum: 0.01 }) }),
-      schema(Transfer).field('amount').had({ type: Type.Number() })
-    ]
-
-    @ConvertRequestToNextVersionFor(TransferCreate)
-    toCents (request: RequestInfo) {
-      request.body.amount = Math.round((request.body.amount as number) * 100)
-    }
-  }
+  const AmountsInCents = amountsInCents(TransferCreate, Transfer)
   for (const media of ['application/json', 'application/vnd.api+json']) {
     const app = await appWith(t, AmountsInCents, (api) => {
       api.post('/transfers', { schema: { body: TransferCreate, response: { 201: { content: { [media]: { schema: Transfer } } } } } }, async () => { throw new Error('not served in verify') })
