@@ -79,8 +79,6 @@ export interface VersionBehaviour extends RequestPlan {
   readonly rawSteps: readonly ConverterStep[]
   /** The route in this version (path, methods, attributes). */
   readonly state: RouteState
-  /** The version's lifecycle `Link` (deprecation or sunset page), merged into the response's `Link` header. */
-  readonly link: string | undefined
 }
 
 /** True for a response status key (or slot) of a success (`1xx`-`2xx`). */
@@ -134,13 +132,13 @@ function planHasWork (plan: RequestPlan): boolean {
  * differently. Within a route, every version older than one with work has work too (plans only grow with age,
  * and a schema's form never returns to an earlier one).
  */
-export function hasWork (behaviour: Omit<VersionBehaviour, 'link' | 'version'>): boolean {
+export function hasWork (behaviour: Omit<VersionBehaviour, 'version'>): boolean {
   return planHasWork(behaviour) || [...behaviour.bodyPlans?.values() ?? []].some(planHasWork) || behaviour.successWork || behaviour.errorWork ||
     behaviour.rawSteps.length > 0
 }
 
-/** Where a behaviour is built: its level, version and lifecycle `Link`. */
-interface At { readonly level: number, readonly version: string, readonly link: string | undefined }
+/** Where a behaviour is built: its level and version. */
+interface At { readonly level: number, readonly version: string }
 
 /** The request plan of `route` at `at.level` for a body of slot `body` (`undefined`: no body schema). */
 function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefined, planner: ConverterPlanner): RequestPlan {
@@ -208,7 +206,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
  * with, by slot.
  */
 export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<Record<string, TSchema>>, planner: ConverterPlanner): VersionBehaviour {
-  const { level, version, link } = at
+  const { level, version } = at
   const body = route.forms.body.schemas
   const short = '' in body
   const own = buildRequestPlan(route, at, short ? '' : undefined, planner)
@@ -221,7 +219,7 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
   // Streams and buffers reach by-path converters only.
   const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, rawSteps, state, link }
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, rawSteps, state }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

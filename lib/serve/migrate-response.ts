@@ -123,7 +123,7 @@ function textOf (body: unknown): string {
  * `body` undefined, and may change status and headers.
  */
 export function createSendHook (
-  route: string, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
+  { route, linkOf }: { route: string, linkOf: (version: string) => string | undefined }, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
 ): onSendHookHandler {
   // FSTVRS001 once per (version, response slot) of this route: a warning per request would flood the logs.
   const warned = new Set<string>()
@@ -143,7 +143,9 @@ export function createSendHook (
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
     const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
-    if (behaviour?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), behaviour.link))
+    // The version's lifecycle `Link` as it is now (a successor gone after its sunset is not named, ./version-headers.ts).
+    const link = behaviour === null ? undefined : linkOf(behaviour.version)
+    if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
     const fieldLink = state?.fieldDeprecations?.link
     if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
     // A preview version's answer, or a pin's, stays out of shared caches, whatever Cache-Control the handler set (decisions 0066, 0119).

@@ -1,7 +1,7 @@
 /**
  * The release clock: which releases are served at an instant of the plugin's `now` clock (a release whose
  * `releasedAt` has not come is absent, exactly as an unknown version), and which deprecated versions are in a
- * brownout. The schedule is cut at start-up into stretches between its instants, each computed once; a request
+ * brownout or gone after their sunset. The schedule is cut at start-up into stretches between its instants, each computed once; a request
  * compares the time with the end of the current stretch. An application with nothing scheduled after its start-up
  * has no clock, and reads the bundle's releases as they are ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
  * @module
@@ -84,7 +84,7 @@ function stretchOf (versions: VersionBundle, from: number, until: number): Relea
 /**
  * The clock of a bundle, started at its registration: `undefined` when nothing is scheduled after start-up (no
  * `releasedAt` and no brownout end to come), so that such an application serves the bundle's releases and costs
- * nothing per request. Throws `FST_VERSIONER_STRUCTURE` when no release is served at start-up.
+ * nothing per request (a sunset with `afterSunset: 'gone'` to come is scheduled too). Throws `FST_VERSIONER_STRUCTURE` when no release is served at start-up.
  * @example
  * ```ts
  * const clock = startReleaseClock(versions, Date.now)
@@ -96,6 +96,8 @@ export function startReleaseClock (versions: VersionBundle, now: () => number): 
   const instants = new Set<number>()
   for (const version of versions.versions) {
     if (version.releasedAt !== undefined) instants.add(version.releasedAt.getTime())
+    // A version gone at its sunset is no successor from then on (./version-headers.ts).
+    if (version.afterSunset === 'gone') instants.add((version.sunsetAt as Date).getTime())
     for (const { start, end } of version.brownouts) instants.add(start.getTime()).add(end.getTime())
   }
   const sorted = [...instants].sort((a, b) => a - b)

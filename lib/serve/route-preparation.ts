@@ -90,7 +90,7 @@ interface GroupBehaviours {
   /** The same in the form the route gave its responses, for Fastify. */
   readonly nativeMap: Record<string, unknown>
   /** The newest version and the versions after it that do exactly what it does, when it has no work (newest first). */
-  readonly idle: ReadonlyArray<{ readonly version: string, readonly link: string | undefined }>
+  readonly idle: readonly string[]
 }
 
 /**
@@ -101,25 +101,24 @@ interface GroupBehaviours {
  * first request.
  */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
-  const { state, serveOptions } = context
+  const { state } = context
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const nativeResponse: Record<string, TSchema> = {}
   for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
-  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),
-    (level, version) => buildBehaviour(head, { level, version, link: linkOf(version) }, nativeResponse, state.planner))
-  const idle: Array<{ version: string, link: string | undefined }> = []
+    (level, version) => buildBehaviour(head, { level, version }, nativeResponse, state.planner))
+  const idle: string[] = []
   const first = group.levels.length > 0 ? behaviours.get(state.versionAt(newest)) : undefined
   if (first !== undefined && !hasWork(first)) {
-    idle.push({ version: first.version, link: first.link })
+    idle.push(first.version)
     const seeds = routeSeeds(head, newest, state.generation)
     for (let index = 1; index < group.levels.length; index++) {
       const level = group.levels[index]
       if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.generation, state.planner)) break
       const version = state.versionAt(level)
-      idle.push({ version, link: linkOf(version) })
+      idle.push(version)
     }
   }
   return { behaviours, nativeResponse, nativeMap: rebuildResponses(head.forms.responses[newest], (slot) => nativeResponse[slot]), idle }
@@ -132,7 +131,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
   const versions = behaviours.versions()
   // With path versions the request holds the version's segment among its params until the request hook removes it.
-  const headData = new Set(serveOptions.location === 'header' ? idle.map(({ version }) => version) : [])
+  const headData = new Set(serveOptions.location === 'header' ? idle : [])
   const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, headData, nativeResponse, display: `${group.methods.join(',')} ${url}` }
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
@@ -143,11 +142,12 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's), and keeps a
   // preview version's answers private whatever the handler set.
-  const newest = idle.length > 0 ? behaviours.get(idle[0].version) : undefined
+  const newest = idle.length > 0 ? behaviours.get(idle[0]) : undefined
   const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
-  if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some(({ link }) => link !== undefined)) {
-    hooks.onSend = createSendHook(head.display, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
+  const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
+  if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some((version) => linkOf(version) !== undefined)) {
+    hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
   }
   if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
   if (planned && context.captureHooks !== undefined) hooks.capture = context.captureHooks

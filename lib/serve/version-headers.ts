@@ -135,14 +135,19 @@ export function appendLink (current: unknown, link: string): string {
  * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
  */
 function lifecycleHeadersOf (
-  bundle: VersionBundle, documentUrl: string | null, released = bundle.releasedValues
+  bundle: VersionBundle, documentUrl: string | null, { values, from }: { values: readonly string[], from: number } = { values: bundle.releasedValues, from: Infinity }
 ): ReadonlyMap<string, VersionLifecycleHeaders> {
   const byVersion = new Map<string, VersionLifecycleHeaders>()
+  // Never a version gone after its sunset, nor a preview (whose existence a released version's answers do not tell).
+  const served = values.filter((value) => {
+    const version = bundle.get(value) as Version
+    return version.afterSunset !== 'gone' || (version.sunsetAt as Date).getTime() > from
+  })
   bundle.versions.forEach((version) => {
-    // The next newer release: never a preview version (whose existence a released version's answers do not tell).
-    const index = released.indexOf(version.value)
-    const successor = documentUrl !== null && index > 0 && version.deprecatedAt !== undefined
-      ? `<${documentUrl}?version=${encodeURIComponent(released[index - 1])}>; rel="successor-version"`
+    // The next newer release served.
+    const newer = served.filter((value) => values.indexOf(value) < values.indexOf(version.value))
+    const successor = documentUrl !== null && newer.length > 0 && values.includes(version.value) && version.deprecatedAt !== undefined
+      ? `<${documentUrl}?version=${encodeURIComponent(newer[newer.length - 1])}>; rel="successor-version"`
       : undefined
     const links = [lifecycleLink(version), successor].filter((link) => link !== undefined)
     const headers = lifecycleHeaders(version.deprecatedAt?.getTime(), version.sunsetAt?.getTime())
@@ -173,7 +178,7 @@ function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
 export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
   const maps = clock === undefined
     ? [lifecycleHeadersOf(bundle, documentUrl)]
-    : clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch.values))
+    : clock.eachStretch((stretch) => lifecycleHeadersOf(bundle, documentUrl, stretch))
   if (clock !== undefined && !maps.every((map) => sameHeaders(map, maps[0]))) return (version) => clock.currentOf(maps).get(version)
   const headers = maps[0]
   return headers.size === 0 ? undefined : (version) => headers.get(version)

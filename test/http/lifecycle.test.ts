@@ -304,6 +304,23 @@ test('deprecated versions link to the next version\'s document with rel="success
   t.equal((await prefixed.inject('/v/openapi.json?version=2001-01-01')).statusCode, 200)
 })
 
+test('a deprecated version\'s successor link skips a newer version gone after its sunset', async (t) => {
+  const bundle = (): VersionBundle => new VersionBundle(
+    new Version('2002-01-01'),
+    new Version('2001-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', afterSunset: 'gone' }),
+    new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2027-01-01' })
+  )
+  const linkOf = async (app: FastifyInstance): Promise<unknown> => (await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })).headers.link
+  let time = Date.parse('2025-12-31T23:59:59Z')
+  const moving = await lifecycleApp(t, { now: () => time }, bundle())
+  t.equal(await linkOf(moving), '</openapi.json?version=2001-01-01>; rel="successor-version"', 'before its sunset: the next newer version')
+  time = Date.parse('2026-01-01T00:00:00Z')
+  t.equal((await moving.inject({ url: '/ping', headers: { 'x-api-version': '2001-01-01' } })).statusCode, 410, 'from its sunset, 2001-01-01 is gone')
+  t.equal(await linkOf(moving), '</openapi.json?version=2002-01-01>; rel="successor-version"', 'from its sunset: the next version served')
+  const after = await lifecycleApp(t, { now: () => Date.parse('2026-11-29T00:00:00Z') }, bundle())
+  t.equal(await linkOf(after), '</openapi.json?version=2002-01-01>; rel="successor-version"', 'gone before start-up: never named')
+})
+
 /** A deprecated version with two brownouts before its sunset (2027-01-01), and the newest version. */
 function brownoutBundle (): VersionBundle {
   return new VersionBundle(

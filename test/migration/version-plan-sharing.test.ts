@@ -120,7 +120,7 @@ test('every behaviour built on first use is the one a fresh planning gives; idle
     for (const route of registered) {
       for (const version of route.headData) {
         const level = generation.levelOf(version)
-        const fresh = buildBehaviour(route.head, { level, version, link: undefined }, route.nativeResponse, planner)
+        const fresh = buildBehaviour(route.head, { level, version }, route.nativeResponse, planner)
         idle++
         if (hasWork(fresh)) {
           t.fail(`${route.display} in ${version}: known to have nothing to do, but a fresh planning has work`)
@@ -131,7 +131,7 @@ test('every behaviour built on first use is the one a fresh planning gives; idle
       for (const version of askOldestFirst ? versionValues.reverse() : versionValues) {
         const actual = route.behaviours.get(version)
         if (actual === undefined) continue
-        const fresh = buildBehaviour(route.head, { level: actual.level, version, link: actual.link }, route.nativeResponse, planner)
+        const fresh = buildBehaviour(route.head, { level: actual.level, version }, route.nativeResponse, planner)
         const found = differences(actual, fresh)
         compared++
         if (found.length > 0) {
