@@ -132,6 +132,40 @@ function splitUrl (url: string): { path: string, search: string } {
   return index === -1 ? { path: url, search: '' } : { path: url.slice(0, index), search: url.slice(index) }
 }
 
+/** One request as one version's route answers it: the version, its route there, and the request to inject for it. */
+export interface VersionRequest {
+  readonly version: string
+  readonly route: VersionedRouteInfo
+  readonly injected: InjectOptions & { url: string }
+}
+
+/**
+ * `request` as every version in which a route answers its method and URL takes it (newest first): the version in
+ * the version header, or in the path for path versions. No request is sent; a request built for each version is
+ * built when its turn comes, so that it may read what the versions before it did.
+ * @example
+ * ```ts
+ * const [newest] = requestsOfEveryVersion(app, { method: 'GET', url: '/users/1' })
+ * await app.inject(newest.injected)
+ * ```
+ */
+export function * requestsOfEveryVersion (app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}): Generator<VersionRequest> {
+  const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
+  const { context } = apiAnswering(app, request, finders)
+  const facts = toolFacts(context)
+  const chosen = chosenVersions(context, facts, options.versions)
+  for (const [version, routes] of context.versioner.routes) {
+    const sent = chosen.get(version)
+    if (sent === undefined) continue
+    const injected = typeof request === 'function' ? request(version) : request
+    const route = answeringRoute(finders, routes, injected)
+    if (route === undefined) continue
+    const url = facts.location === 'path' ? pathVersionUrl(route, facts.parameterName, injected.url, sent) : injected.url
+    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: sent } : injected.headers
+    yield { version, route, injected: { ...injected, url, headers } }
+  }
+}
+
 /**
  * Injects `request` once for every version in which a route answers its method and URL, and returns the
  * answers by version (newest first). The version goes in the version header, or in the path for path
@@ -150,22 +184,8 @@ function splitUrl (url: string): { path: string, search: string } {
 export async function injectEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}
 ): Promise<Map<string, LightMyRequestResponse>> {
-  const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
-  const { context } = apiAnswering(app, request, finders)
-  const facts = toolFacts(context)
-  const routesByVersion = context.versioner.routes
-  const chosen = chosenVersions(context, facts, options.versions)
   const answers = new Map<string, LightMyRequestResponse>()
-  for (const [version, routes] of routesByVersion) {
-    const sent = chosen.get(version)
-    if (sent === undefined) continue
-    const injected = typeof request === 'function' ? request(version) : request
-    const route = answeringRoute(finders, routes, injected)
-    if (route === undefined) continue
-    const url = facts.location === 'path' ? pathVersionUrl(route, facts.parameterName, injected.url, sent) : injected.url
-    const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: sent } : injected.headers
-    answers.set(version, await app.inject({ ...injected, url, headers }))
-  }
+  for (const { version, injected } of requestsOfEveryVersion(app, request, options)) answers.set(version, await app.inject(injected))
   if (answers.size === 0 && options.versions === undefined) {
     throw new VersionerToolError(`injectEveryVersion: no versioned route answers ${describeRequest(request)} in any version.`)
   }

@@ -1,5 +1,6 @@
 /**
- * Where two JSON values first differ (`replay`: what was recorded, what the converters give now), as a JSON pointer.
+ * Where two JSON values differ (`replay`: what was recorded, what the converters give now; `replaceEveryVersion`:
+ * a resource before and after a replace), as JSON pointers.
  * A place where either side holds a redacted value (../values/redaction.ts) cannot be compared: it is passed over,
  * and counted.
  * @module
@@ -31,30 +32,30 @@ function keysOf (recorded: Record<string, unknown>, replayed: Record<string, unk
   return keys
 }
 
-/** The first difference under `pointer`, counting in `skipped` the redacted places passed over. */
-function differenceAt (recorded: unknown, replayed: unknown, pointer: string, skipped: { count: number }): Difference | undefined {
+/** The differences found so far, how many to find, and how many redacted places were passed over. */
+interface Found { readonly found: Difference[], readonly limit: number, skipped: number }
+
+/** The places under `pointer` where two values differ, into `found` until it holds `limit`, counting in `skipped` the redacted places passed over. */
+function differencesAt (recorded: unknown, replayed: unknown, pointer: string, into: Found): void {
+  if (into.found.length >= into.limit) return
   if (isRedacted(recorded) || isRedacted(replayed)) {
-    skipped.count++
-    return undefined
+    into.skipped++
+    return
   }
-  if (recorded === replayed) return undefined
+  if (recorded === replayed) return
   if (Array.isArray(recorded) && Array.isArray(replayed)) {
-    for (let index = 0; index < Math.max(recorded.length, replayed.length); index++) {
-      const found = differenceAt(recorded[index], replayed[index], `${pointer}/${index}`, skipped)
-      if (found !== undefined) return found
-    }
-    return undefined
+    for (let index = 0; index < Math.max(recorded.length, replayed.length); index++) differencesAt(recorded[index], replayed[index], `${pointer}/${index}`, into)
+    return
   }
   if (isRecord(recorded) && isRecord(replayed)) {
     for (const key of keysOf(recorded, replayed)) {
       const left = Object.hasOwn(recorded, key) ? recorded[key] : undefined
       const right = Object.hasOwn(replayed, key) ? replayed[key] : undefined
-      const found = differenceAt(left, right, `${pointer}/${pointerSegment(key)}`, skipped)
-      if (found !== undefined) return found
+      differencesAt(left, right, `${pointer}/${pointerSegment(key)}`, into)
     }
-    return undefined
+    return
   }
-  return { pointer, recorded, replayed }
+  into.found.push({ pointer, recorded, replayed })
 }
 
 /**
@@ -66,7 +67,21 @@ function differenceAt (recorded: unknown, replayed: unknown, pointer: string, sk
  * ```
  */
 export function compareRecorded (recorded: unknown, replayed: unknown): Comparison {
-  const skipped = { count: 0 }
-  const difference = differenceAt(recorded, replayed, '', skipped)
-  return { difference, redacted: skipped.count }
+  const into: Found = { found: [], limit: 1, skipped: 0 }
+  differencesAt(recorded, replayed, '', into)
+  return { difference: into.found[0], redacted: into.skipped }
+}
+
+/**
+ * Every place two JSON values differ (objects by key, arrays by index), up to `limit` of them; places holding a
+ * redacted value are passed over.
+ * @example
+ * ```ts
+ * differencesOf({ name: 'Ada', phone: '555' }, { name: 'Ada' }) // [{ pointer: '/phone', recorded: '555', replayed: undefined }]
+ * ```
+ */
+export function differencesOf (recorded: unknown, replayed: unknown, limit = 100): Difference[] {
+  const into: Found = { found: [], limit, skipped: 0 }
+  differencesAt(recorded, replayed, '', into)
+  return into.found
 }
