@@ -1,0 +1,236 @@
+/**
+ * A helper for applications' own test suites that runs their handlers, where `verify` runs converters only: a
+ * stored resource that a client of each version reads and sends back unchanged must stay as it was, and a replace
+ * that leaves out an optional field must clear it. It finds a handler that does not keep what an old version cannot
+ * send (`fullReplace: { keeps }` declared and not kept), a replace made a merge, and converters that lose data on
+ * the way through the handler ([decision 0137](../../docs/decisions/0137-replaces-proven-through-the-handler.md)).
+ * @module
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { VersionerToolError } from '../core/errors'
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { requestsOfEveryVersion, type VersionRequest } from './every-version'
+import { differencesOf } from './value-difference'
+import { sameValue } from './value-comparison'
+import { exampleOf } from '../values/examples'
+
+/** Options of {@link replaceFromEveryVersion}. */
+export interface ReplaceFromEveryVersionOptions {
+  /** The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`. */
+  readonly url: string
+  /** The replace's method (default `'PUT'`). */
+  readonly method?: 'PUT' | 'POST' | 'PATCH'
+  /** Headers every request carries (authorization, say). */
+  readonly headers?: Readonly<Record<string, string>>
+  /**
+   * The body a client of `version` sends to replace the resource unchanged, from what it read in that version
+   * (default: what it read). Give it when the route takes a field no read shows (a password).
+   */
+  readonly body?: (read: unknown, version: string) => unknown
+  /** JSON pointers into the newest version's read of fields every replace may change (`/updatedAt`). */
+  readonly ignore?: readonly string[]
+  /** Only these versions (default: every released version that reads and replaces the resource). */
+  readonly versions?: readonly string[]
+  /**
+   * First fill every optional field the resource leaves out with an example value, by the newest version's replace
+   * (default `true`), so that a field an old version cannot send is there to lose. `false` when the route would
+   * refuse example values (a reference to another resource): store the resource with every field set yourself.
+   */
+  readonly fill?: boolean
+}
+
+/**
+ * What a replace from one version did wrong:
+ * - `'changed'`: the unchanged replace changed what the newest version reads at `pointer` (`before`, `after`);
+ * - `'not cleared'`: a replace leaving out the optional field at `pointer` kept it (`before`, `after`: the version's reads);
+ * - `'refused'`: the version's route refused what its own clients read (`after`: the status and body).
+ */
+export interface ReplaceFromVersionFinding {
+  readonly version: string
+  readonly kind: 'changed' | 'not cleared' | 'refused'
+  readonly pointer: string
+  readonly before: unknown
+  readonly after: unknown
+  readonly message: string
+}
+
+/** The requests of one call: reads and replaces by version, and what to send. */
+interface Run {
+  readonly app: FastifyInstance
+  readonly options: ReplaceFromEveryVersionOptions
+  readonly reads: ReadonlyMap<string, VersionRequest>
+  readonly replaces: ReadonlyMap<string, VersionRequest>
+  readonly newest: string
+}
+
+function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequest> {
+  return new Map([...requests].map((request) => [request.version, request]))
+}
+
+async function read (run: Run, version: string): Promise<unknown> {
+  const answer = await run.app.inject((run.reads.get(version) as VersionRequest).injected)
+  if (answer.statusCode !== 200) {
+    throw new VersionerToolError(`replaceFromEveryVersion: GET ${run.options.url} answered ${answer.statusCode} in ${version}: give the URL ` +
+      'of a resource stored before the call, which every version reads.')
+  }
+  return answer.json()
+}
+
+async function replace (run: Run, version: string, payload: unknown): Promise<LightMyRequestResponse> {
+  return await run.app.inject({ ...(run.replaces.get(version) as VersionRequest).injected, payload: payload as object })
+}
+
+function bodyOf (run: Run, readValue: unknown, version: string): unknown {
+  return run.options.body === undefined ? structuredClone(readValue) : run.options.body(structuredClone(readValue), version)
+}
+
+/** Puts back what the newest version read before, by its own replace (when it has one). */
+async function restore (run: Run, before: unknown): Promise<void> {
+  if (!run.replaces.has(run.newest)) return
+  const answer = await replace(run, run.newest, bodyOf(run, before, run.newest))
+  if (answer.statusCode >= 300) {
+    throw new VersionerToolError(`replaceFromEveryVersion: the newest version (${run.newest}) refused to put the resource back as it read it ` +
+      `(${answer.statusCode} ${answer.body.slice(0, 200)}): give the body option, to build the body its clients send from what they read.`)
+  }
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** `body` with what it leaves out of `example` added, object by object (lists are kept as they are). */
+function withExample (body: unknown, example: unknown): unknown {
+  if (!isPlainObject(body) || !isPlainObject(example)) return body
+  const filled: Record<string, unknown> = { ...body }
+  for (const [key, value] of Object.entries(example)) {
+    Object.defineProperty(filled, key, { value: Object.hasOwn(body, key) ? withExample(body[key], value) : value, enumerable: true, writable: true, configurable: true })
+  }
+  return filled
+}
+
+/** Sets every optional field the resource leaves out to an example value, by the newest version's replace. */
+async function fill (run: Run): Promise<void> {
+  const schema = run.replaces.get(run.newest)?.route.schema.body
+  if (schema === undefined) return
+  const app = run.app
+  const example = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => app.getSchema(ref.replace(/#$/, '')) })
+  const answer = await replace(run, run.newest, withExample(bodyOf(run, await read(run, run.newest), run.newest), example))
+  if (answer.statusCode >= 300) {
+    throw new VersionerToolError(`replaceFromEveryVersion: the newest version (${run.newest}) refused the resource with every field set to an ` +
+      `example value (${answer.statusCode} ${answer.body.slice(0, 200)}): store a resource with every field set, and pass fill: false.`)
+  }
+}
+
+/** The optional top-level fields of a version's replace body, with their default when they have one. */
+function optionalFields (request: VersionRequest): Map<string, { default?: unknown }> {
+  const body = request.route.schema.body
+  const fields = new Map<string, { default?: unknown }>()
+  if (!isSchemaObject(body) || !isSchemaObject(body.properties)) return fields
+  const required = Array.isArray(body.required) ? body.required : []
+  for (const [name, schema] of Object.entries(body.properties)) {
+    if (!required.includes(name)) fields.set(name, isSchemaObject(schema) && Object.hasOwn(schema, 'default') ? { default: schema.default } : {})
+  }
+  return fields
+}
+
+/** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
+async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
+  if (!isPlainObject(sent)) return
+  for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest)) {
+    const held = (sent as Record<string, unknown>)[name]
+    // A value equal to the default would come back whether the field was cleared or kept.
+    if (!Object.hasOwn(sent, name) || ('default' in field && sameValue(field.default, held))) continue
+    const before = await read(run, run.newest)
+    const seen = await read(run, version)
+    const without = Object.fromEntries(Object.entries(sent).filter(([key]) => key !== name))
+    // A route that refuses the body without it takes it as required: its clients cannot leave it out.
+    if ((await replace(run, version, without)).statusCode >= 300) continue
+    const after = await read(run, version)
+    const pointer = `/${pointerSegment(name)}`
+    if (Object.hasOwn(Object(after), name) && sameValue((after as Record<string, unknown>)[name], (seen as Record<string, unknown>)[name])) {
+      found.push({
+        version,
+        kind: 'not cleared',
+        pointer,
+        before: (seen as Record<string, unknown>)[name],
+        after: (after as Record<string, unknown>)[name],
+        message: `a replace from ${version} that leaves out ${pointer} kept it: the route merges what it is sent, so its clients can never ` +
+          'clear the field. Replace what is stored with the body (keep only the fields the version lacks: fieldsTheVersionLacks(request)), or declare ' +
+          'the route fullReplace: false and document it as a partial update.'
+      })
+    }
+    await restore(run, before)
+  }
+}
+
+/** The unchanged replace from `version`: each place it changed in the newest version's read is a finding. */
+async function replacesUnchanged (run: Run, version: string, found: ReplaceFromVersionFinding[]): Promise<unknown> {
+  const before = await read(run, run.newest)
+  const sent = bodyOf(run, await read(run, version), version)
+  const answer = await replace(run, version, sent)
+  if (answer.statusCode >= 300) {
+    found.push({
+      version,
+      kind: 'refused',
+      pointer: '',
+      before: sent,
+      after: { statusCode: answer.statusCode, body: answer.body },
+      message: `a client of ${version} sending back what it read to replace it is answered ${answer.statusCode}: the version reads a shape its ` +
+        'replace does not take. Give the body option if the route takes fields no read shows (a password); otherwise the version\'s schemas disagree.'
+    })
+    return undefined
+  }
+  const after = await read(run, run.newest)
+  const ignored = run.options.ignore ?? []
+  for (const difference of differencesOf(before, after)) {
+    if (ignored.some((pointer) => difference.pointer === pointer || difference.pointer.startsWith(`${pointer}/`))) continue
+    found.push({
+      version,
+      kind: 'changed',
+      pointer: difference.pointer,
+      before: difference.recorded,
+      after: difference.replayed,
+      message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
+        `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
+        (difference.replayed === undefined
+          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
+          : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +
+        ' A field every replace changes (a time of update) goes in the ignore option.'
+    })
+  }
+  await restore(run, before)
+  return sent
+}
+
+/**
+ * Runs the application's handlers (give it an application on test data): for every version that reads (`GET`) and
+ * replaces (`PUT`) the resource at `url` (its optional fields first filled with example values), reads it there and
+ * sends it back unchanged, then compares what the newest
+ * version reads before and after; then leaves out, one at a time, each optional field the version's replace takes, and
+ * reads in the version that it was cleared. The resource is put back by the newest version's replace after each
+ * step. Returns the findings: `[]` when every version replaces as its clients expect.
+ * @example
+ * ```ts
+ * const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
+ * t.same(await replaceFromEveryVersion(app, { url: `/customers/${created.json().id}` }), [])
+ * ```
+ */
+export async function replaceFromEveryVersion (app: FastifyInstance, options: ReplaceFromEveryVersionOptions): Promise<ReplaceFromVersionFinding[]> {
+  const headers = options.headers ?? {}
+  const reads = byVersion(requestsOfEveryVersion(app, { method: 'GET', url: options.url, headers }))
+  const replaces = byVersion(requestsOfEveryVersion(app, { method: options.method ?? 'PUT', url: options.url, headers }))
+  // Versions named as the API reads them (a plain date, a date between versions): by the version served.
+  const chosen = options.versions === undefined ? reads : byVersion(requestsOfEveryVersion(app, { url: options.url, headers }, { versions: options.versions }))
+  const both = [...reads.keys()].filter((version) => replaces.has(version) && chosen.has(version))
+  if (both.length === 0) {
+    throw new VersionerToolError(`replaceFromEveryVersion: no version both reads (GET) and replaces (${options.method ?? 'PUT'}) ${options.url}.`)
+  }
+  const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0] }
+  if (options.fill !== false) await fill(run)
+  const found: ReplaceFromVersionFinding[] = []
+  for (const version of both) {
+    const sent = await replacesUnchanged(run, version, found)
+    if (sent !== undefined) await clearsOptionalFields(run, version, sent, found)
+  }
+  return found
+}

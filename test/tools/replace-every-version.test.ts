@@ -1,0 +1,167 @@
+// replaceFromEveryVersion: a stored resource read and sent back unchanged by a client of every version stays as it was,
+// and a replace leaving out an optional field clears it; the handlers run.
+import { test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
+  VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
+import { replaceFromEveryVersion } from '../../tools'
+
+const Customer = Type.Object({
+  name: Type.String(),
+  memo: Type.Optional(Type.String()),
+  nickname: Type.Optional(Type.String()),
+  amountCents: Type.Optional(Type.Integer()),
+  updatedAt: Type.Optional(Type.String())
+}, { $id: 'ReplacedCustomer' })
+type Stored = Static<typeof Customer>
+
+class Nickname extends VersionChange {
+  description = 'Customers have a nickname.'
+  instructionsToMigrateToPreviousVersion = [schema(Customer).field('nickname').didntExist]
+}
+
+/** 2000-01-01 sends and reads `amount` in units; the request converter given floors it (a lossy one) or rounds it. */
+function amountInUnits (toCents: (amount: number) => number): VersionChangeClass {
+  class AmountInUnits extends VersionChange {
+    description = 'Amounts are in cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Customer).field('amountCents').had({ name: 'amount', type: Type.Number() })]
+
+    @ConvertRequestToNextVersionFor(Customer)
+    up (request: RequestInfo): void {
+      const body = request.body as Record<string, unknown>
+      if (typeof body.amount === 'number') body.amountCents = toCents(body.amount)
+      delete body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Customer)
+    down (response: ResponseInfo): void {
+      const body = response.body as Record<string, unknown>
+      if (typeof body.amountCents === 'number') body.amount = body.amountCents / 100
+      delete body.amountCents
+    }
+  }
+  return AmountInUnits
+}
+
+/** What PUT does: keep what the version lacks, erase it, merge, or keep and stamp the time of each write. */
+type Handler = 'keeps' | 'erases' | 'merges' | 'stamps'
+
+interface Built { readonly app: FastifyInstance, readonly stored: Map<string, Stored> }
+
+/**
+ * An app whose PUT /customers/:id does what `handler` says; customer `c1` stored with `first`. With `password`, the
+ * replace also takes the customer's password (never read back), and refuses any but `'secret'`.
+ */
+async function customersApp (t: { teardown: (fn: () => unknown) => void }, handler: Handler, options: { first?: Stored, toCents?: (amount: number) => number, password?: boolean } = {}): Promise<Built> {
+  const stored = new Map<string, Stored>([['c1', options.first ?? { name: 'Ada', memo: 'VIP', nickname: 'ada', amountCents: 1999 }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const body = options.password === true ? Type.Intersect([Customer, Type.Object({ password: Type.String() })]) : Customer
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new Version('2002-01-01', Nickname), new Version('2001-01-01', amountInUnits(options.toCents ?? ((amount) => Math.round(amount * 100)))), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    const params = Type.Object({ id: Type.String() })
+    api.get<{ Params: Static<typeof params> }>('/customers/:id', { schema: { params, response: { 200: Customer } } }, async (request, reply) =>
+      stored.get(request.params.id) ?? reply.code(404).send())
+    let writes = 0
+    api.put<{ Params: Static<typeof params>, Body: Stored & { password?: string } }>('/customers/:id', { schema: { params, body, response: { 200: Customer } } }, async (request, reply) => {
+      const existing = stored.get(request.params.id) ?? { name: '' }
+      const { password, ...sent } = request.body
+      if (options.password === true && password !== 'secret') return reply.code(422).send({ message: 'wrong password' })
+      let customer: Stored = handler === 'merges' ? { ...existing, ...sent } : { ...sent }
+      if (handler === 'keeps' || handler === 'stamps') {
+        for (const pointer of fieldsTheVersionLacks(request)) {
+          const key = pointer.slice(1) as keyof Stored
+          if (existing[key] !== undefined) customer = { ...customer, [key]: existing[key] }
+        }
+      }
+      if (handler === 'stamps') customer = { ...customer, updatedAt: new Date(Date.UTC(2026, 0, 1) + 1000 * ++writes).toISOString() }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  return { app, stored }
+}
+
+test('a handler that keeps what each version lacks: no finding, and the resource is as the newest version left it', async (t) => {
+  const { app, stored } = await customersApp(t, 'keeps')
+  t.same(await replaceFromEveryVersion(app, { url: '/customers/c1' }), [])
+  t.same(stored.get('c1'), { name: 'Ada', memo: 'VIP', nickname: 'ada', amountCents: 1999, updatedAt: stored.get('c1')?.updatedAt }, 'put back after each step')
+  t.type(stored.get('c1')?.updatedAt, 'string', 'the optional field the resource left out was filled with an example value first')
+})
+
+test('a handler that replaces everything: a client of 2000-01-01 or 2001-01-01 sending back what it read erases the nickname', async (t) => {
+  const { app } = await customersApp(t, 'erases')
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+  t.same(findings.map(({ version, kind, pointer, before, after }) => ({ version, kind, pointer, before, after })), [
+    { version: '2001-01-01', kind: 'changed', pointer: '/nickname', before: 'ada', after: undefined },
+    { version: '2000-01-01', kind: 'changed', pointer: '/nickname', before: 'ada', after: undefined }
+  ])
+  t.match(findings[0].message, /a client of 2001-01-01 replacing the resource with what it read changed \/nickname .*"ada" before, nothing after.*fieldsTheVersionLacks\(request\)/)
+})
+
+test('a handler that merges: no client can clear an optional field by leaving it out', async (t) => {
+  const { app } = await customersApp(t, 'merges')
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+  const notCleared = findings.filter((finding) => finding.kind === 'not cleared').map(({ version, pointer }) => `${version} ${pointer}`)
+  t.same(notCleared, ['2002-01-01 /memo', '2002-01-01 /nickname', '2002-01-01 /amountCents', '2002-01-01 /updatedAt', '2001-01-01 /memo',
+    '2001-01-01 /amountCents', '2001-01-01 /updatedAt', '2000-01-01 /memo', '2000-01-01 /amount', '2000-01-01 /updatedAt'])
+  t.same(findings.filter((finding) => finding.kind !== 'not cleared'), [], 'a merge erases nothing')
+  t.match(findings[0].message, /leaves out \/memo kept it: the route merges/)
+})
+
+test('a request converter that loses cents on the way to the handler is found through it', async (t) => {
+  const { app } = await customersApp(t, 'keeps', { toCents: (amount) => Math.floor(amount) * 100 })
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+  t.same(findings.map(({ version, kind, pointer, before, after }) => ({ version, kind, pointer, before, after })), [
+    { version: '2000-01-01', kind: 'changed', pointer: '/amountCents', before: 1999, after: 1900 }
+  ])
+  t.match(findings[0].message, /A converter on the way loses or changes it/)
+})
+
+test('a field every replace changes is named in ignore', async (t) => {
+  const { app } = await customersApp(t, 'stamps')
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })
+  t.ok(findings.length > 0 && findings.every((finding) => finding.pointer === '/updatedAt' && finding.kind === 'changed'), 'each replace moves the time')
+  t.match(findings[0].message, /goes in the ignore option/)
+  t.same(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false, ignore: ['/updatedAt'] }), [])
+})
+
+test('a field the route takes and no read shows: each version is refused until the body option adds it', async (t) => {
+  const { app } = await customersApp(t, 'keeps', { password: true })
+  t.match(await replaceFromEveryVersion(app, { url: '/customers/c1' }).catch((error: unknown) => error), {
+    code: 'FST_VERSIONER_TOOL',
+    message: /the newest version \(2002-01-01\) refused the resource with every field set to an example value \(422 .*wrong password.*\): store a resource with every field set, and pass fill: false/
+  })
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })
+  t.same(findings.map(({ version, kind }) => `${version} ${kind}`), ['2002-01-01 refused', '2001-01-01 refused', '2000-01-01 refused'])
+  t.match(findings[0], { after: { statusCode: 400 }, message: /answered 400: the version reads a shape its replace does not take\. Give the body option/ })
+  const body = (read: unknown): unknown => ({ ...(read as object), password: 'secret' })
+  t.same(await replaceFromEveryVersion(app, { url: '/customers/c1', body }), [])
+})
+
+test('without fill, a field the resource does not hold is not there to lose', async (t) => {
+  const { app } = await customersApp(t, 'erases', { first: { name: 'Ada' } })
+  t.same(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false }), [], 'nothing stored: nothing erased')
+  t.same((await replaceFromEveryVersion(app, { url: '/customers/c1' })).map(({ version, pointer }) => `${version} ${pointer}`),
+    ['2001-01-01 /nickname', '2000-01-01 /nickname'], 'filled first: the erased nickname is found')
+})
+
+test('versions narrows the versions replaced from; the newest version still reads and puts back', async (t) => {
+  const { app } = await customersApp(t, 'erases')
+  t.same((await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['2000-06-01'] })).map(({ version, pointer }) => `${version} ${pointer}`),
+    ['2000-01-01 /nickname'], 'a date between versions is the version served then')
+})
+
+test('a URL no version reads, or a resource not stored, is FST_VERSIONER_TOOL saying what to give', async (t) => {
+  const { app } = await customersApp(t, 'keeps')
+  t.match(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'POST' }).catch((error: unknown) => error),
+    { code: 'FST_VERSIONER_TOOL', message: 'replaceFromEveryVersion: no version both reads (GET) and replaces (POST) /customers/c1.' })
+  t.match(await replaceFromEveryVersion(app, { url: '/customers/nobody' }).catch((error: unknown) => error),
+    { code: 'FST_VERSIONER_TOOL', message: /GET \/customers\/nobody answered 404 in 2002-01-01: give the URL of a resource stored before the call/ })
+})
