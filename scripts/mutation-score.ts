@@ -15,7 +15,7 @@ async function main (): Promise<void> {
   const { values } = parseArgs({ options: { all: { type: 'boolean' }, both: { type: 'boolean' }, examples: { type: 'string' }, typecheck: { type: 'boolean' } } })
   const examples = Number(values.examples ?? 20)
   if (!Number.isInteger(examples) || examples < 1) throw new Error(`--examples must be a whole number of 1 or more; got '${values.examples}'`)
-  const options = { base: mutantsFolder('mutation-score'), examples, both: values.both, traffic: true }
+  const options = { base: mutantsFolder('mutation-score'), examples, both: values.both, handlers: true, traffic: true }
   rmSync(options.base, { recursive: true, force: true })
   const started = performance.now()
   for (const app of ['users', 'billing'] as const) {

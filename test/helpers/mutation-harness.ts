@@ -12,6 +12,7 @@ import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
+import { exampleReplaceFindings } from './replace-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
 
@@ -102,10 +103,11 @@ export interface Verdict {
   readonly mistake: Mistake | undefined
   readonly app: ExampleApp
   /**
-   * Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding), `replay` (a finding on the
-   * example's recorded traffic, asked for with `traffic`); `undefined` when all passed.
+   * Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding), `handlers` (a finding of the
+   * example's replace test, asked for with `handlers`), `replay` (a finding on the example's recorded traffic, asked
+   * for with `traffic`); `undefined` when all passed.
    */
-  readonly caughtBy: 'start-up' | 'check' | 'verify' | 'replay' | undefined
+  readonly caughtBy: 'start-up' | 'check' | 'verify' | 'handlers' | 'replay' | undefined
   /** The first break, finding or error, as the command prints it. */
   readonly detail: string
   /** check's breaks and verify's findings (verify runs only when check found none, unless `both`). */
@@ -127,7 +129,12 @@ export interface MeasureOptions {
   /** Also play each mistake's witness on the mistaken app. */
   readonly witness?: boolean
   /**
-   * Replay the example's traffic when check and verify found nothing: the exchanges of `examples/traffic.ts`'s clients
+   * Run the example's replace test (test/helpers/replace-tests.ts) when check and verify found nothing, as a team's
+   * own test suite runs it in CI: `replaceFromEveryVersion` runs the handlers.
+   */
+  readonly handlers?: boolean
+  /**
+   * Replay the example's traffic when check, verify and the replace test found nothing: the exchanges of `examples/traffic.ts`'s clients
    * (not the witnesses), recorded once from the correct app, as a team records its own and replays it in CI.
    */
   readonly traffic?: boolean
@@ -261,7 +268,10 @@ async function judge (app: FastifyInstance, example: ExampleApp, options: Measur
   const findings = await verify(app, { examples: options.examples, seed: 1 })
   const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
   const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
-  if (caughtBy !== undefined || options.traffic !== true) return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
+  if (caughtBy !== undefined) return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
+  const replaced = options.handlers === true ? await exampleReplaceFindings(app, example) : []
+  if (replaced.length > 0) return { caughtBy: 'handlers', detail: `replace: ${replaced[0].version}: ${replaced[0].message}`, breaks: 0, findings: replaced.length }
+  if (options.traffic !== true) return { caughtBy, detail, breaks: 0, findings: 0 }
   const replayed = await replayTraffic(app, await trafficOf(example))
   const [first] = replayed.findings
   return first === undefined
@@ -359,27 +369,38 @@ export async function measureCorpus (corpus: readonly Mistake[], options: Measur
   return verdicts
 }
 
-/** The score: the share of mistakes caught, in percent (one decimal); by `check`, `verify` and the start-up, unless `withReplay`. */
-export function scoreOf (verdicts: readonly Verdict[], withReplay = false): number {
-  const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined && (withReplay || verdict.caughtBy !== 'replay')).length
-  return Math.round(1000 * caught / verdicts.length) / 10
+/** What a score counts: `check`, `verify` and the start-up; also the example's replace test; also the replayed traffic. */
+type Counted = 'proof' | 'handlers' | 'replay'
+
+/** Whether a verdict counts as caught in a score of `counted`. */
+function caughtIn (verdict: Verdict, counted: Counted): boolean {
+  const by = verdict.caughtBy
+  return by !== undefined && (counted === 'replay' || by !== 'replay') && (counted !== 'proof' || by !== 'handlers')
+}
+
+/** The score: the share of mistakes caught, in percent (one decimal), counting what `counted` says (default: check, verify and the start-up). */
+export function scoreOf (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
+  return Math.round(1000 * verdicts.filter((verdict) => caughtIn(verdict, counted)).length / verdicts.length) / 10
 }
 
 /** The report, one line each: the score, the score by kind and by tool, then every mistake missed. */
 export function scoreReport (verdicts: readonly Verdict[]): string[] {
   const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined)
-  const proof = caught.filter((verdict) => verdict.caughtBy !== 'replay')
+  const proof = verdicts.filter((verdict) => caughtIn(verdict, 'proof'))
+  const tested = verdicts.filter((verdict) => caughtIn(verdict, 'handlers'))
   const lines = [`mutation score: ${scoreOf(verdicts)} % (${proof.length} of ${verdicts.length} mistakes caught by check and verify)`]
-  if (proof.length < caught.length) lines.push(`with the example's recorded traffic replayed: ${scoreOf(verdicts, true)} % (${caught.length} of ${verdicts.length})`)
+  if (proof.length < tested.length) lines.push(`with the example's replace test: ${scoreOf(verdicts, 'handlers')} % (${tested.length} of ${verdicts.length})`)
+  if (tested.length < caught.length) lines.push(`with the example's recorded traffic replayed: ${scoreOf(verdicts, 'replay')} % (${caught.length} of ${verdicts.length})`)
   const kinds = [...new Set(verdicts.map((verdict) => verdict.mistake?.kind))]
   lines.push(`by kind: ${kinds.map((kind) => {
     const of = verdicts.filter((verdict) => verdict.mistake?.kind === kind)
-    return `${kind} ${of.filter((verdict) => verdict.caughtBy !== undefined && verdict.caughtBy !== 'replay').length}/${of.length}`
+    return `${kind} ${of.filter((verdict) => caughtIn(verdict, 'proof')).length}/${of.length}`
   }).join(', ')}`)
-  lines.push(`caught by: ${(['start-up', 'check', 'verify', 'replay'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
-  const missed = verdicts.filter((verdict) => verdict.caughtBy === undefined || verdict.caughtBy === 'replay')
+  lines.push(`caught by: ${(['start-up', 'check', 'verify', 'handlers', 'replay'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
+  const missed = verdicts.filter((verdict) => !caughtIn(verdict, 'proof'))
+  const caughtLater = { handlers: ' (the replace test catches it)', replay: ' (the replayed traffic catches it)' } as const
   lines.push(missed.length === 0 ? 'missed by check and verify: none' : `missed by check and verify (${missed.length}):`)
-  for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}${verdict.caughtBy === 'replay' ? ' (the replayed traffic catches it)' : ''}`)
+  for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}${verdict.caughtBy === 'handlers' || verdict.caughtBy === 'replay' ? caughtLater[verdict.caughtBy] : ''}`)
   return lines
 }
 
