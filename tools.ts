@@ -1,6 +1,6 @@
 /**
  * `fastify-versioner/tools`: what works on a readied application rather than serving it: `verify`, the documents'
- * `export` and `check`, the `types` module, `injectEveryVersion` and `replaceFromEveryVersion` for tests, `loadApp`, and the command line
+ * `export` and `check`, the `types` module, `injectEveryVersion`, `replaceFromEveryVersion` and `readWebhookDelivery` for tests, `loadApp`, and the command line
  * (`runCli`, which also runs `retire`). Kept apart from the plugin's entry, so that an application that only serves
  * loads none of it, nor its libraries (fast-check, api-smart-diff).
  * @example
@@ -13,6 +13,7 @@
  */
 export { verify, type VerifyFinding, type VerifyFindings, type VerifyOptions, type UnverifiedNote } from './lib/tools/verify'
 export { injectEveryVersion, type EveryVersionRequest, type InjectEveryVersionOptions } from './lib/tools/every-version'
+export { readWebhookDelivery, type ReadWebhookDeliveryOptions, type SentWebhook, type WebhookDeliveryFinding } from './lib/tools/webhook-reading'
 export { replaceFromEveryVersion, type ReplaceFromEveryVersionOptions, type ReplaceFromVersionFinding } from './lib/tools/replace-every-version'
 export { exportDocuments, invalidExamples, servedDocuments, type ChannelOptions, type InvalidExample, type InvalidExamplesOptions, type ServedDocument } from './lib/tools/export'
 export { checkDocuments, compareDocuments, type CheckResult, type CompareOptions, type DocumentChange } from './lib/tools/check'

@@ -209,7 +209,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       migrateWith(engine, schema, migration) as Body | Promise<Body>
   }
   const facts: ToolFacts = {
-    openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, format: resolved.format, apiName: resolved.apiName, defaultValue: typeof resolved.defaultValue === 'string' ? resolved.defaultValue : undefined
+    openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, headerName: resolved.headerName, format: resolved.format, apiName: resolved.apiName, defaultValue: typeof resolved.defaultValue === 'string' ? resolved.defaultValue : undefined
   }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   Object.defineProperty(decoration, kVersionerState, { value: state })

@@ -63,6 +63,8 @@ export interface ToolFacts {
   readonly openapiUrl: string | null
   readonly location: 'header' | 'path'
   readonly parameterName: string
+  /** The header answers and webhook deliveries name their version in. */
+  readonly headerName: string
   /** How version values are compared (`'date'` and `'month'`: waterfalling; plain dates of named versions). */
   readonly format: 'date' | 'month' | 'string'
   /** The `apiName` option: the API's name in the tools (else its prefix names it). */

@@ -10,9 +10,9 @@ import { writeFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { checkDocuments, readTraffic, replayTraffic, verify, type Traffic } from '../../tools'
+import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
-import { exampleReplaceFindings } from './replace-tests'
+import { exampleTestFindings } from './example-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
 
@@ -104,7 +104,7 @@ export interface Verdict {
   readonly app: ExampleApp
   /**
    * Who failed CI: the start-up (a coded error), `check` (a break), `verify` (a finding), `handlers` (a finding of the
-   * example's replace test, asked for with `handlers`), `replay` (a finding on the example's recorded traffic, asked
+   * example's own tests that run its handlers, asked for with `handlers`), `replay` (a finding on the example's recorded traffic, asked
    * for with `traffic`); `undefined` when all passed.
    */
   readonly caughtBy: 'start-up' | 'check' | 'verify' | 'handlers' | 'replay' | undefined
@@ -129,12 +129,12 @@ export interface MeasureOptions {
   /** Also play each mistake's witness on the mistaken app. */
   readonly witness?: boolean
   /**
-   * Run the example's replace test (test/helpers/replace-tests.ts) when check and verify found nothing, as a team's
-   * own test suite runs it in CI: `replaceFromEveryVersion` runs the handlers.
+   * Run the example's own tests that run its handlers (test/helpers/example-tests.ts: `replaceFromEveryVersion`,
+   * `readWebhookDelivery`) when check and verify found nothing, as a team's test suite runs them in CI.
    */
   readonly handlers?: boolean
   /**
-   * Replay the example's traffic when check, verify and the replace test found nothing: the exchanges of `examples/traffic.ts`'s clients
+   * Replay the example's traffic when check, verify and the example's tests found nothing: the exchanges of `examples/traffic.ts`'s clients
    * (not the witnesses), recorded once from the correct app, as a team records its own and replays it in CI.
    */
   readonly traffic?: boolean
@@ -197,12 +197,16 @@ function codedError (error: unknown): string | undefined {
 
 /**
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
- * export, its webhooks collected in `delivered`.
+ * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent).
  */
-async function loadMutant (file: string, delivered: unknown[]): Promise<FastifyInstance> {
+async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = []): Promise<FastifyInstance> {
   const build = (require(file) as { default: AppFunction }).default
   // What a subscriber reads: the body it was sent (the signatures change with the random event id).
-  const app = await build({ subscribers: [SUBSCRIBER], deliver: async (delivery: { body: string }) => { delivered.push(JSON.parse(delivery.body)) }, now: () => NOW })
+  const deliver = async (delivery: SentWebhook): Promise<void> => {
+    sent.push(delivery)
+    delivered.push(JSON.parse(delivery.body))
+  }
+  const app = await build({ subscribers: [SUBSCRIBER], deliver, now: () => NOW })
   try {
     await app.ready()
   } catch (error) {
@@ -262,15 +266,15 @@ function witnessed (witness: Witness, mistaken: readonly Answer[], correct: read
 }
 
 /** Runs the tools on one readied app; a coded error of a tool is a catch, like a break. */
-async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions): Promise<Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>> {
+async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions, sent: readonly SentWebhook[]): Promise<Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>> {
   const { breaks } = await checkDocuments(app, join(ROOT, 'examples', example, 'openapi'))
   if (breaks.length > 0 && options.both !== true) return { caughtBy: 'check', detail: `break: ${breaks[0].text}`, breaks: breaks.length, findings: 0 }
   const findings = await verify(app, { examples: options.examples, seed: 1 })
   const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
   const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
   if (caughtBy !== undefined) return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
-  const replaced = options.handlers === true ? await exampleReplaceFindings(app, example) : []
-  if (replaced.length > 0) return { caughtBy: 'handlers', detail: `replace: ${replaced[0].version}: ${replaced[0].message}`, breaks: 0, findings: replaced.length }
+  const tested = options.handlers === true ? await exampleTestFindings(app, example, sent, SUBSCRIBER.secret) : []
+  if (tested.length > 0) return { caughtBy: 'handlers', detail: tested[0], breaks: 0, findings: tested.length }
   if (options.traffic !== true) return { caughtBy, detail, breaks: 0, findings: 0 }
   const replayed = await replayTraffic(app, await trafficOf(example))
   const [first] = replayed.findings
@@ -312,8 +316,9 @@ async function measureMutant ({ app, mistake, options, file, started }: { app: E
   const done = (result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>): Verdict =>
     ({ mistake, app, ...result, milliseconds: Math.round(performance.now() - started), answers })
   let instance: FastifyInstance
+  const sent: SentWebhook[] = []
   try {
-    instance = await loadMutant(file, [])
+    instance = await loadMutant(file, [], sent)
   } catch (error) {
     const coded = codedError(error)
     if (coded === undefined) throw new Error(`${mistake?.id ?? `the correct ${app} app`} failed to load with an error that is no refusal of the plugin: ${String(error)}`, { cause: error })
@@ -321,7 +326,7 @@ async function measureMutant ({ app, mistake, options, file, started }: { app: E
   }
   let result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>
   try {
-    result = await judge(instance, app, options)
+    result = await judge(instance, app, options, sent)
   } catch (error) {
     const coded = codedError(error)
     if (coded === undefined) throw error
@@ -369,7 +374,7 @@ export async function measureCorpus (corpus: readonly Mistake[], options: Measur
   return verdicts
 }
 
-/** What a score counts: `check`, `verify` and the start-up; also the example's replace test; also the replayed traffic. */
+/** What a score counts: `check`, `verify` and the start-up; also the example's handler tests; also the replayed traffic. */
 type Counted = 'proof' | 'handlers' | 'replay'
 
 /** Whether a verdict counts as caught in a score of `counted`. */
@@ -389,7 +394,7 @@ export function scoreReport (verdicts: readonly Verdict[]): string[] {
   const proof = verdicts.filter((verdict) => caughtIn(verdict, 'proof'))
   const tested = verdicts.filter((verdict) => caughtIn(verdict, 'handlers'))
   const lines = [`mutation score: ${scoreOf(verdicts)} % (${proof.length} of ${verdicts.length} mistakes caught by check and verify)`]
-  if (proof.length < tested.length) lines.push(`with the example's replace test: ${scoreOf(verdicts, 'handlers')} % (${tested.length} of ${verdicts.length})`)
+  if (proof.length < tested.length) lines.push(`with the example's handler tests: ${scoreOf(verdicts, 'handlers')} % (${tested.length} of ${verdicts.length})`)
   if (tested.length < caught.length) lines.push(`with the example's recorded traffic replayed: ${scoreOf(verdicts, 'replay')} % (${caught.length} of ${verdicts.length})`)
   const kinds = [...new Set(verdicts.map((verdict) => verdict.mistake?.kind))]
   lines.push(`by kind: ${kinds.map((kind) => {
@@ -398,7 +403,7 @@ export function scoreReport (verdicts: readonly Verdict[]): string[] {
   }).join(', ')}`)
   lines.push(`caught by: ${(['start-up', 'check', 'verify', 'handlers', 'replay'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
   const missed = verdicts.filter((verdict) => !caughtIn(verdict, 'proof'))
-  const caughtLater = { handlers: ' (the replace test catches it)', replay: ' (the replayed traffic catches it)' } as const
+  const caughtLater = { handlers: ' (the example\'s handler tests catch it)', replay: ' (the replayed traffic catches it)' } as const
   lines.push(missed.length === 0 ? 'missed by check and verify: none' : `missed by check and verify (${missed.length}):`)
   for (const verdict of missed) lines.push(`- ${verdict.mistake?.id}: ${verdict.mistake?.description}${verdict.caughtBy === 'handlers' || verdict.caughtBy === 'replay' ? caughtLater[verdict.caughtBy] : ''}`)
   return lines
