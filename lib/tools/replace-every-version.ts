@@ -3,7 +3,7 @@
  * stored resource that a client of each version reads and sends back unchanged must stay as it was, and a replace
  * that leaves out an optional field must clear it. It finds a handler that does not keep what an old version cannot
  * send (`fullReplace: { keeps }` declared and not kept), a replace made a merge, and converters that lose data on
- * the way through the handler ([decision 0137](../../docs/decisions/0137-replaces-proven-through-the-handler.md)).
+ * the way through the handler ([decision 0141](../../docs/decisions/0141-replaces-proven-through-the-handler.md)).
  * @module
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'

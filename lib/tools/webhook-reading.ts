@@ -3,7 +3,7 @@
  * it. The signature must be the body's, the version header a version the API has, and the body the webhook's
  * payload in that version. It finds what `verify` cannot see, as it never runs the application's code: a body sent
  * as HEAD builds it with a version's rendered headers, a delivery re-signed for the wrong body, a version header
- * dropped ([decision 0138](../../docs/decisions/0138-webhook-deliveries-read-as-subscribers-read-them.md)).
+ * dropped ([decision 0142](../../docs/decisions/0142-webhook-deliveries-read-as-subscribers-read-them.md)).
  * @module
  */
 import type { FastifyInstance } from 'fastify'
