@@ -195,3 +195,45 @@ test('regression: an old-version request still running when its app closes keeps
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(versions.apiVersionStorage.run('2000-01-01', () => UsersGetWelcomeEmail.isApplied), false, 'a later run still works')
 })
+
+test('regression: a request Fastify never runs onSend for (hijacked, its client gone mid-stream, answered 503 by handlerTimeout while its converter ran) lets its closed app\'s storage go', async (t) => {
+  const Thing = Type.Object({ name: Type.String() })
+  class SlowLookup extends VersionChangeWithSideEffects {
+    description = 'Things are looked up.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Thing)
+    async lookUp (_request: RequestInfo) { await new Promise((resolve) => setTimeout(resolve, 100)) }
+  }
+  /** Builds an app with its own bundle, lets `serve` send its requests, closes it: gives a weak reference to the storage. */
+  const serveAndClose = async (serve: (app: ReturnType<typeof Fastify>, base: string) => Promise<unknown>): Promise<WeakRef<object>> => {
+    const versions = new VersionBundle(new Version('2001-01-01', SlowLookup), new Version('2000-01-01'))
+    const app = Fastify({ handlerTimeout: 50, forceCloseConnections: true })
+    await app.register(fastifyVersioner, { versions, openapiUrl: null })
+    await app.register(versioned(async (api) => {
+      api.post('/things', { schema: { body: Thing } }, async (request) => request.body)
+      api.get('/hijacked', (_request, reply) => { reply.hijack(); reply.raw.end('{}') })
+      api.get('/events', (_request, reply) => { reply.hijack(); reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n') })
+    }))
+    await serve(app, await app.listen({ port: 0, host: '127.0.0.1' }))
+    await app.close()
+    return new WeakRef(versions.apiVersionStorage)
+  }
+  const cases: Record<string, (app: ReturnType<typeof Fastify>, base: string) => Promise<unknown>> = {
+    'a hijacked reply': (app) => app.inject({ url: '/hijacked', headers: { 'x-api-version': '2000-01-01' } }),
+    'an event stream its client left': async (_app, base) => {
+      const aborting = new AbortController()
+      const response = await fetch(`${base}/events`, { headers: { 'x-api-version': '2000-01-01' }, signal: aborting.signal })
+      await response.body?.getReader().read()
+      aborting.abort()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    'a 503 sent while its request converter ran': async (app) => {
+      const response = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'pen' } })
+      t.equal(response.statusCode, 503)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+  }
+  for (const [label, serve] of Object.entries(cases)) {
+    t.ok(await collected(await serveAndClose(serve)), `${label}: the storage was collected once its app closed`)
+  }
+})
