@@ -5,7 +5,7 @@ import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, versioned, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange,
   VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 
@@ -235,5 +235,44 @@ test('regression: a request Fastify never runs onSend for (hijacked, its client 
   }
   for (const [label, serve] of Object.entries(cases)) {
     t.ok(await collected(await serveAndClose(serve)), `${label}: the storage was collected once its app closed`)
+  }
+})
+
+test('regression: a request converter (and code it awaits, a lookup) reads isApplied in the request\'s version, as the handler and response converters do', async (t) => {
+  const Order = Type.Object({ id: Type.String(), region: Type.Optional(Type.String()) })
+  const seen: Array<[string, boolean]> = []
+  class OrdersHaveRegions extends VersionChangeWithSideEffects {
+    description = 'Orders have a region, looked up from the account.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  class RegionAdded extends VersionChange {
+    description = 'Orders carry their region.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('region').didntExist]
+
+    @ConvertRequestToNextVersionFor(Order)
+    async lookUpRegion (request: RequestInfo) {
+      seen.push(['request converter', OrdersHaveRegions.isApplied])
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      seen.push(['after its lookup', OrdersHaveRegions.isApplied])
+      request.body.region = 'eu'
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    dropRegion (_response: ResponseInfo) { seen.push(['response converter', OrdersHaveRegions.isApplied]) }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', RegionAdded), new Version('2001-01-01', OrdersHaveRegions), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions, openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => {
+      seen.push(['handler', OrdersHaveRegions.isApplied])
+      return request.body
+    })
+  }))
+  for (const [version, applied] of [['2001-01-01', true], ['2000-01-01', false]] as const) {
+    seen.length = 0
+    await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': version }, payload: { id: 'o1' } })
+    t.same(seen, [['request converter', applied], ['after its lookup', applied], ['handler', applied], ['response converter', applied]], version)
   }
 })
