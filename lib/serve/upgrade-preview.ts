@@ -31,6 +31,7 @@ import { releasedNow } from './release-clock'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import { servedRoute, type ServedRoute } from './usage-events'
+import { afterAwaiting } from './response-failures'
 
 /**
  * The `upgradePreview` option.
@@ -160,9 +161,10 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       done(null, payload)
       return
     }
-    report(context, { request: fastifyRequest, reply, payload, preview: found }).then(() => { done(null, payload) }, (error: unknown) => {
+    const sent = afterAwaiting(reply, done)
+    report(context, { request: fastifyRequest, reply, payload, preview: found }).then(() => { sent(null, payload) }, (error: unknown) => {
       fastifyRequest.log.error({ err: error }, 'fastify-versioner: the upgrade preview failed; the response is sent without it')
-      done(null, payload)
+      sent(null, payload)
     })
   }
 
