@@ -252,7 +252,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
  * process visits, and which keeps the bundle) until it is disabled: the last application serving the bundle
  * disables it when it closes (a later run enables it again), or, when requests of the bundle's versions are still
  * running then (Fastify's `forceCloseConnections`, `inject`), the last of them once it is answered
- * (./serve/request-state.ts `holdStorage`): until then they read their version.
+ * (./serve/request-state.ts `holdStorage`, decision 0139): until then they read their version.
  */
 function releaseStorageOnClose (fastify: FastifyInstance, state: VersionerState): void {
   const bundle = state.options.versions
