@@ -164,11 +164,15 @@ export function fieldsTheVersionLacks (request: FastifyRequest): readonly string
  * Counts a request of the bundle's versions in `serving.inFlight` (its storage stays on while it runs, after its app
  * closed: ../versioner.ts) until its response closed and its `onSend` ran ({@link releaseStorage}), or only the first
  * when it is answered without `onSend` (hijacked, `reply.raw` ended, a `handlerTimeout` 503 sent while its request
- * converters ran). A request whose client left still runs in plain Fastify: it keeps its version till its `onSend`.
+ * converters ran). A request whose client left still runs in plain Fastify: it keeps its version till its `onSend`
+ * (one whose client left before this hook is not counted: it may never reach `onSend` either).
  * @example
  * holdStorage(state, reply, bundle) // in the request hook, before the request runs in the storage
  */
 export function holdStorage (state: RequestState, reply: FastifyReply, bundle: VersionBundle): void {
+  // A response closed already (its client left during an earlier hook) emits no `close` again: not counted.
+  const raw = reply.raw as { destroyed?: boolean, stream?: { destroyed: boolean } }
+  if (raw.destroyed === true || raw.stream?.destroyed === true) return
   state.storageHolds = 2
   bundle[kBundleInternals].serving.inFlight++
   reply.raw.once('close', () => { releaseStorage(state, bundle, reply.sent ? 2 : 1) })

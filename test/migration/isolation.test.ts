@@ -196,7 +196,7 @@ test('regression: an old-version request still running when its app closes keeps
   t.equal(versions.apiVersionStorage.run('2000-01-01', () => UsersGetWelcomeEmail.isApplied), false, 'a later run still works')
 })
 
-test('regression: a request Fastify never runs onSend for (hijacked, its client gone mid-stream, answered 503 by handlerTimeout while its converter ran) lets its closed app\'s storage go', async (t) => {
+test('regression: a request Fastify never runs onSend for (hijacked, its client gone mid-stream, answered 503 by handlerTimeout while its converter ran), or whose client left before its version was picked, lets its closed app\'s storage go', async (t) => {
   const Thing = Type.Object({ name: Type.String() })
   class SlowLookup extends VersionChangeWithSideEffects {
     description = 'Things are looked up.'
@@ -209,9 +209,11 @@ test('regression: a request Fastify never runs onSend for (hijacked, its client 
     const versions = new VersionBundle(new Version('2001-01-01', SlowLookup), new Version('2000-01-01'))
     const app = Fastify({ handlerTimeout: 50, forceCloseConnections: true })
     await app.register(fastifyVersioner, { versions, openapiUrl: null })
+    app.addHook('onRequest', async (request) => { if (request.headers['x-slow-auth'] === 'yes') await new Promise((resolve) => setTimeout(resolve, 100)) })
     await app.register(versioned(async (api) => {
       api.post('/things', { schema: { body: Thing } }, async (request) => request.body)
       api.get('/hijacked', (_request, reply) => { reply.hijack(); reply.raw.end('{}') })
+      api.get('/things', async () => [])
       api.get('/events', (_request, reply) => { reply.hijack(); reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n') })
     }))
     await serve(app, await app.listen({ port: 0, host: '127.0.0.1' }))
@@ -226,6 +228,10 @@ test('regression: a request Fastify never runs onSend for (hijacked, its client 
       await response.body?.getReader().read()
       aborting.abort()
       await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    'a client gone before its version was picked (an authentication hook awaiting)': async (_app, base) => {
+      await fetch(`${base}/things`, { headers: { 'x-api-version': '2000-01-01', 'x-slow-auth': 'yes' }, signal: AbortSignal.timeout(20) }).catch(() => undefined)
+      await new Promise((resolve) => setTimeout(resolve, 150))
     },
     'a 503 sent while its request converter ran': async (app) => {
       const response = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'pen' } })
