@@ -163,7 +163,7 @@ export function fieldsTheVersionLacks (request: FastifyRequest): readonly string
 /**
  * Counts a request of the bundle's versions in `serving.inFlight` (its storage stays on while it runs, after its app
  * closed: ../versioner.ts) until its response closed and its `onSend` ran ({@link releaseStorage}), or only the first
- * when it is answered without `onSend` (hijacked, `reply.raw` ended, a `handlerTimeout` 503 sent while its request
+ * when it is answered without `onSend` (hijacked, written on `reply.raw`, a `handlerTimeout` 503 sent while its request
  * converters ran). A request whose client left still runs in plain Fastify: it keeps its version till its `onSend`
  * (one whose client left before this hook is not counted: it may never reach `onSend` either).
  * @example
@@ -175,7 +175,8 @@ export function holdStorage (state: RequestState, reply: FastifyReply, bundle: V
   if (raw.destroyed === true || raw.stream?.destroyed === true) return
   state.storageHolds = 2
   bundle[kBundleInternals].serving.inFlight++
-  reply.raw.once('close', () => { releaseStorage(state, bundle, reply.sent ? 2 : 1) })
+  // Closed sent, or after writing on `reply.raw` (no `onSend` will come); else its client left or its stream failed.
+  reply.raw.once('close', () => { releaseStorage(state, bundle, reply.sent || reply.raw.headersSent ? 2 : 1) })
 }
 
 /**

@@ -214,6 +214,7 @@ test('regression: a request Fastify never runs onSend for (hijacked, its client 
       api.post('/things', { schema: { body: Thing } }, async (request) => request.body)
       api.get('/hijacked', (_request, reply) => { reply.hijack(); reply.raw.end('{}') })
       api.get('/things', async () => [])
+      api.get('/raw-events', async (_request, reply) => { reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n'); return reply })
       api.get('/events', (_request, reply) => { reply.hijack(); reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n') })
     }))
     await serve(app, await app.listen({ port: 0, host: '127.0.0.1' }))
@@ -225,6 +226,13 @@ test('regression: a request Fastify never runs onSend for (hijacked, its client 
     'an event stream its client left': async (_app, base) => {
       const aborting = new AbortController()
       const response = await fetch(`${base}/events`, { headers: { 'x-api-version': '2000-01-01' }, signal: aborting.signal })
+      await response.body?.getReader().read()
+      aborting.abort()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    'an event stream written on reply.raw (not hijacked) its client left': async (_app, base) => {
+      const aborting = new AbortController()
+      const response = await fetch(`${base}/raw-events`, { headers: { 'x-api-version': '2000-01-01' }, signal: aborting.signal })
       await response.body?.getReader().read()
       aborting.abort()
       await new Promise((resolve) => setTimeout(resolve, 50))
