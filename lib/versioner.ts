@@ -13,7 +13,7 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting, RoutingPicks, versionPickedBeforeRouting } from './serve/pick-version'
-import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, requestState } from './serve/request-state'
+import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, releaseStorage, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
@@ -251,30 +251,22 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
  * A bundle's own version storage, once run, stays in Node's list of storages (which every async operation of the
  * process visits, and which keeps the bundle) until it is disabled: the last application serving the bundle
  * disables it when it closes (a later run enables it again), or, when requests of the bundle's versions are still
- * running then (Fastify's `forceCloseConnections`, `inject`), the last of them once its answer is sent: until then
- * they read their version. (A request whose answer is never sent, a hijacked one, leaves the storage on.)
+ * running then (Fastify's `forceCloseConnections`, `inject`), the last of them once it is answered
+ * (./serve/request-state.ts `holdStorage`, decision 0139): until then they read their version.
  */
 function releaseStorageOnClose (fastify: FastifyInstance, state: VersionerState): void {
   const bundle = state.options.versions
   const internals = bundle[kBundleInternals]
   if (!state.storesVersion || internals.customStorage) return
-  const serving = internals.serving
-  const releaseWhenIdle = (): void => {
-    if (serving.apps === 0 && serving.inFlight === 0) bundle.apiVersionStorage.disable()
-  }
-  serving.apps++
+  internals.serving.apps++
   fastify.addHook('onSend', (request, _reply, payload, done) => {
     const stored = requestState(request)
-    if (stored?.inStorage === true) {
-      stored.inStorage = false
-      serving.inFlight--
-      releaseWhenIdle()
-    }
+    if (stored !== null) releaseStorage(stored, bundle, 1)
     done(null, payload)
   })
   fastify.addHook('onClose', (_instance, done) => {
-    serving.apps--
-    releaseWhenIdle()
+    internals.serving.apps--
+    releaseStorage(null, bundle, 0)
     done()
   })
 }

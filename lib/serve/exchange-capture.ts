@@ -240,11 +240,14 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     done(null, payload)
   }
 
-  // Error bodies and JSON text reach the send hook as text: the HEAD body is that text, before it converts it.
+  // Error bodies and JSON text reach the send hook as text: the HEAD body is that text, before it converts it. So does
+  // an error sent in place of a success being converted (handlerTimeout's 503): the error handler undid its conversion.
   const returnedText: onSendHookHandler = function versionerCaptureReturnedText (fastifyRequest, reply, payload, done) {
     const request = fastifyRequest as CaptureRequest
     const found = request[kCapture]
-    if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
+    const replaced = found?.handlerResponse !== undefined && found.handlerResponse.status < 300 && reply.statusCode >= 300 &&
+      requestState(request)?.converted !== true
+    if (found?.handlerRequest !== undefined && (found.handlerResponse === undefined || replaced)) {
       const parsed = parsedPayload(payload, reply)
       if (parsed === undefined) request[kCapture] = null
       else found.handlerResponse = recordResponse(reply, parsed.body)

@@ -14,7 +14,7 @@ import { failureAfterWriteBack, failureError, isThenable, runSteps } from './ste
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
-import { bindVersionInRequestLog, type RequestState } from './request-state'
+import { bindVersionInRequestLog, holdStorage, type RequestState } from './request-state'
 import { createVersionHeaders, privateCacheControl, sendFieldDeprecations, type VersionHeaders } from './version-headers'
 import { kBundleInternals } from '../core/symbols'
 import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
@@ -45,6 +45,8 @@ class RequestMigration {
   private readonly previewLog: ReadonlyMap<string, unknown> | undefined
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
+  /** The bundle's own storage: a request run in it keeps it on till answered (./request-state.ts `holdStorage`). */
+  private readonly holdsStorage: boolean
   /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
   private formatter: SchemaErrorFormatter | undefined
 
@@ -58,6 +60,7 @@ class RequestMigration {
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
     this.formatter = routeFormatter
+    this.holdsStorage = storesVersion && !options.versions[kBundleInternals].customStorage
   }
 
   /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
@@ -97,6 +100,22 @@ class RequestMigration {
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
+    if (!this.storesVersion) {
+      this.migrate(request, state, plan, done)
+      return
+    }
+    // Everything from here (validation, converters, preHandler hooks, the handler, the response) runs within `run`,
+    // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
+    if (this.holdsStorage) holdStorage(state, reply, options.versions)
+    options.versions.apiVersionStorage.run(version, this.migrateInVersion, request, state, plan, done)
+  }
+
+  /** Validates the request against its version, then converts it ({@link proceed} runs it in the version storage). */
+  private readonly migrateInVersion = (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void => {
+    this.migrate(request, state, plan, done)
+  }
+
+  private migrate (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void {
     const invalid = this.validate(request, plan, 0)
     if (!isThenable(invalid)) {
       this.afterValidation(request, state, plan, invalid, done)
@@ -116,7 +135,6 @@ class RequestMigration {
    * the fields the version does not have (but HEAD has: its clients cannot set them) and runs the converters.
    */
   private afterValidation (request: FastifyRequest, state: RequestState, plan: RequestPlan, invalid: Error | undefined, done: (error?: Error) => void): void {
-    const version = (state.behaviour as VersionBehaviour).version
     if (invalid !== undefined) {
       if (request.routeOptions.attachValidation !== true) {
         done(invalid)
@@ -124,7 +142,7 @@ class RequestMigration {
       }
       // `attachValidation`: the handler answers the version's error, about the data the client sent (decision 0104).
       attachValidationError(request, invalid)
-      this.enterVersion(state, version, done)
+      done()
       return
     }
     const cleaners = plan.cleaners
@@ -135,7 +153,7 @@ class RequestMigration {
     }
     const steps = plan.requestSteps
     if (steps.length === 0) {
-      this.finish(state, version, done)
+      this.finish(state, done)
       return
     }
     this.convert(request, state, steps, done)
@@ -189,7 +207,7 @@ class RequestMigration {
     runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
       const failure = failureAfterWriteBack(info, converterFailure, body)
       if (failure === undefined) {
-        this.finish(state, version, done)
+        this.finish(state, done)
         return
       }
       state.converterFailed = true
@@ -197,19 +215,9 @@ class RequestMigration {
     })
   }
 
-  private finish (state: RequestState, version: string, done: (error?: Error) => void): void {
+  private finish (state: RequestState, done: (error?: Error) => void): void {
     state.migrated = true
-    this.enterVersion(state, version, done)
-  }
-
-  private enterVersion (state: RequestState, version: string, done: (error?: Error) => void): void {
-    // Everything after this hook (validation, preHandler hooks, the handler, the response) runs within `run`,
-    // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
-    if (!this.storesVersion) return done()
-    // Counted until its answer is sent: an app closing meanwhile leaves the storage on for it (../versioner.ts).
-    state.inStorage = true
-    this.options.versions[kBundleInternals].serving.inFlight++
-    this.options.versions.apiVersionStorage.run(version, done)
+    done()
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
 import { copyJson, failureAfterWriteBack, runSteps } from './step-runner'
-import { failResponse, sendSerialized } from './response-failures'
+import { afterAwaiting, failResponse, sendSerialized } from './response-failures'
 import { createChosenSerializerTest } from './own-serializers'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
@@ -171,23 +171,24 @@ export function createSendHook (
       // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
+      const sent = afterAwaiting(reply, done)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
-          failResponse(reply, state, { request, version: behaviour.version, route }, done, failure)
+          failResponse(reply, state, { request, version: behaviour.version, route }, sent, failure)
           return
         }
         applyStatus(reply, behaviour, status)
         const empty = payload === undefined
         if (empty ? body === undefined : text === undefined || body === text) {
-          done(null, payload)
+          sent(null, payload)
           return
         }
         // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
         const json = empty && typeof body !== 'string'
         if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
         const serialize = (): string => json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : textOf(body)
-        sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, done)
+        sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, sent)
       })
       return
     }
@@ -202,7 +203,7 @@ export function createSendHook (
       done(null, payload)
       return
     }
-    convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, afterAwaiting(reply, done))
   }
 }
 

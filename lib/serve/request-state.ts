@@ -18,7 +18,8 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { kRequestState, kVersionedRoute } from '../core/symbols'
+import { kBundleInternals, kRequestState, kVersionedRoute } from '../core/symbols'
+import type { VersionBundle } from '../describe/versions'
 import { versionedScopeOf } from '../describe/versioned-scope'
 import { NO_FIELDS } from '../routes/full-replace'
 import { requestPlanOf, type VersionBehaviour } from '../routes/version-plan'
@@ -41,8 +42,8 @@ export interface RequestState {
   fieldDeprecations: { readonly fields: readonly string[], readonly link: string | undefined } | null
   /** Served a version the request does not name (a custom picker's or a function default's, as an account's pin): private. */
   pinned: boolean
-  /** Runs inside the bundle's version storage, counted until its answer is sent (../versioner.ts keeps the storage till then). */
-  inStorage: boolean
+  /** How many of its holds on the bundle's version storage are left (its `close`, its `onSend`): see {@link holdStorage}. */
+  storageHolds: number
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -54,7 +55,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false, inStorage: false }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
   ;(request as WithState)[kRequestState] = state
   return state
 }
@@ -157,4 +158,40 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {
   const behaviour = behaviourOf(request)
   return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields
+}
+
+/**
+ * Counts a request of the bundle's versions in `serving.inFlight` (its storage stays on while it runs, after its app
+ * closed: ../versioner.ts) until its response closed and its `onSend` ran ({@link releaseStorage}), or only the first
+ * when it is answered without `onSend` (hijacked, written on `reply.raw`, a `handlerTimeout` 503 sent while its request
+ * converters ran). A request whose client left still runs in plain Fastify: it keeps its version till its `onSend`
+ * (one whose client left before this hook is not counted: it may never reach `onSend` either).
+ * @example
+ * holdStorage(state, reply, bundle) // in the request hook, before the request runs in the storage
+ */
+export function holdStorage (state: RequestState, reply: FastifyReply, bundle: VersionBundle): void {
+  // A response closed already (its client left during an earlier hook) emits no `close` again: not counted.
+  const raw = reply.raw as { destroyed?: boolean, stream?: { destroyed: boolean } }
+  if (raw.destroyed === true || raw.stream?.destroyed === true) return
+  state.storageHolds = 2
+  bundle[kBundleInternals].serving.inFlight++
+  // Closed sent, or after writing on `reply.raw` (no `onSend` will come); else its client left or its stream failed.
+  reply.raw.once('close', () => { releaseStorage(state, bundle, reply.sent || reply.raw.headersSent ? 2 : 1) })
+}
+
+/**
+ * Lets go of `holds` of the request's holds on the bundle's storage; the last one uncounts the request, and disables
+ * the storage if no app serves the bundle and no request runs in it (`state` `null`: none of a request's).
+ * @example
+ * releaseStorage(requestState(request), bundle, 1) // its onSend ran
+ */
+export function releaseStorage (state: RequestState | null, bundle: VersionBundle, holds: number): void {
+  const serving = bundle[kBundleInternals].serving
+  if (state !== null) {
+    if (state.storageHolds === 0) return
+    state.storageHolds = Math.max(0, state.storageHolds - holds)
+    if (state.storageHolds > 0) return
+    serving.inFlight--
+  }
+  if (serving.apps === 0 && serving.inFlight === 0) bundle.apiVersionStorage.disable()
 }

@@ -57,3 +57,22 @@ export function sendSerialized (at: Serializing, serialize: () => string, done: 
   }
   done(null, text)
 }
+
+/**
+ * The `done` of an `onSend` hook, for converters that may await: what it throws is logged instead of rejecting the
+ * converter's promise unhandled (which ends the process). Fastify throws `ERR_HTTP_HEADERS_SENT`, after its own
+ * warning, when the reply was answered meanwhile (`handlerTimeout`'s 503); a throw out of an async hook it logs too.
+ * @example
+ * ```ts
+ * convertBody(conversion, body, payload, afterAwaiting(reply, done))
+ * ```
+ */
+export function afterAwaiting<Payload> (reply: FastifyReply, done: (error: Error | null, payload?: Payload) => void): (error: Error | null, payload?: Payload) => void {
+  return (error, payload) => {
+    try {
+      done(error, payload)
+    } catch (thrown) {
+      reply.log.error({ err: thrown }, 'fastify-versioner: the response could not be sent once its converters ran (answered meanwhile: handlerTimeout?)')
+    }
+  }
+}

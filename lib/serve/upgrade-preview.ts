@@ -31,6 +31,7 @@ import { releasedNow } from './release-clock'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import { servedRoute, type ServedRoute } from './usage-events'
+import { afterAwaiting } from './response-failures'
 
 /**
  * The `upgradePreview` option.
@@ -129,13 +130,21 @@ interface PreviewContext {
   readonly renderer: PreviewRenderer
   readonly goneProblemOf: GoneTest | undefined
   readonly compare: (left: object, right: object) => JsonPatchOperation[]
+  /** Requests run in the bundle's version storage: the target is rendered in the target version's (`isApplied`). */
+  readonly storesVersion: boolean
 }
 
 /** Builds the hooks (loads `fast-json-patch`). */
 export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): PreviewHooks {
   const { compare } = createRequire(__filename)('fast-json-patch') as { compare: PreviewContext['compare'] }
   const context: PreviewContext = {
-    options, header: preview.headerName, access: preview.access, renderer: new PreviewRenderer(state, options), goneProblemOf: createGoneTest(options), compare
+    options,
+    header: preview.headerName,
+    access: preview.access,
+    renderer: new PreviewRenderer(state, options),
+    goneProblemOf: createGoneTest(options),
+    compare,
+    storesVersion: state.storesVersion
   }
 
   const preSerialization: preSerializationHookHandler = function versionerPreviewCapture (fastifyRequest, reply, payload, done) {
@@ -160,9 +169,10 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       done(null, payload)
       return
     }
-    report(context, { request: fastifyRequest, reply, payload, preview: found }).then(() => { done(null, payload) }, (error: unknown) => {
+    const sent = afterAwaiting(reply, done)
+    report(context, { request: fastifyRequest, reply, payload, preview: found }).then(() => { sent(null, payload) }, (error: unknown) => {
       fastifyRequest.log.error({ err: error }, 'fastify-versioner: the upgrade preview failed; the response is sent without it')
-      done(null, payload)
+      sent(null, payload)
     })
   }
 
@@ -229,7 +239,9 @@ async function report (
   if (found.gone === undefined && found.head !== undefined && reply.statusCode < 300 && typeof payload === 'string') {
     try {
       servedBody = JSON.parse(payload)
-      rendered = await context.renderer.render(registered, found.target, found.head, { method: request.method, reply })
+      const head = found.head
+      const render = (): ReturnType<PreviewRenderer['render']> => context.renderer.render(registered, found.target, head, { method: request.method, reply })
+      rendered = await (context.storesVersion ? context.options.versions.apiVersionStorage.run(found.target, render) : render())
     } catch (error) {
       const thrown = (error as { thrown?: unknown }).thrown ?? error
       rendered = `the target version's response converters failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`

@@ -4,7 +4,7 @@
  * and `onSend`): the request answers Fastify's 503 and the other requests are served.
  */
 import { test } from 'tap'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange, versioned, VersionPicker,
@@ -96,4 +96,44 @@ test('over a real connection, a POST whose request converter never settles ends:
   const [stuck, fine] = await Promise.all([post('stuck'), post('pen')])
   t.ok(stuck === 'socket closed' || stuck.startsWith('503 '), `the stuck request ended: ${stuck}`)
   t.equal(fine, '200 {"name":"pen"}', 'another request is served')
+})
+
+test('regression: a slow error converter (or JSON text success, or upgrade preview) still running when handlerTimeout answers leaves no unhandled rejection, which would end the process', async (t) => {
+  const unhandled: unknown[] = []
+  const record = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', record)
+  t.teardown(() => { process.off('unhandledRejection', record) })
+  const slow = (): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, 150))
+  class SlowOnTheWayOut extends VersionChange {
+    description = 'Things have a size.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('size').didntExist]
+
+    @ConvertResponseToPreviousVersionFor('/things/:name', ['GET'], { migrateHttpErrors: true })
+    async lookUp (_response: ResponseInfo) { await slow() }
+  }
+  // The versioner's send hook is the last onSend hook without the upgrade preview, the preview's with it.
+  for (const upgradePreview of [undefined, { access: () => true }]) {
+    const app = Fastify({ handlerTimeout: 50, logger: { level: 'fatal' } })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', SlowOnTheWayOut), new Version('2000-01-01')), openapiUrl: null, upgradePreview })
+    await app.register(versioned(async (api) => {
+      api.get('/things/:name', { schema: { response: { 200: Thing } } }, async (request, reply: FastifyReply) => {
+        const { name } = request.params as { name: string }
+        if (name === 'missing') return reply.code(404).send({ message: 'no such thing' })
+        return name === 'text' ? reply.type('application/json').send(JSON.stringify({ name })) : { name }
+      })
+    }))
+    const base = await listen(app)
+    const cases: Array<[string, Record<string, string>]> = upgradePreview === undefined
+      ? [['missing', { 'x-api-version': '2000-01-01' }], ['text', { 'x-api-version': '2000-01-01' }]]
+      : [['previewed', { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' }]]
+    for (const [name, headers] of cases) {
+      const response = await fetch(`${base}/things/${name}`, { headers })
+      t.equal(response.status, 503, name)
+      await response.text()
+      await slow()
+      await slow()
+    }
+  }
+  t.same(unhandled.map(String), [], 'no unhandled rejection')
 })

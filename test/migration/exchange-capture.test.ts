@@ -347,3 +347,27 @@ test('regression: redaction work grows linearly with a client\'s many distinct r
   const large = work(2000)
   t.ok(large / small < 5, `4 times the values cost ${(large / small).toFixed(1)} times the operations (at most 5: linear, not 16)`)
 })
+
+test('regression: a success replaced by an error while its response converter ran (handlerTimeout\'s 503) is recorded as that error, not as the success the converters never finished', async (t) => {
+  const Rate = Type.Object({ amount: Type.Number(), currency: Type.Optional(Type.String()) })
+  class AmountsInEuros extends VersionChange {
+    description = 'Amounts carry their currency; they were in euros.'
+    instructionsToMigrateToPreviousVersion = [schema(Rate).field('currency').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Rate)
+    async toEuros (response: ResponseInfo) {
+      if (response.body.currency === 'USD') await new Promise((resolve) => setTimeout(resolve, 200)) // a slow rate lookup
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', AmountsInEuros), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/rates/:currency', { schema: { params: Type.Object({ currency: Type.String() }), response: { 200: Rate } } }, async (request) => ({ amount: 1, currency: request.params.currency }))
+  }, { fastify: { handlerTimeout: 50 }, versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const timedOut = await app.inject({ url: '/rates/USD', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(timedOut.statusCode, 503)
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  t.equal(seen.length, 1)
+  t.same([seen[0].handlerResponse.status, seen[0].clientResponse.status], [503, 503], 'the handler\'s side is the 503 the client received')
+  t.same(seen[0].handlerResponse.body, timedOut.json())
+})

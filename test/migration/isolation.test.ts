@@ -5,7 +5,7 @@ import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, versioned, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange,
   VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 
@@ -194,4 +194,99 @@ test('regression: an old-version request still running when its app closes keeps
   t.same(emailed, [false], 'the request in flight read its own version, not the newest')
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(versions.apiVersionStorage.run('2000-01-01', () => UsersGetWelcomeEmail.isApplied), false, 'a later run still works')
+})
+
+test('regression: a request Fastify never runs onSend for (hijacked, its client gone mid-stream, answered 503 by handlerTimeout while its converter ran), or whose client left before its version was picked, lets its closed app\'s storage go', async (t) => {
+  const Thing = Type.Object({ name: Type.String() })
+  class SlowLookup extends VersionChangeWithSideEffects {
+    description = 'Things are looked up.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Thing)
+    async lookUp (_request: RequestInfo) { await new Promise((resolve) => setTimeout(resolve, 100)) }
+  }
+  /** Builds an app with its own bundle, lets `serve` send its requests, closes it: gives a weak reference to the storage. */
+  const serveAndClose = async (serve: (app: ReturnType<typeof Fastify>, base: string) => Promise<unknown>): Promise<WeakRef<object>> => {
+    const versions = new VersionBundle(new Version('2001-01-01', SlowLookup), new Version('2000-01-01'))
+    const app = Fastify({ handlerTimeout: 50, forceCloseConnections: true })
+    await app.register(fastifyVersioner, { versions, openapiUrl: null })
+    app.addHook('onRequest', async (request) => { if (request.headers['x-slow-auth'] === 'yes') await new Promise((resolve) => setTimeout(resolve, 100)) })
+    await app.register(versioned(async (api) => {
+      api.post('/things', { schema: { body: Thing } }, async (request) => request.body)
+      api.get('/hijacked', (_request, reply) => { reply.hijack(); reply.raw.end('{}') })
+      api.get('/things', async () => [])
+      api.get('/raw-events', async (_request, reply) => { reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n'); return reply })
+      api.get('/events', (_request, reply) => { reply.hijack(); reply.raw.writeHead(200, { 'content-type': 'text/event-stream' }); reply.raw.write('data: 1\n\n') })
+    }))
+    await serve(app, await app.listen({ port: 0, host: '127.0.0.1' }))
+    await app.close()
+    return new WeakRef(versions.apiVersionStorage)
+  }
+  const cases: Record<string, (app: ReturnType<typeof Fastify>, base: string) => Promise<unknown>> = {
+    'a hijacked reply': (app) => app.inject({ url: '/hijacked', headers: { 'x-api-version': '2000-01-01' } }),
+    'an event stream its client left': async (_app, base) => {
+      const aborting = new AbortController()
+      const response = await fetch(`${base}/events`, { headers: { 'x-api-version': '2000-01-01' }, signal: aborting.signal })
+      await response.body?.getReader().read()
+      aborting.abort()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    'an event stream written on reply.raw (not hijacked) its client left': async (_app, base) => {
+      const aborting = new AbortController()
+      const response = await fetch(`${base}/raw-events`, { headers: { 'x-api-version': '2000-01-01' }, signal: aborting.signal })
+      await response.body?.getReader().read()
+      aborting.abort()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    },
+    'a client gone before its version was picked (an authentication hook awaiting)': async (_app, base) => {
+      await fetch(`${base}/things`, { headers: { 'x-api-version': '2000-01-01', 'x-slow-auth': 'yes' }, signal: AbortSignal.timeout(20) }).catch(() => undefined)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    },
+    'a 503 sent while its request converter ran': async (app) => {
+      const response = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'pen' } })
+      t.equal(response.statusCode, 503)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+  }
+  for (const [label, serve] of Object.entries(cases)) {
+    t.ok(await collected(await serveAndClose(serve)), `${label}: the storage was collected once its app closed`)
+  }
+})
+
+test('regression: a request converter (and code it awaits, a lookup) reads isApplied in the request\'s version, as the handler and response converters do', async (t) => {
+  const Order = Type.Object({ id: Type.String(), region: Type.Optional(Type.String()) })
+  const seen: Array<[string, boolean]> = []
+  class OrdersHaveRegions extends VersionChangeWithSideEffects {
+    description = 'Orders have a region, looked up from the account.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  class RegionAdded extends VersionChange {
+    description = 'Orders carry their region.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('region').didntExist]
+
+    @ConvertRequestToNextVersionFor(Order)
+    async lookUpRegion (request: RequestInfo) {
+      seen.push(['request converter', OrdersHaveRegions.isApplied])
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      seen.push(['after its lookup', OrdersHaveRegions.isApplied])
+      request.body.region = 'eu'
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    dropRegion (_response: ResponseInfo) { seen.push(['response converter', OrdersHaveRegions.isApplied]) }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', RegionAdded), new Version('2001-01-01', OrdersHaveRegions), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions, openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => {
+      seen.push(['handler', OrdersHaveRegions.isApplied])
+      return request.body
+    })
+  }))
+  for (const [version, applied] of [['2001-01-01', true], ['2000-01-01', false]] as const) {
+    seen.length = 0
+    await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': version }, payload: { id: 'o1' } })
+    t.same(seen, [['request converter', applied], ['after its lookup', applied], ['handler', applied], ['response converter', applied]], version)
+  }
 })

@@ -14,7 +14,7 @@ import { applyPatch, compare, deepClone } from 'fast-json-patch'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -481,4 +481,30 @@ test('regression: a route replaced at the same path and method: the request is c
   t.equal(back.headers['x-api-version-preview'],
     '2000-01-01: not compared (POST /search is another route in 2000-01-01 (operationId legacySearch): its answer is not rendered); request invalid')
   t.equal(runs, 3, 'one handler run per request')
+})
+
+test('regression: a target\'s converter reading isApplied reads the target version, not the version served', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  class PricesIncludeTax extends VersionChangeWithSideEffects {
+    description = 'Prices include tax.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  class DisplayAdded extends VersionChange {
+    description = 'Prices carry their display text.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    taxFor (response: ResponseInfo) { response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2 }
+  }
+  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 12, display: '12' }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const served = (version: string) => app.inject({ url: '/price', headers: { 'x-api-version': version } }).then((response) => response.json<unknown>())
+  t.same([await served('2001-01-01'), await served('2000-01-01')], [{ amount: 12 }, { amount: 10 }])
+  const seen = events(t)
+  await app.inject({ url: '/price', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  t.same(seen.at(-1)?.targetBody, { amount: 10 }, 'what 2000-01-01 sends')
+  await app.inject({ url: '/price', headers: { 'x-api-version': '2000-01-01', 'x-api-version-preview': '2001-01-01' } })
+  t.same(seen.at(-1)?.targetBody, { amount: 12 }, 'what 2001-01-01 sends')
 })
