@@ -22,6 +22,7 @@ import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
+import { writtenDates } from '../values/written-dates'
 
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
@@ -236,7 +237,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     finishExpressible(conversion, status, key, body, done)
     return
   }
-  const copied = copyJson(body)
+  const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
+  const copied = copyJson(body, dates === undefined ? undefined : writtenDates(dates, body))
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)

@@ -23,18 +23,22 @@ const UNUSUAL = Symbol('unusual')
 /** Nesting the walk copies itself; deeper data (or a cycle) goes through the text. */
 const MAX_DEPTH = 64
 
+/** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-dates.ts). */
+export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
+
 /**
- * The JSON copy of `value` (see the module's description); primitives are returned as they are.
+ * The JSON copy of `value` (see the module's description); primitives are returned as they are. `rewrites` gives
+ * values to take instead of the JSON of some properties (kept by the walk only).
  * @example
  * ```ts
  * copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }
  * ```
  */
-export function copyJson (value: unknown): unknown {
+export function copyJson (value: unknown, rewrites?: Rewrites): unknown {
   if (typeof value !== 'object' || value === null) return value
   let copied: unknown
   try {
-    copied = copyProperty(value, '', 0)
+    copied = copyProperty(value, '', 0, rewrites)
   } catch {
     copied = UNUSUAL
   }
@@ -54,7 +58,7 @@ function copyThroughText (value: unknown): unknown {
 }
 
 /** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
-function copyProperty (value: unknown, key: string, depth: number): unknown {
+function copyProperty (value: unknown, key: string, depth: number, rewrites: Rewrites | undefined): unknown {
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
   }
@@ -66,7 +70,7 @@ function copyProperty (value: unknown, key: string, depth: number): unknown {
       // -0 is written as 0.
       return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
     case 'object':
-      return value === null ? null : copyObject(value, depth)
+      return value === null ? null : copyObject(value, depth, rewrites)
     case 'bigint':
       return UNUSUAL
     default:
@@ -74,12 +78,14 @@ function copyProperty (value: unknown, key: string, depth: number): unknown {
   }
 }
 
-function copyObject (value: object, depth: number): unknown {
+function copyObject (value: object, depth: number, rewrites: Rewrites | undefined): unknown {
   if (depth >= MAX_DEPTH) return UNUSUAL
+  const rewritten = rewrites?.get(value)
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length)
     for (let index = 0; index < value.length; index++) {
-      const item = copyProperty(value[index], String(index), depth + 1)
+      const key = String(index)
+      const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty(value[index], key, depth + 1, rewrites)
       if (item === UNUSUAL) return UNUSUAL
       copy[index] = item === OMITTED ? null : item
     }
@@ -92,7 +98,7 @@ function copyObject (value: object, depth: number): unknown {
   const keys = Object.keys(value)
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
-    const item = copyProperty((value as Record<string, unknown>)[key], key, depth + 1)
+    const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty((value as Record<string, unknown>)[key], key, depth + 1, rewrites)
     if (item === UNUSUAL) return UNUSUAL
     if (item === OMITTED) continue
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true })

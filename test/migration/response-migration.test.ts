@@ -591,3 +591,39 @@ test('regression: a body a by-path converter gives an empty response (a 204 that
   t.equal(latest.statusCode, 204)
   t.equal(latest.body, '')
 })
+
+test('a Date in a format date or time field reached old clients as a date-time: they get what HEAD writes, and converters see it', async (t) => {
+  const Line = Type.Object({ on: Type.String({ format: 'date' }) })
+  const Invoice = Type.Object({
+    issuedAt: Type.String({ format: 'date-time' }),
+    dueOn: Type.String({ format: 'date' }),
+    cutOff: Type.Optional(Type.String({ format: 'time' })),
+    lines: Type.Array(Line),
+    memo: Type.Optional(Type.String())
+  })
+  const seen: unknown[] = []
+  class MemoAdded extends VersionChange {
+    description = 'Invoices gained a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('memo').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    look (response: ResponseInfo) {
+      seen.push({ ...response.body })
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', MemoAdded), new Version('2000-01-01'))
+  // One instant at a date-time place and a date place: each is written by its own format.
+  const issued = new Date('2024-03-05T10:20:30.000Z')
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({
+      issuedAt: issued, dueOn: issued, cutOff: new Date('2024-03-05T17:00:00.000Z'), lines: [{ on: new Date('2024-04-01T00:00:00.000Z') }], memo: 'm'
+    }) as never)
+  })
+  const latest = jsonOf(await call(app, '2001-01-01', '/invoice'))
+  t.match(latest.dueOn, /^\d{4}-\d{2}-\d{2}$/, 'HEAD writes a date')
+  const old = await call(app, '2000-01-01', '/invoice')
+  t.equal(old.statusCode, 200)
+  const { memo, ...expected } = latest
+  t.same(jsonOf(old), expected, 'the old client gets the dates and time HEAD writes')
+  t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
+})
