@@ -238,7 +238,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     return
   }
   const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  const copied = copyJson(body, dates === undefined ? undefined : writtenDates(dates, body))
+  // Fastify's serializer writes a BigInt: the copy keeps it, so that converters never change the handler's object.
+  const copied = copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), bigInts: true })
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)

@@ -37,7 +37,7 @@ export function datePlacesOf (root: TSchema, resolveRef: ResolveRef): DatePlaces
  * The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder and key, for `copyJson`.
  * @example
  * ```ts
- * copyJson(body, writtenDates(places, body)) // { dueOn: '2024-03-05' }
+ * copyJson(body, { rewrites: writtenDates(places, body) }) // { dueOn: '2024-03-05' }
  * ```
  */
 export function writtenDates (places: DatePlaces, body: unknown): Rewrites | undefined {

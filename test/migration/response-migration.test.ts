@@ -627,3 +627,32 @@ test('a Date in a format date or time field reached old clients as a date-time: 
   t.same(jsonOf(old), expected, 'the old client gets the dates and time HEAD writes')
   t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
 })
+
+test('regression: a cached body holding a BigInt (a Prisma BigInt id) was changed in place by an old version\'s converter, then every newest request failed', async (t) => {
+  const Account = Type.Object({ id: Type.Integer(), name: Type.String() })
+  const seen: unknown[] = []
+  class NameWasFullName extends VersionChange {
+    description = 'name was fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('name').had({ name: 'fullName' })]
+
+    @ConvertResponseToPreviousVersionFor(Account)
+    rename (response: ResponseInfo) {
+      seen.push(response.body.id)
+      response.body.fullName = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasFullName), new Version('2000-01-01'))
+  const cached = { id: 9007199254740993n, name: 'Ada' }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/account', { schema: { response: { 200: Account } } }, async () => cached as never)
+  })
+  const old = await call(app, '2000-01-01', '/account')
+  t.equal(old.statusCode, 200)
+  t.equal(old.body, '{"id":9007199254740993,"fullName":"Ada"}', 'the old client gets the integer Fastify writes')
+  t.same(seen, [9007199254740993n], 'the converter saw the BigInt')
+  t.same(cached, { id: 9007199254740993n, name: 'Ada' }, 'the handler\'s object is unchanged')
+  const latest = await call(app, '2001-01-01', '/account')
+  t.equal(latest.statusCode, 200)
+  t.equal(latest.body, '{"id":9007199254740993,"name":"Ada"}')
+})
