@@ -238,8 +238,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     return
   }
   const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  // Fastify's serializer writes a BigInt: the copy keeps it, so that converters never change the handler's object.
-  const copied = copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), bigInts: true })
+  // The copy keeps the numbers Fastify's serializer writes its own way (a BigInt: converters never change the handler's object).
+  const copied = copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers: true })
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)

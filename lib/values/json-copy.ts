@@ -10,7 +10,7 @@
  * handle the same way as JSON (a `BigInt`, a boxed primitive, a cycle or data deeper than a few dozen levels, a
  * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
  * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
- * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` instead, and takes the dates
+ * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and `NaN`, `±Infinity`) instead, and takes the dates
  * HEAD's serializer writes (./written-dates.ts): decision 0137.
  * @module
  */
@@ -31,8 +31,11 @@ export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
 interface CopyOptions {
   /** Values to take instead of the JSON of some properties (kept by the walk only). */
   readonly rewrites?: Rewrites
-  /** Copy a `BigInt` as itself (the serializer writes it as an integer) rather than keeping the whole value as it is. */
-  readonly bigInts?: boolean
+  /**
+   * Copy a `BigInt`, `NaN` and `±Infinity` as themselves, for the serializer to write as it writes HEAD's (an integer;
+   * a refusal, a 500; `null`), rather than keeping the whole value as it is (a `BigInt`) or as `null`.
+   */
+  readonly numbers?: boolean
 }
 
 /**
@@ -77,11 +80,11 @@ function copyProperty (value: unknown, key: string, depth: number, options: Copy
       return value
     case 'number':
       // -0 is written as 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.numbers === true ? value : null
     case 'object':
       return value === null ? null : copyObject(value, depth, options)
     case 'bigint':
-      return options.bigInts === true ? value : UNUSUAL
+      return options.numbers === true ? value : UNUSUAL
     default:
       return OMITTED
   }

@@ -656,3 +656,27 @@ test('regression: a cached body holding a BigInt (a Prisma BigInt id) was change
   t.equal(latest.statusCode, 200)
   t.equal(latest.body, '{"id":9007199254740993,"name":"Ada"}')
 })
+
+test('regression: an infinite or NaN number reached old clients whose converters ran as 0, where the newest version writes null or fails', async (t) => {
+  const Stats = Type.Object({ ratio: Type.Number(), count: Type.Optional(Type.Integer()) })
+  class CountAdded extends VersionChange {
+    description = 'Stats gained a count.'
+    instructionsToMigrateToPreviousVersion = [schema(Stats).field('count').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Stats)
+    keep (_response: ResponseInfo) {}
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', CountAdded), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/stats/:kind', { schema: { response: { 200: Stats } } }, async (request) =>
+      ({ ratio: (request.params as { kind: string }).kind === 'nan' ? NaN : 1 / 0, count: 0 }))
+  })
+  const latest = await call(app, '2001-01-01', '/stats/infinite')
+  const old = await call(app, '2000-01-01', '/stats/infinite')
+  t.equal(latest.body, '{"ratio":null,"count":0}', 'Fastify writes an infinite number as null')
+  t.equal(old.body, '{"ratio":null}', 'so does the old version, not 0')
+  const latestNaN = await call(app, '2001-01-01', '/stats/nan')
+  const oldNaN = await call(app, '2000-01-01', '/stats/nan')
+  t.equal(latestNaN.statusCode, 500, 'Fastify refuses to write NaN as a number')
+  t.equal(oldNaN.statusCode, 500, 'so does the old version, rather than answer 0')
+})
