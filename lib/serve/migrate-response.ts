@@ -237,9 +237,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     finishExpressible(conversion, status, key, body, done)
     return
   }
-  const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  // The copy keeps the numbers Fastify's serializer writes its own way (a BigInt: converters never change the handler's object).
-  const copied = copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers: true })
+  const copied = responseCopy(behaviour, key, body)
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
@@ -277,3 +275,12 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
+
+/**
+ * The copy of a HEAD response body that converters of `behaviour`'s slot `key` get: JSON's, but for what Fastify's
+ * serializer writes its own way (a `Date` of a date or time field, a `BigInt`, `NaN`, `Infinity`: decision 0137).
+ */
+export function responseCopy (behaviour: VersionBehaviour, key: string | undefined, body: unknown): unknown {
+  const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
+  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers: true })
+}

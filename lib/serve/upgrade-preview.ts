@@ -142,7 +142,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
     const found = (fastifyRequest as PreviewRequest)[kPreview]
     if (found !== null && 'target' in found && reply.statusCode < 300) {
       // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
-      found.head = { status: reply.statusCode, body: copyJson(payload), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
+      found.head = { status: reply.statusCode, body: context.renderer.headBody(registeredRouteOf(fastifyRequest) as RegisteredRoute, found.target, payload, reply), headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
     }
     done(null, payload)
   }
