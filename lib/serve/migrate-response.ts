@@ -278,9 +278,10 @@ const NO_STEPS: readonly ConverterStep[] = []
 
 /**
  * The copy of a HEAD response body that converters of `behaviour`'s slot `key` get: JSON's, but for what Fastify's
- * serializer writes its own way (a `Date` of a date or time field, a `BigInt`, `NaN`, `Infinity`: decision 0137).
+ * serializer writes its own way (a `Date` of a date or time field; with `numbers`, a `BigInt`, `NaN`, `Infinity`:
+ * decision 0137).
  */
-export function responseCopy (behaviour: VersionBehaviour, key: string | undefined, body: unknown): unknown {
+export function responseCopy (behaviour: VersionBehaviour, key: string | undefined, body: unknown, numbers = true): unknown {
   const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers: true })
+  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers })
 }
