@@ -278,10 +278,10 @@ const NO_STEPS: readonly ConverterStep[] = []
 
 /**
  * The copy of a HEAD response body that converters of `behaviour`'s slot `key` get: JSON's, but for what Fastify's
- * serializer writes its own way (a `Date` of a date or time field; with `numbers`, a `BigInt`, `NaN`, `Infinity`:
- * decision 0137).
+ * serializer writes its own way (a `Date` of a date or time field; with `serializer`, a `BigInt`, `NaN`, `Infinity`,
+ * an invalid `Date`, an `undefined` list item: decision 0137).
  */
-export function responseCopy (behaviour: VersionBehaviour, key: string | undefined, body: unknown, numbers = true): unknown {
+export function responseCopy (behaviour: VersionBehaviour, key: string | undefined, body: unknown, serializer = true): unknown {
   const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), numbers })
+  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), serializer })
 }

@@ -60,7 +60,7 @@ export class PreviewRenderer {
   /** A copy of the HEAD body of a success, as `target`'s converters get it (the route's own copy). */
   headBody (registered: RegisteredRoute, target: string, payload: unknown, reply: FastifyReply): unknown {
     const behaviour = behaviourIn(registered, target)
-    return behaviour === undefined ? copyJson(payload, { numbers: true }) : responseCopy(behaviour, responseSlot(behaviour.responses, reply.statusCode, reply), payload)
+    return behaviour === undefined ? copyJson(payload, { serializer: true }) : responseCopy(behaviour, responseSlot(behaviour.responses, reply.statusCode, reply), payload)
   }
 
   /** The route of another HEAD route serving `target` at this route's path and method (one replacing it there), if any. */
@@ -117,7 +117,7 @@ export class PreviewRenderer {
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const info = { body: copyJson(head.body, { numbers: true }), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
+    const info = { body: copyJson(head.body, { serializer: true }), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
     const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
     const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
     const found = guards === undefined ? undefined : unexpressibleValue(guards, body)

@@ -10,7 +10,7 @@
  * handle the same way as JSON (a `BigInt`, a boxed primitive, a cycle or data deeper than a few dozen levels, a
  * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
  * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
- * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and `NaN`, `±Infinity`) instead, and takes the dates
+ * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer writes its own way) instead, and takes the dates
  * HEAD's serializer writes (./written-dates.ts): decision 0137.
  * @module
  */
@@ -32,10 +32,11 @@ interface CopyOptions {
   /** Values to take instead of the JSON of some properties (kept by the walk only). */
   readonly rewrites?: Rewrites
   /**
-   * Copy a `BigInt`, `NaN` and `±Infinity` as themselves, for the serializer to write as it writes HEAD's (an integer;
-   * a refusal, a 500; `null`), rather than keeping the whole value as it is (a `BigInt`) or as `null`.
+   * Copy as themselves what the serializer writes or refuses its own way, for it to do so as with HEAD's: a `BigInt`
+   * (an integer), `NaN` (refused), `±Infinity` (`null`), an invalid `Date` (refused), an `undefined` list item
+   * (refused), rather than keeping the whole value as it is (a `BigInt`) or giving `null`.
    */
-  readonly numbers?: boolean
+  readonly serializer?: boolean
 }
 
 /**
@@ -71,6 +72,7 @@ function copyThroughText (value: unknown): unknown {
 
 /** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
 function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions): unknown {
+  if (options.serializer === true && value instanceof Date && Number.isNaN(value.getTime())) return new Date(Number.NaN)
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
   }
@@ -80,11 +82,11 @@ function copyProperty (value: unknown, key: string, depth: number, options: Copy
       return value
     case 'number':
       // -0 is written as 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.numbers === true ? value : null
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer === true ? value : null
     case 'object':
       return value === null ? null : copyObject(value, depth, options)
     case 'bigint':
-      return options.numbers === true ? value : UNUSUAL
+      return options.serializer === true ? value : UNUSUAL
     default:
       return OMITTED
   }
@@ -99,7 +101,7 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
       const key = String(index)
       const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty(value[index], key, depth + 1, options)
       if (item === UNUSUAL) return UNUSUAL
-      copy[index] = item === OMITTED ? null : item
+      copy[index] = item !== OMITTED ? item : options.serializer === true && value[index] === undefined ? undefined : null
     }
     return copy
   }

@@ -680,3 +680,23 @@ test('regression: an infinite or NaN number reached old clients whose converters
   t.equal(latestNaN.statusCode, 500, 'Fastify refuses to write NaN as a number')
   t.equal(oldNaN.statusCode, 500, 'so does the old version, rather than answer 0')
 })
+
+test('regression: an undefined list item or an invalid Date, which Fastify refuses to write (a 500), reached old clients as 0 or an empty string', async (t) => {
+  const Prices = Type.Object({ prices: Type.Array(Type.Number()), at: Type.Optional(Type.String({ format: 'date-time' })), note: Type.Optional(Type.String()) })
+  class NoteAdded extends VersionChange {
+    description = 'Prices gained a note.'
+    instructionsToMigrateToPreviousVersion = [schema(Prices).field('note').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Prices)
+    keep (_response: ResponseInfo) {}
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NoteAdded), new Version('2000-01-01'))
+  const bodies: Record<string, unknown> = { missing: { prices: [1, undefined] }, invalid: { prices: [], at: new Date('not a date') } }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/prices/:kind', { schema: { response: { 200: Prices } } }, async (request) => bodies[(request.params as { kind: string }).kind] as never)
+  })
+  for (const kind of Object.keys(bodies)) {
+    t.equal((await call(app, '2001-01-01', `/prices/${kind}`)).statusCode, 500, `Fastify refuses the ${kind} value`)
+    t.equal((await call(app, '2000-01-01', `/prices/${kind}`)).statusCode, 500, `so does the old version, rather than invent one (${kind})`)
+  }
+})
