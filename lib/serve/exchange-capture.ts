@@ -22,6 +22,7 @@ import { pointerSegments, redact, type RedactedParts, type Redaction } from '../
 import { pickedWithoutWaiting } from './pick-version'
 import { registeredRouteOf, requestState } from './request-state'
 import { isJsonText, responseCopy } from './migrate-response'
+import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute, type ServedRoute } from './usage-events'
@@ -200,6 +201,7 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
 /** Builds the hooks. */
 export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): CaptureHooks {
   const { sampleRate, redaction } = capture
+  const hasChosenSerializer = createChosenSerializerTest()
 
   const start: preValidationHookHandler = function versionerCaptureStart (fastifyRequest, _reply, done) {
     if (!exchangeChannel.hasSubscribers || (sampleRate < 1 && Math.random() >= sampleRate)) {
@@ -235,7 +237,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       // Never a stream or a buffer here (Fastify sends those without this hook): a class instance is written as JSON.
       // As its converters get it (./migrate-response.ts), so that replay sees the dates they saw.
       const behaviour = requestState(fastifyRequest)?.behaviour
-      const body = copied(payload, behaviour == null ? undefined : responseCopy(behaviour, responseSlot(behaviour.responses, reply.statusCode, reply), payload, false))
+      const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
+      const body = copied(payload, responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload, false))
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

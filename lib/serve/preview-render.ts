@@ -60,7 +60,8 @@ export class PreviewRenderer {
   /** A copy of the HEAD body of a success, as `target`'s converters get it (the route's own copy). */
   headBody (registered: RegisteredRoute, target: string, payload: unknown, reply: FastifyReply): unknown {
     const behaviour = behaviourIn(registered, target)
-    return behaviour === undefined ? copyJson(payload, { serializer: true }) : responseCopy(behaviour, responseSlot(behaviour.responses, reply.statusCode, reply), payload)
+    const key = behaviour === undefined ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
+    return responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload)
   }
 
   /** The route of another HEAD route serving `target` at this route's path and method (one replacing it there), if any. */

@@ -700,3 +700,27 @@ test('regression: an undefined list item or an invalid Date, which Fastify refus
     t.equal((await call(app, '2000-01-01', `/prices/${kind}`)).statusCode, 500, `so does the old version, rather than invent one (${kind})`)
   }
 })
+
+test('a serializer the application chose writes a Date of a format date field by its own rules in every version, not as the schema\'s would', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  const seen: unknown[] = []
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    rename (response: ResponseInfo) {
+      seen.push(response.body.dueOn)
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }) as never)
+  })
+  t.same(jsonOf(await call(app, '2001-01-01', '/invoice')), { dueOn: '2024-03-05T10:20:30.000Z', name: 'Ada' }, 'the chosen serializer writes the instant')
+  t.same(jsonOf(await call(app, '2000-01-01', '/invoice')), { dueOn: '2024-03-05T10:20:30.000Z', title: 'Ada' }, 'in the old version too')
+  t.same(seen, ['2024-03-05T10:20:30.000Z'], 'the converter saw what the chosen serializer writes')
+})
