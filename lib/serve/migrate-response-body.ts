@@ -161,7 +161,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version }, applyShape(form, engine.rules, body))
+  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
   return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
 }
 
@@ -170,12 +170,18 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
  * body that does not match the version's schema, throws `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming it, rather
  * than reaching a subscriber on an older version.
  */
-function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string }, body: unknown): unknown {
+function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string, latestBody: unknown }, body: unknown): unknown {
   const found = unexpressibleValue(engine.guardsOf(at.schema, at.level), body)
   if (found !== undefined) throw new UnconvertibleResponseError(`migrateResponseBody: ${describeUnexpressible(found, at.version)}`)
   const check = engine.validatorOf(at.form)
   if (check(copyJson(body))) return body
   const issue = check.errors?.[0]
+  // A body HEAD's own schema refuses (a value whose JSON is not the type it says) is the caller's, not a version change's.
+  const head = engine.validatorOf(engine.generation.formAt(at.schema, 0))
+  if (!head(engine.copyOf(at.schema, at.latestBody))) {
+    throw new UnconvertibleResponseError(`migrateResponseBody: the body given is not one HEAD's schema accepts: at '${head.errors?.[0]?.instancePath ?? ''}', ` +
+      `${head.errors?.[0]?.message ?? 'it does not match'}. Give it as JSON data HEAD's schema accepts; the versions' bodies are made from it.`)
+  }
   throw new UnconvertibleResponseError(`migrateResponseBody: the body migrated to API version ${at.version} does not match that version's schema ` +
     `at '${issue?.instancePath ?? ''}': ${issue?.message ?? 'does not match'}. A version change between HEAD and ${at.version} lacks a ` +
     'response converter for this schema, or one produces a wrong value: run verify to find it.')

@@ -319,3 +319,29 @@ test('regression: a Date of a format date field, which a route writes as its dat
   const { deliveries } = await app.versioner.webhooks.render('invoice.due', body, { subscribers: [{ id: 'ep_1', version: '2000-01-01', secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` }] })
   t.same(deliveries.map((delivery) => JSON.parse(delivery.body)), [written], 'the webhook the subscriber gets')
 })
+
+test('regression: a HEAD body its own schema refuses (a Decimal where it says number) was blamed on a version change lacking a converter', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), label: Type.String() })
+  class LabelWasName extends VersionChange {
+    description = 'label was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('label').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.label
+      delete response.body.label
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01'))
+  class Decimal {
+    constructor (private readonly text: string) {}
+    toJSON (): string { return this.text }
+  }
+  const latestBody = { amount: new Decimal('12.50'), label: 'x' } as unknown as Static<typeof Price>
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const error = caught(() => migrateResponseBody(versions, Price, { latestBody, version }))
+    t.match(error, { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE' }, version)
+    t.match(error?.message, /the body given is not one HEAD's schema accepts: at '\/amount', must be number/, version)
+    t.notMatch(error?.message, /lacks a response converter/, version)
+  }
+})
