@@ -238,7 +238,10 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       // As its converters get it (./migrate-response.ts), so that replay sees the dates they saw.
       const behaviour = requestState(fastifyRequest)?.behaviour
       const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
-      const body = copied(payload, responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload, false))
+      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it.
+      const serializer = { kept: false }
+      const copy = responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload, serializer)
+      const body = serializer.kept ? undefined : copied(payload, copy)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

@@ -282,9 +282,9 @@ const NO_STEPS: readonly ConverterStep[] = []
 
 /**
  * The copy of a HEAD response body that converters get: JSON's, but for what Fastify's serializer writes its own way
- * (a `Date` at `dates`, the date and time places of its slot in `VersionBehaviour.responseDates`; with `serializer`, a
- * `BigInt`, `NaN`, `Infinity`, an invalid `Date`, an `undefined` list item: decision 0137).
+ * (a `Date` at `dates`, the date and time places of its slot in `VersionBehaviour.responseDates`; a `BigInt`, `NaN`,
+ * `Infinity`, an invalid `Date`, an `undefined` list item, noted on `serializer` when it is a record: decision 0137).
  */
-export function responseCopy (dates: DatePlaces | undefined, body: unknown, serializer = true): unknown {
+export function responseCopy (dates: DatePlaces | undefined, body: unknown, serializer: true | { kept: boolean } = true): unknown {
   return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), serializer })
 }

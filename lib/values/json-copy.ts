@@ -34,9 +34,10 @@ interface CopyOptions {
   /**
    * Copy as themselves what the serializer writes or refuses its own way, for it to do so as with HEAD's: a `BigInt`
    * (an integer), `NaN` (refused), `±Infinity` (`null`), an invalid `Date` (refused), an `undefined` list item
-   * (refused), rather than keeping the whole value as it is (a `BigInt`) or giving `null`.
+   * (refused), rather than keeping the whole value as it is (a `BigInt`) or giving `null`. A record's `kept` is set
+   * when the copy holds one (it is not JSON data then).
    */
-  readonly serializer?: boolean
+  readonly serializer?: true | { kept: boolean }
 }
 
 /**
@@ -72,7 +73,7 @@ function copyThroughText (value: unknown): unknown {
 
 /** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
 function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions): unknown {
-  if (options.serializer === true && value instanceof Date && Number.isNaN(value.getTime())) return new Date(Number.NaN)
+  if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
   }
@@ -82,14 +83,20 @@ function copyProperty (value: unknown, key: string, depth: number, options: Copy
       return value
     case 'number':
       // -0 is written as 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer === true ? value : null
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer !== undefined ? kept(options, value) : null
     case 'object':
       return value === null ? null : copyObject(value, depth, options)
     case 'bigint':
-      return options.serializer === true ? value : UNUSUAL
+      return options.serializer !== undefined ? kept(options, value) : UNUSUAL
     default:
       return OMITTED
   }
+}
+
+/** `value`, kept for the serializer: noted on the options' record, if any. */
+function kept<T> (options: CopyOptions, value: T): T {
+  if (typeof options.serializer === 'object') options.serializer.kept = true
+  return value
 }
 
 function copyObject (value: object, depth: number, options: CopyOptions): unknown {
@@ -101,7 +108,7 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
       const key = String(index)
       const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty(value[index], key, depth + 1, options)
       if (item === UNUSUAL) return UNUSUAL
-      copy[index] = item !== OMITTED ? item : options.serializer === true && value[index] === undefined ? undefined : null
+      copy[index] = item !== OMITTED ? item : options.serializer !== undefined && value[index] === undefined ? kept(options, undefined) : null
     }
     return copy
   }
