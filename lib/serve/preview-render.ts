@@ -11,6 +11,7 @@ import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { validationFailure } from './validator-outcome'
 import type { ServeOptions } from './serve-options'
 import { responseCopy, serializerFor } from './migrate-response'
+import { createChosenSerializerTest } from './own-serializers'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
@@ -55,12 +56,15 @@ function behaviourIn (registered: RegisteredRoute, version: string): VersionBeha
 
 /** Renders and checks previews for one application. */
 export class PreviewRenderer {
+  private readonly hasChosenSerializer = createChosenSerializerTest()
+
   constructor (private readonly state: VersionerState, private readonly options: ServeOptions) {}
 
   /** A copy of the HEAD body of a success, as `target`'s converters get it (the route's own copy). */
   headBody (registered: RegisteredRoute, target: string, payload: unknown, reply: FastifyReply): unknown {
     const behaviour = behaviourIn(registered, target)
-    const key = behaviour === undefined ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
+    // A serializer the application chose writes a Date by its own rules, not the schema's.
+    const key = behaviour === undefined || this.hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
     return responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload)
   }
 

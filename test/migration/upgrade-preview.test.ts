@@ -506,3 +506,26 @@ test('regression: a Date of a format date field was a change the target does not
   t.same(cached, { id: 7n, dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }, 'the handler\'s object is unchanged')
   t.equal((await app.inject({ url: '/invoice', headers: { 'x-api-version': '2001-01-01' } })).statusCode, 200)
 })
+
+test('with a serializer the application chose, a Date of a format date field is no change either', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    rename (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }) as never)
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const served = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  const target = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.json().dueOn, '2024-03-05T10:20:30.000Z')
+  t.same(seen.at(-1)?.patch, compare(served.json(), target.json()), 'the patch is the difference of the two answers')
+})
