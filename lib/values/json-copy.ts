@@ -10,8 +10,8 @@
  * handle the same way as JSON (a `BigInt`, a boxed primitive, a cycle or data deeper than a few dozen levels, a
  * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
  * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
- * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer writes its own way) instead, and takes the dates
- * HEAD's serializer writes (./written-dates.ts): decision 0137.
+ * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer
+ * writes its own way) instead, and takes the dates HEAD's serializer writes (./written-dates.ts): decision 0137.
  * @module
  */
 
@@ -73,8 +73,8 @@ function copyThroughText (value: unknown): unknown {
 
 /** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
 function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions): unknown {
-  if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
   }
   switch (typeof value) {
