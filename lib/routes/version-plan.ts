@@ -68,6 +68,8 @@ export interface VersionBehaviour extends RequestPlan {
   readonly responseCleaners: ReadonlyMap<string, ShapeWalk>
   /** By slot, where HEAD's schema writes a `Date` as a date or a time, for the copy converters get (none for most slots). */
   readonly responseDates: ReadonlyMap<string, DatePlaces>
+  /** By slot, HEAD's schema (ready for Fastify): a body JSON cannot write (a cycle) is copied as its serializer writes it. */
+  readonly responseHeadForms: ReadonlyMap<string, TSchema>
   /** By slot, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
   readonly responseGuards: ReadonlyMap<string, readonly ValueGuard[]>
   /** Slots answering successes (`default` too) whose schema differs from the one the route serializes with natively. */
@@ -171,7 +173,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */
-type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseDates' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseDates' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
 
 /**
  * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
@@ -187,6 +189,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   const responseCleaners = new Map<string, ShapeWalk>()
   const responseDates = new Map<string, DatePlaces>()
+  const responseHeadForms = new Map<string, TSchema>()
   let errorWork = false
   for (const [slot, schema] of Object.entries(responses.schemas)) {
     const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
@@ -195,6 +198,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
     const dates = datePlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref))
     if (dates.length > 0) responseDates.set(slot, dates)
+    responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
@@ -206,7 +210,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  return { responses, responseSteps, responseForms, responseCleaners, responseDates, responseGuards, ownSuccessSerializers, errorWork }
+  return { responses, responseSteps, responseForms, responseCleaners, responseDates, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork }
 }
 
 /**

@@ -241,7 +241,17 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   }
   const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
   // A serializer the application chose writes a Date by its own rules, not the schema's.
-  const copied = responseCopy(dates === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : dates, body)
+  let copied = responseCopy(dates === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : dates, body)
+  if (copied === body && typeof body === 'object' && body !== null) {
+    // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
+    const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
+    try {
+      copied = JSON.parse((form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (data: unknown) => string)(body))
+    } catch (error) {
+      failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, error)
+      return
+    }
+  }
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)

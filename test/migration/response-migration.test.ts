@@ -724,3 +724,32 @@ test('a serializer the application chose writes a Date of a format date field by
   t.same(jsonOf(await call(app, '2000-01-01', '/invoice')), { dueOn: '2024-03-05T10:20:30.000Z', title: 'Ada' }, 'in the old version too')
   t.same(seen, ['2024-03-05T10:20:30.000Z'], 'the converter saw what the chosen serializer writes')
 })
+
+test('regression: a cached ORM entity with a back-reference (a cycle JSON cannot write, HEAD\'s serializer never reads) was changed in place by an old version\'s converter', async (t) => {
+  const Post = Type.Object({ id: Type.String() })
+  const Author = Type.Object({ id: Type.String(), name: Type.String(), posts: Type.Array(Post) })
+  const seen: unknown[] = []
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Author).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Author)
+    rename (response: ResponseInfo) {
+      seen.push({ ...response.body })
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const author: Record<string, unknown> = { id: 'a1', name: 'Ada', posts: [] }
+  ;(author.posts as unknown[]).push({ id: 'p1', author })
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/author', { schema: { response: { 200: Author } } }, async () => author as never)
+  })
+  const old = await call(app, '2000-01-01', '/author')
+  t.equal(old.statusCode, 200)
+  t.same(jsonOf(old), { id: 'a1', title: 'Ada', posts: [{ id: 'p1' }] })
+  t.same(seen, [{ id: 'a1', name: 'Ada', posts: [{ id: 'p1' }] }], 'the converter saw what HEAD writes')
+  t.equal(author.name, 'Ada', 'the handler\'s object is unchanged')
+  t.same(jsonOf(await call(app, '2001-01-01', '/author')), { id: 'a1', name: 'Ada', posts: [{ id: 'p1' }] }, 'the next client is answered from it')
+})
