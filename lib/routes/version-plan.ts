@@ -9,6 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
+import { datePlacesOf, type DatePlaces } from '../values/written-dates'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
@@ -65,6 +66,10 @@ export interface VersionBehaviour extends RequestPlan {
   readonly responseForms: ReadonlyMap<string, TSchema>
   /** By slot, the walk removing the fields of HEAD its open objects lack from a converted response (none for most slots). */
   readonly responseCleaners: ReadonlyMap<string, ShapeWalk>
+  /** By slot, where HEAD's schema writes a `Date` as a date or a time, for the copy converters get (none for most slots). */
+  readonly responseDates: ReadonlyMap<string, DatePlaces>
+  /** By slot, HEAD's schema (ready for Fastify): a body JSON cannot write (a cycle) is copied as its serializer writes it. */
+  readonly responseHeadForms: ReadonlyMap<string, TSchema>
   /** By slot, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
   readonly responseGuards: ReadonlyMap<string, readonly ValueGuard[]>
   /** Slots answering successes (`default` too) whose schema differs from the one the route serializes with natively. */
@@ -166,7 +171,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */
-type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseDates' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
 
 /**
  * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
@@ -181,12 +186,17 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   const responseCleaners = new Map<string, ShapeWalk>()
+  const responseDates = new Map<string, DatePlaces>()
+  const responseHeadForms = new Map<string, TSchema>()
   let errorWork = false
   for (const [slot, schema] of Object.entries(responses.schemas)) {
     const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
     responseForms.set(slot, form)
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
+    const dates = datePlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref))
+    if (dates.length > 0) responseDates.set(slot, dates)
+    responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
@@ -198,7 +208,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  return { responses, responseSteps, responseForms, responseCleaners, responseGuards, ownSuccessSerializers, errorWork }
+  return { responses, responseSteps, responseForms, responseCleaners, responseDates, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork }
 }
 
 /**

@@ -21,7 +21,9 @@ import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
 import { pickedWithoutWaiting } from './pick-version'
 import { registeredRouteOf, requestState } from './request-state'
-import { isJsonText } from './migrate-response'
+import { isJsonText, responseCopy } from './migrate-response'
+import { createChosenSerializerTest } from './own-serializers'
+import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute, type ServedRoute } from './usage-events'
 
@@ -149,8 +151,7 @@ function isJsonData (value: unknown): boolean {
  * The JSON copy of a value in a box; `undefined` when JSON cannot write it (a `BigInt`, a cycle: `copyJson` then gives
  * the value itself, which redaction would change in place and a subscriber could not write).
  */
-function copied (value: unknown): { value: unknown } | undefined {
-  const copy = copyJson(value)
+function copied (value: unknown, copy: unknown = copyJson(value)): { value: unknown } | undefined {
   return copy === value && typeof value === 'object' && value !== null ? undefined : { value: copy }
 }
 
@@ -200,6 +201,7 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
 /** Builds the hooks. */
 export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): CaptureHooks {
   const { sampleRate, redaction } = capture
+  const hasChosenSerializer = createChosenSerializerTest()
 
   const start: preValidationHookHandler = function versionerCaptureStart (fastifyRequest, _reply, done) {
     if (!exchangeChannel.hasSubscribers || (sampleRate < 1 && Math.random() >= sampleRate)) {
@@ -233,7 +235,13 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const found = (fastifyRequest as CaptureRequest)[kCapture]
     if (found?.handlerRequest !== undefined && found.handlerResponse === undefined) {
       // Never a stream or a buffer here (Fastify sends those without this hook): a class instance is written as JSON.
-      const body = copied(payload)
+      // As its converters get it (./migrate-response.ts), so that replay sees the dates they saw.
+      const behaviour = requestState(fastifyRequest)?.behaviour
+      const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
+      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it.
+      const serializer = { kept: false }
+      const copy = responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload, serializer)
+      const body = serializer.kept ? undefined : copied(payload, copy)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

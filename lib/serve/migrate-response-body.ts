@@ -20,6 +20,7 @@ import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { namedVersion, type PickedVersion } from './version-picking'
 import type { ReleaseClock } from './release-clock'
 import { generationSteps, type VersionBundle } from '../describe/versions'
+import { datePlacesOf, writtenDates, type DatePlaces } from '../values/written-dates'
 
 /**
  * What `migrateResponseBody` works with: a bundle's schema generation and converter planner (the plugin's own, or
@@ -30,6 +31,7 @@ export class MigrationEngine {
   /** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
   readonly rules: WalkRules
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
+  private readonly dates = new Map<TSchema, DatePlaces>()
   private check: ((schema: object) => Check) | undefined
   private formatRules: FormatPatterns | undefined
 
@@ -45,6 +47,13 @@ export class MigrationEngine {
     let guards = byLevel.get(level)
     if (guards === undefined) byLevel.set(level, guards = valueGuardsOf(this.planner, schema, level))
     return guards
+  }
+
+  /** The JSON copy of a HEAD body of `schema`, with the dates a route's serializer writes for its date and time fields (decision 0137). */
+  copyOf (schema: TSchema, body: unknown): unknown {
+    let places = this.dates.get(schema)
+    if (places === undefined) this.dates.set(schema, places = datePlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
+    return copyJson(body, { rewrites: places.length === 0 ? undefined : writtenDates(places, body) })
   }
 
   /** The strict validator of a version's form (see ../core/strict-validator.ts). */
@@ -133,7 +142,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
   const steps = engine.planner.responseSteps(on?.route, schema, level)
-  const copied = copyJson(options.latestBody)
+  const copied = engine.copyOf(schema, options.latestBody)
   if (copied === options.latestBody && typeof copied === 'object' && copied !== null) {
     // What JSON cannot write is kept as it is by copyJson: the shape walk would change the caller's own object.
     throw new InvalidOptionError('migrateResponseBody\'s latestBody is not JSON data: JSON cannot write it (a BigInt, a cycle); give it as JSON would send it.')
@@ -152,7 +161,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version }, applyShape(form, engine.rules, body))
+  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
   return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
 }
 
@@ -161,12 +170,18 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
  * body that does not match the version's schema, throws `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming it, rather
  * than reaching a subscriber on an older version.
  */
-function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string }, body: unknown): unknown {
+function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string, latestBody: unknown }, body: unknown): unknown {
   const found = unexpressibleValue(engine.guardsOf(at.schema, at.level), body)
   if (found !== undefined) throw new UnconvertibleResponseError(`migrateResponseBody: ${describeUnexpressible(found, at.version)}`)
   const check = engine.validatorOf(at.form)
   if (check(copyJson(body))) return body
   const issue = check.errors?.[0]
+  // A body HEAD's own schema refuses (a value whose JSON is not the type it says) is the caller's, not a version change's.
+  const head = engine.validatorOf(engine.generation.formAt(at.schema, 0))
+  if (!head(engine.copyOf(at.schema, at.latestBody))) {
+    throw new UnconvertibleResponseError(`migrateResponseBody: the body given is not one HEAD's schema accepts: at '${head.errors?.[0]?.instancePath ?? ''}', ` +
+      `${head.errors?.[0]?.message ?? 'it does not match'}. Give it as JSON data HEAD's schema accepts; the versions' bodies are made from it.`)
+  }
   throw new UnconvertibleResponseError(`migrateResponseBody: the body migrated to API version ${at.version} does not match that version's schema ` +
     `at '${issue?.instancePath ?? ''}': ${issue?.message ?? 'does not match'}. A version change between HEAD and ${at.version} lacks a ` +
     'response converter for this schema, or one produces a wrong value: run verify to find it.')

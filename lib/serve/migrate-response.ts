@@ -22,6 +22,7 @@ import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
+import { writtenDates, type DatePlaces } from '../values/written-dates'
 
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
@@ -60,7 +61,8 @@ function knownSlot (conversion: Conversion, changed: boolean, status: number, ke
 
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
-  const finishSuccess = createFinishSuccess()
+  const hasChosenSerializer = createChosenSerializerTest()
+  const finishSuccess = createFinishSuccess(hasChosenSerializer)
   return function versionerSuccessHook (request, reply, payload, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour
@@ -70,7 +72,7 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       return
     }
     state.converted = true
-    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess, keyHolds: true }, payload, payload, done)
+    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess, keyHolds: true, hasChosenSerializer }, payload, payload, done)
   }
 }
 
@@ -80,8 +82,7 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
  * unless the application chose a serializer (./own-serializers.ts). One per route.
  */
-function createFinishSuccess (): Finish {
-  const hasChosenSerializer = createChosenSerializerTest()
+function createFinishSuccess (hasChosenSerializer: (reply: FastifyReply) => boolean): Finish {
   return function finishSuccess (conversion, status, key, body, done) {
     const { reply, behaviour } = conversion
     const changed = applyStatus(reply, behaviour, status)
@@ -220,6 +221,8 @@ interface Conversion {
   readonly finish: Finish
   /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
   keyHolds: boolean
+  /** For an object payload: whether a serializer the application chose writes it (./own-serializers.ts), not the schema's. */
+  readonly hasChosenSerializer?: (reply: FastifyReply) => boolean
 }
 
 /** How a hook sends a converted body (the success hook as an object, the send hook as text), given the status and status key the steps were chosen by. */
@@ -239,7 +242,19 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     finishExpressible(conversion, status, key, body, done)
     return
   }
-  const copied = copyJson(body)
+  const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
+  // A serializer the application chose writes a Date by its own rules, not the schema's.
+  let copied = responseCopy(dates === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : dates, body)
+  if (copied === body && typeof body === 'object' && body !== null) {
+    // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
+    const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
+    try {
+      copied = JSON.parse((form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (data: unknown) => string)(body))
+    } catch (error) {
+      failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, error)
+      return
+    }
+  }
   const info = new VersionedResponseInfo(reply, copied, raw)
   runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
@@ -277,3 +292,12 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
+
+/**
+ * The copy of a HEAD response body that converters get: JSON's, but for what Fastify's serializer writes its own way
+ * (a `Date` at `dates`, the date and time places of its slot in `VersionBehaviour.responseDates`; a `BigInt`, `NaN`,
+ * `Infinity`, an invalid `Date`, an `undefined` list item, noted on `serializer` when it is a record: decision 0137).
+ */
+export function responseCopy (dates: DatePlaces | undefined, body: unknown, serializer: true | { kept: boolean } = true): unknown {
+  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), serializer })
+}

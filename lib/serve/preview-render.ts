@@ -10,7 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { validationFailure } from './validator-outcome'
 import type { ServeOptions } from './serve-options'
-import { serializerFor } from './migrate-response'
+import { responseCopy, serializerFor } from './migrate-response'
+import { createChosenSerializerTest } from './own-serializers'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
@@ -55,7 +56,17 @@ function behaviourIn (registered: RegisteredRoute, version: string): VersionBeha
 
 /** Renders and checks previews for one application. */
 export class PreviewRenderer {
+  private readonly hasChosenSerializer = createChosenSerializerTest()
+
   constructor (private readonly state: VersionerState, private readonly options: ServeOptions) {}
+
+  /** A copy of the HEAD body of a success, as `target`'s converters get it (the route's own copy). */
+  headBody (registered: RegisteredRoute, target: string, payload: unknown, reply: FastifyReply): unknown {
+    const behaviour = behaviourIn(registered, target)
+    // A serializer the application chose writes a Date by its own rules, not the schema's.
+    const key = behaviour === undefined || this.hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
+    return responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload)
+  }
 
   /** The route of another HEAD route serving `target` at this route's path and method (one replacing it there), if any. */
   private replacing (registered: RegisteredRoute, method: string, target: string): RegisteredRoute | undefined {
@@ -111,7 +122,7 @@ export class PreviewRenderer {
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const info = { body: copyJson(head.body), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
+    const info = { body: copyJson(head.body, { serializer: true }), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
     const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
     const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
     const found = guards === undefined ? undefined : unexpressibleValue(guards, body)

@@ -19,7 +19,6 @@ import { kBundleInternals } from '../core/symbols'
 import { createGoneTest } from './gone-versions'
 import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep, type StandaloneAjv } from './migrate-response-body'
-import { copyJson } from './step-runner'
 import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './usage-events'
 
 /** What rendering needs besides the webhook: the migration engine, the clock, the default version header. */
@@ -65,9 +64,9 @@ function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, lates
     throw new InvalidOptionError(`The HEAD schema of webhook '${webhook.name}' does not compile with this Ajv setup: ${(error as Error).message}. ` +
       'Outside the application, give renderWebhook (and migrateResponseBody) the ajv option the application gives Fastify({ ajv }).')
   }
-  const copy = copyJson(latestBody)
+  const copy = engine.copyOf(webhook.body, latestBody)
   if (copy === latestBody && typeof copy === 'object' && copy !== null) {
-    // copyJson keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail.
+    // The copy keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail.
     throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle). ` +
       'Give the body as JSON would send it.')
   }

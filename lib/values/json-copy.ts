@@ -10,7 +10,8 @@
  * handle the same way as JSON (a `BigInt`, a boxed primitive, a cycle or data deeper than a few dozen levels, a
  * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
  * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
- * for the serializer to decide.
+ * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer
+ * writes its own way) instead, and takes the dates HEAD's serializer writes (./written-dates.ts): decision 0137.
  * @module
  */
 
@@ -23,18 +24,35 @@ const UNUSUAL = Symbol('unusual')
 /** Nesting the walk copies itself; deeper data (or a cycle) goes through the text. */
 const MAX_DEPTH = 64
 
+/** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-dates.ts). */
+export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
+
+/** How a response's copy departs from JSON's rules, to give what Fastify's serializer writes. */
+interface CopyOptions {
+  /** Values to take instead of the JSON of some properties (kept by the walk only). */
+  readonly rewrites?: Rewrites
+  /**
+   * Copy as themselves what the serializer writes or refuses its own way, for it to do so as with HEAD's: a `BigInt`
+   * (an integer), `NaN` (refused), `±Infinity` (`null`), an invalid `Date` (refused), an `undefined` list item
+   * (refused), rather than keeping the whole value as it is (a `BigInt`) or giving `null`. A record's `kept` is set
+   * when the copy holds one (it is not JSON data then).
+   */
+  readonly serializer?: true | { kept: boolean }
+}
+
 /**
- * The JSON copy of `value` (see the module's description); primitives are returned as they are.
+ * The JSON copy of `value` (see the module's description); primitives are returned as they are. `options`
+ * departs from JSON's rules for a response Fastify's serializer writes.
  * @example
  * ```ts
  * copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }
  * ```
  */
-export function copyJson (value: unknown): unknown {
+export function copyJson (value: unknown, options: CopyOptions = {}): unknown {
   if (typeof value !== 'object' || value === null) return value
   let copied: unknown
   try {
-    copied = copyProperty(value, '', 0)
+    copied = copyProperty(value, '', 0, options)
   } catch {
     copied = UNUSUAL
   }
@@ -54,8 +72,9 @@ function copyThroughText (value: unknown): unknown {
 }
 
 /** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
-function copyProperty (value: unknown, key: string, depth: number): unknown {
+function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions): unknown {
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
   }
   switch (typeof value) {
@@ -64,24 +83,32 @@ function copyProperty (value: unknown, key: string, depth: number): unknown {
       return value
     case 'number':
       // -0 is written as 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer !== undefined ? kept(options, value) : null
     case 'object':
-      return value === null ? null : copyObject(value, depth)
+      return value === null ? null : copyObject(value, depth, options)
     case 'bigint':
-      return UNUSUAL
+      return options.serializer !== undefined ? kept(options, value) : UNUSUAL
     default:
       return OMITTED
   }
 }
 
-function copyObject (value: object, depth: number): unknown {
+/** `value`, kept for the serializer: noted on the options' record, if any. */
+function kept<T> (options: CopyOptions, value: T): T {
+  if (typeof options.serializer === 'object') options.serializer.kept = true
+  return value
+}
+
+function copyObject (value: object, depth: number, options: CopyOptions): unknown {
   if (depth >= MAX_DEPTH) return UNUSUAL
+  const rewritten = options.rewrites?.get(value)
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length)
     for (let index = 0; index < value.length; index++) {
-      const item = copyProperty(value[index], String(index), depth + 1)
+      const key = String(index)
+      const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty(value[index], key, depth + 1, options)
       if (item === UNUSUAL) return UNUSUAL
-      copy[index] = item === OMITTED ? null : item
+      copy[index] = item !== OMITTED ? item : options.serializer !== undefined && value[index] === undefined ? kept(options, undefined) : null
     }
     return copy
   }
@@ -92,7 +119,7 @@ function copyObject (value: object, depth: number): unknown {
   const keys = Object.keys(value)
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
-    const item = copyProperty((value as Record<string, unknown>)[key], key, depth + 1)
+    const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty((value as Record<string, unknown>)[key], key, depth + 1, options)
     if (item === UNUSUAL) return UNUSUAL
     if (item === OMITTED) continue
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true })

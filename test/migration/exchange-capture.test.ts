@@ -210,6 +210,28 @@ test('regression: a body JSON cannot write (a BigInt the serializer writes) is n
   t.same(seen, [], 'nothing a subscriber could not write with JSON.stringify is published')
 })
 
+test('an infinite number, which the old version writes as null as HEAD does, is not recorded: replay could not give the converters what they saw', async (t) => {
+  const Ratio = Type.Object({ id: Type.String(), ratio: Type.Number() })
+  class RatioIdWasIdent extends VersionChange {
+    description = 'id was ident.'
+    instructionsToMigrateToPreviousVersion = [schema(Ratio).field('id').had({ name: 'ident' })]
+
+    @ConvertResponseToPreviousVersionFor(Ratio)
+    down (response: ResponseInfo) {
+      const { id, ...rest } = response.body
+      response.body = { ...rest, ident: id }
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', RatioIdWasIdent), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/ratio', { schema: { response: { 200: Ratio } } }, async () => ({ id: 'r1', ratio: 1 / 0 }))
+  }, { versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const response = await app.inject({ method: 'GET', url: '/ratio', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(response.json(), { ident: 'r1', ratio: null }, 'written as HEAD writes it')
+  t.same(seen, [], 'its record would say null where the converters saw Infinity')
+})
+
 test('regression: a handler returning a class instance (a model object) is captured as JSON, as it is served', async (t) => {
   class Counter {
     constructor (readonly id: string, readonly count: number, readonly secret: string) {}

@@ -289,3 +289,59 @@ test('migrateResponseBody throws FST_VERSIONER_UNCONVERTIBLE_RESPONSE instead of
   t.equal(invalid?.code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'a rename without its converter: the result does not match the version\'s schema')
   t.match(invalid?.message, /does not match that version's schema at '': must have required property 'name'/)
 })
+
+test('regression: a Date of a format date field, which a route writes as its date, was refused as a version change\'s fault; webhooks refused it too', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const due = new Date('2024-03-05T10:20:30.000Z')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add({ name: 'invoice.due', body: Invoice })
+  await app.register(versioned(async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: due, name: 'Ada' }) as never)
+  }))
+  const written = (await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })).json()
+  t.match(written, { dueOn: /^\d{4}-\d{2}-\d{2}$/, title: 'Ada' })
+  const body = { dueOn: due, name: 'Ada' } as unknown as Static<typeof Invoice>
+  t.same(migrateResponseBody(versions, Invoice, { latestBody: body, version: '2000-01-01' }), written, 'the body the route answers')
+  t.same(app.versioner.migrateResponseBody(Invoice, { latestBody: body, version: '2001-01-01' }), { dueOn: written.dueOn, name: 'Ada' })
+  const { deliveries } = await app.versioner.webhooks.render('invoice.due', body, { subscribers: [{ id: 'ep_1', version: '2000-01-01', secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` }] })
+  t.same(deliveries.map((delivery) => JSON.parse(delivery.body)), [written], 'the webhook the subscriber gets')
+})
+
+test('regression: a HEAD body its own schema refuses (a Decimal where it says number) was blamed on a version change lacking a converter', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), label: Type.String() })
+  class LabelWasName extends VersionChange {
+    description = 'label was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('label').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.label
+      delete response.body.label
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01'))
+  class Decimal {
+    constructor (private readonly text: string) {}
+    toJSON (): string { return this.text }
+  }
+  const latestBody = { amount: new Decimal('12.50'), label: 'x' } as unknown as Static<typeof Price>
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const error = caught(() => migrateResponseBody(versions, Price, { latestBody, version }))
+    t.match(error, { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE' }, version)
+    t.match(error?.message, /the body given is not one HEAD's schema accepts: at '\/amount', must be number/, version)
+    t.notMatch(error?.message, /lacks a response converter/, version)
+  }
+})

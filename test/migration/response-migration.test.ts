@@ -591,3 +591,165 @@ test('regression: a body a by-path converter gives an empty response (a 204 that
   t.equal(latest.statusCode, 204)
   t.equal(latest.body, '')
 })
+
+test('a Date in a format date or time field reached old clients as a date-time: they get what HEAD writes, and converters see it', async (t) => {
+  const Line = Type.Object({ on: Type.String({ format: 'date' }) })
+  const Invoice = Type.Object({
+    issuedAt: Type.String({ format: 'date-time' }),
+    dueOn: Type.String({ format: 'date' }),
+    cutOff: Type.Optional(Type.String({ format: 'time' })),
+    lines: Type.Array(Line),
+    memo: Type.Optional(Type.String())
+  })
+  const seen: unknown[] = []
+  class MemoAdded extends VersionChange {
+    description = 'Invoices gained a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('memo').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    look (response: ResponseInfo) {
+      seen.push({ ...response.body })
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', MemoAdded), new Version('2000-01-01'))
+  // One instant at a date-time place and a date place: each is written by its own format.
+  const issued = new Date('2024-03-05T10:20:30.000Z')
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({
+      issuedAt: issued, dueOn: issued, cutOff: new Date('2024-03-05T17:00:00.000Z'), lines: [{ on: new Date('2024-04-01T00:00:00.000Z') }], memo: 'm'
+    }) as never)
+  })
+  const latest = jsonOf(await call(app, '2001-01-01', '/invoice'))
+  t.match(latest.dueOn, /^\d{4}-\d{2}-\d{2}$/, 'HEAD writes a date')
+  const old = await call(app, '2000-01-01', '/invoice')
+  t.equal(old.statusCode, 200)
+  const { memo, ...expected } = latest
+  t.same(jsonOf(old), expected, 'the old client gets the dates and time HEAD writes')
+  t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
+})
+
+test('regression: a cached body holding a BigInt (a Prisma BigInt id) was changed in place by an old version\'s converter, then every newest request failed', async (t) => {
+  const Account = Type.Object({ id: Type.Integer(), name: Type.String() })
+  const seen: unknown[] = []
+  class NameWasFullName extends VersionChange {
+    description = 'name was fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('name').had({ name: 'fullName' })]
+
+    @ConvertResponseToPreviousVersionFor(Account)
+    rename (response: ResponseInfo) {
+      seen.push(response.body.id)
+      response.body.fullName = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasFullName), new Version('2000-01-01'))
+  const cached = { id: 9007199254740993n, name: 'Ada' }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/account', { schema: { response: { 200: Account } } }, async () => cached as never)
+  })
+  const old = await call(app, '2000-01-01', '/account')
+  t.equal(old.statusCode, 200)
+  t.equal(old.body, '{"id":9007199254740993,"fullName":"Ada"}', 'the old client gets the integer Fastify writes')
+  t.same(seen, [9007199254740993n], 'the converter saw the BigInt')
+  t.same(cached, { id: 9007199254740993n, name: 'Ada' }, 'the handler\'s object is unchanged')
+  const latest = await call(app, '2001-01-01', '/account')
+  t.equal(latest.statusCode, 200)
+  t.equal(latest.body, '{"id":9007199254740993,"name":"Ada"}')
+})
+
+test('regression: an infinite or NaN number reached old clients whose converters ran as 0, where the newest version writes null or fails', async (t) => {
+  const Stats = Type.Object({ ratio: Type.Number(), count: Type.Optional(Type.Integer()) })
+  class CountAdded extends VersionChange {
+    description = 'Stats gained a count.'
+    instructionsToMigrateToPreviousVersion = [schema(Stats).field('count').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Stats)
+    keep (_response: ResponseInfo) {}
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', CountAdded), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/stats/:kind', { schema: { response: { 200: Stats } } }, async (request) =>
+      ({ ratio: (request.params as { kind: string }).kind === 'nan' ? NaN : 1 / 0, count: 0 }))
+  })
+  const latest = await call(app, '2001-01-01', '/stats/infinite')
+  const old = await call(app, '2000-01-01', '/stats/infinite')
+  t.equal(latest.body, '{"ratio":null,"count":0}', 'Fastify writes an infinite number as null')
+  t.equal(old.body, '{"ratio":null}', 'so does the old version, not 0')
+  const latestNaN = await call(app, '2001-01-01', '/stats/nan')
+  const oldNaN = await call(app, '2000-01-01', '/stats/nan')
+  t.equal(latestNaN.statusCode, 500, 'Fastify refuses to write NaN as a number')
+  t.equal(oldNaN.statusCode, 500, 'so does the old version, rather than answer 0')
+})
+
+test('regression: an undefined list item or an invalid Date, which Fastify refuses to write (a 500), reached old clients as 0 or an empty string', async (t) => {
+  const Prices = Type.Object({ prices: Type.Array(Type.Number()), at: Type.Optional(Type.String({ format: 'date-time' })), note: Type.Optional(Type.String()) })
+  class NoteAdded extends VersionChange {
+    description = 'Prices gained a note.'
+    instructionsToMigrateToPreviousVersion = [schema(Prices).field('note').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Prices)
+    keep (_response: ResponseInfo) {}
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NoteAdded), new Version('2000-01-01'))
+  const bodies: Record<string, unknown> = { missing: { prices: [1, undefined] }, invalid: { prices: [], at: new Date('not a date') } }
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/prices/:kind', { schema: { response: { 200: Prices } } }, async (request) => bodies[(request.params as { kind: string }).kind] as never)
+  })
+  for (const kind of Object.keys(bodies)) {
+    t.equal((await call(app, '2001-01-01', `/prices/${kind}`)).statusCode, 500, `Fastify refuses the ${kind} value`)
+    t.equal((await call(app, '2000-01-01', `/prices/${kind}`)).statusCode, 500, `so does the old version, rather than invent one (${kind})`)
+  }
+})
+
+test('a serializer the application chose writes a Date of a format date field by its own rules in every version, not as the schema\'s would', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  const seen: unknown[] = []
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    rename (response: ResponseInfo) {
+      seen.push(response.body.dueOn)
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }) as never)
+  })
+  t.same(jsonOf(await call(app, '2001-01-01', '/invoice')), { dueOn: '2024-03-05T10:20:30.000Z', name: 'Ada' }, 'the chosen serializer writes the instant')
+  t.same(jsonOf(await call(app, '2000-01-01', '/invoice')), { dueOn: '2024-03-05T10:20:30.000Z', title: 'Ada' }, 'in the old version too')
+  t.same(seen, ['2024-03-05T10:20:30.000Z'], 'the converter saw what the chosen serializer writes')
+})
+
+test('regression: a cached ORM entity with a back-reference (a cycle JSON cannot write, HEAD\'s serializer never reads) was changed in place by an old version\'s converter', async (t) => {
+  const Post = Type.Object({ id: Type.String() })
+  const Author = Type.Object({ id: Type.String(), name: Type.String(), posts: Type.Array(Post) })
+  const seen: unknown[] = []
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Author).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Author)
+    rename (response: ResponseInfo) {
+      seen.push({ ...response.body })
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const author: Record<string, unknown> = { id: 'a1', name: 'Ada', posts: [] }
+  ;(author.posts as unknown[]).push({ id: 'p1', author })
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/author', { schema: { response: { 200: Author } } }, async () => author as never)
+  })
+  const old = await call(app, '2000-01-01', '/author')
+  t.equal(old.statusCode, 200)
+  t.same(jsonOf(old), { id: 'a1', title: 'Ada', posts: [{ id: 'p1' }] })
+  t.same(seen, [{ id: 'a1', name: 'Ada', posts: [{ id: 'p1' }] }], 'the converter saw what HEAD writes')
+  t.equal(author.name, 'Ada', 'the handler\'s object is unchanged')
+  t.same(jsonOf(await call(app, '2001-01-01', '/author')), { id: 'a1', name: 'Ada', posts: [{ id: 'p1' }] }, 'the next client is answered from it')
+})

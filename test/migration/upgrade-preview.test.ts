@@ -508,3 +508,73 @@ test('regression: a target\'s converter reading isApplied reads the target versi
   await app.inject({ url: '/price', headers: { 'x-api-version': '2000-01-01', 'x-api-version-preview': '2001-01-01' } })
   t.same(seen.at(-1)?.targetBody, { amount: 12 }, 'what 2001-01-01 sends')
 })
+
+test('regression: a Date of a format date field was a change the target does not make, and a BigInt body was changed in place by the target\'s converters', async (t) => {
+  const Invoice = Type.Object({ id: Type.Integer(), dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    rename (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const cached = { id: 7n, dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => cached as never)
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const served = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  const target = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(seen.at(-1)?.patch, compare(served.json(), target.json()), 'the patch is the difference of the two answers')
+  t.same(cached, { id: 7n, dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }, 'the handler\'s object is unchanged')
+  t.equal((await app.inject({ url: '/invoice', headers: { 'x-api-version': '2001-01-01' } })).statusCode, 200)
+})
+
+test('with a serializer the application chose, a Date of a format date field is no change either', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    rename (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }) as never)
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const served = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  const target = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.json().dueOn, '2024-03-05T10:20:30.000Z')
+  t.same(seen.at(-1)?.patch, compare(served.json(), target.json()), 'the patch is the difference of the two answers')
+})
+
+test('regression: a body with a cycle through a field the schema does not declare was changed in place by the target\'s converters', async (t) => {
+  const Author = Type.Object({ id: Type.String(), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Author).field('name').had({ name: 'title' })]
+    @ConvertResponseToPreviousVersionFor(Author)
+    rename (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  const author: Record<string, unknown> = { id: 'a1', name: 'Ada' }
+  author.self = author
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/author', { schema: { response: { 200: Author } } }, async () => author as never)
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const previewed = await app.inject({ url: '/author', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  t.same(previewed.json(), { id: 'a1', name: 'Ada' })
+  t.equal(author.name, 'Ada', 'the handler\'s object is unchanged')
+  t.same((await app.inject({ url: '/author', headers: { 'x-api-version': '2001-01-01' } })).json(), { id: 'a1', name: 'Ada' })
+})

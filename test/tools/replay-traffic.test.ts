@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -288,4 +288,36 @@ test('regression: a 204 whose schema is Type.Null() replays as sent, with no bod
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [])
   t.equal(report.replayed, 1)
+})
+
+test('regression: an answer holding a Date of a format date field replays as the version answered it, no finding', async (t) => {
+  const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+  // With the schema's serializer (the date), and one the application chose (the instant).
+  for (const chosen of [false, true]) {
+    const app = await versionedApp(t, versions, async (api) => {
+      if (chosen) api.setReplySerializer((payload) => JSON.stringify(payload))
+      api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }) as never)
+    }, { versioner: { captureExchanges: {} } })
+    const lines: string[] = []
+    const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+    diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+    const sent = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    t.match(sent.json(), { dueOn: chosen ? '2024-03-05T10:20:30.000Z' : /^\d{4}-\d{2}-\d{2}$/, title: 'Ada' })
+    t.equal(lines.length, 1)
+    const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+    t.same(report.findings.map((finding) => finding.text), [], chosen ? 'a chosen serializer' : 'the schema\'s serializer')
+    t.equal(report.replayed, 1)
+  }
 })
