@@ -144,17 +144,14 @@ export function createSendHook (
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
     const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
-    // The version's lifecycle `Link` as it is now (a successor gone after its sunset is not named, ./version-headers.ts).
-    const link = behaviour === null ? undefined : linkOf(behaviour.version)
+    const link = behaviour === null ? undefined : linkOf(behaviour.version) // as it is now (./version-headers.ts)
     if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))
-    const fieldLink = state?.fieldDeprecations?.link
-    if (fieldLink !== undefined) reply.header('link', appendLink(reply.getHeader('link'), fieldLink))
+    if (state?.fieldDeprecations?.link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), state.fieldDeprecations.link))
     // A preview version's answer, or a pin's, stays out of shared caches, whatever Cache-Control the handler set (decisions 0066, 0119).
     if (behaviour !== null && (state?.pinned === true || privateVersions?.has(behaviour.version) === true)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
-    // A payload the preSerialization hook converted is done, whatever status its converters gave it; so is one of a
-    // version with nothing to do for its status (no converter, schema or status of its own: the newest, often).
+    // Done: a payload the preSerialization hook converted, and one of a version with nothing to do for its status.
     const work = behaviour !== null && (status < 300 ? behaviour.successWork : behaviour.errorWork)
     if (state === null || behaviour === null || state.converted || state.converterFailed ||
       (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
