@@ -65,3 +65,22 @@ export function fullNameWasNameInResponses (target: TSchema): VersionChangeClass
   }
   return FullNameWasName
 }
+
+/**
+ * A fresh version change in which `target`'s `name` was `title`, with the response converter that renames it back;
+ * `seen` is given the body each time the converter runs, before it renames.
+ */
+export function nameWasTitleInResponses (target: TSchema, seen?: (body: Record<string, unknown>) => void): VersionChangeClass {
+  class NameWasTitle extends VersionChange {
+    description = 'name was title.'
+    instructionsToMigrateToPreviousVersion = [schema(target).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(target)
+    nameDown (response: ResponseInfo) {
+      seen?.(response.body)
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  return NameWasTitle
+}

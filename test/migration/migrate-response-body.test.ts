@@ -6,6 +6,7 @@ import {
   versioned, type ResponseInfo
 } from '../../plugin'
 import { caught } from '../helpers/errors'
+import { nameWasTitleInResponses } from '../helpers/version-changes'
 import { buildSeededApp, Order } from '../fixtures/seeded-app'
 
 test('the reference example: converters of the schema, then the version\'s schema with defaults; unknown fields removed', async (t) => {
@@ -292,16 +293,7 @@ test('migrateResponseBody throws FST_VERSIONER_UNCONVERTIBLE_RESPONSE instead of
 
 test('regression: a Date of a format date field, which a route writes as its date, was refused as a version change\'s fault; webhooks refused it too', async (t) => {
   const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Invoice)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Invoice)
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const due = new Date('2024-03-05T10:20:30.000Z')
   const app = Fastify()

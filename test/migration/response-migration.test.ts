@@ -6,7 +6,7 @@ import { call, jsonOf } from '../helpers/http'
 import { Readable } from 'node:stream'
 import Fastify, { type FastifyReply } from 'fastify'
 import { captureLogs, v } from '../helpers/request-pipeline'
-import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
+import { changeClass, fullNameWasNameInResponses, nameWasTitleInResponses } from '../helpers/version-changes'
 import { buildSeededApp } from '../fixtures/seeded-app'
 
 test('successful payloads go from HEAD down to the requested version and are serialized with its schema', async (t) => {
@@ -704,17 +704,7 @@ test('regression: an undefined list item or an invalid Date, which Fastify refus
 test('a serializer the application chose writes a Date of a format date field by its own rules in every version, not as the schema\'s would', async (t) => {
   const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
   const seen: unknown[] = []
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Invoice)
-    rename (response: ResponseInfo) {
-      seen.push(response.body.dueOn)
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Invoice, (body) => { seen.push(body.dueOn) })
   const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {
     api.setReplySerializer((payload) => JSON.stringify(payload))
@@ -729,17 +719,7 @@ test('regression: a cached ORM entity with a back-reference (a cycle JSON cannot
   const Post = Type.Object({ id: Type.String() })
   const Author = Type.Object({ id: Type.String(), name: Type.String(), posts: Type.Array(Post) })
   const seen: unknown[] = []
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Author).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Author)
-    rename (response: ResponseInfo) {
-      seen.push({ ...response.body })
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Author, (body) => { seen.push({ ...body }) })
   const versions = new VersionBundle(new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const author: Record<string, unknown> = { id: 'a1', name: 'Ada', posts: [] }
   ;(author.posts as unknown[]).push({ id: 'p1', author })

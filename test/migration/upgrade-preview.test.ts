@@ -18,6 +18,7 @@ import {
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { nameWasTitleInResponses } from '../helpers/version-changes'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 const Item = Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 0 }) }, { $id: 'Item' })
@@ -511,15 +512,7 @@ test('regression: a target\'s converter reading isApplied reads the target versi
 
 test('regression: a Date of a format date field was a change the target does not make, and a BigInt body was changed in place by the target\'s converters', async (t) => {
   const Invoice = Type.Object({ id: Type.Integer(), dueOn: Type.String({ format: 'date' }), name: Type.String() })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
-    @ConvertResponseToPreviousVersionFor(Invoice)
-    rename (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Invoice)
   const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const cached = { id: 7n, dueOn: new Date('2024-03-05T10:20:30.000Z'), name: 'Ada' }
   const app = await versionedApp(t, bundle, async (api) => {
@@ -535,15 +528,7 @@ test('regression: a Date of a format date field was a change the target does not
 
 test('with a serializer the application chose, a Date of a format date field is no change either', async (t) => {
   const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
-    @ConvertResponseToPreviousVersionFor(Invoice)
-    rename (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Invoice)
   const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const app = await versionedApp(t, bundle, async (api) => {
     api.setReplySerializer((payload) => JSON.stringify(payload))
@@ -558,15 +543,7 @@ test('with a serializer the application chose, a Date of a format date field is 
 
 test('regression: a body with a cycle through a field the schema does not declare was changed in place by the target\'s converters', async (t) => {
   const Author = Type.Object({ id: Type.String(), name: Type.String() })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Author).field('name').had({ name: 'title' })]
-    @ConvertResponseToPreviousVersionFor(Author)
-    rename (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Author)
   const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   const author: Record<string, unknown> = { id: 'a1', name: 'Ada' }
   author.self = author

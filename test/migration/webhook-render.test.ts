@@ -8,6 +8,7 @@ import {
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
+import { nameWasTitleInResponses } from '../helpers/version-changes'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
@@ -219,16 +220,7 @@ test('in the application: a rejecting converter, a thrown non-Error or a body th
 /** An item whose sku has a format of the application's own, and a change in which its name was its title (fresh classes per call). */
 function skuItems () {
   const Item = Type.Object({ sku: Type.String({ format: 'sku' }), name: Type.String() }, { $id: 'Item' })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Item).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Item)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Item)
   return { Item, NameWasTitle }
 }
 

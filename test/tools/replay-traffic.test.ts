@@ -7,14 +7,15 @@ import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
 } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { recordTraffic } from '../../examples/traffic'
 import { inProcess, scratch } from '../helpers/cli'
 import { writeMutant } from '../helpers/mutation-harness'
+import { nameWasTitleInResponses } from '../helpers/version-changes'
 import { EMAIL_RENAMED } from '../fixtures/mutations/billing'
 
 const BILLING = resolve(__dirname, '..', '..', 'examples', 'billing', 'app.ts')
@@ -292,16 +293,7 @@ test('regression: a 204 whose schema is Type.Null() replays as sent, with no bod
 
 test('regression: an answer holding a Date of a format date field replays as the version answered it, no finding', async (t) => {
   const Invoice = Type.Object({ dueOn: Type.String({ format: 'date' }), name: Type.String() })
-  class NameWasTitle extends VersionChange {
-    description = 'name was title.'
-    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Invoice)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const NameWasTitle = nameWasTitleInResponses(Invoice)
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
   // With the schema's serializer (the date), and one the application chose (the instant).
   for (const chosen of [false, true]) {
