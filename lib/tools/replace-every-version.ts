@@ -13,6 +13,7 @@ import { requestsOfEveryVersion, type VersionRequest } from './every-version'
 import { differencesOf } from './value-difference'
 import { sameValue } from './value-comparison'
 import { exampleOf } from '../values/examples'
+import { setOwn } from '../core/own-properties'
 
 /** Options of {@link replaceFromEveryVersion}. */
 export interface ReplaceFromEveryVersionOptions {
@@ -103,7 +104,7 @@ function withExample (body: unknown, example: unknown): unknown {
   if (!isPlainObject(body) || !isPlainObject(example)) return body
   const filled: Record<string, unknown> = { ...body }
   for (const [key, value] of Object.entries(example)) {
-    Object.defineProperty(filled, key, { value: Object.hasOwn(body, key) ? withExample(body[key], value) : value, enumerable: true, writable: true, configurable: true })
+    setOwn(filled, key, Object.hasOwn(body, key) ? withExample(body[key], value) : value)
   }
   return filled
 }
