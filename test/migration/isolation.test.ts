@@ -320,3 +320,25 @@ test('regression: a worker rendering webhooks without serving runs each render i
   t.same(bodies, [{ id: 'x' }, { amount: 10 }, { id: 'x' }, { amount: 10 }, { id: 'x' }, { amount: 10 }], 'every render in 2000-01-01')
   t.ok(await collected(storage), 'the storage was let go once the renders ended')
 })
+
+test('a worker\'s job running in a version (apiVersionStorage.run) keeps it after a render inside it ends', async (t) => {
+  const Price = Type.Object({ amount: Type.Number() })
+  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+  class AmountRenamed extends VersionChange {
+    description = 'Prices carry their amount.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('amount').had({ name: 'total' })]
+    @ConvertResponseToPreviousVersionFor(Price)
+    async toTotal (response: ResponseInfo) {
+      await new Promise((resolve) => setImmediate(resolve))
+      response.body.total = response.body.amount
+      delete response.body.amount
+    }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', AmountRenamed), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const job = await versions.apiVersionStorage.run('2000-01-01', async () => {
+    const body = await migrateResponseBody(versions, Price, { latestBody: { amount: 12 }, version: '2001-01-01' })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    return { body, applied: PricesIncludeTax.isApplied }
+  })
+  t.same(job, { body: { total: 12 }, applied: false }, 'the job still reads 2000-01-01 after the render ended')
+})
