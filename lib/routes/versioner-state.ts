@@ -96,12 +96,21 @@ export class VersionerState {
     this.generation = new SchemaGeneration(bundle)
     this.planner = new ConverterPlanner(this.generation, this.steps)
     this.log = new EndpointInstructionLog(this.steps)
-    const internals = bundle[kBundleInternals]
-    this.storesVersion = internals.customStorage || this.steps.slice(1).some((step) => step.changes.some((change) => change.hasSideEffects))
+    this.storesVersion = storesVersion(bundle)
   }
 
   /** The version value of a level (level 1 is the latest). */
   versionAt (level: number): string {
     return this.generation.levels[level]
   }
+}
+
+/**
+ * Whether converters and handlers run inside the bundle's `apiVersionStorage`: only when something reads it (a
+ * `VersionChangeWithSideEffects`, or a storage the application passed).
+ * @example
+ * if (storesVersion(bundle)) bundle.apiVersionStorage.run(version, convert)
+ */
+export function storesVersion (bundle: VersionBundle): boolean {
+  return bundle[kBundleInternals].customStorage || generationSteps(bundle).slice(1).some((step) => step.changes.some((change) => change.hasSideEffects))
 }

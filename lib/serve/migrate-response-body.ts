@@ -13,6 +13,8 @@ import { formatPatterns, strictValidator, type AppAjvSetup, type Check } from '.
 import type { FormatPatterns } from '../values/string-examples'
 import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
 import { prepareSchema } from '../routes/prepared-schemas'
+import { storesVersion } from '../routes/versioner-state'
+import { runInVersion } from './request-state'
 import { isMonth, toIsoDate } from '../core/iso-date'
 import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
@@ -34,10 +36,13 @@ export class MigrationEngine {
   private readonly dates = new Map<TSchema, DatePlaces>()
   private check: ((schema: object) => Check) | undefined
   private formatRules: FormatPatterns | undefined
+  /** Whether converters read the version (a `VersionChangeWithSideEffects`): they run in the target's, as on routes. */
+  readonly storesVersion: boolean
 
   /** `ajv`: the application's Ajv setup (its formats, keywords, options), so that its schemas compile here as in Fastify (and the documents' examples are checked so). */
   constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner, readonly ajv: AppAjvSetup = {}) {
     this.rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
+    this.storesVersion = storesVersion(bundle)
   }
 
   /** Where data of `schema` at `level` may hold a HEAD value the version cannot express. */
@@ -156,7 +161,8 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   }
   let result: unknown
   try {
-    result = runStepsToBody(steps, info, copied, { method: on?.method, reply: undefined })
+    const run = (): unknown => runStepsToBody(steps, info, copied, { method: on?.method, reply: undefined })
+    result = engine.storesVersion ? runInVersion(engine.bundle, version, run) : run()
   } catch (failure) {
     return unwrap(failure)
   }

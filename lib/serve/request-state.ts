@@ -195,3 +195,28 @@ export function releaseStorage (state: RequestState | null, bundle: VersionBundl
   }
   if (serving.apps === 0 && serving.inFlight === 0) bundle.apiVersionStorage.disable()
 }
+
+/**
+ * Runs converters outside requests (`migrateResponseBody`, webhooks) in `version` of the bundle's storage, counted as a
+ * request is until they settle: a worker serving nothing lets its storage go after each render, never during one, nor
+ * while the render runs inside a version already (a request, a job's own `apiVersionStorage.run`).
+ * @example
+ * const body = runInVersion(bundle, '2000-01-01', () => runStepsToBody(steps, info, copied, at))
+ */
+export function runInVersion (bundle: VersionBundle, version: string, work: () => unknown): unknown {
+  const internals = bundle[kBundleInternals]
+  // Inside a request or a job's own run, the storage stays on for them: the render only nests its version.
+  if (internals.customStorage || bundle.apiVersionStorage.getStore() !== undefined) return bundle.apiVersionStorage.run(version, work)
+  internals.serving.inFlight++
+  const settle = (): void => { internals.serving.inFlight--; releaseStorage(null, bundle, 0) }
+  let result: unknown
+  try {
+    result = bundle.apiVersionStorage.run(version, work)
+  } catch (error) {
+    settle()
+    throw error
+  }
+  if (result instanceof Promise) return result.finally(settle)
+  settle()
+  return result
+}

@@ -6,7 +6,7 @@ import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  VersionChangeWithSideEffects, migrateResponseBody, renderWebhook, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 
 setFlagsFromString('--expose-gc')
@@ -289,4 +289,56 @@ test('regression: a request converter (and code it awaits, a lookup) reads isApp
     await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': version }, payload: { id: 'o1' } })
     t.same(seen, [['request converter', applied], ['after its lookup', applied], ['handler', applied], ['response converter', applied]], version)
   }
+})
+
+test('regression: a worker rendering webhooks without serving runs each render in its version and lets the bundle\'s storage go after it', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  /** Renders in a worker's way (its own bundle, no app): gives what 2000-01-01 got and a weak reference to the storage. */
+  const renderInWorker = async (): Promise<{ bodies: unknown[], storage: WeakRef<object> }> => {
+    class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+    class DisplayAdded extends VersionChange {
+      description = 'Prices carry their display text.'
+      instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+      @ConvertResponseToPreviousVersionFor(Price)
+      async taxFor (response: ResponseInfo) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
+      }
+    }
+    const versions = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+    const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}` }]
+    const bodies: unknown[] = []
+    for (let round = 0; round < 3; round++) {
+      // A render still running when another (a shorter, synchronous path) ends keeps its version.
+      const running = renderWebhook(versions, { name: 'price.changed', body: Price }, { amount: 12 }, { subscribers })
+      bodies.push(migrateResponseBody(versions, Type.Object({ id: Type.String() }), { latestBody: { id: 'x' }, version: '2000-01-01' }))
+      bodies.push(JSON.parse((await running).deliveries[0].body))
+    }
+    return { bodies, storage: new WeakRef(versions.apiVersionStorage) }
+  }
+  const { bodies, storage } = await renderInWorker()
+  t.same(bodies, [{ id: 'x' }, { amount: 10 }, { id: 'x' }, { amount: 10 }, { id: 'x' }, { amount: 10 }], 'every render in 2000-01-01')
+  t.ok(await collected(storage), 'the storage was let go once the renders ended')
+})
+
+test('a worker\'s job running in a version (apiVersionStorage.run) keeps it after a render inside it ends', async (t) => {
+  const Price = Type.Object({ amount: Type.Number() })
+  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+  class AmountRenamed extends VersionChange {
+    description = 'Prices carry their amount.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('amount').had({ name: 'total' })]
+    @ConvertResponseToPreviousVersionFor(Price)
+    async toTotal (response: ResponseInfo) {
+      await new Promise((resolve) => setImmediate(resolve))
+      response.body.total = response.body.amount
+      delete response.body.amount
+    }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', AmountRenamed), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const job = await versions.apiVersionStorage.run('2000-01-01', async () => {
+    const body = await migrateResponseBody(versions, Price, { latestBody: { amount: 12 }, version: '2001-01-01' })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    return { body, applied: PricesIncludeTax.isApplied }
+  })
+  t.same(job, { body: { total: 12 }, applied: false }, 'the job still reads 2000-01-01 after the render ended')
 })

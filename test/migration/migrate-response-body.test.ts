@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
-  versioned, type ResponseInfo
+  VersionChangeWithSideEffects, versioned, type ResponseInfo
 } from '../../plugin'
 import { caught } from '../helpers/errors'
 import { nameWasTitleInResponses } from '../helpers/version-changes'
@@ -336,4 +336,57 @@ test('regression: a HEAD body its own schema refuses (a Decimal where it says nu
     t.match(error?.message, /the body given is not one HEAD's schema accepts: at '\/amount', must be number/, version)
     t.notMatch(error?.message, /lacks a response converter/, version)
   }
+})
+
+test('regression: migrateResponseBody (and webhooks) run converters in the target version (isApplied)', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+  class DisplayAdded extends VersionChange {
+    description = 'Prices carry their display text.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+    @ConvertResponseToPreviousVersionFor(Price)
+    taxFor (response: ResponseInfo) { response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2 }
+  }
+  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  t.same(migrateResponseBody(bundle, Price, { latestBody: { amount: 12, display: '12' }, version: '2000-01-01' }), { amount: 10 })
+  t.same(migrateResponseBody(bundle, Price, { latestBody: { amount: 12, display: '12' }, version: '2001-01-01' }), { amount: 12 })
+  t.equal(PricesIncludeTax.isApplied, true, 'outside, the class answers as before')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: bundle })
+  await app.register(versioned(async (api) => {
+    api.get('/price', { schema: { response: { 200: Price } } }, async () => ({
+      amount: 12,
+      // In a request of one version, a body migrated to another runs in that other version, then the request's comes back.
+      display: JSON.stringify([app.versioner.migrateResponseBody(Price, { latestBody: { amount: 12 }, version: '2000-01-01' }), PricesIncludeTax.isApplied])
+    }))
+  }))
+  await app.ready()
+  t.same(app.versioner.migrateResponseBody(Price, { latestBody: { amount: 12 }, version: '2000-01-01' }), { amount: 10 }, 'bound to the app')
+  const served = await app.inject({ url: '/price', headers: { 'x-api-version': '2001-01-01' } })
+  t.same(served.json(), { amount: 12 }, '2001-01-01 lacks display; its request read its own version')
+  const newest = await app.inject({ url: '/price', headers: { 'x-api-version': '2002-01-01' } })
+  t.same(JSON.parse(newest.json().display), [{ amount: 10 }, true], 'the migration ran in 2000-01-01, the handler stayed in 2002-01-01')
+})
+
+test('regression: an async converter of migrateResponseBody reads the target version after its awaits, also when renders overlap and the worker serves nothing', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+  class DisplayAdded extends VersionChange {
+    description = 'Prices carry their display text.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+    @ConvertResponseToPreviousVersionFor(Price)
+    async taxFor (response: ResponseInfo) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
+    }
+  }
+  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const migrate = async (version: string): Promise<unknown> => await migrateResponseBody(bundle, Price, { latestBody: { amount: 12 }, version })
+  const first = migrate('2000-01-01')
+  // The second render, of the same version, ends first: the first still reads its version after it.
+  const [second, third] = await Promise.all([migrate('2001-01-01'), migrate('2000-01-01')])
+  t.same([await first, second, third], [{ amount: 10 }, { amount: 12 }, { amount: 10 }])
+  t.same(await migrate('2000-01-01'), { amount: 10 }, 'a render after the others ended')
 })

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
-  VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
+  VersionChange, VersionChangeWithSideEffects, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
@@ -255,4 +255,35 @@ test('in a worker: renderWebhook and migrateResponseBody take the application\'s
   const withoutAjv = await rejection(() => renderWebhook(versions, definition, { sku: 'ABC-1', name: 'Pen' }, { subscribers }))
   t.equal(withoutAjv?.code, 'FST_VERSIONER_INVALID_OPTION', 'without it, Fastify\'s defaults do not know the format: a coded error saying what to pass')
   t.match(withoutAjv?.message, /^The HEAD schema of webhook 'item\.created' does not compile with this Ajv setup: unknown format "sku" .*give renderWebhook \(and migrateResponseBody\) the ajv option/)
+})
+
+test('regression: webhooks run each version\'s converters in that version (isApplied), in the app and in a worker', async (t) => {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
+  class DisplayAdded extends VersionChange {
+    description = 'Prices carry their display text.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+    @ConvertResponseToPreviousVersionFor(Price)
+    async taxFor (response: ResponseInfo) {
+      await new Promise((resolve) => setImmediate(resolve))
+      response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
+    }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const priceChanged = { name: 'price.changed', body: Price }
+  const list = VERSIONS.map((version) => ({ id: version, version, secret: newSecret() }))
+  const wanted = { '2002-01-01': { amount: 12, display: '12' }, '2001-01-01': { amount: 12 }, '2000-01-01': { amount: 10 } }
+  const bodies = (rendered: { deliveries: ReadonlyArray<{ version: string, body: string }> }): unknown =>
+    Object.fromEntries(rendered.deliveries.map(({ version, body }) => [version, JSON.parse(body)]))
+  // Two renders at once: each reads its versions while the other runs.
+  const inWorker = await Promise.all([0, 1].map(async () => await renderWebhook(versions, priceChanged, { amount: 12, display: '12' }, { subscribers: list })))
+  t.same(inWorker.map(bodies), [wanted, wanted], 'renderWebhook: 2000-01-01 gets its price without tax')
+
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add(priceChanged)
+  await app.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
+  await app.ready()
+  t.same(bodies(await app.versioner.webhooks.render('price.changed', { amount: 12, display: '12' }, { subscribers: list })), wanted, 'app.versioner.webhooks.render')
 })
