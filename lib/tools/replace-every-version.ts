@@ -7,12 +7,15 @@
  * @module
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
 import { VersionerToolError } from '../core/errors'
-import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
 import { requestsOfEveryVersion, type VersionRequest } from './every-version'
 import { differencesOf } from './value-difference'
 import { sameValue } from './value-comparison'
 import { exampleOf } from '../values/examples'
+import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from '../values/shapes'
+import { versionedApis, versionerStateOf } from './versioned-apis'
 
 /** Options of {@link replaceFromEveryVersion}. */
 export interface ReplaceFromEveryVersionOptions {
@@ -61,6 +64,21 @@ interface Run {
   readonly reads: ReadonlyMap<string, VersionRequest>
   readonly replaces: ReadonlyMap<string, VersionRequest>
   readonly newest: string
+  /** Finds a schema a replace body's `$ref` names: the plugin's versioned schemas, then the application's. */
+  readonly resolveRef: ResolveRef
+}
+
+/** Finds a schema by `$ref`: a versioned API's generated schemas, then the schemas added to its context. */
+function schemaResolver (app: FastifyInstance): ResolveRef {
+  const apis = versionedApis(app)
+  return (ref) => {
+    const id = ref.replace(/#$/, '')
+    for (const { context } of apis) {
+      const found = versionerStateOf(context).generation.resolveAnyId(id) ?? context.getSchema(id) as TSchema | undefined
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
 }
 
 function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequest> {
@@ -110,10 +128,9 @@ function withExample (body: unknown, example: unknown): unknown {
 
 /** Sets every optional field the resource leaves out to an example value, by the newest version's replace. */
 async function fill (run: Run): Promise<void> {
-  const schema = run.replaces.get(run.newest)?.route.schema.body
-  if (schema === undefined) return
-  const app = run.app
-  const example = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => app.getSchema(ref.replace(/#$/, '')) })
+  const request = run.replaces.get(run.newest)
+  if (request?.route.schema.body === undefined) return
+  const example = exampleOf(bodySchema(request), { includeOptional: true, resolveRef: run.resolveRef })
   const answer = await replace(run, run.newest, withExample(bodyOf(run, await read(run, run.newest), run.newest), example))
   if (answer.statusCode >= 300) {
     throw new VersionerToolError(`replaceFromEveryVersion: the newest version (${run.newest}) refused the resource with every field set to an ` +
@@ -121,14 +138,35 @@ async function fill (run: Run): Promise<void> {
   }
 }
 
-/** The optional top-level fields of a version's replace body, with their default when they have one. */
-function optionalFields (request: VersionRequest): Map<string, { default?: unknown }> {
+/** The schema of a version's replace body: the JSON one of a route that gives `content` by media type. */
+function bodySchema (request: VersionRequest): unknown {
   const body = request.route.schema.body
+  if (!isSchemaObject(body) || !isSchemaObject(body.content)) return body
+  const json = Object.entries(body.content).find(([type]) => /\bjson\b/i.test(type))?.[1]
+  return isSchemaObject(json) ? json.schema : undefined
+}
+
+/**
+ * The optional top-level fields of a version's replace body, with their default when they have one: the fields its
+ * object, `$ref`, `allOf` and union members declare and none requires.
+ */
+function optionalFields (request: VersionRequest, resolveRef: ResolveRef): Map<string, { default?: unknown }> {
+  const declared = new Map<string, unknown>()
+  const required = new Set<unknown>()
+  const visit = (node: unknown, depth: number): void => {
+    if (!isSchemaObject(node) || depth > MAX_WALK_DEPTH) return
+    if (typeof node.$ref === 'string') return visit(resolveRef(node.$ref), depth + 1)
+    const children = childrenOf(node)
+    for (const [name, schema] of children.properties) if (!declared.has(name)) declared.set(name, schema)
+    if (Array.isArray(node.required)) for (const name of node.required) required.add(name)
+    for (const member of [...children.allOf, ...children.unions.flat()]) visit(member, depth + 1)
+  }
+  visit(bodySchema(request), 0)
   const fields = new Map<string, { default?: unknown }>()
-  if (!isSchemaObject(body) || !isSchemaObject(body.properties)) return fields
-  const required = Array.isArray(body.required) ? body.required : []
-  for (const [name, schema] of Object.entries(body.properties)) {
-    if (!required.includes(name)) fields.set(name, isSchemaObject(schema) && Object.hasOwn(schema, 'default') ? { default: schema.default } : {})
+  for (const [name, schema] of declared) {
+    const field = isSchemaObject(schema) && typeof schema.$ref === 'string' ? resolveRef(schema.$ref) as SchemaObject | undefined : schema as SchemaObject
+    if (required.has(name)) continue
+    fields.set(name, field !== undefined && Object.hasOwn(field, 'default') ? { default: field.default } : {})
   }
   return fields
 }
@@ -136,7 +174,7 @@ function optionalFields (request: VersionRequest): Map<string, { default?: unkno
 /** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
 async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
   if (!isPlainObject(sent)) return
-  for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest)) {
+  for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
     // A value equal to the default would come back whether the field was cleared or kept.
     if (!Object.hasOwn(sent, name) || ('default' in field && sameValue(field.default, held))) continue
@@ -225,7 +263,7 @@ export async function replaceFromEveryVersion (app: FastifyInstance, options: Re
   if (both.length === 0) {
     throw new VersionerToolError(`replaceFromEveryVersion: no version both reads (GET) and replaces (${options.method ?? 'PUT'}) ${options.url}.`)
   }
-  const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0] }
+  const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0], resolveRef: schemaResolver(app) }
   if (options.fill !== false) await fill(run)
   const found: ReplaceFromVersionFinding[] = []
   for (const version of both) {

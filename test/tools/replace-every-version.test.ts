@@ -2,12 +2,12 @@
 // and a replace leaving out an optional field clears it; the handlers run.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
-import { replaceFromEveryVersion } from '../../tools'
+import { replaceFromEveryVersion, type ReplaceFromVersionFinding } from '../../tools'
 
 const Customer = Type.Object({
   name: Type.String(),
@@ -164,4 +164,41 @@ test('a URL no version reads, or a resource not stored, is FST_VERSIONER_TOOL sa
     { code: 'FST_VERSIONER_TOOL', message: 'replaceFromEveryVersion: no version both reads (GET) and replaces (POST) /customers/c1.' })
   t.match(await replaceFromEveryVersion(app, { url: '/customers/nobody' }).catch((error: unknown) => error),
     { code: 'FST_VERSIONER_TOOL', message: /GET \/customers\/nobody answered 404 in 2002-01-01: give the URL of a resource stored before the call/ })
+})
+
+/** A shared schema's route pair: GET reads `c1`, PUT takes `body` (default the schema) and `merges` or stores what it is sent. */
+async function sharedApp (t: { teardown: (fn: () => unknown) => void }, make: (shared: TObject) => { body?: unknown, stored: Record<string, unknown>, merges: boolean, versions?: VersionBundle }, fields: TProperties = {}): Promise<Built> {
+  const Shared = Type.Object({ name: Type.String(), memo: Type.Optional(Type.String()), ...fields }, { $id: 'SharedCustomer' })
+  const { body, stored: first, merges, versions } = make(Shared)
+  const stored = new Map<string, Stored>([['c1', first as Stored]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addSchema(Shared)
+  await app.register(fastifyVersioner, { versions: versions ?? new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    const params = Type.Object({ id: Type.String() })
+    api.get<{ Params: Static<typeof params> }>('/customers/:id', { schema: { params, response: { 200: Shared } } }, async (request) => stored.get(request.params.id))
+    api.put<{ Params: Static<typeof params>, Body: Stored }>('/customers/:id', { schema: { params, body: (body ?? Shared) as TObject, response: { 200: Shared } } }, async (request) => {
+      const customer = merges ? { ...stored.get(request.params.id), ...request.body } : { ...request.body, id: request.params.id }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  return { app, stored }
+}
+const summary = (findings: readonly ReplaceFromVersionFinding[]): string[] => findings.map(({ version, kind, pointer }) => `${version} ${kind} ${pointer}`)
+
+test('regression: a replace body given as a $ref, an allOf, a union or by media type hid a merge', async (t) => {
+  const bodies: Record<string, (shared: TObject) => unknown> = {
+    $ref: (shared) => Type.Ref(shared),
+    allOf: (shared) => Type.Intersect([shared, Type.Object({ tag: Type.Optional(Type.String()) })]),
+    union: (shared) => Type.Union([shared, Type.Object({ name: Type.String(), memo: Type.Optional(Type.String()), kind: Type.Literal('company') })]),
+    content: (shared) => ({ content: { 'application/json': { schema: shared } } })
+  }
+  for (const [kind, body] of Object.entries(bodies)) {
+    const { app } = await sharedApp(t, (shared) => ({ body: body(shared), stored: { name: 'Ada', memo: 'VIP' }, merges: true }))
+    t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })).filter((line) => line.endsWith('/memo')),
+      ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], kind)
+  }
 })
