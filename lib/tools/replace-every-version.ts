@@ -148,7 +148,7 @@ function bodySchema (request: VersionRequest): unknown {
 
 /**
  * The optional top-level fields of a version's replace body, with their default when they have one: the fields its
- * object, `$ref`, `allOf` and union members declare and none requires.
+ * object, `$ref`, `allOf` and union members declare and none requires. A `readOnly` field is no client's to clear.
  */
 function optionalFields (request: VersionRequest, resolveRef: ResolveRef): Map<string, { default?: unknown }> {
   const declared = new Map<string, unknown>()
@@ -165,7 +165,7 @@ function optionalFields (request: VersionRequest, resolveRef: ResolveRef): Map<s
   const fields = new Map<string, { default?: unknown }>()
   for (const [name, schema] of declared) {
     const field = isSchemaObject(schema) && typeof schema.$ref === 'string' ? resolveRef(schema.$ref) as SchemaObject | undefined : schema as SchemaObject
-    if (required.has(name)) continue
+    if (required.has(name) || field?.readOnly === true) continue
     fields.set(name, field !== undefined && Object.hasOwn(field, 'default') ? { default: field.default } : {})
   }
   return fields
