@@ -116,12 +116,12 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** `body` with what it leaves out of `example` added, object by object (lists are kept as they are). */
+/** `body` with what it leaves out or holds as `null` of `example` added, object by object (lists are kept as they are). */
 function withExample (body: unknown, example: unknown): unknown {
   if (!isPlainObject(body) || !isPlainObject(example)) return body
   const filled: Record<string, unknown> = { ...body }
   for (const [key, value] of Object.entries(example)) {
-    Object.defineProperty(filled, key, { value: Object.hasOwn(body, key) ? withExample(body[key], value) : value, enumerable: true, writable: true, configurable: true })
+    Object.defineProperty(filled, key, { value: Object.hasOwn(body, key) && body[key] !== null ? withExample(body[key], value) : value, enumerable: true, writable: true, configurable: true })
   }
   return filled
 }
@@ -176,8 +176,8 @@ async function clearsOptionalFields (run: Run, version: string, sent: unknown, f
   if (!isPlainObject(sent)) return
   for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
-    // A value equal to the default would come back whether the field was cleared or kept.
-    if (!Object.hasOwn(sent, name) || ('default' in field && sameValue(field.default, held))) continue
+    // A value equal to the default, or null (a field cleared reads null), would come back whether the field was cleared or kept.
+    if (!Object.hasOwn(sent, name) || held === null || ('default' in field && sameValue(field.default, held))) continue
     const before = await read(run, run.newest)
     const seen = await read(run, version)
     const without = Object.fromEntries(Object.entries(sent).filter(([key]) => key !== name))

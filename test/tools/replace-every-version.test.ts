@@ -17,6 +17,7 @@ const Customer = Type.Object({
   updatedAt: Type.Optional(Type.String())
 }, { $id: 'ReplacedCustomer' })
 type Stored = Static<typeof Customer>
+const NullableMemo = Type.Object({ name: Type.String(), memo: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })) }, { $id: 'NullableMemo' })
 
 class Nickname extends VersionChange {
   description = 'Customers have a nickname.'
@@ -206,4 +207,28 @@ test('regression: a replace body given as a $ref, an allOf, a union or by media 
     t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })).filter((line) => line.endsWith('/memo')),
       ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], kind)
   }
+})
+
+test('regression: a field stored as null was neither filled (an erase went unseen) nor passed over (a false not cleared)', async (t) => {
+  class Memo extends VersionChange {
+    description = 'Customers have a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(NullableMemo).field('memo').didntExist]
+  }
+  // A database row: a field not sent is stored as null. 2000-01-01 cannot send the memo, and the handler erases it.
+  const stored = new Map<string, Record<string, unknown>>([['c1', { name: 'Ada', memo: null }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Memo), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: NullableMemo } } }, async (request) => stored.get(request.params.id))
+    api.put<{ Params: { id: string }, Body: Record<string, unknown> }>('/customers/:id', { schema: { body: NullableMemo, response: { 200: NullableMemo } } }, async (request) => {
+      const customer = { name: request.body.name, memo: request.body.memo ?? null }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })), ['2000-01-01 changed /memo'], 'filled first, the erase is found')
+  stored.set('c1', { name: 'Ada', memo: null })
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false, versions: ['2001-01-01'] })), [], 'a null is not a value to clear')
 })
