@@ -246,7 +246,7 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  * sends it back unchanged, then compares what the newest
  * version reads before and after; then leaves out, one at a time, each optional field the version's replace takes, and
  * reads in the version that it was cleared. The resource is put back by the newest version's replace after each
- * step. Returns the findings: `[]` when every version replaces as its clients expect.
+ * step, and at the end as it was stored before the call (without the fill's example values). Returns the findings: `[]` when every version replaces as its clients expect.
  * @example
  * ```ts
  * const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
@@ -264,11 +264,14 @@ export async function replaceFromEveryVersion (app: FastifyInstance, options: Re
     throw new VersionerToolError(`replaceFromEveryVersion: no version both reads (GET) and replaces (${options.method ?? 'PUT'}) ${options.url}.`)
   }
   const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0], resolveRef: schemaResolver(app) }
-  if (options.fill !== false) await fill(run)
+  const original = options.fill === false ? undefined : await read(run, run.newest)
+  if (original !== undefined) await fill(run)
   const found: ReplaceFromVersionFinding[] = []
   for (const version of both) {
     const sent = await replacesUnchanged(run, version, found)
     if (sent !== undefined) await clearsOptionalFields(run, version, sent, found)
   }
+  // The resource as the test stored it, the fill's example values gone (each other step puts back what it changed).
+  if (original !== undefined) await restore(run, original)
   return found
 }
