@@ -32,7 +32,7 @@ export interface ReplaceFromEveryVersionOptions {
   readonly body?: (read: unknown, version: string) => unknown
   /** JSON pointers into the newest version's read of fields every replace may change (`/updatedAt`). */
   readonly ignore?: readonly string[]
-  /** Only these versions (default: every released version that reads and replaces the resource). */
+  /** Only these versions (default: every released version that reads and replaces the resource; a preview version when named). */
   readonly versions?: readonly string[]
   /**
    * First fill every optional field the resource leaves out with an example value, by the newest version's replace
@@ -255,15 +255,21 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  */
 export async function replaceFromEveryVersion (app: FastifyInstance, options: ReplaceFromEveryVersionOptions): Promise<ReplaceFromVersionFinding[]> {
   const headers = options.headers ?? {}
-  const reads = byVersion(requestsOfEveryVersion(app, { method: 'GET', url: options.url, headers }))
-  const replaces = byVersion(requestsOfEveryVersion(app, { method: options.method ?? 'PUT', url: options.url, headers }))
-  // Versions named as the API reads them (a plain date, a date between versions): by the version served.
-  const chosen = options.versions === undefined ? reads : byVersion(requestsOfEveryVersion(app, { url: options.url, headers }, { versions: options.versions }))
-  const both = [...reads.keys()].filter((version) => replaces.has(version) && chosen.has(version))
-  if (both.length === 0) {
-    throw new VersionerToolError(`replaceFromEveryVersion: no version both reads (GET) and replaces (${options.method ?? 'PUT'}) ${options.url}.`)
+  const method = options.method ?? 'PUT'
+  const requests = (sent: string, versions?: readonly string[]): Map<string, VersionRequest> =>
+    byVersion(requestsOfEveryVersion(app, { method: sent, url: options.url, headers }, { versions }, 'replaceFromEveryVersion'))
+  const reads = requests('GET')
+  const replaces = requests(method)
+  const [newest] = reads.keys()
+  // Versions named as the API reads them (a plain date, a date between versions, a preview version): by the version served.
+  const chosen = options.versions === undefined ? [reads, replaces] : [requests('GET', options.versions), requests(method, options.versions)]
+  for (const [version, request] of chosen[0]) reads.set(version, request)
+  for (const [version, request] of chosen[1]) replaces.set(version, request)
+  const both = [...chosen[0].keys()].filter((version) => chosen[1].has(version))
+  if (both.length === 0 || newest === undefined) {
+    throw new VersionerToolError(`replaceFromEveryVersion: no ${both.length === 0 ? '' : 'released '}version both reads (GET) and replaces (${method}) ${options.url}.`)
   }
-  const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0], resolveRef: schemaResolver(app) }
+  const run: Run = { app, options, reads, replaces, newest, resolveRef: schemaResolver(app) }
   const original = options.fill === false ? undefined : await read(run, run.newest)
   if (original !== undefined) await fill(run)
   const found: ReplaceFromVersionFinding[] = []

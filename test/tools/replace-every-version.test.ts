@@ -232,3 +232,15 @@ test('regression: a field stored as null was neither filled (an erase went unsee
   stored.set('c1', { name: 'Ada', memo: null })
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false, versions: ['2001-01-01'] })), [], 'a null is not a value to clear')
 })
+
+test('regression: versions naming a preview version found no version to replace from; errors named injectEveryVersion', async (t) => {
+  class Preview extends VersionChange {
+    description = 'A preview of nothing new.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2002-01-01.beta', Preview, { channel: 'preview' }), new Version('2001-01-01', Nickname), new Version('2000-01-01'))
+  const { app } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: 'VIP' }, merges: true, versions }))
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['2002-01-01.beta'] })), ['2002-01-01.beta not cleared /memo'])
+  t.match(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['1999-01-01'] }).catch((error: unknown) => error),
+    { code: 'FST_VERSIONER_TOOL', message: /^replaceFromEveryVersion: '1999-01-01' is not a version this API serves/ })
+})
