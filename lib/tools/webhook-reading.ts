@@ -26,6 +26,8 @@ export interface ReadWebhookDeliveryOptions {
   readonly name: string
   /** The subscriber's secret (`whsec_…`), or its secrets while one is rotated. */
   readonly secret: string | readonly string[]
+  /** The header naming the version, when the deliveries were rendered with `versionHeader` (default: the application's version header). */
+  readonly versionHeader?: string
 }
 
 /**
@@ -74,13 +76,14 @@ export function readWebhookDelivery (app: FastifyInstance, sent: SentWebhook, op
   if (!signedBody(sent, options.secret)) {
     found.push({ kind: 'signature', message: 'no webhook-signature of the delivery is the one of its body by the secret: its subscriber refuses it. Send the body as rendered (delivery.body) with its headers, and re-sign a retry with signWebhook(secret, { id, body }).' })
   }
-  const header = toolFacts(context).headerName
+  const header = options.versionHeader ?? toolFacts(context).headerName
   const version = headerOf(sent, header.toLowerCase())
   const level = version !== undefined && state.generation.levels.includes(version) ? state.generation.levelOf(version) : undefined
   if (level === undefined || level === 0 || !webhook.timeline[level].exists) {
     found.push({
       kind: 'version',
-      message: `the ${header} header is ${version === undefined ? 'missing' : `'${version}'`}: the subscriber cannot tell which version the body is in. Send the headers of the delivery as rendered.` +
+      message: `the ${header} header is ${version === undefined ? 'missing' : `'${version}'`}: the subscriber cannot tell which version the body is in. Send the headers of the delivery as rendered ` +
+        '(deliveries rendered with a versionHeader option: give it to readWebhookDelivery as well).' +
       (level !== undefined && level > 0 ? ` That version has no webhook '${options.name}'.` : '')
     })
     return found

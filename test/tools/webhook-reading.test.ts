@@ -56,3 +56,12 @@ test('an unknown webhook, an app not ready, a malformed secret: coded errors', a
   const early = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async () => {})
   t.throws(() => readWebhookDelivery(early, sent, { name: 'x', secret: newSecret() }), { code: 'FST_VERSIONER_NOT_READY' })
 })
+
+test('regression: deliveries rendered with their own versionHeader were all found without a version header', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 's', version: '2000-01-01', secret }], id: 'evt_1', versionHeader: 'Stripe-Version' })
+  t.same(readWebhookDelivery(app, deliveries[0], { name: 'invoice.paid', secret, versionHeader: 'Stripe-Version' }), [])
+  t.match(readWebhookDelivery(app, deliveries[0], { name: 'invoice.paid', secret }), [{ kind: 'version', message: /the x-api-version header is missing/ }],
+    'the application\'s header, by default')
+})
