@@ -171,9 +171,19 @@ function optionalFields (request: VersionRequest, resolveRef: ResolveRef): Map<s
   return fields
 }
 
+/** False for a route declared `fullReplace: false` (a partial update: leaving a field out keeps it), or a `POST` not declared one. */
+function declaresReplace (run: Run, request: VersionRequest): boolean {
+  const method = String(request.injected.method).toUpperCase()
+  for (const { context } of versionedApis(run.app)) {
+    const head = versionerStateOf(context).headRoutes.find((route) => route.path === request.route.headPath && route.methods.some((each) => each === method))
+    if (head !== undefined) return head.fullReplace.replaces
+  }
+  return true
+}
+
 /** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
 async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
-  if (!isPlainObject(sent)) return
+  if (!isPlainObject(sent) || !declaresReplace(run, run.replaces.get(version) as VersionRequest)) return
   for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
     // A value equal to the default, or null (a field cleared reads null), would come back whether the field was cleared or kept.

@@ -244,3 +244,30 @@ test('regression: versions naming a preview version found no version to replace 
   t.match(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['1999-01-01'] }).catch((error: unknown) => error),
     { code: 'FST_VERSIONER_TOOL', message: /^replaceFromEveryVersion: '1999-01-01' is not a version this API serves/ })
 })
+
+test('regression: a route declared fullReplace: false, as the not cleared message advises, was still reported not cleared', async (t) => {
+  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
+    for (const [method, fullReplace] of [['PUT', false], ['POST', true]] as const) {
+      api.route<{ Params: { id: string }, Body: Stored }>({
+        method,
+        url: '/customers/:id',
+        fullReplace,
+        schema: { body: Customer, response: { 200: Customer } },
+        handler: async (request) => {
+          const customer = { ...stored.get(request.params.id), ...request.body }
+          stored.set(request.params.id, customer)
+          return customer
+        }
+      })
+    }
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })), [], 'a partial update: leaving a field out keeps it')
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'POST', fill: false })),
+    ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a POST declared fullReplace: true is checked')
+})
