@@ -7,20 +7,23 @@
  * @module
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import type { TSchema } from '@sinclair/typebox'
 import { VersionerToolError } from '../core/errors'
-import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
+import { pointerSegment } from '../core/json-schema'
 import { requestsOfEveryVersion, type VersionRequest } from './every-version'
 import { differencesOf } from './value-difference'
 import { sameValue } from './value-comparison'
 import { exampleOf } from '../values/examples'
-import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from '../values/shapes'
-import { versionedApis, versionerStateOf } from './versioned-apis'
+import type { ResolveRef } from '../values/shapes'
+import { bodySchema, declaresReplace, optionalFields, schemaResolver } from './replace-body'
 
 /** Options of {@link replaceFromEveryVersion}. */
 export interface ReplaceFromEveryVersionOptions {
-  /** The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`. */
-  readonly url: string
+  /**
+   * The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`; or the
+   * URL in each version, where a version moved the route (`had({ path })`): a version the URL matches no route of is
+   * left out.
+   */
+  readonly url: string | ((version: string) => string)
   /** The replace's method (default `'PUT'`). */
   readonly method?: 'PUT' | 'POST' | 'PATCH'
   /** Headers every request carries (authorization, say). */
@@ -68,17 +71,9 @@ interface Run {
   readonly resolveRef: ResolveRef
 }
 
-/** Finds a schema by `$ref`: a versioned API's generated schemas, then the schemas added to its context. */
-function schemaResolver (app: FastifyInstance): ResolveRef {
-  const apis = versionedApis(app)
-  return (ref) => {
-    const id = ref.replace(/#$/, '')
-    for (const { context } of apis) {
-      const found = versionerStateOf(context).generation.resolveAnyId(id) ?? context.getSchema(id) as TSchema | undefined
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
+/** The resource's URL in `version`. */
+function urlIn (options: ReplaceFromEveryVersionOptions, version: string): string {
+  return typeof options.url === 'string' ? options.url : options.url(version)
 }
 
 function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequest> {
@@ -88,7 +83,7 @@ function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequ
 async function read (run: Run, version: string): Promise<unknown> {
   const answer = await run.app.inject((run.reads.get(version) as VersionRequest).injected)
   if (answer.statusCode !== 200) {
-    throw new VersionerToolError(`replaceFromEveryVersion: GET ${run.options.url} answered ${answer.statusCode} in ${version}: give the URL ` +
+    throw new VersionerToolError(`replaceFromEveryVersion: GET ${urlIn(run.options, version)} answered ${answer.statusCode} in ${version}: give the URL ` +
       'of a resource stored before the call, which every version reads.')
   }
   return answer.json()
@@ -138,52 +133,9 @@ async function fill (run: Run): Promise<void> {
   }
 }
 
-/** The schema of a version's replace body: the JSON one of a route that gives `content` by media type. */
-function bodySchema (request: VersionRequest): unknown {
-  const body = request.route.schema.body
-  if (!isSchemaObject(body) || !isSchemaObject(body.content)) return body
-  const json = Object.entries(body.content).find(([type]) => /\bjson\b/i.test(type))?.[1]
-  return isSchemaObject(json) ? json.schema : undefined
-}
-
-/**
- * The optional top-level fields of a version's replace body, with their default when they have one: the fields its
- * object, `$ref`, `allOf` and union members declare and none requires. A `readOnly` field is no client's to clear.
- */
-function optionalFields (request: VersionRequest, resolveRef: ResolveRef): Map<string, { default?: unknown }> {
-  const declared = new Map<string, unknown>()
-  const required = new Set<unknown>()
-  const visit = (node: unknown, depth: number): void => {
-    if (!isSchemaObject(node) || depth > MAX_WALK_DEPTH) return
-    if (typeof node.$ref === 'string') return visit(resolveRef(node.$ref), depth + 1)
-    const children = childrenOf(node)
-    for (const [name, schema] of children.properties) if (!declared.has(name)) declared.set(name, schema)
-    if (Array.isArray(node.required)) for (const name of node.required) required.add(name)
-    for (const member of [...children.allOf, ...children.unions.flat()]) visit(member, depth + 1)
-  }
-  visit(bodySchema(request), 0)
-  const fields = new Map<string, { default?: unknown }>()
-  for (const [name, schema] of declared) {
-    const field = isSchemaObject(schema) && typeof schema.$ref === 'string' ? resolveRef(schema.$ref) as SchemaObject | undefined : schema as SchemaObject
-    if (required.has(name) || field?.readOnly === true) continue
-    fields.set(name, field !== undefined && Object.hasOwn(field, 'default') ? { default: field.default } : {})
-  }
-  return fields
-}
-
-/** False for a route declared `fullReplace: false` (a partial update: leaving a field out keeps it), or a `POST` not declared one. */
-function declaresReplace (run: Run, request: VersionRequest): boolean {
-  const method = String(request.injected.method).toUpperCase()
-  for (const { context } of versionedApis(run.app)) {
-    const head = versionerStateOf(context).headRoutes.find((route) => route.path === request.route.headPath && route.methods.some((each) => each === method))
-    if (head !== undefined) return head.fullReplace.replaces
-  }
-  return true
-}
-
 /** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
 async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
-  if (!isPlainObject(sent) || !declaresReplace(run, run.replaces.get(version) as VersionRequest)) return
+  if (!isPlainObject(sent) || !declaresReplace(run.app, run.replaces.get(version) as VersionRequest)) return
   for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
     // A value equal to the default, or null (a field cleared reads null), would come back whether the field was cleared or kept.
@@ -267,7 +219,7 @@ export async function replaceFromEveryVersion (app: FastifyInstance, options: Re
   const headers = options.headers ?? {}
   const method = options.method ?? 'PUT'
   const requests = (sent: string, versions?: readonly string[]): Map<string, VersionRequest> =>
-    byVersion(requestsOfEveryVersion(app, { method: sent, url: options.url, headers }, { versions }, 'replaceFromEveryVersion'))
+    byVersion(requestsOfEveryVersion(app, (version) => ({ method: sent, url: urlIn(options, version), headers }), { versions }, 'replaceFromEveryVersion'))
   const reads = requests('GET')
   const replaces = requests(method)
   const [newest] = reads.keys()
@@ -277,7 +229,7 @@ export async function replaceFromEveryVersion (app: FastifyInstance, options: Re
   for (const [version, request] of chosen[1]) replaces.set(version, request)
   const both = [...chosen[0].keys()].filter((version) => chosen[1].has(version))
   if (both.length === 0 || newest === undefined) {
-    throw new VersionerToolError(`replaceFromEveryVersion: no ${both.length === 0 ? '' : 'released '}version both reads (GET) and replaces (${method}) ${options.url}.`)
+    throw new VersionerToolError(`replaceFromEveryVersion: no ${both.length === 0 ? '' : 'released '}version both reads (GET) and replaces (${method}) ${typeof options.url === 'string' ? options.url : 'the URLs of the url option'}.`)
   }
   const run: Run = { app, options, reads, replaces, newest, resolveRef: schemaResolver(app) }
   const original = options.fill === false ? undefined : await read(run, run.newest)

@@ -4,7 +4,7 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { replaceFromEveryVersion, type ReplaceFromVersionFinding } from '../../tools'
@@ -270,4 +270,15 @@ test('regression: a route declared fullReplace: false, as the not cleared messag
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })), [], 'a partial update: leaving a field out keeps it')
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'POST', fill: false })),
     ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a POST declared fullReplace: true is checked')
+})
+
+test('regression: a version that moved the route (had({ path })) was left out; url by version reaches it', async (t) => {
+  class Clients extends VersionChange {
+    description = 'Customers were clients.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/customers/:id', ['GET', 'PUT']).had({ path: '/clients/:id' })]
+  }
+  const { app } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: 'VIP' }, merges: true, versions: new VersionBundle(new Version('2001-01-01', Clients), new Version('2000-01-01')) }))
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })).filter((line) => line.endsWith('/memo')), ['2001-01-01 not cleared /memo'], 'a URL: the versions it matches')
+  t.same(summary(await replaceFromEveryVersion(app, { url: (version) => version === '2000-01-01' ? '/clients/c1' : '/customers/c1' })).filter((line) => line.endsWith('/memo')),
+    ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a URL by version: every version')
 })
