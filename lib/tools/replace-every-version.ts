@@ -163,6 +163,33 @@ async function clearsOptionalFields (run: Run, version: string, sent: unknown, f
   }
 }
 
+/**
+ * Notes each place the newest version's read changed from `reads.before` to `reads.after` after a replace from
+ * `version` (but those ignored, those already noted, and with `storedOnly` those `before` held no value at).
+ */
+function noteChanges (run: Run, version: string, reads: { before: unknown, after: unknown, storedOnly?: boolean }, found: ReplaceFromVersionFinding[]): void {
+  const ignored = run.options.ignore ?? []
+  for (const difference of differencesOf(reads.before, reads.after)) {
+    if (ignored.some((pointer) => difference.pointer === pointer || difference.pointer.startsWith(`${pointer}/`))) continue
+    if ((reads.storedOnly === true && difference.recorded === undefined) || found.some((finding) => finding.version === version && finding.kind === 'changed' && finding.pointer === difference.pointer)) continue
+    found.push({
+      version,
+      kind: 'changed',
+      pointer: difference.pointer,
+      before: difference.recorded,
+      after: difference.replayed,
+      message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
+        `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
+        (difference.replayed === undefined
+          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
+          : version === run.newest
+            ? 'The route (its validator, coercing a null or a number, or its handler) does not store what it is sent.'
+            : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +
+        ' A field every replace changes (a time of update) goes in the ignore option.'
+    })
+  }
+}
+
 /** The unchanged replace from `version`: each place it changed in the newest version's read is a finding. */
 async function replacesUnchanged (run: Run, version: string, found: ReplaceFromVersionFinding[]): Promise<unknown> {
   const before = await read(run, run.newest)
@@ -180,24 +207,7 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
     })
     return undefined
   }
-  const after = await read(run, run.newest)
-  const ignored = run.options.ignore ?? []
-  for (const difference of differencesOf(before, after)) {
-    if (ignored.some((pointer) => difference.pointer === pointer || difference.pointer.startsWith(`${pointer}/`))) continue
-    found.push({
-      version,
-      kind: 'changed',
-      pointer: difference.pointer,
-      before: difference.recorded,
-      after: difference.replayed,
-      message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
-        `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
-        (difference.replayed === undefined
-          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
-          : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +
-        ' A field every replace changes (a time of update) goes in the ignore option.'
-    })
-  }
+  noteChanges(run, version, { before, after: await read(run, run.newest) }, found)
   await restore(run, before)
   return sent
 }
@@ -239,7 +249,11 @@ export async function replaceFromEveryVersion (app: FastifyInstance, options: Re
     const sent = await replacesUnchanged(run, version, found)
     if (sent !== undefined) await clearsOptionalFields(run, version, sent, found)
   }
-  // The resource as the test stored it, the fill's example values gone (each other step puts back what it changed).
-  if (original !== undefined) await restore(run, original)
+  if (original !== undefined) {
+    // The resource as the test stored it, the fill's example values gone (each other step puts back what it changed):
+    // a value stored that the newest version's own replace does not keep (a null coerced to '') is a change too.
+    await restore(run, original)
+    noteChanges(run, run.newest, { before: original, after: await read(run, run.newest), storedOnly: true }, found)
+  }
   return found
 }

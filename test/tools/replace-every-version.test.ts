@@ -282,3 +282,14 @@ test('regression: a version that moved the route (had({ path })) was left out; u
   t.same(summary(await replaceFromEveryVersion(app, { url: (version) => version === '2000-01-01' ? '/clients/c1' : '/customers/c1' })).filter((line) => line.endsWith('/memo')),
     ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a URL by version: every version')
 })
+
+test('regression: a null the route stores as \'\' (Fastify coercing a nullable union) went unseen once the fill replaced it', async (t) => {
+  const memo = Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  const { app, stored } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: null }, merges: false }), { memo })
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+  t.same(summary(findings), ['2001-01-01 changed /memo'])
+  t.match(findings, [
+    { version: '2001-01-01', kind: 'changed', pointer: '/memo', before: null, after: '', message: /The route \(its validator, coercing a null or a number, or its handler\) does not store what it is sent/ }
+  ])
+  t.equal(stored.get('c1')?.memo, '', 'what the route made of the null put back')
+})
