@@ -129,15 +129,20 @@ export class Webhooks {
    */
   async render<S extends WebhookSubscriber> (name: string, latestBody: unknown, options: RenderWebhookOptions<S>): Promise<RenderedWebhook<S>> {
     if (!this.sealed || this.renderer === undefined) throw new NotReadyError('app.versioner.webhooks.render()')
-    const method = options?.method === undefined ? undefined : normaliseMethods(options.method)[0]
+    return await this.renderer(this.named(name, options?.method), latestBody, options)
+  }
+
+  /** @internal The webhook declared as `name` (and `method`): `FST_VERSIONER_UNKNOWN_WEBHOOK` when none, or several and no method. */
+  named (name: string, given: HttpMethod | Lowercase<HttpMethod> | undefined): DeclaredWebhook {
+    const method = given === undefined ? undefined : normaliseMethods(given)[0]
     const named = this.declared.filter((webhook) => webhook.name === name && (method === undefined || webhook.method === method))
     if (named.length !== 1) {
       const declared = this.declared.map((webhook) => `'${webhook.name}' (${webhook.method})`).join(', ')
       throw new UnknownWebhookError(named.length === 0
         ? `No webhook '${String(name)}'${method === undefined ? '' : ` (${method})`} is declared; declared with webhooks.add(): ${declared === '' ? 'none' : declared}.`
-        : `Webhook '${name}' is declared with several methods (${named.map((webhook) => webhook.method).join(', ')}): pass { method } to render one.`)
+        : `Webhook '${name}' is declared with several methods (${named.map((webhook) => webhook.method).join(', ')}): pass { method } to pick one.`)
     }
-    return await this.renderer(named[0], latestBody, options)
+    return named[0]
   }
 
   /** @internal Stops declarations (at ready). */

@@ -89,7 +89,7 @@ function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: 
  * every released version (sent as itself) when `versions` is not given (a preview version only when named). A value
  * the API does not serve is `FST_VERSIONER_TOOL`.
  */
-function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined): Map<string, string> {
+function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: readonly string[] | undefined, caller: string): Map<string, string> {
   const bundle = app.versioner.versions
   // The application's release clock: a release whose `releasedAt` has not come is not served (its date waterfalls).
   const served = { versions: bundle, releases: (versionerStateOf(app).options as Partial<ReleaseSource>).releases }
@@ -98,7 +98,7 @@ function chosenVersions (app: FastifyInstance, facts: ToolFacts, versions: reado
   for (const value of versions) {
     const picked = namedVersion(value, { ...served, format: facts.format })
     if (!picked.ok) {
-      throw new VersionerToolError(`injectEveryVersion: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
+      throw new VersionerToolError(`${caller}: '${String(value)}' is not a version this API serves (${picked.reason}); ` +
         `its versions: ${bundle.versionValues.join(', ')}.`)
     }
     if (!chosen.has(picked.version)) chosen.set(picked.version, value)
@@ -114,7 +114,7 @@ function describeRequest (request: EveryVersionRequest): string {
  * The versioned API whose routes answer the request: the application's only one, else the one with a route for its
  * method and path in some version (`FST_VERSIONER_TOOL` when none or several do).
  */
-function apiAnswering (app: FastifyInstance, request: EveryVersionRequest, finders: Finders): VersionedApi {
+function apiAnswering (app: FastifyInstance, request: EveryVersionRequest, finders: Finders, caller: string): VersionedApi {
   const apis = versionedApis(app)
   if (apis.length === 1) return apis[0]
   const answering = apis.filter(({ context }) => {
@@ -122,7 +122,7 @@ function apiAnswering (app: FastifyInstance, request: EveryVersionRequest, finde
     return [...context.versioner.routes.values()].some((routes) => answeringRoute(finders, routes, injected) !== undefined)
   })
   if (answering.length === 1) return answering[0]
-  throw new VersionerToolError(`injectEveryVersion: ${answering.length === 0 ? 'no versioned API' : 'several versioned APIs'} of the ` +
+  throw new VersionerToolError(`${caller}: ${answering.length === 0 ? 'no versioned API' : 'several versioned APIs'} of the ` +
     `application (${apis.map((api) => api.name).join(', ')}) ${answering.length === 0 ? 'answers' : 'answer'} ${describeRequest(request)}` +
     `${answering.length === 0 ? ' in any version' : '; pass the context of the one you mean'}.`)
 }
@@ -141,7 +141,7 @@ export interface VersionRequest {
 
 /**
  * `request` as every version in which a route answers its method and URL takes it (newest first): the version in
- * the version header, or in the path for path versions. No request is sent; a request built for each version is
+ * the version header, or in the path for path versions (`caller` names the helper in errors). No request is sent; a request built for each version is
  * built when its turn comes, so that it may read what the versions before it did.
  * @example
  * ```ts
@@ -149,11 +149,13 @@ export interface VersionRequest {
  * await app.inject(newest.injected)
  * ```
  */
-export function * requestsOfEveryVersion (app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}): Generator<VersionRequest> {
+export function * requestsOfEveryVersion (
+  app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}, caller = 'injectEveryVersion'
+): Generator<VersionRequest> {
   const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
-  const { context } = apiAnswering(app, request, finders)
+  const { context } = apiAnswering(app, request, finders, caller)
   const facts = toolFacts(context)
-  const chosen = chosenVersions(context, facts, options.versions)
+  const chosen = chosenVersions(context, facts, options.versions, caller)
   for (const [version, routes] of context.versioner.routes) {
     const sent = chosen.get(version)
     if (sent === undefined) continue

@@ -8,17 +8,23 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { pointerSegment } from '../core/json-schema'
 import { requestsOfEveryVersion, type VersionRequest } from './every-version'
 import { differencesOf } from './value-difference'
 import { sameValue } from './value-comparison'
 import { exampleOf } from '../values/examples'
 import { setOwn } from '../core/own-properties'
+import type { ResolveRef } from '../values/shapes'
+import { bodySchema, declaresReplace, optionalFields, schemaResolver } from './replace-body'
 
 /** Options of {@link replaceFromEveryVersion}. */
 export interface ReplaceFromEveryVersionOptions {
-  /** The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`. */
-  readonly url: string
+  /**
+   * The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`; or the
+   * URL in each version, where a version moved the route (`had({ path })`): a version the URL matches no route of is
+   * left out.
+   */
+  readonly url: string | ((version: string) => string)
   /** The replace's method (default `'PUT'`). */
   readonly method?: 'PUT' | 'POST' | 'PATCH'
   /** Headers every request carries (authorization, say). */
@@ -30,7 +36,7 @@ export interface ReplaceFromEveryVersionOptions {
   readonly body?: (read: unknown, version: string) => unknown
   /** JSON pointers into the newest version's read of fields every replace may change (`/updatedAt`). */
   readonly ignore?: readonly string[]
-  /** Only these versions (default: every released version that reads and replaces the resource). */
+  /** Only these versions (default: every released version that reads and replaces the resource; a preview version when named). */
   readonly versions?: readonly string[]
   /**
    * First fill every optional field the resource leaves out with an example value, by the newest version's replace
@@ -62,6 +68,13 @@ interface Run {
   readonly reads: ReadonlyMap<string, VersionRequest>
   readonly replaces: ReadonlyMap<string, VersionRequest>
   readonly newest: string
+  /** Finds a schema a replace body's `$ref` names: the plugin's versioned schemas, then the application's. */
+  readonly resolveRef: ResolveRef
+}
+
+/** The resource's URL in `version`. */
+function urlIn (options: ReplaceFromEveryVersionOptions, version: string): string {
+  return typeof options.url === 'string' ? options.url : options.url(version)
 }
 
 function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequest> {
@@ -71,7 +84,7 @@ function byVersion (requests: Iterable<VersionRequest>): Map<string, VersionRequ
 async function read (run: Run, version: string): Promise<unknown> {
   const answer = await run.app.inject((run.reads.get(version) as VersionRequest).injected)
   if (answer.statusCode !== 200) {
-    throw new VersionerToolError(`replaceFromEveryVersion: GET ${run.options.url} answered ${answer.statusCode} in ${version}: give the URL ` +
+    throw new VersionerToolError(`replaceFromEveryVersion: GET ${urlIn(run.options, version)} answered ${answer.statusCode} in ${version}: give the URL ` +
       'of a resource stored before the call, which every version reads.')
   }
   return answer.json()
@@ -99,22 +112,21 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** `body` with what it leaves out of `example` added, object by object (lists are kept as they are). */
+/** `body` with what it leaves out or holds as `null` of `example` added, object by object (lists are kept as they are). */
 function withExample (body: unknown, example: unknown): unknown {
   if (!isPlainObject(body) || !isPlainObject(example)) return body
   const filled: Record<string, unknown> = { ...body }
   for (const [key, value] of Object.entries(example)) {
-    setOwn(filled, key, Object.hasOwn(body, key) ? withExample(body[key], value) : value)
+    setOwn(filled, key, Object.hasOwn(body, key) && body[key] !== null ? withExample(body[key], value) : value)
   }
   return filled
 }
 
 /** Sets every optional field the resource leaves out to an example value, by the newest version's replace. */
 async function fill (run: Run): Promise<void> {
-  const schema = run.replaces.get(run.newest)?.route.schema.body
-  if (schema === undefined) return
-  const app = run.app
-  const example = exampleOf(schema, { includeOptional: true, resolveRef: (ref) => app.getSchema(ref.replace(/#$/, '')) })
+  const request = run.replaces.get(run.newest)
+  if (request?.route.schema.body === undefined) return
+  const example = exampleOf(bodySchema(request), { includeOptional: true, resolveRef: run.resolveRef })
   const answer = await replace(run, run.newest, withExample(bodyOf(run, await read(run, run.newest), run.newest), example))
   if (answer.statusCode >= 300) {
     throw new VersionerToolError(`replaceFromEveryVersion: the newest version (${run.newest}) refused the resource with every field set to an ` +
@@ -122,25 +134,13 @@ async function fill (run: Run): Promise<void> {
   }
 }
 
-/** The optional top-level fields of a version's replace body, with their default when they have one. */
-function optionalFields (request: VersionRequest): Map<string, { default?: unknown }> {
-  const body = request.route.schema.body
-  const fields = new Map<string, { default?: unknown }>()
-  if (!isSchemaObject(body) || !isSchemaObject(body.properties)) return fields
-  const required = Array.isArray(body.required) ? body.required : []
-  for (const [name, schema] of Object.entries(body.properties)) {
-    if (!required.includes(name)) fields.set(name, isSchemaObject(schema) && Object.hasOwn(schema, 'default') ? { default: schema.default } : {})
-  }
-  return fields
-}
-
 /** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
 async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
-  if (!isPlainObject(sent)) return
-  for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest)) {
+  if (!isPlainObject(sent) || !declaresReplace(run.app, run.replaces.get(version) as VersionRequest)) return
+  for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
-    // A value equal to the default would come back whether the field was cleared or kept.
-    if (!Object.hasOwn(sent, name) || ('default' in field && sameValue(field.default, held))) continue
+    // A value equal to the default, or null (a field cleared reads null), would come back whether the field was cleared or kept.
+    if (!Object.hasOwn(sent, name) || held === null || ('default' in field && sameValue(field.default, held))) continue
     const before = await read(run, run.newest)
     const seen = await read(run, version)
     const without = Object.fromEntries(Object.entries(sent).filter(([key]) => key !== name))
@@ -164,6 +164,33 @@ async function clearsOptionalFields (run: Run, version: string, sent: unknown, f
   }
 }
 
+/**
+ * Notes each place the newest version's read changed from `reads.before` to `reads.after` after a replace from
+ * `version` (but those ignored, those already noted, and with `storedOnly` those `before` held no value at).
+ */
+function noteChanges (run: Run, version: string, reads: { before: unknown, after: unknown, storedOnly?: boolean }, found: ReplaceFromVersionFinding[]): void {
+  const ignored = run.options.ignore ?? []
+  for (const difference of differencesOf(reads.before, reads.after)) {
+    if (ignored.some((pointer) => difference.pointer === pointer || difference.pointer.startsWith(`${pointer}/`))) continue
+    if ((reads.storedOnly === true && difference.recorded === undefined) || found.some((finding) => finding.version === version && finding.kind === 'changed' && finding.pointer === difference.pointer)) continue
+    found.push({
+      version,
+      kind: 'changed',
+      pointer: difference.pointer,
+      before: difference.recorded,
+      after: difference.replayed,
+      message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
+        `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
+        (difference.replayed === undefined
+          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
+          : version === run.newest
+            ? 'The route (its validator, coercing a null or a number, or its handler) does not store what it is sent.'
+            : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +
+        ' A field every replace changes (a time of update) goes in the ignore option.'
+    })
+  }
+}
+
 /** The unchanged replace from `version`: each place it changed in the newest version's read is a finding. */
 async function replacesUnchanged (run: Run, version: string, found: ReplaceFromVersionFinding[]): Promise<unknown> {
   const before = await read(run, run.newest)
@@ -181,24 +208,7 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
     })
     return undefined
   }
-  const after = await read(run, run.newest)
-  const ignored = run.options.ignore ?? []
-  for (const difference of differencesOf(before, after)) {
-    if (ignored.some((pointer) => difference.pointer === pointer || difference.pointer.startsWith(`${pointer}/`))) continue
-    found.push({
-      version,
-      kind: 'changed',
-      pointer: difference.pointer,
-      before: difference.recorded,
-      after: difference.replayed,
-      message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
-        `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
-        (difference.replayed === undefined
-          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
-          : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +
-        ' A field every replace changes (a time of update) goes in the ignore option.'
-    })
-  }
+  noteChanges(run, version, { before, after: await read(run, run.newest) }, found)
   await restore(run, before)
   return sent
 }
@@ -209,7 +219,7 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  * sends it back unchanged, then compares what the newest
  * version reads before and after; then leaves out, one at a time, each optional field the version's replace takes, and
  * reads in the version that it was cleared. The resource is put back by the newest version's replace after each
- * step. Returns the findings: `[]` when every version replaces as its clients expect.
+ * step, and at the end as it was stored before the call (without the fill's example values). Returns the findings: `[]` when every version replaces as its clients expect.
  * @example
  * ```ts
  * const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
@@ -218,20 +228,33 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  */
 export async function replaceFromEveryVersion (app: FastifyInstance, options: ReplaceFromEveryVersionOptions): Promise<ReplaceFromVersionFinding[]> {
   const headers = options.headers ?? {}
-  const reads = byVersion(requestsOfEveryVersion(app, { method: 'GET', url: options.url, headers }))
-  const replaces = byVersion(requestsOfEveryVersion(app, { method: options.method ?? 'PUT', url: options.url, headers }))
-  // Versions named as the API reads them (a plain date, a date between versions): by the version served.
-  const chosen = options.versions === undefined ? reads : byVersion(requestsOfEveryVersion(app, { url: options.url, headers }, { versions: options.versions }))
-  const both = [...reads.keys()].filter((version) => replaces.has(version) && chosen.has(version))
-  if (both.length === 0) {
-    throw new VersionerToolError(`replaceFromEveryVersion: no version both reads (GET) and replaces (${options.method ?? 'PUT'}) ${options.url}.`)
+  const method = options.method ?? 'PUT'
+  const requests = (sent: string, versions?: readonly string[]): Map<string, VersionRequest> =>
+    byVersion(requestsOfEveryVersion(app, (version) => ({ method: sent, url: urlIn(options, version), headers }), { versions }, 'replaceFromEveryVersion'))
+  const reads = requests('GET')
+  const replaces = requests(method)
+  const [newest] = reads.keys()
+  // Versions named as the API reads them (a plain date, a date between versions, a preview version): by the version served.
+  const chosen = options.versions === undefined ? [reads, replaces] : [requests('GET', options.versions), requests(method, options.versions)]
+  for (const [version, request] of chosen[0]) reads.set(version, request)
+  for (const [version, request] of chosen[1]) replaces.set(version, request)
+  const both = [...chosen[0].keys()].filter((version) => chosen[1].has(version))
+  if (both.length === 0 || newest === undefined) {
+    throw new VersionerToolError(`replaceFromEveryVersion: no ${both.length === 0 ? '' : 'released '}version both reads (GET) and replaces (${method}) ${typeof options.url === 'string' ? options.url : 'the URLs of the url option'}.`)
   }
-  const run: Run = { app, options, reads, replaces, newest: [...reads.keys()][0] }
-  if (options.fill !== false) await fill(run)
+  const run: Run = { app, options, reads, replaces, newest, resolveRef: schemaResolver(app) }
+  const original = options.fill === false ? undefined : await read(run, run.newest)
+  if (original !== undefined) await fill(run)
   const found: ReplaceFromVersionFinding[] = []
   for (const version of both) {
     const sent = await replacesUnchanged(run, version, found)
     if (sent !== undefined) await clearsOptionalFields(run, version, sent, found)
+  }
+  if (original !== undefined) {
+    // The resource as the test stored it, the fill's example values gone (each other step puts back what it changed):
+    // a value stored that the newest version's own replace does not keep (a null coerced to '') is a change too.
+    await restore(run, original)
+    noteChanges(run, run.newest, { before: original, after: await read(run, run.newest), storedOnly: true }, found)
   }
   return found
 }

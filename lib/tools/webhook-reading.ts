@@ -13,6 +13,8 @@ import { strictValidator, appAjvSetup } from '../core/strict-validator'
 import { webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { singleApi, versionerStateOf } from './versioned-apis'
 import { toolFacts } from './export'
+import type { HttpMethod } from '../core/http-methods'
+import type { DeclaredWebhook } from '../routes/webhooks'
 
 /** A delivery as the application sent it: the body text and the headers. */
 export interface SentWebhook {
@@ -26,6 +28,10 @@ export interface ReadWebhookDeliveryOptions {
   readonly name: string
   /** The subscriber's secret (`whsec_…`), or its secrets while one is rotated. */
   readonly secret: string | readonly string[]
+  /** Its method, when two webhooks are declared with the name (as `render` takes it). */
+  readonly method?: HttpMethod | Lowercase<HttpMethod>
+  /** The header naming the version, when the deliveries were rendered with `versionHeader` (default: the application's version header). */
+  readonly versionHeader?: string
 }
 
 /**
@@ -66,21 +72,24 @@ export function readWebhookDelivery (app: FastifyInstance, sent: SentWebhook, op
   const { context } = singleApi(app, 'readWebhookDelivery')
   const state = versionerStateOf(context)
   if (!state.ready) throw new NotReadyError('readWebhookDelivery(app)')
-  const webhook = context.versioner.webhooks.list().find((declared) => declared.name === options.name)
-  if (webhook === undefined) {
-    throw new UnknownWebhookError(`readWebhookDelivery: no webhook '${options.name}' is declared; declared: ${context.versioner.webhooks.list().map((declared) => declared.name).join(', ')}.`)
+  let webhook: DeclaredWebhook
+  try {
+    webhook = context.versioner.webhooks.named(options.name, options.method)
+  } catch (error) {
+    throw new UnknownWebhookError(`readWebhookDelivery: ${(error as Error).message}`)
   }
   const found: WebhookDeliveryFinding[] = []
   if (!signedBody(sent, options.secret)) {
     found.push({ kind: 'signature', message: 'no webhook-signature of the delivery is the one of its body by the secret: its subscriber refuses it. Send the body as rendered (delivery.body) with its headers, and re-sign a retry with signWebhook(secret, { id, body }).' })
   }
-  const header = toolFacts(context).headerName
+  const header = options.versionHeader ?? toolFacts(context).headerName
   const version = headerOf(sent, header.toLowerCase())
   const level = version !== undefined && state.generation.levels.includes(version) ? state.generation.levelOf(version) : undefined
   if (level === undefined || level === 0 || !webhook.timeline[level].exists) {
     found.push({
       kind: 'version',
-      message: `the ${header} header is ${version === undefined ? 'missing' : `'${version}'`}: the subscriber cannot tell which version the body is in. Send the headers of the delivery as rendered.` +
+      message: `the ${header} header is ${version === undefined ? 'missing' : `'${version}'`}: the subscriber cannot tell which version the body is in. Send the headers of the delivery as rendered ` +
+        '(deliveries rendered with a versionHeader option: give it to readWebhookDelivery as well).' +
       (level !== undefined && level > 0 ? ` That version has no webhook '${options.name}'.` : '')
     })
     return found

@@ -2,12 +2,12 @@
 // and a replace leaving out an optional field clears it; the handlers run.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, fieldsTheVersionLacks, schema, versioned, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
-import { replaceFromEveryVersion } from '../../tools'
+import { replaceFromEveryVersion, type ReplaceFromVersionFinding } from '../../tools'
 
 const Customer = Type.Object({
   name: Type.String(),
@@ -17,6 +17,7 @@ const Customer = Type.Object({
   updatedAt: Type.Optional(Type.String())
 }, { $id: 'ReplacedCustomer' })
 type Stored = Static<typeof Customer>
+const NullableMemo = Type.Object({ name: Type.String(), memo: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })) }, { $id: 'NullableMemo' })
 
 class Nickname extends VersionChange {
   description = 'Customers have a nickname.'
@@ -88,11 +89,10 @@ async function customersApp (t: { teardown: (fn: () => unknown) => void }, handl
   return { app, stored }
 }
 
-test('a handler that keeps what each version lacks: no finding, and the resource is as the newest version left it', async (t) => {
+test('regression: a handler that keeps what each version lacks: no finding, and the resource is left as stored, without the example values of the fill', async (t) => {
   const { app, stored } = await customersApp(t, 'keeps')
   t.same(await replaceFromEveryVersion(app, { url: '/customers/c1' }), [])
-  t.same(stored.get('c1'), { name: 'Ada', memo: 'VIP', nickname: 'ada', amountCents: 1999, updatedAt: stored.get('c1')?.updatedAt }, 'put back after each step')
-  t.type(stored.get('c1')?.updatedAt, 'string', 'the optional field the resource left out was filled with an example value first')
+  t.same(stored.get('c1'), { name: 'Ada', memo: 'VIP', nickname: 'ada', amountCents: 1999 }, 'put back after each step, and as stored at the end')
 })
 
 test('a handler that replaces everything: a client of 2000-01-01 or 2001-01-01 sending back what it read erases the nickname', async (t) => {
@@ -164,4 +164,132 @@ test('a URL no version reads, or a resource not stored, is FST_VERSIONER_TOOL sa
     { code: 'FST_VERSIONER_TOOL', message: 'replaceFromEveryVersion: no version both reads (GET) and replaces (POST) /customers/c1.' })
   t.match(await replaceFromEveryVersion(app, { url: '/customers/nobody' }).catch((error: unknown) => error),
     { code: 'FST_VERSIONER_TOOL', message: /GET \/customers\/nobody answered 404 in 2002-01-01: give the URL of a resource stored before the call/ })
+})
+
+/** A shared schema's route pair: GET reads `c1`, PUT takes `body` (default the schema) and `merges` or stores what it is sent. */
+async function sharedApp (t: { teardown: (fn: () => unknown) => void }, make: (shared: TObject) => { body?: unknown, stored: Record<string, unknown>, merges: boolean, versions?: VersionBundle }, fields: TProperties = {}): Promise<Built> {
+  const Shared = Type.Object({ name: Type.String(), memo: Type.Optional(Type.String()), ...fields }, { $id: 'SharedCustomer' })
+  const { body, stored: first, merges, versions } = make(Shared)
+  const stored = new Map<string, Stored>([['c1', first as Stored]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addSchema(Shared)
+  await app.register(fastifyVersioner, { versions: versions ?? new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    const params = Type.Object({ id: Type.String() })
+    api.get<{ Params: Static<typeof params> }>('/customers/:id', { schema: { params, response: { 200: Shared } } }, async (request) => stored.get(request.params.id))
+    api.put<{ Params: Static<typeof params>, Body: Stored }>('/customers/:id', { schema: { params, body: (body ?? Shared) as TObject, response: { 200: Shared } } }, async (request) => {
+      const customer = merges ? { ...stored.get(request.params.id), ...request.body } : { ...request.body, id: request.params.id }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  return { app, stored }
+}
+const summary = (findings: readonly ReplaceFromVersionFinding[]): string[] => findings.map(({ version, kind, pointer }) => `${version} ${kind} ${pointer}`)
+
+test('regression: a readOnly field of the replace body (an id the handler sets) was reported not cleared', async (t) => {
+  const { app } = await sharedApp(t, () => ({ stored: { id: 'c1', name: 'Ada', memo: 'VIP' }, merges: false }), { id: Type.Optional(Type.String({ readOnly: true })) })
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })), [], 'no client sets it, so none clears it')
+})
+
+test('regression: a replace body given as a $ref, an allOf, a union or by media type hid a merge', async (t) => {
+  const bodies: Record<string, (shared: TObject) => unknown> = {
+    $ref: (shared) => Type.Ref(shared),
+    allOf: (shared) => Type.Intersect([shared, Type.Object({ tag: Type.Optional(Type.String()) })]),
+    union: (shared) => Type.Union([shared, Type.Object({ name: Type.String(), memo: Type.Optional(Type.String()), kind: Type.Literal('company') })]),
+    content: (shared) => ({ content: { 'application/json': { schema: shared } } })
+  }
+  for (const [kind, body] of Object.entries(bodies)) {
+    const { app } = await sharedApp(t, (shared) => ({ body: body(shared), stored: { name: 'Ada', memo: 'VIP' }, merges: true }))
+    t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })).filter((line) => line.endsWith('/memo')),
+      ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], kind)
+  }
+})
+
+test('regression: a field stored as null was neither filled (an erase went unseen) nor passed over (a false not cleared)', async (t) => {
+  class Memo extends VersionChange {
+    description = 'Customers have a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(NullableMemo).field('memo').didntExist]
+  }
+  // A database row: a field not sent is stored as null. 2000-01-01 cannot send the memo, and the handler erases it.
+  const stored = new Map<string, Record<string, unknown>>([['c1', { name: 'Ada', memo: null }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Memo), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: NullableMemo } } }, async (request) => stored.get(request.params.id))
+    api.put<{ Params: { id: string }, Body: Record<string, unknown> }>('/customers/:id', { schema: { body: NullableMemo, response: { 200: NullableMemo } } }, async (request) => {
+      const customer = { name: request.body.name, memo: request.body.memo ?? null }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })), ['2000-01-01 changed /memo'], 'filled first, the erase is found')
+  t.same(stored.get('c1'), { name: 'Ada', memo: null }, 'and the resource is as stored')
+  stored.set('c1', { name: 'Ada', memo: null })
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false, versions: ['2001-01-01'] })), [], 'a null is not a value to clear')
+})
+
+test('regression: versions naming a preview version found no version to replace from; errors named injectEveryVersion', async (t) => {
+  class Preview extends VersionChange {
+    description = 'A preview of nothing new.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const versions = new VersionBundle(new Version('2002-01-01.beta', Preview, { channel: 'preview' }), new Version('2001-01-01', Nickname), new Version('2000-01-01'))
+  const { app } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: 'VIP' }, merges: true, versions }))
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['2002-01-01.beta'] })), ['2002-01-01.beta not cleared /memo'])
+  t.match(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['1999-01-01'] }).catch((error: unknown) => error),
+    { code: 'FST_VERSIONER_TOOL', message: /^replaceFromEveryVersion: '1999-01-01' is not a version this API serves/ })
+})
+
+test('regression: a route declared fullReplace: false, as the not cleared message advises, was still reported not cleared', async (t) => {
+  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
+    for (const [method, fullReplace] of [['PUT', false], ['POST', true]] as const) {
+      api.route<{ Params: { id: string }, Body: Stored }>({
+        method,
+        url: '/customers/:id',
+        fullReplace,
+        schema: { body: Customer, response: { 200: Customer } },
+        handler: async (request) => {
+          const customer = { ...stored.get(request.params.id), ...request.body }
+          stored.set(request.params.id, customer)
+          return customer
+        }
+      })
+    }
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })), [], 'a partial update: leaving a field out keeps it')
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'POST', fill: false })),
+    ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a POST declared fullReplace: true is checked')
+})
+
+test('regression: a version that moved the route (had({ path })) was left out; url by version reaches it', async (t) => {
+  class Clients extends VersionChange {
+    description = 'Customers were clients.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/customers/:id', ['GET', 'PUT']).had({ path: '/clients/:id' })]
+  }
+  const { app } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: 'VIP' }, merges: true, versions: new VersionBundle(new Version('2001-01-01', Clients), new Version('2000-01-01')) }))
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })).filter((line) => line.endsWith('/memo')), ['2001-01-01 not cleared /memo'], 'a URL: the versions it matches')
+  t.same(summary(await replaceFromEveryVersion(app, { url: (version) => version === '2000-01-01' ? '/clients/c1' : '/customers/c1' })).filter((line) => line.endsWith('/memo')),
+    ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a URL by version: every version')
+})
+
+test('regression: a null the route stores as \'\' (Fastify coercing a nullable union) went unseen once the fill replaced it', async (t) => {
+  const memo = Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  const { app, stored } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: null }, merges: false }), { memo })
+  const findings = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+  t.same(summary(findings), ['2001-01-01 changed /memo'])
+  t.match(findings, [
+    { version: '2001-01-01', kind: 'changed', pointer: '/memo', before: null, after: '', message: /The route \(its validator, coercing a null or a number, or its handler\) does not store what it is sent/ }
+  ])
+  t.equal(stored.get('c1')?.memo, '', 'what the route made of the null put back')
 })

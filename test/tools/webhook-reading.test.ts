@@ -1,6 +1,7 @@
 // readWebhookDelivery: a delivery the application sent, read as its subscriber reads it (signature, version, payload).
 import { test } from 'tap'
 import { signWebhook, VersionBundle, Version } from '../../plugin'
+import { Type } from '@sinclair/typebox'
 import { readWebhookDelivery, type SentWebhook } from '../../tools'
 import { event, newSecret, webhookApp } from '../helpers/webhook-apps'
 import { versionedApp } from '../helpers/apps'
@@ -50,9 +51,33 @@ test('an unknown webhook, an app not ready, a malformed secret: coded errors', a
   const app = await webhookApp(t)
   const sent: SentWebhook = { body: '{}', headers: {} }
   t.throws(() => readWebhookDelivery(app, sent, { name: 'invoice.lost', secret: newSecret() }),
-    { code: 'FST_VERSIONER_UNKNOWN_WEBHOOK', message: "readWebhookDelivery: no webhook 'invoice.lost' is declared; declared: invoice.paid, invoice.refunded." })
+    { code: 'FST_VERSIONER_UNKNOWN_WEBHOOK', message: "readWebhookDelivery: No webhook 'invoice.lost' is declared; declared with webhooks.add(): 'invoice.paid' (POST), 'invoice.refunded' (POST)." })
   t.throws(() => readWebhookDelivery(app, { body: '{}', headers: { 'webhook-id': 'a', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' } }, { name: 'invoice.paid', secret: 'nope' }),
     { code: 'FST_VERSIONER_INVALID_WEBHOOK_SECRET' })
   const early = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async () => {})
   t.throws(() => readWebhookDelivery(early, sent, { name: 'x', secret: newSecret() }), { code: 'FST_VERSIONER_NOT_READY' })
+})
+
+test('regression: deliveries rendered with their own versionHeader were all found without a version header', async (t) => {
+  const app = await webhookApp(t)
+  const secret = newSecret()
+  const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 's', version: '2000-01-01', secret }], id: 'evt_1', versionHeader: 'Stripe-Version' })
+  t.same(readWebhookDelivery(app, deliveries[0], { name: 'invoice.paid', secret, versionHeader: 'Stripe-Version' }), [])
+  t.match(readWebhookDelivery(app, deliveries[0], { name: 'invoice.paid', secret }), [{ kind: 'version', message: /the x-api-version header is missing/ }],
+    'the application\'s header, by default')
+})
+
+test('regression: of two webhooks declared with one name, the first was read whatever the delivery was', async (t) => {
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async () => {}, {
+    beforeRoutes: (instance) => {
+      instance.versioner.webhooks.add({ name: 'customer', method: 'POST', body: Type.Object({ id: Type.String(), name: Type.String() }) })
+        .add({ name: 'customer', method: 'DELETE', body: Type.Object({ id: Type.String(), deletedAt: Type.Integer() }) })
+    }
+  })
+  await app.ready()
+  const secret = newSecret()
+  const { deliveries } = await app.versioner.webhooks.render('customer', { id: 'c1', deletedAt: 1 }, { subscribers: [{ id: 's', version: '2000-01-01', secret }], method: 'delete' })
+  t.same(readWebhookDelivery(app, deliveries[0], { name: 'customer', method: 'delete', secret }), [])
+  t.throws(() => readWebhookDelivery(app, deliveries[0], { name: 'customer', secret }),
+    { code: 'FST_VERSIONER_UNKNOWN_WEBHOOK', message: "readWebhookDelivery: Webhook 'customer' is declared with several methods (POST, DELETE): pass { method } to pick one." })
 })
