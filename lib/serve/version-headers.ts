@@ -88,8 +88,8 @@ function createVary (options: ServeOptions): (reply: FastifyReply) => void {
 /**
  * The `Cache-Control` of an answer whose content depended on an `access` function (a preview version's, the upgrade
  * preview's): `private`, so that no shared cache stores it. A value that already keeps shared caches out (`private`,
- * `no-store`) stays; otherwise `private` is added and what would let a shared cache store it (`public`, `s-maxage`)
- * is dropped: `public, max-age=60` becomes `private, max-age=60`.
+ * `no-store`) stays, otherwise `private` is added; what would let a shared cache store it (`public`, `s-maxage`) is
+ * dropped: `public, max-age=60` and `private, public, max-age=60` become `private, max-age=60`.
  * @example
  * ```ts
  * reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
@@ -99,8 +99,9 @@ export function privateCacheControl (current: unknown): string {
   if (current === undefined || current === null || current === '') return 'private'
   const directives = (Array.isArray(current) ? current.join(',') : String(current)).split(',').map((directive) => directive.trim()).filter((directive) => directive !== '')
   const names = directives.map((directive) => directive.split('=')[0].trim().toLowerCase())
-  if (names.includes('private') || names.includes('no-store')) return directives.join(', ')
-  return ['private', ...directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')].join(', ')
+  // `public` and `s-maxage` go even beside `private` (appended after it, as `@fastify/sensible`'s `cacheControl` does).
+  const kept = directives.filter((_, index) => names[index] !== 'public' && names[index] !== 's-maxage')
+  return (names.includes('private') || names.includes('no-store') ? kept : ['private', ...kept]).join(', ')
 }
 
 /** The `Deprecation` and `Sunset` headers of these times in milliseconds (a version's, or a request's deprecated fields'). */

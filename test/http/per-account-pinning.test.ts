@@ -5,6 +5,7 @@
  * inject and real HTTP; a picker that throws or rejects, whatever with, answers a logged 500 for that request only.
  */
 import { test } from 'tap'
+import sensible from '@fastify/sensible'
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { Writable } from 'node:stream'
 import { endpoint, VersionPicker, type FastifyVersionerOptions } from '../../plugin'
@@ -335,6 +336,25 @@ test('regression: a version the request does not name (its account\'s pin) is an
   const named = await get('/catalogue', { authorization: 'Bearer sk_acme', 'x-api-version': '2001-01-01' })
   t.equal(named.headers['cache-control'], 'public, max-age=60', 'a version the request names: Vary says it all')
   t.equal((await get('/teams/1', { 'x-api-version': '2001-01-01' })).headers['cache-control'], undefined)
+})
+
+test('regression: a pinned answer whose handler adds public to Cache-Control (@fastify/sensible\'s reply.cacheControl) is private only, not private and public', async (t) => {
+  const app = await versionedApp(t, replacedRoutes(), async (api) => {
+    // sensible's cacheControl appends to the header the request hook already set to private.
+    api.get('/catalogue', async (_request, reply) => {
+      reply.cacheControl('public').cacheControl('s-maxage', 600).cacheControl('max-age', 60)
+      return { ok: true }
+    })
+    api.get('/teams/:id', async (_request, reply) => reply.cacheControl('public').notFound())
+  }, { versioner: { versionPicker: AccountPinnedVersionPicker, partialApp: true }, beforeVersioner: async (instance) => { await instance.register(sensible) } })
+  const pinned = await app.inject({ url: '/catalogue', headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(pinned.headers['x-api-version'], '2000-01-01')
+  t.equal(pinned.headers['cache-control'], 'private, max-age=60', 'no shared cache may store it: public and s-maxage dropped')
+  const missing = await app.inject({ url: '/teams/1', headers: { authorization: 'Bearer sk_acme' } })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers['cache-control'], 'private', 'an error answer too')
+  const named = await app.inject({ url: '/catalogue', headers: { authorization: 'Bearer sk_acme', 'x-api-version': '2000-01-01' } })
+  t.equal(named.headers['cache-control'], 'public, s-maxage=600, max-age=60', 'a version the request names keeps what the handler set')
 })
 
 test('regression: before routing, the picker reads the query as the application\'s querystringParser parses it', async (t) => {

@@ -1,11 +1,14 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../../plugin'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type RequestInfo, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
-import { call, jsonOf } from '../helpers/http'
+import { call, jsonOf, sleep } from '../helpers/http'
 import Fastify from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import sensible from '@fastify/sensible'
+import jwt from '@fastify/jwt'
+import auth from '@fastify/auth'
+import underPressure from '@fastify/under-pressure'
 import { captureLogs, v } from '../helpers/request-pipeline'
 
 const Params = Type.Object({ id: Type.String() })
@@ -517,6 +520,79 @@ test('@fastify/sensible\'s errors (reply.notFound, httpErrors) reach an old vers
     const { detail, ...rest } = body
     t.same(jsonOf(await call(app, '2001-01-01', url)), { ...rest, message: detail }, `${url}: HEAD's shape in the newest version`)
   }
+})
+
+test('@fastify/jwt, @fastify/auth and @fastify/under-pressure: their 401, 403 and 503 are an old version\'s errors; request.user beside a converted body', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String(), code: Type.Optional(Type.String()) })
+  const Note = Type.Object({ text: Type.String(), author: Type.String() })
+  const NewNote = Type.Object({ text: Type.String() })
+  class NotesSaidBody extends VersionChange {
+    description = 'A note\'s text was its body; error bodies said detail.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(ErrorBody).field('message').had({ name: 'detail' }),
+      schema(Note).field('text').had({ name: 'body' }),
+      schema(NewNote).field('text').had({ name: 'body' })
+    ]
+
+    @ConvertRequestToNextVersionFor(NewNote)
+    textUp (request: RequestInfo) {
+      request.body.text = request.body.body
+      delete request.body.body
+    }
+
+    @ConvertResponseToPreviousVersionFor(Note)
+    textDown (response: ResponseInfo) {
+      response.body.body = response.body.text
+      delete response.body.text
+    }
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  let overloaded = false
+  const versions = new VersionBundle(new Version('2001-01-01', NotesSaidBody), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/notes', {
+      schema: { body: NewNote, response: { 201: Note, '4xx': ErrorBody, '5xx': ErrorBody } },
+      onRequest: async (request) => { await request.jwtVerify() },
+      preHandler: api.auth([async (request) => {
+        if ((request.user as { sub: string }).sub === 'eve') throw Object.assign(new Error('Eve may not write notes'), { statusCode: 403 })
+      }])
+    }, async (request, reply) => reply.code(201).send({ text: request.body.text, author: (request.user as { sub: string }).sub }))
+  }, {
+    beforeVersioner: async (instance) => {
+      await instance.register(jwt, { secret: 'a secret long enough' })
+      await instance.register(auth)
+      await instance.register(underPressure, { healthCheck: async () => !overloaded, healthCheckInterval: 10 })
+    }
+  })
+  await app.ready()
+  const post = (version: string, user: string | undefined, payload: object) => call(app, version, '/notes', {
+    method: 'POST', payload, headers: user === undefined ? {} : { authorization: `Bearer ${app.jwt.sign({ sub: user })}` }
+  })
+
+  const created = await post('2000-01-01', 'ada', { body: 'Hello' })
+  t.equal(created.statusCode, 201)
+  t.same(jsonOf(created), { body: 'Hello', author: 'ada' }, 'the converted body, and request.user from the token')
+  t.same(jsonOf(await post('2001-01-01', 'ada', { text: 'Hello' })), { text: 'Hello', author: 'ada' })
+  const anonymous = await post('2000-01-01', undefined, { body: 'Hello' })
+  t.equal(anonymous.statusCode, 401)
+  t.same(jsonOf(anonymous), { statusCode: 401, code: 'FST_JWT_NO_AUTHORIZATION_IN_HEADER', error: 'Unauthorized', detail: 'No Authorization was found in request.headers' }, 'jwtVerify\'s 401 in onRequest')
+  t.equal(anonymous.headers['x-api-version'], '2000-01-01')
+  t.equal(anonymous.headers.vary, 'x-api-version')
+  const eve = await post('2000-01-01', 'eve', { body: 'Hello' })
+  t.same(jsonOf(eve), { statusCode: 403, error: 'Forbidden', detail: 'Eve may not write notes' }, '@fastify/auth\'s refusal in preHandler')
+  t.same(jsonOf(await post('2001-01-01', 'eve', { text: 'Hello' })), { statusCode: 403, error: 'Forbidden', message: 'Eve may not write notes' })
+  overloaded = true
+  await sleep(50)
+  const busy = await post('2000-01-01', 'ada', { body: 'Hello' })
+  t.equal(busy.statusCode, 503)
+  t.same(jsonOf(busy), { statusCode: 503, code: 'FST_UNDER_PRESSURE', error: 'Service Unavailable', detail: 'Service Unavailable' }, 'the 503 under pressure')
+  t.ok(busy.headers['retry-after'], 'with its Retry-After')
+  t.equal(busy.headers['x-api-version'], '2000-01-01')
 })
 
 test('regression: an error an onRequest or preParsing hook answers with reply.code(401).send(...) (not thrown) is the version\'s too: its shape and headers', async (t) => {

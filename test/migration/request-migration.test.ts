@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifySchemaValidationError, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
+import { fastifyRequestContext, requestContext } from '@fastify/request-context'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, currentDependencySolver, fastifyVersioner,
@@ -221,6 +222,57 @@ test('a migrated request invalid for HEAD is a 500 FST_VERSIONER_LATEST_REQUEST_
     statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'body/addresses must NOT have fewer than 1 items'
   })
   t.equal(handled, 1)
+})
+
+test('@fastify/request-context: what an onRequest hook sets is read by the request\'s own async converters (success and error) and handler, with requests in flight together', async (t) => {
+  const Body = Type.Object({ fullName: Type.String() })
+  const seen: string[] = []
+  const tenant = (): string => String(requestContext.get('tenant' as never))
+  class RenameName extends VersionChange {
+    description = 'The user name field is called fullName instead of name.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(Body)
+    async up (request: RequestInfo) {
+      await sleep(Number(request.body.name.length))
+      seen.push(`up ${request.body.name} ${tenant()}`)
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor('/users', ['POST'], { migrateHttpErrors: true })
+    async down (response: ResponseInfo) {
+      await sleep(1)
+      response.headers['x-tenant'] = tenant()
+      if (response.statusCode === 201) {
+        response.body.name = response.body.fullName
+        delete response.body.fullName
+      }
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyRequestContext)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', RenameName), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.addHook('onRequest', async (request) => { requestContext.set('tenant' as never, request.headers['x-tenant'] as never) })
+    api.post('/users', { schema: { body: Body } }, async (request, reply) => {
+      await sleep(1)
+      seen.push(`handler ${request.body.fullName} ${tenant()}`)
+      if (request.body.fullName === 'Eve') throw Object.assign(new Error('No Eves'), { statusCode: 409 })
+      return reply.code(201).send({ fullName: request.body.fullName })
+    })
+  }))
+  const names = ['Ada Lovelace', 'Bo', 'Eve', 'Grace Hopper']
+  const answers = await Promise.all(names.map((name, i) => app.inject({
+    method: 'POST', url: '/users', payload: { name }, headers: { 'x-api-version': '2000-01-01', 'x-tenant': `t${i}` }
+  })))
+  t.same(answers.map((answer) => [answer.statusCode, answer.headers['x-tenant']]), [[201, 't0'], [201, 't1'], [409, 't2'], [201, 't3']], 'each response converter read its own request\'s value')
+  t.same(answers[0].json(), { name: 'Ada Lovelace' })
+  for (const [i, name] of names.entries()) {
+    t.ok(seen.includes(`up ${name} t${i}`), `${name}: the request converter read its request's value`)
+    t.ok(seen.includes(`handler ${name} t${i}`), `${name}: so did the handler`)
+  }
 })
 
 test('preHandler hooks and the handler see HEAD data only; currentDependencySolver tells versioned data from HEAD data', async (t) => {

@@ -161,6 +161,32 @@ test('files sent with @fastify/static and compressed responses from versioned ro
   t.same(latestRows[7], { n: 7, label: 'row number 7' })
 })
 
+test('@fastify/static inside versioned(...) with path versions: with wildcard: false (as the docs say) each version serves the files, converted by path', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'versioner-static-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'report.txt'), 'the report')
+  class LegacyFiles extends VersionChange {
+    description = 'Files used to be served with x-files: v1.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/files/report.txt', ['GET'])
+    legacy (response: ResponseInfo) { response.headers['x-files'] = 'v1' }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', LegacyFiles), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    await api.register(fastifyStatic, { root: dir, prefix: '/files/', wildcard: false })
+  }, { versioner: { apiVersionLocation: 'path' } })
+
+  const old = await app.inject('/2000-01-01/files/report.txt')
+  t.equal(old.statusCode, 200)
+  t.equal(old.body, 'the report')
+  t.equal(old.headers['x-files'], 'v1', 'the old version\'s by-path converter ran')
+  t.equal(old.headers['x-api-version'], '2000-01-01')
+  const newest = await app.inject('/2001-01-01/files/report.txt')
+  t.equal(newest.body, 'the report')
+  t.equal(newest.headers['x-files'], undefined)
+})
+
 test('a streamed error response: migrateHttpErrors by-path converters and the FSTVRS001 warning', async (t) => {
   const seen: Seen[] = []
   const warnings: string[] = []
