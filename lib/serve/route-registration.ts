@@ -98,9 +98,8 @@ function ignoresTrailingSlash (instance: FastifyInstance): boolean {
   return (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true
 }
 
-/** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
-function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
-  const url = prepared.registered.url
+/** A URL relative to the instance's prefix (as `instance.route` takes it). */
+function relativeUrl (instance: FastifyInstance, url: string): string {
   const relative = url.startsWith(instance.prefix) ? url.slice(instance.prefix.length) : url
   return relative === '' ? '/' : relative
 }
@@ -216,7 +215,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
-      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }, false)
+      // Given the group's path, as the user's route is given its own: Fastify keeps it as `routeOptions.url` (metrics
+      // label routes with it), and the onRoute hook above moves the route to its registered URL (`/:version` segment).
+      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, group.path) }, false)
       return
     }
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route

@@ -82,3 +82,18 @@ test('regression: an error of a versioned route is published once on Fastify\'s 
   t.same(await traced('/api/items/throw', DATES[1]), { status: 500, events: ['start', 'end', 'asyncStart', 'asyncEnd'] },
     'a response converter\'s failure is not recorded as the handler\'s error')
 })
+
+test('regression: with path versions, an older path of a route is labelled as written, without the version\'s internal segment', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const { app, labels } = await observedApp(t, location)
+    const urlOf = (version: string, path: string) => location === 'path' ? `/api/${version}${path}` : `/api${path}`
+    for (const [version, path, label] of [[DATES[0], '/things/1', 'GET /api/things/:id'], [DATES[1], '/items/1', 'GET /api/items/:id'], [DATES[2], '/items/1', 'GET /api/items/:id']]) {
+      labels.length = 0
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await app.inject({ method, url: urlOf(version, path), headers: { 'x-api-version': version } })
+        t.equal(response.statusCode, 200, `${location} ${method} ${version}`)
+      }
+      t.same(labels, [label, label.replace('GET', 'HEAD')], `${location} ${version}: routeOptions.url is the route's path as written`)
+    }
+  }
+})
