@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, schema, VersionChange, type ResponseInfo
 } from '../../plugin'
+import fastifyMetrics from 'fastify-metrics'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf, DATES } from '../helpers/http-apps'
 
@@ -95,5 +96,30 @@ test('regression: with path versions, an older path of a route is labelled as wr
       }
       t.same(labels, [label, label.replace('GET', 'HEAD')], `${location} ${version}: routeOptions.url is the route's path as written`)
     }
+  }
+})
+
+test('fastify-metrics registered before the plugin counts every version of a route under its path as written, path versions too', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const app = await versionedApp(t, bundleOf(DATES, { '2002-01-01': [ThingsWereItems] }), async (api) => {
+      api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ fullName: (request.params as { id: string }).id }))
+    }, {
+      prefix: '/api',
+      versioner: { apiVersionLocation: location },
+      beforeVersioner: async (app: FastifyInstance) => {
+        await app.register(fastifyMetrics, { endpoint: '/metrics', defaultMetrics: { enabled: false }, clearRegisterOnInit: true })
+      }
+    })
+    await app.ready()
+    for (const [version, path] of [[DATES[0], '/things/1'], [DATES[1], '/items/1'], [DATES[2], '/items/2']]) {
+      const response = await app.inject({ url: location === 'path' ? `/api/${version}${path}` : `/api${path}`, headers: { 'x-api-version': version } })
+      t.equal(response.statusCode, 200, `${location} ${version}`)
+    }
+    const metrics = await app.inject({ url: '/metrics' })
+    const counts = metrics.body.split('\n').filter((line) => line.startsWith('http_request_duration_seconds_count')).sort()
+    t.same(counts, [
+      'http_request_duration_seconds_count{method="GET",route="/api/items/:id",status_code="200"} 2',
+      'http_request_duration_seconds_count{method="GET",route="/api/things/:id",status_code="200"} 1'
+    ], `${location}: one series per path as written, none naming the version's segment`)
   }
 })
