@@ -223,8 +223,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
     // answers at its slash inside the segment too, unless the router ignores trailing slashes.
     // (A prefix written with its slash, `/orders/`, already ends the route's URL with it.)
+    // Given the prefix (`url: ''`), which Fastify keeps as its `routeOptions.url`, as for its own copy at the slash.
     if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
-      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'slash', url: '/' }, true)
+      registerCopy(prepared, { ...rest, method, url: '' }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url

@@ -123,3 +123,27 @@ test('fastify-metrics registered before the plugin counts every version of a rou
     ], `${location}: one series per path as written, none naming the version's segment`)
   }
 })
+
+test('regression: with path versions, a prefixed plugin\'s root route is one label at its slash too, as plain Fastify\'s', async (t) => {
+  const labels: string[] = []
+  const app = await versionedApp(t, bundleOf(DATES), async (api) => {
+    await api.register(async (orders) => { orders.get('/', async () => ({ ok: true })) }, { prefix: '/orders' })
+  }, {
+    prefix: '/api',
+    versioner: { apiVersionLocation: 'path' },
+    beforeVersioner: (app: FastifyInstance) => {
+      app.addHook('onResponse', async (request) => { labels.push(`${request.routeOptions.method} ${request.routeOptions.url ?? ''}`) })
+    }
+  })
+  await app.register(async (plain) => { plain.get('/', async () => ({ ok: true })) }, { prefix: '/plain' })
+  await app.ready()
+  for (const method of ['GET', 'HEAD'] as const) {
+    for (const url of ['/plain', '/plain/', ...DATES.flatMap((version) => [`/api/${version}/orders`, `/api/${version}/orders/`])]) {
+      t.equal((await app.inject({ method, url })).statusCode, 200, `${method} ${url}`)
+    }
+  }
+  const versioned = (method: string) => DATES.flatMap(() => [`${method} /api/orders`, `${method} /api/orders`])
+  // Fastify's own HEAD twin at the slash says `/plain/`; its GET says `/plain` at both.
+  t.same(labels, [...['GET /plain', 'GET /plain'], ...versioned('GET'), ...['HEAD /plain', 'HEAD /plain/'], ...versioned('HEAD')],
+    'with and without the slash, in every version, routeOptions.url is the prefix, as Fastify gives its own GET at the slash')
+})
