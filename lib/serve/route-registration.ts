@@ -55,12 +55,13 @@ interface PendingGet {
 const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const
 
 /**
- * The hook lists a group's route was registered with, by the registration of the plugin that registered it; `slash`
- * for the copy at the trailing slash of a prefix's root route, served at its group's URL with a slash.
+ * The hook lists and handler a group's route was registered with, by the registration of the plugin that registered
+ * it; `slash` for the copy at the trailing slash of a prefix's root route, served at its group's URL with a slash.
  */
 interface GivenHooks {
   readonly owner: VersionerState
   readonly hooks: ReadonlyMap<string, readonly unknown[]>
+  readonly handler: unknown
   readonly slash: boolean
 }
 
@@ -120,7 +121,11 @@ export function createRouteObserver (
     if (copied !== undefined) {
       const given = (route as unknown as Record<symbol, GivenHooks | undefined>)[kGivenHooks]
       route.url = given?.owner === state && given.slash ? `${copied.url}/` : copied.url
-      if (given?.owner === state) restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
+      if (given?.owner === state) {
+        restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
+        // Wrapped already on the user's route by those plugins (@fastify/otel's handler span): once, not twice.
+        route.handler = given.handler as typeof route.handler
+      }
       return
     }
     const scope = versionedScopeOf(this)
@@ -207,7 +212,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   // Registers a copy of the route for a group (`slash`: at its URL with a slash), with hooks of its own.
   const registerCopy = (prepared: Prepared, options: Record<string | symbol, unknown>, slash: boolean): void => {
     applyTo(options, prepared, routeErrorHandler, serveOptions)
-    options[kGivenHooks] = { owner: state, hooks: ownHooks(options), slash } satisfies GivenHooks
+    options[kGivenHooks] = { owner: state, hooks: ownHooks(options), handler: options.handler, slash } satisfies GivenHooks
     instance.route(options as unknown as RouteOptions)
   }
   groupsOf(head).forEach((group, index) => {
