@@ -23,6 +23,7 @@ import { createEarlyVersion } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 import { failsHeadAfterMigration } from './head-validation'
+import { isError } from './step-runner'
 
 /** What is wrong with a value the released versions do not serve. */
 type Refusal =
@@ -242,15 +243,17 @@ type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: Fastif
 
 /**
  * Hands an error on from a route error handler of the versioner's: to the route's own error handler if it has one
- * (called in its place, so that what it returns or throws is Fastify's to handle), else to the context's, as a
- * rejected promise. Fastify sends whatever a handler throws to the next error handler only when it is an `Error`;
- * anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload. A rejection is an
- * error whatever its value, so every thrown value gets exactly the answer plain Fastify gives it.
+ * (called in its place, so that what it returns or throws is Fastify's to handle), else to the context's: an `Error`
+ * thrown, anything else as a rejected promise. Fastify sends whatever a handler throws to the next error handler only
+ * when it is an `Error`; anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload.
+ * A rejection is an error whatever its value, but Fastify publishes it on the handler's tracing channel
+ * (`tracing:fastify.request.handler:error`) once more: an `Error` is thrown, so that tracers record it once.
  */
 function handOnError (
   instance: FastifyInstance, routeHandler: ErrorHandler | undefined, error: unknown, request: FastifyRequest, reply: FastifyReply
 ): unknown {
   if (routeHandler !== undefined) return routeHandler.call(instance, error as FastifyError, request, reply)
+  if (isError(error)) throw error
   return Promise.reject(error)
 }
 

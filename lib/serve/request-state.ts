@@ -75,18 +75,29 @@ type ChildLoggerFactory = FastifyInstance['childLoggerFactory']
 /**
  * Installs, in `fastify`'s context (and so in the `versioned(...)` contexts registered after it), a child logger
  * factory that binds `apiVersion` for requests to versioned routes whose version `versionOf` knows before the
- * request hook. The factory in place before (the application's own, or Fastify's) makes the child.
+ * request hook. The factory in place before (the application's own, or Fastify's) makes the child. A factory that
+ * replaces it on a versioned route (the route's `childLoggerFactory` option, a `setChildLoggerFactory` inside
+ * `versioned(...)`) is wrapped the same way, by an `onRoute` hook.
  */
 export function bindVersionInChildLoggers (fastify: FastifyInstance, versionOf: (raw: IncomingMessage) => string | undefined): void {
-  const previous: ChildLoggerFactory = fastify.childLoggerFactory
-  fastify.setChildLoggerFactory(function versionerChildLogger (this: FastifyInstance, logger, bindings, options, raw) {
-    // `this` is the context the route was declared in: versioned routes are declared inside versioned(...).
-    if (versionedScopeOf(this) !== undefined) {
-      const version = versionOf(raw as IncomingMessage)
-      if (version !== undefined) bindings.apiVersion = version
-    }
-    return previous.call(this, logger, bindings, options, raw)
-  } as ChildLoggerFactory)
+  const bound = new WeakSet<ChildLoggerFactory>()
+  const bind = (previous: ChildLoggerFactory): ChildLoggerFactory => {
+    const factory = function versionerChildLogger (this: FastifyInstance, logger, bindings, options, raw) {
+      // `this` is the context the route was declared in: versioned routes are declared inside versioned(...).
+      if (versionedScopeOf(this) !== undefined) {
+        const version = versionOf(raw as IncomingMessage)
+        if (version !== undefined) bindings.apiVersion = version
+      }
+      return previous.call(this, logger, bindings, options, raw)
+    } as ChildLoggerFactory
+    bound.add(factory)
+    return factory
+  }
+  fastify.setChildLoggerFactory(bind(fastify.childLoggerFactory))
+  fastify.addHook('onRoute', function versionerRouteLogger (this: FastifyInstance, route) {
+    const factory = route.childLoggerFactory ?? this.childLoggerFactory
+    if (versionedScopeOf(this) !== undefined && !bound.has(factory)) route.childLoggerFactory = bind(factory)
+  })
 }
 
 /** Binds `apiVersion` into the logger of a request (and its reply) whose version was picked in the request hook. */

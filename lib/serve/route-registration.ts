@@ -55,12 +55,13 @@ interface PendingGet {
 const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const
 
 /**
- * The hook lists a group's route was registered with, by the registration of the plugin that registered it; `slash`
- * for the copy at the trailing slash of a prefix's root route, served at its group's URL with a slash.
+ * The hook lists and handler a group's route was registered with, by the registration of the plugin that registered
+ * it; `slash` for the copy at the trailing slash of a prefix's root route, served at its group's URL with a slash.
  */
 interface GivenHooks {
   readonly owner: VersionerState
   readonly hooks: ReadonlyMap<string, readonly unknown[]>
+  readonly handler: unknown
   readonly slash: boolean
 }
 
@@ -98,9 +99,8 @@ function ignoresTrailingSlash (instance: FastifyInstance): boolean {
   return (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true
 }
 
-/** The URL of a registered route relative to the instance's prefix (as `instance.route` takes it). */
-function relativeUrl (instance: FastifyInstance, prepared: Prepared): string {
-  const url = prepared.registered.url
+/** A URL relative to the instance's prefix (as `instance.route` takes it). */
+function relativeUrl (instance: FastifyInstance, url: string): string {
   const relative = url.startsWith(instance.prefix) ? url.slice(instance.prefix.length) : url
   return relative === '' ? '/' : relative
 }
@@ -121,7 +121,11 @@ export function createRouteObserver (
     if (copied !== undefined) {
       const given = (route as unknown as Record<symbol, GivenHooks | undefined>)[kGivenHooks]
       route.url = given?.owner === state && given.slash ? `${copied.url}/` : copied.url
-      if (given?.owner === state) restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
+      if (given?.owner === state) {
+        restoreHooks(route as unknown as Record<string, unknown>, given.hooks)
+        // Wrapped already on the user's route by those plugins (@fastify/otel's handler span): once, not twice.
+        route.handler = given.handler as typeof route.handler
+      }
       return
     }
     const scope = versionedScopeOf(this)
@@ -208,7 +212,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   // Registers a copy of the route for a group (`slash`: at its URL with a slash), with hooks of its own.
   const registerCopy = (prepared: Prepared, options: Record<string | symbol, unknown>, slash: boolean): void => {
     applyTo(options, prepared, routeErrorHandler, serveOptions)
-    options[kGivenHooks] = { owner: state, hooks: ownHooks(options), slash } satisfies GivenHooks
+    options[kGivenHooks] = { owner: state, hooks: ownHooks(options), handler: options.handler, slash } satisfies GivenHooks
     instance.route(options as unknown as RouteOptions)
   }
   groupsOf(head).forEach((group, index) => {
@@ -216,14 +220,17 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
-      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, prepared) }, false)
+      // Given the group's path, as the user's route is given its own: Fastify keeps it as `routeOptions.url` (metrics
+      // label routes with it), and the onRoute hook above moves the route to its registered URL (`/:version` segment).
+      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'no-slash', url: relativeUrl(instance, group.path) }, false)
       return
     }
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
     // answers at its slash inside the segment too, unless the router ignores trailing slashes.
     // (A prefix written with its slash, `/orders/`, already ends the route's URL with it.)
+    // Given the prefix (`url: ''`), which Fastify keeps as its `routeOptions.url`, as for its own copy at the slash.
     if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
-      registerCopy(prepared, { ...rest, method, prefixTrailingSlash: 'slash', url: '/' }, true)
+      registerCopy(prepared, { ...rest, method, url: '' }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url

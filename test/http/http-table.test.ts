@@ -337,6 +337,29 @@ test('regression: a route whose path changed gets the hooks of plugins registere
   }
 })
 
+test('regression: a route whose path changed has its handler wrapped once by a plugin registered before the versioner (@fastify/otel\'s handler span)', async (t) => {
+  const Moved = changeClass('UsersWerePeople', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id' })])
+  const spans: string[] = []
+  // An onRoute hook wrapping the handler, as @fastify/otel does to open the handler's span (labelled with route.url).
+  const wrapping = fp(async (instance) => {
+    instance.addHook('onRoute', (route) => {
+      const handler = route.handler
+      const label = route.url
+      route.handler = function (this: unknown, ...args: unknown[]) { spans.push(`handler ${label}`); return (handler as (...given: unknown[]) => unknown).apply(this, args) } as typeof route.handler
+    })
+  })
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', Moved), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', async (request) => ({ id: (request.params as { id: string }).id }))
+  }, { beforeVersioner: async (instance) => { await instance.register(wrapping) } })
+  for (const [version, url] of [['2001-01-01', '/users/u1'], ['2000-01-01', '/people/u1']]) {
+    for (const method of ['GET', 'HEAD'] as const) {
+      spans.length = 0
+      t.equal((await app.inject({ method, url, headers: { 'x-api-version': version } })).statusCode, 200, `${method} ${version}`)
+      t.same(spans, ['handler /users/:id'], `${method} ${version}: the handler's wrapper ran once (the handler is HEAD's)`)
+    }
+  }
+})
+
 test('regression: a prefixed plugin\'s root route (as @fastify/autoload registers a folder\'s index) has its HEAD at both URLs in the versions that have it only', async (t) => {
   for (const location of ['header', 'path'] as const) {
     const Added = changeClass('AddOrders', [endpoint('/api/orders', ['GET']).didntExist])

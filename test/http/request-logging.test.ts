@@ -119,6 +119,32 @@ test('the application\'s own childLoggerFactory keeps working, with apiVersion a
   t.same(own.map((line) => [line.tenant, line.apiVersion]), [['acme', '2000-01-01'], ['acme', '2000-01-01'], ['acme', '2000-01-01']])
 })
 
+test('regression: a versioned route\'s own childLoggerFactory, or one set inside versioned(...), keeps apiVersion on every line', async (t) => {
+  const lines: LogLine[] = []
+  const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
+  const app = await versionedApp(t, bundle(), async (api) => {
+    api.get('/own', { childLoggerFactory: (logger, bindings, options) => logger.child({ ...bindings, tenant: 'route' }, options) }, async (request) => {
+      request.log.info('handler ran')
+      return {}
+    })
+    await api.register(async (scope) => {
+      scope.setChildLoggerFactory((logger, bindings, options) => logger.child({ ...bindings, tenant: 'scope' }, options))
+      scope.get('/scoped', async (request) => { request.log.info('handler ran'); return {} })
+    })
+  }, { fastify: { logger: { level: 'info', stream } } })
+  await app.ready()
+  for (const [url, tenant] of [['/own', 'route'], ['/scoped', 'scope']]) {
+    for (const method of ['GET', 'HEAD'] as const) {
+      lines.length = 0
+      t.equal((await app.inject({ method, url, headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200)
+      const own = lines.filter((line) => line.reqId !== undefined)
+      t.same(own.map((line) => [line.msg, line.tenant, line.apiVersion]), [
+        ['incoming request', tenant, '2000-01-01'], ['handler ran', tenant, '2000-01-01'], ['request completed', tenant, '2000-01-01']
+      ], `${method} ${url}: the factory's binding and apiVersion`)
+    }
+  }
+})
+
 test('start-up logs the served versions and the docs URL once, at info, per API', async (t) => {
   const { lines } = await loggedApp(t)
   const startup = lines.filter((line) => Array.isArray(line.apiVersions))
