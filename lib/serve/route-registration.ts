@@ -228,9 +228,11 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
     // answers at its slash inside the segment too, unless the router ignores trailing slashes.
     // (A prefix written with its slash, `/orders/`, already ends the route's URL with it.)
-    // Given the prefix (`url: ''`), which Fastify keeps as its `routeOptions.url`, as for its own copy at the slash.
-    if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
-      registerCopy(prepared, { ...rest, method, url: '' }, true)
+    // Given the route's path (the prefix's `''`, or `/`), which Fastify keeps as its `routeOptions.url`, as its copy's.
+    // Without a prefix, the root route (`get('/')`) is served at the segment (`/2001-01-01`) and at its slash too.
+    const bareRoot = route.prefix === '' && route.routePath === '/'
+    if ((slashToo || bareRoot) && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
+      registerCopy(prepared, { ...rest, method, url: route.routePath }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url
