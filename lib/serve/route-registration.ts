@@ -15,7 +15,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
-import type { VersionSegments } from './version-picking'
+import type { RouterOptions, VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
 import { kGivenHooks, kVersionedRoute } from '../core/symbols'
@@ -107,13 +107,13 @@ function relativeUrl (instance: FastifyInstance, url: string): string {
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
 export function createRouteObserver (
-  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
+  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined, routerOptions: RouterOptions
 ): (this: FastifyInstance, route: ObservedRoute) => void {
   const preview = serveOptions.upgradePreview
   const previewHooks = preview === undefined ? undefined : createPreviewHooks(state, serveOptions, preview)
   const capture = serveOptions.captureExchanges
   const captureHooks = capture === undefined ? undefined : createCaptureHooks(serveOptions, capture)
-  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks }
+  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks, routerOptions }
   let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     // A route the versioner registered (a group's, or its HEAD twin) is served at its registered URL.
