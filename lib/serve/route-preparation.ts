@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
-import type { VersionSegments } from './version-picking'
+import type { RouterOptions, VersionSegments } from './version-picking'
 import { RouterGenerationError } from '../core/errors'
 import { kVersionedRoute } from '../core/symbols'
 import { createRequestHook } from './migrate-request'
@@ -39,6 +39,8 @@ export interface RouteContext {
   readonly previewHooks: PreviewHooks | undefined
   /** The capture hooks, when the option is on (added to routes where some version has work). */
   readonly captureHooks?: CaptureHooks
+  /** The application's router options: which URLs are one route node. */
+  readonly routerOptions: RouterOptions
 }
 
 /** The levels of a HEAD route that share a path and methods: one Fastify route. */
@@ -184,6 +186,17 @@ function standing (own: ReadonlyMap<string, string>, versions: readonly string[]
 }
 
 /**
+ * The router node of a URL: find-my-way tells parameters apart by place, not name, and, as the application's router
+ * options say, ignores case, a trailing slash and doubled slashes.
+ */
+function routerNode (url: string, options: RouterOptions): string {
+  let node = url.replace(/:[A-Za-z0-9_]+/g, ':')
+  if (options.ignoreDuplicateSlashes === true) node = node.replace(/\/{2,}/g, '/')
+  if (options.ignoreTrailingSlash === true && node.length > 1) node = node.replace(/\/$/, '')
+  return options.caseSensitive === false ? node.toLowerCase() : node
+}
+
+/**
  * Claims the route nodes of a group for its versions; when another HEAD route already serves a node (and the
  * router cannot tell them apart by their own constraints), constrains the route to the versions it serves.
  */
@@ -195,7 +208,7 @@ function claimNodes (
   const own = ownConstraints(base)
   let shared = false
   for (const method of group.methods) {
-    const key = `${method} ${url}`
+    const key = `${method} ${routerNode(url, context.routerOptions)}`
     const claims = state.nodes.get(key) ?? []
     state.nodes.set(key, claims)
     for (const claim of claims) {

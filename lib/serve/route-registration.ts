@@ -15,7 +15,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
-import type { VersionSegments } from './version-picking'
+import type { RouterOptions, VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
 import { kGivenHooks, kVersionedRoute } from '../core/symbols'
@@ -107,13 +107,13 @@ function relativeUrl (instance: FastifyInstance, url: string): string {
 
 /** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
 export function createRouteObserver (
-  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
+  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined, routerOptions: RouterOptions
 ): (this: FastifyInstance, route: ObservedRoute) => void {
   const preview = serveOptions.upgradePreview
   const previewHooks = preview === undefined ? undefined : createPreviewHooks(state, serveOptions, preview)
   const capture = serveOptions.captureExchanges
   const captureHooks = capture === undefined ? undefined : createCaptureHooks(serveOptions, capture)
-  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks }
+  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks, routerOptions }
   let lastGet: PendingGet | undefined
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     // A route the versioner registered (a group's, or its HEAD twin) is served at its registered URL.
@@ -228,9 +228,11 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // With path versions Fastify's copy at the slash is outside the version segment (it names no version): the route
     // answers at its slash inside the segment too, unless the router ignores trailing slashes.
     // (A prefix written with its slash, `/orders/`, already ends the route's URL with it.)
-    // Given the prefix (`url: ''`), which Fastify keeps as its `routeOptions.url`, as for its own copy at the slash.
-    if (slashToo && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
-      registerCopy(prepared, { ...rest, method, url: '' }, true)
+    // Given the route's path (the prefix's `''`, or `/`), which Fastify keeps as its `routeOptions.url`, as its copy's.
+    // Without a prefix, the root route (`get('/')`) is served at the segment (`/2001-01-01`) and at its slash too.
+    const bareRoot = route.prefix === '' && route.routePath === '/'
+    if ((slashToo || bareRoot) && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
+      registerCopy(prepared, { ...rest, method, url: route.routePath }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { kBundleInternals } from '../core/symbols'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 import { releasedNow, type ReleaseSource } from './release-clock'
@@ -58,6 +58,23 @@ export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSem
   useSemicolonDelimiter: true,
   allowUnsafeRegex: true,
   maxParamLength: Number.MAX_SAFE_INTEGER
+}
+
+/** find-my-way's options. */
+export type RouterOptions = NonNullable<Parameters<typeof FindMyWay>[0]>
+
+/**
+ * Fastify's router options of `app` (`routerOptions`, or the same options at the top level), lenient on regex and
+ * parameter length (a request too long for the app is Fastify's to refuse).
+ * @example
+ * ```ts
+ * const router = FindMyWay(routerOptionsOf(app))
+ * ```
+ */
+export function routerOptionsOf (app: FastifyInstance): RouterOptions {
+  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
+  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
+  return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
 }
 
 /**

@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
 import FindMyWay, { type HTTPMethod, type HTTPVersion } from 'find-my-way'
-import { LENIENT_ROUTER, namedVersion } from '../serve/version-picking'
+import { namedVersion, routerOptionsOf, type RouterOptions } from '../serve/version-picking'
 import type { ToolFacts } from '../core/symbols'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import { versionedApis, versionerStateOf, type VersionedApi } from './versioned-apis'
@@ -31,17 +31,6 @@ type RouteFinder = (method: string, path: string) => VersionedRouteInfo | undefi
 
 /** The routers built during one call (by version's routes), with the application's router options. */
 interface Finders { readonly options: RouterOptions, readonly built: Map<readonly VersionedRouteInfo[], RouteFinder> }
-type RouterOptions = Parameters<typeof FindMyWay>[0]
-
-/**
- * Fastify's router options of `app` (`routerOptions`, or the same options at the top level), lenient on regex and
- * parameter length (a request too long for the app is Fastify's to refuse).
- */
-function routerOptionsOf (app: FastifyInstance): RouterOptions {
-  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
-  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
-  return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
-}
 
 /**
  * A finder for one version's routes: find-my-way, Fastify's router, with the app's options, holding each route's path

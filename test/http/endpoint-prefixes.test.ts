@@ -246,3 +246,37 @@ test('regression: with path versions, a catch-all route (\'*\', as @fastify/cors
   t.equal(preflight.headers['x-preflight'], '2001-01-01')
   t.equal((await app.inject('/api/x/files')).statusCode, 400, 'a segment naming no version is refused, saying so')
 })
+
+test('regression: with path versions and no prefix, the root route (\'/\') answers at the version segment with its slash too', async (t) => {
+  const Root = Type.Object({ id: Type.String(), fullName: Type.String() })
+  const labels = new Set<string>()
+  const build = async (routerOptions: { ignoreTrailingSlash?: boolean } = {}): Promise<FastifyInstance> => {
+    const app = Fastify({ routerOptions })
+    t.teardown(() => app.close())
+    app.addHook('onResponse', async (request) => { labels.add(request.routeOptions.url ?? 'none') })
+    await app.register(fastifyVersioner, {
+      versions: bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [fullNameWasNameInResponses(Root)] }), apiVersionLocation: 'path'
+    })
+    await app.register(versioned(async (api) => {
+      api.get('/', { schema: { response: { 200: Root } } }, async () => ({ id: 'r1', fullName: 'Ada' }))
+    }))
+    await app.ready()
+    return app
+  }
+  const app = await build()
+  // The segment takes the place of a prefix: /2000-01-01/ is the route's path after it, as /2000-01-01/users is /users's.
+  for (const url of ['/2000-01-01', '/2000-01-01/', '/2000-01-01/?q=1']) {
+    const got = await app.inject(url)
+    t.equal(got.statusCode, 200, url)
+    t.same(got.json(), { id: 'r1', name: 'Ada' }, `${url}: in the old version's shape`)
+    t.equal(got.headers['x-api-version'], '2000-01-01')
+    const head = await app.inject({ method: 'HEAD', url })
+    t.equal(head.statusCode, 200, `${url}: HEAD`)
+    t.equal(head.headers['content-length'], got.headers['content-length'], `${url}: HEAD has the GET's length`)
+  }
+  t.same((await app.inject('/2001-01-01/')).json(), { id: 'r1', fullName: 'Ada' }, 'the newest version at the slash')
+  t.same((app.versioner.routes.get('2000-01-01') ?? []).map((route) => route.methods.join()), ['GET'], 'listed once')
+  t.same([...labels], ['/'], 'one routeOptions.url at both URLs, the path as written')
+  const lenient = await build({ ignoreTrailingSlash: true })
+  t.equal((await lenient.inject('/2000-01-01/')).statusCode, 200, 'with ignoreTrailingSlash, the one route answers both')
+})

@@ -175,3 +175,45 @@ test('routes with other constraints of their own and versions partly in common f
   }))
   await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_ROUTER_GENERATION', message: /Two routes answer \[GET\] \/books in version\(s\) 2000-01-01/ })
 })
+
+test('regression: routes on one router node written differently (a parameter\'s name, case, a trailing or doubled slash the router ignores) are told apart by version', async (t) => {
+  // The old route moved back to the new one's node, as the router sees it: each start-up failed with Fastify's
+  // bare "Method 'GET' already declared", naming neither route nor instruction.
+  const cases: Array<{ oldPath: string, routerOptions: Record<string, boolean> }> = [
+    { oldPath: '/items/:itemId', routerOptions: {} },
+    { oldPath: '/Items/:itemId', routerOptions: { caseSensitive: false } },
+    { oldPath: '/items/:itemId/', routerOptions: { ignoreTrailingSlash: true } },
+    { oldPath: '//items/:itemId', routerOptions: { ignoreDuplicateSlashes: true } }
+  ]
+  for (const location of ['header', 'path'] as const) {
+    for (const { oldPath, routerOptions } of cases) {
+      const label = `${location}, ${oldPath} ${JSON.stringify(routerOptions)}`
+      const Moved = class extends VersionChange {
+        description = 'GET /items/:id replaced GET /legacy/:itemId, on the same node.'
+        instructionsToMigrateToPreviousVersion = [
+          endpoint('/items/:id', ['GET']).didntExist,
+          endpoint('/legacy/:itemId', ['GET']).existed,
+          endpoint('/legacy/:itemId', ['GET']).had({ path: oldPath })
+        ]
+      }
+      const app = Fastify({ routerOptions })
+      t.teardown(() => app.close())
+      await app.register(fastifyVersioner, {
+        apiVersionLocation: location, versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', Moved), new Version('2000-01-01'))
+      })
+      await app.register(versioned(async (api) => {
+        api.get('/items/:id', async (request) => ({ handler: 'new', params: request.params }))
+        api.get('/legacy/:itemId', { onlyExistsInOlderVersions: true }, async (request) => ({ handler: 'old', params: request.params }))
+      }), { prefix: '/api' })
+      await app.ready()
+      const get = (version: string): Promise<{ statusCode: number, json: () => unknown }> =>
+        app.inject({ url: location === 'path' ? `/api/${version}/items/7` : '/api/items/7', headers: { 'x-api-version': version } })
+      const current = await get('2001-01-01')
+      t.equal(current.statusCode, 200, `${label}: the newest version`)
+      t.same(current.json(), { handler: 'new', params: { id: '7' } }, `${label}: the new route`)
+      const old = await get('2000-01-01')
+      t.equal(old.statusCode, 200, `${label}: the old version`)
+      t.same(old.json(), { handler: 'old', params: { itemId: '7' } }, `${label}: the old route, its parameter as it names it`)
+    }
+  }
+})
