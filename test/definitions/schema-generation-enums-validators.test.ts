@@ -141,7 +141,7 @@ test('regression: an enum whose default is a member a version lacks: the default
   const old = oldSchemas(instructions)
   t.strictSame(plain(old.get(Status)), { anyOf: [{ const: 'pending', type: 'string' }, { const: 'paid', type: 'string' }] }, 'a removed default is left out')
   t.strictSame(plain(old.get(Size)), { type: 'string', enum: ['s', 'm', 'large'], default: 'large' }, 'a renamed default follows the rename')
-  t.strictSame(plain(Status).default, 'refunded', 'HEAD is untouched')
+  t.equal(Status.default, 'refunded', 'HEAD is untouched')
 
   const app = await versionedApp(t, bundleWith(instructions), async (api) => {
     api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ status: Type.String() }) } } }, async (request) => ({ status: String(request.body.status) }))
