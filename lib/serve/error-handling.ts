@@ -281,7 +281,7 @@ export function createMigrationErrorHandler (registered: RegisteredRoute, routeH
         err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
-    } else if (behaviour !== null && behaviour.level > 0 && (error as { serialization?: unknown }).serialization !== undefined) {
+    } else if (behaviour !== null && behaviour.level > 0 && isError(error) && (error as { serialization?: unknown }).serialization !== undefined) {
       // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts.
       result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)
       request.log.error({ err: error, route: display }, `A response of API version ${behaviour.version} to ${display} does not fit that version's schema. ` +
