@@ -79,6 +79,22 @@ export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: 
   return guards.length === 0 ? NO_GUARDS : guards
 }
 
+/**
+ * The first value the path parameters (`params`, a HEAD schema) accept at one of `levels` that HEAD's refuse: an enum
+ * member renamed or removed since. No converter can change a path parameter, so every request holding it would fail.
+ */
+export function unmigratableParameter (planning: GuardPlanning, params: TSchema, levels: readonly number[]): { value: unknown, level: number, changes: string[] } | undefined {
+  const { generation } = planning
+  for (const level of [...levels].sort((a, b) => a - b)) {
+    for (const seed of level === 0 ? [] : generation.seedsChangedAt(level)) {
+      const head = valuesAt(generation, seed, 0)
+      const value = head === undefined ? undefined : [...valuesAt(generation, seed, level) ?? []].find((member) => !head.has(member))
+      if (value !== undefined && planning.targets.collectorFor(params, seed.head, level) !== null) return { value, level, changes: changesRemoving(planning, seed.head, level) }
+    }
+  }
+  return undefined
+}
+
 /** The first value of `body` its guards do not allow, if any. */
 export function unexpressibleValue (guards: readonly ValueGuard[], body: unknown): Unexpressible | undefined {
   const root: Holder = { body }

@@ -7,10 +7,22 @@
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
-import type { FieldState, ObjectState, SeedState } from './seeds'
-import { idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
+import { deepEqual, idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
+
+/**
+ * An enum's keywords in a version: a `default` naming a member the version lacks follows the member's rename, or is
+ * left out, since the version's own validation would refuse it (every request leaving the field out a 400).
+ */
+function enumTemplate (state: EnumState): SchemaObject {
+  const { template, members } = state
+  if (!('default' in template) || members.some((member) => deepEqual(member.value, template.default))) return template
+  const { default: value, ...rest } = template
+  const renamed = members.find((member) => member.head !== undefined && deepEqual(member.head, value))
+  return renamed === undefined ? rest : { ...rest, default: renamed.value }
+}
 
 /** How a schema's form follows the levels. */
 export type Plan =
@@ -66,10 +78,11 @@ export class FormBuilder {
     if (state.kind === 'object') return this.buildObject(state, level)
     if (state.kind === 'plain') return mapSubschemas(state.body, (sub) => this.source.formAt(sub, level))
     // Every member removed: a schema no value matches (`enum: []` and `anyOf: []` are invalid), decision 0069.
-    if (state.members.length === 0) return { ...state.template, [Kind]: 'Never', not: {} } as TSchema
+    const template = enumTemplate(state)
+    if (state.members.length === 0) return { ...template, [Kind]: 'Never', not: {} } as TSchema
     return (state.form === 'union'
-      ? { ...state.template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
-      : { ...state.template, enum: state.members.map((member) => member.value) }) as TSchema
+      ? { ...template, anyOf: state.members.map((member) => member.schema ?? literalSchema(member.value)) }
+      : { ...template, enum: state.members.map((member) => member.value) }) as TSchema
   }
 
   /** The annotations `schema(S).had({...})` gave, over the schema's own; given `examples` are marked as such. */

@@ -13,7 +13,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import type { SchemaErrorDataVar } from 'fastify/types/schema'
-import { VersionerLatestRequestValidationError } from '../core/errors'
+import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
@@ -281,6 +281,12 @@ export function createMigrationErrorHandler (registered: RegisteredRoute, routeH
         err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
+    } else if (behaviour !== null && behaviour.level > 0 && isError(error) && (error as { serialization?: unknown }).serialization !== undefined) {
+      // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts.
+      result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)
+      request.log.error({ err: error, route: display }, `A response of API version ${behaviour.version} to ${display} does not fit that version's schema. ` +
+        'If HEAD\'s schema accepts it, a response converter produced data it rejects, or, where none ran, a value HEAD has and the version lacks reached it (a union member ' +
+        'or a literal added or renamed since): add a response converter that maps it to the version change that changed it, or run verify.')
     }
     return handOnError(this, routeHandler, result, request, reply)
   }

@@ -6,6 +6,7 @@
 import type { ValidationIssue } from '../core/strict-validator'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { valueAt } from './data-flow'
+import { shownValue } from './document-places'
 
 /** The value at a JSON pointer of `data`. */
 function valueAtPointer (data: unknown, pointer: string): unknown {
@@ -32,14 +33,33 @@ function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown
 }
 
 /**
- * What Ajv's first issue says of `data`: the pointer (array indices as `*`), the message, the value at the issue's
+ * The issue that says why data fails: Ajv's first, unless a union (`anyOf`, the last issue: the one that stopped
+ * validation) refused it. Then the members of another type than the value are left aside (a `Type.Null()` beside a
+ * string); one left, its issue is the reason; literals only, the members are named; else the union's place, rather
+ * than a field of its first member.
+ */
+function tellingIssue (issues: readonly ValidationIssue[]): ValidationIssue | undefined {
+  const last = issues.at(-1)
+  if (last?.keyword !== 'anyOf') return issues[0]
+  const at = last.instancePath ?? ''
+  const members = issues.slice(0, -1).filter((issue) => !(issue.keyword === 'type' && (issue.instancePath ?? '') === at))
+  if (members.length === 1) return members[0]
+  if (members.length > 0 && members.every((issue) => issue.keyword === 'const' && (issue.instancePath ?? '') === at)) {
+    return { ...last, message: `must be one of ${members.map((issue) => shownValue(issue.params?.allowedValue)).join(', ')}` }
+  }
+  return { ...last, message: 'matches none of its union\'s members' }
+}
+
+/**
+ * What Ajv's telling issue says of `data`: the pointer (array indices as `*`), the message, the value at the issue's
  * place, and the fix of a `multipleOf` refused only in floating point.
  * @example
  * ```ts
- * invalidData({ instancePath: '/qty', message: 'must be integer' }, { qty: 1.5 }) // { pointer: '/qty', message: 'must be integer', value: 1.5 }
+ * invalidData([{ instancePath: '/qty', message: 'must be integer' }], { qty: 1.5 }) // { pointer: '/qty', message: 'must be integer', value: 1.5 }
  * ```
  */
-export function invalidData (issue: ValidationIssue | undefined, data: unknown): { pointer: string, message: string, value: unknown, fix?: string } {
+export function invalidData (issues: readonly ValidationIssue[], data: unknown): { pointer: string, message: string, value: unknown, fix?: string } {
+  const issue = tellingIssue(issues)
   const value = valueAtPointer(data, issue?.instancePath ?? '')
   const fix = floatingMultipleFix(issue, value)
   return { pointer: pointerOf(issue), message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }) }

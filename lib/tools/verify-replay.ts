@@ -156,7 +156,7 @@ class LevelChecks {
     if (changed || this.passed.get(where.part) !== schema) {
       const check = this.context.compile(schema)
       if (!check(copyJson(data))) {
-        return { kind: 'invalid', ...invalidData(check.errors?.[0], data), ...where }
+        return { kind: 'invalid', ...invalidData(check.errors ?? [], data), ...where }
       }
       this.passed.set(where.part, schema)
     }

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, HeadVersion, LintingError, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
-  endpoint, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
+  endpoint, enumeration, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { rejection } from '../helpers/errors'
@@ -169,6 +169,27 @@ test('regression: had({ statusCode }) also sends an empty, buffer or stream succ
   t.equal(report.statusCode, 200)
   t.equal(report.body, 'queued', 'the stream as it was')
   t.equal((await app.inject({ method: 'POST', url: '/reports', headers: v('2002-01-01') })).statusCode, 202)
+})
+
+test('regression: a path parameter whose enum a version gives a value HEAD lacks fails at start-up, not on every such request', async (t) => {
+  // Before: app.ready() passed; GET /reports/week in 2000-01-01 passed its version's validation, then failed HEAD's:
+  // a 500 for every such request, no converter able to change a path parameter (and `verify` asked to fix one).
+  const Period = Type.Union([Type.Literal('day'), Type.Literal('weekly'), Type.Literal('monthly')])
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/reports/:period', { schema: { params: Type.Object({ period: Period }) } }, async (request) => request.params)
+  }
+  const renamed = await versionedApp(t, threeVersions(changeClass('WeekBecameWeekly', [enumeration(Period).had({ weekly: 'week' })])), routes)
+  const error = await rejection(async () => await renamed.ready())
+  t.ok(error instanceof RouterPathParamsModifiedError, 'a RouterPathParamsModifiedError')
+  t.match(error?.message, /GET \/reports\/:period: in API version 2001-01-01, its path parameters accept "week", which HEAD's refuse \(version change WeekBecameWeekly renamed or removed it\)/)
+
+  const removed = await versionedApp(t, threeVersions(changeClass('Day', []), changeClass('HourlyDropped', [enumeration(Period).had({ hourly: 'hourly' })])), routes)
+  t.match(await rejection(async () => await removed.ready()), { code: 'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', message: /in API version 2000-01-01, its path parameters accept "hourly".*HourlyDropped/ }, 'a member HEAD removed')
+
+  const added = await versionedApp(t, threeVersions(changeClass('MonthlyAdded', [enumeration(Period).didntHave('monthly')])), routes)
+  t.equal(await rejection(async () => await added.ready()), undefined, 'a member HEAD added is fine: the older version accepts less')
+  t.same(await call(added, '2001-01-01', 'GET', '/reports/day'), [200, { period: 'day' }])
+  t.equal((await call(added, '2001-01-01', 'GET', '/reports/monthly'))[0], 400)
 })
 
 test('had({ path }) that changes path parameters fails with RouterPathParamsModifiedError', async (t) => {

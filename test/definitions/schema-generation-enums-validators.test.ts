@@ -131,6 +131,33 @@ test('regression: an enum emptied by didntHave is a schema no value matches (a 4
     'the guide says why it has no request of the older version')
 })
 
+test('regression: an enum whose default is a member a version lacks: the default follows a rename, or is left out', async (t) => {
+  // Before: the version kept HEAD's default, a value its enum refuses: every old request leaving the field out was a
+  // 400 (`body/status must be equal to constant`), and the version's document gave a default outside the enum.
+  const Status = Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('refunded')], { default: 'refunded' })
+  const Size = Type.String({ enum: ['s', 'm', 'xl'], default: 'xl' })
+  const Order = Type.Object({ status: Type.Optional(Status) })
+  const instructions = [enumeration(Status).didntHave('refunded'), enumeration(Size).had({ xl: 'large' })]
+  const old = oldSchemas(instructions)
+  t.strictSame(plain(old.get(Status)), { anyOf: [{ const: 'pending', type: 'string' }, { const: 'paid', type: 'string' }] }, 'a removed default is left out')
+  t.strictSame(plain(old.get(Size)), { type: 'string', enum: ['s', 'm', 'large'], default: 'large' }, 'a renamed default follows the rename')
+  t.equal(Status.default, 'refunded', 'HEAD is untouched')
+
+  const app = await versionedApp(t, bundleWith(instructions), async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ status: Type.String() }) } } }, async (request) => ({ status: String(request.body.status) }))
+    api.get('/orders', { schema: { querystring: Type.Object({ status: Type.Optional(Status) }), response: { 200: Type.Object({ status: Type.String() }) } } }, async (request) => ({ status: String(request.query.status) }))
+  })
+  await app.ready()
+  const body = await app.inject({ method: 'POST', url: '/orders', payload: {}, headers: { 'x-api-version': OLD } })
+  t.equal(body.statusCode, 200, `a body leaving the field out in ${OLD}: ${body.body}`)
+  t.strictSame(body.json(), { status: 'refunded' }, "HEAD's validation gives the handler HEAD's default")
+  const query = await app.inject({ method: 'GET', url: '/orders', headers: { 'x-api-version': OLD } })
+  t.equal(query.statusCode, 200, `a query string leaving the field out in ${OLD}: ${query.body}`)
+  await assertDocumentsValid(t, app)
+  const document = app.versioner.openapi(OLD) as { paths: Record<string, Record<string, { parameters: Array<{ name: string, schema: unknown }> }>> }
+  t.notOk('default' in (document.paths['/orders'].get.parameters.find((parameter) => parameter.name === 'status')?.schema as object), 'the document gives no default outside the enum')
+})
+
 test('validator(name).didntExist removes a named validator; validator(v).existed adds one', async (t) => {
   const endAfterStart = defineValidator('endAfterStart', {
     if: { required: ['start', 'end'] },

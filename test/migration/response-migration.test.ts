@@ -443,6 +443,40 @@ test('a HEAD enum member no converter maps answers a logged 500 FST_VERSIONER_UN
   t.same([converted.statusCode, converted.json()[0].status], [200, 'shipped'], 'with its converter, the member is mapped')
 })
 
+test('regression: a union member or a tag HEAD added, which no converter maps, was a 500 with the serializer\'s message and no code', async (t) => {
+  // Before: Fastify's own 500, `The value of '#/properties/method' does not match schema definition.`, to the client,
+  // and a log saying nothing of the version or what to add, where an enum member gives FST_VERSIONER_UNCONVERTIBLE_RESPONSE.
+  const Card = Type.Object({ kind: Type.Literal('card'), holder: Type.String() })
+  const Bank = Type.Object({ kind: Type.Literal('bank_account'), iban: Type.String() })
+  const Wallet = Type.Object({ kind: Type.Literal('wallet'), provider: Type.String() })
+  const Payment = Type.Object({ id: Type.String(), method: Type.Union([Card, Bank, Wallet]) })
+  class WalletsAndBankAccounts extends VersionChange {
+    description = 'A payment can be made with a wallet; bank became bank_account.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Payment).field('method').had({ type: Type.Union([Card, Bank]) }),
+      schema(Bank).field('kind').had({ type: Type.Literal('bank') })
+    ]
+  }
+  const methods: Record<string, unknown> = { card: { kind: 'card', holder: 'Ada' }, bank: { kind: 'bank_account', iban: 'DE1' }, wallet: { kind: 'wallet', provider: 'pay' } }
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', WalletsAndBankAccounts), new Version('2000-01-01')), async (api) => {
+    api.get('/payments/:kind', { schema: { response: { 200: Payment } } }, async (request) => ({ id: 'p1', method: methods[(request.params as { kind: string }).kind] }) as never)
+  }, { fastify: { logger: { level: 'error', stream } } })
+  t.equal((await call(app, '2000-01-01', '/payments/card')).statusCode, 200, 'a member both versions have is served')
+  for (const kind of ['bank', 'wallet']) {
+    t.equal((await call(app, '2001-01-01', `/payments/${kind}`)).statusCode, 200, `the newest version serves the ${kind}`)
+    const old = await call(app, '2000-01-01', `/payments/${kind}`)
+    t.equal(old.statusCode, 500, `${kind}: 500`)
+    t.match(old.json(), { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: 'A response of this route cannot be expressed in API version 2000-01-01. This is a server error; it has been logged.' })
+    t.notMatch(old.body, /properties|schema definition/, `${kind}: no serializer message reaches the client`)
+    t.equal(old.headers['x-api-version'], '2000-01-01')
+  }
+  const logged = entries.filter((entry) => /does not fit/.test(String(entry.msg)))
+  t.equal(logged.length, 2, 'one log entry per request')
+  t.match(logged[0], { level: 50, apiVersion: '2000-01-01', route: 'GET /payments/:kind', err: { message: /does not match schema definition/ } })
+  t.match(logged[0].msg, /API version 2000-01-01 to GET \/payments\/:kind does not fit that version's schema.*add a response converter/)
+})
+
 test("the handler's returned object is never changed by an old version's response converters: a cached object serves every version", async (t) => {
   const Address = Type.Object({ street: Type.String(), city: Type.String() })
   const Team = Type.Object({ id: Type.String(), title: Type.String(), address: Address, members: Type.Array(Type.Object({ fullName: Type.String() })) })

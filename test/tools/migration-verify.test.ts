@@ -497,6 +497,35 @@ test('regression: a field of a union member HEAD added, mapped to an old member 
   t.same((await verify(lossy, { examples: 20, seed: 3 })).map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /method/holder'], 'a member both versions have is still followed')
 })
 
+test('regression: a union member HEAD added, or a tag renamed, without its converter was blamed on a field of another member', async (t) => {
+  // Before: `response 200/method/holder … must have required property 'holder'` for a wallet or a bank account, the
+  // first member's first complaint; the fix it gave (make /method/holder match) sent the reader to the card.
+  const Card = Type.Object({ kind: Type.Literal('card'), holder: Type.String() })
+  const Bank = Type.Object({ kind: Type.Literal('bank_account'), iban: Type.String() })
+  const Wallet = Type.Object({ kind: Type.Literal('wallet'), provider: Type.String() })
+  const Payment = Type.Object({ id: Type.String(), method: Type.Union([Card, Bank, Wallet]) }, { $id: 'Payment' })
+  const Level = Type.Union([Type.Literal('low'), Type.Literal('high')])
+  class WalletsAdded extends VersionChange {
+    description = 'A payment can be made with a wallet; bank became bank_account; high was urgent.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Payment).field('method').had({ type: Type.Union([Card, Bank]) }),
+      schema(Bank).field('kind').had({ type: Type.Literal('bank') }),
+      enumeration(Level).had({ high: 'urgent' })
+    ]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', WalletsAdded), new Version('2000-01-01')), async (api) => {
+    api.get('/payments/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Payment } } }, async () => { throw new Error('not served in verify') })
+    api.post('/alerts', { schema: { body: Type.Object({ level: Level }), response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 20, seed: 3 })
+  const method = findings.filter((finding) => finding.route === 'GET /payments/:id')
+  t.same(method.map(({ pointer, message }) => `${pointer}: ${message}`), ['/method: matches none of its union\'s members'], 'the union is named, not a field of one member')
+  t.match(method[0].fix, /so that response 200\/method matches the schema of 2000-01-01/)
+  const level = findings.find((finding) => finding.route === 'POST /alerts')
+  t.match(level, { pointer: '/level', message: "must be one of 'low', 'high'", value: 'urgent' }, 'a literal union names its members, not `must be equal to constant`')
+})
+
 test('regression: a decimal refused by multipleOf in floating point (8.77 of 0.01) no longer tells to fix a right converter', async (t) => {
   const Charge = Type.Object({ id: Type.String(), amount: Type.Integer({ minimum: 0, description: 'In cents.' }) }, { $id: 'Charge' })
   class AmountsInCents extends VersionChange {
