@@ -2,9 +2,9 @@
  * The one way the tests make a version change class (not a test file). Every call makes a new class, named
  * `name` (error messages and the changelog name it), so that no two tests share one.
  */
-import type { TSchema } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, schema, VersionChange, VersionChangeWithSideEffects, type Instruction, type ResponseInfo, type VersionBundle,
+  ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects, type Instruction, type ResponseInfo,
   type VersionChangeClass
 } from '../../plugin'
 import { generationSteps } from '../../lib/describe/versions'
@@ -83,4 +83,26 @@ export function nameWasTitleInResponses (target: TSchema, seen?: (body: Record<s
     }
   }
   return NameWasTitle
+}
+
+/**
+ * Prices whose amount includes tax from 2001-01-01 on (`PricesIncludeTax`, a side-effect change) and carry a display
+ * text from 2002-01-01 on, whose response converter takes the tax off for the versions before 2001-01-01 by reading
+ * `PricesIncludeTax.isApplied` (after `wait`, when given: an async converter). A fresh bundle and classes each call.
+ */
+export function taxedPrices (wait?: () => Promise<unknown>): { Price: TObject, versions: VersionBundle, PricesIncludeTax: SideEffectChangeClass } {
+  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
+  const PricesIncludeTax = changeClass('PricesIncludeTax', [], { sideEffects: true, description: 'Prices include tax.' })
+  class DisplayAdded extends VersionChange {
+    description = 'Prices carry their display text.'
+    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    taxFor (response: ResponseInfo): void | Promise<void> {
+      const takeTaxOff = (): void => { response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2 }
+      if (wait === undefined) takeTaxOff()
+      else return wait().then(takeTaxOff)
+    }
+  }
+  return { Price, versions: new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01')), PricesIncludeTax }
 }

@@ -4,6 +4,7 @@ import { runInNewContext } from 'node:vm'
 import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
+import { taxedPrices } from '../helpers/version-changes'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange,
   VersionChangeWithSideEffects, migrateResponseBody, renderWebhook, type RequestInfo, type ResponseInfo, type VersionChangeClass
@@ -292,20 +293,9 @@ test('regression: a request converter (and code it awaits, a lookup) reads isApp
 })
 
 test('regression: a worker rendering webhooks without serving runs each render in its version and lets the bundle\'s storage go after it', async (t) => {
-  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
   /** Renders in a worker's way (its own bundle, no app): gives what 2000-01-01 got and a weak reference to the storage. */
   const renderInWorker = async (): Promise<{ bodies: unknown[], storage: WeakRef<object> }> => {
-    class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
-    class DisplayAdded extends VersionChange {
-      description = 'Prices carry their display text.'
-      instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
-      @ConvertResponseToPreviousVersionFor(Price)
-      async taxFor (response: ResponseInfo) {
-        await new Promise((resolve) => setTimeout(resolve, 10))
-        response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
-      }
-    }
-    const versions = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+    const { Price, versions } = taxedPrices(async () => await new Promise((resolve) => setTimeout(resolve, 10)))
     const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}` }]
     const bodies: unknown[] = []
     for (let round = 0; round < 3; round++) {

@@ -3,10 +3,10 @@ import { Type, type Static } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
-  VersionChangeWithSideEffects, versioned, type ResponseInfo
+  versioned, type ResponseInfo
 } from '../../plugin'
 import { caught } from '../helpers/errors'
-import { nameWasTitleInResponses } from '../helpers/version-changes'
+import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
 import { buildSeededApp, Order } from '../fixtures/seeded-app'
 
 test('the reference example: converters of the schema, then the version\'s schema with defaults; unknown fields removed', async (t) => {
@@ -339,15 +339,7 @@ test('regression: a HEAD body its own schema refuses (a Decimal where it says nu
 })
 
 test('regression: migrateResponseBody (and webhooks) run converters in the target version (isApplied)', async (t) => {
-  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
-  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
-  class DisplayAdded extends VersionChange {
-    description = 'Prices carry their display text.'
-    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
-    @ConvertResponseToPreviousVersionFor(Price)
-    taxFor (response: ResponseInfo) { response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2 }
-  }
-  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const { Price, versions: bundle, PricesIncludeTax } = taxedPrices()
   t.same(migrateResponseBody(bundle, Price, { latestBody: { amount: 12, display: '12' }, version: '2000-01-01' }), { amount: 10 })
   t.same(migrateResponseBody(bundle, Price, { latestBody: { amount: 12, display: '12' }, version: '2001-01-01' }), { amount: 12 })
   t.equal(PricesIncludeTax.isApplied, true, 'outside, the class answers as before')
@@ -371,18 +363,7 @@ test('regression: migrateResponseBody (and webhooks) run converters in the targe
 })
 
 test('regression: an async converter of migrateResponseBody reads the target version after its awaits, also when renders overlap and the worker serves nothing', async (t) => {
-  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
-  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
-  class DisplayAdded extends VersionChange {
-    description = 'Prices carry their display text.'
-    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
-    @ConvertResponseToPreviousVersionFor(Price)
-    async taxFor (response: ResponseInfo) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
-    }
-  }
-  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const { Price, versions: bundle } = taxedPrices(async () => await new Promise((resolve) => setTimeout(resolve, 20)))
   const migrate = async (version: string): Promise<unknown> => await migrateResponseBody(bundle, Price, { latestBody: { amount: 12 }, version })
   const first = migrate('2000-01-01')
   // The second render, of the same version, ends first: the first still reads its version after it.

@@ -14,11 +14,11 @@ import { applyPatch, compare, deepClone } from 'fast-json-patch'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { nameWasTitleInResponses } from '../helpers/version-changes'
+import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 const Item = Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 0 }) }, { $id: 'Item' })
@@ -485,19 +485,7 @@ test('regression: a route replaced at the same path and method: the request is c
 })
 
 test('regression: a target\'s converter reading isApplied reads the target version, not the version served', async (t) => {
-  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
-  class PricesIncludeTax extends VersionChangeWithSideEffects {
-    description = 'Prices include tax.'
-    instructionsToMigrateToPreviousVersion = []
-  }
-  class DisplayAdded extends VersionChange {
-    description = 'Prices carry their display text.'
-    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
-
-    @ConvertResponseToPreviousVersionFor(Price)
-    taxFor (response: ResponseInfo) { response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2 }
-  }
-  const bundle = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const { Price, versions: bundle } = taxedPrices()
   const app = await versionedApp(t, bundle, async (api) => {
     api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 12, display: '12' }))
   }, { versioner: { upgradePreview: { access: () => true } } })

@@ -4,11 +4,11 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
-  VersionChange, VersionChangeWithSideEffects, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
+  VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
-import { nameWasTitleInResponses } from '../helpers/version-changes'
+import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
@@ -258,18 +258,7 @@ test('in a worker: renderWebhook and migrateResponseBody take the application\'s
 })
 
 test('regression: webhooks run each version\'s converters in that version (isApplied), in the app and in a worker', async (t) => {
-  const Price = Type.Object({ amount: Type.Number(), display: Type.Optional(Type.String()) })
-  class PricesIncludeTax extends VersionChangeWithSideEffects { description = 'Prices include tax.'; instructionsToMigrateToPreviousVersion = [] }
-  class DisplayAdded extends VersionChange {
-    description = 'Prices carry their display text.'
-    instructionsToMigrateToPreviousVersion = [schema(Price).field('display').didntExist]
-    @ConvertResponseToPreviousVersionFor(Price)
-    async taxFor (response: ResponseInfo) {
-      await new Promise((resolve) => setImmediate(resolve))
-      response.body.amount = PricesIncludeTax.isApplied ? response.body.amount : response.body.amount - 2
-    }
-  }
-  const versions = new VersionBundle(new Version('2002-01-01', DisplayAdded), new Version('2001-01-01', PricesIncludeTax), new Version('2000-01-01'))
+  const { Price, versions } = taxedPrices(async () => await new Promise((resolve) => setImmediate(resolve)))
   const priceChanged = { name: 'price.changed', body: Price }
   const list = VERSIONS.map((version) => ({ id: version, version, secret: newSecret() }))
   const wanted = { '2002-01-01': { amount: 12, display: '12' }, '2001-01-01': { amount: 12 }, '2000-01-01': { amount: 10 } }
