@@ -93,12 +93,6 @@ function restoreHooks (route: Record<string, unknown>, given: GivenHooks['hooks'
   }
 }
 
-/** True when the application's router matches a URL with and without its trailing slash alike (`ignoreTrailingSlash`). */
-function ignoresTrailingSlash (instance: FastifyInstance): boolean {
-  const config = instance.initialConfig as { ignoreTrailingSlash?: boolean, routerOptions?: { ignoreTrailingSlash?: boolean } }
-  return (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true
-}
-
 /** A URL relative to the instance's prefix (as `instance.route` takes it). */
 function relativeUrl (instance: FastifyInstance, url: string): string {
   const relative = url.startsWith(instance.prefix) ? url.slice(instance.prefix.length) : url
@@ -231,7 +225,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // Given the route's path (the prefix's `''`, or `/`), which Fastify keeps as its `routeOptions.url`, as its copy's.
     // Without a prefix, the root route (`get('/')`) is served at the segment (`/2001-01-01`) and at its slash too.
     const bareRoot = route.prefix === '' && route.routePath === '/'
-    if ((slashToo || bareRoot) && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
+    if ((slashToo || bareRoot) && serveOptions.location === 'path' && context.routerOptions.ignoreTrailingSlash !== true && !route.prefix.endsWith('/')) {
       registerCopy(prepared, { ...rest, method, url: route.routePath }, true)
     }
     const target = route as unknown as Record<string, unknown>
