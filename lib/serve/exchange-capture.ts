@@ -26,6 +26,7 @@ import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute, type ServedRoute } from './usage-events'
+import type { AroundHooks } from './route-preparation'
 
 /**
  * The `captureExchanges` option.
@@ -105,15 +106,6 @@ interface Capture {
 export const kCapture = Symbol('fastify-versioner.capture')
 
 type CaptureRequest = FastifyRequest & { [kCapture]: Capture | null }
-
-/** The capture hooks of one application; the same five functions on every route where some version has work. */
-export interface CaptureHooks {
-  readonly start: preValidationHookHandler
-  readonly migrated: preValidationHookHandler
-  readonly returned: preSerializationHookHandler
-  readonly returnedText: onSendHookHandler
-  readonly publish: onSendHookHandler
-}
 
 /** Checks the option: `{ sampleRate?, redact? }`. */
 export function captureExchangesOption (value: unknown): ResolvedCaptureExchanges | undefined {
@@ -198,8 +190,8 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
   }
 }
 
-/** Builds the hooks. */
-export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): CaptureHooks {
+/** Builds the capture hooks of one application: the same five functions on every route where some version has work. */
+export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): AroundHooks {
   const { sampleRate, redaction } = capture
   const hasChosenSerializer = createChosenSerializerTest()
 
@@ -285,5 +277,5 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     done(null, payload)
   }
 
-  return { start, migrated, returned, returnedText, publish }
+  return { beforeRequest: start, afterRequest: migrated, beforeSuccess: returned, beforeSend: returnedText, afterSend: publish }
 }
