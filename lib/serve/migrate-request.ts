@@ -107,15 +107,11 @@ class RequestMigration {
     // Everything from here (validation, converters, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
     if (this.holdsStorage) holdStorage(state, reply, options.versions)
-    options.versions.apiVersionStorage.run(version, this.migrateInVersion, request, state, plan, done)
+    options.versions.apiVersionStorage.run(version, this.migrate, request, state, plan, done)
   }
 
-  /** Validates the request against its version, then converts it ({@link proceed} runs it in the version storage). */
-  private readonly migrateInVersion = (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void => {
-    this.migrate(request, state, plan, done)
-  }
-
-  private migrate (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void {
+  /** Validates the request against its version, then converts it ({@link proceed} may run it in the version storage). */
+  private readonly migrate = (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void => {
     const invalid = this.validate(request, plan, 0)
     if (!isThenable(invalid)) {
       this.afterValidation(request, state, plan, invalid, done)
