@@ -67,6 +67,7 @@ export interface Prepared {
   readonly registered: RegisteredRoute
   readonly schema: RouteSchema
   readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, around: readonly AroundHooks[] }
+  readonly errorHandler: ReturnType<typeof createMigrationErrorHandler>
   readonly constraints: Record<string, unknown> | undefined
 }
 
@@ -145,8 +146,8 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   return { behaviours, nativeResponse, nativeMap: rebuildResponses(head.forms.responses[newest], (slot) => nativeResponse[slot]), idle }
 }
 
-/** Prepares the route of one group of a HEAD route. */
-export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { formatter: unknown, constraints: unknown }): Prepared {
+/** Prepares the route of one group of a HEAD route (`user`: what the route was declared with, read before it is replaced). */
+export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { errorHandler: unknown, formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
   const url = registeredUrl(context, head, group)
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
@@ -156,6 +157,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, headData, nativeResponse, display: `${group.methods.join(',')} ${url}` }
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
+  const earlyVersion = createEarlyVersion(behaviours, serveOptions)
   const hooks: Prepared['hooks'] = {
     preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
       state.logsVersion) as Hook,
@@ -169,12 +171,12 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
   if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some((version) => linkOf(version) !== undefined)) {
-    hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
+    hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), earlyVersion) as Hook
   }
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeMap).length > 0) schema.response = nativeMap
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
-  return { registered, schema, hooks, constraints }
+  return { registered, schema, hooks, constraints, errorHandler: createMigrationErrorHandler(registered, user.errorHandler as never, earlyVersion) }
 }
 
 /** A route's own constraints (`host`, Fastify's `version`…), each value as text. */
@@ -253,7 +255,7 @@ function claimNodes (
 }
 
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
-export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
+export function applyTo (options: Record<string, unknown>, prepared: Prepared): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered }
   const { around } = prepared.hooks
@@ -267,6 +269,6 @@ export function applyTo (options: Record<string, unknown>, prepared: Prepared, r
   const send = [...aroundHooks('beforeSend'), ...own(prepared.hooks.onSend), ...aroundHooks('afterSend', outward)]
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
   if (options.attachValidation === true) options.preHandler = [attachedMigrationFailure, ...toList(options.preHandler as Hook[] | Hook | undefined)]
-  options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
+  options.errorHandler = prepared.errorHandler
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }

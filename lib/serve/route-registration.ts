@@ -197,20 +197,18 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   state.headRoutes.push(head)
   const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
   // Read before the first group's options are applied to the user's route (they replace these).
-  const routeErrorHandler = route.errorHandler
-  const userFormatter = route.schemaErrorFormatter
-  const baseConstraints = route.constraints
+  const user = { errorHandler: route.errorHandler, formatter: route.schemaErrorFormatter, constraints: route.constraints }
   let pending: PendingGet | undefined
   // A prefix's root route (`get('/')`) Fastify also serves at the prefix with a slash, from the same options.
   const slashToo = route.routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
   // Registers a copy of the route for a group (`slash`: at its URL with a slash), with hooks of its own.
   const registerCopy = (prepared: Prepared, options: Record<string | symbol, unknown>, slash: boolean): void => {
-    applyTo(options, prepared, routeErrorHandler, serveOptions)
+    applyTo(options, prepared)
     options[kGivenHooks] = { owner: state, hooks: ownHooks(options), handler: options.handler, slash } satisfies GivenHooks
     instance.route(options as unknown as RouteOptions)
   }
   groupsOf(head).forEach((group, index) => {
-    const prepared = prepareGroup(context, head, group, { formatter: userFormatter, constraints: baseConstraints })
+    const prepared = prepareGroup(context, head, group, user)
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
@@ -231,7 +229,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url
     target.method = method
-    applyTo(target, prepared, routeErrorHandler, serveOptions)
+    applyTo(target, prepared)
     // Fastify makes the twin unless the route or the application (`exposeHeadRoutes`) says otherwise.
     const exposed = route.exposeHeadRoute ?? (instance.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes
     if (group.methods.includes('GET') && exposed !== false) {
@@ -244,7 +242,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
         apply: (twin) => {
           // The trailing-slash twin stays where Fastify puts it, beside the GET it was made for.
           if (twin.routePath === routePath) twin.url = prepared.registered.url
-          applyTo(twin, prepared, routeErrorHandler, serveOptions)
+          applyTo(twin, prepared)
         }
       }
     }
