@@ -19,8 +19,7 @@ import { hasWork } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
-import { pickedWithoutWaiting } from './pick-version'
-import { registeredRouteOf, requestState } from './request-state'
+import { currentDependencySolver, registeredRouteOf, requestState } from './request-state'
 import { isJsonText, responseCopy } from './migrate-response'
 import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
@@ -201,8 +200,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       return
     }
     // A version known to serve HEAD data has nothing to record (told without waiting, when it can be).
-    const picked = pickedWithoutWaiting(fastifyRequest, options)
-    if (picked?.ok === true && registeredRouteOf(fastifyRequest)?.headData.has(picked.version) === true) {
+    if (currentDependencySolver(fastifyRequest) === 'versioner') {
       done()
       return
     }
