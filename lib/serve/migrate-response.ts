@@ -62,7 +62,6 @@ function knownSlot (conversion: Conversion, changed: boolean, status: number, ke
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
   const hasChosenSerializer = createChosenSerializerTest()
-  const finishSuccess = createFinishSuccess(hasChosenSerializer)
   return function versionerSuccessHook (request, reply, payload, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour
@@ -80,19 +79,17 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
  * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
  * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
- * unless the application chose a serializer (./own-serializers.ts). One per route.
+ * unless the application chose a serializer (./own-serializers.ts).
  */
-function createFinishSuccess (hasChosenSerializer: (reply: FastifyReply) => boolean): Finish {
-  return function finishSuccess (conversion, status, key, body, done) {
-    const { reply, behaviour } = conversion
-    const changed = applyStatus(reply, behaviour, status)
-    // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
-    if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
-      !hasChosenSerializer(reply)) {
-      reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
-    }
-    done(null, body)
+function finishSuccess (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { reply, behaviour } = conversion
+  const changed = applyStatus(reply, behaviour, status)
+  // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
+  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
+    conversion.hasChosenSerializer?.(reply) !== true) {
+    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
   }
+  done(null, body)
 }
 
 /** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
