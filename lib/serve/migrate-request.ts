@@ -24,17 +24,14 @@ import { validationFailure } from './validator-outcome'
 import { PART_PROPERTY } from './head-validation'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
 import type { HeadRoute } from '../routes/versioner-state'
-import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
+import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
-import type { Brownout } from '../describe/release-dates'
 
 /** What the request hook of one registered route needs. */
-interface RequestHookRoute {
+interface RequestHookRoute extends ServedRouteFacts {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   /** The HEAD route: its versioned scope, its method and path for usage events, and its `METHOD url` for logs. */
   readonly head: HeadRouteOf & Pick<HeadRoute, 'scope' | 'display'>
-  /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
-  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
@@ -85,7 +82,7 @@ class RequestMigration {
     if (gone !== undefined) {
       // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.
       const brownout = servedChannel.hasSubscribers ? brownoutOf(gone) : undefined
-      if (brownout !== undefined) this.publish(request, version, route.behaviours.get(version), brownout)
+      if (brownout !== undefined) publishServed(request, { version, behaviour: route.behaviours.get(version), brownout }, route, options)
       return
     }
     this.setVersionHeaders(reply, version)
@@ -98,7 +95,7 @@ class RequestMigration {
     const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
     state.behaviour = behaviour
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
-    if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
+    if (servedChannel.hasSubscribers) publishServed(request, { version, behaviour }, route, options)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.storesVersion) {
       this.migrate(request, state, plan, done)
@@ -153,12 +150,6 @@ class RequestMigration {
       return
     }
     this.convert(request, state, steps, done)
-  }
-
-  /** Publishes the served event of a request (call only when `servedChannel.hasSubscribers`). */
-  private publish (request: FastifyRequest, version: string, behaviour: VersionBehaviour | undefined, brownout?: Brownout): void {
-    const changes = behaviour === undefined ? [] : this.route.changes(behaviour)
-    publishServed(request, { requested: this.options.picker.requested(request), version, changes, brownout }, this.route.head, this.options)
   }
 
   /**
