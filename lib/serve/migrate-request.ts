@@ -23,7 +23,7 @@ import { contextFormatter, pickingErrorMessage, validationError, type SchemaErro
 import { validationFailure } from './validator-outcome'
 import { PART_PROPERTY } from './head-validation'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
-import type { HeadRoute } from '../routes/versioner-state'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
 
@@ -42,22 +42,22 @@ class RequestMigration {
   private readonly previewLog: ReadonlyMap<string, unknown> | undefined
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
+  private readonly storesVersion: boolean
   /** The bundle's own storage: a request run in it keeps it on till answered (./request-state.ts `holdStorage`). */
   private readonly holdsStorage: boolean
-  /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
-  private formatter: SchemaErrorFormatter | undefined
 
+  /** `formatter`: the route's own schema error formatter, else its context's (fixed per route), found on the first failed validation. */
   constructor (
-    private readonly route: RequestHookRoute, private readonly options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined,
-    private readonly storesVersion: boolean, logsVersion: boolean
+    private readonly route: RequestHookRoute, private readonly options: ServeOptions, private formatter: SchemaErrorFormatter | undefined,
+    versioner: Pick<VersionerState, 'storesVersion' | 'logsVersion'>
   ) {
-    this.bindsLog = logsVersion && options.asyncPicking
+    this.bindsLog = versioner.logsVersion && options.asyncPicking
     const previews = options.versions[kBundleInternals].previewPicks
-    this.previewLog = logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
+    this.previewLog = versioner.logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
-    this.formatter = routeFormatter
-    this.holdsStorage = storesVersion && !options.versions[kBundleInternals].customStorage
+    this.storesVersion = versioner.storesVersion
+    this.holdsStorage = versioner.storesVersion && !options.versions[kBundleInternals].customStorage
   }
 
   /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
@@ -219,10 +219,9 @@ function attachValidationError (request: FastifyRequest, error: Error): void {
 
 /** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */
 export function createRequestHook (
-  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
-  logsVersion: boolean
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, versioner: Pick<VersionerState, 'storesVersion' | 'logsVersion'>
 ): preValidationHookHandler {
-  const migration = new RequestMigration(route, options, routeFormatter, storesVersion, logsVersion)
+  const migration = new RequestMigration(route, options, routeFormatter, versioner)
   const proceed = (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void => {
     try {
       migration.proceed(request, reply, state, done)

@@ -159,8 +159,7 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const planned = idle.length < versions.length
   const earlyVersion = createEarlyVersion(behaviours, serveOptions)
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
-      state.logsVersion) as Hook,
+    preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state) as Hook,
     around: [context.previewHooks, planned ? context.captureHooks : undefined].filter((around) => around !== undefined)
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
