@@ -18,8 +18,6 @@ import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { requestState } from './request-state'
-import type { ServeOptions } from './serve-options'
-import { createEarlyVersion } from './version-headers'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 import { failsHeadAfterMigration } from './head-validation'
@@ -261,11 +259,12 @@ function handOnError (
  * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
  * validated against the version's schema is a migration bug, logged with the version, route and errors, and
  * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
- * handler, if any, then to the context's.
+ * handler, if any, then to the context's. `earlyVersion` (./version-headers.ts's, the send hook's too) sets the headers.
  */
-export function createMigrationErrorHandler (registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, options: ServeOptions): ErrorHandler {
-  const { behaviours, head: { display } } = registered
-  const earlyVersion = createEarlyVersion(behaviours, options)
+export function createMigrationErrorHandler (
+  registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
+): ErrorHandler {
+  const display = registered.head.display
   return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
     earlyVersion(request, reply)
     const state = requestState(request)

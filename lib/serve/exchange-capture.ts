@@ -19,13 +19,13 @@ import { hasWork } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
-import { pickedWithoutWaiting } from './pick-version'
-import { registeredRouteOf, requestState } from './request-state'
+import { currentDependencySolver, registeredRouteOf, requestState } from './request-state'
 import { isJsonText, responseCopy } from './migrate-response'
 import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute, type ServedRoute } from './usage-events'
+import type { AroundHooks } from './route-preparation'
 
 /**
  * The `captureExchanges` option.
@@ -105,15 +105,6 @@ interface Capture {
 export const kCapture = Symbol('fastify-versioner.capture')
 
 type CaptureRequest = FastifyRequest & { [kCapture]: Capture | null }
-
-/** The capture hooks of one application; the same five functions on every route where some version has work. */
-export interface CaptureHooks {
-  readonly start: preValidationHookHandler
-  readonly migrated: preValidationHookHandler
-  readonly returned: preSerializationHookHandler
-  readonly returnedText: onSendHookHandler
-  readonly publish: onSendHookHandler
-}
 
 /** Checks the option: `{ sampleRate?, redact? }`. */
 export function captureExchangesOption (value: unknown): ResolvedCaptureExchanges | undefined {
@@ -198,8 +189,8 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
   }
 }
 
-/** Builds the hooks. */
-export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): CaptureHooks {
+/** Builds the capture hooks of one application: the same five functions on every route where some version has work. */
+export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): AroundHooks {
   const { sampleRate, redaction } = capture
   const hasChosenSerializer = createChosenSerializerTest()
 
@@ -209,8 +200,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       return
     }
     // A version known to serve HEAD data has nothing to record (told without waiting, when it can be).
-    const picked = pickedWithoutWaiting(fastifyRequest, options)
-    if (picked?.ok === true && registeredRouteOf(fastifyRequest)?.headData.has(picked.version) === true) {
+    if (currentDependencySolver(fastifyRequest) === 'versioner') {
       done()
       return
     }
@@ -285,5 +275,5 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     done(null, payload)
   }
 
-  return { start, migrated, returned, returnedText, publish }
+  return { beforeRequest: start, afterRequest: migrated, beforeSuccess: returned, beforeSend: returnedText, afterSend: publish }
 }

@@ -23,18 +23,15 @@ import { contextFormatter, pickingErrorMessage, validationError, type SchemaErro
 import { validationFailure } from './validator-outcome'
 import { PART_PROPERTY } from './head-validation'
 import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
-import type { HeadRoute } from '../routes/versioner-state'
-import { publishServed, servedChannel, type HeadRouteOf } from './usage-events'
+import type { HeadRoute, VersionerState } from '../routes/versioner-state'
+import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
-import type { Brownout } from '../describe/release-dates'
 
 /** What the request hook of one registered route needs. */
-interface RequestHookRoute {
+interface RequestHookRoute extends ServedRouteFacts {
   readonly behaviours: Pick<VersionBehaviours, 'get' | 'has'>
   /** The HEAD route: its versioned scope, its method and path for usage events, and its `METHOD url` for logs. */
   readonly head: HeadRouteOf & Pick<HeadRoute, 'scope' | 'display'>
-  /** The version changes shaping the route in a version, for usage events (../routes/route-changes.ts). */
-  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
@@ -45,22 +42,22 @@ class RequestMigration {
   private readonly previewLog: ReadonlyMap<string, unknown> | undefined
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
+  private readonly storesVersion: boolean
   /** The bundle's own storage: a request run in it keeps it on till answered (./request-state.ts `holdStorage`). */
   private readonly holdsStorage: boolean
-  /** The schema error formatter of the route's context (fixed per route), found on the first failed validation. */
-  private formatter: SchemaErrorFormatter | undefined
 
+  /** `formatter`: the route's own schema error formatter, else its context's (fixed per route), found on the first failed validation. */
   constructor (
-    private readonly route: RequestHookRoute, private readonly options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined,
-    private readonly storesVersion: boolean, logsVersion: boolean
+    private readonly route: RequestHookRoute, private readonly options: ServeOptions, private formatter: SchemaErrorFormatter | undefined,
+    versioner: Pick<VersionerState, 'storesVersion' | 'logsVersion'>
   ) {
-    this.bindsLog = logsVersion && options.asyncPicking
+    this.bindsLog = versioner.logsVersion && options.asyncPicking
     const previews = options.versions[kBundleInternals].previewPicks
-    this.previewLog = logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
+    this.previewLog = versioner.logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
-    this.formatter = routeFormatter
-    this.holdsStorage = storesVersion && !options.versions[kBundleInternals].customStorage
+    this.storesVersion = versioner.storesVersion
+    this.holdsStorage = versioner.storesVersion && !options.versions[kBundleInternals].customStorage
   }
 
   /** Serves a request in the version picked: headers, 400/404/410, validation against the version, converters. */
@@ -85,7 +82,7 @@ class RequestMigration {
     if (gone !== undefined) {
       // A request in a brownout publishes its served event, marked with the window; one gone after the sunset, none.
       const brownout = servedChannel.hasSubscribers ? brownoutOf(gone) : undefined
-      if (brownout !== undefined) this.publish(request, version, route.behaviours.get(version), brownout)
+      if (brownout !== undefined) publishServed(request, { version, behaviour: route.behaviours.get(version), brownout }, route, options)
       return
     }
     this.setVersionHeaders(reply, version)
@@ -98,7 +95,7 @@ class RequestMigration {
     const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
     state.behaviour = behaviour
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
-    if (servedChannel.hasSubscribers) this.publish(request, version, behaviour)
+    if (servedChannel.hasSubscribers) publishServed(request, { version, behaviour }, route, options)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]
     if (!this.storesVersion) {
       this.migrate(request, state, plan, done)
@@ -107,15 +104,11 @@ class RequestMigration {
     // Everything from here (validation, converters, preHandler hooks, the handler, the response) runs within `run`,
     // so it sees the version; nothing outside the request does (no enterWith on a shared connection context).
     if (this.holdsStorage) holdStorage(state, reply, options.versions)
-    options.versions.apiVersionStorage.run(version, this.migrateInVersion, request, state, plan, done)
+    options.versions.apiVersionStorage.run(version, this.migrate, request, state, plan, done)
   }
 
-  /** Validates the request against its version, then converts it ({@link proceed} runs it in the version storage). */
-  private readonly migrateInVersion = (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void => {
-    this.migrate(request, state, plan, done)
-  }
-
-  private migrate (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void {
+  /** Validates the request against its version, then converts it ({@link proceed} may run it in the version storage). */
+  private readonly migrate = (request: FastifyRequest, state: RequestState, plan: RequestPlan, done: (error?: Error) => void): void => {
     const invalid = this.validate(request, plan, 0)
     if (!isThenable(invalid)) {
       this.afterValidation(request, state, plan, invalid, done)
@@ -157,12 +150,6 @@ class RequestMigration {
       return
     }
     this.convert(request, state, steps, done)
-  }
-
-  /** Publishes the served event of a request (call only when `servedChannel.hasSubscribers`). */
-  private publish (request: FastifyRequest, version: string, behaviour: VersionBehaviour | undefined, brownout?: Brownout): void {
-    const changes = behaviour === undefined ? [] : this.route.changes(behaviour)
-    publishServed(request, { requested: this.options.picker.requested(request), version, changes, brownout }, this.route.head, this.options)
   }
 
   /**
@@ -232,10 +219,9 @@ function attachValidationError (request: FastifyRequest, error: Error): void {
 
 /** The route-level `preValidation` hook of a versioned route: picks the version, then migrates the request. */
 export function createRequestHook (
-  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, storesVersion: boolean,
-  logsVersion: boolean
+  route: RequestHookRoute, options: ServeOptions, routeFormatter: SchemaErrorFormatter | undefined, versioner: Pick<VersionerState, 'storesVersion' | 'logsVersion'>
 ): preValidationHookHandler {
-  const migration = new RequestMigration(route, options, routeFormatter, storesVersion, logsVersion)
+  const migration = new RequestMigration(route, options, routeFormatter, versioner)
   const proceed = (request: FastifyRequest, reply: FastifyReply, state: RequestState, done: (error?: Error) => void): void => {
     try {
       migration.proceed(request, reply, state, done)

@@ -62,7 +62,6 @@ function knownSlot (conversion: Conversion, changed: boolean, status: number, ke
 /** The route-level `preSerialization` hook: converts successful object payloads. */
 export function createSuccessHook (route: string): preSerializationHookHandler {
   const hasChosenSerializer = createChosenSerializerTest()
-  const finishSuccess = createFinishSuccess(hasChosenSerializer)
   return function versionerSuccessHook (request, reply, payload, done) {
     const state = requestState(request)
     const behaviour = state?.behaviour
@@ -72,35 +71,32 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       return
     }
     state.converted = true
-    convertBody({ request, reply, state, behaviour, route, finish: finishSuccess, keyHolds: true, hasChosenSerializer }, payload, payload, done)
+    convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
   }
 }
 
 /**
- * Sends a converted success: with this version's status, and its serializer when the route's own may not fit (the
- * status changed, the slot has its own schema in this version, or converters wrote headers: a new media type picks
- * another slot of a `content` map, whose schema in this version Fastify's serializer for that media type lacks),
- * unless the application chose a serializer (./own-serializers.ts). One per route.
+ * Sends a converted body with this version's status, given the status and slot its steps were chosen by. JSON text
+ * (the send hook's) is serialized with this version's schema for the final status. A success object (the success
+ * hook's) gets its serializer when the route's own may not fit (the status changed, the slot has its own schema in
+ * this version, or converters wrote headers: a new media type picks another slot of a `content` map, whose schema in
+ * this version Fastify's serializer for that media type lacks), unless the application chose a serializer
+ * (./own-serializers.ts).
  */
-function createFinishSuccess (hasChosenSerializer: (reply: FastifyReply) => boolean): Finish {
-  return function finishSuccess (conversion, status, key, body, done) {
-    const { reply, behaviour } = conversion
-    const changed = applyStatus(reply, behaviour, status)
-    // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
-    if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
-      !hasChosenSerializer(reply)) {
-      reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
-    }
-    done(null, body)
-  }
-}
-
-/** Sends a converted JSON text payload, serialized with this version's schema for the final status. */
-function finishText (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { request, reply, state, behaviour, route } = conversion
+function finish (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
+  const { request, reply, state, behaviour, route, hasChosenSerializer } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  const slot = knownSlot(conversion, changed, status, key)
-  sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
+  if (hasChosenSerializer === undefined) {
+    const slot = knownSlot(conversion, changed, status, key)
+    sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
+    return
+  }
+  // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
+  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
+    !hasChosenSerializer(reply)) {
+    reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
+  }
+  done(null, body)
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
@@ -201,33 +197,29 @@ export function createSendHook (
       done(null, payload)
       return
     }
-    convertBody({ request, reply, state, behaviour, route, finish: finishText, keyHolds: true }, body, payload, afterAwaiting(reply, done))
+    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, done))
   }
 }
 
 /** The `done` of Fastify's `preSerialization` and `onSend` hooks. */
 type HookDone = (error: Error | null, payload?: unknown) => void
 
-/** A body being converted: the request and reply, the version's behaviour, the HEAD route, how the hook sends it. */
+/** A body being converted: the request and reply, the version's behaviour, the HEAD route. */
 interface Conversion {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
   readonly state: RequestState
   readonly behaviour: VersionBehaviour
   readonly route: string
-  readonly finish: Finish
   /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
   keyHolds: boolean
-  /** For an object payload: whether a serializer the application chose writes it (./own-serializers.ts), not the schema's. */
+  /** For an object payload (none for JSON text): whether a serializer the application chose writes it (./own-serializers.ts), not the schema's. */
   readonly hasChosenSerializer?: (reply: FastifyReply) => boolean
 }
 
-/** How a hook sends a converted body (the success hook as an object, the send hook as text), given the status and status key the steps were chosen by. */
-type Finish = (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone) => void
-
 /**
  * Runs the response converters of the reply's status on a JSON copy of `body` (the raw payload on `raw`), writes
- * changed headers back, then sends the converted body with the conversion's `finish`.
+ * changed headers back, then sends the converted body ({@link finish}).
  */
 function convertBody (conversion: Conversion, body: unknown, raw: unknown, done: HookDone): void {
   const { request, reply, behaviour, route } = conversion
@@ -266,7 +258,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
 }
 
 /**
- * Sends a converted body with the conversion's `finish`, unless it holds a HEAD value the version cannot express (a
+ * Sends a converted body ({@link finish}), unless it holds a HEAD value the version cannot express (a
  * HEAD enum member no converter mapped: see ../routes/value-guards.ts): that is a logged 500
  * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming the version, the version change, the enum and the value, never a
  * serializer's message or a value the client's version does not know.
@@ -276,7 +268,7 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
   const guards = key === undefined || behaviour.responseGuards.size === 0 ? undefined : behaviour.responseGuards.get(key)
   const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
   if (found === undefined) {
-    conversion.finish(conversion, status, key, body, done)
+    finish(conversion, status, key, body, done)
     return
   }
   const version = behaviour.version

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { validationFailure } from './validator-outcome'
+import { PART_PROPERTY } from './head-validation'
 import type { ServeOptions } from './serve-options'
 import { responseCopy, serializerFor } from './migrate-response'
 import { createChosenSerializerTest } from './own-serializers'
@@ -46,8 +47,6 @@ export interface RenderedResponse {
 export interface HeadResponse extends RenderedResponse {
   readonly headers: Readonly<Record<string, string | string[] | number | undefined>>
 }
-
-const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
 
 /** The behaviour of `version` for the HEAD route of `registered`, whichever of its routes serves that version. */
 function behaviourIn (registered: RegisteredRoute, version: string): VersionBehaviour | undefined {

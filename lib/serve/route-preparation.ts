@@ -16,8 +16,7 @@ import { createSendHook, createSuccessHook } from './migrate-response'
 import { createEarlyVersion } from './version-headers'
 import type { RoutingPicks } from './pick-version'
 import { createMigrationErrorHandler } from './error-handling'
-import type { PreviewHooks } from './upgrade-preview'
-import type { CaptureHooks } from './exchange-capture'
+import type { onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import { buildBehaviour, hasWork, isSuccessKey, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
 import { rebuildResponses } from '../routes/schema-forms'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
@@ -37,9 +36,9 @@ export interface RouteContext {
   readonly segments: VersionSegments
   readonly routingPicks: RoutingPicks | undefined
   /** The upgrade preview's hooks, when the option is on (added to every versioned route). */
-  readonly previewHooks: PreviewHooks | undefined
+  readonly previewHooks: AroundHooks | undefined
   /** The capture hooks, when the option is on (added to routes where some version has work). */
-  readonly captureHooks?: CaptureHooks
+  readonly captureHooks?: AroundHooks
   /** The application's router options: which URLs are one route node. */
   readonly routerOptions: RouterOptions
 }
@@ -51,11 +50,24 @@ export interface Group {
   readonly levels: number[]
 }
 
+/**
+ * The hooks an opt-in feature (the upgrade preview, the capture) adds around the versioner's own on a route: those
+ * before them run before the versioner's, those after them after; of two features, the first listed is outermost.
+ */
+export interface AroundHooks {
+  readonly beforeRequest?: preValidationHookHandler
+  readonly afterRequest?: preValidationHookHandler
+  readonly beforeSuccess?: preSerializationHookHandler
+  readonly beforeSend?: onSendHookHandler
+  readonly afterSend?: onSendHookHandler
+}
+
 /** A group ready to register: its route, schema, hooks and constraints. */
 export interface Prepared {
   readonly registered: RegisteredRoute
   readonly schema: RouteSchema
-  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, preview?: PreviewHooks, capture?: CaptureHooks }
+  readonly hooks: { preValidation: Hook, preSerialization?: Hook, onSend?: Hook, around: readonly AroundHooks[] }
+  readonly errorHandler: ReturnType<typeof createMigrationErrorHandler>
   readonly constraints: Record<string, unknown> | undefined
 }
 
@@ -134,8 +146,8 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   return { behaviours, nativeResponse, nativeMap: rebuildResponses(head.forms.responses[newest], (slot) => nativeResponse[slot]), idle }
 }
 
-/** Prepares the route of one group of a HEAD route. */
-export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { formatter: unknown, constraints: unknown }): Prepared {
+/** Prepares the route of one group of a HEAD route (`user`: what the route was declared with, read before it is replaced). */
+export function prepareGroup (context: RouteContext, head: HeadRoute, group: Group, user: { errorHandler: unknown, formatter: unknown, constraints: unknown }): Prepared {
   const { state, serveOptions } = context
   const url = registeredUrl(context, head, group)
   const { behaviours, nativeResponse, nativeMap, idle } = groupBehaviours(context, head, group)
@@ -145,9 +157,10 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const registered: RegisteredRoute = { head, url, methods: group.methods, behaviours, headData, nativeResponse, display: `${group.methods.join(',')} ${url}` }
   // The versions that are not idle are planned on their first request: they may need either response hook.
   const planned = idle.length < versions.length
+  const earlyVersion = createEarlyVersion(behaviours, serveOptions)
   const hooks: Prepared['hooks'] = {
-    preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state.storesVersion,
-      state.logsVersion) as Hook
+    preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state) as Hook,
+    around: [context.previewHooks, planned ? context.captureHooks : undefined].filter((around) => around !== undefined)
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's), and keeps a
@@ -157,14 +170,12 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
   if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some((version) => linkOf(version) !== undefined)) {
-    hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), createEarlyVersion(behaviours, serveOptions)) as Hook
+    hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), earlyVersion) as Hook
   }
-  if (context.previewHooks !== undefined) hooks.preview = context.previewHooks
-  if (planned && context.captureHooks !== undefined) hooks.capture = context.captureHooks
   const schema: RouteSchema = { ...head.schema }
   if (Object.keys(nativeMap).length > 0) schema.response = nativeMap
   const constraints = claimNodes(context, { group, url, head }, versions, user.constraints)
-  return { registered, schema, hooks, constraints }
+  return { registered, schema, hooks, constraints, errorHandler: createMigrationErrorHandler(registered, user.errorHandler as never, earlyVersion) }
 }
 
 /** A route's own constraints (`host`, Fastify's `version`…), each value as text. */
@@ -243,20 +254,20 @@ function claimNodes (
 }
 
 /** Adds the versioner's hooks, schema, config, error handler and constraints to route options (in place). */
-export function applyTo (options: Record<string, unknown>, prepared: Prepared, routeErrorHandler: unknown, versionerOptions: ServeOptions): void {
+export function applyTo (options: Record<string, unknown>, prepared: Prepared): void {
   options.schema = prepared.schema
   options.config = { ...(options.config as object | undefined), [kVersionedRoute]: prepared.registered }
-  // The preview's hooks wrap the versioner's: before the request hook and the success hook, after the send hook.
-  // The capture's hooks too: around the request hook, before the success and send hooks, after the send hook.
-  const { preview, capture } = prepared.hooks
+  const { around } = prepared.hooks
+  const outward = [...around].reverse()
   const own = (hook: Hook | undefined): Hook[] => hook === undefined ? [] : [hook]
-  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), ...own(preview?.preValidation as Hook | undefined),
-    ...own(capture?.start as Hook | undefined), prepared.hooks.preValidation, ...own(capture?.migrated as Hook | undefined)]
-  const serialization = [...own(preview?.preSerialization as Hook | undefined), ...own(capture?.returned as Hook | undefined), ...own(prepared.hooks.preSerialization)]
+  const aroundHooks = (name: keyof AroundHooks, order = around): Hook[] => order.flatMap((hooks) => own(hooks[name] as Hook | undefined))
+  options.preValidation = [...toList(options.preValidation as Hook[] | Hook | undefined), ...aroundHooks('beforeRequest'), prepared.hooks.preValidation,
+    ...aroundHooks('afterRequest', outward)]
+  const serialization = [...aroundHooks('beforeSuccess'), ...own(prepared.hooks.preSerialization)]
   if (serialization.length > 0) options.preSerialization = [...toList(options.preSerialization as Hook[] | Hook | undefined), ...serialization]
-  const send = [...own(capture?.returnedText as Hook | undefined), ...own(prepared.hooks.onSend), ...own(capture?.publish as Hook | undefined), ...own(preview?.onSend as Hook | undefined)]
+  const send = [...aroundHooks('beforeSend'), ...own(prepared.hooks.onSend), ...aroundHooks('afterSend', outward)]
   if (send.length > 0) options.onSend = [...send, ...toList(options.onSend as Hook[] | Hook | undefined)]
   if (options.attachValidation === true) options.preHandler = [attachedMigrationFailure, ...toList(options.preHandler as Hook[] | Hook | undefined)]
-  options.errorHandler = createMigrationErrorHandler(prepared.registered, routeErrorHandler as never, versionerOptions)
+  options.errorHandler = prepared.errorHandler
   if (prepared.constraints !== undefined) options.constraints = prepared.constraints
 }

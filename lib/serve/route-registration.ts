@@ -93,12 +93,6 @@ function restoreHooks (route: Record<string, unknown>, given: GivenHooks['hooks'
   }
 }
 
-/** True when the application's router matches a URL with and without its trailing slash alike (`ignoreTrailingSlash`). */
-function ignoresTrailingSlash (instance: FastifyInstance): boolean {
-  const config = instance.initialConfig as { ignoreTrailingSlash?: boolean, routerOptions?: { ignoreTrailingSlash?: boolean } }
-  return (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true
-}
-
 /** A URL relative to the instance's prefix (as `instance.route` takes it). */
 function relativeUrl (instance: FastifyInstance, url: string): string {
   const relative = url.startsWith(instance.prefix) ? url.slice(instance.prefix.length) : url
@@ -203,20 +197,18 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   state.headRoutes.push(head)
   const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
   // Read before the first group's options are applied to the user's route (they replace these).
-  const routeErrorHandler = route.errorHandler
-  const userFormatter = route.schemaErrorFormatter
-  const baseConstraints = route.constraints
+  const user = { errorHandler: route.errorHandler, formatter: route.schemaErrorFormatter, constraints: route.constraints }
   let pending: PendingGet | undefined
   // A prefix's root route (`get('/')`) Fastify also serves at the prefix with a slash, from the same options.
   const slashToo = route.routePath === '' && route.prefix !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
   // Registers a copy of the route for a group (`slash`: at its URL with a slash), with hooks of its own.
   const registerCopy = (prepared: Prepared, options: Record<string | symbol, unknown>, slash: boolean): void => {
-    applyTo(options, prepared, routeErrorHandler, serveOptions)
+    applyTo(options, prepared)
     options[kGivenHooks] = { owner: state, hooks: ownHooks(options), handler: options.handler, slash } satisfies GivenHooks
     instance.route(options as unknown as RouteOptions)
   }
   groupsOf(head).forEach((group, index) => {
-    const prepared = prepareGroup(context, head, group, { formatter: userFormatter, constraints: baseConstraints })
+    const prepared = prepareGroup(context, head, group, user)
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {
@@ -231,13 +223,13 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
     // Given the route's path (the prefix's `''`, or `/`), which Fastify keeps as its `routeOptions.url`, as its copy's.
     // Without a prefix, the root route (`get('/')`) is served at the segment (`/2001-01-01`) and at its slash too.
     const bareRoot = route.prefix === '' && route.routePath === '/'
-    if ((slashToo || bareRoot) && serveOptions.location === 'path' && !ignoresTrailingSlash(instance) && !route.prefix.endsWith('/')) {
+    if ((slashToo || bareRoot) && serveOptions.location === 'path' && context.routerOptions.ignoreTrailingSlash !== true && !route.prefix.endsWith('/')) {
       registerCopy(prepared, { ...rest, method, url: route.routePath }, true)
     }
     const target = route as unknown as Record<string, unknown>
     target.url = prepared.registered.url
     target.method = method
-    applyTo(target, prepared, routeErrorHandler, serveOptions)
+    applyTo(target, prepared)
     // Fastify makes the twin unless the route or the application (`exposeHeadRoutes`) says otherwise.
     const exposed = route.exposeHeadRoute ?? (instance.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes
     if (group.methods.includes('GET') && exposed !== false) {
@@ -250,7 +242,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
         apply: (twin) => {
           // The trailing-slash twin stays where Fastify puts it, beside the GET it was made for.
           if (twin.routePath === routePath) twin.url = prepared.registered.url
-          applyTo(twin, prepared, routeErrorHandler, serveOptions)
+          applyTo(twin, prepared)
         }
       }
     }

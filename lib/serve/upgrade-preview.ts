@@ -32,6 +32,7 @@ import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { PreviewRenderer, type HeadResponse, type PreviewRequestError, type RenderedResponse } from './preview-render'
 import { servedRoute, type ServedRoute } from './usage-events'
 import { afterAwaiting } from './response-failures'
+import type { AroundHooks } from './route-preparation'
 
 /**
  * The `upgradePreview` option.
@@ -106,13 +107,6 @@ export const kPreview = Symbol('fastify-versioner.upgradePreview')
 
 type PreviewRequest = FastifyRequest & { [kPreview]: Preview | null }
 
-/** The preview hooks of one application; the same three functions on every versioned route. */
-export interface PreviewHooks {
-  readonly preValidation: preValidationHookHandler
-  readonly preSerialization: preSerializationHookHandler
-  readonly onSend: onSendHookHandler
-}
-
 /** Text a header value can carry: printable ASCII, anything else (a converter's message, a client's value) as `?`. */
 function headerText (text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '?')
@@ -134,8 +128,8 @@ interface PreviewContext {
   readonly storesVersion: boolean
 }
 
-/** Builds the hooks (loads `fast-json-patch`). */
-export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): PreviewHooks {
+/** Builds the preview hooks of one application, the same three functions on every versioned route (loads `fast-json-patch`). */
+export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): AroundHooks {
   const { compare } = createRequire(__filename)('fast-json-patch') as { compare: PreviewContext['compare'] }
   const context: PreviewContext = {
     options,
@@ -178,7 +172,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
     })
   }
 
-  return { preValidation: startHook(context), preSerialization, onSend }
+  return { beforeRequest: startHook(context), beforeSuccess: preSerialization, afterSend: onSend }
 }
 
 /**

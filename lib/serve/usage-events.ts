@@ -16,6 +16,7 @@ import type { Brownout } from '../describe/release-dates'
 import type { VersionBundle } from '../describe/versions'
 import { NO_FIELDS } from '../routes/full-replace'
 import type { DeclaredWebhook } from '../routes/webhooks'
+import type { VersionBehaviour } from '../routes/version-plan'
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:served', …)`). */
 export const servedChannel = diagnosticsChannel.channel('fastify-versioner:served')
@@ -83,18 +84,16 @@ export interface ServedEvent {
   readonly api: string
 }
 
-/** What the request hook knows of a request when it publishes. */
-interface ServedFacts {
-  readonly requested: string | undefined
-  readonly version: string
-  readonly changes: readonly string[]
-  readonly brownout?: Brownout
-}
-
 /** The HEAD route of a registered route, as events name it. */
 export interface HeadRouteOf {
   readonly methods: readonly string[]
   readonly path: string
+}
+
+/** The route a served event is published for: its HEAD route, and the version changes shaping it in a version (../routes/route-changes.ts). */
+export interface ServedRouteFacts {
+  readonly head: HeadRouteOf
+  readonly changes: (behaviour: VersionBehaviour) => readonly string[]
 }
 
 /**
@@ -121,22 +120,27 @@ function clientOf (request: FastifyRequest, clientId: NonNullable<ServeOptions['
   }
 }
 
-/** Publishes the event of a request (call only when `servedChannel.hasSubscribers`). */
-export function publishServed (request: FastifyRequest, facts: ServedFacts, head: HeadRouteOf, options: ServeOptions): void {
-  const { requested, version, changes } = facts
+/**
+ * Publishes the event of a request served `version` (call only when `servedChannel.hasSubscribers`): its behaviour
+ * (none for a brownout's 410 where the route does not exist), and the brownout that answered it.
+ */
+export function publishServed (
+  request: FastifyRequest, served: { version: string, behaviour: VersionBehaviour | undefined, brownout?: Brownout }, route: ServedRouteFacts, options: ServeOptions
+): void {
+  const { version, behaviour } = served
   const described = options.versions.get(version)
   const event: ServedEvent = {
     request,
     version,
-    requested,
-    route: servedRoute(request, head),
+    requested: options.picker.requested(request),
+    route: servedRoute(request, route.head),
     deprecated: described?.deprecatedAt !== undefined,
     // A copy (as in the webhook event): the version's own Date serves every request.
     sunset: copyDate(described?.sunsetAt),
     deprecatedFields: requestState(request)?.fieldDeprecations?.fields ?? NO_FIELDS,
-    changes,
+    changes: behaviour === undefined ? [] : route.changes(behaviour),
     client: options.clientId === undefined ? undefined : clientOf(request, options.clientId),
-    brownout: facts.brownout,
+    brownout: served.brownout,
     api: options.apiName
   }
   servedChannel.publish(event)
