@@ -234,6 +234,17 @@ export function responseSlot (slots: SchemaSlots, status: number, reply: { getHe
   return media === undefined ? undefined : found.get(media) ?? found.get('*/*')
 }
 
+/**
+ * The status key and media type of a response slot, as Fastify gives them to a serializer compiler (`httpStatus`,
+ * `contentType`: the media type only for a `content` map's slot).
+ * @example
+ * slotParts('2xx application/json') // ['2xx', 'application/json']
+ */
+export function slotParts (slot: string): [string, string | undefined] {
+  const space = slot.indexOf(' ')
+  return space === -1 ? [slot, undefined] : [slot.slice(0, space), slot.slice(space + 1)]
+}
+
 /** True for the slot of a success response (`1xx`-`2xx`) or of `default`, which Fastify uses for every status without its own. */
 export function answersSuccess (slot: string): boolean {
   return /^(?:[12]|default)/.test(slot)

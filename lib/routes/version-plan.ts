@@ -190,7 +190,9 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const responseHeadForms = new Map<string, TSchema>()
   let errorWork = false
   for (const [slot, schema] of Object.entries(responses.schemas)) {
-    const form = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
+    const prepared = prepareSchema(generation.formAt(schema, level), generation, 'fastify')
+    // Fastify caches a serializer by schema: a form two slots share is copied, each compiled with its status and media type.
+    const form = [...responseForms.values()].includes(prepared) ? { ...prepared } as TSchema : prepared
     responseForms.set(slot, form)
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
@@ -202,8 +204,8 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     responseSteps.set(slot, steps)
     const guards = valueGuardsOf(planner, schema, level)
     if (guards.length > 0) responseGuards.set(slot, guards)
-    if (answersSuccess(slot) && (native[slot] !== form || guards.length > 0)) ownSuccessSerializers.add(slot)
-    if (errors && (native[slot] !== form || guards.length > 0 || cleaner !== null || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true
+    if (answersSuccess(slot) && (native[slot] !== prepared || guards.length > 0)) ownSuccessSerializers.add(slot)
+    if (errors && (native[slot] !== prepared || guards.length > 0 || cleaner !== null || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true
   }
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)

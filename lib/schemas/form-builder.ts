@@ -8,7 +8,7 @@ import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
-import { deepEqual, idSafe, nameOf, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
@@ -22,6 +22,13 @@ function enumTemplate (state: EnumState): SchemaObject {
   const { default: value, ...rest } = template
   const renamed = members.find((member) => member.head !== undefined && deepEqual(member.head, value))
   return renamed === undefined ? rest : { ...rest, default: renamed.value }
+}
+
+/** The subschema of `schema` at the JSON pointer `pointer` (`/properties/address`), if any. */
+export function pointedAt (schema: TSchema, pointer: string): TSchema | undefined {
+  let target: unknown = schema
+  for (const segment of pointer.split('/').slice(1)) target = isSchemaObject(target) ? target[pointerKey(segment)] : undefined
+  return isSchemaObject(target) ? target as TSchema : undefined
 }
 
 /** How a schema's form follows the levels. */
@@ -54,8 +61,14 @@ export class FormBuilder {
         return base === plan.base ? schema : setModifiers(base, KindGuard.IsOptional(schema), KindGuard.IsReadonly(schema))
       }
       case 'ref': {
-        const id = nameOf(inputs[0] as TSchema)
         const ref = (schema as SchemaObject).$ref as string
+        // A pointer into a schema (`Customer#/properties/address`): its form's subschema there, where that changed.
+        if (ref.includes('#/')) {
+          const pointer = ref.slice(ref.indexOf('#') + 1)
+          const pointed = pointedAt(inputs[0] as TSchema, pointer)
+          return pointed === undefined || pointed === pointedAt(plan.target, pointer) ? schema : pointed
+        }
+        const id = nameOf(inputs[0] as TSchema)
         if (id === undefined || id === refId(ref)) return schema
         return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
       }

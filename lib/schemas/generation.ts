@@ -14,7 +14,7 @@ import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
 import { sameAsJsonSchema, sameButModifiers, twoSchemasWithOneId, type Seed, type SeedState } from './seeds'
-import { FormBuilder, type Plan } from './form-builder'
+import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
 import { generationSteps, type VersionBundle } from '../describe/versions'
@@ -97,8 +97,10 @@ export class SchemaGeneration {
     return this.shared.get(id)
   }
 
-  /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`). */
+  /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`), or a pointer into one. */
   resolveAnyId (ref: string): TSchema | undefined {
+    const [id, pointer] = ref.split('#')
+    if (pointer?.startsWith('/') === true) return pointedAt(this.resolveAnyId(id) ?? {} as TSchema, pointer)
     return this.resolveRef(ref) ?? this.builder.builtById.get(refId(ref))
   }
 
@@ -227,7 +229,7 @@ export class SchemaGeneration {
       const { child } = childSchemaInfo(schema) as { child: TSchema }
       plan = child !== schema && sameButModifiers(child, schema) ? { kind: 'wrapper', base: child } : { kind: 'state', head: schema }
     } else if (typeof source.$ref === 'string') {
-      const target = this.resolveRef(source.$ref)
+      const target = this.resolveRef(source.$ref.split('#')[0])
       if (target === undefined) return { kind: 'identity' }
       plan = { kind: 'ref', target }
     } else {

@@ -16,7 +16,7 @@ import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
 import type { VersionBehaviour } from '../routes/version-plan'
-import { responseSlot } from '../routes/schema-forms'
+import { responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
@@ -40,7 +40,7 @@ function needsBody (steps: readonly ConverterStep[], status: number): boolean {
 export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
   const finalKey = key ?? responseSlot(behaviour.responses, status, reply)
   const form = finalKey === undefined ? undefined : behaviour.responseForms.get(finalKey)
-  return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (payload: unknown) => string
+  return form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, ...slotParts(finalKey as string)) as (payload: unknown) => string
 }
 
 /** Applies this version's success status, if it changed it, once converters ran; true when it did. */
@@ -238,7 +238,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
     const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
     try {
-      copied = JSON.parse((form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, String(status)) as (data: unknown) => string)(body))
+      copied = JSON.parse((form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, ...slotParts(key as string)) as (data: unknown) => string)(body))
     } catch (error) {
       failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, error)
       return

@@ -1087,3 +1087,42 @@ test('regression: two changes of one version run their request converters last l
   t.same(response.json(), { amount: 20 })
   t.same(calls, ['cents up', 'rename up', 'rename down', 'cents down'])
 })
+
+test('regression: a $ref pointing into a shared schema a version changes (Customer#/properties/address) was validated and converted in HEAD\'s shape in that version', async (t) => {
+  const Address = Type.Object({ town: Type.String() })
+  const Customer = Type.Object({ name: Type.String(), address: Address }, { $id: 'Customer' })
+  const Order = Type.Object({ shipTo: Type.Unsafe<{ town: string }>({ $ref: 'Customer#/properties/address' }) })
+  class TownWasCity extends VersionChange {
+    description = 'An address\'s city is now its town.'
+    instructionsToMigrateToPreviousVersion = [schema(Address).field('town').had({ name: 'city' })]
+
+    @ConvertRequestToNextVersionFor(Address)
+    cityUp (request: RequestInfo) {
+      request.body.town = request.body.city
+      delete request.body.city
+    }
+
+    @ConvertResponseToPreviousVersionFor(Address)
+    townDown (response: ResponseInfo) {
+      response.body.city = response.body.town
+      delete response.body.town
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addSchema(Customer)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', TownWasCity), new Version('2000-01-01')) })
+  const received: unknown[] = []
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => { received.push(request.body); return request.body })
+  }))
+  const old = await app.inject({ method: 'POST', url: '/orders', headers: v('2000-01-01'), payload: { shipTo: { city: 'Paris' } } })
+  t.equal(old.statusCode, 200, `the version's own shape is taken (its document says city): ${old.body}`)
+  t.same(received, [{ shipTo: { town: 'Paris' } }], 'the handler gets HEAD\'s shape')
+  t.same(old.json(), { shipTo: { city: 'Paris' } }, 'and the old client its own')
+  const refused = await app.inject({ method: 'POST', url: '/orders', headers: v('2000-01-01'), payload: { shipTo: { town: 'Paris' } } })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, 'body/shipTo must have required property \'city\'')
+  const latest = await app.inject({ method: 'POST', url: '/orders', headers: v('2001-01-01'), payload: { shipTo: { town: 'Paris' } } })
+  t.same(latest.json(), { shipTo: { town: 'Paris' } })
+})

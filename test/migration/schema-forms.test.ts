@@ -348,3 +348,39 @@ test('regression: verify gives a response converter the media type of the conten
   t.equal(csv.body, 'id,title\n1,Ada\n', 'served, the converter reads the media type')
   t.same((await verify(app, { examples: 5 })).map((finding) => finding.text), [], 'no "converter failed" for the text/csv entry replayed as JSON')
 })
+
+test('regression: an old version\'s converted response goes to the route\'s serializer compiler with the status key and media type, as Fastify gives HEAD\'s', async (t) => {
+  const { User } = schemas()
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const asked: string[] = []
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(NEW, FullNameWasName), new Version(OLD)) })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id', {
+      schema: { response: { '2xx': { content: { 'application/json': { schema: User }, 'application/vnd.api+json': { schema: User } } } } },
+      // A compiler that wraps the JSON:API media type's documents in { data }, as a team serving both writes one.
+      serializerCompiler: ({ httpStatus, contentType }) => {
+        asked.push(`${String(httpStatus)} ${String(contentType)}`)
+        return contentType === 'application/vnd.api+json' ? (data: unknown) => JSON.stringify({ data }) : (data: unknown) => JSON.stringify(data)
+      }
+    }, async (request, reply) => {
+      if (request.headers.accept === 'application/vnd.api+json') reply.type('application/vnd.api+json')
+      return { id: 'u1', fullName: 'Ada' }
+    })
+  }))
+  const get = (version: string, accept: string) => app.inject({ url: '/users/u1', headers: { 'x-api-version': version, accept } })
+  t.same((await get(NEW, 'application/vnd.api+json')).json(), { data: { id: 'u1', fullName: 'Ada' } })
+  t.same((await get(OLD, 'application/vnd.api+json')).json(), { data: { id: 'u1', name: 'Ada' } }, 'the old client gets the envelope too')
+  t.same((await get(OLD, 'application/json')).json(), { id: 'u1', name: 'Ada' })
+  t.notOk(asked.some((given) => !given.startsWith('2xx application/')), `every compile was given its key and media type: ${asked.join('; ')}`)
+})
