@@ -11,8 +11,7 @@
  * without it. (A converter's failure is ./step-runner.ts's `failureError`.)
  * @module
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
-import type { SchemaErrorDataVar } from 'fastify/types/schema'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify'
 import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
@@ -199,8 +198,8 @@ export function pickingErrorMessage (
   return `${what} API version '${String(picked.requested)}' ${where}${reason === undefined ? '.' : `: ${reason}`} ${supported}`
 }
 
-/** A schema error formatter, as Fastify takes it. */
-export type SchemaErrorFormatter = (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar) => Error
+/** A schema error formatter, as Fastify takes it (its types are not all exported from `fastify`'s entry). */
+export type SchemaErrorFormatter = NonNullable<FastifyServerOptions['schemaErrorFormatter']>
 
 function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: string): Error {
   return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
