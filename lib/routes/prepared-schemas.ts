@@ -64,12 +64,17 @@ export function selfContained (schema: TSchema): TSchema {
   return typeof id === 'string' && refersTo(schema, id) ? { allOf: [schema] } as unknown as TSchema : schema
 }
 
-/** A headers schema with lower-case property names, as Fastify compiles headers schemas. */
+/**
+ * A headers schema with lower-case property names, as Fastify compiles headers schemas: at any depth (in `allOf`
+ * members, a `Type.Intersect`'s, too), as Fastify does since 5.12.
+ */
 export function lowerCaseHeaders (schema: TSchema): TSchema {
-  const source = schema as SchemaObject
-  if (!isSchemaObject(source.properties)) return schema
-  const properties: Record<string, unknown> = {}
-  for (const [name, property] of Object.entries(source.properties)) properties[name.toLowerCase()] = property
-  const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
-  return { ...source, properties, ...(required === undefined ? {} : { required }) } as unknown as TSchema
+  return mapSchemaDeep(schema, (node) => {
+    const source = node as SchemaObject
+    if (!isSchemaObject(source.properties) && !Array.isArray(source.required)) return node
+    const properties: Record<string, unknown> | undefined = isSchemaObject(source.properties) ? {} : undefined
+    if (properties !== undefined) for (const [name, property] of Object.entries(source.properties as object)) properties[name.toLowerCase()] = property
+    const required = Array.isArray(source.required) ? source.required.map((name) => String(name).toLowerCase()) : undefined
+    return { ...source, ...(properties === undefined ? {} : { properties }), ...(required === undefined ? {} : { required }) } as unknown as TSchema
+  })
 }

@@ -95,6 +95,26 @@ export function unmigratableParameter (planning: GuardPlanning, params: TSchema,
   return undefined
 }
 
+/** The field names of an object schema, sorted (none for a schema without `properties`). */
+function fieldNames (schema: TSchema): string {
+  const properties = (schema as { properties?: object }).properties
+  return Object.keys(properties ?? {}).sort().join(', ')
+}
+
+/**
+ * The first of `levels` whose path parameters schema (`params`, a HEAD schema) names other fields than HEAD's: a
+ * schema instruction renamed, removed or added one. The router still gives HEAD's names, so every request would fail.
+ */
+export function renamedParameters (planning: GuardPlanning, params: TSchema, levels: readonly number[]): { names: string, head: string, level: number, changes: string[] } | undefined {
+  const { generation } = planning
+  const head = fieldNames(params)
+  const level = [...levels].sort((a, b) => a - b).find((at) => at > 0 && fieldNames(generation.formAt(params, at)) !== head)
+  if (level === undefined) return undefined
+  let at = 1
+  while (fieldNames(generation.formAt(params, at)) === head) at++
+  return { names: fieldNames(generation.formAt(params, level)), head, level, changes: planning.steps[at - 1].changes.map((change) => change.name) }
+}
+
 /** The first value of `body` its guards do not allow, if any. */
 export function unexpressibleValue (guards: readonly ValueGuard[], body: unknown): Unexpressible | undefined {
   const root: Holder = { body }

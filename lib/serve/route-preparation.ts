@@ -25,7 +25,7 @@ import { routeChanges } from '../routes/route-changes'
 import { prepareSchema } from '../routes/prepared-schemas'
 import type { HeadRoute, NodeClaim, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { attachedMigrationFailure } from './head-validation'
-import { unmigratableParameter } from '../routes/value-guards'
+import { renamedParameters, unmigratableParameter } from '../routes/value-guards'
 
 type Hook = (...args: never[]) => unknown
 
@@ -124,6 +124,11 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
     throw new RouterPathParamsModifiedError(`${head.display}: in API version ${state.versionAt(unmigratable.level)}, its path parameters accept ` +
       `${JSON.stringify(unmigratable.value)}, which HEAD's refuse (version change ${unmigratable.changes.join(', ')} renamed or removed it). No converter ` +
       'can change a path parameter: keep the value in HEAD\'s schema and map it in the handler, or serve it from a route of its own.')
+  }
+  const renamed = params === undefined ? undefined : renamedParameters(state.planner, params, group.levels)
+  if (renamed !== undefined) {
+    throw new RouterPathParamsModifiedError(`${head.display}: in API version ${state.versionAt(renamed.level)}, its path parameters are [${renamed.names}], ` +
+      `where HEAD's are [${renamed.head}] (version change ${renamed.changes.join(', ')}). The router gives every version HEAD's names: keep the fields' names.`)
   }
   const nativeResponse: Record<string, TSchema> = {}
   for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, HeadVersion, LintingError, RouterGenerationError, RouterPathParamsModifiedError, Version, VersionBundle, VersionChange,
-  endpoint, enumeration, fastifyVersioner, versioned, type Instruction, type RequestInfo, type VersionChangeClass
+  endpoint, enumeration, fastifyVersioner, schema, versioned, type Instruction, type RequestInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { rejection } from '../helpers/errors'
@@ -190,6 +190,26 @@ test('regression: a path parameter whose enum a version gives a value HEAD lacks
   t.equal(await rejection(async () => await added.ready()), undefined, 'a member HEAD added is fine: the older version accepts less')
   t.same(await call(added, '2001-01-01', 'GET', '/reports/day'), [200, { period: 'day' }])
   t.equal((await call(added, '2001-01-01', 'GET', '/reports/monthly'))[0], 400)
+})
+
+test('regression: a schema instruction renaming or removing a path parameter\'s field fails at start-up, not with a 400 on every request of the version', async (t) => {
+  // Before: app.ready() passed; every 2001-01-01 request was refused (`params must have required property 'itemId'`),
+  // and its document named a parameter `itemId` at `/items/{id}` (or none for `{sub}`), which no client can send.
+  const Params = Type.Object({ id: Type.String(), sub: Type.String() })
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/items/:id/:sub', { schema: { params: Params } }, async (request) => request.params)
+  }
+  const renamed = await versionedApp(t, threeVersions(changeClass('ItemIdParam', [schema(Params).field('id').had({ name: 'itemId' })])), routes)
+  const error = await rejection(async () => await renamed.ready())
+  t.ok(error instanceof RouterPathParamsModifiedError, 'a RouterPathParamsModifiedError')
+  t.match(error?.message, /GET \/items\/:id\/:sub: in API version 2001-01-01, its path parameters are \[itemId, sub\], where HEAD's are \[id, sub\] \(version change ItemIdParam\)/)
+
+  const removed = await versionedApp(t, threeVersions(changeClass('Day', []), changeClass('NoSub', [schema(Params).field('sub').didntExist])), routes)
+  t.match(await rejection(async () => await removed.ready()), { code: 'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', message: /in API version 2000-01-01, its path parameters are \[id\], where HEAD's are \[id, sub\] \(version change NoSub\)/ }, 'a field removed')
+
+  const retyped = await versionedApp(t, threeVersions(changeClass('NumericIds', [schema(Params).field('id').had({ pattern: '^[0-9]+$' })])), routes)
+  t.equal(await rejection(async () => await retyped.ready()), undefined, 'a field changed but not renamed is fine')
+  t.equal((await call(retyped, '2001-01-01', 'GET', '/items/a/b'))[0], 400)
 })
 
 test('had({ path }) that changes path parameters fails with RouterPathParamsModifiedError', async (t) => {

@@ -109,6 +109,38 @@ test('header schemas with upper-case names are matched case-insensitively in old
   t.equal(response.json().message, 'headers/x-client-id must NOT have fewer than 3 characters')
 })
 
+test('regression: a headers schema composed of others (Type.Intersect: allOf) with upper-case names refused every old client\'s request as missing its header', async (t) => {
+  const Client = Type.Object({ 'X-Client-Id': Type.String() })
+  const Trace = Type.Object({ 'X-Trace': Type.Optional(Type.String()) })
+  class RenamedClientHeader extends VersionChange {
+    description = 'The client header was X-Client.'
+    instructionsToMigrateToPreviousVersion = [schema(Client).field('X-Client-Id').had({ name: 'X-Client' })]
+
+    @ConvertRequestToNextVersionFor('/me', ['GET'])
+    renameHeader (request: RequestInfo) {
+      request.headers['x-client-id'] = request.headers['x-client']
+      delete request.headers['x-client']
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenamedClientHeader), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/me', { schema: { headers: Type.Intersect([Client, Trace]) } }, async (request) => ({ client: request.headers['x-client-id'] }))
+  }))
+
+  let response = await app.inject({ method: 'GET', url: '/me', headers: v('2001-01-01', { 'X-Client-Id': 'ab' }) })
+  t.equal(response.statusCode, 200, 'the latest version (validated by Fastify, names lower-cased at any depth) accepts the header')
+  response = await app.inject({ method: 'GET', url: '/me', headers: v('2000-01-01', { 'X-Client': 'ab' }) })
+  t.equal(response.statusCode, 200, 'an old client sending its version\'s header is served')
+  t.same(response.json(), { client: 'ab' })
+  response = await app.inject({ method: 'GET', url: '/me', headers: v('2000-01-01') })
+  t.equal(response.statusCode, 400)
+  t.equal(response.json().message, "headers must have required property 'x-client'", 'a missing header is named as Fastify names it, in the version\'s name')
+})
+
 test('versioned routes format validation errors with the route\'s or the application\'s schemaErrorFormatter, like other routes', async (t) => {
   const Body = Type.Object({ addresses: Type.Array(Type.String(), { minItems: 1 }) })
   class ListAddresses extends VersionChange {
