@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
-import { datePlacesOf, type DatePlaces } from '../values/written-dates'
+import { writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
@@ -66,8 +66,8 @@ export interface VersionBehaviour extends RequestPlan {
   readonly responseForms: ReadonlyMap<string, TSchema>
   /** By slot, the walk removing the fields of HEAD its open objects lack from a converted response (none for most slots). */
   readonly responseCleaners: ReadonlyMap<string, ShapeWalk>
-  /** By slot, where HEAD's schema writes a `Date` as a date or a time, for the copy converters get (none for most slots). */
-  readonly responseDates: ReadonlyMap<string, DatePlaces>
+  /** By slot, where HEAD's serializer writes other than JSON (a `Date` as a date or a time, a getter's field), for the copy converters get. */
+  readonly responseWritten: ReadonlyMap<string, WrittenPlaces>
   /** By slot, HEAD's schema (ready for Fastify): a body JSON cannot write (a cycle) is copied as its serializer writes it. */
   readonly responseHeadForms: ReadonlyMap<string, TSchema>
   /** By slot, where a converted response may hold a HEAD value this version cannot express (./value-guards.ts). */
@@ -171,7 +171,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */
-type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseDates' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseWritten' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
 
 /**
  * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
@@ -186,7 +186,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const ownSuccessSerializers = new Set<string>()
   const responseGuards = new Map<string, readonly ValueGuard[]>()
   const responseCleaners = new Map<string, ShapeWalk>()
-  const responseDates = new Map<string, DatePlaces>()
+  const responseWritten = new Map<string, WrittenPlaces>()
   const responseHeadForms = new Map<string, TSchema>()
   let errorWork = false
   for (const [slot, schema] of Object.entries(responses.schemas)) {
@@ -196,8 +196,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     responseForms.set(slot, form)
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
-    const dates = datePlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref))
-    if (dates.length > 0) responseDates.set(slot, dates)
+    responseWritten.set(slot, writtenPlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref)))
     responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
@@ -210,7 +209,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  return { responses, responseSteps, responseForms, responseCleaners, responseDates, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork }
+  return { responses, responseSteps, responseForms, responseCleaners, responseWritten, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork }
 }
 
 /**

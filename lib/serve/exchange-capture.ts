@@ -20,7 +20,8 @@ import type { RegisteredRoute } from '../routes/versioner-state'
 import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
 import { currentDependencySolver, registeredRouteOf, requestState } from './request-state'
-import { isJsonText, responseCopy } from './migrate-response'
+import { isJsonText } from './migrate-response'
+import { copyAsWritten } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
@@ -230,7 +231,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
       // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it.
       const serializer = { kept: false }
-      const copy = responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload, serializer)
+      const copy = copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, serializer)
       const body = serializer.kept ? undefined : copied(payload, copy)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null

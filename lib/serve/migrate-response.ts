@@ -9,7 +9,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
-import { copyJson, failureAfterWriteBack, runSteps } from './step-runner'
+import { failureAfterWriteBack, runSteps } from './step-runner'
 import { afterAwaiting, failResponse, sendSerialized } from './response-failures'
 import { createChosenSerializerTest } from './own-serializers'
 import { VersionedResponseInfo } from './converter-inputs'
@@ -22,7 +22,7 @@ import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
 import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
-import { writtenDates, type DatePlaces } from '../values/written-dates'
+import { copyAsWritten } from '../values/written-values'
 
 /**
  * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
@@ -231,9 +231,9 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     finishExpressible(conversion, status, key, body, done)
     return
   }
-  const dates = key === undefined ? undefined : behaviour.responseDates.get(key)
-  // A serializer the application chose writes a Date by its own rules, not the schema's.
-  let copied = responseCopy(dates === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : dates, body)
+  const places = key === undefined ? undefined : behaviour.responseWritten.get(key)
+  // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
+  let copied = copyAsWritten(places === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : places, body, true)
   if (copied === body && typeof body === 'object' && body !== null) {
     // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
     const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
@@ -281,12 +281,3 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
-
-/**
- * The copy of a HEAD response body that converters get: JSON's, but for what Fastify's serializer writes its own way
- * (a `Date` at `dates`, the date and time places of its slot in `VersionBehaviour.responseDates`; a `BigInt`, `NaN`,
- * `Infinity`, an invalid `Date`, an `undefined` list item, noted on `serializer` when it is a record: decision 0137).
- */
-export function responseCopy (dates: DatePlaces | undefined, body: unknown, serializer: true | { kept: boolean } = true): unknown {
-  return copyJson(body, { rewrites: dates === undefined ? undefined : writtenDates(dates, body), serializer })
-}

@@ -11,7 +11,8 @@ import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { validationFailure } from './validator-outcome'
 import { PART_PROPERTY } from './head-validation'
 import type { ServeOptions } from './serve-options'
-import { responseCopy, serializerFor } from './migrate-response'
+import { serializerFor } from './migrate-response'
+import { copyAsWritten } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
@@ -64,7 +65,7 @@ export class PreviewRenderer {
     const behaviour = behaviourIn(registered, target)
     // A serializer the application chose writes a Date by its own rules, not the schema's.
     const key = behaviour === undefined || this.hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
-    return responseCopy(key === undefined ? undefined : behaviour?.responseDates.get(key), payload)
+    return copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, true)
   }
 
   /** The route of another HEAD route serving `target` at this route's path and method (one replacing it there), if any. */

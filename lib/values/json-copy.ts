@@ -11,7 +11,7 @@
  * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
  * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
  * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer
- * writes its own way) instead, and takes the dates HEAD's serializer writes (./written-dates.ts): decision 0137.
+ * writes its own way) instead, and takes the dates and getter fields HEAD's serializer writes (./written-values.ts): decision 0137.
  * @module
  */
 
@@ -24,7 +24,7 @@ const UNUSUAL = Symbol('unusual')
 /** Nesting the walk copies itself; deeper data (or a cycle) goes through the text. */
 const MAX_DEPTH = 64
 
-/** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-dates.ts). */
+/** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-values.ts). */
 export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
 
 /** How a response's copy departs from JSON's rules, to give what Fastify's serializer writes. */
@@ -38,6 +38,10 @@ interface CopyOptions {
    * when the copy holds one (it is not JSON data then).
    */
   readonly serializer?: true | { kept: boolean }
+  /** Fields to copy beside an object's own, by object: what the serializer reads through a class's getters (./written-values.ts). */
+  readonly inherited?: ReadonlyMap<object, readonly string[]>
+  /** Set when the copy holds a class instance's fields (the serializer may read more of it than JSON does). */
+  readonly met?: { instance: boolean }
 }
 
 /**
@@ -113,10 +117,13 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
     return copy
   }
   const prototype: unknown = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null &&
-    (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt)) return UNUSUAL
+  if (prototype !== Object.prototype && prototype !== null) {
+    if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt) return UNUSUAL
+    if (options.met !== undefined) options.met.instance = true
+  }
   const copy: Record<string, unknown> = {}
-  const keys = Object.keys(value)
+  const inherited = options.inherited?.get(value)
+  const keys = inherited === undefined ? Object.keys(value) : [...Object.keys(value), ...inherited]
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
     const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty((value as Record<string, unknown>)[key], key, depth + 1, options)

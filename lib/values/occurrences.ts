@@ -17,8 +17,8 @@ import { resolverWithin } from '../core/subschemas'
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
 
-/** An occurrence of the target: the value `holder[key]`. */
-export type Occurrence = readonly [holder: Holder, key: PropertyKey]
+/** An occurrence of the target: the value `holder[key]`, and the target's schema node there. */
+export type Occurrence = readonly [holder: Holder, key: PropertyKey, node: TSchema]
 
 /** Appends the occurrences of the target inside `holder[key]` to `out`, innermost first. */
 export type Collector = ((holder: Holder, key: PropertyKey, out: Occurrence[]) => void) & {
@@ -37,6 +37,20 @@ interface CollectorTarget {
 const PENDING = Symbol('pending')
 
 /**
+ * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
+ * a class instance (a getter), where JSON and the copies converters get have no such field.
+ * @example
+ * ```ts
+ * readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true
+ * ```
+ */
+export function readsInherited (value: object, name: string): boolean {
+  if (!(name in value) || name in Object.prototype) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype !== Object.prototype && prototype !== null
+}
+
+/**
  * A compiled schema node: `expand` lists, in order, the walks its data needs (nested values, and members
  * applying to the same value), and `self` says whether the value itself is an occurrence.
  */
@@ -49,8 +63,8 @@ interface Walk {
   readonly leaf?: true
 }
 
-/** A walk to run on `holder[key]`, or (`walk` null) the occurrence `holder[key]` to record. */
-type Task = readonly [walk: Walk | null, holder: Holder, key: PropertyKey]
+/** A walk to run on `holder[key]`, or (`walk` null) the occurrence `holder[key]` of `node` to record. */
+type Task = readonly [walk: Walk | null, holder: Holder, key: PropertyKey, node?: TSchema]
 
 /**
  * Runs `root` on `holder[key]` with an explicit stack (no recursion: data as deep as the JSON parser accepts
@@ -60,12 +74,12 @@ function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence
   const stack: Task[] = [[root, holder, key]]
   const next: Task[] = []
   while (stack.length > 0) {
-    const [walk, at, name] = stack.pop() as Task
+    const [walk, at, name, node] = stack.pop() as Task
     if (walk === null) {
-      out.push([at, name])
+      out.push([at, name, node as TSchema])
       continue
     }
-    if (walk.self) stack.push([null, at, name])
+    if (walk.self) stack.push([null, at, name, walk.node])
     next.length = 0
     walk.expand(at, name, next)
     for (let index = next.length - 1; index >= 0; index--) stack.push(next[index])
@@ -188,7 +202,7 @@ class CollectorCompiler {
     return [
       ...properties.flatMap(([property, schema]) => this.part(schema, (inner) => (holder, key, next) => {
         const value = holder[key]
-        if (isSchemaObject(value) && Object.hasOwn(value, property) && value[property] !== undefined) next.push([inner, value, property])
+        if (isSchemaObject(value) && (Object.hasOwn(value, property) || readsInherited(value, property)) && value[property] !== undefined) next.push([inner, value, property])
       })),
       ...patterns.flatMap(([regex, schema]) => this.part(schema, (inner) => (holder, key, next) => {
         const value = holder[key]

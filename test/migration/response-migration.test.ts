@@ -662,6 +662,35 @@ test('a Date in a format date or time field reached old clients as a date-time: 
   t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
 })
 
+test('regression: a field behind a class getter, which Fastify\'s serializer writes, was lost for old clients (a 500 where required)', async (t) => {
+  const Address = Type.Object({ line: Type.String(), label: Type.String() })
+  const Person = Type.Object({ id: Type.String(), fullName: Type.String(), address: Address, tags: Type.Array(Type.String()) })
+  class Place {
+    constructor (readonly line: string) {}
+    get label (): string { return `at ${this.line}` }
+  }
+  // A DTO class: fields of its own, one behind a getter; `secret` is a getter no schema declares (never read).
+  let secretReads = 0
+  class PersonDto {
+    constructor (readonly id: string, readonly first: string, readonly last: string, readonly address: Place) {}
+    get fullName (): string { return `${this.first} ${this.last}` }
+    get tags (): string[] { return ['a', 'b'] }
+    get secret (): string { secretReads++; return 'never' }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', fullNameWasNameInResponses(Person)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/people/p1', { schema: { response: { 200: Person } } }, async () => new PersonDto('p1', 'Ada', 'Lovelace', new Place('1 Main St')) as never)
+  })
+  const latest = jsonOf(await call(app, '2001-01-01', '/people/p1'))
+  t.same(latest, { id: 'p1', fullName: 'Ada Lovelace', address: { line: '1 Main St', label: 'at 1 Main St' }, tags: ['a', 'b'] }, 'HEAD writes the getters')
+  const old = await call(app, '2000-01-01', '/people/p1')
+  t.equal(old.statusCode, 200, old.body)
+  t.same(jsonOf(old), { id: 'p1', name: 'Ada Lovelace', address: { line: '1 Main St', label: 'at 1 Main St' }, tags: ['a', 'b'] }, 'the old client gets what HEAD writes, renamed')
+  t.equal(secretReads, 0, 'a getter no schema declares is not read')
+  t.same(migrateResponseBody(versions, Person, { latestBody: new PersonDto('p2', 'Alan', 'Turing', new Place('2 High St')) as never, version: '2000-01-01' }),
+    { id: 'p2', name: 'Alan Turing', address: { line: '2 High St', label: 'at 2 High St' }, tags: ['a', 'b'] }, 'migrateResponseBody alike')
+})
+
 test('regression: a cached body holding a BigInt (a Prisma BigInt id) was changed in place by an old version\'s converter, then every newest request failed', async (t) => {
   const Account = Type.Object({ id: Type.Integer(), name: Type.String() })
   const seen: unknown[] = []

@@ -1,0 +1,96 @@
+/**
+ * What Fastify's serializer (fast-json-stringify) writes of a response that `JSON.stringify` does not, so that the
+ * JSON copy converters get (./json-copy.ts) holds it, an old client gets what HEAD writes, and its converters see it:
+ * - a `Date` where the schema says `format: 'date'` or `'time'`: the serializer writes its local date (`2024-03-05`)
+ *   or time (`10:20:30`), where JSON writes the instant (decision 0137);
+ * - a declared field a class instance holds behind a getter (`get fullName()`): the serializer reads each declared
+ *   property by name, through the prototype, where JSON writes own fields only. Only the declared ones are read, as
+ *   the serializer does, and only after the copy met a class instance: plain data costs nothing more.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { compileCollector, readsInherited, type Collector, type Occurrence } from './occurrences'
+import type { ResolveRef } from './shapes'
+import { copyJson, type Rewrites } from './json-copy'
+import { isSchemaObject } from '../core/json-schema'
+
+/** The formats the serializer writes a `Date` by, other than the instant (`date-time`, as JSON does). */
+const FORMATS = ['date', 'time'] as const
+
+/** Where the serializer writes a body other than JSON does (the collectors are `null` where a body has none). */
+export interface WrittenPlaces {
+  /** By format, the collector of its string places. */
+  readonly dates: ReadonlyArray<readonly [format: (typeof FORMATS)[number], Collector]>
+  /** The collector of the objects with declared properties (a class instance may hold some behind getters). */
+  readonly objects: Collector | null
+}
+
+/**
+ * The places of data shaped by `root` where the serializer writes other than JSON.
+ * @example
+ * ```ts
+ * writtenPlacesOf(Type.Object({ dueOn: Type.String({ format: 'date' }) }), () => undefined).dates // [['date', collector]]
+ * ```
+ */
+export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): WrittenPlaces {
+  const dates: Array<WrittenPlaces['dates'][number]> = []
+  for (const format of FORMATS) {
+    const isTarget = (node: TSchema): boolean => node.format === format && (node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string')))
+    const collector = compileCollector(root, { isTarget, resolveRef })
+    if (collector !== null) dates.push([format, collector])
+  }
+  const declares = (node: TSchema): boolean => isSchemaObject(node.properties) && Object.keys(node.properties).length > 0
+  return { dates, objects: compileCollector(root, { isTarget: declares, resolveRef }) }
+}
+
+/**
+ * The JSON copy of `body` (`copyJson`, with `serializer`) holding what the serializer writes at `places`
+ * (none: JSON's copy).
+ * @example
+ * ```ts
+ * copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }
+ * ```
+ */
+export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }): unknown {
+  const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
+  if (places?.objects == null) return copyJson(body, { rewrites, serializer })
+  const met = { instance: false }
+  const copy = copyJson(body, { rewrites, serializer, met })
+  const inherited = met.instance ? inheritedFields(places.objects, body) : undefined
+  return inherited === undefined ? copy : copyJson(body, { rewrites, serializer, inherited })
+}
+
+/** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder and key. */
+function writtenDates (places: WrittenPlaces['dates'], body: unknown): Rewrites | undefined {
+  let rewrites: Map<object, Map<string, unknown>> | undefined
+  const found: Occurrence[] = []
+  for (const [format, collect] of places) {
+    found.length = 0
+    collect({ '': body }, '', found)
+    for (const [holder, key] of found) {
+      const date = holder[key]
+      if (!(date instanceof Date) || Number.isNaN(date.getTime())) continue
+      // fast-json-stringify's own arithmetic: the server's local date or time.
+      const local = new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
+      rewrites ??= new Map()
+      let keys = rewrites.get(holder)
+      if (keys === undefined) rewrites.set(holder, keys = new Map())
+      keys.set(String(key), format === 'date' ? local.slice(0, 10) : local.slice(11, 19))
+    }
+  }
+  return rewrites
+}
+
+/** The declared fields each class instance of `body` (without `toJSON`, which the serializer writes instead) holds through its prototype. */
+function inheritedFields (objects: Collector, body: unknown): Map<object, string[]> | undefined {
+  let inherited: Map<object, string[]> | undefined
+  const found: Occurrence[] = []
+  objects({ '': body }, '', found)
+  for (const [holder, key, node] of found) {
+    const value = holder[key]
+    if (!isSchemaObject(value) || typeof value.toJSON === 'function') continue
+    const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
+    if (names.length > 0) (inherited ??= new Map()).set(value, names)
+  }
+  return inherited
+}
