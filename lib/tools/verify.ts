@@ -56,7 +56,10 @@ function fixOf (finding: Omit<VerifyFinding, 'text' | 'fix'>, reached: string): 
     case 'lost': return ran === undefined
       ? `Add a ${side} converter to ${changes} that moves the value to its counterpart, or declare the field removed if it is meant to go.`
       : `Make ${ran} carry the value to its counterpart unchanged, or declare the field removed if it is meant to go.`
-    default: return `${ran === undefined ? `Add a ${side} converter to ${changes}` : `Fix ${ran}`} so that ${finding.part}${finding.pointer} matches the schema of ${reached}.`
+    default: return finding.direction === 'request' && finding.part === 'params'
+      // No converter changes a path parameter (the router matched it): the version must accept only what HEAD takes.
+      ? `Path parameters cannot be converted: change the instructions of ${changes} so that ${finding.part}${finding.pointer} in this version accepts only what the schema of ${reached} accepts (the same type, and its constraints).`
+      : `${ran === undefined ? `Add a ${side} converter to ${changes}` : `Fix ${ran}`} so that ${finding.part}${finding.pointer} matches the schema of ${reached}.`
   }
 }
 

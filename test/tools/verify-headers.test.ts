@@ -82,3 +82,18 @@ test('headers are followed whatever the case of the names their schema declares:
   t.same(findings.map((finding) => `${finding.kind} ${finding.part}${finding.pointer}`), ['lost headers/x-tenant'], 'named as Fastify names headers')
   t.match(findings[0].example, { 'x-trace': /^zq/ }, 'the finding shows the headers sent')
 })
+
+test('regression: a path parameter a version loosens was found with a fix that cannot work (a request converter): it says path parameters cannot be converted', async (t) => {
+  const ItemParams = Type.Object({ id: Type.Integer() }, { $id: 'ItemParams' })
+  class IdsWereStrings extends VersionChange {
+    description = 'Item ids are integers (they were strings).'
+    instructionsToMigrateToPreviousVersion = [schema(ItemParams).field('id').had({ type: Type.String() })]
+  }
+  const app = await appWith(t, IdsWereStrings, (api) => {
+    api.get('/items/:id', { schema: { params: ItemParams } }, async () => ({}))
+  })
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), ['GET /items/:id 2000-01-01 request invalid params/id after IdsWereStrings (2001-01-01) by '])
+  t.match(findings[0].fix, /^Path parameters cannot be converted: change the instructions of IdsWereStrings so that params\/id in this version accepts only what the schema of 2001-01-01 accepts/)
+  t.notMatch(findings[0].text, /Add a request converter/)
+})
