@@ -18,7 +18,7 @@ import {
   type FastifyVersionerOptions, type RequestInfo, type ResponseInfo, type UpgradePreviewEvent
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
+import { changeClass, nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
 const Item = Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 0 }) }, { $id: 'Item' })
@@ -542,4 +542,18 @@ test('regression: a body with a cycle through a field the schema does not declar
   t.same(previewed.json(), { id: 'a1', name: 'Ada' })
   t.equal(author.name, 'Ada', 'the handler\'s object is unchanged')
   t.same((await app.inject({ url: '/author', headers: { 'x-api-version': '2001-01-01' } })).json(), { id: 'a1', name: 'Ada' })
+})
+
+test('regression: a field of HEAD the target lacks, in an object that accepts other fields, was in the target\'s rendered body', async (t) => {
+  const Account = Type.Object({ id: Type.String(), nickname: Type.Optional(Type.String()) }, { additionalProperties: true })
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', changeClass('Nicknames', [schema(Account).field('nickname').didntExist])), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/account', { schema: { response: { 200: Account } } }, async () => ({ id: 'a1', nickname: 'Al', plan: 'pro' }))
+  }, { versioner: { upgradePreview: { access: () => true } } })
+  const seen = events(t)
+  const older = await app.inject({ url: '/account', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(older.json(), { id: 'a1', plan: 'pro' }, '2000-01-01 itself answers without the nickname')
+  await app.inject({ url: '/account', headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+  t.match(seen.at(-1), { patch: [{ op: 'remove', path: '/nickname' }], targetBody: { id: 'a1', plan: 'pro' } }, 'the preview renders what 2000-01-01 answers')
+  t.notOk(Object.hasOwn(seen.at(-1)?.targetBody as object, 'nickname'))
 })
