@@ -32,32 +32,65 @@ export interface NamedValidator {
   readonly fragment: TSchema
 }
 
+/** How a version names a HEAD field: its name there, or `undefined` where the version lacks it. */
+export type FieldRename = (field: string) => string | undefined
+
+/** Keywords keyed by the fields of the object they apply to. */
+const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentSchemas']
+
+/**
+ * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
+ * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
+ * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
+ * `errorMessage.required/properties` follow too; a removed one is left out of the list.
+ * @example
+ * ```ts
+ * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }
+ * ```
+ */
+export function renameFields (node: unknown, to: FieldRename): unknown {
+  if (!isSchemaObject(node)) return node
+  let gone = false
+  const name = (field: unknown): unknown => {
+    const renamed = typeof field === 'string' ? to(field) : field
+    gone ||= renamed === undefined
+    return renamed
+  }
+  const rule = (sub: unknown): unknown => {
+    const renamed = renameFields(sub, to)
+    gone ||= renamed === undefined
+    return renamed
+  }
+  const names = (entries: object): Array<[string, unknown]> => Object.entries(entries).flatMap(([key, value]) => to(key) === undefined ? [] : [[to(key) as string, value]])
+  const result: SchemaObject = { ...node }
+  if (Array.isArray(node.required)) result.required = node.required.map(name)
+  for (const keyword of BY_FIELD) {
+    const entries = node[keyword]
+    if (isSchemaObject(entries)) result[keyword] = Object.fromEntries(Object.entries(entries).map(([key, value]) => [name(key), keyword === 'properties' ? value : Array.isArray(value) ? value.map(name) : rule(value)]))
+  }
+  for (const keyword of ['if', 'then', 'else', 'not']) if (keyword in node) result[keyword] = rule(node[keyword])
+  for (const keyword of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[keyword])) result[keyword] = (node[keyword] as unknown[]).map(rule)
+  const { propertyNames, errorMessage } = node
+  if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
+    result.propertyNames = { ...propertyNames, enum: propertyNames.enum.flatMap((key) => typeof key === 'string' ? to(key) ?? [] : [key]) }
+  }
+  if (isSchemaObject(errorMessage)) {
+    result.errorMessage = { ...errorMessage }
+    for (const keyword of ['required', 'properties']) if (isSchemaObject(errorMessage[keyword])) (result.errorMessage as SchemaObject)[keyword] = Object.fromEntries(names(errorMessage[keyword] as object))
+  }
+  return gone ? undefined : result
+}
+
 function inferFields (fragment: SchemaObject): string[] {
   const fields = new Set<string>()
-  const addFieldsOf = (node: unknown): void => {
-    if (!isSchemaObject(node)) return
-    if (Array.isArray(node.required)) for (const key of node.required) if (typeof key === 'string') fields.add(key)
-    if (isSchemaObject(node.properties)) for (const key of Object.keys(node.properties)) fields.add(key)
-    if (isSchemaObject(node.dependentRequired)) {
-      for (const [key, list] of Object.entries(node.dependentRequired)) {
-        fields.add(key)
-        if (Array.isArray(list)) for (const item of list) if (typeof item === 'string') fields.add(item)
-      }
-    }
-    for (const keyword of ['if', 'then', 'else', 'not']) addFieldsOf(node[keyword])
-    for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
-      const list = node[keyword]
-      if (Array.isArray(list)) list.forEach(addFieldsOf)
-    }
-  }
-  addFieldsOf(fragment)
+  renameFields(fragment, (field) => { fields.add(field); return field })
   return [...fields]
 }
 
 /**
  * Defines a named validator: a JSON Schema fragment that objects carrying it must satisfy.
- * `fields` defaults to the fields the fragment mentions (`required`, `properties`, `dependentRequired`,
- * and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`).
+ * `fields` defaults to the fields the fragment mentions (`required`, `properties`, `dependencies`, `dependentRequired`,
+ * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`).
  * @example
  * ```ts
  * // "a card payment needs a card number"

@@ -6,6 +6,7 @@
  */
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
+import { renameFields, type FieldRename } from '../describe/named-validators'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
 import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
@@ -80,15 +81,15 @@ export class FormBuilder {
       }
       case 'state': {
         const state = inputs[0] as SeedState
-        const built = this.withAnnotations(this.buildState(state, level), state)
+        const built = this.withAnnotations(this.buildState(state, level, plan.head), state)
         if (state.name !== undefined) return this.named(built, schema, state.name, level)
         return built === schema ? built : { ...(built as SchemaObject), [kHeadSchema]: schema } as TSchema
       }
     }
   }
 
-  private buildState (state: SeedState, level: number): TSchema {
-    if (state.kind === 'object') return this.buildObject(state, level)
+  private buildState (state: SeedState, level: number, head: TSchema): TSchema {
+    if (state.kind === 'object') return this.buildObject(state, level, head)
     if (state.kind === 'plain') return mapSubschemas(state.body, (sub) => this.source.formAt(sub, level))
     // Every member removed: a schema no value matches (`enum: []` and `anyOf: []` are invalid), decision 0069.
     const template = enumTemplate(state)
@@ -105,11 +106,16 @@ export class FormBuilder {
     return { ...(built as SchemaObject), ...state.annotations, ...marks } as TSchema
   }
 
-  private buildObject (state: ObjectState, level: number): TSchema {
-    const stateOf = (head: TSchema): SeedState => this.source.stateAt(head, level)
+  private buildObject (state: ObjectState, level: number, head: TSchema): TSchema {
+    const stateOf = (schema: TSchema): SeedState => this.source.stateAt(schema, level)
     const properties: Record<string, TSchema> = {}
-    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
-    const options = mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject
+    const visible = visibleFields(state, stateOf)
+    for (const { key, field } of visible) properties[key] = this.fieldForm(field, level)
+    // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
+    const keys = new Map(visible.map(({ key, field }) => [field.id, key]))
+    const headKeys = new Map(visibleFields(this.source.stateAt(head, 0) as ObjectState, (schema) => this.source.stateAt(schema, 0)).map(({ key, field }) => [key, keys.get(field.id)]))
+    const to = (field: string): string | undefined => headKeys.has(field) ? headKeys.get(field) ?? (Object.hasOwn(properties, field) ? field : undefined) : field
+    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)
     // A validator about a field this version lacks would reject every request: it is not part of that version.
     const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
@@ -149,6 +155,29 @@ export class FormBuilder {
     this.builtById.set(id, result)
     return result
   }
+}
+
+/** Keywords of an object schema holding one rule per field, and the keywords that together make one rule. */
+const PER_FIELD = ['dependencies', 'dependentRequired', 'dependentSchemas']
+const RULES = [['if', 'then', 'else'], ['not'], ['anyOf'], ['oneOf'], ['propertyNames'], ['errorMessage']]
+
+/** An object's keywords with their rules as a version has them (./../describe/named-validators.ts renameFields). */
+function rulesInVersion (options: SchemaObject, to: FieldRename): SchemaObject {
+  const result: SchemaObject = { ...options }
+  const groups: Array<Record<string, unknown>> = RULES.map((group) => Object.fromEntries(group.filter((keyword) => keyword in options).map((keyword) => [keyword, options[keyword]])))
+  for (const keyword of PER_FIELD) {
+    const entries = options[keyword]
+    if (isSchemaObject(entries)) groups.push(...Object.entries(entries).map(([field, rule]) => ({ [keyword]: { [field]: rule } })))
+  }
+  if (Array.isArray(options.allOf)) groups.push(...options.allOf.map((fragment) => ({ allOf: [fragment] })))
+  for (const keyword of [...RULES.flat(), ...PER_FIELD, 'allOf']) delete result[keyword]
+  for (const group of groups) {
+    const kept = renameFields(group, to) as SchemaObject | undefined
+    for (const [keyword, value] of Object.entries(kept ?? {})) {
+      result[keyword] = keyword === 'allOf' ? [...(result.allOf as unknown[] ?? []), ...value as unknown[]] : PER_FIELD.includes(keyword) ? { ...result[keyword] as object, ...value as object } : value
+    }
+  }
+  return result
 }
 
 function literalSchema (value: unknown): TSchema {

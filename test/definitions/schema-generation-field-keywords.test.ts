@@ -1,0 +1,117 @@
+import { test } from 'tap'
+import { Type, type TSchema } from '@sinclair/typebox'
+import Ajv from 'ajv'
+import Ajv2019 from 'ajv/dist/2019'
+import ajvErrors from 'ajv-errors'
+import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
+import { LATEST, OLD, oldSchemas, plain, statuses } from '../helpers/schema-generation'
+import { versionedApp } from '../helpers/apps'
+import { assertDocumentsValid } from '../helpers/openapi-documents'
+
+const Card = Type.String()
+
+/** The keywords of a generated schema, as JSON. */
+function json (body: unknown): Record<string, unknown> {
+  return plain(body) as Record<string, unknown>
+}
+
+function validity (ajv: Ajv, body: TSchema, payloads: unknown[]): boolean[] {
+  const validate = ajv.compile(plain(body) as object)
+  return payloads.map((payload) => validate(payload))
+}
+
+test("regression: a renamed field's 'dependencies' entry follows the rename (list and schema forms)", async (t) => {
+  const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()), zip: Type.Optional(Type.String()) }, {
+    dependencies: { card: ['cvc'], zip: { required: ['cvc'], properties: { cvc: { minLength: 3 } } } }
+  })
+  const old = oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment)
+  t.strictSame(json(old).dependencies, { card: ['code'], zip: { required: ['code'], properties: { code: { minLength: 3 } } } })
+  t.strictSame(await statuses(t, old, [{ card: '4242', code: '123' }, { card: '4242' }, { zip: '1', code: '12' }, { zip: '1', code: '123' }]), [200, 400, 400, 200])
+  t.strictSame(Payment.dependencies, { card: ['cvc'], zip: { required: ['cvc'], properties: { cvc: { minLength: 3 } } } }, "the user's schema is not changed")
+})
+
+test("regression: a removed field's 'dependencies' entries leave the version, others stay", async (t) => {
+  const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()), name: Type.Optional(Type.String()) }, {
+    dependencies: { card: ['cvc'], name: ['card'] }
+  })
+  const old = oldSchemas([schema(Payment).field('cvc').didntExist]).get(Payment)
+  t.strictSame(json(old).dependencies, { name: ['card'] })
+  t.strictSame(await statuses(t, old, [{ card: '4242' }, { name: 'A' }]), [200, 400])
+})
+
+test("regression: 'dependentRequired' and 'dependentSchemas' follow renames and removals (2019-09)", async (t) => {
+  const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()), zip: Type.Optional(Type.String()) }, {
+    dependentRequired: { card: ['cvc'], cvc: ['card'] }, dependentSchemas: { zip: { required: ['card'] }, cvc: { required: ['zip'] } }
+  })
+  const renamed = oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment)
+  t.strictSame(json(renamed).dependentRequired, { card: ['code'], code: ['card'] })
+  t.strictSame(json(renamed).dependentSchemas, { zip: { required: ['card'] }, code: { required: ['zip'] } })
+  const ajv = new Ajv2019()
+  t.strictSame(validity(ajv, renamed, [{ card: '1', code: '2', zip: '3' }, { card: '1' }]), [true, false])
+  const removed = oldSchemas([schema(Payment).field('cvc').didntExist]).get(Payment)
+  t.strictSame(json(removed).dependentRequired, undefined)
+  t.strictSame(json(removed).dependentSchemas, { zip: { required: ['card'] } })
+  t.strictSame(validity(ajv, removed, [{ card: '1' }, { zip: '1' }]), [true, false])
+})
+
+test("regression: 'if'/'then'/'else', 'not' and 'anyOf' on the object follow a rename, and leave with a removed field", async (t) => {
+  const Payment = Type.Object({ method: Type.String(), cvc: Type.Optional(Type.String()), iban: Type.Optional(Type.String()) }, {
+    if: { properties: { method: { const: 'card' } } },
+    then: { required: ['cvc'] },
+    else: { required: ['iban'] },
+    not: { required: ['cvc', 'iban'] },
+    anyOf: [{ required: ['method'] }, { required: ['iban'] }]
+  })
+  const renamed = json(oldSchemas([schema(Payment).field('method').had({ name: 'kind' })]).get(Payment))
+  t.strictSame(renamed.if, { properties: { kind: { const: 'card' } } })
+  t.strictSame(renamed.anyOf, [{ required: ['kind'] }, { required: ['iban'] }])
+  t.strictSame(renamed.not, { required: ['cvc', 'iban'] })
+  const old = oldSchemas([schema(Payment).field('cvc').didntExist]).get(Payment)
+  t.strictSame([json(old).if, json(old).not], [undefined, undefined], 'the if/then/else rule and not leave together')
+  t.strictSame(json(old).anyOf, [{ required: ['method'] }, { required: ['iban'] }])
+  t.strictSame(await statuses(t, old, [{ method: 'card' }, { method: 'sepa', iban: 'x' }]), [200, 200])
+})
+
+test("regression: 'propertyNames' enum and ajv-errors' 'errorMessage' follow renames and removals", async (t) => {
+  const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()), zip: Type.Optional(Type.String()) }, {
+    propertyNames: { enum: ['card', 'cvc', 'zip'] },
+    errorMessage: { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits', zip: 'zip is text' } }
+  })
+  const renamed = json(oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment))
+  t.strictSame(renamed.propertyNames, { enum: ['card', 'code', 'zip'] })
+  t.strictSame(renamed.errorMessage, { required: { card: 'card please' }, properties: { code: 'cvc is 3 digits', zip: 'zip is text' } })
+  const removed = oldSchemas([schema(Payment).field('zip').didntExist]).get(Payment)
+  t.strictSame(json(removed).propertyNames, { enum: ['card', 'cvc'] })
+  t.strictSame(json(removed).errorMessage, { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits' } })
+  const ajv = new Ajv({ allErrors: true })
+  ajvErrors(ajv)
+  t.strictSame(validity(ajv, oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment), [{ card: '1', code: '2' }, { card: '1', cvc: '2' }]), [true, false])
+})
+
+test("regression: an old client's valid body under a renamed field's 'dependencies' is accepted, and its document shows the old name", async (t) => {
+  // Before: `400 body must have property cvc when property card is present` for `{ card, code }` in 2000-01-01, whose
+  // document showed HEAD's `dependencies: { card: ['cvc'] }`.
+  const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()) }, { $id: 'Payment', dependencies: { card: ['cvc'] } })
+  class CvcWasCode extends VersionChange {
+    description = 'cvc was code.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('cvc').had({ name: 'code' })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    codeUp (request: RequestInfo) {
+      if ('code' in request.body) request.body.cvc = request.body.code
+      delete request.body.code
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version(LATEST, CvcWasCode), new Version(OLD))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Type.Object({ cvc: Type.String() }) } } }, async (request) => ({ cvc: String(request.body.cvc) }))
+  })
+  await app.ready()
+  const pay = async (version: string, payload: object): Promise<number> =>
+    (await app.inject({ method: 'POST', url: '/payments', payload, headers: { 'x-api-version': version } })).statusCode
+  t.strictSame([await pay(OLD, { card: '4242', code: '123' }), await pay(OLD, { card: '4242' }), await pay(OLD, { card: '4242', cvc: '123' })], [200, 400, 400])
+  t.strictSame([await pay(LATEST, { card: '4242', cvc: '123' }), await pay(LATEST, { card: '4242' })], [200, 400])
+  await assertDocumentsValid(t, app)
+  const document = app.versioner.openapi(OLD) as { components: { schemas: Record<string, Record<string, unknown>> } }
+  t.strictSame(document.components.schemas.Payment.dependencies, { card: ['code'] })
+})
