@@ -6,6 +6,7 @@
  */
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
+import { InvalidGenerationInstructionError } from '../core/errors'
 import { renameFields, type FieldRename } from '../describe/named-validators'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
@@ -74,7 +75,7 @@ export class FormBuilder {
         return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
       }
       case 'generic': {
-        const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
+        const rebuilt = this.withDiscriminator(replaceSubschemas(schema, inputs as TSchema[]), schema, level)
         const name = nameOf(schema)
         if (rebuilt === schema) return rebuilt
         return name === undefined ? { ...(rebuilt as SchemaObject), [kHeadSchema]: schema } as TSchema : this.named(rebuilt, schema, name, level)
@@ -109,18 +110,46 @@ export class FormBuilder {
   private buildObject (state: ObjectState, level: number, head: TSchema): TSchema {
     const stateOf = (schema: TSchema): SeedState => this.source.stateAt(schema, level)
     const properties: Record<string, TSchema> = {}
-    const visible = visibleFields(state, stateOf)
-    for (const { key, field } of visible) properties[key] = this.fieldForm(field, level)
+    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
     // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
-    const keys = new Map(visible.map(({ key, field }) => [field.id, key]))
-    const headKeys = new Map(visibleFields(this.source.stateAt(head, 0) as ObjectState, (schema) => this.source.stateAt(schema, 0)).map(({ key, field }) => [key, keys.get(field.id)]))
-    const to = (field: string): string | undefined => headKeys.has(field) ? headKeys.get(field) ?? (Object.hasOwn(properties, field) ? field : undefined) : field
-    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)
+    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, this.fieldRename(head, level))
+    const fields = Object.keys(properties)
+    if (typeof options.minProperties === 'number' && options.minProperties > fields.length && options.additionalProperties === false) {
+      throw new InvalidGenerationInstructionError(`${nameOf(head) ?? 'An object schema'} has minProperties: ${options.minProperties}, which no body of version ` +
+        `'${this.source.levels[level]}' can meet: it has only the fields ${fields.map((field) => `'${field}'`).join(', ')} and allows no other. ` +
+        'Write the rule as a named validator (defineValidator) listing the fields it needs, which versions lacking one of them leave out.')
+    }
     // A validator about a field this version lacks would reject every request: it is not part of that version.
     const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
     const { allOf: _allOf, ...rest } = options
     return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
+  }
+
+  /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts). */
+  private fieldRename (head: TSchema, level: number): FieldRename {
+    const fieldsAt = (at: number): ReturnType<typeof visibleFields> => {
+      const state = this.source.stateAt(head, at)
+      return state.kind === 'object' ? visibleFields(state, (schema) => this.source.stateAt(schema, at)) : []
+    }
+    const keys = new Map(fieldsAt(level).map(({ key, field }) => [field.id, key]))
+    const names = new Set(keys.values())
+    const headKeys = new Map(fieldsAt(0).map(({ key, field }) => [key, keys.get(field.id)]))
+    return (field) => headKeys.has(field) ? headKeys.get(field) ?? (names.has(field) ? field : undefined) : field
+  }
+
+  /** A union's OpenAPI `discriminator` naming the tag field as its members do in the version at `level`. */
+  private withDiscriminator (rebuilt: TSchema, head: TSchema, level: number): TSchema {
+    const { discriminator, anyOf, oneOf } = head as SchemaObject
+    if (rebuilt === head || !isSchemaObject(discriminator) || typeof discriminator.propertyName !== 'string') return rebuilt
+    const tag = discriminator.propertyName
+    const members = [...(Array.isArray(anyOf) ? anyOf : []), ...(Array.isArray(oneOf) ? oneOf : [])] as TSchema[]
+    const names = [...new Set(members.map((member) => this.fieldRename(member, level)(tag)))]
+    if (names.length === 1 && names[0] !== undefined) return names[0] === tag ? rebuilt : { ...(rebuilt as SchemaObject), discriminator: { ...discriminator, propertyName: names[0] } } as TSchema
+    const display = members.map((member) => nameOf(member) ?? 'schema').join(' | ')
+    throw new InvalidGenerationInstructionError(`The discriminator of the union ${nameOf(head) ?? display} names the field '${tag}', which its members call ` +
+      `${names.map((name) => name === undefined ? '(no field)' : `'${name}'`).join(', ')} in version '${this.source.levels[level]}': no one propertyName fits. ` +
+      'Rename (or remove) the tag field in every member alike, or drop the discriminator and write the rule as a named validator (defineValidator).')
   }
 
   private fieldForm (field: FieldState, level: number): TSchema {

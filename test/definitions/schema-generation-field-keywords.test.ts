@@ -115,3 +115,30 @@ test("regression: an old client's valid body under a renamed field's 'dependenci
   const document = app.versioner.openapi(OLD) as { components: { schemas: Record<string, Record<string, unknown>> } }
   t.strictSame(document.components.schemas.Payment.dependencies, { card: ['code'] })
 })
+
+test("regression: a union's OpenAPI 'discriminator' follows its members' renamed tag field; members that disagree are a start-up error", async (t) => {
+  const CardPay = Type.Object({ kind: Type.Literal('card'), number: Type.String() }, { $id: 'CardPay' })
+  const BankPay = Type.Object({ kind: Type.Literal('bank'), iban: Type.String() }, { $id: 'BankPay' })
+  const Pay = Type.Union([CardPay, BankPay], { discriminator: { propertyName: 'kind', mapping: { card: '#/components/schemas/CardPay' } } })
+  const Body = Type.Object({ pay: Pay })
+  const both = oldSchemas([schema(CardPay).field('kind').had({ name: 'type' }), schema(BankPay).field('kind').had({ name: 'type' })])
+  t.strictSame(json(json(both.get(Body)).properties).pay, {
+    discriminator: { propertyName: 'type', mapping: { card: '#/components/schemas/CardPay' } },
+    anyOf: [json(both.get(CardPay)), json(both.get(BankPay))]
+  })
+  t.strictSame(Pay.discriminator, { propertyName: 'kind', mapping: { card: '#/components/schemas/CardPay' } }, "the user's schema is not changed")
+  t.throws(() => oldSchemas([schema(CardPay).field('kind').had({ name: 'type' })]).get(Body), {
+    code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION',
+    message: /discriminator of the union CardPay \| BankPay names the field 'kind', which its members call 'type', 'kind' in version '2000-01-01'.*defineValidator/s
+  })
+})
+
+test("regression: 'minProperties' no body of a version can meet is a start-up error naming the schema and the field", async (t) => {
+  const Patch = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { $id: 'Patch', minProperties: 2, additionalProperties: false })
+  t.throws(() => oldSchemas([schema(Patch).field('note').didntExist]).get(Patch), {
+    code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION',
+    message: /Patch.*minProperties: 2.*2000-01-01.*'name'.*defineValidator/s
+  })
+  const Open = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { minProperties: 2 })
+  t.equal(json(oldSchemas([schema(Open).field('note').didntExist]).get(Open)).minProperties, 2, 'other properties may still make it up')
+})
