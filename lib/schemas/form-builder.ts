@@ -112,8 +112,15 @@ export class FormBuilder {
     const properties: Record<string, TSchema> = {}
     for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
     // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
-    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, this.fieldRename(head, level))
+    const to = this.fieldRename(head, level)
+    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)
     const fields = Object.keys(properties)
+    // A field the version has and HEAD lacks is a name the version takes: it joins a `propertyNames` list.
+    const { propertyNames } = options
+    if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
+      const headNames = Object.keys((head as SchemaObject).properties as object).map(to)
+      options.propertyNames = { ...propertyNames, enum: [...propertyNames.enum, ...fields.filter((field) => !headNames.includes(field) && !(propertyNames.enum as unknown[]).includes(field))] }
+    }
     if (typeof options.minProperties === 'number' && options.minProperties > fields.length && options.additionalProperties === false) {
       throw new InvalidGenerationInstructionError(`${nameOf(head) ?? 'An object schema'} has minProperties: ${options.minProperties}, which no body of version ` +
         `'${this.source.levels[level]}' can meet: it has only the fields ${fields.map((field) => `'${field}'`).join(', ')} and allows no other. ` +

@@ -142,3 +142,10 @@ test("regression: 'minProperties' no body of a version can meet is a start-up er
   const Open = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { minProperties: 2 })
   t.equal(json(oldSchemas([schema(Open).field('note').didntExist]).get(Open)).minProperties, 2, 'other properties may still make it up')
 })
+
+test("regression: a field a version has and HEAD lacks joins a 'propertyNames' enum listing the fields", async (t) => {
+  const Patch = Type.Object({ name: Type.Optional(Type.String()), cvc: Type.Optional(Type.String()) }, { propertyNames: { enum: ['name', 'cvc', 'extra'] } })
+  const old = oldSchemas([schema(Patch).formerField('nickname').existedAs({ type: Type.String(), optional: true }), schema(Patch).field('cvc').had({ name: 'code' })]).get(Patch)
+  t.strictSame(json(old).propertyNames, { enum: ['name', 'code', 'extra', 'nickname'] })
+  t.strictSame(await statuses(t, old, [{ nickname: 'n' }, { code: '1' }, { cvc: '1' }, { other: 1 }]), [200, 200, 400, 400])
+})
