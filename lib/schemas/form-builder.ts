@@ -151,7 +151,12 @@ export class FormBuilder {
     if (rebuilt === head || !isSchemaObject(discriminator) || typeof discriminator.propertyName !== 'string') return rebuilt
     const tag = discriminator.propertyName
     const members = [...(Array.isArray(anyOf) ? anyOf : []), ...(Array.isArray(oneOf) ? oneOf : [])] as TSchema[]
-    const names = [...new Set(members.map((member) => this.fieldRename(member, level)(tag)))]
+    // A member that is a `$ref` stands for the HEAD schema its form in the version was built from.
+    const headOf = (member: TSchema): TSchema => {
+      const ref = (this.source.formAt(member, level) as SchemaObject).$ref
+      return (typeof ref === 'string' ? this.builtById.get(refId(ref)) as SchemaObject | undefined : undefined)?.[kHeadSchema] as TSchema | undefined ?? member
+    }
+    const names = [...new Set(members.map((member) => this.fieldRename(headOf(member), level)(tag)))]
     if (names.length === 1 && names[0] !== undefined) return names[0] === tag ? rebuilt : { ...(rebuilt as SchemaObject), discriminator: { ...discriminator, propertyName: names[0] } } as TSchema
     const display = members.map((member) => nameOf(member) ?? 'schema').join(' | ')
     throw new InvalidGenerationInstructionError(`The discriminator of the union ${nameOf(head) ?? display} names the field '${tag}', which its members call ` +

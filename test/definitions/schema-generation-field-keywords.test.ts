@@ -127,6 +127,11 @@ test("regression: a union's OpenAPI 'discriminator' follows its members' renamed
     anyOf: [json(both.get(CardPay)), json(both.get(BankPay))]
   })
   t.strictSame(Pay.discriminator, { propertyName: 'kind', mapping: { card: '#/components/schemas/CardPay' } }, "the user's schema is not changed")
+  const ByRef = Type.Object({ pay: Type.Union([Type.Ref('CardPay'), Type.Ref('BankPay')], { discriminator: { propertyName: 'kind' } }) })
+  const byRef = oldSchemas([schema(CardPay).field('kind').had({ name: 'type' }), schema(BankPay).field('kind').had({ name: 'type' })])
+  t.strictSame(json(json(byRef.get(ByRef)).properties).pay, {
+    discriminator: { propertyName: 'type' }, anyOf: [{ $ref: 'CardPay__2000-01-01' }, { $ref: 'BankPay__2000-01-01' }]
+  }, 'members given as $ref too')
   t.throws(() => oldSchemas([schema(CardPay).field('kind').had({ name: 'type' })]).get(Body), {
     code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION',
     message: /discriminator of the union CardPay \| BankPay names the field 'kind', which its members call 'type', 'kind' in version '2000-01-01'.*defineValidator/s
