@@ -42,7 +42,7 @@ const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentS
  * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
  * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
  * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
- * `errorMessage.required/properties` follow too; a removed one is left out of the list.
+ * `errorMessage.required/properties/dependencies` follow too; a removed one is left out of the list.
  * @example
  * ```ts
  * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }
@@ -76,7 +76,7 @@ export function renameFields (node: unknown, to: FieldRename): unknown {
   }
   if (isSchemaObject(errorMessage)) {
     result.errorMessage = { ...errorMessage }
-    for (const keyword of ['required', 'properties']) if (isSchemaObject(errorMessage[keyword])) (result.errorMessage as SchemaObject)[keyword] = Object.fromEntries(names(errorMessage[keyword] as object))
+    for (const keyword of ['required', 'properties', 'dependencies']) if (isSchemaObject(errorMessage[keyword])) (result.errorMessage as SchemaObject)[keyword] = Object.fromEntries(names(errorMessage[keyword] as object))
   }
   return gone ? undefined : result
 }

@@ -75,14 +75,14 @@ test("regression: 'if'/'then'/'else', 'not' and 'anyOf' on the object follow a r
 test("regression: 'propertyNames' enum and ajv-errors' 'errorMessage' follow renames and removals", async (t) => {
   const Payment = Type.Object({ card: Type.Optional(Card), cvc: Type.Optional(Type.String()), zip: Type.Optional(Type.String()) }, {
     propertyNames: { enum: ['card', 'cvc', 'zip'] },
-    errorMessage: { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits', zip: 'zip is text' } }
+    errorMessage: { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits', zip: 'zip is text' }, dependencies: { zip: 'zip needs more' } }
   })
   const renamed = json(oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment))
   t.strictSame(renamed.propertyNames, { enum: ['card', 'code', 'zip'] })
-  t.strictSame(renamed.errorMessage, { required: { card: 'card please' }, properties: { code: 'cvc is 3 digits', zip: 'zip is text' } })
+  t.strictSame(renamed.errorMessage, { required: { card: 'card please' }, properties: { code: 'cvc is 3 digits', zip: 'zip is text' }, dependencies: { zip: 'zip needs more' } })
   const removed = oldSchemas([schema(Payment).field('zip').didntExist]).get(Payment)
   t.strictSame(json(removed).propertyNames, { enum: ['card', 'cvc'] })
-  t.strictSame(json(removed).errorMessage, { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits' } })
+  t.strictSame(json(removed).errorMessage, { required: { card: 'card please' }, properties: { cvc: 'cvc is 3 digits' }, dependencies: {} })
   const ajv = new Ajv({ allErrors: true })
   ajvErrors(ajv)
   t.strictSame(validity(ajv, oldSchemas([schema(Payment).field('cvc').had({ name: 'code' })]).get(Payment), [{ card: '1', code: '2' }, { card: '1', cvc: '2' }]), [true, false])
