@@ -109,8 +109,7 @@ export class FormBuilder {
 
   private buildObject (state: ObjectState, level: number, head: TSchema): TSchema {
     const stateOf = (schema: TSchema): SeedState => this.source.stateAt(schema, level)
-    const properties: Record<string, TSchema> = {}
-    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
+    const properties: Record<string, TSchema> = Object.fromEntries(visibleFields(state, stateOf).map(({ key, field }) => [key, this.fieldForm(field, level)]))
     // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
     const to = this.fieldRename(head, level)
     const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)

@@ -154,3 +154,11 @@ test("regression: a field a version has and HEAD lacks joins a 'propertyNames' e
   t.strictSame(json(old).propertyNames, { enum: ['name', 'code', 'extra', 'nickname'] })
   t.strictSame(await statuses(t, old, [{ nickname: 'n' }, { code: '1' }, { cvc: '1' }, { other: 1 }]), [200, 200, 400, 400])
 })
+
+test("regression: a field named '__proto__' stays a field of the rebuilt object, and its 'dependencies' entry follows a rename", async (t) => {
+  // Before: the rebuilt `properties` got the field as its prototype, and Fastify refused the schema at start-up.
+  const Odd = Type.Object({ ['__proto__']: Type.Optional(Type.String()), b: Type.Optional(Type.String()) }, { dependencies: JSON.parse('{"__proto__":["b"]}') })
+  const old = json(oldSchemas([schema(Odd).field('b').had({ name: 'c' })]).get(Odd))
+  t.strictSame(Object.keys(old.properties as object), ['__proto__', 'c'])
+  t.strictSame(JSON.stringify(old.dependencies), '{"__proto__":["c"]}')
+})
