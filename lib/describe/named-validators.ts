@@ -4,8 +4,8 @@
  *
  * A validator is a JSON Schema fragment the whole object must also satisfy. It is kept in the object's
  * `allOf`, so Fastify's own validator enforces it, the OpenAPI document shows it, and it costs nothing extra
- * per request. It lists the fields it is about; a version that lacks one of them (removed or renamed) is built
- * without it, and gets it back in an older version where the fields are there again.
+ * per request. It lists the fields it is about; a version that lacks one of them is built without it, and gets it
+ * back in an older version where the fields are there again; a renamed one is renamed in it (validatorInVersion).
  * @module
  */
 import type { TObject, TSchema } from '@sinclair/typebox'
@@ -85,6 +85,23 @@ function inferFields (fragment: SchemaObject): string[] {
   const fields = new Set<string>()
   renameFields(fragment, (field) => { fields.add(field); return field })
   return [...fields]
+}
+
+/**
+ * A validator's fragment in a version naming its fields by `to` (`undefined` for a field the version lacks): the same
+ * fragment where none is renamed; renamed where its fields are all read from it; else `undefined`, not part of it.
+ * @example
+ * ```ts
+ * validatorInVersion(cardNeedsNumber, (field) => field === 'cardNumber' ? 'number' : field) // then: { required: ['number'] }
+ * ```
+ */
+export function validatorInVersion (validator: NamedValidator, to: FieldRename): TSchema | undefined {
+  const names = validator.fields.map(to)
+  if (names.some((name) => name === undefined)) return undefined
+  if (names.every((name, index) => name === validator.fields[index])) return validator.fragment
+  const inferred = inferFields(validator.schema as SchemaObject)
+  if (inferred.length !== validator.fields.length || inferred.some((field) => !validator.fields.includes(field))) return undefined
+  return renameFields(validator.fragment, to) as TSchema | undefined
 }
 
 /**

@@ -7,7 +7,7 @@
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { InvalidGenerationInstructionError } from '../core/errors'
-import { renameFields, type FieldRename } from '../describe/named-validators'
+import { renameFields, validatorInVersion, type FieldRename } from '../describe/named-validators'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
 import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
@@ -126,8 +126,9 @@ export class FormBuilder {
         'Write the rule as a named validator (defineValidator) listing the fields it needs, which versions lacking one of them leave out.')
     }
     // A validator about a field this version lacks would reject every request: it is not part of that version.
-    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
-    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
+    const has = (field: string): string | undefined => { const name = to(field); return name !== undefined && Object.hasOwn(properties, name) ? name : undefined }
+    const validators = visibleValidators(state, stateOf).map((validator) => validatorInVersion(validator, has)).filter((fragment) => fragment !== undefined)
+    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators]
     const { allOf: _allOf, ...rest } = options
     return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
   }
