@@ -42,7 +42,8 @@ const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentS
  * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
  * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
  * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
- * `errorMessage.required/properties/dependencies` follow too; a removed one is left out of the list.
+ * `errorMessage.required/properties/dependencies` follow too; a removed one is left out of the list. So does OpenAPI's
+ * `discriminator.propertyName`.
  * @example
  * ```ts
  * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }
@@ -70,7 +71,8 @@ export function renameFields (node: unknown, to: FieldRename): unknown {
   }
   for (const keyword of ['if', 'then', 'else', 'not']) if (keyword in node) result[keyword] = rule(node[keyword])
   for (const keyword of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[keyword])) result[keyword] = (node[keyword] as unknown[]).map(rule)
-  const { propertyNames, errorMessage } = node
+  const { propertyNames, errorMessage, discriminator } = node
+  if (isSchemaObject(discriminator) && typeof discriminator.propertyName === 'string') result.discriminator = { ...discriminator, propertyName: name(discriminator.propertyName) }
   if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
     result.propertyNames = { ...propertyNames, enum: propertyNames.enum.flatMap((key) => typeof key === 'string' ? to(key) ?? [] : [key]) }
   }

@@ -162,3 +162,13 @@ test("regression: a field named '__proto__' stays a field of the rebuilt object,
   t.strictSame(Object.keys(old.properties as object), ['__proto__', 'c'])
   t.strictSame(JSON.stringify(old.dependencies), '{"__proto__":["c"]}')
 })
+
+test("regression: an object's own OpenAPI 'discriminator' (over its 'oneOf') names its renamed tag field", async (t) => {
+  const Pet = Type.Object({ kind: Type.String(), name: Type.String() }, {
+    discriminator: { propertyName: 'kind' },
+    oneOf: [{ properties: { kind: { const: 'cat' } } }, { properties: { kind: { const: 'dog' } } }]
+  })
+  const old = json(oldSchemas([schema(Pet).field('kind').had({ name: 'type' })]).get(Pet))
+  t.strictSame([old.discriminator, old.oneOf], [{ propertyName: 'type' }, [{ properties: { type: { const: 'cat' } } }, { properties: { type: { const: 'dog' } } }]])
+  t.strictSame(json(oldSchemas([schema(Pet).field('kind').didntExist]).get(Pet)).discriminator, undefined, 'left out with the field')
+})
