@@ -6,6 +6,7 @@ import ajvErrors from 'ajv-errors'
 import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { LATEST, OLD, oldSchemas, plain, statuses } from '../helpers/schema-generation'
 import { versionedApp } from '../helpers/apps'
+import { changeClass } from '../helpers/version-changes'
 import { assertDocumentsValid } from '../helpers/openapi-documents'
 
 const Card = Type.String()
@@ -171,4 +172,12 @@ test("regression: an object's own OpenAPI 'discriminator' (over its 'oneOf') nam
   const old = json(oldSchemas([schema(Pet).field('kind').had({ name: 'type' })]).get(Pet))
   t.strictSame([old.discriminator, old.oneOf], [{ propertyName: 'type' }, [{ properties: { type: { const: 'cat' } } }, { properties: { type: { const: 'dog' } } }]])
   t.strictSame(json(oldSchemas([schema(Pet).field('kind').didntExist]).get(Pet)).discriminator, undefined, 'left out with the field')
+})
+
+test("an unmeetable 'minProperties' in a version fails the app's start-up", async (t) => {
+  const Patch = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { $id: 'Patch', minProperties: 2, additionalProperties: false })
+  const bundle = new VersionBundle(new HeadVersion(), new Version(LATEST, changeClass('NoteIsNew', [schema(Patch).field('note').didntExist])), new Version(OLD))
+  await t.rejects(versionedApp(t, bundle, async (api) => {
+    api.patch('/notes', { schema: { body: Patch } }, async () => ({}))
+  }).then(async (app) => await app.ready()), { code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION' })
 })
