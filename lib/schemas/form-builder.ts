@@ -120,10 +120,15 @@ export class FormBuilder {
       const headNames = Object.keys((head as SchemaObject).properties as object).map(to)
       options.propertyNames = { ...propertyNames, enum: [...propertyNames.enum, ...fields.filter((field) => !headNames.includes(field) && !(propertyNames.enum as unknown[]).includes(field))] }
     }
-    if (typeof options.minProperties === 'number' && options.minProperties > fields.length && options.additionalProperties === false) {
-      throw new InvalidGenerationInstructionError(`${nameOf(head) ?? 'An object schema'} has minProperties: ${options.minProperties}, which no body of version ` +
-        `'${this.source.levels[level]}' can meet: it has only the fields ${fields.map((field) => `'${field}'`).join(', ')} and allows no other. ` +
-        'Write the rule as a named validator (defineValidator) listing the fields it needs, which versions lacking one of them leave out.')
+    const { minProperties: min, maxProperties: max } = options
+    const required = fields.filter((field) => !KindGuard.IsOptional(properties[field]))
+    const list = (names: string[]): string => names.map((field) => `'${field}'`).join(', ')
+    const unmet = typeof min === 'number' && min > fields.length && options.additionalProperties === false
+      ? `minProperties: ${min}, and only the fields ${list(fields)} and no other`
+      : typeof max === 'number' && max < required.length ? `maxProperties: ${max}, and the required fields ${list(required)}` : undefined
+    if (unmet !== undefined) {
+      throw new InvalidGenerationInstructionError(`${nameOf(head) ?? 'An object schema'} has ${unmet} in version '${this.source.levels[level]}': ` +
+        'no body can meet both. Write the rule as a named validator (defineValidator) listing the fields it needs, which versions lacking one of them leave out.')
     }
     // A validator about a field this version lacks would reject every request: it is not part of that version.
     const has = (field: string): string | undefined => { const name = to(field); return name !== undefined && Object.hasOwn(properties, name) ? name : undefined }

@@ -139,12 +139,17 @@ test("regression: a union's OpenAPI 'discriminator' follows its members' renamed
   })
 })
 
-test("regression: 'minProperties' no body of a version can meet is a start-up error naming the schema and the field", async (t) => {
+test("regression: 'minProperties' or 'maxProperties' no body of a version can meet is a start-up error naming the schema and the fields", async (t) => {
   const Patch = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { $id: 'Patch', minProperties: 2, additionalProperties: false })
   t.throws(() => oldSchemas([schema(Patch).field('note').didntExist]).get(Patch), {
     code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION',
-    message: /Patch.*minProperties: 2.*2000-01-01.*'name'.*defineValidator/s
+    message: /Patch has minProperties: 2, and only the fields 'name' and no other in version '2000-01-01'.*defineValidator/s
   })
+  const Pair = Type.Object({ name: Type.String() }, { $id: 'Pair', maxProperties: 1 })
+  t.throws(() => oldSchemas([schema(Pair).formerField('note').existedAs({ type: Type.String() })]).get(Pair), {
+    message: /Pair has maxProperties: 1, and the required fields 'name', 'note' in version '2000-01-01'.*defineValidator/s
+  }, 'nor a maxProperties below the fields a version requires')
+  t.equal(json(oldSchemas([schema(Pair).formerField('note').existedAs({ type: Type.String(), optional: true })]).get(Pair)).maxProperties, 1)
   const Open = Type.Object({ name: Type.Optional(Type.String()), note: Type.Optional(Type.String()) }, { minProperties: 2 })
   t.equal(json(oldSchemas([schema(Open).field('note').didntExist]).get(Open)).minProperties, 2, 'other properties may still make it up')
 })
