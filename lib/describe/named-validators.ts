@@ -42,8 +42,8 @@ const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentS
  * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
  * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
  * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
- * `errorMessage.required/properties/dependencies` follow too; a removed one is left out of the list. So does OpenAPI's
- * `discriminator.propertyName`.
+ * `errorMessage.required/properties/dependencies` and the keys of an object `default` follow too; a removed one is left out.
+ * So does OpenAPI's `discriminator.propertyName`.
  * @example
  * ```ts
  * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }
@@ -76,6 +76,7 @@ export function renameFields (node: unknown, to: FieldRename): unknown {
   if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
     result.propertyNames = { ...propertyNames, enum: propertyNames.enum.flatMap((key) => typeof key === 'string' ? to(key) ?? [] : [key]) }
   }
+  if (isSchemaObject(node.default)) result.default = Object.fromEntries(names(node.default))
   if (isSchemaObject(errorMessage)) {
     result.errorMessage = { ...errorMessage }
     for (const keyword of ['required', 'properties', 'dependencies']) if (isSchemaObject(errorMessage[keyword])) (result.errorMessage as SchemaObject)[keyword] = Object.fromEntries(names(errorMessage[keyword] as object))

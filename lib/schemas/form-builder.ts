@@ -205,7 +205,7 @@ export class FormBuilder {
 
 /** Keywords of an object schema holding one rule per field, and the keywords that together make one rule. */
 const PER_FIELD = ['dependencies', 'dependentRequired', 'dependentSchemas']
-const RULES = [['if', 'then', 'else'], ['not'], ['anyOf'], ['oneOf'], ['propertyNames'], ['errorMessage'], ['discriminator']]
+const RULES = [['if', 'then', 'else'], ['not'], ['anyOf'], ['oneOf'], ['propertyNames'], ['errorMessage'], ['discriminator'], ['default']]
 
 /** An object's keywords with their rules as a version has them (./../describe/named-validators.ts renameFields). */
 function rulesInVersion (options: SchemaObject, to: FieldRename): SchemaObject {

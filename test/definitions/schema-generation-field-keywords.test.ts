@@ -4,7 +4,7 @@ import Ajv from 'ajv'
 import Ajv2019 from 'ajv/dist/2019'
 import ajvErrors from 'ajv-errors'
 import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
-import { LATEST, OLD, oldSchemas, plain, statuses } from '../helpers/schema-generation'
+import { bodyApp, LATEST, OLD, oldSchemas, plain, post, statuses } from '../helpers/schema-generation'
 import { versionedApp } from '../helpers/apps'
 import { changeClass } from '../helpers/version-changes'
 import { assertDocumentsValid } from '../helpers/openapi-documents'
@@ -185,4 +185,15 @@ test("an unmeetable 'minProperties' in a version fails the app's start-up", asyn
   await t.rejects(versionedApp(t, bundle, async (api) => {
     api.patch('/notes', { schema: { body: Patch } }, async () => ({}))
   }).then(async (app) => await app.ready()), { code: 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION' })
+})
+
+test("regression: an object's 'default' names its fields as the version does", async (t) => {
+  // Before: the old version kept HEAD's default `{ card, cvc }`: a body leaving `payment` out got it filled in and
+  // then refused (`must have required property 'code'`), and the document showed HEAD's names.
+  const Payment = Type.Object({ card: Type.String(), cvc: Type.String(), zip: Type.Optional(Type.String()) }, { default: { card: '4242', cvc: '123', zip: '1' } })
+  const Order = Type.Object({ payment: Type.Optional(Payment) })
+  const old = oldSchemas([schema(Payment).field('cvc').had({ name: 'code' }), schema(Payment).field('zip').didntExist])
+  t.strictSame(json(old.get(Payment)).default, { card: '4242', code: '123' })
+  const app = bodyApp(t, old.get(Order))
+  t.strictSame(await post(app, {}), { status: 200, body: { payment: { card: '4242', code: '123' } } })
 })
