@@ -4,8 +4,8 @@
  *
  * A validator is a JSON Schema fragment the whole object must also satisfy. It is kept in the object's
  * `allOf`, so Fastify's own validator enforces it, the OpenAPI document shows it, and it costs nothing extra
- * per request. It lists the fields it is about; a version that lacks one of them (removed or renamed) is built
- * without it, and gets it back in an older version where the fields are there again.
+ * per request. It lists the fields it is about; a version that lacks one of them is built without it, and gets it
+ * back in an older version where the fields are there again; a renamed one is renamed in it (validatorInVersion).
  * @module
  */
 import type { TObject, TSchema } from '@sinclair/typebox'
@@ -32,32 +32,85 @@ export interface NamedValidator {
   readonly fragment: TSchema
 }
 
+/** How a version names a HEAD field: its name there, or `undefined` where the version lacks it. */
+export type FieldRename = (field: string) => string | undefined
+
+/** Keywords keyed by the fields of the object they apply to. */
+const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentSchemas']
+
+/**
+ * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
+ * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
+ * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
+ * `errorMessage.required/properties/dependencies` and the keys of an object `default` follow too; a removed one is left out.
+ * So does OpenAPI's `discriminator.propertyName`.
+ * @example
+ * ```ts
+ * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }
+ * ```
+ */
+export function renameFields (node: unknown, to: FieldRename): unknown {
+  if (!isSchemaObject(node)) return node
+  let gone = false
+  const name = (field: unknown): unknown => {
+    const renamed = typeof field === 'string' ? to(field) : field
+    gone ||= renamed === undefined
+    return renamed
+  }
+  const rule = (sub: unknown): unknown => {
+    const renamed = renameFields(sub, to)
+    gone ||= renamed === undefined
+    return renamed
+  }
+  const names = (entries: object): Array<[string, unknown]> => Object.entries(entries).flatMap(([key, value]) => to(key) === undefined ? [] : [[to(key) as string, value]])
+  const result: SchemaObject = { ...node }
+  if (Array.isArray(node.required)) result.required = node.required.map(name)
+  for (const keyword of BY_FIELD) {
+    const entries = node[keyword]
+    if (isSchemaObject(entries)) result[keyword] = Object.fromEntries(Object.entries(entries).map(([key, value]) => [name(key), keyword === 'properties' ? value : Array.isArray(value) ? value.map(name) : rule(value)]))
+  }
+  for (const keyword of ['if', 'then', 'else', 'not']) if (keyword in node) result[keyword] = rule(node[keyword])
+  for (const keyword of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[keyword])) result[keyword] = (node[keyword] as unknown[]).map(rule)
+  const { propertyNames, errorMessage, discriminator } = node
+  if (isSchemaObject(discriminator) && typeof discriminator.propertyName === 'string') result.discriminator = { ...discriminator, propertyName: name(discriminator.propertyName) }
+  if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
+    result.propertyNames = { ...propertyNames, enum: propertyNames.enum.flatMap((key) => typeof key === 'string' ? to(key) ?? [] : [key]) }
+  }
+  if (isSchemaObject(node.default)) result.default = Object.fromEntries(names(node.default))
+  if (isSchemaObject(errorMessage)) {
+    result.errorMessage = { ...errorMessage }
+    for (const keyword of ['required', 'properties', 'dependencies']) if (isSchemaObject(errorMessage[keyword])) (result.errorMessage as SchemaObject)[keyword] = Object.fromEntries(names(errorMessage[keyword] as object))
+  }
+  return gone ? undefined : result
+}
+
 function inferFields (fragment: SchemaObject): string[] {
   const fields = new Set<string>()
-  const addFieldsOf = (node: unknown): void => {
-    if (!isSchemaObject(node)) return
-    if (Array.isArray(node.required)) for (const key of node.required) if (typeof key === 'string') fields.add(key)
-    if (isSchemaObject(node.properties)) for (const key of Object.keys(node.properties)) fields.add(key)
-    if (isSchemaObject(node.dependentRequired)) {
-      for (const [key, list] of Object.entries(node.dependentRequired)) {
-        fields.add(key)
-        if (Array.isArray(list)) for (const item of list) if (typeof item === 'string') fields.add(item)
-      }
-    }
-    for (const keyword of ['if', 'then', 'else', 'not']) addFieldsOf(node[keyword])
-    for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
-      const list = node[keyword]
-      if (Array.isArray(list)) list.forEach(addFieldsOf)
-    }
-  }
-  addFieldsOf(fragment)
+  renameFields(fragment, (field) => { fields.add(field); return field })
   return [...fields]
 }
 
 /**
+ * A validator's fragment in a version naming its fields by `to` (`undefined` for a field the version lacks): the same
+ * fragment where none is renamed; renamed where its fields are all read from it; else `undefined`, not part of it.
+ * @example
+ * ```ts
+ * validatorInVersion(cardNeedsNumber, (field) => field === 'cardNumber' ? 'number' : field) // then: { required: ['number'] }
+ * ```
+ */
+export function validatorInVersion (validator: NamedValidator, to: FieldRename): TSchema | undefined {
+  const names = validator.fields.map(to)
+  if (names.some((name) => name === undefined)) return undefined
+  if (names.every((name, index) => name === validator.fields[index])) return validator.fragment
+  const inferred = inferFields(validator.schema as SchemaObject)
+  if (inferred.length !== validator.fields.length || inferred.some((field) => !validator.fields.includes(field))) return undefined
+  return renameFields(validator.fragment, to) as TSchema | undefined
+}
+
+/**
  * Defines a named validator: a JSON Schema fragment that objects carrying it must satisfy.
- * `fields` defaults to the fields the fragment mentions (`required`, `properties`, `dependentRequired`,
- * and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`).
+ * `fields` defaults to the fields the fragment mentions (`required`, `properties`, `dependencies`, `dependentRequired`,
+ * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`).
  * @example
  * ```ts
  * // "a card payment needs a card number"

@@ -6,6 +6,8 @@
  */
 import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
+import { InvalidGenerationInstructionError } from '../core/errors'
+import { renameFields, validatorInVersion, type FieldRename } from '../describe/named-validators'
 import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
 import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
@@ -73,22 +75,22 @@ export class FormBuilder {
         return { ...(schema as SchemaObject), $ref: withRefId(ref, id) } as TSchema
       }
       case 'generic': {
-        const rebuilt = replaceSubschemas(schema, inputs as TSchema[])
+        const rebuilt = this.withDiscriminator(replaceSubschemas(schema, inputs as TSchema[]), schema, level)
         const name = nameOf(schema)
         if (rebuilt === schema) return rebuilt
         return name === undefined ? { ...(rebuilt as SchemaObject), [kHeadSchema]: schema } as TSchema : this.named(rebuilt, schema, name, level)
       }
       case 'state': {
         const state = inputs[0] as SeedState
-        const built = this.withAnnotations(this.buildState(state, level), state)
+        const built = this.withAnnotations(this.buildState(state, level, plan.head), state)
         if (state.name !== undefined) return this.named(built, schema, state.name, level)
         return built === schema ? built : { ...(built as SchemaObject), [kHeadSchema]: schema } as TSchema
       }
     }
   }
 
-  private buildState (state: SeedState, level: number): TSchema {
-    if (state.kind === 'object') return this.buildObject(state, level)
+  private buildState (state: SeedState, level: number, head: TSchema): TSchema {
+    if (state.kind === 'object') return this.buildObject(state, level, head)
     if (state.kind === 'plain') return mapSubschemas(state.body, (sub) => this.source.formAt(sub, level))
     // Every member removed: a schema no value matches (`enum: []` and `anyOf: []` are invalid), decision 0069.
     const template = enumTemplate(state)
@@ -105,16 +107,66 @@ export class FormBuilder {
     return { ...(built as SchemaObject), ...state.annotations, ...marks } as TSchema
   }
 
-  private buildObject (state: ObjectState, level: number): TSchema {
-    const stateOf = (head: TSchema): SeedState => this.source.stateAt(head, level)
-    const properties: Record<string, TSchema> = {}
-    for (const { key, field } of visibleFields(state, stateOf)) properties[key] = this.fieldForm(field, level)
-    const options = mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject
+  private buildObject (state: ObjectState, level: number, head: TSchema): TSchema {
+    const stateOf = (schema: TSchema): SeedState => this.source.stateAt(schema, level)
+    const properties: Record<string, TSchema> = Object.fromEntries(visibleFields(state, stateOf).map(({ key, field }) => [key, this.fieldForm(field, level)]))
+    // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
+    const to = this.fieldRename(head, level)
+    const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)
+    const fields = Object.keys(properties)
+    // A field the version has and HEAD lacks is a name the version takes: it joins a `propertyNames` list.
+    const { propertyNames } = options
+    if (isSchemaObject(propertyNames) && Array.isArray(propertyNames.enum)) {
+      const headNames = Object.keys((head as SchemaObject).properties as object).map(to)
+      options.propertyNames = { ...propertyNames, enum: [...propertyNames.enum, ...fields.filter((field) => !headNames.includes(field) && !(propertyNames.enum as unknown[]).includes(field))] }
+    }
+    const { minProperties: min, maxProperties: max } = options
+    const required = fields.filter((field) => !KindGuard.IsOptional(properties[field]))
+    const list = (names: string[]): string => names.map((field) => `'${field}'`).join(', ')
+    const unmet = typeof min === 'number' && min > fields.length && options.additionalProperties === false
+      ? `minProperties: ${min}, and only the fields ${list(fields)} and no other`
+      : typeof max === 'number' && max < required.length ? `maxProperties: ${max}, and the required fields ${list(required)}` : undefined
+    if (unmet !== undefined) {
+      throw new InvalidGenerationInstructionError(`${nameOf(head) ?? 'An object schema'} has ${unmet} in version '${this.source.levels[level]}': ` +
+        'no body can meet both. Write the rule as a named validator (defineValidator) listing the fields it needs, which versions lacking one of them leave out.')
+    }
     // A validator about a field this version lacks would reject every request: it is not part of that version.
-    const validators = visibleValidators(state, stateOf).filter((validator) => validator.fields.every((field) => Object.hasOwn(properties, field)))
-    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators.map((validator) => validator.fragment)]
+    const has = (field: string): string | undefined => { const name = to(field); return name !== undefined && Object.hasOwn(properties, name) ? name : undefined }
+    const validators = visibleValidators(state, stateOf).map((validator) => validatorInVersion(validator, has)).filter((fragment) => fragment !== undefined)
+    const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators]
     const { allOf: _allOf, ...rest } = options
     return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
+  }
+
+  /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts). */
+  private fieldRename (head: TSchema, level: number): FieldRename {
+    const fieldsAt = (at: number): ReturnType<typeof visibleFields> => {
+      const state = this.source.stateAt(head, at)
+      return state.kind === 'object' ? visibleFields(state, (schema) => this.source.stateAt(schema, at)) : []
+    }
+    const keys = new Map(fieldsAt(level).map(({ key, field }) => [field.id, key]))
+    const names = new Set(keys.values())
+    const headKeys = new Map(fieldsAt(0).map(({ key, field }) => [key, keys.get(field.id)]))
+    return (field) => headKeys.has(field) ? headKeys.get(field) ?? (names.has(field) ? field : undefined) : field
+  }
+
+  /** A union's OpenAPI `discriminator` naming the tag field as its members do in the version at `level`. */
+  private withDiscriminator (rebuilt: TSchema, head: TSchema, level: number): TSchema {
+    const { discriminator, anyOf, oneOf } = head as SchemaObject
+    if (rebuilt === head || !isSchemaObject(discriminator) || typeof discriminator.propertyName !== 'string') return rebuilt
+    const tag = discriminator.propertyName
+    const members = [...(Array.isArray(anyOf) ? anyOf : []), ...(Array.isArray(oneOf) ? oneOf : [])] as TSchema[]
+    // A member that is a `$ref` stands for the HEAD schema its form in the version was built from.
+    const headOf = (member: TSchema): TSchema => {
+      const ref = (this.source.formAt(member, level) as SchemaObject).$ref
+      return (typeof ref === 'string' ? this.builtById.get(refId(ref)) as SchemaObject | undefined : undefined)?.[kHeadSchema] as TSchema | undefined ?? member
+    }
+    const names = [...new Set(members.map((member) => this.fieldRename(headOf(member), level)(tag)))]
+    if (names.length === 1 && names[0] !== undefined) return names[0] === tag ? rebuilt : { ...(rebuilt as SchemaObject), discriminator: { ...discriminator, propertyName: names[0] } } as TSchema
+    const display = members.map((member) => nameOf(member) ?? 'schema').join(' | ')
+    throw new InvalidGenerationInstructionError(`The discriminator of the union ${nameOf(head) ?? display} names the field '${tag}', which its members call ` +
+      `${names.map((name) => name === undefined ? '(no field)' : `'${name}'`).join(', ')} in version '${this.source.levels[level]}': no one propertyName fits. ` +
+      'Rename (or remove) the tag field in every member alike, or drop the discriminator and write the rule as a named validator (defineValidator).')
   }
 
   private fieldForm (field: FieldState, level: number): TSchema {
@@ -149,6 +201,29 @@ export class FormBuilder {
     this.builtById.set(id, result)
     return result
   }
+}
+
+/** Keywords of an object schema holding one rule per field, and the keywords that together make one rule. */
+const PER_FIELD = ['dependencies', 'dependentRequired', 'dependentSchemas']
+const RULES = [['if', 'then', 'else'], ['not'], ['anyOf'], ['oneOf'], ['propertyNames'], ['errorMessage'], ['discriminator'], ['default']]
+
+/** An object's keywords with their rules as a version has them (./../describe/named-validators.ts renameFields). */
+function rulesInVersion (options: SchemaObject, to: FieldRename): SchemaObject {
+  const result: SchemaObject = { ...options }
+  const groups: Array<Record<string, unknown>> = RULES.map((group) => Object.fromEntries(group.filter((keyword) => keyword in options).map((keyword) => [keyword, options[keyword]])))
+  for (const keyword of PER_FIELD) {
+    const entries = options[keyword]
+    if (isSchemaObject(entries)) groups.push(...Object.entries(entries).map(([field, rule]) => ({ [keyword]: { [field]: rule } })))
+  }
+  if (Array.isArray(options.allOf)) groups.push(...options.allOf.map((fragment) => ({ allOf: [fragment] })))
+  for (const keyword of [...RULES.flat(), ...PER_FIELD, 'allOf']) delete result[keyword]
+  for (const group of groups) {
+    const kept = renameFields(group, to) as SchemaObject | undefined
+    for (const [keyword, value] of Object.entries(kept ?? {})) {
+      result[keyword] = keyword === 'allOf' ? [...(result.allOf as unknown[] ?? []), ...value as unknown[]] : PER_FIELD.includes(keyword) ? { ...result[keyword] as object, ...value as object } : value
+    }
+  }
+  return result
 }
 
 function literalSchema (value: unknown): TSchema {
