@@ -9,6 +9,7 @@ import {
 import Fastify from 'fastify'
 import { changeClass } from '../helpers/version-changes'
 import { documentOf, type OpenApiDocument } from '../helpers/openapi-documents'
+import { recordWarnings, settle } from '../helpers/changelog-lifecycle'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -327,6 +328,48 @@ test('instructions on a parent reach the schemas made from it with extendSchema'
     { id: '1', fullName: 'n', age: 'ten', email: 'e' },
     { id: '1', name: 'n', age: 'ten', email: 'e' }
   ]), [200, 400])
+})
+
+test("regression: a schema TypeBox builds from a changed schema's fields (Type.Partial, Pick, Omit, Required, Composite) kept HEAD's fields in old versions without a word: FSTVRS003 names it", async (t) => {
+  const warnings = recordWarnings(t)
+  const Role = Type.Union([Type.Literal('admin'), Type.Literal('guest')], { $id: 'Role' })
+  const User = Type.Object({ id: Type.String(), name: Type.String(), role: Role, email: Type.String() }, { $id: 'User' })
+  const Patch = Type.Partial(User)
+  const derived = {
+    partial: Patch,
+    pick: Type.Pick(User, ['name', 'role']),
+    omit: Type.Omit(User, ['id']),
+    required: Type.Required(Type.Partial(User)),
+    composite: Type.Composite([User, Type.Object({ note: Type.String() })]),
+    items: Type.Array(Type.Partial(User))
+  }
+  const Owned = Type.Partial(User)
+  const untouched = {
+    unchangedFields: Type.Pick(User, ['id', 'role']),
+    intersect: Type.Intersect([User, Type.Object({ note: Type.String() })]),
+    child: extendSchema(User, { note: Type.String() }),
+    ownInstructions: Owned,
+    other: Type.Object({ name: Type.String() }),
+    onePickedByValue: Type.Object({ name: Type.String(), note: Type.String() })
+  }
+  const old = oldSchemas([
+    schema(User).field('name').had({ name: 'fullName' }),
+    schema(User).field('email').didntExist,
+    schema(Owned).field('name').had({ name: 'fullName' })
+  ])
+  for (const schema of Object.values(untouched)) old.get(schema)
+  await settle()
+  t.strictSame(warnings.filter((warning) => warning.code === 'FSTVRS003'), [], 'none for a schema that holds the changed schema, or its unchanged fields only')
+  for (const [helper, schema] of Object.entries(derived)) {
+    old.get(schema)
+    await settle()
+    const messages = warnings.filter((warning) => warning.code === 'FSTVRS003').splice(0).map((warning) => warning.message)
+    warnings.length = 0
+    t.equal(messages.length, 1, helper)
+    t.match(messages[0], /holds fields of 'User' .* change in version '2000-01-01' \((name, email|name)\), but they do not reach a copy: it keeps HEAD's fields in every version\. Give it instructions of its own/, helper)
+  }
+  t.strictSame(keysOf(old.get(Patch)), ['id', 'name', 'role', 'email'], "the copy keeps HEAD's fields (documented: what the warning is about)")
+  t.strictSame(keysOf(old.get(Owned)), ['id', 'fullName', 'role', 'email'], 'with instructions of its own, it follows them')
 })
 
 test('regression: a child of extendSchema wrapped in Type.Optional or Type.Readonly kept the fields its parent lacks in older versions', async (t) => {

@@ -1,0 +1,59 @@
+/**
+ * Stage `lib/schemas/`: object schemas built from a seed's fields by TypeBox (`Type.Partial`, `Type.Pick`,
+ * `Type.Omit`, `Type.Required`, `Type.Composite`), which instructions on the seed do not reach: TypeBox copies the
+ * seed's property schemas into a new object that no longer holds the seed. Where the seed's instructions change a
+ * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
+ * @module
+ */
+import { Kind, type TSchema } from '@sinclair/typebox'
+import { processWarning } from '../core/warnings'
+import { kGenerated, kHeadSchema } from '../core/symbols'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { visibleFields } from './object-fields'
+import { sameButModifiers } from './seeds'
+import type { SchemaStates } from './apply-instructions'
+
+type VisibleField = ReturnType<typeof visibleFields>[number]
+
+/** The fields of an object seed `head` at `level` (inherited ones included), by field identity. */
+function fieldsAt (walk: SchemaStates, head: TSchema, level: number): Map<number, VisibleField> | undefined {
+  const stateOf = (schema: TSchema): ReturnType<SchemaStates['stateAt']> => {
+    const seed = walk.index.find(schema)
+    return seed === undefined ? walk.initialOf(schema) : walk.stateAt(seed, level)
+  }
+  const state = stateOf(head)
+  if (state.kind !== 'object') return undefined
+  return new Map(visibleFields(state, stateOf).map((visible) => [visible.field.id, visible]))
+}
+
+/**
+ * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names, holds fields of an object seed (the very
+ * property schemas, or their `Type.Optional` copies) that the seed's instructions change in a version (`levels[n]`).
+ * @example
+ * ```ts
+ * warnOfDerivedSchema(Type.Partial(User), walk, ['head', '2001-01-01', '2000-01-01']) // FSTVRS003 when User's name was fullName
+ * ```
+ */
+export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels: readonly string[]): void {
+  const { properties } = schema as SchemaObject
+  // Forms this package generates share their fields with HEAD's on purpose.
+  if ((schema as SchemaObject)[Kind] !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema) return
+  for (const seed of walk.index.seeds) {
+    const source = (seed.head as SchemaObject).properties
+    if (!isSchemaObject(source)) continue
+    const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
+    const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
+    // Two `Type.String()` are alike: one field alike is a copy only when it is the very object (`Type.Pick`).
+    const copied = shared.length === common.length && (shared.length > 1 || (shared.length === 1 && source[shared[0]] === properties[shared[0]]))
+    const head = copied ? fieldsAt(walk, seed.head, 0) : undefined
+    if (head === undefined) continue
+    const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
+    for (let level = 1; level < levels.length; level++) {
+      const fields = fieldsAt(walk, seed.head, level) as Map<number, VisibleField>
+      const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
+      if (changed.length === 0) continue
+      processWarning.FSTVRS003(`{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
+      return
+    }
+  }
+}
