@@ -31,9 +31,10 @@ export const processWarning = {
   FSTVRS003: createWarning({
     name: 'FastifyVersionerWarning',
     code: 'FSTVRS003',
-    message: "An object schema %s holds fields of '%s' (as Type.Partial, Type.Pick, Type.Omit, Type.Required or Type.Composite " +
-      "make it) that its instructions change in version %s, but they do not reach a copy: it keeps HEAD's fields in every " +
-      'version. Give it instructions of its own (schema(Copy).field(...)), or build it with extendSchema or Type.Intersect, which keep the schema.',
+    message: "An object schema %s holds fields of '%s' (as Type.Partial, Type.Pick, Type.Omit, Type.Required, Type.Composite " +
+      "or Type.Module make it) that its instructions change in version %s, but they do not reach a copy: it keeps HEAD's fields in every " +
+      'version. Give it instructions of its own (schema(Copy).field(...)), or build it with extendSchema or Type.Intersect, which keep the schema; ' +
+      'declare a schema of a Type.Module outside the module.',
     unlimited: true
   })
 }

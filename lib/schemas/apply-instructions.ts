@@ -33,6 +33,8 @@ export class SchemaStates {
   /** The states while the walk goes on. */
   private readonly working = new Map<Seed, SeedState>()
   private readonly initial = new WeakMap<object, SeedState>()
+  /** The schemas looked at as copies of a seed's fields (./derived-schemas.ts), each warned of once. */
+  readonly lookedAtAsCopies = new WeakSet<object>()
 
   /** Seeds the schemas the steps name and applies their instructions: HEAD changes give level 1, each version's the next. */
   constructor (steps: readonly GenerationStep[]) {

@@ -12,6 +12,7 @@ import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { visibleFields } from './object-fields'
 import { sameButModifiers } from './seeds'
 import type { SchemaStates } from './apply-instructions'
+import { childSchemaInfo } from '../describe/extend-schema'
 
 type VisibleField = ReturnType<typeof visibleFields>[number]
 
@@ -27,17 +28,23 @@ function fieldsAt (walk: SchemaStates, head: TSchema, level: number): Map<number
 }
 
 /**
- * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names, holds fields of an object seed (the very
- * property schemas, or their `Type.Optional` copies) that the seed's instructions change in a version (`levels[n]`).
+ * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
+ * `$defs`), holds fields of an object seed (the very property schemas, or their `Type.Optional` copies) that the seed's
+ * instructions change in a version (`levels[n]`).
  * @example
  * ```ts
  * warnOfDerivedSchema(Type.Partial(User), walk, ['head', '2001-01-01', '2000-01-01']) // FSTVRS003 when User's name was fullName
  * ```
  */
 export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels: readonly string[]): void {
-  const { properties } = schema as SchemaObject
-  // Forms this package generates share their fields with HEAD's on purpose.
-  if ((schema as SchemaObject)[Kind] !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema) return
+  const { [Kind]: kind, properties, $defs, $id } = schema as SchemaObject
+  if (walk.lookedAtAsCopies.has(schema)) return
+  walk.lookedAtAsCopies.add(schema)
+  if (kind === 'Import' && isSchemaObject($defs)) {
+    for (const member of Object.values($defs)) if (walk.index.find(member as TSchema) === undefined) warnOfDerivedSchema(member as TSchema, walk, levels)
+  }
+  // Forms this package generates, and children of extendSchema, share their fields on purpose.
+  if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
     if (!isSchemaObject(source)) continue
@@ -52,7 +59,8 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       const fields = fieldsAt(walk, seed.head, level) as Map<number, VisibleField>
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
-      processWarning.FSTVRS003(`{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
+      const named = typeof $id === 'string' ? `'${$id}' ` : ''
+      processWarning.FSTVRS003(`${named}{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
       return
     }
   }

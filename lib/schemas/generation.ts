@@ -223,6 +223,7 @@ export class SchemaGeneration {
     if (plan !== undefined) return plan
     const source = schema as SchemaObject
     const seed = this.walk.index.find(schema)
+    if (seed === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
     } else if (childSchemaInfo(schema) !== undefined) {
@@ -234,7 +235,6 @@ export class SchemaGeneration {
       if (target === undefined) return { kind: 'identity' }
       plan = { kind: 'ref', target }
     } else {
-      warnOfDerivedSchema(schema, this.walk, this.levels)
       // 'generic' while its subschemas are looked at: a cycle (without $ref) is taken as changing (conservative, rare).
       plan = { kind: 'generic' }
       this.plans.set(schema, plan)

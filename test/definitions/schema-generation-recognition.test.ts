@@ -372,6 +372,21 @@ test("regression: a schema TypeBox builds from a changed schema's fields (Type.P
   t.strictSame(keysOf(old.get(Owned)), ['id', 'fullName', 'role', 'email'], 'with instructions of its own, it follows them')
 })
 
+test("regression: an instruction on a schema given to Type.Module did not reach the module's import, without a word: FSTVRS003 names it", async (t) => {
+  const warnings = recordWarnings(t)
+  const Person = Type.Object({ id: Type.String(), name: Type.String() })
+  const Module = Type.Module({ Person, People: Type.Array(Type.Ref('Person')) })
+  // Typed as any schema: the compiler finds a TImport too deep to check against TSchema.
+  const imported = (Module.Import.bind(Module) as unknown as (key: string) => TSchema)('People')
+  const old = oldSchemas([schema(Person).field('name').had({ name: 'fullName' })])
+  t.equal(old.get(imported), imported, "the import keeps HEAD's fields (documented: what the warning is about)")
+  old.get(imported)
+  await settle()
+  const messages = warnings.filter((warning) => warning.code === 'FSTVRS003').map((warning) => warning.message)
+  t.equal(messages.length, 1, 'once')
+  t.match(messages[0], /An object schema 'Person' \{ id, name \} holds fields of 'schema' .* change in version '2000-01-01' \(name\).* declare a schema of a Type.Module outside the module/)
+})
+
 test('regression: a child of extendSchema wrapped in Type.Optional or Type.Readonly kept the fields its parent lacks in older versions', async (t) => {
   const Base = Type.Object({ id: Type.String(), added: Type.Optional(Type.String()) }, { $id: 'Base' })
   const Named = extendSchema(Base, { email: Type.String() }, { $id: 'Named' })
