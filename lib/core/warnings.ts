@@ -36,5 +36,13 @@ export const processWarning = {
       'version. Give it instructions of its own (schema(Copy).field(...)), or build it with extendSchema or Type.Intersect, which keep the schema; ' +
       'declare a schema of a Type.Module outside the module.',
     unlimited: true
+  }),
+  FSTVRS004: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS004',
+    message: "An object schema %s has the members of the enum '%s' as its fields (as Type.Record(E, V) makes it), but the enum's " +
+      "instructions do not reach it (its members in version %s): it keeps HEAD's keys in every version. Key it by Type.String(), or give " +
+      'it instructions of its own (schema(Record).field(...)).',
+    unlimited: true
   })
 }

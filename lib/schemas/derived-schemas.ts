@@ -10,7 +10,7 @@ import { processWarning } from '../core/warnings'
 import { kGenerated, kHeadSchema } from '../core/symbols'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { visibleFields } from './object-fields'
-import { sameButModifiers } from './seeds'
+import { sameButModifiers, type EnumState, type Seed } from './seeds'
 import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
 
@@ -47,6 +47,7 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
+    if (warnOfRecordByEnum(Object.keys(properties), seed, walk, levels)) return
     if (!isSchemaObject(source)) continue
     const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
     const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
@@ -64,4 +65,21 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       return
     }
   }
+}
+
+/**
+ * Warns (`FSTVRS004`) when `keys`, an object schema's, are the members of the enum `seed` (two or more), as
+ * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
+ */
+function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
+  const head = walk.stateAt(seed, 0)
+  if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false
+  for (let level = 1; level < levels.length; level++) {
+    const state = walk.stateAt(seed, level) as EnumState
+    const values = state.members.map((member) => String(member.value))
+    if (values.length === keys.length && values.every((value) => keys.includes(value))) continue
+    processWarning.FSTVRS004(`{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${values.join(', ')})`)
+    return true
+  }
+  return false
 }

@@ -387,6 +387,21 @@ test("regression: an instruction on a schema given to Type.Module did not reach 
   t.match(messages[0], /An object schema 'Person' \{ id, name \} holds fields of 'schema' .* change in version '2000-01-01' \(name\).* declare a schema of a Type.Module outside the module/)
 })
 
+test('regression: a Type.Record keyed by an enum kept HEAD\'s keys in every version without a word: FSTVRS004 names it', async (t) => {
+  const warnings = recordWarnings(t)
+  const Role = Type.Union([Type.Literal('admin'), Type.Literal('guest'), Type.Literal('owner')], { $id: 'Role' })
+  const Limits = Type.Record(Role, Type.Integer())
+  const Unchanged = Type.Union([Type.Literal('a'), Type.Literal('b')])
+  const old = oldSchemas([enumeration(Role).didntHave('owner'), schema(Type.Object({ c: Unchanged })).field('c').had({ description: 'c' })])
+  old.get(Type.Record(Unchanged, Type.Integer()))
+  old.get(Type.Object({ admin: Type.Integer(), guest: Type.Integer() }))
+  t.strictSame(keysOf(old.get(Limits)), ['admin', 'guest', 'owner'], "the record keeps HEAD's keys (documented: what the warning is about)")
+  await settle()
+  const messages = warnings.filter((warning) => warning.code === 'FSTVRS004').map((warning) => warning.message)
+  t.equal(messages.length, 1, 'once, for the record keyed by the changed enum only')
+  t.match(messages[0], /An object schema \{ admin, guest, owner \} has the members of the enum 'Role' as its fields .* \(its members in version '2000-01-01' \(admin, guest\)\): it keeps HEAD's keys in every version\. Key it by Type\.String\(\)/)
+})
+
 test('regression: a child of extendSchema wrapped in Type.Optional or Type.Readonly kept the fields its parent lacks in older versions', async (t) => {
   const Base = Type.Object({ id: Type.String(), added: Type.Optional(Type.String()) }, { $id: 'Base' })
   const Named = extendSchema(Base, { email: Type.String() }, { $id: 'Named' })
