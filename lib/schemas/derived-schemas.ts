@@ -5,12 +5,12 @@
  * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { processWarning } from '../core/warnings'
 import { kGenerated, kHeadSchema } from '../core/symbols'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { visibleFields } from './object-fields'
-import { sameButModifiers, type EnumState, type Seed } from './seeds'
+import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
 import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
 
@@ -48,11 +48,15 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
     if (warnOfRecordByEnum(Object.keys(properties), seed, walk, levels)) return
-    if (!isSchemaObject(source)) continue
+    if (!isSchemaObject(source) || isAncestor(schema, seed.head)) continue
     const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
     const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
-    // Two `Type.String()` are alike: one field alike is a copy only when it is the very object (`Type.Pick`).
-    const copied = shared.length === common.length && (shared.length > 1 || (shared.length === 1 && source[shared[0]] === properties[shared[0]]))
+    // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
+    // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
+    const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
+    const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
+    const partial = common.length === Object.keys(properties).length && shared.filter(optionality).length > 1
+    const copied = shared.length === common.length && (shared.some(strong) || partial)
     const head = copied ? fieldsAt(walk, seed.head, 0) : undefined
     if (head === undefined) continue
     const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
@@ -65,6 +69,12 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       return
     }
   }
+}
+
+/** True when `schema` is the parent (or an older ancestor) of the `extendSchema` child `child`: it shares its fields by design. */
+function isAncestor (schema: TSchema, child: TSchema): boolean {
+  for (let parent = childSchemaInfo(child)?.parent; parent !== undefined; parent = childSchemaInfo(parent)?.parent) if (parent === schema) return true
+  return false
 }
 
 /**

@@ -341,21 +341,27 @@ test("regression: a schema TypeBox builds from a changed schema's fields (Type.P
     omit: Type.Omit(User, ['id']),
     required: Type.Required(Type.Partial(User)),
     composite: Type.Composite([User, Type.Object({ note: Type.String() })]),
-    items: Type.Array(Type.Partial(User))
+    items: Type.Array(Type.Partial(User)),
+    partialOfStrings: Type.Partial(Type.Omit(User, ['role']))
   }
   const Owned = Type.Partial(User)
+  const Base = Type.Object({ code: Type.String(), title: Type.String() })
+  const Kid = extendSchema(Base, { note: Type.String() })
   const untouched = {
+    parentOfAChildWithItsOwnInstructions: Base,
     unchangedFields: Type.Pick(User, ['id', 'role']),
     intersect: Type.Intersect([User, Type.Object({ note: Type.String() })]),
     child: extendSchema(User, { note: Type.String() }),
     ownInstructions: Owned,
     other: Type.Object({ name: Type.String() }),
-    onePickedByValue: Type.Object({ name: Type.String(), note: Type.String() })
+    onePickedByValue: Type.Object({ name: Type.String(), note: Type.String() }),
+    sameFieldsWritten: Type.Object({ id: Type.String(), name: Type.String(), note: Type.String() })
   }
   const old = oldSchemas([
     schema(User).field('name').had({ name: 'fullName' }),
     schema(User).field('email').didntExist,
-    schema(Owned).field('name').had({ name: 'fullName' })
+    schema(Owned).field('name').had({ name: 'fullName' }),
+    schema(Kid).field('title').had({ name: 'heading' })
   ])
   for (const schema of Object.values(untouched)) old.get(schema)
   await settle()
