@@ -27,5 +27,22 @@ export const processWarning = {
     message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route declares in any version (request bodies, " +
       'query strings, responses): check its spelling (a header goes in redact.headers, by name), or the value it should hide is recorded. It is still redacted wherever a body holds it.',
     unlimited: true
+  }),
+  FSTVRS003: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS003',
+    message: "An object schema %s holds fields of '%s' (as Type.Partial, Type.Pick, Type.Omit, Type.Required, Type.Composite " +
+      "or Type.Module make it) that its instructions change in version %s, but they do not reach a copy: it keeps HEAD's fields in every " +
+      'version. Give it instructions of its own (schema(Copy).field(...)), or build it with extendSchema or Type.Intersect, which keep the schema; ' +
+      'declare a schema of a Type.Module outside the module.',
+    unlimited: true
+  }),
+  FSTVRS004: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS004',
+    message: "An object schema %s has the members of the enum '%s' as its fields (as Type.Record(E, V) makes it), but the enum's " +
+      "instructions do not reach it (its members in version %s): it keeps HEAD's keys in every version. Key it by Type.String(), or give " +
+      'it instructions of its own (schema(Record).field(...)).',
+    unlimited: true
   })
 }

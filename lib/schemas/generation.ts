@@ -13,6 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
+import { warnOfDerivedSchema } from './derived-schemas'
 import { sameAsJsonSchema, sameButModifiers, twoSchemasWithOneId, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
@@ -222,6 +223,7 @@ export class SchemaGeneration {
     if (plan !== undefined) return plan
     const source = schema as SchemaObject
     const seed = this.walk.index.find(schema)
+    if (seed === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
     } else if (childSchemaInfo(schema) !== undefined) {
@@ -233,8 +235,7 @@ export class SchemaGeneration {
       if (target === undefined) return { kind: 'identity' }
       plan = { kind: 'ref', target }
     } else {
-      // 'generic' while its subschemas are looked at: a cycle (without $ref) is taken as changing (conservative, and
-      // such schemas are rare). A schema whose subschemas are all unchanging is itself at every level.
+      // 'generic' while its subschemas are looked at: a cycle (without $ref) is taken as changing (conservative, rare).
       plan = { kind: 'generic' }
       this.plans.set(schema, plan)
       let changing = false

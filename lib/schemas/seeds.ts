@@ -172,8 +172,14 @@ export function sameButModifiers (a: TSchema, b: TSchema): boolean {
   return keys.length === ownKeys(right).length && keys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && left[key] === right[key])
 }
 
-/** The first object-valued keyword of a schema: what identifies a shallow copy of it. */
-function anchorOf (schema: TSchema): object | undefined {
+/**
+ * The first object-valued keyword of a schema: what identifies a shallow copy of it.
+ * @example
+ * ```ts
+ * anchorOf(Type.Array(Item)) // Item
+ * ```
+ */
+export function anchorOf (schema: TSchema): object | undefined {
   for (const key of Object.keys(schema)) {
     const value = (schema as SchemaObject)[key]
     if (typeof value === 'object' && value !== null) return value

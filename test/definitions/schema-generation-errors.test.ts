@@ -1,5 +1,5 @@
 import { test, type Test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
   defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, InvalidGenerationInstructionError, schema, Version,
   VersionBundle, VersionChange, withValidators, type Instruction
@@ -175,6 +175,28 @@ test('instructions on the wrong kind of schema', async (t) => {
       change: 'EnumOnString',
       instruction: () => enumeration(Type.String({ $id: 'Code' })).had({ x: 'x' }),
       names: ["'Code' is not an enum"]
+    }
+  ])
+})
+
+test("regression: an instruction on a Type.Module import was refused as on 'schema', not an object schema, without saying why or what to write", async (t) => {
+  const Module = Type.Module({ Person: Type.Object({ name: Type.String() }), Level: Type.Union([Type.Literal('a'), Type.Literal('b')]) })
+  // Typed as any schema: the compiler finds a TImport too deep to check against TSchema.
+  const importOf = Module.Import.bind(Module) as unknown as (key: string) => TSchema
+  const Person = importOf('Person')
+  const Level = importOf('Level')
+  const advice = "is a Type.Module import (a $ref to 'NAME' in its module's $defs), which instructions cannot edit: declare it " +
+    "outside Type.Module (Type.Object or Type.Union, with an $id; share it with Type.Ref('NAME') and app.addSchema)"
+  await checkCases(t, [
+    {
+      change: 'FieldOnImport',
+      instruction: () => schema(Person).field('name').had({ name: 'fullName' }),
+      names: [`'Person' ${advice.replaceAll('NAME', 'Person')}`]
+    },
+    {
+      change: 'EnumOnImport',
+      instruction: () => enumeration(Level).didntHave('b'),
+      names: [`'Level' ${advice.replaceAll('NAME', 'Level')}`]
     }
   ])
 })

@@ -9,6 +9,7 @@ import {
 import Fastify from 'fastify'
 import { changeClass } from '../helpers/version-changes'
 import { documentOf, type OpenApiDocument } from '../helpers/openapi-documents'
+import { recordWarnings, settle } from '../helpers/changelog-lifecycle'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -327,6 +328,84 @@ test('instructions on a parent reach the schemas made from it with extendSchema'
     { id: '1', fullName: 'n', age: 'ten', email: 'e' },
     { id: '1', name: 'n', age: 'ten', email: 'e' }
   ]), [200, 400])
+})
+
+test("regression: a schema TypeBox builds from a changed schema's fields (Type.Partial, Pick, Omit, Required, Composite) kept HEAD's fields in old versions without a word: FSTVRS003 names it", async (t) => {
+  const warnings = recordWarnings(t)
+  const Role = Type.Union([Type.Literal('admin'), Type.Literal('guest')], { $id: 'Role' })
+  const User = Type.Object({ id: Type.String(), name: Type.String(), role: Role, email: Type.String() }, { $id: 'User' })
+  const Patch = Type.Partial(User)
+  const derived = {
+    partial: Patch,
+    pick: Type.Pick(User, ['name', 'role']),
+    omit: Type.Omit(User, ['id']),
+    required: Type.Required(Type.Partial(User)),
+    composite: Type.Composite([User, Type.Object({ note: Type.String() })]),
+    items: Type.Array(Type.Partial(User)),
+    partialOfStrings: Type.Partial(Type.Omit(User, ['role']))
+  }
+  const Owned = Type.Partial(User)
+  const Base = Type.Object({ code: Type.String(), title: Type.String() })
+  const Kid = extendSchema(Base, { note: Type.String() })
+  const untouched = {
+    parentOfAChildWithItsOwnInstructions: Base,
+    unchangedFields: Type.Pick(User, ['id', 'role']),
+    intersect: Type.Intersect([User, Type.Object({ note: Type.String() })]),
+    child: extendSchema(User, { note: Type.String() }),
+    ownInstructions: Owned,
+    other: Type.Object({ name: Type.String() }),
+    onePickedByValue: Type.Object({ name: Type.String(), note: Type.String() }),
+    sameFieldsWritten: Type.Object({ id: Type.String(), name: Type.String(), note: Type.String() })
+  }
+  const old = oldSchemas([
+    schema(User).field('name').had({ name: 'fullName' }),
+    schema(User).field('email').didntExist,
+    schema(Owned).field('name').had({ name: 'fullName' }),
+    schema(Kid).field('title').had({ name: 'heading' })
+  ])
+  for (const schema of Object.values(untouched)) old.get(schema)
+  await settle()
+  t.strictSame(warnings.filter((warning) => warning.code === 'FSTVRS003'), [], 'none for a schema that holds the changed schema, or its unchanged fields only')
+  for (const [helper, schema] of Object.entries(derived)) {
+    old.get(schema)
+    await settle()
+    const messages = warnings.filter((warning) => warning.code === 'FSTVRS003').splice(0).map((warning) => warning.message)
+    warnings.length = 0
+    t.equal(messages.length, 1, helper)
+    t.match(messages[0], /holds fields of 'User' .* change in version '2000-01-01' \((name, email|name)\), but they do not reach a copy: it keeps HEAD's fields in every version\. Give it instructions of its own/, helper)
+  }
+  t.strictSame(keysOf(old.get(Patch)), ['id', 'name', 'role', 'email'], "the copy keeps HEAD's fields (documented: what the warning is about)")
+  t.strictSame(keysOf(old.get(Owned)), ['id', 'fullName', 'role', 'email'], 'with instructions of its own, it follows them')
+})
+
+test("regression: an instruction on a schema given to Type.Module did not reach the module's import, without a word: FSTVRS003 names it", async (t) => {
+  const warnings = recordWarnings(t)
+  const Person = Type.Object({ id: Type.String(), name: Type.String() })
+  const Module = Type.Module({ Person, People: Type.Array(Type.Ref('Person')) })
+  // Typed as any schema: the compiler finds a TImport too deep to check against TSchema.
+  const imported = (Module.Import.bind(Module) as unknown as (key: string) => TSchema)('People')
+  const old = oldSchemas([schema(Person).field('name').had({ name: 'fullName' })])
+  t.equal(old.get(imported), imported, "the import keeps HEAD's fields (documented: what the warning is about)")
+  old.get(imported)
+  await settle()
+  const messages = warnings.filter((warning) => warning.code === 'FSTVRS003').map((warning) => warning.message)
+  t.equal(messages.length, 1, 'once')
+  t.match(messages[0], /An object schema 'Person' \{ id, name \} holds fields of 'schema' .* change in version '2000-01-01' \(name\).* declare a schema of a Type.Module outside the module/)
+})
+
+test('regression: a Type.Record keyed by an enum kept HEAD\'s keys in every version without a word: FSTVRS004 names it', async (t) => {
+  const warnings = recordWarnings(t)
+  const Role = Type.Union([Type.Literal('admin'), Type.Literal('guest'), Type.Literal('owner')], { $id: 'Role' })
+  const Limits = Type.Record(Role, Type.Integer())
+  const Unchanged = Type.Union([Type.Literal('a'), Type.Literal('b')])
+  const old = oldSchemas([enumeration(Role).didntHave('owner'), schema(Type.Object({ c: Unchanged })).field('c').had({ description: 'c' })])
+  old.get(Type.Record(Unchanged, Type.Integer()))
+  old.get(Type.Object({ admin: Type.Integer(), guest: Type.Integer() }))
+  t.strictSame(keysOf(old.get(Limits)), ['admin', 'guest', 'owner'], "the record keeps HEAD's keys (documented: what the warning is about)")
+  await settle()
+  const messages = warnings.filter((warning) => warning.code === 'FSTVRS004').map((warning) => warning.message)
+  t.equal(messages.length, 1, 'once, for the record keyed by the changed enum only')
+  t.match(messages[0], /An object schema \{ admin, guest, owner \} has the members of the enum 'Role' as its fields .* \(its members in version '2000-01-01' \(admin, guest\)\): it keeps HEAD's keys in every version\. Key it by Type\.String\(\)/)
 })
 
 test('regression: a child of extendSchema wrapped in Type.Optional or Type.Readonly kept the fields its parent lacks in older versions', async (t) => {

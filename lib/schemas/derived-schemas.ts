@@ -1,0 +1,95 @@
+/**
+ * Stage `lib/schemas/`: object schemas built from a seed's fields by TypeBox (`Type.Partial`, `Type.Pick`,
+ * `Type.Omit`, `Type.Required`, `Type.Composite`), which instructions on the seed do not reach: TypeBox copies the
+ * seed's property schemas into a new object that no longer holds the seed. Where the seed's instructions change a
+ * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
+ * @module
+ */
+import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
+import { processWarning } from '../core/warnings'
+import { kGenerated, kHeadSchema } from '../core/symbols'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { visibleFields } from './object-fields'
+import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
+import type { SchemaStates } from './apply-instructions'
+import { childSchemaInfo } from '../describe/extend-schema'
+
+type VisibleField = ReturnType<typeof visibleFields>[number]
+
+/** The fields of an object seed `head` at `level` (inherited ones included), by field identity. */
+function fieldsAt (walk: SchemaStates, head: TSchema, level: number): Map<number, VisibleField> | undefined {
+  const stateOf = (schema: TSchema): ReturnType<SchemaStates['stateAt']> => {
+    const seed = walk.index.find(schema)
+    return seed === undefined ? walk.initialOf(schema) : walk.stateAt(seed, level)
+  }
+  const state = stateOf(head)
+  if (state.kind !== 'object') return undefined
+  return new Map(visibleFields(state, stateOf).map((visible) => [visible.field.id, visible]))
+}
+
+/**
+ * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
+ * `$defs`), holds fields of an object seed (the very property schemas, or their `Type.Optional` copies) that the seed's
+ * instructions change in a version (`levels[n]`).
+ * @example
+ * ```ts
+ * warnOfDerivedSchema(Type.Partial(User), walk, ['head', '2001-01-01', '2000-01-01']) // FSTVRS003 when User's name was fullName
+ * ```
+ */
+export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels: readonly string[]): void {
+  const { [Kind]: kind, properties, $defs, $id } = schema as SchemaObject
+  if (walk.lookedAtAsCopies.has(schema)) return
+  walk.lookedAtAsCopies.add(schema)
+  if (kind === 'Import' && isSchemaObject($defs)) {
+    for (const member of Object.values($defs)) if (walk.index.find(member as TSchema) === undefined) warnOfDerivedSchema(member as TSchema, walk, levels)
+  }
+  // Forms this package generates, and children of extendSchema, share their fields on purpose.
+  if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
+  for (const seed of walk.index.seeds) {
+    const source = (seed.head as SchemaObject).properties
+    if (warnOfRecordByEnum(Object.keys(properties), seed, walk, levels)) return
+    if (!isSchemaObject(source) || isAncestor(schema, seed.head)) continue
+    const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
+    const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
+    // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
+    // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
+    const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
+    const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
+    const partial = common.length === Object.keys(properties).length && shared.filter(optionality).length > 1
+    const copied = shared.length === common.length && (shared.some(strong) || partial)
+    const head = copied ? fieldsAt(walk, seed.head, 0) : undefined
+    if (head === undefined) continue
+    const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
+    for (let level = 1; level < levels.length; level++) {
+      const fields = fieldsAt(walk, seed.head, level) as Map<number, VisibleField>
+      const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
+      if (changed.length === 0) continue
+      const named = typeof $id === 'string' ? `'${$id}' ` : ''
+      processWarning.FSTVRS003(`${named}{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
+      return
+    }
+  }
+}
+
+/** True when `schema` is the parent (or an older ancestor) of the `extendSchema` child `child`: it shares its fields by design. */
+function isAncestor (schema: TSchema, child: TSchema): boolean {
+  for (let parent = childSchemaInfo(child)?.parent; parent !== undefined; parent = childSchemaInfo(parent)?.parent) if (parent === schema) return true
+  return false
+}
+
+/**
+ * Warns (`FSTVRS004`) when `keys`, an object schema's, are the members of the enum `seed` (two or more), as
+ * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
+ */
+function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
+  const head = walk.stateAt(seed, 0)
+  if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false
+  for (let level = 1; level < levels.length; level++) {
+    const state = walk.stateAt(seed, level) as EnumState
+    const values = state.members.map((member) => String(member.value))
+    if (values.length === keys.length && values.every((value) => keys.includes(value))) continue
+    processWarning.FSTVRS004(`{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${values.join(', ')})`)
+    return true
+  }
+  return false
+}
