@@ -543,3 +543,39 @@ test('regression: an enum member added, then renamed in a later version, still s
   t.same(added.notes, [], 'not "this change does not alter this example"')
   t.same(renamed.examples.map((example) => example.shows), ['the enum Plan value "business", which 2025-02-01 lacks'])
 })
+
+test('regression: a pattern shared by many routes and versions is sampled by fast-check once, not once per example', async (t) => {
+  const fc = require('fast-check') as { sample: (...args: unknown[]) => unknown }
+  const sample = fc.sample
+  let calls = 0
+  fc.sample = (...args: unknown[]) => { calls++; return sample(...args) }
+  t.teardown(() => { fc.sample = sample })
+  const Item = Type.Object({ code: Type.Integer(), note: Type.String() }, { $id: 'Item' })
+  const ItemInput = Type.Object({ code: Type.Integer(), note: Type.String() }, { $id: 'ItemInput' })
+  const CODE = Type.String({ pattern: '^K[0-9]{4}$' })
+  class CodeWasString extends VersionChange {
+    description = 'code was a string.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('code').had({ type: CODE }), schema(ItemInput).field('code').had({ type: CODE })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ code: string }>) { request.body.code = Number(request.body.code.slice(1)) as unknown as string }
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ code: number }>) { response.body.code = `K${String(response.body.code).padStart(4, '0')}` as unknown as number }
+  }
+  class NoteWasShort extends VersionChange {
+    description = 'a note was at most 40 characters.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('note').had({ maxLength: 40 }), schema(ItemInput).field('note').had({ maxLength: 40 })]
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ note: string }>) { response.body.note = response.body.note.slice(0, 40) }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', CodeWasString), new Version('2001-01-01', NoteWasShort), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    for (let k = 0; k < 6; k++) api.post(`/items${k}`, { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  t.equal(guide.changes[0].operations.length, 6, 'the older change affects the 6 routes, and its examples hold the code as a string')
+  t.match(guide.changes[1].examples.find((entry) => entry.part === 'request body')?.before, { code: /^K[0-9]{4}$/ }, 'the example matches the pattern')
+  await guideOf(app, '2001-01-01', '2002-01-01')
+  t.equal(calls, 1, 'one sample of the pattern for 6 routes, 2 changes and two guides')
+})
