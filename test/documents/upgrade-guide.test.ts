@@ -15,7 +15,8 @@ import {
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { withoutLibraries } from '../helpers/missing-libraries'
 import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
-import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import { UpgradeGuides, type UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import { manyReleasesApp, releaseDate } from '../helpers/many-releases'
 
 async function example (t: Teardown, versioner = {}): Promise<FastifyInstance> {
   const app = await buildApp({ versioner })
@@ -578,4 +579,27 @@ test('regression: a pattern shared by many routes and versions is sampled by fas
   t.match(guide.changes[1].examples.find((entry) => entry.part === 'request body')?.before, { code: /^K[0-9]{4}$/ }, 'the example matches the pattern')
   await guideOf(app, '2001-01-01', '2002-01-01')
   t.equal(calls, 1, 'one sample of the pattern for 6 routes, 2 changes and two guides')
+})
+
+test('regression: the guides of many ranges neither keep every range built nor build a change again per range', async (t) => {
+  const counts = { guides: 0, changes: 0 }
+  const prototype = UpgradeGuides.prototype as unknown as Record<'guide' | 'changeAt', (...args: unknown[]) => unknown>
+  for (const [name, count] of [['guide', 'guides'], ['changeAt', 'changes']] as const) {
+    const original = prototype[name]
+    prototype[name] = function (this: unknown, ...args: unknown[]) { counts[count]++; return original.apply(this, args) }
+    t.teardown(() => { prototype[name] = original })
+  }
+  const app = await manyReleasesApp(t, 8)
+  await app.ready()
+  const ranges: Array<[number, number]> = []
+  for (let from = 1; from < 8; from++) for (let to = from + 1; to <= 8; to++) ranges.push([from, to])
+  t.equal(ranges.length, 28)
+  const first = await guideOf(app, releaseDate(1), releaseDate(8))
+  for (const [from, to] of ranges) t.same((await guideOf(app, releaseDate(from), releaseDate(to))).changes.length, to - from)
+  t.equal(counts.changes, 7, 'each of the 7 changes built once, for 28 ranges')
+  t.equal(counts.guides, 28, 'each range built once: the first was still kept when asked for again')
+  t.same(await guideOf(app, releaseDate(1), releaseDate(8)), first, 'the same guide')
+  t.equal(counts.guides, 29, 'built again once the 16 ranges kept were others')
+  await guideOf(app, releaseDate(7), releaseDate(8))
+  t.equal(counts.guides, 29, 'a range asked for lately is kept')
 })
