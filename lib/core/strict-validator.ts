@@ -107,7 +107,7 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
  * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
  * on the data given: validate a copy), with the application's (`app`: its formats, keywords, `multipleOfPrecision`),
  * without type coercion. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being compiled
- * refers to it. Compiled validators are kept per schema object.
+ * refers to it. Compiled validators are kept per schema object, and shared by schemas whose JSON is the same.
  * @example
  * ```ts
  * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
@@ -117,10 +117,14 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
 export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): (schema: object) => Check {
   const ajv = fastifyAjv({ coerceTypes: false }, app)
   const compiled = new WeakMap<object, Check>()
+  // Schemas written alike (a list of the same resource on many routes, in every version) share one validator.
+  const byText = new Map<string, Check>()
   return (schema) => {
     let check = compiled.get(schema)
     if (check !== undefined) return check
     const id = (schema as { $id?: unknown }).$id
+    const text = typeof id === 'string' ? undefined : JSON.stringify(schema)
+    check = text === undefined ? undefined : byText.get(text)
     for (let attempt = 0; check === undefined; attempt++) {
       try {
         // Ajv compiles one schema per `$id`: a schema seen again under its `$id` is the one compiled.
@@ -134,6 +138,7 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
       }
     }
     compiled.set(schema, check)
+    if (text !== undefined) byText.set(text, check)
     return check
   }
 }

@@ -212,6 +212,9 @@ function range (query: { from?: string, to?: string, format?: string }, options:
   return { from, to }
 }
 
+/** How many upgrade guides (ranges) are kept built, the latest asked for. */
+const KEPT_GUIDES = 16
+
 /** Registers `GET <url>` (the docs page's URL + `/upgrade`). */
 function registerUpgradeGuide (
   fastify: FastifyInstance,
@@ -220,7 +223,8 @@ function registerUpgradeGuide (
   guides: UpgradeGuides,
   hooks: ResolvedDocsOptions['uiHooks']
 ): void {
-  // Each guide is built on its first request, with its page (which lists the versions served when it is built).
+  // Each guide is built on its first request, with its page (which lists the versions served when it is built). The
+  // latest ranges asked for are kept: clients can ask for any of n² ranges, megabytes each with a long history.
   const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
   let builtFor: readonly string[] | undefined
   const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(options))
@@ -235,11 +239,14 @@ function registerUpgradeGuide (
     const { from, to } = range(query, options)
     const key = `${from}\n${to}`
     let known = built.get(key)
+    built.delete(key)
     if (known === undefined) {
-      built.set(key, known = guides.guide(from, to).then((guide) => ({
+      known = guides.guide(from, to).then((guide) => ({
         json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(at.context, guide, released, at.link))
-      })))
+      }))
+      if (built.size >= KEPT_GUIDES) built.delete(built.keys().next().value as string)
     }
+    built.set(key, known)
     const { json, page } = await known
     return query.format === 'json' ? sendText(request, reply, json, 'application/json; charset=utf-8') : sendText(request, reply, page, HTML)
   })

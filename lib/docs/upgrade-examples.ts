@@ -215,7 +215,7 @@ export class ChangeExamples {
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
       const make = (form: TSchema): unknown => {
         try {
-          return exampleOf(form, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
+          return exampleOf(form, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples, toward: item.toward })
         } catch (error) {
           throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
         }
@@ -253,7 +253,7 @@ export class ChangeExamples {
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
     const { generation, planner } = this.state
     const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
-      const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, toward: item.toward })
+      const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples, toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       return { before, after }

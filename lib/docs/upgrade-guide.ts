@@ -74,6 +74,9 @@ function documentPath (path: string): string {
 
 /** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
+  /** Each change's part of the guides, the same in every range holding it: built once (a range's page is not kept for long). */
+  private readonly parts = new Map<VersionChangeDescriptor, Promise<UpgradeChange>>()
+
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
 
   /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
@@ -82,7 +85,11 @@ export class UpgradeGuides {
     const changes: UpgradeChange[] = []
     // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
     for (let level = generation.levelOf(from) - 1; level >= generation.levelOf(to); level--) {
-      for (const change of steps[level].changes) changes.push(await this.changeAt(change, level))
+      for (const change of steps[level].changes) {
+        let part = this.parts.get(change)
+        if (part === undefined) this.parts.set(change, part = this.changeAt(change, level))
+        changes.push(await part)
+      }
     }
     return { from, to, changes }
   }

@@ -36,6 +36,8 @@ export class MigrationEngine {
   private readonly written = new Map<TSchema, WrittenPlaces>()
   private check: ((schema: object) => Check) | undefined
   private formatRules: FormatPatterns | undefined
+  /** The strings fast-check made of the schemas' patterns, for the upgrade guide's examples (`exampleOf`'s `samples`). */
+  readonly samples = new Map<string, readonly string[]>()
   /** Whether converters read the version (a `VersionChangeWithSideEffects`): they run in the target's, as on routes. */
   readonly storesVersion: boolean
 

@@ -37,6 +37,11 @@ interface ExampleOptions {
   /** The regular expressions of the string formats an application declares as one (`verify`: its Ajv's). */
   formats?: FormatPatterns
   /**
+   * fast-check's strings of each pattern (seeded: always the same), by pattern and longest length, kept between calls:
+   * making them costs milliseconds, and the upgrade guide asks for those of a schema once per route and version change.
+   */
+  samples?: Map<string, readonly string[]>
+  /**
    * Builds the example toward one value of one schema node (the upgrade guide's enum members): where `isTarget`
    * holds, the value is `value`; a union takes its first member that can hold such a node, an optional property
    * that can hold one is present. `exampleOf` throws when the example holds no such place.
@@ -215,7 +220,7 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node, options.formats) ?? fail(cannot(build, noStringReason(node, options.formats)))
+      return stringExample(node, options.formats, options.samples) ?? fail(cannot(build, noStringReason(node, options.formats)))
     case 'integer': return numberExample(node, true)
     case 'number': return numberExample(node, false)
     case 'boolean': return true

@@ -8,6 +8,15 @@ import { installCommand, optionalLibrary } from '../core/optional-libraries'
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 type JsonSchema = Record<string, unknown>
 
+/** fast-check's 30 strings matching `source`, none longer than `max` (none when fast-check cannot read the pattern). */
+function sampled (fc: typeof FastCheck, source: RegExp, max: number | undefined): readonly string[] {
+  try {
+    return fc.sample(fc.stringMatching(source, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
+  } catch {
+    return []
+  }
+}
+
 /** A fixed, valid (version 4) UUID (the string example of `format: 'uuid'`). */
 export const EXAMPLE_UUID = '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f'
 
@@ -62,7 +71,8 @@ export type FormatPatterns = (format: string) => RegExp | ((value: string) => bo
  * fast-check makes from the pattern or the format's regular expression (with a fixed seed: the same string every
  * time; fast-check is loaded then only) that matches every rule. `undefined` when none fits (a pattern fast-check
  * cannot read, such as a lookahead, lengths it cannot meet, a format checked by a function that refuses the plain
- * string) or fast-check is not installed: {@link noStringReason} says what to do.
+ * string) or fast-check is not installed: {@link noStringReason} says what to do. `kept` holds fast-check's strings
+ * by pattern between calls (making them costs milliseconds): give the same map to reuse them.
  * @example
  * ```ts
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
@@ -70,7 +80,7 @@ export type FormatPatterns = (format: string) => RegExp | ((value: string) => bo
  * stringExample({ type: 'string', format: 'sku' }, () => /^[A-Z]{3}-\d+$/) // a string such as 'ABC-1'
  * ```
  */
-export function stringExample (schema: JsonSchema, formats?: FormatPatterns): string | undefined {
+export function stringExample (schema: JsonSchema, formats?: FormatPatterns, kept = new Map<string, readonly string[]>()): string | undefined {
   const plain = plainString(schema)
   const format = typeof schema.format === 'string' ? formats?.(schema.format) : undefined
   const sources = [patternOf(schema), format instanceof RegExp ? format : undefined].filter((source) => source !== undefined)
@@ -84,14 +94,15 @@ export function stringExample (schema: JsonSchema, formats?: FormatPatterns): st
   let found: string | undefined
   for (const source of sources) {
     try {
-      const samples = fc.sample(fc.stringMatching(source, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
+      const key = `${String(source)}\n${max ?? ''}`
+      const samples = kept.get(key) ?? kept.set(key, sampled(fc, source, max)).get(key) as readonly string[]
       for (const sample of samples) {
         // Lengths count code points, as JSON Schema does.
         const length = [...sample].length
         if (length >= min && length <= (max ?? Infinity) && fits(sample) && (found === undefined || sample.length < found.length)) found = sample
       }
     } catch {
-      // A pattern fast-check cannot generate from: no string from it.
+      // A format function that throws: no string from it.
     }
   }
   return found

@@ -15,7 +15,8 @@ import {
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { withoutLibraries } from '../helpers/missing-libraries'
 import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
-import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import { UpgradeGuides, type UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import { manyReleasesApp, releaseDate } from '../helpers/many-releases'
 
 async function example (t: Teardown, versioner = {}): Promise<FastifyInstance> {
   const app = await buildApp({ versioner })
@@ -542,4 +543,63 @@ test('regression: an enum member added, then renamed in a later version, still s
   }], 'the member as the version after the change names it, made from the HEAD member it became')
   t.same(added.notes, [], 'not "this change does not alter this example"')
   t.same(renamed.examples.map((example) => example.shows), ['the enum Plan value "business", which 2025-02-01 lacks'])
+})
+
+test('regression: a pattern shared by many routes and versions is sampled by fast-check once, not once per example', async (t) => {
+  const fc = require('fast-check') as { sample: (...args: unknown[]) => unknown }
+  const sample = fc.sample
+  let calls = 0
+  fc.sample = (...args: unknown[]) => { calls++; return sample(...args) }
+  t.teardown(() => { fc.sample = sample })
+  const Item = Type.Object({ code: Type.Integer(), note: Type.String() }, { $id: 'Item' })
+  const ItemInput = Type.Object({ code: Type.Integer(), note: Type.String() }, { $id: 'ItemInput' })
+  const CODE = Type.String({ pattern: '^K[0-9]{4}$' })
+  class CodeWasString extends VersionChange {
+    description = 'code was a string.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('code').had({ type: CODE }), schema(ItemInput).field('code').had({ type: CODE })]
+    @ConvertRequestToNextVersionFor(ItemInput)
+    up (request: RequestInfo<{ code: string }>) { request.body.code = Number(request.body.code.slice(1)) as unknown as string }
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ code: number }>) { response.body.code = `K${String(response.body.code).padStart(4, '0')}` as unknown as number }
+  }
+  class NoteWasShort extends VersionChange {
+    description = 'a note was at most 40 characters.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('note').had({ maxLength: 40 }), schema(ItemInput).field('note').had({ maxLength: 40 })]
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo<{ note: string }>) { response.body.note = response.body.note.slice(0, 40) }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', CodeWasString), new Version('2001-01-01', NoteWasShort), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    for (let k = 0; k < 6; k++) api.post(`/items${k}`, { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => request.body)
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  t.equal(guide.changes[0].operations.length, 6, 'the older change affects the 6 routes, and its examples hold the code as a string')
+  t.match(guide.changes[1].examples.find((entry) => entry.part === 'request body')?.before, { code: /^K[0-9]{4}$/ }, 'the example matches the pattern')
+  await guideOf(app, '2001-01-01', '2002-01-01')
+  t.equal(calls, 1, 'one sample of the pattern for 6 routes, 2 changes and two guides')
+})
+
+test('regression: the guides of many ranges neither keep every range built nor build a change again per range', async (t) => {
+  const counts = { guides: 0, changes: 0 }
+  const prototype = UpgradeGuides.prototype as unknown as Record<'guide' | 'changeAt', (...args: unknown[]) => unknown>
+  for (const [name, count] of [['guide', 'guides'], ['changeAt', 'changes']] as const) {
+    const original = prototype[name]
+    prototype[name] = function (this: unknown, ...args: unknown[]) { counts[count]++; return original.apply(this, args) }
+    t.teardown(() => { prototype[name] = original })
+  }
+  const app = await manyReleasesApp(t, 8)
+  await app.ready()
+  const ranges: Array<[number, number]> = []
+  for (let from = 1; from < 8; from++) for (let to = from + 1; to <= 8; to++) ranges.push([from, to])
+  t.equal(ranges.length, 28)
+  const first = await guideOf(app, releaseDate(1), releaseDate(8))
+  for (const [from, to] of ranges) t.same((await guideOf(app, releaseDate(from), releaseDate(to))).changes.length, to - from)
+  t.equal(counts.changes, 7, 'each of the 7 changes built once, for 28 ranges')
+  t.equal(counts.guides, 28, 'each range built once: the first was still kept when asked for again')
+  t.same(await guideOf(app, releaseDate(1), releaseDate(8)), first, 'the same guide')
+  t.equal(counts.guides, 29, 'built again once the 16 ranges kept were others')
+  await guideOf(app, releaseDate(7), releaseDate(8))
+  t.equal(counts.guides, 29, 'a range asked for lately is kept')
 })

@@ -193,8 +193,11 @@ function laterChangeOf (order: Order, k: number, s: ReturnType<typeof schemasAt>
   return named(MovePath, 'MoveMemos')
 }
 
-/** The application at release `n` (its changes of the kinds `order` takes in turn): `n` versions, its routes and webhook; the store starts empty. */
-export async function manyReleasesApp (t: Teardown, n: number, order: Order = EVERY_KIND): Promise<FastifyInstance> {
+/**
+ * The application at release `n` (its changes of the kinds `order` takes in turn): `n` versions, its routes and webhook; the store starts empty.
+ * `copies` more pairs of routes (`GET /accounts/:k/customers`, `POST /accounts/:k/customers`) share its schemas, for an API of 100+ routes.
+ */
+export async function manyReleasesApp (t: Teardown, n: number, order: Order = EVERY_KIND, copies = 0): Promise<FastifyInstance> {
   const s = schemasAt(order, n)
   const versions = Array.from({ length: n }, (_, index) => new Version(releaseDate(index + 1), ...(index === 0 ? [] : [changeOf(order, index + 1, s)]))).reverse()
   const app = Fastify()
@@ -222,6 +225,11 @@ export async function manyReleasesApp (t: Teardown, n: number, order: Order = EV
     api.post(`/customers/:id/${made(order, n, 9) % 2 === 1 ? 'memos' : 'notes'}`, { schema: { params, body: Type.Object({ text: Type.String() }), response: { 200: Type.Object({ saved: Type.String() }) } } },
       async (request) => ({ saved: (request.body as { text: string }).text }))
     api.get('/customers', { schema: { response: { 200: Type.Object({ data: Type.Array(s.Customer) }) } } }, async () => ({ data: [...store.values()] }))
+    for (let k = 0; k < copies; k++) {
+      api.get(`/accounts/${k}/customers`, { schema: { response: { 200: Type.Object({ data: Type.Array(s.Customer) }) } } }, async () => ({ data: [...store.values()] }))
+      api.post(`/accounts/${k}/customers`, { schema: { body: s.CreateCustomer, response: { [created]: s.Customer } } }, async (request, reply) =>
+        await reply.code(created).send({ id: 'c0', ...(request.body as Body) }))
+    }
   }))
   return app
 }

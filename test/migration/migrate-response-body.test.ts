@@ -6,6 +6,7 @@ import {
   versioned, type ResponseInfo
 } from '../../plugin'
 import { caught } from '../helpers/errors'
+import { strictValidator } from '../../lib/core/strict-validator'
 import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
 import { buildSeededApp, Order } from '../fixtures/seeded-app'
 
@@ -370,4 +371,19 @@ test('regression: an async converter of migrateResponseBody reads the target ver
   const [second, third] = await Promise.all([migrate('2001-01-01'), migrate('2000-01-01')])
   t.same([await first, second, third], [{ amount: 10 }, { amount: 12 }, { amount: 10 }])
   t.same(await migrate('2000-01-01'), { amount: 10 }, 'a render after the others ended')
+})
+
+test('regression: schemas written alike (a list of one resource on many routes) share one compiled validator', async (t) => {
+  const compile = strictValidator(() => undefined)
+  const Customer = Type.Object({ id: Type.String() }, { $id: 'Customer' })
+  const lists = Array.from({ length: 5 }, () => Type.Object({ data: Type.Array(Customer) }))
+  const checks = new Set(lists.map((list) => compile(list)))
+  t.equal(checks.size, 1, 'one validator for five routes\' lists')
+  const check = [...checks][0]
+  t.ok(check({ data: [{ id: 'c1' }] }))
+  t.notOk(check({ data: [{ id: 1 }] }))
+  const other = compile(Type.Object({ data: Type.Array(Type.String()) }))
+  t.not(other, check, 'a schema written otherwise has its own')
+  t.ok(other({ data: ['a'] }))
+  t.notOk(other({ data: [{ id: 'c1' }] }))
 })
