@@ -97,16 +97,18 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
   const pins = new Map<string, Pin>()
   return (subscriber, index) => {
     const { version } = subscriber
-    const valid = version instanceof Date ? !Number.isNaN(version.getTime()) : typeof version === 'string' && version !== ''
+    const valid = version instanceof Date ? !Number.isNaN(version.getTime()) : typeof version === 'string' && version.trim() !== ''
     if (!valid) {
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} has version ${describeValue(version)}; a subscriber's version is a version value or a valid Date.`)
     }
     const requested = version instanceof Date ? toIsoDate(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
-      // A value no version has whose date (or month) names one, such as a preview's once promoted: that date's version.
-      const dated = /^(\d{4}-\d{2}(?:-\d{2})?)\./.exec(requested)?.[1]
-      let picked = pickedTarget(bundle, requested, releases)
+      // Read as a header is (trimmed). A value no version has whose date (or month) names one, such as a preview's once
+      // promoted or a Date stored as its JSON text (`2002-03-04T10:00:00.000Z`): that date's version.
+      const value = requested.trim()
+      const dated = /^(\d{4}-\d{2}(?:-\d{2})?)[.T]/.exec(value)?.[1]
+      let picked = pickedTarget(bundle, value, releases)
       const byDate = !picked.ok && dated !== undefined
       if (byDate) picked = pickedTarget(bundle, dated, releases)
       // A version gone while older ones are still served falls forward to the closest newer one served.

@@ -75,6 +75,20 @@ test('regression: a subscriber pinned to a preview promoted to its date (or drop
   t.match(without.deliveries[0], { version: '2001-01-01', fellForward: true }, 'dropped: the newest release before its date, as a request for that date')
 })
 
+test('regression: a stored pin with whitespace, or a Date stored as its JSON text, was sent the oldest version\'s body', async (t) => {
+  const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', AtAdded), new Version('2000-01-01'))
+  const definition = { name: 'thing.done', body: Thing }
+  const pins = ['2002-01-01 ', ' 2002-01-01\n', JSON.parse(JSON.stringify(new Date('2002-03-04T10:00:00Z'))) as string]
+  const subscribers = pins.map((version, index) => ({ id: `ep_${index}`, version, secret: newSecret() }))
+  const { deliveries } = await renderWebhook(versions, definition, { id: 'x', at: 'now', extra: null }, { subscribers })
+  t.same(deliveries.map(({ version, requested, fellForward }) => ({ version, requested, fellForward })), [
+    { version: '2002-01-01', requested: '2002-01-01 ', fellForward: false },
+    { version: '2002-01-01', requested: ' 2002-01-01\n', fellForward: false },
+    { version: '2002-01-01', requested: '2002-03-04T10:00:00.000Z', fellForward: true }
+  ], 'the version a request sending that value (or that date) is served, not 2000-01-01')
+  t.same(deliveries.map(({ body }) => JSON.parse(body)), pins.map(() => ({ id: 'x', at: 'now', extra: null })), 'the body of 2002-01-01, with at')
+})
+
 test('a release whose releasedAt has not come is not rendered: a pin resolves at the timestamp as a request would', async (t) => {
   const releasedAt = new Date(Date.now() + DAY)
   const versions = new VersionBundle(new Version('2002-01-01', { releasedAt }), new Version('2001-01-01'))
@@ -170,6 +184,7 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
     [{ subscribers: [{ id: 'ep_1', secret }] }, /Subscriber 'ep_1' has version undefined/],
     [{ subscribers: [{ id: 'ep_1', version: new Date('nope'), secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [{ id: 'ep_1', version: '', secret }] }, /Subscriber 'ep_1' has version/],
+    [{ subscribers: [{ id: 'ep_1', version: ' \n', secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [], id: 'a.b' }, /id \(webhook-id\) must be a non-empty string without '\.'/],
     [{ subscribers: [], id: 'evt_1 ' }, /id \(webhook-id\) must be .*no space at either end/],
     [{ subscribers: [], id: ' evt_1' }, /id \(webhook-id\) must be .*printable ASCII/],
