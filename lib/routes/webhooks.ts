@@ -78,7 +78,14 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
  */
 export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstructionLog): RouteState[] {
   const { name: path, method, attributes } = webhook
-  return routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
+  const timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
+  // A delivery is sent with one method: a version documenting others would be promised what it is not sent.
+  const level = timeline.findIndex((state) => state.exists && (state.methods.length !== 1 || state.methods[0] !== method))
+  if (level === -1) return timeline
+  const origin = log.steps[level - 1].origin
+  throw new VersionerStructureError(`Webhook '${path}' (${method}) has the methods ${timeline[level].methods.join(', ')} in ` +
+    `${origin === 'HeadVersion' ? 'the latest version' : `the version before ${origin}`} (an endpoint instruction's had({ methods })): its ` +
+    'deliveries are sent with its one method in every version, which its documents must name: remove that instruction.')
 }
 
 /**

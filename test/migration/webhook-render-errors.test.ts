@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import { fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
+import { endpoint, fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
 import { caught, rejection } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
@@ -100,6 +100,24 @@ test('a release whose releasedAt has not come is not rendered: a pin resolves at
   t.same(before.deliveries.map(({ headers }) => headers['x-api-version']), ['2001-01-01', '2001-01-01'])
   const after = await renderWebhook(versions, definition, { id: 'x' }, { subscribers, timestamp: new Date(releasedAt.getTime() + 1000) })
   t.same(after.deliveries.map(({ version }) => version), ['2002-01-01', '2002-01-01'], 'rendered for an instant after its release')
+})
+
+test('regression: a webhook given other methods in an older version (had({ methods })) was documented so, and sent with its one method', async (t) => {
+  class NowPost extends VersionChange {
+    description = 'invoice.paid was a PUT.'
+    instructionsToMigrateToPreviousVersion = [endpoint('invoice.paid', ['POST']).had({ methods: ['PUT'] })]
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NowPost), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add(invoicePaid)
+  const error = await rejection(() => app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE', 'refused at start-up: no delivery says which method its version documents')
+  t.match(error?.message, /Webhook 'invoice\.paid' \(POST\) has the methods PUT in the version before 2001-01-01/)
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
+  const standalone = await rejection(() => renderWebhook(versions, invoicePaid, event, { subscribers }))
+  t.equal(standalone?.code, 'FST_VERSIONER_STRUCTURE', 'and in a worker')
 })
 
 test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing those declared; one name with two methods needs { method }', async (t) => {
