@@ -85,7 +85,8 @@ export interface SkippedSubscriber<S extends WebhookSubscriber = WebhookSubscrib
 
 /**
  * A subscriber not sent the webhook because its version could not be rendered: a converter on the way to that version
- * threw or rejected, or made a body the version's schema refuses (the application's renderer logs it at error level).
+ * threw or rejected, or made a body the version's schema refuses (the application's renderer logs it at error level);
+ * or because its own secret is malformed (`FST_VERSIONER_INVALID_WEBHOOK_SECRET`, logged too).
  * The other versions' subscribers still get theirs. Render again for these subscribers, with the same `id`, once the
  * converter is fixed.
  * @example
@@ -102,7 +103,7 @@ export interface FailedSubscriber<S extends WebhookSubscriber = WebhookSubscribe
   readonly requested: string
   /** True when the pin fell forward to `version`. */
   readonly fellForward: boolean
-  /** What the migration threw: the converter's own `Error`, or `FST_VERSIONER_CONVERTER_FAILED` / `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. */
+  /** What the migration threw: the converter's own `Error`, or `FST_VERSIONER_CONVERTER_FAILED` / `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`; or `FST_VERSIONER_INVALID_WEBHOOK_SECRET`. */
   readonly error: Error
 }
 
@@ -122,6 +123,6 @@ export interface RenderedWebhook<S extends WebhookSubscriber = WebhookSubscriber
   readonly deliveries: ReadonlyArray<WebhookDelivery<S>>
   /** Those whose version lacks the webhook, in the order given. */
   readonly skipped: ReadonlyArray<SkippedSubscriber<S>>
-  /** Those whose version could not be rendered (a converter failed), in the order given. */
+  /** Those whose version could not be rendered (a converter failed), or whose secret is malformed, in the order given. */
   readonly failed: ReadonlyArray<FailedSubscriber<S>>
 }

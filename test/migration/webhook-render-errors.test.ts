@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { endpoint, fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
-import { caught, rejection } from '../helpers/errors'
+import { caught, rejection, type CodedError } from '../helpers/errors'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const DAY = 86_400_000
@@ -169,7 +169,7 @@ test('regression: a body JSON cannot write (a BigInt, a cycle) is FST_VERSIONER_
   t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', 'migrateResponseBody too')
 })
 
-test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscriber, never the secret; nothing is rendered', async (t) => {
+test('regression: a malformed secret failed the render for every subscriber; it fails its own (FST_VERSIONER_INVALID_WEBHOOK_SECRET in failed, never the secret)', async (t) => {
   const app = await webhookApp(t)
   const bad: Array<[unknown, RegExp]> = [
     ['hunter2', /The secret of subscriber 'ep_bad' does not start with 'whsec_'/],
@@ -183,13 +183,18 @@ test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscr
   for (const [secret, message] of bad) {
     calls.clear()
     const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }, { id: 'ep_bad', version: '2000-01-01', secret } as unknown as WebhookSubscriber]
-    const error = await rejection(() => app.versioner.webhooks.render('invoice.paid', event, { subscribers }))
-    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET', `${JSON.stringify(secret)?.slice(0, 20)}: refused`)
+    const { deliveries, failed } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+    t.same(deliveries.map(({ subscriber }) => subscriber.id), ['ep_1'], `${JSON.stringify(secret)?.slice(0, 20)}: the other subscriber gets its delivery`)
+    t.equal(receiverProblem(app, deliveries[0], [subscribers[0].secret as string]), undefined, 'signed with its own secret')
+    t.match(failed, [{ subscriber: { id: 'ep_bad' }, version: '2000-01-01', requested: '2000-01-01', fellForward: false }], 'the malformed one is failed')
+    const error = failed[0]?.error as CodedError | undefined
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
     t.match(error?.message, message)
     t.match(error?.message, /'whsec_' and the base64 of 24 to 64 random bytes/, 'the message says what is accepted')
     if (typeof secret === 'string') t.notOk(error?.message.includes(secret), 'the message does not hold the secret')
-    t.equal(calls.size, 0, 'no converter ran')
   }
+  const invalid = await rejection(() => app.versioner.webhooks.render('invoice.paid', { nope: true }, { subscribers: [{ id: 'ep_bad', version: '2000-01-01', secret: 'hunter2' }] }))
+  t.equal(invalid?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', 'a body the HEAD schema refuses still fails the whole render')
 })
 
 test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscriber or option', async (t) => {
