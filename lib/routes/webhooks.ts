@@ -89,6 +89,30 @@ export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstruct
 }
 
 /**
+ * Throws `FST_VERSIONER_STRUCTURE` when two webhooks have one name and method in a version (one renamed by
+ * `had({ path })` onto the other): that version's document could list only one. `levels` names each level's version.
+ * @example
+ * ```ts
+ * checkWebhookNames(webhooks.list(), state.generation.levels)
+ * ```
+ */
+export function checkWebhookNames (webhooks: readonly DeclaredWebhook[], levels: readonly string[]): void {
+  const seen = new Map<string, DeclaredWebhook>()
+  for (const webhook of webhooks) {
+    for (const [level, state] of webhook.timeline.entries()) {
+      if (!state.exists) continue
+      const key = `${level} ${state.methods.join()} ${state.path}`
+      const other = seen.get(key)
+      if (other !== undefined) {
+        throw new VersionerStructureError(`Webhooks '${other.name}' and '${webhook.name}' are both '${state.path}' (${state.methods.join(', ')}) in version ` +
+          `${levels[level]}: its document can list only one. Check the endpoint instructions renaming them with had({ path }).`)
+      }
+      seen.set(key, webhook)
+    }
+  }
+}
+
+/**
  * Declares webhooks (before `app.ready()`), and renders them for subscribers (after).
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { endpoint, fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
 import { caught, rejection, type CodedError } from '../helpers/errors'
-import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
+import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, Refunded, webhookApp } from '../helpers/webhook-apps'
 
 const DAY = 86_400_000
 
@@ -118,6 +118,20 @@ test('regression: a webhook given other methods in an older version (had({ metho
   const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
   const standalone = await rejection(() => renderWebhook(versions, invoicePaid, event, { subscribers }))
   t.equal(standalone?.code, 'FST_VERSIONER_STRUCTURE', 'and in a worker')
+})
+
+test('regression: a webhook renamed in an older version onto another webhook\'s name was accepted; that version\'s document showed only one of them', async (t) => {
+  class WasSettled extends VersionChange {
+    description = 'invoice.paid was invoice.settled.'
+    instructionsToMigrateToPreviousVersion = [endpoint('invoice.paid', ['POST']).had({ path: 'invoice.settled' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', WasSettled), new Version('2000-01-01')) })
+  app.versioner.webhooks.add(invoicePaid).add({ name: 'invoice.settled', body: Refunded })
+  const error = await rejection(() => app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(error?.message, /Webhooks 'invoice\.paid' and 'invoice\.settled' are both 'invoice\.settled' \(POST\) in version 2000-01-01/)
 })
 
 test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing those declared; one name with two methods needs { method }', async (t) => {
