@@ -19,7 +19,7 @@ import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kBundleInternals, kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkInstructionReferences, checkMethods, checkUsage } from './routes/usage-checks'
-import { Webhooks, webhookTimeline } from './routes/webhooks'
+import { checkWebhookNames, Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
 import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
@@ -233,6 +233,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
       for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log)
+      checkWebhookNames(webhooks.list(), state.generation.levels)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
       checkInstructionReferences(state)

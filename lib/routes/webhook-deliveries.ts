@@ -18,8 +18,9 @@ export interface WebhookSubscriber {
   readonly id: string
   /**
    * The version it is pinned to: a version value, or a date (the closest older version, as requests are served; a
-   * release whose `releasedAt` has not come is not one). A version the bundle no longer serves falls forward to the
-   * oldest one served (decision 0080).
+   * release whose `releasedAt` has not come is not one), read trimmed. A version gone after its sunset falls forward to
+   * the closest newer one served; a retired or unknown value to the oldest one served, or, when it starts with a date
+   * (`2027-01-01.preview`, a `Date`'s JSON text), to the version of that date (decision 0080).
    */
   readonly version: string | Date
   /** `whsec_` and the base64 of 24 to 64 random bytes; several while one rotates (each one signs). */
@@ -60,7 +61,7 @@ export interface WebhookDelivery<S extends WebhookSubscriber = WebhookSubscriber
   readonly version: string
   /** The subscriber's pin as given (a `Date` as its ISO date). */
   readonly requested: string
-  /** True when the pin names no version served at the timestamp (retired, gone after its sunset, unknown): `version` is the oldest served. */
+  /** True when the pin names no version served at the timestamp (retired, gone after its sunset, unknown): `version` is the one it fell forward to. */
   readonly fellForward: boolean
   /** The JSON text to send, byte for byte: the signatures cover this exact text. */
   readonly body: string
@@ -84,7 +85,8 @@ export interface SkippedSubscriber<S extends WebhookSubscriber = WebhookSubscrib
 
 /**
  * A subscriber not sent the webhook because its version could not be rendered: a converter on the way to that version
- * threw or rejected, or made a body the version's schema refuses (the application's renderer logs it at error level).
+ * threw or rejected, or made a body the version's schema refuses (the application's renderer logs it at error level);
+ * or because its own secret is malformed (`FST_VERSIONER_INVALID_WEBHOOK_SECRET`, logged too).
  * The other versions' subscribers still get theirs. Render again for these subscribers, with the same `id`, once the
  * converter is fixed.
  * @example
@@ -101,7 +103,7 @@ export interface FailedSubscriber<S extends WebhookSubscriber = WebhookSubscribe
   readonly requested: string
   /** True when the pin fell forward to `version`. */
   readonly fellForward: boolean
-  /** What the migration threw: the converter's own `Error`, or `FST_VERSIONER_CONVERTER_FAILED` / `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. */
+  /** What the migration threw: the converter's own `Error`, or `FST_VERSIONER_CONVERTER_FAILED` / `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`; or `FST_VERSIONER_INVALID_WEBHOOK_SECRET`. */
   readonly error: Error
 }
 
@@ -121,6 +123,6 @@ export interface RenderedWebhook<S extends WebhookSubscriber = WebhookSubscriber
   readonly deliveries: ReadonlyArray<WebhookDelivery<S>>
   /** Those whose version lacks the webhook, in the order given. */
   readonly skipped: ReadonlyArray<SkippedSubscriber<S>>
-  /** Those whose version could not be rendered (a converter failed), in the order given. */
+  /** Those whose version could not be rendered (a converter failed), or whose secret is malformed, in the order given. */
   readonly failed: ReadonlyArray<FailedSubscriber<S>>
 }

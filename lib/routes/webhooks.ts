@@ -78,7 +78,38 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
  */
 export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstructionLog): RouteState[] {
   const { name: path, method, attributes } = webhook
-  return routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
+  const timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
+  // A delivery is sent with one method: a version documenting others would be promised what it is not sent.
+  const level = timeline.findIndex((state) => state.exists && (state.methods.length !== 1 || state.methods[0] !== method))
+  if (level === -1) return timeline
+  const origin = log.steps[level - 1].origin
+  throw new VersionerStructureError(`Webhook '${path}' (${method}) has the methods ${timeline[level].methods.join(', ')} in ` +
+    `${origin === 'HeadVersion' ? 'the latest version' : `the version before ${origin}`} (an endpoint instruction's had({ methods })): its ` +
+    'deliveries are sent with its one method in every version, which its documents must name: remove that instruction.')
+}
+
+/**
+ * Throws `FST_VERSIONER_STRUCTURE` when two webhooks have one name and method in a version (one renamed by
+ * `had({ path })` onto the other): that version's document could list only one. `levels` names each level's version.
+ * @example
+ * ```ts
+ * checkWebhookNames(webhooks.list(), state.generation.levels)
+ * ```
+ */
+export function checkWebhookNames (webhooks: readonly DeclaredWebhook[], levels: readonly string[]): void {
+  const seen = new Map<string, DeclaredWebhook>()
+  for (const webhook of webhooks) {
+    for (const [level, state] of webhook.timeline.entries()) {
+      if (!state.exists) continue
+      const key = `${level} ${state.methods.join()} ${state.path}`
+      const other = seen.get(key)
+      if (other !== undefined) {
+        throw new VersionerStructureError(`Webhooks '${other.name}' and '${webhook.name}' are both '${state.path}' (${state.methods.join(', ')}) in version ` +
+          `${levels[level]}: its document can list only one. Check the endpoint instructions renaming them with had({ path }).`)
+      }
+      seen.set(key, webhook)
+    }
+  }
 }
 
 /**

@@ -97,16 +97,18 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
   const pins = new Map<string, Pin>()
   return (subscriber, index) => {
     const { version } = subscriber
-    const valid = version instanceof Date ? !Number.isNaN(version.getTime()) : typeof version === 'string' && version !== ''
+    const valid = version instanceof Date ? !Number.isNaN(version.getTime()) : typeof version === 'string' && version.trim() !== ''
     if (!valid) {
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} has version ${describeValue(version)}; a subscriber's version is a version value or a valid Date.`)
     }
     const requested = version instanceof Date ? toIsoDate(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
-      // A value no version has whose date (or month) names one, such as a preview's once promoted: that date's version.
-      const dated = /^(\d{4}-\d{2}(?:-\d{2})?)\./.exec(requested)?.[1]
-      let picked = pickedTarget(bundle, requested, releases)
+      // Read as a header is (trimmed). A value no version has whose date (or month) names one, such as a preview's once
+      // promoted or a Date stored as its JSON text (`2002-03-04T10:00:00.000Z`): that date's version.
+      const value = requested.trim()
+      const dated = /^(\d{4}-\d{2}(?:-\d{2})?)[.T]/.exec(value)?.[1]
+      let picked = pickedTarget(bundle, value, releases)
       const byDate = !picked.ok && dated !== undefined
       if (byDate) picked = pickedTarget(bundle, dated, releases)
       // A version gone while older ones are still served falls forward to the closest newer one served.
@@ -130,7 +132,8 @@ interface Resolved<S extends WebhookSubscriber> {
   readonly subscriber: S
   readonly index: number
   readonly pin: Pin
-  readonly keys: readonly Buffer[]
+  /** Its signing keys, or what is wrong with its secret (that subscriber fails alone: decision 0168). */
+  readonly keys: readonly Buffer[] | Error
 }
 
 /** Each subscriber checked (id, version, secret) and resolved, before anything is migrated; grouped by version. */
@@ -149,7 +152,12 @@ function resolveSubscribers<S extends WebhookSubscriber> (bundle: VersionBundle,
     }
     places.set(subscriber.id, index)
     const pin = pinOf(subscriber, index)
-    const keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
+    let keys: readonly Buffer[] | Error
+    try {
+      keys = webhookKeys(subscriber.secret, () => `subscriber ${nameOf(subscriber, index)}`)
+    } catch (error) {
+      keys = error as Error
+    }
     let group = byVersion.get(pin.version)
     if (group === undefined) byVersion.set(pin.version, group = [])
     group.push({ subscriber, index, pin, keys })
@@ -190,10 +198,16 @@ async function render<S extends WebhookSubscriber> (
     const content = `${id}.${timestamp}.${body}`
     const shared = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), [header]: version }
     for (const { subscriber, index, pin, keys } of group) {
+      if (keys instanceof Error) {
+        failed[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, error: keys }
+        context.log?.error({ err: keys, webhook: webhook.name, subscriber: subscriber.id }, `Webhook '${webhook.name}' was not signed for subscriber '${subscriber.id}': it is in the render's failed list.`)
+        continue
+      }
       const headers = { ...shared, 'webhook-signature': webhookSignature(keys, content) }
       deliveries[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, body, headers }
     }
-    renderedIn.push([version, group])
+    const sent = group.filter(({ keys }) => !(keys instanceof Error))
+    if (sent.length > 0) renderedIn.push([version, sent])
   }
   // Published once every version is rendered, for the versions rendered: a render that rejects rendered nothing for anyone.
   if (webhookRenderedChannel.hasSubscribers) {

@@ -2,9 +2,9 @@ import { test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import { fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
-import { caught, rejection } from '../helpers/errors'
-import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
+import { endpoint, fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
+import { caught, rejection, type CodedError } from '../helpers/errors'
+import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, Refunded, webhookApp } from '../helpers/webhook-apps'
 
 const DAY = 86_400_000
 
@@ -75,6 +75,20 @@ test('regression: a subscriber pinned to a preview promoted to its date (or drop
   t.match(without.deliveries[0], { version: '2001-01-01', fellForward: true }, 'dropped: the newest release before its date, as a request for that date')
 })
 
+test('regression: a stored pin with whitespace, or a Date stored as its JSON text, was sent the oldest version\'s body', async (t) => {
+  const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', AtAdded), new Version('2000-01-01'))
+  const definition = { name: 'thing.done', body: Thing }
+  const pins = ['2002-01-01 ', ' 2002-01-01\n', JSON.parse(JSON.stringify(new Date('2002-03-04T10:00:00Z'))) as string]
+  const subscribers = pins.map((version, index) => ({ id: `ep_${index}`, version, secret: newSecret() }))
+  const { deliveries } = await renderWebhook(versions, definition, { id: 'x', at: 'now', extra: null }, { subscribers })
+  t.same(deliveries.map(({ version, requested, fellForward }) => ({ version, requested, fellForward })), [
+    { version: '2002-01-01', requested: '2002-01-01 ', fellForward: false },
+    { version: '2002-01-01', requested: ' 2002-01-01\n', fellForward: false },
+    { version: '2002-01-01', requested: '2002-03-04T10:00:00.000Z', fellForward: true }
+  ], 'the version a request sending that value (or that date) is served, not 2000-01-01')
+  t.same(deliveries.map(({ body }) => JSON.parse(body)), pins.map(() => ({ id: 'x', at: 'now', extra: null })), 'the body of 2002-01-01, with at')
+})
+
 test('a release whose releasedAt has not come is not rendered: a pin resolves at the timestamp as a request would', async (t) => {
   const releasedAt = new Date(Date.now() + DAY)
   const versions = new VersionBundle(new Version('2002-01-01', { releasedAt }), new Version('2001-01-01'))
@@ -86,6 +100,38 @@ test('a release whose releasedAt has not come is not rendered: a pin resolves at
   t.same(before.deliveries.map(({ headers }) => headers['x-api-version']), ['2001-01-01', '2001-01-01'])
   const after = await renderWebhook(versions, definition, { id: 'x' }, { subscribers, timestamp: new Date(releasedAt.getTime() + 1000) })
   t.same(after.deliveries.map(({ version }) => version), ['2002-01-01', '2002-01-01'], 'rendered for an instant after its release')
+})
+
+test('regression: a webhook given other methods in an older version (had({ methods })) was documented so, and sent with its one method', async (t) => {
+  class NowPost extends VersionChange {
+    description = 'invoice.paid was a PUT.'
+    instructionsToMigrateToPreviousVersion = [endpoint('invoice.paid', ['POST']).had({ methods: ['PUT'] })]
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', NowPost), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add(invoicePaid)
+  const error = await rejection(() => app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE', 'refused at start-up: no delivery says which method its version documents')
+  t.match(error?.message, /Webhook 'invoice\.paid' \(POST\) has the methods PUT in the version before 2001-01-01/)
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
+  const standalone = await rejection(() => renderWebhook(versions, invoicePaid, event, { subscribers }))
+  t.equal(standalone?.code, 'FST_VERSIONER_STRUCTURE', 'and in a worker')
+})
+
+test('regression: a webhook renamed in an older version onto another webhook\'s name was accepted; that version\'s document showed only one of them', async (t) => {
+  class WasSettled extends VersionChange {
+    description = 'invoice.paid was invoice.settled.'
+    instructionsToMigrateToPreviousVersion = [endpoint('invoice.paid', ['POST']).had({ path: 'invoice.settled' })]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', WasSettled), new Version('2000-01-01')) })
+  app.versioner.webhooks.add(invoicePaid).add({ name: 'invoice.settled', body: Refunded })
+  const error = await rejection(() => app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(error?.message, /Webhooks 'invoice\.paid' and 'invoice\.settled' are both 'invoice\.settled' \(POST\) in version 2000-01-01/)
 })
 
 test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing those declared; one name with two methods needs { method }', async (t) => {
@@ -137,7 +183,7 @@ test('regression: a body JSON cannot write (a BigInt, a cycle) is FST_VERSIONER_
   t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', 'migrateResponseBody too')
 })
 
-test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscriber, never the secret; nothing is rendered', async (t) => {
+test('regression: a malformed secret failed the render for every subscriber; it fails its own (FST_VERSIONER_INVALID_WEBHOOK_SECRET in failed, never the secret)', async (t) => {
   const app = await webhookApp(t)
   const bad: Array<[unknown, RegExp]> = [
     ['hunter2', /The secret of subscriber 'ep_bad' does not start with 'whsec_'/],
@@ -151,13 +197,18 @@ test('a malformed secret: FST_VERSIONER_INVALID_WEBHOOK_SECRET naming the subscr
   for (const [secret, message] of bad) {
     calls.clear()
     const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }, { id: 'ep_bad', version: '2000-01-01', secret } as unknown as WebhookSubscriber]
-    const error = await rejection(() => app.versioner.webhooks.render('invoice.paid', event, { subscribers }))
-    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET', `${JSON.stringify(secret)?.slice(0, 20)}: refused`)
+    const { deliveries, failed } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+    t.same(deliveries.map(({ subscriber }) => subscriber.id), ['ep_1'], `${JSON.stringify(secret)?.slice(0, 20)}: the other subscriber gets its delivery`)
+    t.equal(receiverProblem(app, deliveries[0], [subscribers[0].secret as string]), undefined, 'signed with its own secret')
+    t.match(failed, [{ subscriber: { id: 'ep_bad' }, version: '2000-01-01', requested: '2000-01-01', fellForward: false }], 'the malformed one is failed')
+    const error = failed[0]?.error as CodedError | undefined
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
     t.match(error?.message, message)
     t.match(error?.message, /'whsec_' and the base64 of 24 to 64 random bytes/, 'the message says what is accepted')
     if (typeof secret === 'string') t.notOk(error?.message.includes(secret), 'the message does not hold the secret')
-    t.equal(calls.size, 0, 'no converter ran')
   }
+  const invalid = await rejection(() => app.versioner.webhooks.render('invoice.paid', { nope: true }, { subscribers: [{ id: 'ep_bad', version: '2000-01-01', secret: 'hunter2' }] }))
+  t.equal(invalid?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', 'a body the HEAD schema refuses still fails the whole render')
 })
 
 test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscriber or option', async (t) => {
@@ -170,6 +221,7 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
     [{ subscribers: [{ id: 'ep_1', secret }] }, /Subscriber 'ep_1' has version undefined/],
     [{ subscribers: [{ id: 'ep_1', version: new Date('nope'), secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [{ id: 'ep_1', version: '', secret }] }, /Subscriber 'ep_1' has version/],
+    [{ subscribers: [{ id: 'ep_1', version: ' \n', secret }] }, /Subscriber 'ep_1' has version/],
     [{ subscribers: [], id: 'a.b' }, /id \(webhook-id\) must be a non-empty string without '\.'/],
     [{ subscribers: [], id: 'evt_1 ' }, /id \(webhook-id\) must be .*no space at either end/],
     [{ subscribers: [], id: ' evt_1' }, /id \(webhook-id\) must be .*printable ASCII/],

@@ -215,6 +215,10 @@ test('in the application: a rejecting converter, a thrown non-Error or a body th
   t.equal(logs.entries.length, 2, 'one entry per failed version and render')
   t.match(logs.entries[1], { level: 50, webhook: 'balance.changed', apiVersion: '2000-01-01', subscribers: ['ep_old'], err: { code: 'FST_VERSIONER_CONVERTER_FAILED' } })
   t.match(logs.entries[1].msg, /Webhook 'balance\.changed' could not be rendered in version 2000-01-01/)
+  const unsigned = await app.versioner.webhooks.render('balance.changed', { cents: 5 }, { subscribers: [subscribers[0], { id: 'ep_bad', version: '2001-01-01', secret: 'hunter2' }] })
+  t.same([unsigned.deliveries.length, unsigned.failed.map(({ subscriber }) => subscriber.id)], [1, ['ep_bad']], 'a malformed secret fails its subscriber only (decision 0168)')
+  t.match(logs.entries[2], { level: 50, webhook: 'balance.changed', subscriber: 'ep_bad', err: { code: 'FST_VERSIONER_INVALID_WEBHOOK_SECRET' } }, 'and is logged')
+  t.notOk(JSON.stringify(logs.entries[2]).includes('hunter2'), 'never the secret')
 })
 
 /** An item whose sku has a format of the application's own, and a change in which its name was its title (fresh classes per call). */
