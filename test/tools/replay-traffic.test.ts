@@ -313,3 +313,58 @@ test('regression: an answer holding a Date of a format date field replays as the
     t.equal(report.replayed, 1)
   }
 })
+
+const Payment = Type.Object({ card: Type.Object({ number: Type.String() }), name: Type.String(), last4: Type.Optional(Type.String()) }, { $id: 'Payment' })
+
+/** Old clients send no `last4`: it is the card number's last four digits. */
+class Last4FromCard extends VersionChange {
+  description = 'last4 is sent.'
+  instructionsToMigrateToPreviousVersion = [schema(Payment).field('last4').didntExist]
+
+  @ConvertRequestToNextVersionFor('/payments', ['POST'])
+  up (request: RequestInfo) {
+    request.body.last4 = request.body.card.number.slice(-4)
+  }
+}
+
+/** The same, changed as a team would: the name is trimmed too (a change its clients notice). */
+class Last4FromCardNameTrimmed extends VersionChange {
+  description = 'last4 is sent.'
+  instructionsToMigrateToPreviousVersion = [schema(Payment).field('last4').didntExist]
+
+  @ConvertRequestToNextVersionFor('/payments', ['POST'])
+  up (request: RequestInfo) {
+    request.body.last4 = request.body.card.number.slice(-4)
+    request.body.name = request.body.name.trim()
+  }
+}
+
+test('regression: a value a converter makes from a redacted one (a card\'s last 4 digits) is not compared: it was a false finding on the stand-in', async (t) => {
+  const record = async (change: typeof Last4FromCard | typeof Last4FromCardNameTrimmed): Promise<{ app: Awaited<ReturnType<typeof versionedApp>>, lines: string[] }> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      api.post('/payments', { schema: { body: Payment, response: { 200: Type.Object({ last4: Type.String() }) } } }, async (request) => ({ last4: request.body.last4 ?? '' }))
+    }, { versioner: { captureExchanges: { redact: { pointers: ['/card/number'] } } } })
+    const lines: string[] = []
+    const listener = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+    diagnosticsChannel.subscribe('fastify-versioner:exchange', listener)
+    const sent = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { card: { number: '4242424242424242' }, name: ' Ada ' } })
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', listener)
+    t.same(sent.json(), { last4: '4242' })
+    return { app, lines }
+  }
+  const { app, lines } = await record(Last4FromCard)
+  t.equal(lines.length, 1)
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { handlerRequest: { body: { card: { number: '[redacted]' }, last4: '4242' } } }, 'the last 4 digits are recorded as the handler received them')
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the handler received \'4242\', the converters now give \'ted]\'"')
+  t.same(report.notReplayable, [])
+  t.equal(report.redacted, 2, 'the card number the handler received, and the last 4 digits made from it')
+
+  // Another place of the same exchange is still compared: a converter trimming the name now is a finding.
+  const changed = await record(Last4FromCardNameTrimmed)
+  const found = await replayTraffic(changed.app, readTraffic(lines.join('\n')))
+  t.same(found.findings.map((finding) => finding.text), [
+    'line 1: POST /payments (2000-01-01): request body/name: the handler received \' Ada \', the converters now give \'Ada\'; changed last by Last4FromCardNameTrimmed (2001-01-01), converter Last4FromCardNameTrimmed.up.'
+  ])
+})
