@@ -5,6 +5,7 @@ import { test } from 'tap'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
+import etag from '@fastify/etag'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
@@ -367,4 +368,23 @@ test('regression: a value a converter makes from a redacted one (a card\'s last 
   t.same(found.findings.map((finding) => finding.text), [
     'line 1: POST /payments (2000-01-01): request body/name: the handler received \' Ada \', the converters now give \'Ada\'; changed last by Last4FromCardNameTrimmed (2001-01-01), converter Last4FromCardNameTrimmed.up.'
   ])
+})
+
+test('regression: an answer the application\'s ETag plugin turned into a 304 (Not Modified) is no finding: the client received no body to compare', async (t) => {
+  const Invoice = Type.Object({ name: Type.String() })
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', nameWasTitleInResponses(Invoice)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ name: 'Ada' }))
+  }, { versioner: { captureExchanges: {} }, beforeVersioner: async (app) => { await app.register(etag) } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const first = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+  const again = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01', 'if-none-match': String(first.headers.etag) } })
+  t.same([first.statusCode, first.json(), again.statusCode, again.body], [200, { title: 'Ada' }, 304, ''], 'a cached client is told its copy is current')
+  t.equal(lines.length, 2)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the client received 304, the converters now give 200"')
+  t.equal(report.replayed, 2)
 })
