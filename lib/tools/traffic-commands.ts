@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
 import { mutateConverters, type MutationReport } from './mutate'
-import { replayTraffic, type ReplayReport } from './replay-traffic'
+import { replayTraffic, type ReplayFinding, type ReplayReport } from './replay-traffic'
 import { readTraffic, type Traffic, type TrafficProblem } from './traffic-file'
 import type { VerifyOptions } from './verify'
 
@@ -40,9 +40,33 @@ async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   return traffic
 }
 
-/** Prints replay's findings and verdict; 1 for a finding, or when no exchange was replayed. */
+/** How many lines of a group of findings are named after its first. */
+const LINES_NAMED = 20
+
+/**
+ * Findings of one cause, in the file's order: the same route, version, direction and kind, at the same place (list
+ * items as `*`), by the same converters. A converter changed as a team would fails every exchange through it.
+ */
+function causes (findings: readonly ReplayFinding[]): ReplayFinding[][] {
+  const groups = new Map<string, ReplayFinding[]>()
+  for (const finding of findings) {
+    const place = finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')
+    const key = JSON.stringify([finding.route, finding.version, finding.direction, finding.kind, finding.part, place, finding.versionChanges, finding.converters])
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [finding])
+    else group.push(finding)
+  }
+  return [...groups.values()]
+}
+
+/** Prints replay's findings (one per cause, with the lines of the others) and verdict; 1 for a finding, or when no exchange was replayed. */
 function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
-  for (const finding of report.findings) io.err(`finding: ${finding.text}`)
+  for (const [first, ...others] of causes(report.findings)) {
+    io.err(`finding: ${first.text}`)
+    if (others.length === 0) continue
+    const named = others.slice(0, LINES_NAMED).map((finding) => finding.line).join(', ')
+    io.err(`  and ${others.length} more like it (same route, version, place and converters): line${others.length === 1 ? '' : 's'} ${named}${others.length > LINES_NAMED ? ', …' : ''}.`)
+  }
   for (const skipped of report.notReplayable) io.out(`not replayed: line ${skipped.line}: ${skipped.message}`)
   const notes = [
     report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,

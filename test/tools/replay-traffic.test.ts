@@ -11,7 +11,7 @@ import {
   ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
 } from '../../plugin'
-import { readTraffic, replayTraffic } from '../../tools'
+import { loadApp, readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { recordTraffic } from '../../examples/traffic'
 import { inProcess, scratch } from '../helpers/cli'
@@ -30,9 +30,12 @@ async function trafficFile (t: Teardown, rounds: number, capture: CaptureExchang
   return { dir, file, exchanges: lines.map((line) => JSON.parse(line) as CapturedExchange) }
 }
 
-/** The lines findings name, in order. */
-function findingLines (stderr: string): number[] {
-  return [...stderr.matchAll(/^finding: line (\d+):/gm)].map((match) => Number(match[1]))
+/** The lines of a traffic file on which replaying it against an app module finds something, in order (every one: the command prints one per cause). */
+async function findingLines (t: Teardown, appFile: string, file: string): Promise<number[]> {
+  const app = await loadApp(appFile)
+  t.teardown(() => app.close())
+  const report = await replayTraffic(app, readTraffic(await readFile(file, 'utf8')))
+  return report.findings.map((finding) => finding.line)
 }
 
 /** The lines (from 1) of the exchanges for which `affected` holds. */
@@ -61,7 +64,13 @@ test('replay: recorded traffic replays cleanly; totals rounded as a team would f
   t.equal(broken.code, 1)
   const expected = linesWhere(exchanges, (exchange) => totalsOf(exchange.clientResponse.body).some((total) => !Number.isInteger(total)))
   t.ok(expected.length > 10, 'the traffic shows totals with a fraction to old clients')
-  t.same(findingLines(broken.stderr), expected, 'a finding for every exchange showing a total with a fraction, and for no other')
+  t.same(await findingLines(t, changed, file), expected, 'a finding for every exchange showing a total with a fraction, and for no other')
+  // Printed once per cause, the others by line.
+  const printed = [...broken.stderr.matchAll(/^finding: line (\d+):/gm)].map((match) => Number(match[1]))
+  const alike = [...broken.stderr.matchAll(/^ {2}and (\d+) more like it \(same route, version, place and converters\): lines? ([\d, ]+)(, …)?\.$/gm)]
+  t.ok(printed.length < expected.length / 2, `${printed.length} findings printed for ${expected.length}`)
+  t.equal(printed.length + alike.reduce((sum, match) => sum + Number(match[1]), 0), expected.length, 'every finding counted')
+  t.ok(alike.every((match) => match[2].split(', ').every((line) => expected.includes(Number(line)))), 'the lines named are findings')
   t.match(broken.stderr, /^finding: line \d+: POST \/invoices \(2023-10-16\): response body\/total: the client received 19\.99, the converters now give 20; changed last by AmountsInCents \(2024-09-30\), converter AmountsInCents\.totalFromCents\.$/m)
   t.match(broken.stdout, `replay: ${expected.length} finding(s) in ${exchanges.length} exchange(s)`)
 
@@ -86,7 +95,7 @@ test('replay: a request converter that drops an empty memo fails on exactly the 
   t.equal(result.code, 1)
   const expected = linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === '')
   t.ok(expected.length > 0)
-  t.same(findingLines(result.stderr), expected)
+  t.same(await findingLines(t, changed, file), expected)
   // The place no converter wrote: the version change whose instructions name the field.
   t.match(result.stderr, /request body\/memo: the handler received '', the converters now give nothing; no converter changed it on the way \(RenameDescriptionToMemo \(2024-04-10\)\)\./)
 })
@@ -113,7 +122,7 @@ test('replay: traffic recorded before a new version replays between each exchang
   }, join(dir, 'email-renamed-memo-if'))
   const result = await inProcess(['replay', broken, '--traffic', file])
   t.equal(result.code, 1)
-  t.same(findingLines(result.stderr), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
+  t.same(await findingLines(t, broken, file), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
 
   // A release that moves a route in HEAD: its recorded exchanges name the path HEAD had then, that version's path now.
   const moved = await writeMutant('billing', {
