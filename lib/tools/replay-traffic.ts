@@ -163,9 +163,12 @@ function describe (finding: Omit<ReplayFinding, 'text'>, origin: string): string
   return `${where} ${finding.part}${finding.pointer}: ${who} ${recorded}, the converters now give ${replayed}${by}.`
 }
 
-/** True when a recorded exchange holds a redacted value (its replay may stop on it). */
-function holdsRedacted (exchange: RecordedExchange): boolean {
-  return JSON.stringify([exchange.clientRequest, exchange.handlerResponse]).includes(REDACTED)
+/**
+ * True when what the converters of one side read holds a redacted value (their replay may stop on it): the request as
+ * sent, or the response as returned (response converters see nothing of the request, such as its redacted `Authorization`).
+ */
+function holdsRedacted (exchange: RecordedExchange, direction: ReplayFinding['direction']): boolean {
+  return JSON.stringify(direction === 'request' ? exchange.clientRequest : exchange.handlerResponse).includes(REDACTED)
 }
 
 /**
@@ -249,7 +252,7 @@ async function replayOne (run: {
     if (side.direction === 'response' && exchange.clientResponse.status === 304) continue
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
-      if (holdsRedacted(exchange)) {
+      if (holdsRedacted(exchange, side.direction)) {
         run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
@@ -259,7 +262,7 @@ async function replayOne (run: {
     }
     const counted = { redacted: 0 }
     let difference = differenceOf(replayer.steps, result, side.recorded, counted)
-    if (difference !== undefined && holdsRedacted(exchange)) {
+    if (difference !== undefined && holdsRedacted(exchange, side.direction)) {
       // Replayed again with other stand-ins: what changes with them was made from a redacted value, and is not compared.
       const again = await side.replay(replayer, at, JSON.parse(JSON.stringify(exchange).replaceAll(REDACTED, `~${REDACTED}~`)) as RecordedExchange)
       counted.redacted = 0

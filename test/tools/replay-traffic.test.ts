@@ -8,8 +8,8 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import etag from '@fastify/etag'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { loadApp, readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -396,4 +396,52 @@ test('regression: an answer the application\'s ETag plugin turned into a 304 (No
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [], 'not "the client received 304, the converters now give 200"')
   t.equal(report.replayed, 2)
+})
+
+const Profile = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Profile' })
+
+/** `title` is `name` in HEAD: as written, and as a team changed it (reading a `profile` HEAD does not return). */
+class ProfileNameWasTitle extends VersionChange {
+  description = 'title is name.'
+  instructionsToMigrateToPreviousVersion = [schema(Profile).field('name').had({ name: 'title' })]
+
+  @ConvertResponseToPreviousVersionFor(Profile)
+  titleDown (response: ResponseInfo) {
+    response.body.title = response.body.name
+    delete response.body.name
+  }
+}
+
+class ProfileNameWasTitleBroken extends VersionChange {
+  description = 'title is name.'
+  instructionsToMigrateToPreviousVersion = [schema(Profile).field('name').had({ name: 'title' })]
+
+  @ConvertResponseToPreviousVersionFor(Profile)
+  titleDown (response: ResponseInfo) {
+    response.body.title = response.body.profile.name
+    delete response.body.name
+  }
+}
+
+test('regression: a response converter that throws now is a finding on an exchange whose request\'s Authorization was redacted: it was "not replayed", and CI passed', async (t) => {
+  const appWith = async (change: typeof ProfileNameWasTitle | typeof ProfileNameWasTitleBroken): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.get('/profiles/:id', { schema: { response: { 200: Profile } } }, async () => ({ id: 'p1', name: 'Ada' }))
+    }, { versioner: { captureExchanges: { redact: { headers: ['authorization'] } } } })
+  }
+  const app = await appWith(ProfileNameWasTitle)
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ url: '/profiles/p1', headers: { 'x-api-version': '2000-01-01', authorization: 'Bearer secret-token' } })
+  t.same(sent.json(), { id: 'p1', title: 'Ada' })
+  t.equal(lines.length, 1)
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { clientRequest: { headers: { authorization: '[redacted]' } } })
+  const report = await replayTraffic(await appWith(ProfileNameWasTitleBroken), readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 1: GET /profiles/:id (2000-01-01): response: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by ProfileNameWasTitleBroken (2001-01-01), converter ProfileNameWasTitleBroken.titleDown.'
+  ])
+  t.same(report.notReplayable, [], 'not "it holds redacted values": response converters never see the request\'s headers')
 })
