@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
 import { mutateConverters, type MutationReport } from './mutate'
-import { replayTraffic, type ReplayFinding, type ReplayReport } from './replay-traffic'
+import { replayTraffic, type ReplayReport } from './replay-traffic'
 import { readTraffic, type Traffic, type TrafficProblem } from './traffic-file'
 import type { VerifyOptions } from './verify'
 
@@ -43,31 +43,39 @@ async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
 /** How many lines of a group of findings are named after its first. */
 const LINES_NAMED = 20
 
-/**
- * Findings of one cause, in the file's order: the same route, version, direction and kind, at the same place (list
- * items as `*`), by the same converters. A converter changed as a team would fails every exchange through it.
- */
-function causes (findings: readonly ReplayFinding[]): ReplayFinding[][] {
-  const groups = new Map<string, ReplayFinding[]>()
-  for (const finding of findings) {
-    const place = finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')
-    const key = JSON.stringify([finding.route, finding.version, finding.direction, finding.kind, finding.part, place, finding.versionChanges, finding.converters])
+/** Items of one cause, in the file's order: those with the same `keyOf`. */
+function causes<Item> (items: readonly Item[], keyOf: (item: Item) => string): Item[][] {
+  const groups = new Map<string, Item[]>()
+  for (const item of items) {
+    const key = keyOf(item)
     const group = groups.get(key)
-    if (group === undefined) groups.set(key, [finding])
-    else group.push(finding)
+    if (group === undefined) groups.set(key, [item])
+    else group.push(item)
   }
   return [...groups.values()]
 }
 
-/** Prints replay's findings (one per cause, with the lines of the others) and verdict; 1 for a finding, or when no exchange was replayed. */
-function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
-  for (const [first, ...others] of causes(report.findings)) {
-    io.err(`finding: ${first.text}`)
+/** Prints the first item of each group, then the lines of the others (`alike` says how they are alike). */
+function printCauses<Item extends { readonly line: number }> (groups: Item[][], print: (item: Item) => void, say: (line: string) => void, alike: string): void {
+  for (const [first, ...others] of groups) {
+    print(first)
     if (others.length === 0) continue
-    const named = others.slice(0, LINES_NAMED).map((finding) => finding.line).join(', ')
-    io.err(`  and ${others.length} more like it (same route, version, place and converters): line${others.length === 1 ? '' : 's'} ${named}${others.length > LINES_NAMED ? ', …' : ''}.`)
+    const named = others.slice(0, LINES_NAMED).map((item) => item.line).join(', ')
+    say(`  and ${others.length} more like it (${alike}): line${others.length === 1 ? '' : 's'} ${named}${others.length > LINES_NAMED ? ', …' : ''}.`)
   }
-  for (const skipped of report.notReplayable) io.out(`not replayed: line ${skipped.line}: ${skipped.message}`)
+}
+
+/**
+ * Prints replay's findings and the exchanges not replayed (one per cause, with the lines of the others: a converter
+ * changed as a team would fails every exchange through it) and the verdict; 1 for a finding, or when no exchange was replayed.
+ */
+function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
+  // One cause: the same route, version, direction and kind, at the same place (list items as `*`), by the same converters.
+  const findings = causes(report.findings, (finding) => JSON.stringify([finding.route, finding.version, finding.direction, finding.kind, finding.part,
+    finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*'), finding.versionChanges, finding.converters]))
+  printCauses(findings, (finding) => { io.err(`finding: ${finding.text}`) }, io.err, 'same route, version, place and converters')
+  const skipped = causes(report.notReplayable, (item) => item.message)
+  printCauses(skipped, (item) => { io.out(`not replayed: line ${item.line}: ${item.message}`) }, io.out, 'same reason')
   const notes = [
     report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,
     report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed`,

@@ -445,3 +445,21 @@ test('regression: a response converter that throws now is a finding on an exchan
   ])
   t.same(report.notReplayable, [], 'not "it holds redacted values": response converters never see the request\'s headers')
 })
+
+test('replay prints the exchanges not replayed for one reason once, with the lines of the others', async (t) => {
+  const { file, exchanges } = await trafficFile(t, 6)
+  // Bodies redacted whole (a `/` pointer): the request converters cannot read them.
+  const redacted = exchanges.map((exchange) => exchange.route.url === '/customers' && exchange.version === '2023-10-16'
+    ? { ...exchange, clientRequest: { ...exchange.clientRequest, body: '[redacted]' } }
+    : exchange)
+  await writeFile(file, redacted.map((exchange) => JSON.stringify(exchange)).join('\n'))
+  const lines = linesWhere(exchanges, (exchange) => exchange.route.url === '/customers' && exchange.version === '2023-10-16')
+  t.ok(lines.length > 3)
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 0, result.stderr)
+  const notReplayed = result.stdout.split('\n').filter((line) => line.startsWith('not replayed: '))
+  t.equal(notReplayed.length, 1, result.stdout)
+  t.match(notReplayed[0], `not replayed: line ${lines[0]}: request: `)
+  t.match(result.stdout, `\n  and ${lines.length - 1} more like it (same reason): lines ${lines.slice(1).join(', ')}.\n`)
+  t.match(result.stdout, `; ${lines.length} exchange(s) not replayed.`)
+})
