@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import etag from '@fastify/etag'
+import { randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
@@ -462,4 +463,37 @@ test('replay prints the exchanges not replayed for one reason once, with the lin
   t.match(notReplayed[0], `not replayed: line ${lines[0]}: request: `)
   t.match(result.stdout, `\n  and ${lines.length - 1} more like it (same reason): lines ${lines.slice(1).join(', ')}.\n`)
   t.match(result.stdout, `; ${lines.length} exchange(s) not replayed.`)
+})
+
+const Line = Type.Object({ id: Type.String(), amount: Type.Integer() })
+const Order2 = Type.Object({ lines: Type.Array(Line), requestId: Type.String() }, { $id: 'Order2' })
+
+/** Old clients sent neither line ids nor a request id: a converter makes them up (random), as HEAD requires them. */
+class LineIdsMadeUp extends VersionChange {
+  description = 'Lines have ids; orders a request id.'
+  instructionsToMigrateToPreviousVersion = [schema(Line).field('id').didntExist, schema(Order2).field('requestId').didntExist]
+
+  @ConvertRequestToNextVersionFor('/orders2', ['POST'])
+  up (request: RequestInfo) {
+    request.body.requestId = randomUUID()
+    for (const line of request.body.lines) line.id = randomUUID()
+  }
+}
+
+test('values a converter makes up (random ids, nested and in list items) are kept out of replay by redacting their pointers, as documented', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LineIdsMadeUp), new Version('2000-01-01'))
+  const routes = async (api: Parameters<NonNullable<Parameters<typeof versionedApp>[2]>>[0]): Promise<void> => {
+    api.post('/orders2', { schema: { body: Order2, response: { 200: Type.Object({ count: Type.Integer() }) } } }, async (request) => ({ count: request.body.lines.length }))
+  }
+  for (const pointers of [[], ['/requestId', '/lines/*/id']]) {
+    const app = await versionedApp(t, versions, routes, { versioner: { captureExchanges: { redact: { pointers } } } })
+    const lines: string[] = []
+    const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+    diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+    await app.inject({ method: 'POST', url: '/orders2', headers: { 'x-api-version': '2000-01-01' }, payload: { lines: [{ amount: 1 }, { amount: 2 }] } })
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+    if (pointers.length === 0) t.match(report.findings.map((finding) => finding.text), [/request body\/lines\/0\/id: the handler received '[0-9a-f-]{36}', the converters now give '[0-9a-f-]{36}'/], 'without: a finding on every exchange')
+    else t.same([report.findings, report.redacted], [[], 3], 'with: not compared, and counted')
+  }
 })
