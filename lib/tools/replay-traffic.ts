@@ -50,6 +50,20 @@ export interface ReplayFinding {
   readonly text: string
 }
 
+/**
+ * An exchange that could not be replayed: its line, HEAD route and version, and why.
+ * @example
+ * ```ts
+ * for (const skipped of report.notReplayable) console.log(`line ${skipped.line}: ${skipped.route} (${skipped.version}): ${skipped.message}`)
+ * ```
+ */
+export interface NotReplayed {
+  readonly line: number
+  readonly route: string
+  readonly version: string
+  readonly message: string
+}
+
 /** What `replay` found. */
 export interface ReplayReport {
   readonly findings: readonly ReplayFinding[]
@@ -59,8 +73,8 @@ export interface ReplayReport {
   readonly otherApis: number
   /** Places not compared because they held a redacted value. */
   readonly redacted: number
-  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line and why. */
-  readonly notReplayable: ReadonlyArray<{ readonly line: number, readonly message: string }>
+  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line, route, version and why. */
+  readonly notReplayable: readonly NotReplayed[]
 }
 
 /** Options of {@link replayTraffic}. */
@@ -205,7 +219,7 @@ export async function replayTraffic (
   const index = routeIndex(app, options, runConverter)
   const { own } = index
   const findings: ReplayFinding[] = []
-  const notReplayable: Array<{ line: number, message: string }> = []
+  const notReplayable: NotReplayed[] = []
   const count = { redacted: 0, replayed: 0, otherApis: 0 }
   for (const { line, exchange } of traffic.exchanges) {
     const found = locate(index, exchange)
@@ -218,7 +232,7 @@ export async function replayTraffic (
     // Recorded by an older release: its data is that release's HEAD, the newest version's then (1: now's).
     const newest = typeof found === 'string' || exchange.latest === undefined ? 1 : found.entry.levelOf(exchange.latest)
     if (newest === undefined) {
-      notReplayable.push({ line, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
+      notReplayable.push({ ...base, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
       continue
     }
     const finding = typeof found === 'string'
@@ -240,7 +254,7 @@ async function replayOne (run: {
   exchange: RecordedExchange,
   base: Pick<ReplayFinding, 'line' | 'version' | 'route'>,
   count: { redacted: number },
-  notReplayable: Array<{ line: number, message: string }>
+  notReplayable: NotReplayed[]
 }): Promise<Pending | undefined> {
   const { entry: { replayer }, at, exchange, base } = run
   const sides = [
@@ -253,7 +267,7 @@ async function replayOne (run: {
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
       if (holdsRedacted(exchange, side.direction)) {
-        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message} (it holds redacted values)` })
+        run.notReplayable.push({ ...base, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
       const step = result.index === undefined ? undefined : replayer.steps[result.index]
@@ -270,7 +284,7 @@ async function replayOne (run: {
     }
     run.count.redacted += counted.redacted
     if (difference !== undefined && result.cutShort !== undefined) {
-      run.notReplayable.push({ line: base.line, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
+      run.notReplayable.push({ ...base, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
       return undefined
     }
     if (difference !== undefined) return { ...base, direction: side.direction, ...difference }

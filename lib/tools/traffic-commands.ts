@@ -74,8 +74,8 @@ function printReplay (report: ReplayReport, file: string, io: CommandOutput): nu
   const findings = causes(report.findings, (finding) => JSON.stringify([finding.route, finding.version, finding.direction, finding.kind, finding.part,
     finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*'), finding.versionChanges, finding.converters]))
   printCauses(findings, (finding) => { io.err(`finding: ${finding.text}`) }, io.err, 'same route, version, place and converters')
-  const skipped = causes(report.notReplayable, (item) => item.message)
-  printCauses(skipped, (item) => { io.out(`not replayed: line ${item.line}: ${item.message}`) }, io.out, 'same reason')
+  const skipped = causes(report.notReplayable, (item) => JSON.stringify([item.route, item.version, item.message]))
+  printCauses(skipped, (item) => { io.out(`not replayed: line ${item.line}: ${item.route} (${item.version}): ${item.message}`) }, io.out, 'same route, version and reason')
   const notes = [
     report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,
     report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed`,

@@ -281,7 +281,7 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   // '[redacted]' is no email: validation stops there, before coercing size ('20') to the 20 the handler received.
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [], 'no finding against a clean application')
-  t.same(report.notReplayable, [{ line: 1, message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
+  t.same(report.notReplayable, [{ line: 1, route: 'GET /search', version: '2000-01-01', message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
 })
 
 test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
@@ -460,8 +460,8 @@ test('replay prints the exchanges not replayed for one reason once, with the lin
   t.equal(result.code, 0, result.stderr)
   const notReplayed = result.stdout.split('\n').filter((line) => line.startsWith('not replayed: '))
   t.equal(notReplayed.length, 1, result.stdout)
-  t.match(notReplayed[0], `not replayed: line ${lines[0]}: request: `)
-  t.match(result.stdout, `\n  and ${lines.length - 1} more like it (same reason): lines ${lines.slice(1).join(', ')}.\n`)
+  t.match(notReplayed[0], `not replayed: line ${lines[0]}: POST /customers (2023-10-16): request: `)
+  t.match(result.stdout, `\n  and ${lines.length - 1} more like it (same route, version and reason): lines ${lines.slice(1).join(', ')}.\n`)
   t.match(result.stdout, `; ${lines.length} exchange(s) not replayed.`)
 })
 
