@@ -497,3 +497,28 @@ test('values a converter makes up (random ids, nested and in list items) are kep
     else t.same([report.findings, report.redacted], [[], 3], 'with: not compared, and counted')
   }
 })
+
+test('an application onSend hook that wraps every JSON answer is recorded in the client\'s answer; undone in the subscriber, as documented, replay passes', async (t) => {
+  const Item = Type.Object({ name: Type.String() })
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', nameWasTitleInResponses(Item)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/item', { schema: { response: { 200: Item } } }, async () => ({ name: 'Ada' }))
+  }, {
+    versioner: { captureExchanges: {} },
+    // Every version's answer, HEAD's too, in an envelope with the instant it was served.
+    beforeVersioner: (app) => { app.addHook('onSend', async (_request, _reply, payload) => typeof payload === 'string' ? `{"servedAt":${Date.now()},"data":${payload}}` : payload) }
+  })
+  const recorded: CapturedExchange[] = []
+  const record = (message: unknown): void => { recorded.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ url: '/item', headers: { 'x-api-version': '2000-01-01' } })
+  t.match(sent.json(), { servedAt: Number, data: { title: 'Ada' } })
+  t.equal(recorded.length, 1)
+  const as = (exchanges: CapturedExchange[]): ReturnType<typeof readTraffic> => readTraffic(exchanges.map((exchange) => JSON.stringify(exchange)).join('\n'))
+  const wrapped = await replayTraffic(app, as(recorded))
+  t.match(wrapped.findings.map((finding) => finding.text), [/response body\/servedAt: the client received \d+, the converters now give nothing/], 'as recorded: the envelope is the application\'s, not the converters\'')
+  // The subscriber undoes its application's envelope before writing the line.
+  const unwrapped = recorded.map((exchange) => ({ ...exchange, clientResponse: { ...exchange.clientResponse, body: (exchange.clientResponse.body as { data: unknown }).data } }))
+  t.same((await replayTraffic(app, as(unwrapped))).findings, [])
+})
