@@ -9,7 +9,7 @@ import etag from '@fastify/etag'
 import { randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
   type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { loadApp, readTraffic, replayTraffic } from '../../tools'
@@ -521,4 +521,46 @@ test('an application onSend hook that wraps every JSON answer is recorded in the
   // The subscriber undoes its application's envelope before writing the line.
   const unwrapped = recorded.map((exchange) => ({ ...exchange, clientResponse: { ...exchange.clientResponse, body: (exchange.clientResponse.body as { data: unknown }).data } }))
   t.same((await replayTraffic(app, as(unwrapped))).findings, [])
+})
+
+const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+
+/** A change of behaviour: amounts are no longer rounded (business code and converters ask `ExactAmounts.isApplied`). */
+class ExactAmounts extends VersionChangeWithSideEffects {
+  description = 'Amounts are no longer rounded.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
+/** `total` is `amount`; the amount a client of a version before ExactAmounts sends is rounded. */
+class AmountWasTotal extends VersionChange {
+  description = 'total is amount.'
+  instructionsToMigrateToPreviousVersion = [schema(Price).field('amount').had({ name: 'total' })]
+
+  @ConvertRequestToNextVersionFor(Price)
+  up (request: RequestInfo) {
+    const total = request.body.total as number
+    request.body = { amount: ExactAmounts.isApplied ? total : Math.round(total) }
+  }
+
+  @ConvertResponseToPreviousVersionFor(Price)
+  down (response: ResponseInfo) {
+    response.body = { total: response.body.amount }
+  }
+}
+
+test('regression: a converter reading VersionChangeWithSideEffects.isApplied replays in the exchange\'s version, as served: it read true (the newest), a finding on every exchange', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', ExactAmounts), new Version('2001-01-01', AmountWasTotal), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/prices', { schema: { body: Price, response: { 200: Price } } }, async (request) => request.body)
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/prices', headers: { 'x-api-version': '2000-01-01' }, payload: { total: 1.5 } })
+  t.same(sent.json(), { total: 2 }, 'rounded: 2000-01-01 is before ExactAmounts')
+  t.equal(lines.length, 1)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the handler received 2, the converters now give 1.5"')
+  t.equal(report.replayed, 1)
 })
