@@ -6,6 +6,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises'
+import { gunzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
@@ -30,7 +31,9 @@ export interface TrafficRun {
 async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    const bytes = await readFile(file)
+    // A log pipeline's gzip file (`exchanges.ndjson.gz`) is read as its text.
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')
   } catch (error) {
     throw new VersionerToolError(`cannot read the traffic file ${file}: ${(error as Error).message}`)
   }

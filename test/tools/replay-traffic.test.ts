@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import etag from '@fastify/etag'
 import { randomUUID } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
@@ -563,4 +564,19 @@ test('regression: a converter reading VersionChangeWithSideEffects.isApplied rep
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [], 'not "the handler received 2, the converters now give 1.5"')
   t.equal(report.replayed, 1)
+})
+
+test('replay reads a gzip traffic file (a log pipeline\'s exchanges.ndjson.gz): it was 1 malformed line per stretch of compressed bytes', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 2)
+  const compressed = join(dir, 'exchanges.ndjson.gz')
+  await writeFile(compressed, gzipSync(await readFile(file)))
+  const result = await inProcess(['replay', BILLING, '--traffic', compressed])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.match(result.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${compressed} migrates as recorded.`)
+  // Cut short, it cannot be read: said once.
+  await writeFile(compressed, gzipSync(await readFile(file)).subarray(0, 100))
+  const cut = await inProcess(['replay', BILLING, '--traffic', compressed])
+  t.equal(cut.code, 1)
+  t.match(cut.stderr, /^fastify-versioner replay: cannot read the traffic file .*exchanges\.ndjson\.gz: unexpected end of file/)
 })
