@@ -27,7 +27,10 @@ export interface TrafficRun {
   readonly api: string | undefined
 }
 
-/** The traffic file read, its malformed lines printed. */
+/** How many lines of a group of findings, or of malformed lines, are named. */
+const LINES_NAMED = 20
+
+/** The traffic file read, its malformed lines printed (the first {@link LINES_NAMED}, and how many others). */
 async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   let text: string
   try {
@@ -39,12 +42,12 @@ async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   }
   const traffic = readTraffic(text)
   const say = (problem: TrafficProblem): void => { io.err(`malformed: ${file} line ${problem.line}: ${problem.message}`) }
-  traffic.problems.forEach(say)
+  traffic.problems.slice(0, LINES_NAMED).forEach(say)
+  const more = traffic.problems.length - LINES_NAMED
+  // A file that is not a capture (a log file, another export) is not named line by line.
+  if (more > 0) io.err(`malformed: ${file}: and ${more} more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
   return traffic
 }
-
-/** How many lines of a group of findings are named after its first. */
-const LINES_NAMED = 20
 
 /** Items of one cause, in the file's order: those with the same `keyOf`. */
 function causes<Item> (items: readonly Item[], keyOf: (item: Item) => string): Item[][] {

@@ -580,3 +580,15 @@ test('replay reads a gzip traffic file (a log pipeline\'s exchanges.ndjson.gz): 
   t.equal(cut.code, 1)
   t.match(cut.stderr, /^fastify-versioner replay: cannot read the traffic file .*exchanges\.ndjson\.gz: unexpected end of file/)
 })
+
+test('replay names the first 20 malformed lines of a file that is not a capture (a log file), and counts the others', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'app.log')
+  await writeFile(file, Array.from({ length: 500 }, (_, index) => JSON.stringify({ level: 30, msg: `request ${index} completed` })).join('\n'))
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 1)
+  const lines = result.stderr.trim().split('\n')
+  t.equal(lines.filter((line) => /^malformed: .* line \d+: its version is not a string$/.test(line)).length, 20)
+  t.match(result.stderr, `malformed: ${file}: and 480 more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
+  t.ok(lines.length < 25, `${lines.length} lines printed`)
+})
