@@ -17,7 +17,8 @@ import type { ConverterStep } from '../routes/converter-steps'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
-import type { GenerationStep } from '../describe/versions'
+import type { GenerationStep, VersionBundle } from '../describe/versions'
+import { runInVersion } from '../serve/request-state'
 import { tracked, type ConverterRun } from './converter-tracking'
 import { isRedacted, pointerSegments } from '../values/redaction'
 
@@ -69,6 +70,8 @@ export interface ExchangeReplayer {
   /** Compiled validators and serializers, by schema (one map each for a whole run). */
   readonly validators: Map<TSchema, (data: unknown) => boolean>
   readonly serializers: Map<TSchema, (data: unknown) => string>
+  /** The bundle, when its converters run inside its version storage as served (a `VersionChangeWithSideEffects` reads it). */
+  readonly storage?: VersionBundle
 }
 
 /**
@@ -119,8 +122,16 @@ function failed (error: unknown, index: number, converters: readonly string[], r
   return { ok: false, kind: refused ? 'refused' : 'converter failed', message: refused ? `a converter refused it: ${message}` : message, index, converters }
 }
 
-/** Runs `steps` one version change at a time (generation steps `indices`, in order), noting the data after each. */
+/** Runs `steps` one version change at a time, in the exchange's version as served (`isApplied` reads it). */
 async function runStages (
+  replayer: ExchangeReplayer, run: Parameters<typeof runStagesAt>[1], version: string, snapshot: () => Record<string, unknown>, request: boolean
+): Promise<Stage[] | Stopped> {
+  const work = async (): Promise<Stage[] | Stopped> => await runStagesAt(replayer, run, snapshot, request)
+  return replayer.storage === undefined ? await work() : await (runInVersion(replayer.storage, version, work) as Promise<Stage[] | Stopped>)
+}
+
+/** Runs `steps` one version change at a time (generation steps `indices`, in order), noting the data after each. */
+async function runStagesAt (
   replayer: ExchangeReplayer, run: { steps: readonly ConverterStep[], indices: readonly number[], info: { body: unknown }, at: Parameters<typeof runStepsToBody>[3] },
   snapshot: () => Record<string, unknown>, request: boolean
 ): Promise<Stage[] | Stopped> {
@@ -181,7 +192,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   const snapshot = (): Record<string, unknown> => copyJson({ body: info.body, query: info.queryParams, headers: info.headers }) as Record<string, unknown>
   const start = snapshot()
   const run = { steps: plan.requestSteps, indices: indicesOf(behaviour.level, at.newest, true), info, at: { method: at.method, reply: undefined } }
-  const stages = await runStages(replayer, run, snapshot, true)
+  const stages = await runStages(replayer, run, behaviour.version, snapshot, true)
   if (!Array.isArray(stages)) return stages
   try {
     info.writeBack(info.body)
@@ -205,7 +216,7 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
   const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, at.newest, false), info, at: { method: at.method, reply: info } }
   const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body) })
-  const stages = await runStages(replayer, run, snapshot, false)
+  const stages = await runStages(replayer, run, behaviour.version, snapshot, false)
   if (!Array.isArray(stages)) return stages
   const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
   const found = guards === undefined ? undefined : unexpressibleValue(guards, info.body)

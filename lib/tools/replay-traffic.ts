@@ -11,11 +11,11 @@ import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { deepEqual } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
-import type { HeadRoute } from '../routes/versioner-state'
+import { storesVersion, type HeadRoute } from '../routes/versioner-state'
 import { pointerSegments, REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
 import type { RecordedExchange, Traffic } from './traffic-file'
-import { compareRecorded } from './value-difference'
+import { compareRecorded, madeFromRedacted } from './value-difference'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
@@ -50,6 +50,20 @@ export interface ReplayFinding {
   readonly text: string
 }
 
+/**
+ * An exchange that could not be replayed: its line, HEAD route and version, and why.
+ * @example
+ * ```ts
+ * for (const skipped of report.notReplayable) console.log(`line ${skipped.line}: ${skipped.route} (${skipped.version}): ${skipped.message}`)
+ * ```
+ */
+export interface NotReplayed {
+  readonly line: number
+  readonly route: string
+  readonly version: string
+  readonly message: string
+}
+
 /** What `replay` found. */
 export interface ReplayReport {
   readonly findings: readonly ReplayFinding[]
@@ -59,8 +73,8 @@ export interface ReplayReport {
   readonly otherApis: number
   /** Places not compared because they held a redacted value. */
   readonly redacted: number
-  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line and why. */
-  readonly notReplayable: ReadonlyArray<{ readonly line: number, readonly message: string }>
+  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line, route, version and why. */
+  readonly notReplayable: readonly NotReplayed[]
 }
 
 /** Options of {@link replayTraffic}. */
@@ -88,9 +102,8 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
   const own = new Set(selectApis(app, options.api).map((api) => api.context))
   for (const api of selectApis(app)) {
     const state = versionerStateOf(api.context)
-    const replayer: ExchangeReplayer = {
-      context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>()
-    }
+    const storage = storesVersion(state.options.versions) ? state.options.versions : undefined
+    const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage }
     const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
     const levelOf = (version: string): number | undefined => levels.get(version)
     for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer, levelOf })
@@ -163,9 +176,12 @@ function describe (finding: Omit<ReplayFinding, 'text'>, origin: string): string
   return `${where} ${finding.part}${finding.pointer}: ${who} ${recorded}, the converters now give ${replayed}${by}.`
 }
 
-/** True when a recorded exchange holds a redacted value (its replay may stop on it). */
-function holdsRedacted (exchange: RecordedExchange): boolean {
-  return JSON.stringify([exchange.clientRequest, exchange.handlerResponse]).includes(REDACTED)
+/**
+ * True when what the converters of one side read holds a redacted value (their replay may stop on it): the request as
+ * sent, or the response as returned (response converters see nothing of the request, such as its redacted `Authorization`).
+ */
+function holdsRedacted (exchange: RecordedExchange, direction: ReplayFinding['direction']): boolean {
+  return JSON.stringify(direction === 'request' ? exchange.clientRequest : exchange.handlerResponse).includes(REDACTED)
 }
 
 /**
@@ -202,7 +218,7 @@ export async function replayTraffic (
   const index = routeIndex(app, options, runConverter)
   const { own } = index
   const findings: ReplayFinding[] = []
-  const notReplayable: Array<{ line: number, message: string }> = []
+  const notReplayable: NotReplayed[] = []
   const count = { redacted: 0, replayed: 0, otherApis: 0 }
   for (const { line, exchange } of traffic.exchanges) {
     const found = locate(index, exchange)
@@ -215,7 +231,7 @@ export async function replayTraffic (
     // Recorded by an older release: its data is that release's HEAD, the newest version's then (1: now's).
     const newest = typeof found === 'string' || exchange.latest === undefined ? 1 : found.entry.levelOf(exchange.latest)
     if (newest === undefined) {
-      notReplayable.push({ line, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
+      notReplayable.push({ ...base, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
       continue
     }
     const finding = typeof found === 'string'
@@ -237,7 +253,7 @@ async function replayOne (run: {
   exchange: RecordedExchange,
   base: Pick<ReplayFinding, 'line' | 'version' | 'route'>,
   count: { redacted: number },
-  notReplayable: Array<{ line: number, message: string }>
+  notReplayable: NotReplayed[]
 }): Promise<Pending | undefined> {
   const { entry: { replayer }, at, exchange, base } = run
   const sides = [
@@ -245,19 +261,29 @@ async function replayOne (run: {
     { direction: 'response' as const, replay: replayResponse, recorded: exchange.clientResponse as unknown as Record<string, unknown> }
   ]
   for (const side of sides) {
+    // A 304 (Not Modified, an ETag plugin's answer to a cached client) carries no body: the client kept its copy.
+    if (side.direction === 'response' && exchange.clientResponse.status === 304) continue
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
-      if (holdsRedacted(exchange)) {
-        run.notReplayable.push({ line: base.line, message: `${side.direction}: ${result.message} (it holds redacted values)` })
+      if (holdsRedacted(exchange, side.direction)) {
+        run.notReplayable.push({ ...base, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
       const step = result.index === undefined ? undefined : replayer.steps[result.index]
       const changes = step === undefined ? [] : step.changes.filter((change) => result.converters.some((name) => name.startsWith(`${change.name}.`)))
       return { ...base, direction: side.direction, kind: result.kind, part: '', pointer: '', replayed: result.message, versionChanges: changes.map((change) => change.name), converters: result.converters, origin: step?.origin ?? '' }
     }
-    const difference = differenceOf(replayer.steps, result, side.recorded, run.count)
+    const counted = { redacted: 0 }
+    let difference = differenceOf(replayer.steps, result, side.recorded, counted)
+    if (difference !== undefined && holdsRedacted(exchange, side.direction)) {
+      // Replayed again with other stand-ins: what changes with them was made from a redacted value, and is not compared.
+      const again = await side.replay(replayer, at, JSON.parse(JSON.stringify(exchange).replaceAll(REDACTED, `~${REDACTED}~`)) as RecordedExchange)
+      counted.redacted = 0
+      if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, side.recorded, counted)
+    }
+    run.count.redacted += counted.redacted
     if (difference !== undefined && result.cutShort !== undefined) {
-      run.notReplayable.push({ line: base.line, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
+      run.notReplayable.push({ ...base, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
       return undefined
     }
     if (difference !== undefined) return { ...base, direction: side.direction, ...difference }

@@ -6,6 +6,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises'
+import { gunzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
@@ -26,24 +27,61 @@ export interface TrafficRun {
   readonly api: string | undefined
 }
 
-/** The traffic file read, its malformed lines printed. */
+/** How many lines of a group of findings, or of malformed lines, are named. */
+const LINES_NAMED = 20
+
+/** The traffic file read, its malformed lines printed (the first {@link LINES_NAMED}, and how many others). */
 async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    const bytes = await readFile(file)
+    // A log pipeline's gzip file (`exchanges.ndjson.gz`) is read as its text.
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')
   } catch (error) {
     throw new VersionerToolError(`cannot read the traffic file ${file}: ${(error as Error).message}`)
   }
   const traffic = readTraffic(text)
   const say = (problem: TrafficProblem): void => { io.err(`malformed: ${file} line ${problem.line}: ${problem.message}`) }
-  traffic.problems.forEach(say)
+  traffic.problems.slice(0, LINES_NAMED).forEach(say)
+  const more = traffic.problems.length - LINES_NAMED
+  // A file that is not a capture (a log file, another export) is not named line by line.
+  if (more > 0) io.err(`malformed: ${file}: and ${more} more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
   return traffic
 }
 
-/** Prints replay's findings and verdict; 1 for a finding, or when no exchange was replayed. */
+/** Items of one cause, in the file's order: those with the same `keyOf`. */
+function causes<Item> (items: readonly Item[], keyOf: (item: Item) => string): Item[][] {
+  const groups = new Map<string, Item[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [item])
+    else group.push(item)
+  }
+  return [...groups.values()]
+}
+
+/** Prints the first item of each group, then the lines of the others (`alike` says how they are alike). */
+function printCauses<Item extends { readonly line: number }> (groups: Item[][], print: (item: Item) => void, say: (line: string) => void, alike: string): void {
+  for (const [first, ...others] of groups) {
+    print(first)
+    if (others.length === 0) continue
+    const named = others.slice(0, LINES_NAMED).map((item) => item.line).join(', ')
+    say(`  and ${others.length} more like it (${alike}): line${others.length === 1 ? '' : 's'} ${named}${others.length > LINES_NAMED ? ', …' : ''}.`)
+  }
+}
+
+/**
+ * Prints replay's findings and the exchanges not replayed (one per cause, with the lines of the others: a converter
+ * changed as a team would fails every exchange through it) and the verdict; 1 for a finding, or when no exchange was replayed.
+ */
 function printReplay (report: ReplayReport, file: string, io: CommandOutput): number {
-  for (const finding of report.findings) io.err(`finding: ${finding.text}`)
-  for (const skipped of report.notReplayable) io.out(`not replayed: line ${skipped.line}: ${skipped.message}`)
+  // One cause: the same route, version, direction and kind, at the same place (list items as `*`), by the same converters.
+  const findings = causes(report.findings, (finding) => JSON.stringify([finding.route, finding.version, finding.direction, finding.kind, finding.part,
+    finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*'), finding.versionChanges, finding.converters]))
+  printCauses(findings, (finding) => { io.err(`finding: ${finding.text}`) }, io.err, 'same route, version, place and converters')
+  const skipped = causes(report.notReplayable, (item) => JSON.stringify([item.route, item.version, item.message]))
+  printCauses(skipped, (item) => { io.out(`not replayed: line ${item.line}: ${item.route} (${item.version}): ${item.message}`) }, io.out, 'same route, version and reason')
   const notes = [
     report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,
     report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed`,

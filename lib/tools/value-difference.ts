@@ -6,7 +6,7 @@
  * @module
  */
 import { pointerSegment } from '../core/json-schema'
-import { isRedacted } from '../values/redaction'
+import { isRedacted, REDACTED } from '../values/redaction'
 
 /** The first place two values differ, and what each holds there (`undefined`: nothing). */
 export interface Difference {
@@ -84,4 +84,22 @@ export function differencesOf (recorded: unknown, replayed: unknown, limit = 100
   const into: Found = { found: [], limit, skipped: 0 }
   differencesAt(recorded, replayed, '', into)
   return into.found
+}
+
+/**
+ * `replayed` with each place where `again` (the same replay, from data whose redacted values stood for something
+ * else) holds another value made redacted: a value a converter made from a redacted one (a card's last 4 digits)
+ * tells nothing of what the converter gave the real value, so it is not compared.
+ * @example
+ * ```ts
+ * madeFromRedacted({ last4: 'ted]', name: 'Ada' }, { last4: 'ed]~', name: 'Ada' }) // { last4: '[redacted]', name: 'Ada' }
+ * ```
+ */
+export function madeFromRedacted (replayed: unknown, again: unknown): unknown {
+  if (replayed === again) return replayed
+  if (Array.isArray(replayed) && Array.isArray(again) && replayed.length === again.length) return replayed.map((item, index) => madeFromRedacted(item, again[index]))
+  if (isRecord(replayed) && isRecord(again)) {
+    return Object.fromEntries(Object.entries(replayed).map(([key, value]) => [key, Object.hasOwn(again, key) ? madeFromRedacted(value, again[key]) : REDACTED]))
+  }
+  return REDACTED
 }

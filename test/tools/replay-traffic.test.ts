@@ -5,12 +5,15 @@ import { test } from 'tap'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import diagnosticsChannel from 'node:diagnostics_channel'
+import etag from '@fastify/etag'
+import { randomUUID } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
-import { readTraffic, replayTraffic } from '../../tools'
+import { loadApp, readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { recordTraffic } from '../../examples/traffic'
 import { inProcess, scratch } from '../helpers/cli'
@@ -29,9 +32,12 @@ async function trafficFile (t: Teardown, rounds: number, capture: CaptureExchang
   return { dir, file, exchanges: lines.map((line) => JSON.parse(line) as CapturedExchange) }
 }
 
-/** The lines findings name, in order. */
-function findingLines (stderr: string): number[] {
-  return [...stderr.matchAll(/^finding: line (\d+):/gm)].map((match) => Number(match[1]))
+/** The lines of a traffic file on which replaying it against an app module finds something, in order (every one: the command prints one per cause). */
+async function findingLines (t: Teardown, appFile: string, file: string): Promise<number[]> {
+  const app = await loadApp(appFile)
+  t.teardown(() => app.close())
+  const report = await replayTraffic(app, readTraffic(await readFile(file, 'utf8')))
+  return report.findings.map((finding) => finding.line)
 }
 
 /** The lines (from 1) of the exchanges for which `affected` holds. */
@@ -60,7 +66,13 @@ test('replay: recorded traffic replays cleanly; totals rounded as a team would f
   t.equal(broken.code, 1)
   const expected = linesWhere(exchanges, (exchange) => totalsOf(exchange.clientResponse.body).some((total) => !Number.isInteger(total)))
   t.ok(expected.length > 10, 'the traffic shows totals with a fraction to old clients')
-  t.same(findingLines(broken.stderr), expected, 'a finding for every exchange showing a total with a fraction, and for no other')
+  t.same(await findingLines(t, changed, file), expected, 'a finding for every exchange showing a total with a fraction, and for no other')
+  // Printed once per cause, the others by line.
+  const printed = [...broken.stderr.matchAll(/^finding: line (\d+):/gm)].map((match) => Number(match[1]))
+  const alike = [...broken.stderr.matchAll(/^ {2}and (\d+) more like it \(same route, version, place and converters\): lines? ([\d, ]+)(, …)?\.$/gm)]
+  t.ok(printed.length < expected.length / 2, `${printed.length} findings printed for ${expected.length}`)
+  t.equal(printed.length + alike.reduce((sum, match) => sum + Number(match[1]), 0), expected.length, 'every finding counted')
+  t.ok(alike.every((match) => match[2].split(', ').every((line) => expected.includes(Number(line)))), 'the lines named are findings')
   t.match(broken.stderr, /^finding: line \d+: POST \/invoices \(2023-10-16\): response body\/total: the client received 19\.99, the converters now give 20; changed last by AmountsInCents \(2024-09-30\), converter AmountsInCents\.totalFromCents\.$/m)
   t.match(broken.stdout, `replay: ${expected.length} finding(s) in ${exchanges.length} exchange(s)`)
 
@@ -85,7 +97,7 @@ test('replay: a request converter that drops an empty memo fails on exactly the 
   t.equal(result.code, 1)
   const expected = linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === '')
   t.ok(expected.length > 0)
-  t.same(findingLines(result.stderr), expected)
+  t.same(await findingLines(t, changed, file), expected)
   // The place no converter wrote: the version change whose instructions name the field.
   t.match(result.stderr, /request body\/memo: the handler received '', the converters now give nothing; no converter changed it on the way \(RenameDescriptionToMemo \(2024-04-10\)\)\./)
 })
@@ -112,7 +124,7 @@ test('replay: traffic recorded before a new version replays between each exchang
   }, join(dir, 'email-renamed-memo-if'))
   const result = await inProcess(['replay', broken, '--traffic', file])
   t.equal(result.code, 1)
-  t.same(findingLines(result.stderr), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
+  t.same(await findingLines(t, broken, file), linesWhere(exchanges, (exchange) => (exchange.clientRequest.body as { description?: unknown } | undefined)?.description === ''))
 
   // A release that moves a route in HEAD: its recorded exchanges name the path HEAD had then, that version's path now.
   const moved = await writeMutant('billing', {
@@ -270,7 +282,7 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   // '[redacted]' is no email: validation stops there, before coercing size ('20') to the 20 the handler received.
   const report = await replayTraffic(app, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [], 'no finding against a clean application')
-  t.same(report.notReplayable, [{ line: 1, message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
+  t.same(report.notReplayable, [{ line: 1, route: 'GET /search', version: '2000-01-01', message: 'request: the version\'s schema stopped at a redacted value (querystring/email), so what it coerces or fills after it is unknown' }])
 })
 
 test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
@@ -312,4 +324,271 @@ test('regression: an answer holding a Date of a format date field replays as the
     t.same(report.findings.map((finding) => finding.text), [], chosen ? 'a chosen serializer' : 'the schema\'s serializer')
     t.equal(report.replayed, 1)
   }
+})
+
+const Payment = Type.Object({ card: Type.Object({ number: Type.String() }), name: Type.String(), last4: Type.Optional(Type.String()) }, { $id: 'Payment' })
+
+/** Old clients send no `last4`: it is the card number's last four digits. */
+class Last4FromCard extends VersionChange {
+  description = 'last4 is sent.'
+  instructionsToMigrateToPreviousVersion = [schema(Payment).field('last4').didntExist]
+
+  @ConvertRequestToNextVersionFor('/payments', ['POST'])
+  up (request: RequestInfo) {
+    request.body.last4 = request.body.card.number.slice(-4)
+  }
+}
+
+/** The same, changed as a team would: the name is trimmed too (a change its clients notice). */
+class Last4FromCardNameTrimmed extends VersionChange {
+  description = 'last4 is sent.'
+  instructionsToMigrateToPreviousVersion = [schema(Payment).field('last4').didntExist]
+
+  @ConvertRequestToNextVersionFor('/payments', ['POST'])
+  up (request: RequestInfo) {
+    request.body.last4 = request.body.card.number.slice(-4)
+    request.body.name = request.body.name.trim()
+  }
+}
+
+test('regression: a value a converter makes from a redacted one (a card\'s last 4 digits) is not compared: it was a false finding on the stand-in', async (t) => {
+  const record = async (change: typeof Last4FromCard | typeof Last4FromCardNameTrimmed): Promise<{ app: Awaited<ReturnType<typeof versionedApp>>, lines: string[] }> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      api.post('/payments', { schema: { body: Payment, response: { 200: Type.Object({ last4: Type.String() }) } } }, async (request) => ({ last4: request.body.last4 ?? '' }))
+    }, { versioner: { captureExchanges: { redact: { pointers: ['/card/number'] } } } })
+    const lines: string[] = []
+    const listener = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+    diagnosticsChannel.subscribe('fastify-versioner:exchange', listener)
+    const sent = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { card: { number: '4242424242424242' }, name: ' Ada ' } })
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', listener)
+    t.same(sent.json(), { last4: '4242' })
+    return { app, lines }
+  }
+  const { app, lines } = await record(Last4FromCard)
+  t.equal(lines.length, 1)
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { handlerRequest: { body: { card: { number: '[redacted]' }, last4: '4242' } } }, 'the last 4 digits are recorded as the handler received them')
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the handler received \'4242\', the converters now give \'ted]\'"')
+  t.same(report.notReplayable, [])
+  t.equal(report.redacted, 2, 'the card number the handler received, and the last 4 digits made from it')
+
+  // Another place of the same exchange is still compared: a converter trimming the name now is a finding.
+  const changed = await record(Last4FromCardNameTrimmed)
+  const found = await replayTraffic(changed.app, readTraffic(lines.join('\n')))
+  t.same(found.findings.map((finding) => finding.text), [
+    'line 1: POST /payments (2000-01-01): request body/name: the handler received \' Ada \', the converters now give \'Ada\'; changed last by Last4FromCardNameTrimmed (2001-01-01), converter Last4FromCardNameTrimmed.up.'
+  ])
+})
+
+test('regression: an answer the application\'s ETag plugin turned into a 304 (Not Modified) is no finding: the client received no body to compare', async (t) => {
+  const Invoice = Type.Object({ name: Type.String() })
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', nameWasTitleInResponses(Invoice)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ name: 'Ada' }))
+  }, { versioner: { captureExchanges: {} }, beforeVersioner: async (app) => { await app.register(etag) } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const first = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01' } })
+  const again = await app.inject({ url: '/invoice', headers: { 'x-api-version': '2000-01-01', 'if-none-match': String(first.headers.etag) } })
+  t.same([first.statusCode, first.json(), again.statusCode, again.body], [200, { title: 'Ada' }, 304, ''], 'a cached client is told its copy is current')
+  t.equal(lines.length, 2)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the client received 304, the converters now give 200"')
+  t.equal(report.replayed, 2)
+})
+
+const Profile = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Profile' })
+
+/** `title` is `name` in HEAD: as written, and as a team changed it (reading a `profile` HEAD does not return). */
+class ProfileNameWasTitle extends VersionChange {
+  description = 'title is name.'
+  instructionsToMigrateToPreviousVersion = [schema(Profile).field('name').had({ name: 'title' })]
+
+  @ConvertResponseToPreviousVersionFor(Profile)
+  titleDown (response: ResponseInfo) {
+    response.body.title = response.body.name
+    delete response.body.name
+  }
+}
+
+class ProfileNameWasTitleBroken extends VersionChange {
+  description = 'title is name.'
+  instructionsToMigrateToPreviousVersion = [schema(Profile).field('name').had({ name: 'title' })]
+
+  @ConvertResponseToPreviousVersionFor(Profile)
+  titleDown (response: ResponseInfo) {
+    response.body.title = response.body.profile.name
+    delete response.body.name
+  }
+}
+
+test('regression: a response converter that throws now is a finding on an exchange whose request\'s Authorization was redacted: it was "not replayed", and CI passed', async (t) => {
+  const appWith = async (change: typeof ProfileNameWasTitle | typeof ProfileNameWasTitleBroken): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.get('/profiles/:id', { schema: { response: { 200: Profile } } }, async () => ({ id: 'p1', name: 'Ada' }))
+    }, { versioner: { captureExchanges: { redact: { headers: ['authorization'] } } } })
+  }
+  const app = await appWith(ProfileNameWasTitle)
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ url: '/profiles/p1', headers: { 'x-api-version': '2000-01-01', authorization: 'Bearer secret-token' } })
+  t.same(sent.json(), { id: 'p1', title: 'Ada' })
+  t.equal(lines.length, 1)
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { clientRequest: { headers: { authorization: '[redacted]' } } })
+  const report = await replayTraffic(await appWith(ProfileNameWasTitleBroken), readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 1: GET /profiles/:id (2000-01-01): response: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by ProfileNameWasTitleBroken (2001-01-01), converter ProfileNameWasTitleBroken.titleDown.'
+  ])
+  t.same(report.notReplayable, [], 'not "it holds redacted values": response converters never see the request\'s headers')
+})
+
+test('replay prints the exchanges not replayed for one reason once, with the lines of the others', async (t) => {
+  const { file, exchanges } = await trafficFile(t, 6)
+  // Bodies redacted whole (a `/` pointer): the request converters cannot read them.
+  const redacted = exchanges.map((exchange) => exchange.route.url === '/customers' && exchange.version === '2023-10-16'
+    ? { ...exchange, clientRequest: { ...exchange.clientRequest, body: '[redacted]' } }
+    : exchange)
+  await writeFile(file, redacted.map((exchange) => JSON.stringify(exchange)).join('\n'))
+  const lines = linesWhere(exchanges, (exchange) => exchange.route.url === '/customers' && exchange.version === '2023-10-16')
+  t.ok(lines.length > 3)
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 0, result.stderr)
+  const notReplayed = result.stdout.split('\n').filter((line) => line.startsWith('not replayed: '))
+  t.equal(notReplayed.length, 1, result.stdout)
+  t.match(notReplayed[0], `not replayed: line ${lines[0]}: POST /customers (2023-10-16): request: `)
+  t.match(result.stdout, `\n  and ${lines.length - 1} more like it (same route, version and reason): lines ${lines.slice(1).join(', ')}.\n`)
+  t.match(result.stdout, `; ${lines.length} exchange(s) not replayed.`)
+})
+
+const Line = Type.Object({ id: Type.String(), amount: Type.Integer() })
+const Order2 = Type.Object({ lines: Type.Array(Line), requestId: Type.String() }, { $id: 'Order2' })
+
+/** Old clients sent neither line ids nor a request id: a converter makes them up (random), as HEAD requires them. */
+class LineIdsMadeUp extends VersionChange {
+  description = 'Lines have ids; orders a request id.'
+  instructionsToMigrateToPreviousVersion = [schema(Line).field('id').didntExist, schema(Order2).field('requestId').didntExist]
+
+  @ConvertRequestToNextVersionFor('/orders2', ['POST'])
+  up (request: RequestInfo) {
+    request.body.requestId = randomUUID()
+    for (const line of request.body.lines) line.id = randomUUID()
+  }
+}
+
+test('values a converter makes up (random ids, nested and in list items) are kept out of replay by redacting their pointers, as documented', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LineIdsMadeUp), new Version('2000-01-01'))
+  const routes = async (api: Parameters<NonNullable<Parameters<typeof versionedApp>[2]>>[0]): Promise<void> => {
+    api.post('/orders2', { schema: { body: Order2, response: { 200: Type.Object({ count: Type.Integer() }) } } }, async (request) => ({ count: request.body.lines.length }))
+  }
+  for (const pointers of [[], ['/requestId', '/lines/*/id']]) {
+    const app = await versionedApp(t, versions, routes, { versioner: { captureExchanges: { redact: { pointers } } } })
+    const lines: string[] = []
+    const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+    diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+    await app.inject({ method: 'POST', url: '/orders2', headers: { 'x-api-version': '2000-01-01' }, payload: { lines: [{ amount: 1 }, { amount: 2 }] } })
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+    if (pointers.length === 0) t.match(report.findings.map((finding) => finding.text), [/request body\/lines\/0\/id: the handler received '[0-9a-f-]{36}', the converters now give '[0-9a-f-]{36}'/], 'without: a finding on every exchange')
+    else t.same([report.findings, report.redacted], [[], 3], 'with: not compared, and counted')
+  }
+})
+
+test('an application onSend hook that wraps every JSON answer is recorded in the client\'s answer; undone in the subscriber, as documented, replay passes', async (t) => {
+  const Item = Type.Object({ name: Type.String() })
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', nameWasTitleInResponses(Item)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/item', { schema: { response: { 200: Item } } }, async () => ({ name: 'Ada' }))
+  }, {
+    versioner: { captureExchanges: {} },
+    // Every version's answer, HEAD's too, in an envelope with the instant it was served.
+    beforeVersioner: (app) => { app.addHook('onSend', async (_request, _reply, payload) => typeof payload === 'string' ? `{"servedAt":${Date.now()},"data":${payload}}` : payload) }
+  })
+  const recorded: CapturedExchange[] = []
+  const record = (message: unknown): void => { recorded.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ url: '/item', headers: { 'x-api-version': '2000-01-01' } })
+  t.match(sent.json(), { servedAt: Number, data: { title: 'Ada' } })
+  t.equal(recorded.length, 1)
+  const as = (exchanges: CapturedExchange[]): ReturnType<typeof readTraffic> => readTraffic(exchanges.map((exchange) => JSON.stringify(exchange)).join('\n'))
+  const wrapped = await replayTraffic(app, as(recorded))
+  t.match(wrapped.findings.map((finding) => finding.text), [/response body\/servedAt: the client received \d+, the converters now give nothing/], 'as recorded: the envelope is the application\'s, not the converters\'')
+  // The subscriber undoes its application's envelope before writing the line.
+  const unwrapped = recorded.map((exchange) => ({ ...exchange, clientResponse: { ...exchange.clientResponse, body: (exchange.clientResponse.body as { data: unknown }).data } }))
+  t.same((await replayTraffic(app, as(unwrapped))).findings, [])
+})
+
+const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+
+/** A change of behaviour: amounts are no longer rounded (business code and converters ask `ExactAmounts.isApplied`). */
+class ExactAmounts extends VersionChangeWithSideEffects {
+  description = 'Amounts are no longer rounded.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
+/** `total` is `amount`; the amount a client of a version before ExactAmounts sends is rounded. */
+class AmountWasTotal extends VersionChange {
+  description = 'total is amount.'
+  instructionsToMigrateToPreviousVersion = [schema(Price).field('amount').had({ name: 'total' })]
+
+  @ConvertRequestToNextVersionFor(Price)
+  up (request: RequestInfo) {
+    const total = request.body.total as number
+    request.body = { amount: ExactAmounts.isApplied ? total : Math.round(total) }
+  }
+
+  @ConvertResponseToPreviousVersionFor(Price)
+  down (response: ResponseInfo) {
+    response.body = { total: response.body.amount }
+  }
+}
+
+test('regression: a converter reading VersionChangeWithSideEffects.isApplied replays in the exchange\'s version, as served: it read true (the newest), a finding on every exchange', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', ExactAmounts), new Version('2001-01-01', AmountWasTotal), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/prices', { schema: { body: Price, response: { 200: Price } } }, async (request) => request.body)
+  }, { versioner: { captureExchanges: {} } })
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/prices', headers: { 'x-api-version': '2000-01-01' }, payload: { total: 1.5 } })
+  t.same(sent.json(), { total: 2 }, 'rounded: 2000-01-01 is before ExactAmounts')
+  t.equal(lines.length, 1)
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')))
+  t.same(report.findings.map((finding) => finding.text), [], 'not "the handler received 2, the converters now give 1.5"')
+  t.equal(report.replayed, 1)
+})
+
+test('replay reads a gzip traffic file (a log pipeline\'s exchanges.ndjson.gz): it was 1 malformed line per stretch of compressed bytes', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 2)
+  const compressed = join(dir, 'exchanges.ndjson.gz')
+  await writeFile(compressed, gzipSync(await readFile(file)))
+  const result = await inProcess(['replay', BILLING, '--traffic', compressed])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.match(result.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${compressed} migrates as recorded.`)
+  // Cut short, it cannot be read: said once.
+  await writeFile(compressed, gzipSync(await readFile(file)).subarray(0, 100))
+  const cut = await inProcess(['replay', BILLING, '--traffic', compressed])
+  t.equal(cut.code, 1)
+  t.match(cut.stderr, /^fastify-versioner replay: cannot read the traffic file .*exchanges\.ndjson\.gz: unexpected end of file/)
+})
+
+test('replay names the first 20 malformed lines of a file that is not a capture (a log file), and counts the others', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'app.log')
+  await writeFile(file, Array.from({ length: 500 }, (_, index) => JSON.stringify({ level: 30, msg: `request ${index} completed` })).join('\n'))
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 1)
+  const lines = result.stderr.trim().split('\n')
+  t.equal(lines.filter((line) => /^malformed: .* line \d+: its version is not a string$/.test(line)).length, 20)
+  t.match(result.stderr, `malformed: ${file}: and 480 more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
+  t.ok(lines.length < 25, `${lines.length} lines printed`)
 })
