@@ -15,7 +15,7 @@ import type { PlaceEffect } from './converter-effects'
 import { mutantRun, mutantsOf, observingRun, type Mutant, type MutantOperator, type MutantState } from './mutants'
 import { replayTraffic, type ReplayFinding } from './replay-traffic'
 import type { TrafficLine } from './traffic-file'
-import type { Report } from './verify-replay'
+import { inVersionOf, type Report } from './verify-replay'
 import type { ConverterRun } from './converter-tracking'
 import { verifyRoute, verifyWebhook } from './verify-targets'
 import { retypedAlikeIssues } from './verify-retyped-alike'
@@ -90,7 +90,8 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     steps: state.steps,
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
     count: options.examples ?? 20,
-    seed: options.seed ?? 1
+    seed: options.seed ?? 1,
+    inVersion: inVersionOf(state)
   }
   const verify: Targets['verify'] = []
   for (const head of state.headRoutes) {

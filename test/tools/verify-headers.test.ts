@@ -5,7 +5,9 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { changeClass } from '../helpers/version-changes'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -96,4 +98,27 @@ test('regression: a path parameter a version loosens was found with a fix that c
   t.same(summary(findings), ['GET /items/:id 2000-01-01 request invalid params/id after IdsWereStrings (2001-01-01) by '])
   t.match(findings[0].fix, /^Path parameters cannot be converted: change the instructions of IdsWereStrings so that params\/id in this version accepts only what the schema of 2001-01-01 accepts/)
   t.notMatch(findings[0].text, /Add a request converter/)
+})
+
+test('regression: verify ran converters outside the versions\' storage, so isApplied read true in every version and a converter failing in old versions only passed', async (t) => {
+  const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+  const PricesInCents = changeClass('PricesInCents', [], { sideEffects: true, description: 'Prices are amounts.' })
+  class AmountShown extends VersionChange {
+    description = 'Prices are shown as amounts.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Price)
+    down (response: ResponseInfo) {
+      // Wrong for versions before PricesInCents: `cents` is no field of HEAD's price.
+      if (!PricesInCents.isApplied) response.body.amount = (response.body.cents as { value: number }).value
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2002-01-01', AmountShown), new Version('2001-01-01', PricesInCents), new Version('2000-01-01')), async (api) => {
+    api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 1 }))
+  })
+  await app.ready()
+  const served = await app.inject({ url: '/price', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.statusCode, 500, 'serving 2000-01-01 runs the failing branch')
+  const findings = await verify(app, { examples: 5 })
+  t.same(summary(findings), ['GET /price 2000-01-01 response converter failed converter after AmountShown (2002-01-01) by AmountShown.down'], 'verify runs it as served: only 2000-01-01 fails')
 })
