@@ -9,23 +9,10 @@ import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { processWarning } from '../core/warnings'
 import { kGenerated, kHeadSchema } from '../core/symbols'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { visibleFields } from './object-fields'
+import { fieldsById } from './object-fields'
 import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
 import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
-
-type VisibleField = ReturnType<typeof visibleFields>[number]
-
-/** The fields of an object seed `head` at `level` (inherited ones included), by field identity. */
-function fieldsAt (walk: SchemaStates, head: TSchema, level: number): Map<number, VisibleField> | undefined {
-  const stateOf = (schema: TSchema): ReturnType<SchemaStates['stateAt']> => {
-    const seed = walk.index.find(schema)
-    return seed === undefined ? walk.initialOf(schema) : walk.stateAt(seed, level)
-  }
-  const state = stateOf(head)
-  if (state.kind !== 'object') return undefined
-  return new Map(visibleFields(state, stateOf).map((visible) => [visible.field.id, visible]))
-}
 
 /**
  * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
@@ -57,11 +44,11 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
     const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
     const partial = common.length === Object.keys(properties).length && shared.filter(optionality).length > 1
     const copied = shared.length === common.length && (shared.some(strong) || partial)
-    const head = copied ? fieldsAt(walk, seed.head, 0) : undefined
-    if (head === undefined) continue
+    if (!copied) continue
+    const head = fieldsById(seed.head, (schema) => walk.stateAt(schema, 0))
     const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
     for (let level = 1; level < levels.length; level++) {
-      const fields = fieldsAt(walk, seed.head, level) as Map<number, VisibleField>
+      const fields = fieldsById(seed.head, (schema) => walk.stateAt(schema, level))
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
       const named = typeof $id === 'string' ? `'${$id}' ` : ''
@@ -82,10 +69,10 @@ function isAncestor (schema: TSchema, child: TSchema): boolean {
  * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
  */
 function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
-  const head = walk.stateAt(seed, 0)
+  const head = walk.stateAt(seed.head, 0)
   if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false
   for (let level = 1; level < levels.length; level++) {
-    const state = walk.stateAt(seed, level) as EnumState
+    const state = walk.stateAt(seed.head, level) as EnumState
     const values = state.members.map((member) => String(member.value))
     if (values.length === keys.length && values.every((value) => keys.includes(value))) continue
     processWarning.FSTVRS004(`{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${values.join(', ')})`)

@@ -8,7 +8,7 @@ import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import { renameFields, validatorInVersion, type FieldRename } from '../describe/named-validators'
-import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
+import { fieldsById, keywordsOf, visibleFields, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
 import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
@@ -140,13 +140,9 @@ export class FormBuilder {
 
   /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts). */
   private fieldRename (head: TSchema, level: number): FieldRename {
-    const fieldsAt = (at: number): ReturnType<typeof visibleFields> => {
-      const state = this.source.stateAt(head, at)
-      return state.kind === 'object' ? visibleFields(state, (schema) => this.source.stateAt(schema, at)) : []
-    }
-    const keys = new Map(fieldsAt(level).map(({ key, field }) => [field.id, key]))
-    const names = new Set(keys.values())
-    const headKeys = new Map(fieldsAt(0).map(({ key, field }) => [key, keys.get(field.id)]))
+    const there = fieldsById(head, (schema) => this.source.stateAt(schema, level))
+    const names = new Set([...there.values()].map(({ key }) => key))
+    const headKeys = new Map([...fieldsById(head, (schema) => this.source.stateAt(schema, 0)).values()].map(({ key, field }) => [key, there.get(field.id)?.key]))
     return (field) => headKeys.has(field) ? headKeys.get(field) ?? (names.has(field) ? field : undefined) : field
   }
 

@@ -249,9 +249,8 @@ export class SchemaGeneration {
   /** The state of the seed `head` stands for at `level` (its initial state for a schema that is no seed); noted as a dependency. */
   stateAt (head: TSchema, level: number): SeedState {
     const seed = this.walk.index.find(head)
-    if (seed === undefined) return this.walk.initialOf(head)
-    this.frames.at(-1)?.deps.add(seed)
-    return this.walk.stateAt(seed, level)
+    if (seed !== undefined) this.frames.at(-1)?.deps.add(seed)
+    return this.walk.stateAt(head, level)
   }
 
   /**
