@@ -14,7 +14,7 @@ import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
 import { warnOfDerivedSchema } from './derived-schemas'
-import { sameAsJsonSchema, sameButModifiers, twoSchemasWithOneId, type Seed, type SeedState } from './seeds'
+import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
@@ -82,7 +82,7 @@ export class SchemaGeneration {
       const id = nameOf(schema)
       const known = id === undefined ? undefined : this.shared.get(id)
       // Two scopes may give addSchema different schemas with one $id: versions and documents would use one for both.
-      if (known !== undefined && !sameAsJsonSchema(known, schema)) throw twoSchemasWithOneId(id as string, known, schema)
+      if (known !== undefined) checkOneSchemaPerId(id as string, known, schema)
       if (id !== undefined && known === undefined) this.shared.set(id, schema)
     }
   }
