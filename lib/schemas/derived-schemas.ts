@@ -32,17 +32,18 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   }
   // Forms this package generates, and children of extendSchema, share their fields on purpose.
   if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
+  const keys = Object.keys(properties)
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
-    if (warnOfRecordByEnum(Object.keys(properties), seed, walk, levels)) return
+    if (warnOfRecordByEnum(keys, seed, walk, levels)) return
     if (!isSchemaObject(source) || isAncestor(schema, seed.head)) continue
-    const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
+    const common = keys.filter((key) => Object.hasOwn(source, key))
     const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
     // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
     // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
     const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
     const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
-    const partial = common.length === Object.keys(properties).length && shared.filter(optionality).length > 1
+    const partial = common.length === keys.length && shared.filter(optionality).length > 1
     const copied = shared.length === common.length && (shared.some(strong) || partial)
     if (!copied) continue
     const head = fieldsById(seed.head, (schema) => walk.stateAt(schema, 0))
@@ -52,7 +53,7 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
       const named = typeof $id === 'string' ? `'${$id}' ` : ''
-      processWarning.FSTVRS003(`${named}{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
+      processWarning.FSTVRS003(`${named}{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
       return
     }
   }
