@@ -223,12 +223,12 @@ export class SchemaGeneration {
     if (plan !== undefined) return plan
     const source = schema as SchemaObject
     const seed = this.walk.index.find(schema)
+    const child = childSchemaInfo(schema)?.child
     if (seed === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
-    } else if (childSchemaInfo(schema) !== undefined) {
+    } else if (child !== undefined) {
       // A `Type.Optional` / `Type.Readonly` copy of a child is its form with the copy's modifiers.
-      const { child } = childSchemaInfo(schema) as { child: TSchema }
       plan = child !== schema && sameButModifiers(child, schema) ? { kind: 'wrapper', base: child } : { kind: 'state', head: schema }
     } else if (typeof source.$ref === 'string') {
       const target = this.resolveRef(source.$ref.split('#')[0])
