@@ -10,7 +10,7 @@ import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isHeaderSafeUrl } from '../core/link-urls'
-import { isIsoInstant } from './release-dates'
+import { instantOf } from './release-dates'
 import { everySubschema } from '../core/subschemas'
 
 /**
@@ -47,12 +47,12 @@ export function readDeprecationDates (value: FieldDeprecationOptions, display: s
   const [deprecatedAt, sunsetAt] = (['deprecatedAt', 'sunsetAt'] as const).map((key) => {
     const given = value[key]
     // A string in local time would be another instant on each instance's time zone (its Sunset, its 410).
-    const date = given instanceof Date ? given : typeof given === 'string' && isIsoInstant(given) ? new Date(given) : undefined
-    if (given !== undefined && (date === undefined || Number.isNaN(date.getTime()))) {
+    const date = instantOf(given)
+    if (given !== undefined && date === undefined) {
       throw new VersionerStructureError(`${display}: ${prefix}${key} must be a Date or a date string such as '2027-01-01'; got ${describeValue(given)}. ` +
         'A date-time needs its time zone (\'2027-01-01T09:00:00Z\'): the same instant on every instance.')
     }
-    return date === undefined ? undefined : new Date(date.getTime())
+    return date
   })
   if (value.link !== undefined && !isHeaderSafeUrl(value.link)) {
     throw new VersionerStructureError(`${display}: ${prefix}link must be an absolute URL or a path starting with '/', without ` +

@@ -52,16 +52,12 @@ const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentS
 export function renameFields (node: unknown, to: FieldRename): unknown {
   if (!isSchemaObject(node)) return node
   let gone = false
-  const name = (field: unknown): unknown => {
-    const renamed = typeof field === 'string' ? to(field) : field
+  const kept = (renamed: unknown): unknown => {
     gone ||= renamed === undefined
     return renamed
   }
-  const rule = (sub: unknown): unknown => {
-    const renamed = renameFields(sub, to)
-    gone ||= renamed === undefined
-    return renamed
-  }
+  const name = (field: unknown): unknown => kept(typeof field === 'string' ? to(field) : field)
+  const rule = (sub: unknown): unknown => kept(renameFields(sub, to))
   const names = (entries: object): Array<[string, unknown]> => Object.entries(entries).flatMap(([key, value]) => to(key) === undefined ? [] : [[to(key) as string, value]])
   const result: SchemaObject = { ...node }
   if (Array.isArray(node.required)) result.required = node.required.map(name)

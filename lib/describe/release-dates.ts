@@ -54,22 +54,24 @@ interface LifecycleFacts {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
 
 /**
- * True for an ISO 8601 date (midnight UTC) or date-time with its time zone: a string that is the same instant on
- * every machine (a version's and a field's lifecycle dates are written so).
+ * The instant `given` names: a `Date` (copied, never the caller's), or an ISO 8601 date (midnight UTC) or date-time with
+ * its time zone, a string that is the same instant on every machine (a version's and a field's lifecycle dates are
+ * written so); `undefined` for anything else.
  * @example
  * ```ts
- * isIsoInstant('2027-01-01T09:00:00Z') // true; '2027-01-01T09:00:00' (local time) is false
+ * instantOf('2027-01-01T09:00:00Z') // 2027-01-01T09:00:00.000Z; '2027-01-01T09:00:00' (local time) gives undefined
  * ```
  */
-export function isIsoInstant (given: string): boolean {
-  return ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
+export function instantOf (given: unknown): Date | undefined {
+  const iso = typeof given === 'string' && ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
+  const date = given instanceof Date ? new Date(given.getTime()) : iso ? new Date(given as string) : undefined
+  return date === undefined || Number.isNaN(date.getTime()) ? undefined : date
 }
 
-/** An instant given as a `Date` or an ISO 8601 string (a copy, never the caller's `Date`); `where` names it in the error. */
+/** An instant given as a `Date` or an ISO 8601 string ({@link instantOf}); `where` names it in the error. */
 function readInstant (given: unknown, where: string): Date {
-  const iso = typeof given === 'string' && isIsoInstant(given)
-  const date = given instanceof Date ? new Date(given.getTime()) : iso ? new Date(given as string) : undefined
-  if (date === undefined || Number.isNaN(date.getTime())) {
+  const date = instantOf(given)
+  if (date === undefined) {
     throw new VersionerStructureError(`${where} must be a Date or an ISO 8601 string with a time zone ('2027-01-01T09:00:00Z', ` +
       `or a date '2027-01-01' for midnight UTC), the same instant on every instance; got ${describeValue(given)}.`)
   }

@@ -67,9 +67,10 @@ export class SchemaStates {
     })
   }
 
-  /** The state of `seed` at `level`. */
-  stateAt (seed: Seed, level: number): SeedState {
-    return this.states[level].get(seed) ?? this.initialOf(seed.head)
+  /** The state at `level` of the seed `schema` stands for (its initial state for a schema that is no seed). */
+  stateAt (schema: TSchema, level: number): SeedState {
+    const seed = this.index.find(schema)
+    return seed === undefined ? this.initialOf(schema) : this.states[level].get(seed) ?? this.initialOf(seed.head)
   }
 
   /** The initial state of a HEAD schema (cached). */

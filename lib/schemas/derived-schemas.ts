@@ -9,23 +9,10 @@ import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { processWarning } from '../core/warnings'
 import { kGenerated, kHeadSchema } from '../core/symbols'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { visibleFields } from './object-fields'
+import { fieldsById } from './object-fields'
 import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
 import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
-
-type VisibleField = ReturnType<typeof visibleFields>[number]
-
-/** The fields of an object seed `head` at `level` (inherited ones included), by field identity. */
-function fieldsAt (walk: SchemaStates, head: TSchema, level: number): Map<number, VisibleField> | undefined {
-  const stateOf = (schema: TSchema): ReturnType<SchemaStates['stateAt']> => {
-    const seed = walk.index.find(schema)
-    return seed === undefined ? walk.initialOf(schema) : walk.stateAt(seed, level)
-  }
-  const state = stateOf(head)
-  if (state.kind !== 'object') return undefined
-  return new Map(visibleFields(state, stateOf).map((visible) => [visible.field.id, visible]))
-}
 
 /**
  * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
@@ -45,27 +32,28 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   }
   // Forms this package generates, and children of extendSchema, share their fields on purpose.
   if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
+  const keys = Object.keys(properties)
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
-    if (warnOfRecordByEnum(Object.keys(properties), seed, walk, levels)) return
+    if (warnOfRecordByEnum(keys, seed, walk, levels)) return
     if (!isSchemaObject(source) || isAncestor(schema, seed.head)) continue
-    const common = Object.keys(properties).filter((key) => Object.hasOwn(source, key))
+    const common = keys.filter((key) => Object.hasOwn(source, key))
     const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
     // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
     // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
     const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
     const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
-    const partial = common.length === Object.keys(properties).length && shared.filter(optionality).length > 1
+    const partial = common.length === keys.length && shared.filter(optionality).length > 1
     const copied = shared.length === common.length && (shared.some(strong) || partial)
-    const head = copied ? fieldsAt(walk, seed.head, 0) : undefined
-    if (head === undefined) continue
+    if (!copied) continue
+    const head = fieldsById(seed.head, (schema) => walk.stateAt(schema, 0))
     const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
     for (let level = 1; level < levels.length; level++) {
-      const fields = fieldsAt(walk, seed.head, level) as Map<number, VisibleField>
+      const fields = fieldsById(seed.head, (schema) => walk.stateAt(schema, level))
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
       const named = typeof $id === 'string' ? `'${$id}' ` : ''
-      processWarning.FSTVRS003(`${named}{ ${Object.keys(properties).join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
+      processWarning.FSTVRS003(`${named}{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
       return
     }
   }
@@ -82,10 +70,10 @@ function isAncestor (schema: TSchema, child: TSchema): boolean {
  * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
  */
 function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
-  const head = walk.stateAt(seed, 0)
+  const head = walk.stateAt(seed.head, 0)
   if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false
   for (let level = 1; level < levels.length; level++) {
-    const state = walk.stateAt(seed, level) as EnumState
+    const state = walk.stateAt(seed.head, level) as EnumState
     const values = state.members.map((member) => String(member.value))
     if (values.length === keys.length && values.every((value) => keys.includes(value))) continue
     processWarning.FSTVRS004(`{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${values.join(', ')})`)

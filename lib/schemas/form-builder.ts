@@ -8,7 +8,7 @@ import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import { renameFields, validatorInVersion, type FieldRename } from '../describe/named-validators'
-import { keywordsOf, visibleFields, visibleValidators } from './object-fields'
+import { fieldsById, keywordsOf, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
 import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
@@ -109,9 +109,10 @@ export class FormBuilder {
 
   private buildObject (state: ObjectState, level: number, head: TSchema): TSchema {
     const stateOf = (schema: TSchema): SeedState => this.source.stateAt(schema, level)
-    const properties: Record<string, TSchema> = Object.fromEntries(visibleFields(state, stateOf).map(({ key, field }) => [key, this.fieldForm(field, level)]))
+    const visible = fieldsById(head, stateOf)
+    const properties: Record<string, TSchema> = Object.fromEntries([...visible.values()].map(({ key, field }) => [key, this.fieldForm(field, level)]))
     // Keywords naming fields follow their renames; a rule naming a field the version lacks is not part of it.
-    const to = this.fieldRename(head, level)
+    const to = this.fieldRename(head, level, visible)
     const options = rulesInVersion(mapSubschemas(state.options, (sub) => this.source.formAt(sub, level)) as SchemaObject, to)
     const fields = Object.keys(properties)
     // A field the version has and HEAD lacks is a name the version takes: it joins a `propertyNames` list.
@@ -138,15 +139,10 @@ export class FormBuilder {
     return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
   }
 
-  /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts). */
-  private fieldRename (head: TSchema, level: number): FieldRename {
-    const fieldsAt = (at: number): ReturnType<typeof visibleFields> => {
-      const state = this.source.stateAt(head, at)
-      return state.kind === 'object' ? visibleFields(state, (schema) => this.source.stateAt(schema, at)) : []
-    }
-    const keys = new Map(fieldsAt(level).map(({ key, field }) => [field.id, key]))
-    const names = new Set(keys.values())
-    const headKeys = new Map(fieldsAt(0).map(({ key, field }) => [key, keys.get(field.id)]))
+  /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts); `there` are its fields there. */
+  private fieldRename (head: TSchema, level: number, there = fieldsById(head, (schema) => this.source.stateAt(schema, level))): FieldRename {
+    const names = new Set([...there.values()].map(({ key }) => key))
+    const headKeys = new Map([...fieldsById(head, (schema) => this.source.stateAt(schema, 0)).values()].map(({ key, field }) => [key, there.get(field.id)?.key]))
     return (field) => headKeys.has(field) ? headKeys.get(field) ?? (names.has(field) ? field : undefined) : field
   }
 

@@ -14,7 +14,7 @@ import { UnknownVersionError } from '../core/errors'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { SchemaStates } from './apply-instructions'
 import { warnOfDerivedSchema } from './derived-schemas'
-import { sameAsJsonSchema, sameButModifiers, twoSchemasWithOneId, type Seed, type SeedState } from './seeds'
+import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
 import { forEachSubschema, subschemasOf } from '../core/subschemas'
@@ -82,7 +82,7 @@ export class SchemaGeneration {
       const id = nameOf(schema)
       const known = id === undefined ? undefined : this.shared.get(id)
       // Two scopes may give addSchema different schemas with one $id: versions and documents would use one for both.
-      if (known !== undefined && !sameAsJsonSchema(known, schema)) throw twoSchemasWithOneId(id as string, known, schema)
+      if (known !== undefined) checkOneSchemaPerId(id as string, known, schema)
       if (id !== undefined && known === undefined) this.shared.set(id, schema)
     }
   }
@@ -223,12 +223,12 @@ export class SchemaGeneration {
     if (plan !== undefined) return plan
     const source = schema as SchemaObject
     const seed = this.walk.index.find(schema)
+    const child = childSchemaInfo(schema)?.child
     if (seed === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
-    } else if (childSchemaInfo(schema) !== undefined) {
+    } else if (child !== undefined) {
       // A `Type.Optional` / `Type.Readonly` copy of a child is its form with the copy's modifiers.
-      const { child } = childSchemaInfo(schema) as { child: TSchema }
       plan = child !== schema && sameButModifiers(child, schema) ? { kind: 'wrapper', base: child } : { kind: 'state', head: schema }
     } else if (typeof source.$ref === 'string') {
       const target = this.resolveRef(source.$ref.split('#')[0])
@@ -249,9 +249,8 @@ export class SchemaGeneration {
   /** The state of the seed `head` stands for at `level` (its initial state for a schema that is no seed); noted as a dependency. */
   stateAt (head: TSchema, level: number): SeedState {
     const seed = this.walk.index.find(head)
-    if (seed === undefined) return this.walk.initialOf(head)
-    this.frames.at(-1)?.deps.add(seed)
-    return this.walk.stateAt(seed, level)
+    if (seed !== undefined) this.frames.at(-1)?.deps.add(seed)
+    return this.walk.stateAt(head, level)
   }
 
   /**

@@ -128,6 +128,19 @@ export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => S
   return result
 }
 
+/**
+ * The fields of the object schema `head` in a version, by field identity (kept through renames); none for another
+ * schema. `stateOf` gives a schema's state in that version.
+ * @example
+ * ```ts
+ * fieldsById(User, (schema) => generation.stateAt(schema, 1)).get(id)?.key // the name the field has in the latest version
+ * ```
+ */
+export function fieldsById (head: TSchema, stateOf: (head: TSchema) => SeedState): Map<number, VisibleField> {
+  const state = stateOf(head)
+  return new Map(state.kind === 'object' ? visibleFields(state, stateOf).map((visible) => [visible.field.id, visible]) : [])
+}
+
 /** The named validators of an object schema state: its parent's, then its own. */
 export function visibleValidators (state: ObjectState, stateOf: (head: TSchema) => SeedState): NamedValidator[] {
   const parent = state.parent === undefined ? undefined : stateOf(state.parent)

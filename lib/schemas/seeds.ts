@@ -194,35 +194,19 @@ function fieldsOf (schema: TSchema): string {
 }
 
 /**
- * True when two schemas validate alike: their own annotations, modifiers and TypeBox's symbols aside (Fastify's copy
- * of a schema given to `addSchema` has none).
+ * Checks that `first` and `second`, which both have the `$id` `id`, are one schema: they validate alike, their own
+ * annotations, modifiers and TypeBox's symbols aside (Fastify's copy of a schema given to `addSchema` has none). Two
+ * different schemas throw (`FST_VERSIONER_STRUCTURE`): which one an instruction, a converter or a `$ref` means could not be told.
  * @example
  * ```ts
- * sameAsJsonSchema(Type.Object({ a: Type.String() }), { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }) // true
+ * checkOneSchemaPerId('Item', first, second) // throws: Two different schemas have $id 'Item': { home } and { office }. …
  * ```
  */
-export function sameAsJsonSchema (a: TSchema, b: TSchema): boolean {
-  return deepEqual(withoutAnnotations(a), withoutAnnotations(b), false)
-}
-
-/**
- * Two different schemas with one `$id` (`FST_VERSIONER_STRUCTURE`): which one an instruction, a converter or a `$ref`
- * means could not be told.
- * @example
- * ```ts
- * throw twoSchemasWithOneId('Item', first, second) // Two different schemas have $id 'Item': { home } and { office }. …
- * ```
- */
-export function twoSchemasWithOneId (id: string, first: TSchema, second: TSchema): Error {
-  return new VersionerStructureError(`Two different schemas have $id '${id}': ${fieldsOf(first)} and ${fieldsOf(second)}. ` +
+export function checkOneSchemaPerId (id: string, first: TSchema, second: TSchema): void {
+  if (deepEqual(withoutAnnotations(first), withoutAnnotations(second), false)) return
+  throw new VersionerStructureError(`Two different schemas have $id '${id}': ${fieldsOf(first)} and ${fieldsOf(second)}. ` +
     `fastify-versioner recognises a schema by its $id (a copy of it, Type.Ref('${id}')), so it cannot tell which one an ` +
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
-}
-
-/** `seed`, when `schema`, which has its `$id`, is the same schema (a copy, its own annotations aside); else the error above. */
-function sameSchema (seed: Seed, schema: TSchema): Seed {
-  if (sameAsJsonSchema(seed.head, schema)) return seed
-  throw twoSchemasWithOneId(seed.display, seed.head, schema)
 }
 
 /**
@@ -274,7 +258,10 @@ export class SeedIndex {
     if (direct !== undefined) return direct
     const id = nameOf(schema)
     const named = id === undefined ? undefined : this.byId.get(id)
-    if (named !== undefined) return sameSchema(named, schema)
+    if (named !== undefined) {
+      checkOneSchemaPerId(named.display, named.head, schema)
+      return named
+    }
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
     return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (Kind in schema ? undefined : this.copied(schema))
