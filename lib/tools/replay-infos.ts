@@ -1,11 +1,13 @@
 /**
  * The request and response a `verify` replay hands converters, as serving builds them (../serve/converter-inputs.ts):
- * a form's body is also its `form`; a response's headers hold its `Content-Type`.
+ * a form's body is also its `form`; a response's headers hold its `Content-Type`; and the version they run in.
  * @module
  */
 import { formKind } from '../routes/schema-forms'
 import type { RequestPart } from '../routes/version-plan'
 import { copyJson } from '../serve/step-runner'
+import { runInVersion } from '../serve/request-state'
+import type { VersionerState } from '../routes/versioner-state'
 
 /** A replayed request as converters see it (its parts read back after each step). */
 interface ReplayRequest {
@@ -39,4 +41,17 @@ export function replayInfos (data: Partial<Record<RequestPart, unknown>>, status
   const headers = mediaType === undefined ? {} : { 'content-type': mediaType }
   const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers, raw: data.body, setCookie () {}, deleteCookie () {} }
   return { request, info }
+}
+
+/**
+ * How a replay runs in a version as serving does: the versions' storage entered for converters that read it (a
+ * `VersionChangeWithSideEffects`), `undefined` when none does.
+ * @example
+ * ```ts
+ * const env = { ...context, inVersion: inVersionOf(state) }
+ * ```
+ */
+export function inVersionOf (state: VersionerState): ((level: number, work: () => Promise<unknown>) => Promise<unknown>) | undefined {
+  if (!state.storesVersion) return undefined
+  return async (level, work) => await (runInVersion(state.options.versions, state.versionAt(level), work) as Promise<unknown>)
 }

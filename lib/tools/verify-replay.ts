@@ -21,8 +21,6 @@ import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
 import { unequalItems, type AlikeStrings } from './list-items'
-import { runInVersion } from '../serve/request-state'
-import type { VersionerState } from '../routes/versioner-state'
 import { replayInfos } from './replay-infos'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
@@ -113,19 +111,6 @@ export interface ReplayContext {
   readonly runConverter?: ConverterRun
   /** Runs `work` in the version at `level` as serving does (a `VersionChangeWithSideEffects` reads it); absent when no change does. */
   readonly inVersion?: (level: number, work: () => Promise<unknown>) => Promise<unknown>
-}
-
-/**
- * How a replay runs in a version as serving does: the versions' storage entered for converters that read it (a
- * `VersionChangeWithSideEffects`), `undefined` when none does.
- * @example
- * ```ts
- * const env = { ...context, inVersion: inVersionOf(state) }
- * ```
- */
-export function inVersionOf (state: VersionerState): ReplayContext['inVersion'] {
-  if (!state.storesVersion) return undefined
-  return async (level, work) => await (runInVersion(state.options.versions, state.versionAt(level), work) as Promise<unknown>)
 }
 
 /** Where a replay is when it checks data: the generation step just run, the level reached, the converters that ran. */
@@ -279,8 +264,7 @@ function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): Repla
  * client error (4xx): nothing to report.
  */
 export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
-  const work = async (): Promise<ReplayIssue | { body: unknown } | undefined> => await replayAt(context, replay)
-  return context.inVersion === undefined ? await work() : await context.inVersion(replay.level, work) as Awaited<ReturnType<typeof work>>
+  return await (context.inVersion?.(replay.level, async () => await replayAt(context, replay)) ?? replayAt(context, replay)) as ReplayIssue | { body: unknown } | undefined
 }
 
 async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
