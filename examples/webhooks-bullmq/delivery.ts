@@ -48,6 +48,15 @@ interface DeliveryJob {
   readonly headers: Record<string, string>
 }
 
+/** The newest version of this build: the version its HEAD bodies are in (a release to come included). */
+const HEAD = versions.versionValues[0]
+
+/** An event job: the event as HEAD built it, and the newest version of the build that queued it. */
+interface EventJob {
+  readonly event: Static<typeof InvoicePaidEvent>
+  readonly head: string
+}
+
 /** The queues and workers of webhook delivery. */
 export interface DeliveryQueues {
   /** Queues one rendered delivery (the billing app's `deliver` option). */
@@ -102,10 +111,13 @@ async function send (job: Job<DeliveryJob>, options: Pick<DeliveryOptions, 'subs
  */
 export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues {
   const { connection, attempts = 8, backoff = 5000, maxBackoff = 3_600_000, log = consoleLog } = options
-  const events = new Queue<{ event: Static<typeof InvoicePaidEvent> }>('webhook-events', { connection })
+  const events = new Queue<EventJob>('webhook-events', { connection })
   const deliveries = new Queue<DeliveryJob>('webhook-deliveries', { connection })
-  const renderer = new Worker<{ event: Static<typeof InvoicePaidEvent> }>('webhook-events', async (job) => {
-    const { event } = job.data
+  const renderer = new Worker<EventJob>('webhook-events', async (job) => {
+    const { event, head } = job.data
+    // During a rolling deploy, another build's worker reads this HEAD body as its own HEAD (decimals as cents): fail
+    // the attempt, so that a worker of the build that queued it renders it (or the job fails, saying why).
+    if (head !== HEAD) throw new Error(`Event ${event.id} was queued by the build whose newest version is ${String(head)}; this worker's is ${HEAD}: left to a worker of that build`)
     const rendered = await renderWebhook(versions, invoicePaidWebhook, event, { subscribers: await options.subscribers(), id: event.id })
     await deliveries.addBulk(rendered.deliveries.map((delivery) => deliveryJob(delivery, { attempts, backoff })))
     // A version whose converter failed: fail the job, so that BullMQ renders the event again (those queued already are
@@ -124,7 +136,7 @@ export function startWebhookDelivery (options: DeliveryOptions): DeliveryQueues 
       const { name, data, opts } = deliveryJob(delivery, { attempts, backoff })
       await deliveries.add(name, data, opts)
     },
-    publish: async (event) => { await events.add(event.type, { event }, { jobId: jobIdOf(event.type, event.id), attempts, backoff: { type: 'exponential', delay: backoff } }) },
+    publish: async (event) => { await events.add(event.type, { event, head: HEAD }, { jobId: jobIdOf(event.type, event.id), attempts, backoff: { type: 'exponential', delay: backoff } }) },
     close: async () => {
       await Promise.all([renderer.close(), sender.close()])
       await Promise.all([events.close(), deliveries.close()])

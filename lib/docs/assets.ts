@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { runInNewContext } from 'node:vm'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import { noneMatchFails, strongEntityTag } from '../core/entity-tags'
 import type { ResolvedDocsOptions } from './options'
 
 /** The style sheet of the version list, the navigation bar and the not-found page. */
@@ -60,6 +61,8 @@ interface Asset {
   /** A file streamed from disk, or bytes built once on first use. */
   readonly file?: string
   readonly body?: () => string | Buffer
+  /** The strong `ETag` of its bytes, computed on first use. */
+  etag?: string
 }
 
 const JS = 'application/javascript; charset=utf-8'
@@ -137,7 +140,11 @@ export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOpti
     const { name } = request.params as { name: string }
     const asset = assets.get(name)
     if (asset === undefined) return reply.callNotFound()
-    reply.header('x-content-type-options', 'nosniff').type(asset.type).header('cache-control', 'public, max-age=3600')
-    return reply.send(asset.file === undefined ? asset.body?.() : createReadStream(asset.file))
+    // Revalidated as the pages are: a page of one build never runs another build's cached scripts (decision 0172).
+    asset.etag ??= strongEntityTag(asset.file === undefined ? asset.body?.() ?? '' : readFileSync(asset.file))
+    reply.header('x-content-type-options', 'nosniff').header('etag', asset.etag)
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'public, no-cache')
+    if (noneMatchFails(request.headers['if-none-match'], asset.etag)) return reply.code(304).send()
+    return reply.type(asset.type).send(asset.file === undefined ? asset.body?.() : createReadStream(asset.file))
   })
 }

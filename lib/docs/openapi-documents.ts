@@ -179,7 +179,8 @@ export class OpenApiDocuments {
   private defaultVersion (): string | undefined {
     const value = this.options.defaultValue
     const picked = typeof value === 'string' ? resolveVersion(value, { versions: this.options.versions, format: this.options.format }) : undefined
-    return picked?.ok === true && this.options.versions.get(picked.version)?.releasedAt === undefined ? picked.version : undefined
+    // A release named exactly was served at start-up (registration refuses one to come); a date reaching one moves at its instant.
+    return picked?.ok === true && (picked.version === value || this.options.versions.get(picked.version)?.releasedAt === undefined) ? picked.version : undefined
   }
 
   /** True when a version has a deprecation date: each of its operations is deprecated. */

@@ -179,3 +179,21 @@ test('regression: changing what app.versioner.openapi() and changelog() return c
   t.same(app.versioner.openapi('2001-01-01'), untouched.versioner.openapi('2001-01-01'), 'a caller reads the document as built again')
   t.same(app.versioner.changelog(), untouched.versioner.changelog())
 })
+
+test('regression: the files a docs page loads are revalidated as the page is (a page of the new build ran the old build\'s scripts for an hour)', async (t) => {
+  const app = await itemsBuild(t)
+  const assets = ['docs.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'swagger-initializer.js',
+    'favicon-32x32.png', 'oauth2-redirect.html', 'redoc.standalone.js', 'redoc-search-worker.js']
+  for (const url of assets.map((name) => `/docs/assets/${name}`)) {
+    const response = await app.inject(url)
+    t.equal(response.statusCode, 200, url)
+    const etag = `"${sha256(response.rawPayload, 'base64url')}"`
+    t.equal(response.headers.etag, etag, `${url}: the SHA-256 of its bytes, the same on every instance of a build`)
+    t.equal(response.headers['cache-control'], 'public, no-cache', `${url}: kept by caches, revalidated at each use`)
+    const revalidated = await app.inject({ url, headers: { 'if-none-match': etag } })
+    t.equal(revalidated.statusCode, 304, `${url}: If-None-Match of its ETag: 304`)
+    t.equal(revalidated.body, '', 'no body')
+    t.equal(revalidated.headers['cache-control'], 'public, no-cache')
+    t.equal((await app.inject({ url, headers: { 'if-none-match': '"other"' } })).statusCode, 200, `${url}: another ETag: 200`)
+  }
+})

@@ -874,3 +874,23 @@ test('a name clash is found in the version it appears in, after versions where n
   const error = await build(true)
   t.match(error?.message, /In version '2002-01-01', two different schemas would both be named 'Note'/, 'the first version documenting both')
 })
+
+test('regression: a default naming a version released at an instant (now past) is named in the documents, so that check sees it move', async (t) => {
+  const build = async (defaultValue: string): Promise<FastifyInstance> => {
+    const app = await versionedApp(t, new VersionBundle(
+      new Version('2002-01-01', changeClass('Later', []), { releasedAt: '2026-01-01T09:00:00Z' }),
+      new Version('2001-01-01')
+    ), async (api) => { api.get('/items', async () => ({ ok: true })) },
+    { versioner: { apiVersionDefaultValue: defaultValue, now: () => Date.parse('2026-11-29T10:00:00Z') } })
+    await app.ready()
+    return app
+  }
+  const named = await build('2002-01-01')
+  t.equal((await named.inject('/items')).headers['x-api-version'], '2002-01-01', 'requests naming none are served as 2002-01-01')
+  for (const version of ['2002-01-01', '2001-01-01']) {
+    t.equal(documentOf(named, version).info['x-api-version-default'], '2002-01-01', `${version}: info names it`)
+  }
+  const date = await build('2099-01-01')
+  t.notOk('x-api-version-default' in documentOf(date, '2001-01-01').info,
+    'a default date reaching a release at an instant names none: it moves at the instant, and documents are built once')
+})

@@ -203,3 +203,28 @@ test('regression: retries back off exponentially up to maxBackoff, not without a
   await acceptedBy(audience.receivers, 10_000)
   t.same(audience.receivers[1].attempts.map(({ status }) => status), [503, 503, 204])
 })
+
+test('regression: during a rolling deploy, a worker does not render an event another build queued (its HEAD is not the worker\'s: amounts 100 times off)', { skip }, async (t) => {
+  const connection = await startRedis(t)
+  const audience = await startAudience()
+  t.teardown(() => audience.close())
+  const queues = startWebhookDelivery({ connection, subscribers: async () => audience.subscribers, backoff: 50 })
+  t.teardown(() => queues.close())
+  // The build before 2025-03-31 (amounts in decimals) queued $10 as HEAD built it then: `total: 10`, which this build's
+  // HEAD (cents) reads as 10 cents, and renders for 2023-10-16 as 0.1.
+  const older = new Queue('webhook-events', { connection })
+  t.teardown(() => older.close())
+  const event = paidEvent('evt_old_build')
+  await older.add(event.type, { event: { ...event, data: { object: { ...event.data.object, total: 10 } } }, head: '2024-09-30' }, { jobId: 'evt_old_build', attempts: 2, backoff: { type: 'fixed', delay: 50 } })
+  let outcome: string | undefined
+  while (outcome === undefined) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const job = await older.getJob('evt_old_build')
+    if (job?.finishedOn !== undefined) outcome = job.failedReason ?? 'completed: rendered'
+  }
+  t.match(outcome, /2024-09-30.*2025-03-31/, 'the job fails, naming the build that queued it and the worker\'s')
+  t.same(audience.receivers.map((receiver) => receiver.attempts.length), [0, 0, 0], 'no subscriber got the event in a shape it does not have')
+  await queues.publish(paidEvent('evt_this_build'))
+  const accepted = await acceptedBy(audience.receivers, 30_000)
+  t.same(accepted.map(({ id }) => id), ['evt_this_build', 'evt_this_build', 'evt_this_build'], 'an event this build queued is rendered')
+})
