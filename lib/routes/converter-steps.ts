@@ -10,6 +10,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { Collector } from '../values/occurrences'
+import { writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
 import { requestRules, walkRules, type WalkRules } from '../values/shape-walk'
 import type { RouteState } from './timeline'
 import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
@@ -60,6 +61,8 @@ export class ConverterPlanner {
    * response plan is for, then by body.
    */
   private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
+  /** Where HEAD's serializer writes a body of each HEAD schema other than JSON does: one a schema, for every route and version. */
+  private readonly written = new Map<TSchema, WrittenPlaces>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
   readonly requestRules: WalkRules
@@ -89,6 +92,13 @@ export class ConverterPlanner {
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
     return this.stepsOf('response', route, body, level, responses)
+  }
+
+  /** Where HEAD's serializer writes a body of the HEAD schema `schema` other than JSON does (../values/written-values.ts); shared. */
+  writtenPlaces (schema: TSchema): WrittenPlaces {
+    let places = this.written.get(schema)
+    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
+    return places
   }
 
   /**

@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
-import { writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
+import type { WrittenPlaces } from '../values/written-values'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
@@ -196,7 +196,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     responseForms.set(slot, form)
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
-    responseWritten.set(slot, writtenPlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref)))
+    responseWritten.set(slot, planner.writtenPlaces(schema))
     responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)

@@ -22,7 +22,7 @@ import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { namedVersion, type PickedVersion } from './version-picking'
 import type { ReleaseClock } from './release-clock'
 import { generationSteps, type VersionBundle } from '../describe/versions'
-import { copyAsWritten, writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
+import { copyAsWritten } from '../values/written-values'
 
 /**
  * What `migrateResponseBody` works with: a bundle's schema generation and converter planner (the plugin's own, or
@@ -33,7 +33,6 @@ export class MigrationEngine {
   /** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
   readonly rules: WalkRules
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
-  private readonly written = new Map<TSchema, WrittenPlaces>()
   private check: ((schema: object) => Check) | undefined
   private formatRules: FormatPatterns | undefined
   /** The strings fast-check made of the schemas' patterns, for the upgrade guide's examples (`exampleOf`'s `samples`). */
@@ -58,9 +57,7 @@ export class MigrationEngine {
 
   /** The JSON copy of a HEAD body of `schema`, with what a route's serializer writes of it beyond JSON (dates, getters: decision 0137). */
   copyOf (schema: TSchema, body: unknown): unknown {
-    let places = this.written.get(schema)
-    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
-    return copyAsWritten(places, body)
+    return copyAsWritten(this.planner.writtenPlaces(schema), body)
   }
 
   /** The strict validator of a version's form (see ../core/strict-validator.ts). */

@@ -145,3 +145,26 @@ test('every behaviour built on first use is the one a fresh planning gives; idle
   t.ok(compared > 100, `${compared} behaviours compared`)
   t.ok(idle > 50, `${idle} versions known to have nothing to do checked`)
 })
+
+test('where HEAD writes other than JSON is compiled once a HEAD schema, not once a route and version (memory grew with both)', async (t) => {
+  const heads = schemas()
+  const versions = [1, 2, 3].map((index) => new Version(`2000-01-0${4 - index}`, change(`Change${index}`, [schema(heads.Address).field('street').had({ maxLength: 10 + index })], 'none', heads)))
+  const bundle = new VersionBundle(new HeadVersion(), ...versions, new Version('1999-01-01'))
+  const routes: RouteOptions[] = []
+  const app = await versionedApp(t, bundle, async (api) => {
+    for (const path of ['/a', '/b', '/c']) api.get(path, { schema: { response: { 200: heads.Person, 404: heads.Report } } }, async () => ({ name: 'n', address: { street: 's' } }))
+  }, { beforeRoutes: (instance) => { instance.addHook('onRoute', (route) => { routes.push(route) }) } })
+  await app.ready()
+  const registered = new Set(routes.map((route) => (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute])
+    .filter((route): route is RegisteredRoute => route !== undefined))
+  const built = new Set<unknown>()
+  let behaviours = 0
+  for (const route of registered) {
+    for (const behaviour of route.behaviours.values()) {
+      behaviours++
+      for (const places of behaviour.responseWritten.values()) built.add(places)
+    }
+  }
+  t.equal(behaviours, 3 * 4, 'three routes in four versions')
+  t.equal(built.size, 2, 'one for Person, one for Report')
+})
