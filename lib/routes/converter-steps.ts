@@ -10,6 +10,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { Collector } from '../values/occurrences'
+import { writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
 import { requestRules, walkRules, type WalkRules } from '../values/shape-walk'
 import type { RouteState } from './timeline'
 import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
@@ -17,6 +18,7 @@ import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { ConverterTargets, pathConverterMatches } from './converter-targets'
 import type { GenerationStep } from '../describe/versions'
 import { answersSuccess } from './schema-forms'
+import { valueGuardsOf, type ValueGuard } from './value-guards'
 
 /** One converter to run on a request or response, and where in the body. */
 export interface ConverterStep {
@@ -60,6 +62,10 @@ export class ConverterPlanner {
    * response plan is for, then by body.
    */
   private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
+  /** Where HEAD's serializer writes a body of each HEAD schema other than JSON does: one a schema, for every route and version. */
+  private readonly written = new Map<TSchema, WrittenPlaces>()
+  /** The guards of each HEAD schema at each level (../value-guards.ts): one list a schema and level, for every route. */
+  private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
   readonly requestRules: WalkRules
@@ -89,6 +95,22 @@ export class ConverterPlanner {
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
     return this.stepsOf('response', route, body, level, responses)
+  }
+
+  /** Where data of the HEAD schema `schema` at `level` may hold a HEAD value the version cannot express; shared. */
+  guardsOf (schema: TSchema, level: number): readonly ValueGuard[] {
+    let byLevel = this.guards.get(schema)
+    if (byLevel === undefined) this.guards.set(schema, byLevel = new Map())
+    let guards = byLevel.get(level)
+    if (guards === undefined) byLevel.set(level, guards = valueGuardsOf(this, schema, level))
+    return guards
+  }
+
+  /** Where HEAD's serializer writes a body of the HEAD schema `schema` other than JSON does (../values/written-values.ts); shared. */
+  writtenPlaces (schema: TSchema): WrittenPlaces {
+    let places = this.written.get(schema)
+    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
+    return places
   }
 
   /**

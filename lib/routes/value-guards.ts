@@ -12,7 +12,8 @@ import { isEndpointInstruction } from '../describe/instructions'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { Seed } from '../schemas/seeds'
 import type { Collector, Holder, Occurrence } from '../values/occurrences'
-import type { ConverterPlanner } from './converter-steps'
+import type { ConverterTargets } from './converter-targets'
+import type { GenerationStep } from '../describe/versions'
 
 /** Where a narrowed enum occurs in a version's data, and what it may hold there. */
 export interface ValueGuard {
@@ -39,7 +40,7 @@ function valuesAt (generation: SchemaGeneration, seed: Seed, level: number): Set
 }
 
 /** What planning guards needs: the schema generation, the steps, and collectors (the converter planner has them all). */
-type GuardPlanning = Pick<ConverterPlanner, 'generation' | 'steps' | 'targets'>
+interface GuardPlanning { readonly generation: SchemaGeneration, readonly steps: readonly GenerationStep[], readonly targets: ConverterTargets }
 
 /** The version change classes of the step giving `level` that hold an enum instruction on `head`'s seed. */
 function changesRemoving (planning: GuardPlanning, head: TSchema, level: number): string[] {

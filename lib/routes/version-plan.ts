@@ -9,10 +9,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
-import { writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
+import type { WrittenPlaces } from '../values/written-values'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
-import { valueGuardsOf, type ValueGuard } from './value-guards'
+import type { ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareSchema, selfContained } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
 import { lackedFieldsOf } from './full-replace'
@@ -196,12 +196,12 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     responseForms.set(slot, form)
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
-    responseWritten.set(slot, writtenPlacesOf(generation.formAt(schema, 0), (ref) => generation.resolveAnyId(ref)))
+    responseWritten.set(slot, planner.writtenPlaces(schema))
     responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
-    const guards = valueGuardsOf(planner, schema, level)
+    const guards = planner.guardsOf(schema, level)
     if (guards.length > 0) responseGuards.set(slot, guards)
     if (answersSuccess(slot) && (native[slot] !== prepared || guards.length > 0)) ownSuccessSerializers.add(slot)
     if (errors && (native[slot] !== prepared || guards.length > 0 || cleaner !== null || steps.some((step) => step.converter.migrateHttpErrors))) errorWork = true

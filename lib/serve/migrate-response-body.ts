@@ -11,7 +11,7 @@ import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
 import { ConverterFailedError, InvalidOptionError, UnconvertibleResponseError, UnknownVersionError } from '../core/errors'
 import { formatPatterns, strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
 import type { FormatPatterns } from '../values/string-examples'
-import { describeUnexpressible, unexpressibleValue, valueGuardsOf, type ValueGuard } from '../routes/value-guards'
+import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { storesVersion } from '../routes/versioner-state'
 import { runInVersion } from './request-state'
@@ -22,18 +22,16 @@ import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { namedVersion, type PickedVersion } from './version-picking'
 import type { ReleaseClock } from './release-clock'
 import { generationSteps, type VersionBundle } from '../describe/versions'
-import { copyAsWritten, writtenPlacesOf, type WrittenPlaces } from '../values/written-values'
+import { copyAsWritten } from '../values/written-values'
 
 /**
  * What `migrateResponseBody` works with: a bundle's schema generation and converter planner (the plugin's own, or
- * the bundle's, for the standalone function), and what it keeps between calls: the shape walk's rules, the
- * guards of each schema and version, the strict validator of results.
+ * the bundle's, for the standalone function), and what it keeps between calls: the shape walk's rules, the strict
+ * validator of results (the planner keeps the guards and written places of each schema).
  */
 export class MigrationEngine {
   /** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
   readonly rules: WalkRules
-  private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
-  private readonly written = new Map<TSchema, WrittenPlaces>()
   private check: ((schema: object) => Check) | undefined
   private formatRules: FormatPatterns | undefined
   /** The strings fast-check made of the schemas' patterns, for the upgrade guide's examples (`exampleOf`'s `samples`). */
@@ -47,20 +45,9 @@ export class MigrationEngine {
     this.storesVersion = storesVersion(bundle)
   }
 
-  /** Where data of `schema` at `level` may hold a HEAD value the version cannot express. */
-  guardsOf (schema: TSchema, level: number): readonly ValueGuard[] {
-    let byLevel = this.guards.get(schema)
-    if (byLevel === undefined) this.guards.set(schema, byLevel = new Map())
-    let guards = byLevel.get(level)
-    if (guards === undefined) byLevel.set(level, guards = valueGuardsOf(this.planner, schema, level))
-    return guards
-  }
-
   /** The JSON copy of a HEAD body of `schema`, with what a route's serializer writes of it beyond JSON (dates, getters: decision 0137). */
   copyOf (schema: TSchema, body: unknown): unknown {
-    let places = this.written.get(schema)
-    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
-    return copyAsWritten(places, body)
+    return copyAsWritten(this.planner.writtenPlaces(schema), body)
   }
 
   /** The strict validator of a version's form (see ../core/strict-validator.ts). */
@@ -179,7 +166,7 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
  * than reaching a subscriber on an older version.
  */
 function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string, latestBody: unknown }, body: unknown): unknown {
-  const found = unexpressibleValue(engine.guardsOf(at.schema, at.level), body)
+  const found = unexpressibleValue(engine.planner.guardsOf(at.schema, at.level), body)
   if (found !== undefined) throw new UnconvertibleResponseError(`migrateResponseBody: ${describeUnexpressible(found, at.version)}`)
   const check = engine.validatorOf(at.form)
   if (check(copyJson(body))) return body

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { RouteOptions } from 'fastify'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type Instruction, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { buildBehaviour, hasWork, type VersionBehaviour } from '../../lib/routes/version-plan'
@@ -144,4 +144,38 @@ test('every behaviour built on first use is the one a fresh planning gives; idle
   }), { numRuns: 60 })
   t.ok(compared > 100, `${compared} behaviours compared`)
   t.ok(idle > 50, `${idle} versions known to have nothing to do checked`)
+})
+
+test('where HEAD writes other than JSON, and the guards of narrowed enums, are built once a HEAD schema (and level), not once a route (memory grew with both)', async (t) => {
+  const heads = schemas()
+  const Plan = Type.Union([Type.Literal('free'), Type.Literal('vip')], { $id: 'Plan' })
+  const Account = Type.Object({ plan: Plan, owner: heads.Person }, { $id: 'Account' })
+  class NoVip extends VersionChange {
+    description = 'Plans had no vip.'
+    instructionsToMigrateToPreviousVersion = [enumeration(Plan).didntHave('vip')]
+  }
+  const versions = [1, 2].map((index) => new Version(`2000-01-0${4 - index}`, change(`Change${index}`, [schema(heads.Address).field('street').had({ maxLength: 10 + index })], 'none', heads)))
+  const bundle = new VersionBundle(new HeadVersion(), ...versions, new Version('2000-01-01', NoVip), new Version('1999-01-01'))
+  const routes: RouteOptions[] = []
+  const app = await versionedApp(t, bundle, async (api) => {
+    for (const path of ['/a', '/b', '/c']) api.get(path, { schema: { response: { 200: Account, 404: heads.Report } } }, async () => ({ plan: 'free', owner: { name: 'n', address: { street: 's' } } }))
+  }, { beforeRoutes: (instance) => { instance.addHook('onRoute', (route) => { routes.push(route) }) } })
+  await app.ready()
+  const registered = new Set(routes.map((route) => (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute])
+    .filter((route): route is RegisteredRoute => route !== undefined))
+  const written = new Set<unknown>()
+  const guards = new Set<unknown>()
+  let behaviours = 0
+  for (const route of registered) {
+    for (const behaviour of route.behaviours.values()) {
+      behaviours++
+      for (const places of behaviour.responseWritten.values()) written.add(places)
+      for (const list of behaviour.responseGuards.values()) guards.add(list)
+    }
+  }
+  t.equal(behaviours, 3 * 4, 'three routes in four versions')
+  t.equal(written.size, 2, 'one for Account, one for Report')
+  t.equal(guards.size, 1, 'one for Account in 1999-01-01, the version without vip')
+  const old = await app.inject({ url: '/a', headers: { 'x-api-version': '1999-01-01' } })
+  t.equal(old.statusCode, 200, 'a value the version can express is served')
 })
