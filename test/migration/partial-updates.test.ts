@@ -60,3 +60,30 @@ test('a rename converter written for full bodies no longer erases the stored fie
   t.notOk(Object.hasOwn((seen[0] as { address: object }).address, 'line2'), 'no line2 key in the nested object either')
   t.same(response.json(), { name: 'Ada Lovelace', email: 'ada@lovelace.org', address: { line1: '2 Side St', street2: 'Flat 2' } })
 })
+
+test('a merge patch\'s null reaches HEAD under the renamed field, and a null for a field the version lacks never reaches the handler', async (t) => {
+  const MergePatch = Type.Object({ fullName: Type.Optional(Type.Union([Type.Null(), Type.String()])), nickname: Type.Optional(Type.Union([Type.Null(), Type.String()])) }, { $id: 'MergePatch' })
+  class RenameAndNickname extends VersionChange {
+    description = 'name became fullName; users have a nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(MergePatch).field('fullName').had({ name: 'name' }), schema(MergePatch).field('nickname').didntExist]
+
+    @ConvertRequestToNextVersionFor(MergePatch)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const seen: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameAndNickname), new Version('2000-01-01')), async (api) => {
+    api.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, text, done) => { done(null, JSON.parse(text as string)) })
+    api.patch('/users/u1', { schema: { body: { content: { 'application/merge-patch+json': { schema: MergePatch } } } } }, async (request) => {
+      seen.push(request.body)
+      return {}
+    })
+  })
+  const patch = async (payload: object) => await app.inject({ method: 'PATCH', url: '/users/u1', headers: { 'x-api-version': '2000-01-01', 'content-type': 'application/merge-patch+json' }, payload })
+  t.equal((await patch({ name: null, nickname: null })).statusCode, 200)
+  t.equal((await patch({ nickname: null })).statusCode, 200)
+  t.equal((await app.inject({ method: 'PATCH', url: '/users/u1', headers: { 'x-api-version': '2001-01-01', 'content-type': 'application/merge-patch+json' }, payload: { fullName: null } })).statusCode, 200)
+  t.same(seen, [{ fullName: null }, {}, { fullName: null }], 'the null deletes fullName; the nickname the version cannot see is not deleted')
+})
