@@ -131,6 +131,19 @@ function shouldRun (step: ConverterStep, at: RunAt): boolean {
   return at.reply.statusCode < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors
 }
 
+/**
+ * Removes the fields a request converter left `undefined`, which no JSON body holds: `body.fullName = body.name` on a
+ * PATCH leaving `name` out would otherwise reach a merging handler as `fullName: undefined` and erase the stored value.
+ */
+function dropUndefined (body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return
+  try {
+    for (const key of Object.keys(body)) if ((body as Record<string, unknown>)[key] === undefined) delete (body as Record<string, unknown>)[key]
+  } catch {
+    // A getter or proxy that throws: writing the body back reports it (./migrate-request.ts).
+  }
+}
+
 /** How a run ends: with a failure (a {@link ConverterFailure}), or with the converted body (`failure` undefined). Must not throw. */
 type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
 
@@ -169,9 +182,10 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
           return
         }
         if (isThenable(result)) {
-          result.then(() => { setOwn(holder, key, info.body); next() }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
+          result.then(() => { if (at.reply === undefined) dropUndefined(info.body); setOwn(holder, key, info.body); next() }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
           return
         }
+        if (at.reply === undefined) dropUndefined(info.body)
         // The root holder's one key is the runner's own (a plain assignment costs a tenth of setOwn's check); an
         // occurrence's key comes from client data.
         if (holder === root) root[ROOT_KEY] = info.body

@@ -9,13 +9,13 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { asNode, declaredChildren, jsonTypeOf, pointerOfPath, readingNode, schemaAt, valueAt, type PathKey, type RefResolver } from './data-flow'
+import { asNode, declaredChildren, jsonTypeOf, pointerOfPath, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver, type RequiredValue } from './data-flow'
 import { arrives } from './sentinel-arrival'
 import { pointerSegment } from '../core/json-schema'
 import { shown } from './value-comparison'
 
 /** The free strings of alike items of one list at one place inside an item: each item's sentinel there. */
-export interface AlikeStrings {
+interface AlikeStrings {
   /** The list's place in the example. */
   readonly list: readonly PathKey[]
   /** The place inside an item. */
@@ -58,7 +58,7 @@ function stringsOf (item: unknown, sentinels: ReadonlyMap<string, string>): Arra
  * // [{ list: ['to'], inside: [], itemType: 'string', items: [{ index: 0, sentinel: 'zq01@example.com' }, { index: 1, sentinel: 'zq02@example.com' }] }]
  * ```
  */
-export function alikeStrings (example: unknown, sentinels: ReadonlyMap<string, string>, followed: ReadonlySet<string>): AlikeStrings[] {
+function alikeStrings (example: unknown, sentinels: ReadonlyMap<string, string>, followed: ReadonlySet<string>): AlikeStrings[] {
   const found: AlikeStrings[] = []
   const stack: Array<[unknown, PathKey[]]> = [[example, []]]
   while (stack.length > 0) {
@@ -189,4 +189,37 @@ export function unequalItems (groups: readonly AlikeStrings[], at: ItemsAtLevel)
     })
   }
   return found
+}
+
+/** What must arrive of one part of an example: the example, the sentinels it holds, its values followed to a level. */
+export interface Expected {
+  readonly example: unknown
+  readonly sentinels: readonly RequiredValue[]
+  /** The example's other sentinels (of fields added or removed): they need not arrive, but not joined with `undefined` either. */
+  readonly unfollowed?: readonly RequiredValue[]
+  /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
+  readonly byWords: boolean
+  /** The values of the example followed to `level` (their places there), retyped fields included (as a whole). */
+  readonly followedTo: (level: number) => readonly FollowedValue[]
+  /**
+   * The free strings of alike list items that have no counterpart of their own (each item's must arrive where
+   * another's does), and the level they must reach (where the other side's room for them is known).
+   */
+  readonly alike?: { readonly strings: readonly AlikeStrings[], readonly to: number }
+}
+
+/**
+ * Of an example's sentinels, those besides the `required` ones: the ones that need not arrive (of fields added or
+ * removed), and the strings of alike list items (which must reach level `to`).
+ * @example
+ * ```ts
+ * const { unfollowed, alike } = otherSentinels(example, requiredValues(lineage, headSchema, example.value, example.sentinels), 0)
+ * ```
+ */
+export function otherSentinels (example: { readonly value: unknown, readonly sentinels: ReadonlyMap<string, string> }, required: readonly RequiredValue[], to: number): Pick<Expected, 'unfollowed' | 'alike'> {
+  const followed = new Set(required.map((value) => value.sentinel))
+  return {
+    unfollowed: [...example.sentinels].filter(([sentinel]) => !followed.has(sentinel)).map(([sentinel, pointer]) => ({ sentinel, pointer })),
+    alike: { strings: alikeStrings(example.value, example.sentinels, followed), to }
+  }
 }

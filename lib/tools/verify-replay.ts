@@ -15,12 +15,12 @@ import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { convertersByChange, tracked, type ConverterRun } from './converter-tracking'
 import { plainCopy } from './plain-copy'
-import { pointerOfPath, valueAt, type FollowedValue, type RefResolver, type RequiredValue } from './data-flow'
+import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
-import { unequalItems, type AlikeStrings } from './list-items'
+import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
@@ -86,21 +86,6 @@ export interface Unexpressed {
   readonly message: string
   readonly fix: string
   readonly changes: readonly string[]
-}
-
-/** What must arrive of one part of an example: the example, the sentinels it holds, its values followed to a level. */
-export interface Expected {
-  readonly example: unknown
-  readonly sentinels: readonly RequiredValue[]
-  /** True when a sentinel may arrive word by word, in several strings (one way: a name split into two fields). */
-  readonly byWords: boolean
-  /** The values of the example followed to `level` (their places there), retyped fields included (as a whole). */
-  readonly followedTo: (level: number) => readonly FollowedValue[]
-  /**
-   * The free strings of alike list items that have no counterpart of their own (each item's must arrive where
-   * another's does), and the level they must reach (where the other side's room for them is known).
-   */
-  readonly alike?: { readonly strings: readonly AlikeStrings[], readonly to: number }
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps, and how converters run. */
@@ -201,7 +186,8 @@ class LevelChecks {
       note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value })
     }
     const alike = expected.alike?.strings ?? []
-    if (expected.sentinels.length === 0 && alike.length === 0) return missing
+    const unfollowed = expected.unfollowed ?? []
+    if (expected.sentinels.length === 0 && alike.length === 0 && unfollowed.length === 0) return missing
     const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
@@ -213,6 +199,12 @@ class LevelChecks {
       }
     }
     const spoilt = spoiltStrings(delivered)
+    for (const { sentinel, pointer } of spoilt.length === 0 ? [] : unfollowed) {
+      const artefact = artefactBeside(sentinel, spoilt)
+      const fix = `Make ${where.converters.length === 0 ? 'the converters' : where.converters.join(', ')} join only the fields the body holds (Object.hasOwn(request.body, field)): ` +
+        'a body may leave optional fields out (a PATCH sends only what changes).'
+      if (artefact !== undefined) note(sentinel, { pointer, message: `${shown(sentinel)} arrives with ${artefact} beside it`, value: sentinel, fix })
+    }
     for (const { sentinel, pointer } of expected.sentinels) {
       if (arrives(sentinel, delivered, expected.byWords)) {
         const artefact = spoilt.length === 0 ? undefined : artefactBeside(sentinel, spoilt)

@@ -13,7 +13,8 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { keywordsOf } from '../schemas/object-fields'
 import { fieldsAt, pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data-flow'
 import { shown } from './value-comparison'
-import type { Expected, ReplayContext, ReplayIssue, Trail } from './verify-replay'
+import type { Expected } from './list-items'
+import type { ReplayContext, ReplayIssue, Trail } from './verify-replay'
 
 /** What replays of `verify` find fields retyped alike with: {@link retypedAlikeIssues}' function. */
 export interface AlikeEnvironment {

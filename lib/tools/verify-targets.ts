@@ -16,11 +16,11 @@ import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../route
 import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayExample, type Expected, type ReplayIssue, type Report, type Target, type Trail, type Unexpressed } from './verify-replay'
+import { replayExample, type ReplayIssue, type Report, type Target, type Trail, type Unexpressed } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
 import type { AlikeEnvironment } from './verify-retyped-alike'
-import { alikeStrings } from './list-items'
+import { otherSentinels, type Expected } from './list-items'
 import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
 import type { DerivedEnvironment } from './verify-replace'
@@ -43,7 +43,7 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
   return {
     example: example.value,
     sentinels,
-    alike: { strings: alikeStrings(example.value, example.sentinels, new Set(sentinels.map((value) => value.sentinel))), to: levels.to },
+    ...otherSentinels(example, sentinels, levels.to),
     byWords: true,
     followedTo: (level) => {
       let found = followed.get(level)

@@ -10,7 +10,8 @@
 import { copyJson } from '../serve/step-runner'
 import { pointerOfPath, schemaAt, valueAt, type FollowedValue, type RefResolver } from './data-flow'
 import { shown } from './value-comparison'
-import { replayExample, type Expected, type Replay, type ReplayContext, type ReplayIssue, type Trail } from './verify-replay'
+import type { Expected } from './list-items'
+import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type Trail } from './verify-replay'
 
 /** A boundary example whose replay reached its end: the replay of its twin, and of the example what was expected of its body and the body at each level. */
 interface ReplayedBoundary {
