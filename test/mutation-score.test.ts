@@ -7,8 +7,7 @@
  */
 import t, { test } from 'tap'
 import { allowed, corpus } from './fixtures/mutations'
-import { measureCorpusApart, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
-import { join } from 'node:path'
+import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
 // verify learned boundary values, list items, echoed round trips, headers, full replaces and fields retyped alike
@@ -135,14 +134,10 @@ test('the report: the score, by kind and by tool, and every miss with what an ol
 })
 
 test(`check and verify flag at least ${THRESHOLD} % of the corpus, ${WITH_HANDLERS} % with the example's handler tests, ${WITH_TRAFFIC} % with the recorded traffic replayed; every mistake shows itself to an old client`, async (t) => {
-  // The corpus is measured in a process of its own, outside V8 coverage (test/helpers/mutation-corpus-run.ts), in a
-  // folder of its own; meanwhile tsc type-checks the same mutants, written here to \`base\` beside the ones above.
-  for (const mistake of corpus) await writeMutant(mistake.app, mistake, join(base, mistake.id.replace(/\//g, '-')))
-  const typeErrors = mutantTypeErrors(base)
-  const { verdicts, silent } = await measureCorpusApart(corpus, mutantsFolder('mutants-measured'), EXAMPLES)
+  const verdicts = await measureCorpus(corpus, { base, examples: EXAMPLES, witness: true, handlers: true, traffic: true })
   for (const line of scoreReport(verdicts)) t.comment(line)
-  t.same(silent, [], "each mistake's witness tells the mistaken app from the correct one")
-  t.equal(await typeErrors, undefined, 'every mistake compiles, as the code a team commits does')
+  t.same(await unwitnessed(verdicts, base), [], "each mistake's witness tells the mistaken app from the correct one")
+  t.equal(mutantTypeErrors(base), undefined, 'every mistake compiles, as the code a team commits does')
   t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
   t.ok(scoreOf(verdicts, 'handlers') >= WITH_HANDLERS, `with the example's handler tests ${scoreOf(verdicts, 'handlers')} % ≥ ${WITH_HANDLERS} %`)
   t.ok(scoreOf(verdicts, 'replay') >= WITH_TRAFFIC, `with traffic ${scoreOf(verdicts, 'replay')} % ≥ ${WITH_TRAFFIC} %`)

@@ -5,7 +5,7 @@
  * nothing. A mistake is caught when check reports a break, verify a finding, or the application (or a tool) refuses
  * it with a coded error (`FST_VERSIONER_*`): each fails CI. Notes are not: they never fail CI.
  */
-import { execFile } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
@@ -374,36 +374,6 @@ export async function measureCorpus (corpus: readonly Mistake[], options: Measur
   return verdicts
 }
 
-/**
- * measureCorpus (witnesses, the example's handler tests and its recorded traffic included), then unwitnessed, in a
- * process of its own outside V8 coverage (test/helpers/mutation-corpus-run.ts): the verdicts, without the witnesses'
- * answers, and the mistakes whose witness shows nothing. Throws with the process's output when it fails.
- */
-export async function measureCorpusApart (corpus: readonly Mistake[], base: string, examples: number): Promise<{ verdicts: Verdict[], silent: string[] }> {
-  const out = join(base, 'measured.json')
-  await rm(out, { force: true })
-  await mkdir(base, { recursive: true })
-  const entry = join(__dirname, 'mutation-corpus-run.ts')
-  const args = ['--import', join(ROOT, 'scripts', 'typescript-loader.mjs'), entry, base, String(examples), out]
-  // Kept out of V8 coverage, as the command line's processes are: the same sources, covered by the tools' tests.
-  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
-  await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error === null) resolve()
-      else reject(new Error(`the corpus's process failed (${String(error)}):\n${stdout}${stderr}`))
-    })
-  })
-  const measured = JSON.parse(await readFile(out, 'utf8')) as { verdicts: Array<Omit<Verdict, 'mistake' | 'app' | 'answers'> & { id: string }>, silent: string[] }
-  const byId = new Map(corpus.map((mistake) => [mistake.id, mistake]))
-  const verdicts = measured.verdicts.map(({ id, ...rest }): Verdict => {
-    const mistake = byId.get(id)
-    if (mistake === undefined) throw new Error(`the corpus's process measured ${id}, which the corpus does not hold`)
-    return { ...rest, mistake, app: mistake.app, answers: undefined }
-  })
-  if (verdicts.length !== corpus.length) throw new Error(`the corpus's process measured ${verdicts.length} of ${corpus.length} mistakes`)
-  return { verdicts, silent: measured.silent }
-}
-
 /** What a score counts: `check`, `verify` and the start-up; also the example's handler tests; also the replayed traffic. */
 type Counted = 'proof' | 'handlers' | 'replay'
 
@@ -448,13 +418,9 @@ export function mutantsFolder (name: string): string {
  * Type-checks every mutant written to `base` with the project's compiler options (a mistake a team commits compiles:
  * one that does not is caught by its compiler, not by the proof); tsc's errors, or `undefined` when there are none.
  */
-export async function mutantTypeErrors (base: string): Promise<string | undefined> {
+export function mutantTypeErrors (base: string): string | undefined {
   const config = join(base, 'tsconfig.json')
   writeFileSync(config, JSON.stringify({ extends: relative(base, join(ROOT, 'tsconfig.json')), compilerOptions: { noEmit: true }, include: ['**/*.ts'], exclude: [] }))
-  // Asynchronous: the mutation score's test runs it beside the corpus's own process.
-  return await new Promise((resolve) => {
-    execFile(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve(error === null ? undefined : `${stdout}${stderr}${stdout === '' && stderr === '' ? String(error) : ''}`)
-    })
-  })
+  const result = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8' })
+  return result.status === 0 ? undefined : `${result.stdout}${result.stderr}`
 }
