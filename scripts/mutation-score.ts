@@ -33,12 +33,12 @@ async function main (): Promise<void> {
     process.exitCode = 1
   }
   console.log(`(${Math.round(performance.now() - started)} ms, verify with ${examples} examples)`)
-  if (values.typecheck === true) typecheck(options.base)
+  if (values.typecheck === true) await typecheck(options.base)
 }
 
 /** Type-checks every mutant written to `base`: a mistake a team commits compiles. */
-function typecheck (base: string): void {
-  const errors = mutantTypeErrors(base)
+async function typecheck (base: string): Promise<void> {
+  const errors = await mutantTypeErrors(base)
   console.log(errors === undefined ? 'every mutant type-checks' : `tsc found errors in the mutants:\n${errors}`)
   if (errors !== undefined) process.exitCode = 1
 }

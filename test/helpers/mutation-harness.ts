@@ -5,7 +5,7 @@
  * nothing. A mistake is caught when check reports a break, verify a finding, or the application (or a tool) refuses
  * it with a coded error (`FST_VERSIONER_*`): each fails CI. Notes are not: they never fail CI.
  */
-import { spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
@@ -418,9 +418,13 @@ export function mutantsFolder (name: string): string {
  * Type-checks every mutant written to `base` with the project's compiler options (a mistake a team commits compiles:
  * one that does not is caught by its compiler, not by the proof); tsc's errors, or `undefined` when there are none.
  */
-export function mutantTypeErrors (base: string): string | undefined {
+export async function mutantTypeErrors (base: string): Promise<string | undefined> {
   const config = join(base, 'tsconfig.json')
   writeFileSync(config, JSON.stringify({ extends: relative(base, join(ROOT, 'tsconfig.json')), compilerOptions: { noEmit: true }, include: ['**/*.ts'], exclude: [] }))
-  const result = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8' })
-  return result.status === 0 ? undefined : `${result.stdout}${result.stderr}`
+  // In a child process, without blocking: the mutation score's test measures the corpus meanwhile.
+  return await new Promise((resolve) => {
+    execFile(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve(error === null ? undefined : `${stdout}${stderr}${stdout === '' && stderr === '' ? String(error) : ''}`)
+    })
+  })
 }
