@@ -4,7 +4,7 @@ import { ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, migrateResp
 import { versionedApp } from '../helpers/apps'
 import { call, jsonOf } from '../helpers/http'
 import { Readable } from 'node:stream'
-import Fastify, { type FastifyReply } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import { captureLogs, v } from '../helpers/request-pipeline'
 import { changeClass, fullNameWasNameInResponses, nameWasTitleInResponses } from '../helpers/version-changes'
 import { buildSeededApp } from '../fixtures/seeded-app'
@@ -475,6 +475,43 @@ test('regression: a union member or a tag HEAD added, which no converter maps, w
   t.equal(logged.length, 2, 'one log entry per request')
   t.match(logged[0], { level: 50, apiVersion: '2000-01-01', route: 'GET /payments/:kind', err: { message: /does not match schema definition/ } })
   t.match(logged[0].msg, /API version 2000-01-01 to GET \/payments\/:kind does not fit that version's schema.*add a response converter/)
+})
+
+test('regression: a response the newest version serves as HEAD (no converter, no other schema) that the serializer refuses (data too deep, a missing field) was FST_VERSIONER_UNCONVERTIBLE_RESPONSE, logged as a converter to add', async (t) => {
+  // Plain Fastify answers both with its serializer's 500. The newest version (no HeadVersion) serves HEAD's schema with
+  // HEAD's serializer and no hook's work: it was answered the versioner's 500, logged as "does not fit that version's
+  // schema … add a response converter", which sent the developer to converters that do not exist.
+  const Doc = Type.Object({ name: Type.String(), meta: Type.Unknown() }, { $id: 'Doc' })
+  class TitleWasName extends VersionChange {
+    description = 'A document had a title.'
+    instructionsToMigrateToPreviousVersion = [schema(Doc).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Doc)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  let deep: unknown = 1
+  for (let level = 0; level < 10_000; level++) deep = { a: deep }
+  const bodies: Record<string, unknown> = { deep: { name: 'n', meta: deep }, missing: { meta: 1 } }
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/docs/:kind', { schema: { response: { 200: Doc } } }, async (request) => bodies[(request.params as { kind: string }).kind] as never)
+  }
+  const plain = Fastify({ logger: { level: 'error', stream: captureLogs().stream } })
+  t.teardown(() => plain.close())
+  await plain.register(routes)
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TitleWasName), new Version('2000-01-01')), routes, { fastify: { logger: { level: 'error', stream } } })
+  for (const kind of ['deep', 'missing']) {
+    const reference = await plain.inject({ url: `/docs/${kind}` })
+    t.equal(reference.statusCode, 500, `${kind}: plain Fastify's serializer refuses it (the reference)`)
+    const newest = await call(app, '2001-01-01', `/docs/${kind}`)
+    t.same([newest.statusCode, newest.json()], [500, reference.json()], `${kind}: the newest version answers as plain Fastify`)
+    t.equal(newest.headers['x-api-version'], '2001-01-01')
+  }
+  t.same(entries.filter((entry) => /does not fit/.test(String(entry.msg))), [], 'no log entry blames a converter')
+  t.equal(entries.filter((entry) => entry.level === 50).length, 2, 'each 500 is logged, as plain Fastify logs it')
 })
 
 test("the handler's returned object is never changed by an old version's response converters: a cached object serves every version", async (t) => {
