@@ -9,18 +9,14 @@
  */
 import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { setOwn } from '../core/own-properties'
 import { NotReadyError } from '../core/errors'
 import type { VersionerState } from '../routes/versioner-state'
 import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
+import { sortedKeys } from './document-order'
 
 /** A value with every object's keys sorted (arrays keep their order: it is meaningful in JSON Schema). */
 function canonical (value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical)
-  if (typeof value !== 'object' || value === null) return value
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) setOwn(copy, key, canonical((value as Record<string, unknown>)[key]))
-  return copy
+  return Array.isArray(value) ? value.map(canonical) : sortedKeys(value, canonical)
 }
 
 /** The key of a document in the fingerprint: the version it says it is (`info.version`), else `fallback`. */
@@ -39,8 +35,9 @@ function keyOf (document: unknown, fallback: string): string {
  */
 export function fingerprintOf (documents: Iterable<readonly [name: string, document: unknown]>): string {
   const entries = [...documents].map(([name, document]): [string, unknown] => {
-    const { servers: _servers, ...rest } = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>
-    return [keyOf(document, name), canonical(typeof document === 'object' && document !== null ? rest : document)]
+    if (typeof document !== 'object' || document === null) return [name, document]
+    const { servers: _servers, ...rest } = document as Record<string, unknown>
+    return [keyOf(document, name), canonical(rest)]
   }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex')
 }
