@@ -8,7 +8,6 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import { NotReadyError } from '../core/errors'
 import type { VersionerState } from '../routes/versioner-state'
 import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
@@ -47,21 +46,19 @@ export function fingerprintOf (documents: Iterable<readonly [name: string, docum
  * one), computed on first use once it is ready (`FST_VERSIONER_NOT_READY` before); `undefined` without documents.
  * @example
  * ```ts
- * const fingerprint = fingerprintOnce(fastify, state, () => documents)
+ * const fingerprint = fingerprintOnce(state, () => documents)
  * await app.ready()
  * fingerprint() // 'b0c4…', the same on every instance of the same build
  * ```
  */
-export function fingerprintOnce (
-  fastify: FastifyInstance, state: VersionerState, documentsOf: () => OpenApiDocuments | undefined
-): () => string | undefined {
+export function fingerprintOnce (state: VersionerState, documentsOf: () => OpenApiDocuments | undefined): () => string | undefined {
   let fingerprint: string | undefined
   return () => {
     if (!state.ready) throw new NotReadyError('app.versioner.fingerprint')
     const documents = documentsOf()
     if (documents === undefined) return undefined
     fingerprint ??= fingerprintOf([...state.options.versions.releasedValues, UNVERSIONED].flatMap((key): Array<[string, unknown]> => {
-      const document = documents.document(fastify, key)
+      const document = documents.document(key)
       return document === undefined ? [] : [[key, document]]
     }))
     return fingerprint

@@ -92,7 +92,8 @@ function describeLifecycle (info: Json, version: Version): void {
 
 /** The per-version documents of an application. */
 export class OpenApiDocuments {
-  private readonly decorators = new Map<string, string>()
+  /** Each document's `@fastify/swagger` decorator (it builds the document on first call, then keeps it), by key. */
+  private readonly builders = new Map<string, () => Json>()
   private operationIds: OperationIds | undefined
   /** The changelog route's URL, when the unversioned document lists it (hidden from every other document). */
   private changelogAt: string | undefined
@@ -119,7 +120,6 @@ export class OpenApiDocuments {
     // The document keys: every version, newest first, then `unversioned`.
     for (const [index, key] of [...this.options.versions.versionValues, UNVERSIONED].entries()) {
       const decorator = `fastifyVersionerOpenApi${index}`
-      this.decorators.set(key, decorator)
       const base = this.docs.openapi
       await fastify.register(fastifySwagger, {
         decorator,
@@ -136,14 +136,14 @@ export class OpenApiDocuments {
         transform: ((input: SwaggerRouteInput) => this.transform(key, input)) as never,
         transformObject: (({ openapiObject }: { openapiObject: Json }) => this.finish(key, openapiObject)) as never
       })
+      this.builders.set(key, (fastify as unknown as Record<string, () => Json>)[decorator])
     }
   }
 
   /** The document of a key (a version or `unversioned`), or `undefined` when there is none. */
-  document (fastify: FastifyInstance, key: string): Json | undefined {
-    const decorator = this.decorators.get(key)
-    if (decorator === undefined) return undefined
-    const document = (fastify as unknown as Record<string, () => Json>)[decorator]()
+  document (key: string): Json | undefined {
+    const document = this.builders.get(key)?.()
+    if (document === undefined) return undefined
     if (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) return undefined
     return document
   }

@@ -53,13 +53,13 @@ export function queryErrors (fastify: FastifyInstance, accepted: () => string): 
  * What a {@link VersionQuery} accepts: the versions served now (and `unversioned` when it has a document).
  * @example
  * ```ts
- * const accepted = versionQueryAccepted(fastify, options, documents)
+ * const accepted = versionQueryAccepted(options, documents)
  * accepted() // 'Ask for ?version=<version> once, one of 2001-01-01, 2000-01-01, unversioned; ?channel=…'
  * ```
  */
-export function versionQueryAccepted (fastify: FastifyInstance, options: DocsVersionOptions, documents: OpenApiDocuments): () => string {
+export function versionQueryAccepted (options: DocsVersionOptions, documents: OpenApiDocuments): () => string {
   return () => {
-    const values = [...releasedNow(options).values, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+    const values = [...releasedNow(options).values, ...(documents.document(UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
     return `Ask for ?version=<version> once, one of ${values.join(', ')}; ?channel=release or ?channel=preview at most once.`
   }
 }
@@ -117,7 +117,7 @@ export function registerPages (
       ...(version.brownouts.length === 0 ? {} : { brownouts: version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() })) }),
       ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
     })),
-    ...(unversioned ??= documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
+    ...(unversioned ??= documents.document(UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
   ]
   const context: PageContext = {
     title: docs.openapi.info?.title ?? 'API',
@@ -132,7 +132,7 @@ export function registerPages (
   // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
   // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
   // their ETag; a page for an unknown version is not remembered.
-  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined

@@ -106,7 +106,7 @@ function registerDocumentRoute (
   const documentText = (key: string): SentText | undefined => {
     let text = texts.get(key)
     if (text === undefined) {
-      const document = documents.document(fastify, key)
+      const document = documents.document(key)
       if (document === undefined) return undefined
       text = sentText(JSON.stringify(document))
       texts.set(key, text)
@@ -114,7 +114,7 @@ function registerDocumentRoute (
     return text
   }
 
-  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   fastify.get(openapiUrl, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const previews = await previewsAsked(request, reply, options)
     const key = requestedKey(request, reply, previews)
@@ -124,7 +124,7 @@ function registerDocumentRoute (
     const text = released.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
       revalidated(reply)
-      const available = [...released, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+      const available = [...released, ...previews, ...(documents.document(UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       const why = whyRefused(key, options)
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
