@@ -181,33 +181,31 @@ const UpgradeQuery = Type.Object({
   format: Type.Optional(Type.String({ description: '`json` for the data.' }))
 })
 
-/** The two versions of a request, or the 400 saying what is accepted. */
-/** What the upgrade guide's query accepts. */
-function rangeAccepted (options: DocsVersionOptions): string {
-  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${releasedNow(options).values.join(', ')} (newest first).`
+/** What the upgrade guide's query accepts, while `released` are served. */
+function rangeAccepted (released: readonly string[]): string {
+  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${released.join(', ')} (newest first).`
 }
 
-function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
-  const values = releasedNow(options).values
-  const accepted = rangeAccepted(options)
-  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
+/** The two versions of a request, or the 400 saying what is accepted. */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, released: readonly string[]): { from: string, to: string } {
+  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(released)}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
     const picked = resolveVersion(value, options)
     if (!picked.ok) {
       const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
       throw new InvalidUpgradeRangeError(value === undefined || value === ''
-        ? `Missing '${name}'. ${accepted}`
-        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${accepted}`)
+        ? `Missing '${name}'. ${rangeAccepted(released)}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(released)}`)
     }
     return picked.version
   }
   const from = pick('from')
   const to = pick('to')
-  if (values.indexOf(from) <= values.indexOf(to)) {
+  if (released.indexOf(from) <= released.indexOf(to)) {
     // A value served as another version (a plain date, one before a release to come) says which.
     const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
-    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${accepted}`)
+    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(released)}`)
   }
   return { from, to }
 }
@@ -227,7 +225,7 @@ function registerUpgradeGuide (
   // latest ranges asked for are kept: clients can ask for any of n² ranges, megabytes each with a long history.
   const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
   let builtFor: readonly string[] | undefined
-  const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(options))
+  const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(releasedNow(options).values))
   fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     privateForPreviewChannel(request, reply)
     const query = request.query as { from?: string, to?: string, format?: string }
@@ -236,7 +234,7 @@ function registerUpgradeGuide (
       built.clear()
       builtFor = released
     }
-    const { from, to } = range(query, options)
+    const { from, to } = range(query, options, released)
     const key = `${from}\n${to}`
     let known = built.get(key)
     built.delete(key)
