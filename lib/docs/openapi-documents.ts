@@ -212,8 +212,9 @@ export class OpenApiDocuments {
     const document = unwrapRoots(built)
     const components = (document.components ??= {}) as Json
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
-    if (key !== UNVERSIONED) this.addWebhooks(key, document, schemas)
-    if (key !== UNVERSIONED) this.versionSharedComponents(this.state.generation.levelOf(key), schemas)
+    const level = key === UNVERSIONED ? undefined : this.state.generation.levelOf(key)
+    if (level !== undefined) this.addWebhooks(key, level, document, schemas)
+    if (level !== undefined) this.versionSharedComponents(level, schemas)
     const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
     if (Array.isArray(document.tags)) {
       const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
@@ -221,14 +222,14 @@ export class OpenApiDocuments {
       else delete document.tags
     }
     pruneComponents(document)
-    if (key !== UNVERSIONED) {
-      this.examples.finish(document, this.state.generation.levelOf(key))
+    if (level !== undefined) {
+      this.examples.finish(document, level)
       this.nameOperations(document)
       addErrorResponses(document, this.options.location === 'header' ? this.options.headerName : undefined)
+      const served = this.defaultVersion()
+      // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
+      if (served !== undefined) (document.info as Json)['x-api-version-default'] = served
     }
-    const served = this.defaultVersion()
-    // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
-    if (key !== UNVERSIONED && served !== undefined) (document.info as Json)['x-api-version-default'] = served
     const version = this.options.versions.get(key)
     if (version !== undefined) describeLifecycle(document.info as Json, version)
     this.defaultsFilled ??= Boolean(fastifyAjv({}, this.engine.ajv).opts?.useDefaults)
@@ -267,8 +268,8 @@ export class OpenApiDocuments {
     }
   }
 
-  private addWebhooks (version: string, document: Json, schemas: Record<string, unknown>): void {
-    const level = this.state.generation.levelOf(version)
+  private addWebhooks (version: string, level: number, document: Json, schemas: Record<string, unknown>): void {
+    const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
     const webhooks: Record<string, Json> = {}
     for (const webhook of this.webhooks.list()) {
       const state = webhook.timeline[level]
@@ -278,7 +279,6 @@ export class OpenApiDocuments {
       const operation: Json = { ...text }
       // In a document, operations are deprecated when they or their version are (`false` is not written).
       if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
-      const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
       operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation, prepare) } } }
       operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
       const item = webhooks[state.path] ?? {}
