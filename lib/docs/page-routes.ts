@@ -150,7 +150,9 @@ export function registerPages (
       if (known !== undefined) return sendText(request, reply, known, HTML)
       const list = entries(previews, released)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(revalidated(reply), 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      if (key !== '' && current === undefined) {
+        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      }
       const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
       rendered.set(cacheKey, page)
       return sendText(request, reply, page, HTML)
@@ -169,10 +171,6 @@ export function registerPages (
 }
 
 const HTML = 'text/html; charset=utf-8'
-
-function html (reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type(HTML).header('x-content-type-options', 'nosniff').send(body)
-}
 
 /** The upgrade guide's query. */
 const UpgradeQuery = Type.Object({
