@@ -115,7 +115,7 @@ export function registerPages (
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
       ...(version.link === undefined ? {} : { link: version.link }),
       ...(version.brownouts.length === 0 ? {} : { brownouts: version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() })) }),
-      ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
+      ...(version.channel !== 'release' || version.value === latest ? {} : { upgradeTo: latest })
     })),
     ...(unversioned ??= documents.document(UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
   ]
