@@ -98,8 +98,6 @@ export class OpenApiDocuments {
   /** The changelog route's URL, when the unversioned document lists it (hidden from every other document). */
   private changelogAt: string | undefined
   private readonly examples: VersionExamples
-  private readonly webhooks: Webhooks
-  private readonly engine: MigrationEngine
   /** Whether the application's Ajv fills in a default a request leaves out (`useDefaults`, on in Fastify). */
   private defaultsFilled: boolean | undefined
 
@@ -107,10 +105,8 @@ export class OpenApiDocuments {
     private readonly state: VersionerState,
     private readonly options: DocsVersionOptions,
     private readonly docs: ResolvedDocsOptions,
-    setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
+    private readonly setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
   ) {
-    this.webhooks = setup.webhooks
-    this.engine = setup.engine
     this.examples = new VersionExamples(setup.engine, () => headSchemas(state, setup.webhooks))
   }
 
@@ -232,7 +228,7 @@ export class OpenApiDocuments {
     }
     const version = this.options.versions.get(key)
     if (version !== undefined) describeLifecycle(document.info as Json, version)
-    this.defaultsFilled ??= Boolean(fastifyAjv({}, this.engine.ajv).opts?.useDefaults)
+    this.defaultsFilled ??= Boolean(fastifyAjv({}, this.setup.engine.ajv).opts?.useDefaults)
     markDeprecatedParameters(document, this.defaultsFilled)
     moveOtherMethodOperations(document)
     return inCanonicalOrder(document)
@@ -240,7 +236,7 @@ export class OpenApiDocuments {
 
   /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */
   private nameOperations (document: Json): void {
-    this.operationIds ??= new OperationIds(this.state.headRoutes, this.webhooks.list())
+    this.operationIds ??= new OperationIds(this.state.headRoutes, this.setup.webhooks.list())
     for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!isSchemaObject(operation) || typeof operation[OPERATION_OF] !== 'number') continue
@@ -271,7 +267,7 @@ export class OpenApiDocuments {
   private addWebhooks (version: string, level: number, document: Json, schemas: Record<string, unknown>): void {
     const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
     const webhooks: Record<string, Json> = {}
-    for (const webhook of this.webhooks.list()) {
+    for (const webhook of this.setup.webhooks.list()) {
       const state = webhook.timeline[level]
       if (state === undefined || !state.exists || state.attributes.hide === true) continue
       const form = this.state.generation.formAt(webhook.body, level)
