@@ -184,13 +184,13 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined
-  const fingerprint = fingerprintOnce(fastify, state, () => built.documents)
+  const fingerprint = fingerprintOnce(state, () => built.documents)
   const decoration: VersionerDecoration = {
     webhooks,
     openapi: (version: string) => {
       if (!state.ready) throw new NotReadyError('app.versioner.openapi()')
       // Copies: the documents and the changelog are built once and served to every request.
-      return copyJson(built.documents?.document(fastify, version)) as Record<string, unknown> | undefined
+      return copyJson(built.documents?.document(version)) as Record<string, unknown> | undefined
     },
     changelog: () => {
       if (!state.ready) throw new NotReadyError('app.versioner.changelog()')

@@ -58,9 +58,8 @@ const SWAGGER_INITIALIZER = `'use strict';
 /** One served file: its media type and where its bytes come from. */
 interface Asset {
   readonly type: string
-  /** A file streamed from disk, or bytes built once on first use. */
-  readonly file?: string
-  readonly body?: () => string | Buffer
+  /** A file streamed from disk (its path), or bytes built once on first use. */
+  readonly source: string | (() => string | Buffer)
   /** The strong `ETag` of its bytes, computed on first use. */
   etag?: string
 }
@@ -108,21 +107,21 @@ function redocFiles (workerUrl: string): { bundle: Buffer, worker: Buffer } {
 
 /** The assets the configured pages (the docs page, the ReDoc page or both) need, by file name. */
 function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<string, Asset> {
-  const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', body: () => DOCS_CSS }]])
+  const assets = new Map<string, Asset>([['docs.css', { type: 'text/css; charset=utf-8', source: () => DOCS_CSS }]])
   const folder = swaggerUiFolder()
-  for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', file: join(folder, name) })
+  for (const name of ['favicon-32x32.png', 'favicon-16x16.png']) assets.set(name, { type: 'image/png', source: join(folder, name) })
   if (docs.docsUrl !== null) {
     for (const [name, type] of [['swagger-ui-bundle.js', JS], ['swagger-ui-standalone-preset.js', JS], ['swagger-ui.css', 'text/css; charset=utf-8'],
       ['oauth2-redirect.html', 'text/html; charset=utf-8'], ['oauth2-redirect.js', JS]]) {
-      assets.set(name, { type, file: join(folder, name) })
+      assets.set(name, { type, source: join(folder, name) })
     }
-    assets.set('swagger-initializer.js', { type: JS, body: () => SWAGGER_INITIALIZER })
+    assets.set('swagger-initializer.js', { type: JS, source: () => SWAGGER_INITIALIZER })
   }
   if (docs.redocLocal) {
     let files: ReturnType<typeof redocFiles> | undefined
     const redoc = (): ReturnType<typeof redocFiles> => (files ??= redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
-    assets.set('redoc.standalone.js', { type: JS, body: () => redoc().bundle })
-    assets.set('redoc-search-worker.js', { type: JS, body: () => redoc().worker })
+    assets.set('redoc.standalone.js', { type: JS, source: () => redoc().bundle })
+    assets.set('redoc-search-worker.js', { type: JS, source: () => redoc().worker })
   }
   return assets
 }
@@ -141,10 +140,10 @@ export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOpti
     const asset = assets.get(name)
     if (asset === undefined) return reply.callNotFound()
     // Revalidated as the pages are: a page of one build never runs another build's cached scripts (decision 0172).
-    asset.etag ??= strongEntityTag(asset.file === undefined ? asset.body?.() ?? '' : readFileSync(asset.file))
+    asset.etag ??= strongEntityTag(typeof asset.source === 'string' ? readFileSync(asset.source) : asset.source())
     reply.header('x-content-type-options', 'nosniff').header('etag', asset.etag)
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'public, no-cache')
     if (noneMatchFails(request.headers['if-none-match'], asset.etag)) return reply.code(304).send()
-    return reply.type(asset.type).send(asset.file === undefined ? asset.body?.() : createReadStream(asset.file))
+    return reply.type(asset.type).send(typeof asset.source === 'string' ? createReadStream(asset.source) : asset.source())
   })
 }

@@ -9,7 +9,6 @@ import { componentName } from '../schemas/component-names'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { everySubschema, mapSchemaDeep } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
-import type { SchemaGeneration } from '../schemas/generation'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
 import { requestSchemas, responseMapAt } from '../routes/version-plan'
@@ -17,10 +16,8 @@ import { requestSchemas, responseMapAt } from '../routes/version-plan'
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
   private readonly named = new Set<TSchema>()
-  private readonly generation: SchemaGeneration
 
   constructor (private readonly state: VersionerState, webhooks: Webhooks) {
-    this.generation = state.generation
     const roots = [
       ...state.headRoutes.flatMap((route) => [...requestSchemas(route), ...Object.values(responseMapAt(route, 0))]),
       ...webhooks.list().map((webhook) => webhook.body)
@@ -33,7 +30,7 @@ export class ChangelogModels {
    * derived from it (unless they declare the changed field themselves), and those containing it in that version.
    */
   affected (target: TSchema, level: number, field?: string, inherited = true): string[] {
-    const { generation } = this
+    const { generation } = this.state
     const canonical = generation.canonical(target)
     const names = new Set<string>()
     const own = nameOf(generation.formAt(canonical, level))
@@ -52,12 +49,13 @@ export class ChangelogModels {
   referenced (schema: SchemaObject | undefined): unknown {
     if (schema === undefined) return undefined
     return mapSchemaDeep(schema as TSchema, (node) =>
-      typeof node.$id === 'string' ? { $ref: `#/components/schemas/${componentName(node.$id, this.generation)}` } as unknown as TSchema : node)
+      typeof node.$id === 'string' ? { $ref: `#/components/schemas/${componentName(node.$id, this.state.generation)}` } as unknown as TSchema : node)
   }
 
   /** A field of a schema as a version documents it. */
   fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
-    const form = prepareSchema(this.generation.formAt(this.generation.canonical(target), level), this.generation, 'docs') as SchemaObject
+    const { generation } = this.state
+    const form = prepareSchema(generation.formAt(generation.canonical(target), level), generation, 'docs') as SchemaObject
     const properties = form.properties as Record<string, SchemaObject> | undefined
     return properties?.[field]
   }
@@ -65,7 +63,7 @@ export class ChangelogModels {
   /** True when `schema` was made with `extendSchema` from `ancestor` (directly or not). */
   private isDescendant (schema: TSchema, ancestor: TSchema): boolean {
     for (let info = childSchemaInfo(schema); info !== undefined; info = childSchemaInfo(info.parent)) {
-      if (this.generation.canonical(info.parent) === ancestor) return true
+      if (this.state.generation.canonical(info.parent) === ancestor) return true
     }
     return false
   }
@@ -74,7 +72,7 @@ export class ChangelogModels {
   private overrides (schema: TSchema, ancestor: TSchema, field: string): boolean {
     for (let current = schema, info = childSchemaInfo(schema); info !== undefined; current = info.parent, info = childSchemaInfo(current)) {
       if (info.ownKeys.has(field)) return true
-      if (this.generation.canonical(info.parent) === ancestor) return false
+      if (this.state.generation.canonical(info.parent) === ancestor) return false
     }
     return false
   }

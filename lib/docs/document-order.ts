@@ -11,8 +11,11 @@ import { setOwn } from '../core/own-properties'
 /** The maps of a document keyed by names whose order comes from the order of registration, not from their meaning. */
 const NAMED_MAPS = new Set(['paths', 'webhooks', 'components'])
 
-/** A copy of an object with its keys sorted (code unit order, as `Array.prototype.sort` compares strings). */
-function sortedKeys (value: unknown, sortValues: (item: unknown) => unknown = (item) => item): unknown {
+/**
+ * A copy of an object with its keys sorted (code unit order, as `Array.prototype.sort` compares strings), each value
+ * mapped by `sortValues`; anything else (an array too) as it is. @example sortedKeys({ b: 1, a: 2 }) // { a: 2, b: 1 }
+ */
+export function sortedKeys (value: unknown, sortValues: (item: unknown) => unknown = (item) => item): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value).sort()) setOwn(copy, key, sortValues((value as Record<string, unknown>)[key]))

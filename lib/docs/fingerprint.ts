@@ -8,19 +8,14 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
-import { setOwn } from '../core/own-properties'
 import { NotReadyError } from '../core/errors'
 import type { VersionerState } from '../routes/versioner-state'
 import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
+import { sortedKeys } from './document-order'
 
 /** A value with every object's keys sorted (arrays keep their order: it is meaningful in JSON Schema). */
 function canonical (value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical)
-  if (typeof value !== 'object' || value === null) return value
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) setOwn(copy, key, canonical((value as Record<string, unknown>)[key]))
-  return copy
+  return Array.isArray(value) ? value.map(canonical) : sortedKeys(value, canonical)
 }
 
 /** The key of a document in the fingerprint: the version it says it is (`info.version`), else `fallback`. */
@@ -39,8 +34,9 @@ function keyOf (document: unknown, fallback: string): string {
  */
 export function fingerprintOf (documents: Iterable<readonly [name: string, document: unknown]>): string {
   const entries = [...documents].map(([name, document]): [string, unknown] => {
-    const { servers: _servers, ...rest } = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>
-    return [keyOf(document, name), canonical(typeof document === 'object' && document !== null ? rest : document)]
+    if (typeof document !== 'object' || document === null) return [name, document]
+    const { servers: _servers, ...rest } = document as Record<string, unknown>
+    return [keyOf(document, name), canonical(rest)]
   }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex')
 }
@@ -50,21 +46,19 @@ export function fingerprintOf (documents: Iterable<readonly [name: string, docum
  * one), computed on first use once it is ready (`FST_VERSIONER_NOT_READY` before); `undefined` without documents.
  * @example
  * ```ts
- * const fingerprint = fingerprintOnce(fastify, state, () => documents)
+ * const fingerprint = fingerprintOnce(state, () => documents)
  * await app.ready()
  * fingerprint() // 'b0c4…', the same on every instance of the same build
  * ```
  */
-export function fingerprintOnce (
-  fastify: FastifyInstance, state: VersionerState, documentsOf: () => OpenApiDocuments | undefined
-): () => string | undefined {
+export function fingerprintOnce (state: VersionerState, documentsOf: () => OpenApiDocuments | undefined): () => string | undefined {
   let fingerprint: string | undefined
   return () => {
     if (!state.ready) throw new NotReadyError('app.versioner.fingerprint')
     const documents = documentsOf()
     if (documents === undefined) return undefined
     fingerprint ??= fingerprintOf([...state.options.versions.releasedValues, UNVERSIONED].flatMap((key): Array<[string, unknown]> => {
-      const document = documents.document(fastify, key)
+      const document = documents.document(key)
       return document === undefined ? [] : [[key, document]]
     }))
     return fingerprint

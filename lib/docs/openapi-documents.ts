@@ -92,13 +92,12 @@ function describeLifecycle (info: Json, version: Version): void {
 
 /** The per-version documents of an application. */
 export class OpenApiDocuments {
-  private readonly decorators = new Map<string, string>()
+  /** Each document's `@fastify/swagger` decorator (it builds the document on first call, then keeps it), by key. */
+  private readonly builders = new Map<string, () => Json>()
   private operationIds: OperationIds | undefined
   /** The changelog route's URL, when the unversioned document lists it (hidden from every other document). */
   private changelogAt: string | undefined
   private readonly examples: VersionExamples
-  private readonly webhooks: Webhooks
-  private readonly engine: MigrationEngine
   /** Whether the application's Ajv fills in a default a request leaves out (`useDefaults`, on in Fastify). */
   private defaultsFilled: boolean | undefined
 
@@ -106,10 +105,8 @@ export class OpenApiDocuments {
     private readonly state: VersionerState,
     private readonly options: DocsVersionOptions,
     private readonly docs: ResolvedDocsOptions,
-    setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
+    private readonly setup: { readonly webhooks: Webhooks, readonly engine: MigrationEngine }
   ) {
-    this.webhooks = setup.webhooks
-    this.engine = setup.engine
     this.examples = new VersionExamples(setup.engine, () => headSchemas(state, setup.webhooks))
   }
 
@@ -119,7 +116,6 @@ export class OpenApiDocuments {
     // The document keys: every version, newest first, then `unversioned`.
     for (const [index, key] of [...this.options.versions.versionValues, UNVERSIONED].entries()) {
       const decorator = `fastifyVersionerOpenApi${index}`
-      this.decorators.set(key, decorator)
       const base = this.docs.openapi
       await fastify.register(fastifySwagger, {
         decorator,
@@ -136,14 +132,14 @@ export class OpenApiDocuments {
         transform: ((input: SwaggerRouteInput) => this.transform(key, input)) as never,
         transformObject: (({ openapiObject }: { openapiObject: Json }) => this.finish(key, openapiObject)) as never
       })
+      this.builders.set(key, (fastify as unknown as Record<string, () => Json>)[decorator])
     }
   }
 
   /** The document of a key (a version or `unversioned`), or `undefined` when there is none. */
-  document (fastify: FastifyInstance, key: string): Json | undefined {
-    const decorator = this.decorators.get(key)
-    if (decorator === undefined) return undefined
-    const document = (fastify as unknown as Record<string, () => Json>)[decorator]()
+  document (key: string): Json | undefined {
+    const document = this.builders.get(key)?.()
+    if (document === undefined) return undefined
     if (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) return undefined
     return document
   }
@@ -212,8 +208,9 @@ export class OpenApiDocuments {
     const document = unwrapRoots(built)
     const components = (document.components ??= {}) as Json
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
-    if (key !== UNVERSIONED) this.addWebhooks(key, document, schemas)
-    if (key !== UNVERSIONED) this.versionSharedComponents(this.state.generation.levelOf(key), schemas)
+    const level = key === UNVERSIONED ? undefined : this.state.generation.levelOf(key)
+    if (level !== undefined) this.addWebhooks(key, level, document, schemas)
+    if (level !== undefined) this.versionSharedComponents(level, schemas)
     const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
     if (Array.isArray(document.tags)) {
       const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
@@ -221,17 +218,17 @@ export class OpenApiDocuments {
       else delete document.tags
     }
     pruneComponents(document)
-    if (key !== UNVERSIONED) {
-      this.examples.finish(document, this.state.generation.levelOf(key))
+    if (level !== undefined) {
+      this.examples.finish(document, level)
       this.nameOperations(document)
       addErrorResponses(document, this.options.location === 'header' ? this.options.headerName : undefined)
+      const served = this.defaultVersion()
+      // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
+      if (served !== undefined) (document.info as Json)['x-api-version-default'] = served
     }
-    const served = this.defaultVersion()
-    // Which version a request naming none is served as, so that `check` sees it change (a function decides per request).
-    if (key !== UNVERSIONED && served !== undefined) (document.info as Json)['x-api-version-default'] = served
     const version = this.options.versions.get(key)
     if (version !== undefined) describeLifecycle(document.info as Json, version)
-    this.defaultsFilled ??= Boolean(fastifyAjv({}, this.engine.ajv).opts?.useDefaults)
+    this.defaultsFilled ??= Boolean(fastifyAjv({}, this.setup.engine.ajv).opts?.useDefaults)
     markDeprecatedParameters(document, this.defaultsFilled)
     moveOtherMethodOperations(document)
     return inCanonicalOrder(document)
@@ -239,7 +236,7 @@ export class OpenApiDocuments {
 
   /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */
   private nameOperations (document: Json): void {
-    this.operationIds ??= new OperationIds(this.state.headRoutes, this.webhooks.list())
+    this.operationIds ??= new OperationIds(this.state.headRoutes, this.setup.webhooks.list())
     for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!isSchemaObject(operation) || typeof operation[OPERATION_OF] !== 'number') continue
@@ -267,10 +264,10 @@ export class OpenApiDocuments {
     }
   }
 
-  private addWebhooks (version: string, document: Json, schemas: Record<string, unknown>): void {
-    const level = this.state.generation.levelOf(version)
+  private addWebhooks (version: string, level: number, document: Json, schemas: Record<string, unknown>): void {
+    const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
     const webhooks: Record<string, Json> = {}
-    for (const webhook of this.webhooks.list()) {
+    for (const webhook of this.setup.webhooks.list()) {
       const state = webhook.timeline[level]
       if (state === undefined || !state.exists || state.attributes.hide === true) continue
       const form = this.state.generation.formAt(webhook.body, level)
@@ -278,7 +275,6 @@ export class OpenApiDocuments {
       const operation: Json = { ...text }
       // In a document, operations are deprecated when they or their version are (`false` is not written).
       if (deprecated === true || this.versionDeprecated(version)) operation.deprecated = true
-      const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
       operation.requestBody = { required: true, content: { 'application/json': { schema: componentize(form, schemas, this.state.generation, prepare) } } }
       operation.responses = { 200: { description: 'Return a 2xx status to acknowledge the delivery.' } }
       const item = webhooks[state.path] ?? {}

@@ -199,7 +199,7 @@ function swaggerUi (options: DocsOptions, assets: string) {
  * served assets are links, so they start with the context's `prefix` (an API registered under `/a` serves its
  * assets at `/a/docs/assets/…`).
  */
-export function resolveDocsOptions (options: DocsOptions, prefix = ''): ResolvedDocsOptions {
+export function resolveDocsOptions (options: DocsOptions, prefix: string): ResolvedDocsOptions {
   if (options.openapi !== undefined && (typeof options.openapi !== 'object' || options.openapi === null)) {
     throw new InvalidOptionError(`Option 'openapi' must be an object (info, servers, tags, components…); got ${describeValue(options.openapi)}.`)
   }
@@ -217,6 +217,7 @@ export function resolveDocsOptions (options: DocsOptions, prefix = ''): Resolved
   if (options.includeChangelogUrlInSchema !== undefined && typeof options.includeChangelogUrlInSchema !== 'boolean') {
     throw new InvalidOptionError(`Option 'includeChangelogUrlInSchema' must be true or false; got ${describeValue(options.includeChangelogUrlInSchema)}.`)
   }
+  const swaggerFaviconUrl = asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png')
   return {
     openapi: options.openapi ?? {},
     openapiUrl,
@@ -224,10 +225,10 @@ export function resolveDocsOptions (options: DocsOptions, prefix = ''): Resolved
     redocUrl,
     assetsPrefix,
     swaggerUi: docsUrl === null ? null : swagger,
-    swaggerFaviconUrl: asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
+    swaggerFaviconUrl,
     redocJsUrl: redocJsUrl ?? local('redoc.standalone.js') ?? '',
     redocLocal: redocJsUrl === undefined && redocUrl !== null,
-    redocFaviconUrl: asset('redocFaviconUrl', options.redocFaviconUrl) ?? asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png'),
+    redocFaviconUrl: asset('redocFaviconUrl', options.redocFaviconUrl) ?? swaggerFaviconUrl,
     changelogUrl: url('changelogUrl', options.changelogUrl, '/changelog'),
     includeChangelogUrlInSchema: options.includeChangelogUrlInSchema ?? true,
     uiHooks: uiHooks(options.uiHooks)

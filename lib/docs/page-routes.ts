@@ -53,13 +53,13 @@ export function queryErrors (fastify: FastifyInstance, accepted: () => string): 
  * What a {@link VersionQuery} accepts: the versions served now (and `unversioned` when it has a document).
  * @example
  * ```ts
- * const accepted = versionQueryAccepted(fastify, options, documents)
+ * const accepted = versionQueryAccepted(options, documents)
  * accepted() // 'Ask for ?version=<version> once, one of 2001-01-01, 2000-01-01, unversioned; ?channel=…'
  * ```
  */
-export function versionQueryAccepted (fastify: FastifyInstance, options: DocsVersionOptions, documents: OpenApiDocuments): () => string {
+export function versionQueryAccepted (options: DocsVersionOptions, documents: OpenApiDocuments): () => string {
   return () => {
-    const values = [...releasedNow(options).values, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+    const values = [...releasedNow(options).values, ...(documents.document(UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
     return `Ask for ?version=<version> once, one of ${values.join(', ')}; ?channel=release or ?channel=preview at most once.`
   }
 }
@@ -115,9 +115,9 @@ export function registerPages (
       ...(version.sunsetAt === undefined ? {} : { sunsetAt: toIsoDate(version.sunsetAt) }),
       ...(version.link === undefined ? {} : { link: version.link }),
       ...(version.brownouts.length === 0 ? {} : { brownouts: version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() })) }),
-      ...(version.channel !== 'release' || version.value === latest || docs.docsUrl === null ? {} : { upgradeTo: latest })
+      ...(version.channel !== 'release' || version.value === latest ? {} : { upgradeTo: latest })
     })),
-    ...(unversioned ??= documents.document(fastify, UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
+    ...(unversioned ??= documents.document(UNVERSIONED) === undefined ? [] : [{ key: UNVERSIONED, label: UNVERSIONED }])
   ]
   const context: PageContext = {
     title: docs.openapi.info?.title ?? 'API',
@@ -132,7 +132,7 @@ export function registerPages (
   // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
   // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
   // their ETag; a page for an unknown version is not remembered.
-  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
@@ -150,7 +150,9 @@ export function registerPages (
       if (known !== undefined) return sendText(request, reply, known, HTML)
       const list = entries(previews, released)
       const current = list.find((entry) => entry.key === key)
-      if (key !== '' && current === undefined) return html(revalidated(reply), 404, notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      if (key !== '' && current === undefined) {
+        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(pageContext, key, list, whyRefused(key, options)))
+      }
       const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
       rendered.set(cacheKey, page)
       return sendText(request, reply, page, HTML)
@@ -170,10 +172,6 @@ export function registerPages (
 
 const HTML = 'text/html; charset=utf-8'
 
-function html (reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type(HTML).header('x-content-type-options', 'nosniff').send(body)
-}
-
 /** The upgrade guide's query. */
 const UpgradeQuery = Type.Object({
   from: Type.Optional(Type.String({ description: 'The version a client uses now.' })),
@@ -181,33 +179,31 @@ const UpgradeQuery = Type.Object({
   format: Type.Optional(Type.String({ description: '`json` for the data.' }))
 })
 
-/** The two versions of a request, or the 400 saying what is accepted. */
-/** What the upgrade guide's query accepts. */
-function rangeAccepted (options: DocsVersionOptions): string {
-  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${releasedNow(options).values.join(', ')} (newest first).`
+/** What the upgrade guide's query accepts, while `released` are served. */
+function rangeAccepted (released: readonly string[]): string {
+  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${released.join(', ')} (newest first).`
 }
 
-function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions): { from: string, to: string } {
-  const values = releasedNow(options).values
-  const accepted = rangeAccepted(options)
-  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${accepted}`)
+/** The two versions of a request, or the 400 saying what is accepted. */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, released: readonly string[]): { from: string, to: string } {
+  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(released)}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
     const picked = resolveVersion(value, options)
     if (!picked.ok) {
       const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
       throw new InvalidUpgradeRangeError(value === undefined || value === ''
-        ? `Missing '${name}'. ${accepted}`
-        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${accepted}`)
+        ? `Missing '${name}'. ${rangeAccepted(released)}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(released)}`)
     }
     return picked.version
   }
   const from = pick('from')
   const to = pick('to')
-  if (values.indexOf(from) <= values.indexOf(to)) {
+  if (released.indexOf(from) <= released.indexOf(to)) {
     // A value served as another version (a plain date, one before a release to come) says which.
     const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
-    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${accepted}`)
+    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(released)}`)
   }
   return { from, to }
 }
@@ -227,7 +223,7 @@ function registerUpgradeGuide (
   // latest ranges asked for are kept: clients can ask for any of n² ranges, megabytes each with a long history.
   const built = new Map<string, Promise<{ json: SentText, page: SentText }>>()
   let builtFor: readonly string[] | undefined
-  const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(options))
+  const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(releasedNow(options).values))
   fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
     privateForPreviewChannel(request, reply)
     const query = request.query as { from?: string, to?: string, format?: string }
@@ -236,7 +232,7 @@ function registerUpgradeGuide (
       built.clear()
       builtFor = released
     }
-    const { from, to } = range(query, options)
+    const { from, to } = range(query, options, released)
     const key = `${from}\n${to}`
     let known = built.get(key)
     built.delete(key)

@@ -92,9 +92,8 @@ function registerDocumentRoute (
 ): void {
   // `?version=`, else the version header (the answer then depends on it: `Vary`), else the newest release; each
   // value answered with the document of the version the API serves it as (a preview only with `?channel=preview`).
-  const requestedKey = (request: FastifyRequest, reply: FastifyReply, previews: readonly string[]): string => {
+  const requestedKey = (request: FastifyRequest, reply: FastifyReply, previews: readonly string[], newest: string): string => {
     const query = request.query as { version?: string }
-    const newest = releasedNow(options).values[0]
     if (typeof query.version === 'string' && query.version !== '') return documentKey(query.version, options, previews)
     if (options.location !== 'header') return newest
     addVary(reply, options.parameterName)
@@ -106,7 +105,7 @@ function registerDocumentRoute (
   const documentText = (key: string): SentText | undefined => {
     let text = texts.get(key)
     if (text === undefined) {
-      const document = documents.document(fastify, key)
+      const document = documents.document(key)
       if (document === undefined) return undefined
       text = sentText(JSON.stringify(document))
       texts.set(key, text)
@@ -114,17 +113,17 @@ function registerDocumentRoute (
     return text
   }
 
-  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(fastify, options, documents))
+  const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   fastify.get(openapiUrl, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
     const previews = await previewsAsked(request, reply, options)
-    const key = requestedKey(request, reply, previews)
+    const released = releasedNow(options).values
+    const key = requestedKey(request, reply, previews, released[0])
     // A preview's document only for a request that asked for it (and that its access allows), a release's once
     // released: else as unknown.
-    const released = releasedNow(options).values
     const text = released.includes(key) || previews.includes(key) || key === UNVERSIONED ? documentText(key) : undefined
     if (text === undefined) {
       revalidated(reply)
-      const available = [...released, ...previews, ...(documents.document(fastify, UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
+      const available = [...released, ...previews, ...(documents.document(UNVERSIONED) === undefined ? [] : [UNVERSIONED])]
       const why = whyRefused(key, options)
       throw new OpenApiVersionNotFoundError(`No OpenAPI document for version '${key}'${why === undefined ? '.' : `: ${why}`} ` +
         `Ask for one of: ${available.join(', ')} (as ?version=<version>${options.location === 'header' ? ` or the '${options.headerName}' header` : ''}).`)
