@@ -2,7 +2,7 @@
  * What `verify` reports about full replaces (decision 0073): on every route whose body replaces what it stores (`PUT`,
  * or the route option `fullReplace`), each HEAD body field a version lacks that the route's `fullReplace: { keeps }`
  * does not list (a replace from that version clears it), and each listed field no version of the route lacks. On a
- * partial update (a `PATCH` or `PUT` route that is not a full replace), each top-level field a version lacks that its request
+ * partial update (a `PATCH` route that is not a full replace), each top-level field a version lacks that its request
  * converters set in every request of it: each one overwrites the stored value.
  * @module
  */
@@ -189,12 +189,12 @@ export class DerivedFields {
 
   /**
    * A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with
-   * derived fields, or a partial update (a `PATCH` or `PUT` that is not a full replace) whose version lacks a field.
+   * derived fields, or a partial update (a `PATCH` that is not a full replace) whose version lacks a field.
    */
   watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): Watch | undefined {
     const derived = new Set<string>()
-    // A PUT is a partial update when it says `fullReplace: false`; a POST is a create.
-    const partial = !head.fullReplace.replaces && (head.methods.includes('PATCH') || head.methods.includes('PUT'))
+    // Only a PATCH says it is a partial update: `fullReplace: false` is also how a PUT that creates says it does not replace.
+    const partial = !head.fullReplace.replaces && head.methods.includes('PATCH')
     if ((!head.fullReplace.replaces && !partial) || slot === undefined) return undefined
     const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
     if (partial) return this.overwrites({ head, behaviour, slot }, lacked)
