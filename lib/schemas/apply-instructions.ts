@@ -171,7 +171,7 @@ export class SchemaStates {
         }
         if (instruction.derivedFrom !== undefined) this.derivedInChange.push([instruction, found.field.id])
         // Validators about the field stay: each version's form leaves out those about fields it lacks (buildObject).
-        return { ...state, fields: state.fields.filter((field) => field.key !== instruction.field) }
+        return { ...state, fields: state.fields.filter((field) => field.id !== found.field.id) }
       }
       case 'field.had':
       case 'field.didntHave': {
@@ -187,7 +187,8 @@ export class SchemaStates {
           overrides.set(found.field.id, [...(state.overrides.get(found.field.id) ?? []), instruction])
           return { ...state, overrides }
         }
-        return { ...state, fields: state.fields.map((field) => field.key === instruction.field ? edited : field) }
+        // An own field overriding a parent's shows under the parent field's name, which it keeps unless renamed here.
+        return { ...state, fields: state.fields.map((field) => field.id !== found.field.id ? field : edited.key === found.key ? { ...edited, key: field.key } : edited) }
       }
     }
   }

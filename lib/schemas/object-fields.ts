@@ -8,7 +8,7 @@
 import { KindGuard, type TSchema } from '@sinclair/typebox'
 import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import type { NamedValidator } from '../describe/named-validators'
-import { type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
+import { sameButModifiers, type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
 import { ANNOTATIONS, deepEqual, describeValue, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A field as visible in an object schema. */
@@ -98,33 +98,54 @@ function replayEdit (field: FieldState, edit: FieldEdit, visibleKeys: ReadonlySe
 }
 
 /**
+ * True when the own field `shadow` only changes the optionality of the parent's field (`headType` in HEAD) and this
+ * version's instructions changed the parent's field (`field`): the override follows its type and keywords.
+ */
+function followsParent (shadow: FieldState, field: FieldState, headType: TSchema | undefined): boolean {
+  const edited = field.type !== headType || Object.keys(field.set).length > 0 || field.unset.length > 0
+  const unchanged = Object.keys(shadow.set).length === 0 && shadow.unset.length === 0 && shadow.optional === undefined
+  return edited && unchanged && headType !== undefined && sameButModifiers(shadow.type, headType)
+}
+
+/**
  * The fields of an object schema state, in order: the parent's (with this schema's overrides replayed, its
- * own fields of the same name in their place), then its own. `stateOf` gives the state of a parent.
+ * own fields of the same HEAD name in their place, under the parent field's name unless this schema renamed
+ * them), then its own. An own field overriding a parent's field the version lacks is left out with it. `stateOf`
+ * gives the state of a parent.
  */
 export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => SeedState): VisibleField[] {
   const result: VisibleField[] = []
+  // An own field declared in HEAD overrides the parent's field of its HEAD name; else an own field hides the parent's of its name.
+  const overriding = new Map(state.fields.flatMap((field) => field.headKey === undefined ? [] : [[field.headKey, field] as const]))
   const own = new Map(state.fields.map((field) => [field.key, field]))
-  const placed = new Set<string>()
+  const placed = new Set<FieldState>()
   if (state.parent !== undefined) {
     const parent = stateOf(state.parent)
     if (parent.kind === 'object') {
       const inherited = visibleFields(parent, stateOf)
+      // The parent's fields in HEAD.
+      const headProperties = (state.parent as SchemaObject).properties as Record<string, TSchema>
       const keys = new Set(inherited.map((visible) => visible.key))
       for (const visible of inherited) {
-        // The overrides first: an own field shadows the parent's field under the name it has in this schema.
+        // The overrides first: an own field shadows the parent's field, and follows its renames.
         let field = visible.field
         for (const edit of state.overrides.get(field.id) ?? []) field = replayEdit(field, edit, keys)
-        const shadow = own.get(field.key)
+        const shadow = (field.headKey === undefined ? undefined : overriding.get(field.headKey)) ?? own.get(field.key)
         if (shadow !== undefined) {
-          result.push({ key: shadow.key, field: shadow, owner: undefined })
-          placed.add(shadow.key)
+          const key = shadow.key === shadow.headKey ? field.key : shadow.key
+          const headType = shadow.headKey !== undefined && Object.hasOwn(headProperties, shadow.headKey) ? headProperties[shadow.headKey] : undefined
+          const shown = followsParent(shadow, field, headType) ? { ...field, id: shadow.id, optional: KindGuard.IsOptional(shadow.type) } : shadow
+          result.push({ key, field: shown.key === key ? shown : { ...shown, key }, owner: undefined })
+          placed.add(shadow)
           continue
         }
         result.push({ key: field.key, field, owner: visible.owner ?? state.parent })
       }
+      // An own field overriding one the parent lacks in this version is lacked too.
+      for (const field of state.fields) if (field.headKey !== undefined && Object.hasOwn(headProperties, field.headKey)) placed.add(field)
     }
   }
-  for (const field of state.fields) if (!placed.has(field.key)) result.push({ key: field.key, field, owner: undefined })
+  for (const field of state.fields) if (!placed.has(field)) result.push({ key: field.key, field, owner: undefined })
   return result
 }
 

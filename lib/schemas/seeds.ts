@@ -24,6 +24,8 @@ export interface FieldState {
   /** The field's identity, kept through renames (so that a child's overrides follow it). */
   readonly id: number
   readonly key: string
+  /** The field's name in HEAD (none for a field `existedAs` adds): a child's own field overriding the parent's has the parent field's. */
+  readonly headKey?: string
   /** The field's type as written in HEAD or in an instruction (versioned when the schema is built). */
   readonly type: TSchema
   /** Optionality set by an instruction; `undefined` keeps the type's own `Optional` modifier. */
@@ -146,7 +148,7 @@ export function initialState (head: TSchema): SeedState {
       kind: 'object',
       name,
       annotations: NO_ANNOTATIONS,
-      fields: ownKeys.map((key) => ({ id: newFieldId(), key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
+      fields: ownKeys.map((key) => ({ id: newFieldId(), key, headKey: key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
       overrides: new Map(),
       options,
       validators: validatorsOf(head).filter((validator) => !inherited.includes(validator)),

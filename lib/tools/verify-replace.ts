@@ -1,7 +1,9 @@
 /**
  * What `verify` reports about full replaces (decision 0073): on every route whose body replaces what it stores (`PUT`,
  * or the route option `fullReplace`), each HEAD body field a version lacks that the route's `fullReplace: { keeps }`
- * does not list (a replace from that version clears it), and each listed field no version of the route lacks.
+ * does not list (a replace from that version clears it), and each listed field no version of the route lacks. On a
+ * partial update (a `PATCH` route that is not a full replace), each top-level field a version lacks that its request
+ * converters set in every request of it: each one overwrites the stored value.
  * @module
  */
 import { lackedFieldsOf } from '../routes/full-replace'
@@ -9,14 +11,16 @@ import { headPart, type RequestPlan, type VersionBehaviour } from '../routes/ver
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { GenerationStep } from '../describe/versions'
 import type { VerifyFinding } from './verify-replay'
-import { pointerKey } from '../core/json-schema'
+import { pointerKey, type SchemaObject } from '../core/json-schema'
+import type { TSchema } from '@sinclair/typebox'
 
 /**
  * A finding of kind `'replace clears'`: `pointer` is a HEAD body field that a full replace from `version` (and
  * `versions`) clears, lacked since the version change named; or, with `changeVersion` empty, a field the route's
- * `fullReplace: { keeps }` lists that no version of the route lacks.
+ * `fullReplace: { keeps }` lists that no version of the route lacks. Of kind `'update overwrites'`: a HEAD body field
+ * `version` lacks that its request converters set in every partial update (`PATCH`) from it.
  */
-export type ReplaceFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'replace clears' }
+export type ReplaceFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'replace clears' | 'update overwrites' }
 
 /** What a full replace from a version clears, and how to fix it. */
 const CLEARS = 'a full replace from this version clears it (its clients cannot send it): keep its stored value (fieldsTheVersionLacks(request) ' +
@@ -36,6 +40,12 @@ const SET_BY_CONVERTERS = 'the route option fullReplace keeps this field, which 
   'the clients send (its value differs from one request example to the next): keeping the stored value throws away what they sent (an old ' +
   'client could never change it). Declare the field derivedFrom(...) so that fieldsTheVersionLacks(request) no longer lists it, and remove it from keeps'
 
+/** A field the version lacks that its request converters set on every partial update from it (a default). */
+const OVERWRITES = 'the request converters of this version set this field, which its clients cannot send, in every partial update from it: ' +
+  'each one overwrites the stored value. Give the default where the resource is created (the create route\'s converter or handler, or a default ' +
+  'in HEAD\'s schema), or set it only where the stored value is absent (in the handler: the converter cannot see it); declare it derivedFrom(...) ' +
+  'if the converters set it from what the clients send'
+
 /** A kept field no version lacks. */
 const STALE = 'the route option fullReplace keeps this field, which no version of the route lacks (a typo, or a field every version has now): remove it from keeps'
 
@@ -45,7 +55,7 @@ function finding (at: Pick<VerifyFinding, 'route' | 'version' | 'part' | 'pointe
     ...at,
     versions: [at.version],
     direction: 'request',
-    kind: 'replace clears',
+    kind: message === OVERWRITES ? 'update overwrites' : 'replace clears',
     message,
     changeVersion: step?.origin ?? '',
     versionChanges: step?.changes.map((change) => change.name) ?? [],
@@ -89,17 +99,17 @@ class ReplaceFindings {
    * Notes the field at `pointer` of a version's body: lacked (`derived` false), or declared derived and set by no
    * request example; a field already noted for another version lists this one too.
    */
-  note ({ head, behaviour, slot, pointer, derived, set = false }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean, set?: boolean }): void {
+  note ({ head, behaviour, slot, pointer, derived, set = false, message }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean, set?: boolean, message?: string }): void {
     const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
     const part = slot === '' ? 'body' : `body ${slot}`
-    const key = [route, part, pointer, derived, set].join('\n')
+    const key = [route, part, pointer, derived, set, message].join('\n')
     const known = this.byKey.get(key)
     if (known !== undefined) {
       known.versions.push(behaviour.version)
       return
     }
     const step = this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer, derived }) - 1]
-    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, derived ? NEVER_SET : set ? SET_BY_CONVERTERS : CLEARS))
+    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, message ?? (derived ? NEVER_SET : set ? SET_BY_CONVERTERS : CLEARS)))
   }
 
   /** Notes the fields `head`'s `fullReplace: { keeps }` lists that none of its versions lacks (`lacked`: those they lack), if it serves any. */
@@ -159,6 +169,11 @@ function valuesAt (body: unknown, segments: readonly string[]): unknown[] {
   return children.flatMap((child) => valuesAt(child, rest))
 }
 
+/** The values `body` holds at `pointer` (`*`: at every item of a list or value of a map). */
+function valuesAtPointer (body: unknown, pointer: string): unknown[] {
+  return valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
+}
+
 /**
  * The fields declared `derivedFrom` on full-replace routes (decision 0110), watched over each version's request
  * examples migrated up to HEAD: a field no example of a version set is a `replace clears` finding, one per route,
@@ -172,15 +187,21 @@ export class DerivedFields {
     this.findings = new ReplaceFindings(state)
   }
 
-  /** A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with derived fields. */
-  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): { saw: (body: unknown, sent: unknown) => void, done: () => void } | undefined {
+  /**
+   * A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with
+   * derived fields, or a partial update (a `PATCH` that is not a full replace) whose version lacks a field.
+   */
+  watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): Watch | undefined {
     const derived = new Set<string>()
-    if (!head.fullReplace.replaces || slot === undefined) return undefined
+    // Only a PATCH says it is a partial update: `fullReplace: false` is also how a PUT that creates says it does not replace.
+    const partial = !head.fullReplace.replaces && head.methods.includes('PATCH')
+    if ((!head.fullReplace.replaces && !partial) || slot === undefined) return undefined
     const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
+    if (partial) return this.overwrites({ head, behaviour, slot }, lacked)
     // The JSON text of each value the examples set at a kept field.
     const kept = new Map(lacked.filter((pointer) => head.fullReplace.keeps.has(pointer)).map((pointer) => [pointer, new Set<string>()]))
     if (derived.size === 0 && kept.size === 0) return undefined
-    const at = (body: unknown, pointer: string): unknown[] => valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
+    const at = valuesAtPointer
     let seen = 0
     return {
       saw: (body, sent) => {
@@ -196,7 +217,40 @@ export class DerivedFields {
     }
   }
 
+  /**
+   * A watch over a partial update's request examples: each top-level field the version lacks that the converters set
+   * in every example, though no field the client sent is in all of them but those the version's body requires (the
+   * converters set it whatever the client sends), is an `update overwrites` finding.
+   */
+  private overwrites (at: { head: HeadRoute, behaviour: VersionBehaviour, slot: string }, lacked: readonly string[]): Watch | undefined {
+    const form = this.state.generation.formAt(headPart(at.head, 'body', at.slot) as TSchema, at.behaviour.level) as SchemaObject
+    const required = new Set(Array.isArray(form.required) ? form.required as string[] : [])
+    // By top-level field: whether the converters set it in every example, and the fields the client sent in all of them.
+    const fields = new Map(lacked.filter((pointer) => pointer.lastIndexOf('/') === 0).map((pointer) => [pointer, { always: true, sent: undefined as Set<string> | undefined }]))
+    if (fields.size === 0) return undefined
+    return {
+      saw: (body, sent) => {
+        const keys = typeof sent === 'object' && sent !== null ? Object.keys(sent) : []
+        for (const [pointer, field] of fields) {
+          if (valuesAtPointer(body, pointer).length === 0) field.always = false
+          field.sent = new Set(keys.filter((key) => field.sent?.has(key) ?? true))
+        }
+      },
+      done: () => {
+        for (const [pointer, field] of fields) {
+          if (field.always && field.sent !== undefined && [...field.sent].every((key) => required.has(key))) this.findings.note({ ...at, pointer, derived: false, message: OVERWRITES })
+        }
+      }
+    }
+  }
+
   list (): ReplaceFinding[] {
     return this.findings.list()
   }
+}
+
+/** A watch over a version's request examples: `saw` each one migrated up to HEAD (`body`) and as sent (`sent`), then `done`. */
+interface Watch {
+  saw: (body: unknown, sent: unknown) => void
+  done: () => void
 }

@@ -33,7 +33,7 @@ import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-re
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { singleApi, versionerStateOf } from './versioned-apis'
 
-/** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's (`'replace clears'`, ./verify-replace.ts). */
+/** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's or partial update's (`'replace clears'`, `'update overwrites'`, ./verify-replace.ts). */
 export type VerifyFinding = ReplayFinding | ReplaceFinding
 
 /** Options of `verify`. */

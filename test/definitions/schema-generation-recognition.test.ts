@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
+import { Type, TypeGuard, type TObject, type TSchema } from '@sinclair/typebox'
 import { TypeSystemPolicy } from '@sinclair/typebox/system'
 import { Value } from '@sinclair/typebox/value'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type RequestInfo, type ResponseInfo, defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version, VersionBundle, VersionChange, withValidators, fastifyVersioner, versioned } from '../../plugin'
@@ -448,6 +448,37 @@ test("regression: renaming a child's inherited field keeps its position", async 
   t.strictSame([...keysOf(oldChild)].sort(), ['email', 'fullName', 'id'], 'the field is renamed')
   t.strictSame(requiredOf(oldChild).sort(), ['email', 'fullName', 'id'])
   t.strictSame(keysOf(oldChild), ['id', 'fullName', 'email'])
+})
+
+test("regression: a child's own field overriding an inherited one stayed under HEAD's name beside the parent's renamed field, and outlived the parent's removed one", async (t) => {
+  const Base = Type.Object({ id: Type.String(), name: Type.String(), nickname: Type.String(), age: Type.Integer() })
+  // A PATCH body built from Base: every field optional, in place of Type.Partial(Base).
+  const Patch = extendSchema(Base, { name: Type.Optional(Type.String()), nickname: Type.Optional(Type.String()), age: Type.Optional(Type.Integer()) })
+  const old = oldSchemas([schema(Base).field('name').had({ name: 'fullName' }), schema(Base).field('nickname').didntExist])
+  t.strictSame(keysOf(old.get(Patch)), ['id', 'fullName', 'age'], 'the override follows the rename, and goes with the field')
+  t.strictSame(requiredOf(old.get(Patch)), ['id'], 'the overrides stay optional')
+  const renamed = oldSchemas([schema(Patch).field('name').had({ name: 'label' }), schema(Base).field('name').had({ name: 'fullName' })])
+  t.strictSame(keysOf(renamed.get(Patch)), ['id', 'label', 'nickname', 'age'], "the child's own rename of its override wins")
+  // The child's instruction on its override, under the name the parent gave it, reaches it; older renames still follow.
+  const schemas = generateVersionedSchemas(new VersionBundle(
+    new Version('2002-01-01', changeClass('BaseFullName', [schema(Base).field('name').had({ name: 'fullName' })])),
+    new Version('2001-01-01', changeClass('PatchDescribed', [schema(Patch as TObject).field('fullName').had({ description: 'the full name' })])),
+    new Version('2000-01-01', changeClass('BaseLabel', [schema(Base as TObject).field('fullName').had({ name: 'label' })])),
+    new Version('1999-01-01')
+  ))
+  t.strictSame(plain(prop(schemas.get('2000-01-01').get(Patch), 'fullName')), { type: 'string', description: 'the full name' })
+  t.strictSame(keysOf(schemas.get('1999-01-01').get(Patch)), ['id', 'label', 'nickname', 'age'])
+  t.strictSame(plain(prop(schemas.get('1999-01-01').get(Patch), 'label')), { type: 'string', description: 'the full name' })
+})
+
+test("regression: a child's own field making an inherited one optional kept HEAD's type and keywords where the parent's instructions changed them", async (t) => {
+  const Base = Type.Object({ amount: Type.Integer(), name: Type.String({ maxLength: 10 }), note: Type.String() })
+  const Patch = extendSchema(Base, { amount: Type.Optional(Type.Integer()), name: Type.Optional(Type.String({ maxLength: 10 })), note: Type.Optional(Type.String({ minLength: 1 })) })
+  const old = oldSchemas([schema(Base).field('amount').had({ type: Type.String() }), schema(Base).field('name').had({ maxLength: 3 }), schema(Base).field('note').had({ maxLength: 5 })])
+  t.strictSame(plain(old.get(Patch)), {
+    type: 'object',
+    properties: { amount: { type: 'string' }, name: { type: 'string', maxLength: 3 }, note: { type: 'string', minLength: 1 } }
+  }, "the parent's retype and keyword reach an override that only makes the field optional; an override of another type is the child's own")
 })
 
 test("regression: after a child's instruction on an inherited field, older parent instructions on it still reach the child", async (t) => {

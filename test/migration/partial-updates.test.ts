@@ -1,10 +1,10 @@
 // Partial updates (PATCH, merge patches) from old clients: a body leaves out the fields it does not change, and the
 // request converters teams write for full bodies run on it.
 import { test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, schema,
-  type RequestInfo, type ResponseInfo
+  enumeration, extendSchema, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 
@@ -87,3 +87,64 @@ test('a merge patch\'s null reaches HEAD under the renamed field, and a null for
   t.equal((await app.inject({ method: 'PATCH', url: '/users/u1', headers: { 'x-api-version': '2001-01-01', 'content-type': 'application/merge-patch+json' }, payload: { fullName: null } })).statusCode, 200)
   t.same(seen, [{ fullName: null }, {}, { fullName: null }], 'the null deletes fullName; the nickname the version cannot see is not deleted')
 })
+
+/**
+ * A PATCH body built from `Account` as the docs say instead of Type.Partial(Account) (`own`: an object of its own with
+ * instructions of its own; else extendSchema making every field optional), and a version 2000-01-01 where `name` was
+ * `login`, `code` existed, `nickname` did not, `score` was a string (`'7 points'`), the role lacked `owner` and the address's `line2` was `street2`.
+ */
+function partialAccountApp (t: Parameters<typeof versionedApp>[0], own: boolean) {
+  const Role = Type.Union([Type.Literal('admin'), Type.Literal('guest'), Type.Literal('owner')], { $id: 'AccountRole' })
+  const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'AccountAddress' })
+  const Account = Type.Object({ name: Type.String(), nickname: Type.String(), score: Type.Integer(), role: Role, address: Address }, { $id: 'Account' })
+  const fields = { name: Type.Optional(Type.String()), nickname: Type.Optional(Type.String()), score: Type.Optional(Type.Integer()), role: Type.Optional(Role), address: Type.Optional(Address) }
+  const AccountPatch: TObject = own ? Type.Object(fields, { $id: 'AccountPatch' }) : extendSchema(Account, fields, { $id: 'AccountPatch' })
+  const fieldsOf = (object: TObject) => [
+    schema(object).field('name').had({ name: 'login' }), schema(object).formerField('code').existedAs({ type: Type.String(), optional: true }),
+    schema(object).field('nickname').didntExist, schema(object).field('score').had({ type: Type.String({ pattern: '^[0-9]+ points$' }) })
+  ]
+  class AccountChanges extends VersionChange {
+    description = 'login became name, code went, accounts have a nickname and an owner role, street2 became line2.'
+    instructionsToMigrateToPreviousVersion = [
+      ...fieldsOf(Account), ...(own ? fieldsOf(AccountPatch) : []), enumeration(Role).didntHave('owner'), schema(Address).field('line2').had({ name: 'street2' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Account, AccountPatch)
+    accountUp (request: RequestInfo) {
+      if (Object.hasOwn(request.body, 'login')) request.body.name = request.body.login
+      delete request.body.login
+      delete request.body.code
+      if (Object.hasOwn(request.body, 'score')) request.body.score = Number.parseInt(request.body.score as string)
+    }
+
+    @ConvertRequestToNextVersionFor(Address)
+    addressUp (request: RequestInfo) {
+      if (Object.hasOwn(request.body, 'street2')) request.body.line2 = request.body.street2
+      delete request.body.street2
+    }
+  }
+  const seen: unknown[] = []
+  const app = versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AccountChanges), new Version('2000-01-01')), async (api) => {
+    api.post('/accounts', { schema: { body: Account } }, async () => ({}))
+    api.patch('/accounts/a1', { schema: { body: AccountPatch } }, async (request) => { seen.push(request.body); return {} })
+  })
+  return { app, seen, AccountPatch }
+}
+
+for (const own of [true, false]) {
+  const built = own ? 'an object with instructions of its own' : 'extendSchema'
+  test(`${own ? '' : 'regression: '}a PATCH body built with ${built} in place of Type.Partial serves an old client in its version's names${own ? '' : ' (the overrides stayed under HEAD\'s names beside the renamed, required field)'}`, async (t) => {
+    const { app: ready, seen, AccountPatch } = partialAccountApp(t, own)
+    const app = await ready
+    const patch = async (payload: object) => await app.inject({ method: 'PATCH', url: '/accounts/a1', headers: { 'x-api-version': '2000-01-01' }, payload })
+    for (const payload of [{ login: 'ann' }, { code: 'x' }, { score: '7 points' }, { role: 'guest' }, { address: { line1: '1 Main St', street2: 'Flat 2' } }, {}]) {
+      const response = await patch(payload)
+      t.equal(response.statusCode, 200, `${JSON.stringify(payload)}: ${response.body}`)
+    }
+    t.same(seen, [{ name: 'ann' }, {}, { score: 7 }, { role: 'guest' }, { address: { line1: '1 Main St', line2: 'Flat 2' } }, {}], 'the handler gets each in HEAD\'s names, and nothing else')
+    t.equal((await patch({ role: 'owner' })).statusCode, 400, 'the role the version lacks is refused')
+    const old = app.versioner.schemas.get('2000-01-01').get(AccountPatch) as unknown as { properties: object, required?: string[] }
+    t.same(Object.keys(old.properties).sort(), ['address', 'code', 'login', 'role', 'score'], 'the version\'s form: login, no nickname, no name')
+    t.same(old.required ?? [], [], 'every field optional')
+  })
+}

@@ -272,6 +272,23 @@ test('regression: a route declared fullReplace: false, as the not cleared messag
     ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a POST declared fullReplace: true is checked')
 })
 
+test('a PATCH route that does not say fullReplace is a partial update: leaving a field out is not reported not cleared', async (t) => {
+  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
+    api.patch<{ Params: { id: string }, Body: Stored }>('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => {
+      const customer = { ...stored.get(request.params.id), ...request.body }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'PATCH', fill: false })), [])
+})
+
 test('regression: a version that moved the route (had({ path })) was left out; url by version reaches it', async (t) => {
   class Clients extends VersionChange {
     description = 'Customers were clients.'

@@ -1,6 +1,7 @@
 // `verify` on full replaces (decision 0073): a PUT route, or one declared `fullReplace`, whose old versions lack HEAD
 // body fields is a `replace clears` finding per field, unless the route's `fullReplace: { keeps }` lists it or the
-// route says it is not a full replace; a kept field no version lacks is one too.
+// route says it is not a full replace; a kept field no version lacks is one too. On a partial update (a PATCH), a
+// field a version lacks that its request converters set whatever the client sends is an `update overwrites` finding.
 import { test } from 'tap'
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -10,6 +11,7 @@ import {
 } from '../../plugin'
 import { verify, type VerifyFinding } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
+import { appWith } from '../helpers/verify-apps'
 
 const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
 const Profile = Type.Object({
@@ -157,4 +159,56 @@ test('a kept field a union member already has in the old version is sent by its 
   })
   await app.ready()
   t.same(replaceFindings(await verify(app, { examples: 20 })), [])
+})
+
+const PricePatch = Type.Object({ amount: Type.Optional(Type.Integer()), currency: Type.Optional(Type.String()) }, { $id: 'PricePatch' })
+
+/** A ready app whose `METHOD /prices/:id` route takes a {@link PricePatch}, whose currency 2000-01-01 lacks; `up` is its request converter. */
+async function priceApp (t: Teardown, method: 'PATCH' | 'POST' | 'PUT', up: (request: RequestInfo) => void, options: Partial<RouteShorthandOptions> = {}): Promise<FastifyInstance> {
+  class Currencies extends VersionChange {
+    description = 'Prices have a currency (it was always usd).'
+    instructionsToMigrateToPreviousVersion = [schema(PricePatch).field('currency').didntExist]
+
+    @ConvertRequestToNextVersionFor(PricePatch)
+    currencyUp (request: RequestInfo) { up(request) }
+  }
+  return await appWith(t, Currencies, (api) => { api.route({ method, url: '/prices/:id', schema: { body: PricePatch }, ...options, handler: async () => ({}) }) })
+}
+
+test('regression: a request converter giving a PATCH body a default for a field the version lacks overwrites the stored value on every PATCH from it', async (t) => {
+  const findings = await verify(await priceApp(t, 'PATCH', (request) => { request.body.currency ??= 'usd' }), { examples: 20 })
+  t.same(findings.map(({ route, version, kind, part, pointer, changeVersion, versionChanges }) => ({ route, version, kind, part, pointer, changeVersion, versionChanges })),
+    [{ route: 'PATCH /prices/:id', version: '2000-01-01', kind: 'update overwrites', part: 'body', pointer: '/currency', changeVersion: '2001-01-01', versionChanges: ['Currencies'] }])
+  const put = await verify(await priceApp(t, 'PUT', (request) => { request.body.currency ??= 'usd' }, { fullReplace: false }), { examples: 20 })
+  t.same(put.map(({ kind }) => kind), [], 'a PUT declared fullReplace: false may create: only a PATCH says it is a partial update')
+  t.equal(findings[0]?.text, 'PATCH /prices/:id (2000-01-01): request body/currency: the request converters of this version set this field, which its ' +
+    'clients cannot send, in every partial update from it: each one overwrites the stored value. Give the default where the resource is created ' +
+    '(the create route\'s converter or handler, or a default in HEAD\'s schema), or set it only where the stored value is absent (in the handler: ' +
+    'the converter cannot see it); declare it derivedFrom(...) if the converters set it from what the clients send; lacked since Currencies (2001-01-01)')
+})
+
+test('a partial update whose converters set a lacked field only from what some clients send, a create giving the default, a PATCH declared a full replace: no update overwrites', async (t) => {
+  const overwrites = async (app: FastifyInstance): Promise<VerifyFinding[]> => (await verify(app, { examples: 20 })).filter((finding) => finding.kind === 'update overwrites')
+  t.same(await overwrites(await priceApp(t, 'POST', (request) => { request.body.currency ??= 'usd' })), [], 'a create gives the default')
+  t.same(await overwrites(await priceApp(t, 'PATCH', (request) => { if (Object.hasOwn(request.body, 'amount')) request.body.currency = 'usd' })), [],
+    'set only with the amount the client sent')
+  t.same(await overwrites(await priceApp(t, 'PATCH', () => {})), [], 'no converter sets it')
+  const replace = await verify(await priceApp(t, 'PATCH', (request) => { request.body.currency ??= 'usd' }, { fullReplace: { keeps: ['/currency'] } }), { examples: 20 })
+  t.same(replace.map(({ kind }) => kind), [], 'a full replace keeping it: a constant the handler replaces')
+})
+
+test('a PATCH whose converter only renames a field gives no finding', async (t) => {
+  const NamePatch = Type.Object({ fullName: Type.Optional(Type.String()), email: Type.Optional(Type.String()) }, { $id: 'NamePatch' })
+  class RenameName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(NamePatch).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(NamePatch)
+    nameUp (request: RequestInfo) {
+      const { name, ...rest } = request.body
+      request.body = { ...rest, fullName: name }
+    }
+  }
+  const app = await appWith(t, RenameName, (api) => { api.patch('/users/:id', { schema: { body: NamePatch } }, async () => ({})) })
+  t.same(await verify(app, { examples: 20 }), [])
 })
