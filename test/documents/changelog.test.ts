@@ -140,7 +140,6 @@ test('endpoint entries: didntExist is endpoint.added, existed is endpoint.remove
   t.ok(documentOf(app, '2000-01-01').paths['/legacy/export']?.get, '2000-01-01 has it')
 })
 
-
 test('regression: under a prefix, a moved path\'s previousValue is the full path, as its newValue is', async (t) => {
   // It was the path as `had({ path })` gave it (`/accounts/:id`) beside a full newValue (`/api/users/:id`): the URL
   // the older version's clients call is `/api/accounts/:id`.
