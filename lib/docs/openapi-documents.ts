@@ -198,10 +198,14 @@ export class OpenApiDocuments {
     const part = location === 'header' ? 'headers' : 'params'
     const name = location === 'header' ? headerName : parameterName
     if (location === 'header') parameter.default = version
-    const existing = schema[part] as SchemaObject | undefined
+    const given = schema[part] as SchemaObject | undefined
+    // `@fastify/swagger` reads a `$ref` alone, dropping properties beside it: read the shared schema it names instead.
+    const shared = typeof given?.$ref === 'string' ? this.state.generation.resolveAnyId(given.$ref) as SchemaObject | undefined : undefined
+    const { $id: _id, ...resolved } = shared ?? {}
+    const existing = shared === undefined ? given : resolved as SchemaObject
     // Without a params schema, `@fastify/swagger` documents each of the URL's parameters as a string: so do the
     // params this adds, or the version's would be the only one.
-    const inferred = location === 'path' && existing === undefined
+    const inferred = location === 'path' && given === undefined
       ? Object.fromEntries([...formatParamUrl(url).matchAll(/\{([^{}]+)\}/g)].map(([, param]) => [param, { type: 'string' }]))
       : {}
     const properties = { ...inferred, ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }

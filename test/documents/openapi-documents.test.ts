@@ -377,6 +377,32 @@ test("apiVersionLocation 'path': a route without a params schema keeps its URL's
   await assertDocumentsValid(t, app)
 })
 
+test('regression: a params or headers schema given as a $ref to a shared schema keeps the version parameter beside its own', async (t) => {
+  // The `$ref` won over the properties the version parameter was added beside: path versions documented
+  // `/{x_api_version}/users/{id}` without `x_api_version`, header versions had no version header.
+  for (const location of ['path', 'header'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.addSchema(Type.Object({ id: Type.String({ minLength: 2 }) }, { $id: 'IdParams' }))
+    app.addSchema(Type.Object({ 'x-tenant': Type.String() }, { $id: 'TenantHeaders' }))
+    await app.register(fastifyVersioner, { apiVersionLocation: location, versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.get('/users/:id', { schema: { params: Type.Ref('IdParams'), headers: Type.Ref('TenantHeaders') } }, async () => ({}))
+    }))
+    await app.ready()
+    const document = documentOf(app, '2000-01-01')
+    const path = location === 'path' ? '/{x_api_version}/users/{id}' : '/users/{id}'
+    const parameters = document.paths[path].get.parameters.map((p: any) => `${p.in} ${p.name} ${p.required} ${JSON.stringify(p.schema)}`).sort()
+    t.same(parameters, [
+      'header x-tenant true {"type":"string"}',
+      ...(location === 'header' ? ['header x-api-version false {"type":"string","enum":["2000-01-01"],"format":"date","default":"2000-01-01"}'] : []),
+      'path id true {"minLength":2,"type":"string"}',
+      ...(location === 'path' ? ['path x_api_version true {"type":"string","enum":["2000-01-01"],"format":"date"}'] : [])
+    ].sort(), `${location}: the shared schema's parameters and the version's`)
+    await assertDocumentsValid(t, app)
+  }
+})
+
 test('endpoint attributes per version: summary, description, tags, deprecated, operationId, hide, and statusCode moves the success response', async (t) => {
   const app = await shop(t)
   const [v2002, v2001, v2000] = VERSIONS.map((version) => documentOf(app, version))
