@@ -15,7 +15,7 @@ import type {
 } from '../describe/instructions'
 import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
-import { applies } from '../routes/timeline'
+import { applies, fullPath } from '../routes/timeline'
 import { isSuccessKey } from '../routes/version-plan'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { componentName } from '../schemas/component-names'
@@ -189,7 +189,9 @@ class ChangelogEntries {
     const changes = Object.entries((instruction as EndpointHadInstruction).attributes).map(([name, previousValue]) => {
       const attribute = route === undefined ? undefined : (route.attributes as Record<string, unknown>)[name] ?? (name === 'statusCode' ? found?.[2] : undefined)
       const current = route === undefined ? undefined : name === 'path' ? route.path : name === 'methods' ? route.methods : attribute
-      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue, newValue: current }
+      // A path as the route's clients call it, as `newValue` is (had({ path }) may give it relative to the prefix).
+      const previous = name === 'path' && route !== undefined && typeof previousValue === 'string' ? fullPath(route, previousValue) : previousValue
+      return { name, status: current === undefined ? 'removed' as const : 'changed' as const, previousValue: previous, newValue: current }
     })
     return { type: 'endpoint.changed', ...base, changes }
   }

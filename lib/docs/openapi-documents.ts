@@ -6,7 +6,7 @@
  * Documents are built on first use and cached by `@fastify/swagger`.
  * @module
  */
-import fastifySwagger from '@fastify/swagger'
+import fastifySwagger, { formatParamUrl } from '@fastify/swagger'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
@@ -150,11 +150,11 @@ export class OpenApiDocuments {
     if (key === UNVERSIONED) return registered !== undefined ? hidden : url === this.changelogAt ? { schema: { ...schema, hide: false } } : {}
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden
-    return { schema: this.schemaFor(registered, behaviour), url }
+    return { schema: this.schemaFor(registered, behaviour, url), url }
   }
 
   /** The schema `@fastify/swagger` documents for a route in a version. */
-  private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour): RouteSchema {
+  private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour, url: string): RouteSchema {
     const { generation } = this.state
     const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
       const prepared = this.examples.at(form, behaviour.level)
@@ -163,7 +163,7 @@ export class OpenApiDocuments {
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
     if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
     if (typeof schema.operationId !== 'string') schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)
-    this.addVersionParameter(schema, behaviour.version)
+    this.addVersionParameter(schema, behaviour.version, url)
     return schema
   }
 
@@ -184,7 +184,7 @@ export class OpenApiDocuments {
     return this.options.versions.get(version)?.deprecatedAt !== undefined
   }
 
-  private addVersionParameter (schema: RouteSchema, version: string): void {
+  private addVersionParameter (schema: RouteSchema, version: string, url: string): void {
     const { location, format, headerName, parameterName, apiVersionTitle, apiVersionDescription } = this.options
     const parameter: SchemaObject = { type: 'string', enum: [version] } as unknown as SchemaObject
     // A named version (`2025-06-01.dahlia`) is not an RFC 3339 full-date: only plain dates carry the format.
@@ -194,8 +194,17 @@ export class OpenApiDocuments {
     const part = location === 'header' ? 'headers' : 'params'
     const name = location === 'header' ? headerName : parameterName
     if (location === 'header') parameter.default = version
-    const existing = schema[part] as SchemaObject | undefined
-    const properties = { ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
+    const given = schema[part] as SchemaObject | undefined
+    // `@fastify/swagger` reads a `$ref` alone, dropping properties beside it: read the shared schema it names instead.
+    const shared = typeof given?.$ref === 'string' ? this.state.generation.resolveAnyId(given.$ref) as SchemaObject | undefined : undefined
+    const { $id: _id, ...resolved } = shared ?? {}
+    const existing = shared === undefined ? given : resolved as SchemaObject
+    // Without a params schema, `@fastify/swagger` documents each of the URL's parameters as a string: so do the
+    // params this adds, or the version's would be the only one.
+    const inferred = location === 'path' && given === undefined
+      ? Object.fromEntries([...formatParamUrl(url).matchAll(/\{([^{}]+)\}/g)].map(([, param]) => [param, { type: 'string' }]))
+      : {}
+    const properties = { ...inferred, ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
     const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
     // A header is not a required parameter, so that a client generated for the version needs no version argument
     // on each call: such a client sends it from its default headers (see docs/generated-clients.md), and the server answers 400 without it.

@@ -22,6 +22,8 @@ interface UpgradeOperation {
   /** The path as the documents write it (`/users/{userId}`). */
   readonly path: string
   readonly operationId?: string
+  /** The path in the version before the change, when the change moved it (`had({ path })`): the one its clients call. */
+  readonly previousPath?: string
   /** `'added'` or `'removed'` by the change, else `'changed'`. */
   readonly status: 'added' | 'removed' | 'changed'
 }
@@ -120,8 +122,10 @@ export class UpgradeGuides {
       const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       const state = head.timeline[status === 'removed' ? level + 1 : level]
+      const previous = head.timeline[level + 1]
+      const moved = status === 'changed' && previous.path !== state.path ? { previousPath: documentPath(previous.path) } : {}
       for (const method of state.methods) {
-        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), status })
+        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), ...moved, status })
         if (status === 'changed') await this.routeExamples(examples, { head, method, level })
       }
     }

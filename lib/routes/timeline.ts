@@ -160,7 +160,7 @@ export function namesPath (state: Pick<RouteState, 'path' | 'prefix'>, path: str
 }
 
 /** A path an instruction gives (`had({ path })`) as the route's full path: relative ones go under the route's prefix. */
-function fullPath (state: Pick<RouteState, 'prefix'>, path: string): string {
+export function fullPath (state: Pick<RouteState, 'prefix'>, path: string): string {
   const prefix = state.prefix.replace(/\/+$/, '')
   return prefix === '' || path === prefix || path.startsWith(`${prefix}/`) ? path : `${prefix}${path}`
 }

@@ -152,9 +152,11 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     return true
   }
   if (rest[0] === 'parameters' && rest.length === 2) {
-    const parameter = (diff.action === 'remove' ? diff.before : diff.after) as { required?: boolean } | undefined
+    const parameter = (diff.action === 'remove' ? diff.before : diff.after) as { required?: boolean, in?: string } | undefined
     const to = comparison.renames.renamed.get(diff)
     if (diff.action === 'remove') return noted(to === undefined ? 'removed' : `renamed to ${to}`, true)
+    // The path, which pairs the operations, already held it: clients sent it all along (a document saved without it).
+    if (diff.action === 'add' && parameter?.in === 'path') return noted('now documented (the path held it)', false)
     if (diff.action === 'add') return noted(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
     return noted('changed', diff.type === 'breaking')
   }

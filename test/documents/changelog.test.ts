@@ -140,6 +140,15 @@ test('endpoint entries: didntExist is endpoint.added, existed is endpoint.remove
   t.ok(documentOf(app, '2000-01-01').paths['/legacy/export']?.get, '2000-01-01 has it')
 })
 
+test('regression: under a prefix, a moved path\'s previousValue is the full path, as its newValue is', async (t) => {
+  // It was the path as `had({ path })` gave it (`/accounts/:id`) beside a full newValue (`/api/users/:id`): the URL
+  // the older version's clients call is `/api/accounts/:id`.
+  const versions = new VersionBundle(new Version('2001-01-01', changeClass('AccountsAreUsers', [endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id' })])), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => { api.get('/users/:id', async () => ({ ok: true })) }, { prefix: '/api' })
+  await app.ready()
+  const [entry] = onlyChange(await changelogOf(t, app), '2001-01-01')
+  t.same(entry, { type: 'endpoint.changed', path: '/users/:id', methods: ['GET'], changes: [{ name: 'path', status: 'changed', previousValue: '/api/accounts/:id', newValue: '/api/users/:id' }] })
+})
 test('schema.field.added writes the named schemas in the added field as references to their components', async (t) => {
   const Address = Type.Object({ city: Type.String() }, { $id: 'Address' })
   const Tag = Type.Object({ label: Type.String() }, { $id: 'Tag' })

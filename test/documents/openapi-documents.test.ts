@@ -351,6 +351,58 @@ test("apiVersionLocation 'path': the version is a path parameter of every versio
   await assertDocumentsValid(t, app)
 })
 
+test("apiVersionLocation 'path': a route without a params schema keeps its URL's parameters in every version's document", async (t) => {
+  // Regression: the version parameter became the route's only `params`, so `@fastify/swagger` documented none of the
+  // URL's own parameters: `{id}` had no parameter (an invalid document; Swagger UI's "Try it out" could not fill it).
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, {
+    apiVersionLocation: 'path',
+    versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', changeClass('AccountsAreUsers', [
+      endpoint('/users/:id/notes/:noteId', ['GET']).had({ path: '/accounts/:id/notes/:noteId' })
+    ])), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.get('/users/:id/notes/:noteId', async () => ({}))
+    api.get('/notes/:n(^\\d+)', { schema: { params: Type.Object({ n: Type.Integer() }) } }, async () => ({}))
+  }), { prefix: '/api' })
+  await app.ready()
+  for (const [version, path] of [['2001-01-01', '/api/{x_api_version}/users/{id}/notes/{noteId}'], ['2000-01-01', '/api/{x_api_version}/accounts/{id}/notes/{noteId}']]) {
+    const document = documentOf(app, version)
+    const parameters = document.paths[path].get.parameters.map((p: any) => [p.in, p.name, p.required, p.schema.type])
+    t.same(parameters, [['path', 'x_api_version', true, 'string'], ['path', 'id', true, 'string'], ['path', 'noteId', true, 'string']], `${version}: every parameter of ${path}, in its order`)
+    t.same(document.paths['/api/{x_api_version}/notes/{n}'].get.parameters.map((p: any) => [p.name, p.schema.type]), [['n', 'integer'], ['x_api_version', 'string']],
+      `${version}: a declared params schema is documented as declared`)
+  }
+  await assertDocumentsValid(t, app)
+})
+
+test('regression: a params or headers schema given as a $ref to a shared schema keeps the version parameter beside its own', async (t) => {
+  // The `$ref` won over the properties the version parameter was added beside: path versions documented
+  // `/{x_api_version}/users/{id}` without `x_api_version`, header versions had no version header.
+  for (const location of ['path', 'header'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.addSchema(Type.Object({ id: Type.String({ minLength: 2 }) }, { $id: 'IdParams' }))
+    app.addSchema(Type.Object({ 'x-tenant': Type.String() }, { $id: 'TenantHeaders' }))
+    await app.register(fastifyVersioner, { apiVersionLocation: location, versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.get('/users/:id', { schema: { params: Type.Ref('IdParams'), headers: Type.Ref('TenantHeaders') } }, async () => ({}))
+    }))
+    await app.ready()
+    const document = documentOf(app, '2000-01-01')
+    const path = location === 'path' ? '/{x_api_version}/users/{id}' : '/users/{id}'
+    const parameters = document.paths[path].get.parameters.map((p: any) => `${p.in} ${p.name} ${p.required} ${JSON.stringify(p.schema)}`).sort()
+    t.same(parameters, [
+      'header x-tenant true {"type":"string"}',
+      ...(location === 'header' ? ['header x-api-version false {"type":"string","enum":["2000-01-01"],"format":"date","default":"2000-01-01"}'] : []),
+      'path id true {"minLength":2,"type":"string"}',
+      ...(location === 'path' ? ['path x_api_version true {"type":"string","enum":["2000-01-01"],"format":"date"}'] : [])
+    ].sort(), `${location}: the shared schema's parameters and the version's`)
+    await assertDocumentsValid(t, app)
+  }
+})
+
 test('endpoint attributes per version: summary, description, tags, deprecated, operationId, hide, and statusCode moves the success response', async (t) => {
   const app = await shop(t)
   const [v2002, v2001, v2000] = VERSIONS.map((version) => documentOf(app, version))

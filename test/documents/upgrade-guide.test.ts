@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, enumeration, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -602,4 +602,22 @@ test('regression: the guides of many ranges neither keep every range built nor b
   t.equal(counts.guides, 29, 'built again once the 16 ranges kept were others')
   await guideOf(app, releaseDate(7), releaseDate(8))
   t.equal(counts.guides, 29, 'a range asked for lately is kept')
+})
+
+test('regression: a change that moved a path names the path the older version\'s clients call, in the JSON and on the page', async (t) => {
+  // The guide listed only the newer path (`GET /api/users/{id}`): a client of the older version, calling
+  // `/api/accounts/{id}`, was not told its URL changed.
+  class AccountsAreUsers extends VersionChange {
+    description = 'Accounts are called users.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AccountsAreUsers), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', async () => ({}))
+    api.get('/orders', async () => [])
+  }, { prefix: '/api' })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.operations, [{ method: 'GET', path: '/api/users/{id}', previousPath: '/api/accounts/{id}', status: 'changed' }])
+  const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
+  t.ok(page.includes('<code>GET /api/users/{id}</code> (was <code>/api/accounts/{id}</code>)'), 'the page says what the path was')
 })

@@ -170,6 +170,15 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
   t.same(lines(described, true), [], 'a description change is no break')
 })
 
+test('regression: a path parameter a saved document lacked (path versions, no params schema) is a note, not a break', async (t) => {
+  // Documents of path versions once listed only the version parameter of a route without a params schema.
+  const before = baseDocument()
+  before.paths['/users/{userId}'].get.parameters.shift()
+  const changes = compareDocuments('2000-01-01', before, baseDocument())
+  t.same(lines(changes, true), [], 'clients sent the parameter all along: no break')
+  t.same(lines(changes, false), ['2000-01-01 GET /users/{userId}: path parameter userId: now documented (the path held it)'])
+})
+
 test('a changed constraint names both values; enum members are named, one line each, on the side that breaks', async (t) => {
   const request = (d: Json): Json => d.components.schemas.UserCreateRequest.properties
   const cases: Array<[string, (document: Json) => void, string[], string[]]> = [
