@@ -133,7 +133,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
     const seeds = routeSeeds(head, newest, state.generation)
     for (let index = 1; index < group.levels.length; index++) {
       const level = group.levels[index]
-      if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.generation, state.planner)) break
+      if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.planner)) break
       const version = state.versionAt(level)
       idle.push(version)
     }
