@@ -197,7 +197,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
     responseWritten.set(slot, planner.writtenPlaces(schema))
-    responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
+    responseHeadForms.set(slot, prepareSchema(schema, generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
