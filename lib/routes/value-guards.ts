@@ -57,7 +57,6 @@ function changesRemoving (planning: GuardPlanning, head: TSchema, level: number)
  * lacks values HEAD has: `enumeration(E).didntHave(...)`, or a member renamed) that can occur in the data.
  */
 export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: number): readonly ValueGuard[] {
-  if (level === 0) return NO_GUARDS
   const { generation } = planning
   const changed = new Set<Seed>()
   for (let at = 1; at <= level; at++) for (const seed of generation.seedsChangedAt(at)) changed.add(seed)

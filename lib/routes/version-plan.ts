@@ -236,8 +236,7 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
 const SCHEMA_ATTRIBUTES = ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const
 
 /** The route attributes of HEAD, read from a route schema or a webhook declaration (OpenAPI fields used by @fastify/swagger). */
-export function attributesOf (source: object | undefined): RouteAttributes {
-  if (source === undefined) return {}
+export function attributesOf (source: object): RouteAttributes {
   const attributes: Record<string, unknown> = {}
   for (const key of SCHEMA_ATTRIBUTES) {
     const value = (source as Record<string, unknown>)[key]
