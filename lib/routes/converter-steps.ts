@@ -109,7 +109,7 @@ export class ConverterPlanner {
   /** Where HEAD's serializer writes a body of the HEAD schema `schema` other than JSON does (../values/written-values.ts); shared. */
   writtenPlaces (schema: TSchema): WrittenPlaces {
     let places = this.written.get(schema)
-    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(this.generation.formAt(schema, 0), (ref) => this.generation.resolveAnyId(ref)))
+    if (places === undefined) this.written.set(schema, places = writtenPlacesOf(schema, (ref) => this.generation.resolveAnyId(ref)))
     return places
   }
 

@@ -33,10 +33,9 @@ export function routeSeeds (route: BehaviourRoute, level: number, generation: Sc
  * True when the route certainly does at `level` what it does at `level - 1` (but for the version and its links):
  * the same route state (so the same path, methods, attributes and response map), no instruction giving `level`
  * changes a seed of `seeds` (the route's seeds at `level - 1`, see {@link routeSeeds}), and no converter of the
- * step between the two can apply to the route.
+ * step between the two can apply to the route (`level` is 2 or more: a group's newest level is planned).
  */
-export function quietLevel (route: BehaviourRoute, level: number, seeds: ReadonlySet<Seed> | undefined,
-  generation: SchemaGeneration, planner: ConverterPlanner): boolean {
-  return seeds !== undefined && level > 1 && route.timeline[level] === route.timeline[level - 1] && !generation.changesAt(level, seeds) &&
+export function quietLevel (route: BehaviourRoute, level: number, seeds: ReadonlySet<Seed> | undefined, planner: ConverterPlanner): boolean {
+  return seeds !== undefined && route.timeline[level] === route.timeline[level - 1] && !planner.generation.changesAt(level, seeds) &&
     !planner.targets.stepMayApply(level - 1, route.timeline[level - 1], [seeds])
 }

@@ -127,20 +127,22 @@ function readResponses (given: unknown, display: string): SchemaSlots {
   return { schemas, byStatus, given: read }
 }
 
-/** A `content` map with each entry's schema replaced by `replace(media type, schema)`; itself when none changed. */
-function rebuildContent (content: Record<string, unknown>, replace: (media: string) => TSchema | undefined): Record<string, unknown> {
+/** How a version replaces the schema of each slot (`slot` its key, `schema` HEAD's). */
+type SlotReplacer = (slot: string, schema: TSchema) => TSchema
+
+/** A `content` map with the schema of each entry that has a slot (`slotOf(media type)`) replaced by `replace`; itself when none changed. */
+function rebuildContent (content: Record<string, unknown>, slotOf: (media: string) => string | undefined, slots: SchemaSlots, replace: SlotReplacer): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined
   for (const [media, entry] of Object.entries(content)) {
-    const schema = replace(media)
-    if (schema === undefined || !isSchemaObject(entry) || schema === entry.schema) continue
+    const slot = slotOf(media)
+    if (slot === undefined || !isSchemaObject(entry)) continue
+    const schema = replace(slot, slots.schemas[slot])
+    if (schema === entry.schema) continue
     copy ??= { ...content }
     copy[media] = { ...entry, schema }
   }
   return copy ?? content
 }
-
-/** How a version replaces the schema of each slot (`slot` its key, `schema` HEAD's). */
-type SlotReplacer = (slot: string, schema: TSchema) => TSchema
 
 /**
  * The body in the form it was given, each slot's schema replaced by `replace`: the short form's schema, or the
@@ -149,8 +151,7 @@ type SlotReplacer = (slot: string, schema: TSchema) => TSchema
 export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown {
   const content = contentOf(slots.given)
   if (content === undefined) return slots.schemas[''] === undefined ? slots.given : replace('', slots.schemas[''])
-  const schemas = slots.schemas
-  const rebuilt = rebuildContent(content, (media) => media in schemas ? replace(media, schemas[media]) : undefined)
+  const rebuilt = rebuildContent(content, (media) => media in slots.schemas ? media : undefined, slots, replace)
   return rebuilt === content ? slots.given : { ...(slots.given as object), content: rebuilt }
 }
 
@@ -168,8 +169,7 @@ export function rebuildResponses (slots: SchemaSlots, replace: SlotReplacer, key
     let rebuilt: unknown = response
     if (content !== undefined) {
       const media = slots.byStatus.get(status) as ReadonlyMap<string, string>
-      const slotOf = (type: string): string | undefined => media.get(type)
-      const replaced = rebuildContent(content, (type) => slotOf(type) === undefined ? undefined : replace(slotOf(type) as string, slots.schemas[slotOf(type) as string]))
+      const replaced = rebuildContent(content, (type) => media.get(type), slots, replace)
       if (replaced !== content) rebuilt = { ...(response as object), content: replaced }
     } else if (status in slots.schemas) {
       const schema = slots.schemas[status]

@@ -62,7 +62,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         }
         if (!converter.checkUsage || partial) continue
         const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
-          const present = route.timeline[level]?.exists === true || route.timeline[level + 1]?.exists === true
+          const present = route.timeline[level].exists || route.timeline[level + 1]?.exists === true
           return present && occurs(state, converter.direction === 'request' ? Object.values(route.forms.body.schemas) : responsesOf.get(route) ?? [], schema)
         }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
         if (unused.length === 0) continue
@@ -162,11 +162,11 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
     ...state.headRoutes.map((route): Member => ({
       ...blank,
       timeline: route.timeline,
-      schemasAt: (level) => route.timeline[level]?.exists !== true
+      schemasAt: (level) => !route.timeline[level].exists
         ? []
         : [...requestSchemas(route), ...Object.values(responseMapAt(route, level))]
     })),
-    ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level]?.exists === true ? [webhook.body] : [] }))
+    ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level].exists ? [webhook.body] : [] }))
   ]
 }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
+import { RouterPathParamsModifiedError } from '../core/errors'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { Seed } from '../schemas/seeds'
@@ -56,7 +57,6 @@ function changesRemoving (planning: GuardPlanning, head: TSchema, level: number)
  * lacks values HEAD has: `enumeration(E).didntHave(...)`, or a member renamed) that can occur in the data.
  */
 export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: number): readonly ValueGuard[] {
-  if (level === 0) return NO_GUARDS
   const { generation } = planning
   const changed = new Set<Seed>()
   for (let at = 1; at <= level; at++) for (const seed of generation.seedsChangedAt(at)) changed.add(seed)
@@ -80,22 +80,6 @@ export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: 
   return guards.length === 0 ? NO_GUARDS : guards
 }
 
-/**
- * The first value the path parameters (`params`, a HEAD schema) accept at one of `levels` that HEAD's refuse: an enum
- * member renamed or removed since. No converter can change a path parameter, so every request holding it would fail.
- */
-export function unmigratableParameter (planning: GuardPlanning, params: TSchema, levels: readonly number[]): { value: unknown, level: number, changes: string[] } | undefined {
-  const { generation } = planning
-  for (const level of [...levels].sort((a, b) => a - b)) {
-    for (const seed of level === 0 ? [] : generation.seedsChangedAt(level)) {
-      const head = valuesAt(generation, seed, 0)
-      const value = head === undefined ? undefined : [...valuesAt(generation, seed, level) ?? []].find((member) => !head.has(member))
-      if (value !== undefined && planning.targets.collectorFor(params, seed.head, level) !== null) return { value, level, changes: changesRemoving(planning, seed.head, level) }
-    }
-  }
-  return undefined
-}
-
 /** The field names of an object schema, sorted (none for a schema without `properties`). */
 function fieldNames (schema: TSchema): string {
   const properties = (schema as { properties?: object }).properties
@@ -103,17 +87,30 @@ function fieldNames (schema: TSchema): string {
 }
 
 /**
- * The first of `levels` whose path parameters schema (`params`, a HEAD schema) names other fields than HEAD's: a
- * schema instruction renamed, removed or added one. The router still gives HEAD's names, so every request would fail.
+ * Throws `RouterPathParamsModifiedError` naming the route (`display`) when its path parameters (`params`, a HEAD
+ * schema) would fail every request of one of `levels` (a route group's, newest first): first, when they accept a value
+ * HEAD's refuse (an enum member renamed or removed since: no converter can change a path parameter); then, when they
+ * name other fields than HEAD's (a schema instruction renamed, removed or added one: the router gives HEAD's names).
  */
-export function renamedParameters (planning: GuardPlanning, params: TSchema, levels: readonly number[]): { names: string, head: string, level: number, changes: string[] } | undefined {
+export function checkPathParameters (planning: GuardPlanning, display: string, params: TSchema, levels: readonly number[]): void {
   const { generation } = planning
+  for (const level of levels) {
+    for (const seed of generation.seedsChangedAt(level)) {
+      const head = valuesAt(generation, seed, 0)
+      const value = head === undefined ? undefined : [...valuesAt(generation, seed, level) ?? []].find((member) => !head.has(member))
+      if (value === undefined || planning.targets.collectorFor(params, seed.head, level) === null) continue
+      throw new RouterPathParamsModifiedError(`${display}: in API version ${generation.levels[level]}, its path parameters accept ` +
+        `${JSON.stringify(value)}, which HEAD's refuse (version change ${changesRemoving(planning, seed.head, level).join(', ')} renamed or removed it). No converter ` +
+        'can change a path parameter: keep the value in HEAD\'s schema and map it in the handler, or serve it from a route of its own.')
+    }
+  }
   const head = fieldNames(params)
-  const level = [...levels].sort((a, b) => a - b).find((at) => at > 0 && fieldNames(generation.formAt(params, at)) !== head)
-  if (level === undefined) return undefined
+  const level = levels.find((at) => fieldNames(generation.formAt(params, at)) !== head)
+  if (level === undefined) return
   let at = 1
   while (fieldNames(generation.formAt(params, at)) === head) at++
-  return { names: fieldNames(generation.formAt(params, level)), head, level, changes: planning.steps[at - 1].changes.map((change) => change.name) }
+  throw new RouterPathParamsModifiedError(`${display}: in API version ${generation.levels[level]}, its path parameters are [${fieldNames(generation.formAt(params, level))}], ` +
+    `where HEAD's are [${head}] (version change ${planning.steps[at - 1].changes.map((change) => change.name).join(', ')}). The router gives every version HEAD's names: keep the fields' names.`)
 }
 
 /** The first value of `body` its guards do not allow, if any. */

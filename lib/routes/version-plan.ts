@@ -171,7 +171,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */
-type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseWritten' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork'>
+type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseWritten' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork' | 'rawSteps'>
 
 /**
  * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
@@ -197,7 +197,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     const cleaner = compileShapeWalk(form, planner.responseRules)
     if (cleaner !== null) responseCleaners.set(slot, cleaner)
     responseWritten.set(slot, planner.writtenPlaces(schema))
-    responseHeadForms.set(slot, level === 0 ? form : prepareSchema(generation.formAt(schema, 0), generation, 'fastify'))
+    responseHeadForms.set(slot, prepareSchema(schema, generation, 'fastify'))
     const errors = !isSuccessKey(slot)
     const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
     responseSteps.set(slot, steps)
@@ -209,7 +209,9 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   const withoutSchema = planner.responseSteps(route, undefined, level, responses.schemas)
   responseSteps.set('', withoutSchema)
   if (withoutSchema.some((step) => step.converter.migrateHttpErrors)) errorWork = true
-  return { responses, responseSteps, responseForms, responseCleaners, responseWritten, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork }
+  // Streams and buffers reach by-path converters only.
+  const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
+  return { responses, responseSteps, responseForms, responseCleaners, responseWritten, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork, rawSteps }
 }
 
 /**
@@ -225,20 +227,16 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
   const response = buildResponsePlan(route, level, native, planner)
   const state = route.timeline[level]
   const statusCode = state.attributes.statusCode
-  const withoutSchema = response.responseSteps.get('') as readonly ConverterStep[]
   const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 || [...response.responseCleaners.keys()].some(answersSuccess) ||
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
-  // Streams and buffers reach by-path converters only.
-  const rawSteps = withoutSchema.filter((step) => step.findOccurrences === undefined && step.converter.target.kind === 'path')
-  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, rawSteps, state }
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, state }
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */
 const SCHEMA_ATTRIBUTES = ['summary', 'description', 'tags', 'deprecated', 'operationId', 'hide'] as const
 
 /** The route attributes of HEAD, read from a route schema or a webhook declaration (OpenAPI fields used by @fastify/swagger). */
-export function attributesOf (source: object | undefined): RouteAttributes {
-  if (source === undefined) return {}
+export function attributesOf (source: object): RouteAttributes {
   const attributes: Record<string, unknown> = {}
   for (const key of SCHEMA_ATTRIBUTES) {
     const value = (source as Record<string, unknown>)[key]

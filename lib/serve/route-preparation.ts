@@ -9,7 +9,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { RouterOptions, VersionSegments } from './version-picking'
-import { RouterGenerationError, RouterPathParamsModifiedError } from '../core/errors'
+import { RouterGenerationError } from '../core/errors'
 import { kVersionedRoute } from '../core/symbols'
 import { createRequestHook } from './migrate-request'
 import { createSendHook, createSuccessHook } from './migrate-response'
@@ -25,7 +25,7 @@ import { routeChanges } from '../routes/route-changes'
 import { prepareSchema } from '../routes/prepared-schemas'
 import type { HeadRoute, NodeClaim, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { attachedMigrationFailure } from './head-validation'
-import { renamedParameters, unmigratableParameter } from '../routes/value-guards'
+import { checkPathParameters } from '../routes/value-guards'
 
 type Hook = (...args: never[]) => unknown
 
@@ -119,17 +119,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
   const { state } = context
   const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
   const params = head.forms.parts.params
-  const unmigratable = params === undefined ? undefined : unmigratableParameter(state.planner, params, group.levels)
-  if (unmigratable !== undefined) {
-    throw new RouterPathParamsModifiedError(`${head.display}: in API version ${state.versionAt(unmigratable.level)}, its path parameters accept ` +
-      `${JSON.stringify(unmigratable.value)}, which HEAD's refuse (version change ${unmigratable.changes.join(', ')} renamed or removed it). No converter ` +
-      'can change a path parameter: keep the value in HEAD\'s schema and map it in the handler, or serve it from a route of its own.')
-  }
-  const renamed = params === undefined ? undefined : renamedParameters(state.planner, params, group.levels)
-  if (renamed !== undefined) {
-    throw new RouterPathParamsModifiedError(`${head.display}: in API version ${state.versionAt(renamed.level)}, its path parameters are [${renamed.names}], ` +
-      `where HEAD's are [${renamed.head}] (version change ${renamed.changes.join(', ')}). The router gives every version HEAD's names: keep the fields' names.`)
-  }
+  if (params !== undefined) checkPathParameters(state.planner, head.display, params, group.levels)
   const nativeResponse: Record<string, TSchema> = {}
   for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
     nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
@@ -143,7 +133,7 @@ function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group):
     const seeds = routeSeeds(head, newest, state.generation)
     for (let index = 1; index < group.levels.length; index++) {
       const level = group.levels[index]
-      if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.generation, state.planner)) break
+      if (level !== group.levels[index - 1] + 1 || !quietLevel(head, level, seeds, state.planner)) break
       const version = state.versionAt(level)
       idle.push(version)
     }
