@@ -24,6 +24,8 @@ interface UpgradeOperation {
   readonly operationId?: string
   /** The path in the version before the change, when the change moved it (`had({ path })`): the one its clients call. */
   readonly previousPath?: string
+  /** The methods (`PUT`, or `PUT,POST`) the version before the change had instead, when the change moved this one (`had({ methods })`). */
+  readonly previousMethod?: string
   /** `'added'` or `'removed'` by the change, else `'changed'`. */
   readonly status: 'added' | 'removed' | 'changed'
 }
@@ -124,8 +126,10 @@ export class UpgradeGuides {
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       const previous = head.timeline[level + 1]
       const moved = status === 'changed' && previous.path !== state.path ? { previousPath: documentPath(previous.path) } : {}
+      const gone = status === 'changed' ? previous.methods.filter((method) => !state.methods.includes(method)).join(',') : ''
       for (const method of state.methods) {
-        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), ...moved, status })
+        const was = gone === '' || previous.methods.includes(method) ? moved : { ...moved, previousMethod: gone }
+        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), ...was, status })
         if (status === 'changed') await this.routeExamples(examples, { head, method, level })
       }
     }
