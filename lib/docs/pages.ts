@@ -177,7 +177,7 @@ function versionSelect (name: string, values: readonly string[], selected: strin
 function changeSection (change: UpgradeChange): string {
   const operations = change.operations.map((operation) =>
     `<li><code>${escapeHtml(`${operation.method} ${operation.path}`)}</code>` +
-    `${operation.previousPath === undefined ? '' : ` (was <code>${escapeHtml(operation.previousPath)}</code>)`}${operation.status === 'changed' ? '' : ` <span class="badge">${operation.status}</span>`}</li>`)
+    `${operation.previousPath === undefined && operation.previousMethod === undefined ? '' : ` (was <code>${escapeHtml([operation.previousMethod, operation.previousPath].filter(Boolean).join(' '))}</code>)`}${operation.status === 'changed' ? '' : ` <span class="badge">${operation.status}</span>`}</li>`)
   const webhooks = change.webhooks.map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.name} (${webhook.method})`)}</code></li>`)
   const affected = [...operations, ...webhooks]
   const examples = change.examples.map((example) =>

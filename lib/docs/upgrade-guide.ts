@@ -24,6 +24,8 @@ interface UpgradeOperation {
   readonly operationId?: string
   /** The path in the version before the change, when the change moved it (`had({ path })`): the one its clients call. */
   readonly previousPath?: string
+  /** The methods (`PUT`, or `PUT,POST`) the version before the change had instead, when the change moved this one (`had({ methods })`). */
+  readonly previousMethod?: string
   /** `'added'` or `'removed'` by the change, else `'changed'`. */
   readonly status: 'added' | 'removed' | 'changed'
 }
@@ -124,10 +126,17 @@ export class UpgradeGuides {
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       const previous = head.timeline[level + 1]
       const moved = status === 'changed' && previous.path !== state.path ? { previousPath: documentPath(previous.path) } : {}
+      const named = subject.operationId === undefined ? {} : { operationId: subject.operationId }
+      // A method the change moved names the one the older version had; one only added, or only taken away, is so listed.
+      const gone = status === 'changed' ? previous.methods.filter((method) => !state.methods.includes(method)) : []
+      const added = status === 'changed' ? state.methods.filter((method) => !previous.methods.includes(method)) : []
       for (const method of state.methods) {
-        entry.operations.push({ method, path: documentPath(state.path), ...(subject.operationId === undefined ? {} : { operationId: subject.operationId }), ...moved, status })
-        if (status === 'changed') await this.routeExamples(examples, { head, method, level })
+        const was = !added.includes(method) || gone.length === 0 ? moved : { ...moved, previousMethod: gone.join(',') }
+        const own = added.includes(method) && gone.length === 0 ? 'added' : status
+        entry.operations.push({ method, path: documentPath(state.path), ...named, ...was, status: own })
+        if (own === 'changed') await this.routeExamples(examples, { head, method, level })
       }
+      for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: documentPath(previous.path), ...named, status: 'removed' })
     }
     for (const webhook of inNameOrder(this.webhooks(), (webhook) => `${webhook.name} ${webhook.method}`)) {
       const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }

@@ -19,13 +19,13 @@ export const NO_FIELDS: readonly string[] = Object.freeze([])
 
 /** A route's `fullReplace` option, read: whether its body replaces what it stores, and the fields its handler keeps. */
 export interface FullReplace {
+  /** True when a request of some method of the route replaces (those of {@link FullReplace.methods}). */
   readonly replaces: boolean
+  /** The methods whose requests replace: a `PATCH` of a route with other methods too is a partial update (decision 0182). */
+  readonly methods: ReadonlySet<string>
   /** The HEAD body fields (JSON pointers) whose stored values the handler keeps when an old version lacks them. */
   readonly keeps: ReadonlySet<string>
 }
-
-const NOT_A_REPLACE: FullReplace = Object.freeze({ replaces: false, keeps: new Set<string>() })
-const REPLACE: FullReplace = Object.freeze({ replaces: true, keeps: new Set<string>() })
 
 /** True for a JSON pointer (RFC 6901): empty, or segments each after a `/`, `~` only escaping (`~0`, `~1`). */
 function isPointer (value: unknown): value is string {
@@ -33,22 +33,22 @@ function isPointer (value: unknown): value is string {
 }
 
 /**
- * Reads the route option `fullReplace` of a route (`display` naming it, `methods` its HEAD methods): a route with a
- * `PUT` method is a full replace unless it says `false`; `{ keeps: [...] }` is a full replace whose handler keeps
- * the stored values of these fields. Anything else is a `RouterGenerationError` naming the route.
+ * Reads the route option `fullReplace` of a route (`display` naming it, `methods` its HEAD methods): a route's `PUT`
+ * is a full replace unless it says `false`; `true` or `{ keeps: [...] }` (a full replace whose handler keeps the stored
+ * values of these fields) makes every method a full replace but the `PATCH` of a route with other methods too.
+ * Anything else is a `RouterGenerationError` naming the route.
  * @example
- * readFullReplace(undefined, ['PUT'], 'PUT /users/:id') // { replaces: true, keeps: Set {} }
- * readFullReplace({ keeps: ['/nickname'] }, ['POST'], 'POST /users') // { replaces: true, keeps: Set { '/nickname' } }
+ * readFullReplace(undefined, ['PUT', 'PATCH'], 'PATCH,PUT /users/:id') // { replaces: true, methods: Set { 'PUT' }, keeps: Set {} }
+ * readFullReplace({ keeps: ['/nickname'] }, ['POST'], 'POST /users') // { replaces: true, methods: Set { 'POST' }, keeps: Set { '/nickname' } }
  */
 export function readFullReplace (value: unknown, methods: readonly HttpMethod[], display: string): FullReplace {
-  if (value === undefined) return methods.includes('PUT') ? REPLACE : NOT_A_REPLACE
-  if (value === true || value === false) return value ? REPLACE : NOT_A_REPLACE
-  const keeps = isSchemaObject(value) && Object.keys(value).length === 1 ? value.keeps : undefined
+  const keeps = value === undefined || typeof value === 'boolean' ? [] : isSchemaObject(value) && Object.keys(value).length === 1 ? value.keeps : undefined
   if (!Array.isArray(keeps) || !keeps.every(isPointer)) {
     throw new RouterGenerationError(`${display}: the route option fullReplace is ${describeValue(value)}; it takes true, false, or ` +
       "{ keeps: [...] } listing the HEAD body fields the handler keeps as JSON pointers ('/nickname', '/address/line2', '/items/*/note').")
   }
-  return Object.freeze({ replaces: true, keeps: new Set(keeps) })
+  const replacing = value === false ? [] : value === undefined ? methods.filter((method) => method === 'PUT') : methods.length > 1 ? methods.filter((method) => method !== 'PATCH') : methods
+  return Object.freeze({ replaces: replacing.length > 0, methods: new Set(replacing), keeps: new Set(keeps) })
 }
 
 /**

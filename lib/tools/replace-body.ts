@@ -74,7 +74,8 @@ export function optionalFields (request: VersionRequest, resolveRef: ResolveRef)
 }
 
 /**
- * False for a route declared `fullReplace: false` (a partial update: leaving a field out keeps it), or a `POST` not declared one.
+ * False for a route declared `fullReplace: false` (a partial update: leaving a field out keeps it), a `POST` not declared one,
+ * or the `PATCH` of a route with other methods too.
  * @example
  * ```ts
  * if (declaresReplace(app, request)) await clearsOptionalFields(run, version, sent, found)
@@ -84,7 +85,7 @@ export function declaresReplace (app: FastifyInstance, request: VersionRequest):
   const method = String(request.injected.method).toUpperCase()
   for (const { context } of versionedApis(app)) {
     const head = versionerStateOf(context).headRoutes.find((route) => route.path === request.route.headPath && route.methods.some((each) => each === method))
-    if (head !== undefined) return head.fullReplace.replaces
+    if (head !== undefined) return head.fullReplace.methods.has(method)
   }
   return true
 }

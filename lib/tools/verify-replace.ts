@@ -189,15 +189,26 @@ export class DerivedFields {
 
   /**
    * A watch over the request examples of `behaviour` with a body of slot `slot`, when its route is a full replace with
-   * derived fields, or a partial update (a `PATCH` that is not a full replace) whose version lacks a field.
+   * derived fields, or a partial update (a `PATCH` that is not a full replace) whose version lacks a field, or both.
    */
   watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): Watch | undefined {
     const derived = new Set<string>()
     // Only a PATCH says it is a partial update: `fullReplace: false` is also how a PUT that creates says it does not replace.
-    const partial = !head.fullReplace.replaces && head.methods.includes('PATCH')
+    const partial = head.methods.includes('PATCH') && !head.fullReplace.methods.has('PATCH')
     if ((!head.fullReplace.replaces && !partial) || slot === undefined) return undefined
     const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
-    if (partial) return this.overwrites({ head, behaviour, slot }, lacked)
+    const update = partial ? this.overwrites({ head, behaviour, slot }, lacked) : undefined
+    // A route of a PUT and a PATCH both replaces and updates: its examples are watched as both.
+    const replace = head.fullReplace.replaces ? this.replaces({ head, behaviour, slot }, lacked, derived) : undefined
+    if (update === undefined || replace === undefined) return update ?? replace
+    return {
+      saw: (body, sent) => { update.saw(body, sent); replace.saw(body, sent) },
+      done: () => { update.done(); replace.done() }
+    }
+  }
+
+  /** A watch over a full replace's request examples: the derived fields none sets, the kept fields the converters set. */
+  private replaces ({ head, behaviour, slot }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string }, lacked: readonly string[], derived: Set<string>): Watch | undefined {
     // The JSON text of each value the examples set at a kept field.
     const kept = new Map(lacked.filter((pointer) => head.fullReplace.keeps.has(pointer)).map((pointer) => [pointer, new Set<string>()]))
     if (derived.size === 0 && kept.size === 0) return undefined

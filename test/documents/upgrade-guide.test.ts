@@ -621,3 +621,38 @@ test('regression: a change that moved a path names the path the older version\'s
   const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
   t.ok(page.includes('<code>GET /api/users/{id}</code> (was <code>/api/accounts/{id}</code>)'), 'the page says what the path was')
 })
+
+test('regression: a change that moved a route\'s method names the method the older version\'s clients call, in the JSON and on the page', async (t) => {
+  // The guide listed only `PATCH /users/{id}`: a client of the older version, calling `PUT`, was not told its method changed.
+  class UpdatesArePatches extends VersionChange {
+    description = 'Users are updated with PATCH.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/users/:id', ['PATCH']).had({ methods: ['PUT'] })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', UpdatesArePatches), new Version('2000-01-01')), async (api) => {
+    api.patch('/users/:id', async () => ({}))
+    api.get('/users/:id', async () => ({}))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.operations, [{ method: 'PATCH', path: '/users/{id}', previousMethod: 'PUT', status: 'changed' }])
+  const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
+  t.ok(page.includes('<code>PATCH /users/{id}</code> (was <code>PUT</code>)'), 'the page says what the method was')
+})
+
+test('regression: a method a change added to a route, or took from it, was listed as changed, or not at all', async (t) => {
+  class MethodsMoved extends VersionChange {
+    description = 'Users can be patched; orders are no longer posted to /orders/:id.'
+    instructionsToMigrateToPreviousVersion = [
+      endpoint('/users/:id', ['PUT', 'PATCH']).had({ methods: ['PUT'] }),
+      endpoint('/orders/:id', ['GET']).had({ methods: ['GET', 'POST'] })
+    ]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', MethodsMoved), new Version('2000-01-01')), async (api) => {
+    api.route({ method: ['PUT', 'PATCH'], url: '/users/:id', handler: async () => ({}) })
+    api.get('/orders/:id', async () => ({}))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.operations.map(({ method, path, status }) => `${method} ${path} ${status}`),
+    ['GET /orders/{id} changed', 'POST /orders/{id} removed', 'PATCH /users/{id} added', 'PUT /users/{id} changed'])
+})

@@ -310,3 +310,27 @@ test('regression: a null the route stores as \'\' (Fastify coercing a nullable u
   ])
   t.equal(stored.get('c1')?.memo, '', 'what the route made of the null put back')
 })
+
+test('regression: a route registered for [\'PUT\', \'PATCH\'] checked its PATCH requests as full replaces', async (t) => {
+  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
+    api.route<{ Params: { id: string }, Body: Stored }>({
+      method: ['PUT', 'PATCH'],
+      url: '/customers/:id',
+      schema: { body: Customer, response: { 200: Customer } },
+      handler: async (request) => {
+        const customer = { ...stored.get(request.params.id), ...request.body }
+        stored.set(request.params.id, customer)
+        return customer
+      }
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'PATCH', fill: false })), [], 'its PATCH is a partial update')
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })),
+    ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'its PUT is a replace')
+})

@@ -164,7 +164,7 @@ test('a kept field a union member already has in the old version is sent by its 
 const PricePatch = Type.Object({ amount: Type.Optional(Type.Integer()), currency: Type.Optional(Type.String()) }, { $id: 'PricePatch' })
 
 /** A ready app whose `METHOD /prices/:id` route takes a {@link PricePatch}, whose currency 2000-01-01 lacks; `up` is its request converter. */
-async function priceApp (t: Teardown, method: 'PATCH' | 'POST' | 'PUT', up: (request: RequestInfo) => void, options: Partial<RouteShorthandOptions> = {}): Promise<FastifyInstance> {
+async function priceApp (t: Teardown, method: 'PATCH' | 'POST' | 'PUT' | Array<'PUT' | 'PATCH'>, up: (request: RequestInfo) => void, options: Partial<RouteShorthandOptions> = {}): Promise<FastifyInstance> {
   class Currencies extends VersionChange {
     description = 'Prices have a currency (it was always usd).'
     instructionsToMigrateToPreviousVersion = [schema(PricePatch).field('currency').didntExist]
@@ -195,6 +195,14 @@ test('a partial update whose converters set a lacked field only from what some c
   t.same(await overwrites(await priceApp(t, 'PATCH', () => {})), [], 'no converter sets it')
   const replace = await verify(await priceApp(t, 'PATCH', (request) => { request.body.currency ??= 'usd' }, { fullReplace: { keeps: ['/currency'] } }), { examples: 20 })
   t.same(replace.map(({ kind }) => kind), [], 'a full replace keeping it: a constant the handler replaces')
+})
+
+test('regression: a route registered for [\'PUT\', \'PATCH\'] was a full replace for its PATCH too: no update overwrites', async (t) => {
+  const kinds = async (app: FastifyInstance): Promise<string[]> => (await verify(app, { examples: 20 })).map(({ route, kind, pointer }) => `${route} ${kind} ${pointer}`)
+  t.same(await kinds(await priceApp(t, ['PUT', 'PATCH'], (request) => { request.body.currency ??= 'usd' })),
+    ['PATCH,PUT /prices/:id replace clears /currency', 'PATCH,PUT /prices/:id update overwrites /currency'], 'its PUT replaces, its PATCH updates')
+  t.same(await kinds(await priceApp(t, ['PUT', 'PATCH'], (request) => { request.body.currency ??= 'usd' }, { fullReplace: { keeps: ['/currency'] } })),
+    ['PATCH,PUT /prices/:id update overwrites /currency'], 'fullReplace on a route with other methods is its PUT\'s: the PATCH still updates')
 })
 
 test('a PATCH whose converter only renames a field gives no finding', async (t) => {
