@@ -269,6 +269,11 @@ export function createMigrationErrorHandler (
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false
+    // Nor is the error's body written by the success's serializer (Fastify keeps a reply's serializer): back to the route's.
+    if (state?.versionSerializer === true) {
+      state.versionSerializer = false
+      reply.serializer(null as never)
+    }
     const behaviour = state?.behaviour ?? null
     let result: unknown = error
     if (behaviour !== null && failsHeadAfterMigration(error, request)) {

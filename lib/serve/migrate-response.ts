@@ -95,6 +95,7 @@ function finish (conversion: Conversion, status: number, key: string | undefined
   if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
     !hasChosenSerializer(reply)) {
     reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
+    state.versionSerializer = true
   }
   done(null, body)
 }

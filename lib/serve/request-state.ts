@@ -38,6 +38,8 @@ export interface RequestState {
   converterFailed: boolean
   /** True once its success payload went through the response converters (an error clears it: its body is converted instead). */
   converted: boolean
+  /** True once the success hook gave the reply its version's serializer (an error handler's body must not be written by it). */
+  versionSerializer: boolean
   /** The deprecated fields the request carries (JSON pointers) and the `Link` they add, when it carries some. */
   fieldDeprecations: { readonly fields: readonly string[], readonly link: string | undefined } | null
   /** Served a version the request does not name (a custom picker's or a function default's, as an account's pin): private. */
@@ -55,7 +57,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
   ;(request as WithState)[kRequestState] = state
   return state
 }

@@ -102,6 +102,9 @@ export function applyShape (schema: TSchema, rules: WalkRules, value: unknown): 
 
 /** Compiles walks for one rules object (the caches are the rules object's). */
 class WalkCompiler {
+  /** The schemas being compiled: a `$ref` to one of them is compiled on first use. */
+  private readonly compiling = new Set<TSchema>()
+
   constructor (private readonly rules: WalkRules) {}
 
   /**
@@ -114,7 +117,9 @@ class WalkCompiler {
     if (cache.has(schema)) return cache.get(schema) ?? null
     // A schema reached again while it is compiled (a cycle of objects) adds nothing the first visit lacks.
     cache.set(schema, null)
+    this.compiling.add(schema)
     const walk = this.build(schema as SchemaObject, full)
+    this.compiling.delete(schema)
     cache.set(schema, walk)
     return walk
   }
@@ -167,11 +172,15 @@ class WalkCompiler {
     return (data, depth) => { for (const part of parts) part(data, depth) }
   }
 
-  /** A `$ref` is walked as the schema it names (compiled on first use: schemas may refer to themselves). */
+  /**
+   * A `$ref` is walked as the schema it names: none when that one needs none; compiled on first use when it is being
+   * compiled (schemas may refer to themselves).
+   */
   private refWalk (ref: string, full: boolean): ShapeWalk | null {
     const target = this.rules.resolveRef?.(ref)
     if (target === undefined) return null
-    let inner: ShapeWalk | null | undefined
+    let inner: ShapeWalk | null | undefined = this.compiling.has(target) ? undefined : this.walkOf(target, full)
+    if (inner === null) return null
     return (data, depth = 0) => {
       if (depth > MAX_WALK_DEPTH) return
       inner ??= this.walkOf(target, full)

@@ -649,3 +649,36 @@ test('regression: an error body sent as JSON under an upper-case media type (App
     t.same(response.json(), { title: 'Not found', code: 'NOT_FOUND' }, type)
   }
 })
+
+test('regression: a child context\'s error handler answers an old version\'s unconvertible response in its own format, not serialized with the version\'s success schema', async (t) => {
+  const Thing = Type.Object({ fullName: Type.String(), kind: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    fullNameToName (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')) })
+  await app.register(async (child) => {
+    child.setErrorHandler((error: Error & { code?: string }, _request, reply) => reply.code(422).send({ error: { code: error.code ?? null, message: error.message } }))
+    await child.register(versioned(async (api) => {
+      // The handler forgets `kind`: HEAD's serializer and the old version's both refuse the answer.
+      api.get('/things', { schema: { response: { 200: Thing } } }, async () => ({ fullName: 'Ada' }) as never)
+    }))
+  }, { prefix: '/api' })
+
+  const old = await call(app, '2000-01-01', '/api/things')
+  t.equal(old.statusCode, 422, 'the child\'s error handler chose the status')
+  t.same(jsonOf(old), {
+    error: { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: 'A response of this route cannot be expressed in API version 2000-01-01. This is a server error; it has been logged.' }
+  }, 'its body, in its format: the serializer\'s message stays in the log')
+  const latest = await call(app, '2001-01-01', '/api/things')
+  t.equal(latest.statusCode, 422)
+  t.same(jsonOf(latest), { error: { code: null, message: '"kind" is required!' } }, 'as plain Fastify answers HEAD')
+})

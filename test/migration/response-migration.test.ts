@@ -514,6 +514,41 @@ test('regression: a response the newest version serves as HEAD (no converter, no
   t.equal(entries.filter((entry) => entry.level === 50).length, 2, 'each 500 is logged, as plain Fastify logs it')
 })
 
+test('regression: the newest version of a route whose response is a Type.Ref to a schema a child context added (addSchema) answered a serializer refusal with FST_VERSIONER_UNCONVERTIBLE_RESPONSE: the $ref made it do work', async (t) => {
+  // A `$ref` was walked on every success of the newest version though the schema it names needs no walk: the newest
+  // version was never idle, and its serializer's refusal was answered as a conversion's.
+  const Doc = Type.Object({ name: Type.String(), kind: Type.String() }, { $id: 'Doc' })
+  class TitleWasName extends VersionChange {
+    description = 'A document had a title.'
+    instructionsToMigrateToPreviousVersion = [schema(Doc).field('name').had({ name: 'title' })]
+
+    @ConvertResponseToPreviousVersionFor(Doc)
+    down (response: ResponseInfo) {
+      response.body.title = response.body.name
+      delete response.body.name
+    }
+  }
+  const routes = async (api: FastifyInstance): Promise<void> => {
+    api.get('/docs', { schema: { response: { 200: Type.Ref(Doc) } } }, async () => ({ name: 'n' }) as never)
+  }
+  const plain = Fastify({ logger: { level: 'error', stream: captureLogs().stream } })
+  t.teardown(() => plain.close())
+  await plain.register(async (child) => { child.addSchema(Doc); await child.register(routes) }, { prefix: '/api' })
+  const reference = await plain.inject({ url: '/api/docs' })
+  t.equal(reference.statusCode, 500, 'plain Fastify\'s serializer refuses it (the reference)')
+
+  const { stream, entries } = captureLogs()
+  const app = Fastify({ logger: { level: 'error', stream } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', TitleWasName), new Version('2000-01-01')) })
+  await app.register(async (child) => { child.addSchema(Doc); await child.register(versioned(routes)) }, { prefix: '/api' })
+  const newest = await call(app, '2001-01-01', '/api/docs')
+  t.same([newest.statusCode, newest.json()], [500, reference.json()], 'the newest version answers as plain Fastify')
+  t.same(entries.filter((entry) => /does not fit/.test(String(entry.msg))), [], 'no log entry blames a converter')
+  const old = await call(app, '2000-01-01', '/api/docs')
+  t.equal(old.json().code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'the older version\'s refusal is still its coded 500')
+})
+
 test("the handler's returned object is never changed by an old version's response converters: a cached object serves every version", async (t) => {
   const Address = Type.Object({ street: Type.String(), city: Type.String() })
   const Team = Type.Object({ id: Type.String(), title: Type.String(), address: Address, members: Type.Array(Type.Object({ fullName: Type.String() })) })
