@@ -232,7 +232,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkMethods(state, fastify.supportedMethods)
       if (state.startupError !== undefined) throw state.startupError
       webhooks.seal()
-      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log)
+      for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log, state.options.retiring)
       checkWebhookNames(webhooks.list(), state.generation.levels)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())

@@ -175,10 +175,11 @@ function versionSelect (name: string, values: readonly string[], selected: strin
 }
 
 function changeSection (change: UpgradeChange): string {
+  const badge = (status: string): string => status === 'changed' ? '' : ` <span class="badge">${status}</span>`
   const operations = change.operations.map((operation) =>
     `<li><code>${escapeHtml(`${operation.method} ${operation.path}`)}</code>` +
-    `${operation.previousPath === undefined && operation.previousMethod === undefined ? '' : ` (was <code>${escapeHtml([operation.previousMethod, operation.previousPath].filter(Boolean).join(' '))}</code>)`}${operation.status === 'changed' ? '' : ` <span class="badge">${operation.status}</span>`}</li>`)
-  const webhooks = change.webhooks.map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.name} (${webhook.method})`)}</code></li>`)
+    `${operation.previousPath === undefined && operation.previousMethod === undefined ? '' : ` (was <code>${escapeHtml([operation.previousMethod, operation.previousPath].filter(Boolean).join(' '))}</code>)`}${badge(operation.status)}</li>`)
+  const webhooks = change.webhooks.map((webhook) => `<li><code>${escapeHtml(`webhook ${webhook.name} (${webhook.method})`)}</code>${badge(webhook.status)}</li>`)
   const affected = [...operations, ...webhooks]
   const examples = change.examples.map((example) =>
     `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +

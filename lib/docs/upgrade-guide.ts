@@ -41,7 +41,8 @@ export interface UpgradeChange {
   readonly description: string
   readonly sideEffects: boolean
   readonly operations: UpgradeOperation[]
-  readonly webhooks: Array<{ readonly name: string, readonly method: string }>
+  /** The webhooks it affects, each `'added'` or `'removed'` by the change (`didntExist`, `onlyExistsInOlderVersions`), else `'changed'`. */
+  readonly webhooks: Array<{ readonly name: string, readonly method: string, readonly status: UpgradeOperation['status'] }>
   readonly examples: UpgradeExample[]
   /** Examples left out, and why (a converter threw, a result did not validate, the pair was the same). */
   readonly notes: string[]
@@ -142,7 +143,7 @@ export class UpgradeGuides {
       const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }
       const status = this.affects(subject, examples, level)
       if (status === undefined) continue
-      entry.webhooks.push({ name: webhook.name, method: webhook.method })
+      entry.webhooks.push({ name: webhook.name, method: webhook.method, status })
       if (status === 'changed') await examples.response({ operation: `webhook ${webhook.name}`, part: 'webhook payload' }, webhook.body)
     }
     return entry

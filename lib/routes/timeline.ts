@@ -243,8 +243,8 @@ export function routeTimeline (head: HeadRouteFacts, log: EndpointInstructionLog
     timeline.push(state)
   }
   if (head.onlyExistsInOlderVersions && head.mayExistNowhere !== true && !timeline.some((level) => level.exists)) {
-    throw new RouterGenerationError('Every route marked onlyExistsInOlderVersions must be restored with endpoint(...).existed in one of ' +
-      `the older versions; otherwise delete it altogether. This route was never restored: [${head.methods.join(', ')}] ${head.path}.`)
+    throw new RouterGenerationError('Every route or webhook marked onlyExistsInOlderVersions must be restored with endpoint(...).existed in one of ' +
+      `the older versions; otherwise delete it altogether. This one was never restored: [${head.methods.join(', ')}] ${head.path}.`)
   }
   return timeline
 }

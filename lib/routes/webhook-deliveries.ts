@@ -70,7 +70,8 @@ export interface WebhookDelivery<S extends WebhookSubscriber = WebhookSubscriber
 }
 
 /**
- * A subscriber not sent the webhook: its version does not have it (an endpoint instruction says it did not exist).
+ * A subscriber not sent the webhook: its version does not have it (an endpoint instruction says it did not exist, or it
+ * was removed in a newer version: `onlyExistsInOlderVersions`).
  * @example
  * ```ts
  * for (const { subscriber, reason } of skipped) log.info({ subscriber: subscriber.id }, reason)

@@ -35,6 +35,11 @@ export interface WebhookDefinition<S extends TSchema = TSchema> {
   tags?: string[]
   operationId?: string
   deprecated?: boolean
+  /**
+   * Absent from HEAD and the latest version until an older version's `endpoint(name, [method]).existed` restores it
+   * (a webhook since removed), as the route option of that name.
+   */
+  onlyExistsInOlderVersions?: boolean
 }
 
 /** A declared webhook with its state in every version (computed when the application is ready). */
@@ -43,6 +48,7 @@ export interface DeclaredWebhook {
   readonly method: HttpMethod
   readonly body: TSchema
   readonly attributes: RouteAttributes
+  readonly onlyExistsInOlderVersions: boolean
   timeline: readonly RouteState[]
 }
 
@@ -66,19 +72,21 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
   }
   checkDeprecations(definition.body, `webhook ${definition.name}`)
   const [method] = normaliseMethods(definition.method ?? 'POST')
-  return { name: definition.name, method, body: definition.body, attributes: attributesOf(definition), timeline: [] }
+  const { name, body, onlyExistsInOlderVersions } = definition
+  return { name, method, body, attributes: attributesOf(definition), onlyExistsInOlderVersions: onlyExistsInOlderVersions === true, timeline: [] }
 }
 
 /**
- * A webhook in every version: whether it exists, its name and attributes, as endpoint instructions naming it make them.
+ * A webhook in every version: whether it exists, its name and attributes, as endpoint instructions naming it make them
+ * (`mayExistNowhere`: the app built by `retire`, as for routes).
  * @example
  * ```ts
  * webhook.timeline = webhookTimeline(webhook, state.log)
  * ```
  */
-export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstructionLog): RouteState[] {
-  const { name: path, method, attributes } = webhook
-  const timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions: false, attributes, operationId: attributes.operationId }, log)
+export function webhookTimeline (webhook: DeclaredWebhook, log: EndpointInstructionLog, mayExistNowhere?: boolean): RouteState[] {
+  const { name: path, method, attributes, onlyExistsInOlderVersions } = webhook
+  const timeline = routeTimeline({ path, methods: [method], onlyExistsInOlderVersions, attributes, operationId: attributes.operationId, mayExistNowhere }, log)
   // A delivery is sent with one method: a version documenting others would be promised what it is not sent.
   const level = timeline.findIndex((state) => state.exists && (state.methods.length !== 1 || state.methods[0] !== method))
   if (level === -1) return timeline

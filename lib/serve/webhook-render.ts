@@ -179,8 +179,12 @@ async function render<S extends WebhookSubscriber> (
   const failed: Array<FailedSubscriber<S> | undefined> = []
   const renderedIn: Array<[string, Array<Resolved<S>>]> = []
   for (const [version, group] of byVersion) {
-    if (webhook.timeline[engine.generation.levelOf(version)]?.exists !== true) {
-      const reason = `Webhook '${webhook.name}' (${webhook.method}) does not exist in version ${version}: an endpoint instruction says it did not.`
+    const level = engine.generation.levelOf(version)
+    if (webhook.timeline[level]?.exists !== true) {
+      // No newer version has it: it was removed (onlyExistsInOlderVersions) in the version after the newest older one having it.
+      const since = webhook.timeline.slice(1, level).some((state) => state.exists) ? -1 : webhook.timeline.findIndex((state, at) => at > level && state.exists)
+      const reason = `Webhook '${webhook.name}' (${webhook.method}) does not exist in version ${version}: ` +
+        `${since === -1 ? 'an endpoint instruction says it did not' : `it was removed in version ${engine.generation.levels[since - 1]}`}.`
       for (const { subscriber, index } of group) skipped[index] = { subscriber, version, reason }
       continue
     }

@@ -20,6 +20,8 @@ import { routeSeeds } from '../routes/quiet-levels'
 import type { Seed } from '../schemas/seeds'
 import type { VersionerState } from '../routes/versioner-state'
 import { requestPlans } from '../routes/version-plan'
+import type { RouteState } from '../routes/timeline'
+import type { DeclaredWebhook } from '../routes/webhooks'
 
 /** A version change retiring removes, and the version holding it. */
 interface RemovedChange {
@@ -38,6 +40,8 @@ export interface RetirementPlan {
   readonly converters: readonly string[]
   /** HEAD routes some retired version serves and no remaining one does (`METHODS path`, marked when `onlyExistsInOlderVersions`). */
   readonly routes: readonly string[]
+  /** Webhooks some retired version has and no remaining one does (`name (METHOD)`, marked when `onlyExistsInOlderVersions`). */
+  readonly webhooks: readonly string[]
   /** `Schema.field` of HEAD fields kept only for retired versions. */
   readonly fields: readonly string[]
   /** `Enum member` of HEAD enum members kept only for retired versions. */
@@ -117,7 +121,7 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
  * What retiring `version` and every older version of the API removes. `FST_VERSIONER_TOOL` when the API has no such
  * version, or when it is the newest (an API keeps at least one version).
  */
-export function retirementPlan (state: VersionerState, version: string): RetirementPlan {
+export function retirementPlan (state: VersionerState, version: string, webhooks: readonly DeclaredWebhook[] = []): RetirementPlan {
   const bundle = state.options.versions
   const values = bundle.versionValues
   const index = values.indexOf(version)
@@ -141,18 +145,20 @@ export function retirementPlan (state: VersionerState, version: string): Retirem
   const removed = new Set(removedSteps.flatMap((step) => step.changes))
   const changes = removedSteps.flatMap((step) => step.changes.map((change) => ({ name: change.name, holder: step.origin })))
   const converters = [...removed].flatMap((change) => change.converters.map((converter) => converter.display))
-  const routes: string[] = []
-  for (const head of state.headRoutes) {
-    const served = (level: number): boolean => head.timeline[level]?.exists === true
-    if (range(1, index).some(served) || !range(index + 1, values.length).some(served)) continue
-    routes.push(`${head.display}${head.timeline[0].exists ? '' : ' (onlyExistsInOlderVersions)'}`)
+  // A route or webhook some retired version has and no remaining one does, marked when HEAD lacks it.
+  const retiredOnly = (timeline: readonly RouteState[], display: string): string[] => {
+    const served = (level: number): boolean => timeline[level]?.exists === true
+    if (range(1, index).some(served) || !range(index + 1, values.length).some(served)) return []
+    return [`${display}${timeline[0].exists ? '' : ' (onlyExistsInOlderVersions)'}`]
   }
+  const routes = state.headRoutes.flatMap((head) => retiredOnly(head.timeline, head.display))
   return {
     retired: bundle.versions.slice(index),
     remaining: values.slice(0, index),
     changes,
     converters,
     routes,
+    webhooks: webhooks.flatMap((webhook) => retiredOnly(webhook.timeline, `${webhook.name} (${webhook.method})`)),
     ...keptOnlyForRetired(state, index, removed)
   }
 }

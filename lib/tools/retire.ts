@@ -72,6 +72,7 @@ function printPlan (plan: RetirementPlan, io: CommandOutput): void {
     ...plan.changes.map((removed) => `change ${removed.name} (in Version('${removed.holder}'))`),
     ...plan.converters.map((converter) => `converter ${converter}`),
     ...plan.routes.map((route) => `route ${route}: no remaining version serves it`),
+    ...plan.webhooks.map((webhook) => `webhook ${webhook}: no remaining version sends it`),
     ...plan.fields.map((field) => `field ${field}: kept in HEAD only for retired versions (every remaining version hides it)`),
     ...plan.members.map((member) => `enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)`)
   ]
@@ -154,7 +155,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
     const apis = selectApis(full, run.api)
     const plans = new Map(apis.map((api) => {
       try {
-        const plan = retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version))
+        const plan = retirementPlan(versionerStateOf(api.context), retiredVersion(api.context, run.version), api.context.versioner.webhooks.list())
         checkDefault(api.context, plan)
         return [api.name, plan]
       } catch (error) {

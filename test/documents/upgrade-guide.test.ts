@@ -17,6 +17,7 @@ import { withoutLibraries } from '../helpers/missing-libraries'
 import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDocument } from '../helpers/openapi-documents'
 import { UpgradeGuides, type UpgradeGuide } from '../../lib/docs/upgrade-guide'
 import { manyReleasesApp, releaseDate } from '../helpers/many-releases'
+import { changeClass } from '../helpers/version-changes'
 
 async function example (t: Teardown, versioner = {}): Promise<FastifyInstance> {
   const app = await buildApp({ versioner })
@@ -189,7 +190,7 @@ test('webhooks a change affects are listed with payload examples; an example a c
   const guide = await guideOf(app, '2000-01-01', '2002-01-01')
   const [split, drop] = guide.changes
   t.same(split.operations.map((operation) => `${operation.method} ${operation.path}`), ['GET /events/{id}'], 'the route holding the schema, not the other one')
-  t.same(split.webhooks, [{ name: 'event.created', method: 'POST' }], 'the webhook whose payload holds the schema')
+  t.same(split.webhooks, [{ name: 'event.created', method: 'POST', status: 'changed' }], 'the webhook whose payload holds the schema')
   t.same(split.examples.find((entry) => entry.part === 'webhook payload'), {
     operation: 'webhook event.created', part: 'webhook payload', before: { id: 'e1', size: 3, title: 'Ada' }, after: { id: 'e1', name: 'Ada', size: 3 }
   }, 'the payload example before and after, from HEAD\'s example through the converters')
@@ -197,6 +198,23 @@ test('webhooks a change affects are listed with payload examples; an example a c
   t.same(drop.operations.map((operation) => `${operation.method} ${operation.path}`), ['GET /widgets/{id}'])
   t.same(drop.examples, [], 'no example when a converter refuses it')
   t.ok(drop.notes.some((note) => note.includes('cannot render size')), `the note says why: ${drop.notes.join('; ')}`)
+})
+
+test('a webhook added (didntExist) or removed (onlyExistsInOlderVersions) is listed with its status, as an operation is', async (t) => {
+  const Event = Type.Object({ id: Type.String() })
+  const Changes = changeClass('AddVoidedRemoveFinalized', [endpoint('invoice.voided', ['POST']).didntExist, endpoint('invoice.finalized', ['POST']).existed])
+  const versions = new VersionBundle(new Version('2001-01-01', Changes), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => { api.get('/ping', async () => ({ ok: true })) }, {
+    beforeRoutes: (instance) => {
+      instance.versioner.webhooks.add({ name: 'invoice.voided', body: Event }).add({ name: 'invoice.finalized', body: Event, onlyExistsInOlderVersions: true })
+    }
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.webhooks, [{ name: 'invoice.finalized', method: 'POST', status: 'removed' }, { name: 'invoice.voided', method: 'POST', status: 'added' }])
+  const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
+  t.match(page, '<li><code>webhook invoice.finalized (POST)</code> <span class="badge">removed</span></li>', 'the page shows it removed')
+  t.match(page, '<li><code>webhook invoice.voided (POST)</code> <span class="badge">added</span></li>')
 })
 
 test('preview versions are not part of guides: ranges, lists and links name released versions only', async (t) => {

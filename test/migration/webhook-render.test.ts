@@ -3,12 +3,13 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
-  ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
   VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
-import { nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
+import { changeClass, nameWasTitleInResponses, taxedPrices } from '../helpers/version-changes'
+import { versionedApp } from '../helpers/apps'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, webhookApp } from '../helpers/webhook-apps'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
@@ -104,6 +105,31 @@ test('a subscriber of a version without the webhook is skipped, saying why', asy
   t.same(skipped.map(({ subscriber, version }) => [subscriber.id, version]), [['ep_1', '2001-01-01'], ['ep_2', '2000-01-01']])
   t.match(skipped[0].reason, /'invoice\.refunded' \(POST\) does not exist in version 2001-01-01/)
   t.equal(receiverProblem(app, deliveries[0], [list[0].secret], 'invoice.refunded'), undefined)
+})
+
+test('a webhook removed (onlyExistsInOlderVersions) is sent only to subscribers of the versions before its removal', async (t) => {
+  const Finalized = Type.Object({ id: Type.String(), amount: Type.Integer() })
+  const finalized = { name: 'invoice.finalized', body: Finalized, onlyExistsInOlderVersions: true }
+  const Removal = changeClass('RemoveInvoiceFinalized', [endpoint('invoice.finalized', ['POST']).existed])
+  const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', Removal), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => { api.get('/ping', async () => ({ ok: true })) }, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add(finalized) }
+  })
+  await app.ready()
+  const list = subscribers(3)
+  const options = { subscribers: list, id: 'msg_1', timestamp: new Date() }
+  const rendered = await app.versioner.webhooks.render('invoice.finalized', { id: 'in_1', amount: 1250 }, options)
+  t.same(rendered.deliveries.map(({ subscriber, version }) => [subscriber.id, version]), [['ep_2', '2000-01-01']], 'only 2000-01-01 has it')
+  t.same(JSON.parse(rendered.deliveries[0].body), { id: 'in_1', amount: 1250 }, 'the body HEAD builds, in 2000-01-01')
+  t.equal(receiverProblem(app, rendered.deliveries[0], [list[2].secret], 'invoice.finalized'), undefined)
+  t.same(rendered.skipped.map(({ subscriber, version }) => [subscriber.id, version]), [['ep_0', '2002-01-01'], ['ep_1', '2001-01-01']],
+    'the versions since its removal skip it, as a version without the webhook does')
+  t.match(rendered.skipped[0].reason, /'invoice\.finalized' \(POST\) does not exist in version 2002-01-01: it was removed in version 2001-01-01/)
+  t.equal((await rejection(() => app.versioner.webhooks.render('invoice.finalized', { id: 'in_1' }, options)))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY',
+    'the body is still checked against the HEAD schema')
+  t.same(await renderWebhook(versions, finalized, { id: 'in_1', amount: 1250 }, options), rendered, 'renderWebhook in a worker: the same')
+  t.equal((await rejection(() => renderWebhook(new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), finalized, { id: 'in_1', amount: 1 }, options)))?.code,
+    'FST_VERSIONER_ROUTER_GENERATION', 'renderWebhook with a bundle that never restores it: the start-up error of the app')
 })
 
 test('renderWebhook: the same deliveries in a worker, from the bundle and the definition alone', async (t) => {

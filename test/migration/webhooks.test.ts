@@ -141,6 +141,30 @@ test('endpoint instructions naming a webhook: didntExist removes it from older v
   t.match(error?.message, /user\.updated.*NoSuchWebhook/)
 })
 
+test('a webhook declared onlyExistsInOlderVersions is absent from HEAD and the latest version until existed restores it', async (t) => {
+  const Finalized = Type.Object({ id: Type.String() })
+  const definition: WebhookDefinition<typeof Finalized> = { name: 'invoice.finalized', body: Finalized, onlyExistsInOlderVersions: true }
+  const Removal = changeClass('RemoveInvoiceFinalized', [endpoint('invoice.finalized', ['POST']).existed])
+  const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', Removal), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, ping, { beforeRoutes: (instance) => { instance.versioner.webhooks.add(definition) } })
+  await app.ready()
+  const names = (version: string): string[] => operationsOf(documentOf(app, version), 'webhooks').map(({ path: name, method }) => `${method} ${name}`)
+  t.strictSame(names('2002-01-01'), [], 'the latest version does not have it')
+  t.strictSame(names('2001-01-01'), [], 'nor the version that removed it')
+  t.strictSame(names('2000-01-01'), ['POST invoice.finalized'], 'the version before its removal has it')
+  t.strictSame(definition, { name: 'invoice.finalized', body: Finalized, onlyExistsInOlderVersions: true }, 'the definition is not changed')
+  const changelog = app.versioner.changelog()
+  t.strictSame(changelog.versions[1].changes[0].instructions, [{ type: 'endpoint.removed', path: 'invoice.finalized', methods: ['POST'] }],
+    'the changelog says 2001-01-01 removed it')
+
+  const never = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), ping, {
+    beforeRoutes: (instance) => { instance.versioner.webhooks.add(definition) }
+  })
+  const error = await rejection(() => never.ready())
+  t.equal(error?.code, 'FST_VERSIONER_ROUTER_GENERATION', 'marked and never restored: the start-up error of such a route')
+  t.match(error?.message, /never restored: \[POST\] invoice\.finalized/)
+})
+
 test('endpoint(name, methods, { operationId }) names a webhook by its operationId', async (t) => {
   const Created = Type.Object({ id: Type.String() })
   const Change = changeClass('OldSummary', [endpoint('user.created', ['POST'], { operationId: 'userCreated' }).had({ summary: 'Old summary' })])

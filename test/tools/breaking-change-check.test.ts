@@ -12,7 +12,8 @@ import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
 import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
-import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
+import { endpoint, fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
+import { changeClass } from '../helpers/version-changes'
 
 type Json = Record<string, any>
 
@@ -1176,4 +1177,22 @@ test("regression: an operation's own error status, now documented only by the pl
   own.paths['/users'].post.responses[400] = notFound
   t.same(lines(compareDocuments('2000-01-01', saved, structuredClone(saved)), true), [])
   t.same(lines(compareDocuments('2000-01-01', saved, own), true).filter((line) => line.includes('status removed')), [])
+})
+
+test('a webhook marked onlyExistsInOlderVersions: check reports it removed from each saved version that had it, and nothing where it was restored', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const Finalized = Type.Object({ id: Type.String() })
+  const appWith = async (restoredBy: string | undefined): Promise<FastifyInstance> => {
+    const Removal = changeClass('RemoveInvoiceFinalized', [endpoint('invoice.finalized', ['POST']).existed])
+    const versions = new VersionBundle(...['2001-01-01', '2000-01-01'].map((value) => value === restoredBy ? new Version(value, Removal) : new Version(value)))
+    const app = await versionedApp(t, versions, async (api) => { api.get('/ping', async () => ({ ok: true })) }, {
+      beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'invoice.finalized', body: Finalized, onlyExistsInOlderVersions: restoredBy !== undefined }) }
+    })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(undefined), dir)
+  t.same((await checkDocuments(await appWith('2001-01-01'), dir)).breaks.map((change) => change.text), ['2001-01-01 webhook invoice.finalized: webhook removed'],
+    'removed in a saved version: a break there, none in 2000-01-01 which still has it')
 })

@@ -101,7 +101,7 @@ test('--usage with --quiet-days 30: 2000-01-01 seen three days ago exits 1 namin
   t.equal(unwindowed.code, 0, 'without --quiet-days the usage is only printed')
 })
 
-/** A TypeScript app module: 2001-01-01 and 2000-01-01 (sunset `sunsetAt`), an enum member and a route only 2000 has. */
+/** A TypeScript app module: 2001-01-01 and 2000-01-01 (sunset `sunsetAt`), an enum member, a route and a webhook only 2000 has. */
 async function lifecycleApp (dir: string, sunsetAt: string | undefined): Promise<string> {
   const file = join(dir, `app-${sunsetAt ?? 'none'}.ts`)
   await writeFile(file, `import Fastify from 'fastify'
@@ -116,7 +116,8 @@ class HideClosed extends VersionChange {
 }
 class DropClosedAndLegacySearch extends VersionChange {
   description = 'Orders can no longer be closed; the legacy search is gone.'
-  instructionsToMigrateToPreviousVersion = [enumeration(Status).had({ closed: 'closed' }), endpoint('/legacy-search', ['GET']).existed]
+  instructionsToMigrateToPreviousVersion = [enumeration(Status).had({ closed: 'closed' }), endpoint('/legacy-search', ['GET']).existed,
+    endpoint('order.closed', ['POST']).existed]
 }
 const versions = new VersionBundle(new HeadVersion(HideClosed), new Version('2001-01-01', DropClosedAndLegacySearch),
   new Version('2000-01-01'${sunsetAt === undefined ? '' : `, { sunsetAt: '${sunsetAt}' }`}))
@@ -124,6 +125,7 @@ const versions = new VersionBundle(new HeadVersion(HideClosed), new Version('200
 export default async function build () {
   const app = Fastify()
   await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add({ name: 'order.closed', body: Order, onlyExistsInOlderVersions: true })
   await app.register(versioned(async (api) => {
     api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
     api.get('/legacy-search', { onlyExistsInOlderVersions: true, schema: { response: { 200: Type.Object({ results: Type.Array(Type.String()) }) } } },
@@ -135,7 +137,7 @@ export default async function build () {
   return file
 }
 
-test('an onlyExistsInOlderVersions route and an enum member kept only for 2000-01-01; a sunsetAt passed', async (t) => {
+test('an onlyExistsInOlderVersions route and webhook and an enum member kept only for 2000-01-01; a sunsetAt passed', async (t) => {
   const dir = await scratch(t)
   const result = await inProcess(['retire', await lifecycleApp(dir, '2020-01-01'), '--version', '2000-01-01', '--examples', '5'])
   t.equal(result.code, 0, result.stderr)
@@ -145,6 +147,7 @@ test('an onlyExistsInOlderVersions route and an enum member kept only for 2000-0
     '  version 2000-01-01 (sunsetAt 2020-01-01T00:00:00.000Z)',
     '  change DropClosedAndLegacySearch (in Version(\'2001-01-01\'))',
     '  route GET /legacy-search (onlyExistsInOlderVersions): no remaining version serves it',
+    '  webhook order.closed (POST) (onlyExistsInOlderVersions): no remaining version sends it',
     '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it)',
     'retire: the application without them serves 2001-01-01.',
     'check: no breaking change in 2 remaining version(s) (2001-01-01, unversioned); 0 note(s).',

@@ -126,6 +126,9 @@ expectError(renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { 
 expectType<Promise<RenderedWebhook<typeof subscriber>>>(app.versioner.webhooks.render('user.created', {}, { subscribers: [subscriber], id: 'evt_1', timestamp: new Date() }))
 expectType<WebhookSignatureHeaders>(signWebhook(['whsec_a', 'whsec_b'], { id: 'msg_1', body: '{}' }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
+// A webhook since removed is declared as a route is, with onlyExistsInOlderVersions.
+app.versioner.webhooks.add({ name: 'user.created', body: UserResource, onlyExistsInOlderVersions: true })
+expectError(app.versioner.webhooks.add({ name: 'user.created', body: UserResource, onlyExistsInOlderVersions: 'yes' }))
 expectError(app.put('/x', { fullReplace: 'yes' }, async () => ({})))
 expectError(app.put('/x', { fullReplace: { keeps: '/nickname' } }, async () => ({})))
 expectError(fieldsTheVersionLacks({}))
