@@ -21,7 +21,7 @@ import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
 import type { RouteState } from './timeline'
-import { requestSchemas, responseMapAt } from './version-plan'
+import { requestSchemas } from './version-plan'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -164,7 +164,7 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
       timeline: route.timeline,
       schemasAt: (level) => !route.timeline[level].exists
         ? []
-        : [...requestSchemas(route), ...Object.values(responseMapAt(route, level))]
+        : [...requestSchemas(route), ...Object.values(route.forms.responses[level].schemas)]
     })),
     ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level].exists ? [webhook.body] : [] }))
   ]
