@@ -43,7 +43,7 @@ export interface RouteContext {
   readonly routerOptions: RouterOptions
 }
 
-/** The levels of a HEAD route that share a path and methods: one Fastify route. */
+/** The levels of a HEAD route (ascending: its newest version first) that share a path and methods: one Fastify route. */
 export interface Group {
   readonly path: string
   readonly methods: readonly HttpMethod[]
@@ -117,7 +117,7 @@ interface GroupBehaviours {
  */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
   const { state } = context
-  const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
+  const newest = group.levels.length > 0 ? group.levels[0] : 0
   const params = head.forms.parts.params
   if (params !== undefined) checkPathParameters(state.planner, head.display, params, group.levels)
   const nativeResponse: Record<string, TSchema> = {}
