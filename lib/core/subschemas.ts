@@ -127,21 +127,21 @@ export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: st
 }
 
 /**
- * A `$ref` resolver for data shaped by `root`: a schema with that `$id` inside `root` (such as a `Type.Recursive`,
- * whose `$ref`s name its own `$id`), else what `resolve` finds (the application's shared and generated schemas).
- * The `$id`s inside `root` are read on the first `$ref` to resolve.
+ * A `$ref` resolver for data shaped by `roots`: a schema with that `$id` inside them (such as a `Type.Recursive`,
+ * whose `$ref`s name its own `$id`; the first one found), else what `resolve` finds (the application's shared and
+ * generated schemas). The `$id`s inside `roots` are read on the first `$ref` to resolve.
  * @example
  * ```ts
  * const Tree = Type.Recursive((This) => Type.Object({ children: Type.Array(This) }), { $id: 'Tree' })
- * resolverWithin(Type.Object({ tree: Tree }), () => undefined)('Tree') // Tree
+ * resolverWithin([Type.Object({ tree: Tree })], () => undefined)('Tree') // Tree
  * ```
  */
-export function resolverWithin<T> (root: TSchema, resolve: (ref: string) => T | undefined): (ref: string) => TSchema | T | undefined {
+export function resolverWithin<T> (roots: readonly TSchema[], resolve: (ref: string) => T | undefined): (ref: string) => TSchema | T | undefined {
   let embedded: Map<string, TSchema> | undefined
   return (ref) => {
     if (embedded === undefined) {
       embedded = new Map()
-      for (const node of everySubschema([root])) {
+      for (const node of everySubschema(roots)) {
         const id = (node as SchemaObject).$id
         if (typeof id === 'string' && !embedded.has(id)) embedded.set(id, node)
       }

@@ -89,7 +89,7 @@ export function checkInstructionReferences (state: VersionerState): void {
     for (const instruction of change.instructions) {
       if (instruction.kind !== 'field.had' && instruction.kind !== 'field.existedAs') continue
       for (const root of [instruction.type, ...Object.values(instruction.keywords)].filter(isSchemaObject) as TSchema[]) {
-        const resolve = resolverWithin(root, (ref) => state.generation.resolveAnyId(ref))
+        const resolve = resolverWithin([root], (ref) => state.generation.resolveAnyId(ref))
         for (const node of everySubschema([root])) {
           const ref = (node as SchemaObject).$ref
           if (typeof ref !== 'string' || ref.startsWith('#')) continue
