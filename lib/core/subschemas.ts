@@ -47,18 +47,13 @@ export function mapSubschemas (schema: TSchema, map: (subschema: TSchema) => TSc
   return copy ?? schema
 }
 
-/** Calls `visit` on every direct subschema of `schema`, in the order of {@link mapSubschemas}. */
-export function forEachSubschema (schema: TSchema, visit: (subschema: TSchema) => void): void {
-  mapSubschemas(schema, (sub) => {
-    visit(sub)
-    return sub
-  })
-}
-
 /** The direct subschemas of `schema`, in the order of {@link mapSubschemas}. */
 export function subschemasOf (schema: TSchema): TSchema[] {
   const found: TSchema[] = []
-  forEachSubschema(schema, (sub) => { found.push(sub) })
+  mapSubschemas(schema, (sub) => {
+    found.push(sub)
+    return sub
+  })
   return found
 }
 
@@ -78,7 +73,7 @@ export function everySubschema (roots: Iterable<TSchema>, resolveRef?: (ref: str
     const ref = (schema as SchemaObject).$ref
     const target = resolveRef !== undefined && typeof ref === 'string' ? resolveRef(ref) : undefined
     if (target !== undefined) visit(target)
-    forEachSubschema(schema, visit)
+    for (const sub of subschemasOf(schema)) visit(sub)
   }
   for (const root of roots) visit(root)
   return seen
@@ -110,15 +105,12 @@ export function mapSchemaDeep (schema: TSchema, transform: (subschema: TSchema) 
 
 /** True when `schema` holds a `$ref` to `id` (not counting nested schemas with their own `$id`). */
 export function refersTo (schema: TSchema, id: string): boolean {
-  let found = false
-  const visit = (node: TSchema): void => {
+  const visit = (node: TSchema): boolean => {
     const source = node as SchemaObject
-    if (found || typeof source.$id === 'string') return
-    if (typeof source.$ref === 'string' && refId(source.$ref) === id) found = true
-    else forEachSubschema(node, visit)
+    if (typeof source.$id === 'string') return false
+    return (typeof source.$ref === 'string' && refId(source.$ref) === id) || subschemasOf(node).some(visit)
   }
-  forEachSubschema(schema, visit)
-  return found
+  return subschemasOf(schema).some(visit)
 }
 
 /** Points `$ref`s to `fromId` inside `schema` (not inside nested schemas with their own `$id`) at `toId`. */
@@ -135,21 +127,21 @@ export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: st
 }
 
 /**
- * A `$ref` resolver for data shaped by `root`: a schema with that `$id` inside `root` (such as a `Type.Recursive`,
- * whose `$ref`s name its own `$id`), else what `resolve` finds (the application's shared and generated schemas).
- * The `$id`s inside `root` are read on the first `$ref` to resolve.
+ * A `$ref` resolver for data shaped by `roots`: a schema with that `$id` inside them (such as a `Type.Recursive`,
+ * whose `$ref`s name its own `$id`; the first one found), else what `resolve` finds (the application's shared and
+ * generated schemas). The `$id`s inside `roots` are read on the first `$ref` to resolve.
  * @example
  * ```ts
  * const Tree = Type.Recursive((This) => Type.Object({ children: Type.Array(This) }), { $id: 'Tree' })
- * resolverWithin(Type.Object({ tree: Tree }), () => undefined)('Tree') // Tree
+ * resolverWithin([Type.Object({ tree: Tree })], () => undefined)('Tree') // Tree
  * ```
  */
-export function resolverWithin<T> (root: TSchema, resolve: (ref: string) => T | undefined): (ref: string) => TSchema | T | undefined {
+export function resolverWithin<T> (roots: readonly TSchema[], resolve: (ref: string) => T | undefined): (ref: string) => TSchema | T | undefined {
   let embedded: Map<string, TSchema> | undefined
   return (ref) => {
     if (embedded === undefined) {
       embedded = new Map()
-      for (const node of everySubschema([root])) {
+      for (const node of everySubschema(roots)) {
         const id = (node as SchemaObject).$id
         if (typeof id === 'string' && !embedded.has(id)) embedded.set(id, node)
       }

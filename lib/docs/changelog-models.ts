@@ -11,7 +11,7 @@ import { everySubschema, mapSchemaDeep } from '../core/subschemas'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
-import { requestSchemas, responseMapAt } from '../routes/version-plan'
+import { requestSchemas } from '../routes/version-plan'
 
 /** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
 export class ChangelogModels {
@@ -19,7 +19,7 @@ export class ChangelogModels {
 
   constructor (private readonly state: VersionerState, webhooks: Webhooks) {
     const roots = [
-      ...state.headRoutes.flatMap((route) => [...requestSchemas(route), ...Object.values(responseMapAt(route, 0))]),
+      ...state.headRoutes.flatMap((route) => [...requestSchemas(route), ...Object.values(route.forms.responses[0].schemas)]),
       ...webhooks.list().map((webhook) => webhook.body)
     ].filter((schema): schema is TSchema => schema !== undefined)
     for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)

@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
-import { isSuccessKey, requestSchemas, responseMapAt, type BehaviourRoute } from '../routes/version-plan'
+import { isSuccessKey, requestSchemas, type BehaviourRoute } from '../routes/version-plan'
 import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
@@ -119,7 +119,7 @@ export class UpgradeGuides {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
-        schemas: (at) => [...requestSchemas(head), ...Object.values(responseMapAt(head, at))],
+        schemas: (at) => [...requestSchemas(head), ...Object.values(head.forms.responses[at].schemas)],
         route: head
       }
       const status = this.affects(subject, examples, level)
@@ -169,7 +169,7 @@ export class UpgradeGuides {
     const ours = (steps: ReadonlyArray<{ readonly converter: { readonly change: VersionChangeDescriptor } }>): boolean =>
       steps.some((step) => step.converter.change === change)
     if ([undefined, ...Object.values(route.forms.body.schemas)].some((body) => ours(planner.requestSteps(route, body, level + 1)))) return true
-    const responses = responseMapAt(route, level + 1)
+    const responses = route.forms.responses[level + 1].schemas
     return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
       Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
   }
@@ -180,8 +180,8 @@ export class UpgradeGuides {
     const operation = `${method} ${documentPath(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
     for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
-    const before = responseMapAt(head, level + 1)
-    for (const [slot, schema] of Object.entries(responseMapAt(head, level))) {
+    const before = head.forms.responses[level + 1].schemas
+    for (const [slot, schema] of Object.entries(head.forms.responses[level].schemas)) {
       if (answersSuccess(slot) && before[slot] === schema) {
         await examples.response({ operation, part: 'response body', status: slot, on: { route: head, method } }, schema, head)
       }

@@ -20,7 +20,7 @@ import { isEndpointInstruction, type EndpointInstruction } from '../describe/ins
 import type { SchemaGeneration } from '../schemas/generation'
 import { routeSeeds } from './quiet-levels'
 import { applies } from './timeline'
-import { requestPlans, requestSchemas, responseMapAt, type BehaviourRoute, type VersionBehaviour } from './version-plan'
+import { requestPlans, requestSchemas, type BehaviourRoute, type VersionBehaviour } from './version-plan'
 
 /** What finding the changes needs: the steps from HEAD and the schema generation. */
 interface ChangeSources {
@@ -33,8 +33,8 @@ function formsDiffer (route: BehaviourRoute, level: number, generation: SchemaGe
   for (const head of requestSchemas(route)) {
     if (generation.formAt(head, level) !== generation.formAt(head, level - 1)) return true
   }
-  const before = responseMapAt(route, level - 1)
-  const after = responseMapAt(route, level)
+  const before = route.forms.responses[level - 1].schemas
+  const after = route.forms.responses[level].schemas
   if (before !== after) return true
   return Object.values(after).some((schema: TSchema) => generation.formAt(schema, level) !== generation.formAt(schema, level - 1))
 }

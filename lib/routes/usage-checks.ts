@@ -21,7 +21,7 @@ import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
 import type { RouteState } from './timeline'
-import { requestSchemas, responseMapAt } from './version-plan'
+import { requestSchemas } from './version-plan'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -89,7 +89,7 @@ export function checkInstructionReferences (state: VersionerState): void {
     for (const instruction of change.instructions) {
       if (instruction.kind !== 'field.had' && instruction.kind !== 'field.existedAs') continue
       for (const root of [instruction.type, ...Object.values(instruction.keywords)].filter(isSchemaObject) as TSchema[]) {
-        const resolve = resolverWithin(root, (ref) => state.generation.resolveAnyId(ref))
+        const resolve = resolverWithin([root], (ref) => state.generation.resolveAnyId(ref))
         for (const node of everySubschema([root])) {
           const ref = (node as SchemaObject).$ref
           if (typeof ref !== 'string' || ref.startsWith('#')) continue
@@ -164,7 +164,7 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
       timeline: route.timeline,
       schemasAt: (level) => !route.timeline[level].exists
         ? []
-        : [...requestSchemas(route), ...Object.values(responseMapAt(route, level))]
+        : [...requestSchemas(route), ...Object.values(route.forms.responses[level].schemas)]
     })),
     ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level].exists ? [webhook.body] : [] }))
   ]

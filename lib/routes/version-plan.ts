@@ -112,11 +112,6 @@ export interface BehaviourRoute extends PlannedRoute {
   readonly display: string
 }
 
-/** The response schemas (HEAD-level) a route has in a version, by slot. */
-export function responseMapAt (route: BehaviourRoute, level: number): Readonly<Record<string, TSchema>> {
-  return route.forms.responses[level].schemas
-}
-
 /** Every HEAD schema of a route's request: its parts', and its body's for every media type. */
 export function requestSchemas (route: BehaviourRoute): TSchema[] {
   return [...Object.values(route.forms.parts), ...Object.values(route.forms.body.schemas)]

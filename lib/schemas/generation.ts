@@ -17,7 +17,7 @@ import { warnOfDerivedSchema } from './derived-schemas'
 import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
-import { forEachSubschema, subschemasOf } from '../core/subschemas'
+import { subschemasOf } from '../core/subschemas'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
 /** Options of {@link generateVersionedSchemas}. */
@@ -238,9 +238,7 @@ export class SchemaGeneration {
       // 'generic' while its subschemas are looked at: a cycle (without $ref) is taken as changing (conservative, rare).
       plan = { kind: 'generic' }
       this.plans.set(schema, plan)
-      let changing = false
-      forEachSubschema(schema, (sub) => { if (!changing && !this.isUnchanging(sub)) changing = true })
-      if (!changing) plan = { kind: 'identity' }
+      if (subschemasOf(schema).every((sub) => this.isUnchanging(sub))) plan = { kind: 'identity' }
     }
     this.plans.set(schema, plan)
     return plan

@@ -6,8 +6,8 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { isSchemaObject, pointerSegment, refId } from '../core/json-schema'
-import { everySubschema } from '../core/subschemas'
+import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { resolverWithin } from '../core/subschemas'
 import { processWarning } from '../core/warnings'
 import { requestPlans } from '../routes/version-plan'
 import type { VersionerState } from '../routes/versioner-state'
@@ -41,12 +41,7 @@ export function warnUndeclaredPointers (state: VersionerState, pointers: Readonl
   if (pointers.length === 0) return
   const schemas = dataSchemas(state)
   if (schemas.length === 0) return
-  const byId = new Map<string, TSchema>()
-  for (const schema of everySubschema(schemas)) {
-    const id = (schema as { $id?: unknown }).$id
-    if (typeof id === 'string' && !byId.has(id)) byId.set(id, schema)
-  }
-  const resolveRef = (ref: string): TSchema | undefined => byId.get(refId(ref))
+  const resolveRef = resolverWithin(schemas, () => undefined)
   for (const segments of pointers) {
     if (schemas.some((schema) => isSchemaObject(schema) && declaresPlace(schema, segments, resolveRef))) continue
     processWarning.FSTVRS002(`/${segments.map(pointerSegment).join('/')}`)

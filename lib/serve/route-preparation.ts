@@ -17,7 +17,7 @@ import { createEarlyVersion } from './version-headers'
 import type { RoutingPicks } from './pick-version'
 import { createMigrationErrorHandler } from './error-handling'
 import type { onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
-import { buildBehaviour, hasWork, isSuccessKey, requestPlans, responseMapAt, type RouteSchema } from '../routes/version-plan'
+import { buildBehaviour, hasWork, isSuccessKey, requestPlans, type RouteSchema } from '../routes/version-plan'
 import { rebuildResponses } from '../routes/schema-forms'
 import { quietLevel, routeSeeds } from '../routes/quiet-levels'
 import { VersionBehaviours } from '../routes/version-behaviours'
@@ -43,7 +43,7 @@ export interface RouteContext {
   readonly routerOptions: RouterOptions
 }
 
-/** The levels of a HEAD route that share a path and methods: one Fastify route. */
+/** The levels of a HEAD route (ascending: its newest version first) that share a path and methods: one Fastify route. */
 export interface Group {
   readonly path: string
   readonly methods: readonly HttpMethod[]
@@ -117,11 +117,11 @@ interface GroupBehaviours {
  */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
   const { state } = context
-  const newest = group.levels.length > 0 ? Math.min(...group.levels) : 0
+  const newest = group.levels.length > 0 ? group.levels[0] : 0
   const params = head.forms.parts.params
   if (params !== undefined) checkPathParameters(state.planner, head.display, params, group.levels)
   const nativeResponse: Record<string, TSchema> = {}
-  for (const [slot, schema] of Object.entries(responseMapAt(head, newest))) {
+  for (const [slot, schema] of Object.entries(head.forms.responses[newest].schemas)) {
     nativeResponse[slot] = isSuccessKey(slot) ? prepareSchema(state.generation.formAt(schema, newest), state.generation, 'fastify') : schema
   }
   const behaviours = new VersionBehaviours(new Map(group.levels.map((level) => [state.versionAt(level), level])),

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { deepEqual } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
-import { storesVersion, type HeadRoute } from '../routes/versioner-state'
+import type { HeadRoute } from '../routes/versioner-state'
 import { pointerSegments, REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
 import type { RecordedExchange, Traffic } from './traffic-file'
@@ -102,7 +102,7 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
   const own = new Set(selectApis(app, options.api).map((api) => api.context))
   for (const api of selectApis(app)) {
     const state = versionerStateOf(api.context)
-    const storage = storesVersion(state.options.versions) ? state.options.versions : undefined
+    const storage = state.storesVersion ? state.options.versions : undefined
     const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage }
     const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
     const levelOf = (version: string): number | undefined => levels.get(version)

@@ -8,7 +8,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { prepareSchema } from '../routes/prepared-schemas'
-import { headPart, REQUEST_PARTS, responseMapAt, type VersionBehaviour } from '../routes/version-plan'
+import { headPart, REQUEST_PARTS, type VersionBehaviour } from '../routes/version-plan'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { Check } from '../core/strict-validator'
@@ -91,7 +91,7 @@ export function uncompilableRoute (env: FormsEnvironment, head: HeadRoute, behav
       if (schema !== undefined && reportUncompilable(env, { target, part, level: behaviour.level }, schema)) found = true
     }
   }
-  for (const [slot, schema] of Object.entries(responseMapAt(head, behaviour.level))) {
+  for (const [slot, schema] of Object.entries(head.forms.responses[behaviour.level].schemas)) {
     const target = { route, version: behaviour.version, direction: 'response' as const, example: undefined }
     if (reportUncompilable(env, { target, part: `response ${slot}`, level: behaviour.level }, schema)) found = true
   }

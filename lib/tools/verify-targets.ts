@@ -8,7 +8,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
-import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, responseMapAt, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
+import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
@@ -116,7 +116,7 @@ function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => T
 function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): string | undefined {
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
-  return roundTripKey(env, head, behaviour, slot) ?? Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+  return roundTripKey(env, head, behaviour, slot) ?? Object.entries(head.forms.responses[behaviour.level].schemas).find(([key, schema]) =>
     isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
@@ -132,7 +132,7 @@ function roundTripKey (env: VerifyEnvironment, head: HeadRoute, behaviour: Versi
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
   const seed = env.state.generation.seedOf(body)?.head ?? body
-  return Object.entries(responseMapAt(head, behaviour.level)).find(([key, schema]) =>
+  return Object.entries(head.forms.responses[behaviour.level].schemas).find(([key, schema]) =>
     isSuccessKey(key) && (env.state.generation.seedOf(schema)?.head ?? schema) === seed)?.[0]
 }
 
@@ -193,7 +193,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     }
     derived?.saw(result.body, sentParts.body)
     if (trip !== undefined && sent !== undefined) {
-      const echo = { target: trip, headSchema: responseMapAt(head, behaviour.level)[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
+      const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
     }
     const expected = required.get('body')
@@ -218,7 +218,7 @@ function requestSide (env: VerifyEnvironment, head: HeadRoute, behaviour: Versio
  */
 function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, slot: string): ResponseTarget[] {
   const { behaviour } = at
-  const headSchema = responseMapAt(at.head, behaviour.level)[slot]
+  const headSchema = at.head.forms.responses[behaviour.level].schemas[slot]
   const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'
   return statusesOf(behaviour.responses, slot).map((status) => {
     const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, { getHeader: () => media }) : undefined
@@ -274,7 +274,7 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
     const key = roundTripKey(env, head, behaviour, body)
     if (key !== undefined && body !== undefined && !trips.has(key)) trips.set(key, body)
   }
-  for (const [slot, headSchema] of Object.entries(responseMapAt(head, behaviour.level))) {
+  for (const [slot, headSchema] of Object.entries(head.forms.responses[behaviour.level].schemas)) {
     const body = trips.get(slot)
     const back = body === undefined ? undefined : requestSide(env, head, behaviour, body)
     for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, headSchema, target, target.status !== undefined && target.status < 300 ? back : undefined)

@@ -116,7 +116,7 @@ function cannot (build: Build, message: string): Error {
  * ```
  */
 export function exampleOf (schema: unknown, options: ExampleOptions = {}, property?: string): unknown {
-  const within = resolverWithin(isSchemaObject(schema) ? schema : {} as TSchema, (ref) => options.resolveRef?.(ref))
+  const within = resolverWithin(isSchemaObject(schema) ? [schema] : [], (ref) => options.resolveRef?.(ref))
   const resolve = (ref: string): JsonSchema => resolveRef(ref, options.components, within)
   const build: Build = { options, resolve, path: [], placed: false, open: new Set(), holds: new Map() }
   const value = exampleAt(build, schema, property, 0)

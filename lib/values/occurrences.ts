@@ -146,7 +146,7 @@ class CollectorCompiler {
   private readonly resolveRef: CollectorTarget['resolveRef']
 
   constructor (root: TSchema, private readonly target: CollectorTarget) {
-    this.resolveRef = resolverWithin(root, target.resolveRef)
+    this.resolveRef = resolverWithin([root], target.resolveRef)
   }
 
   build (node: TSchema): Walk | null {

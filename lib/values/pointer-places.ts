@@ -37,7 +37,7 @@ export function declaresPlace (schema: unknown, segments: readonly string[], res
   const extra = source.additionalProperties
   // An object or array schema that lists no fields or items (`{ type: 'object' }`) holds any.
   const lists = 'properties' in source || 'patternProperties' in source || 'additionalProperties' in source || 'items' in source || 'prefixItems' in source
-  if (!lists && (typesOf(source).includes('object') || typesOf(source).includes('array'))) return true
+  if (!lists && [source.type].flat().some((type) => type === 'object' || type === 'array')) return true
   const fields: unknown[] = [
     ...(segment === '*' ? children.properties.map(([, sub]) => sub) : children.properties.filter(([name]) => name === segment).map(([, sub]) => sub)),
     ...children.patterns.filter(([regex]) => segment === '*' || regex.test(segment)).map(([, sub]) => sub),
@@ -54,9 +54,4 @@ export function declaresPlace (schema: unknown, segments: readonly string[], res
     ...(source.items === true ? [true] : [])
   ]
   return items.some(inside)
-}
-
-/** The `type` keyword as a list. */
-function typesOf (source: SchemaObject): readonly unknown[] {
-  return Array.isArray(source.type) ? source.type : [source.type]
 }
