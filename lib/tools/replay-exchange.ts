@@ -21,6 +21,8 @@ import type { GenerationStep, VersionBundle } from '../describe/versions'
 import { runInVersion } from '../serve/request-state'
 import { tracked, type ConverterRun } from './converter-tracking'
 import { isRedacted, pointerSegments, REDACTED } from '../values/redaction'
+import { deepEqual } from '../core/json-schema'
+import { setOwn } from '../core/own-properties'
 import type { RefResolver } from './data-flow'
 import { fitStandIns } from './redacted-stand-ins'
 
@@ -218,6 +220,33 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
 }
 
 /**
+ * Response headers that hooks running after the converters change (the cookie plugin's `Set-Cookie`, the versioner's
+ * `Link` and `Cache-Control`, `Vary` that compression and CORS plugins extend, `Content-Length`): what the client
+ * received of them is not the converters' alone, so they are not compared.
+ */
+const CHANGED_AFTER_CONVERTERS = new Set(['set-cookie', 'link', 'cache-control', 'vary', 'content-length'])
+
+/** A JSON copy of headers with lower-case names (as the reply stores them), without the removed ones. */
+function lowerCased (headers: unknown): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) setOwn(copy, name.toLowerCase(), copyJson(value))
+  return copy
+}
+
+/**
+ * The response headers the converters set, changed or removed (`undefined`), by lower-case name, from the handler's
+ * (`returned`), but those {@link CHANGED_AFTER_CONVERTERS}: what the client must have received of each.
+ */
+function convertedHeaders (returned: Record<string, unknown>, now: unknown): Record<string, unknown> {
+  const after = lowerCased(now)
+  const changed: Record<string, unknown> = {}
+  for (const name of new Set([...Object.keys(returned), ...Object.keys(after)])) {
+    if (!CHANGED_AFTER_CONVERTERS.has(name) && !deepEqual(returned[name], after[name])) setOwn(changed, name, after[name])
+  }
+  return changed
+}
+
+/**
  * The body as the version's serializer writes it; a redaction stand-in it refuses (a union member it cannot pick) is
  * given a value the version's schema accepts there (`form`), and the body serialized again.
  */
@@ -250,7 +279,7 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   const key = responseSlot(behaviour.responses, status, reply)
   const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
   const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, at.newest, false), info, at: { method: at.method, reply: info } }
-  const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body) })
+  const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body), headers: lowerCased(info.headers) })
   const stages = await runStages(replayer, run, behaviour.version, snapshot, false)
   if (!Array.isArray(stages)) return stages
   const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
@@ -259,11 +288,12 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   // As the success hook sends it: the version's own status when the converters kept the HEAD one.
   const changed = behaviour.statusCode !== undefined && status < 300 && info.statusCode === status
   const finalStatus = changed ? behaviour.statusCode as number : info.statusCode
-  const start = { body: copyJson(returned.body) }
+  const start = { body: copyJson(returned.body), headers: lowerCased(returned.headers) }
+  const converted = convertedHeaders(start.headers, info.headers)
   // Fastify serializes no payload it was not given: a response without a body (a 204) is sent without one, whatever its schema.
-  if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined }, start, stages }
+  if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined, headers: converted }, start, stages }
   const form = behaviour.responseForms.get((changed ? key : undefined) ?? responseSlot(behaviour.responses, finalStatus, reply) ?? '')
   const text = serializedBody(serializerFor(reply, behaviour, finalStatus, changed ? key : undefined), form, info.body, replayer.resolveRef)
   if (typeof text !== 'string' && text !== undefined) return text
-  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text) }, start, stages }
+  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text), headers: converted }, start, stages }
 }

@@ -276,12 +276,15 @@ async function replayOne (run: {
       return { ...base, direction: side.direction, kind: result.kind, part: '', pointer: '', replayed: result.message, versionChanges: changes.map((change) => change.name), converters: result.converters, origin: step?.origin ?? '' }
     }
     const counted = { redacted: 0 }
-    let difference = differenceOf(replayer.steps, result, side.recorded, counted)
+    // Of the response headers, those the converters changed are compared: what the client received of them.
+    const received = (side.recorded.headers ?? {}) as Record<string, unknown>
+    const recorded = side.direction === 'request' ? side.recorded : { ...side.recorded, headers: Object.fromEntries(Object.keys(result.parts.headers ?? {}).map((name) => [name, received[name]])) }
+    let difference = differenceOf(replayer.steps, result, recorded, counted)
     if (difference !== undefined && holdsRedacted(exchange, side.direction)) {
       // Replayed again with other stand-ins: what changes with them was made from a redacted value, and is not compared.
       const again = await side.replay(replayer, at, JSON.parse(JSON.stringify(exchange).replaceAll(REDACTED, SECOND_STAND_IN)) as RecordedExchange)
       counted.redacted = 0
-      if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, side.recorded, counted)
+      if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, recorded, counted)
     }
     run.count.redacted += counted.redacted
     if (difference !== undefined && result.cutShort !== undefined) {
