@@ -20,7 +20,11 @@ import { describeUnexpressible, unexpressibleValue } from '../routes/value-guard
 import type { GenerationStep, VersionBundle } from '../describe/versions'
 import { runInVersion } from '../serve/request-state'
 import { tracked, type ConverterRun } from './converter-tracking'
-import { isRedacted, pointerSegments } from '../values/redaction'
+import { isRedacted, pointerSegments, REDACTED } from '../values/redaction'
+import { deepEqual } from '../core/json-schema'
+import { setOwn } from '../core/own-properties'
+import type { RefResolver } from './data-flow'
+import { fitStandIns } from './redacted-stand-ins'
 
 /** The value at a JSON pointer of `data` (`undefined` where there is none). */
 export function valueAt (data: unknown, pointer: string): unknown {
@@ -60,6 +64,13 @@ export interface Stopped {
   /** The generation step whose converters failed (`undefined` when none did). */
   readonly index: number | undefined
   readonly converters: readonly string[]
+  /** True when the stop cannot be a redaction stand-in's: each one the schema refused was given a value it accepts. */
+  readonly unexcused?: boolean
+}
+
+/** True when `data` holds a redaction stand-in. */
+function holdsStandIn (data: unknown): boolean {
+  return JSON.stringify(data ?? null).includes(REDACTED)
 }
 
 /** What replaying needs: the API's context (its validator and serializer compilers), the generation steps, how converters run. */
@@ -72,6 +83,8 @@ export interface ExchangeReplayer {
   readonly serializers: Map<TSchema, (data: unknown) => string>
   /** The bundle, when its converters run inside its version storage as served (a `VersionChangeWithSideEffects` reads it). */
   readonly storage?: VersionBundle
+  /** Resolves the `$ref`s of the version's schemas (for stand-ins that fit them: ./redacted-stand-ins.ts). */
+  readonly resolveRef: RefResolver
 }
 
 /**
@@ -176,13 +189,17 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
     const check = validatorOf(replayer, at, schema, part)
     const data = dataOf(part)
     if (check(data)) continue
+    // A redaction stand-in the schema refuses gets a value it accepts there, and the part is validated again.
+    const fitted = holdsStandIn(data) && fitStandIns(schema, data, replayer.resolveRef) > 0
+    if (fitted && check(data)) continue
     const issue = check.errors?.[0]
     // A redacted value cannot be validated: the rest of the request is replayed all the same.
     if (isRedacted(valueAt(data, issue?.instancePath ?? ''))) {
       cutShort ??= `${part}${issue?.instancePath ?? ''}`
       continue
     }
-    return { ok: false, kind: 'refused', message: `the version's schema refuses it: ${part}${issue?.instancePath ?? ''} ${issue?.message ?? 'is invalid'}`, index: undefined, converters: [] }
+    const message = `the version's schema refuses it: ${part}${issue?.instancePath ?? ''} ${issue?.message ?? 'is invalid'}`
+    return { ok: false, kind: 'refused', message, index: undefined, converters: [], unexcused: fitted && !holdsStandIn(data) }
   }
   for (const [part, clean] of plan.cleaners) {
     const data = dataOf(part)
@@ -202,6 +219,53 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   return { ok: true, parts: { body: request.body, query: request.query, headers: request.raw.headers }, start, stages, cutShort }
 }
 
+/**
+ * Response headers that hooks running after the converters change (the cookie plugin's `Set-Cookie`, the versioner's
+ * `Link` and `Cache-Control`, `Vary` that compression and CORS plugins extend, `Content-Length`): what the client
+ * received of them is not the converters' alone, so they are not compared.
+ */
+const CHANGED_AFTER_CONVERTERS = new Set(['set-cookie', 'link', 'cache-control', 'vary', 'content-length'])
+
+/** A JSON copy of headers with lower-case names (as the reply stores them), without the removed ones. */
+function lowerCased (headers: unknown): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) setOwn(copy, name.toLowerCase(), copyJson(value))
+  return copy
+}
+
+/**
+ * The response headers the converters set, changed or removed (`undefined`), by lower-case name, from the handler's
+ * (`returned`), but those {@link CHANGED_AFTER_CONVERTERS}: what the client must have received of each.
+ */
+function convertedHeaders (returned: Record<string, unknown>, now: unknown): Record<string, unknown> {
+  const after = lowerCased(now)
+  const changed: Record<string, unknown> = {}
+  for (const name of new Set([...Object.keys(returned), ...Object.keys(after)])) {
+    if (!CHANGED_AFTER_CONVERTERS.has(name) && !deepEqual(returned[name], after[name])) setOwn(changed, name, after[name])
+  }
+  return changed
+}
+
+/**
+ * The body as the version's serializer writes it; a redaction stand-in it refuses (a union member it cannot pick) is
+ * given a value the version's schema accepts there (`form`), and the body serialized again.
+ */
+function serializedBody (serialize: (payload: unknown) => string, form: TSchema | undefined, body: unknown, resolveRef: RefResolver): string | Stopped {
+  let fitted = false
+  for (;;) {
+    try {
+      return serialize(body)
+    } catch (error) {
+      if (!fitted && form !== undefined && holdsStandIn(body) && fitStandIns(form, body, resolveRef) > 0) {
+        fitted = true
+        continue
+      }
+      const message = `the version's serializer refuses the converted body: ${error instanceof Error ? error.message : String(error)}`
+      return { ok: false, kind: 'unsendable', message, index: undefined, converters: [], unexcused: fitted && !holdsStandIn(body) }
+    }
+  }
+}
+
 /** The response as the handler returned it, taken down to the exchange's version as the response hooks take it. */
 export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: RecordedExchange): Promise<Replayed | Stopped> {
   const { behaviour } = at
@@ -215,7 +279,7 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   const key = responseSlot(behaviour.responses, status, reply)
   const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
   const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, at.newest, false), info, at: { method: at.method, reply: info } }
-  const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body) })
+  const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body), headers: lowerCased(info.headers) })
   const stages = await runStages(replayer, run, behaviour.version, snapshot, false)
   if (!Array.isArray(stages)) return stages
   const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
@@ -224,14 +288,12 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   // As the success hook sends it: the version's own status when the converters kept the HEAD one.
   const changed = behaviour.statusCode !== undefined && status < 300 && info.statusCode === status
   const finalStatus = changed ? behaviour.statusCode as number : info.statusCode
-  const start = { body: copyJson(returned.body) }
+  const start = { body: copyJson(returned.body), headers: lowerCased(returned.headers) }
+  const converted = convertedHeaders(start.headers, info.headers)
   // Fastify serializes no payload it was not given: a response without a body (a 204) is sent without one, whatever its schema.
-  if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined }, start, stages }
-  let text: string
-  try {
-    text = serializerFor(reply, behaviour, finalStatus, changed ? key : undefined)(info.body)
-  } catch (error) {
-    return { ok: false, kind: 'unsendable', message: `the version's serializer refuses the converted body: ${error instanceof Error ? error.message : String(error)}`, index: undefined, converters: [] }
-  }
-  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text) }, start, stages }
+  if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined, headers: converted }, start, stages }
+  const form = behaviour.responseForms.get((changed ? key : undefined) ?? responseSlot(behaviour.responses, finalStatus, reply) ?? '')
+  const text = serializedBody(serializerFor(reply, behaviour, finalStatus, changed ? key : undefined), form, info.body, replayer.resolveRef)
+  if (typeof text !== 'string' && text !== undefined) return text
+  return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text), headers: converted }, start, stages }
 }

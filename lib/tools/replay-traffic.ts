@@ -16,6 +16,7 @@ import { pointerSegments, REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
 import type { RecordedExchange, Traffic } from './traffic-file'
 import { compareRecorded, madeFromRedacted } from './value-difference'
+import { SECOND_STAND_IN } from './redacted-stand-ins'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
@@ -103,7 +104,8 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
   for (const api of selectApis(app)) {
     const state = versionerStateOf(api.context)
     const storage = state.storesVersion ? state.options.versions : undefined
-    const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage }
+    const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? api.context.getSchema(ref.replace(/#$/, ''))
+    const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage, resolveRef }
     const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
     const levelOf = (version: string): number | undefined => levels.get(version)
     for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer, levelOf })
@@ -265,7 +267,7 @@ async function replayOne (run: {
     if (side.direction === 'response' && exchange.clientResponse.status === 304) continue
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
-      if (holdsRedacted(exchange, side.direction)) {
+      if (holdsRedacted(exchange, side.direction) && result.unexcused !== true) {
         run.notReplayable.push({ ...base, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
@@ -274,12 +276,15 @@ async function replayOne (run: {
       return { ...base, direction: side.direction, kind: result.kind, part: '', pointer: '', replayed: result.message, versionChanges: changes.map((change) => change.name), converters: result.converters, origin: step?.origin ?? '' }
     }
     const counted = { redacted: 0 }
-    let difference = differenceOf(replayer.steps, result, side.recorded, counted)
+    // Of the response headers, those the converters changed are compared: what the client received of them.
+    const received = (side.recorded.headers ?? {}) as Record<string, unknown>
+    const recorded = side.direction === 'request' ? side.recorded : { ...side.recorded, headers: Object.fromEntries(Object.keys(result.parts.headers ?? {}).map((name) => [name, received[name]])) }
+    let difference = differenceOf(replayer.steps, result, recorded, counted)
     if (difference !== undefined && holdsRedacted(exchange, side.direction)) {
       // Replayed again with other stand-ins: what changes with them was made from a redacted value, and is not compared.
-      const again = await side.replay(replayer, at, JSON.parse(JSON.stringify(exchange).replaceAll(REDACTED, `~${REDACTED}~`)) as RecordedExchange)
+      const again = await side.replay(replayer, at, JSON.parse(JSON.stringify(exchange).replaceAll(REDACTED, SECOND_STAND_IN)) as RecordedExchange)
       counted.redacted = 0
-      if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, side.recorded, counted)
+      if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, recorded, counted)
     }
     run.count.redacted += counted.redacted
     if (difference !== undefined && result.cutShort !== undefined) {

@@ -1,0 +1,68 @@
+/**
+ * Stand-ins that fit: where `replay` meets the redaction stand-in `'[redacted]'` at a place whose schema refuses it (a
+ * field of a union member, whose serializer cannot pick a member for it; a field with a format or a length), it puts
+ * there a value the version's schema accepts at that place (../values/examples.ts `exampleOf`), so that the rest of
+ * the exchange is replayed. The second stand-in of a replay (`~[redacted]~`, docs/decisions/0166) gets another such
+ * value where the schema allows one, so that what converters make from it still changes with it and is not compared.
+ * The value made up is no client's data: nothing redacted is put back.
+ * @module
+ */
+import { setOwn } from '../core/own-properties'
+import { exampleOf, type JsonSchema } from '../values/examples'
+import { REDACTED } from '../values/redaction'
+import { schemaAt, type RefResolver } from './data-flow'
+
+/** The stand-in of a second replay: a place whose replayed value changes with it was made from a redacted value. */
+export const SECOND_STAND_IN = `~${REDACTED}~`
+
+/** Another valid value than `value` where the schema allows one (an enum's next member, a string reversed, a number a step on). */
+function otherValue (node: JsonSchema, value: unknown): unknown {
+  const members = Array.isArray(node.enum) ? node.enum as unknown[] : undefined
+  if (members !== undefined) return members.find((member) => member !== value) ?? value
+  if (typeof value === 'string') return [...value].reverse().join('')
+  if (typeof value === 'boolean') return !value
+  if (typeof value !== 'number') return value
+  const step = typeof node.multipleOf === 'number' ? node.multipleOf : 1
+  return typeof node.maximum === 'number' && value + step > node.maximum ? value - step : value + step
+}
+
+/** A value fitting the schema at the place of a stand-in (`undefined` when none can be made). */
+function fittingValue (node: JsonSchema, standIn: string, resolveRef: RefResolver): unknown {
+  try {
+    const value = exampleOf(node, { resolveRef })
+    return standIn === REDACTED ? value : otherValue(node, value)
+  } catch {
+    // A schema no example can be made of (a pattern beyond reach): the stand-in stays.
+    return undefined
+  }
+}
+
+/**
+ * Replaces, in place, each redaction stand-in of `data` (a request part or a response body; not `data` itself) with
+ * a value fitting `schema` at its place: how many it replaced.
+ * @example
+ * ```ts
+ * const body = { paymentMethod: { type: 'card', last4: '[redacted]' } }
+ * fitStandIns(PaymentBody, body, resolveRef) // 1: body.paymentMethod.last4 is now a 4-character string
+ * ```
+ */
+export function fitStandIns (schema: unknown, data: unknown, resolveRef: RefResolver): number {
+  let fitted = 0
+  const visit = (value: unknown, path: Array<string | number>): void => {
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, item] of Object.entries(value)) {
+      const at = [...path, Array.isArray(value) ? Number(key) : key]
+      if (item !== REDACTED && item !== SECOND_STAND_IN) {
+        visit(item, at)
+        continue
+      }
+      const node = schemaAt(schema, data, at, resolveRef)
+      const replacement = node === undefined ? undefined : fittingValue(node, item, resolveRef)
+      if (replacement === undefined) continue
+      setOwn(value as Record<string, unknown>, key, replacement)
+      fitted++
+    }
+  }
+  visit(data, [])
+  return fitted
+}
