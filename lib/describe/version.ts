@@ -122,6 +122,11 @@ export class Version {
     } else {
       throw new VersionerStructureError(`Version(value): the value must be a non-empty string without surrounding spaces, or a Date; got ${describeValue(value)}.`)
     }
+    // Every answer names its version in a header: a character Node refuses there would make each one a 500.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(this.value)) {
+      throw new VersionerStructureError(`Version(value): ${JSON.stringify(this.value)} cannot be sent in an HTTP header (every answer names its version in one); ` +
+        'use printable ASCII (or Latin-1) characters, no control characters.')
+    }
     const last = changes[changes.length - 1]
     const lifecycle = typeof last === 'object' && last !== null ? changes.pop() as VersionLifecycle : {}
     this.changes = changeClasses(changes, `Version('${this.value}')`, 2, '; only the last argument may be an object of lifecycle dates')

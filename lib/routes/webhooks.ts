@@ -67,6 +67,11 @@ export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook
   if (!isSchemaObject(definition) || typeof definition.name !== 'string' || definition.name === '') {
     throw new VersionerStructureError(`webhooks.add({ name, body }) needs a name; got ${describeValue(definition)}.`)
   }
+  // Endpoint instructions read a name starting with '/' as a route path, and refuse one with whitespace.
+  if (definition.name.startsWith('/') || /\s/.test(definition.name)) {
+    throw new VersionerStructureError(`webhooks.add({ name: ${JSON.stringify(definition.name)} }): a webhook name must not start with '/' (that names a route ` +
+      "in endpoint(...) instructions) nor hold whitespace (no instruction could name it); name it as an event ('invoice.paid', 'billing/invoice.paid').")
+  }
   if (!isSchemaObject(definition.body)) {
     throw new VersionerStructureError(`webhooks.add({ name: '${definition.name}', body }) needs body: a TypeBox schema.`)
   }

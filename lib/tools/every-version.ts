@@ -62,7 +62,7 @@ function answeringRoute (finders: Finders, routes: readonly VersionedRouteInfo[]
 }
 
 /**
- * The URL a request sent under a path version goes to: the version's segment inserted where the route's URL has it,
+ * The URL a request sent under a path version goes to: the version's segment (escaped) inserted where the route's URL has it,
  * after as many segments of the path as the route's prefix has (a prefix's segments hold no `/`, parameters included).
  */
 function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: string, version: string): string {
@@ -70,7 +70,7 @@ function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: 
   const kept = prefix.split('/').length
   const { path, search } = splitUrl(url)
   const segments = path.split('/')
-  return [...segments.slice(0, kept), version, ...segments.slice(kept)].join('/') + search
+  return [...segments.slice(0, kept), encodeURIComponent(version), ...segments.slice(kept)].join('/') + search
 }
 
 /**

@@ -175,6 +175,14 @@ test('non-Version arguments are rejected, naming the argument', async (t) => {
   }
 })
 
+test('regression: a version name a header cannot carry (non-Latin-1, a control character) is refused at start-up, not answered 500', async (t) => {
+  // Every answer carries its version in a header: 'v1-β' made each response of that version a 500 (ERR_INVALID_CHAR).
+  for (const bad of ['v1-β', 'v1\nb', 'v1\u0000', 'v1\u007f', '😀']) {
+    throwsStructure(t, () => new Version(bad), /Version\(value\): .* cannot be sent in an HTTP header/)
+  }
+  for (const good of ['v1 beta', 'v1\tb', 'v1.2-beta/1', 'café', '2024-01-01.acacia']) t.equal(new Version(good).value, good)
+})
+
 test('a non-Version argument after a HeadVersion is numbered by its position in the call', async (t) => {
   throwsStructure(t, () => new VersionBundle(new HeadVersion(), asAny('x'), new Version('2000-01-01')), /argument 2 \('x'\) is not a Version/)
 })

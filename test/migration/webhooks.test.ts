@@ -26,7 +26,10 @@ test('webhooks.add checks declarations (FST_VERSIONER_STRUCTURE), chains, and is
     ['a name that is not a string', { name: 42, body }],
     ['no body', { name: 'user.created' }],
     ['a body that is not a schema', { name: 'user.created', body: 'UserResource' }],
-    ['not an object', undefined]
+    ['not an object', undefined],
+    // regression: `endpoint('/users', ['POST'])` changed the route and a webhook named '/users' both; no instruction names 'invoice paid'
+    ['a name starting with / (instructions read it as a route path)', { name: '/users', body }],
+    ['a name with whitespace (no instruction can name it)', { name: 'invoice paid', body }]
   ]
   for (const [what, definition] of bad) {
     t.equal(caught(() => webhooks.add(definition as WebhookDefinition))?.code, 'FST_VERSIONER_STRUCTURE', `${what}: FST_VERSIONER_STRUCTURE`)

@@ -163,3 +163,16 @@ test('regression: a release whose releasedAt has not come is not injected, and a
     t.same(later.get(newest)?.json(), { version: newest })
   }
 })
+
+test('regression: a path version whose name a URL must escape (`v2 beta`, `v1/old`, `v1?x`) is injected escaped, and answers', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const names = ['v2 beta', 'v1/old', 'v1?x', 'v0#1%']
+  await app.register(fastifyVersioner, { versions: bundleOf(names), apiVersionFormat: 'string', apiVersionLocation: 'path' })
+  await app.register(versioned(async (api) => {
+    api.get('/echo', async (request) => ({ version: request.apiVersion }))
+  }), { prefix: '/api' })
+  await app.ready()
+  const answers = await injectEveryVersion(app, { url: '/api/echo' })
+  t.same([...answers].map(([version, response]) => [version, response.statusCode, response.json()]), names.map((name) => [name, 200, { version: name }]))
+})
