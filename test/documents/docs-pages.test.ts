@@ -266,9 +266,10 @@ test('crafted version names (string versions) reach the list, Swagger UI and ReD
   const scriptName = 'v3</script><script>window.__xss=1</script>'
   const attributeName = '"><img src=x onerror=window.__xss=1>'
   const quoteName = "v1'onmouseover='window.__xss=1"
-  const separatorName = 'v0\u2028\u2029</script><!--'
+  // U+2028 and U+2029 (line ends in old JavaScript) cannot be in a version name: no header carries them (start-up error).
+  const separatorName = 'v0\u00a0\u00ff</script><!--'
   const names = [scriptName, attributeName, quoteName, separatorName]
-  const app = await small(t, new VersionBundle(new HeadVersion(), ...names.map((name) => new Version(name))), { apiVersionFormat: 'string' })
+  const app = await small(t, new VersionBundle(new HeadVersion(), ...names.map((name) => new Version(name))), { apiVersionFormat: 'string', uiConfig: { filter: 'x\u2028\u2029' } })
 
   const check = (label: string, html: string, expectedScripts: number): void => {
     t.equal(scriptOpenings(html), expectedScripts, `${label}: only the page's own scripts`)
