@@ -170,7 +170,8 @@ function json (value: unknown): string {
 }
 
 function versionSelect (name: string, values: readonly string[], selected: string): string {
-  const options = values.map((value) => `<option${value === selected ? ' selected' : ''}>${escapeHtml(value)}</option>`).join('')
+  // The value attribute: an option without one submits its text with whitespace collapsed.
+  const options = values.map((value) => `<option value="${escapeHtml(value)}"${value === selected ? ' selected' : ''}>${escapeHtml(value)}</option>`).join('')
   return `<label>${name} <select name="${name}">${options}</select></label>`
 }
 

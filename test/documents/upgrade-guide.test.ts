@@ -674,3 +674,20 @@ test('regression: a method a change added to a route, or took from it, was liste
   t.same(change.operations.map(({ method, path, status }) => `${method} ${path} ${status}`),
     ['GET /orders/{id} changed', 'POST /orders/{id} removed', 'PATCH /users/{id} added', 'PUT /users/{id} changed'])
 })
+
+test('regression: the range form submits a version name exactly, whitespace inside it included', async (t) => {
+  // An <option> without a value attribute submits its text with whitespace collapsed: `v2  beta` was sent as
+  // `v2 beta`, a version the guide does not know (400).
+  class Beta extends VersionChange {
+    description = 'Orders have notes.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/orders', ['GET']).didntExist]
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('v2  beta', Beta), new Version('v1')), async (api) => {
+    api.get('/orders', async () => [])
+  }, { versioner: { apiVersionFormat: 'string' } })
+  await app.ready()
+  const page = (await app.inject(`/docs/upgrade?from=v1&to=${encodeURIComponent('v2  beta')}`)).body
+  const options = [...page.matchAll(/<option([^>]*)>([^<]*)<\/option>/g)]
+  t.ok(options.length >= 4, 'the form lists the versions twice (from, to)')
+  for (const [, attributes, text] of options) t.match(attributes, ` value="${text}"`, `the option ${text} submits its name as written`)
+})
