@@ -269,7 +269,7 @@ test('crafted version names (string versions) reach the list, Swagger UI and ReD
   // U+2028 and U+2029 (line ends in old JavaScript) cannot be in a version name: no header carries them (start-up error).
   const separatorName = 'v0\u00a0\u00ff</script><!--'
   const names = [scriptName, attributeName, quoteName, separatorName]
-  const app = await small(t, new VersionBundle(new HeadVersion(), ...names.map((name) => new Version(name))), { apiVersionFormat: 'string', uiConfig: { filter: 'x\u2028\u2029' } })
+  const app = await small(t, new VersionBundle(new HeadVersion(), ...names.map((name) => new Version(name))), { apiVersionFormat: 'string', uiConfig: { crafted: 'x\u2028\u2029' } })
 
   const check = (label: string, html: string, expectedScripts: number): void => {
     t.equal(scriptOpenings(html), expectedScripts, `${label}: only the page's own scripts`)
