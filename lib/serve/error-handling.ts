@@ -288,6 +288,7 @@ export function createMigrationErrorHandler (
       // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts. A version
       // whose successes no hook converts is answered with HEAD's serializer: its refusal is plain Fastify's.
       result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)
+      if (state !== null) state.responseRefused = true
       request.log.error({ err: error, route: display }, `A response of API version ${behaviour.version} to ${display} does not fit that version's schema. ` +
         'If HEAD\'s schema accepts it, a response converter produced data it rejects, or, where none ran, a value HEAD has and the version lacks reached it (a union member ' +
         'or a literal added or renamed since): add a response converter that maps it to the version change that changed it, or run verify.')

@@ -259,8 +259,10 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const found = request[kCapture]
     request[kCapture] = null
     const parsed = found === null ? undefined : parsedPayload(payload, reply)
-    // A request whose converters failed is a 500 of the server's, not an exchange to replay.
-    if (found !== null && parsed !== undefined && requestState(request)?.converterFailed !== true && found.version !== undefined &&
+    const state = requestState(request)
+    // A request whose converters failed, or whose converted response its version refused, is a 500 of the versioner's
+    // (whatever the application's error handler made of it), not an exchange to replay.
+    if (found !== null && parsed !== undefined && state?.converterFailed !== true && state?.responseRefused !== true && found.version !== undefined &&
       found.handlerRequest !== undefined && found.handlerResponse !== undefined) {
       const exchange: CapturedExchange = {
         version: found.version,

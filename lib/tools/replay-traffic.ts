@@ -14,7 +14,7 @@ import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute } from '../routes/versioner-state'
 import { pointerSegments, REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
-import type { RecordedExchange, Traffic } from './traffic-file'
+import { serverFailure, type RecordedExchange, type Traffic } from './traffic-file'
 import { compareRecorded, madeFromRedacted } from './value-difference'
 import { SECOND_STAND_IN } from './redacted-stand-ins'
 import { shown } from './value-comparison'
@@ -74,7 +74,7 @@ export interface ReplayReport {
   readonly otherApis: number
   /** Places not compared because they held a redacted value. */
   readonly redacted: number
-  /** Exchanges that could not be replayed because a converter or a schema met a redacted value: line, route, version and why. */
+  /** Exchanges not replayed (a converter or a schema met a redacted value, a version gone, a server failure recorded): line, route, version and why. */
   readonly notReplayable: readonly NotReplayed[]
 }
 
@@ -232,8 +232,9 @@ export async function replayTraffic (
     count.replayed++
     // Recorded by an older release: its data is that release's HEAD, the newest version's then (1: now's).
     const newest = typeof found === 'string' || exchange.latest === undefined ? 1 : found.entry.levelOf(exchange.latest)
-    if (newest === undefined) {
-      notReplayable.push({ ...base, message: `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` })
+    const skipped = newest === undefined ? `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` : serverFailure(exchange)
+    if (newest === undefined || skipped !== undefined) {
+      notReplayable.push({ ...base, message: String(skipped) })
       continue
     }
     const finding = typeof found === 'string'

@@ -29,6 +29,24 @@ export interface Traffic {
   readonly problems: readonly TrafficProblem[]
 }
 
+/** The codes of the versioner's own 500s: a converter failed, HEAD refused a migrated request, a version refused a converted response. */
+const SERVER_FAILURES = ['FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'FST_VERSIONER_CONVERTER_FAILED', 'FST_VERSIONER_LATEST_REQUEST_VALIDATION']
+
+/**
+ * Why an exchange is not replayed when its recorded answer is one of the versioner's own 500s (older releases recorded
+ * them: a server failure, not behaviour to keep), read from the `code` of the error body; `undefined` for any other.
+ * @example
+ * ```ts
+ * const why = serverFailure(exchange) // "the recorded answer is the versioner's own 500 (FST_VERSIONER_CONVERTER_FAILED), …"
+ * ```
+ */
+export function serverFailure (exchange: RecordedExchange): string | undefined {
+  const code = (exchange.handlerResponse.body as { code?: unknown } | null | undefined)?.code
+  if (exchange.handlerResponse.status !== 500 || !SERVER_FAILURES.includes(code as string)) return undefined
+  return `the recorded answer is the versioner's own 500 (${String(code)}), a server failure and not behaviour to keep: remove it from the traffic file ` +
+    '(captureExchanges no longer records such answers)'
+}
+
 /** How deep a recorded body may nest (deeper than any body Fastify's serializer writes). */
 const MAX_DEPTH = 256
 

@@ -393,3 +393,43 @@ test('regression: a success replaced by an error while its response converter ra
   t.same([seen[0].handlerResponse.status, seen[0].clientResponse.status], [503, 503], 'the handler\'s side is the 503 the client received')
   t.same(seen[0].handlerResponse.body, timedOut.json())
 })
+
+test('regression: an answer that is the versioner\'s own 500 (a response its version\'s serializer refuses, a failed converter) is not captured; the application\'s errors, converted, are', async (t) => {
+  const Thing = Type.Object({ id: Type.String() })
+  class LegacyErrors extends VersionChange {
+    description = 'Errors carried legacy: true.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/things/:kind', ['GET'], { migrateHttpErrors: true })
+    legacy (response: ResponseInfo) {
+      if (response.statusCode >= 300) response.body.legacy = true
+      else if (response.body.id === 'throw') throw new Error('cannot convert')
+      else if (response.body.id === 'unfit') delete response.body.id // the version's schema requires it: its serializer refuses
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', LegacyErrors), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/things/:kind', { schema: { params: Type.Object({ kind: Type.String() }), response: { 200: Thing } } }, async (request) => {
+      if (request.params.kind === 'missing') throw Object.assign(new Error('No such thing'), { statusCode: 404 })
+      return { id: request.params.kind }
+    })
+  }, {
+    fastify: { logger: { level: 'fatal' } },
+    versioner: { captureExchanges: {} },
+    // The application's own error handler answers every error in its format (the versioner's 500s too).
+    beforeRoutes: (app) => app.setErrorHandler((error: Error & { statusCode?: number, code?: string }, _request, reply) =>
+      reply.code(error.statusCode ?? 500).send({ message: error.message, code: error.code ?? null }))
+  })
+  const seen = captured(t)
+  const answers: Record<string, { statusCode: number, body: Record<string, unknown> }> = {}
+  for (const kind of ['ok', 'unfit', 'throw', 'missing']) {
+    const response = await app.inject({ url: `/things/${kind}`, headers: { 'x-api-version': '2000-01-01' } })
+    answers[kind] = { statusCode: response.statusCode, body: response.json() }
+  }
+  t.match(answers.unfit, { statusCode: 500, body: { code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', legacy: true } }, 'the refusal\'s 500 still passes the error converters')
+  t.match(answers.throw, { statusCode: 500, body: { code: 'FST_VERSIONER_CONVERTER_FAILED' } })
+  t.match(answers.missing, { statusCode: 404, body: { message: 'No such thing', legacy: true } })
+  t.same(seen.map((exchange) => [exchange.clientResponse.status, exchange.handlerResponse.body]), [[200, { id: 'ok' }], [404, { message: 'No such thing', code: null }]],
+    'the success and the application\'s converted error are recorded; the versioner\'s 500s are not (replayed, they would compare converters with a failure)')
+  t.same(seen[1].clientResponse.body, { message: 'No such thing', code: null, legacy: true })
+})

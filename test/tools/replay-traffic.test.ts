@@ -670,3 +670,26 @@ test('regression: a response converter that renames or converts a response heade
     'line 1: POST /quotes (2000-01-01): response headers/x-cost: the client received \'2.5\', the converters now give \'250\'; changed last by CostHeaderRenamed (2001-01-01), converter CostHeaderRenamed.down.'
   ], 'not converted')
 })
+
+test('regression: an exchange an older release recorded whose answer was the versioner\'s own 500 is "not replayed", named: it was replayed as behaviour to keep', async (t) => {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', ProfileNameWasTitle), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/profiles/:id', { schema: { response: { 200: Profile } } }, async () => ({ id: 'p1', name: 'Ada' }))
+  }, { versioner: { captureExchanges: {} } })
+  const lines: CapturedExchange[] = []
+  const record = (message: unknown): void => { lines.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  await app.inject({ url: '/profiles/p1', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(lines.length, 1)
+  // As an older release recorded a 500 of the versioner's: its error body on both sides of the converters.
+  const codes = ['FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'FST_VERSIONER_CONVERTER_FAILED', 'FST_VERSIONER_LATEST_REQUEST_VALIDATION']
+  const failed = codes.map((code) => {
+    const answer = { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { statusCode: 500, code, error: 'Internal Server Error', message: 'This is a server error; it has been logged.' } }
+    return { ...lines[0], handlerResponse: answer, clientResponse: answer }
+  })
+  const report = await replayTraffic(app, readTraffic([lines[0], ...failed].map((exchange) => JSON.stringify(exchange)).join('\n')))
+  t.same(report.findings, [])
+  t.same(report.notReplayable.map((skipped) => [skipped.line, skipped.message]), codes.map((code, index) => [index + 2,
+    `the recorded answer is the versioner's own 500 (${code}), a server failure and not behaviour to keep: remove it from the traffic file (captureExchanges no longer records such answers)`]))
+})
