@@ -111,8 +111,9 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
  * The changelog endpoint's response schema is the package's, not the app's: a change inside it comes with a
  * fastify-versioner release (a new entry type), so it is a note. Its removal (the app's `changelogUrl`) still breaks.
  */
-function packageChangelogChangesAsNotes (result: CheckResult, path: string | null): void {
-  if (path === null) return
+function packageChangelogChangesAsNotes (result: CheckResult, path: string | null | undefined): void {
+  // Undefined: an app registered with an older copy of the package, whose facts lack the path.
+  if (typeof path !== 'string') return
   const operation = operationName(path, 'get')
   const kept = result.breaks.filter((found) => found.version !== UNVERSIONED || found.operation !== operation || found.place === '')
   for (const found of result.breaks.filter((found) => !kept.includes(found))) {
