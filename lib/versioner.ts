@@ -208,8 +208,9 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
     migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, migration: MigrateResponseBodyOptions<S>): Body | Promise<Body> =>
       migrateWith(engine, schema, migration) as Body | Promise<Body>
   }
+  const changelogPath = docsOptions.changelogUrl !== null && docsOptions.includeChangelogUrlInSchema ? `${fastify.prefix}${docsOptions.changelogUrl}` : null
   const facts: ToolFacts = {
-    openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, headerName: resolved.headerName, format: resolved.format, apiName: resolved.apiName, defaultValue: typeof resolved.defaultValue === 'string' ? resolved.defaultValue : undefined
+    openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, headerName: resolved.headerName, format: resolved.format, apiName: resolved.apiName, defaultValue: typeof resolved.defaultValue === 'string' ? resolved.defaultValue : undefined, changelogPath
   }
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   Object.defineProperty(decoration, kVersionerState, { value: state })

@@ -71,6 +71,8 @@ export interface ToolFacts {
   readonly apiName: string | undefined
   /** A string `apiVersionDefaultValue` (a function's is not known to the tools). */
   readonly defaultValue: string | undefined
+  /** The changelog endpoint's path in the unversioned document (prefix included), `null` when the document lacks it. */
+  readonly changelogPath: string | null
 }
 
 /**

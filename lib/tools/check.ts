@@ -16,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
 import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
-import { fileNameOf, refuseUnportableFileNames, servedDocuments, type ChannelOptions, type ServedDocument } from './export'
+import { fileNameOf, refuseUnportableFileNames, servedDocuments, toolFacts, type ChannelOptions, type ServedDocument } from './export'
 import { METHODS, operationName } from './comparable-documents'
 import { UNVERSIONED } from '../docs/openapi-documents'
 import { change, type DocumentChange } from './document-places'
@@ -103,7 +103,23 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     compareInto(result, version, rest, now, appAjvSetup(app))
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
+  packageChangelogChangesAsNotes(result, toolFacts(app).changelogPath)
   return result
+}
+
+/**
+ * The changelog endpoint's response schema is the package's, not the app's: a change inside it comes with a
+ * fastify-versioner release (a new entry type), so it is a note. Its removal (the app's `changelogUrl`) still breaks.
+ */
+function packageChangelogChangesAsNotes (result: CheckResult, path: string | null | undefined): void {
+  // Undefined: an app registered with an older copy of the package, whose facts lack the path.
+  if (typeof path !== 'string') return
+  const operation = operationName(path, 'get')
+  const kept = result.breaks.filter((found) => found.version !== UNVERSIONED || found.operation !== operation || found.place === '')
+  for (const found of result.breaks.filter((found) => !kept.includes(found))) {
+    result.notes.push(change(found.version, found.operation, found.place, `${found.kind} (the package's changelog endpoint, changed by a fastify-versioner release: see its CHANGELOG)`, false))
+  }
+  result.breaks.splice(0, result.breaks.length, ...kept)
 }
 
 type Json = Record<string, unknown>

@@ -1196,3 +1196,24 @@ test('a webhook marked onlyExistsInOlderVersions: check reports it removed from 
   t.same((await checkDocuments(await appWith('2001-01-01'), dir)).breaks.map((change) => change.text), ['2001-01-01 webhook invoice.finalized: webhook removed'],
     'removed in a saved version: a break there, none in 2000-01-01 which still has it')
 })
+
+test('regression: upgrading the package, its changelog endpoint\'s new entry types are notes, not breaks of the app', async (t) => {
+  // test/fixtures/saved-documents/unversioned.json: written by an older release's `export` (one line), before the
+  // changelog endpoint's entries had the type 'schema.attributes.changed'. That enum member, added by the package,
+  // failed every team's check on the upgrade, its API unchanged.
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'unversioned.json'), await readFile(join(__dirname, '../fixtures/saved-documents/unversioned.json')))
+  const app = await versionedApp(t, bundleOf(['2000-01-01']))
+  await app.ready()
+  const result = await checkDocuments(app, dir)
+  t.same(result.breaks.map((change) => change.text), [], 'the app\'s API did not change')
+  t.same(result.notes.map((change) => change.text).filter((line) => line.includes('/changelog')), [
+    "unversioned GET /changelog: response 200 /versions/*/changes/*/instructions/*/type: enum member 'schema.attributes.changed' added " +
+    "(the package's changelog endpoint, changed by a fastify-versioner release: see its CHANGELOG)"
+  ])
+  // The app's own change to the endpoint still breaks its clients (here the only unversioned route: the document goes).
+  const without = await versionedApp(t, bundleOf(['2000-01-01']), undefined, { versioner: { changelogUrl: null } })
+  await without.ready()
+  t.same((await checkDocuments(without, dir)).breaks.map((change) => change.text), ['unversioned: version removed'])
+})
