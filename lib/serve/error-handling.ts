@@ -284,7 +284,7 @@ export function createMigrationErrorHandler (
         err: result, route: display, part, validation: (error as FastifyError & { validation?: unknown }).validation
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
-    } else if (behaviour !== null && behaviour.level > 0 && behaviour.successWork && isError(error) && (error as { serialization?: unknown }).serialization !== undefined) {
+    } else if (behaviour !== null && behaviour.successWork && isError(error) && (error as { serialization?: unknown }).serialization !== undefined) {
       // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts. A version
       // whose successes no hook converts is answered with HEAD's serializer: its refusal is plain Fastify's.
       result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)

@@ -5,17 +5,29 @@
  * (./error-handling.ts). On an `attachValidation` route Fastify hands the error to the handler instead, which would
  * answer the client as if it had sent invalid data: the route's first `preHandler` hook passes it on as an error.
  * An error in the same shape that HEAD's validator did not raise (a business rule a handler or hook reports as
- * Fastify reports validation) stays the client's: HEAD's validator is asked again, on the error path only.
+ * Fastify reports validation) stays the client's: HEAD's validator is asked again, on the error path only. What a
+ * validator answered is read here for every validation of the versioner's (versions', HEAD's, the upgrade preview's).
  * @module
  */
-import type { FastifyError, FastifyRequest, preHandlerHookHandler } from 'fastify'
+import type { FastifyError, FastifyRequest, FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
 import { requestPlanOf, type RequestPart } from '../routes/version-plan'
 import { requestState } from './request-state'
-import { validationFailure } from './validator-outcome'
 import { isThenable } from './step-runner'
 
 /** The request property holding each part Fastify validates. */
 export const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' } as const
+
+/**
+ * What a request part's validator answered, read as Fastify reads it: `false` (its `errors`), a custom compiler's
+ * `{ error }` (`TypeBoxValidatorCompiler`'s), or `undefined` when the part is valid. (A promise, an `$async`
+ * schema's, is each caller's to wait for or not.)
+ * @example
+ * const failure = validationFailure(check, check(request.body)) // undefined, or what validationError formats
+ */
+export function validationFailure (check: { errors?: FastifySchemaValidationError[] | null }, outcome: unknown): FastifySchemaValidationError[] | Error | undefined {
+  const failure = outcome === false ? check.errors ?? [] : (outcome as { error?: unknown } | null | undefined)?.error
+  return failure === undefined || failure === null || failure === false ? undefined : failure as FastifySchemaValidationError[] | Error
+}
 
 /**
  * True unless HEAD's validator of `part` (the route's, Fastify's own; by media type for a `content` body) accepts

@@ -8,8 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { copyJson, isThenable, runStepsToBody } from './step-runner'
-import { validationFailure } from './validator-outcome'
-import { PART_PROPERTY } from './head-validation'
+import { PART_PROPERTY, validationFailure } from './head-validation'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './migrate-response'
 import { copyAsWritten } from '../values/written-values'
