@@ -39,7 +39,7 @@ export function isHttpMethod (name: string): boolean {
  * Throws {@link LintingError} naming every invalid method.
  */
 export function normaliseMethods (methods: unknown): HttpMethod[] {
-  const list = Array.isArray(methods) ? methods : [methods]
+  const list = Array.isArray(methods) ? methods : methods === undefined ? [] : [methods]
   if (list.length === 0) throw new LintingError('(none given)')
   const invalid = list.filter((method) => typeof method !== 'string' || !known.has(method.toUpperCase()))
   if (invalid.length > 0) {

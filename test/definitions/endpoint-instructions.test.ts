@@ -366,6 +366,12 @@ test('bad HTTP methods were the wrong error: a method no Fastify application can
   }
 })
 
+test('regression: endpoint(path) with no methods (plain JavaScript) says none were given, not "undefined"', async (t) => {
+  const error = t.throws(() => endpoint('/ping', undefined as never)) as Error & { code?: string }
+  t.equal(error.code, 'FST_VERSIONER_LINTING')
+  t.match(error.message, 'not valid: (none given)')
+})
+
 test('the valid methods are Fastify\'s own: QUERY works, a method added with addHttpMethod works, one the application does not route fails app.ready() with LintingError', async (t) => {
   const Moves = (name: string) => changeClass(name, [endpoint('/search', ['QUERY']).had({ path: '/find' }), endpoint('/props', ['PROPFIND']).had({ path: '/properties' })])
   class QueryWasSearch extends VersionChange {
