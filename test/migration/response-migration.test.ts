@@ -482,16 +482,7 @@ test('regression: a response the newest version serves as HEAD (no converter, no
   // HEAD's serializer and no hook's work: it was answered the versioner's 500, logged as "does not fit that version's
   // schema … add a response converter", which sent the developer to converters that do not exist.
   const Doc = Type.Object({ name: Type.String(), meta: Type.Unknown() }, { $id: 'Doc' })
-  class TitleWasName extends VersionChange {
-    description = 'A document had a title.'
-    instructionsToMigrateToPreviousVersion = [schema(Doc).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Doc)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const TitleWasName = nameWasTitleInResponses(Doc)
   let deep: unknown = 1
   for (let level = 0; level < 10_000; level++) deep = { a: deep }
   const bodies: Record<string, unknown> = { deep: { name: 'n', meta: deep }, missing: { meta: 1 } }
@@ -518,16 +509,7 @@ test('regression: the newest version of a route whose response is a Type.Ref to 
   // A `$ref` was walked on every success of the newest version though the schema it names needs no walk: the newest
   // version was never idle, and its serializer's refusal was answered as a conversion's.
   const Doc = Type.Object({ name: Type.String(), kind: Type.String() }, { $id: 'Doc' })
-  class TitleWasName extends VersionChange {
-    description = 'A document had a title.'
-    instructionsToMigrateToPreviousVersion = [schema(Doc).field('name').had({ name: 'title' })]
-
-    @ConvertResponseToPreviousVersionFor(Doc)
-    down (response: ResponseInfo) {
-      response.body.title = response.body.name
-      delete response.body.name
-    }
-  }
+  const TitleWasName = nameWasTitleInResponses(Doc)
   const routes = async (api: FastifyInstance): Promise<void> => {
     api.get('/docs', { schema: { response: { 200: Type.Ref(Doc) } } }, async () => ({ name: 'n' }) as never)
   }
