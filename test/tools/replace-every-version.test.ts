@@ -289,6 +289,28 @@ test('a PATCH route that does not say fullReplace is a partial update: leaving a
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'PATCH', fill: false })), [])
 })
 
+test('a version whose PUT became HEAD\'s PATCH (had({ methods })) replaces: a merging PATCH handler is not cleared there', async (t) => {
+  class PatchNow extends VersionChange {
+    description = 'Customers are updated with PATCH.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/customers/:id', ['PATCH']).had({ methods: ['PUT'] })]
+  }
+  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', PatchNow), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
+    api.patch<{ Params: { id: string }, Body: Stored }>('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => {
+      const customer = { ...stored.get(request.params.id), ...request.body }
+      stored.set(request.params.id, customer)
+      return customer
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })), ['2000-01-01 not cleared /memo'],
+    'the PUT of 2000-01-01 reaches a handler that merges: its clients can no longer clear the memo')
+})
+
 test('regression: a version that moved the route (had({ path })) was left out; url by version reaches it', async (t) => {
   class Clients extends VersionChange {
     description = 'Customers were clients.'
