@@ -6,7 +6,7 @@
  * node_modules above it (the bundle alone, as in a function's archive).
  */
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
@@ -60,27 +60,32 @@ const SERVED = {
   guide: ['FullNameWasName']
 }
 
+/** What one bundle serves beside node_modules, and alone with the default options and without the pages. */
+async function outcomes (format: Format, beside: string, alone: string): Promise<Record<string, Record<string, unknown>>> {
+  const file = await bundle(beside, format)
+  const copy = join(alone, file.slice(beside.length + 1))
+  await copyFile(file, copy)
+  const [served, refused, withoutPages] = await Promise.all([runBundle(file), runBundle(copy), runBundle(copy, { docsUrl: null, redocUrl: null })])
+  return { served, refused, withoutPages }
+}
+
 t.test('a bundled application', async (t) => {
   const beside = join(__dirname, '.tmp', `bundled-${process.pid}`)
   const alone = await mkdtemp(join(tmpdir(), 'fastify-versioner-bundled-'))
   await mkdir(beside, { recursive: true })
   t.teardown(() => Promise.all([rm(beside, { recursive: true, force: true }), rm(alone, { recursive: true, force: true })]))
+  const formats = ['cjs', 'esm'] as const
+  const results = await Promise.all(formats.map((format) => outcomes(format, beside, alone)))
 
-  for (const format of ['cjs', 'esm'] as const) {
-    t.test(`${format}: beside node_modules, every page and file is served`, async (t) => {
-      t.same(await runBundle(await bundle(beside, format)), SERVED)
-    })
+  formats.forEach((format, index) => {
+    const { served, refused, withoutPages } = results[index]
+    t.same(served, SERVED, `${format}: beside node_modules, every page and file is served`)
 
-    t.test(`${format}: alone, the pages' missing files fail at start-up, saying what to do`, async (t) => {
-      const file = await bundle(alone, format)
-      const { error } = await runBundle(file) as { error?: { code: string, message: string } }
-      t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION')
-      t.match(error?.message, /Swagger UI's files/)
-      t.match(error?.message, /docsUrl: null, redocUrl: null/)
-
-      const served = await runBundle(file, { docsUrl: null, redocUrl: null })
-      t.same(served.old, SERVED.old, 'versions and the upgrade preview are served')
-      t.equal(served['/openapi.json?version=2000-01-01'], 200, 'the documents too')
-    })
-  }
+    const { error } = refused as { error?: { code: string, message: string } }
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', `${format}: alone, the pages' missing files fail at start-up`)
+    t.match(error?.message, /Swagger UI's files/, 'saying which')
+    t.match(error?.message, /docsUrl: null, redocUrl: null/, 'and what to do')
+    t.same(withoutPages.old, SERVED.old, `${format}: alone without the pages, versions and the upgrade preview are served`)
+    t.equal(withoutPages['/openapi.json?version=2000-01-01'], 200, 'the documents too')
+  })
 })
