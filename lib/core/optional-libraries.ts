@@ -6,7 +6,6 @@
  * loaded on its first use (Node keeps it once loaded).
  * @module
  */
-import { createRequire } from 'node:module'
 
 /** The optional libraries, with the version range package.json lists for each (test/package.test.ts keeps them equal). */
 export const OPTIONAL_LIBRARIES = { 'api-smart-diff': '^1.0.6', 'fast-check': '^4.10.2' } as const
@@ -23,7 +22,9 @@ export type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
  */
 export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
   try {
-    return createRequire(__filename)(name) as T
+    // This module's `require` (an application bundled as an ES module has no __filename): a bundle without the library
+    // beside it serves without it.
+    return require(name) as T
   } catch (error) {
     // Only the library itself missing (not a module it needs: that install is broken, and says so).
     if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes(`'${name}'`)) return undefined

@@ -41,6 +41,21 @@ export interface AppAjvSetup {
 type CompilerFactory = () => (schemas: object, options: AppAjvSetup & { onCreate: (ajv: AjvInstance) => void }) => unknown
 
 /**
+ * `@fastify/ajv-compiler`: the copy Fastify loads. In an application bundled into one file with nothing installed
+ * beside it, `fastify` cannot be resolved: the copy bundled with it is the one the literal `require` below took in
+ * (decision 0190).
+ */
+function ajvCompiler (): CompilerFactory {
+  let fastify: string | undefined
+  try {
+    fastify = require.resolve('fastify')
+  } catch {
+    return require('@fastify/ajv-compiler') as CompilerFactory
+  }
+  return createRequire(fastify)('@fastify/ajv-compiler') as CompilerFactory
+}
+
+/**
  * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults
  * (and `app`'s setup under them: the options and plugins of its `Fastify({ ajv })`).
  * @example
@@ -49,7 +64,7 @@ type CompilerFactory = () => (schemas: object, options: AppAjvSetup & { onCreate
  * ```
  */
 export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup = {}): AjvInstance {
-  const AjvCompiler = createRequire(require.resolve('fastify'))('@fastify/ajv-compiler') as CompilerFactory
+  const AjvCompiler = ajvCompiler()
   let created: AjvInstance | undefined
   AjvCompiler()({}, { customOptions: { ...app.customOptions, ...options }, plugins: app.plugins ?? [], onCreate: (ajv) => { created = ajv } })
   if (created === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance')

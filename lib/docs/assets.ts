@@ -7,12 +7,12 @@
  * Any other name is a 404.
  * @module
  */
-import { createReadStream, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { runInNewContext } from 'node:vm'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import { InvalidOptionError } from '../core/errors'
 import { noneMatchFails, strongEntityTag } from '../core/entity-tags'
 import type { ResolvedDocsOptions } from './options'
 
@@ -66,16 +66,53 @@ interface Asset {
 
 const JS = 'application/javascript; charset=utf-8'
 
+/**
+ * Where the pages' files are looked for. This module's own folder is not enough: an application bundled into one file
+ * (esbuild, webpack, ncc) runs this code from the bundle's folder, as an ES module without `__dirname`; its
+ * `require` resolves packages from there, so they are found when node_modules is shipped beside the bundle
+ * (decision 0190).
+ */
+const WHERE_TO_SHIP = 'An application bundled into one file finds them only in a node_modules folder shipped beside the bundle ' +
+  '(with esbuild, leave the package out of the bundle, --external:fastify-versioner, and install it there).'
+
+/** A package's folder, resolved as this module's `require` does; `undefined` when it is not installed. */
+function packageFolder (name: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${name}/package.json`))
+  } catch {
+    return undefined
+  }
+}
+
 /** The folder of Swagger UI's files in `@fastify/swagger-ui`. */
 function swaggerUiFolder (): string {
-  return join(dirname(createRequire(__filename).resolve('@fastify/swagger-ui/package.json')), 'static')
+  const folder = packageFolder('@fastify/swagger-ui')
+  if (folder === undefined || !existsSync(join(folder, 'static', 'swagger-ui-bundle.js'))) {
+    throw new InvalidOptionError("The docs pages serve Swagger UI's files and favicons from the package @fastify/swagger-ui, which is not " +
+      `installed where the application runs. ${WHERE_TO_SHIP} Or turn the pages off: docsUrl: null, redocUrl: null (the documents ` +
+      'stay served at openapiUrl).')
+  }
+  return join(folder, 'static')
 }
 
 /**
- * ReDoc's standalone bundle: `vendor/redoc` at the package root (copied to `dist/vendor/redoc` by the build, so
- * the path is the same from `lib/docs` and `dist/lib/docs`).
+ * ReDoc's standalone bundle: `vendor/redoc` at the package root (copied to `dist/vendor/redoc` by the build, so the
+ * path is the same from `lib/docs` and `dist/lib/docs`), else in the installed package.
  */
-const REDOC_FILE = join(__dirname, '..', '..', 'vendor', 'redoc', 'redoc.standalone.js')
+function redocFile (): string {
+  const name = join('vendor', 'redoc', 'redoc.standalone.js')
+  const root = packageFolder('fastify-versioner')
+  const candidates = [
+    ...typeof __dirname === 'string' ? [join(__dirname, '..', '..', name)] : [],
+    ...root === undefined ? [] : [join(root, 'dist', name), join(root, name)]
+  ]
+  const found = candidates.find((file) => existsSync(file))
+  if (found === undefined) {
+    throw new InvalidOptionError(`The ReDoc page serves the ReDoc bundle shipped with fastify-versioner (dist/${name}), which was not found. ` +
+      `${WHERE_TO_SHIP} Or set redocJsUrl to a hosted copy of ReDoc's standalone bundle, or redocUrl: null.`)
+  }
+  return found
+}
 
 /** ReDoc's sidebar shows Redocly's logo from their CDN: a `data:` image keeps the page offline (and within `img-src 'self' data:`). */
 const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg'
@@ -86,17 +123,17 @@ const REDOC_WORKER_BLOB = 'URL.createObjectURL(new Blob(['
  * ReDoc's bundle as served: the logo is an empty `data:` image, the search worker is loaded from `workerUrl`
  * (its code is the second file), and the source map comment is dropped (the map is not shipped).
  */
-function redocFiles (workerUrl: string): { bundle: Buffer, worker: Buffer } {
-  const text = readFileSync(REDOC_FILE, 'utf8')
+function redocFiles (file: string, workerUrl: string): { bundle: Buffer, worker: Buffer } {
+  const text = readFileSync(file, 'utf8')
   const start = text.indexOf(REDOC_WORKER_BLOB)
   const literal = start + REDOC_WORKER_BLOB.length
   const quote = text[literal]
   if (start === -1 || text.includes(REDOC_WORKER_BLOB, literal) || (quote !== "'" && quote !== '"')) {
-    throw new Error(`${REDOC_FILE}: its search worker is not started from one Blob of a string literal; see vendor/redoc/README.md`)
+    throw new Error(`${file}: its search worker is not started from one Blob of a string literal; see vendor/redoc/README.md`)
   }
   let end = literal + 1
   while (end < text.length && text[end] !== quote) end += text[end] === '\\' ? 2 : 1
-  if (text.slice(end + 1, end + 4) !== ']))') throw new Error(`${REDOC_FILE}: unexpected code after its search worker's source`)
+  if (text.slice(end + 1, end + 4) !== ']))') throw new Error(`${file}: unexpected code after its search worker's source`)
   // The slice is one string literal (scanned to its closing quote): evaluating it runs no code.
   const worker = runInNewContext(text.slice(literal, end + 1)) as string
   const bundle = (text.slice(0, start) + JSON.stringify(workerUrl) + text.slice(end + 4))
@@ -118,8 +155,9 @@ function docsAssets (docs: ResolvedDocsOptions, assetsPrefix: string): Map<strin
     assets.set('swagger-initializer.js', { type: JS, source: () => SWAGGER_INITIALIZER })
   }
   if (docs.redocLocal) {
+    const file = redocFile()
     let files: ReturnType<typeof redocFiles> | undefined
-    const redoc = (): ReturnType<typeof redocFiles> => (files ??= redocFiles(`${assetsPrefix}/redoc-search-worker.js`))
+    const redoc = (): ReturnType<typeof redocFiles> => (files ??= redocFiles(file, `${assetsPrefix}/redoc-search-worker.js`))
     assets.set('redoc.standalone.js', { type: JS, source: () => redoc().bundle })
     assets.set('redoc-search-worker.js', { type: JS, source: () => redoc().worker })
   }

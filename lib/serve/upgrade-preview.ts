@@ -17,7 +17,6 @@
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
-import { createRequire } from 'node:module'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve-options'
 import { isThenable } from './step-runner'
@@ -130,7 +129,9 @@ interface PreviewContext {
 
 /** Builds the preview hooks of one application, the same three functions on every versioned route (loads `fast-json-patch`). */
 export function createPreviewHooks (state: VersionerState, options: ServeOptions, preview: ResolvedUpgradePreview): AroundHooks {
-  const { compare } = createRequire(__filename)('fast-json-patch') as { compare: PreviewContext['compare'] }
+  // A literal `require` (not `createRequire(__filename)`): a bundler takes the library into an application's bundle,
+  // and an ES module bundle has no __filename.
+  const { compare } = require('fast-json-patch') as { compare: PreviewContext['compare'] }
   const context: PreviewContext = {
     options,
     header: preview.headerName,
