@@ -46,6 +46,21 @@ export function numberRange (node: JsonSchema, integer: boolean): { low: number,
 }
 
 /**
+ * The `multiple`-th multiple of `step`, as a client writes it: for a decimal step (`0.01`, `0.05`: one over a whole
+ * number), the multiple divided by that number, the double nearest the decimal (`1999 / 100` is `19.99`, where
+ * `1999 * 0.01` is `19.990000000000002`, whose `Math.floor(x * 100)` hides the cents a client's `19.99` loses).
+ * @example
+ * ```ts
+ * multipleOfStep(1999, 0.01) // 19.99
+ * multipleOfStep(3, 2)       // 6
+ * ```
+ */
+export function multipleOfStep (multiple: number, step: number): number {
+  const inverse = Math.round(1 / step)
+  return inverse > 1 && Math.abs(inverse - 1 / step) < 1e-9 ? multiple / inverse : multiple * step
+}
+
+/**
  * The number of a boundary (for an integer, the `count`-th of its example: integers differ), within the schema's
  * range.
  * @example
@@ -64,9 +79,9 @@ export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Bo
   const { low, high, step } = numberRange(node, integer)
   let value = Math.min(Math.max(wanted, low), high)
   if (step > 0) {
-    value = Math.round(value / step) * step
-    if (value < low) value += step
-    if (value > high) value -= step
+    value = multipleOfStep(Math.round(value / step), step)
+    if (value < low) value = multipleOfStep(Math.round(value / step) + 1, step)
+    if (value > high) value = multipleOfStep(Math.round(value / step) - 1, step)
   }
   return integer ? Math.round(value) : value
 }

@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, multipleOfStep, numberRange, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -105,7 +105,7 @@ function numberArbitrary (builder: Builder, node: JsonSchema, integer: boolean):
   const first = Math.ceil(low / step)
   const last = Math.max(first, Math.floor(high / step))
   const multiples = fc.integer({ min: first, max: Math.min(last, first + 100_000) })
-  return integer ? multiples.map((multiple) => Math.round(multiple * step)) : multiples.map((multiple) => multiple * step)
+  return integer ? multiples.map((multiple) => Math.round(multiple * step)) : multiples.map((multiple) => multipleOfStep(multiple, step))
 }
 
 function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Arbitrary {

@@ -646,3 +646,34 @@ test('a converter joining removed fields only when the body holds them gives no 
   const { change, routes } = joinedNameApp(true)
   t.same(summary(await verify(await appWith(t, change, routes), { examples: 20 })), [])
 })
+
+test('regression: an amount in decimals of 0.01 (multipleOf) floored to cents is found one way: its boundary is 19.99 as a client writes it', async (t) => {
+  // Before: the boundary was 1999 * 0.01 = 19.990000000000002, whose Math.floor(amount * 100) is 1999; a client's
+  // 19.99 gives 1998 (19.98 read back), and verify passed.
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number({ multipleOf: 0.01 }) })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor((request.body.amount as number) * 100) // 19.99 * 100 is 1998.9999999999998
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountsInCents), new Version('2000-01-01')), async (api) => {
+    echo('/payments', Payment, false)(api as unknown as FastifyInstance)
+  }, { fastify: { ajv: { customOptions: { multipleOfPrecision: 9 } } } })
+  await app.ready()
+  const served = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: 19.99 } })
+  t.equal(served.statusCode, 200, 'the app takes 19.99')
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /payments 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'])
+  t.match(findings[0].message, /19\.99 and 19\.98 both arrive as 1998/)
+})
