@@ -14,6 +14,7 @@
  * @module
  */
 import type { JsonSchema } from '../values/examples'
+import { patternOf } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
 export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
@@ -149,4 +150,42 @@ export function boundaryString (node: JsonSchema, boundary: Boundary | undefined
   const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
   const extra = length - [...base].length
   return extra > 0 ? base + 'q'.repeat(extra) : base
+}
+
+/** The sentinel of a string of `format` (`undefined` for a format without one). */
+function formatSentinel (format: unknown, count: number, base36: string): string | undefined {
+  switch (format) {
+    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
+    case 'email': return `zq${base36}@example.com`
+    case 'uri': case 'url': return `https://example.com/zq${base36}`
+    case 'hostname': return `zq${base36}.example.com`
+    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
+    default: return undefined
+  }
+}
+
+/**
+ * A sentinel for a free string of `node`, the `count`-th of its example (`undefined` when its format, pattern or
+ * length leaves no room for one: the string is then the field's example), at `boundary` for a boundary example (`''`
+ * for an empty string: no sentinel). A format's sentinel (an e-mail, a UUID…) is kept only where the schema asks
+ * nothing more of it: an e-mail its own pattern refuses (`@acme\.com$`), or longer than its `maxLength`, is no sentinel.
+ * @example
+ * ```ts
+ * sentinelFor({ type: 'string', format: 'email' }, 1, undefined)                          // 'zq000001@example.com'
+ * sentinelFor({ type: 'string', format: 'email', pattern: '@acme\\.com$' }, 1, undefined) // undefined
+ * ```
+ */
+export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
+  const base36 = count.toString(36).padStart(6, '0')
+  const min = typeof node.minLength === 'number' ? node.minLength : 0
+  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
+  if (node.format !== undefined) {
+    const made = formatSentinel(node.format, count, base36)
+    const patterned = typeof node.pattern === 'string' && patternOf(node)?.test(made ?? '') !== true
+    return made === undefined || patterned || made.length < min || made.length > max ? undefined : made
+  }
+  if (typeof node.pattern === 'string') return undefined
+  const token = `zq${base36}`
+  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
+  return boundaryString(node, boundary, token) ?? ''
 }

@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, multipleOfStep, numberRange, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, multipleOfStep, numberRange, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -186,28 +186,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-/**
- * A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one), at
- * `boundary` for a boundary example (`''` for an empty string: no sentinel).
- */
-function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
-  const base36 = count.toString(36).padStart(6, '0')
-  switch (node.format) {
-    case undefined: break
-    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
-    case 'email': return `zq${base36}@example.com`
-    case 'uri': case 'url': return `https://example.com/zq${base36}`
-    case 'hostname': return `zq${base36}.example.com`
-    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
-    default: return undefined
-  }
-  if (typeof node.pattern === 'string') return undefined
-  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
-  const token = `zq${base36}`
-  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
-  return boundaryString(node, boundary, token) ?? ''
 }
 
 /**
