@@ -133,6 +133,20 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
 }
 
 /**
+ * The items of a boundary list that refuses duplicates (`uniqueItems`), each kept once by `keyOf`: booleans, numbers
+ * with no fraction to tell them apart and strings made from one pattern come out alike, and a list holding them twice
+ * would have its schema refuse the whole example, every other field's boundary with it.
+ * @example
+ * ```ts
+ * distinctItems([true, true], String) // [true]
+ * ```
+ */
+export function distinctItems<T> (items: readonly T[], keyOf: (item: T) => string): T[] {
+  const keys = items.map(keyOf)
+  return items.filter((_item, index) => keys.indexOf(keys[index]) === index)
+}
+
+/**
  * The string of a free string node at a boundary, built on its sentinel `token` (`zq000001`): `undefined` for an
  * empty string (`empty`, where the schema takes one), else the sentinel `verify` follows. Lengths count code points,
  * as JSON Schema does.

@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, multipleOfStep, numberRange, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -140,9 +140,20 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
   if (builder.boundary !== undefined) {
     const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
+    // Without duplicates: an arbitrary per item (each boundary integer differs), and the items still alike kept once.
+    if (node.uniqueItems === true) return fc.tuple(...Array.from({ length }, () => arbitraryOf(builder, node.items, depth + 1))).map((items) => distinctItems(items, itemKey()))
     return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
   }
   return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+}
+
+/** The key of a sampled item: its values, a free string unique (its sentinel will be), another string by its schema. */
+function itemKey (): (item: unknown) => string {
+  let free = 0
+  return (item) => JSON.stringify(item, (_key, value: unknown) => typeof value !== 'object' || value === null ? value
+    : kNumber in value ? (value as BoundaryNumber).value
+      : kChoice in value ? [(value as Choice).value]
+        : !(kLeaf in value) ? value : (sentinelFor((value as Leaf)[kLeaf], 1, (value as Leaf).boundary) ?? '') === '' ? (value as Leaf)[kLeaf] : `free ${++free}`)
 }
 
 /** The members of a union a boundary example picks among: for `null`, the one taking `null` if any; else the others, if any. */

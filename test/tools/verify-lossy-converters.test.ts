@@ -677,3 +677,30 @@ test('regression: an amount in decimals of 0.01 (multipleOf) floored to cents is
   t.same(summary(findings), ['POST /payments 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'])
   t.match(findings[0].message, /19\.99 and 19\.98 both arrive as 1998/)
 })
+
+test('regression: a list refusing duplicates (uniqueItems) of integers, objects, booleans or patterned strings keeps the boundary examples of its body', async (t) => {
+  // Before: the boundary examples repeated the item ([101, 101]), the schema refused them, and a name cut at its first
+  // space beside the list was never tried (random strings hold no space).
+  const items = [Type.Integer(), Type.Number(), Type.Object({ n: Type.Integer() }), Type.Boolean(), Type.String({ pattern: '^[A-Z]{3}$' }), Type.Union([Type.Literal('a'), Type.Literal('b')])]
+  for (const item of items) {
+    const Order = Type.Object({ title: Type.String(), ids: Type.Array(item, { uniqueItems: true }) }, { $id: 'Order' })
+    class TitleWasName extends VersionChange {
+      description = 'title was name.'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('title').had({ name: 'name' })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        request.body.title = (request.body.name as string).split(' ')[0]
+        delete request.body.name
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        response.body.name = response.body.title
+        delete response.body.title
+      }
+    }
+    const findings = await verify(await appWith(t, TitleWasName, echo('/orders', Order, false)), { examples: 20 })
+    t.same(summary(findings), ['POST /orders 2000-01-01 request lost body/name after TitleWasName (2001-01-01) by TitleWasName.up'], JSON.stringify(item))
+  }
+})
