@@ -156,7 +156,7 @@ export function distinctItems<T> (items: readonly T[], keyOf: (item: T) => strin
  * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
  * ```
  */
-export function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
+function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   if (boundary === 'empty' && min === 0) return undefined
