@@ -73,6 +73,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   const widened = diff.action === 'remove' && request
   if (key === 'const') report(comparison, operation, where, `${key} ${values}`, diff.action === 'replace' || (diff.action === 'add') === request)
   else if (key === 'format') report(comparison, operation, where, `${key} ${values}${widened ? ' (widened: what it accepted, it accepts)' : ''}`, !widened)
+  else if (key === 'multipleOf' && keyword.length === 1 && diff.action === 'replace') report(comparison, operation, where, `${key} ${values}`, multipleOfBreaks(diff, request))
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }
@@ -112,6 +113,18 @@ function assertionBreaks (diff: RawDiff, keyword: JsonPath, request: boolean): b
   const narrowed = key === 'nullable' ? diff.before === true && diff.after !== true : !sided || diff.action !== 'remove'
   const widened = key === 'nullable' ? diff.after === true && diff.before !== true : !sided || diff.action !== 'add'
   return request ? narrowed : widened
+}
+
+/**
+ * Whether a `multipleOf` replaced breaks, by what the steps divide (decision 0195): a new step a whole multiple of the
+ * old (`0.01` → `0.05`) narrows, one that divides it (`0.05` → `0.01`) widens, neither (`2` → `3`) does both.
+ */
+function multipleOfBreaks (diff: RawDiff, request: boolean): boolean {
+  const { before, after } = diff
+  if (typeof before !== 'number' || typeof after !== 'number' || before <= 0 || after <= 0) return true
+  // Steps are decimals (0.3 / 0.1 is 2.9999999999999996): a ratio within a billionth of a whole number is one.
+  const whole = (ratio: number): boolean => ratio >= 1 && Math.abs(ratio - Math.round(ratio)) <= 1e-9 * ratio
+  return request ? !whole(before / after) : !whole(after / before)
 }
 
 /** True when `schema` is an object with its own `default` (which Ajv's `useDefaults` fills in when a request omits it). */

@@ -646,6 +646,25 @@ test('regression: a change inside an assertion, `not`, and a tuple position\'s t
   judgeCases(t, cases)
 })
 
+test('regression: a multipleOf changed is judged by what it divides (0.05 to 0.01 on a request broke, on a response was a note)', async (t) => {
+  const step = (value: number) => (d: Json): void => { d.components.schemas.UserCreateRequest.properties.price = { type: 'number', multipleOf: value }; d.components.schemas.UserResource.properties.price = { type: 'number', multipleOf: value } }
+  const req = (value: number) => (d: Json): void => { d.components.schemas.UserCreateRequest.properties.price.multipleOf = value }
+  const res = (value: number) => (d: Json): void => { d.components.schemas.UserResource.properties.price.multipleOf = value }
+  const cases: SidedCase[] = [
+    // Every multiple of 0.05 is one of 0.01: the request takes what it took; the response may send 0.03.
+    ['a request multipleOf 0.05 → 0.01', step(0.05), req(0.01), false],
+    ['a response multipleOf 0.05 → 0.01', step(0.05), res(0.01), true],
+    ['a request multipleOf 0.01 → 0.05', step(0.01), req(0.05), true],
+    ['a response multipleOf 0.01 → 0.05', step(0.01), res(0.05), false],
+    ['a request multipleOf 0.1 → 0.3', step(0.1), req(0.3), true],
+    ['a response multipleOf 0.3 → 0.1', step(0.3), res(0.1), true],
+    // Neither divides the other: 4 was taken (sent), 3 is now.
+    ['a request multipleOf 2 → 3', step(2), req(3), true],
+    ['a response multipleOf 2 → 3', step(2), res(3), true]
+  ]
+  judgeCases(t, cases)
+})
+
 test('regression: header names differ only in case is the same header (a header parameter "renamed" to X-Trace broke)', async (t) => {
   const before = baseDocument()
   before.paths['/users'].post.parameters.push({ in: 'header', name: 'X-Trace', required: false, schema: { type: 'string' } })
