@@ -150,10 +150,15 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
 /** The key of a sampled item: its values, a free string unique (its sentinel will be), another string by its schema. */
 function itemKey (): (item: unknown) => string {
   let free = 0
-  return (item) => JSON.stringify(item, (_key, value: unknown) => typeof value !== 'object' || value === null ? value
-    : kNumber in value ? (value as BoundaryNumber).value
-      : kChoice in value ? [(value as Choice).value]
-        : !(kLeaf in value) ? value : (sentinelFor((value as Leaf)[kLeaf], 1, (value as Leaf).boundary) ?? '') === '' ? (value as Leaf)[kLeaf] : `free ${++free}`)
+  const keyOf = (_key: string, value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value
+    if (kNumber in value) return (value as BoundaryNumber).value
+    if (kChoice in value) return [(value as Choice).value]
+    if (!(kLeaf in value)) return value
+    const leaf = value as Leaf
+    return (sentinelFor(leaf[kLeaf], 1, leaf.boundary) ?? '') === '' ? leaf[kLeaf] : `free ${++free}`
+  }
+  return (item) => JSON.stringify(item, keyOf)
 }
 
 /** The members of a union a boundary example picks among: for `null`, the one taking `null` if any; else the others, if any. */
