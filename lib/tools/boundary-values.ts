@@ -14,6 +14,7 @@
  * @module
  */
 import type { JsonSchema } from '../values/examples'
+import { patternOf } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
 export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
@@ -46,6 +47,21 @@ export function numberRange (node: JsonSchema, integer: boolean): { low: number,
 }
 
 /**
+ * The `multiple`-th multiple of `step`, as a client writes it: for a decimal step (`0.01`, `0.05`: one over a whole
+ * number), the multiple divided by that number, the double nearest the decimal (`1999 / 100` is `19.99`, where
+ * `1999 * 0.01` is `19.990000000000002`, whose `Math.floor(x * 100)` hides the cents a client's `19.99` loses).
+ * @example
+ * ```ts
+ * multipleOfStep(1999, 0.01) // 19.99
+ * multipleOfStep(3, 2)       // 6
+ * ```
+ */
+export function multipleOfStep (multiple: number, step: number): number {
+  const inverse = Math.round(1 / step)
+  return inverse > 1 && Math.abs(inverse - 1 / step) < 1e-9 ? multiple / inverse : multiple * step
+}
+
+/**
  * The number of a boundary (for an integer, the `count`-th of its example: integers differ), within the schema's
  * range.
  * @example
@@ -64,9 +80,9 @@ export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Bo
   const { low, high, step } = numberRange(node, integer)
   let value = Math.min(Math.max(wanted, low), high)
   if (step > 0) {
-    value = Math.round(value / step) * step
-    if (value < low) value += step
-    if (value > high) value -= step
+    value = multipleOfStep(Math.round(value / step), step)
+    if (value < low) value = multipleOfStep(Math.round(value / step) + 1, step)
+    if (value > high) value = multipleOfStep(Math.round(value / step) - 1, step)
   }
   return integer ? Math.round(value) : value
 }
@@ -117,6 +133,20 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
 }
 
 /**
+ * The items of a boundary list that refuses duplicates (`uniqueItems`), each kept once by `keyOf`: booleans, numbers
+ * with no fraction to tell them apart and strings made from one pattern come out alike, and a list holding them twice
+ * would have its schema refuse the whole example, every other field's boundary with it.
+ * @example
+ * ```ts
+ * distinctItems([true, true], String) // [true]
+ * ```
+ */
+export function distinctItems<T> (items: readonly T[], keyOf: (item: T) => string): T[] {
+  const keys = items.map(keyOf)
+  return items.filter((_item, index) => keys.indexOf(keys[index]) === index)
+}
+
+/**
  * The string of a free string node at a boundary, built on its sentinel `token` (`zq000001`): `undefined` for an
  * empty string (`empty`, where the schema takes one), else the sentinel `verify` follows. Lengths count code points,
  * as JSON Schema does.
@@ -126,7 +156,7 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
  * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
  * ```
  */
-export function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
+function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   if (boundary === 'empty' && min === 0) return undefined
@@ -134,4 +164,42 @@ export function boundaryString (node: JsonSchema, boundary: Boundary | undefined
   const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
   const extra = length - [...base].length
   return extra > 0 ? base + 'q'.repeat(extra) : base
+}
+
+/** The sentinel of a string of `format` (`undefined` for a format without one). */
+function formatSentinel (format: unknown, count: number, base36: string): string | undefined {
+  switch (format) {
+    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
+    case 'email': return `zq${base36}@example.com`
+    case 'uri': case 'url': return `https://example.com/zq${base36}`
+    case 'hostname': return `zq${base36}.example.com`
+    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
+    default: return undefined
+  }
+}
+
+/**
+ * A sentinel for a free string of `node`, the `count`-th of its example (`undefined` when its format, pattern or
+ * length leaves no room for one: the string is then the field's example), at `boundary` for a boundary example (`''`
+ * for an empty string: no sentinel). A format's sentinel (an e-mail, a UUID…) is kept only where the schema asks
+ * nothing more of it: an e-mail its own pattern refuses (`@acme\.com$`), or longer than its `maxLength`, is no sentinel.
+ * @example
+ * ```ts
+ * sentinelFor({ type: 'string', format: 'email' }, 1, undefined)                          // 'zq000001@example.com'
+ * sentinelFor({ type: 'string', format: 'email', pattern: '@acme\\.com$' }, 1, undefined) // undefined
+ * ```
+ */
+export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
+  const base36 = count.toString(36).padStart(6, '0')
+  const min = typeof node.minLength === 'number' ? node.minLength : 0
+  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
+  if (node.format !== undefined) {
+    const made = formatSentinel(node.format, count, base36)
+    const patterned = typeof node.pattern === 'string' && patternOf(node)?.test(made ?? '') !== true
+    return made === undefined || patterned || made.length < min || made.length > max ? undefined : made
+  }
+  if (typeof node.pattern === 'string') return undefined
+  const token = `zq${base36}`
+  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
+  return boundaryString(node, boundary, token) ?? ''
 }

@@ -17,10 +17,7 @@ export interface DocumentChange {
   readonly version: string
   /** `POST /users`, `QUERY /search`, `webhook invoice.paid`, or `''` for the whole version. */
   readonly operation: string
-  /**
-   * Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, `response 200 header
-   * x-rate-limit`, `payload /amount` (a webhook's), or `''`.
-   */
+  /** Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, `payload /amount`, or `''`. */
   readonly place: string
   /**
    * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became
@@ -197,15 +194,16 @@ export function withSchemaRefsAligned (saved: unknown, current: unknown): [unkno
 }
 
 /**
- * A schema path (`properties/address/items/…`) as a pointer into the data (`/address/*`), and the schema
- * keyword the change is on (after the last data step), if any.
+ * A schema path (`properties/address/items/…`, a tuple's `items/1/…`) as a pointer into the data (`/address/*`,
+ * `/point/1`), and the schema keyword the change is on (after the last data step), if any.
  */
 export function dataPointer (schemaPath: JsonPath): { pointer: string, keyword: JsonPath } {
   let pointer = ''
   let index = 0
   while (index < schemaPath.length) {
     const key = schemaPath[index]
-    if ((key === 'properties' || key === 'patternProperties') && index + 1 < schemaPath.length) {
+    const tuple = (key === 'items' || key === 'prefixItems') && typeof schemaPath[index + 1] === 'number' && index + 2 < schemaPath.length
+    if ((key === 'properties' || key === 'patternProperties' || tuple) && index + 1 < schemaPath.length) {
       pointer += `/${pointerSegment(schemaPath[index + 1])}`
       index += 2
     } else if ((key === 'items' || key === 'additionalProperties') && index + 1 < schemaPath.length) {

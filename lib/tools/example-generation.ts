@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, boundaryString, BOUNDARIES, numberRange, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -105,7 +105,7 @@ function numberArbitrary (builder: Builder, node: JsonSchema, integer: boolean):
   const first = Math.ceil(low / step)
   const last = Math.max(first, Math.floor(high / step))
   const multiples = fc.integer({ min: first, max: Math.min(last, first + 100_000) })
-  return integer ? multiples.map((multiple) => Math.round(multiple * step)) : multiples.map((multiple) => multiple * step)
+  return integer ? multiples.map((multiple) => Math.round(multiple * step)) : multiples.map((multiple) => multipleOfStep(multiple, step))
 }
 
 function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Arbitrary {
@@ -140,9 +140,25 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
   if (builder.boundary !== undefined) {
     const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
+    // Without duplicates: an arbitrary per item (each boundary integer differs), and the items still alike kept once.
+    if (node.uniqueItems === true) return fc.tuple(...Array.from({ length }, () => arbitraryOf(builder, node.items, depth + 1))).map((items) => distinctItems(items, itemKey()))
     return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
   }
   return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+}
+
+/** The key of a sampled item: its values, a free string unique (its sentinel will be), another string by its schema. */
+function itemKey (): (item: unknown) => string {
+  let free = 0
+  const keyOf = (_key: string, value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value
+    if (kNumber in value) return (value as BoundaryNumber).value
+    if (kChoice in value) return [(value as Choice).value]
+    if (!(kLeaf in value)) return value
+    const leaf = value as Leaf
+    return (sentinelFor(leaf[kLeaf], 1, leaf.boundary) ?? '') === '' ? leaf[kLeaf] : `free ${++free}`
+  }
+  return (item) => JSON.stringify(item, keyOf)
 }
 
 /** The members of a union a boundary example picks among: for `null`, the one taking `null` if any; else the others, if any. */
@@ -186,28 +202,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-/**
- * A sentinel for a free string of `node` (`undefined` when its format or length leaves no room for one), at
- * `boundary` for a boundary example (`''` for an empty string: no sentinel).
- */
-function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
-  const base36 = count.toString(36).padStart(6, '0')
-  switch (node.format) {
-    case undefined: break
-    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
-    case 'email': return `zq${base36}@example.com`
-    case 'uri': case 'url': return `https://example.com/zq${base36}`
-    case 'hostname': return `zq${base36}.example.com`
-    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
-    default: return undefined
-  }
-  if (typeof node.pattern === 'string') return undefined
-  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
-  const token = `zq${base36}`
-  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
-  return boundaryString(node, boundary, token) ?? ''
 }
 
 /**

@@ -64,8 +64,8 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
-  if (keyword.length === 1 && (key === 'nullable' || ASSERTIONS.has(key))) {
-    report(comparison, operation, where, `${key} ${values}`, assertionBreaks(diff, key, request))
+  if ((keyword.length === 1 && key === 'nullable') || ASSERTIONS.has(key)) {
+    report(comparison, operation, where, `${keyword.join('/')} ${values}`, assertionBreaks(diff, keyword, request))
     return
   }
   // A `const` (a request's `format`) removed widens, a response's `const` added narrows; the serializer writes a Date by
@@ -73,6 +73,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   const widened = diff.action === 'remove' && request
   if (key === 'const') report(comparison, operation, where, `${key} ${values}`, diff.action === 'replace' || (diff.action === 'add') === request)
   else if (key === 'format') report(comparison, operation, where, `${key} ${values}${widened ? ' (widened: what it accepted, it accepts)' : ''}`, !widened)
+  else if (key === 'multipleOf' && keyword.length === 1 && diff.action === 'replace') report(comparison, operation, where, `${key} ${values}`, multipleOfBreaks(diff, request))
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }
@@ -96,17 +97,34 @@ function closedObject (comparison: Comparison, diff: RawDiff, operation: string,
 }
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
-const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'prefixItems', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
+const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'prefixItems', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
 
 /**
- * Whether a change of `nullable` or of one of {@link ASSERTIONS} breaks, by side (decision 0041): `nullable: true`
- * lets null through (Ajv and the serializer read it), another assertion added narrows what the schema takes, removed
- * widens it, replaced may do both. A request breaks when it narrows, a response when it widens.
+ * Whether a change of `nullable` or of one of {@link ASSERTIONS} (`keyword`: its path, from the keyword) breaks, by
+ * side (decisions 0106, 0194): `nullable: true` lets null through (Ajv and the serializer read it); another assertion
+ * added narrows what the schema takes, removed widens it; so does a name added to or removed from a list of required
+ * names inside one (`dependentRequired/a/1`, `then/required/1`; not under `if` or `not`, which turn it round); any
+ * other change inside one, or replaced, may do both. A request breaks when it narrows, a response when it widens.
  */
-function assertionBreaks (diff: RawDiff, key: string, request: boolean): boolean {
-  const narrowed = key === 'nullable' ? diff.before === true && diff.after !== true : diff.action !== 'remove'
-  const widened = key === 'nullable' ? diff.after === true && diff.before !== true : diff.action !== 'add'
+function assertionBreaks (diff: RawDiff, keyword: JsonPath, request: boolean): boolean {
+  const key = keyword[0]
+  const listed = key === 'dependentRequired' || (keyword.at(-2) === 'required' && !keyword.includes('if') && !keyword.includes('not'))
+  const sided = keyword.length === 1 || (listed && diff.action !== 'replace')
+  const narrowed = key === 'nullable' ? diff.before === true && diff.after !== true : !sided || diff.action !== 'remove'
+  const widened = key === 'nullable' ? diff.after === true && diff.before !== true : !sided || diff.action !== 'add'
   return request ? narrowed : widened
+}
+
+/**
+ * Whether a `multipleOf` replaced breaks, by what the steps divide (decision 0195): a new step a whole multiple of the
+ * old (`0.01` → `0.05`) narrows, one that divides it (`0.05` → `0.01`) widens, neither (`2` → `3`) does both.
+ */
+function multipleOfBreaks (diff: RawDiff, request: boolean): boolean {
+  const { before, after } = diff
+  if (typeof before !== 'number' || typeof after !== 'number' || before <= 0 || after <= 0) return true
+  // Steps are decimals (0.3 / 0.1 is 2.9999999999999996): a ratio within a billionth of a whole number is one.
+  const whole = (ratio: number): boolean => ratio >= 1 && Math.abs(ratio - Math.round(ratio)) <= 1e-9 * ratio
+  return request ? !whole(before / after) : !whole(after / before)
 }
 
 /** True when `schema` is an object with its own `default` (which Ajv's `useDefaults` fills in when a request omits it). */

@@ -8,10 +8,15 @@ import { installCommand, optionalLibrary } from '../core/optional-libraries'
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 type JsonSchema = Record<string, unknown>
 
-/** fast-check's 30 strings matching `source`, none longer than `max` (none when fast-check cannot read the pattern). */
+/**
+ * fast-check's 30 strings matching `source`, none longer than `max` (none when fast-check cannot read the pattern).
+ * A case-insensitive expression (ajv-formats' e-mail) is read case-sensitively, which fast-check can: what matches
+ * it matches the other.
+ */
 function sampled (fc: typeof FastCheck, source: RegExp, max: number | undefined): readonly string[] {
   try {
-    return fc.sample(fc.stringMatching(source, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
+    const cased = source.flags.includes('i') ? new RegExp(source.source, source.flags.replace('i', '')) : source
+    return fc.sample(fc.stringMatching(cased, max === undefined ? {} : { maxLength: max }), { seed: 1, numRuns: 30 })
   } catch {
     return []
   }
@@ -85,27 +90,29 @@ export function stringExample (schema: JsonSchema, formats?: FormatPatterns, kep
   const format = typeof schema.format === 'string' ? formats?.(schema.format) : undefined
   const sources = [patternOf(schema), format instanceof RegExp ? format : undefined].filter((source) => source !== undefined)
   const fits = (value: string): boolean => sources.every((source) => source.test(value)) && (typeof format !== 'function' || format(value))
-  if (fits(plain)) return plain
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined
+  // Lengths count code points, as JSON Schema does. A format's plain string longer than `maxLength` (an e-mail of 16
+  // characters at most) is the last resort: a string made from the format's regular expression may fit.
+  const fitsLength = (value: string): boolean => [...value].length >= min && [...value].length <= (max ?? Infinity)
+  if (fits(plain) && fitsLength(plain)) return plain
+  const fallback = fits(plain) ? plain : undefined
   // fast-check, an optional dependency: without it, no string (noStringReason says to install it).
   const fc = sources.length === 0 ? undefined : optionalLibrary<typeof FastCheck>('fast-check')
-  if (fc === undefined) return undefined
+  if (fc === undefined) return fallback
   let found: string | undefined
   for (const source of sources) {
     try {
       const key = `${String(source)}\n${max ?? ''}`
       const samples = kept.get(key) ?? kept.set(key, sampled(fc, source, max)).get(key) as readonly string[]
       for (const sample of samples) {
-        // Lengths count code points, as JSON Schema does.
-        const length = [...sample].length
-        if (length >= min && length <= (max ?? Infinity) && fits(sample) && (found === undefined || sample.length < found.length)) found = sample
+        if (fitsLength(sample) && fits(sample) && (found === undefined || sample.length < found.length)) found = sample
       }
     } catch {
       // A format function that throws: no string from it.
     }
   }
-  return found
+  return found ?? fallback
 }
 
 /**

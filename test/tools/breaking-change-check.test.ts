@@ -617,6 +617,54 @@ test('regression: const and format are judged by side where a client cannot feel
   judgeCases(t, cases)
 })
 
+test('regression: a change inside an assertion, `not`, and a tuple position\'s type are judged by side (they were the library\'s notes, or broke both ways)', async (t) => {
+  const req = (d: Json): Json => d.components.schemas.UserCreateRequest
+  const res = (d: Json): Json => d.components.schemas.UserResource
+  const tuple = (types: string[]): Json => ({ type: 'array', items: types.map((type) => ({ type })), minItems: types.length, maxItems: types.length, additionalItems: false })
+  const cases: SidedCase[] = [
+    // A name more in a dependentRequired or then's required: a request that held the first without it is refused.
+    ['a request dependentRequired grown', (d) => { req(d).dependentRequired = { nickname: ['plan'] } }, (d) => { req(d).dependentRequired.nickname.push('role') }, true],
+    ['a response dependentRequired grown', (d) => { res(d).dependentRequired = { address: ['status'] } }, (d) => { res(d).dependentRequired.address.push('id') }, false],
+    ['a request dependentRequired shrunk', (d) => { req(d).dependentRequired = { nickname: ['plan', 'role'] } }, (d) => { req(d).dependentRequired.nickname.pop() }, false],
+    ['a response dependentRequired shrunk', (d) => { res(d).dependentRequired = { address: ['status', 'id'] } }, (d) => { res(d).dependentRequired.address.pop() }, true],
+    ['a request then tightened', (d) => { req(d).if = { properties: { plan: { const: 'pro' } } }; req(d).then = { required: ['nickname'] } }, (d) => { req(d).then.required.push('role') }, true],
+    ['a response else loosened', (d) => { res(d).if = { properties: { status: { const: 'active' } } }; res(d).else = { required: ['status'] } }, (d) => { res(d).else.required.pop() }, true],
+    ['a request if changed', (d) => { req(d).if = { properties: { plan: { const: 'pro' } } }; req(d).then = { required: ['nickname'] } }, (d) => { req(d).if.properties.plan.const = 'free' }, true],
+    ['a response if changed', (d) => { res(d).if = { properties: { status: { const: 'active' } } }; res(d).then = { required: ['status'] } }, (d) => { res(d).if.properties.status.const = 'closed' }, true],
+    // `not` constrains: removed, what it refused is taken (a request gains, a response may send it).
+    ['a request not removed', (d) => { req(d).properties.nickname.not = { const: '' } }, (d) => { delete req(d).properties.nickname.not }, false],
+    ['a response not removed', (d) => { res(d).properties.address.not = { const: '' } }, (d) => { delete res(d).properties.address.not }, true],
+    ['a response not added', () => {}, (d) => { res(d).properties.address.not = { const: '' } }, false],
+    ['a request not added', () => {}, (d) => { req(d).properties.nickname.not = { const: '' } }, true],
+    // A tuple position (TypeBox's Type.Tuple writes draft-07's items list; 2020-12's prefixItems) retyped: a response sends another type.
+    ['a response tuple position retyped', (d) => { res(d).properties.point = tuple(['number', 'number']) }, (d) => { res(d).properties.point.items[1].type = 'string' }, true],
+    ['a response prefixItems position retyped', (d) => { res(d).properties.point = { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }] } }, (d) => { res(d).properties.point.prefixItems[1].type = 'string' }, true],
+    ['a request prefixItems position retyped', (d) => { req(d).properties.point = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }] } }, (d) => { req(d).properties.point.prefixItems[1].type = 'number' }, true],
+    ['a request tuple position widened', (d) => { req(d).properties.point = tuple(['integer', 'integer']) }, (d) => { req(d).properties.point.items[1].type = 'number' }, false],
+    ['a response tuple position narrowed', (d) => { res(d).properties.point = tuple(['number', 'number']) }, (d) => { res(d).properties.point.items[1].type = 'integer' }, false]
+  ]
+  judgeCases(t, cases)
+})
+
+test('regression: a multipleOf changed is judged by what it divides (0.05 to 0.01 on a request broke, on a response was a note)', async (t) => {
+  const step = (value: number) => (d: Json): void => { d.components.schemas.UserCreateRequest.properties.price = { type: 'number', multipleOf: value }; d.components.schemas.UserResource.properties.price = { type: 'number', multipleOf: value } }
+  const req = (value: number) => (d: Json): void => { d.components.schemas.UserCreateRequest.properties.price.multipleOf = value }
+  const res = (value: number) => (d: Json): void => { d.components.schemas.UserResource.properties.price.multipleOf = value }
+  const cases: SidedCase[] = [
+    // Every multiple of 0.05 is one of 0.01: the request takes what it took; the response may send 0.03.
+    ['a request multipleOf 0.05 → 0.01', step(0.05), req(0.01), false],
+    ['a response multipleOf 0.05 → 0.01', step(0.05), res(0.01), true],
+    ['a request multipleOf 0.01 → 0.05', step(0.01), req(0.05), true],
+    ['a response multipleOf 0.01 → 0.05', step(0.01), res(0.05), false],
+    ['a request multipleOf 0.1 → 0.3', step(0.1), req(0.3), true],
+    ['a response multipleOf 0.3 → 0.1', step(0.3), res(0.1), true],
+    // Neither divides the other: 4 was taken (sent), 3 is now.
+    ['a request multipleOf 2 → 3', step(2), req(3), true],
+    ['a response multipleOf 2 → 3', step(2), res(3), true]
+  ]
+  judgeCases(t, cases)
+})
+
 test('regression: header names differ only in case is the same header (a header parameter "renamed" to X-Trace broke)', async (t) => {
   const before = baseDocument()
   before.paths['/users'].post.parameters.push({ in: 'header', name: 'X-Trace', required: false, schema: { type: 'string' } })

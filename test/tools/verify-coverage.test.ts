@@ -82,6 +82,21 @@ test('the fix a note gives works: a field with an example its function format ac
   t.match((await printed(clean)).out, [/^verify: 3 finding\(s\) \(\d+ examples\)\.$/], 'the summary of findings is as before when every part is verified')
 })
 
+test('regression: a field with a format and a pattern or length of its own (an e-mail at one domain) is verified, its example followed where it has one', async (t) => {
+  // Before: its string was the format's sentinel (zq000001@example.com), which the pattern refused in every example:
+  // a note, and exit 1, on a correct app, and the note's fix (an example of the field) did not change it.
+  for (const sku of [
+    Type.String({ format: 'email', pattern: '@acme\\.com$' }),
+    Type.String({ format: 'email', pattern: '@acme\\.com$', examples: ['ada@acme.com'] }),
+    Type.String({ format: 'email', maxLength: 16 }),
+    Type.String({ format: 'uuid', pattern: '^[0-9a-f-]+$' })
+  ]) {
+    const findings = await verify(await productsApp(t, {}, sku), { examples: 10 })
+    t.same(findings.unverified.map((note) => note.text), [], `${JSON.stringify(sku)}: every part is verified`)
+    t.ok(findings.some((finding) => finding.direction === 'request' && finding.pointer === '/label'), `${JSON.stringify(sku)}: the rename without converters is found`)
+  }
+})
+
 test('regression: a version whose schema an instruction made uncompilable crashed verify; its request is a finding, its responses notes', async (t) => {
   const Product = Type.Object({ sku: Type.String(), label: Type.String() }, { $id: 'Product' })
   class SkuHadAFormat extends VersionChange {

@@ -646,3 +646,61 @@ test('a converter joining removed fields only when the body holds them gives no 
   const { change, routes } = joinedNameApp(true)
   t.same(summary(await verify(await appWith(t, change, routes), { examples: 20 })), [])
 })
+
+test('regression: an amount in decimals of 0.01 (multipleOf) floored to cents is found one way: its boundary is 19.99 as a client writes it', async (t) => {
+  // Before: the boundary was 1999 * 0.01 = 19.990000000000002, whose Math.floor(amount * 100) is 1999; a client's
+  // 19.99 gives 1998 (19.98 read back), and verify passed.
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  class AmountsInCents extends VersionChange {
+    description = 'Amounts are integer cents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number({ multipleOf: 0.01 }) })]
+
+    @ConvertRequestToNextVersionFor(Payment)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.floor((request.body.amount as number) * 100) // 19.99 * 100 is 1998.9999999999998
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    down (response: ResponseInfo) {
+      response.body.amount = (response.body.amountCents as number) / 100
+      delete response.body.amountCents
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountsInCents), new Version('2000-01-01')), async (api) => {
+    echo('/payments', Payment, false)(api as unknown as FastifyInstance)
+  }, { fastify: { ajv: { customOptions: { multipleOfPrecision: 9 } } } })
+  await app.ready()
+  const served = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: 19.99 } })
+  t.equal(served.statusCode, 200, 'the app takes 19.99')
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /payments 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'])
+  t.match(findings[0].message, /19\.99 and 19\.98 both arrive as 1998/)
+})
+
+test('regression: a list refusing duplicates (uniqueItems) of integers, objects, booleans or patterned strings keeps the boundary examples of its body', async (t) => {
+  // Before: the boundary examples repeated the item ([101, 101]), the schema refused them, and a name cut at its first
+  // space beside the list was never tried (random strings hold no space).
+  const items = [Type.Integer(), Type.Number(), Type.Object({ n: Type.Integer() }), Type.Boolean(), Type.String({ pattern: '^[A-Z]{3}$' }), Type.Union([Type.Literal('a'), Type.Literal('b')])]
+  for (const item of items) {
+    const Order = Type.Object({ title: Type.String(), ids: Type.Array(item, { uniqueItems: true }) }, { $id: 'Order' })
+    class TitleWasName extends VersionChange {
+      description = 'title was name.'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('title').had({ name: 'name' })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        request.body.title = (request.body.name as string).split(' ')[0]
+        delete request.body.name
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        response.body.name = response.body.title
+        delete response.body.title
+      }
+    }
+    const findings = await verify(await appWith(t, TitleWasName, echo('/orders', Order, false)), { examples: 20 })
+    t.same(summary(findings), ['POST /orders 2000-01-01 request lost body/name after TitleWasName (2001-01-01) by TitleWasName.up'], JSON.stringify(item))
+  }
+})
