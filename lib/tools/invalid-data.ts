@@ -22,13 +22,17 @@ function pointerOf (issue: ValidationIssue | undefined): string {
 }
 
 /**
- * The fix of a `multipleOf` refusal of a value that is a multiple, but not in floating point (8.77 of 0.01): Ajv,
- * Fastify's too, refuses it whatever the converter, unless the application sets `multipleOfPrecision`.
+ * The fix of a `multipleOf` refusal of a value that is a multiple, but not in floating point (8.77 of 0.01): Ajv
+ * refuses it whatever the converter, unless the application sets `multipleOfPrecision`. Fastify's validator refuses
+ * it in a request; its serializer sends it in a response, which a client validating with Ajv refuses.
  */
-function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown): string | undefined {
+function floatingMultipleFix (issue: ValidationIssue | undefined, value: unknown, validated: boolean): string | undefined {
   const step = issue?.keyword === 'multipleOf' ? issue.params?.multipleOf : undefined
   if (typeof step !== 'number' || typeof value !== 'number' || Math.abs(Math.round(value / step) - value / step) > 1e-9) return undefined
-  return `${value} is a multiple of ${step}, but not in floating point, where Ajv checks it: Fastify refuses it too. ` +
+  const who = validated
+    ? 'Fastify refuses it too'
+    : 'Fastify sends it (its serializer does not check multipleOf), and a client validating with Ajv refuses it'
+  return `${value} is a multiple of ${step}, but not in floating point, where Ajv checks it: ${who}. ` +
     'Set Fastify({ ajv: { customOptions: { multipleOfPrecision: 9 } } }), or drop multipleOf from the schema.'
 }
 
@@ -52,15 +56,16 @@ function tellingIssue (issues: readonly ValidationIssue[]): ValidationIssue | un
 
 /**
  * What Ajv's telling issue says of `data`: the pointer (array indices as `*`), the message, the value at the issue's
- * place, and the fix of a `multipleOf` refused only in floating point.
+ * place, and the fix of a `multipleOf` refused only in floating point (`validated`: a request's data, which Fastify
+ * validates; a response's it only serializes).
  * @example
  * ```ts
- * invalidData([{ instancePath: '/qty', message: 'must be integer' }], { qty: 1.5 }) // { pointer: '/qty', message: 'must be integer', value: 1.5 }
+ * invalidData([{ instancePath: '/qty', message: 'must be integer' }], { qty: 1.5 }, true) // { pointer: '/qty', message: 'must be integer', value: 1.5 }
  * ```
  */
-export function invalidData (issues: readonly ValidationIssue[], data: unknown): { pointer: string, message: string, value: unknown, fix?: string } {
+export function invalidData (issues: readonly ValidationIssue[], data: unknown, validated: boolean): { pointer: string, message: string, value: unknown, fix?: string } {
   const issue = tellingIssue(issues)
   const value = valueAtPointer(data, issue?.instancePath ?? '')
-  const fix = floatingMultipleFix(issue, value)
+  const fix = floatingMultipleFix(issue, value, validated)
   return { pointer: pointerOf(issue), message: issue?.message ?? 'does not match', value, ...(fix === undefined ? {} : { fix }) }
 }

@@ -135,7 +135,8 @@ class LevelChecks {
   private readonly reached: Reached[] = []
   private readonly latest = new Map<string, Reached>()
 
-  constructor (private readonly context: ReplayContext) {}
+  /** `validated`: the data is a request's, which Fastify validates (a response's is only serialized). */
+  constructor (private readonly context: ReplayContext, private readonly validated: boolean) {}
 
   /** The issue when `data` fails `schema`; otherwise `data` is kept for the loss checks. */
   check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | undefined {
@@ -143,7 +144,7 @@ class LevelChecks {
     if (changed || this.passed.get(where.part) !== schema) {
       const check = this.context.compile(schema)
       if (!check(copyJson(data))) {
-        return { kind: 'invalid', ...invalidData(check.errors ?? [], data), ...where }
+        return { kind: 'invalid', ...invalidData(check.errors ?? [], data, this.validated), ...where }
       }
       this.passed.set(where.part, schema)
     }
@@ -264,7 +265,7 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
   const parts = Object.keys(data) as RequestPart[]
   const { request, info } = replayInfos(data, status, replay.mediaType)
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
-  const checks = new LevelChecks(context)
+  const checks = new LevelChecks(context, replay.status === undefined)
   const byChange = convertersByChange(replay.steps)
   // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
   // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
