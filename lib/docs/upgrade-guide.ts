@@ -171,7 +171,7 @@ export class UpgradeGuides {
     if ([undefined, ...Object.values(route.forms.body.schemas)].some((body) => ours(planner.requestSteps(route, body, level + 1)))) return true
     const responses = route.forms.responses[level + 1].schemas
     return ours(planner.responseSteps(route, undefined, level + 1, responses)) ||
-      Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses)))
+      Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses, key)))
   }
 
   /** The request body and success response examples of one operation of a route, before and after step `level`. */

@@ -38,6 +38,8 @@ export interface ConverterStep {
 export interface PlannedRoute {
   /** The route at every level. */
   readonly timeline: readonly RouteState[]
+  /** Its responses at every level (an endpoint instruction may give a version others): where a response step finds schemas. */
+  readonly forms?: { readonly responses: ReadonlyArray<{ readonly schemas: Readonly<Record<string, TSchema>> }> }
 }
 
 const NO_STEPS: readonly ConverterStep[] = []
@@ -58,10 +60,10 @@ export class ConverterPlanner {
   /** Where converter targets occur. */
   readonly targets: ConverterTargets
   /**
-   * The plans by level (index = level; HEAD has none) by route, then by `'request'` or the response map an error
-   * response plan is for, then by body.
+   * The plans by level (index = level; HEAD has none) by route, then by `'request'` or the response slot, then by
+   * the response map an error response plan is for, then by body.
    */
-  private readonly plans = new Map<PlannedRoute | undefined, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>()
+  private readonly plans = new Map<PlannedRoute | undefined, Map<string, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>>()
   /** Where HEAD's serializer writes a body of each HEAD schema other than JSON does: one a schema, for every route and version. */
   private readonly written = new Map<TSchema, WrittenPlaces>()
   /** The guards of each HEAD schema at each level (../value-guards.ts): one list a schema and level, for every route. */
@@ -91,10 +93,12 @@ export class ConverterPlanner {
    * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
    * change a returned list. `responses` (the route's response schemas at that level, by slot) is given for its error
    * responses: by-schema converters declared with `migrateHttpErrors` whose schema its success schemas (`default`'s
-   * included) hold then run on the whole error body.
+   * included) hold then run on the whole error body. `slot` (the response's key in them) finds, for each step, the
+   * schema the response has at that step's level: an endpoint instruction (`had({ response })`) gives older versions
+   * another one, and the converters of newer steps meet HEAD's.
    */
-  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
-    return this.stepsOf('response', route, body, level, responses)
+  responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>, slot?: string): readonly ConverterStep[] {
+    return this.stepsOf('response', route, body, level, { responses, slot })
   }
 
   /** Where data of the HEAD schema `schema` at `level` may hold a HEAD value the version cannot express; shared. */
@@ -118,19 +122,24 @@ export class ConverterPlanner {
    * converters of one step for one (route, body) are computed once, however many versions pass that step.
    */
   private stepsOf (direction: 'request' | 'response', route: PlannedRoute | undefined, body: TSchema | undefined, level: number,
-    responses?: Readonly<Record<string, TSchema>>): readonly ConverterStep[] {
+    { responses, slot }: { responses?: Readonly<Record<string, TSchema>>, slot?: string } = {}): readonly ConverterStep[] {
     let byKind = this.plans.get(route)
     if (byKind === undefined) this.plans.set(route, byKind = new Map())
-    const kind = direction === 'request' ? direction : responses
-    let byBody = byKind.get(kind)
-    if (byBody === undefined) byKind.set(kind, byBody = new Map())
+    // One chain of plans per slot too: two slots holding one schema at this level may hold others at a newer one.
+    const kind = direction === 'request' ? direction : `response ${slot ?? ''}`
+    let bySlot = byKind.get(kind)
+    if (bySlot === undefined) byKind.set(kind, bySlot = new Map())
+    let byBody = bySlot.get(responses)
+    if (byBody === undefined) bySlot.set(responses, byBody = new Map())
     let plans = byBody.get(body)
     if (plans === undefined) byBody.set(body, plans = [NO_STEPS])
     const successBodies = responses === undefined ? undefined : Object.keys(responses).filter(answersSuccess).map((key) => responses[key])
     for (let known = plans.length; known <= level; known++) {
       const step = known - 1
-      // Schemas are found in the body as it stands before the step's converters: older for a request, newer for a response.
-      const at = { state: route?.timeline[step], body, successBodies }
+      // Schemas are found in the body as it stands before the step's converters: older for a request, newer for a response
+      // (the schema the route's response has at that level, for a slot).
+      const bodyThen = slot === undefined ? body : route?.forms?.responses[step]?.schemas[slot] ?? body
+      const at = { state: route?.timeline[step], body: bodyThen, successBodies }
       const own = step < 1 ? NO_STEPS : this.addConverters(direction, at, step, direction === 'request' ? step + 1 : step)
       const before = plans[known - 1]
       plans[known] = own.length === 0 ? before : direction === 'request' ? [...own, ...before] : [...before, ...own]

@@ -16,6 +16,7 @@ import {
 import { describeSchema, isSchemaObject, nameOf, pointerKey, type SchemaObject } from '../core/json-schema'
 import { everySubschema, resolverWithin } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
+import { childSchemaInfo } from '../describe/extend-schema'
 import { isEndpointInstruction } from '../describe/instructions'
 import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
@@ -32,6 +33,17 @@ function responseSchemas (route: HeadRoute): TSchema[] {
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
   return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
+}
+
+/** The names of the `extendSchema` children of `parent` (at any depth) that `roots` hold: converters on it miss them. */
+function childrenIn (state: VersionerState, roots: readonly TSchema[], parent: TSchema): string[] {
+  const found = new Set<string>()
+  for (const node of roots.flatMap((root) => state.planner.targets.reachableFrom(root))) {
+    for (let info = childSchemaInfo(node); info !== undefined; info = childSchemaInfo(info.parent)) {
+      if (info.parent === parent) found.add(describeSchema(node))
+    }
+  }
+  return [...found]
 }
 
 /** Throws the first problem found, as a `RouterGenerationError` subclass naming the converter or instruction. */
@@ -66,17 +78,38 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
           return present && occurs(state, converter.direction === 'request' ? Object.values(route.forms.body.schemas) : responsesOf.get(route) ?? [], schema)
         }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
         if (unused.length === 0) continue
-        const names = unused.map(describeSchema).join(', ')
-        const message = `${direction} by ${converter.direction === 'request' ? 'body' : 'response'} schema converter "${converter.display}" ` +
-          `failed to find routes with the following ${converter.direction === 'request' ? 'body' : 'response'} schemas: [${names}] ` +
-          `(converting ${target.schemas.map(describeSchema).join(', ')}). This means that you are trying to apply this converter to non-existing endpoint(s). ` +
-          'If this is intentional (a schema used only in webhooks or jobs), declare it with { checkUsage: false }.'
+        const roots = converter.direction === 'request'
+          ? state.headRoutes.flatMap((route) => Object.values(route.forms.body.schemas))
+          : [...state.headRoutes.flatMap((route) => responsesOf.get(route) ?? []), ...webhooks.map((webhook) => webhook.body)]
+        const message = unusedSchemasMessage(converter.display, converter.direction, target.schemas, unused.map((schema) => [schema, childrenIn(state, roots, schema)]))
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
           : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
       }
     }
   }
+}
+
+/**
+ * The message of a by-schema converter whose schemas `unused` no route uses, each with the `extendSchema` children of
+ * it that routes use (a list envelope every list extends): those are what to name, not `checkUsage: false`.
+ */
+function unusedSchemasMessage (
+  display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[]]>
+): string {
+  const part = direction === 'request' ? 'body' : 'response'
+  const decorator = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
+  const named = [...schemas.map(describeSchema), ...unused.flatMap(([, children]) => children)].join(', ')
+  const hints = unused.filter(([, children]) => children.length > 0).map(([schema, children]) => `${describeSchema(schema)} is the parent ` +
+    `(extendSchema) of ${children.join(', ')}, which the routes use: converters on a parent do not run on its children, so name them in the ` +
+    `decorator too (${decorator}(${named})).`)
+  const unchecked = hints.length === unused.length
+    ? []
+    : ['This means that you are trying to apply this converter to non-existing endpoint(s). If this is intentional (a schema used only in ' +
+        'webhooks or jobs), declare it with { checkUsage: false }.']
+  return `${direction === 'request' ? 'Request' : 'Response'} by ${part} schema converter "${display}" failed to find routes with the following ` +
+    `${part} schemas: [${unused.map(([schema]) => describeSchema(schema)).join(', ')}] (converting ${schemas.map(describeSchema).join(', ')}). ` +
+    [...hints, ...unchecked].join(' ')
 }
 
 /**

@@ -194,7 +194,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
     responseWritten.set(slot, planner.writtenPlaces(schema))
     responseHeadForms.set(slot, prepareSchema(schema, generation, 'fastify'))
     const errors = !isSuccessKey(slot)
-    const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined)
+    const steps = planner.responseSteps(route, schema, level, errors ? responses.schemas : undefined, slot)
     responseSteps.set(slot, steps)
     const guards = planner.guardsOf(schema, level)
     if (guards.length > 0) responseGuards.set(slot, guards)

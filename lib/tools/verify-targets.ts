@@ -12,17 +12,17 @@ import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, type RequestPart,
 import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
-import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
 import { copyJson } from '../serve/step-runner'
 import { followedValues, requiredValues, type FollowedValue } from './data-flow'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
-import { replayExample, type ReplayIssue, type Report, type Target, type Trail, type Unexpressed } from './verify-replay'
+import { replayExample, type ReplayIssue, type Report, type Target, type Trail } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues } from './verify-twins'
 import type { AlikeEnvironment } from './verify-retyped-alike'
 import { otherSentinels, type Expected } from './list-items'
 import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
+import { unexpressedIn } from './verify-forms'
 import type { DerivedEnvironment } from './verify-replace'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
@@ -49,23 +49,6 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
       let found = followed.get(level)
       if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value, true))
       return found
-    }
-  }
-}
-
-/** The HEAD enum member a version lacks in a response body of `headSchema` at a level, named as serving names it. */
-function unexpressedIn (env: VerifyEnvironment, headSchema: TSchema): (body: unknown, level: number) => Unexpressed | undefined {
-  return (body, level) => {
-    const found = unexpressibleValue(valueGuardsOf(env.state.planner, headSchema, level), body)
-    if (found === undefined) return undefined
-    const version = env.state.versionAt(level)
-    const changes = found.guard.removedBy.get(found.value) ?? []
-    const to = changes.length > 0 ? changes.join(', ') : `the version change of ${version}`
-    return {
-      value: found.value,
-      message: unexpressibleReason(found, version),
-      fix: `Add a response converter to ${to} that maps ${JSON.stringify(found.value)} of ${found.guard.schema} to a value ${version} has.`,
-      changes
     }
   }
 }
@@ -98,10 +81,10 @@ function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue
  * The forms of HEAD schemas (a route's request parts, or one response body) at any level, prepared as Fastify
  * validates them (headers lower-cased once per level).
  */
-function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart) => TSchema): (part: RequestPart, level: number) => TSchema {
+function formsOf (env: VerifyEnvironment, headSchemaOf: (part: RequestPart, level: number) => TSchema): (part: RequestPart, level: number) => TSchema {
   const headers = new Map<number, TSchema>()
   return (part, level) => {
-    const prepared = prepareSchema(env.state.generation.formAt(headSchemaOf(part), level), env.state.generation, 'fastify')
+    const prepared = prepareSchema(env.state.generation.formAt(headSchemaOf(part, level), level), env.state.generation, 'fastify')
     if (part !== 'headers') return prepared
     if (!headers.has(level)) headers.set(level, lowerCaseHeaders(prepared))
     return headers.get(level) as TSchema
@@ -231,21 +214,28 @@ function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviou
       status,
       method: behaviour.state.methods[0],
       steps: behaviour.responseSteps.get(served ?? '') ?? [],
-      formAt: formsOf(env, () => headSchema),
-      unexpressed: unexpressedIn(env, headSchema)
+      // At each level, the response the route has there: an endpoint instruction (`had({ response })`) may give a version another.
+      formAt: formsOf(env, (_part, level) => at.head.forms.responses[level].schemas[slot] ?? headSchema),
+      unexpressed: unexpressedIn(env.state, headSchema)
     }
   })
 }
 
-/** HEAD examples of a schema replayed down to a version (and, with `back`, sent back up as a request of it). */
-async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema, target: ResponseTarget, back?: RequestSide): Promise<void> {
+/**
+ * HEAD examples of a schema replayed down to a version (and, with `back`, sent back up as a request of it). With no
+ * `headSchema` (an endpoint instruction gave the version another response than HEAD's: `had({ response })`), each
+ * step's data is checked against its version's schema, but no value is followed: the two have no fields in common.
+ */
+async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema | undefined, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
   for (const example of generateExamples(headForm, env)) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
-    const expected = expectedOf(env, headSchema, example, { from: 0, to: target.level })
+    const expected = headSchema === undefined
+      ? { example: example.value, sentinels: [], byWords: true, followedTo: () => [] }
+      : expectedOf(env, headSchema, example, { from: 0, to: target.level })
     const trail: Trail = new Map()
     const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
     const result = await replayExample(env, replay)
@@ -274,10 +264,13 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
     const key = roundTripKey(env, head, behaviour, body)
     if (key !== undefined && body !== undefined && !trips.has(key)) trips.set(key, body)
   }
-  for (const [slot, headSchema] of Object.entries(head.forms.responses[behaviour.level].schemas)) {
+  for (const [slot, schema] of Object.entries(head.forms.responses[behaviour.level].schemas)) {
     const body = trips.get(slot)
     const back = body === undefined ? undefined : requestSide(env, head, behaviour, body)
-    for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, headSchema, target, target.status !== undefined && target.status < 300 ? back : undefined)
+    // Handlers answer HEAD's response (responseTarget generates it), whatever response an endpoint instruction gives the version.
+    const head0 = head.forms.responses[0].schemas[slot]
+    const replaced = head0 !== undefined && head.forms.responses.slice(1, behaviour.level + 1).some((slots) => slots.schemas[slot] !== head0)
+    for (const target of responseTarget(env, at, slot)) await verifyResponseSchema(env, replaced ? undefined : schema, target, target.status !== undefined && target.status < 300 ? back : undefined)
   }
 }
 
@@ -294,7 +287,7 @@ export async function verifyWebhook (env: VerifyEnvironment, webhook: DeclaredWe
       method: undefined,
       steps: env.state.planner.responseSteps(undefined, webhook.body, level),
       formAt: formsOf(env, () => webhook.body),
-      unexpressed: unexpressedIn(env, webhook.body)
+      unexpressed: unexpressedIn(env.state, webhook.body)
     })
   }
 }

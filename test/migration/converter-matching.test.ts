@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
-  endpoint, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  endpoint, extendSchema, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { rejection } from '../helpers/errors'
@@ -282,6 +282,37 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
   t.equal(await rejection(async () => await app.ready()), undefined, 'checkUsage: false lets unused schemas through')
   const response = await app.inject({ method: 'POST', url: '/payments', headers: v('2000-01-01'), payload: { total: 1 } })
   t.equal(response.statusCode, 200, 'and the application serves')
+})
+
+test('a by-schema converter on an extendSchema parent that only its children use names the children, not checkUsage: false', async (t) => {
+  // A Stripe-like list envelope: every list is built from ListBase, and a version renames has_more. Converters on a
+  // parent do not run on its children: the way out is naming them, and checkUsage: false would leave every list broken.
+  const ListBase = Type.Object({ object: Type.Literal('list'), has_more: Type.Boolean() }, { $id: 'ListBase' })
+  const Invoice = Type.Object({ id: Type.String() })
+  const InvoiceList = extendSchema(ListBase, { data: Type.Array(Invoice) }, { $id: 'InvoiceList' })
+  const CustomerList = extendSchema(ListBase, { data: Type.Array(Invoice) }, { $id: 'CustomerList' })
+  const routes = async (api: Parameters<Parameters<typeof versioned>[0]>[0]) => {
+    api.get('/invoices', { schema: { response: { 200: InvoiceList } } }, async () => ({ object: 'list' as const, has_more: false, data: [] }))
+    api.post('/customers/search', { schema: { body: CustomerList, response: { 200: Type.Array(CustomerList) } } }, async () => [])
+  }
+  class HasMoreWasMore extends VersionChange {
+    description = 'has_more was more.'
+    instructionsToMigrateToPreviousVersion = [schema(ListBase).field('has_more').had({ name: 'more' })]
+    @ConvertResponseToPreviousVersionFor(ListBase) down (_response: ResponseInfo) {}
+  }
+  let error = await rejection(async () => await (await versionedApp(t, twoVersions(HasMoreWasMore), routes)).ready())
+  t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED')
+  t.match(error?.message, 'ListBase is the parent (extendSchema) of InvoiceList, CustomerList, which the routes use: converters on a parent do not run on its children, so name them in the decorator too (@ConvertResponseToPreviousVersionFor(ListBase, InvoiceList, CustomerList))')
+  t.notMatch(error?.message, /checkUsage: false/, 'not the way out here')
+
+  class MoreUp extends VersionChange {
+    description = 'has_more was more.'
+    instructionsToMigrateToPreviousVersion = [schema(ListBase).field('has_more').had({ name: 'more' })]
+    @ConvertRequestToNextVersionFor(ListBase) up (_request: RequestInfo) {}
+  }
+  error = await rejection(async () => await (await versionedApp(t, twoVersions(MoreUp), routes)).ready())
+  t.equal(error?.code, 'FST_VERSIONER_REQUEST_CONVERTER_UNUSED')
+  t.match(error?.message, 'ListBase is the parent (extendSchema) of CustomerList, which the routes use: converters on a parent do not run on its children, so name them in the decorator too (@ConvertRequestToNextVersionFor(ListBase, CustomerList))')
 })
 
 test('by-path converters that find no route in the version of their change fail at start-up, naming the converter, methods and path', async (t) => {

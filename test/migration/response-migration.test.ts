@@ -850,3 +850,34 @@ test('regression: a cached ORM entity with a back-reference (a cycle JSON cannot
   t.equal(author.name, 'Ada', 'the handler\'s object is unchanged')
   t.same(jsonOf(await call(app, '2001-01-01', '/author')), { id: 'a1', name: 'Ada', posts: [{ id: 'p1' }] }, 'the next client is answered from it')
 })
+
+test('regression: a by-schema converter of a change newer than one giving the route another response (endpoint(...).had({ response })) looked for its schema where the older response has it', async (t) => {
+  // A Stripe-like list: GET /invoices answered a bare array before 2001-01-01, a list object since; a newer change
+  // renames a field of each invoice. Going down, the newer change meets the list object, not the array.
+  const Invoice = Type.Object({ id: Type.String(), description: Type.String() }, { $id: 'Invoice' })
+  const InvoiceList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Invoice), has_more: Type.Boolean() }, { $id: 'InvoiceList' })
+  class ListObject extends VersionChange {
+    description = 'GET /invoices answers a list object, no longer a bare array.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/invoices', ['GET']).had({ response: { 200: Type.Array(Invoice) } })]
+    @ConvertResponseToPreviousVersionFor('/invoices', ['GET']) unwrap (response: ResponseInfo) { response.body = response.body.data }
+  }
+  class DescriptionWasMemo extends VersionChange {
+    description = 'An invoice\'s memo is now its description.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('description').had({ name: 'memo' })]
+    @ConvertResponseToPreviousVersionFor(Invoice) memoDown (response: ResponseInfo) {
+      response.body.memo = response.body.description
+      delete response.body.description
+    }
+  }
+  const routes = async (api: Parameters<Parameters<typeof versioned>[0]>[0]): Promise<void> => {
+    api.get('/invoices', { schema: { response: { 200: InvoiceList } } },
+      async () => ({ object: 'list' as const, data: [{ id: 'in_1', description: 'Tea' }, { id: 'in_2', description: 'Cake' }], has_more: false }))
+  }
+  const old = [{ id: 'in_1', memo: 'Tea' }, { id: 'in_2', memo: 'Cake' }]
+  const newerRename = await versionedApp(t, new VersionBundle(new Version('2002-01-01', DescriptionWasMemo), new Version('2001-01-01', ListObject), new Version('2000-01-01')), routes)
+  t.same((await newerRename.inject({ url: '/invoices', headers: v('2001-01-01') })).json(), { object: 'list', data: old, has_more: false })
+  const response = await newerRename.inject({ url: '/invoices', headers: v('2000-01-01') })
+  t.same([response.statusCode, response.json()], [200, old], 'the rename ran on the list object\'s items, then the list was unwrapped')
+  const olderRename = await versionedApp(t, new VersionBundle(new Version('2002-01-01', ListObject), new Version('2001-01-01', DescriptionWasMemo), new Version('2000-01-01')), routes)
+  t.same((await olderRename.inject({ url: '/invoices', headers: v('2000-01-01') })).json(), old, 'the list unwrapped, then the rename ran on the array\'s items')
+})

@@ -4,7 +4,7 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, fastifyVersioner, HeadVersion, schema, Version,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, enumeration, fastifyVersioner, HeadVersion, schema, Version,
   VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
@@ -663,4 +663,37 @@ test('the data a replay keeps of a level is a copy only of plain data, which no 
     ['a class instance', new (class Point { x = 1 })()], ['a function', { f: () => 1 }], ['a cycle', cyclic], ['a revoked proxy', { p: revoked.proxy }]
   ]
   for (const [what, value] of others) t.equal(plainCopy(value), undefined, `not copied: ${what}`)
+})
+
+test('regression: a response an endpoint instruction gave an old version (had({ response })) was generated in HEAD as that response, not the route\'s: a false finding', async (t) => {
+  // GET /invoices answered a bare array before 2001-01-01 and a list object since; handlers return the list object.
+  const Invoice = Type.Object({ id: Type.String(), description: Type.String() }, { $id: 'Invoice' })
+  const InvoiceList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Invoice), has_more: Type.Boolean() }, { $id: 'InvoiceList' })
+  const listObject = (unwrap: boolean): VersionChangeClass => {
+    class ListObject extends VersionChange {
+      description = 'GET /invoices answers a list object, no longer a bare array.'
+      instructionsToMigrateToPreviousVersion = [endpoint('/invoices', ['GET']).had({ response: { 200: Type.Array(Invoice) } })]
+      @ConvertResponseToPreviousVersionFor('/invoices', ['GET']) unwrap (response: ResponseInfo) { if (unwrap) response.body = response.body.data }
+    }
+    return ListObject
+  }
+  class DescriptionWasMemo extends VersionChange {
+    description = 'An invoice\'s memo is now its description.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('description').had({ name: 'memo' })]
+    @ConvertResponseToPreviousVersionFor(Invoice) memoDown (response: ResponseInfo) {
+      response.body.memo = response.body.description
+      delete response.body.description
+    }
+  }
+  const findings = async (...versions: Version[]): Promise<string[]> => {
+    const app = await versionedApp(t, new VersionBundle(...versions), async (api) => {
+      api.get('/invoices', { schema: { response: { 200: InvoiceList } } }, async () => ({ object: 'list' as const, data: [], has_more: false }))
+    })
+    await app.ready()
+    return (await verify(app, { examples: 20 })).map((finding) => finding.text.slice(0, 120))
+  }
+  t.same(await findings(new Version('2002-01-01', listObject(true)), new Version('2001-01-01', DescriptionWasMemo), new Version('2000-01-01')), [], 'the list unwrapped, then renamed')
+  t.same(await findings(new Version('2002-01-01', DescriptionWasMemo), new Version('2001-01-01', listObject(true)), new Version('2000-01-01')), [], 'renamed, then the list unwrapped')
+  t.match(await findings(new Version('2002-01-01', DescriptionWasMemo), new Version('2001-01-01', listObject(false)), new Version('2000-01-01')),
+    [/^GET \/invoices \(2000-01-01\): response 200 migrated down from HEAD fails the schema of 2000-01-01: must be array/], 'a forgotten unwrap is still found')
 })
