@@ -1,6 +1,10 @@
 /**
  * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
  * message, structural equality, the `Type.Optional` / `Type.Readonly` modifiers, and JSON pointer segments.
+ * A schema is read as JSON Schema, by its keywords (a field is optional when its object's `required` leaves it
+ * out); TypeBox's marks are a shortcut where no keyword says it (a property schema on its own), so that schemas of
+ * TypeBox 0.34 (`@sinclair/typebox`, symbols), TypeBox 1.x (`typebox`, non-enumerable `~optional` / `~readonly`
+ * keys) and plain JSON Schema objects are read alike (decision 0191).
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
@@ -49,9 +53,41 @@ export function describeValue (value: unknown, depth = 0): string {
   return String(value)
 }
 
-/** A shallow copy of `schema` with exactly the given modifiers; `schema` itself when nothing changes. */
+/** True when TypeBox marked `schema` optional (`Type.Optional`): 0.34's symbol or 1.x's `~optional` key. */
+export function isOptional (schema: unknown): boolean {
+  return isSchemaObject(schema) && (KindGuard.IsOptional(schema) || (schema as Record<string, unknown>)['~optional'] === true)
+}
+
+/** True when TypeBox marked `schema` readonly (`Type.Readonly`): 0.34's symbol or 1.x's `~readonly` key. */
+export function isReadonly (schema: unknown): boolean {
+  return isSchemaObject(schema) && (KindGuard.IsReadonly(schema) || (schema as Record<string, unknown>)['~readonly'] === true)
+}
+
+/**
+ * The properties of the object schema `object`, each carrying whether it is optional as the `Optional` modifier,
+ * as the object's `required` list says (JSON Schema's own word, which every kind of schema has): a property left
+ * out of it is optional. Properties that need no change are the very schemas.
+ * @example
+ * ```ts
+ * isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true
+ * ```
+ */
+export function propertiesOf (object: TSchema): Record<string, TSchema> {
+  const { properties, required } = object as SchemaObject
+  if (!isSchemaObject(properties)) return {}
+  const listed = new Set(Array.isArray(required) ? required : [])
+  return Object.fromEntries(Object.entries(properties as Record<string, TSchema>)
+    .map(([key, property]) => [key, setModifiers(property, !listed.has(key), isReadonly(property))]))
+}
+
+/**
+ * A shallow copy of `schema` with exactly the given modifiers, as TypeBox 0.34's symbols (a TypeBox 1.x mark
+ * becomes one); `schema` itself when nothing changes.
+ */
 export function setModifiers<T extends TSchema> (schema: T, optional: boolean, readonly: boolean): T {
-  if (KindGuard.IsOptional(schema) === optional && KindGuard.IsReadonly(schema) === readonly) return schema
+  const symbols = KindGuard.IsOptional(schema) === optional && KindGuard.IsReadonly(schema) === readonly
+  if (symbols && isOptional(schema) === optional && isReadonly(schema) === readonly) return schema
+  // The copy says it with 0.34's symbols, which copies keep; TypeBox 1.x's non-enumerable marks are left behind.
   const copy: SchemaObject = { ...(schema as SchemaObject) }
   if (optional) copy[OptionalKind] = 'Optional'
   else delete copy[OptionalKind]

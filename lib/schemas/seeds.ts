@@ -9,7 +9,7 @@ import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
-import { deepEqual, isSchemaObject, nameOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
+import { deepEqual, isSchemaObject, nameOf, propertiesOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -135,9 +135,11 @@ export function annotationOf (state: SeedState, key: keyof SchemaAnnotations): u
 export function initialState (head: TSchema): SeedState {
   const name = nameOf(head)
   if (isObjectSchema(head)) {
-    const { type: _type, properties, required: _required, allOf, ...rest } = setModifiers(head, false, false) as SchemaObject
+    const { type: _type, properties: _properties, required: _required, allOf, ...rest } = setModifiers(head, false, false) as SchemaObject
+    // Each field's type says whether it is optional (its `Optional` modifier), as the object's `required` list does.
+    const properties = propertiesOf(head)
     const info = childSchemaInfo(head)
-    const keys = Object.keys(properties as object)
+    const keys = Object.keys(properties)
     const ownKeys = info === undefined ? keys : keys.filter((key) => info.ownKeys.has(key))
     const inherited = info === undefined ? [] : validatorsOf(info.parent)
     const allOfList = Array.isArray(allOf) ? allOf : []
@@ -148,7 +150,7 @@ export function initialState (head: TSchema): SeedState {
       kind: 'object',
       name,
       annotations: NO_ANNOTATIONS,
-      fields: ownKeys.map((key) => ({ id: newFieldId(), key, headKey: key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
+      fields: ownKeys.map((key) => ({ id: newFieldId(), key, headKey: key, type: properties[key], optional: undefined, set: {}, unset: [] })),
       overrides: new Map(),
       options,
       validators: validatorsOf(head).filter((validator) => !inherited.includes(validator)),
