@@ -18,6 +18,22 @@ export function isSchemaObject (value: unknown): value is SchemaObject {
 }
 
 /**
+ * The kind TypeBox gave `schema` (`'Object'`, `'Union'`, `'Ref'`…): 0.34's `Kind` symbol or 1.x's non-enumerable
+ * `~kind` key; `undefined` for a plain JSON Schema object, and for the copy Fastify keeps of a schema given to
+ * `addSchema` (a JSON copy holds neither). A kind is a shortcut: what a schema is, its keywords say.
+ * @example
+ * ```ts
+ * kindOf(Type.String()) // 'String'
+ * kindOf({ type: 'string' }) // undefined
+ * ```
+ */
+export function kindOf (schema: unknown): string | undefined {
+  if (!isSchemaObject(schema)) return undefined
+  const kind = schema[Kind] ?? (schema as Record<string, unknown>)['~kind']
+  return typeof kind === 'string' ? kind : undefined
+}
+
+/**
  * A short human name for a schema, for error messages: its `$id`, else its `title`, else its shape
  * (`Object { id, addresses }`, `Array<String>`, `Union`).
  */
@@ -25,7 +41,7 @@ export function describeSchema (schema: unknown): string {
   if (!isSchemaObject(schema)) return String(schema)
   if (typeof schema.$id === 'string') return schema.$id
   if (typeof schema.title === 'string') return schema.title
-  const kind = typeof schema[Kind] === 'string' ? schema[Kind] as string : typeof schema.type === 'string' ? schema.type : 'Schema'
+  const kind = kindOf(schema) ?? (typeof schema.type === 'string' ? schema.type : 'Schema')
   if (isSchemaObject(schema.properties)) {
     const keys = Object.keys(schema.properties)
     const shown = keys.slice(0, 4).join(', ') + (keys.length > 4 ? ', …' : '')
@@ -45,7 +61,7 @@ export function describeValue (value: unknown, depth = 0): string {
   if (typeof value === 'bigint' || typeof value === 'symbol') return String(value)
   if (Array.isArray(value)) return depth > 1 ? '[…]' : `[${value.map((item) => describeValue(item, depth + 1)).join(', ')}]`
   if (isSchemaObject(value)) {
-    if (Kind in value) return describeSchema(value)
+    if (kindOf(value) !== undefined) return describeSchema(value)
     if (depth > 1) return '{…}'
     const entries = Object.entries(value).map(([key, item]) => `${key}: ${describeValue(item, depth + 1)}`)
     return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { generateVersionedSchemas, HeadVersion, schema, Version, VersionBundle, VersionChange, extendSchema, type Instruction } from '../../plugin'
-import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses } from '../helpers/schema-generation'
+import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses, typebox1 } from '../helpers/schema-generation'
 import { changeClass } from '../helpers/version-changes'
 
 test('had({ name }) renames a field in place, keeping its schema and whether it is required', async (t) => {
@@ -339,13 +339,6 @@ test('schema(S).had({ examples, description, title }) sets object-level annotati
   t.strictSame(plain(User), { $id: 'User', description: 'A user.', examples: [{ fullName: 'Ada' }], type: 'object', properties: { fullName: { type: 'string' } }, required: ['fullName'] },
     'HEAD is not touched')
 })
-
-/** A schema as TypeBox 1.x (the `typebox` package) builds it: plain keywords, its kind and modifiers under non-enumerable keys. */
-function typebox1 (keywords: Record<string, unknown>, marks: Record<string, unknown>): TSchema {
-  const schema = { ...keywords }
-  for (const [key, value] of Object.entries(marks)) Object.defineProperty(schema, key, { value, enumerable: false, writable: true, configurable: true })
-  return schema as unknown as TSchema
-}
 
 test('a plain JSON Schema object, or TypeBox 1.x\'s, keeps the fields its required list leaves out optional in a rebuilt version', async (t) => {
   const User = {
