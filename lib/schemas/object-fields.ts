@@ -39,7 +39,8 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
   let next: FieldState = field
   if (instruction.type !== undefined) {
     const current = keywordsOf(field)
-    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema))) {
+    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind.
+    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false)) {
       fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
     }
     const carried: Record<string, unknown> = {}
