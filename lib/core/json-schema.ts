@@ -1,6 +1,10 @@
 /**
  * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
  * message, structural equality, the `Type.Optional` / `Type.Readonly` modifiers, and JSON pointer segments.
+ * A schema is read as JSON Schema, by its keywords (a field is optional when its object's `required` leaves it
+ * out); TypeBox's marks are a shortcut where no keyword says it (a property schema on its own), so that schemas of
+ * TypeBox 0.34 (`@sinclair/typebox`, symbols), TypeBox 1.x (`typebox`, non-enumerable `~optional` / `~readonly`
+ * keys) and plain JSON Schema objects are read alike (decision 0191).
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
@@ -14,6 +18,22 @@ export function isSchemaObject (value: unknown): value is SchemaObject {
 }
 
 /**
+ * The kind TypeBox gave `schema` (`'Object'`, `'Union'`, `'Ref'`…): 0.34's `Kind` symbol or 1.x's non-enumerable
+ * `~kind` key; `undefined` for a plain JSON Schema object, and for the copy Fastify keeps of a schema given to
+ * `addSchema` (a JSON copy holds neither). A kind is a shortcut: what a schema is, its keywords say.
+ * @example
+ * ```ts
+ * kindOf(Type.String()) // 'String'
+ * kindOf({ type: 'string' }) // undefined
+ * ```
+ */
+export function kindOf (schema: unknown): string | undefined {
+  if (!isSchemaObject(schema)) return undefined
+  const kind = schema[Kind] ?? (schema as Record<string, unknown>)['~kind']
+  return typeof kind === 'string' ? kind : undefined
+}
+
+/**
  * A short human name for a schema, for error messages: its `$id`, else its `title`, else its shape
  * (`Object { id, addresses }`, `Array<String>`, `Union`).
  */
@@ -21,7 +41,7 @@ export function describeSchema (schema: unknown): string {
   if (!isSchemaObject(schema)) return String(schema)
   if (typeof schema.$id === 'string') return schema.$id
   if (typeof schema.title === 'string') return schema.title
-  const kind = typeof schema[Kind] === 'string' ? schema[Kind] as string : typeof schema.type === 'string' ? schema.type : 'Schema'
+  const kind = kindOf(schema) ?? (typeof schema.type === 'string' ? schema.type : 'Schema')
   if (isSchemaObject(schema.properties)) {
     const keys = Object.keys(schema.properties)
     const shown = keys.slice(0, 4).join(', ') + (keys.length > 4 ? ', …' : '')
@@ -41,7 +61,7 @@ export function describeValue (value: unknown, depth = 0): string {
   if (typeof value === 'bigint' || typeof value === 'symbol') return String(value)
   if (Array.isArray(value)) return depth > 1 ? '[…]' : `[${value.map((item) => describeValue(item, depth + 1)).join(', ')}]`
   if (isSchemaObject(value)) {
-    if (Kind in value) return describeSchema(value)
+    if (kindOf(value) !== undefined) return describeSchema(value)
     if (depth > 1) return '{…}'
     const entries = Object.entries(value).map(([key, item]) => `${key}: ${describeValue(item, depth + 1)}`)
     return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`
@@ -49,9 +69,41 @@ export function describeValue (value: unknown, depth = 0): string {
   return String(value)
 }
 
-/** A shallow copy of `schema` with exactly the given modifiers; `schema` itself when nothing changes. */
+/** True when TypeBox marked `schema` optional (`Type.Optional`): 0.34's symbol or 1.x's `~optional` key. */
+export function isOptional (schema: unknown): boolean {
+  return isSchemaObject(schema) && (KindGuard.IsOptional(schema) || (schema as Record<string, unknown>)['~optional'] === true)
+}
+
+/** True when TypeBox marked `schema` readonly (`Type.Readonly`): 0.34's symbol or 1.x's `~readonly` key. */
+export function isReadonly (schema: unknown): boolean {
+  return isSchemaObject(schema) && (KindGuard.IsReadonly(schema) || (schema as Record<string, unknown>)['~readonly'] === true)
+}
+
+/**
+ * The properties of the object schema `object`, each carrying whether it is optional as the `Optional` modifier,
+ * as the object's `required` list says (JSON Schema's own word, which every kind of schema has): a property left
+ * out of it is optional. Properties that need no change are the very schemas.
+ * @example
+ * ```ts
+ * isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true
+ * ```
+ */
+export function propertiesOf (object: TSchema): Record<string, TSchema> {
+  const { properties, required } = object as SchemaObject
+  if (!isSchemaObject(properties)) return {}
+  const listed = new Set(Array.isArray(required) ? required : [])
+  return Object.fromEntries(Object.entries(properties as Record<string, TSchema>)
+    .map(([key, property]) => [key, setModifiers(property, !listed.has(key), isReadonly(property))]))
+}
+
+/**
+ * A shallow copy of `schema` with exactly the given modifiers, as TypeBox 0.34's symbols (a TypeBox 1.x mark
+ * becomes one); `schema` itself when nothing changes.
+ */
 export function setModifiers<T extends TSchema> (schema: T, optional: boolean, readonly: boolean): T {
-  if (KindGuard.IsOptional(schema) === optional && KindGuard.IsReadonly(schema) === readonly) return schema
+  const symbols = KindGuard.IsOptional(schema) === optional && KindGuard.IsReadonly(schema) === readonly
+  if (symbols && isOptional(schema) === optional && isReadonly(schema) === readonly) return schema
+  // The copy says it with 0.34's symbols, which copies keep; TypeBox 1.x's non-enumerable marks are left behind.
   const copy: SchemaObject = { ...(schema as SchemaObject) }
   if (optional) copy[OptionalKind] = 'Optional'
   else delete copy[OptionalKind]

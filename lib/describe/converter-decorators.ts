@@ -9,11 +9,11 @@
  * @module
  */
 import 'reflect-metadata'
-import { Kind, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeValue, isSchemaObject } from '../core/json-schema'
+import { describeValue, isSchemaObject, kindOf } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
@@ -77,7 +77,7 @@ const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf
 
 /** True for a TypeBox schema or an object with at least one JSON Schema keyword. */
 function looksLikeSchema (value: unknown): boolean {
-  return isSchemaObject(value) && (Kind in value || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
+  return isSchemaObject(value) && (kindOf(value) !== undefined || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
 }
 
 function isOptionsObject (value: unknown): value is Record<string, unknown> {

@@ -4,9 +4,9 @@
  * parent also reaches the child in every version.
  * @module
  */
-import { Kind, KindGuard, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
-import { describeSchema, isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isOptional, isSchemaObject, propertiesOf, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
 interface ChildSchemaInfo {
@@ -54,7 +54,8 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   for (const key of Object.keys(parent)) {
     if (!NOT_INHERITED.has(key)) inherited[key] = (parent as SchemaObject)[key]
   }
-  const properties: Record<string, TSchema> = { ...(parent.properties as Record<string, TSchema>), ...ownProperties }
+  // The parent's fields as its `required` list says; own ones as their `Type.Optional` marks say (no list holds them).
+  const properties: Record<string, TSchema> = { ...propertiesOf(parent), ...ownProperties }
   const child = objectSchema(properties, { ...inherited, ...options })
   const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
   children.set(child, info)
@@ -84,7 +85,7 @@ export function registerDerivedSchema (derived: TSchema, source: TSchema): void 
  */
 export function objectSchema (properties: Record<string, TSchema>, options: Record<string | symbol, unknown> = {}): TSchema {
   const { type: _type, properties: _properties, required: _required, ...rest } = options
-  const required = Object.keys(properties).filter((key) => !KindGuard.IsOptional(properties[key]))
+  const required = Object.keys(properties).filter((key) => !isOptional(properties[key]))
   const result = { ...rest, [Kind]: 'Object', type: 'object', properties } as unknown as SchemaObject
   if (required.length > 0) result.required = required
   return result

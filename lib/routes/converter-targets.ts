@@ -3,12 +3,12 @@
  * (the seeds a body form depends on, the schemas it can hold), and only then by a compiled collector.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector } from '../values/occurrences'
 import { namesPath, type RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers, type Seed } from '../schemas/seeds'
-import { nameOf, type SchemaObject } from '../core/json-schema'
+import { kindOf, nameOf, type SchemaObject } from '../core/json-schema'
 import { everySubschema } from '../core/subschemas'
 import type { ConverterTarget } from '../describe/converter-decorators'
 import type { GenerationStep } from '../describe/versions'
@@ -110,11 +110,11 @@ export class ConverterTargets {
       if (node === targetForm) return true
       const candidate = node as SchemaObject
       // A plain JSON copy (Fastify's of a schema given to `addSchema`) stands for the seed it equals.
-      if (candidate[Kind] === undefined && this.generation.canonical(node) === targetForm) return true
+      if (kindOf(candidate) === undefined && this.generation.canonical(node) === targetForm) return true
       if (id !== undefined && candidate.$id === id) return true
       // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
       return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
-        candidate[Kind] === wanted[Kind] && sameButModifiers(node, targetForm)
+        kindOf(candidate) === kindOf(wanted) && sameButModifiers(node, targetForm)
     }
   }
 

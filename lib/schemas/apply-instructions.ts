@@ -5,7 +5,7 @@
  * stands in that version fails here, with an error naming the version change, the schema and the field.
  * @module
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
   isEndpointInstruction, type EnumInstruction, type FieldDidntExistInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
@@ -14,7 +14,7 @@ import {
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { deepEqual, describeSchema, describeValue, type SchemaObject } from '../core/json-schema'
+import { deepEqual, describeSchema, describeValue, kindOf, type SchemaObject } from '../core/json-schema'
 
 /** The seeds, and their states at every level (index = level; level 0 is HEAD). */
 export class SchemaStates {
@@ -102,8 +102,8 @@ export class SchemaStates {
     // Enum instructions need an enum, field and validator ones an object schema; schema(S).had(...) any schema.
     const isEnum = instruction.kind === 'enum.had' || instruction.kind === 'enum.didntHave'
     if (instruction.kind !== 'schema.had' && state.kind !== (isEnum ? 'enum' : 'object')) {
-      const { [Kind]: kind, $ref: imported } = seed.head as SchemaObject
-      if (kind === 'Import') {
+      const { $ref: imported } = seed.head as SchemaObject
+      if (kindOf(seed.head) === 'Import') {
         fail(`'${String(imported)}' is a Type.Module import (a $ref to '${String(imported)}' in its module's $defs), which instructions cannot ` +
           `edit: declare it outside Type.Module (Type.Object or Type.Union, with an $id; share it with Type.Ref('${String(imported)}') and app.addSchema).`)
       }

@@ -5,10 +5,10 @@
  * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
  * @module
  */
-import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { processWarning } from '../core/warnings'
 import { kGenerated, kHeadSchema } from '../core/symbols'
-import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { isOptional, isSchemaObject, kindOf, propertiesOf, type SchemaObject } from '../core/json-schema'
 import { fieldsById } from './object-fields'
 import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
 import type { SchemaStates } from './apply-instructions'
@@ -24,7 +24,8 @@ import { childSchemaInfo } from '../describe/extend-schema'
  * ```
  */
 export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels: readonly string[]): void {
-  const { [Kind]: kind, properties, $defs, $id } = schema as SchemaObject
+  const { properties, $defs, $id } = schema as SchemaObject
+  const kind = kindOf(schema)
   if (walk.lookedAtAsCopies.has(schema)) return
   walk.lookedAtAsCopies.add(schema)
   if (kind === 'Import' && isSchemaObject($defs)) {
@@ -33,6 +34,7 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   // Forms this package generates, and children of extendSchema, share their fields on purpose.
   if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
   const keys = Object.keys(properties)
+  const copyFields = propertiesOf(schema)
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
     if (warnOfRecordByEnum(keys, seed, walk, levels)) return
@@ -42,7 +44,8 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
     // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
     // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
     const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
-    const optionality = (key: string): boolean => KindGuard.IsOptional(source[key]) !== KindGuard.IsOptional(properties[key])
+    const sourceFields = propertiesOf(seed.head)
+    const optionality = (key: string): boolean => isOptional(sourceFields[key]) !== isOptional(copyFields[key])
     const partial = common.length === keys.length && shared.filter(optionality).length > 1
     const copied = shared.length === common.length && (shared.some(strong) || partial)
     if (!copied) continue

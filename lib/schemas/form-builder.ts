@@ -4,13 +4,13 @@
  * `$id` of each named schema.
  * @module
  */
-import { Kind, KindGuard, type TSchema } from '@sinclair/typebox'
+import { Kind, type TSchema } from '@sinclair/typebox'
 import { objectSchema } from '../describe/extend-schema'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import { renameFields, validatorInVersion, type FieldRename } from '../describe/named-validators'
 import { fieldsById, keywordsOf, visibleValidators } from './object-fields'
 import type { EnumState, FieldState, ObjectState, SeedState } from './seeds'
-import { deepEqual, idSafe, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
+import { deepEqual, idSafe, isOptional, isReadonly, isSchemaObject, nameOf, pointerKey, refId, setModifiers, withRefId, type SchemaObject } from '../core/json-schema'
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
@@ -60,7 +60,7 @@ export class FormBuilder {
       case 'identity': return schema
       case 'wrapper': {
         const base = inputs[0] as TSchema
-        return base === plan.base ? schema : setModifiers(base, KindGuard.IsOptional(schema), KindGuard.IsReadonly(schema))
+        return base === plan.base ? schema : setModifiers(base, isOptional(schema), isReadonly(schema))
       }
       case 'ref': {
         const ref = (schema as SchemaObject).$ref as string
@@ -122,7 +122,7 @@ export class FormBuilder {
       options.propertyNames = { ...propertyNames, enum: [...propertyNames.enum, ...fields.filter((field) => !headNames.includes(field) && !(propertyNames.enum as unknown[]).includes(field))] }
     }
     const { minProperties: min, maxProperties: max } = options
-    const required = fields.filter((field) => !KindGuard.IsOptional(properties[field]))
+    const required = fields.filter((field) => !isOptional(properties[field]))
     const list = (names: string[]): string => names.map((field) => `'${field}'`).join(', ')
     const unmet = typeof min === 'number' && min > fields.length && options.additionalProperties === false
       ? `minProperties: ${min}, and only the fields ${list(fields)} and no other`
@@ -182,7 +182,7 @@ export class FormBuilder {
       delete copy[kHeadSchema]
       delete copy[kGivenExamples]
     }
-    return setModifiers(copy as TSchema, field.optional ?? KindGuard.IsOptional(base), KindGuard.IsReadonly(base))
+    return setModifiers(copy as TSchema, field.optional ?? isOptional(base), isReadonly(base))
   }
 
   /** Gives a rebuilt schema its versioned `$id`, its names, and points its references to itself at the new id. */

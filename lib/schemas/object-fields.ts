@@ -5,11 +5,11 @@
  * which survives renames), so that older changes to the parent still reach it.
  * @module
  */
-import { KindGuard, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import type { FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
 import type { NamedValidator } from '../describe/named-validators'
 import { sameButModifiers, type FieldEdit, type FieldState, type ObjectState, type SeedState } from './seeds'
-import { ANNOTATIONS, deepEqual, describeValue, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
+import { ANNOTATIONS, deepEqual, describeValue, isOptional, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A field as visible in an object schema. */
 interface VisibleField {
@@ -31,7 +31,7 @@ export function keywordsOf (field: FieldState, schema: TSchema = setModifiers(fi
 
 /** Whether the field is optional as it stands. */
 function optionalOf (field: FieldState): boolean {
-  return field.optional ?? KindGuard.IsOptional(field.type)
+  return field.optional ?? isOptional(field.type)
 }
 
 /** `had({...})` applied to a field; `visibleKeys` are the other fields' names (for renames). */
@@ -39,7 +39,8 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
   let next: FieldState = field
   if (instruction.type !== undefined) {
     const current = keywordsOf(field)
-    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema))) {
+    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind.
+    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false)) {
       fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
     }
     const carried: Record<string, unknown> = {}
@@ -134,7 +135,7 @@ export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => S
         if (shadow !== undefined) {
           const key = shadow.key === shadow.headKey ? field.key : shadow.key
           const headType = shadow.headKey !== undefined && Object.hasOwn(headProperties, shadow.headKey) ? headProperties[shadow.headKey] : undefined
-          const shown = followsParent(shadow, field, headType) ? { ...field, id: shadow.id, optional: KindGuard.IsOptional(shadow.type) } : shadow
+          const shown = followsParent(shadow, field, headType) ? { ...field, id: shadow.id, optional: isOptional(shadow.type) } : shadow
           result.push({ key, field: shown.key === key ? shown : { ...shown, key }, owner: undefined })
           placed.add(shadow)
           continue

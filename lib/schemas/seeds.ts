@@ -4,12 +4,12 @@
  * and the immutable state each seed has in a version. An instruction never edits a state; it replaces it.
  * @module
  */
-import { Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
-import { deepEqual, isSchemaObject, nameOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
+import { deepEqual, isSchemaObject, kindOf, nameOf, propertiesOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
 export interface Seed {
@@ -91,7 +91,7 @@ export type SeedState = ObjectState | EnumState | PlainState
 /** True for an object schema instructions can edit the fields of. */
 function isObjectSchema (schema: TSchema): boolean {
   const source = schema as SchemaObject
-  return source.type === 'object' && isSchemaObject(source.properties) && (source[Kind] === undefined || source[Kind] === 'Object')
+  return source.type === 'object' && isSchemaObject(source.properties) && (kindOf(source) === undefined || kindOf(source) === 'Object')
 }
 
 function enumShape (schema: TSchema): Pick<EnumState, 'form' | 'members' | 'template'> | undefined {
@@ -135,9 +135,11 @@ export function annotationOf (state: SeedState, key: keyof SchemaAnnotations): u
 export function initialState (head: TSchema): SeedState {
   const name = nameOf(head)
   if (isObjectSchema(head)) {
-    const { type: _type, properties, required: _required, allOf, ...rest } = setModifiers(head, false, false) as SchemaObject
+    const { type: _type, properties: _properties, required: _required, allOf, ...rest } = setModifiers(head, false, false) as SchemaObject
+    // Each field's type says whether it is optional (its `Optional` modifier), as the object's `required` list does.
+    const properties = propertiesOf(head)
     const info = childSchemaInfo(head)
-    const keys = Object.keys(properties as object)
+    const keys = Object.keys(properties)
     const ownKeys = info === undefined ? keys : keys.filter((key) => info.ownKeys.has(key))
     const inherited = info === undefined ? [] : validatorsOf(info.parent)
     const allOfList = Array.isArray(allOf) ? allOf : []
@@ -148,7 +150,7 @@ export function initialState (head: TSchema): SeedState {
       kind: 'object',
       name,
       annotations: NO_ANNOTATIONS,
-      fields: ownKeys.map((key) => ({ id: newFieldId(), key, headKey: key, type: (properties as Record<string, TSchema>)[key], optional: undefined, set: {}, unset: [] })),
+      fields: ownKeys.map((key) => ({ id: newFieldId(), key, headKey: key, type: properties[key], optional: undefined, set: {}, unset: [] })),
       overrides: new Map(),
       options,
       validators: validatorsOf(head).filter((validator) => !inherited.includes(validator)),
@@ -266,7 +268,7 @@ export class SeedIndex {
     }
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
-    return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (Kind in schema ? undefined : this.copied(schema))
+    return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (kindOf(schema) !== undefined ? undefined : this.copied(schema))
   }
 
   /**

@@ -4,7 +4,7 @@ import {
   defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, InvalidGenerationInstructionError, schema, Version,
   VersionBundle, VersionChange, withValidators, type Instruction
 } from '../../plugin'
-import { bundleWith, LATEST } from '../helpers/schema-generation'
+import { bundleWith, LATEST, typebox1 } from '../helpers/schema-generation'
 import { changeClass } from '../helpers/version-changes'
 import { caught, rejection, throwsStructure } from '../helpers/errors'
 import { versionedApp } from '../helpers/apps'
@@ -356,4 +356,9 @@ test('regression: a $ref in an instruction\'s type that names no schema failed e
     api.post('/customers', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
   })
   t.equal(await rejection(() => app.ready()), undefined, 'references that resolve (a pointer into a shared schema too) pass the check')
+})
+
+test('a field of a TypeBox 1.x schema given the type it has, written with TypeBox 0.34, changes nothing', async (t) => {
+  const Account = typebox1({ $id: 'Account', type: 'object', properties: { id: typebox1({ type: 'string' }, { '~kind': 'String' }) }, required: ['id'] }, { '~kind': 'Object' })
+  await checkCases(t, [{ change: 'SameTypeAcrossTypeBoxes', instruction: () => schema(Account).field('id').had({ type: Type.String() }), names: ["the field 'id' of 'Account' already has type String"] }])
 })

@@ -1,7 +1,7 @@
 import { test } from 'tap'
-import { Type, TypeGuard } from '@sinclair/typebox'
+import { Type, TypeGuard, type TSchema } from '@sinclair/typebox'
 import { generateVersionedSchemas, HeadVersion, schema, Version, VersionBundle, VersionChange, extendSchema, type Instruction } from '../../plugin'
-import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses } from '../helpers/schema-generation'
+import { bodyApp, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses, typebox1 } from '../helpers/schema-generation'
 import { changeClass } from '../helpers/version-changes'
 
 test('had({ name }) renames a field in place, keeping its schema and whether it is required', async (t) => {
@@ -338,4 +338,46 @@ test('schema(S).had({ examples, description, title }) sets object-level annotati
   t.match(plain(schemas.get('2000-01-01').get(Color)), { examples: ['red'], anyOf: [{ const: 'red' }, { const: 'blue' }] }, 'or not')
   t.strictSame(plain(User), { $id: 'User', description: 'A user.', examples: [{ fullName: 'Ada' }], type: 'object', properties: { fullName: { type: 'string' } }, required: ['fullName'] },
     'HEAD is not touched')
+})
+
+test('a plain JSON Schema object, or TypeBox 1.x\'s, keeps the fields its required list leaves out optional in a rebuilt version', async (t) => {
+  const User = {
+    $id: 'User',
+    type: 'object',
+    properties: { id: { type: 'string' }, name: { type: 'string' }, nickname: { type: 'string' }, email: { type: 'string' } },
+    required: ['id', 'name', 'email']
+  } as unknown as TSchema
+  const Account = typebox1({
+    type: 'object',
+    properties: { id: typebox1({ type: 'string' }, { '~kind': 'String' }), note: typebox1({ type: 'string' }, { '~kind': 'String', '~optional': true }) },
+    required: ['id']
+  }, { '~kind': 'Object' })
+  const schemas = oldSchemas([
+    schema(User).field('name').had({ name: 'fullName' }),
+    schema(User).field('email').had({ optional: true }),
+    schema(Account).formerField('code').existedAs({ type: Type.String() })
+  ])
+  const old = schemas.get(User)
+  t.strictSame(requiredOf(old), ['id', 'fullName'], 'nickname stays optional; email was optional')
+  t.strictSame(await statuses(t, old, [{ id: '1', fullName: 'Ann' }, { id: '1', fullName: 'Ann', nickname: 'A', email: 'a@b.c' }, { id: '1' }]), [200, 200, 400])
+  t.strictSame(requiredOf(schemas.get(Account)), ['id', 'code'], 'a field TypeBox 1.x marks optional stays optional')
+})
+
+test('extendSchema reads the parent\'s optional fields from its required list, and TypeBox 1.x\'s Optional marks', (t) => {
+  const Parent = { type: 'object', properties: { id: { type: 'string' }, note: { type: 'string' } }, required: ['id'] } as unknown as TSchema
+  const child = extendSchema(Parent as never, { name: typebox1({ type: 'string' }, { '~kind': 'String', '~optional': true }), age: Type.Integer() })
+  t.strictSame(requiredOf(child), ['id', 'age'])
+  t.end()
+})
+
+test('a field TypeBox 1.x marks optional stays optional where its form is rebuilt (a $ref to a schema that changed)', (t) => {
+  const Address = { $id: 'Address', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } }, required: ['street', 'city'] } as unknown as TSchema
+  const Patch = typebox1({
+    type: 'object',
+    properties: { name: typebox1({ type: 'string' }, { '~kind': 'String', '~optional': true }), home: typebox1({ $ref: 'Address' }, { '~kind': 'Ref', '~optional': true }) }
+  }, { '~kind': 'Object' })
+  const old = oldSchemas([schema(Address).field('city').had({ optional: true }), schema(Patch).field('name').had({ name: 'title' })]).get(Patch)
+  t.strictSame(keysOf(old), ['title', 'home'])
+  t.strictSame(requiredOf(old), [], 'both fields stay optional')
+  t.end()
 })

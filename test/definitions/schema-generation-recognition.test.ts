@@ -4,7 +4,7 @@ import { TypeSystemPolicy } from '@sinclair/typebox/system'
 import { Value } from '@sinclair/typebox/value'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type RequestInfo, type ResponseInfo, defineValidator, enumeration, extendSchema, generateVersionedSchemas, HeadVersion, schema, UnknownVersionError, Version, VersionBundle, VersionChange, withValidators, fastifyVersioner, versioned } from '../../plugin'
 import {
-  bodyApp, deepFreeze, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses
+  bodyApp, deepFreeze, generateWith, keysOf, LATEST, OLD, oldSchemas, plain, post, prop, requiredOf, statuses, typebox1
 } from '../helpers/schema-generation'
 import Fastify from 'fastify'
 import { changeClass } from '../helpers/version-changes'
@@ -787,4 +787,30 @@ test('regression: a field edited over a named schema is not a second schema unde
     'the Address component is Address itself')
   t.match(document.components.schemas.User, { properties: { address: { description: 'where mail goes', minProperties: 1 } } },
     'the edited field is inline in User')
+})
+
+test('a TypeBox 1.x object equal to a changed one is another schema (only a plain JSON copy stands for the one it equals): it was renamed too', (t) => {
+  const object = (): TSchema => typebox1({
+    type: 'object',
+    properties: { amount: typebox1({ type: 'number' }, { '~kind': 'Number' }), unit: typebox1({ type: 'string' }, { '~kind': 'String' }) },
+    required: ['amount', 'unit']
+  }, { '~kind': 'Object' })
+  const Money = object()
+  const Weight = object()
+  const old = oldSchemas([schema(Money).field('amount').had({ name: 'cents' })])
+  t.strictSame(keysOf(old.get(Money)), ['cents', 'unit'])
+  t.strictSame(keysOf(old.get(Weight)), ['amount', 'unit'], 'the look-alike keeps its fields')
+  t.end()
+})
+
+test("a schema TypeBox 1.x builds from a changed schema's fields (its Type.Partial) is warned about: FSTVRS003", async (t) => {
+  const warnings = recordWarnings(t)
+  const id = typebox1({ type: 'string' }, { '~kind': 'String' })
+  const tags = typebox1({ type: 'array', items: { type: 'string' } }, { '~kind': 'Array' })
+  const User = typebox1({ $id: 'User', type: 'object', properties: { id, tags }, required: ['id', 'tags'] }, { '~kind': 'Object' })
+  const optional = (field: TSchema): TSchema => typebox1({ ...field }, { '~kind': (field as unknown as Record<string, string>)['~kind'], '~optional': true })
+  const Patch = typebox1({ type: 'object', properties: { id: optional(id), tags: optional(tags) } }, { '~kind': 'Object' })
+  oldSchemas([schema(User).field('tags').had({ name: 'labels' })]).get(Patch)
+  await settle()
+  t.match(warnings.filter((warning) => warning.code === 'FSTVRS003').map((warning) => warning.message), [/\{ id, tags \} holds fields of 'User'.*\(tags\)/])
 })

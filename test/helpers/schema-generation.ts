@@ -86,3 +86,17 @@ export function deepFreeze<T> (value: T, seen = new Set<unknown>()): T {
   for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<string | symbol, unknown>)[key], seen)
   return Object.freeze(value)
 }
+
+/**
+ * A schema as TypeBox 1.x (the `typebox` package) builds it: plain keywords, its kind and modifiers under
+ * non-enumerable keys (`~kind`, `~optional`, `~readonly`), which a copy leaves behind.
+ * @example
+ * ```ts
+ * typebox1({ type: 'string' }, { '~kind': 'String', '~optional': true }) // as Type.Optional(Type.String()) of TypeBox 1.x
+ * ```
+ */
+export function typebox1 (keywords: Record<string, unknown>, marks: Record<string, unknown>): TSchema {
+  const schema = { ...keywords }
+  for (const [key, value] of Object.entries(marks)) Object.defineProperty(schema, key, { value, enumerable: false, writable: true, configurable: true })
+  return schema as unknown as TSchema
+}
