@@ -62,7 +62,7 @@ export interface VersionerDecoration {
   migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, options: MigrateResponseBodyOptions<S>) => Body | Promise<Body>
   /** Webhook payloads each version's document lists (declare them before `app.ready()`). */
   readonly webhooks: Webhooks
-  /** The OpenAPI document of a version (or `'unversioned'`), after `app.ready()`; `undefined` when there is none. */
+  /** The OpenAPI document of a version (or `'unversioned'`) by its exact value, after `app.ready()`; `undefined` when there is none. */
   openapi: (version: string) => Record<string, unknown> | undefined
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog

@@ -20,7 +20,7 @@ export interface VersionLifecycle {
   deprecatedAt?: Date | string
   /** When the version stops (or stopped) being served; not before `deprecatedAt`. */
   sunsetAt?: Date | string
-  /** A page about the deprecation (a migration guide), sent as `Link: <…>; rel="deprecation"`. */
+  /** A page about the deprecation (a migration guide), sent as `Link: <…>; rel="deprecation"` (`rel="sunset"` with only a `sunsetAt`); needs one of the dates. */
   link?: string
   /**
    * What happens after `sunsetAt`: `'serve'` (default) keeps serving the version; `'gone'` answers its requests
@@ -139,6 +139,11 @@ export class Version {
     const { deprecatedAt, sunsetAt, link } = readDeprecationDates(lifecycle, `Version('${this.value}')`, '')
     this.deprecatedAt = deprecatedAt
     this.sunsetAt = sunsetAt
+    // A Link header is sent with the Deprecation or Sunset it is about; a link alone would never reach a client.
+    if (link !== undefined && deprecatedAt === undefined && sunsetAt === undefined) {
+      throw new VersionerStructureError(`Version('${this.value}'): link is sent only with a deprecatedAt or a sunsetAt (Link: <…>; rel="deprecation" ` +
+        'or rel="sunset", beside the Deprecation or Sunset header); add the date the page is about, or leave link out.')
+    }
     this.link = link
     const afterSunset = lifecycle.afterSunset ?? 'serve'
     if (afterSunset !== 'serve' && afterSunset !== 'gone') {

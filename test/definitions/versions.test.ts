@@ -243,6 +243,10 @@ test('lifecycle options are validated and stored', async (t) => {
     /Version\('2000-01-01'\): sunsetAt must not be earlier than deprecatedAt/)
   throwsStructure(t, () => new Version('2000-01-01', { link: '' }), /Version\('2000-01-01'\): link must be an absolute URL or a path starting with '\/'/)
   throwsStructure(t, () => new Version('2000-01-01', { link: asAny(42) }), /link must be an absolute URL or a path starting with '\/'/)
+  // regression: a link alone was kept and never sent (no Link header, nothing in the document): refused, as 'gone' without a sunset is.
+  throwsStructure(t, () => new Version('2000-01-01', { link: 'https://example.com/upgrade' }),
+    /Version\('2000-01-01'\): link is sent only with a deprecatedAt or a sunsetAt .*add the date the page is about/)
+  t.equal(new Version('2000-01-01', { sunsetAt: '2026-01-01', link: 'https://example.com/sunset' }).link, 'https://example.com/sunset', 'with a sunsetAt alone: rel="sunset"')
   throwsStructure(t, () => new Version('2000-01-01', asAny({ deprecated: '2025-01-01', sunset: 'x' })),
     /Version\('2000-01-01'\): unknown lifecycle option\(s\) deprecated, sunset; use deprecatedAt, sunsetAt, link/)
 })

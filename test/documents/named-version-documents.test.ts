@@ -68,6 +68,14 @@ test('GET /openapi.json: a plain date of a named version, or a date between vers
   }
 })
 
+test('app.versioner.openapi(version) is a lookup by exact value: a plain date or a date between versions is undefined', async (t) => {
+  const app = await namedApp(t)
+  t.equal((app.versioner.openapi('2025-06-01.dahlia')?.info as { version?: string } | undefined)?.version, '2025-06-01.dahlia', 'a version\'s own value')
+  for (const value of ['2025-06-01', '2026-01-01', '2025-03-01', '2024-01-01']) {
+    t.equal(app.versioner.openapi(value), undefined, `${value}: no document, though GET /openapi.json?version=${value} answers one or a 404`)
+  }
+})
+
 test('GET /docs and /redoc: a plain date of a named version gives the page of the version the API serves', async (t) => {
   const app = await namedApp(t)
   for (const base of ['/docs', '/redoc']) {

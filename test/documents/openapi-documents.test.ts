@@ -288,6 +288,8 @@ test('the version header parameter: enum [V] and default V, date format, title a
   t.notOk('x-api-version-default' in documentOf(titled, '2002-01-01').info, 'without a default, none')
   const between = await shop(t, { versioner: { apiVersionDefaultValue: '2001-06-01' } })
   t.equal(documentOf(between, '2000-01-01').info['x-api-version-default'], '2001-01-01', 'a default date between versions: the version it is served as')
+  t.equal((await fetchDocument(between, '')).body.info.version, '2002-01-01',
+    'GET /openapi.json naming no version is the latest version\'s document, not the default\'s (decision 0029)')
   const perRequest = await shop(t, { versioner: { apiVersionDefaultValue: () => '2002-01-01' } })
   t.notOk('x-api-version-default' in documentOf(perRequest, '2002-01-01').info, 'a default function decides per request: none')
 

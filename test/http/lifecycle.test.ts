@@ -129,6 +129,8 @@ test('every answer of a deprecated version carries the same lifecycle headers: 4
   clock = Date.parse('2026-01-01T00:00:00Z')
   const gone = await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
   t.strictSame([gone.statusCode, lifecycleOf(gone)], [410, expected], 'the 410 of the version gone since its sunset')
+  const goneAbsent = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' } })
+  t.strictSame([goneAbsent.statusCode, lifecycleOf(goneAbsent)], [410, expected], 'a route the gone version lacks: its 410, not a 404')
   const fine = await app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2001-01-01' } })
   t.equal(fine.statusCode, 200)
   t.equal(fine.headers.deprecation, undefined)
@@ -260,6 +262,13 @@ test("afterSunset: 'gone' answers 410 problem+json after the sunset date, by the
   t.match(JSON.parse(later.body).detail, 'The oldest version still served is 1999-01-01.')
   t.equal((await get('2002-01-01')).statusCode, 200)
   t.equal((await app.inject({ url: '/health', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200, 'unversioned routes are not affected')
+
+  const alone = await lifecycleApp(t, { now: () => Date.parse('2026-06-01T00:00:00Z') },
+    new VersionBundle(new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', afterSunset: 'gone' })))
+  const none = await alone.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(none.statusCode, 410)
+  t.notOk('oldestVersion' in JSON.parse(none.body), 'no version served any longer: oldestVersion is left out')
+  t.match(JSON.parse(none.body).detail, 'No version of this API is served any longer.')
 
   t.equal(caught(() => new Version('2000-01-01', { afterSunset: 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', "'gone' needs sunsetAt")
   t.equal(caught(() => new Version('2000-01-01', { sunsetAt: '2025-01-01', afterSunset: 'later' as 'gone' }))?.code, 'FST_VERSIONER_STRUCTURE', 'an unknown policy')

@@ -195,11 +195,14 @@ test('changes: exact for each version of the example app\'s routes, over interle
   t.equal(events[again].changes, events[0].changes, 'computed once per route and version: the same list')
 })
 
-test('clientId: a throwing option is logged and the event has no client; a non-function is refused', async (t) => {
+test('clientId: a throwing option is logged and the event has no client, nor with a value that is not a string; a non-function is refused', async (t) => {
   const { app, events } = await appWithEvents(t, { clientId: () => { throw new Error('no account') } })
   const response = await app.inject({ url: '/api/items/1', headers: { 'x-api-version': '2000-01-01' } })
   t.equal(response.statusCode, 200, 'the request is served')
   t.strictSame(events.map((event) => event.client), [undefined])
+  const numbered = await appWithEvents(t, { clientId: () => 42 as never })
+  t.equal((await numbered.app.inject({ url: '/api/items/1', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 200)
+  t.strictSame(numbered.events.map((event) => event.client), [undefined], 'a value that is not a string counts as none')
   const bad = Fastify()
   t.teardown(() => bad.close())
   await t.rejects(async () => { await bad.register(fastifyVersioner, { versions: bundle(), clientId: 'acct' as never }) }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'clientId' must be a function/ })
