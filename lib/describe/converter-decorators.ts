@@ -292,10 +292,7 @@ function refuseTwice (entries: readonly ConverterEntry[], className: string): vo
   }
 }
 
-/**
- * What tells one schema from another to a converter: its `$id` (without a trailing `#`), since converters find a
- * schema by it (another object with the same `$id` is the same schema), else the schema object itself.
- */
+/** A schema's identity to converters, which find it by its `$id` (any object with that `$id`), else the object. */
 function schemaKey (schema: TSchema): unknown {
   const id: unknown = schema.$id
   return typeof id === 'string' ? `$id ${id.replace(/#$/, '')}` : schema
