@@ -124,7 +124,8 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
           `(and an options object last); got ${describeValue(schema)}.`)
       }
     }
-    const twice = schemas.find((schema, index) => schemas.indexOf(schema) !== index)
+    const keys = (schemas as TSchema[]).map(schemaKey)
+    const twice = schemas.find((_schema, index) => keys.indexOf(keys[index]) !== index)
     if (twice !== undefined) throw new VersionerStructureError(`${display}: the converter is declared twice for ${describeValue(twice)}: it would run twice on each occurrence.`)
     target = { kind: 'schema', schemas: Object.freeze(schemas as TSchema[]) }
   }
@@ -281,11 +282,18 @@ function refuseTwice (entries: readonly ConverterEntry[], className: string): vo
     const seen = targets.get(key) ?? new Set()
     targets.set(key, seen)
     for (const one of target.kind === 'schema' ? target.schemas : target.methods.map((method) => `${method} ${target.path}`)) {
-      if (seen.has(one)) {
+      const key = typeof one === 'string' ? one : schemaKey(one)
+      if (seen.has(key)) {
         throw new VersionerStructureError(`Converter '${className}.${String(methodName)}' is declared twice for ` +
           `${typeof one === 'string' ? one : describeValue(one)}: it would run twice on each occurrence.`)
       }
-      seen.add(one)
+      seen.add(key)
     }
   }
+}
+
+/** A schema's identity to converters, which find it by its `$id` (any object with that `$id`), else the object. */
+function schemaKey (schema: TSchema): unknown {
+  const id: unknown = schema.$id
+  return typeof id === 'string' ? `$id ${id.replace(/#$/, '')}` : schema
 }

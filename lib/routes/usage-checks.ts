@@ -3,7 +3,8 @@
  * matched a route, every by-path converter finds its route in the version its change belongs to, and every
  * by-schema converter (unless `checkUsage: false`) names a schema some route uses; every method named by an
  * endpoint instruction or a by-path converter is one the application routes (the second step of the method
- * check of `lib/core/http-methods.ts`); no version documents two different schemas under one component name; and
+ * check of `lib/core/http-methods.ts`); no by-path converter names one route twice (by its relative and its full
+ * path); no version documents two different schemas under one component name; and
  * every `$ref` a field instruction gives names a schema (it would fail each request of the version otherwise).
  * @module
  */
@@ -11,13 +12,14 @@ import type { TSchema } from '@sinclair/typebox'
 import { pathConverterMatches } from './converter-targets'
 import {
   InvalidGenerationInstructionError, LintingError, RouteByPathConverterDoesNotApplyToAnythingError,
-  RouteRequestBySchemaConverterDoesNotApplyToAnythingError, RouteResponseBySchemaConverterDoesNotApplyToAnythingError
+  RouteRequestBySchemaConverterDoesNotApplyToAnythingError, RouteResponseBySchemaConverterDoesNotApplyToAnythingError, VersionerStructureError
 } from '../core/errors'
 import { describeSchema, isSchemaObject, nameOf, pointerKey, type SchemaObject } from '../core/json-schema'
 import { everySubschema, resolverWithin } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { childSchemaInfo } from '../describe/extend-schema'
 import { isEndpointInstruction } from '../describe/instructions'
+import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
@@ -54,6 +56,8 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
   const responsesOf = new Map(state.headRoutes.map((route) => [route, responseSchemas(route)]))
   for (let level = 1; level < state.steps.length; level++) {
     for (const change of state.steps[level].changes) {
+      // The path each converter method named each route and method by: two spellings of one route run it twice.
+      const named = new Map<string, string>()
       for (const converter of change.converters) {
         const target = converter.target
         const direction = converter.direction === 'request' ? 'Request' : 'Response'
@@ -61,7 +65,11 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
           const found = new Set<string>()
           for (const route of state.headRoutes) {
             const at = route.timeline[level]
-            if (pathConverterMatches(at, target)) for (const method of at.methods) found.add(method)
+            if (!pathConverterMatches(at, target)) continue
+            for (const method of at.methods) {
+              found.add(method)
+              if (target.methods.includes(method)) refuseSecondSpelling(named, converter, `${method} ${at.path}`, target.path, change.version)
+            }
           }
           const missing = target.methods.filter((method) => !found.has(method))
           // A partial application may lack the route altogether.
@@ -87,6 +95,21 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
           : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
       }
     }
+  }
+}
+
+/**
+ * Records that `converter` names the route and method `route` by `path`; throws when it already named it by another
+ * path (its relative and its full path): the converter would run twice on each occurrence.
+ */
+function refuseSecondSpelling (named: Map<string, string>, converter: ConverterDescriptor, route: string, path: string, version: string): void {
+  const key = `${converter.direction} ${converter.isStatic ? 'static ' : ''}${String(converter.methodName)} ${route}`
+  const first = named.get(key)
+  if (first === undefined) {
+    named.set(key, path)
+  } else if (first !== path) {
+    throw new VersionerStructureError(`Converter "${converter.display}" names ${route} twice ('${first}' and '${path}') in version ` +
+      `'${version}': it would run twice on each occurrence. Keep one of the two decorators.`)
   }
 }
 

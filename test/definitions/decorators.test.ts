@@ -411,6 +411,22 @@ test('regression: a converter declared twice for one schema or route is refused 
   t.equal(changesOf(new VersionBundle(new Version('2001-01-01', BothWays), new Version('2000-01-01')), '2001-01-01')?.[0].converters.length, 3)
 })
 
+test('regression: two schemas with one $id are one schema to a converter (it ran twice on each occurrence)', async (t) => {
+  // Recognised by their $id, both find every occurrence: a rename ran again on its own output and lost the field.
+  const UserHere = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  const UserThere = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  throwsStructure(t, () => responseFor(UserHere, UserThere), /is declared twice for User: it would run twice on each occurrence/)
+  class StackedById extends VersionChange {
+    description = 'One converter, one schema by two objects.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(UserHere, { checkUsage: false })
+    @ConvertResponseToPreviousVersionFor(UserThere, { checkUsage: false })
+    down (response: ResponseInfo) { response.body.name = response.body.fullName }
+  }
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', StackedById), new Version('2000-01-01')),
+    /Converter 'StackedById\.down' is declared twice for User: it would run twice on each occurrence/)
+})
+
 test('regression: a converter decorator on a getter is refused as under standard decorators (it called the getter on the prototype, and a throw escaped uncoded)', async (t) => {
   const defineGetterChange = (getter: () => unknown): void => {
     class GetterConverter extends VersionChange {

@@ -59,6 +59,22 @@ test('by-path converters name routes relative to the versioned(...) prefix too',
   t.same(old.json(), { order: { items: ['pen'] }, version: '2000-01-01' })
 })
 
+test('regression: a converter naming one route by its relative and its full path is refused (it ran twice on each response)', async (t) => {
+  class CountsUp extends VersionChange {
+    description = 'Item counts start at one.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/items', ['GET'])
+    @ConvertResponseToPreviousVersionFor('/api/items', ['GET'])
+    countUp (response: ResponseInfo) { response.body.count = Number(response.body.count ?? 0) + 1 }
+  }
+  const app = await appWith(t, bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [CountsUp] }))
+  await t.rejects(async () => { await app.ready() }, {
+    code: 'FST_VERSIONER_STRUCTURE',
+    message: /Converter "CountsUp\.countUp" names GET \/api\/items twice \('\/items' and '\/api\/items'\) in version '2001-01-01': it would run twice on each occurrence/
+  })
+})
+
 test('a version change shared by two APIs, holding an endpoint instruction, works under both prefixes', async (t) => {
   const Item = Type.Object({ id: Type.String(), title: Type.String() })
   class RemoveLegacy extends VersionChange {

@@ -213,6 +213,40 @@ test('a converter\'s client error goes through the route\'s error handler; a 5xx
   t.equal(current.statusCode, 200, 'the newest version never runs the converter')
 })
 
+test('neither a converter\'s refusal nor its failure passes a migrateHttpErrors converter again', async (t) => {
+  const errorsSeen: unknown[] = []
+  class ErrorsAreRewritten extends VersionChange {
+    description = 'Errors of 2000-01-01 say "problem".'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/things', ['POST'])
+    refuse (request: RequestInfo) {
+      if (request.body.kind === 'legacy') throw httpError(422, "kind 'legacy' is no longer supported")
+    }
+
+    @ConvertResponseToPreviousVersionFor('/things', ['POST'], { migrateHttpErrors: true })
+    rewrite (response: ResponseInfo) {
+      errorsSeen.push(response.statusCode)
+      if (response.body.kind === 'broken') throw new Error('the converter broke')
+      if (response.statusCode >= 400) response.body = { problem: response.body.message }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', ErrorsAreRewritten), new Version('2000-01-01')), async (api) => {
+    api.post('/things', { schema: { body: Type.Object({ kind: Type.String() }) } }, async (request, reply) =>
+      request.body.kind === 'missing' ? await reply.code(404).send({ message: 'no such thing' }) : request.body)
+  })
+  const answer = async (kind: string): Promise<[number, unknown, unknown[]]> => {
+    errorsSeen.length = 0
+    const response = await app.inject({ method: 'POST', url: '/things', headers: v('2000-01-01'), payload: { kind } })
+    return [response.statusCode, response.json(), [...errorsSeen]]
+  }
+  t.same(await answer('missing'), [404, { problem: 'no such thing' }, [404]], 'a handler\'s error is converted')
+  t.same(await answer('legacy'), [422, { statusCode: 422, error: 'Unprocessable Entity', message: "kind 'legacy' is no longer supported" }, []],
+    'the refusal is answered as thrown: the error converter never sees it')
+  const [status, body, seen] = await answer('broken')
+  t.same([status, (body as { code: string }).code, seen], [500, 'FST_VERSIONER_CONVERTER_FAILED', [200]], 'the failure\'s 500 does not pass the converter that failed')
+})
+
 test('regression: an error body an async converter leaves unfit for the version\'s schema crashed the process (an unhandled rejection) and the request hung', async (t) => {
   const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
   class ErrorsSaidDetail extends VersionChange {

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
   endpoint, extendSchema, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
@@ -156,6 +156,36 @@ test('by-schema request converters run once per occurrence of the schema nested 
   t.same(response.json(), { owner: { name: 'Rex', kind: 'pet' }, pets: [], either: { plate: 'AB-12', kind: 'car' } })
   t.same(calls, ['Pet {"petName":"Rex","kind":"pet"}', 'Car {"plate":"AB-12","kind":"car"}'],
     'absent optional occurrences are skipped; the union runs the converter of the member the data belongs to')
+})
+
+test('a by-schema converter runs on occurrences innermost first; of several schemas, each one\'s in the order listed', async (t) => {
+  const Line = Type.Object({ id: Type.String() }, { $id: 'Line' })
+  const Node = Type.Recursive((This) => Type.Object({ id: Type.String(), children: Type.Optional(Type.Array(This)) }), { $id: 'Node' })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Line), tree: Type.Optional(Node) }, { $id: 'Order' })
+  const calls: string[] = []
+  const seeing = (name: string, ...targets: TSchema[]): VersionChangeClass => {
+    class Sees extends VersionChange {
+      description = 'Sees orders, lines and nodes.'
+      instructionsToMigrateToPreviousVersion = []
+
+      @ConvertResponseToPreviousVersionFor(...(targets as [TSchema]))
+      see (response: ResponseInfo) { calls.push(String(response.body.id)) }
+    }
+    return Object.defineProperty(Sees, 'name', { value: name })
+  }
+  for (const [targets, expected] of [
+    [[Node], ['grandchild', 'child', 'sibling', 'root']],
+    [[Line, Order], ['l1', 'l2', 'o1']],
+    [[Order, Line], ['o1', 'l1', 'l2']]
+  ] as const) {
+    const app = await versionedApp(t, twoVersions(seeing('Sees', ...targets)), async (api) => {
+      api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', lines: [{ id: 'l1' }, { id: 'l2' }] }))
+      api.get('/tree', { schema: { response: { 200: Node } } }, async () => ({ id: 'root', children: [{ id: 'child', children: [{ id: 'grandchild' }] }, { id: 'sibling' }] }))
+    })
+    calls.length = 0
+    await app.inject({ url: targets.length === 1 ? '/tree' : '/orders/o1', headers: v('2000-01-01') })
+    t.same(calls, expected, targets.map((target) => target.$id).join(', '))
+  }
 })
 
 test('by-path request converters match the path of the version holding the change and keep applying after renames in older versions', async (t) => {
