@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeValue, isSchemaObject, kindOf } from '../core/json-schema'
+import { describeValue, isSchemaObject, kindOf, nameOf, refId } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
@@ -294,6 +294,6 @@ function refuseTwice (entries: readonly ConverterEntry[], className: string): vo
 
 /** A schema's identity to converters, which find it by its `$id` (any object with that `$id`), else the object. */
 function schemaKey (schema: TSchema): unknown {
-  const id: unknown = schema.$id
-  return typeof id === 'string' ? `$id ${id.replace(/#$/, '')}` : schema
+  const id = nameOf(schema)
+  return id === undefined ? schema : `$id ${refId(id)}`
 }
