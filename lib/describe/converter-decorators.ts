@@ -80,10 +80,6 @@ function looksLikeSchema (value: unknown): boolean {
   return isSchemaObject(value) && (kindOf(value) !== undefined || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
 }
 
-function isOptionsObject (value: unknown): value is Record<string, unknown> {
-  return isSchemaObject(value) && !looksLikeSchema(value)
-}
-
 function isMethods (value: unknown): boolean {
   return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
 }
@@ -102,7 +98,7 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
   const name = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
   const display = `${name}(${args.map((arg) => describeValue(arg)).join(', ')})`
   const last = args[args.length - 1]
-  const hasOptions = args.length > 1 && isOptionsObject(last)
+  const hasOptions = args.length > 1 && isSchemaObject(last) && !looksLikeSchema(last)
   const given = hasOptions ? args.slice(0, -1) : args
   const [first, ...rest] = given
   let target: ConverterTarget
