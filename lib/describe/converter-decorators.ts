@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeValue, isSchemaObject, kindOf } from '../core/json-schema'
+import { describeValue, isSchemaObject, kindOf, nameOf, refId } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
@@ -80,10 +80,6 @@ function looksLikeSchema (value: unknown): boolean {
   return isSchemaObject(value) && (kindOf(value) !== undefined || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
 }
 
-function isOptionsObject (value: unknown): value is Record<string, unknown> {
-  return isSchemaObject(value) && !looksLikeSchema(value)
-}
-
 function isMethods (value: unknown): boolean {
   return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
 }
@@ -102,7 +98,7 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
   const name = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
   const display = `${name}(${args.map((arg) => describeValue(arg)).join(', ')})`
   const last = args[args.length - 1]
-  const hasOptions = args.length > 1 && isOptionsObject(last)
+  const hasOptions = args.length > 1 && isSchemaObject(last) && !looksLikeSchema(last)
   const given = hasOptions ? args.slice(0, -1) : args
   const [first, ...rest] = given
   let target: ConverterTarget
@@ -294,6 +290,6 @@ function refuseTwice (entries: readonly ConverterEntry[], className: string): vo
 
 /** A schema's identity to converters, which find it by its `$id` (any object with that `$id`), else the object. */
 function schemaKey (schema: TSchema): unknown {
-  const id: unknown = schema.$id
-  return typeof id === 'string' ? `$id ${id.replace(/#$/, '')}` : schema
+  const id = nameOf(schema)
+  return id === undefined ? schema : `$id ${refId(id)}`
 }

@@ -18,7 +18,8 @@ interface ChildSchemaInfo {
   readonly child: TSchema
 }
 
-// Facts about schema objects themselves (keyed weakly by the object), not a registry of applications.
+// Facts about schema objects themselves (keyed weakly by the child's `properties` object, which its copies share), not
+// a registry of applications.
 const children = new WeakMap<object, ChildSchemaInfo>()
 
 /** Keywords of a parent that describe the parent itself rather than its shape, so a child does not inherit them. */
@@ -57,26 +58,18 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   // The parent's fields as its `required` list says; own ones as their `Type.Optional` marks say (no list holds them).
   const properties: Record<string, TSchema> = { ...propertiesOf(parent), ...ownProperties }
   const child = objectSchema(properties, { ...inherited, ...options })
-  const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
-  children.set(child, info)
-  // Copies of the child (`Type.Optional(child)`, `Type.Readonly(child)`) share its `properties` object.
-  children.set(properties, info)
+  // Copies of the child (`Type.Optional(child)`, `withValidators(child, …)`) share its `properties` object.
+  children.set(properties, { parent, ownKeys: new Set(Object.keys(ownProperties)), child })
   return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
 }
 
 /**
- * The parent link of a schema made by {@link extendSchema}, of a schema derived from one, or of a copy sharing its
- * `properties` (`Type.Optional(child)`), if any.
+ * The parent link of a schema made by {@link extendSchema}, or of a copy sharing its `properties` (`Type.Optional(child)`,
+ * `withValidators(child, …)`), if any.
  */
 export function childSchemaInfo (schema: TSchema): ChildSchemaInfo | undefined {
   const properties = (schema as SchemaObject).properties
-  return children.get(schema) ?? (isSchemaObject(properties) ? children.get(properties) : undefined)
-}
-
-/** Records that `derived` (a copy of `source` with other keywords) has the same parent link as `source`. */
-export function registerDerivedSchema (derived: TSchema, source: TSchema): void {
-  const info = children.get(source)
-  if (info !== undefined) children.set(derived, info)
+  return isSchemaObject(properties) ? children.get(properties) : undefined
 }
 
 /**

@@ -10,7 +10,6 @@
  */
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
-import { registerDerivedSchema } from './extend-schema'
 import { describeSchema, isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { kNamedValidator } from '../core/symbols'
 
@@ -168,7 +167,6 @@ export function withValidators<S extends TObject> (schema: S, ...validators: Nam
     existing.push(validator.name)
   }
   const allOf = Array.isArray(schema.allOf) ? schema.allOf : []
-  const result = { ...(schema as SchemaObject), allOf: [...allOf, ...validators.map((validator) => validator.fragment)] } as unknown as S
-  registerDerivedSchema(result, schema)
-  return result
+  // The copy shares the schema's `properties`: a schema made with `extendSchema` keeps its link (./extend-schema.ts).
+  return { ...(schema as SchemaObject), allOf: [...allOf, ...validators.map((validator) => validator.fragment)] } as unknown as S
 }

@@ -471,6 +471,18 @@ test("regression: a child's own field overriding an inherited one stayed under H
   t.strictSame(plain(prop(schemas.get('1999-01-01').get(Patch), 'label')), { type: 'string', description: 'the full name' })
 })
 
+test("regression: a field retyped and renamed by one had() lost its HEAD name, so a child's override of it no longer met it", async (t) => {
+  const Base = Type.Object({ id: Type.String(), name: Type.String() })
+  const Patch = extendSchema(Base, { name: Type.Optional(Type.String()) })
+  const parent = oldSchemas([schema(Base).field('name').had({ name: 'fullName', type: Type.Integer() })]).get(Patch)
+  t.strictSame(plain(parent), { type: 'object', properties: { id: { type: 'string' }, fullName: { type: 'integer' } }, required: ['id'] },
+    "the parent's retype and rename reach the override, which stays optional")
+  const Child = extendSchema(Base, { name: Type.Number() })
+  const child = oldSchemas([schema(Child).field('name').had({ name: 'label', type: Type.Boolean() })]).get(Child)
+  t.strictSame(plain(child), { type: 'object', properties: { id: { type: 'string' }, label: { type: 'boolean' } }, required: ['id', 'label'] },
+    "the child's retyped and renamed override stands in place of the parent's field, not beside it")
+})
+
 test("regression: a child's own field making an inherited one optional kept HEAD's type and keywords where the parent's instructions changed them", async (t) => {
   const Base = Type.Object({ amount: Type.Integer(), name: Type.String({ maxLength: 10 }), note: Type.String() })
   const Patch = extendSchema(Base, { amount: Type.Optional(Type.Integer()), name: Type.Optional(Type.String({ maxLength: 10 })), note: Type.Optional(Type.String({ minLength: 1 })) })
