@@ -7,7 +7,9 @@
 
 /** Ends a message about something another copy made. */
 export const ANOTHER_COPY = 'of another copy of fastify-versioner: the application loads two copies of the package ' +
-  '(`npm ls fastify-versioner` lists them); import every class, decorator and instruction builder from one'
+  '(`npm ls fastify-versioner` lists them). Install one: a package of yours that uses it (shared version changes, ' +
+  'schemas, routes) lists fastify-versioner and @sinclair/typebox in its peerDependencies, not its dependencies; ' +
+  'give every package one version range of it, then run `npm dedupe`'
 
 /**
  * True when `value` (a class, or an instance) is or extends a class named as `ours` that is not it.
