@@ -36,3 +36,16 @@ export function ofAnotherCopy (value: unknown, ours: abstract new (...args: neve
 export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): boolean {
   return keys.some((key) => typeof key === 'symbol' && key !== ours && key.description === ours.description)
 }
+
+/**
+ * The symbol keys of `value` and of its prototypes (a Fastify context inherits its parents' decorations).
+ * @example
+ * ```ts
+ * hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)
+ * ```
+ */
+export function inheritedSymbols (value: object): symbol[] {
+  const keys: symbol[] = []
+  for (let link: object | null = value; link !== null; link = Object.getPrototypeOf(link) as object | null) keys.push(...Object.getOwnPropertySymbols(link))
+  return keys
+}
