@@ -282,7 +282,7 @@ test('regression: routes inside versioned(...) of another copy of the package fa
   const other = anotherCopy()
   const app = await versionedApp(t, nestedBundleOf('/a'))
   await app.register(other.versioned(async (api) => { api.get('/a', async () => ({ a: 1 })) }), { prefix: '' })
-  await t.rejects(app.ready(), {
+  await t.rejects(async () => { await app.ready() }, {
     code: 'FST_VERSIONER_INVALID_OPTION',
     message: /^Route GET \/a is registered inside versioned\(\.\.\.\) of another copy of fastify-versioner: .*npm ls fastify-versioner.*peerDependencies/
   })
