@@ -4,6 +4,8 @@
  * them, and the message must say why.
  * @module
  */
+import { InvalidOptionError } from './errors'
+import { describeValue } from './json-schema'
 
 /** Ends a message about something another copy made. */
 export const ANOTHER_COPY = 'of another copy of fastify-versioner: the application loads two copies of the package ' +
@@ -48,4 +50,17 @@ export function inheritedSymbols (value: object): symbol[] {
   const keys: symbol[] = []
   for (let link: object | null = value; link !== null; link = Object.getPrototypeOf(link) as object | null) keys.push(...Object.getOwnPropertySymbols(link))
   return keys
+}
+
+/**
+ * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it:
+ * the check of a standalone function's argument (a worker's `renderWebhook(bundle, …)`).
+ * @example
+ * ```ts
+ * checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
+ * ```
+ */
+export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, call: string): asserts value is T {
+  if (value instanceof ours) return
+  throw new InvalidOptionError(`${call} needs a ${ours.name}; got ${ofAnotherCopy(value, ours) ? `a ${ours.name} ${ANOTHER_COPY}` : describeValue(value)}.`)
 }
