@@ -58,7 +58,8 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
       const named = typeof $id === 'string' ? `'${$id}' ` : ''
-      if (hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(schema), kExtendedSchema)) {
+      // The child, or a copy sharing its properties (`Type.Optional(child)`).
+      if (hasKeyOfAnotherCopy([...Object.getOwnPropertySymbols(schema), ...Object.getOwnPropertySymbols(properties)], kExtendedSchema)) {
         throw new VersionerStructureError(`Schema ${named}{ ${keys.join(', ')} } holds fields of '${seed.display}' that its instructions change ` +
           `in version '${levels[level]}' (${changed.join(', ')}), but they cannot reach it: it was built by extendSchema ${ANOTHER_COPY}.`)
       }

@@ -394,6 +394,10 @@ test("regression: a child built by extendSchema of another copy of the package k
   await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(LATEST, changeClass('RenameName', instructions)), new Version(OLD)) })
   await app.register(versioned(async (api) => { api.get('/users/1', { schema: { response: { 200: UserResource } } }, async () => ({ id: 'u1', name: 'Ann' })) }))
   await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /^Schema 'UserResource' \{ name, id \} holds fields .* built by extendSchema of another copy/ })
+  // Wrapped in Type.Optional (a copy sharing the child's properties), as a field of a body.
+  t.throws(() => oldSchemas(instructions).get(Type.Object({ user: Type.Optional(other.extendSchema(UserBase, { id: Type.String() })) })), {
+    code: 'FST_VERSIONER_STRUCTURE', message: /^Schema \{ name, id \} holds fields .* built by extendSchema of another copy/
+  })
   // A child of another copy whose parent no instruction changes is served as any object schema.
   t.equal(oldSchemas(instructions).get(other.extendSchema(Type.Object({ code: Type.String() }), { id: Type.String() })).type, 'object')
 })
