@@ -248,7 +248,8 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   }
   const Picker = options.versionPicker ?? VersionPicker
   if (typeof Picker !== 'function' || (Picker !== VersionPicker && !(Picker.prototype instanceof VersionPicker))) {
-    throw new InvalidOptionError(`Option 'versionPicker' must be VersionPicker or a subclass of it; got ${describeValue(Picker)}.`)
+    const got = ofAnotherCopy(Picker, VersionPicker) ? `a VersionPicker ${ANOTHER_COPY}` : describeValue(Picker)
+    throw new InvalidOptionError(`Option 'versionPicker' must be VersionPicker or a subclass of it; got ${got}.`)
   }
   const clock = options.now
   if (clock !== undefined && typeof clock !== 'function') {

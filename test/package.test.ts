@@ -11,6 +11,7 @@ import { basename, join, relative, resolve } from 'node:path'
 import semver from 'semver'
 import t from 'tap'
 import { installPacked, packedPackage, run as runChild, type Run } from './helpers/packed-package'
+import { codeBlocks, readText } from './helpers/markdown-blocks'
 
 const root = resolve(__dirname, '..')
 // The consumers' programs, checked as `tsc -p <config> --listFiles` would (but for other packages' declarations).
@@ -780,4 +781,58 @@ t.test('the packed bin loads the app module forms teams write, from another fold
     t.equal(result.code, 0, `${file}: ${result.stderr}`)
     t.equal(result.stdout, 'check: no breaking change in 3 saved version(s) (2000-01-01, 2001-01-01, unversioned); 0 note(s).\n', file)
   }
+})
+
+/** The shared package of a monorepo (docs/adopting.md): a bundle of one version change, built with its copy. */
+const SHARED_PACKAGE = `'use strict'
+const { Type } = require('@sinclair/typebox')
+const { VersionBundle, Version, VersionChange, schema } = require('fastify-versioner')
+const Invoice = Type.Object({ id: Type.String(), totalCents: Type.Integer() }, { $id: 'Invoice' })
+class TotalInCents extends VersionChange {
+  description = 'An invoice total is in cents.'
+  instructionsToMigrateToPreviousVersion = [schema(Invoice).field('totalCents').had({ name: 'total', type: Type.Number() })]
+}
+module.exports = { Invoice, versions: new VersionBundle(new Version('2025-01-01', TotalInCents), new Version('2024-01-01')) }
+`
+
+/** A service of the monorepo: the plugin of its copy, with the shared package's bundle. */
+const SERVICE = `'use strict'
+const Fastify = require('fastify')
+const { fastifyVersioner, versioned } = require('fastify-versioner')
+const { Invoice, versions } = require('@acme/api-versions')
+const app = Fastify()
+app.register(fastifyVersioner, { versions })
+app.register(versioned(async (api) => { api.get('/invoice', { schema: { response: { 200: Invoice } } }, async () => ({ id: 'in_1', totalCents: 1250 })) }))
+app.inject({ url: '/invoice', headers: { 'x-api-version': '2025-01-01' } })
+  .then((response) => console.log(JSON.stringify({ status: response.statusCode, body: response.json() })),
+    (error) => console.log(JSON.stringify({ code: error.code, message: error.message })))
+`
+
+t.test('a monorepo as docs/adopting.md lays it out: the shared package\'s peerDependencies give one copy; a second copy is refused saying how to install one', async (t) => {
+  const doc = readText(join(root, 'docs', 'adopting.md'))
+  const section = doc.slice(doc.indexOf('## Monorepos and shared version changes'))
+  const manifest = codeBlocks('docs/adopting.md', section).find((block) => block.lang === 'json')
+  if (manifest === undefined) return t.fail('no package.json of the shared package in docs/adopting.md')
+  const shared = JSON.parse(manifest.code) as { name: string, peerDependencies?: Record<string, string>, dependencies?: Record<string, string> }
+  t.strictSame(Object.keys(shared.peerDependencies ?? {}).sort(), ['@sinclair/typebox', 'fastify-versioner'], 'the documented package.json lists both as peers')
+  t.equal(shared.dependencies, undefined, 'and neither as a dependency (which installs a copy of its own)')
+  t.ok(semver.satisfies(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version, shared.peerDependencies?.['fastify-versioner'] ?? ''), 'its range holds this version')
+  // The workspace as npm installs it: one copy at the root, the shared package (a link) without node_modules of its own.
+  const monorepo = join(workDir, 'monorepo')
+  const packed = { tarball, distBeforePack }
+  await installPacked(packed, monorepo)
+  const sharedDir = join(monorepo, 'node_modules', ...shared.name.split('/'))
+  await mkdir(sharedDir, { recursive: true })
+  await writeFile(join(sharedDir, 'package.json'), JSON.stringify({ ...shared, type: 'commonjs', main: 'index.js' }))
+  await writeFile(join(sharedDir, 'index.js'), SHARED_PACKAGE)
+  await writeFile(join(monorepo, 'service.cjs'), SERVICE)
+  const one = await run(process.execPath, ['service.cjs'], monorepo)
+  t.strictSame(JSON.parse(one.stdout), { status: 200, body: { id: 'in_1', totalCents: 1250 } }, one.stderr)
+  // A dependencies entry of another range (or install-strategy=nested) installs a second copy under the shared package.
+  await installPacked(packed, sharedDir)
+  await writeFile(join(sharedDir, 'package.json'), JSON.stringify({ ...shared, type: 'commonjs', main: 'index.js' }))
+  const two = await run(process.execPath, ['service.cjs'], monorepo)
+  const refused = JSON.parse(two.stdout) as { code: string, message: string }
+  t.equal(refused.code, 'FST_VERSIONER_INVALID_OPTION', two.stderr)
+  t.match(refused.message, /got a VersionBundle of another copy of fastify-versioner: .*`npm ls fastify-versioner`.*peerDependencies.*`npm dedupe`/)
 })

@@ -4,10 +4,14 @@
  * them, and the message must say why.
  * @module
  */
+import { InvalidOptionError } from './errors'
+import { describeValue } from './json-schema'
 
 /** Ends a message about something another copy made. */
 export const ANOTHER_COPY = 'of another copy of fastify-versioner: the application loads two copies of the package ' +
-  '(`npm ls fastify-versioner` lists them); import every class, decorator and instruction builder from one'
+  '(`npm ls fastify-versioner` lists them). Install one: a package of yours that uses it (shared version changes, ' +
+  'schemas, routes) lists fastify-versioner and @sinclair/typebox in its peerDependencies, not its dependencies; ' +
+  'give every package one version range of it, then run `npm dedupe`'
 
 /**
  * True when `value` (a class, or an instance) is or extends a class named as `ours` that is not it.
@@ -33,4 +37,30 @@ export function ofAnotherCopy (value: unknown, ours: abstract new (...args: neve
  */
 export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): boolean {
   return keys.some((key) => typeof key === 'symbol' && key !== ours && key.description === ours.description)
+}
+
+/**
+ * The symbol keys of `value` and of its prototypes (a Fastify context inherits its parents' decorations).
+ * @example
+ * ```ts
+ * hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)
+ * ```
+ */
+export function inheritedSymbols (value: object): symbol[] {
+  const keys: symbol[] = []
+  for (let link: object | null = value; link !== null; link = Object.getPrototypeOf(link) as object | null) keys.push(...Object.getOwnPropertySymbols(link))
+  return keys
+}
+
+/**
+ * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it:
+ * the check of a standalone function's argument (a worker's `renderWebhook(bundle, …)`).
+ * @example
+ * ```ts
+ * checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
+ * ```
+ */
+export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, call: string): asserts value is T {
+  if (value instanceof ours) return
+  throw new InvalidOptionError(`${call} needs a ${ours.name}; got ${ofAnotherCopy(value, ours) ? `a ${ours.name} ${ANOTHER_COPY}` : describeValue(value)}.`)
 }

@@ -14,6 +14,9 @@ export const kInstruction = Symbol('fastify-versioner.instruction')
 /** Marks a JSON Schema fragment in `allOf` as a named validator; the value is the validator definition. */
 export const kNamedValidator = Symbol('fastify-versioner.namedValidator')
 
+/** On an object schema `extendSchema` built and its `properties` (not enumerable): so that another copy of the package tells it is one. */
+export const kExtendedSchema = Symbol('fastify-versioner.extendedSchema')
+
 /** On a generated schema: its name in that version (the OpenAPI component name), without version suffix. */
 export const kSchemaName = Symbol('fastify-versioner.schemaName')
 

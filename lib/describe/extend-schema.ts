@@ -6,6 +6,7 @@
  */
 import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
+import { kExtendedSchema } from '../core/symbols'
 import { describeSchema, isOptional, isSchemaObject, propertiesOf, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
@@ -60,6 +61,13 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   const child = objectSchema(properties, { ...inherited, ...options })
   // Copies of the child (`Type.Optional(child)`, `withValidators(child, …)`) share its `properties` object.
   children.set(properties, { parent, ownKeys: new Set(Object.keys(ownProperties)), child })
+  const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
+  children.set(child, info)
+  // Another copy of the package cannot read this module's links: the mark lets it say why (derived-schemas.ts).
+  Object.defineProperty(child, kExtendedSchema, { value: true })
+  Object.defineProperty(properties, kExtendedSchema, { value: true })
+  // Copies of the child (`Type.Optional(child)`, `Type.Readonly(child)`) share its `properties` object.
+  children.set(properties, info)
   return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
 }
 

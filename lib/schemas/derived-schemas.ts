@@ -7,7 +7,9 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { processWarning } from '../core/warnings'
-import { kGenerated, kHeadSchema } from '../core/symbols'
+import { kExtendedSchema, kGenerated, kHeadSchema } from '../core/symbols'
+import { VersionerStructureError } from '../core/errors'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 import { isOptional, isSchemaObject, kindOf, propertiesOf, type SchemaObject } from '../core/json-schema'
 import { fieldsById } from './object-fields'
 import { anchorOf, sameButModifiers, type EnumState, type Seed } from './seeds'
@@ -56,6 +58,11 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
       if (changed.length === 0) continue
       const named = typeof $id === 'string' ? `'${$id}' ` : ''
+      // The child, or a copy sharing its properties (`Type.Optional(child)`).
+      if (hasKeyOfAnotherCopy([...Object.getOwnPropertySymbols(schema), ...Object.getOwnPropertySymbols(properties)], kExtendedSchema)) {
+        throw new VersionerStructureError(`Schema ${named}{ ${keys.join(', ')} } holds fields of '${seed.display}' that its instructions change ` +
+          `in version '${levels[level]}' (${changed.join(', ')}), but they cannot reach it: it was built by extendSchema ${ANOTHER_COPY}.`)
+      }
       processWarning.FSTVRS003(`${named}{ ${keys.join(', ')} }`, seed.display, `'${levels[level]}' (${changed.join(', ')})`)
       return
     }

@@ -9,6 +9,7 @@ import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
+import { kExtendedSchema } from '../core/symbols'
 import { deepEqual, isSchemaObject, kindOf, nameOf, propertiesOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
@@ -162,7 +163,8 @@ export function initialState (head: TSchema): SeedState {
   return { kind: 'plain', name, annotations: NO_ANNOTATIONS, body: head }
 }
 
-const MODIFIERS: ReadonlySet<symbol> = new Set([OptionalKind, ReadonlyKind])
+/** Keys a copy may lack or add: TypeBox's modifiers, and the mark `extendSchema` leaves on the child it returns. */
+const MODIFIERS: ReadonlySet<symbol> = new Set([OptionalKind, ReadonlyKind, kExtendedSchema])
 
 function ownKeys (value: object): Array<string | symbol> {
   return [...Object.keys(value), ...Object.getOwnPropertySymbols(value).filter((key) => !MODIFIERS.has(key))]

@@ -4,7 +4,8 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import type { VersionBundle } from '../describe/versions'
+import { VersionBundle } from '../describe/versions'
+import { checkInstanceOf } from '../core/other-copies'
 import { SchemaGeneration, type GenerateVersionedSchemasOptions } from './generation'
 
 export type { GenerateVersionedSchemasOptions }
@@ -69,5 +70,6 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
  * ```
  */
 export function generateVersionedSchemas (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}): VersionedSchemas {
+  checkInstanceOf(bundle, VersionBundle, 'generateVersionedSchemas(bundle, …)')
   return new VersionedSchemas(new SchemaGeneration(bundle, options))
 }

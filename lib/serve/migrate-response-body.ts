@@ -21,7 +21,8 @@ import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import { namedVersion, type PickedVersion } from './version-picking'
 import type { ReleaseClock } from './release-clock'
-import { generationSteps, type VersionBundle } from '../describe/versions'
+import { generationSteps, VersionBundle } from '../describe/versions'
+import { checkInstanceOf } from '../core/other-copies'
 import { copyAsWritten } from '../values/written-values'
 
 /**
@@ -199,5 +200,6 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
 export function migrateResponseBody<S extends TSchema, Body = unknown> (
   bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S> & StandaloneAjv
 ): Body | Promise<Body> {
+  checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
   return migrateWith(engineFor(bundle, options.ajv), schema, options) as Body | Promise<Body>
 }

@@ -25,6 +25,8 @@ import { NO_FIELDS } from '../routes/full-replace'
 import { requestPlanOf, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import type { PickedVersion } from './version-picking'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
+import { InvalidOptionError } from '../core/errors'
 
 /** What the versioner knows of a request once its version is picked. */
 export interface RequestState {
@@ -132,9 +134,22 @@ export type DependencySolver = 'fastify' | 'versioner'
 export function currentDependencySolver (request: FastifyRequest): DependencySolver {
   if (requestState(request)?.migrated === true) return 'versioner'
   const registered = registeredRouteOf(request)
+  if (registered === undefined) refuseAnotherCopys(request, 'currentDependencySolver')
   if (registered === undefined || registered.headData.size === 0) return 'fastify'
   const version = request.apiVersion
   return version !== undefined && registered.headData.has(version) ? 'versioner' : 'fastify'
+}
+
+/**
+ * Throws when another copy of the package serves `request` (its state, or its route's mark, under that copy's keys):
+ * this copy would answer as for an unversioned route ([] fields lacked: a full replace erasing them).
+ */
+function refuseAnotherCopys (request: FastifyRequest, call: string): void {
+  const config = request.routeOptions.config as object | undefined
+  if (hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(request), kRequestState) ||
+    (config !== undefined && hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(config), kVersionedRoute))) {
+    throw new InvalidOptionError(`${call}(request) was given a request served by ${ANOTHER_COPY.replace(/^of /, '')}.`)
+  }
 }
 
 /** The behaviour serving a request: the request hook's, or, before it ran, the one of the version known already. */
@@ -172,6 +187,7 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
  */
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {
   const behaviour = behaviourOf(request)
+  if (behaviour === undefined) refuseAnotherCopys(request, 'fieldsTheVersionLacks')
   return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields
 }
 

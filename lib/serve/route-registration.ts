@@ -18,7 +18,9 @@ import type { ServeOptions } from './serve-options'
 import type { RouterOptions, VersionSegments } from './version-picking'
 import { routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
-import { kGivenHooks, kVersionedRoute } from '../core/symbols'
+import { kGivenHooks, kVersionedRoute, kVersionedScope } from '../core/symbols'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy, inheritedSymbols } from '../core/other-copies'
+import { InvalidOptionError } from '../core/errors'
 import { attributesOf, type RouteSchema } from '../routes/version-plan'
 import { readRouteForms } from '../routes/schema-forms'
 import { readFullReplace } from '../routes/full-replace'
@@ -123,7 +125,14 @@ export function createRouteObserver (
       return
     }
     const scope = versionedScopeOf(this)
-    if (scope === undefined) return
+    if (scope === undefined) {
+      // Another copy's versioned(...) marks its context with its own key: its routes would be served unversioned.
+      if (state.startupError === undefined && hasKeyOfAnotherCopy(inheritedSymbols(this), kVersionedScope)) {
+        state.startupError = new InvalidOptionError(`Route ${normaliseMethods(route.method).join(', ')} ${route.url} is registered inside ` +
+          `versioned(...) ${ANOTHER_COPY}.`)
+      }
+      return
+    }
     const methods = normaliseMethods(route.method)
     if (methods.length === 1 && methods[0] === 'HEAD' && lastGet !== undefined && lastGet.instance === this &&
       lastGet.routePaths.includes(route.routePath)) {

@@ -11,7 +11,8 @@ import { ConverterFailedError, InvalidOptionError, InvalidWebhookBodyError } fro
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
-import { generationSteps, type VersionBundle } from '../describe/versions'
+import { generationSteps, VersionBundle } from '../describe/versions'
+import { checkInstanceOf } from '../core/other-copies'
 import { EndpointInstructionLog } from '../routes/timeline'
 import type { FailedSubscriber, RenderedWebhook, RenderWebhookOptions, SkippedSubscriber, WebhookDelivery, WebhookSubscriber } from '../routes/webhook-deliveries'
 import { declaredWebhook, webhookTimeline, type DeclaredWebhook, type WebhookDefinition, type WebhookRenderer } from '../routes/webhooks'
@@ -269,5 +270,6 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
 export async function renderWebhook<B extends TSchema, S extends WebhookSubscriber> (
   bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<Static<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
+  checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …)')
   return await render({ engine: engineFor(bundle, options.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
 }

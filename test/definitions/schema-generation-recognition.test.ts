@@ -10,6 +10,7 @@ import Fastify from 'fastify'
 import { changeClass } from '../helpers/version-changes'
 import { documentOf, type OpenApiDocument } from '../helpers/openapi-documents'
 import { recordWarnings, settle } from '../helpers/changelog-lifecycle'
+import { anotherCopy } from '../helpers/another-copy'
 
 /** A fresh address schema, and the instruction that calls its `street` `line1` in 2000-01-01. */
 function addressSchemas () {
@@ -376,6 +377,29 @@ test("regression: a schema TypeBox builds from a changed schema's fields (Type.P
   }
   t.strictSame(keysOf(old.get(Patch)), ['id', 'name', 'role', 'email'], "the copy keeps HEAD's fields (documented: what the warning is about)")
   t.strictSame(keysOf(old.get(Owned)), ['id', 'fullName', 'role', 'email'], 'with instructions of its own, it follows them')
+})
+
+test("regression: a child built by extendSchema of another copy of the package kept HEAD's fields in old versions, and FSTVRS003 said to build it with extendSchema: it is a start-up error saying so", async (t) => {
+  // A shared schemas package with its own copy of fastify-versioner builds the child; the service's copy changes the parent.
+  const other = anotherCopy()
+  const UserBase = Type.Object({ name: Type.String() })
+  const UserResource = other.extendSchema(UserBase, { id: Type.String() }, { $id: 'UserResource' })
+  const instructions = [schema(UserBase).field('name').had({ name: 'fullName' })]
+  t.throws(() => oldSchemas(instructions).get(UserResource), {
+    code: 'FST_VERSIONER_STRUCTURE',
+    message: /^Schema 'UserResource' \{ name, id \} holds fields of 'schema' that its instructions change in version '2000-01-01' \(name\), but they cannot reach it: it was built by extendSchema of another copy of fastify-versioner: .*npm ls fastify-versioner.*peerDependencies/
+  })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(LATEST, changeClass('RenameName', instructions)), new Version(OLD)) })
+  await app.register(versioned(async (api) => { api.get('/users/1', { schema: { response: { 200: UserResource } } }, async () => ({ id: 'u1', name: 'Ann' })) }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /^Schema 'UserResource' \{ name, id \} holds fields .* built by extendSchema of another copy/ })
+  // Wrapped in Type.Optional (a copy sharing the child's properties), as a field of a body.
+  t.throws(() => oldSchemas(instructions).get(Type.Object({ user: Type.Optional(other.extendSchema(UserBase, { id: Type.String() })) })), {
+    code: 'FST_VERSIONER_STRUCTURE', message: /^Schema \{ name, id \} holds fields .* built by extendSchema of another copy/
+  })
+  // A child of another copy whose parent no instruction changes is served as any object schema.
+  t.equal(oldSchemas(instructions).get(other.extendSchema(Type.Object({ code: Type.String() }), { id: Type.String() })).type, 'object')
 })
 
 test("regression: an instruction on a schema given to Type.Module did not reach the module's import, without a word: FSTVRS003 names it", async (t) => {

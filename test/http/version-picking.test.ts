@@ -54,7 +54,13 @@ test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say wh
     ['empty header name', { apiVersionParameterName: '' }, /must be a valid header name/],
     // regression: a bundle built with another copy of the package read as "must be a VersionBundle; got { headVersion: … }"
     ['bundle of another copy', { versions: new other.VersionBundle(new other.Version('2000-01-01')) },
-      /^Option 'versions' must be a VersionBundle; got a VersionBundle of another copy of fastify-versioner/]
+      /^Option 'versions' must be a VersionBundle; got a VersionBundle of another copy of fastify-versioner/],
+    // regression: it said to import everything from one copy, which a service does: it said not how to install one
+    // regression: it read "must be VersionPicker or a subclass of it; got class VersionPicker"
+    ['picker of another copy', { versions: bundleOf(DATES), versionPicker: other.VersionPicker },
+      /^Option 'versionPicker' must be VersionPicker or a subclass of it; got a VersionPicker of another copy of fastify-versioner: /],
+    ['bundle of another copy, how to install one', { versions: new other.VersionBundle(new other.Version('2000-01-01')) },
+      /lists fastify-versioner and @sinclair\/typebox in its peerDependencies, not its dependencies; .*then run `npm dedupe`\.$/]
   ]
   for (const [label, options, message] of cases) {
     const app = Fastify()

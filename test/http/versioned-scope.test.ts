@@ -10,6 +10,7 @@ import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, sharedPathBundle, sharedPathRoutes, SUPPORTED_DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
 import { changeClass } from '../helpers/version-changes'
+import { anotherCopy } from '../helpers/another-copy'
 
 /** A bundle of DATES where `GET /a/b/v/deep/x` (nested two plugins deep) was added in 2001-01-01. */
 function nestedBundle () {
@@ -274,3 +275,25 @@ test('regression: versioned(...) wrapped with fastify-plugin fails registration 
     await app.register(fp(versioned(async (api) => { api.get('/a', async () => ({ a: 1 })) })), { prefix: '/api' })
   }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /versioned\(anonymous\) is wrapped with fastify-plugin.*its prefix ignored.*versioned\(fp\(routes\)\)/ })
 })
+
+test('regression: routes inside versioned(...) of another copy of the package fail start-up saying so: they were served unversioned', async (t) => {
+  // A shared package with its own copy of fastify-versioner exports its routes wrapped in its versioned(...): the
+  // application's plugin did not see them as versioned, so /a was served in 2000-01-01, where it did not exist.
+  const other = anotherCopy()
+  const app = await versionedApp(t, nestedBundleOf('/a'))
+  await app.register(other.versioned(async (api) => { api.get('/a', async () => ({ a: 1 })) }), { prefix: '' })
+  await t.rejects(async () => { await app.ready() }, {
+    code: 'FST_VERSIONER_INVALID_OPTION',
+    message: /^Route GET \/a is registered inside versioned\(\.\.\.\) of another copy of fastify-versioner: .*npm ls fastify-versioner.*peerDependencies/
+  })
+  // The other way round: this copy's versioned(...) under another copy's plugin (its own check, once it is a copy with it).
+  const ours = await versionedApp(t, nestedBundleOf('/b'))
+  await ours.register(versioned(async (api) => { api.get('/b', async () => ({ b: 1 })) }))
+  await ours.ready()
+  t.equal((await getWith(ours, '/b', '2000-01-01')).statusCode, 404)
+})
+
+/** A bundle of DATES where `GET path` was added in 2001-01-01. */
+function nestedBundleOf (path: string) {
+  return bundleOf(DATES, { '2001-01-01': [changeClass('AddRoute', [endpoint(path, ['GET']).didntExist])] })
+}

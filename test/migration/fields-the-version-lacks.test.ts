@@ -8,10 +8,11 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import {
   ConvertRequestToNextVersionFor, extendSchema, fieldsTheVersionLacks, HeadVersion, RouterGenerationError, schema, Version, VersionBundle, VersionChange,
-  type RequestInfo, type VersionChangeClass
+  type RequestInfo, type VersionChangeClass, versioned
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { rejection, throwsStructure } from '../helpers/errors'
+import { anotherCopy } from '../helpers/another-copy'
 
 const Address = Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()) }, { $id: 'Address' })
 const Tag = Type.Object({ label: Type.String(), color: Type.Optional(Type.String()) }, { $id: 'Tag' })
@@ -89,6 +90,23 @@ test('a version that expresses every HEAD field, a route without a body and an u
   t.same(await lacks(app, OLD), ['/nickname', '/address/line2', '/tags/*/color', '/pets/*/age'])
   t.same(await lacks(app, OLD, 'GET'), [], 'no body schema')
   t.same((await app.inject('/plain')).json(), { lacks: [] }, 'an unversioned route')
+})
+
+test('regression: fieldsTheVersionLacks and currentDependencySolver of another copy of the package answered [] and \'fastify\' (a full replace erased what old clients cannot send); they throw saying so', async (t) => {
+  // A shared package with its own copy exports handler helpers: they are called with requests the application's copy serves.
+  const other = anotherCopy()
+  const app = await lacksApp(t)
+  app.setErrorHandler(async (error: { code?: string, message: string }) => ({ code: error.code, message: error.message }))
+  await app.register(versioned(async (api) => {
+    api.put('/other/:id', { schema: { body: User } }, async (request) => ({ lacks: other.fieldsTheVersionLacks(request) }))
+    api.put('/solver/:id', { schema: { body: User } }, async (request) => ({ solver: other.currentDependencySolver(request) }))
+  }))
+  for (const [url, call] of [['/other/1', 'fieldsTheVersionLacks'], ['/solver/1', 'currentDependencySolver']]) {
+    const answer = (await app.inject({ method: 'PUT', url, headers: { 'x-api-version': OLD }, payload: body })).json()
+    t.equal(answer.code, 'FST_VERSIONER_INVALID_OPTION', call)
+    t.match(answer.message, new RegExp(`^${call}\\(request\\) was given a request served by another copy of fastify-versioner: .*peerDependencies`), call)
+  }
+  t.same(await lacks(app, OLD), ['/nickname', '/internalNote', '/address/line2', '/tags/*/color', '/pets/*/age'], 'this copy\'s own answers as before')
 })
 
 test('the answer is one frozen array per route and version, the same for every request', async (t) => {

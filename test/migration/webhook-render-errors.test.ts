@@ -2,8 +2,9 @@ import { test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import { endpoint, fastifyVersioner, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
+import { endpoint, fastifyVersioner, generateVersionedSchemas, migrateResponseBody, renderWebhook, schema, Version, VersionBundle, VersionChange, type RenderWebhookOptions, type WebhookSubscriber } from '../../plugin'
 import { caught, rejection, type CodedError } from '../helpers/errors'
+import { anotherCopy } from '../helpers/another-copy'
 import { calls, event, invoicePaid, invoiceRefunded, invoiceVersions, newSecret, receiverProblem, Refunded, webhookApp } from '../helpers/webhook-apps'
 
 const DAY = 86_400_000
@@ -240,4 +241,24 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
   }
   const none = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [] })
   t.same([none.deliveries, none.skipped], [[], []], 'no subscriber: nothing to send')
+})
+
+test('regression: a worker\'s standalone functions given a bundle of another copy of the package, or no bundle, threw a TypeError (reading \'standalone\'); it is FST_VERSIONER_INVALID_OPTION saying so', async (t) => {
+  // A worker imports renderWebhook from its own copy; the bundle comes from a shared package with a copy of its own.
+  const other = anotherCopy()
+  const foreign = new other.VersionBundle(new other.Version('2001-01-01'), new other.Version('2000-01-01'))
+  const Invoice = Type.Object({ id: Type.String() })
+  const calls: Array<[string, (bundle: VersionBundle) => unknown]> = [
+    ['migrateResponseBody', (bundle) => migrateResponseBody(bundle, Invoice, { latestBody: { id: 'in_1' }, version: '2000-01-01' })],
+    ['renderWebhook', (bundle) => renderWebhook(bundle, { name: 'invoice.paid', body: Invoice }, { id: 'in_1' }, { subscribers: [] })],
+    ['generateVersionedSchemas', (bundle) => generateVersionedSchemas(bundle)]
+  ]
+  for (const [name, call] of calls) {
+    const error = await rejection(() => call(foreign as unknown as VersionBundle))
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', name)
+    t.match(error?.message, new RegExp(`^${name}\\(bundle, …\\) needs a VersionBundle; got a VersionBundle of another copy of fastify-versioner: .*peerDependencies`), name)
+    const none = await rejection(() => call(undefined as unknown as VersionBundle))
+    t.equal(none?.code, 'FST_VERSIONER_INVALID_OPTION', `${name}: no bundle`)
+    t.match(none?.message, new RegExp(`^${name}\\(bundle, …\\) needs a VersionBundle; got undefined\\.`), `${name}: no bundle`)
+  }
 })
