@@ -61,13 +61,9 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   const child = objectSchema(properties, { ...inherited, ...options })
   // Copies of the child (`Type.Optional(child)`, `withValidators(child, …)`) share its `properties` object.
   children.set(properties, { parent, ownKeys: new Set(Object.keys(ownProperties)), child })
-  const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
-  children.set(child, info)
   // Another copy of the package cannot read this module's links: the mark lets it say why (derived-schemas.ts).
   Object.defineProperty(child, kExtendedSchema, { value: true })
   Object.defineProperty(properties, kExtendedSchema, { value: true })
-  // Copies of the child (`Type.Optional(child)`, `Type.Readonly(child)`) share its `properties` object.
-  children.set(properties, info)
   return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
 }
 

@@ -134,7 +134,7 @@ export type DependencySolver = 'fastify' | 'versioner'
 export function currentDependencySolver (request: FastifyRequest): DependencySolver {
   if (requestState(request)?.migrated === true) return 'versioner'
   const registered = registeredRouteOf(request)
-  if (registered === undefined) refuseAnotherCopys(request, 'currentDependencySolver')
+  if (registered === undefined) refuseIfAnotherCopy(request, 'currentDependencySolver')
   if (registered === undefined || registered.headData.size === 0) return 'fastify'
   const version = request.apiVersion
   return version !== undefined && registered.headData.has(version) ? 'versioner' : 'fastify'
@@ -144,7 +144,7 @@ export function currentDependencySolver (request: FastifyRequest): DependencySol
  * Throws when another copy of the package serves `request` (its state, or its route's mark, under that copy's keys):
  * this copy would answer as for an unversioned route ([] fields lacked: a full replace erasing them).
  */
-function refuseAnotherCopys (request: FastifyRequest, call: string): void {
+function refuseIfAnotherCopy (request: FastifyRequest, call: string): void {
   const config = request.routeOptions.config as object | undefined
   if (hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(request), kRequestState) ||
     (config !== undefined && hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(config), kVersionedRoute))) {
@@ -187,7 +187,7 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
  */
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {
   const behaviour = behaviourOf(request)
-  if (behaviour === undefined) refuseAnotherCopys(request, 'fieldsTheVersionLacks')
+  if (behaviour === undefined) refuseIfAnotherCopy(request, 'fieldsTheVersionLacks')
   return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields
 }
 
