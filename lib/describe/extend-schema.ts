@@ -6,7 +6,7 @@
  */
 import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
-import { describeSchema, isOptional, isSchemaObject, propertiesOf, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isOptional, isSchemaObject, propertiesOf, type ObjectSchemaLike, type SchemaLike, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
 interface ChildSchemaInfo {
@@ -28,6 +28,21 @@ const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'descripti
 export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
 
 /**
+ * What `extendSchema` makes of a TypeBox 1.x parent: the parent's kind and structural keywords,
+ * with the parent's properties overridden or extended by `O` (so `schema(child).field(f)` checks `f`).
+ * @example
+ * ```ts
+ * const UserResource = extendSchema(UserBase, { id: Type.String() }) // UserBase of `typebox` 1.x
+ * schema(UserResource).field('id') // checked against { name, id }
+ * ```
+ */
+export type ExtendedObjectSchema<P extends ObjectSchemaLike, O extends Record<string, SchemaLike>> =
+  Omit<P, 'properties' | 'required' | '$id' | 'title' | 'description' | 'examples' | 'default'> & {
+    readonly properties: Evaluate<Omit<P['properties'], keyof O> & O>
+    readonly required?: readonly string[]
+  }
+
+/**
  * Builds an object schema from a parent object schema plus its own properties (which may override the
  * parent's). Instructions on the parent reach the child; instructions on the child leave the parent alone.
  * The child inherits the parent's structural options (such as `additionalProperties`) and named
@@ -40,10 +55,12 @@ export type ExtendedProperties<P extends TProperties, O extends TProperties> = E
  * ```
  */
 export function extendSchema<P extends TObject, O extends TProperties> (
-  parent: P,
-  ownProperties: O,
-  options: ObjectOptions = {}
-): TObject<ExtendedProperties<P['properties'], O>> {
+  parent: P, ownProperties: O, options?: ObjectOptions
+): TObject<ExtendedProperties<P['properties'], O>>
+export function extendSchema<P extends ObjectSchemaLike, O extends Record<string, SchemaLike>> (
+  parent: P, ownProperties: O, options?: Record<string, unknown>
+): ExtendedObjectSchema<P, O>
+export function extendSchema (parent: SchemaLike, ownProperties: object, options: object = {}): object {
   if (!isSchemaObject(parent) || parent.type !== 'object' || !isSchemaObject(parent.properties)) {
     throw new VersionerStructureError(`extendSchema(parent, ...) needs an object schema as parent; got ${describeSchema(parent)}.`)
   }
@@ -57,11 +74,11 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   // The parent's fields as its `required` list says; own ones as their `Type.Optional` marks say (no list holds them).
   const properties: Record<string, TSchema> = { ...propertiesOf(parent), ...ownProperties }
   const child = objectSchema(properties, { ...inherited, ...options })
-  const info = { parent, ownKeys: new Set(Object.keys(ownProperties)), child }
+  const info = { parent: parent as unknown as TObject, ownKeys: new Set(Object.keys(ownProperties)), child }
   children.set(child, info)
   // Copies of the child (`Type.Optional(child)`, `Type.Readonly(child)`) share its `properties` object.
   children.set(properties, info)
-  return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
+  return child
 }
 
 /**
