@@ -28,8 +28,9 @@ const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'descripti
 export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
 
 /**
- * What `extendSchema` makes of a TypeBox 1.x parent: the parent's kind and structural keywords,
- * with the parent's properties overridden or extended by `O` (so `schema(child).field(f)` checks `f`).
+ * What `extendSchema` makes of a TypeBox 1.x parent: the parent's kind and structural keywords, with the parent's
+ * properties overridden or extended by `O` (so `schema(child).field(f)` checks `f`), and the fields not marked
+ * `Type.Optional` required (so 1.x's `Static`, and its type provider, type the child's values).
  * @example
  * ```ts
  * const UserResource = extendSchema(UserBase, { id: Type.String() }) // UserBase of `typebox` 1.x
@@ -39,8 +40,12 @@ export type ExtendedProperties<P extends TProperties, O extends TProperties> = E
 export type ExtendedObjectSchema<P extends ObjectSchemaLike, O extends Record<string, SchemaLike>> =
   Omit<P, 'properties' | 'required' | '$id' | 'title' | 'description' | 'examples' | 'default'> & {
     readonly properties: Evaluate<Omit<P['properties'], keyof O> & O>
-    readonly required?: readonly string[]
+    // A non-empty tuple type (of the required names' union), as 1.x's `Static` reads a `required` list.
+    readonly required: [RequiredKeys<Omit<P['properties'], keyof O> & O>, ...Array<RequiredKeys<Omit<P['properties'], keyof O> & O>>]
   }
+
+/** The keys of properties a TypeBox 1.x `Type.Optional` does not mark (`~optional`): the fields an object requires. */
+type RequiredKeys<P> = Extract<{ [K in keyof P]-?: P[K] extends { readonly '~optional': true } ? never : K }[keyof P], string>
 
 /**
  * Builds an object schema from a parent object schema plus its own properties (which may override the

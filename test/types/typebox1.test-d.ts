@@ -54,6 +54,10 @@ const UserResource = extendSchema(UserBase, { id: Type.String() })
 expectType<'name' | 'id'>({} as FieldName<typeof UserResource>)
 expectError(schema(UserResource).field('nmae'))
 expectError(extendSchema(Status, { id: Type.String() }))
+// 1.x's Static (and so its type provider) types the child: its fields required unless marked Type.Optional.
+expectType<{ name: string, id: string }>({} as Static<typeof UserResource>)
+const WithOptional = extendSchema(UserBase, { nickname: Type.Optional(Type.String()) })
+expectType<{ name: string, nickname?: string }>({} as Static<typeof WithOptional>)
 // withValidators keeps the 1.x schema's type.
 expectType<typeof UserBase>(withValidators(UserBase, defineValidator('named', Type.Object({ required: ['name'] }))))
 
