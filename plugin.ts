@@ -69,7 +69,8 @@ export {
   type ResponseConverterOptions, type ResponsePathConverterOptions
 } from './lib/describe/converter-decorators'
 export type { RequestInfo, ResponseInfo, UntypedBody, FormFields, FormFile, FormValue, CookieOptions } from './lib/describe/converter-info'
-export { extendSchema, type ExtendedProperties } from './lib/describe/extend-schema'
+export { extendSchema, type ExtendedProperties, type ExtendedObjectSchema } from './lib/describe/extend-schema'
+export type { SchemaLike, ObjectSchemaLike, TypeBox1Schema, StaticOf } from './lib/core/json-schema'
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'

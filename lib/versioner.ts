@@ -7,6 +7,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
+import type { SchemaLike } from './core/json-schema'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
@@ -59,7 +60,7 @@ export interface VersionerDecoration {
    * `migrateResponseBody` bound to this application's versions and shared schemas: the body, or a promise of it
    * when a converter on the path is async.
    */
-  migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, options: MigrateResponseBodyOptions<S>) => Body | Promise<Body>
+  migrateResponseBody: <S extends SchemaLike, Body = unknown>(schema: S, options: MigrateResponseBodyOptions<S>) => Body | Promise<Body>
   /** Webhook payloads each version's document lists (declare them before `app.ready()`). */
   readonly webhooks: Webhooks
   /** The OpenAPI document of a version (or `'unversioned'`) by its exact value, after `app.ready()`; `undefined` when there is none. */
@@ -205,8 +206,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       routes ??= buildRouteTable(state)
       return routes
     },
-    migrateResponseBody: <S extends TSchema, Body = unknown>(schema: S, migration: MigrateResponseBodyOptions<S>): Body | Promise<Body> =>
-      migrateWith(engine, schema, migration) as Body | Promise<Body>
+    migrateResponseBody: <S extends SchemaLike, Body = unknown>(schema: S, migration: MigrateResponseBodyOptions<S>): Body | Promise<Body> =>
+      migrateWith(engine, schema as TSchema, migration as MigrateResponseBodyOptions) as Body | Promise<Body>
   }
   const changelogPath = docsOptions.changelogUrl !== null && docsOptions.includeChangelogUrlInSchema ? `${fastify.prefix}${docsOptions.changelogUrl}` : null
   const facts: ToolFacts = {

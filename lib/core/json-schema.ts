@@ -7,7 +7,48 @@
  * keys) and plain JSON Schema objects are read alike (decision 0191).
  * @module
  */
-import { Kind, KindGuard, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema } from '@sinclair/typebox'
+
+/**
+ * A schema the public functions take: a TypeBox 0.34 schema (`@sinclair/typebox`) or a TypeBox 1.x schema (`typebox`),
+ * the latter known by its shape, without importing 1.x (decision 0201). A plain JSON Schema object is read alike at
+ * run time (decision 0191) but typed by neither line: it takes a cast (`as unknown as TSchema`).
+ * @example
+ * ```ts
+ * const fromOld: SchemaLike = Type.Object({ id: Type.String() })  // import { Type } from '@sinclair/typebox'
+ * const fromNew: SchemaLike = Type1.Object({ id: Type1.String() }) // import Type1 from 'typebox'
+ * ```
+ */
+export type SchemaLike = TSchema | TypeBox1Schema
+
+/**
+ * An object schema of either TypeBox line (0.34 or 1.x): what `extendSchema` and `withValidators` take.
+ * @example
+ * ```ts
+ * const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })
+ * ```
+ */
+export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly properties: object }
+
+/**
+ * A TypeBox 1.x schema, by what each of its types has at the type level: a `~kind` (`Type.Unsafe`: `~unsafe`).
+ * @example
+ * ```ts
+ * import { Type } from 'typebox'
+ * const User: TypeBox1Schema = Type.Object({ id: Type.String() })
+ * ```
+ */
+export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe': unknown }
+
+/**
+ * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema, whose static type only
+ * the 1.x package computes (name the type where it matters: `Static<typeof S>` imported from `typebox`).
+ * @example
+ * ```ts
+ * type User = StaticOf<typeof User> // { id: string } for a 0.34 schema
+ * ```
+ */
+export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 
 /** A JSON Schema object (TypeBox schemas are plain objects with a `Kind` symbol). */
 export type SchemaObject = TSchema & Record<symbol, unknown>

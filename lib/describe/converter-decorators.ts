@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeValue, isSchemaObject, kindOf, nameOf, refId } from '../core/json-schema'
+import { describeValue, isSchemaObject, kindOf, nameOf, refId, type SchemaLike } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
 
@@ -203,7 +203,7 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
  * ```
  */
 export function ConvertRequestToNextVersionFor (
-  schema: TSchema, ...more: Array<TSchema | RequestConverterOptions>
+  schema: SchemaLike, ...more: Array<SchemaLike | RequestConverterOptions>
 ): ConverterDecorator<RequestInfo<never>>
 export function ConvertRequestToNextVersionFor (path: string, methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>): ConverterDecorator<RequestInfo<never>>
 export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDecorator<RequestInfo<never>> {
@@ -228,7 +228,7 @@ export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDe
  * ```
  */
 export function ConvertResponseToPreviousVersionFor (
-  schema: TSchema, ...more: Array<TSchema | ResponseConverterOptions>
+  schema: SchemaLike, ...more: Array<SchemaLike | ResponseConverterOptions>
 ): ConverterDecorator<ResponseInfo<never>>
 export function ConvertResponseToPreviousVersionFor (
   path: string,

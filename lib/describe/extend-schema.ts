@@ -7,7 +7,7 @@
 import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
 import { kExtendedSchema } from '../core/symbols'
-import { describeSchema, isOptional, isSchemaObject, propertiesOf, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isOptional, isSchemaObject, propertiesOf, type ObjectSchemaLike, type SchemaLike, type SchemaObject } from '../core/json-schema'
 
 /** How a schema made by {@link extendSchema} relates to its parent. */
 interface ChildSchemaInfo {
@@ -30,6 +30,26 @@ const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'descripti
 export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
 
 /**
+ * What `extendSchema` makes of a TypeBox 1.x parent: the parent's kind and structural keywords, with the parent's
+ * properties overridden or extended by `O` (so `schema(child).field(f)` checks `f`), and the fields not marked
+ * `Type.Optional` required (so 1.x's `Static`, and its type provider, type the child's values).
+ * @example
+ * ```ts
+ * const UserResource = extendSchema(UserBase, { id: Type.String() }) // UserBase of `typebox` 1.x
+ * schema(UserResource).field('id') // checked against { name, id }
+ * ```
+ */
+export type ExtendedObjectSchema<P extends ObjectSchemaLike, O extends Record<string, SchemaLike>> =
+  Omit<P, 'properties' | 'required' | '$id' | 'title' | 'description' | 'examples' | 'default'> & {
+    readonly properties: Evaluate<Omit<P['properties'], keyof O> & O>
+    // A non-empty tuple type (of the required names' union), as 1.x's `Static` reads a `required` list.
+    readonly required: [RequiredKeys<Omit<P['properties'], keyof O> & O>, ...Array<RequiredKeys<Omit<P['properties'], keyof O> & O>>]
+  }
+
+/** The keys of properties a TypeBox 1.x `Type.Optional` does not mark (`~optional`): the fields an object requires. */
+type RequiredKeys<P> = Extract<{ [K in keyof P]-?: P[K] extends { readonly '~optional': true } ? never : K }[keyof P], string>
+
+/**
  * Builds an object schema from a parent object schema plus its own properties (which may override the
  * parent's). Instructions on the parent reach the child; instructions on the child leave the parent alone.
  * The child inherits the parent's structural options (such as `additionalProperties`) and named
@@ -42,10 +62,12 @@ export type ExtendedProperties<P extends TProperties, O extends TProperties> = E
  * ```
  */
 export function extendSchema<P extends TObject, O extends TProperties> (
-  parent: P,
-  ownProperties: O,
-  options: ObjectOptions = {}
-): TObject<ExtendedProperties<P['properties'], O>> {
+  parent: P, ownProperties: O, options?: ObjectOptions
+): TObject<ExtendedProperties<P['properties'], O>>
+export function extendSchema<P extends ObjectSchemaLike, O extends Record<string, SchemaLike>> (
+  parent: P, ownProperties: O, options?: Record<string, unknown>
+): ExtendedObjectSchema<P, O>
+export function extendSchema (parent: SchemaLike, ownProperties: object, options: object = {}): object {
   if (!isSchemaObject(parent) || parent.type !== 'object' || !isSchemaObject(parent.properties)) {
     throw new VersionerStructureError(`extendSchema(parent, ...) needs an object schema as parent; got ${describeSchema(parent)}.`)
   }
@@ -60,11 +82,11 @@ export function extendSchema<P extends TObject, O extends TProperties> (
   const properties: Record<string, TSchema> = { ...propertiesOf(parent), ...ownProperties }
   const child = objectSchema(properties, { ...inherited, ...options })
   // Copies of the child (`Type.Optional(child)`, `withValidators(child, …)`) share its `properties` object.
-  children.set(properties, { parent, ownKeys: new Set(Object.keys(ownProperties)), child })
+  children.set(properties, { parent: parent as unknown as TObject, ownKeys: new Set(Object.keys(ownProperties)), child })
   // Another copy of the package cannot read this module's links: the mark lets it say why (derived-schemas.ts).
   Object.defineProperty(child, kExtendedSchema, { value: true })
   Object.defineProperty(properties, kExtendedSchema, { value: true })
-  return child as unknown as TObject<ExtendedProperties<P['properties'], O>>
+  return child
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
+import type { SchemaLike } from '../core/json-schema'
 import type { NamedValidator } from './named-validators'
 import type { FieldDeprecationOptions } from './field-deprecation'
 import { kInstruction } from '../core/symbols'
@@ -51,7 +52,7 @@ export interface FieldHadAttributes extends FieldKeywords {
   /** The field's name in the previous version. */
   name?: string
   /** The field's type (schema) in the previous version. */
-  type?: TSchema
+  type?: SchemaLike
   /** Whether the field was optional (`true`) or required (`false`) in the previous version. */
   optional?: boolean
 }
@@ -59,7 +60,7 @@ export interface FieldHadAttributes extends FieldKeywords {
 /** What `schema(S).field(f).existedAs({...})` accepts. */
 export interface FieldExistedAsAttributes extends FieldKeywords {
   /** The field's type (schema) in the previous version. */
-  type: TSchema
+  type: SchemaLike
   /** Whether the field was optional; by default it was required, unless a `default` is given. */
   optional?: boolean
 }
@@ -85,7 +86,7 @@ export interface EndpointHadAttributes {
   /** Whether the route was hidden from the OpenAPI document. */
   hide?: boolean
   /** Response schemas by status code in the previous version (HEAD schemas, versioned like any other). */
-  response?: Record<string | number, TSchema>
+  response?: Record<string | number, SchemaLike>
 }
 
 /** Names accepted by {@link EndpointHadAttributes}. */
@@ -234,7 +235,9 @@ export interface EndpointExistenceInstruction extends EndpointInstructionBase {
 /** `endpoint(path, methods).had({...})`. */
 export interface EndpointHadInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.had'
-  readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods'> & { methods?: readonly HttpMethod[] }>
+  readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods' | 'response'> & {
+    methods?: readonly HttpMethod[], response?: Record<string | number, TSchema>
+  }>
 }
 
 /** A value an enum member can have. */

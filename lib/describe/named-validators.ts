@@ -8,9 +8,9 @@
  * back in an older version where the fields are there again; a renamed one is renamed in it (validatorInVersion).
  * @module
  */
-import type { TObject, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
-import { describeSchema, isSchemaObject, type SchemaObject } from '../core/json-schema'
+import { describeSchema, isSchemaObject, type ObjectSchemaLike, type SchemaLike, type SchemaObject } from '../core/json-schema'
 import { kNamedValidator } from '../core/symbols'
 
 /**
@@ -116,7 +116,7 @@ export function validatorInVersion (validator: NamedValidator, to: FieldRename):
  * const Payment = withValidators(Type.Object({ method: Type.String(), cardNumber: Type.Optional(Type.String()) }), cardNeedsNumber)
  * ```
  */
-export function defineValidator (name: string, schema: TSchema | Record<string, unknown>, options: { fields?: readonly string[] } = {}): NamedValidator {
+export function defineValidator (name: string, schema: SchemaLike | Record<string, unknown>, options: { fields?: readonly string[] } = {}): NamedValidator {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new VersionerStructureError('defineValidator(name, schema) needs a non-empty name.')
   }
@@ -152,7 +152,7 @@ export function validatorsOf (schema: TSchema): NamedValidator[] {
  * const Booking = withValidators(Type.Object({ start: Type.String(), end: Type.String() }), endAfterStart)
  * ```
  */
-export function withValidators<S extends TObject> (schema: S, ...validators: NamedValidator[]): S {
+export function withValidators<S extends ObjectSchemaLike> (schema: S, ...validators: NamedValidator[]): S {
   if (!isSchemaObject(schema) || schema.type !== 'object') {
     throw new VersionerStructureError(`withValidators(schema, ...) needs an object schema; got ${describeSchema(schema)}.`)
   }

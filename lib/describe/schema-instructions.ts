@@ -13,15 +13,20 @@ import {
   type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, SCHEMA_ATTRIBUTES
 } from './instructions'
 import type { NamedValidator } from './named-validators'
-import { describeSchema, describeValue, isSchemaObject } from '../core/json-schema'
+import { describeSchema, describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
 import { readFieldDeprecation } from './field-deprecation'
 
 /**
- * The field names `schema(S).field(name)` accepts: the fields of the HEAD schema `S` (a typo fails to compile).
- * A schema whose fields TypeScript cannot see (a plain JSON Schema object, `Type.Unsafe`) accepts any string.
+ * The field names `schema(S).field(name)` accepts: the fields of the HEAD schema `S` (a typo fails to compile), read
+ * from its `properties` alike for TypeBox 0.34 and TypeBox 1.x. A schema whose fields TypeScript cannot see (a plain JSON
+ * Schema object cast to `TSchema`, `Type.Unsafe`, a union) accepts any string.
  * A field HEAD does not have is named with `formerField`.
+ * @example
+ * ```ts
+ * type UserField = FieldName<typeof User> // 'id' | 'addresses'
+ * ```
  */
-export type FieldName<S extends TSchema> = S extends { properties: infer P }
+export type FieldName<S extends SchemaLike> = S extends { properties: infer P }
   ? string extends keyof P ? string : Extract<keyof P, string>
   : string
 
@@ -54,7 +59,7 @@ export interface ValidatorInstructionBuilder {
 }
 
 /** Instructions about a schema. */
-export interface SchemaInstructionBuilder<S extends TSchema> {
+export interface SchemaInstructionBuilder<S extends SchemaLike> {
   /**
    * The schema had another name (its `$id`, the OpenAPI component name) and/or other object-level annotations
    * (`examples`, `description`, `title`) in the previous version; older versions keep them until changed again.
@@ -216,7 +221,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
  * schema(Booking).validator('endAfterStart').didntExist
  * ```
  */
-export function schema<S extends TSchema> (target: S): SchemaInstructionBuilder<S> {
+export function schema<S extends SchemaLike> (target: S): SchemaInstructionBuilder<S> {
   checkSchemaArgument(target, 'schema')
   const schemaDisplay = `schema(${describeSchema(target)})`
   return {
@@ -269,7 +274,7 @@ const ENUM_VALUE_TYPES = new Set(['string', 'number', 'boolean'])
  * enumeration(Status).had({ active: 'enabled' })   // the value 'active' was called 'enabled'
  * ```
  */
-export function enumeration (target: TSchema): EnumInstructionBuilder {
+export function enumeration (target: SchemaLike): EnumInstructionBuilder {
   checkSchemaArgument(target, 'enumeration')
   const base = `enumeration(${describeSchema(target)})`
   return {

@@ -4,7 +4,9 @@
  * @module
  */
 import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions } from 'fastify'
+import type {
+  FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions, FastifyTypeProvider, RawServerDefault
+} from 'fastify'
 import { InvalidOptionError } from '../core/errors'
 import { kVersionedScope } from '../core/symbols'
 
@@ -22,8 +24,10 @@ export function versionedScopeOf (instance: FastifyInstance): VersionedScope | u
 /**
  * Wraps a Fastify plugin: every route it registers (directly, in nested plugins, under any prefix) is a
  * HEAD route, written against the HEAD schemas and served in every version. Register `fastifyVersioner`
- * first. Handlers are typed from their TypeBox schemas (`@fastify/type-provider-typebox`). `versioned`
- * may be registered several times, with different prefixes.
+ * first. Handlers are typed from their TypeBox 0.34 schemas (`@fastify/type-provider-typebox` 5) unless the plugin
+ * is typed with another type provider: a plugin typed with the TypeBox 1.x line's provider (`FastifyPluginAsyncTypebox`
+ * of `@fastify/type-provider-typebox` 6) keeps it, so its handlers are typed from 1.x schemas. `versioned` may be
+ * registered several times, with different prefixes.
  * @example
  * ```ts
  * await app.register(fastifyVersioner, { versions })
@@ -38,6 +42,12 @@ export function versioned<Options extends FastifyPluginOptions = Record<never, n
 ): FastifyPluginAsync<Options>
 export function versioned<Options extends FastifyPluginOptions = Record<never, never>> (
   plugin: FastifyPluginCallbackTypebox<Options>
+): FastifyPluginAsync<Options>
+export function versioned<Options extends FastifyPluginOptions, Provider extends FastifyTypeProvider> (
+  plugin: FastifyPluginAsync<Options, RawServerDefault, Provider>
+): FastifyPluginAsync<Options>
+export function versioned<Options extends FastifyPluginOptions, Provider extends FastifyTypeProvider> (
+  plugin: FastifyPluginCallback<Options, RawServerDefault, Provider>
 ): FastifyPluginAsync<Options>
 export function versioned<Options extends FastifyPluginOptions = Record<never, never>> (
   plugin: FastifyPluginAsyncTypebox<Options> | FastifyPluginCallbackTypebox<Options>

@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { NotReadyError, UnknownWebhookError, VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
-import { describeValue, isSchemaObject } from '../core/json-schema'
+import { describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
 import { checkDeprecations } from '../describe/field-deprecation'
 import { attributesOf } from './version-plan'
 import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from './webhook-deliveries'
@@ -23,7 +23,7 @@ import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from '.
  * export const InvoicePaid: WebhookDefinition<typeof InvoicePaidEvent> = { name: 'invoice.paid', body: InvoicePaidEvent }
  * ```
  */
-export interface WebhookDefinition<S extends TSchema = TSchema> {
+export interface WebhookDefinition<S extends SchemaLike = TSchema> {
   /** The webhook's name: its key under `webhooks` in the documents (e.g. `'user.created'`). */
   name: string
   /** The HTTP method of the delivery (default `'POST'`). */
@@ -63,7 +63,7 @@ export type WebhookRenderer = <S extends WebhookSubscriber>(webhook: DeclaredWeb
  * const webhook = declaredWebhook({ name: 'user.created', body: UserResource })
  * ```
  */
-export function declaredWebhook (definition: WebhookDefinition): DeclaredWebhook {
+export function declaredWebhook (definition: WebhookDefinition<SchemaLike>): DeclaredWebhook {
   if (!isSchemaObject(definition) || typeof definition.name !== 'string' || definition.name === '') {
     throw new VersionerStructureError(`webhooks.add({ name, body }) needs a name; got ${describeValue(definition)}.`)
   }
@@ -142,7 +142,7 @@ export class Webhooks {
   constructor (private readonly renderer?: WebhookRenderer) {}
 
   /** Declares a webhook. */
-  add (definition: WebhookDefinition): this {
+  add (definition: WebhookDefinition<SchemaLike>): this {
     if (this.sealed) {
       throw new VersionerStructureError('webhooks.add() must be called before app.ready(): the documents are built from the webhooks declared by then' +
         `${isSchemaObject(definition) && typeof definition.name === 'string' ? ` (got '${definition.name}' too late)` : ''}.`)

@@ -16,7 +16,7 @@ import { SchemaStates } from './apply-instructions'
 import { warnOfDerivedSchema } from './derived-schemas'
 import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
-import { isSchemaObject, nameOf, refId, type SchemaObject } from '../core/json-schema'
+import { isSchemaObject, nameOf, refId, type SchemaLike, type SchemaObject } from '../core/json-schema'
 import { subschemasOf } from '../core/subschemas'
 import { generationSteps, type VersionBundle } from '../describe/versions'
 
@@ -26,7 +26,7 @@ export interface GenerateVersionedSchemasOptions {
    * Shared schemas (with `$id`) that `$ref`s may point to, such as those given to `app.addSchema`: a `$ref`
    * to one that a version changes points to its versioned `$id` in that version.
    */
-  sharedSchemas?: Iterable<TSchema>
+  sharedSchemas?: Iterable<SchemaLike>
 }
 
 interface FormRecord {
@@ -68,7 +68,7 @@ export class SchemaGeneration {
   readonly prepared = { keepIds: new WeakMap<TSchema, TSchema>(), dropIds: new WeakMap<TSchema, TSchema>() }
 
   constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
-    this.addSharedSchemas(options.sharedSchemas ?? [])
+    this.addSharedSchemas((options.sharedSchemas ?? []) as Iterable<TSchema>)
     this.walk = new SchemaStates(generationSteps(bundle))
     this.builder = new FormBuilder(this)
     this.levels = ['head', ...bundle.versionValues]

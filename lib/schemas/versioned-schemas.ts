@@ -4,6 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
+import type { SchemaLike } from '../core/json-schema'
 import { VersionBundle } from '../describe/versions'
 import { checkInstanceOf } from '../core/other-copies'
 import { SchemaGeneration, type GenerateVersionedSchemasOptions } from './generation'
@@ -17,8 +18,8 @@ export type { GenerateVersionedSchemasOptions }
 export interface SchemaLookup {
   /** The version value. */
   readonly version: string
-  /** This version's form of a HEAD schema. */
-  get: (schema: TSchema) => TSchema
+  /** This version's form of a HEAD schema (of TypeBox 0.34, TypeBox 1.x or plain JSON Schema). */
+  get: { (schema: TSchema): TSchema, (schema: SchemaLike): SchemaLike }
 }
 
 /**
@@ -32,7 +33,7 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
   constructor (generation: SchemaGeneration) {
     this.generation = generation
     generation.levels.forEach((version, level) => {
-      if (level > 0) this.lookups.set(version, Object.freeze({ version, get: (schema: TSchema) => generation.formAt(schema, level) }))
+      if (level > 0) this.lookups.set(version, Object.freeze({ version, get: (schema: SchemaLike) => generation.formAt(schema as TSchema, level) }))
     })
   }
 

@@ -4,7 +4,8 @@
  * to the requested one, then gets that version's schema applied: unknown fields removed, defaults filled.
  * @module
  */
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
+import type { SchemaLike, StaticOf } from '../core/json-schema'
 import type { FastifyServerOptions } from 'fastify'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
@@ -95,9 +96,12 @@ export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
   : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
 
 /** What to migrate, and to which version. */
-export interface MigrateResponseBodyOptions<S extends TSchema = TSchema> {
-  /** The body as the latest (HEAD) code produces it: a value of the HEAD schema's type (frozen or not). */
-  latestBody: ReadonlyDeep<Static<S>>
+export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {
+  /**
+   * The body as the latest (HEAD) code produces it: a value of the HEAD schema's type (frozen or not); of a TypeBox
+   * 1.x or plain JSON Schema, any value (only TypeBox 0.34's type is known here).
+   */
+  latestBody: ReadonlyDeep<StaticOf<S>>
   /** The version to produce it for; an ISO date between versions gives the closest older version. */
   version: string | Date
 }
@@ -197,9 +201,9 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * // typed: migrateResponseBody<typeof UserResource, Schemas['2000-01-01']['UserResource']>(versions, UserResource, …)
  * ```
  */
-export function migrateResponseBody<S extends TSchema, Body = unknown> (
+export function migrateResponseBody<S extends SchemaLike, Body = unknown> (
   bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S> & StandaloneAjv
 ): Body | Promise<Body> {
   checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
-  return migrateWith(engineFor(bundle, options.ajv), schema, options) as Body | Promise<Body>
+  return migrateWith(engineFor(bundle, options.ajv), schema as TSchema, options as MigrateResponseBodyOptions) as Body | Promise<Body>
 }

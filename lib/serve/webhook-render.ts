@@ -4,12 +4,11 @@
  * per subscriber to the Standard Webhooks specification ([decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
  * @module
  */
-import type { Static, TSchema } from '@sinclair/typebox'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConverterFailedError, InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
-import { describeValue, isSchemaObject } from '../core/json-schema'
+import { describeValue, isSchemaObject, type SchemaLike, type StaticOf } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, VersionBundle } from '../describe/versions'
 import { checkInstanceOf } from '../core/other-copies'
@@ -243,9 +242,9 @@ export function createWebhookRenderer (engine: MigrationEngine, context: Omit<Re
 }
 
 /** The webhook of a definition in a bundle's versions, kept with the bundle (per definition object). */
-function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition): DeclaredWebhook {
+function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition<SchemaLike>): DeclaredWebhook {
   const standalone = bundle[kBundleInternals].standalone
-  const webhooks = (standalone.webhooks ??= new WeakMap<WebhookDefinition, DeclaredWebhook>()) as WeakMap<WebhookDefinition, DeclaredWebhook>
+  const webhooks = (standalone.webhooks ??= new WeakMap<WebhookDefinition<SchemaLike>, DeclaredWebhook>()) as WeakMap<WebhookDefinition<SchemaLike>, DeclaredWebhook>
   let webhook = webhooks.get(definition)
   if (webhook === undefined) {
     webhook = declaredWebhook(definition)
@@ -267,8 +266,8 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
  * for (const { subscriber, body, headers } of deliveries) await queue.add('deliver', { url: subscriber.url, body, headers })
  * ```
  */
-export async function renderWebhook<B extends TSchema, S extends WebhookSubscriber> (
-  bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<Static<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
+export async function renderWebhook<B extends SchemaLike, S extends WebhookSubscriber> (
+  bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<StaticOf<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
   checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …)')
   return await render({ engine: engineFor(bundle, options.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
