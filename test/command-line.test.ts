@@ -320,6 +320,13 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   t.equal(plugin.code, 1)
   t.match(plugin.stderr, /^fastify-versioner verify: The export of '.*plugin\.cjs' takes 2 parameters, as a Fastify plugin does \(fastify-cli's app\.js\), and failed when called without them: TypeError: /)
   t.match(plugin.stderr, /\nExport a function that builds the app instead: one that creates a Fastify instance, registers the plugin on it and returns it\.\n$/)
+  // A plugin of one parameter (`async function (fastify)`) reads a property of the instance it was not given: said so too.
+  await writeFile(join(dir, 'plugin-one.cjs'), 'module.exports = async function (fastify) { await fastify.register(async () => {}) }\n')
+  const pluginOne = await inProcess(['verify', join(dir, 'plugin-one.cjs')])
+  t.equal(pluginOne.code, 1)
+  t.match(pluginOne.stderr, /The app function of '.*plugin-one\.cjs' failed: TypeError: Cannot read properties of undefined \(reading 'register'\)/)
+  t.match(pluginOne.stderr, /\nIf it is a Fastify plugin \(its parameter the Fastify instance\), export a function that builds the app instead: one that creates a Fastify instance, registers the plugin on it and returns it\.\n/)
+  t.notMatch(throws.stderr, /If it is a Fastify plugin/, 'no such advice for an app function that threw its own error')
   // A folder, and a module Node cannot parse: no advice on the environment (they are no matter of it).
   const folder = await inProcess(['verify', dir])
   t.equal(folder.code, 1)

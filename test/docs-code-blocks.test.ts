@@ -5,7 +5,8 @@
  *   preludes they need (test/helpers/docs-preludes.ts), and type-checked together: one TypeScript program, with the
  *   project's compiler options (JavaScript with checkJs), against the package's sources (`'fastify-versioner'` is
  *   rewritten to plugin.ts, `'fastify-versioner/tools'` to tools.ts).
- * - Blocks marked `<!-- check: run -->` are then executed with tsx and must exit 0 (they assert what they show).
+ * - Blocks marked `<!-- check: run -->` (TypeScript or JavaScript) are then executed with tsx and must exit 0 (they
+ *   assert what they show).
  * - `sh` blocks are parsed by bash (`bash -n`); each `fastify-versioner` command must be a real command with its real
  *   flags, each `npm run` a script of package.json. `yaml` blocks parse, and their `run:` commands are checked as
  *   `sh`. `json` blocks parse. `text` blocks are not checked. A block without a language fails.
@@ -49,7 +50,7 @@ test('every block names a known language, and every check comment is well formed
   for (const block of blocks) {
     if (!LANGUAGES.has(block.lang)) t.fail(`${where(block)}: the block's language '${block.lang}' is not one of ${[...LANGUAGES].join(', ')}`)
     if (block.directiveError !== undefined) t.fail(`${where(block)}: ${block.directiveError}`)
-    if (block.directive.run && block.lang !== 'ts' && block.lang !== 'typescript') t.fail(`${where(block)}: only TypeScript blocks run`)
+    if (block.directive.run && !COMPILED.has(block.lang)) t.fail(`${where(block)}: only TypeScript and JavaScript blocks run`)
     for (const name of block.directive.preludes) {
       if (!Object.hasOwn(PRELUDES, name)) t.fail(`${where(block)}: no prelude named '${name}' (there are ${Object.keys(PRELUDES).join(', ')})`)
       if (!COMPILED.has(block.lang)) t.fail(`${where(block)}: preludes apply to TypeScript and JavaScript blocks`)

@@ -16,6 +16,7 @@ import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { describeValue, isSchemaObject, kindOf, nameOf, refId, type SchemaLike } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
+import { handCallMisuse, parameterOf } from './hand-called-decorators'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
 ;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
@@ -132,12 +133,13 @@ function parseDeclaration (direction: 'request' | 'response', args: unknown[]): 
 }
 
 function checkArity (method: unknown, where: string, direction: 'request' | 'response'): void {
-  const parameter = direction === 'request' ? 'request (a RequestInfo)' : 'response (a ResponseInfo)'
+  const parameter = parameterOf(direction)
   if (typeof method !== 'function') {
     throw new VersionerStructureError(`Converter '${where}' is not a method; converters must be methods taking one parameter: ${parameter}.`)
   }
   if (method.length !== 1) {
-    throw new VersionerStructureError(`Converter method '${where}' must have exactly 1 parameter: ${parameter}; it has ${method.length}.`)
+    throw new VersionerStructureError(`Converter method '${where}' must have exactly 1 parameter: ${parameter}; it has ${method.length}` +
+      `${method.length === 0 ? ' (JavaScript does not count a parameter with a default value, nor a rest parameter)' : ''}.`)
   }
 }
 
@@ -164,6 +166,8 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
       ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })
       return
     }
+    const misuse = handCallMisuse(targetOrValue, keyOrContext, declaration.direction)
+    if (misuse !== undefined) throw new VersionerStructureError(misuse)
     const target = targetOrValue as object & Record<string | symbol, unknown>
     const key = keyOrContext as string | symbol
     const isStatic = typeof target === 'function'

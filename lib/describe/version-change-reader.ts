@@ -144,7 +144,9 @@ function notAnInstruction (instruction: unknown, where: string): Error {
 }
 
 function strayMember (name: string, key: string): Error {
+  const member = key.startsWith('static ') ? `${name}, '${key.slice('static '.length)}'` : `${name}.prototype, '${key}'`
   return new VersionerStructureError(`Found '${key}' in version change '${name}'. A version change class holds only description, ` +
     'instructionsToMigrateToPreviousVersion and converter methods (decorated with @ConvertRequestToNextVersionFor or ' +
-    '@ConvertResponseToPreviousVersionFor); move helpers out of the class.')
+    `@ConvertResponseToPreviousVersionFor, or in JavaScript, ConvertRequestToNextVersionFor(...)(${member}) after the class); ` +
+    'move helpers out of the class.')
 }

@@ -144,6 +144,18 @@ function dropUndefined (body: unknown): void {
   }
 }
 
+/**
+ * The failure of a converter that returned (or resolved to) an object other than its info or its body: a new body
+ * built in the functional style (`return { ...response.body, amount }`), which the run would ignore, serving the
+ * unconverted body as if it were converted ([decision 0204](../../docs/decisions/0204-a-converter-returning-a-new-object-fails.md)).
+ */
+function ignoredReturn (step: ConverterStep, info: { body: unknown }, value: unknown): Error | undefined {
+  if (typeof value !== 'object' || value === null || value === info || value === info.body) return undefined
+  const part = step.converter.direction
+  return new Error(`${step.converter.display} returned an object, which is ignored: a converter changes ${part}.body in place ` +
+    `(or assigns ${part}.body) and returns nothing.`)
+}
+
 /** How a run ends: with a failure (a {@link ConverterFailure}), or with the converted body (`failure` undefined). Must not throw. */
 type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
 
@@ -182,9 +194,17 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
           return
         }
         if (isThenable(result)) {
-          result.then(() => { if (at.reply === undefined) dropUndefined(info.body); setOwn(holder, key, info.body); next() }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
+          result.then((value) => {
+            const ignored = ignoredReturn(step, info, value)
+            if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
+            if (at.reply === undefined) dropUndefined(info.body)
+            setOwn(holder, key, info.body)
+            next()
+          }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
           return
         }
+        const ignored = ignoredReturn(step, info, result)
+        if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
         if (at.reply === undefined) dropUndefined(info.body)
         // The root holder's one key is the runner's own (a plain assignment costs a tenth of setOwn's check); an
         // occurrence's key comes from client data.

@@ -105,6 +105,12 @@ async function appOf (exported: unknown, path: string): Promise<{ readonly app: 
         `failed when called without them: ${describeThrown(error)}\nExport a function that builds the app instead: one that creates a ` +
         'Fastify instance, registers the plugin on it and returns it.')
     }
+    // A plugin of one parameter (`async function (fastify)`) reads a property of the instance it was not given.
+    if (parameters === 1 && error instanceof TypeError && /of undefined/.test(error.message)) {
+      throw new VersionerToolError(`The app function of '${path}' failed: ${describeThrown(error)}\nIf it is a Fastify plugin (its ` +
+        'parameter the Fastify instance), export a function that builds the app instead: one that creates a Fastify instance, ' +
+        'registers the plugin on it and returns it.')
+    }
     throw new VersionerToolError(`The app ${promise ? 'promise' : 'function'} of '${path}' failed: ${failure(error)}`)
   }
 }

@@ -302,6 +302,48 @@ test('the JavaScript equivalent without decorator syntax', async (t) => {
   throwsStructure(t, () => requestFor(UserCreate)(PlainJsBad.prototype, 'missing'), /Converter 'PlainJsBad\.missing' is not a method/)
 })
 
+test('a decorator called by hand the wrong way says how to call it', async (t) => {
+  class ByHand extends VersionChange {
+    description = 'Called by hand.'
+    instructionsToMigrateToPreviousVersion = []
+    renameUp (request: RequestInfo) { request.body.x = 1 }
+    arrowUp = (request: RequestInfo) => { request.body.x = 1 }
+    static down (response: ResponseInfo) { response.body.x = 1 }
+  }
+  const how = /call it as ConvertRequestToNextVersionFor\(\.\.\.\)\(ByHand\.prototype, 'renameUp'\)/
+  throwsStructure(t, () => requestFor(UserCreate)(ByHand, 'renameUp'),
+    /Converter 'ByHand\.renameUp' is an instance method, but the decorator was given the class ByHand, not ByHand\.prototype/, how)
+  throwsStructure(t, () => requestFor(UserCreate)(new ByHand(), 'renameUp'),
+    /Converter 'ByHand\.renameUp': the decorator was given an instance of ByHand, not ByHand\.prototype/, how)
+  throwsStructure(t, () => requestFor(UserCreate)(ByHand.prototype, 'renameUP'),
+    /Converter 'ByHand\.renameUP' is not a method;.* ByHand's methods: renameUp, static down\./)
+  throwsStructure(t, () => requestFor(UserCreate)(ByHand.prototype, 'arrowUp'),
+    /Converter 'ByHand\.arrowUp' is not a method;.*an arrow function assigned to a field is no method: declare arrowUp \(request\) \{ … \}/)
+  const order = /a converter decorator called by hand takes the class's prototype \(the class, for a static method\) and the method's name, as in ConvertRequestToNextVersionFor\(\.\.\.\)\(MyChange\.prototype, 'method'\)/
+  throwsStructure(t, () => requestFor(UserCreate)('renameUp' as unknown as object, ByHand.prototype as unknown as string), order, /got 'renameUp'/)
+  throwsStructure(t, () => (requestFor(UserCreate) as (target: unknown) => void)(ByHand.prototype.renameUp), order)
+  throwsStructure(t, () => responseFor(UserResource)(ByHand.prototype, 'down'),
+    /Converter 'ByHand\.down' is a static method, but the decorator was given ByHand\.prototype: call it as ConvertResponseToPreviousVersionFor\(\.\.\.\)\(ByHand, 'down'\)/)
+  class Defaulted extends VersionChange {
+    description = 'A default value.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request = requestInfo({})) { request.body.x = 1 }
+  }
+  throwsStructure(t, () => requestFor(UserCreate)(Defaulted.prototype, 'up'),
+    /it has 0 \(JavaScript does not count a parameter with a default value, nor a rest parameter\)/)
+})
+
+test('a converter left undecorated in JavaScript is a stray member whose message shows the call by hand', async (t) => {
+  class Forgotten extends VersionChange {
+    description = 'The decorator was made but never applied.'
+    instructionsToMigrateToPreviousVersion = []
+    up (request: RequestInfo) { request.body.x = 1 }
+  }
+  requestFor(UserCreate) // the returned decorator is never called
+  throwsStructure(t, () => new VersionBundle(new Version('2001-01-01', Forgotten), new Version('2000-01-01')),
+    /Found 'up' in version change 'Forgotten'/, /in JavaScript, ConvertRequestToNextVersionFor\(\.\.\.\)\(Forgotten\.prototype, 'up'\)/)
+})
+
 test('converters read from a bundle run with this bound to the instance (or the class for static ones)', async (t) => {
   const seen: unknown[] = []
   class BoundThis extends VersionChange {

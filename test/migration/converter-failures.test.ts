@@ -290,3 +290,65 @@ test('regression: an error body an async converter leaves unfit for the version\
   t.same(rejections, [], 'no unhandled rejection')
   t.equal((await call(app, '2001-01-01', '/orders/o1')).statusCode, 404, 'the newest version is answered as before')
 })
+
+test('a converter returning a new object (which is ignored) answers a logged 500, never the unconverted body', async (t) => {
+  const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+  const PriceUpdate = Type.Object({ amount: Type.Number() }, { $id: 'PriceUpdate' })
+  const returns = {
+    'a new object': (body: Record<string, unknown>): unknown => ({ ...body, amount: (body.amount as number) / 100 }),
+    'a promise of a new object': async (body: Record<string, unknown>): Promise<unknown> => ({ ...body, amount: (body.amount as number) / 100 })
+  }
+  for (const [name, make] of Object.entries(returns)) {
+    class AmountsWereDollars extends VersionChange {
+      description = 'Amounts were in dollars; they are in cents.'
+      instructionsToMigrateToPreviousVersion = []
+
+      @ConvertRequestToNextVersionFor(PriceUpdate)
+      up (request: RequestInfo) { return make(request.body) }
+
+      @ConvertResponseToPreviousVersionFor(Price)
+      down (response: ResponseInfo) { return make(response.body) }
+    }
+    const { stream, entries } = captureLogs()
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', AmountsWereDollars), new Version('2000-01-01')), async (api) => {
+      api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 1250 }))
+      api.put('/price', { schema: { body: PriceUpdate, response: { 200: PriceUpdate } } }, async (request) => request.body)
+    }, { fastify: { logger: { level: 'error', stream } } })
+    const read = await app.inject({ url: '/price', headers: v('2000-01-01') })
+    t.equal(read.statusCode, 500, `${name}: a response converter's 500, not the cents as dollars (${read.body})`)
+    t.equal(read.json().code, 'FST_VERSIONER_CONVERTER_FAILED')
+    t.match(entries.find((entry) => entry.converter === 'AmountsWereDollars.down')?.err,
+      { message: /AmountsWereDollars\.down returned an object, which is ignored: a converter changes response\.body in place \(or assigns response\.body\)/ })
+    const update = await app.inject({ method: 'PUT', url: '/price', headers: v('2000-01-01'), payload: { amount: 12.5 } })
+    t.equal(update.statusCode, 500, `${name}: a request converter's 500, not dollars stored as cents`)
+    t.match(entries.find((entry) => entry.converter === 'AmountsWereDollars.up')?.err, { message: /returned an object, which is ignored: a converter changes request\.body in place/ })
+  }
+})
+
+test('a converter returning its info, its body or a value that is no object is served as before', async (t) => {
+  const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+  const returns: Record<string, (response: ResponseInfo) => unknown> = {
+    'the response': (response) => response,
+    'the body it changed': (response) => response.body,
+    'a body it assigned': (response) => (response.body = { amount: response.body.amount / 100 }),
+    'what delete returns': (response) => delete response.body.unknown,
+    'a promise of the body': async (response) => response.body
+  }
+  for (const [name, after] of Object.entries(returns)) {
+    class AmountsWereDollars extends VersionChange {
+      description = 'Amounts were in dollars; they are in cents.'
+      instructionsToMigrateToPreviousVersion = []
+
+      @ConvertResponseToPreviousVersionFor(Price)
+      down (response: ResponseInfo) {
+        response.body.amount = name === 'a body it assigned' ? response.body.amount : response.body.amount / 100
+        return after(response)
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', AmountsWereDollars), new Version('2000-01-01')), async (api) => {
+      api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 1250 }))
+    })
+    const read = await app.inject({ url: '/price', headers: v('2000-01-01') })
+    t.same([read.statusCode, read.json()], [200, { amount: 12.5 }], `${name}: served`)
+  }
+})
