@@ -144,13 +144,28 @@ function dropUndefined (body: unknown): void {
   }
 }
 
+/** True when `value` is `body` or an object or array inside it (by identity). */
+function holds (body: unknown, value: object): boolean {
+  const seen = new Set<unknown>()
+  const pending: unknown[] = [body]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (node === value) return true
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue
+    seen.add(node)
+    pending.push(...Object.values(node))
+  }
+  return false
+}
+
 /**
- * The failure of a converter that returned (or resolved to) an object other than its info or its body: a new body
- * built in the functional style (`return { ...response.body, amount }`), which the run would ignore, serving the
- * unconverted body as if it were converted ([decision 0204](../../docs/decisions/0204-a-converter-returning-a-new-object-fails.md)).
+ * The failure of a converter that returned (or resolved to) an object other than its info or its body, or one inside
+ * it (a helper changing a nested object in place returns it): a new body built in the functional style
+ * (`return { ...response.body, amount }`), which the run would ignore, serving the unconverted body as if it were
+ * converted ([decision 0204](../../docs/decisions/0204-a-converter-returning-a-new-object-fails.md)).
  */
 function ignoredReturn (step: ConverterStep, info: { body: unknown }, value: unknown): Error | undefined {
-  if (typeof value !== 'object' || value === null || value === info || value === info.body) return undefined
+  if (typeof value !== 'object' || value === null || value === info || holds(info.body, value)) return undefined
   const part = step.converter.direction
   return new Error(`${step.converter.display} returned an object, which is ignored: a converter changes ${part}.body in place ` +
     `(or assigns ${part}.body) and returns nothing.`)

@@ -326,13 +326,14 @@ test('a converter returning a new object (which is ignored) answers a logged 500
 })
 
 test('a converter returning its info, its body or a value that is no object is served as before', async (t) => {
-  const Price = Type.Object({ amount: Type.Number() }, { $id: 'Price' })
+  const Price = Type.Object({ amount: Type.Number(), tax: Type.Object({ rate: Type.Number() }) }, { $id: 'Price' })
   const returns: Record<string, (response: ResponseInfo) => unknown> = {
     'the response': (response) => response,
     'the body it changed': (response) => response.body,
-    'a body it assigned': (response) => (response.body = { amount: response.body.amount / 100 }),
+    'a body it assigned': (response) => (response.body = { ...response.body, amount: response.body.amount / 100 }),
     'what delete returns': (response) => delete response.body.unknown,
-    'a promise of the body': async (response) => response.body
+    'a promise of the body': async (response) => response.body,
+    'an object inside the body a helper changed in place': (response) => Object.assign(response.body.tax as object, { rate: 20 })
   }
   for (const [name, after] of Object.entries(returns)) {
     class AmountsWereDollars extends VersionChange {
@@ -346,9 +347,10 @@ test('a converter returning its info, its body or a value that is no object is s
       }
     }
     const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', AmountsWereDollars), new Version('2000-01-01')), async (api) => {
-      api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 1250 }))
+      api.get('/price', { schema: { response: { 200: Price } } }, async () => ({ amount: 1250, tax: { rate: 19 } }))
     })
     const read = await app.inject({ url: '/price', headers: v('2000-01-01') })
-    t.same([read.statusCode, read.json()], [200, { amount: 12.5 }], `${name}: served`)
+    const rate = name.startsWith('an object inside') ? 20 : 19
+    t.same([read.statusCode, read.json()], [200, { amount: 12.5, tax: { rate } }], `${name}: served`)
   }
 })
