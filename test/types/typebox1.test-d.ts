@@ -1,6 +1,6 @@
 // TypeBox 1.x (`typebox`, the peer of @fastify/type-provider-typebox 6) schemas in every public function that takes a
 // schema, as a user of the built package sees them: accepted, with the checks 0.34 schemas get (decision 0201).
-import Fastify, { type FastifyPluginAsync, type FastifyTypeProvider, type RawServerDefault } from 'fastify'
+import Fastify, { type FastifyPluginAsync, type FastifyPluginCallback, type FastifyTypeProvider, type RawServerDefault } from 'fastify'
 import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd'
 // typebox 1.x is ESM only: this CommonJS test file takes its types (tsd only type-checks, nothing runs).
 import type * as TypeBox1 from 'typebox' with { 'resolution-mode': 'import' }
@@ -110,5 +110,25 @@ app.register(versioned<Record<never, never>, TypeBox1Provider>(async (api) => {
     expectType<string>(request.body.id)
     expectError(request.body.address)
     return request.body
+  })
+}))
+// The reply is checked against the 1.x response schema too, and a callback plugin keeps its provider.
+app.register(versioned<Record<never, never>, TypeBox1Provider>(async (api) => {
+  expectError(api.get('/users/:id', { schema: { response: { 200: User } } }, async () => ({ id: 1, addresses: [] })))
+}))
+const callbackRoutes: FastifyPluginCallback<{ tag: string }, RawServerDefault, TypeBox1Provider> = (api, options, done) => {
+  api.post('/users', { schema: { body: User } }, async (request) => {
+    expectType<string>(request.body.id)
+    expectError(request.body.address)
+    return options.tag
+  })
+  done()
+}
+app.register(versioned(callbackRoutes), { tag: 'v' })
+// Without the 1.x provider, a 1.x schema types nothing: the body is unknown (never any), the reply unchecked.
+app.register(versioned(async (api) => {
+  api.post('/users', { schema: { body: User, response: { 200: User } } }, async (request) => {
+    expectType<unknown>(request.body)
+    return { id: 1 }
   })
 }))
