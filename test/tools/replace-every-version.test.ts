@@ -272,11 +272,12 @@ test('regression: a route declared fullReplace: false, as the not cleared messag
     ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'a POST declared fullReplace: true is checked')
 })
 
-test('a PATCH route that does not say fullReplace is a partial update: leaving a field out is not reported not cleared', async (t) => {
+/** An app whose PATCH /customers/:id merges what it is sent over customer `c1`; `change` makes 2001-01-01. */
+async function mergingPatchApp (t: { teardown: (fn: () => unknown) => void }, change: VersionChangeClass): Promise<FastifyInstance> {
   const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', change), new Version('2000-01-01')) })
   await app.register(versioned(async (api) => {
     api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
     api.patch<{ Params: { id: string }, Body: Stored }>('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => {
@@ -286,6 +287,11 @@ test('a PATCH route that does not say fullReplace is a partial update: leaving a
     })
   }))
   await app.ready()
+  return app
+}
+
+test('a PATCH route that does not say fullReplace is a partial update: leaving a field out is not reported not cleared', async (t) => {
+  const app = await mergingPatchApp(t, Nickname)
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', method: 'PATCH', fill: false })), [])
 })
 
@@ -294,19 +300,7 @@ test('a version whose PUT became HEAD\'s PATCH (had({ methods })) replaces: a me
     description = 'Customers are updated with PATCH.'
     instructionsToMigrateToPreviousVersion = [endpoint('/customers/:id', ['PATCH']).had({ methods: ['PUT'] })]
   }
-  const stored = new Map<string, Stored>([['c1', { name: 'Ada', memo: 'VIP' }]])
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', PatchNow), new Version('2000-01-01')) })
-  await app.register(versioned(async (api) => {
-    api.get<{ Params: { id: string } }>('/customers/:id', { schema: { response: { 200: Customer } } }, async (request) => stored.get(request.params.id))
-    api.patch<{ Params: { id: string }, Body: Stored }>('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => {
-      const customer = { ...stored.get(request.params.id), ...request.body }
-      stored.set(request.params.id, customer)
-      return customer
-    })
-  }))
-  await app.ready()
+  const app = await mergingPatchApp(t, PatchNow)
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })), ['2000-01-01 not cleared /memo'],
     'the PUT of 2000-01-01 reaches a handler that merges: its clients can no longer clear the memo')
 })
