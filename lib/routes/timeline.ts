@@ -203,6 +203,17 @@ function applyHad (state: RouteState, instruction: EndpointHadInstruction, chang
   }
 }
 
+/**
+ * The route or webhook option `onlyExistsInOlderVersions`, read once: `true`, `false` or absent. Anything else (a
+ * string from configuration, `1`) is refused, since reading it as false would serve the route in HEAD.
+ * @example
+ * readOnlyExistsInOlderVersions(route.onlyExistsInOlderVersions, 'GET /users') // false
+ */
+export function readOnlyExistsInOlderVersions (value: unknown, display: string): boolean {
+  if (value === undefined || typeof value === 'boolean') return value === true
+  throw new RouterGenerationError(`${display}: the option onlyExistsInOlderVersions is ${describeValue(value)}; it takes true or false.`)
+}
+
 /** The HEAD route facts a timeline starts from. */
 interface HeadRouteFacts {
   readonly path: string

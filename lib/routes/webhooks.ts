@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { NotReadyError, UnknownWebhookError, VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
+import { readOnlyExistsInOlderVersions, routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
 import { describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
 import { checkDeprecations } from '../describe/field-deprecation'
 import { attributesOf } from './version-plan'
@@ -78,7 +78,7 @@ export function declaredWebhook (definition: WebhookDefinition<SchemaLike>): Dec
   checkDeprecations(definition.body, `webhook ${definition.name}`)
   const [method] = normaliseMethods(definition.method ?? 'POST')
   const { name, body, onlyExistsInOlderVersions } = definition
-  return { name, method, body, attributes: attributesOf(definition), onlyExistsInOlderVersions: onlyExistsInOlderVersions === true, timeline: [] }
+  return { name, method, body, attributes: attributesOf(definition), onlyExistsInOlderVersions: readOnlyExistsInOlderVersions(onlyExistsInOlderVersions, `webhook ${name}`), timeline: [] }
 }
 
 /**

@@ -16,7 +16,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
 import type { RouterOptions, VersionSegments } from './version-picking'
-import { routeTimeline, type RouteState } from '../routes/timeline'
+import { readOnlyExistsInOlderVersions, routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
 import { kGivenHooks, kVersionedRoute, kVersionedScope } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy, inheritedSymbols } from '../core/other-copies'
@@ -160,16 +160,16 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
   const { state } = context
   state.generation.addSharedSchemas(Object.values(instance.getSchemas()) as TSchema[])
   const schema = (route.schema ?? {}) as RouteSchema
+  const display = `${methods.join(',')} ${route.url}`
   const timeline = routeTimeline({
     path: route.url,
     methods,
-    onlyExistsInOlderVersions: route.onlyExistsInOlderVersions === true,
+    onlyExistsInOlderVersions: readOnlyExistsInOlderVersions(route.onlyExistsInOlderVersions, display),
     attributes: attributesOf(schema),
     operationId: typeof schema.operationId === 'string' ? schema.operationId : undefined,
     prefix: scope.prefix,
     mayExistNowhere: state.options.retiring
   }, state.log)
-  const display = `${methods.join(',')} ${route.url}`
   const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
   const fullReplace = readFullReplace(route.fullReplace, methods, display)
   return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, registered: [] }

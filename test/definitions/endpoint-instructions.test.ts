@@ -309,6 +309,20 @@ test('deleting a deleted route, restoring an existing one, ambiguous restores, n
   })
   await failsWith(t, neverRestored, 'FST_VERSIONER_ROUTER_GENERATION',
     /must be restored with endpoint\(\.\.\.\)\.existed in one of the older versions.*never restored: \[GET\] \/old-widgets/, 'a route never restored')
+
+  // regression: a string from configuration was read as false, so the route meant for older versions served HEAD
+  const notBoolean = await versionedApp(t, threeVersions(changeClass('Unrelated', [])), async (api) => {
+    api.get('/widgets', async () => ({}))
+    api.get('/old-widgets', { onlyExistsInOlderVersions: 'true' as unknown as boolean }, async () => ({}))
+  })
+  await failsWith(t, notBoolean, 'FST_VERSIONER_ROUTER_GENERATION', "GET /old-widgets: the option onlyExistsInOlderVersions is 'true'; it takes true or false.",
+    'a route marked with a string')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: threeVersions(changeClass('Unrelated', [])) })
+  t.throws(() => app.versioner.webhooks.add({ name: 'user.created', body: Type.Object({}), onlyExistsInOlderVersions: 1 as unknown as boolean }),
+    { code: 'FST_VERSIONER_ROUTER_GENERATION', message: 'webhook user.created: the option onlyExistsInOlderVersions is 1; it takes true or false.' },
+    'a webhook marked with a number')
 })
 
 test('instructions and by-path converters name full paths (prefix included), with the version in a header or in the path', async (t) => {
