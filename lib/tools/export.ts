@@ -152,9 +152,10 @@ export function snapshotText (document: unknown): string {
   return `${JSON.stringify(inCanonicalOrder(document), null, 2)}\n`
 }
 
-/** The file name of a version: the version itself, with characters a file name cannot hold replaced. */
+/** The file name of a version: the version itself, with characters a file name cannot hold on any system replaced (control characters: Windows). */
 export function fileNameOf (version: string): string {
-  return version.replace(/[/\\:*?"<>|\0]/g, '_')
+  // eslint-disable-next-line no-control-regex
+  return version.replace(/[/\\:*?"<>|\u0000-\u001f]/g, '_')
 }
 
 /** Names Windows keeps for devices, with or without an extension (`CON`, `nul.json`, `COM1`, `LPT²`…), in any case. */

@@ -196,4 +196,8 @@ test('regression: export and check refuse versions whose files collide on macOS 
   const dir = join(await tempDir(t), 'openapi')
   const written = await exportDocuments(await appOf(t, ['console', 'com10', 'v1']), dir)
   t.same((await readdir(dir)).sort(), ['com10.json', 'console.json', 'unversioned.json', 'v1.json'], written.join(', '))
+  // regression: a tab (a header may carry one) was kept in the file name, which a checkout on Windows cannot hold.
+  const tabbed = join(await tempDir(t), 'openapi')
+  await exportDocuments(await appOf(t, ['v\t2', 'v1']), tabbed)
+  t.same((await readdir(tabbed)).sort(), ['unversioned.json', 'v1.json', 'v_2.json'], 'control characters are replaced as / and : are')
 })
