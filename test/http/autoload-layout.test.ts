@@ -13,7 +13,6 @@ import AutoLoad from '@fastify/autoload'
 import { injectEveryVersion } from '../../tools'
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'autoload-app')
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const appPlugin = require(join(FIXTURE, 'app.js')) as FastifyPluginAsync
 
 type Teardown = { teardown: (fn: () => unknown) => void }
