@@ -46,6 +46,19 @@ export function recordVersionedApi (context: FastifyInstance): void {
 }
 
 /**
+ * Whether the plugin was registered anywhere in the application a context belongs to (in this context, a parent, or
+ * an encapsulated context beside it), as recorded by {@link recordVersionedApi}.
+ * @example
+ * ```ts
+ * if (!context.hasDecorator('versioner') && pluginRegisteredInApplication(context)) { ... } // a sibling context has it
+ * ```
+ */
+export function pluginRegisteredInApplication (context: FastifyInstance): boolean {
+  const recorded = (rootOf(context) as unknown as Record<symbol, FastifyInstance[] | undefined>)[kVersionedApis]
+  return recorded !== undefined && recorded.length > 0
+}
+
+/**
  * The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned
  * into `-` (`root` without one). The tools' `--api` and the usage events name an API so.
  * @example

@@ -29,6 +29,15 @@ import type { Instruction } from './instructions'
  * ```
  */
 export abstract class VersionChange {
+  /**
+   * `false`, so that `@fastify/autoload` skips a module whose export is a version change class (a folder of them
+   * under `plugins/` or `routes/`) instead of calling the class as a Fastify plugin ([decision 0210](../../docs/decisions/0210-version-change-classes-are-not-autoloaded.md)).
+   * @example
+   * ```ts
+   * RenameName.autoload // false: inherited, nothing to declare
+   * ```
+   */
+  static readonly autoload = false
   /** What changed and why, for API clients (names the schema and fields; not the version). Required. */
   abstract readonly description: string
   /** How schemas, enums and endpoints looked in the previous version. Required; may be empty. */

@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@f
 import type {
   FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions, FastifyTypeProvider, RawServerDefault
 } from 'fastify'
+import { pluginRegisteredInApplication } from '../core/application-root'
 import { InvalidOptionError } from '../core/errors'
 import { kVersionedScope } from '../core/symbols'
 
@@ -56,6 +57,12 @@ export function versioned<Options extends FastifyPluginOptions = Record<never, n
     throw new InvalidOptionError(`versioned(plugin) needs a Fastify plugin function; got ${typeof plugin}.`)
   }
   const wrapper: FastifyPluginAsync<Options> = async function (instance, options) {
+    if (!instance.hasDecorator('versioner') && pluginRegisteredInApplication(instance)) {
+      throw new InvalidOptionError('versioned(...) cannot see fastifyVersioner: it is registered in another, encapsulated context ' +
+        '(a plugin not wrapped with fastify-plugin, such as a file of plugins/ loaded by @fastify/autoload). Wrap that ' +
+        'plugin with fastify-plugin, so that fastifyVersioner reaches the contexts registered after it, or register ' +
+        'versioned(...) inside that plugin.')
+    }
     if (!instance.hasDecorator('versioner')) {
       throw new InvalidOptionError('versioned(...) was registered before fastifyVersioner. Register fastifyVersioner first ' +
         '(await app.register(fastifyVersioner, { versions })), then the versioned routes.')

@@ -82,6 +82,19 @@ test('registering versioned(...) before the plugin fails app.ready()', async (t)
   t.match(error?.message, /^versioned\(\.\.\.\) was registered before fastifyVersioner\. Register fastifyVersioner first/)
 })
 
+test('versioned(...) beside a plugin registered in another context (a plugins/ file without fastify-plugin) says so', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  // @fastify/autoload's plugins/versioner.js, not wrapped with fastify-plugin: the plugin lives in its own context.
+  app.register(async function versionerFile (fastify) { await fastify.register(fastifyVersioner, { versions: bundleOf(DATES) }) })
+  app.register(echoRoute)
+  const error = await app.ready().then(() => undefined, (err: Error & { code?: string }) => err)
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION')
+  t.match(error?.message, /^versioned\(\.\.\.\) cannot see fastifyVersioner: it is registered in another, encapsulated context /)
+  t.match(error?.message, /Wrap that plugin with fastify-plugin/)
+  t.notMatch(error?.message, /was registered before/)
+})
+
 test('apiVersionParameterName: the version is read from that header and echoed under it, with Vary', async (t) => {
   const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionParameterName: 'Stripe-Version' } })
   await app.register(echoRoute)
