@@ -58,7 +58,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
   apiVersionDescription?: string
   /**
    * The clock of releases (`releasedAt`), brownouts and the sunset policy (`afterSunset: 'gone'`): the current time,
-   * as a valid `Date` or milliseconds since the epoch (default `Date.now`; anything else is `FST_VERSIONER_INVALID_OPTION`).
+   * as a valid `Date` or milliseconds since the epoch (default `Date.now()`, read at each call, so that fake timers
+   * installed later are followed; anything else is `FST_VERSIONER_INVALID_OPTION`).
    * Read per request only while a `releasedAt` or brownout is to come, for versions with that policy, and by
    * `webhooks.render()` without a `timestamp`.
    */
@@ -255,7 +256,8 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   if (clock !== undefined && typeof clock !== 'function') {
     throw new InvalidOptionError(`Option 'now' must be a function returning the current time (a Date or milliseconds); got ${describeValue(clock)}.`)
   }
-  const now = clock === undefined ? Date.now : millisecondsOf(clock)
+  // Date.now looked up at each call: a fake clock installed after registration (a test's fake timers) is the one read.
+  const now = clock === undefined ? () => Date.now() : millisecondsOf(clock)
   if (options.clientId !== undefined && typeof options.clientId !== 'function') {
     throw new InvalidOptionError(`Option 'clientId' must be a function of the request returning a client id (a string) or undefined; got ${describeValue(options.clientId)}.`)
   }

@@ -1,6 +1,6 @@
 /**
  * Telling what another copy of this package made (an application gets two copies when a library of it depends on
- * another version): its classes, brands and metadata keys have our names but are not ours, so our checks refuse
+ * another version, or when a test runner's module registry loads the package again): its classes, brands and metadata keys have our names but are not ours, so our checks refuse
  * them, and the message must say why.
  * @module
  */
@@ -11,7 +11,10 @@ import { describeValue } from './json-schema'
 export const ANOTHER_COPY = 'of another copy of fastify-versioner: the application loads two copies of the package ' +
   '(`npm ls fastify-versioner` lists them). Install one: a package of yours that uses it (shared version changes, ' +
   'schemas, routes) lists fastify-versioner and @sinclair/typebox in its peerDependencies, not its dependencies; ' +
-  'give every package one version range of it, then run `npm dedupe`'
+  'give every package one version range of it, then run `npm dedupe`. Where `npm ls` lists one copy, this process ' +
+  'loaded it twice: a test runner\'s module registry (`jest.resetModules()`, `jest.isolateModules()`) loads the ' +
+  'package again for the modules required after the reset; import the plugin, its tools and the modules that use ' +
+  'them on the same side of the reset'
 
 /**
  * True when `value` (a class, or an instance) is or extends a class named as `ours` that is not it.

@@ -160,7 +160,8 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
       const metadata = context.metadata as Record<symbol, unknown> | undefined
       if (metadata === undefined) {
         throw new VersionerStructureError(`Converter '${where}': the decorator received no metadata object: the compiler implements standard ` +
-          "decorators without decorator metadata (TypeScript before 5.2, Babel's or SWC's 2022-03 decorators); use TypeScript 5.2 or later, or experimentalDecorators.")
+          "decorators without decorator metadata (TypeScript before 5.2, Babel's or SWC's 2022-03 decorators); use TypeScript 5.2 or later, " +
+          "or experimentalDecorators; under Babel, its decorators plugin's `version: '2023-11'` (or `legacy: true`).")
       }
       if (!Object.prototype.hasOwnProperty.call(metadata, kConverters)) metadata[kConverters] = []
       ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { kToolFacts, kVersionedApis, kVersionerState, type ToolFacts } from '../core/symbols'
 import { apiNameFrom, rootOf } from '../core/application-root'
+import { ANOTHER_COPY, hasKeyOfAnotherCopy, inheritedSymbols } from '../core/other-copies'
 import type { VersionerState } from '../routes/versioner-state'
 
 /** One versioned API of an application. */
@@ -32,6 +33,10 @@ export interface VersionedApi {
 export function versionerStateOf (context: FastifyInstance): VersionerState {
   const state = (context.versioner as unknown as Record<symbol, VersionerState | undefined> | undefined)?.[kVersionerState]
   if (state !== undefined) return state
+  const decoration: unknown = context.versioner
+  if (typeof decoration === 'object' && decoration !== null && hasKeyOfAnotherCopy(inheritedSymbols(decoration), kVersionerState)) {
+    throw new VersionerToolError(`app.versioner holds the state ${ANOTHER_COPY}.`)
+  }
   throw new VersionerToolError('app.versioner holds no state these tools can read: the application does not register fastify-versioner, or a ' +
     'version of it without the tools, or another copy of the package than the tools\' (run the tools of the copy the application imports).')
 }

@@ -416,6 +416,8 @@ test('regression: standard decorators without decorator metadata (TypeScript 5.0
   const context = { kind: 'method', name: 'up', static: false, private: false, addInitializer () {} }
   const error = throwsStructure(t, () => (ConvertRequestToNextVersionFor as unknown as (...args: unknown[]) => (value: unknown, context: unknown) => void)(UserCreate)(method, context),
     /Converter 'up': the decorator received no metadata object/, /TypeScript 5\.2/, /experimentalDecorators/)
+  // regression: a Babel user was told of TypeScript and its flag only
+  t.match(error.message, /under Babel, its decorators plugin's `version: '2023-11'` \(or `legacy: true`\)/, 'the fix under Babel')
   t.notMatch(error.message, /Symbol\.metadata is missing/, 'the plugin provides Symbol.metadata itself: the compiler is what lacks it')
 })
 

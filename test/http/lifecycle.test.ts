@@ -275,6 +275,26 @@ test("afterSunset: 'gone' answers 410 problem+json after the sunset date, by the
   t.equal(new Version('2000-01-01', { sunsetAt: '2025-01-01' }).afterSunset, 'serve', "'serve' by default")
 })
 
+test('regression: without the now option, Date.now is read at each request, so a fake clock installed after registration (a test\'s fake timers) is followed', async (t) => {
+  const sunsetAt = Date.now() + 86_400_000
+  const releasedAt = new Date(Date.now() + 3_600_000).toISOString()
+  const bundle = new VersionBundle(
+    new Version('2002-01-01', { releasedAt }),
+    new Version('2001-01-01'),
+    new Version('2000-01-01', { deprecatedAt: '2024-01-01', sunsetAt: new Date(sunsetAt), afterSunset: 'gone' })
+  )
+  const app = await lifecycleApp(t, {}, bundle)
+  const status = async (version: string): Promise<number> => (await app.inject({ url: '/ping', headers: { 'x-api-version': version } })).statusCode
+  const served = async (version: string): Promise<unknown> => (await app.inject({ url: '/ping', headers: { 'x-api-version': version } })).json().version
+  t.strictSame([await status('2000-01-01'), await served('2002-01-01')], [200, '2001-01-01'], 'before the release and the sunset')
+  // What vi.useFakeTimers() / jest.useFakeTimers() and setSystemTime do to the clock, after the application started.
+  const realNow = Date.now
+  Date.now = () => sunsetAt + 1
+  t.teardown(() => { Date.now = realNow })
+  t.strictSame([await status('2000-01-01'), await served('2002-01-01')], [410, '2002-01-01'], 'after them, by the clock the test set')
+  Date.now = realNow
+})
+
 test("the document of a version with afterSunset: 'gone' says so", async (t) => {
   const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { sunsetAt: '2099-01-01', afterSunset: 'gone' }))
   const app = await lifecycleApp(t, {}, bundle)

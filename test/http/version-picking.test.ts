@@ -60,7 +60,11 @@ test('bad options fail registration with FST_VERSIONER_INVALID_OPTION and say wh
     ['picker of another copy', { versions: bundleOf(DATES), versionPicker: other.VersionPicker },
       /^Option 'versionPicker' must be VersionPicker or a subclass of it; got a VersionPicker of another copy of fastify-versioner: /],
     ['bundle of another copy, how to install one', { versions: new other.VersionBundle(new other.Version('2000-01-01')) },
-      /lists fastify-versioner and @sinclair\/typebox in its peerDependencies, not its dependencies; .*then run `npm dedupe`\.$/]
+      /lists fastify-versioner and @sinclair\/typebox in its peerDependencies, not its dependencies; .*then run `npm dedupe`\./],
+    // regression: a copy the same process loaded again (the helper's way, as jest.resetModules() does) got only the
+    // advice to install one, which `npm ls` showed it had
+    ['bundle of a copy a test runner loaded again', { versions: new other.VersionBundle(new other.Version('2000-01-01')) },
+      /Where `npm ls` lists one copy, .*module registry \(`jest\.resetModules\(\)`, `jest\.isolateModules\(\)`\).*on the same side of the reset\.$/]
   ]
   for (const [label, options, message] of cases) {
     const app = Fastify()

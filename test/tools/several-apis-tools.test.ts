@@ -11,6 +11,7 @@ import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../..
 import { exportDocuments, injectEveryVersion, verify } from '../../tools'
 import { inProcess as cli, scratch } from '../helpers/cli'
 import { bundleOf } from '../helpers/http-apps'
+import { anotherCopy } from '../helpers/another-copy'
 
 const root = resolve(__dirname, '..', '..')
 
@@ -185,6 +186,18 @@ test('verify(app) works on one API: each context of a two-API app; the root, an 
   const other = Fastify().decorate('versioner', {} as never)
   t.teardown(() => other.close())
   await t.rejects(verify(other), { code: 'FST_VERSIONER_TOOL', message: /^app\.versioner holds no state these tools can read: .* another copy of the package/ })
+  // regression: an application the copy a test runner loaded again registers (jest.resetModules() and the app
+  // required again, the tools imported before) was told to "run the tools of the copy the application imports"
+  const copy = anotherCopy()
+  const reloaded = Fastify()
+  t.teardown(() => reloaded.close())
+  await reloaded.register(copy.fastifyVersioner, { versions: new copy.VersionBundle(new copy.Version('2000-01-01')) })
+  await reloaded.register(copy.versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
+  await reloaded.ready()
+  await t.rejects(injectEveryVersion(reloaded, { url: '/items' }), {
+    code: 'FST_VERSIONER_TOOL',
+    message: /^app\.versioner holds the state of another copy of fastify-versioner: .*`npm dedupe`.*`jest\.resetModules\(\)`/
+  })
 })
 
 test('the one-API functions on a two-API root, two APIs with one name, and a bad apiName are coded errors', async (t) => {
