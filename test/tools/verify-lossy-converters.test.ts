@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
@@ -452,6 +452,39 @@ test('converters that map between two representations are no finding: cents, uni
   })
   const findings = await verify(app, { examples: 50 })
   t.same(findings.map((finding) => finding.text), [])
+})
+
+test('a date-time that an old version shows as a date (another format) is converted, not lost; a converter shifting its day is found', async (t) => {
+  const Booking = Type.Object({ id: Type.String(), startsAt: Type.String({ format: 'date-time' }) }, { $id: 'Booking' })
+  const changeWith = (utc: boolean): VersionChangeClass => {
+    class StartsAtHasATime extends VersionChange {
+      description = 'startsAt is a date-time (it was a date).'
+      instructionsToMigrateToPreviousVersion = [schema(Booking).field('startsAt').had({ type: Type.String({ format: 'date' }) })]
+
+      @ConvertRequestToNextVersionFor(Booking)
+      up (request: RequestInfo) {
+        request.body.startsAt = `${request.body.startsAt as string}T00:00:00.000Z`
+      }
+
+      @ConvertResponseToPreviousVersionFor(Booking)
+      down (response: ResponseInfo) {
+        // The version has no time of day to show: its date (UTC) is all it can hold. Not UTC: the date an hour west.
+        const at = Date.parse(response.body.startsAt as string) - (utc ? 0 : 3_600_000)
+        response.body.startsAt = new Date(at).toISOString().slice(0, 10)
+      }
+    }
+    return StartsAtHasATime
+  }
+  const routes = (api: FastifyInstance): void => {
+    echo('/bookings', Booking, true)(api)
+    api.get('/bookings/:id', { schema: { response: { 200: Booking } } }, async () => { throw new Error('not served in verify') })
+  }
+  const correct = await appWith(t, changeWith(true), routes)
+  t.same((await verify(correct, { examples: 20 })).map((finding) => finding.text), [], 'the time the version cannot show is no value lost')
+  const shifting = await appWith(t, changeWith(false), routes)
+  t.same(summary(await verify(shifting, { examples: 1 })), [
+    'POST /bookings 2000-01-01 response round trip response 200/startsAt after StartsAtHasATime (2001-01-01) by StartsAtHasATime.up,StartsAtHasATime.down'
+  ], 'the day before comes back on the round trip')
 })
 
 test('regression: a field retyped from one value to a list whose request converter is forgotten is found: the value arrives absent', async (t) => {
