@@ -711,6 +711,41 @@ test('regression: an amount in decimals of 0.01 (multipleOf) floored to cents is
   t.match(findings[0].message, /19\.99 and 19\.98 both arrive as 1998/)
 })
 
+test('regression: an amount sent as a decimal string (a pattern) floored to cents is found: its boundaries are \'19.99\' and \'-4.35\'', async (t) => {
+  // Before: every example of a patterned string was the one string fast-check made of the pattern ('5.83', whose
+  // Number('5.83') * 100 is 583 exactly): Math.floor lost a client's cent on '19.99' and verify passed.
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  const changeWith = (round: (cents: number) => number): VersionChangeClass => {
+    class AmountsInCents extends VersionChange {
+      description = 'Amounts are integer cents (they were decimal strings).'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Payment).field('amountCents').had({ name: 'amount', type: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Payment)
+      up (request: RequestInfo) {
+        request.body.amountCents = round(Number(request.body.amount) * 100)
+        delete request.body.amount
+      }
+
+      @ConvertResponseToPreviousVersionFor(Payment)
+      down (response: ResponseInfo) {
+        response.body.amount = ((response.body.amountCents as number) / 100).toFixed(2)
+        delete response.body.amountCents
+      }
+    }
+    return AmountsInCents
+  }
+  const floored = await appWith(t, changeWith(Math.floor), echo('/payments', Payment, true))
+  const served = await floored.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: '19.99' } })
+  t.equal(served.json().amount, '19.98', 'the app loses the cent')
+  const findings = await verify(floored, { examples: 1 })
+  t.same(summary(findings), ['POST /payments 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down'])
+  t.match(findings[0].message, /'19\.99' comes back as '19\.98'/)
+  const rounded = await appWith(t, changeWith(Math.round), echo('/payments', Payment, true))
+  t.same(summary(await verify(rounded, { examples: 20 })), [], 'rounded to cents: no finding')
+})
+
 test('regression: a list refusing duplicates (uniqueItems) of integers, objects, booleans or patterned strings keeps the boundary examples of its body', async (t) => {
   // Before: the boundary examples repeated the item ([101, 101]), the schema refused them, and a name cut at its first
   // space beside the list was never tried (random strings hold no space).
