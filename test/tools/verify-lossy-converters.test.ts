@@ -746,6 +746,65 @@ test('regression: an amount sent as a decimal string (a pattern) floored to cent
   t.same(summary(await verify(rounded, { examples: 20 })), [], 'rounded to cents: no finding')
 })
 
+test('an id past 2^53 that HEAD keeps as a string and an old version as an integer: a BigInt is served exactly and verifies; Number() is found', async (t) => {
+  const Order = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }), total: Type.Integer() }, { $id: 'Order' })
+  const changeWith = (exact: boolean): VersionChangeClass => {
+    class IdsAreStrings extends VersionChange {
+      description = 'Order ids are strings of digits (they were integers, which JavaScript clients read rounded past 2^53).'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('id').had({ type: Type.Integer({ minimum: 0 }) })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        request.body.id = String(request.body.id)
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        // Fastify's serializer writes a BigInt's digits; Number() of '9007199254740993' is 9007199254740992.
+        response.body.id = exact ? BigInt(response.body.id as string) : Number(response.body.id)
+      }
+    }
+    return IdsAreStrings
+  }
+  const routes = (api: FastifyInstance): void => {
+    echo('/orders', Order, true)(api)
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: '9007199254740993', total: 100 }))
+  }
+  const exact = await appWith(t, changeWith(true), routes)
+  const served = await exact.inject({ url: '/orders/1', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.body, '{"id":9007199254740993,"total":100}', 'the old client reads the id exactly')
+  t.same(summary(await verify(exact, { examples: 20 })), [], 'a BigInt the serializer writes is no finding')
+  const rounded = await appWith(t, changeWith(false), routes)
+  const findings = await verify(rounded, { examples: 1 })
+  t.same(summary(findings), [
+    'POST /orders 2000-01-01 response lost response 200/id after IdsAreStrings (2001-01-01) by IdsAreStrings.down',
+    'GET /orders/:id 2000-01-01 response lost response 200/id after IdsAreStrings (2001-01-01) by IdsAreStrings.down'
+  ])
+  t.match(findings[0].message, /'9007199254740993' arrives as 9007199254740992, rounded$/)
+  t.match(findings[0].fix, /BigInt\(value\)/, 'the fix says how to keep the digits')
+})
+
+test('a request converter giving a BigInt is found: HEAD\'s validation refuses it when served (a 500)', async (t) => {
+  const Transfer = Type.Object({ amount: Type.Integer() }, { $id: 'Transfer' })
+  class AmountsAreIntegers extends VersionChange {
+    description = 'amount is an integer (it was a string of digits).'
+    instructionsToMigrateToPreviousVersion = [schema(Transfer).field('amount').had({ type: Type.String({ pattern: '^[0-9]+$' }) })]
+
+    @ConvertRequestToNextVersionFor(Transfer)
+    up (request: RequestInfo) {
+      request.body.amount = BigInt(request.body.amount as string)
+    }
+  }
+  const app = await appWith(t, AmountsAreIntegers, (api) => {
+    api.post('/transfers', { schema: { body: Transfer, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  const served = await app.inject({ method: 'POST', url: '/transfers', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: '5' } })
+  t.equal(served.statusCode, 500)
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /transfers 2000-01-01 request invalid body/amount after AmountsAreIntegers (2001-01-01) by AmountsAreIntegers.up'])
+  t.match(findings[0].text, /\(the value 101\)/, 'the BigInt is shown as its digits')
+})
+
 test('regression: a list refusing duplicates (uniqueItems) of integers, objects, booleans or patterned strings keeps the boundary examples of its body', async (t) => {
   // Before: the boundary examples repeated the item ([101, 101]), the schema refused them, and a name cut at its first
   // space beside the list was never tried (random strings hold no space).
