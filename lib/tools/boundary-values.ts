@@ -10,6 +10,9 @@
  * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum).
+ * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
+ * the boundary's number as text: `'19.99'`, `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets
+ * what the numbers meet).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
@@ -202,4 +205,32 @@ export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary
   const token = `zq${base36}`
   if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
   return boundaryString(node, boundary, token) ?? ''
+}
+
+/** Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link numericText}). */
+const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
+  spaces: ['19.99', '101'],
+  empty: ['0.00', '0'],
+  null: [],
+  negative: ['-4.35', '-101'],
+  large: ['2199023255553.51', '9007199254740993']
+}
+
+/**
+ * The number of a boundary written as text that a string node with a `pattern` and no `format` takes (a decimal
+ * amount `'19.99'`, a numeric id), within its lengths; `undefined` when it takes none (its example is then the
+ * pattern's string).
+ * @example
+ * ```ts
+ * numericText({ type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, 'spaces') // '19.99'
+ * numericText({ type: 'string', pattern: '^[0-9]+$' }, 'large')                // '9007199254740993'
+ * numericText({ type: 'string', pattern: '^cus_[0-9]+$' }, 'spaces')           // undefined
+ * ```
+ */
+export function numericText (node: JsonSchema, boundary: Boundary): string | undefined {
+  const pattern = node.format === undefined ? patternOf(node) : undefined
+  if (pattern === undefined) return undefined
+  const min = typeof node.minLength === 'number' ? node.minLength : 0
+  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
+  return NUMERIC_TEXTS[boundary].find((text) => text.length >= min && text.length <= max && pattern.test(text))
 }

@@ -16,7 +16,7 @@ import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
-import { placeThere, propertySchema } from './places-there'
+import { formatsOf, placeThere, propertySchema } from './places-there'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -122,7 +122,7 @@ interface Pairing {
   readonly there: string
   /** The counterpart's schema. */
   readonly thereType: unknown
-  /** False when the counterpart's JSON type differs (the field was retyped). */
+  /** False when the counterpart's JSON type or string format differs (the field was retyped). */
   readonly sameType: boolean
   readonly id: number
 }
@@ -142,11 +142,13 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
   const known = lineage.pairings?.get(head)?.get(levels)
   if (known !== undefined) return known
   const there = new Map(fieldsAt(lineage.generation, head, lineage.to).map((entry) => [entry.field.id, entry]))
+  const nodeOf = (schema: unknown): JsonSchema | undefined => asNode(schema, lineage.resolveRef)
   const pairings: Pairing[] = []
   for (const { key, field } of fieldsAt(lineage.generation, head, lineage.from)) {
     const counterpart = there.get(field.id)
     if (counterpart === undefined) continue
-    const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef)
+    const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef) &&
+      formatsOf(counterpart.field.type, nodeOf) === formatsOf(field.type, nodeOf)
     pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, id: field.id })
   }
   if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))

@@ -273,12 +273,12 @@ export function placeOf (diff: RawDiff, saved: unknown, operationPath: JsonPath)
 }
 
 /**
- * A value of a document as a change shows it: a string quoted (`'^a'`), a number or boolean as it is, a list of
+ * A value of a document as a change shows it: a string quoted (`'^a'`), a number, `BigInt` or boolean as it is, a list of
  * them in brackets, an object as JSON, `(none)` for no value; long values cut at 60 characters, and made printable.
  */
 export function shownValue (value: unknown): string {
   if (value === undefined) return '(none)'
-  const one = (item: unknown): string => typeof item === 'string' ? literal(item) : JSON.stringify(item) ?? String(item)
+  const one = (item: unknown): string => typeof item === 'string' ? literal(item) : typeof item === 'bigint' ? String(item) : JSON.stringify(item) ?? String(item)
   const text = Array.isArray(value) ? `[${value.map(one).join(', ')}]` : one(value)
   return printable(text.length > 60 ? `${text.slice(0, 59)}…` : text)
 }

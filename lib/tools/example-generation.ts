@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, numericText, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -237,8 +237,9 @@ function materialize (sampled: unknown, { sentinels, covered, numbers, twin, for
     }
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
-      const sentinel = sentinelFor(node, ++count, (value as Leaf).boundary)
-      if (sentinel === undefined) return leafExample(node, formats, leaves)
+      const { boundary } = value as Leaf
+      const sentinel = sentinelFor(node, ++count, boundary)
+      if (sentinel === undefined) return (boundary === undefined ? undefined : numericText(node, boundary)) ?? leafExample(node, formats, leaves)
       if (sentinel !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }

@@ -1,6 +1,6 @@
 /**
- * Where a value's fields go in a schema, for `verify`'s data flow (./data-flow.ts): the subschema of a key, and
- * whether a schema of the other level has a place for it at all.
+ * Where a value's fields go in a schema, for `verify`'s data flow (./data-flow.ts): the subschema of a key, whether
+ * a schema of the other level has a place for it at all, and the formats that tell a field retyped.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -45,4 +45,21 @@ export function placeThere (there: unknown, key: string | number, nodeOf: (schem
     if (sub !== undefined) return sub
   }
   return null
+}
+
+/**
+ * The string formats of a schema (its own, or its union members'), sorted and joined with `|`: a field whose formats
+ * differ between levels (a `date-time` an old version shows as a `date`) changes representation, so its value is
+ * converted, not carried as it is. `nodeOf` gives the node a schema is, following `$ref`s.
+ * @example
+ * ```ts
+ * formatsOf(Type.Union([Type.String({ format: 'date' }), Type.Null()]), (schema) => schema as JsonSchema) // 'date'
+ * ```
+ */
+export function formatsOf (schema: unknown, nodeOf: (schema: unknown) => JsonSchema | undefined): string {
+  const node = nodeOf(schema)
+  if (node === undefined) return ''
+  const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  const formats = [typeof node.format === 'string' ? node.format : '', ...(Array.isArray(members) ? members.map((member) => formatsOf(member, nodeOf)) : [])]
+  return [...new Set(formats.filter((format) => format !== ''))].sort().join('|')
 }

@@ -2,7 +2,8 @@
  * How `verify` compares a value with what arrives of it (docs/decisions/0072-verify-compares-every-value.md). One
  * way (a request up to HEAD, a response down to a version) a value may be converted (units, representations), so
  * only what is lost for certain is reported: a value followed to its counterpart (./data-flow.ts) that arrives
- * absent, or `null` where it was not (a retyped field's: absent, where it held something). A round trip comes back to the version it left, so every value followed
+ * absent, or `null` where it was not (a retyped field's: absent, where it held something; an integer past 2^53 written
+ * as text, arriving as another number). A round trip comes back to the version it left, so every value followed
  * there must come back equal (numbers to a relative 1e-9: a unit converted and back may differ in its last bits).
  * @module
  */
@@ -28,6 +29,18 @@ interface Difference {
   readonly at: FollowedValue
   readonly value: unknown
   readonly became: string
+  /** What to do, where the converter's usual fix would not say it. */
+  readonly fix?: string
+}
+
+/** An integer as a `BigInt` (a number's exact value), or `undefined` for anything else. */
+function exactInteger (value: unknown): bigint | undefined {
+  return typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : undefined
+}
+
+/** True for an integer written as text that a number cannot hold exactly (past 2^53: an id sent as a string). */
+function unsafeIntegerText (value: unknown): value is string {
+  return typeof value === 'string' && /^-?[0-9]{16,}$/.test(value) && !Number.isSafeInteger(Number(value))
 }
 
 /** True when the parent of `at` is an object or array in `data` (else its own difference was found first, or it was retyped). */
@@ -60,20 +73,23 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
     if (value === undefined || (!at.sameType && nothingToShow(value))) continue
     const arrived = valueAt(data, at.to)
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
-    else if (!at.sameType) continue
+    else if (unsafeIntegerText(value) && typeof arrived === 'number' && exactInteger(arrived) !== BigInt(value)) {
+      dropped.push({ at, value, became: `arrives as ${arrived}, rounded`, fix: 'Give the number as a BigInt (BigInt(value)), whose digits Fastify\'s serializer writes: a number past 2^53 (Number.MAX_SAFE_INTEGER) loses them.' })
+    } else if (!at.sameType) continue
     else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped
 }
 
 /**
- * True when two JSON values are equal, numbers to a relative 1e-9.
+ * True when two JSON values are equal, numbers to a relative 1e-9 (a `BigInt` exactly, to an integer).
  * @example
  * ```ts
  * sameValue({ weight: 12.5 }, { weight: 12.5 * 0.45359237 / 0.45359237 }) // true
  * ```
  */
 export function sameValue (left: unknown, right: unknown): boolean {
+  if (typeof left === 'bigint' || typeof right === 'bigint') return exactInteger(left) !== undefined && exactInteger(left) === exactInteger(right)
   if (typeof left === 'number' && typeof right === 'number') return Math.abs(left - right) <= 1e-9 * Math.max(Math.abs(left), Math.abs(right))
   if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null) return left === right
   if (Array.isArray(left) !== Array.isArray(right)) return false

@@ -42,6 +42,8 @@ interface CopyOptions {
   readonly inherited?: ReadonlyMap<object, readonly string[]>
   /** Set when the copy holds a class instance's fields (the serializer may read more of it than JSON does). */
   readonly met?: { instance: boolean }
+  /** Copy a `BigInt` as its number: what a JSON reader (Ajv's checks) reads of the digits the serializer writes. */
+  readonly bigIntsRead?: true
 }
 
 /**
@@ -91,7 +93,7 @@ function copyProperty (value: unknown, key: string, depth: number, options: Copy
     case 'object':
       return value === null ? null : copyObject(value, depth, options)
     case 'bigint':
-      return options.serializer !== undefined ? kept(options, value) : UNUSUAL
+      return options.bigIntsRead === true ? Number(value) : options.serializer !== undefined ? kept(options, value) : UNUSUAL
     default:
       return OMITTED
   }

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
@@ -454,6 +454,39 @@ test('converters that map between two representations are no finding: cents, uni
   t.same(findings.map((finding) => finding.text), [])
 })
 
+test('a date-time that an old version shows as a date (another format) is converted, not lost; a converter shifting its day is found', async (t) => {
+  const Booking = Type.Object({ id: Type.String(), startsAt: Type.String({ format: 'date-time' }) }, { $id: 'Booking' })
+  const changeWith = (utc: boolean): VersionChangeClass => {
+    class StartsAtHasATime extends VersionChange {
+      description = 'startsAt is a date-time (it was a date).'
+      instructionsToMigrateToPreviousVersion = [schema(Booking).field('startsAt').had({ type: Type.String({ format: 'date' }) })]
+
+      @ConvertRequestToNextVersionFor(Booking)
+      up (request: RequestInfo) {
+        request.body.startsAt = `${request.body.startsAt as string}T00:00:00.000Z`
+      }
+
+      @ConvertResponseToPreviousVersionFor(Booking)
+      down (response: ResponseInfo) {
+        // The version has no time of day to show: its date (UTC) is all it can hold. Not UTC: the date an hour west.
+        const at = Date.parse(response.body.startsAt as string) - (utc ? 0 : 3_600_000)
+        response.body.startsAt = new Date(at).toISOString().slice(0, 10)
+      }
+    }
+    return StartsAtHasATime
+  }
+  const routes = (api: FastifyInstance): void => {
+    echo('/bookings', Booking, true)(api)
+    api.get('/bookings/:id', { schema: { response: { 200: Booking } } }, async () => { throw new Error('not served in verify') })
+  }
+  const correct = await appWith(t, changeWith(true), routes)
+  t.same((await verify(correct, { examples: 20 })).map((finding) => finding.text), [], 'the time the version cannot show is no value lost')
+  const shifting = await appWith(t, changeWith(false), routes)
+  t.same(summary(await verify(shifting, { examples: 1 })), [
+    'POST /bookings 2000-01-01 response round trip response 200/startsAt after StartsAtHasATime (2001-01-01) by StartsAtHasATime.up,StartsAtHasATime.down'
+  ], 'the day before comes back on the round trip')
+})
+
 test('regression: a field retyped from one value to a list whose request converter is forgotten is found: the value arrives absent', async (t) => {
   const TicketSearch = Type.Object({
     assignee: Type.Optional(Type.String()),
@@ -676,6 +709,100 @@ test('regression: an amount in decimals of 0.01 (multipleOf) floored to cents is
   const findings = await verify(app, { examples: 1 })
   t.same(summary(findings), ['POST /payments 2000-01-01 request lost body/amount after AmountsInCents (2001-01-01) by AmountsInCents.up'])
   t.match(findings[0].message, /19\.99 and 19\.98 both arrive as 1998/)
+})
+
+test('regression: an amount sent as a decimal string (a pattern) floored to cents is found: its boundaries are \'19.99\' and \'-4.35\'', async (t) => {
+  // Before: every example of a patterned string was the one string fast-check made of the pattern ('5.83', whose
+  // Number('5.83') * 100 is 583 exactly): Math.floor lost a client's cent on '19.99' and verify passed.
+  const Payment = Type.Object({ amountCents: Type.Integer() }, { $id: 'Payment' })
+  const changeWith = (round: (cents: number) => number): VersionChangeClass => {
+    class AmountsInCents extends VersionChange {
+      description = 'Amounts are integer cents (they were decimal strings).'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Payment).field('amountCents').had({ name: 'amount', type: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Payment)
+      up (request: RequestInfo) {
+        request.body.amountCents = round(Number(request.body.amount) * 100)
+        delete request.body.amount
+      }
+
+      @ConvertResponseToPreviousVersionFor(Payment)
+      down (response: ResponseInfo) {
+        response.body.amount = ((response.body.amountCents as number) / 100).toFixed(2)
+        delete response.body.amountCents
+      }
+    }
+    return AmountsInCents
+  }
+  const floored = await appWith(t, changeWith(Math.floor), echo('/payments', Payment, true))
+  const served = await floored.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: '19.99' } })
+  t.equal(served.json().amount, '19.98', 'the app loses the cent')
+  const findings = await verify(floored, { examples: 1 })
+  t.same(summary(findings), ['POST /payments 2000-01-01 response round trip response 200/amount after AmountsInCents (2001-01-01) by AmountsInCents.up,AmountsInCents.down'])
+  t.match(findings[0].message, /'19\.99' comes back as '19\.98'/)
+  const rounded = await appWith(t, changeWith(Math.round), echo('/payments', Payment, true))
+  t.same(summary(await verify(rounded, { examples: 20 })), [], 'rounded to cents: no finding')
+})
+
+test('an id past 2^53 that HEAD keeps as a string and an old version as an integer: a BigInt is served exactly and verifies; Number() is found', async (t) => {
+  const Order = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }), total: Type.Integer() }, { $id: 'Order' })
+  const changeWith = (exact: boolean): VersionChangeClass => {
+    class IdsAreStrings extends VersionChange {
+      description = 'Order ids are strings of digits (they were integers, which JavaScript clients read rounded past 2^53).'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('id').had({ type: Type.Integer({ minimum: 0 }) })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        request.body.id = String(request.body.id)
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        // Fastify's serializer writes a BigInt's digits; Number() of '9007199254740993' is 9007199254740992.
+        response.body.id = exact ? BigInt(response.body.id as string) : Number(response.body.id)
+      }
+    }
+    return IdsAreStrings
+  }
+  const routes = (api: FastifyInstance): void => {
+    echo('/orders', Order, true)(api)
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: '9007199254740993', total: 100 }))
+  }
+  const exact = await appWith(t, changeWith(true), routes)
+  const served = await exact.inject({ url: '/orders/1', headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(served.body, '{"id":9007199254740993,"total":100}', 'the old client reads the id exactly')
+  t.same(summary(await verify(exact, { examples: 20 })), [], 'a BigInt the serializer writes is no finding')
+  const rounded = await appWith(t, changeWith(false), routes)
+  const findings = await verify(rounded, { examples: 1 })
+  t.same(summary(findings), [
+    'POST /orders 2000-01-01 response lost response 200/id after IdsAreStrings (2001-01-01) by IdsAreStrings.down',
+    'GET /orders/:id 2000-01-01 response lost response 200/id after IdsAreStrings (2001-01-01) by IdsAreStrings.down'
+  ])
+  t.match(findings[0].message, /'9007199254740993' arrives as 9007199254740992, rounded$/)
+  t.match(findings[0].fix, /BigInt\(value\)/, 'the fix says how to keep the digits')
+})
+
+test('a request converter giving a BigInt is found: HEAD\'s validation refuses it when served (a 500)', async (t) => {
+  const Transfer = Type.Object({ amount: Type.Integer() }, { $id: 'Transfer' })
+  class AmountsAreIntegers extends VersionChange {
+    description = 'amount is an integer (it was a string of digits).'
+    instructionsToMigrateToPreviousVersion = [schema(Transfer).field('amount').had({ type: Type.String({ pattern: '^[0-9]+$' }) })]
+
+    @ConvertRequestToNextVersionFor(Transfer)
+    up (request: RequestInfo) {
+      request.body.amount = BigInt(request.body.amount as string)
+    }
+  }
+  const app = await appWith(t, AmountsAreIntegers, (api) => {
+    api.post('/transfers', { schema: { body: Transfer, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  const served = await app.inject({ method: 'POST', url: '/transfers', headers: { 'x-api-version': '2000-01-01' }, payload: { amount: '5' } })
+  t.equal(served.statusCode, 500)
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /transfers 2000-01-01 request invalid body/amount after AmountsAreIntegers (2001-01-01) by AmountsAreIntegers.up'])
+  t.match(findings[0].text, /\(the value 101\)/, 'the BigInt is shown as its digits')
 })
 
 test('regression: a list refusing duplicates (uniqueItems) of integers, objects, booleans or patterned strings keeps the boundary examples of its body', async (t) => {
