@@ -10,6 +10,7 @@
  * @module
  */
 import type { FastifyError, FastifyRequest, FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
+import { mediaTypeOf } from '../routes/schema-forms'
 import { requestPlanOf, type RequestPart } from '../routes/version-plan'
 import { requestState } from './request-state'
 import { isThenable } from './step-runner'
@@ -31,12 +32,13 @@ export function validationFailure (check: { errors?: FastifySchemaValidationErro
 
 /**
  * True unless HEAD's validator of `part` (the route's, Fastify's own; by media type for a `content` body) accepts
- * the request's data now: then the error was raised after Fastify's validation passed, by a handler or a hook.
+ * the request's data now: then the error was raised after Fastify's validation passed, by a handler or a hook. The
+ * media type is read from the Content-Type header, as Fastify 5.0 to 5.8 read it (request.mediaType is 5.9's).
  * An async validator's answer cannot be waited for here: the error is taken for HEAD's.
  */
 function headRefuses (request: FastifyRequest, part: RequestPart): boolean {
   const validators = request.getValidationFunction(part) as unknown
-  const check = typeof validators === 'function' ? validators : (validators as Record<string, unknown> | undefined)?.[String(request.mediaType)]
+  const check = typeof validators === 'function' ? validators : (validators as Record<string, unknown> | undefined)?.[String(mediaTypeOf(request.headers['content-type']))]
   if (typeof check !== 'function') return true
   const data: unknown = request[PART_PROPERTY[part]]
   // Validated as Fastify validates it: a missing part as null.

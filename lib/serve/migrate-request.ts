@@ -90,8 +90,9 @@ class RequestMigration {
       reply.callNotFound()
       return
     }
-    // A body declared by media type (`content`) is planned per media type, as Fastify validates it.
-    const plan = behaviour.bodyPlans === undefined ? behaviour : requestPlanOf(behaviour, request.mediaType)
+    // A body declared by media type (`content`) is planned per media type, as Fastify validates it (read from the
+    // Content-Type header: request.mediaType is Fastify 5.9's).
+    const plan = requestPlanOf(behaviour, request.headers['content-type'])
     state.behaviour = behaviour
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) publishServed(request, { version, behaviour }, route, options)

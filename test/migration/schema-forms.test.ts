@@ -222,6 +222,35 @@ test('a body in the content form is validated and converted for every media type
   t.same(jsonOf(head), { id: 'u2', fullName: 'Ada' }, 'a new client sends HEAD\'s shape')
 })
 
+test('regression: a body in the content form is converted on Fastify 5.0 to 5.8, which have no request.mediaType', async (t) => {
+  const s = schemas()
+  // A business rule reported as Fastify reports validation: HEAD's validator accepts the body, so it stays a 400.
+  const taken = (): Error => Object.assign(new Error('body/fullName is already taken'), {
+    statusCode: 400, code: 'FST_ERR_VALIDATION', validationContext: 'body', validation: [{ instancePath: '/fullName', keyword: 'unique', message: 'is already taken' }]
+  })
+  const app = await versionedApp(t, bundle(s), async (api) => {
+    api.post('/users', {
+      schema: { body: { content: { 'application/json': { schema: s.UserCreate } } }, response: { 201: s.User } }
+    }, async (request, reply) => {
+      const { fullName } = request.body as { fullName: string }
+      if (fullName === 'Taken') throw taken()
+      return await reply.code(201).send({ id: 'u2', fullName })
+    })
+  }, {
+    // Fastify before 5.9 has no request.mediaType (it read the Content-Type header itself): hidden, as there.
+    beforeVersioner: (instance) => {
+      instance.addHook('onRequest', async (request) => { Object.defineProperty(request, 'mediaType', { value: undefined }) })
+    },
+    versioner: { partialApp: true }
+  })
+  const old = await call(app, OLD, '/users', { method: 'POST', payload: { name: 'Ada' }, headers: { 'content-type': 'application/json; charset=utf-8' } })
+  t.equal(old.statusCode, 201, 'an old client\'s body is converted up to HEAD\'s shape')
+  t.same(jsonOf(old), { id: 'u2', name: 'Ada' })
+  const refused = await call(app, OLD, '/users', { method: 'POST', payload: { name: 'Taken' } })
+  t.equal(refused.statusCode, 400, 'a validation error the handler throws stays the client\'s 400, not a converter\'s 500')
+  t.equal(jsonOf(refused).message, 'body/fullName is already taken')
+})
+
 test('a query string declared as query (Fastify\'s alias of querystring) is validated against the version', async (t) => {
   const app = await formsApp(t, ['sorted'])
   t.equal((await call(app, OLD, '/sorted?sort=random')).statusCode, 400, 'the old version has no random order')
