@@ -64,8 +64,12 @@ function answeringRoute (finders: Finders, routes: readonly VersionedRouteInfo[]
 /**
  * The URL a request sent under a path version goes to: the version's segment (escaped) inserted where the route's URL has it,
  * after as many segments of the path as the route's prefix has (a prefix's segments hold no `/`, parameters included).
+ * @example
+ * ```ts
+ * pathVersionUrl({ url: '/api/:version/users' } as VersionedRouteInfo, 'version', '/api/users?limit=2', 'v1') // '/api/v1/users?limit=2'
+ * ```
  */
-function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: string, version: string): string {
+export function pathVersionUrl (route: VersionedRouteInfo, parameterName: string, url: string, version: string): string {
   const prefix = route.url.slice(0, route.url.indexOf(`/:${parameterName}`))
   const kept = prefix.split('/').length
   const { path, search } = splitUrl(url)

@@ -11,7 +11,9 @@
  * the alike items of a list arrive alike (./list-items.ts). Where a route's response holds fields of its body, an
  * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
  * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
- * back (./verify-trips.ts). Each finding names the route or webhook, the version, the direction, the version change at
+ * back (./verify-trips.ts). One request per route and version that fails validation is sent through the application,
+ * and a 400 its version's document does not describe is a finding (./verify-error-bodies.ts). Each finding names the
+ * route or webhook, the version, the direction, the version change at
  * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
  * add or fix.
  * @module
@@ -32,9 +34,14 @@ import { invalidExamples } from './export'
 import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { singleApi, versionerStateOf } from './versioned-apis'
+import { errorBodyFindings, type ErrorBodyFinding } from './verify-error-bodies'
 
-/** One problem `verify` found: a replay's (./verify-replay.ts), or a full replace's or partial update's (`'replace clears'`, `'update overwrites'`, ./verify-replace.ts). */
-export type VerifyFinding = ReplayFinding | ReplaceFinding
+/**
+ * One problem `verify` found: a replay's (./verify-replay.ts), a full replace's or partial update's (`'replace clears'`,
+ * `'update overwrites'`, ./verify-replace.ts), or an error body a version's document does not describe (`'error body'`,
+ * ./verify-error-bodies.ts).
+ */
+export type VerifyFinding = ReplayFinding | ReplaceFinding | ErrorBodyFinding
 
 /** Options of `verify`. */
 export interface VerifyOptions {
@@ -188,7 +195,9 @@ export type VerifyFindings = VerifyFinding[] & {
  * Replays generated examples (200 per route, version, direction and part by default, deterministic by `seed`) of
  * every versioned route and webhook of the API through its converters (requests up, responses down) and returns what
  * fails: data that does not match the schema of the version it reached, values that do not arrive, round trips that
- * do not come back, converters that throw; and (`unverified`) the parts it could not check, no generated example passing
+ * do not come back, converters that throw, 400s for an invalid request (one per route and version, sent through
+ * `app.inject`: the hooks before validation run) whose body the version's document refuses; and (`unverified`) the
+ * parts it could not check, no generated example passing
  * their schema. An empty list and no `unverified` part when every version migrates cleanly. After `app.ready()`;
  * `app` is the application with one versioned API, or one API's context (`FST_VERSIONER_TOOL` on a root holding
  * several: the command runs each).
@@ -215,7 +224,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
     }
   }
   for (const webhook of fastify.versioner.webhooks.list()) if (!uncompilableWebhook(env, webhook)) await verifyWebhook(env, webhook)
-  const list = [...findings.list(), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state)]
+  const list = [...findings.list(), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state), ...await errorBodyFindings(fastify, state)]
   return Object.defineProperties(list, { replayed: { value: env.replayed }, unverified: { value: unverified.list() } }) as VerifyFindings
 }
 

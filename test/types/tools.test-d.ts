@@ -13,6 +13,7 @@ expectAssignable<Promise<VerifyFinding[]>>(verify(app, { examples: 50, seed: 3 }
 void verify(app).then((findings) => { expectType<number>(findings.replayed) })
 expectAssignable<VerifyFinding['kind']>('replace clears')
 expectAssignable<VerifyFinding['kind']>('update overwrites')
+expectAssignable<VerifyFinding['kind']>('error body')
 expectError(verify(app, { examples: '50' }))
 expectError(verify({ versioner: {} }))
 expectType<Promise<Map<string, LightMyRequestResponse>>>(injectEveryVersion(app, { method: 'POST', url: '/users', payload: { address: 'a' } }))
