@@ -39,6 +39,8 @@ export interface HeadRoute {
   readonly scope: VersionedScope
   /** Whether the route replaces what it stores (its `fullReplace` option, ./full-replace.ts). */
   readonly fullReplace: FullReplace
+  /** Its `attachValidation` route option: its handler runs on a request that fails validation (`verify` sends it none). */
+  readonly attachValidation: boolean
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */
   readonly registered: RegisteredRoute[]
 }

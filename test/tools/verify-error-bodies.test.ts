@@ -116,3 +116,21 @@ test('the invalid request is made from the version\'s own schema: a required que
     "DELETE /projects/1 without the required header 'if-match'"
   ], 'a free string parameter makes no invalid request: GET /free/:name is not sent')
 })
+
+test('a route with attachValidation (its handler runs on an invalid request) is sent no invalid request; its neighbours are', async (t) => {
+  let ran = 0
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', LabelWasTag), new Version('2000-01-01')), async (api) => {
+    api.post('/projects', { attachValidation: true, schema: { body: ProjectCreate, response: { 201: Project } } }, async (_request, reply) => {
+      ran++
+      return reply.code(201).send({ id: 'p1', name: 'Ada' })
+    })
+    api.get('/projects/:projectId', { schema: { params: Type.Object({ projectId: Type.Integer() }), response: { 200: Project } } }, async () => ({ id: 'p1', name: 'Ada' }))
+  }, { beforeRoutes: (app) => { app.setErrorHandler(oneShape as Parameters<FastifyInstance['setErrorHandler']>[0]) } })
+  await app.ready()
+  const findings = await verify(app, { examples: 1 })
+  t.same(errorBodies(findings), ['GET /projects/:projectId 2001-01-01,2000-01-01 response 400'])
+  const invalidSent = findings.some((finding) => finding.route === 'POST /projects' && finding.kind === 'error body')
+  t.notOk(invalidSent, 'no error body finding on the attachValidation route')
+  // verify's other checks never run handlers; the error body check ran none here either.
+  t.equal(ran, 0, 'the handler of the attachValidation route never ran')
+})
