@@ -63,3 +63,20 @@ export function formatsOf (schema: unknown, nodeOf: (schema: unknown) => JsonSch
   const formats = [typeof node.format === 'string' ? node.format : '', ...(Array.isArray(members) ? members.map((member) => formatsOf(member, nodeOf)) : [])]
   return [...new Set(formats.filter((format) => format !== ''))].sort().join('|')
 }
+
+/**
+ * How two fields' JSON types (as `jsonTypeOf` writes them, `null|string`) compare: `alike` when they are the same
+ * but for `null`, and `nullOnly` when `null` is all that differs (a field nullable in HEAD, optional or required in an
+ * old version): its other values are carried as they are, and `null` may stand for a value or be left out.
+ * @example
+ * ```ts
+ * typesBesideNull('null|string', 'string') // { alike: true, nullOnly: true }
+ * typesBesideNull('null', 'string') // { alike: false, nullOnly: false }
+ * ```
+ */
+export function typesBesideNull (here: string, there: string): { alike: boolean, nullOnly: boolean } {
+  const [left, right] = [here, there].map((types) => types.split('|'))
+  const [leftValues, rightValues] = [left, right].map((types) => types.filter((type) => type !== 'null').join('|'))
+  const alike = leftValues !== '' && leftValues === rightValues
+  return { alike, nullOnly: alike && left.includes('null') !== right.includes('null') }
+}

@@ -70,13 +70,13 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
   for (const at of followed) {
     if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
     const value = valueAt(example, at.from)
-    if (value === undefined || (!at.sameType && nothingToShow(value))) continue
+    if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
     else if (unsafeIntegerText(value) && typeof arrived === 'number' && exactInteger(arrived) !== BigInt(value)) {
       dropped.push({ at, value, became: `arrives as ${arrived}, rounded`, fix: 'Give the number as a BigInt (BigInt(value)), whose digits Fastify\'s serializer writes: a number past 2^53 (Number.MAX_SAFE_INTEGER) loses them.' })
     } else if (!at.sameType) continue
-    else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
+    else if (arrived === null && value !== null && at.nullOnly !== true) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped
 }

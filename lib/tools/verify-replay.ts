@@ -16,7 +16,7 @@ import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../se
 import { convertersByChange, tracked, type ConverterRun } from './converter-tracking'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
-import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
+import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
@@ -187,6 +187,9 @@ class LevelChecks {
     const followed = expected.followedTo(where.reached)
     for (const { at, value, became, fix } of droppedValues(followed, expected.example, data)) {
       note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value, ...(fix === undefined ? {} : { fix }) })
+    }
+    for (const { path, text } of madeUpArtefacts(schema, data, expected.example, this.context.resolveRef)) {
+      note(`artefact\n${pointerOfPath(path)}`, { pointer: pointerOfPath(path), message: `${shown(text)} is what JavaScript writes for a value that is none (String(null), \`\${undefined}\`)`, value: text, fix: `Make ${where.converters.length === 0 ? 'the converters' : where.converters.join(', ')} leave the field out, or give null where the schema takes it, for a value that is null or absent.` })
     }
     const alike = expected.alike?.strings ?? []
     const unfollowed = expected.unfollowed ?? []

@@ -393,6 +393,43 @@ test('name parts joined with a template string without a family name are found: 
   t.match(findings[0].message, /: 'zq\w+' arrives with undefined beside it$/)
 })
 
+/** A memo HEAD always sends, `null` for none, that 2000-01-01 left out instead: its converters `up` and `down`, on a create route and a read route. */
+async function memoApp (t: Parameters<typeof appWith>[0], up: (body: Record<string, unknown>) => void, down: (body: Record<string, unknown>) => void): Promise<FastifyInstance> {
+  const Note = Type.Object({ title: Type.String(), memo: Type.Union([Type.Null(), Type.String()]) }, { $id: 'Note' })
+  class MemoIsNullable extends VersionChange {
+    description = 'A note without a memo has memo null (the field was left out).'
+    instructionsToMigrateToPreviousVersion = [schema(Note).field('memo').had({ type: Type.String(), optional: true })]
+
+    @ConvertRequestToNextVersionFor(Note)
+    memoUp (request: RequestInfo) { up(request.body) }
+
+    @ConvertResponseToPreviousVersionFor(Note)
+    memoDown (response: ResponseInfo) { down(response.body) }
+  }
+  return await appWith(t, MemoIsNullable, echo('/notes', Note, false))
+}
+
+test('a field nullable in HEAD and optional in an old version: null written as the string \'null\' either way, and \'\' dropped, are found', async (t) => {
+  const up = (body: Record<string, unknown>): void => { body.memo ??= null }
+  const down = (body: Record<string, unknown>): void => { if (body.memo === null) delete body.memo }
+  // A correct pair: null left out, and an absent memo sent to HEAD as null.
+  t.same((await verify(await memoApp(t, up, down), { examples: 20 })).map((finding) => finding.text), [])
+
+  const nullDown = await verify(await memoApp(t, up, (body) => { body.memo = String(body.memo) }), { examples: 20 })
+  t.same(summary(nullDown), ['GET /notes 2000-01-01 response lost response 200/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoDown'])
+  t.match(nullDown[0].message, /'null' is what JavaScript writes for a value that is none/)
+  const nullUp = await verify(await memoApp(t, (body) => { body.memo = String(body.memo ?? null) }, down), { examples: 20 })
+  t.same(summary(nullUp), ['POST /notes 2000-01-01 request lost body/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoUp'])
+
+  // `if (!memo)` takes the empty string for none: an old client that cleared its memo reads no memo (null may stand for '': no finding).
+  const emptyDown = await verify(await memoApp(t, up, (body) => { if (body.memo === null || body.memo === '') delete body.memo }), { examples: 20 })
+  t.same(summary(emptyDown), ['GET /notes 2000-01-01 response lost response 200/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoDown'])
+  t.match(emptyDown[0].message, /'' is dropped/)
+  const cut = await verify(await memoApp(t, (body) => { body.memo = typeof body.memo === 'string' ? body.memo.split(' ')[0] : null }, down), { examples: 20 })
+  t.same(summary(cut), ['POST /notes 2000-01-01 request lost body/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoUp'])
+  t.match(cut[0].message, /'zq\w+ [^']+' arrives as 'zq\w+'$/)
+})
+
 test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
   const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
   class NoLimitIsNull extends VersionChange {
