@@ -197,7 +197,7 @@ class LevelChecks {
     const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
-      const taken = where.reached === expected.alike?.to ? new Set(followed.map((value) => pointerOfPath(value.to))) : undefined
+      const taken = where.reached === expected.alike?.to ? new Map(followed.map((value) => [pointerOfPath(value.from), pointerOfPath(value.to)])) : undefined
       const fix = `Make ${where.converters.length === 0 ? `the converters of ${this.context.steps[where.step].changes.map((change) => change.name).join(', ')}` : where.converters.join(', ')} ` +
         'carry every item of the list, not only the one that arrives: the items of a list are alike.'
       for (const item of unequalItems(alike, { schema, data, delivered, byWords: expected.byWords, taken, resolveRef: this.context.resolveRef })) {
