@@ -16,7 +16,7 @@ import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
-import { formatsOf, placeThere, propertySchema, typesBesideNull } from './places-there'
+import { fieldsThereOnly, formatsOf, placeThere, propertySchema, typesBesideNull } from './places-there'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -184,6 +184,8 @@ export interface FollowedValue {
   readonly sameType: boolean
   /** True where the JSON types differ by `null` alone: `null` may stand for a value, or be left out. */
   readonly nullOnly?: boolean
+  /** The fields the other level declares there, where the value (an object) holds none of them: it must be reshaped. */
+  readonly fieldsThere?: readonly string[]
   /** For a field of a seed: the seed's HEAD schema and the field's identity (kept through renames). */
   readonly field?: { readonly head: TSchema, readonly id: number }
 }
@@ -258,11 +260,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null) return
-      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
-      // (with the list item holding it).
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
-      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}) }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
     }

@@ -868,3 +868,56 @@ test('regression: a list refusing duplicates (uniqueItems) of integers, objects,
     t.same(summary(findings), ['POST /orders 2000-01-01 request lost body/name after TitleWasName (2001-01-01) by TitleWasName.up'], JSON.stringify(item))
   }
 })
+
+test('a { data } wrapper HEAD added around an object, left on by one route\'s converter, is found: the old client reads an empty object', async (t) => {
+  const Profile = Type.Object({ name: Type.Optional(Type.String()), bio: Type.Optional(Type.String()) }, { $id: 'Profile' })
+  const Member = Type.Object({ id: Type.String(), profile: Type.Object({ data: Profile }) }, { $id: 'Member' })
+  const appOf = async (forgetOnList: boolean): Promise<FastifyInstance> => {
+    class ProfileIsWrapped extends VersionChange {
+      description = 'A member\'s profile is wrapped in data.'
+      instructionsToMigrateToPreviousVersion = [schema(Member).field('profile').had({ type: Profile })]
+
+      @ConvertResponseToPreviousVersionFor('/members/:id', ['GET'])
+      unwrap (response: ResponseInfo) { response.body.profile = response.body.profile.data }
+
+      @ConvertResponseToPreviousVersionFor('/members', ['GET'])
+      unwrapEach (response: ResponseInfo) {
+        if (!forgetOnList) for (const member of response.body as Array<{ profile: { data: unknown } }>) member.profile = member.profile.data as never
+      }
+    }
+    return await appWith(t, ProfileIsWrapped, (api) => {
+      api.get('/members/:id', { schema: { response: { 200: Member } } }, async () => { throw new Error('not served in verify') })
+      api.get('/members', { schema: { response: { 200: Type.Array(Member) } } }, async () => [{ id: 'm1', profile: { data: { name: 'Ada' } } }])
+    })
+  }
+  t.same((await verify(await appOf(false), { examples: 20 })).map((finding) => finding.text), [])
+  const app = await appOf(true)
+  // Served, the old version's serializer writes what it declares of { data: … }: nothing.
+  t.equal((await app.inject({ url: '/members', headers: { 'x-api-version': '2000-01-01' } })).body, '[{"id":"m1","profile":{}}]')
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), ['GET /members 2000-01-01 response lost response 200/*/profile after ProfileIsWrapped (2001-01-01) by ProfileIsWrapped.unwrapEach'])
+  t.match(findings[0].message, /arrives in its own shape, holding none of the fields the schema there declares \(name, bio\)$/)
+})
+
+test('an object reshaped by its converters to nothing the old version shows (a new locale only) is no finding: it is not in its own shape', async (t) => {
+  const Settings = Type.Object({ theme: Type.Optional(Type.Union([Type.Literal('dark'), Type.Literal('light')])), locale: Type.Optional(Type.String()) })
+  const Account = Type.Object({ id: Type.String(), settings: Settings }, { $id: 'Account' })
+  class SettingsHaveATheme extends VersionChange {
+    description = 'settings has a theme (it had dark) and a locale.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('settings').had({ type: Type.Object({ dark: Type.Optional(Type.Boolean()) }) })]
+
+    @ConvertRequestToNextVersionFor(Account)
+    up (request: RequestInfo) {
+      const { dark } = request.body.settings as { dark?: boolean }
+      request.body.settings = dark === undefined ? {} : { theme: dark ? 'dark' : 'light' }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Account)
+    down (response: ResponseInfo) {
+      const { theme } = response.body.settings as { theme?: string }
+      response.body.settings = theme === undefined ? {} : { dark: theme === 'dark' }
+    }
+  }
+  const app = await appWith(t, SettingsHaveATheme, echo('/accounts', Account, false))
+  t.same((await verify(app, { examples: 50 })).map((finding) => finding.text), [])
+})
