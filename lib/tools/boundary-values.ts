@@ -25,6 +25,9 @@ export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
 /** The boundaries, in the order their examples are replayed. */
 export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large']
 
+/** The keys of the entries generated for a record (`additionalProperties` or `patternProperties`): its entries are alike. */
+export const RECORD_KEYS: readonly string[] = ['extraOne', 'extraTwo']
+
 /** The words of a `spaces` string: its sentinel, letters beyond ASCII, an emoji (two UTF-16 units) before the sentinel again (a word of its own). */
 const spaced = (token: string): string => `${token} Łódź 🙂${token}`
 

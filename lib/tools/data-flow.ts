@@ -4,8 +4,8 @@
  * version that has a counterpart, kept through renames, with the same JSON type on the other side (a renamed
  * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
  * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
- * added or removed (`didntExist`, `existedAs`) have no counterpart to reach; retyped ones are followed as a whole
- * only (their value is converted), and a list item holding an enum member the other side lacks not at all.
+ * added or removed (`didntExist`, `existedAs`) have no counterpart to reach; retyped ones (but made nullable or no
+ * longer) as a whole only, and a list item holding an enum member the other side lacks not at all.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -16,7 +16,7 @@ import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
-import { formatsOf, placeThere, propertySchema } from './places-there'
+import { fieldsThereOnly, formatsOf, placeThere, propertySchema, typesBesideNull } from './places-there'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -93,12 +93,7 @@ export function declaredChildren (node: JsonSchema, value: object): Array<[PathK
     const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
     return value.map((_, index) => [index, tuple !== undefined ? (tuple as unknown[])[index] : node.items])
   }
-  const children: Array<[PathKey, unknown]> = []
-  for (const key of Object.keys(value)) {
-    const sub = propertySchema(node, key)
-    if (sub !== undefined) children.push([key, sub])
-  }
-  return children
+  return Object.keys(value).map((key): [PathKey, unknown] => [key, propertySchema(node, key)]).filter(([, sub]) => sub !== undefined)
 }
 
 /** Lineage of fields between two levels of the same HEAD schema. */
@@ -122,8 +117,10 @@ interface Pairing {
   readonly there: string
   /** The counterpart's schema. */
   readonly thereType: unknown
-  /** False when the counterpart's JSON type or string format differs (the field was retyped). */
+  /** False when the counterpart's JSON type (but `null`) or string format differs (the field was retyped). */
   readonly sameType: boolean
+  /** True when the JSON types differ by `null` alone (see typesBesideNull). */
+  readonly nullOnly: boolean
   readonly id: number
 }
 
@@ -147,9 +144,9 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
   for (const { key, field } of fieldsAt(lineage.generation, head, lineage.from)) {
     const counterpart = there.get(field.id)
     if (counterpart === undefined) continue
-    const sameType = jsonTypeOf(counterpart.field.type, lineage.resolveRef) === jsonTypeOf(field.type, lineage.resolveRef) &&
-      formatsOf(counterpart.field.type, nodeOf) === formatsOf(field.type, nodeOf)
-    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, id: field.id })
+    const { alike, nullOnly } = typesBesideNull(jsonTypeOf(field.type, lineage.resolveRef), jsonTypeOf(counterpart.field.type, lineage.resolveRef))
+    const sameType = alike && formatsOf(counterpart.field.type, nodeOf) === formatsOf(field.type, nodeOf)
+    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, nullOnly: sameType && nullOnly, id: field.id })
   }
   if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))
   return pairings
@@ -185,6 +182,10 @@ export interface FollowedValue {
   readonly to: readonly PathKey[]
   /** False for a field retyped between the levels (its counterpart of another JSON type): followed as a whole only. */
   readonly sameType: boolean
+  /** True where the JSON types differ by `null` alone: `null` may stand for a value, or be left out. */
+  readonly nullOnly?: boolean
+  /** The fields the other level declares there, where the value (an object) holds none of them: it must be reshaped. */
+  readonly fieldsThere?: readonly string[]
   /** For a field of a seed: the seed's HEAD schema and the field's identity (kept through renames). */
   readonly field?: { readonly head: TSchema, readonly id: number }
 }
@@ -256,14 +257,13 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
-    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place }: { field?: FollowedValue['field'], place?: unknown } = {}): void => {
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null) return
-      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out
-      // (with the list item holding it).
+      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
-      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
     }
@@ -275,10 +275,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       }
       continue
     }
-    for (const { key, type, there, thereType, sameType, id } of pairingsOf(lineage, seed.head)) {
+    for (const { key, type, there, thereType, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType })
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType, nullOnly })
     }
   }
   return found

@@ -16,7 +16,7 @@ import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, numericText, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, numericText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
@@ -126,7 +126,7 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
   if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
   const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
-  const entries = fc.dictionary(fc.constantFrom('extraOne', 'extraTwo'), arbitraryOf(builder, extra, depth + 1), keys)
+  const entries = fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(builder, extra, depth + 1), keys)
   return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
 }
 

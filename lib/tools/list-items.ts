@@ -1,7 +1,7 @@
 /**
- * The items of a list are alike, for `verify`: where a converter carries one item's value to the other side of a
- * migration, it must carry every item's. This finds a converter that keeps the first item of a list and drops the
- * rest where no field-by-field counterpart says where the items go (the list becomes an internal HEAD field, or a list
+ * The items of a list are alike, for `verify`, and so are a record's entries (a map): where a converter carries one
+ * item's value to the other side of a migration, it must carry every item's. This finds a converter that keeps the
+ * first item of a list and drops the rest where no field-by-field counterpart says where the items go (the list becomes an internal HEAD field, or a list
  * shaped differently: ./data-flow.ts follows only what has a counterpart). Items are alike when they hold the same
  * kinds of values (the same fields, enum members, flags, signs of numbers: a converter may leave out the items its
  * version cannot show). A version may show one item only: where the value arrived in a single field and the other
@@ -13,6 +13,8 @@ import { asNode, declaredChildren, jsonTypeOf, pointerOfPath, readingNode, schem
 import { arrives } from './sentinel-arrival'
 import { pointerSegment } from '../core/json-schema'
 import { shown } from './value-comparison'
+import { RECORD_KEYS } from './boundary-values'
+import type { JsonSchema } from '../values/examples'
 
 /** The free strings of alike items of one list at one place inside an item: each item's sentinel there. */
 interface AlikeStrings {
@@ -22,8 +24,8 @@ interface AlikeStrings {
   readonly inside: readonly PathKey[]
   /** What an item is (`string`, `object`…), for the lists of the other side that could hold it. */
   readonly itemType: string
-  /** Each item's sentinel there (two or more), by the item's index. */
-  readonly items: ReadonlyArray<{ readonly index: number, readonly sentinel: string }>
+  /** Each item's sentinel there (two or more), by the item's index (a record entry's key). */
+  readonly items: ReadonlyArray<{ readonly index: PathKey, readonly sentinel: string }>
 }
 
 /** The kinds of values an item holds: its fields, enum members and other fixed strings, flags, `null`, signs of numbers. */
@@ -66,23 +68,26 @@ function alikeStrings (example: unknown, sentinels: ReadonlyMap<string, string>,
     if (typeof value !== 'object' || value === null) continue
     const keys: PathKey[] = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(value)
     for (const key of keys) stack.push([(value as Record<PathKey, unknown>)[key], [...path, key]])
-    if (!Array.isArray(value) || value.length < 2) continue
-    const groups = new Map<string, number[]>()
-    value.forEach((item, index) => {
-      const like = likeness(item, sentinels)
+    // A list's items, or a record's entries (a map: generated under RECORD_KEYS), are alike.
+    const entries: PathKey[] = Array.isArray(value) ? keys : keys.filter((key) => RECORD_KEYS.includes(key as string))
+    if (entries.length < 2) continue
+    const groups = new Map<string, PathKey[]>()
+    for (const index of entries) {
+      const like = likeness((value as Record<PathKey, unknown>)[index], sentinels)
       groups.set(like, [...groups.get(like) ?? [], index])
-    })
+    }
     for (const indices of groups.values()) {
-      const byPlace = new Map<string, { inside: PathKey[], items: Array<{ index: number, sentinel: string }> }>()
+      const byPlace = new Map<string, { inside: PathKey[], items: Array<{ index: PathKey, sentinel: string }> }>()
       for (const index of indices) {
-        for (const [inside, sentinel] of stringsOf(value[index], sentinels)) {
+        for (const [inside, sentinel] of stringsOf((value as Record<PathKey, unknown>)[index], sentinels)) {
           if (followed.has(sentinel)) continue
           const place = JSON.stringify(inside)
           if (!byPlace.has(place)) byPlace.set(place, { inside, items: [] })
           byPlace.get(place)?.items.push({ index, sentinel })
         }
       }
-      const itemType = Array.isArray(value[indices[0]]) ? 'array' : value[indices[0]] === null ? 'null' : typeof value[indices[0]]
+      const first = (value as Record<PathKey, unknown>)[indices[0]]
+      const itemType = Array.isArray(first) ? 'array' : first === null ? 'null' : typeof first
       for (const { inside, items } of byPlace.values()) if (items.length >= 2) found.push({ list: path, inside, itemType, items })
     }
   }
@@ -96,10 +101,10 @@ interface ItemsAtLevel {
   readonly delivered: readonly string[]
   readonly byWords: boolean
   /**
-   * The places (JSON pointers, items as `*`) the values followed to this level have there (other values' lists),
-   * to ask whether the level could hold every item; `undefined` not to ask (a level between).
+   * The places (JSON pointers, items as `*`) the values followed to this level have there (other values' lists), by
+   * their places in the example, to ask whether the level could hold every item; `undefined` not to ask (a level between).
    */
-  readonly taken: ReadonlySet<string> | undefined
+  readonly taken: ReadonlyMap<string, string> | undefined
   readonly resolveRef: RefResolver
 }
 
@@ -124,14 +129,22 @@ function placesOf (at: ItemsAtLevel, sentinel: string): PathKey[][] {
   return whole.length > 0 ? whole : partly
 }
 
-/** True when a value arrived at `place` inside a list of the other side that is no other value's and has room for more. */
+/** True when `node` holds other keys than it declares in a schema of their own (a record, a map). */
+function isRecord (node: JsonSchema | undefined): boolean {
+  return typeof node?.additionalProperties === 'object' || (typeof node?.patternProperties === 'object' && node.patternProperties !== null)
+}
+
+/** True when a value arrived at `place` inside a list (or a record's entry) of the other side that is no other value's and has room for more. */
 function inOpenList (at: ItemsAtLevel, taken: ReadonlySet<string>, place: readonly PathKey[]): boolean {
   return place.some((key, index) => {
-    if (typeof key !== 'number') return false
     const list = place.slice(0, index)
     if (taken.has(pointerOfPath(list))) return false
     const node = schemaAt(at.schema, at.data, list, at.resolveRef)
     const items = valueAt(at.data, list)
+    if (typeof key !== 'number') {
+      const declared = typeof node?.properties === 'object' && node.properties !== null && Object.hasOwn(node.properties, key)
+      return !declared && isRecord(node) && (typeof node?.maxProperties !== 'number' || Object.keys(items as object).length < node.maxProperties)
+    }
     return typeof node?.maxItems !== 'number' || (Array.isArray(items) && items.length < node.maxItems)
   })
 }
@@ -154,6 +167,11 @@ function declaresListFor (at: ItemsAtLevel, taken: ReadonlySet<string>, itemType
     if (room && !taken.has(pointer) && jsonTypeOf(node.items, at.resolveRef).split('|').includes(itemType)) return true
   }
   return false
+}
+
+/** How a message names a list's item, or a record's entry. */
+function itemName (index: PathKey): string {
+  return typeof index === 'number' ? `item ${index}` : `entry ${index}`
 }
 
 /** An item whose value does not arrive where another item's does. */
@@ -180,11 +198,15 @@ export function unequalItems (groups: readonly AlikeStrings[], at: ItemsAtLevel)
     const lost = group.items.find((item) => !arrived.includes(item))
     if (arrived.length === 0 || lost === undefined) continue
     const kept = arrived[0]
-    if (at.taken !== undefined && !placesOf(at, kept.sentinel).some((place) => inOpenList(at, at.taken as ReadonlySet<string>, place)) &&
-      !declaresListFor(at, at.taken, group.itemType, group.items.length)) continue
+    // The list's own counterpart (a map that was a list: a field retyped) is no other value's.
+    const own = at.taken?.get(pointerOfPath(group.list))
+    const taken = at.taken === undefined ? undefined : new Set([...at.taken.values()].filter((place) => place !== own))
+    if (taken !== undefined && !placesOf(at, kept.sentinel).some((place) => inOpenList(at, taken, place)) &&
+      !declaresListFor(at, taken, group.itemType, group.items.length)) continue
     found.push({
-      pointer: pointerOfPath([...group.list, lost.index, ...group.inside]),
-      message: `${shown(lost.sentinel)} (item ${lost.index}) is found nowhere, where ${shown(kept.sentinel)} (item ${kept.index}) arrives`,
+      // A record's entries at `*` too, as a list's items (their keys are generated).
+      pointer: pointerOfPath([...group.list, typeof lost.index === 'number' ? lost.index : 0, ...group.inside]),
+      message: `${shown(lost.sentinel)} (${itemName(lost.index)}) is found nowhere, where ${shown(kept.sentinel)} (${itemName(kept.index)}) arrives`,
       value: lost.sentinel
     })
   }

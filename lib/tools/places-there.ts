@@ -63,3 +63,44 @@ export function formatsOf (schema: unknown, nodeOf: (schema: unknown) => JsonSch
   const formats = [typeof node.format === 'string' ? node.format : '', ...(Array.isArray(members) ? members.map((member) => formatsOf(member, nodeOf)) : [])]
   return [...new Set(formats.filter((format) => format !== ''))].sort().join('|')
 }
+
+/**
+ * How two fields' JSON types (as `jsonTypeOf` writes them, `null|string`) compare: `alike` when they are the same
+ * but for `null`, and `nullOnly` when `null` is all that differs (a field nullable in HEAD, optional or required in an
+ * old version): its other values are carried as they are, and `null` may stand for a value or be left out.
+ * @example
+ * ```ts
+ * typesBesideNull('null|string', 'string') // { alike: true, nullOnly: true }
+ * typesBesideNull('null', 'string') // { alike: false, nullOnly: false }
+ * ```
+ */
+export function typesBesideNull (here: string, there: string): { alike: boolean, nullOnly: boolean } {
+  const [left, right] = [here, there].map((types) => types.split('|'))
+  const [leftValues, rightValues] = [left, right].map((types) => types.filter((type) => type !== 'null').join('|'))
+  const alike = leftValues !== '' && leftValues === rightValues
+  return { alike, nullOnly: alike && left.includes('null') !== right.includes('null') }
+}
+
+/** True when a JSON value holds something: a string, number or boolean somewhere in it. */
+function holdsValue (value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return value !== null && value !== undefined
+  return Object.values(value).some(holdsValue)
+}
+
+/**
+ * The fields an object schema of the other level (`there`) declares, when a value `held` would keep none of them as
+ * it is: it holds values, under keys none of which `there` declares (HEAD's `{ data: { name } }` for an old version's
+ * `{ name }`), so that left unconverted (a wrapper left on) it arrives holding nothing the version reads. `{}` otherwise.
+ * @example
+ * ```ts
+ * fieldsThereOnly(Type.Object({ name: Type.String() }), { data: { name: 'Ada' } }, (schema) => schema as JsonSchema) // { fieldsThere: ['name'] }
+ * ```
+ */
+export function fieldsThereOnly (there: unknown, held: unknown, nodeOf: (schema: unknown) => JsonSchema | undefined): { fieldsThere?: readonly string[] } {
+  const node = there === undefined || there === null ? undefined : nodeOf(there)
+  const properties = node?.properties
+  if (node === undefined || typeof properties !== 'object' || properties === null || node.anyOf !== undefined || node.oneOf !== undefined) return {}
+  if (typeof held !== 'object' || held === null || Array.isArray(held) || !holdsValue(held)) return {}
+  const fieldsThere = Object.keys(properties)
+  return fieldsThere.length > 0 && Object.keys(held).every((key) => propertySchema(node, key) === undefined) ? { fieldsThere } : {}
+}

@@ -44,6 +44,31 @@ export function arrives (sentinel: string, delivered: readonly string[], byWords
   return wanted.split(' ').every((word) => words.has(word))
 }
 
+/**
+ * The strings of `data` (under the fields `schema` declares) that are wholly what JavaScript writes for a value that is
+ * none (`String(null)`, `${undefined}`: `'null'`, `'undefined'`, `'NaN'`, `'[object Object]'`), where `example` holds no
+ * such string: a converter wrote it (a nullable field given to a version that lacks `null` as `String(memo)`).
+ * @example
+ * ```ts
+ * madeUpArtefacts(Note, { memo: 'null' }, { memo: null }, resolveRef) // [{ path: ['memo'], text: 'null' }]
+ * ```
+ */
+export function madeUpArtefacts (schema: unknown, data: unknown, example: unknown, resolveRef: RefResolver): Array<{ path: PathKey[], text: string }> {
+  const held = new Set(JSON.stringify(example ?? null).toLowerCase().match(/"(?:undefined|null|nan|\[object object\])"/g))
+  const found: Array<{ path: PathKey[], text: string }> = []
+  const stack: Array<[unknown, unknown, PathKey[]]> = [[schema, data, []]]
+  while (stack.length > 0) {
+    const [rawSchema, value, path] = stack.pop() as [unknown, unknown, PathKey[]]
+    if (typeof value === 'string' && WHOLE_ARTEFACT.test(value) && !held.has(JSON.stringify(value.toLowerCase()))) found.push({ path, text: value })
+    const bare = asNode(rawSchema, resolveRef)
+    if (bare === undefined || rawSchema === true || typeof value !== 'object' || value === null) continue
+    for (const [key, sub] of declaredChildren(readingNode(bare, value, resolveRef), value)) stack.push([sub, (value as Record<PathKey, unknown>)[key], [...path, key]])
+  }
+  return found
+}
+
+const WHOLE_ARTEFACT = /^(?:undefined|null|nan|\[object object\])$/i
+
 /** What JavaScript writes into a string for a value that is none: `${undefined}`, `String(null)`, `NaN`, an object. */
 const ARTEFACT = /(?:^|[^\p{L}\p{N}_])(undefined|null|nan|\[object object\])(?![\p{L}\p{N}_])/u
 

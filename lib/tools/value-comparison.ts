@@ -49,6 +49,12 @@ function parentThere (data: unknown, path: readonly PathKey[]): boolean {
   return typeof parent === 'object' && parent !== null
 }
 
+/** True when `arrived` keeps some of the keys of `value` (an object) and none of the fields the other side declares there. */
+function inItsOwnShape (value: unknown, arrived: unknown, fieldsThere: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null || typeof arrived !== 'object' || arrived === null) return false
+  return Object.keys(value).some((key) => Object.hasOwn(arrived, key)) && !fieldsThere.some((key) => Object.hasOwn(arrived, key))
+}
+
 /** True for a value a retyped field may leave out on the other side: `null`, or an empty string, list or object. */
 function nothingToShow (value: unknown): boolean {
   return value === null || value === '' || (typeof value === 'object' && Object.keys(value).length === 0)
@@ -70,13 +76,15 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
   for (const at of followed) {
     if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
     const value = valueAt(example, at.from)
-    if (value === undefined || (!at.sameType && nothingToShow(value))) continue
+    if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
-    else if (unsafeIntegerText(value) && typeof arrived === 'number' && exactInteger(arrived) !== BigInt(value)) {
+    else if (at.fieldsThere !== undefined && inItsOwnShape(value, arrived, at.fieldsThere)) {
+      dropped.push({ at, value, became: `arrives in its own shape, holding none of the fields the schema there declares (${at.fieldsThere.join(', ')})`, fix: 'Reshape it in a converter (a wrapper added or removed, fields nested or flattened): as it is, its values are not where the version reads them.' })
+    } else if (unsafeIntegerText(value) && typeof arrived === 'number' && exactInteger(arrived) !== BigInt(value)) {
       dropped.push({ at, value, became: `arrives as ${arrived}, rounded`, fix: 'Give the number as a BigInt (BigInt(value)), whose digits Fastify\'s serializer writes: a number past 2^53 (Number.MAX_SAFE_INTEGER) loses them.' })
     } else if (!at.sameType) continue
-    else if (arrived === null && value !== null) dropped.push({ at, value, became: 'arrives as null' })
+    else if (arrived === null && value !== null && at.nullOnly !== true) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped
 }

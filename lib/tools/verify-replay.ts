@@ -16,7 +16,7 @@ import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../se
 import { convertersByChange, tracked, type ConverterRun } from './converter-tracking'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
-import { artefactBeside, arrives, deliveredStrings, spoiltStrings } from './sentinel-arrival'
+import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { droppedValues, shown } from './value-comparison'
@@ -188,13 +188,16 @@ class LevelChecks {
     for (const { at, value, became, fix } of droppedValues(followed, expected.example, data)) {
       note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value, ...(fix === undefined ? {} : { fix }) })
     }
+    for (const { path, text } of madeUpArtefacts(schema, data, expected.example, this.context.resolveRef)) {
+      note(`artefact\n${pointerOfPath(path)}`, { pointer: pointerOfPath(path), message: `${shown(text)} is what JavaScript writes for a value that is none (String(null), \`\${undefined}\`)`, value: text, fix: `Make ${where.converters.length === 0 ? 'the converters' : where.converters.join(', ')} leave the field out, or give null where the schema takes it, for a value that is null or absent.` })
+    }
     const alike = expected.alike?.strings ?? []
     const unfollowed = expected.unfollowed ?? []
     if (expected.sentinels.length === 0 && alike.length === 0 && unfollowed.length === 0) return missing
     const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
-      const taken = where.reached === expected.alike?.to ? new Set(followed.map((value) => pointerOfPath(value.to))) : undefined
+      const taken = where.reached === expected.alike?.to ? new Map(followed.map((value) => [pointerOfPath(value.from), pointerOfPath(value.to)])) : undefined
       const fix = `Make ${where.converters.length === 0 ? `the converters of ${this.context.steps[where.step].changes.map((change) => change.name).join(', ')}` : where.converters.join(', ')} ` +
         'carry every item of the list, not only the one that arrives: the items of a list are alike.'
       for (const item of unequalItems(alike, { schema, data, delivered, byWords: expected.byWords, taken, resolveRef: this.context.resolveRef })) {

@@ -101,3 +101,36 @@ test('no finding where the version shows one item, or leaves out the items it ca
   })
   t.same((await verify(app, { examples: 20 })).map((finding) => finding.text), [])
 })
+
+test('a map (a record) and a list of entries are alike items: a converter keeping one entry of several is found both ways; every entry kept is no finding', async (t) => {
+  const Entry = Type.Object({ key: Type.String(), value: Type.String() })
+  type Entries = Array<{ key: string, value: string }>
+  const appOf = async (keep: (entries: Entries) => Entries) => {
+    const Product = Type.Object({ name: Type.String(), metadata: Type.Record(Type.String(), Type.String()) }, { $id: 'Product' })
+    class MetadataIsAMap extends VersionChange {
+      description = 'metadata is a map (it was a list of key and value).'
+      instructionsToMigrateToPreviousVersion = [schema(Product).field('metadata').had({ type: Type.Array(Entry) })]
+
+      @ConvertRequestToNextVersionFor(Product)
+      toMap (request: RequestInfo) {
+        request.body.metadata = Object.fromEntries(keep(request.body.metadata as Entries).map((entry) => [entry.key, entry.value]))
+      }
+
+      @ConvertResponseToPreviousVersionFor(Product)
+      toList (response: ResponseInfo) {
+        response.body.metadata = keep(Object.entries(response.body.metadata as Record<string, string>).map(([key, value]) => ({ key, value })))
+      }
+    }
+    return await appWith(t, MetadataIsAMap, (api) => {
+      api.post('/products', { schema: { body: Product, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'p1' }))
+      api.get('/products/:id', { schema: { response: { 200: Product } } }, async () => { throw new Error('not served in verify') })
+    })
+  }
+  t.same((await verify(await appOf((entries) => entries), { examples: 20 })).map((finding) => finding.text), [])
+  const findings = await verify(await appOf((entries) => entries.slice(0, 1)), { examples: 20 })
+  t.same(summary(findings), [
+    'POST /products 2000-01-01 request lost body/metadata/*/value after MetadataIsAMap (2001-01-01) by MetadataIsAMap.toMap',
+    'GET /products/:id 2000-01-01 response lost response 200/metadata/* after MetadataIsAMap (2001-01-01) by MetadataIsAMap.toList'
+  ])
+  t.match(findings[1].message, /^the value at \/metadata\/\* in HEAD does not reach 2000-01-01: 'zq\w+[^']*' \(entry extraTwo\) is found nowhere, where 'zq\w+[^']*' \(entry extraOne\) arrives$/)
+})

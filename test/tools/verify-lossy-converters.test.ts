@@ -393,6 +393,43 @@ test('name parts joined with a template string without a family name are found: 
   t.match(findings[0].message, /: 'zq\w+' arrives with undefined beside it$/)
 })
 
+/** A memo HEAD always sends, `null` for none, that 2000-01-01 left out instead: its converters `up` and `down`, on a create route and a read route. */
+async function memoApp (t: Parameters<typeof appWith>[0], up: (body: Record<string, unknown>) => void, down: (body: Record<string, unknown>) => void): Promise<FastifyInstance> {
+  const Note = Type.Object({ title: Type.String(), memo: Type.Union([Type.Null(), Type.String()]) }, { $id: 'Note' })
+  class MemoIsNullable extends VersionChange {
+    description = 'A note without a memo has memo null (the field was left out).'
+    instructionsToMigrateToPreviousVersion = [schema(Note).field('memo').had({ type: Type.String(), optional: true })]
+
+    @ConvertRequestToNextVersionFor(Note)
+    memoUp (request: RequestInfo) { up(request.body) }
+
+    @ConvertResponseToPreviousVersionFor(Note)
+    memoDown (response: ResponseInfo) { down(response.body) }
+  }
+  return await appWith(t, MemoIsNullable, echo('/notes', Note, false))
+}
+
+test('a field nullable in HEAD and optional in an old version: null written as the string \'null\' either way, and \'\' dropped, are found', async (t) => {
+  const up = (body: Record<string, unknown>): void => { body.memo ??= null }
+  const down = (body: Record<string, unknown>): void => { if (body.memo === null) delete body.memo }
+  // A correct pair: null left out, and an absent memo sent to HEAD as null.
+  t.same((await verify(await memoApp(t, up, down), { examples: 20 })).map((finding) => finding.text), [])
+
+  const nullDown = await verify(await memoApp(t, up, (body) => { body.memo = String(body.memo) }), { examples: 20 })
+  t.same(summary(nullDown), ['GET /notes 2000-01-01 response lost response 200/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoDown'])
+  t.match(nullDown[0].message, /'null' is what JavaScript writes for a value that is none/)
+  const nullUp = await verify(await memoApp(t, (body) => { body.memo = String(body.memo ?? null) }, down), { examples: 20 })
+  t.same(summary(nullUp), ['POST /notes 2000-01-01 request lost body/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoUp'])
+
+  // `if (!memo)` takes the empty string for none: an old client that cleared its memo reads no memo (null may stand for '': no finding).
+  const emptyDown = await verify(await memoApp(t, up, (body) => { if (body.memo === null || body.memo === '') delete body.memo }), { examples: 20 })
+  t.same(summary(emptyDown), ['GET /notes 2000-01-01 response lost response 200/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoDown'])
+  t.match(emptyDown[0].message, /'' is dropped/)
+  const cut = await verify(await memoApp(t, (body) => { body.memo = typeof body.memo === 'string' ? body.memo.split(' ')[0] : null }, down), { examples: 20 })
+  t.same(summary(cut), ['POST /notes 2000-01-01 request lost body/memo after MemoIsNullable (2001-01-01) by MemoIsNullable.memoUp'])
+  t.match(cut[0].message, /'zq\w+ [^']+' arrives as 'zq\w+'$/)
+})
+
 test('a retyped field is compared on the round trip: a limit of 0 retyped to null, brought back as 1, is found', async (t) => {
   const Plan = Type.Object({ limit: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }, { $id: 'Plan' })
   class NoLimitIsNull extends VersionChange {
@@ -830,4 +867,57 @@ test('regression: a list refusing duplicates (uniqueItems) of integers, objects,
     const findings = await verify(await appWith(t, TitleWasName, echo('/orders', Order, false)), { examples: 20 })
     t.same(summary(findings), ['POST /orders 2000-01-01 request lost body/name after TitleWasName (2001-01-01) by TitleWasName.up'], JSON.stringify(item))
   }
+})
+
+test('a { data } wrapper HEAD added around an object, left on by one route\'s converter, is found: the old client reads an empty object', async (t) => {
+  const Profile = Type.Object({ name: Type.Optional(Type.String()), bio: Type.Optional(Type.String()) }, { $id: 'Profile' })
+  const Member = Type.Object({ id: Type.String(), profile: Type.Object({ data: Profile }) }, { $id: 'Member' })
+  const appOf = async (forgetOnList: boolean): Promise<FastifyInstance> => {
+    class ProfileIsWrapped extends VersionChange {
+      description = 'A member\'s profile is wrapped in data.'
+      instructionsToMigrateToPreviousVersion = [schema(Member).field('profile').had({ type: Profile })]
+
+      @ConvertResponseToPreviousVersionFor('/members/:id', ['GET'])
+      unwrap (response: ResponseInfo) { response.body.profile = response.body.profile.data }
+
+      @ConvertResponseToPreviousVersionFor('/members', ['GET'])
+      unwrapEach (response: ResponseInfo) {
+        if (!forgetOnList) for (const member of response.body as Array<{ profile: { data: unknown } }>) member.profile = member.profile.data as never
+      }
+    }
+    return await appWith(t, ProfileIsWrapped, (api) => {
+      api.get('/members/:id', { schema: { response: { 200: Member } } }, async () => { throw new Error('not served in verify') })
+      api.get('/members', { schema: { response: { 200: Type.Array(Member) } } }, async () => [{ id: 'm1', profile: { data: { name: 'Ada' } } }])
+    })
+  }
+  t.same((await verify(await appOf(false), { examples: 20 })).map((finding) => finding.text), [])
+  const app = await appOf(true)
+  // Served, the old version's serializer writes what it declares of { data: … }: nothing.
+  t.equal((await app.inject({ url: '/members', headers: { 'x-api-version': '2000-01-01' } })).body, '[{"id":"m1","profile":{}}]')
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), ['GET /members 2000-01-01 response lost response 200/*/profile after ProfileIsWrapped (2001-01-01) by ProfileIsWrapped.unwrapEach'])
+  t.match(findings[0].message, /arrives in its own shape, holding none of the fields the schema there declares \(name, bio\)$/)
+})
+
+test('an object reshaped by its converters to nothing the old version shows (a new locale only) is no finding: it is not in its own shape', async (t) => {
+  const Settings = Type.Object({ theme: Type.Optional(Type.Union([Type.Literal('dark'), Type.Literal('light')])), locale: Type.Optional(Type.String()) })
+  const Account = Type.Object({ id: Type.String(), settings: Settings }, { $id: 'Account' })
+  class SettingsHaveATheme extends VersionChange {
+    description = 'settings has a theme (it had dark) and a locale.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).field('settings').had({ type: Type.Object({ dark: Type.Optional(Type.Boolean()) }) })]
+
+    @ConvertRequestToNextVersionFor(Account)
+    up (request: RequestInfo) {
+      const { dark } = request.body.settings as { dark?: boolean }
+      request.body.settings = dark === undefined ? {} : { theme: dark ? 'dark' : 'light' }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Account)
+    down (response: ResponseInfo) {
+      const { theme } = response.body.settings as { theme?: string }
+      response.body.settings = theme === undefined ? {} : { dark: theme === 'dark' }
+    }
+  }
+  const app = await appWith(t, SettingsHaveATheme, echo('/accounts', Account, false))
+  t.same((await verify(app, { examples: 50 })).map((finding) => finding.text), [])
 })
