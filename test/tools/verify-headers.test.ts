@@ -151,3 +151,28 @@ test('regression: a query value a converter leaves as text is coerced as Fastify
   // Text that is no number is still refused.
   t.same(summary(await verify(await idsApp((text) => text.split(',').map((id) => `#${id}`)), { examples: 20 })), ['GET /projects 2000-01-01 request invalid querystring/ids/* after IdsRepeated (2001-01-01) by IdsRepeated.splitIds'])
 })
+
+test('regression: no query example holds an empty list, which no client can send (its first item read was a finding)', async (t) => {
+  const Search = Type.Object({ tag: Type.String({ minLength: 1 }) }, { $id: 'Search' })
+  class OneTag extends VersionChange {
+    description = 'A search takes one tag (it took several, of which the first was used).'
+    instructionsToMigrateToPreviousVersion = [schema(Search).field('tag').had({ name: 'tags', type: Type.Array(Type.String({ minLength: 1 })) })]
+
+    @ConvertRequestToNextVersionFor('/search', ['GET'])
+    firstTag (request: RequestInfo) {
+      // `?tags=a` arrives as `['a']`, `?tags=` as `['']` (refused): Fastify's parser never gives an empty list.
+      const [tag] = request.queryParams.tags as string[]
+      request.queryParams.tag = tag
+      delete request.queryParams.tags
+    }
+  }
+  const app = await appWith(t, OneTag, (api) => {
+    api.get('/search', { schema: { querystring: Search } }, async (request) => request.query)
+  })
+  for (const [url, status] of [['/search?tags=a&tags=b', 200], ['/search?tags=', 400], ['/search', 400]] as const) {
+    t.equal((await app.inject({ url, headers: { 'x-api-version': '2000-01-01' } })).statusCode, status, url)
+  }
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), [])
+  t.ok(findings.replayed > 0, 'replayed')
+})
