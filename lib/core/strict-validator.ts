@@ -121,16 +121,17 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
 /**
  * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
  * on the data given: validate a copy), with the application's (`app`: its formats, keywords, `multipleOfPrecision`),
- * without type coercion. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being compiled
- * refers to it. Compiled validators are kept per schema object, and shared by schemas whose JSON is the same.
+ * without type coercion; with `scalars`, coercing a value between scalar types (`'5'` to `5`, as Fastify does for
+ * text), never a lone value to a list. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being
+ * compiled refers to it. Compiled validators are kept per schema object, and shared by schemas whose JSON is the same.
  * @example
  * ```ts
  * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
  * if (!check(structuredClone(body))) console.log(check.errors)
  * ```
  */
-export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): (schema: object) => Check {
-  const ajv = fastifyAjv({ coerceTypes: false }, app)
+export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}, scalars = false): (schema: object) => Check {
+  const ajv = fastifyAjv({ coerceTypes: scalars }, app)
   const compiled = new WeakMap<object, Check>()
   // Schemas written alike (a list of the same resource on many routes, in every version) share one validator.
   const byText = new Map<string, Check>()
@@ -156,6 +157,19 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
     if (text !== undefined) byText.set(text, check)
     return check
   }
+}
+
+/**
+ * The validator compiler of what a request's query string and headers carry, text Fastify coerces: a scalar coerced
+ * as the application's Ajv coerces it (`'5'` for an integer), a lone value never made a list (see
+ * {@link strictValidator}); none where the application turned coercion off (`coerceTypes: false`: `'5'` is refused).
+ * @example
+ * ```ts
+ * const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)
+ * ```
+ */
+export function textValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): ((schema: object) => Check) | undefined {
+  return app.customOptions?.coerceTypes === false ? undefined : strictValidator(resolveRef, app, true)
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
- * Checks that need every route, run when the application becomes ready: every endpoint instruction
- * matched a route, every by-path converter finds its route in the version its change belongs to, and every
- * by-schema converter (unless `checkUsage: false`) names a schema some route uses; every method named by an
- * endpoint instruction or a by-path converter is one the application routes (the second step of the method
- * check of `lib/core/http-methods.ts`); no by-path converter names one route twice (by its relative and its full
- * path); no version documents two different schemas under one component name; and
- * every `$ref` a field instruction gives names a schema (it would fail each request of the version otherwise).
+ * Checks that need every route, run when the application becomes ready: every endpoint instruction matched a route,
+ * every by-path converter finds its route in the version its change belongs to, and every by-schema converter (unless
+ * `checkUsage: false`) names a schema some route uses; every method named by an endpoint instruction or a by-path
+ * converter is one the application routes (the second step of the method check of `lib/core/http-methods.ts`); no
+ * by-path converter names one route twice (by its relative and its full path); no version documents two different
+ * schemas under one component name; and every `$ref` a field instruction gives names a schema.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -89,7 +88,8 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
         const roots = converter.direction === 'request'
           ? state.headRoutes.flatMap((route) => Object.values(route.forms.body.schemas))
           : [...state.headRoutes.flatMap((route) => responsesOf.get(route) ?? []), ...webhooks.map((webhook) => webhook.body)]
-        const message = unusedSchemasMessage(converter.display, converter.direction, target.schemas, unused.map((schema) => [schema, childrenIn(state, roots, schema)]))
+        const text = (schema: TSchema): string | undefined => converter.direction === 'request' ? textPartOf(state, schema) : undefined
+        const message = unusedSchemasMessage(converter.display, converter.direction, target.schemas, unused.map((schema) => [schema, childrenIn(state, roots, schema), text(schema)]))
         throw converter.direction === 'request'
           ? new RouteRequestBySchemaConverterDoesNotApplyToAnythingError(message)
           : new RouteResponseBySchemaConverterDoesNotApplyToAnythingError(message)
@@ -113,12 +113,21 @@ function refuseSecondSpelling (named: Map<string, string>, converter: ConverterD
   }
 }
 
+/** Where a route's query string or headers schema holds `schema`: what to say instead of `checkUsage: false`. */
+function textPartOf (state: VersionerState, schema: TSchema): string | undefined {
+  const parts = ['querystring', 'headers'] as const
+  const [route, part] = state.headRoutes.flatMap((each) => parts.filter((name) => occurs(state, [each.forms.parts[name]], schema)).map((name) => [each, name] as const))[0] ?? []
+  if (route === undefined) return undefined
+  return `${describeSchema(schema)} is the ${part} schema of ${route.display}: by-schema request converters run on bodies only. Convert it with a by-path ` +
+    `converter, @ConvertRequestToNextVersionFor('${route.path}', ['${route.methods[0]}']), which reads and changes request.${part === 'querystring' ? 'queryParams' : 'headers'}.`
+}
+
 /**
- * The message of a by-schema converter whose schemas `unused` no route uses, each with the `extendSchema` children of
- * it that routes use (a list envelope every list extends): those are what to name, not `checkUsage: false`.
+ * The message of a by-schema converter whose schemas `unused` no route uses, each with what to do, not `checkUsage: false`:
+ * name the `extendSchema` children of it routes use (a list envelope every list extends), or convert a query string by path.
  */
 function unusedSchemasMessage (
-  display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[]]>
+  display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[], string?]>
 ): string {
   const part = direction === 'request' ? 'body' : 'response'
   const decorator = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
@@ -126,6 +135,7 @@ function unusedSchemasMessage (
   const hints = unused.filter(([, children]) => children.length > 0).map(([schema, children]) => `${describeSchema(schema)} is the parent ` +
     `(extendSchema) of ${children.join(', ')}, which the routes use: converters on a parent do not run on its children, so name them in the ` +
     `decorator too (${decorator}(${named})).`)
+  for (const [, children, textPart] of unused) if (children.length === 0 && textPart !== undefined) hints.push(textPart)
   const unchecked = hints.length === unused.length
     ? []
     : ['This means that you are trying to apply this converter to non-existing endpoint(s). If this is intentional (a schema used only in ' +

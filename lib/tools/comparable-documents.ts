@@ -15,6 +15,7 @@ import { setOwn } from '../core/own-properties'
 import { DocumentValidator } from '../docs/example-validation'
 import { operationMethod } from '../docs/openapi-schemas'
 import { isObject } from './type-printer'
+import { withStylesInForce } from './parameter-styles'
 
 /** Starts the keys this module adds (a control character, which no path or status of a document starts with). */
 const ADDED = '\u0001'
@@ -92,12 +93,15 @@ function withSecurity (item: unknown, security: unknown): unknown {
   return copy
 }
 
-/** A parameter or response headers with header names in lower case (HTTP's are case-insensitive; Fastify lowers them). */
+/**
+ * Parameters and response headers with header names in lower case (HTTP's are case-insensitive; Fastify lowers
+ * them), and parameters with the `style` and `explode` in force (./parameter-styles.ts).
+ */
 function lowerHeaderNames (operation: Json): Json {
   const copy = without(operation, [])
   if (Array.isArray(operation.parameters)) {
-    copy.parameters = operation.parameters.map((parameter: unknown) =>
-      isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? { ...parameter, name: parameter.name.toLowerCase() } : parameter)
+    copy.parameters = operation.parameters.map((parameter: unknown) => withStylesInForce(
+      isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? { ...parameter, name: parameter.name.toLowerCase() } : parameter))
   }
   if (isObject(operation.responses)) {
     const responses: Json = {}

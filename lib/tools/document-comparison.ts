@@ -20,6 +20,7 @@ import {
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
 } from './document-places'
 import { classifySchemaChange, hasDefault } from './schema-changes'
+import { styleKey } from './parameter-styles'
 
 /**
  * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging
@@ -261,6 +262,13 @@ function otherChange (comparison: Comparison, diff: RawDiff, operation: string, 
   const key = String(rest[rest.length - 1])
   if (TEXT_KEYS.has(key)) {
     report(comparison, operation, place.place, `${key} ${actionWord(diff)} (text)`, false)
+    return true
+  }
+  // A parameter's `style` or `explode` in force (./parameter-styles.ts) changed what its clients send. Added or removed,
+  // the parameter's schema turned from a single value to a list or back: that change is reported.
+  const style = rest[0] === 'parameters' && rest.length === 3 ? styleKey(key) : undefined
+  if (style !== undefined) {
+    if (diff.action === 'replace') report(comparison, operation, place.place, `${style} ${shownValue(diff.before)} → ${shownValue(diff.after)}`, true)
     return true
   }
   // What follows the place in the path: after `parameters/N`, `responses/S`, `responses/S/headers/H`, `requestBody`.

@@ -8,7 +8,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
+import { appAjvSetup, formatPatterns, strictValidator, textValidator } from '../core/strict-validator'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlaceEffect } from './converter-effects'
@@ -87,6 +87,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     examples: new Map(),
     resolveRef,
     compile: strictValidator(resolveRef, appAjvSetup(context)),
+    compileText: textValidator(resolveRef, appAjvSetup(context)),
     formats: formatPatterns(appAjvSetup(context)),
     steps: state.steps,
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),

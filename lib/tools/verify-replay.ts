@@ -2,7 +2,8 @@
  * One replay of `verify`: a generated example taken through the converters of one route (or webhook) and version,
  * step by step, the way requests go up and responses down when served. After each version change the data must
  * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
- * be converted, not coerced; a HEAD enum member the version lacks is named as serving names it), and at the end
+ * be converted, not coerced, but for a query string's or headers' scalars, text Fastify coerces; a HEAD enum member
+ * the version lacks is named as serving names it), and at the end
  * every sentinel that must arrive (./data-flow.ts) must be delivered, and no value followed there may be dropped
  * (./value-comparison.ts). The first version change after which either fails is the one at fault. Also the type
  * of what `verify` finds.
@@ -91,6 +92,8 @@ export interface Unexpressed {
 /** What replays need: strict validators, the application's `$ref`s, the generation steps, and how converters run. */
 export interface ReplayContext {
   readonly compile: (schema: TSchema) => Check
+  /** For the query string and headers, text Fastify coerces (`'5'` for an integer) where the app's Ajv coerces types. */
+  readonly compileText?: (schema: TSchema) => Check
   readonly resolveRef: RefResolver
   readonly steps: readonly GenerationStep[]
   readonly runConverter?: ConverterRun
@@ -142,7 +145,8 @@ class LevelChecks {
   check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | undefined {
     const changed = where.converters.length > 0
     if (changed || this.passed.get(where.part) !== schema) {
-      const check = this.context.compile(schema)
+      const text = where.part === 'querystring' || where.part === 'headers' ? this.context.compileText : undefined
+      const check = (text ?? this.context.compile)(schema)
       // A BigInt a response converter gives (an id past 2^53) is the digits the serializer writes: checked as that
       // number. Fastify's validation refuses one in a request.
       if (!check(copyJson(data, this.validated ? {} : { bigIntsRead: true }))) {

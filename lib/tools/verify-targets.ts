@@ -24,6 +24,7 @@ import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
 import { unexpressedIn } from './verify-forms'
 import type { DerivedEnvironment } from './verify-replace'
+import { sendable } from './text-parts'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
@@ -130,7 +131,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
   const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, generateExamples(formAt(part, behaviour.level), env)] as const))
+  const examples = new Map(parts.map((part) => [part, sendable(part, generateExamples(formAt(part, behaviour.level), env))] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]

@@ -28,7 +28,7 @@ import { uncompilableRoute, uncompilableWebhook } from './verify-forms'
 import type { ReplayIssue, Report, VerifyFinding as ReplayFinding } from './verify-replay'
 import { inVersionOf } from './replay-infos'
 import { pointerKey } from '../core/json-schema'
-import { appAjvSetup, formatPatterns, strictValidator } from '../core/strict-validator'
+import { appAjvSetup, formatPatterns, strictValidator, textValidator } from '../core/strict-validator'
 import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
 import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
@@ -217,7 +217,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const ajv = appAjvSetup(fastify)
   const unverified = new Unverified()
   const derived = new DerivedFields(state)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state) }
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state) }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)

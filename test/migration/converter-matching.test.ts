@@ -314,6 +314,25 @@ test('by-schema converters whose schema no route uses fail at start-up, unless d
   t.equal(response.statusCode, 200, 'and the application serves')
 })
 
+test('regression: a by-schema request converter of a query string or headers schema says to convert them by path, not checkUsage: false', async (t) => {
+  // By-schema request converters run on bodies. checkUsage: false, which the message offered, let the app start with
+  // a converter that never runs: old clients' `?filter_state=open` reached the handler as no filter at all.
+  const ListQuery = Type.Object({ status: Type.Optional(Type.String()) }, { $id: 'ListQuery' })
+  class StatusWasState extends VersionChange {
+    description = 'The status filter was state.'
+    instructionsToMigrateToPreviousVersion = [schema(ListQuery).field('status').had({ name: 'state' })]
+    @ConvertRequestToNextVersionFor(ListQuery) stateUp (_request: RequestInfo) {}
+  }
+  const app = await versionedApp(t, twoVersions(StatusWasState), async (api) => {
+    api.get('/orders', { schema: { querystring: ListQuery } }, async () => ({}))
+  })
+  const error = await rejection(async () => await app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_REQUEST_CONVERTER_UNUSED')
+  t.match(error?.message, 'ListQuery is the querystring schema of GET /orders: by-schema request converters run on bodies only. ' +
+    "Convert it with a by-path converter, @ConvertRequestToNextVersionFor('/orders', ['GET']), which reads and changes request.queryParams.")
+  t.notMatch(error?.message, /checkUsage: false/, 'not the way out')
+})
+
 test('a by-schema converter on an extendSchema parent that only its children use names the children, not checkUsage: false', async (t) => {
   // A Stripe-like list envelope: every list is built from ListBase, and a version renames has_more. Converters on a
   // parent do not run on its children: the way out is naming them, and checkUsage: false would leave every list broken.

@@ -418,6 +418,34 @@ test('request headers and response headers are classified by side, as body field
   ], 'a request header that became required, and narrower')
 })
 
+test('regression: a list parameter\'s style and explode compare as the values in force (explode: false added was a note)', async (t) => {
+  const list = { in: 'query', name: 'ids', schema: { type: 'array', items: { type: 'string' } } }
+  const filter = { in: 'query', name: 'filter', schema: { type: 'object', properties: { status: { type: 'string' } } } }
+  const limit = { in: 'query', name: 'limit', schema: { type: 'integer' } }
+  const withParameters = (...parameters: Json[]) => (d: Json): void => { d.paths['/users'].post.parameters.push(...parameters) }
+  const cases: Array<[string, Json[], Json[], string[], string[]]> = [
+    // `?ids=a&ids=b` (OpenAPI's default for a query parameter: form, exploded) became `?ids=a,b`.
+    ['explode: false added to a list', [list], [{ ...list, explode: false }], ['2000-01-01 POST /users: query parameter ids: explode true → false'], []],
+    ['explode: false removed from a list', [{ ...list, explode: false }], [list], ['2000-01-01 POST /users: query parameter ids: explode false → true'], []],
+    // @fastify/swagger writes both where the querystring schema states both: the diff library alone saw no change.
+    ['explode turned false where style is stated', [{ ...list, style: 'form', explode: true }], [{ ...list, style: 'form', explode: false }],
+      ['2000-01-01 POST /users: query parameter ids: explode true → false'], []],
+    ['explode: true, the default, spelled out', [list], [{ ...list, style: 'form', explode: true }], [], []],
+    ['deepObject given to an object', [filter], [{ ...filter, style: 'deepObject', explode: true }], ["2000-01-01 POST /users: query parameter filter: style 'form' → 'deepObject'"], []],
+    // A single value is sent as `limit=10` whatever the style: nothing its clients send changes.
+    ['explode: false added to a single value', [limit], [{ ...limit, explode: false }], [], []],
+    ['explode: true turned false on a single value', [{ ...limit, explode: true }], [{ ...limit, explode: false }], [], []]
+  ]
+  for (const [name, saved, current, breaks, notes] of cases) {
+    const before = baseDocument()
+    withParameters(...saved)(before)
+    const after = baseDocument()
+    withParameters(...current)(after)
+    const changes = compareDocuments('2000-01-01', before, after)
+    t.same(lines(changes, true), breaks, `${name}: breaks`)
+    t.same(lines(changes, false), notes, `${name}: notes`)
+  }
+})
 test('the version parameter: what names the version in each document is not reported, what stops its clients breaks', async (t) => {
   const header = (d: Json): Json => d.paths['/users'].post.parameters[0]
   const cases: Array<[string, (document: Json) => void, string[], string[]]> = [

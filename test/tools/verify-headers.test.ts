@@ -122,3 +122,57 @@ test('regression: verify ran converters outside the versions\' storage, so isApp
   const findings = await verify(app, { examples: 5 })
   t.same(summary(findings), ['GET /price 2000-01-01 response converter failed converter after AmountShown (2002-01-01) by AmountShown.down'], 'verify runs it as served: only 2000-01-01 fails')
 })
+
+test('regression: a query value a converter leaves as text is coerced as Fastify coerces it (ids split into strings for integers were invalid)', async (t) => {
+  const Filter = Type.Object({ ids: Type.Optional(Type.Array(Type.Integer())) }, { $id: 'Filter' })
+  const idsApp = async (split: (text: string) => unknown): Promise<FastifyInstance> => {
+    class IdsRepeated extends VersionChange {
+      description = 'ids is a repeated parameter (it was one comma-separated text).'
+      instructionsToMigrateToPreviousVersion = [schema(Filter).field('ids').had({ type: Type.String({ pattern: '^[0-9]{1,9}(,[0-9]{1,9})*$' }) })]
+
+      @ConvertRequestToNextVersionFor('/projects', ['GET'])
+      splitIds (request: RequestInfo) {
+        const ids: unknown = request.queryParams.ids
+        if (typeof ids === 'string') request.queryParams.ids = split(ids)
+      }
+    }
+    return await appWith(t, IdsRepeated, (api) => {
+      api.get('/projects', { schema: { querystring: Filter } }, async (request) => request.query)
+    })
+  }
+  // The text of each id, as a client of 2001-01-01 sends it (`?ids=1&ids=22`): Fastify's validation makes it a number.
+  const asText = await idsApp((text) => text.split(','))
+  const served = await asText.inject({ url: '/projects?ids=1,22', headers: { 'x-api-version': '2000-01-01' } })
+  t.same(served.json(), { ids: [1, 22] }, 'served right')
+  t.same(summary(await verify(asText, { examples: 20 })), [], 'no finding')
+  t.same(summary(await verify(await idsApp((text) => text.split(',').map(Number)), { examples: 20 })), [], 'numbers: no finding either')
+  // A list is never made of a lone value: the text not split is one id `'1,22'`, which no integer is.
+  t.same(summary(await verify(await idsApp((text) => text), { examples: 20 })), ['GET /projects 2000-01-01 request invalid querystring/ids after IdsRepeated (2001-01-01) by IdsRepeated.splitIds'])
+  // Text that is no number is still refused.
+  t.same(summary(await verify(await idsApp((text) => text.split(',').map((id) => `#${id}`)), { examples: 20 })), ['GET /projects 2000-01-01 request invalid querystring/ids/* after IdsRepeated (2001-01-01) by IdsRepeated.splitIds'])
+})
+
+test('regression: no query example holds an empty list, which no client can send (its first item read was a finding)', async (t) => {
+  const Search = Type.Object({ tag: Type.String({ minLength: 1 }) }, { $id: 'Search' })
+  class OneTag extends VersionChange {
+    description = 'A search takes one tag (it took several, of which the first was used).'
+    instructionsToMigrateToPreviousVersion = [schema(Search).field('tag').had({ name: 'tags', type: Type.Array(Type.String({ minLength: 1 })) })]
+
+    @ConvertRequestToNextVersionFor('/search', ['GET'])
+    firstTag (request: RequestInfo) {
+      // `?tags=a` arrives as `['a']`, `?tags=` as `['']` (refused): Fastify's parser never gives an empty list.
+      const [tag] = request.queryParams.tags as string[]
+      request.queryParams.tag = tag
+      delete request.queryParams.tags
+    }
+  }
+  const app = await appWith(t, OneTag, (api) => {
+    api.get('/search', { schema: { querystring: Search } }, async (request) => request.query)
+  })
+  for (const [url, status] of [['/search?tags=a&tags=b', 200], ['/search?tags=', 400], ['/search', 400]] as const) {
+    t.equal((await app.inject({ url, headers: { 'x-api-version': '2000-01-01' } })).statusCode, status, url)
+  }
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), [])
+  t.ok(findings.replayed > 0, 'replayed')
+})
