@@ -1,12 +1,11 @@
 /**
  * One replay of `verify`: a generated example taken through the converters of one route (or webhook) and version,
  * step by step, the way requests go up and responses down when served. After each version change the data must
- * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must
- * be converted, not coerced, but for a query string's or headers' scalars, text Fastify coerces; a HEAD enum member
- * the version lacks is named as serving names it), and at the end
- * every sentinel that must arrive (./data-flow.ts) must be delivered, and no value followed there may be dropped
- * (./value-comparison.ts). The first version change after which either fails is the one at fault. Also the type
- * of what `verify` finds.
+ * match the schema of the version it has reached (validated strictly: no type coercion, so a retyped field must be
+ * converted, not coerced, but for the text Fastify coerces in a query string's or headers' scalars; a HEAD enum
+ * member the version lacks is named as serving names it), and at the end every sentinel that must arrive
+ * (./data-flow.ts) must be delivered, and no value followed there may be dropped (./value-comparison.ts). The first
+ * version change after which either fails is the one at fault. Also the type of what `verify` finds.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -147,8 +146,7 @@ class LevelChecks {
     if (changed || this.passed.get(where.part) !== schema) {
       const text = where.part === 'querystring' || where.part === 'headers' ? this.context.compileText : undefined
       const check = (text ?? this.context.compile)(schema)
-      // A BigInt a response converter gives (an id past 2^53) is the digits the serializer writes: checked as that
-      // number. Fastify's validation refuses one in a request.
+      // A response converter's BigInt (an id past 2^53) is checked as the number the serializer writes; requests refuse one.
       if (!check(copyJson(data, this.validated ? {} : { bigIntsRead: true }))) {
         return { kind: 'invalid', ...invalidData(check.errors ?? [], data, this.validated), ...where }
       }
