@@ -15,7 +15,7 @@ import type {
 } from '../describe/instructions'
 import { copyJson } from '../values/json-copy'
 import { applies, fullPath } from '../routes/timeline'
-import { isSuccessKey, requestSchemas } from '../routes/version-plan'
+import { isSuccessKey, routeSchemas } from '../routes/version-plan'
 import { prepareSchema } from '../routes/prepared-schemas'
 import { nameOf, type SchemaObject } from '../core/json-schema'
 import { everySubschema, mapSchemaDeep } from '../core/subschemas'
@@ -219,10 +219,7 @@ class ChangelogModels {
   private readonly named = new Set<TSchema>()
 
   constructor (private readonly state: VersionerState, webhooks: Webhooks) {
-    const roots = [
-      ...state.headRoutes.flatMap((route) => [...requestSchemas(route), ...Object.values(route.forms.responses[0].schemas)]),
-      ...webhooks.list().map((webhook) => webhook.body)
-    ].filter((schema): schema is TSchema => schema !== undefined)
+    const roots = [...state.headRoutes.flatMap((route) => routeSchemas(route, 0)), ...webhooks.list().map((webhook) => webhook.body)]
     for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)
   }
 

@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
-import { isSuccessKey, requestSchemas, type BehaviourRoute } from '../routes/version-plan'
+import { isSuccessKey, routeSchemas, type BehaviourRoute } from '../routes/version-plan'
 import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
@@ -119,7 +119,7 @@ export class UpgradeGuides {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
-        schemas: (at) => [...requestSchemas(head), ...Object.values(head.forms.responses[at].schemas)],
+        schemas: (at) => routeSchemas(head, at),
         route: head
       }
       const status = this.affects(subject, examples, level)

@@ -23,7 +23,7 @@ import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
 import type { RouteState } from './timeline'
-import { requestSchemas } from './version-plan'
+import { routeSchemas } from './version-plan'
 import type { HeadRoute, VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
@@ -228,9 +228,7 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
     ...state.headRoutes.map((route): Member => ({
       ...blank,
       timeline: route.timeline,
-      schemasAt: (level) => !route.timeline[level].exists
-        ? []
-        : [...requestSchemas(route), ...Object.values(route.forms.responses[level].schemas)]
+      schemasAt: (level) => route.timeline[level].exists ? routeSchemas(route, level) : []
     })),
     ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level].exists ? [webhook.body] : [] }))
   ]
