@@ -10,8 +10,9 @@
  * @module
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import type {
-  EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaHadInstruction, SchemaInstruction
+import {
+  isEndpointInstruction, type EndpointHadInstruction, type EndpointInstruction, type EnumInstruction, type FieldHadInstruction, type Instruction,
+  type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
 import { copyJson } from '../values/json-copy'
 import { applies, fullPath } from '../routes/timeline'
@@ -105,8 +106,8 @@ class ChangelogEntries {
 
   /** The entry of an instruction of the version at `level`, without undefined values. */
   of (instruction: Instruction, level: number): ChangelogEntryData {
-    const entry = instruction.kind.startsWith('endpoint.')
-      ? this.endpointEntry(instruction as EndpointInstruction, level)
+    const entry = isEndpointInstruction(instruction)
+      ? this.endpointEntry(instruction, level)
       : instruction.kind.startsWith('enum.')
         ? this.enumEntry(instruction as EnumInstruction, level)
         : this.schemaEntry(instruction as SchemaInstruction, level)

@@ -12,7 +12,7 @@ import { isSuccessKey, routeSchemas, type BehaviourRoute } from '../routes/versi
 import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
-import type { EndpointInstruction } from '../describe/instructions'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
 import { inNameOrder } from './document-order'
@@ -151,7 +151,7 @@ export class UpgradeGuides {
     const after = subject.timeline[level]
     const before = subject.timeline[level + 1]
     const endpointChanged = (state: RouteState): boolean => state.exists &&
-      change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(state, instruction as EndpointInstruction, subject.operationId))
+      change.instructions.some((instruction) => isEndpointInstruction(instruction) && applies(state, instruction, subject.operationId))
     if (!before.exists || !after.exists) return endpointChanged(after) ? 'added' : endpointChanged(before) ? 'removed' : undefined
     if (endpointChanged(after) || [level, level + 1].some((at) => subject.schemas(at).some((root) => examples.edits(root, at)))) return 'changed'
     return this.convertedBy(subject, change, level) ? 'changed' : undefined
