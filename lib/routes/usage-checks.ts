@@ -24,13 +24,8 @@ import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
 import type { RouteState } from './timeline'
 import { routeSchemas } from './version-plan'
-import type { HeadRoute, VersionerState } from './versioner-state'
+import type { VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
-
-/** Every response schema a route has in some version. */
-function responseSchemas (route: HeadRoute): TSchema[] {
-  return [...new Set(route.forms.responses.flatMap((slots) => Object.values(slots.schemas)))]
-}
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
   return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
@@ -51,8 +46,8 @@ function childrenIn (state: VersionerState, roots: readonly TSchema[], parent: T
 export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   const partial = state.options.partialApp === true
   state.log.check(state.headRoutes.map((route) => route.display), partial)
-  // Every response schema of each route, listed once for the whole check.
-  const responsesOf = new Map(state.headRoutes.map((route) => [route, responseSchemas(route)]))
+  // Every response schema of each route (in some version), listed once for the whole check.
+  const responsesOf = new Map(state.headRoutes.map((route) => [route, [...new Set(route.forms.responses.flatMap((slots) => Object.values(slots.schemas)))]]))
   for (let level = 1; level < state.steps.length; level++) {
     for (const change of state.steps[level].changes) {
       // The path each converter method named each route and method by: two spellings of one route run it twice.
