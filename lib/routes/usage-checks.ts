@@ -17,6 +17,7 @@ import { describeSchema, isSchemaObject, nameOf, pointerKey, type SchemaObject }
 import { everySubschema, resolverWithin } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { childSchemaInfo } from '../describe/extend-schema'
+import { decoratorName } from '../describe/hand-called-decorators'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { componentName, validComponentName } from '../schemas/component-names'
@@ -125,11 +126,10 @@ function unusedSchemasMessage (
   display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[], string?]>
 ): string {
   const part = direction === 'request' ? 'body' : 'response'
-  const decorator = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
   const named = [...schemas.map(describeSchema), ...unused.flatMap(([, children]) => children)].join(', ')
   const hints = unused.filter(([, children]) => children.length > 0).map(([schema, children]) => `${describeSchema(schema)} is the parent ` +
     `(extendSchema) of ${children.join(', ')}, which the routes use: converters on a parent do not run on its children, so name them in the ` +
-    `decorator too (${decorator}(${named})).`)
+    `decorator too (@${decoratorName(direction)}(${named})).`)
   for (const [, children, textPart] of unused) if (children.length === 0 && textPart !== undefined) hints.push(textPart)
   const unchecked = hints.length === unused.length
     ? []
