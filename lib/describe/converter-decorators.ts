@@ -16,7 +16,7 @@ import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { describeValue, isSchemaObject, kindOf, nameOf, refId, type SchemaLike } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
-import { handCallMisuse, parameterOf } from './hand-called-decorators'
+import { decoratorName, handCallMisuse, parameterOf } from './hand-called-decorators'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
 ;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
@@ -96,8 +96,7 @@ function readOptions (options: Record<string, unknown>, allowed: readonly string
 }
 
 function parseDeclaration (direction: 'request' | 'response', args: unknown[]): Declaration {
-  const name = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
-  const display = `${name}(${args.map((arg) => describeValue(arg)).join(', ')})`
+  const display = `@${decoratorName(direction)}(${args.map((arg) => describeValue(arg)).join(', ')})`
   const last = args[args.length - 1]
   const hasOptions = args.length > 1 && isSchemaObject(last) && !looksLikeSchema(last)
   const given = hasOptions ? args.slice(0, -1) : args

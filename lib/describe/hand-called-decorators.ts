@@ -11,7 +11,8 @@ export function parameterOf (direction: 'request' | 'response'): string {
   return direction === 'request' ? 'request (a RequestInfo)' : 'response (a ResponseInfo)'
 }
 
-function decoratorName (direction: 'request' | 'response'): string {
+/** The name of the converter decorator of `direction`, for messages. */
+export function decoratorName (direction: 'request' | 'response'): string {
   return direction === 'request' ? 'ConvertRequestToNextVersionFor' : 'ConvertResponseToPreviousVersionFor'
 }
 

@@ -13,8 +13,9 @@ import { runInNewContext } from 'node:vm'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { InvalidOptionError } from '../core/errors'
-import { noneMatchFails, strongEntityTag } from '../core/entity-tags'
+import { strongEntityTag } from '../core/entity-tags'
 import type { ResolvedDocsOptions } from './options'
+import { sendText } from './sent-texts'
 
 /** The style sheet of the version list, the navigation bar and the not-found page. */
 const DOCS_CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
@@ -177,11 +178,9 @@ export function registerAssets (fastify: FastifyInstance, docs: ResolvedDocsOpti
     const { name } = request.params as { name: string }
     const asset = assets.get(name)
     if (asset === undefined) return reply.callNotFound()
+    const { source } = asset
     // Revalidated as the pages are: a page of one build never runs another build's cached scripts (decision 0172).
-    asset.etag ??= strongEntityTag(typeof asset.source === 'string' ? readFileSync(asset.source) : asset.source())
-    reply.header('x-content-type-options', 'nosniff').header('etag', asset.etag)
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'public, no-cache')
-    if (noneMatchFails(request.headers['if-none-match'], asset.etag)) return reply.code(304).send()
-    return reply.type(asset.type).send(typeof asset.source === 'string' ? createReadStream(asset.source) : asset.source())
+    asset.etag ??= strongEntityTag(typeof source === 'string' ? readFileSync(source) : source())
+    return sendText(request, reply, { etag: asset.etag, text: () => typeof source === 'string' ? createReadStream(source) : source() }, asset.type)
   })
 }

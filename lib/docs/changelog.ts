@@ -1,23 +1,26 @@
 /**
  * The changelog (deprecated in the spec, still served): every version's changes, newest first, with their
  * descriptions, side-effect flag and typed entries generated from their instructions, naming the affected OpenAPI
- * schemas as they are in that version (./changelog-models.ts); and its resource (the JSON schema of the changelog
- * endpoint's response, and types).
+ * schemas as they are in that version; and its resource (the JSON schema of the changelog endpoint's response, and
+ * types).
  *
  * An entry as the version it belongs to stands: schema instructions name the components they affect and the
  * field's schema or attributes there; endpoint instructions the route's path, methods and changed attributes;
  * enum instructions the members added or removed.
  * @module
  */
-import { Type, type Static } from '@sinclair/typebox'
-import type {
-  EndpointHadInstruction, EndpointInstruction, EnumInstruction, FieldHadInstruction, Instruction, SchemaHadInstruction, SchemaInstruction
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import {
+  isEndpointInstruction, type EndpointHadInstruction, type EndpointInstruction, type EnumInstruction, type FieldHadInstruction, type Instruction,
+  type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
-import { ChangelogModels } from './changelog-models'
 import { copyJson } from '../values/json-copy'
 import { applies, fullPath } from '../routes/timeline'
-import { isSuccessKey } from '../routes/version-plan'
+import { isSuccessKey, routeSchemas } from '../routes/version-plan'
+import { prepareSchema } from '../routes/prepared-schemas'
 import { nameOf, type SchemaObject } from '../core/json-schema'
+import { everySubschema, mapSchemaDeep } from '../core/subschemas'
+import { childSchemaInfo } from '../describe/extend-schema'
 import { componentName } from '../schemas/component-names'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -103,8 +106,8 @@ class ChangelogEntries {
 
   /** The entry of an instruction of the version at `level`, without undefined values. */
   of (instruction: Instruction, level: number): ChangelogEntryData {
-    const entry = instruction.kind.startsWith('endpoint.')
-      ? this.endpointEntry(instruction as EndpointInstruction, level)
+    const entry = isEndpointInstruction(instruction)
+      ? this.endpointEntry(instruction, level)
       : instruction.kind.startsWith('enum.')
         ? this.enumEntry(instruction as EnumInstruction, level)
         : this.schemaEntry(instruction as SchemaInstruction, level)
@@ -209,5 +212,67 @@ class ChangelogEntries {
         return current === undefined ? { name, status: 'removed', previousValue } : { name, status: 'changed', previousValue, newValue: current }
       })
     }
+  }
+}
+
+/** The named schemas of an application (those reachable from its HEAD routes and webhooks) and what instructions on them affect. */
+class ChangelogModels {
+  private readonly named = new Set<TSchema>()
+
+  constructor (private readonly state: VersionerState, webhooks: Webhooks) {
+    const roots = [...state.headRoutes.flatMap((route) => routeSchemas(route, 0)), ...webhooks.list().map((webhook) => webhook.body)]
+    for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)
+  }
+
+  /**
+   * The names, at `level`, of the named schemas an instruction on `target` affects: the target, the schemas
+   * derived from it (unless they declare the changed field themselves), and those containing it in that version.
+   */
+  affected (target: TSchema, level: number, field?: string, inherited = true): string[] {
+    const { generation } = this.state
+    const canonical = generation.canonical(target)
+    const names = new Set<string>()
+    const own = nameOf(generation.formAt(canonical, level))
+    if (own !== undefined) names.add(componentName(own, generation))
+    for (const schema of this.named) {
+      const derived = inherited && this.isDescendant(schema, canonical) && (field === undefined || !this.overrides(schema, canonical, field))
+      if (derived || (schema !== canonical && this.state.planner.targets.collectorFor(schema, canonical, level) !== null)) {
+        const id = nameOf(generation.formAt(schema, level))
+        if (id !== undefined) names.add(componentName(id, generation))
+      }
+    }
+    return [...names]
+  }
+
+  /** A schema for the changelog: named subschemas become references to their components. */
+  referenced (schema: SchemaObject | undefined): unknown {
+    if (schema === undefined) return undefined
+    return mapSchemaDeep(schema as TSchema, (node) =>
+      typeof node.$id === 'string' ? { $ref: `#/components/schemas/${componentName(node.$id, this.state.generation)}` } as unknown as TSchema : node)
+  }
+
+  /** A field of a schema as a version documents it. */
+  fieldAt (target: TSchema, field: string, level: number): SchemaObject | undefined {
+    const { generation } = this.state
+    const form = prepareSchema(generation.formAt(generation.canonical(target), level), generation, 'docs') as SchemaObject
+    const properties = form.properties as Record<string, SchemaObject> | undefined
+    return properties?.[field]
+  }
+
+  /** True when `schema` was made with `extendSchema` from `ancestor` (directly or not). */
+  private isDescendant (schema: TSchema, ancestor: TSchema): boolean {
+    for (let info = childSchemaInfo(schema); info !== undefined; info = childSchemaInfo(info.parent)) {
+      if (this.state.generation.canonical(info.parent) === ancestor) return true
+    }
+    return false
+  }
+
+  /** True when `schema` (made with `extendSchema` from `ancestor`) declares `field` itself somewhere down its chain. */
+  private overrides (schema: TSchema, ancestor: TSchema, field: string): boolean {
+    for (let current = schema, info = childSchemaInfo(schema); info !== undefined; current = info.parent, info = childSchemaInfo(current)) {
+      if (info.ownKeys.has(field)) return true
+      if (this.state.generation.canonical(info.parent) === ancestor) return false
+    }
+    return false
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Documents and docs pages as caches see them: each text is built once with the strong `ETag` of its bytes; a
- * request whose `If-None-Match` matches it is answered 304 without a body; `Cache-Control: public, no-cache` lets
- * shared caches keep a released document and revalidate it, while an answer that depended on an `access` function
- * was made `private` before ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * Documents, docs pages and their assets as caches see them: each text is built once with the strong `ETag` of its
+ * bytes; a request whose `If-None-Match` matches it is answered 304 without a body; `Cache-Control: public, no-cache`
+ * lets shared caches keep a released document and revalidate it, while an answer that depended on an `access`
+ * function was made `private` before ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -27,17 +27,18 @@ export function sentText (text: string): SentText {
 
 /**
  * Sends `sent` as `type` with its `ETag` and, unless something set one (a private answer, an application's hook),
- * `Cache-Control: public, no-cache`; or 304 with those headers and no body when `If-None-Match` matches it.
+ * `Cache-Control: public, no-cache`; or 304 with those headers and no body when `If-None-Match` matches it. A text
+ * may be a function making the body (a file's stream), called only for a 200.
  * @example
  * ```ts
  * return sendText(request, reply, sentText(JSON.stringify(document)), 'application/json; charset=utf-8')
  * ```
  */
-export function sendText (request: FastifyRequest, reply: FastifyReply, sent: SentText, type: string): FastifyReply {
+export function sendText (request: FastifyRequest, reply: FastifyReply, sent: SentText | { readonly text: () => unknown, readonly etag: string }, type: string): FastifyReply {
   reply.header('etag', sent.etag).header('x-content-type-options', 'nosniff')
   if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'public, no-cache')
   if (noneMatchFails(request.headers['if-none-match'], sent.etag)) return reply.code(304).send()
-  return reply.code(200).type(type).send(sent.text)
+  return reply.code(200).type(type).send(typeof sent.text === 'function' ? sent.text() : sent.text)
 }
 
 /**

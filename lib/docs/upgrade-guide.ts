@@ -4,14 +4,15 @@
  * (./upgrade-examples.ts).
  * @module
  */
+import { formatParamUrl } from '@fastify/swagger'
 import type { TSchema } from '@sinclair/typebox'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
-import { isSuccessKey, requestSchemas, type BehaviourRoute } from '../routes/version-plan'
+import { isSuccessKey, routeSchemas, type BehaviourRoute } from '../routes/version-plan'
 import { answersSuccess } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
-import type { EndpointInstruction } from '../describe/instructions'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
 import { inNameOrder } from './document-order'
@@ -72,11 +73,6 @@ interface Subject {
   readonly route?: BehaviourRoute
 }
 
-/** The documents' form of a Fastify path (`:id` → `{id}`). */
-function documentPath (path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}')
-}
-
 /** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
   /** Each change's part of the guides, the same in every range holding it: built once (a range's page is not kept for long). */
@@ -119,14 +115,14 @@ export class UpgradeGuides {
       const subject: Subject = {
         timeline: head.timeline,
         operationId: typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined,
-        schemas: (at) => [...requestSchemas(head), ...Object.values(head.forms.responses[at].schemas)],
+        schemas: (at) => routeSchemas(head, at),
         route: head
       }
       const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       const previous = head.timeline[level + 1]
-      const moved = status === 'changed' && previous.path !== state.path ? { previousPath: documentPath(previous.path) } : {}
+      const moved = status === 'changed' && previous.path !== state.path ? { previousPath: formatParamUrl(previous.path) } : {}
       const named = subject.operationId === undefined ? {} : { operationId: subject.operationId }
       // A method the change moved names the one the older version had; one only added, or only taken away, is so listed.
       const gone = status === 'changed' ? previous.methods.filter((method) => !state.methods.includes(method)) : []
@@ -134,10 +130,10 @@ export class UpgradeGuides {
       for (const method of state.methods) {
         const was = !added.includes(method) || gone.length === 0 ? moved : { ...moved, previousMethod: gone.join(',') }
         const own = added.includes(method) && gone.length === 0 ? 'added' : status
-        entry.operations.push({ method, path: documentPath(state.path), ...named, ...was, status: own })
+        entry.operations.push({ method, path: formatParamUrl(state.path), ...named, ...was, status: own })
         if (own === 'changed') await this.routeExamples(examples, { head, method, level })
       }
-      for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: documentPath(previous.path), ...named, status: 'removed' })
+      for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: formatParamUrl(previous.path), ...named, status: 'removed' })
     }
     for (const webhook of inNameOrder(this.webhooks(), (webhook) => `${webhook.name} ${webhook.method}`)) {
       const subject: Subject = { timeline: webhook.timeline, operationId: webhook.attributes.operationId, schemas: () => [webhook.body] }
@@ -155,7 +151,7 @@ export class UpgradeGuides {
     const after = subject.timeline[level]
     const before = subject.timeline[level + 1]
     const endpointChanged = (state: RouteState): boolean => state.exists &&
-      change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') && applies(state, instruction as EndpointInstruction, subject.operationId))
+      change.instructions.some((instruction) => isEndpointInstruction(instruction) && applies(state, instruction, subject.operationId))
     if (!before.exists || !after.exists) return endpointChanged(after) ? 'added' : endpointChanged(before) ? 'removed' : undefined
     if (endpointChanged(after) || [level, level + 1].some((at) => subject.schemas(at).some((root) => examples.edits(root, at)))) return 'changed'
     return this.convertedBy(subject, change, level) ? 'changed' : undefined
@@ -177,7 +173,7 @@ export class UpgradeGuides {
   /** The request body and success response examples of one operation of a route, before and after step `level`. */
   private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
     const { head, method, level } = at
-    const operation = `${method} ${documentPath(head.timeline[level].path)}`
+    const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
     for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
     const before = head.forms.responses[level + 1].schemas

@@ -19,7 +19,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { everySubschema, mapSubschemas } from '../core/subschemas'
 import { kGivenExamples, kHeadSchema } from '../core/symbols'
-import { requestSchemas } from '../routes/version-plan'
+import { routeSchemas } from '../routes/version-plan'
 import { prepareSchema } from '../routes/prepared-schemas'
 import type { VersionerState } from '../routes/versioner-state'
 import type { Webhooks } from '../routes/webhooks'
@@ -46,12 +46,7 @@ const CHECK_EXAMPLES = 'x-fastify-versioner-check-examples'
  * ```
  */
 export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema[] {
-  const roots: unknown[] = []
-  for (const route of state.headRoutes) {
-    roots.push(...requestSchemas(route))
-    for (const slots of new Set(route.forms.responses)) roots.push(...Object.values(slots.schemas))
-  }
-  for (const webhook of webhooks.list()) roots.push(webhook.body)
+  const roots: unknown[] = [...state.headRoutes.flatMap((route) => routeSchemas(route)), ...webhooks.list().map((webhook) => webhook.body)]
   return roots.filter((root): root is TSchema => isSchemaObject(root))
 }
 

@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { Seed } from '../schemas/seeds'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { ConverterPlanner } from './converter-steps'
-import { requestSchemas, type BehaviourRoute } from './version-plan'
+import { routeSchemas, type BehaviourRoute } from './version-plan'
 
 /** Every seed `schemas` may hold or depend on at `level` (a superset), or undefined when one is not known. */
 export function seedsOf (generation: SchemaGeneration, schemas: ReadonlyArray<TSchema | undefined>, level: number): ReadonlySet<Seed> | undefined {
@@ -26,7 +26,7 @@ export function seedsOf (generation: SchemaGeneration, schemas: ReadonlyArray<TS
 
 /** Every seed the route's request parts and responses may hold or depend on at `level`, or undefined when unknown. */
 export function routeSeeds (route: BehaviourRoute, level: number, generation: SchemaGeneration): ReadonlySet<Seed> | undefined {
-  return seedsOf(generation, [...requestSchemas(route), ...Object.values(route.forms.responses[level].schemas)], level)
+  return seedsOf(generation, routeSchemas(route, level), level)
 }
 
 /**

@@ -16,7 +16,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import type { GenerationStep } from '../describe/versions'
-import { isEndpointInstruction, type EndpointInstruction } from '../describe/instructions'
+import { isEndpointInstruction } from '../describe/instructions'
 import type { SchemaGeneration } from '../schemas/generation'
 import { routeSeeds } from './quiet-levels'
 import { applies } from './timeline'
@@ -55,8 +55,7 @@ function namesRoute (change: VersionChangeDescriptor, route: BehaviourRoute, ste
   const after = route.timeline[step + 1]
   if (before === after) return false
   const operationId = typeof route.schema.operationId === 'string' ? route.schema.operationId : undefined
-  return change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') &&
-    (applies(before, instruction as EndpointInstruction, operationId) || applies(after, instruction as EndpointInstruction, operationId)))
+  return change.instructions.some((instruction) => isEndpointInstruction(instruction) && (applies(before, instruction, operationId) || applies(after, instruction, operationId)))
 }
 
 /** The version changes shaping `route` in the version of `behaviour`: HeadVersion's first, then each version's from the newest, in listed order. */

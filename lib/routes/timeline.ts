@@ -136,7 +136,7 @@ function ambiguousRestore (record: InstructionRecord, route: string): Error {
 }
 
 /** Path parameter names of a Fastify path (`:id`, `:id(^\\d+)`, `*`). */
-export function pathParameters (path: string): string[] {
+function pathParameters (path: string): string[] {
   const names = [...path.matchAll(/:([A-Za-z0-9_$]+)/g)].map((match) => match[1])
   if (path.includes('*')) names.push('*')
   return names.sort()

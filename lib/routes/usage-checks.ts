@@ -17,20 +17,16 @@ import { describeSchema, isSchemaObject, nameOf, pointerKey, type SchemaObject }
 import { everySubschema, resolverWithin } from '../core/subschemas'
 import { kHeadSchema } from '../core/symbols'
 import { childSchemaInfo } from '../describe/extend-schema'
+import { decoratorName } from '../describe/hand-called-decorators'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { componentName, validComponentName } from '../schemas/component-names'
 import type { Seed } from '../schemas/seeds'
 import { seedsOf } from './quiet-levels'
 import type { RouteState } from './timeline'
-import { requestSchemas } from './version-plan'
-import type { HeadRoute, VersionerState } from './versioner-state'
+import { routeSchemas } from './version-plan'
+import type { VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
-
-/** Every response schema a route has in some version. */
-function responseSchemas (route: HeadRoute): TSchema[] {
-  return [...new Set(route.forms.responses.flatMap((slots) => Object.values(slots.schemas)))]
-}
 
 function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
   return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
@@ -51,8 +47,8 @@ function childrenIn (state: VersionerState, roots: readonly TSchema[], parent: T
 export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   const partial = state.options.partialApp === true
   state.log.check(state.headRoutes.map((route) => route.display), partial)
-  // Every response schema of each route, listed once for the whole check.
-  const responsesOf = new Map(state.headRoutes.map((route) => [route, responseSchemas(route)]))
+  // Every response schema of each route (in some version), listed once for the whole check.
+  const responsesOf = new Map(state.headRoutes.map((route) => [route, [...new Set(route.forms.responses.flatMap((slots) => Object.values(slots.schemas)))]]))
   for (let level = 1; level < state.steps.length; level++) {
     for (const change of state.steps[level].changes) {
       // The path each converter method named each route and method by: two spellings of one route run it twice.
@@ -130,11 +126,10 @@ function unusedSchemasMessage (
   display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[], string?]>
 ): string {
   const part = direction === 'request' ? 'body' : 'response'
-  const decorator = direction === 'request' ? '@ConvertRequestToNextVersionFor' : '@ConvertResponseToPreviousVersionFor'
   const named = [...schemas.map(describeSchema), ...unused.flatMap(([, children]) => children)].join(', ')
   const hints = unused.filter(([, children]) => children.length > 0).map(([schema, children]) => `${describeSchema(schema)} is the parent ` +
     `(extendSchema) of ${children.join(', ')}, which the routes use: converters on a parent do not run on its children, so name them in the ` +
-    `decorator too (${decorator}(${named})).`)
+    `decorator too (@${decoratorName(direction)}(${named})).`)
   for (const [, children, textPart] of unused) if (children.length === 0 && textPart !== undefined) hints.push(textPart)
   const unchecked = hints.length === unused.length
     ? []
@@ -228,9 +223,7 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
     ...state.headRoutes.map((route): Member => ({
       ...blank,
       timeline: route.timeline,
-      schemasAt: (level) => !route.timeline[level].exists
-        ? []
-        : [...requestSchemas(route), ...Object.values(route.forms.responses[level].schemas)]
+      schemasAt: (level) => route.timeline[level].exists ? routeSchemas(route, level) : []
     })),
     ...webhooks.map((webhook): Member => ({ ...blank, timeline: webhook.timeline, schemasAt: (level) => webhook.timeline[level].exists ? [webhook.body] : [] }))
   ]

@@ -117,6 +117,12 @@ export function requestSchemas (route: BehaviourRoute): TSchema[] {
   return [...Object.values(route.forms.parts), ...Object.values(route.forms.body.schemas)]
 }
 
+/** Every HEAD schema of a route: its request's, and its responses' at `level` (at every level without one). */
+export function routeSchemas (route: BehaviourRoute, level?: number): TSchema[] {
+  const responses = level === undefined ? new Set(route.forms.responses) : [route.forms.responses[level]]
+  return [...requestSchemas(route), ...[...responses].flatMap((slots) => Object.values(slots.schemas))]
+}
+
 /** The HEAD schema of a request part: for the body, the one of slot `body` (`''`, or a media type). */
 export function headPart (route: BehaviourRoute, part: RequestPart, body: string | undefined): TSchema | undefined {
   return part === 'body' ? body === undefined ? undefined : route.forms.body.schemas[body] : route.forms.parts[part]

@@ -640,6 +640,23 @@ test('regression: a change that moved a path names the path the older version\'s
   t.ok(page.includes('<code>GET /api/users/{id}</code> (was <code>/api/accounts/{id}</code>)'), 'the page says what the path was')
 })
 
+test('regression: a wildcard route is named by the path its documents give it (`/files/{*}`), not `/files/*`', async (t) => {
+  // The guide wrote paths with its own rewrite of `:param`, which left `*` as it was: the operation it named was
+  // found in no document.
+  class FilesMoved extends VersionChange {
+    description = 'Files moved under /files.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/files/*', ['GET']).had({ path: '/documents/*' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', FilesMoved), new Version('2000-01-01')), async (api) => {
+    api.get('/files/*', async () => ({}))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.operations, [{ method: 'GET', path: '/files/{*}', previousPath: '/documents/{*}', status: 'changed' }])
+  t.same(operationsOf(documentOf(app, '2001-01-01')).map((operation) => operation.path), ['/files/{*}'], 'the path the document gives it')
+  t.same(operationsOf(documentOf(app, '2000-01-01')).map((operation) => operation.path), ['/documents/{*}'], 'and the older document')
+})
+
 test('regression: a change that moved a route\'s method names the method the older version\'s clients call, in the JSON and on the page', async (t) => {
   // The guide listed only `PATCH /users/{id}`: a client of the older version, calling `PUT`, was not told its method changed.
   class UpdatesArePatches extends VersionChange {
