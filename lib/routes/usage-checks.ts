@@ -28,8 +28,9 @@ import { routeSchemas } from './version-plan'
 import type { VersionerState } from './versioner-state'
 import type { DeclaredWebhook } from './webhooks'
 
-function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema): boolean {
-  return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, 0))
+/** True when `schema` can occur in data shaped like one of `roots`, at `level` (the forms converters of a step meet). */
+function occurs (state: VersionerState, roots: readonly (TSchema | undefined)[], schema: TSchema, level = 0): boolean {
+  return roots.some((root) => root !== undefined && state.planner.targets.occurs(root, schema, level))
 }
 
 /** The names of the `extendSchema` children of `parent` (at any depth) that `roots` hold: converters on it miss them. */
@@ -76,10 +77,13 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
           continue
         }
         if (!converter.checkUsage || partial) continue
+        // Where the converter meets its schemas: a response as this version's newer neighbour has it, a request as this
+        // version has it (lib/routes/converter-steps.ts), not HEAD's: a schema an older field brought back counts.
+        const bodyLevel = converter.direction === 'request' ? level + 1 : level
         const unused = target.schemas.filter((schema) => !state.headRoutes.some((route) => {
           const present = route.timeline[level].exists || route.timeline[level + 1]?.exists === true
-          return present && occurs(state, converter.direction === 'request' ? Object.values(route.forms.body.schemas) : responsesOf.get(route) ?? [], schema)
-        }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema))))
+          return present && occurs(state, converter.direction === 'request' ? Object.values(route.forms.body.schemas) : responsesOf.get(route) ?? [], schema, bodyLevel)
+        }) && !(converter.direction === 'response' && webhooks.some((webhook) => occurs(state, [webhook.body], schema, bodyLevel))))
         if (unused.length === 0) continue
         const roots = converter.direction === 'request'
           ? state.headRoutes.flatMap((route) => Object.values(route.forms.body.schemas))

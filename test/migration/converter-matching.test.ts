@@ -425,3 +425,71 @@ test('by-path converters that find no route in the version of their change fail 
   const response = await app.inject({ method: 'PUT', url: '/accounts/1', headers: v('2000-01-01') })
   t.same(response.json(), { seen: 'yes' })
 })
+
+test('regression: a by-schema converter of a schema only an existedAs field of an older version holds is used, and runs', async (t) => {
+  // HEAD keeps how an invoice was paid as a string; 2001-01-01 brought back the payment method object (existedAs), and
+  // 2000-01-01 named its type `object`. The 2000-01-01 converter on PaymentMethod runs on every old invoice, but the
+  // usage check looked for PaymentMethod in HEAD's schemas only, and refused the correct app at start-up.
+  const PaymentMethod = Type.Object({ type: Type.String() }, { $id: 'PaymentMethod' })
+  const Invoice = Type.Object({ id: Type.String(), paidWith: Type.String() }, { $id: 'Invoice' })
+  class PaidWithReplacesPaymentMethod extends VersionChange {
+    description = 'An invoice says how it was paid as a string, paidWith (it was a payment method object).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Invoice).field('paidWith').didntExist,
+      schema(Invoice).formerField('paymentMethod').existedAs({ type: PaymentMethod })
+    ]
+
+    @ConvertResponseToPreviousVersionFor(Invoice)
+    paymentMethodFromPaidWith (response: ResponseInfo) {
+      response.body.paymentMethod = { type: response.body.paidWith }
+      delete response.body.paidWith
+    }
+  }
+  class PaymentMethodTypeWasObject extends VersionChange {
+    description = "A payment method's type was its object."
+    instructionsToMigrateToPreviousVersion = [schema(PaymentMethod).field('type').had({ name: 'object' })]
+
+    @ConvertResponseToPreviousVersionFor(PaymentMethod)
+    typeToObject (response: ResponseInfo) {
+      response.body.object = response.body.type
+      delete response.body.type
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', PaidWithReplacesPaymentMethod),
+    new Version('2001-01-01', PaymentMethodTypeWasObject), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ id: 'in_1', paidWith: 'card' }))
+  })
+  t.equal(await rejection(async () => await app.ready()), undefined, 'the application starts')
+  const answers = await Promise.all(['2002-01-01', '2001-01-01', '2000-01-01'].map(async (version) =>
+    (await app.inject({ url: '/invoices/in_1', headers: v(version) })).json()))
+  t.same(answers, [
+    { id: 'in_1', paidWith: 'card' },
+    { id: 'in_1', paymentMethod: { type: 'card' } },
+    { id: 'in_1', paymentMethod: { object: 'card' } }
+  ], 'each version reads the payment method as it had it')
+})
+
+test('a by-schema converter of a schema HEAD holds but its own version no longer does never runs, and is refused', async (t) => {
+  // Invoices stopped embedding the payment method in 2001-01-01's older neighbour: the 2000-01-01 converter on
+  // PaymentMethod meets no payment method in any body of its version. HEAD holding the schema let it through before.
+  const PaymentMethod = Type.Object({ type: Type.String() }, { $id: 'PaymentMethod' })
+  const Invoice = Type.Object({ id: Type.String(), paymentMethod: Type.Optional(PaymentMethod) }, { $id: 'Invoice' })
+  class InvoicesEmbedThePaymentMethod extends VersionChange {
+    description = 'Invoices embed their payment method.'
+    instructionsToMigrateToPreviousVersion = [schema(Invoice).field('paymentMethod').didntExist]
+  }
+  class PaymentMethodTypeWasObject extends VersionChange {
+    description = "A payment method's type was its object."
+    instructionsToMigrateToPreviousVersion = [schema(PaymentMethod).field('type').had({ name: 'object' })]
+    @ConvertResponseToPreviousVersionFor(PaymentMethod) typeToObject (_response: ResponseInfo) {}
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', InvoicesEmbedThePaymentMethod),
+    new Version('2001-01-01', PaymentMethodTypeWasObject), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ id: 'in_1' }))
+  })
+  const error = await rejection(async () => await app.ready())
+  t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED')
+  t.match(error?.message, '"PaymentMethodTypeWasObject.typeToObject" failed to find routes with the following response schemas: [PaymentMethod]')
+})
