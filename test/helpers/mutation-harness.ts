@@ -265,12 +265,24 @@ function witnessed (witness: Witness, mistaken: readonly Answer[], correct: read
   return JSON.stringify(mistaken.at(-1)) !== JSON.stringify(correct.at(-1))
 }
 
-/** Runs the tools on one readied app; a coded error of a tool is a catch, like a break. */
-async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions, sent: readonly SentWebhook[]): Promise<Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>> {
+/** What the tools made of one mistake. */
+type Judged = Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>
+
+/** check's breaks: a verdict when they catch the mistake (and `both` is not asked for), else their number and the first. */
+async function judgeDocuments (app: FastifyInstance, example: ExampleApp, options: MeasureOptions): Promise<Judged> {
   const { breaks } = await checkDocuments(app, join(ROOT, 'examples', example, 'openapi'))
-  if (breaks.length > 0 && options.both !== true) return { caughtBy: 'check', detail: `break: ${breaks[0].text}`, breaks: breaks.length, findings: 0 }
+  const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : ''
+  return { caughtBy: breaks.length > 0 && options.both !== true ? 'check' : undefined, detail, breaks: breaks.length, findings: 0 }
+}
+
+/**
+ * Runs the tools after check (`checked`: what it found, which ended nothing) on a readied app whose requests were only
+ * the documents'.
+ */
+async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions, sent: readonly SentWebhook[], checked: Judged): Promise<Judged> {
+  const breaks = { length: checked.breaks, first: checked.detail }
   const findings = await verify(app, { examples: options.examples, seed: 1 })
-  const detail = breaks.length > 0 ? `break: ${breaks[0].text}` : findings.length > 0 ? `finding: ${findings[0].text}` : ''
+  const detail = breaks.length > 0 ? breaks.first : findings.length > 0 ? `finding: ${findings[0].text}` : ''
   const caughtBy = breaks.length > 0 ? 'check' : findings.length > 0 ? 'verify' : undefined
   if (caughtBy !== undefined) return { caughtBy, detail, breaks: breaks.length, findings: findings.length }
   const tested = options.handlers === true ? await exampleTestFindings(app, example, sent, SUBSCRIBER.secret) : []
@@ -310,33 +322,51 @@ export async function measureOne (app: ExampleApp, mistake: Mistake | undefined,
   }
 }
 
-/** measureOne's work on the written mutant `file`. */
+/**
+ * measureOne's work on the written mutant `file`. The witness is played first, on a fresh app (as the correct app's
+ * answers are), and check runs on the same app: it reads only the documents, which no request changes. What sends
+ * requests of its own (verify, the example's handler tests, the replay) runs on a fresh app when check caught nothing:
+ * a mistake check catches starts one app, not two.
+ */
 async function measureMutant ({ app, mistake, options, file, started }: { app: ExampleApp, mistake: Mistake | undefined, options: MeasureOptions, file: string, started: number }): Promise<Verdict> {
   let answers: Answer[] | undefined
-  const done = (result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>): Verdict =>
-    ({ mistake, app, ...result, milliseconds: Math.round(performance.now() - started), answers })
+  const done = (result: Judged): Verdict => ({ mistake, app, ...result, milliseconds: Math.round(performance.now() - started), answers })
+  let sent: SentWebhook[] = []
+  const delivered: unknown[] = []
   let instance: FastifyInstance
-  const sent: SentWebhook[] = []
   try {
-    instance = await loadMutant(file, [], sent)
+    instance = await loadMutant(file, delivered, sent)
   } catch (error) {
     const coded = codedError(error)
     if (coded === undefined) throw new Error(`${mistake?.id ?? `the correct ${app} app`} failed to load with an error that is no refusal of the plugin: ${String(error)}`, { cause: error })
     return done({ caughtBy: 'start-up', detail: coded, breaks: 0, findings: 0 })
   }
-  let result: Pick<Verdict, 'caughtBy' | 'detail' | 'breaks' | 'findings'>
+  let closed = false
   try {
-    result = await judge(instance, app, options, sent)
+    if (options.witness === true && mistake !== undefined) answers = await play(instance, mistake.witness, delivered)
+    const checked = await refusalCaught(async () => await judgeDocuments(instance, app, options))
+    if (checked.caughtBy !== undefined) return done(checked)
+    if (answers !== undefined) {
+      closed = true
+      await instance.close()
+      instance = await loadMutant(file, [], sent = [])
+      closed = false
+    }
+    return done(await refusalCaught(async () => await judge(instance, app, options, sent, checked)))
+  } finally {
+    if (!closed) await instance.close()
+  }
+}
+
+/** What the tools made of the mistake; a coded error a tool throws is a catch, like a break. */
+async function refusalCaught (run: () => Promise<Judged>): Promise<Judged> {
+  try {
+    return await run()
   } catch (error) {
     const coded = codedError(error)
     if (coded === undefined) throw error
-    result = { caughtBy: 'check', detail: coded, breaks: 0, findings: 0 }
-  } finally {
-    await instance.close()
+    return { caughtBy: 'check', detail: coded, breaks: 0, findings: 0 }
   }
-  // On a fresh app, as the correct app's answers are: the tools' requests (documents) moved no counter of its own.
-  if (options.witness === true && mistake !== undefined) answers = await playOn(file, mistake.witness)
-  return done(result)
 }
 
 /**
