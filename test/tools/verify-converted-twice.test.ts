@@ -166,3 +166,33 @@ test("a route's request converter converting its embedded lines' amounts again i
   ])
   t.same(summary(await verify(await appWith(t, changeOf(false), routes), { examples: 20 })), [])
 })
+
+test('a value renamed and converted by the schema converter, then converted again by an async webhook converter, is found', async (t) => {
+  const Payment = Type.Object({ id: Type.String(), amountCents: Type.Integer({ minimum: 0 }) }, { $id: 'Payment' })
+  const PaymentEvent = Type.Object({ id: Type.String(), data: Type.Object({ object: Payment }) }, { $id: 'PaymentEvent' })
+  class AmountInCents extends VersionChange {
+    description = 'amount became amountCents.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('amountCents').had({ name: 'amount', type: Type.Number({ minimum: 0 }) })]
+
+    @ConvertResponseToPreviousVersionFor(Payment)
+    amountFromCents (response: ResponseInfo) {
+      response.body.amount = response.body.amountCents / 100
+      delete response.body.amountCents
+    }
+
+    @ConvertResponseToPreviousVersionFor(PaymentEvent)
+    async eventAmountFromCents (response: ResponseInfo) {
+      await Promise.resolve()
+      response.body.data.object.amount = response.body.data.object.amount / 100
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountInCents), new Version('2000-01-01')), async (api) => {
+    api.get('/payments/:id', { schema: { response: { 200: Payment } } }, async () => ({ id: 'p1', amountCents: 1999 }))
+  }, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'payment.made', body: PaymentEvent }) } })
+  await app.ready()
+  const findings = await verify(app, { examples: 20 })
+  t.same(summary(findings), [
+    'webhook payment.made 2000-01-01 response converted twice payload/data/object/amount after AmountInCents (2001-01-01) by AmountInCents.amountFromCents,AmountInCents.eventAmountFromCents'
+  ])
+  t.match(findings[0].message, /AmountInCents\.amountFromCents wrote [\d.]+, then AmountInCents\.eventAmountFromCents changed/)
+})
