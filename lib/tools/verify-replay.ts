@@ -13,7 +13,8 @@ import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
 import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
-import { convertersByChange, tracked, type ConverterRun } from './converter-tracking'
+import { convertersByChange, type ConverterRun } from './converter-tracking'
+import { watchedSteps } from './converted-twice'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, spoiltStrings } from './sentinel-arrival'
@@ -34,14 +35,14 @@ export interface VerifyFinding {
   /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
   readonly direction: 'request' | 'response'
   /**
-   * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
-   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
-   * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
-   * its own schema (`route` is then `document`, `pointer` the example's place in the document); `'uncompilable'`: the
-   * part's schema in that version does not compile with the application's Ajv (an instruction gave it a keyword, format
-   * or `$ref` Ajv refuses), so every request of the version would answer 500; the version is not replayed.
+   * `'invalid'`: the migrated data fails the version's schema; `'lost'`: a value that should arrive (a renamed field's, a list's
+   * items) does not; `'round trip'`: a value sent up does not come back in the response; `'converter failed'`: a converter threw;
+   * `'invalid example'`: an example of the version's OpenAPI document fails its own schema (`route` is then `document`, `pointer`
+   * its place in the document); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv (an
+   * instruction gave it a keyword, format or `$ref` Ajv refuses), so every request of the version would answer 500, and it is
+   * not replayed; `'converted twice'`: two converters of one version change wrote one place (./converted-twice.ts).
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
@@ -106,8 +107,7 @@ type Where = Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>
 /** The issue of a converter that failed (a {@link ConverterFailure}, or what a run threw). */
 function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayIssue {
   const error = failure instanceof ConverterFailure ? failure.thrown : failure
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`
-  return { kind: 'converter failed', part: 'converter', pointer: '', message, ...where }
+  return { kind: 'converter failed', part: 'converter', pointer: '', message: error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`, ...where }
 }
 
 /**
@@ -274,14 +274,12 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context, replay.status === undefined)
   const byChange = convertersByChange(replay.steps)
-  // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A
-  // response goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions, and
-  // each step takes it one level down.
+  // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A response
+  // goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions; each step takes it one level down.
   for (let count = 0; count < level; count++) {
     const index = status === undefined ? level - 1 - count : count
     const where = { step: index, reached: status === undefined ? index : index + 1 }
-    const ran: string[] = []
-    const steps = index >= 1 ? tracked(byChange(context.steps[index]), context.steps[index], ran, context.runConverter) : []
+    const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run: context.runConverter, body: info.body })
     try {
       if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
@@ -295,6 +293,8 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
       const invalid = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
       if (invalid !== undefined) return invalidIssue(replay, invalid, info.body)
     }
+    const twice = watch?.convertedTwice()
+    if (twice !== undefined) return { ...twice, part: 'body', ...where }
   }
   return checks.lostIssue() ?? { body: info.body }
 }

@@ -83,7 +83,7 @@ function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
 function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = finding.kind === 'lost' || finding.kind === 'round trip' || finding.kind === 'uncompilable' || worded
+  const what = ['lost', 'round trip', 'uncompilable', 'converted twice'].includes(finding.kind) || worded
     ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
