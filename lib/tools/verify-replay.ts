@@ -35,7 +35,7 @@ export interface VerifyFinding {
   readonly direction: 'request' | 'response'
   /**
    * `'invalid'`: the migrated data fails the schema of the version it reached; `'lost'`: a value that should arrive
-   * (a renamed field's, a list's items) does not; `'round trip'`: a value sent up does not come back in the response;
+   * (a renamed field's, a list's items) does not, or a field an old version declares (`existedAs`) is in no example; `'round trip'`: a value sent up does not come back in the response;
    * `'converter failed'`: a converter threw; `'invalid example'`: an example of the version's OpenAPI document fails
    * its own schema (`route` is then `document`, `pointer` the example's place in the document); `'uncompilable'`: the
    * part's schema in that version does not compile with the application's Ajv (an instruction gave it a keyword, format
