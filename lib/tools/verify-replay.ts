@@ -36,11 +36,11 @@ export interface VerifyFinding {
   readonly direction: 'request' | 'response'
   /**
    * `'invalid'`: the migrated data fails the version's schema; `'lost'`: a value that should arrive (a renamed field's, a list's
-   * items) does not; `'round trip'`: a value sent up does not come back in the response; `'converter failed'`: a converter threw;
-   * `'invalid example'`: an example of the version's OpenAPI document fails its own schema (`route` is then `document`, `pointer`
-   * its place in the document); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv (an
-   * instruction gave it a keyword, format or `$ref` Ajv refuses), so every request of the version would answer 500, and it is
-   * not replayed; `'converted twice'`: two converters of one version change wrote one place (./converted-twice.ts).
+   * items) does not, or a field an old version declares (`existedAs`) is in no example; `'round trip'`: a value sent up does not
+   * come back; `'converter failed'`: a converter threw; `'invalid example'`: a document's example fails its own schema (`route` is
+   * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
+   * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
+   * one place (./converted-twice.ts).
    */
   readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */

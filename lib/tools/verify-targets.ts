@@ -25,6 +25,7 @@ import { Coverage, type CoverageEnvironment } from './verify-coverage'
 import { unexpressedIn } from './verify-forms'
 import type { DerivedEnvironment } from './verify-replace'
 import { sendable } from './text-parts'
+import { FormerFields } from './former-fields'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
@@ -231,6 +232,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
+  const former = headSchema === undefined ? undefined : new FormerFields(env, headSchema, target.level)
   for (const example of generateExamples(headForm, env)) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
@@ -242,6 +244,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if ('body' in result) {
+      former?.saw(result.body, trail)
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
       if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
@@ -251,6 +254,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
+  for (const issue of former?.issues(target.part) ?? []) env.report({ route: target.route, version: target.version, direction: 'response', example: undefined }, issue)
   for (const each of [coverage, tripsBack]) each.done()
 }
 

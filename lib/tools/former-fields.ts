@@ -1,0 +1,141 @@
+/**
+ * The fields an old version's response lost, for `verify` (decision 0224): a field the version's schema declares that
+ * HEAD's form of the schema has no counterpart for (brought back by `formerField(...).existedAs`, not a HEAD field
+ * renamed by `had({ name })`) has a value only a response converter can write. Watched over every HEAD example
+ * migrated down to the version (one route or webhook, version and status), a field absent from its place in every
+ * body whose parent object held it somewhere is a `lost` finding: its clients always had it and no converter wrote it.
+ * Written in one example (a paid invoice's only, a union member's) is enough. A required one is never found so: a
+ * body without it fails the version's schema, and only a body that passes is watched.
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { GenerationStep } from '../describe/versions'
+import type { SchemaGeneration } from '../schemas/generation'
+import { asNode, declaredChildren, fieldsAt, pointerOfPath, readingNode, type PathKey, type RefResolver } from './data-flow'
+import type { ReplayIssue, Trail } from './verify-replay'
+
+/** What the watch needs of a run: the generation, its steps, the application's `$ref`s. */
+export interface FormerFieldsEnvironment {
+  readonly generation: SchemaGeneration
+  readonly steps: readonly GenerationStep[]
+  readonly resolveRef: RefResolver
+}
+
+/** The fields of a seed at the watched level, and those HEAD has no counterpart for, by key, with the level each appears at. */
+interface SeedFields {
+  readonly fields: ReturnType<typeof fieldsAt>
+  readonly former: ReadonlyMap<string, number>
+}
+
+const NONE: SeedFields = { fields: [], former: new Map() }
+
+/** A field of a seed with no HEAD counterpart, at one place of the body: written in some example or not. */
+interface Place {
+  readonly pointer: string
+  readonly key: string
+  readonly head: TSchema
+  readonly id: number
+  /** The newest level whose form of the seed has the field: the step before it declared it. */
+  readonly appears: number
+  written: boolean
+  /** The converters that ran, in some example, at the level the field appears at. */
+  readonly ran: Set<string>
+}
+
+/**
+ * The former fields of one target's bodies at a level, by place (JSON pointer, `*` for items): fed each body a replay
+ * reached the level with (`saw`), then asked for the places no example wrote (`issues`).
+ * @example
+ * ```ts
+ * const watch = new FormerFields(env, Invoice, 2)
+ * for (const body of migrated) watch.saw(body, trail)
+ * watch.issues('response 200') // [{ kind: 'lost', pointer: '/paymentMethod', ... }] when no converter wrote it
+ * ```
+ */
+export class FormerFields {
+  private readonly places = new Map<string, Place>()
+  /** By seed: its fields at the level, and those HEAD has no counterpart for, by key, each with the level it appears at. */
+  private readonly seeds = new Map<TSchema, SeedFields>()
+
+  constructor (private readonly env: FormerFieldsEnvironment, private readonly headSchema: TSchema, private readonly level: number) {}
+
+  /** Notes the former fields of `body` (data of the version at the level), walked through the HEAD schema as the level has it. */
+  saw (body: unknown, trail: Trail): void {
+    const { generation, resolveRef } = this.env
+    const stack: Array<[unknown, unknown, PathKey[]]> = [[this.headSchema, body, []]]
+    while (stack.length > 0) {
+      const [schema, value, path] = stack.pop() as [unknown, unknown, PathKey[]]
+      const bare = asNode(schema, resolveRef)
+      if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
+      const node = readingNode(bare, value, resolveRef)
+      const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
+      const { fields, former } = seed === undefined ? NONE : this.formerOf(seed.head)
+      if (seed === undefined || fields.length === 0) {
+        // The entries of a map are one place, as a list's items are: a number is written `*` in the pointer.
+        const declared = (node.properties ?? {}) as object
+        for (const [key, sub] of declaredChildren(node, value)) {
+          stack.push([sub, (value as Record<PathKey, unknown>)[key], [...path, typeof key === 'number' || Object.hasOwn(declared, key) ? key : 0]])
+        }
+        continue
+      }
+      for (const { key, field } of fields) {
+        const held = Object.hasOwn(value, key)
+        const appears = former.get(key)
+        if (appears !== undefined) this.note({ pointer: pointerOfPath([...path, key]), key, head: seed.head, id: field.id, appears }, held, trail)
+        if (held) stack.push([field.type, (value as Record<PathKey, unknown>)[key], [...path, key]])
+      }
+    }
+  }
+
+  /** A `lost` issue of part `part` for each place no example wrote, at the step whose instruction declared the field. */
+  issues (part: string): ReplayIssue[] {
+    return [...this.places.values()].filter((place) => !place.written).map(({ appears, ...place }) => {
+      const step = this.env.steps[appears - 1]
+      const naming = step.changes.filter((change) => change.instructions.some((instruction) => instruction.kind === 'field.existedAs' &&
+        instruction.field === place.key && this.env.generation.seedOf(instruction.schema)?.head === place.head))
+      const changes = (naming.length === 0 ? step.changes : naming).map((change) => change.name)
+      return {
+        kind: 'lost',
+        part,
+        pointer: place.pointer,
+        message: 'declared by existedAs in this version, with no counterpart in HEAD, and absent from every example migrated down from HEAD: ' +
+          'its clients always had it, and only a response converter can write it',
+        fix: `Write ${place.pointer} in a response converter of ${changes.join(', ')}; the version's clients had it.`,
+        converters: [...place.ran],
+        changes,
+        step: appears - 1,
+        reached: appears
+      }
+    })
+  }
+
+  /**
+   * The fields of `head` at the level, and those HEAD has no counterpart for, by key, each with the newest level (1 to
+   * the watched one) whose form of the seed has it: the step before that level declared it (computed once per seed).
+   */
+  private formerOf (head: TSchema): SeedFields {
+    let found = this.seeds.get(head)
+    if (found === undefined) {
+      const ids = (level: number): Set<number> => new Set(fieldsAt(this.env.generation, head, level).map(({ field }) => field.id))
+      const inHead = ids(0)
+      const fields = fieldsAt(this.env.generation, head, this.level)
+      const added = fields.filter(({ field }) => !inHead.has(field.id))
+      const levels = added.length === 0 ? [] : Array.from({ length: this.level - 1 }, (_, index) => ids(index + 1))
+      const appears = (id: number): number => {
+        const index = levels.findIndex((held) => held.has(id))
+        return index === -1 ? this.level : index + 1
+      }
+      found = { fields, former: new Map(added.map(({ key, field }) => [key, appears(field.id)])) }
+      this.seeds.set(head, found)
+    }
+    return found
+  }
+
+  private note (at: Omit<Place, 'written' | 'ran'>, held: boolean, trail: Trail): void {
+    const key = `${at.pointer}\n${at.id}`
+    let place = this.places.get(key)
+    if (place === undefined) this.places.set(key, place = { ...at, written: false, ran: new Set() })
+    if (held) place.written = true
+    for (const converter of trail.get(at.appears)?.converters ?? []) place.ran.add(converter)
+  }
+}
