@@ -15,11 +15,29 @@ const root = resolve(__dirname, '..', '..')
 const exampleApp = join(root, 'examples', 'users', 'app.ts')
 const committed = join(root, 'examples', 'users', 'api-types.ts')
 
+/** The project's strict options, for every program of this file. */
+const OPTIONS: ts.CompilerOptions = {
+  strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, skipLibCheck: true, types: ['node']
+}
+
+/**
+ * The declarations under node_modules (TypeScript's lib files, @types/node) as parsed by the first program: the
+ * programs of this file share options, so they share these source files, as TypeScript's own watch mode does, instead
+ * of parsing and binding them once a program.
+ */
+const declarations = new Map<string, ts.SourceFile>()
+const host = ts.createCompilerHost(OPTIONS)
+const readSourceFile = host.getSourceFile.bind(host)
+host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+  if (!fileName.includes('/node_modules/')) return readSourceFile(fileName, languageVersion, onError, shouldCreate)
+  const parsed = declarations.get(fileName) ?? readSourceFile(fileName, languageVersion, onError, shouldCreate)
+  if (parsed !== undefined) declarations.set(fileName, parsed)
+  return parsed
+}
+
 /** The TypeScript errors of a program of `files` (in `dir`), with the project's strict options, as `file(line): message`. */
 function compileErrors (dir: string, files: string[]): string[] {
-  const program = ts.createProgram(files.map((file) => join(dir, file)), {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, skipLibCheck: true, types: ['node']
-  })
+  const program = ts.createProgram(files.map((file) => join(dir, file)), OPTIONS, host)
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
     const where = diagnostic.file === undefined || diagnostic.start === undefined
       ? ''
