@@ -5,13 +5,16 @@
  * migrated down to the version (one route or webhook, version and status), a field absent from its place in every
  * body whose parent object held it somewhere is a `lost` finding: its clients always had it and no converter wrote it.
  * Written in one example (a paid invoice's only, a union member's) is enough. A required one is never found so: a
- * body without it fails the version's schema, and only a body that passes is watched.
+ * body without it fails the version's schema, and only a body that passes is watched. The mirror image on requests
+ * (decision 0225): such a field of a version's request body, holding a sentinel in some example, that in every one
+ * arrives nowhere in the HEAD body and is not taken out by the converters of the step that declared it, is dropped.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { SchemaGeneration } from '../schemas/generation'
 import { asNode, declaredChildren, fieldsAt, pointerOfPath, readingNode, type PathKey, type RefResolver } from './data-flow'
+import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { ReplayIssue, Trail } from './verify-replay'
 
 /** What the watch needs of a run: the generation, its steps, the application's `$ref`s. */
@@ -27,9 +30,19 @@ interface SeedFields {
   readonly former: ReadonlyMap<string, number>
 }
 
+/**
+ * A request example for a request's watch: the body the version's client sent, the sentinels the example holds, and
+ * the HEAD body the converters made of it, with HEAD's form (the trail holds the levels between).
+ */
+export interface SentRequest {
+  readonly body: unknown
+  readonly sentinels: ReadonlyMap<string, string>
+  readonly head: { readonly schema: unknown, readonly body: unknown }
+}
+
 const NONE: SeedFields = { fields: [], former: new Map() }
 
-/** A field of a seed with no HEAD counterpart, at one place of the body: written in some example or not. */
+/** A field of a seed with no HEAD counterpart, at one place of the body: written (a request's: carried) in some example or not. */
 interface Place {
   readonly pointer: string
   readonly key: string
@@ -57,10 +70,31 @@ export class FormerFields {
   /** By seed: its fields at the level, and those HEAD has no counterpart for, by key, each with the level it appears at. */
   private readonly seeds = new Map<TSchema, SeedFields>()
 
-  constructor (private readonly env: FormerFieldsEnvironment, private readonly headSchema: TSchema, private readonly level: number) {}
+  /** `request`: the watch of a request body sent up to HEAD (fed by {@link FormerFields.sent}), not a response's. */
+  constructor (private readonly env: FormerFieldsEnvironment, private readonly headSchema: TSchema, private readonly level: number, private readonly request = false) {}
 
-  /** Notes the former fields of `body` (data of the version at the level), walked through the HEAD schema as the level has it. */
-  saw (body: unknown, trail: Trail): void {
+  /**
+   * Notes the former fields of a request example that reached HEAD: each holding a sentinel is carried when one of
+   * its sentinels arrives in the HEAD body (under HEAD's fields), or the converters of the step that declared it took
+   * it out (its sentinels in the body before that step, in none of its strings after); one holding none is not judged.
+   */
+  sent (sent: SentRequest, trail: Trail): void {
+    let delivered: string[] | undefined
+    const within = (body: unknown, strings: readonly string[]): boolean => strings.some((text) => arrives(text, stringsIn(body).map((each) => each.toLowerCase())))
+    this.saw(sent.body, trail, (value, appears) => {
+      const strings = stringsIn(value).filter((text) => sent.sentinels.has(text))
+      if (strings.length === 0) return undefined
+      delivered ??= deliveredStrings(sent.head.schema, sent.head.body, this.env.resolveRef)
+      if (strings.some((text) => arrives(text, delivered as string[]))) return true
+      return within(appears === this.level ? sent.body : trail.get(appears)?.body, strings) && !within(trail.get(appears - 1)?.body, strings)
+    })
+  }
+
+  /**
+   * Notes the former fields of `body` (data of the version at the level), walked through the HEAD schema as the level
+   * has it: written where held, or, with `carried` (a request's), as it says (`undefined`: not judged).
+   */
+  saw (body: unknown, trail: Trail, carried?: (value: unknown, appears: number) => boolean | undefined): void {
     const { generation, resolveRef } = this.env
     const stack: Array<[unknown, unknown, PathKey[]]> = [[this.headSchema, body, []]]
     while (stack.length > 0) {
@@ -81,7 +115,8 @@ export class FormerFields {
       for (const { key, field } of fields) {
         const held = Object.hasOwn(value, key)
         const appears = former.get(key)
-        if (appears !== undefined) this.note({ pointer: pointerOfPath([...path, key]), key, head: seed.head, id: field.id, appears }, held, trail)
+        const written = appears === undefined || carried === undefined ? held : held ? carried((value as Record<PathKey, unknown>)[key], appears) : undefined
+        if (appears !== undefined && (carried === undefined || written !== undefined)) this.note({ pointer: pointerOfPath([...path, key]), key, head: seed.head, id: field.id, appears }, written === true, trail)
         if (held) stack.push([field.type, (value as Record<PathKey, unknown>)[key], [...path, key]])
       }
     }
@@ -98,13 +133,18 @@ export class FormerFields {
         kind: 'lost',
         part,
         pointer: place.pointer,
-        message: 'declared by existedAs in this version, with no counterpart in HEAD, and absent from every example migrated down from HEAD: ' +
-          'its clients always had it, and only a response converter can write it',
-        fix: `Write ${place.pointer} in a response converter of ${changes.join(', ')}; the version's clients had it.`,
+        message: this.request
+          ? 'declared by existedAs in this version, with no counterpart in HEAD: what the version\'s clients send in it arrives nowhere in HEAD\'s body, ' +
+            'in every example holding it, and no converter took it out'
+          : 'declared by existedAs in this version, with no counterpart in HEAD, and absent from every example migrated down from HEAD: ' +
+            'its clients always had it, and only a response converter can write it',
+        fix: this.request
+          ? `Carry ${place.pointer} to HEAD in a request converter of ${changes.join(', ')} (or act on it there and delete it from the body); the version's clients send it.`
+          : `Write ${place.pointer} in a response converter of ${changes.join(', ')}; the version's clients had it.`,
         converters: [...place.ran],
         changes,
         step: appears - 1,
-        reached: appears
+        reached: this.request ? appears - 1 : appears
       }
     })
   }
@@ -136,6 +176,18 @@ export class FormerFields {
     let place = this.places.get(key)
     if (place === undefined) this.places.set(key, place = { ...at, written: false, ran: new Set() })
     if (held) place.written = true
-    for (const converter of trail.get(at.appears)?.converters ?? []) place.ran.add(converter)
+    for (const converter of trail.get(this.request ? at.appears - 1 : at.appears)?.converters ?? []) place.ran.add(converter)
   }
+}
+
+/** Every string of a JSON value. */
+function stringsIn (value: unknown): string[] {
+  const found: string[] = []
+  const stack = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (typeof next === 'string') found.push(next)
+    else if (typeof next === 'object' && next !== null) stack.push(...Object.values(next))
+  }
+  return found
 }

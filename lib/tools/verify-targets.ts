@@ -140,6 +140,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
+  const former = headBody === undefined ? undefined : new FormerFields(env, headBody, behaviour.level, true)
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
@@ -160,9 +161,8 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
     }
     env.replayed++
-    const data = dataOf(false)
-    // The converters change `data` in place: a finding shows the example as the client sent it.
-    const sentParts = dataOf(false)
+    // The converters change `data` in place: a finding shows the example as the client sent it (`sentParts`).
+    const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
     const twin = picked.get('body')?.twin
@@ -177,6 +177,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       continue
     }
     derived?.saw(result.body, sentParts.body)
+    former?.sent({ body: sentParts.body, sentinels: picked.get('body')?.sentinels ?? new Map(), head: { schema: formAt('body', 0), body: result.body } }, trail)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
@@ -187,6 +188,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
+  for (const issue of former?.issues('body') ?? []) report({ route, version: behaviour.version, direction: 'request', example: undefined }, issue)
   for (const each of [coverage, trips, derived]) each?.done()
 }
 
