@@ -1,13 +1,10 @@
 /**
- * The fields an old version's response lost, for `verify` (decision 0224): a field the version's schema declares that
- * HEAD's form of the schema has no counterpart for (brought back by `formerField(...).existedAs`, not a HEAD field
- * renamed by `had({ name })`) has a value only a response converter can write. Watched over every HEAD example
- * migrated down to the version (one route or webhook, version and status), a field absent from its place in every
- * body whose parent object held it somewhere is a `lost` finding: its clients always had it and no converter wrote it.
- * Written in one example (a paid invoice's only, a union member's) is enough. A required one is never found so: a
- * body without it fails the version's schema, and only a body that passes is watched. The mirror image on requests
- * (decision 0225): such a field of a version's request body, holding a sentinel in some example, that in every one
- * arrives nowhere in the HEAD body and is not taken out by the converters of the step that declared it, is dropped.
+ * The fields an old version's clients send that HEAD never gets, for `verify` (decision 0225): a field of a version's
+ * request body that HEAD's form of the schema has no counterpart for (brought back by `formerField(...).existedAs`,
+ * not a HEAD field renamed by `had({ name })`), holding a sentinel in some example, that in every one arrives nowhere
+ * in the HEAD body and is not taken out by the converters of the step that declared it, is dropped: a `lost` finding.
+ * The same watch of responses (decision 0224) was withdrawn: an optional field removed with no converter is the
+ * documented way to remove a field, and `verify` cannot tell it from a forgotten converter.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -18,7 +15,7 @@ import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { ReplayIssue, Trail } from './verify-replay'
 
 /** What the watch needs of a run: the generation, its steps, the application's `$ref`s. */
-export interface FormerFieldsEnvironment {
+interface FormerFieldsEnvironment {
   readonly generation: SchemaGeneration
   readonly steps: readonly GenerationStep[]
   readonly resolveRef: RefResolver
@@ -34,7 +31,7 @@ interface SeedFields {
  * A request example for a request's watch: the body the version's client sent, the sentinels the example holds, and
  * the HEAD body the converters made of it, with HEAD's form (the trail holds the levels between).
  */
-export interface SentRequest {
+interface SentRequest {
   readonly body: unknown
   readonly sentinels: ReadonlyMap<string, string>
   readonly head: { readonly schema: unknown, readonly body: unknown }
@@ -42,7 +39,7 @@ export interface SentRequest {
 
 const NONE: SeedFields = { fields: [], former: new Map() }
 
-/** A field of a seed with no HEAD counterpart, at one place of the body: written (a request's: carried) in some example or not. */
+/** A field of a seed with no HEAD counterpart, at one place of the body: carried (or taken out) in some example or not. */
 interface Place {
   readonly pointer: string
   readonly key: string
@@ -51,18 +48,18 @@ interface Place {
   /** The newest level whose form of the seed has the field: the step before it declared it. */
   readonly appears: number
   written: boolean
-  /** The converters that ran, in some example, at the level the field appears at. */
+  /** The converters that ran, in some example, at the step that declared the field. */
   readonly ran: Set<string>
 }
 
 /**
- * The former fields of one target's bodies at a level, by place (JSON pointer, `*` for items): fed each body a replay
- * reached the level with (`saw`), then asked for the places no example wrote (`issues`).
+ * The former fields of one route's request bodies of a version at a level, by place (JSON pointer, `*` for items): fed
+ * each example that reached HEAD (`sent`), then asked for the places no example carried (`issues`).
  * @example
  * ```ts
- * const watch = new FormerFields(env, Invoice, 2)
- * for (const body of migrated) watch.saw(body, trail)
- * watch.issues('response 200') // [{ kind: 'lost', pointer: '/paymentMethod', ... }] when no converter wrote it
+ * const watch = new FormerFields(env, InvoiceCreate, 2)
+ * for (const example of examples) watch.sent(example, trail)
+ * watch.issues('body') // [{ kind: 'lost', pointer: '/coupon', ... }] when no converter carried it to HEAD
  * ```
  */
 export class FormerFields {
@@ -70,8 +67,7 @@ export class FormerFields {
   /** By seed: its fields at the level, and those HEAD has no counterpart for, by key, each with the level it appears at. */
   private readonly seeds = new Map<TSchema, SeedFields>()
 
-  /** `request`: the watch of a request body sent up to HEAD (fed by {@link FormerFields.sent}), not a response's. */
-  constructor (private readonly env: FormerFieldsEnvironment, private readonly headSchema: TSchema, private readonly level: number, private readonly request = false) {}
+  constructor (private readonly env: FormerFieldsEnvironment, private readonly headSchema: TSchema, private readonly level: number) {}
 
   /**
    * Notes the former fields of a request example that reached HEAD: each holding a sentinel is carried when one of
@@ -92,9 +88,9 @@ export class FormerFields {
 
   /**
    * Notes the former fields of `body` (data of the version at the level), walked through the HEAD schema as the level
-   * has it: written where held, or, with `carried` (a request's), as it says (`undefined`: not judged).
+   * has it: each held one carried as `carried` says (`undefined`: not judged).
    */
-  saw (body: unknown, trail: Trail, carried?: (value: unknown, appears: number) => boolean | undefined): void {
+  private saw (body: unknown, trail: Trail, carried: (value: unknown, appears: number) => boolean | undefined): void {
     const { generation, resolveRef } = this.env
     const stack: Array<[unknown, unknown, PathKey[]]> = [[this.headSchema, body, []]]
     while (stack.length > 0) {
@@ -115,14 +111,14 @@ export class FormerFields {
       for (const { key, field } of fields) {
         const held = Object.hasOwn(value, key)
         const appears = former.get(key)
-        const written = appears === undefined || carried === undefined ? held : held ? carried((value as Record<PathKey, unknown>)[key], appears) : undefined
-        if (appears !== undefined && (carried === undefined || written !== undefined)) this.note({ pointer: pointerOfPath([...path, key]), key, head: seed.head, id: field.id, appears }, written === true, trail)
+        const written = appears === undefined || !held ? undefined : carried((value as Record<PathKey, unknown>)[key], appears)
+        if (appears !== undefined && written !== undefined) this.note({ pointer: pointerOfPath([...path, key]), key, head: seed.head, id: field.id, appears }, written === true, trail)
         if (held) stack.push([field.type, (value as Record<PathKey, unknown>)[key], [...path, key]])
       }
     }
   }
 
-  /** A `lost` issue of part `part` for each place no example wrote, at the step whose instruction declared the field. */
+  /** A `lost` issue of part `part` for each place no example carried, at the step whose instruction declared the field. */
   issues (part: string): ReplayIssue[] {
     return [...this.places.values()].filter((place) => !place.written).map(({ appears, ...place }) => {
       const step = this.env.steps[appears - 1]
@@ -133,18 +129,13 @@ export class FormerFields {
         kind: 'lost',
         part,
         pointer: place.pointer,
-        message: this.request
-          ? 'declared by existedAs in this version, with no counterpart in HEAD: what the version\'s clients send in it arrives nowhere in HEAD\'s body, ' +
-            'in every example holding it, and no converter took it out'
-          : 'declared by existedAs in this version, with no counterpart in HEAD, and absent from every example migrated down from HEAD: ' +
-            'its clients always had it, and only a response converter can write it',
-        fix: this.request
-          ? `Carry ${place.pointer} to HEAD in a request converter of ${changes.join(', ')} (or act on it there and delete it from the body); the version's clients send it.`
-          : `Write ${place.pointer} in a response converter of ${changes.join(', ')}; the version's clients had it.`,
+        message: 'declared by existedAs in this version, with no counterpart in HEAD: what the version\'s clients send in it arrives nowhere in ' +
+          'HEAD\'s body, in every example holding it, and no converter took it out',
+        fix: `Carry ${place.pointer} to HEAD in a request converter of ${changes.join(', ')} (or act on it there and delete it from the body); the version's clients send it.`,
         converters: [...place.ran],
         changes,
         step: appears - 1,
-        reached: this.request ? appears - 1 : appears
+        reached: appears - 1
       }
     })
   }
@@ -176,7 +167,7 @@ export class FormerFields {
     let place = this.places.get(key)
     if (place === undefined) this.places.set(key, place = { ...at, written: false, ran: new Set() })
     if (held) place.written = true
-    for (const converter of trail.get(this.request ? at.appears - 1 : at.appears)?.converters ?? []) place.ran.add(converter)
+    for (const converter of trail.get(at.appears - 1)?.converters ?? []) place.ran.add(converter)
   }
 }
 

@@ -140,7 +140,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
-  const former = headBody === undefined ? undefined : new FormerFields(env, headBody, behaviour.level, true)
+  const former = headBody === undefined ? undefined : new FormerFields(env, headBody, behaviour.level)
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
@@ -234,7 +234,6 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
-  const former = headSchema === undefined ? undefined : new FormerFields(env, headSchema, target.level)
   for (const example of generateExamples(headForm, env)) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
@@ -246,7 +245,6 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if ('body' in result) {
-      former?.saw(result.body, trail)
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
       if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
@@ -256,7 +254,6 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     env.report({ route: target.route, version: target.version, direction: 'response', example: example.value },
       lostMessage({ ...result, part: result.part === 'converter' ? 'converter' : target.part }, 'HEAD', target.version))
   }
-  for (const issue of former?.issues(target.part) ?? []) env.report({ route: target.route, version: target.version, direction: 'response', example: undefined }, issue)
   for (const each of [coverage, tripsBack]) each.done()
 }
 
