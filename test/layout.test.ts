@@ -38,6 +38,8 @@ function stageOf (file: string): number {
 function listTs (dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = join(dir, name)
+    // Scratch folders (test/.tmp: copies of lib/ a test loads, mutants) are no source: they would count as users.
+    if (name.startsWith('.')) return []
     if (statSync(full).isDirectory()) return listTs(full)
     return name.endsWith('.ts') ? [full] : []
   })

@@ -33,7 +33,7 @@ interface Write {
 }
 
 /** What a place converted twice is reported as: the replay issue's fields it fills. */
-export interface ConvertedTwice {
+interface ConvertedTwice {
   readonly kind: 'converted twice'
   readonly pointer: string
   readonly message: string
@@ -82,7 +82,7 @@ function beforeOf (value: unknown): Before {
 }
 
 /** The steps of one level of a replay, each run noted in `ran` (`Class.method`), and the watch of their writes when it may find some. */
-export interface WatchedSteps {
+interface WatchedSteps {
   readonly steps: ConverterStep[]
   readonly watch: ConversionWatch | undefined
   readonly ran: string[]
@@ -126,7 +126,7 @@ function mayConvertTwice (steps: readonly ConverterStep[]): boolean {
  * const twice = watch.convertedTwice()
  * ```
  */
-export class ConversionWatch {
+class ConversionWatch {
   /** The object each replacing object stands for (the one it replaced at its place). */
   private readonly standsFor = new Map<Node, Node>()
   private readonly writes = new Map<Node, Map<string, Write[]>>()
