@@ -71,7 +71,7 @@ export class DropThePrefixOfTheIdempotencyKeyHeader extends VersionChange {
 }
 
 export class AmountsInCents extends VersionChange {
-  description = 'Amounts are integers in the smallest currency unit (1250 is 12.50 USD); they were decimals.'
+  description = 'Amounts are integers in hundredths of the currency unit (1250 is 12.50 USD, 50000 is 500 JPY); they were decimals.'
   instructionsToMigrateToPreviousVersion = [
     schema(Invoice).field('total').had({ type: Type.Number({ minimum: 0, description: 'In currency units.' }) }),
     schema(InvoiceLine).field('unitAmount').had({ type: Type.Number({ minimum: 0, description: 'In currency units.' }) })
