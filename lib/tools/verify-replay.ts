@@ -227,8 +227,8 @@ class LevelChecks {
   }
 }
 
-/** The body at each level a replay reached, with the converters that ran to reach it (for a round trip's comparisons). */
-export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[] }>
+/** The body at each level a replay reached, with the converters that ran to reach it (for a round trip's comparisons), and a request's query string and headers. */
+export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[], readonly text?: { readonly querystring: unknown, readonly headers: unknown } }>
 
 /**
  * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
@@ -288,7 +288,7 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
-    replay.trail?.set(where.reached, { body: before === undefined ? copyJson(info.body) : before.body, converters: [...new Set(ran)] })
+    replay.trail?.set(where.reached, { body: before === undefined ? copyJson(info.body) : before.body, converters: [...new Set(ran)], text: status === undefined ? { querystring: copyJson(request.queryParams), headers: copyJson(request.headers) } : undefined })
     for (const part of parts) {
       const invalid = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
       if (invalid !== undefined) return invalidIssue(replay, invalid, info.body)

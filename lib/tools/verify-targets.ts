@@ -140,7 +140,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const headBody = headPart(head, 'body', body)
-  const former = headBody === undefined ? undefined : new FormerFields(env, headBody, behaviour.level)
+  const former = new FormerFields(env, { level: behaviour.level, heads: (part) => headPart(head, part, body), formAt })
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
@@ -177,7 +177,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       continue
     }
     derived?.saw(result.body, sentParts.body)
-    former?.sent({ body: sentParts.body, sentinels: picked.get('body')?.sentinels ?? new Map(), head: { schema: formAt('body', 0), body: result.body } }, trail)
+    await former.sent({ sent: sentParts, picked, replay }, trail)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
@@ -188,7 +188,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
     for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
   }
-  for (const issue of former?.issues('body') ?? []) report({ route, version: behaviour.version, direction: 'request', example: undefined }, issue)
+  for (const issue of former.issues()) report({ route, version: behaviour.version, direction: 'request', example: undefined }, issue)
   for (const each of [coverage, trips, derived]) each?.done()
 }
 

@@ -9,7 +9,7 @@
  * Values sit on the boundaries where converters lose data first (./boundary-values.ts), none followed to the other
  * side may be dropped (./value-comparison.ts), a number and its twin's may not arrive as one (./verify-twins.ts), and
  * the alike items of a list arrive alike (./list-items.ts). A request field an old version declares with `existedAs`,
- * which HEAD has no counterpart for, must reach HEAD or be taken out by a converter (./former-fields.ts). Where a route's response holds fields of its body, an
+ * (body, query string or headers) which HEAD has no counterpart for, must reach HEAD or be taken out by a converter (./former-fields.ts). Where a route's response holds fields of its body, an
  * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
  * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
  * back (./verify-trips.ts). One request per route and version that fails validation is sent through the application,

@@ -1,6 +1,6 @@
 // `verify` on a request field an old version declares that HEAD has no counterpart for (`formerField(...).existedAs`)
 // and that no request converter carries to HEAD (decision 0225): every old client sends it, and HEAD never sees it.
-// A field whose sentinel, in every example that holds one, arrives nowhere in the HEAD body and is still in it (no
+// A field whose sentinel, in every example that holds one, arrives nowhere in HEAD's request and is still in it (no
 // converter of the change that declared it took it out) is a finding; carried in one example, or deleted there by a
 // converter that acted on it, it is not.
 import { test } from 'tap'
@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
+import { otherValue } from '../../lib/tools/former-values'
 
 const InvoiceCreate = Type.Object({
   customer: Type.String(),
@@ -36,7 +37,7 @@ test('a request field existedAs declares that no converter carries to HEAD is fo
   const findings = await verify(await appWith(t, MoveCouponsToTheirOwnEndpoint, invoiceRoutes), { examples: 20 })
   t.same(summary(findings), ['POST /invoices 2000-01-01 request lost body/coupon after MoveCouponsToTheirOwnEndpoint (2001-01-01) by '])
   t.equal(findings[0].text, 'POST /invoices (2000-01-01): request body/coupon: declared by existedAs in this version, with no counterpart in HEAD: ' +
-    'what the version\'s clients send in it arrives nowhere in HEAD\'s body, in every example holding it, and no converter took it out; ' +
+    'what the version\'s clients send in it arrives nowhere in HEAD\'s request, in every example holding it, and no converter took it out; ' +
     'first wrong after MoveCouponsToTheirOwnEndpoint (2001-01-01), no converter ran. ' +
     'Carry /coupon to HEAD in a request converter of MoveCouponsToTheirOwnEndpoint (or act on it there and delete it from the body); the version\'s clients send it.')
 })
@@ -94,7 +95,7 @@ test('a converter that acts on the coupon and deletes it verifies cleanly; one t
   ])
 })
 
-test('a coupon inside a list of objects is found at its place; a number field with no string is not judged', async (t) => {
+test('a coupon and a number inside a list of objects are found at their places', async (t) => {
   const Order = Type.Object({ lines: Type.Array(Type.Object({ sku: Type.String() })) }, { $id: 'Order' })
   const Line = Order.properties.lines.items
   class Older extends VersionChange {
@@ -107,7 +108,11 @@ test('a coupon inside a list of objects is found at its place; a number field wi
   const findings = await verify(await appWith(t, Older, (api) => {
     api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
   }), { examples: 20 })
-  t.same(summary(findings), ['POST /orders 2000-01-01 request lost body/lines/*/coupon after Older (2001-01-01) by '])
+  t.same(summary(findings).sort(), [
+    'POST /orders 2000-01-01 request lost body/lines/*/coupon after Older (2001-01-01) by ',
+    'POST /orders 2000-01-01 request lost body/lines/*/percentOff after Older (2001-01-01) by '
+  ])
+  t.match(findings.find((finding) => finding.pointer === '/lines/*/percentOff')?.text, /HEAD's request is the same whatever the version's clients send in it/)
 })
 
 test('a converter that moves the coupon to a field HEAD does not declare is found: HEAD\'s handler never reads it', async (t) => {
@@ -124,4 +129,142 @@ test('a converter that moves the coupon to a field HEAD does not declare is foun
   t.same(summary(await verify(await appWith(t, Misspelt, invoiceRoutes), { examples: 20 })), [
     'POST /invoices 2000-01-01 request lost body/coupon after Misspelt (2001-01-01) by Misspelt.couponUp'
   ])
+})
+
+// Decision 0227: the rule reaches the query string and headers, and numbers, flags and enum members, judged by a
+// second replay with the value changed: carried when HEAD's request (what its schemas declare) changes with it.
+const InvoiceQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), paid: Type.Optional(Type.Boolean()) }, { $id: 'InvoiceQuery' })
+
+/** `GET /invoices` filtered by its query string. */
+function listRoutes (api: FastifyInstance): void {
+  api.get('/invoices', { schema: { querystring: InvoiceQuery, response: { 200: Type.Object({ count: Type.Integer() }) } } }, async () => { throw new Error('not served in verify') })
+}
+
+/** The old status filter and archive flag, gone from HEAD's query string. */
+const filters = (): VersionChange['instructionsToMigrateToPreviousVersion'] => [
+  schema(InvoiceQuery).formerField('status').existedAs({ type: Type.Union([Type.Literal('paid'), Type.Literal('open')]), optional: true }),
+  schema(InvoiceQuery).formerField('include_archived').existedAs({ type: Type.Boolean(), optional: true })
+]
+
+test('a query filter and flag an old version declares that no converter maps are found: every old client gets every invoice', async (t) => {
+  class FiltersForgotten extends VersionChange {
+    description = 'Invoices are filtered by `paid`.'
+    instructionsToMigrateToPreviousVersion = filters()
+  }
+  t.same(summary(await verify(await appWith(t, FiltersForgotten, listRoutes), { examples: 20 })).sort(), [
+    'GET /invoices 2000-01-01 request lost querystring/include_archived after FiltersForgotten (2001-01-01) by ',
+    'GET /invoices 2000-01-01 request lost querystring/status after FiltersForgotten (2001-01-01) by '
+  ])
+})
+
+test('a query filter a converter maps onto HEAD\'s (leaving it in place), and a flag it deletes, verify cleanly', async (t) => {
+  class FiltersMapped extends VersionChange {
+    description = 'Invoices are filtered by `paid`.'
+    instructionsToMigrateToPreviousVersion = filters()
+
+    @ConvertRequestToNextVersionFor('/invoices', ['GET'])
+    filtersUp (request: RequestInfo) {
+      if (request.queryParams.status !== undefined) request.queryParams.paid = request.queryParams.status === 'paid'
+      delete request.queryParams.include_archived
+    }
+  }
+  t.same(summary(await verify(await appWith(t, FiltersMapped, listRoutes), { examples: 20 })), [])
+})
+
+test('a converter whose HEAD request changes on every replay (a fresh id) does not hide a dropped flag', async (t) => {
+  let made = 0
+  class Stamped extends VersionChange {
+    description = 'Invoices are filtered by `paid`.'
+    instructionsToMigrateToPreviousVersion = [filters()[1]]
+
+    @ConvertRequestToNextVersionFor('/invoices', ['GET'])
+    stampUp (request: RequestInfo) {
+      request.queryParams.limit = 1 + (made++ % 100)
+    }
+  }
+  t.same(summary(await verify(await appWith(t, Stamped, listRoutes), { examples: 20 })), [
+    'GET /invoices 2000-01-01 request lost querystring/include_archived after Stamped (2001-01-01) by Stamped.stampUp'
+  ])
+})
+
+test('a number body field no converter carries is found; one converted into HEAD\'s units is not', async (t) => {
+  const DiscountCreate = Type.Object({ basisPoints: Type.Optional(Type.Integer()) }, { $id: 'DiscountCreate' })
+  const discountRoutes = (api: FastifyInstance): void => {
+    api.post('/discounts', { schema: { body: DiscountCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  }
+  const percent = (): VersionChange['instructionsToMigrateToPreviousVersion'] => [
+    schema(DiscountCreate).formerField('percentOff').existedAs({ type: Type.Number({ minimum: 0, maximum: 100 }), optional: true })
+  ]
+  class PercentDropped extends VersionChange {
+    description = 'Discounts are given in basis points.'
+    instructionsToMigrateToPreviousVersion = percent()
+  }
+  class PercentConverted extends VersionChange {
+    description = 'Discounts are given in basis points.'
+    instructionsToMigrateToPreviousVersion = percent()
+
+    @ConvertRequestToNextVersionFor(DiscountCreate)
+    percentUp (request: RequestInfo) {
+      if (typeof request.body.percentOff === 'number') request.body.basisPoints = Math.round(request.body.percentOff * 100)
+    }
+  }
+  t.same(summary(await verify(await appWith(t, PercentDropped, discountRoutes), { examples: 20 })), [
+    'POST /discounts 2000-01-01 request lost body/percentOff after PercentDropped (2001-01-01) by '
+  ])
+  t.same(summary(await verify(await appWith(t, PercentConverted, discountRoutes), { examples: 20 })), [])
+})
+
+test('a header an old version declares that no converter carries is found; one moved into the body is not', async (t) => {
+  const ChargeHeaders = Type.Object({ 'x-request-id': Type.Optional(Type.String()) }, { $id: 'ChargeHeaders' })
+  const ChargeCreate = Type.Object({ amount: Type.Integer(), idempotencyKey: Type.Optional(Type.String()) }, { $id: 'ChargeCreate' })
+  const chargeRoutes = (api: FastifyInstance): void => {
+    api.post('/charges', { schema: { headers: ChargeHeaders, body: ChargeCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  }
+  const moved = (): VersionChange['instructionsToMigrateToPreviousVersion'] => [
+    schema(ChargeHeaders).formerField('Idempotency-Key').existedAs({ type: Type.String(), optional: true }),
+    schema(ChargeCreate).field('idempotencyKey').didntExist
+  ]
+  class KeyDropped extends VersionChange {
+    description = 'The idempotency key moved into the body.'
+    instructionsToMigrateToPreviousVersion = moved()
+  }
+  class KeyMoved extends VersionChange {
+    description = 'The idempotency key moved into the body.'
+    instructionsToMigrateToPreviousVersion = moved()
+
+    @ConvertRequestToNextVersionFor(ChargeCreate)
+    keyUp (request: RequestInfo) {
+      const key = request.headers['idempotency-key']
+      if (typeof key === 'string') request.body.idempotencyKey = key
+    }
+  }
+  t.same(summary(await verify(await appWith(t, KeyDropped, chargeRoutes), { examples: 20 })), [
+    'POST /charges 2000-01-01 request lost headers/idempotency-key after KeyDropped (2001-01-01) by '
+  ])
+  t.same(summary(await verify(await appWith(t, KeyMoved, chargeRoutes), { examples: 20 })), [])
+})
+
+test('a body field a converter moves into a header HEAD reads without declaring it verifies cleanly', async (t) => {
+  class CouponToHeader extends VersionChange {
+    description = "An invoice's coupon moved to a header."
+    instructionsToMigrateToPreviousVersion = moved()
+
+    @ConvertRequestToNextVersionFor(InvoiceCreate)
+    couponUp (request: RequestInfo) {
+      if (typeof request.body.coupon === 'string') request.headers['x-coupon'] = request.body.coupon
+    }
+  }
+  t.same(summary(await verify(await appWith(t, CouponToHeader, invoiceRoutes), { examples: 20 })), [])
+})
+
+test('the other value a changed replay sends is one the field takes, whichever member or bound the example holds', async (t) => {
+  const none = (): undefined => undefined
+  const status = Type.Union([Type.Literal('paid'), Type.Literal('open')])
+  t.equal(otherValue(status, 'paid', none), 'open')
+  t.equal(otherValue(status, 'open', none), 'paid')
+  t.equal(otherValue(Type.Integer({ minimum: 1, maximum: 100 }), 1, none), 2)
+  t.equal(otherValue(Type.Integer({ minimum: 1, maximum: 100 }), 100, none), 99)
+  t.equal(otherValue(Type.Boolean(), false, none), true)
+  t.equal(otherValue(Type.Literal('only'), 'only', none), undefined)
+  t.equal(otherValue(Type.Array(Type.Integer()), [1], none), undefined)
 })
