@@ -28,7 +28,7 @@ import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
+export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
   readonly state: VersionerState
   /** The HEAD examples generated so far, by form (one map for a whole run). */
   readonly examples: Map<TSchema, GeneratedExample[]>
@@ -106,7 +106,7 @@ function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBeh
 }
 
 /** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
-function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] {
+export function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] {
   let found = env.examples.get(form)
   if (found === undefined) env.examples.set(form, found = generateExamples(form, env))
   return found
@@ -203,7 +203,7 @@ function requestSide (env: VerifyEnvironment, head: HeadRoute, behaviour: Versio
  * converters serving runs on it, found as serving finds them (the slot of the status and media type, and none when
  * the version has no work for the status), so that a response a version would send in HEAD's shape is found.
  */
-function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, slot: string): ResponseTarget[] {
+export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, slot: string): ResponseTarget[] {
   const { behaviour } = at
   const headSchema = at.head.forms.responses[behaviour.level].schemas[slot]
   const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'

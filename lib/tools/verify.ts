@@ -12,7 +12,7 @@
  * (body, query string or headers) which HEAD has no counterpart for, must reach HEAD or be taken out by a converter (./former-fields.ts). Where a route's response holds fields of its body, an
  * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
  * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
- * back (./verify-trips.ts). One request per route and version that fails validation is sent through the application,
+ * back (./verify-trips.ts). One schema carried by several routes and webhooks must arrive alike through each (./verify-carriers.ts). One request per route and version that fails validation is sent through the application,
  * and a 400 its version's document does not describe is a finding (./verify-error-bodies.ts). Each finding names the
  * route or webhook, the version, the direction, the version change at
  * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
@@ -36,13 +36,14 @@ import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-re
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { singleApi, versionerStateOf } from './versioned-apis'
 import { errorBodyFindings, type ErrorBodyFinding } from './verify-error-bodies'
+import { carrierFindings, type CarrierFinding } from './verify-carriers'
 
 /**
  * One problem `verify` found: a replay's (./verify-replay.ts), a full replace's or partial update's (`'replace clears'`,
- * `'update overwrites'`, ./verify-replace.ts), or an error body a version's document does not describe (`'error body'`,
- * ./verify-error-bodies.ts).
+ * `'update overwrites'`, ./verify-replace.ts), an error body a version's document does not describe (`'error body'`,
+ * ./verify-error-bodies.ts), or a schema two carriers convert differently (`'converted unalike'`, ./verify-carriers.ts).
  */
-export type VerifyFinding = ReplayFinding | ReplaceFinding | ErrorBodyFinding
+export type VerifyFinding = ReplayFinding | ReplaceFinding | ErrorBodyFinding | CarrierFinding
 
 /** Options of `verify`. */
 export interface VerifyOptions {
@@ -224,8 +225,9 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)
     }
   }
-  for (const webhook of fastify.versioner.webhooks.list()) if (!uncompilableWebhook(env, webhook)) await verifyWebhook(env, webhook)
-  const list = [...findings.list(), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state), ...await errorBodyFindings(fastify, state)]
+  const webhooks = fastify.versioner.webhooks.list().filter((webhook) => !uncompilableWebhook(env, webhook))
+  for (const webhook of webhooks) await verifyWebhook(env, webhook)
+  const list = [...findings.list(), ...await carrierFindings(env, webhooks), ...replaceFindings(state), ...derived.list(), ...exampleFindings(fastify, state), ...await errorBodyFindings(fastify, state)]
   return Object.defineProperties(list, { replayed: { value: env.replayed }, unverified: { value: unverified.list() } }) as VerifyFindings
 }
 
