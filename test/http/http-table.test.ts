@@ -180,6 +180,21 @@ test('with path versions, an empty version segment is a 400 naming the path form
     `This route is versioned: put the API version in the path, right after '/api' (for example /api/2002-01-01/…). ${SUPPORTED_DATES}`)
 })
 
+test('with path versions, a URL without the version segment is another path: the application\'s 404 (decision 0231)', async (t) => {
+  for (const prefix of ['/api', '']) {
+    const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+    await app.register(versioned(async (api) => { api.get('/users', async (request) => ({ version: request.apiVersion })) }), { prefix })
+    t.equal((await app.inject({ method: 'GET', url: `${prefix}/2001-01-01/users` })).statusCode, 200, `${prefix}/2001-01-01/users: served`)
+    const missing = await app.inject({ method: 'GET', url: `${prefix}/users` })
+    t.equal(missing.statusCode, 404, `${prefix}/users: 404`)
+    t.same(jsonOf(missing), { message: `Route GET:${prefix}/users not found`, error: 'Not Found', statusCode: 404 }, 'Fastify\'s own 404 body')
+  }
+  const custom = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  custom.setNotFoundHandler((request, reply) => { reply.code(404).send({ custom: true, url: request.url }) })
+  await custom.register(versioned(async (api) => { api.get('/users', async () => ({ ok: true })) }), { prefix: '/api' })
+  t.same(jsonOf(await custom.inject({ method: 'GET', url: '/api/users' })), { custom: true, url: '/api/users' }, 'the application\'s not-found handler answers it')
+})
+
 test('a valid version in which the route does not exist is Fastify\'s 404', async (t) => {
   const app = await example(t)
   const id = await createUser(app)

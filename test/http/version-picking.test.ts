@@ -341,6 +341,27 @@ test('apiVersionDefaultValue as an async function of the request; its result is 
   t.equal(jsonOf(unauthorised).message, 'no account')
 })
 
+test('with a default version, unversioned routes are served as without one, and an unknown URL is still a 404', async (t) => {
+  const calls: string[] = []
+  const defaults: Array<FastifyVersionerOptions['apiVersionDefaultValue']> = ['2001-01-01', async (request) => { calls.push(request.url); return '2000-01-01' }]
+  for (const apiVersionDefaultValue of defaults) {
+    const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionDefaultValue }, health: true })
+    await app.register(echoRoute)
+    const what = typeof apiVersionDefaultValue === 'string' ? 'a string default' : 'a default function'
+    t.same(jsonOf(await app.inject({ url: '/echo' })), { version: typeof apiVersionDefaultValue === 'string' ? '2001-01-01' : '2000-01-01' }, `${what} serves the versioned route`)
+    for (const headers of [{}, { 'x-api-version': '2000-01-01' }, { 'x-api-version': 'garbage' }]) {
+      const health = await app.inject({ url: '/health', headers })
+      t.equal(health.statusCode, 200, `${what}, ${JSON.stringify(headers)}: the unversioned route answers`)
+      t.same(jsonOf(health), { ok: true })
+      t.equal(health.headers['x-api-version'], undefined, 'without a version header')
+    }
+    const missing = await app.inject({ url: '/nowhere' })
+    t.equal(missing.statusCode, 404, `${what}: an unknown URL is Fastify's 404`)
+    t.equal(jsonOf(missing).message, 'Route GET:/nowhere not found')
+  }
+  t.same(calls, ['/echo'], 'the default function runs for the versioned route only')
+})
+
 test('a VersionPicker subclass picks the version (sync or async); the result is checked and waterfalled', async (t) => {
   const pinned: Record<string, string> = { acme: '2000-07-01', globex: 'v1', initech: '1980-01-01' }
   class AccountPicker extends VersionPicker {
