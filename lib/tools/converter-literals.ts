@@ -33,6 +33,15 @@ const VALUE = /^(?!\s)(?!.*\$\{)(?=.*[\p{L}\p{N}]).*(?<!\s)$/su
 /** The longest literal taken (a sentence is a message, not a value compared against). */
 const MAX_LITERAL = 64
 
+const NAME = /[\p{L}\p{N}_$]+/uy
+const NUMBER = /[\d.xXa-fA-F_eEn]+/y
+
+/** What a sticky expression matches at `at` (no copy of the rest of a long script). */
+function match (expression: RegExp, source: string, at: number): string | undefined {
+  expression.lastIndex = at
+  return expression.exec(source)?.[0]
+}
+
 /** The tokens of `source`: comments, numbers and regular expressions skipped, a template's text as one string. */
 export function tokensOf (source: string): Token[] {
   const tokens: Token[] = []
@@ -54,10 +63,10 @@ export function tokensOf (source: string): Token[] {
       tokens.push({ kind: 'string', text })
       at = end + 1
     } else if (/[\p{L}_$]/u.test(char)) {
-      const name = /^[\p{L}\p{N}_$]+/u.exec(source.slice(at))?.[0] ?? char
+      const name = match(NAME, source, at) ?? char
       tokens.push({ kind: 'name', text: name })
       at += name.length
-    } else if (/\d/.test(char)) at += /^[\d.xXa-fA-F_eEn]+/.exec(source.slice(at))?.[0].length ?? 1
+    } else if (/\d/.test(char)) at += match(NUMBER, source, at)?.length ?? 1
     else if (char === '/' && (tokens.length === 0 || BEFORE_REGEXP.has(tokens[tokens.length - 1].text))) {
       let end = at + 1
       for (let inClass = false; end < source.length && (source[end] !== '/' || inClass) && source[end] !== '\n'; end++) {

@@ -5,9 +5,9 @@
  * generated from a version's JSON Schema with fast-check (deterministic by seed), optional fields present and
  * absent, union members and array lengths varied, then every enum member sampling missed, then up to
  * {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare against (./converter-literals.ts), each
- * in every string field whose schema accepts it, optional fields present and lists not empty. Every free string holds a
- * unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so that `verify` can tell where each
- * value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * in every string field whose schema accepts it (a list's first item only), optional fields present and lists not
+ * empty. Every free string holds a unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so
+ * that `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
 import type * as FastCheck from 'fast-check'
@@ -151,7 +151,10 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
     if (node.uniqueItems === true) return fc.tuple(...Array.from({ length }, () => arbitraryOf(builder, node.items, depth + 1))).map((items) => distinctItems(items, itemKey()))
     return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
   }
-  return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+  const [item, length] = [arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) }]
+  if (builder.literal === undefined) return fc.array(item, length)
+  // A literal in the first item only: items alike with one key are one entry in a map (a client's duplicate, no branch).
+  return fc.tuple(item, fc.array(arbitraryOf({ ...builder, literal: undefined }, node.items, depth + 1), { minLength: length.minLength - 1, maxLength: length.maxLength - 1 })).map(([first, more]) => [first, ...more])
 }
 
 /** The key of a sampled item: its values, a free string unique (its sentinel will be), another string by its schema. */

@@ -67,13 +67,15 @@ test('the literals are tried the same way under a seed: the same findings twice'
   t.same(second, first)
 })
 
-test('a literal is put only where a string field\'s schema accepts it, at most 8 literals a schema, the same under a seed', async (t) => {
-  const Form = Type.Object({ plan: Type.String({ maxLength: 6 }), code: Type.String({ pattern: '^[a-z]+$' }), tags: Type.Optional(Type.Array(Type.String({ format: 'uuid' }))) })
+test('a literal is put only where a string field\'s schema accepts it, in a list\'s first item, at most 8 literals a schema, the same under a seed', async (t) => {
+  const Form = Type.Object({ plan: Type.String({ maxLength: 6 }), code: Type.String({ pattern: '^[a-z]+$' }), tags: Type.Optional(Type.Array(Type.String({ format: 'uuid' }))), keys: Type.Array(Type.String({ maxLength: 8 }), { minItems: 2 }) })
   const options = { resolveRef: () => undefined, count: 2, seed: 3 }
   const plain = generateExamples(Form, options)
   const withLiterals = (literals: string[]): unknown[] => generateExamples(Form, { ...options, literals }).slice(plain.length).map(({ value }) => value)
   const [legacy, long, digits] = withLiterals(['legacy', 'premium', 'v2'])
   t.match(legacy, { plan: 'legacy', code: 'legacy', tags: [/^[0-9a-f-]{36}$/] }, 'optional fields present, lists not empty, a uuid not taken without its format known')
+  const keys = (legacy as { keys: string[] }).keys
+  t.same([keys[0], keys.slice(1).includes('legacy')], ['legacy', false], 'in the first item of a list only: two entries with one key are one in a map')
   t.match(long, { code: 'premium' })
   t.not((long as { plan: string }).plan, 'premium', 'longer than maxLength')
   t.match(digits, { plan: 'v2' })
