@@ -16,8 +16,8 @@
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
-import type { JsonSchema } from '../values/examples'
-import { patternOf } from '../values/string-examples'
+import { exampleOf, type JsonSchema } from '../values/examples'
+import { patternOf, type FormatPatterns } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
 export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
@@ -236,4 +236,19 @@ export function numericText (node: JsonSchema, boundary: Boundary): string | und
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   return NUMERIC_TEXTS[boundary].find((text) => text.length >= min && text.length <= max && pattern.test(text))
+}
+
+/**
+ * A free string without a sentinel: `exampleOf`'s (matching its pattern, or its format's regular expression in `formats`),
+ * made once per node into `leaves`, or `'example'` when it cannot make one (the example is then invalid, and skipped).
+ * @example
+ * ```ts
+ * leafExample({ type: 'string', pattern: '^cus_[0-9]+$' }, formats, leaves) // 'cus_0'
+ * ```
+ */
+export function leafExample (node: JsonSchema, formats: FormatPatterns | undefined, leaves: Map<JsonSchema, unknown>): unknown {
+  if (!leaves.has(node)) {
+    try { leaves.set(node, exampleOf(node, { formats })) } catch { leaves.set(node, 'example') }
+  }
+  return structuredClone(leaves.get(node))
 }

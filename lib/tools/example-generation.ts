@@ -3,21 +3,24 @@
  * strings with spaces and non-ASCII letters, empty ones, long ones; numbers with a fraction, negative, zero,
  * large; empty lists and records; `null` where allowed; every optional field present), then the random ones,
  * generated from a version's JSON Schema with fast-check (deterministic by seed), optional fields present and
- * absent, union members and array lengths varied, then every enum member sampling missed. Every free string holds a
- * unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so that `verify` can tell where each
- * value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * absent, union members and array lengths varied, then every enum member sampling missed, then up to
+ * {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare against (./converter-literals.ts), each
+ * in every string field whose schema accepts it (a list's first item only), optional fields present and lists not
+ * empty. Every free string holds a unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so
+ * that `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
 import type * as FastCheck from 'fast-check'
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { toolLibrary } from './tool-library'
-import { exampleOf, typeOf, type JsonSchema } from '../values/examples'
+import { typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, numericText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, leafExample, multipleOfStep, numberRange, numericText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
+import { placesLiteral, MAX_LITERAL_EXAMPLES } from './converter-literals'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -52,6 +55,8 @@ export interface GenerationOptions {
   readonly seed: number
   /** The regular expressions of the string formats the application declares as one (its Ajv's), for their strings. */
   readonly formats?: FormatPatterns
+  /** The strings the converters on the way compare against (./converter-literals.ts), most likely first. */
+  readonly literals?: readonly string[]
 }
 
 /** Recursion deeper than this (through `$ref`s) stops generating optional parts. */
@@ -67,6 +72,8 @@ interface Builder {
   readonly holds: Map<JsonSchema, boolean>
   /** For a boundary example: the boundary, and how many numbers it holds so far (each one differs). */
   readonly boundary?: { readonly at: Boundary, numbers: number }
+  /** For an example of a literal: the literal, and whether some string node accepts it. */
+  readonly literal?: { readonly value: string, placed: boolean }
 }
 
 function membersOf (node: JsonSchema): unknown[] | undefined {
@@ -119,7 +126,7 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
     const forcedHere = holdsForced(builder, sub)
     if (!required.has(name) && !forcedHere && depth > MAX_DEPTH) continue
     setOwn(shape, name, arbitraryOf(builder, sub, depth + 1))
-    if (required.has(name) || forcedHere || builder.boundary !== undefined) requiredKeys.push(name)
+    if (required.has(name) || forcedHere || builder.boundary !== undefined || builder.literal !== undefined) requiredKeys.push(name)
   }
   for (const name of required) if (!Object.hasOwn(shape, name)) setOwn(shape, name, fc.constant({ [kLeaf]: {} }))
   const record = fc.record(shape, { requiredKeys })
@@ -136,7 +143,7 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   if (tuple !== undefined) return fc.tuple(...(tuple as unknown[]).map((item) => arbitraryOf(builder, item, depth + 1)))
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : min + 3
-  const floor = holdsForced(builder, node.items) ? Math.max(min, 1) : min
+  const floor = holdsForced(builder, node.items) || builder.literal !== undefined ? Math.max(min, 1) : min
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
   if (builder.boundary !== undefined) {
     const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
@@ -144,7 +151,10 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
     if (node.uniqueItems === true) return fc.tuple(...Array.from({ length }, () => arbitraryOf(builder, node.items, depth + 1))).map((items) => distinctItems(items, itemKey()))
     return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
   }
-  return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) })
+  const [item, length] = [arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) }]
+  if (builder.literal === undefined) return fc.array(item, length)
+  // A literal in the first item only: items alike with one key are one entry in a map (a client's duplicate, no branch).
+  return fc.tuple(item, fc.array(arbitraryOf({ ...builder, literal: undefined }, node.items, depth + 1), { minLength: length.minLength - 1, maxLength: length.maxLength - 1 })).map(([first, more]) => [first, ...more])
 }
 
 /** The key of a sampled item: its values, a free string unique (its sentinel will be), another string by its schema. */
@@ -193,7 +203,9 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     return fc.tuple(...parts).map((values) => values.every(isSchemaObject) ? values.reduce((all: object, value) => ({ ...all, ...value }), {}) : values[0])
   }
   switch (typeOf(node)) {
-    case 'string': return fc.constant({ [kLeaf]: node, boundary: builder.boundary?.at })
+    case 'string': return fc.constant(builder.literal !== undefined && placesLiteral(node, builder.literal, builder.options.formats)
+      ? builder.literal.value
+      : { [kLeaf]: node, boundary: builder.boundary?.at })
     case 'integer': return numberArbitrary(builder, node, true)
     case 'number': return numberArbitrary(builder, node, false)
     case 'boolean': return builder.boundary === undefined ? fc.boolean() : fc.constant(builder.boundary.at === 'spaces' || builder.boundary.at === 'large')
@@ -202,17 +214,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-/**
- * A free string without a sentinel: `exampleOf`'s (matching its pattern, or its format's regular expression in `formats`),
- * made once per node into `leaves`, or `'example'` when it cannot make one (the example is then invalid, and skipped).
- */
-function leafExample (node: JsonSchema, formats: FormatPatterns | undefined, leaves: Map<JsonSchema, unknown>): unknown {
-  if (!leaves.has(node)) {
-    try { leaves.set(node, exampleOf(node, { formats })) } catch { leaves.set(node, 'example') }
-  }
-  return structuredClone(leaves.get(node))
 }
 
 /** What materializing records: the sentinels, the enum members covered, the places of boundary numbers (with `twin`, their neighbours are taken). */
@@ -272,14 +273,16 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()
   const leaves = new Map<JsonSchema, unknown>()
-  const sampleWith = (from: Builder, runs: number): void => {
+  const sampleWith = (from: Builder, runs: number): boolean => {
     const arbitrary = arbitraryOf(from, schema, 0)
+    if (from.literal?.placed === false) return false
     for (const sampled of fc.sample(arbitrary, { seed: options.seed, numRuns: runs })) {
       const made: Materialized = { sentinels: new Map(), covered, numbers: new Set(), twin: false, formats: options.formats, leaves }
       const value = materialize(sampled, made)
       const twin = made.numbers.size === 0 ? undefined : { value: materialize(sampled, { ...made, sentinels: new Map(), numbers: new Set(), twin: true }), numbers: made.numbers }
       examples.push({ value, sentinels: made.sentinels, ...(twin === undefined ? {} : { twin }) })
     }
+    return true
   }
   for (const at of BOUNDARIES) sampleWith({ ...builder, boundary: { at, numbers: 0 } }, 1)
   sampleWith(builder, options.count)
@@ -288,6 +291,10 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
       if (covered.get(node)?.has(JSON.stringify(value)) === true) continue
       sampleWith({ ...builder, choices: new Set(), forced: { node, value }, holds: new Map() }, 1)
     }
+  }
+  let literals = 0
+  for (const value of options.literals ?? []) {
+    if (literals < MAX_LITERAL_EXAMPLES && sampleWith({ ...builder, choices: new Set(), literal: { value, placed: false } }, 1)) literals++
   }
   return examples
 }

@@ -20,6 +20,7 @@ import { inVersionOf } from './replay-infos'
 import type { ConverterRun } from './converter-tracking'
 import { verifyRoute, verifyWebhook } from './verify-targets'
 import { retypedAlikeIssues } from './verify-retyped-alike'
+import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
 
 /** Options of {@link mutateConverters}. */
@@ -90,6 +91,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     compileText: textValidator(resolveRef, appAjvSetup(context)),
     formats: formatPatterns(appAjvSetup(context)),
     steps: state.steps,
+    literalsOf: converterLiterals(state.options.versions.versions),
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
     count: options.examples ?? 20,
     seed: options.seed ?? 1,

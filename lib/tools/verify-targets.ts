@@ -26,9 +26,10 @@ import { unexpressedIn } from './verify-forms'
 import type { DerivedEnvironment } from './verify-replace'
 import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
+import type { LiteralEnvironment } from './converter-literals'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
-export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment {
+export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
   readonly state: VersionerState
   /** The HEAD examples generated so far, by form (one map for a whole run). */
   readonly examples: Map<TSchema, GeneratedExample[]>
@@ -132,7 +133,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
   const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, sendable(part, generateExamples(formAt(part, behaviour.level), env))] as const))
+  const examples = new Map(parts.map((part) => [part, sendable(part, generateExamples(formAt(part, behaviour.level), { ...env, literals: env.literalsOf(plan.requestSteps) }))] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
@@ -234,7 +235,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
-  for (const example of generateExamples(headForm, env)) {
+  for (const example of generateExamples(headForm, { ...env, literals: env.literalsOf(target.steps) })) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
     const expected = headSchema === undefined
