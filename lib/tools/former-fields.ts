@@ -123,7 +123,8 @@ export class FormerFields {
       }
       const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(type, value, this.env.resolveRef)
       if (other === undefined) continue
-      if (valueAt(before, path) !== undefined && valueAt(after, path) === undefined) {
+      // Taken out: the field is gone after the step, and its value with it (moved to a field HEAD never reads is no drop).
+      if (valueAt(before, path) !== undefined && valueAt(after, path) === undefined && !holdsScalar(after, value)) {
         this.note(at, true, trail)
         continue
       }
@@ -239,6 +240,18 @@ function stringsIn (value: unknown): string[] {
     else if (typeof next === 'object' && next !== null) stack.push(...Object.values(next))
   }
   return found
+}
+
+/** True when `data` holds `value` (a scalar) anywhere: a string as `within` finds it, another value equal. */
+function holdsScalar (data: unknown, value: unknown): boolean {
+  if (typeof value === 'string') return within(data, [value])
+  const stack = [data]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (next === value) return true
+    if (typeof next === 'object' && next !== null) stack.push(...Object.values(next))
+  }
+  return false
 }
 
 /** The key of a place: its part, pointer and field. */
