@@ -9,7 +9,7 @@
  * Numbers are not read; neither are values computed, imported from another module, or read from a file or a service.
  * @module
  */
-import { Session } from 'node:inspector'
+import type { Session } from 'node:inspector'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { Version } from '../describe/version'
 import type { JsonSchema } from '../values/examples'
@@ -115,13 +115,16 @@ function scriptsOf (functions: readonly Method[]): Map<Method, string | undefine
   const scripts = new Map<Method, string | undefined>(functions.map((fn) => [fn, undefined]))
   const probe = Symbol.for('fastify-versioner.converter-literals')
   const holder = globalThis as unknown as Record<symbol, unknown>
-  const session = new Session()
+  let session: Session | undefined
   try {
+    // Required here: a Node.js built without the inspector throws on loading it, and then only the methods' text is read.
+    const { Session: InspectorSession } = require('node:inspector') as typeof import('node:inspector')
+    session = new InspectorSession()
     session.connect()
     const post = (method: string, params: object): Record<string, unknown> | undefined => {
       let result: Record<string, unknown> | undefined
       // An in-process session answers synchronously.
-      session.post(method, params, (error, answer) => { if (error === null) result = answer as Record<string, unknown> })
+      session?.post(method, params, (error, answer) => { if (error === null) result = answer as Record<string, unknown> })
       return result
     }
     post('Debugger.enable', {})
@@ -141,7 +144,7 @@ function scriptsOf (functions: readonly Method[]): Map<Method, string | undefine
     // No inspector (a runtime without one): the methods' own text only.
   } finally {
     Reflect.deleteProperty(holder, probe)
-    session.disconnect()
+    session?.disconnect()
   }
   return scripts
 }
