@@ -36,10 +36,14 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // HEAD's handlers and schemas tightened on the request side): 81.3 % (91 of 112; the 100 still 85, the 12 new 6);
 // then 82.1 % (92 of 112) once verify compared a schema across the routes and webhooks carrying it (decision 0230:
 // amounts converted route by route and not in the webhook), and 83.9 % (94 of 112) once it also tried the strings
-// converters compare against (decision 0229: both currency branches), asserted rounded down.
+// converters compare against (decision 0229: both currency branches), asserted rounded down. It grew a sixth time by
+// 12 written blind over both apps (decision 0233: a sub-schema shared by two parents, a union member's field renamed,
+// error bodies, a field renamed and retyped, list items merged, a webhook's nested object, a search's default, a
+// converter that depends on another field, a sunset date): 79 % (98 of 124; the 112 still 94, the 12 new 4), asserted
+// rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 83.9
+const THRESHOLD = 79
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app), as a team
 // replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -53,9 +57,11 @@ const THRESHOLD = 83.9
 // rule was withdrawn; 86.6 % (97 of 112) once the corpus grew blind a fifth time (decision 0226: neither traffic
 // nor the handler tests catch its 6 misses: no recorded invoice is in yen, no recorded exchange holds a webhook, and
 // the other three are the handlers'); 89.3 % (100 of 112) once verify compared a schema across its carriers (decision
-// 0230) and tried the strings converters compare against (decision 0229), asserted rounded down.
+// 0230) and tried the strings converters compare against (decision 0229), asserted rounded down; 84.7 % (105 of 124)
+// once the corpus grew blind a sixth time (decision 0233: the replay catches none of its 8 misses, the handler tests
+// one), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 89.2
+const WITH_TRAFFIC = 84.6
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -66,9 +72,11 @@ const WITH_TRAFFIC = 89.2
 // version's field no converter writes (decision 0224); 88 % (88 of 100) once that rule was withdrawn; 83.9 % (94 of
 // 112) once the corpus grew blind a fifth time (decision 0226); 86.6 % (97 of 112) once verify compared a schema
 // across its carriers (decision 0230) and tried the strings converters compare against (decision 0229), asserted
-// rounded down. The traffic figure above counts them too.
+// rounded down; 82.3 % (102 of 124) once the corpus grew blind a sixth time (decision 0233: they catch the memo
+// stored as '', as a replace that keeps a memo it was not sent), asserted rounded down. The traffic figure above
+// counts them too.
 // The same rule.
-const WITH_HANDLERS = 86.6
+const WITH_HANDLERS = 82.2
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
