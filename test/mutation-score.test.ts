@@ -39,11 +39,12 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // converters compare against (decision 0229: both currency branches), asserted rounded down. It grew a sixth time by
 // 12 written blind over both apps (decision 0233: a sub-schema shared by two parents, a union member's field renamed,
 // error bodies, a field renamed and retyped, list items merged, a webhook's nested object, a search's default, a
-// converter that depends on another field, a sunset date): 79 % (98 of 124; the 112 still 94, the 12 new 4), asserted
-// rounded down.
+// converter that depends on another field, a sunset date): 79 % (98 of 124; the 112 still 94, the 12 new 4); then
+// 79.8 % (99 of 124) once check reported a first sunset already past as a break (the sunset typed a year early),
+// asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 79
+const THRESHOLD = 79.8
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app), as a team
 // replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -59,9 +60,9 @@ const THRESHOLD = 79
 // the other three are the handlers'); 89.3 % (100 of 112) once verify compared a schema across its carriers (decision
 // 0230) and tried the strings converters compare against (decision 0229), asserted rounded down; 84.7 % (105 of 124)
 // once the corpus grew blind a sixth time (decision 0233: the replay catches none of its 8 misses, the handler tests
-// one), asserted rounded down.
+// one); 85.5 % (106 of 124) once check reported a first sunset already past, asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 84.6
+const WITH_TRAFFIC = 85.4
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -73,10 +74,10 @@ const WITH_TRAFFIC = 84.6
 // 112) once the corpus grew blind a fifth time (decision 0226); 86.6 % (97 of 112) once verify compared a schema
 // across its carriers (decision 0230) and tried the strings converters compare against (decision 0229), asserted
 // rounded down; 82.3 % (102 of 124) once the corpus grew blind a sixth time (decision 0233: they catch the memo
-// stored as '', as a replace that keeps a memo it was not sent), asserted rounded down. The traffic figure above
-// counts them too.
+// stored as '', as a replace that keeps a memo it was not sent); 83.1 % (103 of 124) once check reported a first
+// sunset already past, asserted rounded down. The traffic figure above counts them too.
 // The same rule.
-const WITH_HANDLERS = 82.2
+const WITH_HANDLERS = 83
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

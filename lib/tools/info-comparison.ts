@@ -2,11 +2,12 @@
  * What `check` compares of a version's document `info`: what clients act on there. The version a request naming none
  * is served as (`x-api-version-default`), and the version's lifecycle as the plugin writes it (`x-deprecated-at`,
  * `x-sunset-at`, `x-after-sunset`, `x-released-at`, `x-brownouts`): the `Deprecation` and `Sunset` headers its clients
- * read and plan by. A sunset moved earlier than the saved document announced breaks that plan; every other lifecycle
- * change is a note.
+ * read and plan by. A sunset moved earlier than the saved document announced breaks that plan, and so does a first
+ * sunset already past when `check` runs (no plan was possible); every other lifecycle change is a note.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
+import { toIsoDate } from '../core/iso-date'
 import { report, type Comparison } from './document-places'
 
 type Info = Record<string, unknown>
@@ -46,7 +47,8 @@ function shown (value: unknown): string {
 
 /**
  * Compares the two documents' `info`: the default version, then each lifecycle value that changed, as a note, but a
- * sunset moved earlier (ISO dates compare as strings), which is a break: clients were told the saved one.
+ * sunset moved earlier (ISO dates compare as strings), which is a break: clients were told the saved one; and a first
+ * sunset on or before today (the clock read now), a break too: its clients are told nothing before it.
  * @example
  * ```ts
  * compareInfo(comparison, { info: { 'x-sunset-at': '2027-03-01' } }, { info: { 'x-sunset-at': '2026-12-01' } })
@@ -60,6 +62,9 @@ export function compareInfo (comparison: Comparison, saved: unknown, current: un
     const [was, now] = [before[key], after[key]]
     if (isDeepStrictEqual(was, now)) continue
     const earlier = key === 'x-sunset-at' && typeof was === 'string' && typeof now === 'string' && now < was
-    report(comparison, '', 'lifecycle', `${words} ${shown(was)} → ${shown(now)}${earlier ? ', earlier than announced' : ''}`, earlier)
+    // A first sunset already past: its clients are answered as after it from this release on, with no notice given.
+    const past = key === 'x-sunset-at' && was === undefined && typeof now === 'string' && now <= toIsoDate(new Date(Date.now()))
+    const said = earlier ? ', earlier than announced' : past ? ', already past: announced by none, its clients get no notice' : ''
+    report(comparison, '', 'lifecycle', `${words} ${shown(was)} → ${shown(now)}${said}`, earlier || past)
   }
 }

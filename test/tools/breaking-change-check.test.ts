@@ -512,6 +512,26 @@ test('regression: the version\'s lifecycle clients plan by is compared (it was n
     'a deprecation withdrawn: notes')
 })
 
+test('a first sunset already past when check runs is a break: the version\'s clients get no notice; a future one is a note', async (t) => {
+  const exported = async (lifecycle: Record<string, unknown>): Promise<Json> => {
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', lifecycle)), async (api) => {
+      api.get('/items', async () => ({ ok: true }))
+    })
+    await app.ready()
+    return app.versioner.openapi('2000-01-01') as Json
+  }
+  const unannounced = await exported({})
+  const compare = async (lifecycle: Record<string, unknown>): Promise<[string[], string[]]> => {
+    const changes = compareDocuments('2000-01-01', unannounced, await exported(lifecycle))
+    return [lines(changes, true), lines(changes, false).filter((line) => line.includes('sunset'))]
+  }
+  // A typo a year early (2026-09-01 for 2027-09-01, found by the corpus's sixth blind round): gone on release.
+  t.same(await compare({ deprecatedAt: '2000-03-01', sunsetAt: '2000-09-01', afterSunset: 'gone' }),
+    [['2000-01-01 lifecycle: sunset none → 2000-09-01, already past: announced by none, its clients get no notice'], ['2000-01-01 lifecycle: after its sunset none → gone']])
+  t.same(await compare({ deprecatedAt: '2000-03-01', sunsetAt: '2999-09-01' }), [[], ['2000-01-01 lifecycle: sunset none → 2999-09-01', '2000-01-01 lifecycle: after its sunset none → serve']],
+    'announced ahead: a note')
+})
+
 test('a path parameter renamed is a note: the same URLs (it was reported as "undefined: rename")', async (t) => {
   const changes = changed((d) => {
     const item = d.paths['/users/{userId}']
