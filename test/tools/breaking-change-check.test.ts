@@ -495,20 +495,20 @@ test('regression: the version\'s lifecycle clients plan by is compared (it was n
     await app.ready()
     return app.versioner.openapi('2000-01-01') as Json
   }
-  const announced = await exported({ deprecatedAt: '2026-01-01', sunsetAt: '2027-03-01' })
+  const announced = await exported({ deprecatedAt: '2096-01-01', sunsetAt: '2097-03-01' })
   const compare = async (lifecycle: Record<string, unknown>): Promise<[string[], string[]]> => {
     const changes = compareDocuments('2000-01-01', announced, await exported(lifecycle))
     return [lines(changes, true), lines(changes, false)]
   }
-  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2027-03-01' }), [[], []], 'the same lifecycle: nothing')
-  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2026-12-01' }), [['2000-01-01 lifecycle: sunset 2027-03-01 → 2026-12-01, earlier than announced'], []],
+  t.same(await compare({ deprecatedAt: '2096-01-01', sunsetAt: '2097-03-01' }), [[], []], 'the same lifecycle: nothing')
+  t.same(await compare({ deprecatedAt: '2096-01-01', sunsetAt: '2096-12-01' }), [['2000-01-01 lifecycle: sunset 2097-03-01 → 2096-12-01, earlier than announced'], []],
     'a sunset moved earlier than its clients were told')
-  t.same(await compare({ deprecatedAt: '2026-01-01', sunsetAt: '2027-06-01', afterSunset: 'gone', brownouts: [{ start: '2027-05-01T00:00:00Z', end: '2027-05-01T01:00:00Z' }] }), [[], [
-    '2000-01-01 lifecycle: sunset 2027-03-01 → 2027-06-01',
+  t.same(await compare({ deprecatedAt: '2096-01-01', sunsetAt: '2097-06-01', afterSunset: 'gone', brownouts: [{ start: '2097-05-01T00:00:00Z', end: '2097-05-01T01:00:00Z' }] }), [[], [
+    '2000-01-01 lifecycle: sunset 2097-03-01 → 2097-06-01',
     '2000-01-01 lifecycle: after its sunset serve → gone',
-    '2000-01-01 lifecycle: brownouts none → 2027-05-01T00:00:00.000Z to 2027-05-01T01:00:00.000Z'
+    '2000-01-01 lifecycle: brownouts none → 2097-05-01T00:00:00.000Z to 2097-05-01T01:00:00.000Z'
   ]], 'a later sunset, 410s after it and brownouts: notes')
-  t.same(await compare({}), [[], ['2000-01-01 GET /items: deprecated removed (text)', '2000-01-01 lifecycle: deprecated since 2026-01-01 → none', '2000-01-01 lifecycle: sunset 2027-03-01 → none', '2000-01-01 lifecycle: after its sunset serve → none']],
+  t.same(await compare({}), [[], ['2000-01-01 GET /items: deprecated removed (text)', '2000-01-01 lifecycle: deprecated since 2096-01-01 → none', '2000-01-01 lifecycle: sunset 2097-03-01 → none', '2000-01-01 lifecycle: after its sunset serve → none']],
     'a deprecation withdrawn: notes')
 })
 
