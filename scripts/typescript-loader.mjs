@@ -70,3 +70,16 @@ Module._extensions['.ts'] = function loadTypeScript (module, filename) {
 }
 
 register('./typescript-hooks.mjs', import.meta.url)
+
+// `tsx`, where it resolves (lib/tools/load-app.ts registers it to import an app's TypeScript module, as the CLI does
+// when the tests run it in process), is a module that registers nothing: this loader already compiles .ts for import
+// and require. tsx registered beside it loaded the app's modules again, and with them lib/'s, under the same file
+// names with other code; V8's coverage of the two, merged by file name, counted lines of each as unrun (a test
+// process that ran the CLI in process brought upgrade-preview.ts to 49 % of its lines). The tests that run the
+// command as users do (a child process, `node --import tsx`) still go through tsx.
+const resolveFilename = Module._resolveFilename
+const noSecondLoader = join(root, 'scripts', 'no-second-loader.mjs')
+Module._resolveFilename = function resolveTsxToNothing (request, ...rest) {
+  const resolved = resolveFilename.call(this, request, ...rest)
+  return request === 'tsx' ? noSecondLoader : resolved
+}

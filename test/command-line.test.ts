@@ -53,6 +53,14 @@ test('check and verify: the billing example exits 0 against its saved snapshot, 
   t.match(verified.stdout, /^verify: every version of every versioned route migrates cleanly \(4 versions, \d+ examples\)\.\n$/)
 })
 
+test('the command in this process loads the app with the TypeScript loader the tests run under, not a second one', async (t) => {
+  // tsx registered beside scripts/typescript-loader.mjs loaded lib/ again under the same file names, and V8's
+  // coverage of the two copies, merged by file name, counted lines of each as unrun (see that script).
+  const verified = await inProcess(['verify', 'examples/users/app.ts', '--examples', '2'])
+  t.equal(verified.code, 0, verified.stderr)
+  t.equal(require.extensions['.ts']?.name, 'loadTypeScript', "the .ts hook is still scripts/typescript-loader.mjs's")
+})
+
 test('check: a break exits 1 with one line per break, notes on stdout', async (t) => {
   const dir = await scratch(t)
   await cp(snapshot, dir, { recursive: true })
