@@ -3,7 +3,7 @@
 // here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
+import Module, { createRequire } from 'node:module'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -58,7 +58,8 @@ test('the command in this process loads the app with the TypeScript loader the t
   // coverage of the two copies, merged by file name, counted lines of each as unrun (see that script).
   const verified = await inProcess(['verify', 'examples/users/app.ts', '--examples', '2'])
   t.equal(verified.code, 0, verified.stderr)
-  t.equal(require.extensions['.ts']?.name, 'loadTypeScript', "the .ts hook is still scripts/typescript-loader.mjs's")
+  const hooks = (Module as unknown as { _extensions: Record<string, { name: string } | undefined> })._extensions
+  t.equal(hooks['.ts']?.name, 'loadTypeScript', "the .ts hook is still scripts/typescript-loader.mjs's")
 })
 
 test('check: a break exits 1 with one line per break, notes on stdout', async (t) => {
