@@ -174,6 +174,8 @@ function cliCommands (): Map<string, { required: string[], optional: string[] }>
 }
 
 const CLI = cliCommands()
+/** The flags the usage text shows without a value (`[--handlers]`): switches, which take none. */
+const SWITCHES = new Set([...USAGE.matchAll(/\[--([\w-]+)\]/g)].map((found) => found[1]))
 const SCRIPTS = (JSON.parse(readText(join(root, 'package.json'))) as { scripts: Record<string, string> }).scripts
 
 /** Splits a shell command line into words (quotes kept together, without the quotes). */
@@ -211,6 +213,7 @@ function commandProblem (command: string): string | undefined {
     }
     const flag = rest[i].slice(2)
     if (!spec.required.includes(flag) && !spec.optional.includes(flag)) return `--${flag} is not a flag of ${name}`
+    if (SWITCHES.has(flag)) continue
     const value = rest[++i]
     if (value === undefined || value.startsWith('--')) return `--${flag} needs a value`
     if ((flag === 'examples' || flag === 'seed') && !/^\d+$/.test(value)) return `--${flag} takes a whole number, not '${value}'`
@@ -251,7 +254,8 @@ function yamlRuns (node: YamlNode | null | undefined, found: string[] = []): str
 
 test('sh blocks parse and name real commands; yaml and json blocks parse', async (t) => {
   t.ok(CLI.size === 8 && CLI.get('export')?.required[0] === 'out', 'the CLI usage text is read: export, check, types, verify, retire, replay, mutate, fingerprint')
-  t.same(CLI.get('replay'), { required: ['traffic'], optional: ['api'] }, 'replay takes --traffic')
+  t.same(CLI.get('replay'), { required: ['traffic'], optional: ['handlers', 'api'] }, 'replay takes --traffic, and --handlers')
+  t.same([...SWITCHES], ['handlers'], '--handlers takes no value')
   t.same(CLI.get('mutate'), { required: [], optional: ['traffic', 'min-score', 'examples', 'seed', 'api'] }, 'mutate takes optional flags')
   t.same(CLI.get('fingerprint'), { required: [], optional: ['against', 'api'] }, 'fingerprint takes --against and --api, both optional')
   t.same(CLI.get('retire'), { required: ['version'], optional: ['usage', 'quiet-days', 'examples', 'seed', 'api'] }, 'retire takes --version, and optional flags')

@@ -45,8 +45,8 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
 const THRESHOLD = 79.8
-// With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app), as a team
-// replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
+// With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
+// converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
 // four; then 94.7 % (72 of 76) once the example's handler tests below counted too; then 92 % (81 of 88) once the
 // corpus grew blind (decision 0214: neither traffic nor the handler tests catch its 3 misses, which hold no unknown
@@ -60,9 +60,12 @@ const THRESHOLD = 79.8
 // the other three are the handlers'); 89.3 % (100 of 112) once verify compared a schema across its carriers (decision
 // 0230) and tried the strings converters compare against (decision 0229), asserted rounded down; 84.7 % (105 of 124)
 // once the corpus grew blind a sixth time (decision 0233: the replay catches none of its 8 misses, the handler tests
-// one); 85.5 % (106 of 124) once check reported a first sunset already past, asserted rounded down.
+// one); 85.5 % (106 of 124) once check reported a first sunset already past, asserted rounded down; 88.7 % (110 of
+// 124) once the traffic was also sent to the handlers of fresh apps of each mutant (decision 0234: a currency stored
+// upper-cased, and three mistakes of a new version the converters' replay stops before: hasMore from a null cursor,
+// the payment method moved out, the total converted back from the amount due).
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 85.4
+const WITH_TRAFFIC = 88.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).

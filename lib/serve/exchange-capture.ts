@@ -46,9 +46,11 @@ export interface CaptureExchangesOptions {
   redact?: { headers?: readonly string[], pointers?: readonly string[] }
 }
 
-/** A request as recorded: its body (absent without one), query string and headers. */
+/** A request as recorded: its body (absent without one), path parameters, query string and headers. */
 export interface RecordedRequest {
   readonly body?: unknown
+  /** The path parameters (`{ customerId: '…' }`); absent from exchanges recorded before they were. */
+  readonly params?: Record<string, unknown>
   readonly query: Record<string, unknown>
   readonly headers: Record<string, unknown>
 }
@@ -151,7 +153,8 @@ function copied (value: unknown, copy: unknown = copyJson(value)): { value: unkn
 function recordRequest (request: FastifyRequest): RecordedRequest | undefined {
   const body = isJsonData(request.body) ? copied(request.body) : undefined
   if (body === undefined) return undefined
-  return { body: body.value, query: copyJson(request.query ?? {}) as Record<string, unknown>, headers: copyJson(request.headers) as Record<string, unknown> }
+  const params = copyJson(request.params ?? {}) as Record<string, unknown>
+  return { body: body.value, params, query: copyJson(request.query ?? {}) as Record<string, unknown>, headers: copyJson(request.headers) as Record<string, unknown> }
 }
 
 /** A copy of the reply's status and headers, with `body`. */
@@ -177,14 +180,14 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
   const records = [clientRequest, handlerRequest, handlerResponse, clientResponse]
   const data = [
     { value: clientRequest.body }, { value: clientRequest.query }, { value: handlerRequest.body }, { value: handlerRequest.query },
-    { value: handlerResponse.body }, { value: clientResponse.body }
+    { value: handlerResponse.body }, { value: clientResponse.body }, { value: clientRequest.params }, { value: handlerRequest.params }
   ]
   const parts: RedactedParts = { headers: records.map((record) => record.headers), data }
   if (!redact(parts, redaction)) return exchange
   return {
     ...exchange,
-    clientRequest: { ...clientRequest, body: data[0].value, query: data[1].value as Record<string, unknown> },
-    handlerRequest: { ...handlerRequest, body: data[2].value, query: data[3].value as Record<string, unknown> },
+    clientRequest: { ...clientRequest, body: data[0].value, params: data[6].value as Record<string, unknown>, query: data[1].value as Record<string, unknown> },
+    handlerRequest: { ...handlerRequest, body: data[2].value, params: data[7].value as Record<string, unknown>, query: data[3].value as Record<string, unknown> },
     handlerResponse: { ...handlerResponse, body: data[4].value },
     clientResponse: { ...clientResponse, body: data[5].value }
   }

@@ -11,7 +11,7 @@ import { statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { closeApp, loadApp } from './load-app'
+import { appBuilder, closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
 import { retire } from './retire'
 import { runTrafficCommand, type TrafficRun } from './traffic-commands'
@@ -35,9 +35,10 @@ export const USAGE = `Usage:
                                                    verify the app without them; exit 1 if they find anything, if a retired
                                                    version's sunsetAt has not passed, or if one had traffic in the last N days
                                                    (--quiet-days N, with --usage <file>)
-  fastify-versioner replay <app> --traffic <file> [--api <name>]
+  fastify-versioner replay <app> --traffic <file> [--handlers] [--api <name>]
                                                    exit 1 if a recorded exchange (NDJSON, from captureExchanges) no longer
-                                                   migrates as it did: its request up to HEAD, its response down to its version
+                                                   migrates as it did: its request up to HEAD, its response down to its version;
+                                                   with --handlers, also if fresh apps' handlers answer its client otherwise
   fastify-versioner mutate <app> [--traffic <file>] [--min-score N] [--examples N] [--seed N] [--api <name>]
                                                    mutate the converters and print the share of mutants verify and the replayed
                                                    traffic kill, and the survivors; exit 1 below --min-score N (percent)
@@ -66,6 +67,7 @@ const OPTIONS = {
   channel: { type: 'string' },
   traffic: { type: 'string' },
   'min-score': { type: 'string' },
+  handlers: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' }
 } as const
 
@@ -101,8 +103,9 @@ function retireUsageProblem (command: string, values: { version?: string, usage?
 }
 
 /** What is wrong with `--traffic` and `--min-score` (given to another command than replay and mutate, or missing), if anything. */
-function trafficUsageProblem (command: string, values: { traffic?: string, 'min-score'?: string }): string | undefined {
+function trafficUsageProblem (command: string, values: { traffic?: string, 'min-score'?: string, handlers?: boolean }): string | undefined {
   const traffic = command === 'replay' || command === 'mutate'
+  if (command !== 'replay' && values.handlers !== undefined) return '--handlers applies to replay only.'
   if (!traffic && values.traffic !== undefined) return '--traffic applies to replay and mutate only.'
   if (command !== 'mutate' && values['min-score'] !== undefined) return '--min-score applies to mutate only.'
   if (values.traffic === '' || (command === 'replay' && values.traffic === undefined)) return `${command} needs --traffic <file>: exchanges recorded with the captureExchanges option, one a line.`
@@ -184,7 +187,8 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
     } else if (command === 'replay' || command === 'mutate') {
       app = await loadApp(appPath)
       const minScore = parsed.values['min-score'] === undefined ? undefined : Number(parsed.values['min-score'])
-      const run: TrafficRun = { command, traffic: parsed.values.traffic, minScore, verifyOptions, api: parsed.values.api }
+      const handlers = parsed.values.handlers === true ? await appBuilder(appPath) : undefined
+      const run: TrafficRun = { command, traffic: parsed.values.traffic, minScore, verifyOptions, api: parsed.values.api, handlers }
       code = await runTrafficCommand(app, run, io)
     } else {
       app = await loadApp(appPath)

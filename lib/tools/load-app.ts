@@ -115,6 +115,41 @@ async function appOf (exported: unknown, path: string): Promise<{ readonly app: 
   }
 }
 
+/** The app export of the module at `path` (imported once: Node caches it), and its other exports' names. */
+async function moduleExport (path: string): Promise<{ exported: unknown, names: string[] }> {
+  const file = resolve(path)
+  if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
+  if (statSync(file).isDirectory()) throw new VersionerToolError(`The application module '${path}' is a folder: name the module file that exports the app (such as dist/app.js).`)
+  try {
+    const loaded = await importerFor(file)(file)
+    return { exported: appExport(loaded), names: Object.keys(loaded).filter((name) => name !== 'default' && name !== 'module.exports') }
+  } catch (error) {
+    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${failure(error)}`)
+  }
+}
+
+/**
+ * A builder of fresh applications from the module at `path` (what `replay --handlers` sends recorded requests to): each
+ * call runs its app function again. A module exporting an instance, or a promise of one, has no fresh one to give.
+ * @example
+ * ```ts
+ * const build = await appBuilder('./dist/app.js')
+ * const report = await replayTraffic(app, traffic, { handlers: build })
+ * ```
+ */
+export async function appBuilder (path: string): Promise<() => Promise<FastifyInstance>> {
+  const { exported } = await moduleExport(path)
+  if (typeof exported !== 'function') {
+    throw new VersionerToolError(`'${path}' exports an application, not a function building one: replay --handlers sends the recorded requests to fresh ` +
+      'applications (each with a fresh state), so export a function that builds the app, as a test builds one.')
+  }
+  return async () => {
+    const { app } = await appOf(exported, path)
+    if (!isFastify(app)) throw new VersionerToolError(`The app function of '${path}' returned something other than a Fastify instance.`)
+    return app
+  }
+}
+
 /**
  * Loads the application module at `path` and returns its Fastify instance, readied (no port is opened): the
  * application, or the context of one of its versioned APIs when the module exports that (close it with its root's
@@ -127,19 +162,7 @@ async function appOf (exported: unknown, path: string): Promise<{ readonly app: 
  * ```
  */
 export async function loadApp (path: string): Promise<FastifyInstance> {
-  const file = resolve(path)
-  if (!existsSync(file)) throw new VersionerToolError(`The application module '${path}' does not exist (resolved to ${file}).`)
-  if (statSync(file).isDirectory()) throw new VersionerToolError(`The application module '${path}' is a folder: name the module file that exports the app (such as dist/app.js).`)
-  const importModule = importerFor(file)
-  let exported: unknown
-  let names: string[] = []
-  try {
-    const loaded = await importModule(file)
-    names = Object.keys(loaded).filter((name) => name !== 'default' && name !== 'module.exports')
-    exported = appExport(loaded)
-  } catch (error) {
-    throw new VersionerToolError(`The application module '${path}' could not be loaded: ${failure(error)}`)
-  }
+  const { exported, names } = await moduleExport(path)
   const { app } = await appOf(exported, path)
   if (!isFastify(app)) {
     const others = exported === undefined && names.length > 0 ? ` (its named exports: ${names.slice(0, 10).join(', ')})` : ''

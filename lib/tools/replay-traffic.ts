@@ -20,69 +20,11 @@ import { SECOND_STAND_IN } from './redacted-stand-ins'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
+import type { NotReplayed, ReplayFinding, ReplayReport, ReplayTrafficOptions } from './replay-report'
+import { handlerUrl, withAnswers } from './handler-answers'
+import type { HandlerExchange } from './handler-replay'
 
-/** One exchange that no longer migrates as it did. */
-export interface ReplayFinding {
-  /** The line of the traffic file. */
-  readonly line: number
-  readonly version: string
-  /** The HEAD route: `POST /users`. */
-  readonly route: string
-  /** `'request'`: the request up to HEAD; `'response'`: the response down to the version. */
-  readonly direction: 'request' | 'response'
-  /**
-   * `'differs'`: the converters give something else now; `'converter failed'`: one throws; `'refused'`: the version's
-   * schema or a converter refuses the recorded request; `'unexpressible'`: the response holds a HEAD value the version
-   * lacks; `'unsendable'`: the version's serializer refuses the converted response; `'unknown route'`: the application
-   * no longer serves the route in that version.
-   */
-  readonly kind: 'differs' | 'converter failed' | 'refused' | 'unexpressible' | 'unsendable' | 'unknown route'
-  /** `body`, `query`, `headers` (requests), `status`, `body` (responses); `''` when no part is at fault. */
-  readonly part: string
-  /** The first JSON pointer into the part that differs. */
-  readonly pointer: string
-  /** What was recorded there, and what the converters give now (`undefined`: nothing). */
-  readonly recorded?: unknown
-  readonly replayed?: unknown
-  /** The version changes at fault (the one whose converters last changed the place), and their converters that ran. */
-  readonly versionChanges: readonly string[]
-  readonly converters: readonly string[]
-  /** The whole finding on one line. */
-  readonly text: string
-}
-
-/**
- * An exchange that could not be replayed: its line, HEAD route and version, and why.
- * @example
- * ```ts
- * for (const skipped of report.notReplayable) console.log(`line ${skipped.line}: ${skipped.route} (${skipped.version}): ${skipped.message}`)
- * ```
- */
-export interface NotReplayed {
-  readonly line: number
-  readonly route: string
-  readonly version: string
-  readonly message: string
-}
-
-/** What `replay` found. */
-export interface ReplayReport {
-  readonly findings: readonly ReplayFinding[]
-  /** The exchanges replayed (every exchange of the file, but those of other APIs). */
-  readonly replayed: number
-  /** Exchanges of another API of the application than the one picked. */
-  readonly otherApis: number
-  /** Places not compared because they held a redacted value. */
-  readonly redacted: number
-  /** Exchanges not replayed (a converter or a schema met a redacted value, a version gone, a server failure recorded): line, route, version and why. */
-  readonly notReplayable: readonly NotReplayed[]
-}
-
-/** Options of {@link replayTraffic}. */
-export interface ReplayTrafficOptions {
-  /** The one API to replay (its name or prefix), when the application has several. */
-  readonly api?: string
-}
+export type { NotReplayed, ReplayFinding, ReplayReport, ReplayTrafficOptions } from './replay-report'
 
 /** A HEAD route of one API, how its exchanges are replayed, and the level of each of its API's versions. */
 interface RouteEntry {
@@ -191,17 +133,18 @@ function holdsRedacted (exchange: RecordedExchange, direction: ReplayFinding['di
  * had its path in the version that was the newest when it was recorded (a later release may have moved it), else the
  * HEAD route at its path.
  */
-function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'> } | string {
+function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'>, served: string } | string {
   const method = exchange.route.method.split(',')[0]
   const key = `${method} ${exchange.route.url}`
   const entry = (exchange.latest === undefined ? undefined : index.moved(exchange.latest, key)) ?? index.routes.get(key)
   if (entry === undefined) return `the application has no route ${exchange.route.method} ${exchange.route.url}`
-  const behaviour = entry.head.registered.find((route) => route.behaviours.has(exchange.version))?.behaviours.get(exchange.version)
-  if (behaviour === undefined) {
+  const served = entry.head.registered.find((route) => route.behaviours.has(exchange.version))
+  const behaviour = served?.behaviours.get(exchange.version)
+  if (served === undefined || behaviour === undefined) {
     const retired = entry.levelOf(exchange.version) === undefined ? ', which the application does not have (retired? then remove its exchanges from the traffic file)' : ''
     return `${entry.head.display} is not served in version ${exchange.version}${retired}`
   }
-  return { entry, at: { behaviour, method, url: entry.head.registered[0]?.url ?? entry.head.path } }
+  return { entry, at: { behaviour, method, url: entry.head.registered[0]?.url ?? entry.head.path }, served: served.url }
 }
 
 /**
@@ -222,9 +165,12 @@ export async function replayTraffic (
   const findings: ReplayFinding[] = []
   const notReplayable: NotReplayed[] = []
   const count = { redacted: 0, replayed: 0, otherApis: 0 }
+  // Every exchange is sent to the handlers (those of other APIs too: they make state); those of the picked APIs judged.
+  const sent: HandlerExchange[] = []
   for (const { line, exchange } of traffic.exchanges) {
     const found = locate(index, exchange)
     const base = { line, version: exchange.version, route: `${exchange.route.method} ${exchange.route.url}` }
+    sent.push({ line, exchange, url: typeof found === 'string' ? { skipped: undefined } : handlerUrl(exchange, found.served), judged: typeof found !== 'string' && own.has(found.entry.replayer.context) })
     if (typeof found !== 'string' && !own.has(found.entry.replayer.context)) {
       count.otherApis++
       continue
@@ -244,7 +190,8 @@ export async function replayTraffic (
     const { origin, ...rest } = finding
     findings.push({ ...rest, text: describe(rest, origin) })
   }
-  return { findings, replayed: count.replayed, otherApis: count.otherApis, redacted: count.redacted, notReplayable }
+  const report = { findings, replayed: count.replayed, otherApis: count.otherApis, redacted: count.redacted, notReplayable }
+  return options.handlers === undefined ? report : await withAnswers(report, options.handlers, sent)
 }
 
 type Pending = Omit<ReplayFinding, 'text'> & { origin: string }

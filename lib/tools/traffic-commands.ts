@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import type { CommandOutput } from './api-commands'
+import type { AppBuilder } from './handler-replay'
 import { mutateConverters, type MutationReport } from './mutate'
 import { replayTraffic, type ReplayReport } from './replay-traffic'
 import { readTraffic, type Traffic, type TrafficProblem } from './traffic-file'
@@ -25,6 +26,8 @@ export interface TrafficRun {
   /** `--examples N`, `--seed N`: verify's, for mutate. */
   readonly verifyOptions: VerifyOptions
   readonly api: string | undefined
+  /** `--handlers` of replay: a builder of fresh applications from the module. */
+  readonly handlers?: AppBuilder
 }
 
 /** How many lines of a group of findings, or of malformed lines, are named. */
@@ -85,7 +88,8 @@ function printReplay (report: ReplayReport, file: string, io: CommandOutput): nu
   const notes = [
     report.redacted === 0 ? '' : `; ${report.redacted} redacted place(s) not compared`,
     report.notReplayable.length === 0 ? '' : `; ${report.notReplayable.length} exchange(s) not replayed`,
-    report.otherApis === 0 ? '' : `; ${report.otherApis} exchange(s) of other APIs left to them`
+    report.otherApis === 0 ? '' : `; ${report.otherApis} exchange(s) of other APIs left to them`,
+    report.answers === undefined ? '' : `; ${report.answers.compared} answer(s) of fresh apps' handlers compared, ${report.answers.volatile} place(s) they make anew left out`
   ].join('')
   if (report.replayed === report.notReplayable.length) {
     // An empty file (a capture that published nothing, a wrong file, one recorded before the versions were renumbered) proves nothing: CI must not pass on it.
@@ -128,7 +132,7 @@ export async function runTrafficCommand (app: FastifyInstance, run: TrafficRun, 
   const traffic = run.traffic === undefined ? undefined : await trafficOf(run.traffic, io)
   const malformed = traffic !== undefined && traffic.problems.length > 0 ? 1 : 0
   if (run.command === 'replay') {
-    const report = await replayTraffic(app, traffic as Traffic, { api: run.api })
+    const report = await replayTraffic(app, traffic as Traffic, { api: run.api, handlers: run.handlers })
     return Math.max(malformed, printReplay(report, run.traffic as string, io))
   }
   const report = await mutateConverters(app, { traffic: traffic?.exchanges, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })

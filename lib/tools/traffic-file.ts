@@ -59,6 +59,7 @@ function recordProblem (name: string, value: unknown, status: boolean): string |
   if (!isObject(value)) return `${name} is not an object`
   if (!isObject(value.headers)) return `${name}.headers is not an object`
   if (status) return Number.isInteger(value.status) ? undefined : `${name}.status is not a whole number`
+  if (value.params !== undefined && !isObject(value.params)) return `${name}.params is not an object`
   return isObject(value.query) ? undefined : `${name}.query is not an object`
 }
 

@@ -279,7 +279,8 @@ async function judgeDocuments (app: FastifyInstance, example: ExampleApp, option
  * Runs the tools after check (`checked`: what it found, which ended nothing) on a readied app whose requests were only
  * the documents'.
  */
-async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions, sent: readonly SentWebhook[], checked: Judged): Promise<Judged> {
+async function judge (app: FastifyInstance, example: ExampleApp, options: MeasureOptions, made: { sent: readonly SentWebhook[], build: () => Promise<FastifyInstance> }, checked: Judged): Promise<Judged> {
+  const { sent } = made
   const breaks = { length: checked.breaks, first: checked.detail }
   const findings = await verify(app, { examples: options.examples, seed: 1 })
   const detail = breaks.length > 0 ? breaks.first : findings.length > 0 ? `finding: ${findings[0].text}` : ''
@@ -288,7 +289,8 @@ async function judge (app: FastifyInstance, example: ExampleApp, options: Measur
   const tested = options.handlers === true ? await exampleTestFindings(app, example, sent, SUBSCRIBER.secret) : []
   if (tested.length > 0) return { caughtBy: 'handlers', detail: tested[0], breaks: 0, findings: tested.length }
   if (options.traffic !== true) return { caughtBy, detail, breaks: 0, findings: 0 }
-  const replayed = await replayTraffic(app, await trafficOf(example))
+  // Through the converters, and through the handlers of fresh apps of the mutant (decision 0234).
+  const replayed = await replayTraffic(app, await trafficOf(example), { handlers: made.build })
   const [first] = replayed.findings
   return first === undefined
     ? { caughtBy, detail, breaks: 0, findings: 0 }
@@ -352,7 +354,8 @@ async function measureMutant ({ app, mistake, options, file, started }: { app: E
       instance = await loadMutant(file, [], sent = [])
       closed = false
     }
-    return done(await refusalCaught(async () => await judge(instance, app, options, sent, checked)))
+    const build = async (): Promise<FastifyInstance> => await loadMutant(file, [])
+    return done(await refusalCaught(async () => await judge(instance, app, options, { sent, build }, checked)))
   } finally {
     if (!closed) await instance.close()
   }

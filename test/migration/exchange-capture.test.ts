@@ -124,6 +124,23 @@ class CardNumberMovedIntoCard extends VersionChange {
   }
 }
 
+test('the path parameters, as the client sent them and as the handler received them (replay --handlers sends the request to its path); a redaction pointer removes them too', async (t) => {
+  const app = await buildApp({ versioner: { captureExchanges: {} } })
+  t.teardown(() => app.close())
+  const seen = captured(t)
+  const created = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { address: '1 Main St' } })
+  const id = created.json<{ id: string }>().id
+  await app.inject({ method: 'GET', url: `/users/${id}`, headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(seen.length, 2)
+  t.same([seen[0].clientRequest.params, seen[1].clientRequest.params, seen[1].handlerRequest.params], [{}, { userId: id }, { userId: id }])
+  const redacting = await buildApp({ versioner: { captureExchanges: { redact: { pointers: ['/userId'] } } } })
+  t.teardown(() => redacting.close())
+  await redacting.inject({ method: 'GET', url: `/users/${id}`, headers: { 'x-api-version': '2000-01-01' } })
+  t.equal(seen.length, 3)
+  t.same(seen[2].clientRequest.params, { userId: '[redacted]' })
+  t.notMatch(JSON.stringify(seen[2]), id, 'nor anywhere else')
+})
+
 test('redaction: a redacted value appears nowhere in the record (nested copies, renamed fields, other header cases)', async (t) => {
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {

@@ -1,0 +1,209 @@
+/**
+ * `replay --handlers`' verdicts: the answers two fresh applications gave the recorded requests (./handler-replay.ts)
+ * compared with what each client received. A place where the two applications' answers differ holds what the handlers
+ * make anew (an id, a token, a time): learned by route, it is left out everywhere on the route, and so is a value both
+ * read from the clock during the replay. Where both agree and differ from the record, the exchange has a finding;
+ * unless its request carried, unmapped, a value the handlers made (one the record shows at such a place): then a request
+ * the traffic file does not hold made it, and the exchange is not replayed
+ * (docs/decisions/0234-replay-through-the-handlers.md).
+ * @module
+ */
+import { REDACTED } from '../values/redaction'
+import { playOnTwo, VOLATILE_HEADERS, type Answer, type AppBuilder, type HandlerExchange, type Played } from './handler-replay'
+import type { NotReplayed, ReplayFinding, ReplayReport } from './replay-report'
+import type { RecordedExchange } from './traffic-file'
+import { valueAt } from './replay-exchange'
+import { shown } from './value-comparison'
+import { differencesOf } from './value-difference'
+
+/** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
+interface AnswerVerdicts {
+  readonly findings: ReplayFinding[]
+  readonly notReplayable: NotReplayed[]
+  compared: number
+  volatile: number
+}
+
+/** A pointer with its list indexes as `*`. */
+function patternOf (pointer: string): string {
+  return pointer.replace(/\/\d+(?=\/|$)/g, '/*')
+}
+
+/** The route of an exchange, as findings name it. */
+function routeOf (item: HandlerExchange): string {
+  return `${item.exchange.route.method} ${item.exchange.route.url}`
+}
+
+/** By route, the places (`body/…`, `headers/name`, `status`) the two applications answered differently somewhere. */
+class Noise {
+  private readonly places = new Map<string, Set<string>>()
+
+  add (route: string, place: string): void {
+    let found = this.places.get(route)
+    if (found === undefined) this.places.set(route, found = new Set())
+    found.add(patternOf(place))
+  }
+
+  /** True when the place, or a place holding it, was answered differently on the route. */
+  has (route: string, place: string): boolean {
+    const found = this.places.get(route)
+    if (found === undefined) return false
+    const pattern = patternOf(place)
+    for (const noisy of found) if (pattern === noisy || pattern.startsWith(`${noisy}/`)) return true
+    return false
+  }
+}
+
+/** The compared headers of an answer: every one but the transport's and the time's, as text. */
+function headersOf (answer: Pick<Answer, 'headers'>): Map<string, string> {
+  const headers = new Map<string, string>()
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (!VOLATILE_HEADERS.has(name.toLowerCase()) && value !== undefined) headers.set(name.toLowerCase(), Array.isArray(value) ? value.join(', ') : String(value))
+  }
+  return headers
+}
+
+/** Learns, from two applications' answers, the places where the handlers make values anew. */
+function learnNoise (noise: Noise, route: string, left: Answer, right: Answer): void {
+  if (left.status !== right.status) noise.add(route, 'status')
+  for (const difference of differencesOf(left.body, right.body, 1000)) noise.add(route, `body${difference.pointer}`)
+  const [first, second] = [headersOf(left), headersOf(right)]
+  for (const name of new Set([...first.keys(), ...second.keys()])) if (first.get(name) !== second.get(name)) noise.add(route, `headers/${name}`)
+}
+
+/** True for a time read from the clock between `from` and `to` (milliseconds): an ISO date-time, or Unix time in seconds or milliseconds. */
+function clockValue (value: unknown, from: number, to: number): boolean {
+  const within = (time: number): boolean => time >= from - 1000 && time <= to + 1000
+  if (typeof value === 'number') return within(value) || within(value * 1000)
+  return typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) && within(Date.parse(value))
+}
+
+/** The recorded strings at places the handlers make anew (by route): what only a request of the record could have made. */
+function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<string> {
+  const made = new Set<string>()
+  const walk = (route: string, value: unknown, pointer: string): void => {
+    if (typeof value === 'string' && value !== '' && noise.has(route, `body${pointer}`)) made.add(value)
+    else if (Array.isArray(value)) value.forEach((item, index) => { walk(route, item, `${pointer}/${index}`) })
+    else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) walk(route, item, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+  }
+  for (const item of exchanges) walk(routeOf(item), item.exchange.clientResponse.body, '')
+  return made
+}
+
+/** The first place where the record and both applications' answers tell a change: part, pointer, both values; and the places left out. */
+function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, ids: ReadonlyMap<string, string> }): {
+  change?: Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'>, volatile: number
+} {
+  const route = routeOf(item)
+  const recorded = item.exchange.clientResponse
+  if (context.noise.has(route, 'status')) return { volatile: 1 }
+  if (recorded.status !== left.status) return { change: { part: 'status', pointer: '', recorded: recorded.status, replayed: left.status }, volatile: 0 }
+  // A 304 carries no body: the client kept its copy.
+  if (recorded.status === 304) return { volatile: 0 }
+  let volatile = 0
+  for (const difference of differencesOf(recorded.body, left.body, 1000)) {
+    const clock = clockValue(difference.replayed, context.from, context.to) && clockValue(valueAt(right.body, difference.pointer), context.from, context.to)
+    // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
+    const counterpart = typeof difference.recorded === 'string' ? context.ids.get(difference.recorded) : undefined
+    const moved = counterpart !== undefined && counterpart !== difference.replayed
+    if (!moved && (clock || context.noise.has(route, `body${difference.pointer}`))) volatile++
+    else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
+  }
+  const now = headersOf(left)
+  for (const [name, value] of headersOf(recorded)) {
+    if (value.includes(REDACTED)) continue
+    if (context.noise.has(route, `headers/${name}`)) volatile++
+    else if (now.get(name) !== value) return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
+  }
+  return { volatile }
+}
+
+/** The finding on one line. */
+function describe (finding: Omit<ReplayFinding, 'text'>): string {
+  const value = (held: unknown): string => held === undefined ? 'nothing' : shown(held)
+  return `line ${finding.line}: ${finding.route} (${finding.version}): answer ${finding.part}${finding.pointer}: the client received ` +
+    `${value(finding.recorded)}, the handlers of a fresh application now answer ${value(finding.replayed)}.`
+}
+
+/**
+ * Compares the answers of two fresh applications (`left`, `right`, played from `from` to `to`, in milliseconds) with
+ * what each client received: the findings, and the exchanges not judged.
+ * @example
+ * ```ts
+ * const verdicts = judgeAnswers(exchanges, ...await playOnTwo(build, exchanges), { from, to })
+ * ```
+ */
+function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, right: Played, window: { from: number, to: number }): AnswerVerdicts {
+  const noise = new Noise()
+  exchanges.forEach((item, index) => {
+    const [one, other] = [left.answers[index], right.answers[index]]
+    if (one !== undefined && other !== undefined) learnNoise(noise, routeOf(item), one, other)
+  })
+  const made = madeValues(exchanges, noise)
+  const verdicts: AnswerVerdicts = { findings: [], notReplayable: [], compared: 0, volatile: 0 }
+  exchanges.forEach((item, index) => {
+    const base = { line: item.line, route: routeOf(item), version: item.exchange.version }
+    const [one, other] = [left.answers[index], right.answers[index]]
+    if (!item.judged) return
+    if (one === undefined || other === undefined) {
+      if ('skipped' in item.url && item.url.skipped !== undefined) verdicts.notReplayable.push({ ...base, message: `answer: ${item.url.skipped}` })
+      return
+    }
+    const { change, volatile } = firstChange(item, one, other, { noise, ...window, ids: left.ids })
+    verdicts.volatile += volatile
+    verdicts.compared++
+    if (change === undefined) return
+    const unmade = left.unmapped[index].some((value) => made.has(value))
+    if (unmade) {
+      verdicts.compared--
+      verdicts.notReplayable.push({
+        ...base,
+        message: 'answer: its request carries a value the handlers made (an id) for a request the traffic file ' +
+        'does not hold (the replay starts from a fresh application: record from a fresh state, every request that makes what later ones use)'
+      })
+    } else if (JSON.stringify(item.exchange.clientRequest).includes(REDACTED)) {
+      verdicts.compared--
+      verdicts.notReplayable.push({ ...base, message: `answer: its request holds redacted values, sent as '${REDACTED}', and the handlers answer otherwise (${change.part}${change.pointer})` })
+    } else {
+      const finding = { ...base, direction: 'answer' as const, kind: 'differs' as const, ...change, versionChanges: [], converters: [] }
+      verdicts.findings.push({ ...finding, text: describe(finding) })
+    }
+  })
+  return verdicts
+}
+
+/**
+ * Where the handlers are sent an exchange: the URL of the route serving its version, or why it is not sent (an
+ * exchange recorded before captures held path parameters cannot be sent to a path that has them).
+ * @example
+ * ```ts
+ * handlerUrl(exchange, '/invoices/:invoiceId') // { pattern: '/invoices/:invoiceId' }
+ * ```
+ */
+export function handlerUrl (exchange: RecordedExchange, served: string): HandlerExchange['url'] {
+  if (exchange.clientRequest.params !== undefined || !/[:*]/.test(served)) return { pattern: served }
+  return { skipped: 'recorded without its path parameters (by a release before they were recorded): record it again to send it to the handlers' }
+}
+
+/**
+ * The converters' replay report with the handlers' verdicts added: the exchanges sent to two fresh applications
+ * `build` makes, one after the other, and judged where the converters' replay reported nothing.
+ * @example
+ * ```ts
+ * const report = await withAnswers(await converterReport, buildApp, exchanges)
+ * ```
+ */
+export async function withAnswers (report: ReplayReport, build: AppBuilder, sent: readonly HandlerExchange[]): Promise<ReplayReport> {
+  const reported = new Set([...report.findings, ...report.notReplayable].map((item) => item.line))
+  const exchanges = sent.map((item) => reported.has(item.line) ? { ...item, judged: false } : item)
+  const from = Date.now()
+  const [left, right] = await playOnTwo(build, exchanges)
+  const verdicts = judgeAnswers(exchanges, left, right, { from, to: Date.now() })
+  const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
+  return {
+    ...report,
+    findings: [...report.findings, ...verdicts.findings].sort(byLine),
+    notReplayable: [...report.notReplayable, ...verdicts.notReplayable].sort(byLine),
+    answers: { compared: verdicts.compared, volatile: verdicts.volatile }
+  }
+}

@@ -1,0 +1,214 @@
+// `replay --handlers` (decision 0234): recorded requests sent, in order, to the handlers of two fresh applications,
+// and what each client gets now compared with what it received. A handler changed in HEAD without a version change
+// (a currency upper-cased, a list ordered otherwise, an unknown id answered [], a PUT made a merge) is a finding; the
+// correct application is none, its ids, times and request ids included.
+import { test } from 'tap'
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange,
+  type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { readTraffic, replayTraffic } from '../../tools'
+import { recordTraffic } from '../../examples/traffic'
+import { buildApp } from '../../examples/users/app'
+import { buildBillingApp } from '../../examples/billing/app'
+import { inProcess, scratch } from '../helpers/cli'
+import { writeMutant } from '../helpers/mutation-harness'
+import { corpus } from '../fixtures/mutations'
+
+const ItemInput = Type.Object({ name: Type.String(), currency: Type.String(), note: Type.Optional(Type.String()) })
+const Item = Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String(), note: Type.Optional(Type.String()), createdAt: Type.String() })
+const Tag = Type.Object({ name: Type.String() })
+const NotFound = Type.Object({ message: Type.String() })
+const ItemParams = Type.Object({ itemId: Type.String() })
+
+/** Each body's `name` was `title` in 2000-01-01 (route by route, so that every route has work in it and is recorded). */
+class NameWasTitle extends VersionChange {
+  description = 'name was title.'
+  instructionsToMigrateToPreviousVersion = [ItemInput, Item, Tag].map((target) => schema(target).field('name').had({ name: 'title' }))
+
+  @ConvertRequestToNextVersionFor('/items', ['POST'])
+  @ConvertRequestToNextVersionFor('/items/:itemId', ['PUT'])
+  titleUp (request: RequestInfo) {
+    const { title, ...rest } = request.body as Record<string, unknown>
+    request.body = { ...rest, name: title }
+  }
+
+  @ConvertResponseToPreviousVersionFor('/items', ['POST'])
+  @ConvertResponseToPreviousVersionFor('/items/:itemId', ['GET', 'PUT'])
+  @ConvertResponseToPreviousVersionFor('/items', ['GET'])
+  @ConvertResponseToPreviousVersionFor('/items/:itemId/tags', ['GET'])
+  titleDown (response: ResponseInfo) {
+    const renamed = (body: Record<string, unknown>): Record<string, unknown> => {
+      const { name, ...rest } = body
+      return { ...rest, title: name }
+    }
+    response.body = Array.isArray(response.body) ? response.body.map(renamed) : renamed(response.body)
+  }
+}
+
+/** What a team changed in HEAD's handlers, without a version change. */
+interface HandlerChanges {
+  readonly upperCurrency?: boolean
+  readonly newestFirst?: boolean
+  readonly emptyForUnknown?: boolean
+  readonly putMerges?: boolean
+}
+
+/** A builder of fresh shop applications (each with its own empty store), with `changes` made to its handlers. */
+function shop (changes: HandlerChanges = {}): () => Promise<FastifyInstance> {
+  return async () => {
+    const items = new Map<string, typeof Item.static>()
+    const app = Fastify()
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
+    await app.register(fastifyVersioner, { versions, captureExchanges: {} })
+    await app.register(versioned(async (api) => {
+      const stored = (id: string, body: typeof ItemInput.static, createdAt: string): typeof Item.static =>
+        ({ id, ...body, currency: changes.upperCurrency === true ? body.currency.toUpperCase() : body.currency, createdAt })
+      api.post('/items', { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => {
+        const item = stored(randomUUID(), request.body, new Date().toISOString())
+        items.set(item.id, item)
+        return item
+      })
+      api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => {
+        const all = [...items.values()]
+        return changes.newestFirst === true ? all.reverse() : all
+      })
+      api.get('/items/:itemId', { schema: { params: ItemParams, response: { 200: Item, 404: NotFound } } }, async (request, reply) =>
+        items.get(request.params.itemId) ?? reply.code(404).send({ message: 'No such item' }))
+      api.put('/items/:itemId', { schema: { params: ItemParams, body: ItemInput, response: { 200: Item, 404: NotFound } } }, async (request, reply) => {
+        const existing = items.get(request.params.itemId)
+        if (existing === undefined) return await reply.code(404).send({ message: 'No such item' })
+        const item = stored(request.params.itemId, changes.putMerges === true ? { ...existing, ...request.body } : request.body, existing.createdAt)
+        items.set(item.id, item)
+        return item
+      })
+      api.get('/items/:itemId/tags', { schema: { params: ItemParams, response: { 200: Type.Array(Tag), 404: NotFound } } }, async (request, reply) => {
+        const item = items.get(request.params.itemId)
+        if (item === undefined) return changes.emptyForUnknown === true ? [] : await reply.code(404).send({ message: 'No such item' })
+        return [{ name: item.name.toLowerCase() }]
+      })
+    }))
+    return app
+  }
+}
+
+/** The exchanges of a 2000-01-01 client of the correct shop, recorded with captureExchanges (one a line). */
+async function shopTraffic (): Promise<string> {
+  const app = await shop()()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    const send = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object): Promise<string> => {
+      const response = await app.inject({ method, url, headers: { 'x-api-version': '2000-01-01' }, ...(payload === undefined ? {} : { payload }) })
+      return String((response.json() as { id?: unknown }).id)
+    }
+    const pen = await send('POST', '/items', { title: 'Pen', currency: 'eur', note: 'blue' })
+    const ink = await send('POST', '/items', { title: 'Ink', currency: 'usd' })
+    await send('GET', `/items/${pen}`)
+    await send('GET', '/items')
+    await send('PUT', `/items/${pen}`, { title: 'Pen', currency: 'eur' })
+    await send('GET', `/items/${pen}`)
+    await send('GET', `/items/${ink}/tags`)
+    await send('GET', '/items/00000000-0000-4000-8000-000000000000/tags')
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await app.close()
+  }
+  return lines.join('\n')
+}
+
+/** The answer findings of the shop's traffic replayed through the handlers of a shop with `changes`. */
+async function shopFindings (traffic: string, changes: HandlerChanges): Promise<string[]> {
+  const build = shop(changes)
+  const app = await build()
+  try {
+    await app.ready()
+    const report = await replayTraffic(app, readTraffic(traffic), { handlers: build })
+    return report.findings.map((finding) => finding.text)
+  } finally {
+    await app.close()
+  }
+}
+
+test('replay --handlers: the correct application answers every recorded request as recorded, its ids mapped and its times left out', async (t) => {
+  const traffic = await shopTraffic()
+  t.equal(readTraffic(traffic).exchanges.length, 8, 'every exchange of the old client recorded')
+  t.ok(readTraffic(traffic).exchanges.every(({ exchange }) => exchange.clientRequest.params !== undefined), 'with its path parameters')
+  const build = shop()
+  const app = await build()
+  t.teardown(() => app.close())
+  await app.ready()
+  const report = await replayTraffic(app, readTraffic(traffic), { handlers: build })
+  t.same(report.findings.map((finding) => finding.text), [])
+  t.same(report.notReplayable, [])
+  t.equal(report.answers?.compared, 8, 'every answer compared')
+  t.ok((report.answers?.volatile ?? 0) >= 8, `ids and times left out: ${report.answers?.volatile}`)
+  const without = await replayTraffic(app, readTraffic(traffic))
+  t.equal(without.answers, undefined, 'no handler runs without the option')
+})
+
+test('replay --handlers: each handler change in HEAD is a finding on the exchange it changes, with both values', async (t) => {
+  const traffic = await shopTraffic()
+  t.same(await shopFindings(traffic, { upperCurrency: true }), [
+    "line 1: POST /items (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'.",
+    "line 2: POST /items (2000-01-01): answer body/currency: the client received 'usd', the handlers of a fresh application now answer 'USD'.",
+    "line 3: GET /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'.",
+    "line 4: GET /items (2000-01-01): answer body/0/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'.",
+    "line 5: PUT /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'.",
+    "line 6: GET /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'."
+  ])
+  const ordered = await shopFindings(traffic, { newestFirst: true })
+  t.equal(ordered.length, 1, ordered.join(' / '))
+  t.match(ordered[0], /^line 4: GET \/items \(2000-01-01\): answer body\/0\/id: the client received '[0-9a-f-]{36}', the handlers of a fresh application now answer '[0-9a-f-]{36}'\.$/,
+    'the first item is another one: its id is not the counterpart of the one recorded')
+  t.same(await shopFindings(traffic, { emptyForUnknown: true }), [
+    'line 8: GET /items/:itemId/tags (2000-01-01): answer status: the client received 404, the handlers of a fresh application now answer 200.'
+  ])
+  t.same(await shopFindings(traffic, { putMerges: true }), [
+    "line 5: PUT /items/:itemId (2000-01-01): answer body/note: the client received nothing, the handlers of a fresh application now answer 'blue'.",
+    "line 6: GET /items/:itemId (2000-01-01): answer body/note: the client received nothing, the handlers of a fresh application now answer 'blue'."
+  ])
+})
+
+test('replay --handlers on the example apps: their recorded traffic answers as recorded; an exchange needing state the file does not hold is not replayed, not a finding', async (t) => {
+  for (const [name, build] of [['users', async () => await buildApp()], ['billing', async () => await buildBillingApp()]] as const) {
+    const traffic = readTraffic((await recordTraffic(name, 6)).join('\n'))
+    const app = await build()
+    t.teardown(() => app.close())
+    await app.ready()
+    const report = await replayTraffic(app, traffic, { handlers: build })
+    t.same(report.findings.map((finding) => finding.text), [], `${name}: no finding`)
+    t.ok((report.answers?.compared ?? 0) > traffic.exchanges.length / 3, `${name}: ${report.answers?.compared} of ${traffic.exchanges.length} answers compared`)
+    // The billing clients of 2024-04-10 and later create their customers in versions without work on the route, which captureExchanges does not record.
+    const reasons = new Set(report.notReplayable.map((item) => item.message))
+    t.ok([...reasons].every((reason) => reason.startsWith('answer: its request carries a value the handlers made (an id) for a request the traffic file does not hold')), [...reasons].join('\n'))
+  }
+})
+
+test('the command: replay --handlers sends the recorded requests to fresh apps the module builds; a handler storing currencies upper-cased fails it', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'exchanges.ndjson')
+  await writeFile(file, `${(await recordTraffic('billing', 3)).join('\n')}\n`)
+  const billing = resolve(__dirname, '..', '..', 'examples', 'billing', 'app.ts')
+  const clean = await inProcess(['replay', billing, '--traffic', file, '--handlers'])
+  t.equal(clean.code, 0, clean.stderr)
+  t.match(clean.stdout, /migrates as recorded; .*\d+ answer\(s\) of fresh apps' handlers compared, \d+ place\(s\) they make anew left out\.$/m)
+  const mistake = corpus.find((item) => item.id === 'billing/currency-codes-upper-cased')
+  if (mistake === undefined) throw new Error('the corpus has no billing/currency-codes-upper-cased')
+  const mutant = await writeMutant('billing', mistake, join(dir, 'mutant'))
+  const converters = await inProcess(['replay', mutant, '--traffic', file])
+  t.equal(converters.code, 0, 'the converters alone see nothing: the handler changed')
+  const handlers = await inProcess(['replay', mutant, '--traffic', file, '--handlers'])
+  t.equal(handlers.code, 1)
+  t.match(handlers.stderr, /^finding: line \d+: POST \/invoices \(2023-10-16\): answer body\/currency: the client received 'usd', the handlers of a fresh application now answer 'USD'\.$/m)
+  const unknown = await inProcess(['verify', billing, '--handlers'])
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /--handlers applies to replay only/)
+})
