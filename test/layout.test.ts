@@ -3,8 +3,8 @@
  * import cycle between files; no file over 300 lines; at most 6 files at lib/ root. The tools (lib/tools/, behind
  * the entry tools.ts) come after the plugin (lib/ root files, behind plugin.ts): they import the runtime, and nothing
  * of the runtime imports them. And how it is written: no function takes more than 5 parameters, every export is used
- * outside its own file, and at most 3 pieces of module-level state (state lives on the objects it describes). See
- * ARCHITECTURE.md.
+ * outside its own file, and at most 4 pieces of module-level state (state lives on the objects it describes; the fourth
+ * is the process's cache of script sources, decision 0235). See ARCHITECTURE.md.
  */
 import { test } from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -145,13 +145,13 @@ function readUsers (): Map<string, string> {
   return files
 }
 
-test('lib/ has no function over 5 parameters, no export used only in its own file, at most 3 pieces of module state', async (t) => {
+test('lib/ has no function over 5 parameters, no export used only in its own file, at most 4 pieces of module state', async (t) => {
   const files = readLayout()
   t.same(wideFunctions(files), [], 'pass an object instead')
   const lib = new Map([...files].filter(([file]) => !ENTRIES.includes(file)))
   t.same(exportsUsedOnlyInTheirFile(lib, readUsers()), [], 'drop the export, or the declaration')
   const state = moduleState(files)
-  t.ok(state.length <= 3, `module-level state: ${state.join(', ')}`)
+  t.ok(state.length <= 4, `module-level state: ${state.join(', ')}`)
 })
 
 test('the code-shape checks catch a wide function, a needless export and module-level caches', async (t) => {

@@ -3,18 +3,19 @@
  * (`status === 'legacy'`, a table keyed by currency), so that an example takes the branch they guard
  * (./example-generation.ts puts each in the string fields whose schema accepts it). For each decorated method, read
  * from the source JavaScript runs (`Function.prototype.toString()`, and the script holding it, read through Node's
- * inspector), the literals are: the strings and object keys of the method's own text, then those of the declarations
- * (`const`, `let`, `var`, `function`, `class`) of the names its text uses, one level deep (a module's table of
- * currencies, a helper's list); each in upper and lower case too when that text calls `toLowerCase` or `toUpperCase`.
+ * inspector once per process: ./script-sources.ts), the literals are: the strings and object keys of the method's own
+ * text, then those of the declarations (`const`, `let`, `var`, `function`, `class`) of the names its text uses, one
+ * level deep (a module's table of currencies, a helper's list); each in upper and lower case too when that text calls
+ * `toLowerCase` or `toUpperCase`.
  * Numbers are not read; neither are values computed, imported from another module, or read from a file or a service.
  * @module
  */
-import type { Session } from 'node:inspector'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { Version } from '../describe/version'
 import type { JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { patternOf } from '../values/string-examples'
+import { scriptSources } from './script-sources'
 
 /** A decorated method (or any function) of a version change class. */
 type Method = (...args: never[]) => unknown
@@ -110,45 +111,6 @@ function declarationOf (script: readonly Token[], name: string): Token[] {
   return script.slice(start)
 }
 
-/** The scripts V8 runs the functions in (by function; `undefined` where the inspector cannot say), read in one session. */
-function scriptsOf (functions: readonly Method[]): Map<Method, string | undefined> {
-  const scripts = new Map<Method, string | undefined>(functions.map((fn) => [fn, undefined]))
-  const probe = Symbol.for('fastify-versioner.converter-literals')
-  const holder = globalThis as unknown as Record<symbol, unknown>
-  let session: Session | undefined
-  try {
-    // Required here: a Node.js built without the inspector throws on loading it, and then only the methods' text is read.
-    const { Session: InspectorSession } = require('node:inspector') as typeof import('node:inspector')
-    session = new InspectorSession()
-    session.connect()
-    const post = (method: string, params: object): Record<string, unknown> | undefined => {
-      let result: Record<string, unknown> | undefined
-      // An in-process session answers synchronously.
-      session?.post(method, params, (error, answer) => { if (error === null) result = answer as Record<string, unknown> })
-      return result
-    }
-    post('Debugger.enable', {})
-    const sources = new Map<string, string | undefined>()
-    for (const fn of functions) {
-      holder[probe] = fn
-      const object = post('Runtime.evaluate', { expression: "globalThis[Symbol.for('fastify-versioner.converter-literals')]" })?.result as { objectId?: string } | undefined
-      const properties = object?.objectId === undefined ? undefined : post('Runtime.getProperties', { objectId: object.objectId, ownProperties: true })
-      const location = (properties?.internalProperties as Array<{ name: string, value?: { value?: { scriptId?: string } } }> | undefined)
-        ?.find((property) => property.name === '[[FunctionLocation]]')?.value?.value?.scriptId
-      if (location === undefined) continue
-      if (!sources.has(location)) sources.set(location, post('Debugger.getScriptSource', { scriptId: location })?.scriptSource as string | undefined)
-      scripts.set(fn, sources.get(location))
-    }
-    post('Debugger.disable', {})
-  } catch {
-    // No inspector (a runtime without one): the methods' own text only.
-  } finally {
-    Reflect.deleteProperty(holder, probe)
-    session?.disconnect()
-  }
-  return scripts
-}
-
 /**
  * The literals of one method: its own text's, then those of the declarations in `script` of the names it uses (not
  * its parameters, the first parenthesis's names, nor its own declarations).
@@ -167,7 +129,7 @@ export interface LiteralEnvironment {
 }
 
 /**
- * The literals of the converters of every version change of `versions`, read once (one inspector session); the
+ * The literals of the converters of every version change of `versions`, read once (each script once per process); the
  * function returned gives those of a plan's steps, in order, each once.
  * @example
  * ```ts
@@ -187,7 +149,7 @@ export function converterLiterals (versions: readonly Version[]): (steps: readon
       }
     }
   }
-  const scripts = methods.size === 0 ? new Map<Method, string | undefined>() : scriptsOf([...methods.values()])
+  const scripts = methods.size === 0 ? new Map<Method, string | undefined>() : scriptSources([...methods.values()])
   const tokens = new Map([...new Set(scripts.values())].map((script) => [script, script === undefined ? [] : tokensOf(script)]))
   const literals = new Map([...methods].map(([key, method]) => [key, methodLiterals(method, tokens.get(scripts.get(method)) ?? [])]))
   return (steps) => [...new Set(steps.flatMap(({ converter }) =>

@@ -5,7 +5,8 @@
  * converters (./verify-replay.ts), and what arrives at the schema's place must be equal in every carrier: a
  * by-path converter on the invoice routes that leaves the `invoice.paid` webhook's invoice in cents (1999 for 19.99)
  * is a finding, where each replay alone is valid and nothing round-trips
- * ([decision 0230](../../docs/decisions/0230-verify-compares-a-schema-across-its-carriers.md)).
+ * ([decision 0230](../../docs/decisions/0230-verify-compares-a-schema-across-its-carriers.md)). A carrier's replay down to an old
+ * version also serves the newer versions it passes, where it runs the same converters there (./carrier-replays.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -20,27 +21,12 @@ import { declaresPlace } from '../values/pointer-places'
 import { differencesOf, type Difference } from './value-difference'
 import { shown } from './value-comparison'
 import { unexpressedIn } from './verify-forms'
-import { replayExample, type Trail, type VerifyFinding } from './verify-replay'
+import type { VerifyFinding } from './verify-replay'
+import { CarrierReplays, type Carried, type Carrier } from './carrier-replays'
 import { examplesOf, responseTarget, type VerifyEnvironment } from './verify-targets'
-import type { ResponseTarget } from './verify-trips'
 
 /** A schema converted unalike by two carriers in a version (`'converted unalike'`), named on the carrier that differs. */
 export type CarrierFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'converted unalike' }
-
-/** A route's response slot or a webhook's payload in one version, replayed as `verify` replays it. */
-interface Carrier {
-  /** `GET /invoices/:id`, `webhook invoice.paid`. */
-  readonly name: string
-  readonly target: ResponseTarget
-  /** Its HEAD schema's form at HEAD. */
-  readonly head: TSchema
-}
-
-/** One carrier's replay of one example: the body at each level it reached. */
-interface Carried {
-  readonly carrier: Carrier
-  readonly trail: Trail
-}
 
 /** The carriers of one version: each route's response slots (one status each) and each webhook the version has. */
 function carriersAt (env: VerifyEnvironment, webhooks: readonly DeclaredWebhook[], level: number): Carrier[] {
@@ -163,15 +149,6 @@ class UnalikeFindings {
   }
 }
 
-/** The replay of one example through one carrier (`undefined` when the example does not fit it, or another rule's issue stops it). */
-async function replayed (env: VerifyEnvironment, carrier: Carrier, body: unknown): Promise<Carried | undefined> {
-  if (body === undefined || !env.compile(carrier.head)(copyJson(body))) return undefined
-  const trail: Trail = new Map()
-  // A schema of the version that does not compile is reported (or noted) by verify's first look at it.
-  const result = await replayExample(env, { ...carrier.target, data: { body }, required: new Map(), trail }).catch(() => undefined)
-  return result !== undefined && 'body' in result ? { carrier, trail } : undefined
-}
-
 /** Names what two carriers made of one HEAD value: the first level (going down) where they differ, and the finding. */
 function unalike (env: VerifyEnvironment, comparison: SeedComparison, pair: { reference: Carried, other: Carried, seedName: string, example: unknown }, level: number): CarrierFinding | undefined {
   const { reference, other, seedName } = pair
@@ -238,8 +215,10 @@ function groupsOf (comparison: SeedComparison, all: readonly Carried[], level: n
 export async function carrierFindings (env: VerifyEnvironment, webhooks: readonly DeclaredWebhook[]): Promise<CarrierFinding[]> {
   const findings = new UnalikeFindings()
   const seedCache = new Map<TSchema, Set<TSchema>>()
+  const byLevel = env.state.steps.map((_step, index) => carriersAt(env, webhooks, index + 1))
+  const replays = new CarrierReplays(env, byLevel)
   for (let level = 1; level <= env.state.steps.length; level++) {
-    const carriers = carriersAt(env, webhooks, level)
+    const carriers = byLevel[level - 1]
     if (carriers.every((carrier) => carrier.target.steps.length === 0)) continue
     const bySeed = new Map<TSchema, Carrier[]>()
     for (const carrier of carriers) for (const seed of seedsOf(env, carrier.head, seedCache)) bySeed.set(seed, [...bySeed.get(seed) ?? [], carrier])
@@ -256,7 +235,7 @@ export async function carrierFindings (env: VerifyEnvironment, webhooks: readonl
         for (const [index, carrier] of holding.entries()) {
           const fitting = envelopes[index]
           const body = fitting.length === 0 ? undefined : comparison.placed(carrier.head, fitting[count % fitting.length], example.value)
-          const carried = await replayed(env, carrier, body)
+          const carried = await replays.replayed(carrier, body, { seed, example: count })
           if (carried !== undefined) all.push(carried)
         }
         const [reference, ...others] = groupsOf(comparison, all, level)

@@ -114,3 +114,43 @@ test('two routes whose by-path converters agree verify cleanly', async (t) => {
   const app = await billing(t, TotalInCentsOnBothRoutes)
   t.same(summary(await verify(app, { examples: 20 })), [])
 })
+
+test('a carrier whose replay stops in an older version is still compared in the newer ones, naming it', async (t) => {
+  class TotalInCentsRouteByRoute extends VersionChange {
+    description = 'Totals are integer cents.'
+    instructionsToMigrateToPreviousVersion = [TOTAL_WAS_DECIMAL]
+
+    @ConvertResponseToPreviousVersionFor('/invoices/:id', ['GET'])
+    fetchedFromCents (response: ResponseInfo) {
+      response.body.total = response.body.total / 100
+    }
+
+    @ConvertResponseToPreviousVersionFor('/invoices', ['POST'])
+    createdFromCents (response: ResponseInfo) {
+      response.body.total = response.body.total / 100
+    }
+  }
+  class FetchedInvoiceFails extends VersionChange {
+    description = 'A fetched invoice is read from the old ledger.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/invoices/:id', ['GET'])
+    fromTheOldLedger (_response: ResponseInfo) {
+      throw new Error('the old ledger is gone')
+    }
+  }
+  const bundle = new VersionBundle(new HeadVersion(), new Version('2002-01-01', TotalInCentsRouteByRoute), new Version('2001-01-01', FetchedInvoiceFails), new Version('2000-01-01'))
+  const app = await versionedApp(t, bundle, async (api) => {
+    api.get('/invoices/:id', { schema: { response: { 200: Invoice } } }, async () => ({ id: 'in1', total: 1999 }))
+    api.post('/invoices', { schema: { response: { 200: Invoice } } }, async () => ({ id: 'in1', total: 1999 }))
+  }, { beforeRoutes: (instance) => { instance.versioner.webhooks.add({ name: 'invoice.paid', body: InvoicePaidEvent }) } })
+  await app.ready()
+  const findings = await verify(app, { examples: 20, seed: 3 })
+  t.same(summary(findings), [
+    'GET /invoices/:id 2000-01-01 response converter failed converter after FetchedInvoiceFails (2001-01-01) by FetchedInvoiceFails.fromTheOldLedger',
+    'webhook invoice.paid 2001-01-01 response converted unalike payload/data/object/total after TotalInCentsRouteByRoute (2002-01-01) by TotalInCentsRouteByRoute.fetchedFromCents',
+    'webhook invoice.paid 2000-01-01 response converted unalike payload/data/object/total after TotalInCentsRouteByRoute (2002-01-01) by TotalInCentsRouteByRoute.createdFromCents'
+  ])
+  const through = findings.filter((finding) => finding.kind === 'converted unalike').map((finding) => /^Invoice is converted unalike: through (.+?) \(response 200\)/.exec(finding.message)?.[1])
+  t.same(through, ['GET /invoices/:id', 'POST /invoices'], 'the fetched invoice is compared in 2001-01-01, where its replay still runs')
+})

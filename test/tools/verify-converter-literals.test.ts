@@ -9,6 +9,7 @@ import {
 } from '../../plugin'
 import { verify } from '../../tools'
 import { tokensOf } from '../../lib/tools/converter-literals'
+import { debuggerEnables, scriptSources } from '../../lib/tools/script-sources'
 import { generateExamples } from '../../lib/tools/example-generation'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -113,6 +114,41 @@ test('the keys of a module\'s table and the strings of a module\'s helper the co
     t.same(summary(findings), ['POST /accounts 2000-01-01 response round trip response 201/lines/*/unitAmount after AmountsInSmallestUnit (2001-01-01) by AmountsInSmallestUnit.up,AmountsInSmallestUnit.down'], table ? 'table' : 'helper')
     t.match(findings[0].example, { currency: /^(JPY|KRW|KWD|VND)$/ }, table ? 'table' : 'helper')
   }
+})
+
+test('a module\'s script is read once per process: another app of its converters finds the same without enabling the debugger again', async (t) => {
+  const change = (): VersionChangeClass => {
+    class LegacyPlanInUnits extends VersionChange {
+      description = 'A quota is in thousandths (it was in units), except for the plans without cents.'
+      instructionsToMigrateToPreviousVersion = [schema(AccountCreate).field('quota').had({ description: 'In units.' })]
+
+      @ConvertRequestToNextVersionFor(AccountCreate)
+      up (request: RequestInfo) {
+        if (!withoutCents(request.body.plan)) request.body.quota = request.body.quota * 1000
+      }
+
+      @ConvertResponseToPreviousVersionFor(AccountCreate)
+      down (response: ResponseInfo) {
+        response.body.quota = response.body.quota / 1000
+      }
+    }
+    return LegacyPlanInUnits
+  }
+  const first = summary(await verify(await accounts(t, change()), { examples: 5 }))
+  t.equal(first.length, 1, 'the helper\'s strings, read from the module, take the branch')
+  const enables = debuggerEnables.count
+  t.same(summary(await verify(await accounts(t, change()), { examples: 5 })), first)
+  t.equal(debuggerEnables.count, enables, 'the source came from the cache')
+  const script = scriptSources([withoutCents]).get(withoutCents)
+  t.match(script, /const CURRENCY_DECIMALS\b/, 'the script holding the function, as it runs')
+  t.equal(debuggerEnables.count, enables)
+})
+
+test('without an inspector, no script is read (a converter\'s own text still is)', async (t) => {
+  const { scriptSources: withoutInspector } = t.mockRequire<typeof import('../../lib/tools/script-sources')>('../../lib/tools/script-sources', {
+    'node:inspector': { Session: class { constructor () { throw new Error('no inspector in this runtime') } } }
+  })
+  t.same([...withoutInspector([withoutCents])], [[withoutCents, undefined]])
 })
 
 test('the tokens of a converter\'s source: strings, names and punctuators, comments, numbers and regular expressions skipped', async (t) => {
