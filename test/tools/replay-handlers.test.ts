@@ -58,6 +58,8 @@ interface HandlerChanges {
   readonly newestFirst?: boolean
   readonly emptyForUnknown?: boolean
   readonly putMerges?: boolean
+  /** Not a change of what it answers: each item is created 5 ms after the request, so no two share a millisecond. */
+  readonly createsSlowly?: boolean
 }
 
 /** A builder of fresh shop applications (each with its own empty store), with `changes` made to its handlers. */
@@ -71,6 +73,7 @@ function shop (changes: HandlerChanges = {}): () => Promise<FastifyInstance> {
       const stored = (id: string, body: typeof ItemInput.static, createdAt: string): typeof Item.static =>
         ({ id, ...body, currency: changes.upperCurrency === true ? body.currency.toUpperCase() : body.currency, createdAt })
       api.post('/items', { schema: { body: ItemInput, response: { 200: Item } } }, async (request) => {
+        if (changes.createsSlowly === true) await new Promise((resolve) => setTimeout(resolve, 5))
         const item = stored(randomUUID(), request.body, new Date().toISOString())
         items.set(item.id, item)
         return item
@@ -175,6 +178,21 @@ test('replay --handlers: each handler change in HEAD is a finding on the exchang
     "line 5: PUT /items/:itemId (2000-01-01): answer body/note: the client received nothing, the handlers of a fresh application now answer 'blue'.",
     "line 6: GET /items/:itemId (2000-01-01): answer body/note: the client received nothing, the handlers of a fresh application now answer 'blue'."
   ])
+})
+
+test('regression: two items recorded in the same millisecond share a time, which is no identifier to map (a finding on the second, under load)', async (t) => {
+  const lines = (await shopTraffic()).split('\n').map((line) => JSON.parse(line) as { clientResponse: { body: unknown }, handlerResponse: { body: unknown } })
+  const time = (lines[0].clientResponse.body as { createdAt: string }).createdAt
+  const sameTime = (body: unknown): void => {
+    if (Array.isArray(body)) body.forEach(sameTime)
+    else if (typeof body === 'object' && body !== null && 'createdAt' in body) body.createdAt = time
+  }
+  for (const line of lines) for (const answer of [line.clientResponse, line.handlerResponse]) sameTime(answer.body)
+  const traffic = lines.map((line) => JSON.stringify(line)).join('\n')
+  t.same(await shopFindings(traffic, { createsSlowly: true }), [], 'the correct shop: the times left out, whichever millisecond each app wrote')
+  t.same((await shopFindings(traffic, { createsSlowly: true, newestFirst: true })).map((text) => text.replace(/'[^']*'/g, 'V')), [
+    'line 4: GET /items (2000-01-01): answer body/0/id: the client received V, the handlers of a fresh application now answer V.'
+  ], 'the list reordered, and nothing on the time')
 })
 
 test('replay --handlers on the example apps: their recorded traffic answers as recorded; an exchange needing state the file does not hold is not replayed, not a finding', async (t) => {
