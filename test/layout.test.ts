@@ -4,7 +4,7 @@
  * the entry tools.ts) come after the plugin (lib/ root files, behind plugin.ts): they import the runtime, and nothing
  * of the runtime imports them. And how it is written: no function takes more than 5 parameters, every export is used
  * outside its own file, and at most 4 pieces of module-level state (state lives on the objects it describes; the fourth
- * is the process's cache of script sources, decision 0235). See ARCHITECTURE.md.
+ * is the process's cache of the files declaring version changes, decision 0236). See ARCHITECTURE.md.
  */
 import { test } from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'

@@ -1,12 +1,12 @@
 /**
  * The dictionary of `verify`'s examples: the strings a version change's converters compare values against
  * (`status === 'legacy'`, a table keyed by currency), so that an example takes the branch they guard
- * (./example-generation.ts puts each in the string fields whose schema accepts it). For each decorated method, read
- * from the source JavaScript runs (`Function.prototype.toString()`, and the script holding it, read through Node's
- * inspector once per process: ./script-sources.ts), the literals are: the strings and object keys of the method's own
- * text, then those of the declarations (`const`, `let`, `var`, `function`, `class`) of the names its text uses, one
- * level deep (a module's table of currencies, a helper's list); each in upper and lower case too when that text calls
- * `toLowerCase` or `toUpperCase`.
+ * (./example-generation.ts puts each in the string fields whose schema accepts it). For each decorated method (its
+ * text as it runs, `Function.prototype.toString()`, and the text of the module file declaring its class:
+ * ./declaring-module.ts), the literals are: the strings and object keys of the method's own text, then those of the
+ * declarations (`const`, `let`, `var`, `function`, `class`, `enum`) of the names its text uses, one level deep (a
+ * module's table of currencies, a helper's list); each in upper and lower case too when that text calls `toLowerCase`
+ * or `toUpperCase`.
  * Numbers are not read; neither are values computed, imported from another module, or read from a file or a service.
  * @module
  */
@@ -15,7 +15,7 @@ import type { Version } from '../describe/version'
 import type { JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { patternOf } from '../values/string-examples'
-import { scriptSources } from './script-sources'
+import { declaringModuleText } from './declaring-module'
 
 /** A decorated method (or any function) of a version change class. */
 type Method = (...args: never[]) => unknown
@@ -25,7 +25,7 @@ interface Token { readonly kind: 'string' | 'name' | 'punct', readonly text: str
 
 /** Where a `/` starts a regular expression rather than a division: after these, or at the start. */
 const BEFORE_REGEXP = new Set(['(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', 'return', 'typeof', '=>'])
-const DECLARES = new Set(['const', 'let', 'var', 'function', 'class'])
+const DECLARES = new Set(['const', 'let', 'var', 'function', 'class', 'enum'])
 /**
  * A literal that may be a value compared against: a letter or digit, no space at either end, no template's `${`
  * (a separator `split(', ')` or `join(' ')` splits; a client's `', '` cut to `''` is no branch).
@@ -105,7 +105,7 @@ function declarationOf (script: readonly Token[], name: string): Token[] {
     const text = script[index].text
     if (text === '{' || text === '(' || text === '[') depth++
     else if (text === '}' || text === ')' || text === ']') depth--
-    if (depth < 0 || (depth === 0 && (text === ';' || (text === '}' && ['function', 'class'].includes(script[start - 1].text))))) return script.slice(start, index + 1)
+    if (depth < 0 || (depth === 0 && (text === ';' || (text === '}' && ['function', 'class', 'enum'].includes(script[start - 1].text))))) return script.slice(start, index + 1)
     if (depth === 0 && DECLARES.has(text) && index > start + 1) return script.slice(start, index)
   }
   return script.slice(start)
@@ -129,7 +129,7 @@ export interface LiteralEnvironment {
 }
 
 /**
- * The literals of the converters of every version change of `versions`, read once (each script once per process); the
+ * The literals of the converters of every version change of `versions`, read once (each module's file once per process); the
  * function returned gives those of a plan's steps, in order, each once.
  * @example
  * ```ts
@@ -138,20 +138,20 @@ export interface LiteralEnvironment {
  * ```
  */
 export function converterLiterals (versions: readonly Version[]): (steps: readonly ConverterStep[]) => string[] {
-  const methods = new Map<string, Method>()
+  const methods = new Map<string, { readonly method: Method, readonly module: string | undefined }>()
   for (const version of versions) {
     for (const change of version.changes) {
+      const module = declaringModuleText(change)
       for (const owner of [change as unknown as Record<string, unknown>, change.prototype as Record<string, unknown>]) {
         for (const key of Object.getOwnPropertyNames(owner)) {
           const method = Object.getOwnPropertyDescriptor(owner, key)?.value as unknown
-          if (typeof method === 'function' && key !== 'constructor') methods.set(`${version.value} ${change.name} ${owner === change.prototype ? '' : 'static '}${key}`, method as Method)
+          if (typeof method === 'function' && key !== 'constructor') methods.set(`${version.value} ${change.name} ${owner === change.prototype ? '' : 'static '}${key}`, { method: method as Method, module })
         }
       }
     }
   }
-  const scripts = methods.size === 0 ? new Map<Method, string | undefined>() : scriptSources([...methods.values()])
-  const tokens = new Map([...new Set(scripts.values())].map((script) => [script, script === undefined ? [] : tokensOf(script)]))
-  const literals = new Map([...methods].map(([key, method]) => [key, methodLiterals(method, tokens.get(scripts.get(method)) ?? [])]))
+  const tokens = new Map([...new Set([...methods.values()].map(({ module }) => module))].map((module) => [module, module === undefined ? [] : tokensOf(module)]))
+  const literals = new Map([...methods].map(([key, { method, module }]) => [key, methodLiterals(method, tokens.get(module) ?? [])]))
   return (steps) => [...new Set(steps.flatMap(({ converter }) =>
     literals.get(`${converter.change.version} ${converter.change.name} ${converter.isStatic ? 'static ' : ''}${String(converter.methodName)}`) ?? []))]
 }

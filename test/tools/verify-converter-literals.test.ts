@@ -2,14 +2,15 @@
 // its code compares against (`plan === 'legacy'`, a table keyed by currency) is found, because the strings of the
 // converter's own text, and of the module's declarations it names (a table, a helper), are put in the string fields
 // whose schema accepts them, a few examples more per route, version and direction.
+import { readFileSync } from 'node:fs'
 import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, HeadVersion, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { tokensOf } from '../../lib/tools/converter-literals'
-import { debuggerEnables, scriptSources } from '../../lib/tools/script-sources'
+import { declaringModuleText } from '../../lib/tools/declaring-module'
 import { generateExamples } from '../../lib/tools/example-generation'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -116,7 +117,7 @@ test('the keys of a module\'s table and the strings of a module\'s helper the co
   }
 })
 
-test('a module\'s script is read once per process: another app of its converters finds the same without enabling the debugger again', async (t) => {
+test('a class declared in a function, not exported, is found in its module\'s file; an exported one in the module exporting it', async (t) => {
   const change = (): VersionChangeClass => {
     class LegacyPlanInUnits extends VersionChange {
       description = 'A quota is in thousandths (it was in units), except for the plans without cents.'
@@ -136,19 +137,42 @@ test('a module\'s script is read once per process: another app of its converters
   }
   const first = summary(await verify(await accounts(t, change()), { examples: 5 }))
   t.equal(first.length, 1, 'the helper\'s strings, read from the module, take the branch')
-  const enables = debuggerEnables.count
-  t.same(summary(await verify(await accounts(t, change()), { examples: 5 })), first)
-  t.equal(debuggerEnables.count, enables, 'the source came from the cache')
-  const script = scriptSources([withoutCents]).get(withoutCents)
-  t.match(script, /const CURRENCY_DECIMALS\b/, 'the script holding the function, as it runs')
-  t.equal(debuggerEnables.count, enables)
+  t.same(summary(await verify(await accounts(t, change()), { examples: 5 })), first, 'the same again, the file read from the cache')
+  t.equal(declaringModuleText(change()), readFileSync(__filename, 'utf8'), 'this file, as written')
+  t.equal(declaringModuleText(HeadVersion), readFileSync(require.resolve('../../lib/describe/version'), 'utf8'), 'the module exporting it')
 })
 
-test('without an inspector, no script is read (a converter\'s own text still is)', async (t) => {
-  const { scriptSources: withoutInspector } = t.mockRequire<typeof import('../../lib/tools/script-sources')>('../../lib/tools/script-sources', {
-    'node:inspector': { Session: class { constructor () { throw new Error('no inspector in this runtime') } } }
-  })
-  t.same([...withoutInspector([withoutCents])], [[withoutCents, undefined]])
+test('a class no loaded CommonJS module declares (an ES module, a bundle, code built at run time): its converters\' own text only', async (t) => {
+  const name = ['Built', 'At', 'Run', 'Time'].join('')
+  // eslint-disable-next-line no-new-func
+  const built = new Function('VersionChange', `return class ${name} extends VersionChange {}`)(VersionChange) as VersionChangeClass
+  t.equal(built.name, name)
+  t.equal(declaringModuleText(built), undefined)
+  const anonymous = (() => class extends VersionChange { description = ''; instructionsToMigrateToPreviousVersion = [] })()
+  t.equal(declaringModuleText(anonymous), undefined, 'no name to look for')
+})
+
+/** The plans a quota is counted in units for (a module's enum: its members' values are in no converter's text). */
+enum Plan { Legacy = 'legacy-units' }
+
+test('the values of a module\'s enum a converter compares against are tried', async (t) => {
+  class QuotaInThousandthsButLegacy extends VersionChange {
+    description = 'A quota is in thousandths (it was in units); the legacy plan kept its units.'
+    instructionsToMigrateToPreviousVersion = [schema(AccountCreate).field('quota').had({ description: 'In units.' })]
+
+    @ConvertRequestToNextVersionFor(AccountCreate)
+    up (request: RequestInfo) {
+      if (request.body.plan !== Plan.Legacy) request.body.quota = request.body.quota * 1000
+    }
+
+    @ConvertResponseToPreviousVersionFor(AccountCreate)
+    down (response: ResponseInfo) {
+      response.body.quota = response.body.quota / 1000
+    }
+  }
+  const findings = await verify(await accounts(t, QuotaInThousandthsButLegacy), { examples: 5 })
+  t.equal(findings.length, 1)
+  t.match(findings[0].example, { plan: 'legacy-units' })
 })
 
 test('the tokens of a converter\'s source: strings, names and punctuators, comments, numbers and regular expressions skipped', async (t) => {
