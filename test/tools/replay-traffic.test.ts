@@ -88,6 +88,23 @@ test('replay: recorded traffic replays cleanly; totals rounded as a team would f
   t.match(after.stdout, /^note: verify reports \d+ finding\(s\) and replay \d+ on the converters as they are/m)
 })
 
+test('replay: traffic recorded with everyVersion holds the exchanges of versions without work; they migrate as recorded (nothing to convert), and a converter mistake fails only the exchanges it affects', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 3, { everyVersion: true })
+  const newest = exchanges.filter((exchange) => exchange.version === exchange.latest)
+  t.ok(newest.some((exchange) => exchange.route.method === 'PUT'), 'the latest version\'s PUT /customers/:customerId, which no converter touches, is recorded')
+  t.ok(newest.every((exchange) => JSON.stringify(exchange.clientRequest) === JSON.stringify(exchange.handlerRequest)))
+  const clean = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(clean.code, 0, clean.stderr)
+  t.match(clean.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${file} migrates as recorded.`)
+  const changed = await writeMutant('billing', {
+    id: 'replay/whole-totals-every-version',
+    edits: [{ file: 'versions.ts', find: 'response.body.total = response.body.total / 100', replace: 'response.body.total = Math.round(response.body.total / 100)' }]
+  }, join(dir, 'whole-totals'))
+  const expected = linesWhere(exchanges, (exchange) => totalsOf(exchange.clientResponse.body).some((total) => !Number.isInteger(total)))
+  t.ok(expected.length > 0)
+  t.same(await findingLines(t, changed, file), expected, 'no finding on an exchange without converters')
+})
+
 test('replay: a request converter that drops an empty memo fails on exactly the requests that sent one', async (t) => {
   const { dir, file, exchanges } = await trafficFile(t, 8)
   const changed = await writeMutant('billing', {
