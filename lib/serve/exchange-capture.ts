@@ -41,10 +41,8 @@ export interface CaptureExchangesOptions {
   /** The share of the exchanges recorded that are published, from 0 to 1 (default 1: every one). */
   sampleRate?: number
   /**
-   * Also records the exchanges of versions without work on their route (HEAD's, the latest version's, any version
-   * whose route has no converter and HEAD's schemas): their two requests are alike, as are their two responses
-   * (default `false`: only versions with work, which the converter replay judges; the handler replay, `replay
-   * --handlers`, sends every recorded client's requests, and needs this to see them all).
+   * Also records the exchanges of versions serving HEAD data on the route (the latest version's, an old one's whose
+   * route has no work), marked `headData`, for `replay --handlers` to see every client (default `false`).
    */
   everyVersion?: boolean
   /**
@@ -101,6 +99,8 @@ export interface CapturedExchange {
   readonly handlerResponse: RecordedResponse
   /** The response as the client received it: converted and serialized in its version. */
   readonly clientResponse: RecordedResponse
+  /** `true` when the version served HEAD data on the route (`everyVersion`): the handler got the request as sent (validated after the record). */
+  readonly headData?: true
 }
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:exchange', …)`). */
@@ -110,6 +110,7 @@ const exchangeChannel = diagnosticsChannel.channel('fastify-versioner:exchange')
 interface Capture {
   readonly clientRequest: RecordedRequest
   version?: string
+  headData?: true
   handlerRequest?: RecordedRequest
   handlerResponse?: RecordedResponse
 }
@@ -229,9 +230,10 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const found = request[kCapture]
     if (found !== null) {
       const behaviour = requestState(request)?.behaviour ?? null
-      const handlerRequest = behaviour === null || (!everyVersion && !hasWork(behaviour)) ? undefined : recordRequest(request)
+      const headData = behaviour !== null && !hasWork(behaviour)
+      const handlerRequest = behaviour === null || (!everyVersion && headData) ? undefined : recordRequest(request)
       if (handlerRequest === undefined || behaviour === null) request[kCapture] = null
-      else Object.assign(found, { version: behaviour.version, handlerRequest })
+      else Object.assign(found, { version: behaviour.version, handlerRequest }, headData ? { headData } : {})
     }
     done()
   }
@@ -285,7 +287,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
         clientRequest: found.clientRequest,
         handlerRequest: found.handlerRequest,
         handlerResponse: found.handlerResponse,
-        clientResponse: recordResponse(reply, parsed.body)
+        clientResponse: recordResponse(reply, parsed.body),
+        ...(found.headData === true ? { headData: true } : {})
       }
       exchangeChannel.publish(redacted(exchange, redaction))
     }

@@ -207,6 +207,8 @@ test('everyVersion: the latest version\'s exchanges (HEAD data) and those of a v
   t.same([idle.clientRequest.params, idle.clientRequest.query, idle.clientRequest.body], [{ thingId: 't7' }, { mode: 'x' }, undefined])
   t.same([idle.handlerResponse.status, idle.handlerResponse.body, idle.clientResponse.body], [200, { id: 't7', key: 'k' }, { id: 't7', key: 'k' }])
   t.match(seen[2].handlerRequest.body, { card: { number: '2' } }, 'a version with work, migrated as before')
+  t.same(seen.map((exchange) => exchange.headData), [true, true, undefined], 'marked when the version served HEAD data (replay validates and converts nothing of theirs)')
+  t.notOk('headData' in seen[2])
 })
 
 test('everyVersion: sampling and redaction apply to the exchanges of versions without work; path versions too', async (t) => {

@@ -105,6 +105,44 @@ test('replay: traffic recorded with everyVersion holds the exchanges of versions
   t.same(await findingLines(t, changed, file), expected, 'no finding on an exchange without converters')
 })
 
+test('regression: an exchange recorded with everyVersion where its version had no work replays as served then once a new release gives the route work: the defaults and coercion Fastify applied after the record were false findings', async (t) => {
+  const Search = Type.Object({ q: Type.String(), limit: Type.Integer({ default: 10 }) }, { $id: 'Search' })
+  const Query = Type.Object({ page: Type.Integer({ default: 1 }) })
+  const routes = (body: typeof Search) => async (api: Parameters<NonNullable<Parameters<typeof versionedApp>[2]>>[0]): Promise<void> => {
+    api.post('/search', { schema: { body, querystring: Query } }, async (request) => ({ q: request.body.q, limit: request.body.limit, page: request.query.page }))
+  }
+  const seen: CapturedExchange[] = []
+  const record = (message: unknown): void => { seen.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01'))
+  const before = await versionedApp(t, versions, routes(Search), { versioner: { captureExchanges: { everyVersion: true } } })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const answer = await before.inject({ method: 'POST', url: '/search?page=2', headers: { 'x-api-version': version }, payload: { q: 'a' } })
+    t.same(answer.json(), { q: 'a', limit: 10, page: 2 })
+  }
+  t.equal(seen.length, 2)
+  t.same(seen.map((exchange) => exchange.headData), [true, true], 'marked: nothing ran before the handler but Fastify\'s validation against HEAD')
+  t.same([seen[0].handlerRequest.body, seen[0].handlerRequest.query], [{ q: 'a' }, { page: '2' }], 'recorded before Fastify\'s validation, as for every version')
+
+  // The next release: a new version whose change is on the route, so that every older version has work there.
+  const Exact = Type.Object({ q: Type.String(), limit: Type.Integer({ default: 10 }), exact: Type.Optional(Type.Boolean()) }, { $id: 'Search' })
+  class ExactSearches extends VersionChange {
+    description = 'A search may be exact.'
+    instructionsToMigrateToPreviousVersion = [schema(Exact).field('exact').didntExist]
+    @ConvertRequestToNextVersionFor(Exact)
+    notExact (request: RequestInfo) {
+      request.body.exact = false
+    }
+  }
+  const next = new VersionBundle(new HeadVersion(), new Version('2002-01-01', ExactSearches), new Version('2001-01-01'), new Version('2000-01-01'))
+  const after = await versionedApp(t, next, routes(Exact))
+  await after.ready()
+  const report = await replayTraffic(after, { exchanges: seen.map((exchange, index) => ({ line: index + 1, exchange })) })
+  t.same(report.findings.map((finding) => finding.text), [], 'no finding: the versioner neither validated nor converted them then')
+  t.equal(report.replayed, 2)
+})
+
 test('replay: a request converter that drops an empty memo fails on exactly the requests that sent one', async (t) => {
   const { dir, file, exchanges } = await trafficFile(t, 8)
   const changed = await writeMutant('billing', {
