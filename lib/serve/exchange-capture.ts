@@ -1,14 +1,16 @@
 /**
  * Captured exchanges (opt-in, option `captureExchanges`): for a sample of the requests of old versions (a version
- * with work on the route: converters, or schemas other than HEAD's), the request as the client sent it and as the
- * handler received it, the response as the handler returned it and as the client received it, redacted, published on
- * the `diagnostics_channel` channel `fastify-versioner:exchange` once the response is sent. `fastify-versioner replay`
- * replays them through the converters (docs/decisions/0084-captured-exchanges.md).
+ * with work on the route: converters, or schemas other than HEAD's; with `everyVersion`, of every version: decision
+ * 0237), the request as the client sent it and as the handler received it, the response as the handler returned it
+ * and as the client received it, redacted, published on the `diagnostics_channel` channel
+ * `fastify-versioner:exchange` once the response is sent. `fastify-versioner replay` replays them through the
+ * converters, and with `--handlers` through the handlers (docs/decisions/0084-captured-exchanges.md).
  *
- * Five route hooks, added only when the option is on and only to routes where some version has work: around the
- * request hook (a copy before it, while the data is as sent; one after it, when the migration is done), before the
- * success hook and the send hook (the HEAD body, before converters copy it), after the send hook (the answer). A
- * request not sampled, or with no subscriber, costs one check in the first hook and a property read in the others.
+ * Five route hooks, added only when the option is on and only to routes where some version has work (with
+ * `everyVersion`, to every versioned route): around the request hook (a copy before it, while the data is as sent;
+ * one after it, when the migration is done), before the success hook and the send hook (the HEAD body, before
+ * converters copy it), after the send hook (the answer). A request not sampled, or with no subscriber, costs one
+ * check in the first hook and a property read in the others.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -36,8 +38,13 @@ import type { AroundHooks } from './route-preparation'
  * ```
  */
 export interface CaptureExchangesOptions {
-  /** The share of old-version exchanges published, from 0 to 1 (default 1: every one). */
+  /** The share of the exchanges recorded that are published, from 0 to 1 (default 1: every one). */
   sampleRate?: number
+  /**
+   * Also records the exchanges of versions serving HEAD data on the route (the latest version's, an old one's whose
+   * route has no work), marked `headData`, for `replay --handlers` to see every client (default `false`).
+   */
+  everyVersion?: boolean
   /**
    * What never leaves the process: header names (any case; request and response headers), and JSON pointers into
    * request bodies, query strings and response bodies (`*` for every item or key: `/lines/*‍/card`). Each value found
@@ -63,7 +70,8 @@ export interface RecordedResponse {
 }
 
 /**
- * The message of the channel `fastify-versioner:exchange`: one exchange of an old version, plain JSON data (write it
+ * The message of the channel `fastify-versioner:exchange`: one exchange of an old version (of any version with
+ * `everyVersion`), plain JSON data (write it
  * with `JSON.stringify`, one a line, for `fastify-versioner replay`).
  * @example
  * ```ts
@@ -91,6 +99,8 @@ export interface CapturedExchange {
   readonly handlerResponse: RecordedResponse
   /** The response as the client received it: converted and serialized in its version. */
   readonly clientResponse: RecordedResponse
+  /** `true` when the version served HEAD data on the route (`everyVersion`): the handler got the request as sent (validated after the record). */
+  readonly headData?: true
 }
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:exchange', …)`). */
@@ -100,6 +110,7 @@ const exchangeChannel = diagnosticsChannel.channel('fastify-versioner:exchange')
 interface Capture {
   readonly clientRequest: RecordedRequest
   version?: string
+  headData?: true
   handlerRequest?: RecordedRequest
   handlerResponse?: RecordedResponse
 }
@@ -112,14 +123,15 @@ type CaptureRequest = FastifyRequest & { [kCapture]: Capture | null }
 /** Checks the option: `{ sampleRate?, redact? }`. */
 export function captureExchangesOption (value: unknown): ResolvedCaptureExchanges | undefined {
   if (value === undefined) return undefined
-  const shape = 'an object { sampleRate?: number from 0 to 1, redact?: { headers?: string[], pointers?: string[] } }'
+  const shape = 'an object { sampleRate?: number from 0 to 1, everyVersion?: boolean, redact?: { headers?: string[], pointers?: string[] } }'
   if (typeof value !== 'object' || value === null) throw new InvalidOptionError(`Option 'captureExchanges' must be ${shape}; got ${describeValue(value)}.`)
-  const { sampleRate = 1, redact: given = {}, ...rest } = value as CaptureExchangesOptions
+  const { sampleRate = 1, everyVersion = false, redact: given = {}, ...rest } = value as CaptureExchangesOptions
   const unknown = Object.keys(rest)
   if (unknown.length > 0) throw new InvalidOptionError(`Option 'captureExchanges' has unknown key(s) ${unknown.join(', ')}; it must be ${shape}.`)
   if (typeof sampleRate !== 'number' || !(sampleRate >= 0 && sampleRate <= 1)) {
     throw new InvalidOptionError(`Option 'captureExchanges.sampleRate' must be a number from 0 to 1 (0.01 publishes one exchange in a hundred); got ${describeValue(sampleRate)}.`)
   }
+  if (typeof everyVersion !== 'boolean') throw new InvalidOptionError(`Option 'captureExchanges.everyVersion' must be true or false; got ${describeValue(everyVersion)}.`)
   const redactShape = `Option 'captureExchanges.redact' must be { headers?: string[], pointers?: string[] }; got ${describeValue(given)}.`
   if (typeof given !== 'object' || given === null) throw new InvalidOptionError(redactShape)
   const { headers = [], pointers = [], ...other } = given
@@ -130,7 +142,7 @@ export function captureExchangesOption (value: unknown): ResolvedCaptureExchange
   if (badPointer !== undefined) {
     throw new InvalidOptionError(`Option 'captureExchanges.redact.pointers' must list JSON pointers starting with '/' ('/card/number', '/lines/*/memo'); got ${describeValue(badPointer)}.`)
   }
-  return { sampleRate, redaction: { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) } }
+  return { sampleRate, everyVersion, redaction: { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) } }
 }
 
 /** True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or a stream). */
@@ -195,7 +207,7 @@ function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedEx
 
 /** Builds the capture hooks of one application: the same five functions on every route where some version has work. */
 export function createCaptureHooks (options: ServeOptions, capture: ResolvedCaptureExchanges): AroundHooks {
-  const { sampleRate, redaction } = capture
+  const { sampleRate, redaction, everyVersion } = capture
   const hasChosenSerializer = createChosenSerializerTest()
 
   const start: preValidationHookHandler = function versionerCaptureStart (fastifyRequest, _reply, done) {
@@ -203,8 +215,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       done()
       return
     }
-    // A version known to serve HEAD data has nothing to record (told without waiting, when it can be).
-    if (currentDependencySolver(fastifyRequest) === 'versioner') {
+    // A version known to serve HEAD data has nothing to record (told without waiting, when it can be), unless asked.
+    if (!everyVersion && currentDependencySolver(fastifyRequest) === 'versioner') {
       done()
       return
     }
@@ -218,9 +230,10 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const found = request[kCapture]
     if (found !== null) {
       const behaviour = requestState(request)?.behaviour ?? null
-      const handlerRequest = behaviour === null || !hasWork(behaviour) ? undefined : recordRequest(request)
+      const headData = behaviour !== null && !hasWork(behaviour)
+      const handlerRequest = behaviour === null || (!everyVersion && headData) ? undefined : recordRequest(request)
       if (handlerRequest === undefined || behaviour === null) request[kCapture] = null
-      else Object.assign(found, { version: behaviour.version, handlerRequest })
+      else Object.assign(found, { version: behaviour.version, handlerRequest }, headData ? { headData } : {})
     }
     done()
   }
@@ -274,7 +287,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
         clientRequest: found.clientRequest,
         handlerRequest: found.handlerRequest,
         handlerResponse: found.handlerResponse,
-        clientResponse: recordResponse(reply, parsed.body)
+        clientResponse: recordResponse(reply, parsed.body),
+        ...(found.headData === true ? { headData: true } : {})
       }
       exchangeChannel.publish(redacted(exchange, redaction))
     }

@@ -37,7 +37,7 @@ export interface RouteContext {
   readonly routingPicks: RoutingPicks | undefined
   /** The upgrade preview's hooks, when the option is on (added to every versioned route). */
   readonly previewHooks: AroundHooks | undefined
-  /** The capture hooks, when the option is on (added to routes where some version has work). */
+  /** The capture hooks, when the option is on (added to routes where some version has work; with `everyVersion`, to all). */
   readonly captureHooks?: AroundHooks
   /** The application's router options: which URLs are one route node. */
   readonly routerOptions: RouterOptions
@@ -155,7 +155,8 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
   const earlyVersion = createEarlyVersion(behaviours, serveOptions)
   const hooks: Prepared['hooks'] = {
     preValidation: createRequestHook({ behaviours, head, changes: routeChanges(head, state) }, serveOptions, user.formatter as never, state) as Hook,
-    around: [context.previewHooks, planned ? context.captureHooks : undefined].filter((around) => around !== undefined)
+    around: [context.previewHooks, planned || serveOptions.captureExchanges?.everyVersion === true ? context.captureHooks : undefined]
+      .filter((around) => around !== undefined)
   }
   if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's), and keeps a

@@ -43,6 +43,8 @@ export interface ResolvedUpgradePreview {
 /** The `captureExchanges` option once checked (see ./exchange-capture.ts). */
 export interface ResolvedCaptureExchanges {
   readonly sampleRate: number
+  /** Versions without work on a route recorded too (their hooks then on every versioned route). */
+  readonly everyVersion: boolean
   readonly redaction: Redaction
 }
 

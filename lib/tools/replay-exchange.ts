@@ -181,7 +181,8 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
   const sent = exchange.clientRequest
   const headers = copyJson(sent.headers) as Record<string, unknown>
   const request = { headers, raw: { headers }, body: copyJson(sent.body), query: copyJson(sent.query) ?? {} } as unknown as FastifyRequest
-  const plan = requestPlanOf(behaviour, headers['content-type'])
+  const served = requestPlanOf(behaviour, headers['content-type']) // a version then serving HEAD data: neither validated by hand nor cleaned
+  const plan = exchange.headData === true ? { ...served, validate: [], cleaners: [] } : served
   const dataOf = (part: RequestPart): unknown => part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'headers' ? headers : undefined
   let cutShort: string | undefined
   for (const [part, schema] of plan.validate) {

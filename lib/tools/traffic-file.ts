@@ -70,6 +70,7 @@ function exchangeProblem (value: unknown): string | undefined {
   const route = value.route
   if (!isObject(route) || typeof route.method !== 'string' || typeof route.url !== 'string') return 'its route is not { method, url }'
   if (value.latest !== undefined && (typeof value.latest !== 'string' || value.latest === '')) return 'its latest is not a version string'
+  if (value.headData !== undefined && value.headData !== true) return 'its headData is not true'
   return recordProblem('clientRequest', value.clientRequest, false) ?? recordProblem('handlerRequest', value.handlerRequest, false) ??
     recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
 }

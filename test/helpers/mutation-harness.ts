@@ -301,10 +301,15 @@ async function judge (app: FastifyInstance, example: ExampleApp, options: Measur
 const TRAFFIC_ROUNDS = 6
 const recorded = new Map<ExampleApp, Promise<Traffic>>()
 
-/** The example's traffic, recorded from the correct app on first use. */
+/**
+ * The example's traffic, recorded from the correct app on first use: every version's exchanges (`everyVersion`), so
+ * that the handlers' replay sees every client, as a team replaying through the handlers records it (decision 0237).
+ */
 async function trafficOf (example: ExampleApp): Promise<Traffic> {
   let traffic = recorded.get(example)
-  if (traffic === undefined) recorded.set(example, traffic = recordTraffic(example, TRAFFIC_ROUNDS).then((lines) => readTraffic(lines.join('\n'))))
+  if (traffic === undefined) {
+    recorded.set(example, traffic = recordTraffic(example, TRAFFIC_ROUNDS, { everyVersion: true }).then((lines) => readTraffic(lines.join('\n'))))
+  }
   return await traffic
 }
 

@@ -13,6 +13,7 @@ import {
   type CapturedExchange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { buildApp } from '../../examples/users/app'
+import type { FastifyInstance } from 'fastify'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { redact } from '../../lib/values/redaction'
 
@@ -167,6 +168,72 @@ test('redaction: a redacted value appears nowhere in the record (nested copies, 
   t.same(seen[0].clientResponse.body, { id: 'p1', copies: [{ card: { number: '[redacted]', holder: 'A' } }], cardNumber: '[redacted]' }, 'in nested copies')
 })
 
+/** An API where 2001-01-01 (the latest) serves HEAD data, and where `GET /things/:thingId` has no work in any version. */
+async function everyVersionApp (t: Teardown, captureExchanges: Record<string, unknown>, location?: 'path'): Promise<FastifyInstance> {
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardNumberMovedIntoCard), new Version('2000-01-01'))
+  return await versionedApp(t, versions, async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 200: Receipt } } }, async (request) => ({ id: 'p1', card: request.body.card, copies: [] }))
+    const schema = { params: Type.Object({ thingId: Type.String() }), response: { 200: Type.Object({ id: Type.String(), key: Type.Optional(Type.String()) }) } }
+    api.get('/things/:thingId', { schema }, async (request, reply) => {
+      const key = request.headers['x-api-key']
+      reply.header('x-api-key', String(key))
+      return { id: request.params.thingId, key: typeof key === 'string' ? key : undefined }
+    })
+  }, { versioner: { captureExchanges, ...(location === undefined ? {} : { apiVersionLocation: location }) } })
+}
+
+test('everyVersion: the latest version\'s exchanges (HEAD data) and those of a version without work are recorded, with their four copies; without it, only versions with work', async (t) => {
+  const seen = captured(t)
+  const send = async (app: FastifyInstance): Promise<void> => {
+    await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2001-01-01' }, payload: { card: { number: '1', holder: 'A' }, note: 'n' } })
+    await app.inject({ method: 'GET', url: '/things/t7?mode=x', headers: { 'x-api-version': '2000-01-01', 'x-api-key': 'k' } })
+    await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': '2000-01-01', 'x-api-key': 'k' }, payload: { cardNumber: '2', note: 'n' } })
+  }
+  const off = await everyVersionApp(t, {})
+  await send(off)
+  t.same(seen.map((exchange) => [exchange.route.url, exchange.version]), [['/payments', '2000-01-01']], 'off: only the version with work')
+  t.notMatch(off.printRoutes({ includeHooks: true, method: 'GET' }), /versionerCapture/, 'off: no hook on a route without work')
+  seen.length = 0
+
+  const on = await everyVersionApp(t, { everyVersion: true })
+  await send(on)
+  t.same(seen.map((exchange) => [exchange.route.url, exchange.version]), [['/payments', '2001-01-01'], ['/things/:thingId', '2000-01-01'], ['/payments', '2000-01-01']])
+  const [head, idle] = seen
+  t.same(head.handlerRequest, head.clientRequest, 'nothing to migrate: the handler received what the client sent')
+  t.same(head.clientRequest.body, { card: { number: '1', holder: 'A' }, note: 'n' })
+  t.same([head.handlerResponse.body, head.clientResponse.body], [{ id: 'p1', card: { number: '1', holder: 'A' }, copies: [] }, { id: 'p1', card: { number: '1', holder: 'A' }, copies: [] }])
+  t.equal(head.latest, '2001-01-01')
+  t.same(idle.handlerRequest, idle.clientRequest)
+  t.same([idle.clientRequest.params, idle.clientRequest.query, idle.clientRequest.body], [{ thingId: 't7' }, { mode: 'x' }, undefined])
+  t.same([idle.handlerResponse.status, idle.handlerResponse.body, idle.clientResponse.body], [200, { id: 't7', key: 'k' }, { id: 't7', key: 'k' }])
+  t.match(seen[2].handlerRequest.body, { card: { number: '2' } }, 'a version with work, migrated as before')
+  t.same(seen.map((exchange) => exchange.headData), [true, true, undefined], 'marked when the version served HEAD data (replay validates and converts nothing of theirs)')
+  t.notOk('headData' in seen[2])
+})
+
+test('everyVersion: sampling and redaction apply to the exchanges of versions without work; path versions too', async (t) => {
+  const random = Math.random
+  t.teardown(() => { Math.random = random })
+  const seen = captured(t)
+  const app = await everyVersionApp(t, { everyVersion: true, sampleRate: 0.5, redact: { headers: ['x-api-key'], pointers: ['/id'] } })
+  const get = (): Promise<unknown> => app.inject({ method: 'GET', url: '/things/t-secret', headers: { 'x-api-version': '2001-01-01', 'x-api-key': 'key-Zq81xW' } })
+  Math.random = () => 0.7
+  await get()
+  t.equal(seen.length, 0, 'not sampled')
+  Math.random = () => 0.2
+  await get()
+  t.equal(seen.length, 1)
+  const text = JSON.stringify(seen[0])
+  t.notMatch(text, 'key-Zq81xW', 'the header, and its copy in the body, redacted in each copy')
+  t.notMatch(text, 't-secret', 'the response\'s id, and the path parameter holding it')
+  t.same(seen[0].clientResponse.body, { id: '[redacted]', key: '[redacted]' })
+
+  const byPath = await everyVersionApp(t, { everyVersion: true }, 'path')
+  await byPath.inject({ method: 'GET', url: '/2001-01-01/things/t8' })
+  t.equal(seen.length, 2)
+  t.same([seen[1].version, seen[1].route.url, seen[1].handlerRequest.params, seen[1].clientResponse.body], ['2001-01-01', '/things/:thingId', { thingId: 't8' }, { id: 't8' }])
+})
+
 test('regression: a redaction pointer no schema declares in any version is warned about when the app is ready (FSTVRS002): misspelt, it would record the value', async (t) => {
   const warnings: string[] = []
   const onWarning = (warning: Error & { code?: string }): void => { if (warning.code === 'FSTVRS002') warnings.push(warning.message) }
@@ -193,6 +260,7 @@ test('the option is checked: sampleRate from 0 to 1, redact with header names an
   await refused({ sampleRate: 2 }, /sampleRate' must be a number from 0 to 1/)
   await refused({ sampleRate: '0.1' }, /sampleRate' must be a number from 0 to 1/)
   await refused({ rate: 1 }, /unknown key\(s\) rate/)
+  await refused({ everyVersion: 'yes' }, /everyVersion' must be true or false; got/)
   await refused({ redact: ['authorization'] }, /redact' must be \{ headers\?: string\[\], pointers\?: string\[\] \}/)
   await refused({ redact: { pointers: ['card/number'] } }, /pointers' must list JSON pointers starting with '\/'/)
   await refused({ redact: { headers: [''] } }, /headers' must list header names/)

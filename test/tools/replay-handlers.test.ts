@@ -210,6 +210,19 @@ test('replay --handlers on the example apps: their recorded traffic answers as r
   }
 })
 
+test('replay --handlers on the example apps\' traffic recorded with everyVersion: every exchange is judged, those of versions without work included; no finding', async (t) => {
+  const traffic = readTraffic((await recordTraffic('billing', 3, { everyVersion: true })).join('\n'))
+  const build = async (): Promise<FastifyInstance> => await buildBillingApp()
+  const app = await build()
+  t.teardown(() => app.close())
+  await app.ready()
+  const report = await replayTraffic(app, traffic, { handlers: build })
+  t.same(report.findings.map((finding) => finding.text), [], 'no finding')
+  t.same(report.notReplayable, [], 'every id the requests carry was made by a recorded request')
+  t.equal(report.answers?.compared, traffic.exchanges.length, 'every answer compared')
+  t.ok(traffic.exchanges.some(({ exchange }) => exchange.route.method === 'PUT' && exchange.version === exchange.latest), 'the latest version\'s PUT is among them')
+})
+
 test('the command: replay --handlers sends the recorded requests to fresh apps the module builds; a handler storing currencies upper-cased fails it', async (t) => {
   const dir = await scratch(t)
   const file = join(dir, 'exchanges.ndjson')

@@ -88,6 +88,61 @@ test('replay: recorded traffic replays cleanly; totals rounded as a team would f
   t.match(after.stdout, /^note: verify reports \d+ finding\(s\) and replay \d+ on the converters as they are/m)
 })
 
+test('replay: traffic recorded with everyVersion holds the exchanges of versions without work; they migrate as recorded (nothing to convert), and a converter mistake fails only the exchanges it affects', async (t) => {
+  const { dir, file, exchanges } = await trafficFile(t, 3, { everyVersion: true })
+  const newest = exchanges.filter((exchange) => exchange.version === exchange.latest)
+  t.ok(newest.some((exchange) => exchange.route.method === 'PUT'), 'the latest version\'s PUT /customers/:customerId, which no converter touches, is recorded')
+  t.ok(newest.every((exchange) => JSON.stringify(exchange.clientRequest) === JSON.stringify(exchange.handlerRequest)))
+  const clean = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(clean.code, 0, clean.stderr)
+  t.match(clean.stdout, `replay: every one of ${exchanges.length} exchange(s) of ${file} migrates as recorded.`)
+  const changed = await writeMutant('billing', {
+    id: 'replay/whole-totals-every-version',
+    edits: [{ file: 'versions.ts', find: 'response.body.total = response.body.total / 100', replace: 'response.body.total = Math.round(response.body.total / 100)' }]
+  }, join(dir, 'whole-totals'))
+  const expected = linesWhere(exchanges, (exchange) => totalsOf(exchange.clientResponse.body).some((total) => !Number.isInteger(total)))
+  t.ok(expected.length > 0)
+  t.same(await findingLines(t, changed, file), expected, 'no finding on an exchange without converters')
+})
+
+test('regression: an exchange recorded with everyVersion where its version had no work replays as served then once a new release gives the route work: the defaults and coercion Fastify applied after the record were false findings', async (t) => {
+  const Search = Type.Object({ q: Type.String(), limit: Type.Integer({ default: 10 }) }, { $id: 'Search' })
+  const Query = Type.Object({ page: Type.Integer({ default: 1 }) })
+  const routes = (body: typeof Search) => async (api: Parameters<NonNullable<Parameters<typeof versionedApp>[2]>>[0]): Promise<void> => {
+    api.post('/search', { schema: { body, querystring: Query } }, async (request) => ({ q: request.body.q, limit: request.body.limit, page: request.query.page }))
+  }
+  const seen: CapturedExchange[] = []
+  const record = (message: unknown): void => { seen.push(message as CapturedExchange) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01'))
+  const before = await versionedApp(t, versions, routes(Search), { versioner: { captureExchanges: { everyVersion: true } } })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const answer = await before.inject({ method: 'POST', url: '/search?page=2', headers: { 'x-api-version': version }, payload: { q: 'a' } })
+    t.same(answer.json(), { q: 'a', limit: 10, page: 2 })
+  }
+  t.equal(seen.length, 2)
+  t.same(seen.map((exchange) => exchange.headData), [true, true], 'marked: nothing ran before the handler but Fastify\'s validation against HEAD')
+  t.same([seen[0].handlerRequest.body, seen[0].handlerRequest.query], [{ q: 'a' }, { page: '2' }], 'recorded before Fastify\'s validation, as for every version')
+
+  // The next release: a new version whose change is on the route, so that every older version has work there.
+  const Exact = Type.Object({ q: Type.String(), limit: Type.Integer({ default: 10 }), exact: Type.Optional(Type.Boolean()) }, { $id: 'Search' })
+  class ExactSearches extends VersionChange {
+    description = 'A search may be exact.'
+    instructionsToMigrateToPreviousVersion = [schema(Exact).field('exact').didntExist]
+    @ConvertRequestToNextVersionFor(Exact)
+    notExact (request: RequestInfo) {
+      request.body.exact = false
+    }
+  }
+  const next = new VersionBundle(new HeadVersion(), new Version('2002-01-01', ExactSearches), new Version('2001-01-01'), new Version('2000-01-01'))
+  const after = await versionedApp(t, next, routes(Exact))
+  await after.ready()
+  const report = await replayTraffic(after, { exchanges: seen.map((exchange, index) => ({ line: index + 1, exchange })) })
+  t.same(report.findings.map((finding) => finding.text), [], 'no finding: the versioner neither validated nor converted them then')
+  t.equal(report.replayed, 2)
+})
+
 test('replay: a request converter that drops an empty memo fails on exactly the requests that sent one', async (t) => {
   const { dir, file, exchanges } = await trafficFile(t, 8)
   const changed = await writeMutant('billing', {
