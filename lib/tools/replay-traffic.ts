@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { deepEqual } from '../core/json-schema'
+import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute } from '../routes/versioner-state'
 import { pointerSegments, REDACTED } from '../values/redaction'
@@ -45,6 +46,8 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
   const own = new Set(selectApis(app, options.api).map((api) => api.context))
   for (const api of selectApis(app)) {
     const state = versionerStateOf(api.context)
+    // Before ready(), no route is known yet: every exchange would pass as not found elsewhere, a silent pass.
+    if (!state.ready) throw new NotReadyError('replayTraffic(app)')
     const storage = state.storesVersion ? state.options.versions : undefined
     const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? api.context.getSchema(ref.replace(/#$/, ''))
     const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage, resolveRef }

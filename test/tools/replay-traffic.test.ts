@@ -21,6 +21,7 @@ import { inProcess, scratch } from '../helpers/cli'
 import { writeMutant } from '../helpers/mutation-harness'
 import { nameWasTitleInResponses } from '../helpers/version-changes'
 import { EMAIL_RENAMED } from '../fixtures/mutations/billing'
+import { buildBillingApp } from '../../examples/billing/app'
 
 const BILLING = resolve(__dirname, '..', '..', 'examples', 'billing', 'app.ts')
 
@@ -747,4 +748,15 @@ test('regression: an exchange an older release recorded whose answer was the ver
   t.same(report.findings, [])
   t.same(report.notReplayable.map((skipped) => [skipped.line, skipped.message]), codes.map((code, index) => [index + 2,
     `the recorded answer is the versioner's own 500 (${code}), a server failure and not behaviour to keep: remove it from the traffic file (captureExchanges no longer records such answers)`]))
+})
+
+test('regression: replayTraffic on an app not ready yet throws FST_VERSIONER_NOT_READY: it passed every exchange, finding nothing', async (t) => {
+  const { file } = await trafficFile(t, 1)
+  const app = await loadApp(BILLING)
+  t.teardown(() => app.close())
+  const unready = await buildBillingApp()
+  t.teardown(() => unready.close())
+  const traffic = readTraffic(await readFile(file, 'utf8'))
+  await t.rejects(replayTraffic(unready, traffic), { code: 'FST_VERSIONER_NOT_READY', message: /replayTraffic\(app\) is only available after app\.ready\(\)/ })
+  t.ok((await replayTraffic(app, traffic)).replayed > 0, 'the ready app replays it')
 })
