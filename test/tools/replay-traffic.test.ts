@@ -521,7 +521,9 @@ test('regression: a response converter that throws now is a finding on an exchan
   t.same(sent.json(), { id: 'p1', title: 'Ada' })
   t.equal(lines.length, 1)
   t.match(JSON.parse(lines[0]) as CapturedExchange, { clientRequest: { headers: { authorization: '[redacted]' } } })
-  const report = await replayTraffic(await appWith(ProfileNameWasTitleBroken), readTraffic(lines.join('\n')))
+  const broken = await appWith(ProfileNameWasTitleBroken)
+  await broken.ready()
+  const report = await replayTraffic(broken, readTraffic(lines.join('\n')))
   t.same(report.findings.map((finding) => finding.text), [
     'line 1: GET /profiles/:id (2000-01-01): response: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by ProfileNameWasTitleBroken (2001-01-01), converter ProfileNameWasTitleBroken.titleDown.'
   ])
