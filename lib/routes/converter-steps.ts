@@ -19,6 +19,7 @@ import { ConverterTargets, pathConverterMatches } from './converter-targets'
 import type { GenerationStep } from '../describe/versions'
 import { answersSuccess } from './schema-forms'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
+import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 
 /** One converter to run on a request or response, and where in the body. */
 export interface ConverterStep {
@@ -32,6 +33,13 @@ export interface ConverterStep {
    * whose successes hold its schema: it gets the whole error body, and runs for statuses ≥ 300 only.
    */
   readonly errorsOnly?: true
+  /**
+   * Requests: the keys the runner removes from the converted object when the converter left them `undefined` (the
+   * optional fields of its schema's form after the step, and of HEAD's); absent where no form lists its keys (a
+   * union, a record) and for a by-path converter (an endpoint instruction may give the body another schema): every
+   * key is looked at.
+   */
+  readonly optionalKeys?: readonly string[]
 }
 
 /** What the planner needs of a HEAD route. */
@@ -173,7 +181,7 @@ export class ConverterPlanner {
           if (collector === null) continue
           found = true
           // A body that is the schema itself needs no walk: the step runs on the whole body.
-          result.push({ converter, findOccurrences: collector.onlySelf === true ? undefined : collector, methods: undefined })
+          result.push({ converter, findOccurrences: collector.onlySelf === true ? undefined : collector, methods: undefined, ...this.keysLeftOut(direction, schema, step) })
         }
         if (!found && converter.migrateHttpErrors && successBodies !== undefined &&
           target.schemas.some((schema) => successBodies.some((success) => this.targets.collectorFor(success, schema, bodyLevel) !== null))) {
@@ -184,4 +192,27 @@ export class ConverterPlanner {
     }
     return result
   }
+
+  /**
+   * For a request step converting objects of the HEAD schema `schema` into their form at `level`: the keys to look at
+   * for `undefined` after it (see {@link ConverterStep.optionalKeys}); none for a response.
+   */
+  private keysLeftOut (direction: 'request' | 'response', schema: TSchema, level: number): { optionalKeys?: readonly string[] } {
+    if (direction === 'response') return {}
+    const after = optionalKeysOf(this.generation.formAt(schema, level))
+    const head = optionalKeysOf(schema)
+    if (after === undefined || head === undefined) return {}
+    return { optionalKeys: [...new Set([...after, ...head])] }
+  }
+}
+
+/**
+ * The optional properties of an object schema whose keys it lists (a `required` list leaves them out); undefined for
+ * any other schema (a union, a reference, a record whose keys are data).
+ */
+function optionalKeysOf (form: TSchema): string[] | undefined {
+  const { type, properties, required, patternProperties, additionalProperties } = form as SchemaObject
+  if (type !== 'object' || !isSchemaObject(properties) || patternProperties !== undefined || isSchemaObject(additionalProperties)) return undefined
+  const listed = new Set(Array.isArray(required) ? required : [])
+  return Object.keys(properties).filter((key) => !listed.has(key))
 }

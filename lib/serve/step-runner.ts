@@ -134,11 +134,22 @@ function shouldRun (step: ConverterStep, at: RunAt): boolean {
 /**
  * Removes the fields a request converter left `undefined`, which no JSON body holds: `body.fullName = body.name` on a
  * PATCH leaving `name` out would otherwise reach a merging handler as `fullName: undefined` and erase the stored value.
+ * `keys`: the only keys where that matters (the object's optional fields, ../routes/converter-steps.ts), looked up
+ * without listing the object's keys, which costs most once a converter's `delete` made it a dictionary; every key
+ * when they are not known.
  */
-function dropUndefined (body: unknown): void {
+function dropUndefined (body: unknown, keys: readonly string[] | undefined): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return
+  const object = body as Record<string, unknown>
   try {
-    for (const key of Object.keys(body)) if ((body as Record<string, unknown>)[key] === undefined) delete (body as Record<string, unknown>)[key]
+    if (keys === undefined) {
+      for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key]
+      return
+    }
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]
+      if (object[key] === undefined && Object.hasOwn(object, key)) delete object[key]
+    }
   } catch {
     // A getter or proxy that throws: writing the body back reports it (./migrate-request.ts).
   }
@@ -212,7 +223,7 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
           result.then((value) => {
             const ignored = ignoredReturn(step, info, value)
             if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
-            if (at.reply === undefined) dropUndefined(info.body)
+            if (at.reply === undefined) dropUndefined(info.body, step.optionalKeys)
             setOwn(holder, key, info.body)
             next()
           }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
@@ -220,7 +231,7 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
         }
         const ignored = ignoredReturn(step, info, result)
         if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
-        if (at.reply === undefined) dropUndefined(info.body)
+        if (at.reply === undefined) dropUndefined(info.body, step.optionalKeys)
         // The root holder's one key is the runner's own (a plain assignment costs a tenth of setOwn's check); an
         // occurrence's key comes from client data.
         if (holder === root) root[ROOT_KEY] = info.body

@@ -148,3 +148,74 @@ for (const own of [true, false]) {
     t.same(old.required ?? [], [], 'every field optional')
   })
 }
+
+// The runner removes a field a converter left `undefined` after that converter, not only before the handler: the next
+// converter of the chain tests what the body holds (`Object.hasOwn`) as the docs tell it to, and must not meet it.
+test('a chain of PATCH converters: a field the first leaves undefined is gone before the second tests for it', async (t) => {
+  const NamePatch = Type.Object({ firstName: Type.Optional(Type.String()), lastName: Type.Optional(Type.String()), email: Type.Optional(Type.String()) }, { $id: 'ChainedNamePatch' })
+  class NameWasSplit extends VersionChange {
+    description = 'fullName became firstName and lastName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(NamePatch).field('firstName').didntExist, schema(NamePatch).field('lastName').didntExist,
+      schema(NamePatch).formerField('fullName').existedAs({ type: Type.String(), optional: true })
+    ]
+
+    @ConvertRequestToNextVersionFor(NamePatch)
+    splitName (request: RequestInfo) {
+      if (!Object.hasOwn(request.body, 'fullName')) return
+      const [firstName, ...rest] = (request.body.fullName as string).split(' ')
+      Object.assign(request.body, { firstName, lastName: rest.join(' ') })
+      delete request.body.fullName
+    }
+  }
+  class FullNameWasName extends VersionChange {
+    description = 'name became fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(NamePatch).formerField('fullName').had({ name: 'name' })]
+
+    // Written for full bodies: a PATCH without `name` leaves `fullName: undefined`.
+    @ConvertRequestToNextVersionFor(NamePatch)
+    nameUp (request: RequestInfo) {
+      request.body.fullName = request.body.name
+      delete request.body.name
+    }
+  }
+  const seen: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', NameWasSplit), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
+    api.patch('/people/p1', { schema: { body: NamePatch } }, async (request) => { seen.push(request.body); return {} })
+  })
+  const patch = async (payload: object) => await app.inject({ method: 'PATCH', url: '/people/p1', headers: { 'x-api-version': '2000-01-01' }, payload })
+  t.equal((await patch({ email: 'ada@example.com' })).statusCode, 200, 'no 500 from splitting undefined')
+  t.equal((await patch({ name: 'Ada King Lovelace' })).statusCode, 200)
+  t.same(seen, [{ email: 'ada@example.com' }, { firstName: 'Ada', lastName: 'King Lovelace' }])
+  t.notOk(Object.hasOwn(seen[0] as object, 'firstName'), 'nor firstName: undefined')
+})
+
+test('a field left undefined in a body whose keys are data (a record), or by a by-path converter, is removed too', async (t) => {
+  const Labels = Type.Record(Type.String(), Type.String(), { $id: 'PatchLabels' })
+  const LabelsPatch = Type.Object({ labels: Type.Optional(Labels), note: Type.Optional(Type.String()) }, { $id: 'LabelsPatch' })
+  class LabelsRenamed extends VersionChange {
+    description = 'the label colour became tone; memo became note.'
+    instructionsToMigrateToPreviousVersion = [schema(LabelsPatch).field('note').had({ name: 'memo' })]
+
+    @ConvertRequestToNextVersionFor(Labels)
+    toneUp (request: RequestInfo) {
+      request.body.tone = request.body.colour
+      delete request.body.colour
+    }
+
+    @ConvertRequestToNextVersionFor('/tags/t1', ['PATCH'])
+    noteUp (request: RequestInfo) {
+      request.body.note = request.body.memo
+      delete request.body.memo
+    }
+  }
+  const seen: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelsRenamed), new Version('2000-01-01')), async (api) => {
+    api.patch('/tags/t1', { schema: { body: LabelsPatch } }, async (request) => { seen.push(request.body); return {} })
+  })
+  const response = await app.inject({ method: 'PATCH', url: '/tags/t1', headers: { 'x-api-version': '2000-01-01' }, payload: { labels: { size: 'L' } } })
+  t.equal(response.statusCode, 200, response.body)
+  t.same(seen, [{ labels: { size: 'L' } }])
+  t.notOk(Object.hasOwn((seen[0] as { labels: object }).labels, 'tone'), 'no tone: undefined in the record')
+  t.notOk(Object.hasOwn(seen[0] as object, 'note'), 'no note: undefined from the by-path converter')
+})
