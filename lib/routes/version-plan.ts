@@ -45,8 +45,11 @@ export interface RequestPlan {
   readonly requestSteps: readonly ConverterStep[]
   /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
   readonly deprecations: FieldDeprecations | undefined
-  /** The HEAD body fields this version cannot express, as JSON pointers (./full-replace.ts): what a replace from it clears. */
-  readonly lackedFields: readonly string[]
+  /**
+   * The HEAD body fields this version cannot express, as JSON pointers (./full-replace.ts): what a replace from it
+   * clears. Found on the first call: only full replaces and `verify` ask.
+   */
+  readonly lackedFields: () => readonly string[]
 }
 
 /** One version of one route. */
@@ -168,7 +171,9 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation)
-  return { requestForms, validate, cleaners, requestSteps, deprecations, lackedFields: lackedFieldsOf(headPart(route, 'body', body), level, generation) }
+  let lacked: readonly string[] | undefined
+  const lackedFields = (): readonly string[] => (lacked ??= lackedFieldsOf(headPart(route, 'body', body), level, generation))
+  return { requestForms, validate, cleaners, requestSteps, deprecations, lackedFields }
 }
 
 /** The response side of a behaviour (see {@link VersionBehaviour}). */

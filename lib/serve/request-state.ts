@@ -188,7 +188,7 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {
   const behaviour = behaviourOf(request)
   if (behaviour === undefined) refuseIfAnotherCopy(request, 'fieldsTheVersionLacks')
-  return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields
+  return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields()
 }
 
 /**

@@ -92,7 +92,7 @@ class ReplaceFindings {
 
   /** Notes every field `plan` (of `behaviour`, body slot `slot`) lacks that `head` does not keep. */
   add (head: HeadRoute, behaviour: VersionBehaviour, slot: string, plan: RequestPlan): void {
-    for (const pointer of plan.lackedFields) if (!head.fullReplace.keeps.has(pointer)) this.note({ head, behaviour, slot, pointer, derived: false })
+    for (const pointer of plan.lackedFields()) if (!head.fullReplace.keeps.has(pointer)) this.note({ head, behaviour, slot, pointer, derived: false })
   }
 
   /**
@@ -145,7 +145,7 @@ export function replaceFindings (state: VersionerState): ReplaceFinding[] {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) {
         for (const [slot, plan] of plansOf(behaviour)) {
-          for (const pointer of plan.lackedFields) lacked.add(pointer)
+          for (const pointer of plan.lackedFields()) lacked.add(pointer)
           findings.add(head, behaviour, slot, plan)
         }
       }
