@@ -20,6 +20,7 @@ import type { GenerationStep } from '../describe/versions'
 import { answersSuccess } from './schema-forms'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
+import type { FormDeprecations } from './field-deprecations'
 
 /** One converter to run on a request or response, and where in the body. */
 export interface ConverterStep {
@@ -74,6 +75,8 @@ export class ConverterPlanner {
   private readonly plans = new Map<PlannedRoute | undefined, Map<string, Map<unknown, Map<TSchema | undefined, Array<readonly ConverterStep[]>>>>>()
   /** Where HEAD's serializer writes a body of each HEAD schema other than JSON does: one a schema, for every route and version. */
   private readonly written = new Map<TSchema, WrittenPlaces>()
+  /** What each request part form holds of deprecated fields (./field-deprecations.ts): one walk a form, for every route and version. */
+  readonly deprecations = new WeakMap<TSchema, FormDeprecations | null>()
   /** The guards of each HEAD schema at each level (../value-guards.ts): one list a schema and level, for every route. */
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
 

@@ -32,28 +32,45 @@ export interface FieldDeprecations {
   readonly details: ReadonlyMap<TSchema, FieldDeprecation>
 }
 
+/** The deprecated places of one request part's form: a finder, and what each deprecated node says. */
+export interface FormDeprecations {
+  readonly find: PlaceFinder
+  readonly details: ReadonlyMap<TSchema, FieldDeprecation>
+}
+
 /**
  * The deprecated parts of the requests of a route (`display` naming it) at `at.level`, found in `forms` (the
  * version's request part schemas, ready for Fastify), or `undefined` when they hold none. A bad `x-` keyword beside
- * `deprecated: true` is a `VersionerStructureError` naming the route, the part and the version.
+ * `deprecated: true` is a `VersionerStructureError` naming the route, the part and the version (the first met with
+ * that form). `known` holds what each form was found to hold (`null`: nothing): a form shared by routes and by the
+ * versions where it did not change is walked once.
  */
 export function fieldDeprecationsOf (
   display: string, forms: ReadonlyArray<readonly [PartFinder['part'] | 'params', TSchema]>, at: { readonly level: number, readonly version: string },
-  generation: SchemaGeneration
+  generation: SchemaGeneration, known: WeakMap<TSchema, FormDeprecations | null>
 ): FieldDeprecations | undefined {
   const details = new Map<TSchema, FieldDeprecation>()
   const parts: PartFinder[] = []
   for (const [part, form] of forms) {
     if (part === 'params') continue
+    let found = known.get(form)
+    if (found === undefined) known.set(form, found = formDeprecations(form, `${display}: the ${part} schema in version ${at.version}`, generation))
+    if (found === null) continue
     const [property, prefix] = PARTS[part]
-    const where = `${display}: the ${part} schema in version ${at.version}`
-    const isTarget = (node: TSchema): boolean => {
-      const deprecation = readFieldDeprecation(node, where)
-      if (deprecation !== undefined) details.set(node, deprecation)
-      return deprecation !== undefined
-    }
-    const find = compilePlaceFinder(form, { isTarget, resolveRef: (ref) => generation.resolveAnyId(ref) })
-    if (find !== null) parts.push({ part, property, prefix, find, form })
+    parts.push({ part, property, prefix, find: found.find, form })
+    for (const [node, deprecation] of found.details) details.set(node, deprecation)
   }
   return parts.length === 0 ? undefined : { parts, details }
+}
+
+/** The deprecated places of `form` (`where` naming it in errors), or `null` when it holds none. */
+function formDeprecations (form: TSchema, where: string, generation: SchemaGeneration): FormDeprecations | null {
+  const details = new Map<TSchema, FieldDeprecation>()
+  const isTarget = (node: TSchema): boolean => {
+    const deprecation = readFieldDeprecation(node, where)
+    if (deprecation !== undefined) details.set(node, deprecation)
+    return deprecation !== undefined
+  }
+  const find = compilePlaceFinder(form, { isTarget, resolveRef: (ref) => generation.resolveAnyId(ref) })
+  return find === null ? null : { find, details }
 }

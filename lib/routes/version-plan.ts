@@ -170,7 +170,7 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
-  const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation)
+  const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation, planner.deprecations)
   let lacked: readonly string[] | undefined
   const lackedFields = (): readonly string[] => (lacked ??= lackedFieldsOf(headPart(route, 'body', body), level, generation))
   return { requestForms, validate, cleaners, requestSteps, deprecations, lackedFields }
