@@ -45,7 +45,7 @@ export interface CapturedWebhook {
 const webhookChannel = diagnosticsChannel.channel('fastify-versioner:webhook')
 
 /** What a render gives the capture: the webhook, its event, its timestamp and each version's body as JSON text. */
-export interface RenderedForCapture {
+interface RenderedForCapture {
   readonly webhook: { readonly name: string, readonly method: string }
   readonly event: unknown
   readonly timestamp: number
