@@ -13,7 +13,9 @@ import { readTraffic, replayTraffic } from '../../tools'
 
 const NoteInput = Type.Object({ name: Type.String() })
 const Note = Type.Object({ id: Type.String(), name: Type.String() })
-const NoteEvent = Type.Object({ id: Type.String(), type: Type.Literal('note.created'), created: Type.Integer({ description: 'Unix time, in seconds.' }), data: Note })
+const NoteEvent = Type.Object({
+  id: Type.String(), type: Type.Literal('note.created'), created: Type.Integer({ description: 'Unix time, in seconds.' }), livemode: Type.Optional(Type.Boolean()), data: Note
+})
 
 /** What a team changed. */
 interface Changes {
@@ -23,6 +25,8 @@ interface Changes {
   readonly milliseconds?: boolean
   /** The handler builds the event from the input, named otherwise (a handler mistake). */
   readonly trimmedName?: boolean
+  /** The handler adds a field to every version's events (as the policy allows). */
+  readonly livemode?: boolean
 }
 
 /** A builder of fresh notes applications: POST /notes renders note.created for a subscriber pinned to each version. */
@@ -47,7 +51,9 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
       api.post('/notes', { schema: { body: NoteInput, response: { 200: Note } } }, async (request) => {
         const note = { id: randomUUID(), name: request.body.name }
         const data = changes.trimmedName === true ? { ...note, name: note.name.trim() } : note
-        const event = { id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data }
+        const event = {
+          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, ...(changes.livemode === true ? { livemode: true } : {})
+        }
         await app.versioner.webhooks.render('note.created', event, { subscribers })
         return note
       })
@@ -130,6 +136,7 @@ test('replay: the recorded renders render as recorded on the correct app; a conv
 test('replay --handlers: the correct application renders every recorded delivery as recorded, its ids mapped and its times left out', async (t) => {
   const traffic = await notesTraffic()
   t.same(await notesFindings(traffic, {}, true), [])
+  t.same(await notesFindings(traffic, { livemode: true }, true), [], 'a field added to every version\'s events, as the policy allows')
 })
 
 test('replay --handlers: a handler building the event otherwise is a finding on the delivery; so is a Unix time in seconds made milliseconds', async (t) => {
