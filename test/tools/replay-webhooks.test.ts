@@ -57,6 +57,11 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
         await app.versioner.webhooks.render('note.created', event, { subscribers })
         return note
       })
+      // 3 ms later: the two fresh apps never answer in one millisecond, so the place is one they answer differently too.
+      api.get('/clock', { schema: { response: { 200: Type.Object({ now: Type.Integer({ description: 'Unix time, in seconds.' }) }) } } }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 3))
+        return { now: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000) }
+      })
     }))
     return app
   }
@@ -71,8 +76,9 @@ async function notesTraffic (): Promise<string> {
   diagnosticsChannel.subscribe('fastify-versioner:webhook', record)
   try {
     for (const [version, name] of [['2000-01-01', 'Pen'], ['2001-01-01', ' Ink '], ['2001-01-01', 'Cap']]) {
-      await app.inject({ method: 'POST', url: '/notes', headers: { 'x-api-version': version }, payload: version === '2000-01-01' ? { name } : { name } })
+      await app.inject({ method: 'POST', url: '/notes', headers: { 'x-api-version': version }, payload: { name } })
     }
+    await app.inject({ method: 'GET', url: '/clock', headers: { 'x-api-version': '2001-01-01' } })
   } finally {
     diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
     diagnosticsChannel.unsubscribe('fastify-versioner:webhook', record)
@@ -97,7 +103,7 @@ async function notesFindings (traffic: string, changes: Changes, handlers = fals
 test('the traffic file: a render line is read beside the exchanges; a malformed one is reported as such', async (t) => {
   const traffic = await notesTraffic()
   const read = readTraffic(traffic)
-  t.equal(read.exchanges.length, 3)
+  t.equal(read.exchanges.length, 4)
   t.equal(read.deliveries.length, 3)
   t.same(read.problems, [])
   const [first] = read.deliveries
@@ -144,8 +150,10 @@ test('replay --handlers: a handler building the event otherwise is a finding on 
   const trimmed = await notesFindings(traffic, { trimmedName: true }, true)
   t.match(trimmed, [/^line 3: webhook note\.created \(2001-01-01\): delivery body\/data\/name: the subscribers received ' Ink ', the handlers of a fresh application now render 'Ink'\.$/])
   const milliseconds = await notesFindings(traffic, { milliseconds: true }, true)
-  t.equal(milliseconds.length, 6, milliseconds.join('\n'))
+  t.equal(milliseconds.length, 7, milliseconds.join('\n'))
   t.match(milliseconds[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/created: the subscribers received \d{10}, the handlers of a fresh application now render \d{13}\.$/)
+  // An answer's Unix time too: both fresh apps read the clock (in milliseconds), which was left out as noise.
+  t.match(milliseconds[6], /^line 7: GET \/clock \(2001-01-01\): answer body\/now: the client received \d{10}, the handlers of a fresh application now answer \d{13}\.$/)
 })
 
 test('replay --handlers: a recorded delivery whose request the file does not hold is not replayed, not a finding', async (t) => {
