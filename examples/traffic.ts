@@ -1,6 +1,6 @@
 /**
  * Traffic for the example apps: clients of every version calling every route with varied data, recorded with the
- * `captureExchanges` option as NDJSON (one exchange a line), what `fastify-versioner replay` reads. Tests and the
+ * `captureExchanges` option as NDJSON (one exchange, or one webhook render, a line), what `fastify-versioner replay` reads. Tests and the
  * replay benchmark use it; `node --import tsx examples/traffic.ts billing exchanges.ndjson` writes a file.
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { CaptureExchangesOptions } from '../plugin'
 import { buildApp } from './users/app'
-import { buildBillingApp } from './billing/app'
+import { buildBillingApp, type Subscriber } from './billing/app'
 
 /** The example apps. */
 export type ExampleName = 'users' | 'billing'
@@ -71,24 +71,40 @@ async function usersRound (app: FastifyInstance, round: number): Promise<void> {
   await call(app, { version: '2000-01-01', method: 'GET', url: '/users/00000000-0000-4000-8000-000000000000' })
 }
 
+/** The billing example's webhook subscribers, as production has them: one pinned to each of its versions. */
+const SUBSCRIBERS: Subscriber[] = ['2023-10-16', '2024-04-10', '2024-09-30', '2025-03-31']
+  .map((version) => ({ id: `ep_${version}`, url: 'https://subscriber.test/hooks', version, secret: `whsec_${'A'.repeat(32)}` }))
+
+/** What else to record. */
+export interface RecordOptions {
+  /**
+   * Give the billing app a webhook subscriber pinned to each of its versions (deliveries are not sent), so that its
+   * `invoice.paid` renders are recorded too, one line each (default `false`: no subscriber, no render).
+   */
+  readonly subscribers?: boolean
+}
+
 /**
- * The exchanges of `rounds` rounds of an example app's clients, as NDJSON lines (one exchange each), captured with
- * `captureExchanges` (`capture`: its options; every exchange by default).
+ * The exchanges of `rounds` rounds of an example app's clients, as NDJSON lines (one exchange, or one webhook render,
+ * each), captured with `captureExchanges` (`capture`: its options; every exchange by default).
  * @example
  * ```ts
- * const lines = await recordTraffic('billing', 10)
+ * const lines = await recordTraffic('billing', 10, {}, { subscribers: true })
  * ```
  */
-export async function recordTraffic (name: ExampleName, rounds: number, capture: CaptureExchangesOptions = {}): Promise<string[]> {
+export async function recordTraffic (name: ExampleName, rounds: number, capture: CaptureExchangesOptions = {}, recording: RecordOptions = {}): Promise<string[]> {
   const options = { versioner: { captureExchanges: capture } }
-  const app = name === 'users' ? await buildApp(options) : await buildBillingApp(options)
+  const webhooks = recording.subscribers === true ? { subscribers: SUBSCRIBERS, deliver: async () => {} } : {}
+  const app = name === 'users' ? await buildApp(options) : await buildBillingApp({ ...options, ...webhooks })
   const lines: string[] = []
   const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
   diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  diagnosticsChannel.subscribe('fastify-versioner:webhook', record)
   try {
     for (let round = 0; round < rounds; round++) await (name === 'users' ? usersRound : billingRound)(app, round)
   } finally {
     diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    diagnosticsChannel.unsubscribe('fastify-versioner:webhook', record)
     await app.close()
   }
   return lines

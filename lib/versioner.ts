@@ -22,6 +22,7 @@ import { kBundleInternals, kRequestState, kToolFacts, kVersionerState, type Tool
 import { checkComponentNames, checkInstructionReferences, checkMethods, checkUsage } from './routes/usage-checks'
 import { checkWebhookNames, Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
+import { createWebhookCapture } from './serve/webhook-capture'
 import { resolveDocsOptions, type ResolvedDocsOptions } from './docs/options'
 import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
@@ -181,7 +182,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()
   const engine = new MigrationEngine(resolved.versions, state.generation, state.planner, appAjvSetup(fastify))
-  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName, api: resolved.apiName, log: fastify.log }))
+  const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])
+  const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName, api: resolved.apiName, log: fastify.log, capture }))
   const changelog = changelogOnce(state, webhooks)
   const built: { documents?: OpenApiDocuments } = {}
   let routes: Map<string, VersionedRouteInfo[]> | undefined
@@ -239,7 +241,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
       checkInstructionReferences(state)
-      if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers)
+      if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers, webhooks.list())
       state.ready = true
       logServedVersions(fastify, resolved, docsOptions)
       done()

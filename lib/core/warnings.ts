@@ -24,8 +24,8 @@ export const processWarning = {
   FSTVRS002: createWarning({
     name: 'FastifyVersionerWarning',
     code: 'FSTVRS002',
-    message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route declares in any version (request bodies, " +
-      'query strings, responses): check its spelling (a header goes in redact.headers, by name), or the value it should hide is recorded. It is still redacted wherever a body holds it.',
+    message: "captureExchanges.redact.pointers names '%s', a place no schema of a versioned route or webhook declares in any version (request bodies, " +
+      'query strings, responses, webhook bodies): check its spelling (a header goes in redact.headers, by name), or the value it should hide is recorded. It is still redacted wherever a body holds it.',
     unlimited: true
   }),
   FSTVRS003: createWarning({

@@ -11,11 +11,18 @@ import { resolverWithin } from '../core/subschemas'
 import { processWarning } from '../core/warnings'
 import { requestPlans } from '../routes/version-plan'
 import type { VersionerState } from '../routes/versioner-state'
+import type { DeclaredWebhook } from '../routes/webhooks'
 import { declaresPlace } from '../values/pointer-places'
 
-/** The schemas of the data pointers apply to, in every version of every versioned route: bodies, query strings, responses. */
-function dataSchemas (state: VersionerState): TSchema[] {
+/**
+ * The schemas of the data pointers apply to, in every version of every versioned route (bodies, query strings,
+ * responses) and of every webhook (its body: captured deliveries are redacted too).
+ */
+function dataSchemas (state: VersionerState, webhooks: readonly DeclaredWebhook[]): TSchema[] {
   const schemas: TSchema[] = []
+  for (const webhook of webhooks) {
+    webhook.timeline.forEach((version, level) => { if (version.exists) schemas.push(state.generation.formAt(webhook.body, level)) })
+  }
   for (const head of state.headRoutes) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) {
@@ -30,16 +37,16 @@ function dataSchemas (state: VersionerState): TSchema[] {
 }
 
 /**
- * Warns (`FSTVRS002`) about each redaction pointer (as segments) that no schema of `state`'s versioned routes
- * declares; nothing when no versioned route has a schema to compare with.
+ * Warns (`FSTVRS002`) about each redaction pointer (as segments) that no schema of `state`'s versioned routes nor of
+ * `webhooks` declares; nothing when no versioned route has a schema to compare with.
  * @example
  * ```ts
  * warnUndeclaredPointers(state, [['card', 'number']])
  * ```
  */
-export function warnUndeclaredPointers (state: VersionerState, pointers: ReadonlyArray<readonly string[]>): void {
+export function warnUndeclaredPointers (state: VersionerState, pointers: ReadonlyArray<readonly string[]>, webhooks: readonly DeclaredWebhook[] = []): void {
   if (pointers.length === 0) return
-  const schemas = dataSchemas(state)
+  const schemas = dataSchemas(state, webhooks)
   if (schemas.length === 0) return
   const resolveRef = resolverWithin(schemas, () => undefined)
   for (const segments of pointers) {

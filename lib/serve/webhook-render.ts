@@ -20,6 +20,7 @@ import { createGoneTest } from './gone-versions'
 import { releasedNow, startReleaseClock } from './release-clock'
 import { engineFor, migrateWith, pickedTarget, type MigrationEngine, type ReadonlyDeep, type StandaloneAjv } from './migrate-response-body'
 import { publishWebhookRendered, webhookRenderedChannel, type RenderedSubscriber } from './usage-events'
+import type { WebhookCapture } from './webhook-capture'
 
 /** What rendering needs besides the webhook: the migration engine, the clock, the default version header. */
 interface RenderContext {
@@ -31,6 +32,8 @@ interface RenderContext {
   readonly api?: string
   /** Where a version that could not be rendered is logged (the application's logger; none for `renderWebhook`). */
   readonly log?: Pick<FastifyBaseLogger, 'error'>
+  /** The capture of renders (option `captureExchanges`: ./webhook-capture.ts); none when it is off. */
+  readonly capture?: WebhookCapture
 }
 
 /** A token of RFC 9110: what a header name is made of. */
@@ -177,7 +180,7 @@ async function render<S extends WebhookSubscriber> (
   const deliveries: Array<WebhookDelivery<S> | undefined> = []
   const skipped: Array<SkippedSubscriber<S> | undefined> = []
   const failed: Array<FailedSubscriber<S> | undefined> = []
-  const renderedIn: Array<[string, Array<Resolved<S>>]> = []
+  const renderedIn: Array<[string, Array<Resolved<S>>, string]> = []
   for (const [version, group] of byVersion) {
     const level = engine.generation.levelOf(version)
     if (webhook.timeline[level]?.exists !== true) {
@@ -211,7 +214,7 @@ async function render<S extends WebhookSubscriber> (
       deliveries[index] = { subscriber, version, requested: pin.requested, fellForward: pin.fellForward, body, headers }
     }
     const sent = group.filter(({ keys }) => !(keys instanceof Error))
-    if (sent.length > 0) renderedIn.push([version, sent])
+    if (sent.length > 0) renderedIn.push([version, sent, body])
   }
   // Published once every version is rendered, for the versions rendered: a render that rejects rendered nothing for anyone.
   if (webhookRenderedChannel.hasSubscribers) {
@@ -220,6 +223,7 @@ async function render<S extends WebhookSubscriber> (
       publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered, api: context.api })
     }
   }
+  context.capture?.({ webhook, event: latestBody, timestamp, texts: renderedIn.map(([version, , body]) => [version, body] as const) })
   return {
     id,
     timestamp,

@@ -15,6 +15,8 @@ import type { RecordedExchange } from './traffic-file'
 import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
+import { clockRule, DeliveryObserver } from './handler-deliveries'
+import type { DeliveryLine } from './traffic-file'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
 interface AnswerVerdicts {
@@ -71,13 +73,6 @@ function learnNoise (noise: Noise, route: string, left: Answer, right: Answer): 
   for (const name of new Set([...first.keys(), ...second.keys()])) if (first.get(name) !== second.get(name)) noise.add(route, `headers/${name}`)
 }
 
-/** True for a time read from the clock between `from` and `to` (milliseconds): an ISO date-time, or Unix time in seconds or milliseconds. */
-function clockValue (value: unknown, from: number, to: number): boolean {
-  const within = (time: number): boolean => time >= from - 1000 && time <= to + 1000
-  if (typeof value === 'number') return within(value) || within(value * 1000)
-  return typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) && within(Date.parse(value))
-}
-
 /** The recorded strings at places the handlers make anew (by route): what only a request of the record could have made. */
 function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<string> {
   const made = new Set<string>()
@@ -102,11 +97,13 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   if (recorded.status === 304) return { volatile: 0 }
   let volatile = 0
   for (const difference of differencesOf(recorded.body, left.body, 1000)) {
-    const clock = clockValue(difference.replayed, context.from, context.to) && clockValue(valueAt(right.body, difference.pointer), context.from, context.to)
+    // A time of the replay in another unit or form than recorded (seconds made milliseconds) is a change, noise or not.
+    const rule = clockRule(difference.recorded, difference.replayed, context)
+    const clock = rule === 'clock' && clockRule(difference.recorded, valueAt(right.body, difference.pointer), context) === 'clock'
     // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
     const counterpart = typeof difference.recorded === 'string' ? context.ids.get(difference.recorded) : undefined
     const moved = counterpart !== undefined && counterpart !== difference.replayed
-    if (!moved && (clock || context.noise.has(route, `body${difference.pointer}`))) volatile++
+    if (!moved && rule !== 'changed' && (clock || context.noise.has(route, `body${difference.pointer}`))) volatile++
     else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
   }
   const now = headersOf(left)
@@ -193,17 +190,23 @@ export function handlerUrl (exchange: RecordedExchange, served: string): Handler
  * const report = await withAnswers(await converterReport, buildApp, exchanges)
  * ```
  */
-export async function withAnswers (report: ReplayReport, build: AppBuilder, sent: readonly HandlerExchange[]): Promise<ReplayReport> {
+export async function withAnswers (
+  report: ReplayReport, build: AppBuilder, sent: readonly HandlerExchange[], deliveries: { recorded: readonly DeliveryLine[], judged: ReadonlySet<number> } = { recorded: [], judged: new Set() }
+): Promise<ReplayReport> {
   const reported = new Set([...report.findings, ...report.notReplayable].map((item) => item.line))
   const exchanges = sent.map((item) => reported.has(item.line) ? { ...item, judged: false } : item)
+  // The renders whose converters' replay reported nothing are judged too (./handler-deliveries.ts).
+  const observer = new DeliveryObserver(deliveries.recorded, new Set([...deliveries.judged].filter((line) => !reported.has(line))))
   const from = Date.now()
-  const [left, right] = await playOnTwo(build, exchanges)
-  const verdicts = judgeAnswers(exchanges, left, right, { from, to: Date.now() })
+  const [left, right] = await playOnTwo(build, exchanges, observer)
+  const window = { from, to: Date.now() }
+  const verdicts = judgeAnswers(exchanges, left, right, window)
+  const rendered = observer.judge(left.ids, window)
   const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
   return {
     ...report,
-    findings: [...report.findings, ...verdicts.findings].sort(byLine),
-    notReplayable: [...report.notReplayable, ...verdicts.notReplayable].sort(byLine),
-    answers: { compared: verdicts.compared, volatile: verdicts.volatile }
+    findings: [...report.findings, ...verdicts.findings, ...rendered.findings].sort(byLine),
+    notReplayable: [...report.notReplayable, ...verdicts.notReplayable, ...rendered.notReplayable].sort(byLine),
+    answers: { compared: verdicts.compared + rendered.compared, volatile: verdicts.volatile + rendered.volatile }
   }
 }

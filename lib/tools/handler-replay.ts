@@ -140,6 +140,12 @@ function bodyOf (text: string): unknown {
   }
 }
 
+/** What watches the two applications (./handler-deliveries.ts): attached to each once ready, finished before they close. */
+interface PlayObserver {
+  attach: (root: FastifyInstance) => void
+  finish: (played: readonly [Played, Played]) => Promise<void>
+}
+
 /** An application being played: its root, the identifiers it gave, its answers, and the unmapped strings of its requests. */
 interface Player {
   readonly root: FastifyInstance
@@ -162,19 +168,21 @@ async function send (player: Player, { exchange, url }: HandlerExchange): Promis
 /**
  * Sends the exchanges, in order, to two fresh applications `build` makes (closed after), each exchange to one then the
  * other, mapping identifiers as it goes. The second is first sent one request no route serves, so that what counts
- * requests (Fastify's request ids) differs between them and shows as what the handlers make anew.
+ * requests (Fastify's request ids) differs between them and shows as what the handlers make anew. `observer` watches
+ * both applications while they are open.
  * @example
  * ```ts
  * const [left, right] = await playOnTwo(buildApp, exchanges)
  * ```
  */
-export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerExchange[]): Promise<[Played, Played]> {
+export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerExchange[], observer?: PlayObserver): Promise<[Played, Played]> {
   const players: Player[] = []
   try {
     for (let index = 0; index < 2; index++) {
       const root = rootOf(await build())
       players.push({ root, ids: new Map(), answers: [], unmapped: [] })
       await root.ready()
+      observer?.attach(root)
     }
     const [left, right] = players
     await right.root.inject({ method: 'GET', url: '/.well-known/fastify-versioner-replay-warm-up' })
@@ -182,7 +190,9 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
       const answers = [await send(left, item), await send(right, item)] as const
       if (answers[0] !== undefined && answers[1] !== undefined) learnAnswer(item.exchange.clientResponse, [answers[0], answers[1]], [left.ids, right.ids])
     }
-    return [{ answers: left.answers, unmapped: left.unmapped, ids: left.ids }, { answers: right.answers, unmapped: right.unmapped, ids: right.ids }]
+    const played: [Played, Played] = [{ answers: left.answers, unmapped: left.unmapped, ids: left.ids }, { answers: right.answers, unmapped: right.unmapped, ids: right.ids }]
+    await observer?.finish(played)
+    return played
   } finally {
     for (const player of players) await player.root.close()
   }

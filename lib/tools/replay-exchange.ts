@@ -136,7 +136,7 @@ function failed (error: unknown, index: number, converters: readonly string[], r
 }
 
 /** Runs `steps` one version change at a time, in the exchange's version as served (`isApplied` reads it). */
-async function runStages (
+export async function runStages (
   replayer: ExchangeReplayer, run: Parameters<typeof runStagesAt>[1], version: string, snapshot: () => Record<string, unknown>, request: boolean
 ): Promise<Stage[] | Stopped> {
   const work = async (): Promise<Stage[] | Stopped> => await runStagesAt(replayer, run, snapshot, request)
@@ -169,7 +169,7 @@ async function runStagesAt (
  * Generation step indices from `level` down to `newest` (a request going up), or from `newest` up to `level` (a
  * response going down): the changes of versions added since the exchange was recorded do not apply to its data.
  */
-function indicesOf (level: number, newest: number, up: boolean): number[] {
+export function indicesOf (level: number, newest: number, up: boolean): number[] {
   const indices: number[] = []
   for (let index = newest; index < level; index++) indices.push(index)
   return up ? indices.reverse() : indices

@@ -13,9 +13,11 @@ export interface ReplayFinding {
   readonly route: string
   /**
    * `'request'`: the request up to HEAD; `'response'`: the response down to the version; `'answer'` (with `handlers`):
-   * what the client now gets from the handlers of a fresh application, sent the recorded request.
+   * what the client now gets from the handlers of a fresh application, sent the recorded request; `'delivery'`: a
+   * recorded webhook render (`route` is then `webhook <name>`), its event rendered again through the converters, or
+   * (with `handlers`) the event a fresh application's handler renders.
    */
-  readonly direction: 'request' | 'response' | 'answer'
+  readonly direction: 'request' | 'response' | 'answer' | 'delivery'
   /**
    * `'differs'`: the converters give something else now; `'converter failed'`: one throws; `'refused'`: the version's
    * schema or a converter refuses the recorded request; `'unexpressible'`: the response holds a HEAD value the version
@@ -56,6 +58,8 @@ export interface ReplayReport {
   readonly findings: readonly ReplayFinding[]
   /** The exchanges replayed (every exchange of the file, but those of other APIs). */
   readonly replayed: number
+  /** The webhook deliveries replayed: one per recorded render and version (decision 0238). */
+  readonly deliveries: number
   /** Exchanges of another API of the application than the one picked. */
   readonly otherApis: number
   /** Places not compared because they held a redacted value. */

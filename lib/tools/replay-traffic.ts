@@ -9,12 +9,12 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { deepEqual } from '../core/json-schema'
 import { NotReadyError } from '../core/errors'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute } from '../routes/versioner-state'
-import { pointerSegments, REDACTED } from '../values/redaction'
-import { replayRequest, replayResponse, valueAt, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
+import { REDACTED } from '../values/redaction'
+import { replayRequest, replayResponse, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
+import { atFault, replayDeliveries } from './replay-webhooks'
 import { serverFailure, type RecordedExchange, type Traffic } from './traffic-file'
 import { compareRecorded, madeFromRedacted } from './value-difference'
 import { SECOND_STAND_IN } from './redacted-stand-ins'
@@ -69,31 +69,6 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
     return found.get(key)
   }
   return { routes, own, moved }
-}
-
-/** The version changes at fault for a difference at `part` `pointer`, and their converters that ran. */
-function atFault (steps: readonly GenerationStep[], side: Replayed, part: string, pointer: string): Pick<ReplayFinding, 'versionChanges' | 'converters'> & { origin: string } {
-  const segments = pointerSegments(pointer)
-  const valueIn = (data: Readonly<Record<string, unknown>>): unknown => valueAt(data[part], pointer)
-  let previous = valueIn(side.start)
-  let last: Replayed['stages'][number] | undefined
-  for (const stage of side.stages) {
-    const value = valueIn(stage.data)
-    if (!deepEqual(value, previous)) last = stage
-    previous = value
-  }
-  if (last !== undefined) {
-    const step = steps[last.index]
-    const named = step.changes.filter((change) => last.converters.some((converter) => converter.startsWith(`${change.name}.`)))
-    return { versionChanges: (named.length > 0 ? named : step.changes).map((change) => change.name), converters: last.converters, origin: step.origin }
-  }
-  // No converter changed the place: the changes on the way whose instructions name its field, else all of them.
-  const field = segments.filter((key) => !/^\d+$/.test(key)).at(-1)
-  const onTheWay = side.stages.map((stage) => steps[stage.index])
-  const naming = onTheWay.flatMap((step) => step.changes).filter((change) => change.instructions.some((instruction) =>
-    field !== undefined && 'field' in instruction && (instruction.field === field || ('name' in instruction && instruction.name === field))))
-  const changes = [...new Set(naming.length > 0 ? naming : onTheWay.flatMap((step) => step.changes))]
-  return { versionChanges: changes.map((change) => change.name), converters: [], origin: [...new Set(changes.map((change) => change.version))].join(', ') }
 }
 
 /** The finding of a side that differs from what was recorded, if it does (redacted places passed over, counted in `count`). */
@@ -161,7 +136,7 @@ function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchang
  * ```
  */
 export async function replayTraffic (
-  app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
+  app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'> & Partial<Pick<Traffic, 'deliveries'>>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
 ): Promise<ReplayReport> {
   const index = routeIndex(app, options, runConverter)
   const { own } = index
@@ -193,8 +168,18 @@ export async function replayTraffic (
     const { origin, ...rest } = finding
     findings.push({ ...rest, text: describe(rest, origin) })
   }
-  const report = { findings, replayed: count.replayed, otherApis: count.otherApis, redacted: count.redacted, notReplayable }
-  return options.handlers === undefined ? report : await withAnswers(report, options.handlers, sent)
+  const webhooks = await replayDeliveries(app, traffic.deliveries ?? [], options, runConverter)
+  const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
+  const report = {
+    findings: [...findings, ...webhooks.findings].sort(byLine),
+    replayed: count.replayed,
+    deliveries: webhooks.replayed,
+    otherApis: count.otherApis + webhooks.otherApis,
+    redacted: count.redacted + webhooks.redacted,
+    notReplayable: [...notReplayable, ...webhooks.notReplayable].sort(byLine)
+  }
+  if (options.handlers === undefined) return report
+  return await withAnswers(report, options.handlers, sent, { recorded: traffic.deliveries ?? [], judged: webhooks.judged })
 }
 
 type Pending = Omit<ReplayFinding, 'text'> & { origin: string }

@@ -48,7 +48,7 @@ async function trafficOf (file: string, io: CommandOutput): Promise<Traffic> {
   traffic.problems.slice(0, LINES_NAMED).forEach(say)
   const more = traffic.problems.length - LINES_NAMED
   // A file that is not a capture (a log file, another export) is not named line by line.
-  if (more > 0) io.err(`malformed: ${file}: and ${more} more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
+  if (more > 0) io.err(`malformed: ${file}: and ${more} more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange or webhook render a line).`)
   return traffic
 }
 
@@ -91,15 +91,16 @@ function printReplay (report: ReplayReport, file: string, io: CommandOutput): nu
     report.otherApis === 0 ? '' : `; ${report.otherApis} exchange(s) of other APIs left to them`,
     report.answers === undefined ? '' : `; ${report.answers.compared} answer(s) of fresh apps' handlers compared, ${report.answers.volatile} place(s) they make anew left out`
   ].join('')
-  if (report.replayed === report.notReplayable.length) {
+  if (report.replayed + report.deliveries === report.notReplayable.length) {
     // An empty file (a capture that published nothing, a wrong file, one recorded before the versions were renumbered) proves nothing: CI must not pass on it.
     io.err(`replay: no exchange of ${file} was replayed${notes}, so nothing was compared; record traffic with the captureExchanges ` +
       `option${report.notReplayable.length === 0 ? '' : ' (again, by this release)'} and point --traffic at it.`)
     return 1
   }
+  const replayed = `${report.replayed} exchange(s)${report.deliveries === 0 ? '' : ` and ${report.deliveries} webhook delivery(ies)`}`
   io.out(report.findings.length === 0
-    ? `replay: every one of ${report.replayed} exchange(s) of ${file} migrates as recorded${notes}.`
-    : `replay: ${report.findings.length} finding(s) in ${report.replayed} exchange(s) of ${file}${notes}.`)
+    ? `replay: every one of ${replayed} of ${file} migrates as recorded${notes}.`
+    : `replay: ${report.findings.length} finding(s) in ${replayed} of ${file}${notes}.`)
   return report.findings.length === 0 ? 0 : 1
 }
 

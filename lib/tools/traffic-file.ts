@@ -1,11 +1,13 @@
 /**
- * Reading recorded traffic: NDJSON, one exchange of the channel `fastify-versioner:exchange` a line (what
- * `captureExchanges` publishes). Each line is parsed by `JSON.parse` when it is JSON not nested too deep, else read
+ * Reading recorded traffic: NDJSON, one exchange of the channel `fastify-versioner:exchange` or one webhook render of
+ * the channel `fastify-versioner:webhook` a line (what `captureExchanges` publishes; a line with a `webhook` key is a
+ * render). Each line is parsed by `JSON.parse` when it is JSON not nested too deep, else read
  * as the tools read JSON files (./json-text.ts: a syntax and depth pass naming the column), then checked for the exchange's shape; a line that is not one is a problem naming the
  * line and what is wrong. Blank lines separate nothing and are passed over.
  * @module
  */
 import type { CapturedExchange } from '../serve/exchange-capture'
+import type { CapturedWebhook } from '../serve/webhook-capture'
 import { parseJsonText } from './json-text'
 
 /** An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now). */
@@ -17,15 +19,25 @@ export interface TrafficLine {
   readonly exchange: RecordedExchange
 }
 
+/** A webhook render of a traffic file (decision 0238): `latest` and `timestamp` may be missing from files written by hand. */
+export type RecordedWebhook = Omit<CapturedWebhook, 'latest' | 'timestamp'> & { readonly latest?: string, readonly timestamp?: number }
+
+/** A webhook render read from a traffic file, with its line (from 1). */
+export interface DeliveryLine {
+  readonly line: number
+  readonly delivery: RecordedWebhook
+}
+
 /** A line that is not an exchange: its number and what is wrong. */
 export interface TrafficProblem {
   readonly line: number
   readonly message: string
 }
 
-/** What a traffic file holds: its exchanges, and its lines that are not one. */
+/** What a traffic file holds: its exchanges, its webhook renders, and its lines that are neither. */
 export interface Traffic {
   readonly exchanges: readonly TrafficLine[]
+  readonly deliveries: readonly DeliveryLine[]
   readonly problems: readonly TrafficProblem[]
 }
 
@@ -75,6 +87,18 @@ function exchangeProblem (value: unknown): string | undefined {
     recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
 }
 
+/** What is wrong with a parsed line holding a `webhook` key as a webhook render, if anything. */
+function webhookProblem (value: Record<string, unknown>): string | undefined {
+  const { webhook, deliveries } = value
+  if (!isObject(webhook) || typeof webhook.name !== 'string' || webhook.name === '' || typeof webhook.method !== 'string') return 'its webhook is not { name, method }'
+  if (value.latest !== undefined && (typeof value.latest !== 'string' || value.latest === '')) return 'its latest is not a version string'
+  if (value.timestamp !== undefined && !Number.isInteger(value.timestamp)) return 'its timestamp is not a whole number'
+  if (!('event' in value)) return 'it has no event'
+  if (!Array.isArray(deliveries)) return 'its deliveries is not a list'
+  const bad = deliveries.findIndex((delivery) => !isObject(delivery) || typeof delivery.version !== 'string' || delivery.version === '' || !('body' in delivery))
+  return bad === -1 ? undefined : `its deliveries[${bad}] is not { version, body }`
+}
+
 /** How deep objects and arrays nest in a JSON text, read without parsing it (strings skipped); a bound for bad text. */
 function nesting (text: string): number {
   let depth = 0
@@ -107,15 +131,17 @@ function parsedLine (source: string): ReturnType<typeof parseJsonText> {
 }
 
 /**
- * The exchanges of a traffic file's text, and every line that is not one (with its number and what is wrong).
+ * The exchanges and webhook renders of a traffic file's text, and every line that is neither (with its number and what
+ * is wrong).
  * @example
  * ```ts
- * const { exchanges, problems } = readTraffic(await readFile('exchanges.ndjson', 'utf8'))
+ * const { exchanges, deliveries, problems } = readTraffic(await readFile('exchanges.ndjson', 'utf8'))
  * for (const problem of problems) console.error(`line ${problem.line}: ${problem.message}`)
  * ```
  */
 export function readTraffic (text: string): Traffic {
   const exchanges: TrafficLine[] = []
+  const deliveries: DeliveryLine[] = []
   const problems: TrafficProblem[] = []
   // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
   const lines = text.replace(/^\uFEFF/, '').split('\n')
@@ -128,9 +154,15 @@ export function readTraffic (text: string): Traffic {
       problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem}` })
       continue
     }
+    if (isObject(parsed.value) && 'webhook' in parsed.value) {
+      const problem = webhookProblem(parsed.value)
+      if (problem === undefined) deliveries.push({ line, delivery: parsed.value as unknown as RecordedWebhook })
+      else problems.push({ line, message: `a webhook render, but ${problem}` })
+      continue
+    }
     const problem = exchangeProblem(parsed.value)
     if (problem === undefined) exchanges.push({ line, exchange: parsed.value as RecordedExchange })
     else problems.push({ line, message: problem })
   }
-  return { exchanges, problems }
+  return { exchanges, deliveries, problems }
 }

@@ -199,14 +199,14 @@ function codedError (error: unknown): string | undefined {
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
  * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent).
  */
-async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = []): Promise<FastifyInstance> {
+async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
   const build = (require(file) as { default: AppFunction }).default
   // What a subscriber reads: the body it was sent (the signatures change with the random event id).
   const deliver = async (delivery: SentWebhook): Promise<void> => {
     sent.push(delivery)
     delivered.push(JSON.parse(delivery.body))
   }
-  const app = await build({ subscribers: [SUBSCRIBER], deliver, now: () => NOW })
+  const app = await build({ subscribers: [SUBSCRIBER], deliver, now })
   try {
     await app.ready()
   } catch (error) {
@@ -303,12 +303,14 @@ const recorded = new Map<ExampleApp, Promise<Traffic>>()
 
 /**
  * The example's traffic, recorded from the correct app on first use: every version's exchanges (`everyVersion`), so
- * that the handlers' replay sees every client, as a team replaying through the handlers records it (decision 0237).
+ * that the handlers' replay sees every client, as a team replaying through the handlers records it (decision 0237);
+ * and the billing app's webhook renders, its production configuration having a subscriber pinned to each of its
+ * versions (decision 0238: no client scenario is added, the pay requests render them).
  */
 async function trafficOf (example: ExampleApp): Promise<Traffic> {
   let traffic = recorded.get(example)
   if (traffic === undefined) {
-    recorded.set(example, traffic = recordTraffic(example, TRAFFIC_ROUNDS, { everyVersion: true }).then((lines) => readTraffic(lines.join('\n'))))
+    recorded.set(example, traffic = recordTraffic(example, TRAFFIC_ROUNDS, { everyVersion: true }, { subscribers: true }).then((lines) => readTraffic(lines.join('\n'))))
   }
   return await traffic
 }
@@ -359,7 +361,8 @@ async function measureMutant ({ app, mistake, options, file, started }: { app: E
       instance = await loadMutant(file, [], sent = [])
       closed = false
     }
-    const build = async (): Promise<FastifyInstance> => await loadMutant(file, [])
+    // The replay's fresh apps read the real clock, as a team's do (the recording app did): their event times are then the replay's.
+    const build = async (): Promise<FastifyInstance> => await loadMutant(file, [], [], Date.now)
     return done(await refusalCaught(async () => await judge(instance, app, options, { sent, build }, checked)))
   } finally {
     if (!closed) await instance.close()

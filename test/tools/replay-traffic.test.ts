@@ -671,7 +671,7 @@ test('replay names the first 20 malformed lines of a file that is not a capture 
   t.equal(result.code, 1)
   const lines = result.stderr.trim().split('\n')
   t.equal(lines.filter((line) => /^malformed: .* line \d+: its version is not a string$/.test(line)).length, 20)
-  t.match(result.stderr, `malformed: ${file}: and 480 more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange a line).`)
+  t.match(result.stderr, `malformed: ${file}: and 480 more line(s) that are not exchanges (the NDJSON a captureExchanges subscriber writes, one exchange or webhook render a line).`)
   t.ok(lines.length < 25, `${lines.length} lines printed`)
 })
 

@@ -1,0 +1,82 @@
+/**
+ * Captured webhook deliveries (option `captureExchanges`, decision 0238): for a sample of the `webhooks.render()`
+ * calls, the webhook's name and method, the HEAD event as given, and each version's body as rendered, redacted,
+ * published on the `diagnostics_channel` channel `fastify-versioner:webhook` once every version is rendered. No
+ * signature, secret nor subscriber leaves the process. `fastify-versioner replay` reads these lines beside the
+ * exchanges: through the converters, and with `--handlers` against what the handlers of fresh apps render.
+ * @module
+ */
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { copyJson } from '../values/json-copy'
+import { redact } from '../values/redaction'
+import type { ResolvedCaptureExchanges } from './serve-options'
+
+/** One version's body of a captured render: the version, and the body as its subscribers received it (parsed JSON). */
+export interface CapturedBody {
+  readonly version: string
+  readonly body: unknown
+}
+
+/**
+ * The message of the channel `fastify-versioner:webhook`: one `webhooks.render()` call, plain JSON data (write it with
+ * `JSON.stringify`, one a line, in the traffic file beside the exchanges: `fastify-versioner replay` reads both).
+ * @example
+ * ```ts
+ * diagnosticsChannel.subscribe('fastify-versioner:webhook', (message) => {
+ *   const { webhook, deliveries } = message as CapturedWebhook
+ *   console.log(webhook.name, deliveries.map((delivery) => delivery.version))
+ * })
+ * ```
+ */
+export interface CapturedWebhook {
+  /** The webhook rendered: its HEAD name and its method. */
+  readonly webhook: { readonly name: string, readonly method: string }
+  /** The newest version of the application when it was rendered: the event is HEAD data of that release. */
+  readonly latest: string
+  /** `webhook-timestamp` of the render, in seconds since the epoch. */
+  readonly timestamp: number
+  /** The event as the handler gave it to `render` (HEAD data, as JSON writes it). */
+  readonly event: unknown
+  /** One per version rendered for at least one subscriber (several subscribers of one version get one body). */
+  readonly deliveries: readonly CapturedBody[]
+}
+
+/** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:webhook', …)`). */
+const webhookChannel = diagnosticsChannel.channel('fastify-versioner:webhook')
+
+/** What a render gives the capture: the webhook, its event, its timestamp and each version's body as JSON text. */
+interface RenderedForCapture {
+  readonly webhook: { readonly name: string, readonly method: string }
+  readonly event: unknown
+  readonly timestamp: number
+  readonly texts: ReadonlyArray<readonly [version: string, body: string]>
+}
+
+/** Publishes one render (when sampled and subscribed to). */
+export type WebhookCapture = (rendered: RenderedForCapture) => void
+
+/**
+ * The capture of an application's renders: `undefined` when the option is off (a render then checks one property).
+ * @example
+ * ```ts
+ * const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])
+ * ```
+ */
+export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
+  if (capture === undefined) return undefined
+  const { sampleRate, redaction } = capture
+  return (rendered) => {
+    if (!webhookChannel.hasSubscribers || rendered.texts.length === 0 || (sampleRate < 1 && Math.random() >= sampleRate)) return
+    const data = [{ value: copyJson(rendered.event) }, ...rendered.texts.map(([, text]) => ({ value: JSON.parse(text) as unknown }))]
+    // Pointers apply to the event and the bodies (no header is recorded); each value found is removed wherever it stands.
+    redact({ headers: [], data }, redaction)
+    const message: CapturedWebhook = {
+      webhook: { name: rendered.webhook.name, method: rendered.webhook.method },
+      latest,
+      timestamp: rendered.timestamp,
+      event: data[0].value,
+      deliveries: rendered.texts.map(([version], index) => ({ version, body: data[index + 1].value }))
+    }
+    webhookChannel.publish(message)
+  }
+}
