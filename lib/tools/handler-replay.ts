@@ -81,7 +81,9 @@ function learnIds (recorded: unknown, live: readonly [unknown, unknown], maps: r
   if (typeof recorded === 'string' && typeof left === 'string' && typeof right === 'string') {
     // A date-time is no identifier: two answers made in one millisecond share one, each app's its own.
     if (left === right || recorded === '' || isRedacted(recorded) || DATE_TIME.test(recorded)) return
-    maps.forEach((map, index) => { if (!map.has(recorded)) map.set(recorded, live[index] as string) })
+    // An application's id stands for one recorded id: a list answered with another item first teaches nothing.
+    if (maps[0].has(recorded) || maps.some((map, index) => [...map.values()].includes(live[index] as string))) return
+    maps.forEach((map, index) => { map.set(recorded, live[index] as string) })
   } else if (Array.isArray(recorded) && Array.isArray(left) && Array.isArray(right)) {
     for (let index = 0; index < recorded.length; index++) learnIds(recorded[index], [left[index], right[index]], maps)
   } else if (isRecord(recorded) && isRecord(left) && isRecord(right)) {
