@@ -16,6 +16,7 @@ import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
+import { IdsInStrings } from './ids-in-strings'
 import type { DeliveryLine } from './traffic-file'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
@@ -85,8 +86,32 @@ function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<s
   return made
 }
 
+/** Times inside a string: an ISO 8601 date-time, or a Unix time of 10 (seconds) or 13 (milliseconds) digits. */
+const TIMES = /\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|(?<!\d)(?:\d{13}|\d{10})(?!\d)/g
+
+/**
+ * `text` with each time inside it written as its form (`<date-time>`, `<seconds>`, `<milliseconds>`): a time inside a
+ * string is the clock's or the data's, which the replay cannot tell there; its form and unit are compared.
+ */
+function timesAsForms (text: string): string {
+  return text.replace(TIMES, (time) => /^\d+$/.test(time) ? (time.length === 10 ? '<seconds>' : '<milliseconds>') : '<date-time>')
+}
+
+/**
+ * At a place the two applications answer differently, a recorded string holding known ids inside it (a URL, a
+ * `Location`): `'same'` when each application's string, its ids turned back into the recorded ones and its times
+ * written as their form, is the recorded one; `'changed'` when both turn into one other string (the handlers changed
+ * its form); `undefined` when it holds none, or the two differ by more (a signature: left out).
+ */
+function withIdsMapped (recorded: unknown, live: readonly [unknown, unknown], played: readonly [Played, Played]): 'same' | 'changed' | undefined {
+  if (typeof recorded !== 'string' || typeof live[0] !== 'string' || typeof live[1] !== 'string' || !played[0].inside.holds(recorded)) return undefined
+  const [left, right] = [timesAsForms(played[0].outside.replace(live[0]).text), timesAsForms(played[1].outside.replace(live[1]).text)]
+  if (left !== right) return undefined
+  return left === timesAsForms(recorded) ? 'same' : 'changed'
+}
+
 /** The first place where the record and both applications' answers tell a change: part, pointer, both values; and the places left out. */
-function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, ids: ReadonlyMap<string, string> }): {
+function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, played: readonly [Played, Played] }): {
   change?: Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'>, volatile: number
 } {
   const route = routeOf(item)
@@ -101,15 +126,19 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
     const rule = clockRule(difference.recorded, difference.replayed, context)
     const clock = rule === 'clock' && clockRule(difference.recorded, valueAt(right.body, difference.pointer), context) === 'clock'
     // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
-    const counterpart = typeof difference.recorded === 'string' ? context.ids.get(difference.recorded) : undefined
-    const moved = counterpart !== undefined && counterpart !== difference.replayed
-    if (!moved && rule !== 'changed' && (clock || context.noise.has(route, `body${difference.pointer}`))) volatile++
+    const counterpart = typeof difference.recorded === 'string' ? context.played[0].ids.get(difference.recorded) : undefined
+    // A string holding ids (`/customers/<id>`) is compared with them mapped: a form the handlers changed is a change.
+    const mapped = withIdsMapped(difference.recorded, [difference.replayed, valueAt(right.body, difference.pointer)], context.played)
+    const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
+    if (!moved && rule !== 'changed' && (clock || mapped === 'same' || context.noise.has(route, `body${difference.pointer}`))) volatile++
     else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
   }
-  const now = headersOf(left)
+  const [now, other] = [headersOf(left), headersOf(right)]
   for (const [name, value] of headersOf(recorded)) {
     if (value.includes(REDACTED)) continue
-    if (context.noise.has(route, `headers/${name}`)) volatile++
+    const mapped = now.get(name) === value ? undefined : withIdsMapped(value, [now.get(name), other.get(name)], context.played)
+    if (mapped === 'changed') return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
+    if (mapped === 'same' || context.noise.has(route, `headers/${name}`)) volatile++
     else if (now.get(name) !== value) return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
   }
   return { volatile }
@@ -137,6 +166,8 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
     if (one !== undefined && other !== undefined) learnNoise(noise, routeOf(item), one, other)
   })
   const made = madeValues(exchanges, noise)
+  // A value made anew carried inside a longer string (`customers/<id>`, `a,b`) is carried too.
+  const madeInside = new IdsInStrings([...made].map((value) => [value, value] as const))
   const verdicts: AnswerVerdicts = { findings: [], notReplayable: [], compared: 0, volatile: 0 }
   exchanges.forEach((item, index) => {
     const base = { line: item.line, route: routeOf(item), version: item.exchange.version }
@@ -146,11 +177,11 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
       if ('skipped' in item.url && item.url.skipped !== undefined) verdicts.notReplayable.push({ ...base, message: `answer: ${item.url.skipped}` })
       return
     }
-    const { change, volatile } = firstChange(item, one, other, { noise, ...window, ids: left.ids })
+    const { change, volatile } = firstChange(item, one, other, { noise, ...window, played: [left, right] })
     verdicts.volatile += volatile
     verdicts.compared++
     if (change === undefined) return
-    const unmade = left.unmapped[index].some((value) => made.has(value))
+    const unmade = left.unmapped[index].some((value) => made.has(value) || madeInside.holds(value))
     if (unmade) {
       verdicts.compared--
       verdicts.notReplayable.push({

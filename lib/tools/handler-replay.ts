@@ -2,14 +2,16 @@
  * `replay --handlers`: the recorded requests sent, in the file's order, to the handlers of a fresh application with
  * `inject()`, each as its client sent it (its version's path, path parameters, query string, headers and body), and
  * what the client gets now kept for ./handler-answers.ts to compare with what it received. An identifier the record's
- * earlier answers gave (a value in a body or a header) that a later request carries is sent as the value this
- * application's answer gave at the same place (docs/decisions/0234-replay-through-the-handlers.md).
+ * earlier answers gave (a value in a body or a header) that a later request carries, whole or inside a longer string,
+ * is sent as the value this application's answer gave at the same place (docs/decisions/0234-replay-through-the-handlers.md,
+ * 0239-replay-maps-ids-inside-strings.md).
  * @module
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange } from './traffic-file'
+import { IdsInStrings } from './ids-in-strings'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -43,6 +45,10 @@ export interface Played {
   readonly unmapped: ReadonlyArray<readonly string[]>
   /** Each recorded identifier, and the value this application gave in its place. */
   readonly ids: ReadonlyMap<string, string>
+  /** The recorded identifiers found inside longer strings, and replaced with this application's. */
+  readonly inside: IdsInStrings
+  /** This application's identifiers found inside its strings, and replaced with the recorded ones. */
+  readonly outside: IdsInStrings
 }
 
 /** An ISO 8601 date-time's start: a time the handlers read from the clock, left out by the clock rule, never mapped. */
@@ -58,47 +64,85 @@ function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** `value` with each string the map holds replaced by its value; the strings it does not hold pushed to `unmapped`. */
-function substituted (value: unknown, map: ReadonlyMap<string, string>, unmapped: string[]): unknown {
+/**
+ * `value` with each string the map holds replaced by its value, and each distinctive id a longer string holds by its
+ * own (./ids-in-strings.ts); what of its strings is left unmapped pushed to `unmapped`.
+ */
+function substituted (value: unknown, map: ReadonlyMap<string, string>, inside: IdsInStrings, unmapped: string[]): unknown {
   if (typeof value === 'string') {
     const mapped = map.get(value)
-    if (mapped === undefined) unmapped.push(value)
-    return mapped ?? value
+    if (mapped !== undefined) return mapped
+    const replaced = inside.replace(value)
+    unmapped.push(replaced.rest)
+    return replaced.text
   }
-  if (Array.isArray(value)) return value.map((item) => substituted(item, map, unmapped))
+  if (Array.isArray(value)) return value.map((item) => substituted(item, map, inside, unmapped))
   // Object.fromEntries defines each key as an own property: a client's `__proto__` key stays data.
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituted(item, map, unmapped)]))
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituted(item, map, inside, unmapped)]))
   return value
 }
 
+/** One application's identifiers: recorded → its own, each looked for inside longer strings, and the same turned round. */
+interface IdMap {
+  readonly ids: Map<string, string>
+  readonly inside: IdsInStrings
+  readonly back: Map<string, string>
+  readonly outside: IdsInStrings
+}
+
+/** An empty map of identifiers. */
+function idMap (): IdMap {
+  return { ids: new Map(), inside: new IdsInStrings(), back: new Map(), outside: new IdsInStrings() }
+}
+
+/** A place of an answer where all three hold a string: the recorded one, and each application's. */
+type Candidate = readonly [string, string, string]
+
 /**
- * Learns, at every place all three hold a string and the two applications answered differently (a value the handlers
- * make anew: an id), the recorded one as standing for each application's (the first seen wins). A value both
- * applications answer alike (a name that moved in a list, a currency upper-cased) is data, not an identifier.
+ * Collects every place where all three hold a string and the two applications answered differently (a value the
+ * handlers make anew: an id). A value both applications answer alike (a name that moved in a list, a currency
+ * upper-cased) is data, not an identifier.
  */
-function learnIds (recorded: unknown, live: readonly [unknown, unknown], maps: readonly [Map<string, string>, Map<string, string>]): void {
+function collectIds (recorded: unknown, live: readonly [unknown, unknown], into: Candidate[]): void {
   const [left, right] = live
   if (typeof recorded === 'string' && typeof left === 'string' && typeof right === 'string') {
     // A date-time is no identifier: two answers made in one millisecond share one, each app's its own.
     if (left === right || recorded === '' || isRedacted(recorded) || DATE_TIME.test(recorded)) return
-    maps.forEach((map, index) => { if (!map.has(recorded)) map.set(recorded, live[index] as string) })
+    into.push([recorded, left, right])
   } else if (Array.isArray(recorded) && Array.isArray(left) && Array.isArray(right)) {
-    for (let index = 0; index < recorded.length; index++) learnIds(recorded[index], [left[index], right[index]], maps)
+    for (let index = 0; index < recorded.length; index++) collectIds(recorded[index], [left[index], right[index]], into)
   } else if (isRecord(recorded) && isRecord(left) && isRecord(right)) {
-    for (const key of Object.keys(recorded)) if (Object.hasOwn(left, key) && Object.hasOwn(right, key)) learnIds(recorded[key], [left[key], right[key]], maps)
+    for (const key of Object.keys(recorded)) if (Object.hasOwn(left, key) && Object.hasOwn(right, key)) collectIds(recorded[key], [left[key], right[key]], into)
   }
 }
 
-/** Learns the identifiers of an answer: its body's strings, its headers', and each segment of a `Location`. */
-function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readonly [Answer, Answer], maps: readonly [Map<string, string>, Map<string, string>]): void {
-  learnIds(recorded.body, [live[0].body, live[1].body], maps)
+/**
+ * Learns the identifiers of an answer (the first seen wins): its body's strings, its headers', and each segment of a
+ * `Location`. A string holding known ids whose two applications' values differ by those ids only (`/customers/<id>`)
+ * is no identifier of its own: it is compared with the ids mapped, so the shortest are learned first.
+ */
+function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readonly [Answer, Answer], maps: readonly [IdMap, IdMap]): void {
+  const found: Candidate[] = []
+  collectIds(recorded.body, [live[0].body, live[1].body], found)
   for (const [name, value] of Object.entries(recorded.headers)) {
     const now = [live[0].headers[name], live[1].headers[name]] as const
     if (VOLATILE_HEADERS.has(name) || typeof value !== 'string' || typeof now[0] !== 'string' || typeof now[1] !== 'string') continue
-    learnIds(value, now, maps)
+    collectIds(value, now, found)
     if (name !== 'location' && name !== 'content-location') continue
     const [before, left, right] = [value, now[0], now[1]].map((text) => text.split(/[/?&=#]/))
-    if (before.length === left.length && before.length === right.length) before.forEach((segment, index) => { learnIds(segment, [left[index], right[index]], maps) })
+    if (before.length === left.length && before.length === right.length) before.forEach((segment, index) => { collectIds(segment, [left[index], right[index]], found) })
+  }
+  for (const [recordedValue, ...values] of found.sort((one, other) => one[0].length - other[0].length)) {
+    // An application's id stands for one recorded id: a list answered with another item first teaches nothing.
+    if (maps[0].ids.has(recordedValue) || maps.some((map, index) => map.back.has(values[index]))) continue
+    const turned = maps.map((map, index) => map.outside.replace(values[index]).text)
+    if (maps[0].inside.holds(recordedValue) && turned[0] === turned[1]) continue
+    maps.forEach((map, index) => {
+      map.ids.set(recordedValue, values[index])
+      map.back.set(values[index], recordedValue)
+      map.inside.add(recordedValue, values[index])
+      map.outside.add(values[index], recordedValue)
+    })
   }
 }
 
@@ -114,9 +158,10 @@ function filledPath (pattern: string, params: Readonly<Record<string, unknown>>)
 }
 
 /** The request an exchange's client sent, its recorded identifiers mapped; `undefined` when its path cannot be made. */
-function requestOf (exchange: RecordedExchange, pattern: string, map: ReadonlyMap<string, string>, unmapped: string[]): InjectOptions | undefined {
+function requestOf (exchange: RecordedExchange, pattern: string, map: IdMap, unmapped: string[]): InjectOptions | undefined {
   const sent = exchange.clientRequest
-  const url = filledPath(pattern, substituted(sent.params ?? {}, map, unmapped) as Record<string, unknown>)
+  const mapped = (value: unknown): unknown => substituted(value, map.ids, map.inside, unmapped)
+  const url = filledPath(pattern, mapped(sent.params ?? {}) as Record<string, unknown>)
   if (url === undefined) return undefined
   const headers = Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !TRANSPORT.has(name)))
   const json = typeof headers['content-type'] === 'string' && /json/i.test(headers['content-type'])
@@ -124,9 +169,9 @@ function requestOf (exchange: RecordedExchange, pattern: string, map: ReadonlyMa
   return {
     method: exchange.route.method.split(',')[0] as InjectOptions['method'],
     url,
-    query: substituted(sent.query, map, unmapped) as Record<string, string>,
-    headers: substituted(headers, map, []) as Record<string, string>,
-    ...(sent.body === undefined ? {} : { payload: JSON.stringify(substituted(sent.body, map, unmapped)) })
+    query: mapped(sent.query) as Record<string, string>,
+    headers: mapped(headers) as Record<string, string>,
+    ...(sent.body === undefined ? {} : { payload: JSON.stringify(mapped(sent.body)) })
   }
 }
 
@@ -149,7 +194,7 @@ interface PlayObserver {
 /** An application being played: its root, the identifiers it gave, its answers, and the unmapped strings of its requests. */
 interface Player {
   readonly root: FastifyInstance
-  readonly ids: Map<string, string>
+  readonly ids: IdMap
   readonly answers: Array<Answer | undefined>
   readonly unmapped: string[][]
 }
@@ -180,7 +225,7 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
   try {
     for (let index = 0; index < 2; index++) {
       const root = rootOf(await build())
-      players.push({ root, ids: new Map(), answers: [], unmapped: [] })
+      players.push({ root, ids: idMap(), answers: [], unmapped: [] })
       await root.ready()
       observer?.attach(root)
     }
@@ -190,7 +235,7 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
       const answers = [await send(left, item), await send(right, item)] as const
       if (answers[0] !== undefined && answers[1] !== undefined) learnAnswer(item.exchange.clientResponse, [answers[0], answers[1]], [left.ids, right.ids])
     }
-    const played: [Played, Played] = [{ answers: left.answers, unmapped: left.unmapped, ids: left.ids }, { answers: right.answers, unmapped: right.unmapped, ids: right.ids }]
+    const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, inside: ids.inside, outside: ids.outside })) as [Played, Played]
     await observer?.finish(played)
     return played
   } finally {

@@ -195,6 +195,23 @@ test('regression: two items recorded in the same millisecond share a time, which
   ], 'the list reordered, and nothing on the time')
 })
 
+test('regression: an id is not learned from a list that lacks an item the file did not create (its own id already stands for another)', async (t) => {
+  // The Pen's creation left out: the list is answered [Ink] where [Pen, Ink] was recorded. Learning the Pen's id as the
+  // Ink's sent the Pen's PUT to the Ink, renamed it, and its tags were a finding on a correct shop.
+  const traffic = (await shopTraffic()).split('\n').slice(1).join('\n')
+  const build = shop()
+  const app = await build()
+  t.teardown(() => app.close())
+  await app.ready()
+  const report = await replayTraffic(app, readTraffic(traffic), { handlers: build })
+  t.same(report.findings.map((finding) => finding.text), [
+    "line 3: GET /items (2000-01-01): answer body/0/title: the client received 'Pen', the handlers of a fresh application now answer 'Ink'."
+  ], 'the list itself (no id in its request tells the state it needs), and not the Ink renamed by a PUT sent to it')
+  t.same(report.notReplayable.map((item) => `line ${item.line}: ${item.route}`), [
+    'line 2: GET /items/:itemId', 'line 4: PUT /items/:itemId', 'line 5: GET /items/:itemId'
+  ], 'what reads the Pen is not replayed')
+})
+
 test('replay --handlers on the example apps: their recorded traffic answers as recorded; an exchange needing state the file does not hold is not replayed, not a finding', async (t) => {
   for (const [name, build] of [['users', async () => await buildApp()], ['billing', async () => await buildBillingApp()]] as const) {
     const traffic = readTraffic((await recordTraffic(name, 6)).join('\n'))

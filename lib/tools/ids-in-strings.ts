@@ -1,0 +1,93 @@
+/**
+ * `replay --handlers`' identifiers inside longer strings: a recorded id carried in a comma-joined query value, an
+ * `If-Match: "<etag>"`, an `X-Parent: customers/<id>` header, a note naming an invoice, or an answer's URL. An id is
+ * looked for inside a string only when it cannot occur there by chance: at least 8 characters, not only letters, and
+ * not inside a longer run of letters and digits; the longest first, so that one id inside another is not half replaced
+ * (docs/decisions/0239-replay-maps-ids-inside-strings.md).
+ * @module
+ */
+
+/** The fewest characters an id has to be looked for inside a longer string. */
+const SHORTEST = 8
+
+/**
+ * True when `id` is distinctive enough to be looked for inside a longer string: at least 8 characters, one of them not
+ * a letter (a word is data, whatever its length).
+ * @example
+ * ```ts
+ * isDistinctive('cus_9f2c41d07a') // true
+ * isDistinctive('refunded') // false: only letters
+ * ```
+ */
+export function isDistinctive (id: string): boolean {
+  return id.length >= SHORTEST && /[^\p{L}]/u.test(id)
+}
+
+/** A text with its ids replaced: the new text, and the old one with the replaced ids cut out (what was carried unmapped). */
+interface ReplacedText {
+  readonly text: string
+  readonly rest: string
+}
+
+/** A character an id found inside a string must not touch: it would be part of a longer token. */
+const TOKEN = /[\p{L}\p{N}]/u
+
+/**
+ * Finds distinctive ids inside strings and replaces each with its replacement (a recorded id with an application's, or
+ * the other way round). Ids are added as the replay learns them; the longest one at a place wins.
+ * @example
+ * ```ts
+ * new IdsInStrings([['inv_a1b2c3d4', 'inv_9z8y7x6w']]).replace('inv_a1b2c3d4,inv_00000000').text
+ * // 'inv_9z8y7x6w,inv_00000000'
+ * ```
+ */
+export class IdsInStrings {
+  /** By their first 8 characters, the ids, longest first. */
+  private readonly byStart = new Map<string, string[]>()
+  private readonly replacements = new Map<string, string>()
+
+  constructor (entries: Iterable<readonly [string, string]> = []) {
+    for (const [id, replacement] of entries) this.add(id, replacement)
+  }
+
+  /** Adds an id and its replacement (the first one added for an id stays); a not distinctive id is never looked for. */
+  add (id: string, replacement: string): void {
+    if (!isDistinctive(id) || this.replacements.has(id)) return
+    this.replacements.set(id, replacement)
+    const start = id.slice(0, SHORTEST)
+    const ids = this.byStart.get(start) ?? []
+    ids.push(id)
+    ids.sort((one, other) => other.length - one.length)
+    this.byStart.set(start, ids)
+  }
+
+  /** The ids `text` holds, each where it starts, left to right, none inside another or inside a longer token. */
+  private found (text: string): Array<{ at: number, id: string }> {
+    const found: Array<{ at: number, id: string }> = []
+    if (this.replacements.size === 0) return found
+    for (let at = 0; at + SHORTEST <= text.length; at++) {
+      if (at > 0 && TOKEN.test(text[at - 1])) continue
+      const id = this.byStart.get(text.slice(at, at + SHORTEST))?.find((held) => text.startsWith(held, at) && !TOKEN.test(text[at + held.length] ?? ''))
+      if (id === undefined) continue
+      found.push({ at, id })
+      at += id.length - 1
+    }
+    return found
+  }
+
+  /** True when `text` holds one of the ids (the whole text included). */
+  holds (text: string): boolean {
+    return this.found(text).length > 0
+  }
+
+  /** `text` with each id it holds replaced; `rest`, `text` with them cut out (what it carried unreplaced). */
+  replace (text: string): ReplacedText {
+    let [replaced, rest, from] = ['', '', 0]
+    for (const { at, id } of this.found(text)) {
+      replaced += text.slice(from, at) + (this.replacements.get(id) as string)
+      rest += `${text.slice(from, at)}\u0000`
+      from = at + id.length
+    }
+    return { text: replaced + text.slice(from), rest: rest + text.slice(from) }
+  }
+}
