@@ -16,7 +16,7 @@ import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
-import { IdsInStrings } from './ids-in-strings'
+import { IdsInStrings, mappedForm } from './ids-in-strings'
 import type { DeliveryLine } from './traffic-file'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
@@ -86,30 +86,6 @@ function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<s
   return made
 }
 
-/** Times inside a string: an ISO 8601 date-time, or a Unix time of 10 (seconds) or 13 (milliseconds) digits. */
-const TIMES = /\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|(?<!\d)(?:\d{13}|\d{10})(?!\d)/g
-
-/**
- * `text` with each time inside it written as its form (`<date-time>`, `<seconds>`, `<milliseconds>`): a time inside a
- * string is the clock's or the data's, which the replay cannot tell there; its form and unit are compared.
- */
-function timesAsForms (text: string): string {
-  return text.replace(TIMES, (time) => /^\d+$/.test(time) ? (time.length === 10 ? '<seconds>' : '<milliseconds>') : '<date-time>')
-}
-
-/**
- * At a place the two applications answer differently, a recorded string holding known ids inside it (a URL, a
- * `Location`): `'same'` when each application's string, its ids turned back into the recorded ones and its times
- * written as their form, is the recorded one; `'changed'` when both turn into one other string (the handlers changed
- * its form); `undefined` when it holds none, or the two differ by more (a signature: left out).
- */
-function withIdsMapped (recorded: unknown, live: readonly [unknown, unknown], played: readonly [Played, Played]): 'same' | 'changed' | undefined {
-  if (typeof recorded !== 'string' || typeof live[0] !== 'string' || typeof live[1] !== 'string' || !played[0].inside.holds(recorded)) return undefined
-  const [left, right] = [timesAsForms(played[0].outside.replace(live[0]).text), timesAsForms(played[1].outside.replace(live[1]).text)]
-  if (left !== right) return undefined
-  return left === timesAsForms(recorded) ? 'same' : 'changed'
-}
-
 /** The first place where the record and both applications' answers tell a change: part, pointer, both values; and the places left out. */
 function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, played: readonly [Played, Played] }): {
   change?: Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'>, volatile: number
@@ -128,7 +104,7 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
     // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
     const counterpart = typeof difference.recorded === 'string' ? context.played[0].ids.get(difference.recorded) : undefined
     // A string holding ids (`/customers/<id>`) is compared with them mapped: a form the handlers changed is a change.
-    const mapped = withIdsMapped(difference.recorded, [difference.replayed, valueAt(right.body, difference.pointer)], context.played)
+    const mapped = mappedForm(difference.recorded, [difference.replayed, valueAt(right.body, difference.pointer)], context.played)
     const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
     if (!moved && rule !== 'changed' && (clock || mapped === 'same' || context.noise.has(route, `body${difference.pointer}`))) volatile++
     else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
@@ -136,7 +112,7 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   const [now, other] = [headersOf(left), headersOf(right)]
   for (const [name, value] of headersOf(recorded)) {
     if (value.includes(REDACTED)) continue
-    const mapped = now.get(name) === value ? undefined : withIdsMapped(value, [now.get(name), other.get(name)], context.played)
+    const mapped = now.get(name) === value ? undefined : mappedForm(value, [now.get(name), other.get(name)], context.played)
     if (mapped === 'changed') return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
     if (mapped === 'same' || context.noise.has(route, `headers/${name}`)) volatile++
     else if (now.get(name) !== value) return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
@@ -232,7 +208,7 @@ export async function withAnswers (
   const [left, right] = await playOnTwo(build, exchanges, observer)
   const window = { from, to: Date.now() }
   const verdicts = judgeAnswers(exchanges, left, right, window)
-  const rendered = observer.judge(left.ids, window)
+  const rendered = observer.judge([left, right], window)
   const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
   return {
     ...report,

@@ -18,6 +18,7 @@ import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { selectApis } from './versioned-apis'
+import { mappedForm } from './ids-in-strings'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -184,8 +185,9 @@ export class DeliveryObserver {
     }
   }
 
-  /** The verdicts: `ids`, the first application's identifiers (recorded → its own); `window`, when the replay ran. */
-  judge (ids: ReadonlyMap<string, string>, window: ReplayWindow): DeliveryAnswers {
+  /** The verdicts: `played`, the two applications' runs (their identifiers: recorded → their own); `window`, when the replay ran. */
+  judge (played: readonly [Played, Played], window: ReplayWindow): DeliveryAnswers {
+    const ids = played[0].ids
     const verdicts: DeliveryAnswers = { findings: [], notReplayable: [...this.unpaired], compared: 0, volatile: 0 }
     const noise = new Map<string, Set<string>>()
     for (const { route, version, bodies: [left, right] } of this.rendered) {
@@ -214,8 +216,10 @@ export class DeliveryObserver {
         const rule = clockRule(difference.recorded, difference.replayed, window)
         const clock = rule === 'clock' && clockRule(difference.recorded, other, window) === 'clock'
         const counterpart = typeof difference.recorded === 'string' ? ids.get(difference.recorded) : undefined
-        const moved = counterpart !== undefined && counterpart !== difference.replayed
-        if (!moved && rule !== 'changed' && (clock || isNoise(difference.pointer))) {
+        // A string holding ids (`/invoices/<id>`) is compared with them mapped: a form the handlers changed is a change.
+        const mapped = mappedForm(difference.recorded, [difference.replayed, other], played)
+        const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
+        if (!moved && rule !== 'changed' && (clock || mapped === 'same' || isNoise(difference.pointer))) {
           verdicts.volatile++
           continue
         }

@@ -91,3 +91,37 @@ export class IdsInStrings {
     return { text: replaced + text.slice(from), rest: rest + text.slice(from) }
   }
 }
+
+/** Times inside a string: an ISO 8601 date-time, or a Unix time of 10 (seconds) or 13 (milliseconds) digits. */
+const TIMES = /\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|(?<!\d)(?:\d{13}|\d{10})(?!\d)/g
+
+/**
+ * `text` with each time inside it written as its form (`<date-time>`, `<seconds>`, `<milliseconds>`): a time inside a
+ * string is the clock's or the data's, which the replay cannot tell there; its form and unit are compared.
+ */
+function timesAsForms (text: string): string {
+  return text.replace(TIMES, (time) => /^\d+$/.test(time) ? (time.length === 10 ? '<seconds>' : '<milliseconds>') : '<date-time>')
+}
+
+/** One application's ids inside strings: the recorded ones (`inside`) and its own, turned back into them (`outside`). */
+interface AppIds {
+  readonly inside: IdsInStrings
+  readonly outside: IdsInStrings
+}
+
+/**
+ * At a place the two applications answer (or render) differently, a recorded string holding known ids inside it (a
+ * URL, a `Location`): `'same'` when each application's string, its ids turned back into the recorded ones and its
+ * times written as their form, is the recorded one; `'changed'` when both turn into one other string (the handlers
+ * changed its form); `undefined` when it holds none, or the two differ by more (a signature: left out).
+ * @example
+ * ```ts
+ * mappedForm('/notes/note_1234abcd', ['/v2/notes/note_9z8y7x6w', '/v2/notes/note_5t4s3r2q'], [left, right]) // 'changed'
+ * ```
+ */
+export function mappedForm (recorded: unknown, live: readonly [unknown, unknown], apps: readonly [AppIds, AppIds]): 'same' | 'changed' | undefined {
+  if (typeof recorded !== 'string' || typeof live[0] !== 'string' || typeof live[1] !== 'string' || !apps[0].inside.holds(recorded)) return undefined
+  const [left, right] = [timesAsForms(apps[0].outside.replace(live[0]).text), timesAsForms(apps[1].outside.replace(live[1]).text)]
+  if (left !== right) return undefined
+  return left === timesAsForms(recorded) ? 'same' : 'changed'
+}

@@ -14,7 +14,7 @@ import { readTraffic, replayTraffic } from '../../tools'
 const NoteInput = Type.Object({ name: Type.String() })
 const Note = Type.Object({ id: Type.String(), name: Type.String() })
 const NoteEvent = Type.Object({
-  id: Type.String(), type: Type.Literal('note.created'), created: Type.Integer({ description: 'Unix time, in seconds.' }), livemode: Type.Optional(Type.Boolean()), data: Note
+  id: Type.String(), type: Type.Literal('note.created'), created: Type.Integer({ description: 'Unix time, in seconds.' }), livemode: Type.Optional(Type.Boolean()), data: Note, url: Type.String({ description: 'Where the note is read.' })
 })
 
 /** What a team changed. */
@@ -27,6 +27,8 @@ interface Changes {
   readonly trimmedName?: boolean
   /** The handler adds a field to every version's events (as the policy allows). */
   readonly livemode?: boolean
+  /** The handler writes the note's URL in another form (a handler mistake in a string holding an id). */
+  readonly v2Url?: boolean
 }
 
 /** A builder of fresh notes applications: POST /notes renders note.created for a subscriber pinned to each version. */
@@ -52,7 +54,7 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
         const note = { id: randomUUID(), name: request.body.name }
         const data = changes.trimmedName === true ? { ...note, name: note.name.trim() } : note
         const event = {
-          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, ...(changes.livemode === true ? { livemode: true } : {})
+          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, url: `${changes.v2Url === true ? '/v2' : ''}/notes/${note.id}`, ...(changes.livemode === true ? { livemode: true } : {})
         }
         await app.versioner.webhooks.render('note.created', event, { subscribers })
         return note
@@ -154,6 +156,13 @@ test('replay --handlers: a handler building the event otherwise is a finding on 
   t.match(milliseconds[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/created: the subscribers received \d{10}, the handlers of a fresh application now render \d{13}\.$/)
   // An answer's Unix time too: both fresh apps read the clock (in milliseconds), which was left out as noise.
   t.match(milliseconds[6], /^line 7: GET \/clock \(2001-01-01\): answer body\/now: the client received \d{10}, the handlers of a fresh application now answer \d{13}\.$/)
+})
+
+test('replay --handlers: a string of a delivery holding an id is compared with the id mapped: a URL written in another form is a finding', async (t) => {
+  const traffic = await notesTraffic()
+  const findings = await notesFindings(traffic, { v2Url: true }, true)
+  t.equal(findings.length, 6, findings.join('\n'))
+  t.match(findings[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/url: the subscribers received '\/notes\/[0-9a-f-]{36}', the handlers of a fresh application now render '\/v2\/notes\/[0-9a-f-]{36}'\.$/)
 })
 
 test('replay --handlers: a recorded delivery whose request the file does not hold is not replayed, not a finding', async (t) => {
