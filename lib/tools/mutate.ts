@@ -14,7 +14,7 @@ import type { VersionerState } from '../routes/versioner-state'
 import type { PlaceEffect } from './converter-effects'
 import { mutantRun, mutantsOf, observingRun, type Mutant, type MutantOperator, type MutantState } from './mutants'
 import { replayTraffic, type ReplayFinding } from './replay-traffic'
-import type { TrafficLine } from './traffic-file'
+import type { DeliveryLine, TrafficLine } from './traffic-file'
 import type { Report } from './verify-replay'
 import { inVersionOf } from './replay-infos'
 import type { ConverterRun } from './converter-tracking'
@@ -27,6 +27,8 @@ import { selectApis, versionerStateOf } from './versioned-apis'
 export interface MutateOptions {
   /** Recorded exchanges (`readTraffic(...).exchanges`), replayed against each mutant too. */
   readonly traffic?: readonly TrafficLine[]
+  /** Recorded webhook renders (`readTraffic(...).deliveries`), rendered again by each mutant too. */
+  readonly deliveries?: readonly DeliveryLine[]
   /** verify's examples per route, version, direction and part for each mutant (default 20). */
   readonly examples?: number
   /** verify's seed (default 1). */
@@ -73,10 +75,16 @@ class Killed {
   constructor (readonly detail: string) {}
 }
 
-/** The replays of one API, by target: each route version and webhook of verify, and each group of recorded exchanges. */
+/** Recorded exchanges of one route, version and status, or renders of one webhook. */
+interface TrafficGroup {
+  readonly exchanges: TrafficLine[]
+  readonly deliveries: DeliveryLine[]
+}
+
+/** The replays of one API, by target: each route version and webhook of verify, and each group of recorded traffic. */
 interface Targets {
   readonly verify: Array<(run: ConverterRun, report: Report) => Promise<void>>
-  readonly traffic: TrafficLine[][]
+  readonly traffic: TrafficGroup[]
 }
 
 function targetsOf (context: FastifyInstance, state: VersionerState, options: MutateOptions): Targets {
@@ -104,13 +112,14 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     }
   }
   for (const webhook of context.versioner.webhooks.list()) verify.push((runConverter, report) => verifyWebhook({ ...base, runConverter, report, replayed: 0 }, webhook))
-  // Exchanges grouped by route, version and status: a mutant replays the groups where its converter ran.
-  const groups = new Map<string, TrafficLine[]>()
+  // Exchanges grouped by route, version and status, renders by webhook: a mutant replays the groups where its converter ran.
+  const groups = new Map<string, TrafficGroup>()
+  const groupOf = (key: string): TrafficGroup => groups.get(key) ?? groups.set(key, { exchanges: [], deliveries: [] }).get(key) as TrafficGroup
   for (const line of options.traffic ?? []) {
     const { route, version, handlerResponse } = line.exchange
-    const key = `${route.method} ${route.url}\n${version}\n${handlerResponse.status}`
-    groups.set(key, [...groups.get(key) ?? [], line])
+    groupOf(`${route.method} ${route.url}\n${version}\n${handlerResponse.status}`).exchanges.push(line)
   }
+  for (const line of options.deliveries ?? []) groupOf(`webhook ${line.delivery.webhook.name}`).deliveries.push(line)
   return { verify, traffic: [...groups.values()] }
 }
 
@@ -148,7 +157,7 @@ async function discover (app: FastifyInstance, targets: Targets, api: string | u
   }
   for (let index = 0; index < targets.traffic.length; index++) {
     at = { map: found.trafficAt, index }
-    const report = await replayTraffic(app, { exchanges: targets.traffic[index] }, { api }, run)
+    const report = await replayTraffic(app, targets.traffic[index], { api }, run)
     for (const finding of report.findings) found.replayFindings.add(placeOf(finding))
   }
   return found
@@ -160,7 +169,7 @@ async function judge (app: FastifyInstance, mutant: Mutant, at: { targets: Targe
   const state: MutantState = { changed: false }
   const run = mutantRun(mutant, state)
   for (const index of discovery.trafficAt.get(mutant.converter) ?? []) {
-    const report = await replayTraffic(app, { exchanges: targets.traffic[index] }, { api: at.api }, run)
+    const report = await replayTraffic(app, targets.traffic[index], { api: at.api }, run)
     const fresh = report.findings.find((finding) => !discovery.replayFindings.has(placeOf(finding)))
     if (fresh !== undefined) return { verdict: 'killed', killedBy: 'replay', detail: fresh.text }
   }

@@ -136,6 +136,6 @@ export async function runTrafficCommand (app: FastifyInstance, run: TrafficRun, 
     const report = await replayTraffic(app, traffic as Traffic, { api: run.api, handlers: run.handlers })
     return Math.max(malformed, printReplay(report, run.traffic as string, io))
   }
-  const report = await mutateConverters(app, { traffic: traffic?.exchanges, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })
+  const report = await mutateConverters(app, { traffic: traffic?.exchanges, deliveries: traffic?.deliveries, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })
   return Math.max(malformed, printMutate(report, run.minScore, io))
 }

@@ -48,3 +48,16 @@ test('mutate: the billing example gets every kind of mutant; a rounding converte
     'AddUncollectibleAndRefundedInvoices.newStatusesAsOldOnes: mapping swapped at body/status'
   ], 'without traffic, what the corpus of mistakes misses too (docs/ci-check-and-verify.md)')
 })
+
+test('mutate: recorded webhook renders are rendered again by each mutant of the event\'s converters, and kill it where the subscribers received otherwise', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const traffic = readTraffic((await recordTraffic('billing', 2, {}, { subscribers: true })).join('\n'))
+  t.ok(traffic.deliveries.length > 0, 'the recording holds renders')
+  const report = await mutateConverters(app, { deliveries: traffic.deliveries, examples: 5 })
+  t.same(report.baseline, { verify: 0, replay: 0 }, 'the converters as they are render what was recorded')
+  const rounded = report.mutants.find((mutant) => mutant.description === 'AmountsInCents.totalFromCents: number rounded at body/total')
+  t.equal(rounded?.killedBy, 'replay')
+  t.match(rounded?.detail, /webhook invoice\.paid \(2023-10-16\): delivery body\/data\/object\/total: the subscribers received 19\.99, the converters now give 20;/)
+})
