@@ -1,7 +1,5 @@
 /**
- * `extendSchema`: the TypeBox counterpart of a child class. The child is an ordinary object schema holding
- * the parent's properties and its own; fastify-versioner remembers the link, so that an instruction on the
- * parent also reaches the child in every version.
+ * `extendSchema`: a child object schema whose link to its parent lets the parent's instructions reach it.
  * @module
  */
 import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'

@@ -1,8 +1,5 @@
 /**
- * Field deprecations: a request field, query parameter, header or enum member whose schema says `deprecated`,
- * at HEAD (`Type.String({ deprecated: true })`) or through `schema(S).field(f).had({ deprecated: true })`: `true`,
- * or the dates and page of the deprecation (decision 0061). This file reads and checks that keyword; where it sits
- * in a request is planned by ../routes/field-deprecations.ts.
+ * Reads and checks the `deprecated` keyword of request fields, parameters, headers and enum members (decision 0061).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,5 @@
 /**
- * What is wrong with a converter decorator that JavaScript called by hand, `Decorator(...)(Class.prototype,
- * 'method')`, with the wrong object or name: the class for an instance method, an instance, a typo'd name, an arrow
- * function assigned to a field, swapped arguments. Each answer says how to call it.
+ * What is wrong with a converter decorator JavaScript called by hand with the wrong object or name, and how to call it.
  * @module
  */
 import { describeValue } from '../core/json-schema'

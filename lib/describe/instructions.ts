@@ -1,7 +1,5 @@
 /**
- * The instruction types: what `schema(...)`, `enumeration(...)` and `endpoint(...)` produce, and what a
- * version change lists in `instructionsToMigrateToPreviousVersion`. Instructions are plain frozen data; the
- * schema generator and the route generator interpret them.
+ * The instruction types: the plain frozen data `schema(...)`, `enumeration(...)` and `endpoint(...)` produce.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,11 +1,6 @@
 /**
- * Named validators: cross-field rules attached to an object schema, which version changes can add or
- * remove by name (`schema(S).validator(name).existed / .didntExist`).
- *
- * A validator is a JSON Schema fragment the whole object must also satisfy. It is kept in the object's
- * `allOf`, so Fastify's own validator enforces it, the OpenAPI document shows it, and it costs nothing extra
- * per request. It lists the fields it is about; a version that lacks one of them is built without it, and gets it
- * back in an older version where the fields are there again; a renamed one is renamed in it (validatorInVersion).
+ * Named validators: cross-field JSON Schema rules kept in an object's `allOf` (so Fastify enforces them), which
+ * version changes add or remove by name; a version lacking one of its fields is built without it.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

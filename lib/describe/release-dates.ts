@@ -1,8 +1,5 @@
 /**
- * The instants of a version that the plugin's clock compares: `releasedAt` (when a release starts being served) and
- * `brownouts` (scheduled windows before its sunset in which it answers as after it), read and checked when the
- * `Version` is built; and the order of the releases' instants, checked by the bundle
- * ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
+ * A version's `releasedAt` and `brownouts`, read and checked ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
  * @module
  */
 import { VersionerStructureError } from '../core/errors'

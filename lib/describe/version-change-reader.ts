@@ -1,6 +1,5 @@
 /**
- * The one reader of version change classes: checks a class (for JavaScript users as much as TypeScript
- * ones) and turns it, with its decorator metadata, into plain data that the rest of the library uses.
+ * The one reader of version change classes: checks a class and turns it, with its decorator metadata, into plain data.
  * @module
  */
 import { readConverters, type ConverterEntry } from './converter-decorators'

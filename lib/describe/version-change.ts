@@ -1,6 +1,5 @@
 /**
- * The base classes of version changes, and the binding between a version change class and the version of
- * each bundle that holds it (which `isApplied` reads).
+ * The base classes of version changes, and each class's binding to its version in each bundle (for `isApplied`).
  * @module
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'

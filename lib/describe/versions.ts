@@ -1,8 +1,5 @@
 /**
- * Stage `lib/describe/`: what users write (versions, version changes, instructions, converters, `versioned(...)`).
- *
- * `Version`, `HeadVersion` and `VersionBundle`: the list of versions of an API, newest first, each with the
- * version changes that made it. The bundle checks the whole structure when it is built.
+ * Stage `lib/describe/`: what users write. `VersionBundle`: an API's versions, newest first, checked together.
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'

@@ -1,10 +1,6 @@
 /**
- * The files the docs pages load, served under `<docs URL>/assets/` (or `<redoc URL>/assets/`): Swagger UI's
- * bundle, preset, CSS, favicons and OAuth2 redirect page (from `@fastify/swagger-ui`'s static folder, the
- * only files of it used: its own page is not registered), the ReDoc bundle shipped with this package
- * (`vendor/redoc`), and the pages' own style sheet and Swagger UI initializer (below: served as files so that
- * the pages hold no inline script or style and work under a strict Content-Security-Policy, `script-src 'self'`).
- * Any other name is a 404.
+ * The files the docs pages load under `<docs URL>/assets/`: Swagger UI's, ReDoc's, and the pages' own script and
+ * style (files, so the pages work under a strict Content-Security-Policy). Any other name is a 404.
  * @module
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'

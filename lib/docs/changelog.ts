@@ -1,12 +1,6 @@
 /**
- * The changelog (deprecated in the spec, still served): every version's changes, newest first, with their
- * descriptions, side-effect flag and typed entries generated from their instructions, naming the affected OpenAPI
- * schemas as they are in that version; and its resource (the JSON schema of the changelog endpoint's response, and
- * types).
- *
- * An entry as the version it belongs to stands: schema instructions name the components they affect and the
- * field's schema or attributes there; endpoint instructions the route's path, methods and changed attributes;
- * enum instructions the members added or removed.
+ * The changelog (deprecated in the spec, still served): every version's changes, newest first, with entries
+ * generated from their instructions as that version stands; and its response schema and types.
  * @module
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'

@@ -1,9 +1,6 @@
 /**
- * Where an OpenAPI 3.1 document holds examples: every schema node's `examples` entries and `example` (in
- * `components.schemas` and wherever paths and webhooks hold schemas), and the `example` / `examples` of
- * parameters, headers and media types (request bodies, responses), each with the schema it must match. The walk is
- * iterative (a queue): neither the depth of schemas nor that of example data is followed by recursion, and
- * example values themselves are never walked into.
+ * Where an OpenAPI 3.1 document holds examples, each with the schema it must match. The walk is a queue, not
+ * recursion, and never walks into example values.
  * @module
  */
 

@@ -1,9 +1,6 @@
 /**
- * One OpenAPI 3.1 document per version (and one for the unversioned routes), built by `@fastify/swagger`
- * from the routes actually registered: one registration per version, whose `transform` shows each
- * versioned route in the versions it serves, with that version's schemas, attributes and version
- * parameter, and whose `transformObject` finishes the document (components, webhooks, tags, lifecycle).
- * Documents are built on first use and cached by `@fastify/swagger`.
+ * One OpenAPI 3.1 document per version (and one for unversioned routes), each built on first use by its own
+ * `@fastify/swagger` registration from the routes registered.
  * @module
  */
 import fastifySwagger, { formatParamUrl } from '@fastify/swagger'

@@ -1,11 +1,6 @@
 /**
- * Schemas in the per-version OpenAPI documents: every named schema (one with an `$id`) becomes a component
- * under its name in that version (after `schema(S).had({ name })`, the new name), and documents are finished
- * after `@fastify/swagger` built them: root schemas hoisted too, webhooks added, tags filtered, unused
- * components removed. And the plugin's own answers on every versioned operation of a version's document, as shared
- * component responses: 400 (the version is malformed, not served or missing, or the request is invalid for that
- * version) and 404 (the route does not exist in the version the request named). Their body is Fastify's error
- * body. A route that documents its own 400 or 404 (or `4XX`) keeps it.
+ * Named schemas as components of each version's document, the document finished after `@fastify/swagger` (webhooks,
+ * tags, unused components), and the plugin's own 400 and 404 answers on each versioned operation.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

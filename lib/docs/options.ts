@@ -1,7 +1,5 @@
 /**
- * Options of the per-version documents and docs pages: URLs (each can be turned off with `null`), asset
- * addresses, Swagger UI's settings, the hooks that protect the docs routes, the OpenAPI base object, and the
- * deprecated changelog endpoint.
+ * Options of the per-version documents and docs pages.
  * @module
  */
 import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'

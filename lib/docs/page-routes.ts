@@ -1,10 +1,6 @@
 /**
- * The docs pages' routes: `GET <docsUrl>` and `GET <redocUrl>` answer the version list, or the page of
- * `?version=V` (Swagger UI with a version switcher, or ReDoc), or a 404 page for an unknown version. Each page
- * is rendered once and sent with `X-Content-Type-Options: nosniff`. And the upgrade guide's route,
- * `GET <docsUrl>/upgrade?from=A&to=B`: an HTML page, or with `?format=json` the guide's data (./upgrade-guide.ts).
- * `from` and `to` are versions as requests name them (a date between versions is the older one); `from` must be
- * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
+ * The docs pages' routes: the version list, a version's Swagger UI or ReDoc page, and the upgrade guide
+ * (`GET <docsUrl>/upgrade?from=A&to=B`).
  * @module
  */
 import { Type } from '@sinclair/typebox'

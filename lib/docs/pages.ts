@@ -1,9 +1,5 @@
 /**
- * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
- * versions), ReDoc for one version, the page for a version that has no document, and the upgrade guide (no script:
- * it works under a strict Content-Security-Policy, offline). Every value that
- * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
- * pages hold no inline script or style (see `assets.ts`).
+ * The HTML of the docs pages; every value is escaped for where it lands, and no page holds inline script or style.
  * @module
  */
 import { SWAGGER_SETTINGS_ID } from './assets'

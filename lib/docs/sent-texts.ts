@@ -1,8 +1,6 @@
 /**
- * Documents, docs pages and their assets as caches see them: each text is built once with the strong `ETag` of its
- * bytes; a request whose `If-None-Match` matches it is answered 304 without a body; `Cache-Control: public, no-cache`
- * lets shared caches keep a released document and revalidate it, while an answer that depended on an `access`
- * function was made `private` before ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * Documents, pages and assets sent with a strong `ETag`, 304 on a match and `Cache-Control: public, no-cache`
+ * ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'

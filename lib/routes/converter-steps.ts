@@ -1,11 +1,6 @@
 /**
- * Which converters a request or response of a version goes through, in order: request converters from the
- * requested version up to the latest, response converters from the latest down to the requested version;
- * within a version, its changes newest first as listed (last listed first for a request) and each change's
- * converters in declaration order.
- * A by-schema converter applies wherever its schema occurs in the body (as the version before the step
- * lays the body out); a by-path converter applies to the HEAD route whose path and methods it names as
- * they are in the version holding the change.
+ * Which converters a request or response of a version goes through, in order: requests up to the latest version,
+ * responses down from it; within a version, its changes newest first and each change's converters as declared.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,6 +1,5 @@
 /**
- * Stage `lib/routes/`: where the schema of a by-schema converter can occur in a body, at a level. Told cheaply first
- * (the seeds a body form depends on, the schemas it can hold), and only then by a compiled collector.
+ * Where the schema of a by-schema converter can occur in a body at a level: told from seeds first, then collected.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

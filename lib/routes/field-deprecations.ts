@@ -1,10 +1,6 @@
 /**
- * Stage `lib/routes/`: where the deprecated parts of a route's requests sit in one version (decision 0061).
- *
- * A request field, query parameter, header or enum member (a union member) whose schema in the version says
- * `deprecated: true` (../describe/field-deprecation.ts) is found, when a request carries it, by a place finder
- * compiled from the version's request schemas (../values/occurrences.ts), once per route and version, when the
- * behaviour is planned. A version whose request schemas hold no deprecated part has none: its requests pay nothing.
+ * Where the deprecated parts of a route's requests sit in one version, found by a compiled place finder
+ * (decision 0061); a version with none costs its requests nothing.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,5 @@
 /**
- * Stage `lib/routes/`: what a full replace from an old version clears: the HEAD request body fields a version cannot
- * express, found once per route and version when its behaviour is planned, and the route option `fullReplace`
- * declaring which routes replace what they store ([decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
+ * What a full replace from an old version clears, and the route option `fullReplace` ([decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

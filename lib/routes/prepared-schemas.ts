@@ -1,6 +1,5 @@
 /**
- * Stage `lib/routes/`: generated schemas made ready for Fastify and for the documents. A generated schema's `$ref`s
- * to other generated schemas (which only this library knows) are inlined; headers schemas get lower-case names.
+ * Generated schemas made ready for Fastify and the documents: `$ref`s inlined, headers lower-cased.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,9 +1,6 @@
 /**
- * Stage `lib/routes/`: telling, without planning it, that a route does exactly in one version what it does in the
- * version after it. Most versions change a few schemas of a few routes; for every other route, a version whose
- * instructions change no seed its schemas depend on, and whose converters name none of those seeds nor the route,
- * does what the version after it does: when that one has nothing to do, it has nothing either, and is known to be
- * idle at registration (../serve/route-preparation.ts).
+ * Telling, without planning it, that a route does in one version what it does in the version after it, so an idle
+ * version is known at registration (../serve/route-preparation.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,6 +1,5 @@
 /**
- * The routes of every version, as served: built when the application is ready, for `app.versioner.routes`
- * and the per-version OpenAPI documents.
+ * The routes of every version, as served (`app.versioner.routes`), built when the application is ready.
  * @module
  */
 import type { HttpMethod } from '../core/http-methods'

@@ -1,8 +1,6 @@
 /**
- * Stage `lib/routes/`: a route's request body and responses in every form Fastify accepts (a schema, `content` by
- * media type, status keys exact, `Nxx` or `default`, `description` and `headers` beside), read once at registration
- * into slots of one schema each, which plans, documents and tools use; and given back in the form Fastify was given,
- * each slot's schema replaced by a version's ([decision 0063](../../docs/decisions/0063-every-schema-form-versioned.md)).
+ * A route's body and responses in every form Fastify accepts, read into slots of one schema each and given back in
+ * that form with a version's schemas ([decision 0063](../../docs/decisions/0063-every-schema-form-versioned.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,8 +1,6 @@
 /**
- * Endpoint instructions applied to one HEAD route: whether it exists, its path, methods and attributes in
- * every version. Errors that one route shows by itself (an attribute that does not change, path parameters
- * that change, a route never restored) are thrown here; errors that need every route (an instruction that
- * matches no route) are collected in an {@link EndpointInstructionLog} and checked when the app is ready.
+ * Endpoint instructions applied to one HEAD route: whether it exists, its path, methods and attributes in every
+ * version; what needs every route is logged in an {@link EndpointInstructionLog} and checked at ready.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

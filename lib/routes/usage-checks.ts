@@ -1,10 +1,6 @@
 /**
- * Checks that need every route, run when the application becomes ready: every endpoint instruction matched a route,
- * every by-path converter finds its route in the version its change belongs to, and every by-schema converter (unless
- * `checkUsage: false`) names a schema some route uses; every method named by an endpoint instruction or a by-path
- * converter is one the application routes (the second step of the method check of `lib/core/http-methods.ts`); no
- * by-path converter names one route twice (by its relative and its full path); no version documents two different
- * schemas under one component name; and every `$ref` a field instruction gives names a schema.
+ * Checks that need every route, run when the application becomes ready: instructions and converters found their
+ * routes and schemas, methods are routed, component names and `$ref`s are sound.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

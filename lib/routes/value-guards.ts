@@ -1,10 +1,6 @@
 /**
- * Guards against HEAD values a version cannot express. When a version's enum lacks HEAD members (a member added
- * since, or renamed), a response of that version holding one, after its converters ran, would reach the client
- * anyway: the serializer fails with a message about the schema, or, for an `enum` keyword, sends it as it is. A
- * guard finds where the enum occurs in the version's data (one compiled collector) and tells which values it must
- * not hold, and which version change removed each. Planned once per (schema, version); a schema that holds no
- * narrowed enum gets none, and costs nothing.
+ * Guards against HEAD values a version cannot express: an enum member the version lacks, which its serializer would
+ * otherwise fail on or send as it is. Planned once per (schema, version); none where no enum is narrowed.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,9 +1,6 @@
 /**
- * Stage `lib/routes/`: what each route does in each version, computed at registration.
- *
- * What a versioned route does for one version: which request parts it validates by hand against that
- * version's schemas, which converters run, and which schemas serialize its responses. Computed once per
- * (route, version) at start-up; a request only looks its version up.
+ * Stage `lib/routes/`: what a route does in one version (parts validated by hand, converters, response schemas),
+ * planned once per route and version; a request only looks its version up.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,5 @@
 /**
- * The per-application state of the plugin: the version bundle, the generated schemas, the converter planner,
- * the HEAD routes seen so far, and the registry of route nodes (to serve two HEAD routes on one path in
- * different versions).
+ * The plugin's per-application state: bundle, generated schemas, converter planner, HEAD routes and route nodes.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

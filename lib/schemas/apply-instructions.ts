@@ -1,8 +1,6 @@
 /**
- * Stage `lib/schemas/`: the walk of instructions from HEAD to the oldest version. Seeds every schema an instruction
- * or a converter names, applies schema and enum instructions to the seeds' states level by level, and keeps each
- * level's states and the seeds its instructions changed. Each instruction that cannot apply to the schema as it
- * stands in that version fails here, with an error naming the version change, the schema and the field.
+ * The walk of instructions from HEAD to the oldest version, applied to the seeds' states level by level; an
+ * instruction that cannot apply fails here, naming the version change, schema and field.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,8 +1,5 @@
 /**
- * The name a schema goes by in a version's document: a generated schema keeps the name of its HEAD schema
- * (or the one `schema(S).had({ name })` gave it), made a valid OpenAPI component name
- * ([decision 0068](../../docs/decisions/0068-component-names-from-any-id.md)). Used by the documents and by the
- * start-up name checks.
+ * The component name a schema goes by in a version's document ([decision 0068](../../docs/decisions/0068-component-names-from-any-id.md)).
  * @module
  */
 import { kSchemaName } from '../core/symbols'

@@ -1,8 +1,6 @@
 /**
- * Stage `lib/schemas/`: object schemas built from a seed's fields by TypeBox (`Type.Partial`, `Type.Pick`,
- * `Type.Omit`, `Type.Required`, `Type.Composite`), which instructions on the seed do not reach: TypeBox copies the
- * seed's property schemas into a new object that no longer holds the seed. Where the seed's instructions change a
- * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
+ * Warnings for object schemas TypeBox built from a seed's fields (`Type.Partial`, `Pick`, `Omit`…), which the
+ * seed's instructions cannot reach (decision 0162).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,5 @@
 /**
- * Stage `lib/schemas/`: how the form of a schema at a level is built once its inputs differ from the level before
- * (./generation.ts decides when): rebuilt objects, enums and generic schemas, field edits, and the versioned
- * `$id` of each named schema.
+ * How the form of a schema at a level is built once ./generation.ts finds its inputs changed.
  * @module
  */
 import { Kind, type TSchema } from '@sinclair/typebox'

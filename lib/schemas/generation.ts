@@ -1,12 +1,6 @@
 /**
- * Stage `lib/schemas/`: the form of every HEAD schema in every version (`generateVersionedSchemas(bundle)`).
- *
- * The walk follows the spec: HEAD changes turn HEAD into the latest version, then each version's changes
- * give the version before it. Instructions edit immutable per-version states of the schemas they name
- * (seeds); all instruction errors surface during this walk. Versioned schemas are then built on demand:
- * a schema's form in a version is rebuilt only when something it depends on differs from the next newer
- * version, and otherwise is the very same object. A schema no instruction reaches, directly or through a
- * schema nested in it, is the HEAD object itself in every version.
+ * Stage `lib/schemas/`: the form of every HEAD schema in every version, built on demand; a form is rebuilt only
+ * where something it depends on changed, otherwise it is the very same object (HEAD's, where nothing reaches it).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

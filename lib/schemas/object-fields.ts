@@ -1,8 +1,6 @@
 /**
- * The fields of an object schema in a version, and how field instructions edit them. A schema made by
- * `extendSchema` sees its parent's fields (as the parent stands in the same version) followed by its own;
- * an instruction on an inherited field is kept as an override of that parent field (by the field's identity,
- * which survives renames), so that older changes to the parent still reach it.
+ * The fields of an object schema in a version, and how field instructions edit them; an instruction on an
+ * inherited field (`extendSchema`) is an override by field identity, so older changes to the parent still reach it.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

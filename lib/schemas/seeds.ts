@@ -1,7 +1,5 @@
 /**
- * Seeds of schema generation: the HEAD schemas that instructions name, how a schema found anywhere is
- * recognised as one of them (by identity, through `Type.Optional` / `Type.Readonly` wrappers, or by `$id`),
- * and the immutable state each seed has in a version. An instruction never edits a state; it replaces it.
+ * Seeds: the HEAD schemas instructions name, how they are recognised, and their immutable state in each version.
  * @module
  */
 import { OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'

@@ -1,6 +1,5 @@
 /**
- * The public view of generated schemas: `VersionedSchemas` (`app.versioner.schemas`) and
- * `generateVersionedSchemas` (the same, without an application).
+ * The public view of generated schemas: `app.versioner.schemas`, and `generateVersionedSchemas` without an app.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
