@@ -27,10 +27,8 @@ export function routeSeeds (route: BehaviourRoute, level: number, generation: Sc
 }
 
 /**
- * True when the route certainly does at `level` what it does at `level - 1` (but for the version and its links):
- * the same route state (so the same path, methods, attributes and response map), no instruction giving `level`
- * changes a seed of `seeds` (the route's seeds at `level - 1`, see {@link routeSeeds}), and no converter of the
- * step between the two can apply to the route (`level` is 2 or more: a group's newest level is planned).
+ * True when the route certainly does at `level` (2 or more) what it does at `level - 1`: the same route state, no
+ * instruction of `level` changes a seed of `seeds` ({@link routeSeeds} at `level - 1`), and no converter can apply.
  */
 export function quietLevel (route: BehaviourRoute, level: number, seeds: ReadonlySet<Seed> | undefined, planner: ConverterPlanner): boolean {
   return seeds !== undefined && route.timeline[level] === route.timeline[level - 1] && !planner.generation.changesAt(level, seeds) &&

@@ -18,11 +18,7 @@ export interface VersionedRouteInfo {
   readonly url: string
   /** The HEAD route's path. */
   readonly headPath: string
-  /**
-   * This version's schema, as its document shows it: the version's forms of the request parts and responses
-   * (ready for Fastify; success responses under the version's status code), its attributes, and the HEAD
-   * schema's other fields (`security`, `x-*`…).
-   */
+  /** This version's schema, as its document shows it (see `routeSchemaIn`). */
   readonly schema: RouteSchema
   /** OpenAPI attributes in this version (summary, tags, deprecated…). */
   readonly attributes: RouteAttributes

@@ -28,11 +28,7 @@ const NONE: SchemaSlots = Object.freeze({ schemas: Object.freeze({}), byStatus: 
 /** Fluent schemas (`fluent-json-schema`): Fastify takes their JSON Schema from `valueOf()`, and so does the versioner. */
 const kFluentSchema = Symbol.for('fluent-schema-object')
 
-/**
- * A schema as the versioner reads it: a fluent schema's JSON Schema; a plain object or a boolean as it is. Any other
- * object (a Joi, yup or zod schema, which a custom validator compiler reads) cannot be versioned: a
- * `RouterGenerationError` naming the route and the place, never an answer in HEAD's shape.
- */
+/** A schema as the versioner reads it (a fluent schema's JSON Schema); any other non-plain object (Joi, zod) throws. */
 function readableSchema (value: unknown, where: string): unknown {
   if (!isSchemaObject(value)) return value
   const fluent = value as SchemaObject & { valueOf: () => unknown }
@@ -49,10 +45,7 @@ function contentOf (value: unknown): Record<string, unknown> | undefined {
   return isSchemaObject(value.content) ? value.content : {}
 }
 
-/**
- * The schema of a `content` entry, when it has one (one without is Fastify's own error). A media type Fastify never
- * matches (it compares them in lower case, without parameters) is a `RouterGenerationError`: no version would use it.
- */
+/** The schema of a `content` entry, if any; a media type Fastify never matches is a `RouterGenerationError`. */
 function entrySchema (entry: unknown, where: string, media: string): TSchema | undefined {
   if (media !== mediaTypeOf(media)) {
     throw new RouterGenerationError(`${where} is declared for a media type Fastify never matches: it compares ` +
@@ -142,10 +135,7 @@ function rebuildContent (content: Record<string, unknown>, slotOf: (media: strin
   return copy ?? content
 }
 
-/**
- * The body in the form it was given, each slot's schema replaced by `replace`: the short form's schema, or the
- * schemas of its `content` map (its other fields kept).
- */
+/** The body in the form it was given, each slot's schema replaced by `replace`. */
 export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown {
   const content = contentOf(slots.given)
   if (content === undefined) return slots.schemas[''] === undefined ? slots.given : replace('', slots.schemas[''])
@@ -154,9 +144,8 @@ export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown
 }
 
 /**
- * The response map in the form it was given, each slot's schema replaced by `replace`; `keyOf` gives the status
- * key each response is written under (a version's own success status). A replaced short-form schema keeps the
- * `headers` written beside it, and the `description` when the version's schema has none.
+ * The response map in the form it was given, each slot's schema replaced by `replace`, each under `keyOf(key)`; a
+ * replaced short-form schema keeps the `headers` and `description` beside it.
  */
 export function rebuildResponses (slots: SchemaSlots, replace: SlotReplacer, keyOf: (key: string) => string = (key) => key): Record<string, unknown> {
   const result: Record<string, unknown> = {}
@@ -208,9 +197,8 @@ const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
 const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
 
 /**
- * The kind of form a content type announces, if any (its media type, in any case, before any parameter). Two
- * anchored tests, which allocate nothing: a multipart content type carries a boundary that differs per request,
- * so a lookup keyed by the content type would not do, and splitting it costs more than the tests.
+ * The kind of form a content type announces, if any. Two anchored tests, which allocate nothing: a multipart boundary
+ * differs per request, so no lookup by content type would do.
  */
 export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
   if (contentType === undefined) return undefined
@@ -218,10 +206,8 @@ export function formKind (contentType: string | undefined): 'urlencoded' | 'mult
 }
 
 /**
- * The slot of the schema Fastify serializes a response with: the status key (exact, then `Nxx`, then `default`),
- * then in a `content` map the media type of the reply's `Content-Type`, then the map's wildcard entry. `undefined`
- * when there is none.
- * The `Content-Type` is read only for a `content` map.
+ * The slot Fastify serializes a response with: the status key (exact, `Nxx`, `default`), then in a `content` map the
+ * reply's media type, then the map's wildcard entry; `undefined` when none.
  */
 export function responseSlot (slots: SchemaSlots, status: number, reply: { getHeader: (name: string) => unknown }): string | undefined {
   const byStatus = slots.byStatus
