@@ -21,10 +21,7 @@ export class SchemaStates {
   readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
   /** The seeds each level's instructions changed (index = level). */
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
-  /**
-   * The HEAD fields declared `derivedFrom` (by identity), with the identities of the fields they are set from in the
-   * previous version: a version holding one of those still sets the field (../routes/full-replace.ts).
-   */
+  /** The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity): ../routes/full-replace.ts. */
   readonly derivedFrom = new Map<number, ReadonlySet<number>>()
   /** The `derivedFrom` fields the change being applied removed, with their identities. */
   private readonly derivedInChange: Array<[FieldDidntExistInstruction, number]> = []

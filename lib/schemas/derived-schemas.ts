@@ -73,10 +73,7 @@ function isAncestor (schema: TSchema, child: TSchema): boolean {
   return false
 }
 
-/**
- * Warns (`FSTVRS004`) when `keys`, an object schema's, are the members of the enum `seed` (two or more), as
- * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
- */
+/** Warns (`FSTVRS004`) when `keys` are the members of the enum `seed` (`Type.Record(E, V)`) and a version changes them. */
 function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
   const head = walk.stateAt(seed.head, 0)
   if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false

@@ -12,10 +12,7 @@ import { deepEqual, idSafe, isOptional, isReadonly, isSchemaObject, nameOf, poin
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
-/**
- * An enum's keywords in a version: a `default` naming a member the version lacks follows the member's rename, or is
- * left out, since the version's own validation would refuse it (every request leaving the field out a 400).
- */
+/** An enum's keywords in a version: a `default` the version lacks follows its rename, or goes (validation would refuse it). */
 function enumTemplate (state: EnumState): SchemaObject {
   const { template, members } = state
   if (!('default' in template) || members.some((member) => deepEqual(member.value, template.default))) return template

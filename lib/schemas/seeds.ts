@@ -213,10 +213,7 @@ export function checkOneSchemaPerId (id: string, first: TSchema, second: TSchema
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
 }
 
-/**
- * The seeds of one generation run, and recognition of schemas as seeds: the same object; a copy that
- * differs only by `Type.Optional` / `Type.Readonly`; or a schema with the same `$id`.
- */
+/** The seeds of one generation run, recognised by identity, through `Optional` / `Readonly` copies, or by `$id`. */
 export class SeedIndex {
   readonly seeds: Seed[] = []
   private readonly byObject = new Map<object, Seed>()
@@ -271,10 +268,7 @@ export class SeedIndex {
     return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (kindOf(schema) !== undefined ? undefined : this.copied(schema))
   }
 
-  /**
-   * The seed without `$id` that a plain JSON copy stands for, by what it validates: Fastify keeps a copy of each schema
-   * given to `addSchema`, without TypeBox's symbols, so the seeds nested in it are copies too (decision 0123).
-   */
+  /** The seed without `$id` a plain JSON copy stands for, as Fastify's copies of `addSchema` schemas (decision 0123). */
   private copied (schema: TSchema): Seed | undefined {
     const equal = this.seeds.filter((seed) => nameOf(seed.head) === undefined && deepEqual(seed.head, schema, false))
     if (equal.length > 1) {
