@@ -110,10 +110,7 @@ export function walkDocument (document: Json): ExampleSite[] {
   return sites
 }
 
-/**
- * The examples `holder` holds: on a schema node (`inSchema`), `examples` is an array of values; on a parameter,
- * header or media type it is a map of Example Objects (their `value`; an `externalValue` or a `$ref` is not read).
- */
+/** The examples `holder` holds: an array on a schema node, a map of Example Objects (their `value`) elsewhere. */
 function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string, readonly schemaPointer: string, readonly inSchema: boolean }, sites: ExampleSite[]): void {
   const { pointer, schemaPointer, inSchema } = at
   const base = { schemaPointer, schema, holder }

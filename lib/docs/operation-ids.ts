@@ -31,10 +31,7 @@ function operationIdBase (method: string, path: string): string {
   return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
 }
 
-/**
- * The methods a HEAD route's operations are named for: its own when it has one method (kept in every version), else
- * every method it has in some version, sorted.
- */
+/** The methods a HEAD route's operations are named for: its one method, else every method it has in some version. */
 function methodsOf (head: HeadRoute): string[] {
   if (head.methods.length === 1) return [head.methods[0]]
   return [...new Set([...head.methods, ...head.timeline.flatMap((state) => state?.exists === true ? state.methods : [])])].sort()

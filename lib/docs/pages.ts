@@ -108,10 +108,7 @@ function switcherName (entry: VersionEntry): string {
   return entry.deprecatedAt === undefined ? name : `${name} (deprecated)`
 }
 
-/**
- * Swagger UI for one version, with a switcher (Swagger UI's `urls`) between every version. Its settings are a
- * JSON data block read by the served initializer script.
- */
+/** Swagger UI for one version, with a switcher; its settings are a JSON data block the served initializer reads. */
 export function swaggerPage (context: PageContext, assets: SwaggerAssets, entries: readonly VersionEntry[], current: VersionEntry): string {
   const settings = {
     config: {

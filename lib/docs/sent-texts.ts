@@ -39,10 +39,7 @@ export function sendText (request: FastifyRequest, reply: FastifyReply, sent: Se
   return reply.code(200).type(type).send(typeof sent.text === 'function' ? sent.text() : sent.text)
 }
 
-/**
- * Marks an answer that is not a document (a 404 for a version the API does not serve) `Cache-Control: no-cache`,
- * unless something set one: a cache must not keep answering it once the version is released.
- */
+/** Marks a 404 for an unserved version `Cache-Control: no-cache` unless set: a cache must not keep it past a release. */
 export function revalidated (reply: FastifyReply): FastifyReply {
   if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
   return reply

@@ -51,10 +51,7 @@ interface EnumDifference {
   /** The enum's HEAD schema. */
   readonly head: TSchema
   readonly display: string
-  /**
-   * Values the version after the change has and the one before lacks (a response may hold them), each with the HEAD
-   * value it is (`toward`: a member renamed by a later change is made from HEAD's name for it).
-   */
+  /** Values the version after the change has and the one before lacks, each with the HEAD value it is (`toward`). */
   readonly newer: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
   /** Values the version before the change has and the one after lacks (an old client may send them). */
   readonly older: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>

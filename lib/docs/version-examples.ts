@@ -60,11 +60,7 @@ export class VersionExamples {
    */
   constructor (private readonly engine: MigrationEngine, private readonly roots: () => readonly TSchema[]) {}
 
-  /**
-   * A form of the version at `level` prepared for its document (generated references inlined, keeping their `$id`s
-   * so that they become components: ../routes/prepared-schemas.ts), with that version's examples; HEAD's own
-   * schemas (and every subschema of them) are returned as they are.
-   */
+  /** A form of the version at `level` prepared for its document, with that version's examples; HEAD's own as they are. */
   at (schema: TSchema, level: number): TSchema {
     const heads = this.heads ??= everySubschema(this.roots())
     const inProgress = new Set<object>()
@@ -110,10 +106,7 @@ export class VersionExamples {
     return { ...copy, [CHECK_EXAMPLES]: true } as TSchema
   }
 
-  /**
-   * HEAD's examples of `head` migrated to the version at `level` (once per schema and version). An example whose
-   * migration throws is left out, and so is one a converter returns a promise for: a document is built at once.
-   */
+  /** HEAD's examples of `head` migrated to `level`; one whose migration throws or is async is left out. */
   private migrate (head: TSchema, examples: readonly unknown[], level: number): unknown[] {
     let byLevel = this.migrated.get(head)
     const known = byLevel?.get(level)
