@@ -239,9 +239,8 @@ export function ConvertResponseToPreviousVersionFor (...args: unknown[]): Conver
 }
 
 /**
- * The converters declared on a version change class (by either decorator mode), in declaration order:
- * instance methods in the order the class declares them (symbol-named ones last), then static methods; several
- * decorators on one method in the order they are written.
+ * The converters declared on a version change class, in declaration order: instance methods (symbol-named last),
+ * then static ones; several decorators on one method as written.
  */
 export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
   const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]

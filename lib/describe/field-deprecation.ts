@@ -61,10 +61,7 @@ export function readDeprecationDates (value: FieldDeprecationOptions, display: s
   return { deprecatedAt, sunsetAt, link: value.link }
 }
 
-/**
- * Checks the `deprecated` keyword of `keywords` (a schema, or the keywords of an instruction; `display` names it in
- * the error): `true`, `false`, or {@link FieldDeprecationOptions}. Returns the deprecation it says, if any.
- */
+/** Checks the `deprecated` keyword of `keywords` (`display` naming them) and returns the deprecation it says, if any. */
 export function readFieldDeprecation (keywords: unknown, display: string): FieldDeprecation | undefined {
   if (!isSchemaObject(keywords)) return undefined
   const value: unknown = keywords.deprecated
@@ -91,9 +88,8 @@ export function checkDeprecations (schema: unknown, where: string): void {
 }
 
 /**
- * A schema node as documents show it: a `deprecated` that says more than `true` becomes `deprecated: true` (OpenAPI
- * takes a boolean) with the extensions `x-deprecated-at`, `x-sunset-at` (ISO dates, as a version's in `info`) and
- * `x-deprecation-link`. Other nodes are returned as they are.
+ * A schema node as documents show it: a `deprecated` object becomes `deprecated: true` with `x-deprecated-at`,
+ * `x-sunset-at` and `x-deprecation-link`.
  */
 export function documentedDeprecation (node: TSchema): TSchema {
   const value = (node as SchemaObject).deprecated

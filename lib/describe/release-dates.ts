@@ -93,9 +93,8 @@ export function readReleasedAt (given: unknown, display: string, facts: Lifecycl
 }
 
 /**
- * The `brownouts` of a version (`display`: `Version('…')`), sorted by start: each window after `start`, within the
- * version's deprecation (from `deprecatedAt` to `sunsetAt`) and not before its `releasedAt`, none overlapping another; a version with brownouts has
- * `afterSunset: 'gone'` (a brownout answers as after the sunset).
+ * The `brownouts` of a version, sorted by start: each within its deprecation, after its `releasedAt`, none overlapping;
+ * a version with brownouts has `afterSunset: 'gone'`.
  */
 export function readBrownouts (given: unknown, display: string, facts: LifecycleFacts): readonly Brownout[] {
   if (given === undefined) return Object.freeze([])
@@ -141,10 +140,8 @@ interface ReleaseInstant {
 }
 
 /**
- * Checks that no release is served before an older one (releases newest first): a version's `releasedAt` is not
- * before an older version's, and a version without one (served from start-up) is not newer than one with one.
- * So the versions not yet released are always the newest releases. And that no release is still to come when every
- * older one is gone: between the last sunset and that `releasedAt`, every request would answer 410.
+ * Checks that no release (newest first) is served before an older one, so the unreleased are always the newest, and
+ * that none comes after every older one is gone.
  */
 export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
   checkServedBetween(releases)
@@ -159,10 +156,7 @@ export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
   }
 }
 
-/**
- * Throws when a release comes after every older one is gone (`afterSunset: 'gone'`): from the last of their sunsets
- * to its `releasedAt`, no version would be served (releases newest first, in release order).
- */
+/** Throws when a release comes after every older one is gone: until then no version would be served. */
 function checkServedBetween (releases: readonly ReleaseInstant[]): void {
   let servedUntil = -Infinity
   let lastGone: ReleaseInstant | undefined

@@ -94,9 +94,8 @@ function appliedIn (binding: VersionChangeBinding, current: string): boolean {
  */
 export abstract class VersionChangeWithSideEffects extends VersionChange {
   /**
-   * True when the version being served (or rendered by `migrateResponseBody` and webhooks) includes this change, and
-   * outside versioned requests. When several
-   * bundles hold the class, the bundle whose storage holds a version (the one serving the request) answers.
+   * True when the version being served or rendered includes this change, and outside versioned requests; of several
+   * bundles holding the class, the one serving the request answers.
    */
   static get isApplied (): boolean {
     const list = bindings.get(this)
