@@ -71,15 +71,11 @@ export interface EndpointHadAttributes {
   methods?: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>
   /** The status code of a successful response in the previous version (replaces the handler's 2xx status). */
   statusCode?: number
-  /** OpenAPI summary. */
   summary?: string
-  /** OpenAPI description. */
   description?: string
-  /** OpenAPI tags. */
   tags?: string[]
   /** Whether the operation was deprecated. */
   deprecated?: boolean
-  /** OpenAPI operationId. */
   operationId?: string
   /** Whether the route was hidden from the OpenAPI document. */
   hide?: boolean
@@ -120,9 +116,7 @@ interface EndpointInstructionBase extends InstructionBase {
 export interface SchemaAnnotations {
   /** Example values of the whole schema, as that version's clients saw them. */
   examples?: unknown[]
-  /** The schema's description. */
   description?: string
-  /** The schema's title. */
   title?: string
 }
 

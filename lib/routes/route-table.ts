@@ -10,7 +10,6 @@ import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */
 export interface VersionedRouteInfo {
-  /** The methods. */
   readonly methods: readonly HttpMethod[]
   /** The path in this version (prefixes included, without the version segment). */
   readonly path: string
@@ -18,7 +17,7 @@ export interface VersionedRouteInfo {
   readonly url: string
   /** The HEAD route's path. */
   readonly headPath: string
-  /** This version's schema, as its document shows it (see `routeSchemaIn`). */
+  /** This version's schema, as its document shows it: its request and response forms, attributes, HEAD's other fields. */
   readonly schema: RouteSchema
   /** OpenAPI attributes in this version (summary, tags, deprecated…). */
   readonly attributes: RouteAttributes
