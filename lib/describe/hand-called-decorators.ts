@@ -30,9 +30,8 @@ function methodsOf (cls: { prototype?: unknown }): string[] {
 }
 
 /**
- * Why `Decorator(...)(target, key)` cannot declare a converter, or `undefined` when `target` holds a property
- * `key` (whose value `checkArity` then checks). Decorator syntax never reaches the first answers: TypeScript passes
- * the prototype (or the class, for a static member) and the member's name.
+ * Why `Decorator(...)(target, key)` cannot declare a converter, or `undefined` when `target` holds a property `key`
+ * (then `checkArity` checks it); decorator syntax never reaches these answers.
  * @example
  * ```ts
  * handCallMisuse(RenameName, 'renameUp', 'request')

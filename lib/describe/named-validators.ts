@@ -33,11 +33,8 @@ export type FieldRename = (field: string) => string | undefined
 const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentSchemas']
 
 /**
- * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
- * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
- * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
- * `errorMessage.required/properties/dependencies` and the keys of an object `default` follow too; a removed one is left out.
- * So does OpenAPI's `discriminator.propertyName`.
+ * A rule about the fields of its object, at any depth of its subschemas, with each field named as `to` names it;
+ * `undefined` when it names a field `to` removes (a name in a list is left out instead).
  * @example
  * ```ts
  * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }

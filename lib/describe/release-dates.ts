@@ -44,16 +44,12 @@ interface LifecycleFacts {
   readonly releasedAt?: Date | undefined
 }
 
-/**
- * An ISO 8601 date (`2027-01-01`, midnight UTC) or date-time with a time zone (`Z` or `+02:00`): an instant that is
- * the same on every machine. A date-time without a zone would be each machine's local time.
- */
+/** An ISO 8601 date (midnight UTC) or date-time with its zone: without one, it would be each machine's local time. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
 
 /**
- * The instant `given` names: a `Date` (copied, never the caller's), or an ISO 8601 date (midnight UTC) or date-time with
- * its time zone, a string that is the same instant on every machine (a version's and a field's lifecycle dates are
- * written so); `undefined` for anything else.
+ * The instant `given` names: a `Date` (copied), or an ISO 8601 date or date-time with its time zone; `undefined` for
+ * anything else.
  * @example
  * ```ts
  * instantOf('2027-01-01T09:00:00Z') // 2027-01-01T09:00:00.000Z; '2027-01-01T09:00:00' (local time) gives undefined

@@ -54,9 +54,8 @@ export interface VersionChangeBinding {
   readonly dates: boolean
 }
 
-// A fact about each class (which version of which bundle holds it), keyed weakly by the class. A class may
-// belong to several bundles (a bundle built by a factory, several APIs): one binding per bundle storage, the
-// latest bundle built with a storage replacing an earlier one, and the bindings of bundles collected since dropped.
+// Which version of which bundle holds each class, keyed weakly: one binding per bundle storage (a class may be in
+// several bundles), the latest replacing an earlier one, those of collected bundles dropped.
 const bindings = new WeakMap<object, Array<VersionChangeBinding | 'head'>>()
 
 /** Binds a version change class to a version of a bundle (done by each `VersionBundle` holding it). */

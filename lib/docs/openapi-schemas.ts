@@ -76,10 +76,8 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
 const OPENAPI_METHODS: readonly string[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 /**
- * The HTTP method (upper case) of a path item's key that holds an operation: one of OpenAPI 3.1's (`get`), another
- * method as `@fastify/swagger` writes it while a document is built (`query`, OpenAPI 3.2's; `search`, added with
- * `addHttpMethod`), or the extension a finished document keeps such an operation under (`x-query`, `x-search`:
- * OpenAPI 3.1 has no key for them, decision 0052). `undefined` for any other key (`parameters`, `summary`, …).
+ * The HTTP method (upper case) of a path item's key holding an operation: OpenAPI 3.1's (`get`), another (`query`), or
+ * its extension in a finished document (`x-query`, decision 0052); `undefined` for any other key.
  * @example
  * operationMethod('x-search') // 'SEARCH'
  * operationMethod('parameters') // undefined

@@ -24,9 +24,8 @@ export function sentText (text: string): SentText {
 }
 
 /**
- * Sends `sent` as `type` with its `ETag` and, unless something set one (a private answer, an application's hook),
- * `Cache-Control: public, no-cache`; or 304 with those headers and no body when `If-None-Match` matches it. A text
- * may be a function making the body (a file's stream), called only for a 200.
+ * Sends `sent` as `type` with its `ETag` and `Cache-Control: public, no-cache` unless set, or a 304 when `If-None-Match`
+ * matches; a text that is a function (a file's stream) is called only for a 200.
  * @example
  * ```ts
  * return sendText(request, reply, sentText(JSON.stringify(document)), 'application/json; charset=utf-8')

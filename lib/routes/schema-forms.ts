@@ -81,9 +81,8 @@ function withoutHeaders (value: unknown): unknown {
 }
 
 /**
- * Reads a route's response map: each status key holds a schema (slot: the key in lower case) or a `content` map
- * (slots: the key, a space and each media type). `description` and `headers` beside a schema are kept for the
- * documents, out of the slot's schema.
+ * Reads a route's response map: a slot per status key (lower case), or per key and media type for a `content` map;
+ * `description` and `headers` beside a schema stay out of the slot's schema.
  * @example
  * readResponses({ 200: User, default: Problem }, 'GET /users/:id').byStatus // Map { '200' => '200', 'default' => 'default' }
  */
@@ -247,9 +246,8 @@ export interface RouteForms {
 }
 
 /**
- * Reads a HEAD route's schema (`given`) and the response map of each level (`responsesAt`: the one an endpoint
- * instruction gave it, `undefined` for HEAD's) into slots. A form the versioner cannot read is a
- * `RouterGenerationError` naming the route.
+ * Reads a HEAD route's schema and each level's response map (`responsesAt`, `undefined` for HEAD's) into slots; a
+ * form the versioner cannot read is a `RouterGenerationError`.
  * @example
  * const forms = readRouteForms(route.schema, timeline.map((state) => state.attributes.response), 'GET /users/:id')
  */

@@ -83,9 +83,7 @@ export class VersionerState {
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 
-  /**
-   * @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`)
-   */
+  /** @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`) */
   constructor (readonly options: StateOptions, readonly constraint: string) {
     const bundle = options.versions
     this.steps = generationSteps(bundle)

@@ -15,9 +15,8 @@ import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
 
 /**
- * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
- * `$defs`), holds fields of an object seed (the very property schemas, or their `Type.Optional` copies) that the seed's
- * instructions change in a version (`levels[n]`).
+ * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names, holds fields of an object seed that the
+ * seed's instructions change in a version (`levels[n]`).
  * @example
  * ```ts
  * warnOfDerivedSchema(Type.Partial(User), walk, ['head', '2001-01-01', '2000-01-01']) // FSTVRS003 when User's name was fullName

@@ -198,9 +198,8 @@ function fieldsOf (schema: TSchema): string {
 }
 
 /**
- * Checks that `first` and `second`, which both have the `$id` `id`, are one schema: they validate alike, their own
- * annotations, modifiers and TypeBox's symbols aside (Fastify's copy of a schema given to `addSchema` has none). Two
- * different schemas throw (`FST_VERSIONER_STRUCTURE`): which one an instruction, a converter or a `$ref` means could not be told.
+ * Checks that `first` and `second`, both of `$id` `id`, validate alike (annotations and TypeBox's symbols aside); two
+ * different schemas throw `FST_VERSIONER_STRUCTURE`, since which one is meant could not be told.
  * @example
  * ```ts
  * checkOneSchemaPerId('Item', first, second) // throws: Two different schemas have $id 'Item': { home } and { office }. …

@@ -21,9 +21,7 @@ export interface SchemaLookup {
   get: { (schema: TSchema): TSchema, (schema: SchemaLike): SchemaLike }
 }
 
-/**
- * The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}.
- */
+/** The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}. */
 export class VersionedSchemas implements Iterable<SchemaLookup> {
   /** @internal */
   readonly generation: SchemaGeneration
