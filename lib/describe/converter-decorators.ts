@@ -1,11 +1,6 @@
 /**
- * The converter decorators `@ConvertRequestToNextVersionFor` and `@ConvertResponseToPreviousVersionFor`,
- * and the one reader of what they record.
- *
- * A decorator only writes metadata: under TypeScript's `experimentalDecorators` through reflect-metadata,
- * on the class, under a symbol key; under standard (TC39) decorators in `context.metadata`, under the same
- * key. Nothing depends on `design:*` metadata, which tsx, esbuild and TC39 decorators never emit.
- * JavaScript without decorators calls the decorator by hand: `Decorator(...)(Class.prototype, 'method')`.
+ * The converter decorators and the one reader of what they record. A decorator only writes metadata under a symbol
+ * key (legacy or TC39 decorators alike); nothing reads `design:*` metadata, which tsx and esbuild never emit.
  * @module
  */
 import 'reflect-metadata'
@@ -244,9 +239,8 @@ export function ConvertResponseToPreviousVersionFor (...args: unknown[]): Conver
 }
 
 /**
- * The converters declared on a version change class (by either decorator mode), in declaration order:
- * instance methods in the order the class declares them (symbol-named ones last), then static methods; several
- * decorators on one method in the order they are written.
+ * The converters declared on a version change class, in declaration order: instance methods (symbol-named last),
+ * then static ones; several decorators on one method as written.
  */
 export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
   const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]

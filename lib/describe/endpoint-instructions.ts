@@ -1,7 +1,5 @@
 /**
- * The builder `endpoint(path, methods)`: whether a route existed in the previous version, and which
- * attributes it had. Methods and attributes are checked when the instruction is written; the route itself
- * is found when the application's routes are generated.
+ * The builder `endpoint(path, methods)`: whether a route existed in the previous version, and its attributes there.
  * @module
  */
 import { VersionerStructureError } from '../core/errors'

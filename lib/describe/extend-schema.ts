@@ -1,7 +1,5 @@
 /**
- * `extendSchema`: the TypeBox counterpart of a child class. The child is an ordinary object schema holding
- * the parent's properties and its own; fastify-versioner remembers the link, so that an instruction on the
- * parent also reaches the child in every version.
+ * `extendSchema`: a child object schema whose link to its parent lets the parent's instructions reach it.
  * @module
  */
 import { Kind, type Evaluate, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
@@ -89,19 +87,13 @@ export function extendSchema (parent: SchemaLike, ownProperties: object, options
   return child
 }
 
-/**
- * The parent link of a schema made by {@link extendSchema}, or of a copy sharing its `properties` (`Type.Optional(child)`,
- * `withValidators(child, …)`), if any.
- */
+/** The parent link of a schema made by {@link extendSchema}, or of a copy sharing its `properties`, if any. */
 export function childSchemaInfo (schema: TSchema): ChildSchemaInfo | undefined {
   const properties = (schema as SchemaObject).properties
   return isSchemaObject(properties) ? children.get(properties) : undefined
 }
 
-/**
- * An object schema with `required` computed from the properties' `Optional` modifiers, built directly
- * (independent of TypeBox's instance mode). `options` supplies every other keyword.
- */
+/** An object schema with `required` from the properties' `Optional` modifiers, whatever TypeBox's instance mode. */
 export function objectSchema (properties: Record<string, TSchema>, options: Record<string | symbol, unknown> = {}): TSchema {
   const { type: _type, properties: _properties, required: _required, ...rest } = options
   const required = Object.keys(properties).filter((key) => !isOptional(properties[key]))

@@ -1,8 +1,5 @@
 /**
- * Field deprecations: a request field, query parameter, header or enum member whose schema says `deprecated`,
- * at HEAD (`Type.String({ deprecated: true })`) or through `schema(S).field(f).had({ deprecated: true })`: `true`,
- * or the dates and page of the deprecation (decision 0061). This file reads and checks that keyword; where it sits
- * in a request is planned by ../routes/field-deprecations.ts.
+ * Reads and checks the `deprecated` keyword of request fields, parameters, headers and enum members (decision 0061).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -64,10 +61,7 @@ export function readDeprecationDates (value: FieldDeprecationOptions, display: s
   return { deprecatedAt, sunsetAt, link: value.link }
 }
 
-/**
- * Checks the `deprecated` keyword of `keywords` (a schema, or the keywords of an instruction; `display` names it in
- * the error): `true`, `false`, or {@link FieldDeprecationOptions}. Returns the deprecation it says, if any.
- */
+/** Checks the `deprecated` keyword of `keywords` (`display` naming them) and returns the deprecation it says, if any. */
 export function readFieldDeprecation (keywords: unknown, display: string): FieldDeprecation | undefined {
   if (!isSchemaObject(keywords)) return undefined
   const value: unknown = keywords.deprecated
@@ -94,9 +88,8 @@ export function checkDeprecations (schema: unknown, where: string): void {
 }
 
 /**
- * A schema node as documents show it: a `deprecated` that says more than `true` becomes `deprecated: true` (OpenAPI
- * takes a boolean) with the extensions `x-deprecated-at`, `x-sunset-at` (ISO dates, as a version's in `info`) and
- * `x-deprecation-link`. Other nodes are returned as they are.
+ * A schema node as documents show it: a `deprecated` object becomes `deprecated: true` with `x-deprecated-at`,
+ * `x-sunset-at` and `x-deprecation-link`.
  */
 export function documentedDeprecation (node: TSchema): TSchema {
   const value = (node as SchemaObject).deprecated

@@ -1,7 +1,5 @@
 /**
- * What is wrong with a converter decorator that JavaScript called by hand, `Decorator(...)(Class.prototype,
- * 'method')`, with the wrong object or name: the class for an instance method, an instance, a typo'd name, an arrow
- * function assigned to a field, swapped arguments. Each answer says how to call it.
+ * What is wrong with a converter decorator JavaScript called by hand with the wrong object or name, and how to call it.
  * @module
  */
 import { describeValue } from '../core/json-schema'
@@ -32,9 +30,8 @@ function methodsOf (cls: { prototype?: unknown }): string[] {
 }
 
 /**
- * Why `Decorator(...)(target, key)` cannot declare a converter, or `undefined` when `target` holds a property
- * `key` (whose value `checkArity` then checks). Decorator syntax never reaches the first answers: TypeScript passes
- * the prototype (or the class, for a static member) and the member's name.
+ * Why `Decorator(...)(target, key)` cannot declare a converter, or `undefined` when `target` holds a property `key`
+ * (then `checkArity` checks it); decorator syntax never reaches these answers.
  * @example
  * ```ts
  * handCallMisuse(RenameName, 'renameUp', 'request')

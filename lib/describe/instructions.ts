@@ -1,7 +1,5 @@
 /**
- * The instruction types: what `schema(...)`, `enumeration(...)` and `endpoint(...)` produce, and what a
- * version change lists in `instructionsToMigrateToPreviousVersion`. Instructions are plain frozen data; the
- * schema generator and the route generator interpret them.
+ * The instruction types: the plain frozen data `schema(...)`, `enumeration(...)` and `endpoint(...)` produce.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -73,15 +71,11 @@ export interface EndpointHadAttributes {
   methods?: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>
   /** The status code of a successful response in the previous version (replaces the handler's 2xx status). */
   statusCode?: number
-  /** OpenAPI summary. */
   summary?: string
-  /** OpenAPI description. */
   description?: string
-  /** OpenAPI tags. */
   tags?: string[]
   /** Whether the operation was deprecated. */
   deprecated?: boolean
-  /** OpenAPI operationId. */
   operationId?: string
   /** Whether the route was hidden from the OpenAPI document. */
   hide?: boolean
@@ -122,9 +116,7 @@ interface EndpointInstructionBase extends InstructionBase {
 export interface SchemaAnnotations {
   /** Example values of the whole schema, as that version's clients saw them. */
   examples?: unknown[]
-  /** The schema's description. */
   description?: string
-  /** The schema's title. */
   title?: string
 }
 

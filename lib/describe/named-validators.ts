@@ -1,11 +1,6 @@
 /**
- * Named validators: cross-field rules attached to an object schema, which version changes can add or
- * remove by name (`schema(S).validator(name).existed / .didntExist`).
- *
- * A validator is a JSON Schema fragment the whole object must also satisfy. It is kept in the object's
- * `allOf`, so Fastify's own validator enforces it, the OpenAPI document shows it, and it costs nothing extra
- * per request. It lists the fields it is about; a version that lacks one of them is built without it, and gets it
- * back in an older version where the fields are there again; a renamed one is renamed in it (validatorInVersion).
+ * Named validators: cross-field JSON Schema rules kept in an object's `allOf` (so Fastify enforces them), which
+ * version changes add or remove by name; a version lacking one of its fields is built without it.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -38,11 +33,8 @@ export type FieldRename = (field: string) => string | undefined
 const BY_FIELD = ['properties', 'dependencies', 'dependentRequired', 'dependentSchemas']
 
 /**
- * A rule about the fields of the object it applies to (`required`, `properties`, `dependencies`, `dependentRequired`,
- * `dependentSchemas`, and the same inside `if`/`then`/`else`/`not`/`anyOf`/`oneOf`/`allOf`) with each field named as
- * `to` names it; `undefined` when it names a field `to` removes. Names listed by `propertyNames.enum` and ajv-errors'
- * `errorMessage.required/properties/dependencies` and the keys of an object `default` follow too; a removed one is left out.
- * So does OpenAPI's `discriminator.propertyName`.
+ * A rule about the fields of its object, at any depth of its subschemas, with each field named as `to` names it;
+ * `undefined` when it names a field `to` removes (a name in a list is left out instead).
  * @example
  * ```ts
  * renameFields({ dependencies: { card: ['cvc'] } }, (field) => field === 'cvc' ? 'code' : field) // { dependencies: { card: ['code'] } }

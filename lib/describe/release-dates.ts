@@ -1,8 +1,5 @@
 /**
- * The instants of a version that the plugin's clock compares: `releasedAt` (when a release starts being served) and
- * `brownouts` (scheduled windows before its sunset in which it answers as after it), read and checked when the
- * `Version` is built; and the order of the releases' instants, checked by the bundle
- * ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
+ * A version's `releasedAt` and `brownouts`, read and checked ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
  * @module
  */
 import { VersionerStructureError } from '../core/errors'
@@ -47,16 +44,12 @@ interface LifecycleFacts {
   readonly releasedAt?: Date | undefined
 }
 
-/**
- * An ISO 8601 date (`2027-01-01`, midnight UTC) or date-time with a time zone (`Z` or `+02:00`): an instant that is
- * the same on every machine. A date-time without a zone would be each machine's local time.
- */
+/** An ISO 8601 date (midnight UTC) or date-time with its zone: without one, it would be each machine's local time. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
 
 /**
- * The instant `given` names: a `Date` (copied, never the caller's), or an ISO 8601 date (midnight UTC) or date-time with
- * its time zone, a string that is the same instant on every machine (a version's and a field's lifecycle dates are
- * written so); `undefined` for anything else.
+ * The instant `given` names: a `Date` (copied), or an ISO 8601 date or date-time with its time zone; `undefined` for
+ * anything else.
  * @example
  * ```ts
  * instantOf('2027-01-01T09:00:00Z') // 2027-01-01T09:00:00.000Z; '2027-01-01T09:00:00' (local time) gives undefined
@@ -96,9 +89,8 @@ export function readReleasedAt (given: unknown, display: string, facts: Lifecycl
 }
 
 /**
- * The `brownouts` of a version (`display`: `Version('…')`), sorted by start: each window after `start`, within the
- * version's deprecation (from `deprecatedAt` to `sunsetAt`) and not before its `releasedAt`, none overlapping another; a version with brownouts has
- * `afterSunset: 'gone'` (a brownout answers as after the sunset).
+ * The `brownouts` of a version, sorted by start: each within its deprecation, after its `releasedAt`, none overlapping;
+ * a version with brownouts has `afterSunset: 'gone'`.
  */
 export function readBrownouts (given: unknown, display: string, facts: LifecycleFacts): readonly Brownout[] {
   if (given === undefined) return Object.freeze([])
@@ -144,10 +136,8 @@ interface ReleaseInstant {
 }
 
 /**
- * Checks that no release is served before an older one (releases newest first): a version's `releasedAt` is not
- * before an older version's, and a version without one (served from start-up) is not newer than one with one.
- * So the versions not yet released are always the newest releases. And that no release is still to come when every
- * older one is gone: between the last sunset and that `releasedAt`, every request would answer 410.
+ * Checks that no release (newest first) is served before an older one, so the unreleased are always the newest, and
+ * that none comes after every older one is gone.
  */
 export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
   checkServedBetween(releases)
@@ -162,10 +152,7 @@ export function checkReleaseOrder (releases: readonly ReleaseInstant[]): void {
   }
 }
 
-/**
- * Throws when a release comes after every older one is gone (`afterSunset: 'gone'`): from the last of their sunsets
- * to its `releasedAt`, no version would be served (releases newest first, in release order).
- */
+/** Throws when a release comes after every older one is gone: until then no version would be served. */
 function checkServedBetween (releases: readonly ReleaseInstant[]): void {
   let servedUntil = -Infinity
   let lastGone: ReleaseInstant | undefined

@@ -1,9 +1,6 @@
 /**
- * Stage `lib/describe/`: an API without its oldest versions, for `fastify-versioner retire`
- * ([decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)). The command builds the application a
- * second time inside {@link buildingWithout}: each registration of the plugin during that build asks
- * {@link retirementOf} whether to serve a bundle cut by `bundleWithout` (../tools/retire-plan.ts) instead of the one it was given (the
- * application's code is not changed, and no registration outside that build is affected).
+ * An API without its oldest versions, for `fastify-versioner retire`: registrations inside {@link buildingWithout}
+ * serve the cut bundle ([decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)).
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'

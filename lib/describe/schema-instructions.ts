@@ -1,7 +1,5 @@
 /**
- * The builders `schema(S)` and `enumeration(E)`: how a schema, its fields, its named validators and an
- * enum's members looked in the previous version. Arguments are checked when the instruction is written;
- * whether it applies is checked by schema generation, which knows the version change it belongs to.
+ * The builders `schema(S)` and `enumeration(E)`: how a schema, its fields, validators and enum members looked before.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

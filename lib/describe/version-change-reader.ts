@@ -1,6 +1,5 @@
 /**
- * The one reader of version change classes: checks a class (for JavaScript users as much as TypeScript
- * ones) and turns it, with its decorator metadata, into plain data that the rest of the library uses.
+ * The one reader of version change classes: checks a class and turns it, with its decorator metadata, into plain data.
  * @module
  */
 import { readConverters, type ConverterEntry } from './converter-decorators'
@@ -46,10 +45,8 @@ function isVersionerError (error: unknown): error is Error & { code: string } {
 }
 
 /**
- * Reads and checks a version change class held by `version` (`'head'` for `HeadVersion`). Throws
- * `VersionerStructureError` naming the class for: not a direct subclass of `VersionChange` /
- * `VersionChangeWithSideEffects`, a missing or empty `description`, a missing or malformed
- * `instructionsToMigrateToPreviousVersion`, and members that are neither of those nor decorated converters.
+ * Reads and checks a version change class held by `version` (`'head'` for `HeadVersion`); `VersionerStructureError`
+ * naming the class for anything but a direct subclass with a description, instructions and decorated converters.
  */
 export function readVersionChange (cls: unknown, version: string): VersionChangeDescriptor {
   const where = version === 'head' ? 'HeadVersion' : `Version('${version}')`

@@ -1,6 +1,5 @@
 /**
- * The base classes of version changes, and the binding between a version change class and the version of
- * each bundle that holds it (which `isApplied` reads).
+ * The base classes of version changes, and each class's binding to its version in each bundle (for `isApplied`).
  * @module
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
@@ -55,9 +54,8 @@ export interface VersionChangeBinding {
   readonly dates: boolean
 }
 
-// A fact about each class (which version of which bundle holds it), keyed weakly by the class. A class may
-// belong to several bundles (a bundle built by a factory, several APIs): one binding per bundle storage, the
-// latest bundle built with a storage replacing an earlier one, and the bindings of bundles collected since dropped.
+// Which version of which bundle holds each class, keyed weakly: one binding per bundle storage (a class may be in
+// several bundles), the latest replacing an earlier one, those of collected bundles dropped.
 const bindings = new WeakMap<object, Array<VersionChangeBinding | 'head'>>()
 
 /** Binds a version change class to a version of a bundle (done by each `VersionBundle` holding it). */
@@ -95,9 +93,8 @@ function appliedIn (binding: VersionChangeBinding, current: string): boolean {
  */
 export abstract class VersionChangeWithSideEffects extends VersionChange {
   /**
-   * True when the version being served (or rendered by `migrateResponseBody` and webhooks) includes this change, and
-   * outside versioned requests. When several
-   * bundles hold the class, the bundle whose storage holds a version (the one serving the request) answers.
+   * True when the version being served or rendered includes this change, and outside versioned requests; of several
+   * bundles holding the class, the one serving the request answers.
    */
   static get isApplied (): boolean {
     const list = bindings.get(this)

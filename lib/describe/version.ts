@@ -1,6 +1,5 @@
 /**
- * `Version` and `HeadVersion`: one version of an API (its value, lifecycle dates and the version changes that
- * made it) and the HEAD pseudo-version. `VersionBundle` (./versions.ts) checks them together.
+ * `Version` and `HeadVersion`: one version of an API, and the HEAD pseudo-version.
  * @module
  */
 import type { FastifyRequest } from 'fastify'

@@ -1,6 +1,5 @@
 /**
- * `versioned(plugin)`: marks a Fastify plugin's routes as HEAD routes, served in every version. Everything the
- * plugin registers, including nested plugins and their prefixes, belongs to the versioned scope.
+ * `versioned(plugin)`: marks a Fastify plugin's routes, nested plugins' included, as HEAD routes.
  * @module
  */
 import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'

@@ -1,8 +1,5 @@
 /**
- * Stage `lib/describe/`: what users write (versions, version changes, instructions, converters, `versioned(...)`).
- *
- * `Version`, `HeadVersion` and `VersionBundle`: the list of versions of an API, newest first, each with the
- * version changes that made it. The bundle checks the whole structure when it is built.
+ * Stage `lib/describe/`: what users write. `VersionBundle`: an API's versions, newest first, checked together.
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -44,9 +41,8 @@ interface BundleInternals {
 }
 
 /**
- * Released versions as picking reads them: their values, newest first, and what each value names exactly (a named
- * date version is also named by its plain date), shared and frozen. The bundle's holds every release; the plugin's
- * clock (../serve/release-clock.ts) gives those released at an instant.
+ * Released versions as picking reads them: values newest first, and what each value names exactly (a named date
+ * version's plain date too), frozen; ../serve/release-clock.ts gives those released at an instant.
  */
 export interface ReleasedVersions {
   readonly values: readonly string[]
@@ -102,10 +98,7 @@ function bundleArguments (items: Array<HeadVersion | Version | VersionBundleOpti
   return { head, versions, options }
 }
 
-/**
- * Checks the channels: preview versions come first (the newest levels: their changes hide what they add from the
- * newest release), a preview's date (if it has one) is after the newest release's, and there is a release.
- */
+/** Checks the channels: previews first, a preview's date after the newest release's, and at least one release. */
 function checkChannels (versions: readonly Version[]): Version[] {
   const firstRelease = versions.findIndex((version) => version.channel === 'release')
   if (firstRelease === -1) {
@@ -291,10 +284,7 @@ export interface GenerationStep {
   readonly changes: readonly VersionChangeDescriptor[]
 }
 
-/**
- * The walk of schema and route generation: HEAD changes (giving the latest version), then each version's
- * changes, newest first (each giving the version before it). Step `k` gives level `k + 1`; level 0 is HEAD.
- */
+/** The walk of generation: HEAD changes, then each version's, newest first; step `k` gives level `k + 1` (0 is HEAD). */
 export function generationSteps (bundle: VersionBundle): readonly GenerationStep[] {
   return bundle[kBundleInternals].steps
 }

@@ -1,10 +1,6 @@
 /**
- * The files the docs pages load, served under `<docs URL>/assets/` (or `<redoc URL>/assets/`): Swagger UI's
- * bundle, preset, CSS, favicons and OAuth2 redirect page (from `@fastify/swagger-ui`'s static folder, the
- * only files of it used: its own page is not registered), the ReDoc bundle shipped with this package
- * (`vendor/redoc`), and the pages' own style sheet and Swagger UI initializer (below: served as files so that
- * the pages hold no inline script or style and work under a strict Content-Security-Policy, `script-src 'self'`).
- * Any other name is a 404.
+ * The files the docs pages load under `<docs URL>/assets/`: Swagger UI's, ReDoc's, and the pages' own script and
+ * style (files, so the pages work under a strict Content-Security-Policy). Any other name is a 404.
  * @module
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
@@ -34,9 +30,8 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;padding:.5rem;overflow:auto;marg
 export const SWAGGER_SETTINGS_ID = 'fastify-versioner-swagger-settings'
 
 /**
- * Starts Swagger UI with the page's settings: `config` for `SwaggerUIBundle` (the page's `uiConfig` merged),
- * `initOAuth`, the OAuth2 redirect page, and `pages` (document URL → docs page), so that picking another
- * version in the switcher opens that version's page and title, links and UI agree.
+ * Starts Swagger UI with the page's settings; `pages` (document URL → docs page) makes the switcher open that
+ * version's page, so title, links and UI agree.
  */
 const SWAGGER_INITIALIZER = `'use strict';
 (function () {
@@ -68,10 +63,8 @@ interface Asset {
 const JS = 'application/javascript; charset=utf-8'
 
 /**
- * Where the pages' files are looked for. This module's own folder is not enough: an application bundled into one file
- * (esbuild, webpack, ncc) runs this code from the bundle's folder, as an ES module without `__dirname`; its
- * `require` resolves packages from there, so they are found when node_modules is shipped beside the bundle
- * (decision 0190).
+ * Where the pages' files are looked for: this module's folder is not enough for an application bundled into one
+ * file, which finds them in the node_modules shipped beside the bundle (decision 0190).
  */
 const WHERE_TO_SHIP = 'An application bundled into one file finds them only in a node_modules folder shipped beside the bundle ' +
   '(with esbuild, leave the package out of the bundle, --external:fastify-versioner, and install it there).'
@@ -96,10 +89,7 @@ function swaggerUiFolder (): string {
   return join(folder, 'static')
 }
 
-/**
- * ReDoc's standalone bundle: `vendor/redoc` at the package root (copied to `dist/vendor/redoc` by the build, so the
- * path is the same from `lib/docs` and `dist/lib/docs`), else in the installed package.
- */
+/** ReDoc's standalone bundle: `vendor/redoc` (the same relative path from `lib/docs` and `dist/lib/docs`), else installed. */
 function redocFile (): string {
   const name = join('vendor', 'redoc', 'redoc.standalone.js')
   const root = packageFolder('fastify-versioner')
@@ -120,10 +110,7 @@ const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg'
 /** ReDoc starts its search worker from a `blob:` URL, which `script-src 'self'` forbids: its code becomes a served file. */
 const REDOC_WORKER_BLOB = 'URL.createObjectURL(new Blob(['
 
-/**
- * ReDoc's bundle as served: the logo is an empty `data:` image, the search worker is loaded from `workerUrl`
- * (its code is the second file), and the source map comment is dropped (the map is not shipped).
- */
+/** ReDoc's bundle as served: an empty logo, the search worker from `workerUrl`, no source map comment. */
 function redocFiles (file: string, workerUrl: string): { bundle: Buffer, worker: Buffer } {
   const text = readFileSync(file, 'utf8')
   const start = text.indexOf(REDOC_WORKER_BLOB)

@@ -1,12 +1,6 @@
 /**
- * The changelog (deprecated in the spec, still served): every version's changes, newest first, with their
- * descriptions, side-effect flag and typed entries generated from their instructions, naming the affected OpenAPI
- * schemas as they are in that version; and its resource (the JSON schema of the changelog endpoint's response, and
- * types).
- *
- * An entry as the version it belongs to stands: schema instructions name the components they affect and the
- * field's schema or attributes there; endpoint instructions the route's path, methods and changed attributes;
- * enum instructions the members added or removed.
+ * The changelog (deprecated in the spec, still served): every version's changes, newest first, with entries
+ * generated from their instructions as that version stands; and its response schema and types.
  * @module
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
@@ -138,8 +132,7 @@ class ChangelogEntries {
 
   /**
    * `schema(S).had({...})`: `schema.renamed` when only the name changed, else `schema.attributes.changed` with each
-   * attribute's previous value and its value in this version (examples: the previous ones only, since this version's
-   * document shows its own examples, migrated from HEAD's).
+   * attribute's values before and now (examples: only before; the document shows its own).
    */
   private schemaHadEntry (instruction: SchemaHadInstruction, models: string[], level: number): ChangelogEntryData {
     const annotations = Object.entries(instruction.annotations)
@@ -224,10 +217,7 @@ class ChangelogModels {
     for (const schema of everySubschema(roots)) if (nameOf(schema) !== undefined) this.named.add(schema)
   }
 
-  /**
-   * The names, at `level`, of the named schemas an instruction on `target` affects: the target, the schemas
-   * derived from it (unless they declare the changed field themselves), and those containing it in that version.
-   */
+  /** The names at `level` of the named schemas an instruction on `target` affects: it, its children, its holders. */
   affected (target: TSchema, level: number, field?: string, inherited = true): string[] {
     const { generation } = this.state
     const canonical = generation.canonical(target)

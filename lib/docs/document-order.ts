@@ -1,9 +1,6 @@
 /**
- * The canonical order of an OpenAPI document: its paths, webhooks, each path item's methods and each components
- * section's names sorted (code unit order), since `@fastify/swagger` lists them in the order routes and schemas were
- * registered, which says nothing about the API. Everything else keeps the document's own order, deterministic for
- * the same code. So the same application gives the same bytes in every process, whatever the order its routes and
- * plugins registered in ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * The canonical order of an OpenAPI document (paths, webhooks, methods and component names sorted), so one
+ * application gives the same bytes in every process ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
  * @module
  */
 import { setOwn } from '../core/own-properties'

@@ -1,9 +1,6 @@
 /**
- * Where an OpenAPI 3.1 document holds examples: every schema node's `examples` entries and `example` (in
- * `components.schemas` and wherever paths and webhooks hold schemas), and the `example` / `examples` of
- * parameters, headers and media types (request bodies, responses), each with the schema it must match. The walk is
- * iterative (a queue): neither the depth of schemas nor that of example data is followed by recursion, and
- * example values themselves are never walked into.
+ * Where an OpenAPI 3.1 document holds examples, each with the schema it must match. The walk is a queue, not
+ * recursion, and never walks into example values.
  * @module
  */
 
@@ -113,10 +110,7 @@ export function walkDocument (document: Json): ExampleSite[] {
   return sites
 }
 
-/**
- * The examples `holder` holds: on a schema node (`inSchema`), `examples` is an array of values; on a parameter,
- * header or media type it is a map of Example Objects (their `value`; an `externalValue` or a `$ref` is not read).
- */
+/** The examples `holder` holds: an array on a schema node, a map of Example Objects (their `value`) elsewhere. */
 function examplesOf (holder: Json, schema: Json, at: { readonly pointer: string, readonly schemaPointer: string, readonly inSchema: boolean }, sites: ExampleSite[]): void {
   const { pointer, schemaPointer, inSchema } = at
   const base = { schemaPointer, schema, holder }

@@ -1,8 +1,6 @@
 /**
- * Validates example values against the schemas of one OpenAPI document, where they are: the document is given
- * to Ajv whole, and each schema is reached by its JSON pointer, so that its `#/components/schemas/...` references
- * resolve inside the document. Fastify's Ajv setup (../core/strict-validator.ts), with the application's (its formats,
- * keywords) when given, and `strict: false` (documents hold OpenAPI keywords; a format Ajv does not know is ignored), no type coercion, no defaults and no removal (an example is never changed).
+ * Validates examples in place in one OpenAPI document (given to Ajv whole, so component references resolve), with
+ * Fastify's Ajv setup, `strict: false`, and nothing coerced, defaulted or removed.
  * @module
  */
 import { fastifyAjv, type AjvInstance, type AppAjvSetup, type Check, type ValidationIssue } from '../core/strict-validator'

@@ -1,10 +1,6 @@
 /**
- * The bundle fingerprint: one SHA-256 over the released contract, the documents `export` writes without
- * `--channel preview` (every released version's, a release whose `releasedAt` has not come included, with its
- * webhook payloads and lifecycle; the unversioned routes'), each in canonical form (every object's keys sorted,
- * `servers` left out). It differs exactly when one of those documents differs in something but the order of keys
- * or the servers: an instance, a build and a folder of saved documents can be told to serve the same bundle or
- * not. Preview versions are left out ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * The bundle fingerprint: one SHA-256 over the released versions' documents in canonical form (keys sorted,
+ * `servers` left out) ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
  * @module
  */
 import { createHash } from 'node:crypto'

@@ -1,9 +1,6 @@
 /**
- * One OpenAPI 3.1 document per version (and one for the unversioned routes), built by `@fastify/swagger`
- * from the routes actually registered: one registration per version, whose `transform` shows each
- * versioned route in the versions it serves, with that version's schemas, attributes and version
- * parameter, and whose `transformObject` finishes the document (components, webhooks, tags, lifecycle).
- * Documents are built on first use and cached by `@fastify/swagger`.
+ * One OpenAPI 3.1 document per version (and one for unversioned routes), each built on first use by its own
+ * `@fastify/swagger` registration from the routes registered.
  * @module
  */
 import fastifySwagger, { formatParamUrl } from '@fastify/swagger'
@@ -35,9 +32,8 @@ type Json = Record<string, unknown>
 export const UNVERSIONED = 'unversioned'
 
 /**
- * The document key a requested value names: `unversioned`, a preview version the request may see (`previews`, named
- * exactly), or the released version the API serves that value as (the one version reader's rules: a plain date of a
- * named version, a date between versions); the value itself when the API serves none, so that the 404 names what was asked.
+ * The document key a requested value names: `unversioned`, a preview in `previews` named exactly, or the release the
+ * API serves the value as; else the value itself, so that the 404 names what was asked.
  */
 export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>, previews: readonly string[] = []): string {
   if (value === UNVERSIONED || previews.includes(value)) return value
@@ -55,9 +51,8 @@ interface SwaggerRouteInput {
 }
 
 /**
- * Writes a version's lifecycle into its document's `info`, the same whatever the time (only whether it is served
- * depends on the clock): `x-deprecated-at`, `x-sunset-at` and `x-after-sunset`, then `x-released-at` and `x-brownouts`
- * (ISO dates and instants), each group with a paragraph for readers in `info.description`.
+ * Writes a version's lifecycle into its document's `info` (`x-deprecated-at`, `x-sunset-at`, `x-after-sunset`,
+ * `x-released-at`, `x-brownouts`, and a paragraph each), the same whatever the time.
  */
 function describeLifecycle (info: Json, version: Version): void {
   const paragraph = (notes: readonly string[]): void => {
@@ -167,11 +162,7 @@ export class OpenApiDocuments {
     return schema
   }
 
-  /**
-   * The version a request naming none is served as, when the `apiVersionDefaultValue` option is a version, whatever
-   * the time: none when it is a release with a `releasedAt` (the default may move to it then), as documents never
-   * depend on the clock.
-   */
+  /** The version `apiVersionDefaultValue` names, unless it has a `releasedAt`: documents never depend on the clock. */
   private defaultVersion (): string | undefined {
     const value = this.options.defaultValue
     const picked = typeof value === 'string' ? resolveVersion(value, { versions: this.options.versions, format: this.options.format }) : undefined
@@ -258,11 +249,7 @@ export class OpenApiDocuments {
     }
   }
 
-  /**
-   * `@fastify/swagger` writes the application's shared schemas (`app.addSchema`) as components in their HEAD form,
-   * under the name the version's form of each goes by: where a version changed one, its form replaces it (a
-   * recursive schema's references to itself name that component).
-   */
+  /** The application's shared schemas as components, `@fastify/swagger`'s HEAD forms replaced by the version's. */
   private versionSharedComponents (level: number, schemas: Record<string, unknown>): void {
     const { generation } = this.state
     const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)

@@ -1,11 +1,6 @@
 /**
- * Schemas in the per-version OpenAPI documents: every named schema (one with an `$id`) becomes a component
- * under its name in that version (after `schema(S).had({ name })`, the new name), and documents are finished
- * after `@fastify/swagger` built them: root schemas hoisted too, webhooks added, tags filtered, unused
- * components removed. And the plugin's own answers on every versioned operation of a version's document, as shared
- * component responses: 400 (the version is malformed, not served or missing, or the request is invalid for that
- * version) and 404 (the route does not exist in the version the request named). Their body is Fastify's error
- * body. A route that documents its own 400 or 404 (or `4XX`) keeps it.
+ * Named schemas as components of each version's document, the document finished after `@fastify/swagger` (webhooks,
+ * tags, unused components), and the plugin's own 400 and 404 answers on each versioned operation.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -27,10 +22,7 @@ export function rootForDocs (schema: TSchema): TSchema {
 type Json = unknown
 type JsonObject = Record<string, unknown>
 
-/**
- * A copy of a JSON value, top-down: `replace` gives an object's replacement, or `undefined` to copy the object
- * with its values mapped the same way.
- */
+/** A copy of a JSON value, top-down: `replace` gives an object's replacement, or `undefined` to map into it. */
 function mapJson (value: Json, replace: (node: JsonObject) => Json): Json {
   if (Array.isArray(value)) return value.map((item) => mapJson(item, replace))
   if (typeof value !== 'object' || value === null) return value
@@ -44,11 +36,7 @@ export function unwrapRoots (document: JsonObject): JsonObject {
   return mapJson(document, unwrap) as JsonObject
 }
 
-/**
- * A schema node in OpenAPI 3.1's form, as `@fastify/swagger` writes a route's: OpenAPI 3.0's `nullable` beside a
- * `type` (`Type.Unsafe`) goes, `true` putting `null` among the types. Anything else (a `properties` map holding a
- * field named `nullable`) as it is.
- */
+/** A schema node with OpenAPI 3.0's `nullable` beside a `type` made 3.1's `null` type, as `@fastify/swagger` does. */
 function nullableAsType (node: JsonObject): JsonObject {
   const { nullable, ...rest } = node
   if (typeof nullable !== 'boolean' || !(typeof rest.type === 'string' || Array.isArray(rest.type))) return node
@@ -57,10 +45,8 @@ function nullableAsType (node: JsonObject): JsonObject {
 }
 
 /**
- * Turns a schema that did not pass through `@fastify/swagger` (a webhook payload) into document form: named
- * subschemas and references become `#/components/schemas/<name>`, adding the components. `prepare` makes a
- * generated schema ready for the document (`VersionExamples.at`: inlined, with the version's examples), and
- * OpenAPI 3.0's `nullable` becomes a `null` type.
+ * A schema `@fastify/swagger` did not see (a webhook payload) in document form: named subschemas become component
+ * references, after `prepare` (`VersionExamples.at`).
  */
 export function componentize (schema: TSchema, components: JsonObject, generation: SchemaGeneration, prepare: (schema: TSchema) => TSchema): Json {
   // Components (re)defined by this call: a shared schema may already be there in its HEAD form.
@@ -90,10 +76,8 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
 const OPENAPI_METHODS: readonly string[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 /**
- * The HTTP method (upper case) of a path item's key that holds an operation: one of OpenAPI 3.1's (`get`), another
- * method as `@fastify/swagger` writes it while a document is built (`query`, OpenAPI 3.2's; `search`, added with
- * `addHttpMethod`), or the extension a finished document keeps such an operation under (`x-query`, `x-search`:
- * OpenAPI 3.1 has no key for them, decision 0052). `undefined` for any other key (`parameters`, `summary`, …).
+ * The HTTP method (upper case) of a path item's key holding an operation: OpenAPI 3.1's (`get`), another (`query`), or
+ * its extension in a finished document (`x-query`, decision 0052); `undefined` for any other key.
  * @example
  * operationMethod('x-search') // 'SEARCH'
  * operationMethod('parameters') // undefined
@@ -120,11 +104,7 @@ function pathItemsOf (document: JsonObject): JsonObject[] {
   return ['paths', 'webhooks'].flatMap((section) => isSchemaObject(document[section]) ? Object.values(document[section]) as JsonObject[] : [])
 }
 
-/**
- * Moves each operation of a method OpenAPI 3.1 does not have (`query`, `search`) to its path item's extension
- * (`x-query`, `x-search`), so that the document stays valid OpenAPI 3.1 and keeps the operation, in OpenAPI 3.2's
- * shape for QUERY, for tools that read it.
- */
+/** Moves each operation of a method OpenAPI 3.1 lacks (`query`, `search`) to an `x-` extension, keeping the document valid. */
 export function moveOtherMethodOperations (document: JsonObject): void {
   for (const item of pathItemsOf(document)) {
     for (const key of operationKeysOf(item)) {
@@ -165,10 +145,8 @@ export function pruneComponents (document: Record<string, Json>): void {
 }
 
 /**
- * Marks `deprecated: true` on each parameter (query, header, cookie) whose schema is deprecated: OpenAPI shows a
- * parameter's deprecation on the Parameter object, and `@fastify/swagger` leaves it in the parameter's schema. Marks
- * `required: false` on each whose schema has a `default` when the application's Ajv fills it in (`defaultsFilled`:
- * its `useDefaults`), since a request may then leave it out.
+ * Marks `deprecated: true` on each parameter whose schema is deprecated (`@fastify/swagger` leaves it in the schema),
+ * and `required: false` on each with a `default` when `defaultsFilled` (Ajv's `useDefaults`).
  */
 export function markDeprecatedParameters (document: Record<string, Json>, defaultsFilled: boolean): void {
   for (const operation of operationsOf(document)) {
@@ -213,10 +191,7 @@ function response (description: string): JsonObject {
   return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` } } } }
 }
 
-/**
- * Adds the plugin's 400 and 404 to every operation under `paths` (a version's document lists its versioned
- * operations only there), with their components.
- */
+/** Adds the plugin's 400 and 404, with their components, to every operation under `paths`. */
 export function addErrorResponses (document: JsonObject, headerName: string | undefined): void {
   const operations = operationsOf({ paths: document.paths })
   if (operations.length === 0) return

@@ -1,10 +1,6 @@
 /**
- * Generated `operationId`s, for the operations whose route sets none: generated clients name their methods
- * and types after them. An id is made from the HEAD route's method and path in camelCase
- * (`GET /users/:userId/addresses` → `getUsersByUserIdAddresses`), so it is the same in every version the route
- * exists in, whatever its path there. Ids are unique across the application: a name set by the user (on a
- * route, or with `endpoint(...).had({ operationId })`) is never generated, and a clash gets a number
- * (`getItems2`), given in the order of the routes' paths (then methods), whatever order they were registered in.
+ * Generated `operationId`s for routes that set none, from the HEAD method and path, the same in every version and
+ * unique across the application.
  * @module
  */
 import type { HeadRoute } from '../routes/versioner-state'
@@ -35,10 +31,7 @@ function operationIdBase (method: string, path: string): string {
   return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
 }
 
-/**
- * The methods a HEAD route's operations are named for: its own when it has one method (kept in every version), else
- * every method it has in some version, sorted.
- */
+/** The methods a HEAD route's operations are named for: its one method, else every method it has in some version. */
 function methodsOf (head: HeadRoute): string[] {
   if (head.methods.length === 1) return [head.methods[0]]
   return [...new Set([...head.methods, ...head.timeline.flatMap((state) => state?.exists === true ? state.methods : [])])].sort()

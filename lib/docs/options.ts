@@ -1,7 +1,5 @@
 /**
- * Options of the per-version documents and docs pages: URLs (each can be turned off with `null`), asset
- * addresses, Swagger UI's settings, the hooks that protect the docs routes, the OpenAPI base object, and the
- * deprecated changelog endpoint.
+ * Options of the per-version documents and docs pages.
  * @module
  */
 import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
@@ -26,10 +24,7 @@ export interface OpenApiBase {
   [extension: `x-${string}`]: unknown
 }
 
-/**
- * Hooks run before every documentation route (see {@link DocsOptions.uiHooks}); each may be one function or
- * an array, as in a route's options.
- */
+/** Hooks run before every documentation route ({@link DocsOptions.uiHooks}), one function or an array each. */
 interface DocsHooks {
   onRequest?: onRequestHookHandler | onRequestHookHandler[]
   preHandler?: preHandlerHookHandler | preHandlerHookHandler[]
@@ -174,11 +169,7 @@ function uiHooks (value: unknown): DocsHooks {
 /** What a Swagger UI page loads and starts Swagger UI with. */
 export type SwaggerAssets = ReturnType<typeof swaggerUi>
 
-/**
- * Swagger UI's page: its files, given or served locally under `assets` (a link), and its settings (`uiConfig` is
- * merged into `SwaggerUIBundle`'s). The standalone preset (its topbar holds the version switcher) is read next to a
- * `swagger-ui-bundle.js`, else the locally served one.
- */
+/** Swagger UI's page: its files (given, or under `assets`) and settings; the preset is read beside a given bundle. */
 function swaggerUi (options: DocsOptions, assets: string) {
   const js = asset('swaggerJsUrl', options.swaggerJsUrl) ?? `${assets}/swagger-ui-bundle.js`
   const bundle = /swagger-ui-bundle\.js(\?.*)?$/
@@ -194,10 +185,8 @@ function swaggerUi (options: DocsOptions, assets: string) {
 }
 
 /**
- * Checks the documents' options and fills in defaults. The URLs of routes (`openapiUrl`, `docsUrl`,
- * `assetsPrefix`…) are relative to the plugin's context, as Fastify registers them; the default URLs of locally
- * served assets are links, so they start with the context's `prefix` (an API registered under `/a` serves its
- * assets at `/a/docs/assets/…`).
+ * Checks the documents' options and fills in defaults: route URLs are relative to the plugin's context; asset URLs
+ * are links, so they start with its `prefix`.
  */
 export function resolveDocsOptions (options: DocsOptions, prefix: string): ResolvedDocsOptions {
   if (options.openapi !== undefined && (typeof options.openapi !== 'object' || options.openapi === null)) {

@@ -1,10 +1,6 @@
 /**
- * The docs pages' routes: `GET <docsUrl>` and `GET <redocUrl>` answer the version list, or the page of
- * `?version=V` (Swagger UI with a version switcher, or ReDoc), or a 404 page for an unknown version. Each page
- * is rendered once and sent with `X-Content-Type-Options: nosniff`. And the upgrade guide's route,
- * `GET <docsUrl>/upgrade?from=A&to=B`: an HTML page, or with `?format=json` the guide's data (./upgrade-guide.ts).
- * `from` and `to` are versions as requests name them (a date between versions is the older one); `from` must be
- * older. Anything else is a 400 `FST_VERSIONER_INVALID_UPGRADE_RANGE` listing the versions.
+ * The docs pages' routes: the version list, a version's Swagger UI or ReDoc page, and the upgrade guide
+ * (`GET <docsUrl>/upgrade?from=A&to=B`).
  * @module
  */
 import { Type } from '@sinclair/typebox'
@@ -22,10 +18,7 @@ import type { UpgradeGuides } from './upgrade-guide'
 import { releasedNow } from '../serve/release-clock'
 import { revalidated, sendText, sentText, type SentText } from './sent-texts'
 
-/**
- * The `?version=` and `?channel=` query of the documentation routes. TypeBox schemas, so that an application's
- * TypeBox validator compiler (`TypeBoxValidatorCompiler`) compiles them as Ajv does.
- */
+/** The `?version=` and `?channel=` query of the documentation routes (TypeBox, for a TypeBox validator compiler too). */
 export const VersionQuery = Type.Object({
   version: Type.Optional(Type.String({ description: 'An API version, or unversioned.' })),
   channel: Type.Optional(Type.Union([Type.Literal('release'), Type.Literal('preview')], {
@@ -65,9 +58,8 @@ export function versionQueryAccepted (options: DocsVersionOptions, documents: Op
 }
 
 /**
- * Marks the answer to a documentation request asked with `?channel=preview` `Cache-Control: private`: what it shows
- * depends on the previews' `access`, which no `Vary` can name. Whether or not the application has previews, and
- * whether or not `access` allows the request, so that the header tells nothing ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
+ * Marks every answer asked with `?channel=preview` `Cache-Control: private`, whatever `access` says, so the header
+ * tells nothing ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
  */
 export function privateForPreviewChannel (request: FastifyRequest, reply: FastifyReply): boolean {
   if ((request.query as { channel?: unknown } | undefined)?.channel !== 'preview') return false
@@ -75,10 +67,7 @@ export function privateForPreviewChannel (request: FastifyRequest, reply: Fastif
   return true
 }
 
-/**
- * The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it (the
- * answer is then private: {@link privateForPreviewChannel}).
- */
+/** The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it. */
 export async function previewsAsked (request: FastifyRequest, reply: FastifyReply, options: DocsVersionOptions): Promise<string[]> {
   return privateForPreviewChannel(request, reply) ? await allowedPreviews(request, options) : []
 }
@@ -128,10 +117,7 @@ export function registerPages (
     stylesheetUrl: `${link(docs.assetsPrefix)}/docs.css`,
     upgradeUrl: docs.docsUrl === null ? null : link(upgradePath(docs.docsUrl))
   }
-  // A page route answers the list (no `?version=`), the page of the version the value is served as (a plain date of
-  // a named version, a date between versions), or the 404 page of a value the API does not serve. The pages of the
-  // list ('') and of each version (by the previews shown) are rendered once while the same versions are served, with
-  // their ETag; a page for an unknown version is not remembered.
+  // The list ('') and each version's page are rendered once while the same versions are served; a 404 page is not kept.
   const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   const route = (url: string, pageContext: PageContext, render: Render): void => {
     const rendered = new Map<string, SentText>()

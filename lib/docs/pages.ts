@@ -1,9 +1,5 @@
 /**
- * The HTML of the docs pages: the version list, Swagger UI for one version (with a switcher between all
- * versions), ReDoc for one version, the page for a version that has no document, and the upgrade guide (no script:
- * it works under a strict Content-Security-Policy, offline). Every value that
- * reaches a page is escaped for where it lands (HTML text, attribute, or JSON inside a data block). The
- * pages hold no inline script or style (see `assets.ts`).
+ * The HTML of the docs pages; every value is escaped for where it lands, and no page holds inline script or style.
  * @module
  */
 import { SWAGGER_SETTINGS_ID } from './assets'
@@ -112,10 +108,7 @@ function switcherName (entry: VersionEntry): string {
   return entry.deprecatedAt === undefined ? name : `${name} (deprecated)`
 }
 
-/**
- * Swagger UI for one version, with a switcher (Swagger UI's `urls`) between every version. Its settings are a
- * JSON data block read by the served initializer script.
- */
+/** Swagger UI for one version, with a switcher; its settings are a JSON data block the served initializer reads. */
 export function swaggerPage (context: PageContext, assets: SwaggerAssets, entries: readonly VersionEntry[], current: VersionEntry): string {
   const settings = {
     config: {

@@ -1,10 +1,6 @@
 /**
- * Stage `lib/docs/`: the per-version OpenAPI documents, docs pages and changelog.
- *
- * The routes the plugin adds for documentation: `GET /openapi.json` (a version's document, by `?version=`
- * or the version header; the newest release's without either; preview versions only with `?channel=preview`), `GET /docs` (the version list, or Swagger UI for `?version=`), `GET /redoc`, the
- * locally served assets, and `GET /changelog`. All are unversioned and hidden from the documents, except the
- * changelog when `includeChangelogUrlInSchema` is set; all run the `uiHooks`.
+ * Stage `lib/docs/`: the per-version OpenAPI documents, docs pages and changelog, on unversioned routes that run
+ * the `uiHooks`.
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

@@ -1,8 +1,6 @@
 /**
- * Documents, docs pages and their assets as caches see them: each text is built once with the strong `ETag` of its
- * bytes; a request whose `If-None-Match` matches it is answered 304 without a body; `Cache-Control: public, no-cache`
- * lets shared caches keep a released document and revalidate it, while an answer that depended on an `access`
- * function was made `private` before ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * Documents, pages and assets sent with a strong `ETag`, 304 on a match and `Cache-Control: public, no-cache`
+ * ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -26,9 +24,8 @@ export function sentText (text: string): SentText {
 }
 
 /**
- * Sends `sent` as `type` with its `ETag` and, unless something set one (a private answer, an application's hook),
- * `Cache-Control: public, no-cache`; or 304 with those headers and no body when `If-None-Match` matches it. A text
- * may be a function making the body (a file's stream), called only for a 200.
+ * Sends `sent` as `type` with its `ETag` and `Cache-Control: public, no-cache` unless set, or a 304 when `If-None-Match`
+ * matches; a text that is a function (a file's stream) is called only for a 200.
  * @example
  * ```ts
  * return sendText(request, reply, sentText(JSON.stringify(document)), 'application/json; charset=utf-8')
@@ -41,10 +38,7 @@ export function sendText (request: FastifyRequest, reply: FastifyReply, sent: Se
   return reply.code(200).type(type).send(typeof sent.text === 'function' ? sent.text() : sent.text)
 }
 
-/**
- * Marks an answer that is not a document (a 404 for a version the API does not serve) `Cache-Control: no-cache`,
- * unless something set one: a cache must not keep answering it once the version is released.
- */
+/** Marks a 404 for an unserved version `Cache-Control: no-cache` unless set: a cache must not keep it past a release. */
 export function revalidated (reply: FastifyReply): FastifyReply {
   if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
   return reply

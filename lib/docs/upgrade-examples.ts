@@ -1,14 +1,6 @@
 /**
- * The upgrade guide's examples (./upgrade-guide.ts, decisions 0057 and 0070): for one change and one payload, bodies
- * the change transforms, run through the real converters. The deterministic example (`exampleOf`: a schema's first
- * `examples` entry, else a value built from its keywords) of a HEAD response or webhook payload is migrated to the
- * version before the change and to the one after it (`migrateWith`, which checks each result against its version's
- * schema); one of a request body of the version before the change is converted up by the change's request
- * converters, and both are checked against their versions' schemas. An enum change also gets one example per member
- * that differs: a HEAD response holding a member the version before the change lacks (what an old client receives
- * instead, or the 500 when no converter maps it), a request of the version before holding a member the version after
- * lacks (what the request converters make of it). A pair that is the same in both versions is not shown; a note says
- * so, as it says why an example could not be made (a converter refused it, or it does not validate).
+ * The upgrade guide's before/after examples of one change, run through the real converters and checked against
+ * each version's schema (decisions 0057 and 0070).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -59,10 +51,7 @@ interface EnumDifference {
   /** The enum's HEAD schema. */
   readonly head: TSchema
   readonly display: string
-  /**
-   * Values the version after the change has and the one before lacks (a response may hold them), each with the HEAD
-   * value it is (`toward`: a member renamed by a later change is made from HEAD's name for it).
-   */
+  /** Values the version after the change has and the one before lacks, each with the HEAD value it is (`toward`). */
   readonly newer: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
   /** Values the version before the change has and the one after lacks (an old client may send them). */
   readonly older: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>

@@ -1,7 +1,5 @@
 /**
- * The upgrade guide's data (`GET <docs>/upgrade?from=A&to=B`): every version change between two versions, newest
- * last, with its description, the operations and webhooks it affects, and before/after examples
- * (./upgrade-examples.ts).
+ * The upgrade guide's data: every version change between two versions, oldest first, with what it affects.
  * @module
  */
 import { formatParamUrl } from '@fastify/swagger'

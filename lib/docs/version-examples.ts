@@ -1,18 +1,6 @@
 /**
- * Examples per version in the documents. In a version's document, a schema the version rebuilt (its form differs
- * from HEAD) does not show HEAD's examples as they are, since they describe HEAD's shape:
- *
- * - its object-level `examples` are those `schema(S).had({ examples })` gave it (in that version or a newer one),
- *   shown as written; otherwise HEAD's examples migrated to the version the way responses are
- *   (`migrateResponseBody`'s machinery: the response converters from the latest version down to it, then the
- *   version's shape), keeping those that then validate against the version's schema in the document;
- * - any other `examples` or `example` it holds (a field's, kept by an instruction that changed the field's type)
- *   is kept only when it validates.
- *
- * Schemas are handled before `@fastify/swagger` sees them ({@link VersionExamples.at}, once per schema and
- * version): migrated examples are written, and the nodes whose examples must be validated get a mark. The
- * finished document is then checked where the marks are ({@link VersionExamples.finish}): validation needs the
- * document, where references to components resolve. HEAD's own schemas (and every unchanged one) are not touched.
+ * Examples per version in the documents: a schema the version rebuilt shows the examples `had({ examples })` gave
+ * it, or HEAD's migrated as responses are, and keeps only those that validate ({@link VersionExamples.finish}).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -72,11 +60,7 @@ export class VersionExamples {
    */
   constructor (private readonly engine: MigrationEngine, private readonly roots: () => readonly TSchema[]) {}
 
-  /**
-   * A form of the version at `level` prepared for its document (generated references inlined, keeping their `$id`s
-   * so that they become components: ../routes/prepared-schemas.ts), with that version's examples; HEAD's own
-   * schemas (and every subschema of them) are returned as they are.
-   */
+  /** A form of the version at `level` prepared for its document, with that version's examples; HEAD's own as they are. */
   at (schema: TSchema, level: number): TSchema {
     const heads = this.heads ??= everySubschema(this.roots())
     const inProgress = new Set<object>()
@@ -122,10 +106,7 @@ export class VersionExamples {
     return { ...copy, [CHECK_EXAMPLES]: true } as TSchema
   }
 
-  /**
-   * HEAD's examples of `head` migrated to the version at `level` (once per schema and version). An example whose
-   * migration throws is left out, and so is one a converter returns a promise for: a document is built at once.
-   */
+  /** HEAD's examples of `head` migrated to `level`; one whose migration throws or is async is left out. */
   private migrate (head: TSchema, examples: readonly unknown[], level: number): unknown[] {
     let byLevel = this.migrated.get(head)
     const known = byLevel?.get(level)

@@ -1,11 +1,6 @@
 /**
- * Which converters a request or response of a version goes through, in order: request converters from the
- * requested version up to the latest, response converters from the latest down to the requested version;
- * within a version, its changes newest first as listed (last listed first for a request) and each change's
- * converters in declaration order.
- * A by-schema converter applies wherever its schema occurs in the body (as the version before the step
- * lays the body out); a by-path converter applies to the HEAD route whose path and methods it names as
- * they are in the version holding the change.
+ * Which converters a request or response of a version goes through, in order: requests up to the latest version,
+ * responses down from it; within a version, its changes newest first and each change's converters as declared.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -29,16 +24,11 @@ export interface ConverterStep {
   readonly findOccurrences: Collector | undefined
   /** For a route with several methods: the request methods this converter is for. */
   readonly methods: ReadonlySet<string> | undefined
-  /**
-   * Set for a by-schema converter declared with `migrateHttpErrors` run on the error responses of a route
-   * whose successes hold its schema: it gets the whole error body, and runs for statuses ≥ 300 only.
-   */
+  /** A `migrateHttpErrors` converter of a schema the route's successes hold: the whole error body, statuses ≥ 300. */
   readonly errorsOnly?: true
   /**
-   * Requests: the keys the runner removes from the converted object when the converter left them `undefined` (the
-   * optional fields of its schema's form after the step, and of HEAD's); absent where no form lists its keys (a
-   * union, a record) and for a by-path converter (an endpoint instruction may give the body another schema): every
-   * key is looked at.
+   * Requests: the optional keys the runner removes when the converter left them `undefined`; absent (every key looked
+   * at) where no form lists its keys, and for a by-path converter.
    */
   readonly optionalKeys?: readonly string[]
 }
@@ -61,9 +51,8 @@ interface ConvertedRoute {
 }
 
 /**
- * Plans converter steps for routes and bodies. Start-up cost grows with routes × versions, not with routes ×
- * versions²: the converters of one step for one (route, body) are computed once and shared by the plans of every
- * version that passes that step, and a collector is compiled only when its target can occur in the body at all.
+ * Plans converter steps for routes and bodies: one step's converters for one (route, body) are computed once and
+ * shared by every version that passes it, so start-up grows with routes × versions, not versions².
  */
 export class ConverterPlanner {
   /** Where converter targets occur. */
@@ -90,23 +79,15 @@ export class ConverterPlanner {
     this.responseRules = walkRules({ removeFrom: 'lacked', fillDefaults: false, resolveRef: this.requestRules.resolveRef })
   }
 
-  /**
-   * Request converters for a request of the version at `level` whose body has the HEAD schema `body`, from that
-   * version up to the latest: the plan of the version before it with that version's own step in front (the same list
-   * when the step adds none). Shared: never change a returned list.
-   */
+  /** Request converters of the version at `level` for a body of HEAD schema `body`, up to the latest. Shared: never change it. */
   requestSteps (route: PlannedRoute, body: TSchema | undefined, level: number): readonly ConverterStep[] {
     return this.stepsOf('request', route, body, level)
   }
 
   /**
-   * Response converters for a response of the version at `level`, from the latest down to that version: the plan of
-   * the version before it followed by that version's own step (the same list when the step adds none). Shared: never
-   * change a returned list. `responses` (the route's response schemas at that level, by slot) is given for its error
-   * responses: by-schema converters declared with `migrateHttpErrors` whose schema its success schemas (`default`'s
-   * included) hold then run on the whole error body. `slot` (the response's key in them) finds, for each step, the
-   * schema the response has at that step's level: an endpoint instruction (`had({ response })`) gives older versions
-   * another one, and the converters of newer steps meet HEAD's.
+   * Response converters from the latest down to the version at `level`. Shared: never change it. `responses` (by slot)
+   * is given for error responses (`migrateHttpErrors` converters of a success schema run on them); `slot` finds the
+   * schema the response has at each step's level (`had({ response })` may give older versions another).
    */
   responseSteps (route: PlannedRoute | undefined, body: TSchema | undefined, level: number, responses?: Readonly<Record<string, TSchema>>, slot?: string): readonly ConverterStep[] {
     return this.stepsOf('response', route, body, level, { responses, slot })
@@ -128,10 +109,7 @@ export class ConverterPlanner {
     return places
   }
 
-  /**
-   * The plan at `level` of a request or response, built level by level from the plan of the level before it and its own step: the
-   * converters of one step for one (route, body) are computed once, however many versions pass that step.
-   */
+  /** The plan at `level`, built level by level from the plan of the level before it and its own step. */
   private stepsOf (direction: 'request' | 'response', route: PlannedRoute | undefined, body: TSchema | undefined, level: number,
     { responses, slot }: { responses?: Readonly<Record<string, TSchema>>, slot?: string } = {}): readonly ConverterStep[] {
     let byKind = this.plans.get(route)
@@ -196,10 +174,7 @@ export class ConverterPlanner {
     return result
   }
 
-  /**
-   * For a request step converting objects of the HEAD schema `schema` into their form at `level`: the keys to look at
-   * for `undefined` after it (see {@link ConverterStep.optionalKeys}); none for a response.
-   */
+  /** For a request step on objects of `schema`, {@link ConverterStep.optionalKeys}; none for a response. */
   private keysLeftOut (direction: 'request' | 'response', schema: TSchema, level: number): { optionalKeys?: readonly string[] } {
     if (direction === 'response') return {}
     const after = optionalKeysOf(this.generation.formAt(schema, level))
@@ -209,10 +184,7 @@ export class ConverterPlanner {
   }
 }
 
-/**
- * The optional properties of an object schema whose keys it lists (a `required` list leaves them out); undefined for
- * any other schema (a union, a reference, a record whose keys are data).
- */
+/** The optional properties of an object schema that lists its keys; undefined for any other (a union, a record). */
 function optionalKeysOf (form: TSchema): string[] | undefined {
   const { type, properties, required, patternProperties, additionalProperties } = form as SchemaObject
   if (type !== 'object' || !isSchemaObject(properties) || patternProperties !== undefined || isSchemaObject(additionalProperties)) return undefined

@@ -1,6 +1,5 @@
 /**
- * Stage `lib/routes/`: where the schema of a by-schema converter can occur in a body, at a level. Told cheaply first
- * (the seeds a body form depends on, the schemas it can hold), and only then by a compiled collector.
+ * Where the schema of a by-schema converter can occur in a body at a level: told from seeds first, then collected.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -35,10 +34,8 @@ export class ConverterTargets {
   constructor (private readonly generation: SchemaGeneration, private readonly steps: readonly GenerationStep[]) {}
 
   /**
-   * False when no converter of the version change step `step` can apply to a route that is in `state` at that step
-   * (undefined outside routes) and whose schemas hold or depend on no seed but those of `seedSets`: no by-path
-   * converter names it, and no by-schema converter's schema is among the seeds. True otherwise, or when unsure
-   * (a set undefined: not known).
+   * False when no converter of step `step` can apply to a route in `state` (undefined outside routes) whose schemas
+   * depend on the seeds of `seedSets` only; true when unsure (a set undefined).
    */
   stepMayApply (step: number, state: RouteState | undefined, seedSets: ReadonlyArray<ReadonlySet<Seed> | undefined>): boolean {
     const targets = this.targetsOf(step)
@@ -119,10 +116,8 @@ export class ConverterTargets {
   }
 
   /**
-   * Every schema data shaped like `root` can meet: its subschemas, at any depth, and the schemas its `$ref`s
-   * resolve to (a superset of what a collector walks, so a target found nowhere here occurs nowhere), in depth-first
-   * order (a node, the schema its `$ref` names, then its subschemas in order); also the component names a document
-   * holds (./usage-checks.ts).
+   * Every schema data shaped like `root` can meet, depth first, `$ref`s resolved: a superset of what a collector
+   * walks, so a target found nowhere here occurs nowhere.
    */
   reachableFrom (root: TSchema): readonly TSchema[] {
     const known = this.reachable.get(root)

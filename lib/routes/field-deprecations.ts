@@ -1,10 +1,6 @@
 /**
- * Stage `lib/routes/`: where the deprecated parts of a route's requests sit in one version (decision 0061).
- *
- * A request field, query parameter, header or enum member (a union member) whose schema in the version says
- * `deprecated: true` (../describe/field-deprecation.ts) is found, when a request carries it, by a place finder
- * compiled from the version's request schemas (../values/occurrences.ts), once per route and version, when the
- * behaviour is planned. A version whose request schemas hold no deprecated part has none: its requests pay nothing.
+ * Where the deprecated parts of a route's requests sit in one version, found by a compiled place finder
+ * (decision 0061); a version with none costs its requests nothing.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -39,11 +35,8 @@ export interface FormDeprecations {
 }
 
 /**
- * The deprecated parts of the requests of a route (`display` naming it) at `at.level`, found in `forms` (the
- * version's request part schemas, ready for Fastify), or `undefined` when they hold none. A bad `x-` keyword beside
- * `deprecated: true` is a `VersionerStructureError` naming the route, the part and the version (the first met with
- * that form). `known` holds what each form was found to hold (`null`: nothing): a form shared by routes and by the
- * versions where it did not change is walked once.
+ * The deprecated parts of a route's request `forms` at `at.level`, or `undefined` when none; a bad `x-` keyword is a
+ * `VersionerStructureError`. `known` caches each form's finding (`null`: nothing), so a shared form is walked once.
  */
 export function fieldDeprecationsOf (
   display: string, forms: ReadonlyArray<readonly [PartFinder['part'] | 'params', TSchema]>, at: { readonly level: number, readonly version: string },

@@ -1,7 +1,5 @@
 /**
- * Stage `lib/routes/`: what a full replace from an old version clears: the HEAD request body fields a version cannot
- * express, found once per route and version when its behaviour is planned, and the route option `fullReplace`
- * declaring which routes replace what they store ([decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
+ * What a full replace from an old version clears, and the route option `fullReplace` ([decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -33,10 +31,8 @@ function isPointer (value: unknown): value is string {
 }
 
 /**
- * Reads the route option `fullReplace` of a route (`display` naming it, `methods` its HEAD methods): a route's `PUT`
- * is a full replace unless it says `false`; `true` or `{ keeps: [...] }` (a full replace whose handler keeps the stored
- * values of these fields) makes every method a full replace but the `PATCH` of a route with other methods too.
- * Anything else is a `RouterGenerationError` naming the route.
+ * Reads the route option `fullReplace`: a `PUT` replaces unless `false`; `true` or `{ keeps: [...] }` makes every
+ * method replace but the `PATCH` of a route with other methods. Anything else is a `RouterGenerationError`.
  * @example
  * readFullReplace(undefined, ['PUT', 'PATCH'], 'PATCH,PUT /users/:id') // { replaces: true, methods: Set { 'PUT' }, keeps: Set {} }
  * readFullReplace({ keeps: ['/nickname'] }, ['POST'], 'POST /users') // { replaces: true, methods: Set { 'POST' }, keeps: Set { '/nickname' } }
@@ -52,14 +48,9 @@ export function readFullReplace (value: unknown, methods: readonly HttpMethod[],
 }
 
 /**
- * The HEAD body fields the version at `level` cannot express, as JSON pointers into HEAD's body (`/address/line2`;
- * `*` for array items and the values of a map): fields added since, or hidden by a `HeadVersion` change, at any
- * depth. A renamed or retyped field is expressed (its converter carries it), as is a field declared `derivedFrom` fields
- * the version has (its converter sets it from them), and nothing inside a field the version
- * lacks is listed. A field that one member of a union lacks is listed (the data may be of that member); an object
- * accepting other fields (`additionalProperties`) still lacks those it does not declare. `NO_FIELDS` when the body's
- * form is HEAD's own; otherwise a frozen list, computed once per route and version (decision 0073). The fields left
- * out as derived are added to `derived`, when given (what `verify` checks the converters set).
+ * The HEAD body fields the version at `level` cannot express, as JSON pointers (`*` for items and map values): added
+ * since or hidden, at any depth, in any union member; a renamed, retyped or `derivedFrom` field is expressed
+ * (decision 0073). Fields left out as derived are added to `derived` when given (for `verify`).
  * @example
  * lackedFieldsOf(UserUpdate, generation.levelOf('2000-01-01'), generation) // ['/nickname', '/address/line2']
  */

@@ -1,6 +1,5 @@
 /**
- * Stage `lib/routes/`: generated schemas made ready for Fastify and for the documents. A generated schema's `$ref`s
- * to other generated schemas (which only this library knows) are inlined; headers schemas get lower-case names.
+ * Generated schemas made ready for Fastify and the documents: `$ref`s inlined, headers lower-cased.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -10,12 +9,9 @@ import { everySubschema, mapSchemaDeep, refersTo } from '../core/subschemas'
 import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
- * A generated schema with its `$ref`s to generated schemas (which only this library knows) replaced by the
- * schemas themselves; references of a schema to itself (or to one it is inlined in) stay. For `'docs'` the
- * inlined schemas keep their `$id`, so that they become components; for `'fastify'` an inlined schema keeps its
- * `$id` only when it refers to itself, since an `$id` declared twice in one route schema is an error. A `$ref` to an
- * `$id` the schema already holds (such as a `Type.Recursive`'s own) stays a reference. Cached per
- * generation, schema and mode.
+ * A generated schema with its `$ref`s to generated schemas inlined (a reference to itself, or to an `$id` it holds,
+ * stays). `'docs'` keeps inlined `$id`s (they become components); `'fastify'` keeps one only when it refers to
+ * itself, since an `$id` declared twice in one route schema is an error. Cached per generation, schema and mode.
  */
 export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mode: 'docs' | 'fastify'): TSchema {
   const keepIds = mode === 'docs'
@@ -38,9 +34,7 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const { $id: _id, ...rest } = body as SchemaObject
     return rest as TSchema
   })
-  // A `$ref` to a schema the root already holds (itself, or a recursive schema nested in it) resolves there:
-  // inlining a second copy would declare its `$id` twice.
-  // (Documents hold each `$id` as a component once, whatever the copies.)
+  // A `$ref` to a schema the root already holds resolves there: inlining a second copy would declare its `$id` twice.
   const ownId = (schema as SchemaObject).$id
   const held = keepIds
     ? (typeof ownId === 'string' ? [ownId] : [])
@@ -64,10 +58,7 @@ export function selfContained (schema: TSchema): TSchema {
   return typeof id === 'string' && refersTo(schema, id) ? { allOf: [schema] } as unknown as TSchema : schema
 }
 
-/**
- * A headers schema with lower-case property names, as Fastify compiles headers schemas: at any depth (in `allOf`
- * members, a `Type.Intersect`'s, too), as Fastify does since 5.12.
- */
+/** A headers schema with lower-case property names at any depth (`allOf` members too), as Fastify compiles it. */
 export function lowerCaseHeaders (schema: TSchema): TSchema {
   return mapSchemaDeep(schema, (node) => {
     const source = node as SchemaObject

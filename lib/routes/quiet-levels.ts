@@ -1,9 +1,6 @@
 /**
- * Stage `lib/routes/`: telling, without planning it, that a route does exactly in one version what it does in the
- * version after it. Most versions change a few schemas of a few routes; for every other route, a version whose
- * instructions change no seed its schemas depend on, and whose converters name none of those seeds nor the route,
- * does what the version after it does: when that one has nothing to do, it has nothing either, and is known to be
- * idle at registration (../serve/route-preparation.ts).
+ * Telling, without planning it, that a route does in one version what it does in the version after it, so an idle
+ * version is known at registration (../serve/route-preparation.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -30,10 +27,8 @@ export function routeSeeds (route: BehaviourRoute, level: number, generation: Sc
 }
 
 /**
- * True when the route certainly does at `level` what it does at `level - 1` (but for the version and its links):
- * the same route state (so the same path, methods, attributes and response map), no instruction giving `level`
- * changes a seed of `seeds` (the route's seeds at `level - 1`, see {@link routeSeeds}), and no converter of the
- * step between the two can apply to the route (`level` is 2 or more: a group's newest level is planned).
+ * True when the route certainly does at `level` (2 or more) what it does at `level - 1`: the same route state, no
+ * instruction of `level` changes a seed of `seeds` ({@link routeSeeds} at `level - 1`), and no converter can apply.
  */
 export function quietLevel (route: BehaviourRoute, level: number, seeds: ReadonlySet<Seed> | undefined, planner: ConverterPlanner): boolean {
   return seeds !== undefined && route.timeline[level] === route.timeline[level - 1] && !planner.generation.changesAt(level, seeds) &&

@@ -1,16 +1,6 @@
 /**
- * Stage `lib/routes/`: the version changes that shape a route in a version, for usage events
- * (`ServedEvent.changes`, [decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)).
- *
- * A change of the step between levels `k` and `k + 1` shapes the route in the version at level `L` (`k < L`: it
- * lies between HEAD and that version) when
- * - one of its converters is in the route's plan for that version (a request converter, or a response converter
- *   of any status the route declares, by schema or by path), or
- * - one of its schema or enum instructions names a seed the route's schemas hold or depend on at level `k + 1`,
- *   and the route's request or response forms at `k + 1` differ from those at `k`, or
- * - one of its endpoint instructions names the route as it stands at `k` or `k + 1`, and the route's state (it
- *   exists, its path, methods, attributes) differs between the two.
- * Computed from the plan once per route and version (the first time a subscriber sees it), never per request.
+ * The version changes that shape a route in a version, for usage events (`ServedEvent.changes`,
+ * [decision 0056](../../docs/decisions/0056-usage-per-change-and-retire.md)); computed once per route and version.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,6 +1,5 @@
 /**
- * The routes of every version, as served: built when the application is ready, for `app.versioner.routes`
- * and the per-version OpenAPI documents.
+ * The routes of every version, as served (`app.versioner.routes`), built when the application is ready.
  * @module
  */
 import type { HttpMethod } from '../core/http-methods'
@@ -11,7 +10,6 @@ import type { VersionerState } from './versioner-state'
 
 /** One route as a version serves it. */
 export interface VersionedRouteInfo {
-  /** The methods. */
   readonly methods: readonly HttpMethod[]
   /** The path in this version (prefixes included, without the version segment). */
   readonly path: string
@@ -19,11 +17,7 @@ export interface VersionedRouteInfo {
   readonly url: string
   /** The HEAD route's path. */
   readonly headPath: string
-  /**
-   * This version's schema, as its document shows it: the version's forms of the request parts and responses
-   * (ready for Fastify; success responses under the version's status code), its attributes, and the HEAD
-   * schema's other fields (`security`, `x-*`…).
-   */
+  /** This version's schema, as its document shows it: its request and response forms, attributes, HEAD's other fields. */
   readonly schema: RouteSchema
   /** OpenAPI attributes in this version (summary, tags, deprecated…). */
   readonly attributes: RouteAttributes

@@ -1,8 +1,6 @@
 /**
- * Stage `lib/routes/`: a route's request body and responses in every form Fastify accepts (a schema, `content` by
- * media type, status keys exact, `Nxx` or `default`, `description` and `headers` beside), read once at registration
- * into slots of one schema each, which plans, documents and tools use; and given back in the form Fastify was given,
- * each slot's schema replaced by a version's ([decision 0063](../../docs/decisions/0063-every-schema-form-versioned.md)).
+ * A route's body and responses in every form Fastify accepts, read into slots of one schema each and given back in
+ * that form with a version's schemas ([decision 0063](../../docs/decisions/0063-every-schema-form-versioned.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -30,11 +28,7 @@ const NONE: SchemaSlots = Object.freeze({ schemas: Object.freeze({}), byStatus: 
 /** Fluent schemas (`fluent-json-schema`): Fastify takes their JSON Schema from `valueOf()`, and so does the versioner. */
 const kFluentSchema = Symbol.for('fluent-schema-object')
 
-/**
- * A schema as the versioner reads it: a fluent schema's JSON Schema; a plain object or a boolean as it is. Any other
- * object (a Joi, yup or zod schema, which a custom validator compiler reads) cannot be versioned: a
- * `RouterGenerationError` naming the route and the place, never an answer in HEAD's shape.
- */
+/** A schema as the versioner reads it (a fluent schema's JSON Schema); any other non-plain object (Joi, zod) throws. */
 function readableSchema (value: unknown, where: string): unknown {
   if (!isSchemaObject(value)) return value
   const fluent = value as SchemaObject & { valueOf: () => unknown }
@@ -51,10 +45,7 @@ function contentOf (value: unknown): Record<string, unknown> | undefined {
   return isSchemaObject(value.content) ? value.content : {}
 }
 
-/**
- * The schema of a `content` entry, when it has one (one without is Fastify's own error). A media type Fastify never
- * matches (it compares them in lower case, without parameters) is a `RouterGenerationError`: no version would use it.
- */
+/** The schema of a `content` entry, if any; a media type Fastify never matches is a `RouterGenerationError`. */
 function entrySchema (entry: unknown, where: string, media: string): TSchema | undefined {
   if (media !== mediaTypeOf(media)) {
     throw new RouterGenerationError(`${where} is declared for a media type Fastify never matches: it compares ` +
@@ -90,9 +81,8 @@ function withoutHeaders (value: unknown): unknown {
 }
 
 /**
- * Reads a route's response map: each status key holds a schema (slot: the key in lower case) or a `content` map
- * (slots: the key, a space and each media type). `description` and `headers` beside a schema are kept for the
- * documents, out of the slot's schema.
+ * Reads a route's response map: a slot per status key (lower case), or per key and media type for a `content` map;
+ * `description` and `headers` beside a schema stay out of the slot's schema.
  * @example
  * readResponses({ 200: User, default: Problem }, 'GET /users/:id').byStatus // Map { '200' => '200', 'default' => 'default' }
  */
@@ -144,10 +134,7 @@ function rebuildContent (content: Record<string, unknown>, slotOf: (media: strin
   return copy ?? content
 }
 
-/**
- * The body in the form it was given, each slot's schema replaced by `replace`: the short form's schema, or the
- * schemas of its `content` map (its other fields kept).
- */
+/** The body in the form it was given, each slot's schema replaced by `replace`. */
 export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown {
   const content = contentOf(slots.given)
   if (content === undefined) return slots.schemas[''] === undefined ? slots.given : replace('', slots.schemas[''])
@@ -156,9 +143,8 @@ export function rebuildBody (slots: SchemaSlots, replace: SlotReplacer): unknown
 }
 
 /**
- * The response map in the form it was given, each slot's schema replaced by `replace`; `keyOf` gives the status
- * key each response is written under (a version's own success status). A replaced short-form schema keeps the
- * `headers` written beside it, and the `description` when the version's schema has none.
+ * The response map in the form it was given, each slot's schema replaced by `replace`, each under `keyOf(key)`; a
+ * replaced short-form schema keeps the `headers` and `description` beside it.
  */
 export function rebuildResponses (slots: SchemaSlots, replace: SlotReplacer, keyOf: (key: string) => string = (key) => key): Record<string, unknown> {
   const result: Record<string, unknown> = {}
@@ -210,9 +196,8 @@ const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
 const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
 
 /**
- * The kind of form a content type announces, if any (its media type, in any case, before any parameter). Two
- * anchored tests, which allocate nothing: a multipart content type carries a boundary that differs per request,
- * so a lookup keyed by the content type would not do, and splitting it costs more than the tests.
+ * The kind of form a content type announces, if any. Two anchored tests, which allocate nothing: a multipart boundary
+ * differs per request, so no lookup by content type would do.
  */
 export function formKind (contentType: string | undefined): 'urlencoded' | 'multipart' | undefined {
   if (contentType === undefined) return undefined
@@ -220,10 +205,8 @@ export function formKind (contentType: string | undefined): 'urlencoded' | 'mult
 }
 
 /**
- * The slot of the schema Fastify serializes a response with: the status key (exact, then `Nxx`, then `default`),
- * then in a `content` map the media type of the reply's `Content-Type`, then the map's wildcard entry. `undefined`
- * when there is none.
- * The `Content-Type` is read only for a `content` map.
+ * The slot Fastify serializes a response with: the status key (exact, `Nxx`, `default`), then in a `content` map the
+ * reply's media type, then the map's wildcard entry; `undefined` when none.
  */
 export function responseSlot (slots: SchemaSlots, status: number, reply: { getHeader: (name: string) => unknown }): string | undefined {
   const byStatus = slots.byStatus
@@ -263,9 +246,8 @@ export interface RouteForms {
 }
 
 /**
- * Reads a HEAD route's schema (`given`) and the response map of each level (`responsesAt`: the one an endpoint
- * instruction gave it, `undefined` for HEAD's) into slots. A form the versioner cannot read is a
- * `RouterGenerationError` naming the route.
+ * Reads a HEAD route's schema and each level's response map (`responsesAt`, `undefined` for HEAD's) into slots; a
+ * form the versioner cannot read is a `RouterGenerationError`.
  * @example
  * const forms = readRouteForms(route.schema, timeline.map((state) => state.attributes.response), 'GET /users/:id')
  */

@@ -1,8 +1,6 @@
 /**
- * Endpoint instructions applied to one HEAD route: whether it exists, its path, methods and attributes in
- * every version. Errors that one route shows by itself (an attribute that does not change, path parameters
- * that change, a route never restored) are thrown here; errors that need every route (an instruction that
- * matches no route) are collected in an {@link EndpointInstructionLog} and checked when the app is ready.
+ * Endpoint instructions applied to one HEAD route: whether it exists, its path, methods and attributes in every
+ * version; what needs every route is logged in an {@link EndpointInstructionLog} and checked at ready.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -33,10 +31,7 @@ export interface RouteState {
   readonly path: string
   readonly methods: readonly HttpMethod[]
   readonly attributes: RouteAttributes
-  /**
-   * The prefix of the route's `versioned(...)` context (`''` for webhooks): instruction and converter paths name the
-   * route relative to it (`/items` for `/api/items`), or in full.
-   */
+  /** The prefix of the route's `versioned(...)` context (`''` for webhooks), which paths may name it relative to. */
   readonly prefix: string
 }
 
@@ -80,9 +75,8 @@ export class EndpointInstructionLog {
   }
 
   /**
-   * Throws `RouterGenerationError` for the first instruction that did not apply to the application's routes (`routes`:
-   * each HEAD route as `METHODS path`, named in the message). With `partial` (the `partialApp` option), an instruction
-   * that matches no registered route at all is skipped: the route is not part of this application.
+   * Throws `RouterGenerationError` for the first instruction that did not apply to `routes` (`METHODS path`); with
+   * `partial` (`partialApp`), one matching no route at all is skipped.
    */
   check (routes: readonly string[], partial = false): void {
     for (const record of this.records.values()) {
@@ -147,10 +141,7 @@ function normalisePath (path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path
 }
 
-/**
- * True when `path` (of an instruction or a by-path converter) names the route's path at a level: in full, or relative
- * to the prefix of its `versioned(...)` context (`/items` names `/api/items` registered under `/api`).
- */
+/** True when `path` names the route's path, in full or relative to its prefix (`/items` names `/api/items`). */
 export function namesPath (state: Pick<RouteState, 'path' | 'prefix'>, path: string): boolean {
   const own = normalisePath(state.path)
   const named = normalisePath(path)
@@ -165,10 +156,7 @@ export function fullPath (state: Pick<RouteState, 'prefix'>, path: string): stri
   return prefix === '' || path === prefix || path.startsWith(`${prefix}/`) ? path : `${prefix}${path}`
 }
 
-/**
- * True when an endpoint instruction names a route as it stands at a level: the same path (trailing slashes
- * aside), every one of its methods listed, and, when the instruction gives one, the route's HEAD `operationId`.
- */
+/** True when an endpoint instruction names the route at a level: its path, all its methods, its `operationId` if given. */
 export function applies (state: RouteState, instruction: EndpointInstruction, operationId: string | undefined): boolean {
   return namesPath(state, instruction.path) && state.methods.every((method) => instruction.methods.includes(method)) &&
     (instruction.operationId === undefined || instruction.operationId === operationId)
@@ -228,10 +216,7 @@ interface HeadRouteFacts {
   readonly mayExistNowhere?: boolean
 }
 
-/**
- * The state of a HEAD route at every level (0 = HEAD, 1 = latest, n = n-th version from newest), after the
- * endpoint instructions of each step of `log`, where matches are noted.
- */
+/** The state of a HEAD route at every level (0 = HEAD, 1 = latest), its matches noted in `log`. */
 export function routeTimeline (head: HeadRouteFacts, log: EndpointInstructionLog): RouteState[] {
   const steps = log.steps
   let state: RouteState = {

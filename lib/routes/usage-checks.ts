@@ -1,10 +1,6 @@
 /**
- * Checks that need every route, run when the application becomes ready: every endpoint instruction matched a route,
- * every by-path converter finds its route in the version its change belongs to, and every by-schema converter (unless
- * `checkUsage: false`) names a schema some route uses; every method named by an endpoint instruction or a by-path
- * converter is one the application routes (the second step of the method check of `lib/core/http-methods.ts`); no
- * by-path converter names one route twice (by its relative and its full path); no version documents two different
- * schemas under one component name; and every `$ref` a field instruction gives names a schema.
+ * Checks that need every route, run when the application becomes ready: instructions and converters found their
+ * routes and schemas, methods are routed, component names and `$ref`s are sound.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -98,10 +94,7 @@ export function checkUsage (state: VersionerState, webhooks: readonly DeclaredWe
   }
 }
 
-/**
- * Records that `converter` names the route and method `route` by `path`; throws when it already named it by another
- * path (its relative and its full path): the converter would run twice on each occurrence.
- */
+/** Records that `converter` names `route` by `path`; throws when it named it by another path too (it would run twice). */
 function refuseSecondSpelling (named: Map<string, string>, converter: ConverterDescriptor, route: string, path: string, version: string): void {
   const key = `${converter.direction} ${converter.isStatic ? 'static ' : ''}${String(converter.methodName)} ${route}`
   const first = named.get(key)
@@ -122,10 +115,7 @@ function textPartOf (state: VersionerState, schema: TSchema): string | undefined
     `converter, @ConvertRequestToNextVersionFor('${route.path}', ['${route.methods[0]}']), which reads and changes request.${part === 'querystring' ? 'queryParams' : 'headers'}.`
 }
 
-/**
- * The message of a by-schema converter whose schemas `unused` no route uses, each with what to do, not `checkUsage: false`:
- * name the `extendSchema` children of it routes use (a list envelope every list extends), or convert a query string by path.
- */
+/** The message of a by-schema converter whose schemas `unused` no route uses, with what to do instead. */
 function unusedSchemasMessage (
   display: string, direction: 'request' | 'response', schemas: readonly TSchema[], unused: ReadonlyArray<readonly [TSchema, string[], string?]>
 ): string {
@@ -144,10 +134,7 @@ function unusedSchemasMessage (
     [...hints, ...unchecked].join(' ')
 }
 
-/**
- * Throws `InvalidGenerationInstructionError` naming the first field instruction (`had`, `existedAs`) whose type or
- * keywords hold a `$ref` that names no schema (its own, a HEAD or shared one), or points inside one at nothing.
- */
+/** Throws `InvalidGenerationInstructionError` naming the first field instruction holding a `$ref` to nothing. */
 export function checkInstructionReferences (state: VersionerState): void {
   if (state.options.partialApp === true) return
   for (const change of state.steps.flatMap((step) => step.changes)) {
@@ -170,10 +157,7 @@ export function checkInstructionReferences (state: VersionerState): void {
   }
 }
 
-/**
- * Throws `LintingError` naming the first method this application does not route (`fastify.supportedMethods`:
- * Fastify's own list, with `QUERY` and methods added with `fastify.addHttpMethod`), and where it is named.
- */
+/** Throws `LintingError` naming the first method named that `supported` (`fastify.supportedMethods`) lacks. */
 export function checkMethods (state: VersionerState, supported: readonly string[]): void {
   const routable = new Set(supported)
   const unsupported = (methods: readonly string[] | undefined): string[] => (methods ?? []).filter((method) => !routable.has(method))
@@ -234,14 +218,8 @@ function membersOf (state: VersionerState, webhooks: readonly DeclaredWebhook[])
 }
 
 /**
- * Throws when, in some version, two different schemas would have the same OpenAPI component name (a schema
- * renamed with `schema(S).had({ name })` onto the name of another schema that version documents, or two `$id`s
- * that become one valid component name, such as `a/b` and `a~b`).
- *
- * It walks the versions newest first and keeps, per name, the HEAD names of the schemas that go by it. A route (or
- * webhook) whose schemas depend on no seed a version's instructions change, and whose state is the same, documents
- * the same forms as in the version after it and is not looked at again; a form's schemas are walked once, by the
- * walk that tells where converter schemas occur (./converter-targets.ts).
+ * Throws when two different schemas would have one OpenAPI component name in some version (a rename onto another's
+ * name, or `a/b` and `a~b`). Versions are walked newest first; a route no version change touches is not walked again.
  */
 export function checkComponentNames (state: VersionerState, webhooks: readonly DeclaredWebhook[] = []): void {
   const { generation } = state

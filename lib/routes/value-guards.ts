@@ -1,10 +1,6 @@
 /**
- * Guards against HEAD values a version cannot express. When a version's enum lacks HEAD members (a member added
- * since, or renamed), a response of that version holding one, after its converters ran, would reach the client
- * anyway: the serializer fails with a message about the schema, or, for an `enum` keyword, sends it as it is. A
- * guard finds where the enum occurs in the version's data (one compiled collector) and tells which values it must
- * not hold, and which version change removed each. Planned once per (schema, version); a schema that holds no
- * narrowed enum gets none, and costs nothing.
+ * Guards against HEAD values a version cannot express: an enum member the version lacks, which its serializer would
+ * otherwise fail on or send as it is. Planned once per (schema, version); none where no enum is narrowed.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -52,10 +48,7 @@ function changesRemoving (planning: GuardPlanning, head: TSchema, level: number)
   return (changes.length > 0 ? changes : step.changes).map((change) => change.name)
 }
 
-/**
- * The guards of data shaped like `schema` (a HEAD schema) at `level`: one per enum seed the level narrows (whose form
- * lacks values HEAD has: `enumeration(E).didntHave(...)`, or a member renamed) that can occur in the data.
- */
+/** The guards of data shaped like HEAD's `schema` at `level`: one per enum seed the level narrows that can occur in it. */
 export function valueGuardsOf (planning: GuardPlanning, schema: TSchema, level: number): readonly ValueGuard[] {
   const { generation } = planning
   const changed = new Set<Seed>()
@@ -87,10 +80,8 @@ function fieldNames (schema: TSchema): string {
 }
 
 /**
- * Throws `RouterPathParamsModifiedError` naming the route (`display`) when its path parameters (`params`, a HEAD
- * schema) would fail every request of one of `levels` (a route group's, newest first): first, when they accept a value
- * HEAD's refuse (an enum member renamed or removed since: no converter can change a path parameter); then, when they
- * name other fields than HEAD's (a schema instruction renamed, removed or added one: the router gives HEAD's names).
+ * Throws `RouterPathParamsModifiedError` naming the route when its `params` would fail every request of one of
+ * `levels`: they accept a value HEAD's refuse (no converter can change a path parameter), or name other fields.
  */
 export function checkPathParameters (planning: GuardPlanning, display: string, params: TSchema, levels: readonly number[]): void {
   const { generation } = planning

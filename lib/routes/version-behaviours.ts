@@ -1,10 +1,6 @@
 /**
- * Stage `lib/routes/`: the behaviours of one Fastify route by version, each built on its first use.
- *
- * Registration needs a route's behaviours only to know which versions have nothing to do (whether the route needs
- * response hooks, and where HEAD data starts: ../serve/route-preparation.ts), and tells that from the newest
- * version's behaviour and the seeds the route depends on (./quiet-levels.ts). Every other behaviour is built when a request of its version first arrives (or when a tool
- * walks them all): `ready()` does not grow with the versions a route's clients may never use.
+ * The behaviours of one Fastify route by version, each built on its first use, so `ready()` does not grow with
+ * versions no client uses (idle versions are told by ./quiet-levels.ts).
  * @module
  */
 import type { VersionBehaviour } from './version-plan'

@@ -1,9 +1,6 @@
 /**
- * Stage `lib/routes/`: what each route does in each version, computed at registration.
- *
- * What a versioned route does for one version: which request parts it validates by hand against that
- * version's schemas, which converters run, and which schemas serialize its responses. Computed once per
- * (route, version) at start-up; a request only looks its version up.
+ * Stage `lib/routes/`: what a route does in one version (parts validated by hand, converters, response schemas),
+ * planned once per route and version; a request only looks its version up.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -45,10 +42,7 @@ export interface RequestPlan {
   readonly requestSteps: readonly ConverterStep[]
   /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
   readonly deprecations: FieldDeprecations | undefined
-  /**
-   * The HEAD body fields this version cannot express, as JSON pointers (./full-replace.ts): what a replace from it
-   * clears. Found on the first call: only full replaces and `verify` ask.
-   */
+  /** The HEAD body fields this version cannot express (./full-replace.ts), found on the first call. */
   readonly lackedFields: () => readonly string[]
 }
 
@@ -56,10 +50,7 @@ export interface RequestPlan {
 export interface VersionBehaviour extends RequestPlan {
   readonly version: string
   readonly level: number
-  /**
-   * For a body declared by media type (`content`), the plan of a request of each; the behaviour's own plan serves the
-   * requests of other media types (with no body schema: Fastify validates none).
-   */
+  /** For a body declared by media type, the plan of each; the behaviour's own serves other media types. */
   readonly bodyPlans: ReadonlyMap<string, RequestPlan> | undefined
   /** The route's response slots in this version (which schema answers which status and media type). */
   readonly responses: SchemaSlots
@@ -137,9 +128,8 @@ function planHasWork (plan: RequestPlan): boolean {
 }
 
 /**
- * True when a behaviour has work of its own, whatever its `Link`: something to validate, convert or serialize
- * differently. Within a route, every version older than one with work has work too (plans only grow with age,
- * and a schema's form never returns to an earlier one).
+ * True when a behaviour has something to validate, convert or serialize differently. Every version older than one
+ * with work has work too: plans only grow with age.
  */
 export function hasWork (behaviour: Omit<VersionBehaviour, 'version'>): boolean {
   return planHasWork(behaviour) || [...behaviour.bodyPlans?.values() ?? []].some(planHasWork) || behaviour.successWork || behaviour.errorWork ||
@@ -180,9 +170,8 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
 type ResponsePlan = Pick<VersionBehaviour, 'responses' | 'responseSteps' | 'responseForms' | 'responseCleaners' | 'responseWritten' | 'responseHeadForms' | 'responseGuards' | 'ownSuccessSerializers' | 'errorWork' | 'rawSteps'>
 
 /**
- * The response side of `route` at `level`, slot by slot. A success slot (`1xx`, `2xx`) is converted by the success
- * hook; an error slot reaches converters declared with `migrateHttpErrors` only; `default`, which Fastify uses for
- * every status without its own schema, is both (the runner picks a step's statuses: ../serve/step-runner.ts).
+ * The response side of `route` at `level`, slot by slot: success slots go through the success hook, error slots
+ * reach `migrateHttpErrors` converters only, and `default` is both (../serve/step-runner.ts).
  */
 function buildResponsePlan (route: BehaviourRoute, level: number, native: Readonly<Record<string, TSchema>>, planner: ConverterPlanner): ResponsePlan {
   const generation = planner.generation
@@ -220,10 +209,7 @@ function buildResponsePlan (route: BehaviourRoute, level: number, native: Readon
   return { responses, responseSteps, responseForms, responseCleaners, responseWritten, responseHeadForms, responseGuards, ownSuccessSerializers, errorWork, rawSteps }
 }
 
-/**
- * Builds the behaviour of `route` in the version at `at.level`; `native` is the response map the route serializes
- * with, by slot.
- */
+/** Builds the behaviour of `route` at `at.level`; `native` is the response map the route serializes with, by slot. */
 export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<Record<string, TSchema>>, planner: ConverterPlanner): VersionBehaviour {
   const { level, version } = at
   const body = route.forms.body.schemas
@@ -255,11 +241,8 @@ export function attributesOf (source: object): RouteAttributes {
 const REBUILT_KEYS: ReadonlySet<string> = new Set<string>([...REQUEST_PARTS, 'query', 'response', ...SCHEMA_ATTRIBUTES])
 
 /**
- * A HEAD route's schema in the version of `behaviour`, as the documents and `app.versioner.routes` show it:
- * the HEAD schema's other fields (`security`, `externalDocs`, `x-*`…), the version's attributes, and the
- * version's forms of the request parts, body and responses (in the forms HEAD gave them: ./schema-forms.ts), each
- * passed through `prepare`; the success responses are under the version's status code when an instruction changed
- * it. The HEAD schema is not changed.
+ * A HEAD route's schema in the version of `behaviour`, as documents show it: HEAD's other fields, the version's
+ * attributes and forms (each through `prepare`), successes under the version's status code. HEAD's is not changed.
  */
 export function routeSchemaIn (
   route: BehaviourRoute,

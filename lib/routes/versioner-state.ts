@@ -1,7 +1,5 @@
 /**
- * The per-application state of the plugin: the version bundle, the generated schemas, the converter planner,
- * the HEAD routes seen so far, and the registry of route nodes (to serve two HEAD routes on one path in
- * different versions).
+ * The plugin's per-application state: bundle, generated schemas, converter planner, HEAD routes and route nodes.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -51,10 +49,7 @@ export interface RegisteredRoute {
   readonly url: string
   readonly methods: readonly HttpMethod[]
   readonly behaviours: VersionBehaviours
-  /**
-   * The versions whose requests hold HEAD data from the start (header versions with nothing to do on the route,
-   * known at registration): `currentDependencySolver` says `'versioner'` for them before the request hook runs.
-   */
+  /** The versions idle on the route, whose requests hold HEAD data from the start (`currentDependencySolver`). */
   readonly headData: ReadonlySet<string>
   /** The response schemas Fastify serializes with natively, by slot. */
   readonly nativeResponse: Readonly<Record<string, TSchema>>
@@ -78,9 +73,8 @@ export class VersionerState {
   /** `METHOD url` → the HEAD routes' claims there, to detect and separate routes sharing a node. */
   readonly nodes = new Map<string, NodeClaim[]>()
   /**
-   * Whether requests run inside `apiVersionStorage.run(version, …)`: only when something reads it (a
-   * `VersionChangeWithSideEffects`, or a storage the application passed). Running it turns on Node's async hooks
-   * for the whole process, which costs every request about 2 µs.
+   * Whether requests run inside `apiVersionStorage.run(version, …)`: only when something reads it, since it turns on
+   * async hooks for the whole process, a cost on every request.
    */
   readonly storesVersion: boolean
   /** Whether request logs carry `apiVersion` (the application's logger is on). */
@@ -89,9 +83,7 @@ export class VersionerState {
   /** The first error met while registering routes, thrown when the application becomes ready. */
   startupError: Error | undefined
 
-  /**
-   * @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`)
-   */
+  /** @param constraint the name of this registration's route constraint (see `VERSION_CONSTRAINT`) */
   constructor (readonly options: StateOptions, readonly constraint: string) {
     const bundle = options.versions
     this.steps = generationSteps(bundle)

@@ -1,9 +1,6 @@
 /**
- * Webhooks: payloads the application sends to its subscribers, declared on `app.versioner.webhooks`. Each
- * version's OpenAPI document lists them under `webhooks` (OpenAPI 3.1), with schema and endpoint
- * instructions applied (`endpoint('user.created', ['POST']).didntExist` removes one from older versions);
- * `render` gives each subscriber its body in its version, signed (../serve/webhook-render.ts,
- * [decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
+ * Webhooks declared on `app.versioner.webhooks`, versioned like routes and rendered per subscriber version
+ * ([decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

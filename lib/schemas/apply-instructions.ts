@@ -1,8 +1,6 @@
 /**
- * Stage `lib/schemas/`: the walk of instructions from HEAD to the oldest version. Seeds every schema an instruction
- * or a converter names, applies schema and enum instructions to the seeds' states level by level, and keeps each
- * level's states and the seeds its instructions changed. Each instruction that cannot apply to the schema as it
- * stands in that version fails here, with an error naming the version change, the schema and the field.
+ * The walk of instructions from HEAD to the oldest version, applied to the seeds' states level by level; an
+ * instruction that cannot apply fails here, naming the version change, schema and field.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -23,10 +21,7 @@ export class SchemaStates {
   readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
   /** The seeds each level's instructions changed (index = level). */
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
-  /**
-   * The HEAD fields declared `derivedFrom` (by identity), with the identities of the fields they are set from in the
-   * previous version: a version holding one of those still sets the field (../routes/full-replace.ts).
-   */
+  /** The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity): ../routes/full-replace.ts. */
   readonly derivedFrom = new Map<number, ReadonlySet<number>>()
   /** The `derivedFrom` fields the change being applied removed, with their identities. */
   private readonly derivedInChange: Array<[FieldDidntExistInstruction, number]> = []

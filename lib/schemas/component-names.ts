@@ -1,8 +1,5 @@
 /**
- * The name a schema goes by in a version's document: a generated schema keeps the name of its HEAD schema
- * (or the one `schema(S).had({ name })` gave it), made a valid OpenAPI component name
- * ([decision 0068](../../docs/decisions/0068-component-names-from-any-id.md)). Used by the documents and by the
- * start-up name checks.
+ * The component name a schema goes by in a version's document ([decision 0068](../../docs/decisions/0068-component-names-from-any-id.md)).
  * @module
  */
 import { kSchemaName } from '../core/symbols'
@@ -10,10 +7,8 @@ import { refId, type SchemaObject } from '../core/json-schema'
 import type { SchemaGeneration } from './generation'
 
 /**
- * The component name of a schema `$id` in its version (a generated `User__2000-01-01` is named `User`), as OpenAPI
- * 3.1 allows it (`^[a-zA-Z0-9._-]+$`): every other character of the `$id` (or of the name `schema(S).had({ name })`
- * gave) becomes `_`, so `X%41Y` is `X_41Y` and `https://example.com/user.json` is `https___example.com_user.json`.
- * Two schemas a version documents under one name are refused at start-up (../routes/usage-checks.ts).
+ * The component name of a schema `$id` in its version (a generated `User__2000-01-01` is `User`), every character
+ * OpenAPI 3.1 refuses made `_` (`X%41Y` is `X_41Y`).
  */
 export function componentName (id: string, generation: SchemaGeneration): string {
   const generated = generation.generatedSchemas().get(refId(id)) as SchemaObject | undefined

@@ -1,8 +1,6 @@
 /**
- * Stage `lib/schemas/`: object schemas built from a seed's fields by TypeBox (`Type.Partial`, `Type.Pick`,
- * `Type.Omit`, `Type.Required`, `Type.Composite`), which instructions on the seed do not reach: TypeBox copies the
- * seed's property schemas into a new object that no longer holds the seed. Where the seed's instructions change a
- * field such a schema holds, it keeps HEAD's field in every version: warned about (`FSTVRS003`), decision 0162.
+ * Warnings for object schemas TypeBox built from a seed's fields (`Type.Partial`, `Pick`, `Omit`…), which the
+ * seed's instructions cannot reach (decision 0162).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -17,9 +15,8 @@ import type { SchemaStates } from './apply-instructions'
 import { childSchemaInfo } from '../describe/extend-schema'
 
 /**
- * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names (or one of a `Type.Module` import's
- * `$defs`), holds fields of an object seed (the very property schemas, or their `Type.Optional` copies) that the seed's
- * instructions change in a version (`levels[n]`).
+ * Warns (`FSTVRS003`) when `schema`, an object schema no instruction names, holds fields of an object seed that the
+ * seed's instructions change in a version (`levels[n]`).
  * @example
  * ```ts
  * warnOfDerivedSchema(Type.Partial(User), walk, ['head', '2001-01-01', '2000-01-01']) // FSTVRS003 when User's name was fullName
@@ -75,10 +72,7 @@ function isAncestor (schema: TSchema, child: TSchema): boolean {
   return false
 }
 
-/**
- * Warns (`FSTVRS004`) when `keys`, an object schema's, are the members of the enum `seed` (two or more), as
- * `Type.Record(E, V)` writes them, and the enum's instructions change its members in a version; true when it warned.
- */
+/** Warns (`FSTVRS004`) when `keys` are the members of the enum `seed` (`Type.Record(E, V)`) and a version changes them. */
 function warnOfRecordByEnum (keys: readonly string[], seed: Seed, walk: SchemaStates, levels: readonly string[]): boolean {
   const head = walk.stateAt(seed.head, 0)
   if (head.kind !== 'enum' || keys.length < 2 || keys.length !== head.members.length || !head.members.every((member) => keys.includes(String(member.value)))) return false

@@ -1,7 +1,5 @@
 /**
- * Stage `lib/schemas/`: how the form of a schema at a level is built once its inputs differ from the level before
- * (./generation.ts decides when): rebuilt objects, enums and generic schemas, field edits, and the versioned
- * `$id` of each named schema.
+ * How the form of a schema at a level is built once ./generation.ts finds its inputs changed.
  * @module
  */
 import { Kind, type TSchema } from '@sinclair/typebox'
@@ -14,10 +12,7 @@ import { deepEqual, idSafe, isOptional, isReadonly, isSchemaObject, nameOf, poin
 import { mapSubschemas, replaceSubschemas, refersTo, rewriteSelfReferences } from '../core/subschemas'
 import { kGenerated, kGivenExamples, kHeadSchema, kSchemaName } from '../core/symbols'
 
-/**
- * An enum's keywords in a version: a `default` naming a member the version lacks follows the member's rename, or is
- * left out, since the version's own validation would refuse it (every request leaving the field out a 400).
- */
+/** An enum's keywords in a version: a `default` the version lacks follows its rename, or goes (validation would refuse it). */
 function enumTemplate (state: EnumState): SchemaObject {
   const { template, members } = state
   if (!('default' in template) || members.some((member) => deepEqual(member.value, template.default))) return template

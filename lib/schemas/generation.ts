@@ -1,12 +1,6 @@
 /**
- * Stage `lib/schemas/`: the form of every HEAD schema in every version (`generateVersionedSchemas(bundle)`).
- *
- * The walk follows the spec: HEAD changes turn HEAD into the latest version, then each version's changes
- * give the version before it. Instructions edit immutable per-version states of the schemas they name
- * (seeds); all instruction errors surface during this walk. Versioned schemas are then built on demand:
- * a schema's form in a version is rebuilt only when something it depends on differs from the next newer
- * version, and otherwise is the very same object. A schema no instruction reaches, directly or through a
- * schema nested in it, is the HEAD object itself in every version.
+ * Stage `lib/schemas/`: the form of every HEAD schema in every version, built on demand; a form is rebuilt only
+ * where something it depends on changed, otherwise it is the very same object (HEAD's, where nothing reaches it).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -32,18 +26,11 @@ export interface GenerateVersionedSchemasOptions {
 interface FormRecord {
   readonly forms: TSchema[]
   inputs: readonly unknown[]
-  /**
-   * Every seed the schema's forms were found to depend on so far (through its own state and its subschemas'
-   * forms; it only grows), or null until its first form past HEAD is computed, or for a schema met inside its own
-   * form (a cycle): then its inputs are compared at every level.
-   */
+  /** Every seed the schema's forms depend on so far (it only grows); null before its first form, or in a cycle. */
   deps: Set<Seed> | null
 }
 
-/**
- * The seeds a form being computed depends on; `cyclic` when one cannot be known: it met a schema still being built,
- * or a `$ref` not resolved yet.
- */
+/** The seeds a form being computed depends on; `cyclic` when it met a schema still being built or an unresolved `$ref`. */
 interface DependencyFrame {
   readonly deps: Set<Seed>
   cyclic: boolean
@@ -125,9 +112,8 @@ export class SchemaGeneration {
   }
 
   /**
-   * The form of `schema` at `level`. Forms are computed level by level from HEAD; a level whose instructions
-   * changed none of the seeds the schema depends on keeps the form of the level before it without looking at its
-   * inputs, so a schema costs per level where something it depends on changed, not per level.
+   * The form of `schema` at `level`, computed level by level from HEAD; a level that changed none of the seeds it
+   * depends on keeps the form before it unlooked at.
    */
   formAt (schema: TSchema, level: number): TSchema {
     if (level === 0 || !isSchemaObject(schema) || this.isUnchanging(schema)) return schema
@@ -155,9 +141,8 @@ export class SchemaGeneration {
   }
 
   /**
-   * The seeds the form of `schema` at `level` may hold or depend on (a superset: it grows with the levels computed),
-   * or undefined when that is not known (level 0, or a schema met inside its own form). A schema that is none of
-   * them, nor holds one, does not occur in data of that form.
+   * The seeds the form of `schema` at `level` may hold or depend on (a superset), or undefined when not known (level 0,
+   * a cycle).
    */
   dependenciesAt (schema: TSchema, level: number): ReadonlySet<Seed> | undefined {
     if (level === 0) return undefined
@@ -209,10 +194,7 @@ export class SchemaGeneration {
     record.deps = frame.cyclic ? null : new Set([...(record.deps ?? []), ...frame.deps])
   }
 
-  /**
-   * True when `schema`'s form is `schema` itself at every level: it is no seed and holds none, nor any `$ref`
-   * (plan 'identity'). Most field types are: their forms need no record.
-   */
+  /** True when `schema` is its own form at every level: no seed, none held, no `$ref` (most field types). */
   private isUnchanging (schema: TSchema): boolean {
     // A `$ref` not resolved yet may be later (shared schemas are added route by route): never taken as unchanging.
     return this.planOf(schema).kind === 'identity' && typeof (schema as SchemaObject).$ref !== 'string'
@@ -251,10 +233,7 @@ export class SchemaGeneration {
     return this.walk.stateAt(head, level)
   }
 
-  /**
-   * The identities of the fields a HEAD field (by identity) declared `derivedFrom` is set from in the versions before
-   * it existed; `undefined` for any other field.
-   */
+  /** The fields (by identity) a `derivedFrom` HEAD field is set from before it existed; `undefined` for others. */
   derivationOf (fieldId: number): ReadonlySet<number> | undefined {
     return this.walk.derivedFrom.get(fieldId)
   }

@@ -1,8 +1,6 @@
 /**
- * The fields of an object schema in a version, and how field instructions edit them. A schema made by
- * `extendSchema` sees its parent's fields (as the parent stands in the same version) followed by its own;
- * an instruction on an inherited field is kept as an override of that parent field (by the field's identity,
- * which survives renames), so that older changes to the parent still reach it.
+ * The fields of an object schema in a version, and how field instructions edit them; an instruction on an
+ * inherited field (`extendSchema`) is an override by field identity, so older changes to the parent still reach it.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -99,10 +97,7 @@ function replayEdit (field: FieldState, edit: FieldEdit, visibleKeys: ReadonlySe
   return edit.kind === 'field.had' ? editField(field, edit, visibleKeys, '', ignore) : removeKeywords(field, edit, ignore)
 }
 
-/**
- * True when the own field `shadow` only changes the optionality of the parent's field (`headType` in HEAD) and this
- * version's instructions changed the parent's field (`field`): the override follows its type and keywords.
- */
+/** True when `shadow` only changes the optionality of the parent's `field`, which this version changed: it follows it. */
 function followsParent (shadow: FieldState, field: FieldState, headType: TSchema | undefined): boolean {
   const edited = field.type !== headType || Object.keys(field.set).length > 0 || field.unset.length > 0
   const unchanged = Object.keys(shadow.set).length === 0 && shadow.unset.length === 0 && shadow.optional === undefined
@@ -110,10 +105,8 @@ function followsParent (shadow: FieldState, field: FieldState, headType: TSchema
 }
 
 /**
- * The fields of an object schema state, in order: the parent's (with this schema's overrides replayed, its
- * own fields of the same HEAD name in their place, under the parent field's name unless this schema renamed
- * them), then its own. An own field overriding a parent's field the version lacks is left out with it. `stateOf`
- * gives the state of a parent.
+ * The fields of an object schema state, in order: the parent's (`stateOf` gives its state), with this schema's
+ * overrides replayed in their place, then its own.
  */
 export function visibleFields (state: ObjectState, stateOf: (head: TSchema) => SeedState): VisibleField[] {
   const result: VisibleField[] = []

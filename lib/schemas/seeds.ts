@@ -1,7 +1,5 @@
 /**
- * Seeds of schema generation: the HEAD schemas that instructions name, how a schema found anywhere is
- * recognised as one of them (by identity, through `Type.Optional` / `Type.Readonly` wrappers, or by `$id`),
- * and the immutable state each seed has in a version. An instruction never edits a state; it replaces it.
+ * Seeds: the HEAD schemas instructions name, how they are recognised, and their immutable state in each version.
  * @module
  */
 import { OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
@@ -200,9 +198,8 @@ function fieldsOf (schema: TSchema): string {
 }
 
 /**
- * Checks that `first` and `second`, which both have the `$id` `id`, are one schema: they validate alike, their own
- * annotations, modifiers and TypeBox's symbols aside (Fastify's copy of a schema given to `addSchema` has none). Two
- * different schemas throw (`FST_VERSIONER_STRUCTURE`): which one an instruction, a converter or a `$ref` means could not be told.
+ * Checks that `first` and `second`, both of `$id` `id`, validate alike (annotations and TypeBox's symbols aside); two
+ * different schemas throw `FST_VERSIONER_STRUCTURE`, since which one is meant could not be told.
  * @example
  * ```ts
  * checkOneSchemaPerId('Item', first, second) // throws: Two different schemas have $id 'Item': { home } and { office }. …
@@ -215,10 +212,7 @@ export function checkOneSchemaPerId (id: string, first: TSchema, second: TSchema
     'instruction, a converter or a $ref means: give each schema its own $id, or use one schema object in both places.')
 }
 
-/**
- * The seeds of one generation run, and recognition of schemas as seeds: the same object; a copy that
- * differs only by `Type.Optional` / `Type.Readonly`; or a schema with the same `$id`.
- */
+/** The seeds of one generation run, recognised by identity, through `Optional` / `Readonly` copies, or by `$id`. */
 export class SeedIndex {
   readonly seeds: Seed[] = []
   private readonly byObject = new Map<object, Seed>()
@@ -273,10 +267,7 @@ export class SeedIndex {
     return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (kindOf(schema) !== undefined ? undefined : this.copied(schema))
   }
 
-  /**
-   * The seed without `$id` that a plain JSON copy stands for, by what it validates: Fastify keeps a copy of each schema
-   * given to `addSchema`, without TypeBox's symbols, so the seeds nested in it are copies too (decision 0123).
-   */
+  /** The seed without `$id` a plain JSON copy stands for, as Fastify's copies of `addSchema` schemas (decision 0123). */
   private copied (schema: TSchema): Seed | undefined {
     const equal = this.seeds.filter((seed) => nameOf(seed.head) === undefined && deepEqual(seed.head, schema, false))
     if (equal.length > 1) {

@@ -1,6 +1,5 @@
 /**
- * The public view of generated schemas: `VersionedSchemas` (`app.versioner.schemas`) and
- * `generateVersionedSchemas` (the same, without an application).
+ * The public view of generated schemas: `app.versioner.schemas`, and `generateVersionedSchemas` without an app.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -22,9 +21,7 @@ export interface SchemaLookup {
   get: { (schema: TSchema): TSchema, (schema: SchemaLike): SchemaLike }
 }
 
-/**
- * The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}.
- */
+/** The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}. */
 export class VersionedSchemas implements Iterable<SchemaLookup> {
   /** @internal */
   readonly generation: SchemaGeneration
