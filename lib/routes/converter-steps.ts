@@ -1,6 +1,7 @@
 /**
  * Which converters a request or response of a version goes through, in order: requests up to the latest version,
- * responses down from it; within a version, its changes newest first and each change's converters as declared.
+ * responses down from it; within a version, its changes as listed (the last first for a request) and each change's
+ * converters as declared.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
