@@ -1,8 +1,7 @@
 /**
- * A response whose converters failed, answered: with the failure's error (./step-runner.ts's `failureError`), or,
- * when the converted body does not fit its version's schema (the serializer throws), with the logged 500
- * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. Nothing is thrown: a converter may have been async, and a throw out of its
- * continuation would be an unhandled rejection and leave the request unanswered.
+ * A response whose converters failed, answered with the failure's error or the logged 500
+ * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. Nothing is thrown: out of an async converter's continuation a throw would be
+ * an unhandled rejection and leave the request unanswered.
  * @module
  */
 import type { FastifyReply } from 'fastify'
@@ -11,11 +10,9 @@ import type { RequestState } from './request-state'
 import { failureError, type FailureContext } from './step-runner'
 
 /**
- * What a response hook does when converters failed: the request is marked (its answer passes no converter
- * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
- * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
- * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
- * error body) must never serialize it.
+ * What a response hook does when converters failed: the request is marked (its answer passes no converter again) and
+ * answered with the failure's error. The reply takes the error's status first: Fastify's fallback answers an error
+ * raised while sending with the reply's status, whose old schema must never serialize it.
  * @example
  * ```ts
  * if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)
