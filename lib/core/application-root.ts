@@ -1,6 +1,5 @@
 /**
- * The root of a Fastify application, and the versioned APIs recorded on it: each registration of the plugin (one
- * per API, in its own context) records its context on the root, where the tools (`fastify-versioner/tools`) find it.
+ * The root of a Fastify application, and the versioned APIs each registration of the plugin records on it for the tools.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -19,8 +18,7 @@ export function isFastify (value: unknown): value is FastifyInstance {
 }
 
 /**
- * The root instance of the application a context belongs to: Fastify makes each context with `Object.create(parent)`,
- * so the root is the last Fastify instance of the prototype chain.
+ * The root instance of a context's application: the last Fastify instance of its prototype chain.
  * @example
  * ```ts
  * await rootOf(context).ready()
@@ -46,8 +44,7 @@ export function recordVersionedApi (context: FastifyInstance): void {
 }
 
 /**
- * Whether the plugin was registered anywhere in the application a context belongs to (in this context, a parent, or
- * an encapsulated context beside it), as recorded by {@link recordVersionedApi}.
+ * Whether the plugin was registered anywhere in a context's application, as {@link recordVersionedApi} recorded it.
  * @example
  * ```ts
  * if (!context.hasDecorator('versioner') && pluginRegisteredInApplication(context)) { ... } // a sibling context has it
@@ -59,8 +56,7 @@ export function pluginRegisteredInApplication (context: FastifyInstance): boolea
 }
 
 /**
- * The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned
- * into `-` (`root` without one). The tools' `--api` and the usage events name an API so.
+ * The name of an API: its `apiName` option, else its prefix with `/` turned into `-` (`root` without one).
  * @example
  * ```ts
  * apiNameFrom(undefined, '/partner/v') // 'partner-v'
@@ -71,3 +67,4 @@ export function apiNameFrom (apiName: string | undefined, contextPrefix: string)
   const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
   return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
 }
+

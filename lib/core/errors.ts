@@ -1,19 +1,8 @@
 /**
  * Stage `lib/core/`: shared helpers that know nothing of versions (errors, warnings, symbols, JSON Schema, dates, methods).
  *
- * Every error fastify-versioner throws or answers with, built with `@fastify/error`.
- *
- * Start-up errors (a developer's mistake) carry status 500 and a message naming the version change, schema,
- * field or route at fault. Request errors (a client's mistake) carry a 4xx status and a message naming the
- * bad value and what is accepted. Each class is exported, and all of them are collected in {@link errorCodes}.
- *
- * @example
- * ```ts
- * import { errorCodes } from 'fastify-versioner'
- * try { await app.ready() } catch (err) {
- *   if (err instanceof errorCodes.FST_VERSIONER_INVALID_GENERATION_INSTRUCTION) console.error(err.message)
- * }
- * ```
+ * Every error fastify-versioner throws or answers with, built with `@fastify/error` and collected in {@link errorCodes}
+ * (docs/errors.md): start-up errors name what is at fault, request errors the bad value and what is accepted.
  * @module
  */
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
@@ -96,8 +85,7 @@ export const RouteByPathConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
- * A request, migrated by the request converters, fails validation against the HEAD schemas: a bug in a
- * converter or an instruction. Answered with a 500; the details go to the log, never to the client.
+ * A migrated request fails validation against the HEAD schemas: a converter's or an instruction's bug, answered 500.
  * @example
  * ```ts
  * // response body: { statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION', message: '…' }
@@ -107,10 +95,8 @@ export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_
   'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.', 500)
 
 /**
- * 500: a converter failed (threw or rejected, with an Error or anything else: `null`, `undefined`, a string)
- * while migrating one request or response. That request alone is answered 500; the log entry names the
- * version, the route, the version change class and the converter method, and carries the failure. (An `Error`
- * with a 4xx `statusCode` is not a failure: the converter refuses the request, answered with that error.)
+ * 500: a converter threw or rejected while migrating one request or response (an `Error` with a 4xx `statusCode` is
+ * the converter's refusal, answered as it is); the log entry names the converter.
  * @example
  * ```ts
  * // response body: { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', message: '…' }
@@ -120,10 +106,8 @@ export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED'
   'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.', 500)
 
 /**
- * 500: a response of a version (or `migrateResponseBody`'s result) holds a value that version cannot express once
- * its converters ran: a HEAD enum member the version lacks, that no response converter mapped (answered with a
- * generic message; the log entry names the version, the version change, the schema and the value), or, from
- * `migrateResponseBody`, a body that does not match the version's schema (the message says where).
+ * 500: a response (or `migrateResponseBody`'s result) holds a value its version cannot express once its converters
+ * ran: a HEAD enum member no converter mapped, or a body that does not match the version's schema.
  * @example
  * ```ts
  * // enumeration(OrderStatus).didntHave('refunded') and no converter: GET /orders in 2000-01-01 answers
@@ -213,9 +197,8 @@ export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: 
 export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
 
 /**
- * The command-line tools (or their API) could not use an application: its module cannot be loaded (a
- * TypeScript module without `tsx` installed), exports no app, does not give a Fastify instance with the plugin,
- * or a saved documents folder cannot be read.
+ * The command-line tools (or their API) could not use an application: its module cannot be loaded, exports no app
+ * with the plugin, or a saved documents folder cannot be read.
  * @example
  * ```ts
  * await loadApp('./app.ts') // without tsx: throws FST_VERSIONER_TOOL "… install tsx: npm install --save-dev tsx"
@@ -247,10 +230,8 @@ export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREAD
   'FST_VERSIONER_ALREADY_REGISTERED', '%s', 500)
 
 /**
- * 500: a `VersionPicker`'s `pick` (or a function `apiVersionDefaultValue`) threw or rejected with something that
- * is not an `Error` (which is its `cause`), or read, where it runs before routing (a path two HEAD routes share), a
- * request property that only exists after routing. An `Error` it throws is answered as it is (its own `statusCode`,
- * if any).
+ * 500: a `VersionPicker`'s `pick` (or a function default) threw something that is not an `Error`, or read, before
+ * routing, a request property that only exists after routing.
  * @example
  * ```ts
  * class Picker extends VersionPicker { override pick () { throw 'no account' } } // the request answers 500

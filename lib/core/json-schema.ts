@@ -1,18 +1,14 @@
 /**
- * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
- * message, structural equality, the `Type.Optional` / `Type.Readonly` modifiers, and JSON pointer segments.
- * A schema is read as JSON Schema, by its keywords (a field is optional when its object's `required` leaves it
- * out); TypeBox's marks are a shortcut where no keyword says it (a property schema on its own), so that schemas of
- * TypeBox 0.34 (`@sinclair/typebox`, symbols), TypeBox 1.x (`typebox`, non-enumerable `~optional` / `~readonly`
- * keys) and plain JSON Schema objects are read alike (decision 0191).
+ * Small helpers over JSON Schema objects: telling a schema apart, describing one for errors, equality, modifiers,
+ * JSON pointer segments. A schema is read by its keywords; TypeBox's marks (0.34's symbols, 1.x's `~` keys) are a
+ * shortcut where no keyword says it (decision 0191).
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema } from '@sinclair/typebox'
 
 /**
- * A schema the public functions take: a TypeBox 0.34 schema (`@sinclair/typebox`) or a TypeBox 1.x schema (`typebox`),
- * the latter known by its shape, without importing 1.x (decision 0201). A plain JSON Schema object is read alike at
- * run time (decision 0191) but typed by neither line: it takes a cast (`as unknown as TSchema`).
+ * A schema the public functions take: TypeBox 0.34's or 1.x's, the latter known by its shape (decision 0201); a plain
+ * JSON Schema object is read alike but needs a cast (`as unknown as TSchema`).
  * @example
  * ```ts
  * const fromOld: SchemaLike = Type.Object({ id: Type.String() })  // import { Type } from '@sinclair/typebox'
@@ -41,8 +37,7 @@ export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly 
 export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe': unknown }
 
 /**
- * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema, whose static type only
- * the 1.x package computes (name the type where it matters: `Static<typeof S>` imported from `typebox`).
+ * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema.
  * @example
  * ```ts
  * type User = StaticOf<typeof User> // { id: string } for a 0.34 schema
@@ -59,9 +54,8 @@ export function isSchemaObject (value: unknown): value is SchemaObject {
 }
 
 /**
- * The kind TypeBox gave `schema` (`'Object'`, `'Union'`, `'Ref'`…): 0.34's `Kind` symbol or 1.x's non-enumerable
- * `~kind` key; `undefined` for a plain JSON Schema object, and for the copy Fastify keeps of a schema given to
- * `addSchema` (a JSON copy holds neither). A kind is a shortcut: what a schema is, its keywords say.
+ * The kind TypeBox gave `schema` (`'Object'`, `'Union'`…), from 0.34's `Kind` symbol or 1.x's `~kind`; `undefined` for
+ * plain JSON Schema (a copy Fastify keeps of an `addSchema` schema included).
  * @example
  * ```ts
  * kindOf(Type.String()) // 'String'
@@ -121,9 +115,7 @@ export function isReadonly (schema: unknown): boolean {
 }
 
 /**
- * The properties of the object schema `object`, each carrying whether it is optional as the `Optional` modifier,
- * as the object's `required` list says (JSON Schema's own word, which every kind of schema has): a property left
- * out of it is optional. Properties that need no change are the very schemas.
+ * The properties of an object schema, each marked optional as its `required` list says (JSON Schema's own word).
  * @example
  * ```ts
  * isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true

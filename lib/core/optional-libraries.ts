@@ -1,9 +1,6 @@
 /**
- * The libraries fastify-versioner lists as optional dependencies, which only the tools need (`check` diffs documents
- * with api-smart-diff, `verify` generates examples with fast-check) and the upgrade guide uses when it has one (a
- * string matching a schema's `pattern`, made by fast-check). npm installs them with the package; an install that
- * leaves optional dependencies out (`npm ci --omit=optional`) does not, and the plugin serves without them. Each is
- * loaded on its first use (Node keeps it once loaded).
+ * The optional dependencies, which only the tools and the upgrade guide's pattern examples need: the plugin serves
+ * without them (`npm ci --omit=optional`); each is loaded on first use.
  * @module
  */
 

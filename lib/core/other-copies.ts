@@ -1,7 +1,6 @@
 /**
- * Telling what another copy of this package made (an application gets two copies when a library of it depends on
- * another version, or when a test runner's module registry loads the package again): its classes, brands and metadata keys have our names but are not ours, so our checks refuse
- * them, and the message must say why.
+ * Telling what another copy of this package made (a library depending on another version, a test runner loading it
+ * again): its classes and keys have our names but are not ours, and the message must say why ours refuse them.
  * @module
  */
 import { InvalidOptionError } from './errors'
@@ -56,8 +55,7 @@ export function inheritedSymbols (value: object): symbol[] {
 }
 
 /**
- * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it:
- * the check of a standalone function's argument (a worker's `renderWebhook(bundle, …)`).
+ * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it.
  * @example
  * ```ts
  * checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')

@@ -1,8 +1,6 @@
 /**
- * Validating data against JSON Schemas outside Fastify's request lifecycle (`verify`, `migrateResponseBody`, the
- * examples of documents), with the Ajv Fastify itself uses: `@fastify/ajv-compiler`'s setup (its formats, its
- * defaults), loaded through Fastify (a peer dependency), with options over it. The strict validator turns type
- * coercion off, so that a value of the wrong type fails rather than being coerced into place.
+ * Validating data against JSON Schemas outside Fastify's request lifecycle (`verify`, `migrateResponseBody`, examples),
+ * with the Ajv setup Fastify itself uses, without type coercion: a value of the wrong type fails.
  * @module
  */
 import { createRequire } from 'node:module'
@@ -88,10 +86,8 @@ export function appAjvSetup (app: object): AppAjvSetup {
 }
 
 /**
- * How an application's Ajv checks each string format: the regular expression of one declared in
- * `Fastify({ ajv: { customOptions: { formats } } })` as a RegExp, a string or `{ validate: RegExp }`, or added by a
- * plugin (`ajv-formats`' are there too); the function of one checked by a function (true when a string passes:
- * nothing can be generated from it, but a string can be tried); `undefined` for a format it ignores, or unknown.
+ * How an application's Ajv checks each string format: a RegExp for one declared as a pattern (by the application or a
+ * plugin), a function for one checked by a function, `undefined` for one it ignores or does not know.
  * @example
  * ```ts
  * const formats = formatPatterns(appAjvSetup(app))
@@ -119,11 +115,9 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
 }
 
 /**
- * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
- * on the data given: validate a copy), with the application's (`app`: its formats, keywords, `multipleOfPrecision`),
- * without type coercion; with `scalars`, coercing a value between scalar types (`'5'` to `5`, as Fastify does for
- * text), never a lone value to a list. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being
- * compiled refers to it. Compiled validators are kept per schema object, and shared by schemas whose JSON is the same.
+ * A validator compiler: Fastify's Ajv setup (it fills defaults and removes extra fields: validate a copy) with the
+ * application's, without type coercion (`scalars`: between scalar types only, never a lone value to a list). `resolveRef`
+ * gives the schema a `$ref` names; validators are kept per schema object, shared by schemas of the same JSON.
  * @example
  * ```ts
  * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)

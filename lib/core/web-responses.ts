@@ -6,9 +6,8 @@
 import type { FastifyReply } from 'fastify'
 
 /**
- * The body of a Web `Response` (a `ReadableStream`, or null) once its status and headers are the reply's, set as
- * Fastify would set them; any other payload as it is, and a `Response` whose body was read (Fastify answers it with
- * its own error).
+ * The body of a Web `Response` once its status and headers are set on the reply as Fastify would set them; any other
+ * payload (or a `Response` whose body was read) as it is.
  * @example
  * ```ts
  * const payload = unwrapWebResponse(reply, sent) // new Response('a,b', { status: 201 }) → a stream; reply.statusCode 201
