@@ -1,5 +1,6 @@
 /**
- * The root of a Fastify application, and the versioned APIs each registration of the plugin records on it for the tools.
+ * The root of a Fastify application, the versioned APIs each registration of the plugin records on it for the tools,
+ * and what Fastify keeps under its private symbols.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -68,3 +69,18 @@ export function apiNameFrom (apiName: string | undefined, contextPrefix: string)
   return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
 }
 
+/**
+ * The value Fastify keeps on `instance` (or the nearest parent context having it) under its private symbol described
+ * `description`, or `undefined`.
+ * @example
+ * ```ts
+ * const formatter = fastifyPrivate(app, 'fastify.schemaErrorFormatter')
+ * ```
+ */
+export function fastifyPrivate (instance: object, description: string): unknown {
+  for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {
+    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === description)
+    if (key !== undefined) return (scope as Record<symbol, unknown>)[key]
+  }
+  return undefined
+}

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module'
 import type { TSchema } from '@sinclair/typebox'
 import { mapSubschemas } from './subschemas'
+import { fastifyPrivate } from './application-root'
 
 /** One error of a validator. */
 export interface ValidationIssue {
@@ -78,11 +79,7 @@ export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup =
  * ```
  */
 export function appAjvSetup (app: object): AppAjvSetup {
-  for (let scope: object | null = app; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {
-    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === 'fastify.options')
-    if (key !== undefined) return ((scope as Record<symbol, { ajv?: AppAjvSetup } | undefined>)[key]?.ajv) ?? {}
-  }
-  return {}
+  return (fastifyPrivate(app, 'fastify.options') as { ajv?: AppAjvSetup } | null | undefined)?.ajv ?? {}
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify'
 import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
+import { fastifyPrivate } from '../core/application-root'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
@@ -192,21 +193,13 @@ function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: stri
   return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
 }
 
-const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
-
 /**
  * The schema error formatter of a Fastify context, which Fastify keeps under a private symbol found by its
  * description; Fastify's default format when there is none.
  */
 export function contextFormatter (instance: object): SchemaErrorFormatter {
-  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
-    for (const symbol of Object.getOwnPropertySymbols(object)) {
-      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
-      const formatter = (object as Record<symbol, unknown>)[symbol]
-      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
-    }
-  }
-  return defaultFormatter
+  const formatter = fastifyPrivate(instance, 'fastify.schemaErrorFormatter')
+  return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
 }
 
 /** Fastify's validation error (400 `FST_ERR_VALIDATION`) for a failure against a version's schema, as Fastify builds it. */
