@@ -1,7 +1,6 @@
 /**
- * Telling which union member data plausibly belongs to, before it is valid for any: a converter's changes or a
- * HEAD field may make data fail every member, yet it still has to be walked as the member it was meant for.
- * Used by the occurrence collectors and the shape walk.
+ * Telling which union member data plausibly belongs to before it is valid for any (a converter's change or a HEAD
+ * field may make it fail every member): for the occurrence collectors and the shape walk.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -12,9 +11,8 @@ import { childrenOf } from './shapes'
 export type Matcher = (value: unknown) => boolean
 
 /**
- * The matcher of the union member `schema` (compiled when a walk or collector is): true when a value's type,
- * `const`, `enum`, required properties and `const` discriminators agree. Extra properties are allowed (HEAD data
- * carries fields older versions lack).
+ * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
+ * discriminators agree; extra properties are allowed (HEAD data carries fields older versions lack).
  * @example
  * ```ts
  * const member = members.find((schema) => compileMatcher(schema)(body))
@@ -55,9 +53,8 @@ function discriminatorsOf (properties: ReadonlyArray<readonly [string, TSchema]>
 }
 
 /**
- * The members of a union whose `const` discriminators an object `value` does not contradict (all of them when it
- * contradicts every one: its discriminator may be a value another version names otherwise); `nodeOf` gives a
- * member's schema (resolving a `$ref`).
+ * The members of a union whose `const` discriminators `value` does not contradict (all of them when it contradicts
+ * every one); `nodeOf` gives a member's schema.
  * @example
  * ```ts
  * fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]
