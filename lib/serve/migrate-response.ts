@@ -17,7 +17,6 @@ import { responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
-import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
 
@@ -86,6 +85,20 @@ function finish (conversion: Conversion, status: number, key: string | undefined
     state.versionSerializer = true
   }
   done(null, body)
+}
+
+/**
+ * The body of a Web `Response` (which Fastify applies only after every `onSend` hook, undoing what the hooks set) once
+ * its status and headers are the reply's; any other payload (or a `Response` whose body was read) as it is.
+ */
+function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
+  // Told as Fastify tells it: undici's own `Response` class is not the global one.
+  if (typeof payload !== 'object' || payload === null || Object.prototype.toString.call(payload) !== '[object Response]') return payload
+  const response = payload as Response
+  if (response.bodyUsed) return payload
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  return response.body
 }
 
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
