@@ -40,18 +40,6 @@ export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOpt
   return startRequestState(request, picked).picked
 }
 
-/** Logs a failing `access` (the request is then answered as for an unknown version). */
-function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
-  request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
-    'the request is answered as one naming an unknown version.')
-}
-
-/** The operator's trace of a preview its `access` refused: a `debug` line. */
-function accessRefused (request: FastifyRequest, version: string): void {
-  request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
-    'it is answered as one naming an unknown version.')
-}
-
 /**
  * The version a request is served for the value it names: a released version, or a preview version named exactly
  * whose `access` answers `true` (anything else denies).
@@ -70,13 +58,18 @@ export function resolveForRequest (
   const access = options.versions.get(preview.version)?.access
   if (access === undefined) return preview
   let failed = false
+  const version = preview.version
   const allowed = askAccess(access, request, (error) => {
     failed = true
-    accessFailed(request, preview.version, error)
+    request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
+      'the request is answered as one naming an unknown version.')
   })
   const outcome = (yes: boolean): PickedVersion => {
     if (yes) return preview
-    if (!failed) accessRefused(request, preview.version)
+    if (!failed) {
+      request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
+        'it is answered as one naming an unknown version.')
+    }
     return picked
   }
   return isThenable(allowed) ? allowed.then(outcome) : outcome(allowed)
