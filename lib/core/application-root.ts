@@ -8,10 +8,7 @@ import { kVersionedApis } from './symbols'
 
 /**
  * True for a Fastify instance (or a context of one).
- * @example
- * ```ts
- * isFastify(Fastify()) // true
- * ```
+ * @example `isFastify(Fastify()) // true`
  */
 export function isFastify (value: unknown): value is FastifyInstance {
   return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
@@ -20,10 +17,7 @@ export function isFastify (value: unknown): value is FastifyInstance {
 
 /**
  * The root instance of a context's application: the last Fastify instance of its prototype chain.
- * @example
- * ```ts
- * await rootOf(context).ready()
- * ```
+ * @example `await rootOf(context).ready()`
  */
 export function rootOf (instance: FastifyInstance): FastifyInstance {
   let current = instance
@@ -33,10 +27,7 @@ export function rootOf (instance: FastifyInstance): FastifyInstance {
 
 /**
  * Records an API's context (where the plugin registers) on its application's root, for the tools' `versionedApis`.
- * @example
- * ```ts
- * recordVersionedApi(fastify) // in the plugin's registration
- * ```
+ * @example `recordVersionedApi(fastify) // in the plugin's registration`
  */
 export function recordVersionedApi (context: FastifyInstance): void {
   const root = rootOf(context) as unknown as Record<symbol, FastifyInstance[]>
@@ -58,10 +49,7 @@ export function pluginRegisteredInApplication (context: FastifyInstance): boolea
 
 /**
  * The name of an API: its `apiName` option, else its prefix with `/` turned into `-` (`root` without one).
- * @example
- * ```ts
- * apiNameFrom(undefined, '/partner/v') // 'partner-v'
- * ```
+ * @example `apiNameFrom(undefined, '/partner/v') // 'partner-v'`
  */
 export function apiNameFrom (apiName: string | undefined, contextPrefix: string): string {
   if (apiName !== undefined) return apiName
@@ -72,10 +60,7 @@ export function apiNameFrom (apiName: string | undefined, contextPrefix: string)
 /**
  * The value Fastify keeps on `instance` (or the nearest parent context having it) under its private symbol described
  * `description`, or `undefined`.
- * @example
- * ```ts
- * const formatter = fastifyPrivate(app, 'fastify.schemaErrorFormatter')
- * ```
+ * @example `const formatter = fastifyPrivate(app, 'fastify.schemaErrorFormatter')`
  */
 export function fastifyPrivate (instance: object, description: string): unknown {
   for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {

@@ -7,10 +7,7 @@ import { createHash } from 'node:crypto'
 
 /**
  * The strong entity tag of some bytes: their SHA-256 (base64url), quoted; the same in every process.
- * @example
- * ```ts
- * reply.header('etag', strongEntityTag(text)) // "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"
- * ```
+ * @example `reply.header('etag', strongEntityTag(text)) // "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"`
  */
 export function strongEntityTag (bytes: string | Buffer): string {
   return `"${createHash('sha256').update(bytes).digest('base64url')}"`
@@ -21,10 +18,7 @@ const LISTED_TAG = /(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")/g
 
 /**
  * True when an `If-None-Match` header matches strong tag `tag`: `*`, or a listed tag of the same opaque part, weak or not.
- * @example
- * ```ts
- * noneMatchFails('W/"a", "b"', '"a"') // true
- * ```
+ * @example `noneMatchFails('W/"a", "b"', '"a"') // true`
  */
 export function noneMatchFails (header: string | string[] | undefined, tag: string): boolean {
   if (header === undefined) return false

@@ -19,10 +19,7 @@ export type SchemaLike = TSchema | TypeBox1Schema
 
 /**
  * An object schema of either TypeBox line (0.34 or 1.x): what `extendSchema` and `withValidators` take.
- * @example
- * ```ts
- * const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })
- * ```
+ * @example `const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })`
  */
 export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly properties: object }
 
@@ -38,10 +35,7 @@ export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe'
 
 /**
  * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema.
- * @example
- * ```ts
- * type User = StaticOf<typeof User> // { id: string } for a 0.34 schema
- * ```
+ * @example `type User = StaticOf<typeof User> // { id: string } for a 0.34 schema`
  */
 export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 
@@ -116,10 +110,7 @@ export function isReadonly (schema: unknown): boolean {
 
 /**
  * The properties of an object schema, each marked optional as its `required` list says (JSON Schema's own word).
- * @example
- * ```ts
- * isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true
- * ```
+ * @example `isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true`
  */
 export function propertiesOf (object: TSchema): Record<string, TSchema> {
   const { properties, required } = object as SchemaObject
@@ -202,10 +193,7 @@ export function withRefId (ref: string, id: string): string {
 
 /**
  * A JSON pointer segment (RFC 6901) naming `key`: `~` and `/` escaped.
- * @example
- * ```ts
- * pointerSegment('/users/{id}') // '~1users~1{id}'
- * ```
+ * @example `pointerSegment('/users/{id}') // '~1users~1{id}'`
  */
 export function pointerSegment (key: PropertyKey): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1')

@@ -12,10 +12,7 @@ export type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
 
 /**
  * The library, or `undefined` when it is not installed (any other failure to load it is thrown).
- * @example
- * ```ts
- * const fc = optionalLibrary<typeof FastCheck>('fast-check') // undefined without fast-check
- * ```
+ * @example `const fc = optionalLibrary<typeof FastCheck>('fast-check') // undefined without fast-check`
  */
 export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
   try {
@@ -31,10 +28,7 @@ export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
 
 /**
  * What to run to install a missing optional library (a development dependency where only the tools need it).
- * @example
- * ```ts
- * installCommand('fast-check') // 'npm install fast-check@^4.10.2'
- * ```
+ * @example `installCommand('fast-check') // 'npm install fast-check@^4.10.2'`
  */
 export function installCommand (name: OptionalLibrary, dev = false): string {
   return `npm install ${dev ? '--save-dev ' : ''}${name}@${OPTIONAL_LIBRARIES[name]}`

@@ -32,10 +32,7 @@ export function ofAnotherCopy (value: unknown, ours: abstract new (...args: neve
 
 /**
  * True when `keys` hold another copy's key for `ours`: a symbol with its description that is not it.
- * @example
- * ```ts
- * hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)
- * ```
+ * @example `hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)`
  */
 export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): boolean {
   return keys.some((key) => typeof key === 'symbol' && key !== ours && key.description === ours.description)
@@ -43,10 +40,7 @@ export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): bo
 
 /**
  * The symbol keys of `value` and of its prototypes (a Fastify context inherits its parents' decorations).
- * @example
- * ```ts
- * hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)
- * ```
+ * @example `hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)`
  */
 export function inheritedSymbols (value: object): symbol[] {
   const keys: symbol[] = []
@@ -56,10 +50,7 @@ export function inheritedSymbols (value: object): symbol[] {
 
 /**
  * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it.
- * @example
- * ```ts
- * checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
- * ```
+ * @example `checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')`
  */
 export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, call: string): asserts value is T {
   if (value instanceof ours) return

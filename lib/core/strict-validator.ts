@@ -57,10 +57,7 @@ function ajvCompiler (): CompilerFactory {
 /**
  * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults
  * (and `app`'s setup under them: the options and plugins of its `Fastify({ ajv })`).
- * @example
- * ```ts
- * const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })
- * ```
+ * @example `const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })`
  */
 export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup = {}): AjvInstance {
   const AjvCompiler = ajvCompiler()
@@ -73,10 +70,7 @@ export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup =
 /**
  * The Ajv setup an application was created with (`Fastify({ ajv: { customOptions, plugins } })`), read from the
  * options Fastify keeps on it; none when it cannot be read.
- * @example
- * ```ts
- * const check = strictValidator((ref) => app.getSchema(ref), appAjvSetup(app))
- * ```
+ * @example `const check = strictValidator((ref) => app.getSchema(ref), appAjvSetup(app))`
  */
 export function appAjvSetup (app: object): AppAjvSetup {
   return (fastifyPrivate(app, 'fastify.options') as { ajv?: AppAjvSetup } | null | undefined)?.ajv ?? {}
@@ -154,10 +148,7 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
  * The validator compiler of what a request's query string and headers carry, text Fastify coerces: a scalar coerced
  * as the application's Ajv coerces it (`'5'` for an integer), a lone value never made a list (see
  * {@link strictValidator}); none where the application turned coercion off (`coerceTypes: false`: `'5'` is refused).
- * @example
- * ```ts
- * const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)
- * ```
+ * @example `const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)`
  */
 export function textValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): ((schema: object) => Check) | undefined {
   return app.customOptions?.coerceTypes === false ? undefined : strictValidator(resolveRef, app, true)

@@ -58,10 +58,7 @@ export function subschemasOf (schema: TSchema): TSchema[] {
 /**
  * Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas);
  * with `resolveRef`, also through `$ref`s (a node, the schema its `$ref` names, then its subschemas).
- * @example
- * ```ts
- * const reachable = everySubschema([body], (ref) => generation.resolveAnyId(ref))
- * ```
+ * @example `const reachable = everySubschema([body], (ref) => generation.resolveAnyId(ref))`
  */
 export function everySubschema (roots: Iterable<TSchema>, resolveRef?: (ref: string) => TSchema | undefined): Set<TSchema> {
   const seen = new Set<TSchema>()

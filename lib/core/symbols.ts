@@ -24,10 +24,7 @@ export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 
 /**
  * On a generated schema whose `examples` were set by `schema(S).had({ examples })`: documents show them as written.
- * @example
- * ```ts
- * const given = (form as Record<symbol, unknown>)[kGivenExamples] === true
- * ```
+ * @example `const given = (form as Record<symbol, unknown>)[kGivenExamples] === true`
  */
 export const kGivenExamples = Symbol('fastify-versioner.givenExamples')
 

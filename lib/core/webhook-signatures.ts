@@ -49,10 +49,7 @@ function keyOf (secret: unknown): Buffer | string {
 /**
  * The signing keys of a subscriber's secret (or secrets, while one rotates), each checked: throws
  * `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming the owner (asked only then), never the secret.
- * @example
- * ```ts
- * const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], () => "subscriber 'ep_1'")
- * ```
+ * @example `const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], () => "subscriber 'ep_1'")`
  */
 export function webhookKeys (secret: unknown, owner: () => string): readonly Buffer[] {
   const secrets = Array.isArray(secret) ? secret as unknown[] : [secret]
@@ -81,10 +78,7 @@ export function webhookSignature (keys: readonly Buffer[], content: string): str
 
 /**
  * The Standard Webhooks headers of one delivery attempt.
- * @example
- * ```ts
- * const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })
- * ```
+ * @example `const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })`
  */
 export interface WebhookSignatureHeaders {
   readonly 'webhook-id': string

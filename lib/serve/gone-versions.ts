@@ -45,10 +45,7 @@ function brownoutProblemAt (options: ReleaseSource, version: Version, time: numb
 
 /**
  * The brownout a 410 problem answered, if it was one (for the served event and the answer's `Cache-Control`).
- * @example
- * ```ts
- * brownoutOf(problem)?.end // when the version is served again
- * ```
+ * @example `brownoutOf(problem)?.end // when the version is served again`
  */
 export function brownoutOf (problem: Record<string | symbol, unknown>): Brownout | undefined {
   return problem[kBrownout] as Brownout | undefined

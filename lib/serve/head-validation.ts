@@ -60,10 +60,7 @@ export function failsHeadAfterMigration (error: unknown, request: FastifyRequest
 /**
  * The first `preHandler` hook of an `attachValidation` route: a HEAD validation error attached to a migrated request
  * goes to the route's error handler; any other attached error stays the handler's.
- * @example
- * ```ts
- * route.preHandler = [attachedMigrationFailure, ...userPreHandlers]
- * ```
+ * @example `route.preHandler = [attachedMigrationFailure, ...userPreHandlers]`
  */
 export const attachedMigrationFailure: preHandlerHookHandler = function versionerAttachedValidation (request, _reply, done) {
   const error = request.validationError

@@ -43,10 +43,7 @@ export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOpt
 /**
  * The version a request is served for the value it names: a released version, or a preview version named exactly
  * whose `access` answers `true` (anything else denies).
- * @example
- * ```ts
- * const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })
- * ```
+ * @example `const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })`
  */
 export function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Resolving

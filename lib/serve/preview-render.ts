@@ -32,10 +32,7 @@ export interface RenderedResponse {
 
 /**
  * The HEAD response to render, with (a copy of) the headers the served version's converters saw.
- * @example
- * ```ts
- * const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }
- * ```
+ * @example `const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }`
  */
 export interface HeadResponse extends RenderedResponse {
   readonly headers: Readonly<Record<string, string | string[] | number | undefined>>

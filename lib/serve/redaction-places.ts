@@ -33,10 +33,7 @@ function dataSchemas (state: VersionerState, webhooks: readonly DeclaredWebhook[
 
 /**
  * Warns (`FSTVRS002`) about each redaction pointer that no schema of the versioned routes nor of `webhooks` declares.
- * @example
- * ```ts
- * warnUndeclaredPointers(state, [['card', 'number']])
- * ```
+ * @example `warnUndeclaredPointers(state, [['card', 'number']])`
  */
 export function warnUndeclaredPointers (state: VersionerState, pointers: ReadonlyArray<readonly string[]>, webhooks: readonly DeclaredWebhook[] = []): void {
   if (pointers.length === 0) return

@@ -110,10 +110,7 @@ export function startReleaseClock (versions: VersionBundle, now: () => number): 
 
 /**
  * The releases served now: the clock's current stretch, or every release of the bundle when nothing is scheduled.
- * @example
- * ```ts
- * releasedNow(options).values[0] // the newest version served now
- * ```
+ * @example `releasedNow(options).values[0] // the newest version served now`
  */
 export function releasedNow (options: ReleaseSource): ReleasedVersions {
   return options.releases === undefined ? options.versions[kBundleInternals].released : options.releases.current()

@@ -13,10 +13,7 @@ import { failureError, type FailureContext } from './step-runner'
  * What a response hook does when converters failed: the request is marked (its answer passes no converter again) and
  * answered with the failure's error. The reply takes the error's status first: Fastify's fallback answers an error
  * raised while sending with the reply's status, whose old schema must never serialize it.
- * @example
- * ```ts
- * if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)
- * ```
+ * @example `if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)`
  */
 export function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
   state.converterFailed = true
@@ -34,10 +31,7 @@ interface Serializing extends FailureContext {
 /**
  * Sends what `serialize` makes of a converted body, or, when it throws (the converters left a body the version's
  * schema rejects), logs it and answers the 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`.
- * @example
- * ```ts
- * sendSerialized({ request, reply, state, version, route }, () => serializer(body), done)
- * ```
+ * @example `sendSerialized({ request, reply, state, version, route }, () => serializer(body), done)`
  */
 export function sendSerialized (at: Serializing, serialize: () => string, done: (error: Error | null, payload?: string) => void): void {
   let text: string
@@ -59,10 +53,7 @@ export function sendSerialized (at: Serializing, serialize: () => string, done: 
  * The `done` of an `onSend` hook, for converters that may await: what it throws is logged instead of rejecting the
  * converter's promise unhandled (which ends the process). Fastify throws `ERR_HTTP_HEADERS_SENT`, after its own
  * warning, when the reply was answered meanwhile (`handlerTimeout`'s 503); a throw out of an async hook it logs too.
- * @example
- * ```ts
- * convertBody(conversion, body, payload, afterAwaiting(reply, done))
- * ```
+ * @example `convertBody(conversion, body, payload, afterAwaiting(reply, done))`
  */
 export function afterAwaiting<Payload> (reply: FastifyReply, done: (error: Error | null, payload?: Payload) => void): (error: Error | null, payload?: Payload) => void {
   return (error, payload) => {

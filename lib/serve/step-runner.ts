@@ -83,10 +83,7 @@ export function failureError (failure: unknown, context: FailureContext): Error 
 
 /**
  * `value instanceof Error`, false for a value whose prototype cannot be read (a revoked proxy, on which `instanceof` throws).
- * @example
- * ```ts
- * isError(thrown) ? thrown.message : 'not an Error'
- * ```
+ * @example `isError(thrown) ? thrown.message : 'not an Error'`
  */
 export function isError (value: unknown): value is Error {
   try {

@@ -19,10 +19,7 @@ export const servedChannel = diagnosticsChannel.channel('fastify-versioner:serve
 
 /**
  * The HEAD route a request is served by: its method (the one answering the request) and URL.
- * @example
- * ```ts
- * const { method, url } = event.route // 'GET', '/users/:id'
- * ```
+ * @example `const { method, url } = event.route // 'GET', '/users/:id'`
  */
 export interface ServedRoute {
   readonly method: string
@@ -81,10 +78,7 @@ export interface ServedRouteFacts {
 /**
  * The HEAD route answering `request`, as events name it: the HEAD route's method answering it (GET for its automatic
  * HEAD twin) and its URL.
- * @example
- * ```ts
- * servedRoute(request, registered.head) // { method: 'GET', url: '/users/:id' }
- * ```
+ * @example `servedRoute(request, registered.head) // { method: 'GET', url: '/users/:id' }`
  */
 export function servedRoute (request: FastifyRequest, head: HeadRouteOf): ServedRoute {
   const method = request.method === 'HEAD' && !head.methods.includes('HEAD') && head.methods.includes('GET') ? 'GET' : request.method

@@ -39,10 +39,7 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
 
 /**
  * Adds `names` (lower case, comma-separated) to a reply's `Vary`, unless listed already (in any case) or `*`.
- * @example
- * ```ts
- * addVary(reply, 'x-api-version') // Vary: origin, x-api-version
- * ```
+ * @example `addVary(reply, 'x-api-version') // Vary: origin, x-api-version`
  */
 export function addVary (reply: FastifyReply, names: string): void {
   const current = reply.getHeader('vary')
@@ -60,10 +57,7 @@ export function addVary (reply: FastifyReply, names: string): void {
 /**
  * Adds to `Vary` the headers that change every answer of a versioned route: the version header, when the version comes
  * from one, and the upgrade preview's header (decision 0066).
- * @example
- * ```ts
- * createVary(options)(reply) // Vary: x-api-version
- * ```
+ * @example `createVary(options)(reply) // Vary: x-api-version`
  */
 function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
@@ -78,10 +72,7 @@ function createVary (options: ServeOptions): (reply: FastifyReply) => void {
 /**
  * The `Cache-Control` of an answer that depended on an `access` function: `private` added unless `private` or
  * `no-store` is there, `public` and `s-maxage` dropped (`public, max-age=60` becomes `private, max-age=60`).
- * @example
- * ```ts
- * reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
- * ```
+ * @example `reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))`
  */
 export function privateCacheControl (current: unknown): string {
   if (current === undefined || current === null || current === '') return 'private'

@@ -45,10 +45,7 @@ interface VersionCarrier {
 /**
  * find-my-way's options for the routers that find versioned routes before Fastify routes a request: as lenient as
  * Fastify's router can be (`useSemicolonDelimiter` is missing from its types).
- * @example
- * ```ts
- * const router = FindMyWay(LENIENT_ROUTER)
- * ```
+ * @example `const router = FindMyWay(LENIENT_ROUTER)`
  */
 export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
   ignoreTrailingSlash: true,
@@ -64,10 +61,7 @@ export type RouterOptions = NonNullable<Parameters<typeof FindMyWay>[0]>
 
 /**
  * Fastify's router options of `app` (`routerOptions`, or the same at the top level), lenient on regex and length.
- * @example
- * ```ts
- * const router = FindMyWay(routerOptionsOf(app))
- * ```
+ * @example `const router = FindMyWay(routerOptionsOf(app))`
  */
 export function routerOptionsOf (app: FastifyInstance): RouterOptions {
   const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }

@@ -54,10 +54,7 @@ export type WebhookCapture = (rendered: RenderedForCapture) => void
 
 /**
  * The capture of an application's renders: `undefined` when the option is off (a render then checks one property).
- * @example
- * ```ts
- * const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])
- * ```
+ * @example `const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])`
  */
 export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
   if (capture === undefined) return undefined

@@ -37,10 +37,7 @@ interface CopyOptions {
 
 /**
  * The JSON copy of `value`; primitives as they are. `options` departs from JSON's rules as Fastify's serializer does.
- * @example
- * ```ts
- * copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }
- * ```
+ * @example `copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }`
  */
 export function copyJson (value: unknown, options: CopyOptions = {}): unknown {
   if (typeof value !== 'object' || value === null) return value

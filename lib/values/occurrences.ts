@@ -36,10 +36,7 @@ const PENDING = Symbol('pending')
 /**
  * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
  * a class instance (a getter), where JSON and the copies converters get have no such field.
- * @example
- * ```ts
- * readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true
- * ```
+ * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
  */
 export function readsInherited (value: object, name: string): boolean {
   if (!(name in value) || name in Object.prototype) return false

@@ -206,10 +206,7 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
 
 /**
  * True for a value redaction replaced, or a string holding one (what replay cannot compare).
- * @example
- * ```ts
- * isRedacted('[redacted]') // true
- * ```
+ * @example `isRedacted('[redacted]') // true`
  */
 export function isRedacted (value: unknown): boolean {
   return typeof value === 'string' && value.includes(REDACTED)

@@ -39,10 +39,7 @@ interface CompiledWalks {
 
 /**
  * Rules of a walk, with their own compiled walks.
- * @example
- * ```ts
- * const rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef })
- * ```
+ * @example `const rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef })`
  */
 export function walkRules (rules: Omit<WalkRules, 'compiled'>): WalkRules {
   return { ...rules, compiled: { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() } }

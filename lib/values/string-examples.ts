@@ -46,10 +46,7 @@ function plainString (schema: JsonSchema): string {
 
 /**
  * The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without a valid one.
- * @example
- * ```ts
- * patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true
- * ```
+ * @example `patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true`
  */
 export function patternOf (schema: JsonSchema): RegExp | undefined {
   if (typeof schema.pattern !== 'string') return undefined

@@ -13,10 +13,7 @@ export type Matcher = (value: unknown) => boolean
 /**
  * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
  * discriminators agree; extra properties are allowed (HEAD data carries fields older versions lack).
- * @example
- * ```ts
- * const member = members.find((schema) => compileMatcher(schema)(body))
- * ```
+ * @example `const member = members.find((schema) => compileMatcher(schema)(body))`
  */
 export function compileMatcher (schema: TSchema): Matcher {
   const source = schema as SchemaObject
@@ -55,10 +52,7 @@ function discriminatorsOf (properties: ReadonlyArray<readonly [string, TSchema]>
 /**
  * The members of a union whose `const` discriminators `value` does not contradict (all of them when it contradicts
  * every one); `nodeOf` gives a member's schema.
- * @example
- * ```ts
- * fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]
- * ```
+ * @example `fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]`
  */
 export function fittingMembers<T> (members: readonly T[], value: object, nodeOf: (member: T) => SchemaObject | undefined): readonly T[] {
   const fitting = members.filter((member) => {
@@ -71,10 +65,7 @@ export function fittingMembers<T> (members: readonly T[], value: object, nodeOf:
 
 /**
  * True when `value` is of the JSON Schema `type` (any value for a type it does not know).
- * @example
- * ```ts
- * typeMatches('integer', 1.5) // false
- * ```
+ * @example `typeMatches('integer', 1.5) // false`
  */
 export function typeMatches (type: string, value: unknown): boolean {
   switch (type) {

@@ -41,10 +41,7 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
 
 /**
  * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy).
- * @example
- * ```ts
- * copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }
- * ```
+ * @example `copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }`
  */
 export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }): unknown {
   const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
