@@ -1,7 +1,6 @@
 /**
- * HTTP method names in endpoint instructions and by-path converters, checked when written against Node's
- * `http.METHODS` (no application exists yet), then at ready against the application's `supportedMethods`
- * (lib/routes/usage-checks.ts); both throw {@link LintingError}.
+ * HTTP method names in instructions and by-path converters, checked against `http.METHODS` when written (at ready,
+ * lib/routes/usage-checks.ts checks the application's); both throw {@link LintingError}.
  * @module
  */
 import { METHODS } from 'node:http'

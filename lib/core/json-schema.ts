@@ -1,7 +1,5 @@
 /**
- * Small helpers over JSON Schema objects: telling a schema apart, describing one for errors, equality, modifiers,
- * JSON pointer segments. A schema is read by its keywords; TypeBox's marks (0.34's symbols, 1.x's `~` keys) are a
- * shortcut where no keyword says it (decision 0191).
+ * Small helpers over JSON Schema objects, read by their keywords, TypeBox's marks a shortcut (decision 0191).
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema } from '@sinclair/typebox'

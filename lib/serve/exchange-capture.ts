@@ -1,8 +1,6 @@
 /**
- * Captured exchanges (opt-in, option `captureExchanges`; decisions 0084, 0237): for a sample of the requests of old
- * versions, the request and response as the client and the handler saw them, redacted, published on
- * `fastify-versioner:exchange` for `replay`. Five route hooks, added only where some version has work; a request not
- * sampled costs one check in the first and a property read in the others.
+ * Captured exchanges of old versions (option `captureExchanges`; decisions 0084, 0237), recorded by five route hooks
+ * and published on `fastify-versioner:exchange` for `replay`.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'

@@ -1,7 +1,6 @@
 /**
- * Fastify's own validation of a migrated request against the HEAD schemas: a refusal there is a converter's or an
- * instruction's bug, answered with a logged 500 (also on `attachValidation` routes); an error in that shape HEAD's
- * validator did not raise stays the client's.
+ * Fastify's HEAD validation of a migrated request: a refusal there is a converter's or an instruction's bug, answered
+ * with a logged 500; an error in that shape HEAD's validator did not raise stays the client's.
  * @module
  */
 import type { FastifyError, FastifyRequest, FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'

@@ -1,7 +1,6 @@
 /**
- * Stage 2 of a request, migrating it, in the route-level `preValidation` hook: once the version is picked, set the
- * version headers (or answer 400/404/410), validate the request against the version's schemas, remove the fields it
- * lacks and run the request converters up to HEAD, inside the bundle's version storage.
+ * Stage 2 of a request, migrating it in the route's `preValidation` hook: version headers (or a 400/404/410), the
+ * version's validation, its lacking fields removed, and the request converters up to HEAD.
  * @module
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'

@@ -1,8 +1,6 @@
 /**
- * Stage 3 of a request, migrating its response: success payloads pass the response converters down to the requested
- * version on a JSON copy in the `preSerialization` hook and are serialized with that version's schema; error responses
- * and JSON text reach converters in the `onSend` hook; streams and buffers are never parsed (by-path converters see
- * them on `raw`).
+ * Stage 3 of a request, migrating its response down to its version: successes in the `preSerialization` hook, error
+ * bodies and JSON text in the `onSend` hook; streams and buffers only on by-path converters' `raw`.
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'

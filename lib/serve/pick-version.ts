@@ -1,7 +1,6 @@
 /**
- * Stage 1 of a request, picking its version once (kept in its state); before routing, in the route constraint, where
- * two HEAD routes share a path. A preview version is served only when its `access` allows the request; otherwise the
- * answer is that of the released versions alone, so that its existence does not leak (decision 0059).
+ * Stage 1 of a request, picking its version once, before routing where two HEAD routes share a path; a preview whose
+ * `access` refuses the request is answered as if it did not exist (decision 0059).
  * @module
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way'

@@ -1,7 +1,6 @@
 /**
- * The versioner's state of one request to a versioned route, under the plugin's one request decoration (so request
- * objects keep one shape), and what reads it outside the hooks: the version in logs (decision 0021),
- * `currentDependencySolver` and `fieldsTheVersionLacks` (decision 0073).
+ * The versioner's state of one request, under the plugin's one request decoration, and what reads it outside the
+ * hooks: the version in logs (decision 0021), `currentDependencySolver`, `fieldsTheVersionLacks` (decision 0073).
  * @module
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

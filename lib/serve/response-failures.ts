@@ -1,7 +1,6 @@
 /**
- * A response whose converters failed, answered with the failure's error or the logged 500
- * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. Nothing is thrown: out of an async converter's continuation a throw would be
- * an unhandled rejection and leave the request unanswered.
+ * A response whose converters failed, answered without throwing (out of an async converter's continuation a throw
+ * would be an unhandled rejection and leave the request unanswered).
  * @module
  */
 import type { FastifyReply } from 'fastify'

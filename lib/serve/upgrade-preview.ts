@@ -1,8 +1,6 @@
 /**
- * The upgrade preview (opt-in, option `upgradePreview`; decision 0058): a request naming a target version in the
- * preview header, allowed by `access`, is served as without it, and its HEAD response is also rendered in the target;
- * their RFC 6902 difference is published on `fastify-versioner:upgrade-preview` and summarised in a response header.
- * Three route hooks, added only when the option is on; a request without the header costs one property read.
+ * The upgrade preview (option `upgradePreview`; decision 0058): a served response also rendered in a target version,
+ * their difference published and summarised in a response header, by three route hooks.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'

@@ -1,7 +1,6 @@
 /**
- * Usage events on `diagnostics_channel`: `fastify-versioner:served` per versioned request, and
- * `fastify-versioner:webhook-rendered` per version a webhook was rendered in (docs/running-many-versions.md). With no
- * subscriber the only cost is reading `hasSubscribers`.
+ * Usage events on `diagnostics_channel` (`fastify-versioner:served`, `fastify-versioner:webhook-rendered`), costing
+ * one `hasSubscribers` read without a subscriber (docs/running-many-versions.md).
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'

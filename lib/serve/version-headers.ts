@@ -1,8 +1,6 @@
 /**
- * The headers of a versioned answer, set by the request hook and the error handler: the version served, `Vary`, and
- * the lifecycle headers of the version (`Deprecation`, `Sunset`, `Link`, a successor link, a preview's
- * `Cache-Control: private`) as the release clock has them now, or of the deprecated fields a request carries
- * (decision 0061).
+ * The headers of a versioned answer: the version served, `Vary`, and the lifecycle headers of its version now or of
+ * the deprecated fields it carries (decision 0061).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'

@@ -1,7 +1,6 @@
 /**
- * Version picking: which version a request asks for (header or path segment, else the default), and which
- * version serves it (the same one, or for dates the closest older one). `VersionPicker` can be subclassed for
- * custom logic, such as a version pinned per account.
+ * Version picking: which version a request names and which version serves it (the same, or for dates the closest
+ * older one); `VersionPicker` can be subclassed (a version pinned per account).
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http'

@@ -1,8 +1,6 @@
 /**
- * Deterministic example values for JSON Schemas (TypeBox's, or as OpenAPI documents write them), for the upgrade
- * guide, `verify` and the document tests: `const`, `enum`, `default` or `examples` first, then the first union member,
- * `allOf` merged, or by type and its keywords; objects get their required properties. With `toward`, the example holds
- * a given value at a given node (the upgrade guide's enum members).
+ * Deterministic example values for JSON Schemas (the upgrade guide, `verify`, document tests); with `toward`, one
+ * holding a given value at a given node.
  * @module
  */
 import { isSchemaObject, pointerSegment } from '../core/json-schema'

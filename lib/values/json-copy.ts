@@ -1,8 +1,6 @@
 /**
- * The JSON copy of a value: what `JSON.parse(JSON.stringify(value))` gives, by one walk (docs/benchmarks.md), so that
- * converters never change a handler's object. Keys are defined as own properties (a `__proto__` key stays data);
- * anything the walk does not handle as JSON does (a `BigInt`, a cycle, deep data, a throwing getter) goes through the
- * text, and a value JSON cannot write is kept as it is. A response's copy follows its serializer (decision 0137).
+ * The JSON copy of a value, by one walk (a `__proto__` key stays data), so that converters never change a handler's
+ * object; a response's copy follows its serializer (decision 0137).
  * @module
  */
 

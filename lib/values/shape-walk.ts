@@ -1,9 +1,6 @@
 /**
- * The one shape walk: data made to have the shape a version's schema gives it, fields the schema does not declare
- * removed and, when asked, defaults filled. Two uses differ only in {@link WalkRules}: requests of older versions
- * (so that a client cannot send a HEAD field its version lacks) and bodies migrated outside routing. Compiled once
- * per (rules, schema) into closures that visit only the data where something can change. TypeBox's `Value.Clean` and
- * `Value.Default` differ from what versions need (test/definitions/shape-walk.test.ts).
+ * The one shape walk, compiled per (rules, schema): data given its version's shape (undeclared fields removed,
+ * defaults filled), for requests of older versions and bodies migrated outside routing ({@link WalkRules}).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,6 @@
 /**
- * The shape of one level of data: the fields the schemas describing it declare (an object schema, its `allOf` and
- * union members), removed only where all of them are known; and {@link childrenOf}, the one reading of the keywords
- * that describe the values inside data.
+ * The shape of one level of data (the fields its schemas declare, removed only where all are known), and
+ * {@link childrenOf}, the one reading of the keywords describing the values inside data.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'

@@ -1,7 +1,6 @@
 /**
- * What Fastify's serializer writes of a response that `JSON.stringify` does not, so that the converters' JSON copy
- * holds it: a `Date` of `format: 'date'` or `'time'` as its local date or time (decision 0137), and a declared field a
- * class instance holds behind a getter (read only after the copy met a class instance: plain data costs nothing).
+ * What Fastify's serializer writes of a response that `JSON.stringify` does not (a `Date` of `format: 'date'`, a
+ * getter field), so that the converters' JSON copy holds it (decision 0137).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
