@@ -48,11 +48,7 @@ export function isSchemaObject (value: unknown): value is SchemaObject {
 /**
  * The kind TypeBox gave `schema` (`'Object'`, `'Union'`…), from 0.34's `Kind` symbol or 1.x's `~kind`; `undefined` for
  * plain JSON Schema (a copy Fastify keeps of an `addSchema` schema included).
- * @example
- * ```ts
- * kindOf(Type.String()) // 'String'
- * kindOf({ type: 'string' }) // undefined
- * ```
+ * @example `kindOf(Type.String()) // 'String'; kindOf({ type: 'string' }) // undefined`
  */
 export function kindOf (schema: unknown): string | undefined {
   if (!isSchemaObject(schema)) return undefined

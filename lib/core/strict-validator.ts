@@ -79,11 +79,7 @@ export function appAjvSetup (app: object): AppAjvSetup {
 /**
  * How an application's Ajv checks each string format: a RegExp for one declared as a pattern (by the application or a
  * plugin), a function for one checked by a function, `undefined` for one it ignores or does not know.
- * @example
- * ```ts
- * const formats = formatPatterns(appAjvSetup(app))
- * formats('sku') // /^[A-Z]{3}-\d+$/, for Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
- * ```
+ * @example `formatPatterns(appAjvSetup(app))('sku') // /^[A-Z]{3}-\d+$/ for a format declared so`
  */
 export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegExp | ((value: string) => boolean) | undefined {
   const formats = fastifyAjv({}, app).formats ?? {}
@@ -109,11 +105,7 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
  * A validator compiler: Fastify's Ajv setup (it fills defaults and removes extra fields: validate a copy) with the
  * application's, without type coercion (`scalars`: between scalar types only, never a lone value to a list). `resolveRef`
  * gives the schema a `$ref` names; validators are kept per schema object, shared by schemas of the same JSON.
- * @example
- * ```ts
- * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
- * if (!check(structuredClone(body))) console.log(check.errors)
- * ```
+ * @example `if (!strictValidator(resolveRef)(UserResource)(structuredClone(body))) reject()`
  */
 export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}, scalars = false): (schema: object) => Check {
   const ajv = fastifyAjv({ coerceTypes: scalars }, app)

@@ -27,11 +27,7 @@ function ownSymbol (object: object, known: symbol | undefined, description: stri
 
 /**
  * A test, for one route, of whether a reply will be serialized by a serializer the application chose.
- * @example
- * ```ts
- * const chosen = createChosenSerializerTest()
- * if (!chosen(reply)) reply.serializer(versionSerializer)
- * ```
+ * @example `if (!createChosenSerializerTest()(reply)) reply.serializer(versionSerializer)`
  */
 export function createChosenSerializerTest (): (reply: FastifyReply) => boolean {
   const found: Found = {}

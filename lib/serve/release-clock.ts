@@ -26,11 +26,7 @@ const NO_BROWNOUT: ReadonlyMap<string, Brownout> = new Map()
 
 /**
  * The releases and brownouts of a bundle by the time: one stretch per interval between the instants of its schedule.
- * @example
- * ```ts
- * const clock = startReleaseClock(versions, Date.now)
- * clock?.at(Date.now()).values // the versions served at that time, newest first
- * ```
+ * @example `startReleaseClock(versions, Date.now)?.at(Date.now()).values // served then, newest first`
  */
 export class ReleaseClock {
   /** The stretch of the last time asked (the clock moves on, so it is almost always the next one's). */
@@ -81,11 +77,7 @@ function stretchOf (versions: VersionBundle, from: number, until: number): Relea
 /**
  * The clock of a bundle, started at its registration: `undefined` when nothing is scheduled after start-up (such an
  * application costs nothing per request). Throws `FST_VERSIONER_STRUCTURE` when no release is served at start-up.
- * @example
- * ```ts
- * const clock = startReleaseClock(versions, Date.now)
- * clock?.current().values // the versions served now, newest first
- * ```
+ * @example `startReleaseClock(versions, Date.now)?.current().values // served now, newest first`
  */
 export function startReleaseClock (versions: VersionBundle, now: () => number): ReleaseClock | undefined {
   const startedAt = now()

@@ -142,11 +142,7 @@ function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
 /**
  * The lifecycle headers of a version ({@link lifecycleHeadersOf}) as they are now by `clock`; `undefined` when no
  * version has any at any time. Without a clock, or when the headers are the same whatever the time, one map for all.
- * @example
- * ```ts
- * const headersOf = scheduledLifecycleHeaders(versions, '/openapi.json', startReleaseClock(versions, Date.now))
- * headersOf?.('2000-01-01')?.link // its successor: the next newer version served now
- * ```
+ * @example `scheduledLifecycleHeaders(versions, '/openapi.json', clock)?.('2000-01-01')?.link // its successor now`
  */
 export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
   const maps = clock === undefined
@@ -227,11 +223,7 @@ function servedVersion (request: FastifyRequest, options: ServeOptions, behaviou
 /**
  * Sets the version headers of an error answered before the route's request hook ran, when the version is known
  * without waiting, and gives the request that version's behaviour, so that its body is converted; else `Vary` alone.
- * @example
- * ```ts
- * const early = createEarlyVersion(registered.behaviours, options)
- * if (state?.behaviour == null && reply.statusCode >= 300) early(request, reply)
- * ```
+ * @example `if (state?.behaviour == null) createEarlyVersion(registered.behaviours, options)(request, reply)`
  */
 export function createEarlyVersion (behaviours: RegisteredRoute['behaviours'], options: ServeOptions): (request: FastifyRequest, reply: FastifyReply) => void {
   const setVersionHeaders = createVersionHeaders(options)

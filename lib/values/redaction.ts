@@ -179,11 +179,7 @@ function scrub (value: unknown, found: ReadonlySet<string>, remove: (text: strin
 /**
  * Redacts one record in place: named headers and pointed places become {@link REDACTED}, then every value found there
  * is removed from every part. True when something was redacted.
- * @example
- * ```ts
- * const parts = { headers: [sent.headers], data: [{ value: sent.body }] }
- * redact(parts, { headers: new Set(['authorization']), pointers: [['card', 'number']] })
- * ```
+ * @example `redact({ headers: [sent.headers], data: [{ value: sent.body }] }, redaction) // true when it redacted`
  */
 export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   const found = new Set<string>()

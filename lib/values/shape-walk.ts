@@ -55,11 +55,7 @@ export type ShapeWalk = (data: unknown, depth?: number) => void
 
 /**
  * The walk of data of `schema` under `rules`, or `null` when the walk would change nothing.
- * @example
- * ```ts
- * const walk = compileShapeWalk(form, requestRules((ref) => generation.resolveAnyId(ref)))
- * if (walk !== null) walk(request.body)
- * ```
+ * @example `compileShapeWalk(form, requestRules(resolveRef))?.(request.body)`
  */
 export function compileShapeWalk (schema: TSchema, rules: WalkRules): ShapeWalk | null {
   return new WalkCompiler(rules).walkOf(schema, true)
