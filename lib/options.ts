@@ -1,7 +1,6 @@
 /**
- * The plugin's options: their types, defaults, and checks. A bad option fails registration with a
- * `FST_VERSIONER_INVALID_OPTION` error that says what was given and what is accepted. The user's options
- * object is never changed.
+ * The plugin's options: their types, defaults and checks (a bad one is `FST_VERSIONER_INVALID_OPTION` saying what is
+ * accepted); the user's options object is never changed.
  * @module
  */
 import { apiNameFrom } from './core/application-root'
@@ -57,11 +56,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
   /** Description of the version parameter in the OpenAPI documents. */
   apiVersionDescription?: string
   /**
-   * The clock of releases (`releasedAt`), brownouts and the sunset policy (`afterSunset: 'gone'`): the current time,
-   * as a valid `Date` or milliseconds since the epoch (default `Date.now()`, read at each call, so that fake timers
-   * installed later are followed; anything else is `FST_VERSIONER_INVALID_OPTION`).
-   * Read per request only while a `releasedAt` or brownout is to come, for versions with that policy, and by
-   * `webhooks.render()` without a `timestamp`.
+   * The clock of releases, brownouts and the sunset policy: a valid `Date` or milliseconds (default `Date.now()`, read
+   * at each call, so that fake timers installed later are followed).
    */
   now?: () => Date | number
   /**
@@ -71,9 +67,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
    */
   apiName?: string
   /**
-   * For tests that build part of an application (some route plugins) with its full version bundle: endpoint
-   * instructions and converters that name routes (or schemas) this application does not register are skipped
-   * instead of failing `ready()`. Default `false`; never set it in the real application.
+   * For tests that build part of an application with its full bundle: instructions and converters naming routes or
+   * schemas it does not register are skipped instead of failing `ready()`. Default `false`; never in the real app.
    */
   partialApp?: boolean
   /**
@@ -82,9 +77,8 @@ export interface FastifyVersionerOptions extends DocsOptions {
    */
   clientId?: (request: FastifyRequest) => string | undefined
   /**
-   * Opt-in upgrade preview: a request naming a target version in `headerName` (default `'x-api-version-preview'`),
-   * allowed by `access(request)`, is served as usual and also reports what the target version would answer (a JSON
-   * Patch on the channel `fastify-versioner:upgrade-preview`, a summary in the response header of that name).
+   * Opt-in upgrade preview: a request naming a target version in `headerName`, allowed by `access(request)`, also
+   * reports what the target would answer (channel `fastify-versioner:upgrade-preview`, and a response header).
    */
   upgradePreview?: UpgradePreviewOptions
   /**
@@ -105,9 +99,8 @@ const KNOWN = new Set(['versions', 'apiVersionLocation', 'apiVersionFormat', 'ap
   'captureExchanges'])
 
 /**
- * The `now` option as milliseconds. A value that is no time (a string, `undefined`, an invalid `Date`) throws
- * `FST_VERSIONER_INVALID_OPTION` (at registration, which reads the clock once; per request, a logged 500): read as
- * `NaN` it would be after every instant, serving releases still to come and answering sunset versions 410.
+ * The `now` option as milliseconds; anything else throws `FST_VERSIONER_INVALID_OPTION` (read as `NaN` it would be
+ * after every instant, serving releases still to come and answering sunset versions 410).
  */
 function millisecondsOf (clock: () => Date | number): () => number {
   return () => {
@@ -178,9 +171,8 @@ function upgradePreviewOption (value: unknown, versionHeader: string | undefined
 }
 
 /**
- * Checks the version values against the format: released versions are ISO dates (`'date'`) or `YYYY-MM` months sorted
- * newest first (`'month'`); a preview version may not be a plain date or month (that names the released version it
- * waterfalls to), so it carries a name (`2027-01-01.preview`).
+ * Checks the version values against the format: released ones dates (or months) sorted newest first; a preview's
+ * carries a name (`2027-01-01.preview`), since a plain date names the release it waterfalls to.
  */
 function checkFormat (versions: VersionBundle, format: ApiVersionFormat): void {
   const released = versions.releasedValues
@@ -209,10 +201,7 @@ function checkFormat (versions: VersionBundle, format: ApiVersionFormat): void {
   }
 }
 
-/**
- * Checks the options and fills in defaults (the documents' own options, {@link DOCS_OPTION_KEYS}, are checked by
- * ./docs/options.ts). `documentUrl` is where the versions' documents are served (`null` when they are not), for successor links.
- */
+/** Checks the options and fills in defaults (the documents' own are ./docs/options.ts's). */
 export function resolveOptions (options: FastifyVersionerOptions, documentUrl: string | null, prefix: string): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('fastifyVersioner needs an options object with { versions }.')
   const unknown = Object.keys(options).filter((key) => !KNOWN.has(key) && !DOCS_OPTION_KEYS.has(key) && key !== 'prefix')

@@ -34,11 +34,8 @@ declare module 'fastify' {
      */
     onlyExistsInOlderVersions?: boolean
     /**
-     * Whether the route's body replaces the whole resource it stores, so that a replace from an old version would
-     * clear the fields that version lacks (fastify-versioner). A route with a `PUT` method is one unless it says
-     * `false` (a `PUT` used as a partial update); another route says `true`. `{ keeps: ['/nickname'] }` is a full
-     * replace whose handler keeps the stored values of these HEAD body fields (JSON pointers, as
-     * `fieldsTheVersionLacks(request)` lists them): `verify` reports the fields a version lacks that it does not list.
+     * Whether the route's body replaces the whole stored resource (a `PUT` unless `false`; another route if `true`);
+     * `{ keeps: [...] }` lists the HEAD fields whose stored values its handler keeps (fastify-versioner).
      * @example
      * ```ts
      * api.put('/users/:id', { schema: { body: User }, fullReplace: { keeps: ['/nickname', '/address/line2'] } }, handler)

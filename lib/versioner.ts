@@ -1,9 +1,6 @@
 /**
- * `lib/` root: wiring the stages together (see ARCHITECTURE.md).
- *
- * Wires the plugin into an application: options, state, decorations (`app.versioner`,
- * `request.apiVersion`), the route constraint for shared paths, the `onRoute` observer, and the checks and
- * route table computed once when the application is ready.
+ * `lib/` root: wiring the stages together (see ARCHITECTURE.md): options, state, decorations, the route constraint,
+ * the `onRoute` observer, and what is computed once when the application is ready.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -69,17 +66,15 @@ export interface VersionerDecoration {
   /** The changelog generated from the version changes (deprecated, as its endpoint), after `app.ready()`. */
   changelog: () => Changelog
   /**
-   * The bundle fingerprint, after `app.ready()`: one hash of the released versions' documents (with their webhook
-   * payloads and lifecycle, a release still to come included) and the unversioned one, the same on every instance
-   * serving the same bundle; `undefined` when documents are off (`openapiUrl: null`). See docs/documents-and-pages.md.
+   * The bundle fingerprint, after `app.ready()`: one hash of the documents, the same on every instance serving the same
+   * bundle; `undefined` when documents are off (docs/documents-and-pages.md).
    */
   readonly fingerprint: string | undefined
 }
 
 /**
- * The version a request names before routing: the one reader, then the format rules. For the route constraint, a
- * preview named exactly routes as the preview (its request hook asks its access, and answers as unknown if denied);
- * for the log (`released`), only a released version is known this early, a preview once its access allowed it.
+ * The version a request names before routing: for the route constraint, a preview named exactly routes as the preview
+ * (its request hook asks its access); for the log (`released`), only a released version.
  */
 function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
   const { defaultValue } = options
@@ -88,20 +83,14 @@ function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptio
   return picked.ok ? picked.version : undefined
 }
 
-/**
- * The name of a new registration's route constraint: Fastify's router (and so its constraint strategies) is
- * shared by every context of the application, and each API needs its own.
- */
+/** The name of a new registration's route constraint: the router is shared by the whole application. */
 function constraintName (fastify: FastifyInstance): string {
   let name = VERSION_CONSTRAINT
   for (let index = 2; fastify.hasConstraintStrategy(name); index++) name = `${VERSION_CONSTRAINT}${index}`
   return name
 }
 
-/**
- * Logs, once at start-up (at `info`), what this registration serves: its versions, where clients send the version,
- * and where its docs and documents are.
- */
+/** Logs once at start-up (`info`) what this registration serves: its versions, where the version goes, its documents. */
 function logServedVersions (fastify: FastifyInstance, options: ResolvedOptions, docs: ResolvedDocsOptions): void {
   const prefix = fastify.prefix
   const documents = docs.openapiUrl === null ? null : `${prefix}${docs.openapiUrl}`
@@ -135,12 +124,9 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
 }
 
 /**
- * The route constraint on the version, which tells apart the routes serving one path in different versions. With
- * a custom picker (or a function default), the version of a path two HEAD routes share is derived asynchronously
- * before routing (./serve/pick-version.ts). Otherwise the derivation is lazy: find-my-way derives the constraints
- * of every request of the application, whichever route it is for, so the "derived" value is the raw request
- * itself (no work, nothing allocated), and the version is read from it only by the storage of the route nodes
- * the constraint separates, when a request reaches one.
+ * The route constraint on the version, which tells apart the routes serving one path in different versions: derived
+ * before routing with a custom picker; otherwise lazily (find-my-way derives every request's constraints, so the
+ * "derived" value is the raw request, read only by the storage of a node the constraint separates).
  */
 function addVersionConstraint (
   fastify: FastifyInstance, name: string, resolved: ResolvedOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
@@ -253,11 +239,8 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
 }
 
 /**
- * A bundle's own version storage, once run, stays in Node's list of storages (which every async operation of the
- * process visits, and which keeps the bundle) until it is disabled: the last application serving the bundle
- * disables it when it closes (a later run enables it again), or, when requests of the bundle's versions are still
- * running then (Fastify's `forceCloseConnections`, `inject`), the last of them once it is answered
- * (./serve/request-state.ts `holdStorage`, decision 0139): until then they read their version.
+ * A bundle's version storage, once run, stays in Node's list of storages (visited by every async operation) until
+ * disabled: by the last application serving the bundle when it closes, or by its last running request (decision 0139).
  */
 function releaseStorageOnClose (fastify: FastifyInstance, state: VersionerState): void {
   const bundle = state.options.versions

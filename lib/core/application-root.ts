@@ -1,6 +1,6 @@
 /**
- * The root of a Fastify application, and the versioned APIs recorded on it: each registration of the plugin (one
- * per API, in its own context) records its context on the root, where the tools (`fastify-versioner/tools`) find it.
+ * The root of a Fastify application, the versioned APIs each registration of the plugin records on it for the tools,
+ * and what Fastify keeps under its private symbols.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -8,10 +8,7 @@ import { kVersionedApis } from './symbols'
 
 /**
  * True for a Fastify instance (or a context of one).
- * @example
- * ```ts
- * isFastify(Fastify()) // true
- * ```
+ * @example `isFastify(Fastify()) // true`
  */
 export function isFastify (value: unknown): value is FastifyInstance {
   return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).inject === 'function' &&
@@ -19,12 +16,8 @@ export function isFastify (value: unknown): value is FastifyInstance {
 }
 
 /**
- * The root instance of the application a context belongs to: Fastify makes each context with `Object.create(parent)`,
- * so the root is the last Fastify instance of the prototype chain.
- * @example
- * ```ts
- * await rootOf(context).ready()
- * ```
+ * The root instance of a context's application: the last Fastify instance of its prototype chain.
+ * @example `await rootOf(context).ready()`
  */
 export function rootOf (instance: FastifyInstance): FastifyInstance {
   let current = instance
@@ -34,10 +27,7 @@ export function rootOf (instance: FastifyInstance): FastifyInstance {
 
 /**
  * Records an API's context (where the plugin registers) on its application's root, for the tools' `versionedApis`.
- * @example
- * ```ts
- * recordVersionedApi(fastify) // in the plugin's registration
- * ```
+ * @example `recordVersionedApi(fastify) // in the plugin's registration`
  */
 export function recordVersionedApi (context: FastifyInstance): void {
   const root = rootOf(context) as unknown as Record<symbol, FastifyInstance[]>
@@ -46,8 +36,7 @@ export function recordVersionedApi (context: FastifyInstance): void {
 }
 
 /**
- * Whether the plugin was registered anywhere in the application a context belongs to (in this context, a parent, or
- * an encapsulated context beside it), as recorded by {@link recordVersionedApi}.
+ * Whether the plugin was registered anywhere in a context's application, as {@link recordVersionedApi} recorded it.
  * @example
  * ```ts
  * if (!context.hasDecorator('versioner') && pluginRegisteredInApplication(context)) { ... } // a sibling context has it
@@ -59,15 +48,24 @@ export function pluginRegisteredInApplication (context: FastifyInstance): boolea
 }
 
 /**
- * The name of an API from its `apiName` option and its context's prefix: the option, else the prefix with `/` turned
- * into `-` (`root` without one). The tools' `--api` and the usage events name an API so.
- * @example
- * ```ts
- * apiNameFrom(undefined, '/partner/v') // 'partner-v'
- * ```
+ * The name of an API: its `apiName` option, else its prefix with `/` turned into `-` (`root` without one).
+ * @example `apiNameFrom(undefined, '/partner/v') // 'partner-v'`
  */
 export function apiNameFrom (apiName: string | undefined, contextPrefix: string): string {
   if (apiName !== undefined) return apiName
   const prefix = contextPrefix.replace(/^\/+|\/+$/g, '')
   return prefix === '' ? 'root' : prefix.replace(/\/+/g, '-').replace(/[\\:*?"<>|\0]/g, '_')
+}
+
+/**
+ * The value Fastify keeps on `instance` (or the nearest parent context having it) under its private symbol described
+ * `description`, or `undefined`.
+ * @example `const formatter = fastifyPrivate(app, 'fastify.schemaErrorFormatter')`
+ */
+export function fastifyPrivate (instance: object, description: string): unknown {
+  for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {
+    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === description)
+    if (key !== undefined) return (scope as Record<symbol, unknown>)[key]
+  }
+  return undefined
 }

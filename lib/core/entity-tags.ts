@@ -6,12 +6,8 @@
 import { createHash } from 'node:crypto'
 
 /**
- * The strong entity tag of some bytes: the SHA-256 of the bytes (base64url), quoted. The same bytes give the same
- * tag in every process.
- * @example
- * ```ts
- * reply.header('etag', strongEntityTag(text)) // "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"
- * ```
+ * The strong entity tag of some bytes: their SHA-256 (base64url), quoted; the same in every process.
+ * @example `reply.header('etag', strongEntityTag(text)) // "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"`
  */
 export function strongEntityTag (bytes: string | Buffer): string {
   return `"${createHash('sha256').update(bytes).digest('base64url')}"`
@@ -21,13 +17,8 @@ export function strongEntityTag (bytes: string | Buffer): string {
 const LISTED_TAG = /(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")/g
 
 /**
- * True when an `If-None-Match` header matches the representation of tag `tag` (a strong tag, quoted): `*`, or a
- * listed tag whose opaque part is `tag`'s, weak or not. A GET or HEAD is then answered 304. Anything else (no header,
- * no such tag, text that holds no tag) does not match.
- * @example
- * ```ts
- * noneMatchFails('W/"a", "b"', '"a"') // true
- * ```
+ * True when an `If-None-Match` header matches strong tag `tag`: `*`, or a listed tag of the same opaque part, weak or not.
+ * @example `noneMatchFails('W/"a", "b"', '"a"') // true`
  */
 export function noneMatchFails (header: string | string[] | undefined, tag: string): boolean {
   if (header === undefined) return false

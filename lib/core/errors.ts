@@ -1,19 +1,8 @@
 /**
  * Stage `lib/core/`: shared helpers that know nothing of versions (errors, warnings, symbols, JSON Schema, dates, methods).
  *
- * Every error fastify-versioner throws or answers with, built with `@fastify/error`.
- *
- * Start-up errors (a developer's mistake) carry status 500 and a message naming the version change, schema,
- * field or route at fault. Request errors (a client's mistake) carry a 4xx status and a message naming the
- * bad value and what is accepted. Each class is exported, and all of them are collected in {@link errorCodes}.
- *
- * @example
- * ```ts
- * import { errorCodes } from 'fastify-versioner'
- * try { await app.ready() } catch (err) {
- *   if (err instanceof errorCodes.FST_VERSIONER_INVALID_GENERATION_INSTRUCTION) console.error(err.message)
- * }
- * ```
+ * Every error fastify-versioner throws or answers with, built with `@fastify/error` and collected in {@link errorCodes}
+ * (docs/errors.md): start-up errors name what is at fault, request errors the bad value and what is accepted.
  * @module
  */
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
@@ -24,161 +13,95 @@ function asBase (constructor: FastifyErrorConstructor<{ code: string }, [string]
 }
 
 /**
- * The structure of the version description is wrong: the bundle, a version, a version change class, a
- * converter declaration or an instruction's arguments. Thrown when the offending object is built.
- * @example
- * ```ts
- * new VersionBundle(new HeadVersion()) // throws FST_VERSIONER_STRUCTURE: at least one dated version
- * ```
+ * The version description is malformed (bundle, version, version change, converter, instruction arguments), when built.
+ * @example `new VersionBundle(new HeadVersion())`
  */
 export const VersionerStructureError = createError<'FST_VERSIONER_STRUCTURE', 500, [message: string]>('FST_VERSIONER_STRUCTURE', '%s', 500)
 
 /**
- * A schema or enum instruction cannot apply to the schema as it stands in that version (field missing,
- * same name, same type, same value, member absent, keyword not present…). Thrown by schema generation.
- * @example
- * ```ts
- * schema(User).field('nickname').didntExist // throws at generation when User has no `nickname`
- * ```
+ * A schema or enum instruction cannot apply to the schema as it stands in that version.
+ * @example `schema(User).field('nickname').didntExist` without `nickname`
  */
 export const InvalidGenerationInstructionError = createError<'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', 500, [message: string]>(
   'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', '%s', 500)
 
 /**
- * An endpoint instruction or a converter cannot be applied to the application's routes. Thrown when the
- * application becomes ready. The more specific router errors below extend it.
- * @example
- * ```ts
- * endpoint('/missing', ['GET']).didntExist // throws FST_VERSIONER_ROUTER_GENERATION at app.ready()
- * ```
+ * An endpoint instruction or a converter cannot apply to the application's routes, at `ready()`.
+ * @example `endpoint('/missing', ['GET']).didntExist`
  */
 export const RouterGenerationError = createError<'FST_VERSIONER_ROUTER_GENERATION', 500, [message: string]>('FST_VERSIONER_ROUTER_GENERATION', '%s', 500)
 
 /**
- * `endpoint(...).had({ path })` changes the path parameters of a route, which the handler cannot serve.
- * @example
- * ```ts
- * endpoint('/users/:id', ['GET']).had({ path: '/users/:userId' }) // throws at app.ready()
- * ```
+ * `endpoint(...).had({ path })` changes a route's path parameters.
+ * @example `endpoint('/users/:id', ['GET']).had({ path: '/users/:userId' })`
  */
 export const RouterPathParamsModifiedError = createError<'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', 500, [message: string]>('FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', '%s', 500, asBase(RouterGenerationError))
 
 /**
- * A `@ConvertRequestToNextVersionFor(Schema)` converter names a schema no route's request uses.
- * @example
- * ```ts
- * // pass { checkUsage: false } when the schema is only used outside routes
- * @ConvertRequestToNextVersionFor(Unused) up (request: RequestInfo) {}
- * ```
+ * A request converter names a schema no route's request uses (`checkUsage: false` allows it).
+ * @example `@ConvertRequestToNextVersionFor(Unused)`
  */
 export const RouteRequestBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_REQUEST_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
- * A `@ConvertResponseToPreviousVersionFor(Schema)` converter names a schema no route's response uses.
- * @example
- * ```ts
- * // pass { checkUsage: false } for schemas used only in webhooks or jobs (migrateResponseBody)
- * @ConvertResponseToPreviousVersionFor(WebhookPayload, { checkUsage: false }) down (response: ResponseInfo) {}
- * ```
+ * A response converter names a schema no route's response uses (`checkUsage: false` allows it).
+ * @example `@ConvertResponseToPreviousVersionFor(Unused)`
  */
 export const RouteResponseBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
- * A converter declared by path and methods matches no route in the version it belongs to.
- * @example
- * ```ts
- * @ConvertRequestToNextVersionFor('/users/:id', ['PUT']) up (request: RequestInfo) {} // no PUT /users/:id
- * ```
+ * A by-path converter matches no route in its version.
+ * @example `@ConvertRequestToNextVersionFor('/users/:id', ['PUT'])` with no PUT route
  */
 export const RouteByPathConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
- * A request, migrated by the request converters, fails validation against the HEAD schemas: a bug in a
- * converter or an instruction. Answered with a 500; the details go to the log, never to the client.
- * @example
- * ```ts
- * // response body: { statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION', message: '…' }
- * ```
+ * 500: a migrated request fails the HEAD schemas (a converter's or an instruction's bug), logged.
+ * @example `{ statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION' }`
  */
 export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_LATEST_REQUEST_VALIDATION', 500, [version: string]>('FST_VERSIONER_LATEST_REQUEST_VALIDATION',
   'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.', 500)
 
 /**
- * 500: a converter failed (threw or rejected, with an Error or anything else: `null`, `undefined`, a string)
- * while migrating one request or response. That request alone is answered 500; the log entry names the
- * version, the route, the version change class and the converter method, and carries the failure. (An `Error`
- * with a 4xx `statusCode` is not a failure: the converter refuses the request, answered with that error.)
- * @example
- * ```ts
- * // response body: { statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED', message: '…' }
- * ```
+ * 500: a converter threw or rejected (an `Error` with a 4xx `statusCode` is a refusal, answered as it is), logged.
+ * @example `{ statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED' }`
  */
 export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED', 500, [version: string]>('FST_VERSIONER_CONVERTER_FAILED',
   'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.', 500)
 
 /**
- * 500: a response of a version (or `migrateResponseBody`'s result) holds a value that version cannot express once
- * its converters ran: a HEAD enum member the version lacks, that no response converter mapped (answered with a
- * generic message; the log entry names the version, the version change, the schema and the value), or, from
- * `migrateResponseBody`, a body that does not match the version's schema (the message says where).
- * @example
- * ```ts
- * // enumeration(OrderStatus).didntHave('refunded') and no converter: GET /orders in 2000-01-01 answers
- * // { statusCode: 500, code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', message: '…' }
- * ```
+ * 500: a response holds a value its version cannot express once converted (an unmapped HEAD enum member).
+ * @example `{ statusCode: 500, code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE' }`
  */
 export const UnconvertibleResponseError = createError<'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 500, [message: string]>(
   'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', '%s', 500)
 
 /**
- * An HTTP method name in `endpoint(...)` or in a by-path converter is not a method Fastify can route.
- * @example
- * ```ts
- * endpoint('/users', ['GETT']) // throws FST_VERSIONER_LINTING
- * ```
+ * An HTTP method name in `endpoint(...)` or a by-path converter is not one Fastify can route.
+ * @example `endpoint('/users', ['GETT'])`
  */
 export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>('FST_VERSIONER_LINTING',
   'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.', 500)
 
-/**
- * 400: the request names an API version that is malformed or that this API does not serve.
- * @example
- * ```ts
- * // x-api-version: 1999-01-01 → 400 "Unsupported API version '1999-01-01' …"
- * ```
- */
+/** 400: the request names a malformed version, or one this API does not serve. @example `x-api-version: 1999-01-01` */
 export const InvalidApiVersionError = createError<'FST_VERSIONER_INVALID_API_VERSION', 400, [message: string]>('FST_VERSIONER_INVALID_API_VERSION', '%s', 400)
 
 /**
- * 400: a versioned route was requested without a version, and no default version is configured.
- * @example
- * ```ts
- * // POST /users with no x-api-version header → 400 "Send the API version in the 'x-api-version' header…"
- * ```
+ * 400: a versioned route was requested without a version, and no default is configured.
+ * @example `POST /users` without `x-api-version`
  */
 export const MissingApiVersionError = createError<'FST_VERSIONER_MISSING_API_VERSION', 400, [message: string]>('FST_VERSIONER_MISSING_API_VERSION', '%s', 400)
 
 /**
- * A version value that the bundle does not hold was passed to a programmatic API
- * (`migrateResponseBody`, `generateVersionedSchemas(...).get`).
- * @example
- * ```ts
- * migrateResponseBody(bundle, User, { latestBody, version: '1900-01-01' }) // throws FST_VERSIONER_UNKNOWN_VERSION
- * ```
+ * A programmatic API got a version the bundle does not hold.
+ * @example `migrateResponseBody(bundle, User, { latestBody, version: '1900-01-01' })`
  */
 export const UnknownVersionError = createError<'FST_VERSIONER_UNKNOWN_VERSION', 500, [message: string]>('FST_VERSIONER_UNKNOWN_VERSION', '%s', 500)
 
-/**
- * `isApplied` was read on a `VersionChangeWithSideEffects` that no `Version` of a bundle holds.
- * @example
- * ```ts
- * class Orphan extends VersionChangeWithSideEffects { … }
- * Orphan.isApplied // throws FST_VERSIONER_VERSION_CHANGE_NOT_BOUND
- * ```
- */
+/** `isApplied` was read on a `VersionChangeWithSideEffects` no `Version` holds. @example `Orphan.isApplied` */
 export const VersionChangeNotBoundError = createError<'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND', 500, [versionChange: string]>(
   'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND',
   "You tried to check whether '%s' is applied, but it was never bound to any version. Put it in a Version of a VersionBundle.",
@@ -186,79 +109,65 @@ export const VersionChangeNotBoundError = createError<'FST_VERSIONER_VERSION_CHA
 )
 
 /**
- * The plugin was registered with options it cannot use.
- * @example
- * ```ts
- * app.register(fastifyVersioner, { versions: bundle, apiVersionLocation: 'query' }) // FST_VERSIONER_INVALID_OPTION
- * ```
+ * The plugin (or a function) was given an option it cannot use.
+ * @example `{ versions: bundle, apiVersionLocation: 'query' }`
  */
 export const InvalidOptionError = createError<'FST_VERSIONER_INVALID_OPTION', 500, [message: string]>('FST_VERSIONER_INVALID_OPTION', '%s', 500, TypeError)
 
 /**
  * Something that needs the finished route table was used before `app.ready()`.
- * @example
- * ```ts
- * app.versioner.routes // before ready: throws FST_VERSIONER_NOT_READY
- * ```
+ * @example `app.versioner.routes` before ready
  */
 export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: string]>('FST_VERSIONER_NOT_READY', '%s is only available after app.ready().', 500)
 
 /**
  * 404: `GET /openapi.json` was asked for a version that has no document.
- * @example
- * ```ts
- * // GET /openapi.json?version=1999-01-01 → 404 "No OpenAPI document for version '1999-01-01'. Ask for one of: …"
- * ```
+ * @example `GET /openapi.json?version=1999-01-01`
  */
 export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
 
 /**
- * The command-line tools (or their API) could not use an application: its module cannot be loaded (a
- * TypeScript module without `tsx` installed), exports no app, does not give a Fastify instance with the plugin,
- * or a saved documents folder cannot be read.
- * @example
- * ```ts
- * await loadApp('./app.ts') // without tsx: throws FST_VERSIONER_TOOL "… install tsx: npm install --save-dev tsx"
- * ```
+ * The tools could not use an application: it cannot be loaded, exports no app with the plugin, or a saved folder cannot
+ * be read.
+ * @example `loadApp('./app.ts')` without tsx
  */
 export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
 
-/** `webhooks.render()` named no webhook declared with `webhooks.add()`. @example `render('invoice.payed', …)` rejects, listing the declared ones. */
+/**
+ * `webhooks.render()` named no webhook declared with `webhooks.add()`.
+ * @example `render('invoice.payed', …)` rejects, listing the declared ones.
+ */
 export const UnknownWebhookError = createError<'FST_VERSIONER_UNKNOWN_WEBHOOK', 500, [message: string]>('FST_VERSIONER_UNKNOWN_WEBHOOK', '%s', 500)
 
-/** A body `webhooks.render()` got is not one the webhook's HEAD schema accepts. @example `render('invoice.paid', { id: 42 }, …)` rejects naming `/id`. */
+/**
+ * A body `webhooks.render()` got is not one the webhook's HEAD schema accepts.
+ * @example `render('invoice.paid', { id: 42 }, …)` rejects naming `/id`.
+ */
 export const InvalidWebhookBodyError = createError<'FST_VERSIONER_INVALID_WEBHOOK_BODY', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_BODY', '%s', 500)
 
-/** A subscriber's secret is not `whsec_` and the base64 of 24 to 64 bytes (Standard Webhooks). @example `{ id: 'ep_1', version, secret: 'hunter2' }` */
+/**
+ * A subscriber's secret is not `whsec_` and the base64 of 24 to 64 bytes (Standard Webhooks).
+ * @example `{ id: 'ep_1', version, secret: 'hunter2' }`
+ */
 export const InvalidWebhookSecretError = createError<'FST_VERSIONER_INVALID_WEBHOOK_SECRET', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_SECRET', '%s', 500)
 
 /**
- * `fastifyVersioner` was registered twice in one Fastify context (or in a context and one of its children).
- * Several versioned APIs in one application each get their own encapsulated context.
- * @example
- * ```ts
- * app.register(async (api) => {
- *   await api.register(fastifyVersioner, { versions: versionsOfA })
- *   await api.register(versioned(routesOfA))
- * }, { prefix: '/a' })
- * ```
+ * `fastifyVersioner` was registered twice in one context (or a context and its child): give each API its own context.
+ * @example `app.register(fastifyVersioner, …)` twice
  */
 export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREADY_REGISTERED', 500, [message: string]>(
   'FST_VERSIONER_ALREADY_REGISTERED', '%s', 500)
 
 /**
- * 500: a `VersionPicker`'s `pick` (or a function `apiVersionDefaultValue`) threw or rejected with something that
- * is not an `Error` (which is its `cause`), or read, where it runs before routing (a path two HEAD routes share), a
- * request property that only exists after routing. An `Error` it throws is answered as it is (its own `statusCode`,
- * if any).
- * @example
- * ```ts
- * class Picker extends VersionPicker { override pick () { throw 'no account' } } // the request answers 500
- * ```
+ * 500: a version picker threw something not an `Error`, or read before routing what only exists after it.
+ * @example `pick () { throw 'no account' }`
  */
 export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string, options?: { cause: unknown }]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
 
-/** 400: the upgrade guide needs `from` and `to`, two versions, `from` older. @example `GET /docs/upgrade?from=2002-01-01&to=2000-01-01` */
+/**
+ * 400: the upgrade guide needs `from` and `to`, two versions, `from` older.
+ * @example `GET /docs/upgrade?from=2002-01-01&to=2000-01-01`
+ */
 export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRADE_RANGE', 400, [message: string]>('FST_VERSIONER_INVALID_UPGRADE_RANGE', '%s', 400)
 
 /**

@@ -1,13 +1,6 @@
 /**
- * HTTP method names in endpoint instructions and by-path converters. They are checked in two steps, because
- * instructions and converters are written at import time, before any application exists:
- * - when written: the name must be one Node's HTTP parser knows (`http.METHODS`: every method a Fastify
- *   application can route, natively or after `fastify.addHttpMethod`), so that a misspelling fails where it
- *   is made;
- * - when the application becomes ready: the name must be one this application routes
- *   (`fastify.supportedMethods`, which includes `QUERY` and methods added with `addHttpMethod`); see
- *   `checkMethods` in `lib/routes/usage-checks.ts`.
- * Both throw {@link LintingError}.
+ * HTTP method names in instructions and by-path converters, checked against `http.METHODS` when written (at ready,
+ * lib/routes/usage-checks.ts checks the application's); both throw {@link LintingError}.
  * @module
  */
 import { METHODS } from 'node:http'

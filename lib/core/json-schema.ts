@@ -1,18 +1,12 @@
 /**
- * Small helpers over TypeBox / JSON Schema objects: telling a schema apart, describing one in an error
- * message, structural equality, the `Type.Optional` / `Type.Readonly` modifiers, and JSON pointer segments.
- * A schema is read as JSON Schema, by its keywords (a field is optional when its object's `required` leaves it
- * out); TypeBox's marks are a shortcut where no keyword says it (a property schema on its own), so that schemas of
- * TypeBox 0.34 (`@sinclair/typebox`, symbols), TypeBox 1.x (`typebox`, non-enumerable `~optional` / `~readonly`
- * keys) and plain JSON Schema objects are read alike (decision 0191).
+ * Small helpers over JSON Schema objects, read by their keywords, TypeBox's marks a shortcut (decision 0191).
  * @module
  */
 import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema } from '@sinclair/typebox'
 
 /**
- * A schema the public functions take: a TypeBox 0.34 schema (`@sinclair/typebox`) or a TypeBox 1.x schema (`typebox`),
- * the latter known by its shape, without importing 1.x (decision 0201). A plain JSON Schema object is read alike at
- * run time (decision 0191) but typed by neither line: it takes a cast (`as unknown as TSchema`).
+ * A schema the public functions take: TypeBox 0.34's or 1.x's, the latter known by its shape (decision 0201); a plain
+ * JSON Schema object is read alike but needs a cast (`as unknown as TSchema`).
  * @example
  * ```ts
  * const fromOld: SchemaLike = Type.Object({ id: Type.String() })  // import { Type } from '@sinclair/typebox'
@@ -23,10 +17,7 @@ export type SchemaLike = TSchema | TypeBox1Schema
 
 /**
  * An object schema of either TypeBox line (0.34 or 1.x): what `extendSchema` and `withValidators` take.
- * @example
- * ```ts
- * const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })
- * ```
+ * @example `const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })`
  */
 export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly properties: object }
 
@@ -41,12 +32,8 @@ export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly 
 export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe': unknown }
 
 /**
- * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema, whose static type only
- * the 1.x package computes (name the type where it matters: `Static<typeof S>` imported from `typebox`).
- * @example
- * ```ts
- * type User = StaticOf<typeof User> // { id: string } for a 0.34 schema
- * ```
+ * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema.
+ * @example `type User = StaticOf<typeof User> // { id: string } for a 0.34 schema`
  */
 export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 
@@ -59,14 +46,9 @@ export function isSchemaObject (value: unknown): value is SchemaObject {
 }
 
 /**
- * The kind TypeBox gave `schema` (`'Object'`, `'Union'`, `'Ref'`…): 0.34's `Kind` symbol or 1.x's non-enumerable
- * `~kind` key; `undefined` for a plain JSON Schema object, and for the copy Fastify keeps of a schema given to
- * `addSchema` (a JSON copy holds neither). A kind is a shortcut: what a schema is, its keywords say.
- * @example
- * ```ts
- * kindOf(Type.String()) // 'String'
- * kindOf({ type: 'string' }) // undefined
- * ```
+ * The kind TypeBox gave `schema` (`'Object'`, `'Union'`…), from 0.34's `Kind` symbol or 1.x's `~kind`; `undefined` for
+ * plain JSON Schema (a copy Fastify keeps of an `addSchema` schema included).
+ * @example `kindOf(Type.String()) // 'String'; kindOf({ type: 'string' }) // undefined`
  */
 export function kindOf (schema: unknown): string | undefined {
   if (!isSchemaObject(schema)) return undefined
@@ -121,13 +103,8 @@ export function isReadonly (schema: unknown): boolean {
 }
 
 /**
- * The properties of the object schema `object`, each carrying whether it is optional as the `Optional` modifier,
- * as the object's `required` list says (JSON Schema's own word, which every kind of schema has): a property left
- * out of it is optional. Properties that need no change are the very schemas.
- * @example
- * ```ts
- * isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true
- * ```
+ * The properties of an object schema, each marked optional as its `required` list says (JSON Schema's own word).
+ * @example `isOptional(propertiesOf({ type: 'object', properties: { a: { type: 'string' } } }).a) // true`
  */
 export function propertiesOf (object: TSchema): Record<string, TSchema> {
   const { properties, required } = object as SchemaObject
@@ -210,10 +187,7 @@ export function withRefId (ref: string, id: string): string {
 
 /**
  * A JSON pointer segment (RFC 6901) naming `key`: `~` and `/` escaped.
- * @example
- * ```ts
- * pointerSegment('/users/{id}') // '~1users~1{id}'
- * ```
+ * @example `pointerSegment('/users/{id}') // '~1users~1{id}'`
  */
 export function pointerSegment (key: PropertyKey): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1')

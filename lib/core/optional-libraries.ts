@@ -1,9 +1,6 @@
 /**
- * The libraries fastify-versioner lists as optional dependencies, which only the tools need (`check` diffs documents
- * with api-smart-diff, `verify` generates examples with fast-check) and the upgrade guide uses when it has one (a
- * string matching a schema's `pattern`, made by fast-check). npm installs them with the package; an install that
- * leaves optional dependencies out (`npm ci --omit=optional`) does not, and the plugin serves without them. Each is
- * loaded on its first use (Node keeps it once loaded).
+ * The optional dependencies, which only the tools and the upgrade guide's pattern examples need: the plugin serves
+ * without them (`npm ci --omit=optional`); each is loaded on first use.
  * @module
  */
 
@@ -15,10 +12,7 @@ export type OptionalLibrary = keyof typeof OPTIONAL_LIBRARIES
 
 /**
  * The library, or `undefined` when it is not installed (any other failure to load it is thrown).
- * @example
- * ```ts
- * const fc = optionalLibrary<typeof FastCheck>('fast-check') // undefined without fast-check
- * ```
+ * @example `const fc = optionalLibrary<typeof FastCheck>('fast-check') // undefined without fast-check`
  */
 export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
   try {
@@ -34,10 +28,7 @@ export function optionalLibrary<T> (name: OptionalLibrary): T | undefined {
 
 /**
  * What to run to install a missing optional library (a development dependency where only the tools need it).
- * @example
- * ```ts
- * installCommand('fast-check') // 'npm install fast-check@^4.10.2'
- * ```
+ * @example `installCommand('fast-check') // 'npm install fast-check@^4.10.2'`
  */
 export function installCommand (name: OptionalLibrary, dev = false): string {
   return `npm install ${dev ? '--save-dev ' : ''}${name}@${OPTIONAL_LIBRARIES[name]}`

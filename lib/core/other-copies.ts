@@ -1,7 +1,6 @@
 /**
- * Telling what another copy of this package made (an application gets two copies when a library of it depends on
- * another version, or when a test runner's module registry loads the package again): its classes, brands and metadata keys have our names but are not ours, so our checks refuse
- * them, and the message must say why.
+ * Telling what another copy of this package made (a library depending on another version, a test runner loading it
+ * again): its classes and keys have our names but are not ours, and the message must say why ours refuse them.
  * @module
  */
 import { InvalidOptionError } from './errors'
@@ -33,10 +32,7 @@ export function ofAnotherCopy (value: unknown, ours: abstract new (...args: neve
 
 /**
  * True when `keys` hold another copy's key for `ours`: a symbol with its description that is not it.
- * @example
- * ```ts
- * hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)
- * ```
+ * @example `hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(instruction), kInstruction)`
  */
 export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): boolean {
   return keys.some((key) => typeof key === 'symbol' && key !== ours && key.description === ours.description)
@@ -44,10 +40,7 @@ export function hasKeyOfAnotherCopy (keys: readonly unknown[], ours: symbol): bo
 
 /**
  * The symbol keys of `value` and of its prototypes (a Fastify context inherits its parents' decorations).
- * @example
- * ```ts
- * hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)
- * ```
+ * @example `hasKeyOfAnotherCopy(inheritedSymbols(instance), kVersionedScope) // inside another copy's versioned(...)`
  */
 export function inheritedSymbols (value: object): symbol[] {
   const keys: symbol[] = []
@@ -56,12 +49,8 @@ export function inheritedSymbols (value: object): symbol[] {
 }
 
 /**
- * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it:
- * the check of a standalone function's argument (a worker's `renderWebhook(bundle, …)`).
- * @example
- * ```ts
- * checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
- * ```
+ * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it.
+ * @example `checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')`
  */
 export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, call: string): asserts value is T {
   if (value instanceof ours) return

@@ -1,13 +1,12 @@
 /**
- * Validating data against JSON Schemas outside Fastify's request lifecycle (`verify`, `migrateResponseBody`, the
- * examples of documents), with the Ajv Fastify itself uses: `@fastify/ajv-compiler`'s setup (its formats, its
- * defaults), loaded through Fastify (a peer dependency), with options over it. The strict validator turns type
- * coercion off, so that a value of the wrong type fails rather than being coerced into place.
+ * Validating data against JSON Schemas outside Fastify's request lifecycle (`verify`, `migrateResponseBody`, examples),
+ * with the Ajv setup Fastify itself uses, without type coercion: a value of the wrong type fails.
  * @module
  */
 import { createRequire } from 'node:module'
 import type { TSchema } from '@sinclair/typebox'
 import { mapSubschemas } from './subschemas'
+import { fastifyPrivate } from './application-root'
 
 /** One error of a validator. */
 export interface ValidationIssue {
@@ -58,10 +57,7 @@ function ajvCompiler (): CompilerFactory {
 /**
  * A new Ajv set up as Fastify sets up its own (`@fastify/ajv-compiler`), with `options` over Fastify's defaults
  * (and `app`'s setup under them: the options and plugins of its `Fastify({ ajv })`).
- * @example
- * ```ts
- * const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })
- * ```
+ * @example `const ajv = fastifyAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false })`
  */
 export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup = {}): AjvInstance {
   const AjvCompiler = ajvCompiler()
@@ -74,29 +70,16 @@ export function fastifyAjv (options: Record<string, unknown>, app: AppAjvSetup =
 /**
  * The Ajv setup an application was created with (`Fastify({ ajv: { customOptions, plugins } })`), read from the
  * options Fastify keeps on it; none when it cannot be read.
- * @example
- * ```ts
- * const check = strictValidator((ref) => app.getSchema(ref), appAjvSetup(app))
- * ```
+ * @example `const check = strictValidator((ref) => app.getSchema(ref), appAjvSetup(app))`
  */
 export function appAjvSetup (app: object): AppAjvSetup {
-  for (let scope: object | null = app; scope !== null; scope = Object.getPrototypeOf(scope) as object | null) {
-    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === 'fastify.options')
-    if (key !== undefined) return ((scope as Record<symbol, { ajv?: AppAjvSetup } | undefined>)[key]?.ajv) ?? {}
-  }
-  return {}
+  return (fastifyPrivate(app, 'fastify.options') as { ajv?: AppAjvSetup } | null | undefined)?.ajv ?? {}
 }
 
 /**
- * How an application's Ajv checks each string format: the regular expression of one declared in
- * `Fastify({ ajv: { customOptions: { formats } } })` as a RegExp, a string or `{ validate: RegExp }`, or added by a
- * plugin (`ajv-formats`' are there too); the function of one checked by a function (true when a string passes:
- * nothing can be generated from it, but a string can be tried); `undefined` for a format it ignores, or unknown.
- * @example
- * ```ts
- * const formats = formatPatterns(appAjvSetup(app))
- * formats('sku') // /^[A-Z]{3}-\d+$/, for Fastify({ ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })
- * ```
+ * How an application's Ajv checks each string format: a RegExp for one declared as a pattern (by the application or a
+ * plugin), a function for one checked by a function, `undefined` for one it ignores or does not know.
+ * @example `formatPatterns(appAjvSetup(app))('sku') // /^[A-Z]{3}-\d+$/ for a format declared so`
  */
 export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegExp | ((value: string) => boolean) | undefined {
   const formats = fastifyAjv({}, app).formats ?? {}
@@ -119,16 +102,10 @@ export function formatPatterns (app: AppAjvSetup = {}): (format: string) => RegE
 }
 
 /**
- * A validator compiler: Fastify's Ajv setup (defaults filled, extra fields removed where a schema closes an object,
- * on the data given: validate a copy), with the application's (`app`: its formats, keywords, `multipleOfPrecision`),
- * without type coercion; with `scalars`, coercing a value between scalar types (`'5'` to `5`, as Fastify does for
- * text), never a lone value to a list. `resolveRef` gives the schema a `$ref` names, added to Ajv when a schema being
- * compiled refers to it. Compiled validators are kept per schema object, and shared by schemas whose JSON is the same.
- * @example
- * ```ts
- * const check = strictValidator((ref) => app.getSchema(ref))(UserResource)
- * if (!check(structuredClone(body))) console.log(check.errors)
- * ```
+ * A validator compiler: Fastify's Ajv setup (it fills defaults and removes extra fields: validate a copy) with the
+ * application's, without type coercion (`scalars`: between scalar types only, never a lone value to a list). `resolveRef`
+ * gives the schema a `$ref` names; validators are kept per schema object, shared by schemas of the same JSON.
+ * @example `if (!strictValidator(resolveRef)(UserResource)(structuredClone(body))) reject()`
  */
 export function strictValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}, scalars = false): (schema: object) => Check {
   const ajv = fastifyAjv({ coerceTypes: scalars }, app)
@@ -163,10 +140,7 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
  * The validator compiler of what a request's query string and headers carry, text Fastify coerces: a scalar coerced
  * as the application's Ajv coerces it (`'5'` for an integer), a lone value never made a list (see
  * {@link strictValidator}); none where the application turned coercion off (`coerceTypes: false`: `'5'` is refused).
- * @example
- * ```ts
- * const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)
- * ```
+ * @example `const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)`
  */
 export function textValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): ((schema: object) => Check) | undefined {
   return app.customOptions?.coerceTypes === false ? undefined : strictValidator(resolveRef, app, true)

@@ -1,7 +1,6 @@
 /**
- * Where subschemas live inside a JSON Schema, and how to rebuild a schema with some of them replaced
- * without touching the original: the one traversal that schema generation, route generation and document
- * generation share.
+ * Where subschemas live inside a JSON Schema, and rebuilding a schema with some replaced without touching the
+ * original: the one traversal of every stage.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -30,9 +29,8 @@ function mapEach<T extends object> (container: T, map: (subschema: TSchema) => T
 }
 
 /**
- * The one walk of the direct subschemas of `schema`: calls `map` on each, in a fixed order, and puts what it returns
- * in its place. Returns `schema` itself when every result is the subschema given; otherwise a copy that keeps every
- * other keyword and symbol (TypeBox's `Kind` and modifiers) and shares every unchanged subschema.
+ * The one walk of the direct subschemas of `schema`: puts what `map` returns for each in its place; `schema` itself
+ * when nothing changed, else a copy keeping every other keyword and symbol and sharing unchanged subschemas.
  */
 export function mapSubschemas (schema: TSchema, map: (subschema: TSchema) => TSchema): TSchema {
   const source = schema as SchemaObject
@@ -60,10 +58,7 @@ export function subschemasOf (schema: TSchema): TSchema[] {
 /**
  * Every schema reachable from `roots` through subschemas, each once, depth first (a schema before its subschemas);
  * with `resolveRef`, also through `$ref`s (a node, the schema its `$ref` names, then its subschemas).
- * @example
- * ```ts
- * const reachable = everySubschema([body], (ref) => generation.resolveAnyId(ref))
- * ```
+ * @example `const reachable = everySubschema([body], (ref) => generation.resolveAnyId(ref))`
  */
 export function everySubschema (roots: Iterable<TSchema>, resolveRef?: (ref: string) => TSchema | undefined): Set<TSchema> {
   const seen = new Set<TSchema>()
@@ -127,9 +122,8 @@ export function rewriteSelfReferences (schema: TSchema, fromId: string, toId: st
 }
 
 /**
- * A `$ref` resolver for data shaped by `roots`: a schema with that `$id` inside them (such as a `Type.Recursive`,
- * whose `$ref`s name its own `$id`; the first one found), else what `resolve` finds (the application's shared and
- * generated schemas). The `$id`s inside `roots` are read on the first `$ref` to resolve.
+ * A `$ref` resolver for data shaped by `roots`: a schema with that `$id` inside them (a `Type.Recursive`), else what
+ * `resolve` finds.
  * @example
  * ```ts
  * const Tree = Type.Recursive((This) => Type.Object({ children: Type.Array(This) }), { $id: 'Tree' })

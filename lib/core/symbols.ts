@@ -1,7 +1,6 @@
 /**
- * Symbol keys for the state fastify-versioner keeps on objects it owns or annotates: decorator metadata on
- * version change classes, brands on instructions and named validators, and names on generated schemas.
- * Symbol-keyed properties never reach JSON Schema validators, serializers or OpenAPI documents.
+ * Symbol keys for the state fastify-versioner keeps on objects it owns or annotates; symbol-keyed properties never
+ * reach validators, serializers or documents.
  * @module
  */
 
@@ -24,12 +23,8 @@ export const kSchemaName = Symbol('fastify-versioner.schemaName')
 export const kHeadSchema = Symbol('fastify-versioner.headSchema')
 
 /**
- * On a generated schema whose object-level `examples` were set by `schema(S).had({ examples })` (in its version or a
- * newer one): the documents show them as written, instead of HEAD's examples migrated to the version.
- * @example
- * ```ts
- * const given = (form as Record<symbol, unknown>)[kGivenExamples] === true
- * ```
+ * On a generated schema whose `examples` were set by `schema(S).had({ examples })`: documents show them as written.
+ * @example `const given = (form as Record<symbol, unknown>)[kGivenExamples] === true`
  */
 export const kGivenExamples = Symbol('fastify-versioner.givenExamples')
 
@@ -51,10 +46,7 @@ export const kRequestState = Symbol('fastify-versioner.requestState')
 /** On an object schema built by schema generation for a version (its own fields differ from HEAD's). */
 export const kGenerated = Symbol('fastify-versioner.generated')
 
-/**
- * On `app.versioner`: what the tools need of the options ({@link ToolFacts}). Registered with `Symbol.for`, so
- * that the tools find it on an application that loaded another copy of the package.
- */
+/** On `app.versioner`: what the tools need of the options; `Symbol.for`, so that another copy's tools find it. */
 export const kToolFacts = Symbol.for('fastify-versioner.toolFacts')
 
 /** The plugin's per-application state, on `app.versioner`, for the tools of the same copy of the package (`retire`). */
@@ -78,8 +70,5 @@ export interface ToolFacts {
   readonly changelogPath: string | null
 }
 
-/**
- * On an application's root instance: the context of each registration of the plugin (one per versioned API), for
- * the tools. `Symbol.for`, as {@link kToolFacts}.
- */
+/** On an application's root: each registration's context (one per API), for the tools; `Symbol.for`, as {@link kToolFacts}. */
 export const kVersionedApis = Symbol.for('fastify-versioner.apis')

@@ -1,7 +1,6 @@
 /**
- * Standard Webhooks signatures (standardwebhooks.com): `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of
- * `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes a `whsec_` secret encodes in base64; one
- * signature per secret, separated by spaces, while a secret rotates.
+ * Standard Webhooks signatures: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the bytes of
+ * a `whsec_` secret; one per secret, space-separated, while a secret rotates.
  * @module
  */
 import { createHmac } from 'node:crypto'
@@ -19,9 +18,8 @@ const ACCEPTED = `a secret is 'whsec_' and the base64 of ${MIN_KEY_BYTES} to ${M
   "(e.g. 'whsec_' + randomBytes(32).toString('base64')), or a list of them while one rotates"
 
 /**
- * A `webhook-id` a header carries as it was signed: printable ASCII (a client refuses other characters in a header, or
- * sends them as other bytes) with no space at either end (a receiver reads a header's value trimmed, and its signature
- * would not verify), and no `.` (it would make the signed `id.timestamp.body` ambiguous).
+ * A `webhook-id` a header carries as it was signed: printable ASCII, no space at either end (a receiver trims it) and,
+ * checked apart, no `.` (it would make `id.timestamp.body` ambiguous).
  */
 const WEBHOOK_ID = /^[!-~](?:[ -~]*[!-~])?$/
 
@@ -49,13 +47,9 @@ function keyOf (secret: unknown): Buffer | string {
 }
 
 /**
- * The signing keys of a subscriber's secret (or secrets, while one rotates), checked: each must be `whsec_` and the
- * canonical base64 of 24 to 64 bytes. Throws `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming the owner (`owner()`, asked
- * only then), never the secret.
- * @example
- * ```ts
- * const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], () => "subscriber 'ep_1'")
- * ```
+ * The signing keys of a subscriber's secret (or secrets, while one rotates), each checked: throws
+ * `FST_VERSIONER_INVALID_WEBHOOK_SECRET` naming the owner (asked only then), never the secret.
+ * @example `const keys = webhookKeys(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], () => "subscriber 'ep_1'")`
  */
 export function webhookKeys (secret: unknown, owner: () => string): readonly Buffer[] {
   const secrets = Array.isArray(secret) ? secret as unknown[] : [secret]
@@ -84,10 +78,7 @@ export function webhookSignature (keys: readonly Buffer[], content: string): str
 
 /**
  * The Standard Webhooks headers of one delivery attempt.
- * @example
- * ```ts
- * const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })
- * ```
+ * @example `const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })`
  */
 export interface WebhookSignatureHeaders {
   readonly 'webhook-id': string
@@ -96,11 +87,8 @@ export interface WebhookSignatureHeaders {
 }
 
 /**
- * Signs one attempt of a rendered webhook: a retry is a new attempt, whose `webhook-timestamp` is its own time
- * (receivers refuse a timestamp older than their tolerance, five minutes in the standardwebhooks libraries), with the
- * same `webhook-id` and body. `FST_VERSIONER_INVALID_WEBHOOK_SECRET` for a malformed secret,
- * `FST_VERSIONER_INVALID_OPTION` for an id a header cannot carry as signed (empty, holding `.`, a space at either end
- * or a character other than printable ASCII), or a timestamp that is not a valid `Date`.
+ * Signs one attempt of a rendered webhook: a retry is a new attempt, with its own `webhook-timestamp` (receivers refuse
+ * old ones) and the same `webhook-id` and body. Throws a coded error for a malformed secret, id or timestamp.
  * @example
  * ```ts
  * const headers = { ...delivery.headers, ...signWebhook(secretOf(subscriberId), { id: delivery.headers['webhook-id'], body: delivery.body }) }

@@ -1,7 +1,6 @@
 /**
- * Converter inputs: the `RequestInfo` and `ResponseInfo` objects handed to converters, over a Fastify request
- * and reply, writing back what converters changed; and their cookies: the request's `Cookie` header read into a
- * jar and compared, and `Set-Cookie` values written when @fastify/cookie is not registered.
+ * The `RequestInfo` and `ResponseInfo` handed to converters over a Fastify request and reply, writing back what
+ * converters changed, cookies included.
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -130,10 +129,8 @@ export class VersionedResponseInfo implements ResponseInfo {
   }
 
   /**
-   * Sets a cookie with `@fastify/cookie` when it is registered (it writes `Set-Cookie` in its `onSend` hook, or at
-   * once when that hook already ran: error responses are converted after it), else writes `Set-Cookie` itself.
-   * What reaches the reply's `Set-Cookie` here is added to the converter's copy of the headers too, so that writing
-   * the headers back keeps it, in whatever order the converter used headers and cookies.
+   * Sets a cookie with `@fastify/cookie` when it is registered, else writes `Set-Cookie` itself; what reaches the reply
+   * is added to the converter's copy of the headers too, so that writing them back keeps it.
    */
   setCookie (name: string, value: string, options: CookieOptions = {}): void {
     const reply = this.reply as FastifyReply & { setCookie?: (name: string, value: string, options: CookieOptions) => unknown }

@@ -1,18 +1,11 @@
 /**
- * Errors on versioned routes. Why a version value is refused, in words a client can act on: what is wrong with it (a
- * typo in a version's name, the name of another date, a bare name, an unknown name, a malformed or too old value) and
- * what is accepted; it reads the versions released now only, so that it never names a preview the request may not use
- * (nor a release still to come), and runs on the refusal path alone ([decision 0065](../../docs/decisions/0065-version-refusals.md)).
- *
- * Fastify's validation error for a request that fails its version's schema (a 400 as Fastify would answer it, in the
- * context's format). And each versioned route's error handler, which sets the version headers on every error (also one thrown before
- * the version was picked, by an `onRequest` hook), turns a migrated request's failure of HEAD validation into the
- * logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`, and hands every error on exactly as Fastify would have
- * without it. (A converter's failure is ./step-runner.ts's `failureError`.)
+ * Errors on versioned routes: why a version value is refused, in words a client can act on, from the versions released
+ * now (decision 0065); Fastify's validation error for a version's schema; and each versioned route's error handler.
  * @module
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify'
 import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
+import { fastifyPrivate } from '../core/application-root'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
@@ -68,8 +61,7 @@ function dateIn (text: string, format: Resolving['format']): string | undefined 
 }
 
 /**
- * What is wrong with a value the released versions do not serve, from the released versions alone (a preview is
- * never named, whatever the request may use).
+ * What is wrong with a value the released versions do not serve (a preview is never named).
  * @example
  * ```ts
  * classifyRefusal(resolveVersion('2025-06-01.dahlya', { versions, format: 'date' }) as Refused, { versions, format: 'date' })
@@ -156,10 +148,7 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
   }
 }
 
-/**
- * Why a value names no released version (the documents' and the upgrade guide's 404 and 400), or `undefined` when it
- * names one or there is nothing to say.
- */
+/** Why a value names no released version (the documents' 404, the upgrade guide's 400); `undefined` if nothing to say. */
 export function whyRefused (value: string, options: Resolving): string | undefined {
   const picked = resolveVersion(value, options)
   return picked.ok ? undefined : refusalReason(classifyRefusal(picked, options), options)
@@ -173,9 +162,8 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
 }
 
 /**
- * The 400 message for a request whose version cannot be served: what is wrong, what is accepted, the released versions.
- * `named` is false when the value is not the one the request names (a pin or default the picker chose): the message
- * then never says the request sent it.
+ * The 400 message for a request whose version cannot be served; `named` false for a value the request does not name
+ * (a pin or default the picker chose): the message then never says the request sent it.
  */
 export function pickingErrorMessage (
   picked: Refused,
@@ -205,28 +193,16 @@ function defaultFormatter (errors: FastifySchemaValidationError[], dataVar: stri
   return new Error(errors.map((error) => `${dataVar}${error.instancePath ?? ''} ${error.message ?? ''}`).join(', '))
 }
 
-const SCHEMA_ERROR_FORMATTER = 'fastify.schemaErrorFormatter'
-
 /**
- * The schema error formatter of a Fastify context (`Fastify({ schemaErrorFormatter })` or
- * `setSchemaErrorFormatter`). Fastify keeps it under a private symbol, looked up by its description; when it
- * cannot be found, Fastify's default format is used.
+ * The schema error formatter of a Fastify context, which Fastify keeps under a private symbol found by its
+ * description; Fastify's default format when there is none.
  */
 export function contextFormatter (instance: object): SchemaErrorFormatter {
-  for (let object: object | null = instance; object !== null; object = Object.getPrototypeOf(object) as object | null) {
-    for (const symbol of Object.getOwnPropertySymbols(object)) {
-      if (symbol.description !== SCHEMA_ERROR_FORMATTER) continue
-      const formatter = (object as Record<symbol, unknown>)[symbol]
-      return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
-    }
-  }
-  return defaultFormatter
+  const formatter = fastifyPrivate(instance, 'fastify.schemaErrorFormatter')
+  return typeof formatter === 'function' ? formatter as SchemaErrorFormatter : defaultFormatter
 }
 
-/**
- * Fastify's validation error (400 `FST_ERR_VALIDATION`), for a failure against a version's schema: the formatted
- * `errors`, or the `Error` a custom validator compiler's function answered, as Fastify builds it.
- */
+/** Fastify's validation error (400 `FST_ERR_VALIDATION`) for a failure against a version's schema, as Fastify builds it. */
 export function validationError (errors: FastifySchemaValidationError[] | Error, part: RequestPart, formatter: SchemaErrorFormatter): Error {
   const error = (errors instanceof Error ? errors : formatter(errors, part)) as Error & Record<string, unknown>
   error.statusCode ??= 400
@@ -239,12 +215,9 @@ export function validationError (errors: FastifySchemaValidationError[] | Error,
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
 /**
- * Hands an error on from a route error handler of the versioner's: to the route's own error handler if it has one
- * (called in its place, so that what it returns or throws is Fastify's to handle), else to the context's: an `Error`
- * thrown, anything else as a rejected promise. Fastify sends whatever a handler throws to the next error handler only
- * when it is an `Error`; anything else (`'boom'`, `null`, `{ statusCode: 418 }`) would be sent as a success payload.
- * A rejection is an error whatever its value, but Fastify publishes it on the handler's tracing channel
- * (`tracing:fastify.request.handler:error`) once more: an `Error` is thrown, so that tracers record it once.
+ * Hands an error on to the route's own error handler, else to the context's. Fastify passes on a thrown value only when
+ * it is an `Error` (it would send `'boom'` as a success payload): anything else is rejected, an `Error` thrown so that
+ * tracers record it once.
  */
 function handOnError (
   instance: FastifyInstance, routeHandler: ErrorHandler | undefined, error: unknown, request: FastifyRequest, reply: FastifyReply
@@ -255,10 +228,8 @@ function handOnError (
 }
 
 /**
- * The route's error handler: a failure of Fastify's (HEAD) validation on a part the versioner already
- * validated against the version's schema is a migration bug, logged with the version, route and errors, and
- * answered as a 500 whose body carries no schema detail. Everything else goes on to the route's own error
- * handler, if any, then to the context's. `earlyVersion` (./version-headers.ts's, the send hook's too) sets the headers.
+ * The route's error handler: a HEAD validation failure of a migrated request is a migration bug, logged and answered
+ * with a 500 that carries no schema detail; everything else goes on as Fastify would hand it.
  */
 export function createMigrationErrorHandler (
   registered: RegisteredRoute, routeHandler: ErrorHandler | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void

@@ -1,16 +1,6 @@
 /**
- * Captured exchanges (opt-in, option `captureExchanges`): for a sample of the requests of old versions (a version
- * with work on the route: converters, or schemas other than HEAD's; with `everyVersion`, of every version: decision
- * 0237), the request as the client sent it and as the handler received it, the response as the handler returned it
- * and as the client received it, redacted, published on the `diagnostics_channel` channel
- * `fastify-versioner:exchange` once the response is sent. `fastify-versioner replay` replays them through the
- * converters, and with `--handlers` through the handlers (docs/decisions/0084-captured-exchanges.md).
- *
- * Five route hooks, added only when the option is on and only to routes where some version has work (with
- * `everyVersion`, to every versioned route): around the request hook (a copy before it, while the data is as sent;
- * one after it, when the migration is done), before the success hook and the send hook (the HEAD body, before
- * converters copy it), after the send hook (the answer). A request not sampled, or with no subscriber, costs one
- * check in the first hook and a property read in the others.
+ * Captured exchanges of old versions (option `captureExchanges`; decisions 0084, 0237), recorded by five route hooks
+ * and published on `fastify-versioner:exchange` for `replay`.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -40,15 +30,11 @@ import type { AroundHooks } from './route-preparation'
 export interface CaptureExchangesOptions {
   /** The share of the exchanges recorded that are published, from 0 to 1 (default 1: every one). */
   sampleRate?: number
-  /**
-   * Also records the exchanges of versions serving HEAD data on the route (the latest version's, an old one's whose
-   * route has no work), marked `headData`, for `replay --handlers` to see every client (default `false`).
-   */
+  /** Also records the exchanges of versions serving HEAD data on the route, marked `headData` (default `false`). */
   everyVersion?: boolean
   /**
-   * What never leaves the process: header names (any case; request and response headers), and JSON pointers into
-   * request bodies, query strings and response bodies (`*` for every item or key: `/lines/*‍/card`). Each value found
-   * there is also removed wherever else it stands in the exchange (a converter's copy of it).
+   * Header names (any case) and JSON pointers into bodies and query strings (`*` for every item or key) that never
+   * leave the process; each value found there is also removed wherever else it stands in the exchange.
    */
   redact?: { headers?: readonly string[], pointers?: readonly string[] }
 }
@@ -70,9 +56,7 @@ export interface RecordedResponse {
 }
 
 /**
- * The message of the channel `fastify-versioner:exchange`: one exchange of an old version (of any version with
- * `everyVersion`), plain JSON data (write it
- * with `JSON.stringify`, one a line, for `fastify-versioner replay`).
+ * The message of the channel `fastify-versioner:exchange`: one exchange, plain JSON data (one a line, for `replay`).
  * @example
  * ```ts
  * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
@@ -84,22 +68,19 @@ export interface RecordedResponse {
 export interface CapturedExchange {
   /** The version that served it. */
   readonly version: string
-  /**
-   * The newest version of the application when it was recorded: the handler's data is HEAD's of that release, which a
-   * later release with newer versions changes; `replay` converts between `version` and this one.
-   */
+  /** The newest version of the application when it was recorded: `replay` converts between `version` and this one. */
   readonly latest: string
   /** The HEAD route (as registered in `versioned(...)`): the method answering the request, the HEAD path. */
   readonly route: ServedRoute
-  /** The request as the client sent it (as the versioner received it: after the application's own earlier hooks). */
+  /** The request as the client sent it (after the application's own earlier hooks). */
   readonly clientRequest: RecordedRequest
-  /** The request as the handler received it: migrated to HEAD (before Fastify's validation against HEAD's schemas). */
+  /** The request as the handler received it: migrated to HEAD, before Fastify's validation. */
   readonly handlerRequest: RecordedRequest
   /** The response as the handler returned it (HEAD data), before the response converters. */
   readonly handlerResponse: RecordedResponse
   /** The response as the client received it: converted and serialized in its version. */
   readonly clientResponse: RecordedResponse
-  /** `true` when the version served HEAD data on the route (`everyVersion`): the handler got the request as sent (validated after the record). */
+  /** `true` when the version served HEAD data on the route (`everyVersion`). */
   readonly headData?: true
 }
 
@@ -153,10 +134,7 @@ function isJsonData (value: unknown): boolean {
   return prototype === Object.prototype || prototype === null
 }
 
-/**
- * The JSON copy of a value in a box; `undefined` when JSON cannot write it (a `BigInt`, a cycle: `copyJson` then gives
- * the value itself, which redaction would change in place and a subscriber could not write).
- */
+/** The JSON copy of a value in a box; `undefined` when JSON cannot write it (`copyJson` then gives the value itself). */
 function copied (value: unknown, copy: unknown = copyJson(value)): { value: unknown } | undefined {
   return copy === value && typeof value === 'object' && value !== null ? undefined : { value: copy }
 }

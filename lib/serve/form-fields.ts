@@ -1,7 +1,5 @@
 /**
- * Form bodies as converters see them (`RequestInfo.form`): the fields of an url-encoded body
- * (`@fastify/formbody`) or of a multipart body attached to `request.body` (`@fastify/multipart` with
- * `attachFieldsToBody`), and back.
+ * Form bodies as converters see them (`RequestInfo.form`): the fields of an url-encoded or attached multipart body, and back.
  * @module
  */
 import type { FormFields, FormFile, FormValue } from '../describe/converter-info'

@@ -1,10 +1,6 @@
 /**
- * The 410 of a version gone. The sunset policy `afterSunset: 'gone'`: once a version's `sunsetAt` has passed (by the
- * plugin's `now` clock), its requests are answered 410 with an RFC 9457 `application/problem+json` body naming the
- * version, its sunset date and the oldest version still served. Brownouts: inside a scheduled window of a deprecated
- * version (`brownouts: [{ start, end }]`), its requests are answered as after its sunset, saying that this is a
- * scheduled brownout and when it ends; the release clock (./release-clock.ts) knows the windows. Versions without the
- * policy cost nothing.
+ * The 410 of a version gone: after its sunset with `afterSunset: 'gone'`, or inside a scheduled brownout, a request is
+ * answered with an RFC 9457 problem naming the version and the oldest one served. Versions without the policy cost nothing.
  * @module
  */
 import type { FastifyReply } from 'fastify'
@@ -18,8 +14,7 @@ import type { ServeOptions } from './serve-options'
 const kBrownout = Symbol('fastify-versioner.brownout')
 
 /**
- * The problem details of a 410 answering a request for `version` (gone after its sunset, or in a brownout), saying
- * `detail`.
+ * The problem details of a 410 answering a request for `version`, saying `detail`.
  * @example
  * ```ts
  * goneProblem(versions.get('2000-01-01'), 'API version 2000-01-01 was sunset on …') // { type: 'about:blank', title: 'API version gone', status: 410, … }
@@ -30,8 +25,7 @@ function goneProblem (version: Version, detail: string): Record<string, unknown>
 }
 
 /**
- * The problem details of a request for `version` at `time` (milliseconds), when the version is in a brownout then;
- * `undefined` otherwise.
+ * The problem details of a request for `version` at `time` (milliseconds) when it is in a brownout then.
  * @example
  * ```ts
  * brownoutProblemAt(options, versions.get('2000-01-01'), Date.now()) // { status: 410, brownout: { start, end }, … } inside a window
@@ -51,10 +45,7 @@ function brownoutProblemAt (options: ReleaseSource, version: Version, time: numb
 
 /**
  * The brownout a 410 problem answered, if it was one (for the served event and the answer's `Cache-Control`).
- * @example
- * ```ts
- * brownoutOf(problem)?.end // when the version is served again
- * ```
+ * @example `brownoutOf(problem)?.end // when the version is served again`
  */
 export function brownoutOf (problem: Record<string | symbol, unknown>): Brownout | undefined {
   return problem[kBrownout] as Brownout | undefined
@@ -74,8 +65,8 @@ function sunsetProblem (version: Version, oldestServed: string | undefined): Rec
 export type GoneTest = (version: string) => Record<string, unknown> | undefined
 
 /**
- * Tells whether a version is gone (its sunset passed and it has `afterSunset: 'gone'`, or it is in a brownout), for
- * the request hook's 410 and the upgrade preview; `undefined` when no version has that policy.
+ * Tells whether a version is gone (sunset passed with `afterSunset: 'gone'`, or in a brownout); `undefined` when no
+ * version has that policy.
  * @example
  * ```ts
  * const problem = createGoneTest(options)?.('2000-01-01') // { title: 'API version gone', status: 410, … } once its sunset passed
@@ -98,10 +89,7 @@ export function createGoneTest (options: Pick<ServeOptions, 'versions' | 'now'>)
   }
 }
 
-/**
- * The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`. `setHeaders` sets
- * the version headers (echo, `Vary`, `Sunset`) on the 410.
- */
+/** The check of the request hook, or `undefined` when no version has `afterSunset: 'gone'`; `setHeaders` on the 410. */
 export function createGoneCheck (options: ServeOptions, setHeaders: (reply: FastifyReply, version: string) => void): GoneCheck | undefined {
   const goneProblemOf = createGoneTest(options)
   if (goneProblemOf === undefined) return undefined

@@ -1,12 +1,6 @@
 /**
- * Fastify's own validation of a migrated request against the HEAD schemas: a request its version's schemas accepted
- * (./migrate-request.ts) that HEAD's then refuse was broken by a converter or an instruction, never by the client. The
- * route's error handler answers it with the logged 500 `FST_VERSIONER_LATEST_REQUEST_VALIDATION`
- * (./error-handling.ts). On an `attachValidation` route Fastify hands the error to the handler instead, which would
- * answer the client as if it had sent invalid data: the route's first `preHandler` hook passes it on as an error.
- * An error in the same shape that HEAD's validator did not raise (a business rule a handler or hook reports as
- * Fastify reports validation) stays the client's: HEAD's validator is asked again, on the error path only. What a
- * validator answered is read here for every validation of the versioner's (versions', HEAD's, the upgrade preview's).
+ * Fastify's HEAD validation of a migrated request: a refusal there is a converter's or an instruction's bug, answered
+ * with a logged 500; an error in that shape HEAD's validator did not raise stays the client's.
  * @module
  */
 import type { FastifyError, FastifyRequest, FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
@@ -20,8 +14,7 @@ export const PART_PROPERTY = { body: 'body', querystring: 'query', params: 'para
 
 /**
  * What a request part's validator answered, read as Fastify reads it: `false` (its `errors`), a custom compiler's
- * `{ error }` (`TypeBoxValidatorCompiler`'s), or `undefined` when the part is valid. (A promise, an `$async`
- * schema's, is each caller's to wait for or not.)
+ * `{ error }`, or `undefined` when valid (an `$async` promise is each caller's to wait for).
  * @example
  * const failure = validationFailure(check, check(request.body)) // undefined, or what validationError formats
  */
@@ -31,10 +24,8 @@ export function validationFailure (check: { errors?: FastifySchemaValidationErro
 }
 
 /**
- * True unless HEAD's validator of `part` (the route's, Fastify's own; by media type for a `content` body) accepts
- * the request's data now: then the error was raised after Fastify's validation passed, by a handler or a hook. The
- * media type is read from the Content-Type header, as Fastify 5.0 to 5.8 read it (request.mediaType is 5.9's).
- * An async validator's answer cannot be waited for here: the error is taken for HEAD's.
+ * True unless HEAD's validator of `part` accepts the request's data now (then a handler or hook raised the error). The
+ * media type is read from Content-Type, as Fastify 5.0 to 5.8 did; an async validator's answer is taken for a refusal.
  */
 function headRefuses (request: FastifyRequest, part: RequestPart): boolean {
   const validators = request.getValidationFunction(part) as unknown
@@ -47,10 +38,8 @@ function headRefuses (request: FastifyRequest, part: RequestPart): boolean {
 }
 
 /**
- * True when `error` is Fastify's (HEAD) validation failing on a part the versioner validated against the request's
- * version before migrating it: a converter's or an instruction's bug, never the client's (the request is then marked as
- * a failed conversion). Anything may have been
- * thrown (`null`, a string): only an Error is read.
+ * True when `error` is Fastify's HEAD validation failing on a part the versioner validated against the request's
+ * version: a converter's or an instruction's bug (only an Error is read).
  * @example
  * ```ts
  * if (failsHeadAfterMigration(error, request)) reply.code(500) // and log it: the converters broke the request
@@ -68,13 +57,9 @@ export function failsHeadAfterMigration (error: unknown, request: FastifyRequest
 }
 
 /**
- * The first `preHandler` hook of an `attachValidation` route: a HEAD validation error Fastify attached to a migrated
- * request goes to the route's error handler (the logged 500) instead of the handler; any other attached error (the
- * version's, or the newest version's own) stays the handler's to answer.
- * @example
- * ```ts
- * route.preHandler = [attachedMigrationFailure, ...userPreHandlers]
- * ```
+ * The first `preHandler` hook of an `attachValidation` route: a HEAD validation error attached to a migrated request
+ * goes to the route's error handler; any other attached error stays the handler's.
+ * @example `route.preHandler = [attachedMigrationFailure, ...userPreHandlers]`
  */
 export const attachedMigrationFailure: preHandlerHookHandler = function versionerAttachedValidation (request, _reply, done) {
   const error = request.validationError

@@ -1,11 +1,6 @@
 /**
- * Stage 2 of a request, migrating it, in the route-level `preValidation` hook of a versioned route: once the
- * version is picked (./pick-version.ts; a 400 when it cannot be served, a 404 when the route does not exist in it, a
- * 410 when it is gone), set the version headers, validate the request against that version's schemas, remove the
- * fields the version lacks, run the request converters up to the latest version, and leave HEAD data for Fastify's
- * own validation against the HEAD schemas, the application's `preHandler` hooks and the handler. A migrated request
- * that then fails HEAD validation is a logged 500 (`FST_VERSIONER_LATEST_REQUEST_VALIDATION`), through the route's
- * error handler (./error-handling.ts). The version is held in the bundle's `AsyncLocalStorage` from then on.
+ * Stage 2 of a request, migrating it in the route's `preValidation` hook: version headers (or a 400/404/410), the
+ * version's validation, its lacking fields removed, and the request converters up to HEAD.
  * @module
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
@@ -123,10 +118,7 @@ class RequestMigration {
     }, done)
   }
 
-  /**
-   * Once the request is validated against its version: answers its validation error (or attaches it), or removes
-   * the fields the version does not have (but HEAD has: its clients cannot set them) and runs the converters.
-   */
+  /** Answers (or attaches) the version's validation error, else removes fields the version lacks and runs the converters. */
   private afterValidation (request: FastifyRequest, state: RequestState, plan: RequestPlan, invalid: Error | undefined, done: (error?: Error) => void): void {
     if (invalid !== undefined) {
       if (request.routeOptions.attachValidation !== true) {
@@ -152,10 +144,7 @@ class RequestMigration {
     this.convert(request, state, steps, done)
   }
 
-  /**
-   * Validates the request against the version's schemas, from the part at `from` on: the validation error (Fastify's
-   * 400) when it fails, a promise of it once an async validator (an `$async` schema) is met.
-   */
+  /** Validates the request against the version's schemas from the part at `from` on: its 400, or a promise of it for `$async`. */
   private validate (request: FastifyRequest, plan: RequestPlan, from: number): Error | undefined | Promise<Error | undefined> {
     const validate = plan.validate
     for (let index = from; index < validate.length; index++) {
@@ -209,9 +198,8 @@ class RequestMigration {
 }
 
 /**
- * Gives the handler of an `attachValidation` route the error of the request's version as `request.validationError`.
- * The request holds its version's data, not HEAD's: Fastify's own validation against the HEAD schemas, which runs
- * next, would replace the error with one about HEAD's fields, which the client never sent, so its result is ignored.
+ * Gives an `attachValidation` route's handler the version's error as `request.validationError`; Fastify's HEAD
+ * validation next would replace it with one about fields the client never sent, so its result is ignored.
  */
 function attachValidationError (request: FastifyRequest, error: Error): void {
   Object.defineProperty(request, 'validationError', { get: () => error, set: () => {}, enumerable: true, configurable: true })

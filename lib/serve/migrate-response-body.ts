@@ -1,7 +1,6 @@
 /**
- * `migrateResponseBody`: the response converters of routes, outside routing (webhook payloads, workers,
- * scheduled jobs). A HEAD body passes the by-schema converters of its schema from the latest version down
- * to the requested one, then gets that version's schema applied: unknown fields removed, defaults filled.
+ * `migrateResponseBody`: the response converters of routes outside routing (webhooks, workers, jobs), then the
+ * version's schema applied (unknown fields removed, defaults filled).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -26,11 +25,7 @@ import { generationSteps, VersionBundle } from '../describe/versions'
 import { checkInstanceOf } from '../core/other-copies'
 import { copyAsWritten } from '../values/written-values'
 
-/**
- * What `migrateResponseBody` works with: a bundle's schema generation and converter planner (the plugin's own, or
- * the bundle's, for the standalone function), and what it keeps between calls: the shape walk's rules, the strict
- * validator of results (the planner keeps the guards and written places of each schema).
- */
+/** What `migrateResponseBody` works with, and keeps between calls: schema generation, the planner, walk rules, validators. */
 export class MigrationEngine {
   /** The shape walk of bodies migrated to a version: every closed schema, defaults filled, `$ref`s followed. */
   readonly rules: WalkRules
@@ -41,7 +36,7 @@ export class MigrationEngine {
   /** Whether converters read the version (a `VersionChangeWithSideEffects`): they run in the target's, as on routes. */
   readonly storesVersion: boolean
 
-  /** `ajv`: the application's Ajv setup (its formats, keywords, options), so that its schemas compile here as in Fastify (and the documents' examples are checked so). */
+  /** The application's Ajv setup, so that its schemas compile here as in Fastify. */
   constructor (readonly bundle: VersionBundle, readonly generation: SchemaGeneration, readonly planner: ConverterPlanner, readonly ajv: AppAjvSetup = {}) {
     this.rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef: (ref) => generation.resolveAnyId(ref) })
     this.storesVersion = storesVersion(bundle)
@@ -66,9 +61,8 @@ export class MigrationEngine {
 }
 
 /**
- * The engine of the standalone functions (`migrateResponseBody`, `renderWebhook`), kept with the bundle (a bundle is
- * immutable once built): with Fastify's default Ajv setup, or the application's `ajv` option (one engine per option
- * object, sharing the bundle's schema generation).
+ * The engine of the standalone functions (`migrateResponseBody`, `renderWebhook`), kept with the (immutable) bundle:
+ * one per `ajv` option object, sharing the bundle's schema generation.
  */
 export function engineFor (bundle: VersionBundle, ajv?: FastifyServerOptions['ajv']): MigrationEngine {
   const standalone = bundle[kBundleInternals].standalone
@@ -97,19 +91,13 @@ export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
 
 /** What to migrate, and to which version. */
 export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {
-  /**
-   * The body as the latest (HEAD) code produces it: a value of the HEAD schema's type (frozen or not); of a TypeBox
-   * 1.x or plain JSON Schema, any value (only TypeBox 0.34's type is known here).
-   */
+  /** The body as HEAD code produces it (typed only for a TypeBox 0.34 schema). */
   latestBody: ReadonlyDeep<StaticOf<S>>
   /** The version to produce it for; an ISO date between versions gives the closest older version. */
   version: string | Date
 }
 
-/**
- * The version a value names outside requests: exact, or for dates (and months) the closest older one, as requests are
- * picked; among the releases of `releases`' current stretch when given (a webhook's instant), else all of them.
- */
+/** The version a value names outside requests, as requests are picked, among `releases`' current stretch when given. */
 export function pickedTarget (bundle: VersionBundle, value: string, releases?: ReleaseClock): PickedVersion {
   return namedVersion(value, { versions: bundle, releases, format: bundle.valuesAreDates ? 'date' : bundle.releasedValues.every(isMonth) ? 'month' : 'string' })
 }
@@ -133,9 +121,8 @@ interface MigratedOn {
 }
 
 /**
- * Migrates `latestBody` with an engine (the plugin's, or the bundle's own): synchronously, or as a promise when
- * a converter on the path returns one (the converters after it run once it settles, as on routes). With `on`, the
- * by-path converters of that route run too, as for its successful responses.
+ * Migrates `latestBody` with an engine: synchronously, or as a promise when a converter on the path returns one;
+ * with `on`, that route's by-path converters run too.
  */
 export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): unknown {
   const version = targetVersion(engine.bundle, options.version)
@@ -166,9 +153,8 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
 }
 
 /**
- * A migrated body, once it is sure to be one the version can take: a HEAD enum member no converter mapped, or a
- * body that does not match the version's schema, throws `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming it, rather
- * than reaching a subscriber on an older version.
+ * A migrated body, once sure to be one the version can take: else `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming what
+ * it cannot express, rather than a wrong body reaching an old subscriber.
  */
 function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema, level: number, version: string, latestBody: unknown }, body: unknown): unknown {
   const found = unexpressibleValue(engine.planner.guardsOf(at.schema, at.level), body)
@@ -188,12 +174,9 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
 }
 
 /**
- * Migrates a HEAD body to a version outside routing, through the same response converters as routes,
- * returning the body of that version with its schema's defaults applied and unknown fields removed. The result
- * is a promise when a converter on the path is async (returns a promise), the body itself otherwise: `await`
- * it unless every converter of the schema is synchronous. `latestBody` is checked by the compiler against the
- * HEAD schema; the result is `unknown` unless typed with the version's type (from `fastify-versioner types`). Give
- * it the application's `ajv` option when its schemas use formats or keywords of the application's own.
+ * Migrates a HEAD body to a version outside routing through the routes' response converters, with the version's schema
+ * applied: a promise when a converter on the path is async, the body otherwise. Give it the application's `ajv` option
+ * when its schemas use formats or keywords of its own.
  * @example
  * ```ts
  * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })

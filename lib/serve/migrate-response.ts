@@ -1,11 +1,6 @@
 /**
- * Stage 3 of a request, migrating its response: the response side of a versioned route. Successful object payloads
- * (HEAD data) pass the response converters from the latest version down to the requested one, on a JSON copy (the
- * handler's object may be cached), in the route's `preSerialization` hook (the success hook), and are serialized
- * with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
- * thrown or returned) reach only converters declared with `migrateHttpErrors`, in the route's `onSend` hook,
- * which may also turn them into successes. Streams and buffers are never parsed: by-path converters see
- * them on `raw` and may change status and headers.
+ * Stage 3 of a request, migrating its response down to its version: successes in the `preSerialization` hook, error
+ * bodies and JSON text in the `onSend` hook; streams and buffers only on by-path converters' `raw`.
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
@@ -20,22 +15,17 @@ import { responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { UnconvertibleResponseError } from '../core/errors'
-import { unwrapWebResponse } from '../core/web-responses'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
 
-/**
- * True when some of `steps` would convert the body of a response of `status` (by-schema converters; by-path
- * ones see raw payloads too). Asked only for streams and buffers, which the body converters cannot see.
- */
+/** True when some of `steps` would convert the body of a response of `status` (asked only for streams and buffers). */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
   return steps.some((step) => step.converter.target.kind !== 'path' && (status < 300 ? step.errorsOnly !== true : step.converter.migrateHttpErrors))
 }
 
 /**
- * The serializer of a response of this version sent with `status`: the schema of slot `key` when the caller knows
- * it (the version changed the success status: the body is still the success body; or the slot chosen before the
- * converters still holds), else the schema Fastify would pick for `status` and the reply's media type, else plain JSON.
+ * The serializer of a response of this version sent with `status`: slot `key`'s schema when the caller knows it, else
+ * the schema Fastify would pick for `status` and the reply's media type, else plain JSON.
  */
 export function serializerFor (reply: FastifyReply, behaviour: VersionBehaviour, status: number, key: string | undefined): (payload: unknown) => string {
   const finalKey = key ?? responseSlot(behaviour.responses, status, reply)
@@ -51,9 +41,8 @@ function applyStatus (reply: FastifyReply, behaviour: VersionBehaviour, status: 
 }
 
 /**
- * The slot a converted body is serialized with, when it is known without choosing it again: the slot the steps were
- * chosen by (`key`) when the version changed the status (`changed`: the body is still the success body), or when the
- * status stayed and no converter wrote headers (a `content` map chooses its slot by the reply's media type).
+ * The slot a converted body is serialized with when it is known without choosing it again: the steps' slot when the
+ * version changed the status, or when it stayed and no converter wrote headers (a `content` map chooses by media type).
  */
 function knownSlot (conversion: Conversion, changed: boolean, status: number, key: string | undefined): string | undefined {
   return changed || (conversion.reply.statusCode === status && conversion.keyHolds) ? key : undefined
@@ -76,12 +65,8 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
 }
 
 /**
- * Sends a converted body with this version's status, given the status and slot its steps were chosen by. JSON text
- * (the send hook's) is serialized with this version's schema for the final status. A success object (the success
- * hook's) gets its serializer when the route's own may not fit (the status changed, the slot has its own schema in
- * this version, or converters wrote headers: a new media type picks another slot of a `content` map, whose schema in
- * this version Fastify's serializer for that media type lacks), unless the application chose a serializer
- * (./own-serializers.ts).
+ * Sends a converted body with this version's status: JSON text serialized with the version's schema for the final
+ * status; a success object gets its serializer when the route's own may not fit, unless the application chose one.
  */
 function finish (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { request, reply, state, behaviour, route, hasChosenSerializer } = conversion
@@ -100,6 +85,20 @@ function finish (conversion: Conversion, status: number, key: string | undefined
   done(null, body)
 }
 
+/**
+ * The body of a Web `Response` (which Fastify applies only after every `onSend` hook, undoing what the hooks set) once
+ * its status and headers are the reply's; any other payload (or a `Response` whose body was read) as it is.
+ */
+function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
+  // Told as Fastify tells it: undici's own `Response` class is not the global one.
+  if (typeof payload !== 'object' || payload === null || Object.prototype.toString.call(payload) !== '[object Response]') return payload
+  const response = payload as Response
+  if (response.bodyUsed) return payload
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  return response.body
+}
+
 /** True for a JSON text payload (a string; buffers and streams are never parsed). */
 export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
@@ -114,11 +113,8 @@ function textOf (body: unknown): string {
 }
 
 /**
- * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see: error
- * bodies (thrown or returned), and successes a handler sent as JSON text. They are parsed, converted, and
- * serialized with the version's schema for the final status. Other text payloads are the body of by-path
- * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
- * `body` undefined, and may change status and headers.
+ * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see (error bodies,
+ * successes sent as JSON text); other payloads reach only by-path converters, on `raw`.
  */
 export function createSendHook (
   { route, linkOf }: { route: string, linkOf: (version: string) => string | undefined }, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
@@ -218,10 +214,7 @@ interface Conversion {
   readonly hasChosenSerializer?: (reply: FastifyReply) => boolean
 }
 
-/**
- * Runs the response converters of the reply's status on a JSON copy of `body` (the raw payload on `raw`), writes
- * changed headers back, then sends the converted body ({@link finish}).
- */
+/** Runs the response converters of the reply's status on a JSON copy of `body`, writes headers back, then {@link finish}es. */
 function convertBody (conversion: Conversion, body: unknown, raw: unknown, done: HookDone): void {
   const { request, reply, behaviour, route } = conversion
   const status = reply.statusCode
@@ -259,10 +252,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
 }
 
 /**
- * Sends a converted body ({@link finish}), unless it holds a HEAD value the version cannot express (a
- * HEAD enum member no converter mapped: see ../routes/value-guards.ts): that is a logged 500
- * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE` naming the version, the version change, the enum and the value, never a
- * serializer's message or a value the client's version does not know.
+ * Sends a converted body ({@link finish}), unless it holds a HEAD enum member the version cannot express: a logged
+ * 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`, never a serializer's message or a value the client does not know.
  */
 function finishExpressible (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
   const { request, reply, behaviour, route } = conversion

@@ -1,7 +1,6 @@
 /**
- * Serializers the application chose, which Fastify keeps under private symbols (found by their descriptions): a
- * reply's own (`reply.serializer(fn)`) and its route's default (`app.setReplySerializer(fn)` in the route's context).
- * Fastify serializes with either instead of the response schema; a converted response does the same (decision 0116).
+ * Serializers the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`), which Fastify keeps under
+ * private symbols: a converted response is serialized by them too (decision 0116).
  * @module
  */
 import type { FastifyReply } from 'fastify'
@@ -27,13 +26,8 @@ function ownSymbol (object: object, known: symbol | undefined, description: stri
 }
 
 /**
- * A test, for one route, of whether a reply will be serialized by a serializer the application chose (its own or its
- * route's default) rather than by the response schema.
- * @example
- * ```ts
- * const chosen = createChosenSerializerTest()
- * if (!chosen(reply)) reply.serializer(versionSerializer)
- * ```
+ * A test, for one route, of whether a reply will be serialized by a serializer the application chose.
+ * @example `if (!createChosenSerializerTest()(reply)) reply.serializer(versionSerializer)`
  */
 export function createChosenSerializerTest (): (reply: FastifyReply) => boolean {
   const found: Found = {}

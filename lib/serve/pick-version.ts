@@ -1,14 +1,6 @@
 /**
- * Stage 1 of a request, picking its version: which version serves a request, picked once and kept in its state
- * (./request-state.ts). The request hook picks it (./migrate-request.ts); `request.apiVersion` and the error handler
- * ask earlier without waiting; where two HEAD routes share a path and method, a custom `VersionPicker` or a function
- * `apiVersionDefaultValue` (per-account pinning) runs before routing, in the route constraint, and leaves its outcome
- * on the raw request for the request hook. What a value names is ./version-picking.ts's.
- *
- * Preview versions: a request names a preview version only by its whole value, and is served it only when the
- * version's `access` allows the request. Otherwise the request is answered exactly as if the preview did not exist
- * (the outcome of the released versions alone), so that its existence does not leak
- * ([decision 0059](../../docs/decisions/0059-release-channels.md)).
+ * Stage 1 of a request, picking its version once, before routing where two HEAD routes share a path; a preview whose
+ * `access` refuses the request is answered as if it did not exist (decision 0059).
  * @module
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
@@ -34,9 +26,8 @@ export function pickVersion (request: FastifyRequest, options: ServeOptions): Re
 }
 
 /**
- * The version of a request when it is known without waiting (for `request.apiVersion` and errors before the request
- * hook): picked already, or picked synchronously from a released version. A value naming a preview version is left to
- * the request hook, which asks the preview's `access` once the application's own hooks have run.
+ * The version of a request when it is known without waiting: picked already, or picked synchronously from a released
+ * version (a preview is left to the request hook, which asks its `access` after the application's hooks).
  */
 export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
   const known = requestState(request)
@@ -48,29 +39,10 @@ export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOpt
   return startRequestState(request, picked).picked
 }
 
-/** Logs a failing `access` (the request is then answered as for an unknown version). */
-function accessFailed (request: FastifyRequest, version: string, error: unknown): void {
-  request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
-    'the request is answered as one naming an unknown version.')
-}
-
 /**
- * The operator's trace of a preview its `access` refused (the client's answer is that of an unknown version): a
- * `debug` line on the request's logger, nothing at other levels.
- */
-function accessRefused (request: FastifyRequest, version: string): void {
-  request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
-    'it is answered as one naming an unknown version.')
-}
-
-/**
- * The version a request is served for the value it names: a released version (as {@link resolveVersion} finds it),
- * or a preview version named exactly that `access` allows (`true`; false, anything else or a failure denies: the
- * outcome of the released versions alone, with a trace for the operator).
- * @example
- * ```ts
- * const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })
- * ```
+ * The version a request is served for the value it names: a released version, or a preview version named exactly
+ * whose `access` answers `true` (anything else denies).
+ * @example `const picked = await resolveForRequest(request, '2027-01-01.preview', { versions, format: 'date' })`
  */
 export function resolveForRequest (
   request: FastifyRequest, value: string | undefined, options: Resolving
@@ -82,22 +54,26 @@ export function resolveForRequest (
   const access = options.versions.get(preview.version)?.access
   if (access === undefined) return preview
   let failed = false
+  const version = preview.version
   const allowed = askAccess(access, request, (error) => {
     failed = true
-    accessFailed(request, preview.version, error)
+    request.log.error({ err: error, previewVersion: version }, `fastify-versioner: the access function of preview version '${version}' failed; ` +
+      'the request is answered as one naming an unknown version.')
   })
   const outcome = (yes: boolean): PickedVersion => {
     if (yes) return preview
-    if (!failed) accessRefused(request, preview.version)
+    if (!failed) {
+      request.log.debug({ previewVersion: version }, `fastify-versioner: preview version '${version}' exists, but its access refused this request; ` +
+        'it is answered as one naming an unknown version.')
+    }
     return picked
   }
   return isThenable(allowed) ? allowed.then(outcome) : outcome(allowed)
 }
 
 /**
- * Runs the picker on `request` and resolves the value it gives ({@link resolveForRequest}); throws or rejects as the
- * picker does, or with {@link VersionPickerError} when it gives something that is not a string or `undefined` (the
- * application's mistake, never the client's).
+ * Runs the picker on `request` and resolves the value it gives; throws or rejects as the picker does, or with
+ * {@link VersionPickerError} when it gives something other than a string or `undefined`.
  */
 function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'picker' | 'versions' | 'format'>): PickedVersion | Promise<PickedVersion> {
   const value = options.picker.pick(request)
@@ -106,10 +82,7 @@ function pickForRequest (request: FastifyRequest, options: Pick<ServeOptions, 'p
     : resolveForRequest(request, pickedValue(value), options)
 }
 
-/**
- * What a picker returned or threw, in the 500's message (which Fastify sends to the client): a primitive as it is, an
- * object (an array, a proxy) by its kind alone, never its contents (an account record holds secrets).
- */
+/** What a picker returned or threw, for the 500's message: an object by its kind alone (an account record holds secrets). */
 function describePicked (value: unknown): string {
   return value !== null && (typeof value === 'object' || typeof value === 'function') ? `an ${typeof value}` : describeValue(value)
 }
@@ -122,8 +95,8 @@ function pickedValue (value: unknown): string | undefined {
 }
 
 /**
- * Whether `access` allows `request` (a preview version's, or the upgrade preview's): only `true` is a yes; a throw or
- * a rejection is a no, reported to `failed`. Synchronous when `access` is; the promise never rejects.
+ * Whether `access` allows `request`: only `true` is a yes; a throw or a rejection is a no, reported to `failed`.
+ * Synchronous when `access` is; the promise never rejects.
  */
 export function askAccess (
   access: (request: FastifyRequest) => boolean | Promise<boolean>, request: FastifyRequest, failed: (error: unknown) => void
@@ -142,10 +115,7 @@ export function askAccess (
   })
 }
 
-/**
- * The preview versions a request may see (the docs pages and documents asked for `?channel=preview`): each one whose
- * `access` allows the request (a preview without `access`, always), newest first.
- */
+/** The preview versions whose `access` allows a request (the docs pages and documents' `?channel=preview`), newest first. */
 export async function allowedPreviews (request: FastifyRequest, options: Resolving): Promise<string[]> {
   const allowed: string[] = []
   for (const value of options.versions[kBundleInternals].previewPicks.keys()) {
@@ -156,9 +126,8 @@ export async function allowedPreviews (request: FastifyRequest, options: Resolvi
 }
 
 /**
- * On a raw request: the outcomes of picking before routing, by the registration (its options) that picked. Every
- * API's constraint derives every request of the application (the router is shared), so an API's picker may run on
- * another API's request whose URL its shared paths match: only the API that picked reads its outcome.
+ * On a raw request: the outcomes of picking before routing, by the registration that picked. The router is shared,
+ * so an API's picker may run on another API's request: only the API that picked reads its outcome.
  */
 const kRoutingPick = Symbol('fastify-versioner.routingPick')
 
@@ -201,9 +170,8 @@ interface RoutingView {
 }
 
 /**
- * The error of a picker that read, before routing, what a request only has later: a decoration an `onRequest`
- * hook attaches (an account, `request.user`, `request.cookies`), the body, the route's options. Such a picker would
- * silently pick another version at these paths than everywhere else, so the request is answered a logged 500.
+ * The error of a picker that read, before routing, what a request only has later (a decoration, the body): it would
+ * silently pick another version at these paths than elsewhere, so the request is answered a logged 500.
  */
 function readTooEarly (property: string, path: string): Error {
   return new VersionPickerError(`The API version picker (versionPicker or apiVersionDefaultValue) read request.${property} at ${path}, ` +
@@ -214,10 +182,8 @@ function readTooEarly (property: string, path: string): Error {
 }
 
 /**
- * What a picker sees before routing: the raw request's method, URL, headers and query, the path parameters of the
- * shared route (with path versions, the version segment), the application's logger and server. No body, route
- * options or request decorations exist yet: reading any other property (or asking whether it is there) throws
- * {@link readTooEarly}, never a silent `undefined`.
+ * What a picker sees before routing: the raw request's method, URL, headers and query, the shared route's path
+ * parameters, the logger and server; reading anything else throws {@link readTooEarly}, never a silent `undefined`.
  */
 function routingView (view: RoutingView, path: string): FastifyRequest {
   const guard = (target: RoutingView, property: string | symbol): void => {

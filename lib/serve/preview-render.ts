@@ -1,9 +1,6 @@
 /**
- * What the upgrade preview (./upgrade-preview.ts) computes for a target version, without touching the request
- * or reply being served: whether the request as the client sent it is valid in the target version (copies of its
- * parts validated against the target's forms, as the target's route would), and the HEAD response rendered as
- * the target version would send it (its response converters on a copy, with a detached response object, its
- * status, its guards and its serializer), parsed back from JSON.
+ * What the upgrade preview computes for a target version without touching the request or reply being served: whether
+ * the request as sent is valid there, and the HEAD response rendered as the target would send it.
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -21,10 +18,7 @@ import type { HttpMethod } from '../core/http-methods'
 
 /** One reason a request is not valid in the target version. */
 export interface PreviewRequestError {
-  /**
-   * `body`, `querystring`, `params`, `headers`; `route` when the target has no such route at this path and method;
-   * `version` when the target answers every request 410 (past its sunset, with `afterSunset: 'gone'`).
-   */
+  /** The part at fault; `route` when the target has no such route, `version` when it answers every request 410. */
   readonly part: RequestPart | 'route' | 'version'
   readonly instancePath: string
   readonly message: string
@@ -37,12 +31,8 @@ export interface RenderedResponse {
 }
 
 /**
- * The HEAD response to render, with the headers the served version's converters saw (what the target's read in
- * `response.headers`; a copy, their changes go nowhere).
- * @example
- * ```ts
- * const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }
- * ```
+ * The HEAD response to render, with (a copy of) the headers the served version's converters saw.
+ * @example `const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }`
  */
 export interface HeadResponse extends RenderedResponse {
   readonly headers: Readonly<Record<string, string | string[] | number | undefined>>
@@ -107,9 +97,8 @@ export class PreviewRenderer {
   }
 
   /**
-   * The HEAD response (`head`, status < 300) as `target` sends it, or a reason it cannot: the route is absent there,
-   * or the response holds a value the version cannot express (the target would answer a 500). Rejects when a
-   * converter throws.
+   * The HEAD response (`head`, status < 300) as `target` sends it, or why it cannot (the route absent, or a value the
+   * version cannot express); rejects when a converter throws.
    */
   async render (registered: RegisteredRoute, target: string, head: HeadResponse, at: { method: string, reply: FastifyReply }): Promise<RenderedResponse | string> {
     const behaviour = behaviourIn(registered, target)

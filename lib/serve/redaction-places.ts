@@ -1,8 +1,6 @@
 /**
- * The redaction pointers of `captureExchanges`, checked once the routes are known: a pointer that names a place no
- * schema of a versioned route declares, in any version (request bodies and query strings, responses), is most likely
- * misspelt, and a misspelt pointer would let the value it was meant to hide into every recorded exchange. Each one is
- * warned about (`FSTVRS002`) when the application is ready; it still redacts wherever a body holds that place.
+ * The redaction pointers of `captureExchanges`, checked once the routes are known: a pointer no schema declares is
+ * likely misspelt (its value would leak into every exchange), warned about with `FSTVRS002`.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -14,10 +12,7 @@ import type { VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import { declaresPlace } from '../values/pointer-places'
 
-/**
- * The schemas of the data pointers apply to, in every version of every versioned route (bodies, query strings,
- * responses) and of every webhook (its body: captured deliveries are redacted too).
- */
+/** The schemas of the data pointers apply to: every version of every versioned route's parts, and every webhook's body. */
 function dataSchemas (state: VersionerState, webhooks: readonly DeclaredWebhook[]): TSchema[] {
   const schemas: TSchema[] = []
   for (const webhook of webhooks) {
@@ -37,12 +32,8 @@ function dataSchemas (state: VersionerState, webhooks: readonly DeclaredWebhook[
 }
 
 /**
- * Warns (`FSTVRS002`) about each redaction pointer (as segments) that no schema of `state`'s versioned routes nor of
- * `webhooks` declares; nothing when no versioned route has a schema to compare with.
- * @example
- * ```ts
- * warnUndeclaredPointers(state, [['card', 'number']])
- * ```
+ * Warns (`FSTVRS002`) about each redaction pointer that no schema of the versioned routes nor of `webhooks` declares.
+ * @example `warnUndeclaredPointers(state, [['card', 'number']])`
  */
 export function warnUndeclaredPointers (state: VersionerState, pointers: ReadonlyArray<readonly string[]>, webhooks: readonly DeclaredWebhook[] = []): void {
   if (pointers.length === 0) return

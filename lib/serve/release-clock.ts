@@ -1,9 +1,6 @@
 /**
- * The release clock: which releases are served at an instant of the plugin's `now` clock (a release whose
- * `releasedAt` has not come is absent, exactly as an unknown version), and which deprecated versions are in a
- * brownout or gone after their sunset. The schedule is cut at start-up into stretches between its instants, each computed once; a request
- * compares the time with the end of the current stretch. An application with nothing scheduled after its start-up
- * has no clock, and reads the bundle's releases as they are ([decision 0082](../../docs/decisions/0082-releases-at-an-instant.md)).
+ * The release clock: which releases are served, and which versions are in a brownout or gone, at an instant of the
+ * plugin's `now` clock; the schedule is cut at start-up into stretches, each computed once (decision 0082).
  * @module
  */
 import { VersionerStructureError } from '../core/errors'
@@ -29,11 +26,7 @@ const NO_BROWNOUT: ReadonlyMap<string, Brownout> = new Map()
 
 /**
  * The releases and brownouts of a bundle by the time: one stretch per interval between the instants of its schedule.
- * @example
- * ```ts
- * const clock = startReleaseClock(versions, Date.now)
- * clock?.at(Date.now()).values // the versions served at that time, newest first
- * ```
+ * @example `startReleaseClock(versions, Date.now)?.at(Date.now()).values // served then, newest first`
  */
 export class ReleaseClock {
   /** The stretch of the last time asked (the clock moves on, so it is almost always the next one's). */
@@ -82,14 +75,9 @@ function stretchOf (versions: VersionBundle, from: number, until: number): Relea
 }
 
 /**
- * The clock of a bundle, started at its registration: `undefined` when nothing is scheduled after start-up (no
- * `releasedAt` and no brownout end to come), so that such an application serves the bundle's releases and costs
- * nothing per request (a sunset with `afterSunset: 'gone'` to come is scheduled too). Throws `FST_VERSIONER_STRUCTURE` when no release is served at start-up.
- * @example
- * ```ts
- * const clock = startReleaseClock(versions, Date.now)
- * clock?.current().values // the versions served now, newest first
- * ```
+ * The clock of a bundle, started at its registration: `undefined` when nothing is scheduled after start-up (such an
+ * application costs nothing per request). Throws `FST_VERSIONER_STRUCTURE` when no release is served at start-up.
+ * @example `startReleaseClock(versions, Date.now)?.current().values // served now, newest first`
  */
 export function startReleaseClock (versions: VersionBundle, now: () => number): ReleaseClock | undefined {
   const startedAt = now()
@@ -114,10 +102,7 @@ export function startReleaseClock (versions: VersionBundle, now: () => number): 
 
 /**
  * The releases served now: the clock's current stretch, or every release of the bundle when nothing is scheduled.
- * @example
- * ```ts
- * releasedNow(options).values[0] // the newest version served now
- * ```
+ * @example `releasedNow(options).values[0] // the newest version served now`
  */
 export function releasedNow (options: ReleaseSource): ReleasedVersions {
   return options.releases === undefined ? options.versions[kBundleInternals].released : options.releases.current()

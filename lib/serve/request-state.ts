@@ -1,19 +1,6 @@
 /**
- * The versioner's state of one request to a versioned route: one object, made when the request's version is
- * first picked, under the one request decoration the plugin declares (`decorateRequest`, so request objects keep
- * one shape). Every request of the application, versioned or not, pays for that one decoration alone.
- *
- * And what reads it outside the versioner's hooks: the version in the request's logs, `currentDependencySolver`
- * (which shape of data a hook sees) and `fieldsTheVersionLacks` (the HEAD body fields a request's version cannot
- * express, so that a full replace keeps their stored values:
- * [decision 0073](../../docs/decisions/0073-replace-keeps-what-old-clients-cannot-see.md)).
- *
- * The version in request logs: every log line of a versioned request, Fastify's own "incoming request" and
- * "request completed" included, carries `apiVersion` (the version served). Where the version is known when Fastify
- * creates the request's child logger (header or path versions, a string default, a custom picker run before
- * routing), it is one more binding of that child, made by a `childLoggerFactory`; otherwise (a custom picker or a
- * function default, run in the request hook) the hook replaces the request's logger by a child of it. With the
- * application's logger off, nothing is installed and nothing runs.
+ * The versioner's state of one request, under the plugin's one request decoration, and what reads it outside the
+ * hooks: the version in logs (decision 0021), `currentDependencySolver`, `fieldsTheVersionLacks` (decision 0073).
  * @module
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -79,11 +66,8 @@ export function loggerEnabled (fastify: FastifyInstance): boolean {
 type ChildLoggerFactory = FastifyInstance['childLoggerFactory']
 
 /**
- * Installs, in `fastify`'s context (and so in the `versioned(...)` contexts registered after it), a child logger
- * factory that binds `apiVersion` for requests to versioned routes whose version `versionOf` knows before the
- * request hook. The factory in place before (the application's own, or Fastify's) makes the child. A factory that
- * replaces it on a versioned route (the route's `childLoggerFactory` option, a `setChildLoggerFactory` inside
- * `versioned(...)`) is wrapped the same way, by an `onRoute` hook.
+ * Installs in `fastify`'s context a child logger factory, wrapping the one in place, that binds `apiVersion` for
+ * versioned requests whose version `versionOf` knows before the request hook; an `onRoute` hook wraps a route's own.
  */
 export function bindVersionInChildLoggers (fastify: FastifyInstance, versionOf: (raw: IncomingMessage) => string | undefined): void {
   const bound = new WeakSet<ChildLoggerFactory>()
@@ -117,13 +101,9 @@ export function bindVersionInRequestLog (request: FastifyRequest, reply: Fastify
 export type DependencySolver = 'fastify' | 'versioner'
 
 /**
- * `'fastify'` while a versioned request still holds the data of its version (in `onRequest`, `preParsing`
- * and `preValidation` hooks), `'versioner'` once it holds HEAD data (after the versioner's migration: in
- * `preHandler` hooks and the handler). A header version the route serves exactly as HEAD (same schemas, no
- * converter: usually the newest) has no migration: its requests hold HEAD data from the start, and are
- * `'versioner'` in every hook (when the version is known before the request hook: not with a custom picker or a
- * function default).
- * Unversioned requests are always `'fastify'`. Use it to run a side effect on only one shape of the data.
+ * `'fastify'` while a versioned request holds its version's data (`onRequest` to `preValidation`), `'versioner'` once
+ * it holds HEAD data (`preHandler` and the handler, or every hook for a version served as HEAD); unversioned requests
+ * are always `'fastify'`. See docs/serving.md.
  * @example
  * ```ts
  * app.addHook('preHandler', async (request) => {
@@ -140,10 +120,7 @@ export function currentDependencySolver (request: FastifyRequest): DependencySol
   return version !== undefined && registered.headData.has(version) ? 'versioner' : 'fastify'
 }
 
-/**
- * Throws when another copy of the package serves `request` (its state, or its route's mark, under that copy's keys):
- * this copy would answer as for an unversioned route ([] fields lacked: a full replace erasing them).
- */
+/** Throws when another copy of the package serves `request`: this copy would answer as for an unversioned route. */
 function refuseIfAnotherCopy (request: FastifyRequest, call: string): void {
   const config = request.routeOptions.config as object | undefined
   if (hasKeyOfAnotherCopy(Object.getOwnPropertySymbols(request), kRequestState) ||
@@ -162,15 +139,8 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
 }
 
 /**
- * The HEAD request body fields the request's version cannot express, as JSON pointers into the body the handler
- * reads (`/address/line2`; `*` stands for every item of a list and every value of a map): fields added since that
- * version, and HEAD's internal fields a `HeadVersion` change hides. A client of that version cannot send them, so a
- * handler that replaces a stored resource with the body keeps their stored values. A renamed or retyped field is not
- * listed: its converter carries the value. The answer is a frozen array computed once per route and version (the same
- * object for every request; nothing is computed on requests that do not call it): `[]` for versions that express
- * every HEAD field and for unversioned routes (and before the version is known: call it from `preHandler` hooks or
- * the handler). `verify` reports every full-replace route (`PUT`, or the route option `fullReplace`) whose versions
- * lack fields its `fullReplace: { keeps }` does not list.
+ * The HEAD body fields the request's version cannot express, as JSON pointers (`*` for every item), so that a full
+ * replace keeps their stored values (decision 0073); a frozen array per route and version, `[]` where none is lacked.
  * @example
  * ```ts
  * api.put('/users/:id', { schema: { body: User }, fullReplace: { keeps: ['/nickname'] } }, async (request) => {
@@ -192,11 +162,8 @@ export function fieldsTheVersionLacks (request: FastifyRequest): readonly string
 }
 
 /**
- * Counts a request of the bundle's versions in `serving.inFlight` (its storage stays on while it runs, after its app
- * closed: ../versioner.ts) until its response closed and its `onSend` ran ({@link releaseStorage}), or only the first
- * when it is answered without `onSend` (hijacked, written on `reply.raw`, a `handlerTimeout` 503 sent while its request
- * converters ran). A request whose client left still runs in plain Fastify: it keeps its version till its `onSend`
- * (one whose client left before this hook is not counted: it may never reach `onSend` either).
+ * Counts a request in `serving.inFlight` until its response closed and its `onSend` ran, or only the first when it is
+ * answered without `onSend` (decision 0139).
  * @example
  * holdStorage(state, reply, bundle) // in the request hook, before the request runs in the storage
  */
@@ -211,8 +178,8 @@ export function holdStorage (state: RequestState, reply: FastifyReply, bundle: V
 }
 
 /**
- * Lets go of `holds` of the request's holds on the bundle's storage; the last one uncounts the request, and disables
- * the storage if no app serves the bundle and no request runs in it (`state` `null`: none of a request's).
+ * Lets go of `holds` of the request's holds on the storage (`state` `null`: none); the storage is disabled when no
+ * app serves the bundle and no request runs in it.
  * @example
  * releaseStorage(requestState(request), bundle, 1) // its onSend ran
  */
@@ -228,9 +195,8 @@ export function releaseStorage (state: RequestState | null, bundle: VersionBundl
 }
 
 /**
- * Runs converters outside requests (`migrateResponseBody`, webhooks) in `version` of the bundle's storage, counted as a
- * request is until they settle: a worker serving nothing lets its storage go after each render, never during one, nor
- * while the render runs inside a version already (a request, a job's own `apiVersionStorage.run`).
+ * Runs converters outside requests (`migrateResponseBody`, webhooks) in `version` of the bundle's storage, counted as
+ * a request until they settle.
  * @example
  * const body = runInVersion(bundle, '2000-01-01', () => runStepsToBody(steps, info, copied, at))
  */

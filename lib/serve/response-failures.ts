@@ -1,8 +1,6 @@
 /**
- * A response whose converters failed, answered: with the failure's error (./step-runner.ts's `failureError`), or,
- * when the converted body does not fit its version's schema (the serializer throws), with the logged 500
- * `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`. Nothing is thrown: a converter may have been async, and a throw out of its
- * continuation would be an unhandled rejection and leave the request unanswered.
+ * A response whose converters failed, answered without throwing (out of an async converter's continuation a throw
+ * would be an unhandled rejection and leave the request unanswered).
  * @module
  */
 import type { FastifyReply } from 'fastify'
@@ -11,15 +9,10 @@ import type { RequestState } from './request-state'
 import { failureError, type FailureContext } from './step-runner'
 
 /**
- * What a response hook does when converters failed: the request is marked (its answer passes no converter
- * again) and answered with the failure's error (a logged `FST_VERSIONER_CONVERTER_FAILED` for a converter, or the
- * converter's own 4xx). The reply takes the error's status first: an error raised while an error response is sent
- * is answered by Fastify's fallback, with the reply's status, and the route's schema for the old status (HEAD's
- * error body) must never serialize it.
- * @example
- * ```ts
- * if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)
- * ```
+ * What a response hook does when converters failed: the request is marked (its answer passes no converter again) and
+ * answered with the failure's error. The reply takes the error's status first: Fastify's fallback answers an error
+ * raised while sending with the reply's status, whose old schema must never serialize it.
+ * @example `if (failure !== undefined) failResponse(reply, state, { request, version, route }, done, failure)`
  */
 export function failResponse (reply: FastifyReply, state: RequestState, context: FailureContext, done: (error: Error) => void, failure: unknown): void {
   state.converterFailed = true
@@ -37,10 +30,7 @@ interface Serializing extends FailureContext {
 /**
  * Sends what `serialize` makes of a converted body, or, when it throws (the converters left a body the version's
  * schema rejects), logs it and answers the 500 `FST_VERSIONER_UNCONVERTIBLE_RESPONSE`.
- * @example
- * ```ts
- * sendSerialized({ request, reply, state, version, route }, () => serializer(body), done)
- * ```
+ * @example `sendSerialized({ request, reply, state, version, route }, () => serializer(body), done)`
  */
 export function sendSerialized (at: Serializing, serialize: () => string, done: (error: Error | null, payload?: string) => void): void {
   let text: string
@@ -62,10 +52,7 @@ export function sendSerialized (at: Serializing, serialize: () => string, done: 
  * The `done` of an `onSend` hook, for converters that may await: what it throws is logged instead of rejecting the
  * converter's promise unhandled (which ends the process). Fastify throws `ERR_HTTP_HEADERS_SENT`, after its own
  * warning, when the reply was answered meanwhile (`handlerTimeout`'s 503); a throw out of an async hook it logs too.
- * @example
- * ```ts
- * convertBody(conversion, body, payload, afterAwaiting(reply, done))
- * ```
+ * @example `convertBody(conversion, body, payload, afterAwaiting(reply, done))`
  */
 export function afterAwaiting<Payload> (reply: FastifyReply, done: (error: Error | null, payload?: Payload) => void): (error: Error | null, payload?: Payload) => void {
   return (error, payload) => {

@@ -1,8 +1,6 @@
 /**
- * Start-up: preparing the Fastify route of one group of versions of a HEAD route (the versions sharing a path and
- * methods): the behaviour of each version, the route's hooks (./migrate-request.ts, ./migrate-response.ts), its
- * error handler (./error-handling.ts), its native response serializers, and the route constraint when the node is
- * shared with another HEAD route.
+ * Start-up: preparing the Fastify route of one group of versions of a HEAD route (sharing a path and methods): its
+ * behaviours, hooks, error handler, native serializers and route constraint.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -109,11 +107,8 @@ interface GroupBehaviours {
 }
 
 /**
- * The behaviours of a group's versions, each built on first use (../routes/version-behaviours.ts), but the newest
- * one's: registration builds it to know whether it has work. When it has none, the versions after it that certainly
- * do what it does (../routes/quiet-levels.ts: told from the seeds the route depends on, without planning them) have
- * none either: those are idle (the route needs no response hook for them). Every other version is planned on its
- * first request.
+ * The behaviours of a group's versions, each built on first use but the newest one's (registration needs to know if it
+ * has work). When it has none, the versions after it that certainly do the same (../routes/quiet-levels.ts) are idle.
  */
 function groupBehaviours (context: RouteContext, head: HeadRoute, group: Group): GroupBehaviours {
   const { state } = context
@@ -187,10 +182,8 @@ function sameConstraints (a: ReadonlyMap<string, string>, b: ReadonlyMap<string,
 }
 
 /**
- * How a route (its own constraints and versions) stands to another HEAD route's claim on its node: `'apart'` when
- * the router tells them apart as in plain Fastify (a constraint both name, with other values; or other constraints
- * and the same versions: the more constrained one answers), `'shared'` when the version constraint must (no version
- * in common), else the versions in which the two cannot be told apart.
+ * How a route stands to another HEAD route's claim on its node: `'apart'` when the router tells them apart by their
+ * own constraints, `'shared'` when the version constraint must, else the versions in which they cannot be told apart.
  */
 function standing (own: ReadonlyMap<string, string>, versions: readonly string[], claim: NodeClaim): 'apart' | 'shared' | string[] {
   for (const [name, value] of own) if (claim.constraints.has(name) && claim.constraints.get(name) !== value) return 'apart'

@@ -1,14 +1,9 @@
 /**
  * Stage `lib/serve/`: serving requests in their version (registration, picking, hooks, converters).
  *
- * Serving HEAD routes in every version, from Fastify's `onRoute` hook. For each route registered inside
- * `versioned(...)`: apply the endpoint instructions (its path, methods and existence per version), then
- * register one Fastify route per distinct (path, methods) it has across versions; the user's own route
- * becomes the first of them. Each registered route carries the behaviour of every version it serves and
- * one route-level `preValidation` hook (plus `preSerialization` / `onSend` where some version converts
- * responses). A version with nothing to do passes the hooks without work. Two HEAD routes on one path in
- * different versions are told apart by a route constraint on the version (derived before routing, also with a
- * custom picker: ./pick-version.ts). What each group's route holds is prepared in ./route-preparation.ts.
+ * Serving HEAD routes in every version, from Fastify's `onRoute` hook: each route inside `versioned(...)` becomes one
+ * Fastify route per distinct (path, methods) it has across versions (the user's own route the first), carrying every
+ * version's behaviour and the versioner's route hooks; HEAD routes sharing a path are told apart by a route constraint.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -30,11 +25,7 @@ import { applyTo, prepareGroup, type Group, type Prepared, type RouteContext } f
 import { createPreviewHooks } from './upgrade-preview'
 import { createCaptureHooks } from './exchange-capture'
 
-/**
- * The name of the route constraint that separates HEAD routes sharing a path. Fastify's router is shared by the
- * whole application, so each registration of the plugin (one per API) takes its own name: this one, then
- * `fastifyVersionerApiVersion2`, `…3`.
- */
+/** The route constraint separating HEAD routes that share a path: one name per registration (the router is shared). */
 export const VERSION_CONSTRAINT = 'fastifyVersionerApiVersion'
 
 /** Route options as `onRoute` receives them. */
@@ -67,10 +58,7 @@ interface GivenHooks {
   readonly slash: boolean
 }
 
-/**
- * Gives route options their own copy of each hook list (shared with no other route) and returns the lists, for
- * {@link restoreHooks}.
- */
+/** Gives route options their own copy of each hook list and returns the lists, for {@link restoreHooks}. */
 function ownHooks (options: Record<string, unknown>): Map<string, readonly unknown[]> {
   const hooks = new Map<string, readonly unknown[]>()
   for (const name of ROUTE_HOOKS) {

@@ -1,6 +1,5 @@
 /**
- * The options the serve stage uses: how requests name their version, the picker, and the header name echoed
- * in responses. The plugin's resolved options (lib/options.ts) provide them.
+ * The options the serve stage uses, provided by the plugin's resolved options (lib/options.ts).
  * @module
  */
 import type { FastifyRequest } from 'fastify'

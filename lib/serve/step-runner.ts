@@ -1,7 +1,6 @@
 /**
  * The step runner: runs planned converter steps over every occurrence of their schema in a body, in one loop shaped
- * like Fastify's hook runner: it calls each converter and, when one returns a promise, goes on where it stopped once
- * the promise settles. A run that stays synchronous ends before `runSteps` returns.
+ * like Fastify's hook runner (a converter's promise suspends it where it stopped); a synchronous run ends at once.
  * @module
  */
 import type { ConverterStep } from '../routes/converter-steps'
@@ -27,9 +26,8 @@ export class ConverterFailure {
 }
 
 /**
- * A converter run's failure, or, when the converters succeeded, the failure of writing what they changed (the
- * request's `body`, headers, query and cookies; the reply's headers and cookies) back with `info.writeBack`: what it
- * threw, never nullish, so that no failure can pass for success.
+ * A converter run's failure, else the failure of writing what the converters changed back with `info.writeBack`:
+ * what it threw, never nullish, so that no failure can pass for success.
  */
 export function failureAfterWriteBack (info: { writeBack: (body: unknown) => void }, converterFailure: unknown, body?: unknown): unknown {
   if (converterFailure !== undefined) return converterFailure
@@ -49,10 +47,7 @@ export interface FailureContext {
   readonly route: string
 }
 
-/**
- * A client error a converter threw to refuse what it cannot migrate: an `Error` whose `statusCode` (or `status`,
- * as Fastify reads it) is in 400–499, such as "kind 'legacy' is no longer supported" (422).
- */
+/** A client error a converter threw to refuse what it cannot migrate: an `Error` whose `statusCode` (or `status`) is 4xx. */
 export function clientErrorOf (thrown: unknown): Error | undefined {
   if (!isError(thrown)) return undefined
   const { statusCode, status } = thrown as Error & { statusCode?: unknown, status?: unknown }
@@ -61,11 +56,8 @@ export function clientErrorOf (thrown: unknown): Error | undefined {
 }
 
 /**
- * The error a request is answered with when its converters failed. A client error a converter threw (see
- * {@link clientErrorOf}) is answered as it is, as Fastify answers it from a handler. Any other failure of a
- * converter is logged (version, route, version change class, converter method, what it threw) and becomes
- * {@link ConverterFailedError}, a 500 for this request alone. Other failures (an Error thrown while writing data
- * back) are passed on as they are.
+ * The error a request is answered with when its converters failed: a converter's client error as it is; any other
+ * converter failure logged and made {@link ConverterFailedError}; other failures (writing back) as they are.
  */
 export function failureError (failure: unknown, context: FailureContext): Error {
   if (!(failure instanceof ConverterFailure)) {
@@ -91,10 +83,7 @@ export function failureError (failure: unknown, context: FailureContext): Error 
 
 /**
  * `value instanceof Error`, false for a value whose prototype cannot be read (a revoked proxy, on which `instanceof` throws).
- * @example
- * ```ts
- * isError(thrown) ? thrown.message : 'not an Error'
- * ```
+ * @example `isError(thrown) ? thrown.message : 'not an Error'`
  */
 export function isError (value: unknown): value is Error {
   try {
@@ -121,10 +110,7 @@ interface RunAt {
   readonly reply: { readonly statusCode: number } | undefined
 }
 
-/**
- * Whether a step runs: by-path converters of multi-method routes only for their methods; for responses, steps
- * not declared with `migrateHttpErrors` only for statuses < 300, and error-only steps only for statuses ≥ 300.
- */
+/** Whether a step runs: by-path steps only for their methods; response steps by status and `migrateHttpErrors`. */
 function shouldRun (step: ConverterStep, at: RunAt): boolean {
   if (step.methods !== undefined && at.method !== undefined && !step.methods.has(at.method)) return false
   if (at.reply === undefined) return true
@@ -132,11 +118,9 @@ function shouldRun (step: ConverterStep, at: RunAt): boolean {
 }
 
 /**
- * Removes the fields a request converter left `undefined`, which no JSON body holds: `body.fullName = body.name` on a
- * PATCH leaving `name` out would otherwise reach a merging handler as `fullName: undefined` and erase the stored value.
- * `keys`: the only keys where that matters (the object's optional fields, ../routes/converter-steps.ts), looked up
- * without listing the object's keys, which costs most once a converter's `delete` made it a dictionary; every key
- * when they are not known.
+ * Removes the fields a request converter left `undefined`, which would reach a merging handler as `fullName: undefined`
+ * and erase the stored value. `keys`: the object's optional fields, looked up without listing its keys (which costs
+ * most once a converter's `delete` made it a dictionary); every key when they are not known.
  */
 function dropUndefined (body: unknown, keys: readonly string[] | undefined): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return
@@ -170,10 +154,8 @@ function holds (body: unknown, value: object): boolean {
 }
 
 /**
- * The failure of a converter that returned (or resolved to) an object other than its info or its body, or one inside
- * it (a helper changing a nested object in place returns it): a new body built in the functional style
- * (`return { ...response.body, amount }`), which the run would ignore, serving the unconverted body as if it were
- * converted ([decision 0204](../../docs/decisions/0204-a-converter-returning-a-new-object-fails.md)).
+ * The failure of a converter that returned an object other than its info or its body (or one inside it): a new body
+ * the run would ignore, serving the unconverted body as if converted (decision 0204).
  */
 function ignoredReturn (step: ConverterStep, info: { body: unknown }, value: unknown): Error | undefined {
   if (typeof value !== 'object' || value === null || value === info || holds(info.body, value)) return undefined
@@ -186,10 +168,9 @@ function ignoredReturn (step: ConverterStep, info: { body: unknown }, value: unk
 type StepsDone = (failure: ConverterFailure | undefined, body: unknown) => void
 
 /**
- * Runs `steps` on `body`: each step on every occurrence of its schema (or on the whole body), with `info.body` set to
- * that occurrence and written back afterwards (`setOwn`: client data never reaches a prototype). A converter that
- * returns a promise suspends the loop until it settles. `done` gets the converted body, or the first failure
- * (what a converter threw or rejected with, as a {@link ConverterFailure}); synchronously when no converter was async.
+ * Runs `steps` on `body`: each step on every occurrence of its schema (or the whole body), with `info.body` set to it
+ * and written back (`setOwn`: client data never reaches a prototype). `done` gets the converted body or the first
+ * failure; synchronously when no converter was async.
  */
 export function runSteps (steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, at: RunAt, done: StepsDone): void {
   const root: Holder = { [ROOT_KEY]: body }
@@ -242,10 +223,7 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
   }
 }
 
-/**
- * Runs steps as {@link runSteps} does, for callers that can wait (`migrateResponseBody`, `verify`): the converted body,
- * or a promise of it when a converter returned one; a failure is thrown (or rejected) as a {@link ConverterFailure}.
- */
+/** Runs steps as {@link runSteps} does, for callers that can wait: the body, or a promise of it; a failure is thrown. */
 export function runStepsToBody (steps: readonly ConverterStep[], info: { body: unknown }, body: unknown, at: RunAt): unknown {
   let ended: { failure: ConverterFailure | undefined, body: unknown } | undefined
   let settle: ((end: { failure: ConverterFailure | undefined, body: unknown }) => void) | undefined

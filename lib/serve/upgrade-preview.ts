@@ -1,19 +1,6 @@
 /**
- * The upgrade preview (opt-in, option `upgradePreview`): a request naming a target version in the preview header
- * (`x-api-version-preview` by default), and allowed by `access(request)`, is served exactly as without it (one
- * handler run, the same body and headers); in the same response pass, the HEAD response is also rendered as the
- * target version would send it (./preview-render.ts), and the difference between the served body and the target's,
- * an RFC 6902 JSON Patch (`fast-json-patch`'s `compare`, loaded only when the option is on), is published on the
- * `diagnostics_channel` channel `fastify-versioner:upgrade-preview` with whether the request as sent is valid in
- * the target version, and summarised in a response header of the same name (`2002-01-01: 3 changes; request valid`).
- *
- * Three route hooks, added only when the option is on (see decision 0058): before the request hook, one that reads
- * the header, asks `access` and checks the request in the target (a request without the header passes with one
- * property read); before the success hook, one that keeps a copy of the HEAD body of a success; and after the send
- * hook, one that renders, compares, sets the header and publishes. No access (or `access` throwing) is a request
- * without the header: nothing is said. An unknown target (a preview version whose own `access` refuses the request
- * included) is said in the header alone; a target past its sunset with `afterSunset: 'gone'` is not compared, and the
- * request is reported invalid there (part `version`). A previewed answer is `Cache-Control: private`.
+ * The upgrade preview (option `upgradePreview`; decision 0058): a served response also rendered in a target version,
+ * their difference published and summarised in a response header, by three route hooks.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -56,8 +43,7 @@ export interface JsonPatchOperation {
 }
 
 /**
- * The message of the channel `fastify-versioner:upgrade-preview`, published once per previewed request (allowed, with
- * a known target version) when its response is sent.
+ * The message of the channel `fastify-versioner:upgrade-preview`, published once per previewed request.
  * @example
  * ```ts
  * diagnosticsChannel.subscribe('fastify-versioner:upgrade-preview', (message) => {
@@ -90,10 +76,7 @@ export interface UpgradePreviewEvent {
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:upgrade-preview', …)`). */
 const previewChannel = diagnosticsChannel.channel('fastify-versioner:upgrade-preview')
 
-/**
- * A request's preview, on the request: an unknown target, or a known one with what was learnt so far (`gone`: why the
- * target answers every request 410, when it is past its sunset with `afterSunset: 'gone'`).
- */
+/** A request's preview: an unknown target, or a known one with what was learnt so far (`gone`: past its sunset). */
 type Preview = { readonly unknown: string } | {
   readonly target: string
   readonly requestErrors: readonly PreviewRequestError[]
@@ -177,9 +160,8 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
 }
 
 /**
- * What a request learns of its target: an unknown value (one the API would refuse this request, a preview version
- * its own `access` refuses included), a version gone after its sunset (reported as a request the target refuses), or
- * the request's errors in the target.
+ * What a request learns of its target: an unknown value (a preview its own `access` refuses included), a version gone
+ * after its sunset, or the request's errors in the target.
  */
 function previewOf (context: PreviewContext, request: PreviewRequest, value: string, picked: PickedVersion): Preview {
   if (!picked.ok) return { unknown: value }

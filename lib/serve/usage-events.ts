@@ -1,11 +1,6 @@
 /**
- * Usage events, on `diagnostics_channel`: `fastify-versioner:served`, published once per versioned request once its
- * version is known (before validation), by the request hook; and its sibling `fastify-versioner:webhook-rendered`,
- * published by `render` once per version a webhook was rendered in, naming the subscribers it was rendered for, when
- * the whole render succeeds (one that rejects publishes nothing). The webhook event has the served event's names
- * where they mean the same (`version`, `deprecated`, `sunset`), but no request. With no subscriber the only cost is
- * reading `hasSubscribers`; the changes of a route and version are computed the first time a subscriber sees them,
- * and the `clientId` option is called only when someone subscribes.
+ * Usage events on `diagnostics_channel` (`fastify-versioner:served`, `fastify-versioner:webhook-rendered`), costing
+ * one `hasSubscribers` read without a subscriber (docs/running-many-versions.md).
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -23,10 +18,7 @@ export const servedChannel = diagnosticsChannel.channel('fastify-versioner:serve
 
 /**
  * The HEAD route a request is served by: its method (the one answering the request) and URL.
- * @example
- * ```ts
- * const { method, url } = event.route // 'GET', '/users/:id'
- * ```
+ * @example `const { method, url } = event.route // 'GET', '/users/:id'`
  */
 export interface ServedRoute {
   readonly method: string
@@ -34,8 +26,7 @@ export interface ServedRoute {
 }
 
 /**
- * The message of the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned
- * request once its version is known.
+ * The message of the `diagnostics_channel` channel `fastify-versioner:served`, published once per versioned request.
  * @example
  * ```ts
  * import diagnosticsChannel from 'node:diagnostics_channel'
@@ -59,28 +50,15 @@ export interface ServedEvent {
   readonly deprecated: boolean
   /** The version's sunset date, if it has one. */
   readonly sunset: Date | undefined
-  /**
-   * The deprecated fields the request carries (docs/field-deprecations.md), as JSON pointers (`/body/address`,
-   * `/query/size`, `/headers/x-trace`, array items as `*`), each once; empty when it carries none.
-   */
+  /** The deprecated fields the request carries, as JSON pointers (`/body/address`, array items as `*`), each once. */
   readonly deprecatedFields: readonly string[]
-  /**
-   * The version change classes (by name) that shape this route in this version: their converters run for it, or
-   * their instructions change its schemas or the route itself between HEAD and the version (HeadVersion's changes
-   * first, then each version's from the newest). `[]` for a version no change touches on the route.
-   */
+  /** The version change classes (by name) whose converters or instructions shape this route in this version. */
   readonly changes: readonly string[]
   /** What the `clientId` option returned for the request (an account or API key id); `undefined` without the option. */
   readonly client: string | undefined
-  /**
-   * The scheduled brownout the request fell in (its version's `brownouts`): it was answered 410, as after the sunset.
-   * `undefined` for every other request (a request answered 410 after the sunset publishes no event).
-   */
+  /** The scheduled brownout that answered the request 410; `undefined` for every other request. */
   readonly brownout: Brownout | undefined
-  /**
-   * The API serving the request, as the tools name it (its `apiName`, else from its prefix: `root` without one): tells
-   * apart several versioned APIs of one application that have the same versions.
-   */
+  /** The API serving the request, as the tools name it (its `apiName`, else from its prefix: `root` without one). */
   readonly api: string
 }
 
@@ -97,12 +75,9 @@ export interface ServedRouteFacts {
 }
 
 /**
- * The HEAD route answering `request`, as events name it: its method answering the request (the HEAD route's own
- * methods for a GET route's automatic HEAD twin, or a method an endpoint instruction changed) and its URL.
- * @example
- * ```ts
- * servedRoute(request, registered.head) // { method: 'GET', url: '/users/:id' }
- * ```
+ * The HEAD route answering `request`, as events name it: the HEAD route's method answering it (GET for its automatic
+ * HEAD twin) and its URL.
+ * @example `servedRoute(request, registered.head) // { method: 'GET', url: '/users/:id' }`
  */
 export function servedRoute (request: FastifyRequest, head: HeadRouteOf): ServedRoute {
   const method = request.method === 'HEAD' && !head.methods.includes('HEAD') && head.methods.includes('GET') ? 'GET' : request.method
@@ -189,10 +164,7 @@ export interface WebhookRenderedEvent {
   readonly sunset: Date | undefined
   /** `webhook-id` of the rendered message. */
   readonly id: string
-  /**
-   * The API that rendered it, as the tools name it (its `apiName`, else from its prefix: `root` without one), so that
-   * several APIs with the same versions can be told apart; `undefined` from the standalone `renderWebhook`.
-   */
+  /** The API that rendered it, as the tools name it; `undefined` from the standalone `renderWebhook`. */
   readonly api: string | undefined
 }
 

@@ -1,16 +1,6 @@
 /**
- * The headers of a versioned answer, set in the request hook (./migrate-request.ts) and, on errors, by the error
- * handler (./error-handling.ts): the version served (the header named by `apiVersionParameterName`), `Vary` on that
- * header when the version comes from a header (and on the upgrade preview's header when that option is on), and the
- * lifecycle headers of every answer of the version: the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link`
- * headers of a deprecated or sunset version, the `rel="successor-version"` link (RFC 5829) of deprecated versions,
- * and the `Cache-Control: private` of a preview version's answers. The lifecycle headers follow the release clock: a
- * successor link names the next newer version served at the time, never a release still to come (whose existence no
- * answer tells before its `releasedAt`).
- *
- * The same lifecycle headers for a request that carries deprecated fields (decision 0061), combined with the
- * version's own; only the request hook of a version whose requests can hold deprecated parts
- * (../routes/field-deprecations.ts) sends them. The 410 of a version gone is ./gone-versions.ts's.
+ * The headers of a versioned answer: the version served, `Vary`, and the lifecycle headers of its version now or of
+ * the deprecated fields it carries (decision 0061).
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -46,12 +36,8 @@ export function createVersionHeaders (options: ServeOptions): VersionHeaders {
 }
 
 /**
- * Adds `names` (lower case, comma-separated) to a reply's `Vary`, keeping what is there: a name already listed (in
- * any case) is not listed again, and `*` (varies on everything) stays alone.
- * @example
- * ```ts
- * addVary(reply, 'x-api-version') // Vary: origin, x-api-version
- * ```
+ * Adds `names` (lower case, comma-separated) to a reply's `Vary`, unless listed already (in any case) or `*`.
+ * @example `addVary(reply, 'x-api-version') // Vary: origin, x-api-version`
  */
 export function addVary (reply: FastifyReply, names: string): void {
   const current = reply.getHeader('vary')
@@ -67,13 +53,9 @@ export function addVary (reply: FastifyReply, names: string): void {
 }
 
 /**
- * Adds to `Vary`, on every answer of a versioned route whatever its method, the headers that change it: the version
- * header when the version comes from a header, and the upgrade preview's header when that option is on
- * ([decision 0066](../../docs/decisions/0066-preview-answers-stay-private.md)).
- * @example
- * ```ts
- * createVary(options)(reply) // Vary: x-api-version
- * ```
+ * Adds to `Vary` the headers that change every answer of a versioned route: the version header, when the version comes
+ * from one, and the upgrade preview's header (decision 0066).
+ * @example `createVary(options)(reply) // Vary: x-api-version`
  */
 function createVary (options: ServeOptions): (reply: FastifyReply) => void {
   const names = [options.location === 'header' ? options.parameterName : undefined, options.upgradePreview?.headerName]
@@ -86,14 +68,9 @@ function createVary (options: ServeOptions): (reply: FastifyReply) => void {
 }
 
 /**
- * The `Cache-Control` of an answer whose content depended on an `access` function (a preview version's, the upgrade
- * preview's): `private`, so that no shared cache stores it. A value that already keeps shared caches out (`private`,
- * `no-store`) stays, otherwise `private` is added; what would let a shared cache store it (`public`, `s-maxage`) is
- * dropped: `public, max-age=60` and `private, public, max-age=60` become `private, max-age=60`.
- * @example
- * ```ts
- * reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
- * ```
+ * The `Cache-Control` of an answer that depended on an `access` function: `private` added unless `private` or
+ * `no-store` is there, `public` and `s-maxage` dropped (`public, max-age=60` becomes `private, max-age=60`).
+ * @example `reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))`
  */
 export function privateCacheControl (current: unknown): string {
   if (current === undefined || current === null || current === '') return 'private'
@@ -118,10 +95,7 @@ function lifecycleLink (version: Version): string | undefined {
   return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
 }
 
-/**
- * Adds the plugin's links (`link`, one or several `<…>; rel="…"` joined by `, `) to a reply's `Link` header, keeping
- * the links already there (RFC 8288 allows several) and adding each one the header does not hold yet.
- */
+/** Adds the plugin's links (`<…>; rel="…"` joined by `, `) to a reply's `Link` header, each one it does not hold yet. */
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
   // The plugin's URLs hold no '<' (../core/link-urls.ts): each of its links starts at a '<'.
@@ -130,10 +104,8 @@ export function appendLink (current: unknown, link: string): string {
 }
 
 /**
- * The lifecycle headers of every version of a bundle that has some, by version value: the same on every answer
- * of the version (successes, errors, its 404s and 410s); a preview version's say `Cache-Control: private`. The
- * successor link (RFC 5829) of a deprecated release is the OpenAPI document of the next newer release, at
- * `documentUrl?version=NEXT`; none when documents are off (`documentUrl` null).
+ * The lifecycle headers of every version of a bundle that has some, by version value; a deprecated release's successor
+ * link is the next newer release's document (none when documents are off).
  */
 function lifecycleHeadersOf (
   bundle: VersionBundle, documentUrl: string | null, { values, from }: { values: readonly string[], from: number } = { values: bundle.releasedValues, from: Infinity }
@@ -170,11 +142,7 @@ function sameHeaders (a: HeadersMap, b: HeadersMap): boolean {
 /**
  * The lifecycle headers of a version ({@link lifecycleHeadersOf}) as they are now by `clock`; `undefined` when no
  * version has any at any time. Without a clock, or when the headers are the same whatever the time, one map for all.
- * @example
- * ```ts
- * const headersOf = scheduledLifecycleHeaders(versions, '/openapi.json', startReleaseClock(versions, Date.now))
- * headersOf?.('2000-01-01')?.link // its successor: the next newer version served now
- * ```
+ * @example `scheduledLifecycleHeaders(versions, '/openapi.json', clock)?.('2000-01-01')?.link // its successor now`
  */
 export function scheduledLifecycleHeaders (bundle: VersionBundle, documentUrl: string | null, clock: ReleaseClock | undefined): LifecycleHeadersOf | undefined {
   const maps = clock === undefined
@@ -191,10 +159,8 @@ function earliest (a: number | undefined, b: number | undefined): number | undef
 }
 
 /**
- * Finds the deprecated fields `request` carries in the version of its behaviour and, when there are some, sets the
- * headers and keeps the fields (JSON pointers: `/body/address`, `/query/size`, array items as `*`) and the `Link` in
- * the request's state, for the served event and the send hook. `Deprecation` is the earliest date of the fields and of the version; `Sunset`
- * the earliest sunset; each field's link (or the version's document) is added to `Link`.
+ * Finds the deprecated fields `request` carries in its version and, when there are some, sets their lifecycle
+ * headers (the earliest dates, each field's link) and keeps the fields and `Link` in the request's state.
  */
 export function sendFieldDeprecations (
   request: FastifyRequest, reply: FastifyReply, deprecations: FieldDeprecations, state: RequestState, options: ServeOptions
@@ -231,25 +197,20 @@ export function sendFieldDeprecations (
 }
 
 /**
- * A query string or headers as Fastify's validation will read them (a lone value where a list is expected becomes a
- * list, `'2'` the number 2 where the schema says so): a copy coerced by the part's own validator, without the
- * defaults it fills (only what the client sent is a deprecated part it uses). The request's data is not changed.
+ * A query string or headers as Fastify's validation will read them (coerced by the part's own validator), without the
+ * defaults it fills: a copy, the request's data unchanged.
  */
 function asFastifyReads (request: FastifyRequest, part: 'querystring' | 'headers', form: TSchema, raw: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(raw)) setOwn(copy, key, Array.isArray(raw[key]) ? [...raw[key]] : raw[key])
   const outcome: unknown = request.compileValidationSchema(form, part)(copy)
-  // An async validator's (an `$async` schema's) refusal is the request's 400, answered by its validation: not left
-  // unhandled here, where it would crash the process.
+  // An async validator's refusal is the request's 400, answered by its validation: unhandled here, it would crash.
   if (isThenable(outcome)) outcome.then(undefined, () => {})
   for (const key of Object.keys(copy)) if (!Object.hasOwn(raw, key)) delete copy[key]
   return copy
 }
 
-/**
- * The version answering a request, when it is known without waiting and the route serves it; `undefined` otherwise,
- * and when picking it throws (the error being handled is the one to report).
- */
+/** The version answering a request when it is known without waiting and the route serves it (never throws). */
 function servedVersion (request: FastifyRequest, options: ServeOptions, behaviours: RegisteredRoute['behaviours']): string | undefined {
   try {
     const picked = pickedWithoutWaiting(request, options)
@@ -260,16 +221,9 @@ function servedVersion (request: FastifyRequest, options: ServeOptions, behaviou
 }
 
 /**
- * The version of an error answered before the route's request hook ran (thrown by an `onRequest` hook, or sent by
- * one with `reply.code(401).send(...)`): unless the request hook or the handler set the version headers, they are set
- * when the version is known without waiting, and the request gets that version's behaviour, so that the send hook
- * converts the error's body (a 401, a rate limiter's 429); else `Vary` alone (a 400 for a bad or missing version
- * depends on the header too).
- * @example
- * ```ts
- * const early = createEarlyVersion(registered.behaviours, options)
- * if (state?.behaviour == null && reply.statusCode >= 300) early(request, reply)
- * ```
+ * Sets the version headers of an error answered before the route's request hook ran, when the version is known
+ * without waiting, and gives the request that version's behaviour, so that its body is converted; else `Vary` alone.
+ * @example `if (state?.behaviour == null) createEarlyVersion(registered.behaviours, options)(request, reply)`
  */
 export function createEarlyVersion (behaviours: RegisteredRoute['behaviours'], options: ServeOptions): (request: FastifyRequest, reply: FastifyReply) => void {
   const setVersionHeaders = createVersionHeaders(options)

@@ -1,7 +1,6 @@
 /**
- * Version picking: which version a request asks for (header or path segment, else the default), and which
- * version serves it (the same one, or for dates the closest older one). `VersionPicker` can be subclassed for
- * custom logic, such as a version pinned per account.
+ * Version picking: which version a request names and which version serves it (the same, or for dates the closest
+ * older one); `VersionPicker` can be subclassed (a version pinned per account).
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http'
@@ -43,13 +42,9 @@ interface VersionCarrier {
 }
 
 /**
- * find-my-way's options for the routers that find versioned routes before Fastify routes a request
- * ({@link VersionSegments}, and ./pick-version.ts's replaced routes): as lenient as Fastify's router can be.
- * `useSemicolonDelimiter` is missing from its types.
- * @example
- * ```ts
- * const router = FindMyWay(LENIENT_ROUTER)
- * ```
+ * find-my-way's options for the routers that find versioned routes before Fastify routes a request: as lenient as
+ * Fastify's router can be (`useSemicolonDelimiter` is missing from its types).
+ * @example `const router = FindMyWay(LENIENT_ROUTER)`
  */
 export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSemicolonDelimiter: boolean } = {
   ignoreTrailingSlash: true,
@@ -64,12 +59,8 @@ export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSem
 export type RouterOptions = NonNullable<Parameters<typeof FindMyWay>[0]>
 
 /**
- * Fastify's router options of `app` (`routerOptions`, or the same options at the top level), lenient on regex and
- * parameter length (a request too long for the app is Fastify's to refuse).
- * @example
- * ```ts
- * const router = FindMyWay(routerOptionsOf(app))
- * ```
+ * Fastify's router options of `app` (`routerOptions`, or the same at the top level), lenient on regex and length.
+ * @example `const router = FindMyWay(routerOptionsOf(app))`
  */
 export function routerOptionsOf (app: FastifyInstance): RouterOptions {
   const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
@@ -78,16 +69,11 @@ export function routerOptionsOf (app: FastifyInstance): RouterOptions {
 }
 
 /**
- * Where path versions sit in URLs before routing (for the route constraint and the version in logs): the
- * `:version` parameter of the versioned route a URL matches, found by a router holding every path-version route
- * (with its methods) as Fastify registered it. The version is the route's own segment, right after the prefix of
- * its versioned scope, never another segment that happens to look like a version (`/tenants/2001-01-01/2002-01-01/items`),
- * nor the segment another scope's prefix would point at (`/api/:tenant` beside `/api`)
- * ([decision 0105](../../docs/decisions/0105-the-version-before-routing.md)).
+ * Where path versions sit in URLs before routing: the `:version` parameter of the versioned route a URL matches,
+ * never another segment that looks like a version (decision 0105).
  */
 export class VersionSegments {
-  // As lenient as Fastify's router can be (case, trailing and doubled slashes, `;` parameters, long or regex parameters):
-  // a URL Fastify routed to a versioned route matches its route here too, and only versioned routes are here.
+  // As lenient as Fastify's router: a URL Fastify routed to a versioned route matches its route here too.
   private readonly routes = FindMyWay(LENIENT_ROUTER)
 
   /** Records a versioned route's URL (`/api/:x_api_version/users/:id`) and methods. */
@@ -109,11 +95,9 @@ export class VersionSegments {
 }
 
 /**
- * The one version reader: the version a request names (header value or path segment), or `undefined` when it
- * names none. A header sent more than once arrives joined (`'2001-01-01, 2002-01-01'`, as Node joins it): a value no
- * version has, refused saying so; an empty value names none. Path versions come from
- * the route's parameter once Fastify routed the request, else (the route constraint) from the URL segment
- * after a versioned prefix.
+ * The one version reader: the version a request names (header value or path segment), or `undefined`. A header sent
+ * twice arrives joined (`'2001-01-01, 2002-01-01'`): refused saying so. Path versions come from the route's parameter,
+ * else (before routing) from the URL segment after a versioned prefix.
  */
 export function readRequestedVersion (request: VersionCarrier, source: VersionSource, segments?: VersionSegments): string | undefined {
   let value: string | string[] | undefined
@@ -134,9 +118,8 @@ export type PickedVersion =
   | { readonly ok: false, readonly reason: 'missing' | 'malformed' | 'too-old' | 'unknown', readonly requested: string | undefined }
 
 /**
- * Finds the version a request asks for. The plugin builds one from its options; subclass it and pass the
- * subclass as `versionPicker` to change how the version is found (the result is then checked and, for
- * dates, waterfalled like a header value).
+ * Finds the version a request asks for; subclass it and pass it as `versionPicker` (what it picks is then checked and
+ * waterfalled like a header value).
  * @example
  * ```ts
  * class AccountPinnedVersionPicker extends VersionPicker {
@@ -175,9 +158,8 @@ export interface Resolving extends ReleaseSource {
 
 const MISSING: PickedVersion = Object.freeze({ ok: false, reason: 'missing', requested: undefined })
 /**
- * Checks a picked value against the versions released now: an exact version; for dates (and months), the
- * closest older version (waterfalling); otherwise the reason it cannot be served. Preview versions are not among
- * them: a request names one only through ./pick-version.ts. Nor is a release whose `releasedAt` has not come.
+ * Checks a picked value against the versions released now: an exact version, for dates (and months) the closest
+ * older one, else the reason it cannot be served. Previews are named only through ./pick-version.ts.
  */
 export function resolveVersion (value: string | undefined, options: Resolving): PickedVersion {
   if (value === undefined || value === '') return MISSING
@@ -203,10 +185,7 @@ export function resolveVersion (value: string | undefined, options: Resolving): 
     : { ok: true, version: served, requested: value }
 }
 
-/**
- * The version a value names for the application itself (routing, `migrateResponseBody`, the tools): a released
- * version as {@link resolveVersion} finds it, else a preview version named exactly (whose `access` is not asked here).
- */
+/** The version a value names for the application itself: a released version, else a preview named exactly. */
 export function namedVersion (value: string | undefined, options: Resolving): PickedVersion {
   const picked = resolveVersion(value, options)
   return picked.ok || value === undefined ? picked : options.versions[kBundleInternals].previewPicks.get(value) ?? picked

@@ -1,9 +1,6 @@
 /**
- * Captured webhook deliveries (option `captureExchanges`, decision 0238): for a sample of the `webhooks.render()`
- * calls, the webhook's name and method, the HEAD event as given, and each version's body as rendered, redacted,
- * published on the `diagnostics_channel` channel `fastify-versioner:webhook` once every version is rendered. No
- * signature, secret nor subscriber leaves the process. `fastify-versioner replay` reads these lines beside the
- * exchanges: through the converters, and with `--handlers` against what the handlers of fresh apps render.
+ * Captured webhook renders (option `captureExchanges`, decision 0238): the HEAD event and each version's body, redacted,
+ * published on `fastify-versioner:webhook` for `replay`. No signature, secret nor subscriber leaves the process.
  * @module
  */
 import diagnosticsChannel from 'node:diagnostics_channel'
@@ -18,8 +15,8 @@ export interface CapturedBody {
 }
 
 /**
- * The message of the channel `fastify-versioner:webhook`: one `webhooks.render()` call, plain JSON data (write it with
- * `JSON.stringify`, one a line, in the traffic file beside the exchanges: `fastify-versioner replay` reads both).
+ * The message of the channel `fastify-versioner:webhook`: one `webhooks.render()` call, plain JSON data (one a line,
+ * in the traffic file beside the exchanges).
  * @example
  * ```ts
  * diagnosticsChannel.subscribe('fastify-versioner:webhook', (message) => {
@@ -57,10 +54,7 @@ export type WebhookCapture = (rendered: RenderedForCapture) => void
 
 /**
  * The capture of an application's renders: `undefined` when the option is off (a render then checks one property).
- * @example
- * ```ts
- * const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])
- * ```
+ * @example `const capture = createWebhookCapture(resolved.captureExchanges, resolved.versions.versionValues[0])`
  */
 export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
   if (capture === undefined) return undefined

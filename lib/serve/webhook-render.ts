@@ -1,7 +1,6 @@
 /**
- * Rendering a webhook for its subscribers: each subscriber's pin resolved to a served version (falling forward from
- * one no longer served), the body migrated once per version by `migrateResponseBody`'s engine, its JSON text signed
- * per subscriber to the Standard Webhooks specification ([decision 0080](../../docs/decisions/0080-webhooks-per-subscriber-version.md)).
+ * Rendering a webhook for its subscribers: each pin resolved to a served version, the body migrated once per version,
+ * its JSON text signed per subscriber (Standard Webhooks; decision 0080).
  * @module
  */
 import { randomUUID } from 'node:crypto'
@@ -87,9 +86,8 @@ interface Pin {
 }
 
 /**
- * Resolves pins at an instant: a served version as requests are picked then (exact, or the closest older date; a
- * release whose `releasedAt` has not come is not one), else the closest newer version served then (gone after its
- * sunset), else the oldest served then (retired, or unknown: decision 0080). Each distinct pin once.
+ * Resolves pins at an instant, each distinct pin once: a served version as requests are picked then, else the closest
+ * newer version served, else the oldest served (decision 0080).
  */
 function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
   const releases = startReleaseClock(bundle, () => instant)
@@ -234,8 +232,7 @@ async function render<S extends WebhookSubscriber> (
 }
 
 /**
- * The renderer of an application's `webhooks.render()`: its migration engine, its clock (the `now` option) and its
- * version header.
+ * The renderer of an application's `webhooks.render()`.
  * @example
  * ```ts
  * const webhooks = new Webhooks(createWebhookRenderer(engine, { now: resolved.now, versionHeader: resolved.headerName }))
@@ -259,11 +256,9 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
 }
 
 /**
- * `webhooks.render()` for a worker without the application: renders `latestBody` (as HEAD builds it) for each
- * subscriber, in its version, signed. It needs the bundle and the webhook's definition (the object the application
- * gives `webhooks.add()`: its name and method are what endpoint instructions name, its body the HEAD schema); the
- * by-schema response converters of the body run as in the application, by-path converters of routes do not apply.
- * Give it the application's `ajv` option (`Fastify({ ajv })`) when the body's schemas use formats of its own.
+ * `webhooks.render()` for a worker without the application: renders `latestBody` for each subscriber, in its version,
+ * signed; the body's by-schema response converters run, routes' by-path ones do not. Give it the application's `ajv`
+ * option when the body's schemas use formats of its own.
  * @example
  * ```ts
  * const { deliveries } = await renderWebhook(versions, InvoicePaid, event, { subscribers })

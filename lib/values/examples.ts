@@ -1,14 +1,6 @@
 /**
- * Deterministic example values for JSON Schemas (TypeBox schemas, or schemas as OpenAPI 3.1 documents write them):
- * the upgrade guide's examples (lib/docs/upgrade-guide.ts), `verify`'s strings where no sentinel fits
- * (lib/tools/example-generation.ts), and the document tests. It follows `$ref` to `#/components/schemas/…` of a
- * document, to a schema with that `$id` inside the root (`Type.Recursive`), or through `resolveRef` (the `$id`s of
- * an application's schemas), and prefers, in order: `const`, `enum` (first member), `default` and `examples`
- * (first) when of the schema's type, the first member of `anyOf` / `oneOf`, the members of `allOf` merged, then the
- * type: strings by their format and `pattern` (./string-examples.ts); numbers honour `minimum` / `maximum` (and the
- * exclusive ones) and `multipleOf`; arrays get `minItems` items (at least one, at most `maxItems`); objects get their
- * required properties (and the optional ones with `includeOptional`, but not one recursing into itself). With
- * `toward`, the example holds a given value at a given node (the upgrade guide's enum members).
+ * Deterministic example values for JSON Schemas (the upgrade guide, `verify`, document tests); with `toward`, one
+ * holding a given value at a given node.
  * @module
  */
 import { isSchemaObject, pointerSegment } from '../core/json-schema'
@@ -36,15 +28,11 @@ interface ExampleOptions {
   resolveRef?: (ref: string) => unknown
   /** The regular expressions of the string formats an application declares as one (`verify`: its Ajv's). */
   formats?: FormatPatterns
-  /**
-   * fast-check's strings of each pattern (seeded: always the same), by pattern and longest length, kept between calls:
-   * making them costs milliseconds, and the upgrade guide asks for those of a schema once per route and version change.
-   */
+  /** fast-check's strings of each pattern, kept between calls (making them costs milliseconds). */
   samples?: Map<string, readonly string[]>
   /**
-   * Builds the example toward one value of one schema node (the upgrade guide's enum members): where `isTarget`
-   * holds, the value is `value`; a union takes its first member that can hold such a node, an optional property
-   * that can hold one is present. `exampleOf` throws when the example holds no such place.
+   * Builds the example toward one value of one schema node: where `isTarget` holds, the value is `value`;
+   * `exampleOf` throws when the example holds no such place.
    */
   toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
 }
@@ -107,9 +95,8 @@ function cannot (build: Build, message: string): Error {
 }
 
 /**
- * A valid value for `schema` (see the module comment for the rules); `property` is the name of the property it is
- * for (`options.uuids`). Throws when it cannot make one: a schema that accepts no value (`not: {}`), a pattern it
- * cannot match, a required recursion, a `toward` value with no place.
+ * A valid value for `schema` (`property`: the name it is for, for `options.uuids`). Throws when it cannot make one
+ * (no value matches, a pattern it cannot match, a required recursion, a `toward` value with no place).
  * @example
  * ```ts
  * exampleOf({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }) // { id: EXAMPLE_UUID }

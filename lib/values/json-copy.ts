@@ -1,17 +1,6 @@
 /**
- * The JSON copy of a value: what `JSON.parse(JSON.stringify(value))` gives, made without the text in between.
- * Converters get such a copy (`toJSON` applied, so a `Date` is its ISO string; class instances are their own
- * enumerable fields), so that a handler's returned object (a cached or stored one) is never changed.
- *
- * Writing the text and parsing it again costs about as much as the converters of a small body; walking the
- * value once costs a tenth of it. The walk follows JSON's rules (`toJSON(key)`, `undefined`, functions and
- * symbols left out of objects and `null` in arrays, non-finite numbers `null`, own enumerable string keys in
- * their order) and defines keys as own properties, so that a `__proto__` key stays data. Anything it does not
- * handle the same way as JSON (a `BigInt`, a boxed primitive, a cycle or data deeper than a few dozen levels, a
- * getter or `toJSON` that throws) sends the whole value through `JSON.stringify` and `JSON.parse`, which walk deep
- * data without recursion in JavaScript; a value JSON cannot write (a `BigInt`, a cycle) is then kept as it is,
- * for the serializer to decide. A response's copy (`CopyOptions`) keeps a `BigInt` (and other values the serializer
- * writes its own way) instead, and takes the dates and getter fields HEAD's serializer writes (./written-values.ts): decision 0137.
+ * The JSON copy of a value, by one walk (a `__proto__` key stays data), so that converters never change a handler's
+ * object; a response's copy follows its serializer (decision 0137).
  * @module
  */
 
@@ -32,10 +21,8 @@ interface CopyOptions {
   /** Values to take instead of the JSON of some properties (kept by the walk only). */
   readonly rewrites?: Rewrites
   /**
-   * Copy as themselves what the serializer writes or refuses its own way, for it to do so as with HEAD's: a `BigInt`
-   * (an integer), `NaN` (refused), `±Infinity` (`null`), an invalid `Date` (refused), an `undefined` list item
-   * (refused), rather than keeping the whole value as it is (a `BigInt`) or giving `null`. A record's `kept` is set
-   * when the copy holds one (it is not JSON data then).
+   * Copy as themselves what the serializer writes or refuses its own way (a `BigInt`, `NaN`, `±Infinity`, an invalid
+   * `Date`, an `undefined` item); a record's `kept` is set when the copy holds one.
    */
   readonly serializer?: true | { kept: boolean }
   /** Fields to copy beside an object's own, by object: what the serializer reads through a class's getters (./written-values.ts). */
@@ -47,12 +34,8 @@ interface CopyOptions {
 }
 
 /**
- * The JSON copy of `value` (see the module's description); primitives are returned as they are. `options`
- * departs from JSON's rules for a response Fastify's serializer writes.
- * @example
- * ```ts
- * copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }
- * ```
+ * The JSON copy of `value`; primitives as they are. `options` departs from JSON's rules as Fastify's serializer does.
+ * @example `copyJson({ at: new Date(0), skip: undefined }) // { at: '1970-01-01T00:00:00.000Z' }`
  */
 export function copyJson (value: unknown, options: CopyOptions = {}): unknown {
   if (typeof value !== 'object' || value === null) return value

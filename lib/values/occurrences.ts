@@ -1,11 +1,8 @@
 /**
  * Stage `lib/values/`: walking request and response data against a version's schemas.
  *
- * Finding the occurrences of a schema inside data: a by-schema converter runs once per occurrence of its
- * schema in a body, wherever the body's schema nests it (the root, a property, array items, tuple items,
- * record values, a union member the data belongs to, an `allOf` member, a `$ref`: to the application's schemas or
- * to a schema inside the body's, such as a `Type.Recursive`, at any depth). A collector is compiled
- * once per (body schema, target) from the schema and then walks only the data where the target can be.
+ * The occurrences of a schema inside data, wherever the body's schema nests it (a by-schema converter runs once per
+ * occurrence), by a collector compiled once per (body schema, target) that walks only where the target can be.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -39,10 +36,7 @@ const PENDING = Symbol('pending')
 /**
  * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
  * a class instance (a getter), where JSON and the copies converters get have no such field.
- * @example
- * ```ts
- * readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true
- * ```
+ * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
  */
 export function readsInherited (value: object, name: string): boolean {
   if (!(name in value) || name in Object.prototype) return false

@@ -1,7 +1,6 @@
 /**
- * Whether a schema declares the place a JSON pointer names (its segments; `*` is every item or key): for the
- * redaction pointers of `captureExchanges`, a pointer no schema declares is most likely misspelt. Read through
- * {@link childrenOf}, as the walks over data read schemas.
+ * Whether a schema declares the place a JSON pointer names (a misspelt redaction pointer declares none), read
+ * through {@link childrenOf} as the walks over data read schemas.
  * @module
  */
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
@@ -11,10 +10,9 @@ import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
 const DESCRIBING = ['type', 'properties', 'patternProperties', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not']
 
 /**
- * True when `schema` declares the place `segments` name: a field its `properties` or `patternProperties` name (or
- * its `additionalProperties` accept: `true` or a schema; a field that is merely not forbidden is not declared), an
- * item of an array, through `$ref`s (`resolveRef`; one it cannot resolve, or a schema that accepts anything, may hold
- * any place) and the members of unions and intersections.
+ * True when `schema` declares the place `segments` name (`*`: every item or key): a field its keywords name or its
+ * `additionalProperties` accept, an item, through `$ref`s and union and intersection members (one it cannot resolve,
+ * or a schema accepting anything, may hold any place).
  * @example
  * ```ts
  * declaresPlace(Type.Object({ card: Type.Object({ number: Type.String() }) }), ['card', 'number'], undefined) // true

@@ -1,8 +1,6 @@
 /**
- * Redaction of recorded data (the exchanges `captureExchanges` publishes): named headers and the places JSON pointers
- * name are replaced by {@link REDACTED}, and every value found there is then removed wherever else it stands in the
- * same record (a converter's copy of it in a nested object, a renamed field, a header of another case, a longer
- * string holding it): see docs/decisions/0084-captured-exchanges.md.
+ * Redaction of recorded data (`captureExchanges`): named headers and the places pointers name become {@link REDACTED},
+ * and every value found there is removed wherever else it stands in the record (decision 0084).
  * @module
  */
 import { pointerKey } from '../core/json-schema'
@@ -45,10 +43,8 @@ function collectScalars (value: unknown, found: Set<string>): void {
 }
 
 /**
- * Every value of a redacted header into `found`: the whole, each item of a list (Node joins a repeated request
- * header's values with `, `, and cookies with `; `), the value of each `name=value` item and the credentials after an
- * authorization scheme (`Bearer <token>`), so that each one sent is also removed where it stands alone. Of a
- * `set-cookie` line, only the cookie (before its first `;`) counts: its attributes (`Max-Age=0`, `Path=/`) are no secret.
+ * Every value of a redacted header into `found`: the whole, each item of a list, each `name=value` item's value and the
+ * credentials after an authorization scheme; of a `set-cookie` line, only the cookie (its attributes are no secret).
  */
 function collectHeaderValues (name: string, value: unknown, found: Set<string>): void {
   collectScalars(value, found)
@@ -86,9 +82,8 @@ const WORD_BEFORE = /[\p{L}\p{N}]$/u
 const WORD_AFTER = /^[\p{L}\p{N}]/u
 
 /**
- * Removes every found value from a string, in one pass (Aho–Corasick, by UTF-16 unit): long values wherever they stand, short
- * ones as words; overlapping places become one {@link REDACTED}. Linear in the string whatever the number of values, which
- * a client chooses (every item of a redacted list, every key of a redacted object).
+ * Removes every found value from a string in one pass (Aho–Corasick): long values wherever they stand, short ones as
+ * words. Linear in the string whatever the number of values, which a client chooses.
  */
 function valueRemover (found: ReadonlySet<string>): (text: string) => string {
   // The trie: a node's first child found by an array (long values are chains of single children), others by a map.
@@ -182,14 +177,9 @@ function scrub (value: unknown, found: ReadonlySet<string>, remove: (text: strin
 }
 
 /**
- * Redacts one record in place: the headers `redaction` names (any case) and the places its pointers name in each data
- * part are replaced by {@link REDACTED}, then every string or number found there is removed from every part, headers
- * included. True when something was redacted.
- * @example
- * ```ts
- * const parts = { headers: [sent.headers], data: [{ value: sent.body }] }
- * redact(parts, { headers: new Set(['authorization']), pointers: [['card', 'number']] })
- * ```
+ * Redacts one record in place: named headers and pointed places become {@link REDACTED}, then every value found there
+ * is removed from every part. True when something was redacted.
+ * @example `redact({ headers: [sent.headers], data: [{ value: sent.body }] }, redaction) // true when it redacted`
  */
 export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   const found = new Set<string>()
@@ -212,10 +202,7 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
 
 /**
  * True for a value redaction replaced, or a string holding one (what replay cannot compare).
- * @example
- * ```ts
- * isRedacted('[redacted]') // true
- * ```
+ * @example `isRedacted('[redacted]') // true`
  */
 export function isRedacted (value: unknown): boolean {
   return typeof value === 'string' && value.includes(REDACTED)

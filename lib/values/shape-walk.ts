@@ -1,23 +1,6 @@
 /**
- * The one shape walk: data made to have the shape a version's schema gives it. Fields the schema does not
- * declare are removed (unless it accepts other fields), and, when asked, missing fields get the schema's
- * `default`: in properties, items, `patternProperties` and `additionalProperties` values, `allOf` members and
- * the union member the data belongs to.
- *
- * Two uses, one set of rules, differing only in {@link WalkRules}:
- * - requests of an older version ({@link requestRules}): JSON Schema objects accept extra properties by
- *   default, so a client could otherwise send a field of HEAD (an internal one, or one added since its
- *   version) and have it reach the handler. Only object schemas a version rebuilt are cleaned; unchanged
- *   schemas behave as in plain Fastify, and defaults are Ajv's (`useDefaults`).
- * - bodies migrated to a version outside routing (`migrateResponseBody`): every closed object schema is
- *   applied, `$ref`s are followed, and defaults are filled in.
- *
- * The walk is compiled once per (rules, schema) into closures that visit only the data where something can
- * change, so a request pays nothing for the parts of its schema no version rebuilt.
- *
- * TypeBox's `Value.Clean` and `Value.Default` are not used: `test/definitions/shape-walk.test.ts` shows where they
- * differ from what versions need (plain JSON Schema objects are left alone, `additionalProperties: true` loses
- * its fields, and a union member is only chosen by data that is already valid).
+ * The one shape walk, compiled per (rules, schema): data given its version's shape (undeclared fields removed,
+ * defaults filled), for requests of older versions and bodies migrated outside routing ({@link WalkRules}).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -53,10 +36,7 @@ interface CompiledWalks {
 
 /**
  * Rules of a walk, with their own compiled walks.
- * @example
- * ```ts
- * const rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef })
- * ```
+ * @example `const rules = walkRules({ removeFrom: 'closed', fillDefaults: true, resolveRef })`
  */
 export function walkRules (rules: Omit<WalkRules, 'compiled'>): WalkRules {
   return { ...rules, compiled: { full: new WeakMap(), nested: new WeakMap(), shapes: new WeakMap() } }
@@ -75,11 +55,7 @@ export type ShapeWalk = (data: unknown, depth?: number) => void
 
 /**
  * The walk of data of `schema` under `rules`, or `null` when the walk would change nothing.
- * @example
- * ```ts
- * const walk = compileShapeWalk(form, requestRules((ref) => generation.resolveAnyId(ref)))
- * if (walk !== null) walk(request.body)
- * ```
+ * @example `compileShapeWalk(form, requestRules(resolveRef))?.(request.body)`
  */
 export function compileShapeWalk (schema: TSchema, rules: WalkRules): ShapeWalk | null {
   return new WalkCompiler(rules).walkOf(schema, true)
@@ -108,9 +84,8 @@ class WalkCompiler {
   constructor (private readonly rules: WalkRules) {}
 
   /**
-   * `full`: the walk of data `schema` describes alone. Otherwise (an `allOf` member, or the union member of an
-   * object that declares fields of its own) only the walks of its values: which fields the object may have
-   * is decided where all the schemas describing it are known.
+   * `full`: the walk of data `schema` describes alone; otherwise (an `allOf` member, a union member) only the walks of
+   * its values: which fields the object may have is decided where every schema describing it is known.
    */
   walkOf (schema: TSchema, full: boolean): ShapeWalk | null {
     const cache = full ? this.rules.compiled.full : this.rules.compiled.nested

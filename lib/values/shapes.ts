@@ -1,9 +1,6 @@
 /**
- * The shape of one level of data: which fields the schemas describing it declare. The fields of one object
- * can be declared by several schemas at once: an object schema and its `allOf` members (an intersection,
- * validators), or the union members the data may belong to. Fields are removed where all of them are known,
- * never by one member alone. Used by the shape walk ({@link ./shape-walk}). Also {@link childrenOf}: which subschemas
- * describe the values inside data, read once for the shape walk, the occurrence collectors and shapes alike.
+ * The shape of one level of data (the fields its schemas declare, removed only where all are known), and
+ * {@link childrenOf}, the one reading of the keywords describing the values inside data.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -83,10 +80,7 @@ export function removeLacked (data: unknown, shape: Shape): void {
   for (const key of shape.lacks) if (Object.hasOwn(data, key) && !declaredBy(shape, key)) delete data[key]
 }
 
-/**
- * The subschemas of a schema node that describe its data or the values inside it, by keyword: the one reading of
- * these keywords that the walks over data (occurrences, the shape walk, shapes) share. Read when a walk is compiled.
- */
+/** The subschemas of a schema node that describe its data or the values inside it, by keyword (read when a walk is compiled). */
 export interface Children {
   /** `properties` whose value is a schema, by name; `named` has every name `properties` declares. */
   readonly properties: ReadonlyArray<readonly [string, TSchema]>

@@ -9,9 +9,8 @@ import { installCommand, optionalLibrary } from '../core/optional-libraries'
 type JsonSchema = Record<string, unknown>
 
 /**
- * fast-check's 30 strings matching `source`, none longer than `max` (none when fast-check cannot read the pattern).
- * A case-insensitive expression (ajv-formats' e-mail) is read case-sensitively, which fast-check can: what matches
- * it matches the other.
+ * fast-check's 30 strings matching `source`, none longer than `max`; a case-insensitive expression is read
+ * case-sensitively (what matches it matches the other).
  */
 function sampled (fc: typeof FastCheck, source: RegExp, max: number | undefined): readonly string[] {
   try {
@@ -46,12 +45,8 @@ function plainString (schema: JsonSchema): string {
 }
 
 /**
- * The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without one (or with one that is no
- * regular expression).
- * @example
- * ```ts
- * patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true
- * ```
+ * The regular expression of a `pattern`, as Ajv reads it (Unicode); `undefined` without a valid one.
+ * @example `patternOf({ type: 'string', pattern: '^C[0-9]{3}$' })?.test('C001') // true`
  */
 export function patternOf (schema: JsonSchema): RegExp | undefined {
   if (typeof schema.pattern !== 'string') return undefined
@@ -63,21 +58,13 @@ export function patternOf (schema: JsonSchema): RegExp | undefined {
   }
 }
 
-/**
- * How an application's Ajv checks a string format (`formatPatterns` of ../core/strict-validator.ts): its regular
- * expression, or the function checking it (strings are tried on it, none is generated from it); `undefined` for a
- * format it ignores.
- */
+/** How an application's Ajv checks a string format: its regular expression or function; `undefined` if it ignores it. */
 export type FormatPatterns = (format: string) => RegExp | ((value: string) => boolean) | undefined
 
 /**
- * A valid string of `schema` without a sentinel: {@link plainString}, or when that does not match the schema's
- * `pattern` or the way `formats` checks its format (a format an application declares), the shortest of strings
- * fast-check makes from the pattern or the format's regular expression (with a fixed seed: the same string every
- * time; fast-check is loaded then only) that matches every rule. `undefined` when none fits (a pattern fast-check
- * cannot read, such as a lookahead, lengths it cannot meet, a format checked by a function that refuses the plain
- * string) or fast-check is not installed: {@link noStringReason} says what to do. `kept` holds fast-check's strings
- * by pattern between calls (making them costs milliseconds): give the same map to reuse them.
+ * A valid string of `schema`: {@link plainString}, or when that does not fit its `pattern` or format, the shortest
+ * fitting string fast-check makes (seeded) from them; `undefined` when none fits or fast-check is missing
+ * ({@link noStringReason} says what to do). `kept` holds fast-check's strings between calls.
  * @example
  * ```ts
  * stringExample({ type: 'string', format: 'date' }) // '2000-01-01'
@@ -116,8 +103,7 @@ export function stringExample (schema: JsonSchema, formats?: FormatPatterns, kep
 }
 
 /**
- * Why {@link stringExample} made no string of `schema` (with the application's `formats`), and what to do: give the
- * schema an example, or install fast-check where it is missing (an optional dependency).
+ * Why {@link stringExample} made no string of `schema`, and what to do (give it an example, or install fast-check).
  * @example
  * ```ts
  * noStringReason({ type: 'string', pattern: '^(?!0)[0-9]+$' }) // 'no string could be made to match the pattern …: give the schema an example …'

@@ -1,7 +1,6 @@
 /**
- * Telling which union member data plausibly belongs to, before it is valid for any: a converter's changes or a
- * HEAD field may make data fail every member, yet it still has to be walked as the member it was meant for.
- * Used by the occurrence collectors and the shape walk.
+ * Telling which union member data plausibly belongs to before it is valid for any (a converter's change or a HEAD
+ * field may make it fail every member): for the occurrence collectors and the shape walk.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -12,13 +11,9 @@ import { childrenOf } from './shapes'
 export type Matcher = (value: unknown) => boolean
 
 /**
- * The matcher of the union member `schema` (compiled when a walk or collector is): true when a value's type,
- * `const`, `enum`, required properties and `const` discriminators agree. Extra properties are allowed (HEAD data
- * carries fields older versions lack).
- * @example
- * ```ts
- * const member = members.find((schema) => compileMatcher(schema)(body))
- * ```
+ * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
+ * discriminators agree; extra properties are allowed (HEAD data carries fields older versions lack).
+ * @example `const member = members.find((schema) => compileMatcher(schema)(body))`
  */
 export function compileMatcher (schema: TSchema): Matcher {
   const source = schema as SchemaObject
@@ -55,13 +50,9 @@ function discriminatorsOf (properties: ReadonlyArray<readonly [string, TSchema]>
 }
 
 /**
- * The members of a union whose `const` discriminators an object `value` does not contradict (all of them when it
- * contradicts every one: its discriminator may be a value another version names otherwise); `nodeOf` gives a
- * member's schema (resolving a `$ref`).
- * @example
- * ```ts
- * fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]
- * ```
+ * The members of a union whose `const` discriminators `value` does not contradict (all of them when it contradicts
+ * every one); `nodeOf` gives a member's schema.
+ * @example `fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]`
  */
 export function fittingMembers<T> (members: readonly T[], value: object, nodeOf: (member: T) => SchemaObject | undefined): readonly T[] {
   const fitting = members.filter((member) => {
@@ -74,10 +65,7 @@ export function fittingMembers<T> (members: readonly T[], value: object, nodeOf:
 
 /**
  * True when `value` is of the JSON Schema `type` (any value for a type it does not know).
- * @example
- * ```ts
- * typeMatches('integer', 1.5) // false
- * ```
+ * @example `typeMatches('integer', 1.5) // false`
  */
 export function typeMatches (type: string, value: unknown): boolean {
   switch (type) {

@@ -1,11 +1,6 @@
 /**
- * What Fastify's serializer (fast-json-stringify) writes of a response that `JSON.stringify` does not, so that the
- * JSON copy converters get (./json-copy.ts) holds it, an old client gets what HEAD writes, and its converters see it:
- * - a `Date` where the schema says `format: 'date'` or `'time'`: the serializer writes its local date (`2024-03-05`)
- *   or time (`10:20:30`), where JSON writes the instant (decision 0137);
- * - a declared field a class instance holds behind a getter (`get fullName()`): the serializer reads each declared
- *   property by name, through the prototype, where JSON writes own fields only. Only the declared ones are read, as
- *   the serializer does, and only after the copy met a class instance: plain data costs nothing more.
+ * What Fastify's serializer writes of a response that `JSON.stringify` does not (a `Date` of `format: 'date'`, a
+ * getter field), so that the converters' JSON copy holds it (decision 0137).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -44,12 +39,8 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
 }
 
 /**
- * The JSON copy of `body` (`copyJson`, with `serializer`) holding what the serializer writes at `places`
- * (none: JSON's copy).
- * @example
- * ```ts
- * copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }
- * ```
+ * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy).
+ * @example `copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }`
  */
 export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }): unknown {
   const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
