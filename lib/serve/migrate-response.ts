@@ -5,7 +5,7 @@
  * with that version's schema (fields it lacks are stripped). Error responses (status ≥ 300,
  * thrown or returned) reach only converters declared with `migrateHttpErrors`, in the route's `onSend` hook,
  * which may also turn them into successes. Streams and buffers are never parsed: by-path converters see
- * them on `raw` and may change status and headers.
+ * them on `raw`, may change status and headers, and may replace them with a body.
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
@@ -107,6 +107,13 @@ export function isJsonText (payload: unknown, reply: FastifyReply): payload is s
   return type === undefined || /json/i.test(String(type))
 }
 
+/** Ends a stream (Node's or a Web one) a converter's body replaces, that no one else reads: its file or socket is let go. */
+function release (payload: unknown): void {
+  const stream = payload as { destroy?: () => void, cancel?: () => Promise<void>, locked?: boolean } | null | undefined
+  if (typeof stream?.destroy === 'function') stream.destroy()
+  else if (typeof stream?.cancel === 'function' && stream.locked !== true) stream.cancel().catch(() => {})
+}
+
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
 function textOf (body: unknown): string {
   if (typeof body === 'string') return body
@@ -118,7 +125,7 @@ function textOf (body: unknown): string {
  * bodies (thrown or returned), and successes a handler sent as JSON text. They are parsed, converted, and
  * serialized with the version's schema for the final status. Other text payloads are the body of by-path
  * converters (and on `raw`); streams and buffers are never parsed: by-path converters see them on `raw`, with
- * `body` undefined, and may change status and headers.
+ * `body` undefined, and may change status and headers or set a body in their place.
  */
 export function createSendHook (
   { route, linkOf }: { route: string, linkOf: (version: string) => string | undefined }, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
@@ -163,7 +170,7 @@ export function createSendHook (
         done(null, payload)
         return
       }
-      // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
+      // A text payload is the body of by-path converters; streams and buffers are on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
       const sent = afterAwaiting(reply, done)
@@ -175,13 +182,15 @@ export function createSendHook (
         }
         applyStatus(reply, behaviour, status)
         const empty = payload === undefined
-        if (empty ? body === undefined : text === undefined || body === text) {
+        if (body === (empty ? undefined : text)) {
           sent(null, payload)
           return
         }
-        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
-        const json = empty && typeof body !== 'string'
-        if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
+        // A body a converter gives replaces the payload (decision 0243): an empty one's (`reply.code(204).send()`), a
+        // stream's or a buffer's is an object as JSON in the version's schema, a text's as JSON; a string as it is.
+        const json = text === undefined && typeof body !== 'string'
+        if (text === undefined) release(payload)
+        if (text === undefined && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
         const serialize = (): string => json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : textOf(body)
         sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, sent)
       })
