@@ -177,6 +177,8 @@ export function createSendHook (
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
+          // The error answer takes the stream's place: no one reads it, so it is ended (a file's descriptor closed).
+          if (text === undefined) release(payload)
           failResponse(reply, state, { request, version: behaviour.version, route }, sent, failure)
           return
         }

@@ -325,3 +325,27 @@ test('regression: a body a by-path converter sets on a stream, a buffer or a Web
   t.equal(replaced.headers['content-length'], String('replaced unread'.length), 'the length of what is sent')
   t.equal(unread?.destroyed, true, 'the stream no one reads is destroyed')
 })
+
+test('regression: a stream whose by-path converter fails is ended, not left holding its file', async (t) => {
+  const streams: Readable[] = []
+  class BrokenExport extends VersionChange {
+    description = 'Exports were named otherwise.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/export', ['GET'])
+    broken (_response: ResponseInfo) {
+      throw new Error('a converter bug')
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', BrokenExport), new Version('2000-01-01')), async (api) => {
+    api.get('/export', async (_request, reply) => {
+      const stream = new Readable({ read () {} })
+      streams.push(stream)
+      return reply.type('text/csv').send(stream as never)
+    })
+  })
+  const failed = await call(app, '2000-01-01', '/export')
+  t.equal(failed.statusCode, 500)
+  t.equal(jsonOf(failed).code, 'FST_VERSIONER_CONVERTER_FAILED')
+  t.equal(streams[0].destroyed, true, 'the stream no one will read is destroyed (a file\'s descriptor closed)')
+})
