@@ -1,6 +1,7 @@
 /**
  * Stage 3 of a request, migrating its response down to its version: successes in the `preSerialization` hook, error
- * bodies and JSON text in the `onSend` hook; streams and buffers only on by-path converters' `raw`.
+ * bodies and JSON text in the `onSend` hook; streams and buffers only on by-path converters' `raw`, whose body may
+ * replace them (decision 0243).
  * @module
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
@@ -106,6 +107,13 @@ export function isJsonText (payload: unknown, reply: FastifyReply): payload is s
   return type === undefined || /json/i.test(String(type))
 }
 
+/** Ends a stream (Node's or a Web one) a converter's body replaces, that no one else reads: its file or socket is let go. */
+function release (payload: unknown): void {
+  const stream = payload as { destroy?: () => void, cancel?: () => Promise<void>, locked?: boolean } | null | undefined
+  if (typeof stream?.destroy === 'function') stream.destroy()
+  else if (typeof stream?.cancel === 'function' && stream.locked !== true) stream.cancel().catch(() => {})
+}
+
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
 function textOf (body: unknown): string {
   if (typeof body === 'string') return body
@@ -114,7 +122,7 @@ function textOf (body: unknown): string {
 
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see (error bodies,
- * successes sent as JSON text); other payloads reach only by-path converters, on `raw`.
+ * successes sent as JSON text); other payloads reach only by-path converters, on `raw`, which may set a body in their place.
  */
 export function createSendHook (
   { route, linkOf }: { route: string, linkOf: (version: string) => string | undefined }, privateVersions: ReadonlySet<string> | undefined, earlyVersion: (request: FastifyRequest, reply: FastifyReply) => void
@@ -159,25 +167,29 @@ export function createSendHook (
         done(null, payload)
         return
       }
-      // A text payload is the body of by-path converters; streams and buffers stay on `raw` alone.
+      // A text payload is the body of by-path converters; streams and buffers are on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
       const sent = afterAwaiting(reply, done)
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
+          // The error answer takes the stream's place: no one reads it, so it is ended (a file's descriptor closed).
+          if (text === undefined) release(payload)
           failResponse(reply, state, { request, version: behaviour.version, route }, sent, failure)
           return
         }
         applyStatus(reply, behaviour, status)
         const empty = payload === undefined
-        if (empty ? body === undefined : text === undefined || body === text) {
+        if (body === (empty ? undefined : text)) {
           sent(null, payload)
           return
         }
-        // An empty payload (`reply.code(204).send()`) takes a body a converter gives it, an object as JSON in the version's schema.
-        const json = empty && typeof body !== 'string'
-        if (empty && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
+        // A body a converter gives replaces the payload (decision 0243): an empty one's (`reply.code(204).send()`), a
+        // stream's or a buffer's is an object as JSON in the version's schema, a text's as JSON; a string as it is.
+        const json = text === undefined && typeof body !== 'string'
+        if (text === undefined) release(payload)
+        if (text === undefined && !reply.hasHeader('content-type')) reply.type(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8')
         const serialize = (): string => json ? serializerFor(reply, behaviour, reply.statusCode, undefined)(body) : textOf(body)
         sendSerialized({ request, reply, state, version: behaviour.version, route }, serialize, sent)
       })

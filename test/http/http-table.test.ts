@@ -10,7 +10,7 @@ import responseValidation from '@fastify/response-validation'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import { versions as exampleVersions } from '../../examples/users/versions'
-import { endpoint, versioned, fastifyVersioner, Version, VersionBundle } from '../../plugin'
+import { ConvertRequestToNextVersionFor, endpoint, versioned, fastifyVersioner, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { changeClass, fullNameWasNameInResponses } from '../helpers/version-changes'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf, DATES, getWith, SUPPORTED_DATES } from '../helpers/http-apps'
@@ -397,4 +397,39 @@ test('regression: a prefixed plugin\'s root route (as @fastify/autoload register
     }
     t.notOk(seen.includes('HEAD 2000-01-01'), `${location}: the handler never ran for the version without the route`)
   }
+})
+
+test('a WebSocket route inside versioned(...): its version is picked and checked, and request converters by path see its query string', async (t) => {
+  class TopicWasChannel extends VersionChange {
+    description = 'The feed was subscribed to by topic; the live feed did not exist.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/live', ['GET']).didntExist]
+
+    @ConvertRequestToNextVersionFor('/feed', ['GET'])
+    channel (request: RequestInfo) {
+      request.queryParams.channel = request.queryParams.topic
+      delete request.queryParams.topic
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TopicWasChannel), new Version('2000-01-01')), async (api) => {
+    api.get('/feed', { websocket: true }, (socket, request) => {
+      socket.send(JSON.stringify({ version: request.apiVersion, query: request.query }))
+    })
+    api.get('/live', { websocket: true }, (socket) => { socket.send('live') })
+  }, { beforeVersioner: async (instance) => { await instance.register(websocket) } })
+  await app.ready()
+  const first = async (url: string, version?: string): Promise<string> => {
+    let message: Promise<string> = Promise.resolve('')
+    const socket = await app.injectWS(url, { headers: version === undefined ? {} : { 'x-api-version': version } }, {
+      onInit: (ws) => { message = new Promise((resolve) => { ws.once('message', (data: Buffer) => { resolve(data.toString()) }) }) }
+    })
+    const text = await message
+    socket.terminate()
+    return text
+  }
+  t.same(JSON.parse(await first('/feed?channel=a', '2001-01-01')), { version: '2001-01-01', query: { channel: 'a' } })
+  t.same(JSON.parse(await first('/feed?topic=a', '2000-01-01')), { version: '2000-01-01', query: { channel: 'a' } }, 'converted to HEAD')
+  await t.rejects(first('/feed?topic=a'), /Unexpected server response: 400/, 'no version: refused before the upgrade')
+  await t.rejects(first('/feed?topic=a', '1999-01-01'), /Unexpected server response: 400/, 'a version too old: refused')
+  await t.rejects(first('/live', '2000-01-01'), /Unexpected server response: 404/, 'a route its version lacks')
+  t.equal(await first('/live', '2001-01-01'), 'live')
 })

@@ -282,3 +282,70 @@ test('regression: a Web Response of a preview version stays private, and a depre
   t.equal(deprecated.headers.link, '<https://example.com/help>; rel="help", <https://example.com/upgrade>; rel="deprecation"', 'the Response\'s Link and the version\'s')
   t.equal(deprecated.headers['cache-control'], 'public, max-age=60', 'a released version\'s answer keeps the Response\'s Cache-Control')
 })
+
+test('regression: a body a by-path converter sets on a stream, a buffer or a Web Response replaces it', async (t) => {
+  const User = Type.Object({ id: Type.String(), name: Type.String() })
+  const head = { id: 'u1', fullName: 'Ada Lovelace' }
+  let unread: Readable | undefined
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name was its name.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:mode', ['GET'])
+    async name (response: ResponseInfo) {
+      if (response.raw instanceof Readable && response.raw === unread) {
+        response.body = 'replaced unread' as never
+        return
+      }
+      const text = Buffer.isBuffer(response.raw) ? response.raw.toString() : await new Response(response.raw as ReadableStream).text()
+      const { fullName, ...rest } = JSON.parse(text) as typeof head
+      response.body = { ...rest, name: fullName, internal: 'dropped by the version\'s schema' }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:mode', { schema: { response: { 200: User } } }, async (request, reply) => {
+      const json = JSON.stringify(head)
+      switch ((request.params as { mode: string }).mode) {
+        case 'buffer': return reply.type('application/json').send(Buffer.from(json) as never)
+        case 'stream': return reply.type('application/json').send(Readable.from([json.slice(0, 9), json.slice(9)]) as never)
+        case 'unread': return reply.type('text/plain').header('content-length', 99).send((unread = new Readable({ read () {} })) as never)
+        default: return new Response(json, { headers: { 'content-type': 'application/json' } }) as never
+      }
+    })
+  })
+  for (const mode of ['buffer', 'stream', 'web']) {
+    const old = await call(app, '2000-01-01', `/users/${mode}`)
+    t.equal(old.statusCode, 200, mode)
+    t.same(JSON.parse(old.body), { id: 'u1', name: 'Ada Lovelace' }, `${mode}: the converter's body, in the version's schema`)
+    t.match(old.headers['content-type'], /^application\/json/)
+    t.same(JSON.parse((await call(app, '2001-01-01', `/users/${mode}`)).body), head, `${mode}: the newest version is untouched`)
+  }
+  const replaced = await call(app, '2000-01-01', '/users/unread')
+  t.equal(replaced.body, 'replaced unread')
+  t.equal(replaced.headers['content-length'], String('replaced unread'.length), 'the length of what is sent')
+  t.equal(unread?.destroyed, true, 'the stream no one reads is destroyed')
+})
+
+test('regression: a stream whose by-path converter fails is ended, not left holding its file', async (t) => {
+  const streams: Readable[] = []
+  class BrokenExport extends VersionChange {
+    description = 'Exports were named otherwise.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/export', ['GET'])
+    broken (_response: ResponseInfo) {
+      throw new Error('a converter bug')
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', BrokenExport), new Version('2000-01-01')), async (api) => {
+    api.get('/export', async (_request, reply) => {
+      const stream = new Readable({ read () {} })
+      streams.push(stream)
+      return reply.type('text/csv').send(stream as never)
+    })
+  })
+  const failed = await call(app, '2000-01-01', '/export')
+  t.equal(failed.statusCode, 500)
+  t.equal(jsonOf(failed).code, 'FST_VERSIONER_CONVERTER_FAILED')
+  t.equal(streams[0].destroyed, true, 'the stream no one will read is destroyed (a file\'s descriptor closed)')
+})
