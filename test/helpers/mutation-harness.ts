@@ -12,6 +12,7 @@ import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
+import { shareCompiledSchemas } from './compiled-schemas'
 import { exampleTestFindings } from './example-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
@@ -197,7 +198,8 @@ function codedError (error: unknown): string | undefined {
 
 /**
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
- * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent).
+ * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent). The apps share the
+ * schemas Fastify compiled for them (test/helpers/compiled-schemas.ts, decision 0240).
  */
 async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
   const build = (require(file) as { default: AppFunction }).default
@@ -207,6 +209,7 @@ async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook
     delivered.push(JSON.parse(delivery.body))
   }
   const app = await build({ subscribers: [SUBSCRIBER], deliver, now })
+  shareCompiledSchemas(app)
   try {
     await app.ready()
   } catch (error) {
