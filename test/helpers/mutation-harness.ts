@@ -461,13 +461,16 @@ export function mutantsFolder (name: string): string {
 /**
  * Type-checks every mutant written to `base` with the project's compiler options (a mistake a team commits compiles:
  * one that does not is caught by its compiler, not by the proof); tsc's errors, or `undefined` when there are none.
+ * The files each mistake changed, and their importers, are checked against the correct copies written beside them
+ * (test/helpers/mutant-type-check.js); lib/ and the examples' own files are `npm run typecheck`'s.
  */
 export async function mutantTypeErrors (base: string): Promise<string | undefined> {
+  for (const app of ['users', 'billing'] as const) await writeMutant(app, undefined, join(base, `${app}-correct`))
   const config = join(base, 'tsconfig.json')
   writeFileSync(config, JSON.stringify({ extends: relative(base, join(ROOT, 'tsconfig.json')), compilerOptions: { noEmit: true }, include: ['**/*.ts'], exclude: [] }))
   // In a child process, without blocking: the mutation score's test measures the corpus meanwhile.
   return await new Promise((resolve) => {
-    execFile(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(__dirname, 'mutant-type-check.js'), config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve(error === null ? undefined : `${stdout}${stderr}${stdout === '' && stderr === '' ? String(error) : ''}`)
     })
   })
