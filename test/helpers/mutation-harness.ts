@@ -12,6 +12,7 @@ import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
+import { shareCompiledSchemas } from './compiled-schemas'
 import { exampleTestFindings } from './example-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
@@ -197,7 +198,8 @@ function codedError (error: unknown): string | undefined {
 
 /**
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
- * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent).
+ * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent). The apps share the
+ * schemas Fastify compiled for them (test/helpers/compiled-schemas.ts, decision 0240).
  */
 async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
   const build = (require(file) as { default: AppFunction }).default
@@ -207,6 +209,7 @@ async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook
     delivered.push(JSON.parse(delivery.body))
   }
   const app = await build({ subscribers: [SUBSCRIBER], deliver, now })
+  shareCompiledSchemas(app)
   try {
     await app.ready()
   } catch (error) {
@@ -458,13 +461,16 @@ export function mutantsFolder (name: string): string {
 /**
  * Type-checks every mutant written to `base` with the project's compiler options (a mistake a team commits compiles:
  * one that does not is caught by its compiler, not by the proof); tsc's errors, or `undefined` when there are none.
+ * The files each mistake changed, and their importers, are checked against the correct copies written beside them
+ * (test/helpers/mutant-type-check.js); lib/ and the examples' own files are `npm run typecheck`'s.
  */
 export async function mutantTypeErrors (base: string): Promise<string | undefined> {
+  for (const app of ['users', 'billing'] as const) await writeMutant(app, undefined, join(base, `${app}-correct`))
   const config = join(base, 'tsconfig.json')
   writeFileSync(config, JSON.stringify({ extends: relative(base, join(ROOT, 'tsconfig.json')), compilerOptions: { noEmit: true }, include: ['**/*.ts'], exclude: [] }))
   // In a child process, without blocking: the mutation score's test measures the corpus meanwhile.
   return await new Promise((resolve) => {
-    execFile(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(__dirname, 'mutant-type-check.js'), config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve(error === null ? undefined : `${stdout}${stderr}${stdout === '' && stderr === '' ? String(error) : ''}`)
     })
   })
