@@ -79,7 +79,7 @@ export interface RequestInfo<Body = UntypedBody, Next = never> {
   cookies: Record<string, string>
   /** The parsed query string. Changes reach HEAD validation and the handler. */
   queryParams: Record<string, unknown>
-  /** The fields of a form body (url-encoded or multipart), or `undefined` for other bodies. */
+  /** The fields of a form body (url-encoded or multipart), or `undefined` for other bodies (assigning it there changes nothing: assign `body`). */
   form: FormFields | undefined
 }
 

@@ -148,7 +148,14 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (body: unknown): unknown => checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
+  const finish = (body: unknown): unknown => {
+    // A body given alone has no status: one a converter made an error is refused, never given as the version's (decision 0244).
+    if (info.statusCode >= 300) {
+      throw new UnconvertibleResponseError(`migrateResponseBody: a converter set the status ${info.statusCode} for API version ${version}: that version ` +
+        'answers this body with an error, which a body given alone (a webhook) cannot say; it is not sent to that version as if it were a success.')
+    }
+    return checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
+  }
   return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
 }
 

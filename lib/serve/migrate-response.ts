@@ -15,7 +15,7 @@ import type { VersionBehaviour } from '../routes/version-plan'
 import { responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
-import { UnconvertibleResponseError } from '../core/errors'
+import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
 
@@ -114,6 +114,14 @@ function release (payload: unknown): void {
   else if (typeof stream?.cancel === 'function' && stream.locked !== true) stream.cancel().catch(() => {})
 }
 
+/** True, once logged, when by-path converters gave a body to a 204, which has none: the client would get none (decision 0245). */
+function bodyOnNoContent (request: FastifyRequest, reply: FastifyReply, body: unknown, version: string, route: string): boolean {
+  if (body === undefined || reply.statusCode !== 204) return false
+  request.log.error({ route }, `A by-path response converter gave a body to a 204 response of API version ${version} to ${route}, which has ` +
+    'no body; set the status the version answers with (response.statusCode = 200) with it. The request was answered 500.')
+  return true
+}
+
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
 function textOf (body: unknown): string {
   if (typeof body === 'string') return body
@@ -183,6 +191,11 @@ export function createSendHook (
         const empty = payload === undefined
         if (body === (empty ? undefined : text)) {
           sent(null, payload)
+          return
+        }
+        if (bodyOnNoContent(request, reply, body, behaviour.version, route)) {
+          if (text === undefined) release(payload)
+          failResponse(reply, state, { request, version: behaviour.version, route }, sent, new ConverterFailedError(behaviour.version))
           return
         }
         // A body a converter gives replaces the payload (decision 0243): an empty one's (`reply.code(204).send()`), a

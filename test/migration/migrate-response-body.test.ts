@@ -1,9 +1,10 @@
 import { test } from 'tap'
+import { randomBytes } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, migrateResponseBody, schema, Version, VersionBundle, VersionChange,
-  versioned, type ResponseInfo
+  renderWebhook, versioned, type ResponseInfo
 } from '../../plugin'
 import { caught } from '../helpers/errors'
 import { strictValidator } from '../../lib/core/strict-validator'
@@ -386,4 +387,30 @@ test('regression: schemas written alike (a list of one resource on many routes) 
   t.not(other, check, 'a schema written otherwise has its own')
   t.ok(other({ data: ['a'] }))
   t.notOk(other({ data: [{ id: 'c1' }] }))
+})
+
+test('regression: a converter\'s error status (an old version answers 404 for a card) was dropped by migrateResponseBody, and the webhook delivered the body', async (t) => {
+  const Source = Type.Object({ id: Type.String(), kind: Type.String() }, { $id: 'Source' })
+  class CardsAreSources extends VersionChange {
+    description = 'Cards are sources; the versions before did not know them.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor(Source, { checkUsage: false })
+    hideCards (response: ResponseInfo) {
+      response.headers['x-legacy'] = '1'
+      if (response.body.kind === 'card') response.statusCode = 404
+    }
+  }
+  const versions = new VersionBundle(new Version('2001-01-01', CardsAreSources), new Version('2000-01-01'))
+  const error = caught(() => migrateResponseBody(versions, Source, { latestBody: { id: 's_1', kind: 'card' }, version: '2000-01-01' }))
+  t.equal(error?.code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 'refused, not the body sent as if the version had it')
+  t.match(error?.message, /^migrateResponseBody: a converter set the status 404 for API version 2000-01-01/)
+  t.same(migrateResponseBody(versions, Source, { latestBody: { id: 's_2', kind: 'bank' }, version: '2000-01-01' }), { id: 's_2', kind: 'bank' },
+    'a body the converters leave a success is given; a header they write is not part of it')
+
+  const subscribers = [{ id: 'old', version: '2000-01-01', secret: `whsec_${randomBytes(32).toString('base64')}` }, { id: 'new', version: '2001-01-01', secret: `whsec_${randomBytes(32).toString('base64')}` }]
+  const { deliveries, failed } = await renderWebhook(versions, { name: 'source.created', body: Source }, { id: 's_1', kind: 'card' }, { subscribers })
+  t.same(deliveries.map((delivery) => delivery.subscriber.id), ['new'])
+  t.same(failed.map(({ subscriber, error }) => [subscriber.id, (error as { code?: string }).code]), [['old', 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE']],
+    'the webhook is not delivered to the version that would answer it with an error')
 })

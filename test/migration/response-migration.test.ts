@@ -680,6 +680,30 @@ test('regression: a body a by-path converter gives an empty response (a 204 that
   t.equal(latest.body, '')
 })
 
+test('regression: a body a by-path converter gives a 204 without giving a status with a body was dropped: the old client got an empty 204', async (t) => {
+  class DeletesAnsweredTheUser extends VersionChange {
+    description = 'Deleting a user answered with the deleted user.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['DELETE'])
+    answerWithABody (response: ResponseInfo) {
+      response.body = { id: 'u1', deleted: true } // the status left 204, which has no body
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const versions = new VersionBundle(new Version('2001-01-01', DeletesAnsweredTheUser), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.delete('/users/:id', async (_request, reply) => reply.code(204).send())
+  }, { fastify: { logger: { level: 'error', stream } } })
+  const deleted = await call(app, '2000-01-01', '/users/u1', { method: 'DELETE' })
+  t.equal(deleted.statusCode, 500, 'a logged 500, not an empty 204 in place of the body')
+  t.equal(jsonOf(deleted).code, 'FST_VERSIONER_CONVERTER_FAILED')
+  const entry = entries.find((logged) => /has no body/.test(String(logged.msg)))
+  t.match(entry, { level: 50, apiVersion: '2000-01-01', route: 'DELETE /users/:id' }, 'the log entry names the version and the route')
+  t.match(entry?.msg, /set the status the version answers with/)
+  t.equal((await call(app, '2001-01-01', '/users/u1', { method: 'DELETE' })).statusCode, 204, 'HEAD\'s 204 is untouched')
+})
+
 test('a Date in a format date or time field reached old clients as a date-time: they get what HEAD writes, and converters see it', async (t) => {
   const Line = Type.Object({ on: Type.String({ format: 'date' }) })
   const Invoice = Type.Object({
