@@ -79,6 +79,9 @@ export class VersionedRequestInfo implements RequestInfo {
       ? writeForm(this.formKind, body as FormFields, request.body)
       : body
     if (request.query !== this.queryParams) request.query = this.queryParams
+    // A parameter a converter left `undefined` was not sent, as an optional body field (./step-runner.ts's `dropUndefined`).
+    const query = this.queryParams as Record<string, unknown> | null | undefined
+    if (typeof query === 'object' && query !== null) for (const key of Object.keys(query)) if (query[key] === undefined) delete query[key]
     const cookiesChanged = this.cookiesChanged()
     if (this.headerCopy === undefined && !cookiesChanged) return
     const raw = request.raw.headers as Record<string, string | string[] | undefined>

@@ -1158,3 +1158,27 @@ test('regression: a $ref pointing into a shared schema a version changes (Custom
   const latest = await app.inject({ method: 'POST', url: '/orders', headers: v('2001-01-01'), payload: { shipTo: { town: 'Paris' } } })
   t.same(latest.json(), { shipTo: { town: 'Paris' } })
 })
+
+test('a query parameter a request converter leaves undefined is removed, as an optional body field is: the handler sees no key', async (t) => {
+  const Query = Type.Object({ search: Type.Optional(Type.String()), limit: Type.Optional(Type.String()) })
+  class RenameQ extends VersionChange {
+    description = 'The search parameter is search (was q).'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('search').had({ name: 'q' })]
+
+    @ConvertRequestToNextVersionFor('/search', ['GET'])
+    renameQ (request: RequestInfo) {
+      request.queryParams.search = request.queryParams.q
+      delete request.queryParams.q
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RenameQ), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/search', { schema: { querystring: Query } }, async (request) => ({ keys: Object.keys(request.query) }))
+  }))
+  const without = await app.inject({ method: 'GET', url: '/search?limit=5', headers: v('2000-01-01') })
+  t.same(without.json(), { keys: ['limit'] }, 'no search: undefined for a client that sent no q')
+  const withQ = await app.inject({ method: 'GET', url: '/search?q=shoes', headers: v('2000-01-01') })
+  t.same(withQ.json(), { keys: ['search'] })
+})
