@@ -8,6 +8,7 @@ import type { CookieOptions, FormFields, RequestInfo, ResponseInfo, UntypedBody 
 import { setOwn } from '../core/own-properties'
 import { formKind } from '../routes/schema-forms'
 import { readForm, writeForm } from './form-fields'
+import { dropUndefined } from './step-runner'
 
 /** A `RequestInfo` over a Fastify request. */
 export class VersionedRequestInfo implements RequestInfo {
@@ -79,9 +80,8 @@ export class VersionedRequestInfo implements RequestInfo {
       ? writeForm(this.formKind, body as FormFields, request.body)
       : body
     if (request.query !== this.queryParams) request.query = this.queryParams
-    // A parameter a converter left `undefined` was not sent, as an optional body field (./step-runner.ts's `dropUndefined`).
-    const query = this.queryParams as Record<string, unknown> | null | undefined
-    if (typeof query === 'object' && query !== null) for (const key of Object.keys(query)) if (query[key] === undefined) delete query[key]
+    // A parameter a converter left `undefined` was not sent, as an optional body field.
+    dropUndefined(this.queryParams, undefined)
     const cookiesChanged = this.cookiesChanged()
     if (this.headerCopy === undefined && !cookiesChanged) return
     const raw = request.raw.headers as Record<string, string | string[] | undefined>

@@ -121,8 +121,9 @@ function shouldRun (step: ConverterStep, at: RunAt): boolean {
  * Removes the fields a request converter left `undefined`, which would reach a merging handler as `fullName: undefined`
  * and erase the stored value. `keys`: the object's optional fields, looked up without listing its keys (which costs
  * most once a converter's `delete` made it a dictionary); every key when they are not known.
+ * @example `dropUndefined(request.query, undefined) // { q: undefined, limit: '5' } becomes { limit: '5' }`
  */
-function dropUndefined (body: unknown, keys: readonly string[] | undefined): void {
+export function dropUndefined (body: unknown, keys: readonly string[] | undefined): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return
   const object = body as Record<string, unknown>
   try {
