@@ -21,6 +21,21 @@ export function toIsoDate (date: Date): string {
   return date.toISOString().slice(0, 10)
 }
 
+/**
+ * The date a `Date` given as a version names: a `Date` at local midnight is that local date (`new Date(2024, 8, 30)`,
+ * what node-postgres and mysql2 give for a `DATE` column; its UTC date is the day before east of UTC), any other its
+ * UTC date (`new Date('2024-09-30')`, Prisma's `@db.Date`, an instant such as an account's creation). Either way the
+ * same date on a server in any time zone (decision 0248).
+ * @example `versionDateOf(new Date(2024, 8, 30)) // '2024-09-30' in Tokyo, Berlin, UTC or Adak`
+ */
+export function versionDateOf (date: Date): string {
+  if (date.getHours() !== 0 || date.getMinutes() !== 0 || date.getSeconds() !== 0 || date.getMilliseconds() !== 0) return toIsoDate(date)
+  // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are.
+  const local = new Date(0)
+  local.setUTCFullYear(date.getFullYear(), date.getMonth(), date.getDate())
+  return toIsoDate(local)
+}
+
 const NAMED_DATE = /^(\d{4}-\d{2}-\d{2})(?:\.([A-Za-z0-9_-]+))?$/
 
 /**

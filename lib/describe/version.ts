@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { VersionerStructureError } from '../core/errors'
-import { toIsoDate } from '../core/iso-date'
+import { versionDateOf } from '../core/iso-date'
 import { describeValue } from '../core/json-schema'
 import { readDeprecationDates } from './field-deprecation'
 import { readBrownouts, readReleasedAt, type Brownout, type BrownoutWindow } from './release-dates'
@@ -115,7 +115,7 @@ export class Version {
   constructor (value: string | Date, ...changes: Array<VersionChangeClass | VersionLifecycle>) {
     if (value instanceof Date) {
       if (Number.isNaN(value.getTime())) throw new VersionerStructureError('Version(value): the Date given is invalid.')
-      this.value = toIsoDate(value)
+      this.value = versionDateOf(value)
     } else if (typeof value === 'string' && value.trim() !== '' && value.trim() === value) {
       this.value = value
     } else {

@@ -20,7 +20,8 @@ export interface WebhookSubscriber {
    * The version it is pinned to: a version value, or a date (the closest older version, as requests are served; a
    * release whose `releasedAt` has not come is not one), read trimmed. A version gone after its sunset falls forward to
    * the closest newer one served; a retired or unknown value to the oldest one served, or, when it starts with a date
-   * (`2027-01-01.preview`, a `Date`'s JSON text), to the version of that date (decision 0080).
+   * (`2027-01-01.preview`, a `Date`'s JSON text), to the version of that date (decision 0080). A `Date` at local midnight
+   * (a `DATE` column read by node-postgres) is its local date, any other its UTC date (decision 0248).
    */
   readonly version: string | Date
   /** `whsec_` and the base64 of 24 to 64 random bytes; several while one rotates (each one signs). */

@@ -15,7 +15,7 @@ import { describeUnexpressible, unexpressibleValue } from '../routes/value-guard
 import { prepareSchema } from '../routes/prepared-schemas'
 import { storesVersion } from '../routes/versioner-state'
 import { runInVersion } from './request-state'
-import { isMonth, toIsoDate } from '../core/iso-date'
+import { isMonth, versionDateOf } from '../core/iso-date'
 import { kBundleInternals } from '../core/symbols'
 import { SchemaGeneration } from '../schemas/generation'
 import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
@@ -93,7 +93,7 @@ export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
 export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {
   /** The body as HEAD code produces it (typed only for a TypeBox 0.34 schema). */
   latestBody: ReadonlyDeep<StaticOf<S>>
-  /** The version to produce it for; an ISO date between versions gives the closest older version. */
+  /** The version to produce it for; an ISO date between versions gives the closest older version (a `Date`: see `versionDateOf`). */
   version: string | Date
 }
 
@@ -104,7 +104,7 @@ export function pickedTarget (bundle: VersionBundle, value: string, releases?: R
 
 /** The version a migration targets: exact, or for dates the closest older one (as requests are picked). */
 function targetVersion (bundle: VersionBundle, version: string | Date): string {
-  const value = version instanceof Date ? toIsoDate(version) : version
+  const value = version instanceof Date ? versionDateOf(version) : version
   const picked = pickedTarget(bundle, value)
   if (picked.ok) return picked.version
   if (picked.reason === 'too-old') {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConverterFailedError, InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
-import { toIsoDate } from '../core/iso-date'
+import { versionDateOf } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaLike, type StaticOf } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'
 import { generationSteps, VersionBundle } from '../describe/versions'
@@ -102,7 +102,7 @@ function pinResolver (bundle: VersionBundle, instant: number): (subscriber: Webh
     if (!valid) {
       throw new InvalidOptionError(`Subscriber ${nameOf(subscriber, index)} has version ${describeValue(version)}; a subscriber's version is a version value or a valid Date.`)
     }
-    const requested = version instanceof Date ? toIsoDate(version) : version
+    const requested = version instanceof Date ? versionDateOf(version) : version
     let pin = pins.get(requested)
     if (pin === undefined) {
       // Read as a header is (trimmed). A value no version has whose date (or month) names one, such as a preview's once

@@ -38,11 +38,11 @@ export interface CommandRun {
   readonly given?: { readonly dir: string | undefined, readonly types: string | undefined }
 }
 
-/** `check --types <file>`: prints whether the file is what `types` writes now (CRLF line endings read as LF); 1 when it is not. */
+/** `check --types <file>`: prints whether the file is what `types` writes now (CRLF line endings read as LF, a byte order mark left out); 1 when it is not. */
 async function checkTypes (context: FastifyInstance, file: string, io: CommandOutput, run: ChannelOptions & Pick<CommandRun, 'given'>): Promise<number> {
   const expected = await typesModule(context, run)
-  // Line endings aside: a checkout with git's core.autocrlf holds the same types with CRLF.
-  const saved = (await readFile(file, 'utf8').catch(() => undefined))?.replaceAll('\r\n', '\n')
+  // Line endings and a byte order mark aside: a checkout with git's core.autocrlf, or a Windows editor, holds the same types.
+  const saved = (await readFile(file, 'utf8').catch(() => undefined))?.replace(/^\uFEFF/, '').replaceAll('\r\n', '\n')
   if (saved === expected) {
     io.out(`check: ${file} is current.`)
     return 0

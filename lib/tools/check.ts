@@ -169,7 +169,8 @@ export function compareInto (result: CheckResult, version: string, saved: unknow
 }
 
 /**
- * A saved `<name>.json`, parsed and checked: JSON (one line, or pretty-printed as `export` writes it now; a file
+ * A saved `<name>.json`, parsed and checked: JSON (one line, or pretty-printed as `export` writes it now, with any line
+ * endings and a byte order mark or none; a file
  * that is not JSON is named with the line and column where it stops being JSON), and an OpenAPI 3 document of the
  * version its file name says (`export` writes `fileNameOf(version)`).
  */
@@ -181,8 +182,8 @@ export async function readSaved (dir: string, name: string): Promise<unknown> {
   } catch (error) {
     throw new VersionerToolError(`The saved document '${path}' cannot be read: ${(error as Error).message}`)
   }
-  // Any depth here: assertComparable measures it, with its own message.
-  const parsed = parseJsonText(text, Number.POSITIVE_INFINITY)
+  // Any depth here: assertComparable measures it, with its own message. A byte order mark (a Windows editor's) is no part of the JSON.
+  const parsed = parseJsonText(text.replace(/^\uFEFF/, ''), Number.POSITIVE_INFINITY)
   if (!parsed.ok) {
     throw new VersionerToolError(`The saved document '${path}' is not JSON: at line ${parsed.place.line}, column ${parsed.place.column}, ${parsed.problem}. ${SAVED_FIX}`)
   }

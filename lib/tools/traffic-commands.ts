@@ -110,8 +110,10 @@ function printMutate (report: MutationReport, minScore: number | undefined, io: 
     io.out(`note: verify reports ${report.baseline.verify} finding(s) and replay ${report.baseline.replay} on the converters as they are; ` +
       'a mutant is killed only by a finding at another place: fix those first.')
   }
+  // By code points, not localeCompare: the machine's language would order the lines otherwise (Estonian sorts Z before T).
+  const order = (left: string, right: string): number => (left < right ? -1 : left > right ? 1 : 0)
   const survivors = report.mutants.filter((mutant) => mutant.verdict === 'survived')
-    .sort((left, right) => left.versionChange.localeCompare(right.versionChange) || left.description.localeCompare(right.description))
+    .sort((left, right) => order(left.versionChange, right.versionChange) || order(left.description, right.description))
   for (const mutant of survivors) io.out(`survivor: ${mutant.versionChange} (${mutant.version}) ${mutant.description}`)
   const by = (tool: 'verify' | 'replay'): number => report.mutants.filter((mutant) => mutant.killedBy === tool).length
   const score = report.score === undefined ? 'no score (every mutant is equivalent)' : `score ${report.score} %`

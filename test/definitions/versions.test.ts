@@ -208,6 +208,20 @@ test('a Date value is stored as its ISO (UTC) date', async (t) => {
   t.equal(typeof bundle.versions[0].value, 'string')
 })
 
+test('regression: a Date built at local midnight (as node-postgres and mysql2 read a DATE column) names its local date on a server in any time zone (east of UTC it was the day before)', async (t) => {
+  const zone = process.env.TZ
+  t.teardown(() => { if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone })
+  for (const tz of ['UTC', 'Asia/Tokyo', 'Pacific/Kiritimati', 'America/Adak', 'Europe/Berlin']) {
+    process.env.TZ = tz
+    t.equal(new Version(new Date(2024, 8, 30)).value, '2024-09-30', `${tz}: local midnight`)
+    t.equal(new Version(new Date('2024-09-30')).value, '2024-09-30', `${tz}: midnight UTC`)
+    t.equal(new Version(new Date('2001-01-01T23:59:59.999Z')).value, '2001-01-01', `${tz}: another instant is its UTC date`)
+    const early = new Date(2000, 0, 1)
+    early.setFullYear(99)
+    t.equal(new Version(early).value, '0099-01-01', `${tz}: a year below 100 stays itself`)
+  }
+})
+
 test('an invalid Date is rejected', async (t) => {
   throwsStructure(t, () => new Version(new Date('not a date')), /Version\(value\): the Date given is invalid/)
   throwsStructure(t, () => new Version(new Date(Number.NaN)), /the Date given is invalid/)

@@ -97,6 +97,20 @@ test('a date pin waterfalls as requests do; the options id, timestamp and versio
   t.notOk('x-api-version' in delivery.headers)
 })
 
+test('regression: a pin read from a DATE column (a Date at local midnight, as node-postgres gives it) is that date on a server east of UTC (it was the day before: the older version)', async (t) => {
+  const app = await webhookApp(t)
+  const zone = process.env.TZ
+  t.teardown(() => { if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone })
+  for (const tz of ['UTC', 'Asia/Tokyo', 'America/Adak']) {
+    process.env.TZ = tz
+    const { deliveries: [delivery] } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [{ id: 'ep_1', version: new Date(2001, 0, 1), secret: newSecret() }] })
+    t.match(delivery, { version: '2001-01-01', requested: '2001-01-01' }, tz)
+    const body = await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version: new Date(2001, 0, 1) })
+    t.same(body, await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version: '2001-01-01' }), `${tz}: migrateResponseBody too`)
+    t.same(body, JSON.parse(delivery.body), `${tz}: what the subscriber gets`)
+  }
+})
+
 test('a subscriber of a version without the webhook is skipped, saying why', async (t) => {
   const app = await webhookApp(t)
   const list = subscribers(3)

@@ -1072,6 +1072,19 @@ test('checkDocuments refuses a corrupted saved document, naming the file', async
     'a snapshot copied under the wrong name')
 })
 
+test('regression: a saved document written with a byte order mark or CRLF line endings (a Windows editor) reads as written (the BOM was "not JSON")', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const app = await appServing(t, ['2001-01-01', '2000-01-01'], true)
+  await exportDocuments(app, dir)
+  const file = join(dir, '2000-01-01.json')
+  const good = await readFile(file, 'utf8')
+  await writeFile(file, `\uFEFF${good.replaceAll('\n', '\r\n')}`)
+  t.same(await checkDocuments(app, dir), { breaks: [], notes: [], compared: ['2000-01-01', '2001-01-01', 'unversioned'] })
+  await writeFile(file, `\uFEFF\uFEFF${good}`)
+  await t.rejects(checkDocuments(app, dir), { message: /is not JSON: at line 1, column 1, unexpected '\\ufeff'/ }, 'one mark only, at the start')
+})
+
 /** Defines `key` as an own property, as `JSON.parse` does (assigning `__proto__` would set the prototype instead). */
 function put (target: Json, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })

@@ -2,7 +2,8 @@
 // their effect on bodies (skipped, a field dropped, a value reverted, a string truncated, a number rounded, a mapping
 // swapped); the share verify and the replayed traffic kill, the survivors, the equivalent mutants left out.
 import { test } from 'tap'
-import { writeFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { recordTraffic } from '../../examples/traffic'
 import { buildBillingApp } from '../../examples/billing/app'
@@ -60,4 +61,26 @@ test('mutate: recorded webhook renders are rendered again by each mutant of the 
   const rounded = report.mutants.find((mutant) => mutant.description === 'AmountsInCents.totalFromCents: number rounded at body/total')
   t.equal(rounded?.killedBy, 'replay')
   t.match(rounded?.detail, /webhook invoice\.paid \(2023-10-16\): delivery body\/data\/object\/total: the subscribers received 19\.99, the converters now give 20;/)
+})
+
+test('regression: survivors print in the same order on every machine (they followed the locale: Estonian sorts Z before T)', async (t) => {
+  // The users example with its two version changes renamed so that code points and Estonian collation disagree.
+  const dir = await scratch(t)
+  const examples = resolve(__dirname, '..', '..', 'examples', 'users')
+  for (const file of ['app.ts', 'schemas.ts', 'versions.ts']) {
+    const text = (await readFile(join(examples, file), 'utf8')).replaceAll("'../../plugin'", JSON.stringify(resolve(__dirname, '..', '..', 'plugin')))
+      .replaceAll('MoveUserAddressesToTheirOwnEndpoint', 'TakeAddressesToTheirOwnEndpoint').replaceAll('ReplaceUserAddressWithListOfAddresses', 'ZipAddressesIntoAList')
+    await writeFile(join(dir, file), text)
+  }
+  const tsx = resolve(__dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')
+  const bin = resolve(__dirname, '..', '..', 'lib', 'tools', 'bin.ts')
+  const survivors = async (locale: string): Promise<string[]> => await new Promise((resolve) => {
+    const env = { ...process.env, LANG: locale, LC_ALL: locale, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+    execFile(process.execPath, ['--import', tsx, bin, 'mutate', join(dir, 'app.ts')], { env, timeout: 120_000 }, (_, stdout) => {
+      resolve(stdout.split('\n').filter((line) => line.startsWith('survivor: ')).map((line) => line.split(' ')[1]))
+    })
+  })
+  const expected = ['TakeAddressesToTheirOwnEndpoint', 'ZipAddressesIntoAList']
+  t.same(await survivors('C.UTF-8'), expected)
+  t.same(await survivors('et_EE.UTF-8'), expected, 'the order of the code points, not of the machine\'s language')
 })

@@ -90,6 +90,11 @@ test('types --out writes the file; check --types exits 1 on a stale or missing f
   const crlf = await cli(['check', exampleApp, '--types', file])
   t.equal(crlf.code, 0, 'CRLF line endings: current')
   t.match(crlf.stdout, /api-types\.ts is current/)
+  // A Windows editor's byte order mark: the same types too (it was reported stale).
+  await writeFile(file, `\uFEFF${(await readFile(committed, 'utf8')).replaceAll('\n', '\r\n')}`)
+  const bom = await cli(['check', exampleApp, '--types', file])
+  t.equal(bom.code, 0, 'a byte order mark: current')
+  t.match(bom.stdout, /api-types\.ts is current/)
 
   for (const [args, message] of [
     [['types', exampleApp], /types needs --out <file>/],
