@@ -6,9 +6,10 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
+import { versionedApp } from '../helpers/apps'
 import { otherValue } from '../../lib/tools/former-values'
 
 const InvoiceCreate = Type.Object({
@@ -267,4 +268,27 @@ test('the other value a changed replay sends is one the field takes, whichever m
   t.equal(otherValue(Type.Boolean(), false, none), true)
   t.equal(otherValue(Type.Literal('only'), 'only', none), undefined)
   t.equal(otherValue(Type.Array(Type.Integer()), [1], none), undefined)
+})
+
+test('regression: a number field a converter deletes is taken out in the versions before a rename of it too, in a body and in its list items', async (t) => {
+  // 2002-01-01 removed a line's code (the converter deletes it); in 2001-01-01 the code had been the line's count. The
+  // deletion was looked for under the version's name (count) in the body as the removal found it (code): a 2000-01-01
+  // client's count was "taken out by no converter", a finding on a correct app (none for 2001-01-01).
+  const Line = Type.Object({ sku: Type.String() }, { $id: 'Line' })
+  const Order = Type.Object({ sku: Type.String(), lines: Type.Array(Line) }, { $id: 'Order' })
+  class CodeRemoved extends VersionChange {
+    description = 'Orders and their lines no longer have a code.'
+    instructionsToMigrateToPreviousVersion = [Order, Line].map((target) => schema(target).formerField('code').existedAs({ type: Type.Integer() }))
+    @ConvertRequestToNextVersionFor(Line, Order) up (request: RequestInfo) { delete request.body.code }
+  }
+  class CodeWasCount extends VersionChange {
+    description = 'The code of orders and their lines was their count.'
+    instructionsToMigrateToPreviousVersion = [Order, Line].map((target) => schema(target).formerField('code').had({ name: 'count' }))
+    @ConvertRequestToNextVersionFor(Line, Order) up (request: RequestInfo) { request.body.code = request.body.count; delete request.body.count }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2002-01-01', CodeRemoved), new Version('2001-01-01', CodeWasCount), new Version('2000-01-01')), async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  })
+  await app.ready()
+  t.same(summary(await verify(app, { examples: 20 })), [])
 })
