@@ -129,8 +129,11 @@ export class FormerFields {
       if (other === undefined) continue
       // Taken out: the field is gone after the step, and its value with it (moved to a field HEAD never reads is no drop).
       // Read under its names at those levels: a version before a rename of the field sends it under another.
+      // Where another change of the step gave its name to another field, only its value tells it gone.
       const [then, next] = [at.appears, at.appears - 1].map((level) => this.pathAt(trace, level, at))
-      if (valueAt(before, then) !== undefined && valueAt(after, next) === undefined && !holdsScalar(after, value)) {
+      const named = fieldsAt(this.env.generation, at.head, at.appears).find(({ field }) => field.id === at.id)?.key ?? at.key
+      const taken = fieldsAt(this.env.generation, at.head, at.appears - 1).some(({ key, field }) => key === named && field.id !== at.id)
+      if (valueAt(before, then) !== undefined && (taken || valueAt(after, next) === undefined) && !holdsScalar(after, value)) {
         this.note(at, true, trail)
         continue
       }

@@ -292,3 +292,25 @@ test('regression: a number field a converter deletes is taken out in the version
   await app.ready()
   t.same(summary(await verify(app, { examples: 20 })), [])
 })
+
+test('regression: a number field a converter deletes is taken out when another change of its version gives its name to another field', async (t) => {
+  // In 2001-01-01 an account's name was its fullName, and its name a number; that version dropped the number and
+  // renamed fullName to name, in two changes. The number's converter deletes it, but the field was looked for under
+  // its name after the whole version, where the renamed fullName stands: "taken out by no converter".
+  const AccountCreate = Type.Object({ name: Type.String() }, { $id: 'AccountCreate' })
+  class NameWasFullName extends VersionChange {
+    description = "An account's name was its fullName."
+    instructionsToMigrateToPreviousVersion = [schema(AccountCreate).field('name').had({ name: 'fullName' })]
+    @ConvertRequestToNextVersionFor(AccountCreate) up (request: RequestInfo) { request.body.name = request.body.fullName; delete request.body.fullName }
+  }
+  class NumberRemoved extends VersionChange {
+    description = "An account's number (its name) is gone."
+    instructionsToMigrateToPreviousVersion = [schema(AccountCreate).formerField('name').existedAs({ type: Type.Integer() })]
+    @ConvertRequestToNextVersionFor(AccountCreate) up (request: RequestInfo) { delete request.body.name }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', NameWasFullName, NumberRemoved), new Version('2000-01-01')), async (api) => {
+    api.post('/accounts', { schema: { body: AccountCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  })
+  await app.ready()
+  t.same(summary(await verify(app, { examples: 20 })), [])
+})
