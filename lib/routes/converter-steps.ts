@@ -12,6 +12,7 @@ import type { RouteState } from './timeline'
 import { NO_SEEDS, type SchemaGeneration } from '../schemas/generation'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { ConverterTargets, pathConverterMatches } from './converter-targets'
+import { ChangeLevels } from './change-levels'
 import type { GenerationStep } from '../describe/versions'
 import { answersSuccess } from './schema-forms'
 import { valueGuardsOf, type ValueGuard } from './value-guards'
@@ -69,6 +70,9 @@ export class ConverterPlanner {
   readonly deprecations = new WeakMap<TSchema, FormDeprecations | null>()
   /** The guards of each HEAD schema at each level (../value-guards.ts): one list a schema and level, for every route. */
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
+
+  /** The shapes between the changes of a version holding several, made on first need. */
+  private between: ChangeLevels | undefined
 
   /** The shape walk's rules for requests of older versions, with the walks compiled under them. */
   readonly requestRules: WalkRules
@@ -146,8 +150,11 @@ export class ConverterPlanner {
     if (!this.targets.stepMayApply(step, state, seedSets)) return result
     // A version's changes are listed newest first (each one's instructions read the schemas the ones before it left):
     // a request passes them from the last listed to the first, a response from the first to the last.
-    const changes = direction === 'request' ? [...this.steps[step].changes].reverse() : this.steps[step].changes
+    const listed = this.steps[step].changes
+    const changes = direction === 'request' ? [...listed].reverse() : listed
     for (const change of changes) {
+      // With several changes, each one's converters find schemas where the changes run before them left them (decision 0246).
+      const between = listed.length < 2 ? undefined : { step, index: listed.indexOf(change), direction }
       for (const converter of change.converters) {
         if (converter.direction !== direction) continue
         const target = converter.target
@@ -159,7 +166,8 @@ export class ConverterPlanner {
         }
         let found = false
         for (const schema of body === undefined ? [] : target.schemas) {
-          const collector = this.targets.collectorFor(body as TSchema, schema, bodyLevel)
+          const there = between === undefined ? undefined : this.changeLevels().collectorFor(body as TSchema, schema, between)
+          const collector = there === undefined ? this.targets.collectorFor(body as TSchema, schema, bodyLevel) : there
           if (collector === null) continue
           found = true
           // A body that is the schema itself needs no walk: the step runs on the whole body.
@@ -173,6 +181,12 @@ export class ConverterPlanner {
       }
     }
     return result
+  }
+
+  /** The shapes between the changes of a version (./change-levels.ts). */
+  private changeLevels (): ChangeLevels {
+    this.between ??= new ChangeLevels(this.generation, this.steps)
+    return this.between
   }
 
   /** For a request step on objects of `schema`, {@link ConverterStep.optionalKeys}; none for a response. */

@@ -12,7 +12,7 @@ import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
 import { isSchemaObject, nameOf, refId, type SchemaLike, type SchemaObject } from '../core/json-schema'
 import { subschemasOf } from '../core/subschemas'
-import { generationSteps, type VersionBundle } from '../describe/versions'
+import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
 
 /** Options of {@link generateVersionedSchemas}. */
 export interface GenerateVersionedSchemasOptions {
@@ -53,12 +53,29 @@ export class SchemaGeneration {
   private readonly builder: FormBuilder
   /** The generated schemas made ready for Fastify (`dropIds`) and the documents (`keepIds`): ../routes/prepared-schemas.ts. */
   readonly prepared = { keepIds: new WeakMap<TSchema, TSchema>(), dropIds: new WeakMap<TSchema, TSchema>() }
+  /** For a generation of other steps than the bundle's (see {@link ofSteps}): the generation it reads shared schemas from. */
+  private readonly main: SchemaGeneration | undefined
 
-  constructor (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}) {
+  constructor (bundle: VersionBundle | { main: SchemaGeneration, steps: readonly GenerationStep[], levels: readonly string[] }, options: GenerateVersionedSchemasOptions = {}) {
     this.addSharedSchemas((options.sharedSchemas ?? []) as Iterable<TSchema>)
-    this.walk = new SchemaStates(generationSteps(bundle))
+    const within = 'main' in bundle ? bundle : undefined
+    this.walk = new SchemaStates(within?.steps ?? generationSteps(bundle as VersionBundle))
     this.builder = new FormBuilder(this)
-    this.levels = ['head', ...bundle.versionValues]
+    this.levels = within?.levels ?? ['head', ...(bundle as VersionBundle).versionValues]
+    this.main = within?.main
+  }
+
+  /**
+   * A generation of the same bundle walked in other `steps` (each change of a version holding several one step:
+   * ../routes/change-levels.ts), `levels` naming its levels; it reads shared schemas from `main`, and warns of
+   * nothing, as `main` does.
+   * @example
+   * ```ts
+   * const byChange = SchemaGeneration.ofSteps(generation, [headStep, renameStep, retypeStep, oldestStep], ['head', '2001-01-01 (after Rename)', '2001-01-01'])
+   * ```
+   */
+  static ofSteps (main: SchemaGeneration, steps: readonly GenerationStep[], levels: readonly string[]): SchemaGeneration {
+    return new SchemaGeneration({ main, steps, levels })
   }
 
   /** Adds shared schemas (with `$id`) that `$ref`s may point to. */
@@ -77,7 +94,7 @@ export class SchemaGeneration {
   /** The schema a `$ref` points to (`'Address'` or `'Address#'`): a named seed, or a shared schema. */
   resolveRef (ref: string): TSchema | undefined {
     const id = refId(ref)
-    return this.walk.index.findById(id)?.head ?? this.shared.get(id)
+    return this.walk.index.findById(id)?.head ?? this.shared.get(id) ?? this.main?.sharedSchema(id)
   }
 
   /** The shared schema (one given to {@link addSharedSchemas}, such as the application's) with the `$id` `id`, if any. */
@@ -206,7 +223,7 @@ export class SchemaGeneration {
     const source = schema as SchemaObject
     const seed = this.walk.index.find(schema)
     const child = childSchemaInfo(schema)?.child
-    if (seed === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
+    if (seed === undefined && this.main === undefined) warnOfDerivedSchema(schema, this.walk, this.levels)
     if (seed !== undefined) {
       plan = seed.head === schema ? { kind: 'state', head: schema } : { kind: 'wrapper', base: seed.head }
     } else if (child !== undefined) {

@@ -152,13 +152,13 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
   return pairings
 }
 
-/** True when `value` is a member of the enum `schema` (a seed an instruction narrows) that level `to` lacks. */
+/** True when `value` is a member of the enum `schema` (a seed an instruction narrows) that level `to` lacks: that member (by its HEAD member), not one renamed to its value. */
 function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolean {
   const node = asNode(schema, lineage.resolveRef)
   const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
-  if (seed === undefined) return false
-  const state = lineage.generation.stateAt(seed.head, lineage.to)
-  return state.kind === 'enum' && !state.members.some((member) => member.value === value)
+  const [there, here] = seed === undefined ? [] : [lineage.to, lineage.from].map((level) => lineage.generation.stateAt(seed.head, level))
+  const member = here?.kind === 'enum' ? here.members.find((each) => each.value === value) : undefined
+  return there?.kind === 'enum' && !there.members.some((each) => member?.head !== undefined ? each.head === member.head : each.value === value && (member === undefined || each.head === undefined))
 }
 
 /** True when a list item (an object) holds, in a field of its own, a member of an enum that level `to` lacks. */

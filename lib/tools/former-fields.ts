@@ -70,11 +70,15 @@ interface Place {
   readonly ran: Set<string>
 }
 
-/** A former field held by an example: its place, the value, its path in the part, its schema at the level. */
+/** A step of a path in a part: a key, or a seed's field (its key at another level follows its renames). */
+type Segment = PathKey | { readonly head: TSchema, readonly id: number, readonly key: PathKey }
+
+/** A former field held by an example: its place, the value, its path in the part (and as fields), its schema at the level. */
 interface Held {
   readonly at: Omit<Place, 'written' | 'changed' | 'ran'>
   readonly value: unknown
   readonly path: readonly PathKey[]
+  readonly trace: readonly Segment[]
   readonly type: unknown
 }
 
@@ -112,7 +116,7 @@ export class FormerFields {
     })
     const delivered = headRequest.flatMap(([, schema, data]) => deliveredStrings(schema, data, this.env.resolveRef))
     let flipped: FlippedExample | undefined
-    for (const { at, value, path, type } of held) {
+    for (const { at, value, path, trace, type } of held) {
       const before = partOf(at.part, { trail, sent: example.sent }, at.appears === this.route.level ? Infinity : at.appears)
       const after = partOf(at.part, { trail, sent: example.sent }, at.appears - 1)
       const strings = stringsIn(value).filter((text) => sentinels.get(text) === 1)
@@ -124,7 +128,12 @@ export class FormerFields {
       const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(type, value, this.env.resolveRef)
       if (other === undefined) continue
       // Taken out: the field is gone after the step, and its value with it (moved to a field HEAD never reads is no drop).
-      if (valueAt(before, path) !== undefined && valueAt(after, path) === undefined && !holdsScalar(after, value)) {
+      // Read under its names at those levels: a version before a rename of the field sends it under another.
+      // Where another change of the step gave its name to another field, only its value tells it gone.
+      const [then, next] = [at.appears, at.appears - 1].map((level) => this.pathAt(trace, level, at))
+      const named = fieldsAt(this.env.generation, at.head, at.appears).find(({ field }) => field.id === at.id)?.key ?? at.key
+      const taken = fieldsAt(this.env.generation, at.head, at.appears - 1).some(({ key, field }) => key === named && field.id !== at.id)
+      if (valueAt(before, then) !== undefined && (taken || valueAt(after, next) === undefined) && !holdsScalar(after, value)) {
         this.note(at, true, trail)
         continue
       }
@@ -142,9 +151,9 @@ export class FormerFields {
     if (headSchema === undefined) return []
     const { generation, resolveRef } = this.env
     const found: Held[] = []
-    const stack: Array<[unknown, unknown, PathKey[], PathKey[]]> = [[headSchema, data, [], []]]
+    const stack: Array<[unknown, unknown, PathKey[], PathKey[], Segment[]]> = [[headSchema, data, [], [], []]]
     while (stack.length > 0) {
-      const [schema, value, path, shown] = stack.pop() as [unknown, unknown, PathKey[], PathKey[]]
+      const [schema, value, path, shown, trace] = stack.pop() as [unknown, unknown, PathKey[], PathKey[], Segment[]]
       const bare = asNode(schema, resolveRef)
       if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
       const node = readingNode(bare, value, resolveRef)
@@ -154,7 +163,7 @@ export class FormerFields {
         // The entries of a map are one place, as a list's items are: a number is written `*` in the pointer.
         const declared = (node.properties ?? {}) as object
         for (const [key, sub] of declaredChildren(node, value)) {
-          stack.push([sub, (value as Record<PathKey, unknown>)[key], [...path, key], [...shown, typeof key === 'number' || Object.hasOwn(declared, key) ? key : 0]])
+          stack.push([sub, (value as Record<PathKey, unknown>)[key], [...path, key], [...shown, typeof key === 'number' || Object.hasOwn(declared, key) ? key : 0], [...trace, key]])
         }
         continue
       }
@@ -164,10 +173,11 @@ export class FormerFields {
         if (!Object.hasOwn(value, key)) continue
         const appears = former.get(named)
         const inner = (value as Record<PathKey, unknown>)[key]
+        const traced = [...trace, { head: seed.head, id: field.id, key }]
         if (appears !== undefined) {
-          found.push({ at: { part, pointer: pointerOfPath([...shown, key]), key: named, head: seed.head, id: field.id, appears }, value: inner, path: [...path, key], type: field.type })
+          found.push({ at: { part, pointer: pointerOfPath([...shown, key]), key: named, head: seed.head, id: field.id, appears }, value: inner, path: [...path, key], trace: traced, type: field.type })
         }
-        stack.push([field.type, inner, [...path, key], [...shown, key]])
+        stack.push([field.type, inner, [...path, key], [...shown, key], traced])
       }
     }
     return found
@@ -218,6 +228,15 @@ export class FormerFields {
       this.seeds.set(head, found)
     }
     return found
+  }
+
+  /** The path of `trace` at `level`: each seed's field under its name there (where the level lacks it, at the level the field appears). */
+  private pathAt (trace: readonly Segment[], level: number, at: Held['at']): PathKey[] {
+    const keyAt = ({ head, id }: { head: TSchema, id: number }, there: number): string | undefined => {
+      const key = fieldsAt(this.env.generation, head, there).find(({ field }) => field.id === id)?.key
+      return key === undefined || at.part !== 'headers' ? key : key.toLowerCase()
+    }
+    return trace.map((segment) => typeof segment !== 'object' ? segment : keyAt(segment, level) ?? keyAt(segment, at.appears) ?? segment.key)
   }
 
   private note (at: Held['at'], held: boolean, trail: Trail, changed = false): void {

@@ -493,3 +493,34 @@ test('a by-schema converter of a schema HEAD holds but its own version no longer
   t.equal(error?.code, 'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED')
   t.match(error?.message, '"PaymentMethodTypeWasObject.typeToObject" failed to find routes with the following response schemas: [PaymentMethod]')
 })
+
+test('regression: two changes of one version, one renaming the field that holds a schema the other converts: both directions convert it', async (t) => {
+  // 2001-01-01 renamed an order's `lines` to `items` and an item's `code` to `sku`, in two changes. The second one's
+  // converters looked for items where the version's newer (responses) or older (requests) shape has them, not where
+  // the first change's converters had just put them: every old client's request and response was a 500.
+  const Item = Type.Object({ sku: Type.String() }, { $id: 'Item' })
+  const Order = Type.Object({ items: Type.Array(Item) }, { $id: 'Order' })
+  class ItemsWereLines extends VersionChange {
+    description = "An order's items were its lines."
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('items').had({ name: 'lines' })]
+    @ConvertRequestToNextVersionFor(Order) up (request: RequestInfo) { request.body.items = request.body.lines; delete request.body.lines }
+    @ConvertResponseToPreviousVersionFor(Order) down (response: ResponseInfo) { response.body.lines = response.body.items; delete response.body.items }
+  }
+  class SkuWasCode extends VersionChange {
+    description = "An item's sku was its code."
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('sku').had({ name: 'code' })]
+    @ConvertRequestToNextVersionFor(Item) up (request: RequestInfo) { request.body.sku = request.body.code; delete request.body.code }
+    @ConvertResponseToPreviousVersionFor(Item) down (response: ResponseInfo) { response.body.code = response.body.sku; delete response.body.sku }
+  }
+  for (const changes of [[ItemsWereLines, SkuWasCode], [SkuWasCode, ItemsWereLines]]) {
+    const seen: unknown[] = []
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', ...changes), new Version('2000-01-01')), async (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => { seen.push(request.body); return request.body })
+    })
+    const answer = await app.inject({ method: 'POST', url: '/orders', headers: v('2000-01-01'), payload: { lines: [{ code: 'k1' }, { code: 'k2' }] } })
+    const order = changes.map((change) => change.name).join(', ')
+    t.same(seen, [{ items: [{ sku: 'k1' }, { sku: 'k2' }] }], `${order}: the handler sees HEAD's order`)
+    t.equal(answer.statusCode, 200, order)
+    t.same(answer.json(), { lines: [{ code: 'k1' }, { code: 'k2' }] }, `${order}: the old client reads its own shape back`)
+  }
+})

@@ -6,9 +6,10 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { ConvertRequestToNextVersionFor, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
+import { versionedApp } from '../helpers/apps'
 import { otherValue } from '../../lib/tools/former-values'
 
 const InvoiceCreate = Type.Object({
@@ -267,4 +268,49 @@ test('the other value a changed replay sends is one the field takes, whichever m
   t.equal(otherValue(Type.Boolean(), false, none), true)
   t.equal(otherValue(Type.Literal('only'), 'only', none), undefined)
   t.equal(otherValue(Type.Array(Type.Integer()), [1], none), undefined)
+})
+
+test('regression: a number field a converter deletes is taken out in the versions before a rename of it too, in a body and in its list items', async (t) => {
+  // 2002-01-01 removed a line's code (the converter deletes it); in 2001-01-01 the code had been the line's count. The
+  // deletion was looked for under the version's name (count) in the body as the removal found it (code): a 2000-01-01
+  // client's count was "taken out by no converter", a finding on a correct app (none for 2001-01-01).
+  const Line = Type.Object({ sku: Type.String() }, { $id: 'Line' })
+  const Order = Type.Object({ sku: Type.String(), lines: Type.Array(Line) }, { $id: 'Order' })
+  class CodeRemoved extends VersionChange {
+    description = 'Orders and their lines no longer have a code.'
+    instructionsToMigrateToPreviousVersion = [Order, Line].map((target) => schema(target).formerField('code').existedAs({ type: Type.Integer() }))
+    @ConvertRequestToNextVersionFor(Line, Order) up (request: RequestInfo) { delete request.body.code }
+  }
+  class CodeWasCount extends VersionChange {
+    description = 'The code of orders and their lines was their count.'
+    instructionsToMigrateToPreviousVersion = [Order, Line].map((target) => schema(target).formerField('code').had({ name: 'count' }))
+    @ConvertRequestToNextVersionFor(Line, Order) up (request: RequestInfo) { request.body.code = request.body.count; delete request.body.count }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2002-01-01', CodeRemoved), new Version('2001-01-01', CodeWasCount), new Version('2000-01-01')), async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  })
+  await app.ready()
+  t.same(summary(await verify(app, { examples: 20 })), [])
+})
+
+test('regression: a number field a converter deletes is taken out when another change of its version gives its name to another field', async (t) => {
+  // In 2001-01-01 an account's name was its fullName, and its name a number; that version dropped the number and
+  // renamed fullName to name, in two changes. The number's converter deletes it, but the field was looked for under
+  // its name after the whole version, where the renamed fullName stands: "taken out by no converter".
+  const AccountCreate = Type.Object({ name: Type.String() }, { $id: 'AccountCreate' })
+  class NameWasFullName extends VersionChange {
+    description = "An account's name was its fullName."
+    instructionsToMigrateToPreviousVersion = [schema(AccountCreate).field('name').had({ name: 'fullName' })]
+    @ConvertRequestToNextVersionFor(AccountCreate) up (request: RequestInfo) { request.body.name = request.body.fullName; delete request.body.fullName }
+  }
+  class NumberRemoved extends VersionChange {
+    description = "An account's number (its name) is gone."
+    instructionsToMigrateToPreviousVersion = [schema(AccountCreate).formerField('name').existedAs({ type: Type.Integer() })]
+    @ConvertRequestToNextVersionFor(AccountCreate) up (request: RequestInfo) { delete request.body.name }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', NameWasFullName, NumberRemoved), new Version('2000-01-01')), async (api) => {
+    api.post('/accounts', { schema: { body: AccountCreate, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => { throw new Error('not served in verify') })
+  })
+  await app.ready()
+  t.same(summary(await verify(app, { examples: 20 })), [])
 })
