@@ -29,11 +29,20 @@ export function toIsoDate (date: Date): string {
  * @example `versionDateOf(new Date(2024, 8, 30)) // '2024-09-30' in Tokyo, Berlin, UTC or Adak`
  */
 export function versionDateOf (date: Date): string {
-  if (date.getHours() !== 0 || date.getMinutes() !== 0 || date.getSeconds() !== 0 || date.getMilliseconds() !== 0) return toIsoDate(date)
+  if (!isLocalMidnight(date)) return toIsoDate(date)
   // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are.
   const local = new Date(0)
   local.setUTCFullYear(date.getFullYear(), date.getMonth(), date.getDate())
   return toIsoDate(local)
+}
+
+/**
+ * Whether a `Date` is at local midnight in this process's time zone (`new Date(2027, 0, 1)`; a `DATE` column as
+ * node-postgres reads it).
+ * @example `isLocalMidnight(new Date(2027, 0, 1)) // true in any time zone`
+ */
+export function isLocalMidnight (date: Date): boolean {
+  return date.getHours() === 0 && date.getMinutes() === 0 && date.getSeconds() === 0 && date.getMilliseconds() === 0
 }
 
 const NAMED_DATE = /^(\d{4}-\d{2}-\d{2})(?:\.([A-Za-z0-9_-]+))?$/

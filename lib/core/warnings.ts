@@ -44,5 +44,12 @@ export const processWarning = {
       "instructions do not reach it (its members in version %s): it keeps HEAD's keys in every version. Key it by Type.String(), or give " +
       'it instructions of its own (schema(Record).field(...)).',
     unlimited: true
+  }),
+  FSTVRS005: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS005',
+    message: "%s is a Date at this machine's local midnight (%s): on a server or CI in another time zone the same code names another " +
+      "instant (a sunset at another hour, check reporting the date moved). Give '%s' for midnight UTC, or an ISO date-time with its " +
+      'offset. Emitted once.'
   })
 }

@@ -44,7 +44,7 @@ export function readDeprecationDates (value: FieldDeprecationOptions, display: s
   const [deprecatedAt, sunsetAt] = (['deprecatedAt', 'sunsetAt'] as const).map((key) => {
     const given = value[key]
     // A string in local time would be another instant on each instance's time zone (its Sunset, its 410).
-    const date = instantOf(given)
+    const date = instantOf(given, `${display}: ${prefix}${key}`)
     if (given !== undefined && date === undefined) {
       throw new VersionerStructureError(`${display}: ${prefix}${key} must be a Date or a date string such as '2027-01-01'; got ${describeValue(given)}. ` +
         'A date-time needs its time zone (\'2027-01-01T09:00:00Z\'): the same instant on every instance.')

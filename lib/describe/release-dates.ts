@@ -4,7 +4,8 @@
  */
 import { VersionerStructureError } from '../core/errors'
 import { describeValue, isSchemaObject } from '../core/json-schema'
-import { isIsoDate } from '../core/iso-date'
+import { isIsoDate, isLocalMidnight } from '../core/iso-date'
+import { processWarning } from '../core/warnings'
 
 /**
  * A scheduled brownout of a deprecated version, as written in its lifecycle: from `start` (included) to `end`
@@ -49,21 +50,27 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 
 /**
  * The instant `given` names: a `Date` (copied), or an ISO 8601 date or date-time with its time zone; `undefined` for
- * anything else.
+ * anything else. A `Date` at local midnight outside UTC (`new Date(2027, 0, 1)`), another instant in each time zone,
+ * is warned of (`FSTVRS005`, naming `where`).
  * @example
  * ```ts
- * instantOf('2027-01-01T09:00:00Z') // 2027-01-01T09:00:00.000Z; '2027-01-01T09:00:00' (local time) gives undefined
+ * instantOf('2027-01-01T09:00:00Z', 'sunsetAt') // 2027-01-01T09:00:00.000Z; '2027-01-01T09:00:00' (local time) gives undefined
  * ```
  */
-export function instantOf (given: unknown): Date | undefined {
+export function instantOf (given: unknown, where: string): Date | undefined {
   const iso = typeof given === 'string' && ISO_INSTANT.test(given) && isIsoDate(given.slice(0, 10))
   const date = given instanceof Date ? new Date(given.getTime()) : iso ? new Date(given as string) : undefined
-  return date === undefined || Number.isNaN(date.getTime()) ? undefined : date
+  if (date === undefined || Number.isNaN(date.getTime())) return undefined
+  if (given instanceof Date && date.getTimezoneOffset() !== 0 && isLocalMidnight(date)) {
+    const local = `${String(date.getFullYear()).padStart(4, '0')}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`
+    processWarning.FSTVRS005(where, date.toISOString(), local)
+  }
+  return date
 }
 
 /** An instant given as a `Date` or an ISO 8601 string ({@link instantOf}); `where` names it in the error. */
 function readInstant (given: unknown, where: string): Date {
-  const date = instantOf(given)
+  const date = instantOf(given, where)
   if (date === undefined) {
     throw new VersionerStructureError(`${where} must be a Date or an ISO 8601 string with a time zone ('2027-01-01T09:00:00Z', ` +
       `or a date '2027-01-01' for midnight UTC), the same instant on every instance; got ${describeValue(given)}.`)

@@ -6,6 +6,9 @@ import {
   schema, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { generationSteps } from '../../lib/describe/versions'
+import { readFieldDeprecation } from '../../lib/describe/field-deprecation'
+import { processWarning } from '../../lib/core/warnings'
+import { recordWarnings, settle } from '../helpers/changelog-lifecycle'
 import { caught, throwsStructure } from '../helpers/errors'
 import { changeClass, changesOf } from '../helpers/version-changes'
 import { anotherCopy } from '../helpers/another-copy'
@@ -220,6 +223,42 @@ test('regression: a Date built at local midnight (as node-postgres and mysql2 re
     early.setFullYear(99)
     t.equal(new Version(early).value, '0099-01-01', `${tz}: a year below 100 stays itself`)
   }
+})
+
+test('regression: a lifecycle Date at local midnight outside UTC (new Date(2027, 0, 1)), another instant in each time zone, was taken silently: FSTVRS005 names it once', async (t) => {
+  const zone = process.env.TZ
+  const warnings = recordWarnings(t)
+  t.teardown(() => {
+    if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone
+    processWarning.FSTVRS005.emitted = false
+  })
+  const ofCode = async (): Promise<string[]> => {
+    await settle()
+    return warnings.splice(0).filter((warning) => warning.code === 'FSTVRS005').map((warning) => warning.message)
+  }
+  process.env.TZ = 'UTC'
+  processWarning.FSTVRS005.emitted = false
+  t.ok(new Version('2000-01-01', { sunsetAt: new Date(2027, 0, 1) }))
+  t.strictSame(await ofCode(), [], 'none in UTC: local midnight is midnight UTC')
+  process.env.TZ = 'Asia/Tokyo'
+  t.ok(new Version('2000-01-01', { deprecatedAt: '2026-01-01', sunsetAt: new Date('2027-01-01'), releasedAt: new Date('1999-12-31T15:00:00+09:00') }))
+  t.strictSame(await ofCode(), [], 'none for midnight UTC or another hour given with its offset, even in Tokyo')
+  const sunset = new Date(2027, 0, 1)
+  const version = new Version('2000-01-01', { sunsetAt: sunset })
+  const [message, ...more] = await ofCode()
+  t.equal(more.length, 0)
+  t.match(message, "Version('2000-01-01'): sunsetAt is a Date at this machine's local midnight (2026-12-31T15:00:00.000Z)")
+  t.match(message, "Give '2027-01-01' for midnight UTC")
+  t.equal(version.sunsetAt?.toISOString(), '2026-12-31T15:00:00.000Z', 'the instant it holds is kept (decision 0114)')
+  process.env.TZ = 'America/Adak'
+  t.ok(new Version('2001-01-01', { deprecatedAt: new Date(2026, 5, 1) }))
+  t.strictSame(await ofCode(), [], 'once a process')
+  processWarning.FSTVRS005.emitted = false
+  t.ok(new Version('2001-01-01', { deprecatedAt: '2026-01-01', sunsetAt: '2027-01-01', afterSunset: 'gone', brownouts: [{ start: new Date(2026, 5, 1), end: '2026-06-02' }] }))
+  t.match((await ofCode())[0], /brownouts\[0\]\.start is a Date at this machine's local midnight \(2026-06-01T09:00:00\.000Z\).*'2026-06-01'/, 'a brownout, west of UTC')
+  processWarning.FSTVRS005.emitted = false
+  readFieldDeprecation({ deprecated: { deprecatedAt: new Date(2026, 0, 1) } }, "Customer's tier")
+  t.match((await ofCode())[0], /^Customer's tier: deprecated\.deprecatedAt is a Date at this machine's local midnight/, "a field's deprecation")
 })
 
 test('an invalid Date is rejected', async (t) => {
