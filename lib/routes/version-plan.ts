@@ -6,6 +6,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ConverterPlanner, ConverterStep, PlannedRoute } from './converter-steps'
 import { compileShapeWalk, type ShapeWalk } from '../values/shape-walk'
+import { lackedHeadersWalk } from '../values/shapes'
 import type { WrittenPlaces } from '../values/written-values'
 import type { RouteAttributes, RouteState } from './timeline'
 import type { SchemaGeneration } from '../schemas/generation'
@@ -157,7 +158,9 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     // Converters read the request, so with converters every part is checked before them.
     if (form === head && requestSteps.length === 0) continue
     validate.push(requestForms[requestForms.length - 1])
-    const cleaner = part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
+    const cleaner = part === 'headers'
+      ? lackedHeadersWalk(head, form, planner.requestRules.resolveRef)
+      : part === 'body' || part === 'querystring' ? compileShapeWalk(prepared, planner.requestRules) : null
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation, planner.deprecations)

@@ -80,6 +80,28 @@ export function removeLacked (data: unknown, shape: Shape): void {
   for (const key of shape.lacks) if (Object.hasOwn(data, key) && !declaredBy(shape, key)) delete data[key]
 }
 
+/**
+ * The walk of a version's headers removing those HEAD's headers schema declares and the version's lacks (names
+ * compared as Fastify compares them, lower-case), or `null` when it lacks none. Only those go: a headers object holds
+ * every header a client sent, most of them declared by no schema (decision 0241).
+ * @example `lackedHeadersWalk(headSchema, versionForm, resolveRef)?.(request.headers)`
+ */
+export function lackedHeadersWalk (head: TSchema, form: TSchema, resolveRef: ResolveRef | undefined): ((data: unknown) => void) | null {
+  const shapeOf = (schema: TSchema): Shape => {
+    const shape = emptyShape()
+    addToShape(schema as SchemaObject, shape, resolveRef)
+    return shape
+  }
+  const version = shapeOf(form)
+  const names = new Set([...version.keys].map((key) => key.toLowerCase()))
+  const lacked = [...shapeOf(head).keys].map((key) => key.toLowerCase())
+    .filter((key) => !names.has(key) && !version.patterns.some((pattern) => pattern.test(key)))
+  if (lacked.length === 0) return null
+  return (data) => {
+    if (isSchemaObject(data)) for (const key of lacked) delete data[key]
+  }
+}
+
 /** The subschemas of a schema node that describe its data or the values inside it, by keyword (read when a walk is compiled). */
 export interface Children {
   /** `properties` whose value is a schema, by name; `named` has every name `properties` declares. */

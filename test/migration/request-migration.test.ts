@@ -1057,6 +1057,37 @@ test('regression: a field of HEAD a version lacks reached the handler from its c
   t.same((await sent('2000-01-01')).json(), { body: { name: 'Ada', plan: 'pro' }, query: { q: 'a', tag: 'x' } }, 'nor an older one a field added since; other fields still reach the handler')
 })
 
+test('regression: a header HEAD declares and a version lacks reached the handler from its clients, and a value HEAD refuses was a 500', async (t) => {
+  const Mode = Type.Union([Type.Literal('fast'), Type.Literal('slow')])
+  const Headers = Type.Object({ 'x-tenant': Type.String(), 'X-Mode': Type.Optional(Mode), 'x-staff': Type.Optional(Type.String()) })
+  class StaffIsInternal extends VersionChange {
+    description = 'x-staff is set by the back office only.'
+    instructionsToMigrateToPreviousVersion = [schema(Headers).field('x-staff').didntExist]
+  }
+  class Modes extends VersionChange {
+    description = 'Requests may ask for a mode.'
+    instructionsToMigrateToPreviousVersion = [schema(Headers).field('X-Mode').didntExist]
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(StaffIsInternal), new Version('2001-01-01', Modes), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/jobs', { schema: { headers: Headers } }, async (request) => {
+      const { 'x-tenant': tenant, 'x-mode': mode, 'x-staff': staff, authorization } = request.headers
+      return { tenant, mode: mode ?? null, staff: staff ?? null, authorization }
+    })
+  }))
+  const sent = (version: string, mode: string) => app.inject({ url: '/jobs', headers: v(version, { 'x-tenant': 'acme', 'x-mode': mode, 'x-staff': 'eve', authorization: 'Bearer k' }) })
+  const latest = await sent('2001-01-01', 'fast')
+  t.same(latest.json(), { tenant: 'acme', mode: 'fast', staff: null, authorization: 'Bearer k' }, 'a public client cannot set an internal header; headers no schema declares still reach the handler')
+  const old = await sent('2000-01-01', 'fast')
+  t.same(old.json(), { tenant: 'acme', mode: null, staff: null, authorization: 'Bearer k' }, 'nor an older one a header added since')
+  const refused = await sent('2000-01-01', 'turbo')
+  t.equal(refused.statusCode, 200, 'a value of a header its version lacks is no server error: the header is not its version\'s')
+  t.same(refused.json(), { tenant: 'acme', mode: null, staff: null, authorization: 'Bearer k' })
+  t.equal((await sent('2001-01-01', 'turbo')).statusCode, 400, 'the version that has the header still refuses a wrong value')
+})
+
 test('regression: a validation error the handler or a preHandler hook throws in Fastify\'s shape stays the client\'s 400 in an old version, not FST_VERSIONER_LATEST_REQUEST_VALIDATION', async (t) => {
   const UserIn = Type.Object({ email: Type.String(), fullName: Type.String() })
   const { stream, entries } = captureLogs()
