@@ -277,6 +277,8 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     }
     for (const { key, type, there, thereType, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
+      // A field of a union member the other level lacks (its own converter made it a seed) has nowhere to go, as below.
+      if (thereSchema !== undefined && placeThere(thereSchema, to, (schema) => asNode(schema, resolveRef)) === null) continue
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
       if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType, nullOnly })
     }
