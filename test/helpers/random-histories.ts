@@ -25,10 +25,10 @@ import { checkDocuments, exportDocuments, verify } from '../../tools'
 /** The HEAD schemas, new objects for each application. */
 export function headSchemas () {
   const Item = Type.Object({ sku: Type.String(), qty: Type.Integer({ minimum: 0, maximum: 999999999 }) })
-  const Card = Type.Object({ type: Type.Literal('card'), number: Type.String() }, { $id: 'Card' })
+  const Card = Type.Object({ type: Type.Literal('card'), number: Type.String(), brand: Type.String() }, { $id: 'Card' })
   const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String() }, { $id: 'Bank' })
   const Wallet = Type.Object({ type: Type.Literal('wallet'), wid: Type.String() }, { $id: 'Wallet' })
-  const Address = Type.Object({ street: Type.String({ pattern: '^[a-z0-9]*$' }), zip: Type.String({ pattern: '^[a-z0-9]*$' }) }, { $id: 'Address' })
+  const Address = Type.Object({ street: Type.String({ pattern: '^[a-z0-9]*$' }), zip: Type.String({ pattern: '^[a-z0-9]*$' }) })
   const Order = Type.Object({
     id: Type.String(),
     lines: Type.Array(Item),
@@ -39,6 +39,7 @@ export function headSchemas () {
     boxes: Type.Array(Type.Array(Item)),
     stock: Type.Record(Type.String(), Item),
     ship: Address,
+    billing: Type.Union([Type.Null(), Address]),
     priority: Type.Integer(),
     internal: Type.Optional(Type.String())
   }, { $id: 'Order' })
@@ -51,7 +52,7 @@ export function headSchemas () {
 export type Schemas = ReturnType<typeof headSchemas>
 
 /** What the shapes are where a change is: names of renamed fields so far (newest first walk). */
-export interface Shape { street: string, zip: string, getPath: string, number: string }
+export interface Shape { street: string, zip: string, getPath: string, number: string, brand: boolean }
 function ren (body: Record<string, unknown>, from: string, to: string): void {
   if (!(from in body)) return
   const v = body[from]; delete body[from]; body[to] = v
@@ -270,13 +271,45 @@ export const pool: PoolItem[] = [
     }
   },
   {
+    key: 'CardBrandNew',
+    make: (s) => {
+      class CardBrandNew extends VersionChange {
+        description = 'cards have a brand'
+        instructionsToMigrateToPreviousVersion = [schema(s.Card).field('brand').didntExist]
+        @ConvertRequestToNextVersionFor(s.Card) up (r: RequestInfo) { r.body.brand = 'unknown' }
+        @ConvertResponseToPreviousVersionFor(s.Card) down (r: ResponseInfo) { delete r.body.brand }
+      }; return CardBrandNew
+    },
+    after: (shape) => { shape.brand = false }
+  },
+  {
+    key: 'BankTag',
+    make: (s) => {
+      class BankTag extends VersionChange {
+        description = 'bank was bank_account'
+        instructionsToMigrateToPreviousVersion = [schema(s.Bank).field('type').had({ type: Type.Literal('bank_account') })]
+        @ConvertRequestToNextVersionFor(s.Bank) up (r: RequestInfo) { r.body.type = 'bank' }
+        @ConvertResponseToPreviousVersionFor(s.Bank) down (r: ResponseInfo) { r.body.type = 'bank_account' }
+      }; return BankTag
+    }
+  },
+  {
+    key: 'UpdatedNew',
+    make: () => {
+      class UpdatedNew extends VersionChange {
+        description = 'the webhook order.updated is new'
+        instructionsToMigrateToPreviousVersion = [endpoint('order.updated', ['POST']).didntExist]
+      }; return UpdatedNew
+    }
+  },
+  {
     key: 'WalletNew',
     conflicts: ['PayBy'],
     make: (s, shape) => {
-      const { number } = shape; class WalletNew extends VersionChange {
+      const { number, brand } = shape; class WalletNew extends VersionChange {
         description = 'wallets are new'
         instructionsToMigrateToPreviousVersion = [schema(s.Order).field('pay').had({ type: Type.Union([s.Card, s.Bank]) })]
-        @ConvertResponseToPreviousVersionFor(s.Wallet) down (r: ResponseInfo) { r.body.type = 'card'; r.body[number] = r.body.wid; delete r.body.wid }
+        @ConvertResponseToPreviousVersionFor(s.Wallet) down (r: ResponseInfo) { r.body.type = 'card'; r.body[number] = r.body.wid; delete r.body.wid; if (brand) r.body.brand = 'wallet' }
       }; return WalletNew
     }
   },
@@ -323,7 +356,7 @@ export function randomHistory (r: () => number): History {
 /** The orders application of history `h`. */
 export async function buildApp (h: History) {
   const s = headSchemas()
-  const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number' }
+  const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number', brand: true }
   const versions: Version[] = []
   let head = new HeadVersion()
   for (const v of h.versions) {
@@ -405,6 +438,9 @@ export async function checkHistory (h: History, seed: number, opts: { verify?: b
   const { app, seen } = built
   try {
     const values = ['2000-01-01', ...h.versions.map((v) => v.value).filter((value) => value !== 'head')]
+    // Versions older than the one whose change added the webhook order.updated lack it.
+    const added = h.versions.find((v) => v.changes.includes('UpdatedNew'))?.value
+    const lacksUpdated = (version: string): boolean => added !== undefined && version < added
     for (const version of values) {
       const hd = { 'x-api-version': version }
       const docRes = await app.inject({ url: `/openapi.json?version=${version}` })
@@ -428,6 +464,10 @@ export async function checkHistory (h: History, seed: number, opts: { verify?: b
         const head = built.store.get(body.id as string)
         for (const name of ['order.created', 'order.updated']) {
           const w = await app.versioner.webhooks.render(name, head, { subscribers: [{ id: 'e', version, secret: SECRET }] })
+          if (name === 'order.updated' && lacksUpdated(version)) {
+            if (w.skipped.length !== 1) problems.push(`${version}: webhook ${name} not skipped`)
+            continue
+          }
           if (w.deliveries.length !== 1) { problems.push(`${version}: webhook ${name} ${inspect(w.failed)}`); continue }
           if (!isDeepStrictEqual(JSON.parse(w.deliveries[0].body), body)) problems.push(`${version}: webhook ${name} differs: ${w.deliveries[0].body} vs ${JSON.stringify(body)}`)
         }
