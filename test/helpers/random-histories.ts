@@ -6,8 +6,9 @@
  * nullable field, a record, arrays of arrays, a schema that is a request body and nested in a response, a query string
  * and a header schema converted by path on a route whose path moves, by-path and by-schema converters in one change,
  * a 404 and a 422 body converted with `migrateHttpErrors` (by schema, and by path naming a field), a HeadVersion hiding
- * a field, and three webhooks. Every converter is lossless, so what a client of
- * any version sends, the echo handler returns unchanged, and every webhook renders the same body.
+ * a field, three webhooks (one added by a change), and versions named in the header or (a fifth of the histories)
+ * in the path. Every converter is lossless, so what a client of any version sends, the echo handler returns
+ * unchanged, and every webhook renders the same body: no simulator of the changes is needed.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -334,7 +335,7 @@ export function rng (seed: number) { let a = seed >>> 0; return () => { a = (a +
 const VERSIONS = ['2003-01-01', '2002-01-01', '2001-01-01']
 
 /** Versions, newest first, each with the keys of its changes in the pool, as listed. */
-export interface History { versions: Array<{ value: string, changes: string[] }> }
+export interface History { versions: Array<{ value: string, changes: string[] }>, location?: 'path' }
 /** About a third of the pool, dealt to one to three versions, shuffled within each. */
 export function randomHistory (r: () => number): History {
   const keys = pool.map((p) => p.key).filter((key) => key !== 'InternalHidden' && r() < 0.35)
@@ -349,6 +350,8 @@ export function randomHistory (r: () => number): History {
   const moved = versions.find((v) => v.changes.includes('PathMove'))
   if (moved !== undefined && r() < 0.25) { moved.changes.splice(moved.changes.indexOf('PathMove'), 1); head.changes.push('PathMove') }
   versions.unshift(head)
+  // A fifth of the histories name the version in the path (`/2001-01-01/orders`) rather than the header.
+  if (r() < 0.2) return { versions: versions.filter((v) => v.changes.length > 0), location: 'path' }
   for (const v of versions) v.changes.sort(() => r() - 0.5)
   return { versions: versions.filter((v) => v.changes.length > 0) }
 }
@@ -369,7 +372,7 @@ export async function buildApp (h: History) {
   const store = new Map<string, Static<typeof s.Order>>()
   const seen: { query?: unknown, headers?: unknown, address?: unknown } = {}
   const app = Fastify()
-  await app.register(fastifyVersioner, { versions: new VersionBundle(head, ...versions, new Version('2000-01-01')) })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(head, ...versions, new Version('2000-01-01')), apiVersionLocation: h.location ?? 'header' })
   await app.register(versioned(async (api) => {
     api.post('/orders', { schema: { body: s.Order, response: { 201: s.Order, 422: s.Problem } } }, async (req, reply) => {
       const order = req.body
@@ -442,20 +445,23 @@ export async function checkHistory (h: History, seed: number, opts: { verify?: b
     const added = h.versions.find((v) => v.changes.includes('UpdatedNew'))?.value
     const lacksUpdated = (version: string): boolean => added !== undefined && version < added
     for (const version of values) {
-      const hd = { 'x-api-version': version }
+      const hd: Record<string, string> = h.location === 'path' ? {} : { 'x-api-version': version }
+      // With path versions, every request's path starts with the version, and the documents' paths too.
+      const inject = async (options: { method?: 'POST', url: string, headers: Record<string, string>, payload?: object }) =>
+        await app.inject(h.location === 'path' ? { ...options, url: `/${version}${options.url}` } : options)
       const docRes = await app.inject({ url: `/openapi.json?version=${version}` })
       if (docRes.statusCode !== 200) { problems.push(`${version}: doc ${docRes.statusCode}`); continue }
       const doc = docRes.json()
       const ajv = new Ajv({ strict: false, allErrors: true })
       const valid = (sch: J, value: unknown): string | undefined => { const f = ajv.compile({ ...sch, components: doc.components }); return f(value) ? undefined : ajv.errorsText(f.errors) }
-      const ops = doc.paths
+      const ops: J = Object.fromEntries(Object.entries(doc.paths).map(([path, item]) => [path.replace(/^\/(\{[^}]+\}|\d{4}-\d{2}-\d{2})(?=\/)/, ''), item]))
       // POST /orders
       const postOp = ops['/orders']?.post
       const reqSchema = postOp.requestBody.content['application/json'].schema
       for (let i = 0; i < 3; i++) {
         const body = gen(doc, reqSchema, r) as Record<string, unknown>
         body.id = `o${seed}_${version}_${i}`
-        const res = await app.inject({ method: 'POST', url: '/orders', headers: hd, payload: body })
+        const res = await inject({ method: 'POST', url: '/orders', headers: hd, payload: body })
         if (res.statusCode !== 201) { problems.push(`${version}: POST /orders ${res.statusCode} ${res.body} sent ${JSON.stringify(body)}`); break }
         const bad = valid(postOp.responses['201'].content['application/json'].schema, res.json())
         if (bad) problems.push(`${version}: POST /orders response invalid: ${bad} ${res.body}`)
@@ -487,26 +493,26 @@ export async function checkHistory (h: History, seed: number, opts: { verify?: b
           if (p.in === 'header' && p.name !== 'x-api-version') { trace = 't' + Math.floor(r() * 99); hdrs[p.name] = trace }
         }
         const url = getPath.replace('{id}', String(body.id)) + '?' + new URLSearchParams(qp).toString()
-        const g = await app.inject({ url, headers: hdrs })
+        const g = await inject({ url, headers: hdrs })
         if (g.statusCode !== 200) { problems.push(`${version}: GET ${url} ${g.statusCode} ${g.body}`); break }
         if (!isDeepStrictEqual(g.json(), body)) problems.push(`${version}: GET differs ${g.body} vs ${JSON.stringify(body)}`)
         if (!isDeepStrictEqual(seen.query, expectQ)) problems.push(`${version}: GET query as handled ${JSON.stringify(seen.query)} expected ${JSON.stringify(expectQ)} sent ${JSON.stringify(qp)}`)
         if (seen.headers !== trace) problems.push(`${version}: GET header as handled ${seen.headers} expected ${trace}`)
-        const nf = await app.inject({ url: getPath.replace('{id}', 'missing'), headers: hd })
+        const nf = await inject({ url: getPath.replace('{id}', 'missing'), headers: hd })
         if (nf.statusCode !== 404) problems.push(`${version}: missing ${nf.statusCode}`)
         else { const bad404 = valid(getOp.responses['404'].content['application/json'].schema, nf.json()); if (bad404) problems.push(`${version}: 404 invalid ${bad404} ${nf.body}`) }
       }
       // POST /addresses
       const aOp = ops['/addresses'].post
       const a = gen(doc, aOp.requestBody.content['application/json'].schema, r)
-      const ar = await app.inject({ method: 'POST', url: '/addresses', headers: hd, payload: a as object })
+      const ar = await inject({ method: 'POST', url: '/addresses', headers: hd, payload: a as object })
       if (ar.statusCode !== 200 || !isDeepStrictEqual(ar.json(), a)) problems.push(`${version}: POST /addresses ${ar.statusCode} ${ar.body} vs ${JSON.stringify(a)}`)
       const aw = await app.versioner.webhooks.render('address.changed', seen.address, { subscribers: [{ id: 'e', version, secret: SECRET }] })
       if (aw.deliveries.length !== 1 || !isDeepStrictEqual(JSON.parse(aw.deliveries[0].body), a)) problems.push(`${version}: webhook address.changed ${aw.deliveries[0]?.body} ${inspect(aw.failed)} vs ${JSON.stringify(a)}`)
       // A 422 of POST /orders names the field as the version does.
       const noteName = Object.keys(resolve(doc, reqSchema).properties).find((k) => k === 'note' || k === 'memo')
       const rejected = { ...(gen(doc, reqSchema, r) as object), id: `r${seed}`, [noteName as string]: 'reject' }
-      const rj = await app.inject({ method: 'POST', url: '/orders', headers: hd, payload: rejected })
+      const rj = await inject({ method: 'POST', url: '/orders', headers: hd, payload: rejected })
       const problemSchema = postOp.responses['422'].content['application/json'].schema
       if (rj.statusCode !== 422) problems.push(`${version}: rejected POST /orders ${rj.statusCode} ${rj.body}`)
       else {
