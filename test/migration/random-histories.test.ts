@@ -11,7 +11,7 @@
 import { test } from 'tap'
 import { checkHistory, randomHistory, rng } from '../helpers/random-histories'
 
-const RUNS = Number(process.env.RANDOM_HISTORIES_RUNS ?? 10)
+const RUNS = Number(process.env.RANDOM_HISTORIES_RUNS ?? 8)
 const FROM = Number(process.env.RANDOM_HISTORIES_FROM ?? 1)
 const VERIFY = process.env.RANDOM_HISTORIES_VERIFY === '1'
 
