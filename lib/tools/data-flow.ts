@@ -238,10 +238,10 @@ export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey
 }
 
 /**
- * The values of an example (at level `from`, of the HEAD schema `headSchema`) that have a counterpart at level
- * `to`, parents before their children: the fields that exist there (the same field, kept through renames) of the
- * same JSON type, all the way down, and the items of their lists; with `retyped`, also the fields retyped between
- * the levels (not what they hold). Fields an instruction declares added or removed have no counterpart.
+ * The values of an example (at level `from`, of the HEAD schema `headSchema`) with a counterpart at level `to`,
+ * parents first: the fields that exist there (the same field, kept through renames) of the same JSON type, all the
+ * way down, and the items of their lists; with `retyped`, also the fields retyped between the levels (not what they
+ * hold). Fields added or removed by an instruction, and those of a union member the other level lacks, have none.
  * @example
  * ```ts
  * followedValues({ generation, resolveRef, from: 2, to: 0 }, UserCreate, { name: 'Ada' }) // [{ from: ['name'], to: ['fullName'], sameType: true }]
@@ -259,7 +259,7 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const node = readingNode(bare, value, resolveRef)
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
-      if (place === null) return
+      if (place === null || placeThere(thereSchema, there, (schema) => asNode(schema, resolveRef)) === null) return
       // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return

@@ -495,6 +495,23 @@ test('regression: a field of a union member HEAD added, mapped to an old member 
   const lossy = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', CardLast4Lost), new Version('2000-01-01')), routes)
   await lossy.ready()
   t.same((await verify(lossy, { examples: 20, seed: 3 })).map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /method/holder'], 'a member both versions have is still followed')
+
+  // Found by random histories: a converter of the member itself (which makes it a schema the planner knows) was told
+  // to carry the wallet's provider to a place the old union lacks.
+  class WalletsAsCards extends VersionChange {
+    description = 'A payment can be made with a wallet.'
+    instructionsToMigrateToPreviousVersion = [schema(Payment).field('method').had({ type: Type.Union([Card, Bank]) })]
+
+    @ConvertResponseToPreviousVersionFor(Wallet)
+    down (response: ResponseInfo) {
+      response.body.kind = 'card'
+      response.body.holder = response.body.provider
+      delete response.body.provider
+    }
+  }
+  const byMember = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', WalletsAsCards), new Version('2000-01-01')), routes)
+  await byMember.ready()
+  t.same((await verify(byMember, { examples: 20, seed: 3 })).map((finding) => finding.text), [], 'converted by the member\'s own converter, the provider still has nowhere to go')
 })
 
 test('regression: a union member HEAD added, or a tag renamed, without its converter was blamed on a field of another member', async (t) => {
