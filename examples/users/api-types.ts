@@ -14,7 +14,7 @@ export interface Schemas {
       /** FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404). */
       code?: string
       error: string
-      /** What was wrong, and what is accepted. */
+      /** What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter. */
       message: string
     }
     NotFound: {
@@ -42,7 +42,7 @@ export interface Schemas {
       /** FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404). */
       code?: string
       error: string
-      /** What was wrong, and what is accepted. */
+      /** What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter. */
       message: string
     }
     NotFound: {
@@ -63,7 +63,7 @@ export interface Schemas {
       /** FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404). */
       code?: string
       error: string
-      /** What was wrong, and what is accepted. */
+      /** What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter. */
       message: string
     }
     NotFound: {

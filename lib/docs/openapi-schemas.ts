@@ -182,7 +182,7 @@ const errorSchema = {
     statusCode: { type: 'integer' },
     code: { type: 'string', description: 'FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).' },
     error: { type: 'string' },
-    message: { type: 'string', description: 'What was wrong, and what is accepted.' }
+    message: { type: 'string', description: 'What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter.' }
   },
   required: ['statusCode', 'error', 'message']
 }

@@ -42,7 +42,7 @@ Object {
             "type": "string",
           },
           "message": Object {
-            "description": "What was wrong, and what is accepted.",
+            "description": "What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter.",
             "type": "string",
           },
           "statusCode": Object {
@@ -292,7 +292,7 @@ Object {
             "type": "string",
           },
           "message": Object {
-            "description": "What was wrong, and what is accepted.",
+            "description": "What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter.",
             "type": "string",
           },
           "statusCode": Object {
@@ -552,7 +552,7 @@ Object {
             "type": "string",
           },
           "message": Object {
-            "description": "What was wrong, and what is accepted.",
+            "description": "What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter.",
             "type": "string",
           },
           "statusCode": Object {
