@@ -11,7 +11,9 @@
 // an example app do (all but the edited files alike: transpiled once, not once a copy, on a fresh clone).
 //
 // Only .ts files are handled: `require` of a .ts file compiles it; an ESM `import` of a .ts file (the test
-// file itself, as Node's entry point under `--import`) is handed to the CommonJS loader.
+// file itself, as Node's entry point under `--import`) is handed to the CommonJS loader. From Node.js 22.15 on, in-thread
+// hooks do both: on Node.js 24, tap's mock hooks otherwise handed a .ts file to Node's own type stripping, which read
+// its `import` lines as an ES module and failed every test file (ERR_REQUIRE_CYCLE_MODULE).
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import Module, { createRequire, register } from 'node:module'
@@ -66,10 +68,22 @@ function transpile (source, filename) {
 }
 
 Module._extensions['.ts'] = function loadTypeScript (module, filename) {
-  module._compile(transpile(readFileSync(filename, 'utf8'), filename), filename)
+  module._compile(transpile(readFileSync(filename, 'utf8'), filename), filename, 'commonjs')
 }
 
-register('./typescript-hooks.mjs', import.meta.url)
+if (typeof Module.registerHooks === 'function') {
+  // Node 22.15 and later: in-thread hooks, which other tools' hooks (tap's mocks) and Node's own TypeScript support
+  // (type stripping, which reads a .ts file with `import` lines as an ES module) see; the last registered runs first.
+  Module.registerHooks({
+    load (url, context, nextLoad) {
+      if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context)
+      const filename = fileURLToPath(url)
+      return { format: 'commonjs', source: transpile(readFileSync(filename, 'utf8'), filename), shortCircuit: true }
+    }
+  })
+} else {
+  register('./typescript-hooks.mjs', import.meta.url)
+}
 
 // `tsx`, where it resolves (lib/tools/load-app.ts registers it to import an app's TypeScript module, as the CLI does
 // when the tests run it in process), is a module that registers nothing: this loader already compiles .ts for import
