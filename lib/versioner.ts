@@ -25,7 +25,7 @@ import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
 import { fingerprintOnce } from './docs/fingerprint'
-import { namedVersion, readRequestedVersion, resolveVersion, routerOptionsOf, VersionSegments } from './serve/version-picking'
+import { checkVersionSegmentLength, namedVersion, readRequestedVersion, resolveVersion, routerOptionsOf, VersionSegments } from './serve/version-picking'
 import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
@@ -131,6 +131,8 @@ function decorateRequests (fastify: FastifyInstance, resolved: ResolvedOptions):
 function addVersionConstraint (
   fastify: FastifyInstance, name: string, resolved: ResolvedOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined
 ): void {
+  // The route constraint routes path versions by a path parameter, which Fastify's maxParamLength must hold.
+  checkVersionSegmentLength(fastify, resolved)
   const deriveConstraint = routingPicks === undefined
     ? (request: IncomingMessage) => request
     : (request: IncomingMessage, _context: unknown, done: (error: Error | null, value?: string) => void) => { routingPicks.derive(request, done) }

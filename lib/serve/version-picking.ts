@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { kBundleInternals } from '../core/symbols'
+import { InvalidOptionError } from '../core/errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
@@ -66,6 +67,24 @@ export function routerOptionsOf (app: FastifyInstance): RouterOptions {
   const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
   const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
   return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
+}
+
+/**
+ * Refuses path versions longer than Fastify's `maxParamLength`: the version segment is a path parameter, so Fastify
+ * would answer every request naming such a version 414. Dates (which the date and month formats accept) are 10
+ * characters; named and string versions as long as they are written.
+ * @example `checkVersionSegmentLength(app, { location: 'path', format: 'date', versions })`
+ */
+export function checkVersionSegmentLength (app: FastifyInstance, options: { location: string, format: ApiVersionFormat, versions: VersionBundle }): void {
+  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
+  const limit = { ...config, ...config.routerOptions }.maxParamLength
+  if (options.location !== 'path' || typeof limit !== 'number') return
+  const dates = options.format === 'string' ? [] : ['YYYY-MM-DD']
+  const longest = [...dates, ...options.versions.versionValues].reduce((a, b) => b.length > a.length ? b : a)
+  if (longest.length <= limit) return
+  throw new InvalidOptionError(`Fastify's maxParamLength is ${limit}, shorter than the version segment of apiVersionLocation 'path' ` +
+    `(${longest.length} characters: '${longest}'), a path parameter too: Fastify would answer every request naming it 414; ` +
+    `raise routerOptions.maxParamLength to at least ${longest.length}.`)
 }
 
 /**

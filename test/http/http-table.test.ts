@@ -217,6 +217,31 @@ test('a valid version in which the route does not exist is Fastify\'s 404', asyn
   t.same(jsonOf(absent), { custom: true, url: '/new', version: '2000-01-01' })
 })
 
+test('a route a version lacks runs its own hooks up to the version\'s pick, and its onSend hooks on the 404 (decision 0249)', async (t) => {
+  // Plain Fastify answers a path it has no route for without any route's hooks; here the route is found first, and
+  // the version it lacks is known in its preValidation hook (decision 0004).
+  for (const apiVersionLocation of ['header', 'path'] as const) {
+    const ran: string[] = []
+    const app = await versionedApp(t, bundleOf(['2001-01-01', '2000-01-01'], { '2001-01-01': [changeClass('AddNew', [endpoint('/new', ['GET']).didntExist])] }),
+      async (api) => {
+        api.get('/new', {
+          onRequest: async (request, reply) => { ran.push('onRequest'); if (request.headers.authorization === undefined) return reply.code(401).send({ login: true }) },
+          preValidation: async () => { ran.push('preValidation') },
+          preHandler: async () => { ran.push('preHandler') },
+          onSend: async (_request, reply, payload) => { ran.push('onSend'); reply.header('x-route', 'new'); return payload }
+        }, async () => ({ ok: true }))
+      }, { versioner: { apiVersionLocation } })
+    app.setNotFoundHandler((request, reply) => { reply.code(404).send({ custom: true, version: request.apiVersion }) })
+    const url = apiVersionLocation === 'path' ? '/2000-01-01/new' : '/new'
+    const headers = apiVersionLocation === 'path' ? {} : { 'x-api-version': '2000-01-01' }
+    const absent = await app.inject({ url, headers: { ...headers, authorization: 'Bearer t' } })
+    t.same([absent.statusCode, jsonOf(absent), absent.headers['x-route']], [404, { custom: true, version: '2000-01-01' }, 'new'], `${apiVersionLocation}: the not-found handler's body`)
+    t.same(ran, ['onRequest', 'preValidation', 'onSend'], `${apiVersionLocation}: the route's hooks before the pick, and its onSend; never its preHandler`)
+    const anonymous = await app.inject({ url, headers })
+    t.same([anonymous.statusCode, jsonOf(anonymous)], [401, { login: true }], `${apiVersionLocation}: the route's onRequest hook answers first`)
+  }
+})
+
 test('a request invalid for the requested version\'s schema is Fastify\'s 400 validation error', async (t) => {
   const app = await example(t)
   const cases: Array<[string, unknown, string]> = [

@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import fc from 'fast-check'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionPicker, versioned,
@@ -242,6 +242,34 @@ test('regression: path versions: a route parameter named as the version\'s path 
     api.get('/items/:x_api_version_id', async (request) => ({ version: request.apiVersion, params: request.params }))
   }, { versioner: { apiVersionLocation: 'path' } })
   t.same(jsonOf(await fine.inject({ url: '/2001-01-01/items/7' })), { version: '2001-01-01', params: { x_api_version_id: '7' } }, 'a longer name is another parameter')
+})
+
+test('regression: path versions: a maxParamLength shorter than a version fails registration, instead of a 414 for every request', async (t) => {
+  // routerOptions.maxParamLength 8 (short ids): every versioned request was Fastify's 414 FST_ERR_MAX_PARAM_LENGTH,
+  // the version segment being a path parameter too.
+  const named = bundleOf(['2002-01-01.basil', '2001-01-01'])
+  for (const [label, fastify, versioner, needed] of [
+    ['routerOptions', { routerOptions: { maxParamLength: 8 } }, { versions: bundleOf(DATES) }, 10],
+    ['top level', { maxParamLength: 9 }, { versions: bundleOf(DATES) }, 10],
+    ['named version', { routerOptions: { maxParamLength: 12 } }, { versions: named }, 16],
+    ['month format, a date names its month', { routerOptions: { maxParamLength: 7 } }, { versions: bundleOf(['2002-01', '2001-01']), apiVersionFormat: 'month' as const }, 10],
+    ['string format', { routerOptions: { maxParamLength: 3 } }, { versions: bundleOf(['beta', 'v1']), apiVersionFormat: 'string' as const }, 4]
+  ] as const) {
+    const app = Fastify(fastify as FastifyServerOptions)
+    t.teardown(() => app.close())
+    const error = await app.register(fastifyVersioner, { apiVersionLocation: 'path', ...versioner }).then(() => app.ready())
+      .then(() => undefined, (err: Error & { code?: string }) => err)
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', label)
+    t.match(error?.message, new RegExp(`^Fastify's maxParamLength is ${String(fastify.routerOptions?.maxParamLength ?? (fastify as { maxParamLength?: number }).maxParamLength)}, ` +
+      `shorter than the version segment of apiVersionLocation 'path' \\(${needed} characters: `), label)
+    t.match(error?.message, new RegExp(`raise routerOptions\\.maxParamLength to at least ${needed}\\.$`), label)
+  }
+  for (const [maxParamLength, location, url] of [[10, 'path', '/2001-01-01/users'], [3, 'header', '/users']] as const) {
+    const app = await versionedApp(t, bundleOf(DATES), async (api) => { api.get('/users', async (request) => ({ version: request.apiVersion })) },
+      { fastify: { routerOptions: { maxParamLength } }, versioner: { apiVersionLocation: location } })
+    const response = await app.inject({ url, headers: { 'x-api-version': '2001-01-01' } })
+    t.same([response.statusCode, response.headers['x-api-version']], [200, '2001-01-01'], `${location}, maxParamLength ${maxParamLength}`)
+  }
 })
 
 test('the string format: exact values in bundle order, no waterfalling, in headers and paths', async (t) => {
