@@ -356,8 +356,8 @@ export function randomHistory (r: () => number): History {
   return { versions: versions.filter((v) => v.changes.length > 0) }
 }
 
-/** The orders application of history `h`. */
-export async function buildApp (h: History) {
+/** The orders application of history `h`; `items` replaces the pool (a twin with one change made otherwise). */
+export async function buildApp (h: History, items: PoolItem[] = pool) {
   const s = headSchemas()
   const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number', brand: true }
   const versions: Version[] = []
@@ -365,7 +365,7 @@ export async function buildApp (h: History) {
   for (const v of h.versions) {
     const getPathHere = shape.getPath
     const classes: VersionChangeClass[] = []
-    for (const k of v.changes) { const item = pool.find((p) => p.key === k)!; classes.push(item.make(s, shape, { getPathHere })); item.after?.(shape) }
+    for (const k of v.changes) { const item = items.find((p) => p.key === k)!; classes.push(item.make(s, shape, { getPathHere })); item.after?.(shape) }
     if (v.value === 'head') head = new HeadVersion(...classes)
     else versions.push(new Version(v.value, ...classes))
   }
