@@ -11,9 +11,10 @@
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum).
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
- * the boundary's number as text: `'19.99'`, `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets
- * what the numbers meet); for `empty`, it is `''` where its pattern takes that, and otherwise, without such a number,
- * its example shortened as far as the pattern allows (`'|'` for `'street|zip'`).
+ * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a
+ * converter parsing it meets what the numbers meet, and loses the zero); for `empty`, it is `''` where its pattern
+ * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
+ * `'street|zip'`).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
@@ -211,9 +212,12 @@ export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary
   return boundaryString(node, boundary, token) ?? ''
 }
 
-/** Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link patternedText}). */
+/**
+ * Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link patternedText});
+ * digits with a leading zero (a postcode `'02134'`) before those without, which a converter parsing them loses.
+ */
 const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
-  spaces: ['19.99', '101'],
+  spaces: ['19.99', '0101', '101'],
   empty: ['0.00', '0'],
   null: [],
   negative: ['-4.35', '-101'],

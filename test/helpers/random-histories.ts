@@ -78,7 +78,8 @@ export const pool: PoolItem[] = [
     make: (s) => {
       class ItemQtyDigits extends VersionChange {
         description = 'qty was digits'
-        instructionsToMigrateToPreviousVersion = [schema(s.Item).field('qty').had({ type: Type.String({ pattern: '^[0-9]{1,9}$' }) })]
+        // Digits without a leading zero: Number() and String() lose none ('007' would come back '7').
+        instructionsToMigrateToPreviousVersion = [schema(s.Item).field('qty').had({ type: Type.String({ pattern: '^(0|[1-9][0-9]{0,8})$' }) })]
         @ConvertRequestToNextVersionFor(s.Item) up (r: RequestInfo) { r.body.qty = Number(r.body.qty) }
         @ConvertResponseToPreviousVersionFor(s.Item) down (r: ResponseInfo) { r.body.qty = String(r.body.qty) }
       }; return ItemQtyDigits
@@ -408,7 +409,7 @@ function gen (doc: J, sch: J, r: () => number, depth = 0): unknown {
     case 'number': return Math.floor(r() * 1000)
     case 'boolean': return r() < 0.5
     case 'string': {
-      if (sch.pattern?.startsWith('^[0-9]')) return String(Math.floor(r() * 1000))
+      if (sch.pattern?.startsWith('^[0-9]') || sch.pattern?.startsWith('^(0|')) return String(Math.floor(r() * 1000))
       if (sch.pattern?.includes('\\|')) return 'a' + Math.floor(r() * 9) + '|z' + Math.floor(r() * 9)
       return 's' + Math.floor(r() * 100)
     }

@@ -959,3 +959,28 @@ test('regression: a patterned string\'s empty boundary is its emptiest text (\'\
   const correct = await appWith(t, changeWith((street, zip) => `${street}|${zip}`), echo('/orders', Order, true))
   t.same(summary(await verify(correct, { examples: 20 })), [], 'joined whole: no finding')
 })
+
+test('digits written as text made a number lose their leading zero (\'0101\' comes back \'101\'): the spaces boundary\'s text has one', async (t) => {
+  // Before: a pattern taking digits got '101', '0', '-101' and the long number, none with a leading zero: a postcode
+  // of digits made an integer by `Number(...)` and written back with `String(...)` verified cleanly.
+  const Address = Type.Object({ id: Type.String(), postcode: Type.Integer({ minimum: 0, maximum: 9999999999 }) }, { $id: 'Address' })
+  const changeWith = (write: (postcode: number) => string): VersionChangeClass => {
+    class PostcodeIsANumber extends VersionChange {
+      description = 'postcode is an integer (it was digits).'
+      instructionsToMigrateToPreviousVersion = [schema(Address).field('postcode').had({ type: Type.String({ pattern: '^[0-9]{1,10}$' }) })]
+
+      @ConvertRequestToNextVersionFor(Address)
+      up (request: RequestInfo) { request.body.postcode = Number(request.body.postcode) }
+
+      @ConvertResponseToPreviousVersionFor(Address)
+      down (response: ResponseInfo) { response.body.postcode = write(response.body.postcode as number) }
+    }
+    return PostcodeIsANumber
+  }
+  const app = await appWith(t, changeWith(String), echo('/addresses', Address, true))
+  const served = await app.inject({ method: 'POST', url: '/addresses', headers: { 'x-api-version': '2000-01-01' }, payload: { id: 'a1', postcode: '02134' } })
+  t.equal(served.json().postcode, '2134', 'the old client reads its postcode without its zero')
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /addresses 2000-01-01 response round trip response 200/postcode after PostcodeIsANumber (2001-01-01) by PostcodeIsANumber.up,PostcodeIsANumber.down'])
+  t.match(findings[0].message, /'0101' comes back as '101'/)
+})
