@@ -11,8 +11,10 @@
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum).
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
- * the boundary's number as text: `'19.99'`, `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets
- * what the numbers meet).
+ * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a
+ * converter parsing it meets what the numbers meet, and loses the zero); for `empty`, it is `''` where its pattern
+ * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
+ * `'street|zip'`).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
@@ -210,9 +212,12 @@ export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary
   return boundaryString(node, boundary, token) ?? ''
 }
 
-/** Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link numericText}). */
+/**
+ * Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link patternedText});
+ * digits with a leading zero (a postcode `'02134'`) before those without, which a converter parsing them loses.
+ */
 const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
-  spaces: ['19.99', '101'],
+  spaces: ['19.99', '0101', '101'],
   empty: ['0.00', '0'],
   null: [],
   negative: ['-4.35', '-101'],
@@ -220,22 +225,35 @@ const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
 }
 
 /**
- * The number of a boundary written as text that a string node with a `pattern` and no `format` takes (a decimal
- * amount `'19.99'`, a numeric id), within its lengths; `undefined` when it takes none (its example is then the
+ * The text of a boundary that a string node with a `pattern` and no `format` takes, within its lengths: for `empty`,
+ * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
+ * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
+ * → `'|'`: the empty parts a converter splitting it meets). `undefined` when it takes none (its example is then the
  * pattern's string).
  * @example
  * ```ts
- * numericText({ type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, 'spaces') // '19.99'
- * numericText({ type: 'string', pattern: '^[0-9]+$' }, 'large')                // '9007199254740993'
- * numericText({ type: 'string', pattern: '^cus_[0-9]+$' }, 'spaces')           // undefined
+ * patternedText({ type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, 'spaces', '5.83') // '19.99'
+ * patternedText({ type: 'string', pattern: '^[0-9]+$' }, 'large', '7')                 // '9007199254740993'
+ * patternedText({ type: 'string', pattern: '^[a-z]*\\|[a-z]*$' }, 'empty', 'n|a')       // '|'
+ * patternedText({ type: 'string', pattern: '^cus_[0-9]+$' }, 'spaces', 'cus_0')        // undefined
  * ```
  */
-export function numericText (node: JsonSchema, boundary: Boundary): string | undefined {
+export function patternedText (node: JsonSchema, boundary: Boundary, example: unknown): string | undefined {
   const pattern = node.format === undefined ? patternOf(node) : undefined
   if (pattern === undefined) return undefined
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
-  return NUMERIC_TEXTS[boundary].find((text) => text.length >= min && text.length <= max && pattern.test(text))
+  const takes = (text: string): boolean => [...text].length >= min && [...text].length <= max && pattern.test(text)
+  if (boundary === 'empty' && takes('')) return ''
+  const numeric = NUMERIC_TEXTS[boundary].find(takes)
+  if (numeric !== undefined || boundary !== 'empty' || typeof example !== 'string' || !takes(example)) return numeric
+  let kept = [...example]
+  for (let at = 0; at < kept.length;) {
+    const shorter = [...kept.slice(0, at), ...kept.slice(at + 1)]
+    if (takes(shorter.join(''))) kept = shorter
+    else at++
+  }
+  return kept.join('')
 }
 
 /**

@@ -18,7 +18,7 @@ import { typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, leafExample, multipleOfStep, numberRange, numericText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, leafExample, multipleOfStep, numberRange, patternedText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
 import type { TSchema } from '@sinclair/typebox'
 import { placesLiteral, MAX_LITERAL_EXAMPLES } from './converter-literals'
 type Fc = typeof FastCheck
@@ -240,7 +240,7 @@ function materialize (sampled: unknown, { sentinels, covered, numbers, twin, for
       const node = (value as Leaf)[kLeaf]
       const { boundary } = value as Leaf
       const sentinel = sentinelFor(node, ++count, boundary)
-      if (sentinel === undefined) return (boundary === undefined ? undefined : numericText(node, boundary)) ?? leafExample(node, formats, leaves)
+      if (sentinel === undefined) return (boundary === undefined ? undefined : patternedText(node, boundary, leafExample(node, formats, leaves))) ?? leafExample(node, formats, leaves)
       if (sentinel !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }

@@ -78,7 +78,8 @@ export const pool: PoolItem[] = [
     make: (s) => {
       class ItemQtyDigits extends VersionChange {
         description = 'qty was digits'
-        instructionsToMigrateToPreviousVersion = [schema(s.Item).field('qty').had({ type: Type.String({ pattern: '^[0-9]{1,9}$' }) })]
+        // Digits without a leading zero: Number() and String() lose none ('007' would come back '7').
+        instructionsToMigrateToPreviousVersion = [schema(s.Item).field('qty').had({ type: Type.String({ pattern: '^(0|[1-9][0-9]{0,8})$' }) })]
         @ConvertRequestToNextVersionFor(s.Item) up (r: RequestInfo) { r.body.qty = Number(r.body.qty) }
         @ConvertResponseToPreviousVersionFor(s.Item) down (r: ResponseInfo) { r.body.qty = String(r.body.qty) }
       }; return ItemQtyDigits
@@ -356,8 +357,8 @@ export function randomHistory (r: () => number): History {
   return { versions: versions.filter((v) => v.changes.length > 0) }
 }
 
-/** The orders application of history `h`. */
-export async function buildApp (h: History) {
+/** The orders application of history `h`; `items` replaces the pool (a twin with one change made otherwise). */
+export async function buildApp (h: History, items: PoolItem[] = pool) {
   const s = headSchemas()
   const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number', brand: true }
   const versions: Version[] = []
@@ -365,7 +366,7 @@ export async function buildApp (h: History) {
   for (const v of h.versions) {
     const getPathHere = shape.getPath
     const classes: VersionChangeClass[] = []
-    for (const k of v.changes) { const item = pool.find((p) => p.key === k)!; classes.push(item.make(s, shape, { getPathHere })); item.after?.(shape) }
+    for (const k of v.changes) { const item = items.find((p) => p.key === k)!; classes.push(item.make(s, shape, { getPathHere })); item.after?.(shape) }
     if (v.value === 'head') head = new HeadVersion(...classes)
     else versions.push(new Version(v.value, ...classes))
   }
@@ -408,7 +409,7 @@ function gen (doc: J, sch: J, r: () => number, depth = 0): unknown {
     case 'number': return Math.floor(r() * 1000)
     case 'boolean': return r() < 0.5
     case 'string': {
-      if (sch.pattern?.startsWith('^[0-9]')) return String(Math.floor(r() * 1000))
+      if (sch.pattern?.startsWith('^[0-9]') || sch.pattern?.startsWith('^(0|')) return String(Math.floor(r() * 1000))
       if (sch.pattern?.includes('\\|')) return 'a' + Math.floor(r() * 9) + '|z' + Math.floor(r() * 9)
       return 's' + Math.floor(r() * 100)
     }
