@@ -73,6 +73,8 @@ export interface VersionBehaviour extends RequestPlan {
   readonly statusCode: number | undefined
   /** True when successful object payloads need the preSerialization hook. */
   readonly successWork: boolean
+  /** True when successful JSON text needs the onSend hook: `successWork`, or a success schema other than HEAD's (decision 0251). */
+  readonly textWork: boolean
   /** True when error responses need the onSend hook (converters with migrateHttpErrors, or other schemas). */
   readonly errorWork: boolean
   /** By-path response converters, which also see streamed or raw payloads. */
@@ -224,7 +226,14 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
   const statusCode = state.attributes.statusCode
   const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 || [...response.responseCleaners.keys()].some(answersSuccess) ||
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
-  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, state }
+  // JSON text is HEAD's: a version whose success schema is not HEAD's (a HeadVersion hides a field) serializes it again.
+  const textWork = successWork || [...response.responseForms].some(([slot, form]) => answersSuccess(slot) && !sameSchema(form, response.responseHeadForms.get(slot)))
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, textWork, state }
+}
+
+/** True when two prepared schemas are one, or write alike. */
+function sameSchema (a: TSchema, b: TSchema | undefined): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

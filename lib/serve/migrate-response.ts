@@ -56,11 +56,12 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
     const state = requestState(request)
     const behaviour = state?.behaviour
     const status = reply.statusCode
+    // Marked with nothing to convert too: the text the send hook sees is then the version's, not JSON text a handler sent.
+    if (state !== null && behaviour !== null && behaviour !== undefined && status < 300) state.converted = true
     if (state === null || behaviour === null || behaviour === undefined || !behaviour.successWork || status >= 300) {
       done(null, payload)
       return
     }
-    state.converted = true
     convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
   }
 }
@@ -123,10 +124,7 @@ function bodyOnNoContent (request: FastifyRequest, reply: FastifyReply, body: un
 }
 
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
-function textOf (body: unknown): string {
-  if (typeof body === 'string') return body
-  return body === undefined ? '' : JSON.stringify(body)
-}
+const textOf = (body: unknown): string => typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)
 
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see (error bodies,
@@ -161,7 +159,7 @@ export function createSendHook (
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
     // Done: a payload the preSerialization hook converted, and one of a version with nothing to do for its status.
-    const work = behaviour !== null && (status < 300 ? behaviour.successWork : behaviour.errorWork)
+    const work = behaviour !== null && (status < 300 ? behaviour.textWork : behaviour.errorWork)
     if (state === null || behaviour === null || state.converted || state.converterFailed ||
       (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
       done(null, payload)

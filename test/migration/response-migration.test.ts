@@ -300,6 +300,30 @@ test('a JSON text payload sent by the handler is converted too, and async conver
   t.same(jsonOf(latest), { text: 'a b' })
 })
 
+test('regression: JSON text a handler sent went out unchanged to versions with nothing to convert, with the fields a HeadVersion hides', async (t) => {
+  // Found by fuzzing handlers' bodies: `reply.send(cachedJson)` of a HEAD row gave the newest version's clients the
+  // internal field a HeadVersion hides, which the returned object never showed, and which older versions did not get.
+  const User = Type.Object({ id: Type.String(), name: Type.String(), passwordHash: Type.Optional(Type.String()) })
+  class HideHash extends VersionChange {
+    description = 'passwordHash is internal.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('passwordHash').didntExist]
+  }
+  const Tag = Type.Object({ name: Type.String() })
+  const row = { id: 'u1', name: 'Ann', passwordHash: 'secret', extra: 1 }
+  const versions = new VersionBundle(new HeadVersion(HideHash), new Version('2001-01-01', nameWasTitleInResponses(Tag)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/text', { schema: { response: { 200: User } } }, async (_request, reply) => reply.type('application/json').send(JSON.stringify(row) as never))
+    api.get('/object', { schema: { response: { 200: User } } }, async () => row)
+    // A schema the HeadVersion does not touch: its text is sent to the newest version as it is, byte for byte.
+    api.get('/tag', { schema: { response: { 200: Tag } } }, async (_request, reply) => reply.type('application/json').send('{"name":"a", "more":1}' as never))
+  })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.same(jsonOf(await call(app, version, '/text')), { id: 'u1', name: 'Ann' }, `${version}: the text's hidden and undeclared fields are not sent`)
+    t.same(jsonOf(await call(app, version, '/object')), { id: 'u1', name: 'Ann' }, `${version}: as for the object`)
+  }
+  t.equal((await call(app, '2001-01-01', '/tag')).body, '{"name":"a", "more":1}')
+})
+
 test('regression: FSTVRS001: once per route, version and status, for successes too, with by-schema converters at the root or nested', async (t) => {
   const Item = Type.Object({ sku: Type.String() })
   const Wrapped = Type.Object({ item: Item })
