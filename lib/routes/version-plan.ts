@@ -75,6 +75,10 @@ export interface VersionBehaviour extends RequestPlan {
   readonly successWork: boolean
   /** True when successful JSON text needs the onSend hook: `successWork`, or a success schema other than HEAD's (decision 0251). */
   readonly textWork: boolean
+  /** True when a declared success has by-schema converters or a schema other than HEAD's: an undeclared status is warned of (decision 0252). */
+  readonly declaredSuccessWork: boolean
+  /** The undeclared success statuses warned of in this version (FSTVRS006, once each). */
+  readonly undeclaredStatuses: Set<number>
   /** True when error responses need the onSend hook (converters with migrateHttpErrors, or other schemas). */
   readonly errorWork: boolean
   /** By-path response converters, which also see streamed or raw payloads. */
@@ -227,8 +231,11 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
   const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 || [...response.responseCleaners.keys()].some(answersSuccess) ||
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
   // JSON text is HEAD's: a version whose success schema is not HEAD's (a HeadVersion hides a field) serializes it again.
-  const textWork = successWork || [...response.responseForms].some(([slot, form]) => answersSuccess(slot) && !sameSchema(form, response.responseHeadForms.get(slot)))
-  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, textWork, state }
+  const successes = [...response.responseForms].filter(([slot]) => answersSuccess(slot))
+  const otherForm = successes.some(([slot, form]) => !sameSchema(form, response.responseHeadForms.get(slot)))
+  const textWork = successWork || otherForm
+  const declaredSuccessWork = otherForm || successes.some(([slot]) => response.responseSteps.get(slot)?.some((step) => step.converter.target.kind !== 'path') === true)
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, textWork, declaredSuccessWork, undeclaredStatuses: new Set(), state }
 }
 
 /** True when two prepared schemas are one, or write alike. */

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import { failureAfterWriteBack, runSteps } from './step-runner'
 import { afterAwaiting, failResponse, sendSerialized } from './response-failures'
 import { createChosenSerializerTest } from './own-serializers'
+import { warnUndeclaredStatus } from './undeclared-statuses'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -56,8 +57,8 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
     const state = requestState(request)
     const behaviour = state?.behaviour
     const status = reply.statusCode
-    // Marked with nothing to convert too: the text the send hook sees is then the version's, not JSON text a handler sent.
-    if (state !== null && behaviour !== null && behaviour !== undefined && status < 300) state.converted = true
+    // Marked with nothing to convert too, so the send hook never reads the version's text as a handler's; FSTVRS006 if undeclared.
+    if (state !== null && behaviour != null && status < 300) { state.converted = true; warnUndeclaredStatus(behaviour, reply, route, true) }
     if (state === null || behaviour === null || behaviour === undefined || !behaviour.successWork || status >= 300) {
       done(null, payload)
       return
@@ -243,6 +244,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const status = reply.statusCode
   const key = responseSlot(behaviour.responses, status, reply)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
+  if (key === undefined) warnUndeclaredStatus(behaviour, reply, route, false)
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
   if (steps.length === 0 && cleaner === undefined) {
     finishExpressible(conversion, status, key, body, done)
