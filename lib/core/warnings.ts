@@ -51,5 +51,13 @@ export const processWarning = {
     message: "%s is a Date at this machine's local midnight (%s): on a server or CI in another time zone the same code names another " +
       "instant (a sunset at another hour, check reporting the date moved). Give '%s' for midnight UTC, or an ISO date-time with its " +
       'offset. Emitted once.'
+  }),
+  FSTVRS006: createWarning({
+    name: 'FastifyVersionerWarning',
+    code: 'FSTVRS006',
+    message: "A success of status %s on %s has no response schema for its status (nor its media type) in the route: API version '%s' " +
+      "got it as HEAD's body, written as plain JSON (with the fields a HeadVersion hides), none of its converters run. Declare the status " +
+      "(or '2xx') in the route's response schemas. Emitted once per route, version and status.",
+    unlimited: true
   })
 }

@@ -73,6 +73,12 @@ export interface VersionBehaviour extends RequestPlan {
   readonly statusCode: number | undefined
   /** True when successful object payloads need the preSerialization hook. */
   readonly successWork: boolean
+  /** True when successful JSON text needs the onSend hook: `successWork`, or a success schema other than HEAD's (decision 0251). */
+  readonly textWork: boolean
+  /** True when a declared success has by-schema converters or a schema other than HEAD's: an undeclared status is warned of (decision 0252). */
+  readonly declaredSuccessWork: boolean
+  /** The undeclared success statuses warned of in this version (FSTVRS006, once each). */
+  readonly undeclaredStatuses: Set<number>
   /** True when error responses need the onSend hook (converters with migrateHttpErrors, or other schemas). */
   readonly errorWork: boolean
   /** By-path response converters, which also see streamed or raw payloads. */
@@ -224,7 +230,17 @@ export function buildBehaviour (route: BehaviourRoute, at: At, native: Readonly<
   const statusCode = state.attributes.statusCode
   const successWork = statusCode !== undefined || response.ownSuccessSerializers.size > 0 || [...response.responseCleaners.keys()].some(answersSuccess) ||
     [...response.responseSteps.entries()].some(([slot, steps]) => (slot === '' || answersSuccess(slot)) && steps.some((step) => step.errorsOnly !== true))
-  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, state }
+  // JSON text is HEAD's: a version whose success schema is not HEAD's (a HeadVersion hides a field) serializes it again.
+  const successes = [...response.responseForms].filter(([slot]) => answersSuccess(slot))
+  const otherForm = successes.some(([slot, form]) => !sameSchema(form, response.responseHeadForms.get(slot)))
+  const textWork = successWork || otherForm
+  const declaredSuccessWork = otherForm || successes.some(([slot]) => response.responseSteps.get(slot)?.some((step) => step.converter.target.kind !== 'path') === true)
+  return { version, level, ...own, bodyPlans, ...response, statusCode, successWork, textWork, declaredSuccessWork, undeclaredStatuses: new Set(), state }
+}
+
+/** True when two prepared schemas are one, or write alike. */
+function sameSchema (a: TSchema, b: TSchema | undefined): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** The route attributes a route schema (or a webhook declaration) can hold: OpenAPI fields `@fastify/swagger` reads. */

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import { failureAfterWriteBack, runSteps } from './step-runner'
 import { afterAwaiting, failResponse, sendSerialized } from './response-failures'
 import { createChosenSerializerTest } from './own-serializers'
+import { warnUndeclaredStatus } from './undeclared-statuses'
 import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
@@ -56,11 +57,12 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
     const state = requestState(request)
     const behaviour = state?.behaviour
     const status = reply.statusCode
+    // Marked with nothing to convert too, so the send hook never reads the version's text as a handler's; FSTVRS006 if undeclared.
+    if (state !== null && behaviour != null && status < 300) { state.converted = true; warnUndeclaredStatus(behaviour, reply, route, true) }
     if (state === null || behaviour === null || behaviour === undefined || !behaviour.successWork || status >= 300) {
       done(null, payload)
       return
     }
-    state.converted = true
     convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
   }
 }
@@ -123,10 +125,7 @@ function bodyOnNoContent (request: FastifyRequest, reply: FastifyReply, body: un
 }
 
 /** The payload for a body a converter set in place of a text payload: text as it is, anything else as JSON. */
-function textOf (body: unknown): string {
-  if (typeof body === 'string') return body
-  return body === undefined ? '' : JSON.stringify(body)
-}
+const textOf = (body: unknown): string => typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)
 
 /**
  * The route-level `onSend` hook: converts JSON text payloads the `preSerialization` hook did not see (error bodies,
@@ -161,7 +160,7 @@ export function createSendHook (
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
     // Done: a payload the preSerialization hook converted, and one of a version with nothing to do for its status.
-    const work = behaviour !== null && (status < 300 ? behaviour.successWork : behaviour.errorWork)
+    const work = behaviour !== null && (status < 300 ? behaviour.textWork : behaviour.errorWork)
     if (state === null || behaviour === null || state.converted || state.converterFailed ||
       (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
       done(null, payload)
@@ -245,6 +244,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const status = reply.statusCode
   const key = responseSlot(behaviour.responses, status, reply)
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
+  if (key === undefined) warnUndeclaredStatus(behaviour, reply, route, false)
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
   if (steps.length === 0 && cleaner === undefined) {
     finishExpressible(conversion, status, key, body, done)

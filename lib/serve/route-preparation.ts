@@ -153,14 +153,16 @@ export function prepareGroup (context: RouteContext, head: HeadRoute, group: Gro
     around: [context.previewHooks, planned || serveOptions.captureExchanges?.everyVersion === true ? context.captureHooks : undefined]
       .filter((around) => around !== undefined)
   }
-  if (planned) hooks.preSerialization = createSuccessHook(head.display) as Hook
   // The send hook also re-appends the `Link` of deprecated fields (idle versions share the newest one's), and keeps a
   // preview version's answers private whatever the handler set.
   const newest = idle.length > 0 ? behaviours.get(idle[0]) : undefined
   const fieldLinks = newest !== undefined && requestPlans(newest).some((plan) => plan.deprecations !== undefined)
   const previews = versions.filter((version) => serveOptions.versions.get(version)?.channel === 'preview')
   const linkOf = (version: string): string | undefined => serveOptions.lifecycleHeaders?.(version)?.link
-  if (planned || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some((version) => linkOf(version) !== undefined)) {
+  // JSON text is HEAD's: the newest version serializes it again when its schema is not HEAD's (decision 0251).
+  const textWork = newest?.textWork === true
+  if (planned || textWork) hooks.preSerialization = createSuccessHook(head.display) as Hook
+  if (planned || textWork || fieldLinks || previews.length > 0 || serveOptions.asyncPicking || idle.some((version) => linkOf(version) !== undefined)) {
     hooks.onSend = createSendHook({ route: head.display, linkOf }, previews.length === 0 ? undefined : new Set(previews), earlyVersion) as Hook
   }
   const schema: RouteSchema = { ...head.schema }

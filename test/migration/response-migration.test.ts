@@ -300,6 +300,30 @@ test('a JSON text payload sent by the handler is converted too, and async conver
   t.same(jsonOf(latest), { text: 'a b' })
 })
 
+test('regression: JSON text a handler sent went out unchanged to versions with nothing to convert, with the fields a HeadVersion hides', async (t) => {
+  // Found by fuzzing handlers' bodies: `reply.send(cachedJson)` of a HEAD row gave the newest version's clients the
+  // internal field a HeadVersion hides, which the returned object never showed, and which older versions did not get.
+  const User = Type.Object({ id: Type.String(), name: Type.String(), passwordHash: Type.Optional(Type.String()) })
+  class HideHash extends VersionChange {
+    description = 'passwordHash is internal.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('passwordHash').didntExist]
+  }
+  const Tag = Type.Object({ name: Type.String() })
+  const row = { id: 'u1', name: 'Ann', passwordHash: 'secret', extra: 1 }
+  const versions = new VersionBundle(new HeadVersion(HideHash), new Version('2001-01-01', nameWasTitleInResponses(Tag)), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/text', { schema: { response: { 200: User } } }, async (_request, reply) => reply.type('application/json').send(JSON.stringify(row) as never))
+    api.get('/object', { schema: { response: { 200: User } } }, async () => row)
+    // A schema the HeadVersion does not touch: its text is sent to the newest version as it is, byte for byte.
+    api.get('/tag', { schema: { response: { 200: Tag } } }, async (_request, reply) => reply.type('application/json').send('{"name":"a", "more":1}' as never))
+  })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.same(jsonOf(await call(app, version, '/text')), { id: 'u1', name: 'Ann' }, `${version}: the text's hidden and undeclared fields are not sent`)
+    t.same(jsonOf(await call(app, version, '/object')), { id: 'u1', name: 'Ann' }, `${version}: as for the object`)
+  }
+  t.equal((await call(app, '2001-01-01', '/tag')).body, '{"name":"a", "more":1}')
+})
+
 test('regression: FSTVRS001: once per route, version and status, for successes too, with by-schema converters at the root or nested', async (t) => {
   const Item = Type.Object({ sku: Type.String() })
   const Wrapped = Type.Object({ item: Item })
@@ -337,6 +361,38 @@ test('regression: FSTVRS001: once per route, version and status, for successes t
   const ours = warnings.filter((warning) => warning.code === 'FSTVRS001')
   t.equal(ours.length, 2, 'one warning per route (version 2000-01-01, status 200), not one per request; none for the latest version')
   t.match(ours[0]?.message, /^A response of status 200 could not be migrated to API version '2000-01-01'/)
+})
+
+test('regression: a success of a status the route declares no schema for reached old versions as HEAD\'s body, and nothing said so (FSTVRS006)', async (t) => {
+  // Found by fuzzing handlers' bodies: `reply.code(201)` on a route declaring only 200 is written as plain JSON, so a
+  // 2000-01-01 client read `name` where its document promises `title`, and every client the hidden `passwordHash`.
+  const User = Type.Object({ id: Type.String(), name: Type.String(), passwordHash: Type.Optional(Type.String()) })
+  class HideHash extends VersionChange {
+    description = 'passwordHash is internal.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('passwordHash').didntExist]
+  }
+  const warnings: Array<{ code: string, message: string }> = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push({ code: String(warning.code), message: warning.message }) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+  const Plain = Type.Object({ id: Type.String() })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(HideHash), new Version('2001-01-01', nameWasTitleInResponses(User)), new Version('2000-01-01')), async (api) => {
+    api.post('/users', { schema: { response: { 200: User } } }, async (_request, reply) => reply.code(201 as never).send({ id: 'u1', name: 'Ann', passwordHash: 'x' } as never))
+    api.post('/text', { schema: { response: { 200: User } } }, async (_request, reply) => reply.code(201 as never).type('application/json').send('{"id":"u1","name":"Ann"}' as never))
+    api.post('/wide', { schema: { response: { '2xx': User } } }, async (_request, reply) => reply.code(201).send({ id: 'u1', name: 'Ann', passwordHash: 'x' }))
+    // A schema no version changes: its undeclared statuses are Fastify's business alone.
+    api.post('/plain', { schema: { response: { 200: Plain } } }, async (_request, reply) => reply.code(201 as never).send({ id: 'p' } as never))
+  })
+  for (let round = 0; round < 2; round++) {
+    for (const version of ['2001-01-01', '2000-01-01']) {
+      for (const url of ['/users', '/text', '/plain']) t.equal((await call(app, version, url, { method: 'POST' })).statusCode, 201)
+      t.same(jsonOf(await call(app, version, '/wide', { method: 'POST' })), version === '2000-01-01' ? { id: 'u1', title: 'Ann' } : { id: 'u1', name: 'Ann' }, `${version}: 2xx declares it`)
+    }
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+  const ours = warnings.filter((warning) => warning.code === 'FSTVRS006').map((warning) => /status (\d+) on (\S+ \S+) .* API version '([^']+)'/.exec(warning.message)?.slice(1).join(' '))
+  t.same(ours.sort(), ['201 POST /text 2000-01-01', '201 POST /text 2001-01-01', '201 POST /users 2000-01-01', '201 POST /users 2001-01-01'], 'once per route, version and status; none where 2xx answers it, nor for a schema no version changes')
+  t.match(warnings.find((warning) => warning.code === 'FSTVRS006')?.message, /API version '20\d\d-01-01' got it as HEAD's body/)
 })
 
 test('converters saw class instances (a Date, not its JSON): they see plain JSON data, toJSON applied, on routes and in migrateResponseBody', async (t) => {
