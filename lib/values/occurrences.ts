@@ -94,9 +94,18 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
 
 /**
  * The places where the target occurs in a value, as JSON pointers from the value (RFC 6901, with array
- * items as `*`: one place whatever the index), each once, outer before inner, with the target's node there.
+ * items as `*`: one place whatever the index), each once, outer before inner, with the target's node there; the
+ * first {@link MAX_PLACES} only.
  */
-export type PlaceFinder = (value: unknown) => Map<string, TSchema>
+export type PlaceFinder = (value: unknown) => ReadonlyArray<readonly [place: string, node: TSchema]>
+
+/**
+ * The places a {@link PlaceFinder} reports at most, in one value. Data as deep as a request body may be (tens of
+ * thousands of levels of a `Type.Recursive`) holds as many places, each a pointer as long as its depth: all of
+ * them were a quadratic amount of text (2.5 GB for a body of 500 kB on Node.js 26).
+ * @example `compilePlaceFinder(root, target)?.(body).length <= MAX_PLACES // true`
+ */
+export const MAX_PLACES = 100
 
 /**
  * Compiles a {@link PlaceFinder} of the target inside data shaped by `root`, or `null` when the target cannot
@@ -107,11 +116,19 @@ export function compilePlaceFinder (root: TSchema, target: CollectorTarget): Pla
   return walk === null ? null : (value) => findPlaces(walk, value)
 }
 
-function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
-  const found = new Map<string, TSchema>()
-  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: string]> = [[root, { '': value }, '', '']]
+/**
+ * The walk of a place finder. Places are numbered in a tree of steps (a place is its parent's place and one step), so
+ * that telling a place seen before compares numbers, never pointers as long as the data is deep; the pointers of the
+ * places found are written last, each from its parent's.
+ */
+function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchema]> {
+  const parents: number[] = [-1]
+  const steps: string[] = ['']
+  const children: Array<Map<string, number> | undefined> = [undefined]
+  const found = new Map<number, TSchema>()
+  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number]> = [[root, { '': value }, '', 0]]
   const next: Task[] = []
-  while (stack.length > 0) {
+  while (stack.length > 0 && found.size < MAX_PLACES) {
     const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
     if (walk.self && !found.has(place)) found.set(place, walk.node)
     next.length = 0
@@ -120,12 +137,32 @@ function findPlaces (root: Walk, value: unknown): Map<string, TSchema> {
       const [inner, holder, key] = next[index]
       if (inner === null) continue
       // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
-      const same = holder === at && key === name
+      if (holder === at && key === name) {
+        stack.push([inner, holder, key, place])
+        continue
+      }
       const step = Array.isArray(holder) ? '*' : pointerSegment(key)
-      stack.push([inner, holder, key, same ? place : `${place}/${step}`])
+      const known = children[place] ??= new Map()
+      let child = known.get(step)
+      if (child === undefined) {
+        child = parents.push(place) - 1
+        steps.push(step)
+        children.push(undefined)
+        known.set(step, child)
+      }
+      stack.push([inner, holder, key, child])
     }
   }
-  return found
+  const pointers = new Map<number, string>([[0, '']])
+  const pointerOf = (place: number): string => {
+    const chain: number[] = []
+    for (let at = place; !pointers.has(at); at = parents[at]) chain.push(at)
+    for (let index = chain.length - 1; index >= 0; index--) {
+      pointers.set(chain[index], `${pointers.get(parents[chain[index]]) as string}/${steps[chain[index]]}`)
+    }
+    return pointers.get(place) as string
+  }
+  return [...found].map(([place, node]) => [pointerOf(place), node] as const)
 }
 
 type Expand = Walk['expand']

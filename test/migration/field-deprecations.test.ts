@@ -348,7 +348,8 @@ test('a deprecated field inside a Type.Recursive or behind $ref, at depth 3 and 
         ...Array.from({ length: depth }, (_, level) => `/body/tree${'/children/*'.repeat(level)}/old`),
         `/body/chain${'/next'.repeat(depth - 1)}/legacy`
       ]
-      t.strictSame(fields, expected, `depth ${depth}, ${version}: every pointer (${fields.length}), outer before inner`)
+      // The first 100 places of the body: a client's body nested deeper costs no more (lib/values/occurrences.ts).
+      t.strictSame(fields, expected.slice(0, 100), `depth ${depth}, ${version}: every pointer, the first 100 at most (${fields.length}), outer before inner`)
     }
   }
 })
