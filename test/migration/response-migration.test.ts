@@ -533,6 +533,18 @@ test('regression: a union member or a tag HEAD added, which no converter maps, w
   t.match(logged[0].msg, /API version 2000-01-01 to GET \/payments\/:kind does not fit that version's schema.*add a response converter/)
 })
 
+/** True where JSON.stringify writes data deeper than the call stack (Node.js 26), which older ones refuse. */
+const JSON_WRITES_ANY_DEPTH = ((): boolean => {
+  let deep: unknown = 1
+  for (let level = 0; level < 10_000; level++) deep = { a: deep }
+  try {
+    JSON.stringify(deep)
+    return true
+  } catch {
+    return false
+  }
+})()
+
 test('regression: a response the newest version serves as HEAD (no converter, no other schema) that the serializer refuses (data too deep, a missing field) was FST_VERSIONER_UNCONVERTIBLE_RESPONSE, logged as a converter to add', async (t) => {
   // Plain Fastify answers both with its serializer's 500. The newest version (no HeadVersion) serves HEAD's schema with
   // HEAD's serializer and no hook's work: it was answered the versioner's 500, logged as "does not fit that version's
@@ -550,15 +562,18 @@ test('regression: a response the newest version serves as HEAD (no converter, no
   await plain.register(routes)
   const { stream, entries } = captureLogs()
   const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TitleWasName), new Version('2000-01-01')), routes, { fastify: { logger: { level: 'error', stream } } })
+  let refused = 0
   for (const kind of ['deep', 'missing']) {
     const reference = await plain.inject({ url: `/docs/${kind}` })
-    t.equal(reference.statusCode, 500, `${kind}: plain Fastify's serializer refuses it (the reference)`)
+    // Node.js 26's JSON.stringify writes data of any depth: there, plain Fastify sends the deep one.
+    if (kind === 'missing' || !JSON_WRITES_ANY_DEPTH) t.equal(reference.statusCode, 500, `${kind}: plain Fastify's serializer refuses it (the reference)`)
+    if (reference.statusCode === 500) refused++
     const newest = await call(app, '2001-01-01', `/docs/${kind}`)
-    t.same([newest.statusCode, newest.json()], [500, reference.json()], `${kind}: the newest version answers as plain Fastify`)
+    t.same([newest.statusCode, newest.body], [reference.statusCode, reference.body], `${kind}: the newest version answers as plain Fastify`)
     t.equal(newest.headers['x-api-version'], '2001-01-01')
   }
   t.same(entries.filter((entry) => /does not fit/.test(String(entry.msg))), [], 'no log entry blames a converter')
-  t.equal(entries.filter((entry) => entry.level === 50).length, 2, 'each 500 is logged, as plain Fastify logs it')
+  t.equal(entries.filter((entry) => entry.level === 50).length, refused, 'each 500 is logged, as plain Fastify logs it')
 })
 
 test('regression: the newest version of a route whose response is a Type.Ref to a schema a child context added (addSchema) answered a serializer refusal with FST_VERSIONER_UNCONVERTIBLE_RESPONSE: the $ref made it do work', async (t) => {
