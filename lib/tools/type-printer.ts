@@ -49,6 +49,15 @@ export function docComment (schema: Json | undefined, pad: string): string {
   return `${pad}/**\n${lines.map((line) => `${pad} * ${line}`).join('\n')}\n${pad} */\n`
 }
 
+/**
+ * True for a pattern every key matches, as TypeBox's `Type.Record(Type.String(), T)` writes it (`^(.*)$`, 1.x `^.*$`).
+ * `.` leaves out line breaks: a key holding one is typed by the pattern too (decision 0255).
+ */
+function everyKey (pattern: string): boolean {
+  const body = pattern.replace(/^\^/, '').replace(/\$$/, '').replace(/^\((.*)\)$/, '$1')
+  return pattern === '' || ['.*', '[\\s\\S]*', '[^]*'].includes(body)
+}
+
 /** Parenthesises a union or intersection where it is an operand (an array item). */
 function operand (type: string): string {
   return /^[\w$.'"[\]<>, ]+$/.test(type) && !type.includes(' | ') ? type : `(${type})`
@@ -143,11 +152,14 @@ class Printer {
       lines.push(`${docComment(property, inner)}${inner}${propertyKey(name)}${optional}: ${type}`)
     }
     const extra = schema.additionalProperties
-    const patterns = isObject(schema.patternProperties) ? Object.values(schema.patternProperties) : []
+    const patternsBy = isObject(schema.patternProperties) ? schema.patternProperties : {}
+    const patterns = Object.values(patternsBy)
     if (isObject(extra) || patterns.length > 0) {
-      // Other keys hold what a pattern or `additionalProperties` admits (anything, unless it is a schema or false);
-      // an index signature must admit the named properties' types too (and undefined, for an optional one).
-      const others = isObject(extra) || extra === false ? [...patterns, ...(isObject(extra) ? [extra] : [])] : [true]
+      // Other keys hold what a pattern or `additionalProperties` admits (anything, unless it is a schema or false, or
+      // a pattern takes every key); an index signature must admit the named properties' types too (and undefined, for
+      // an optional one).
+      const closed = isObject(extra) || extra === false || Object.keys(patternsBy).some(everyKey)
+      const others = closed ? [...patterns, ...(isObject(extra) ? [extra] : [])] : [true]
       lines.push(`${inner}[key: string]: ${union([...others.map((other) => this.print(other, depth + 1, inner)), ...named])}`)
     }
     if (lines.length === 0) return extra === false ? 'Record<string, never>' : 'Record<string, unknown>'

@@ -314,3 +314,49 @@ export const wrong: Counts = { label: 'a', apples: [3] }
 `)
   t.same(compileErrors(dir, ['counts.ts']), [], 'the type compiles under strict, and a list in another key is refused')
 })
+
+// TypeBox's Type.Record(Type.String(), T) writes `patternProperties: { '^(.*)$': T }` (1.x: '^.*$') without
+// `additionalProperties`, which a named schema a webhook carries keeps in the document: the printer read the keys the
+// pattern leaves to anything, and typed every key `unknown`, so `{ counts: { a: 'x' } }` compiled where the version
+// takes only integers. A pattern of every key types every key.
+test('regression: a Type.Record of string keys types its values, and the compiler refuses a wrong one', async (t) => {
+  const print = (schema: unknown): string => printType(schema, (name) => name, '')
+  for (const pattern of ['^(.*)$', '^.*$', '.*', '', '^[\\s\\S]*$']) {
+    t.equal(print({ type: 'object', patternProperties: { [pattern]: { type: 'integer' } } }), '{\n  [key: string]: number\n}', `'${pattern}' holds every key`)
+  }
+  for (const pattern of ['^(0|[1-9][0-9]*)$', '^$', '^x.*$']) {
+    t.equal(print({ type: 'object', patternProperties: { [pattern]: { type: 'integer' } } }), '{\n  [key: string]: unknown\n}', `'${pattern}': the other keys hold anything`)
+  }
+  const dir = await scratch(t)
+  const file = join(dir, 'record.ts')
+  await writeFile(file, `import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { fastifyVersioner, versioned, VersionBundle, Version } from ${literal(join(root, 'plugin'))}
+const Stock = Type.Object({ counts: Type.Record(Type.String(), Type.Integer()), items: Type.Record(Type.String(), Type.Object({ sku: Type.String() })) }, { $id: 'Stock' })
+export default async function build () {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/stock', { schema: { body: Stock, response: { 200: Stock } } }, async (request) => request.body)
+  }))
+  app.versioner.webhooks.add({ name: 'stock.changed', body: Stock })
+  return app
+}
+`)
+  const app = await loadApp(file)
+  t.teardown(() => app.close())
+  const types = await typesModule(app)
+  t.notMatch(types, /\[key: string\]: unknown/, 'no record of this app holds anything')
+  await writeFile(join(dir, 'api-types.ts'), types)
+  await writeFile(join(dir, 'use.ts'), `import type { Routes, Webhooks } from './api-types'
+type Body = Routes['2000-01-01']['POST /stock']['body']
+export const right: Body = { counts: { a: 1 }, items: { b: { sku: 'x' } } }
+// @ts-expect-error counts are integers
+export const text: Body = { counts: { a: 'x' }, items: {} }
+// @ts-expect-error an item has a sku
+export const empty: Body = { counts: {}, items: { b: {} } }
+// @ts-expect-error the webhook's counts are integers too
+export const sent: Webhooks['2000-01-01']['POST stock.changed'] = { counts: { a: [1] }, items: {} }
+`)
+  t.same(compileErrors(dir, ['api-types.ts', 'use.ts']), [], 'the module compiles, and each wrong value is refused')
+})
