@@ -18,8 +18,11 @@ import { servedDocuments } from '../../lib/tools/export'
 import { literal } from '../../lib/tools/type-printer'
 
 type Schema = any
-/** Histories of two to four versions with renames, retypes, a moved path, webhooks; 17 names versions in the path. */
-const SEEDS = [6, 8, 17, 20]
+/**
+ * Histories of two to four versions with renames, retypes, a moved path, webhooks; 17 names versions in the path. Two
+ * keep the suite's time (4 cost about 24 CPU-s, most of it tsc); the hunt that wrote this ran 180 (seeds 1–180).
+ */
+const SEEDS = [8, 17]
 
 function resolve (document: Schema, schema: Schema): Schema {
   while (schema?.$ref !== undefined) {
