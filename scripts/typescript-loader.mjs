@@ -12,8 +12,8 @@
 //
 // Only .ts files are handled: `require` of a .ts file compiles it; an ESM `import` of a .ts file (the test
 // file itself, as Node's entry point under `--import`) is handed to the CommonJS loader. From Node.js 22.15 on, in-thread
-// hooks do both: on Node.js 24, tap's mock hooks otherwise handed a .ts file to Node's own type stripping, which read
-// its `import` lines as an ES module and failed every test file (ERR_REQUIRE_CYCLE_MODULE).
+// hooks hand it over: on Node.js 24, tap's mock hooks otherwise handed a .ts file to Node's own type stripping, which
+// read its `import` lines as an ES module and failed every test file (ERR_REQUIRE_CYCLE_MODULE).
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import Module, { createRequire, register } from 'node:module'
@@ -74,11 +74,12 @@ Module._extensions['.ts'] = function loadTypeScript (module, filename) {
 if (typeof Module.registerHooks === 'function') {
   // Node 22.15 and later: in-thread hooks, which other tools' hooks (tap's mocks) and Node's own TypeScript support
   // (type stripping, which reads a .ts file with `import` lines as an ES module) see; the last registered runs first.
+  // A .ts file goes to the CommonJS loader, which reads it and compiles it above (with a source given here, Node 22
+  // compiled it with a `require` that has no `cache`).
   Module.registerHooks({
     load (url, context, nextLoad) {
       if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context)
-      const filename = fileURLToPath(url)
-      return { format: 'commonjs', source: transpile(readFileSync(filename, 'utf8'), filename), shortCircuit: true }
+      return { format: 'commonjs', shortCircuit: true }
     }
   })
 } else {
