@@ -995,6 +995,28 @@ async function adoptingApp (t: Teardown, options: { ordersVersioned: boolean, de
   return app
 }
 
+test('regression: a route with no parameters that gains a required one breaks (it was "parameters: add (non-breaking)")', async (t) => {
+  // An unversioned route (no version header) documents no parameters until it gets one.
+  const appWith = async (parameters: Json): Promise<FastifyInstance> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']) })
+    app.get('/health', { schema: parameters }, async () => ({ ok: true }))
+    await app.ready()
+    return app
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await appWith({}), dir)
+  const required = await checkDocuments(await appWith({ querystring: Type.Object({ probe: Type.String() }), headers: Type.Object({ 'x-zone': Type.Optional(Type.String()) }) }), dir)
+  t.same(required.breaks.map((change) => change.text), ['unversioned GET /health: query parameter probe: new required parameter'])
+  t.same(required.notes.map((change) => change.text), ['unversioned GET /health: header parameter x-zone: new optional parameter'])
+  // And the reverse: every parameter removed names each.
+  const saved = consumerDocument()
+  saved.paths['/users'].post.parameters = [{ in: 'query', name: 'dryRun', schema: { type: 'boolean' } }]
+  t.same(lines(consumerChanges((d) => { delete d.paths['/users'].post.parameters }, saved), true), ['2000-01-01 POST /users: query parameter dryRun: removed'])
+})
+
 test('regression: an unversioned route moved into versioned(...) and served to requests naming no version by the default is no "endpoint removed"', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
