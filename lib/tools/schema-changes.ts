@@ -63,6 +63,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     closedObject(comparison, diff, operation, where)
     return
   }
+  if (key === 'additionalProperties' && keyword.length === 1 && additionalChange(comparison, diff, request, [operation, where])) return
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
   if ((keyword.length === 1 && key === 'nullable') || ASSERTIONS.has(key)) {
     report(comparison, operation, where, `${keyword.join('/')} ${values}`, assertionBreaks(diff, keyword, request))
@@ -94,6 +95,23 @@ function closedObject (comparison: Comparison, diff: RawDiff, operation: string,
   } else {
     report(comparison, operation, where, `${values}: ${record ? 'the fields it took are dropped' : 'undeclared fields are dropped'} (refused where Ajv's removeAdditional is off)`, record)
   }
+}
+
+/**
+ * Reports `additionalProperties` changed where the library misjudges the side (else false): a response's from absent
+ * to `false` or a schema sends nothing fewer (the serializer wrote the declared fields only), a note; a request's to
+ * a schema narrows (an undeclared field it refuses is refused, 400) unless Ajv's removeAdditional drops such fields
+ * (`'all'`, `'failing'`) or refused them already (`false`, from `false`), and any other change of a request widens.
+ */
+function additionalChange (comparison: Comparison, diff: RawDiff, request: boolean, [operation, where]: [string, string]): boolean {
+  const { before, after } = diff
+  const isSchema = typeof after === 'object' && after !== null
+  const { removeAdditional } = comparison.validation
+  if (!request && !(before === undefined && (after === false || isSchema))) return false
+  const breaking = request && isSchema && typeof removeAdditional === 'boolean' && !(before === false && !removeAdditional)
+  const how = request ? (breaking ? ': undeclared fields it refuses are refused (400)' : ' (widened)') : ' (the serializer wrote declared fields only)'
+  report(comparison, operation, where, `additionalProperties ${shownValue(before)} → ${shownValue(after)}${how}`, breaking)
+  return true
 }
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */

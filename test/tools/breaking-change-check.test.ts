@@ -844,7 +844,13 @@ test('regression: check judges a request as the app\'s Ajv setup validates it (r
     ['a query parameter integer → string', { querystring: query({ type: 'integer' }) }, { querystring: query({ type: 'string' }) }, { query: { n: '5' }, documented: [] },
       [[undefined, false]]],
     ['a body field integer → string', { body: object({ properties: { a: { type: 'integer' } } }) }, { body: object({ properties: { a: { type: 'string' } } }) },
-      { payload: { a: 5 }, documented: ['a'] }, [[undefined, false], [{ coerceTypes: false }, true]]]
+      { payload: { a: 5 }, documented: ['a'] }, [[undefined, false], [{ coerceTypes: false }, true]]],
+    // An undeclared field the schema of additionalProperties refuses is refused, 400 (was a note).
+    ['an open body given an additionalProperties schema', { body: object({}) }, { body: object({ additionalProperties: { type: 'integer' } }) },
+      { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, true], [{ removeAdditional: false }, true], [{ removeAdditional: 'all' }, false], [{ removeAdditional: 'failing' }, false]]],
+    ['a closed body given an additionalProperties schema', { body: object({ additionalProperties: false }) }, { body: object({ additionalProperties: { type: 'integer' } }) },
+      { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, true], [{ removeAdditional: 'all' }, false]]],
+    ['a closed body opened', { body: object({ additionalProperties: false }) }, { body: object({}) }, { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, false]]]
   ]
   for (const [name, before, after, request, setups] of cases) {
     for (const [ajv, breaking] of setups) {
@@ -860,6 +866,24 @@ test('regression: check judges a request as the app\'s Ajv setup validates it (r
       t.equal(lost, breaking, `${label}: on Fastify, ${lost ? 'refused or a field lost' : 'served with every documented field'}`)
     }
   }
+})
+
+test('regression: a response object\'s additionalProperties is judged by side (false added to a response broke)', async (t) => {
+  const fields = (d: Json): Json => d.components.schemas.UserResource
+  const saving = (value: unknown) => (d: Json): void => { fields(d).additionalProperties = value }
+  const none = (): void => {}
+  const cases: SidedCase[] = [
+    // The serializer writes the declared fields only: a response closed sends nothing fewer; one given a schema, new fields.
+    ['a response object closed', none, saving(false), false],
+    ['a response object given a schema for other fields', none, saving({ type: 'string' }), false],
+    // What `true` or a schema let the serializer write is dropped.
+    ['a response object open to anything closed', saving(true), saving(false), true],
+    ['a response record closed', saving({ type: 'string' }), saving(false), true],
+    ['a closed response object opened', saving(false), (d) => { delete fields(d).additionalProperties }, true],
+    ['a closed response object given a schema', saving(false), saving({ type: 'string' }), true],
+    ['a response record open to anything', saving({ type: 'string' }), (d) => { delete fields(d).additionalProperties }, true]
+  ]
+  judgeCases(t, cases)
 })
 
 test('checkDocuments reads the app\'s Ajv setup: an object closed breaks where removeAdditional is off', async (t) => {
