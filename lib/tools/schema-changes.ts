@@ -6,6 +6,7 @@
  */
 import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
+import { additionalPropertiesChange } from './additional-properties'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -59,11 +60,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath, parameter: place.rest[0] === 'parameters' })
     return
   }
-  if (key === 'additionalProperties' && keyword.length === 1 && request && diff.after === false) {
-    closedObject(comparison, diff, operation, where)
-    return
-  }
-  if (key === 'additionalProperties' && keyword.length === 1 && additionalChange(comparison, diff, request, [operation, where])) return
+  if (key === 'additionalProperties' && keyword.length === 1 && additionalPropertiesChange(comparison, diff, request, [operation, where])) return
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
   if ((keyword.length === 1 && key === 'nullable') || ASSERTIONS.has(key)) {
     report(comparison, operation, where, `${keyword.join('/')} ${values}`, assertionBreaks(diff, keyword, request))
@@ -77,41 +74,6 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   else if (key === 'multipleOf' && keyword.length === 1 && diff.action === 'replace') report(comparison, operation, where, `${key} ${values}`, multipleOfBreaks(diff, request))
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
-}
-
-/**
- * Reports a request object's `additionalProperties` become `false`, by what the application's Ajv does with the fields
- * it no longer takes: `removeAdditional` `true` (Fastify's default) or `'failing'` drops them (a record's fields lost,
- * undeclared ones never the version's); `false` refuses them (400); `'all'` dropped every undeclared field already.
- */
-function closedObject (comparison: Comparison, diff: RawDiff, operation: string, where: string): void {
-  const record = typeof diff.before === 'object' && diff.before !== null
-  const { removeAdditional } = comparison.validation
-  const values = `additionalProperties ${shownValue(diff.before)} → false`
-  if (removeAdditional === 'all') {
-    report(comparison, operation, where, `${values}: fields no property declares were dropped already (Ajv's removeAdditional: 'all')`, false)
-  } else if (removeAdditional === false) {
-    report(comparison, operation, where, `${values}: ${record ? 'the fields it took' : 'undeclared fields'} are refused (400: Ajv's removeAdditional is off)`, true)
-  } else {
-    report(comparison, operation, where, `${values}: ${record ? 'the fields it took are dropped' : 'undeclared fields are dropped'} (refused where Ajv's removeAdditional is off)`, record)
-  }
-}
-
-/**
- * Reports `additionalProperties` changed where the library misjudges the side (else false): a response's from absent
- * to `false` or a schema sends nothing fewer (the serializer wrote the declared fields only), a note; a request's to
- * a schema narrows (an undeclared field it refuses is refused, 400) unless Ajv's removeAdditional drops such fields
- * (`'all'`, `'failing'`) or refused them already (`false`, from `false`), and any other change of a request widens.
- */
-function additionalChange (comparison: Comparison, diff: RawDiff, request: boolean, [operation, where]: [string, string]): boolean {
-  const { before, after } = diff
-  const isSchema = typeof after === 'object' && after !== null
-  const { removeAdditional } = comparison.validation
-  if (!request && !(before === undefined && (after === false || isSchema))) return false
-  const breaking = request && isSchema && typeof removeAdditional === 'boolean' && !(before === false && !removeAdditional)
-  const how = request ? (breaking ? ': undeclared fields it refuses are refused (400)' : ' (widened)') : ' (the serializer wrote declared fields only)'
-  report(comparison, operation, where, `additionalProperties ${shownValue(before)} → ${shownValue(after)}${how}`, breaking)
-  return true
 }
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
