@@ -146,6 +146,12 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
     report(comparison, operation, where, `enum ${shown(comparison.saved)} → ${shown(comparison.current)}`, added ? request : !request)
     return true
   }
+  // A member's `const` dropped leaves it taking any value of the rest of its schema (`Type.String()`); one added narrows.
+  if (unionConst && diff.action !== 'replace') {
+    const removed = diff.action === 'remove'
+    report(comparison, operation, where, `const ${shownValue(value)} ${removed ? 'removed from a union member (widened)' : 'added to a union member (narrowed)'}`, removed !== request)
+    return true
+  }
   const name = (member: unknown): string => shownValue(isLiteralSchema(member) ? literalOf(member) : member)
   if (diff.action !== 'add') report(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
   if (diff.action !== 'remove') report(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)

@@ -287,6 +287,34 @@ test('regression: a union of one-member enums (how documents write literals unde
   t.same(lines(replaced, false), ["2000-01-01 POST /users: request body /role: enum member 'owner' added"], 'and one added')
 })
 
+test('regression: a union member that lost its const takes any value of its type (a response sending any string was a note)', async (t) => {
+  // `Type.Union([Type.Literal('active'), Type.Literal('closed')])` → `Type.Union([Type.Literal('active'), Type.String()])`.
+  const literal = (value: string): Json => ({ const: value, type: 'string' })
+  const status = (members: Json[]) => (d: Json): void => {
+    d.components.schemas.UserResource.properties.status = { anyOf: members }
+    d.components.schemas.UserCreateRequest.properties.plan = { anyOf: members }
+  }
+  const open = [literal('active'), { type: 'string' }]
+  const closed = [literal('active'), literal('closed')]
+  const cases: Array<[string, Json[], Json[], string[], string[]]> = [
+    ['a member\'s const removed', closed, open, ["2000-01-01 GET /users/{userId}: response 200 /status: const 'closed' removed from a union member (widened)",
+      "2000-01-01 POST /users: response 200 /status: const 'closed' removed from a union member (widened)"],
+    ["2000-01-01 POST /users: request body /plan: const 'closed' removed from a union member (widened)"]],
+    ['a member given a const', open, closed, ["2000-01-01 POST /users: request body /plan: const 'closed' added to a union member (narrowed)"],
+      ["2000-01-01 GET /users/{userId}: response 200 /status: const 'closed' added to a union member (narrowed)",
+        "2000-01-01 POST /users: response 200 /status: const 'closed' added to a union member (narrowed)"]]
+  ]
+  for (const [name, before, after, breaks, notes] of cases) {
+    const saved = baseDocument()
+    status(before)(saved)
+    const current = baseDocument()
+    status(after)(current)
+    const changes = compareDocuments('2000-01-01', saved, current)
+    t.same(lines(changes, true).sort(), breaks.sort(), `${name}: breaks`)
+    t.same(lines(changes, false).sort(), notes.sort(), `${name}: notes`)
+  }
+})
+
 test('regression: a change to one media type of a content map holding several names that media type', async (t) => {
   const user = (required: string[]): Json => ({ type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required })
   const withMedia = (vnd: Json, body: Json): Json => {
