@@ -169,7 +169,8 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
   if (rest[0] === 'parameters' && rest.length === 1 && (diff.action === 'add' || diff.action === 'remove')) {
     const list = diff.action === 'add' ? diff.after : diff.before
     for (const [index, parameter] of (Array.isArray(list) ? list : []).entries()) {
-      noted(...(diff.action === 'add' ? parameterAdded(parameter) : ['removed', true] as const), parameterName(parameter, index))
+      const [kind, breaking] = diff.action === 'add' ? parameterAdded(parameter) : ['removed', true]
+      noted(kind, breaking, parameterName(parameter, index))
     }
     return true
   }
