@@ -14,6 +14,7 @@ import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
 import { endpoint, fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 import { changeClass } from '../helpers/version-changes'
+import { buildApp, randomHistory, rng, type Schemas } from '../helpers/random-histories'
 
 type Json = Record<string, any>
 
@@ -1007,6 +1008,27 @@ async function appServing (t: Teardown, versions: string[], withNickname: boolea
   await app.ready()
   return app
 }
+
+test('a HEAD change with no version change, in random histories: every saved version judged by side', async (t) => {
+  const head = async (seed: number, edit?: (s: Schemas) => void): Promise<FastifyInstance> => {
+    const { app } = await buildApp(randomHistory(rng(seed)), undefined, edit)
+    t.teardown(() => app.close())
+    await app.ready()
+    return app
+  }
+  for (const seed of [3, 4, 5]) {
+    const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    await exportDocuments(await head(seed), dir)
+    // Closed: the serializer wrote the declared fields only (it broke every response and payload that holds it).
+    const closed = await checkDocuments(await head(seed, (s) => { Object.assign(s.Address, { additionalProperties: false }) }), dir)
+    t.same(closed.breaks.map((change) => change.text), [], `${seed}: a response object closed is no break`)
+    t.ok(closed.notes.some((change) => change.place.startsWith('response 200')), `${seed}: but a note`)
+    const required = await checkDocuments(await head(seed, (s) => { Object.assign(s.Query.properties, { page: Type.Integer() }); s.Query.required = ['page'] }), dir)
+    t.ok(required.breaks.length > 0 && required.breaks.every((change) => change.kind === 'new required parameter'), `${seed}: a new required query parameter breaks`)
+    t.same(new Set(required.breaks.map((change) => change.version)), new Set(closed.compared.filter((version) => version !== 'unversioned')), `${seed}: in every version`)
+  }
+})
 
 test('checkDocuments compares every saved version with the app: removed versions break, new ones are notes', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
